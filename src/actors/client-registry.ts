@@ -1,0 +1,47 @@
+import { randomUUID } from "node:crypto";
+import type { Limits } from "../limits.js";
+import type { Logger } from "../logger.js";
+import { LogicalClient, type ClientSocket } from "./client.js";
+
+/**
+ * Every logical client of the bridge, across endpoints. Each is its own actor created with `createActor`, not
+ * spawned into a parent: spawning thousands of children into one XState parent is quadratic (DESIGN §1).
+ */
+export class ClientRegistry {
+  private readonly clients = new Map<string, LogicalClient>();
+
+  constructor(
+    private readonly limits: Limits,
+    private readonly log: Logger,
+    private readonly onDisposed: (client: LogicalClient) => void = () => {},
+  ) {}
+
+  get size(): number {
+    return this.clients.size;
+  }
+
+  /** Starts a new logical client with a server-issued id (DESIGN §2 "Handshake"). */
+  create(endpoint: string, socket: ClientSocket): LogicalClient {
+    const client = new LogicalClient(randomUUID(), endpoint, socket, this.limits, (c) => {
+      this.clients.delete(c.id);
+      this.log.info({ actor: `client:${c.id}`, endpoint: c.endpoint }, "client disposed");
+      this.onDisposed(c);
+    });
+    this.clients.set(client.id, client);
+    return client;
+  }
+
+  /** A live client of this endpoint with this id, or undefined (unknown, expired or another endpoint's). */
+  find(id: string, endpoint: string): LogicalClient | undefined {
+    const client = this.clients.get(id);
+    return client !== undefined && client.endpoint === endpoint && client.state !== "disposed" ? client : undefined;
+  }
+
+  list(): LogicalClient[] {
+    return [...this.clients.values()];
+  }
+
+  disposeAll(): void {
+    for (const client of [...this.clients.values()]) client.dispose();
+  }
+}

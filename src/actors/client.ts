@@ -1,0 +1,231 @@
+import { createActor, type Actor } from "xstate";
+import type { Observable, Subscription } from "rxjs";
+import { STATE_EVENTS } from "../protocol/index.js";
+import type { Limits } from "../limits.js";
+import { clientMachine } from "./client.machine.js";
+import type { SerializedEvent } from "./event-bus.js";
+
+/** What a transport hands a logical client to write frames to. */
+export interface ClientSocket {
+  send(text: string): void;
+  /** Bytes accepted by `send` but not yet written to the network. */
+  readonly bufferedAmount: number;
+  close(code: number, reason: string): void;
+}
+
+/** Close codes of the root and plugin endpoints (DESIGN §2). */
+export const CLOSE_CODES = {
+  /** Sent by a client: dispose my logical client now instead of keeping it for resume. */
+  DISPOSE: 4000,
+  /** Another socket resumed this logical client. */
+  TAKEN_OVER: 4009,
+  /** The socket fell behind by more than `outboundHardBytes`; the logical client stays resumable. */
+  SLOW_CONSUMER: 4008,
+  /** The plugin endpoint does not exist or failed to load. */
+  PLUGIN_UNAVAILABLE: 4004,
+  /** The bridge is shutting down. */
+  GOING_AWAY: 1001,
+  /** Too many frames that were not JSON. */
+  INVALID_DATA: 1007,
+  /** A hook failed while accepting the connection. */
+  INTERNAL: 1011,
+} as const;
+
+/** How often coalesced state events are retried while a socket is backed up. */
+const COALESCE_FLUSH_MS = 25;
+
+export type ClientState = "attached" | "detached" | "disposed";
+
+export interface ReplayBatch {
+  frames: string[];
+  lost: number;
+}
+
+/**
+ * A logical client: outlives its sockets for the resume TTL, owns its subscriptions, its in-flight count, its
+ * event sequence and a bounded replay buffer. Lifecycle is the XState `clientMachine`; the fields touched on every
+ * frame are plain for speed.
+ */
+export class LogicalClient {
+  readonly actor: Actor<typeof clientMachine>;
+  readonly connectedAt = Date.now();
+  inFlight = 0;
+  private socket: ClientSocket | null;
+  private seq = 0;
+  private replay: string[] = [];
+  private lost = 0;
+  private readonly subscriptions = new Map<string, Subscription>();
+  /** Keep-alive subscriptions that hold a host watcher open without delivering (`selection:change`). */
+  private readonly watchers = new Map<string, Subscription>();
+  private pendingState: Map<string, string> | undefined;
+  private flushTimer: NodeJS.Timeout | undefined;
+
+  constructor(
+    readonly id: string,
+    /** `"root"` or the plugin id of the endpoint the client connected to. */
+    readonly endpoint: string,
+    socket: ClientSocket,
+    private readonly limits: Limits,
+    onDisposed: (client: LogicalClient) => void,
+  ) {
+    this.socket = socket;
+    this.actor = createActor(clientMachine, {
+      input: { resumeTtlMs: limits.resumeTtlMs, onDisposed: () => this.cleanup(onDisposed) },
+    });
+    this.actor.start();
+  }
+
+  get state(): ClientState {
+    return this.actor.getSnapshot().value as ClientState;
+  }
+
+  get attachedSocket(): ClientSocket | null {
+    return this.socket;
+  }
+
+  /** Binds a new socket (resume or takeover) and returns what was buffered while detached. */
+  attach(socket: ClientSocket): ReplayBatch {
+    const previous = this.socket;
+    this.socket = socket;
+    if (previous !== null && previous !== socket) previous.close(CLOSE_CODES.TAKEN_OVER, "taken over by another connection");
+    this.actor.send({ type: "ATTACH" });
+    const batch = { frames: this.replay, lost: this.lost };
+    this.replay = [];
+    this.lost = 0;
+    return batch;
+  }
+
+  /** The socket went away; the client stays resumable for the TTL. Ignored for a socket no longer bound. */
+  detach(socket: ClientSocket): void {
+    if (this.socket !== socket) return;
+    this.flushPending();
+    this.socket = null;
+    this.actor.send({ type: "DETACH" });
+  }
+
+  dispose(): void {
+    this.actor.send({ type: "DISPOSE" });
+  }
+
+  isSubscribed(type: string): boolean {
+    return this.subscriptions.has(type);
+  }
+
+  subscriptionTypes(): string[] {
+    return [...this.subscriptions.keys()];
+  }
+
+  /** Subscribes to a stream; idempotent. */
+  subscribe(type: string, stream: Observable<SerializedEvent>): void {
+    if (this.subscriptions.has(type) || this.state === "disposed") return;
+    // Set first: a sticky stream (#ready) delivers synchronously inside subscribe().
+    const holder = { sub: undefined as Subscription | undefined };
+    this.subscriptions.set(type, { unsubscribe: () => holder.sub?.unsubscribe() } as Subscription);
+    holder.sub = stream.subscribe((event) => this.deliverEvent(event));
+  }
+
+  /** Drops a subscription; returns whether there was one. */
+  unsubscribe(type: string): boolean {
+    const sub = this.subscriptions.get(type);
+    if (sub === undefined) return false;
+    this.subscriptions.delete(type);
+    sub.unsubscribe();
+    return true;
+  }
+
+  /** Keeps a stream's producer running on this client's behalf without delivering its events. */
+  watch(key: string, stream: Observable<unknown>, enabled: boolean): boolean {
+    const current = this.watchers.get(key);
+    if (!enabled || this.state === "disposed") {
+      current?.unsubscribe();
+      this.watchers.delete(key);
+      return false;
+    }
+    if (current === undefined) this.watchers.set(key, stream.subscribe());
+    return true;
+  }
+
+  /** Delivers an event frame with the next `seq`; coalesces state events while the socket is backed up. */
+  deliverEvent(event: SerializedEvent): void {
+    if (this.state === "disposed") return;
+    const socket = this.socket;
+    if (socket !== null && STATE_EVENTS.has(event.type)) {
+      const queued = socket.bufferedAmount;
+      if (queued > this.limits.outboundSoftBytes && queued <= this.limits.outboundHardBytes) {
+        (this.pendingState ??= new Map()).set(event.type, event.json);
+        this.scheduleFlush();
+        return;
+      }
+    }
+    this.write(this.eventFrame(event.type, event.json));
+  }
+
+  /** Sends a response; while detached it waits in the replay buffer so a resumed client still gets it. */
+  deliverResponse(text: string): void {
+    if (this.state === "disposed") return;
+    this.write(text);
+  }
+
+  /** Sends a frame outside the sequence (handshake, error events). */
+  sendRaw(text: string): void {
+    this.socket?.send(text);
+  }
+
+  private eventFrame(type: string, dataJson: string): string {
+    return `{"type":${JSON.stringify(type)},"seq":${++this.seq},"data":${dataJson}}`;
+  }
+
+  private write(frame: string): void {
+    const socket = this.socket;
+    if (socket === null) {
+      this.buffer(frame);
+      return;
+    }
+    if (socket.bufferedAmount > this.limits.outboundHardBytes) {
+      // Slow consumer: drop the socket, keep the logical client and everything it has not received.
+      this.buffer(frame);
+      this.detach(socket);
+      socket.close(CLOSE_CODES.SLOW_CONSUMER, "slow consumer");
+      return;
+    }
+    socket.send(frame);
+  }
+
+  private buffer(frame: string): void {
+    this.replay.push(frame);
+    if (this.replay.length > this.limits.replayBufferEvents) {
+      this.replay.shift();
+      this.lost++;
+    }
+  }
+
+  private scheduleFlush(): void {
+    if (this.flushTimer !== undefined) return;
+    this.flushTimer = setInterval(() => {
+      const socket = this.socket;
+      if (socket === null || socket.bufferedAmount <= this.limits.outboundSoftBytes) this.flushPending();
+    }, COALESCE_FLUSH_MS);
+  }
+
+  private flushPending(): void {
+    clearInterval(this.flushTimer);
+    this.flushTimer = undefined;
+    const pending = this.pendingState;
+    if (pending === undefined) return;
+    this.pendingState = undefined;
+    for (const [type, json] of pending) this.write(this.eventFrame(type, json));
+  }
+
+  private cleanup(onDisposed: (client: LogicalClient) => void): void {
+    clearInterval(this.flushTimer);
+    this.flushTimer = undefined;
+    this.pendingState = undefined;
+    for (const sub of this.subscriptions.values()) sub.unsubscribe();
+    this.subscriptions.clear();
+    for (const sub of this.watchers.values()) sub.unsubscribe();
+    this.watchers.clear();
+    this.replay = [];
+    this.socket = null;
+    onDisposed(this);
+  }
+}

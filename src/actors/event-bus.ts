@@ -1,0 +1,69 @@
+import { catchError, EMPTY, map, ReplaySubject, share, Subject, type Observable } from "rxjs";
+import { MAIN_EVENTS } from "../protocol/index.js";
+import type { HostAdapter } from "../hosts/host.js";
+import type { Logger } from "../logger.js";
+
+/** An event serialized once for every subscriber; each client only adds its own `seq`. */
+export interface SerializedEvent {
+  readonly type: string;
+  readonly json: string;
+}
+
+const serialize = (type: string) => (data: unknown): SerializedEvent => ({ type, json: JSON.stringify(data ?? null) });
+
+/**
+ * Fans events out to subscribed logical clients (RxJS). Host streams are shared and reference-counted: the
+ * editor's watcher for a type runs only while at least one client (or a `selection:change` keep-alive) is
+ * subscribed. `#ready` is sticky; `#closing` is emitted by the bridge at shutdown.
+ */
+export class EventBus {
+  private readonly streams = new Map<string, Observable<SerializedEvent>>();
+  private readonly ready = new ReplaySubject<SerializedEvent>(1);
+  private readonly closing = new Subject<SerializedEvent>();
+
+  constructor(
+    private readonly host: HostAdapter,
+    private readonly log: Logger,
+  ) {
+    this.streams.set("#ready", this.ready.asObservable());
+    this.streams.set("#closing", this.closing.asObservable());
+  }
+
+  /** Event types a root endpoint accepts: the main events plus the host's own event names. */
+  acceptedTypes(): string[] {
+    const extra = (this.host as { eventTypes?: readonly string[] }).eventTypes ?? [];
+    return [...new Set<string>([...MAIN_EVENTS, ...extra])];
+  }
+
+  /** The shared stream of one type, or undefined when nothing produces it. */
+  stream(type: string): Observable<SerializedEvent> | undefined {
+    const known = this.streams.get(type);
+    if (known !== undefined) return known;
+    if (!this.acceptedTypes().includes(type)) return undefined;
+    const source = this.host.events(type);
+    if (source === undefined) {
+      // A main event this editor never produces: subscribing is allowed and simply stays quiet.
+      const quiet = new Subject<SerializedEvent>().asObservable();
+      this.streams.set(type, quiet);
+      return quiet;
+    }
+    const shared = source.pipe(
+      map(serialize(type)),
+      catchError((error: unknown) => {
+        this.log.warn({ actor: "host", event: type, err: String(error) }, "host event stream failed");
+        return EMPTY;
+      }),
+      share(),
+    );
+    this.streams.set(type, shared);
+    return shared;
+  }
+
+  emitReady(data: unknown): void {
+    this.ready.next(serialize("#ready")(data));
+  }
+
+  emitClosing(data: unknown): void {
+    this.closing.next(serialize("#closing")(data));
+  }
+}

@@ -1,0 +1,312 @@
+import { createActor, type Actor } from "xstate";
+import type { Subscription } from "rxjs";
+import { BridgeError } from "../protocol/index.js";
+import type { HostAdapter, HostCallContext, HostInfo } from "../hosts/host.js";
+import type { Limits } from "../limits.js";
+import type { Logger } from "../logger.js";
+import { Mailbox, type MailboxJob } from "./_internal/mailbox.js";
+import { hostSessionMachine } from "./host-session.machine.js";
+
+export type HostSessionState = "disconnected" | "connecting" | "backoff" | "ready" | "busy" | "closing" | "closed";
+
+/** How a call is queued and bounded. */
+export interface CallOptions {
+  /** Mailbox lane: the logical client id (or an HTTP connection's lane). */
+  readonly lane: string;
+  readonly method: string;
+  /** Whether the call changes the document; a mutation that times out reports `outcome: "unknown"`. */
+  readonly mutates: boolean;
+  readonly timeoutMs: number;
+}
+
+interface Job extends MailboxJob {
+  readonly options: CallOptions;
+  readonly run: (ctx: HostCallContext) => Promise<unknown>;
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+  readonly controller: AbortController;
+  timer: NodeJS.Timeout | undefined;
+  /** The caller has its answer (result, TIMEOUT or HOST_UNAVAILABLE); a late host result is dropped. */
+  answered: boolean;
+  /** The job's mailbox slot is free again. */
+  released: boolean;
+  startedAt: number;
+}
+
+/**
+ * The host session: the connection actor plus the mailbox in front of the editor. Calls run one at a time by
+ * default, FIFO per lane and round-robin across lanes; the mailbox is bounded (`HOST_BUSY`), every call has a
+ * deadline (`TIMEOUT`), and losing the editor fails queued and running calls with `HOST_UNAVAILABLE`.
+ *
+ * The per-call bookkeeping is plain code on purpose: it is the hot path of every request, and the actor only
+ * needs to hear when the editor goes from idle to busy and back.
+ */
+export class HostSession {
+  readonly actor: Actor<typeof hostSessionMachine>;
+  private readonly mailbox = new Mailbox<Job>();
+  private readonly running = new Set<Job>();
+  private lostSubscription: Subscription | undefined;
+  private busy = false;
+
+  constructor(
+    readonly host: HostAdapter,
+    private readonly limits: Limits,
+    private readonly log: Logger,
+  ) {
+    this.actor = createActor(hostSessionMachine, {
+      input: {
+        connect: () => this.connectHost(),
+        close: () => host.close(),
+        reconnectInitialMs: limits.reconnectInitialMs,
+        reconnectMaxMs: limits.reconnectMaxMs,
+      },
+    });
+  }
+
+  /** Starts the actor and waits for the first connection attempt to settle. Resolves `true` when ready. */
+  async start(): Promise<boolean> {
+    this.actor.start();
+    this.lostSubscription = this.host.lost$.subscribe((error) => this.onLost(error));
+    this.actor.send({ type: "CONNECT" });
+    return new Promise((resolve) => {
+      const sub = this.actor.subscribe((snapshot) => {
+        if (snapshot.matches("connecting")) return;
+        sub.unsubscribe();
+        resolve(snapshot.matches("ready"));
+      });
+      const now = this.actor.getSnapshot();
+      if (!now.matches("connecting")) {
+        sub.unsubscribe();
+        resolve(now.matches("ready"));
+      }
+    });
+  }
+
+  get state(): HostSessionState {
+    const snapshot = this.actor.getSnapshot();
+    if (snapshot.matches({ ready: "busy" })) return "busy";
+    if (snapshot.matches("ready")) return "ready";
+    return snapshot.value as HostSessionState;
+  }
+
+  get hostVersion(): string | undefined {
+    return this.actor.getSnapshot().context.hostVersion;
+  }
+
+  /** A summary for `/health` and `/metrics`. */
+  status(): { state: HostSessionState; kind: string; degraded: boolean; queued: number; running: number; lastError?: string } {
+    const { context } = this.actor.getSnapshot();
+    const out: ReturnType<HostSession["status"]> = {
+      state: this.state,
+      kind: this.host.kind,
+      degraded: context.degraded,
+      queued: this.mailbox.depth,
+      running: this.running.size,
+    };
+    if (context.lastError !== undefined) out.lastError = context.lastError;
+    return out;
+  }
+
+  /** Queues a host-bound call and resolves with its result. */
+  call<T>(options: CallOptions, run: (ctx: HostCallContext) => Promise<T>): Promise<T> {
+    const snapshot = this.actor.getSnapshot();
+    if (snapshot.matches("closing") || snapshot.matches("closed")) {
+      return Promise.reject(new BridgeError("SHUTTING_DOWN", "The bridge is shutting down"));
+    }
+    if (!snapshot.matches("ready")) {
+      return Promise.reject(
+        new BridgeError("HOST_UNAVAILABLE", `The ${this.host.kind} editor is not connected`, {
+          details: { state: this.state, ...(snapshot.context.lastError ? { reason: snapshot.context.lastError } : {}) },
+        }),
+      );
+    }
+    if (this.mailbox.depth >= this.limits.mailboxDepth) {
+      return Promise.reject(
+        new BridgeError("HOST_BUSY", "The editor's queue is full; retry shortly", {
+          details: { queued: this.mailbox.depth, limit: this.limits.mailboxDepth },
+        }),
+      );
+    }
+    return new Promise<T>((resolve, reject) => {
+      const job: Job = {
+        lane: options.lane,
+        queued: false,
+        options,
+        run: run as Job["run"],
+        resolve: resolve as Job["resolve"],
+        reject,
+        controller: new AbortController(),
+        timer: undefined,
+        answered: false,
+        released: false,
+        startedAt: 0,
+      };
+      job.timer = setTimeout(() => this.onDeadline(job), options.timeoutMs);
+      this.mailbox.enqueue(job);
+      this.pump();
+    });
+  }
+
+  /**
+   * Shuts down: queued calls fail with `SHUTTING_DOWN` at once, running calls get up to `graceMs` to finish,
+   * then whatever is left fails too and the editor connection is closed.
+   */
+  async close(graceMs = 0): Promise<void> {
+    this.lostSubscription?.unsubscribe();
+    const shuttingDown = (): BridgeError => new BridgeError("SHUTTING_DOWN", "The bridge is shutting down");
+    for (const job of this.mailbox.drain()) this.answer(job, shuttingDown());
+    if (this.running.size > 0 && graceMs > 0) await this.whenIdle(graceMs);
+    this.failAll(shuttingDown);
+    const done = new Promise<void>((resolve) => {
+      const sub = this.actor.subscribe({ complete: () => resolve() });
+      if (this.actor.getSnapshot().status === "done") {
+        sub.unsubscribe();
+        resolve();
+      }
+    });
+    this.actor.send({ type: "CLOSE" });
+    await done;
+    this.actor.stop();
+  }
+
+  /** Resolves when no call is running, or after `timeoutMs`. */
+  private whenIdle(timeoutMs: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, timeoutMs);
+      const sub = this.actor.subscribe((snapshot) => {
+        if (!snapshot.matches({ ready: "busy" })) done();
+      });
+      function done(): void {
+        clearTimeout(timer);
+        sub.unsubscribe();
+        resolve();
+      }
+      if (this.running.size === 0) done();
+    });
+  }
+
+  private answer(job: Job, error: BridgeError): void {
+    clearTimeout(job.timer);
+    if (job.answered) return;
+    job.answered = true;
+    job.reject(error);
+  }
+
+  private async connectHost(): Promise<HostInfo> {
+    try {
+      const info = await this.host.connect();
+      this.log.info({ actor: "host", editor: this.host.kind, hostVersion: info.hostVersion }, "editor connected");
+      return info;
+    } catch (error) {
+      this.log.warn({ actor: "host", editor: this.host.kind, err: String(error) }, "editor connection failed");
+      throw error;
+    }
+  }
+
+  private pump(): void {
+    while (this.running.size < this.limits.hostConcurrency) {
+      const job = this.mailbox.take();
+      if (job === undefined) break;
+      this.startJob(job);
+    }
+    const busy = this.running.size > 0;
+    if (busy !== this.busy) {
+      this.busy = busy;
+      this.actor.send({ type: busy ? "WORK" : "IDLE" });
+    }
+  }
+
+  private startJob(job: Job): void {
+    this.running.add(job);
+    job.startedAt = performance.now();
+    const ctx: HostCallContext = { signal: job.controller.signal, clientId: job.lane };
+    let result: Promise<unknown>;
+    try {
+      result = job.run(ctx);
+    } catch (error) {
+      result = Promise.reject(error);
+    }
+    result.then(
+      (value) => this.settle(job, true, value),
+      (error: unknown) => this.settle(job, false, error),
+    );
+  }
+
+  private settle(job: Job, ok: boolean, value: unknown): void {
+    if (!job.answered) {
+      job.answered = true;
+      clearTimeout(job.timer);
+      if (ok) job.resolve(value);
+      else job.reject(value);
+    }
+    const elapsed = performance.now() - job.startedAt;
+    const degraded = this.actor.getSnapshot().context.degraded;
+    if (elapsed > this.limits.slowCallMs && !degraded) this.actor.send({ type: "SLOW" });
+    else if (elapsed <= this.limits.slowCallMs && degraded) this.actor.send({ type: "FAST" });
+    this.release(job);
+  }
+
+  private release(job: Job): void {
+    if (job.released) return;
+    job.released = true;
+    clearTimeout(job.timer);
+    this.running.delete(job);
+    this.pump();
+  }
+
+  private onDeadline(job: Job): void {
+    if (job.answered) return;
+    job.answered = true;
+    const { method, mutates, timeoutMs } = job.options;
+    if (this.mailbox.remove(job)) {
+      job.reject(
+        new BridgeError("TIMEOUT", `${method} waited ${timeoutMs} ms in the editor's queue and was not started`, {
+          details: { timeoutMs, outcome: "not-started" },
+          retryable: true,
+        }),
+      );
+      this.pump();
+      return;
+    }
+    job.controller.abort();
+    job.reject(
+      new BridgeError("TIMEOUT", `${method} did not finish within ${timeoutMs} ms`, {
+        details: mutates ? { timeoutMs, outcome: "unknown" } : { timeoutMs },
+        retryable: !mutates,
+      }),
+    );
+    // The editor may still be working on it; give it a moment to honour the abort before freeing its slot.
+    job.timer = setTimeout(() => {
+      if (job.released) return;
+      this.log.warn({ actor: "host", method, lane: job.lane }, "editor ignored an aborted call; freeing its slot");
+      this.actor.send({ type: "SLOW" });
+      this.release(job);
+    }, this.limits.abortGraceMs);
+  }
+
+  private onLost(error: Error): void {
+    this.log.warn({ actor: "host", editor: this.host.kind, err: error.message }, "editor connection lost");
+    this.failAll(
+      () =>
+        new BridgeError("HOST_UNAVAILABLE", `The ${this.host.kind} editor went away: ${error.message}`, {
+          details: { reason: error.message },
+        }),
+    );
+    this.actor.send({ type: "LOST", error: error.message });
+  }
+
+  private failAll(makeError: () => BridgeError): void {
+    const victims = [...this.mailbox.drain(), ...this.running];
+    for (const job of victims) {
+      job.controller.abort();
+      if (!job.answered) {
+        job.answered = true;
+        job.reject(makeError());
+      }
+      job.released = true;
+      clearTimeout(job.timer);
+    }
+    this.running.clear();
+    this.pump();
+  }
+}

@@ -1,0 +1,52 @@
+/*
+ * Every limit of the bridge (DESIGN §2 "Limits"), named, with the reason it exists. All of them can be
+ * overridden through `createBridge({ limits })`.
+ */
+
+const MiB = 1024 * 1024;
+
+export const DEFAULT_LIMITS = {
+  /** Largest WS frame accepted; bigger frames close the socket with 1009 before they are buffered. */
+  maxPayloadBytes: 96 * MiB,
+  /** Largest JSON body on HTTP routes; guards memory against oversized bodies. */
+  maxHttpBodyBytes: 8 * MiB,
+  /** Largest body of the import route, which carries whole images as base64. */
+  maxImportBodyBytes: 96 * MiB,
+  /** Requests a logical client may have open at once; past it → TOO_MANY_REQUESTS. */
+  maxInFlightPerClient: 64,
+  /** Host-bound calls waiting in the mailbox across all clients; past it → HOST_BUSY. */
+  mailboxDepth: 256,
+  /** Host-bound calls running at once; editors are single-threaded. */
+  hostConcurrency: 1,
+  /** Deadline of an ordinary host call, queueing included. */
+  callTimeoutMs: 30_000,
+  /** Deadline of scripts and exports, which legitimately take long on big documents. */
+  longCallTimeoutMs: 120_000,
+  /** After a deadline, how long a host may take to honour the abort before its slot is freed anyway. */
+  abortGraceMs: 2_000,
+  /** A call slower than this marks the host session `degraded` until a fast call succeeds. */
+  slowCallMs: 5_000,
+  /** How long a detached logical client stays resumable. */
+  resumeTtlMs: 30 * 60_000,
+  /** Events buffered for a detached client; older ones are dropped and counted as `lost`. */
+  replayBufferEvents: 1_000,
+  /** Outbound bytes queued on one socket before state events coalesce to the latest value. */
+  outboundSoftBytes: 8 * MiB,
+  /** Outbound bytes queued on one socket before it is closed with 4008 (the client stays resumable). */
+  outboundHardBytes: 32 * MiB,
+  /** Heartbeat ping period; a socket that has not answered the previous ping by the next one is dropped. */
+  heartbeatMs: 30_000,
+  /** Unparseable frames tolerated per socket before it is closed with 1007. */
+  maxMalformedFrames: 10,
+  /** Deadline for reconnecting to a lost editor: first retry delay, doubling up to the max. */
+  reconnectInitialMs: 250,
+  reconnectMaxMs: 10_000,
+  /** How long `close()` waits for running calls before closing sockets anyway. */
+  shutdownGraceMs: 5_000,
+} as const;
+
+export type Limits = { -readonly [K in keyof typeof DEFAULT_LIMITS]: number };
+
+export function resolveLimits(overrides: Partial<Limits> = {}): Limits {
+  return { ...DEFAULT_LIMITS, ...overrides };
+}

@@ -1,0 +1,49 @@
+import { BridgeError, METHOD_SCHEMAS } from "../protocol/index.js";
+import type { LogicalClient } from "../actors/client.js";
+import { defineMethod, type MethodContext, type MethodDefinition } from "./define.js";
+
+function clientOf(ctx: MethodContext, method: string): LogicalClient {
+  const client = ctx.caller.client;
+  if (client === null) {
+    throw new BridgeError("BAD_REQUEST", `${method} needs a WebSocket connection: HTTP cannot carry events`);
+  }
+  return client;
+}
+
+/** Subscriptions belong to the logical client (DESIGN §2 "Subscriptions"); both calls are idempotent. */
+export const eventMethods: MethodDefinition[] = [
+  defineMethod("event:subscribe", METHOD_SCHEMAS["event:subscribe"], {
+    host: false,
+    mutates: false,
+    wsOnly: true,
+    run: (ctx, { type }) => {
+      const client = clientOf(ctx, "event:subscribe");
+      const stream = ctx.bridge.bus.stream(type);
+      if (stream === undefined) {
+        const accepted = ctx.bridge.bus.acceptedTypes();
+        throw new BridgeError("BAD_REQUEST", `Unknown event type "${type}"; accepted: ${accepted.join(", ")}`, {
+          details: { type, accepted },
+        });
+      }
+      client.subscribe(type, stream);
+      return { type, subscribed: true };
+    },
+  }),
+  defineMethod("event:unsubscribe", METHOD_SCHEMAS["event:unsubscribe"], {
+    host: false,
+    mutates: false,
+    wsOnly: true,
+    run: (ctx, { type }) => {
+      clientOf(ctx, "event:unsubscribe").unsubscribe(type);
+      return { type, subscribed: false };
+    },
+  }),
+  defineMethod("selection:change", METHOD_SCHEMAS["selection:change"], {
+    host: false,
+    mutates: false,
+    wsOnly: true,
+    run: (ctx, { enabled }) => ({
+      watching: ctx.bridge.watchSelection(clientOf(ctx, "selection:change"), enabled ?? true),
+    }),
+  }),
+];

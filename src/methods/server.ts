@@ -1,0 +1,16 @@
+import { METHOD_SCHEMAS } from "../protocol/index.js";
+import { defineMethod, type MethodDefinition } from "./define.js";
+
+/** Server identity and connected clients; answered by the bridge without touching the editor. */
+export const serverMethods: MethodDefinition[] = [
+  defineMethod("getServerInfo", METHOD_SCHEMAS.getServerInfo, {
+    host: false,
+    mutates: false,
+    run: (ctx) => ctx.bridge.serverInfo(),
+  }),
+  defineMethod("server:clients", METHOD_SCHEMAS["server:clients"], {
+    host: false,
+    mutates: false,
+    run: (ctx) => ({ clients: ctx.bridge.clients() }),
+  }),
+];

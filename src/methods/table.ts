@@ -1,0 +1,25 @@
+import type { MethodDefinition } from "./define.js";
+import { actionMethods } from "./action.js";
+import { documentMethods } from "./document.js";
+import { eventMethods } from "./events.js";
+import { imageMethods } from "./image.js";
+import { jsxMethods } from "./jsx.js";
+import { layerMethods } from "./layer.js";
+import { selectionMethods } from "./selection.js";
+import { serverMethods } from "./server.js";
+
+/** The built-in method table: WS dispatch, HTTP routes and published schemas all derive from it. */
+export const BUILTIN_METHODS: readonly MethodDefinition[] = [
+  ...serverMethods,
+  ...eventMethods,
+  ...documentMethods,
+  ...layerMethods,
+  ...imageMethods,
+  ...selectionMethods,
+  ...actionMethods,
+  ...jsxMethods,
+];
+
+export function methodTable(methods: readonly MethodDefinition[] = BUILTIN_METHODS): ReadonlyMap<string, MethodDefinition> {
+  return new Map(methods.map((m) => [m.name, m]));
+}

@@ -1,0 +1,169 @@
+import { z } from "zod";
+
+/**
+ * Every error code the bridge itself produces (DESIGN §2 "Errors"). Plugins may add their own string codes;
+ * those pass through with `source: "plugin"`.
+ */
+export const ERROR_CODES = {
+  BAD_REQUEST: "BAD_REQUEST",
+  UNAUTHORIZED: "UNAUTHORIZED",
+  FORBIDDEN: "FORBIDDEN",
+  UNKNOWN_METHOD: "UNKNOWN_METHOD",
+  NOT_FOUND: "NOT_FOUND",
+  NO_DOCUMENT: "NO_DOCUMENT",
+  DOCUMENT_NOT_FOUND: "DOCUMENT_NOT_FOUND",
+  LAYER_NOT_FOUND: "LAYER_NOT_FOUND",
+  PAYLOAD_TOO_LARGE: "PAYLOAD_TOO_LARGE",
+  JSX_FAILED: "JSX_FAILED",
+  TOO_MANY_REQUESTS: "TOO_MANY_REQUESTS",
+  NOT_SUPPORTED: "NOT_SUPPORTED",
+  HOST_UNAVAILABLE: "HOST_UNAVAILABLE",
+  HOST_BUSY: "HOST_BUSY",
+  SHUTTING_DOWN: "SHUTTING_DOWN",
+  TIMEOUT: "TIMEOUT",
+  PLUGIN_NOT_FOUND: "PLUGIN_NOT_FOUND",
+  PLUGIN_LOAD_FAILED: "PLUGIN_LOAD_FAILED",
+  PLUGIN_REGISTRATION_FAILED: "PLUGIN_REGISTRATION_FAILED",
+  PLUGIN_LIFECYCLE_FAILED: "PLUGIN_LIFECYCLE_FAILED",
+  INTERNAL: "INTERNAL",
+} as const;
+export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
+
+/** Where an error came from (spec §2.6 leaves the values open; DESIGN §2 fixes them). */
+export const ErrorSourceSchema = z.enum(["protocol", "bridge", "host", "jsx", "plugin"]);
+export type ErrorSource = z.infer<typeof ErrorSourceSchema>;
+
+/** The wire shape of an error (spec §2.5). */
+export const ProtocolErrorSchema = z.object({
+  code: z.string(),
+  message: z.string(),
+  details: z.record(z.string(), z.unknown()).optional(),
+  retryable: z.boolean().optional(),
+  source: ErrorSourceSchema.optional(),
+  requestId: z.string().optional(),
+  method: z.string().optional(),
+  pluginId: z.string().optional(),
+});
+export type ProtocolError = z.infer<typeof ProtocolErrorSchema>;
+
+interface ErrorRule {
+  readonly status: number;
+  readonly retryable: boolean;
+  readonly source: ErrorSource;
+}
+
+/** The one table from code to HTTP status, default `retryable` and `source` (DESIGN §2). */
+export const ERROR_RULES: Readonly<Record<ErrorCode, ErrorRule>> = {
+  BAD_REQUEST: { status: 400, retryable: false, source: "protocol" },
+  UNAUTHORIZED: { status: 401, retryable: false, source: "protocol" },
+  FORBIDDEN: { status: 403, retryable: false, source: "protocol" },
+  UNKNOWN_METHOD: { status: 404, retryable: false, source: "protocol" },
+  NOT_FOUND: { status: 404, retryable: false, source: "protocol" },
+  NO_DOCUMENT: { status: 409, retryable: false, source: "host" },
+  DOCUMENT_NOT_FOUND: { status: 404, retryable: false, source: "host" },
+  LAYER_NOT_FOUND: { status: 404, retryable: false, source: "host" },
+  PAYLOAD_TOO_LARGE: { status: 413, retryable: false, source: "protocol" },
+  JSX_FAILED: { status: 422, retryable: false, source: "jsx" },
+  TOO_MANY_REQUESTS: { status: 429, retryable: true, source: "bridge" },
+  NOT_SUPPORTED: { status: 501, retryable: false, source: "host" },
+  HOST_UNAVAILABLE: { status: 503, retryable: true, source: "host" },
+  HOST_BUSY: { status: 503, retryable: true, source: "bridge" },
+  SHUTTING_DOWN: { status: 503, retryable: true, source: "bridge" },
+  TIMEOUT: { status: 504, retryable: true, source: "bridge" },
+  PLUGIN_NOT_FOUND: { status: 404, retryable: false, source: "plugin" },
+  PLUGIN_LOAD_FAILED: { status: 503, retryable: false, source: "plugin" },
+  PLUGIN_REGISTRATION_FAILED: { status: 503, retryable: false, source: "plugin" },
+  PLUGIN_LIFECYCLE_FAILED: { status: 503, retryable: false, source: "plugin" },
+  INTERNAL: { status: 500, retryable: false, source: "bridge" },
+};
+
+/** HTTP status for any code; unknown (plugin) codes map to 500 unless the error names its own status. */
+export function statusForError(error: ProtocolError): number {
+  const status = error.details?.["httpStatus"];
+  if (typeof status === "number" && Number.isInteger(status) && status >= 400 && status <= 599) return status;
+  return ERROR_RULES[error.code as ErrorCode]?.status ?? 500;
+}
+
+const BRAND = Symbol.for("image-editor-bridge.BridgeError");
+
+/**
+ * The local, throwable error. It carries a {@link ProtocolError} and crosses the wire only through
+ * `toProtocolError`. Use {@link isBridgeError} rather than `instanceof` (copies of the package may coexist).
+ *
+ * @example
+ * throw new BridgeError("LAYER_NOT_FOUND", "No layer with id 7", { details: { layerId: 7 } });
+ */
+export class BridgeError extends Error {
+  readonly [BRAND] = true;
+  readonly code: string;
+  readonly details: Record<string, unknown> | undefined;
+  readonly retryable: boolean | undefined;
+  readonly source: ErrorSource | undefined;
+  readonly pluginId: string | undefined;
+
+  constructor(
+    code: ErrorCode | (string & {}),
+    message: string,
+    options: {
+      details?: Record<string, unknown>;
+      retryable?: boolean;
+      source?: ErrorSource;
+      pluginId?: string;
+      cause?: unknown;
+    } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "BridgeError";
+    this.code = code;
+    this.details = options.details;
+    this.retryable = options.retryable;
+    this.source = options.source;
+    this.pluginId = options.pluginId;
+  }
+}
+
+/** Brand check for {@link BridgeError}. */
+export function isBridgeError(value: unknown): value is BridgeError {
+  return typeof value === "object" && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true;
+}
+
+/** Whether a value already has the wire shape of a ProtocolError. */
+export function isProtocolError(value: unknown): value is ProtocolError {
+  return ProtocolErrorSchema.safeParse(value).success;
+}
+
+/**
+ * The one function through which errors cross the wire. Unknown throwables become `INTERNAL` with a generic
+ * message: stack traces and host internals never leak.
+ */
+export function toProtocolError(
+  error: unknown,
+  context: { requestId?: string; method?: string; pluginId?: string } = {},
+): ProtocolError {
+  let out: ProtocolError;
+  if (isBridgeError(error)) {
+    const rule = ERROR_RULES[error.code as ErrorCode];
+    out = {
+      code: error.code,
+      message: error.message,
+      retryable: error.retryable ?? rule?.retryable ?? false,
+      source: error.source ?? rule?.source ?? (error.pluginId ? "plugin" : "bridge"),
+    };
+    if (error.details !== undefined) out.details = error.details;
+    if (error.pluginId !== undefined) out.pluginId = error.pluginId;
+  } else {
+    out = { code: ERROR_CODES.INTERNAL, message: "Internal error", retryable: false, source: "bridge" };
+  }
+  if (context.requestId !== undefined) out.requestId = context.requestId;
+  if (context.method !== undefined) out.method = context.method;
+  if (context.pluginId !== undefined && out.pluginId === undefined) out.pluginId = context.pluginId;
+  return out;
+}
+
+/** Turns zod issues into a compact `details.issues` list for BAD_REQUEST errors. */
+export function issuesOf(error: z.ZodError): Array<{ path: string; message: string }> {
+  return error.issues.slice(0, 20).map((issue) => ({
+    path: issue.path.map(String).join("."),
+    message: issue.message,
+  }));
+}

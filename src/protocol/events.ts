@@ -1,0 +1,39 @@
+import { z } from "zod";
+import { ProtocolErrorSchema } from "./errors.js";
+import { HostLayerSchema, HostRectSchema, LayerPreviewPayloadSchema, PluginInfoSchema } from "./resources.js";
+
+/** Main events of spec §6, deliverable on every endpoint to clients that subscribed. */
+export const MAIN_EVENTS = ["#ready", "#closing", "selection:changed", "layer:previewChange", "layer:selectionChange"] as const;
+export type MainEventType = (typeof MAIN_EVENTS)[number];
+
+/** State events: when a client's socket is backed up only the latest value per type is kept (DESIGN §2). */
+export const STATE_EVENTS: ReadonlySet<string> = new Set(["selection:changed", "layer:previewChange", "layer:selectionChange"]);
+
+export const ClosingReasonSchema = z.enum(["host-close", "process-exit"]);
+export type ClosingReason = z.infer<typeof ClosingReasonSchema>;
+
+export const EVENT_SCHEMAS = {
+  "#ready": z.object({ port: z.number().int(), plugins: z.array(PluginInfoSchema) }),
+  "#closing": z.object({ reason: ClosingReasonSchema }),
+  "selection:changed": HostRectSchema.nullable(),
+  "layer:previewChange": LayerPreviewPayloadSchema,
+  "layer:selectionChange": z.array(HostLayerSchema).nullable(),
+} as const satisfies Record<MainEventType, z.ZodType>;
+
+/** First frame on every accepted socket (DESIGN §2 "Handshake"). */
+export const ConnectedEventDataSchema = z.object({
+  clientId: z.string(),
+  resumed: z.boolean(),
+  protocolVersion: z.number().int(),
+  server: z.object({ name: z.string(), version: z.string() }),
+  endpoint: z.string().optional(),
+  replayed: z.number().int().nonnegative().optional(),
+  lost: z.number().int().nonnegative().optional(),
+});
+export type ConnectedEventData = z.infer<typeof ConnectedEventDataSchema>;
+
+/** Out-of-band error event: a frame that could not be parsed, or a connection refused after upgrade. */
+export const ErrorEventDataSchema = ProtocolErrorSchema;
+
+/** Names of the connection-level events the server sends without a subscription. */
+export const CONNECTION_EVENTS = { connected: "connected", error: "error" } as const;

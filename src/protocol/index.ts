@@ -1,0 +1,6 @@
+export * from "./version.js";
+export * from "./errors.js";
+export * from "./frames.js";
+export * from "./resources.js";
+export * from "./methods.js";
+export * from "./events.js";

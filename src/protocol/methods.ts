@@ -1,0 +1,241 @@
+import { z } from "zod";
+import {
+  HostDocumentSchema,
+  HostLayerSchema,
+  HostRectSchema,
+  ImageFormatSchema,
+  ImageResultSchema,
+  LayerImportImageParamsSchema,
+  LayerPreviewPayloadSchema,
+  SelectionPathSchema,
+  ServerInfoSchema,
+} from "./resources.js";
+
+/*
+ * Params and result schemas of every built-in method (spec §4.1 plus the extras of DESIGN §3).
+ * Params objects are strict where a typo would silently change behaviour; optional `documentId` means the
+ * editor's active document at call time.
+ */
+
+const documentId = z.number().int().optional();
+const layerId = z.number().int();
+const layerIndex = z.number().int().nonnegative();
+/** Longest edge of a preview or scaled export, in pixels. */
+const maxSize = z.number().int().min(1).max(16384);
+const quality = z.number().int().min(1).max(100);
+const scale = z.number().positive().max(16);
+
+const Empty = z.object({}).strict();
+const DocumentScoped = z.object({ documentId }).strict();
+
+const ScriptLanguage = z.enum(["javascript", "extendscript", "script-fu"]);
+
+/** The value a script completed with, as JSON. */
+export const ScriptResultSchema = z.object({ result: z.unknown() });
+
+export const SubscriptionResultSchema = z.object({ type: z.string(), subscribed: z.boolean() });
+
+const ExportOptions = {
+  documentId,
+  format: ImageFormatSchema.optional(),
+  quality: quality.optional(),
+  maxSize: maxSize.optional(),
+  scale: scale.optional(),
+};
+
+const LayerRef = {
+  documentId,
+  layerId: layerId.optional(),
+  layerIndex: layerIndex.optional(),
+};
+const oneLayerRef = (p: { layerId?: number | undefined; layerIndex?: number | undefined }): boolean =>
+  p.layerId === undefined || p.layerIndex === undefined;
+const oneLayerRefMessage = { message: "pass at most one of layerId and layerIndex", path: ["layerId"] };
+
+/** Layer reference for previews: a layer id (number), `"current"`, `"id:N"` or `"index:N"`. */
+export const LayerSpecSchema = z.union([
+  z.number().int(),
+  z.literal("current"),
+  z.string().regex(/^(id|index):\d+$/, 'expected a layer id, "current", "id:N" or "index:N"'),
+]);
+export type LayerSpec = z.infer<typeof LayerSpecSchema>;
+
+export const FileExportResultSchema = z.object({
+  path: z.string(),
+  format: z.string(),
+  width: z.number().int(),
+  height: z.number().int(),
+  size: z.number().int().nonnegative(),
+});
+
+export const ClientSummarySchema = z.object({
+  clientId: z.string(),
+  endpoint: z.string(),
+  state: z.enum(["attached", "detached"]),
+  subscriptions: z.array(z.string()),
+  inFlight: z.number().int().nonnegative(),
+  connectedAt: z.number(),
+});
+
+/** Every built-in method's params and result schema, keyed by method name. */
+export const METHOD_SCHEMAS = {
+  getServerInfo: { params: Empty, result: ServerInfoSchema },
+  "jsx:run": {
+    params: z
+      .object({
+        script: z.string().min(1),
+        language: ScriptLanguage.optional(),
+        timeoutMs: z.number().int().positive().optional(),
+      })
+      .strict(),
+    result: ScriptResultSchema,
+  },
+  "jsx:execute": {
+    params: z
+      .object({
+        name: z.string().min(1).max(255),
+        params: z.record(z.string(), z.unknown()).optional(),
+        timeoutMs: z.number().int().positive().optional(),
+      })
+      .strict(),
+    result: ScriptResultSchema,
+  },
+  "event:subscribe": { params: z.object({ type: z.string().min(1).max(256) }).strict(), result: SubscriptionResultSchema },
+  "event:unsubscribe": {
+    params: z.object({ type: z.string().min(1).max(256) }).strict(),
+    result: SubscriptionResultSchema,
+  },
+  "action:autoCutout": { params: z.object({ documentId, layerId: layerId.optional() }).strict(), result: z.boolean() },
+  "action:removeBackground": {
+    params: z.object({ documentId, layerId: layerId.optional() }).strict(),
+    result: z.object({ success: z.boolean() }),
+  },
+  "layer:getInfo": {
+    params: z
+      .object({ ...LayerRef, getChildren: z.boolean().optional() })
+      .strict()
+      .refine(oneLayerRef, oneLayerRefMessage),
+    result: HostLayerSchema.nullable(),
+  },
+  "layer:getInfoById": {
+    params: z.object({ documentId, layerId, getChildren: z.boolean().optional() }).strict(),
+    result: HostLayerSchema,
+  },
+  "layer:getInfoByIndex": {
+    params: z.object({ documentId, layerIndex, getChildren: z.boolean().optional() }).strict(),
+    result: HostLayerSchema,
+  },
+  "layer:getInfoBySelectionIndex": {
+    params: z.object({ documentId, selectionIndex: z.number().int().nonnegative() }).strict(),
+    result: HostLayerSchema,
+  },
+  "layer:getCurrentPreview": {
+    params: z.object({ documentId, maxSize: maxSize.optional() }).strict(),
+    result: LayerPreviewPayloadSchema,
+  },
+  "layer:importImage": { params: LayerImportImageParamsSchema, result: HostLayerSchema },
+  "document:current": { params: Empty, result: HostDocumentSchema },
+  "document:export": {
+    params: z
+      .object({ documentId, path: z.string().min(1), format: ImageFormatSchema.optional(), quality: quality.optional() })
+      .strict(),
+    result: FileExportResultSchema,
+  },
+  "document:save": {
+    params: z.object({ documentId, savePath: z.string().min(1).optional() }).strict(),
+    result: z.object({ path: z.string(), format: z.string() }),
+  },
+  "image:exportLayer": {
+    params: z.object({ ...ExportOptions, layerId: layerId.optional(), layerIndex: layerIndex.optional() })
+      .strict()
+      .refine(oneLayerRef, oneLayerRefMessage),
+    result: ImageResultSchema,
+  },
+  "image:exportLayerWithSelectedPath": {
+    params: z
+      .object({
+        ...ExportOptions,
+        layerId: layerId.optional(),
+        layerIndex: layerIndex.optional(),
+        strokeColor: z.string().max(64).optional(),
+        strokeWidth: z.number().positive().max(64).optional(),
+      })
+      .strict()
+      .refine(oneLayerRef, oneLayerRefMessage),
+    result: ImageResultSchema,
+  },
+  "image:getPreview": {
+    params: z.object({ documentId, layerSpec: LayerSpecSchema, maxSize: maxSize.optional() }).strict(),
+    result: ImageResultSchema,
+  },
+  "image:exportDocument": { params: z.object(ExportOptions).strict(), result: ImageResultSchema },
+  "selection:getArea": { params: DocumentScoped, result: HostRectSchema.nullable() },
+  "selection:getPath": {
+    params: z.object({ documentId, expand: z.number().int().min(0).max(1000).optional() }).strict(),
+    result: SelectionPathSchema.nullable(),
+  },
+  "selection:change": {
+    params: z.object({ enabled: z.boolean().optional() }).strict(),
+    result: z.object({ watching: z.boolean() }),
+  },
+  // Extras of DESIGN §3.
+  "document:list": { params: Empty, result: z.array(HostDocumentSchema) },
+  "document:open": { params: z.object({ path: z.string().min(1) }).strict(), result: HostDocumentSchema },
+  "document:create": {
+    params: z
+      .object({
+        width: z.number().int().min(1).max(30000),
+        height: z.number().int().min(1).max(30000),
+        name: z.string().min(1).max(255).optional(),
+        background: z.string().max(64).optional(),
+      })
+      .strict(),
+    result: HostDocumentSchema,
+  },
+  "document:close": { params: DocumentScoped, result: z.object({ closed: z.boolean(), documentId: z.number().int() }) },
+  "document:layers": { params: DocumentScoped, result: z.array(HostLayerSchema) },
+  "layer:select": {
+    params: z.object({ documentId, ids: z.array(layerId).max(10000) }).strict(),
+    result: z.array(HostLayerSchema),
+  },
+  "selection:set": {
+    params: z.object({ documentId, rect: HostRectSchema.nullable() }).strict(),
+    result: HostRectSchema.nullable(),
+  },
+  "server:clients": { params: Empty, result: z.object({ clients: z.array(ClientSummarySchema) }) },
+} as const;
+
+export type BuiltinMethodName = keyof typeof METHOD_SCHEMAS;
+export type MethodParams<M extends BuiltinMethodName> = z.infer<(typeof METHOD_SCHEMAS)[M]["params"]>;
+export type MethodResult<M extends BuiltinMethodName> = z.infer<(typeof METHOD_SCHEMAS)[M]["result"]>;
+
+/** The 23 methods of spec §4.1. */
+export const SPEC_METHODS = [
+  "getServerInfo",
+  "jsx:run",
+  "jsx:execute",
+  "event:subscribe",
+  "event:unsubscribe",
+  "action:autoCutout",
+  "action:removeBackground",
+  "layer:getInfo",
+  "layer:getInfoById",
+  "layer:getInfoByIndex",
+  "layer:getInfoBySelectionIndex",
+  "layer:getCurrentPreview",
+  "layer:importImage",
+  "document:current",
+  "document:export",
+  "document:save",
+  "image:exportLayer",
+  "image:exportLayerWithSelectedPath",
+  "image:getPreview",
+  "image:exportDocument",
+  "selection:getArea",
+  "selection:getPath",
+  "selection:change",
+] as const satisfies readonly BuiltinMethodName[];
+
+export function isBuiltinMethod(name: string): name is BuiltinMethodName {
+  return Object.hasOwn(METHOD_SCHEMAS, name);
+}

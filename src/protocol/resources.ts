@@ -1,0 +1,157 @@
+import { z } from "zod";
+import { ProtocolErrorSchema } from "./errors.js";
+
+/** A rectangle in document pixels (DESIGN §3). */
+export const HostRectSchema = z.object({
+  x: z.number(),
+  y: z.number(),
+  width: z.number().nonnegative(),
+  height: z.number().nonnegative(),
+});
+export type HostRect = z.infer<typeof HostRectSchema>;
+
+/** Edges in document pixels; `right`/`bottom` are exclusive. */
+export const HostBoundsSchema = z.object({
+  left: z.number(),
+  top: z.number(),
+  right: z.number(),
+  bottom: z.number(),
+});
+export type HostBounds = z.infer<typeof HostBoundsSchema>;
+
+export const HostDocumentSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  width: z.number().int().positive(),
+  height: z.number().int().positive(),
+  resolution: z.number().positive(),
+  colorMode: z.string(),
+  isDirty: z.boolean(),
+  filePath: z.string().optional(),
+  activeLayerIds: z.array(z.number().int()),
+});
+export type HostDocument = z.infer<typeof HostDocumentSchema>;
+
+export const LAYER_KINDS = ["pixel", "group", "text", "shape", "adjustment", "smartObject", "background"] as const;
+export const LayerKindSchema = z.enum(LAYER_KINDS);
+export type LayerKind = z.infer<typeof LayerKindSchema>;
+
+export interface HostLayer {
+  id: number;
+  index: number;
+  name: string;
+  kind: LayerKind;
+  visible: boolean;
+  opacity: number;
+  blendMode: string;
+  bounds: HostBounds;
+  rect: HostRect;
+  clipped: boolean;
+  children?: HostLayer[] | undefined;
+}
+
+/**
+ * A layer. `index` is the host's layer index space (each host documents its own);
+ * `layer:getInfoByIndex(l.index).id === l.id` holds on every host. `opacity` is 0–100.
+ */
+export const HostLayerSchema: z.ZodType<HostLayer> = z.lazy(() =>
+  z.object({
+    id: z.number().int(),
+    index: z.number().int(),
+    name: z.string(),
+    kind: LayerKindSchema,
+    visible: z.boolean(),
+    opacity: z.number().min(0).max(100),
+    blendMode: z.string(),
+    bounds: HostBoundsSchema,
+    rect: HostRectSchema,
+    clipped: z.boolean(),
+    children: z.array(HostLayerSchema).optional(),
+  }),
+);
+
+export const IMAGE_FORMATS = ["png", "jpeg", "webp"] as const;
+export const ImageFormatSchema = z.enum(IMAGE_FORMATS);
+export type ImageFormat = z.infer<typeof ImageFormatSchema>;
+
+/** An encoded image returned inline: `data` is a data URI. */
+export const ImageResultSchema = z.object({
+  data: z.string().startsWith("data:image/"),
+  format: ImageFormatSchema,
+  width: z.number().int().nonnegative(),
+  height: z.number().int().nonnegative(),
+  bounds: HostBoundsSchema,
+});
+export type ImageResult = z.infer<typeof ImageResultSchema>;
+
+/** Preview of a layer (spec §6 `layer:previewChange`): a PNG data URI, longest edge ≤ 300 px by default. */
+export const LayerPreviewPayloadSchema = z
+  .object({
+    documentId: z.number().int(),
+    id: z.number().int(),
+    name: z.string(),
+    index: z.number().int(),
+    width: z.number().int().nonnegative(),
+    height: z.number().int().nonnegative(),
+    data: z.string().startsWith("data:image/png"),
+  })
+  .nullable();
+export type LayerPreviewPayload = z.infer<typeof LayerPreviewPayloadSchema>;
+
+export const PointSchema = z.object({ x: z.number(), y: z.number() });
+export const SizeSchema = z.object({ width: z.number().int().positive(), height: z.number().int().positive() });
+
+/** Params of `layer:importImage` (DESIGN §3): at most one of `layerId` / `layerIndex` (insert above it). */
+export const LayerImportImageParamsSchema = z
+  .object({
+    image: z.string().min(1),
+    documentId: z.number().int().optional(),
+    name: z.string().max(255).optional(),
+    position: PointSchema.optional(),
+    size: SizeSchema.optional(),
+    layerId: z.number().int().optional(),
+    layerIndex: z.number().int().nonnegative().optional(),
+  })
+  .refine((p) => p.layerId === undefined || p.layerIndex === undefined, {
+    message: "pass at most one of layerId and layerIndex",
+    path: ["layerId"],
+  });
+export type LayerImportImageParams = z.infer<typeof LayerImportImageParamsSchema>;
+
+/** The outline of the selection as an SVG path in document pixels. */
+export const SelectionPathSchema = z.object({
+  svg: z.string(),
+  x: z.number(),
+  y: z.number(),
+  width: z.number().nonnegative(),
+  height: z.number().nonnegative(),
+});
+export type SelectionPath = z.infer<typeof SelectionPathSchema>;
+
+export const PluginInfoSchema = z.object({ id: z.string() });
+export type PluginInfo = z.infer<typeof PluginInfoSchema>;
+
+export const ServerInfoSchema = z.object({
+  name: z.string(),
+  version: z.string(),
+  hostVersion: z.string().optional(),
+  plugins: z.array(PluginInfoSchema).optional(),
+  protocolVersion: z.number().int().optional(),
+  editor: z.string().optional(),
+});
+export type ServerInfo = z.infer<typeof ServerInfoSchema>;
+
+export const PluginStatusSchema = z.enum(["loaded", "failed"]);
+export type PluginStatus = z.infer<typeof PluginStatusSchema>;
+export const PluginHealthCheckSchema = z.enum(["ok", "failed", "skipped"]);
+export type PluginHealthCheck = z.infer<typeof PluginHealthCheckSchema>;
+
+export const PluginHealthSchema = z.object({
+  id: z.string(),
+  status: PluginStatusSchema,
+  clients: z.number().int().nonnegative(),
+  loadedAt: z.number().optional(),
+  lastError: ProtocolErrorSchema.optional(),
+  checks: z.record(z.string(), PluginHealthCheckSchema).optional(),
+});
+export type PluginHealth = z.infer<typeof PluginHealthSchema>;

@@ -1,0 +1,142 @@
+import type { IncomingMessage } from "node:http";
+import { H3, type H3Event } from "h3";
+import { BridgeError, type ImageFormat } from "../../protocol/index.js";
+import { IMAGE_MIME, isWireImage, type Caller, type MethodDefinition } from "../../methods/index.js";
+import { checkAccess, originAllowed } from "../security.js";
+import type { TransportTarget } from "../target.js";
+import { readJsonBody } from "./body.js";
+import { coerceStrings } from "./coerce.js";
+import { errorResponse, jsonResponse } from "./respond.js";
+
+const FORMAT_BY_MIME: Readonly<Record<string, ImageFormat>> = {
+  "image/png": "png",
+  "image/jpeg": "jpeg",
+  "image/jpg": "jpeg",
+  "image/webp": "webp",
+};
+
+/** What an `Accept` header asks of an image route: nothing, any image, or one format. */
+function imageWanted(accept: string | null): { format: ImageFormat | undefined } | null {
+  if (accept === null) return null;
+  let any = false;
+  for (const part of accept.split(",")) {
+    const type = part.split(";")[0]!.trim().toLowerCase();
+    const format = FORMAT_BY_MIME[type];
+    if (format !== undefined) return { format };
+    if (type === "image/*") any = true;
+  }
+  return any ? { format: undefined } : null;
+}
+
+function laneOf(event: H3Event): string {
+  const node = (event.req as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req;
+  const socket = node?.socket;
+  return socket ? `http:${socket.remoteAddress ?? "?"}:${socket.remotePort ?? 0}` : "http";
+}
+
+function queryOf(event: H3Event): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of new URL(event.req.url).searchParams) out[key] = value;
+  return out;
+}
+
+/**
+ * The HTTP mirror (spec §4.2) as an h3 app. Method routes are derived from the method table, so HTTP and WS run
+ * the same validation and code; results are bare JSON, errors bare ProtocolErrors with the table's status.
+ */
+export function createHttpApp(target: TransportTarget): H3 {
+  const app = new H3({
+    onError: (error) => errorResponse(target.dispatcher.toWireError(new BridgeError("INTERNAL", error.message), {})),
+  });
+
+  app.use(async (event, next) => {
+    const header = (name: string): string | undefined => event.req.headers.get(name) ?? undefined;
+    const origin = header("origin");
+    const preflight = event.req.method === "OPTIONS" && origin !== undefined;
+    const refusal = preflight
+      ? originAllowed(origin, target.security)
+        ? null
+        : new BridgeError("FORBIDDEN", `Origin "${origin}" is not allowed`, { details: { origin } })
+      : checkAccess(header, target.security);
+    if (refusal !== null) return errorResponse(target.dispatcher.toWireError(refusal, {}));
+    if (origin !== undefined) {
+      event.res.headers.set("access-control-allow-origin", origin);
+      event.res.headers.set("vary", "origin");
+    }
+    if (preflight) {
+      return new Response(null, {
+        status: 204,
+        headers: {
+          "access-control-allow-origin": origin,
+          "access-control-allow-methods": "GET, POST, OPTIONS",
+          "access-control-allow-headers": "authorization, content-type, accept",
+          "access-control-max-age": "600",
+          vary: "origin",
+        },
+      });
+    }
+    return next();
+  });
+
+  app.get("/health", () => jsonResponse(target.health()));
+  app.get("/plugins", () => jsonResponse({ plugins: target.plugins() }));
+  app.get("/plugins/:id/health", (event) => {
+    try {
+      return jsonResponse(target.pluginHealth(event.context.params?.["id"] ?? ""));
+    } catch (error) {
+      return errorResponse(target.dispatcher.toWireError(error, {}));
+    }
+  });
+  app.get("/metrics", () => new Response(target.metrics(), { headers: { "content-type": "text/plain; version=0.0.4" } }));
+
+  const routes = new Map<string, string[]>();
+  for (const method of target.dispatcher.table.values()) {
+    if (method.http === undefined) continue;
+    app.on(method.http.verb, method.http.path, (event) => runMethod(target, method, event));
+    routes.set(method.http.path, [...(routes.get(method.http.path) ?? []), method.http.verb]);
+  }
+
+  app.all("/**", (event) => {
+    const path = new URL(event.req.url).pathname;
+    const verbs = routes.get(path);
+    const message =
+      verbs === undefined ? `No route ${event.req.method} ${path}` : `${path} answers ${verbs.join(", ")}, not ${event.req.method}`;
+    return errorResponse(target.dispatcher.toWireError(new BridgeError("NOT_FOUND", message, { details: { path } }), {}));
+  });
+  return app;
+}
+
+async function runMethod(target: TransportTarget, method: MethodDefinition, event: H3Event): Promise<Response> {
+  const binding = method.http!;
+  try {
+    if (!target.accepting()) throw new BridgeError("SHUTTING_DOWN", "The bridge is shutting down");
+    const pathParams = coerceStrings(method.params, (event.context.params ?? {}) as Record<string, string>);
+    let params: Record<string, unknown>;
+    if (binding.verb === "GET") {
+      params = { ...coerceStrings(method.params, queryOf(event)), ...pathParams };
+    } else {
+      const limit = binding.body === "import" ? target.limits.maxImportBodyBytes : target.limits.maxHttpBodyBytes;
+      params = { ...(await readJsonBody(event.req, limit)), ...pathParams };
+    }
+    const wanted = binding.image ? imageWanted(event.req.headers.get("accept")) : null;
+    const shape = (method.params as { shape?: Record<string, unknown> }).shape;
+    if (wanted?.format !== undefined && params["format"] === undefined && shape !== undefined && "format" in shape) {
+      params["format"] = wanted.format;
+    }
+    const caller: Caller = { lane: laneOf(event), client: null, endpoint: "root" };
+    const result = await target.dispatcher.call(caller, method.name, params);
+    if (wanted !== null && isWireImage(result)) {
+      const { bytes, format, width, height } = result.image;
+      return new Response(bytes as Uint8Array<ArrayBuffer>, {
+        headers: {
+          "content-type": IMAGE_MIME[format],
+          "x-image-width": String(width),
+          "x-image-height": String(height),
+        },
+      });
+    }
+    return jsonResponse(result);
+  } catch (error) {
+    return errorResponse(target.dispatcher.toWireError(error, { method: method.name }));
+  }
+}

@@ -1,0 +1,107 @@
+import { createHash, timingSafeEqual } from "node:crypto";
+import { isIP } from "node:net";
+import { BridgeError } from "../protocol/index.js";
+
+/** Who may talk to the bridge (DESIGN §2 "Security defaults"). */
+export interface SecurityOptions {
+  /**
+   * Access token. Optional on loopback, required to listen on any other address. Accepted as
+   * `Authorization: Bearer <token>` or as the WebSocket subprotocol `bearer.<token>`.
+   */
+  readonly token?: string | undefined;
+  /**
+   * Extra allowed `Origin` values (exact, e.g. `https://tool.example`), or `"*"`. Loopback origins on any port are
+   * always allowed. Guards against web pages driving the editor from a visitor's browser.
+   */
+  readonly allowOrigins: readonly string[];
+  /**
+   * Extra allowed `Host` names besides loopback names and the listen address. Guards against DNS rebinding when
+   * no token is set; with a token any Host is accepted, because a rebinding page cannot know the token.
+   */
+  readonly allowHosts: readonly string[];
+  /** The address the bridge listens on; always an allowed Host. */
+  readonly listenHost: string;
+}
+
+/** Prefix of the WebSocket subprotocol that carries the token (browsers cannot set headers on a WebSocket). */
+export const BEARER_PROTOCOL_PREFIX = "bearer.";
+
+export function isLoopbackHost(hostname: string): boolean {
+  const name = hostname.replace(/^\[|\]$/g, "").toLowerCase();
+  if (name === "localhost" || name.endsWith(".localhost") || name === "::1") return true;
+  return isIP(name) === 4 && name.startsWith("127.");
+}
+
+/** Hostname of a Host header value (`a.b:80`, `[::1]:7700`). */
+function hostnameOf(host: string): string {
+  if (host.startsWith("[")) return host.slice(0, host.indexOf("]") + 1);
+  const colon = host.lastIndexOf(":");
+  return colon === -1 ? host : host.slice(0, colon);
+}
+
+function digest(value: string): Buffer {
+  return createHash("sha256").update(value).digest();
+}
+
+/** Constant-time comparison of the presented token with the configured one. */
+export function tokenMatches(presented: string, expected: string): boolean {
+  return timingSafeEqual(digest(presented), digest(expected));
+}
+
+function presentedToken(header: (name: string) => string | undefined): string | undefined {
+  const auth = header("authorization");
+  if (auth !== undefined) {
+    const match = /^Bearer\s+(.+)$/i.exec(auth.trim());
+    if (match) return match[1];
+  }
+  const protocols = header("sec-websocket-protocol");
+  if (protocols !== undefined) {
+    for (const p of protocols.split(",")) {
+      const name = p.trim();
+      if (name.startsWith(BEARER_PROTOCOL_PREFIX)) return name.slice(BEARER_PROTOCOL_PREFIX.length);
+    }
+  }
+  return undefined;
+}
+
+/** Whether an Origin header value may use the bridge. */
+export function originAllowed(origin: string, options: SecurityOptions): boolean {
+  if (options.allowOrigins.includes("*") || options.allowOrigins.includes(origin)) return true;
+  try {
+    const url = new URL(origin);
+    return (url.protocol === "http:" || url.protocol === "https:") && isLoopbackHost(url.hostname);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Checks Host, Origin and token of an HTTP request or WS upgrade. Returns the error to answer with, or null.
+ */
+export function checkAccess(header: (name: string) => string | undefined, options: SecurityOptions): BridgeError | null {
+  if (options.token !== undefined && options.token !== "") {
+    const presented = presentedToken(header);
+    if (presented === undefined) {
+      return new BridgeError("UNAUTHORIZED", "An access token is required (Authorization: Bearer <token>)");
+    }
+    if (!tokenMatches(presented, options.token)) return new BridgeError("UNAUTHORIZED", "The access token is not valid");
+  } else {
+    const host = header("host");
+    if (host !== undefined) {
+      const name = hostnameOf(host);
+      const allowed =
+        isLoopbackHost(name) ||
+        name === options.listenHost ||
+        name.replace(/^\[|\]$/g, "") === options.listenHost ||
+        options.allowHosts.includes(name);
+      if (!allowed) {
+        return new BridgeError("FORBIDDEN", `Host "${name}" is not allowed`, { details: { host: name } });
+      }
+    }
+  }
+  const origin = header("origin");
+  if (origin !== undefined && !originAllowed(origin, options)) {
+    return new BridgeError("FORBIDDEN", `Origin "${origin}" is not allowed`, { details: { origin } });
+  }
+  return null;
+}

@@ -1,0 +1,111 @@
+import type { IncomingMessage, Server } from "node:http";
+import type { Duplex } from "node:stream";
+import { WebSocketServer, type WebSocket } from "ws";
+import { BridgeError, statusForError, type ProtocolError } from "../../protocol/index.js";
+import { CLOSE_CODES } from "../../actors/client.js";
+import { BEARER_PROTOCOL_PREFIX, checkAccess } from "../security.js";
+import type { TransportTarget } from "../target.js";
+import { bindConnection, refuse } from "./connection.js";
+
+/** Root endpoint path (DESIGN §2 "Address"); plugin endpoints are `/ws/{pluginId}`. */
+export const WS_PATH = "/ws";
+const PLUGIN_ENDPOINT = /^\/ws\/([A-Za-z0-9_-]{1,128})$/;
+
+export interface WsTransport {
+  /** Closes every socket with `code` (1001 at shutdown) and stops accepting upgrades. */
+  close(code?: number, reason?: string): Promise<void>;
+  readonly connections: number;
+}
+
+function rejectUpgrade(socket: Duplex, error: ProtocolError): void {
+  const body = JSON.stringify(error);
+  const status = statusForError(error);
+  socket.end(
+    `HTTP/1.1 ${status} ${error.code}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/**
+ * WebSocket transport on the HTTP server's port: checks Host/Origin/token before upgrading, binds each socket to a
+ * logical client, and pings every `heartbeatMs`, dropping sockets that missed the previous pong.
+ */
+export function attachWebSocket(server: Server, target: TransportTarget): WsTransport {
+  const wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: target.limits.maxPayloadBytes,
+    perMessageDeflate: false,
+    // Browsers must see one of their offered subprotocols echoed; prefer one that is not the token.
+    handleProtocols: (protocols) => {
+      const list = [...protocols];
+      return list.find((p) => !p.startsWith(BEARER_PROTOCOL_PREFIX)) ?? list[0] ?? false;
+    },
+  });
+  const alive = new WeakMap<WebSocket, boolean>();
+
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    socket.on("error", () => socket.destroy());
+    const url = new URL(req.url ?? "/", "http://bridge");
+    const endpoint = url.pathname === WS_PATH ? "root" : PLUGIN_ENDPOINT.exec(url.pathname)?.[1];
+    const header = (name: string): string | undefined => {
+      const value = req.headers[name];
+      return Array.isArray(value) ? value[0] : value;
+    };
+    let refusal: BridgeError | null = null;
+    if (endpoint === undefined) refusal = new BridgeError("NOT_FOUND", `No WebSocket endpoint at ${url.pathname}`);
+    else refusal = checkAccess(header, target.security);
+    if (refusal === null && !target.accepting()) refusal = new BridgeError("SHUTTING_DOWN", "The bridge is shutting down");
+    if (refusal !== null || endpoint === undefined) {
+      rejectUpgrade(socket, target.dispatcher.toWireError(refusal, {}));
+      return;
+    }
+    const resume = url.searchParams.get("resume") ?? undefined;
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      alive.set(ws, true);
+      ws.on("pong", () => alive.set(ws, true));
+      const endpointError = target.endpointError(endpoint);
+      if (endpointError !== null) {
+        refuse(ws, target, endpointError, CLOSE_CODES.PLUGIN_UNAVAILABLE);
+        return;
+      }
+      bindConnection(ws, target, endpoint, resume);
+    });
+  };
+  server.on("upgrade", onUpgrade);
+
+  const heartbeat = setInterval(() => {
+    for (const ws of wss.clients) {
+      if (alive.get(ws) === false) {
+        ws.terminate();
+        continue;
+      }
+      alive.set(ws, false);
+      ws.ping();
+    }
+  }, target.limits.heartbeatMs);
+  heartbeat.unref();
+
+  return {
+    get connections() {
+      return wss.clients.size;
+    },
+    async close(code = CLOSE_CODES.GOING_AWAY, reason = "bridge shutting down") {
+      clearInterval(heartbeat);
+      server.off("upgrade", onUpgrade);
+      const closed = [...wss.clients].map(
+        (ws) =>
+          new Promise<void>((resolve) => {
+            if (ws.readyState === ws.CLOSED) return resolve();
+            ws.once("close", () => resolve());
+            ws.close(code, reason);
+            // A peer that never answers the close handshake must not hold shutdown.
+            setTimeout(() => {
+              ws.terminate();
+              resolve();
+            }, 1_000).unref();
+          }),
+      );
+      await Promise.all(closed);
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    },
+  };
+}

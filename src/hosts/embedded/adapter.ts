@@ -1,0 +1,280 @@
+import { basename, extname, resolve } from "node:path";
+import { NEVER } from "rxjs";
+import { BridgeError } from "../../protocol/index.js";
+import type { HostDocument, HostLayer, HostRect, LayerPreviewPayload } from "../../protocol/index.js";
+import type { EncodedImage, HostAdapter, HostCallContext, HostInfo } from "../host.js";
+import { parseColor } from "./color.js";
+import { renderDocument, renderLayer } from "./composite.js";
+import { decodeImage } from "./decode.js";
+import type { EmbeddedDocument } from "./document.js";
+import { ContentBuilder } from "./document.js";
+import { encodeRaster, formatForExtension, toDataUri } from "./encode.js";
+import { EmbeddedEvents } from "./events.js";
+import { psdSavePath, readDocumentFile, writeFileAtomic } from "./files.js";
+import { decodeImportSource, importedLayer, planInsertion } from "./import.js";
+import { DEFAULT_MAX_DOCUMENT_PIXELS, EVENT_PREVIEW_MAX_SIZE, MAX_IMPORT_PIXELS } from "./limits.js";
+import { serializePsd } from "./psd.js";
+import { EMPTY_BOUNDS, emptyRaster, solidRaster } from "./raster.js";
+import { SAMPLE_NAME, buildSampleContent } from "./sample.js";
+import { clipToCanvas } from "./selection.js";
+import { DocumentStore } from "./store.js";
+import { activeEntries, flattenLayers, requireLayerRef, resolveLayerRef, toHostDocument, toHostLayer, toHostLayerTree } from "./tree.js";
+
+/** `hostVersion` the embedded editor reports. */
+export const EMBEDDED_HOST_VERSION = "embedded 0.1.0";
+
+/** Options of {@link createEmbeddedHost}. */
+export interface EmbeddedHostOptions {
+  /**
+   * Start with the generated sample document (ignored when `open` is set).
+   * @default true
+   */
+  readonly sample?: boolean | undefined;
+  /** A `.psd`, `.png`, `.jpg`/`.jpeg` or `.webp` file to open at start instead of the sample. */
+  readonly open?: string | undefined;
+  /**
+   * Largest document (width × height) that can be created or opened; bounds memory (4 bytes per pixel per layer).
+   * @default DEFAULT_MAX_DOCUMENT_PIXELS (100 000 000)
+   */
+  readonly maxDocumentPixels?: number | undefined;
+}
+
+/** Stops work whose caller has given up (deadline passed or bridge shutting down). */
+function checkAborted(ctx: HostCallContext): void {
+  if (ctx.signal.aborted) throw new BridgeError("TIMEOUT", "The call was aborted before the editor finished");
+}
+
+/**
+ * The embedded headless editor: documents live in this process, pixels are composited in JS and encoded with
+ * sharp, layered files are PSD via ag-psd. See `README.md` beside this file for the index spaces.
+ *
+ * @example
+ * const host = createEmbeddedHost({ sample: true });
+ * await host.connect();
+ */
+export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapter {
+  const maxPixels = options.maxDocumentPixels ?? DEFAULT_MAX_DOCUMENT_PIXELS;
+  const store = new DocumentStore();
+  let connected = false;
+
+  async function previewOf(doc: EmbeddedDocument | undefined, maxSize: number): Promise<LayerPreviewPayload> {
+    const entry = doc ? resolveLayerRef(doc, { by: "active" }) : null;
+    if (!doc || !entry) return null;
+    const rendered = renderLayer(entry.layer);
+    const image = await encodeRaster(rendered?.raster ?? null, rendered?.bounds ?? EMPTY_BOUNDS, { format: "png", maxSize });
+    const { id, name } = entry.layer;
+    return { documentId: doc.id, id, name, index: entry.index, width: image.width, height: image.height, data: toDataUri(image) };
+  }
+
+  function activeHostLayers(doc: EmbeddedDocument): HostLayer[] {
+    const entries = flattenLayers(doc.layers);
+    return activeEntries(doc).map((entry) => toHostLayer(entry, entries, false));
+  }
+
+  const events = new EmbeddedEvents({
+    selection: () => {
+      const selection = store.active()?.selection;
+      return selection ? { ...selection } : null;
+    },
+    activeLayers: () => {
+      const doc = store.active();
+      return doc ? activeHostLayers(doc) : null;
+    },
+    preview: () => previewOf(store.active(), EVENT_PREVIEW_MAX_SIZE),
+  });
+
+  function checkSize(width: number, height: number, details: Record<string, unknown>): void {
+    if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) {
+      throw new BridgeError("BAD_REQUEST", "Document width and height must be positive integers", { details: { ...details, width, height } });
+    }
+    if (width * height > maxPixels) {
+      throw new BridgeError("PAYLOAD_TOO_LARGE", `Document of ${width}×${height} exceeds ${maxPixels} pixels`, {
+        details: { ...details, width, height, maxPixels },
+      });
+    }
+  }
+
+  async function open(path: string): Promise<EmbeddedDocument> {
+    const file = await readDocumentFile(path, maxPixels);
+    const doc = store.add(file.content, { name: file.name, filePath: file.filePath });
+    events.activeDocumentChanged();
+    return doc;
+  }
+
+  const isActive = (doc: EmbeddedDocument): boolean => store.active() === doc;
+
+  const host: HostAdapter = {
+    kind: "embedded",
+    lost$: NEVER,
+
+    async connect(): Promise<HostInfo> {
+      if (!connected) {
+        if (options.open !== undefined) {
+          await open(options.open);
+        } else if (options.sample !== false) {
+          store.add(await buildSampleContent(), { name: SAMPLE_NAME });
+          events.activeDocumentChanged();
+        }
+        connected = true;
+      }
+      return { hostVersion: EMBEDDED_HOST_VERSION };
+    },
+
+    async close(): Promise<void> {
+      if (!connected) return;
+      connected = false;
+      store.clear();
+    },
+
+    events: (type) => events.stream(type),
+
+    async listDocuments(): Promise<HostDocument[]> {
+      return store.list().map(toHostDocument);
+    },
+
+    async currentDocument(): Promise<HostDocument> {
+      return toHostDocument(store.get(undefined));
+    },
+
+    async getDocument(_ctx, documentId): Promise<HostDocument> {
+      return toHostDocument(store.get(documentId));
+    },
+
+    async openDocument(ctx, path): Promise<HostDocument> {
+      checkAborted(ctx);
+      return toHostDocument(await open(path));
+    },
+
+    async createDocument(ctx, { width, height, name, background }): Promise<HostDocument> {
+      checkSize(width, height, {});
+      const color = parseColor(background ?? "white");
+      checkAborted(ctx);
+      const builder = new ContentBuilder(width, height);
+      const layer =
+        color[3] === 255
+          ? builder.pixel("Background", solidRaster(width, height, color), { kind: "background" })
+          : builder.pixel("Layer 1", color[3] === 0 ? emptyRaster(0, 0) : solidRaster(width, height, color));
+      const doc = store.add(builder.build([layer], [layer.id]), { name: name ?? store.untitledName() });
+      events.activeDocumentChanged();
+      return toHostDocument(doc);
+    },
+
+    async closeDocument(_ctx, documentId): Promise<number> {
+      const doc = store.get(documentId);
+      const wasActive = isActive(doc);
+      store.remove(doc.id);
+      if (wasActive) events.activeDocumentChanged();
+      return doc.id;
+    },
+
+    async saveDocument(ctx, { documentId, path }): Promise<{ path: string; format: string }> {
+      const doc = store.get(documentId);
+      const target = path ?? doc.filePath;
+      if (target === undefined) {
+        throw new BridgeError("BAD_REQUEST", "document has no file path; pass savePath", { details: { documentId: doc.id } });
+      }
+      const filePath = psdSavePath(target);
+      checkAborted(ctx);
+      const bytes = serializePsd(doc);
+      checkAborted(ctx);
+      await writeFileAtomic(filePath, bytes);
+      doc.filePath = filePath;
+      doc.name = basename(filePath);
+      doc.isDirty = false;
+      return { path: filePath, format: "psd" };
+    },
+
+    async exportDocumentFile(
+      ctx,
+      { documentId, path: target, format, quality },
+    ): Promise<{ path: string; format: string; width: number; height: number; size: number }> {
+      const doc = store.get(documentId);
+      const path = resolve(target);
+      const chosen = format ?? formatForExtension(extname(path));
+      if (!chosen) {
+        throw new BridgeError("BAD_REQUEST", "Pass format or use a .png, .jpg, .jpeg or .webp path", { details: { path } });
+      }
+      checkAborted(ctx);
+      const image = await encodeRaster(renderDocument(doc), { left: 0, top: 0, right: doc.width, bottom: doc.height }, { format: chosen, quality });
+      checkAborted(ctx);
+      await writeFileAtomic(path, image.bytes);
+      return { path, format: chosen, width: image.width, height: image.height, size: image.bytes.byteLength };
+    },
+
+    async getLayers(_ctx, documentId): Promise<HostLayer[]> {
+      return toHostLayerTree(store.get(documentId));
+    },
+
+    async getLayer(_ctx, { documentId, ref, children }): Promise<HostLayer | null> {
+      const doc = store.get(documentId);
+      const entry = resolveLayerRef(doc, ref);
+      return entry ? toHostLayer(entry, flattenLayers(doc.layers), children === true) : null;
+    },
+
+    async selectLayers(_ctx, { documentId, ids }): Promise<HostLayer[]> {
+      const doc = store.get(documentId);
+      const known = new Set(flattenLayers(doc.layers).map((entry) => entry.layer.id));
+      const missing = ids.find((id) => !known.has(id));
+      if (missing !== undefined) {
+        throw new BridgeError("LAYER_NOT_FOUND", `No layer with id ${missing} in document ${doc.id}`, {
+          details: { layerId: missing, documentId: doc.id },
+        });
+      }
+      doc.activeLayerIds = [...new Set(ids)];
+      if (isActive(doc)) events.layerSelectionChanged();
+      return activeHostLayers(doc);
+    },
+
+    async importImage(ctx, params): Promise<HostLayer> {
+      const doc = store.get(params.documentId);
+      const insert = planInsertion(doc, params);
+      const bytes = decodeImportSource(params.image);
+      checkAborted(ctx);
+      const { raster } = await decodeImage(bytes, { maxPixels: MAX_IMPORT_PIXELS, size: params.size });
+      checkAborted(ctx);
+      store.get(doc.id); // closed while decoding → DOCUMENT_NOT_FOUND
+      const layer = importedLayer(doc, raster, params);
+      insert(layer);
+      doc.activeLayerIds = [layer.id];
+      doc.isDirty = true;
+      if (isActive(doc)) events.layerSelectionChanged();
+      return toHostLayer(requireLayerRef(doc, { by: "id", id: layer.id }), [], false);
+    },
+
+    async exportDocumentImage(ctx, exportOptions): Promise<EncodedImage> {
+      const doc = store.get(exportOptions.documentId);
+      checkAborted(ctx);
+      const raster = renderDocument(doc);
+      checkAborted(ctx);
+      return encodeRaster(raster, { left: 0, top: 0, right: doc.width, bottom: doc.height }, exportOptions);
+    },
+
+    async exportLayerImage(ctx, exportOptions): Promise<EncodedImage> {
+      const doc = store.get(exportOptions.documentId);
+      const entry = requireLayerRef(doc, exportOptions.ref);
+      checkAborted(ctx);
+      const rendered = renderLayer(entry.layer);
+      checkAborted(ctx);
+      return encodeRaster(rendered?.raster ?? null, rendered?.bounds ?? EMPTY_BOUNDS, exportOptions);
+    },
+
+    async layerPreview(ctx, { documentId, maxSize }): Promise<LayerPreviewPayload> {
+      const doc = store.get(documentId);
+      checkAborted(ctx);
+      return previewOf(doc, maxSize);
+    },
+
+    async getSelection(_ctx, documentId): Promise<HostRect | null> {
+      const selection = store.get(documentId).selection;
+      return selection ? { ...selection } : null;
+    },
+
+    async setSelection(_ctx, { documentId, rect }): Promise<HostRect | null> {
+      const doc = store.get(documentId);
+      doc.selection = rect === null ? null : clipToCanvas(rect, doc.width, doc.height);
+      if (isActive(doc)) events.selectionChanged();
+      return doc.selection ? { ...doc.selection } : null;
+    },
+  };
+  return host;
+}

@@ -1,0 +1,119 @@
+import type { HostRect } from "../../protocol/index.js";
+import type { Raster } from "./raster.js";
+
+/** Fields every layer has. Opacity is a byte (0–255) because PSD stores a byte: round trips stay exact. */
+export interface LayerCommon {
+  readonly id: number;
+  name: string;
+  visible: boolean;
+  /** 0–255; reported to clients as 0–100. */
+  opacity: number;
+  /** PSD blend mode name: `normal`, `multiply`, `screen`, `pass through` (groups), … */
+  blendMode: string;
+}
+
+/**
+ * A layer of pixels. The buffer sits at `left/top` in document coordinates, may extend past the canvas and may be
+ * empty (0×0). The buffer is replaced, never mutated in place, so derived values can be cached per buffer.
+ */
+export interface PixelLayer extends LayerCommon {
+  readonly kind: "pixel" | "background";
+  left: number;
+  top: number;
+  width: number;
+  height: number;
+  data: Uint8ClampedArray;
+}
+
+/** A layer group; `children` are listed top-most first, like a Layers panel. */
+export interface GroupLayer extends LayerCommon {
+  readonly kind: "group";
+  children: EmbeddedLayer[];
+}
+
+export type EmbeddedLayer = PixelLayer | GroupLayer;
+
+/** What a document holds besides its identity; produced by the sample builder and the file readers. */
+export interface DocumentContent {
+  width: number;
+  height: number;
+  resolution: number;
+  /** Top-most first. */
+  layers: EmbeddedLayer[];
+  /** Next unused layer id; ids are never reused within a document. */
+  nextLayerId: number;
+  /** Active layer ids; empty when none. */
+  activeLayerIds: number[];
+}
+
+/** One open document. */
+export interface EmbeddedDocument extends DocumentContent {
+  readonly id: number;
+  name: string;
+  isDirty: boolean;
+  filePath: string | undefined;
+  /** Rectangular selection in document pixels, always inside the canvas; `null` when nothing is selected. */
+  selection: HostRect | null;
+}
+
+/** Builds document content while handing out layer ids in creation order. */
+export class ContentBuilder {
+  private nextId = 1;
+
+  constructor(
+    private readonly width: number,
+    private readonly height: number,
+    private readonly resolution = 72,
+  ) {}
+
+  /** A pixel layer of `raster` placed at `left/top`. */
+  pixel(
+    name: string,
+    raster: Raster,
+    options: { left?: number; top?: number; kind?: PixelLayer["kind"]; opacity?: number; blendMode?: string; visible?: boolean } = {},
+  ): PixelLayer {
+    return {
+      id: this.nextId++,
+      kind: options.kind ?? "pixel",
+      name,
+      visible: options.visible ?? true,
+      opacity: options.opacity ?? 255,
+      blendMode: options.blendMode ?? "normal",
+      left: options.left ?? 0,
+      top: options.top ?? 0,
+      width: raster.width,
+      height: raster.height,
+      data: raster.data,
+    };
+  }
+
+  /** A group; `children` top-most first. Ids of children created before the group are smaller, which is fine. */
+  group(name: string, children: EmbeddedLayer[], options: { opacity?: number; blendMode?: string } = {}): GroupLayer {
+    return {
+      id: this.nextId++,
+      kind: "group",
+      name,
+      visible: true,
+      opacity: options.opacity ?? 255,
+      blendMode: options.blendMode ?? "pass through",
+      children,
+    };
+  }
+
+  /** The finished content; `layers` top-most first. */
+  build(layers: EmbeddedLayer[], activeLayerIds: number[]): DocumentContent {
+    return {
+      width: this.width,
+      height: this.height,
+      resolution: this.resolution,
+      layers,
+      nextLayerId: this.nextId,
+      activeLayerIds,
+    };
+  }
+}
+
+/** Percent (0–100, at most one decimal) of a 0–255 opacity byte. */
+export function opacityPercent(byte: number): number {
+  return Math.round((byte / 255) * 1000) / 10;
+}

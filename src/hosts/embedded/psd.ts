@@ -1,0 +1,157 @@
+/**
+ * PSD open and save with ag-psd. Layer order differs: ag-psd lists children bottom-most first, the model
+ * top-most first. Opacity is a byte in both, so values round-trip exactly.
+ */
+import { initializeCanvas, readPsd, writePsdBuffer } from "ag-psd";
+import type { BlendMode, Layer, Psd } from "ag-psd";
+import { BridgeError } from "../../protocol/index.js";
+import { renderDocument } from "./composite.js";
+import type { DocumentContent, EmbeddedDocument, EmbeddedLayer } from "./document.js";
+
+const PSD_HEADER_LENGTH = 26;
+const PSD_COLOR_MODES_READABLE: ReadonlySet<number> = new Set([1, 3]); // grayscale, RGB
+
+/** Blend mode names ag-psd can write; anything else is saved as `normal`. */
+const PSD_BLEND_MODES: ReadonlySet<string> = new Set<BlendMode>([
+  "pass through", "normal", "dissolve", "darken", "multiply", "color burn", "linear burn", "darker color", "lighten",
+  "screen", "color dodge", "linear dodge", "lighter color", "overlay", "soft light", "hard light", "vivid light",
+  "linear light", "pin light", "hard mix", "difference", "exclusion", "subtract", "divide", "hue", "saturation",
+  "color", "luminosity",
+]);
+
+let canvasReady = false;
+
+/**
+ * ag-psd needs a canvas factory even with `useImageData`; plain objects are enough because pixels stay in
+ * `imageData` and no canvas is ever drawn on.
+ */
+function ensureCanvasFactory(): void {
+  if (canvasReady) return;
+  initializeCanvas(
+    (width: number, height: number) => ({ width, height }) as never,
+    (width: number, height: number) => ({ width, height, data: new Uint8ClampedArray(width * height * 4) }) as never,
+  );
+  canvasReady = true;
+}
+
+/**
+ * Reads a PSD/PSB file into document content. The header is checked before any pixel is decoded.
+ *
+ * @throws BridgeError `BAD_REQUEST` when it is not a readable 8-bit RGB/grayscale PSD, `PAYLOAD_TOO_LARGE` above
+ * `maxPixels`.
+ */
+export function parsePsd(bytes: Buffer, options: { maxPixels: number; path: string }): DocumentContent {
+  const { path } = options;
+  if (bytes.length < PSD_HEADER_LENGTH || bytes.toString("latin1", 0, 4) !== "8BPS") {
+    throw new BridgeError("BAD_REQUEST", `Not a PSD file: ${path}`, { details: { path } });
+  }
+  const height = bytes.readUInt32BE(14);
+  const width = bytes.readUInt32BE(18);
+  const depth = bytes.readUInt16BE(22);
+  const colorMode = bytes.readUInt16BE(24);
+  if (width * height > options.maxPixels) {
+    throw new BridgeError("PAYLOAD_TOO_LARGE", `Document of ${width}×${height} exceeds ${options.maxPixels} pixels`, {
+      details: { path, width, height, maxPixels: options.maxPixels },
+    });
+  }
+  if (depth !== 8 || !PSD_COLOR_MODES_READABLE.has(colorMode)) {
+    throw new BridgeError("BAD_REQUEST", `Only 8-bit RGB or grayscale PSD files can be opened (${path} has depth ${depth}, mode ${colorMode})`, {
+      details: { path, depth, colorMode },
+    });
+  }
+  ensureCanvasFactory();
+  let psd: Psd;
+  try {
+    psd = readPsd(bytes, { useImageData: true, skipThumbnail: true, skipCompositeImageData: true, skipLinkedFilesData: true });
+  } catch (cause) {
+    throw new BridgeError("BAD_REQUEST", `PSD file could not be read: ${path}`, { details: { path }, cause });
+  }
+  const ids = assignLayerIds(psd.children ?? []);
+  const layers = (psd.children ?? []).slice().reverse().map((layer) => fromPsdLayer(layer, ids));
+  const bottom = layers[layers.length - 1];
+  // A flattened bottom layer named "Background" is what Photoshop writes for a background layer.
+  if (bottom && bottom.kind === "pixel" && bottom.name === "Background") layers[layers.length - 1] = { ...bottom, kind: "background" };
+  const resolution = psd.imageResources?.resolutionInfo?.horizontalResolution;
+  const nextLayerId = Math.max(0, ...ids.values()) + 1;
+  const first = layers[0];
+  return {
+    width: psd.width,
+    height: psd.height,
+    resolution: resolution && resolution > 0 ? resolution : 72,
+    layers,
+    nextLayerId,
+    activeLayerIds: first ? [first.id] : [],
+  };
+}
+
+/** Keeps the file's layer ids when present and unique; assigns fresh ones above the largest otherwise. */
+function assignLayerIds(roots: readonly Layer[]): Map<Layer, number> {
+  const all: Layer[] = [];
+  const walk = (layers: readonly Layer[]): void => {
+    for (const layer of layers) {
+      all.push(layer);
+      if (layer.children) walk(layer.children);
+    }
+  };
+  walk(roots);
+  const ids = new Map<Layer, number>();
+  const used = new Set<number>();
+  for (const layer of all) {
+    const id = layer.id;
+    if (id !== undefined && Number.isInteger(id) && id > 0 && !used.has(id)) {
+      ids.set(layer, id);
+      used.add(id);
+    }
+  }
+  let next = Math.max(0, ...used) + 1;
+  for (const layer of all) if (!ids.has(layer)) ids.set(layer, next++);
+  return ids;
+}
+
+function fromPsdLayer(layer: Layer, ids: ReadonlyMap<Layer, number>): EmbeddedLayer {
+  const common = {
+    id: ids.get(layer) ?? 0,
+    name: layer.name ?? "Layer",
+    visible: !layer.hidden,
+    opacity: Math.round((layer.opacity ?? 1) * 255),
+    blendMode: layer.blendMode ?? "normal",
+  };
+  if (layer.children) {
+    return { ...common, kind: "group", children: layer.children.slice().reverse().map((child) => fromPsdLayer(child, ids)) };
+  }
+  const image = layer.imageData;
+  if (!image || image.width === 0 || image.height === 0) {
+    return { ...common, kind: "pixel", left: layer.left ?? 0, top: layer.top ?? 0, width: 0, height: 0, data: new Uint8ClampedArray(0) };
+  }
+  const data = image.data instanceof Uint8ClampedArray ? image.data : Uint8ClampedArray.from(image.data);
+  return { ...common, kind: "pixel", left: layer.left ?? 0, top: layer.top ?? 0, width: image.width, height: image.height, data };
+}
+
+function toPsdLayer(layer: EmbeddedLayer): Layer {
+  const blendMode = (PSD_BLEND_MODES.has(layer.blendMode) ? layer.blendMode : "normal") as BlendMode;
+  const common: Layer = { id: layer.id, name: layer.name, hidden: !layer.visible, opacity: layer.opacity / 255, blendMode };
+  if (layer.kind === "group") return { ...common, opened: true, children: layer.children.slice().reverse().map(toPsdLayer) };
+  if (layer.width === 0 || layer.height === 0) return common;
+  return { ...common, left: layer.left, top: layer.top, imageData: { width: layer.width, height: layer.height, data: layer.data } };
+}
+
+/** A PSD file (RLE) of the document: its layers plus the flattened composite other readers show. */
+export function serializePsd(doc: EmbeddedDocument): Buffer {
+  ensureCanvasFactory();
+  const resolutionInfo = {
+    horizontalResolution: doc.resolution,
+    horizontalResolutionUnit: "PPI",
+    widthUnit: "Inches",
+    verticalResolution: doc.resolution,
+    verticalResolutionUnit: "PPI",
+    heightUnit: "Inches",
+  } as const;
+  const psd: Psd = {
+    width: doc.width,
+    height: doc.height,
+    imageResources: { resolutionInfo },
+    imageData: renderDocument(doc),
+    children: doc.layers.slice().reverse().map(toPsdLayer),
+  };
+  return writePsdBuffer(psd);
+}

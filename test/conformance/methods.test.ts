@@ -1,0 +1,189 @@
+import { mkdtemp, rm, stat } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { METHOD_SCHEMAS, SPEC_METHODS, type BuiltinMethodName, type HostLayer } from "../../src/protocol/index.js";
+import { startBridge, type Harness } from "../helpers/bridge.js";
+import { TRANSPORTS, type ConformanceTransport, type Outcome } from "./_transports.js";
+
+function expectResult<M extends BuiltinMethodName>(method: M, outcome: Outcome): unknown {
+  if (!outcome.ok) throw new Error(`${method} failed: ${JSON.stringify(outcome.error)}`);
+  const parsed = METHOD_SCHEMAS[method].result.safeParse(outcome.result);
+  if (!parsed.success) throw new Error(`${method} result does not match its schema: ${parsed.error.message}`);
+  return outcome.result;
+}
+
+function flatten(layers: HostLayer[]): HostLayer[] {
+  return layers.flatMap((l) => [l, ...flatten(l.children ?? [])]);
+}
+
+const onePixelPng = async (): Promise<string> =>
+  `data:image/png;base64,${(await sharp({ create: { width: 8, height: 6, channels: 4, background: "#00ff00" } }).png().toBuffer()).toString("base64")}`;
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "bridge-conformance-"));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe.each(TRANSPORTS)("built-in methods over $name on the embedded editor", ({ name, make }) => {
+  let harness: Harness;
+  let t: ConformanceTransport;
+  const call = (method: BuiltinMethodName, params?: Record<string, unknown>): Promise<Outcome> => t.call(method, params);
+
+  // A fresh bridge per test keeps cases independent (the embedded editor's state is per bridge).
+  const setup = async (): Promise<void> => {
+    harness = await startBridge();
+    t = await make(harness);
+  };
+
+  it("document:current describes the sample document", async () => {
+    await setup();
+    const doc = expectResult("document:current", await call("document:current")) as { name: string; width: number };
+    expect(doc.name).toBe("Sample");
+    expect(doc.width).toBeGreaterThan(0);
+  });
+
+  it("document:list and document:layers return schema-valid documents and layer trees", async () => {
+    await setup();
+    const docs = expectResult("document:list", await call("document:list")) as unknown[];
+    expect(docs).toHaveLength(1);
+    const tree = expectResult("document:layers", await call("document:layers")) as HostLayer[];
+    expect(flatten(tree).some((l) => l.kind === "group")).toBe(true);
+  });
+
+  it("every layer found by index has the id it was listed with", async () => {
+    await setup();
+    const layers = flatten(expectResult("document:layers", await call("document:layers")) as HostLayer[]);
+    for (const layer of layers) {
+      const byIndex = expectResult("layer:getInfoByIndex", await call("layer:getInfoByIndex", { layerIndex: layer.index })) as HostLayer;
+      expect(byIndex.id).toBe(layer.id);
+      const byId = expectResult("layer:getInfoById", await call("layer:getInfoById", { layerId: layer.id })) as HostLayer;
+      expect(byId.index).toBe(layer.index);
+    }
+  });
+
+  it("layer:getInfo without a reference returns the active layer, with children on request", async () => {
+    await setup();
+    const doc = expectResult("document:current", await call("document:current")) as { activeLayerIds: number[] };
+    const layer = expectResult("layer:getInfo", await call("layer:getInfo")) as HostLayer;
+    expect(layer.id).toBe(doc.activeLayerIds[0]);
+    const group = flatten(expectResult("document:layers", await call("document:layers")) as HostLayer[]).find(
+      (l) => l.kind === "group",
+    )!;
+    const withChildren = expectResult("layer:getInfo", await call("layer:getInfo", { layerId: group.id, getChildren: true })) as HostLayer;
+    expect(withChildren.children?.length).toBeGreaterThan(0);
+  });
+
+  it("layer:getCurrentPreview returns a PNG preview no longer than 300 px", async () => {
+    await setup();
+    const preview = expectResult("layer:getCurrentPreview", await call("layer:getCurrentPreview")) as { width: number; height: number };
+    expect(Math.max(preview.width, preview.height)).toBeLessThanOrEqual(300);
+  });
+
+  it("image:exportDocument returns a decodable image scaled to maxSize", async () => {
+    await setup();
+    const image = expectResult("image:exportDocument", await call("image:exportDocument", { format: "jpeg", maxSize: 200 })) as {
+      data: string;
+      width: number;
+      height: number;
+      format: string;
+    };
+    expect(image.format).toBe("jpeg");
+    expect(Math.max(image.width, image.height)).toBe(200);
+    const meta = await sharp(Buffer.from(image.data.split(",")[1]!, "base64")).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(["jpeg", image.width, image.height]);
+  });
+
+  it("image:exportLayer and image:getPreview export one layer", async () => {
+    await setup();
+    const layer = expectResult("layer:getInfo", await call("layer:getInfo")) as HostLayer;
+    const exported = expectResult("image:exportLayer", await call("image:exportLayer", { layerId: layer.id })) as { bounds: unknown };
+    expect(exported.bounds).toEqual(layer.bounds);
+    expectResult("image:getPreview", await call("image:getPreview", { layerSpec: layer.id }));
+    expectResult("image:getPreview", await call("image:getPreview", { layerSpec: "current", maxSize: 64 }));
+  });
+
+  it("selection:set then selection:getArea returns the clipped rectangle, and null after clearing", async () => {
+    await setup();
+    expect(expectResult("selection:getArea", await call("selection:getArea"))).toBeNull();
+    expectResult("selection:set", await call("selection:set", { rect: { x: 10, y: 20, width: 30, height: 40 } }));
+    expect(expectResult("selection:getArea", await call("selection:getArea"))).toEqual({ x: 10, y: 20, width: 30, height: 40 });
+    expectResult("selection:set", await call("selection:set", { rect: null }));
+    expect(expectResult("selection:getArea", await call("selection:getArea"))).toBeNull();
+  });
+
+  it("layer:select makes layers active", async () => {
+    await setup();
+    const layers = flatten(expectResult("document:layers", await call("document:layers")) as HostLayer[]);
+    const target = layers[layers.length - 1]!;
+    expectResult("layer:select", await call("layer:select", { ids: [target.id] }));
+    const doc = expectResult("document:current", await call("document:current")) as { activeLayerIds: number[] };
+    expect(doc.activeLayerIds).toEqual([target.id]);
+  });
+
+  it("layer:importImage imports a data URI as a new active layer", async () => {
+    await setup();
+    const layer = expectResult(
+      "layer:importImage",
+      await call("layer:importImage", { image: await onePixelPng(), name: "Imported", position: { x: 5, y: 6 } }),
+    ) as HostLayer;
+    expect(layer.name).toBe("Imported");
+    expect(layer.rect).toEqual({ x: 5, y: 6, width: 8, height: 6 });
+    const doc = expectResult("document:current", await call("document:current")) as { activeLayerIds: number[] };
+    expect(doc.activeLayerIds).toEqual([layer.id]);
+  });
+
+  it("document:create, document:save, document:open and document:export work with real files", async () => {
+    await setup();
+    const created = expectResult("document:create", await call("document:create", { width: 40, height: 30, name: "New" })) as {
+      id: number;
+    };
+    const current = expectResult("document:current", await call("document:current")) as { id: number };
+    expect(current.id).toBe(created.id);
+    const psd = join(dir, `${name}-saved.psd`);
+    expect(expectResult("document:save", await call("document:save", { savePath: psd }))).toEqual({ path: psd, format: "psd" });
+    const png = join(dir, `${name}-export.png`);
+    const exported = expectResult("document:export", await call("document:export", { path: png })) as { size: number };
+    expect((await stat(png)).size).toBe(exported.size);
+    const opened = expectResult("document:open", await call("document:open", { path: psd })) as { width: number; height: number };
+    expect([opened.width, opened.height]).toEqual([40, 30]);
+    const closed = expectResult("document:close", await call("document:close")) as { documentId: number };
+    expect(closed.documentId).not.toBe(created.id);
+  });
+
+  it("what the embedded editor cannot do yet answers NOT_SUPPORTED naming the capability", async () => {
+    await setup();
+    const methods = ["selection:getPath", "image:exportLayerWithSelectedPath", "action:autoCutout", "action:removeBackground"] as const;
+    for (const method of methods) {
+      const outcome = await call(method);
+      expect(outcome.error?.code).toBe("NOT_SUPPORTED");
+      expect(outcome.error?.details?.["capability"]).toBe(method);
+      if (name === "http") expect(outcome.status).toBe(501);
+    }
+    if (t.supports("jsx:run")) {
+      expect((await call("jsx:run", { script: "1+1" })).error?.code).toBe("NOT_SUPPORTED");
+      expect((await call("jsx:execute", { name: "x" })).error?.code).toBe("NOT_SUPPORTED");
+    }
+  });
+
+  it.runIf(name === "ws")("getServerInfo and server:clients answer over WS", async () => {
+    await setup();
+    const info = expectResult("getServerInfo", await call("getServerInfo")) as { name: string; hostVersion: string; plugins: unknown[] };
+    expect(info.name).toBe("image-editor-bridge");
+    expect(info.hostVersion).toMatch(/embedded/);
+    expect(info.plugins).toEqual([]);
+    const { clients } = expectResult("server:clients", await call("server:clients")) as { clients: unknown[] };
+    expect(clients).toHaveLength(1);
+  });
+});
+
+describe("method coverage", () => {
+  it("every spec method has params and result schemas", () => {
+    expect(SPEC_METHODS).toHaveLength(23);
+    for (const method of SPEC_METHODS) expect(METHOD_SCHEMAS[method]).toBeDefined();
+  });
+});

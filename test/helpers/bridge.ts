@@ -1,0 +1,40 @@
+import { afterEach } from "vitest";
+import { createBridge, type Bridge, type BridgeOptions } from "../../src/bridge.js";
+import { TestClient } from "./ws-client.js";
+
+const running: Array<{ bridge: Bridge; clients: TestClient[] }> = [];
+
+afterEach(async () => {
+  const all = running.splice(0);
+  await Promise.all(
+    all.map(async ({ bridge, clients }) => {
+      await Promise.all(clients.map((c) => c.close().catch(() => {})));
+      await bridge.close();
+    }),
+  );
+});
+
+export interface Harness {
+  bridge: Bridge;
+  /** Opens a WS client to `/ws` (or a path and query given) and closes it after the test. */
+  connect(pathAndQuery?: string, options?: Parameters<typeof TestClient.open>[1]): Promise<TestClient>;
+  /** Fetches a path of the bridge. */
+  http(path: string, init?: RequestInit): Promise<Response>;
+}
+
+/** Starts a bridge on 127.0.0.1 port 0 that is closed after the test, with every client it opened. */
+export async function startBridge(options: BridgeOptions = {}): Promise<Harness> {
+  const bridge = createBridge({ ...options, listen: { host: "127.0.0.1", port: 0, ...options.listen } });
+  const entry = { bridge, clients: [] as TestClient[] };
+  running.push(entry);
+  await bridge.start();
+  return {
+    bridge,
+    async connect(pathAndQuery = "/ws", clientOptions = {}) {
+      const client = await TestClient.open(`ws://127.0.0.1:${bridge.port}${pathAndQuery}`, clientOptions);
+      entry.clients.push(client);
+      return client;
+    },
+    http: (path, init) => fetch(`${bridge.url}${path}`, init),
+  };
+}

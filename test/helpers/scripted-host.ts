@@ -1,0 +1,190 @@
+import { Subject, type Observable } from "rxjs";
+import sharp from "sharp";
+import { BridgeError, type HostDocument, type HostLayer, type HostRect } from "../../src/protocol/index.js";
+import type { EncodedImage, HostAdapter, HostCallContext, HostInfo, LayerRef } from "../../src/hosts/host.js";
+
+/**
+ * A deterministic in-test editor for the faults the embedded editor cannot produce: calls that hang until the
+ * test releases them, calls that ignore aborts, a lost connection, failed reconnects. Every call is recorded with
+ * the lane (logical client) it ran for, so fairness can be asserted.
+ */
+export class ScriptedHost implements HostAdapter {
+  readonly kind = "scripted";
+  readonly calls: Array<{ op: string; lane: string }> = [];
+  readonly lost = new Subject<Error>();
+  readonly lost$: Observable<Error> = this.lost.asObservable();
+  private gate: Promise<void> | null = null;
+  private openGate: (() => void) | null = null;
+  private readonly selection$ = new Subject<HostRect | null>();
+  private selection: HostRect | null = null;
+  private connectFailures = 0;
+  private connectedResolvers: Array<() => void> = [];
+  connects = 0;
+  /** When set, held calls ignore their abort signal (a stuck editor). */
+  ignoreAbort = false;
+  /** Resolves when the next call has started (and is being held, if a gate is set). */
+  private startedResolvers: Array<() => void> = [];
+
+  private readonly doc: HostDocument = {
+    id: 1,
+    name: "Scripted",
+    width: 64,
+    height: 48,
+    resolution: 72,
+    colorMode: "RGB",
+    isDirty: false,
+    activeLayerIds: [2],
+  };
+
+  private readonly layer: HostLayer = {
+    id: 2,
+    index: 0,
+    name: "Layer",
+    kind: "pixel",
+    visible: true,
+    opacity: 100,
+    blendMode: "normal",
+    bounds: { left: 0, top: 0, right: 64, bottom: 48 },
+    rect: { x: 0, y: 0, width: 64, height: 48 },
+    clipped: false,
+  };
+
+  /** Holds every call that starts from now on until `release()`. */
+  hold(): void {
+    this.gate = new Promise((resolve) => (this.openGate = resolve));
+  }
+
+  release(): void {
+    this.openGate?.();
+    this.gate = null;
+    this.openGate = null;
+  }
+
+  /** Resolves once `count` calls in total have started. */
+  whenStarted(count: number): Promise<void> {
+    if (this.calls.length >= count) return Promise.resolve();
+    return new Promise((resolve) => {
+      const check = (): void => {
+        if (this.calls.length >= count) resolve();
+        else this.startedResolvers.push(check);
+      };
+      this.startedResolvers.push(check);
+    });
+  }
+
+  /** The editor goes away: the bridge must fail queued and running calls and reconnect. */
+  lose(reason = "editor crashed", failNextConnects = 0): void {
+    this.connectFailures = failNextConnects;
+    this.lost.next(new Error(reason));
+  }
+
+  /** Resolves when `connect()` has succeeded `count` times in total. */
+  whenConnected(count: number): Promise<void> {
+    if (this.connects >= count) return Promise.resolve();
+    return new Promise((resolve) => {
+      const check = (): void => {
+        if (this.connects >= count) resolve();
+        else this.connectedResolvers.push(check);
+      };
+      this.connectedResolvers.push(check);
+    });
+  }
+
+  async connect(): Promise<HostInfo> {
+    if (this.connectFailures > 0) {
+      this.connectFailures--;
+      throw new Error("editor not reachable");
+    }
+    this.connects++;
+    const resolvers = this.connectedResolvers;
+    this.connectedResolvers = [];
+    for (const r of resolvers) r();
+    return { hostVersion: "scripted 1.0" };
+  }
+
+  async close(): Promise<void> {
+    this.release();
+  }
+
+  events(type: string): Observable<unknown> | undefined {
+    return type === "selection:changed" ? this.selection$.asObservable() : undefined;
+  }
+
+  private async enter(op: string, ctx: HostCallContext): Promise<void> {
+    this.calls.push({ op, lane: ctx.clientId });
+    const resolvers = this.startedResolvers;
+    this.startedResolvers = [];
+    for (const r of resolvers) r();
+    const gate = this.gate;
+    if (gate === null) return;
+    if (this.ignoreAbort) return gate;
+    await Promise.race([
+      gate,
+      new Promise<never>((_, reject) => {
+        if (ctx.signal.aborted) reject(new BridgeError("TIMEOUT", "aborted"));
+        ctx.signal.addEventListener("abort", () => reject(new BridgeError("TIMEOUT", "aborted")), { once: true });
+      }),
+    ]);
+  }
+
+  async listDocuments(ctx: HostCallContext): Promise<HostDocument[]> {
+    await this.enter("listDocuments", ctx);
+    return [this.doc];
+  }
+
+  async currentDocument(ctx: HostCallContext): Promise<HostDocument> {
+    await this.enter("currentDocument", ctx);
+    return this.doc;
+  }
+
+  async getDocument(ctx: HostCallContext, documentId: number | undefined): Promise<HostDocument> {
+    await this.enter("getDocument", ctx);
+    if (documentId !== undefined && documentId !== this.doc.id) {
+      throw new BridgeError("DOCUMENT_NOT_FOUND", `No document ${documentId}`);
+    }
+    return this.doc;
+  }
+
+  async getLayers(ctx: HostCallContext): Promise<HostLayer[]> {
+    await this.enter("getLayers", ctx);
+    return [this.layer];
+  }
+
+  async getLayer(ctx: HostCallContext, options: { ref: LayerRef }): Promise<HostLayer | null> {
+    await this.enter("getLayer", ctx);
+    const { ref } = options;
+    if (ref.by === "active" || (ref.by === "id" && ref.id === 2) || (ref.by !== "id" && ref.index === 0)) return this.layer;
+    throw new BridgeError("LAYER_NOT_FOUND", "No such layer");
+  }
+
+  private async encode(ctx: HostCallContext): Promise<EncodedImage> {
+    await this.enter("export", ctx);
+    const bytes = await sharp({ create: { width: 4, height: 3, channels: 4, background: "#ff0000" } }).png().toBuffer();
+    return { bytes, format: "png", width: 4, height: 3, bounds: { left: 0, top: 0, right: 4, bottom: 3 } };
+  }
+
+  exportDocumentImage(ctx: HostCallContext): Promise<EncodedImage> {
+    return this.encode(ctx);
+  }
+
+  exportLayerImage(ctx: HostCallContext): Promise<EncodedImage> {
+    return this.encode(ctx);
+  }
+
+  async layerPreview(ctx: HostCallContext): Promise<null> {
+    await this.enter("layerPreview", ctx);
+    return null;
+  }
+
+  async getSelection(ctx: HostCallContext): Promise<HostRect | null> {
+    await this.enter("getSelection", ctx);
+    return this.selection;
+  }
+
+  async setSelection(ctx: HostCallContext, options: { rect: HostRect | null }): Promise<HostRect | null> {
+    await this.enter("setSelection", ctx);
+    this.selection = options.rect;
+    this.selection$.next(this.selection);
+    return this.selection;
+  }
+}

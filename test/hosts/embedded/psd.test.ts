@@ -1,0 +1,167 @@
+import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { writePsdBuffer } from "ag-psd";
+import type { Layer } from "ag-psd";
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { HostLayer } from "../../../src/protocol/index.js";
+import { connectedHost, ctx, flatten, pixelAt, rawPixels } from "./helpers.js";
+
+function solid(width: number, height: number, rgba: [number, number, number, number]): { width: number; height: number; data: Uint8ClampedArray } {
+  const data = new Uint8ClampedArray(width * height * 4);
+  for (let i = 0; i < data.length; i += 4) data.set(rgba, i);
+  return { width, height, data };
+}
+
+/** Top to bottom: Offset (past the canvas edge), Empty, group G (50 %) with Red and hidden Blue, Background. */
+function fixturePsd(): Buffer {
+  const children: Layer[] = [
+    { name: "Background", id: 3, imageData: solid(40, 30, [255, 255, 255, 255]) },
+    {
+      name: "G",
+      id: 10,
+      opacity: 128 / 255,
+      blendMode: "normal",
+      opened: true,
+      children: [
+        { name: "Blue", id: 12, left: 20, top: 10, hidden: true, opacity: 200 / 255, blendMode: "multiply", imageData: solid(10, 10, [0, 0, 255, 255]) },
+        { name: "Red", id: 11, left: 5, top: 5, imageData: solid(10, 10, [255, 0, 0, 255]) },
+      ],
+    },
+    { name: "Empty", id: 20 },
+    { name: "Offset", id: 21, left: -4, top: 26, imageData: solid(8, 8, [0, 255, 0, 255]) },
+  ];
+  return writePsdBuffer({ width: 40, height: 30, imageData: solid(40, 30, [255, 255, 255, 255]), children });
+}
+
+const shape = (layer: HostLayer): unknown => ({
+  id: layer.id,
+  index: layer.index,
+  name: layer.name,
+  kind: layer.kind,
+  visible: layer.visible,
+  opacity: layer.opacity,
+  blendMode: layer.blendMode,
+  bounds: layer.bounds,
+});
+
+describe("embedded host: files", () => {
+  let dir = "";
+  let fixture = "";
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "embedded-host-"));
+    fixture = join(dir, "fixture.psd");
+    await writeFile(fixture, fixturePsd());
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("opens a PSD with its groups, ids, names, visibility, opacity, blend modes and offsets", async () => {
+    const host = await connectedHost({ sample: false });
+    const doc = await host.openDocument!(ctx(), fixture);
+    expect(doc).toMatchObject({ name: "fixture.psd", width: 40, height: 30, filePath: fixture, isDirty: false });
+    const layers = flatten(await host.getLayers(ctx(), undefined));
+    expect(layers.map((l) => [l.index, l.id, l.name, l.kind, l.visible])).toEqual([
+      [0, 21, "Offset", "pixel", true],
+      [1, 20, "Empty", "pixel", true],
+      [2, 10, "G", "group", true],
+      [3, 11, "Red", "pixel", true],
+      [4, 12, "Blue", "pixel", false],
+      [5, 3, "Background", "background", true],
+    ]);
+    const byName = new Map(layers.map((l) => [l.name, l]));
+    expect(byName.get("G")?.opacity).toBe(50.2);
+    expect(byName.get("Blue")).toMatchObject({ opacity: 78.4, blendMode: "multiply", bounds: { left: 20, top: 10, right: 30, bottom: 20 } });
+    expect(byName.get("Offset")?.bounds).toEqual({ left: -4, top: 26, right: 4, bottom: 34 });
+    expect(byName.get("Empty")?.bounds).toEqual({ left: 0, top: 0, right: 0, bottom: 0 });
+    expect(byName.get("G")?.bounds).toEqual({ left: 5, top: 5, right: 30, bottom: 20 });
+  });
+
+  it("hidden layers are left out of the composite; group opacity applies to its children", async () => {
+    const host = await connectedHost({ open: fixture });
+    const image = await rawPixels((await host.exportDocumentImage(ctx(), { format: "png" })).bytes);
+    expect(pixelAt(image, 25, 15)).toEqual([255, 255, 255, 255]); // under the hidden Blue
+    const [r, g, b] = pixelAt(image, 7, 7); // Red at 128/255 over white
+    expect(r).toBe(255);
+    expect(Math.abs(g! - 127)).toBeLessThanOrEqual(1);
+    expect(Math.abs(b! - 127)).toBeLessThanOrEqual(1);
+    expect(pixelAt(image, 0, 29)).toEqual([0, 255, 0, 255]); // Offset, clipped by the canvas
+  });
+
+  it("save then open round-trips the tree and every layer's pixels", async () => {
+    const host = await connectedHost({ open: fixture });
+    const saved = join(dir, "roundtrip.psd");
+    expect(await host.saveDocument!(ctx(), { path: saved })).toEqual({ path: saved, format: "psd" });
+    expect(await host.currentDocument(ctx())).toMatchObject({ filePath: saved, isDirty: false, name: "roundtrip.psd" });
+    const before = flatten(await host.getLayers(ctx(), undefined));
+    const reopened = await host.openDocument!(ctx(), saved);
+    const after = flatten(await host.getLayers(ctx(), reopened.id));
+    expect(after.map(shape)).toEqual(before.map(shape));
+    for (const layer of before) {
+      const a = await host.exportLayerImage(ctx(), { documentId: 1, format: "png", ref: { by: "id", id: layer.id } });
+      const b = await host.exportLayerImage(ctx(), { documentId: reopened.id, format: "png", ref: { by: "id", id: layer.id } });
+      expect((await rawPixels(b.bytes)).data.equals((await rawPixels(a.bytes)).data)).toBe(true);
+    }
+  });
+
+  it("the sample survives a PSD round trip including the composite other readers show", async () => {
+    const host = await connectedHost();
+    const path = join(dir, "sample.psd");
+    await host.saveDocument!(ctx(), { path });
+    const original = await rawPixels((await host.exportDocumentImage(ctx(), { format: "png" })).bytes);
+    const reopened = await host.openDocument!(ctx(), path);
+    const composite = await rawPixels((await host.exportDocumentImage(ctx(), { documentId: reopened.id, format: "png" })).bytes);
+    expect(composite.data.equals(original.data)).toBe(true);
+    expect((await host.getLayers(ctx(), reopened.id)).map((l) => l.name)).toEqual(["Label", "Product", "Background"]);
+  });
+
+  it("saving needs a .psd path: none known → BAD_REQUEST naming savePath; .png → BAD_REQUEST pointing to export", async () => {
+    const host = await connectedHost();
+    await expect(host.saveDocument!(ctx(), {})).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("savePath") });
+    await expect(host.saveDocument!(ctx(), { path: join(dir, "x.png") })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringContaining("document:export"),
+    });
+  });
+
+  it("exportDocumentFile writes a flattened image in the format of the extension", async () => {
+    const host = await connectedHost();
+    const path = join(dir, "flat.jpg");
+    const result = await host.exportDocumentFile!(ctx(), { path, quality: 70 });
+    expect(result).toMatchObject({ path, format: "jpeg", width: 800, height: 600 });
+    const meta = await sharp(path).metadata();
+    expect([meta.format, meta.width, meta.height]).toEqual(["jpeg", 800, 600]);
+    expect((await stat(path)).size).toBe(result.size);
+    expect((await host.currentDocument(ctx())).filePath).toBeUndefined();
+  });
+
+  it("opens a PNG as one Background layer", async () => {
+    const host = await connectedHost({ sample: false });
+    const path = join(dir, "plain.png");
+    await sharp({ create: { width: 12, height: 7, channels: 3, background: "#336699" } }).png().toFile(path);
+    const doc = await host.openDocument!(ctx(), path);
+    expect(doc).toMatchObject({ name: "plain.png", width: 12, height: 7 });
+    expect((await host.getLayers(ctx(), doc.id)).map((l) => [l.name, l.kind])).toEqual([["Background", "background"]]);
+    expect(pixelAt(await rawPixels((await host.exportDocumentImage(ctx(), { format: "png" })).bytes), 3, 3)).toEqual([51, 102, 153, 255]);
+  });
+
+  it("opening a missing file, an unknown extension or a corrupt file is BAD_REQUEST with the path", async () => {
+    const host = await connectedHost({ sample: false });
+    const missing = join(dir, "missing.psd");
+    await expect(host.openDocument!(ctx(), missing)).rejects.toMatchObject({ code: "BAD_REQUEST", details: { path: missing } });
+    const text = join(dir, "notes.txt");
+    await writeFile(text, "hello");
+    await expect(host.openDocument!(ctx(), text)).rejects.toMatchObject({ code: "BAD_REQUEST", details: { path: text } });
+    const corrupt = join(dir, "corrupt.png");
+    await writeFile(corrupt, "not a png");
+    await expect(host.openDocument!(ctx(), corrupt)).rejects.toMatchObject({ code: "BAD_REQUEST", details: { path: corrupt } });
+    expect(await host.listDocuments(ctx())).toEqual([]);
+  });
+
+  it("a file larger than maxDocumentPixels is PAYLOAD_TOO_LARGE", async () => {
+    const host = await connectedHost({ sample: false, maxDocumentPixels: 1000 });
+    await expect(host.openDocument!(ctx(), fixture)).rejects.toMatchObject({ code: "PAYLOAD_TOO_LARGE" });
+  });
+});

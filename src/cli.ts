@@ -93,15 +93,24 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
   };
 }
 
+export interface MainIo {
+  /** Where the startup line, help and version go. @default process.stdout */
+  stdout?: { write(text: string): unknown };
+  /** Close gracefully on SIGINT/SIGTERM and exit. @default true */
+  handleSignals?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
 /** Runs the CLI; resolves with the running bridge (or undefined for --help/--version). */
-export async function main(argv: string[]): Promise<Bridge | undefined> {
-  const options = parseServeArgs(argv);
+export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | undefined> {
+  const stdout = io.stdout ?? process.stdout;
+  const options = parseServeArgs(argv, io.env ?? process.env);
   if (options === "help") {
-    process.stdout.write(USAGE);
+    stdout.write(USAGE);
     return undefined;
   }
   if (options === "version") {
-    process.stdout.write(`${PACKAGE.version}\n`);
+    stdout.write(`${PACKAGE.version}\n`);
     return undefined;
   }
   if (options.editor !== "embedded") {
@@ -126,9 +135,10 @@ export async function main(argv: string[]): Promise<Bridge | undefined> {
     .currentDocument({ signal: new AbortController().signal, clientId: "cli" })
     .then((d) => `${d.name} (${d.width}×${d.height})`)
     .catch(() => "none");
-  process.stdout.write(
+  stdout.write(
     `image-editor-bridge ${PACKAGE.version} · ${bridge.url} · WebSocket ${bridge.wsUrl} · editor: ${bridge.host.kind} · document: ${doc}\n`,
   );
+  if (io.handleSignals === false) return bridge;
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) {

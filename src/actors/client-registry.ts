@@ -42,6 +42,7 @@ export class ClientRegistry {
   }
 
   disposeAll(): void {
-    for (const client of [...this.clients.values()]) client.dispose();
+    // Deleting the current entry while iterating a Map is safe: disposal removes each client as it goes.
+    for (const client of this.clients.values()) client.dispose();
   }
 }

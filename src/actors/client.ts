@@ -104,7 +104,7 @@ export class LogicalClient {
   }
 
   dispose(): void {
-    this.actor.send({ type: "DISPOSE" });
+    if (this.state !== "disposed") this.actor.send({ type: "DISPOSE" });
   }
 
   isSubscribed(type: string): boolean {

@@ -38,3 +38,12 @@ export async function startBridge(options: BridgeOptions = {}): Promise<Harness>
     http: (path, init) => fetch(`${bridge.url}${path}`, init),
   };
 }
+
+/** Resolves once the editor mailbox holds `count` waiting calls (read from `/health`, no sleeps). */
+export async function waitForQueued(harness: Harness, count: number): Promise<void> {
+  for (;;) {
+    const health = (await (await harness.http("/health")).json()) as { host: { queued: number } };
+    if (health.host.queued >= count) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}

@@ -24,7 +24,7 @@ export class TestClient {
     ws.on("message", (data) => {
       const frame = JSON.parse(String(data)) as Frame;
       this.frames.push(frame);
-      for (const waiter of [...this.waiters]) {
+      for (const waiter of this.waiters.slice()) {
         if (waiter.match(frame)) {
           this.waiters.splice(this.waiters.indexOf(waiter), 1);
           waiter.resolve(frame);

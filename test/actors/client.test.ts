@@ -1,0 +1,98 @@
+import { Subject } from "rxjs";
+import { afterEach, describe, expect, it } from "vitest";
+import { CLOSE_CODES, LogicalClient, type ClientSocket } from "../../src/actors/client.js";
+import type { SerializedEvent } from "../../src/actors/event-bus.js";
+import { resolveLimits } from "../../src/limits.js";
+
+/** A socket whose backlog the test controls, recording what the client writes to it. */
+class FakeSocket implements ClientSocket {
+  readonly sent: string[] = [];
+  closed: { code: number; reason: string } | undefined;
+  bufferedAmount = 0;
+  private waiters: Array<() => void> = [];
+  send(text: string): void {
+    this.sent.push(text);
+    for (const resolve of this.waiters.splice(0)) resolve();
+  }
+  close(code: number, reason: string): void {
+    this.closed = { code, reason };
+  }
+  /** Resolves when the next frame is written. */
+  nextWrite(): Promise<void> {
+    return new Promise((resolve) => this.waiters.push(resolve));
+  }
+}
+
+const limits = resolveLimits({ outboundSoftBytes: 100, outboundHardBytes: 1000, replayBufferEvents: 3 });
+const clients: LogicalClient[] = [];
+afterEach(() => {
+  for (const c of clients.splice(0)) c.dispose();
+});
+
+function makeClient(socket: ClientSocket): LogicalClient {
+  const client = new LogicalClient("c1", "root", socket, limits, () => {});
+  clients.push(client);
+  return client;
+}
+
+const event = (type: string, data: unknown): SerializedEvent => ({ type, json: JSON.stringify(data) });
+
+describe("a logical client's outbound policy", () => {
+  it("coalesces state events to the latest value while the socket is backed up", async () => {
+    const socket = new FakeSocket();
+    const client = makeClient(socket);
+    const stream = new Subject<SerializedEvent>();
+    client.subscribe("selection:changed", stream);
+    socket.bufferedAmount = 500; // past soft, below hard
+    for (let x = 0; x < 10; x++) stream.next(event("selection:changed", { x }));
+    expect(socket.sent).toHaveLength(0);
+    socket.bufferedAmount = 0;
+    await socket.nextWrite();
+    expect(socket.sent.map((f) => JSON.parse(f))).toEqual([{ type: "selection:changed", seq: 1, data: { x: 9 } }]);
+  });
+
+  it("does not coalesce other events", () => {
+    const socket = new FakeSocket();
+    const client = makeClient(socket);
+    socket.bufferedAmount = 500;
+    client.deliverEvent(event("custom:thing", 1));
+    client.deliverEvent(event("custom:thing", 2));
+    expect(socket.sent.map((f) => JSON.parse(f).data)).toEqual([1, 2]);
+  });
+
+  it("closes a socket past the hard cap with 4008 and keeps what it missed for resume", () => {
+    const socket = new FakeSocket();
+    const client = makeClient(socket);
+    socket.bufferedAmount = 5000;
+    client.deliverEvent(event("custom:thing", 1));
+    expect(socket.closed).toEqual({ code: CLOSE_CODES.SLOW_CONSUMER, reason: "slow consumer" });
+    expect(client.state).toBe("detached");
+    client.deliverEvent(event("custom:thing", 2));
+    const fresh = new FakeSocket();
+    const batch = client.attach(fresh);
+    expect(batch.frames.map((f) => JSON.parse(f).data)).toEqual([1, 2]);
+    expect(client.state).toBe("attached");
+  });
+
+  it("bounds the replay buffer and counts what it dropped", () => {
+    const socket = new FakeSocket();
+    const client = makeClient(socket);
+    client.detach(socket);
+    for (let i = 1; i <= 5; i++) client.deliverEvent(event("custom:thing", i));
+    const batch = client.attach(new FakeSocket());
+    expect(batch.lost).toBe(2);
+    expect(batch.frames.map((f) => JSON.parse(f).seq)).toEqual([3, 4, 5]);
+  });
+
+  it("delivers nothing after it is disposed", () => {
+    const socket = new FakeSocket();
+    const client = makeClient(socket);
+    const stream = new Subject<SerializedEvent>();
+    client.subscribe("selection:changed", stream);
+    client.dispose();
+    stream.next(event("selection:changed", null));
+    client.deliverResponse('{"id":"1","ok":true,"result":null}');
+    expect(socket.sent).toHaveLength(0);
+    expect(stream.observed).toBe(false);
+  });
+});

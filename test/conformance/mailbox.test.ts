@@ -1,0 +1,97 @@
+import { describe, expect, it } from "vitest";
+import { startBridge, waitForQueued } from "../helpers/bridge.js";
+import { ScriptedHost } from "../helpers/scripted-host.js";
+import { TRANSPORTS } from "./_transports.js";
+
+describe.each(TRANSPORTS)("the editor mailbox over $name", ({ make }) => {
+  it("a full mailbox answers HOST_BUSY (retryable) and the queued calls still complete", async () => {
+    const host = new ScriptedHost();
+    const harness = await startBridge({ host, limits: { mailboxDepth: 2 } });
+    const t = await make(harness);
+    host.hold();
+    const running = t.call("document:current");
+    await host.whenStarted(1);
+    const queued = [t.call("document:current"), t.call("document:current")];
+    await waitForQueued(harness, 2);
+    const overflow = await t.call("document:current");
+    expect(overflow.error).toMatchObject({ code: "HOST_BUSY", retryable: true });
+    host.release();
+    for (const outcome of [await running, ...(await Promise.all(queued))]) expect(outcome.ok).toBe(true);
+  });
+
+  it("a call past its deadline answers TIMEOUT; a mutation reports an unknown outcome", async () => {
+    const host = new ScriptedHost();
+    const t = await make(await startBridge({ host, limits: { callTimeoutMs: 150 } }));
+    host.hold();
+    const read = await t.call("document:current");
+    expect(read.error).toMatchObject({ code: "TIMEOUT", retryable: true });
+    const write = await t.call("selection:set", { rect: null });
+    expect(write.error).toMatchObject({ code: "TIMEOUT", retryable: false, details: { outcome: "unknown" } });
+    host.release();
+    expect((await t.call("document:current")).ok).toBe(true);
+  });
+
+  it("a call that waited past its deadline in the queue is not started", async () => {
+    const host = new ScriptedHost();
+    host.ignoreAbort = true; // the running call hogs the editor past its own deadline
+    const t = await make(await startBridge({ host, limits: { callTimeoutMs: 150, abortGraceMs: 60_000 } }));
+    host.hold();
+    const first = t.call("document:current");
+    await host.whenStarted(1);
+    const second = await t.call("document:current");
+    expect(second.error).toMatchObject({ code: "TIMEOUT", details: { outcome: "not-started" } });
+    expect((await first).error?.code).toBe("TIMEOUT");
+    expect(host.calls).toHaveLength(1);
+    host.release();
+  });
+
+  it("losing the editor fails running and queued calls with HOST_UNAVAILABLE, then the bridge reconnects", async () => {
+    const host = new ScriptedHost();
+    const harness = await startBridge({ host, limits: { reconnectInitialMs: 10 } });
+    const t = await make(harness);
+    host.hold();
+    const running = t.call("document:current");
+    await host.whenStarted(1);
+    const queued = t.call("selection:getArea");
+    await waitForQueued(harness, 1);
+    host.lose("editor crashed", 1);
+    for (const outcome of await Promise.all([running, queued])) {
+      expect(outcome.error).toMatchObject({ code: "HOST_UNAVAILABLE", retryable: true });
+    }
+    host.release();
+    await host.whenConnected(2);
+    expect((await t.call("document:current")).ok).toBe(true);
+  });
+});
+
+describe("mailbox fairness", () => {
+  it("calls run FIFO per client and round-robin across clients", async () => {
+    const host = new ScriptedHost();
+    const harness = await startBridge({ host });
+    const [a, b] = [await harness.connect(), await harness.connect()];
+    host.hold();
+    const pending = [a.send("document:current")];
+    await host.whenStarted(1);
+    for (let i = 0; i < 4; i++) pending.push(a.send("document:current"));
+    for (let i = 0; i < 5; i++) pending.push(b.send("document:current"));
+    await waitForQueued(harness, 9);
+    host.release();
+    await Promise.all(pending);
+    const lanes = host.calls.map((c) => (c.lane === a.hello.clientId ? "A" : "B")).join("");
+    expect(lanes).toBe("AABABABABB");
+  });
+
+  it("a client past its in-flight limit gets TOO_MANY_REQUESTS while others proceed", async () => {
+    const host = new ScriptedHost();
+    const harness = await startBridge({ host, limits: { maxInFlightPerClient: 2 } });
+    const [greedy, other] = [await harness.connect(), await harness.connect()];
+    host.hold();
+    const held = [greedy.send("document:current"), greedy.send("document:current")];
+    const refused = await greedy.send("document:current");
+    expect(refused.error).toMatchObject({ code: "TOO_MANY_REQUESTS", retryable: true });
+    const fine = other.send("getServerInfo");
+    expect((await fine).ok).toBe(true);
+    host.release();
+    for (const frame of await Promise.all(held)) expect(frame.ok).toBe(true);
+  });
+});

@@ -1,0 +1,129 @@
+import sharp from "sharp";
+import { describe, expect, it } from "vitest";
+import { startBridge } from "../helpers/bridge.js";
+
+describe("HTTP mirror", () => {
+  it("results are bare JSON without an envelope", async () => {
+    const harness = await startBridge();
+    const response = await harness.http("/document/current");
+    expect(response.headers.get("content-type")).toMatch(/^application\/json/);
+    expect(await response.json()).toMatchObject({ name: "Sample" });
+    expect(await (await harness.http("/selection/area")).text()).toBe("null");
+  });
+
+  it("Accept: image/png answers an image route with the raw bytes", async () => {
+    const harness = await startBridge();
+    const response = await harness.http("/image/export-document", {
+      method: "POST",
+      headers: { accept: "image/png" },
+      body: JSON.stringify({ maxSize: 100 }),
+    });
+    expect(response.headers.get("content-type")).toBe("image/png");
+    const meta = await sharp(Buffer.from(await response.arrayBuffer())).metadata();
+    expect(meta.format).toBe("png");
+    expect(Math.max(meta.width!, meta.height!)).toBe(100);
+  });
+
+  it("Accept: image/webp picks the export format when the body names none", async () => {
+    const harness = await startBridge();
+    const response = await harness.http("/image/export-layer", { method: "POST", headers: { accept: "image/webp" } });
+    expect(response.headers.get("content-type")).toBe("image/webp");
+    expect((await sharp(Buffer.from(await response.arrayBuffer())).metadata()).format).toBe("webp");
+  });
+
+  it("path and query values are coerced by the method's schema", async () => {
+    const harness = await startBridge();
+    const layers = (await (await harness.http("/document/layers")).json()) as Array<{ id: number; kind: string; index: number }>;
+    const group = layers.find((l) => l.kind === "group")!;
+    const byId = (await (await harness.http(`/layer/by-id/${group.id}?getChildren=true`)).json()) as { children?: unknown[] };
+    expect(byId.children?.length).toBeGreaterThan(0);
+    const byIndex = (await (await harness.http(`/layer/by-index/${group.index}?getChildren=false`)).json()) as { id: number; children?: unknown };
+    expect(byIndex.id).toBe(group.id);
+    expect(byIndex.children).toBeUndefined();
+    const preview = await harness.http(`/image/preview/index:${group.index}`, { headers: { accept: "image/*" } });
+    expect(preview.headers.get("content-type")).toBe("image/png");
+    const bad = await harness.http("/layer/by-id/abc");
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ code: "BAD_REQUEST", details: { issues: [expect.objectContaining({ path: "layerId" })] } });
+  });
+
+  it("a body that is not JSON, or not an object, answers BAD_REQUEST", async () => {
+    const harness = await startBridge();
+    for (const body of ["{oops", "[1,2]", '"text"']) {
+      const response = await harness.http("/selection/set", { method: "POST", body });
+      expect(response.status).toBe(400);
+      expect(await response.json()).toMatchObject({ code: "BAD_REQUEST" });
+    }
+  });
+
+  it("a chunked body over the limit answers PAYLOAD_TOO_LARGE", async () => {
+    const harness = await startBridge({ limits: { maxHttpBodyBytes: 1000 } });
+    const chunks = new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < 10; i++) controller.enqueue(new TextEncoder().encode(" ".repeat(500)));
+        controller.close();
+      },
+    });
+    const response = await harness.http("/selection/set", { method: "POST", body: chunks, duplex: "half" } as RequestInit);
+    expect(response.status).toBe(413);
+    expect(await response.json()).toMatchObject({ code: "PAYLOAD_TOO_LARGE" });
+  });
+
+  it("GET /health, /plugins, /plugins/{id}/health and /metrics", async () => {
+    const harness = await startBridge();
+    expect(await (await harness.http("/health")).json()).toMatchObject({ status: "ok", host: { state: "ready", kind: "embedded" } });
+    expect(await (await harness.http("/plugins")).json()).toEqual({ plugins: [] });
+    const missing = await harness.http("/plugins/nope/health");
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ code: "PLUGIN_NOT_FOUND", source: "plugin" });
+    await harness.http("/document/current");
+    const metrics = await (await harness.http("/metrics")).text();
+    expect(metrics).toContain('bridge_requests_total{method="document:current"} 1');
+  });
+
+  it("a foreign Origin is refused 403; a loopback Origin gets CORS headers and preflight answers", async () => {
+    const harness = await startBridge();
+    const evil = await harness.http("/document/current", { headers: { origin: "https://evil.example" } });
+    expect(evil.status).toBe(403);
+    expect(await evil.json()).toMatchObject({ code: "FORBIDDEN" });
+    const local = await harness.http("/document/current", { headers: { origin: "http://127.0.0.1:3000" } });
+    expect(local.status).toBe(200);
+    expect(local.headers.get("access-control-allow-origin")).toBe("http://127.0.0.1:3000");
+    const preflight = await harness.http("/image/export-document", {
+      method: "OPTIONS",
+      headers: { origin: "http://localhost:3000", "access-control-request-method": "POST" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-methods")).toContain("POST");
+  });
+
+  it("with a token, requests need Authorization: Bearer", async () => {
+    const harness = await startBridge({ token: "t0ken" });
+    const denied = await harness.http("/document/current");
+    expect(denied.status).toBe(401);
+    expect(await denied.json()).toMatchObject({ code: "UNAUTHORIZED" });
+    const allowed = await harness.http("/document/current", { headers: { authorization: "Bearer t0ken" } });
+    expect(allowed.status).toBe(200);
+  });
+
+  it("a foreign Host header is refused without a token", async () => {
+    const harness = await startBridge();
+    // fetch forbids setting Host, so use node:http.
+    const { request } = await import("node:http");
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(`${harness.bridge.url}/health`, { headers: { host: "rebind.example" } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    expect(status).toBe(403);
+  });
+});
+
+describe("listening off loopback", () => {
+  it("requires a token", async () => {
+    await expect(startBridge({ listen: { host: "0.0.0.0" } })).rejects.toMatchObject({ code: "FORBIDDEN" });
+  });
+});

@@ -1,0 +1,222 @@
+import { describe, expect, it } from "vitest";
+import { WebSocket } from "ws";
+import { PROTOCOL_VERSION } from "../../src/protocol/index.js";
+import { startBridge } from "../helpers/bridge.js";
+import { TestClient } from "../helpers/ws-client.js";
+
+const rect = { x: 1, y: 2, width: 3, height: 4 };
+
+/** Opens a socket expecting the upgrade to be refused; resolves with the HTTP status and body. */
+function refusedUpgrade(url: string, options: ConstructorParameters<typeof WebSocket>[2] = {}, protocols: string[] = []) {
+  return new Promise<{ status: number; body: { code: string } }>((resolve, reject) => {
+    const ws = new WebSocket(url, protocols, options);
+    ws.on("open", () => reject(new Error("upgrade was accepted")));
+    ws.on("error", () => {});
+    ws.on("unexpected-response", (_req, res) => {
+      let body = "";
+      res.on("data", (c: Buffer) => (body += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(body) }));
+    });
+  });
+}
+
+describe("WebSocket handshake", () => {
+  it("the first frame is `connected` with a server-issued client id and the protocol version", async () => {
+    const client = await (await startBridge()).connect();
+    expect(client.frames[0]).toMatchObject({ type: "connected" });
+    expect(client.hello).toMatchObject({ resumed: false, protocolVersion: PROTOCOL_VERSION });
+    expect(client.hello.clientId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("a request without params is accepted as if params were absent", async () => {
+    const client = await (await startBridge()).connect();
+    client.sendRaw(JSON.stringify({ id: "x", method: "getServerInfo" }));
+    expect(await client.next((f) => f.id === "x")).toMatchObject({ ok: true });
+  });
+
+  it("a plugin endpoint that does not exist answers PLUGIN_NOT_FOUND and closes", async () => {
+    const harness = await startBridge();
+    const client = await harness.connect("/ws/nope");
+    expect(client.frames[0]).toMatchObject({ type: "error", data: { code: "PLUGIN_NOT_FOUND" } });
+    expect((await client.closed).code).toBe(4004);
+  });
+
+  it("an unknown path is refused with NOT_FOUND before upgrading", async () => {
+    const harness = await startBridge();
+    const refused = await refusedUpgrade(`ws://127.0.0.1:${harness.bridge.port}/elsewhere`);
+    expect(refused).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } });
+  });
+});
+
+describe("resume, takeover and dispose", () => {
+  it("a resumed client receives the events it missed, in order, with their seq", async () => {
+    const harness = await startBridge();
+    const first = await harness.connect();
+    await first.call("event:subscribe", { type: "selection:changed" });
+    const id = first.hello.clientId;
+    await first.close();
+    const other = await harness.connect();
+    await other.call("selection:set", { rect });
+    await other.call("selection:set", { rect: null });
+    const resumed = await harness.connect(`/ws?resume=${id}`);
+    expect(resumed.hello).toMatchObject({ clientId: id, resumed: true, replayed: 2, lost: 0 });
+    const events = await resumed.nth((f) => f.type === "selection:changed", 2);
+    expect(resumed.events("selection:changed").map((f) => [f.seq, f.data])).toEqual([
+      [1, rect],
+      [2, null],
+    ]);
+    expect(events.seq).toBe(2);
+    // Subscriptions survived the reconnect: new events keep flowing with the next seq.
+    await other.call("selection:set", { rect });
+    expect((await resumed.nth((f) => f.type === "selection:changed", 3)).seq).toBe(3);
+  });
+
+  it("a replay buffer that overflowed reports how many events were lost", async () => {
+    const harness = await startBridge({ limits: { replayBufferEvents: 2 } });
+    const first = await harness.connect();
+    await first.call("event:subscribe", { type: "selection:changed" });
+    await first.close();
+    const other = await harness.connect();
+    for (let i = 0; i < 5; i++) await other.call("selection:set", { rect: { ...rect, x: i } });
+    const resumed = await harness.connect(`/ws?resume=${first.hello.clientId}`);
+    expect(resumed.hello).toMatchObject({ replayed: 2, lost: 3 });
+    const replayed = await resumed.nth((f) => f.type === "selection:changed", 2);
+    expect(replayed.seq).toBe(5);
+  });
+
+  it("an unknown or expired resume id silently starts a new client", async () => {
+    const harness = await startBridge({ limits: { resumeTtlMs: 30 } });
+    const first = await harness.connect();
+    const server = await harness.connect();
+    await first.close();
+    // Wait for the TTL to dispose the detached client (observed through server:clients).
+    for (;;) {
+      const { clients } = await server.call<{ clients: Array<{ clientId: string }> }>("server:clients");
+      if (!clients.some((c) => c.clientId === first.hello.clientId)) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const again = await harness.connect(`/ws?resume=${first.hello.clientId}`);
+    expect(again.hello.resumed).toBe(false);
+    expect(again.hello.clientId).not.toBe(first.hello.clientId);
+    const unknown = await harness.connect("/ws?resume=not-a-client");
+    expect(unknown.hello.resumed).toBe(false);
+  });
+
+  it("a second socket resuming an attached client takes it over and the first is closed with 4009", async () => {
+    const harness = await startBridge();
+    const first = await harness.connect();
+    await first.call("event:subscribe", { type: "selection:changed" });
+    const second = await harness.connect(`/ws?resume=${first.hello.clientId}`);
+    expect((await first.closed).code).toBe(4009);
+    expect(second.hello).toMatchObject({ clientId: first.hello.clientId, resumed: true });
+    await second.call("selection:set", { rect });
+    expect((await second.next((f) => f.type === "selection:changed")).data).toEqual(rect);
+  });
+
+  it("closing with 4000 disposes the logical client at once", async () => {
+    const harness = await startBridge();
+    const first = await harness.connect();
+    const observer = await harness.connect();
+    await first.close(4000);
+    for (;;) {
+      const { clients } = await observer.call<{ clients: Array<{ clientId: string }> }>("server:clients");
+      if (!clients.some((c) => c.clientId === first.hello.clientId)) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const again = await harness.connect(`/ws?resume=${first.hello.clientId}`);
+    expect(again.hello.resumed).toBe(false);
+  });
+
+  it("a response that completes while the client is away is delivered on resume", async () => {
+    const harness = await startBridge();
+    const first = await harness.connect();
+    first.sendRaw(JSON.stringify({ id: "late", method: "image:exportDocument", params: { maxSize: 50 } }));
+    first.ws.terminate();
+    await first.closed;
+    const resumed = await harness.connect(`/ws?resume=${first.hello.clientId}`);
+    expect(await resumed.next((f) => f.id === "late")).toMatchObject({ ok: true });
+  });
+});
+
+describe("malformed and oversized frames", () => {
+  it("a frame that is not JSON gets an error event; repeated garbage closes the socket with 1007", async () => {
+    const harness = await startBridge({ limits: { maxMalformedFrames: 3 } });
+    const client = await harness.connect();
+    client.sendRaw("{nope");
+    expect(await client.next((f) => f.type === "error")).toMatchObject({ data: { code: "BAD_REQUEST" } });
+    expect((await client.call<{ name: string }>("getServerInfo")).name).toBe("image-editor-bridge");
+    client.sendRaw("x");
+    client.sendRaw("y");
+    expect((await client.closed).code).toBe(1007);
+    // Other clients carry on.
+    const other = await harness.connect();
+    expect((await other.send("getServerInfo")).ok).toBe(true);
+  });
+
+  it("JSON with an id that is not a request gets a failure response with that id", async () => {
+    const client = await (await startBridge()).connect();
+    client.sendRaw(JSON.stringify({ id: "q", params: {} }));
+    expect(await client.next((f) => f.id === "q")).toMatchObject({ ok: false, error: { code: "BAD_REQUEST", requestId: "q" } });
+    client.sendRaw(JSON.stringify([1, 2]));
+    expect(await client.nth((f) => f.type === "error", 1)).toMatchObject({ data: { code: "BAD_REQUEST" } });
+  });
+
+  it("a frame over maxPayload closes that socket with 1009 and nothing else", async () => {
+    const harness = await startBridge({ limits: { maxPayloadBytes: 1024 } });
+    const client = await harness.connect();
+    client.sendRaw(JSON.stringify({ id: "big", method: "getServerInfo", params: { pad: "x".repeat(2048) } }));
+    expect((await client.closed).code).toBe(1009);
+    const other = await harness.connect();
+    expect((await other.send("getServerInfo")).ok).toBe(true);
+  });
+});
+
+describe("heartbeat", () => {
+  it("a socket that stops answering pings is dropped and its client detached", async () => {
+    const harness = await startBridge({ limits: { heartbeatMs: 40 } });
+    const silent = await harness.connect();
+    const observer = await harness.connect();
+    // Stop reading: the client can no longer answer pings.
+    (silent.ws as unknown as { _socket: { pause(): void } })._socket.pause();
+    for (;;) {
+      const { clients } = await observer.call<{ clients: Array<{ clientId: string; state: string }> }>("server:clients");
+      if (clients.find((c) => c.clientId === silent.hello.clientId)?.state === "detached") break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    silent.ws.terminate();
+  });
+});
+
+describe("access control", () => {
+  it("a browser Origin that is not allowed is refused with 403 FORBIDDEN", async () => {
+    const harness = await startBridge();
+    const refused = await refusedUpgrade(harness.bridge.wsUrl, { origin: "https://evil.example" });
+    expect(refused).toMatchObject({ status: 403, body: { code: "FORBIDDEN" } });
+    const local = await harness.connect("/ws", { origin: "http://localhost:5173" });
+    expect(local.hello.resumed).toBe(false);
+  });
+
+  it("an allowed extra Origin is accepted", async () => {
+    const harness = await startBridge({ allowOrigins: ["https://tool.example"] });
+    const client = await harness.connect("/ws", { origin: "https://tool.example" });
+    expect(client.hello.protocolVersion).toBe(1);
+  });
+
+  it("a foreign Host header is refused (DNS rebinding) unless a token is configured", async () => {
+    const harness = await startBridge();
+    const refused = await refusedUpgrade(harness.bridge.wsUrl, { headers: { host: "attacker.example" } });
+    expect(refused).toMatchObject({ status: 403, body: { code: "FORBIDDEN" } });
+  });
+
+  it("with a token, a socket without it is refused 401 and one with it (header or subprotocol) is accepted", async () => {
+    const harness = await startBridge({ token: "s3cret" });
+    expect(await refusedUpgrade(harness.bridge.wsUrl)).toMatchObject({ status: 401, body: { code: "UNAUTHORIZED" } });
+    const wrong = await refusedUpgrade(harness.bridge.wsUrl, { headers: { authorization: "Bearer nope" } });
+    expect(wrong.status).toBe(401);
+    const viaHeader = await harness.connect("/ws", { headers: { authorization: "Bearer s3cret" } });
+    expect(viaHeader.hello.resumed).toBe(false);
+    const viaProtocol = await TestClient.open(harness.bridge.wsUrl, { protocols: ["bridge.v1", "bearer.s3cret"] });
+    expect(viaProtocol.ws.protocol).toBe("bridge.v1");
+    await viaProtocol.close();
+  });
+});

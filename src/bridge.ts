@@ -55,6 +55,8 @@ export interface Bridge {
   readonly port: number;
   readonly host: HostAdapter;
   readonly limits: Limits;
+  /** The host session's state, as `/health` shows it. */
+  hostStatus(): ReturnType<HostSession["status"]>;
 }
 
 /**
@@ -156,6 +158,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
   return {
     host,
     limits,
+    hostStatus: () => session.status(),
     get port() {
       return port;
     },

@@ -131,6 +131,12 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
     logger: log,
   });
   await bridge.start();
+  const status = bridge.hostStatus();
+  if (status.state !== "ready" && status.state !== "busy") {
+    // The embedded editor only fails to start on bad input (e.g. --open of a missing file): say so and stop.
+    await bridge.close();
+    throw new UsageError(`the ${options.editor} editor could not start: ${status.lastError ?? "unknown reason"}`);
+  }
   const doc = await bridge.host
     .currentDocument({ signal: new AbortController().signal, clientId: "cli" })
     .then((d) => `${d.name} (${d.width}×${d.height})`)

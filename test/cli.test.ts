@@ -46,3 +46,14 @@ describe("command line", () => {
     }
   });
 });
+
+describe("command line failures", () => {
+  it("--open of a missing file stops with a clear message instead of serving nothing", async () => {
+    await expect(
+      main(["serve", "--listen", "127.0.0.1:0", "--log-level", "silent", "--open", "/nonexistent/file.psd"], {
+        handleSignals: false,
+        env: {},
+      }),
+    ).rejects.toThrow(/could not start: .*file\.psd/);
+  });
+});

@@ -31,7 +31,7 @@ export class EventBus {
 
   /** Event types a root endpoint accepts: the main events plus the host's own event names. */
   acceptedTypes(): string[] {
-    const extra = (this.host as { eventTypes?: readonly string[] }).eventTypes ?? [];
+    const extra = this.host.eventTypes ?? [];
     return [...new Set<string>([...MAIN_EVENTS, ...extra])];
   }
 

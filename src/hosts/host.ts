@@ -65,6 +65,8 @@ export type HostEventType = "selection:changed" | "layer:selectionChange" | "lay
 export interface HostAdapter {
   /** `embedded`, `photoshop`, `gimp`, or a test double's name. */
   readonly kind: string;
+  /** The editor's own event names beyond the main events of spec §6, accepted by `event:subscribe`. */
+  readonly eventTypes?: readonly string[];
 
   /** Connects to (or starts) the editor. Rejects when the editor cannot be reached. */
   connect(): Promise<HostInfo>;

@@ -127,3 +127,19 @@ describe("listening off loopback", () => {
     await expect(startBridge({ listen: { host: "0.0.0.0" } })).rejects.toMatchObject({ code: "FORBIDDEN" });
   });
 });
+
+describe("published schema", () => {
+  it("GET /schema publishes JSON Schema for every method and event, derived from the method table", async () => {
+    const harness = await startBridge();
+    const schema = (await (await harness.http("/schema")).json()) as {
+      protocolVersion: number;
+      methods: Record<string, { params: { type?: string }; http?: { verb: string; path: string } }>;
+      events: Record<string, unknown>;
+    };
+    expect(schema.protocolVersion).toBe(1);
+    expect(Object.keys(schema.methods)).toHaveLength(31);
+    expect(schema.methods["layer:getInfoById"]?.http).toEqual({ verb: "GET", path: "/layer/by-id/{layerId}" });
+    expect(schema.methods["jsx:run"]?.http).toBeUndefined();
+    expect(Object.keys(schema.events)).toContain("selection:changed");
+  });
+});

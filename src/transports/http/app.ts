@@ -1,7 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import { H3, type H3Event } from "h3";
 import { BridgeError, type ImageFormat } from "../../protocol/index.js";
-import { IMAGE_MIME, isWireImage, type Caller, type MethodDefinition } from "../../methods/index.js";
+import { IMAGE_MIME, isWireImage, publishSchema, type Caller, type MethodDefinition } from "../../methods/index.js";
 import { checkAccess, originAllowed } from "../security.js";
 import type { TransportTarget } from "../target.js";
 import { readJsonBody } from "./body.js";
@@ -86,6 +86,11 @@ export function createHttpApp(target: TransportTarget): H3 {
     } catch (error) {
       return errorResponse(target.dispatcher.toWireError(error, {}));
     }
+  });
+  let schema: string | undefined;
+  app.get("/schema", () => {
+    schema ??= JSON.stringify(publishSchema(target.dispatcher.table.values()));
+    return new Response(schema, { headers: { "content-type": "application/json; charset=utf-8" } });
   });
   app.get("/metrics", () => new Response(target.metrics(), { headers: { "content-type": "text/plain; version=0.0.4" } }));
 

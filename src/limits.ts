@@ -26,6 +26,11 @@ export const DEFAULT_LIMITS = {
   abortGraceMs: 2_000,
   /** A call slower than this marks the host session `degraded` until a fast call succeeds. */
   slowCallMs: 5_000,
+  /**
+   * Logical clients kept at once, attached or detached. Past it the longest-detached client is disposed to make
+   * room; with none detached, new connections are refused (503 HOST_BUSY) so reconnect storms cannot grow memory.
+   */
+  maxClients: 20_000,
   /** How long a detached logical client stays resumable. */
   resumeTtlMs: 30 * 60_000,
   /** Events buffered for a detached client; older ones are dropped and counted as `lost`. */

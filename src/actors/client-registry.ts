@@ -20,6 +20,22 @@ export class ClientRegistry {
     return this.clients.size;
   }
 
+  /**
+   * Makes room for one more logical client: disposes the longest-detached one when at `maxClients`. Returns false
+   * when every client is attached and there is no room.
+   */
+  reserve(): boolean {
+    if (this.clients.size < this.limits.maxClients) return true;
+    let oldest: LogicalClient | undefined;
+    for (const client of this.clients.values()) {
+      if (client.state === "detached" && (oldest === undefined || client.detachedAt < oldest.detachedAt)) oldest = client;
+    }
+    if (oldest === undefined) return false;
+    this.log.warn({ actor: `client:${oldest.id}`, limit: this.limits.maxClients }, "client limit reached: disposing the longest-detached client");
+    oldest.dispose();
+    return true;
+  }
+
   /** Starts a new logical client with a server-issued id (DESIGN §2 "Handshake"). */
   create(endpoint: string, socket: ClientSocket): LogicalClient {
     const client = new LogicalClient(randomUUID(), endpoint, socket, this.limits, (c) => {

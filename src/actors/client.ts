@@ -49,6 +49,8 @@ export interface ReplayBatch {
 export class LogicalClient {
   readonly actor: Actor<typeof clientMachine>;
   readonly connectedAt = Date.now();
+  /** When the client last lost its socket (0 while attached); the longest-detached goes first at the limit. */
+  detachedAt = 0;
   inFlight = 0;
   private socket: ClientSocket | null;
   private seq = 0;
@@ -87,6 +89,7 @@ export class LogicalClient {
   attach(socket: ClientSocket): ReplayBatch {
     const previous = this.socket;
     this.socket = socket;
+    this.detachedAt = 0;
     if (previous !== null && previous !== socket) previous.close(CLOSE_CODES.TAKEN_OVER, "taken over by another connection");
     this.actor.send({ type: "ATTACH" });
     const batch = { frames: this.replay, lost: this.lost };
@@ -100,6 +103,7 @@ export class LogicalClient {
     if (this.socket !== socket) return;
     this.flushPending();
     this.socket = null;
+    this.detachedAt = Date.now();
     this.actor.send({ type: "DETACH" });
   }
 

@@ -94,3 +94,16 @@ export class TestClient {
     await this.closed;
   }
 }
+
+/**
+ * Resolves once `server:clients`, asked through `observer`, shows the client in `state` (or gone, for
+ * `"disposed"`). Server-side lifecycle changes are observed over the wire, not by sleeping.
+ */
+export async function waitForClient(observer: TestClient, clientId: string, state: "attached" | "detached" | "disposed"): Promise<void> {
+  for (;;) {
+    const { clients } = await observer.call<{ clients: Array<{ clientId: string; state: string }> }>("server:clients");
+    const found = clients.find((c) => c.clientId === clientId);
+    if (state === "disposed" ? found === undefined : found?.state === state) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}

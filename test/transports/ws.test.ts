@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { PROTOCOL_VERSION } from "../../src/protocol/index.js";
 import { startBridge } from "../helpers/bridge.js";
-import { TestClient } from "../helpers/ws-client.js";
+import { TestClient, waitForClient } from "../helpers/ws-client.js";
 
 const rect = { x: 1, y: 2, width: 3, height: 4 };
 
@@ -56,6 +56,7 @@ describe("resume, takeover and dispose", () => {
     const id = first.hello.clientId;
     await first.close();
     const other = await harness.connect();
+    await waitForClient(other, id, "detached");
     await other.call("selection:set", { rect });
     await other.call("selection:set", { rect: null });
     const resumed = await harness.connect(`/ws?resume=${id}`);
@@ -77,6 +78,7 @@ describe("resume, takeover and dispose", () => {
     await first.call("event:subscribe", { type: "selection:changed" });
     await first.close();
     const other = await harness.connect();
+    await waitForClient(other, first.hello.clientId, "detached");
     for (let i = 0; i < 5; i++) await other.call("selection:set", { rect: { ...rect, x: i } });
     const resumed = await harness.connect(`/ws?resume=${first.hello.clientId}`);
     expect(resumed.hello).toMatchObject({ replayed: 2, lost: 3 });
@@ -89,12 +91,7 @@ describe("resume, takeover and dispose", () => {
     const first = await harness.connect();
     const server = await harness.connect();
     await first.close();
-    // Wait for the TTL to dispose the detached client (observed through server:clients).
-    for (;;) {
-      const { clients } = await server.call<{ clients: Array<{ clientId: string }> }>("server:clients");
-      if (!clients.some((c) => c.clientId === first.hello.clientId)) break;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    await waitForClient(server, first.hello.clientId, "disposed"); // by the TTL
     const again = await harness.connect(`/ws?resume=${first.hello.clientId}`);
     expect(again.hello.resumed).toBe(false);
     expect(again.hello.clientId).not.toBe(first.hello.clientId);
@@ -118,11 +115,7 @@ describe("resume, takeover and dispose", () => {
     const first = await harness.connect();
     const observer = await harness.connect();
     await first.close(4000);
-    for (;;) {
-      const { clients } = await observer.call<{ clients: Array<{ clientId: string }> }>("server:clients");
-      if (!clients.some((c) => c.clientId === first.hello.clientId)) break;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    await waitForClient(observer, first.hello.clientId, "disposed");
     const again = await harness.connect(`/ws?resume=${first.hello.clientId}`);
     expect(again.hello.resumed).toBe(false);
   });
@@ -178,11 +171,7 @@ describe("heartbeat", () => {
     const observer = await harness.connect();
     // Stop reading: the client can no longer answer pings.
     (silent.ws as unknown as { _socket: { pause(): void } })._socket.pause();
-    for (;;) {
-      const { clients } = await observer.call<{ clients: Array<{ clientId: string; state: string }> }>("server:clients");
-      if (clients.find((c) => c.clientId === silent.hello.clientId)?.state === "detached") break;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    await waitForClient(observer, silent.hello.clientId, "detached");
     silent.ws.terminate();
   });
 });
@@ -218,5 +207,21 @@ describe("access control", () => {
     const viaProtocol = await TestClient.open(harness.bridge.wsUrl, { protocols: ["bridge.v1", "bearer.s3cret"] });
     expect(viaProtocol.ws.protocol).toBe("bridge.v1");
     await viaProtocol.close();
+  });
+});
+
+describe("client limit", () => {
+  it("at maxClients the longest-detached client makes room; with none detached new sockets are refused", async () => {
+    const harness = await startBridge({ limits: { maxClients: 2 } });
+    const a = await harness.connect();
+    const b = await harness.connect();
+    expect(await refusedUpgrade(harness.bridge.wsUrl)).toMatchObject({ status: 503, body: { code: "HOST_BUSY" } });
+    await a.close();
+    await waitForClient(b, a.hello.clientId, "detached");
+    const c = await harness.connect();
+    expect(c.hello.resumed).toBe(false);
+    const again = await harness.connect(`/ws?resume=${a.hello.clientId}`).catch(() => undefined);
+    expect(again).toBeUndefined(); // a was disposed for c, and the bridge is full again
+    expect((await b.send("getServerInfo")).ok).toBe(true);
   });
 });

@@ -54,11 +54,17 @@ export function attachWebSocket(server: Server, target: TransportTarget): WsTran
     if (endpoint === undefined) refusal = new BridgeError("NOT_FOUND", `No WebSocket endpoint at ${url.pathname}`);
     else refusal = checkAccess(header, target.security);
     if (refusal === null && !target.accepting()) refusal = new BridgeError("SHUTTING_DOWN", "The bridge is shutting down");
+    const resume = url.searchParams.get("resume") ?? undefined;
+    const resumable = resume !== undefined && endpoint !== undefined && target.clients.find(resume, endpoint) !== undefined;
+    if (refusal === null && !resumable && !target.clients.reserve()) {
+      refusal = new BridgeError("HOST_BUSY", `The bridge already serves ${target.limits.maxClients} clients`, {
+        details: { limit: target.limits.maxClients },
+      });
+    }
     if (refusal !== null || endpoint === undefined) {
       rejectUpgrade(socket, target.dispatcher.toWireError(refusal, {}));
       return;
     }
-    const resume = url.searchParams.get("resume") ?? undefined;
     wss.handleUpgrade(req, socket, head, (ws) => {
       alive.set(ws, true);
       ws.on("pong", () => alive.set(ws, true));

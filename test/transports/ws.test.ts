@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { PROTOCOL_VERSION } from "../../src/protocol/index.js";
 import { startBridge } from "../helpers/bridge.js";
+import { ScriptedHost } from "../helpers/scripted-host.js";
 import { TestClient, waitForClient } from "../helpers/ws-client.js";
 
 const rect = { x: 1, y: 2, width: 3, height: 4 };
@@ -121,13 +122,18 @@ describe("resume, takeover and dispose", () => {
   });
 
   it("a response that completes while the client is away is delivered on resume", async () => {
-    const harness = await startBridge();
+    const host = new ScriptedHost();
+    const harness = await startBridge({ host });
     const first = await harness.connect();
-    first.sendRaw(JSON.stringify({ id: "late", method: "image:exportDocument", params: { maxSize: 50 } }));
+    const observer = await harness.connect();
+    host.hold();
+    first.sendRaw(JSON.stringify({ id: "late", method: "document:current" }));
+    await host.whenStarted(1);
     first.ws.terminate();
-    await first.closed;
+    await waitForClient(observer, first.hello.clientId, "detached");
+    host.release();
     const resumed = await harness.connect(`/ws?resume=${first.hello.clientId}`);
-    expect(await resumed.next((f) => f.id === "late")).toMatchObject({ ok: true });
+    expect(await resumed.next((f) => f.id === "late")).toMatchObject({ ok: true, result: { name: "Scripted" } });
   });
 });
 

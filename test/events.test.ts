@@ -115,3 +115,33 @@ describe("the selection watcher", () => {
     expect(watchers).toBe(0);
   });
 });
+
+describe("a failing host event stream", () => {
+  it("is watched again and subscribers keep receiving events", async () => {
+    const host = new ScriptedHost();
+    const source = host.events("selection:changed")!;
+    let subscriptions = 0;
+    let rewatched!: () => void;
+    const resubscribed = new Promise<void>((resolve) => (rewatched = resolve));
+    host.events = (type) =>
+      type === "selection:changed"
+        ? new Observable((subscriber) => {
+            subscriptions++;
+            if (subscriptions === 1) {
+              subscriber.error(new Error("watcher crashed"));
+              return undefined;
+            }
+            const sub = source.subscribe(subscriber);
+            rewatched();
+            return () => sub.unsubscribe();
+          })
+        : undefined;
+    const harness = await startBridge({ host });
+    const client = await harness.connect();
+    await client.call("event:subscribe", { type: "selection:changed" });
+    await resubscribed;
+    await client.call("selection:set", { rect });
+    expect((await client.next((f) => f.type === "selection:changed")).data).toEqual(rect);
+    expect(subscriptions).toBe(2);
+  });
+});

@@ -1,4 +1,4 @@
-import { catchError, EMPTY, map, ReplaySubject, share, Subject, type Observable } from "rxjs";
+import { map, ReplaySubject, retry, share, Subject, timer, type Observable } from "rxjs";
 import { MAIN_EVENTS } from "../protocol/index.js";
 import type { HostAdapter } from "../hosts/host.js";
 import type { Logger } from "../logger.js";
@@ -8,6 +8,10 @@ export interface SerializedEvent {
   readonly type: string;
   readonly json: string;
 }
+
+/** First delay before re-subscribing to a host event stream that failed; grows linearly to the max. */
+const HOST_EVENT_RETRY_MS = 250;
+const HOST_EVENT_RETRY_MAX_MS = 10_000;
 
 const serialize = (type: string) => (data: unknown): SerializedEvent => ({ type, json: JSON.stringify(data ?? null) });
 
@@ -49,9 +53,13 @@ export class EventBus {
     }
     const shared = source.pipe(
       map(serialize(type)),
-      catchError((error: unknown) => {
-        this.log.warn({ actor: "host", event: type, err: String(error) }, "host event stream failed");
-        return EMPTY;
+      // A failing watcher must not end its subscribers' subscriptions: log it and watch again, backing off.
+      retry({
+        delay: (error: unknown, attempt) => {
+          this.log.warn({ actor: "host", event: type, err: String(error), attempt }, "host event stream failed; rewatching");
+          return timer(Math.min(HOST_EVENT_RETRY_MS * attempt, HOST_EVENT_RETRY_MAX_MS));
+        },
+        resetOnSuccess: true,
       }),
       share(),
     );

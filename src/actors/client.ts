@@ -53,6 +53,8 @@ export class LogicalClient {
   detachedAt = 0;
   inFlight = 0;
   private socket: ClientSocket | null;
+  /** The actor's state, mirrored on change: it is read on every frame. */
+  private phase: ClientState = "attached";
   private seq = 0;
   private replay: string[] = [];
   private lost = 0;
@@ -74,11 +76,14 @@ export class LogicalClient {
     this.actor = createActor(clientMachine, {
       input: { resumeTtlMs: limits.resumeTtlMs, onDisposed: () => this.cleanup(onDisposed) },
     });
+    this.actor.subscribe((snapshot) => {
+      this.phase = snapshot.value as ClientState;
+    });
     this.actor.start();
   }
 
   get state(): ClientState {
-    return this.actor.getSnapshot().value as ClientState;
+    return this.phase;
   }
 
   get attachedSocket(): ClientSocket | null {

@@ -7,6 +7,9 @@ import type { Logger } from "../logger.js";
 import { Mailbox, type MailboxJob } from "./_internal/mailbox.js";
 import { hostSessionMachine } from "./host-session.machine.js";
 
+/** How late the actor hears that the editor went idle (see `reportBusy`). */
+const IDLE_REPORT_MS = 50;
+
 export type HostSessionState = "disconnected" | "connecting" | "backoff" | "ready" | "busy" | "closing" | "closed";
 
 /** How a call is queued and bounded. */
@@ -24,7 +27,8 @@ interface Job extends MailboxJob {
   readonly run: (ctx: HostCallContext) => Promise<unknown>;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
-  readonly controller: AbortController;
+  /** Created only when the host reads `ctx.signal`: most calls never need one. */
+  controller: AbortController | undefined;
   timer: NodeJS.Timeout | undefined;
   /** The caller has its answer (result, TIMEOUT or HOST_UNAVAILABLE); a late host result is dropped. */
   answered: boolean;
@@ -46,7 +50,12 @@ export class HostSession {
   private readonly mailbox = new Mailbox<Job>();
   private readonly running = new Set<Job>();
   private lostSubscription: Subscription | undefined;
+  /** The actor's top-level state and `degraded` flag, mirrored on change so the per-call path reads plain fields. */
+  private phase: string = "disconnected";
+  private degraded = false;
+  /** Whether the actor was last told the editor is busy; idle is reported late so back-to-back calls do not flap it. */
   private busy = false;
+  private idleCheck: NodeJS.Timeout | undefined;
 
   constructor(
     readonly host: HostAdapter,
@@ -60,6 +69,10 @@ export class HostSession {
         reconnectInitialMs: limits.reconnectInitialMs,
         reconnectMaxMs: limits.reconnectMaxMs,
       },
+    });
+    this.actor.subscribe((snapshot) => {
+      this.phase = typeof snapshot.value === "string" ? snapshot.value : "ready";
+      this.degraded = snapshot.context.degraded;
     });
   }
 
@@ -83,10 +96,8 @@ export class HostSession {
   }
 
   get state(): HostSessionState {
-    const snapshot = this.actor.getSnapshot();
-    if (snapshot.matches({ ready: "busy" })) return "busy";
-    if (snapshot.matches("ready")) return "ready";
-    return snapshot.value as HostSessionState;
+    if (this.phase === "ready") return this.running.size > 0 ? "busy" : "ready";
+    return this.phase as HostSessionState;
   }
 
   get hostVersion(): string | undefined {
@@ -99,7 +110,7 @@ export class HostSession {
     const out: ReturnType<HostSession["status"]> = {
       state: this.state,
       kind: this.host.kind,
-      degraded: context.degraded,
+      degraded: this.degraded,
       queued: this.mailbox.depth,
       running: this.running.size,
     };
@@ -109,14 +120,14 @@ export class HostSession {
 
   /** Queues a host-bound call and resolves with its result. */
   call<T>(options: CallOptions, run: (ctx: HostCallContext) => Promise<T>): Promise<T> {
-    const snapshot = this.actor.getSnapshot();
-    if (snapshot.matches("closing") || snapshot.matches("closed")) {
-      return Promise.reject(new BridgeError("SHUTTING_DOWN", "The bridge is shutting down"));
-    }
-    if (!snapshot.matches("ready")) {
+    if (this.phase !== "ready") {
+      if (this.phase === "closing" || this.phase === "closed") {
+        return Promise.reject(new BridgeError("SHUTTING_DOWN", "The bridge is shutting down"));
+      }
+      const { lastError } = this.actor.getSnapshot().context;
       return Promise.reject(
         new BridgeError("HOST_UNAVAILABLE", `The ${this.host.kind} editor is not connected`, {
-          details: { state: this.state, ...(snapshot.context.lastError ? { reason: snapshot.context.lastError } : {}) },
+          details: { state: this.state, ...(lastError ? { reason: lastError } : {}) },
         }),
       );
     }
@@ -135,7 +146,7 @@ export class HostSession {
         run: run as Job["run"],
         resolve: resolve as Job["resolve"],
         reject,
-        controller: new AbortController(),
+        controller: undefined,
         timer: undefined,
         answered: false,
         released: false,
@@ -157,6 +168,7 @@ export class HostSession {
     for (const job of this.mailbox.drain()) this.answer(job, shuttingDown());
     if (this.running.size > 0 && graceMs > 0) await this.whenIdle(graceMs);
     this.failAll(shuttingDown);
+    clearTimeout(this.idleCheck);
     const done = new Promise<void>((resolve) => {
       const sub = this.actor.subscribe({ complete: () => resolve() });
       if (this.actor.getSnapshot().status === "done") {
@@ -173,8 +185,8 @@ export class HostSession {
   private whenIdle(timeoutMs: number): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(done, timeoutMs);
-      const sub = this.actor.subscribe((snapshot) => {
-        if (!snapshot.matches({ ready: "busy" })) done();
+      const sub = this.actor.subscribe(() => {
+        if (this.running.size === 0) done();
       });
       function done(): void {
         clearTimeout(timer);
@@ -209,17 +221,33 @@ export class HostSession {
       if (job === undefined) break;
       this.startJob(job);
     }
-    const busy = this.running.size > 0;
-    if (busy !== this.busy) {
-      this.busy = busy;
-      this.actor.send({ type: busy ? "WORK" : "IDLE" });
+    this.reportBusy(this.running.size > 0);
+  }
+
+  private reportBusy(busy: boolean): void {
+    if (busy && !this.busy) {
+      this.busy = true;
+      this.actor.send({ type: "WORK" });
     }
+    if (busy || !this.busy || this.idleCheck !== undefined) return;
+    // One check per IDLE_REPORT_MS at most: under steady load the actor stays `busy` instead of flapping per call.
+    this.idleCheck = setTimeout(() => {
+      this.idleCheck = undefined;
+      if (this.running.size > 0) return this.reportBusy(false);
+      this.busy = false;
+      this.actor.send({ type: "IDLE" });
+    }, IDLE_REPORT_MS);
   }
 
   private startJob(job: Job): void {
     this.running.add(job);
     job.startedAt = performance.now();
-    const ctx: HostCallContext = { signal: job.controller.signal, clientId: job.lane };
+    const ctx: HostCallContext = {
+      get signal() {
+        return (job.controller ??= new AbortController()).signal;
+      },
+      clientId: job.lane,
+    };
     let result: Promise<unknown>;
     try {
       result = job.run(ctx);
@@ -240,9 +268,8 @@ export class HostSession {
       else job.reject(value);
     }
     const elapsed = performance.now() - job.startedAt;
-    const degraded = this.actor.getSnapshot().context.degraded;
-    if (elapsed > this.limits.slowCallMs && !degraded) this.actor.send({ type: "SLOW" });
-    else if (elapsed <= this.limits.slowCallMs && degraded) this.actor.send({ type: "FAST" });
+    if (elapsed > this.limits.slowCallMs && !this.degraded) this.actor.send({ type: "SLOW" });
+    else if (elapsed <= this.limits.slowCallMs && this.degraded) this.actor.send({ type: "FAST" });
     this.release(job);
   }
 
@@ -268,7 +295,7 @@ export class HostSession {
       this.pump();
       return;
     }
-    job.controller.abort();
+    job.controller?.abort();
     job.reject(
       new BridgeError("TIMEOUT", `${method} did not finish within ${timeoutMs} ms`, {
         details: mutates ? { timeoutMs, outcome: "unknown" } : { timeoutMs },
@@ -298,7 +325,7 @@ export class HostSession {
   private failAll(makeError: () => BridgeError): void {
     const victims = [...this.mailbox.drain(), ...this.running];
     for (const job of victims) {
-      job.controller.abort();
+      job.controller?.abort();
       if (!job.answered) {
         job.answered = true;
         job.reject(makeError());

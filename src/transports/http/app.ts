@@ -6,7 +6,7 @@ import { checkAccess, originAllowed } from "../security.js";
 import type { TransportTarget } from "../target.js";
 import { readJsonBody } from "./body.js";
 import { coerceStrings } from "./coerce.js";
-import { errorResponse, jsonResponse } from "./respond.js";
+import { errorResponse, HttpResponse, jsonResponse } from "./respond.js";
 
 const FORMAT_BY_MIME: Readonly<Record<string, ImageFormat>> = {
   "image/png": "png",
@@ -64,7 +64,7 @@ export function createHttpApp(target: TransportTarget): H3 {
       event.res.headers.set("vary", "origin");
     }
     if (preflight) {
-      return new Response(null, {
+      return new HttpResponse(null, {
         status: 204,
         headers: {
           "access-control-allow-origin": origin,
@@ -90,9 +90,9 @@ export function createHttpApp(target: TransportTarget): H3 {
   let schema: string | undefined;
   app.get("/schema", () => {
     schema ??= JSON.stringify(publishSchema(target.dispatcher.table.values()));
-    return new Response(schema, { headers: { "content-type": "application/json; charset=utf-8" } });
+    return new HttpResponse(schema, { headers: { "content-type": "application/json; charset=utf-8" } });
   });
-  app.get("/metrics", () => new Response(target.metrics(), { headers: { "content-type": "text/plain; version=0.0.4" } }));
+  app.get("/metrics", () => new HttpResponse(target.metrics(), { headers: { "content-type": "text/plain; version=0.0.4" } }));
 
   const routes = new Map<string, string[]>();
   for (const method of target.dispatcher.table.values()) {
@@ -132,7 +132,7 @@ async function runMethod(target: TransportTarget, method: MethodDefinition, even
     const result = await target.dispatcher.call(caller, method.name, params);
     if (wanted !== null && isWireImage(result)) {
       const { bytes, format, width, height } = result.image;
-      return new Response(bytes as Uint8Array<ArrayBuffer>, {
+      return new HttpResponse(bytes as Uint8Array<ArrayBuffer>, {
         headers: {
           "content-type": IMAGE_MIME[format],
           "x-image-width": String(width),

@@ -1,0 +1,182 @@
+// Shared helpers for the benchmarks: statistics, timing, WebSocket client plumbing and table printing.
+// Plain ESM JavaScript: the benchmarks import the built library from ../dist.
+import { performance } from "node:perf_hooks";
+import { setTimeout as sleep } from "node:timers/promises";
+import WebSocket from "ws";
+
+export { sleep };
+
+/** Durations, overridable for quick runs: BENCH_DURATION_MS, BENCH_WARMUP_MS, BENCH_ROUNDS. */
+export const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 2_000);
+export const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 500);
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+
+/**
+ * A small document object shaped like the embedded editor's `document:current` answer; the baselines reply
+ * with it so both sides serialize about the same bytes.
+ */
+export const SAMPLE_DOCUMENT = Object.freeze({
+  id: 1,
+  name: "Sample",
+  width: 800,
+  height: 600,
+  resolution: 72,
+  colorMode: "RGB",
+  isDirty: false,
+  activeLayerIds: [3],
+});
+
+// ---------------------------------------------------------------------------------------------------------
+// Statistics
+
+export function median(values) {
+  return percentile(values, 50);
+}
+
+/** Percentile with linear interpolation between closest ranks; `p` in [0, 100]. */
+export function percentile(values, p) {
+  if (values.length === 0) return NaN;
+  const sorted = Float64Array.from(values).sort();
+  const rank = (p / 100) * (sorted.length - 1);
+  const lo = Math.floor(rank);
+  const hi = Math.ceil(rank);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - lo);
+}
+
+export function min(values) {
+  return values.reduce((a, b) => Math.min(a, b), Infinity);
+}
+
+export function max(values) {
+  return values.reduce((a, b) => Math.max(a, b), -Infinity);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Formatting
+
+export function fmtRate(n) {
+  if (!Number.isFinite(n)) return "n/a";
+  return `${Math.round(n).toLocaleString("en-US")} req/s`;
+}
+
+export function fmtMs(n) {
+  if (!Number.isFinite(n)) return "n/a";
+  return n >= 100 ? `${n.toFixed(0)} ms` : n >= 10 ? `${n.toFixed(1)} ms` : `${n.toFixed(2)} ms`;
+}
+
+export function fmtBytes(n) {
+  if (!Number.isFinite(n)) return "n/a";
+  const abs = Math.abs(n);
+  if (abs >= 1024 * 1024) return `${(n / 1024 / 1024).toFixed(1)} MiB`;
+  if (abs >= 1024) return `${(n / 1024).toFixed(1)} KiB`;
+  return `${Math.round(n)} B`;
+}
+
+export function fmtRatio(n) {
+  return Number.isFinite(n) ? `${n.toFixed(2)}x` : "n/a";
+}
+
+/** Prints rows (arrays of strings) under a header, columns padded to their widest cell. */
+export function printTable(header, rows, out = console.log) {
+  const widths = header.map((h, i) => Math.max(String(h).length, ...rows.map((r) => String(r[i] ?? "").length)));
+  const line = (cells) => cells.map((c, i) => String(c ?? "").padEnd(widths[i])).join(" | ").trimEnd();
+  out(line(header));
+  out(widths.map((w) => "-".repeat(w)).join("-+-"));
+  for (const row of rows) out(line(row));
+}
+
+export function log(...args) {
+  console.log(...args);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// WebSocket client plumbing (the same code drives the bridge and the baselines)
+
+/** Opens one socket and resolves once it is open; rejects on error or after `timeoutMs`. */
+export function openSocket(url, timeoutMs = 10_000) {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { perMessageDeflate: false });
+    const timer = setTimeout(() => {
+      ws.terminate();
+      reject(new Error(`connect timeout to ${url}`));
+    }, timeoutMs);
+    ws.once("open", () => {
+      clearTimeout(timer);
+      ws.off("error", reject);
+      ws.on("error", () => {}); // late errors (e.g. at shutdown) must not crash the run
+      resolve(ws);
+    });
+    ws.once("error", (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+  });
+}
+
+/** Opens `n` sockets, `batch` at a time (avoids overflowing the listen backlog), running `setup` on each. */
+export async function openMany(url, n, { batch = 100, setup } = {}) {
+  const sockets = [];
+  for (let start = 0; start < n; start += batch) {
+    const count = Math.min(batch, n - start);
+    const opened = await Promise.all(
+      Array.from({ length: count }, async () => {
+        const ws = await openSocket(url);
+        if (setup) await setup(ws);
+        return ws;
+      }),
+    );
+    sockets.push(...opened);
+  }
+  return sockets;
+}
+
+/** Sends a request frame and resolves with its parsed response (matched by id); other frames are ignored. */
+export function request(ws, id, method, params = {}, timeoutMs = 10_000) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      ws.off("message", onMessage);
+      reject(new Error(`timeout waiting for ${method} #${id}`));
+    }, timeoutMs);
+    const onMessage = (data) => {
+      const msg = JSON.parse(String(data));
+      if (msg.id !== id) return;
+      clearTimeout(timer);
+      ws.off("message", onMessage);
+      resolve(msg);
+    };
+    ws.on("message", onMessage);
+    ws.send(JSON.stringify({ id, method, params }));
+  });
+}
+
+/** Closes sockets and waits (bounded) until they are all closed; stragglers are terminated. */
+export async function closeAll(sockets, timeoutMs = 5_000) {
+  await Promise.all(
+    sockets.map(
+      (ws) =>
+        new Promise((resolve) => {
+          if (ws.readyState === WebSocket.CLOSED) return resolve();
+          const timer = setTimeout(() => {
+            ws.terminate();
+            resolve();
+          }, timeoutMs);
+          ws.once("close", () => {
+            clearTimeout(timer);
+            resolve();
+          });
+          if (ws.readyState === WebSocket.CONNECTING) ws.terminate();
+          else ws.close();
+        }),
+    ),
+  );
+}
+
+export function now() {
+  return performance.now();
+}
+
+/** Whether a target is met: `higherIsBetter` compares `value >= target`, otherwise `value <= target`. */
+export function verdict(value, target, higherIsBetter) {
+  if (!Number.isFinite(value)) return "FAIL";
+  return (higherIsBetter ? value >= target : value <= target) ? "pass" : "FAIL";
+}

@@ -1,0 +1,140 @@
+// HTTP GET throughput of `/document/current` (a method route through the mailbox) and `/health` (no editor call),
+// beside a bare `node:http` server answering JSON.stringify of a similar object. Same keep-alive client for both.
+import http from "node:http";
+import { createBridge } from "../dist/index.js";
+import { DURATION_MS, fmtRate, fmtRatio, log, max, median, min, now, ROUNDS, SAMPLE_DOCUMENT, sleep, verdict, WARMUP_MS } from "./_lib.js";
+
+const CONCURRENCY = Number(process.env.BENCH_HTTP_CONCURRENCY ?? 32);
+
+const SAMPLE_HEALTH = Object.freeze({
+  status: "ok",
+  uptimeMs: 1234,
+  clients: 0,
+  host: { state: "ready", kind: "embedded", degraded: false, queued: 0, running: 0 },
+});
+
+async function startBaselineHttp() {
+  const server = http.createServer((req, res) => {
+    const body = req.url === "/health" ? JSON.stringify({ ...SAMPLE_HEALTH }) : JSON.stringify({ ...SAMPLE_DOCUMENT });
+    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
+    res.end(body);
+  });
+  server.keepAliveTimeout = 5_000;
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${server.address().port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** One GET on a keep-alive agent; resolves with the status once the body has been read (and parsed). */
+function get(agent, url) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { agent, method: "GET" }, (res) => {
+      const chunks = [];
+      res.on("data", (c) => chunks.push(c));
+      res.on("end", () => {
+        JSON.parse(Buffer.concat(chunks).toString("utf8"));
+        resolve(res.statusCode);
+      });
+      res.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+/** `CONCURRENCY` loops of sequential GETs; warm-up, then count completions during `DURATION_MS`. */
+async function drive(agent, url) {
+  let counting = false;
+  let stopped = false;
+  let completed = 0;
+  let failed = 0;
+  const loop = async () => {
+    while (!stopped) {
+      const status = await get(agent, url);
+      if (status !== 200) failed++;
+      else if (counting) completed++;
+    }
+  };
+  const loops = Array.from({ length: CONCURRENCY }, loop);
+  await sleep(WARMUP_MS);
+  counting = true;
+  const t0 = now();
+  await sleep(DURATION_MS);
+  counting = false;
+  const t1 = now();
+  stopped = true;
+  await Promise.all(loops);
+  if (failed > 0) log(`    note: ${failed} non-200 responses`);
+  return (completed / (t1 - t0)) * 1000;
+}
+
+async function measure(path, rounds, bridge, baseline) {
+  // One agent per side so each keeps its own warm sockets across rounds.
+  const agents = {
+    bridge: new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY }),
+    baseline: new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY }),
+  };
+  const urls = { bridge: bridge.url + path, baseline: baseline.url + path };
+  const rates = { bridge: [], baseline: [] };
+  try {
+    for (let round = 0; round < rounds; round++) {
+      const order = round % 2 === 0 ? ["baseline", "bridge"] : ["bridge", "baseline"];
+      for (const side of order) rates[side].push(await drive(agents[side], urls[side]));
+    }
+  } finally {
+    agents.bridge.destroy();
+    agents.baseline.destroy();
+  }
+  const b = median(rates.bridge);
+  const base = median(rates.baseline);
+  log(
+    `  GET ${path}: bridge ${fmtRate(b)} [${fmtRate(min(rates.bridge))}..${fmtRate(max(rates.bridge))}], ` +
+      `baseline ${fmtRate(base)} [${fmtRate(min(rates.baseline))}..${fmtRate(max(rates.baseline))}]`,
+  );
+  return { bridge: b, baseline: base, ratio: b / base };
+}
+
+export async function run() {
+  // /health is a secondary figure: fewer rounds keep the whole suite inside its time budget.
+  const healthRounds = Math.max(1, Math.min(ROUNDS, 3));
+  log(`HTTP GET throughput (${CONCURRENCY} keep-alive loops, ${DURATION_MS} ms per round, medians)`);
+  const bridge = createBridge({ listen: { host: "127.0.0.1", port: 0 } });
+  await bridge.start();
+  const baseline = await startBaselineHttp();
+  try {
+    const doc = await measure("/document/current", ROUNDS, bridge, baseline);
+    const health = await measure("/health", healthRounds, bridge, baseline);
+    return [
+      {
+        benchmark: "HTTP GET /document/current",
+        bridge: fmtRate(doc.bridge),
+        baseline: fmtRate(doc.baseline),
+        ratio: fmtRatio(doc.ratio),
+        target: ">= 0.60x",
+        result: verdict(doc.ratio, 0.6, true),
+      },
+      {
+        benchmark: `HTTP GET /health (${healthRounds} rounds)`,
+        bridge: fmtRate(health.bridge),
+        baseline: fmtRate(health.baseline),
+        ratio: fmtRatio(health.ratio),
+        target: ">= 0.60x",
+        result: verdict(health.ratio, 0.6, true),
+      },
+    ];
+  } finally {
+    await baseline.close();
+    await bridge.close();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const rows = await run();
+  console.table(rows);
+}

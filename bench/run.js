@@ -1,0 +1,64 @@
+// Runs every benchmark in sequence and prints one summary table (bridge vs a baseline measured in the same run).
+//
+//   npm run bench                       build, then everything
+//   node bench/run.js ws-rpc http       only the named benchmarks (after `npm run build`)
+//
+// Environment: BENCH_DURATION_MS (2000), BENCH_WARMUP_MS (500), BENCH_ROUNDS (5), BENCH_FANOUT_CLIENTS (1000),
+// BENCH_FANOUT_EVENTS (6 per round), BENCH_HTTP_CONCURRENCY (32), BENCH_IDLE_CLIENTS (10000).
+// Exit code 0 when every benchmark ran, whether or not it met its target; 1 when a benchmark crashed.
+import os from "node:os";
+import { DURATION_MS, log, printTable, ROUNDS, WARMUP_MS } from "./_lib.js";
+import { fdLimit } from "./idle-clients.js";
+
+const BENCHMARKS = {
+  "ws-rpc": () => import("./ws-rpc.js"),
+  fanout: () => import("./fanout.js"),
+  http: () => import("./http.js"),
+  "idle-clients": () => import("./idle-clients.js"),
+};
+
+const wanted = process.argv.slice(2);
+for (const name of wanted) {
+  if (!(name in BENCHMARKS)) {
+    console.error(`unknown benchmark "${name}"; known: ${Object.keys(BENCHMARKS).join(", ")}`);
+    process.exit(2);
+  }
+}
+const selected = wanted.length > 0 ? wanted : Object.keys(BENCHMARKS);
+
+const started = Date.now();
+log(
+  `image-editor-bridge benchmarks — node ${process.version}, ${os.cpus().length} CPU(s), ulimit -n ${fdLimit()}, ` +
+    `${ROUNDS} rounds, ${DURATION_MS} ms measure + ${WARMUP_MS} ms warm-up per throughput round`,
+);
+log("Each figure is a median over rounds that alternate bridge and baseline in this same process.\n");
+
+const rows = [];
+let crashed = false;
+for (const name of selected) {
+  const t0 = Date.now();
+  try {
+    const mod = await BENCHMARKS[name]();
+    rows.push(...(await mod.run()));
+  } catch (error) {
+    crashed = true;
+    log(`  ${name} FAILED: ${error?.stack ?? error}`);
+    rows.push({ benchmark: name, bridge: "error", baseline: "-", ratio: "-", target: "-", result: "ERROR" });
+  }
+  log(`  (${name}: ${((Date.now() - t0) / 1000).toFixed(1)} s)\n`);
+}
+
+log("Summary (ratio = bridge / baseline; for throughput higher is better, for latency and memory lower is better)\n");
+printTable(
+  ["benchmark", "bridge", "baseline", "ratio", "target", "pass/fail"],
+  rows.map((r) => [r.benchmark, r.bridge, r.baseline, r.ratio, r.target, r.result]),
+);
+const failed = rows.filter((r) => r.result === "FAIL").map((r) => r.benchmark);
+log(
+  `\n${failed.length === 0 ? "All targets met." : `Targets missed: ${failed.join("; ")}.`} ` +
+    `Total ${((Date.now() - started) / 1000).toFixed(1)} s.`,
+);
+
+process.exitCode = crashed ? 1 : 0;
+// Everything closes its servers and sockets; should a handle linger anyway, do not hang the run.
+setTimeout(() => process.exit(process.exitCode), 3_000).unref();

@@ -53,8 +53,6 @@ export interface MethodDefinition<P = unknown, R = unknown> {
   readonly mutates: boolean;
   /** Uses the long deadline (scripts, exports). */
   readonly long?: boolean;
-  /** Needs a logical client (subscriptions); answered `BAD_REQUEST` elsewhere. */
-  readonly wsOnly?: boolean;
   readonly http?: HttpBinding;
   run(ctx: MethodContext, params: P): Promise<R> | R;
 }

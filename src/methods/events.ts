@@ -15,7 +15,6 @@ export const eventMethods: MethodDefinition[] = [
   defineMethod("event:subscribe", METHOD_SCHEMAS["event:subscribe"], {
     host: false,
     mutates: false,
-    wsOnly: true,
     run: (ctx, { type }) => {
       const client = clientOf(ctx, "event:subscribe");
       const stream = ctx.bridge.bus.stream(type);
@@ -32,7 +31,6 @@ export const eventMethods: MethodDefinition[] = [
   defineMethod("event:unsubscribe", METHOD_SCHEMAS["event:unsubscribe"], {
     host: false,
     mutates: false,
-    wsOnly: true,
     run: (ctx, { type }) => {
       clientOf(ctx, "event:unsubscribe").unsubscribe(type);
       return { type, subscribed: false };
@@ -41,7 +39,6 @@ export const eventMethods: MethodDefinition[] = [
   defineMethod("selection:change", METHOD_SCHEMAS["selection:change"], {
     host: false,
     mutates: false,
-    wsOnly: true,
     run: (ctx, { enabled }) => ({
       watching: ctx.bridge.watchSelection(clientOf(ctx, "selection:change"), enabled ?? true),
     }),

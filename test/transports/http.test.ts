@@ -143,3 +143,21 @@ describe("published schema", () => {
     expect(Object.keys(schema.events)).toContain("selection:changed");
   });
 });
+
+describe("requests h3 refuses before routing", () => {
+  it("a malformed URL answers BAD_REQUEST as a ProtocolError", async () => {
+    const harness = await startBridge();
+    const { request } = await import("node:http");
+    const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = request(`${harness.bridge.url}/layer/by-id/%ZZ`, (res) => {
+        let text = "";
+        res.on("data", (c: Buffer) => (text += c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+    expect(status).toBe(400);
+    expect(JSON.parse(body)).toMatchObject({ code: "BAD_REQUEST" });
+  });
+});

@@ -46,7 +46,14 @@ function queryOf(event: H3Event): Record<string, string> {
  */
 export function createHttpApp(target: TransportTarget): H3 {
   const app = new H3({
-    onError: (error) => errorResponse(target.dispatcher.toWireError(new BridgeError("INTERNAL", error.message), {})),
+    // Errors h3 raises itself (before a route runs): a malformed URL is the client's fault, anything else ours.
+    onError: (error) => {
+      const refusal =
+        error.status === 400
+          ? new BridgeError("BAD_REQUEST", "Malformed request URL")
+          : error;
+      return errorResponse(target.dispatcher.toWireError(refusal, {}));
+    },
   });
 
   app.use(async (event, next) => {

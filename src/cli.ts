@@ -48,28 +48,32 @@ export function parseListen(value: string): { host: string; port: number } {
 
 const list = (value: string | undefined): string[] => (value ? value.split(",").map((s) => s.trim()).filter(Boolean) : []);
 
+function parseFlags(argv: string[]) {
+  return parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      listen: { type: "string" },
+      editor: { type: "string" },
+      open: { type: "string" },
+      "no-sample": { type: "boolean" },
+      token: { type: "string" },
+      "allow-origin": { type: "string", multiple: true },
+      "allow-host": { type: "string", multiple: true },
+      "plugins-dir": { type: "string" },
+      plugin: { type: "string", multiple: true },
+      "log-level": { type: "string" },
+      help: { type: "boolean", short: "h" },
+      version: { type: "boolean", short: "v" },
+    },
+  });
+}
+
 /** Flags > environment (`BRIDGE_*`) > defaults (DESIGN §6). */
 export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): ServeOptions | "help" | "version" {
-  let parsed;
+  let parsed: ReturnType<typeof parseFlags>;
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        listen: { type: "string" },
-        editor: { type: "string" },
-        open: { type: "string" },
-        "no-sample": { type: "boolean" },
-        token: { type: "string" },
-        "allow-origin": { type: "string", multiple: true },
-        "allow-host": { type: "string", multiple: true },
-        "plugins-dir": { type: "string" },
-        plugin: { type: "string", multiple: true },
-        "log-level": { type: "string" },
-        help: { type: "boolean", short: "h" },
-        version: { type: "boolean", short: "v" },
-      },
-    });
+    parsed = parseFlags(argv);
   } catch (error) {
     throw new UsageError((error as Error).message);
   }

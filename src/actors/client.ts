@@ -161,7 +161,8 @@ export class LogicalClient {
     if (socket !== null && STATE_EVENTS.has(event.type)) {
       const queued = socket.bufferedAmount;
       if (queued > this.limits.outboundSoftBytes && queued <= this.limits.outboundHardBytes) {
-        (this.pendingState ??= new Map()).set(event.type, event.json);
+        if (this.pendingState === undefined) this.pendingState = new Map();
+        this.pendingState.set(event.type, event.json);
         this.scheduleFlush();
         return;
       }

@@ -244,7 +244,8 @@ export class HostSession {
     job.startedAt = performance.now();
     const ctx: HostCallContext = {
       get signal() {
-        return (job.controller ??= new AbortController()).signal;
+        if (job.controller === undefined) job.controller = new AbortController();
+        return job.controller.signal;
       },
       clientId: job.lane,
     };

@@ -75,7 +75,7 @@ export function renderLayers(layers: readonly EmbeddedLayer[], region: HostBound
   const out = emptyRaster(region.right - region.left, region.bottom - region.top);
   for (let i = layers.length - 1; i >= 0; i--) {
     const layer = layers[i];
-    if (!layer || !layer.visible || layer.opacity === 0) continue;
+    if (layer === undefined || !layer.visible || layer.opacity === 0) continue;
     const mode = layer.blendMode === "pass through" ? "normal" : layer.blendMode;
     if (layer.kind === "group") {
       if (isEmptyBounds(layerBounds(layer))) continue;

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { setImmediate as nextTick } from "node:timers/promises";
 import { toNodeHandler } from "h3";
 import { createActor } from "xstate";
-import { BridgeError, PROTOCOL_VERSION, type ClosingReason, type PluginInfo, type ServerInfo } from "./protocol/index.js";
+import { BridgeError, PROTOCOL_VERSION, type ClosingReason, type ServerInfo } from "./protocol/index.js";
 import { bridgeMachine } from "./actors/bridge.machine.js";
 import { ClientRegistry } from "./actors/client-registry.js";
 import { Dispatcher } from "./actors/dispatcher.js";
@@ -14,6 +14,7 @@ import { createEmbeddedHost } from "./hosts/embedded/index.js";
 import { resolveLimits, type Limits } from "./limits.js";
 import { silentLogger, type Logger } from "./logger.js";
 import { BUILTIN_METHODS, methodTable, type BridgeServices, type MethodDefinition } from "./methods/index.js";
+import { createEmptyPluginRegistry } from "./plugins/index.js";
 import { isLoopbackHost, type SecurityOptions } from "./transports/security.js";
 import { createHttpApp } from "./transports/http/app.js";
 import type { TransportTarget } from "./transports/target.js";
@@ -81,7 +82,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
   const actor = createActor(bridgeMachine).start();
   const session = new HostSession(host, limits, log);
   const bus = new EventBus(host, log);
-  const plugins: PluginInfo[] = [];
+  const plugins = createEmptyPluginRegistry();
   let port = 0;
 
   const clients = new ClientRegistry(limits, log);
@@ -94,7 +95,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
         version: PACKAGE.version,
         protocolVersion: PROTOCOL_VERSION,
         editor: host.kind,
-        plugins: [...plugins],
+        plugins: plugins.list(),
       };
       if (session.hostVersion !== undefined) info.hostVersion = session.hostVersion;
       return info;
@@ -129,15 +130,10 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     log,
     server: { name: PACKAGE.name, version: PACKAGE.version },
     accepting: () => actor.getSnapshot().matches("running"),
-    endpointError: (endpoint) =>
-      endpoint === "root"
-        ? null
-        : new BridgeError("PLUGIN_NOT_FOUND", `No plugin "${endpoint}" is loaded`, { details: { pluginId: endpoint } }),
+    endpointError: (endpoint) => (endpoint === "root" ? null : plugins.endpointError(endpoint)),
     health: () => ({ status: "ok", uptimeMs: Date.now() - startedAt, clients: clients.size, host: session.status() }),
-    plugins: () => [...plugins],
-    pluginHealth: (id) => {
-      throw new BridgeError("PLUGIN_NOT_FOUND", `No plugin "${id}" is loaded`, { details: { pluginId: id } });
-    },
+    plugins: () => plugins.list(),
+    pluginHealth: (id) => plugins.health(id),
     metrics: () => {
       const status = session.status();
       return dispatcher.metrics.render({
@@ -191,7 +187,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
         throw error;
       }
       actor.send({ type: "STARTED" });
-      bus.emitReady({ port, plugins: [...plugins] });
+      bus.emitReady({ port, plugins: plugins.list() });
       log.info({ actor: "bridge", url: `http://${displayHost}:${port}`, editor: host.kind }, "bridge listening");
     },
     close(reason: ClosingReason = "process-exit") {

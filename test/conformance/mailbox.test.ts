@@ -64,6 +64,26 @@ describe.each(TRANSPORTS)("the editor mailbox over $name", ({ make }) => {
   });
 });
 
+describe.each(TRANSPORTS)("shutdown over $name", ({ make }) => {
+  it("queued calls fail with SHUTTING_DOWN while the running call may finish", async () => {
+    const host = new ScriptedHost();
+    const harness = await startBridge({ host });
+    const t = await make(harness);
+    host.hold();
+    const running = t.call("document:current");
+    await host.whenStarted(1);
+    const queued = t.call("selection:getArea");
+    await waitForQueued(harness, 1);
+    const closed = harness.bridge.close();
+    const refused = await queued;
+    expect(refused.error).toMatchObject({ code: "SHUTTING_DOWN", retryable: true });
+    if (refused.status !== undefined) expect(refused.status).toBe(503);
+    host.release();
+    expect((await running).ok).toBe(true);
+    await closed;
+  });
+});
+
 describe("mailbox fairness", () => {
   it("calls run FIFO per client and round-robin across clients", async () => {
     const host = new ScriptedHost();

@@ -1,0 +1,1 @@
+export { createEmptyPluginRegistry, type PluginRegistry } from "./registry.js";

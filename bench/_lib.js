@@ -149,8 +149,11 @@ export function request(ws, id, method, params = {}, timeoutMs = 10_000) {
   });
 }
 
-/** Closes sockets and waits (bounded) until they are all closed; stragglers are terminated. */
-export async function closeAll(sockets, timeoutMs = 5_000) {
+/**
+ * Closes sockets and waits (bounded) until they are all closed; stragglers are terminated. Close code 4000
+ * (DISPOSE) makes the bridge drop the logical clients instead of keeping them resumable.
+ */
+export async function closeAll(sockets, timeoutMs = 5_000, code = 1000) {
   await Promise.all(
     sockets.map(
       (ws) =>
@@ -165,7 +168,7 @@ export async function closeAll(sockets, timeoutMs = 5_000) {
             resolve();
           });
           if (ws.readyState === WebSocket.CONNECTING) ws.terminate();
-          else ws.close();
+          else ws.close(code);
         }),
     ),
   );
@@ -179,4 +182,28 @@ export function now() {
 export function verdict(value, target, higherIsBetter) {
   if (!Number.isFinite(value)) return "FAIL";
   return (higherIsBetter ? value >= target : value <= target) ? "pass" : "FAIL";
+}
+
+/** `{ url, close }` of a listening bare `ws` baseline server; `close` terminates its clients first. */
+export function baselineHandle(wss) {
+  return {
+    url: `ws://127.0.0.1:${wss.address().port}/`,
+    close: () =>
+      new Promise((resolve) => {
+        for (const ws of wss.clients) ws.terminate();
+        wss.close(() => resolve());
+      }),
+  };
+}
+
+/** One summary row of a throughput figure (`{ bridge, baseline, ratio }`); `min` is the target ratio, if any. */
+export function throughputRow(benchmark, figure, min) {
+  return {
+    benchmark,
+    bridge: fmtRate(figure.bridge),
+    baseline: fmtRate(figure.baseline),
+    ratio: fmtRatio(figure.ratio),
+    target: min === undefined ? "(info)" : `>= ${min.toFixed(2)}x`,
+    result: min === undefined ? "-" : verdict(figure.ratio, min, true),
+  };
 }

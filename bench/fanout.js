@@ -4,6 +4,7 @@
 import { WebSocketServer } from "ws";
 import { createBridge } from "../dist/index.js";
 import {
+  baselineHandle,
   closeAll,
   fmtMs,
   fmtRatio,
@@ -43,14 +44,7 @@ async function startBaselineFanout() {
       ws.send(JSON.stringify({ id: req.id, ok: true, result: req.params.rect }));
     });
   });
-  return {
-    url: `ws://127.0.0.1:${wss.address().port}/`,
-    close: () =>
-      new Promise((resolve) => {
-        for (const ws of wss.clients) ws.terminate();
-        wss.close(() => resolve());
-      }),
-  };
+  return baselineHandle(wss);
 }
 
 /** Opens the subscribers (batches of 100, each awaiting its subscribe answer) and the trigger client. */

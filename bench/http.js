@@ -2,7 +2,7 @@
 // beside a bare `node:http` server answering JSON.stringify of a similar object. Same keep-alive client for both.
 import http from "node:http";
 import { createBridge } from "../dist/index.js";
-import { DURATION_MS, fmtRate, fmtRatio, log, max, median, min, now, ROUNDS, SAMPLE_DOCUMENT, sleep, verdict, WARMUP_MS } from "./_lib.js";
+import { DURATION_MS, fmtRate, log, max, median, min, now, ROUNDS, SAMPLE_DOCUMENT, sleep, throughputRow, WARMUP_MS } from "./_lib.js";
 
 const CONCURRENCY = Number(process.env.BENCH_HTTP_CONCURRENCY ?? 32);
 
@@ -111,22 +111,8 @@ export async function run() {
     const doc = await measure("/document/current", ROUNDS, bridge, baseline);
     const health = await measure("/health", healthRounds, bridge, baseline);
     return [
-      {
-        benchmark: "HTTP GET /document/current",
-        bridge: fmtRate(doc.bridge),
-        baseline: fmtRate(doc.baseline),
-        ratio: fmtRatio(doc.ratio),
-        target: ">= 0.60x",
-        result: verdict(doc.ratio, 0.6, true),
-      },
-      {
-        benchmark: `HTTP GET /health (${healthRounds} rounds)`,
-        bridge: fmtRate(health.bridge),
-        baseline: fmtRate(health.baseline),
-        ratio: fmtRatio(health.ratio),
-        target: ">= 0.60x",
-        result: verdict(health.ratio, 0.6, true),
-      },
+      throughputRow("HTTP GET /document/current", doc, 0.6),
+      throughputRow(`HTTP GET /health (${healthRounds} rounds)`, health, 0.6),
     ];
   } finally {
     await baseline.close();

@@ -3,8 +3,7 @@
 // Baseline: the same measurement with a bare `ws` server holding N idle connections.
 import { execFileSync, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import WebSocket from "ws";
-import { fmtBytes, fmtRatio, log, openMany, request, sleep, verdict } from "./_lib.js";
+import { closeAll, fmtBytes, fmtRatio, log, openMany, request, sleep, verdict } from "./_lib.js";
 
 const SERVER_SCRIPT = fileURLToPath(new URL("./idle-server.js", import.meta.url));
 const WANTED_CLIENTS = Number(process.env.BENCH_IDLE_CLIENTS ?? 10_000);
@@ -62,25 +61,7 @@ async function memoryOf(child) {
 }
 
 /** Closes with 4000 (DISPOSE) so the bridge drops the logical clients instead of keeping them resumable. */
-async function disposeAll(sockets) {
-  await Promise.all(
-    sockets.map(
-      (ws) =>
-        new Promise((resolve) => {
-          if (ws.readyState === WebSocket.CLOSED) return resolve();
-          const timer = setTimeout(() => {
-            ws.terminate();
-            resolve();
-          }, 5_000);
-          ws.once("close", () => {
-            clearTimeout(timer);
-            resolve();
-          });
-          ws.close(4000, "bench done");
-        }),
-    ),
-  );
-}
+const disposeAll = (sockets) => closeAll(sockets, 5_000, 4000);
 
 async function openSubscribed(url, n) {
   let seq = 0;

@@ -7,6 +7,7 @@
 import { setImmediate as tick } from "node:timers/promises";
 import { WebSocketServer } from "ws";
 import { createBridge } from "../dist/index.js";
+import { baselineHandle } from "./_lib.js";
 
 const kind = process.argv[2];
 if (kind !== "bridge" && kind !== "baseline") {
@@ -37,14 +38,7 @@ async function startBaseline() {
       ws.send(JSON.stringify({ id: req.id, ok: true, result: { type: req.params?.type, subscribed: true } }));
     });
   });
-  return {
-    url: `ws://127.0.0.1:${wss.address().port}/`,
-    close: () =>
-      new Promise((resolve) => {
-        for (const ws of wss.clients) ws.terminate();
-        wss.close(() => resolve());
-      }),
-  };
+  return baselineHandle(wss);
 }
 
 async function settledMemory() {

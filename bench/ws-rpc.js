@@ -3,10 +3,10 @@
 import { WebSocketServer } from "ws";
 import { createBridge } from "../dist/index.js";
 import {
+  baselineHandle,
   closeAll,
   DURATION_MS,
   fmtRate,
-  fmtRatio,
   log,
   max,
   median,
@@ -16,7 +16,7 @@ import {
   ROUNDS,
   SAMPLE_DOCUMENT,
   sleep,
-  verdict,
+  throughputRow,
   WARMUP_MS,
 } from "./_lib.js";
 
@@ -30,14 +30,7 @@ export async function startBaselineWs() {
       ws.send(JSON.stringify({ id: req.id, ok: true, result: { ...SAMPLE_DOCUMENT } }));
     });
   });
-  return {
-    url: `ws://127.0.0.1:${wss.address().port}/`,
-    close: () =>
-      new Promise((resolve) => {
-        for (const ws of wss.clients) ws.terminate();
-        wss.close(() => resolve());
-      }),
-  };
+  return baselineHandle(wss);
 }
 
 /**
@@ -116,24 +109,7 @@ export async function run() {
   try {
     const single = await measure("1 client x 1 in flight", 1, 1, bridge, baseline);
     const many = await measure("16 clients x 4 in flight", 16, 4, bridge, baseline);
-    return [
-      {
-        benchmark: "WS RPC 1x1 (req/s)",
-        bridge: fmtRate(single.bridge),
-        baseline: fmtRate(single.baseline),
-        ratio: fmtRatio(single.ratio),
-        target: "(info)",
-        result: "-",
-      },
-      {
-        benchmark: "WS RPC 16x4 (req/s)",
-        bridge: fmtRate(many.bridge),
-        baseline: fmtRate(many.baseline),
-        ratio: fmtRatio(many.ratio),
-        target: ">= 0.60x",
-        result: verdict(many.ratio, 0.6, true),
-      },
-    ];
+    return [throughputRow("WS RPC 1x1 (req/s)", single), throughputRow("WS RPC 16x4 (req/s)", many, 0.6)];
   } finally {
     await baseline.close();
     await bridge.close();

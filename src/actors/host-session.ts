@@ -56,6 +56,8 @@ export class HostSession {
   /** Whether the actor was last told the editor is busy; idle is reported late so back-to-back calls do not flap it. */
   private busy = false;
   private idleCheck: NodeJS.Timeout | undefined;
+  /** Set when `close()` begins: running calls may finish, nothing new is queued. */
+  private stopping = false;
 
   constructor(
     readonly host: HostAdapter,
@@ -120,8 +122,8 @@ export class HostSession {
 
   /** Queues a host-bound call and resolves with its result. */
   call<T>(options: CallOptions, run: (ctx: HostCallContext) => Promise<T>): Promise<T> {
-    if (this.phase !== "ready") {
-      if (this.phase === "closing" || this.phase === "closed") {
+    if (this.phase !== "ready" || this.stopping) {
+      if (this.stopping || this.phase === "closing" || this.phase === "closed") {
         return Promise.reject(new BridgeError("SHUTTING_DOWN", "The bridge is shutting down"));
       }
       const { lastError } = this.actor.getSnapshot().context;
@@ -163,6 +165,7 @@ export class HostSession {
    * then whatever is left fails too and the editor connection is closed.
    */
   async close(graceMs = 0): Promise<void> {
+    this.stopping = true;
     this.lostSubscription?.unsubscribe();
     const shuttingDown = (): BridgeError => new BridgeError("SHUTTING_DOWN", "The bridge is shutting down");
     for (const job of this.mailbox.drain()) this.answer(job, shuttingDown());

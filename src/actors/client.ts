@@ -116,10 +116,6 @@ export class LogicalClient {
     if (this.state !== "disposed") this.actor.send({ type: "DISPOSE" });
   }
 
-  isSubscribed(type: string): boolean {
-    return this.subscriptions.has(type);
-  }
-
   subscriptionTypes(): string[] {
     return [...this.subscriptions.keys()];
   }
@@ -174,11 +170,6 @@ export class LogicalClient {
   deliverResponse(text: string): void {
     if (this.state === "disposed") return;
     this.write(text);
-  }
-
-  /** Sends a frame outside the sequence (handshake, error events). */
-  sendRaw(text: string): void {
-    this.socket?.send(text);
   }
 
   private eventFrame(type: string, dataJson: string): string {

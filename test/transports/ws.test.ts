@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { PROTOCOL_VERSION } from "../../src/protocol/index.js";
+import { ConnectedEventDataSchema, ErrorEventDataSchema, PROTOCOL_VERSION } from "../../src/protocol/index.js";
 import { startBridge } from "../helpers/bridge.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
 import { TestClient, waitForClient } from "../helpers/ws-client.js";
@@ -25,6 +25,7 @@ describe("WebSocket handshake", () => {
   it("the first frame is `connected` with a server-issued client id and the protocol version", async () => {
     const client = await (await startBridge()).connect();
     expect(client.frames[0]).toMatchObject({ type: "connected" });
+    expect(ConnectedEventDataSchema.safeParse(client.frames[0]!.data).success).toBe(true);
     expect(client.hello).toMatchObject({ resumed: false, protocolVersion: PROTOCOL_VERSION });
     expect(client.hello.clientId).toMatch(/^[0-9a-f-]{36}$/);
   });
@@ -39,6 +40,7 @@ describe("WebSocket handshake", () => {
     const harness = await startBridge();
     const client = await harness.connect("/ws/nope");
     expect(client.frames[0]).toMatchObject({ type: "error", data: { code: "PLUGIN_NOT_FOUND" } });
+    expect(ErrorEventDataSchema.safeParse(client.frames[0]!.data).success).toBe(true);
     expect((await client.closed).code).toBe(4004);
   });
 

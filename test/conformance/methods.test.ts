@@ -170,6 +170,17 @@ describe.each(TRANSPORTS)("built-in methods over $name on the embedded editor", 
     }
   });
 
+  it.runIf(name === "ws")("layer:getInfoBySelectionIndex walks the active layers in index order", async () => {
+    await setup();
+    const layers = flatten(expectResult("document:layers", await call("document:layers")) as HostLayer[]);
+    const chosen = [layers[3]!, layers[0]!];
+    expectResult("layer:select", await call("layer:select", { ids: chosen.map((l) => l.id) }));
+    const first = expectResult("layer:getInfoBySelectionIndex", await call("layer:getInfoBySelectionIndex", { selectionIndex: 0 }));
+    const second = expectResult("layer:getInfoBySelectionIndex", await call("layer:getInfoBySelectionIndex", { selectionIndex: 1 }));
+    expect([(first as HostLayer).id, (second as HostLayer).id]).toEqual([layers[0]!.id, layers[3]!.id]);
+    expect((await call("layer:getInfoBySelectionIndex", { selectionIndex: 2 })).error?.code).toBe("LAYER_NOT_FOUND");
+  });
+
   it.runIf(name === "ws")("getServerInfo and server:clients answer over WS", async () => {
     await setup();
     const info = expectResult("getServerInfo", await call("getServerInfo")) as { name: string; hostVersion: string; plugins: unknown[] };

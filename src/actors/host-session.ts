@@ -56,6 +56,8 @@ export class HostSession {
   /** Whether the actor was last told the editor is busy; idle is reported late so back-to-back calls do not flap it. */
   private busy = false;
   private idleCheck: NodeJS.Timeout | undefined;
+  /** Resolved when the last running call is released (shutdown grace). */
+  private idleWaiters: Array<() => void> = [];
   /** Set when `close()` begins: running calls may finish, nothing new is queued. */
   private stopping = false;
 
@@ -168,7 +170,7 @@ export class HostSession {
     this.stopping = true;
     this.lostSubscription?.unsubscribe();
     const shuttingDown = (): BridgeError => new BridgeError("SHUTTING_DOWN", "The bridge is shutting down");
-    for (const job of this.mailbox.drain()) this.answer(job, shuttingDown());
+    for (const job of this.mailbox.drain()) this.answer(job, false, shuttingDown());
     if (this.running.size > 0 && graceMs > 0) await this.whenIdle(graceMs);
     this.failAll(shuttingDown);
     clearTimeout(this.idleCheck);
@@ -186,25 +188,28 @@ export class HostSession {
 
   /** Resolves when no call is running, or after `timeoutMs`. */
   private whenIdle(timeoutMs: number): Promise<void> {
+    if (this.running.size === 0) return Promise.resolve();
     return new Promise((resolve) => {
-      const timer = setTimeout(done, timeoutMs);
-      const sub = this.actor.subscribe(() => {
-        if (this.running.size === 0) done();
-      });
-      function done(): void {
+      const timer = setTimeout(resolve, timeoutMs);
+      this.idleWaiters.push(() => {
         clearTimeout(timer);
-        sub.unsubscribe();
         resolve();
-      }
-      if (this.running.size === 0) done();
+      });
     });
   }
 
-  private answer(job: Job, error: BridgeError): void {
-    clearTimeout(job.timer);
+  private notifyIdle(): void {
+    if (this.running.size > 0 || this.idleWaiters.length === 0) return;
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  /** Gives the caller its one answer; later results for the same job (a late host reply) are dropped. */
+  private answer(job: Job, ok: boolean, value: unknown): void {
     if (job.answered) return;
     job.answered = true;
-    job.reject(error);
+    clearTimeout(job.timer);
+    if (ok) job.resolve(value);
+    else job.reject(value);
   }
 
   private async connectHost(): Promise<HostInfo> {
@@ -265,12 +270,7 @@ export class HostSession {
   }
 
   private settle(job: Job, ok: boolean, value: unknown): void {
-    if (!job.answered) {
-      job.answered = true;
-      clearTimeout(job.timer);
-      if (ok) job.resolve(value);
-      else job.reject(value);
-    }
+    this.answer(job, ok, value);
     const elapsed = performance.now() - job.startedAt;
     if (elapsed > this.limits.slowCallMs && !this.degraded) this.actor.send({ type: "SLOW" });
     else if (elapsed <= this.limits.slowCallMs && this.degraded) this.actor.send({ type: "FAST" });
@@ -283,24 +283,27 @@ export class HostSession {
     clearTimeout(job.timer);
     this.running.delete(job);
     this.pump();
+    this.notifyIdle();
   }
 
   private onDeadline(job: Job): void {
     if (job.answered) return;
-    job.answered = true;
     const { method, mutates, timeoutMs } = job.options;
     if (this.mailbox.remove(job)) {
-      job.reject(
+      this.answer(
+        job,
+        false,
         new BridgeError("TIMEOUT", `${method} waited ${timeoutMs} ms in the editor's queue and was not started`, {
           details: { timeoutMs, outcome: "not-started" },
           retryable: true,
         }),
       );
-      this.pump();
       return;
     }
     job.controller?.abort();
-    job.reject(
+    this.answer(
+      job,
+      false,
       new BridgeError("TIMEOUT", `${method} did not finish within ${timeoutMs} ms`, {
         details: mutates ? { timeoutMs, outcome: "unknown" } : { timeoutMs },
         retryable: !mutates,
@@ -330,14 +333,12 @@ export class HostSession {
     const victims = [...this.mailbox.drain(), ...this.running];
     for (const job of victims) {
       job.controller?.abort();
-      if (!job.answered) {
-        job.answered = true;
-        job.reject(makeError());
-      }
+      this.answer(job, false, makeError());
       job.released = true;
       clearTimeout(job.timer);
     }
     this.running.clear();
     this.pump();
+    this.notifyIdle();
   }
 }

@@ -100,21 +100,18 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
       if (session.hostVersion !== undefined) info.hostVersion = session.hostVersion;
       return info;
     },
-    clients: () =>
-      clients
-        .list()
-        .filter((c) => c.state !== "disposed")
-        .map((c) => ({
-          clientId: c.id,
-          endpoint: c.endpoint,
-          state: c.state as "attached" | "detached",
-          subscriptions: c.subscriptionTypes(),
-          inFlight: c.inFlight,
-          connectedAt: c.connectedAt,
-        })),
+    clients: () => clients.list().map((c) => c.summary()),
     watchSelection: (client, enabled) => client.watch("selection:change", bus.stream("selection:changed")!, enabled),
   };
-  const dispatcher = new Dispatcher(methodTable([...BUILTIN_METHODS, ...(options.methods ?? [])]), session, services, limits, log);
+  const accepting = (): boolean => actor.getSnapshot().matches("running");
+  const dispatcher = new Dispatcher(
+    methodTable([...BUILTIN_METHODS, ...(options.methods ?? [])]),
+    session,
+    services,
+    limits,
+    log,
+    accepting,
+  );
   const security: SecurityOptions = {
     token: options.token,
     allowOrigins: options.allowOrigins ?? [],
@@ -129,7 +126,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     security,
     log,
     server: { name: PACKAGE.name, version: PACKAGE.version },
-    accepting: () => actor.getSnapshot().matches("running"),
+    accepting,
     endpointError: (endpoint) => (endpoint === "root" ? null : plugins.endpointError(endpoint)),
     health: () => ({ status: "ok", uptimeMs: Date.now() - startedAt, clients: clients.size, host: session.status() }),
     plugins: () => plugins.list(),

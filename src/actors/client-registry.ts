@@ -53,6 +53,7 @@ export class ClientRegistry {
     return client !== undefined && client.endpoint === endpoint && client.state !== "disposed" ? client : undefined;
   }
 
+  /** Live logical clients (a disposed client leaves the registry as it is disposed). */
   list(): LogicalClient[] {
     return [...this.clients.values()];
   }

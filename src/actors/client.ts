@@ -1,6 +1,7 @@
 import { createActor, type Actor } from "xstate";
 import type { Observable, Subscription } from "rxjs";
-import { STATE_EVENTS } from "../protocol/index.js";
+import { STATE_EVENTS, type ClientSummarySchema } from "../protocol/index.js";
+import type { z } from "zod";
 import type { Limits } from "../limits.js";
 import { clientMachine } from "./client.machine.js";
 import type { SerializedEvent } from "./event-bus.js";
@@ -106,14 +107,26 @@ export class LogicalClient {
   /** The socket went away; the client stays resumable for the TTL. Ignored for a socket no longer bound. */
   detach(socket: ClientSocket): void {
     if (this.socket !== socket) return;
-    this.flushPending();
     this.socket = null;
     this.detachedAt = Date.now();
+    this.flushPending(); // coalesced state events go to the replay buffer, not to the dead socket
     this.actor.send({ type: "DETACH" });
   }
 
   dispose(): void {
     if (this.state !== "disposed") this.actor.send({ type: "DISPOSE" });
+  }
+
+  /** What `server:clients` shows of this client. */
+  summary(): z.infer<typeof ClientSummarySchema> {
+    return {
+      clientId: this.id,
+      endpoint: this.endpoint,
+      state: this.phase === "attached" ? "attached" : "detached",
+      subscriptions: this.subscriptionTypes(),
+      inFlight: this.inFlight,
+      connectedAt: this.connectedAt,
+    };
   }
 
   subscriptionTypes(): string[] {
@@ -123,10 +136,7 @@ export class LogicalClient {
   /** Subscribes to a stream; idempotent. */
   subscribe(type: string, stream: Observable<SerializedEvent>): void {
     if (this.subscriptions.has(type) || this.state === "disposed") return;
-    // Set first: a sticky stream (#ready) delivers synchronously inside subscribe().
-    const holder = { sub: undefined as Subscription | undefined };
-    this.subscriptions.set(type, { unsubscribe: () => holder.sub?.unsubscribe() } as Subscription);
-    holder.sub = stream.subscribe((event) => this.deliverEvent(event));
+    this.subscriptions.set(type, stream.subscribe((event) => this.deliverEvent(event)));
   }
 
   /** Drops a subscription; returns whether there was one. */

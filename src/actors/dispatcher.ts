@@ -22,6 +22,8 @@ export class Dispatcher {
     private readonly services: BridgeServices,
     private readonly limits: Limits,
     private readonly log: Logger,
+    /** Whether the bridge still takes new calls; false once shutdown began. */
+    private readonly accepting: () => boolean = () => true,
   ) {}
 
   /** The method table this dispatcher serves. */
@@ -49,6 +51,7 @@ export class Dispatcher {
   }
 
   private async invoke(caller: Caller, name: string, rawParams: unknown): Promise<unknown> {
+    if (!this.accepting()) throw new BridgeError("SHUTTING_DOWN", "The bridge is shutting down");
     const method = this.methods.get(name);
     if (method === undefined) {
       throw new BridgeError("UNKNOWN_METHOD", `Unknown method "${name}"`, { details: { method: name } });

@@ -100,8 +100,11 @@ export function checkAccess(header: (name: string) => string | undefined, option
     }
   }
   const origin = header("origin");
-  if (origin !== undefined && !originAllowed(origin, options)) {
-    return new BridgeError("FORBIDDEN", `Origin "${origin}" is not allowed`, { details: { origin } });
-  }
-  return null;
+  return origin === undefined ? null : checkOrigin(origin, options);
+}
+
+/** The error for an Origin that may not use the bridge, or null (also used alone for CORS preflights). */
+export function checkOrigin(origin: string, options: SecurityOptions): BridgeError | null {
+  if (originAllowed(origin, options)) return null;
+  return new BridgeError("FORBIDDEN", `Origin "${origin}" is not allowed`, { details: { origin } });
 }

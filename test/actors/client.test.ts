@@ -51,6 +51,17 @@ describe("a logical client's outbound policy", () => {
     expect(socket.sent.map((f) => JSON.parse(f))).toEqual([{ type: "selection:changed", seq: 1, data: { x: 9 } }]);
   });
 
+  it("keeps coalesced state events for resume when the socket goes away before they were sent", () => {
+    const socket = new FakeSocket();
+    const client = makeClient(socket);
+    socket.bufferedAmount = 500;
+    client.deliverEvent(event("selection:changed", { x: 1 }));
+    client.detach(socket);
+    expect(socket.sent).toHaveLength(0);
+    const batch = client.attach(new FakeSocket());
+    expect(batch.frames.map((f) => JSON.parse(f))).toEqual([{ type: "selection:changed", seq: 1, data: { x: 1 } }]);
+  });
+
   it("does not coalesce other events", () => {
     const socket = new FakeSocket();
     const client = makeClient(socket);

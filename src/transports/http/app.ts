@@ -2,7 +2,7 @@ import type { IncomingMessage } from "node:http";
 import { H3, type H3Event } from "h3";
 import { BridgeError, type ImageFormat } from "../../protocol/index.js";
 import { IMAGE_MIME, isWireImage, publishSchema, type Caller, type MethodDefinition } from "../../methods/index.js";
-import { checkAccess, originAllowed } from "../security.js";
+import { checkAccess, checkOrigin } from "../security.js";
 import type { TransportTarget } from "../target.js";
 import { readJsonBody } from "./body.js";
 import { coerceStrings } from "./coerce.js";
@@ -48,10 +48,7 @@ export function createHttpApp(target: TransportTarget): H3 {
   const app = new H3({
     // Errors h3 raises itself (before a route runs): a malformed URL is the client's fault, anything else ours.
     onError: (error) => {
-      const refusal =
-        error.status === 400
-          ? new BridgeError("BAD_REQUEST", "Malformed request URL")
-          : error;
+      const refusal = error.status === 400 ? new BridgeError("BAD_REQUEST", "Malformed request URL") : error;
       return errorResponse(target.dispatcher.toWireError(refusal, {}));
     },
   });
@@ -60,11 +57,8 @@ export function createHttpApp(target: TransportTarget): H3 {
     const header = (name: string): string | undefined => event.req.headers.get(name) ?? undefined;
     const origin = header("origin");
     const preflight = event.req.method === "OPTIONS" && origin !== undefined;
-    const refusal = preflight
-      ? originAllowed(origin, target.security)
-        ? null
-        : new BridgeError("FORBIDDEN", `Origin "${origin}" is not allowed`, { details: { origin } })
-      : checkAccess(header, target.security);
+    // A preflight carries no credentials: only its Origin can be judged.
+    const refusal = preflight ? checkOrigin(origin, target.security) : checkAccess(header, target.security);
     if (refusal !== null) return errorResponse(target.dispatcher.toWireError(refusal, {}));
     if (origin !== undefined) {
       event.res.headers.set("access-control-allow-origin", origin);
@@ -121,7 +115,6 @@ export function createHttpApp(target: TransportTarget): H3 {
 async function runMethod(target: TransportTarget, method: MethodDefinition, event: H3Event): Promise<Response> {
   const binding = method.http!;
   try {
-    if (!target.accepting()) throw new BridgeError("SHUTTING_DOWN", "The bridge is shutting down");
     const pathParams = coerceStrings(method.params, (event.context.params ?? {}) as Record<string, string>);
     let params: Record<string, unknown>;
     if (binding.verb === "GET") {

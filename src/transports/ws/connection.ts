@@ -75,15 +75,6 @@ export function bindConnection(ws: WebSocket, target: TransportTarget, endpoint:
       return;
     }
     const { id, method, params } = check.request;
-    if (!target.accepting()) {
-      const wire = target.dispatcher.toWireError(new BridgeError("SHUTTING_DOWN", "The bridge is shutting down"), {
-        requestId: id,
-        method,
-        caller,
-      });
-      client.deliverResponse(JSON.stringify({ id, ok: false, error: wire }));
-      return;
-    }
     void target.dispatcher.respond(caller, id, method, params).then((text) => client.deliverResponse(text));
   });
 

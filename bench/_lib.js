@@ -1,5 +1,6 @@
 // Shared helpers for the benchmarks: statistics, timing, WebSocket client plumbing and table printing.
 // Plain ESM JavaScript: the benchmarks import the built library from ../dist.
+import { createBridge } from "../dist/index.js";
 import { performance } from "node:perf_hooks";
 import { setTimeout as sleep } from "node:timers/promises";
 import WebSocket from "ws";
@@ -206,4 +207,22 @@ export function throughputRow(benchmark, figure, min) {
     target: min === undefined ? "(info)" : `>= ${min.toFixed(2)}x`,
     result: min === undefined ? "-" : verdict(figure.ratio, min, true),
   };
+}
+
+/** Starts a bridge on loopback port 0 and a baseline server, runs `body(bridge, baseline)`, then closes both. */
+export async function withBridgeAndBaseline(startBaseline, body) {
+  const bridge = createBridge({ listen: { host: "127.0.0.1", port: 0 } });
+  await bridge.start();
+  const baseline = await startBaseline();
+  try {
+    return await body(bridge, baseline);
+  } finally {
+    await baseline.close();
+    await bridge.close();
+  }
+}
+
+/** Prints a benchmark's rows when its file is run directly (`node bench/http.js`). */
+export async function printIfMain(meta, run) {
+  if (meta.url === `file://${process.argv[1]}`) console.table(await run());
 }

@@ -2,7 +2,6 @@
 // receives the `selection:changed` event. Baseline: a bare `ws` server that, on the trigger frame, stringifies one
 // event and `send`s it to every client.
 import { WebSocketServer } from "ws";
-import { createBridge } from "../dist/index.js";
 import {
   baselineHandle,
   closeAll,
@@ -12,11 +11,13 @@ import {
   now,
   openMany,
   openSocket,
+  printIfMain,
   percentile,
   request,
   ROUNDS,
   sleep,
   verdict,
+  withBridgeAndBaseline,
 } from "./_lib.js";
 
 const SUBSCRIBERS = Number(process.env.BENCH_FANOUT_CLIENTS ?? 1_000);
@@ -112,9 +113,10 @@ async function fire(side, events, tagBase) {
 
 export async function run() {
   log(`Fan-out latency (selection:changed to ${SUBSCRIBERS} subscribers, ${ROUNDS} rounds x ${EVENTS_PER_ROUND} events)`);
-  const bridge = createBridge({ listen: { host: "127.0.0.1", port: 0 } });
-  await bridge.start();
-  const baseline = await startBaselineFanout();
+  return withBridgeAndBaseline(startBaselineFanout, (bridge, baseline) => compare(bridge, baseline));
+}
+
+async function compare(bridge, baseline) {
   const sides = {};
   try {
     sides.bridge = await prepare(bridge.wsUrl);
@@ -160,12 +162,7 @@ export async function run() {
     const sockets = [];
     for (const side of Object.values(sides)) sockets.push(...side.subscribers, side.trigger);
     await closeAll(sockets);
-    await baseline.close();
-    await bridge.close();
   }
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const rows = await run();
-  console.table(rows);
-}
+await printIfMain(import.meta, run);

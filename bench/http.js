@@ -1,8 +1,7 @@
 // HTTP GET throughput of `/document/current` (a method route through the mailbox) and `/health` (no editor call),
 // beside a bare `node:http` server answering JSON.stringify of a similar object. Same keep-alive client for both.
 import http from "node:http";
-import { createBridge } from "../dist/index.js";
-import { DURATION_MS, fmtRate, log, max, median, min, now, ROUNDS, SAMPLE_DOCUMENT, sleep, throughputRow, WARMUP_MS } from "./_lib.js";
+import { DURATION_MS, fmtRate, log, max, median, min, now, ROUNDS, SAMPLE_DOCUMENT, printIfMain, sleep, throughputRow, WARMUP_MS, withBridgeAndBaseline } from "./_lib.js";
 
 const CONCURRENCY = Number(process.env.BENCH_HTTP_CONCURRENCY ?? 32);
 
@@ -104,23 +103,14 @@ export async function run() {
   // /health is a secondary figure: fewer rounds keep the whole suite inside its time budget.
   const healthRounds = Math.max(1, Math.min(ROUNDS, 3));
   log(`HTTP GET throughput (${CONCURRENCY} keep-alive loops, ${DURATION_MS} ms per round, medians)`);
-  const bridge = createBridge({ listen: { host: "127.0.0.1", port: 0 } });
-  await bridge.start();
-  const baseline = await startBaselineHttp();
-  try {
+  return withBridgeAndBaseline(startBaselineHttp, async (bridge, baseline) => {
     const doc = await measure("/document/current", ROUNDS, bridge, baseline);
     const health = await measure("/health", healthRounds, bridge, baseline);
     return [
       throughputRow("HTTP GET /document/current", doc, 0.6),
       throughputRow(`HTTP GET /health (${healthRounds} rounds)`, health, 0.6),
     ];
-  } finally {
-    await baseline.close();
-    await bridge.close();
-  }
+  });
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const rows = await run();
-  console.table(rows);
-}
+await printIfMain(import.meta, run);

@@ -3,7 +3,7 @@
 // Baseline: the same measurement with a bare `ws` server holding N idle connections.
 import { execFileSync, fork } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { closeAll, fmtBytes, fmtRatio, log, openMany, request, sleep, verdict } from "./_lib.js";
+import { closeAll, fmtBytes, fmtRatio, log, openMany, printIfMain, request, sleep, verdict } from "./_lib.js";
 
 const SERVER_SCRIPT = fileURLToPath(new URL("./idle-server.js", import.meta.url));
 const WANTED_CLIENTS = Number(process.env.BENCH_IDLE_CLIENTS ?? 10_000);
@@ -141,7 +141,4 @@ export async function run() {
   ];
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const rows = await run();
-  console.table(rows);
-}
+await printIfMain(import.meta, run);

@@ -1,7 +1,6 @@
 // WS RPC throughput: round trips per second of `document:current` through the bridge (parse, validate, mailbox,
 // editor call, response), beside a bare `ws` server that only parses the request and stringifies a small document.
 import { WebSocketServer } from "ws";
-import { createBridge } from "../dist/index.js";
 import {
   baselineHandle,
   closeAll,
@@ -16,8 +15,10 @@ import {
   ROUNDS,
   SAMPLE_DOCUMENT,
   sleep,
+  printIfMain,
   throughputRow,
   WARMUP_MS,
+  withBridgeAndBaseline,
 } from "./_lib.js";
 
 /** Bare `ws` server: JSON.parse the request, reply JSON.stringify({ id, ok, result }). */
@@ -103,20 +104,11 @@ async function measure(label, clients, inflight, bridge, baseline) {
 
 export async function run() {
   log(`WS RPC throughput (document:current, ${ROUNDS} rounds x ${DURATION_MS} ms, medians)`);
-  const bridge = createBridge({ listen: { host: "127.0.0.1", port: 0 } });
-  await bridge.start();
-  const baseline = await startBaselineWs();
-  try {
+  return withBridgeAndBaseline(startBaselineWs, async (bridge, baseline) => {
     const single = await measure("1 client x 1 in flight", 1, 1, bridge, baseline);
     const many = await measure("16 clients x 4 in flight", 16, 4, bridge, baseline);
     return [throughputRow("WS RPC 1x1 (req/s)", single), throughputRow("WS RPC 16x4 (req/s)", many, 0.6)];
-  } finally {
-    await baseline.close();
-    await bridge.close();
-  }
+  });
 }
 
-if (import.meta.url === `file://${process.argv[1]}`) {
-  const rows = await run();
-  console.table(rows);
-}
+await printIfMain(import.meta, run);

@@ -103,7 +103,12 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     clients: () => clients.list().map((c) => c.summary()),
     watchSelection: (client, enabled) => client.watch("selection:change", bus.stream("selection:changed")!, enabled),
   };
-  const accepting = (): boolean => actor.getSnapshot().matches("running");
+  // Mirrored on change: read on every request.
+  let running = false;
+  actor.subscribe((snapshot) => {
+    running = snapshot.matches("running");
+  });
+  const accepting = (): boolean => running;
   const dispatcher = new Dispatcher(
     methodTable([...BUILTIN_METHODS, ...(options.methods ?? [])]),
     session,

@@ -1,16 +1,27 @@
 import { describe, expect, it } from "vitest";
 import { startBridge, waitForQueued } from "../helpers/bridge.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
-import { TRANSPORTS } from "./_transports.js";
+import { TRANSPORTS, type ConformanceTransport, type Outcome } from "./_transports.js";
+import type { BridgeOptions } from "../../src/bridge.js";
+import type { Harness } from "../helpers/bridge.js";
+
+/** A bridge on a scripted editor that is busy: one held call is running when this resolves. */
+async function busyEditor(
+  make: (h: Harness) => Promise<ConformanceTransport>,
+  options: BridgeOptions = {},
+): Promise<{ host: ScriptedHost; harness: Harness; t: ConformanceTransport; running: Promise<Outcome> }> {
+  const host = new ScriptedHost();
+  const harness = await startBridge({ ...options, host });
+  const t = await make(harness);
+  host.hold();
+  const running = t.call("document:current");
+  await host.whenStarted(1);
+  return { host, harness, t, running };
+}
 
 describe.each(TRANSPORTS)("the editor mailbox over $name", ({ make }) => {
   it("a full mailbox answers HOST_BUSY (retryable) and the queued calls still complete", async () => {
-    const host = new ScriptedHost();
-    const harness = await startBridge({ host, limits: { mailboxDepth: 2 } });
-    const t = await make(harness);
-    host.hold();
-    const running = t.call("document:current");
-    await host.whenStarted(1);
+    const { host, harness, t, running } = await busyEditor(make, { limits: { mailboxDepth: 2 } });
     const queued = [t.call("document:current"), t.call("document:current")];
     await waitForQueued(harness, 2);
     const overflow = await t.call("document:current");
@@ -46,12 +57,7 @@ describe.each(TRANSPORTS)("the editor mailbox over $name", ({ make }) => {
   });
 
   it("losing the editor fails running and queued calls with HOST_UNAVAILABLE, then the bridge reconnects", async () => {
-    const host = new ScriptedHost();
-    const harness = await startBridge({ host, limits: { reconnectInitialMs: 10 } });
-    const t = await make(harness);
-    host.hold();
-    const running = t.call("document:current");
-    await host.whenStarted(1);
+    const { host, harness, t, running } = await busyEditor(make, { limits: { reconnectInitialMs: 10 } });
     const queued = t.call("selection:getArea");
     await waitForQueued(harness, 1);
     host.lose("editor crashed", 1);
@@ -66,12 +72,7 @@ describe.each(TRANSPORTS)("the editor mailbox over $name", ({ make }) => {
 
 describe.each(TRANSPORTS)("shutdown over $name", ({ make }) => {
   it("queued calls fail with SHUTTING_DOWN while the running call may finish", async () => {
-    const host = new ScriptedHost();
-    const harness = await startBridge({ host });
-    const t = await make(harness);
-    host.hold();
-    const running = t.call("document:current");
-    await host.whenStarted(1);
+    const { host, harness, t, running } = await busyEditor(make);
     const queued = t.call("selection:getArea");
     await waitForQueued(harness, 1);
     const closed = harness.bridge.close();

@@ -18,12 +18,10 @@ export class ScriptedHost implements HostAdapter {
   private readonly selection$ = new Subject<HostRect | null>();
   private selection: HostRect | null = null;
   private connectFailures = 0;
-  private connectedResolvers: Array<() => void> = [];
+  private waiters: Array<{ condition: () => boolean; resolve: () => void }> = [];
   connects = 0;
   /** When set, held calls ignore their abort signal (a stuck editor). */
   ignoreAbort = false;
-  /** Resolves when the next call has started (and is being held, if a gate is set). */
-  private startedResolvers: Array<() => void> = [];
 
   private readonly doc: HostDocument = {
     id: 1,
@@ -62,14 +60,7 @@ export class ScriptedHost implements HostAdapter {
 
   /** Resolves once `count` calls in total have started. */
   whenStarted(count: number): Promise<void> {
-    if (this.calls.length >= count) return Promise.resolve();
-    return new Promise((resolve) => {
-      const check = (): void => {
-        if (this.calls.length >= count) resolve();
-        else this.startedResolvers.push(check);
-      };
-      this.startedResolvers.push(check);
-    });
+    return this.until(() => this.calls.length >= count);
   }
 
   /** The editor goes away: the bridge must fail queued and running calls and reconnect. */
@@ -80,13 +71,20 @@ export class ScriptedHost implements HostAdapter {
 
   /** Resolves when `connect()` has succeeded `count` times in total. */
   whenConnected(count: number): Promise<void> {
-    if (this.connects >= count) return Promise.resolve();
-    return new Promise((resolve) => {
-      const check = (): void => {
-        if (this.connects >= count) resolve();
-        else this.connectedResolvers.push(check);
-      };
-      this.connectedResolvers.push(check);
+    return this.until(() => this.connects >= count);
+  }
+
+  /** Resolves once `condition` holds; re-checked whenever a call starts or a connection succeeds. */
+  private until(condition: () => boolean): Promise<void> {
+    if (condition()) return Promise.resolve();
+    return new Promise((resolve) => this.waiters.push({ condition, resolve }));
+  }
+
+  private changed(): void {
+    this.waiters = this.waiters.filter((waiter) => {
+      if (!waiter.condition()) return true;
+      waiter.resolve();
+      return false;
     });
   }
 
@@ -96,9 +94,7 @@ export class ScriptedHost implements HostAdapter {
       throw new Error("editor not reachable");
     }
     this.connects++;
-    const resolvers = this.connectedResolvers;
-    this.connectedResolvers = [];
-    for (const r of resolvers) r();
+    this.changed();
     return { hostVersion: "scripted 1.0" };
   }
 
@@ -112,9 +108,7 @@ export class ScriptedHost implements HostAdapter {
 
   private async enter(op: string, ctx: HostCallContext): Promise<void> {
     this.calls.push({ op, lane: ctx.clientId });
-    const resolvers = this.startedResolvers;
-    this.startedResolvers = [];
-    for (const r of resolvers) r();
+    this.changed();
     const gate = this.gate;
     if (gate === null) return;
     if (this.ignoreAbort) return gate;

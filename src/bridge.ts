@@ -10,7 +10,7 @@ import { Dispatcher } from "./actors/dispatcher.js";
 import { EventBus } from "./actors/event-bus.js";
 import { HostSession } from "./actors/host-session.js";
 import type { HostAdapter } from "./hosts/host.js";
-import { createEmbeddedHost } from "./hosts/embedded/index.js";
+import { createEmbeddedHost, type EmbeddedHostOptions } from "./hosts/embedded/index.js";
 import { resolveLimits, type Limits } from "./limits.js";
 import { silentLogger, type Logger } from "./logger.js";
 import { BUILTIN_METHODS, methodTable, type BridgeServices, type MethodDefinition } from "./methods/index.js";
@@ -28,7 +28,7 @@ export interface BridgeOptions {
   /** The editor. @default the embedded editor with its sample document */
   host?: HostAdapter;
   /** Options of the embedded editor when `host` is not given. */
-  embedded?: { sample?: boolean; open?: string };
+  embedded?: EmbeddedHostOptions;
   /** @default { host: "127.0.0.1", port: 7700 }; port 0 picks a free port */
   listen?: { host?: string; port?: number };
   /** Access token; required when `listen.host` is not a loopback address. */

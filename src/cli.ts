@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { createBridge, DEFAULT_LISTEN, type Bridge } from "./bridge.js";
+import { createEditorHost, type GimpConnectOptions, type PhotoshopConnectOptions } from "./hosts/factory.js";
 import { createLogger } from "./logger.js";
 import { PACKAGE } from "./version.js";
 
@@ -13,6 +14,14 @@ Options (environment variable in brackets):
   --token <token>          require this access token (required off loopback)          [BRIDGE_TOKEN]
   --allow-origin <origin>  also allow this browser Origin (repeatable, or "*")        [BRIDGE_ALLOW_ORIGIN, comma-separated]
   --allow-host <name>      also allow this Host name (repeatable)                     [BRIDGE_ALLOW_HOST, comma-separated]
+  --scripts-dir <dir>      folder of named scripts for jsx:execute (repeatable)      [BRIDGE_SCRIPTS_DIRS, comma-separated]
+  --no-file-import         refuse file: URIs and local paths in layer:importImage (embedded)
+  --allow-private-import   let layer:importImage fetch loopback/private URLs (embedded)
+  --photoshop-host <host>  Photoshop's Remote Connections address                     [BRIDGE_PHOTOSHOP_HOST] default 127.0.0.1
+  --photoshop-port <port>  Photoshop's Remote Connections port                        [BRIDGE_PHOTOSHOP_PORT] default 49494
+  --photoshop-password <p> Photoshop's Remote Connections password (prefer the env)   [BRIDGE_PHOTOSHOP_PASSWORD]
+  --gimp-binary <path>     GIMP console binary to start                               [BRIDGE_GIMP_BINARY]    default gimp-console-2.10
+  --gimp-attach <host:port> use a Script-Fu server already running instead           [BRIDGE_GIMP_ATTACH]
   --plugins-dir <dir>      load plugins from this folder                              [BRIDGE_PLUGINS_DIR]
   --plugin <dir>           load this plugin folder (repeatable)
   --log-level <level>      trace | debug | info | warn | error | silent               [BRIDGE_LOG_LEVEL]   default info
@@ -20,12 +29,18 @@ Options (environment variable in brackets):
   -v, --version            print the version
 `;
 
+export const DEFAULT_PHOTOSHOP_PORT = 49494;
+export const DEFAULT_GIMP_BINARY = "gimp-console-2.10";
+
 /** Thrown for bad command lines; the CLI prints the message and exits with status 2. */
 export class UsageError extends Error {}
 
+export const EDITORS = ["embedded", "photoshop", "gimp"] as const;
+export type EditorName = (typeof EDITORS)[number];
+
 export interface ServeOptions {
   listen: { host: string; port: number };
-  editor: string;
+  editor: EditorName;
   open: string | undefined;
   sample: boolean;
   token: string | undefined;
@@ -34,6 +49,11 @@ export interface ServeOptions {
   plugins: string[];
   pluginsDir: string | undefined;
   logLevel: string;
+  scriptDirs: string[];
+  allowFileImport: boolean;
+  allowPrivateUrlImport: boolean;
+  photoshop: PhotoshopConnectOptions;
+  gimp: GimpConnectOptions;
 }
 
 /** Parses `host:port`, `[v6]:port`, `:port` or `port`. */
@@ -63,6 +83,14 @@ function parseFlags(argv: string[]) {
       "plugins-dir": { type: "string" },
       plugin: { type: "string", multiple: true },
       "log-level": { type: "string" },
+      "scripts-dir": { type: "string", multiple: true },
+      "no-file-import": { type: "boolean" },
+      "allow-private-import": { type: "boolean" },
+      "photoshop-host": { type: "string" },
+      "photoshop-port": { type: "string" },
+      "photoshop-password": { type: "string" },
+      "gimp-binary": { type: "string" },
+      "gimp-attach": { type: "string" },
       help: { type: "boolean", short: "h" },
       version: { type: "boolean", short: "v" },
     },
@@ -83,9 +111,18 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
   const command = positionals[0] ?? "serve";
   if (command !== "serve" || positionals.length > 1) throw new UsageError(`Unknown command "${positionals.join(" ")}"`);
   const listenText = values.listen ?? env["BRIDGE_LISTEN"];
+  const editor = values.editor ?? env["BRIDGE_EDITOR"] ?? "embedded";
+  if (!(EDITORS as readonly string[]).includes(editor)) {
+    throw new UsageError(`--editor expects one of ${EDITORS.join(", ")}, got "${editor}"`);
+  }
+  const portText = values["photoshop-port"] ?? env["BRIDGE_PHOTOSHOP_PORT"] ?? String(DEFAULT_PHOTOSHOP_PORT);
+  const photoshopPort = Number(portText);
+  if (!/^\d+$/.test(portText) || photoshopPort < 1 || photoshopPort > 65535) {
+    throw new UsageError(`--photoshop-port expects a port number, got "${portText}"`);
+  }
   return {
     listen: listenText ? parseListen(listenText) : { ...DEFAULT_LISTEN },
-    editor: values.editor ?? env["BRIDGE_EDITOR"] ?? "embedded",
+    editor: editor as EditorName,
     open: values.open ?? env["BRIDGE_OPEN"],
     sample: !values["no-sample"],
     token: values.token ?? (env["BRIDGE_TOKEN"] || undefined),
@@ -94,6 +131,18 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     plugins: values.plugin ?? [],
     pluginsDir: values["plugins-dir"] ?? env["BRIDGE_PLUGINS_DIR"],
     logLevel: values["log-level"] ?? env["BRIDGE_LOG_LEVEL"] ?? "info",
+    scriptDirs: values["scripts-dir"] ?? list(env["BRIDGE_SCRIPTS_DIRS"]),
+    allowFileImport: !values["no-file-import"],
+    allowPrivateUrlImport: values["allow-private-import"] ?? false,
+    photoshop: {
+      host: values["photoshop-host"] ?? env["BRIDGE_PHOTOSHOP_HOST"] ?? "127.0.0.1",
+      port: photoshopPort,
+      password: values["photoshop-password"] ?? env["BRIDGE_PHOTOSHOP_PASSWORD"] ?? "",
+    },
+    gimp: {
+      binary: values["gimp-binary"] ?? env["BRIDGE_GIMP_BINARY"] ?? DEFAULT_GIMP_BINARY,
+      attach: values["gimp-attach"] ?? (env["BRIDGE_GIMP_ATTACH"] || undefined),
+    },
   };
 }
 
@@ -117,18 +166,30 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
     stdout.write(`${PACKAGE.version}\n`);
     return undefined;
   }
-  if (options.editor !== "embedded") {
-    throw new UsageError(
-      `--editor ${options.editor} is not available in this version; the embedded editor is (photoshop and gimp hosts are on the roadmap)`,
-    );
-  }
   const log = createLogger({ level: options.logLevel });
   if (options.plugins.length > 0 || options.pluginsDir !== undefined) {
     log.warn({ actor: "bridge" }, "plugin loading is not available in this version; --plugin/--plugins-dir are ignored");
   }
+  const host =
+    options.editor === "embedded"
+      ? undefined
+      : await createEditorHost({
+          editor: options.editor,
+          photoshop: options.photoshop,
+          gimp: options.gimp,
+          scriptDirs: options.scriptDirs,
+          logger: log,
+        });
   const bridge = createBridge({
     listen: options.listen,
-    embedded: { sample: options.sample, ...(options.open ? { open: options.open } : {}) },
+    ...(host ? { host } : {}),
+    embedded: {
+      sample: options.sample,
+      ...(options.open ? { open: options.open } : {}),
+      scriptDirs: options.scriptDirs,
+      allowFileImport: options.allowFileImport,
+      allowPrivateUrlImport: options.allowPrivateUrlImport,
+    },
     ...(options.token ? { token: options.token } : {}),
     allowOrigins: options.allowOrigins,
     allowHosts: options.allowHosts,
@@ -136,8 +197,9 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
   });
   await bridge.start();
   const status = bridge.hostStatus();
-  if (status.state !== "ready" && status.state !== "busy") {
+  if (options.editor === "embedded" && status.state !== "ready" && status.state !== "busy") {
     // The embedded editor only fails to start on bad input (e.g. --open of a missing file): say so and stop.
+    // A third-party editor that is not reachable yet is retried in the background instead.
     await bridge.close();
     throw new UsageError(`the ${options.editor} editor could not start: ${status.lastError ?? "unknown reason"}`);
   }

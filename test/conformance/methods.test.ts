@@ -2,9 +2,10 @@ import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, test } from "vitest";
 import { METHOD_SCHEMAS, SPEC_METHODS, type BuiltinMethodName, type HostLayer } from "../../src/protocol/index.js";
-import { startBridge, type Harness } from "../helpers/bridge.js";
+import type { Harness } from "../helpers/bridge.js";
+import { itFor, presentEditors } from "./_editors.js";
 import { TRANSPORTS, type ConformanceTransport, type Outcome } from "./_transports.js";
 
 function expectResult<M extends BuiltinMethodName>(method: M, outcome: Outcome): unknown {
@@ -29,21 +30,24 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-describe.each(TRANSPORTS)("built-in methods over $name on the embedded editor", ({ name, make }) => {
+const MATRIX = presentEditors().flatMap((editor) => TRANSPORTS.map((transport) => ({ editor, transport, label: `${transport.name} on ${editor.name}` })));
+
+describe.each(MATRIX)("built-in methods over $label", ({ editor, transport: { name, make } }) => {
+  const it = itFor(editor);
   let harness: Harness;
   let t: ConformanceTransport;
   const call = (method: BuiltinMethodName, params?: Record<string, unknown>): Promise<Outcome> => t.call(method, params);
 
-  // A fresh bridge per test keeps cases independent (the embedded editor's state is per bridge).
+  // A fresh bridge per test keeps cases independent.
   const setup = async (): Promise<void> => {
-    harness = await startBridge();
+    harness = await editor.start();
     t = await make(harness);
   };
 
   it("document:current describes the sample document", async () => {
     await setup();
     const doc = expectResult("document:current", await call("document:current")) as { name: string; width: number };
-    expect(doc.name).toBe("Sample");
+    expect(doc.name).toBe(editor.sampleName);
     expect(doc.width).toBeGreaterThan(0);
   });
 
@@ -144,9 +148,9 @@ describe.each(TRANSPORTS)("built-in methods over $name on the embedded editor", 
     };
     const current = expectResult("document:current", await call("document:current")) as { id: number };
     expect(current.id).toBe(created.id);
-    const psd = join(dir, `${name}-saved.psd`);
+    const psd = join(dir, `${editor.name}-${name}-saved.psd`);
     expect(expectResult("document:save", await call("document:save", { savePath: psd }))).toEqual({ path: psd, format: "psd" });
-    const png = join(dir, `${name}-export.png`);
+    const png = join(dir, `${editor.name}-${name}-export.png`);
     const exported = expectResult("document:export", await call("document:export", { path: png })) as { size: number };
     expect((await stat(png)).size).toBe(exported.size);
     const opened = expectResult("document:open", await call("document:open", { path: psd })) as { width: number; height: number };
@@ -155,7 +159,7 @@ describe.each(TRANSPORTS)("built-in methods over $name on the embedded editor", 
     expect(closed.documentId).not.toBe(created.id);
   });
 
-  it("what the embedded editor cannot do yet answers NOT_SUPPORTED naming the capability", async () => {
+  test.runIf(editor.name === "embedded")("what the embedded editor cannot do yet answers NOT_SUPPORTED naming the capability", async () => {
     await setup();
     const methods = ["selection:getPath", "image:exportLayerWithSelectedPath", "action:autoCutout", "action:removeBackground"] as const;
     for (const method of methods) {
@@ -170,7 +174,7 @@ describe.each(TRANSPORTS)("built-in methods over $name on the embedded editor", 
     }
   });
 
-  it.runIf(name === "ws")("layer:getInfoBySelectionIndex walks the active layers in index order", async () => {
+  test.runIf(name === "ws")("layer:getInfoBySelectionIndex walks the active layers in index order", async () => {
     await setup();
     const layers = flatten(expectResult("document:layers", await call("document:layers")) as HostLayer[]);
     const chosen = [layers[3]!, layers[0]!];
@@ -181,11 +185,11 @@ describe.each(TRANSPORTS)("built-in methods over $name on the embedded editor", 
     expect((await call("layer:getInfoBySelectionIndex", { selectionIndex: 2 })).error?.code).toBe("LAYER_NOT_FOUND");
   });
 
-  it.runIf(name === "ws")("getServerInfo and server:clients answer over WS", async () => {
+  test.runIf(name === "ws")("getServerInfo and server:clients answer over WS", async () => {
     await setup();
     const info = expectResult("getServerInfo", await call("getServerInfo")) as { name: string; hostVersion: string; plugins: unknown[] };
     expect(info.name).toBe("image-editor-bridge");
-    expect(info.hostVersion).toMatch(/embedded/);
+    expect(info.hostVersion).toMatch(new RegExp(editor.name));
     expect(info.plugins).toEqual([]);
     const { clients } = expectResult("server:clients", await call("server:clients")) as { clients: unknown[] };
     expect(clients).toHaveLength(1);

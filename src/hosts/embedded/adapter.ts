@@ -37,6 +37,12 @@ export interface EmbeddedHostOptions {
    * @default DEFAULT_MAX_DOCUMENT_PIXELS (100 000 000)
    */
   readonly maxDocumentPixels?: number | undefined;
+  /** Folders `jsx:execute` may run named scripts from (never outside them). @default [] */
+  readonly scriptDirs?: readonly string[] | undefined;
+  /** Let `layer:importImage` read `file:` URIs and local paths. @default true */
+  readonly allowFileImport?: boolean | undefined;
+  /** Let `layer:importImage` fetch URLs that resolve to loopback or private addresses. @default false */
+  readonly allowPrivateUrlImport?: boolean | undefined;
 }
 
 /** Stops work whose caller has given up (deadline passed or bridge shutting down). */

@@ -1,0 +1,42 @@
+import { it } from "vitest";
+import type { BridgeOptions } from "../../src/bridge.js";
+import type { Harness } from "../helpers/bridge.js";
+import { embedded } from "./editors/embedded.js";
+import { gimp } from "./editors/gimp.js";
+import { photoshop } from "./editors/photoshop.js";
+
+/**
+ * One editor the conformance suite runs against (DESIGN §7: every host that is present, the embedded one
+ * always). Each `start()` gives an independent bridge whose editor shows the sample document: a document
+ * with at least one group, a few pixel layers and no selection.
+ */
+export interface ConformanceEditor {
+  readonly name: "embedded" | "photoshop" | "gimp";
+  /** Why the suite skips this editor here (e.g. GIMP is not installed); undefined when it runs. */
+  readonly skip: string | undefined;
+  /** Starts a bridge on this editor; it is stopped after the test like any other harness. */
+  start(options?: BridgeOptions): Promise<Harness>;
+  /** Name of the sample document `start()` opens. */
+  readonly sampleName: string;
+  /** Case names this editor cannot model, each with the reason (the case is skipped and says so). */
+  readonly lacks: Readonly<Record<string, string>>;
+}
+
+export const EDITORS: readonly ConformanceEditor[] = [embedded, photoshop, gimp];
+
+/** The editors that run here; skipped ones are reported once with their reason. */
+export function presentEditors(): readonly ConformanceEditor[] {
+  for (const editor of EDITORS) {
+    if (editor.skip !== undefined) console.warn(`conformance: ${editor.name} editor skipped: ${editor.skip}`);
+  }
+  return EDITORS.filter((e) => e.skip === undefined);
+}
+
+/** `it` for one editor: a case the editor lacks is skipped with its reason in the title. */
+export function itFor(editor: ConformanceEditor): (title: string, fn: () => Promise<void>) => void {
+  return (title, fn) => {
+    const reason = editor.lacks[title];
+    if (reason === undefined) it(title, fn);
+    else it.skip(`${title} (not on ${editor.name}: ${reason})`, fn);
+  };
+}

@@ -13,8 +13,9 @@ import type { HostAdapter } from "./hosts/host.js";
 import { createEmbeddedHost, type EmbeddedHostOptions } from "./hosts/embedded/index.js";
 import { resolveLimits, type Limits } from "./limits.js";
 import { silentLogger, type Logger } from "./logger.js";
-import { BUILTIN_METHODS, methodTable, type BridgeServices, type MethodDefinition } from "./methods/index.js";
-import { createEmptyPluginRegistry } from "./plugins/index.js";
+import { z } from "zod";
+import { BUILTIN_METHODS, isWireImage, methodTable, type BridgeServices, type MethodDefinition } from "./methods/index.js";
+import { PluginHost } from "./plugins/index.js";
 import { isLoopbackHost, type SecurityOptions } from "./transports/security.js";
 import { createHttpApp } from "./transports/http/app.js";
 import type { TransportTarget } from "./transports/target.js";
@@ -43,7 +44,16 @@ export interface BridgeOptions {
   logger?: Logger;
   /** Extra methods served beside the built-ins (tests, embedders). */
   methods?: MethodDefinition[];
+  /** Plugin folders to load first, in order (`--plugin`). */
+  plugins?: string[];
+  /** A folder whose child folders are plugins, loaded after `plugins`, sorted by name (`--plugins-dir`). */
+  pluginsDir?: string;
+  /** Per-plugin configuration (`ctx.config`), overlaid on each manifest's `imageEditorBridge.config`. */
+  pluginConfig?: Record<string, Record<string, unknown>>;
 }
+
+/** Plugin ids that would shadow the bridge's own paths (`/plugins/health`, top-level route segments). */
+const FIXED_RESERVED_IDS = ["health", "ws", "plugins", "schema", "metrics", "root"];
 
 export interface Bridge {
   start(): Promise<void>;
@@ -82,10 +92,56 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
   const actor = createActor(bridgeMachine).start();
   const session = new HostSession(host, limits, log);
   const bus = new EventBus(host, log);
-  const plugins = createEmptyPluginRegistry();
   let port = 0;
-
-  const clients = new ClientRegistry(limits, log);
+  const allMethods = [...BUILTIN_METHODS, ...(options.methods ?? [])];
+  const reservedIds = new Set([
+    ...FIXED_RESERVED_IDS,
+    ...allMethods.flatMap((m) => (m.http ? [m.http.path.split("/")[1]!.toLowerCase()] : [])),
+  ]);
+  // Late-bound: plugins call built-ins through the dispatcher, which finds plugin methods through them.
+  let dispatcher: Dispatcher | undefined;
+  const clients: ClientRegistry = new ClientRegistry(limits, log, (client) => {
+    if (client.endpoint !== "root") plugins.disposed(client.endpoint, client.id, client.disposeReason);
+  });
+  const plugins = new PluginHost(
+    {
+      plugins: options.plugins,
+      pluginsDir: options.pluginsDir,
+      config: options.pluginConfig,
+      reservedIds,
+      countClients: (endpoint) => clients.countAttached(endpoint),
+    },
+    {
+      limits,
+      log,
+      invoke: async (pluginId, method, params) => {
+        const result = await dispatcher!.call({ lane: `plugin:${pluginId}`, client: null, endpoint: "root" }, method, params);
+        // Plugins see results exactly as a WS client would (images as data URIs).
+        return isWireImage(result) ? result.toJSON() : result;
+      },
+      mainStream: (type) => bus.stream(type),
+      mainTypes: () => bus.acceptedTypes(),
+    },
+  );
+  const pluginMethods = new Map<string, MethodDefinition>();
+  const pluginMethod = (endpoint: string, name: string): MethodDefinition | undefined => {
+    const plugin = plugins.plugin(endpoint);
+    if (plugin === undefined || !plugin.hasMethod(name)) return undefined;
+    const key = `${endpoint}\u0000${name}`;
+    let method = pluginMethods.get(key);
+    if (method === undefined) {
+      method = {
+        name,
+        params: z.unknown(), // validated by the plugin's own (Standard) schema in callMethod
+        result: z.unknown(),
+        host: false,
+        mutates: true,
+        run: (ctx, params) => plugin.callMethod(name, params, { clientId: ctx.caller.client?.id ?? ctx.caller.lane, endpoint }),
+      };
+      pluginMethods.set(key, method);
+    }
+    return method;
+  };
   const services: BridgeServices = {
     limits,
     bus,
@@ -102,6 +158,8 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     },
     clients: () => clients.list().map((c) => c.summary()),
     watchSelection: (client, enabled) => client.watch("selection:change", bus.stream("selection:changed")!, enabled),
+    acceptedEvents: (endpoint) => (endpoint === "root" ? bus.acceptedTypes() : [...bus.acceptedTypes(), ...plugins.eventTypes(endpoint)]),
+    eventStream: (endpoint, type) => bus.stream(type) ?? (endpoint === "root" ? undefined : plugins.eventStream(endpoint, type)),
   };
   // Mirrored on change: read on every request.
   let running = false;
@@ -109,14 +167,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     running = snapshot.matches("running");
   });
   const accepting = (): boolean => running;
-  const dispatcher = new Dispatcher(
-    methodTable([...BUILTIN_METHODS, ...(options.methods ?? [])]),
-    session,
-    services,
-    limits,
-    log,
-    accepting,
-  );
+  dispatcher = new Dispatcher(methodTable(allMethods), session, services, limits, log, accepting, pluginMethod);
   const security: SecurityOptions = {
     token: options.token,
     allowOrigins: options.allowOrigins ?? [],
@@ -133,8 +184,25 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     server: { name: PACKAGE.name, version: PACKAGE.version },
     accepting,
     endpointError: (endpoint) => (endpoint === "root" ? null : plugins.endpointError(endpoint)),
-    health: () => ({ status: "ok", uptimeMs: Date.now() - startedAt, clients: clients.size, host: session.status() }),
-    plugins: () => plugins.list(),
+    admit: (endpoint, clientId) => plugins.admit(endpoint, clientId),
+    pluginRoute: (id, verb, segments) => {
+      const refusal = plugins.endpointError(id);
+      if (refusal !== null) throw refusal;
+      const { plugin, match, verbs } = plugins.route(id, verb, segments);
+      if (plugin === undefined || match === null) return { verbs };
+      return {
+        run: (request) =>
+          plugin.runRoute(match.handler, { ...request, method: verb as "GET", params: match.params }),
+      };
+    },
+    health: () => ({
+      status: "ok",
+      uptimeMs: Date.now() - startedAt,
+      clients: clients.size,
+      host: session.status(),
+      plugins: { loaded: plugins.list().length, failed: plugins.failures().length },
+    }),
+    plugins: () => ({ plugins: plugins.list(), failed: plugins.failures() }),
     pluginHealth: (id) => plugins.health(id),
     metrics: () => {
       const status = session.status();
@@ -172,6 +240,8 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
       try {
         const ready = await session.start();
         if (!ready) log.warn({ actor: "host", editor: host.kind }, "editor not reachable yet; retrying in the background");
+        // Before listening, so `/plugins`, `getServerInfo` and `#ready` are complete from the first request.
+        await plugins.load();
         server = createServer(toNodeHandler(createHttpApp(target)));
         server.keepAliveTimeout = 5_000;
         ws = attachWebSocket(server, target);
@@ -185,6 +255,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
         port = (server.address() as AddressInfo).port;
       } catch (error) {
         actor.send({ type: "FAILED" });
+        await plugins.stop("start-failed");
         await session.close();
         throw error;
       }
@@ -201,6 +272,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
         await nextTick(); // let answers of the last calls reach their sockets before they close
         await ws?.close();
         clients.disposeAll();
+        await plugins.stop(reason);
         if (server !== undefined) {
           server.closeAllConnections();
           await new Promise<void>((resolve) => server!.close(() => resolve()));

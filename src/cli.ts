@@ -167,9 +167,6 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
     return undefined;
   }
   const log = createLogger({ level: options.logLevel });
-  if (options.plugins.length > 0 || options.pluginsDir !== undefined) {
-    log.warn({ actor: "bridge" }, "plugin loading is not available in this version; --plugin/--plugins-dir are ignored");
-  }
   const host =
     options.editor === "embedded"
       ? undefined
@@ -193,6 +190,8 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
     ...(options.token ? { token: options.token } : {}),
     allowOrigins: options.allowOrigins,
     allowHosts: options.allowHosts,
+    plugins: options.plugins,
+    ...(options.pluginsDir !== undefined ? { pluginsDir: options.pluginsDir } : {}),
     logger: log,
   });
   await bridge.start();

@@ -48,6 +48,12 @@ export const DEFAULT_LIMITS = {
   reconnectMaxMs: 10_000,
   /** How long `close()` waits for running calls before closing sockets anyway. */
   shutdownGraceMs: 5_000,
+  /** Deadline of a plugin's `setup` (DESIGN §5); past it the plugin fails registration and nothing it registered stays. */
+  pluginSetupTimeoutMs: 10_000,
+  /** Deadline of each `onConnect`/`onDisconnect`/`onDispose` hook, so one stuck plugin cannot hold connections or shutdown. */
+  pluginHookTimeoutMs: 5_000,
+  /** Deadline of a plugin method or route handler; its signal aborts and the caller gets TIMEOUT. */
+  pluginCallTimeoutMs: 120_000,
 } as const;
 
 export type Limits = { -readonly [K in keyof typeof DEFAULT_LIMITS]: number };

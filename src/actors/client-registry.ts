@@ -32,7 +32,7 @@ export class ClientRegistry {
     }
     if (oldest === undefined) return false;
     this.log.warn({ actor: `client:${oldest.id}`, limit: this.limits.maxClients }, "client limit reached: disposing the longest-detached client");
-    oldest.dispose();
+    oldest.dispose("evicted");
     return true;
   }
 
@@ -58,8 +58,15 @@ export class ClientRegistry {
     return [...this.clients.values()];
   }
 
+  /** Attached logical clients of one endpoint (`PluginHealth.clients`). */
+  countAttached(endpoint: string): number {
+    let n = 0;
+    for (const client of this.clients.values()) if (client.endpoint === endpoint && client.state === "attached") n++;
+    return n;
+  }
+
   disposeAll(): void {
     // Deleting the current entry while iterating a Map is safe: disposal removes each client as it goes.
-    for (const client of this.clients.values()) client.dispose();
+    for (const client of this.clients.values()) client.dispose("shutdown");
   }
 }

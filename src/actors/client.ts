@@ -37,6 +37,9 @@ const COALESCE_FLUSH_MS = 25;
 
 export type ClientState = "attached" | "detached" | "disposed";
 
+/** Why a logical client ended: closed with 4000, resume TTL ran out, evicted at `maxClients`, or bridge shutdown. */
+export type DisposeReason = "closed" | "expired" | "evicted" | "shutdown";
+
 export interface ReplayBatch {
   frames: string[];
   lost: number;
@@ -64,6 +67,7 @@ export class LogicalClient {
   private readonly watchers = new Map<string, Subscription>();
   private pendingState: Map<string, string> | undefined;
   private flushTimer: NodeJS.Timeout | undefined;
+  private disposedBecause: Exclude<DisposeReason, "expired"> | undefined;
 
   constructor(
     readonly id: string,
@@ -113,8 +117,15 @@ export class LogicalClient {
     this.actor.send({ type: "DETACH" });
   }
 
-  dispose(): void {
-    if (this.state !== "disposed") this.actor.send({ type: "DISPOSE" });
+  /** Why the client was disposed; `expired` when its resume TTL ran out. */
+  get disposeReason(): DisposeReason {
+    return this.disposedBecause ?? "expired";
+  }
+
+  dispose(reason: Exclude<DisposeReason, "expired"> = "closed"): void {
+    if (this.state === "disposed") return;
+    this.disposedBecause = reason;
+    this.actor.send({ type: "DISPOSE" });
   }
 
   /** What `server:clients` shows of this client. */

@@ -24,6 +24,8 @@ export class Dispatcher {
     private readonly log: Logger,
     /** Whether the bridge still takes new calls; false once shutdown began. */
     private readonly accepting: () => boolean = () => true,
+    /** A plugin's own method on its endpoint; found before the built-ins there (DESIGN §5). */
+    private readonly pluginMethod: (endpoint: string, name: string) => MethodDefinition | undefined = () => undefined,
   ) {}
 
   /** The method table this dispatcher serves. */
@@ -34,25 +36,26 @@ export class Dispatcher {
   /** Runs one call and resolves with its result; rejects with a `BridgeError` (or anything a host threw). */
   async call(caller: Caller, name: string, rawParams: unknown): Promise<unknown> {
     const started = performance.now();
+    const method = (caller.endpoint === "root" ? undefined : this.pluginMethod(caller.endpoint, name)) ?? this.methods.get(name);
     try {
-      const result = await this.invoke(caller, name, rawParams);
-      this.metrics.recordCall(this.label(name), performance.now() - started, undefined);
+      const result = await this.invoke(caller, name, method, rawParams);
+      this.metrics.recordCall(this.label(caller, name, method), performance.now() - started, undefined);
       return result;
     } catch (error) {
       const code = (error as { code?: unknown }).code;
-      this.metrics.recordCall(this.label(name), performance.now() - started, typeof code === "string" ? code : "INTERNAL");
+      this.metrics.recordCall(this.label(caller, name, method), performance.now() - started, typeof code === "string" ? code : "INTERNAL");
       throw error;
     }
   }
 
   /** Metric label: unknown names collapse into one so callers cannot grow the metrics without bound. */
-  private label(name: string): string {
-    return this.methods.has(name) ? name : "(unknown)";
+  private label(caller: Caller, name: string, method: MethodDefinition | undefined): string {
+    if (method === undefined) return "(unknown)";
+    return this.methods.get(name) === method ? name : `${caller.endpoint}/${name}`;
   }
 
-  private async invoke(caller: Caller, name: string, rawParams: unknown): Promise<unknown> {
+  private async invoke(caller: Caller, name: string, method: MethodDefinition | undefined, rawParams: unknown): Promise<unknown> {
     if (!this.accepting()) throw new BridgeError("SHUTTING_DOWN", "The bridge is shutting down");
-    const method = this.methods.get(name);
     if (method === undefined) {
       throw new BridgeError("UNKNOWN_METHOD", `Unknown method "${name}"`, { details: { method: name } });
     }

@@ -2,7 +2,8 @@ import type { z } from "zod";
 import type { ClientSummarySchema, ServerInfo } from "../protocol/index.js";
 import type { HostAdapter, HostCallContext } from "../hosts/host.js";
 import type { LogicalClient } from "../actors/client.js";
-import type { EventBus } from "../actors/event-bus.js";
+import type { Observable } from "rxjs";
+import type { EventBus, SerializedEvent } from "../actors/event-bus.js";
 import type { Limits } from "../limits.js";
 
 /** Who is calling: a logical client on a WS endpoint, or an HTTP request's lane. */
@@ -22,6 +23,10 @@ export interface BridgeServices {
   clients(): Array<z.infer<typeof ClientSummarySchema>>;
   /** Starts or stops the `selection:change` keep-alive of a client. */
   watchSelection(client: LogicalClient, enabled: boolean): boolean;
+  /** Event types an endpoint accepts: the main ones, plus a plugin endpoint's local ones. */
+  acceptedEvents(endpoint: string): string[];
+  /** The stream of an event type on an endpoint, or undefined when that endpoint does not accept it. */
+  eventStream(endpoint: string, type: string): Observable<SerializedEvent> | undefined;
 }
 
 export interface MethodContext {

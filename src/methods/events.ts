@@ -17,9 +17,9 @@ export const eventMethods: MethodDefinition[] = [
     mutates: false,
     run: (ctx, { type }) => {
       const client = clientOf(ctx, "event:subscribe");
-      const stream = ctx.bridge.bus.stream(type);
+      const stream = ctx.bridge.eventStream(client.endpoint, type);
       if (stream === undefined) {
-        const accepted = ctx.bridge.bus.acceptedTypes();
+        const accepted = ctx.bridge.acceptedEvents(client.endpoint);
         throw new BridgeError("BAD_REQUEST", `Unknown event type "${type}"; accepted: ${accepted.join(", ")}`, {
           details: { type, accepted },
         });

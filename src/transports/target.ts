@@ -5,6 +5,11 @@ import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import type { SecurityOptions } from "./security.js";
 
+/** A matched plugin route, ready to run with the parts of the request a handler sees. */
+export interface PluginRouteRun {
+  run(request: { path: string; query: Record<string, string>; headers: Headers; body: unknown }): Promise<unknown>;
+}
+
 /** What the transports need from the bridge: they translate, the bridge decides. */
 export interface TransportTarget {
   readonly dispatcher: Dispatcher;
@@ -17,8 +22,16 @@ export interface TransportTarget {
   accepting(): boolean;
   /** Null when the endpoint (`"root"` or a plugin id) accepts connections, else why not. */
   endpointError(endpoint: string): BridgeError | null;
+  /** Admits a new logical client of a plugin endpoint (its `onConnect`); rejects with the refusal. */
+  admit(endpoint: string, clientId: string): Promise<void>;
+  /**
+   * The plugin route for `verb /plugins/{id}/{segments…}`: a function running its handler, or the verbs the
+   * path answers to (empty when the plugin or path is unknown).
+   */
+  pluginRoute(id: string, verb: string, segments: readonly string[]): PluginRouteRun | { verbs: string[] };
   health(): Record<string, unknown>;
-  plugins(): PluginInfo[];
+  /** `GET /plugins`: loaded plugins, plus the failures so a broken plugin can be diagnosed over HTTP. */
+  plugins(): { plugins: PluginInfo[]; failed: PluginHealth[] };
   /** Throws `PLUGIN_NOT_FOUND` for an unknown id. */
   pluginHealth(id: string): PluginHealth;
   /** Prometheus text exposition of the bridge's counters. */

@@ -4,7 +4,7 @@ import { BridgeError, type ImageFormat } from "../../protocol/index.js";
 import { IMAGE_MIME, isWireImage, publishSchema, type Caller, type MethodDefinition } from "../../methods/index.js";
 import { checkAccess, checkOrigin } from "../security.js";
 import type { TransportTarget } from "../target.js";
-import { readJsonBody } from "./body.js";
+import { readJsonBody, readRouteBody } from "./body.js";
 import { coerceStrings } from "./coerce.js";
 import { errorResponse, HttpResponse, jsonResponse } from "./respond.js";
 
@@ -80,7 +80,7 @@ export function createHttpApp(target: TransportTarget): H3 {
   });
 
   app.get("/health", () => jsonResponse(target.health()));
-  app.get("/plugins", () => jsonResponse({ plugins: target.plugins() }));
+  app.get("/plugins", () => jsonResponse(target.plugins()));
   app.get("/plugins/:id/health", (event) => {
     try {
       return jsonResponse(target.pluginHealth(event.context.params?.["id"] ?? ""));
@@ -101,6 +101,8 @@ export function createHttpApp(target: TransportTarget): H3 {
     app.on(method.http.verb, method.http.path, (event) => runMethod(target, method, event));
     routes.set(method.http.path, [...(routes.get(method.http.path) ?? []), method.http.verb]);
   }
+
+  app.all("/plugins/:id/**", (event) => runPluginRoute(target, event));
 
   app.all("/**", (event) => {
     const path = new URL(event.req.url).pathname;
@@ -143,5 +145,33 @@ async function runMethod(target: TransportTarget, method: MethodDefinition, even
     return jsonResponse(result);
   } catch (error) {
     return errorResponse(target.dispatcher.toWireError(error, { method: method.name }));
+  }
+}
+
+/** A plugin route (`/plugins/{id}/…`): the plugin host finds and runs it; this only translates HTTP. */
+async function runPluginRoute(target: TransportTarget, event: H3Event): Promise<Response> {
+  try {
+    const url = new URL(event.req.url);
+    const id = event.context.params?.["id"] ?? "";
+    let segments: string[];
+    try {
+      segments = url.pathname.split("/").slice(3).map(decodeURIComponent);
+    } catch {
+      throw new BridgeError("BAD_REQUEST", "Malformed request URL");
+    }
+    const found = target.pluginRoute(id, event.req.method, segments);
+    if ("verbs" in found) {
+      const path = url.pathname;
+      const message = found.verbs.length === 0 ? `No route ${event.req.method} ${path}` : `${path} answers ${found.verbs.join(", ")}, not ${event.req.method}`;
+      throw new BridgeError("NOT_FOUND", message, { details: { path }, pluginId: id });
+    }
+    const hasBody = event.req.method !== "GET" && event.req.method !== "HEAD" && event.req.method !== "DELETE";
+    const body = hasBody ? await readRouteBody(event.req, target.limits.maxHttpBodyBytes) : undefined;
+    const result = await found.run({ path: `/${segments.join("/")}`, query: queryOf(event), headers: event.req.headers, body });
+    if (result instanceof Response) return result;
+    if (result === undefined) return new HttpResponse(null, { status: 204 });
+    return jsonResponse(result);
+  } catch (error) {
+    return errorResponse(target.dispatcher.toWireError(error, {}));
   }
 }

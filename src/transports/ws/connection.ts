@@ -1,7 +1,7 @@
 import type { WebSocket } from "ws";
 import { CONNECTION_EVENTS, checkRequest, PROTOCOL_VERSION, type ProtocolError } from "../../protocol/index.js";
 import { BridgeError } from "../../protocol/index.js";
-import { CLOSE_CODES, type ClientSocket, type LogicalClient } from "../../actors/client.js";
+import { CLOSE_CODES, type ClientSocket, type LogicalClient, type ReplayBatch } from "../../actors/client.js";
 import type { Caller } from "../../methods/index.js";
 import type { TransportTarget } from "../target.js";
 
@@ -17,7 +17,8 @@ export function refuse(ws: WebSocket, target: TransportTarget, error: BridgeErro
 
 /**
  * One accepted socket bound to a logical client: the handshake, replay, frames in, responses out. Frames that
- * arrive after the socket lost its client (takeover, slow consumer) are ignored.
+ * arrive after the socket lost its client (takeover, slow consumer) are ignored. A new client of a plugin
+ * endpoint is admitted by the plugin's `onConnect` first; a refusal is an `error` event and close 1011.
  */
 export function bindConnection(ws: WebSocket, target: TransportTarget, endpoint: string, resumeId: string | undefined): LogicalClient {
   const socket: ClientSocket = {
@@ -28,25 +29,56 @@ export function bindConnection(ws: WebSocket, target: TransportTarget, endpoint:
     close: (code, reason) => ws.close(code, reason),
   };
   const resumable = resumeId === undefined ? undefined : target.clients.find(resumeId, endpoint);
-  const client = resumable ?? target.clients.create(endpoint, socket);
-  const batch = resumable === undefined ? { frames: [], lost: 0 } : resumable.attach(socket);
+  if (resumable !== undefined) {
+    serve(ws, socket, target, resumable, resumable.attach(socket));
+    return resumable;
+  }
+  const client = target.clients.create(endpoint, socket);
+  if (endpoint === "root") {
+    serve(ws, socket, target, client, undefined);
+    return client;
+  }
+  // A plugin's onConnect decides whether a new client may stay; frames wait (socket paused) until it has.
+  ws.pause();
+  target.admit(endpoint, client.id).then(
+    () => {
+      ws.resume();
+      if (ws.readyState !== ws.OPEN) {
+        client.dispose("closed");
+        return;
+      }
+      serve(ws, socket, target, client, undefined);
+    },
+    (error: unknown) => {
+      client.dispose("closed");
+      ws.resume();
+      refuse(ws, target, error as BridgeError, CLOSE_CODES.INTERNAL);
+    },
+  );
+  return client;
+}
+
+/** Sends the handshake and replay, then serves the socket's frames for its logical client. */
+function serve(ws: WebSocket, socket: ClientSocket, target: TransportTarget, client: LogicalClient, batch: ReplayBatch | undefined): void {
+  const endpoint = client.endpoint;
+  const resumed = batch !== undefined;
   const caller: Caller = { lane: client.id, client, endpoint };
   const actor = `client:${client.id}`;
-  target.log.info({ actor, endpoint, resumed: resumable !== undefined, replayed: batch.frames.length }, "client connected");
+  target.log.info({ actor, endpoint, resumed, replayed: batch?.frames.length ?? 0 }, "client connected");
 
   const connected: Record<string, unknown> = {
     clientId: client.id,
-    resumed: resumable !== undefined,
+    resumed,
     protocolVersion: PROTOCOL_VERSION,
     server: target.server,
   };
   if (endpoint !== "root") connected["endpoint"] = endpoint;
-  if (resumable !== undefined) {
+  if (batch !== undefined) {
     connected["replayed"] = batch.frames.length;
     connected["lost"] = batch.lost;
   }
   ws.send(JSON.stringify({ type: CONNECTION_EVENTS.connected, data: connected }));
-  for (const frame of batch.frames) ws.send(frame);
+  for (const frame of batch?.frames ?? []) ws.send(frame);
 
   let malformed = 0;
   const current = (): boolean => client.attachedSocket === socket;
@@ -80,10 +112,9 @@ export function bindConnection(ws: WebSocket, target: TransportTarget, endpoint:
 
   ws.on("close", (code) => {
     if (!current()) return;
-    if (code === CLOSE_CODES.DISPOSE) client.dispose();
+    if (code === CLOSE_CODES.DISPOSE) client.dispose("closed");
     else client.detach(socket);
     target.log.info({ actor, code }, "client socket closed");
   });
   ws.on("error", (error) => target.log.warn({ actor, err: error.message }, "client socket error"));
-  return client;
 }

@@ -72,7 +72,7 @@ describe("HTTP mirror", () => {
   it("GET /health, /plugins, /plugins/{id}/health and /metrics", async () => {
     const harness = await startBridge();
     expect(await (await harness.http("/health")).json()).toMatchObject({ status: "ok", host: { state: "ready", kind: "embedded" } });
-    expect(await (await harness.http("/plugins")).json()).toEqual({ plugins: [] });
+    expect(await (await harness.http("/plugins")).json()).toEqual({ plugins: [], failed: [] });
     const missing = await harness.http("/plugins/nope/health");
     expect(missing.status).toBe(404);
     expect(await missing.json()).toMatchObject({ code: "PLUGIN_NOT_FOUND", source: "plugin" });

@@ -147,6 +147,8 @@ describe("plugin host", () => {
     });
     expect(echoed).toEqual({ status: 200, body: { body: [1, { a: "b" }] } });
     expect((await h.http("/plugins/stats/empty", { method: "DELETE" })).status).toBe(204);
+    const raw = await h.http("/plugins/stats/raw");
+    expect([raw.status, raw.headers.get("content-type"), await raw.text()]).toEqual([201, "text/plain", "raw text"]);
     const missing = await json<{ code: string }>(h, "/plugins/stats/nope");
     expect([missing.status, missing.body.code]).toEqual([404, "NOT_FOUND"]);
     const wrongVerb = await json<{ code: string; message: string }>(h, "/plugins/stats/log", { method: "POST" });

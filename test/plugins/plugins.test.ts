@@ -193,6 +193,17 @@ describe("plugin host", () => {
   });
 });
 
+describe("plugin client lifetime", () => {
+  it("a detached client whose resume TTL runs out gets onDisconnect with reason expired", async () => {
+    const h = await startBridge({ plugins: [fixture("stats")], limits: { resumeTtlMs: 50 } });
+    const client = await h.connect("/ws/stats");
+    const id = client.hello.clientId;
+    await client.close(1000);
+    const log = await statsLogUntil(h, (l) => l.some((e) => e[0] === "disconnect" && e[1] === id));
+    expect(log.find((e) => e[0] === "disconnect" && e[1] === id)).toEqual(["disconnect", id, "expired"]);
+  });
+});
+
 describe("plugin failures are contained and diagnosable", () => {
   const FAILING = ["bad-manifest", "import-throws", "not-a-function", "bad-id", "dup-a", "dup-b", "setup-throws", "setup-hangs"];
 

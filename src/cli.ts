@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
 import { createBridge, DEFAULT_LISTEN, type Bridge } from "./bridge.js";
+import { CLIENT_USAGE, isClientCommand, runClientCommand } from "./client/cli.js";
 import { createEditorHost, type GimpConnectOptions, type PhotoshopConnectOptions } from "./hosts/factory.js";
 import { createLogger } from "./logger.js";
 import { PACKAGE } from "./version.js";
@@ -27,7 +28,8 @@ Options (environment variable in brackets):
   --log-level <level>      trace | debug | info | warn | error | silent               [BRIDGE_LOG_LEVEL]   default info
   -h, --help               show this help
   -v, --version            print the version
-`;
+
+${CLIENT_USAGE}`;
 
 export const DEFAULT_PHOTOSHOP_PORT = 49494;
 export const DEFAULT_GIMP_BINARY = "gimp-console-2.10";
@@ -157,6 +159,11 @@ export interface MainIo {
 /** Runs the CLI; resolves with the running bridge (or undefined for --help/--version). */
 export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | undefined> {
   const stdout = io.stdout ?? process.stdout;
+  if (isClientCommand(argv[0])) {
+    // Client commands talk to a running bridge; their status becomes the process's exit code.
+    process.exitCode = await runClientCommand(argv, { stdout, ...(io.env ? { env: io.env } : {}) });
+    return undefined;
+  }
   const options = parseServeArgs(argv, io.env ?? process.env);
   if (options === "help") {
     stdout.write(USAGE);

@@ -1,0 +1,154 @@
+import { BridgeError, CLIENT_ERROR_CODES, looksLikeProtocolError } from "../errors.js";
+import type { InvokeOptions } from "../types.js";
+
+export interface RequestLimits {
+  /** Deadline of a request without its own `timeoutMs`. */
+  readonly timeoutMs: number;
+  /** Requests waiting to be sent; past it new ones are refused. */
+  readonly maxQueued: number;
+  /** Requests sent and unanswered at once. */
+  readonly maxInFlight: number;
+}
+
+/** Where frames go: the open socket and the logical client behind it, or null while none can take frames. */
+export type Transmitter = () => { send(frame: string): void; clientId: string } | null;
+
+interface PendingRequest {
+  readonly id: string;
+  readonly method: string;
+  readonly frame: string;
+  /** Logical client the request went to; undefined while it waits to be sent. */
+  sentTo: string | undefined;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+  cleanup(): void;
+}
+
+/**
+ * Requests from `invoke` to their answers: ids, deadlines, abort signals, an ordered outbox for requests the
+ * socket cannot take yet, and at most `maxInFlight` on the wire. Answers may come on a later socket of the same
+ * logical client (a resume replays them), so requests outlive sockets.
+ */
+export class RequestTable {
+  private nextId = 0;
+  private readonly pending = new Map<string, PendingRequest>();
+  private readonly outbox: string[] = [];
+  private inFlight = 0;
+
+  constructor(
+    private readonly limits: RequestLimits,
+    private readonly transmitter: Transmitter,
+  ) {}
+
+  add(method: string, params: unknown, options: InvokeOptions = {}): Promise<unknown> {
+    if (options.signal?.aborted) {
+      return Promise.reject(new BridgeError(CLIENT_ERROR_CODES.ABORTED, `${method} was aborted before it was sent`, { method }));
+    }
+    if (this.outbox.length >= this.limits.maxQueued) {
+      return Promise.reject(
+        new BridgeError(CLIENT_ERROR_CODES.TOO_MANY_REQUESTS, `${this.outbox.length} requests are already waiting to be sent`, {
+          method,
+          retryable: true,
+          details: { limit: this.limits.maxQueued },
+        }),
+      );
+    }
+    const id = String(++this.nextId);
+    const timeoutMs = options.timeoutMs ?? this.limits.timeoutMs;
+    const outcome = (request: PendingRequest): string => (request.sentTo === undefined ? "not-sent" : "unknown");
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        const request = this.settle(id);
+        if (request === undefined) return;
+        reject(
+          new BridgeError(CLIENT_ERROR_CODES.TIMEOUT, `${method} got no answer within ${timeoutMs} ms`, {
+            requestId: id,
+            method,
+            retryable: request.sentTo === undefined,
+            details: { timeoutMs, outcome: outcome(request) },
+          }),
+        );
+      }, timeoutMs);
+      const onAbort = (): void => {
+        const request = this.settle(id);
+        if (request === undefined) return;
+        reject(
+          new BridgeError(CLIENT_ERROR_CODES.ABORTED, `${method} was aborted`, {
+            requestId: id,
+            method,
+            details: { outcome: outcome(request) },
+          }),
+        );
+      };
+      options.signal?.addEventListener("abort", onAbort, { once: true });
+      this.pending.set(id, {
+        id,
+        method,
+        frame: JSON.stringify(params === undefined ? { id, method } : { id, method, params }),
+        sentTo: undefined,
+        resolve,
+        reject,
+        cleanup: () => {
+          clearTimeout(timer);
+          options.signal?.removeEventListener("abort", onAbort);
+        },
+      });
+      this.outbox.push(id);
+      this.pump();
+    });
+  }
+
+  /** Sends waiting requests, in order, while the socket takes frames and fewer than `maxInFlight` are unanswered. */
+  pump(): void {
+    while (this.outbox.length > 0 && this.inFlight < this.limits.maxInFlight) {
+      const target = this.transmitter();
+      if (target === null) return;
+      const request = this.pending.get(this.outbox.shift()!);
+      if (request === undefined) continue;
+      request.sentTo = target.clientId;
+      this.inFlight++;
+      target.send(request.frame);
+    }
+  }
+
+  /** Settles the request a response frame answers; answers nobody waits for (timed out, aborted) are dropped. */
+  answer(frame: Record<string, unknown>): void {
+    const request = this.settle(frame["id"] as string);
+    if (request === undefined) return;
+    if (frame["ok"] === true) request.resolve(frame["result"]);
+    else if (looksLikeProtocolError(frame["error"])) request.reject(BridgeError.fromProtocolError(frame["error"]));
+    else request.reject(new BridgeError("INTERNAL", "Malformed error response", { requestId: request.id, method: request.method }));
+  }
+
+  /** Fails the requests sent to one logical client (it is gone, so their answers are). */
+  failSentTo(clientId: string, error: (requestId: string, method: string) => BridgeError): void {
+    for (const request of [...this.pending.values()]) {
+      if (request.sentTo !== clientId) continue;
+      this.settle(request.id);
+      request.reject(error(request.id, request.method));
+    }
+  }
+
+  /** Fails every request; `sent` tells whether the bridge may have received it. */
+  failAll(error: (requestId: string, method: string, sent: boolean) => BridgeError): void {
+    for (const request of [...this.pending.values()]) {
+      this.settle(request.id);
+      request.reject(error(request.id, request.method, request.sentTo !== undefined));
+    }
+  }
+
+  private settle(id: string): PendingRequest | undefined {
+    const request = this.pending.get(id);
+    if (request === undefined) return undefined;
+    this.pending.delete(id);
+    request.cleanup();
+    if (request.sentTo === undefined) {
+      const index = this.outbox.indexOf(id);
+      if (index !== -1) this.outbox.splice(index, 1);
+    } else {
+      this.inFlight--;
+    }
+    if (this.outbox.length > 0) queueMicrotask(() => this.pump());
+    return request;
+  }
+}

@@ -1,0 +1,508 @@
+import type { ConnectedEventData } from "../protocol/events.js";
+import type { PluginHealth, PluginInfo } from "../protocol/resources.js";
+import { BridgeError, CLIENT_ERROR_CODES, isBridgeError, looksLikeProtocolError } from "./errors.js";
+import { type BridgeHealth, pluginHealth, plugins, status } from "./http.js";
+import { createMethodGroups, type MethodGroup, type MethodGroups } from "./methods.js";
+import {
+  CLOSE_CODES,
+  type ConnectionOptions,
+  type ConnectionState,
+  DEFAULT_CLOSE_TIMEOUT_MS,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  DEFAULT_MAX_IN_FLIGHT,
+  DEFAULT_MAX_QUEUED_REQUESTS,
+  DEFAULT_RECONNECT,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+  type ReconnectOptions,
+  SUBPROTOCOL,
+} from "./options.js";
+import { backoffDelay } from "./_internal/backoff.js";
+import { LocalNotifier } from "./_internal/notifier.js";
+import { RequestTable } from "./_internal/requests.js";
+import { EventSequence } from "./_internal/sequence.js";
+import { SubscriptionTable } from "./_internal/subscriptions.js";
+import { endpointsOf, withResume } from "./_internal/url.js";
+import type {
+  EventMeta,
+  EventName,
+  FetchLike,
+  InvokeArgs,
+  InvokeOptions,
+  InvokeResult,
+  Listener,
+  LocalEventName,
+  LocalEvents,
+  MethodName,
+  WebSocketConstructor,
+  WebSocketLike,
+} from "./types.js";
+
+/** `WebSocket.OPEN`, written out: the class may be `ws`'s or the browser's. */
+const OPEN = 1;
+
+/** After these a reconnect cannot help. */
+const FINAL_CLOSE_CODES: ReadonlySet<number> = new Set([CLOSE_CODES.DISPOSE, CLOSE_CODES.TAKEN_OVER, CLOSE_CODES.PLUGIN_UNAVAILABLE]);
+
+/** Prefix of the subprotocol that carries the token. */
+const BEARER_PREFIX = "bearer.";
+
+type AnyListener = (...args: never[]) => void;
+
+/**
+ * A connection to the bridge: typed requests, ref-counted event subscriptions, and a logical client that
+ * survives dropped sockets (resume with `?resume=`, replay in `seq` order, `$lost` when events were missed).
+ * Works in browsers and in Node (pass `ws`'s WebSocket there).
+ *
+ * @example
+ * import WebSocket from "ws";
+ * const client = new Connection({ url: "http://127.0.0.1:7700", WebSocket });
+ * await client.ready();
+ * const doc = await client.document.current();
+ * client.on("selection:changed", (rect) => console.log(rect));
+ * await client.close();
+ */
+export class Connection implements MethodGroups {
+  /** The WebSocket address (with the plugin path when `pluginId` was given). */
+  readonly wsUrl: string;
+  /** The HTTP base address of the same bridge. */
+  readonly httpUrl: string;
+  readonly document: MethodGroup<"document">;
+  readonly layer: MethodGroup<"layer">;
+  readonly image: MethodGroup<"image">;
+  readonly selection: MethodGroup<"selection">;
+  readonly action: MethodGroup<"action">;
+  readonly jsx: MethodGroup<"jsx">;
+  readonly server: MethodGroup<"server">;
+
+  private readonly options: ConnectionOptions;
+  private readonly WebSocketClass: WebSocketConstructor;
+  private readonly reconnectOptions: ReconnectOptions | null;
+  private phase: ConnectionState = "connecting";
+  private socket: WebSocketLike | null = null;
+  private hello: ConnectedEventData | undefined;
+  private readonly requests: RequestTable;
+  private readonly sequence = new EventSequence();
+  private refusal: BridgeError | undefined;
+  private attempt = 0;
+  private connectTimer: ReturnType<typeof setTimeout> | undefined;
+  private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
+  private readyWaiters: Array<{ resolve: (hello: ConnectedEventData) => void; reject: (error: unknown) => void }> = [];
+  private finalError: BridgeError | undefined;
+  private closedPromise: Promise<void> | undefined;
+  private readonly subscriptions: SubscriptionTable;
+  private readonly local = new LocalNotifier();
+
+  constructor(options: ConnectionOptions) {
+    this.options = options;
+    const endpoints = endpointsOf(options.url, options.pluginId);
+    this.wsUrl = endpoints.ws;
+    this.httpUrl = endpoints.http;
+    const WebSocketClass = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
+    if (WebSocketClass === undefined) {
+      throw new TypeError("No global WebSocket (Node 20): pass the `WebSocket` option, e.g. the class of the ws package");
+    }
+    this.WebSocketClass = WebSocketClass;
+    this.reconnectOptions =
+      options.reconnect === false ? null : { ...DEFAULT_RECONNECT, ...(typeof options.reconnect === "object" ? options.reconnect : {}) };
+    this.requests = new RequestTable(
+      {
+        timeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+        maxQueued: options.maxQueuedRequests ?? DEFAULT_MAX_QUEUED_REQUESTS,
+        maxInFlight: options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT,
+      },
+      // A socket already closing would drop frames silently; its close event brings a reconnect and a new pump.
+      () => {
+        const socket = this.socket;
+        if (this.phase !== "open" || socket === null || socket.readyState !== OPEN || this.hello === undefined) return null;
+        return { send: (frame) => socket.send(frame), clientId: this.hello.clientId };
+      },
+    );
+    this.subscriptions = new SubscriptionTable({
+      send: async (method, type) => ((await this.invoke(method, { type })) as { subscribed: boolean }).subscribed,
+      canSend: () => this.phase === "open",
+      refused: (type, error) => this.emitLocal("$error", this.asBridgeError(error, `Subscribing to ${type} failed`)),
+    });
+    const groups = createMethodGroups((method, params, invokeOptions) => this.send(method, params, invokeOptions));
+    this.document = groups.document;
+    this.layer = groups.layer;
+    this.image = groups.image;
+    this.selection = groups.selection;
+    this.action = groups.action;
+    this.jsx = groups.jsx;
+    this.server = groups.server;
+    this.openSocket();
+  }
+
+  /** `connecting` until the first handshake, `open`, `reconnecting` while the socket is away, `closed` for good. */
+  get state(): ConnectionState {
+    return this.phase;
+  }
+
+  /** The logical client id the bridge issued (stable across resumes). */
+  get clientId(): string | undefined {
+    return this.hello?.clientId;
+  }
+
+  /**
+   * Resolves with the handshake once the connection is open. Rejects when the first connection fails (with the
+   * bridge's reason when it can be learnt, e.g. `UNAUTHORIZED`) or the connection has ended.
+   */
+  ready(): Promise<ConnectedEventData> {
+    if (this.phase === "open" && this.hello !== undefined) return Promise.resolve(this.hello);
+    if (this.phase === "closed") return Promise.reject(this.finalError ?? this.closedError());
+    return new Promise((resolve, reject) => this.readyWaiters.push({ resolve, reject }));
+  }
+
+  /**
+   * Calls a method. Built-in methods are typed from the protocol schemas; plugin methods take and return
+   * `unknown`. Requests made while the socket is away wait for it (bounded by `maxQueuedRequests`).
+   *
+   * @example
+   * const layer = await client.invoke("layer:getInfoById", { layerId: 3 }, { timeoutMs: 5_000 });
+   */
+  invoke<M extends MethodName>(method: M, ...args: InvokeArgs<M>): Promise<InvokeResult<M>> {
+    const [params, options] = args as [unknown, InvokeOptions | undefined];
+    return this.send(method, params, options) as Promise<InvokeResult<M>>;
+  }
+
+  /** `getServerInfo`: name, version, editor and loaded plugins. */
+  getServerInfo(options?: InvokeOptions): Promise<InvokeResult<"getServerInfo">> {
+    return this.invoke("getServerInfo", undefined, options);
+  }
+
+  /**
+   * Adds a listener. For a bridge event the first listener of a type subscribes on the wire and the last one
+   * removed unsubscribes; a refused subscription is reported on `$error`. `$`-names are local notifications
+   * ({@link LocalEvents}). Returns a function that removes the listener.
+   *
+   * @example
+   * const off = client.on("selection:changed", (rect, { seq }) => console.log(seq, rect));
+   * client.on("$lost", () => reloadEverything());
+   */
+  on<T extends EventName | LocalEventName>(type: T, listener: Listener<T>): () => void {
+    this.addListener(type, listener as AnyListener, false);
+    return () => this.off(type, listener);
+  }
+
+  /** Like {@link on}, removed after the first call. */
+  once<T extends EventName | LocalEventName>(type: T, listener: Listener<T>): () => void {
+    this.addListener(type, listener as AnyListener, true);
+    return () => this.off(type, listener);
+  }
+
+  /** Removes one registration of a listener; the last one of a bridge event unsubscribes on the wire. */
+  off<T extends EventName | LocalEventName>(type: T, listener: Listener<T>): void {
+    if (type.startsWith("$")) {
+      this.local.remove(type, listener as (data: unknown) => void);
+      return;
+    }
+    this.subscriptions.remove(type, listener as (data: unknown, meta: EventMeta) => void);
+  }
+
+  /**
+   * Like {@link on} for a bridge event, but resolves once the bridge confirmed the subscription (and rejects,
+   * without keeping the listener, when it refused). Resolves with an async remover.
+   */
+  async subscribe<T extends EventName>(type: T, listener: Listener<T>): Promise<() => Promise<void>> {
+    this.addListener(type, listener as AnyListener, false);
+    try {
+      await this.subscriptions.settled(type);
+    } catch (error) {
+      this.off(type, listener);
+      throw error;
+    }
+    return async () => {
+      this.off(type, listener);
+      await this.subscriptions.settled(type).catch(() => undefined);
+    };
+  }
+
+  /** `GET /health` of this bridge. */
+  status(options: { signal?: AbortSignal } = {}): Promise<BridgeHealth> {
+    return status({ ...this.httpOptions(), signal: options.signal });
+  }
+
+  /** `GET /plugins` of this bridge. */
+  plugins(options: { signal?: AbortSignal } = {}): Promise<PluginInfo[]> {
+    return plugins({ ...this.httpOptions(), signal: options.signal });
+  }
+
+  /** `GET /plugins/{id}/health` of this bridge. */
+  pluginHealth(id: string, options: { signal?: AbortSignal } = {}): Promise<PluginHealth> {
+    return pluginHealth({ ...this.httpOptions(), signal: options.signal }, id);
+  }
+
+  /**
+   * Ends the connection and disposes the logical client on the bridge at once (close code 4000). Pending
+   * requests fail with CONNECTION_CLOSED. Resolves when the socket has closed.
+   */
+  close(): Promise<void> {
+    if (this.closedPromise !== undefined) return this.closedPromise;
+    const socket = this.socket;
+    this.socket = null;
+    if (socket !== null) socket.onmessage = null;
+    this.finish(this.closedError(), { code: CLOSE_CODES.DISPOSE, reason: "client closed" });
+    this.closedPromise = new Promise<void>((resolve) => {
+      if (socket === null) return resolve();
+      const timer = setTimeout(resolve, DEFAULT_CLOSE_TIMEOUT_MS);
+      socket.onclose = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      socket.close(CLOSE_CODES.DISPOSE, "client closed");
+    });
+    return this.closedPromise;
+  }
+
+  private send(method: string, params: unknown, options?: InvokeOptions): Promise<unknown> {
+    if (this.phase === "closed") return Promise.reject(this.requestError(this.finalError ?? this.closedError(), undefined, method));
+    return this.requests.add(method, params, options);
+  }
+
+  // ——— socket lifecycle ———
+
+  private openSocket(): void {
+    const token = this.options.token;
+    const url = this.hello === undefined ? this.wsUrl : withResume(this.wsUrl, this.hello.clientId);
+    this.refusal = undefined;
+    let socket: WebSocketLike;
+    try {
+      socket = token ? new this.WebSocketClass(url, [SUBPROTOCOL, `${BEARER_PREFIX}${token}`]) : new this.WebSocketClass(url);
+    } catch (error) {
+      // e.g. a token with characters a subprotocol cannot carry; retrying cannot help.
+      this.finish(new BridgeError(CLIENT_ERROR_CODES.CONNECTION_FAILED, `Cannot open ${this.wsUrl}: ${(error as Error).message}`, { cause: error }), null);
+      return;
+    }
+    this.socket = socket;
+    socket.onopen = null;
+    socket.onerror = () => {}; // a close event always follows
+    socket.onmessage = (event) => {
+      if (this.socket === socket) this.onFrame(event.data);
+    };
+    socket.onclose = (event) => this.onSocketClose(socket, event.code, event.reason);
+    this.connectTimer = setTimeout(() => {
+      if (this.socket !== socket) return;
+      this.onSocketClose(socket, 1006, `no handshake within ${this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS} ms`);
+      socket.close();
+    }, this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS);
+  }
+
+  private onFrame(data: unknown): void {
+    let frame: unknown;
+    try {
+      frame = JSON.parse(typeof data === "string" ? data : new TextDecoder().decode(data as ArrayBuffer));
+    } catch {
+      return; // the bridge only sends JSON; ignore anything else
+    }
+    if (typeof frame !== "object" || frame === null) return;
+    const f = frame as Record<string, unknown>;
+    this.sequence.countFrame();
+    if (typeof f["id"] === "string" && typeof f["ok"] === "boolean") this.requests.answer(f);
+    else if (typeof f["type"] === "string") this.onEvent(f["type"], f["data"], typeof f["seq"] === "number" ? f["seq"] : undefined);
+    this.reportReplayLoss();
+  }
+
+  private onEvent(type: string, data: unknown, seq: number | undefined): void {
+    if (seq === undefined && type === "connected") {
+      this.onConnected(data as ConnectedEventData);
+      return;
+    }
+    if (seq === undefined && type === "error") {
+      const error = looksLikeProtocolError(data)
+        ? BridgeError.fromProtocolError(data)
+        : new BridgeError("INTERNAL", "The bridge reported an error");
+      if (this.phase === "open") this.emitLocal("$error", error);
+      else this.refusal = error;
+      return;
+    }
+    if (seq !== undefined) {
+      const gap = this.sequence.accept(seq);
+      if (gap === "duplicate") return;
+      if (gap > 0) this.emitLocal("$lost", { reason: "gap", events: gap });
+    }
+    this.subscriptions.dispatch(type, data, { type, seq }, (error) => this.listenerFailed(type, error));
+  }
+
+  private onConnected(hello: ConnectedEventData): void {
+    clearTimeout(this.connectTimer);
+    const previous = this.hello?.clientId;
+    const forgotten = previous !== undefined && !hello.resumed;
+    this.hello = hello;
+    this.phase = "open";
+    this.attempt = 0;
+    if (forgotten) {
+      // A new logical client: answers to what the old one was asked can never come, and it has no subscriptions.
+      this.sequence.reset();
+      this.requests.failSentTo(
+        previous,
+        (requestId, method) =>
+          new BridgeError(CLIENT_ERROR_CODES.CONNECTION_LOST, `${method} was lost: the bridge no longer knew this client`, {
+            requestId,
+            method,
+            retryable: true,
+            details: { outcome: "unknown" },
+          }),
+      );
+      this.subscriptions.forgetServerState();
+    }
+    this.sequence.startReplay(hello.resumed ? (hello.replayed ?? 0) : 0, hello.resumed ? (hello.lost ?? 0) : 0);
+    this.requests.pump();
+    const resynced = this.subscriptions.resync();
+    // Tell the app to re-read state only once its subscriptions are back, so nothing falls between.
+    if (forgotten) void resynced.then(() => this.emitLocal("$lost", { reason: "new-client", events: undefined }));
+    for (const waiter of this.readyWaiters.splice(0)) waiter.resolve(hello);
+    this.emitLocal("$open", hello);
+  }
+
+  private reportReplayLoss(): void {
+    const notice = this.sequence.takeReplayLoss();
+    if (notice !== undefined) this.emitLocal("$lost", notice);
+  }
+
+  private onSocketClose(socket: WebSocketLike, code: number, reason: string): void {
+    if (this.socket !== socket) return;
+    this.socket = null;
+    clearTimeout(this.connectTimer);
+    socket.onmessage = null;
+    socket.onclose = null;
+    if (this.phase === "closed") return;
+    // Sent requests stay pending (and counted): a resumed client gets their answers replayed.
+    const wasOpen = this.phase === "open";
+    if (this.hello === undefined) {
+      void this.explainFailure(code, reason).then((error) => this.finish(error, null));
+      return;
+    }
+    if (FINAL_CLOSE_CODES.has(code) || this.reconnectOptions === null) {
+      const error =
+        this.refusal ??
+        new BridgeError(CLIENT_ERROR_CODES.CONNECTION_LOST, `The connection closed (${code}${reason ? ` ${reason}` : ""})`, {
+          details: { closeCode: code, reason },
+        });
+      this.finish(error, { code, reason });
+      return;
+    }
+    this.phase = "reconnecting";
+    if (wasOpen) this.emitLocal("$close", { code, reason, willReconnect: true });
+    this.scheduleReconnect(code);
+  }
+
+  private scheduleReconnect(lastCode: number): void {
+    const options = this.reconnectOptions!;
+    this.attempt++;
+    if (this.attempt > options.maxAttempts) {
+      const error = new BridgeError(CLIENT_ERROR_CODES.CONNECTION_LOST, `Gave up reconnecting after ${options.maxAttempts} attempts`, {
+        details: { attempts: options.maxAttempts, closeCode: lastCode },
+      });
+      this.finish(error, null);
+      return;
+    }
+    const delayMs = backoffDelay(this.attempt, options, this.options.random);
+    this.emitLocal("$reconnecting", { attempt: this.attempt, delayMs });
+    this.reconnectTimer = setTimeout(() => {
+      this.reconnectTimer = undefined;
+      if (this.phase === "reconnecting") this.openSocket();
+    }, delayMs);
+  }
+
+  /** Why the first connection failed: the bridge's `error` event, or what `/health` answers (e.g. 401). */
+  private async explainFailure(code: number, reason: string): Promise<BridgeError> {
+    if (this.refusal !== undefined) return this.refusal;
+    const base = `Could not connect to ${this.wsUrl}`;
+    try {
+      await this.status();
+    } catch (error) {
+      if (isBridgeError(error) && error.code !== CLIENT_ERROR_CODES.CONNECTION_FAILED) {
+        return new BridgeError(error.code, `${base}: ${error.message}`, {
+          retryable: error.retryable,
+          details: { ...error.details, url: this.wsUrl, closeCode: code },
+        });
+      }
+      return new BridgeError(CLIENT_ERROR_CODES.CONNECTION_FAILED, `${base}: the bridge is not reachable`, {
+        retryable: true,
+        details: { url: this.wsUrl, closeCode: code },
+        cause: error,
+      });
+    }
+    return new BridgeError(CLIENT_ERROR_CODES.CONNECTION_FAILED, `${base} (close ${code}${reason ? ` ${reason}` : ""})`, {
+      retryable: true,
+      details: { url: this.wsUrl, closeCode: code, reason },
+    });
+  }
+
+  /** Ends the connection for good: everything waiting fails with `error`. */
+  private finish(error: BridgeError, closed: { code: number; reason: string } | null): void {
+    if (this.phase === "closed") return;
+    this.phase = "closed";
+    this.finalError = error;
+    clearTimeout(this.connectTimer);
+    clearTimeout(this.reconnectTimer);
+    this.requests.failAll((requestId, method, sent) => this.requestError(error, requestId, method, sent));
+    for (const waiter of this.readyWaiters.splice(0)) waiter.reject(error);
+    this.subscriptions.rejectAll(error);
+    // Only a connection that once opened announces its end; a first failure rejects `ready()` instead.
+    if (this.hello !== undefined) {
+      this.emitLocal("$close", { code: closed?.code ?? 1006, reason: closed?.reason ?? error.message, willReconnect: false });
+    }
+  }
+
+  // ——— listeners ———
+
+  private addListener(type: string, listener: AnyListener, once: boolean): void {
+    if (type.startsWith("$")) this.local.add(type, listener as (data: unknown) => void, once);
+    else this.subscriptions.add(type, listener as (data: unknown, meta: EventMeta) => void, once);
+  }
+
+  private emitLocal<K extends LocalEventName>(type: K, data: LocalEvents[K]): void {
+    this.local.emit(type, data, (error) => {
+      if (type === "$error") {
+        // An `$error` listener that throws has nowhere left to report to.
+        queueMicrotask(() => {
+          throw error;
+        });
+      } else {
+        this.listenerFailed(type, error);
+      }
+    });
+  }
+
+  /** A throwing listener is the app's bug: reported on `$error`, or thrown asynchronously when nobody listens. */
+  private listenerFailed(type: string, error: unknown): void {
+    if (!this.local.has("$error")) {
+      queueMicrotask(() => {
+        throw error;
+      });
+      return;
+    }
+    this.emitLocal(
+      "$error",
+      new BridgeError(CLIENT_ERROR_CODES.LISTENER_FAILED, `A listener of ${type} threw: ${(error as Error)?.message ?? error}`, {
+        cause: error,
+        details: { type },
+      }),
+    );
+  }
+
+  // ——— helpers ———
+
+  private httpOptions(): { url: string; token: string | undefined; fetch: FetchLike | undefined } {
+    return { url: this.httpUrl, token: this.options.token, fetch: this.options.fetch };
+  }
+
+  private closedError(): BridgeError {
+    return new BridgeError(CLIENT_ERROR_CODES.CONNECTION_CLOSED, "The connection was closed");
+  }
+
+  private requestError(cause: BridgeError, requestId: string | undefined, method: string, sent = false): BridgeError {
+    const options: ConstructorParameters<typeof BridgeError>[2] = {
+      method,
+      retryable: cause.retryable,
+      details: { ...cause.details, outcome: sent ? "unknown" : "not-sent" },
+    };
+    if (requestId !== undefined) options.requestId = requestId;
+    return new BridgeError(cause.code, cause.message, options);
+  }
+
+  private asBridgeError(error: unknown, message: string): BridgeError {
+    return isBridgeError(error) ? error : new BridgeError("INTERNAL", message, { cause: error });
+  }
+}

@@ -1,0 +1,115 @@
+import type { PluginHealth, PluginInfo } from "../protocol/resources.js";
+import { BridgeError, CLIENT_ERROR_CODES, looksLikeProtocolError } from "./errors.js";
+import { endpointsOf } from "./_internal/url.js";
+import type { FetchLike } from "./types.js";
+
+/** Deadline of the HTTP helpers; they read small status documents. */
+export const DEFAULT_HTTP_TIMEOUT_MS = 10_000;
+
+export interface HttpClientOptions {
+  /** Any address of the bridge: `http://127.0.0.1:7700` or its `ws://…/ws` URL. */
+  url: string;
+  /** Sent as `Authorization: Bearer <token>`. */
+  token?: string | undefined;
+  /** @default globalThis.fetch */
+  fetch?: FetchLike | undefined;
+  /** @default DEFAULT_HTTP_TIMEOUT_MS */
+  timeoutMs?: number | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/** `GET /health` (DESIGN §2 "HTTP"). */
+export interface BridgeHealth {
+  status: string;
+  uptimeMs?: number;
+  clients?: number;
+  host?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+function defaultFetch(): FetchLike {
+  const f = (globalThis as { fetch?: FetchLike }).fetch;
+  if (f === undefined) throw new TypeError("No global fetch: pass the `fetch` option");
+  return f;
+}
+
+/**
+ * One HTTP call to the bridge. Success bodies are bare results (no envelope); failures are a bare
+ * `ProtocolError`, thrown as a {@link BridgeError}.
+ */
+export async function httpCall<T>(
+  options: HttpClientOptions,
+  path: string,
+  init: { method?: "GET" | "POST"; body?: unknown } = {},
+): Promise<T> {
+  const base = endpointsOf(options.url).http;
+  const headers: Record<string, string> = { accept: "application/json" };
+  if (options.token) headers["authorization"] = `Bearer ${options.token}`;
+  if (init.body !== undefined) headers["content-type"] = "application/json";
+  const timeoutMs = options.timeoutMs ?? DEFAULT_HTTP_TIMEOUT_MS;
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const onAbort = (): void => controller.abort();
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  let status: number;
+  let text: string;
+  try {
+    const request: Parameters<FetchLike>[1] = { method: init.method ?? "GET", headers, signal: controller.signal };
+    if (init.body !== undefined) request.body = JSON.stringify(init.body);
+    const response = await (options.fetch ?? defaultFetch())(`${base}${path}`, request);
+    status = response.status;
+    text = await response.text();
+  } catch (error) {
+    const reason = options.signal?.aborted
+      ? CLIENT_ERROR_CODES.ABORTED
+      : controller.signal.aborted
+        ? CLIENT_ERROR_CODES.TIMEOUT
+        : CLIENT_ERROR_CODES.CONNECTION_FAILED;
+    // fetch hides the useful part (ECONNREFUSED, ENOTFOUND…) in `cause`.
+    const why = (error as { cause?: { code?: string } }).cause?.code ?? (error as Error)?.message ?? String(error);
+    const what =
+      reason === CLIENT_ERROR_CODES.TIMEOUT
+        ? `no answer within ${timeoutMs} ms`
+        : reason === CLIENT_ERROR_CODES.ABORTED
+          ? "aborted"
+          : `the bridge is not reachable (${why})`;
+    throw new BridgeError(reason, `${init.method ?? "GET"} ${base}${path}: ${what}`, {
+      retryable: reason !== CLIENT_ERROR_CODES.ABORTED,
+      details: { url: `${base}${path}`, timeoutMs },
+      cause: error,
+    });
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener("abort", onAbort);
+  }
+  let body: unknown;
+  try {
+    body = text === "" ? undefined : JSON.parse(text);
+  } catch {
+    body = text;
+  }
+  if (status >= 200 && status < 300) return body as T;
+  if (looksLikeProtocolError(body)) throw BridgeError.fromProtocolError(body);
+  throw new BridgeError("INTERNAL", `HTTP ${status} from ${base}${path}`, { details: { status, body: text.slice(0, 500) } });
+}
+
+/**
+ * `GET /health`: whether the bridge runs and how its editor is.
+ *
+ * @example
+ * const health = await status({ url: "http://127.0.0.1:7700" });
+ */
+export function status(options: HttpClientOptions): Promise<BridgeHealth> {
+  return httpCall<BridgeHealth>(options, "/health");
+}
+
+/** `GET /plugins`: the loaded plugins. */
+export async function plugins(options: HttpClientOptions): Promise<PluginInfo[]> {
+  const body = await httpCall<{ plugins: PluginInfo[] }>(options, "/plugins");
+  return body.plugins;
+}
+
+/** `GET /plugins/{id}/health` (spec §2.4): a plugin's state or why it failed to load. */
+export function pluginHealth(options: HttpClientOptions, id: string): Promise<PluginHealth> {
+  return httpCall<PluginHealth>(options, `/plugins/${encodeURIComponent(id)}/health`);
+}

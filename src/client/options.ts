@@ -1,0 +1,73 @@
+import type { BackoffOptions } from "./_internal/backoff.js";
+import type { FetchLike, WebSocketConstructor } from "./types.js";
+
+/** Default deadline of one request: above the bridge's own 120 s deadline for exports, so its TIMEOUT comes first. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 135_000;
+/** How long opening a socket and receiving the `connected` handshake may take. */
+export const DEFAULT_CONNECT_TIMEOUT_MS = 10_000;
+/** How long `close()` waits for the closing handshake before it resolves anyway. */
+export const DEFAULT_CLOSE_TIMEOUT_MS = 2_000;
+/** Requests held while the socket is away; past it new ones fail with TOO_MANY_REQUESTS (bounds memory). */
+export const DEFAULT_MAX_QUEUED_REQUESTS = 1_000;
+/** Requests sent and unanswered at once; matches the bridge's per-client limit so it never answers 429. */
+export const DEFAULT_MAX_IN_FLIGHT = 64;
+
+export interface ReconnectOptions extends BackoffOptions {
+  /** Attempts in a row before giving up (then pending requests fail with CONNECTION_LOST). */
+  maxAttempts: number;
+}
+
+/** Reconnect schedule: 250 ms doubling to 10 s, half of each delay random, never giving up. */
+export const DEFAULT_RECONNECT: Readonly<ReconnectOptions> = {
+  initialDelayMs: 250,
+  maxDelayMs: 10_000,
+  jitter: 0.5,
+  maxAttempts: Number.POSITIVE_INFINITY,
+};
+
+/** Close codes of the bridge (DESIGN §2) the client acts on. */
+export const CLOSE_CODES = {
+  /** Sent by `close()`: dispose the logical client now instead of keeping it for resume. */
+  DISPOSE: 4000,
+  /** Another socket resumed this logical client; reconnecting would only fight over it. */
+  TAKEN_OVER: 4009,
+  /** The socket fell behind; the logical client stays resumable. */
+  SLOW_CONSUMER: 4008,
+  /** The plugin endpoint does not exist or failed to load. */
+  PLUGIN_UNAVAILABLE: 4004,
+  /** The bridge is shutting down. */
+  GOING_AWAY: 1001,
+} as const;
+
+/** Offered beside the token so the bridge echoes this name rather than the token (DESIGN §2 "Security"). */
+export const SUBPROTOCOL = "image-editor-bridge";
+
+export interface ConnectionOptions {
+  /** The bridge: `http://127.0.0.1:7700`, or a WebSocket URL such as `ws://127.0.0.1:7700/ws`. */
+  url: string;
+  /** Connect to the plugin endpoint `/ws/{pluginId}` instead of the root endpoint. */
+  pluginId?: string;
+  /** Access token, sent as the `bearer.<token>` subprotocol (and as `Authorization` on HTTP helpers). */
+  token?: string;
+  /**
+   * The WebSocket class. Node 20 has no global one: pass `WebSocket` from the `ws` package.
+   * @default globalThis.WebSocket
+   */
+  WebSocket?: WebSocketConstructor;
+  /** For `status()`, `plugins()`, `pluginHealth()`. @default globalThis.fetch */
+  fetch?: FetchLike;
+  /** @default DEFAULT_REQUEST_TIMEOUT_MS */
+  requestTimeoutMs?: number;
+  /** @default DEFAULT_CONNECT_TIMEOUT_MS */
+  connectTimeoutMs?: number;
+  /** Reconnect with backoff after a dropped socket, resuming the logical client; `false` to end instead. */
+  reconnect?: boolean | Partial<ReconnectOptions>;
+  /** @default DEFAULT_MAX_QUEUED_REQUESTS */
+  maxQueuedRequests?: number;
+  /** @default DEFAULT_MAX_IN_FLIGHT */
+  maxInFlight?: number;
+  /** Random source for the reconnect jitter (tests). @default Math.random */
+  random?: () => number;
+}
+
+export type ConnectionState = "connecting" | "open" | "reconnecting" | "closed";

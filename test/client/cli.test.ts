@@ -1,0 +1,184 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import sharp from "sharp";
+import { describe, expect, it } from "vitest";
+import { main } from "../../src/cli.js";
+import { buildParams, runClientCommand } from "../../src/client/cli.js";
+import { startBridge } from "../helpers/bridge.js";
+import { connect, onCleanup, waitForServerState } from "./_support.js";
+
+interface Run {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+async function run(argv: string[], env: Record<string, string> = {}, signal?: AbortSignal): Promise<Run> {
+  let stdout = "";
+  let stderr = "";
+  const code = await runClientCommand(argv, {
+    stdout: { write: (t: string) => (stdout += t) },
+    stderr: { write: (t: string) => (stderr += t) },
+    env,
+    signal: signal ?? new AbortController().signal,
+  });
+  return { code, stdout, stderr };
+}
+
+async function tempDir(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), "ieb-cli-"));
+  onCleanup(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+describe("client commands", () => {
+  it("call prints a method's result; --json prints it on one line", async () => {
+    const { bridge } = await startBridge();
+    const pretty = await run(["call", "document:current", "--url", bridge.url]);
+    expect(pretty).toMatchObject({ code: 0, stderr: "" });
+    expect(JSON.parse(pretty.stdout)).toMatchObject({ name: "Sample", width: 800 });
+    expect(pretty.stdout.split("\n").length).toBeGreaterThan(3);
+    const json = await run(["call", "document:current", "--json"], { BRIDGE_URL: bridge.url });
+    expect(json.stdout.trim().split("\n")).toHaveLength(1);
+    expect(JSON.parse(json.stdout)).toMatchObject({ name: "Sample" });
+  });
+
+  it("call takes params as JSON or as --param k=v with dotted keys", async () => {
+    const { bridge } = await startBridge();
+    const rect = { x: 1, y: 2, width: 30, height: 40 };
+    const viaJson = await run(["call", "selection:set", JSON.stringify({ rect }), "--url", bridge.url, "--json"]);
+    expect(JSON.parse(viaJson.stdout)).toEqual(rect);
+    const viaParams = await run([
+      "call",
+      "selection:set",
+      "--url",
+      bridge.url,
+      "--json",
+      "--param",
+      "rect.x=5",
+      "--param",
+      "rect.y=6",
+      "--param",
+      "rect.width=7",
+      "--param",
+      "rect.height=8",
+    ]);
+    expect(JSON.parse(viaParams.stdout)).toEqual({ x: 5, y: 6, width: 7, height: 8 });
+    expect(buildParams('{"a":1}', ["b.c=x", "d=true"])).toEqual({ a: 1, b: { c: "x" }, d: true });
+  });
+
+  it("a failing call exits 1 with the error code and message on stderr", async () => {
+    const { bridge } = await startBridge();
+    const missing = await run(["call", "layer:getInfoById", "--param", "layerId=999999", "--url", bridge.url]);
+    expect(missing.code).toBe(1);
+    expect(missing.stdout).toBe("");
+    expect(missing.stderr).toMatch(/^image-editor-bridge: LAYER_NOT_FOUND: .+/);
+    const unknown = await run(["call", "no:such", "--url", bridge.url, "--json"]);
+    expect(unknown.code).toBe(1);
+    expect(JSON.parse(unknown.stderr)).toMatchObject({ error: { code: "UNKNOWN_METHOD" } });
+  });
+
+  it("an unreachable bridge exits 3, a wrong token 1, a bad command line 2", async () => {
+    const harness = await startBridge({ token: "t0ken" });
+    const url = harness.bridge.url;
+    const denied = await run(["call", "getServerInfo", "--url", url, "--token", "nope"]);
+    expect(denied.code).toBe(1);
+    expect(denied.stderr).toMatch(/UNAUTHORIZED/);
+    const allowed = await run(["call", "getServerInfo", "--url", url, "--json"], { BRIDGE_TOKEN: "t0ken" });
+    expect(allowed.code).toBe(0);
+    await harness.bridge.close();
+    const down = await run(["health", "--url", url]);
+    expect(down.code).toBe(3);
+    expect(down.stderr).toMatch(/CONNECTION_FAILED/);
+    const call = await run(["call", "getServerInfo", "--url", url]);
+    expect(call.code).toBe(3);
+    expect((await run(["call"])).code).toBe(2);
+    expect((await run(["call", "x", "{not json"])).stderr).toMatch(/not valid JSON/);
+    expect((await run(["export-document"])).code).toBe(2);
+    expect((await run(["subscribe", "--count", "0", "x"])).stderr).toMatch(/--count expects a positive integer/);
+  });
+
+  it("subscribe --count n prints n events as JSON lines and exits 0", async () => {
+    const harness = await startBridge();
+    const observer = connect(harness.bridge.url);
+    const running = run(["subscribe", "selection:changed", "--count", "2", "--url", harness.bridge.url]);
+    // Wait until the command's client has subscribed, as seen by the bridge.
+    for (;;) {
+      const { clients } = await observer.server.clients();
+      if (clients.some((c) => c.subscriptions.includes("selection:changed"))) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    for (const x of [1, 2, 3]) await observer.selection.set({ rect: { x, y: 0, width: 5, height: 5 } });
+    const { code, stdout } = await running;
+    expect(code).toBe(0);
+    const lines = stdout.trim().split("\n").map((l) => JSON.parse(l));
+    expect(lines).toEqual([
+      { type: "selection:changed", seq: 1, data: { x: 1, y: 0, width: 5, height: 5 } },
+      { type: "selection:changed", seq: 2, data: { x: 2, y: 0, width: 5, height: 5 } },
+    ]);
+  });
+
+  it("subscribe stops when interrupted and disposes its client", async () => {
+    const harness = await startBridge();
+    const observer = connect(harness.bridge.url);
+    const controller = new AbortController();
+    const running = run(["subscribe", "#ready", "--url", harness.bridge.url], {}, controller.signal);
+    let id: string | undefined;
+    for (;;) {
+      const { clients } = await observer.server.clients();
+      id = clients.find((c) => c.subscriptions.includes("#ready"))?.clientId;
+      if (id !== undefined) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    controller.abort();
+    const { code, stdout } = await running;
+    expect(code).toBe(0);
+    expect(JSON.parse(stdout.trim())).toMatchObject({ type: "#ready", data: { port: harness.bridge.port } });
+    await waitForServerState(observer, id, "disposed");
+  });
+
+  it("health and plugins read the HTTP endpoints", async () => {
+    const { bridge } = await startBridge();
+    const health = await run(["health", "--url", bridge.url]);
+    expect(health).toMatchObject({ code: 0 });
+    expect(health.stdout).toMatch(/^ok · editor ready · \d+ clients · up [\d.]+ s\n$/);
+    expect(JSON.parse((await run(["health", "--json", "--url", bridge.url])).stdout)).toMatchObject({ status: "ok" });
+    expect((await run(["plugins", "--url", bridge.url])).stdout).toBe("no plugins loaded\n");
+    expect(JSON.parse((await run(["plugins", "--json", "--url", bridge.url])).stdout)).toEqual([]);
+    const missing = await run(["plugins", "nope", "--url", bridge.url]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/PLUGIN_NOT_FOUND/);
+  });
+
+  it("export-document writes the composite image in the format of the file name or --format", async () => {
+    const { bridge } = await startBridge();
+    const dir = await tempDir();
+    const png = join(dir, "doc.png");
+    const result = await run(["export-document", "-o", png, "--url", bridge.url]);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^wrote .*doc\.png \(800×600 png, \d+ bytes\)/);
+    expect(await sharp(await readFile(png)).metadata()).toMatchObject({ format: "png", width: 800, height: 600 });
+    const jpeg = join(dir, "small.out");
+    const json = await run(["export-document", "-o", jpeg, "--format", "jpeg", "--max-size", "100", "--json", "--url", bridge.url]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ format: "jpeg", width: 100 });
+    expect(await sharp(await readFile(jpeg)).metadata()).toMatchObject({ format: "jpeg", width: 100 });
+  });
+
+  it("the image-editor-bridge command line hands client commands over and sets the exit code", async () => {
+    const { bridge } = await startBridge();
+    let printed = "";
+    const previous = process.exitCode;
+    try {
+      const result = await main(["health", "--json", "--url", bridge.url], { stdout: { write: (t: string) => (printed += t) }, env: {} });
+      expect(result).toBeUndefined();
+      expect(process.exitCode).toBe(0);
+      expect(JSON.parse(printed)).toMatchObject({ status: "ok" });
+      printed = "";
+      await main(["--help"], { stdout: { write: (t: string) => (printed += t) }, env: {} });
+      expect(printed).toMatch(/subscribe <event\.\.\.>/);
+    } finally {
+      process.exitCode = previous;
+    }
+  });
+});

@@ -3,8 +3,10 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    testTimeout: 20_000,
-    hookTimeout: 20_000,
+    // Generous: the first GIMP case of a file starts GIMP (about 10 s on a loaded 2-core machine). Tests wait
+    // on events, so the timeout only decides how long a broken test takes to fail.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
     // Two cores: two workers keep the suite fast without starving the servers under test.
     maxWorkers: 2,
   },

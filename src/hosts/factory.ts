@@ -23,6 +23,8 @@ export interface EditorHostOptions {
   gimp: GimpConnectOptions;
   /** Folders `jsx:execute` may run named scripts from. */
   scriptDirs: readonly string[];
+  /** Open the sample document (GIMP started by the bridge only: an attached GIMP's images are the user's). */
+  sample: boolean;
   logger: Logger;
 }
 
@@ -36,5 +38,6 @@ export async function createEditorHost(options: EditorHostOptions): Promise<Host
     return createPhotoshopHost({ ...options.photoshop, scriptDirs: options.scriptDirs, logger: options.logger });
   }
   const { createGimpHost } = await import("./gimp/index.js");
-  return createGimpHost({ ...options.gimp, scriptDirs: options.scriptDirs, logger: options.logger });
+  const sample = options.sample && options.gimp.attach === undefined;
+  return createGimpHost({ ...options.gimp, sample, scriptDirs: options.scriptDirs, logger: options.logger });
 }

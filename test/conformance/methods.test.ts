@@ -174,7 +174,7 @@ describe.each(MATRIX)("built-in methods over $label", ({ editor, transport: { na
     }
   });
 
-  test.runIf(name === "ws")("layer:getInfoBySelectionIndex walks the active layers in index order", async () => {
+  if (name === "ws") it("layer:getInfoBySelectionIndex walks the active layers in index order", async () => {
     await setup();
     const layers = flatten(expectResult("document:layers", await call("document:layers")) as HostLayer[]);
     const chosen = [layers[3]!, layers[0]!];

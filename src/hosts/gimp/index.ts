@@ -1,13 +1,12 @@
-import type { Logger } from "../../logger.js";
-import type { HostAdapter } from "../host.js";
-import type { GimpConnectOptions } from "../factory.js";
-
-export interface GimpHostOptions extends GimpConnectOptions {
-  scriptDirs?: readonly string[] | undefined;
-  logger?: Logger | undefined;
-}
-
-// Placeholder until the gimp host lands.
-export function createGimpHost(_options: GimpHostOptions): HostAdapter {
-  throw new Error("the gimp host is not built yet");
-}
+export { createGimpHost, parseAttach } from "./adapter.js";
+export type { GimpHost, GimpHostOptions } from "./adapter.js";
+export { GimpSupervisor } from "./supervisor.js";
+export type { GimpSupervisorOptions } from "./supervisor.js";
+export { GimpClient } from "./client.js";
+export { exchange, encodeRequest, WireError } from "./wire.js";
+export type { Endpoint, Reply } from "./wire.js";
+export { lit, parseSexp, sexpToJson } from "./scheme.js";
+export type { Sexp } from "./scheme.js";
+export { SAMPLE_NAME, SAMPLE_SCRIPT } from "./sample.js";
+export * from "./limits.js";
+export { MAX_PARAMS_DEPTH } from "./scripts.js";

@@ -1,10 +1,19 @@
+import { createGimpHost, SAMPLE_NAME } from "../../../src/hosts/gimp/index.js";
+import { startBridge } from "../../helpers/bridge.js";
+import { GIMP_BINARY, GIMP_SKIP, sharedGimpAttach } from "../../hosts/gimp/_support.js";
 import type { ConformanceEditor } from "../_editors.js";
 
-// Placeholder until the gimp host lands: the suite reports it skipped.
+/**
+ * A real GIMP 2.10. One supervised GIMP is shared by the test file (started on first use); every `start()` gives
+ * a bridge attached to it whose connect closes all images and rebuilds the sample document.
+ */
 export const gimp: ConformanceEditor = {
   name: "gimp",
-  skip: "the gimp host is not built yet",
-  start: () => Promise.reject(new Error("the gimp host is not built yet")),
-  sampleName: "",
-  lacks: {},
+  skip: GIMP_SKIP,
+  start: async (options = {}) =>
+    startBridge({ ...options, host: createGimpHost({ binary: GIMP_BINARY, attach: await sharedGimpAttach(), sample: true }) }),
+  sampleName: SAMPLE_NAME,
+  lacks: {
+    "layer:getInfoBySelectionIndex walks the active layers in index order": "GIMP 2.10 has exactly one active layer",
+  },
 };

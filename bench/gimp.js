@@ -1,0 +1,92 @@
+// GIMP host: per-call latency through the bridge (WS request → mailbox → adapter → Script-Fu → reply) beside a
+// direct Script-Fu call to the same GIMP (one TCP connection per call, the wire protocol only). Sequential calls,
+// one in flight; medians per round, rounds alternate which side goes first. Skips when GIMP is not installed.
+import { existsSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import { createBridge } from "../dist/index.js";
+import { createGimpHost, exchange, GimpSupervisor } from "../dist/hosts/gimp/index.js";
+import { closeAll, fmtMs, fmtRatio, log, max, median, min, now, openSocket, printIfMain, request, ROUNDS } from "./_lib.js";
+
+const BINARY = process.env.BRIDGE_GIMP_BINARY || "gimp-console-2.10";
+/** Calls per side per round (BENCH_GIMP_CALLS). */
+const CALLS = Number(process.env.BENCH_GIMP_CALLS ?? 100);
+
+const installed = () => (process.env.PATH ?? "").split(delimiter).some((dir) => dir && existsSync(join(dir, BINARY)));
+
+async function timeEach(n, fn) {
+  const samples = [];
+  for (let i = 0; i < n; i++) {
+    const t0 = now();
+    await fn(i);
+    samples.push(now() - t0);
+  }
+  return median(samples);
+}
+
+export async function run() {
+  if (!installed()) {
+    log(`  gimp: skipped, ${BINARY} is not installed`);
+    return [{ benchmark: "gimp", bridge: "skipped", baseline: "-", ratio: "-", target: "-", result: "-" }];
+  }
+  const gimp = new GimpSupervisor({ binary: BINARY });
+  const endpoint = await gimp.start();
+  const host = createGimpHost({ binary: BINARY, attach: `${endpoint.host}:${endpoint.port}`, sample: true });
+  const bridge = createBridge({ host, listen: { host: "127.0.0.1", port: 0 } });
+  await bridge.start();
+  const ws = await openSocket(bridge.wsUrl);
+  try {
+    const doc = (await request(ws, "doc", "document:current")).result;
+    const figures = [
+      {
+        name: "gimp: jsx:run (+ 1 2)",
+        bridge: (i) => request(ws, `s${i}`, "jsx:run", { script: "(+ 1 2)", language: "script-fu" }),
+        direct: () => exchange(endpoint, "(+ 1 2)"),
+      },
+      {
+        name: "gimp: selection:getArea",
+        bridge: (i) => request(ws, `g${i}`, "selection:getArea", { documentId: doc.id }),
+        direct: () => exchange(endpoint, `(gimp-selection-bounds ${doc.id})`),
+      },
+      {
+        name: "gimp: document:layers (5 layers)",
+        bridge: (i) => request(ws, `l${i}`, "document:layers", { documentId: doc.id }),
+        // The same PDB reads the adapter's tree makes, as one raw script.
+        direct: () =>
+          exchange(
+            endpoint,
+            `(let loop ((ls (vector->list (cadr (gimp-image-get-layers ${doc.id})))) (out '())) (if (null? ls) out (let ((l (car ls))) (loop (append (cdr ls) (if (= 1 (car (gimp-item-is-group l))) (vector->list (cadr (gimp-item-get-children l))) '())) (cons (list l (gimp-item-get-name l) (gimp-item-get-visible l) (gimp-layer-get-opacity l) (gimp-layer-get-mode l) (gimp-drawable-offsets l) (gimp-drawable-width l) (gimp-drawable-height l)) out)))))`,
+          ),
+      },
+    ];
+    const rows = [];
+    for (const figure of figures) {
+      await timeEach(10, figure.bridge); // warm-up: library load, JIT
+      await timeEach(10, figure.direct);
+      const bridgeRounds = [];
+      const directRounds = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        if (round % 2 === 0) {
+          bridgeRounds.push(await timeEach(CALLS, figure.bridge));
+          directRounds.push(await timeEach(CALLS, figure.direct));
+        } else {
+          directRounds.push(await timeEach(CALLS, figure.direct));
+          bridgeRounds.push(await timeEach(CALLS, figure.bridge));
+        }
+      }
+      const b = median(bridgeRounds);
+      const d = median(directRounds);
+      log(
+        `  ${figure.name}: bridge ${fmtMs(b)} [${fmtMs(min(bridgeRounds))}..${fmtMs(max(bridgeRounds))}], ` +
+          `direct ${fmtMs(d)} [${fmtMs(min(directRounds))}..${fmtMs(max(directRounds))}], ratio ${fmtRatio(b / d)}`,
+      );
+      rows.push({ benchmark: figure.name, bridge: fmtMs(b), baseline: fmtMs(d), ratio: fmtRatio(b / d), target: "(info)", result: "-" });
+    }
+    return rows;
+  } finally {
+    await closeAll([ws]);
+    await bridge.close();
+    await gimp.stop();
+  }
+}
+
+await printIfMain(import.meta, run);

@@ -1,0 +1,57 @@
+/*
+ * Every limit of the GIMP host, named, with the reason it exists (reference/gimp.md "Pitfalls").
+ * The ones a deployment may want to change are also options of `createGimpHost`.
+ */
+
+/** The Script-Fu request length is a 16-bit field: longer scripts cannot be sent at all. */
+export const MAX_SCRIPT_BYTES = 65_535;
+
+/**
+ * The server writes the response length as `len & 0xFFFF` without checking, so a longer body desyncs the stream.
+ * Replies longer than this many characters go through a temporary file instead (a character is at most 4 UTF-8
+ * bytes, so 16 000 characters stay below 64 KiB).
+ */
+export const MAX_INLINE_REPLY_CHARS = 16_000;
+
+/** Bytes of a reply we are willing to buffer from the socket; anything longer is a desync, not data. */
+export const MAX_REPLY_BYTES = 65_535 + 4;
+
+/** TinyScheme refuses string literals of 1024 characters or more; longer strings are built with `string-append`. */
+export const MAX_LITERAL_CHARS = 1_000;
+
+/** Default deadline of one Script-Fu call; past it GIMP is presumed stuck (it has no server-side timeout). */
+export const DEFAULT_GIMP_CALL_TIMEOUT_MS = 120_000;
+
+/** How long a cold GIMP may take to open its Script-Fu port (measured 3.3–5.6 s cold, ~1 s warm on 2 cores). */
+export const DEFAULT_GIMP_START_TIMEOUT_MS = 60_000;
+
+/** Readiness is a TCP connect that succeeds; this is the retry period while GIMP starts. */
+export const READINESS_POLL_MS = 50;
+
+/** After `(gimp-quit 0)`, how long GIMP may take to exit (measured 140–210 ms) before its process group is killed. */
+export const GIMP_QUIT_GRACE_MS = 2_000;
+
+/** GIMP's tile cache defaults to half of RAM; the private profile caps it. */
+export const GIMP_TILE_CACHE = "256M";
+
+/** Period of the event poll while someone subscribes (reference: 100 ms caught every scripted change). */
+export const DEFAULT_POLL_INTERVAL_MS = 200;
+
+/** Deadline of one poll; a poll that takes longer means GIMP is stuck. */
+export const POLL_TIMEOUT_MS = 10_000;
+
+/** Longest edge of `layer:previewChange` previews. */
+export const EVENT_PREVIEW_MAX_SIZE = 300;
+
+/** Largest export (width × height after scaling) GIMP is asked to render; bounds memory of GIMP and sharp. */
+export const MAX_EXPORT_PIXELS = 100_000_000;
+
+/** Largest document `document:create` makes. */
+export const MAX_DOCUMENT_PIXELS = 100_000_000;
+
+/** Largest decoded image `layer:importImage` accepts. */
+export const MAX_IMPORT_BYTES = 64 * 1024 * 1024;
+
+/** Outline of `image:exportLayerWithSelectedPath` unless the caller picks one (as the embedded editor draws it). */
+export const DEFAULT_OUTLINE_COLOR = "#ff0000";
+export const DEFAULT_OUTLINE_WIDTH = 2;

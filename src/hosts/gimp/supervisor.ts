@@ -1,0 +1,225 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Logger } from "../../logger.js";
+import { BridgeError } from "../../protocol/index.js";
+import { DEFAULT_GIMP_START_TIMEOUT_MS, GIMP_QUIT_GRACE_MS, GIMP_TILE_CACHE, READINESS_POLL_MS } from "./limits.js";
+import { lit } from "./scheme.js";
+import { canConnect, exchange, type Endpoint } from "./wire.js";
+
+/** Options of {@link GimpSupervisor}. */
+export interface GimpSupervisorOptions {
+  /** The console binary. @default "gimp-console-2.10" */
+  readonly binary?: string | undefined;
+  /** How long GIMP may take to open its Script-Fu port. @default DEFAULT_GIMP_START_TIMEOUT_MS */
+  readonly startTimeoutMs?: number | undefined;
+  readonly logger?: Logger | undefined;
+}
+
+/** Every supervisor alive in this process, so an exiting process never leaves a GIMP behind. */
+const alive = new Set<GimpSupervisor>();
+let exitHookInstalled = false;
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once("exit", () => {
+    for (const supervisor of alive) supervisor.killNow();
+  });
+}
+
+async function freePort(): Promise<number> {
+  // The Script-Fu server never reports an OS-chosen port, so pick one here first.
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Runs one headless GIMP with its Script-Fu server on loopback, in a private profile (temp dir, capped tile
+ * cache, C locale) and its own process group. `start()` after a crash or `kill()` starts a fresh GIMP in the same
+ * profile (a warm start, ~1 s). The profile is removed by `stop()`.
+ *
+ * @example
+ * const gimp = new GimpSupervisor({ binary: "gimp-console-2.10" });
+ * const endpoint = await gimp.start();
+ * await gimp.stop();
+ */
+export class GimpSupervisor {
+  private child: ChildProcess | undefined;
+  private exited: Promise<void> | undefined;
+  private root: string | undefined;
+  private current: Endpoint | undefined;
+  private starting: Promise<Endpoint> | undefined;
+  private readonly binary: string;
+  private readonly startTimeoutMs: number;
+  /** Called when GIMP exits without being told to (crash, killed from outside). */
+  onUnexpectedExit: ((reason: string) => void) | undefined;
+  private expectingExit = false;
+
+  constructor(private readonly options: GimpSupervisorOptions = {}) {
+    this.binary = options.binary ?? "gimp-console-2.10";
+    this.startTimeoutMs = options.startTimeoutMs ?? DEFAULT_GIMP_START_TIMEOUT_MS;
+  }
+
+  /** The running GIMP's Script-Fu endpoint, if any. */
+  get endpoint(): Endpoint | undefined {
+    return this.current;
+  }
+
+  /** Process id of the running GIMP (its process group id too). */
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  /** A private directory for exchange files (replies, exports, imports), inside the profile's temp root. */
+  async workDir(): Promise<string> {
+    const root = await this.ensureRoot();
+    const dir = join(root, "io");
+    await mkdir(dir, { recursive: true });
+    return dir;
+  }
+
+  /** Starts GIMP unless it runs; resolves with its endpoint once the Script-Fu port accepts connections. */
+  start(): Promise<Endpoint> {
+    if (this.current && this.child) return Promise.resolve(this.current);
+    this.starting ??= this.launch().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  private async ensureRoot(): Promise<string> {
+    if (this.root) return this.root;
+    const root = await mkdtemp(join(tmpdir(), "bridge-gimp-"));
+    const profile = join(root, "profile");
+    // Writable data folders silence GIMP's "missing folder" warnings.
+    for (const sub of ["brushes", "gradients", "patterns", "palettes"]) await mkdir(join(profile, sub), { recursive: true });
+    await mkdir(join(root, "cache"), { recursive: true });
+    await mkdir(join(root, "swap"), { recursive: true });
+    await writeFile(join(profile, "gimprc"), `(tile-cache-size ${GIMP_TILE_CACHE})\n(swap-path ${lit(join(root, "swap"))})\n`);
+    this.root = root;
+    return root;
+  }
+
+  private async launch(): Promise<Endpoint> {
+    const root = await this.ensureRoot();
+    const port = await freePort();
+    const endpoint: Endpoint = { host: "127.0.0.1", port };
+    // The server log records every script in full: keep it in the private temp dir.
+    const serverCall = `(plug-in-script-fu-server RUN-NONINTERACTIVE "127.0.0.1" ${port} ${lit(join(root, "server.log"))})`;
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      LC_ALL: "C.UTF-8",
+      GIMP2_DIRECTORY: join(root, "profile"),
+      XDG_CACHE_HOME: join(root, "cache"),
+    };
+    delete env["DISPLAY"];
+    const child = spawn(this.binary, ["-i", "--no-data", "--no-fonts", "--no-splash", "-b", serverCall], {
+      env,
+      stdio: ["ignore", "ignore", "pipe"],
+      detached: true, // own process group: kill(-pid) reaches the script-fu children too
+    });
+    this.child = child;
+    this.expectingExit = false;
+    alive.add(this);
+    installExitHook();
+    let stderr = "";
+    child.stderr?.setEncoding("utf8");
+    child.stderr?.on("data", (text: string) => {
+      stderr = (stderr + text).slice(-2_000);
+    });
+    let exitReason: string | undefined;
+    this.exited = new Promise<void>((resolve) => {
+      const done = (reason: string): void => {
+        if (exitReason !== undefined) return;
+        exitReason = reason;
+        if (this.child === child) {
+          this.child = undefined;
+          this.current = undefined;
+          alive.delete(this);
+          // The group may still hold script-fu children: never leave them behind.
+          killGroup(child.pid, "SIGKILL");
+          if (!this.expectingExit) {
+            this.options.logger?.warn({ actor: "host", editor: "gimp", reason, stderr: stderr.slice(-500) }, "GIMP exited");
+            this.onUnexpectedExit?.(reason);
+          }
+        }
+        resolve();
+      };
+      child.once("error", (error) => done(`could not start ${this.binary}: ${error.message}`));
+      child.once("exit", (code, signal) => done(signal ? `GIMP was killed by ${signal}` : `GIMP exited with status ${code}`));
+    });
+    const deadline = Date.now() + this.startTimeoutMs;
+    while (exitReason === undefined) {
+      if (await canConnect(endpoint)) {
+        this.current = endpoint;
+        this.options.logger?.info({ actor: "host", editor: "gimp", pid: child.pid, port }, "GIMP started");
+        return endpoint;
+      }
+      if (Date.now() > deadline) {
+        await this.kill();
+        throw new BridgeError("HOST_UNAVAILABLE", `GIMP did not open its Script-Fu port within ${this.startTimeoutMs} ms`, {
+          details: { binary: this.binary, stderr: stderr.slice(-500) },
+        });
+      }
+      await new Promise((resolve) => setTimeout(resolve, READINESS_POLL_MS));
+    }
+    throw new BridgeError("HOST_UNAVAILABLE", `GIMP did not start: ${exitReason}`, {
+      details: { binary: this.binary, stderr: stderr.slice(-500) },
+    });
+  }
+
+  /** Kills the whole process group at once (a stuck GIMP cannot be asked to quit) and waits for the exit. */
+  async kill(): Promise<void> {
+    const child = this.child;
+    if (!child) return;
+    this.expectingExit = true;
+    killGroup(child.pid, "SIGKILL");
+    await this.exited;
+  }
+
+  /** Synchronous last resort for process exit. */
+  killNow(): void {
+    if (this.child) {
+      this.expectingExit = true;
+      killGroup(this.child.pid, "SIGKILL");
+    }
+  }
+
+  /** Asks GIMP to quit, kills the group if it lingers, and removes the private profile. Idempotent. */
+  async stop(): Promise<void> {
+    if (this.starting) await this.starting.catch(() => {});
+    const child = this.child;
+    if (child) {
+      this.expectingExit = true;
+      const endpoint = this.current;
+      // `(gimp-quit 0)` closes the connection with no reply: the exchange ends in a closed-socket error.
+      if (endpoint) await exchange(endpoint, "(gimp-quit 0)", AbortSignal.timeout(GIMP_QUIT_GRACE_MS)).catch(() => {});
+      const timer = setTimeout(() => killGroup(child.pid, "SIGTERM"), GIMP_QUIT_GRACE_MS);
+      const hard = setTimeout(() => killGroup(child.pid, "SIGKILL"), 2 * GIMP_QUIT_GRACE_MS);
+      await this.exited;
+      clearTimeout(timer);
+      clearTimeout(hard);
+    }
+    if (this.root) {
+      await rm(this.root, { recursive: true, force: true }).catch(() => {});
+      this.root = undefined;
+    }
+  }
+}
+
+function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // Already gone.
+  }
+}

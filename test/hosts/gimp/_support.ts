@@ -1,0 +1,43 @@
+import { existsSync } from "node:fs";
+import { delimiter, isAbsolute, join } from "node:path";
+import { afterAll } from "vitest";
+import { GimpSupervisor } from "../../../src/hosts/gimp/index.js";
+import type { Endpoint } from "../../../src/hosts/gimp/index.js";
+
+/** The GIMP console binary the GIMP suites use (`BRIDGE_GIMP_BINARY` overrides). */
+export const GIMP_BINARY = process.env["BRIDGE_GIMP_BINARY"] || "gimp-console-2.10";
+
+function onPath(binary: string): boolean {
+  if (isAbsolute(binary)) return existsSync(binary);
+  return (process.env["PATH"] ?? "").split(delimiter).some((dir) => dir !== "" && existsSync(join(dir, binary)));
+}
+
+/** Why the GIMP suites skip here, or undefined when GIMP is installed. */
+export const GIMP_SKIP: string | undefined = onPath(GIMP_BINARY) ? undefined : `${GIMP_BINARY} is not installed (apt-get install gimp)`;
+if (GIMP_SKIP !== undefined) console.warn(`GIMP tests skipped: ${GIMP_SKIP}`);
+
+let shared: GimpSupervisor | undefined;
+let starting: Promise<Endpoint> | undefined;
+
+/**
+ * One supervised GIMP per test file, started on first use (a start costs seconds) and stopped after the file.
+ * Bridges reach it with `attach`, so closing a bridge leaves it running for the next test.
+ */
+export function sharedGimp(): Promise<Endpoint> {
+  shared ??= new GimpSupervisor({ binary: GIMP_BINARY });
+  starting ??= shared.start().finally(() => {
+    starting = undefined;
+  });
+  return starting;
+}
+
+/** `host:port` of the shared GIMP, for `createGimpHost({ attach })`. */
+export async function sharedGimpAttach(): Promise<string> {
+  const { host, port } = await sharedGimp();
+  return `${host}:${port}`;
+}
+
+afterAll(async () => {
+  await shared?.stop();
+  shared = undefined;
+});

@@ -182,8 +182,12 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
           photoshop: options.photoshop,
           gimp: options.gimp,
           scriptDirs: options.scriptDirs,
+          sample: options.sample,
           logger: log,
         });
+  if (host !== undefined && options.open !== undefined) {
+    log.warn({ actor: "bridge", editor: options.editor }, "--open applies to the embedded editor only; use document:open instead");
+  }
   const bridge = createBridge({
     listen: options.listen,
     ...(host ? { host } : {}),

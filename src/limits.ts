@@ -35,6 +35,11 @@ export const DEFAULT_LIMITS = {
   resumeTtlMs: 30 * 60_000,
   /** Events buffered for a detached client; older ones are dropped and counted as `lost`. */
   replayBufferEvents: 1_000,
+  /**
+   * Bytes buffered for a detached client, whatever the event count: 1,000 preview events of ~100 KiB each would
+   * otherwise hold 100 MiB per detached client. Older frames are dropped and counted as `lost`.
+   */
+  replayBufferBytes: 4 * MiB,
   /** Outbound bytes queued on one socket before state events coalesce to the latest value. */
   outboundSoftBytes: 8 * MiB,
   /** Outbound bytes queued on one socket before it is closed with 4008 (the client stays resumable). */

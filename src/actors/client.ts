@@ -61,6 +61,8 @@ export class LogicalClient {
   private phase: ClientState = "attached";
   private seq = 0;
   private replay: string[] = [];
+  /** UTF-8 size of `replay`, bounded by `replayBufferBytes`. */
+  private replayBytes = 0;
   private lost = 0;
   private readonly subscriptions = new Map<string, Subscription>();
   /** Keep-alive subscriptions that hold a host watcher open without delivering (`selection:change`). */
@@ -104,6 +106,7 @@ export class LogicalClient {
     this.actor.send({ type: "ATTACH" });
     const batch = { frames: this.replay, lost: this.lost };
     this.replay = [];
+    this.replayBytes = 0;
     this.lost = 0;
     return batch;
   }
@@ -193,6 +196,17 @@ export class LogicalClient {
     this.write(text);
   }
 
+  /**
+   * Sends a connection-level notice (an `error` event about a frame). It is about this socket only, so it is not
+   * kept for replay, but it counts against the same outbound caps as everything else: a client that never reads
+   * cannot grow the bridge's memory by sending frames that each earn a notice.
+   */
+  deliverNotice(text: string): void {
+    const socket = this.socket;
+    if (this.state === "disposed" || socket === null || this.dropIfBehind(socket)) return;
+    socket.send(text);
+  }
+
   private eventFrame(type: string, dataJson: string): string {
     return `{"type":${JSON.stringify(type)},"seq":${++this.seq},"data":${dataJson}}`;
   }
@@ -206,17 +220,26 @@ export class LogicalClient {
     if (socket.bufferedAmount > this.limits.outboundHardBytes) {
       // Slow consumer: drop the socket, keep the logical client and everything it has not received.
       this.buffer(frame);
-      this.detach(socket);
-      socket.close(CLOSE_CODES.SLOW_CONSUMER, "slow consumer");
+      this.dropIfBehind(socket);
       return;
     }
     socket.send(frame);
   }
 
+  /** Past the hard cap the socket is closed with 4008; the logical client stays resumable. */
+  private dropIfBehind(socket: ClientSocket): boolean {
+    if (socket.bufferedAmount <= this.limits.outboundHardBytes) return false;
+    this.detach(socket);
+    socket.close(CLOSE_CODES.SLOW_CONSUMER, "slow consumer");
+    return true;
+  }
+
   private buffer(frame: string): void {
     this.replay.push(frame);
-    if (this.replay.length > this.limits.replayBufferEvents) {
-      this.replay.shift();
+    this.replayBytes += Buffer.byteLength(frame);
+    // Bounded by count and by size; a single frame larger than the whole budget is dropped too.
+    while (this.replay.length > 0 && (this.replay.length > this.limits.replayBufferEvents || this.replayBytes > this.limits.replayBufferBytes)) {
+      this.replayBytes -= Buffer.byteLength(this.replay.shift()!);
       this.lost++;
     }
   }
@@ -247,6 +270,7 @@ export class LogicalClient {
     for (const sub of this.watchers.values()) sub.unsubscribe();
     this.watchers.clear();
     this.replay = [];
+    this.replayBytes = 0;
     this.socket = null;
     onDisposed(this);
   }

@@ -35,9 +35,8 @@ function laneOf(event: H3Event): string {
 }
 
 function queryOf(event: H3Event): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of new URL(event.req.url).searchParams) out[key] = value;
-  return out;
+  // fromEntries, not assignment: a `__proto__` key must stay a plain entry (the last value of a key wins).
+  return Object.fromEntries(new URL(event.req.url).searchParams);
 }
 
 /**

@@ -40,10 +40,12 @@ function coerceValue(def: Def, value: string): unknown {
  */
 export function coerceStrings(schema: z.ZodType, values: Record<string, string>): Record<string, unknown> {
   const shape = coreOf(schema).shape;
-  const out: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(values)) {
-    const field = shape?.[key];
-    out[key] = field === undefined ? value : coerceValue(coreOf(field), value);
-  }
-  return out;
+  // Own fields only: a query key such as `constructor` must not find Object.prototype's member. Built with
+  // fromEntries so a `__proto__` key stays an ordinary (refused) param instead of touching the prototype.
+  return Object.fromEntries(
+    Object.entries(values).map(([key, value]) => {
+      const field = shape !== undefined && Object.hasOwn(shape, key) ? shape[key] : undefined;
+      return [key, field === undefined ? value : coerceValue(coreOf(field), value)];
+    }),
+  );
 }

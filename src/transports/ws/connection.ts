@@ -91,7 +91,7 @@ function serve(ws: WebSocket, socket: ClientSocket, target: TransportTarget, cli
       value = JSON.parse(text);
     } catch {
       malformed++;
-      ws.send(errorEvent(target.dispatcher.toWireError(new BridgeError("BAD_REQUEST", "Frame is not valid JSON"), { caller })));
+      client.deliverNotice(errorEvent(target.dispatcher.toWireError(new BridgeError("BAD_REQUEST", "Frame is not valid JSON"), { caller })));
       if (malformed >= target.limits.maxMalformedFrames) ws.close(CLOSE_CODES.INVALID_DATA, "too many malformed frames");
       return;
     }
@@ -102,7 +102,8 @@ function serve(ws: WebSocket, socket: ClientSocket, target: TransportTarget, cli
         const wire = target.dispatcher.toWireError(error, { requestId: check.id, caller });
         client.deliverResponse(JSON.stringify({ id: check.id, ok: false, error: wire }));
       } else {
-        ws.send(errorEvent(target.dispatcher.toWireError(error, { caller })));
+        // Through the client, so the outbound caps apply: these frames are valid JSON and never count as malformed.
+        client.deliverNotice(errorEvent(target.dispatcher.toWireError(error, { caller })));
       }
       return;
     }

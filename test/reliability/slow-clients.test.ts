@@ -151,11 +151,15 @@ describe("a slow consumer among a thousand listeners", () => {
     expect(allSeqs.length).toBeGreaterThan(0);
     expect(allSeqs.length).toBeLessThan(lastRound - firstRound + 1); // …and drops the superseded ones
 
-    // Latency of the other 1,000: medians over ROUNDS fan-outs each. A 2-core machine shared with other jobs is
-    // noisy, so the bound is 2× the baseline plus a small absolute floor (a few ms of scheduler jitter matter when
-    // the baseline itself is only a few ms); a slow consumer that blocked the fan-out would cost far more.
-    if (process.env["RELIABILITY_REPORT"] !== undefined) console.info(`fan-out to ${LISTENERS}: median ${baseline.toFixed(1)} ms alone, ${withSlow.toFixed(1)} ms with a stuck client`);
-    expect(withSlow).toBeLessThanOrEqual(2 * baseline + 15);
+    // Latency of the other 1,000: medians over ROUNDS fan-outs each, the baseline measured both before the slow
+    // client stalled and after it was dropped, so load that drifts during the test does not count against the
+    // bridge. A 2-core machine shared with other jobs is noisy, so the bound is 2× that baseline plus a small
+    // absolute floor (a few ms of scheduler jitter matter when the baseline itself is only a few ms); a slow
+    // consumer that blocked the fan-out would cost far more.
+    const baselineAfter = await measure();
+    const reference = Math.max(baseline, baselineAfter);
+    if (process.env["RELIABILITY_REPORT"] !== undefined) console.info(`fan-out to ${LISTENERS}: median ${baseline.toFixed(1)}/${baselineAfter.toFixed(1)} ms alone (before/after), ${withSlow.toFixed(1)} ms with a stuck client`);
+    expect(withSlow).toBeLessThanOrEqual(2 * reference + 15);
 
     for (const ws of listeners) ws.terminate();
   }, 90_000);

@@ -4,7 +4,8 @@
 //   node bench/run.js ws-rpc http       only the named benchmarks (after `npm run build`)
 //
 // Environment: BENCH_DURATION_MS (2000), BENCH_WARMUP_MS (500), BENCH_ROUNDS (5), BENCH_FANOUT_CLIENTS (1000),
-// BENCH_FANOUT_EVENTS (6 per round), BENCH_HTTP_CONCURRENCY (32), BENCH_IDLE_CLIENTS (10000).
+// BENCH_FANOUT_EVENTS (6 per round), BENCH_HTTP_CONCURRENCY (32), BENCH_IDLE_CLIENTS (10000), BENCH_EXPORT_WIDTH/HEIGHT
+// (2000×1500), BENCH_EXPORT_REPEATS (3), BENCH_SCRIPT_CALLS (30), BENCH_BIG_SIZE (8000).
 // Exit code 0 when every benchmark ran, whether or not it met its target; 1 when a benchmark crashed.
 import os from "node:os";
 import { DURATION_MS, log, printTable, ROUNDS, WARMUP_MS } from "./_lib.js";
@@ -15,6 +16,11 @@ const BENCHMARKS = {
   fanout: () => import("./fanout.js"),
   http: () => import("./http.js"),
   "idle-clients": () => import("./idle-clients.js"),
+  "embedded-export": () => import("./embedded-export.js"),
+  "embedded-script": () => import("./embedded-script.js"),
+  "embedded-big": () => import("./embedded-big.js"),
+  "cutout-iou": () => import("./cutout-iou.js"),
+  gimp: () => import("./gimp.js"),
 };
 
 const wanted = process.argv.slice(2);

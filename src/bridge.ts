@@ -88,7 +88,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
   if (!isLoopbackHost(listenHost) && !options.token) {
     throw new BridgeError("FORBIDDEN", `Listening on ${listenHost} (not loopback) requires an access token (--token)`);
   }
-  const host = options.host ?? createEmbeddedHost(options.embedded ?? {});
+  const host = options.host ?? createEmbeddedHost({ logger: log.child({ actor: "host" }), ...options.embedded });
   const actor = createActor(bridgeMachine).start();
   const session = new HostSession(host, limits, log);
   const bus = new EventBus(host, log);

@@ -1,5 +1,6 @@
 import type { Observable } from "rxjs";
 import type {
+  FileFormat,
   HostBounds,
   HostDocument,
   HostLayer,
@@ -102,7 +103,7 @@ export interface HostAdapter {
   /** Writes a flattened image file. */
   exportDocumentFile?(
     ctx: HostCallContext,
-    options: { documentId?: number | undefined; path: string; format?: ImageFormat | undefined; quality?: number | undefined },
+    options: { documentId?: number | undefined; path: string; format?: FileFormat | undefined; quality?: number | undefined },
   ): Promise<{ path: string; format: string; width: number; height: number; size: number }>;
 
   // Layers.
@@ -136,6 +137,14 @@ export interface HostAdapter {
   setSelection?(
     ctx: HostCallContext,
     options: { documentId?: number | undefined; rect: HostRect | null },
+  ): Promise<HostRect | null>;
+  /** Replaces the selection with an ellipse inside `rect` or a polygon (clipped to the canvas); returns its bbox. */
+  setSelectionShape?(
+    ctx: HostCallContext,
+    options: {
+      documentId?: number | undefined;
+      shape: { kind: "ellipse"; rect: HostRect } | { kind: "polygon"; points: Array<{ x: number; y: number }> };
+    },
   ): Promise<HostRect | null>;
   getSelectionPath?(
     ctx: HostCallContext,

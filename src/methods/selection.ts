@@ -2,7 +2,7 @@ import { METHOD_SCHEMAS } from "../protocol/index.js";
 import { defineMethod, type MethodDefinition } from "./define.js";
 import { requireOp } from "./_internal/support.js";
 
-/** The selection: its bounding rectangle, its outline as SVG, and setting it. */
+/** The selection: its bounding rectangle, its outline as SVG, and setting it (rectangle, ellipse or polygon). */
 export const selectionMethods: MethodDefinition[] = [
   defineMethod("selection:getArea", METHOD_SCHEMAS["selection:getArea"], {
     host: true,
@@ -21,6 +21,10 @@ export const selectionMethods: MethodDefinition[] = [
     host: true,
     mutates: true,
     http: { verb: "POST", path: "/selection/set" },
-    run: (ctx, params) => requireOp(ctx.host, "setSelection", "selection:set")(ctx.call, params),
+    run: (ctx, { documentId, rect, ellipse, polygon }) => {
+      if (ellipse) return requireOp(ctx.host, "setSelectionShape", "selection:set/ellipse")(ctx.call, { documentId, shape: { kind: "ellipse", rect: ellipse } });
+      if (polygon) return requireOp(ctx.host, "setSelectionShape", "selection:set/polygon")(ctx.call, { documentId, shape: { kind: "polygon", points: polygon } });
+      return requireOp(ctx.host, "setSelection", "selection:set")(ctx.call, { documentId, rect: rect ?? null });
+    },
   }),
 ];

@@ -3,10 +3,12 @@ import {
   HostDocumentSchema,
   HostLayerSchema,
   HostRectSchema,
+  FileFormatSchema,
   ImageFormatSchema,
   ImageResultSchema,
   LayerImportImageParamsSchema,
   LayerPreviewPayloadSchema,
+  PointSchema,
   SelectionPathSchema,
   ServerInfoSchema,
 } from "./resources.js";
@@ -137,7 +139,7 @@ export const METHOD_SCHEMAS = {
   "document:current": { params: Empty, result: HostDocumentSchema },
   "document:export": {
     params: z
-      .object({ documentId, path: z.string().min(1), format: ImageFormatSchema.optional(), quality: quality.optional() })
+      .object({ documentId, path: z.string().min(1), format: FileFormatSchema.optional(), quality: quality.optional() })
       .strict(),
     result: FileExportResultSchema,
   },
@@ -199,7 +201,19 @@ export const METHOD_SCHEMAS = {
     result: z.array(HostLayerSchema),
   },
   "selection:set": {
-    params: z.object({ documentId, rect: HostRectSchema.nullable() }).strict(),
+    // Exactly one shape: `rect` (null clears), `ellipse` (inscribed in a rect) or `polygon` (even-odd fill).
+    params: z
+      .object({
+        documentId,
+        rect: HostRectSchema.nullable().optional(),
+        ellipse: HostRectSchema.optional(),
+        polygon: z.array(PointSchema).min(3).max(10_000).optional(),
+      })
+      .strict()
+      .refine((p) => [p.rect, p.ellipse, p.polygon].filter((v) => v !== undefined).length === 1, {
+        message: "pass exactly one of rect, ellipse and polygon",
+        path: ["rect"],
+      }),
     result: HostRectSchema.nullable(),
   },
   "server:clients": { params: Empty, result: z.object({ clients: z.array(ClientSummarySchema) }) },

@@ -73,6 +73,9 @@ export const HostLayerSchema: z.ZodType<HostLayer> = z.lazy(() =>
 export const IMAGE_FORMATS = ["png", "jpeg", "webp"] as const;
 export const ImageFormatSchema = z.enum(IMAGE_FORMATS);
 export type ImageFormat = z.infer<typeof ImageFormatSchema>;
+/** Formats `document:export` writes to a file: the image formats plus TIFF, which is a file format only. */
+export const FileFormatSchema = z.enum([...IMAGE_FORMATS, "tiff"]);
+export type FileFormat = z.infer<typeof FileFormatSchema>;
 
 /** An encoded image returned inline: `data` is a data URI. */
 export const ImageResultSchema = z.object({

@@ -2,21 +2,25 @@ import { basename, extname, resolve } from "node:path";
 import { NEVER } from "rxjs";
 import { BridgeError } from "../../protocol/index.js";
 import type { HostDocument, HostLayer, HostRect, LayerPreviewPayload } from "../../protocol/index.js";
+import type { Logger } from "../../logger.js";
 import type { EncodedImage, HostAdapter, HostCallContext, HostInfo } from "../host.js";
 import { parseColor } from "./color.js";
-import { renderDocument, renderLayer } from "./composite.js";
+import { renderLayer } from "./composite.js";
 import { decodeImage } from "./decode.js";
 import type { EmbeddedDocument } from "./document.js";
 import { ContentBuilder } from "./document.js";
-import { encodeRaster, formatForExtension, toDataUri } from "./encode.js";
-import { EmbeddedEvents } from "./events.js";
+import { encodeDocument, encodeRaster, formatForExtension, toDataUri } from "./encode.js";
+import { EMBEDDED_EVENT_TYPES, EmbeddedEvents } from "./events.js";
 import { psdSavePath, readDocumentFile, writeFileAtomic } from "./files.js";
-import { decodeImportSource, importedLayer, planInsertion } from "./import.js";
-import { DEFAULT_MAX_DOCUMENT_PIXELS, EVENT_PREVIEW_MAX_SIZE, MAX_IMPORT_PIXELS } from "./limits.js";
+import { CUTOUT_EVENT, cutoutOps, type EmbeddedCutoutOptions } from "./cutout/index.js";
+import { importedLayer, planInsertion, readImportSource } from "./import.js";
+import { DEFAULT_IMPORT_LIMITS, DEFAULT_MAX_DOCUMENT_PIXELS, EVENT_PREVIEW_MAX_SIZE, type ImportLimits } from "./limits.js";
 import { serializePsd } from "./psd.js";
 import { EMPTY_BOUNDS, emptyRaster, solidRaster } from "./raster.js";
 import { SAMPLE_NAME, buildSampleContent } from "./sample.js";
-import { clipToCanvas } from "./selection.js";
+import { selectionOps } from "./selection.js";
+import { createScriptRunner } from "./scripts/index.js";
+import type { ScriptLimits } from "./scripts/index.js";
 import { DocumentStore } from "./store.js";
 import { activeEntries, flattenLayers, requireLayerRef, resolveLayerRef, toHostDocument, toHostLayer, toHostLayerTree } from "./tree.js";
 
@@ -39,10 +43,18 @@ export interface EmbeddedHostOptions {
   readonly maxDocumentPixels?: number | undefined;
   /** Folders `jsx:execute` may run named scripts from (never outside them). @default [] */
   readonly scriptDirs?: readonly string[] | undefined;
+  /** Script sandbox limits (deadline, heap, result size, …). @default DEFAULT_SCRIPT_LIMITS */
+  readonly scriptLimits?: Partial<ScriptLimits> | undefined;
   /** Let `layer:importImage` read `file:` URIs and local paths. @default true */
   readonly allowFileImport?: boolean | undefined;
   /** Let `layer:importImage` fetch URLs that resolve to loopback or private addresses. @default false */
   readonly allowPrivateUrlImport?: boolean | undefined;
+  /** Overrides of the `layer:importImage` limits (bytes, pixels, URL timeout, redirects). @default DEFAULT_IMPORT_LIMITS */
+  readonly importLimits?: Partial<ImportLimits> | undefined;
+  /** Cutout settings (GrabCut refinement, minimum confidence, work size). @default DEFAULT_CUTOUT_OPTIONS */
+  readonly cutout?: Partial<EmbeddedCutoutOptions> | undefined;
+  /** Where cutout confidences are logged. @default none */
+  readonly logger?: Logger | undefined;
 }
 
 /** Stops work whose caller has given up (deadline passed or bridge shutting down). */
@@ -62,6 +74,18 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
   const maxPixels = options.maxDocumentPixels ?? DEFAULT_MAX_DOCUMENT_PIXELS;
   const store = new DocumentStore();
   let connected = false;
+  const importPolicy = {
+    limits: { ...DEFAULT_IMPORT_LIMITS, ...options.importLimits },
+    allowFile: options.allowFileImport ?? true,
+    allowPrivateUrl: options.allowPrivateUrlImport ?? false,
+  };
+  const cutouts = cutoutOps({
+    document: (id) => store.get(id),
+    changed: (doc, changes) => events.notifyChanged(doc, changes),
+    checkAborted,
+    options: options.cutout,
+    logger: options.logger,
+  });
 
   async function previewOf(doc: EmbeddedDocument | undefined, maxSize: number): Promise<LayerPreviewPayload> {
     const entry = doc ? resolveLayerRef(doc, { by: "active" }) : null;
@@ -87,6 +111,7 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
       return doc ? activeHostLayers(doc) : null;
     },
     preview: () => previewOf(store.active(), EVENT_PREVIEW_MAX_SIZE),
+    activeDocumentId: () => store.active()?.id,
   });
 
   function checkSize(width: number, height: number, details: Record<string, unknown>): void {
@@ -111,6 +136,7 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
 
   const host: HostAdapter = {
     kind: "embedded",
+    eventTypes: [...EMBEDDED_EVENT_TYPES, CUTOUT_EVENT],
     lost$: NEVER,
 
     async connect(): Promise<HostInfo> {
@@ -132,7 +158,7 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
       store.clear();
     },
 
-    events: (type) => events.stream(type),
+    events: (type) => (type === CUTOUT_EVENT ? cutouts.reports$ : events.stream(type)),
 
     async listDocuments(): Promise<HostDocument[]> {
       return store.list().map(toHostDocument);
@@ -169,6 +195,7 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
       const doc = store.get(documentId);
       const wasActive = isActive(doc);
       store.remove(doc.id);
+      events.documentClosed(doc.id);
       if (wasActive) events.activeDocumentChanged();
       return doc.id;
     },
@@ -198,10 +225,10 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
       const path = resolve(target);
       const chosen = format ?? formatForExtension(extname(path));
       if (!chosen) {
-        throw new BridgeError("BAD_REQUEST", "Pass format or use a .png, .jpg, .jpeg or .webp path", { details: { path } });
+        throw new BridgeError("BAD_REQUEST", "Pass format or use a .png, .jpg, .jpeg, .webp, .tif or .tiff path", { details: { path } });
       }
       checkAborted(ctx);
-      const image = await encodeRaster(renderDocument(doc), { left: 0, top: 0, right: doc.width, bottom: doc.height }, { format: chosen, quality });
+      const image = await encodeDocument(doc, { format: chosen, quality });
       checkAborted(ctx);
       await writeFileAtomic(path, image.bytes);
       return { path, format: chosen, width: image.width, height: image.height, size: image.bytes.byteLength };
@@ -227,32 +254,33 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
         });
       }
       doc.activeLayerIds = [...new Set(ids)];
-      if (isActive(doc)) events.layerSelectionChanged();
+      events.notifyChanged(doc, { activeLayers: true });
       return activeHostLayers(doc);
     },
 
     async importImage(ctx, params): Promise<HostLayer> {
       const doc = store.get(params.documentId);
       const insert = planInsertion(doc, params);
-      const bytes = decodeImportSource(params.image);
+      const source = await readImportSource(params.image, importPolicy, ctx.signal);
       checkAborted(ctx);
-      const { raster } = await decodeImage(bytes, { maxPixels: MAX_IMPORT_PIXELS, size: params.size });
+      const { raster } = await decodeImage(source.bytes, {
+        maxPixels: importPolicy.limits.maxPixels,
+        size: params.size,
+        details: { source: source.source, format: source.format },
+      });
       checkAborted(ctx);
       store.get(doc.id); // closed while decoding → DOCUMENT_NOT_FOUND
       const layer = importedLayer(doc, raster, params);
       insert(layer);
       doc.activeLayerIds = [layer.id];
-      doc.isDirty = true;
-      if (isActive(doc)) events.layerSelectionChanged();
+      events.notifyChanged(doc, { pixels: true, layers: true, activeLayers: true });
       return toHostLayer(requireLayerRef(doc, { by: "id", id: layer.id }), [], false);
     },
 
     async exportDocumentImage(ctx, exportOptions): Promise<EncodedImage> {
       const doc = store.get(exportOptions.documentId);
       checkAborted(ctx);
-      const raster = renderDocument(doc);
-      checkAborted(ctx);
-      return encodeRaster(raster, { left: 0, top: 0, right: doc.width, bottom: doc.height }, exportOptions);
+      return encodeDocument(doc, exportOptions);
     },
 
     async exportLayerImage(ctx, exportOptions): Promise<EncodedImage> {
@@ -275,12 +303,20 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
       return selection ? { ...selection } : null;
     },
 
-    async setSelection(_ctx, { documentId, rect }): Promise<HostRect | null> {
-      const doc = store.get(documentId);
-      doc.selection = rect === null ? null : clipToCanvas(rect, doc.width, doc.height);
-      if (isActive(doc)) events.selectionChanged();
-      return doc.selection ? { ...doc.selection } : null;
-    },
+    ...selectionOps({ document: (id) => store.get(id), changed: (doc, changes) => events.notifyChanged(doc, changes), checkAborted }),
+    autoCutout: (ctx, cutoutOptions) => cutouts.autoCutout(ctx, cutoutOptions),
+    removeBackground: (ctx, cutoutOptions) => cutouts.removeBackground(ctx, cutoutOptions),
+
+    runScript: (ctx, scriptOptions) => scripts.runScript(ctx, scriptOptions),
+    executeScript: (ctx, scriptOptions) => scripts.executeScript(ctx, scriptOptions),
   };
+  const scripts = createScriptRunner({
+    store,
+    events,
+    host,
+    maxDocumentPixels: maxPixels,
+    scriptDirs: options.scriptDirs ?? [],
+    limits: options.scriptLimits,
+  });
   return host;
 }

@@ -1,18 +1,23 @@
 /**
- * Compositing of the layer tree in straight RGBA with the W3C separable blend formula:
+ * Compositing of the layer tree in straight RGBA with the W3C compositing formula:
  * `co·αo = αs·((1 − αb)·Cs + αb·B(Cb, Cs)) + (1 − αs)·αb·Cb`, `αo = αs + αb·(1 − αs)`.
- * A plain JS loop is enough: documents are small and compositing runs only for exports and previews.
- * Non-separable modes (hue, saturation, color, luminosity) and unknown names composite as `normal`.
+ * `αs` is the layer's alpha × its opacity × its mask. Separable modes apply `B` per channel; hue, saturation,
+ * color, luminosity, darker/lighter color use the W3C non-separable definitions. `dissolve` and unknown names
+ * composite as `normal`.
  */
 import type { HostBounds } from "../../protocol/index.js";
-import type { EmbeddedLayer } from "./document.js";
+import type { EmbeddedLayer, LayerMask, PixelLayer } from "./document.js";
 import type { Raster } from "./raster.js";
 import { boundsToRect, cropRaster, emptyRaster, isEmptyBounds } from "./raster.js";
 import { layerBounds } from "./tree.js";
 
 type BlendFn = (cb: number, cs: number) => number;
+type Rgb = [number, number, number];
+type NonSeparableFn = (cb: Rgb, cs: Rgb, out: Rgb) => void;
 
 const hardLight: BlendFn = (cb, cs) => (cs <= 0.5 ? 2 * cb * cs : 1 - 2 * (1 - cb) * (1 - cs));
+const colorDodge: BlendFn = (cb, cs) => (cb === 0 ? 0 : cs >= 1 ? 1 : Math.min(1, cb / (1 - cs)));
+const colorBurn: BlendFn = (cb, cs) => (cb >= 1 ? 1 : cs <= 0 ? 0 : 1 - Math.min(1, (1 - cb) / cs));
 
 /** Separable blend functions by PSD blend mode name; channels in 0–1. */
 const BLEND_FUNCTIONS: Readonly<Record<string, BlendFn>> = {
@@ -29,37 +34,174 @@ const BLEND_FUNCTIONS: Readonly<Record<string, BlendFn>> = {
   lighten: (cb, cs) => Math.max(cb, cs),
   difference: (cb, cs) => Math.abs(cb - cs),
   exclusion: (cb, cs) => cb + cs - 2 * cb * cs,
-  "color dodge": (cb, cs) => (cb === 0 ? 0 : cs >= 1 ? 1 : Math.min(1, cb / (1 - cs))),
-  "color burn": (cb, cs) => (cb >= 1 ? 1 : cs <= 0 ? 0 : 1 - Math.min(1, (1 - cb) / cs)),
+  "color dodge": colorDodge,
+  "color burn": colorBurn,
   "linear dodge": (cb, cs) => Math.min(1, cb + cs),
   "linear burn": (cb, cs) => Math.max(0, cb + cs - 1),
+  "vivid light": (cb, cs) => (cs <= 0.5 ? colorBurn(cb, 2 * cs) : colorDodge(cb, 2 * cs - 1)),
+  "linear light": (cb, cs) => Math.min(1, Math.max(0, cb + 2 * cs - 1)),
+  "pin light": (cb, cs) => (cs <= 0.5 ? Math.min(cb, 2 * cs) : Math.max(cb, 2 * cs - 1)),
+  "hard mix": (cb, cs) => (cb + cs >= 1 ? 1 : 0),
+  subtract: (cb, cs) => Math.max(0, cb - cs),
+  divide: (cb, cs) => (cs === 0 ? (cb === 0 ? 0 : 1) : Math.min(1, cb / cs)),
 };
 
+const lum = (c: Rgb): number => 0.3 * c[0] + 0.59 * c[1] + 0.11 * c[2];
+const sat = (c: Rgb): number => Math.max(c[0], c[1], c[2]) - Math.min(c[0], c[1], c[2]);
+
+function clipColor(c: Rgb): void {
+  const l = lum(c);
+  const n = Math.min(c[0], c[1], c[2]);
+  const x = Math.max(c[0], c[1], c[2]);
+  for (let i = 0; i < 3; i++) {
+    let v = c[i] as number;
+    if (n < 0) v = l + ((v - l) * l) / (l - n);
+    if (x > 1) v = l + ((v - l) * (1 - l)) / (x - l);
+    c[i] = v;
+  }
+}
+
+function setLum(c: Rgb, l: number, out: Rgb): void {
+  const d = l - lum(c);
+  out[0] = c[0] + d;
+  out[1] = c[1] + d;
+  out[2] = c[2] + d;
+  clipColor(out);
+}
+
+function setSat(c: Rgb, s: number, out: Rgb): void {
+  const max = Math.max(c[0], c[1], c[2]);
+  const min = Math.min(c[0], c[1], c[2]);
+  for (let i = 0; i < 3; i++) {
+    const v = c[i] as number;
+    out[i] = max === min ? 0 : v === max ? s : v === min ? 0 : ((v - min) * s) / (max - min);
+  }
+}
+
+const scratch: Rgb = [0, 0, 0];
+
+/** Non-separable blend modes (W3C compositing §10) by PSD name. */
+const NON_SEPARABLE: Readonly<Record<string, NonSeparableFn>> = {
+  hue: (cb, cs, out) => {
+    setSat(cs, sat(cb), scratch);
+    setLum(scratch, lum(cb), out);
+  },
+  saturation: (cb, cs, out) => {
+    setSat(cb, sat(cs), scratch);
+    setLum(scratch, lum(cb), out);
+  },
+  color: (cb, cs, out) => setLum(cs, lum(cb), out),
+  luminosity: (cb, cs, out) => setLum(cb, lum(cs), out),
+  "darker color": (cb, cs, out) => out.splice(0, 3, ...(lum(cs) < lum(cb) ? cs : cb)),
+  "lighter color": (cb, cs, out) => out.splice(0, 3, ...(lum(cs) > lum(cb) ? cs : cb)),
+};
+
+/** Blend modes that composite differently from `normal` (the others are kept and saved, rendered as normal). */
+export const RENDERED_BLEND_MODES: readonly string[] = ["normal", ...Object.keys(BLEND_FUNCTIONS), ...Object.keys(NON_SEPARABLE)];
+
+const tables = new Map<string, Float64Array>();
+
 /**
- * Composites `src` onto `dst` in place, `src`'s top-left at `(dx, dy)` in `dst`, with `opacity` (0–1) and a
- * PSD blend mode.
+ * `B(cb, cs)` for every pair of bytes (index `cb << 8 | cs`): channels are bytes, so the table holds exactly the
+ * values the function would return, without a call per channel. Built on first use, 512 KiB per mode.
  */
-export function blendOnto(dst: Raster, src: Raster, dx: number, dy: number, opacity: number, blendMode: string): void {
+function blendTable(mode: string, blend: BlendFn): Float64Array {
+  let table = tables.get(mode);
+  if (!table) {
+    table = new Float64Array(256 * 256);
+    for (let b = 0; b < 256; b++) for (let c = 0; c < 256; c++) table[(b << 8) | c] = blend(b / 255, c / 255);
+    tables.set(mode, table);
+  }
+  return table;
+}
+
+/** A mask placed in the destination raster's coordinates. */
+interface PlacedMask {
+  readonly mask: LayerMask;
+  readonly dx: number;
+  readonly dy: number;
+}
+
+/**
+ * Composites `src` onto `dst` in place, `src`'s top-left at `(dx, dy)` in `dst`, with `opacity` (0–1), a PSD
+ * blend mode and optionally a layer mask placed at `(mask.dx, mask.dy)` in `dst`.
+ */
+export function blendOnto(dst: Raster, src: Raster, dx: number, dy: number, opacity: number, blendMode: string, placed?: PlacedMask): void {
+  if (!placed && !BLEND_FUNCTIONS[blendMode] && !NON_SEPARABLE[blendMode]) {
+    normalOnto(dst, src, dx, dy, opacity);
+    return;
+  }
   const blend = BLEND_FUNCTIONS[blendMode];
-  const x0 = Math.max(0, dx);
-  const y0 = Math.max(0, dy);
-  const x1 = Math.min(dst.width, dx + src.width);
-  const y1 = Math.min(dst.height, dy + src.height);
+  const table = blend ? blendTable(blendMode, blend) : undefined;
+  const nonSeparable = NON_SEPARABLE[blendMode];
+  let x0 = Math.max(0, dx);
+  let y0 = Math.max(0, dy);
+  let x1 = Math.min(dst.width, dx + src.width);
+  let y1 = Math.min(dst.height, dy + src.height);
+  const mask = placed?.mask;
+  const mdx = placed?.dx ?? 0;
+  const mdy = placed?.dy ?? 0;
+  if (mask && mask.defaultColor === 0) {
+    // Everything outside the mask rectangle is hidden: only its rectangle needs visiting.
+    x0 = Math.max(x0, mdx);
+    y0 = Math.max(y0, mdy);
+    x1 = Math.min(x1, mdx + mask.width);
+    y1 = Math.min(y1, mdy + mask.height);
+  }
   const d = dst.data;
   const s = src.data;
+  const cb: Rgb = [0, 0, 0];
+  const cs: Rgb = [0, 0, 0];
+  const mixed: Rgb = [0, 0, 0];
+  const plainNormal = !blend && !nonSeparable;
   for (let y = y0; y < y1; y++) {
     let si = ((y - dy) * src.width + (x0 - dx)) * 4;
     let di = (y * dst.width + x0) * 4;
+    const my = y - mdy;
+    const maskRow = mask && my >= 0 && my < mask.height ? my * mask.width : -1;
     for (let x = x0; x < x1; x++, si += 4, di += 4) {
-      const as = ((s[si + 3] ?? 0) / 255) * opacity;
-      if (as === 0) continue;
-      const ab = (d[di + 3] ?? 0) / 255;
+      const sa = s[si + 3] as number;
+      if (sa === 0) continue;
+      let m = 255;
+      if (mask) {
+        const mx = x - mdx;
+        m = maskRow >= 0 && mx >= 0 && mx < mask.width ? (mask.data[maskRow + mx] as number) : mask.defaultColor;
+        if (m === 0) continue;
+      }
+      const as = (sa / 255) * opacity * (m / 255);
+      const bAlpha = d[di + 3] as number;
+      if (plainNormal && (as >= 1 || bAlpha === 0)) {
+        // Fast paths of `normal`: an opaque source replaces, a transparent backdrop takes the source.
+        d[di] = s[si] as number;
+        d[di + 1] = s[si + 1] as number;
+        d[di + 2] = s[si + 2] as number;
+        d[di + 3] = as >= 1 ? 255 : as * 255;
+        continue;
+      }
+      const ab = bAlpha / 255;
       const ao = as + ab * (1 - as);
-      for (let c = 0; c < 3; c++) {
-        const cs = (s[si + c] ?? 0) / 255;
-        const cb = (d[di + c] ?? 0) / 255;
-        const mixed = blend && ab > 0 ? (1 - ab) * cs + ab * blend(cb, cs) : cs;
-        d[di + c] = ((as * mixed + (1 - as) * ab * cb) / ao) * 255;
+      if (nonSeparable && ab > 0) {
+        for (let c = 0; c < 3; c++) {
+          cb[c] = (d[di + c] as number) / 255;
+          cs[c] = (s[si + c] as number) / 255;
+        }
+        nonSeparable(cb, cs, mixed);
+        for (let c = 0; c < 3; c++) {
+          const m2 = (1 - ab) * (cs[c] as number) + ab * (mixed[c] as number);
+          d[di + c] = ((as * m2 + (1 - as) * ab * (cb[c] as number)) / ao) * 255;
+        }
+      } else {
+        // co = (αs·((1 − αb)·S + αb·B(Cb, Cs)·255) + (1 − αs)·αb·Cb) / αo, with the weights hoisted per pixel.
+        const inv = 1 / ao;
+        const kS = table ? as * (1 - ab) * inv : as * inv;
+        const kT = table ? as * ab * 255 * inv : 0;
+        const kB = (1 - as) * ab * inv;
+        for (let c = 0; c < 3; c++) {
+          const sByte = s[si + c] as number;
+          const bByte = d[di + c] as number;
+          const blended = table ? (table[(bByte << 8) | sByte] as number) : 0;
+          d[di + c] = kS * sByte + kT * blended + kB * bByte;
+        }
       }
       d[di + 3] = ao * 255;
     }
@@ -67,23 +209,157 @@ export function blendOnto(dst: Raster, src: Raster, dx: number, dy: number, opac
 }
 
 /**
- * Renders layers (top-most first) into a new raster covering `region` of the document. Hidden layers and groups
- * are skipped; groups are isolated: their children are composited into a group buffer first, which is then
- * blended with the group's opacity and mode (`pass through` composites as `normal`).
+ * `normal` source-over without a mask: the common case, kept lean (exports of big documents spend their time
+ * here). The general loop's formula, with the per-pixel divisions hoisted.
  */
-export function renderLayers(layers: readonly EmbeddedLayer[], region: HostBounds): Raster {
-  const out = emptyRaster(region.right - region.left, region.bottom - region.top);
+function normalOnto(dst: Raster, src: Raster, dx: number, dy: number, opacity: number): void {
+  const x0 = Math.max(0, dx);
+  const y0 = Math.max(0, dy);
+  const x1 = Math.min(dst.width, dx + src.width);
+  const y1 = Math.min(dst.height, dy + src.height);
+  if (x1 <= x0 || y1 <= y0) return;
+  // Plain byte views: stores skip Uint8ClampedArray's clamp-and-round (values are in range; `+ 0.5` rounds).
+  const d = new Uint8Array(dst.data.buffer, dst.data.byteOffset, dst.data.length);
+  const s = new Uint8Array(src.data.buffer, src.data.byteOffset, src.data.length);
+  const rowBytes = (x1 - x0) * 4;
+  const scale = opacity / 255;
+  for (let y = y0; y < y1; y++) {
+    const sRow = ((y - dy) * src.width + (x0 - dx)) * 4;
+    const dRow = (y * dst.width + x0) * 4;
+    let si = sRow;
+    let di = dRow;
+    const end = dRow + rowBytes;
+    for (; di < end; si += 4, di += 4) {
+      const sa = s[si + 3] as number;
+      if (sa === 0) continue;
+      const ba = d[di + 3] as number;
+      const as = sa * scale;
+      if (as >= 1 || ba === 0) {
+        d[di] = s[si] as number;
+        d[di + 1] = s[si + 1] as number;
+        d[di + 2] = s[si + 2] as number;
+        d[di + 3] = as >= 1 ? 255 : as * 255 + 0.5;
+        continue;
+      }
+      const keep = (1 - as) * ba * (1 / 255);
+      const ao = as + keep;
+      const inv = 1 / ao;
+      const k1 = as * inv;
+      const k2 = keep * inv;
+      d[di] = (s[si] as number) * k1 + (d[di] as number) * k2 + 0.5;
+      d[di + 1] = (s[si + 1] as number) * k1 + (d[di + 1] as number) * k2 + 0.5;
+      d[di + 2] = (s[si + 2] as number) * k1 + (d[di + 2] as number) * k2 + 0.5;
+      d[di + 3] = ao * 255 + 0.5;
+    }
+  }
+}
+
+/** Copies the overlapping part of `src` (top-left at `dx, dy`) into `dst`, replacing its pixels. */
+function copyOnto(dst: Raster, src: Raster, dx: number, dy: number): void {
+  const x0 = Math.max(0, dx);
+  const y0 = Math.max(0, dy);
+  const x1 = Math.min(dst.width, dx + src.width);
+  const y1 = Math.min(dst.height, dy + src.height);
+  if (x1 <= x0 || y1 <= y0) return;
+  for (let y = y0; y < y1; y++) {
+    const from = ((y - dy) * src.width + (x0 - dx)) * 4;
+    dst.data.set(src.data.subarray(from, from + (x1 - x0) * 4), (y * dst.width + x0) * 4);
+  }
+}
+
+/** Moves `dst` toward `target` by `t` (0–1), interpolating premultiplied colour: a pass-through group's opacity. */
+function lerpInto(dst: Raster, target: Raster, t: number): void {
+  const d = dst.data;
+  const g = target.data;
+  for (let i = 0; i < d.length; i += 4) {
+    const ab = (d[i + 3] as number) / 255;
+    const ag = (g[i + 3] as number) / 255;
+    const ao = ab + (ag - ab) * t;
+    if (ao <= 0) {
+      d[i + 3] = 0;
+      continue;
+    }
+    for (let c = 0; c < 3; c++) {
+      const pb = (d[i + c] as number) * ab;
+      const pg = (g[i + c] as number) * ag;
+      d[i + c] = (pb + (pg - pb) * t) / ao;
+    }
+    d[i + 3] = ao * 255;
+  }
+}
+
+/**
+ * Composites layers (top-most first) onto `out`, which covers `region` of the document. Hidden layers are
+ * skipped. Groups with a blend mode are isolated: children composite into a group buffer that is then blended
+ * with the group's opacity and mode. `pass through` groups composite their children straight onto the
+ * backdrop (so a child's mode sees what is below the group); their opacity fades the result toward the
+ * backdrop.
+ */
+export function renderInto(out: Raster, layers: readonly EmbeddedLayer[], region: HostBounds, fresh = false): void {
+  let untouched = fresh;
   for (let i = layers.length - 1; i >= 0; i--) {
     const layer = layers[i];
     if (layer === undefined || !layer.visible || layer.opacity === 0) continue;
-    const mode = layer.blendMode === "pass through" ? "normal" : layer.blendMode;
+    const plain = layer.kind !== "group" && layer.opacity === 255 && layer.blendMode === "normal" && !layer.mask;
+    if (untouched && plain && layer.width > 0 && layer.height > 0) {
+      // Onto a still-transparent buffer, normal at full opacity is an exact copy: copy rows in bulk.
+      copyOnto(out, layer, layer.left - region.left, layer.top - region.top);
+      untouched = false;
+      continue;
+    }
+    untouched = false;
     if (layer.kind === "group") {
       if (isEmptyBounds(layerBounds(layer))) continue;
-      blendOnto(out, renderLayers(layer.children, region), 0, 0, layer.opacity / 255, mode);
+      if (layer.blendMode === "pass through") {
+        if (layer.opacity === 255) {
+          renderInto(out, layer.children, region);
+        } else {
+          const through: Raster = { data: out.data.slice(), width: out.width, height: out.height };
+          renderInto(through, layer.children, region);
+          lerpInto(out, through, layer.opacity / 255);
+        }
+      } else {
+        blendOnto(out, renderLayers(layer.children, region), 0, 0, layer.opacity / 255, layer.blendMode);
+      }
     } else if (layer.width > 0 && layer.height > 0) {
-      blendOnto(out, layer, layer.left - region.left, layer.top - region.top, layer.opacity / 255, mode);
+      const placed = layer.mask ? { mask: layer.mask, dx: layer.mask.x - region.left, dy: layer.mask.y - region.top } : undefined;
+      blendOnto(out, layer, layer.left - region.left, layer.top - region.top, layer.opacity / 255, layer.blendMode, placed);
     }
   }
+}
+
+/**
+ * The pixel layers, bottom-most first, when the document is a plain stack: every visible layer is `normal` at
+ * full opacity without a mask and lies inside the canvas, and every visible group is `pass through` or `normal`
+ * at full opacity. Source-over is associative, so such a stack composites the same in any engine (libvips in
+ * `encodeDocument`); `null` otherwise.
+ */
+export function plainStack(doc: { width: number; height: number; layers: readonly EmbeddedLayer[] }): PixelLayer[] | null {
+  const out: PixelLayer[] = [];
+  const walk = (layers: readonly EmbeddedLayer[]): boolean => {
+    for (let i = layers.length - 1; i >= 0; i--) {
+      const layer = layers[i];
+      if (layer === undefined || !layer.visible || layer.opacity === 0) continue;
+      if (layer.opacity !== 255) return false;
+      if (layer.kind === "group") {
+        if (layer.blendMode !== "pass through" && layer.blendMode !== "normal") return false;
+        if (!walk(layer.children)) return false;
+        continue;
+      }
+      if (layer.blendMode !== "normal" || layer.mask) return false;
+      if (layer.width === 0 || layer.height === 0) continue;
+      if (layer.left < 0 || layer.top < 0 || layer.left + layer.width > doc.width || layer.top + layer.height > doc.height) return false;
+      out.push(layer);
+    }
+    return true;
+  };
+  return walk(doc.layers) ? out : null;
+}
+
+/** Renders layers (top-most first) into a new transparent raster covering `region` (see {@link renderInto}). */
+export function renderLayers(layers: readonly EmbeddedLayer[], region: HostBounds): Raster {
+  const out = emptyRaster(region.right - region.left, region.bottom - region.top);
+  renderInto(out, layers, region, true);
   return out;
 }
 
@@ -94,12 +370,18 @@ export function renderDocument(doc: { width: number; height: number; layers: rea
 
 /**
  * A layer's own pixels cropped to its bounds (a group: the composite of its children), ignoring the layer's own
- * visibility, opacity and blend mode; `null` when the layer has no non-transparent pixel.
+ * visibility, opacity and blend mode but applying its mask; `null` when the layer has no non-transparent pixel.
  */
 export function renderLayer(layer: EmbeddedLayer): { raster: Raster; bounds: HostBounds } | null {
   const bounds = layerBounds(layer);
   if (isEmptyBounds(bounds)) return null;
   if (layer.kind === "group") return { raster: renderLayers(layer.children, bounds), bounds };
+  if (layer.mask) {
+    const raster = emptyRaster(bounds.right - bounds.left, bounds.bottom - bounds.top);
+    const placed = { mask: layer.mask, dx: layer.mask.x - bounds.left, dy: layer.mask.y - bounds.top };
+    blendOnto(raster, layer, layer.left - bounds.left, layer.top - bounds.top, 1, "normal", placed);
+    return { raster, bounds };
+  }
   const rect = boundsToRect(bounds);
   return { raster: cropRaster(layer, { ...rect, x: rect.x - layer.left, y: rect.y - layer.top }), bounds };
 }

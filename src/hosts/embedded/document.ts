@@ -1,5 +1,6 @@
 import type { HostRect } from "../../protocol/index.js";
 import type { Raster } from "./raster.js";
+import { emptyRaster, solidRaster } from "./raster.js";
 
 /** Fields every layer has. Opacity is a byte (0–255) because PSD stores a byte: round trips stay exact. */
 export interface LayerCommon {
@@ -13,6 +14,21 @@ export interface LayerCommon {
 }
 
 /**
+ * A layer mask (PSD user mask): one byte per pixel, 0 hides and 255 shows the layer, in document coordinates.
+ * Outside its rectangle every pixel takes `defaultColor`. Compositing multiplies the layer's alpha by it; the
+ * layer's own pixels stay untouched, so the mask stays editable and round-trips through PSD.
+ */
+export interface LayerMask {
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+  readonly height: number;
+  /** `width × height` bytes, row-major. */
+  readonly data: Uint8Array;
+  readonly defaultColor: 0 | 255;
+}
+
+/**
  * A layer of pixels. The buffer sits at `left/top` in document coordinates, may extend past the canvas and may be
  * empty (0×0). The buffer is replaced, never mutated in place, so derived values can be cached per buffer.
  */
@@ -23,6 +39,8 @@ export interface PixelLayer extends LayerCommon {
   width: number;
   height: number;
   data: Uint8ClampedArray;
+  /** Optional layer mask; replaced, never mutated in place (like `data`). */
+  mask?: LayerMask | undefined;
 }
 
 /** A layer group; `children` are listed top-most first, like a Layers panel. */
@@ -111,6 +129,19 @@ export class ContentBuilder {
       activeLayerIds,
     };
   }
+}
+
+/**
+ * Content of a new document: one `Background` layer when the colour is opaque, else one `Layer 1` (empty when
+ * fully transparent), as an editor's "New document" does.
+ */
+export function newDocumentContent(width: number, height: number, color: readonly [number, number, number, number]): DocumentContent {
+  const builder = new ContentBuilder(width, height);
+  const layer =
+    color[3] === 255
+      ? builder.pixel("Background", solidRaster(width, height, color), { kind: "background" })
+      : builder.pixel("Layer 1", color[3] === 0 ? emptyRaster(0, 0) : solidRaster(width, height, color));
+  return builder.build([layer], [layer.id]);
 }
 
 /** Percent (0–100, at most one decimal) of a 0–255 opacity byte. */

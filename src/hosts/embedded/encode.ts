@@ -1,14 +1,20 @@
 import sharp from "sharp";
+import type { Sharp } from "sharp";
 import { BridgeError } from "../../protocol/index.js";
-import type { HostBounds, ImageFormat } from "../../protocol/index.js";
+import type { FileFormat, HostBounds, ImageFormat } from "../../protocol/index.js";
 import type { EncodedImage } from "../host.js";
 import { MAX_EXPORT_PIXELS, MAX_WEBP_EDGE } from "./limits.js";
+import { plainStack, renderDocument } from "./composite.js";
+import type { EmbeddedLayer } from "./document.js";
 import type { Raster } from "./raster.js";
 import { EMPTY_BOUNDS, emptyRaster, rasterBuffer } from "./raster.js";
 
+/** Formats a flattened file export can write: the wire's image formats plus TIFF (chosen by a `.tif`/`.tiff` path). */
+export type FileImageFormat = FileFormat;
+
 /** How to encode: the pixel part of `ExportOptions`. */
-export interface EncodeOptions {
-  readonly format: ImageFormat;
+export interface EncodeOptions<F extends FileImageFormat = ImageFormat> {
+  readonly format: F;
   readonly quality?: number | undefined;
   readonly scale?: number | undefined;
   readonly maxSize?: number | undefined;
@@ -18,7 +24,7 @@ export interface EncodeOptions {
 const JPEG_BACKGROUND = { r: 255, g: 255, b: 255 };
 
 /** Output size: `scale` first, then shrink so the longest edge is at most `maxSize` (never enlarges). */
-export function targetSize(width: number, height: number, options: Pick<EncodeOptions, "scale" | "maxSize">): { width: number; height: number } {
+export function targetSize(width: number, height: number, options: Pick<EncodeOptions<FileImageFormat>, "scale" | "maxSize">): { width: number; height: number } {
   const { scale, maxSize } = options;
   if (scale !== undefined && !(Number.isFinite(scale) && scale > 0)) {
     throw new BridgeError("BAD_REQUEST", "scale must be a positive number", { details: { scale } });
@@ -45,17 +51,67 @@ export function targetSize(width: number, height: number, options: Pick<EncodeOp
  * Encodes pixels with sharp. A `null` raster (an empty layer) becomes a 1×1 transparent image with zero-size
  * bounds, so callers always get a decodable image.
  */
-export async function encodeRaster(raster: Raster | null, bounds: HostBounds, options: EncodeOptions): Promise<EncodedImage> {
+export async function encodeRaster<F extends FileImageFormat = ImageFormat>(
+  raster: Raster | null,
+  bounds: HostBounds,
+  options: EncodeOptions<F>,
+): Promise<Omit<EncodedImage, "format"> & { format: F }> {
   const source = raster ?? emptyRaster(1, 1);
   const placed = raster ? bounds : EMPTY_BOUNDS;
   const { width, height } = raster ? targetSize(source.width, source.height, options) : { width: 1, height: 1 };
-  if (options.format === "webp" && Math.max(width, height) > MAX_WEBP_EDGE) {
+  checkWebpEdge(options.format, width, height);
+  let image = sharp(rasterBuffer(source), { raw: { width: source.width, height: source.height, channels: 4 } });
+  if (width !== source.width || height !== source.height) image = image.resize(width, height, { fit: "fill" });
+  const bytes = await withFormat(image, options).toBuffer();
+  return { bytes, format: options.format, width, height, bounds: placed };
+}
+
+function checkWebpEdge(format: FileImageFormat, width: number, height: number): void {
+  if (format === "webp" && Math.max(width, height) > MAX_WEBP_EDGE) {
     throw new BridgeError("BAD_REQUEST", `WebP cannot hold an edge longer than ${MAX_WEBP_EDGE} px; use png or jpeg, or maxSize`, {
       details: { width, height, format: "webp" },
     });
   }
-  let image = sharp(rasterBuffer(source), { raw: { width: source.width, height: source.height, channels: 4 } });
-  if (width !== source.width || height !== source.height) image = image.resize(width, height, { fit: "fill" });
+}
+
+/**
+ * Encodes a whole document. A document that is a plain stack (see `plainStack`) is composited by libvips inside
+ * the encoding pipeline: no full-canvas buffer in JS and libvips' threads do the blending, which matters for big
+ * canvases. Anything else (blend modes, opacity, masks, isolated groups) is rendered by `renderDocument` first.
+ */
+export async function encodeDocument<F extends FileImageFormat = ImageFormat>(
+  doc: { width: number; height: number; layers: readonly EmbeddedLayer[] },
+  options: EncodeOptions<F>,
+): Promise<Omit<EncodedImage, "format"> & { format: F }> {
+  const bounds = { left: 0, top: 0, right: doc.width, bottom: doc.height };
+  const stack = plainStack(doc);
+  if (!stack) return encodeRaster(renderDocument(doc), bounds, options);
+  const { width, height } = targetSize(doc.width, doc.height, options);
+  checkWebpEdge(options.format, width, height);
+  const [bottom] = stack;
+  const fullBottom = bottom !== undefined && bottom.left === 0 && bottom.top === 0 && bottom.width === doc.width && bottom.height === doc.height;
+  // A full-canvas bottom layer over transparency is itself: it becomes the pipeline's input, the rest overlays.
+  let image = fullBottom
+    ? sharp(rasterBuffer(bottom), { raw: { width: doc.width, height: doc.height, channels: 4 } })
+    : sharp({ create: { width: doc.width, height: doc.height, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } });
+  const overlays = (fullBottom ? stack.slice(1) : stack).map((layer) => ({
+    input: rasterBuffer(layer),
+    raw: { width: layer.width, height: layer.height, channels: 4 as const },
+    left: layer.left,
+    top: layer.top,
+  }));
+  if (overlays.length > 0) image = image.composite(overlays);
+  if (width !== doc.width || height !== doc.height) {
+    // sharp resizes before compositing within one pipeline: composite first, then scale in a second one.
+    const composed = await image.raw().toBuffer();
+    image = sharp(composed, { raw: { width: doc.width, height: doc.height, channels: 4 } }).resize(width, height, { fit: "fill" });
+  }
+  const bytes = await withFormat(image, options).toBuffer();
+  return { bytes, format: options.format, width, height, bounds };
+}
+
+function withFormat(input: Sharp, options: EncodeOptions<FileImageFormat>): Sharp {
+  let image = input;
   const quality = clampQuality(options.quality);
   switch (options.format) {
     case "png":
@@ -67,11 +123,14 @@ export async function encodeRaster(raster: Raster | null, bounds: HostBounds, op
     case "webp":
       image = image.webp(quality === undefined ? {} : { quality });
       break;
+    case "tiff":
+      // LZW keeps TIFF lossless and alpha intact; `quality` only matters for JPEG-compressed TIFF, not used here.
+      image = image.tiff({ compression: "lzw" });
+      break;
     default:
       throw new BridgeError("BAD_REQUEST", `Unknown image format ${String(options.format)}`, { details: { format: options.format } });
   }
-  const bytes = await image.toBuffer();
-  return { bytes, format: options.format, width, height, bounds: placed };
+  return image;
 }
 
 function clampQuality(quality: number | undefined): number | undefined {
@@ -84,17 +143,4 @@ export function toDataUri(image: Pick<EncodedImage, "bytes" | "format">): string
   return `data:image/${image.format};base64,${Buffer.from(image.bytes.buffer, image.bytes.byteOffset, image.bytes.byteLength).toString("base64")}`;
 }
 
-/** Image format implied by a file extension (`.png`, `.jpg`, `.jpeg`, `.webp`), or `undefined`. */
-export function formatForExtension(ext: string): ImageFormat | undefined {
-  switch (ext.toLowerCase()) {
-    case ".png":
-      return "png";
-    case ".jpg":
-    case ".jpeg":
-      return "jpeg";
-    case ".webp":
-      return "webp";
-    default:
-      return undefined;
-  }
-}
+export { formatForExtension } from "../_internal/file-format.js";

@@ -1,6 +1,37 @@
-import { EMPTY, Subject, catchError, from, map, share, switchMap } from "rxjs";
+import { EMPTY, Subject, catchError, debounceTime, from, map, share, switchMap } from "rxjs";
 import type { Observable } from "rxjs";
 import type { HostLayer, HostRect, LayerPreviewPayload } from "../../protocol/index.js";
+
+/**
+ * Quiet time before a `layer:previewChange` is rendered: a burst of edits (a script filling in a loop, a drag)
+ * renders one preview of the final state instead of one per edit.
+ * @default 30
+ */
+export const PREVIEW_DEBOUNCE_MS = 30;
+
+/** The editor's own event names (Photoshop Generator's names), accepted by `event:subscribe` besides spec §6. */
+export const EMBEDDED_EVENT_TYPES = ["documentChanged", "currentDocumentChanged", "closedDocument"] as const;
+
+/** What an edit changed; every flag defaults to false. */
+export interface DocumentChanges {
+  /** Pixels of some layer (or the composite) changed. */
+  readonly pixels?: boolean | undefined;
+  /** The selection changed. */
+  readonly selection?: boolean | undefined;
+  /** Which layers are active changed. */
+  readonly activeLayers?: boolean | undefined;
+  /** The layer tree changed: added, removed, renamed, moved, hidden, opacity or blend mode. */
+  readonly layers?: boolean | undefined;
+}
+
+/** Data of the `documentChanged` event: the document and what changed in it. */
+export interface DocumentChangedData {
+  readonly documentId: number;
+  readonly pixels: boolean;
+  readonly selection: boolean;
+  readonly activeLayers: boolean;
+  readonly layers: boolean;
+}
 
 /** Reads the state an event reports, at emission time. */
 export interface EventSources {
@@ -10,36 +41,72 @@ export interface EventSources {
   activeLayers(): HostLayer[] | null;
   /** Preview of the active layer, or `null`. */
   preview(): Promise<LayerPreviewPayload>;
+  /** Id of the active document, `undefined` when none is open. */
+  activeDocumentId(): number | undefined;
 }
 
 /**
- * The embedded editor's event streams. Operations call the `…Changed` methods after they complete; values are
- * read from the current state at that moment, and the preview is only rendered while someone is subscribed.
+ * The embedded editor's event streams. Every edit reports itself through {@link EmbeddedEvents.notifyChanged}
+ * (or the narrower `…Changed` methods) after it completes; values are read from the current state at that
+ * moment, and the preview is only rendered while someone is subscribed.
  */
 export class EmbeddedEvents {
   private readonly selection$ = new Subject<void>();
   private readonly layerSelection$ = new Subject<void>();
   private readonly preview$ = new Subject<void>();
+  private readonly documentChanged$ = new Subject<DocumentChangedData>();
+  private readonly currentDocument$ = new Subject<{ documentId: number | null }>();
+  private readonly closed$ = new Subject<{ documentId: number }>();
   private readonly streams: ReadonlyMap<string, Observable<unknown>>;
 
-  constructor(sources: EventSources) {
+  constructor(private readonly sources: EventSources) {
     this.streams = new Map<string, Observable<unknown>>([
       ["selection:changed", this.selection$.pipe(map(() => sources.selection()))],
       ["layer:selectionChange", this.layerSelection$.pipe(map(() => sources.activeLayers()))],
       [
         "layer:previewChange",
-        // switchMap: a newer change supersedes a preview still rendering; a failed render skips one event.
+        // debounce: one preview per burst; switchMap: a newer change supersedes a preview still rendering;
+        // a failed render skips one event.
         this.preview$.pipe(
+          debounceTime(PREVIEW_DEBOUNCE_MS),
           switchMap(() => from(sources.preview()).pipe(catchError(() => EMPTY))),
           share(),
         ),
       ],
+      ["documentChanged", this.documentChanged$.asObservable()],
+      ["currentDocumentChanged", this.currentDocument$.asObservable()],
+      ["closedDocument", this.closed$.asObservable()],
     ]);
   }
 
   /** The stream of one event type, or `undefined` for types this editor never produces. */
   stream(type: string): Observable<unknown> | undefined {
     return this.streams.get(type);
+  }
+
+  /**
+   * The one hook every edit calls once it is done (methods, scripts, actions). Marks the document dirty when
+   * pixels or layers changed, emits `documentChanged` for any document, and for the active document the spec
+   * events that apply: `selection:changed`, `layer:selectionChange`, `layer:previewChange` (debounced).
+   *
+   * @example
+   * layer.data = filled; events.notifyChanged(doc, { pixels: true });
+   */
+  notifyChanged(doc: { readonly id: number; isDirty: boolean }, changes: DocumentChanges): void {
+    const data: DocumentChangedData = {
+      documentId: doc.id,
+      pixels: changes.pixels === true,
+      selection: changes.selection === true,
+      activeLayers: changes.activeLayers === true,
+      layers: changes.layers === true,
+    };
+    if (!data.pixels && !data.selection && !data.activeLayers && !data.layers) return;
+    if (data.pixels || data.layers) doc.isDirty = true;
+    this.documentChanged$.next(data);
+    if (this.sources.activeDocumentId() !== doc.id) return;
+    if (data.selection) this.selection$.next();
+    if (data.activeLayers) this.layerSelection$.next();
+    if (data.pixels || data.layers || data.activeLayers) this.preview$.next();
   }
 
   /** The active document's selection changed. */
@@ -60,7 +127,13 @@ export class EmbeddedEvents {
 
   /** Another document became active, or the last one closed: every state event may differ. */
   activeDocumentChanged(): void {
+    this.currentDocument$.next({ documentId: this.sources.activeDocumentId() ?? null });
     this.selectionChanged();
     this.layerSelectionChanged();
+  }
+
+  /** A document was closed (emitted before the resulting `activeDocumentChanged`, if any). */
+  documentClosed(documentId: number): void {
+    this.closed$.next({ documentId });
   }
 }

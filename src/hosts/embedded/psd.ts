@@ -6,13 +6,13 @@ import { initializeCanvas, readPsd, writePsdBuffer } from "ag-psd";
 import type { BlendMode, Layer, Psd } from "ag-psd";
 import { BridgeError } from "../../protocol/index.js";
 import { renderDocument } from "./composite.js";
-import type { DocumentContent, EmbeddedDocument, EmbeddedLayer } from "./document.js";
+import type { DocumentContent, EmbeddedDocument, EmbeddedLayer, LayerMask, PixelLayer } from "./document.js";
 
 const PSD_HEADER_LENGTH = 26;
 const PSD_COLOR_MODES_READABLE: ReadonlySet<number> = new Set([1, 3]); // grayscale, RGB
 
 /** Blend mode names ag-psd can write; anything else is saved as `normal`. */
-const PSD_BLEND_MODES: ReadonlySet<string> = new Set<BlendMode>([
+export const PSD_BLEND_MODES: ReadonlySet<string> = new Set<BlendMode>([
   "pass through", "normal", "dissolve", "darken", "multiply", "color burn", "linear burn", "darker color", "lighten",
   "screen", "color dodge", "linear dodge", "lighter color", "overlay", "soft light", "hard light", "vivid light",
   "linear light", "pin light", "hard mix", "difference", "exclusion", "subtract", "divide", "hue", "saturation",
@@ -124,13 +124,49 @@ function fromPsdLayer(layer: Layer, ids: ReadonlyMap<Layer, number>): EmbeddedLa
     return { ...common, kind: "pixel", left: layer.left ?? 0, top: layer.top ?? 0, width: 0, height: 0, data: new Uint8ClampedArray(0) };
   }
   const data = image.data instanceof Uint8ClampedArray ? image.data : Uint8ClampedArray.from(image.data);
-  return { ...common, kind: "pixel", left: layer.left ?? 0, top: layer.top ?? 0, width: image.width, height: image.height, data };
+  const mask = fromPsdMask(layer.mask);
+  const pixel: PixelLayer = { ...common, kind: "pixel", left: layer.left ?? 0, top: layer.top ?? 0, width: image.width, height: image.height, data };
+  if (mask) pixel.mask = mask;
+  return pixel;
+}
+
+/**
+ * A PSD user mask as the model's one-byte-per-pixel mask (ag-psd hands it over as grey RGBA). A disabled mask
+ * is dropped (it does not affect the composite); vector masks are not read.
+ */
+function fromPsdMask(mask: Layer["mask"]): LayerMask | undefined {
+  if (!mask || mask.disabled) return undefined;
+  const defaultColor = (mask.defaultColor ?? 0) >= 128 ? 255 : 0;
+  const image = mask.imageData;
+  const x = mask.left ?? 0;
+  const y = mask.top ?? 0;
+  if (!image || image.width === 0 || image.height === 0) {
+    return defaultColor === 255 ? undefined : { x, y, width: 0, height: 0, data: new Uint8Array(0), defaultColor };
+  }
+  const data = new Uint8Array(image.width * image.height);
+  for (let i = 0; i < data.length; i++) data[i] = image.data[i * 4] ?? 0;
+  return { x, y, width: image.width, height: image.height, data, defaultColor };
+}
+
+function toPsdMask(mask: LayerMask): NonNullable<Layer["mask"]> {
+  const { x, y, width, height, defaultColor } = mask;
+  if (width === 0 || height === 0) return { left: x, top: y, right: x, bottom: y, defaultColor };
+  const rgba = new Uint8ClampedArray(width * height * 4);
+  for (let i = 0; i < mask.data.length; i++) {
+    const v = mask.data[i] ?? 0;
+    rgba[i * 4] = v;
+    rgba[i * 4 + 1] = v;
+    rgba[i * 4 + 2] = v;
+    rgba[i * 4 + 3] = 255;
+  }
+  return { left: x, top: y, right: x + width, bottom: y + height, defaultColor, imageData: { width, height, data: rgba } };
 }
 
 function toPsdLayer(layer: EmbeddedLayer): Layer {
   const blendMode = (PSD_BLEND_MODES.has(layer.blendMode) ? layer.blendMode : "normal") as BlendMode;
   const common: Layer = { id: layer.id, name: layer.name, hidden: !layer.visible, opacity: layer.opacity / 255, blendMode };
   if (layer.kind === "group") return { ...common, opened: true, children: layer.children.slice().reverse().map(toPsdLayer) };
+  if (layer.mask) common.mask = toPsdMask(layer.mask);
   if (layer.width === 0 || layer.height === 0) return common;
   return { ...common, left: layer.left, top: layer.top, imageData: { width: layer.width, height: layer.height, data: layer.data } };
 }

@@ -1,5 +1,51 @@
+/**
+ * The selection as a mask. `doc.selection` keeps the bounding rectangle (what `selection:getArea` and the
+ * `selection:changed` event report: the mask's bbox, an exact rectangle for rectangle selections); the mask
+ * itself lives beside the document here. A mask whose bounds no longer match `doc.selection` (something set
+ * the rectangle directly) is ignored and the rectangle counts as the selection.
+ */
 import { BridgeError } from "../../protocol/index.js";
-import type { HostRect } from "../../protocol/index.js";
+import type { HostRect, SelectionPath } from "../../protocol/index.js";
+import type { HostAdapter, HostCallContext } from "../host.js";
+import { parseColor } from "./color.js";
+import { renderLayer } from "./composite.js";
+import type { EmbeddedDocument } from "./document.js";
+import { encodeRaster } from "./encode.js";
+import { MAX_SELECTION_POLYGON_POINTS } from "./limits.js";
+import { EMPTY_BOUNDS } from "./raster.js";
+import { maskToSvgPath, strokeOutline } from "./trace/index.js";
+import { requireLayerRef } from "./tree.js";
+import { toSelectionPath } from "../_internal/selection-svg.js";
+
+/** Selection coverage of a canvas region: one byte per pixel, 255 = selected (soft edges in between). */
+export interface SelectionMask {
+  readonly x: number;
+  readonly y: number;
+  readonly width: number;
+  readonly height: number;
+  readonly data: Uint8Array;
+}
+
+/** A point in document pixels. */
+export interface SelectionPoint {
+  readonly x: number;
+  readonly y: number;
+}
+
+/** A shape to select, in document pixels. */
+export type SelectionShape =
+  | { readonly kind: "rect"; readonly rect: HostRect }
+  | { readonly kind: "ellipse"; readonly rect: HostRect }
+  | { readonly kind: "polygon"; readonly points: readonly SelectionPoint[] };
+
+/** What the selection functions need of a document. */
+export interface SelectionHolder {
+  readonly width: number;
+  readonly height: number;
+  selection: HostRect | null;
+}
+
+const masks = new WeakMap<SelectionHolder, SelectionMask>();
 
 /**
  * Clips a rectangle to the canvas; fractional edges are widened to whole pixels. An empty intersection is `null`
@@ -17,4 +63,198 @@ export function clipToCanvas(rect: HostRect, width: number, height: number): Hos
   const bottom = Math.min(height, Math.ceil(rect.y + rect.height));
   if (right <= left || bottom <= top) return null;
   return { x: left, y: top, width: right - left, height: bottom - top };
+}
+
+/** The selection's mask, or `null` when nothing is selected. A plain rectangle becomes a full mask of it. */
+export function selectionMask(doc: SelectionHolder): SelectionMask | null {
+  const rect = doc.selection;
+  if (!rect) return null;
+  const mask = masks.get(doc);
+  if (mask && mask.x === rect.x && mask.y === rect.y && mask.width === rect.width && mask.height === rect.height) return mask;
+  return { ...rect, data: new Uint8Array(rect.width * rect.height).fill(255) };
+}
+
+/**
+ * Replaces the selection with a mask in document pixels: clipped to the canvas, cropped to its bbox; `null` or
+ * a mask with no pixel at or above 1 clears the selection. Returns the new bounds.
+ */
+export function setSelectionMask(doc: SelectionHolder, mask: SelectionMask | null): HostRect | null {
+  const tight = mask ? cropToContent(mask, doc.width, doc.height) : null;
+  doc.selection = tight ? { x: tight.x, y: tight.y, width: tight.width, height: tight.height } : null;
+  if (tight) masks.set(doc, tight);
+  else masks.delete(doc);
+  return doc.selection ? { ...doc.selection } : null;
+}
+
+/**
+ * Selects a shape (replacing the selection). Rectangles keep the exact clipped rectangle; ellipses and polygons
+ * cover the pixels whose centres fall inside (polygons by the even-odd rule).
+ * @throws BridgeError `BAD_REQUEST` for non-finite coordinates or too many polygon points.
+ */
+export function selectShape(doc: SelectionHolder, shape: SelectionShape): HostRect | null {
+  if (shape.kind === "rect") {
+    const rect = clipToCanvas(shape.rect, doc.width, doc.height);
+    return setSelectionMask(doc, rect ? { ...rect, data: new Uint8Array(rect.width * rect.height).fill(255) } : null);
+  }
+  return setSelectionMask(doc, shape.kind === "ellipse" ? ellipseMask(shape.rect, doc) : polygonMask(shape.points, doc));
+}
+
+function ellipseMask(rect: HostRect, canvas: { width: number; height: number }): SelectionMask | null {
+  const box = clipToCanvas(rect, canvas.width, canvas.height);
+  if (!box) return null;
+  const rx = rect.width / 2;
+  const ry = rect.height / 2;
+  const cx = rect.x + rx;
+  const cy = rect.y + ry;
+  const data = new Uint8Array(box.width * box.height);
+  for (let y = 0; y < box.height; y++) {
+    const ny = (box.y + y + 0.5 - cy) / ry;
+    for (let x = 0; x < box.width; x++) {
+      const nx = (box.x + x + 0.5 - cx) / rx;
+      if (nx * nx + ny * ny <= 1) data[y * box.width + x] = 255;
+    }
+  }
+  return { ...box, data };
+}
+
+function polygonMask(points: readonly SelectionPoint[], canvas: { width: number; height: number }): SelectionMask | null {
+  if (points.length > MAX_SELECTION_POLYGON_POINTS) {
+    throw new BridgeError("BAD_REQUEST", `A polygon selection takes at most ${MAX_SELECTION_POLYGON_POINTS} points`, {
+      details: { points: points.length, maxPoints: MAX_SELECTION_POLYGON_POINTS },
+    });
+  }
+  if (points.length < 3) throw new BridgeError("BAD_REQUEST", "A polygon selection needs at least 3 points", { details: { points: points.length } });
+  if (!points.every((p) => Number.isFinite(p.x) && Number.isFinite(p.y))) {
+    throw new BridgeError("BAD_REQUEST", "Polygon points need finite x and y");
+  }
+  const xs = points.map((p) => p.x);
+  const ys = points.map((p) => p.y);
+  const minX = Math.min(...xs);
+  const minY = Math.min(...ys);
+  const box = clipToCanvas({ x: minX, y: minY, width: Math.max(...xs) - minX, height: Math.max(...ys) - minY }, canvas.width, canvas.height);
+  if (!box) return null;
+  const data = new Uint8Array(box.width * box.height);
+  const crossings: number[] = [];
+  for (let y = 0; y < box.height; y++) {
+    const sy = box.y + y + 0.5;
+    crossings.length = 0;
+    for (let i = 0; i < points.length; i++) {
+      const a = points[i]!;
+      const b = points[(i + 1) % points.length]!;
+      // Half-open rule: an edge counts when the scanline lies in [min y, max y).
+      if ((a.y <= sy && b.y > sy) || (b.y <= sy && a.y > sy)) crossings.push(a.x + ((sy - a.y) / (b.y - a.y)) * (b.x - a.x));
+    }
+    crossings.sort((p, q) => p - q);
+    for (let k = 0; k + 1 < crossings.length; k += 2) {
+      // Pixel centres x + 0.5 in [from, to).
+      const from = Math.max(0, Math.ceil((crossings[k] ?? 0) - 0.5 - box.x));
+      const to = Math.min(box.width, Math.ceil((crossings[k + 1] ?? 0) - 0.5 - box.x));
+      if (to > from) data.fill(255, y * box.width + from, y * box.width + to);
+    }
+  }
+  return { ...box, data };
+}
+
+/** The mask clipped to the canvas and cropped to its non-zero pixels, or `null` when it has none. */
+function cropToContent(mask: SelectionMask, canvasWidth: number, canvasHeight: number): SelectionMask | null {
+  const x0 = Math.max(0, mask.x);
+  const y0 = Math.max(0, mask.y);
+  const x1 = Math.min(canvasWidth, mask.x + mask.width);
+  const y1 = Math.min(canvasHeight, mask.y + mask.height);
+  let left = Infinity;
+  let top = Infinity;
+  let right = -Infinity;
+  let bottom = -Infinity;
+  for (let y = y0; y < y1; y++) {
+    const row = (y - mask.y) * mask.width - mask.x;
+    for (let x = x0; x < x1; x++) {
+      if (mask.data[row + x]) {
+        if (x < left) left = x;
+        if (x >= right) right = x + 1;
+        if (y < top) top = y;
+        bottom = y + 1;
+      }
+    }
+  }
+  if (right <= left) return null;
+  if (left === mask.x && top === mask.y && right - left === mask.width && bottom - top === mask.height) return mask;
+  const width = right - left;
+  const height = bottom - top;
+  const data = new Uint8Array(width * height);
+  for (let y = 0; y < height; y++) {
+    const start = (top + y - mask.y) * mask.width + (left - mask.x);
+    data.set(mask.data.subarray(start, start + width), y * width);
+  }
+  return { x: left, y: top, width, height, data };
+}
+
+/**
+ * The selection outline as a standalone SVG document whose `viewBox` is the path's bbox in document pixels,
+ * after growing the selection by `expand` px; `null` when nothing is selected.
+ */
+export function selectionPath(doc: SelectionHolder, expand: number): SelectionPath | null {
+  const mask = selectionMask(doc);
+  if (!mask) return null;
+  const traced = maskToSvgPath(mask, { left: mask.x, top: mask.y, expand });
+  if (!traced) return null;
+  return toSelectionPath(traced.d, traced);
+}
+
+// --- Host operations ----------------------------------------------------------------------------------------
+
+/** What the selection operations need from the adapter. */
+export interface SelectionOpsDeps {
+  document(documentId: number | undefined): EmbeddedDocument;
+  /** Reports an edit (events, dirty flag). */
+  changed(doc: EmbeddedDocument, changes: { selection?: boolean }): void;
+  checkAborted(ctx: HostCallContext): void;
+}
+
+/** Default outline colour of `image:exportLayerWithSelectedPath`. */
+export const DEFAULT_OUTLINE_COLOR = "#ff0000";
+/** Default outline width in pixels. */
+export const DEFAULT_OUTLINE_WIDTH = 2;
+
+/** The embedded editor's selection operations of {@link HostAdapter}. */
+export function selectionOps(
+  deps: SelectionOpsDeps,
+): Required<Pick<HostAdapter, "setSelection" | "setSelectionShape" | "getSelectionPath" | "exportLayerWithSelectedPath">> {
+  const select = (documentId: number | undefined, shape: SelectionShape | null): HostRect | null => {
+    const doc = deps.document(documentId);
+    const bounds = shape ? selectShape(doc, shape) : setSelectionMask(doc, null);
+    deps.changed(doc, { selection: true });
+    return bounds;
+  };
+  return {
+    async setSelection(_ctx, { documentId, rect }) {
+      return select(documentId, rect ? { kind: "rect", rect } : null);
+    },
+    async setSelectionShape(_ctx, { documentId, shape }) {
+      return select(documentId, shape);
+    },
+    async getSelectionPath(ctx, { documentId, expand }) {
+      const doc = deps.document(documentId);
+      deps.checkAborted(ctx);
+      return selectionPath(doc, expand);
+    },
+    async exportLayerWithSelectedPath(ctx, options) {
+      const doc = deps.document(options.documentId);
+      const entry = requireLayerRef(doc, options.ref);
+      const color = parseColor(options.strokeColor ?? DEFAULT_OUTLINE_COLOR);
+      const width = options.strokeWidth ?? DEFAULT_OUTLINE_WIDTH;
+      deps.checkAborted(ctx);
+      const rendered = renderLayer(entry.layer);
+      const mask = selectionMask(doc);
+      if (!rendered || !mask) return encodeRaster(rendered?.raster ?? null, rendered?.bounds ?? EMPTY_BOUNDS, options);
+      const traced = maskToSvgPath(mask, { left: mask.x, top: mask.y });
+      const stroked = traced
+        ? await strokeOutline(rendered.raster, rendered.bounds, traced, {
+            color: `rgba(${color[0]},${color[1]},${color[2]},${Math.round((color[3] / 255) * 1000) / 1000})`,
+            width,
+          })
+        : rendered.raster;
+      deps.checkAborted(ctx);
+      return encodeRaster(stroked, rendered.bounds, options);
+    },
+  };
 }

@@ -8,7 +8,8 @@ import type { GimpConnectOptions } from "../factory.js";
 import type { EncodedImage, ExportOptions, HostAdapter, HostCallContext, HostInfo, LayerRef } from "../host.js";
 import { GimpClient } from "./client.js";
 import { GimpEvents } from "./events.js";
-import { clipToCanvas, formatForExtension, parseColor, targetSize } from "./geometry.js";
+import { clipToCanvas, parseColor, targetSize } from "./geometry.js";
+import { formatForExtension, renderFile, UNKNOWN_FILE_FORMAT } from "../_internal/file-format.js";
 import { convert, strokePath, svgPathData, takePng } from "./images.js";
 import { decodeImportImage } from "./import.js";
 import { parseDocument, parseTree, requireRef, resolveRef, withoutChildren, type LayerTree } from "./layers.js";
@@ -314,8 +315,8 @@ export function createGimpHost(options: GimpHostOptions): GimpHost {
       const id = await docId(ctx, documentId);
       const file = resolve(path);
       const chosen = format ?? formatForExtension(extname(file));
-      if (!chosen) throw new BridgeError("BAD_REQUEST", "Pass format or use a .png, .jpg, .jpeg or .webp path", { details: { path: file } });
-      const image = await exportDocument(ctx, id, { format: chosen, quality });
+      if (!chosen) throw new BridgeError("BAD_REQUEST", UNKNOWN_FILE_FORMAT, { details: { path: file } });
+      const image = await renderFile(chosen, (f) => exportDocument(ctx, id, { format: f, quality }));
       try {
         await writeFile(file, image.bytes);
       } catch (cause) {

@@ -1,4 +1,4 @@
-import { BridgeError, type HostRect, type ImageFormat } from "../../protocol/index.js";
+import { BridgeError, type HostRect } from "../../protocol/index.js";
 import { MAX_EXPORT_PIXELS } from "./limits.js";
 
 /** Output size of an export: `scale` first, then shrink so the longest edge is at most `maxSize` (never enlarges). */
@@ -28,14 +28,6 @@ export function clipToCanvas(rect: HostRect, width: number, height: number): Hos
   return { x: left, y: top, width: right - left, height: bottom - top };
 }
 
-/** Image format implied by a file extension, or undefined. */
-export function formatForExtension(ext: string): ImageFormat | undefined {
-  const e = ext.toLowerCase();
-  if (e === ".png") return "png";
-  if (e === ".jpg" || e === ".jpeg") return "jpeg";
-  if (e === ".webp") return "webp";
-  return undefined;
-}
 
 const NAMED: Readonly<Record<string, readonly [number, number, number, number]>> = {
   white: [255, 255, 255, 255],

@@ -165,3 +165,132 @@ describe("embedded host: files", () => {
     await expect(host.openDocument!(ctx(), fixture)).rejects.toMatchObject({ code: "PAYLOAD_TOO_LARGE" });
   });
 });
+
+/** 1-byte mask: left half shows, right half hides. */
+function halfMask(width: number, height: number): { width: number; height: number; data: Uint8ClampedArray } {
+  const data = new Uint8ClampedArray(width * height * 4);
+  for (let row = 0; row < height; row++) {
+    for (let col = 0; col < width; col++) data.set(col < width / 2 ? [255, 255, 255, 255] : [0, 0, 0, 255], (row * width + col) * 4);
+  }
+  return { width, height, data };
+}
+
+/** Top to bottom: Masked (red, mask hides its right half), group Iso (normal, 50 %) with Mul (multiply), group Pass (pass through) with Mul2, Hidden, Background grey. */
+function fidelityPsd(): Buffer {
+  const children: Layer[] = [
+    { name: "Background", id: 1, imageData: solid(40, 30, [128, 128, 128, 255]) },
+    { name: "Hidden", id: 2, hidden: true, imageData: solid(40, 30, [0, 0, 0, 255]) },
+    {
+      name: "Pass",
+      id: 3,
+      blendMode: "pass through",
+      opened: true,
+      children: [{ name: "Mul2", id: 4, left: 0, top: 20, blendMode: "multiply", imageData: solid(10, 10, [255, 0, 0, 255]) }],
+    },
+    {
+      name: "Iso",
+      id: 5,
+      blendMode: "normal",
+      opacity: 128 / 255,
+      opened: true,
+      children: [{ name: "Mul", id: 6, left: 10, top: 20, blendMode: "multiply", imageData: solid(10, 10, [255, 0, 0, 255]) }],
+    },
+    {
+      name: "Masked",
+      id: 7,
+      left: 20,
+      top: 0,
+      opacity: 128 / 255,
+      blendMode: "screen",
+      imageData: solid(10, 10, [255, 0, 0, 255]),
+      mask: { left: 20, top: 0, right: 30, bottom: 10, defaultColor: 0, imageData: halfMask(10, 10) },
+    },
+  ];
+  return writePsdBuffer({ width: 40, height: 30, imageData: solid(40, 30, [128, 128, 128, 255]), children });
+}
+
+describe("embedded host: PSD fidelity", () => {
+  let dir = "";
+  let fixture = "";
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "embedded-psd-"));
+    fixture = join(dir, "fidelity.psd");
+    await writeFile(fixture, fidelityPsd());
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("masks, blend modes, pass-through and isolated groups and opacity render as an editor does", async () => {
+    const host = await connectedHost({ open: fixture });
+    const image = await rawPixels((await host.exportDocumentImage(ctx(), { format: "png" })).bytes);
+    // Masked: screen of red at 128/255 over grey where the mask shows; grey where it hides.
+    const screened = Math.round(128 + (255 - 128) * (128 / 255));
+    const [r, g] = pixelAt(image, 21, 5);
+    expect(Math.abs(r! - screened)).toBeLessThanOrEqual(1);
+    expect(g).toBe(128);
+    expect(pixelAt(image, 28, 5)).toEqual([128, 128, 128, 255]);
+    // Pass-through: multiply sees the grey below the group → (128, 0, 0).
+    expect(pixelAt(image, 5, 25)).toEqual([128, 0, 0, 255]);
+    // Isolated: multiply has nothing below inside the group → plain red at 50 % over grey.
+    const [ir, ig] = pixelAt(image, 15, 25);
+    expect(Math.abs(ir! - 192)).toBeLessThanOrEqual(1);
+    expect(Math.abs(ig! - 64)).toBeLessThanOrEqual(1);
+    // Hidden layer is left out.
+    expect(pixelAt(image, 35, 15)).toEqual([128, 128, 128, 255]);
+    // The layer's own export applies its mask: the right half is transparent.
+    const masked = (await host.getLayers(ctx(), undefined)).find((l) => l.name === "Masked")!;
+    const own = await rawPixels((await host.exportLayerImage(ctx(), { format: "png", ref: { by: "id", id: masked.id } })).bytes);
+    expect(pixelAt(own, 1, 5)).toEqual([255, 0, 0, 255]);
+    expect(pixelAt(own, 8, 5)[3]).toBe(0);
+  });
+
+  it("save and reopen keeps groups, visibility, exact opacity, blend modes, offsets and masks: the composite is pixel-exact", async () => {
+    const host = await connectedHost({ open: fixture });
+    await host.runScript!(ctx(), { script: "app.activeDocument.layers.getByName('Background').opacity = 50", timeoutMs: 5000 });
+    const saved = join(dir, "fidelity-roundtrip.psd");
+    await host.saveDocument!(ctx(), { path: saved });
+    const before = flatten(await host.getLayers(ctx(), undefined));
+    const composite = await rawPixels((await host.exportDocumentImage(ctx(), { format: "png" })).bytes);
+    const reopened = await host.openDocument!(ctx(), saved);
+    const after = flatten(await host.getLayers(ctx(), reopened.id));
+    expect(after.map(shape)).toEqual(before.map(shape));
+    expect(after.find((l) => l.name === "Background")?.opacity).toBe(50.2);
+    expect(after.find((l) => l.name === "Masked")?.blendMode).toBe("screen");
+    expect(after.find((l) => l.name === "Pass")?.blendMode).toBe("pass through");
+    const again = await rawPixels((await host.exportDocumentImage(ctx(), { documentId: reopened.id, format: "png" })).bytes);
+    expect(again.data.equals(composite.data)).toBe(true);
+    // The mask survives as a mask (the layer's own pixels are still whole), not baked into the pixels.
+    const masked = await host.runScript!(ctx(), { script: "app.activeDocument.layers.getByName('Masked').info().hasMask", timeoutMs: 5000 });
+    expect(masked).toBe(true);
+  });
+
+  it("a plain stack composited by libvips matches the JS compositor within one level", async () => {
+    const host = await connectedHost({ sample: false });
+    await host.runScript!(ctx(), {
+      script: `const doc = app.documents.add(64, 48, "Plain", "#336699");
+        const a = doc.artLayers.add("A"); doc.selection.select({ x: 4, y: 4, width: 40, height: 30 }); a.fill([255, 128, 0, 100]);
+        const b = doc.artLayers.add("B"); doc.selection.select({ x: 20, y: 10, width: 40, height: 30 }); b.fill([10, 200, 90, 180]);
+        doc.selection.deselect();`,
+      timeoutMs: 5000,
+    });
+    const viaLibvips = await rawPixels((await host.exportDocumentImage(ctx(), { format: "png" })).bytes);
+    // `dissolve` renders as normal but is not a plain stack: the same pixels through the JS compositor.
+    await host.runScript!(ctx(), { script: "app.activeDocument.layers.getByName('B').blendMode = 'dissolve'", timeoutMs: 5000 });
+    const viaJs = await rawPixels((await host.exportDocumentImage(ctx(), { format: "png" })).bytes);
+    let worst = 0;
+    for (let i = 0; i < viaJs.data.length; i++) worst = Math.max(worst, Math.abs(viaJs.data[i]! - viaLibvips.data[i]!));
+    expect(worst).toBeLessThanOrEqual(1);
+    expect(pixelAt(viaJs, 30, 20)).not.toEqual(pixelAt(viaJs, 2, 2));
+  });
+
+  it("exportDocumentFile writes TIFF for a .tif path and honours JPEG quality", async () => {
+    const host = await connectedHost({ open: fixture });
+    const tif = join(dir, "flat.tif");
+    expect(await host.exportDocumentFile!(ctx(), { path: tif })).toMatchObject({ format: "tiff", width: 40, height: 30 });
+    expect((await sharp(tif).metadata()).format).toBe("tiff");
+    const low = await host.exportDocumentFile!(ctx(), { path: join(dir, "low.jpg"), quality: 5 });
+    const high = await host.exportDocumentFile!(ctx(), { path: join(dir, "high.jpg"), quality: 100 });
+    expect(low.size).toBeLessThan(high.size);
+  });
+});

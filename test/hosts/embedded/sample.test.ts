@@ -98,11 +98,8 @@ describe("embedded host: sample document and index space", () => {
     await host.close();
   });
 
-  it("leaves out the operations this version does not implement", () => {
+  it("has no stream for an event type it never produces", () => {
     const host = createEmbeddedHost();
-    for (const name of ["getSelectionPath", "exportLayerWithSelectedPath", "autoCutout", "removeBackground", "runScript", "executeScript"]) {
-      expect(host).not.toHaveProperty(name);
-    }
     expect(host.events("something:else")).toBeUndefined();
   });
 });

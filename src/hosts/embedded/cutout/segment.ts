@@ -1,0 +1,162 @@
+import sharp from "sharp";
+import type { Raster } from "../raster.js";
+import { rasterBuffer } from "../raster.js";
+import { type FloodOptions, type FloodResult, floodSegment } from "./flood.js";
+
+/** How a cutout runs. */
+export interface CutoutOptions {
+  /** Longest edge the segmentation works at. @default CUTOUT_WORK_EDGE (512) */
+  readonly workEdge: number;
+  /** Gaussian σ (px, full size) that feathers the upscaled mask. @default 1.2 */
+  readonly featherSigma: number;
+  /** GrabCut refinement: `auto` refines only when the flood fill is unsure. @default "auto" */
+  readonly refine: "auto" | "always" | "never";
+  /** Flood fill tuning. */
+  readonly flood?: Partial<FloodOptions> | undefined;
+  /** Checked between stages; throwing stops the work. */
+  readonly checkpoint?: (() => void) | undefined;
+}
+
+/** A subject mask at the input's size and how much to trust it. */
+export interface CutoutResult {
+  readonly width: number;
+  readonly height: number;
+  /** One byte per pixel, 255 = subject, feathered edges. */
+  readonly alpha: Uint8Array;
+  /** 0–1: 0 when nothing was found. */
+  readonly confidence: number;
+  /** Share of the image that is subject (alpha ≥ 128 at work size). */
+  readonly coverage: number;
+  /** Whether GrabCut refined the flood fill. */
+  readonly refined: boolean;
+  /** Why the confidence is low, when it is. */
+  readonly reason: string | undefined;
+}
+
+/** Below this flood-fill confidence, `refine: "auto"` runs GrabCut. */
+const AUTO_REFINE_BELOW = 0.75;
+
+/**
+ * Finds the subject of an image: flood fill from the border at `workEdge` (recipe A of the reference), optional
+ * GrabCut refinement (recipe B), then upscale and feather at full size.
+ */
+export async function cutoutSubject(raster: Raster, options: CutoutOptions): Promise<CutoutResult> {
+  const { width, height } = raster;
+  const scale = Math.min(1, options.workEdge / Math.max(width, height));
+  const ww = Math.max(1, Math.round(width * scale));
+  const wh = Math.max(1, Math.round(height * scale));
+  const small =
+    scale < 1
+      ? new Uint8Array(
+          await sharp(rasterBuffer(raster), { raw: { width, height, channels: 4 } })
+            .resize(ww, wh, { fit: "fill" })
+            .raw()
+            .toBuffer(),
+        )
+      : new Uint8Array(raster.data.buffer, raster.data.byteOffset, raster.data.byteLength);
+  options.checkpoint?.();
+  const flood = floodSegment(small, ww, wh, options.flood);
+  options.checkpoint?.();
+  const judged = judge(flood);
+  let subject = flood.subject;
+  let refined = false;
+  const wantRefine = options.refine === "always" || (options.refine === "auto" && judged.confidence > 0 && judged.confidence < AUTO_REFINE_BELOW);
+  if (wantRefine) {
+    const { refineWithGrabCut } = await import("./grabcut.js");
+    const better = await refineWithGrabCut(small, ww, wh, flood.subject);
+    options.checkpoint?.();
+    if (better) {
+      subject = better;
+      refined = true;
+    }
+  }
+  let area = 0;
+  for (const v of subject) area += v;
+  const alpha = await upscale(softEdges(small, ww, wh, subject), ww, wh, width, height, options.featherSigma);
+  return { width, height, alpha, confidence: judged.confidence, reason: judged.reason, coverage: area / (ww * wh), refined };
+}
+
+/**
+ * Confidence from cheap signals (reference): a busy border (high spread), a fill that reached little of the
+ * image, a subject touching much of the border, or a subject that is nearly nothing or nearly everything.
+ */
+export function judge(flood: FloodResult): { confidence: number; reason: string | undefined } {
+  if (flood.subjectShare < 0.002) return { confidence: 0, reason: "no subject found" };
+  if (flood.subjectShare > 0.97) return { confidence: 0, reason: "no background found" };
+  const factors: Array<[number, string]> = [
+    [clamp01(1 - (flood.borderSpread - 4) / 12), "busy or textured background"],
+    [clamp01(flood.backgroundShare / 0.2), "background covers little of the image"],
+    [clamp01(1 - flood.borderSubjectShare * 2), "subject touches the image border"],
+  ];
+  let confidence = 1;
+  let reason: string | undefined;
+  for (const [value, why] of factors) {
+    if (value < confidence) {
+      confidence = value;
+      reason = value < 0.75 ? why : undefined;
+    }
+  }
+  return { confidence: Math.round(confidence * 100) / 100, reason };
+}
+
+const clamp01 = (v: number): number => Math.min(1, Math.max(0, v));
+
+/**
+ * 0/1 subject mask → 0–255 alpha where pixels on the outline get their estimated coverage. A pixel at the
+ * outline of a downscaled image mixes subject and background; projecting its colour onto the line between a
+ * background pixel and a subject pixel two steps away on either side gives the mix (in RGB, where downscaling
+ * mixes). Without this the outline sits up to a work pixel off, which costs IoU once scaled up.
+ */
+export function softEdges(rgba: Uint8Array, width: number, height: number, subject: Uint8Array): Uint8Array {
+  const alpha = new Uint8Array(subject.length);
+  for (let i = 0; i < subject.length; i++) alpha[i] = subject[i] ? 255 : 0;
+  const steps: Array<[number, number]> = [
+    [1, 0],
+    [-1, 0],
+    [0, 1],
+    [0, -1],
+  ];
+  const at = (x: number, y: number): number => (x < 0 || y < 0 || x >= width || y >= height ? -1 : y * width + x);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = y * width + x;
+      const inside = subject[i] === 1;
+      let sum = 0;
+      let count = 0;
+      for (const [dx, dy] of steps) {
+        const across = at(x + dx, y + dy);
+        if (across < 0 || (subject[across] === 1) === inside) continue;
+        // Reference pixels: two steps into the background side and two into the subject side.
+        const far = at(x + 2 * dx, y + 2 * dy);
+        const back = at(x - dx, y - dy);
+        const bg = inside ? (far >= 0 && !subject[far] ? far : across) : back >= 0 && !subject[back] ? back : i;
+        const fg = inside ? (back >= 0 && subject[back] ? back : i) : far >= 0 && subject[far] ? far : across;
+        let dot = 0;
+        let len = 0;
+        for (let c = 0; c < 3; c++) {
+          const span = (rgba[4 * fg + c] ?? 0) - (rgba[4 * bg + c] ?? 0);
+          dot += ((rgba[4 * i + c] ?? 0) - (rgba[4 * bg + c] ?? 0)) * span;
+          len += span * span;
+        }
+        // Too little contrast to say: keep the hard decision.
+        if (len < 100) continue;
+        sum += Math.min(1, Math.max(0, dot / len));
+        count++;
+      }
+      if (count > 0) alpha[i] = Math.round((sum / count) * 255);
+    }
+  }
+  return alpha;
+}
+
+/** Work-size alpha → feathered 0–255 alpha at full size. */
+async function upscale(soft: Uint8Array, ww: number, wh: number, width: number, height: number, sigma: number): Promise<Uint8Array> {
+  const bytes = Buffer.from(soft.buffer, soft.byteOffset, soft.byteLength);
+  let image = sharp(bytes, { raw: { width: ww, height: wh, channels: 1 } });
+  if (ww !== width || wh !== height) image = image.resize(width, height, { fit: "fill", kernel: "linear" });
+  // One pipeline resizes before blurring; single-channel input would come out as 3 channels without extractChannel.
+  const resized = await image.extractChannel(0).raw().toBuffer();
+  if (sigma < 0.3) return new Uint8Array(resized);
+  const out = await sharp(resized, { raw: { width, height, channels: 1 } }).blur(sigma).extractChannel(0).raw().toBuffer();
+  return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+}

@@ -1,0 +1,159 @@
+/**
+ * Edits of the layer tree used by the script API. Pixel buffers and masks are replaced, never mutated in place
+ * (cached bounds are keyed by buffer), so a duplicate may share them with its original.
+ */
+import { BridgeError } from "../../../protocol/index.js";
+import type { HostRect } from "../../../protocol/index.js";
+import type { Rgba } from "../color.js";
+import { renderDocument } from "../composite.js";
+import type { EmbeddedDocument, EmbeddedLayer, GroupLayer, PixelLayer } from "../document.js";
+import { blendOnto } from "../composite.js";
+import { emptyRaster, solidRaster } from "../raster.js";
+import type { SelectionMask } from "../selection.js";
+import type { LayerEntry } from "../tree.js";
+import { flattenLayers } from "../tree.js";
+
+/** Ids of a layer and everything inside it. */
+export function subtreeIds(layer: EmbeddedLayer): number[] {
+  return layer.kind === "group" ? [layer.id, ...layer.children.flatMap(subtreeIds)] : [layer.id];
+}
+
+/**
+ * Fills the selection (`coverage`: one byte per pixel over its rectangle, soft edges allowed; the whole canvas
+ * when `null`) of a pixel layer with a colour composited over it, or erases it when `erase` (alpha scaled by
+ * 1 − coverage). The buffer grows to cover the area.
+ */
+export function fillLayer(doc: EmbeddedDocument, layer: PixelLayer, color: Rgba, coverage: SelectionMask | null, erase = false): void {
+  const area: HostRect | null = coverage ? { x: coverage.x, y: coverage.y, width: coverage.width, height: coverage.height } : null;
+  const soft = coverage?.data.some((v) => v !== 255) === true;
+  if (layer.kind === "background" && color[3] < 255 && erase) {
+    throw new BridgeError("BAD_REQUEST", "The background layer cannot hold transparency; convert or use another layer", {
+      details: { layerId: layer.id },
+    });
+  }
+  const rect = area ?? { x: 0, y: 0, width: doc.width, height: doc.height };
+  if (rect.width <= 0 || rect.height <= 0) return;
+  const hasPixels = layer.width > 0 && layer.height > 0;
+  const left = hasPixels ? Math.min(layer.left, rect.x) : rect.x;
+  const top = hasPixels ? Math.min(layer.top, rect.y) : rect.y;
+  const right = hasPixels ? Math.max(layer.left + layer.width, rect.x + rect.width) : rect.x + rect.width;
+  const bottom = hasPixels ? Math.max(layer.top + layer.height, rect.y + rect.height) : rect.y + rect.height;
+  const out = emptyRaster(right - left, bottom - top);
+  if (hasPixels) {
+    for (let y = 0; y < layer.height; y++) {
+      const from = y * layer.width * 4;
+      out.data.set(layer.data.subarray(from, from + layer.width * 4), ((layer.top - top + y) * out.width + (layer.left - left)) * 4);
+    }
+  }
+  if (soft && coverage) {
+    for (let y = 0; y < rect.height; y++) {
+      for (let x = 0; x < rect.width; x++) {
+        const c = coverage.data[y * rect.width + x] as number;
+        if (c === 0) continue;
+        const i = ((rect.y - top + y) * out.width + (rect.x - left + x)) * 4;
+        const d = out.data;
+        if (erase) {
+          d[i + 3] = ((d[i + 3] as number) * (255 - c)) / 255;
+          continue;
+        }
+        // Source-over of the colour at coverage × its alpha (the `normal` formula of composite.ts).
+        const as = (color[3] / 255) * (c / 255);
+        const keep = (1 - as) * ((d[i + 3] as number) / 255);
+        const ao = as + keep;
+        if (ao <= 0) continue;
+        for (let k = 0; k < 3; k++) d[i + k] = ((color[k] as number) * as + (d[i + k] as number) * keep) / ao;
+        d[i + 3] = ao * 255;
+      }
+    }
+  } else if (erase || color[3] === 255) {
+    const row = solidRaster(rect.width, 1, color).data;
+    for (let y = 0; y < rect.height; y++) out.data.set(row, ((rect.y - top + y) * out.width + (rect.x - left)) * 4);
+  } else {
+    blendOnto(out, solidRaster(rect.width, rect.height, color), rect.x - left, rect.y - top, 1, "normal");
+  }
+  layer.left = left;
+  layer.top = top;
+  layer.width = out.width;
+  layer.height = out.height;
+  layer.data = out.data;
+}
+
+/** Moves a layer (a group: everything in it) with its mask. */
+export function translateLayer(layer: EmbeddedLayer, dx: number, dy: number): void {
+  if (layer.kind === "group") {
+    for (const child of layer.children) translateLayer(child, dx, dy);
+    return;
+  }
+  layer.left += dx;
+  layer.top += dy;
+  if (layer.mask) layer.mask = { ...layer.mask, x: layer.mask.x + dx, y: layer.mask.y + dy };
+}
+
+/** A copy of a layer (recursively) with fresh ids from the document; buffers are shared (never mutated). */
+function copyLayer(doc: EmbeddedDocument, layer: EmbeddedLayer, name: string): EmbeddedLayer {
+  const id = doc.nextLayerId++;
+  if (layer.kind === "group") {
+    const group: GroupLayer = { ...layer, id, name, children: [] };
+    group.children = layer.children.map((child) => copyLayer(doc, child, child.name));
+    return group;
+  }
+  return { ...layer, id, name, kind: "pixel" };
+}
+
+/** Duplicates a layer just above itself; returns the copy. */
+export function duplicateLayer(doc: EmbeddedDocument, entry: LayerEntry, name?: string): EmbeddedLayer {
+  const copy = copyLayer(doc, entry.layer, name ?? `${entry.layer.name} copy`);
+  entry.siblings.splice(entry.siblings.indexOf(entry.layer), 0, copy);
+  return copy;
+}
+
+/** Removes a layer (and a group's children) from the tree and from the active layers. */
+export function removeLayer(doc: EmbeddedDocument, entry: LayerEntry): void {
+  entry.siblings.splice(entry.siblings.indexOf(entry.layer), 1);
+  const gone = new Set(subtreeIds(entry.layer));
+  doc.activeLayerIds = doc.activeLayerIds.filter((id) => !gone.has(id));
+}
+
+/**
+ * Adds an empty pixel layer or group above the first active layer (in its group), or at the top when nothing
+ * is active, and makes it the only active layer.
+ */
+export function addLayer(doc: EmbeddedDocument, kind: "pixel" | "group", name?: string): EmbeddedLayer {
+  const entries = flattenLayers(doc.layers);
+  const active = new Set(doc.activeLayerIds);
+  const anchor = entries.find((entry) => active.has(entry.layer.id));
+  const count = entries.filter((entry) => entry.layer.kind === kind).length + 1;
+  const common = { id: doc.nextLayerId++, name: name ?? (kind === "group" ? `Group ${count}` : `Layer ${count}`), visible: true, opacity: 255 };
+  const layer: EmbeddedLayer =
+    kind === "group"
+      ? { ...common, kind: "group", blendMode: "pass through", children: [] }
+      : { ...common, kind: "pixel", blendMode: "normal", left: 0, top: 0, width: 0, height: 0, data: new Uint8ClampedArray(0) };
+  const siblings = anchor?.siblings ?? doc.layers;
+  siblings.splice(anchor ? siblings.indexOf(anchor.layer) : 0, 0, layer);
+  doc.activeLayerIds = [layer.id];
+  return layer;
+}
+
+/** Replaces every layer by one `Background` holding the composite over white (as an editor's Flatten Image). */
+export function flattenDocument(doc: EmbeddedDocument): PixelLayer {
+  const composite = renderDocument(doc);
+  const background = emptyRaster(doc.width, doc.height);
+  background.data.fill(255);
+  blendOnto(background, composite, 0, 0, 1, "normal");
+  const layer: PixelLayer = {
+    id: doc.nextLayerId++,
+    kind: "background",
+    name: "Background",
+    visible: true,
+    opacity: 255,
+    blendMode: "normal",
+    left: 0,
+    top: 0,
+    width: doc.width,
+    height: doc.height,
+    data: background.data,
+  };
+  doc.layers = [layer];
+  doc.activeLayerIds = [layer.id];
+  return layer;
+}

@@ -1,0 +1,357 @@
+/**
+ * One script run in QuickJS (WebAssembly). Nothing of the host is reachable from the guest except the two
+ * functions given here, and only JSON text crosses in either direction. Every run instantiates its own module
+ * over its own capped `WebAssembly.Memory`: the memory cap holds for large buffers too, and whatever the script
+ * did (even a wasm trap) is thrown away with the module.
+ */
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import * as releaseSync from "@jitl/quickjs-wasmfile-release-sync";
+import { newQuickJSWASMModuleFromVariant, newVariant } from "quickjs-emscripten-core";
+import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSSyncVariant } from "quickjs-emscripten-core";
+import { BridgeError, isBridgeError } from "../../../protocol/index.js";
+import {
+  SCRIPT_INITIAL_MEMORY_BYTES,
+  SCRIPT_MAX_CALL_BYTES,
+  SCRIPT_MAX_OUTPUT_BYTES,
+  SCRIPT_MAX_REPLY_BYTES,
+  SCRIPT_MAX_STACK_BYTES,
+  SCRIPT_MEMORY_LIMIT_BYTES,
+} from "./limits.js";
+
+/** Why a script failed, in `details.kind` of `JSX_FAILED`. */
+export type ScriptFailureKind = "syntax" | "error" | "memory" | "stack" | "output";
+
+/** What the guest sees of a host error: `code` and `details` of a `BridgeError`, never a stack. */
+export interface GuestError {
+  readonly code: string;
+  readonly message: string;
+  readonly details?: Record<string, unknown> | undefined;
+}
+
+export interface SandboxOptions {
+  /** Script text; its completion value (awaited when it is a promise) is the result. */
+  readonly source: string;
+  /** File name errors and line numbers refer to. */
+  readonly filename: string;
+  readonly timeoutMs: number;
+  /** Aborts the run (bridge deadline or shutdown): reported as `TIMEOUT`. */
+  readonly signal?: AbortSignal | undefined;
+  /** Script run before `source` (same realm), e.g. the editor API. It sees `__host` and `__hostAsync`. */
+  readonly prelude?: string | undefined;
+  /** JSON values set as globals before the prelude runs (e.g. `params`). */
+  readonly globals?: Readonly<Record<string, unknown>> | undefined;
+  /** A synchronous host operation; a thrown `BridgeError` becomes a catchable guest exception. */
+  readonly call?: ((op: string, args: unknown) => unknown) | undefined;
+  /** An asynchronous host operation: the guest receives a promise. */
+  readonly callAsync?: ((op: string, args: unknown) => Promise<unknown>) | undefined;
+  /** Heap cap; at least SCRIPT_INITIAL_MEMORY_BYTES (the engine's own minimum). @default SCRIPT_MEMORY_LIMIT_BYTES */
+  readonly memoryBytes?: number | undefined;
+  /** @default SCRIPT_MAX_OUTPUT_BYTES */
+  readonly maxOutputBytes?: number | undefined;
+  /** Largest answer of one host call handed to the guest. @default SCRIPT_MAX_REPLY_BYTES */
+  readonly maxReplyBytes?: number | undefined;
+}
+
+/** The slice of the WebAssembly API used here (this project's `lib` setting has no WebAssembly types). */
+declare namespace WebAssembly {
+  class Module {
+    private readonly brand: "Module";
+  }
+  class Memory {
+    constructor(descriptor: { initial: number; maximum?: number });
+    readonly buffer: ArrayBuffer;
+  }
+  function compile(bytes: Uint8Array): Promise<Module>;
+}
+
+/** The sync release build; its typings are CommonJS, so the ESM default export is `.default` on the namespace. */
+const RELEASE_SYNC = pickVariant(releaseSync);
+
+function pickVariant(namespace: unknown): QuickJSSyncVariant {
+  const first = (namespace as { default?: unknown }).default;
+  const nested = (first as { default?: unknown } | undefined)?.default;
+  return ((first as { type?: unknown } | undefined)?.type === "sync" ? first : nested) as QuickJSSyncVariant;
+}
+
+const WASM_PAGE = 64 * 1024;
+const PRELUDE_FILENAME = "editor-api.js";
+
+let compiled: Promise<WebAssembly.Module> | undefined;
+
+/** The QuickJS wasm binary, compiled once per process; each run only instantiates it. */
+function quickjsWasm(): Promise<WebAssembly.Module> {
+  compiled ??= (async () => {
+    const path = createRequire(import.meta.url).resolve("@jitl/quickjs-wasmfile-release-sync/wasm");
+    return WebAssembly.compile(await readFile(path));
+  })();
+  return compiled;
+}
+
+/** Loads and compiles QuickJS ahead of the first script (optional; the first run does it otherwise). */
+export async function warmUpSandbox(): Promise<void> {
+  await quickjsWasm();
+}
+
+function toGuestError(error: unknown): GuestError {
+  if (isBridgeError(error)) return { code: error.code, message: error.message, details: error.details };
+  return { code: "INTERNAL", message: "Internal error" };
+}
+
+interface GuestFailure {
+  name?: string;
+  message?: string;
+  stack?: string;
+  code?: string;
+  details?: unknown;
+}
+
+function failure(kind: ScriptFailureKind, message: string, extra: Record<string, unknown> = {}): BridgeError {
+  return new BridgeError("JSX_FAILED", message, { details: { kind, message, ...extra } });
+}
+
+/** Turns a guest exception (already dumped to host values) into `JSX_FAILED`, with a line when the stack has one. */
+function guestFailure(dumped: unknown, filename: string): BridgeError {
+  const error: GuestFailure = typeof dumped === "object" && dumped !== null ? (dumped as GuestFailure) : { message: String(dumped) };
+  const name = typeof error.name === "string" ? error.name : "Error";
+  const message = typeof error.message === "string" ? error.message : JSON.stringify(dumped) ?? String(dumped);
+  const kind: ScriptFailureKind =
+    name === "SyntaxError" ? "syntax" : /out of memory/i.test(message) ? "memory" : /stack overflow/i.test(message) ? "stack" : "error";
+  const extra: Record<string, unknown> = { name };
+  const escaped = filename.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const at = typeof error.stack === "string" ? new RegExp(`${escaped}:(\\d+)(?::(\\d+))?`).exec(error.stack) : null;
+  if (at) {
+    extra["line"] = Number(at[1]);
+    if (at[2] !== undefined) extra["column"] = Number(at[2]);
+  }
+  if (typeof error.code === "string") extra["code"] = error.code;
+  return failure(kind, `${name}: ${message}`, extra);
+}
+
+/** A host-side failure of the wasm machine itself (trap, host stack): the module is discarded. */
+function machineFailure(error: unknown): BridgeError {
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof RangeError && /call stack/i.test(message)) return failure("stack", "Script exhausted the stack");
+  if (/memory|abort/i.test(message)) return failure("memory", `Script ran out of memory (${message})`);
+  return failure("error", `Script engine failed: ${message}`);
+}
+
+/**
+ * Runs a script and resolves with its completion value as a JSON value (`undefined` → `null`).
+ *
+ * @throws BridgeError `TIMEOUT` (deadline or abort), `JSX_FAILED` with `details.kind` (syntax, error, memory,
+ * stack, output) and `details.line` when known.
+ *
+ * @example
+ * await runInSandbox({ source: "params.a + 1", filename: "inline.js", timeoutMs: 1000, globals: { params: { a: 1 } } }); // 2
+ */
+export async function runInSandbox(options: SandboxOptions): Promise<unknown> {
+  const { source, filename, timeoutMs, signal } = options;
+  const memoryBytes = options.memoryBytes ?? SCRIPT_MEMORY_LIMIT_BYTES;
+  const maxOutput = options.maxOutputBytes ?? SCRIPT_MAX_OUTPUT_BYTES;
+  // The QuickJS build declares SCRIPT_INITIAL_MEMORY_BYTES as its minimum; a smaller cap cannot instantiate.
+  const initial = SCRIPT_INITIAL_MEMORY_BYTES / WASM_PAGE;
+  const memory = new WebAssembly.Memory({ initial, maximum: Math.max(initial, Math.floor(memoryBytes / WASM_PAGE)) });
+  const quiet = (): void => {};
+  const variant = newVariant(RELEASE_SYNC, {
+    wasmModule: await quickjsWasm(),
+    wasmMemory: memory,
+    // An aborted module prints its assertion to stderr; the failure is reported as a JSX_FAILED instead.
+    emscriptenModule: { print: quiet, printErr: quiet } as never,
+  });
+  const module = await newQuickJSWASMModuleFromVariant(variant);
+  const started = Date.now();
+  const deadline = started + timeoutMs;
+  const timedOut = (): boolean => signal?.aborted === true || Date.now() >= deadline;
+  const timeoutError = (): BridgeError =>
+    new BridgeError("TIMEOUT", signal?.aborted ? "Script was aborted" : `Script exceeded its ${timeoutMs} ms deadline`, {
+      details: { timeoutMs, elapsedMs: Date.now() - started, outcome: "unknown" },
+    });
+
+  if (timedOut()) throw timeoutError();
+  const runtime = module.newRuntime();
+  runtime.setMemoryLimit(memoryBytes);
+  runtime.setMaxStackSize(SCRIPT_MAX_STACK_BYTES);
+  runtime.setInterruptHandler(timedOut);
+  const vm = runtime.newContext();
+  const handles: QuickJSHandle[] = [];
+  const deferreds = new Set<QuickJSDeferredPromise>();
+  const pending = new Set<Promise<void>>();
+  let alive = true;
+  let broken = false;
+  try {
+    installGlobals(vm, options, handles, deferreds, pending, () => alive);
+    const toJson = vm.unwrapResult(vm.evalCode("(v) => { const s = JSON.stringify(v); return s === undefined ? 'null' : s; }", "json.js"));
+    handles.push(toJson);
+    if (options.prelude !== undefined) {
+      const prelude = vm.evalCode(options.prelude, PRELUDE_FILENAME);
+      if (prelude.error) {
+        const error = guestError(vm, prelude.error, PRELUDE_FILENAME, timedOut, timeoutError);
+        throw error.code === "TIMEOUT" ? error : new BridgeError("INTERNAL", "Editor API failed to load", { cause: error });
+      }
+      prelude.value.dispose();
+    }
+    const evaluated = vm.evalCode(source, filename);
+    if (evaluated.error) throw guestError(vm, evaluated.error, filename, timedOut, timeoutError);
+    handles.push(evaluated.value);
+    const settled = await settle(vm, evaluated.value, pending, deadline, signal, filename, timedOut, timeoutError);
+    handles.push(settled);
+    const json = vm.callFunction(toJson, vm.undefined, settled);
+    if (json.error) {
+      const error = guestError(vm, json.error, filename, timedOut, timeoutError);
+      throw isBridgeError(error) && error.code === "JSX_FAILED" ? failure("output", `Result is not JSON: ${error.message}`) : error;
+    }
+    handles.push(json.value);
+    const lengthHandle = vm.getProp(json.value, "length");
+    const length = vm.getNumber(lengthHandle);
+    lengthHandle.dispose();
+    if (length > maxOutput) {
+      throw failure("output", `Result of ${length} characters exceeds ${maxOutput}`, { length, maxOutputBytes: maxOutput });
+    }
+    return JSON.parse(vm.getString(json.value)) as unknown;
+  } catch (error) {
+    if (isBridgeError(error)) throw error;
+    broken = true;
+    throw timedOut() ? timeoutError() : machineFailure(error);
+  } finally {
+    alive = false;
+    if (!broken) {
+      // A leak check failing inside QuickJS must not turn a finished run into an error: the module is dropped anyway.
+      try {
+        for (const deferred of deferreds) if (deferred.alive) deferred.dispose();
+        for (const handle of handles) if (handle.alive) handle.dispose();
+        vm.dispose();
+        runtime.dispose();
+      } catch {
+        // The module and its memory are garbage after this run either way.
+      }
+    }
+  }
+}
+
+function guestError(
+  vm: QuickJSContext,
+  handle: QuickJSHandle,
+  filename: string,
+  timedOut: () => boolean,
+  timeoutError: () => BridgeError,
+): BridgeError {
+  const dumped: unknown = vm.dump(handle);
+  handle.dispose();
+  const interrupted = typeof dumped === "object" && dumped !== null && (dumped as GuestFailure).message === "interrupted";
+  if (interrupted && timedOut()) return timeoutError();
+  return guestFailure(dumped, filename);
+}
+
+/** Waits for a promise completion value, running guest jobs whenever a host operation settles. */
+async function settle(
+  vm: QuickJSContext,
+  value: QuickJSHandle,
+  pending: Set<Promise<void>>,
+  deadline: number,
+  signal: AbortSignal | undefined,
+  filename: string,
+  timedOut: () => boolean,
+  timeoutError: () => BridgeError,
+): Promise<QuickJSHandle> {
+  for (;;) {
+    const jobs = vm.runtime.executePendingJobs();
+    if (jobs.error) throw guestError(vm, jobs.error, filename, timedOut, timeoutError);
+    const state = vm.getPromiseState(value);
+    if (state.type === "fulfilled") return state.value;
+    if (state.type === "rejected") throw guestError(vm, state.error, filename, timedOut, timeoutError);
+    if (pending.size === 0) throw failure("error", "The script's promise can never settle (it waits on nothing)");
+    let timer: NodeJS.Timeout | undefined;
+    let onAbort: (() => void) | undefined;
+    const expired = new Promise<"expired">((resolve) => {
+      timer = setTimeout(() => resolve("expired"), Math.max(0, deadline - Date.now()));
+      onAbort = () => resolve("expired");
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+    const outcome = await Promise.race([...pending, expired]);
+    clearTimeout(timer);
+    if (onAbort) signal?.removeEventListener("abort", onAbort);
+    if (outcome === "expired" || timedOut()) throw timeoutError();
+  }
+}
+
+/** The JSON envelope of a successful host call; too large for the guest heap → a `PAYLOAD_TOO_LARGE` envelope. */
+function replyText(value: unknown, maxReplyBytes: number): string {
+  const text = JSON.stringify({ ok: true, value: value ?? null });
+  if (text.length <= maxReplyBytes) return text;
+  const error = new BridgeError("PAYLOAD_TOO_LARGE", `Answer of ${text.length} characters exceeds ${maxReplyBytes}`, {
+    details: { length: text.length, maxReplyBytes },
+  });
+  return JSON.stringify({ ok: false, error: toGuestError(error) });
+}
+
+function installGlobals(
+  vm: QuickJSContext,
+  options: SandboxOptions,
+  handles: QuickJSHandle[],
+  deferreds: Set<QuickJSDeferredPromise>,
+  pending: Set<Promise<void>>,
+  isAlive: () => boolean,
+): void {
+  const maxReply = options.maxReplyBytes ?? SCRIPT_MAX_REPLY_BYTES;
+  const readArgs = (opHandle: QuickJSHandle, argsHandle: QuickJSHandle): { op: string; args: unknown } => {
+    const op = vm.getString(opHandle);
+    const text = argsHandle === undefined ? "null" : vm.getString(argsHandle);
+    if (text.length > SCRIPT_MAX_CALL_BYTES) {
+      throw new BridgeError("PAYLOAD_TOO_LARGE", `Arguments of ${op} exceed ${SCRIPT_MAX_CALL_BYTES} characters`, {
+        details: { op, length: text.length, maxCallBytes: SCRIPT_MAX_CALL_BYTES },
+      });
+    }
+    return { op, args: JSON.parse(text) as unknown };
+  };
+  const envelope = (run: () => unknown): string => {
+    try {
+      return replyText(run(), maxReply);
+    } catch (error) {
+      return JSON.stringify({ ok: false, error: toGuestError(error) });
+    }
+  };
+  const host = vm.newFunction("__host", (opHandle, argsHandle) =>
+    vm.newString(
+      envelope(() => {
+        const { op, args } = readArgs(opHandle, argsHandle);
+        if (!options.call) throw new BridgeError("NOT_SUPPORTED", `No host operation ${op}`, { details: { op } });
+        return options.call(op, args);
+      }),
+    ),
+  );
+  const hostAsync = vm.newFunction("__hostAsync", (opHandle, argsHandle) => {
+    const deferred = vm.newPromise();
+    deferreds.add(deferred);
+    let work: Promise<unknown>;
+    try {
+      const { op, args } = readArgs(opHandle, argsHandle);
+      work = options.callAsync ? options.callAsync(op, args) : Promise.reject(new BridgeError("NOT_SUPPORTED", `No host operation ${op}`));
+    } catch (error) {
+      work = Promise.reject(error);
+    }
+    const done = work
+      .then((value) => replyText(value, maxReply), (error: unknown) => JSON.stringify({ ok: false, error: toGuestError(error) }))
+      .then((text) => {
+        pending.delete(done);
+        if (!isAlive() || !deferred.alive) return;
+        const result = vm.newString(text);
+        deferred.resolve(result);
+        result.dispose();
+        deferreds.delete(deferred);
+      });
+    pending.add(done);
+    return deferred.handle;
+  });
+  vm.setProp(vm.global, "__host", host);
+  vm.setProp(vm.global, "__hostAsync", hostAsync);
+  handles.push(host, hostAsync);
+  for (const [name, value] of Object.entries(options.globals ?? {})) {
+    const parsed = vm.unwrapResult(vm.evalCode(`(${JSON.stringify(JSON.stringify(value ?? null))})`, "globals.js"));
+    const json = vm.getProp(vm.global, "JSON");
+    const parse = vm.getProp(json, "parse");
+    const decoded = vm.unwrapResult(vm.callFunction(parse, json, parsed));
+    vm.setProp(vm.global, name, decoded);
+    for (const handle of [parsed, json, parse, decoded]) handle.dispose();
+  }
+}

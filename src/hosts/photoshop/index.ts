@@ -1,13 +1,8 @@
-import type { Logger } from "../../logger.js";
-import type { HostAdapter } from "../host.js";
-import type { PhotoshopConnectOptions } from "../factory.js";
-
-export interface PhotoshopHostOptions extends PhotoshopConnectOptions {
-  scriptDirs?: readonly string[] | undefined;
-  logger?: Logger | undefined;
-}
-
-// Placeholder until the photoshop host lands.
-export function createPhotoshopHost(_options: PhotoshopHostOptions): HostAdapter {
-  throw new Error("the photoshop host is not built yet");
-}
+export { createPhotoshopHost } from "./host.js";
+export type { PhotoshopHostOptions } from "./host.js";
+export { createPhotoshopAdapter, EVENT_PREVIEW_MAX_SIZE, MAX_IMPORT_PIXELS } from "./adapter.js";
+export type { PhotoshopAdapterOptions } from "./adapter.js";
+export { PHOTOSHOP_LIMITS, resolvePhotoshopLimits } from "./limits.js";
+export type { PhotoshopLimits } from "./limits.js";
+export { RemoteLink } from "./remote-link.js";
+export type { PhotoshopLink, PixmapReply, PixmapRequest } from "./link.js";

@@ -1,10 +1,24 @@
+import { afterEach } from "vitest";
+import { createPhotoshopHost } from "../../../src/hosts/photoshop/index.js";
+import { startBridge } from "../../helpers/bridge.js";
+import { FakePhotoshop } from "../../fakes/photoshop/server.js";
+import { SAMPLE_NAME } from "../../fakes/photoshop/model.js";
 import type { ConformanceEditor } from "../_editors.js";
 
-// Placeholder until the photoshop host lands: the suite reports it skipped.
+const fakes: FakePhotoshop[] = [];
+afterEach(async () => {
+  await Promise.all(fakes.splice(0).map((fake) => fake.stop()));
+});
+
+/** Photoshop over Remote Connections, against a fresh fake Photoshop per bridge (test/fakes/photoshop). */
 export const photoshop: ConformanceEditor = {
   name: "photoshop",
-  skip: "the photoshop host is not built yet",
-  start: () => Promise.reject(new Error("the photoshop host is not built yet")),
-  sampleName: "",
+  skip: undefined,
+  async start(options) {
+    const fake = await FakePhotoshop.start();
+    fakes.push(fake);
+    return startBridge({ ...options, host: options?.host ?? createPhotoshopHost(fake.address) });
+  },
+  sampleName: SAMPLE_NAME,
   lacks: {},
 };

@@ -1,0 +1,97 @@
+import { randomUUID } from "node:crypto";
+import { rename, rm, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import sharp from "sharp";
+import { BridgeError, type HostBounds, type ImageFormat } from "../../protocol/index.js";
+import type { EncodedImage } from "../host.js";
+
+/** Largest encoded export, in pixels; bounds the memory sharp needs for one image. */
+export const MAX_ENCODE_PIXELS = 100_000_000;
+/** JPEG has no alpha: transparent areas become white, as Photoshop's flatten does. */
+const JPEG_BACKGROUND = { r: 255, g: 255, b: 255 };
+/** Bounds of an empty layer. */
+export const EMPTY_BOUNDS: HostBounds = { left: 0, top: 0, right: 0, bottom: 0 };
+
+export interface EncodeOptions {
+  readonly format: ImageFormat;
+  readonly quality?: number | undefined;
+  readonly scale?: number | undefined;
+  readonly maxSize?: number | undefined;
+}
+
+/** Output size: `scale` first, then shrink so the longest edge is at most `maxSize` (never enlarges). */
+export function targetSize(width: number, height: number, options: Pick<EncodeOptions, "scale" | "maxSize">): { width: number; height: number } {
+  const { scale, maxSize } = options;
+  if (scale !== undefined && !(Number.isFinite(scale) && scale > 0)) {
+    throw new BridgeError("BAD_REQUEST", "scale must be a positive number", { details: { scale } });
+  }
+  if (maxSize !== undefined && !(Number.isFinite(maxSize) && maxSize >= 1)) {
+    throw new BridgeError("BAD_REQUEST", "maxSize must be at least 1", { details: { maxSize } });
+  }
+  let w = Math.max(1, Math.round(width * (scale ?? 1)));
+  let h = Math.max(1, Math.round(height * (scale ?? 1)));
+  const longest = Math.max(w, h);
+  if (maxSize !== undefined && longest > maxSize) {
+    w = Math.max(1, Math.round((w * maxSize) / longest));
+    h = Math.max(1, Math.round((h * maxSize) / longest));
+  }
+  if (w * h > MAX_ENCODE_PIXELS) {
+    throw new BridgeError("PAYLOAD_TOO_LARGE", `Export of ${w}×${h} exceeds ${MAX_ENCODE_PIXELS} pixels`, {
+      details: { width: w, height: h, maxPixels: MAX_ENCODE_PIXELS },
+    });
+  }
+  return { width: w, height: h };
+}
+
+/** Raw RGBA pixels to encode, or `null` for an empty layer (encoded as 1×1 transparent with empty bounds). */
+export interface RgbaImage {
+  readonly width: number;
+  readonly height: number;
+  readonly rgba: Buffer;
+}
+
+/** Encodes RGBA pixels with sharp to exactly `size` (or the pixels' own size). */
+export async function encodePixels(
+  pixels: RgbaImage | null,
+  bounds: HostBounds,
+  options: EncodeOptions,
+  size?: { width: number; height: number },
+  overlay?: Buffer,
+): Promise<EncodedImage> {
+  const empty = pixels === null || pixels.width === 0 || pixels.height === 0;
+  const source = empty ? { width: 1, height: 1, rgba: Buffer.alloc(4) } : pixels;
+  const { width, height } = empty ? { width: 1, height: 1 } : (size ?? { width: source.width, height: source.height });
+  let image = sharp(source.rgba, { raw: { width: source.width, height: source.height, channels: 4 } });
+  if (width !== source.width || height !== source.height) image = image.resize(width, height, { fit: "fill" });
+  if (overlay) image = sharp(await image.png().toBuffer()).composite([{ input: overlay, top: 0, left: 0 }]);
+  const quality = options.quality === undefined ? undefined : Math.min(100, Math.max(1, Math.round(options.quality)));
+  switch (options.format) {
+    case "png":
+      image = image.png();
+      break;
+    case "jpeg":
+      image = image.flatten({ background: JPEG_BACKGROUND }).jpeg(quality === undefined ? {} : { quality });
+      break;
+    case "webp":
+      image = image.webp(quality === undefined ? {} : { quality });
+      break;
+    default:
+      throw new BridgeError("BAD_REQUEST", `The photoshop editor cannot encode ${String(options.format)}`, {
+        details: { format: options.format },
+      });
+  }
+  return { bytes: await image.toBuffer(), format: options.format, width, height, bounds: empty ? EMPTY_BOUNDS : bounds };
+}
+
+
+/** Writes through a temporary sibling and a rename, so readers never see half a file. */
+export async function writeFileAtomic(path: string, bytes: Uint8Array): Promise<void> {
+  const temp = join(dirname(path), `.${randomUUID()}.tmp`);
+  try {
+    await writeFile(temp, bytes);
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw new BridgeError("BAD_REQUEST", `Cannot write ${path}: ${(error as Error).message}`, { details: { path } });
+  }
+}

@@ -1,0 +1,70 @@
+import { EMPTY, catchError, debounceTime, distinctUntilChanged, filter, from, map, merge, share, switchMap } from "rxjs";
+import type { Observable } from "rxjs";
+import type { HostLayer, HostRect, LayerPreviewPayload } from "../../protocol/index.js";
+import type { PhotoshopLink } from "./link.js";
+
+/**
+ * Photoshop events passed through under their own names (reference B.9; the embedded editor mirrors
+ * `documentChanged`, `currentDocumentChanged` and `closedDocument`), data parsed when it is JSON.
+ */
+export const PHOTOSHOP_EVENTS = [
+  "imageChanged",
+  "currentDocumentChanged",
+  "documentChanged",
+  "closedDocument",
+  "toolChanged",
+  "foregroundColorChanged",
+] as const;
+
+/** Reads the state a derived event reports, at emission time. */
+export interface EventQueries {
+  selection(): Promise<HostRect | null>;
+  activeLayers(): Promise<HostLayer[] | null>;
+  preview(): Promise<LayerPreviewPayload>;
+}
+
+function parseData(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/** Keys of an `imageChanged` payload (`selection`, `layers`, `active`, …), empty when it is not an object. */
+function keysOf(text: string): Set<string> {
+  const value = parseData(text);
+  return new Set(typeof value === "object" && value !== null ? Object.keys(value) : []);
+}
+
+/**
+ * The bridge's events derived from Photoshop's noisy ones: Photoshop events are subscribed only while a bridge
+ * event needs them, bursts are debounced, and each event re-queries the state it reports rather than trusting
+ * `imageChanged` (duplicates, fires for our own edits, may stop after timeline edits: reference B.9).
+ */
+export function photoshopEventStreams(link: PhotoshopLink, queries: EventQueries, debounceMs: number): Map<string, Observable<unknown>> {
+  const requery = <T>(trigger: Observable<unknown>, query: () => Promise<T>): Observable<T> =>
+    trigger.pipe(
+      debounceTime(debounceMs),
+      // A newer change supersedes a query still running; a failed query skips one event.
+      switchMap(() => from(query()).pipe(catchError(() => EMPTY))),
+      share(),
+    );
+  const imageChanged = (...keys: string[]): Observable<unknown> =>
+    link.event("imageChanged").pipe(filter((text) => keys.length === 0 || [...keysOf(text)].some((k) => keys.includes(k))));
+  const switched = link.event("currentDocumentChanged");
+
+  const streams = new Map<string, Observable<unknown>>([
+    [
+      "selection:changed",
+      requery(merge(imageChanged(), switched), queries.selection).pipe(distinctUntilChanged((a, b) => JSON.stringify(a) === JSON.stringify(b))),
+    ],
+    ["layer:selectionChange", requery(merge(imageChanged("selection", "active"), switched), queries.activeLayers)],
+    [
+      "layer:previewChange",
+      requery(merge(imageChanged("layers", "selection", "active"), link.event("documentChanged"), switched), queries.preview),
+    ],
+  ]);
+  for (const name of PHOTOSHOP_EVENTS) streams.set(name, link.event(name).pipe(map(parseData)));
+  return streams;
+}

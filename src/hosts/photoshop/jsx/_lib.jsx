@@ -1,0 +1,174 @@
+// biome-ignore-all lint: ExtendScript is ES3 (var-scoped, no JSON object), not modern JavaScript
+// Shared ExtendScript prelude of every bridge operation (ES3: no JSON object, no Array.prototype.map).
+// The bridge sends `var params = <JSON literal>;` + this prelude + one operation file + `__bridgeMain();`, so each
+// script Photoshop runs is self-contained (whether globals survive between calls is unknown, reference B.3).
+// Failures come back as data in the envelope, never as dialogs or type-1 frames (reference B.7).
+
+function __json(v) {
+  var t = typeof v, i, out, k;
+  if (v === null || v === undefined || t === "function") return "null";
+  if (t === "number") return isFinite(v) ? String(v) : "null";
+  if (t === "boolean") return v ? "true" : "false";
+  if (t === "string") {
+    out = "\"";
+    for (i = 0; i < v.length; i++) {
+      var c = v.charCodeAt(i), ch = v.charAt(i);
+      if (ch === "\"" || ch === "\\") out += "\\" + ch;
+      else if (c < 32 || c === 0x2028 || c === 0x2029) out += "\\u" + ("0000" + c.toString(16)).slice(-4);
+      else out += ch;
+    }
+    return out + "\"";
+  }
+  if (v instanceof Array) {
+    out = [];
+    for (i = 0; i < v.length; i++) out.push(__json(v[i]));
+    return "[" + out.join(",") + "]";
+  }
+  out = [];
+  for (k in v) if (v.hasOwnProperty(k) && v[k] !== undefined) out.push(__json(k) + ":" + __json(v[k]));
+  return "{" + out.join(",") + "}";
+}
+
+function BridgeFail(code, message, details) { this.code = code; this.message = message; this.details = details; }
+function __fail(code, message, details) { throw new BridgeFail(code, message, details || {}); }
+
+function __px(u) { return typeof u === "number" ? u : u.as("px"); }
+
+function __doc(id) {
+  if (app.documents.length === 0) __fail("NO_DOCUMENT", "No document is open in Photoshop");
+  if (id === undefined || id === null) return app.activeDocument;
+  for (var i = 0; i < app.documents.length; i++) if (app.documents[i].id === id) return app.documents[i];
+  __fail("DOCUMENT_NOT_FOUND", "No open document with id " + id, { documentId: id });
+}
+
+function __activate(doc) { if (app.activeDocument !== doc) app.activeDocument = doc; return doc; }
+
+function __activeIds(doc) {
+  __activate(doc);
+  var ids = [];
+  try {
+    var ref = new ActionReference();
+    ref.putProperty(stringIDToTypeID("property"), stringIDToTypeID("targetLayersIDs"));
+    ref.putEnumerated(charIDToTypeID("Dcmn"), charIDToTypeID("Ordn"), charIDToTypeID("Trgt"));
+    var list = executeActionGet(ref).getList(stringIDToTypeID("targetLayersIDs"));
+    for (var i = 0; i < list.count; i++) ids.push(list.getReference(i).getIdentifier());
+  } catch (e) {
+    try { ids.push(doc.activeLayer.id); } catch (e2) {}
+  }
+  return ids;
+}
+
+function __docInfo(doc) {
+  var info = {
+    id: doc.id, name: doc.name, width: Math.round(__px(doc.width)), height: Math.round(__px(doc.height)),
+    resolution: doc.resolution, colorMode: String(doc.mode).replace("DocumentMode.", "").toLowerCase(),
+    isDirty: !doc.saved, activeLayerIds: __activeIds(doc)
+  };
+  try { info.filePath = doc.fullName.fsName; } catch (e) {}
+  return info;
+}
+
+var __KINDS = { "LayerKind.TEXT": "text", "LayerKind.SOLIDFILL": "shape", "LayerKind.GRADIENTFILL": "shape",
+  "LayerKind.PATTERNFILL": "shape", "LayerKind.SMARTOBJECT": "smartObject" };
+
+function __kind(layer) {
+  if (layer.typename === "LayerSet") return "group";
+  if (layer.isBackgroundLayer) return "background";
+  var k = String(layer.kind);
+  if (__KINDS[k]) return __KINDS[k];
+  return k === "LayerKind.NORMAL" ? "pixel" : "adjustment";
+}
+
+function __slots(layers) {
+  var n = 0;
+  for (var i = 0; i < layers.length; i++) n += layers[i].typename === "LayerSet" ? 2 + __slots(layers[i].layers) : 1;
+  return n;
+}
+
+// Layers top-most first with generator indices: 0-based from the bottom, a group takes its own slot above its
+// children and a hidden divider slot below them (reference B.11).
+function __walk(layers, top, depth, out) {
+  var index = top;
+  for (var i = 0; i < layers.length; i++) {
+    var layer = layers[i];
+    var entry = { layer: layer, index: index, depth: depth };
+    out.push(entry);
+    index--;
+    if (layer.typename === "LayerSet") {
+      entry.children = [];
+      var before = out.length;
+      index = __walk(layer.layers, index, depth + 1, out);
+      for (var j = before; j < out.length; j++) if (out[j].depth === depth + 1) entry.children.push(out[j]);
+      index--; // the divider
+    }
+  }
+  return index;
+}
+
+function __entries(doc) { var out = []; __walk(doc.layers, __slots(doc.layers) - 1, 0, out); return out; }
+
+function __layerInfo(entry, children) {
+  var l = entry.layer, b = l.bounds;
+  var left = __px(b[0]), top = __px(b[1]), right = __px(b[2]), bottom = __px(b[3]);
+  var info = { id: l.id, index: entry.index, name: l.name, kind: __kind(l), visible: l.visible,
+    opacity: Math.round(l.opacity), blendMode: String(l.blendMode).replace("BlendMode.", "").toLowerCase(),
+    bounds: { left: left, top: top, right: right, bottom: bottom },
+    rect: { x: left, y: top, width: right - left, height: bottom - top }, clipped: l.grouped === true };
+  if (children && entry.children) {
+    info.children = [];
+    for (var i = 0; i < entry.children.length; i++) info.children.push(__layerInfo(entry.children[i], true));
+  }
+  return info;
+}
+
+function __activeEntries(doc, entries) {
+  var ids = __activeIds(doc), out = [];
+  for (var i = 0; i < entries.length; i++) {
+    for (var j = 0; j < ids.length; j++) if (entries[i].layer.id === ids[j]) out.push(entries[i]);
+  }
+  return out;
+}
+
+// ref: {by:"id",id} | {by:"index",index} | {by:"selectionIndex",index} | {by:"active"}; null only for "active".
+function __resolve(doc, ref) {
+  var entries = __entries(doc), i;
+  if (ref.by === "active") return __activeEntries(doc, entries)[0] || null;
+  if (ref.by === "selectionIndex") {
+    var found = __activeEntries(doc, entries)[ref.index];
+    if (!found) __fail("LAYER_NOT_FOUND", "No active layer at selection index " + ref.index, { selectionIndex: ref.index });
+    return found;
+  }
+  for (i = 0; i < entries.length; i++) {
+    if (ref.by === "id" ? entries[i].layer.id === ref.id : entries[i].index === ref.index) return entries[i];
+  }
+  if (ref.by === "id") __fail("LAYER_NOT_FOUND", "No layer with id " + ref.id, { layerId: ref.id, documentId: doc.id });
+  __fail("LAYER_NOT_FOUND", "No layer at index " + ref.index, { layerIndex: ref.index, documentId: doc.id });
+}
+
+function __hasBackground(doc) {
+  var ref = new ActionReference();
+  ref.putProperty(stringIDToTypeID("property"), stringIDToTypeID("hasBackgroundLayer"));
+  ref.putIdentifier(charIDToTypeID("Dcmn"), doc.id);
+  return executeActionGet(ref).getBoolean(stringIDToTypeID("hasBackgroundLayer"));
+}
+
+function __selectionRect(doc) {
+  try {
+    var b = doc.selection.bounds;
+    var x = __px(b[0]), y = __px(b[1]);
+    return { x: x, y: y, width: __px(b[2]) - x, height: __px(b[3]) - y };
+  } catch (e) { return null; }
+}
+
+function __bridgeMain() {
+  var saved = app.displayDialogs;
+  app.displayDialogs = DialogModes.NO;
+  try {
+    return "{\"ok\":true,\"result\":" + __json(run(params)) + "}";
+  } catch (e) {
+    if (e instanceof BridgeFail) return "{\"ok\":false,\"error\":" + __json({ code: e.code, message: e.message, details: e.details }) + "}";
+    return "{\"ok\":false,\"error\":" + __json({ code: "JSX_FAILED", message: String(e), details: { line: e.line || 0 } }) + "}";
+  } finally {
+    app.displayDialogs = saved;
+  }
+}

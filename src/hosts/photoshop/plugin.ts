@@ -1,0 +1,61 @@
+import { createBridge, type Bridge } from "../../bridge.js";
+import { createLogger } from "../../logger.js";
+import { parseListen } from "../../cli.js";
+import { createPhotoshopAdapter } from "./adapter.js";
+import { GeneratorLink, type GeneratorLike } from "./generator-link.js";
+import { resolvePhotoshopLimits } from "./limits.js";
+
+/**
+ * How long the bridge waits for running calls when Photoshop goes away: generator-core's `app.js` exits about a
+ * second after the link closes (reference A "Lifecycle"), so `#closing` and the last answers must flush before.
+ */
+export const PLUGIN_SHUTDOWN_GRACE_MS = 500;
+
+/** The plugin's part of the Generator config (`config["image-editor-bridge"]` in `~/generator.json`). */
+export interface PluginConfig {
+  /** `host:port` to listen on. @default "127.0.0.1:7700" */
+  listen?: string;
+  /** Access token (required off loopback). */
+  token?: string;
+  /** Folders `jsx:execute` may run named scripts from. */
+  scriptDirs?: string[];
+  /** @default "info" */
+  logLevel?: string;
+  /** Installed package folder, when the plugin folder was copied out of it (read by `main.cjs`). */
+  packageDir?: string;
+}
+
+/** generator-core's plugin logger (printf-style). */
+export interface GeneratorLogger {
+  info(message: string, ...args: unknown[]): void;
+  error(message: string, ...args: unknown[]): void;
+}
+
+/**
+ * Starts the bridge inside generator-core (called by `photoshop-plugin/main.cjs`): scripts run through the
+ * generator's own connection, and when Photoshop goes away the bridge closes with `#closing {reason: "host-close"}`.
+ */
+export async function startPlugin(generator: GeneratorLike, config: PluginConfig, logger: GeneratorLogger): Promise<Bridge> {
+  const limits = resolvePhotoshopLimits();
+  const link = new GeneratorLink(generator, limits.maxPixmapEdge);
+  const log = createLogger({ level: config.logLevel ?? "info", pretty: false });
+  const host = createPhotoshopAdapter({ link, scriptDirs: config.scriptDirs ?? [], logger: log, limits });
+  const bridge = createBridge({
+    host,
+    listen: parseListen(config.listen ?? "127.0.0.1:7700"),
+    ...(config.token ? { token: config.token } : {}),
+    limits: { shutdownGraceMs: PLUGIN_SHUTDOWN_GRACE_MS },
+    logger: log,
+  });
+  generator.on("close", () => {
+    logger.info("Photoshop went away; closing the bridge");
+    void bridge.close("host-close");
+  });
+  const exit = (): void => {
+    void bridge.close("process-exit");
+  };
+  process.once("SIGTERM", exit);
+  await bridge.start();
+  logger.info("image-editor-bridge listening on %s", bridge.url);
+  return bridge;
+}

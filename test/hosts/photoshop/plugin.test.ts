@@ -1,0 +1,113 @@
+import { once } from "node:events";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createRequire } from "node:module";
+import { afterEach, describe, expect, it } from "vitest";
+import type { Bridge } from "../../../src/bridge.js";
+import { TestClient } from "../../helpers/ws-client.js";
+import { startFake } from "./_setup.js";
+
+const require = createRequire(import.meta.url);
+const { createGenerator } = require("generator-core/lib/generator.js") as { createGenerator(loggerManager: unknown): never };
+const { createLoggerManager } = require("generator-core/lib/logging.js") as { createLoggerManager(level: number): unknown };
+
+interface PluginEntry {
+  init(generator: unknown, config: unknown, logger: unknown): Promise<Bridge | undefined>;
+  loadBridge(): Promise<unknown>;
+  health: { status: string; error?: string };
+}
+
+/** The CommonJS entry as generator-core loads it, reading the TypeScript sources instead of `dist/`. */
+function loadEntry(): PluginEntry {
+  const entry = require("../../../photoshop-plugin/main.cjs") as PluginEntry;
+  entry.loadBridge = () => import("../../../src/hosts/photoshop/plugin.js");
+  return entry;
+}
+
+const lines: string[] = [];
+const logger = {
+  info: (...args: unknown[]) => lines.push(args.map(String).join(" ")),
+  error: (...args: unknown[]) => lines.push(args.map(String).join(" ")),
+  warn() {},
+  debug() {},
+};
+const cleanup: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const step of cleanup.splice(0).reverse()) await step();
+});
+
+describe("the Generator plugin entry", () => {
+  it("declares itself to generator-core: name, main, core version range", () => {
+    const pkg = require("../../../photoshop-plugin/package.json") as Record<string, string>;
+    expect(pkg["name"]).toBe("image-editor-bridge");
+    expect(require.resolve("../../../photoshop-plugin")).toMatch(/main\.cjs$/);
+    expect(pkg["generator-core-version"]).toBeTruthy();
+  });
+
+  it("starts the bridge on a real generator connected to Photoshop, serving documents, pixels and events", async () => {
+    const fake = await startFake();
+    const generator = createGenerator(createLoggerManager(0)) as unknown as { start(o: unknown): PromiseLike<void>; shutdown(): void };
+    await generator.start({ hostname: "127.0.0.1", port: fake.port, password: fake.password, config: {} });
+    cleanup.push(() => generator.shutdown());
+    const entry = loadEntry();
+    const bridge = (await entry.init(generator, { listen: "127.0.0.1:0", logLevel: "silent" }, logger))!;
+    cleanup.push(() => bridge.close());
+    expect(entry.health.status).toBe("running");
+    expect(lines.some((l) => l.includes(process.version))).toBe(true);
+
+    const client = await TestClient.open(bridge.wsUrl);
+    cleanup.push(() => client.close());
+    expect(await client.call("document:current")).toMatchObject({ name: "Sample" });
+    const layer = (await client.call<{ id: number; bounds: unknown }[]>("document:layers"))[0]!;
+    const image = await client.call<{ bounds: unknown }>("image:exportLayer", { layerId: layer.id });
+    expect(image.bounds).toEqual(layer.bounds);
+    expect((await client.send("image:exportDocument", { maxSize: 50 })).ok).toBe(true);
+    expect(await client.call("jsx:run", { script: "1+1" })).toEqual({ result: "2" });
+
+    await client.call("event:subscribe", { type: "toolChanged" });
+    await fake.waitForSubscription("toolChanged");
+    fake.emitEvent("toolChanged", "moveTool");
+    expect((await client.next((f) => f.type === "toolChanged")).data).toBe("moveTool");
+  });
+
+  it("emits #closing {reason: host-close} when Photoshop goes away, then closes the sockets", async () => {
+    const fake = await startFake();
+    const generator = createGenerator(createLoggerManager(0)) as unknown as NodeJS.EventEmitter & { start(o: unknown): PromiseLike<void>; shutdown(): void };
+    await generator.start({ hostname: "127.0.0.1", port: fake.port, password: fake.password, config: {} });
+    cleanup.push(() => generator.shutdown());
+    const bridge = (await loadEntry().init(generator, { listen: "127.0.0.1:0", logLevel: "silent" }, logger))!;
+    cleanup.push(() => bridge.close());
+    const client = await TestClient.open(bridge.wsUrl);
+    await client.call("event:subscribe", { type: "#closing" });
+    const closed = once(generator, "close");
+    fake.dropConnections();
+    await closed;
+    expect((await client.closed).code).toBe(1001);
+    expect(client.events("#closing").map((f) => f.data)).toEqual([{ reason: "host-close" }]);
+  });
+
+  it("the entry imports the ESM bridge itself from the package folder (here a stand-in under packageDir)", async () => {
+    const packageDir = await mkdtemp(join(tmpdir(), "bridge-package-"));
+    cleanup.push(() => rm(packageDir, { recursive: true, force: true }));
+    await mkdir(join(packageDir, "dist", "hosts", "photoshop"), { recursive: true });
+    await writeFile(join(packageDir, "package.json"), '{"type":"module"}');
+    await writeFile(
+      join(packageDir, "dist", "hosts", "photoshop", "plugin.js"),
+      "export async function startPlugin(generator, config) { return { started: config.packageDir, generator: generator.name }; }",
+    );
+    delete require.cache[require.resolve("../../../photoshop-plugin/main.cjs")];
+    const entry = require("../../../photoshop-plugin/main.cjs") as PluginEntry;
+    const result = await entry.init({ name: "simulated" }, { packageDir }, logger);
+    expect(result).toEqual({ started: packageDir, generator: "simulated" });
+    expect(entry.health.status).toBe("running");
+  });
+
+  it("a start-up failure is logged and kept in health, never thrown at generator-core", async () => {
+    const entry = loadEntry();
+    const bridge = await entry.init({ on() {} }, { listen: "not an address" }, logger);
+    expect(bridge).toBeUndefined();
+    expect(entry.health).toMatchObject({ status: "failed" });
+    expect(entry.health.error).toMatch(/listen/);
+  });
+});

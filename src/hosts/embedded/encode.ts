@@ -4,6 +4,7 @@ import { BridgeError } from "../../protocol/index.js";
 import type { FileFormat, HostBounds, ImageFormat } from "../../protocol/index.js";
 import type { EncodedImage } from "../host.js";
 import { MAX_EXPORT_PIXELS, MAX_WEBP_EDGE } from "./limits.js";
+import { targetSize } from "../_internal/target-size.js";
 import { plainStack, renderDocument } from "./composite.js";
 import type { EmbeddedLayer } from "./document.js";
 import type { Raster } from "./raster.js";
@@ -23,29 +24,6 @@ export interface EncodeOptions<F extends FileImageFormat = ImageFormat> {
 /** JPEG has no alpha; transparent areas become white, as an editor's "flatten" does. */
 const JPEG_BACKGROUND = { r: 255, g: 255, b: 255 };
 
-/** Output size: `scale` first, then shrink so the longest edge is at most `maxSize` (never enlarges). */
-export function targetSize(width: number, height: number, options: Pick<EncodeOptions<FileImageFormat>, "scale" | "maxSize">): { width: number; height: number } {
-  const { scale, maxSize } = options;
-  if (scale !== undefined && !(Number.isFinite(scale) && scale > 0)) {
-    throw new BridgeError("BAD_REQUEST", "scale must be a positive number", { details: { scale } });
-  }
-  if (maxSize !== undefined && !(Number.isFinite(maxSize) && maxSize >= 1)) {
-    throw new BridgeError("BAD_REQUEST", "maxSize must be at least 1", { details: { maxSize } });
-  }
-  let w = Math.max(1, Math.round(width * (scale ?? 1)));
-  let h = Math.max(1, Math.round(height * (scale ?? 1)));
-  const longest = Math.max(w, h);
-  if (maxSize !== undefined && longest > maxSize) {
-    w = Math.max(1, Math.round((w * maxSize) / longest));
-    h = Math.max(1, Math.round((h * maxSize) / longest));
-  }
-  if (w * h > MAX_EXPORT_PIXELS) {
-    throw new BridgeError("PAYLOAD_TOO_LARGE", `Export of ${w}×${h} exceeds ${MAX_EXPORT_PIXELS} pixels`, {
-      details: { width: w, height: h, maxPixels: MAX_EXPORT_PIXELS },
-    });
-  }
-  return { width: w, height: h };
-}
 
 /**
  * Encodes pixels with sharp. A `null` raster (an empty layer) becomes a 1×1 transparent image with zero-size
@@ -58,7 +36,7 @@ export async function encodeRaster<F extends FileImageFormat = ImageFormat>(
 ): Promise<Omit<EncodedImage, "format"> & { format: F }> {
   const source = raster ?? emptyRaster(1, 1);
   const placed = raster ? bounds : EMPTY_BOUNDS;
-  const { width, height } = raster ? targetSize(source.width, source.height, options) : { width: 1, height: 1 };
+  const { width, height } = raster ? targetSize(source.width, source.height, options, MAX_EXPORT_PIXELS) : { width: 1, height: 1 };
   checkWebpEdge(options.format, width, height);
   let image = sharp(rasterBuffer(source), { raw: { width: source.width, height: source.height, channels: 4 } });
   if (width !== source.width || height !== source.height) image = image.resize(width, height, { fit: "fill" });
@@ -86,7 +64,7 @@ export async function encodeDocument<F extends FileImageFormat = ImageFormat>(
   const bounds = { left: 0, top: 0, right: doc.width, bottom: doc.height };
   const stack = plainStack(doc);
   if (!stack) return encodeRaster(renderDocument(doc), bounds, options);
-  const { width, height } = targetSize(doc.width, doc.height, options);
+  const { width, height } = targetSize(doc.width, doc.height, options, MAX_EXPORT_PIXELS);
   checkWebpEdge(options.format, width, height);
   const [bottom] = stack;
   const fullBottom = bottom !== undefined && bottom.left === 0 && bottom.top === 0 && bottom.width === doc.width && bottom.height === doc.height;

@@ -8,15 +8,17 @@ import type { GimpConnectOptions } from "../factory.js";
 import type { EncodedImage, ExportOptions, HostAdapter, HostCallContext, HostInfo, LayerRef } from "../host.js";
 import { GimpClient } from "./client.js";
 import { GimpEvents } from "./events.js";
-import { clipToCanvas, parseColor, targetSize } from "./geometry.js";
+import { clipToCanvas, parseColor } from "./geometry.js";
+import { targetSize } from "../_internal/target-size.js";
 import { formatForExtension, renderFile, UNKNOWN_FILE_FORMAT } from "../_internal/file-format.js";
 import { convert, strokePath, svgPathData, takePng } from "./images.js";
 import { decodeImportImage } from "./import.js";
 import { parseDocument, parseTree, requireRef, resolveRef, withoutChildren, type LayerTree } from "./layers.js";
-import { DEFAULT_GIMP_CALL_TIMEOUT_MS, DEFAULT_OUTLINE_COLOR, DEFAULT_OUTLINE_WIDTH, DEFAULT_POLL_INTERVAL_MS, MAX_DOCUMENT_PIXELS, POLL_TIMEOUT_MS } from "./limits.js";
+import { DEFAULT_GIMP_CALL_TIMEOUT_MS, DEFAULT_OUTLINE_COLOR, DEFAULT_OUTLINE_WIDTH, DEFAULT_POLL_INTERVAL_MS, MAX_DOCUMENT_PIXELS, MAX_EXPORT_PIXELS, MAX_SCRIPT_BYTES, POLL_TIMEOUT_MS } from "./limits.js";
 import { asList, asNumber, int, lit, num, sexpToJson, type Sexp } from "./scheme.js";
 import { SAMPLE_SCRIPT } from "./sample.js";
-import { readNamedScript, toScheme } from "./scripts.js";
+import { toScheme } from "./scripts.js";
+import { readNamedScript } from "../_internal/named-script.js";
 import { GimpSupervisor } from "./supervisor.js";
 import type { Endpoint } from "./wire.js";
 
@@ -159,7 +161,7 @@ export function createGimpHost(options: GimpHostOptions): GimpHost {
 
   async function exportDocument(ctx: HostCallContext, id: number, exportOptions: Omit<ExportOptions, "documentId">): Promise<EncodedImage> {
     const doc = await documentOf(ctx, id);
-    const size = targetSize(doc.width, doc.height, exportOptions);
+    const size = targetSize(doc.width, doc.height, exportOptions, MAX_EXPORT_PIXELS);
     const file = tempFile(".png");
     await call(ctx, `(br-export-doc ${int(id)} ${int(size.width)} ${int(size.height)} ${lit(file)})`);
     const bytes = await encodedFile(file, exportOptions.format, exportOptions.quality);
@@ -167,7 +169,7 @@ export function createGimpHost(options: GimpHostOptions): GimpHost {
   }
 
   async function exportLayer(ctx: HostCallContext | undefined, id: number, layer: HostLayer, exportOptions: ExportOptions): Promise<EncodedImage> {
-    const size = targetSize(layer.rect.width, layer.rect.height, exportOptions);
+    const size = targetSize(layer.rect.width, layer.rect.height, exportOptions, MAX_EXPORT_PIXELS);
     const file = tempFile(".png");
     await call(ctx, `(br-export-layer ${int(id)} ${int(layer.id)} ${int(size.width)} ${int(size.height)} ${lit(file)})`);
     const bytes = await encodedFile(file, exportOptions.format, exportOptions.quality);
@@ -421,7 +423,7 @@ export function createGimpHost(options: GimpHostOptions): GimpHost {
       const layer = requireRef(await treeOf(ctx, id), exportOptions.ref, id);
       const [r, g, b, a] = parseColor(exportOptions.strokeColor ?? DEFAULT_OUTLINE_COLOR);
       const strokeWidth = exportOptions.strokeWidth ?? DEFAULT_OUTLINE_WIDTH;
-      const size = targetSize(layer.rect.width, layer.rect.height, exportOptions);
+      const size = targetSize(layer.rect.width, layer.rect.height, exportOptions, MAX_EXPORT_PIXELS);
       const svgFile = tempFile(".svg");
       const pngFile = tempFile(".png");
       let outline: string | undefined;
@@ -473,7 +475,7 @@ export function createGimpHost(options: GimpHostOptions): GimpHost {
     },
 
     async executeScript(ctx, { name, params, timeoutMs }): Promise<unknown> {
-      const source = await readNamedScript(options.scriptDirs ?? [], name);
+      const { source } = await readNamedScript(options.scriptDirs ?? [], name, { extension: ".scm", language: "Script-Fu", maxBytes: MAX_SCRIPT_BYTES });
       // The script sees its params as `params`, an association list: (cdr (assoc "key" params)).
       const form = `(let ((params ${toScheme(params)})) ${source}\n)`;
       const outcome = await client.run(form, ctxOptions(ctx, "JSX_FAILED", Math.min(timeoutMs, callTimeoutMs)));

@@ -1,22 +1,5 @@
 import { BridgeError, type HostRect } from "../../protocol/index.js";
-import { MAX_EXPORT_PIXELS } from "./limits.js";
 
-/** Output size of an export: `scale` first, then shrink so the longest edge is at most `maxSize` (never enlarges). */
-export function targetSize(width: number, height: number, options: { scale?: number | undefined; maxSize?: number | undefined }): { width: number; height: number } {
-  let w = Math.max(1, Math.round(width * (options.scale ?? 1)));
-  let h = Math.max(1, Math.round(height * (options.scale ?? 1)));
-  const longest = Math.max(w, h);
-  if (options.maxSize !== undefined && longest > options.maxSize) {
-    w = Math.max(1, Math.round((w * options.maxSize) / longest));
-    h = Math.max(1, Math.round((h * options.maxSize) / longest));
-  }
-  if (w * h > MAX_EXPORT_PIXELS) {
-    throw new BridgeError("PAYLOAD_TOO_LARGE", `Export of ${w}×${h} exceeds ${MAX_EXPORT_PIXELS} pixels`, {
-      details: { width: w, height: h, maxPixels: MAX_EXPORT_PIXELS },
-    });
-  }
-  return { width: w, height: h };
-}
 
 /** A rectangle clipped to the canvas on whole pixels, or null when nothing is left. */
 export function clipToCanvas(rect: HostRect, width: number, height: number): HostRect | null {

@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
-import { readFile, realpath, rm, stat, writeFile } from "node:fs/promises";
+import { rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { extname, isAbsolute, join, resolve, sep } from "node:path";
+import { extname, join, resolve } from "node:path";
 import sharp from "sharp";
 import { BridgeError } from "../../protocol/index.js";
 import type { HostBounds, HostDocument, HostLayer, HostRect, LayerPreviewPayload, SelectionPath } from "../../protocol/index.js";
@@ -9,7 +9,8 @@ import type { Logger } from "../../logger.js";
 import { silentLogger } from "../../logger.js";
 import type { EncodedImage, ExportOptions, HostAdapter, HostCallContext, HostInfo, LayerRef } from "../host.js";
 import { eitherSignal } from "./_internal/signal.js";
-import { EMPTY_BOUNDS, encodePixels, targetSize, writeFileAtomic } from "./encode.js";
+import { EMPTY_BOUNDS, encodePixels, MAX_ENCODE_PIXELS, writeFileAtomic } from "./encode.js";
+import { targetSize } from "../_internal/target-size.js";
 import { formatForExtension, renderFile, UNKNOWN_FILE_FORMAT } from "../_internal/file-format.js";
 import { readEnvelope } from "./envelope.js";
 import { PHOTOSHOP_EVENTS, photoshopEventStreams } from "./events.js";
@@ -17,6 +18,7 @@ import { resolvePhotoshopLimits, type PhotoshopLimits } from "./limits.js";
 import type { PhotoshopLink, PixmapReply } from "./link.js";
 import { buildScript, paramsPrefix, type Operation } from "./scripts.js";
 import { toSelectionPath } from "../_internal/selection-svg.js";
+import { readNamedScript } from "../_internal/named-script.js";
 
 /** Largest image `layer:importImage` accepts, in pixels (decoded by sharp before Photoshop sees it). */
 export const MAX_IMPORT_PIXELS = 50_000_000;
@@ -57,21 +59,6 @@ function decodeImageSource(image: string): Buffer {
   return Buffer.from(base64, "base64");
 }
 
-/** A named script inside one of `dirs`, refusing anything that would resolve outside them. */
-async function resolveNamedScript(dirs: readonly string[], name: string): Promise<string> {
-  if (name.includes("/") || name.includes("\\") || name.startsWith(".") || name.includes("\0")) {
-    throw new BridgeError("BAD_REQUEST", "A script name is a file name inside a scripts folder, without path parts", { details: { name } });
-  }
-  const file = extname(name) ? name : `${name}.jsx`;
-  for (const dir of dirs) {
-    const root = await realpath(dir).catch(() => undefined);
-    if (root === undefined) continue;
-    const candidate = await realpath(join(root, file)).catch(() => undefined);
-    if (candidate?.startsWith(root + sep) && (await stat(candidate)).isFile()) return candidate;
-  }
-  throw new BridgeError("NOT_FOUND", `No script named ${name} in the scripts folders`, { details: { name, scriptDirs: dirs.length } });
-}
-
 /**
  * The Photoshop editor behind a {@link PhotoshopLink}: every operation is one `.jsx` file returning a JSON
  * envelope; pixels come as pixmaps and are encoded here with sharp (never Photoshop's ImageMagick, reference A).
@@ -109,13 +96,13 @@ export function createPhotoshopAdapter(options: PhotoshopAdapterOptions): HostAd
     const reply = await layerPixels(signal, doc, layer);
     if (reply === null) return encodePixels(null, EMPTY_BOUNDS, options);
     const bounds = reply.bounds;
-    const size = targetSize(bounds.right - bounds.left, bounds.bottom - bounds.top, options);
+    const size = targetSize(bounds.right - bounds.left, bounds.bottom - bounds.top, options, MAX_ENCODE_PIXELS);
     return encodePixels(reply.pixmap, bounds, options, size, overlay ? await overlay(bounds, size) : undefined);
   }
 
   async function exportDocument(signal: AbortSignal, options: ExportOptions): Promise<EncodedImage> {
     const doc = await getDocument(signal, options.documentId);
-    const size = targetSize(doc.width, doc.height, options);
+    const size = targetSize(doc.width, doc.height, options, MAX_ENCODE_PIXELS);
     // Ask Photoshop for the scaled composite directly: a big canvas at full size is slow and huge (B.8).
     const scale = Math.min(1, size.width / doc.width, limits.maxPixmapEdge / Math.max(doc.width, doc.height));
     const reply = await link.pixmap({ documentId: doc.id, scale, maxDimension: limits.maxPixmapEdge }, signal);
@@ -129,7 +116,7 @@ export function createPhotoshopAdapter(options: PhotoshopAdapterOptions): HostAd
     const reply = await layerPixels(signal, doc, layer);
     const options = { format: "png" as const, maxSize };
     const image = reply
-      ? await encodePixels(reply.pixmap, reply.bounds, options, targetSize(reply.pixmap.width, reply.pixmap.height, options))
+      ? await encodePixels(reply.pixmap, reply.bounds, options, targetSize(reply.pixmap.width, reply.pixmap.height, options, MAX_ENCODE_PIXELS))
       : await encodePixels(null, EMPTY_BOUNDS, options);
     return {
       documentId: doc.id,
@@ -305,10 +292,8 @@ export function createPhotoshopAdapter(options: PhotoshopAdapterOptions): HostAd
     },
 
     async executeScript(ctx, { name, params, timeoutMs }): Promise<unknown> {
-      const file = await resolveNamedScript(scriptDirs, name);
-      if (!isAbsolute(file)) throw new BridgeError("BAD_REQUEST", "Script path is not absolute", { details: { name } });
-      const text = await readFile(file, "utf8");
-      return link.evaluate(`${paramsPrefix(params)}${text}`, withTimeout(ctx, timeoutMs));
+      const { source } = await readNamedScript(scriptDirs, name, { extension: ".jsx", language: "ExtendScript", maxBytes: limits.maxScriptChars });
+      return link.evaluate(`${paramsPrefix(params)}${source}`, withTimeout(ctx, timeoutMs));
     },
   };
 }

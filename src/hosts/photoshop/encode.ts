@@ -19,29 +19,6 @@ export interface EncodeOptions {
   readonly maxSize?: number | undefined;
 }
 
-/** Output size: `scale` first, then shrink so the longest edge is at most `maxSize` (never enlarges). */
-export function targetSize(width: number, height: number, options: Pick<EncodeOptions, "scale" | "maxSize">): { width: number; height: number } {
-  const { scale, maxSize } = options;
-  if (scale !== undefined && !(Number.isFinite(scale) && scale > 0)) {
-    throw new BridgeError("BAD_REQUEST", "scale must be a positive number", { details: { scale } });
-  }
-  if (maxSize !== undefined && !(Number.isFinite(maxSize) && maxSize >= 1)) {
-    throw new BridgeError("BAD_REQUEST", "maxSize must be at least 1", { details: { maxSize } });
-  }
-  let w = Math.max(1, Math.round(width * (scale ?? 1)));
-  let h = Math.max(1, Math.round(height * (scale ?? 1)));
-  const longest = Math.max(w, h);
-  if (maxSize !== undefined && longest > maxSize) {
-    w = Math.max(1, Math.round((w * maxSize) / longest));
-    h = Math.max(1, Math.round((h * maxSize) / longest));
-  }
-  if (w * h > MAX_ENCODE_PIXELS) {
-    throw new BridgeError("PAYLOAD_TOO_LARGE", `Export of ${w}×${h} exceeds ${MAX_ENCODE_PIXELS} pixels`, {
-      details: { width: w, height: h, maxPixels: MAX_ENCODE_PIXELS },
-    });
-  }
-  return { width: w, height: h };
-}
 
 /** Raw RGBA pixels to encode, or `null` for an empty layer (encoded as 1×1 transparent with empty bounds). */
 export interface RgbaImage {

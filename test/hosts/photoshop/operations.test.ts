@@ -107,7 +107,7 @@ describe("Photoshop operations", () => {
     expect((await client.send("jsx:run", { script: "1+1", language: "script-fu" })).error).toMatchObject({ code: "NOT_SUPPORTED" });
     expect(await client.call("jsx:execute", { name: "greet", params: { who: "you" } })).toEqual({ result: "hello you" });
     expect((await client.send("jsx:execute", { name: "../ps-outside/secret" })).error?.code).toBe("BAD_REQUEST");
-    expect((await client.send("jsx:execute", { name: "escape" })).error?.code).toBe("NOT_FOUND");
+    expect((await client.send("jsx:execute", { name: "escape" })).error?.code).toBe("FORBIDDEN");
     expect((await client.send("jsx:execute", { name: "missing" })).error?.code).toBe("NOT_FOUND");
     expect(fake.requests.some((r) => r.script.includes("app.quit"))).toBe(false);
   });

@@ -11,7 +11,7 @@ import {
   SCRIPT_MEMORY_LIMIT_BYTES,
 } from "./limits.js";
 import { EDITOR_API_PRELUDE } from "./prelude.js";
-import { readNamedScript } from "./resolve.js";
+import { readNamedScript } from "../../_internal/named-script.js";
 import { runInSandbox } from "./sandbox.js";
 
 export type { ScriptEnv } from "./api.js";
@@ -111,7 +111,7 @@ export function createScriptRunner(
       return run(ctx, script, "script.js", {}, timeoutMs);
     },
     async executeScript(ctx, { name, params, timeoutMs }) {
-      const named = await readNamedScript(env.scriptDirs, name, limits.maxSourceBytes);
+      const named = await readNamedScript(env.scriptDirs, name, { extension: ".js", language: "JavaScript", maxBytes: limits.maxSourceBytes });
       const filename = name.endsWith(".js") ? name : `${name}.js`;
       return run(ctx, named.source, filename, params, timeoutMs);
     },

@@ -89,6 +89,40 @@ describe("embedded host: scripts", () => {
     expect((await host.currentDocument(ctx())).name).toBe("Built");
   });
 
+  it("a script builds a product shot, selects the subject, removes the background and exports it", async () => {
+    const host = await connectedHost();
+    const path = join(dir, "cutout.png");
+    const result = (await run(
+      host,
+      `const doc = app.documents.add(200, 150, "Shot", "#c8c8c8");
+       const product = doc.artLayers.add("Product");
+       doc.selection.selectEllipse({ x: 60, y: 40, width: 80, height: 60 });
+       product.fill("#b01818");
+       doc.selection.deselect();
+       doc.flatten();
+       (async () => {
+         const found = await doc.selection.selectSubject();
+         const subject = doc.selection.bounds;
+         const removed = await doc.layers[0].removeBackground();
+         const file = await doc.exportDocument(${JSON.stringify(path)});
+         return { found, subject, removed, file };
+       })()`,
+    )) as { found: boolean; subject: { left: number; top: number; right: number; bottom: number }; removed: boolean };
+    expect(result).toMatchObject({ found: true, removed: true });
+    // The subject's outline is the ellipse, give or take the feathered edge.
+    for (const [got, want] of [
+      [result.subject.left, 60],
+      [result.subject.top, 40],
+      [result.subject.right, 140],
+      [result.subject.bottom, 100],
+    ] as const) {
+      expect(Math.abs(got - want)).toBeLessThanOrEqual(3);
+    }
+    const image = await rawPixels(await sharp(path).toBuffer());
+    expect(pixelAt(image, 100, 70)).toEqual([176, 24, 24, 255]);
+    expect(pixelAt(image, 5, 5)[3]).toBe(0);
+  });
+
   it("polygon and ellipse selections limit fills and clears to their shape", async () => {
     const host = await connectedHost();
     await run(

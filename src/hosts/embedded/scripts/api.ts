@@ -298,6 +298,18 @@ export function createScriptApi(env: ScriptEnv, ctx: HostCallContext): ScriptApi
       if (!host.saveDocument) throw new BridgeError("NOT_SUPPORTED", "Saving is not supported", { details: { capability: "document:save" } });
       return host.saveDocument(ctx, { documentId: doc, path });
     },
+    "selection.selectSubject": async (args, op) => {
+      const { doc, layer } = parse(z.object({ doc: docId, layer: layerId.optional() }).strict(), op, args);
+      if (!host.autoCutout) throw new BridgeError("NOT_SUPPORTED", "Select Subject is not supported", { details: { capability: "action:autoCutout" } });
+      return host.autoCutout(ctx, { documentId: doc, layerId: layer });
+    },
+    "layer.removeBackground": async (args, op) => {
+      const { doc, layer } = parse(LayerArgs, op, args);
+      if (!host.removeBackground) {
+        throw new BridgeError("NOT_SUPPORTED", "Remove Background is not supported", { details: { capability: "action:removeBackground" } });
+      }
+      return (await host.removeBackground(ctx, { documentId: doc, layerId: layer })).success;
+    },
     "doc.exportFile": async (args, op) => {
       const { doc, path, format, quality } = parse(FileExportArgs, op, args);
       if (!host.exportDocumentFile) throw new BridgeError("NOT_SUPPORTED", "File export is not supported", { details: { capability: "document:export" } });

@@ -42,6 +42,9 @@ function pick(): (typeof CALLS)[number] {
   return CALLS[0]!;
 }
 
+/** The last selection of the run, set once every client has stopped; random selections start below x = 100. */
+const MARKER = { x: 700, y: 500, width: 3, height: 3 };
+
 /** Problems found by the soak clients; the test fails listing them. */
 const problems: string[] = [];
 
@@ -56,6 +59,8 @@ class SoakClient {
   private lastSeq = 0;
   private running = false;
   selectionEvents = 0;
+  /** Whether the final marker selection (sent after everyone stopped) has arrived. */
+  sawMarker = false;
   answered = 0;
   failures = 0;
   busy = 0;
@@ -70,14 +75,17 @@ class SoakClient {
     this.opened = new Promise((resolve, reject) => {
       this.ws.once("error", reject);
       this.ws.on("message", (data) => {
-        const frame = JSON.parse(String(data)) as { id?: string; ok?: boolean; type?: string; seq?: number; error?: { code: string } };
+        const frame = JSON.parse(String(data)) as { id?: string; ok?: boolean; type?: string; seq?: number; data?: unknown; error?: { code: string } };
         if (frame.type === "connected") return resolve();
         if (frame.id !== undefined) return this.onResponse(frame.id, frame.ok === true, frame.error?.code);
         if (frame.seq !== undefined) {
           if (frame.seq !== this.lastSeq + 1) problems.push(`seq ${frame.seq} after ${this.lastSeq}`);
           this.lastSeq = frame.seq;
         }
-        if (frame.type === "selection:changed") this.selectionEvents++;
+        if (frame.type === "selection:changed") {
+          this.selectionEvents++;
+          if ((frame.data as { x?: number } | null)?.x === MARKER.x) this.sawMarker = true;
+        }
       });
     });
   }
@@ -90,6 +98,11 @@ class SoakClient {
   start(): void {
     this.running = true;
     this.loop();
+  }
+
+  /** Sets the marker selection, which no random call produces; resolves when answered. */
+  mark(): Promise<void> {
+    return this.request("selection:set", { rect: MARKER });
   }
 
   /** Stops issuing calls; resolves when every request sent has been answered. */
@@ -186,7 +199,11 @@ describe("soak", () => {
       const heapEnd = settledHeapBytes();
 
       // Every steady subscriber saw the same selection events (they never unsubscribed); seq gaps are in `problems`.
+      // Events reach sockets independently of responses, so the count is read once the marker, set after every
+      // client stopped, has reached them all: events arrive in order, so everything before it has too.
       const steady = clients.filter((c) => c.steady);
+      await steady[0]!.mark();
+      await eventually(() => steady.every((c) => c.sawMarker), "the final selection to reach every steady client");
       const counts = new Set(steady.map((c) => c.selectionEvents));
       expect(problems.slice(0, 10)).toEqual([]);
       expect(counts.size).toBe(1);

@@ -93,7 +93,8 @@ const EDITORS = [
   {
     name: "the embedded editor",
     // Small documents and no file access: random params must not allocate gigabytes or touch the disk.
-    options: (): BridgeOptions => ({ embedded: { maxDocumentPixels: 250_000, allowFileImport: false } }),
+    // GrabCut loads opencv.js (~11 MB, kept for the process lifetime): it would read as heap growth, so it stays off.
+    options: (): BridgeOptions => ({ embedded: { maxDocumentPixels: 250_000, allowFileImport: false, cutout: { refine: "never" } } }),
   },
 ];
 

@@ -3,28 +3,23 @@ import { createActor, type Actor } from "xstate";
 import type { SerializedEvent } from "../actors/event-bus.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
-import { BridgeError, isBridgeError, toProtocolError, type PluginHealth } from "../protocol/index.js";
+import { BridgeError, toProtocolError, type PluginHealth } from "../protocol/index.js";
 import type {
   PluginCallContext,
-  PluginContext,
   PluginDefinition,
   PluginDisconnectInfo,
   PluginHooks,
-  PluginMethodHandler,
   PluginRouteHandler,
   PluginRouteRequest,
-  PluginRouteVerb,
-  StandardSchemaV1,
 } from "./api.js";
-import { matchRoute, parseRoutePattern, patternKey, type RoutePattern } from "./_internal/route-pattern.js";
+import { withDeadline } from "./_internal/deadline.js";
+import { matchRoute } from "./_internal/route-pattern.js";
+import { reasonOf, toPluginError } from "./errors.js";
 import { healthOf, isAvailable, pluginMachine } from "./plugin.machine.js";
+import { createPluginContext, type MethodEntry, type RouteEntry, type Staged } from "./registration.js";
 
-/** Method names a plugin may register: printable, bounded; `event:*` stays the bridge's (subscriptions). */
-export const PLUGIN_METHOD_PATTERN = /^[A-Za-z0-9_.:/-]{1,128}$/;
 /** Plugin-local event types; they may not start with `#` (the bridge's lifecycle events). */
 export const PLUGIN_EVENT_PATTERN = /^[A-Za-z0-9_.:/-]{1,128}$/;
-const ROUTE_VERBS: ReadonlySet<string> = new Set(["GET", "POST", "PUT", "PATCH", "DELETE"]);
-const CODE_PATTERN = /^[A-Z][A-Z0-9_]{1,63}$/;
 
 /** What a plugin needs from the bridge around it. */
 export interface PluginEnvironment {
@@ -36,72 +31,6 @@ export interface PluginEnvironment {
   mainStream(type: string): Observable<SerializedEvent> | undefined;
   /** Main event types, so plugin-local ones cannot shadow them. */
   mainTypes(): readonly string[];
-}
-
-interface MethodEntry {
-  readonly schema: StandardSchemaV1 | undefined;
-  readonly handler: PluginMethodHandler;
-}
-
-interface RouteEntry {
-  readonly verb: PluginRouteVerb;
-  readonly pattern: RoutePattern;
-  readonly handler: PluginRouteHandler;
-}
-
-/** Registrations made during `setup`; they take effect only when `setup` succeeds (atomic registration). */
-interface Staged {
-  methods: Map<string, MethodEntry>;
-  routes: RouteEntry[];
-  listeners: Array<{ type: string; listener: (data: unknown) => void }>;
-}
-
-/** Why a call failed, as the plugin reported it; anything without a code becomes INTERNAL without internals. */
-export function toPluginError(error: unknown, pluginId: string, where: string, log: Logger): BridgeError {
-  if (isBridgeError(error)) {
-    if (error.pluginId !== undefined) return error;
-    return new BridgeError(error.code, error.message, {
-      ...(error.details === undefined ? {} : { details: error.details }),
-      ...(error.retryable === undefined ? {} : { retryable: error.retryable }),
-      source: error.source ?? "plugin",
-      pluginId,
-    });
-  }
-  const shaped = error as { code?: unknown; message?: unknown; details?: unknown; retryable?: unknown; status?: unknown } | null;
-  if (typeof shaped === "object" && shaped !== null && typeof shaped.code === "string" && CODE_PATTERN.test(shaped.code)) {
-    let details =
-      typeof shaped.details === "object" && shaped.details !== null ? { ...(shaped.details as Record<string, unknown>) } : undefined;
-    if (typeof shaped.status === "number") details = { ...details, httpStatus: shaped.status };
-    return new BridgeError(shaped.code, typeof shaped.message === "string" ? shaped.message : shaped.code, {
-      ...(details === undefined ? {} : { details }),
-      ...(typeof shaped.retryable === "boolean" ? { retryable: shaped.retryable } : {}),
-      source: "plugin",
-      pluginId,
-    });
-  }
-  log.error({ err: error, where }, "plugin code failed with an uncoded error");
-  return new BridgeError("INTERNAL", `Plugin "${pluginId}" failed in ${where}`, { source: "plugin", pluginId });
-}
-
-function reasonOf(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  if (typeof error === "string") return error;
-  return String(error);
-}
-
-/** Runs `work` with a deadline; rejects with `onTimeout()` when it passes. */
-async function withDeadline<T>(work: () => T | Promise<T>, ms: number, onTimeout: () => Error): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      Promise.resolve().then(work),
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(onTimeout()), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 function issuesToDetails(issues: ReadonlyArray<{ message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> | undefined }>) {
@@ -175,7 +104,20 @@ export class PluginInstance {
     }
     const staged: Staged = { methods: new Map(), routes: [], listeners: [] };
     let open = true;
-    const ctx = this.context(staged, () => open);
+    const ctx = createPluginContext(
+      {
+        id: this.id,
+        config: this.config,
+        log: this.log,
+        emit: (type, data) => this.emit(type, data),
+        invoke: (method, params) => this.env.invoke(this.id, method, params),
+        mainStream: (type) => this.env.mainStream(type),
+        mainTypes: () => this.env.mainTypes(),
+        listen: (type, listener) => this.listen(type, listener),
+      },
+      staged,
+      () => open,
+    );
     let hooks: unknown;
     try {
       hooks = await withDeadline(
@@ -219,68 +161,6 @@ export class PluginInstance {
     }
     if (this.env.mainTypes().includes(type)) return `event type "${type}" is a main event of the bridge`;
     return null;
-  }
-
-  private context(staged: Staged, open: () => boolean): PluginContext {
-    const closed = (what: string): Error =>
-      new Error(`${what} is only possible during setup (registrations are atomic and closed now)`);
-    const plugin = this;
-    return {
-      id: this.id,
-      config: this.config,
-      logger: this.log,
-      method(name: string, schemaOrHandler: unknown, maybeHandler?: unknown): void {
-        if (!open()) throw closed("ctx.method");
-        const handler = (maybeHandler ?? schemaOrHandler) as PluginMethodHandler;
-        const schema = maybeHandler === undefined ? undefined : (schemaOrHandler as StandardSchemaV1);
-        if (typeof name !== "string" || !PLUGIN_METHOD_PATTERN.test(name)) {
-          throw new Error(`method name ${JSON.stringify(name)} must match ${PLUGIN_METHOD_PATTERN.source}`);
-        }
-        if (name.startsWith("event:")) throw new Error(`method name "${name}" is reserved (event:* belongs to the bridge)`);
-        if (staged.methods.has(name)) throw new Error(`method "${name}" is registered twice`);
-        if (typeof handler !== "function") throw new Error(`the handler of method "${name}" is not a function`);
-        if (schema !== undefined && typeof schema?.["~standard"]?.validate !== "function") {
-          throw new Error(`the params schema of method "${name}" is not a Standard Schema (e.g. a zod schema)`);
-        }
-        staged.methods.set(name, { schema, handler });
-      },
-      route(verb, path, handler): void {
-        if (!open()) throw closed("ctx.route");
-        const upper = String(verb).toUpperCase();
-        if (!ROUTE_VERBS.has(upper)) throw new Error(`route verb "${verb}" must be one of ${[...ROUTE_VERBS].join(", ")}`);
-        const pattern = parseRoutePattern(path);
-        const first = pattern[0];
-        if (first !== undefined && "literal" in first && first.literal === "health") {
-          throw new Error(`route path "${path}" is reserved (/plugins/{id}/health is the bridge's)`);
-        }
-        if (typeof handler !== "function") throw new Error(`the handler of route ${upper} ${path} is not a function`);
-        const key = patternKey(pattern);
-        if (staged.routes.some((r) => r.verb === upper && patternKey(r.pattern) === key)) {
-          throw new Error(`route ${upper} ${path} is registered twice`);
-        }
-        staged.routes.push({ verb: upper as PluginRouteVerb, pattern, handler });
-      },
-      events: {
-        emit: (type, data) => plugin.emit(type, data),
-      },
-      bridge: {
-        invoke: (method, params) => plugin.env.invoke(plugin.id, method, params) as never,
-        on(type, listener) {
-          if (plugin.env.mainStream(type) === undefined) {
-            throw new BridgeError("BAD_REQUEST", `Unknown event type "${type}"`, { details: { type, accepted: plugin.env.mainTypes() } });
-          }
-          if (typeof listener !== "function") throw new Error("ctx.bridge.on needs a listener function");
-          if (open()) {
-            const entry = { type, listener };
-            staged.listeners.push(entry);
-            return () => {
-              staged.listeners = staged.listeners.filter((l) => l !== entry);
-            };
-          }
-          return plugin.listen(type, listener);
-        },
-      },
-    };
   }
 
   private listen(type: string, listener: (data: unknown) => void): () => void {

@@ -1,0 +1,106 @@
+import type { Observable } from "rxjs";
+import type { SerializedEvent } from "../actors/event-bus.js";
+import type { Logger } from "../logger.js";
+import { BridgeError } from "../protocol/index.js";
+import type { PluginContext, PluginMethodHandler, PluginRouteHandler, PluginRouteVerb, StandardSchemaV1 } from "./api.js";
+import { parseRoutePattern, patternKey, type RoutePattern } from "./_internal/route-pattern.js";
+
+/** Method names a plugin may register: printable, bounded; `event:*` stays the bridge's (subscriptions). */
+export const PLUGIN_METHOD_PATTERN = /^[A-Za-z0-9_.:/-]{1,128}$/;
+const ROUTE_VERBS: ReadonlySet<string> = new Set(["GET", "POST", "PUT", "PATCH", "DELETE"]);
+
+export interface MethodEntry {
+  readonly schema: StandardSchemaV1 | undefined;
+  readonly handler: PluginMethodHandler;
+}
+
+export interface RouteEntry {
+  readonly verb: PluginRouteVerb;
+  readonly pattern: RoutePattern;
+  readonly handler: PluginRouteHandler;
+}
+
+/** Registrations made during `setup`; they take effect only when `setup` succeeds (atomic registration). */
+export interface Staged {
+  methods: Map<string, MethodEntry>;
+  routes: RouteEntry[];
+  listeners: Array<{ type: string; listener: (data: unknown) => void }>;
+}
+
+/** What the context needs from its plugin. */
+export interface PluginContextHost {
+  readonly id: string;
+  readonly config: Readonly<Record<string, unknown>>;
+  readonly log: Logger;
+  emit(type: string, data: unknown): void;
+  invoke(method: string, params: unknown): Promise<unknown>;
+  mainStream(type: string): Observable<SerializedEvent> | undefined;
+  mainTypes(): readonly string[];
+  /** Listens to a main event now (after setup). */
+  listen(type: string, listener: (data: unknown) => void): () => void;
+}
+
+/**
+ * The `ctx` handed to `setup`. Methods, routes and listeners go to `staged` while `open()` holds; the plugin
+ * commits them only if `setup` succeeds, and registering after that throws (atomic registration).
+ */
+export function createPluginContext(plugin: PluginContextHost, staged: Staged, open: () => boolean): PluginContext {
+  const closed = (what: string): Error =>
+    new Error(`${what} is only possible during setup (registrations are atomic and closed now)`);
+  return {
+    id: plugin.id,
+    config: plugin.config,
+    logger: plugin.log,
+    method(name: string, schemaOrHandler: unknown, maybeHandler?: unknown): void {
+      if (!open()) throw closed("ctx.method");
+      const handler = (maybeHandler ?? schemaOrHandler) as PluginMethodHandler;
+      const schema = maybeHandler === undefined ? undefined : (schemaOrHandler as StandardSchemaV1);
+      if (typeof name !== "string" || !PLUGIN_METHOD_PATTERN.test(name)) {
+        throw new Error(`method name ${JSON.stringify(name)} must match ${PLUGIN_METHOD_PATTERN.source}`);
+      }
+      if (name.startsWith("event:")) throw new Error(`method name "${name}" is reserved (event:* belongs to the bridge)`);
+      if (staged.methods.has(name)) throw new Error(`method "${name}" is registered twice`);
+      if (typeof handler !== "function") throw new Error(`the handler of method "${name}" is not a function`);
+      if (schema !== undefined && typeof schema?.["~standard"]?.validate !== "function") {
+        throw new Error(`the params schema of method "${name}" is not a Standard Schema (e.g. a zod schema)`);
+      }
+      staged.methods.set(name, { schema, handler });
+    },
+    route(verb, path, handler): void {
+      if (!open()) throw closed("ctx.route");
+      const upper = String(verb).toUpperCase();
+      if (!ROUTE_VERBS.has(upper)) throw new Error(`route verb "${verb}" must be one of ${[...ROUTE_VERBS].join(", ")}`);
+      const pattern = parseRoutePattern(path);
+      const first = pattern[0];
+      if (first !== undefined && "literal" in first && first.literal === "health") {
+        throw new Error(`route path "${path}" is reserved (/plugins/{id}/health is the bridge's)`);
+      }
+      if (typeof handler !== "function") throw new Error(`the handler of route ${upper} ${path} is not a function`);
+      const key = patternKey(pattern);
+      if (staged.routes.some((r) => r.verb === upper && patternKey(r.pattern) === key)) {
+        throw new Error(`route ${upper} ${path} is registered twice`);
+      }
+      staged.routes.push({ verb: upper as PluginRouteVerb, pattern, handler });
+    },
+    events: {
+      emit: (type, data) => plugin.emit(type, data),
+    },
+    bridge: {
+      invoke: (method, params) => plugin.invoke(method, params) as never,
+      on(type, listener) {
+        if (plugin.mainStream(type) === undefined) {
+          throw new BridgeError("BAD_REQUEST", `Unknown event type "${type}"`, { details: { type, accepted: plugin.mainTypes() } });
+        }
+        if (typeof listener !== "function") throw new Error("ctx.bridge.on needs a listener function");
+        if (open()) {
+          const entry = { type, listener };
+          staged.listeners.push(entry);
+          return () => {
+            staged.listeners = staged.listeners.filter((l) => l !== entry);
+          };
+        }
+        return plugin.listen(type, listener);
+      },
+    },
+  };
+}

@@ -1,10 +1,10 @@
 import sharp from "sharp";
-import type { Sharp } from "sharp";
 import { BridgeError } from "../../protocol/index.js";
 import type { FileFormat, HostBounds, ImageFormat } from "../../protocol/index.js";
 import type { EncodedImage } from "../host.js";
 import { MAX_EXPORT_PIXELS, MAX_WEBP_EDGE } from "./limits.js";
 import { targetSize } from "../_internal/target-size.js";
+import { withFormat } from "../_internal/file-format.js";
 import { plainStack, renderDocument } from "./composite.js";
 import type { EmbeddedLayer } from "./document.js";
 import type { Raster } from "./raster.js";
@@ -21,8 +21,6 @@ export interface EncodeOptions<F extends FileImageFormat = ImageFormat> {
   readonly maxSize?: number | undefined;
 }
 
-/** JPEG has no alpha; transparent areas become white, as an editor's "flatten" does. */
-const JPEG_BACKGROUND = { r: 255, g: 255, b: 255 };
 
 
 /**
@@ -40,7 +38,7 @@ export async function encodeRaster<F extends FileImageFormat = ImageFormat>(
   checkWebpEdge(options.format, width, height);
   let image = sharp(rasterBuffer(source), { raw: { width: source.width, height: source.height, channels: 4 } });
   if (width !== source.width || height !== source.height) image = image.resize(width, height, { fit: "fill" });
-  const bytes = await withFormat(image, options).toBuffer();
+  const bytes = await withFormat(image, options.format, options.quality).toBuffer();
   return { bytes, format: options.format, width, height, bounds: placed };
 }
 
@@ -84,36 +82,8 @@ export async function encodeDocument<F extends FileImageFormat = ImageFormat>(
     const composed = await image.raw().toBuffer();
     image = sharp(composed, { raw: { width: doc.width, height: doc.height, channels: 4 } }).resize(width, height, { fit: "fill" });
   }
-  const bytes = await withFormat(image, options).toBuffer();
+  const bytes = await withFormat(image, options.format, options.quality).toBuffer();
   return { bytes, format: options.format, width, height, bounds };
-}
-
-function withFormat(input: Sharp, options: EncodeOptions<FileImageFormat>): Sharp {
-  let image = input;
-  const quality = clampQuality(options.quality);
-  switch (options.format) {
-    case "png":
-      image = image.png();
-      break;
-    case "jpeg":
-      image = image.flatten({ background: JPEG_BACKGROUND }).jpeg(quality === undefined ? {} : { quality });
-      break;
-    case "webp":
-      image = image.webp(quality === undefined ? {} : { quality });
-      break;
-    case "tiff":
-      // LZW keeps TIFF lossless and alpha intact; `quality` only matters for JPEG-compressed TIFF, not used here.
-      image = image.tiff({ compression: "lzw" });
-      break;
-    default:
-      throw new BridgeError("BAD_REQUEST", `Unknown image format ${String(options.format)}`, { details: { format: options.format } });
-  }
-  return image;
-}
-
-function clampQuality(quality: number | undefined): number | undefined {
-  if (quality === undefined || !Number.isFinite(quality)) return undefined;
-  return Math.min(100, Math.max(1, Math.round(quality)));
 }
 
 /** `data:image/<format>;base64,…` of encoded bytes. */

@@ -1,6 +1,7 @@
 import { readFile, rm } from "node:fs/promises";
 import sharp from "sharp";
 import type { HostRect, ImageFormat } from "../../protocol/index.js";
+import { withFormat } from "../_internal/file-format.js";
 
 /** Reads and removes a PNG GIMP wrote into the exchange directory. */
 export async function takePng(file: string): Promise<Buffer> {
@@ -14,9 +15,7 @@ export async function takePng(file: string): Promise<Buffer> {
 /** Re-encodes GIMP's PNG in the wanted format; JPEG has no alpha and is flattened onto white. */
 export async function convert(png: Buffer, format: ImageFormat, quality: number | undefined): Promise<Uint8Array> {
   if (format === "png") return png;
-  const q = quality === undefined ? {} : { quality: Math.min(100, Math.max(1, Math.round(quality))) };
-  const image = sharp(png);
-  return format === "jpeg" ? image.flatten({ background: { r: 255, g: 255, b: 255 } }).jpeg(q).toBuffer() : image.webp(q).toBuffer();
+  return withFormat(sharp(png), format, quality).toBuffer();
 }
 
 /** The `d` attributes of the paths in an SVG document GIMP exported, joined. */

@@ -4,11 +4,10 @@ import { dirname, join } from "node:path";
 import sharp from "sharp";
 import { BridgeError, type HostBounds, type ImageFormat } from "../../protocol/index.js";
 import type { EncodedImage } from "../host.js";
+import { withFormat } from "../_internal/file-format.js";
 
 /** Largest encoded export, in pixels; bounds the memory sharp needs for one image. */
 export const MAX_ENCODE_PIXELS = 100_000_000;
-/** JPEG has no alpha: transparent areas become white, as Photoshop's flatten does. */
-const JPEG_BACKGROUND = { r: 255, g: 255, b: 255 };
 /** Bounds of an empty layer. */
 export const EMPTY_BOUNDS: HostBounds = { left: 0, top: 0, right: 0, bottom: 0 };
 
@@ -41,22 +40,7 @@ export async function encodePixels(
   let image = sharp(source.rgba, { raw: { width: source.width, height: source.height, channels: 4 } });
   if (width !== source.width || height !== source.height) image = image.resize(width, height, { fit: "fill" });
   if (overlay) image = sharp(await image.png().toBuffer()).composite([{ input: overlay, top: 0, left: 0 }]);
-  const quality = options.quality === undefined ? undefined : Math.min(100, Math.max(1, Math.round(options.quality)));
-  switch (options.format) {
-    case "png":
-      image = image.png();
-      break;
-    case "jpeg":
-      image = image.flatten({ background: JPEG_BACKGROUND }).jpeg(quality === undefined ? {} : { quality });
-      break;
-    case "webp":
-      image = image.webp(quality === undefined ? {} : { quality });
-      break;
-    default:
-      throw new BridgeError("BAD_REQUEST", `The photoshop editor cannot encode ${String(options.format)}`, {
-        details: { format: options.format },
-      });
-  }
+  image = withFormat(image, options.format, options.quality);
   return { bytes: await image.toBuffer(), format: options.format, width, height, bounds: empty ? EMPTY_BOUNDS : bounds };
 }
 

@@ -21,6 +21,7 @@ const BENCHMARKS = {
   "embedded-big": () => import("./embedded-big.js"),
   "cutout-iou": () => import("./cutout-iou.js"),
   gimp: () => import("./gimp.js"),
+  "client-plugin": () => import("./client-plugin.js"),
 };
 
 const wanted = process.argv.slice(2);

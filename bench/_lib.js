@@ -209,6 +209,59 @@ export function throughputRow(benchmark, figure, min) {
   };
 }
 
+/** One summary row of a latency or memory figure (lower is better); `max` is the target ratio, if any. */
+export function latencyRow(benchmark, bridge, baseline, max) {
+  const ratio = bridge / baseline;
+  return {
+    benchmark,
+    bridge: fmtMs(bridge),
+    baseline: fmtMs(baseline),
+    ratio: fmtRatio(ratio),
+    target: max === undefined ? "(info)" : `<= ${max.toFixed(2)}x`,
+    result: max === undefined ? "-" : verdict(ratio, max, false),
+  };
+}
+
+/** Median duration in ms of `times` sequential runs of `fn`. */
+export async function medianDuration(times, fn) {
+  const samples = [];
+  for (let i = 0; i < times; i++) {
+    const t0 = now();
+    await fn();
+    samples.push(now() - t0);
+  }
+  return median(samples);
+}
+
+/**
+ * Completed calls per second with `concurrency` loops each calling `once()` back to back: a warm-up, then
+ * `DURATION_MS` counted, then the loops stop and finish their last call (not counted). `once` resolves true for
+ * a success; failures are counted and reported under `what`.
+ */
+export async function loopRate(concurrency, once, what = "calls") {
+  let counting = false;
+  let stopped = false;
+  let completed = 0;
+  let failed = 0;
+  const loop = async () => {
+    while (!stopped) {
+      if (!(await once())) failed++;
+      else if (counting) completed++;
+    }
+  };
+  const loops = Array.from({ length: concurrency }, loop);
+  await sleep(WARMUP_MS);
+  counting = true;
+  const t0 = now();
+  await sleep(DURATION_MS);
+  counting = false;
+  const t1 = now();
+  stopped = true;
+  await Promise.all(loops);
+  if (failed > 0) log(`    note: ${failed} failed ${what}`);
+  return (completed / (t1 - t0)) * 1000;
+}
+
 /** Starts a bridge on loopback port 0 and a baseline server, runs `body(bridge, baseline)`, then closes both. */
 export async function withBridgeAndBaseline(startBaseline, body) {
   const bridge = createBridge({ listen: { host: "127.0.0.1", port: 0 } });

@@ -18,13 +18,11 @@ import {
   max,
   median,
   min,
-  now,
   openMany,
   printIfMain,
   ROUNDS,
-  sleep,
   throughputRow,
-  WARMUP_MS,
+  loopRate,
 } from "./_lib.js";
 import { drive } from "./ws-rpc.js";
 
@@ -40,32 +38,12 @@ const PLUGIN = `export default {
 `;
 
 /** Round trips per second through the SDK with `inflight` calls outstanding. */
-async function driveSdk(connection, inflight) {
-  let counting = false;
-  let stopped = false;
-  let completed = 0;
-  let failed = 0;
-  const loop = async () => {
-    while (!stopped) {
-      try {
-        await connection.invoke("document:current");
-        if (counting) completed++;
-      } catch {
-        failed++;
-      }
-    }
-  };
-  const loops = Array.from({ length: inflight }, loop);
-  await sleep(WARMUP_MS);
-  counting = true;
-  const t0 = now();
-  await sleep(DURATION_MS);
-  counting = false;
-  const t1 = now();
-  stopped = true;
-  await Promise.all(loops);
-  if (failed > 0) log(`    note: ${failed} failed SDK calls`);
-  return (completed / (t1 - t0)) * 1000;
+function driveSdk(connection, inflight) {
+  return loopRate(
+    inflight,
+    () => connection.invoke("document:current").then(() => true, () => false),
+    "SDK calls",
+  );
 }
 
 async function startEchoBaseline() {

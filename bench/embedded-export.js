@@ -13,7 +13,7 @@ import { initializeCanvas, writePsdBuffer } from "ag-psd";
 import sharp from "sharp";
 import { createEmbeddedHost } from "../dist/index.js";
 import { PREVIEW_DEBOUNCE_MS } from "../dist/hosts/embedded/events.js";
-import { fmtMs, fmtRatio, log, max, median, min, now, printIfMain, ROUNDS, verdict } from "./_lib.js";
+import { fmtMs, fmtRatio, latencyRow, log, max, median, medianDuration, min, now, printIfMain, ROUNDS } from "./_lib.js";
 
 const WIDTH = Number(process.env.BENCH_EXPORT_WIDTH ?? 2000);
 const HEIGHT = Number(process.env.BENCH_EXPORT_HEIGHT ?? 1500);
@@ -79,27 +79,7 @@ async function sharpExport(layers, format) {
   return image.toBuffer();
 }
 
-async function timeIt(fn) {
-  const samples = [];
-  for (let i = 0; i < REPEATS; i++) {
-    const t0 = now();
-    await fn();
-    samples.push(now() - t0);
-  }
-  return median(samples);
-}
 
-function row(benchmark, bridge, baseline, target) {
-  const ratio = bridge / baseline;
-  return {
-    benchmark,
-    bridge: fmtMs(bridge),
-    baseline: fmtMs(baseline),
-    ratio: fmtRatio(ratio),
-    target: target === undefined ? "(info)" : `<= ${target.toFixed(2)}x`,
-    result: target === undefined ? "-" : verdict(ratio, target, false),
-  };
-}
 
 export async function run() {
   const dir = await mkdtemp(join(tmpdir(), "bench-export-"));
@@ -115,8 +95,8 @@ export async function run() {
         const bridge = [];
         const baseline = [];
         for (let round = 0; round < ROUNDS; round++) {
-          const hostRun = () => timeIt(() => host.exportDocumentImage(ctx, { format }));
-          const sharpRun = () => timeIt(() => sharpExport(layers, format));
+          const hostRun = () => medianDuration(REPEATS, () => host.exportDocumentImage(ctx, { format }));
+          const sharpRun = () => medianDuration(REPEATS, () => sharpExport(layers, format));
           if (round % 2 === 0) {
             bridge.push(await hostRun());
             baseline.push(await sharpRun());
@@ -129,7 +109,7 @@ export async function run() {
           `  export ${format} ${WIDTH}×${HEIGHT}, 4 layers (${variant}): host [${fmtMs(min(bridge))}..${fmtMs(max(bridge))}], ` +
             `sharp [${fmtMs(min(baseline))}..${fmtMs(max(baseline))}]`,
         );
-        rows.push(row(`embedded export ${format} ${WIDTH}x${HEIGHT} ${variant} (host op)`, median(bridge), median(baseline), EXPORT_TARGET));
+        rows.push(latencyRow(`embedded export ${format} ${WIDTH}x${HEIGHT} ${variant} (host op)`, median(bridge), median(baseline), EXPORT_TARGET));
       }
     }
     // Preview of the active layer (C, the top one, 60 % of the canvas), ≤ 300 px PNG.
@@ -137,9 +117,9 @@ export async function run() {
     const previewBridge = [];
     const previewBase = [];
     for (let round = 0; round < ROUNDS; round++) {
-      previewBridge.push(await timeIt(() => host.layerPreview(ctx, { maxSize: 300 })));
+      previewBridge.push(await medianDuration(REPEATS, () => host.layerPreview(ctx, { maxSize: 300 })));
       previewBase.push(
-        await timeIt(() =>
+        await medianDuration(REPEATS, () =>
           sharp(Buffer.from(layerA.data.buffer), { raw: { width: layerA.width, height: layerA.height, channels: 4 } })
             .resize(300, 300, { fit: "inside" })
             .png()
@@ -147,7 +127,7 @@ export async function run() {
         ),
       );
     }
-    rows.push(row("embedded layer preview 300px (host op)", median(previewBridge), median(previewBase)));
+    rows.push(latencyRow("embedded layer preview 300px (host op)", median(previewBridge), median(previewBase)));
 
     // Edit → `layer:previewChange` delivered, through the host's event stream (includes the debounce).
     const latencies = [];

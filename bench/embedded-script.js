@@ -10,7 +10,7 @@ import { createRequire } from "node:module";
 import * as releaseSync from "@jitl/quickjs-wasmfile-release-sync";
 import { newQuickJSWASMModuleFromVariant, newVariant } from "quickjs-emscripten-core";
 import { createBridge, createEmbeddedHost } from "../dist/index.js";
-import { closeAll, fmtMs, fmtRatio, log, max, median, min, now, openSocket, printIfMain, request, ROUNDS, verdict } from "./_lib.js";
+import { closeAll, fmtMs, latencyRow, log, max, median, medianDuration, min, now, openSocket, printIfMain, request, ROUNDS } from "./_lib.js";
 
 const CALLS_PER_ROUND = Number(process.env.BENCH_SCRIPT_CALLS ?? 30);
 const API_CALLS = 1000;
@@ -34,27 +34,7 @@ async function bareRunner() {
   };
 }
 
-async function sample(fn) {
-  const samples = [];
-  for (let i = 0; i < CALLS_PER_ROUND; i++) {
-    const t0 = now();
-    await fn();
-    samples.push(now() - t0);
-  }
-  return median(samples);
-}
 
-function row(benchmark, bridge, baseline, target) {
-  const ratio = bridge / baseline;
-  return {
-    benchmark,
-    bridge: fmtMs(bridge),
-    baseline: fmtMs(baseline),
-    ratio: fmtRatio(ratio),
-    target: target === undefined ? "(info)" : `<= ${target.toFixed(2)}x`,
-    result: target === undefined ? "-" : verdict(ratio, target, false),
-  };
-}
 
 export async function run() {
   const bare = await bareRunner();
@@ -75,10 +55,10 @@ export async function run() {
     const plainCalls = [];
     const loop = (read) => `let n = 0; const doc = app.activeDocument; for (let i = 0; i < ${API_CALLS}; i++) n += ${read}.length; n`;
     for (let round = 0; round < ROUNDS; round++) {
-      baseline.push(await sample(() => bare("undefined")));
-      hostOp.push(await sample(() => host.runScript(ctx, { script: "undefined", timeoutMs: 5000 })));
+      baseline.push(await medianDuration(CALLS_PER_ROUND, () => bare("undefined")));
+      hostOp.push(await medianDuration(CALLS_PER_ROUND, () => host.runScript(ctx, { script: "undefined", timeoutMs: 5000 })));
       viaWs.push(
-        await sample(async () => {
+        await medianDuration(CALLS_PER_ROUND, async () => {
           const reply = await request(ws, `s${++id}`, "jsx:run", { script: "undefined" });
           if (!reply.ok) throw new Error(JSON.stringify(reply.error));
         }),
@@ -92,9 +72,9 @@ export async function run() {
       plainCalls.push((t2 - t1) / API_CALLS);
     }
     log(`  script run: host [${fmtMs(min(hostOp))}..${fmtMs(max(hostOp))}], bare QuickJS [${fmtMs(min(baseline))}..${fmtMs(max(baseline))}]`);
-    rows.push(row("embedded jsx:run empty script (host op)", median(hostOp), median(baseline)));
-    rows.push(row("embedded jsx:run empty script (WS round trip)", median(viaWs), median(baseline)));
-    rows.push(row(`embedded script API call (per call, ${API_CALLS} in one run)`, median(apiCalls), median(plainCalls)));
+    rows.push(latencyRow("embedded jsx:run empty script (host op)", median(hostOp), median(baseline)));
+    rows.push(latencyRow("embedded jsx:run empty script (WS round trip)", median(viaWs), median(baseline)));
+    rows.push(latencyRow(`embedded script API call (per call, ${API_CALLS} in one run)`, median(apiCalls), median(plainCalls)));
   } finally {
     await closeAll([ws]);
     await bridge.close();

@@ -1,7 +1,7 @@
 // HTTP GET throughput of `/document/current` (a method route through the mailbox) and `/health` (no editor call),
 // beside a bare `node:http` server answering JSON.stringify of a similar object. Same keep-alive client for both.
 import http from "node:http";
-import { DURATION_MS, fmtRate, log, max, median, min, now, ROUNDS, SAMPLE_DOCUMENT, printIfMain, sleep, throughputRow, WARMUP_MS, withBridgeAndBaseline } from "./_lib.js";
+import { DURATION_MS, fmtRate, log, max, median, min, ROUNDS, SAMPLE_DOCUMENT, printIfMain, throughputRow, withBridgeAndBaseline, loopRate } from "./_lib.js";
 
 const CONCURRENCY = Number(process.env.BENCH_HTTP_CONCURRENCY ?? 32);
 
@@ -48,29 +48,8 @@ function get(agent, url) {
 }
 
 /** `CONCURRENCY` loops of sequential GETs; warm-up, then count completions during `DURATION_MS`. */
-async function drive(agent, url) {
-  let counting = false;
-  let stopped = false;
-  let completed = 0;
-  let failed = 0;
-  const loop = async () => {
-    while (!stopped) {
-      const status = await get(agent, url);
-      if (status !== 200) failed++;
-      else if (counting) completed++;
-    }
-  };
-  const loops = Array.from({ length: CONCURRENCY }, loop);
-  await sleep(WARMUP_MS);
-  counting = true;
-  const t0 = now();
-  await sleep(DURATION_MS);
-  counting = false;
-  const t1 = now();
-  stopped = true;
-  await Promise.all(loops);
-  if (failed > 0) log(`    note: ${failed} non-200 responses`);
-  return (completed / (t1 - t0)) * 1000;
+function drive(agent, url) {
+  return loopRate(CONCURRENCY, async () => (await get(agent, url)) === 200, "non-200 responses");
 }
 
 async function measure(path, rounds, bridge, baseline) {

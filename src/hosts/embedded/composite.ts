@@ -10,7 +10,7 @@ import type { EmbeddedLayer, LayerMask, PixelLayer } from "./document.js";
 import type { Raster } from "./raster.js";
 import { boundsToRect, cropRaster, emptyRaster, isEmptyBounds } from "./raster.js";
 import { layerBounds } from "./tree.js";
-import { copyOnto, normalOnto, separableOnto } from "./pixel-loops.js";
+import { copyOnto, normalOnto, overlap, separableOnto } from "./pixel-loops.js";
 
 type BlendFn = (cb: number, cs: number) => number;
 type Rgb = [number, number, number];
@@ -139,10 +139,9 @@ export function blendOnto(dst: Raster, src: Raster, dx: number, dy: number, opac
   }
   const table = blend ? blendTable(blendMode, blend) : undefined;
   const nonSeparable = NON_SEPARABLE[blendMode];
-  let x0 = Math.max(0, dx);
-  let y0 = Math.max(0, dy);
-  let x1 = Math.min(dst.width, dx + src.width);
-  let y1 = Math.min(dst.height, dy + src.height);
+  const box = overlap(dst, src, dx, dy);
+  if (box === null) return;
+  let { x0, y0, x1, y1 } = box;
   const mask = placed?.mask;
   const mdx = placed?.dx ?? 0;
   const mdy = placed?.dy ?? 0;

@@ -4,16 +4,23 @@
  */
 import type { Raster } from "./raster.js";
 
+/** The part of `dst` that `src`, placed with its top-left at `(dx, dy)`, covers; null when they do not overlap. */
+export function overlap(dst: Raster, src: Raster, dx: number, dy: number): { x0: number; y0: number; x1: number; y1: number } | null {
+  const x0 = Math.max(0, dx);
+  const y0 = Math.max(0, dy);
+  const x1 = Math.min(dst.width, dx + src.width);
+  const y1 = Math.min(dst.height, dy + src.height);
+  return x1 <= x0 || y1 <= y0 ? null : { x0, y0, x1, y1 };
+}
+
 /**
  * `normal` source-over without a mask: the common case, kept lean (exports of big documents spend their time
  * here). The general loop's formula, with the per-pixel divisions hoisted.
  */
 export function normalOnto(dst: Raster, src: Raster, dx: number, dy: number, opacity: number): void {
-  const x0 = Math.max(0, dx);
-  const y0 = Math.max(0, dy);
-  const x1 = Math.min(dst.width, dx + src.width);
-  const y1 = Math.min(dst.height, dy + src.height);
-  if (x1 <= x0 || y1 <= y0) return;
+  const box = overlap(dst, src, dx, dy);
+  if (box === null) return;
+  const { x0, y0, x1, y1 } = box;
   // Plain byte views: stores skip Uint8ClampedArray's clamp-and-round (values are in range; `+ 0.5` rounds).
   const d = new Uint8Array(dst.data.buffer, dst.data.byteOffset, dst.data.length);
   const s = new Uint8Array(src.data.buffer, src.data.byteOffset, src.data.length);
@@ -55,11 +62,9 @@ export function normalOnto(dst: Raster, src: Raster, dx: number, dy: number, opa
  * backdrop (the usual case: a background layer below) it reduces to `Cb + αs·(B(Cb, Cs) − Cb)`, with no division.
  */
 export function separableOnto(dst: Raster, src: Raster, dx: number, dy: number, opacity: number, table: Float64Array): void {
-  const x0 = Math.max(0, dx);
-  const y0 = Math.max(0, dy);
-  const x1 = Math.min(dst.width, dx + src.width);
-  const y1 = Math.min(dst.height, dy + src.height);
-  if (x1 <= x0 || y1 <= y0) return;
+  const box = overlap(dst, src, dx, dy);
+  if (box === null) return;
+  const { x0, y0, x1, y1 } = box;
   // Plain byte views: values stay in 0–255 and `+ 0.5` rounds, so the clamped array's checks are not needed.
   const d = new Uint8Array(dst.data.buffer, dst.data.byteOffset, dst.data.length);
   const s = new Uint8Array(src.data.buffer, src.data.byteOffset, src.data.length);
@@ -98,11 +103,9 @@ export function separableOnto(dst: Raster, src: Raster, dx: number, dy: number, 
 
 /** Copies the overlapping part of `src` (top-left at `dx, dy`) into `dst`, replacing its pixels. */
 export function copyOnto(dst: Raster, src: Raster, dx: number, dy: number): void {
-  const x0 = Math.max(0, dx);
-  const y0 = Math.max(0, dy);
-  const x1 = Math.min(dst.width, dx + src.width);
-  const y1 = Math.min(dst.height, dy + src.height);
-  if (x1 <= x0 || y1 <= y0) return;
+  const box = overlap(dst, src, dx, dy);
+  if (box === null) return;
+  const { x0, y0, x1, y1 } = box;
   for (let y = y0; y < y1; y++) {
     const from = ((y - dy) * src.width + (x0 - dx)) * 4;
     dst.data.set(src.data.subarray(from, from + (x1 - x0) * 4), (y * dst.width + x0) * 4);

@@ -1,43 +1,6 @@
+import { BUILTIN_METHOD_NAMES } from "../protocol/method-names.js";
 import type { BuiltinMethodName } from "../protocol/methods.js";
 import type { InvokeArgs, InvokeOptions, InvokeResult } from "./types.js";
-
-/**
- * Names of the built-in methods, as data the typed helpers are built from. Kept here rather than read from
- * `METHOD_SCHEMAS` so the client bundle holds no zod; a test checks both lists match.
- */
-export const BUILTIN_METHOD_NAMES = [
-  "getServerInfo",
-  "jsx:run",
-  "jsx:execute",
-  "event:subscribe",
-  "event:unsubscribe",
-  "action:autoCutout",
-  "action:removeBackground",
-  "layer:getInfo",
-  "layer:getInfoById",
-  "layer:getInfoByIndex",
-  "layer:getInfoBySelectionIndex",
-  "layer:getCurrentPreview",
-  "layer:importImage",
-  "layer:select",
-  "document:current",
-  "document:export",
-  "document:save",
-  "document:list",
-  "document:open",
-  "document:create",
-  "document:close",
-  "document:layers",
-  "image:exportLayer",
-  "image:exportLayerWithSelectedPath",
-  "image:getPreview",
-  "image:exportDocument",
-  "selection:getArea",
-  "selection:getPath",
-  "selection:change",
-  "selection:set",
-  "server:clients",
-] as const satisfies readonly BuiltinMethodName[];
 
 /** Groups that get helpers; `event:*` is driven by `on`/`off` instead. */
 export const METHOD_GROUPS = ["document", "layer", "image", "selection", "action", "jsx", "server"] as const;
@@ -65,3 +28,5 @@ export function createMethodGroups(invoke: RawInvoke): MethodGroups {
   }
   return groups as unknown as MethodGroups;
 }
+
+export { BUILTIN_METHOD_NAMES };

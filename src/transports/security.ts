@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from "node:crypto";
-import { isIP } from "node:net";
+import { isLoopbackHost } from "../loopback.js";
 import { BridgeError } from "../protocol/index.js";
 
 /** Who may talk to the bridge (DESIGN §2 "Security defaults"). */
@@ -26,11 +26,7 @@ export interface SecurityOptions {
 /** Prefix of the WebSocket subprotocol that carries the token (browsers cannot set headers on a WebSocket). */
 export const BEARER_PROTOCOL_PREFIX = "bearer.";
 
-export function isLoopbackHost(hostname: string): boolean {
-  const name = hostname.replace(/^\[|\]$/g, "").toLowerCase();
-  if (name === "localhost" || name.endsWith(".localhost") || name === "::1") return true;
-  return isIP(name) === 4 && name.startsWith("127.");
-}
+export { isLoopbackHost } from "../loopback.js";
 
 /** Hostname of a Host header value (`a.b:80`, `[::1]:7700`). */
 function hostnameOf(host: string): string {

@@ -1,0 +1,122 @@
+/**
+ * Opening, saving and exporting documents by path, with the bridge's file rules applied once for every way in
+ * (wire methods and the embedded editor's scripts): the client's path is resolved against the files roots, a save
+ * that would drop data is refused unless allowed, and an export never silently replaces a document's source file.
+ */
+import { BridgeError, type DataLoss, type FileFormat } from "../protocol/index.js";
+import { refuseReplacingSource, refuseSilentLoss } from "./losses.js";
+import type { FilePolicy } from "./policy.js";
+import { resolveClientPath, type Filesystem, type ResolvedPath } from "./resolve.js";
+
+/** The bridge's file settings, as every file operation needs them. Plain data. */
+export interface FileAccess {
+  readonly policy: FilePolicy;
+  /** Keep the file a save replaces as `<name>.bak` unless the call says otherwise. */
+  readonly backupOnOverwrite: boolean;
+  /** Largest document file `document:open` reads. */
+  readonly maxOpenFileBytes: number;
+  /** Largest image file `layer:importImage` reads. */
+  readonly maxImportFileBytes: number;
+  /** Whether `layer:importImage` may read local files at all (`--no-file-import` turns it off). */
+  readonly allowFileImport: boolean;
+  /**
+   * Run `jsx:run`/`jsx:execute` on editors whose scripts can touch any file (Photoshop, GIMP) even while file
+   * access is confined (`--allow-editor-scripts`); refused otherwise.
+   */
+  readonly allowEditorScripts: boolean;
+}
+
+/** Where an editor reads its files; `local` unless it says otherwise. */
+interface EditorFiles {
+  readonly kind: string;
+  readonly filesystem?: Filesystem | undefined;
+}
+
+interface DocumentRef {
+  readonly id: number;
+  readonly filePath?: string | undefined;
+}
+
+export interface SaveResult {
+  readonly path: string;
+  readonly format: string;
+  readonly backupPath?: string | undefined;
+}
+
+/** The editor operations a save needs (a `HostAdapter` has them). */
+export interface SavingEditor<C> extends EditorFiles {
+  getDocument(ctx: C, documentId: number | undefined): Promise<DocumentRef>;
+  /** What a file written to `path` would lack compared with what the document was opened with. */
+  saveLosses?(ctx: C, options: { documentId: number; path: string }): Promise<DataLoss[]>;
+  saveDocument?(ctx: C, options: { documentId: number; path: string; backup: boolean }): Promise<SaveResult>;
+}
+
+export interface ExportFileResult {
+  path: string;
+  format: string;
+  width: number;
+  height: number;
+  size: number;
+}
+
+/** The editor operations a file export needs. */
+export interface ExportingEditor<C> extends EditorFiles {
+  listDocuments(ctx: C): Promise<readonly DocumentRef[]>;
+  exportDocumentFile?(
+    ctx: C,
+    options: { documentId?: number | undefined; path: string; format?: FileFormat | undefined; quality?: number | undefined },
+  ): Promise<ExportFileResult>;
+}
+
+function need<T>(editor: EditorFiles, op: T | undefined, capability: string): T {
+  if (op === undefined) {
+    throw new BridgeError("NOT_SUPPORTED", `The ${editor.kind} editor does not support ${capability} yet`, {
+      details: { capability, editor: editor.kind },
+    });
+  }
+  return op;
+}
+
+/** Resolves the path of a document to open: an existing regular file within the open limit, inside the roots. */
+export function resolveOpenPath(access: FileAccess, editor: EditorFiles, path: string): Promise<ResolvedPath> {
+  return resolveClientPath(access.policy, path, { purpose: "read", filesystem: editor.filesystem, maxBytes: access.maxOpenFileBytes });
+}
+
+/**
+ * Saves a document to `savePath` or its own file. The editor reports what the file would lack; a non-empty list
+ * is `WOULD_LOSE_DATA` unless `allowLossy`, and is returned as `dropped` when allowed.
+ */
+export async function saveDocumentFile<C>(
+  editor: SavingEditor<C>,
+  ctx: C,
+  access: FileAccess,
+  params: { documentId?: number | undefined; savePath?: string | undefined; allowLossy?: boolean | undefined; backupOnOverwrite?: boolean | undefined },
+): Promise<SaveResult & { dropped?: DataLoss[] }> {
+  const save = need(editor, editor.saveDocument?.bind(editor), "document:save");
+  const doc = await editor.getDocument(ctx, params.documentId);
+  const requested = params.savePath ?? doc.filePath;
+  if (requested === undefined) {
+    throw new BridgeError("BAD_REQUEST", `Document ${doc.id} has no file yet; pass savePath`, { details: { documentId: doc.id } });
+  }
+  const target = await resolveClientPath(access.policy, requested, { purpose: "write", filesystem: editor.filesystem });
+  const losses = (await editor.saveLosses?.(ctx, { documentId: doc.id, path: target.path })) ?? [];
+  refuseSilentLoss(losses, { allowLossy: params.allowLossy, path: requested, documentId: doc.id });
+  const saved = await save(ctx, { documentId: doc.id, path: target.path, backup: params.backupOnOverwrite ?? access.backupOnOverwrite });
+  return losses.length > 0 ? { ...saved, dropped: losses } : saved;
+}
+
+/** Writes a flattened image file; refuses to replace a file an open document was read from unless `overwrite`. */
+export async function exportDocumentFile<C>(
+  editor: ExportingEditor<C>,
+  ctx: C,
+  access: FileAccess,
+  params: { documentId?: number | undefined; path: string; format?: FileFormat | undefined; quality?: number | undefined; overwrite?: boolean | undefined },
+): Promise<ExportFileResult> {
+  const write = need(editor, editor.exportDocumentFile?.bind(editor), "document:export");
+  const target = await resolveClientPath(access.policy, params.path, { purpose: "write", filesystem: editor.filesystem });
+  if (target.size !== undefined || editor.filesystem === "remote") {
+    const sources = (await editor.listDocuments(ctx)).filter((doc) => doc.filePath === target.path).map((doc) => doc.id);
+    refuseReplacingSource(params.path, sources, params.overwrite);
+  }
+  return write(ctx, { documentId: params.documentId, path: target.path, format: params.format, quality: params.quality });
+}

@@ -1,0 +1,17 @@
+export { createFilePolicy, UNCONFINED, type FilePolicy } from "./policy.js";
+export { checkRegularFile, resolveClientPath, type Filesystem, type ResolveOptions, type ResolvedPath } from "./resolve.js";
+export { readRegularFile, READ_CHUNK_BYTES, type ReadOptions } from "./read.js";
+export { BACKUP_SUFFIX, copyBackup, replaceWithFile, temporarySibling, writeFileAtomic, type WriteOptions, type WriteOutcome } from "./write.js";
+export { addFeature, lostFeatures, refuseReplacingSource, refuseSilentLoss, type FileFeatures } from "./losses.js";
+export {
+  exportDocumentFile,
+  resolveOpenPath,
+  saveDocumentFile,
+  type ExportFileResult,
+  type ExportingEditor,
+  type FileAccess,
+  type SaveResult,
+  type SavingEditor,
+} from "./document-files.js";
+export { importSourcePath, resolveImportSource, sniffImageFormat, type ImportFormat } from "./import-source.js";
+export { DEFAULT_MAX_IMPORT_FILE_BYTES, DEFAULT_MAX_OPEN_FILE_BYTES } from "./limits.js";

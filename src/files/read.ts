@@ -1,0 +1,66 @@
+import { constants } from "node:fs";
+import { open, type FileHandle } from "node:fs/promises";
+import { BridgeError } from "../protocol/index.js";
+import { checkRegularFile } from "./resolve.js";
+
+/**
+ * Bytes read per step; between steps the call's abort signal is checked, so a big file read stops soon after its
+ * deadline instead of holding memory and a libuv thread until the end.
+ */
+export const READ_CHUNK_BYTES = 4 * 1024 * 1024;
+
+/**
+ * `O_NONBLOCK` makes opening a FIFO return at once instead of parking a libuv thread until a writer appears;
+ * `O_NOFOLLOW` refuses a symlink swapped in after the path was resolved. Both are 0 where the platform lacks them.
+ */
+const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0);
+
+export interface ReadOptions {
+  /** Largest file read; a bigger one is refused from its size before any byte is read. */
+  readonly maxBytes: number;
+  /** Aborts the read between chunks (the call's deadline). */
+  readonly signal?: AbortSignal | undefined;
+  /** How to name the file in errors (the client's own path); defaults to `path`. */
+  readonly label?: string | undefined;
+}
+
+/**
+ * Reads a regular file whole, safely for every file the bridge itself reads: the open never blocks (FIFOs), the
+ * open file is checked to be a regular file (devices such as `/dev/zero` are refused, not streamed), its size is
+ * bounded by `maxBytes`, and the read stops when `signal` aborts. Pass a path from `resolveClientPath`.
+ *
+ * @throws BridgeError `NOT_FOUND`, `BAD_REQUEST` (not a regular file, a link, unreadable), `PAYLOAD_TOO_LARGE`,
+ *   `TIMEOUT` (aborted).
+ */
+export async function readRegularFile(path: string, options: ReadOptions): Promise<Buffer> {
+  const label = options.label ?? path;
+  let handle: FileHandle;
+  try {
+    handle = await open(path, READ_FLAGS);
+  } catch (cause) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    if (code === "ENOENT" || code === "ENOTDIR") throw new BridgeError("NOT_FOUND", `No file at ${label}`, { details: { path: label } });
+    if (code === "ELOOP") throw new BridgeError("BAD_REQUEST", `${label} is a symbolic link`, { details: { path: label } });
+    throw new BridgeError("BAD_REQUEST", `Cannot read ${label} (${code ?? "error"})`, { details: { path: label, reason: code ?? "error" }, cause });
+  }
+  try {
+    const info = await handle.stat();
+    checkRegularFile(info, label, options.maxBytes);
+    return await readAll(handle, info.size, label, options.signal);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Reads `size` bytes (fewer if the file shrank meanwhile; never more, so growth cannot exceed the bound). */
+async function readAll(handle: FileHandle, size: number, label: string, signal: AbortSignal | undefined): Promise<Buffer> {
+  const bytes = Buffer.allocUnsafe(size);
+  let offset = 0;
+  while (offset < size) {
+    if (signal?.aborted) throw new BridgeError("TIMEOUT", `The call was aborted while reading ${label}`, { details: { path: label } });
+    const { bytesRead } = await handle.read(bytes, offset, Math.min(READ_CHUNK_BYTES, size - offset), offset);
+    if (bytesRead === 0) break;
+    offset += bytesRead;
+  }
+  return offset === size ? bytes : bytes.subarray(0, offset);
+}

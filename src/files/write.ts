@@ -1,0 +1,184 @@
+import { randomUUID } from "node:crypto";
+import { constants } from "node:fs";
+import { chmod, copyFile, link, open, rename, rm, stat } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { BridgeError, isBridgeError } from "../protocol/index.js";
+
+/** Suffix of the one backup kept when a save replaces a file: `photo.psd` → `photo.psd.bak`. */
+export const BACKUP_SUFFIX = ".bak";
+
+/** Bytes handed to one `write` call; a short write is continued, never assumed complete. */
+const WRITE_CHUNK_BYTES = 8 * 1024 * 1024;
+
+/** Creates the temporary file exclusively: two writers can never share one (a name clash fails, not merges). */
+const CREATE_FLAGS = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL;
+
+export interface WriteOptions {
+  /** Keep the file being replaced as `<name>.bak` (one backup, replaced each time). @default false */
+  readonly backup?: boolean | undefined;
+  /** How to name the file in errors (the client's own path); defaults to the path. */
+  readonly label?: string | undefined;
+}
+
+export interface WriteOutcome {
+  readonly path: string;
+  /** Where the replaced file was kept, when there was one and `backup` was asked for. */
+  readonly backupPath?: string | undefined;
+}
+
+/** Tails of the writes queued per target path, so two writes to one file run one after the other. */
+const queues = new Map<string, Promise<void>>();
+
+async function serialised<T>(key: string, work: () => Promise<T>): Promise<T> {
+  const previous = queues.get(key) ?? Promise.resolve();
+  let release!: () => void;
+  const tail = previous.then(() => new Promise<void>((resolve) => (release = resolve)));
+  queues.set(key, tail);
+  await previous;
+  try {
+    return await work();
+  } finally {
+    release();
+    if (queues.get(key) === tail) queues.delete(key);
+  }
+}
+
+/** A unique hidden sibling of `target`: same folder, so the final rename stays on one filesystem (atomic). */
+export function temporarySibling(target: string): string {
+  return join(dirname(target), `.${basename(target)}.${randomUUID()}.tmp`);
+}
+
+function writeError(cause: unknown, label: string): BridgeError {
+  const code = (cause as NodeJS.ErrnoException).code ?? "error";
+  const reason: Record<string, string> = {
+    ENOSPC: "no space left on the device",
+    EDQUOT: "disk quota exceeded",
+    EACCES: "permission denied",
+    EPERM: "operation not permitted",
+    EROFS: "read-only filesystem",
+    EISDIR: "it is a folder",
+  };
+  return new BridgeError("BAD_REQUEST", `Cannot write ${label}: ${reason[code] ?? code}; the previous file is unchanged`, {
+    details: { path: label, reason: code },
+    cause,
+  });
+}
+
+/**
+ * Writes a file so that readers and crashes only ever see the old file or the new one, never a mix: the bytes go
+ * to a uniquely named temporary sibling (created exclusively), are flushed to disk, then renamed over the target;
+ * the folder is flushed after. Writes to one path run one at a time. When the target exists its permissions are
+ * kept, and with `backup` it is kept as `<name>.bak` (a hard link, so nothing is copied). On any failure the
+ * temporary file is removed and the target is exactly as it was.
+ *
+ * @throws BridgeError `BAD_REQUEST` with `details.reason` (the errno, e.g. `ENOSPC`).
+ */
+export function writeFileAtomic(target: string, bytes: Uint8Array, options: WriteOptions = {}): Promise<WriteOutcome> {
+  const label = options.label ?? target;
+  return serialised(target, async () => {
+    const temp = temporarySibling(target);
+    try {
+      const handle = await open(temp, CREATE_FLAGS, 0o666);
+      try {
+        for (let offset = 0; offset < bytes.byteLength; ) {
+          const { bytesWritten } = await handle.write(bytes, offset, Math.min(WRITE_CHUNK_BYTES, bytes.byteLength - offset));
+          offset += bytesWritten;
+        }
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      return await commit(temp, target, options.backup === true);
+    } catch (cause) {
+      await rm(temp, { force: true });
+      throw isBridgeError(cause) ? cause : writeError(cause, label);
+    }
+  });
+}
+
+/**
+ * Moves a finished temporary file (written by an editor, e.g. GIMP, into {@link temporarySibling}) over `target`,
+ * with the same ordering, backup and failure rules as {@link writeFileAtomic}. The temporary file is removed on
+ * failure.
+ */
+export function replaceWithFile(temp: string, target: string, options: WriteOptions = {}): Promise<WriteOutcome> {
+  const label = options.label ?? target;
+  return serialised(target, async () => {
+    try {
+      const handle = await open(temp, constants.O_RDONLY);
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      return await commit(temp, target, options.backup === true);
+    } catch (cause) {
+      await rm(temp, { force: true });
+      throw writeError(cause, label);
+    }
+  });
+}
+
+async function commit(temp: string, target: string, backup: boolean): Promise<WriteOutcome> {
+  const existing = await stat(target).catch(() => undefined);
+  let backupPath: string | undefined;
+  if (existing?.isFile()) {
+    await chmod(temp, existing.mode & 0o7777);
+    if (backup) {
+      backupPath = `${target}${BACKUP_SUFFIX}`;
+      await keepBackup(target, backupPath);
+    }
+  }
+  await rename(temp, target);
+  await syncFolder(dirname(target));
+  return { path: target, backupPath };
+}
+
+/** Makes `backupPath` the current `target` in one rename, so an old backup is never half replaced. */
+async function keepBackup(target: string, backupPath: string): Promise<void> {
+  const staging = temporarySibling(backupPath);
+  try {
+    // A hard link shares the old file's bytes (the target is then replaced by rename, not rewritten in place);
+    // filesystems without hard links get a copy.
+    await link(target, staging).catch(() => copyFile(target, staging, constants.COPYFILE_EXCL));
+    await rename(staging, backupPath);
+  } catch (cause) {
+    await rm(staging, { force: true });
+    throw cause;
+  }
+}
+
+/**
+ * Keeps a copy of `target` as `<name>.bak` before an editor that writes its own files (Photoshop) replaces it.
+ * A copy, not a link: the editor may rewrite the file in place. Returns the backup's path, or undefined when
+ * there was no file to keep.
+ */
+export function copyBackup(target: string): Promise<string | undefined> {
+  return serialised(target, async () => {
+    const existing = await stat(target).catch(() => undefined);
+    if (!existing?.isFile()) return undefined;
+    const backupPath = `${target}${BACKUP_SUFFIX}`;
+    const staging = temporarySibling(backupPath);
+    try {
+      await copyFile(target, staging, constants.COPYFILE_EXCL);
+      await rename(staging, backupPath);
+    } catch (cause) {
+      await rm(staging, { force: true });
+      throw writeError(cause, backupPath);
+    }
+    return backupPath;
+  });
+}
+
+/** Flushes a folder's entries so a rename survives a power loss; best effort (not every platform allows it). */
+async function syncFolder(folder: string): Promise<void> {
+  const handle = await open(folder, constants.O_RDONLY).catch(() => undefined);
+  if (handle === undefined) return;
+  try {
+    await handle.sync();
+  } catch {
+    // Some filesystems refuse fsync on folders; the rename itself is still atomic.
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,4 +1,5 @@
 import { createServer, type Server } from "node:http";
+import { resolve as resolvePath } from "node:path";
 import type { AddressInfo } from "node:net";
 import { setImmediate as nextTick } from "node:timers/promises";
 import { toNodeHandler } from "h3";
@@ -9,6 +10,7 @@ import { ClientRegistry } from "./actors/client-registry.js";
 import { Dispatcher } from "./actors/dispatcher.js";
 import { EventBus } from "./actors/event-bus.js";
 import { HostSession } from "./actors/host-session.js";
+import { createFilePolicy, UNCONFINED, type FileAccess, type FilePolicy } from "./files/index.js";
 import type { HostAdapter } from "./hosts/host.js";
 import { createEmbeddedHost, type EmbeddedHostOptions } from "./hosts/embedded/index.js";
 import { resolveLimits, type Limits } from "./limits.js";
@@ -50,10 +52,37 @@ export interface BridgeOptions {
   pluginsDir?: string;
   /** Per-plugin configuration (`ctx.config`), overlaid on each manifest's `imageEditorBridge.config`. */
   pluginConfig?: Record<string, Record<string, unknown>>;
+  /** Where clients may read and write files, and how saves treat the files they replace. */
+  files?: FilesOptions;
+}
+
+/** File access of a bridge (`--files-root`, `--allow-any-path`, `--allow-editor-scripts`, `--no-backup`). */
+export interface FilesOptions {
+  /**
+   * Folders every path a client sends (open, save, export, imports, scripts' file access) must lie inside, after
+   * symlinks are followed; relative paths resolve against the first. Without roots, any path the bridge user can
+   * reach is allowed, which is only accepted on loopback unless `allowAnyPath` says so.
+   * @default none (unconfined)
+   */
+  roots?: string[];
+  /**
+   * Start off loopback without `roots`: every token holder can then read and write any file the bridge user can.
+   * @default false
+   */
+  allowAnyPath?: boolean;
+  /**
+   * Let `jsx:run`/`jsx:execute` run while confined on editors whose scripts reach any file (Photoshop, GIMP).
+   * @default false
+   */
+  allowEditorScripts?: boolean;
+  /** Keep the file a save replaces as `<name>.bak` (one backup, replaced each time). @default true */
+  backupOnOverwrite?: boolean;
+  /** Let `layer:importImage` read `file:` URIs and local paths. @default `embedded.allowFileImport`, else true */
+  allowFileImport?: boolean;
 }
 
 /** Plugin ids that would shadow the bridge's own paths (`/plugins/health`, top-level route segments). */
-const FIXED_RESERVED_IDS = ["health", "ws", "plugins", "schema", "metrics", "root"];
+const FIXED_RESERVED_IDS = ["health", "status", "ws", "plugins", "schema", "metrics", "root"];
 
 export interface Bridge {
   start(): Promise<void>;
@@ -68,6 +97,8 @@ export interface Bridge {
   readonly limits: Limits;
   /** The host session's state, as `/health` shows it. */
   hostStatus(): ReturnType<HostSession["status"]>;
+  /** Folders client paths must lie inside (real paths once started), or `null` when unconfined. */
+  readonly filesRoots: readonly string[] | null;
 }
 
 /**
@@ -88,7 +119,26 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
   if (!isLoopbackHost(listenHost) && !options.token) {
     throw new BridgeError("FORBIDDEN", `Listening on ${listenHost} (not loopback) requires an access token (--token)`);
   }
-  const host = options.host ?? createEmbeddedHost({ logger: log.child({ actor: "host" }), ...options.embedded });
+  const roots = options.files?.roots ?? [];
+  if (!isLoopbackHost(listenHost) && roots.length === 0 && options.files?.allowAnyPath !== true) {
+    throw new BridgeError(
+      "FORBIDDEN",
+      `Listening on ${listenHost} (not loopback) requires --files-root <dir>, or --allow-any-path to let every token holder read and write any file this user can`,
+    );
+  }
+  // Until start() has followed the roots' symlinks, their plain absolute form confines (fails closed).
+  let filePolicy: FilePolicy = roots.length === 0 ? UNCONFINED : { roots: roots.map((root) => resolvePath(root)) };
+  const files: FileAccess = {
+    get policy() {
+      return filePolicy;
+    },
+    backupOnOverwrite: options.files?.backupOnOverwrite ?? true,
+    maxOpenFileBytes: limits.maxOpenFileBytes,
+    maxImportFileBytes: limits.maxImportFileBytes,
+    allowFileImport: options.files?.allowFileImport ?? options.embedded?.allowFileImport ?? true,
+    allowEditorScripts: options.files?.allowEditorScripts ?? false,
+  };
+  const host = options.host ?? createEmbeddedHost({ logger: log.child({ actor: "host" }), files, ...options.embedded });
   const actor = createActor(bridgeMachine).start();
   const session = new HostSession(host, limits, log);
   const bus = new EventBus(host, log);
@@ -144,6 +194,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
   };
   const services: BridgeServices = {
     limits,
+    files,
     bus,
     serverInfo: (): ServerInfo => {
       const info: ServerInfo = {
@@ -152,6 +203,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
         protocolVersion: PROTOCOL_VERSION,
         editor: host.kind,
         plugins: plugins.list(),
+        filesRoots: filePolicy.roots === null ? null : [...filePolicy.roots],
       };
       if (session.hostVersion !== undefined) info.hostVersion = session.hostVersion;
       return info;
@@ -202,6 +254,23 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
       host: session.status(),
       plugins: { loaded: plugins.list().length, failed: plugins.failures().length },
     }),
+    status: () => ({
+      status: "ok",
+      name: PACKAGE.name,
+      version: PACKAGE.version,
+      uptimeMs: Date.now() - startedAt,
+      editor: { ...session.status(), ...(session.hostVersion !== undefined ? { hostVersion: session.hostVersion } : {}) },
+      clients: clients.list().map((client) => client.summary()),
+      plugins: { loaded: plugins.list(), failed: plugins.failures() },
+      files: {
+        roots: filePolicy.roots,
+        backupOnOverwrite: files.backupOnOverwrite,
+        allowEditorScripts: files.allowEditorScripts,
+        allowFileImport: files.allowFileImport,
+        maxOpenFileBytes: files.maxOpenFileBytes,
+        maxImportFileBytes: files.maxImportFileBytes,
+      },
+    }),
     plugins: () => ({ plugins: plugins.list(), failed: plugins.failures() }),
     pluginHealth: (id) => plugins.health(id),
     metrics: () => {
@@ -225,6 +294,9 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     host,
     limits,
     hostStatus: () => session.status(),
+    get filesRoots() {
+      return filePolicy.roots;
+    },
     get port() {
       return port;
     },
@@ -236,6 +308,8 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     },
     async start() {
       if (!actor.getSnapshot().matches("idle")) throw new BridgeError("BAD_REQUEST", "The bridge was already started");
+      // Before anything starts: a root that does not exist is a configuration error, not a half-started bridge.
+      filePolicy = await createFilePolicy(roots);
       actor.send({ type: "START" });
       try {
         const ready = await session.start();

@@ -1,5 +1,6 @@
 import { parseArgs } from "node:util";
-import { createBridge, DEFAULT_LISTEN, type Bridge } from "./bridge.js";
+import { createBridge, DEFAULT_LISTEN, type Bridge, type BridgeOptions } from "./bridge.js";
+import { isBridgeError } from "./protocol/index.js";
 import { CLIENT_USAGE, isClientCommand, runClientCommand } from "./client/cli.js";
 import { createEditorHost, type GimpConnectOptions, type PhotoshopConnectOptions } from "./hosts/factory.js";
 import { createLogger } from "./logger.js";
@@ -16,7 +17,12 @@ Options (environment variable in brackets):
   --allow-origin <origin>  also allow this browser Origin (repeatable, or "*")        [BRIDGE_ALLOW_ORIGIN, comma-separated]
   --allow-host <name>      also allow this Host name (repeatable)                     [BRIDGE_ALLOW_HOST, comma-separated]
   --scripts-dir <dir>      folder of named scripts for jsx:execute (repeatable)      [BRIDGE_SCRIPTS_DIRS, comma-separated]
-  --no-file-import         refuse file: URIs and local paths in layer:importImage (embedded)
+  --files-root <dir>       confine every path clients send (open, save, export, imports, scripts) to this
+                           folder (repeatable; required off loopback unless --allow-any-path)   [BRIDGE_FILES_ROOT, comma-separated]
+  --allow-any-path         listen off loopback without --files-root: token holders reach any file
+  --allow-editor-scripts   run Photoshop/GIMP scripts (jsx:run, jsx:execute) while confined to files roots
+  --no-backup              do not keep <name>.bak when a save replaces a file
+  --no-file-import         refuse file: URIs and local paths in layer:importImage
   --allow-private-import   let layer:importImage fetch loopback/private URLs (embedded)
   --photoshop-host <host>  Photoshop's Remote Connections address                     [BRIDGE_PHOTOSHOP_HOST] default 127.0.0.1
   --photoshop-port <port>  Photoshop's Remote Connections port                        [BRIDGE_PHOTOSHOP_PORT] default 49494
@@ -54,6 +60,10 @@ export interface ServeOptions {
   scriptDirs: string[];
   allowFileImport: boolean;
   allowPrivateUrlImport: boolean;
+  filesRoots: string[];
+  allowAnyPath: boolean;
+  allowEditorScripts: boolean;
+  backupOnOverwrite: boolean;
   photoshop: PhotoshopConnectOptions;
   gimp: GimpConnectOptions;
 }
@@ -87,6 +97,10 @@ function parseFlags(argv: string[]) {
       "log-level": { type: "string" },
       "scripts-dir": { type: "string", multiple: true },
       "no-file-import": { type: "boolean" },
+      "files-root": { type: "string", multiple: true },
+      "allow-any-path": { type: "boolean" },
+      "allow-editor-scripts": { type: "boolean" },
+      "no-backup": { type: "boolean" },
       "allow-private-import": { type: "boolean" },
       "photoshop-host": { type: "string" },
       "photoshop-port": { type: "string" },
@@ -136,6 +150,10 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     scriptDirs: values["scripts-dir"] ?? list(env["BRIDGE_SCRIPTS_DIRS"]),
     allowFileImport: !values["no-file-import"],
     allowPrivateUrlImport: values["allow-private-import"] ?? false,
+    filesRoots: values["files-root"] ?? list(env["BRIDGE_FILES_ROOT"]),
+    allowAnyPath: values["allow-any-path"] ?? false,
+    allowEditorScripts: values["allow-editor-scripts"] ?? false,
+    backupOnOverwrite: !values["no-backup"],
     photoshop: {
       host: values["photoshop-host"] ?? env["BRIDGE_PHOTOSHOP_HOST"] ?? "127.0.0.1",
       port: photoshopPort,
@@ -154,6 +172,16 @@ export interface MainIo {
   /** Close gracefully on SIGINT/SIGTERM and exit. @default true */
   handleSignals?: boolean;
   env?: NodeJS.ProcessEnv;
+}
+
+/** `createBridge`, with its refusals of a listen address (token, files roots) reported as usage errors. */
+function serveBridge(options: BridgeOptions): Bridge {
+  try {
+    return createBridge(options);
+  } catch (error) {
+    if (isBridgeError(error) && error.code === "FORBIDDEN") throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 /** Runs the CLI; resolves with the running bridge (or undefined for --help/--version). */
@@ -188,7 +216,7 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
   if (host !== undefined && options.open !== undefined) {
     log.warn({ actor: "bridge", editor: options.editor }, "--open applies to the embedded editor only; use document:open instead");
   }
-  const bridge = createBridge({
+  const bridge = serveBridge({
     listen: options.listen,
     ...(host ? { host } : {}),
     embedded: {
@@ -204,8 +232,21 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
     plugins: options.plugins,
     ...(options.pluginsDir !== undefined ? { pluginsDir: options.pluginsDir } : {}),
     logger: log,
+    files: {
+      roots: options.filesRoots,
+      allowAnyPath: options.allowAnyPath,
+      allowEditorScripts: options.allowEditorScripts,
+      backupOnOverwrite: options.backupOnOverwrite,
+      allowFileImport: options.allowFileImport,
+    },
   });
-  await bridge.start();
+  try {
+    await bridge.start();
+  } catch (error) {
+    // A files root that does not exist is a bad command line, like any other flag.
+    if (isBridgeError(error) && error.code === "BAD_REQUEST") throw new UsageError(error.message);
+    throw error;
+  }
   const status = bridge.hostStatus();
   if (options.editor === "embedded" && status.state !== "ready" && status.state !== "busy") {
     // The embedded editor only fails to start on bad input (e.g. --open of a missing file): say so and stop.
@@ -217,8 +258,10 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
     .currentDocument({ signal: new AbortController().signal, clientId: "cli" })
     .then((d) => `${d.name} (${d.width}×${d.height})`)
     .catch(() => "none");
+  const roots = bridge.filesRoots;
+  const files = roots === null ? "any path (unconfined; --files-root confines)" : roots.join(", ");
   stdout.write(
-    `image-editor-bridge ${PACKAGE.version} · ${bridge.url} · WebSocket ${bridge.wsUrl} · editor: ${bridge.host.kind} · document: ${doc}\n`,
+    `image-editor-bridge ${PACKAGE.version} · ${bridge.url} · WebSocket ${bridge.wsUrl} · editor: ${bridge.host.kind} · document: ${doc} · files: ${files}\n`,
   );
   if (io.handleSignals === false) return bridge;
   let stopping = false;

@@ -3,6 +3,8 @@
  * overridden through `createBridge({ limits })`.
  */
 
+import { DEFAULT_MAX_IMPORT_FILE_BYTES, DEFAULT_MAX_OPEN_FILE_BYTES } from "./files/index.js";
+
 const MiB = 1024 * 1024;
 
 export const DEFAULT_LIMITS = {
@@ -12,6 +14,13 @@ export const DEFAULT_LIMITS = {
   maxHttpBodyBytes: 8 * MiB,
   /** Largest body of the import route, which carries whole images as base64. */
   maxImportBodyBytes: 96 * MiB,
+  /**
+   * Largest document file `document:open` (and `--open`, scripts' `app.open`) reads; a bigger one is refused from
+   * its size, so a huge or endless file cannot fill memory.
+   */
+  maxOpenFileBytes: DEFAULT_MAX_OPEN_FILE_BYTES,
+  /** Largest image file `layer:importImage` reads from a path or `file:` URI (the import byte limit). */
+  maxImportFileBytes: DEFAULT_MAX_IMPORT_FILE_BYTES,
   /** Requests a logical client may have open at once; past it → TOO_MANY_REQUESTS. */
   maxInFlightPerClient: 64,
   /** Host-bound calls waiting in the mailbox across all clients; past it → HOST_BUSY. */

@@ -1,3 +1,6 @@
+import { mkdtemp, realpath, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { main, parseListen, parseServeArgs, UsageError } from "../src/cli.js";
 
@@ -44,6 +47,55 @@ describe("command line", () => {
     } finally {
       await bridge!.close();
     }
+  });
+});
+
+describe("file access on the command line", () => {
+  it("--files-root is repeatable (or BRIDGE_FILES_ROOT, comma-separated); the other file flags default off", () => {
+    expect(parseServeArgs(["--files-root", "/a", "--files-root", "/b"], {})).toMatchObject({ filesRoots: ["/a", "/b"] });
+    expect(parseServeArgs([], { BRIDGE_FILES_ROOT: "/a, /b" })).toMatchObject({ filesRoots: ["/a", "/b"] });
+    expect(parseServeArgs([], {})).toMatchObject({ filesRoots: [], allowAnyPath: false, allowEditorScripts: false, backupOnOverwrite: true });
+    expect(parseServeArgs(["--allow-any-path", "--allow-editor-scripts", "--no-backup"], {})).toMatchObject({
+      allowAnyPath: true,
+      allowEditorScripts: true,
+      backupOnOverwrite: false,
+    });
+  });
+
+  it("off loopback the bridge refuses to start without --files-root or --allow-any-path, before binding anything", async () => {
+    const serve = (args: string[]) => main(["serve", "--listen", "0.0.0.0:0", "--token", "t", "--log-level", "silent", ...args], { handleSignals: false, env: {} });
+    await expect(serve([])).rejects.toThrow(UsageError);
+    await expect(serve([])).rejects.toThrow(/--files-root <dir>, or --allow-any-path/);
+  });
+
+  it("a files root that does not exist is a usage error", async () => {
+    await expect(
+      main(["serve", "--listen", "127.0.0.1:0", "--log-level", "silent", "--files-root", "/nonexistent/root"], { handleSignals: false, env: {} }),
+    ).rejects.toThrow(/Files root \/nonexistent\/root does not exist/);
+  });
+
+  it("the startup line says whether file access is confined, and to which folders", async () => {
+    const dir = await realpath(await mkdtemp(join(tmpdir(), "bridge-cli-root-")));
+    for (const [args, expected] of [
+      [[], /files: any path \(unconfined/],
+      [["--files-root", dir], new RegExp(`files: ${dir}`)],
+    ] as const) {
+      let printed = "";
+      const bridge = await main(["serve", "--listen", "127.0.0.1:0", "--log-level", "silent", ...args], {
+        handleSignals: false,
+        env: {},
+        stdout: { write: (text: string) => (printed += text) },
+      });
+      await bridge!.close();
+      expect(printed).toMatch(expected);
+    }
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("--help describes the file flags", async () => {
+    let printed = "";
+    await main(["--help"], { handleSignals: false, env: {}, stdout: { write: (text: string) => (printed += text) } });
+    for (const flag of ["--files-root", "--allow-any-path", "--allow-editor-scripts", "--no-backup"]) expect(printed).toContain(flag);
   });
 });
 

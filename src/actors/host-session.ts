@@ -5,6 +5,7 @@ import type { HostAdapter, HostCallContext, HostInfo } from "../hosts/host.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import { Mailbox, type MailboxJob } from "./_internal/mailbox.js";
+import { laneLogName } from "./client.js";
 import { hostSessionMachine } from "./host-session.machine.js";
 
 /** How late the actor hears that the editor went idle (see `reportBusy`). */
@@ -60,6 +61,8 @@ export class HostSession {
   private idleWaiters: Array<() => void> = [];
   /** Set when `close()` begins: running calls may finish, nothing new is queued. */
   private stopping = false;
+  /** Whether `start()` ran; a session closed before it has no actor or editor to stop. */
+  private started = false;
 
   constructor(
     readonly host: HostAdapter,
@@ -82,6 +85,7 @@ export class HostSession {
 
   /** Starts the actor and waits for the first connection attempt to settle. Resolves `true` when ready. */
   async start(): Promise<boolean> {
+    this.started = true;
     this.actor.start();
     this.lostSubscription = this.host.lost$.subscribe((error) => this.onLost(error));
     this.actor.send({ type: "CONNECT" });
@@ -168,6 +172,7 @@ export class HostSession {
    */
   async close(graceMs = 0): Promise<void> {
     this.stopping = true;
+    if (!this.started) return;
     this.lostSubscription?.unsubscribe();
     const shuttingDown = (): BridgeError => new BridgeError("SHUTTING_DOWN", "The bridge is shutting down");
     for (const job of this.mailbox.drain()) this.answer(job, false, shuttingDown());
@@ -312,7 +317,7 @@ export class HostSession {
     // The editor may still be working on it; give it a moment to honour the abort before freeing its slot.
     job.timer = setTimeout(() => {
       if (job.released) return;
-      this.log.warn({ actor: "host", method, lane: job.lane }, "editor ignored an aborted call; freeing its slot");
+      this.log.warn({ actor: "host", method, lane: laneLogName(job.lane) }, "editor ignored an aborted call; freeing its slot");
       this.actor.send({ type: "SLOW" });
       this.release(job);
     }, this.limits.abortGraceMs);

@@ -1,5 +1,7 @@
 import type { Observable } from "rxjs";
+import type { Filesystem } from "../files/index.js";
 import type {
+  DataLoss,
   FileFormat,
   HostBounds,
   HostDocument,
@@ -68,6 +70,18 @@ export interface HostAdapter {
   readonly kind: string;
   /** The editor's own event names beyond the main events of spec §6, accepted by `event:subscribe`. */
   readonly eventTypes?: readonly string[];
+  /**
+   * Where the editor opens and writes the paths it is given. `remote` (an editor on another machine) means paths
+   * cannot be resolved here: with files roots they get a lexical check only.
+   * @default "local"
+   */
+  readonly filesystem?: Filesystem;
+  /**
+   * Whether `jsx:run`/`jsx:execute` scripts can read and write any file (Photoshop's ExtendScript, GIMP's
+   * Script-Fu). Such scripts are refused while file access is confined, unless the operator allows them.
+   * @default false
+   */
+  readonly scriptsReachFiles?: boolean;
 
   /** Connects to (or starts) the editor. Rejects when the editor cannot be reached. */
   connect(): Promise<HostInfo>;
@@ -89,18 +103,27 @@ export interface HostAdapter {
   /** The active document; `NO_DOCUMENT` when none is open. */
   currentDocument(ctx: HostCallContext): Promise<HostDocument>;
   getDocument(ctx: HostCallContext, documentId: number | undefined): Promise<HostDocument>;
+  /** Opens a file; `path` was resolved against the files roots (and checked to be a regular file) by the caller. */
   openDocument?(ctx: HostCallContext, path: string): Promise<HostDocument>;
   createDocument?(
     ctx: HostCallContext,
     options: { width: number; height: number; name?: string | undefined; background?: string | undefined },
   ): Promise<HostDocument>;
   closeDocument?(ctx: HostCallContext, documentId: number | undefined): Promise<number>;
-  /** Saves in the editor's layered format; `path` absent means the document's own file. */
+  /**
+   * What a save of the document to `path` would drop compared with the file it was opened from (text layers,
+   * ICC profile, …); empty when nothing. An editor whose saves lose nothing leaves it out.
+   */
+  saveLosses?(ctx: HostCallContext, options: { documentId: number; path: string }): Promise<DataLoss[]>;
+  /**
+   * Saves in the editor's layered format to `path` (already resolved by the caller), atomically where the editor
+   * writes locally; `backup` keeps a replaced file as `<name>.bak`.
+   */
   saveDocument?(
     ctx: HostCallContext,
-    options: { documentId?: number | undefined; path?: string | undefined },
-  ): Promise<{ path: string; format: string }>;
-  /** Writes a flattened image file. */
+    options: { documentId: number; path: string; backup: boolean },
+  ): Promise<{ path: string; format: string; backupPath?: string | undefined }>;
+  /** Writes a flattened image file to `path` (already resolved by the caller), atomically. */
   exportDocumentFile?(
     ctx: HostCallContext,
     options: { documentId?: number | undefined; path: string; format?: FileFormat | undefined; quality?: number | undefined },

@@ -5,6 +5,7 @@ import type { LogicalClient } from "../actors/client.js";
 import type { Observable } from "rxjs";
 import type { EventBus, SerializedEvent } from "../actors/event-bus.js";
 import type { Limits } from "../limits.js";
+import type { FileAccess } from "../files/index.js";
 
 /** Who is calling: a logical client on a WS endpoint, or an HTTP request's lane. */
 export interface Caller {
@@ -18,6 +19,8 @@ export interface Caller {
 /** Services of the bridge a method may use; everything else it reaches through the host. */
 export interface BridgeServices {
   readonly limits: Limits;
+  /** Files roots, backups and read limits: every path a client sends is resolved through these. */
+  readonly files: FileAccess;
   readonly bus: EventBus;
   serverInfo(): ServerInfo;
   clients(): Array<z.infer<typeof ClientSummarySchema>>;

@@ -1,5 +1,6 @@
 import { METHOD_SCHEMAS } from "../protocol/index.js";
 import { defineMethod, type MethodDefinition } from "./define.js";
+import { exportDocumentFile, resolveOpenPath, saveDocumentFile } from "../files/index.js";
 import { requireOp } from "./_internal/support.js";
 
 /** Documents: inspect, open, create, close, save and export to a file. */
@@ -27,7 +28,10 @@ export const documentMethods: MethodDefinition[] = [
     mutates: true,
     long: true,
     http: { verb: "POST", path: "/document/open" },
-    run: (ctx, { path }) => requireOp(ctx.host, "openDocument", "document:open")(ctx.call, path),
+    run: async (ctx, { path }) => {
+      const open = requireOp(ctx.host, "openDocument", "document:open");
+      return open(ctx.call, (await resolveOpenPath(ctx.bridge.files, ctx.host, path)).path);
+    },
   }),
   defineMethod("document:create", METHOD_SCHEMAS["document:create"], {
     host: true,
@@ -49,14 +53,14 @@ export const documentMethods: MethodDefinition[] = [
     mutates: true,
     long: true,
     http: { verb: "POST", path: "/document/save" },
-    run: (ctx, { documentId, savePath }) =>
-      requireOp(ctx.host, "saveDocument", "document:save")(ctx.call, { documentId, path: savePath }),
+    // The no-silent-loss rule lives in saveDocumentFile, shared with the embedded editor's scripts.
+    run: (ctx, params) => saveDocumentFile(ctx.host, ctx.call, ctx.bridge.files, params),
   }),
   defineMethod("document:export", METHOD_SCHEMAS["document:export"], {
     host: true,
     mutates: false,
     long: true,
     http: { verb: "POST", path: "/document/export" },
-    run: (ctx, params) => requireOp(ctx.host, "exportDocumentFile", "document:export")(ctx.call, params),
+    run: (ctx, params) => exportDocumentFile(ctx.host, ctx.call, ctx.bridge.files, params),
   }),
 ];

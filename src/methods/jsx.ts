@@ -1,5 +1,5 @@
-import { METHOD_SCHEMAS } from "../protocol/index.js";
-import { defineMethod, type MethodDefinition } from "./define.js";
+import { BridgeError, METHOD_SCHEMAS } from "../protocol/index.js";
+import { defineMethod, type MethodContext, type MethodDefinition } from "./define.js";
 import { requireOp } from "./_internal/support.js";
 
 /**
@@ -13,30 +13,43 @@ export const DEFAULT_SCRIPT_TIMEOUT_MS = 30_000;
 const scriptDeadline = (requested: number | undefined, longCallTimeoutMs: number): number =>
   Math.min(requested ?? DEFAULT_SCRIPT_TIMEOUT_MS, longCallTimeoutMs);
 
+/**
+ * Editor scripts that can read and write any file (Photoshop's ExtendScript, GIMP's Script-Fu) would walk around
+ * the files roots, so while file access is confined they run only if the operator allowed them. The embedded
+ * editor's scripts are sandboxed and their file access goes through the roots, so they always run.
+ */
+function checkScriptsAllowed(ctx: MethodContext, method: string): void {
+  const { files } = ctx.bridge;
+  const roots = files.policy.roots;
+  if (roots === null || ctx.host.scriptsReachFiles !== true || files.allowEditorScripts) return;
+  throw new BridgeError(
+    "FORBIDDEN",
+    `${method} is refused: ${ctx.host.kind} scripts can read and write any file, and file access is confined to the files roots; start the bridge with --allow-editor-scripts to allow them`,
+    { details: { capability: method, editor: ctx.host.kind, roots } },
+  );
+}
+
 /** Scripts. No HTTP routes (spec §4.2 rule 2). */
 export const jsxMethods: MethodDefinition[] = [
   defineMethod("jsx:run", METHOD_SCHEMAS["jsx:run"], {
     host: true,
     mutates: true,
     long: true,
-    run: async (ctx, { script, language, timeoutMs }) => ({
-      result: await requireOp(ctx.host, "runScript", "jsx:run")(ctx.call, {
-        script,
-        language,
-        timeoutMs: scriptDeadline(timeoutMs, ctx.bridge.limits.longCallTimeoutMs),
-      }),
-    }),
+    run: async (ctx, { script, language, timeoutMs }) => {
+      checkScriptsAllowed(ctx, "jsx:run");
+      const run = requireOp(ctx.host, "runScript", "jsx:run");
+      return { result: await run(ctx.call, { script, language, timeoutMs: scriptDeadline(timeoutMs, ctx.bridge.limits.longCallTimeoutMs) }) };
+    },
   }),
   defineMethod("jsx:execute", METHOD_SCHEMAS["jsx:execute"], {
     host: true,
     mutates: true,
     long: true,
-    run: async (ctx, { name, params, timeoutMs }) => ({
-      result: await requireOp(ctx.host, "executeScript", "jsx:execute")(ctx.call, {
-        name,
-        params: params ?? {},
-        timeoutMs: scriptDeadline(timeoutMs, ctx.bridge.limits.longCallTimeoutMs),
-      }),
-    }),
+    run: async (ctx, { name, params, timeoutMs }) => {
+      checkScriptsAllowed(ctx, "jsx:execute");
+      const execute = requireOp(ctx.host, "executeScript", "jsx:execute");
+      const deadline = scriptDeadline(timeoutMs, ctx.bridge.limits.longCallTimeoutMs);
+      return { result: await execute(ctx.call, { name, params: params ?? {}, timeoutMs: deadline }) };
+    },
   }),
 ];

@@ -1,6 +1,7 @@
 import { BridgeError, METHOD_SCHEMAS, type HostLayer } from "../protocol/index.js";
 import type { LayerRef } from "../hosts/host.js";
 import { defineMethod, type MethodContext, type MethodDefinition } from "./define.js";
+import { resolveImportSource } from "../files/index.js";
 import { requireOp } from "./_internal/support.js";
 import { layerRefOf } from "./_internal/layer-ref.js";
 
@@ -65,6 +66,9 @@ export const layerMethods: MethodDefinition[] = [
     mutates: true,
     long: true,
     http: { verb: "POST", path: "/layer/import-image", body: "import" },
-    run: (ctx, params) => requireOp(ctx.host, "importImage", "layer:importImage")(ctx.call, params),
+    run: async (ctx, params) => {
+      const importImage = requireOp(ctx.host, "importImage", "layer:importImage");
+      return importImage(ctx.call, { ...params, image: await resolveImportSource(ctx.bridge.files, params.image) });
+    },
   }),
 ];

@@ -14,6 +14,8 @@ export const ERROR_CODES = {
   DOCUMENT_NOT_FOUND: "DOCUMENT_NOT_FOUND",
   LAYER_NOT_FOUND: "LAYER_NOT_FOUND",
   PAYLOAD_TOO_LARGE: "PAYLOAD_TOO_LARGE",
+  WOULD_LOSE_DATA: "WOULD_LOSE_DATA",
+  CLIENT_ATTACHED: "CLIENT_ATTACHED",
   JSX_FAILED: "JSX_FAILED",
   TOO_MANY_REQUESTS: "TOO_MANY_REQUESTS",
   NOT_SUPPORTED: "NOT_SUPPORTED",
@@ -63,6 +65,10 @@ export const ERROR_RULES: Readonly<Record<ErrorCode, ErrorRule>> = {
   DOCUMENT_NOT_FOUND: { status: 404, retryable: false, source: "host" },
   LAYER_NOT_FOUND: { status: 404, retryable: false, source: "host" },
   PAYLOAD_TOO_LARGE: { status: 413, retryable: false, source: "protocol" },
+  /** A save would write a file lacking what the document was opened with; the caller must pass `allowLossy`. */
+  WOULD_LOSE_DATA: { status: 409, retryable: false, source: "bridge" },
+  /** `?resume=<id>&takeover=0` named a logical client that another socket holds. */
+  CLIENT_ATTACHED: { status: 409, retryable: false, source: "bridge" },
   JSX_FAILED: { status: 422, retryable: false, source: "jsx" },
   TOO_MANY_REQUESTS: { status: 429, retryable: true, source: "bridge" },
   NOT_SUPPORTED: { status: 501, retryable: false, source: "host" },

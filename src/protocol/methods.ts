@@ -1,5 +1,6 @@
 import { z } from "zod";
 import {
+  DataLossSchema,
   HostDocumentSchema,
   HostLayerSchema,
   HostRectSchema,
@@ -29,6 +30,9 @@ const scale = z.number().positive().max(16);
 
 const Empty = z.object({}).strict();
 const DocumentScoped = z.object({ documentId }).strict();
+
+/** A file path a client sends; what it may name is decided by the bridge's files roots. */
+const filePath = z.string().min(1).max(4096);
 
 const ScriptLanguage = z.enum(["javascript", "extendscript", "script-fu"]);
 
@@ -70,8 +74,20 @@ export const FileExportResultSchema = z.object({
   size: z.number().int().nonnegative(),
 });
 
+export const SaveResultSchema = z.object({
+  path: z.string(),
+  format: z.string(),
+  /** Where the replaced file was kept (`<name>.bak`), when the save replaced one and backups are on. */
+  backupPath: z.string().optional(),
+  /** What the written file lacks compared with what was opened; only ever non-empty with `allowLossy: true`. */
+  dropped: z.array(DataLossSchema).optional(),
+});
+
 export const ClientSummarySchema = z.object({
-  clientId: z.string(),
+  /** The first characters of the client id: enough to tell clients apart, never enough to resume one. */
+  idPrefix: z.string(),
+  /** The display name the client gave with `?name=` (absent when it gave none). */
+  name: z.string().optional(),
   endpoint: z.string(),
   state: z.enum(["attached", "detached"]),
   subscriptions: z.array(z.string()),

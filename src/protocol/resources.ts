@@ -141,6 +141,11 @@ export const ServerInfoSchema = z.object({
   plugins: z.array(PluginInfoSchema).optional(),
   protocolVersion: z.number().int().optional(),
   editor: z.string().optional(),
+  /**
+   * Folders every client path must lie inside (`--files-root`), so clients can build valid paths; `null` when file
+   * access is not confined.
+   */
+  filesRoots: z.array(z.string()).nullable().optional(),
 });
 export type ServerInfo = z.infer<typeof ServerInfoSchema>;
 
@@ -158,3 +163,50 @@ export const PluginHealthSchema = z.object({
   checks: z.record(z.string(), PluginHealthCheckSchema).optional(),
 });
 export type PluginHealth = z.infer<typeof PluginHealthSchema>;
+
+/**
+ * Named kinds of data a save can drop, reported in `WOULD_LOSE_DATA`'s `details.wouldLose`. Layer features:
+ * `textLayers`, `smartObjects`, `fillLayers` (solid, gradient, pattern and shape fills), `adjustmentLayers`,
+ * `layerEffects`, `vectorMasks`, `extraMasks` (a second pixel mask beside a vector mask), `disabledMasks`,
+ * `groupMasks`, `clipping`, `knockout`, `artboards`, `fillOpacity`. Document features: `iccProfile`,
+ * `colorMode` (e.g. grayscale written as RGB), `bitDepth` (16/32-bit written as 8-bit), `psbFormat` (a large
+ * document written as PSD), `alphaChannels`, `paths`, `guides`, `layerComps`, `metadata` (XMP, EXIF, IPTC). Exports: `sourceFile` (the export would replace the
+ * file an open document was read from). `unknown`: the source could not be inspected, so a save may drop anything.
+ * Editors may report other kinds; clients should show unknown ones as they are.
+ */
+export const DATA_LOSS_KINDS = [
+  "textLayers",
+  "smartObjects",
+  "fillLayers",
+  "adjustmentLayers",
+  "layerEffects",
+  "vectorMasks",
+  "extraMasks",
+  "disabledMasks",
+  "groupMasks",
+  "clipping",
+  "knockout",
+  "artboards",
+  "fillOpacity",
+  "iccProfile",
+  "colorMode",
+  "bitDepth",
+  "psbFormat",
+  "alphaChannels",
+  "paths",
+  "guides",
+  "layerComps",
+  "metadata",
+  "sourceFile",
+  "unknown",
+] as const;
+export type DataLossKind = (typeof DATA_LOSS_KINDS)[number];
+
+/** One kind of data a save would drop: how many, which layers (for layer features), and a short note. */
+export const DataLossSchema = z.object({
+  kind: z.string(),
+  count: z.number().int().nonnegative(),
+  layerIds: z.array(z.number().int()).optional(),
+  detail: z.string().optional(),
+});
+export type DataLoss = z.infer<typeof DataLossSchema>;

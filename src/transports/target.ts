@@ -30,6 +30,8 @@ export interface TransportTarget {
    */
   pluginRoute(id: string, verb: string, segments: readonly string[]): PluginRouteRun | { verbs: string[] };
   health(): Record<string, unknown>;
+  /** `GET /status`: the operator's detailed view (editor, clients by short id, plugins, files roots). */
+  status(): Record<string, unknown>;
   /** `GET /plugins`: loaded plugins, plus the failures so a broken plugin can be diagnosed over HTTP. */
   plugins(): { plugins: PluginInfo[]; failed: PluginHealth[] };
   /** Throws `PLUGIN_NOT_FOUND` for an unknown id. */

@@ -54,8 +54,9 @@ function dechunk(data: Buffer): Buffer {
 
 /** A request head with `Host`, `Connection: close` and, when a body is given, its `Content-Length`. */
 export function requestHead(verb: string, target: string, port: number, headers: Record<string, string> = {}, bodyLength?: number): string {
-  const lines = [`${verb} ${target} HTTP/1.1`, `Host: 127.0.0.1:${port}`, "Connection: close"];
-  for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${v}`);
+  const { Host: host = `127.0.0.1:${port}`, ...rest } = headers;
+  const lines = [`${verb} ${target} HTTP/1.1`, `Host: ${host}`, "Connection: close"];
+  for (const [k, v] of Object.entries(rest)) lines.push(`${k}: ${v}`);
   if (bodyLength !== undefined) lines.push(`Content-Length: ${bodyLength}`);
   return `${lines.join("\r\n")}\r\n\r\n`;
 }

@@ -1,6 +1,7 @@
-import { open, realpath } from "node:fs/promises";
+import { realpath } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
-import { BridgeError } from "../../protocol/index.js";
+import { readRegularFile } from "../../files/index.js";
+import { BridgeError, isBridgeError } from "../../protocol/index.js";
 
 /** A named script read from a script folder (`jsx:execute`). */
 export interface NamedScript {
@@ -56,20 +57,17 @@ export async function readNamedScript(dirs: readonly string[], name: string, kin
     if (!inside(folder, real)) {
       throw new BridgeError("FORBIDDEN", `Script ${name} leads outside its script folder`, { details: { name } });
     }
-    const handle = await open(real, "r").catch(() => undefined);
-    if (!handle) continue;
+    let source: Buffer;
     try {
-      const info = await handle.stat();
-      if (!info.isFile()) continue;
-      if (info.size > kind.maxBytes) {
-        throw new BridgeError("PAYLOAD_TOO_LARGE", `Script ${name} exceeds ${kind.maxBytes} bytes`, {
-          details: { name, size: info.size, maxBytes: kind.maxBytes },
-        });
+      // Never blocks on a FIFO and never streams a device: see readRegularFile.
+      source = await readRegularFile(real, { maxBytes: kind.maxBytes, label: name });
+    } catch (error) {
+      if (isBridgeError(error) && error.code === "PAYLOAD_TOO_LARGE") {
+        throw new BridgeError("PAYLOAD_TOO_LARGE", `Script ${name} exceeds ${kind.maxBytes} bytes`, { details: { ...error.details, name } });
       }
-      return { path: real, source: await handle.readFile("utf8") };
-    } finally {
-      await handle.close();
+      continue; // not a readable regular file here: try the next folder
     }
+    return { path: real, source: source.toString("utf8") };
   }
   throw new BridgeError("NOT_FOUND", `No script named ${name} in the script folders`, { details: { name } });
 }

@@ -1,7 +1,8 @@
-import { basename, extname, resolve } from "node:path";
+import { basename, extname } from "node:path";
 import { NEVER } from "rxjs";
+import { DEFAULT_MAX_OPEN_FILE_BYTES, lostFeatures, resolveOpenPath, writeFileAtomic, type FileAccess } from "../../files/index.js";
 import { BridgeError } from "../../protocol/index.js";
-import type { HostDocument, HostLayer, HostRect, LayerPreviewPayload } from "../../protocol/index.js";
+import type { DataLoss, HostDocument, HostLayer, HostRect, LayerPreviewPayload } from "../../protocol/index.js";
 import type { Logger } from "../../logger.js";
 import type { EncodedImage, HostAdapter, HostCallContext, HostInfo } from "../host.js";
 import { parseColor } from "./color.js";
@@ -11,10 +12,15 @@ import type { EmbeddedDocument } from "./document.js";
 import { ContentBuilder } from "./document.js";
 import { encodeDocument, encodeRaster, formatForExtension, toDataUri } from "./encode.js";
 import { EMBEDDED_EVENT_TYPES, EmbeddedEvents } from "./events.js";
-import { psdSavePath, readDocumentFile, writeFileAtomic } from "./files.js";
+import { layeredSaveFormat, readDocumentFile } from "./files.js";
 import { CUTOUT_EVENT, cutoutOps, type EmbeddedCutoutOptions } from "./cutout/index.js";
 import { importedLayer, planInsertion, readImportSource } from "./import.js";
-import { DEFAULT_IMPORT_LIMITS, DEFAULT_MAX_DOCUMENT_PIXELS, EVENT_PREVIEW_MAX_SIZE, type ImportLimits } from "./limits.js";
+import {
+  DEFAULT_IMPORT_LIMITS,
+  DEFAULT_MAX_DOCUMENT_PIXELS,
+  EVENT_PREVIEW_MAX_SIZE,
+  type ImportLimits,
+} from "./limits.js";
 import { serializePsd } from "./psd.js";
 import { EMPTY_BOUNDS, emptyRaster, solidRaster } from "./raster.js";
 import { SAMPLE_NAME, buildSampleContent } from "./sample.js";
@@ -55,6 +61,12 @@ export interface EmbeddedHostOptions {
   readonly cutout?: Partial<EmbeddedCutoutOptions> | undefined;
   /** Where cutout confidences are logged. @default none */
   readonly logger?: Logger | undefined;
+  /**
+   * File rules for `--open` and for scripts' `app.open`, `save` and `exportDocument`: files roots, backups, read
+   * limits. The bridge passes its own; alone, the editor is unconfined with backups on.
+   * @default unconfined, backups on, DEFAULT_MAX_OPEN_FILE_BYTES, import limit from `importLimits`
+   */
+  readonly files?: FileAccess | undefined;
 }
 
 /** Stops work whose caller has given up (deadline passed or bridge shutting down). */
@@ -78,6 +90,14 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
     limits: { ...DEFAULT_IMPORT_LIMITS, ...options.importLimits },
     allowFile: options.allowFileImport ?? true,
     allowPrivateUrl: options.allowPrivateUrlImport ?? false,
+  };
+  const files: FileAccess = options.files ?? {
+    policy: { roots: null },
+    backupOnOverwrite: true,
+    maxOpenFileBytes: DEFAULT_MAX_OPEN_FILE_BYTES,
+    maxImportFileBytes: importPolicy.limits.maxBytes,
+    allowFileImport: importPolicy.allowFile,
+    allowEditorScripts: false,
   };
   const cutouts = cutoutOps({
     document: (id) => store.get(id),
@@ -125,9 +145,10 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
     }
   }
 
-  async function open(path: string): Promise<EmbeddedDocument> {
-    const file = await readDocumentFile(path, maxPixels);
-    const doc = store.add(file.content, { name: file.name, filePath: file.filePath });
+  /** Opens a file at a path already resolved against the files roots. */
+  async function open(path: string, signal?: AbortSignal): Promise<EmbeddedDocument> {
+    const file = await readDocumentFile(path, { maxPixels, maxBytes: files.maxOpenFileBytes, signal });
+    const doc = store.add(file.content, { name: file.name, filePath: file.filePath, source: file.source });
     events.activeDocumentChanged();
     return doc;
   }
@@ -142,7 +163,8 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
     async connect(): Promise<HostInfo> {
       if (!connected) {
         if (options.open !== undefined) {
-          await open(options.open);
+          // `--open` is read like any client path: inside the files roots, a regular file, bounded.
+          await open((await resolveOpenPath(files, host, options.open)).path);
         } else if (options.sample !== false) {
           store.add(await buildSampleContent(), { name: SAMPLE_NAME });
           events.activeDocumentChanged();
@@ -174,7 +196,7 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
 
     async openDocument(ctx, path): Promise<HostDocument> {
       checkAborted(ctx);
-      return toHostDocument(await open(path));
+      return toHostDocument(await open(path, ctx.signal));
     },
 
     async createDocument(ctx, { width, height, name, background }): Promise<HostDocument> {
@@ -200,29 +222,33 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
       return doc.id;
     },
 
-    async saveDocument(ctx, { documentId, path }): Promise<{ path: string; format: string }> {
+    async saveLosses(_ctx, { documentId, path }): Promise<DataLoss[]> {
       const doc = store.get(documentId);
-      const target = path ?? doc.filePath;
-      if (target === undefined) {
-        throw new BridgeError("BAD_REQUEST", "document has no file path; pass savePath", { details: { documentId: doc.id } });
-      }
-      const filePath = psdSavePath(target);
+      const features = doc.source?.features ?? [];
+      // A PSB written as PSB keeps its format; everything else in the source's list is beyond this model.
+      const kept = new Set<string>(layeredSaveFormat(path) === "psb" ? ["psbFormat"] : []);
+      const present = new Set(flattenLayers(doc.layers).map((entry) => entry.layer.id));
+      return lostFeatures(features, kept, (id) => present.has(id));
+    },
+
+    async saveDocument(ctx, { documentId, path, backup }) {
+      const doc = store.get(documentId);
+      const format = layeredSaveFormat(path);
       checkAborted(ctx);
-      const bytes = serializePsd(doc);
+      const bytes = serializePsd(doc, { psb: format === "psb" });
       checkAborted(ctx);
-      await writeFileAtomic(filePath, bytes);
-      doc.filePath = filePath;
-      doc.name = basename(filePath);
+      const written = await writeFileAtomic(path, bytes, { backup });
+      doc.filePath = path;
+      doc.name = basename(path);
       doc.isDirty = false;
-      return { path: filePath, format: "psd" };
+      return { path, format, ...(written.backupPath !== undefined ? { backupPath: written.backupPath } : {}) };
     },
 
     async exportDocumentFile(
       ctx,
-      { documentId, path: target, format, quality },
+      { documentId, path, format, quality },
     ): Promise<{ path: string; format: string; width: number; height: number; size: number }> {
       const doc = store.get(documentId);
-      const path = resolve(target);
       const chosen = format ?? formatForExtension(extname(path));
       if (!chosen) {
         throw new BridgeError("BAD_REQUEST", "Pass format or use a .png, .jpg, .jpeg, .webp, .tif or .tiff path", { details: { path } });
@@ -314,6 +340,7 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
     store,
     events,
     host,
+    files,
     maxDocumentPixels: maxPixels,
     scriptDirs: options.scriptDirs ?? [],
     limits: options.scriptLimits,

@@ -1,6 +1,8 @@
 import sharp from "sharp";
 import type { Metadata } from "sharp";
+import type { FileFeatures } from "../../files/index.js";
 import { BridgeError } from "../../protocol/index.js";
+import { imageFeatures } from "../_internal/image-features.js";
 import type { Raster } from "./raster.js";
 
 /** Input formats accepted from clients and files; SVG and PDF are left out (they can reference other resources). */
@@ -10,6 +12,8 @@ const DECODABLE_FORMATS: ReadonlySet<string> = new Set(["png", "jpeg", "webp", "
 export interface DecodedImage {
   readonly raster: Raster;
   readonly density: number | undefined;
+  /** What the file held beyond 8-bit RGB pixels (ICC profile, 16-bit, grayscale, metadata). */
+  readonly features: FileFeatures;
 }
 
 /**
@@ -48,7 +52,7 @@ export async function decodeImage(
     const { data, info } = await image.raw().toBuffer({ resolveWithObject: true });
     if (info.channels !== 4) throw new Error(`expected 4 channels, got ${info.channels}`);
     const raster = { data: new Uint8ClampedArray(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
-    return { raster, density: meta.density };
+    return { raster, density: meta.density, features: imageFeatures(meta) };
   } catch (cause) {
     throw new BridgeError("BAD_REQUEST", "Image data could not be decoded", { details, cause });
   }

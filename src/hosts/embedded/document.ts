@@ -1,4 +1,5 @@
 import type { HostRect } from "../../protocol/index.js";
+import type { DocumentSource } from "./files.js";
 import type { Raster } from "./raster.js";
 import { emptyRaster, solidRaster } from "./raster.js";
 
@@ -70,6 +71,11 @@ export interface EmbeddedDocument extends DocumentContent {
   name: string;
   isDirty: boolean;
   filePath: string | undefined;
+  /**
+   * What the file the document was opened from held that this model does not keep (text layers, ICC profile…).
+   * It stays with the document until it is closed: every save is compared with what was opened.
+   */
+  readonly source?: DocumentSource | undefined;
   /** Rectangular selection in document pixels, always inside the canvas; `null` when nothing is selected. */
   selection: HostRect | null;
 }

@@ -1,5 +1,5 @@
-import { readFile, rename, rm, writeFile } from "node:fs/promises";
-import { basename, extname, resolve } from "node:path";
+import { basename, extname } from "node:path";
+import { readRegularFile, type FileFeatures } from "../../files/index.js";
 import { BridgeError } from "../../protocol/index.js";
 import { decodeImage } from "./decode.js";
 import type { DocumentContent } from "./document.js";
@@ -10,69 +10,65 @@ import { parsePsd } from "./psd.js";
 /** Extensions `openDocument` reads. */
 export const OPENABLE_EXTENSIONS: readonly string[] = [".psd", ".psb", ".png", ".jpg", ".jpeg", ".webp"];
 
+/** Extensions `saveDocument` writes: layered PSD, or PSB for large documents. */
+export const SAVABLE_EXTENSIONS: readonly string[] = [".psd", ".psb"];
+
+/** The file a document was opened from: what it held that the embedded model does not keep. */
+export interface DocumentSource {
+  readonly psb: boolean;
+  readonly features: FileFeatures;
+}
+
 /** A file read into document content. */
 export interface OpenedFile {
   readonly content: DocumentContent;
   readonly name: string;
   readonly filePath: string;
+  readonly source: DocumentSource;
+}
+
+export interface ReadDocumentOptions {
+  readonly maxPixels: number;
+  /** Largest file read (checked on its size before reading). */
+  readonly maxBytes: number;
+  readonly signal?: AbortSignal | undefined;
 }
 
 /**
- * Reads a PSD (layers kept) or a PNG/JPEG/WebP (one `Background` layer).
- * @throws BridgeError `BAD_REQUEST` (with `details.path`) for a missing, unreadable or unsupported file,
- * `PAYLOAD_TOO_LARGE` above `maxPixels`.
+ * Reads a PSD/PSB (layers kept) or a PNG/JPEG/WebP (one `Background` layer) from a path already resolved against
+ * the files roots. The read never blocks on a FIFO, refuses devices, and is bounded by `maxBytes` and `signal`.
+ * @throws BridgeError `BAD_REQUEST` (with `details.path`) for an unreadable or unsupported file, `NOT_FOUND` for a
+ * missing one, `PAYLOAD_TOO_LARGE` above `maxBytes` or `maxPixels`.
  */
-export async function readDocumentFile(path: string, maxPixels: number): Promise<OpenedFile> {
-  const filePath = resolve(path);
+export async function readDocumentFile(filePath: string, options: ReadDocumentOptions): Promise<OpenedFile> {
   const ext = extname(filePath).toLowerCase();
   if (!OPENABLE_EXTENSIONS.includes(ext)) {
     throw new BridgeError("BAD_REQUEST", `Cannot open "${ext || "no extension"}" files; use ${OPENABLE_EXTENSIONS.join(", ")}`, {
-      details: { path, extension: ext },
+      details: { path: filePath, extension: ext },
     });
   }
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(filePath);
-  } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    const message = code === "ENOENT" ? `No such file: ${filePath}` : `Cannot read ${filePath} (${code ?? "error"})`;
-    throw new BridgeError("BAD_REQUEST", message, { details: { path, reason: code ?? "unreadable" }, cause });
-  }
+  const bytes = await readRegularFile(filePath, { maxBytes: options.maxBytes, signal: options.signal });
   const name = basename(filePath);
-  if (ext === ".psd" || ext === ".psb") return { content: parsePsd(bytes, { maxPixels, path }), name, filePath };
-  const { raster, density } = await decodeImage(bytes, { maxPixels, details: { path } });
+  const { maxPixels } = options;
+  if (ext === ".psd" || ext === ".psb") {
+    const { content, features, psb } = parsePsd(bytes, { maxPixels, path: filePath });
+    return { content, name, filePath, source: { psb, features } };
+  }
+  const { raster, density, features } = await decodeImage(bytes, { maxPixels, details: { path: filePath } });
   const builder = new ContentBuilder(raster.width, raster.height, density && density > 0 ? density : 72);
   const background = builder.pixel("Background", raster, { kind: "background" });
-  return { content: builder.build([background], [background.id]), name, filePath };
+  return { content: builder.build([background], [background.id]), name, filePath, source: { psb: false, features } };
 }
 
 /**
- * Writes through a temporary file and a rename, so a failed write never leaves a half-written file in place
- * of a good one.
- */
-export async function writeFileAtomic(path: string, bytes: Uint8Array): Promise<void> {
-  const temp = `${path}.${process.pid}.${Date.now()}.tmp`;
-  try {
-    await writeFile(temp, bytes);
-    await rename(temp, path);
-  } catch (cause) {
-    await rm(temp, { force: true });
-    throw new BridgeError("BAD_REQUEST", `Cannot write ${path} (${(cause as NodeJS.ErrnoException).code ?? "error"})`, {
-      details: { path },
-      cause,
-    });
-  }
-}
-
-/**
- * Checks a `saveDocument` path: absolute, `.psd`.
+ * Checks a `saveDocument` path: `.psd`, or `.psb` for the large document format.
  * @throws BridgeError `BAD_REQUEST` for another extension (pointing at `document:export`).
  */
-export function psdSavePath(path: string): string {
-  const filePath = resolve(path);
-  if (extname(filePath).toLowerCase() !== ".psd") {
-    const hint = formatForExtension(extname(filePath)) ? "; use document:export for flattened images" : "";
-    throw new BridgeError("BAD_REQUEST", `The embedded editor saves layered documents as .psd only${hint}`, { details: { path } });
+export function layeredSaveFormat(filePath: string): "psd" | "psb" {
+  const ext = extname(filePath).toLowerCase();
+  if (!SAVABLE_EXTENSIONS.includes(ext)) {
+    const hint = formatForExtension(ext) ? "; use document:export for flattened images" : "";
+    throw new BridgeError("BAD_REQUEST", `The embedded editor saves layered documents as .psd or .psb only${hint}`, { details: { path: filePath } });
   }
-  return filePath;
+  return ext === ".psb" ? "psb" : "psd";
 }

@@ -1,10 +1,9 @@
 import { lookup as dnsLookup, type LookupAddress } from "node:dns";
-import { open } from "node:fs/promises";
 import { request as httpRequest, type IncomingMessage } from "node:http";
 import { request as httpsRequest } from "node:https";
 import { isIP, type LookupFunction } from "node:net";
 import { resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { importSourcePath, readRegularFile, sniffImageFormat, type ImportFormat } from "../../files/index.js";
 import { BridgeError } from "../../protocol/index.js";
 import type { LayerImportImageParams } from "../../protocol/index.js";
 import type { EmbeddedDocument, PixelLayer } from "./document.js";
@@ -20,8 +19,6 @@ const MAX_DATA_URI_HEADER = 256;
 
 const DATA_URI = /^data:([^;,]*)((?:;[^;,]*)*),/i;
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
-/** Looks like a local path: rooted, relative, home, Windows drive or UNC, or has a file extension. */
-const PATH_LIKE = /^(?:\/|\.{1,2}[/\\]|~[/\\]|[A-Za-z]:[/\\]|\\\\)|\.[A-Za-z0-9]{1,5}$/;
 
 /** Where an import may read from, per host options. */
 export interface ImportPolicy {
@@ -32,22 +29,7 @@ export interface ImportPolicy {
   readonly allowPrivateUrl: boolean;
 }
 
-/** Raster formats accepted for import, recognised from their first bytes. */
-export type ImportFormat = "png" | "jpeg" | "webp" | "gif" | "tiff";
-
-/**
- * The format of encoded bytes from their magic numbers, or `undefined`. Sniffing (rather than trusting a data
- * URI's media type, a file extension or a Content-Type) keeps SVG, PDF and other decoders out of reach.
- */
-export function sniffImageFormat(bytes: Uint8Array): ImportFormat | undefined {
-  const at = (i: number, ...values: number[]): boolean => values.every((v, k) => bytes[i + k] === v);
-  if (at(0, 0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a)) return "png";
-  if (at(0, 0xff, 0xd8, 0xff)) return "jpeg";
-  if (at(0, 0x52, 0x49, 0x46, 0x46) && at(8, 0x57, 0x45, 0x42, 0x50)) return "webp";
-  if (at(0, 0x47, 0x49, 0x46, 0x38) && (at(4, 0x37, 0x61) || at(4, 0x39, 0x61))) return "gif";
-  if (at(0, 0x49, 0x49, 0x2a, 0x00) || at(0, 0x4d, 0x4d, 0x00, 0x2a)) return "tiff";
-  return undefined;
-}
+export { sniffImageFormat, type ImportFormat } from "../../files/index.js";
 
 /** A short guess at what unsupported bytes are, for the error's details. */
 function describeUnknown(bytes: Uint8Array): string {
@@ -89,15 +71,9 @@ export interface ImportedBytes {
  */
 export async function readImportSource(image: string, policy: ImportPolicy, signal: AbortSignal): Promise<ImportedBytes> {
   if (/^data:/i.test(image)) return checked(decodeDataUri(image, policy.limits), "data");
-  if (/^file:/i.test(image)) {
-    let path: string;
-    try {
-      path = fileURLToPath(image);
-    } catch (cause) {
-      throw new BridgeError("BAD_REQUEST", "Malformed file: URI", { details: { image: image.slice(0, 256) }, cause });
-    }
-    return checked(await readLocalFile(path, policy), "file");
-  }
+  // A `file:` URI, or a path that is not base64 of an image (JPEG base64 starts with "/9j/").
+  const path = importSourcePath(image);
+  if (path !== undefined) return checked(await readLocalFile(path, policy, signal), "file");
   if (/^https?:\/\//i.test(image)) return checked(await fetchImage(image, policy, signal), "url");
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(image)) {
     throw new BridgeError("BAD_REQUEST", "Only data:, file:, http: and https: image sources are accepted", {
@@ -105,11 +81,7 @@ export async function readImportSource(image: string, policy: ImportPolicy, sign
     });
   }
   const payload = image.replace(/\s+/g, "");
-  const base64 = BASE64.test(payload) ? decodeBase64(payload, policy.limits) : undefined;
-  if (base64 && sniffImageFormat(base64)) return checked(base64, "base64");
-  // JPEG base64 starts with "/9j/", so a rooted path is only tried when the text is not an image in base64.
-  if (PATH_LIKE.test(image.trim())) return checked(await readLocalFile(image.trim(), policy), "file");
-  if (base64) return checked(base64, "base64");
+  if (BASE64.test(payload)) return checked(decodeBase64(payload, policy.limits), "base64");
   throw new BridgeError("BAD_REQUEST", "Image is neither a data URI, base64, a file path nor an http(s) URL");
 }
 
@@ -140,30 +112,12 @@ function decodeBase64(payload: string, limits: ImportLimits): Buffer {
   return Buffer.from(payload, payload.includes("-") || payload.includes("_") ? "base64url" : "base64");
 }
 
-/** Reads a regular file, refusing it when file import is off or it is larger than the byte limit. */
-async function readLocalFile(path: string, policy: ImportPolicy): Promise<Buffer> {
+/** Reads a regular file (never a device or FIFO), refusing it when file import is off or it is too large. */
+function readLocalFile(path: string, policy: ImportPolicy, signal: AbortSignal): Promise<Buffer> {
   if (!policy.allowFile) {
     throw new BridgeError("FORBIDDEN", "Importing local files is disabled on this bridge", { details: { capability: "import:file" } });
   }
-  const full = resolve(path);
-  let handle: Awaited<ReturnType<typeof open>>;
-  try {
-    handle = await open(full, "r");
-  } catch (cause) {
-    const code = (cause as NodeJS.ErrnoException).code;
-    if (code === "ENOENT" || code === "ENOTDIR") {
-      throw new BridgeError("NOT_FOUND", `No file at ${full}`, { details: { path: full } });
-    }
-    throw new BridgeError("BAD_REQUEST", `Cannot read ${full}`, { details: { path: full, errno: code }, cause });
-  }
-  try {
-    const stat = await handle.stat();
-    if (!stat.isFile()) throw new BridgeError("BAD_REQUEST", `${full} is not a regular file`, { details: { path: full } });
-    if (stat.size > policy.limits.maxBytes) throw tooManyBytes(stat.size, policy.limits, "file");
-    return await handle.readFile();
-  } finally {
-    await handle.close();
-  }
+  return readRegularFile(resolve(path), { maxBytes: policy.limits.maxBytes, signal, label: path });
 }
 
 // --- URLs -------------------------------------------------------------------------------------------------

@@ -3,12 +3,13 @@
  * top-most first. Opacity is a byte in both, so values round-trip exactly.
  */
 import { initializeCanvas, readPsd, writePsdBuffer } from "ag-psd";
-import type { BlendMode, Layer, Psd } from "ag-psd";
+import type { BlendMode, Layer, Psd, ReadOptions } from "ag-psd";
+import type { FileFeatures } from "../../files/index.js";
 import { BridgeError } from "../../protocol/index.js";
+import { imageResourceIds, psdFeatures, psdSections, readPsdHeader } from "../_internal/psd-features.js";
 import { renderDocument } from "./composite.js";
 import type { DocumentContent, EmbeddedDocument, EmbeddedLayer, LayerMask, PixelLayer } from "./document.js";
 
-const PSD_HEADER_LENGTH = 26;
 const PSD_COLOR_MODES_READABLE: ReadonlySet<number> = new Set([1, 3]); // grayscale, RGB
 
 /** Blend mode names ag-psd can write; anything else is saved as `normal`. */
@@ -34,21 +35,28 @@ function ensureCanvasFactory(): void {
   canvasReady = true;
 }
 
+/** Document content read from a PSD/PSB, and what the file held that the model does not keep. */
+export interface ParsedPsd {
+  readonly content: DocumentContent;
+  readonly features: FileFeatures;
+  readonly psb: boolean;
+}
+
+const READ_OPTIONS = { useImageData: true, skipThumbnail: true, skipLinkedFilesData: true } as const;
+
 /**
- * Reads a PSD/PSB file into document content. The header is checked before any pixel is decoded.
+ * Reads a PSD/PSB file into document content. The header is checked before any pixel is decoded. A flattened
+ * file (no layer records, only the merged image: what Photoshop writes for a flattened document) opens as one
+ * `Background` layer holding that image.
  *
- * @throws BridgeError `BAD_REQUEST` when it is not a readable 8-bit RGB/grayscale PSD, `PAYLOAD_TOO_LARGE` above
- * `maxPixels`.
+ * @throws BridgeError `BAD_REQUEST` when it is not a readable 8-bit RGB/grayscale PSD or holds neither layers
+ * nor a merged image (`details.reason: "noImage"`), `PAYLOAD_TOO_LARGE` above `maxPixels`.
  */
-export function parsePsd(bytes: Buffer, options: { maxPixels: number; path: string }): DocumentContent {
+export function parsePsd(bytes: Buffer, options: { maxPixels: number; path: string }): ParsedPsd {
   const { path } = options;
-  if (bytes.length < PSD_HEADER_LENGTH || bytes.toString("latin1", 0, 4) !== "8BPS") {
-    throw new BridgeError("BAD_REQUEST", `Not a PSD file: ${path}`, { details: { path } });
-  }
-  const height = bytes.readUInt32BE(14);
-  const width = bytes.readUInt32BE(18);
-  const depth = bytes.readUInt16BE(22);
-  const colorMode = bytes.readUInt16BE(24);
+  const header = readPsdHeader(bytes);
+  if (header === undefined) throw new BridgeError("BAD_REQUEST", `Not a PSD file: ${path}`, { details: { path } });
+  const { width, height, depth, colorMode } = header;
   if (width * height > options.maxPixels) {
     throw new BridgeError("PAYLOAD_TOO_LARGE", `Document of ${width}×${height} exceeds ${options.maxPixels} pixels`, {
       details: { path, width, height, maxPixels: options.maxPixels },
@@ -60,21 +68,31 @@ export function parsePsd(bytes: Buffer, options: { maxPixels: number; path: stri
     });
   }
   ensureCanvasFactory();
-  let psd: Psd;
-  try {
-    psd = readPsd(bytes, { useImageData: true, skipThumbnail: true, skipCompositeImageData: true, skipLinkedFilesData: true });
-  } catch (cause) {
-    throw new BridgeError("BAD_REQUEST", `PSD file could not be read: ${path}`, { details: { path }, cause });
+  const sections = psdSections(bytes);
+  if (sections !== undefined && sections.layerSectionLength === 0 && sections.imageDataOffset >= bytes.length) {
+    throw new BridgeError("BAD_REQUEST", `${path} holds neither layers nor a merged image`, { details: { path, reason: "noImage" } });
   }
+  let psd = readOrRefuse(bytes, path, { ...READ_OPTIONS, skipCompositeImageData: true });
   const ids = assignLayerIds(psd.children ?? []);
-  const layers = (psd.children ?? []).slice().reverse().map((layer) => fromPsdLayer(layer, ids));
+  let layers = (psd.children ?? []).slice().reverse().map((layer) => fromPsdLayer(layer, ids));
+  if (isFlattened(psd.children ?? [])) {
+    // The picture is only in the merged image section, read now (a layered file never pays for it).
+    const merged = readMergedImage(bytes);
+    if (merged === undefined) {
+      throw new BridgeError("BAD_REQUEST", `${path} holds neither layers nor a merged image`, { details: { path, reason: "noImage" } });
+    }
+    psd = merged;
+    const image = merged.imageData!;
+    const data = image.data instanceof Uint8ClampedArray ? image.data : Uint8ClampedArray.from(image.data);
+    layers = [{ id: 1, kind: "background", name: "Background", visible: true, opacity: 255, blendMode: "normal", left: 0, top: 0, width: image.width, height: image.height, data }];
+  }
   const bottom = layers[layers.length - 1];
   // A flattened bottom layer named "Background" is what Photoshop writes for a background layer.
   if (bottom && bottom.kind === "pixel" && bottom.name === "Background") layers[layers.length - 1] = { ...bottom, kind: "background" };
   const resolution = psd.imageResources?.resolutionInfo?.horizontalResolution;
-  const nextLayerId = Math.max(0, ...ids.values()) + 1;
+  const nextLayerId = Math.max(0, ...ids.values(), ...layers.map((layer) => layer.id)) + 1;
   const first = layers[0];
-  return {
+  const content: DocumentContent = {
     width: psd.width,
     height: psd.height,
     resolution: resolution && resolution > 0 ? resolution : 72,
@@ -82,6 +100,36 @@ export function parsePsd(bytes: Buffer, options: { maxPixels: number; path: stri
     nextLayerId,
     activeLayerIds: first ? [first.id] : [],
   };
+  return { content, features: psdFeatures(psd, header, imageResourceIds(bytes), (layer) => ids.get(layer)), psb: header.version === 2 };
+}
+
+/**
+ * Whether a file's only picture is its merged image: no layer records (what Photoshop writes for a flattened
+ * document), or a single unnamed empty record (what some writers emit instead of none).
+ */
+function isFlattened(records: readonly Layer[]): boolean {
+  if (records.length === 0) return true;
+  const only = records[0]!;
+  const empty = (only.right ?? 0) - (only.left ?? 0) <= 0 || (only.bottom ?? 0) - (only.top ?? 0) <= 0;
+  return records.length === 1 && !only.children && !only.name && empty;
+}
+
+/** The file read again with its merged image, or undefined when it has none (truncated or zero-sized). */
+function readMergedImage(bytes: Buffer): Psd | undefined {
+  try {
+    const psd = readPsd(bytes, { ...READ_OPTIONS, skipLayerImageData: true });
+    return psd.imageData !== undefined && psd.imageData.width > 0 && psd.imageData.height > 0 ? psd : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function readOrRefuse(bytes: Buffer, path: string, options: ReadOptions): Psd {
+  try {
+    return readPsd(bytes, options);
+  } catch (cause) {
+    throw new BridgeError("BAD_REQUEST", `PSD file could not be read: ${path}`, { details: { path }, cause });
+  }
 }
 
 /** Keeps the file's layer ids when present and unique; assigns fresh ones above the largest otherwise. */
@@ -171,8 +219,11 @@ function toPsdLayer(layer: EmbeddedLayer): Layer {
   return { ...common, left: layer.left, top: layer.top, imageData: { width: layer.width, height: layer.height, data: layer.data } };
 }
 
-/** A PSD file (RLE) of the document: its layers plus the flattened composite other readers show. */
-export function serializePsd(doc: EmbeddedDocument): Buffer {
+/**
+ * A PSD file (RLE) of the document: its layers plus the flattened composite other readers show. `psb` writes the
+ * large document format (edges past 30,000 px).
+ */
+export function serializePsd(doc: EmbeddedDocument, options: { psb?: boolean } = {}): Buffer {
   ensureCanvasFactory();
   const resolutionInfo = {
     horizontalResolution: doc.resolution,
@@ -189,5 +240,5 @@ export function serializePsd(doc: EmbeddedDocument): Buffer {
     imageData: renderDocument(doc),
     children: doc.layers.slice().reverse().map(toPsdLayer),
   };
-  return writePsdBuffer(psd);
+  return writePsdBuffer(psd, { psb: options.psb === true });
 }

@@ -1,5 +1,6 @@
 import { BridgeError } from "../../protocol/index.js";
 import type { DocumentContent, EmbeddedDocument } from "./document.js";
+import type { DocumentSource } from "./files.js";
 
 /**
  * The open documents. Ids start at 1 and are never reused; the active document is the most recently activated
@@ -38,12 +39,13 @@ export class DocumentStore {
   }
 
   /** Adds a document built from `content` and makes it active. */
-  add(content: DocumentContent, meta: { name: string; filePath?: string | undefined }): EmbeddedDocument {
+  add(content: DocumentContent, meta: { name: string; filePath?: string | undefined; source?: DocumentSource | undefined }): EmbeddedDocument {
     const doc: EmbeddedDocument = {
       ...content,
       id: this.nextId++,
       name: meta.name,
       filePath: meta.filePath,
+      source: meta.source,
       isDirty: false,
       selection: null,
     };

@@ -1,9 +1,12 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { extname, join, resolve } from "node:path";
+import { extname, join } from "node:path";
 import { Subject, type Observable } from "rxjs";
 import type { Logger } from "../../logger.js";
-import { BridgeError, type ErrorCode, type HostDocument, type HostLayer, type HostRect, type ImageFormat } from "../../protocol/index.js";
+import { DEFAULT_MAX_OPEN_FILE_BYTES, replaceWithFile, temporarySibling, writeFileAtomic, type FileFeatures } from "../../files/index.js";
+import { BridgeError, type DataLoss, type ErrorCode, type HostDocument, type HostLayer, type HostRect, type ImageFormat } from "../../protocol/index.js";
+import { isLoopbackHost } from "../../loopback.js";
+import { gimpSaveLosses, sourceFeatures } from "./files.js";
 import type { GimpConnectOptions } from "../factory.js";
 import type { EncodedImage, ExportOptions, HostAdapter, HostCallContext, HostInfo, LayerRef } from "../host.js";
 import { GimpClient } from "./client.js";
@@ -43,6 +46,8 @@ export interface GimpHostOptions extends GimpConnectOptions {
    * @default false
    */
   sample?: boolean | undefined;
+  /** Largest file the bridge reads to learn what a file GIMP opens holds. @default DEFAULT_MAX_OPEN_FILE_BYTES */
+  maxSourceBytes?: number | undefined;
 }
 
 /** The GIMP adapter: a `HostAdapter` plus what tests and operators need to see of the process. */
@@ -51,6 +56,20 @@ export interface GimpHost extends HostAdapter {
   readonly pid: number | undefined;
   /** The Script-Fu endpoint in use. */
   readonly endpoint: Endpoint | undefined;
+}
+
+/** The layered format of a save path: GIMP saves `.psd` and `.xcf`; flat images go through `document:export`. */
+function layeredFormat(path: string): "psd" | "xcf" {
+  const ext = extname(path).toLowerCase();
+  if (ext !== ".psd" && ext !== ".xcf") {
+    throw new BridgeError("BAD_REQUEST", "GIMP saves layered documents as .psd or .xcf; use document:export for flat images", { details: { path } });
+  }
+  return ext === ".psd" ? "psd" : "xcf";
+}
+
+/** Every layer of a tree, groups before their children. */
+function flattenTree(layers: readonly HostLayer[]): HostLayer[] {
+  return layers.flatMap((layer) => [layer, ...flattenTree(layer.children ?? [])]);
 }
 
 /** Parses `host:port` of `--gimp-attach`. */
@@ -91,12 +110,17 @@ export function createGimpHost(options: GimpHostOptions): GimpHost {
   let ownWorkDir = false;
   /** The document the bridge treats as active: GIMP without a display has no focus of its own. */
   let activeImage: number | undefined;
+  /** What the file each image was opened from held (for the no-silent-loss rule), by image id. */
+  const sources = new Map<number, FileFeatures>();
+  /** A GIMP on another machine opens and writes paths there: the bridge can only check them lexically. */
+  const filesystem = attached !== undefined && !isLoopbackHost(attached.host) ? "remote" : "local";
   let fileCounter = 0;
 
   const goneAway = (reason: string): void => {
     if (!connected) return;
     connected = false;
     activeImage = undefined;
+    sources.clear();
     client.reset();
     client.failQueued(new BridgeError("HOST_UNAVAILABLE", `GIMP went away: ${reason}`, { details: { reason } }));
     events.stopAll();
@@ -210,6 +234,8 @@ export function createGimpHost(options: GimpHostOptions): GimpHost {
 
   const host: GimpHost = {
     kind: "gimp",
+    filesystem,
+    scriptsReachFiles: true,
     lost$,
     get pid() {
       return supervisor?.pid;
@@ -264,10 +290,9 @@ export function createGimpHost(options: GimpHostOptions): GimpHost {
     },
 
     async openDocument(ctx, path): Promise<HostDocument> {
-      const file = resolve(path);
-      const info = await stat(file).catch(() => undefined);
-      if (!info?.isFile()) throw new BridgeError("BAD_REQUEST", `No file at ${file}`, { details: { path: file, reason: "ENOENT" } });
-      const id = asNumber(await call(ctx, `(br-open ${lit(file)})`, "BAD_REQUEST"), "image id");
+      const features = filesystem === "local" ? await sourceFeatures(path, options.maxSourceBytes ?? DEFAULT_MAX_OPEN_FILE_BYTES, ctx.signal) : [];
+      const id = asNumber(await call(ctx, `(br-open ${lit(path)})`, "BAD_REQUEST"), "image id");
+      sources.set(id, features);
       activeImage = id;
       return documentOf(ctx, id);
     },
@@ -294,37 +319,44 @@ export function createGimpHost(options: GimpHostOptions): GimpHost {
     async closeDocument(ctx, documentId): Promise<number> {
       const id = await docId(ctx, documentId);
       await call(ctx, `(begin (br-image ${int(id)}) (gimp-image-delete ${int(id)}) #t)`);
+      sources.delete(id);
       if (activeImage === id) activeImage = undefined;
       return id;
     },
 
-    async saveDocument(ctx, { documentId, path }): Promise<{ path: string; format: string }> {
-      const id = await docId(ctx, documentId);
-      const target = path ?? (await documentOf(ctx, id)).filePath;
-      if (target === undefined) throw new BridgeError("BAD_REQUEST", "The image has no file yet; pass savePath", { details: { documentId: id } });
-      const file = resolve(target);
-      const ext = extname(file).toLowerCase();
-      if (ext !== ".psd" && ext !== ".xcf") {
-        throw new BridgeError("BAD_REQUEST", "GIMP saves layered documents as .psd or .xcf; use document:export for flat images", {
-          details: { path: file },
-        });
+    async saveLosses(ctx, { documentId, path }): Promise<DataLoss[]> {
+      const format = layeredFormat(path);
+      const text = format === "psd" ? flattenTree((await treeOf(ctx, documentId)).roots).filter((l) => l.kind === "text").map((l) => l.id) : [];
+      return gimpSaveLosses(sources.get(documentId) ?? [], format, text);
+    },
+
+    async saveDocument(ctx, { documentId, path, backup }) {
+      const format = layeredFormat(path);
+      const psd = format === "psd" ? "#t" : "#f";
+      if (filesystem === "remote") {
+        // GIMP writes on its own machine: no temporary file or backup can be arranged from here.
+        await call(ctx, `(begin (br-save ${int(documentId)} ${lit(path)} ${psd}) (br-saved ${int(documentId)} ${lit(path)}))`, "BAD_REQUEST");
+        return { path, format };
       }
-      await call(ctx, `(br-save ${int(id)} ${lit(file)} ${ext === ".psd" ? "#t" : "#f"})`, "BAD_REQUEST");
-      return { path: file, format: ext.slice(1) };
+      const temp = temporarySibling(path);
+      try {
+        await call(ctx, `(br-save ${int(documentId)} ${lit(temp)} ${psd})`, "BAD_REQUEST");
+      } catch (error) {
+        await rm(temp, { force: true });
+        throw error;
+      }
+      const written = await replaceWithFile(temp, path, { backup });
+      await call(ctx, `(br-saved ${int(documentId)} ${lit(path)})`);
+      return { path, format, ...(written.backupPath !== undefined ? { backupPath: written.backupPath } : {}) };
     },
 
     async exportDocumentFile(ctx, { documentId, path, format, quality }) {
       const id = await docId(ctx, documentId);
-      const file = resolve(path);
-      const chosen = format ?? formatForExtension(extname(file));
-      if (!chosen) throw new BridgeError("BAD_REQUEST", UNKNOWN_FILE_FORMAT, { details: { path: file } });
+      const chosen = format ?? formatForExtension(extname(path));
+      if (!chosen) throw new BridgeError("BAD_REQUEST", UNKNOWN_FILE_FORMAT, { details: { path } });
       const image = await renderFile(chosen, (f) => exportDocument(ctx, id, { format: f, quality }));
-      try {
-        await writeFile(file, image.bytes);
-      } catch (cause) {
-        throw new BridgeError("BAD_REQUEST", `Cannot write ${file} (${(cause as NodeJS.ErrnoException).code ?? "error"})`, { details: { path: file }, cause });
-      }
-      return { path: file, format: chosen, width: image.width, height: image.height, size: image.bytes.byteLength };
+      await writeFileAtomic(path, image.bytes);
+      return { path, format: chosen, width: image.width, height: image.height, size: image.bytes.byteLength };
     },
 
     async getLayers(ctx, documentId): Promise<HostLayer[]> {

@@ -1,5 +1,5 @@
-import { readFile, stat } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
+import { readRegularFile } from "../../files/index.js";
 import sharp from "sharp";
 import { BridgeError } from "../../protocol/index.js";
 import { MAX_DOCUMENT_PIXELS, MAX_IMPORT_BYTES } from "./limits.js";
@@ -50,10 +50,8 @@ async function sourceBytes(image: string): Promise<Buffer> {
     } catch (cause) {
       throw new BridgeError("BAD_REQUEST", "Malformed file: URI", { cause });
     }
-    const info = await stat(path).catch(() => undefined);
-    if (!info?.isFile()) throw new BridgeError("BAD_REQUEST", `No file at ${path}`, { details: { path } });
-    if (info.size > MAX_IMPORT_BYTES) throw tooLarge(info.size);
-    return readFile(path);
+    // Never blocks on a FIFO, refuses devices, bounded: see readRegularFile.
+    return readRegularFile(path, { maxBytes: MAX_IMPORT_BYTES });
   }
   let payload = image;
   const header = DATA_URI.exec(image.slice(0, 256));

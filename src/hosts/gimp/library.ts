@@ -148,10 +148,16 @@ export const LIBRARY_SOURCE = `(begin
     (gimp-image-clean-all img)
     img))
 
+; Writes the image to file (a temporary sibling the bridge then renames over the target).
 (define (br-save img file psd)
   (br-image img)
   (let ((d (car (gimp-image-get-active-drawable img))))
     (if psd (file-psd-save RUN-NONINTERACTIVE img d file file 1 0) (gimp-xcf-save 0 img d file file)))
+  #t)
+
+; Records that the image now lives in file and is saved.
+(define (br-saved img file)
+  (br-image img)
   (gimp-image-set-filename img file)
   (if (member "bridge-name" (cadr (gimp-image-get-parasite-list img))) (gimp-image-detach-parasite img "bridge-name"))
   (gimp-image-clean-all img)

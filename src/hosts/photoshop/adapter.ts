@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { extname, join, resolve } from "node:path";
+import { extname, join } from "node:path";
 import sharp from "sharp";
 import { BridgeError } from "../../protocol/index.js";
 import type { HostBounds, HostDocument, HostLayer, HostRect, LayerPreviewPayload, SelectionPath } from "../../protocol/index.js";
@@ -9,7 +9,8 @@ import type { Logger } from "../../logger.js";
 import { silentLogger } from "../../logger.js";
 import type { EncodedImage, ExportOptions, HostAdapter, HostCallContext, HostInfo, LayerRef } from "../host.js";
 import { eitherSignal } from "./_internal/signal.js";
-import { EMPTY_BOUNDS, encodePixels, MAX_ENCODE_PIXELS, writeFileAtomic } from "./encode.js";
+import { EMPTY_BOUNDS, encodePixels, MAX_ENCODE_PIXELS } from "./encode.js";
+import { copyBackup, writeFileAtomic, type Filesystem } from "../../files/index.js";
 import { targetSize } from "../_internal/target-size.js";
 import { formatForExtension, renderFile, UNKNOWN_FILE_FORMAT } from "../_internal/file-format.js";
 import { readEnvelope } from "./envelope.js";
@@ -34,6 +35,12 @@ export interface PhotoshopAdapterOptions {
   readonly logger?: Logger | undefined;
   /** Overrides of {@link PHOTOSHOP_LIMITS}. */
   readonly limits?: Partial<PhotoshopLimits> | undefined;
+  /**
+   * Whether Photoshop runs on this machine (Generator plugin, or Remote Connections to loopback) or elsewhere;
+   * paths for a remote Photoshop can only be checked lexically against the files roots.
+   * @default "local"
+   */
+  readonly filesystem?: Filesystem | undefined;
 }
 
 const docBounds = (doc: HostDocument): HostBounds => ({ left: 0, top: 0, right: doc.width, bottom: doc.height });
@@ -143,9 +150,12 @@ export function createPhotoshopAdapter(options: PhotoshopAdapterOptions): HostAd
   /** A script's deadline: the call's own signal, shortened to `timeoutMs`. */
   const withTimeout = (ctx: HostCallContext, timeoutMs: number): AbortSignal => eitherSignal(ctx.signal, AbortSignal.timeout(timeoutMs));
 
+  const filesystem = options.filesystem ?? "local";
   return {
     kind: "photoshop",
     eventTypes: PHOTOSHOP_EVENTS,
+    filesystem,
+    scriptsReachFiles: true,
     lost$: link.lost$,
 
     async connect(): Promise<HostInfo> {
@@ -162,7 +172,7 @@ export function createPhotoshopAdapter(options: PhotoshopAdapterOptions): HostAd
     currentDocument: (ctx) => getDocument(ctx.signal, undefined),
     getDocument: (ctx, documentId) => getDocument(ctx.signal, documentId),
 
-    openDocument: (ctx, path) => run<HostDocument>(ctx.signal, "document.open", { path: resolve(path) }),
+    openDocument: (ctx, path) => run<HostDocument>(ctx.signal, "document.open", { path }),
 
     async createDocument(ctx, { width, height, name, background }): Promise<HostDocument> {
       if (!Number.isInteger(width) || !Number.isInteger(height) || width < 1 || height < 1) {
@@ -179,21 +189,19 @@ export function createPhotoshopAdapter(options: PhotoshopAdapterOptions): HostAd
       return (await run<{ documentId: number }>(ctx.signal, "document.close", { documentId })).documentId;
     },
 
-    async saveDocument(ctx, { documentId, path }): Promise<{ path: string; format: string }> {
-      let target: string | undefined;
-      if (path !== undefined) {
-        const ext = extname(path).toLowerCase();
-        if (ext !== ".psd" && ext !== ".psb" && ext !== "") {
-          throw new BridgeError("BAD_REQUEST", "document:save writes PSD; use document:export for flattened images", { details: { path } });
-        }
-        target = ext === "" ? `${resolve(path)}.psd` : resolve(path);
+    async saveDocument(ctx, { documentId, path, backup }) {
+      const ext = extname(path).toLowerCase();
+      if (ext !== ".psd" && ext !== ".psb" && ext !== "") {
+        throw new BridgeError("BAD_REQUEST", "document:save writes PSD; use document:export for flattened images", { details: { path } });
       }
+      const target = ext === "" ? `${path}.psd` : path;
+      // Photoshop writes the file itself; on this machine the bridge first keeps a copy of what it replaces.
+      const backupPath = backup && filesystem === "local" ? await copyBackup(target) : undefined;
       const saved = await run<{ path: string }>(ctx.signal, "document.save", { documentId, path: target });
-      return { path: saved.path, format: "psd" };
+      return { path: saved.path, format: "psd", ...(backupPath !== undefined ? { backupPath } : {}) };
     },
 
-    async exportDocumentFile(ctx, { documentId, path: target, format, quality }) {
-      const path = resolve(target);
+    async exportDocumentFile(ctx, { documentId, path, format, quality }) {
       const chosen = format ?? formatForExtension(extname(path));
       if (!chosen) throw new BridgeError("BAD_REQUEST", UNKNOWN_FILE_FORMAT, { details: { path } });
       const image = await renderFile(chosen, (f) => exportDocument(ctx.signal, { documentId, format: f, quality }));

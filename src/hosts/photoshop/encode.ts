@@ -1,8 +1,5 @@
-import { randomUUID } from "node:crypto";
-import { rename, rm, writeFile } from "node:fs/promises";
-import { dirname, join } from "node:path";
 import sharp from "sharp";
-import { BridgeError, type HostBounds, type ImageFormat } from "../../protocol/index.js";
+import type { HostBounds, ImageFormat } from "../../protocol/index.js";
 import type { EncodedImage } from "../host.js";
 import { withFormat } from "../_internal/file-format.js";
 
@@ -42,17 +39,4 @@ export async function encodePixels(
   if (overlay) image = sharp(await image.png().toBuffer()).composite([{ input: overlay, top: 0, left: 0 }]);
   image = withFormat(image, options.format, options.quality);
   return { bytes: await image.toBuffer(), format: options.format, width, height, bounds: empty ? EMPTY_BOUNDS : bounds };
-}
-
-
-/** Writes through a temporary sibling and a rename, so readers never see half a file. */
-export async function writeFileAtomic(path: string, bytes: Uint8Array): Promise<void> {
-  const temp = join(dirname(path), `.${randomUUID()}.tmp`);
-  try {
-    await writeFile(temp, bytes);
-    await rename(temp, path);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw new BridgeError("BAD_REQUEST", `Cannot write ${path}: ${(error as Error).message}`, { details: { path } });
-  }
 }

@@ -1,4 +1,5 @@
 import type { Logger } from "../../logger.js";
+import { isLoopbackHost } from "../../loopback.js";
 import { silentLogger } from "../../logger.js";
 import type { PhotoshopConnectOptions } from "../factory.js";
 import type { HostAdapter } from "../host.js";
@@ -26,5 +27,7 @@ export function createPhotoshopHost(options: PhotoshopHostOptions): HostAdapter 
   const log = options.logger ?? silentLogger();
   const limits = resolvePhotoshopLimits(options.limits);
   const link = new RemoteLink({ host: options.host, port: options.port, password: options.password, limits, log });
-  return createPhotoshopAdapter({ link, scriptDirs: options.scriptDirs, logger: log, limits });
+  // Photoshop opens and writes paths on its own machine; only a loopback one shares this filesystem.
+  const filesystem = isLoopbackHost(options.host) ? "local" : "remote";
+  return createPhotoshopAdapter({ link, scriptDirs: options.scriptDirs, logger: log, limits, filesystem });
 }

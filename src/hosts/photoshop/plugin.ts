@@ -19,6 +19,10 @@ export interface PluginConfig {
   token?: string;
   /** Folders `jsx:execute` may run named scripts from. */
   scriptDirs?: string[];
+  /** Folders every path a client sends must lie inside (`--files-root`); required off loopback with a token. */
+  filesRoots?: string[];
+  /** Let `jsx:run`/`jsx:execute` run while `filesRoots` confine file access (`--allow-editor-scripts`). */
+  allowEditorScripts?: boolean;
   /** @default "info" */
   logLevel?: string;
   /** Installed package folder, when the plugin folder was copied out of it (read by `main.cjs`). */
@@ -46,6 +50,7 @@ export async function startPlugin(generator: GeneratorLike, config: PluginConfig
     ...(config.token ? { token: config.token } : {}),
     limits: { shutdownGraceMs: PLUGIN_SHUTDOWN_GRACE_MS },
     logger: log,
+    files: { roots: config.filesRoots ?? [], allowEditorScripts: config.allowEditorScripts ?? false },
   });
   generator.on("close", () => {
     logger.info("Photoshop went away; closing the bridge");

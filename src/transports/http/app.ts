@@ -79,6 +79,7 @@ export function createHttpApp(target: TransportTarget): H3 {
   });
 
   app.get("/health", () => jsonResponse(target.health()));
+  app.get("/status", () => jsonResponse(target.status()));
   app.get("/plugins", () => jsonResponse(target.plugins()));
   app.get("/plugins/:id/health", (event) => {
     try {

@@ -20,5 +20,10 @@ export const photoshop: ConformanceEditor = {
     return startBridge({ ...options, host: options?.host ?? createPhotoshopHost(fake.address) });
   },
   sampleName: SAMPLE_NAME,
-  lacks: {},
+  lacks: {
+    "a flattened PSD opens as one background layer holding its picture":
+      "the fake Photoshop builds layers from layer records only; Photoshop itself opens the merged image",
+    "a save that would drop the text layer answers WOULD_LOSE_DATA and leaves the file as it was; allowLossy saves and keeps .bak":
+      "Photoshop saves its own documents natively: nothing is dropped, so there is nothing to refuse",
+  },
 };

@@ -93,7 +93,7 @@ describe("embedded host: files", () => {
   it("save then open round-trips the tree and every layer's pixels", async () => {
     const host = await connectedHost({ open: fixture });
     const saved = join(dir, "roundtrip.psd");
-    expect(await host.saveDocument!(ctx(), { path: saved })).toEqual({ path: saved, format: "psd" });
+    expect(await host.saveDocument!(ctx(), { documentId: 1, path: saved, backup: true })).toEqual({ path: saved, format: "psd" });
     expect(await host.currentDocument(ctx())).toMatchObject({ filePath: saved, isDirty: false, name: "roundtrip.psd" });
     const before = flatten(await host.getLayers(ctx(), undefined));
     const reopened = await host.openDocument!(ctx(), saved);
@@ -109,7 +109,7 @@ describe("embedded host: files", () => {
   it("the sample survives a PSD round trip including the composite other readers show", async () => {
     const host = await connectedHost();
     const path = join(dir, "sample.psd");
-    await host.saveDocument!(ctx(), { path });
+    await host.saveDocument!(ctx(), { documentId: 1, path, backup: false });
     const original = await rawPixels((await host.exportDocumentImage(ctx(), { format: "png" })).bytes);
     const reopened = await host.openDocument!(ctx(), path);
     const composite = await rawPixels((await host.exportDocumentImage(ctx(), { documentId: reopened.id, format: "png" })).bytes);
@@ -117,10 +117,9 @@ describe("embedded host: files", () => {
     expect((await host.getLayers(ctx(), reopened.id)).map((l) => l.name)).toEqual(["Label", "Product", "Background"]);
   });
 
-  it("saving needs a .psd path: none known → BAD_REQUEST naming savePath; .png → BAD_REQUEST pointing to export", async () => {
+  it("saving needs a .psd or .psb path: .png → BAD_REQUEST pointing to export", async () => {
     const host = await connectedHost();
-    await expect(host.saveDocument!(ctx(), {})).rejects.toMatchObject({ code: "BAD_REQUEST", message: expect.stringContaining("savePath") });
-    await expect(host.saveDocument!(ctx(), { path: join(dir, "x.png") })).rejects.toMatchObject({
+    await expect(host.saveDocument!(ctx(), { documentId: 1, path: join(dir, "x.png"), backup: false })).rejects.toMatchObject({
       code: "BAD_REQUEST",
       message: expect.stringContaining("document:export"),
     });
@@ -147,10 +146,10 @@ describe("embedded host: files", () => {
     expect(pixelAt(await rawPixels((await host.exportDocumentImage(ctx(), { format: "png" })).bytes), 3, 3)).toEqual([51, 102, 153, 255]);
   });
 
-  it("opening a missing file, an unknown extension or a corrupt file is BAD_REQUEST with the path", async () => {
+  it("opening a missing file is NOT_FOUND; an unknown extension or a corrupt file is BAD_REQUEST; each names the path", async () => {
     const host = await connectedHost({ sample: false });
     const missing = join(dir, "missing.psd");
-    await expect(host.openDocument!(ctx(), missing)).rejects.toMatchObject({ code: "BAD_REQUEST", details: { path: missing } });
+    await expect(host.openDocument!(ctx(), missing)).rejects.toMatchObject({ code: "NOT_FOUND", details: { path: missing } });
     const text = join(dir, "notes.txt");
     await writeFile(text, "hello");
     await expect(host.openDocument!(ctx(), text)).rejects.toMatchObject({ code: "BAD_REQUEST", details: { path: text } });
@@ -249,7 +248,7 @@ describe("embedded host: PSD fidelity", () => {
     const host = await connectedHost({ open: fixture });
     await host.runScript!(ctx(), { script: "app.activeDocument.layers.getByName('Background').opacity = 50", timeoutMs: 5000 });
     const saved = join(dir, "fidelity-roundtrip.psd");
-    await host.saveDocument!(ctx(), { path: saved });
+    await host.saveDocument!(ctx(), { documentId: 1, path: saved, backup: false });
     const before = flatten(await host.getLayers(ctx(), undefined));
     const composite = await rawPixels((await host.exportDocumentImage(ctx(), { format: "png" })).bytes);
     const reopened = await host.openDocument!(ctx(), saved);

@@ -69,7 +69,7 @@ describe.skipIf(GIMP_SKIP !== undefined)("the GIMP host", () => {
     const wrong = await client.send("document:save", { savePath: join(dir, "flat.png") });
     expect(wrong.error).toMatchObject({ code: "BAD_REQUEST" });
     const missing = await client.send("document:open", { path: join(dir, "none.psd") });
-    expect(missing.error).toMatchObject({ code: "BAD_REQUEST" });
+    expect(missing.error).toMatchObject({ code: "NOT_FOUND" });
   });
 
   it("answers the right codes for unknown documents and layers, and one active layer only", async () => {

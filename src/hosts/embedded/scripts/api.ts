@@ -5,7 +5,8 @@
  * emits one `documentChanged` and one debounced preview, not thousands.
  */
 import { z } from "zod";
-import { BridgeError, ImageFormatSchema, issuesOf } from "../../../protocol/index.js";
+import { exportDocumentFile, resolveOpenPath, saveDocumentFile, type FileAccess } from "../../../files/index.js";
+import { BridgeError, FileFormatSchema, ImageFormatSchema, issuesOf } from "../../../protocol/index.js";
 import type { HostAdapter, HostCallContext } from "../../host.js";
 import { parseColor } from "../color.js";
 import type { Rgba } from "../color.js";
@@ -26,6 +27,8 @@ export interface ScriptEnv {
   readonly events: EmbeddedEvents;
   /** The editor itself, for file operations (open, save, export) that are async. */
   readonly host: HostAdapter;
+  /** The bridge's file rules: script paths resolve against the same files roots as clients' paths. */
+  readonly files: FileAccess;
   /** Largest document a script may create (the host's `maxDocumentPixels`). */
   readonly maxDocumentPixels: number;
 }
@@ -47,6 +50,7 @@ const ColorArg = z.union([
   z.array(z.number().int().min(0).max(255)).min(3).max(4),
   z.object({ r: z.number(), g: z.number(), b: z.number(), a: z.number().optional() }).strict(),
 ]);
+const filePath = z.string().min(1).max(4096);
 const RectArg = z.object({ x: z.number(), y: z.number(), width: z.number().min(0), height: z.number().min(0) }).strict();
 
 function parse<T>(schema: z.ZodType<T>, op: string, args: unknown): T {
@@ -66,7 +70,7 @@ function toRgba(color: z.infer<typeof ColorArg>): Rgba {
 
 /** One script run's API over the editor. `ctx` is the run's call context (its abort signal). */
 export function createScriptApi(env: ScriptEnv, ctx: HostCallContext): ScriptApi {
-  const { store, events, host } = env;
+  const { store, events, host, files } = env;
   const changes = new Map<number, { doc: EmbeddedDocument; changes: DocumentChanges }>();
 
   const changed = (doc: EmbeddedDocument, what: DocumentChanges): void => {
@@ -276,7 +280,13 @@ export function createScriptApi(env: ScriptEnv, ctx: HostCallContext): ScriptApi
   };
 
   const FileExportArgs = z
-    .object({ doc: docId, path: z.string().min(1).max(4096), format: ImageFormatSchema.optional(), quality: z.number().int().min(1).max(100).optional() })
+    .object({
+      doc: docId,
+      path: filePath,
+      format: FileFormatSchema.optional(),
+      quality: z.number().int().min(1).max(100).optional(),
+      overwrite: z.boolean().optional(),
+    })
     .strict();
   const ImageArgs = z
     .object({
@@ -289,14 +299,17 @@ export function createScriptApi(env: ScriptEnv, ctx: HostCallContext): ScriptApi
 
   const asynchronous: Record<string, (args: unknown, op: string) => Promise<unknown>> = {
     "app.open": async (args, op) => {
-      const { path } = parse(z.object({ path: z.string().min(1).max(4096) }).strict(), op, args);
+      const { path } = parse(z.object({ path: filePath }).strict(), op, args);
       if (!host.openDocument) throw new BridgeError("NOT_SUPPORTED", "Opening files is not supported", { details: { capability: "document:open" } });
-      return (await host.openDocument(ctx, path)).id;
+      return (await host.openDocument(ctx, (await resolveOpenPath(files, host, path)).path)).id;
     },
     "doc.save": async (args, op) => {
-      const { doc, path } = parse(z.object({ doc: docId, path: z.string().min(1).max(4096).optional() }).strict(), op, args);
-      if (!host.saveDocument) throw new BridgeError("NOT_SUPPORTED", "Saving is not supported", { details: { capability: "document:save" } });
-      return host.saveDocument(ctx, { documentId: doc, path });
+      const { doc, path, allowLossy, backup } = parse(
+        z.object({ doc: docId, path: filePath.optional(), allowLossy: z.boolean().optional(), backup: z.boolean().optional() }).strict(),
+        op,
+        args,
+      );
+      return saveDocumentFile(host, ctx, files, { documentId: doc, savePath: path, allowLossy, backupOnOverwrite: backup });
     },
     "selection.selectSubject": async (args, op) => {
       const { doc, layer } = parse(z.object({ doc: docId, layer: layerId.optional() }).strict(), op, args);
@@ -311,9 +324,8 @@ export function createScriptApi(env: ScriptEnv, ctx: HostCallContext): ScriptApi
       return (await host.removeBackground(ctx, { documentId: doc, layerId: layer })).success;
     },
     "doc.exportFile": async (args, op) => {
-      const { doc, path, format, quality } = parse(FileExportArgs, op, args);
-      if (!host.exportDocumentFile) throw new BridgeError("NOT_SUPPORTED", "File export is not supported", { details: { capability: "document:export" } });
-      return host.exportDocumentFile(ctx, { documentId: doc, path, format, quality });
+      const { doc, path, format, quality, overwrite } = parse(FileExportArgs, op, args);
+      return exportDocumentFile(host, ctx, files, { documentId: doc, path, format, quality, overwrite });
     },
     "doc.exportImage": async (args, op) => {
       const { doc, format, quality, maxSize } = parse(ImageArgs, op, args);

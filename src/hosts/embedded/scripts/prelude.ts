@@ -152,7 +152,13 @@ export const EDITOR_API_PRELUDE = `(function () {
     }
     flatten() { const l = call("doc.flatten", { doc: this.id }); return new Layer(this.id, l.id, l.kind); }
     close() { call("doc.close", { doc: this.id }); }
-    save(path) { return callAsync("doc.save", path === undefined ? { doc: this.id } : { doc: this.id, path: path }); }
+    save(path, options) {
+      // save(), save(path), save(options) or save(path, options); options: { allowLossy, backup }.
+      if (typeof path === "object" && path !== null) { options = path; path = undefined; }
+      const args = Object.assign({ doc: this.id }, options || {});
+      if (path !== undefined) args.path = path;
+      return callAsync("doc.save", args);
+    }
     exportDocument(path, options) { return callAsync("doc.exportFile", Object.assign({ doc: this.id, path: path }, options || {})); }
     exportImage(options) { return callAsync("doc.exportImage", Object.assign({ doc: this.id }, options || {})); }
     toJSON() { return this.info(); }

@@ -31,23 +31,27 @@ export class ClientRegistry {
       if (client.state === "detached" && (oldest === undefined || client.detachedAt < oldest.detachedAt)) oldest = client;
     }
     if (oldest === undefined) return false;
-    this.log.warn({ actor: `client:${oldest.id}`, limit: this.limits.maxClients }, "client limit reached: disposing the longest-detached client");
+    this.log.warn({ actor: oldest.logName, limit: this.limits.maxClients }, "client limit reached: disposing the longest-detached client");
     oldest.dispose("evicted");
     return true;
   }
 
-  /** Starts a new logical client with a server-issued id (DESIGN §2 "Handshake"). */
-  create(endpoint: string, socket: ClientSocket): LogicalClient {
-    const client = new LogicalClient(randomUUID(), endpoint, socket, this.limits, (c) => {
+  /** Starts a new logical client with a server-issued id (DESIGN §2 "Handshake") and an optional display name. */
+  create(endpoint: string, socket: ClientSocket, name?: string): LogicalClient {
+    const onDisposed = (c: LogicalClient): void => {
       this.clients.delete(c.id);
-      this.log.info({ actor: `client:${c.id}`, endpoint: c.endpoint }, "client disposed");
+      this.log.info({ actor: c.logName, endpoint: c.endpoint }, "client disposed");
       this.onDisposed(c);
-    });
+    };
+    const client = new LogicalClient(randomUUID(), endpoint, socket, this.limits, onDisposed, name);
     this.clients.set(client.id, client);
     return client;
   }
 
-  /** A live client of this endpoint with this id, or undefined (unknown, expired or another endpoint's). */
+  /**
+   * A live client of this endpoint with exactly this id, or undefined (unknown, expired or another endpoint's). A
+   * prefix such as `server:clients` shows never matches.
+   */
   find(id: string, endpoint: string): LogicalClient | undefined {
     const client = this.clients.get(id);
     return client !== undefined && client.endpoint === endpoint && client.state !== "disposed" ? client : undefined;

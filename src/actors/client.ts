@@ -20,6 +20,8 @@ export const CLOSE_CODES = {
   DISPOSE: 4000,
   /** Another socket resumed this logical client. */
   TAKEN_OVER: 4009,
+  /** `?resume=<id>&takeover=0` named a client another socket holds; that socket was left alone. */
+  CLIENT_ATTACHED: 4409,
   /** The socket fell behind by more than `outboundHardBytes`; the logical client stays resumable. */
   SLOW_CONSUMER: 4008,
   /** The plugin endpoint does not exist or failed to load. */
@@ -31,6 +33,30 @@ export const CLOSE_CODES = {
   /** A hook failed while accepting the connection. */
   INTERNAL: 1011,
 } as const;
+
+/** Characters of a client id that lists, logs and metrics show: enough to tell clients apart, far too few to resume. */
+export const CLIENT_ID_PREFIX_LENGTH = 8;
+
+/** Server-issued ids are random UUIDs; any other mailbox lane (`http:…`, `plugin:…`) is not a client id. */
+const CLIENT_ID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The part of a client id that may be shown: ids are bearer secrets (whoever holds one can resume that client),
+ * so lists and logs name a client by this prefix, which never resolves on resume.
+ */
+export function clientIdPrefix(id: string): string {
+  return id.slice(0, CLIENT_ID_PREFIX_LENGTH);
+}
+
+/** How logs name a logical client: `client:<prefix>`. */
+export function clientLogName(id: string): string {
+  return `client:${clientIdPrefix(id)}`;
+}
+
+/** How logs name a mailbox lane: a client id becomes `client:<prefix>`; other lanes are not secret and stay. */
+export function laneLogName(lane: string): string {
+  return CLIENT_ID_SHAPE.test(lane) ? clientLogName(lane) : lane;
+}
 
 /** How often coalesced state events are retried while a socket is backed up. */
 const COALESCE_FLUSH_MS = 25;
@@ -56,6 +82,10 @@ export class LogicalClient {
   /** When the client last lost its socket (0 while attached); the longest-detached goes first at the limit. */
   detachedAt = 0;
   inFlight = 0;
+  /** The display name the client gave with `?name=`; a resume that passes one replaces it. */
+  name: string | undefined;
+  /** How logs name this client (`client:<prefix>`), never the full id. */
+  readonly logName: string;
   private socket: ClientSocket | null;
   /** The actor's state, mirrored on change: it is read on every frame. */
   private phase: ClientState = "attached";
@@ -78,8 +108,11 @@ export class LogicalClient {
     socket: ClientSocket,
     private readonly limits: Limits,
     onDisposed: (client: LogicalClient) => void,
+    name?: string,
   ) {
     this.socket = socket;
+    this.name = name;
+    this.logName = clientLogName(id);
     this.actor = createActor(clientMachine, {
       input: { resumeTtlMs: limits.resumeTtlMs, onDisposed: () => this.cleanup(onDisposed) },
     });
@@ -131,10 +164,11 @@ export class LogicalClient {
     this.actor.send({ type: "DISPOSE" });
   }
 
-  /** What `server:clients` shows of this client. */
+  /** What `server:clients` shows of this client: the id's prefix only, never the resumable id. */
   summary(): z.infer<typeof ClientSummarySchema> {
     return {
-      clientId: this.id,
+      idPrefix: clientIdPrefix(this.id),
+      ...(this.name === undefined ? {} : { name: this.name }),
       endpoint: this.endpoint,
       state: this.phase === "attached" ? "attached" : "detached",
       subscriptions: this.subscriptionTypes(),

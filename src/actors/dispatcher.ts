@@ -2,6 +2,7 @@ import { BridgeError, issuesOf, toProtocolError, type ProtocolError } from "../p
 import type { BridgeServices, Caller, MethodContext, MethodDefinition } from "../methods/index.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
+import { laneLogName } from "./client.js";
 import type { HostSession } from "./host-session.js";
 import { Metrics } from "./metrics.js";
 
@@ -114,7 +115,9 @@ export class Dispatcher {
   /** Converts a failure to the wire and logs it once. */
   toWireError(error: unknown, context: { requestId?: string; method?: string; caller?: Caller }): ProtocolError {
     const wire = toProtocolError(error, { requestId: context.requestId, method: context.method });
-    const actor = context.caller?.client ? `client:${context.caller.client.id}` : context.caller?.lane;
+    // Logs name a client by its id's prefix: the full id is a bearer secret.
+    const caller = context.caller;
+    const actor = caller === undefined ? undefined : (caller.client?.logName ?? laneLogName(caller.lane));
     if (wire.code === "INTERNAL") {
       this.log.error({ actor, method: context.method, err: error }, "call failed with an internal error");
     } else {

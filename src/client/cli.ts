@@ -6,6 +6,7 @@ import { Connection } from "./connection.js";
 import type { ConnectionOptions } from "./options.js";
 import { BridgeError, CLIENT_ERROR_CODES, isBridgeError } from "./errors.js";
 import { pluginHealth, plugins, status } from "./http.js";
+import { checkClientName } from "./_internal/url.js";
 
 /*
  * The client half of the command line (Node only): `call`, `subscribe`, `health`, `plugins`, `export-document`,
@@ -40,6 +41,7 @@ export const CLIENT_USAGE = `Client commands (talk to a running bridge):
 Client options:
   --url <url>          the bridge                                    [BRIDGE_URL]   default ${DEFAULT_BRIDGE_URL}
   --token <token>      access token                                  [BRIDGE_TOKEN]
+  --name <name>        this client's name in server:clients and the bridge's logs
   --timeout <ms>       per-request deadline
   --json               machine-readable output (one JSON value per line; errors as JSON on stderr)
 `;
@@ -66,6 +68,7 @@ interface Context {
   readonly err: { write(text: string): unknown };
   readonly url: string;
   readonly token: string | undefined;
+  readonly name: string | undefined;
   readonly json: boolean;
   readonly timeoutMs: number | undefined;
   readonly signal: AbortSignal;
@@ -80,6 +83,7 @@ function parseFlags(argv: string[]) {
     options: {
       url: { type: "string" },
       token: { type: "string" },
+      name: { type: "string" },
       json: { type: "boolean" },
       timeout: { type: "string" },
       param: { type: "string", multiple: true },
@@ -126,6 +130,7 @@ export async function runClientCommand(argv: string[], io: ClientCommandIo = {})
       err,
       url: values.url ?? env["BRIDGE_URL"] ?? DEFAULT_BRIDGE_URL,
       token: values.token ?? (env["BRIDGE_TOKEN"] || undefined),
+      name: values.name === undefined ? undefined : clientName(values.name),
       json,
       timeoutMs: values.timeout === undefined ? undefined : positiveInt("--timeout", values.timeout),
       signal: stop.signal,
@@ -247,6 +252,7 @@ async function withConnection(
     url: ctx.url,
     WebSocket: WebSocket as unknown as ConnectionOptions["WebSocket"],
     ...(ctx.token ? { token: ctx.token } : {}),
+    ...(ctx.name !== undefined ? { name: ctx.name } : {}),
     ...(ctx.timeoutMs !== undefined ? { requestTimeoutMs: ctx.timeoutMs, connectTimeoutMs: ctx.timeoutMs } : {}),
     ...options,
   });
@@ -297,6 +303,15 @@ export function buildParams(body: string | undefined, pairs: string[]): unknown 
     target[keys[keys.length - 1]!] = value;
   }
   return out;
+}
+
+function clientName(text: string): string {
+  try {
+    checkClientName(text);
+  } catch (error) {
+    throw new UsageError(`--name: ${(error as Error).message}`);
+  }
+  return text;
 }
 
 function positiveInt(flag: string, text: string): number {

@@ -21,7 +21,7 @@ import { LocalNotifier } from "./_internal/notifier.js";
 import { RequestTable } from "./_internal/requests.js";
 import { EventSequence } from "./_internal/sequence.js";
 import { SubscriptionTable } from "./_internal/subscriptions.js";
-import { endpointsOf, withResume } from "./_internal/url.js";
+import { checkClientName, endpointsOf, socketUrl } from "./_internal/url.js";
 import type {
   EventMeta,
   EventName,
@@ -41,7 +41,15 @@ import type {
 const OPEN = 1;
 
 /** After these a reconnect cannot help. */
-const FINAL_CLOSE_CODES: ReadonlySet<number> = new Set([CLOSE_CODES.DISPOSE, CLOSE_CODES.TAKEN_OVER, CLOSE_CODES.PLUGIN_UNAVAILABLE]);
+const FINAL_CLOSE_CODES: ReadonlySet<number> = new Set([
+  CLOSE_CODES.DISPOSE,
+  CLOSE_CODES.TAKEN_OVER,
+  CLOSE_CODES.PLUGIN_UNAVAILABLE,
+  CLOSE_CODES.CLIENT_ATTACHED,
+]);
+
+/** Refusals (`error` events) that end the connection whatever close code follows: retrying gets the same answer. */
+const FINAL_REFUSALS: ReadonlySet<string> = new Set(["CLIENT_ATTACHED"]);
 
 /** Prefix of the subprotocol that carries the token. */
 const BEARER_PREFIX = "bearer.";
@@ -94,6 +102,7 @@ export class Connection implements MethodGroups {
 
   constructor(options: ConnectionOptions) {
     this.options = options;
+    if (options.name !== undefined) checkClientName(options.name);
     const endpoints = endpointsOf(options.url, options.pluginId);
     this.wsUrl = endpoints.ws;
     this.httpUrl = endpoints.http;
@@ -138,7 +147,7 @@ export class Connection implements MethodGroups {
     return this.phase;
   }
 
-  /** The logical client id the bridge issued (stable across resumes). */
+  /** The logical client id the bridge issued (stable across resumes). A bearer secret: keep it like a token. */
   get clientId(): string | undefined {
     return this.hello?.clientId;
   }
@@ -263,7 +272,7 @@ export class Connection implements MethodGroups {
 
   private openSocket(): void {
     const token = this.options.token;
-    const url = this.hello === undefined ? this.wsUrl : withResume(this.wsUrl, this.hello.clientId);
+    const url = socketUrl(this.wsUrl, { resume: this.hello?.clientId, name: this.options.name });
     this.refusal = undefined;
     let socket: WebSocketLike;
     try {
@@ -372,7 +381,7 @@ export class Connection implements MethodGroups {
       void this.explainFailure(code, reason).then((error) => this.finish(error, null));
       return;
     }
-    if (FINAL_CLOSE_CODES.has(code) || this.reconnectOptions === null) {
+    if (FINAL_CLOSE_CODES.has(code) || FINAL_REFUSALS.has(this.refusal?.code ?? "") || this.reconnectOptions === null) {
       const error =
         this.refusal ??
         new BridgeError(CLIENT_ERROR_CODES.CONNECTION_LOST, `The connection closed (${code}${reason ? ` ${reason}` : ""})`, {

@@ -31,6 +31,8 @@ export const CLOSE_CODES = {
   DISPOSE: 4000,
   /** Another socket resumed this logical client; reconnecting would only fight over it. */
   TAKEN_OVER: 4009,
+  /** A resume with `takeover=0` found the client held by another socket (CLIENT_ATTACHED); retrying cannot help. */
+  CLIENT_ATTACHED: 4409,
   /** The socket fell behind; the logical client stays resumable. */
   SLOW_CONSUMER: 4008,
   /** The plugin endpoint does not exist or failed to load. */
@@ -38,6 +40,9 @@ export const CLOSE_CODES = {
   /** The bridge is shutting down. */
   GOING_AWAY: 1001,
 } as const;
+
+/** Longest `name` the bridge accepts (it refuses longer ones at upgrade); the same bound as the bridge's. */
+export const MAX_CLIENT_NAME_LENGTH = 64;
 
 /** Offered beside the token so the bridge echoes this name rather than the token (DESIGN §2 "Security"). */
 export const SUBPROTOCOL = "image-editor-bridge";
@@ -49,6 +54,16 @@ export interface ConnectionOptions {
   pluginId?: string;
   /** Access token, sent as the `bearer.<token>` subprotocol (and as `Authorization` on HTTP helpers). */
   token?: string;
+  /**
+   * A display name for this client, sent as `?name=` on every connect and reconnect. `server:clients` and the
+   * bridge's logs show it beside the client id's 8-character prefix, which is all they show of the id. At most
+   * {@link MAX_CLIENT_NAME_LENGTH} printable characters (no control, format or line-separator characters);
+   * anything else throws a `TypeError` here.
+   *
+   * @example
+   * new Connection({ url: "http://127.0.0.1:7700", WebSocket, name: "thumbnailer@build-7" });
+   */
+  name?: string;
   /**
    * The WebSocket class. Node 20 has no global one: pass `WebSocket` from the `ws` package.
    * @default globalThis.WebSocket

@@ -1,5 +1,6 @@
 import { afterEach } from "vitest";
 import { WebSocket } from "ws";
+import { clientIdPrefix } from "../../src/actors/client.js";
 import { Connection, type ConnectionOptions } from "../../src/client/index.js";
 import type { LocalEventName, LocalEvents } from "../../src/client/types.js";
 
@@ -61,11 +62,14 @@ export function collect<T = unknown>(connection: Connection, type: string): { li
   };
 }
 
-/** Resolves once the bridge (asked through `observer`) shows the client in `state`, or gone for "disposed". */
+/**
+ * Resolves once the bridge (asked through `observer`) shows the client in `state`, or gone for "disposed". The list
+ * names clients by id prefix only; `clientId` may be the full id or its prefix.
+ */
 export async function waitForServerState(observer: Connection, clientId: string, state: "attached" | "detached" | "disposed"): Promise<void> {
   for (;;) {
     const { clients } = await observer.server.clients();
-    const found = clients.find((c) => c.clientId === clientId);
+    const found = clients.find((c) => c.idPrefix === clientIdPrefix(clientId));
     if (state === "disposed" ? found === undefined : found?.state === state) return;
     await new Promise((resolve) => setImmediate(resolve));
   }

@@ -127,7 +127,7 @@ describe("client commands", () => {
     let id: string | undefined;
     for (;;) {
       const { clients } = await observer.server.clients();
-      id = clients.find((c) => c.subscriptions.includes("#ready"))?.clientId;
+      id = clients.find((c) => c.subscriptions.includes("#ready"))?.idPrefix;
       if (id !== undefined) break;
       await new Promise((resolve) => setImmediate(resolve));
     }
@@ -136,6 +136,16 @@ describe("client commands", () => {
     expect(code).toBe(0);
     expect(JSON.parse(stdout.trim())).toMatchObject({ type: "#ready", data: { port: harness.bridge.port } });
     await waitForServerState(observer, id, "disposed");
+  });
+
+  it("--name names the command's client in server:clients; a name the bridge would refuse is a usage error", async () => {
+    const { bridge } = await startBridge();
+    const listed = await run(["call", "server:clients", "--name", "cli-probe", "--json", "--url", bridge.url]);
+    expect(listed).toMatchObject({ code: 0, stderr: "" });
+    expect(JSON.parse(listed.stdout).clients).toEqual([expect.objectContaining({ name: "cli-probe", state: "attached" })]);
+    const bad = await run(["call", "getServerInfo", "--name", "x".repeat(65), "--url", bridge.url]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--name: name must be 1 to 64 characters/);
   });
 
   it("health and plugins read the HTTP endpoints", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isBridgeError as isProtocolBridgeError } from "../../src/protocol/index.js";
 import { WebSocket } from "ws";
+import { clientIdPrefix } from "../../src/actors/client.js";
 import { BridgeError, type Connection, type ConnectionOptions } from "../../src/client/index.js";
 import { startBridge, type Harness } from "../helpers/bridge.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
@@ -26,7 +27,7 @@ async function proxyFor(harness: Harness): Promise<DropProxy> {
 
 async function subscriptionsOf(observer: Connection, clientId: string): Promise<string[]> {
   const { clients } = await observer.server.clients();
-  return clients.find((c) => c.clientId === clientId)?.subscriptions ?? [];
+  return clients.find((c) => c.idPrefix === clientIdPrefix(clientId))?.subscriptions ?? [];
 }
 
 describe("requests", () => {
@@ -100,7 +101,7 @@ describe("requests", () => {
     const calls = [client.document.current(), client.selection.getArea(), client.document.list()] as const;
     await host.whenStarted(1);
     const { clients } = await observer.server.clients();
-    expect(clients.find((c) => c.clientId === clientId)?.inFlight).toBe(1);
+    expect(clients.find((c) => c.idPrefix === clientIdPrefix(clientId))?.inFlight).toBe(1);
     host.release();
     const [doc, area, list] = await Promise.all(calls);
     expect([doc.name, area, list.length]).toEqual(["Scripted", null, 1]);

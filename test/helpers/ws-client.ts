@@ -1,4 +1,5 @@
 import { WebSocket } from "ws";
+import { clientIdPrefix } from "../../src/actors/client.js";
 
 export interface Frame {
   type?: string;
@@ -97,13 +98,32 @@ export class TestClient {
 
 /**
  * Resolves once `server:clients`, asked through `observer`, shows the client in `state` (or gone, for
- * `"disposed"`). Server-side lifecycle changes are observed over the wire, not by sleeping.
+ * `"disposed"`). The list names clients by id prefix only; `clientId` may be the full id or its prefix.
+ * Server-side lifecycle changes are observed over the wire, not by sleeping.
  */
 export async function waitForClient(observer: TestClient, clientId: string, state: "attached" | "detached" | "disposed"): Promise<void> {
   for (;;) {
-    const { clients } = await observer.call<{ clients: Array<{ clientId: string; state: string }> }>("server:clients");
-    const found = clients.find((c) => c.clientId === clientId);
+    const { clients } = await observer.call<{ clients: Array<{ idPrefix: string; state: string }> }>("server:clients");
+    const found = clients.find((c) => c.idPrefix === clientIdPrefix(clientId));
     if (state === "disposed" ? found === undefined : found?.state === state) return;
     await new Promise((resolve) => setImmediate(resolve));
   }
+}
+
+/** Opens a socket expecting the upgrade to be refused; resolves with the HTTP status and the ProtocolError body. */
+export function refusedUpgrade(
+  url: string,
+  options: ConstructorParameters<typeof WebSocket>[2] = {},
+  protocols: string[] = [],
+): Promise<{ status: number; body: { code: string; message: string; details?: Record<string, unknown> } }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, protocols, options);
+    ws.on("open", () => reject(new Error("upgrade was accepted")));
+    ws.on("error", () => {});
+    ws.on("unexpected-response", (_req, res) => {
+      let body = "";
+      res.on("data", (c: Buffer) => (body += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(body) }));
+    });
+  });
 }

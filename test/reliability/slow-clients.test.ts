@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { connect, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
+import { clientIdPrefix } from "../../src/actors/client.js";
 import { startBridge, waitForQueued, type Harness } from "../helpers/bridge.js";
 import { eventually } from "../helpers/gc.js";
 import { encodeFrame, OPCODES, RawWsClient } from "../helpers/raw-ws.js";
@@ -119,13 +120,13 @@ describe("a slow consumer among a thousand listeners", () => {
 
     const withSlow = await measure();
     // Still attached: it is coalesced, not dropped, while between the caps.
-    const during = await driver.call<{ clients: Array<{ clientId: string; state: string }> }>("server:clients");
-    expect(during.clients.find((c) => c.clientId === slowId)?.state).toBe("attached");
+    const during = await driver.call<{ clients: Array<{ idPrefix: string; state: string }> }>("server:clients");
+    expect(during.clients.find((c) => c.idPrefix === clientIdPrefix(slowId))?.state).toBe("attached");
 
     // Past the hard cap the bridge closes it with 4008 and keeps the logical client for resume.
     const detached = async (): Promise<boolean> => {
-      const { clients } = await driver.call<{ clients: Array<{ clientId: string; state: string }> }>("server:clients");
-      return clients.find((c) => c.clientId === slowId)?.state === "detached";
+      const { clients } = await driver.call<{ clients: Array<{ idPrefix: string; state: string }> }>("server:clients");
+      return clients.find((c) => c.idPrefix === clientIdPrefix(slowId))?.state === "detached";
     };
     await flood(harness, slow, "more", FLOOD_TO_HARD, detached);
     await fanOut();
@@ -214,7 +215,7 @@ describe("floods and storms", () => {
     const burst = Buffer.concat(Array.from({ length: 5_000 }, () => frame));
     let sent = 0;
     const closedByBridge = async (): Promise<boolean> => {
-      const { clients } = await bystander.call<{ clients: Array<{ clientId: string; state: string }> }>("server:clients");
+      const { clients } = await bystander.call<{ clients: Array<{ idPrefix: string; state: string }> }>("server:clients");
       return clients.length === 2 && clients.some((c) => c.state === "detached");
     };
     // Up to ~22 MB of error events if nothing stops it; the hard cap (256 KiB beyond the kernel's buffers) must.
@@ -313,8 +314,8 @@ describe("floods and storms", () => {
     // Every takeover closes the previous holder with 4009; exactly one socket is left holding the client.
     const closes = await Promise.all([victim, ...thieves.slice(0, -1)].map((c) => c.closed));
     expect(closes.map((c) => c.code)).toEqual(Array(25).fill(4009));
-    const { clients } = await observer.call<{ clients: Array<{ clientId: string; state: string; subscriptions: string[] }> }>("server:clients");
-    expect(clients.filter((c) => c.clientId === victimId)).toEqual([expect.objectContaining({ state: "attached", subscriptions: ["selection:changed"] })]);
+    const { clients } = await observer.call<{ clients: Array<{ idPrefix: string; state: string; subscriptions: string[] }> }>("server:clients");
+    expect(clients.filter((c) => c.idPrefix === clientIdPrefix(victimId))).toEqual([expect.objectContaining({ state: "attached", subscriptions: ["selection:changed"] })]);
     expect(clients).toHaveLength(2 + forged.length);
     expect((await thieves.at(-1)!.call<{ name: string }>("getServerInfo")).name).toBe("image-editor-bridge");
   });

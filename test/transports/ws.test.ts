@@ -1,25 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { WebSocket } from "ws";
 import { ConnectedEventDataSchema, ErrorEventDataSchema, PROTOCOL_VERSION } from "../../src/protocol/index.js";
 import { startBridge } from "../helpers/bridge.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
-import { TestClient, waitForClient } from "../helpers/ws-client.js";
+import { refusedUpgrade, TestClient, waitForClient } from "../helpers/ws-client.js";
 
 const rect = { x: 1, y: 2, width: 3, height: 4 };
-
-/** Opens a socket expecting the upgrade to be refused; resolves with the HTTP status and body. */
-function refusedUpgrade(url: string, options: ConstructorParameters<typeof WebSocket>[2] = {}, protocols: string[] = []) {
-  return new Promise<{ status: number; body: { code: string } }>((resolve, reject) => {
-    const ws = new WebSocket(url, protocols, options);
-    ws.on("open", () => reject(new Error("upgrade was accepted")));
-    ws.on("error", () => {});
-    ws.on("unexpected-response", (_req, res) => {
-      let body = "";
-      res.on("data", (c: Buffer) => (body += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(body) }));
-    });
-  });
-}
 
 describe("WebSocket handshake", () => {
   it("the first frame is `connected` with a server-issued client id and the protocol version", async () => {

@@ -1,3 +1,5 @@
+import { MAX_CLIENT_NAME_LENGTH } from "../options.js";
+
 /** Root WebSocket path of the bridge (DESIGN §2 "Address"); plugin endpoints are `/ws/{pluginId}`. */
 const WS_ROOT = "/ws";
 
@@ -20,9 +22,23 @@ export function endpointsOf(input: string, pluginId?: string): { ws: string; htt
   return { ws: `${secure ? "wss" : "ws"}://${host}${path}${url.search}`, http };
 }
 
-/** The address that resumes logical client `clientId` (DESIGN §2 "Resume"). */
-export function withResume(wsUrl: string, clientId: string): string {
+/** The address of one connect: resuming logical client `resume` when given (DESIGN §2 "Resume"), with a `name`. */
+export function socketUrl(wsUrl: string, query: { resume?: string | undefined; name?: string | undefined }): string {
+  if (query.resume === undefined && query.name === undefined) return wsUrl;
   const url = new URL(wsUrl);
-  url.searchParams.set("resume", clientId);
+  if (query.resume !== undefined) url.searchParams.set("resume", query.resume);
+  if (query.name !== undefined) url.searchParams.set("name", query.name);
   return url.toString();
+}
+
+/** Characters the bridge refuses in a name: control, format and line/paragraph separators (they could forge logs). */
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+
+/** Throws a `TypeError` for a `name` the bridge would refuse at upgrade, so the mistake shows at once. */
+export function checkClientName(name: string): void {
+  const length = [...name].length;
+  if (length === 0 || length > MAX_CLIENT_NAME_LENGTH) {
+    throw new TypeError(`name must be 1 to ${MAX_CLIENT_NAME_LENGTH} characters, got ${length}`);
+  }
+  if (UNPRINTABLE.test(name)) throw new TypeError("name must be printable: no control, format or line-separator characters");
 }

@@ -4,6 +4,7 @@ import { BridgeError } from "../../protocol/index.js";
 import { CLOSE_CODES, type ClientSocket, type LogicalClient, type ReplayBatch } from "../../actors/client.js";
 import type { Caller } from "../../methods/index.js";
 import type { TransportTarget } from "../target.js";
+import type { ConnectParams } from "./params.js";
 
 function errorEvent(error: ProtocolError): string {
   return JSON.stringify({ type: CONNECTION_EVENTS.error, data: error });
@@ -18,9 +19,10 @@ export function refuse(ws: WebSocket, target: TransportTarget, error: BridgeErro
 /**
  * One accepted socket bound to a logical client: the handshake, replay, frames in, responses out. Frames that
  * arrive after the socket lost its client (takeover, slow consumer) are ignored. A new client of a plugin
- * endpoint is admitted by the plugin's `onConnect` first; a refusal is an `error` event and close 1011.
+ * endpoint is admitted by the plugin's `onConnect` first; a refusal is an `error` event and close 1011. A resume
+ * with `takeover=0` of a client another socket holds is refused (CLIENT_ATTACHED, close 4409) and binds nothing.
  */
-export function bindConnection(ws: WebSocket, target: TransportTarget, endpoint: string, resumeId: string | undefined): LogicalClient {
+export function bindConnection(ws: WebSocket, target: TransportTarget, endpoint: string, params: ConnectParams): LogicalClient | undefined {
   const socket: ClientSocket = {
     send: (text) => ws.send(text),
     get bufferedAmount() {
@@ -28,12 +30,19 @@ export function bindConnection(ws: WebSocket, target: TransportTarget, endpoint:
     },
     close: (code, reason) => ws.close(code, reason),
   };
-  const resumable = resumeId === undefined ? undefined : target.clients.find(resumeId, endpoint);
+  const resumable = params.resume === undefined ? undefined : target.clients.find(params.resume, endpoint);
+  if (resumable !== undefined && !params.takeover && resumable.attachedSocket !== null) {
+    // The live socket keeps the client; the refusal names no id (the asker has it, logs must not).
+    target.log.info({ actor: resumable.logName, endpoint }, "resume refused: the client is attached and takeover=0");
+    refuse(ws, target, new BridgeError("CLIENT_ATTACHED", "That client is attached to another connection, and takeover=0 was given"), CLOSE_CODES.CLIENT_ATTACHED);
+    return undefined;
+  }
   if (resumable !== undefined) {
+    if (params.name !== undefined) resumable.name = params.name;
     serve(ws, socket, target, resumable, resumable.attach(socket));
     return resumable;
   }
-  const client = target.clients.create(endpoint, socket);
+  const client = target.clients.create(endpoint, socket, params.name);
   if (endpoint === "root") {
     serve(ws, socket, target, client, undefined);
     return client;
@@ -63,8 +72,8 @@ function serve(ws: WebSocket, socket: ClientSocket, target: TransportTarget, cli
   const endpoint = client.endpoint;
   const resumed = batch !== undefined;
   const caller: Caller = { lane: client.id, client, endpoint };
-  const actor = `client:${client.id}`;
-  target.log.info({ actor, endpoint, resumed, replayed: batch?.frames.length ?? 0 }, "client connected");
+  const actor = client.logName;
+  target.log.info({ actor, endpoint, name: client.name, resumed, replayed: batch?.frames.length ?? 0 }, "client connected");
 
   const connected: Record<string, unknown> = {
     clientId: client.id,

@@ -1,11 +1,12 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
-import { BridgeError, statusForError, type ProtocolError } from "../../protocol/index.js";
+import { BridgeError, isBridgeError, statusForError, type ProtocolError } from "../../protocol/index.js";
 import { CLOSE_CODES } from "../../actors/client.js";
 import { BEARER_PROTOCOL_PREFIX, checkAccess } from "../security.js";
 import type { TransportTarget } from "../target.js";
 import { bindConnection, refuse } from "./connection.js";
+import { parseConnectParams } from "./params.js";
 
 /** Root endpoint path (DESIGN §2 "Address"); plugin endpoints are `/ws/{pluginId}`. */
 export const WS_PATH = "/ws";
@@ -53,15 +54,17 @@ export function attachWebSocket(server: Server, target: TransportTarget): WsTran
     let refusal: BridgeError | null = null;
     if (endpoint === undefined) refusal = new BridgeError("NOT_FOUND", `No WebSocket endpoint at ${url.pathname}`);
     else refusal = checkAccess(header, target.security);
+    const params = parseConnectParams(url.searchParams);
+    if (refusal === null && isBridgeError(params)) refusal = params;
     if (refusal === null && !target.accepting()) refusal = new BridgeError("SHUTTING_DOWN", "The bridge is shutting down");
-    const resume = url.searchParams.get("resume") ?? undefined;
+    const resume = isBridgeError(params) ? undefined : params.resume;
     const resumable = resume !== undefined && endpoint !== undefined && target.clients.find(resume, endpoint) !== undefined;
     if (refusal === null && !resumable && !target.clients.reserve()) {
       refusal = new BridgeError("HOST_BUSY", `The bridge already serves ${target.limits.maxClients} clients`, {
         details: { limit: target.limits.maxClients },
       });
     }
-    if (refusal !== null || endpoint === undefined) {
+    if (refusal !== null || endpoint === undefined || isBridgeError(params)) {
       rejectUpgrade(socket, target.dispatcher.toWireError(refusal, {}));
       return;
     }
@@ -73,7 +76,7 @@ export function attachWebSocket(server: Server, target: TransportTarget): WsTran
         refuse(ws, target, endpointError, CLOSE_CODES.PLUGIN_UNAVAILABLE);
         return;
       }
-      bindConnection(ws, target, endpoint, resume);
+      bindConnection(ws, target, endpoint, params);
     });
   };
   server.on("upgrade", onUpgrade);

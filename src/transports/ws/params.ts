@@ -1,0 +1,49 @@
+import { BridgeError } from "../../protocol/index.js";
+
+/** Longest display name a client may give: room for a program and a host name; keeps `server:clients` small. */
+export const MAX_CLIENT_NAME_LENGTH = 64;
+
+/** Control, format (bidi overrides, zero-width) and line/paragraph separators: they could forge or hide log text. */
+const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
+
+/** `takeover` values that keep the default (close the socket that holds the client) or refuse instead. */
+const TAKEOVER_VALUES: ReadonlyMap<string, boolean> = new Map([
+  ["1", true],
+  ["true", true],
+  ["0", false],
+  ["false", false],
+]);
+
+/** What the query of a WebSocket upgrade asks for (DESIGN §2 "Address"). */
+export interface ConnectParams {
+  /** The full id of the logical client to resume; a prefix never resolves. */
+  readonly resume: string | undefined;
+  /** Whether a resume may close another socket that holds the client; false refuses with CLIENT_ATTACHED. */
+  readonly takeover: boolean;
+  /** Display name for `server:clients` and logs; on a resume it replaces the one the client had. */
+  readonly name: string | undefined;
+}
+
+/** Reads `resume`, `takeover` and `name` from an upgrade's query; a bad value is a BAD_REQUEST refusal. */
+export function parseConnectParams(query: URLSearchParams): ConnectParams | BridgeError {
+  const name = query.get("name") ?? undefined;
+  if (name !== undefined) {
+    const length = [...name].length;
+    if (length === 0 || length > MAX_CLIENT_NAME_LENGTH) {
+      return new BridgeError("BAD_REQUEST", `name must be 1 to ${MAX_CLIENT_NAME_LENGTH} characters, got ${length}`, {
+        details: { param: "name", maxLength: MAX_CLIENT_NAME_LENGTH },
+      });
+    }
+    if (UNPRINTABLE.test(name)) {
+      return new BridgeError("BAD_REQUEST", "name must be printable: no control, format or line-separator characters", {
+        details: { param: "name" },
+      });
+    }
+  }
+  const rawTakeover = query.get("takeover");
+  const takeover = rawTakeover === null ? true : TAKEOVER_VALUES.get(rawTakeover);
+  if (takeover === undefined) {
+    return new BridgeError("BAD_REQUEST", "takeover must be 0, 1, false or true", { details: { param: "takeover" } });
+  }
+  return { resume: query.get("resume") ?? undefined, takeover, name };
+}

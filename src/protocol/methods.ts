@@ -155,13 +155,29 @@ export const METHOD_SCHEMAS = {
   "document:current": { params: Empty, result: HostDocumentSchema },
   "document:export": {
     params: z
-      .object({ documentId, path: z.string().min(1), format: FileFormatSchema.optional(), quality: quality.optional() })
+      .object({
+        documentId,
+        path: filePath,
+        format: FileFormatSchema.optional(),
+        quality: quality.optional(),
+        /** Replace a file an open document was read from (refused otherwise: `WOULD_LOSE_DATA`). */
+        overwrite: z.boolean().optional(),
+      })
       .strict(),
     result: FileExportResultSchema,
   },
   "document:save": {
-    params: z.object({ documentId, savePath: z.string().min(1).optional() }).strict(),
-    result: z.object({ path: z.string(), format: z.string() }),
+    params: z
+      .object({
+        documentId,
+        savePath: filePath.optional(),
+        /** Save even though the file would lack data the document was opened with (else `WOULD_LOSE_DATA`). */
+        allowLossy: z.boolean().optional(),
+        /** Keep the replaced file as `<name>.bak`; defaults to the bridge's setting (on). */
+        backupOnOverwrite: z.boolean().optional(),
+      })
+      .strict(),
+    result: SaveResultSchema,
   },
   "image:exportLayer": {
     params: z.object({ ...ExportOptions, layerId: layerId.optional(), layerIndex: layerIndex.optional() })
@@ -198,7 +214,7 @@ export const METHOD_SCHEMAS = {
   },
   // Extras of DESIGN §3.
   "document:list": { params: Empty, result: z.array(HostDocumentSchema) },
-  "document:open": { params: z.object({ path: z.string().min(1) }).strict(), result: HostDocumentSchema },
+  "document:open": { params: z.object({ path: filePath }).strict(), result: HostDocumentSchema },
   "document:create": {
     params: z
       .object({

@@ -22,6 +22,7 @@ const BENCHMARKS = {
   "cutout-iou": () => import("./cutout-iou.js"),
   gimp: () => import("./gimp.js"),
   "client-plugin": () => import("./client-plugin.js"),
+  files: () => import("./files.js"),
 };
 
 const wanted = process.argv.slice(2);

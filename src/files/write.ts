@@ -74,24 +74,17 @@ function writeError(cause: unknown, label: string): BridgeError {
  * @throws BridgeError `BAD_REQUEST` with `details.reason` (the errno, e.g. `ENOSPC`).
  */
 export function writeFileAtomic(target: string, bytes: Uint8Array, options: WriteOptions = {}): Promise<WriteOutcome> {
-  const label = options.label ?? target;
-  return serialised(target, async () => {
-    const temp = temporarySibling(target);
+  const temp = temporarySibling(target);
+  return install(temp, target, options, async () => {
+    const handle = await open(temp, CREATE_FLAGS, 0o666);
     try {
-      const handle = await open(temp, CREATE_FLAGS, 0o666);
-      try {
-        for (let offset = 0; offset < bytes.byteLength; ) {
-          const { bytesWritten } = await handle.write(bytes, offset, Math.min(WRITE_CHUNK_BYTES, bytes.byteLength - offset));
-          offset += bytesWritten;
-        }
-        await handle.sync();
-      } finally {
-        await handle.close();
+      for (let offset = 0; offset < bytes.byteLength; ) {
+        const { bytesWritten } = await handle.write(bytes, offset, Math.min(WRITE_CHUNK_BYTES, bytes.byteLength - offset));
+        offset += bytesWritten;
       }
-      return await commit(temp, target, options.backup === true);
-    } catch (cause) {
-      await rm(temp, { force: true });
-      throw isBridgeError(cause) ? cause : writeError(cause, label);
+      await handle.sync();
+    } finally {
+      await handle.close();
     }
   });
 }
@@ -102,19 +95,25 @@ export function writeFileAtomic(target: string, bytes: Uint8Array, options: Writ
  * failure.
  */
 export function replaceWithFile(temp: string, target: string, options: WriteOptions = {}): Promise<WriteOutcome> {
-  const label = options.label ?? target;
+  return install(temp, target, options, async () => {
+    const handle = await open(temp, constants.O_RDONLY);
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  });
+}
+
+/** Runs `prepare` (which leaves the bytes in `temp`, on disk), then puts `temp` in place; one writer per path. */
+function install(temp: string, target: string, options: WriteOptions, prepare: () => Promise<void>): Promise<WriteOutcome> {
   return serialised(target, async () => {
     try {
-      const handle = await open(temp, constants.O_RDONLY);
-      try {
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
+      await prepare();
       return await commit(temp, target, options.backup === true);
     } catch (cause) {
       await rm(temp, { force: true });
-      throw writeError(cause, label);
+      throw isBridgeError(cause) ? cause : writeError(cause, options.label ?? target);
     }
   });
 }

@@ -394,7 +394,7 @@ export function createGimpHost(options: GimpHostOptions): GimpHost {
             : { by: "active" };
       const target = resolveRef(tree, ref, id);
       const file = tempFile(".png");
-      await writeFile(file, await decodeImportImage(params.image, params.size));
+      await writeFile(file, await decodeImportImage(params.image, params.size, ctx.signal));
       let layerId: number;
       try {
         const x = params.position?.x ?? 0;

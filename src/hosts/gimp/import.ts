@@ -14,8 +14,12 @@ const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
  * @throws BridgeError `BAD_REQUEST` (malformed or undecodable), `PAYLOAD_TOO_LARGE` (above `MAX_IMPORT_BYTES`
  *   or `MAX_DOCUMENT_PIXELS`), `NOT_SUPPORTED` (URLs).
  */
-export async function decodeImportImage(image: string, size: { width: number; height: number } | undefined): Promise<Buffer> {
-  const bytes = await sourceBytes(image.trim());
+export async function decodeImportImage(
+  image: string,
+  size: { width: number; height: number } | undefined,
+  signal?: AbortSignal,
+): Promise<Buffer> {
+  const bytes = await sourceBytes(image.trim(), signal);
   let meta: { width?: number | undefined; height?: number | undefined };
   try {
     meta = await sharp(bytes).metadata();
@@ -37,7 +41,7 @@ export async function decodeImportImage(image: string, size: { width: number; he
   }
 }
 
-async function sourceBytes(image: string): Promise<Buffer> {
+async function sourceBytes(image: string, signal: AbortSignal | undefined): Promise<Buffer> {
   if (/^https?:/i.test(image)) {
     throw new BridgeError("NOT_SUPPORTED", "The GIMP host imports data URIs, base64 and local files, not URLs", {
       details: { capability: "import:url", editor: "gimp" },
@@ -51,7 +55,7 @@ async function sourceBytes(image: string): Promise<Buffer> {
       throw new BridgeError("BAD_REQUEST", "Malformed file: URI", { cause });
     }
     // Never blocks on a FIFO, refuses devices, bounded: see readRegularFile.
-    return readRegularFile(path, { maxBytes: MAX_IMPORT_BYTES });
+    return readRegularFile(path, { maxBytes: MAX_IMPORT_BYTES, signal });
   }
   let payload = image;
   const header = DATA_URI.exec(image.slice(0, 256));

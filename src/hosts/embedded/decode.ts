@@ -17,13 +17,14 @@ export interface DecodedImage {
 }
 
 /**
- * Decodes an encoded image to RGBA. The header is checked first so an oversized image is refused before any
- * pixel is decoded (a small file can declare a huge image).
+ * Decodes an encoded image to upright RGBA (EXIF orientation applied), scaled to exactly `size` when given. The
+ * header is checked first so an oversized image is refused before any pixel is decoded (a small file can declare
+ * a huge image).
  *
  * @throws BridgeError `BAD_REQUEST` for undecodable data or another format, `PAYLOAD_TOO_LARGE` above `maxPixels`.
  */
 export async function decodeImage(
-  bytes: Buffer,
+  bytes: Uint8Array,
   options: { maxPixels: number; size?: { width: number; height: number } | undefined; details?: Record<string, unknown> },
 ): Promise<DecodedImage> {
   const details = options.details ?? {};

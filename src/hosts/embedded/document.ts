@@ -1,5 +1,5 @@
 import type { HostRect } from "../../protocol/index.js";
-import type { DocumentSource } from "./files.js";
+import type { FileFeatures } from "../../files/index.js";
 import type { Raster } from "./raster.js";
 import { emptyRaster, solidRaster } from "./raster.js";
 
@@ -63,6 +63,12 @@ export interface DocumentContent {
   nextLayerId: number;
   /** Active layer ids; empty when none. */
   activeLayerIds: number[];
+}
+
+/** The file a document was opened from: what it held that the embedded model does not keep. */
+export interface DocumentSource {
+  readonly psb: boolean;
+  readonly features: FileFeatures;
 }
 
 /** One open document. */

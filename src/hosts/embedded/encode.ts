@@ -1,69 +1,59 @@
 import sharp from "sharp";
-import { BridgeError } from "../../protocol/index.js";
-import type { FileFormat, HostBounds, ImageFormat } from "../../protocol/index.js";
-import type { EncodedImage } from "../host.js";
-import { MAX_EXPORT_PIXELS, MAX_WEBP_EDGE } from "./limits.js";
-import { targetSize } from "../_internal/target-size.js";
+import type { FileFormat, HostBounds } from "../../protocol/index.js";
+import type { EncodedImage, PixelSize } from "../host.js";
+import type { OverlayInput } from "../_internal/outline.js";
 import { withFormat } from "../_internal/file-format.js";
 import { plainStack, renderDocument } from "./composite.js";
 import type { EmbeddedLayer } from "./document.js";
 import type { Raster } from "./raster.js";
 import { EMPTY_BOUNDS, emptyRaster, rasterBuffer } from "./raster.js";
 
-/** Formats a flattened file export can write: the wire's image formats plus TIFF (chosen by a `.tif`/`.tiff` path). */
-export type FileImageFormat = FileFormat;
-
-/** How to encode: the pixel part of `ExportOptions`. */
-export interface EncodeOptions<F extends FileImageFormat = ImageFormat> {
-  readonly format: F;
+/** How to encode: the format and the exact output size, both decided by the methods. */
+export interface EncodeOptions {
+  readonly format: FileFormat;
   readonly quality?: number | undefined;
-  readonly scale?: number | undefined;
-  readonly maxSize?: number | undefined;
+  readonly size: PixelSize;
 }
 
-
-
 /**
- * Encodes pixels with sharp. A `null` raster (an empty layer) becomes a 1×1 transparent image with zero-size
- * bounds, so callers always get a decodable image.
+ * Encodes pixels with sharp at exactly `options.size`, with optional overlays drawn on the output (in output
+ * pixels). A `null` raster (an empty layer) becomes a 1×1 transparent image with zero bounds whatever the size,
+ * so callers always get a decodable image.
  */
-export async function encodeRaster<F extends FileImageFormat = ImageFormat>(
+export async function encodeRaster(
   raster: Raster | null,
   bounds: HostBounds,
-  options: EncodeOptions<F>,
-): Promise<Omit<EncodedImage, "format"> & { format: F }> {
-  const source = raster ?? emptyRaster(1, 1);
-  const placed = raster ? bounds : EMPTY_BOUNDS;
-  const { width, height } = raster ? targetSize(source.width, source.height, options, MAX_EXPORT_PIXELS) : { width: 1, height: 1 };
-  checkWebpEdge(options.format, width, height);
-  let image = sharp(rasterBuffer(source), { raw: { width: source.width, height: source.height, channels: 4 } });
-  if (width !== source.width || height !== source.height) image = image.resize(width, height, { fit: "fill" });
-  const bytes = await withFormat(image, options.format, options.quality).toBuffer();
-  return { bytes, format: options.format, width, height, bounds: placed };
-}
-
-function checkWebpEdge(format: FileImageFormat, width: number, height: number): void {
-  if (format === "webp" && Math.max(width, height) > MAX_WEBP_EDGE) {
-    throw new BridgeError("BAD_REQUEST", `WebP cannot hold an edge longer than ${MAX_WEBP_EDGE} px; use png or jpeg, or maxSize`, {
-      details: { width, height, format: "webp" },
-    });
+  options: EncodeOptions,
+  overlays: readonly OverlayInput[] = [],
+): Promise<EncodedImage> {
+  if (!raster) {
+    const empty = emptyRaster(1, 1);
+    const bytes = await withFormat(sharp(rasterBuffer(empty), { raw: { width: 1, height: 1, channels: 4 } }), options.format, options.quality).toBuffer();
+    return { bytes, format: options.format, width: 1, height: 1, bounds: EMPTY_BOUNDS };
   }
+  const { width, height } = options.size;
+  let image = sharp(rasterBuffer(raster), { raw: { width: raster.width, height: raster.height, channels: 4 } });
+  if (width !== raster.width || height !== raster.height) image = image.resize(width, height, { fit: "fill" });
+  // sharp composites after resizing within one pipeline: the overlays land on the output pixels.
+  if (overlays.length > 0) image = image.composite([...overlays]);
+  const bytes = await withFormat(image, options.format, options.quality).toBuffer();
+  return { bytes, format: options.format, width, height, bounds };
 }
 
 /**
- * Encodes a whole document. A document that is a plain stack (see `plainStack`) is composited by libvips inside
- * the encoding pipeline: no full-canvas buffer in JS and libvips' threads do the blending, which matters for big
- * canvases. Anything else (blend modes, opacity, masks, isolated groups) is rendered by `renderDocument` first.
+ * Encodes a whole document at exactly `options.size`. A document that is a plain stack (see `plainStack`) is
+ * composited by libvips inside the encoding pipeline: no full-canvas buffer in JS and libvips' threads do the
+ * blending, which matters for big canvases. Anything else (blend modes, opacity, masks, isolated groups) is
+ * rendered by `renderDocument` first.
  */
-export async function encodeDocument<F extends FileImageFormat = ImageFormat>(
+export async function encodeDocument(
   doc: { width: number; height: number; layers: readonly EmbeddedLayer[] },
-  options: EncodeOptions<F>,
-): Promise<Omit<EncodedImage, "format"> & { format: F }> {
+  options: EncodeOptions,
+): Promise<EncodedImage> {
   const bounds = { left: 0, top: 0, right: doc.width, bottom: doc.height };
   const stack = plainStack(doc);
   if (!stack) return encodeRaster(renderDocument(doc), bounds, options);
-  const { width, height } = targetSize(doc.width, doc.height, options, MAX_EXPORT_PIXELS);
-  checkWebpEdge(options.format, width, height);
+  const { width, height } = options.size;
   const [bottom] = stack;
   const fullBottom = bottom !== undefined && bottom.left === 0 && bottom.top === 0 && bottom.width === doc.width && bottom.height === doc.height;
   // A full-canvas bottom layer over transparency is itself: it becomes the pipeline's input, the rest overlays.
@@ -85,10 +75,3 @@ export async function encodeDocument<F extends FileImageFormat = ImageFormat>(
   const bytes = await withFormat(image, options.format, options.quality).toBuffer();
   return { bytes, format: options.format, width, height, bounds };
 }
-
-/** `data:image/<format>;base64,…` of encoded bytes. */
-export function toDataUri(image: Pick<EncodedImage, "bytes" | "format">): string {
-  return `data:image/${image.format};base64,${Buffer.from(image.bytes.buffer, image.bytes.byteOffset, image.bytes.byteLength).toString("base64")}`;
-}
-
-export { formatForExtension } from "../_internal/file-format.js";

@@ -1,6 +1,7 @@
 import { EMPTY, Subject, catchError, debounceTime, from, map, share, switchMap } from "rxjs";
 import type { Observable } from "rxjs";
-import type { HostLayer, HostRect, LayerPreviewPayload } from "../../protocol/index.js";
+import type { HostLayer, HostRect } from "../../protocol/index.js";
+import type { PreviewEvent } from "../host.js";
 
 /**
  * Quiet time before a `layer:previewChange` is rendered: a burst of edits (a script filling in a loop, a drag)
@@ -39,8 +40,8 @@ export interface EventSources {
   selection(): HostRect | null;
   /** Active layers of the active document (without children); `null` when no document is open. */
   activeLayers(): HostLayer[] | null;
-  /** Preview of the active layer, or `null`. */
-  preview(): Promise<LayerPreviewPayload>;
+  /** Preview of the active document's active layer, or `null` when there is none. */
+  preview(): Promise<PreviewEvent | null>;
   /** Id of the active document, `undefined` when none is open. */
   activeDocumentId(): number | undefined;
 }

@@ -1,10 +1,9 @@
 import { basename, extname } from "node:path";
-import { readRegularFile, type FileFeatures } from "../../files/index.js";
+import { formatForExtension, readRegularFile, } from "../../files/index.js";
 import { BridgeError } from "../../protocol/index.js";
 import { decodeImage } from "./decode.js";
-import type { DocumentContent } from "./document.js";
+import type { DocumentContent, DocumentSource } from "./document.js";
 import { ContentBuilder } from "./document.js";
-import { formatForExtension } from "./encode.js";
 import { parsePsd } from "./psd.js";
 
 /** Extensions `openDocument` reads. */
@@ -13,11 +12,6 @@ export const OPENABLE_EXTENSIONS: readonly string[] = [".psd", ".psb", ".png", "
 /** Extensions `saveDocument` writes: layered PSD, or PSB for large documents. */
 export const SAVABLE_EXTENSIONS: readonly string[] = [".psd", ".psb"];
 
-/** The file a document was opened from: what it held that the embedded model does not keep. */
-export interface DocumentSource {
-  readonly psb: boolean;
-  readonly features: FileFeatures;
-}
 
 /** A file read into document content. */
 export interface OpenedFile {

@@ -1,3 +1,107 @@
-export { EMBEDDED_HOST_VERSION, createEmbeddedHost } from "./adapter.js";
-export type { EmbeddedHostOptions } from "./adapter.js";
-export { DEFAULT_MAX_DOCUMENT_PIXELS, MAX_EXPORT_PIXELS, MAX_IMPORT_BASE64_LENGTH, MAX_IMPORT_PIXELS } from "./limits.js";
+import { NEVER } from "rxjs";
+import { BridgeError } from "../../protocol/index.js";
+import { DEFAULT_MAX_OPEN_FILE_BYTES, resolveOpenPath, type FileAccess } from "../../files/index.js";
+import type { HostAdapter, HostCallContext, HostInfo } from "../host.js";
+import { actionOps } from "./actions.js";
+import { CUTOUT_EVENT } from "./cutout/index.js";
+import type { EmbeddedDocument } from "./document.js";
+import { documentOps } from "./documents.js";
+import { EMBEDDED_EVENT_TYPES, EmbeddedEvents, type DocumentChanges } from "./events.js";
+import { imageOps, previewEvent } from "./images.js";
+import { layerOps } from "./layers.js";
+import { DEFAULT_MAX_DOCUMENT_PIXELS } from "./limits.js";
+import { EMBEDDED_HOST_VERSION, type EmbeddedHostOptions } from "./options.js";
+import { SAMPLE_NAME, buildSampleContent } from "./sample.js";
+import { embeddedScriptLanguage, scriptOps } from "./scripts.js";
+import { DEFAULT_SCRIPT_LIMITS, type ScriptLimits } from "./scripts/index.js";
+import { selectionOps } from "./selection.js";
+import { DocumentStore } from "./store.js";
+import { activeHostLayers } from "./tree.js";
+
+export { DEFAULT_MAX_DOCUMENT_PIXELS } from "./limits.js";
+export { EMBEDDED_HOST_VERSION, type EmbeddedHostOptions } from "./options.js";
+
+/** Stops work whose caller has given up (deadline passed or bridge shutting down). */
+function checkAborted(ctx: HostCallContext): void {
+  if (ctx.signal.aborted) throw new BridgeError("TIMEOUT", "The call was aborted before the editor finished");
+}
+
+/**
+ * The embedded headless editor: documents live in this process, pixels are composited in JS and encoded with
+ * sharp, layered files are PSD via ag-psd. Each group of operations lives in its own file (`documents.ts`,
+ * `layers.ts`, `images.ts`, `selection.ts`, `actions.ts`, `scripts.ts`); see `README.md` beside this file.
+ *
+ * @example
+ * const host = createEmbeddedHost({ sample: true });
+ * await host.connect();
+ */
+export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapter {
+  const maxDocumentPixels = options.maxDocumentPixels ?? DEFAULT_MAX_DOCUMENT_PIXELS;
+  const files: FileAccess = options.files ?? {
+    policy: { roots: null },
+    backupOnOverwrite: true,
+    maxOpenFileBytes: DEFAULT_MAX_OPEN_FILE_BYTES,
+    allowEditorScripts: false,
+  };
+  const store = new DocumentStore();
+  const events = new EmbeddedEvents({
+    selection: () => {
+      const selection = store.active()?.selection;
+      return selection ? { ...selection } : null;
+    },
+    activeLayers: () => {
+      const doc = store.active();
+      return doc ? activeHostLayers(doc) : null;
+    },
+    preview: () => previewEvent(store.active()),
+    activeDocumentId: () => store.active()?.id,
+  });
+  const deps = {
+    document: (documentId: number | undefined): EmbeddedDocument => store.get(documentId),
+    changed: (doc: EmbeddedDocument, changes: DocumentChanges): void => events.notifyChanged(doc, changes),
+    checkAborted,
+  };
+  const documents = documentOps({ store, events, maxDocumentPixels, maxOpenFileBytes: files.maxOpenFileBytes, checkAborted });
+  const { openFile, ...documentMethods } = documents;
+  const { reports$, ...actions } = actionOps({ ...deps, options: options.cutout, logger: options.logger });
+  const scriptLimits: ScriptLimits = { ...DEFAULT_SCRIPT_LIMITS, ...options.scriptLimits };
+  let connected = false;
+
+  const host: HostAdapter = {
+    kind: "embedded",
+    eventTypes: [...EMBEDDED_EVENT_TYPES, CUTOUT_EVENT],
+    scriptLanguage: embeddedScriptLanguage(scriptLimits),
+    lost$: NEVER,
+
+    async connect(): Promise<HostInfo> {
+      if (!connected) {
+        if (options.open !== undefined) {
+          // `--open` is read like any client path: inside the files roots, a regular file, bounded.
+          await openFile((await resolveOpenPath(files, host, options.open)).path);
+        } else if (options.sample !== false) {
+          store.add(await buildSampleContent(), { name: SAMPLE_NAME });
+          events.activeDocumentChanged();
+        }
+        connected = true;
+      }
+      return { hostVersion: EMBEDDED_HOST_VERSION };
+    },
+
+    async close(): Promise<void> {
+      if (!connected) return;
+      connected = false;
+      store.clear();
+    },
+
+    events: (type) => (type === CUTOUT_EVENT ? reports$ : events.stream(type)),
+    ...documentMethods,
+    ...layerOps(deps),
+    ...imageOps(deps),
+    ...selectionOps(deps),
+    ...actions,
+    runScript: (ctx, scriptOptions) => scripts.runScript(ctx, scriptOptions),
+  };
+  // The script API calls the editor's own operations (open, save, export, cutouts), so it needs `host` itself.
+  const scripts = scriptOps({ store, events, host, files, maxDocumentPixels, limits: scriptLimits });
+  return host;
+}

@@ -5,17 +5,11 @@
  * the rectangle directly) is ignored and the rectangle counts as the selection.
  */
 import { BridgeError } from "../../protocol/index.js";
-import type { HostRect, SelectionPath } from "../../protocol/index.js";
-import type { HostAdapter, HostCallContext } from "../host.js";
-import { parseColor } from "./color.js";
-import { renderLayer } from "./composite.js";
+import type { HostRect } from "../../protocol/index.js";
+import type { HostAdapter, HostCallContext, SelectionOutline, SelectionShape } from "../host.js";
 import type { EmbeddedDocument } from "./document.js";
-import { encodeRaster } from "./encode.js";
 import { MAX_SELECTION_POLYGON_POINTS } from "./limits.js";
-import { EMPTY_BOUNDS } from "./raster.js";
-import { maskToSvgPath, strokeOutline } from "./trace/index.js";
-import { requireLayerRef } from "./tree.js";
-import { toSelectionPath } from "../_internal/selection-svg.js";
+import { maskToSvgPath } from "./trace/index.js";
 
 /** Selection coverage of a canvas region: one byte per pixel, 255 = selected (soft edges in between). */
 export interface SelectionMask {
@@ -25,18 +19,6 @@ export interface SelectionMask {
   readonly height: number;
   readonly data: Uint8Array;
 }
-
-/** A point in document pixels. */
-export interface SelectionPoint {
-  readonly x: number;
-  readonly y: number;
-}
-
-/** A shape to select, in document pixels. */
-export type SelectionShape =
-  | { readonly kind: "rect"; readonly rect: HostRect }
-  | { readonly kind: "ellipse"; readonly rect: HostRect }
-  | { readonly kind: "polygon"; readonly points: readonly SelectionPoint[] };
 
 /** What the selection functions need of a document. */
 export interface SelectionHolder {
@@ -48,14 +30,14 @@ export interface SelectionHolder {
 const masks = new WeakMap<SelectionHolder, SelectionMask>();
 
 /**
- * Clips a rectangle to the canvas; fractional edges are widened to whole pixels. An empty intersection is `null`
- * (no selection), as an editor drops a selection that lies outside the canvas.
+ * The whole pixels of the canvas a shape's box touches (fractional edges widen), or `null` when it misses the
+ * canvas: masks are only ever allocated inside the canvas, however large the shape (scripts pass any size).
  * @throws BridgeError `BAD_REQUEST` for non-finite or negative sizes.
  */
-export function clipToCanvas(rect: HostRect, width: number, height: number): HostRect | null {
+function canvasBox(rect: HostRect, width: number, height: number): HostRect | null {
   const values = [rect.x, rect.y, rect.width, rect.height];
   if (!values.every(Number.isFinite) || rect.width < 0 || rect.height < 0) {
-    throw new BridgeError("BAD_REQUEST", "Selection rect needs finite x, y and non-negative width, height", { details: { rect } });
+    throw new BridgeError("BAD_REQUEST", "A selection needs finite x, y and non-negative width, height", { details: { rect } });
   }
   const left = Math.max(0, Math.floor(rect.x));
   const top = Math.max(0, Math.floor(rect.y));
@@ -87,20 +69,20 @@ export function setSelectionMask(doc: SelectionHolder, mask: SelectionMask | nul
 }
 
 /**
- * Selects a shape (replacing the selection). Rectangles keep the exact clipped rectangle; ellipses and polygons
- * cover the pixels whose centres fall inside (polygons by the even-odd rule).
+ * Selects a shape (replacing the selection). Rectangles keep the exact rectangle (on whole pixels, in the
+ * canvas); ellipses and polygons cover the pixels whose centres fall inside (polygons by the even-odd rule).
  * @throws BridgeError `BAD_REQUEST` for non-finite coordinates or too many polygon points.
  */
 export function selectShape(doc: SelectionHolder, shape: SelectionShape): HostRect | null {
   if (shape.kind === "rect") {
-    const rect = clipToCanvas(shape.rect, doc.width, doc.height);
+    const rect = canvasBox(shape.rect, doc.width, doc.height);
     return setSelectionMask(doc, rect ? { ...rect, data: new Uint8Array(rect.width * rect.height).fill(255) } : null);
   }
   return setSelectionMask(doc, shape.kind === "ellipse" ? ellipseMask(shape.rect, doc) : polygonMask(shape.points, doc));
 }
 
 function ellipseMask(rect: HostRect, canvas: { width: number; height: number }): SelectionMask | null {
-  const box = clipToCanvas(rect, canvas.width, canvas.height);
+  const box = canvasBox(rect, canvas.width, canvas.height);
   if (!box) return null;
   const rx = rect.width / 2;
   const ry = rect.height / 2;
@@ -117,7 +99,10 @@ function ellipseMask(rect: HostRect, canvas: { width: number; height: number }):
   return { ...box, data };
 }
 
-function polygonMask(points: readonly SelectionPoint[], canvas: { width: number; height: number }): SelectionMask | null {
+function polygonMask(
+  points: ReadonlyArray<{ readonly x: number; readonly y: number }>,
+  canvas: { width: number; height: number },
+): SelectionMask | null {
   if (points.length > MAX_SELECTION_POLYGON_POINTS) {
     throw new BridgeError("BAD_REQUEST", `A polygon selection takes at most ${MAX_SELECTION_POLYGON_POINTS} points`, {
       details: { points: points.length, maxPoints: MAX_SELECTION_POLYGON_POINTS },
@@ -131,7 +116,7 @@ function polygonMask(points: readonly SelectionPoint[], canvas: { width: number;
   const ys = points.map((p) => p.y);
   const minX = Math.min(...xs);
   const minY = Math.min(...ys);
-  const box = clipToCanvas({ x: minX, y: minY, width: Math.max(...xs) - minX, height: Math.max(...ys) - minY }, canvas.width, canvas.height);
+  const box = canvasBox({ x: minX, y: minY, width: Math.max(...xs) - minX, height: Math.max(...ys) - minY }, canvas.width, canvas.height);
   if (!box) return null;
   const data = new Uint8Array(box.width * box.height);
   const crossings: number[] = [];
@@ -189,20 +174,19 @@ function cropToContent(mask: SelectionMask, canvasWidth: number, canvasHeight: n
 }
 
 /**
- * The selection outline as a standalone SVG document whose `viewBox` is the path's bbox in document pixels,
- * after growing the selection by `expand` px; `null` when nothing is selected.
+ * The selection's outline, grown by `expand` px: SVG path data in document pixels and the box of its vertices;
+ * `null` when nothing is selected.
  */
-export function selectionPath(doc: SelectionHolder, expand: number): SelectionPath | null {
+export function selectionOutline(doc: SelectionHolder, expand: number): SelectionOutline | null {
   const mask = selectionMask(doc);
   if (!mask) return null;
   const traced = maskToSvgPath(mask, { left: mask.x, top: mask.y, expand });
-  if (!traced) return null;
-  return toSelectionPath(traced.d, traced);
+  return traced ? { d: traced.d, box: traced.box } : null;
 }
 
 // --- Host operations ----------------------------------------------------------------------------------------
 
-/** What the selection operations need from the adapter. */
+/** What the selection operations need from the editor. */
 export interface SelectionOpsDeps {
   document(documentId: number | undefined): EmbeddedDocument;
   /** Reports an edit (events, dirty flag). */
@@ -210,51 +194,23 @@ export interface SelectionOpsDeps {
   checkAborted(ctx: HostCallContext): void;
 }
 
-/** Default outline colour of `image:exportLayerWithSelectedPath`. */
-export const DEFAULT_OUTLINE_COLOR = "#ff0000";
-/** Default outline width in pixels. */
-export const DEFAULT_OUTLINE_WIDTH = 2;
-
 /** The embedded editor's selection operations of {@link HostAdapter}. */
-export function selectionOps(
-  deps: SelectionOpsDeps,
-): Required<Pick<HostAdapter, "setSelection" | "setSelectionShape" | "getSelectionPath" | "exportLayerWithSelectedPath">> {
-  const select = (documentId: number | undefined, shape: SelectionShape | null): HostRect | null => {
-    const doc = deps.document(documentId);
-    const bounds = shape ? selectShape(doc, shape) : setSelectionMask(doc, null);
-    deps.changed(doc, { selection: true });
-    return bounds;
-  };
+export function selectionOps(deps: SelectionOpsDeps): Required<Pick<HostAdapter, "getSelection" | "setSelection" | "getSelectionOutline">> {
   return {
-    async setSelection(_ctx, { documentId, rect }) {
-      return select(documentId, rect ? { kind: "rect", rect } : null);
+    async getSelection(_ctx, documentId) {
+      const selection = deps.document(documentId).selection;
+      return selection ? { ...selection } : null;
     },
-    async setSelectionShape(_ctx, { documentId, shape }) {
-      return select(documentId, shape);
+    async setSelection(_ctx, { documentId, shape }) {
+      const doc = deps.document(documentId);
+      const bounds = shape ? selectShape(doc, shape) : setSelectionMask(doc, null);
+      deps.changed(doc, { selection: true });
+      return bounds;
     },
-    async getSelectionPath(ctx, { documentId, expand }) {
+    async getSelectionOutline(ctx, { documentId, expand }) {
       const doc = deps.document(documentId);
       deps.checkAborted(ctx);
-      return selectionPath(doc, expand);
-    },
-    async exportLayerWithSelectedPath(ctx, options) {
-      const doc = deps.document(options.documentId);
-      const entry = requireLayerRef(doc, options.ref);
-      const color = parseColor(options.strokeColor ?? DEFAULT_OUTLINE_COLOR);
-      const width = options.strokeWidth ?? DEFAULT_OUTLINE_WIDTH;
-      deps.checkAborted(ctx);
-      const rendered = renderLayer(entry.layer);
-      const mask = selectionMask(doc);
-      if (!rendered || !mask) return encodeRaster(rendered?.raster ?? null, rendered?.bounds ?? EMPTY_BOUNDS, options);
-      const traced = maskToSvgPath(mask, { left: mask.x, top: mask.y });
-      const stroked = traced
-        ? await strokeOutline(rendered.raster, rendered.bounds, traced, {
-            color: `rgba(${color[0]},${color[1]},${color[2]},${Math.round((color[3] / 255) * 1000) / 1000})`,
-            width,
-          })
-        : rendered.raster;
-      deps.checkAborted(ctx);
-      return encodeRaster(stroked, rendered.bounds, options);
+      return selectionOutline(doc, expand);
     },
   };
 }

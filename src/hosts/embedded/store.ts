@@ -1,6 +1,5 @@
 import { BridgeError } from "../../protocol/index.js";
-import type { DocumentContent, EmbeddedDocument } from "./document.js";
-import type { DocumentSource } from "./files.js";
+import type { DocumentContent, DocumentSource, EmbeddedDocument } from "./document.js";
 
 /**
  * The open documents. Ids start at 1 and are never reused; the active document is the most recently activated

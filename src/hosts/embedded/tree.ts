@@ -1,16 +1,12 @@
 /**
- * The layer tree and its index spaces.
+ * The layer tree and its index space.
  *
- * Index space: `index` is the 0-based position in the flattened tree listed top to bottom as a Layers panel shows
- * it, a group counted before its children. Example: `[Label, Product, Subject, Shadow, Background]` → indices
- * 0–4 with `Product` (a group) at 1 and its children at 2 and 3.
- *
- * Selection index space: `{by: "selectionIndex", index: n}` is the n-th active layer in index order;
- * `{by: "active"}` is the first active layer in index order.
+ * `index` is the 0-based position in the flattened tree listed top to bottom as a Layers panel shows it, a group
+ * counted before its children. Example: `[Label, Product, Subject, Shadow, Background]` → indices 0–4 with
+ * `Product` (a group) at 1 and its children at 2 and 3. The methods resolve layer references from this tree.
  */
 import { BridgeError } from "../../protocol/index.js";
 import type { HostBounds, HostDocument, HostLayer } from "../../protocol/index.js";
-import type { LayerRef } from "../host.js";
 import type { EmbeddedDocument, EmbeddedLayer, GroupLayer, PixelLayer } from "./document.js";
 import { opacityPercent } from "./document.js";
 import { EMPTY_BOUNDS, boundsToRect, unionBounds } from "./raster.js";
@@ -43,44 +39,15 @@ export function activeEntries(doc: EmbeddedDocument): LayerEntry[] {
 }
 
 /**
- * Resolves a layer reference; `null` only for `{by: "active"}` with nothing active.
- * @throws BridgeError `LAYER_NOT_FOUND` for any other reference that names no layer.
+ * The layer with this id and its place in the tree.
+ * @throws BridgeError `LAYER_NOT_FOUND` when the document has none (it may have changed since the caller looked).
  */
-export function resolveLayerRef(doc: EmbeddedDocument, ref: LayerRef): LayerEntry | null {
-  const entries = flattenLayers(doc.layers);
-  let found: LayerEntry | undefined;
-  switch (ref.by) {
-    case "id":
-      found = entries.find((entry) => entry.layer.id === ref.id);
-      if (!found) throw layerNotFound(`No layer with id ${ref.id} in document ${doc.id}`, { layerId: ref.id, documentId: doc.id });
-      return found;
-    case "index":
-      found = entries[ref.index];
-      if (!found) throw layerNotFound(`No layer at index ${ref.index} in document ${doc.id}`, { index: ref.index, documentId: doc.id });
-      return found;
-    case "selectionIndex":
-      found = activeEntries(doc)[ref.index];
-      if (!found) {
-        throw layerNotFound(`No active layer at selection index ${ref.index} in document ${doc.id}`, {
-          selectionIndex: ref.index,
-          documentId: doc.id,
-        });
-      }
-      return found;
-    case "active":
-      return activeEntries(doc)[0] ?? null;
+export function requireLayer(doc: EmbeddedDocument, layerId: number): LayerEntry {
+  const found = flattenLayers(doc.layers).find((entry) => entry.layer.id === layerId);
+  if (!found) {
+    throw new BridgeError("LAYER_NOT_FOUND", `No layer with id ${layerId} in document ${doc.id}`, { details: { layerId, documentId: doc.id } });
   }
-}
-
-/** Like {@link resolveLayerRef} but `LAYER_NOT_FOUND` also when nothing is active. */
-export function requireLayerRef(doc: EmbeddedDocument, ref: LayerRef): LayerEntry {
-  const entry = resolveLayerRef(doc, ref);
-  if (!entry) throw layerNotFound(`Document ${doc.id} has no active layer`, { documentId: doc.id });
-  return entry;
-}
-
-function layerNotFound(message: string, details: Record<string, unknown>): BridgeError {
-  return new BridgeError("LAYER_NOT_FOUND", message, { details });
+  return found;
 }
 
 /** Box of non-transparent pixels relative to the buffer, per buffer (buffers are never mutated in place). */
@@ -161,4 +128,10 @@ export function toHostDocument(doc: EmbeddedDocument): HostDocument {
   };
   if (doc.filePath !== undefined) out.filePath = doc.filePath;
   return out;
+}
+
+/** The active layers on the wire (without children), in index order: the data of `layer:selectionChange`. */
+export function activeHostLayers(doc: EmbeddedDocument): HostLayer[] {
+  const entries = flattenLayers(doc.layers);
+  return activeEntries(doc).map((entry) => toHostLayer(entry, entries, false));
 }

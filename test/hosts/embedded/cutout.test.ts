@@ -8,50 +8,49 @@ import { describe, expect, it } from "vitest";
 import { maskIoU, renderScene } from "../../../scripts/generate-product-shots.js";
 import type { CutoutReport } from "../../../src/hosts/embedded/cutout/index.js";
 import { CUTOUT_EVENT } from "../../../src/hosts/embedded/cutout/index.js";
-import { connectedHost, ctx, flatten, rawPixels } from "./helpers.js";
+import { WHITE, connectedHost, ctx, exportDocument, exportLayer, importBytes, layersOf, rawPixels } from "./helpers.js";
 
 /** A document holding one scene as an opaque image layer (imported as PNG), plus the exact subject mask. */
 async function sceneHost(name: string, refine: "never" | "always" = "never") {
   const shot = renderScene(name, { width: 360, height: 270, seed: 3 });
   const host = await connectedHost({ sample: false, cutout: { refine } });
-  await host.createDocument!(ctx(), { width: shot.width, height: shot.height });
+  const doc = await host.createDocument!(ctx(), { width: shot.width, height: shot.height, name, background: WHITE });
   const png = await sharp(shot.rgba, { raw: { width: shot.width, height: shot.height, channels: 4 } }).png().toBuffer();
-  const layer = await host.importImage!(ctx(), { image: png.toString("base64"), position: { x: 0, y: 0 } });
-  return { host, shot, layer };
+  const layerId = await importBytes(host, png);
+  return { host, shot, target: { documentId: doc.id, layerId } };
 }
 
 describe("embedded host: cutouts", () => {
   it("removeBackground masks the background of a product shot (IoU ≥ 0.9) and reports its confidence", async () => {
-    const { host, shot, layer } = await sceneHost("bottle-grey-sweep");
+    const { host, shot, target } = await sceneHost("bottle-grey-sweep");
     const report = firstValueFrom(host.events(CUTOUT_EVENT)! as Observable<CutoutReport>);
-    expect(await host.removeBackground!(ctx(), {})).toEqual({ success: true });
-    expect(await report).toMatchObject({ action: "removeBackground", layerId: layer.id, success: true });
+    expect(await host.removeBackground!(ctx(), target)).toBe(true);
+    expect(await report).toMatchObject({ action: "removeBackground", layerId: target.layerId, success: true });
     expect((await report).confidence).toBeGreaterThan(0.5);
-    const exported = await rawPixels((await host.exportLayerImage(ctx(), { format: "png", ref: { by: "id", id: layer.id } })).bytes);
+    const exported = await rawPixels((await exportLayer(host, target.layerId)).bytes);
     expect([exported.width, exported.height]).toEqual([shot.width, shot.height]);
     const alpha = new Uint8Array(shot.width * shot.height).map((_, i) => exported.data[4 * i + 3] ?? 0);
     expect(maskIoU(alpha, shot.mask)).toBeGreaterThanOrEqual(0.9);
   });
 
-  it("autoCutout selects the subject (IoU ≥ 0.9 with GrabCut refinement) and its path outlines it", async () => {
-    const { host, shot } = await sceneHost("shoe-colour-gradient", "always");
+  it("autoCutout selects the subject of the layer (IoU ≥ 0.9 with GrabCut refinement) and its outline outlines it", async () => {
+    const { host, shot, target } = await sceneHost("shoe-colour-gradient", "always");
     const report = firstValueFrom(host.events(CUTOUT_EVENT)! as Observable<CutoutReport>);
-    expect(await host.autoCutout!(ctx(), {})).toBe(true);
-    expect(await report).toMatchObject({ action: "autoCutout", layerId: null, success: true, refined: true });
+    expect(await host.autoCutout!(ctx(), target)).toBe(true);
+    expect(await report).toMatchObject({ action: "autoCutout", layerId: target.layerId, success: true, refined: true });
     const area = (await host.getSelection(ctx(), undefined))!;
-    const path = (await host.getSelectionPath!(ctx(), { expand: 0 }))!;
-    const d = /d="([^"]+)"/.exec(path.svg)![1]!;
+    const { d, box } = (await host.getSelectionOutline!(ctx(), { documentId: undefined, expand: 0 }))!;
     const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${shot.width}" height="${shot.height}"><path d="${d}" fill="#fff" fill-rule="evenodd"/></svg>`;
     const rendered = await sharp(Buffer.from(svg)).flatten({ background: "#000" }).extractChannel(0).raw().toBuffer();
     expect(maskIoU(rendered, shot.mask)).toBeGreaterThanOrEqual(0.9);
     // Bounds are the mask's bbox, so the path's bbox fits in them.
-    expect(path.x).toBeGreaterThanOrEqual(area.x);
-    expect(path.x + path.width).toBeLessThanOrEqual(area.x + area.width);
+    expect(box.x).toBeGreaterThanOrEqual(area.x);
+    expect(box.x + box.width).toBeLessThanOrEqual(area.x + area.width);
   });
 
   it("noise with no subject answers false and leaves the selection alone", async () => {
     const host = await connectedHost({ sample: false });
-    await host.createDocument!(ctx(), { width: 120, height: 90 });
+    const doc = await host.createDocument!(ctx(), { width: 120, height: 90, name: "Noise", background: WHITE });
     let seed = 7;
     const noise = Buffer.alloc(120 * 90 * 4);
     for (let i = 0; i < noise.length; i++) {
@@ -59,10 +58,10 @@ describe("embedded host: cutouts", () => {
       noise[i] = (i & 3) === 3 ? 255 : seed & 255;
     }
     const png = await sharp(noise, { raw: { width: 120, height: 90, channels: 4 } }).png().toBuffer();
-    await host.importImage!(ctx(), { image: png.toString("base64"), position: { x: 0, y: 0 } });
-    await host.setSelection!(ctx(), { rect: { x: 1, y: 2, width: 3, height: 4 } });
+    const layerId = await importBytes(host, png);
+    await host.setSelection!(ctx(), { documentId: doc.id, shape: { kind: "rect", rect: { x: 1, y: 2, width: 3, height: 4 } } });
     const report = firstValueFrom(host.events(CUTOUT_EVENT)! as Observable<CutoutReport>);
-    expect(await host.autoCutout!(ctx(), {})).toBe(false);
+    expect(await host.autoCutout!(ctx(), { documentId: doc.id, layerId })).toBe(false);
     expect((await report).confidence).toBeLessThan(0.35);
     expect(await host.getSelection(ctx(), undefined)).toEqual({ x: 1, y: 2, width: 3, height: 4 });
   });
@@ -74,19 +73,19 @@ describe("embedded host: cutouts", () => {
       const file = join(dir, "box.png");
       await sharp(shot.rgba, { raw: { width: shot.width, height: shot.height, channels: 4 } }).png().toFile(file);
       const host = await connectedHost({ sample: false });
-      await host.openDocument!(ctx(), file);
-      const before = flatten(await host.getLayers(ctx(), undefined));
+      const doc = await host.openDocument!(ctx(), file);
+      const before = await layersOf(host);
       expect(before.map((l) => l.kind)).toEqual(["background"]);
-      expect(await host.removeBackground!(ctx(), {})).toEqual({ success: true });
-      const after = flatten(await host.getLayers(ctx(), undefined));
+      expect(await host.removeBackground!(ctx(), { documentId: doc.id, layerId: before[0]!.id })).toBe(true);
+      const after = await layersOf(host);
       expect(after.map((l) => [l.id, l.kind])).toEqual([[before[0]!.id, "pixel"]]);
-      const corner = await rawPixels((await host.exportDocumentImage(ctx(), { format: "png" })).bytes);
+      const corner = await rawPixels((await exportDocument(host)).bytes);
       expect(corner.data[3]).toBe(0);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
     const sample = await connectedHost();
-    const group = flatten(await sample.getLayers(ctx(), undefined)).find((l) => l.kind === "group")!;
-    await expect(sample.removeBackground!(ctx(), { layerId: group.id })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    const group = (await layersOf(sample)).find((l) => l.kind === "group")!;
+    await expect(sample.removeBackground!(ctx(), { documentId: 1, layerId: group.id })).rejects.toMatchObject({ code: "BAD_REQUEST" });
   });
 });

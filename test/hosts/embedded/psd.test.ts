@@ -1,4 +1,4 @@
-import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writePsdBuffer } from "ag-psd";
@@ -6,7 +6,7 @@ import type { Layer } from "ag-psd";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HostLayer } from "../../../src/protocol/index.js";
-import { connectedHost, ctx, flatten, pixelAt, rawPixels } from "./helpers.js";
+import { connectedHost, ctx, exportDocument, exportLayer, layersOf, pixelAt, rawPixels, runJs } from "./helpers.js";
 
 function solid(width: number, height: number, rgba: [number, number, number, number]): { width: number; height: number; data: Uint8ClampedArray } {
   const data = new Uint8ClampedArray(width * height * 4);
@@ -62,7 +62,7 @@ describe("embedded host: files", () => {
     const host = await connectedHost({ sample: false });
     const doc = await host.openDocument!(ctx(), fixture);
     expect(doc).toMatchObject({ name: "fixture.psd", width: 40, height: 30, filePath: fixture, isDirty: false });
-    const layers = flatten(await host.getLayers(ctx(), undefined));
+    const layers = await layersOf(host);
     expect(layers.map((l) => [l.index, l.id, l.name, l.kind, l.visible])).toEqual([
       [0, 21, "Offset", "pixel", true],
       [1, 20, "Empty", "pixel", true],
@@ -81,7 +81,7 @@ describe("embedded host: files", () => {
 
   it("hidden layers are left out of the composite; group opacity applies to its children", async () => {
     const host = await connectedHost({ open: fixture });
-    const image = await rawPixels((await host.exportDocumentImage(ctx(), { format: "png" })).bytes);
+    const image = await rawPixels((await exportDocument(host)).bytes);
     expect(pixelAt(image, 25, 15)).toEqual([255, 255, 255, 255]); // under the hidden Blue
     const [r, g, b] = pixelAt(image, 7, 7); // Red at 128/255 over white
     expect(r).toBe(255);
@@ -94,14 +94,14 @@ describe("embedded host: files", () => {
     const host = await connectedHost({ open: fixture });
     const saved = join(dir, "roundtrip.psd");
     expect(await host.saveDocument!(ctx(), { documentId: 1, path: saved, backup: true })).toEqual({ path: saved, format: "psd" });
-    expect(await host.currentDocument(ctx())).toMatchObject({ filePath: saved, isDirty: false, name: "roundtrip.psd" });
-    const before = flatten(await host.getLayers(ctx(), undefined));
+    expect(await host.getDocument(ctx(), undefined)).toMatchObject({ filePath: saved, isDirty: false, name: "roundtrip.psd" });
+    const before = await layersOf(host);
     const reopened = await host.openDocument!(ctx(), saved);
-    const after = flatten(await host.getLayers(ctx(), reopened.id));
+    const after = await layersOf(host, reopened.id);
     expect(after.map(shape)).toEqual(before.map(shape));
     for (const layer of before) {
-      const a = await host.exportLayerImage(ctx(), { documentId: 1, format: "png", ref: { by: "id", id: layer.id } });
-      const b = await host.exportLayerImage(ctx(), { documentId: reopened.id, format: "png", ref: { by: "id", id: layer.id } });
+      const a = await exportLayer(host, layer.id, 1);
+      const b = await exportLayer(host, layer.id, reopened.id);
       expect((await rawPixels(b.bytes)).data.equals((await rawPixels(a.bytes)).data)).toBe(true);
     }
   });
@@ -110,11 +110,11 @@ describe("embedded host: files", () => {
     const host = await connectedHost();
     const path = join(dir, "sample.psd");
     await host.saveDocument!(ctx(), { documentId: 1, path, backup: false });
-    const original = await rawPixels((await host.exportDocumentImage(ctx(), { format: "png" })).bytes);
+    const original = await rawPixels((await exportDocument(host)).bytes);
     const reopened = await host.openDocument!(ctx(), path);
-    const composite = await rawPixels((await host.exportDocumentImage(ctx(), { documentId: reopened.id, format: "png" })).bytes);
+    const composite = await rawPixels((await exportDocument(host, { documentId: reopened.id })).bytes);
     expect(composite.data.equals(original.data)).toBe(true);
-    expect((await host.getLayers(ctx(), reopened.id)).map((l) => l.name)).toEqual(["Label", "Product", "Background"]);
+    expect((await host.getDocumentTree(ctx(), reopened.id)).layers.map((l) => l.name)).toEqual(["Label", "Product", "Background"]);
   });
 
   it("saving needs a .psd or .psb path: .png → BAD_REQUEST pointing to export", async () => {
@@ -125,25 +125,14 @@ describe("embedded host: files", () => {
     });
   });
 
-  it("exportDocumentFile writes a flattened image in the format of the extension", async () => {
-    const host = await connectedHost();
-    const path = join(dir, "flat.jpg");
-    const result = await host.exportDocumentFile!(ctx(), { path, quality: 70 });
-    expect(result).toMatchObject({ path, format: "jpeg", width: 800, height: 600 });
-    const meta = await sharp(path).metadata();
-    expect([meta.format, meta.width, meta.height]).toEqual(["jpeg", 800, 600]);
-    expect((await stat(path)).size).toBe(result.size);
-    expect((await host.currentDocument(ctx())).filePath).toBeUndefined();
-  });
-
   it("opens a PNG as one Background layer", async () => {
     const host = await connectedHost({ sample: false });
     const path = join(dir, "plain.png");
     await sharp({ create: { width: 12, height: 7, channels: 3, background: "#336699" } }).png().toFile(path);
     const doc = await host.openDocument!(ctx(), path);
     expect(doc).toMatchObject({ name: "plain.png", width: 12, height: 7 });
-    expect((await host.getLayers(ctx(), doc.id)).map((l) => [l.name, l.kind])).toEqual([["Background", "background"]]);
-    expect(pixelAt(await rawPixels((await host.exportDocumentImage(ctx(), { format: "png" })).bytes), 3, 3)).toEqual([51, 102, 153, 255]);
+    expect((await host.getDocumentTree(ctx(), doc.id)).layers.map((l) => [l.name, l.kind])).toEqual([["Background", "background"]]);
+    expect(pixelAt(await rawPixels((await exportDocument(host)).bytes), 3, 3)).toEqual([51, 102, 153, 255]);
   });
 
   it("opening a missing file is NOT_FOUND; an unknown extension or a corrupt file is BAD_REQUEST; each names the path", async () => {
@@ -222,7 +211,7 @@ describe("embedded host: PSD fidelity", () => {
 
   it("masks, blend modes, pass-through and isolated groups and opacity render as an editor does", async () => {
     const host = await connectedHost({ open: fixture });
-    const image = await rawPixels((await host.exportDocumentImage(ctx(), { format: "png" })).bytes);
+    const image = await rawPixels((await exportDocument(host)).bytes);
     // Masked: screen of red at 128/255 over grey where the mask shows; grey where it hides.
     const screened = Math.round(128 + (255 - 128) * (128 / 255));
     const [r, g] = pixelAt(image, 21, 5);
@@ -238,58 +227,48 @@ describe("embedded host: PSD fidelity", () => {
     // Hidden layer is left out.
     expect(pixelAt(image, 35, 15)).toEqual([128, 128, 128, 255]);
     // The layer's own export applies its mask: the right half is transparent.
-    const masked = (await host.getLayers(ctx(), undefined)).find((l) => l.name === "Masked")!;
-    const own = await rawPixels((await host.exportLayerImage(ctx(), { format: "png", ref: { by: "id", id: masked.id } })).bytes);
+    const masked = (await host.getDocumentTree(ctx(), undefined)).layers.find((l) => l.name === "Masked")!;
+    const own = await rawPixels((await exportLayer(host, masked.id)).bytes);
     expect(pixelAt(own, 1, 5)).toEqual([255, 0, 0, 255]);
     expect(pixelAt(own, 8, 5)[3]).toBe(0);
   });
 
   it("save and reopen keeps groups, visibility, exact opacity, blend modes, offsets and masks: the composite is pixel-exact", async () => {
     const host = await connectedHost({ open: fixture });
-    await host.runScript!(ctx(), { script: "app.activeDocument.layers.getByName('Background').opacity = 50", timeoutMs: 5000 });
+    await runJs(host, "app.activeDocument.layers.getByName('Background').opacity = 50");
     const saved = join(dir, "fidelity-roundtrip.psd");
     await host.saveDocument!(ctx(), { documentId: 1, path: saved, backup: false });
-    const before = flatten(await host.getLayers(ctx(), undefined));
-    const composite = await rawPixels((await host.exportDocumentImage(ctx(), { format: "png" })).bytes);
+    const before = await layersOf(host);
+    const composite = await rawPixels((await exportDocument(host)).bytes);
     const reopened = await host.openDocument!(ctx(), saved);
-    const after = flatten(await host.getLayers(ctx(), reopened.id));
+    const after = await layersOf(host, reopened.id);
     expect(after.map(shape)).toEqual(before.map(shape));
     expect(after.find((l) => l.name === "Background")?.opacity).toBe(50.2);
     expect(after.find((l) => l.name === "Masked")?.blendMode).toBe("screen");
     expect(after.find((l) => l.name === "Pass")?.blendMode).toBe("pass through");
-    const again = await rawPixels((await host.exportDocumentImage(ctx(), { documentId: reopened.id, format: "png" })).bytes);
+    const again = await rawPixels((await exportDocument(host, { documentId: reopened.id })).bytes);
     expect(again.data.equals(composite.data)).toBe(true);
     // The mask survives as a mask (the layer's own pixels are still whole), not baked into the pixels.
-    const masked = await host.runScript!(ctx(), { script: "app.activeDocument.layers.getByName('Masked').info().hasMask", timeoutMs: 5000 });
+    const masked = await runJs(host, "app.activeDocument.layers.getByName('Masked').info().hasMask");
     expect(masked).toBe(true);
   });
 
   it("a plain stack composited by libvips matches the JS compositor within one level", async () => {
     const host = await connectedHost({ sample: false });
-    await host.runScript!(ctx(), {
-      script: `const doc = app.documents.add(64, 48, "Plain", "#336699");
+    await runJs(
+      host,
+      `const doc = app.documents.add(64, 48, "Plain", "#336699");
         const a = doc.artLayers.add("A"); doc.selection.select({ x: 4, y: 4, width: 40, height: 30 }); a.fill([255, 128, 0, 100]);
         const b = doc.artLayers.add("B"); doc.selection.select({ x: 20, y: 10, width: 40, height: 30 }); b.fill([10, 200, 90, 180]);
         doc.selection.deselect();`,
-      timeoutMs: 5000,
-    });
-    const viaLibvips = await rawPixels((await host.exportDocumentImage(ctx(), { format: "png" })).bytes);
+    );
+    const viaLibvips = await rawPixels((await exportDocument(host)).bytes);
     // `dissolve` renders as normal but is not a plain stack: the same pixels through the JS compositor.
-    await host.runScript!(ctx(), { script: "app.activeDocument.layers.getByName('B').blendMode = 'dissolve'", timeoutMs: 5000 });
-    const viaJs = await rawPixels((await host.exportDocumentImage(ctx(), { format: "png" })).bytes);
+    await runJs(host, "app.activeDocument.layers.getByName('B').blendMode = 'dissolve'");
+    const viaJs = await rawPixels((await exportDocument(host)).bytes);
     let worst = 0;
     for (let i = 0; i < viaJs.data.length; i++) worst = Math.max(worst, Math.abs(viaJs.data[i]! - viaLibvips.data[i]!));
     expect(worst).toBeLessThanOrEqual(1);
     expect(pixelAt(viaJs, 30, 20)).not.toEqual(pixelAt(viaJs, 2, 2));
-  });
-
-  it("exportDocumentFile writes TIFF for a .tif path and honours JPEG quality", async () => {
-    const host = await connectedHost({ open: fixture });
-    const tif = join(dir, "flat.tif");
-    expect(await host.exportDocumentFile!(ctx(), { path: tif })).toMatchObject({ format: "tiff", width: 40, height: 30 });
-    expect((await sharp(tif).metadata()).format).toBe("tiff");
-    const low = await host.exportDocumentFile!(ctx(), { path: join(dir, "low.jpg"), quality: 5 });
-    const high = await host.exportDocumentFile!(ctx(), { path: join(dir, "high.jpg"), quality: 100 });
-    expect(low.size).toBeLessThan(high.size);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { firstValueFrom } from "rxjs";
@@ -6,11 +6,11 @@ import type { Observable } from "rxjs";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HostAdapter } from "../../../src/hosts/host.js";
-import { SCRIPT_MAX_OUTPUT_BYTES } from "../../../src/hosts/embedded/scripts/index.js";
+import { SCRIPT_MAX_OUTPUT_BYTES, SCRIPT_MAX_SOURCE_BYTES } from "../../../src/hosts/embedded/scripts/index.js";
 import type { HostRect } from "../../../src/protocol/index.js";
-import { connectedHost, ctx, pixelAt, rawPixels } from "./helpers.js";
+import { connectedHost, ctx, exportDocument, pixelAt, rawPixels, runJs } from "./helpers.js";
 
-const run = (host: HostAdapter, script: string, timeoutMs = 5000): Promise<unknown> => host.runScript!(ctx(), { script, timeoutMs });
+const run = (host: HostAdapter, source: string, timeoutMs = 5000): Promise<unknown> => runJs(host, source, timeoutMs);
 
 async function failureOf(promise: Promise<unknown>): Promise<{ code?: string; details?: Record<string, unknown>; message?: string }> {
   try {
@@ -23,15 +23,8 @@ async function failureOf(promise: Promise<unknown>): Promise<{ code?: string; de
 
 describe("embedded host: scripts", () => {
   let dir = "";
-  let scriptsDir = "";
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "embedded-scripts-"));
-    scriptsDir = join(dir, "scripts");
-    await mkdir(join(scriptsDir, "tools"), { recursive: true });
-    await writeFile(join(scriptsDir, "grow.js"), "const doc = app.activeDocument;\n({ name: doc.name, wanted: params.size * 2 })\n");
-    await writeFile(join(scriptsDir, "tools", "count.js"), "app.activeDocument.allLayers.length");
-    await writeFile(join(dir, "secret.js"), "'secret'");
-    await symlink(join(dir, "secret.js"), join(scriptsDir, "escape.js"));
   });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
@@ -86,7 +79,7 @@ describe("embedded host: scripts", () => {
     const image = await rawPixels(await sharp(path).toBuffer());
     expect(pixelAt(image, 10, 5)).toEqual([255, 0, 0, 255]);
     expect(pixelAt(image, 9, 5)[3]).toBe(0);
-    expect((await host.currentDocument(ctx())).name).toBe("Built");
+    expect((await host.getDocument(ctx(), undefined)).name).toBe("Built");
   });
 
   it("a script builds a product shot, selects the subject, removes the background and exports it", async () => {
@@ -137,7 +130,7 @@ describe("embedded host: scripts", () => {
        doc.selection.selectEllipse({ x: 20, y: 20, width: 20, height: 20 });
        doc.selection.fill([0, 255, 0]);`,
     );
-    const image = await rawPixels((await host.exportDocumentImage(ctx(), { format: "png" })).bytes);
+    const image = await rawPixels((await exportDocument(host)).bytes);
     expect(pixelAt(image, 2, 2)).toEqual([255, 0, 0, 255]); // inside the triangle
     expect(pixelAt(image, 37, 2)).toEqual([255, 255, 255, 255]); // outside it
     expect(pixelAt(image, 30, 30)).toEqual([0, 255, 0, 255]); // ellipse centre: cleared blue, then green
@@ -163,17 +156,17 @@ describe("embedded host: scripts", () => {
       copy: ["Title copy", 50.2, false, "multiply", { left: 45, top: 30, right: 265, bottom: 70 }],
       active: "Title copy",
     });
-    const doc = await host.currentDocument(ctx());
+    const doc = await host.getDocument(ctx(), undefined);
     expect(doc.isDirty).toBe(true);
-    const layers = await host.getLayers(ctx(), undefined);
+    const { layers } = await host.getDocumentTree(ctx(), undefined);
     expect(layers.map((l) => l.name)).toEqual(["Title copy", "Title", "Product"]);
   });
 
   it("flatten leaves one Background holding the composite", async () => {
     const host = await connectedHost();
-    const before = await rawPixels((await host.exportDocumentImage(ctx(), { format: "png" })).bytes);
+    const before = await rawPixels((await exportDocument(host)).bytes);
     expect(await run(host, "const d = app.activeDocument; d.flatten(); d.layers.map((l) => [l.name, l.kind])")).toEqual([["Background", "background"]]);
-    const after = await rawPixels((await host.exportDocumentImage(ctx(), { format: "png" })).bytes);
+    const after = await rawPixels((await exportDocument(host)).bytes);
     expect(after.data.equals(before.data)).toBe(true);
   });
 
@@ -214,7 +207,7 @@ describe("embedded host: scripts", () => {
     expect(await failureOf(run(host, "new Promise(() => {})", 200))).toMatchObject({ code: "JSX_FAILED", details: { kind: "error" } });
     const abort = new AbortController();
     abort.abort();
-    const aborted = await failureOf(host.runScript!({ signal: abort.signal, clientId: "t" }, { script: "for (;;) {}", timeoutMs: 60_000 }));
+    const aborted = await failureOf(host.runScript!({ signal: abort.signal, caller: "test" }, { source: "for (;;) {}", language: "javascript", params: undefined, timeoutMs: 60_000 }));
     expect(aborted.code).toBe("TIMEOUT");
   });
 
@@ -227,14 +220,14 @@ describe("embedded host: scripts", () => {
     expect(await run(host, "[1, 2, 3].length")).toBe(3);
   });
 
-  it("script limits are configurable per host: heap cap, reply size, source size, longest deadline", async () => {
+  it("script limits are configurable per host: heap cap, reply size, declared source size, longest deadline", async () => {
     const roomy = await connectedHost();
     expect(await run(roomy, "new Uint8Array(30 * 1024 * 1024).length")).toBe(30 * 1024 * 1024);
     const host = await connectedHost({ scriptLimits: { memoryBytes: 24 * 1024 * 1024, maxReplyBytes: 1000, maxSourceBytes: 200 } });
     expect(await failureOf(run(host, "new Uint8Array(30 * 1024 * 1024).length"))).toMatchObject({ code: "JSX_FAILED", details: { kind: "memory" } });
     const reply = await run(host, "app.activeDocument.exportImage({ format: 'png' }).then(() => 'fits', (e) => [e.code, e.details.maxReplyBytes])");
     expect(reply).toEqual(["PAYLOAD_TOO_LARGE", 1000]);
-    expect(await failureOf(run(host, `/* ${"x".repeat(300)} */ 1`))).toMatchObject({ code: "PAYLOAD_TOO_LARGE", details: { maxSourceBytes: 200 } });
+    expect(host.scriptLanguage?.maxBytes).toBe(200);
     const hasty = await connectedHost({ scriptLimits: { maxTimeoutMs: 150 } });
     expect(await failureOf(run(hasty, "for (;;) {}", 60_000))).toMatchObject({ code: "TIMEOUT", details: { timeoutMs: 150 } });
   });
@@ -267,33 +260,17 @@ describe("embedded host: scripts", () => {
     expect(big).toMatchObject({ code: "JSX_FAILED", details: { kind: "output", maxOutputBytes: SCRIPT_MAX_OUTPUT_BYTES } });
   });
 
-  it("languages other than JavaScript are NOT_SUPPORTED", async () => {
+  it("declares JavaScript in .js files, up to SCRIPT_MAX_SOURCE_BYTES", async () => {
     const host = await connectedHost();
-    await expect(host.runScript!(ctx(), { script: "1", language: "script-fu", timeoutMs: 1000 })).rejects.toMatchObject({
-      code: "NOT_SUPPORTED",
-      details: { language: "script-fu" },
-    });
-    expect(await host.runScript!(ctx(), { script: "1", language: "javascript", timeoutMs: 1000 })).toBe(1);
+    expect(host.scriptLanguage).toEqual({ names: ["javascript"], extension: ".js", label: "JavaScript", maxBytes: SCRIPT_MAX_SOURCE_BYTES });
   });
 
-  it("executeScript runs name or name.js from the script folders with params", async () => {
-    const host = await connectedHost({ scriptDirs: [join(dir, "missing"), scriptsDir] });
-    expect(await host.executeScript!(ctx(), { name: "grow", params: { size: 21 }, timeoutMs: 5000 })).toEqual({ name: "Sample", wanted: 42 });
-    expect(await host.executeScript!(ctx(), { name: "grow.js", params: { size: 1 }, timeoutMs: 5000 })).toEqual({ name: "Sample", wanted: 2 });
-    expect(await host.executeScript!(ctx(), { name: "tools/count", params: {}, timeoutMs: 5000 })).toBe(5);
-  });
-
-  it("named scripts never resolve outside the script folders", async () => {
-    const host = await connectedHost({ scriptDirs: [scriptsDir] });
-    const exec = (name: string): Promise<unknown> => host.executeScript!(ctx(), { name, params: {}, timeoutMs: 5000 });
-    await expect(exec("../secret")).rejects.toMatchObject({ code: "BAD_REQUEST", details: { name: "../secret" } });
-    await expect(exec("tools/../../secret")).rejects.toMatchObject({ code: "BAD_REQUEST" });
-    await expect(exec(join(dir, "secret.js"))).rejects.toMatchObject({ code: "BAD_REQUEST" });
-    await expect(exec("escape")).rejects.toMatchObject({ code: "FORBIDDEN" });
-    await expect(exec("nothing")).rejects.toMatchObject({ code: "NOT_FOUND" });
-    await expect(exec("grow.txt")).rejects.toMatchObject({ code: "BAD_REQUEST" });
-    const bare = await connectedHost();
-    await expect(bare.executeScript!(ctx(), { name: "grow", params: {}, timeoutMs: 5000 })).rejects.toMatchObject({ code: "NOT_FOUND" });
+  it("params are the script's global params; without them params is an empty object", async () => {
+    const host = await connectedHost();
+    const source = "({ name: app.activeDocument.name, wanted: params.size * 2, keys: Object.keys(params) })";
+    const withParams = await host.runScript!(ctx(), { source, language: "javascript", params: { size: 21 }, timeoutMs: 5000 });
+    expect(withParams).toEqual({ name: "Sample", wanted: 42, keys: ["size"] });
+    expect(await run(host, "params")).toEqual({});
   });
 
   it("a script's edits emit one coalesced set of live events when it ends", async () => {
@@ -311,7 +288,7 @@ describe("embedded host: scripts", () => {
     sub.unsubscribe();
     expect(changed).toEqual([{ documentId: 1, pixels: true, selection: true, activeLayers: false, layers: false }]);
     expect(await selection).toEqual({ x: 0, y: 0, width: 10, height: 10 });
-    expect(await preview).toMatchObject({ documentId: 1, name: "Subject" });
+    expect(await preview).toMatchObject({ documentId: 1, layer: { name: "Subject" } });
   });
 
   it("edits made before a script fails still emit their events", async () => {

@@ -4,7 +4,7 @@ import type { Observable } from "rxjs";
 import { describe, expect, it } from "vitest";
 import type { HostRect } from "../../../src/protocol/index.js";
 import { loopArea, simplifyLoop, traceContours } from "../../../src/hosts/embedded/trace/index.js";
-import { connectedHost, ctx, pixelAt, rawPixels, solidPngDataUri } from "./helpers.js";
+import { connectedHost, ctx } from "./helpers.js";
 
 /** A w×h mask with the pixels where `inside(x, y)` holds set to 255. */
 function maskOf(w: number, h: number, inside: (x: number, y: number) => boolean): { width: number; height: number; data: Uint8Array } {
@@ -55,65 +55,40 @@ describe("embedded host: selection masks and their outlines", () => {
     expect(iou(await renderPath(d, 200, 160), disc.data)).toBeGreaterThan(0.99);
   });
 
-  it("selection:set shapes: a rect stays exact, an ellipse and a polygon report their mask's bbox", async () => {
+  it("setSelection shapes: a rect stays exact, an ellipse and a polygon report their mask's bbox", async () => {
     const host = await connectedHost();
+    const set = (shape: Parameters<NonNullable<typeof host.setSelection>>[1]["shape"]) => host.setSelection!(ctx(), { documentId: 1, shape });
     const changed = firstValueFrom(host.events("selection:changed")! as Observable<HostRect | null>);
-    expect(await host.setSelection!(ctx(), { rect: { x: 10.5, y: 20, width: 30, height: 40 } })).toEqual({ x: 10, y: 20, width: 31, height: 40 });
+    expect(await set({ kind: "rect", rect: { x: 10, y: 20, width: 31, height: 40 } })).toEqual({ x: 10, y: 20, width: 31, height: 40 });
     expect(await changed).toEqual({ x: 10, y: 20, width: 31, height: 40 });
-    expect(await host.setSelectionShape!(ctx(), { shape: { kind: "ellipse", rect: { x: 100, y: 100, width: 50, height: 30 } } })).toEqual({
-      x: 100,
-      y: 100,
-      width: 50,
-      height: 30,
-    });
-    const triangle = await host.setSelectionShape!(ctx(), { shape: { kind: "polygon", points: [{ x: 10, y: 10 }, { x: 110, y: 10 }, { x: 10, y: 60 }] } });
+    expect(await set({ kind: "ellipse", rect: { x: 100, y: 100, width: 50, height: 30 } })).toEqual({ x: 100, y: 100, width: 50, height: 30 });
+    const triangle = await set({ kind: "polygon", points: [{ x: 10, y: 10 }, { x: 110, y: 10 }, { x: 10, y: 60 }] });
     // Pixel centres decide: the last column whose centre is inside the slanted edge is x = 108.
     expect(triangle).toEqual({ x: 10, y: 10, width: 99, height: 50 });
     expect(await host.getSelection(ctx(), undefined)).toEqual(triangle);
-    const outside = await host.setSelectionShape!(ctx(), { shape: { kind: "ellipse", rect: { x: -500, y: -500, width: 10, height: 10 } } });
-    expect(outside).toBeNull();
-    await expect(host.setSelectionShape!(ctx(), { shape: { kind: "polygon", points: [{ x: 0, y: 0 }, { x: Number.NaN, y: 1 }, { x: 3, y: 3 }] } })).rejects.toMatchObject({
+    expect(await set({ kind: "ellipse", rect: { x: -500, y: -500, width: 10, height: 10 } })).toBeNull();
+    await expect(set({ kind: "polygon", points: [{ x: 0, y: 0 }, { x: Number.NaN, y: 1 }, { x: 3, y: 3 }] })).rejects.toMatchObject({
       code: "BAD_REQUEST",
     });
   });
 
-  it("getPath of a rectangle is its exact outline; expand grows it; no selection is null", async () => {
+  it("the outline of a rectangle is its exact path data and box; expand grows it; no selection is null", async () => {
     const host = await connectedHost();
-    expect(await host.getSelectionPath!(ctx(), { expand: 0 })).toBeNull();
-    await host.setSelection!(ctx(), { rect: { x: 10, y: 20, width: 30, height: 40 } });
-    const path = await host.getSelectionPath!(ctx(), { expand: 0 });
-    expect(path).toMatchObject({ x: 10, y: 20, width: 30, height: 40 });
-    expect(path!.svg).toContain('d="M10 20L40 20L40 60L10 60Z"');
-    expect(path!.svg).toContain('fill-rule="evenodd"');
-    expect(path!.svg).toContain('viewBox="10 20 30 40"');
-    expect(await host.getSelectionPath!(ctx(), { expand: 5 })).toMatchObject({ x: 5, y: 15, width: 40, height: 50 });
+    expect(await host.getSelectionOutline!(ctx(), { documentId: undefined, expand: 0 })).toBeNull();
+    await host.setSelection!(ctx(), { documentId: 1, shape: { kind: "rect", rect: { x: 10, y: 20, width: 30, height: 40 } } });
+    expect(await host.getSelectionOutline!(ctx(), { documentId: undefined, expand: 0 })).toEqual({
+      d: "M10 20L40 20L40 60L10 60Z",
+      box: { x: 10, y: 20, width: 30, height: 40 },
+    });
+    expect((await host.getSelectionOutline!(ctx(), { documentId: 1, expand: 5 }))?.box).toEqual({ x: 5, y: 15, width: 40, height: 50 });
   });
 
-  it("getPath of an ellipse re-renders to the selected pixels", async () => {
+  it("the outline of an ellipse re-renders to the selected pixels", async () => {
     const host = await connectedHost();
-    await host.setSelectionShape!(ctx(), { shape: { kind: "ellipse", rect: { x: 200, y: 150, width: 300, height: 200 } } });
-    const path = (await host.getSelectionPath!(ctx(), { expand: 0 }))!;
-    const d = /d="([^"]+)"/.exec(path.svg)![1]!;
-    const rendered = await renderPath(d, 800, 600);
+    await host.setSelection!(ctx(), { documentId: 1, shape: { kind: "ellipse", rect: { x: 200, y: 150, width: 300, height: 200 } } });
+    const outline = (await host.getSelectionOutline!(ctx(), { documentId: 1, expand: 0 }))!;
+    const rendered = await renderPath(outline.d, 800, 600);
     const expected = maskOf(800, 600, (x, y) => ((x + 0.5 - 350) / 150) ** 2 + ((y + 0.5 - 250) / 100) ** 2 <= 1);
     expect(iou(rendered, expected.data)).toBeGreaterThan(0.99);
-  });
-
-  it("exportLayerWithSelectedPath strokes the outline over the layer, clipped where the selection passes the layer", async () => {
-    const host = await connectedHost();
-    const layer = await host.importImage!(ctx(), { image: await solidPngDataUri(100, 80, [0, 0, 255, 255]), position: { x: 50, y: 50 } });
-    // The selection starts inside the layer and runs past its right and bottom edges.
-    await host.setSelection!(ctx(), { rect: { x: 70, y: 60, width: 200, height: 200 } });
-    const image = await host.exportLayerWithSelectedPath!(ctx(), { format: "png", ref: { by: "id", id: layer.id }, strokeColor: "#00ff00", strokeWidth: 2 });
-    expect(image.bounds).toEqual({ left: 50, top: 50, right: 150, bottom: 130 });
-    const pixels = await rawPixels(image.bytes);
-    expect([pixels.width, pixels.height]).toEqual([100, 80]);
-    // On the left edge of the selection (x = 70 → column 20): green; away from it: the layer's blue.
-    expect(pixelAt(pixels, 20, 40)).toEqual([0, 255, 0, 255]);
-    expect(pixelAt(pixels, 60, 40)).toEqual([0, 0, 255, 255]);
-    expect(pixelAt(pixels, 5, 5)).toEqual([0, 0, 255, 255]);
-    await expect(
-      host.exportLayerWithSelectedPath!(ctx(), { format: "png", ref: { by: "id", id: layer.id }, strokeColor: "nope" }),
-    ).rejects.toMatchObject({ code: "BAD_REQUEST" });
   });
 });

@@ -5,33 +5,22 @@
  * emits one `documentChanged` and one debounced preview, not thousands.
  */
 import { z } from "zod";
-import { exportDocumentFile, resolveOpenPath, saveDocumentFile, type FileAccess } from "../../../files/index.js";
-import { BridgeError, FileFormatSchema, ImageFormatSchema, issuesOf } from "../../../protocol/index.js";
-import type { HostAdapter, HostCallContext } from "../../host.js";
-import { parseColor } from "../color.js";
-import type { Rgba } from "../color.js";
-import type { EmbeddedDocument, EmbeddedLayer, PixelLayer } from "../document.js";
+import { BridgeError } from "../../../protocol/index.js";
+import type { HostCallContext } from "../../host.js";
+import type { EmbeddedDocument, EmbeddedLayer } from "../document.js";
 import { newDocumentContent } from "../document.js";
-import { toDataUri } from "../encode.js";
-import type { DocumentChanges, EmbeddedEvents } from "../events.js";
+import type { DocumentChanges, } from "../events.js";
 import { PSD_BLEND_MODES } from "../psd.js";
 import { selectShape, selectionMask, setSelectionMask } from "../selection.js";
-import type { DocumentStore } from "../store.js";
-import { flattenLayers, requireLayerRef, toHostDocument, toHostLayer } from "../tree.js";
+import { flattenLayers, requireLayer, toHostDocument, toHostLayer } from "../tree.js";
 import type { LayerEntry } from "../tree.js";
-import { addLayer, duplicateLayer, fillLayer, flattenDocument, removeLayer, translateLayer } from "./edits.js";
+import { ColorArg, DocArgs, LayerArgs, RectArg, coordinate, docId, layerId, parse, toRgba } from "./args.js";
+import { addLayer, duplicateLayer, fillLayer, flattenDocument, pixelLayer, removeLayer, translateLayer } from "./edits.js";
+import { hostCalls } from "./host-calls.js";
 
-/** What the script API works on. */
-export interface ScriptEnv {
-  readonly store: DocumentStore;
-  readonly events: EmbeddedEvents;
-  /** The editor itself, for file operations (open, save, export) that are async. */
-  readonly host: HostAdapter;
-  /** The bridge's file rules: script paths resolve against the same files roots as clients' paths. */
-  readonly files: FileAccess;
-  /** Largest document a script may create (the host's `maxDocumentPixels`). */
-  readonly maxDocumentPixels: number;
-}
+import type { ScriptEnv } from "./env.js";
+
+export type { ScriptEnv } from "./env.js";
 
 export interface ScriptApi {
   call(op: string, args: unknown): unknown;
@@ -40,37 +29,13 @@ export interface ScriptApi {
   flush(): void;
 }
 
-const docId = z.number().int().positive();
-const layerId = z.number().int().positive();
-const coordinate = z.number().int().min(-1_000_000).max(1_000_000);
-const DocArgs = z.object({ doc: docId }).strict();
-const LayerArgs = z.object({ doc: docId, layer: layerId }).strict();
-const ColorArg = z.union([
-  z.string().max(32),
-  z.array(z.number().int().min(0).max(255)).min(3).max(4),
-  z.object({ r: z.number(), g: z.number(), b: z.number(), a: z.number().optional() }).strict(),
-]);
-const filePath = z.string().min(1).max(4096);
-const RectArg = z.object({ x: z.number(), y: z.number(), width: z.number().min(0), height: z.number().min(0) }).strict();
-
-function parse<T>(schema: z.ZodType<T>, op: string, args: unknown): T {
-  const result = schema.safeParse(args ?? {});
-  if (!result.success) {
-    throw new BridgeError("BAD_REQUEST", `Invalid arguments to ${op}`, { details: { op, issues: issuesOf(result.error) } });
-  }
-  return result.data;
-}
-
-function toRgba(color: z.infer<typeof ColorArg>): Rgba {
-  if (typeof color === "string") return parseColor(color);
-  const byte = (v: number): number => Math.min(255, Math.max(0, Math.round(v)));
-  if (Array.isArray(color)) return [byte(color[0] ?? 0), byte(color[1] ?? 0), byte(color[2] ?? 0), byte(color[3] ?? 255)];
-  return [byte(color.r), byte(color.g), byte(color.b), byte(color.a ?? 255)];
-}
-
-/** One script run's API over the editor. `ctx` is the run's call context (its abort signal). */
+/**
+ * One script run's API over the editor. `ctx` is the run's call context (its abort signal). It is one long table
+ * on purpose: every synchronous operation closes over the run's change set, and each entry is a few lines; the
+ * asynchronous ones are in `host-calls.ts`.
+ */
 export function createScriptApi(env: ScriptEnv, ctx: HostCallContext): ScriptApi {
-  const { store, events, host, files } = env;
+  const { store, events } = env;
   const changes = new Map<number, { doc: EmbeddedDocument; changes: DocumentChanges }>();
 
   const changed = (doc: EmbeddedDocument, what: DocumentChanges): void => {
@@ -85,13 +50,7 @@ export function createScriptApi(env: ScriptEnv, ctx: HostCallContext): ScriptApi
       },
     });
   };
-  const entryOf = (doc: EmbeddedDocument, id: number): LayerEntry => requireLayerRef(doc, { by: "id", id });
-  const pixelLayer = (entry: LayerEntry, op: string): PixelLayer => {
-    if (entry.layer.kind === "group") {
-      throw new BridgeError("BAD_REQUEST", `${op} needs a pixel layer; ${entry.layer.name} is a group`, { details: { op, layerId: entry.layer.id } });
-    }
-    return entry.layer;
-  };
+  const entryOf = (doc: EmbeddedDocument, id: number): LayerEntry => requireLayer(doc, id);
   const layerSummary = (layer: EmbeddedLayer): { id: number; kind: string } => ({ id: layer.id, kind: layer.kind });
   const activate = (doc: EmbeddedDocument): void => {
     if (store.active() === doc) return;
@@ -279,61 +238,7 @@ export function createScriptApi(env: ScriptEnv, ctx: HostCallContext): ScriptApi
     },
   };
 
-  const FileExportArgs = z
-    .object({
-      doc: docId,
-      path: filePath,
-      format: FileFormatSchema.optional(),
-      quality: z.number().int().min(1).max(100).optional(),
-      overwrite: z.boolean().optional(),
-    })
-    .strict();
-  const ImageArgs = z
-    .object({
-      doc: docId,
-      format: ImageFormatSchema.optional(),
-      quality: z.number().int().min(1).max(100).optional(),
-      maxSize: z.number().int().min(1).max(16384).optional(),
-    })
-    .strict();
-
-  const asynchronous: Record<string, (args: unknown, op: string) => Promise<unknown>> = {
-    "app.open": async (args, op) => {
-      const { path } = parse(z.object({ path: filePath }).strict(), op, args);
-      if (!host.openDocument) throw new BridgeError("NOT_SUPPORTED", "Opening files is not supported", { details: { capability: "document:open" } });
-      return (await host.openDocument(ctx, (await resolveOpenPath(files, host, path)).path)).id;
-    },
-    "doc.save": async (args, op) => {
-      const { doc, path, allowLossy, backup } = parse(
-        z.object({ doc: docId, path: filePath.optional(), allowLossy: z.boolean().optional(), backup: z.boolean().optional() }).strict(),
-        op,
-        args,
-      );
-      return saveDocumentFile(host, ctx, files, { documentId: doc, savePath: path, allowLossy, backupOnOverwrite: backup });
-    },
-    "selection.selectSubject": async (args, op) => {
-      const { doc, layer } = parse(z.object({ doc: docId, layer: layerId.optional() }).strict(), op, args);
-      if (!host.autoCutout) throw new BridgeError("NOT_SUPPORTED", "Select Subject is not supported", { details: { capability: "action:autoCutout" } });
-      return host.autoCutout(ctx, { documentId: doc, layerId: layer });
-    },
-    "layer.removeBackground": async (args, op) => {
-      const { doc, layer } = parse(LayerArgs, op, args);
-      if (!host.removeBackground) {
-        throw new BridgeError("NOT_SUPPORTED", "Remove Background is not supported", { details: { capability: "action:removeBackground" } });
-      }
-      return (await host.removeBackground(ctx, { documentId: doc, layerId: layer })).success;
-    },
-    "doc.exportFile": async (args, op) => {
-      const { doc, path, format, quality, overwrite } = parse(FileExportArgs, op, args);
-      return exportDocumentFile(host, ctx, files, { documentId: doc, path, format, quality, overwrite });
-    },
-    "doc.exportImage": async (args, op) => {
-      const { doc, format, quality, maxSize } = parse(ImageArgs, op, args);
-      const image = await host.exportDocumentImage(ctx, { documentId: doc, format: format ?? "png", quality, maxSize });
-      return { data: toDataUri(image), format: image.format, width: image.width, height: image.height };
-    },
-  };
-
+  const asynchronous = hostCalls(env, ctx);
   const flush = (): void => {
     const all = [...changes.values()];
     changes.clear();

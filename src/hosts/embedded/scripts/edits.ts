@@ -4,7 +4,7 @@
  */
 import { BridgeError } from "../../../protocol/index.js";
 import type { HostRect } from "../../../protocol/index.js";
-import type { Rgba } from "../color.js";
+import type { Rgba } from "../../host.js";
 import { renderDocument } from "../composite.js";
 import type { EmbeddedDocument, EmbeddedLayer, GroupLayer, PixelLayer } from "../document.js";
 import { blendOnto } from "../composite.js";
@@ -12,6 +12,17 @@ import { emptyRaster, solidRaster } from "../raster.js";
 import type { SelectionMask } from "../selection.js";
 import type { LayerEntry } from "../tree.js";
 import { flattenLayers } from "../tree.js";
+
+/**
+ * The pixel layer an edit needs.
+ * @throws BridgeError `BAD_REQUEST` for a group, naming the operation.
+ */
+export function pixelLayer(entry: LayerEntry, op: string): PixelLayer {
+  if (entry.layer.kind === "group") {
+    throw new BridgeError("BAD_REQUEST", `${op} needs a pixel layer; ${entry.layer.name} is a group`, { details: { op, layerId: entry.layer.id } });
+  }
+  return entry.layer;
+}
 
 /** Ids of a layer and everything inside it. */
 export function subtreeIds(layer: EmbeddedLayer): number[] {

@@ -4,10 +4,7 @@
  * (`reference/embedded-stack.md`: QuickJS's own memory limit does not bound large buffers).
  */
 
-/** Deadline of a script when the caller gives none. @default 30_000 */
-export const SCRIPT_DEFAULT_TIMEOUT_MS = 30_000;
-
-/** Longest deadline a caller may ask for; larger values are clamped (DESIGN §2: scripts 120 s). @default 120_000 */
+/** Longest deadline a run may have; longer ones are clamped (DESIGN §2: scripts 120 s). @default 120_000 */
 export const SCRIPT_MAX_TIMEOUT_MS = 120_000;
 
 /** Hard cap of a script's heap (the wasm memory maximum): a runaway allocation fails inside the guest. @default 64 MiB */
@@ -28,7 +25,7 @@ export const SCRIPT_MAX_STACK_BYTES = 512 * 1024;
 /** Largest completion value, as JSON text, a script may return (bounds the response frame). @default 8 MiB */
 export const SCRIPT_MAX_OUTPUT_BYTES = 8 * 1024 * 1024;
 
-/** Largest script source accepted, inline or from a script folder. @default 1 MiB */
+/** Largest script source, in UTF-8 bytes (the editor's `scriptLanguage.maxBytes`). @default 1 MiB */
 export const SCRIPT_MAX_SOURCE_BYTES = 1024 * 1024;
 
 /** Largest JSON text of one editor-API call's arguments (a script cannot push huge payloads into the host). @default 1 MiB */

@@ -1,3 +1,4 @@
+import type { HostRect } from "../../../protocol/index.js";
 import { traceContours, type MaskLike } from "./contour.js";
 import { dilateMask } from "./distance.js";
 import { simplifyLoop } from "./simplify.js";
@@ -9,10 +10,8 @@ export const PATH_SIMPLIFY_EPSILON = 0.8;
 export interface TracedPath {
   /** `M x y L … Z` per loop; holes wind opposite to outer outlines (render with `fill-rule="evenodd"`). */
   readonly d: string;
-  readonly x: number;
-  readonly y: number;
-  readonly width: number;
-  readonly height: number;
+  /** Bounding box of the vertices, in document pixels. */
+  readonly box: HostRect;
   readonly loops: number;
 }
 
@@ -49,5 +48,5 @@ export function maskToSvgPath(
     }
     parts.push(`M${points.join("L")}Z`);
   }
-  return { d: parts.join(""), x: minX, y: minY, width: maxX - minX, height: maxY - minY, loops: loops.length };
+  return { d: parts.join(""), box: { x: minX, y: minY, width: maxX - minX, height: maxY - minY }, loops: loops.length };
 }

@@ -1,0 +1,98 @@
+import { Subject, type Observable } from "rxjs";
+import { BridgeError } from "../../protocol/index.js";
+import type { Logger } from "../../logger.js";
+import type { HostAdapter, HostCallContext } from "../host.js";
+import { renderLayer } from "./composite.js";
+import { cutoutSubject, DEFAULT_CUTOUT_OPTIONS, type CutoutReport, type EmbeddedCutoutOptions } from "./cutout/index.js";
+import type { EmbeddedDocument, PixelLayer } from "./document.js";
+import type { DocumentChanges } from "./events.js";
+import type { Raster } from "./raster.js";
+import { setSelectionMask } from "./selection.js";
+import { requireLayer } from "./tree.js";
+
+/** What the actions need from the editor. */
+export interface ActionOpsDeps {
+  document(documentId: number | undefined): EmbeddedDocument;
+  /** Reports an edit (events, dirty flag). */
+  changed(doc: EmbeddedDocument, changes: DocumentChanges): void;
+  checkAborted(ctx: HostCallContext): void;
+  readonly options?: Partial<EmbeddedCutoutOptions> | undefined;
+  readonly logger?: Logger | undefined;
+}
+
+/** Outcome fields of a cutout that found nothing to segment. */
+const EMPTY_LAYER = { success: false, confidence: 0, coverage: 0, refined: false, reason: "layer is empty" } as const;
+
+/**
+ * The embedded editor's `autoCutout` and `removeBackground` over the segmentation of `cutout/`, and the stream of
+ * {@link CutoutReport}s (the `cutoutFinished` event).
+ */
+export function actionOps(deps: ActionOpsDeps): Required<Pick<HostAdapter, "autoCutout" | "removeBackground">> & {
+  reports$: Observable<CutoutReport>;
+} {
+  const options: EmbeddedCutoutOptions = { ...DEFAULT_CUTOUT_OPTIONS, ...deps.options };
+  const reports = new Subject<CutoutReport>();
+
+  async function segment(ctx: HostCallContext, raster: Raster): Promise<Awaited<ReturnType<typeof cutoutSubject>>> {
+    return cutoutSubject(raster, { ...options, checkpoint: () => deps.checkAborted(ctx) });
+  }
+
+  function report(data: CutoutReport): boolean {
+    deps.logger?.info({ actor: "host", cutout: data }, `${data.action} confidence ${data.confidence}`);
+    reports.next(data);
+    return data.success;
+  }
+
+  return {
+    reports$: reports.asObservable(),
+
+    async autoCutout(ctx, { documentId, layerId }) {
+      const doc = deps.document(documentId);
+      // The layer's own pixels (a group: its composite), where they sit in the document.
+      const rendered = renderLayer(requireLayer(doc, layerId).layer);
+      const base = { documentId: doc.id, layerId, action: "autoCutout" as const };
+      if (!rendered) return report({ ...base, ...EMPTY_LAYER });
+      deps.checkAborted(ctx);
+      const result = await segment(ctx, rendered.raster);
+      deps.document(doc.id); // closed meanwhile → DOCUMENT_NOT_FOUND
+      let success = result.confidence >= options.minConfidence;
+      if (success) {
+        const { left, top } = rendered.bounds;
+        success = setSelectionMask(doc, { x: left, y: top, width: result.width, height: result.height, data: result.alpha }) !== null;
+        deps.changed(doc, { selection: true });
+      }
+      const { confidence, coverage, refined, reason } = result;
+      return report({ ...base, success, confidence, coverage, refined, reason: reason ?? null });
+    },
+
+    async removeBackground(ctx, { documentId, layerId }) {
+      const doc = deps.document(documentId);
+      const entry = requireLayer(doc, layerId);
+      const layer = entry.layer;
+      if (layer.kind === "group") {
+        // The methods refuse groups before calling; scripts reach this directly.
+        throw new BridgeError("BAD_REQUEST", "Remove Background needs a pixel layer, not a group", { details: { layerId, kind: layer.kind } });
+      }
+      const base = { documentId: doc.id, layerId, action: "removeBackground" as const };
+      if (layer.width === 0 || layer.height === 0) return report({ ...base, ...EMPTY_LAYER });
+      deps.checkAborted(ctx);
+      // The layer's own pixels, not any mask it has: the new mask replaces the old one.
+      const result = await segment(ctx, layer);
+      deps.document(doc.id);
+      const success = result.confidence >= options.minConfidence;
+      if (success) {
+        const mask = { x: layer.left, y: layer.top, width: layer.width, height: layer.height, data: result.alpha, defaultColor: 0 as const };
+        if (layer.kind === "background") {
+          // A background layer cannot carry a mask (as in Photoshop): it becomes a normal layer first.
+          const converted: PixelLayer = { ...layer, kind: "pixel", mask };
+          entry.siblings.splice(entry.siblings.indexOf(layer), 1, converted);
+        } else {
+          layer.mask = mask;
+        }
+        deps.changed(doc, { pixels: true, layers: true });
+      }
+      const { confidence, coverage, refined, reason } = result;
+      return report({ ...base, success, confidence, coverage, refined, reason: reason ?? null });
+    },
+  };
+}

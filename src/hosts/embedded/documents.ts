@@ -1,0 +1,107 @@
+import { basename } from "node:path";
+import { lostFeatures, writeFileAtomic } from "../../files/index.js";
+import type { DataLoss, HostDocument } from "../../protocol/index.js";
+import type { DocumentTree, HostAdapter, HostCallContext } from "../host.js";
+import type { EmbeddedDocument } from "./document.js";
+import { newDocumentContent } from "./document.js";
+import type { EmbeddedEvents } from "./events.js";
+import { layeredSaveFormat, readDocumentFile } from "./files.js";
+import { serializePsd } from "./psd.js";
+import type { DocumentStore } from "./store.js";
+import { flattenLayers, toHostDocument, toHostLayerTree } from "./tree.js";
+
+/** What the document operations need from the editor. */
+export interface DocumentOpsDeps {
+  readonly store: DocumentStore;
+  readonly events: EmbeddedEvents;
+  /** Largest file (width × height) `openDocument` reads; a header can declare anything. */
+  readonly maxDocumentPixels: number;
+  /** Largest file `openDocument` reads, in bytes. */
+  readonly maxOpenFileBytes: number;
+  checkAborted(ctx: HostCallContext): void;
+}
+
+/** The document operations of {@link HostAdapter}. */
+export type DocumentOps = Required<
+  Pick<
+    HostAdapter,
+    "listDocuments" | "getDocument" | "getDocumentTree" | "openDocument" | "createDocument" | "closeDocument" | "saveLosses" | "saveDocument"
+  >
+>;
+
+/**
+ * The embedded editor's document operations, and `openFile` for the file the editor starts with.
+ *
+ * @example
+ * const documents = documentOps({ store, events, maxDocumentPixels, maxOpenFileBytes, checkAborted });
+ */
+export function documentOps(deps: DocumentOpsDeps): DocumentOps & { openFile(path: string, signal?: AbortSignal): Promise<EmbeddedDocument> } {
+  const { store, events } = deps;
+
+  /** Opens a file at a path already resolved against the files roots and makes it the active document. */
+  async function openFile(path: string, signal?: AbortSignal): Promise<EmbeddedDocument> {
+    const file = await readDocumentFile(path, { maxPixels: deps.maxDocumentPixels, maxBytes: deps.maxOpenFileBytes, signal });
+    const doc = store.add(file.content, { name: file.name, filePath: file.filePath, source: file.source });
+    events.activeDocumentChanged();
+    return doc;
+  }
+
+  return {
+    openFile,
+
+    async listDocuments(): Promise<HostDocument[]> {
+      return store.list().map(toHostDocument);
+    },
+
+    async getDocument(_ctx, documentId): Promise<HostDocument> {
+      return toHostDocument(store.get(documentId));
+    },
+
+    async getDocumentTree(_ctx, documentId): Promise<DocumentTree> {
+      const doc = store.get(documentId);
+      return { document: toHostDocument(doc), layers: toHostLayerTree(doc) };
+    },
+
+    async openDocument(ctx, path): Promise<HostDocument> {
+      deps.checkAborted(ctx);
+      return toHostDocument(await openFile(path, ctx.signal));
+    },
+
+    async createDocument(ctx, { width, height, name, background }): Promise<HostDocument> {
+      deps.checkAborted(ctx);
+      const doc = store.add(newDocumentContent(width, height, background), { name });
+      events.activeDocumentChanged();
+      return toHostDocument(doc);
+    },
+
+    async closeDocument(_ctx, documentId): Promise<void> {
+      const doc = store.get(documentId);
+      const wasActive = store.active() === doc;
+      store.remove(doc.id);
+      events.documentClosed(doc.id);
+      if (wasActive) events.activeDocumentChanged();
+    },
+
+    async saveLosses(_ctx, { documentId, path }): Promise<DataLoss[]> {
+      const doc = store.get(documentId);
+      const features = doc.source?.features ?? [];
+      // A PSB written as PSB keeps its format; everything else in the source's list is beyond this model.
+      const kept = new Set<string>(layeredSaveFormat(path) === "psb" ? ["psbFormat"] : []);
+      const present = new Set(flattenLayers(doc.layers).map((entry) => entry.layer.id));
+      return lostFeatures(features, kept, (id) => present.has(id));
+    },
+
+    async saveDocument(ctx, { documentId, path, backup }) {
+      const doc = store.get(documentId);
+      const format = layeredSaveFormat(path);
+      deps.checkAborted(ctx);
+      const bytes = serializePsd(doc, { psb: format === "psb" });
+      deps.checkAborted(ctx);
+      const written = await writeFileAtomic(path, bytes, { backup });
+      doc.filePath = path;
+      doc.name = basename(path);
+      doc.isDirty = false;
+      return { path, format, ...(written.backupPath !== undefined ? { backupPath: written.backupPath } : {}) };
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import type { EncodedImage, HostAdapter, HostCallContext, OutlineStroke, PreviewEvent } from "../host.js";
+import { outlineOverlay } from "../_internal/outline.js";
+import { previewSize } from "../_internal/target-size.js";
+import { renderLayer } from "./composite.js";
+import type { EmbeddedDocument, EmbeddedLayer } from "./document.js";
+import { encodeDocument, encodeRaster, type EncodeOptions } from "./encode.js";
+import { EMPTY_BOUNDS, boundsToRect } from "./raster.js";
+import { activeEntries, layerBounds, requireLayer } from "./tree.js";
+
+/** What the image operations need from the editor. */
+export interface ImageOpsDeps {
+  document(documentId: number | undefined): EmbeddedDocument;
+  checkAborted(ctx: HostCallContext): void;
+}
+
+/**
+ * A layer's own pixels (a group: its composite, see `renderLayer`) covering its bounds, encoded at exactly
+ * `options.size`, with `outline` stroked over it; an empty layer is a 1×1 transparent image with zero bounds.
+ */
+async function encodeLayer(layer: EmbeddedLayer, options: EncodeOptions & { outline?: OutlineStroke | undefined }): Promise<EncodedImage> {
+  const rendered = renderLayer(layer);
+  if (!rendered) return encodeRaster(null, EMPTY_BOUNDS, options);
+  const overlay = options.outline ? outlineOverlay(options.outline, rendered.bounds, options.size) : null;
+  return encodeRaster(rendered.raster, rendered.bounds, options, overlay ? [overlay] : []);
+}
+
+/**
+ * The `layer:previewChange` event of a document: its first active layer (index order) as a PNG whose longest edge
+ * is at most `PREVIEW_MAX_SIZE`, rendered as `exportLayerImage` renders it; `null` without a document or an
+ * active layer.
+ */
+export async function previewEvent(doc: EmbeddedDocument | undefined): Promise<PreviewEvent | null> {
+  const entry = doc ? activeEntries(doc)[0] : undefined;
+  if (!doc || !entry) return null;
+  const { layer, index } = entry;
+  const rect = boundsToRect(layerBounds(layer));
+  const image = await encodeLayer(layer, { format: "png", size: previewSize(rect.width, rect.height) });
+  return { documentId: doc.id, layer: { id: layer.id, name: layer.name, index }, image };
+}
+
+/** The embedded editor's pixel exports of {@link HostAdapter}. */
+export function imageOps(deps: ImageOpsDeps): Pick<HostAdapter, "exportDocumentImage" | "exportLayerImage"> {
+  return {
+    async exportDocumentImage(ctx, { documentId, format, quality, size }) {
+      const doc = deps.document(documentId);
+      deps.checkAborted(ctx);
+      return encodeDocument(doc, { format, quality, size });
+    },
+
+    async exportLayerImage(ctx, { documentId, layerId, format, quality, size, outline }) {
+      const entry = requireLayer(deps.document(documentId), layerId);
+      deps.checkAborted(ctx);
+      return encodeLayer(entry.layer, { format, quality, size, outline });
+    },
+  };
+}

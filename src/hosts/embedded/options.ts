@@ -1,0 +1,36 @@
+import type { FileAccess } from "../../files/index.js";
+import type { Logger } from "../../logger.js";
+import type { EmbeddedCutoutOptions } from "./cutout/index.js";
+import type { ScriptLimits } from "./scripts/index.js";
+
+/** `hostVersion` the embedded editor reports. */
+export const EMBEDDED_HOST_VERSION = "embedded 0.1.0";
+
+/** Options of `createEmbeddedHost`. */
+export interface EmbeddedHostOptions {
+  /**
+   * Start with the generated sample document (ignored when `open` is set).
+   * @default true
+   */
+  readonly sample?: boolean | undefined;
+  /** A `.psd`, `.png`, `.jpg`/`.jpeg` or `.webp` file to open at start instead of the sample. */
+  readonly open?: string | undefined;
+  /**
+   * Largest document (width × height) a file may hold to be opened, or a script may create; bounds memory
+   * (4 bytes per pixel per layer) whatever a file header declares.
+   * @default DEFAULT_MAX_DOCUMENT_PIXELS (100 000 000)
+   */
+  readonly maxDocumentPixels?: number | undefined;
+  /** Script sandbox limits (deadline cap, heap, result size, …). @default DEFAULT_SCRIPT_LIMITS */
+  readonly scriptLimits?: Partial<ScriptLimits> | undefined;
+  /** Cutout settings (GrabCut refinement, minimum confidence, work size). @default DEFAULT_CUTOUT_OPTIONS */
+  readonly cutout?: Partial<EmbeddedCutoutOptions> | undefined;
+  /** Where cutout confidences are logged. @default none */
+  readonly logger?: Logger | undefined;
+  /**
+   * File rules for `--open` and for scripts' `app.open`, `save` and `exportDocument`: files roots, backups, read
+   * limits. The bridge passes its own; alone, the editor is unconfined with backups on.
+   * @default unconfined, backups on, DEFAULT_MAX_OPEN_FILE_BYTES
+   */
+  readonly files?: FileAccess | undefined;
+}

@@ -1,7 +1,7 @@
 import { Observable, share } from "rxjs";
 import type { Logger } from "../../logger.js";
-import type { HostLayer, HostRect, LayerPreviewPayload } from "../../protocol/index.js";
-import { EVENT_PREVIEW_MAX_SIZE } from "./limits.js";
+import type { HostLayer, HostRect } from "../../protocol/index.js";
+import type { PreviewEvent } from "../host.js";
 import { asList, asNumber, type Sexp } from "./scheme.js";
 
 /** What the poller reads from GIMP. */
@@ -15,7 +15,8 @@ export interface PollSources {
    */
   poll(): Promise<Sexp>;
   activeLayers(imageId: number): Promise<HostLayer[]>;
-  preview(imageId: number, maxSize: number): Promise<LayerPreviewPayload>;
+  /** The active layer's preview (PNG, longest edge ≤ `PREVIEW_MAX_SIZE`), or `null` when no layer is active. */
+  preview(imageId: number): Promise<PreviewEvent | null>;
   readonly log?: Logger | undefined;
 }
 
@@ -63,7 +64,7 @@ export class GimpEvents {
         this.watch((now, before, emit) => {
           if (!before || now.image === undefined) return;
           const changed = now.image !== before.image || now.active !== before.active || now.dirty !== before.dirty || now.layers !== before.layers;
-          if (changed) sources.preview(now.image, EVENT_PREVIEW_MAX_SIZE).then(emit, () => {});
+          if (changed) sources.preview(now.image).then(emit, () => {});
         }),
       ],
     ]);

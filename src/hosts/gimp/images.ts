@@ -1,46 +1,77 @@
-import { readFile, rm } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import sharp from "sharp";
-import type { HostRect, ImageFormat } from "../../protocol/index.js";
+import type { FileFormat, HostBounds } from "../../protocol/index.js";
 import { withFormat } from "../_internal/file-format.js";
+import { outlineOverlay } from "../_internal/outline.js";
+import type { EncodedImage, HostAdapter, HostCallContext, OutlineStroke, PixelSize } from "../host.js";
+import type { GimpSession } from "./connection.js";
+import { asList, asNumber, int, lit } from "./scheme.js";
 
-/** Reads and removes a PNG GIMP wrote into the exchange directory. */
-export async function takePng(file: string): Promise<Buffer> {
-  try {
-    return await readFile(file);
-  } finally {
-    await rm(file, { force: true });
-  }
-}
+type ImageOps = Pick<HostAdapter, "exportDocumentImage" | "exportLayerImage">;
 
-/** Re-encodes GIMP's PNG in the wanted format; JPEG has no alpha and is flattened onto white. */
-export async function convert(png: Buffer, format: ImageFormat, quality: number | undefined): Promise<Uint8Array> {
-  if (format === "png") return png;
-  return withFormat(sharp(png), format, quality).toBuffer();
-}
+/** What an empty layer (a group without children) exports as: one transparent pixel, nowhere in the document. */
+const EMPTY_BOUNDS: HostBounds = { left: 0, top: 0, right: 0, bottom: 0 };
+const TRANSPARENT = { r: 0, g: 0, b: 0, alpha: 0 };
 
-/** The `d` attributes of the paths in an SVG document GIMP exported, joined. */
-export function svgPathData(svg: string): string {
-  return [...svg.matchAll(/\sd="([^"]*)"/g)].map((m) => m[1]).join(" ");
+/** Options of one layer export. */
+export interface LayerExport {
+  readonly documentId: number;
+  readonly layerId: number;
+  readonly format: FileFormat;
+  readonly quality?: number | undefined;
+  readonly size: PixelSize;
+  readonly outline?: OutlineStroke | undefined;
 }
 
 /**
- * Strokes a path given in document pixels onto an exported layer image. The overlay's viewBox is the layer's
- * rectangle, so the path lands where the layer sits however the export was scaled; the stroke width is in output
- * pixels. Only path-command characters and numbers of `d` reach the SVG.
+ * GIMP's PNG in the wanted format (JPEG flattened on white, TIFF lossless), with the outline stroked over it
+ * first when there is one. `bounds` is the document region the image shows.
  */
-export async function strokePath(
+async function encode(
   png: Buffer,
-  pathData: string,
-  layer: HostRect,
-  output: { width: number; height: number },
-  stroke: { rgba: readonly [number, number, number, number]; width: number },
-): Promise<Buffer> {
-  const [r, g, b, a] = stroke.rgba;
-  const d = pathData.replace(/[^0-9eE.,\s+\-MLCQZmlcqzHVhvSsTtAa]/g, "");
-  const overlay =
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${output.width}" height="${output.height}" ` +
-    `viewBox="${layer.x} ${layer.y} ${layer.width} ${layer.height}" preserveAspectRatio="none">` +
-    `<path d="${d}" fill="none" stroke="rgb(${r},${g},${b})" stroke-opacity="${a / 255}" ` +
-    `stroke-width="${(stroke.width * layer.width) / output.width}"/></svg>`;
-  return sharp(png).composite([{ input: Buffer.from(overlay) }]).png().toBuffer();
+  options: { format: FileFormat; quality?: number | undefined; outline?: OutlineStroke | undefined },
+  bounds: HostBounds,
+  size: PixelSize,
+): Promise<Uint8Array> {
+  const overlay = options.outline ? outlineOverlay(options.outline, bounds, size) : null;
+  const drawn = overlay ? await sharp(png).composite([overlay]).png().toBuffer() : png;
+  return options.format === "png" ? drawn : withFormat(sharp(drawn), options.format, options.quality).toBuffer();
+}
+
+/**
+ * One layer (a group: its composite, opacity applied) rendered by GIMP at exactly `size`; an empty group is one
+ * transparent pixel with zero bounds. `ctx` is absent for event previews (only the adapter's deadline applies).
+ */
+export async function exportLayer(session: GimpSession, ctx: HostCallContext | undefined, options: LayerExport): Promise<EncodedImage> {
+  const { documentId, layerId, size } = options;
+  return session.scratch(".png", async (file) => {
+    const form = `(br-export-layer ${int(documentId)} ${int(layerId)} ${int(size.width)} ${int(size.height)} ${lit(file)})`;
+    const place = asList(await session.call(ctx, form), "layer export").map((v) => asNumber(v, "layer place"));
+    if (place.length < 4) {
+      const pixel = await sharp({ create: { width: 1, height: 1, channels: 4, background: TRANSPARENT } }).png().toBuffer();
+      const bytes = await encode(pixel, { format: options.format, quality: options.quality }, EMPTY_BOUNDS, size);
+      return { bytes, format: options.format, width: 1, height: 1, bounds: EMPTY_BOUNDS };
+    }
+    const [x, y, width, height] = place as [number, number, number, number];
+    const bounds = { left: x, top: y, right: x + width, bottom: y + height };
+    return { bytes: await encode(await readFile(file), options, bounds, size), format: options.format, ...size, bounds };
+  });
+}
+
+/** Document and layer exports, rendered by GIMP as PNG at the size the methods chose and converted with sharp. */
+export function imageOps(session: GimpSession): ImageOps {
+  return {
+    async exportDocumentImage(ctx, { documentId, format, quality, size }): Promise<EncodedImage> {
+      return session.scratch(".png", async (file) => {
+        const form = `(br-export-doc ${session.image(documentId)} ${int(size.width)} ${int(size.height)} ${lit(file)})`;
+        const reply = asList(await session.call(ctx, form), "document export");
+        const [id, width, height] = reply.map((v) => asNumber(v, "document export")) as [number, number, number];
+        if (documentId === undefined) session.activeImage = id;
+        const bounds = { left: 0, top: 0, right: width, bottom: height };
+        return { bytes: await encode(await readFile(file), { format, quality }, bounds, size), format, ...size, bounds };
+      });
+    },
+
+    exportLayerImage: (ctx, options) => exportLayer(session, ctx, options),
+  };
 }

@@ -1,5 +1,22 @@
-export { createGimpHost, parseAttach } from "./adapter.js";
-export type { GimpHost, GimpHostOptions } from "./adapter.js";
+import type { Observable } from "rxjs";
+import type { HostAdapter, PreviewEvent } from "../host.js";
+import { previewSize } from "../_internal/target-size.js";
+import { actionOps } from "./actions.js";
+import { createGimpConnection } from "./connection.js";
+import { documentOps } from "./documents.js";
+import { GimpEvents } from "./events.js";
+import { exportLayer, imageOps } from "./images.js";
+import { layerOps } from "./layers.js";
+import { DEFAULT_POLL_INTERVAL_MS } from "./limits.js";
+import type { GimpHostOptions } from "./options.js";
+import { asList, asNumber, int } from "./scheme.js";
+import { GIMP_SCRIPT_LANGUAGE, scriptOps } from "./scripts.js";
+import { selectionOps } from "./selection.js";
+import { activeLayer, parseTree, withoutChildren } from "./tree.js";
+import type { Endpoint } from "./wire.js";
+
+export { parseAttach } from "./connection.js";
+export type { GimpConnectOptions, GimpHostOptions } from "./options.js";
 export { GimpSupervisor } from "./supervisor.js";
 export type { GimpSupervisorOptions } from "./supervisor.js";
 export { GimpClient } from "./client.js";
@@ -10,3 +27,79 @@ export type { Sexp } from "./scheme.js";
 export { SAMPLE_NAME, SAMPLE_SCRIPT } from "./sample.js";
 export * from "./limits.js";
 export { MAX_PARAMS_DEPTH } from "./scripts.js";
+
+/** The GIMP adapter: a `HostAdapter` plus what tests and operators need to see of the process. */
+export interface GimpHost extends HostAdapter {
+  /** Process id of the supervised GIMP (undefined when attached or not running). */
+  readonly pid: number | undefined;
+  /** The Script-Fu endpoint in use. */
+  readonly endpoint: Endpoint | undefined;
+}
+
+/**
+ * GIMP 2.10 driven headless through its Script-Fu server (DESIGN §4, reference/gimp.md). Without `attach` the
+ * adapter starts and supervises `gimp-console-2.10` itself: a crash or a call past its deadline kills the process
+ * group, `lost$` fires, and the bridge's reconnect starts a fresh GIMP (every image is lost; ids restart).
+ * With `attach` it uses a server someone else runs and never restarts it. Index spaces: `docs/gimp.md`.
+ *
+ * @example
+ * const host = createGimpHost({ binary: "gimp-console-2.10", attach: undefined });
+ * const bridge = createBridge({ host });
+ */
+export function createGimpHost(options: GimpHostOptions): GimpHost {
+  const session = createGimpConnection(options);
+
+  /** The active layer of an image, read fresh for an event. */
+  const activeOf = async (id: number) => activeLayer(parseTree(await session.call(undefined, `(br-tree ${int(id)})`)));
+
+  async function preview(documentId: number): Promise<PreviewEvent | null> {
+    const layer = await activeOf(documentId);
+    if (!layer) return null;
+    const size = previewSize(layer.rect.width, layer.rect.height);
+    const image = await exportLayer(session, undefined, { documentId, layerId: layer.id, format: "png", size });
+    return { documentId, layer: { id: layer.id, name: layer.name, index: layer.index }, image };
+  }
+
+  const events = new GimpEvents({
+    intervalMs: options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+    busy: session.busy,
+    poll: async () => {
+      const fields = asList(await session.poll(`(br-poll-current ${int(session.activeImage ?? -1)})`), "poll");
+      if (fields.length > 0) session.activeImage = asNumber(fields[0], "image id");
+      return fields;
+    },
+    activeLayers: async (id) => {
+      const layer = await activeOf(id);
+      return layer ? [withoutChildren(layer)] : [];
+    },
+    preview,
+    log: options.logger,
+  });
+  session.lost$.subscribe(() => events.stopAll());
+
+  return {
+    kind: "gimp",
+    filesystem: session.filesystem,
+    scriptsReachFiles: true,
+    scriptLanguage: GIMP_SCRIPT_LANGUAGE,
+    lost$: session.lost$,
+    get pid() {
+      return session.pid;
+    },
+    get endpoint() {
+      return session.endpoint;
+    },
+    connect: () => session.connect(),
+    async close(): Promise<void> {
+      events.stopAll();
+      await session.close();
+    },
+    events: (type) => events.stream(type) as Observable<unknown> | undefined,
+    ...documentOps(session, { maxSourceBytes: options.maxSourceBytes }),
+    ...layerOps(session),
+    ...imageOps(session),
+    ...selectionOps(session),
+    ...actionOps(session),
+    ...scriptOps(session),
+  };
+}

@@ -1,140 +1,40 @@
-import { BridgeError, type HostDocument, type HostLayer, type LayerKind } from "../../protocol/index.js";
-import type { LayerRef } from "../host.js";
-import { asList, asNumber, asString, type Sexp } from "./scheme.js";
+import { writeFile } from "node:fs/promises";
+import sharp from "sharp";
+import { BridgeError } from "../../protocol/index.js";
+import type { HostAdapter } from "../host.js";
+import type { GimpSession } from "./connection.js";
+import { asNumber, int, lit } from "./scheme.js";
 
-/** GIMP 2.10 layer modes (`GimpLayerMode`) by number, as blend-mode names of the protocol. */
-const LAYER_MODES: Readonly<Record<number, string>> = {
-  0: "normal", 1: "dissolve", 3: "multiply", 4: "screen", 5: "overlay", 6: "difference", 7: "linear dodge",
-  8: "subtract", 9: "darken", 10: "lighten", 11: "hue", 12: "saturation", 13: "color", 14: "luminosity",
-  15: "divide", 16: "color dodge", 17: "color burn", 18: "hard light", 19: "soft light", 20: "grain extract",
-  21: "grain merge", 23: "overlay", 24: "hue", 25: "chroma", 26: "color", 27: "lightness", 28: "normal",
-  29: "behind", 30: "multiply", 31: "screen", 32: "difference", 33: "linear dodge", 34: "subtract", 35: "darken",
-  36: "lighten", 37: "hue", 38: "saturation", 39: "color", 40: "luminosity", 41: "divide", 42: "color dodge",
-  43: "color burn", 44: "hard light", 45: "soft light", 46: "grain extract", 47: "grain merge", 48: "vivid light",
-  49: "pin light", 50: "linear light", 51: "hard mix", 52: "exclusion", 53: "linear burn", 54: "darker color",
-  55: "lighter color", 56: "luminance", 57: "color erase", 58: "erase", 59: "merge", 60: "split",
-  61: "pass through", 62: "replace", 63: "anti erase",
-};
+type LayerOps = Required<Pick<HostAdapter, "selectLayers" | "importLayer">>;
 
-const KINDS: readonly LayerKind[] = ["pixel", "group", "text"];
-
-const COLOR_MODES: readonly string[] = ["RGB", "Grayscale", "Indexed"];
-
-/** One layer of the flattened tree, in layer-index order (top to bottom, a group before its children). */
-export interface FlatLayer {
-  readonly layer: HostLayer;
-  /** Children with their own children, as the tree holds them. */
-  readonly children: HostLayer[];
-}
-
-/** A document's layers as GIMP reported them: the active layer id and the tree. */
-export interface LayerTree {
-  readonly activeId: number;
-  readonly roots: HostLayer[];
-  /** Every layer in layer-index order. */
-  readonly flat: HostLayer[];
-}
-
-/** Parses `br-tree`: `(active (layer …) …)`, each layer `(id name kind visible opacity mode x y w h children)`. */
-export function parseTree(value: Sexp): LayerTree {
-  const [active, layers] = asList(value, "layer tree") as [Sexp, Sexp];
-  const flat: HostLayer[] = [];
-  const build = (entry: Sexp): HostLayer => {
-    const f = asList(entry, "layer");
-    const x = asNumber(f[6], "layer x");
-    const y = asNumber(f[7], "layer y");
-    const width = asNumber(f[8], "layer width");
-    const height = asNumber(f[9], "layer height");
-    const layer: HostLayer = {
-      id: asNumber(f[0], "layer id"),
-      index: flat.length,
-      name: asString(f[1], "layer name"),
-      kind: KINDS[asNumber(f[2], "layer kind")] ?? "pixel",
-      visible: asNumber(f[3], "layer visibility") === 1,
-      opacity: Math.round(Math.min(100, Math.max(0, asNumber(f[4], "layer opacity"))) * 10) / 10,
-      blendMode: LAYER_MODES[asNumber(f[5], "layer mode")] ?? "normal",
-      bounds: { left: x, top: y, right: x + width, bottom: y + height },
-      rect: { x, y, width, height },
-      clipped: false,
-    };
-    flat.push(layer);
-    const children = asList(f[10] ?? [], "layer children").map(build);
-    if (layer.kind === "group") layer.children = children;
-    return layer;
-  };
-  const roots = asList(layers, "layers").map(build);
-  return { activeId: asNumber(active, "active layer"), roots, flat };
-}
-
-/** A layer as the wire shows it: children only when asked (and only for groups). */
-export function withoutChildren(layer: HostLayer, children = false): HostLayer {
-  const { children: kids, ...rest } = layer;
-  if (!children || kids === undefined) return rest;
-  return { ...rest, children: kids };
-}
-
-/**
- * Resolves a layer reference in the tree. Index space: the flattened tree top to bottom, a group before its
- * children (docs/gimp.md). GIMP 2.10 has one active layer, so selection index 0 is the only one.
- */
-export function resolveRef(tree: LayerTree, ref: LayerRef, documentId: number): HostLayer | null {
-  switch (ref.by) {
-    case "active":
-      return tree.flat.find((l) => l.id === tree.activeId) ?? null;
-    case "id": {
-      const found = tree.flat.find((l) => l.id === ref.id);
-      if (!found) throw notFound({ layerId: ref.id, documentId }, `No layer with id ${ref.id} in document ${documentId}`);
-      return found;
-    }
-    case "index": {
-      const found = tree.flat[ref.index];
-      if (!found) throw notFound({ layerIndex: ref.index, documentId }, `No layer at index ${ref.index} in document ${documentId}`);
-      return found;
-    }
-    case "selectionIndex": {
-      const active = tree.flat.find((l) => l.id === tree.activeId);
-      if (ref.index !== 0 || !active) {
-        throw notFound({ selectionIndex: ref.index, documentId }, `No active layer at selection index ${ref.index} (GIMP 2.10 has one active layer)`);
+/** Making a layer active, and placing an image as a new layer. */
+export function layerOps(session: GimpSession): LayerOps {
+  return {
+    async selectLayers(ctx, { documentId, ids }): Promise<void> {
+      const unique = [...new Set(ids)];
+      if (unique.length !== 1) {
+        throw new BridgeError("NOT_SUPPORTED", "GIMP 2.10 has exactly one active layer; pass one id", {
+          details: { capability: "layer:select:multiple", editor: "gimp", ids: unique.length },
+        });
       }
-      return active;
-    }
-  }
-}
+      const layer = int(unique[0]!);
+      await session.call(ctx, `(gimp-image-set-active-layer ${int(documentId)} (br-layer ${int(documentId)} ${layer}))`);
+    },
 
-/** Like {@link resolveRef} but `LAYER_NOT_FOUND` when nothing is active. */
-export function requireRef(tree: LayerTree, ref: LayerRef, documentId: number): HostLayer {
-  const layer = resolveRef(tree, ref, documentId);
-  if (!layer) throw notFound({ documentId }, `No layer is active in document ${documentId}`);
-  return layer;
-}
-
-function notFound(details: Record<string, unknown>, message: string): BridgeError {
-  return new BridgeError("LAYER_NOT_FOUND", message, { details });
-}
-
-/** The bridge-side record of a document beyond what GIMP stores. */
-export interface DocumentExtras {
-  /** Where the adapter saved or opened it, when GIMP's own filename is not set. */
-  readonly filePath?: string | undefined;
-}
-
-/** Parses `br-doc`: `(id gimp-name bridge-name w h xres base-type dirty filename active)`. */
-export function parseDocument(value: Sexp): HostDocument {
-  const f = asList(value, "document");
-  const gimpName = asString(f[1], "image name");
-  const bridgeName = asString(f[2], "image label");
-  const filename = asString(f[8], "image filename");
-  const active = asNumber(f[9], "active layer");
-  const doc: HostDocument = {
-    id: asNumber(f[0], "image id"),
-    name: bridgeName !== "" ? bridgeName : gimpName,
-    width: asNumber(f[3], "image width"),
-    height: asNumber(f[4], "image height"),
-    resolution: asNumber(f[5], "image resolution") || 72,
-    colorMode: COLOR_MODES[asNumber(f[6], "image type")] ?? "RGB",
-    isDirty: asNumber(f[7], "dirty flag") !== 0,
-    activeLayerIds: active >= 0 ? [active] : [],
+    async importLayer(ctx, { documentId, image, size, position, name, aboveLayerId }): Promise<number> {
+      // GIMP only ever loads a PNG sharp made: decoded, of exactly the layer's size, with alpha.
+      let png: Buffer;
+      try {
+        png = await sharp(image.bytes).ensureAlpha().resize(size.width, size.height, { fit: "fill" }).png({ compressionLevel: 1 }).toBuffer();
+      } catch (cause) {
+        throw new BridgeError("BAD_REQUEST", "The image could not be decoded", { details: { format: image.format }, cause });
+      }
+      return session.scratch(".png", async (file) => {
+        await writeFile(file, png);
+        const [x, y] = [Math.round(position.x), Math.round(position.y)];
+        const form = `(br-import ${int(documentId)} ${lit(file)} ${int(aboveLayerId ?? -1)} ${lit(name)} ${int(x)} ${int(y)})`;
+        return asNumber(await session.call(ctx, form, "BAD_REQUEST"), "layer id");
+      });
+    },
   };
-  if (filename !== "") doc.filePath = filename;
-  return doc;
 }

@@ -38,6 +38,7 @@ export const LIBRARY_SOURCE = `(begin
   img)
 
 (define (br-layer img l)
+  (br-image img)
   (if (or (= (car (gimp-item-is-valid l)) 0)
           (= (car (gimp-item-is-layer l)) 0)
           (not (= (car (gimp-item-get-image l)) img)))
@@ -64,13 +65,26 @@ export const LIBRARY_SOURCE = `(begin
 
 (define (br-images) (vector->list (cadr (gimp-image-list))))
 
+; The image a call without a document id targets: the bridge's active image while it is open, else the newest.
+(define (br-pick hint)
+  (let ((ids (br-images)))
+    (cond ((member hint ids) hint)
+          ((null? ids) (br-fail "NO_DOCUMENT" "No image is open in GIMP"))
+          (else (car ids)))))
+
+; GIMP sizes an empty group 1x1 at the origin; the bridge reports it as empty (all zero).
+(define (br-empty-group? l)
+  (and (= (car (gimp-item-is-group l)) 1) (= (car (gimp-item-get-children l)) 0)))
+
 (define (br-layer-info l)
   (let ((group (= (car (gimp-item-is-group l)) 1))
+        (empty (br-empty-group? l))
         (off (gimp-drawable-offsets l)))
     (list l (car (gimp-item-get-name l))
           (if group 1 (if (= (car (gimp-item-is-text-layer l)) 1) 2 0))
           (car (gimp-item-get-visible l)) (car (gimp-layer-get-opacity l)) (car (gimp-layer-get-mode l))
-          (car off) (cadr off) (car (gimp-drawable-width l)) (car (gimp-drawable-height l))
+          (if empty 0 (car off)) (if empty 0 (cadr off))
+          (if empty 0 (car (gimp-drawable-width l))) (if empty 0 (car (gimp-drawable-height l)))
           (if group (map br-layer-info (vector->list (cadr (gimp-item-get-children l)))) '()))))
 
 (define (br-tree img)
@@ -78,8 +92,16 @@ export const LIBRARY_SOURCE = `(begin
   (list (car (gimp-image-get-active-layer img))
         (map br-layer-info (vector->list (cadr (gimp-image-get-layers img))))))
 
+; A document and its layer tree in one round trip: every layer-scoped call reads it first.
+(define (br-doc-tree img) (list (br-doc img) (br-tree img)))
+
 (define (br-selection img)
   (let ((b (gimp-selection-bounds img))) (if (= (car b) 0) '() (cdr b))))
+
+; The selection of an image chosen by br-pick, with the image: (img x1 y1 x2 y2) or (img).
+(define (br-selection-of img)
+  (br-image img)
+  (cons img (br-selection img)))
 
 (define (br-poll-current hint)
   (let ((ids (br-images)))
@@ -99,13 +121,37 @@ export const LIBRARY_SOURCE = `(begin
       (gimp-selection-none img))
   (br-selection img))
 
+; Hard-edged shapes, as the embedded editor selects them (pixels whose centres fall inside).
+(define (br-hard-select img thunk)
+  (br-image img)
+  (gimp-context-push)
+  (gimp-context-set-antialias FALSE)
+  (gimp-context-set-feather FALSE)
+  (thunk)
+  (gimp-context-pop)
+  (br-selection img))
+
+(define (br-select-ellipse img x y w h)
+  (br-hard-select img (lambda () (gimp-image-select-ellipse img CHANNEL-OP-REPLACE x y w h))))
+
+; The polygon's coordinates (x1 y1 x2 y2 ...) are read from file: 10 000 points do not fit in one request.
+(define (br-select-polygon img file)
+  (let* ((p (open-input-file file)) (xy (read p)))
+    (close-input-port p)
+    (br-hard-select img (lambda () (gimp-image-select-polygon img CHANNEL-OP-REPLACE (length xy) (list->vector xy))))))
+
 (define (br-png img drawable file)
   (file-png-save2 RUN-NONINTERACTIVE img drawable file file 0 3 0 0 0 1 0 0 0))
 
-; A layer (or a group's composite) with its opacity applied, scaled to w×h, as PNG.
+; A layer (or a group's composite) with its opacity applied, scaled to w×h, as PNG; answers its place
+; (x y width height), or () for an empty group (nothing is written).
 (define (br-export-layer img l w h file)
   (br-layer img l)
-  (let* ((lw (car (gimp-drawable-width l))) (lh (car (gimp-drawable-height l)))
+  (if (br-empty-group? l) '() (br-export-pixels img l w h file)))
+
+(define (br-export-pixels img l w h file)
+  (let* ((off (gimp-drawable-offsets l))
+         (lw (car (gimp-drawable-width l))) (lh (car (gimp-drawable-height l)))
          (tmp (car (gimp-image-new lw lh (car (gimp-image-base-type img)))))
          (c (car (gimp-layer-new-from-drawable l tmp))))
     (gimp-image-insert-layer tmp c 0 0)
@@ -116,9 +162,9 @@ export const LIBRARY_SOURCE = `(begin
       (if (not (and (= w lw) (= h lh))) (gimp-image-scale tmp w h))
       (br-png tmp m file))
     (gimp-image-delete tmp)
-    (list lw lh)))
+    (list (car off) (cadr off) lw lh)))
 
-; The visible composite of the whole canvas, scaled to w×h, as PNG.
+; The visible composite of the whole canvas, scaled to w×h, as PNG; answers (img width height).
 (define (br-export-doc img w h file)
   (br-image img)
   (let* ((dup (car (gimp-image-duplicate img))))
@@ -129,7 +175,7 @@ export const LIBRARY_SOURCE = `(begin
       (if (not (and (= w (car (gimp-image-width dup))) (= h (car (gimp-image-height dup))))) (gimp-image-scale dup w h))
       (br-png dup m file))
     (gimp-image-delete dup)
-    #t))
+    (list img (car (gimp-image-width img)) (car (gimp-image-height img)))))
 
 (define (br-create w h name fill r g b)
   (let* ((img (car (gimp-image-new w h RGB)))
@@ -163,10 +209,12 @@ export const LIBRARY_SOURCE = `(begin
   (gimp-image-clean-all img)
   #t)
 
-(define (br-import img file parent pos name x y)
+; Loads file as a layer directly above the layer above (in its group), or at the top for -1; makes it active.
+(define (br-import img file above name x y)
   (br-image img)
-  (let ((l (car (gimp-file-load-layer RUN-NONINTERACTIVE img file))))
-    (gimp-image-insert-layer img l parent pos)
+  (let* ((place (br-place img above))
+         (l (car (gimp-file-load-layer RUN-NONINTERACTIVE img file))))
+    (gimp-image-insert-layer img l (car place) (cadr place))
     (gimp-item-set-name l name)
     (gimp-layer-set-offsets l x y)
     (gimp-image-set-active-layer img l)
@@ -174,15 +222,19 @@ export const LIBRARY_SOURCE = `(begin
 
 (define (br-place img target)
   (if (< target 0) (list 0 0)
-      (let ((parent (car (gimp-item-get-parent target))))
+      (let ((parent (car (gimp-item-get-parent (br-layer img target)))))
         (list (if (< parent 0) 0 parent) (car (gimp-image-get-item-position img target))))))
 
 (define (br-first-new now before)
   (cond ((null? now) -1) ((member (car now) before) (br-first-new (cdr now) before)) (else (car now))))
 
 ; The selection outline as an SVG file, after growing the selection by expand px; the selection is restored.
+; Answers (img x1 y1 x2 y2) of the grown selection, or (img) when nothing is selected.
 (define (br-selection-path img expand file)
   (br-image img)
+  (cons img (br-outline img expand file)))
+
+(define (br-outline img expand file)
   (if (= (car (gimp-selection-is-empty img)) 1) '()
       (let* ((saved (car (gimp-selection-save img)))
              (before (vector->list (cadr (gimp-image-get-vectors img)))))
@@ -210,6 +262,16 @@ export const LIBRARY_SOURCE = `(begin
     (gimp-image-undo-group-end img)
     (gimp-context-pop)
     found))
+
+; The subject's hint: the selection, else the canvas without a 5 % margin (GIMP has no subject detector).
+(define (br-auto-cutout img l)
+  (br-layer img l)
+  (let ((b (gimp-selection-bounds img))
+        (w (car (gimp-image-width img)))
+        (h (car (gimp-image-height img))))
+    (if (= (car b) 1)
+        (br-cutout img l (cadr b) (caddr b) (- (cadddr b) (cadr b)) (- (car (cddddr b)) (caddr b)))
+        (br-cutout img l (quotient w 20) (quotient h 20) (max 1 (quotient (* 9 w) 10)) (max 1 (quotient (* 9 h) 10))))))
 
 ; Matting with a trimap: the hint rectangle is "unknown", its inner half "foreground", the rest "background".
 (define (br-cutout img l x y w h)

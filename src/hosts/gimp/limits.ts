@@ -39,19 +39,3 @@ export const DEFAULT_POLL_INTERVAL_MS = 200;
 
 /** Deadline of one poll; a poll that takes longer means GIMP is stuck. */
 export const POLL_TIMEOUT_MS = 10_000;
-
-/** Longest edge of `layer:previewChange` previews. */
-export const EVENT_PREVIEW_MAX_SIZE = 300;
-
-/** Largest export (width × height after scaling) GIMP is asked to render; bounds memory of GIMP and sharp. */
-export const MAX_EXPORT_PIXELS = 100_000_000;
-
-/** Largest document `document:create` makes. */
-export const MAX_DOCUMENT_PIXELS = 100_000_000;
-
-/** Largest decoded image `layer:importImage` accepts. */
-export const MAX_IMPORT_BYTES = 64 * 1024 * 1024;
-
-/** Outline of `image:exportLayerWithSelectedPath` unless the caller picks one (as the embedded editor draws it). */
-export const DEFAULT_OUTLINE_COLOR = "#ff0000";
-export const DEFAULT_OUTLINE_WIDTH = 2;

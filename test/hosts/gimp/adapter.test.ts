@@ -1,167 +1,284 @@
-import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { firstValueFrom, filter, take, toArray } from "rxjs";
 import sharp from "sharp";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createGimpHost } from "../../../src/hosts/gimp/index.js";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { HostCallContext, PreviewEvent } from "../../../src/hosts/host.js";
+import { createGimpHost, type GimpHost } from "../../../src/hosts/gimp/index.js";
 import type { HostLayer } from "../../../src/protocol/index.js";
 import { startBridge } from "../../helpers/bridge.js";
-import type { TestClient } from "../../helpers/ws-client.js";
 import { GIMP_BINARY, GIMP_SKIP, sharedGimpAttach } from "./_support.js";
 
-const flatten = (layers: HostLayer[]): HostLayer[] => layers.flatMap((l) => [l, ...flatten(l.children ?? [])]);
+const flatten = (layers: readonly HostLayer[]): HostLayer[] => layers.flatMap((l) => [l, ...flatten(l.children ?? [])]);
+const ctx: HostCallContext = { signal: new AbortController().signal, caller: "test" };
 
-/** A bridge on the shared GIMP showing the sample document, and one WS client. */
-async function sampleBridge(scriptDirs: string[] = []): Promise<TestClient> {
-  const harness = await startBridge({
-    host: createGimpHost({ binary: GIMP_BINARY, attach: await sharedGimpAttach(), sample: true, pollIntervalMs: 50, scriptDirs }),
-  });
-  return harness.connect();
+/** RGBA pixels of an encoded image. */
+async function pixels(bytes: Uint8Array): Promise<{ width: number; height: number; at(x: number, y: number): number[] }> {
+  const { data, info } = await sharp(bytes).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  return { width: info.width, height: info.height, at: (x, y) => [...data.subarray((y * info.width + x) * 4, (y * info.width + x) * 4 + 4)] };
 }
 
 describe.skipIf(GIMP_SKIP !== undefined)("the GIMP host", () => {
   let dir: string;
+  let hosts: GimpHost[] = [];
+
+  /** A host on the shared GIMP, connected: every connect closes all images and builds the sample document. */
+  async function sampleHost(): Promise<GimpHost> {
+    const host = createGimpHost({ binary: GIMP_BINARY, attach: await sharedGimpAttach(), sample: true, pollIntervalMs: 50 });
+    hosts.push(host);
+    await host.connect();
+    return host;
+  }
+  const layerNamed = async (host: GimpHost, name: string): Promise<HostLayer> =>
+    flatten((await host.getDocumentTree(ctx, undefined)).layers).find((l) => l.name === name)!;
+
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "gimp-adapter-"));
+  });
+  afterEach(async () => {
+    await Promise.all(hosts.map((h) => h.close()));
+    hosts = [];
   });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  it("reports GIMP's version and the sample tree in index order, a group before its children", async () => {
-    const client = await sampleBridge();
-    expect((await client.call<{ hostVersion: string }>("getServerInfo")).hostVersion).toMatch(/^gimp 2\.10\./);
-    const layers = flatten(await client.call<HostLayer[]>("document:layers"));
-    expect(layers.map((l) => [l.index, l.name, l.kind])).toEqual([
+  it("reports GIMP's version and the sample tree in index order, a group before its children, in one read", async () => {
+    const host = createGimpHost({ binary: GIMP_BINARY, attach: await sharedGimpAttach(), sample: true });
+    hosts.push(host);
+    expect((await host.connect()).hostVersion).toMatch(/^gimp 2\.10\./);
+    const { document, layers } = await host.getDocumentTree(ctx, undefined);
+    expect([document.name, document.width, document.height]).toEqual(["Sample", 320, 240]);
+    const flat = flatten(layers);
+    expect(flat.map((l) => [l.index, l.name, l.kind])).toEqual([
       [0, "Label", "pixel"],
       [1, "Product", "group"],
       [2, "Subject", "pixel"],
       [3, "Shadow", "pixel"],
       [4, "Background", "pixel"],
     ]);
-    const shadow = layers[3]!;
+    expect(document.activeLayerIds).toEqual([flat[2]!.id]);
+    const shadow = flat[3]!;
     expect([shadow.opacity, shadow.blendMode, shadow.rect]).toEqual([60, "multiply", { x: 90, y: 170, width: 140, height: 30 }]);
     // A group's bounds are the union of its children.
-    expect(layers[1]!.bounds).toEqual({ left: 90, top: 60, right: 230, bottom: 200 });
+    expect(flat[1]!.bounds).toEqual({ left: 90, top: 60, right: 230, bottom: 200 });
+    expect(await host.getDocument(ctx, document.id)).toEqual(document);
   });
 
-  it("a layer export applies the layer's opacity and sits at the layer's bounds", async () => {
-    const client = await sampleBridge();
-    const layers = flatten(await client.call<HostLayer[]>("document:layers"));
-    const shadow = layers.find((l) => l.name === "Shadow")!;
-    const image = await client.call<{ data: string; bounds: unknown; width: number }>("image:exportLayer", { layerId: shadow.id, format: "png" });
+  it("a layer export applies the layer's opacity, sits at the layer's bounds and has exactly the size asked", async () => {
+    const host = await sampleHost();
+    const shadow = await layerNamed(host, "Shadow");
+    const documentId = (await host.getDocument(ctx, undefined)).id;
+    const image = await host.exportLayerImage(ctx, { documentId, layerId: shadow.id, format: "png", size: { width: 140, height: 30 } });
     expect(image.bounds).toEqual(shadow.bounds);
-    const { data, info } = await sharp(Buffer.from(image.data.split(",")[1]!, "base64")).raw().toBuffer({ resolveWithObject: true });
-    expect([info.width, info.height, info.channels]).toEqual([140, 30, 4]);
-    expect(data[3]).toBe(153); // 60 % of 255
+    const png = await pixels(image.bytes);
+    expect([png.width, png.height, png.at(0, 0)[3]]).toEqual([140, 30, 153]); // 60 % of 255
+    const half = await host.exportLayerImage(ctx, { documentId, layerId: shadow.id, format: "webp", size: { width: 70, height: 15 } });
+    expect([half.format, half.width, half.height, (await sharp(half.bytes).metadata()).format]).toEqual(["webp", 70, 15, "webp"]);
+  });
+
+  it("an empty group reads as empty and exports as one transparent pixel with zero bounds", async () => {
+    const host = await sampleHost();
+    const { document } = await host.getDocumentTree(ctx, undefined);
+    const id = (await host.runScript!(ctx, {
+      source: `(let ((g (car (gimp-layer-group-new ${document.id})))) (gimp-image-insert-layer ${document.id} g 0 0) g)`,
+      language: "script-fu",
+      params: undefined,
+      timeoutMs: 10_000,
+    })) as number;
+    const group = flatten((await host.getDocumentTree(ctx, document.id)).layers).find((l) => l.id === id)!;
+    expect([group.kind, group.rect, group.children]).toEqual(["group", { x: 0, y: 0, width: 0, height: 0 }, []]);
+    const image = await host.exportLayerImage(ctx, { documentId: document.id, layerId: id, format: "png", size: { width: 1, height: 1 } });
+    expect([image.width, image.height, image.bounds]).toEqual([1, 1, { left: 0, top: 0, right: 0, bottom: 0 }]);
+    expect((await pixels(image.bytes)).at(0, 0)[3]).toBe(0);
+  });
+
+  it("exports the composite at exactly the size asked, in PNG, JPEG and TIFF", async () => {
+    const host = await sampleHost();
+    for (const format of ["png", "jpeg", "tiff"] as const) {
+      const image = await host.exportDocumentImage(ctx, { documentId: undefined, format, quality: 80, size: { width: 160, height: 120 } });
+      const meta = await sharp(image.bytes).metadata();
+      expect([image.format, meta.format, meta.width, meta.height, image.bounds]).toEqual([format, format, 160, 120, { left: 0, top: 0, right: 320, bottom: 240 }]);
+    }
   });
 
   it("saves XCF and PSD that reopen with the same layers, and refuses other layered formats", async () => {
-    const client = await sampleBridge();
+    const host = await sampleHost();
+    const documentId = (await host.getDocument(ctx, undefined)).id;
     for (const ext of ["xcf", "psd"]) {
       const path = join(dir, `sample.${ext}`);
-      expect(await client.call("document:save", { savePath: path })).toEqual({ path, format: ext });
-      const opened = await client.call<{ id: number; name: string; isDirty: boolean }>("document:open", { path });
-      expect([opened.name, opened.isDirty]).toEqual([`sample.${ext}`, false]);
-      const names = flatten(await client.call<HostLayer[]>("document:layers", { documentId: opened.id })).map((l) => l.name);
-      expect(names).toEqual(["Label", "Product", "Subject", "Shadow", "Background"]);
+      expect(await host.saveDocument!(ctx, { documentId, path, backup: false })).toEqual({ path, format: ext });
+      const opened = await host.openDocument!(ctx, path);
+      expect([opened.name, opened.isDirty, opened.filePath]).toEqual([`sample.${ext}`, false, path]);
+      // The opened image becomes the one calls without a document id target.
+      const { document, layers } = await host.getDocumentTree(ctx, undefined);
+      expect(document.id).toBe(opened.id);
+      expect(flatten(layers).map((l) => l.name)).toEqual(["Label", "Product", "Subject", "Shadow", "Background"]);
     }
-    const wrong = await client.send("document:save", { savePath: join(dir, "flat.png") });
-    expect(wrong.error).toMatchObject({ code: "BAD_REQUEST" });
-    const missing = await client.send("document:open", { path: join(dir, "none.psd") });
-    expect(missing.error).toMatchObject({ code: "NOT_FOUND" });
+    await expect(host.saveDocument!(ctx, { documentId, path: join(dir, "flat.png"), backup: false })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await writeFile(join(dir, "broken.psd"), "not a PSD");
+    await expect(host.openDocument!(ctx, join(dir, "broken.psd"))).rejects.toMatchObject({ code: "BAD_REQUEST" });
+  });
+
+  it("creates a document in the background colour asked, transparent when its alpha is 0, and closes it", async () => {
+    const host = await sampleHost();
+    const red = await host.createDocument!(ctx, { width: 40, height: 30, name: "Red", background: [255, 0, 0, 255] });
+    expect([red.name, red.width, red.height]).toEqual(["Red", 40, 30]);
+    expect((await host.getDocument(ctx, undefined)).id).toBe(red.id);
+    const image = await host.exportDocumentImage(ctx, { documentId: red.id, format: "png", size: { width: 40, height: 30 } });
+    expect((await pixels(image.bytes)).at(5, 5)).toEqual([255, 0, 0, 255]);
+    const clear = await host.createDocument!(ctx, { width: 10, height: 10, name: "Clear", background: [0, 0, 0, 0] });
+    const transparent = await host.exportDocumentImage(ctx, { documentId: clear.id, format: "png", size: { width: 10, height: 10 } });
+    expect((await pixels(transparent.bytes)).at(5, 5)[3]).toBe(0);
+    await host.closeDocument!(ctx, clear.id);
+    expect((await host.listDocuments(ctx)).map((d) => d.name)).toEqual(["Sample", "Red"]);
   });
 
   it("answers the right codes for unknown documents and layers, and one active layer only", async () => {
-    const client = await sampleBridge();
-    expect((await client.send("document:layers", { documentId: 987_654 })).error?.code).toBe("DOCUMENT_NOT_FOUND");
-    expect((await client.send("layer:getInfoById", { layerId: 987_654 })).error?.code).toBe("LAYER_NOT_FOUND");
-    expect((await client.send("layer:getInfoByIndex", { layerIndex: 99 })).error?.code).toBe("LAYER_NOT_FOUND");
-    const layers = flatten(await client.call<HostLayer[]>("document:layers"));
-    const two = await client.send("layer:select", { ids: [layers[0]!.id, layers[2]!.id] });
-    expect(two.error).toMatchObject({ code: "NOT_SUPPORTED", details: { capability: "layer:select:multiple" } });
-    await client.call("document:close");
-    expect((await client.send("document:current")).error?.code).toBe("NO_DOCUMENT");
+    const host = await sampleHost();
+    const { document, layers } = await host.getDocumentTree(ctx, undefined);
+    await expect(host.getDocumentTree(ctx, 987_654)).rejects.toMatchObject({ code: "DOCUMENT_NOT_FOUND" });
+    const size = { width: 1, height: 1 };
+    await expect(host.exportLayerImage(ctx, { documentId: document.id, layerId: 987_654, format: "png", size })).rejects.toMatchObject({ code: "LAYER_NOT_FOUND" });
+    const flat = flatten(layers);
+    await expect(host.selectLayers!(ctx, { documentId: document.id, ids: [flat[0]!.id, flat[2]!.id] })).rejects.toMatchObject({
+      code: "NOT_SUPPORTED",
+      details: { capability: "layer:select:multiple" },
+    });
+    await host.selectLayers!(ctx, { documentId: document.id, ids: [flat[0]!.id, flat[0]!.id] });
+    expect((await host.getDocument(ctx, document.id)).activeLayerIds).toEqual([flat[0]!.id]);
+    await host.closeDocument!(ctx, document.id);
+    await expect(host.getDocument(ctx, undefined)).rejects.toMatchObject({ code: "NO_DOCUMENT" });
   });
 
-  it("selection:getPath returns the outline as SVG, grown by expand, and keeps the selection", async () => {
-    const client = await sampleBridge();
-    expect(await client.call("selection:getPath")).toBeNull();
-    await client.call("selection:set", { rect: { x: 20, y: 30, width: 50, height: 40 } });
-    const path = await client.call<{ svg: string; x: number; y: number; width: number; height: number }>("selection:getPath", { expand: 5 });
-    expect(path.svg).toContain("<svg");
-    expect(path.svg).toMatch(/<path[^>]* d="M/);
-    expect([path.x, path.y, path.width, path.height]).toEqual([15, 25, 60, 50]);
-    expect(await client.call("selection:getArea")).toEqual({ x: 20, y: 30, width: 50, height: 40 });
+  it("imports an image scaled to its size, at its position, directly above a layer inside its group, and makes it active", async () => {
+    const host = await sampleHost();
+    const documentId = (await host.getDocument(ctx, undefined)).id;
+    const shadow = await layerNamed(host, "Shadow");
+    const bytes = await sharp({ create: { width: 4, height: 2, channels: 3, background: { r: 0, g: 200, b: 0 } } }).jpeg().toBuffer();
+    const image = { bytes, format: "jpeg" as const, width: 4, height: 2 };
+    const size = { width: 40, height: 20 };
+    const id = await host.importLayer!(ctx, { documentId, image, size, position: { x: 7, y: 9 }, name: "Green", aboveLayerId: shadow.id });
+    const { document, layers } = await host.getDocumentTree(ctx, documentId);
+    expect(flatten(layers).map((l) => l.name)).toEqual(["Label", "Product", "Subject", "Green", "Shadow", "Background"]);
+    const green = flatten(layers).find((l) => l.id === id)!;
+    expect([green.rect, document.activeLayerIds]).toEqual([{ x: 7, y: 9, ...size }, [id]]);
+    const top = await host.importLayer!(ctx, { documentId, image, size, position: { x: 0, y: 0 }, name: "Top", aboveLayerId: null });
+    expect(flatten((await host.getDocumentTree(ctx, documentId)).layers)[0]!.id).toBe(top);
+    const broken = { bytes: new Uint8Array([1, 2, 3]), format: "png" as const, width: 1, height: 1 };
+    await expect(host.importLayer!(ctx, { documentId, image: broken, size, position: { x: 0, y: 0 }, name: "x", aboveLayerId: null })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+    });
   });
 
-  it("image:exportLayerWithSelectedPath draws the selection outline onto the layer's pixels", async () => {
-    const client = await sampleBridge();
-    const background = flatten(await client.call<HostLayer[]>("document:layers")).find((l) => l.name === "Background")!;
-    await client.call("selection:set", { rect: { x: 20, y: 30, width: 50, height: 40 } });
-    const image = await client.call<{ data: string; width: number }>("image:exportLayerWithSelectedPath", { layerId: background.id, strokeWidth: 3 });
-    const { data, info } = await sharp(Buffer.from(image.data.split(",")[1]!, "base64")).raw().toBuffer({ resolveWithObject: true });
-    const pixel = (x: number, y: number): number[] => [...data.subarray((y * info.width + x) * info.channels, (y * info.width + x) * info.channels + 3)];
-    expect(pixel(20, 50)).toEqual([255, 0, 0]); // on the outline
-    expect(pixel(45, 50)).toEqual([236, 236, 240]); // inside, untouched
+  it("sets rectangle, ellipse and polygon selections, a polygon too large for one request included", async () => {
+    const host = await sampleHost();
+    const documentId = (await host.getDocument(ctx, undefined)).id;
+    const rect = { x: 20, y: 30, width: 50, height: 40 };
+    expect(await host.setSelection!(ctx, { documentId, shape: { kind: "rect", rect } })).toEqual(rect);
+    expect(await host.getSelection(ctx, undefined)).toEqual(rect);
+    const ellipse = { x: 100, y: 100, width: 60, height: 40 };
+    expect(await host.setSelection!(ctx, { documentId, shape: { kind: "ellipse", rect: ellipse } })).toEqual(ellipse);
+    const triangle = [
+      { x: 50, y: 50 },
+      { x: 150, y: 50 },
+      { x: 100, y: 130 },
+    ];
+    const bounds = await host.setSelection!(ctx, { documentId, shape: { kind: "polygon", points: triangle } });
+    expect(bounds).toMatchObject({ x: 50, y: 50, width: 100 });
+    // 10 000 points on a circle: about 200 KB of coordinates.
+    const circle = Array.from({ length: 10_000 }, (_, i) => ({ x: 160 + 50.123456 * Math.cos(i / 1591.55), y: 120 + 50.123456 * Math.sin(i / 1591.55) }));
+    const round = await host.setSelection!(ctx, { documentId, shape: { kind: "polygon", points: circle } });
+    expect(round).toMatchObject({ x: 110, y: 70 });
+    expect(await host.setSelection!(ctx, { documentId, shape: null })).toBeNull();
+    expect(await host.getSelection(ctx, documentId)).toBeNull();
+  });
+
+  it("outlines the selection as path data in document pixels, grown by expand, and keeps the selection", async () => {
+    const host = await sampleHost();
+    const documentId = (await host.getDocument(ctx, undefined)).id;
+    expect(await host.getSelectionOutline!(ctx, { documentId: undefined, expand: 0 })).toBeNull();
+    await host.setSelection!(ctx, { documentId, shape: { kind: "rect", rect: { x: 20, y: 30, width: 50, height: 40 } } });
+    const outline = await host.getSelectionOutline!(ctx, { documentId, expand: 5 });
+    expect(outline?.d).toMatch(/^M/);
+    expect(outline?.box).toEqual({ x: 15, y: 25, width: 60, height: 50 });
+    expect(await host.getSelection(ctx, documentId)).toEqual({ x: 20, y: 30, width: 50, height: 40 });
+  });
+
+  it("strokes an outline over a layer export, in output pixels", async () => {
+    const host = await sampleHost();
+    const documentId = (await host.getDocument(ctx, undefined)).id;
+    const background = await layerNamed(host, "Background");
+    await host.setSelection!(ctx, { documentId, shape: { kind: "rect", rect: { x: 20, y: 30, width: 50, height: 40 } } });
+    const outline = (await host.getSelectionOutline!(ctx, { documentId, expand: 0 }))!;
+    const image = await host.exportLayerImage(ctx, {
+      documentId,
+      layerId: background.id,
+      format: "png",
+      size: { width: 320, height: 240 },
+      outline: { ...outline, color: [255, 0, 0, 255], width: 3 },
+    });
+    const png = await pixels(image.bytes);
+    expect(png.at(20, 50)).toEqual([255, 0, 0, 255]); // on the outline
+    expect(png.at(45, 50)).toEqual([236, 236, 240, 255]); // inside, untouched
   });
 
   it("removes a plain background and cuts out a subject inside a hint", async () => {
-    const client = await sampleBridge();
-    const layers = flatten(await client.call<HostLayer[]>("document:layers"));
-    const background = layers.find((l) => l.name === "Background")!;
-    expect(await client.call("action:removeBackground", { layerId: background.id })).toEqual({ success: true });
-    const area = await client.call<{ width: number } | null>("selection:getArea");
+    const host = await sampleHost();
+    const documentId = (await host.getDocument(ctx, undefined)).id;
+    const background = await layerNamed(host, "Background");
+    expect(await host.removeBackground!(ctx, { documentId, layerId: background.id })).toBe(true);
     // The background was uniform, so nothing of it is left selected after the inversion.
-    expect(area).toBeNull();
-    const subject = layers.find((l) => l.name === "Subject")!;
-    await client.call("selection:set", { rect: { x: 80, y: 40, width: 160, height: 140 } });
-    expect(await client.call("action:autoCutout", { layerId: subject.id })).toBe(true);
-    expect(await client.call("selection:getArea")).not.toBeNull();
+    expect(await host.getSelection(ctx, documentId)).toBeNull();
+    const subject = await layerNamed(host, "Subject");
+    await host.setSelection!(ctx, { documentId, shape: { kind: "rect", rect: { x: 80, y: 40, width: 160, height: 140 } } });
+    expect(await host.autoCutout!(ctx, { documentId, layerId: subject.id })).toBe(true);
+    expect(await host.getSelection(ctx, documentId)).not.toBeNull();
   });
 
-  it("jsx:run evaluates Script-Fu as JSON and refuses JSX with NOT_SUPPORTED", async () => {
-    const client = await sampleBridge();
-    expect(await client.call("jsx:run", { script: '(list 1 2.5 "ü" #t (vector 3))', language: "script-fu" })).toEqual({
-      result: [1, 2.5, "ü", true, [3]],
-    });
-    expect(await client.call("jsx:run", { script: "(+ 1 2) ; trailing comment", language: "script-fu" })).toEqual({ result: 3 });
-    const failed = await client.send("jsx:run", { script: "(no-such-procedure)", language: "script-fu" });
-    expect(failed.error).toMatchObject({ code: "JSX_FAILED", message: expect.stringContaining("no-such-procedure") });
-    const jsx = await client.send("jsx:run", { script: "app.activeDocument.name" });
-    expect(jsx.error).toMatchObject({ code: "NOT_SUPPORTED", details: { capability: "jsx:run" } });
+  it("runs Script-Fu answering JSON, with params bound as an association list", async () => {
+    const host = await sampleHost();
+    const run = (source: string, params?: Record<string, unknown>) => host.runScript!(ctx, { source, language: "script-fu", params, timeoutMs: 10_000 });
+    expect(await run('(list 1 2.5 "ü" #t (vector 3))')).toEqual([1, 2.5, "ü", true, [3]]);
+    expect(await run("(+ 1 2) ; trailing comment")).toBe(3);
+    await expect(run("(no-such-procedure)")).rejects.toMatchObject({ code: "JSX_FAILED", message: expect.stringContaining("no-such-procedure") });
+    expect(await run('(* (cdr (assoc "w" params)) (cdr (assoc "h" params)))', { w: 3, h: 4.5 })).toBe(13.5);
+    expect(await run('(cdr (assoc "s" params))', { s: '") (gimp-quit 0) ("' })).toBe('") (gimp-quit 0) ("');
+    expect(host.scriptLanguage).toMatchObject({ names: ["script-fu"], extension: ".scm" });
   });
 
-  it("jsx:execute runs a named Script-Fu file from a script folder with its params", async () => {
-    await writeFile(join(dir, "area.scm"), '(* (cdr (assoc "w" params)) (cdr (assoc "h" params)))');
-    const client = await sampleBridge([dir]);
-    expect(await client.call("jsx:execute", { name: "area", params: { w: 3, h: 4.5 } })).toEqual({ result: 13.5 });
-    expect((await client.send("jsx:execute", { name: "../area" })).error?.code).toBe("BAD_REQUEST");
-    expect((await client.send("jsx:execute", { name: "missing" })).error?.code).toBe("NOT_FOUND");
+  it("polls GIMP for selection and active-layer changes made by scripts while someone subscribes", async () => {
+    const host = await sampleHost();
+    const selection = firstValueFrom(host.events("selection:changed")!);
+    const active = firstValueFrom(host.events("layer:selectionChange")!);
+    const previews = firstValueFrom(
+      host.events("layer:previewChange")!.pipe(
+        filter((e) => (e as PreviewEvent | null)?.layer.name === "Label"),
+        take(1),
+        toArray(),
+      ),
+    );
+    // The first subscription queues the baseline poll at once, ahead of the scripts below.
+    const run = (source: string) => host.runScript!(ctx, { source, language: "script-fu", params: undefined, timeoutMs: 10_000 });
+    await run("(gimp-image-select-rectangle (car (br-images)) CHANNEL-OP-REPLACE 5 6 7 8)");
+    expect(await selection).toEqual({ x: 5, y: 6, width: 7, height: 8 });
+    await run('(gimp-image-set-active-layer (car (br-images)) (car (gimp-image-get-layer-by-name (car (br-images)) "Label")))');
+    expect(((await active) as HostLayer[]).map((l) => l.name)).toEqual(["Label"]);
+    const [preview] = (await previews) as PreviewEvent[];
+    expect([preview!.image.format, preview!.image.width, preview!.image.height, preview!.layer.index]).toEqual(["png", 200, 40, 0]);
+    expect((await sharp(preview!.image.bytes).metadata()).width).toBe(200);
   });
 
-  it("polls GIMP for selection and active-layer changes made by scripts while a client subscribes", async () => {
-    const client = await sampleBridge();
-    await client.call("event:subscribe", { type: "selection:changed" });
-    await client.call("event:subscribe", { type: "layer:selectionChange" });
-    await client.call("event:subscribe", { type: "layer:previewChange" });
-    // Script-Fu changes GIMP behind the adapter's back: only polling can see them.
-    const script = (text: string) => client.call("jsx:run", { script: text, language: "script-fu" });
-    await script("(gimp-image-select-rectangle (car (br-images)) CHANNEL-OP-REPLACE 5 6 7 8)");
-    const selection = await client.next((f) => f.type === "selection:changed");
-    expect(selection.data).toEqual({ x: 5, y: 6, width: 7, height: 8 });
-    await script('(gimp-image-set-active-layer (car (br-images)) (car (gimp-image-get-layer-by-name (car (br-images)) "Label")))');
-    const active = await client.next((f) => f.type === "layer:selectionChange");
-    expect((active.data as HostLayer[]).map((l) => l.name)).toEqual(["Label"]);
-    const preview = await client.next((f) => f.type === "layer:previewChange" && (f.data as { name: string }).name === "Label");
+  it("a bridge relays the polled events to its subscribers, the preview as a data URI", async () => {
+    const harness = await startBridge({ host: createGimpHost({ binary: GIMP_BINARY, attach: await sharedGimpAttach(), sample: true, pollIntervalMs: 50 }) });
+    const client = await harness.connect();
+    for (const type of ["selection:changed", "layer:previewChange"]) await client.call("event:subscribe", { type });
+    // No `language`: Script-Fu is GIMP's own, the default.
+    await client.call("jsx:run", { script: '(gimp-image-set-active-layer (car (br-images)) (car (gimp-image-get-layer-by-name (car (br-images)) "Label")))' });
+    await client.call("jsx:run", { script: "(gimp-image-select-rectangle (car (br-images)) CHANNEL-OP-REPLACE 5 6 7 8)" });
+    expect((await client.next((f) => f.type === "selection:changed")).data).toEqual({ x: 5, y: 6, width: 7, height: 8 });
+    const preview = await client.next((f) => f.type === "layer:previewChange" && (f.data as { name?: string } | null)?.name === "Label");
     expect(preview.data).toMatchObject({ width: 200, height: 40, data: expect.stringMatching(/^data:image\/png;base64,/) });
   });
-
-  it("document:export writes a flat JPEG and reports its size", async () => {
-    const client = await sampleBridge();
-    const path = join(dir, "flat.jpg");
-    const result = await client.call<{ size: number; width: number; format: string }>("document:export", { path, quality: 80 });
-    expect([result.format, result.width, (await stat(path)).size]).toEqual(["jpeg", 320, result.size]);
-  });
 });
-

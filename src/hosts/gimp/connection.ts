@@ -1,0 +1,182 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Subject, type Observable } from "rxjs";
+import type { FileFeatures, Filesystem } from "../../files/index.js";
+import { isLoopbackHost } from "../../loopback.js";
+import { BridgeError, type ErrorCode } from "../../protocol/index.js";
+import type { HostCallContext, HostInfo } from "../host.js";
+import { GimpClient, type ScriptOutcome } from "./client.js";
+import { DEFAULT_GIMP_CALL_TIMEOUT_MS, POLL_TIMEOUT_MS } from "./limits.js";
+import type { GimpHostOptions } from "./options.js";
+import { SAMPLE_SCRIPT } from "./sample.js";
+import { int, type Sexp } from "./scheme.js";
+import { GimpSupervisor } from "./supervisor.js";
+import type { Endpoint } from "./wire.js";
+
+/**
+ * One GIMP as the operations see it: calls with deadlines, a shared exchange directory, and the little state the
+ * bridge keeps beside GIMP's own (the active image, what opened files held). Everything is reset when GIMP goes
+ * away: a restarted GIMP has no images and restarts its ids.
+ */
+export interface GimpSession {
+  /** Where GIMP opens and writes paths: `remote` when attached to a GIMP on another machine. */
+  readonly filesystem: Filesystem;
+  /** The document the bridge treats as active: GIMP without a display has no focus of its own. */
+  activeImage: number | undefined;
+  /** What the file each image was opened from held (for the no-silent-loss rule), by image id. */
+  readonly sources: Map<number, FileFeatures>;
+  /** The adapter's own deadline of one call. */
+  readonly callTimeoutMs: number;
+  /** Evaluates a form for a call (its signal, the adapter's deadline); `ctx` is absent for event reads. */
+  call(ctx: HostCallContext | undefined, form: string, errorCode?: ErrorCode): Promise<Sexp>;
+  /** Evaluates a user script with its own deadline, answering its output and value. */
+  run(ctx: HostCallContext, form: string, timeoutMs: number): Promise<ScriptOutcome>;
+  /**
+   * The Scheme expression of the image a call targets: `documentId`, or (absent) the bridge's active image while
+   * it is open, else GIMP's newest (`br-pick`, which fails `NO_DOCUMENT` when none is open).
+   */
+  image(documentId: number | undefined): string;
+  /** Runs `use` with a fresh path in the exchange directory and removes the file afterwards. */
+  scratch<T>(ext: string, use: (file: string) => Promise<T>): Promise<T>;
+}
+
+/** The session plus the connection's lifecycle, which only the adapter's assembly sees. */
+export interface GimpConnection extends GimpSession {
+  readonly lost$: Observable<Error>;
+  /** Process id of the supervised GIMP (undefined when attached or not running). */
+  readonly pid: number | undefined;
+  /** The Script-Fu endpoint in use. */
+  readonly endpoint: Endpoint | undefined;
+  connect(): Promise<HostInfo>;
+  close(): Promise<void>;
+  /** True while calls are queued or GIMP is away: an event poll would only wait behind them. */
+  busy(): boolean;
+  /** One event poll, with the poll's short deadline. */
+  poll(form: string): Promise<Sexp>;
+}
+
+/** Parses `host:port` of `--gimp-attach`. */
+export function parseAttach(value: string): Endpoint {
+  const match = /^(.+):(\d{1,5})$/.exec(value.trim());
+  const port = Number(match?.[2]);
+  if (!match || port < 1 || port > 65_535) {
+    throw new BridgeError("BAD_REQUEST", `--gimp-attach wants host:port, got "${value}"`, { details: { attach: value } });
+  }
+  return { host: match[1]!.replace(/^\[(.*)\]$/, "$1"), port };
+}
+
+/**
+ * Starts and supervises GIMP (or attaches to a running Script-Fu server) and evaluates forms in it. Without
+ * `attach`, a crash or a call past its deadline kills the process group, `lost$` fires, and the bridge's reconnect
+ * starts a fresh GIMP. With `attach` it never restarts what someone else runs.
+ *
+ * One closure on purpose (over 80 lines): the client's fault hook, the supervisor's exit hook and the session
+ * share `connected`, the work dir and the reset on loss, which must happen together.
+ */
+export function createGimpConnection(options: GimpHostOptions): GimpConnection {
+  const log = options.logger;
+  const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_GIMP_CALL_TIMEOUT_MS;
+  const attached = options.attach !== undefined ? parseAttach(options.attach) : undefined;
+  const supervisor = attached ? undefined : new GimpSupervisor({ binary: options.binary, startTimeoutMs: options.startTimeoutMs, logger: log });
+  const lost$ = new Subject<Error>();
+  let connected = false;
+  let workDir: string | undefined;
+  let ownWorkDir = false;
+  let fileCounter = 0;
+
+  const goneAway = (reason: string): void => {
+    if (!connected) return;
+    connected = false;
+    session.activeImage = undefined;
+    session.sources.clear();
+    client.reset();
+    client.failQueued(new BridgeError("HOST_UNAVAILABLE", `GIMP went away: ${reason}`, { details: { reason } }));
+    lost$.next(new Error(reason));
+  };
+
+  const requireWorkDir = (): string => {
+    if (workDir === undefined) throw new BridgeError("HOST_UNAVAILABLE", "GIMP is not connected");
+    return workDir;
+  };
+
+  const client: GimpClient = new GimpClient({
+    endpoint: () => attached ?? supervisor?.endpoint,
+    workDir: requireWorkDir,
+    fault: (reason, kind) => {
+      if (!supervisor) {
+        // Someone else runs this GIMP: a stuck call cannot be stopped from here; a vanished one is reported.
+        if (kind === "gone") goneAway(reason);
+        return { restarted: false };
+      }
+      if (!connected) return { restarted: false };
+      log?.warn({ actor: "host", editor: "gimp", reason }, "restarting GIMP");
+      void supervisor.kill().then(() => goneAway(reason));
+      return { restarted: true };
+    },
+  });
+
+  if (supervisor) supervisor.onUnexpectedExit = (reason) => goneAway(reason);
+
+  const session: GimpConnection = {
+    // A GIMP on another machine opens and writes paths there: the bridge can only check them lexically.
+    filesystem: attached !== undefined && !isLoopbackHost(attached.host) ? "remote" : "local",
+    activeImage: undefined,
+    sources: new Map(),
+    callTimeoutMs,
+    lost$,
+    get pid() {
+      return supervisor?.pid;
+    },
+    get endpoint() {
+      return attached ?? supervisor?.endpoint;
+    },
+
+    call: (ctx, form, errorCode) => client.call(form, { timeoutMs: callTimeoutMs, signal: ctx?.signal, errorCode }),
+    run: (ctx, form, timeoutMs) => client.run(form, { timeoutMs: Math.min(timeoutMs, callTimeoutMs), signal: ctx.signal, errorCode: "JSX_FAILED" }),
+    poll: (form) => client.call(form, { timeoutMs: POLL_TIMEOUT_MS }),
+    busy: () => client.pending > 0 || !connected,
+
+    image: (documentId) => (documentId !== undefined ? int(documentId) : `(br-pick ${int(session.activeImage ?? -1)})`),
+
+    async scratch(ext, use) {
+      const file = join(requireWorkDir(), `f${process.pid}-${++fileCounter}${ext}`);
+      try {
+        return await use(file);
+      } finally {
+        await rm(file, { force: true });
+      }
+    },
+
+    async connect(): Promise<HostInfo> {
+      if (supervisor) {
+        await supervisor.start();
+        workDir = await supervisor.workDir();
+      } else if (workDir === undefined) {
+        workDir = await mkdtemp(join(tmpdir(), "bridge-gimp-io-"));
+        ownWorkDir = true;
+      }
+      client.reset();
+      let version: Sexp;
+      try {
+        version = await client.call("(car (gimp-version))", { timeoutMs: callTimeoutMs });
+      } catch (error) {
+        if (supervisor) await supervisor.kill();
+        throw error;
+      }
+      if (options.sample === true) await client.call(SAMPLE_SCRIPT, { timeoutMs: callTimeoutMs });
+      session.activeImage = undefined;
+      connected = true;
+      return { hostVersion: `gimp ${String(version)}` };
+    },
+
+    async close(): Promise<void> {
+      connected = false;
+      client.failQueued(new BridgeError("SHUTTING_DOWN", "The GIMP host is closing"));
+      if (supervisor) await supervisor.stop();
+      else if (ownWorkDir && workDir !== undefined) await rm(workDir, { recursive: true, force: true });
+      workDir = undefined;
+    },
+  };
+  return session;
+}

@@ -1,0 +1,32 @@
+import type { Logger } from "../../logger.js";
+
+/** How to run or reach GIMP (`--editor gimp`). */
+export interface GimpConnectOptions {
+  /** The GIMP console binary the bridge starts and supervises. */
+  binary: string;
+  /** `host:port` of a Script-Fu server already running; the bridge then starts no GIMP of its own. */
+  attach: string | undefined;
+}
+
+/** Options of `createGimpHost`. */
+export interface GimpHostOptions extends GimpConnectOptions {
+  logger?: Logger | undefined;
+  /**
+   * Deadline of one Script-Fu call. GIMP has no server-side timeout and one stuck call blocks every client, so a
+   * call past it (or abandoned by the bridge's own deadline) restarts a supervised GIMP.
+   * @default DEFAULT_GIMP_CALL_TIMEOUT_MS (120 s)
+   */
+  callTimeoutMs?: number | undefined;
+  /** How long a started GIMP may take to open its Script-Fu port. @default DEFAULT_GIMP_START_TIMEOUT_MS */
+  startTimeoutMs?: number | undefined;
+  /** Event poll period while a client subscribes. @default DEFAULT_POLL_INTERVAL_MS */
+  pollIntervalMs?: number | undefined;
+  /**
+   * On every `connect()`, close all images and build the sample document (tests, demos). Destroys unsaved work in
+   * an attached GIMP, hence off by default.
+   * @default false
+   */
+  sample?: boolean | undefined;
+  /** Largest file the bridge reads to learn what a file GIMP opens holds. @default DEFAULT_MAX_OPEN_FILE_BYTES */
+  maxSourceBytes?: number | undefined;
+}

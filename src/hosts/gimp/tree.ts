@@ -1,0 +1,97 @@
+import type { HostDocument, HostLayer, LayerKind } from "../../protocol/index.js";
+import { asList, asNumber, asString, type Sexp } from "./scheme.js";
+
+/** GIMP 2.10 layer modes (`GimpLayerMode`) by number, as blend-mode names of the protocol. */
+const LAYER_MODES: Readonly<Record<number, string>> = {
+  0: "normal", 1: "dissolve", 3: "multiply", 4: "screen", 5: "overlay", 6: "difference", 7: "linear dodge",
+  8: "subtract", 9: "darken", 10: "lighten", 11: "hue", 12: "saturation", 13: "color", 14: "luminosity",
+  15: "divide", 16: "color dodge", 17: "color burn", 18: "hard light", 19: "soft light", 20: "grain extract",
+  21: "grain merge", 23: "overlay", 24: "hue", 25: "chroma", 26: "color", 27: "lightness", 28: "normal",
+  29: "behind", 30: "multiply", 31: "screen", 32: "difference", 33: "linear dodge", 34: "subtract", 35: "darken",
+  36: "lighten", 37: "hue", 38: "saturation", 39: "color", 40: "luminosity", 41: "divide", 42: "color dodge",
+  43: "color burn", 44: "hard light", 45: "soft light", 46: "grain extract", 47: "grain merge", 48: "vivid light",
+  49: "pin light", 50: "linear light", 51: "hard mix", 52: "exclusion", 53: "linear burn", 54: "darker color",
+  55: "lighter color", 56: "luminance", 57: "color erase", 58: "erase", 59: "merge", 60: "split",
+  61: "pass through", 62: "replace", 63: "anti erase",
+};
+
+const KINDS: readonly LayerKind[] = ["pixel", "group", "text"];
+
+const COLOR_MODES: readonly string[] = ["RGB", "Grayscale", "Indexed"];
+
+/** A document's layers as GIMP reported them: the active layer id and the tree. */
+export interface LayerTree {
+  readonly activeId: number;
+  readonly roots: HostLayer[];
+  /** Every layer in layer-index order. */
+  readonly flat: HostLayer[];
+}
+
+/** Parses `br-tree`: `(active (layer …) …)`, each layer `(id name kind visible opacity mode x y w h children)`. */
+export function parseTree(value: Sexp): LayerTree {
+  const [active, layers] = asList(value, "layer tree") as [Sexp, Sexp];
+  const flat: HostLayer[] = [];
+  const build = (entry: Sexp): HostLayer => {
+    const f = asList(entry, "layer");
+    const x = asNumber(f[6], "layer x");
+    const y = asNumber(f[7], "layer y");
+    const width = asNumber(f[8], "layer width");
+    const height = asNumber(f[9], "layer height");
+    const layer: HostLayer = {
+      id: asNumber(f[0], "layer id"),
+      index: flat.length,
+      name: asString(f[1], "layer name"),
+      kind: KINDS[asNumber(f[2], "layer kind")] ?? "pixel",
+      visible: asNumber(f[3], "layer visibility") === 1,
+      opacity: Math.round(Math.min(100, Math.max(0, asNumber(f[4], "layer opacity"))) * 10) / 10,
+      blendMode: LAYER_MODES[asNumber(f[5], "layer mode")] ?? "normal",
+      bounds: { left: x, top: y, right: x + width, bottom: y + height },
+      rect: { x, y, width, height },
+      clipped: false,
+    };
+    flat.push(layer);
+    const children = asList(f[10] ?? [], "layer children").map(build);
+    if (layer.kind === "group") layer.children = children;
+    return layer;
+  };
+  const roots = asList(layers, "layers").map(build);
+  return { activeId: asNumber(active, "active layer"), roots, flat };
+}
+
+/** A layer without its children, as `layer:selectionChange` lists it. */
+export function withoutChildren(layer: HostLayer): HostLayer {
+  const { children: _, ...rest } = layer;
+  return rest;
+}
+
+/** The active layer of a tree, or undefined when none is active. */
+export function activeLayer(tree: LayerTree): HostLayer | undefined {
+  return tree.flat.find((l) => l.id === tree.activeId);
+}
+
+/** Parses `br-doc`: `(id gimp-name bridge-name w h xres base-type dirty filename active)`. */
+export function parseDocument(value: Sexp): HostDocument {
+  const f = asList(value, "document");
+  const gimpName = asString(f[1], "image name");
+  const bridgeName = asString(f[2], "image label");
+  const filename = asString(f[8], "image filename");
+  const active = asNumber(f[9], "active layer");
+  const doc: HostDocument = {
+    id: asNumber(f[0], "image id"),
+    name: bridgeName !== "" ? bridgeName : gimpName,
+    width: asNumber(f[3], "image width"),
+    height: asNumber(f[4], "image height"),
+    resolution: asNumber(f[5], "image resolution") || 72,
+    colorMode: COLOR_MODES[asNumber(f[6], "image type")] ?? "RGB",
+    isDirty: asNumber(f[7], "dirty flag") !== 0,
+    activeLayerIds: active >= 0 ? [active] : [],
+  };
+  if (filename !== "") doc.filePath = filename;
+  return doc;
+}
+
+/** Parses `br-doc-tree`: `(document tree)`. */
+export function parseDocumentTree(value: Sexp): { document: HostDocument; tree: LayerTree } {
+  const [document, tree] = asList(value, "document tree") as [Sexp, Sexp];
+  return { document: parseDocument(document), tree: parseTree(tree) };
+}

@@ -1,20 +1,17 @@
 import sharp from "sharp";
-import type { HostBounds, ImageFormat } from "../../protocol/index.js";
-import type { EncodedImage } from "../host.js";
+import type { FileFormat, HostBounds } from "../../protocol/index.js";
+import type { EncodedImage, PixelSize } from "../host.js";
 import { withFormat } from "../_internal/file-format.js";
+import type { OverlayInput } from "../_internal/outline.js";
 
-/** Largest encoded export, in pixels; bounds the memory sharp needs for one image. */
-export const MAX_ENCODE_PIXELS = 100_000_000;
 /** Bounds of an empty layer. */
 export const EMPTY_BOUNDS: HostBounds = { left: 0, top: 0, right: 0, bottom: 0 };
 
+/** How to encode: the format and, for the lossy ones, the quality. */
 export interface EncodeOptions {
-  readonly format: ImageFormat;
+  readonly format: FileFormat;
   readonly quality?: number | undefined;
-  readonly scale?: number | undefined;
-  readonly maxSize?: number | undefined;
 }
-
 
 /** Raw RGBA pixels to encode, or `null` for an empty layer (encoded as 1×1 transparent with empty bounds). */
 export interface RgbaImage {
@@ -23,20 +20,24 @@ export interface RgbaImage {
   readonly rgba: Buffer;
 }
 
-/** Encodes RGBA pixels with sharp to exactly `size` (or the pixels' own size). */
+/**
+ * Encodes RGBA pixels with sharp at exactly `size`, with `overlay` (an outline) composited over them. Pixels that
+ * are `null` or empty become a 1×1 transparent image with {@link EMPTY_BOUNDS}, whatever `size` says.
+ */
 export async function encodePixels(
   pixels: RgbaImage | null,
   bounds: HostBounds,
   options: EncodeOptions,
-  size?: { width: number; height: number },
-  overlay?: Buffer,
+  size: PixelSize,
+  overlay?: OverlayInput | null,
 ): Promise<EncodedImage> {
   const empty = pixels === null || pixels.width === 0 || pixels.height === 0;
   const source = empty ? { width: 1, height: 1, rgba: Buffer.alloc(4) } : pixels;
-  const { width, height } = empty ? { width: 1, height: 1 } : (size ?? { width: source.width, height: source.height });
+  const { width, height } = empty ? { width: 1, height: 1 } : size;
   let image = sharp(source.rgba, { raw: { width: source.width, height: source.height, channels: 4 } });
   if (width !== source.width || height !== source.height) image = image.resize(width, height, { fit: "fill" });
-  if (overlay) image = sharp(await image.png().toBuffer()).composite([{ input: overlay, top: 0, left: 0 }]);
+  // sharp composites over the resized image, so the overlay is laid out in output pixels.
+  if (overlay && !empty) image = image.composite([overlay]);
   image = withFormat(image, options.format, options.quality);
   return { bytes: await image.toBuffer(), format: options.format, width, height, bounds: empty ? EMPTY_BOUNDS : bounds };
 }

@@ -1,6 +1,7 @@
 import { EMPTY, catchError, debounceTime, distinctUntilChanged, filter, from, map, merge, share, switchMap } from "rxjs";
 import type { Observable } from "rxjs";
-import type { HostLayer, HostRect, LayerPreviewPayload } from "../../protocol/index.js";
+import type { HostLayer, HostRect } from "../../protocol/index.js";
+import type { PreviewEvent } from "../host.js";
 import type { PhotoshopLink } from "./link.js";
 
 /**
@@ -20,7 +21,7 @@ export const PHOTOSHOP_EVENTS = [
 export interface EventQueries {
   selection(): Promise<HostRect | null>;
   activeLayers(): Promise<HostLayer[] | null>;
-  preview(): Promise<LayerPreviewPayload>;
+  preview(): Promise<PreviewEvent | null>;
 }
 
 function parseData(text: string): unknown {

@@ -1,10 +1,14 @@
 import { Observable, Subject } from "rxjs";
-import type { HostBounds, HostLayer } from "../../protocol/index.js";
+import type { HostBounds } from "../../protocol/index.js";
+import type { DocumentTree } from "../host.js";
 import { readEnvelope } from "./envelope.js";
 import { busy, jsxFailed, unavailable } from "./errors.js";
 import type { PhotoshopLink, PixmapReply, PixmapRequest } from "./link.js";
 import { PixmapError, toRgba } from "./pixmap.js";
-import { buildScript } from "./scripts.js";
+import { buildScript } from "./operations.js";
+
+/** How long the first `app.info` may take when the link opens: Photoshop answers in well under a second. */
+const APP_INFO_TIMEOUT_MS = 10_000;
 
 /** A Q promise as generator-core returns it (only what is used here). */
 interface QPromise<T> extends PromiseLike<T> {
@@ -78,7 +82,7 @@ export class GeneratorLink implements PhotoshopLink {
 
   async open(): Promise<string> {
     if (this.closed) throw unavailable("Photoshop closed the Generator connection");
-    const info = readEnvelope(await this.evaluate(buildScript("app.info", {}), AbortSignal.timeout(10_000)), "app.info") as { version?: unknown };
+    const info = readEnvelope(await this.evaluate(buildScript("app.info", {}), AbortSignal.timeout(APP_INFO_TIMEOUT_MS)), "app.info") as { version?: unknown };
     return String(info.version ?? "unknown");
   }
 
@@ -139,10 +143,9 @@ export class GeneratorLink implements PhotoshopLink {
     if (request.layerId !== undefined) {
       layerSpec = request.layerId;
     } else {
-      const layers = readEnvelope(await this.evaluate(buildScript("document.layers", { documentId: request.documentId }), signal), "document.layers") as HostLayer[];
-      const doc = readEnvelope(await this.evaluate(buildScript("document.get", { documentId: request.documentId }), signal), "document.get") as { width: number; height: number };
-      layerSpec = { firstLayerIndex: 0, lastLayerIndex: layers[0]?.index ?? 0 };
-      bounds = { left: 0, top: 0, right: doc.width, bottom: doc.height };
+      const tree = readEnvelope(await this.evaluate(buildScript("document.tree", { documentId: request.documentId }), signal), "document.tree") as DocumentTree;
+      layerSpec = { firstLayerIndex: 0, lastLayerIndex: tree.layers[0]?.index ?? 0 };
+      bounds = { left: 0, top: 0, right: tree.document.width, bottom: tree.document.height };
     }
     const settings = {
       scaleX: request.scale,

@@ -27,7 +27,7 @@ export const PHOTOSHOP_LIMITS = {
   eventDebounceMs: 50,
   /** Deadline of the re-queries behind derived events (they run outside the bridge's mailbox). */
   eventQueryTimeoutMs: 10_000,
-  /** Length of a script `jsx:run` accepts, in UTF-16 units (one frame per script). */
+  /** Largest script `jsx:run`/`jsx:execute` send, in bytes (one frame per script). */
   maxScriptChars: 1_000_000,
 } as const;
 

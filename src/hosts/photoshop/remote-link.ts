@@ -11,7 +11,7 @@ import { CONTENT, FrameDecoder, FramingError, PROTOCOL_VERSION, encodeFrame, typ
 import type { PhotoshopLimits } from "./limits.js";
 import type { PhotoshopLink, PixmapReply, PixmapRequest } from "./link.js";
 import { decodePixmap, PixmapError, type Pixmap } from "./pixmap.js";
-import { buildScript } from "./scripts.js";
+import { buildScript } from "./operations.js";
 
 /** generator-core's id space: ids wrap below 2^24 (reference B.2). */
 const MAX_ID = 2 ** 24;

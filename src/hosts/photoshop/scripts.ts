@@ -1,64 +1,30 @@
-import { readFileSync } from "node:fs";
+import type { HostAdapter, ScriptLanguage } from "../host.js";
+import { eitherSignal } from "./_internal/signal.js";
+import type { PhotoshopLimits } from "./limits.js";
+import type { PhotoshopLink } from "./link.js";
+import { paramsPrefix } from "./operations.js";
 
-/**
- * The operation scripts (`jsx/*.jsx`). The URL climbs to the package root and back into `src/`, so it resolves
- * the same from `src/hosts/photoshop/` (vitest) and `dist/hosts/photoshop/` (the build): both are three levels deep.
- */
-export const JSX_DIR: URL = new URL("../../../src/hosts/photoshop/jsx/", import.meta.url);
+/** What `runScript` needs from the adapter. */
+export interface ScriptDeps {
+  readonly link: PhotoshopLink;
+  readonly limits: PhotoshopLimits;
+}
 
-export const OPERATIONS = [
-  "app.info",
-  "document.list",
-  "document.get",
-  "document.layers",
-  "document.create",
-  "document.open",
-  "document.close",
-  "document.save",
-  "layer.get",
-  "layer.select",
-  "layer.active",
-  "layer.place",
-  "selection.get",
-  "selection.set",
-  "selection.shape",
-  "selection.path",
-  "action.autoCutout",
-  "action.removeBackground",
-  "pixmap",
-  "events.subscribe",
-] as const;
-export type Operation = (typeof OPERATIONS)[number];
-
-/** The marker line each operation file starts with; the fake Photoshop recognises operations by it. */
-export const OPERATION_MARKER = "// @bridge-op ";
-
-const cache = new Map<string, string>();
-
-function readJsx(file: string): string {
-  let text = cache.get(file);
-  if (text === undefined) {
-    text = readFileSync(new URL(file, JSX_DIR), "utf8");
-    cache.set(file, text);
-  }
-  return text;
+/** The scripts Photoshop runs: ExtendScript (`javascript` is accepted as a synonym, as Photoshop calls it). */
+export function photoshopScriptLanguage(limits: PhotoshopLimits): ScriptLanguage {
+  return { names: ["extendscript", "javascript"], extension: ".jsx", label: "ExtendScript", maxBytes: limits.maxScriptChars };
 }
 
 /**
- * A JSON literal safe to splice into ExtendScript source: JSON is valid ES3 object-literal syntax except for
- * U+2028/U+2029, which end an ES3 string literal, so they are escaped too. Strings cannot break out: every quote
- * and backslash is escaped by `JSON.stringify`.
+ * `jsx:run` / `jsx:execute` in Photoshop. `params` (for `jsx:execute`) become a `params` variable, declared the way
+ * the bridge's own operations receive theirs. The answer is the completion value as Photoshop's text (reference
+ * B.7): ExtendScript has no JSON, so nothing is guessed.
  */
-export function paramsLiteral(params: unknown): string {
-  return (JSON.stringify(params ?? null) ?? "null").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
-}
+export function scriptOps({ link, limits }: ScriptDeps): Required<Pick<HostAdapter, "scriptLanguage" | "runScript">> {
+  return {
+    scriptLanguage: photoshopScriptLanguage(limits),
 
-/** The `var params = …;` line every parameterised script starts with (the convention generator-core uses too). */
-export function paramsPrefix(params: unknown): string {
-  return `var params = ${paramsLiteral(params)};\n`;
-}
-
-/** The complete, self-contained script of one operation with its params. */
-export function buildScript(op: Operation, params: Record<string, unknown>): string {
-  return `${paramsPrefix(params)}${readJsx("_lib.jsx")}\n${readJsx(`${op}.jsx`)}\n__bridgeMain();`;
+    runScript: (ctx, { source, params, timeoutMs }) =>
+      link.evaluate(params === undefined ? source : `${paramsPrefix(params)}${source}`, eitherSignal(ctx.signal, AbortSignal.timeout(timeoutMs))),
+  };
 }

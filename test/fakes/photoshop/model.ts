@@ -1,29 +1,15 @@
 /*
  * The fake Photoshop's documents: a small in-memory model that answers the bridge's operations (recognised by
- * their marker and JSON params, never by interpreting ExtendScript). Layers are solid-colour rectangles; indices
- * follow Photoshop's generator index space (bottom-up, a group takes two slots: reference B.11).
+ * their marker and JSON params, never by interpreting ExtendScript). Layers are solid-colour rectangles
+ * (`layers.ts`).
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { basename, extname } from "node:path";
 import { readPsd, writePsdBuffer } from "ag-psd";
 import sharp from "sharp";
+import { layerEntries, type Entry, type FakeLayer, isInside, layerBounds, layerInfo, parentList, type PixelSource, render } from "./layers.js";
 
-export type Kind = "pixel" | "group" | "text" | "shape" | "adjustment" | "smartObject" | "background";
-export type Rgba = [number, number, number, number];
-
-export interface FakeLayer {
-  id: number;
-  name: string;
-  kind: Kind;
-  visible: boolean;
-  opacity: number;
-  left: number;
-  top: number;
-  right: number;
-  bottom: number;
-  color: Rgba;
-  children?: FakeLayer[];
-}
+export type { FakeLayer, PixelSource } from "./layers.js";
 
 export interface FakeDocument {
   id: number;
@@ -47,20 +33,7 @@ export class Fail extends Error {
   }
 }
 
-interface Entry {
-  layer: FakeLayer;
-  index: number;
-  depth: number;
-}
-
 export const SAMPLE_NAME = "Sample";
-
-export interface PixelSource {
-  bounds: { left: number; top: number; right: number; bottom: number };
-  width: number;
-  height: number;
-  argbAt(x: number, y: number): [number, number, number, number];
-}
 
 /** Anything the model wants the server to push: Photoshop events. */
 export type Emit = (event: string, data: string) => void;
@@ -109,54 +82,6 @@ export class FakeModel {
     this.emit("currentDocumentChanged", String(this.activeDoc ?? ""));
   }
 
-  static entries(layers: FakeLayer[]): Entry[] {
-    const slots = (ls: FakeLayer[]): number => ls.reduce((n, l) => n + (l.children ? 2 + slots(l.children) : 1), 0);
-    const out: Entry[] = [];
-    const walk = (ls: FakeLayer[], top: number, depth: number): number => {
-      let index = top;
-      for (const layer of ls) {
-        out.push({ layer, index: index--, depth });
-        if (layer.children) index = walk(layer.children, index, depth + 1) - 1;
-      }
-      return index;
-    };
-    walk(layers, slots(layers) - 1, 0);
-    return out;
-  }
-
-  private static bounds(layer: FakeLayer): { left: number; top: number; right: number; bottom: number } {
-    if (!layer.children) return { left: layer.left, top: layer.top, right: layer.right, bottom: layer.bottom };
-    const parts = layer.children.map(FakeModel.bounds).filter((b) => b.right > b.left);
-    if (parts.length === 0) return { left: 0, top: 0, right: 0, bottom: 0 };
-    return {
-      left: Math.min(...parts.map((b) => b.left)),
-      top: Math.min(...parts.map((b) => b.top)),
-      right: Math.max(...parts.map((b) => b.right)),
-      bottom: Math.max(...parts.map((b) => b.bottom)),
-    };
-  }
-
-  private info(entry: Entry, entries: Entry[], children: boolean): Record<string, unknown> {
-    const { layer } = entry;
-    const b = FakeModel.bounds(layer);
-    const out: Record<string, unknown> = {
-      id: layer.id,
-      index: entry.index,
-      name: layer.name,
-      kind: layer.kind,
-      visible: layer.visible,
-      opacity: layer.opacity,
-      blendMode: "normal",
-      bounds: b,
-      rect: { x: b.left, y: b.top, width: b.right - b.left, height: b.bottom - b.top },
-      clipped: false,
-    };
-    if (children && layer.children) {
-      out["children"] = layer.children.map((child) => this.info(entries.find((e) => e.layer === child)!, entries, true));
-    }
-    return out;
-  }
-
   private docInfo(doc: FakeDocument): Record<string, unknown> {
     const out: Record<string, unknown> = {
       id: doc.id,
@@ -173,18 +98,19 @@ export class FakeModel {
   }
 
   private activeEntries(doc: FakeDocument): Entry[] {
-    return FakeModel.entries(doc.layers).filter((e) => doc.active.includes(e.layer.id));
+    return layerEntries(doc.layers).filter((e) => doc.active.includes(e.layer.id));
   }
 
-  private resolve(doc: FakeDocument, ref: { by: string; id?: number; index?: number }): Entry | null {
-    const entries = FakeModel.entries(doc.layers);
-    if (ref.by === "active") return this.activeEntries(doc)[0] ?? null;
-    let found: Entry | undefined;
-    if (ref.by === "selectionIndex") found = this.activeEntries(doc)[ref.index!];
-    else if (ref.by === "id") found = entries.find((e) => e.layer.id === ref.id);
-    else found = entries.find((e) => e.index === ref.index);
-    if (!found) throw new Fail("LAYER_NOT_FOUND", `No layer for ${JSON.stringify(ref)}`);
+  /** The layer with this id (the bridge resolves references; operations take ids). */
+  private layer(doc: FakeDocument, id: unknown): Entry {
+    const found = layerEntries(doc.layers).find((e) => e.layer.id === id);
+    if (!found) throw new Fail("LAYER_NOT_FOUND", `No layer with id ${String(id)}`);
     return found;
+  }
+
+  private tree(doc: FakeDocument): Record<string, unknown>[] {
+    const entries = layerEntries(doc.layers);
+    return entries.filter((e) => e.depth === 0).map((e) => layerInfo(e, entries, true));
   }
 
   /** Runs one bridge operation. */
@@ -197,61 +123,48 @@ export class FakeModel {
         return this.docs.map((d) => this.docInfo(d));
       case "document.get":
         return this.docInfo(this.doc(p["documentId"]));
-      case "document.layers": {
+      case "document.tree": {
         const doc = this.doc(p["documentId"]);
-        const entries = FakeModel.entries(doc.layers);
-        return entries.filter((e) => e.depth === 0).map((e) => this.info(e, entries, true));
+        return { document: this.docInfo(doc), layers: this.tree(doc) };
       }
       case "layer.get": {
         const doc = this.doc(p["documentId"]);
-        const entry = this.resolve(doc, p["ref"]);
-        return entry ? this.info(entry, FakeModel.entries(doc.layers), p["children"] === true) : null;
+        return layerInfo(this.layer(doc, p["layerId"]), layerEntries(doc.layers), false);
       }
       case "layer.select": {
         const doc = this.doc(p["documentId"]);
-        const entries = FakeModel.entries(doc.layers);
-        for (const id of p["ids"] as number[]) {
-          if (!entries.some((e) => e.layer.id === id)) throw new Fail("LAYER_NOT_FOUND", `No layer with id ${id}`);
-        }
+        const ids = p["ids"] as number[];
+        for (const id of ids) this.layer(doc, id);
         const before = JSON.stringify(doc.active);
-        doc.active = entries.filter((e) => (p["ids"] as number[]).includes(e.layer.id)).map((e) => e.layer.id);
+        doc.active = layerEntries(doc.layers).filter((e) => ids.includes(e.layer.id)).map((e) => e.layer.id);
         if (JSON.stringify(doc.active) !== before) this.changed(doc, { selection: this.activeEntries(doc).map((e) => e.index) });
-        return this.activeEntries(doc).map((e) => this.info(e, entries, false));
+        return null;
       }
       case "layer.active": {
         const doc = this.doc(p["documentId"]);
-        const entries = FakeModel.entries(doc.layers);
-        return this.activeEntries(doc).map((e) => this.info(e, entries, false));
+        const entries = layerEntries(doc.layers);
+        return { documentId: doc.id, layers: this.activeEntries(doc).map((e) => layerInfo(e, entries, false)) };
       }
-      case "layer.place": {
-        const doc = this.doc(p["documentId"]);
-        const target = p["above"] ? this.resolve(doc, p["above"]) : null;
-        const meta = await sharp(await readFile(p["path"] as string)).metadata();
+      case "layer.place":
+        return this.place(this.doc(p["documentId"]), p);
+      case "document.create": {
+        const background = p["background"] as string;
+        const transparent = background === "transparent";
+        const hex = (at: number): number => Number.parseInt(background.slice(at, at + 2), 16);
+        // Photoshop's transparent fill makes a "Layer 1"; an opaque one a Background layer of that colour.
         const layer: FakeLayer = {
           id: this.nextLayerId++,
-          name: p["name"],
-          kind: "pixel",
+          name: transparent ? "Layer 1" : "Background",
+          kind: transparent ? "pixel" : "background",
           visible: true,
           opacity: 100,
-          left: p["x"],
-          top: p["y"],
-          right: p["x"] + meta.width!,
-          bottom: p["y"] + meta.height!,
-          color: [0, 255, 0, 255],
+          left: 0,
+          top: 0,
+          right: p["width"],
+          bottom: p["height"],
+          color: transparent ? [0, 0, 0, 0] : [hex(1), hex(3), hex(5), 255],
         };
-        const siblings = target ? this.parentList(doc.layers, target.layer) : doc.layers;
-        siblings.splice(target ? siblings.indexOf(target.layer) : 0, 0, layer);
-        doc.active = [layer.id];
-        doc.dirty = true;
-        const entries = FakeModel.entries(doc.layers);
-        const entry = entries.find((e) => e.layer === layer)!;
-        this.changed(doc, { layers: [{ id: layer.id, index: entry.index, added: true }], selection: [entry.index] });
-        return this.info(entry, entries, false);
-      }
-      case "document.create": {
-        const bg: Rgba = p["background"] === "transparent" ? [0, 0, 0, 0] : [255, 255, 255, 255];
-        const layer: FakeLayer = { id: this.nextLayerId++, name: p["background"] === "transparent" ? "Layer 1" : "Background", kind: p["background"] === "transparent" ? "pixel" : "background", visible: true, opacity: 100, left: 0, top: 0, right: p["width"], bottom: p["height"], color: bg };
-        const doc = this.add({ name: p["name"] ?? `Untitled-${this.docs.length + 1}`, width: p["width"], height: p["height"], layers: [layer], active: [layer.id], selection: null, dirty: false });
+        const doc = this.add({ name: p["name"], width: p["width"], height: p["height"], layers: [layer], active: [layer.id], selection: null, dirty: false });
         this.switched();
         return this.docInfo(doc);
       }
@@ -283,13 +196,12 @@ export class FakeModel {
         this.docs = this.docs.filter((d) => d !== doc);
         if (this.activeDoc === doc.id) this.activeDoc = this.docs.at(-1)?.id;
         this.switched();
-        return { documentId: doc.id };
+        return null;
       }
       case "document.save": {
         const doc = this.doc(p["documentId"]);
-        const path = (p["path"] as string | undefined) ?? doc.filePath;
-        if (!path) throw new Fail("BAD_REQUEST", "document has no file path; pass savePath");
-        const names = FakeModel.entries(doc.layers).filter((e) => !e.layer.children).map((e) => e.layer.name).reverse();
+        const path = p["path"] as string;
+        const names = layerEntries(doc.layers).filter((e) => !e.layer.children).map((e) => e.layer.name).reverse();
         await writeFile(path, writePsdBuffer({ width: doc.width, height: doc.height, children: names.map((name) => ({ name })) }));
         doc.filePath = path;
         doc.name = basename(path);
@@ -300,18 +212,7 @@ export class FakeModel {
         return this.doc(p["documentId"]).selection;
       case "selection.set": {
         const doc = this.doc(p["documentId"]);
-        doc.selection = p["rect"] ?? null;
-        this.changed(doc, { metaDataOnly: true });
-        return doc.selection;
-      }
-      case "selection.shape": {
-        const doc = this.doc(p["documentId"]);
-        const shape = p["shape"] as { kind: string; rect?: { x: number; y: number; width: number; height: number }; points?: { x: number; y: number }[] };
-        const xs = shape.rect ? [shape.rect.x, shape.rect.x + shape.rect.width] : shape.points!.map((q) => q.x);
-        const ys = shape.rect ? [shape.rect.y, shape.rect.y + shape.rect.height] : shape.points!.map((q) => q.y);
-        const [x0, y0] = [Math.max(0, Math.min(...xs)), Math.max(0, Math.min(...ys))];
-        const [x1, y1] = [Math.min(doc.width, Math.max(...xs)), Math.min(doc.height, Math.max(...ys))];
-        doc.selection = x1 > x0 && y1 > y0 ? { x: x0, y: y0, width: x1 - x0, height: y1 - y0 } : null;
+        doc.selection = p["shape"] === null ? null : FakeModel.shapeBox(doc, p["shape"]);
         this.changed(doc, { metaDataOnly: true });
         return doc.selection;
       }
@@ -320,34 +221,52 @@ export class FakeModel {
         if (!s) return null;
         const e = p["expand"] ?? 0;
         const [x, y, w, h] = [s.x - e, s.y - e, s.width + 2 * e, s.height + 2 * e];
-        return { svg: `M${x} ${y} L${x + w} ${y} L${x + w} ${y + h} L${x} ${y + h} Z`, x, y, width: w, height: h };
+        return { d: `M${x} ${y} L${x + w} ${y} L${x + w} ${y + h} L${x} ${y + h} Z`, box: { x, y, width: w, height: h } };
       }
       case "action.autoCutout": {
         const doc = this.doc(p["documentId"]);
-        const entry = this.resolve(doc, p["layerId"] === undefined ? { by: "active" } : { by: "id", id: p["layerId"] });
-        if (!entry) return false;
-        const b = FakeModel.bounds(entry.layer);
+        const b = layerBounds(this.layer(doc, p["layerId"]).layer);
+        if (b.right <= b.left || b.bottom <= b.top) return false;
         doc.selection = { x: b.left, y: b.top, width: b.right - b.left, height: b.bottom - b.top };
         this.changed(doc, { metaDataOnly: true });
         return true;
       }
       case "action.removeBackground":
-        this.resolve(this.doc(p["documentId"]), p["layerId"] === undefined ? { by: "active" } : { by: "id", id: p["layerId"] });
-        return { success: true };
+        this.layer(this.doc(p["documentId"]), p["layerId"]);
+        return true;
       default:
         throw new Fail("JSX_FAILED", `the fake does not model ${op}`);
     }
   }
 
-  private parentList(layers: FakeLayer[], child: FakeLayer): FakeLayer[] {
-    if (layers.includes(child)) return layers;
-    for (const l of layers) {
-      if (l.children) {
-        const found = this.parentList(l.children, child);
-        if (found.includes(child)) return found;
-      }
-    }
-    return layers;
+  /**
+   * `layer.place`: a new pixel layer of the placed file's size at x, y, directly above `aboveLayerId` (in its
+   * group) or at the top, made active. Layers here are solid colours: it takes the colour of the image's centre.
+   */
+  // biome-ignore lint/suspicious/noExplicitAny: params are whatever the bridge's script sent; the fake reads them loosely
+  private async place(doc: FakeDocument, p: Record<string, any>): Promise<number> {
+    const target = p["aboveLayerId"] === null ? null : this.layer(doc, p["aboveLayerId"]);
+    const { data, info } = await sharp(await readFile(p["path"] as string)).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    const centre = (Math.floor(info.height / 2) * info.width + Math.floor(info.width / 2)) * 4;
+    const layer: FakeLayer = {
+      id: this.nextLayerId++,
+      name: p["name"],
+      kind: "pixel",
+      visible: true,
+      opacity: 100,
+      left: p["x"],
+      top: p["y"],
+      right: p["x"] + info.width,
+      bottom: p["y"] + info.height,
+      color: [data[centre]!, data[centre + 1]!, data[centre + 2]!, data[centre + 3]!],
+    };
+    const siblings = target ? parentList(doc.layers, target.layer) : doc.layers;
+    siblings.splice(target ? siblings.indexOf(target.layer) : 0, 0, layer);
+    doc.active = [layer.id];
+    doc.dirty = true;
+    const entry = layerEntries(doc.layers).find((e) => e.layer === layer)!;
+    this.changed(doc, { layers: [{ id: layer.id, index: entry.index, added: true }], selection: [entry.index] });
+    return layer.id;
   }
 
   /** Pixels of a layer (by id) or of the document composite, scaled with nearest-neighbour sampling. */
@@ -355,41 +274,26 @@ export class FakeModel {
     const doc = this.doc(p.documentId);
     const scale = p.scale ?? p.scaleX ?? 1;
     const layerId = p.layerId ?? (typeof p.layerSpec === "number" ? p.layerSpec : undefined);
-    const entries = FakeModel.entries(doc.layers);
+    const entries = layerEntries(doc.layers);
     if (layerId !== undefined) {
       const entry = entries.find((e) => e.layer.id === layerId);
       if (!entry) throw new Fail("LAYER_NOT_FOUND", `No layer with id ${layerId}`);
-      const b = FakeModel.bounds(entry.layer);
-      const leaves = entry.layer.children ? entries.filter((e) => !e.layer.children && this.isInside(entry.layer, e.layer)) : [entry];
-      return this.render(b, leaves.map((e) => e.layer), scale);
+      const b = layerBounds(entry.layer);
+      const leaves = entry.layer.children ? entries.filter((e) => !e.layer.children && isInside(entry.layer, e.layer)) : [entry];
+      return render(b, leaves.map((e) => e.layer), scale);
     }
     const b = { left: 0, top: 0, right: doc.width, bottom: doc.height };
-    return this.render(b, entries.filter((e) => !e.layer.children && e.layer.visible).map((e) => e.layer), scale);
+    return render(b, entries.filter((e) => !e.layer.children && e.layer.visible).map((e) => e.layer), scale);
   }
 
-  private isInside(group: FakeLayer, layer: FakeLayer): boolean {
-    return (group.children ?? []).some((c) => c === layer || this.isInside(c, layer));
+  /** The bounding box of a selection shape, clipped to the canvas (rectangles arrive clipped; Photoshop clips the rest). */
+  private static shapeBox(doc: FakeDocument, shape: { rect?: FakeDocument["selection"]; points?: { x: number; y: number }[] }): FakeDocument["selection"] {
+    const xs = shape.rect ? [shape.rect.x, shape.rect.x + shape.rect.width] : shape.points!.map((q) => q.x);
+    const ys = shape.rect ? [shape.rect.y, shape.rect.y + shape.rect.height] : shape.points!.map((q) => q.y);
+    const [x0, y0] = [Math.max(0, Math.min(...xs)), Math.max(0, Math.min(...ys))];
+    const [x1, y1] = [Math.min(doc.width, Math.max(...xs)), Math.min(doc.height, Math.max(...ys))];
+    return x1 > x0 && y1 > y0 ? { x: x0, y: y0, width: x1 - x0, height: y1 - y0 } : null;
   }
 
-  private render(b: PixelSource["bounds"], topFirst: FakeLayer[], scale: number): PixelSource {
-    const width = Math.max(0, Math.round((b.right - b.left) * scale));
-    const height = Math.max(0, Math.round((b.bottom - b.top) * scale));
-    const bottomUp = [...topFirst].reverse();
-    return {
-      bounds: b,
-      width,
-      height,
-      argbAt: (x, y) => {
-        const dx = b.left + (x + 0.5) / scale;
-        const dy = b.top + (y + 0.5) / scale;
-        let out: [number, number, number, number] = [0, 0, 0, 0];
-        for (const l of bottomUp) {
-          if (dx >= l.left && dx < l.right && dy >= l.top && dy < l.bottom && l.color[3] > 0) {
-            out = [Math.round((l.color[3] * l.opacity) / 100), l.color[0], l.color[1], l.color[2]];
-          }
-        }
-        return out;
-      },
-    };
-  }
+
 }

@@ -1,7 +1,7 @@
 import { afterEach } from "vitest";
 import type { BridgeOptions } from "../../../src/bridge.js";
 import { createPhotoshopHost, type PhotoshopLimits } from "../../../src/hosts/photoshop/index.js";
-import type { HostAdapter } from "../../../src/hosts/host.js";
+import type { HostAdapter, HostCallContext } from "../../../src/hosts/host.js";
 import { startBridge, type Harness } from "../../helpers/bridge.js";
 import { FakePhotoshop, type FakePhotoshopOptions } from "../../fakes/photoshop/server.js";
 
@@ -41,7 +41,7 @@ export function bridgeOn(
 }
 
 /** A call context whose deadline is `ms` from now. */
-export const ctx = (ms = 5_000): { signal: AbortSignal; clientId: string } => ({ signal: AbortSignal.timeout(ms), clientId: "test" });
+export const ctx = (ms = 5_000): HostCallContext => ({ signal: AbortSignal.timeout(ms), caller: "test" });
 
 /** Resolves once the bridge's host session is connected to the editor (read from `/health`, no sleeps). */
 export async function waitForHostReady(harness: Harness): Promise<void> {

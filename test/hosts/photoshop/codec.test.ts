@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { decryptPayload, deriveKey, encryptPayload } from "../../../src/hosts/photoshop/crypto.js";
 import { CONTENT, FrameDecoder, FramingError, encodeFrame, type Message } from "../../../src/hosts/photoshop/framing.js";
 import { PixmapError, decodePixmap } from "../../../src/hosts/photoshop/pixmap.js";
-import { paramsLiteral, paramsPrefix } from "../../../src/hosts/photoshop/scripts.js";
+import { paramsLiteral, paramsPrefix } from "../../../src/hosts/photoshop/operations.js";
 import { frame, pixmapBody, SDK_IV } from "../../fakes/photoshop/wire.js";
 
 describe("Remote Connections codec", () => {

@@ -82,13 +82,13 @@ describe("the Photoshop host under faults", () => {
     const fake = await startFake();
     const host = hostOn(fake, { maxScriptsInFlight: 32 });
     await host.connect();
-    const layers = await host.getLayers(ctx(), undefined);
-    const ids = layers.flatMap((l) => [l.id, ...(l.children ?? []).map((c) => c.id)]);
+    for (const name of ["a", "b", "c", "d"]) await host.createDocument!(ctx(), { width: 8, height: 8, name, background: [255, 255, 255, 255] });
+    const ids = (await host.listDocuments(ctx())).map((d) => d.id);
     fake.faults.jitterMs = 40;
     const calls = Array.from({ length: 20 }, (_, i) => ids[i % ids.length]!);
-    const results = await Promise.all(calls.map((id) => host.getLayer(ctx(), { ref: { by: "id", id } })));
-    expect(results.map((l) => l?.id)).toEqual(calls);
-    const asked = fake.requests.filter((r) => r.op === "layer.get").map((r) => r.id);
+    const results = await Promise.all(calls.map((id) => host.getDocument(ctx(), id)));
+    expect(results.map((d) => d.id)).toEqual(calls);
+    const asked = fake.requests.filter((r) => r.op === "document.get").map((r) => r.id);
     const answered = fake.replyOrder.filter((id) => asked.includes(id));
     expect(answered).toHaveLength(asked.length);
     expect(answered).not.toEqual(asked);
@@ -125,7 +125,7 @@ describe("the Photoshop host under faults", () => {
     const host = hostOn(fake, { maxScriptsInFlight: 8 });
     await host.connect();
     fake.faults.neverAnswer = () => true;
-    const inFlight = [host.listDocuments(ctx()), host.getSelection(ctx(), undefined), host.exportDocumentImage(ctx(), { format: "png" })];
+    const inFlight = [host.listDocuments(ctx()), host.getSelection(ctx(), undefined), host.exportDocumentImage(ctx(), { documentId: undefined, format: "png", size: { width: 32, height: 24 } })];
     await fake.waitForRequest((r) => r.op === "selection.get");
     fake.dropConnections();
     for (const call of inFlight) await expect(call).rejects.toMatchObject({ code: "HOST_UNAVAILABLE", retryable: true });

@@ -1,13 +1,15 @@
 import { mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { createPhotoshopHost } from "../../../src/hosts/photoshop/index.js";
-import { JSX_DIR, OPERATIONS } from "../../../src/hosts/photoshop/scripts.js";
+import { JSX_DIR, OPERATION_MARKER, OPERATIONS } from "../../../src/hosts/photoshop/operations.js";
 import { startBridge } from "../../helpers/bridge.js";
-import { bridgeOn, startFake } from "./_setup.js";
+import type { SelectionShape } from "../../../src/hosts/host.js";
+import { bridgeOn, ctx, hostOn, startFake } from "./_setup.js";
 
 let dir: string;
 let outside: string;
@@ -30,7 +32,7 @@ describe("Photoshop operations", () => {
     expect(lib).not.toMatch(/\balert\(|\bconfirm\(|\bprompt\(/);
     for (const op of OPERATIONS) {
       const text = readFileSync(new URL(`${op}.jsx`, JSX_DIR), "utf8");
-      expect(text.startsWith(`// @bridge-op ${op}\n`)).toBe(true);
+      expect(text.startsWith(`${OPERATION_MARKER}${op}\n`)).toBe(true);
       expect(text).toMatch(/function run\(/);
       expect(text).not.toMatch(/\balert\(|\bconfirm\(|\bprompt\(|DialogModes\.ALL/);
     }
@@ -79,21 +81,31 @@ describe("Photoshop operations", () => {
     expect(await client.call("action:removeBackground")).toMatchObject({ success: true });
   });
 
-  it("ellipse and polygon selections answer their clipped bounding box", async () => {
+  it("rectangle, ellipse and polygon selections answer their clipped bounding box, and null clears", async () => {
     const fake = await startFake();
-    const host = createPhotoshopHost(fake.address);
+    const host = hostOn(fake);
     await host.connect();
-    const c = { signal: AbortSignal.timeout(5_000), clientId: "test" };
-    try {
-      expect(await host.setSelectionShape!(c, { shape: { kind: "ellipse", rect: { x: -10, y: 5, width: 50, height: 20 } } })).toEqual({ x: 0, y: 5, width: 40, height: 20 });
-      const polygon = { kind: "polygon" as const, points: [{ x: 10, y: 10 }, { x: 30, y: 12 }, { x: 20, y: 40 }] };
-      expect(await host.setSelectionShape!(c, { shape: polygon })).toEqual({ x: 10, y: 10, width: 20, height: 30 });
-      const request = fake.requests.filter((r) => r.op === "selection.shape").at(-1)!;
-      expect(request.params).toMatchObject({ shape: polygon });
-      await expect(host.setSelectionShape!(c, { shape: { kind: "polygon", points: [{ x: 1, y: 1 }] } })).rejects.toMatchObject({ code: "BAD_REQUEST" });
-    } finally {
-      await host.close();
-    }
+    const documentId = fake.model.docs[0]!.id;
+    const set = (shape: SelectionShape | null): Promise<unknown> => host.setSelection!(ctx(), { documentId, shape });
+    expect(await set({ kind: "rect", rect: { x: 5, y: 6, width: 7, height: 8 } })).toEqual({ x: 5, y: 6, width: 7, height: 8 });
+    expect(await set({ kind: "ellipse", rect: { x: -10, y: 5, width: 50, height: 20 } })).toEqual({ x: 0, y: 5, width: 40, height: 20 });
+    const polygon = { kind: "polygon" as const, points: [{ x: 10, y: 10 }, { x: 30, y: 12 }, { x: 20, y: 40 }] };
+    expect(await set(polygon)).toEqual({ x: 10, y: 10, width: 20, height: 30 });
+    expect(fake.requests.filter((r) => r.op === "selection.set").at(-1)!.params).toMatchObject({ documentId, shape: polygon });
+    expect(await set(null)).toBeNull();
+    expect(await host.getSelection(ctx(), documentId)).toBeNull();
+  });
+
+  it("layer:importImage places local files and file: URIs in Photoshop, as it does data URIs", async () => {
+    const fake = await startFake();
+    const client = await (await bridgeOn(fake)).connect();
+    const path = join(dir, "blue.png");
+    await sharp({ create: { width: 12, height: 9, channels: 4, background: "#3366ff" } }).png().toFile(path);
+    const fromPath = await client.call<{ id: number; name: string; rect: unknown }>("layer:importImage", { image: path, name: "From path", position: { x: 3, y: 4 } });
+    expect(fromPath).toMatchObject({ name: "From path", rect: { x: 3, y: 4, width: 12, height: 9 } });
+    const fromUri = await client.call<{ rect: unknown }>("layer:importImage", { image: pathToFileURL(path).href, size: { width: 24, height: 18 } });
+    expect(fromUri.rect).toMatchObject({ width: 24, height: 18 });
+    expect(fake.model.docs[0]!.layers.find((l) => l.id === fromPath.id)!.color).toEqual([0x33, 0x66, 0xff, 255]);
   });
 
   it("jsx:run returns Photoshop's text; jsx:execute runs named scripts from scriptDirs only", async () => {
@@ -101,7 +113,7 @@ describe("Photoshop operations", () => {
     fake.handlers.push((script, params) =>
       script.endsWith('"hello " + params.who') ? { text: `hello ${(params as { who: string }).who}` } : undefined,
     );
-    const harness = await startBridge({ host: createPhotoshopHost({ ...fake.address, scriptDirs: [dir] }) });
+    const harness = await startBridge({ host: createPhotoshopHost(fake.address), scriptDirs: [dir] });
     const client = await harness.connect();
     expect(await client.call("jsx:run", { script: "1+1" })).toEqual({ result: "2" });
     expect((await client.send("jsx:run", { script: "1+1", language: "script-fu" })).error).toMatchObject({ code: "NOT_SUPPORTED" });

@@ -21,7 +21,7 @@ interface PluginEntry {
 /** The CommonJS entry as generator-core loads it, reading the TypeScript sources instead of `dist/`. */
 function loadEntry(): PluginEntry {
   const entry = require("../../../photoshop-plugin/main.cjs") as PluginEntry;
-  entry.loadBridge = () => import("../../../src/hosts/photoshop/plugin.js");
+  entry.loadBridge = () => import("../../../src/photoshop-plugin.js");
   return entry;
 }
 
@@ -90,10 +90,10 @@ describe("the Generator plugin entry", () => {
   it("the entry imports the ESM bridge itself from the package folder (here a stand-in under packageDir)", async () => {
     const packageDir = await mkdtemp(join(tmpdir(), "bridge-package-"));
     cleanup.push(() => rm(packageDir, { recursive: true, force: true }));
-    await mkdir(join(packageDir, "dist", "hosts", "photoshop"), { recursive: true });
+    await mkdir(join(packageDir, "dist"), { recursive: true });
     await writeFile(join(packageDir, "package.json"), '{"type":"module"}');
     await writeFile(
-      join(packageDir, "dist", "hosts", "photoshop", "plugin.js"),
+      join(packageDir, "dist", "photoshop-plugin.js"),
       "export async function startPlugin(generator, config) { return { started: config.packageDir, generator: generator.name }; }",
     );
     delete require.cache[require.resolve("../../../photoshop-plugin/main.cjs")];

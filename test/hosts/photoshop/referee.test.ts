@@ -5,7 +5,7 @@
 import { once } from "node:events";
 import { createRequire } from "node:module";
 import { describe, expect, it } from "vitest";
-import { buildScript } from "../../../src/hosts/photoshop/scripts.js";
+import { buildScript } from "../../../src/hosts/photoshop/operations.js";
 import { startFake } from "./_setup.js";
 import { afterEach } from "vitest";
 

@@ -129,20 +129,11 @@ function __activeEntries(doc, entries) {
   return out;
 }
 
-// ref: {by:"id",id} | {by:"index",index} | {by:"selectionIndex",index} | {by:"active"}; null only for "active".
-function __resolve(doc, ref) {
-  var entries = __entries(doc), i;
-  if (ref.by === "active") return __activeEntries(doc, entries)[0] || null;
-  if (ref.by === "selectionIndex") {
-    var found = __activeEntries(doc, entries)[ref.index];
-    if (!found) __fail("LAYER_NOT_FOUND", "No active layer at selection index " + ref.index, { selectionIndex: ref.index });
-    return found;
-  }
-  for (i = 0; i < entries.length; i++) {
-    if (ref.by === "id" ? entries[i].layer.id === ref.id : entries[i].index === ref.index) return entries[i];
-  }
-  if (ref.by === "id") __fail("LAYER_NOT_FOUND", "No layer with id " + ref.id, { layerId: ref.id, documentId: doc.id });
-  __fail("LAYER_NOT_FOUND", "No layer at index " + ref.index, { layerIndex: ref.index, documentId: doc.id });
+// The entry of the layer with this id (the bridge resolved the reference; the layer may be gone since).
+function __layer(doc, id) {
+  var entries = __entries(doc);
+  for (var i = 0; i < entries.length; i++) if (entries[i].layer.id === id) return entries[i];
+  __fail("LAYER_NOT_FOUND", "No layer with id " + id, { layerId: id, documentId: doc.id });
 }
 
 function __hasBackground(doc) {

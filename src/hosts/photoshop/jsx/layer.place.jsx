@@ -1,12 +1,15 @@
 // @bridge-op layer.place
 // biome-ignore-all lint: ExtendScript is ES3 (var-scoped, no JSON object), not modern JavaScript
-// Places a PNG the bridge wrote (already decoded, scaled and checked) as a new pixel layer at p.x, p.y, above the
-// layer p.above ({by:"id"|"index"}) or at the top of the document.
+// Places a PNG the bridge wrote (already decoded and scaled) as a new pixel layer named p.name whose image's
+// top-left lands at p.x, p.y, directly above the layer p.aboveLayerId (in its group) or at the top of the document
+// when it is null; the new layer becomes the active one. Answers its id.
 function run(p) {
   var doc = __activate(__doc(p.documentId));
-  var target = p.above ? __resolve(doc, p.above) : null;
-  var src = app.open(new File(p.path));
+  var target = p.aboveLayerId === null ? null : __layer(doc, p.aboveLayerId);
+  var src = app.open(new File(p.path)), from;
   try {
+    // A layer's bounds skip transparent margins: remember where its pixels start inside the image.
+    from = src.activeLayer.bounds;
     src.activeLayer.duplicate(doc, ElementPlacement.PLACEATBEGINNING);
   } finally {
     src.close(SaveOptions.DONOTSAVECHANGES);
@@ -16,9 +19,7 @@ function run(p) {
   if (target) layer.move(target.layer, ElementPlacement.PLACEBEFORE);
   layer.name = p.name;
   var b = layer.bounds;
-  layer.translate(p.x - __px(b[0]), p.y - __px(b[1]));
+  layer.translate(p.x + __px(from[0]) - __px(b[0]), p.y + __px(from[1]) - __px(b[1]));
   doc.activeLayer = layer;
-  var entries = __entries(doc);
-  for (var i = 0; i < entries.length; i++) if (entries[i].layer.id === layer.id) return __layerInfo(entries[i], false);
-  __fail("LAYER_NOT_FOUND", "The placed layer disappeared");
+  return layer.id;
 }

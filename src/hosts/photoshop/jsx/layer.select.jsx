@@ -1,12 +1,9 @@
 // @bridge-op layer.select
 // biome-ignore-all lint: ExtendScript is ES3 (var-scoped, no JSON object), not modern JavaScript
+// Makes exactly the layers p.ids the active ones.
 function run(p) {
-  var doc = __activate(__doc(p.documentId)), entries = __entries(doc), i, j, found;
-  for (i = 0; i < p.ids.length; i++) {
-    found = false;
-    for (j = 0; j < entries.length; j++) if (entries[j].layer.id === p.ids[i]) found = true;
-    if (!found) __fail("LAYER_NOT_FOUND", "No layer with id " + p.ids[i], { layerId: p.ids[i], documentId: doc.id });
-  }
+  var doc = __activate(__doc(p.documentId)), i;
+  for (i = 0; i < p.ids.length; i++) __layer(doc, p.ids[i]);
   for (i = 0; i < p.ids.length; i++) {
     var desc = new ActionDescriptor(), ref = new ActionReference();
     ref.putIdentifier(charIDToTypeID("Lyr "), p.ids[i]);
@@ -15,7 +12,5 @@ function run(p) {
     desc.putBoolean(charIDToTypeID("MkVs"), false);
     executeAction(charIDToTypeID("slct"), desc, DialogModes.NO);
   }
-  var active = __activeEntries(doc, __entries(doc)), out = [];
-  for (i = 0; i < active.length; i++) out.push(__layerInfo(active[i], false));
-  return out;
+  return null;
 }

@@ -10,7 +10,7 @@ function run(p) {
   desc.putInteger(stringIDToTypeID("height"), p.maxDimension);
   desc.putInteger(stringIDToTypeID("format"), 2);
   if (p.layerId !== undefined && p.layerId !== null) {
-    __resolve(doc, { by: "id", id: p.layerId });
+    __layer(doc, p.layerId);
     desc.putInteger(stringIDToTypeID("layerID"), p.layerId);
   } else {
     __activate(doc);

@@ -1,7 +1,8 @@
 // @bridge-op selection.path
 // biome-ignore-all lint: ExtendScript is ES3 (var-scoped, no JSON object), not modern JavaScript
-// The selection outline as SVG path data: a temporary work path is made from the selection, read point by point
-// (cubic Béziers), and the document is restored to the history state it had before.
+// The selection outline grown by p.expand pixels, as {d, box}: SVG path data in document pixels and its bounding
+// box, or null. A temporary work path is made from the selection, read point by point (cubic Béziers), and the
+// document is restored to the history state it had before.
 function run(p) {
   var doc = __activate(__doc(p.documentId));
   var rect = __selectionRect(doc);
@@ -23,8 +24,7 @@ function run(p) {
       }
       d.push("Z");
     }
-    var outline = __selectionRect(doc);
-    return { svg: d.join(" "), x: outline.x, y: outline.y, width: outline.width, height: outline.height };
+    return { d: d.join(" "), box: __selectionRect(doc) };
   } finally {
     doc.activeHistoryState = state;
   }

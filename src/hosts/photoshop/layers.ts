@@ -1,0 +1,45 @@
+import { randomUUID } from "node:crypto";
+import { rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import sharp from "sharp";
+import type { Filesystem } from "../../files/index.js";
+import type { HostAdapter, HostCallContext, ImportLayerOptions } from "../host.js";
+import type { RunOperation } from "./operations.js";
+
+/** What the layer operations need from the adapter. */
+export interface LayerDeps {
+  readonly run: RunOperation;
+  /** Where Photoshop reads files: imports need it to read this machine's temporary files. */
+  readonly filesystem: Filesystem;
+}
+
+/**
+ * Photoshop opens files, not bytes: the image goes to Photoshop as a private temporary PNG of exactly the layer's
+ * size, which `layer.place` copies into the document; the file is removed afterwards whatever happened. This only
+ * works where Photoshop shares this machine's filesystem.
+ */
+async function importLayer(run: RunOperation, ctx: HostCallContext, options: ImportLayerOptions): Promise<number> {
+  const { documentId, image, size, position, name, aboveLayerId } = options;
+  let pixels = sharp(image.bytes);
+  if (size.width !== image.width || size.height !== image.height) pixels = pixels.resize(size.width, size.height, { fit: "fill" });
+  const png = await pixels.png().toBuffer();
+  const path = join(tmpdir(), `bridge-import-${randomUUID()}.png`);
+  // Readable by this user only, and never through a file someone placed at that name beforehand.
+  await writeFile(path, png, { mode: 0o600, flag: "wx" });
+  try {
+    return await run<number>(ctx.signal, "layer.place", { documentId, path, name, x: position.x, y: position.y, aboveLayerId });
+  } finally {
+    await rm(path, { force: true });
+  }
+}
+
+/** Photoshop's layer operations; `importLayer` only when Photoshop reads this machine's files (`local`). */
+export function layerOps({ run, filesystem }: LayerDeps): Pick<HostAdapter, "selectLayers" | "importLayer"> {
+  return {
+    async selectLayers(ctx, { documentId, ids }) {
+      await run<null>(ctx.signal, "layer.select", { documentId, ids: [...new Set(ids)] });
+    },
+    ...(filesystem === "local" ? { importLayer: (ctx: HostCallContext, options: ImportLayerOptions) => importLayer(run, ctx, options) } : {}),
+  };
+}

@@ -1,0 +1,74 @@
+import { readFileSync } from "node:fs";
+import { readEnvelope } from "./envelope.js";
+import type { PhotoshopLink } from "./link.js";
+
+/**
+ * The operation scripts (`jsx/*.jsx`). The URL climbs to the package root and back into `src/`, so it resolves
+ * the same from `src/hosts/photoshop/` (vitest) and `dist/hosts/photoshop/` (the build): both are three levels deep.
+ */
+export const JSX_DIR: URL = new URL("../../../src/hosts/photoshop/jsx/", import.meta.url);
+
+export const OPERATIONS = [
+  "app.info",
+  "document.list",
+  "document.get",
+  "document.tree",
+  "document.create",
+  "document.open",
+  "document.close",
+  "document.save",
+  "layer.get",
+  "layer.select",
+  "layer.active",
+  "layer.place",
+  "selection.get",
+  "selection.set",
+  "selection.path",
+  "action.autoCutout",
+  "action.removeBackground",
+  "pixmap",
+  "events.subscribe",
+] as const;
+export type Operation = (typeof OPERATIONS)[number];
+
+/** The marker line each operation file starts with; the fake Photoshop recognises operations by it. */
+export const OPERATION_MARKER = "// @bridge-op ";
+
+const cache = new Map<string, string>();
+
+function readJsx(file: string): string {
+  let text = cache.get(file);
+  if (text === undefined) {
+    text = readFileSync(new URL(file, JSX_DIR), "utf8");
+    cache.set(file, text);
+  }
+  return text;
+}
+
+/**
+ * A JSON literal safe to splice into ExtendScript source: JSON is valid ES3 object-literal syntax except for
+ * U+2028/U+2029, which end an ES3 string literal, so they are escaped too. Strings cannot break out: every quote
+ * and backslash is escaped by `JSON.stringify`.
+ */
+export function paramsLiteral(params: unknown): string {
+  return (JSON.stringify(params ?? null) ?? "null").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+}
+
+/** The `var params = …;` line every parameterised script starts with (the convention generator-core uses too). */
+export function paramsPrefix(params: unknown): string {
+  return `var params = ${paramsLiteral(params)};\n`;
+}
+
+/** The complete, self-contained script of one operation with its params. */
+export function buildScript(op: Operation, params: Record<string, unknown>): string {
+  return `${paramsPrefix(params)}${readJsx("_lib.jsx")}\n${readJsx(`${op}.jsx`)}\n__bridgeMain();`;
+}
+
+/** Runs one operation in Photoshop and answers its envelope's result (or throws its error). */
+export type RunOperation = <T>(signal: AbortSignal, op: Operation, params?: Record<string, unknown>) => Promise<T>;
+
+/** The {@link RunOperation} of a link. */
+export function operationRunner(link: PhotoshopLink): RunOperation {
+  return async <T>(signal: AbortSignal, op: Operation, params: Record<string, unknown> = {}): Promise<T> =>
+    readEnvelope(await link.evaluate(buildScript(op, params), signal), op) as T;
+}

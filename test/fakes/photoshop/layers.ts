@@ -1,0 +1,128 @@
+/*
+ * The fake Photoshop's layers: solid-colour rectangles in a tree, walked in Photoshop's generator index space
+ * (bottom-up, a group takes its own slot above its children and a divider slot below them: reference B.11), and
+ * rendered as pixmaps with nearest-neighbour sampling.
+ */
+
+export type Kind = "pixel" | "group" | "text" | "shape" | "adjustment" | "smartObject" | "background";
+export type Rgba = [number, number, number, number];
+export type Bounds = { left: number; top: number; right: number; bottom: number };
+
+export interface FakeLayer {
+  id: number;
+  name: string;
+  kind: Kind;
+  visible: boolean;
+  opacity: number;
+  left: number;
+  top: number;
+  right: number;
+  bottom: number;
+  color: Rgba;
+  children?: FakeLayer[];
+}
+
+/** A layer with its generator index and its depth in the tree. */
+export interface Entry {
+  layer: FakeLayer;
+  index: number;
+  depth: number;
+}
+
+/** Pixels as the fake sends them in an IMAGE message. */
+export interface PixelSource {
+  bounds: Bounds;
+  width: number;
+  height: number;
+  argbAt(x: number, y: number): [number, number, number, number];
+}
+
+/** Every layer, top-most first (a group before its children), with its generator index. */
+export function layerEntries(layers: FakeLayer[]): Entry[] {
+  const slots = (ls: FakeLayer[]): number => ls.reduce((n, l) => n + (l.children ? 2 + slots(l.children) : 1), 0);
+  const out: Entry[] = [];
+  const walk = (ls: FakeLayer[], top: number, depth: number): number => {
+    let index = top;
+    for (const layer of ls) {
+      out.push({ layer, index: index--, depth });
+      if (layer.children) index = walk(layer.children, index, depth + 1) - 1;
+    }
+    return index;
+  };
+  walk(layers, slots(layers) - 1, 0);
+  return out;
+}
+
+/** A layer's bounds; a group's cover its children's, all zero when they are empty. */
+export function layerBounds(layer: FakeLayer): Bounds {
+  if (!layer.children) return { left: layer.left, top: layer.top, right: layer.right, bottom: layer.bottom };
+  const parts = layer.children.map(layerBounds).filter((b) => b.right > b.left);
+  if (parts.length === 0) return { left: 0, top: 0, right: 0, bottom: 0 };
+  return {
+    left: Math.min(...parts.map((b) => b.left)),
+    top: Math.min(...parts.map((b) => b.top)),
+    right: Math.max(...parts.map((b) => b.right)),
+    bottom: Math.max(...parts.map((b) => b.bottom)),
+  };
+}
+
+/** A layer as `_lib.jsx`'s `__layerInfo` reports it. */
+export function layerInfo(entry: Entry, all: Entry[], children: boolean): Record<string, unknown> {
+  const { layer } = entry;
+  const b = layerBounds(layer);
+  const out: Record<string, unknown> = {
+    id: layer.id,
+    index: entry.index,
+    name: layer.name,
+    kind: layer.kind,
+    visible: layer.visible,
+    opacity: layer.opacity,
+    blendMode: "normal",
+    bounds: b,
+    rect: { x: b.left, y: b.top, width: b.right - b.left, height: b.bottom - b.top },
+    clipped: false,
+  };
+  if (children && layer.children) {
+    out["children"] = layer.children.map((child) => layerInfo(all.find((e) => e.layer === child)!, all, true));
+  }
+  return out;
+}
+
+/** The sibling list that holds `child`. */
+export function parentList(layers: FakeLayer[], child: FakeLayer): FakeLayer[] {
+  if (layers.includes(child)) return layers;
+  for (const l of layers) {
+    if (l.children) {
+      const found = parentList(l.children, child);
+      if (found.includes(child)) return found;
+    }
+  }
+  return layers;
+}
+
+export function isInside(group: FakeLayer, layer: FakeLayer): boolean {
+  return (group.children ?? []).some((c) => c === layer || isInside(c, layer));
+}
+
+/** The layers (top-most first) over `b`, scaled by `scale`. */
+export function render(b: Bounds, topFirst: FakeLayer[], scale: number): PixelSource {
+  const width = Math.max(0, Math.round((b.right - b.left) * scale));
+  const height = Math.max(0, Math.round((b.bottom - b.top) * scale));
+  const bottomUp = [...topFirst].reverse();
+  return {
+    bounds: b,
+    width,
+    height,
+    argbAt: (x, y) => {
+      const dx = b.left + (x + 0.5) / scale;
+      const dy = b.top + (y + 0.5) / scale;
+      let out: [number, number, number, number] = [0, 0, 0, 0];
+      for (const l of bottomUp) {
+        if (dx >= l.left && dx < l.right && dy >= l.top && dy < l.bottom && l.color[3] > 0) {
+          out = [Math.round((l.color[3] * l.opacity) / 100), l.color[0], l.color[1], l.color[2]];
+        }
+      }
+      return out;
+    },
+  };
+}

@@ -3,7 +3,7 @@
  * overridden through `createBridge({ limits })`.
  */
 
-import { DEFAULT_MAX_IMPORT_FILE_BYTES, DEFAULT_MAX_OPEN_FILE_BYTES } from "./files/index.js";
+import { DEFAULT_MAX_OPEN_FILE_BYTES } from "./files/index.js";
 
 const MiB = 1024 * 1024;
 
@@ -19,8 +19,18 @@ export const DEFAULT_LIMITS = {
    * its size, so a huge or endless file cannot fill memory.
    */
   maxOpenFileBytes: DEFAULT_MAX_OPEN_FILE_BYTES,
-  /** Largest image file `layer:importImage` reads from a path or `file:` URI (the import byte limit). */
-  maxImportFileBytes: DEFAULT_MAX_IMPORT_FILE_BYTES,
+  /** Largest encoded image `layer:importImage` accepts from any source (data, base64, file, URL). */
+  maxImportBytes: 64 * MiB,
+  /** Largest decoded import (width × height): a small file can declare a huge image (decompression bomb). */
+  maxImportPixels: 100_000_000,
+  /** Deadline of a URL import, headers to last byte: a slow server must not hold the editor. */
+  importUrlTimeoutMs: 20_000,
+  /** Redirects followed per URL import; each hop is checked again against private targets. */
+  importMaxRedirects: 5,
+  /** Largest document `document:create` makes (width × height): 100 MP is 400 MB per full-canvas layer. */
+  maxDocumentPixels: 100_000_000,
+  /** Largest image an export produces after `scale`: bounds the memory one encode may take. */
+  maxExportPixels: 100_000_000,
   /** Requests a logical client may have open at once; past it → TOO_MANY_REQUESTS. */
   maxInFlightPerClient: 64,
   /** Host-bound calls waiting in the mailbox across all clients; past it → HOST_BUSY. */

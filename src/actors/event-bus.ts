@@ -1,13 +1,14 @@
 import { map, ReplaySubject, retry, share, Subject, timer, type Observable } from "rxjs";
 import { MAIN_EVENTS } from "../protocol/index.js";
-import type { HostAdapter } from "../hosts/host.js";
+import type { HostAdapter, PreviewEvent } from "../hosts/host.js";
 import type { Logger } from "../logger.js";
+import { previewPayload, type SerializedEvent } from "../methods/index.js";
 
-/** An event serialized once for every subscriber; each client only adds its own `seq`. */
-export interface SerializedEvent {
-  readonly type: string;
-  readonly json: string;
-}
+
+/** Editors emit previews as encoded images; the wire payload (with its data URI) is built here, once. */
+const WIRE_DATA: Readonly<Record<string, (data: unknown) => unknown>> = {
+  "layer:previewChange": (data) => previewPayload(data as PreviewEvent | null),
+};
 
 /** First delay before re-subscribing to a host event stream that failed; grows linearly to the max. */
 const HOST_EVENT_RETRY_MS = 250;
@@ -51,8 +52,9 @@ export class EventBus {
       this.streams.set(type, quiet);
       return quiet;
     }
+    const toWire = WIRE_DATA[type];
     const shared = source.pipe(
-      map(serialize(type)),
+      map((data) => serialize(type)(toWire === undefined ? data : toWire(data))),
       // A failing watcher must not end its subscribers' subscriptions: log it and watch again, backing off.
       retry({
         delay: (error: unknown, attempt) => {

@@ -3,10 +3,13 @@
  * (wire methods and the embedded editor's scripts): the client's path is resolved against the files roots, a save
  * that would drop data is refused unless allowed, and an export never silently replaces a document's source file.
  */
+import { extname } from "node:path";
 import { BridgeError, type DataLoss, type FileFormat } from "../protocol/index.js";
+import { checkEncodable, formatForExtension, UNKNOWN_FILE_FORMAT } from "./formats.js";
 import { refuseReplacingSource, refuseSilentLoss } from "./losses.js";
 import type { FilePolicy } from "./policy.js";
 import { resolveClientPath, type Filesystem, type ResolvedPath } from "./resolve.js";
+import { writeFileAtomic } from "./write.js";
 
 /** The bridge's file settings, as every file operation needs them. Plain data. */
 export interface FileAccess {
@@ -15,10 +18,6 @@ export interface FileAccess {
   readonly backupOnOverwrite: boolean;
   /** Largest document file `document:open` reads. */
   readonly maxOpenFileBytes: number;
-  /** Largest image file `layer:importImage` reads. */
-  readonly maxImportFileBytes: number;
-  /** Whether `layer:importImage` may read local files at all (`--no-file-import` turns it off). */
-  readonly allowFileImport: boolean;
   /**
    * Run `jsx:run`/`jsx:execute` on editors whose scripts can touch any file (Photoshop, GIMP) even while file
    * access is confined (`--allow-editor-scripts`); refused otherwise.
@@ -59,13 +58,14 @@ export interface ExportFileResult {
   size: number;
 }
 
-/** The editor operations a file export needs. */
+/** The editor operations a file export needs: the document's size and its composite in a format. */
 export interface ExportingEditor<C> extends EditorFiles {
   listDocuments(ctx: C): Promise<readonly DocumentRef[]>;
-  exportDocumentFile?(
+  getDocument(ctx: C, documentId: number | undefined): Promise<DocumentRef & { readonly width: number; readonly height: number }>;
+  exportDocumentImage(
     ctx: C,
-    options: { documentId?: number | undefined; path: string; format?: FileFormat | undefined; quality?: number | undefined },
-  ): Promise<ExportFileResult>;
+    options: { documentId: number; format: FileFormat; quality?: number | undefined; size: { width: number; height: number } },
+  ): Promise<{ readonly bytes: Uint8Array; readonly width: number; readonly height: number }>;
 }
 
 function need<T>(editor: EditorFiles, op: T | undefined, capability: string): T {
@@ -105,18 +105,27 @@ export async function saveDocumentFile<C>(
   return losses.length > 0 ? { ...saved, dropped: losses } : saved;
 }
 
-/** Writes a flattened image file; refuses to replace a file an open document was read from unless `overwrite`. */
+/**
+ * Writes the document's composite to an image file (format from `format` or the extension), atomically; refuses
+ * to replace a file an open document was read from unless `overwrite`.
+ */
 export async function exportDocumentFile<C>(
   editor: ExportingEditor<C>,
   ctx: C,
   access: FileAccess,
   params: { documentId?: number | undefined; path: string; format?: FileFormat | undefined; quality?: number | undefined; overwrite?: boolean | undefined },
 ): Promise<ExportFileResult> {
-  const write = need(editor, editor.exportDocumentFile?.bind(editor), "document:export");
   const target = await resolveClientPath(access.policy, params.path, { purpose: "write", filesystem: editor.filesystem });
+  const format = params.format ?? formatForExtension(extname(target.path));
+  if (format === undefined) throw new BridgeError("BAD_REQUEST", UNKNOWN_FILE_FORMAT, { details: { path: params.path } });
   if (target.size !== undefined || editor.filesystem === "remote") {
     const sources = (await editor.listDocuments(ctx)).filter((doc) => doc.filePath === target.path).map((doc) => doc.id);
     refuseReplacingSource(params.path, sources, params.overwrite);
   }
-  return write(ctx, { documentId: params.documentId, path: target.path, format: params.format, quality: params.quality });
+  const doc = await editor.getDocument(ctx, params.documentId);
+  const size = { width: doc.width, height: doc.height };
+  checkEncodable(format, size);
+  const image = await editor.exportDocumentImage(ctx, { documentId: doc.id, format, quality: params.quality, size });
+  await writeFileAtomic(target.path, image.bytes, { label: params.path });
+  return { path: target.path, format, width: image.width, height: image.height, size: image.bytes.byteLength };
 }

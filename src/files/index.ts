@@ -13,5 +13,6 @@ export {
   type SaveResult,
   type SavingEditor,
 } from "./document-files.js";
-export { importSourcePath, resolveImportSource, sniffImageFormat, type ImportFormat } from "./import-source.js";
-export { DEFAULT_MAX_IMPORT_FILE_BYTES, DEFAULT_MAX_OPEN_FILE_BYTES } from "./limits.js";
+export { DEFAULT_MAX_OPEN_FILE_BYTES } from "./limits.js";
+export { checkEncodable, formatForExtension, MAX_WEBP_EDGE, UNKNOWN_FILE_FORMAT } from "./formats.js";
+export { readNamedScript, type NamedScript, type NamedScriptKind } from "./named-script.js";

@@ -6,6 +6,3 @@ const MiB = 1024 * 1024;
  * @default 1 GiB
  */
 export const DEFAULT_MAX_OPEN_FILE_BYTES = 1024 * MiB;
-
-/** Largest image file `layer:importImage` reads (the import byte limit, 64 MiB). */
-export const DEFAULT_MAX_IMPORT_FILE_BYTES = 64 * MiB;

@@ -1,53 +1,107 @@
 import type { Observable } from "rxjs";
 import type { Filesystem } from "../files/index.js";
-import type {
-  DataLoss,
-  FileFormat,
-  HostBounds,
-  HostDocument,
-  HostLayer,
-  HostRect,
-  ImageFormat,
-  LayerImportImageParams,
-  LayerPreviewPayload,
-  SelectionPath,
-} from "../protocol/index.js";
+import type { DataLoss, FileFormat, HostBounds, HostDocument, HostLayer, HostRect } from "../protocol/index.js";
+
+/*
+ * The narrow editor interface. `src/methods` decides behaviour (defaults, layer references, sizes, previews, data
+ * URIs, file rules) once; an editor takes resolved values and returns plain data. Everything that crosses it is
+ * structured-clone-able (numbers, strings, plain objects, arrays, `Uint8Array`), so an editor can run behind a
+ * `postMessage` (a worker) or a network hop without the methods noticing.
+ */
 
 /**
  * What every call into an editor receives. `signal` aborts when the call's deadline passes or the bridge shuts
- * down; a host should stop work it can stop.
+ * down; an editor should stop work it can stop.
  */
 export interface HostCallContext {
   readonly signal: AbortSignal;
-  /** The logical client (or `http:…` lane) the call runs for; for logs only. */
-  readonly clientId: string;
+  /** Who the call runs for, as logs may name it (`client:<id prefix>`, `http:<address>`, `plugin:<id>`). */
+  readonly caller: string;
 }
 
-/** Which layer an operation targets. `active` is the document's first active layer. */
-export type LayerRef =
-  | { readonly by: "id"; readonly id: number }
-  | { readonly by: "index"; readonly index: number }
-  | { readonly by: "selectionIndex"; readonly index: number }
-  | { readonly by: "active" };
+/** A colour as bytes: red, green, blue, alpha (0–255). */
+export type Rgba = readonly [number, number, number, number];
 
-/** Encoded pixels as the host produced them; methods turn them into data URIs or raw HTTP bodies. */
-export interface EncodedImage {
-  readonly bytes: Uint8Array;
-  readonly format: ImageFormat;
+/** An output size in pixels, decided by the methods. */
+export interface PixelSize {
   readonly width: number;
   readonly height: number;
-  /** Where the pixels sit in the document. */
+}
+
+/** Encoded pixels as the editor produced them; the methods turn them into data URIs or raw HTTP bodies. */
+export interface EncodedImage {
+  readonly bytes: Uint8Array;
+  readonly format: FileFormat;
+  readonly width: number;
+  readonly height: number;
+  /** Where the pixels sit in the document; all zero for an empty layer (encoded as 1×1 transparent). */
   readonly bounds: HostBounds;
 }
 
-export interface ExportOptions {
-  readonly documentId?: number | undefined;
-  readonly format: ImageFormat;
-  readonly quality?: number | undefined;
-  /** Scale so the longest edge is at most this many pixels (never enlarges). */
-  readonly maxSize?: number | undefined;
-  /** Uniform scale factor, applied before `maxSize`. */
-  readonly scale?: number | undefined;
+/** A document and its layer tree (top-most first, groups with `children`), read in one call. */
+export interface DocumentTree {
+  readonly document: HostDocument;
+  readonly layers: HostLayer[];
+}
+
+/** A selection outline: SVG path data in document pixels and the box it covers. */
+export interface SelectionOutline {
+  readonly d: string;
+  readonly box: HostRect;
+}
+
+/** An outline to stroke over an exported layer: path data in document pixels, colour and width in output pixels. */
+export interface OutlineStroke extends SelectionOutline {
+  readonly color: Rgba;
+  readonly width: number;
+}
+
+/** A selection to set, in document pixels; rectangles arrive clipped to the canvas. */
+export type SelectionShape =
+  | { readonly kind: "rect"; readonly rect: HostRect }
+  | { readonly kind: "ellipse"; readonly rect: HostRect }
+  | { readonly kind: "polygon"; readonly points: ReadonlyArray<{ readonly x: number; readonly y: number }> };
+
+/** Image formats an import accepts, recognised from the bytes. */
+export type ImportImageFormat = "png" | "jpeg" | "webp" | "gif" | "tiff";
+
+/** An image to place as a layer, every choice already made by the methods. */
+export interface ImportLayerOptions {
+  readonly documentId: number;
+  /**
+   * The encoded image (its header was checked: format, size within the pixel limit); `width`/`height` are its
+   * upright size (EXIF orientation applied), which the editor's layer has unless `size` differs.
+   */
+  readonly image: { readonly bytes: Uint8Array; readonly format: ImportImageFormat; readonly width: number; readonly height: number };
+  /** Size of the new layer's pixels; the image is scaled to it when it differs. */
+  readonly size: PixelSize;
+  /** Top-left of the new layer in document pixels. */
+  readonly position: { readonly x: number; readonly y: number };
+  readonly name: string;
+  /** Insert directly above this layer (in its group), or at the top of the document when `null`. */
+  readonly aboveLayerId: number | null;
+}
+
+/**
+ * A `layer:previewChange` as an editor emits it: the active layer and its preview, already encoded (PNG, longest
+ * edge ≤ `PREVIEW_MAX_SIZE`); `null` when no layer is active. The bridge builds the wire payload.
+ */
+export interface PreviewEvent {
+  readonly documentId: number;
+  readonly layer: { readonly id: number; readonly name: string; readonly index: number };
+  readonly image: EncodedImage;
+}
+
+/** The scripts an editor runs for `jsx:run` / `jsx:execute`. */
+export interface ScriptLanguage {
+  /** Accepted `language` values; the first is the editor's own, used when a call names none. */
+  readonly names: readonly string[];
+  /** Extension of named scripts in the script folders (`.js`, `.jsx`, `.scm`). */
+  readonly extension: string;
+  /** What the scripts are, for messages ("JavaScript", "ExtendScript", "Script-Fu"). */
+  readonly label: string;
+  /** Largest script source, in bytes. */
+  readonly maxBytes: number;
 }
 
 export interface HostInfo {
@@ -59,11 +113,11 @@ export interface HostInfo {
 export type HostEventType = "selection:changed" | "layer:selectionChange" | "layer:previewChange" | (string & {});
 
 /**
- * One editor behind the bridge. Built-in methods are written once against this interface; an editor that cannot
- * do an operation leaves the optional member out and the bridge answers `NOT_SUPPORTED` naming it.
+ * One editor behind the bridge. An editor that cannot do an operation leaves the optional member out and the
+ * bridge answers `NOT_SUPPORTED` naming it. `documentId` absent means the editor's active document.
  *
  * Errors: throw `BridgeError` with `NO_DOCUMENT`, `DOCUMENT_NOT_FOUND`, `LAYER_NOT_FOUND`, `BAD_REQUEST`,
- * `NOT_SUPPORTED`, `JSX_FAILED`, `HOST_UNAVAILABLE`; anything else becomes `INTERNAL`.
+ * `NOT_SUPPORTED`, `PAYLOAD_TOO_LARGE`, `JSX_FAILED`, `TIMEOUT`, `HOST_UNAVAILABLE`; anything else becomes `INTERNAL`.
  */
 export interface HostAdapter {
   /** `embedded`, `photoshop`, `gimp`, or a test double's name. */
@@ -77,11 +131,13 @@ export interface HostAdapter {
    */
   readonly filesystem?: Filesystem;
   /**
-   * Whether `jsx:run`/`jsx:execute` scripts can read and write any file (Photoshop's ExtendScript, GIMP's
-   * Script-Fu). Such scripts are refused while file access is confined, unless the operator allows them.
+   * Whether scripts can read and write any file (Photoshop's ExtendScript, GIMP's Script-Fu). Such scripts are
+   * refused while file access is confined, unless the operator allows them.
    * @default false
    */
   readonly scriptsReachFiles?: boolean;
+  /** The scripts `runScript` runs; absent with `runScript`. */
+  readonly scriptLanguage?: ScriptLanguage;
 
   /** Connects to (or starts) the editor. Rejects when the editor cannot be reached. */
   connect(): Promise<HostInfo>;
@@ -93,99 +149,84 @@ export interface HostAdapter {
    */
   readonly lost$: Observable<Error>;
   /**
-   * Live events of one type, or `undefined` when the host never produces it. The bridge subscribes only while a
-   * client is subscribed (reference-counted), so a host may start watchers or polling in the subscribe function.
+   * Live events of one type, or `undefined` when the editor never produces it. Subscribed only while a client is
+   * (reference-counted), so an editor may start watchers in the subscribe function. `layer:previewChange` emits
+   * {@link PreviewEvent} or `null`; the other main events emit their wire data.
    */
   events(type: HostEventType): Observable<unknown> | undefined;
 
   // Documents.
   listDocuments(ctx: HostCallContext): Promise<HostDocument[]>;
-  /** The active document; `NO_DOCUMENT` when none is open. */
-  currentDocument(ctx: HostCallContext): Promise<HostDocument>;
+  /** A document, or the active one; `NO_DOCUMENT` when none is open, `DOCUMENT_NOT_FOUND` for an unknown id. */
   getDocument(ctx: HostCallContext, documentId: number | undefined): Promise<HostDocument>;
-  /** Opens a file; `path` was resolved against the files roots (and checked to be a regular file) by the caller. */
+  /** A document with its layer tree in one call (layer references are resolved from it). */
+  getDocumentTree(ctx: HostCallContext, documentId: number | undefined): Promise<DocumentTree>;
+  /** Opens a file at a path the caller resolved against the files roots (and checked to be a regular file). */
   openDocument?(ctx: HostCallContext, path: string): Promise<HostDocument>;
-  createDocument?(
-    ctx: HostCallContext,
-    options: { width: number; height: number; name?: string | undefined; background?: string | undefined },
-  ): Promise<HostDocument>;
-  closeDocument?(ctx: HostCallContext, documentId: number | undefined): Promise<number>;
+  /** A new document that becomes the active one; size and name checked by the caller. */
+  createDocument?(ctx: HostCallContext, options: { width: number; height: number; name: string; background: Rgba }): Promise<HostDocument>;
+  closeDocument?(ctx: HostCallContext, documentId: number): Promise<void>;
   /**
    * What a save of the document to `path` would drop compared with the file it was opened from (text layers,
    * ICC profile, …); empty when nothing. An editor whose saves lose nothing leaves it out.
    */
   saveLosses?(ctx: HostCallContext, options: { documentId: number; path: string }): Promise<DataLoss[]>;
   /**
-   * Saves in the editor's layered format to `path` (already resolved by the caller), atomically where the editor
-   * writes locally; `backup` keeps a replaced file as `<name>.bak`.
+   * Saves in the editor's layered format to `path` (resolved by the caller), atomically where the editor writes
+   * locally; `backup` keeps a replaced file as `<name>.bak`.
    */
   saveDocument?(
     ctx: HostCallContext,
     options: { documentId: number; path: string; backup: boolean },
   ): Promise<{ path: string; format: string; backupPath?: string | undefined }>;
-  /** Writes a flattened image file to `path` (already resolved by the caller), atomically. */
-  exportDocumentFile?(
-    ctx: HostCallContext,
-    options: { documentId?: number | undefined; path: string; format?: FileFormat | undefined; quality?: number | undefined },
-  ): Promise<{ path: string; format: string; width: number; height: number; size: number }>;
 
   // Layers.
-  /** The layer tree, top-most first, groups with `children`. */
-  getLayers(ctx: HostCallContext, documentId: number | undefined): Promise<HostLayer[]>;
-  /** One layer, or `null` for `{by: "active"}` when nothing is active. `LAYER_NOT_FOUND` otherwise. */
-  getLayer(
-    ctx: HostCallContext,
-    options: { documentId?: number | undefined; ref: LayerRef; children?: boolean | undefined },
-  ): Promise<HostLayer | null>;
-  /** Makes these layers the active ones; returns them. Emits `layer:selectionChange`. */
-  selectLayers?(ctx: HostCallContext, options: { documentId?: number | undefined; ids: number[] }): Promise<HostLayer[]>;
-  importImage?(ctx: HostCallContext, params: LayerImportImageParams): Promise<HostLayer>;
+  /** Makes exactly these (existing, checked) layers the active ones. */
+  selectLayers?(ctx: HostCallContext, options: { documentId: number; ids: readonly number[] }): Promise<void>;
+  /** Places an image as a new pixel layer and makes it the active one; returns its id. */
+  importLayer?(ctx: HostCallContext, options: ImportLayerOptions): Promise<number>;
 
   // Pixels.
-  exportDocumentImage(ctx: HostCallContext, options: ExportOptions): Promise<EncodedImage>;
-  exportLayerImage(ctx: HostCallContext, options: ExportOptions & { ref: LayerRef }): Promise<EncodedImage>;
-  exportLayerWithSelectedPath?(
+  /** The composite at exactly `size`, in `format` (`tiff` for file exports only). */
+  exportDocumentImage(
     ctx: HostCallContext,
-    options: ExportOptions & { ref: LayerRef; strokeColor?: string | undefined; strokeWidth?: number | undefined },
+    options: { documentId: number | undefined; format: FileFormat; quality?: number | undefined; size: PixelSize },
   ): Promise<EncodedImage>;
-  /** Preview of the active layer, longest edge ≤ `maxSize`; `null` when no layer is active. */
-  layerPreview(
-    ctx: HostCallContext,
-    options: { documentId?: number | undefined; maxSize: number },
-  ): Promise<LayerPreviewPayload>;
-
-  // Selection.
-  getSelection(ctx: HostCallContext, documentId: number | undefined): Promise<HostRect | null>;
-  /** Replaces the selection with a rectangle (clipped to the canvas) or clears it. Emits `selection:changed`. */
-  setSelection?(
-    ctx: HostCallContext,
-    options: { documentId?: number | undefined; rect: HostRect | null },
-  ): Promise<HostRect | null>;
-  /** Replaces the selection with an ellipse inside `rect` or a polygon (clipped to the canvas); returns its bbox. */
-  setSelectionShape?(
+  /**
+   * One layer (a group: its composite) at exactly `size`, covering the layer's `rect`; an empty layer is a 1×1
+   * transparent image with zero bounds. `outline`, when given, is stroked over it.
+   */
+  exportLayerImage(
     ctx: HostCallContext,
     options: {
-      documentId?: number | undefined;
-      shape: { kind: "ellipse"; rect: HostRect } | { kind: "polygon"; points: Array<{ x: number; y: number }> };
+      documentId: number;
+      layerId: number;
+      format: FileFormat;
+      quality?: number | undefined;
+      size: PixelSize;
+      outline?: OutlineStroke | undefined;
     },
-  ): Promise<HostRect | null>;
-  getSelectionPath?(
-    ctx: HostCallContext,
-    options: { documentId?: number | undefined; expand: number },
-  ): Promise<SelectionPath | null>;
+  ): Promise<EncodedImage>;
+
+  // Selection.
+  /** The selection's bounding rectangle, or `null`. */
+  getSelection(ctx: HostCallContext, documentId: number | undefined): Promise<HostRect | null>;
+  /** Replaces the selection (`null` clears it); returns its bounds. Emits `selection:changed`. */
+  setSelection?(ctx: HostCallContext, options: { documentId: number; shape: SelectionShape | null }): Promise<HostRect | null>;
+  /** The selection's outline grown by `expand` pixels, or `null` when nothing is selected. */
+  getSelectionOutline?(ctx: HostCallContext, options: { documentId: number | undefined; expand: number }): Promise<SelectionOutline | null>;
 
   // Actions and scripts.
-  autoCutout?(ctx: HostCallContext, options: { documentId?: number | undefined; layerId?: number | undefined }): Promise<boolean>;
-  removeBackground?(
-    ctx: HostCallContext,
-    options: { documentId?: number | undefined; layerId?: number | undefined },
-  ): Promise<{ success: boolean }>;
+  /** Selects the subject of a pixel layer; whether it found one. */
+  autoCutout?(ctx: HostCallContext, options: { documentId: number; layerId: number }): Promise<boolean>;
+  /** Hides the background of a pixel layer (a mask where the editor has them); whether it found a subject. */
+  removeBackground?(ctx: HostCallContext, options: { documentId: number; layerId: number }): Promise<boolean>;
+  /**
+   * Runs a script in `language` (one of `scriptLanguage.names`) with `params` visible to it, answering the value it
+   * completed with as plain data.
+   */
   runScript?(
     ctx: HostCallContext,
-    options: { script: string; language?: string | undefined; timeoutMs: number },
-  ): Promise<unknown>;
-  executeScript?(
-    ctx: HostCallContext,
-    options: { name: string; params: Record<string, unknown>; timeoutMs: number },
+    options: { source: string; language: string; params: Record<string, unknown> | undefined; timeoutMs: number },
   ): Promise<unknown>;
 }

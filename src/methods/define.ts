@@ -1,17 +1,39 @@
-import type { z } from "zod";
-import type { ClientSummarySchema, ServerInfo } from "../protocol/index.js";
-import type { HostAdapter, HostCallContext } from "../hosts/host.js";
-import type { LogicalClient } from "../actors/client.js";
 import type { Observable } from "rxjs";
-import type { EventBus, SerializedEvent } from "../actors/event-bus.js";
-import type { Limits } from "../limits.js";
+import type { z } from "zod";
+import { METHOD_SCHEMAS, type BuiltinMethodName, type ClientSummarySchema, type ServerInfo } from "../protocol/index.js";
 import type { FileAccess } from "../files/index.js";
+import type { HostAdapter, HostCallContext } from "../hosts/host.js";
+import type { ImportPolicy } from "../imports/index.js";
+import type { Limits } from "../limits.js";
+import { fieldKinds, type FieldKinds } from "./_internal/fields.js";
+
+/*
+ * The dispatch types, in one home: the methods are written against these, and the actors (the dispatcher, the
+ * logical clients) implement them. Nothing here imports the actors.
+ */
+
+/** An event serialized once for every subscriber; each client only adds its own `seq`. */
+export interface SerializedEvent {
+  readonly type: string;
+  readonly json: string;
+}
+
+/** What the event methods need of a logical client (the actors' `LogicalClient` is one). */
+export interface SubscribingClient {
+  readonly endpoint: string;
+  /** Subscribes to a stream; idempotent. */
+  subscribe(type: string, stream: Observable<SerializedEvent>): void;
+  /** Drops a subscription; returns whether there was one. */
+  unsubscribe(type: string): boolean;
+  /** Keeps a stream's producer running on the client's behalf without delivering it; returns whether it is on. */
+  watch(key: string, stream: Observable<unknown>, enabled: boolean): boolean;
+}
 
 /** Who is calling: a logical client on a WS endpoint, or an HTTP request's lane. */
 export interface Caller {
   /** Mailbox lane: the client id, or `http:<address>:<port>` for HTTP. */
   readonly lane: string;
-  readonly client: LogicalClient | null;
+  readonly client: SubscribingClient | null;
   /** `"root"` or a plugin id. */
   readonly endpoint: string;
 }
@@ -21,11 +43,14 @@ export interface BridgeServices {
   readonly limits: Limits;
   /** Files roots, backups and read limits: every path a client sends is resolved through these. */
   readonly files: FileAccess;
-  readonly bus: EventBus;
+  /** Where `layer:importImage` may read from, and how much. */
+  readonly imports: ImportPolicy;
+  /** Folders `jsx:execute` finds named scripts in (never outside them). */
+  readonly scriptDirs: readonly string[];
   serverInfo(): ServerInfo;
   clients(): Array<z.infer<typeof ClientSummarySchema>>;
-  /** Starts or stops the `selection:change` keep-alive of a client. */
-  watchSelection(client: LogicalClient, enabled: boolean): boolean;
+  /** The stream `selection:change` keeps running (the selection watcher). */
+  selectionWatch(): Observable<unknown>;
   /** Event types an endpoint accepts: the main ones, plus a plugin endpoint's local ones. */
   acceptedEvents(endpoint: string): string[];
   /** The stream of an event type on an endpoint, or undefined when that endpoint does not accept it. */
@@ -36,7 +61,7 @@ export interface MethodContext {
   readonly host: HostAdapter;
   readonly caller: Caller;
   readonly bridge: BridgeServices;
-  /** Deadline and lane of the host call; only meaningful for `host: true` methods. */
+  /** Deadline and caller of the host call; only meaningful for `host: true` methods. */
   readonly call: HostCallContext;
 }
 
@@ -62,14 +87,35 @@ export interface MethodDefinition<P = unknown, R = unknown> {
   /** Uses the long deadline (scripts, exports). */
   readonly long?: boolean;
   readonly http?: HttpBinding;
+  /**
+   * The top-level params and the non-string kinds each accepts, for transports that carry params as text (HTTP
+   * query and path). Empty for methods without fixed params (plugin methods).
+   */
+  readonly fields: FieldKinds;
   run(ctx: MethodContext, params: P): Promise<R> | R;
 }
 
-/** Declares a built-in method from its protocol schemas; the types of `run` follow from them. */
-export function defineMethod<S extends { params: z.ZodType; result: z.ZodType }>(
-  name: string,
-  schemas: S,
-  spec: Omit<MethodDefinition<z.infer<S["params"]>, z.infer<S["result"]> | unknown>, "name" | "params" | "result">,
+type Schemas<N extends BuiltinMethodName> = (typeof METHOD_SCHEMAS)[N];
+
+/**
+ * Declares a built-in method by name: its params and result schemas come from `METHOD_SCHEMAS`, so the name is
+ * written once here and the types of `run` follow from the protocol.
+ */
+export function defineMethod<N extends BuiltinMethodName>(
+  name: N,
+  spec: Omit<MethodDefinition<z.infer<Schemas<N>["params"]>, z.infer<Schemas<N>["result"]> | unknown>, "name" | "params" | "result" | "fields">,
 ): MethodDefinition {
-  return { name, params: schemas.params, result: schemas.result, ...spec } as MethodDefinition;
+  const schemas = METHOD_SCHEMAS[name];
+  let fields: FieldKinds | undefined;
+  return {
+    name,
+    params: schemas.params,
+    result: schemas.result,
+    // Read from the schema once, on first use: most methods are never called over HTTP.
+    get fields() {
+      fields ??= fieldKinds(schemas.params);
+      return fields;
+    },
+    ...spec,
+  } as MethodDefinition;
 }

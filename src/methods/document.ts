@@ -1,29 +1,41 @@
-import { METHOD_SCHEMAS } from "../protocol/index.js";
-import { defineMethod, type MethodDefinition } from "./define.js";
 import { exportDocumentFile, resolveOpenPath, saveDocumentFile } from "../files/index.js";
+import { parseColor } from "../hosts/_internal/color.js";
+import { BridgeError } from "../protocol/index.js";
+import { defineMethod, type MethodDefinition } from "./define.js";
 import { requireOp } from "./_internal/support.js";
+
+/** Background of a new document when the caller names none, as an editor's "New document" fills it. */
+export const DEFAULT_BACKGROUND = "white";
+
+/** `Untitled-N` with the smallest N no open document is named, as editors name new documents. */
+export function untitledName(taken: Iterable<string>): string {
+  const names = new Set(taken);
+  let n = 1;
+  while (names.has(`Untitled-${n}`)) n++;
+  return `Untitled-${n}`;
+}
 
 /** Documents: inspect, open, create, close, save and export to a file. */
 export const documentMethods: MethodDefinition[] = [
-  defineMethod("document:current", METHOD_SCHEMAS["document:current"], {
+  defineMethod("document:current", {
     host: true,
     mutates: false,
     http: { verb: "GET", path: "/document/current" },
-    run: (ctx) => ctx.host.currentDocument(ctx.call),
+    run: (ctx) => ctx.host.getDocument(ctx.call, undefined),
   }),
-  defineMethod("document:list", METHOD_SCHEMAS["document:list"], {
+  defineMethod("document:list", {
     host: true,
     mutates: false,
     http: { verb: "GET", path: "/document/list" },
     run: (ctx) => ctx.host.listDocuments(ctx.call),
   }),
-  defineMethod("document:layers", METHOD_SCHEMAS["document:layers"], {
+  defineMethod("document:layers", {
     host: true,
     mutates: false,
     http: { verb: "GET", path: "/document/layers" },
-    run: (ctx, { documentId }) => ctx.host.getLayers(ctx.call, documentId),
+    run: async (ctx, { documentId }) => (await ctx.host.getDocumentTree(ctx.call, documentId)).layers,
   }),
-  defineMethod("document:open", METHOD_SCHEMAS["document:open"], {
+  defineMethod("document:open", {
     host: true,
     mutates: true,
     long: true,
@@ -33,22 +45,35 @@ export const documentMethods: MethodDefinition[] = [
       return open(ctx.call, (await resolveOpenPath(ctx.bridge.files, ctx.host, path)).path);
     },
   }),
-  defineMethod("document:create", METHOD_SCHEMAS["document:create"], {
+  defineMethod("document:create", {
     host: true,
     mutates: true,
     http: { verb: "POST", path: "/document/create" },
-    run: (ctx, params) => requireOp(ctx.host, "createDocument", "document:create")(ctx.call, params),
+    run: async (ctx, { width, height, name, background }) => {
+      const create = requireOp(ctx.host, "createDocument", "document:create");
+      const maxPixels = ctx.bridge.limits.maxDocumentPixels;
+      if (width * height > maxPixels) {
+        throw new BridgeError("PAYLOAD_TOO_LARGE", `Document of ${width}×${height} exceeds ${maxPixels} pixels`, {
+          details: { width, height, maxPixels },
+        });
+      }
+      const fill = parseColor(background ?? DEFAULT_BACKGROUND, "background");
+      const title = name ?? untitledName((await ctx.host.listDocuments(ctx.call)).map((doc) => doc.name));
+      return create(ctx.call, { width, height, name: title, background: fill });
+    },
   }),
-  defineMethod("document:close", METHOD_SCHEMAS["document:close"], {
+  defineMethod("document:close", {
     host: true,
     mutates: true,
     http: { verb: "POST", path: "/document/close" },
-    run: async (ctx, { documentId }) => ({
-      closed: true,
-      documentId: await requireOp(ctx.host, "closeDocument", "document:close")(ctx.call, documentId),
-    }),
+    run: async (ctx, { documentId }) => {
+      const close = requireOp(ctx.host, "closeDocument", "document:close");
+      const doc = await ctx.host.getDocument(ctx.call, documentId);
+      await close(ctx.call, doc.id);
+      return { closed: true, documentId: doc.id };
+    },
   }),
-  defineMethod("document:save", METHOD_SCHEMAS["document:save"], {
+  defineMethod("document:save", {
     host: true,
     mutates: true,
     long: true,
@@ -56,7 +81,7 @@ export const documentMethods: MethodDefinition[] = [
     // The no-silent-loss rule lives in saveDocumentFile, shared with the embedded editor's scripts.
     run: (ctx, params) => saveDocumentFile(ctx.host, ctx.call, ctx.bridge.files, params),
   }),
-  defineMethod("document:export", METHOD_SCHEMAS["document:export"], {
+  defineMethod("document:export", {
     host: true,
     mutates: false,
     long: true,

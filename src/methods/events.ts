@@ -1,8 +1,7 @@
-import { BridgeError, METHOD_SCHEMAS } from "../protocol/index.js";
-import type { LogicalClient } from "../actors/client.js";
-import { defineMethod, type MethodContext, type MethodDefinition } from "./define.js";
+import { BridgeError } from "../protocol/index.js";
+import { defineMethod, type MethodContext, type MethodDefinition, type SubscribingClient } from "./define.js";
 
-function clientOf(ctx: MethodContext, method: string): LogicalClient {
+function clientOf(ctx: MethodContext, method: string): SubscribingClient {
   const client = ctx.caller.client;
   if (client === null) {
     throw new BridgeError("BAD_REQUEST", `${method} needs a WebSocket connection: HTTP cannot carry events`);
@@ -12,7 +11,7 @@ function clientOf(ctx: MethodContext, method: string): LogicalClient {
 
 /** Subscriptions belong to the logical client (DESIGN §2 "Subscriptions"); both calls are idempotent. */
 export const eventMethods: MethodDefinition[] = [
-  defineMethod("event:subscribe", METHOD_SCHEMAS["event:subscribe"], {
+  defineMethod("event:subscribe", {
     host: false,
     mutates: false,
     run: (ctx, { type }) => {
@@ -28,7 +27,7 @@ export const eventMethods: MethodDefinition[] = [
       return { type, subscribed: true };
     },
   }),
-  defineMethod("event:unsubscribe", METHOD_SCHEMAS["event:unsubscribe"], {
+  defineMethod("event:unsubscribe", {
     host: false,
     mutates: false,
     run: (ctx, { type }) => {
@@ -36,11 +35,11 @@ export const eventMethods: MethodDefinition[] = [
       return { type, subscribed: false };
     },
   }),
-  defineMethod("selection:change", METHOD_SCHEMAS["selection:change"], {
+  defineMethod("selection:change", {
     host: false,
     mutates: false,
     run: (ctx, { enabled }) => ({
-      watching: ctx.bridge.watchSelection(clientOf(ctx, "selection:change"), enabled ?? true),
+      watching: clientOf(ctx, "selection:change").watch("selection:change", ctx.bridge.selectionWatch(), enabled ?? true),
     }),
   }),
 ];

@@ -1,13 +1,8 @@
 import type { EncodedImage } from "../hosts/host.js";
 import type { HostBounds, ImageFormat, ImageResult } from "../protocol/index.js";
+import { dataUri } from "./_internal/images.js";
 
 const BRAND = Symbol.for("image-editor-bridge.WireImage");
-
-export const IMAGE_MIME: Readonly<Record<ImageFormat, string>> = {
-  png: "image/png",
-  jpeg: "image/jpeg",
-  webp: "image/webp",
-};
 
 /**
  * An image result that keeps its bytes: JSON encodes it as the spec's `ImageResult` (a data URI, built only
@@ -17,14 +12,9 @@ export class WireImage {
   readonly [BRAND] = true;
   constructor(readonly image: EncodedImage) {}
 
-  get mime(): string {
-    return IMAGE_MIME[this.image.format];
-  }
-
   toJSON(): ImageResult {
-    const { bytes, format, width, height, bounds } = this.image;
-    const base64 = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64");
-    return { data: `data:${IMAGE_MIME[format]};base64,${base64}`, format, width, height, bounds: bounds as HostBounds };
+    const { format, width, height, bounds } = this.image;
+    return { data: dataUri(this.image), format: format as ImageFormat, width, height, bounds: bounds as HostBounds };
   }
 }
 

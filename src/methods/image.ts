@@ -1,61 +1,88 @@
-import { METHOD_SCHEMAS, type ImageFormat } from "../protocol/index.js";
-import { defineMethod, type MethodDefinition } from "./define.js";
-import { requireOp } from "./_internal/support.js";
-import { layerRefOf, layerRefOfSpec } from "./_internal/layer-ref.js";
+import { parseColor } from "../hosts/_internal/color.js";
+import type { OutlineStroke } from "../hosts/host.js";
+import { PREVIEW_MAX_SIZE, type ImageFormat } from "../protocol/index.js";
+import { defineMethod, type MethodContext, type MethodDefinition } from "./define.js";
 import { WireImage } from "./image-result.js";
-import { DEFAULT_PREVIEW_MAX_SIZE } from "./layer.js";
+import { exportSize, layerExportSize, layerPreviewSize } from "./_internal/images.js";
+import { requireOp } from "./_internal/support.js";
+import { layerRefOf, layerRefOfSpec, requireLayer, type LayerRef } from "./_internal/targets.js";
 
 /** Format of image results when the caller names none. */
 export const DEFAULT_IMAGE_FORMAT: ImageFormat = "png";
+/** Colour of the selection outline `image:exportLayerWithSelectedPath` draws unless told otherwise. */
+export const DEFAULT_OUTLINE_COLOR = "#ff0000";
+/** Width of that outline in output pixels. */
+export const DEFAULT_OUTLINE_WIDTH = 2;
+
+interface LayerExport {
+  readonly documentId?: number | undefined;
+  readonly format?: ImageFormat | undefined;
+  readonly quality?: number | undefined;
+  readonly maxSize?: number | undefined;
+  readonly scale?: number | undefined;
+}
+
+/** Exports one layer at the size the caller asked for, its outline stroked over it when one is given. */
+async function exportLayer(
+  ctx: MethodContext,
+  ref: LayerRef,
+  params: LayerExport,
+  outline?: (documentId: number) => Promise<OutlineStroke | undefined>,
+): Promise<WireImage> {
+  const tree = await ctx.host.getDocumentTree(ctx.call, params.documentId);
+  const layer = requireLayer(tree, ref);
+  const format = params.format ?? DEFAULT_IMAGE_FORMAT;
+  const size = layerExportSize(layer.rect, { format, scale: params.scale, maxSize: params.maxSize }, ctx.bridge.limits.maxExportPixels);
+  const stroke = outline === undefined ? undefined : await outline(tree.document.id);
+  const documentId = tree.document.id;
+  return new WireImage(await ctx.host.exportLayerImage(ctx.call, { documentId, layerId: layer.id, format, quality: params.quality, size, outline: stroke }));
+}
 
 /** Image results: encoded pixels as data URIs over JSON, raw bytes over HTTP with `Accept: image/*`. */
 export const imageMethods: MethodDefinition[] = [
-  defineMethod("image:exportDocument", METHOD_SCHEMAS["image:exportDocument"], {
+  defineMethod("image:exportDocument", {
     host: true,
     mutates: false,
     long: true,
     http: { verb: "POST", path: "/image/export-document", image: true },
-    run: async (ctx, params) =>
-      new WireImage(await ctx.host.exportDocumentImage(ctx.call, { ...params, format: params.format ?? DEFAULT_IMAGE_FORMAT })),
+    run: async (ctx, { documentId, format = DEFAULT_IMAGE_FORMAT, quality, scale, maxSize }) => {
+      const doc = await ctx.host.getDocument(ctx.call, documentId);
+      const size = exportSize(doc.width, doc.height, { format, scale, maxSize }, ctx.bridge.limits.maxExportPixels);
+      return new WireImage(await ctx.host.exportDocumentImage(ctx.call, { documentId: doc.id, format, quality, size }));
+    },
   }),
-  defineMethod("image:exportLayer", METHOD_SCHEMAS["image:exportLayer"], {
+  defineMethod("image:exportLayer", {
     host: true,
     mutates: false,
     long: true,
     http: { verb: "POST", path: "/image/export-layer", image: true },
-    run: async (ctx, params) =>
-      new WireImage(
-        await ctx.host.exportLayerImage(ctx.call, {
-          ...params,
-          format: params.format ?? DEFAULT_IMAGE_FORMAT,
-          ref: layerRefOf(params),
-        }),
-      ),
+    run: (ctx, params) => exportLayer(ctx, layerRefOf(params), params),
   }),
-  defineMethod("image:exportLayerWithSelectedPath", METHOD_SCHEMAS["image:exportLayerWithSelectedPath"], {
+  defineMethod("image:exportLayerWithSelectedPath", {
     host: true,
     mutates: false,
     long: true,
     http: { verb: "POST", path: "/image/export-layer-with-selected-path", image: true },
-    run: async (ctx, params) => {
-      const exportWithPath = requireOp(ctx.host, "exportLayerWithSelectedPath", "image:exportLayerWithSelectedPath");
-      return new WireImage(
-        await exportWithPath(ctx.call, { ...params, format: params.format ?? DEFAULT_IMAGE_FORMAT, ref: layerRefOf(params) }),
-      );
+    // With no selection there is no outline to draw: the plain layer, on every editor.
+    run: (ctx, params) => {
+      const trace = requireOp(ctx.host, "getSelectionOutline", "image:exportLayerWithSelectedPath");
+      const color = parseColor(params.strokeColor ?? DEFAULT_OUTLINE_COLOR, "strokeColor");
+      const width = params.strokeWidth ?? DEFAULT_OUTLINE_WIDTH;
+      return exportLayer(ctx, layerRefOf(params), params, async (documentId) => {
+        const outline = await trace(ctx.call, { documentId, expand: 0 });
+        return outline ? { ...outline, color, width } : undefined;
+      });
     },
   }),
-  defineMethod("image:getPreview", METHOD_SCHEMAS["image:getPreview"], {
+  defineMethod("image:getPreview", {
     host: true,
     mutates: false,
     http: { verb: "GET", path: "/image/preview/:layerSpec", image: true },
-    run: async (ctx, { documentId, layerSpec, maxSize }) =>
-      new WireImage(
-        await ctx.host.exportLayerImage(ctx.call, {
-          documentId,
-          format: "png",
-          maxSize: maxSize ?? DEFAULT_PREVIEW_MAX_SIZE,
-          ref: layerRefOfSpec(layerSpec),
-        }),
-      ),
+    run: async (ctx, { documentId, layerSpec, maxSize }) => {
+      const tree = await ctx.host.getDocumentTree(ctx.call, documentId);
+      const layer = requireLayer(tree, layerRefOfSpec(layerSpec));
+      const size = layerPreviewSize(layer, maxSize ?? PREVIEW_MAX_SIZE);
+      return new WireImage(await ctx.host.exportLayerImage(ctx.call, { documentId: tree.document.id, layerId: layer.id, format: "png", size }));
+    },
   }),
 ];

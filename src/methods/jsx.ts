@@ -1,4 +1,6 @@
-import { BridgeError, METHOD_SCHEMAS } from "../protocol/index.js";
+import { readNamedScript } from "../files/index.js";
+import type { ScriptLanguage } from "../hosts/host.js";
+import { BridgeError } from "../protocol/index.js";
 import { defineMethod, type MethodContext, type MethodDefinition } from "./define.js";
 import { requireOp } from "./_internal/support.js";
 
@@ -29,27 +31,50 @@ function checkScriptsAllowed(ctx: MethodContext, method: string): void {
   );
 }
 
+/** The editor's script language, checked against the one a call asks for (absent: the editor's own). */
+function languageOf(ctx: MethodContext, method: string, requested: string | undefined): { lang: ScriptLanguage; language: string } {
+  const lang = ctx.host.scriptLanguage;
+  if (lang === undefined) {
+    throw new BridgeError("NOT_SUPPORTED", `The ${ctx.host.kind} editor does not run scripts`, { details: { capability: method, editor: ctx.host.kind } });
+  }
+  const language = requested ?? lang.names[0]!;
+  if (!lang.names.includes(language)) {
+    throw new BridgeError("NOT_SUPPORTED", `The ${ctx.host.kind} editor runs ${lang.label} (${lang.names.join(", ")}), not ${language}`, {
+      details: { capability: method, editor: ctx.host.kind, language, accepted: lang.names },
+    });
+  }
+  return { lang, language };
+}
+
 /** Scripts. No HTTP routes (spec §4.2 rule 2). */
 export const jsxMethods: MethodDefinition[] = [
-  defineMethod("jsx:run", METHOD_SCHEMAS["jsx:run"], {
+  defineMethod("jsx:run", {
     host: true,
     mutates: true,
     long: true,
-    run: async (ctx, { script, language, timeoutMs }) => {
+    run: async (ctx, { script, language: requested, timeoutMs }) => {
       checkScriptsAllowed(ctx, "jsx:run");
       const run = requireOp(ctx.host, "runScript", "jsx:run");
-      return { result: await run(ctx.call, { script, language, timeoutMs: scriptDeadline(timeoutMs, ctx.bridge.limits.longCallTimeoutMs) }) };
+      const { lang, language } = languageOf(ctx, "jsx:run", requested);
+      const size = Buffer.byteLength(script);
+      if (size > lang.maxBytes) {
+        throw new BridgeError("PAYLOAD_TOO_LARGE", `Scripts are limited to ${lang.maxBytes} bytes`, { details: { size, maxBytes: lang.maxBytes } });
+      }
+      const deadline = scriptDeadline(timeoutMs, ctx.bridge.limits.longCallTimeoutMs);
+      return { result: await run(ctx.call, { source: script, language, params: undefined, timeoutMs: deadline }) };
     },
   }),
-  defineMethod("jsx:execute", METHOD_SCHEMAS["jsx:execute"], {
+  defineMethod("jsx:execute", {
     host: true,
     mutates: true,
     long: true,
     run: async (ctx, { name, params, timeoutMs }) => {
       checkScriptsAllowed(ctx, "jsx:execute");
-      const execute = requireOp(ctx.host, "executeScript", "jsx:execute");
+      const run = requireOp(ctx.host, "runScript", "jsx:execute");
+      const { lang, language } = languageOf(ctx, "jsx:execute", undefined);
+      const named = await readNamedScript(ctx.bridge.scriptDirs, name, { extension: lang.extension, language: lang.label, maxBytes: lang.maxBytes });
       const deadline = scriptDeadline(timeoutMs, ctx.bridge.limits.longCallTimeoutMs);
-      return { result: await execute(ctx.call, { name, params: params ?? {}, timeoutMs: deadline }) };
+      return { result: await run(ctx.call, { source: named.source, language, params: params ?? {}, timeoutMs: deadline }) };
     },
   }),
 ];

@@ -1,74 +1,108 @@
-import { BridgeError, METHOD_SCHEMAS, type HostLayer } from "../protocol/index.js";
-import type { LayerRef } from "../hosts/host.js";
+import type { DocumentTree } from "../hosts/host.js";
+import { probeImage, readImportSource } from "../imports/index.js";
 import { defineMethod, type MethodContext, type MethodDefinition } from "./define.js";
-import { resolveImportSource } from "../files/index.js";
+import { layerPreviewSize, previewPayload } from "./_internal/images.js";
 import { requireOp } from "./_internal/support.js";
-import { layerRefOf } from "./_internal/layer-ref.js";
+import { findLayer, flattenTree, layerRefOf, requireLayer, shownLayer, type LayerRef } from "./_internal/targets.js";
+import type { HostLayer, LayerPreviewPayload } from "../protocol/index.js";
 
-/** Longest edge of `layer:getCurrentPreview` unless the caller asks otherwise (DESIGN §3). */
-export const DEFAULT_PREVIEW_MAX_SIZE = 300;
+/** Name of an imported layer when the caller gives none, on every editor. */
+export const IMPORTED_LAYER_NAME = "Imported Layer";
 
-async function requireLayer(
-  ctx: MethodContext,
-  documentId: number | undefined,
-  ref: LayerRef,
-  children: boolean | undefined,
-): Promise<HostLayer> {
-  const layer = await ctx.host.getLayer(ctx.call, { documentId, ref, children });
-  if (layer === null) throw new BridgeError("LAYER_NOT_FOUND", "No layer is active in the document");
-  return layer;
+const treeOf = (ctx: MethodContext, documentId: number | undefined): Promise<DocumentTree> => ctx.host.getDocumentTree(ctx.call, documentId);
+
+async function layerInfo(ctx: MethodContext, documentId: number | undefined, ref: LayerRef, children: boolean | undefined): Promise<HostLayer> {
+  return shownLayer(requireLayer(await treeOf(ctx, documentId), ref), children === true);
+}
+
+/** The preview payload of the active layer (`null` when none is active): the layer's own export, scaled down. */
+async function activePreview(ctx: MethodContext, documentId: number | undefined, maxSize: number | undefined): Promise<LayerPreviewPayload> {
+  const tree = await treeOf(ctx, documentId);
+  const layer = findLayer(tree, { by: "active" });
+  if (layer === null) return null;
+  const size = layerPreviewSize(layer, maxSize);
+  const image = await ctx.host.exportLayerImage(ctx.call, { documentId: tree.document.id, layerId: layer.id, format: "png", size });
+  return previewPayload({ documentId: tree.document.id, layer, image });
 }
 
 /** Layer inspection, selection, preview and import. */
 export const layerMethods: MethodDefinition[] = [
-  defineMethod("layer:getInfo", METHOD_SCHEMAS["layer:getInfo"], {
+  defineMethod("layer:getInfo", {
     host: true,
     mutates: false,
     http: { verb: "GET", path: "/layer/info" },
-    run: (ctx, params) =>
-      ctx.host.getLayer(ctx.call, { documentId: params.documentId, ref: layerRefOf(params), children: params.getChildren }),
+    run: async (ctx, params) => {
+      const layer = findLayer(await treeOf(ctx, params.documentId), layerRefOf(params));
+      return layer === null ? null : shownLayer(layer, params.getChildren === true);
+    },
   }),
-  defineMethod("layer:getInfoById", METHOD_SCHEMAS["layer:getInfoById"], {
+  defineMethod("layer:getInfoById", {
     host: true,
     mutates: false,
     http: { verb: "GET", path: "/layer/by-id/:layerId" },
-    run: (ctx, { documentId, layerId, getChildren }) =>
-      requireLayer(ctx, documentId, { by: "id", id: layerId }, getChildren),
+    run: (ctx, { documentId, layerId, getChildren }) => layerInfo(ctx, documentId, { by: "id", id: layerId }, getChildren),
   }),
-  defineMethod("layer:getInfoByIndex", METHOD_SCHEMAS["layer:getInfoByIndex"], {
+  defineMethod("layer:getInfoByIndex", {
     host: true,
     mutates: false,
     http: { verb: "GET", path: "/layer/by-index/:layerIndex" },
-    run: (ctx, { documentId, layerIndex, getChildren }) =>
-      requireLayer(ctx, documentId, { by: "index", index: layerIndex }, getChildren),
+    run: (ctx, { documentId, layerIndex, getChildren }) => layerInfo(ctx, documentId, { by: "index", index: layerIndex }, getChildren),
   }),
-  defineMethod("layer:getInfoBySelectionIndex", METHOD_SCHEMAS["layer:getInfoBySelectionIndex"], {
+  defineMethod("layer:getInfoBySelectionIndex", {
     host: true,
     mutates: false,
-    run: (ctx, { documentId, selectionIndex }) =>
-      requireLayer(ctx, documentId, { by: "selectionIndex", index: selectionIndex }, false),
+    run: (ctx, { documentId, selectionIndex }) => layerInfo(ctx, documentId, { by: "selectionIndex", index: selectionIndex }, false),
   }),
-  defineMethod("layer:getCurrentPreview", METHOD_SCHEMAS["layer:getCurrentPreview"], {
+  defineMethod("layer:getCurrentPreview", {
     host: true,
     mutates: false,
     http: { verb: "GET", path: "/layer/current-preview" },
-    run: (ctx, { documentId, maxSize }) =>
-      ctx.host.layerPreview(ctx.call, { documentId, maxSize: maxSize ?? DEFAULT_PREVIEW_MAX_SIZE }),
+    run: (ctx, { documentId, maxSize }) => activePreview(ctx, documentId, maxSize),
   }),
-  defineMethod("layer:select", METHOD_SCHEMAS["layer:select"], {
+  defineMethod("layer:select", {
     host: true,
     mutates: true,
     http: { verb: "POST", path: "/layer/select" },
-    run: (ctx, params) => requireOp(ctx.host, "selectLayers", "layer:select")(ctx.call, params),
+    run: async (ctx, { documentId, ids }) => {
+      const select = requireOp(ctx.host, "selectLayers", "layer:select");
+      const tree = await treeOf(ctx, documentId);
+      const wanted = [...new Set(ids)];
+      for (const id of wanted) requireLayer(tree, { by: "id", id });
+      await select(ctx.call, { documentId: tree.document.id, ids: wanted });
+      const chosen = new Set(wanted);
+      return flattenTree(tree.layers)
+        .filter((layer) => chosen.has(layer.id))
+        .map((layer) => shownLayer(layer, false));
+    },
   }),
-  defineMethod("layer:importImage", METHOD_SCHEMAS["layer:importImage"], {
+  defineMethod("layer:importImage", {
     host: true,
     mutates: true,
     long: true,
     http: { verb: "POST", path: "/layer/import-image", body: "import" },
     run: async (ctx, params) => {
-      const importImage = requireOp(ctx.host, "importImage", "layer:importImage");
-      return importImage(ctx.call, { ...params, image: await resolveImportSource(ctx.bridge.files, params.image) });
+      const importLayer = requireOp(ctx.host, "importLayer", "layer:importImage");
+      // The target is checked before any byte is fetched or read.
+      const tree = await treeOf(ctx, params.documentId);
+      const target =
+        params.layerId !== undefined || params.layerIndex !== undefined ? requireLayer(tree, layerRefOf(params)) : findLayer(tree, { by: "active" });
+      const source = await readImportSource(params.image, ctx.bridge.imports, ctx.call.signal);
+      const image = await probeImage(source, ctx.bridge.imports.limits.maxPixels, params.size);
+      const size = params.size ?? { width: image.width, height: image.height };
+      const { width, height } = tree.document;
+      // Defaults, the same on every editor: centred on the canvas, above the active layer, "Imported Layer".
+      const position = params.position
+        ? { x: Math.round(params.position.x), y: Math.round(params.position.y) }
+        : { x: Math.round((width - size.width) / 2), y: Math.round((height - size.height) / 2) };
+      const layerId = await importLayer(ctx.call, {
+        documentId: tree.document.id,
+        image: { bytes: image.bytes, format: image.format, width: image.width, height: image.height },
+        size,
+        position,
+        name: params.name ?? IMPORTED_LAYER_NAME,
+        aboveLayerId: target?.id ?? null,
+      });
+      return shownLayer(requireLayer(await treeOf(ctx, tree.document.id), { by: "id", id: layerId }), false);
     },
   }),
 ];

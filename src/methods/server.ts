@@ -1,14 +1,13 @@
-import { METHOD_SCHEMAS } from "../protocol/index.js";
 import { defineMethod, type MethodDefinition } from "./define.js";
 
 /** Server identity and connected clients; answered by the bridge without touching the editor. */
 export const serverMethods: MethodDefinition[] = [
-  defineMethod("getServerInfo", METHOD_SCHEMAS.getServerInfo, {
+  defineMethod("getServerInfo", {
     host: false,
     mutates: false,
     run: (ctx) => ctx.bridge.serverInfo(),
   }),
-  defineMethod("server:clients", METHOD_SCHEMAS["server:clients"], {
+  defineMethod("server:clients", {
     host: false,
     mutates: false,
     run: (ctx) => ({ clients: ctx.bridge.clients() }),

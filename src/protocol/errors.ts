@@ -133,7 +133,10 @@ export function isBridgeError(value: unknown): value is BridgeError {
   return typeof value === "object" && value !== null && (value as { [BRAND]?: unknown })[BRAND] === true;
 }
 
-/** Whether a value already has the wire shape of a ProtocolError. */
+/**
+ * Whether a value already has the wire shape of a ProtocolError.
+ * @deprecated The bridge no longer uses it; it stays exported for users of `image-editor-bridge/protocol`.
+ */
 export function isProtocolError(value: unknown): value is ProtocolError {
   return ProtocolErrorSchema.safeParse(value).success;
 }

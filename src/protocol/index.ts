@@ -5,3 +5,4 @@ export * from "./resources.js";
 export * from "./methods.js";
 export * from "./method-names.js";
 export * from "./events.js";
+export * from "./constants.js";

@@ -282,6 +282,10 @@ export const SPEC_METHODS = [
   "selection:change",
 ] as const satisfies readonly BuiltinMethodName[];
 
+/**
+ * Whether a name is a built-in method.
+ * @deprecated The bridge no longer uses it; it stays exported for users of `image-editor-bridge/protocol`.
+ */
 export function isBuiltinMethod(name: string): name is BuiltinMethodName {
   return Object.hasOwn(METHOD_SCHEMAS, name);
 }

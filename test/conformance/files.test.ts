@@ -41,7 +41,7 @@ afterAll(async () => {
 
 const confined = (): BridgeOptions => ({
   files: { roots: [root] },
-  limits: { maxOpenFileBytes: SMALL_LIMIT, maxImportFileBytes: SMALL_LIMIT },
+  limits: { maxOpenFileBytes: SMALL_LIMIT, maxImportBytes: SMALL_LIMIT },
 });
 
 /** Every way a path can try to leave the root or take the machine down, and the code it must get. */
@@ -98,10 +98,7 @@ describe.each(MATRIX)("file access over $label", ({ editor, transport: { name: t
     const opened = await t.call("document:open", { path: "blue.png" });
     expect(opened.result).toMatchObject({ width: 12, height: 9, filePath: join(root, "blue.png") });
     expect((await t.call("document:open", { path: join(root, "layers.psd") })).result).toMatchObject({ width: 16, height: 12 });
-    if (editor.name !== "photoshop") {
-      // Photoshop imports data URIs and base64 only; its file refusals above come from the bridge.
-      expect((await t.call("layer:importImage", { image: join(root, "blue.png") })).ok).toBe(true);
-    }
+    expect((await t.call("layer:importImage", { image: join(root, "blue.png") })).ok).toBe(true);
     const saved = await t.call("document:save", { savePath: `out/${transportName}.psd` });
     expect(saved.result).toMatchObject({ path: join(root, "out", `${transportName}.psd`) });
     expect((await stat(join(root, "out", `${transportName}.psd`))).size).toBeGreaterThan(0);

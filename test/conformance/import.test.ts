@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { crc32 } from "node:zlib";
 import sharp from "sharp";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect } from "vitest";
 import type { BridgeOptions } from "../../src/bridge.js";
 import { METHOD_SCHEMAS, type HostLayer } from "../../src/protocol/index.js";
 import { itFor, presentEditors } from "./_editors.js";
@@ -37,8 +37,6 @@ const MATRIX = presentEditors().flatMap((editor) => TRANSPORTS.map((transport) =
 
 describe.each(MATRIX)("layer:importImage over $label", ({ editor, transport: { make } }) => {
   const it = itFor(editor);
-  // Cases that configure the embedded editor's import policy or limits (other editors have their own).
-  const itEmbedded = test.runIf(editor.name === "embedded");
   let t: ConformanceTransport;
   const setup = async (options?: BridgeOptions): Promise<void> => {
     t = await make(await editor.start(options));
@@ -55,35 +53,35 @@ describe.each(MATRIX)("layer:importImage over $label", ({ editor, transport: { m
     expect(imported(await importing(png.toString("base64"), { position: { x: 3, y: 4 } })).rect).toEqual({ x: 3, y: 4, width: 12, height: 9 });
   });
 
-  itEmbedded("a local path and a file: URI import", async () => {
+  it("a local path and a file: URI import", async () => {
     await setup();
     const path = join(dir, "blue.png");
     expect(imported(await importing(path, { name: "From path" })).name).toBe("From path");
     expect(imported(await importing(pathToFileURL(path).href, { size: { width: 24, height: 18 } })).rect).toMatchObject({ width: 24, height: 18 });
   });
 
-  itEmbedded("a missing file is NOT_FOUND", async () => {
+  it("a missing file is NOT_FOUND", async () => {
     await setup();
     expect((await importing(join(dir, "nope.png"))).error?.code).toBe("NOT_FOUND");
   });
 
-  itEmbedded("file import disabled is FORBIDDEN", async () => {
-    await setup({ embedded: { allowFileImport: false } });
+  it("file import disabled is FORBIDDEN", async () => {
+    await setup({ imports: { allowFile: false } });
     const outcome = await importing(join(dir, "blue.png"));
     expect(outcome.error?.code).toBe("FORBIDDEN");
     expect(outcome.error?.details?.["capability"]).toBe("import:file");
   });
 
-  itEmbedded("an http URL on loopback is refused by default and imports when private targets are allowed", async () => {
+  it("an http URL on loopback is refused by default and imports when private targets are allowed", async () => {
     await setup();
     const refused = await importing(`${base}/blue.png`);
     expect(refused.error?.code).toBe("FORBIDDEN");
     expect(refused.error?.details?.["capability"]).toBe("import:private-url");
-    await setup({ embedded: { allowPrivateUrlImport: true } });
+    await setup({ imports: { allowPrivateUrl: true } });
     expect(imported(await importing(`${base}/blue.png`)).rect).toMatchObject({ width: 12, height: 9 });
   });
 
-  itEmbedded("bad base64 and an unknown format are BAD_REQUEST", async () => {
+  it("bad base64 and an unknown format are BAD_REQUEST", async () => {
     await setup();
     expect((await importing("data:image/png;base64,@@@not-base64@@@")).error?.code).toBe("BAD_REQUEST");
     const bmp = await importing(Buffer.from(`BM${"\0".repeat(60)}`, "latin1").toString("base64"));
@@ -91,8 +89,8 @@ describe.each(MATRIX)("layer:importImage over $label", ({ editor, transport: { m
     expect(bmp.error?.details?.["detected"]).toBe("bmp");
   });
 
-  itEmbedded("too many pixels and too many bytes are PAYLOAD_TOO_LARGE", async () => {
-    await setup({ embedded: { allowPrivateUrlImport: true, importLimits: { maxBytes: 4096 } } });
+  it("too many pixels and too many bytes are PAYLOAD_TOO_LARGE", async () => {
+    await setup({ imports: { allowPrivateUrl: true }, limits: { maxImportBytes: 4096 } });
     const bomb = Buffer.from(png);
     bomb.writeUInt32BE(30000, 16);
     bomb.writeUInt32BE(30000, 20);

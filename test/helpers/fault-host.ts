@@ -2,7 +2,7 @@ import type { HostDocument } from "../../src/protocol/index.js";
 import type { HostCallContext } from "../../src/hosts/host.js";
 import { ScriptedHost } from "./scripted-host.js";
 
-/** What the editor does with one `currentDocument` call. */
+/** What the editor does with one `getDocument` call (what `document:current` runs). */
 export type Fault =
   /** The editor's connection drops while the call runs; the call itself never settles. */
   | { readonly kind: "vanish" }
@@ -20,7 +20,7 @@ export type Fault =
   | { readonly kind: "reject"; readonly value: unknown };
 
 /**
- * A {@link ScriptedHost} whose `currentDocument` misbehaves as told: each call takes the next injected fault, and
+ * A {@link ScriptedHost} whose `getDocument` misbehaves as told: each call takes the next injected fault, and
  * answers normally once none are left. Everything else behaves like the scripted editor.
  */
 export class FaultHost extends ScriptedHost {
@@ -28,7 +28,7 @@ export class FaultHost extends ScriptedHost {
   /** How many faults have been played. */
   played = 0;
 
-  /** Queues faults for the next `currentDocument` calls, in order. */
+  /** Queues faults for the next `getDocument` calls, in order. */
   inject(...faults: Fault[]): void {
     this.pending.push(...faults);
   }
@@ -38,9 +38,9 @@ export class FaultHost extends ScriptedHost {
     this.pending.length = 0;
   }
 
-  override currentDocument(ctx: HostCallContext): Promise<HostDocument> {
+  override getDocument(ctx: HostCallContext, documentId: number | undefined): Promise<HostDocument> {
     const fault = this.pending.shift();
-    if (fault === undefined) return super.currentDocument(ctx);
+    if (fault === undefined) return super.getDocument(ctx, documentId);
     this.played++;
     switch (fault.kind) {
       case "vanish":
@@ -50,12 +50,12 @@ export class FaultHost extends ScriptedHost {
         return new Promise<never>(() => {});
       case "late":
         return new Promise((resolve) => {
-          ctx.signal.addEventListener("abort", () => resolve(super.currentDocument({ clientId: ctx.clientId, signal: new AbortController().signal })), {
+          ctx.signal.addEventListener("abort", () => resolve(super.getDocument({ caller: ctx.caller, signal: new AbortController().signal }, documentId)), {
             once: true,
           });
         });
       case "twice": {
-        const doc = super.currentDocument(ctx);
+        const doc = super.getDocument(ctx, documentId);
         const thenable = {
           // biome-ignore lint/suspicious/noThenProperty: the fault is a thenable that calls back more than once
           then(onFulfilled: (value: unknown) => void, onRejected: (reason: unknown) => void): void {

@@ -1,12 +1,12 @@
 import { Subject, type Observable } from "rxjs";
 import sharp from "sharp";
 import { BridgeError, type HostDocument, type HostLayer, type HostRect } from "../../src/protocol/index.js";
-import type { EncodedImage, HostAdapter, HostCallContext, HostInfo, LayerRef } from "../../src/hosts/host.js";
+import type { DocumentTree, EncodedImage, HostAdapter, HostCallContext, HostInfo, SelectionShape } from "../../src/hosts/host.js";
 
 /**
  * A deterministic in-test editor for the faults the embedded editor cannot produce: calls that hang until the
  * test releases them, calls that ignore aborts, a lost connection, failed reconnects. Every call is recorded with
- * the lane (logical client) it ran for, so fairness can be asserted.
+ * the caller (the log name of the logical client or lane) it ran for, so fairness can be asserted.
  */
 export class ScriptedHost implements HostAdapter {
   readonly kind = "scripted";
@@ -107,7 +107,7 @@ export class ScriptedHost implements HostAdapter {
   }
 
   private async enter(op: string, ctx: HostCallContext): Promise<void> {
-    this.calls.push({ op, lane: ctx.clientId });
+    this.calls.push({ op, lane: ctx.caller });
     this.changed();
     const gate = this.gate;
     if (gate === null) return;
@@ -126,11 +126,6 @@ export class ScriptedHost implements HostAdapter {
     return [this.doc];
   }
 
-  async currentDocument(ctx: HostCallContext): Promise<HostDocument> {
-    await this.enter("currentDocument", ctx);
-    return this.doc;
-  }
-
   async getDocument(ctx: HostCallContext, documentId: number | undefined): Promise<HostDocument> {
     await this.enter("getDocument", ctx);
     if (documentId !== undefined && documentId !== this.doc.id) {
@@ -139,16 +134,8 @@ export class ScriptedHost implements HostAdapter {
     return this.doc;
   }
 
-  async getLayers(ctx: HostCallContext): Promise<HostLayer[]> {
-    await this.enter("getLayers", ctx);
-    return [this.layer];
-  }
-
-  async getLayer(ctx: HostCallContext, options: { ref: LayerRef }): Promise<HostLayer | null> {
-    await this.enter("getLayer", ctx);
-    const { ref } = options;
-    if (ref.by === "active" || (ref.by === "id" && ref.id === 2) || (ref.by !== "id" && ref.index === 0)) return this.layer;
-    throw new BridgeError("LAYER_NOT_FOUND", "No such layer");
+  async getDocumentTree(ctx: HostCallContext, documentId: number | undefined): Promise<DocumentTree> {
+    return { document: await this.getDocument(ctx, documentId), layers: [this.layer] };
   }
 
   private async encode(ctx: HostCallContext): Promise<EncodedImage> {
@@ -165,19 +152,15 @@ export class ScriptedHost implements HostAdapter {
     return this.encode(ctx);
   }
 
-  async layerPreview(ctx: HostCallContext): Promise<null> {
-    await this.enter("layerPreview", ctx);
-    return null;
-  }
-
   async getSelection(ctx: HostCallContext): Promise<HostRect | null> {
     await this.enter("getSelection", ctx);
     return this.selection;
   }
 
-  async setSelection(ctx: HostCallContext, options: { rect: HostRect | null }): Promise<HostRect | null> {
+  async setSelection(ctx: HostCallContext, options: { shape: SelectionShape | null }): Promise<HostRect | null> {
     await this.enter("setSelection", ctx);
-    this.selection = options.rect;
+    const { shape } = options;
+    this.selection = shape === null ? null : shape.kind === "polygon" ? null : shape.rect;
     this.selection$.next(this.selection);
     return this.selection;
   }

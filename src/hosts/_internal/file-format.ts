@@ -2,27 +2,6 @@ import sharp, { type Sharp } from "sharp";
 import { BridgeError } from "../../protocol/index.js";
 import type { FileFormat, ImageFormat } from "../../protocol/index.js";
 
-/** Flattened-file format implied by an extension (`.png`, `.jpg`, `.jpeg`, `.webp`, `.tif`, `.tiff`), or undefined. */
-export function formatForExtension(ext: string): FileFormat | undefined {
-  switch (ext.toLowerCase()) {
-    case ".png":
-      return "png";
-    case ".jpg":
-    case ".jpeg":
-      return "jpeg";
-    case ".webp":
-      return "webp";
-    case ".tif":
-    case ".tiff":
-      return "tiff";
-    default:
-      return undefined;
-  }
-}
-
-/** The message for a `document:export` whose format cannot be told. */
-export const UNKNOWN_FILE_FORMAT = "Pass format or use a .png, .jpg, .jpeg, .webp, .tif or .tiff path";
-
 /**
  * For editors that render PNG, JPEG and WebP themselves: TIFF files are rendered as PNG (lossless) and converted
  * with sharp (LZW, also lossless).

@@ -1,33 +1,13 @@
-import { BridgeError } from "../../protocol/index.js";
+import { PREVIEW_MAX_SIZE } from "../../protocol/index.js";
+import type { PixelSize } from "../host.js";
 
 /**
- * Output size of an export on every editor: `scale` first, then shrink so the longest edge is at most `maxSize`
- * (never enlarges). Refuses sizes above `maxPixels` so a large `scale` cannot allocate unbounded buffers.
+ * The size a preview of `width × height` pixels is rendered at: longest edge at most `maxSize`, never enlarged,
+ * at least 1×1. Editors use it for their `layer:previewChange` events; the methods for previews they are asked for.
  */
-export function targetSize(
-  width: number,
-  height: number,
-  options: { readonly scale?: number | undefined; readonly maxSize?: number | undefined },
-  maxPixels: number,
-): { width: number; height: number } {
-  const { scale, maxSize } = options;
-  if (scale !== undefined && !(Number.isFinite(scale) && scale > 0)) {
-    throw new BridgeError("BAD_REQUEST", "scale must be a positive number", { details: { scale } });
-  }
-  if (maxSize !== undefined && !(Number.isFinite(maxSize) && maxSize >= 1)) {
-    throw new BridgeError("BAD_REQUEST", "maxSize must be at least 1", { details: { maxSize } });
-  }
-  let w = Math.max(1, Math.round(width * (scale ?? 1)));
-  let h = Math.max(1, Math.round(height * (scale ?? 1)));
-  const longest = Math.max(w, h);
-  if (maxSize !== undefined && longest > maxSize) {
-    w = Math.max(1, Math.round((w * maxSize) / longest));
-    h = Math.max(1, Math.round((h * maxSize) / longest));
-  }
-  if (w * h > maxPixels) {
-    throw new BridgeError("PAYLOAD_TOO_LARGE", `Export of ${w}×${h} exceeds ${maxPixels} pixels`, {
-      details: { width: w, height: h, maxPixels },
-    });
-  }
-  return { width: w, height: h };
+export function previewSize(width: number, height: number, maxSize: number = PREVIEW_MAX_SIZE): PixelSize {
+  if (width <= 0 || height <= 0) return { width: 1, height: 1 };
+  const longest = Math.max(width, height);
+  if (longest <= maxSize) return { width, height };
+  return { width: Math.max(1, Math.round((width * maxSize) / longest)), height: Math.max(1, Math.round((height * maxSize) / longest)) };
 }

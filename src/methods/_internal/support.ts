@@ -2,7 +2,7 @@ import { BridgeError } from "../../protocol/index.js";
 import type { HostAdapter } from "../../hosts/host.js";
 
 type OptionalOps = {
-  [K in keyof HostAdapter]-?: undefined extends HostAdapter[K] ? K : never;
+  [K in keyof HostAdapter]-?: undefined extends HostAdapter[K] ? (NonNullable<HostAdapter[K]> extends (...args: never[]) => unknown ? K : never) : never;
 }[keyof HostAdapter];
 
 /**

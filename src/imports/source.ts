@@ -1,0 +1,295 @@
+import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import { request as httpRequest, type IncomingMessage } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { isIP, type LookupFunction } from "node:net";
+import { readRegularFile, resolveClientPath, type FilePolicy } from "../files/index.js";
+import { BridgeError } from "../protocol/index.js";
+import type { ImportLimits } from "./limits.js";
+import { importSourcePath, sniffImageFormat, type ImportFormat } from "./sniff.js";
+
+/** Longest data URI header (`data:image/…;base64,`) allowed on top of the base64 payload. */
+const MAX_DATA_URI_HEADER = 256;
+
+const DATA_URI = /^data:([^;,]*)((?:;[^;,]*)*),/i;
+const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
+
+/** Where an import may read from and how much (the bridge's `--no-file-import`, `--allow-private-import`, limits). */
+export interface ImportPolicy {
+  readonly limits: ImportLimits;
+  /** `file:` URIs and local paths. */
+  readonly allowFile: boolean;
+  /** URLs whose host resolves to loopback, private, link-local or otherwise non-public addresses. */
+  readonly allowPrivateUrl: boolean;
+  /** Files roots: a file source is resolved like every client path. */
+  readonly files: FilePolicy;
+}
+
+
+/** A short guess at what unsupported bytes are, for the error's details. */
+function describeUnknown(bytes: Uint8Array): string {
+  const head = Buffer.from(bytes.subarray(0, 256)).toString("latin1").trimStart().toLowerCase();
+  if (head.startsWith("<svg") || (head.startsWith("<?xml") && head.includes("<svg"))) return "svg";
+  if (head.startsWith("%pdf")) return "pdf";
+  if (head.startsWith("bm")) return "bmp";
+  if (head.startsWith("<")) return "text/xml";
+  return "unknown";
+}
+
+function unsupportedFormat(bytes: Uint8Array, source: string): BridgeError {
+  const detected = describeUnknown(bytes);
+  return new BridgeError("BAD_REQUEST", `Unsupported image format (${detected}); use png, jpeg, webp, gif or tiff`, {
+    details: { source, detected, accepted: ["png", "jpeg", "webp", "gif", "tiff"] },
+  });
+}
+
+function tooManyBytes(size: number, limits: ImportLimits, source: string): BridgeError {
+  return new BridgeError("PAYLOAD_TOO_LARGE", `Image of ${size} bytes exceeds ${limits.maxBytes}`, {
+    details: { source, size, maxBytes: limits.maxBytes },
+  });
+}
+
+/** Encoded image bytes and where they came from (`data`, `base64`, `file`, `url`). */
+export interface ImportedBytes {
+  readonly bytes: Buffer;
+  readonly format: ImportFormat;
+  readonly source: "data" | "base64" | "file" | "url";
+}
+
+/**
+ * Turns `LayerImportImageParams.image` into encoded bytes of a known raster format: a `data:` URI (base64), bare
+ * base64, a `file:` URI or local path, or an http(s) URL. Nothing is decoded here.
+ *
+ * @throws BridgeError `BAD_REQUEST` (malformed data, unknown format, HTTP failure), `PAYLOAD_TOO_LARGE` (above
+ *   `limits.maxBytes`), `FORBIDDEN` (file import disabled, private URL target), `NOT_FOUND` (missing file),
+ *   `TIMEOUT` (URL too slow).
+ */
+export async function readImportSource(image: string, policy: ImportPolicy, signal: AbortSignal): Promise<ImportedBytes> {
+  if (/^data:/i.test(image)) return checked(decodeDataUri(image, policy.limits), "data");
+  // A `file:` URI, or a path that is not base64 of an image (JPEG base64 starts with "/9j/").
+  const path = importSourcePath(image);
+  if (path !== undefined) return checked(await readLocalFile(path, policy, signal), "file");
+  if (/^https?:\/\//i.test(image)) return checked(await fetchImage(image, policy, signal), "url");
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(image)) {
+    throw new BridgeError("BAD_REQUEST", "Only data:, file:, http: and https: image sources are accepted", {
+      details: { scheme: image.slice(0, image.indexOf(":")) },
+    });
+  }
+  const payload = image.replace(/\s+/g, "");
+  if (BASE64.test(payload)) return checked(decodeBase64(payload, policy.limits), "base64");
+  throw new BridgeError("BAD_REQUEST", "Image is neither a data URI, base64, a file path nor an http(s) URL");
+}
+
+function checked(bytes: Buffer, source: ImportedBytes["source"]): ImportedBytes {
+  if (bytes.length === 0) throw new BridgeError("BAD_REQUEST", "Image data is empty", { details: { source } });
+  const format = sniffImageFormat(bytes);
+  if (!format) throw unsupportedFormat(bytes, source);
+  return { bytes, format, source };
+}
+
+function decodeDataUri(image: string, limits: ImportLimits): Buffer {
+  const header = DATA_URI.exec(image.slice(0, MAX_DATA_URI_HEADER));
+  if (!header) throw new BridgeError("BAD_REQUEST", "Malformed data URI");
+  const mime = (header[1] ?? "").toLowerCase();
+  if (!mime.startsWith("image/")) {
+    throw new BridgeError("BAD_REQUEST", `Data URI must hold an image, not "${mime || "text/plain"}"`, { details: { mediaType: mime } });
+  }
+  if (!/;base64$/i.test(header[2] ?? "")) throw new BridgeError("BAD_REQUEST", "Only base64 data URIs are accepted");
+  const payload = image.slice(header[0].length).replace(/\s+/g, "");
+  if (!BASE64.test(payload)) throw new BridgeError("BAD_REQUEST", "Data URI payload is not base64");
+  return decodeBase64(payload, limits);
+}
+
+function decodeBase64(payload: string, limits: ImportLimits): Buffer {
+  // Checked before decoding: the decoded buffer is 3/4 of the text.
+  const size = Math.floor((payload.length * 3) / 4);
+  if (size > limits.maxBytes) throw tooManyBytes(size, limits, "base64");
+  return Buffer.from(payload, payload.includes("-") || payload.includes("_") ? "base64url" : "base64");
+}
+
+/**
+ * Reads a file source: refused when file import is off, resolved against the files roots like every client path,
+ * then read as a regular file (never a device or FIFO) within the byte limit and the call's deadline.
+ */
+async function readLocalFile(path: string, policy: ImportPolicy, signal: AbortSignal): Promise<Buffer> {
+  if (!policy.allowFile) {
+    throw new BridgeError("FORBIDDEN", "Importing local files is disabled on this bridge", { details: { capability: "import:file" } });
+  }
+  const file = await resolveClientPath(policy.files, path, { purpose: "read", maxBytes: policy.limits.maxBytes });
+  return readRegularFile(file.path, { maxBytes: policy.limits.maxBytes, signal, label: path });
+}
+
+// --- URLs -------------------------------------------------------------------------------------------------
+
+/** Whether an IP address is loopback, private, link-local, shared, multicast, reserved or unspecified. */
+export function isPrivateAddress(address: string): boolean {
+  const family = isIP(address);
+  if (family === 4) return isPrivateV4(address.split(".").map(Number));
+  if (family === 6) {
+    const words = parseV6(address);
+    if (!words) return true;
+    const zeros = (from: number, to: number): boolean => words.slice(from, to).every((w) => w === 0);
+    if (zeros(0, 8) || (zeros(0, 7) && words[7] === 1)) return true; // :: and ::1
+    // IPv4-mapped (::ffff:a.b.c.d), IPv4-compatible (::a.b.c.d) and NAT64 (64:ff9b::/96) carry an IPv4 target.
+    const mapped = zeros(0, 5) && (words[5] === 0xffff || words[5] === 0);
+    const nat64 = words[0] === 0x64 && words[1] === 0xff9b && zeros(2, 6);
+    if (mapped || nat64) {
+      const w6 = words[6] ?? 0;
+      const w7 = words[7] ?? 0;
+      return isPrivateV4([w6 >> 8, w6 & 0xff, w7 >> 8, w7 & 0xff]);
+    }
+    const w0 = words[0] ?? 0;
+    if ((w0 & 0xfe00) === 0xfc00) return true; // fc00::/7 unique local
+    if ((w0 & 0xffc0) === 0xfe80) return true; // fe80::/10 link-local
+    if ((w0 & 0xffc0) === 0xfec0) return true; // fec0::/10 old site-local
+    if ((w0 & 0xff00) === 0xff00) return true; // multicast
+    if (w0 === 0x2001 && words[1] === 0x0db8) return true; // documentation
+    return false;
+  }
+  return true;
+}
+
+function isPrivateV4([a = 0, b = 0, c = 0]: number[]): boolean {
+  return (
+    a === 0 || // "this" network
+    a === 10 ||
+    a === 127 ||
+    (a === 100 && b >= 64 && b <= 127) || // carrier-grade NAT
+    (a === 169 && b === 254) || // link-local, cloud metadata
+    (a === 172 && b >= 16 && b <= 31) ||
+    (a === 192 && b === 168) ||
+    (a === 192 && b === 0 && c === 0) ||
+    (a === 198 && (b === 18 || b === 19)) || // benchmarking
+    a >= 224 // multicast, reserved, broadcast
+  );
+}
+
+/** The eight 16-bit words of an IPv6 address (zone id dropped), or `undefined` when malformed. */
+function parseV6(address: string): number[] | undefined {
+  let text = address.replace(/%.*$/, "").toLowerCase();
+  const v4 = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const halves = text.split("::");
+  if (halves.length > 2) return undefined;
+  const part = (s: string | undefined): number[] => (s ? s.split(":").map((w) => Number.parseInt(w, 16)) : []);
+  const head = part(halves[0]);
+  const tail = part(halves[1]);
+  const fill = halves.length === 2 ? 8 - head.length - tail.length : 0;
+  const words = [...head, ...new Array<number>(Math.max(0, fill)).fill(0), ...tail];
+  return words.length === 8 && words.every((w) => Number.isInteger(w) && w >= 0 && w <= 0xffff) ? words : undefined;
+}
+
+function privateTarget(host: string, address: string): BridgeError {
+  return new BridgeError("FORBIDDEN", `Refusing to fetch ${host}: it resolves to a non-public address (${address})`, {
+    details: { capability: "import:private-url", host, address },
+  });
+}
+
+/**
+ * A DNS lookup that fails when any address of the name is non-public. The socket connects to an address checked
+ * here, so a name cannot resolve to a public address for the check and a private one for the connection.
+ */
+function guardedLookup(allowPrivate: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, "", 0);
+      const blocked = allowPrivate ? undefined : addresses.find((a) => isPrivateAddress(a.address));
+      if (blocked) return callback(privateTarget(hostname, blocked.address) as unknown as NodeJS.ErrnoException, "", 0);
+      if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      const first = addresses[0];
+      if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: "ENOTFOUND" }), "", 0);
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+/** Downloads an image URL with a deadline, a byte cap counted while streaming, and bounded, re-checked redirects. */
+async function fetchImage(url: string, policy: ImportPolicy, callerSignal: AbortSignal): Promise<Buffer> {
+  const { limits } = policy;
+  const deadline = AbortSignal.timeout(limits.urlTimeoutMs);
+  const signal = AbortSignal.any([callerSignal, deadline]);
+  let current = new URL(url);
+  for (let hop = 0; ; hop++) {
+    if (current.protocol !== "http:" && current.protocol !== "https:") {
+      throw new BridgeError("BAD_REQUEST", `Redirect to a ${current.protocol} URL refused`, { details: { url: current.href } });
+    }
+    const host = current.hostname.replace(/^\[|\]$/g, "");
+    if (isIP(host) && !policy.allowPrivateUrl && isPrivateAddress(host)) throw privateTarget(host, host);
+    let response: IncomingMessage;
+    try {
+      response = await get(current, policy.allowPrivateUrl, signal);
+    } catch (error) {
+      throw urlError(error, current, deadline, limits);
+    }
+    const status = response.statusCode ?? 0;
+    if (status >= 300 && status < 400 && response.headers.location) {
+      response.resume();
+      if (hop >= limits.maxRedirects) {
+        throw new BridgeError("BAD_REQUEST", `More than ${limits.maxRedirects} redirects`, {
+          details: { url, maxRedirects: limits.maxRedirects },
+        });
+      }
+      current = new URL(response.headers.location, current);
+      continue;
+    }
+    if (status < 200 || status >= 300) {
+      response.resume();
+      throw new BridgeError("BAD_REQUEST", `Fetching the image failed with HTTP ${status}`, { details: { url: current.href, status } });
+    }
+    const declared = Number(response.headers["content-length"]);
+    if (Number.isFinite(declared) && declared > limits.maxBytes) {
+      response.destroy();
+      throw tooManyBytes(declared, limits, "url");
+    }
+    try {
+      return await readCapped(response, limits);
+    } catch (error) {
+      throw urlError(error, current, deadline, limits);
+    }
+  }
+}
+
+function get(url: URL, allowPrivate: boolean, signal: AbortSignal): Promise<IncomingMessage> {
+  const request = url.protocol === "https:" ? httpsRequest : httpRequest;
+  return new Promise((resolvePromise, reject) => {
+    const req = request(url, { method: "GET", signal, lookup: guardedLookup(allowPrivate), headers: { accept: "image/*" } });
+    req.once("response", resolvePromise);
+    req.once("error", reject);
+    req.end();
+  });
+}
+
+/** Collects a response body, failing as soon as it passes the byte limit. */
+async function readCapped(response: IncomingMessage, limits: ImportLimits): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limits.maxBytes) {
+      response.destroy();
+      throw tooManyBytes(size, limits, "url");
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size);
+}
+
+function urlError(error: unknown, url: URL, deadline: AbortSignal, limits: ImportLimits): BridgeError {
+  if (error instanceof BridgeError) return error;
+  if (deadline.aborted) {
+    return new BridgeError("TIMEOUT", `Fetching the image took longer than ${limits.urlTimeoutMs} ms`, {
+      details: { url: url.href, timeoutMs: limits.urlTimeoutMs },
+    });
+  }
+  const cause = error as NodeJS.ErrnoException;
+  if (cause?.name === "AbortError") return new BridgeError("TIMEOUT", "The call was aborted while fetching the image", { details: { url: url.href } });
+  return new BridgeError("BAD_REQUEST", `Fetching the image failed: ${cause?.message ?? String(error)}`, {
+    details: { url: url.href, errno: cause?.code },
+    cause: error,
+  });
+}
+
+// --- Placement ----------------------------------------------------------------------------------------------
+

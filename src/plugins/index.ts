@@ -1,3 +1,2 @@
-export type { PluginRegistry } from "./registry.js";
-export { PluginHost, type PluginFailure, type PluginHostOptions } from "./plugin-host.js";
+export { PluginHost, type PluginFailure, type PluginHostOptions, type PluginRouteRun } from "./plugin-host.js";
 export type { PluginEnvironment } from "./plugin.js";

@@ -1,11 +1,12 @@
 import { pathToFileURL } from "node:url";
 import type { Observable } from "rxjs";
-import type { SerializedEvent } from "../actors/event-bus.js";
+import { z } from "zod";
+import type { MethodDefinition, SerializedEvent } from "../methods/index.js";
 import { BridgeError, isBridgeError, type PluginHealth, type PluginInfo } from "../protocol/index.js";
 import type { PluginDefinition, PluginDisconnectInfo, PluginRouteVerb } from "./api.js";
 import { discoverPlugins, idProblem, loadFailure, readManifest, type PluginCandidate } from "./manifest.js";
 import { PluginInstance, type PluginEnvironment } from "./plugin.js";
-import type { PluginRegistry } from "./registry.js";
+import type { LoadedPlugin } from "./plugin.machine.js";
 
 export interface PluginHostOptions {
   /** Plugin folders given one by one (`--plugin`), loaded first, in order. */
@@ -18,6 +19,14 @@ export interface PluginHostOptions {
   readonly reservedIds: ReadonlySet<string>;
   /** Attached logical clients of an endpoint (`PluginHealth.clients`). */
   countClients(endpoint: string): number;
+}
+
+/** Plugin methods take any params: their own (Standard) schema validates them, not the method table. */
+const NO_FIELDS: ReadonlyMap<string, ReadonlySet<"number" | "boolean">> = new Map();
+
+/** A matched plugin route, ready to run with the parts of the request a handler sees. */
+export interface PluginRouteRun {
+  run(request: { path: string; query: Record<string, string>; headers: Headers; body: unknown }): Promise<unknown>;
 }
 
 /** Something that failed before it had an id of its own, or lost its id to an earlier plugin. */
@@ -41,11 +50,13 @@ function definitionOf(mod: Record<string, unknown>): unknown {
  * The plugin host (DESIGN §5): discovers and loads plugins in order, one lifecycle actor each, and answers
  * the bridge's questions about them (which exist, their health, their methods, routes and events).
  */
-export class PluginHost implements PluginRegistry {
+export class PluginHost {
   /** Plugins by id, in load order; the first plugin to claim an id owns it. */
   private readonly byId = new Map<string, PluginInstance>();
   /** Plugins that failed without an id of their own (duplicates, invalid ids). */
   private readonly orphans: PluginInstance[] = [];
+  /** Method-table entries of plugin methods, made once per endpoint and name. */
+  private readonly methods = new Map<string, MethodDefinition>();
 
   constructor(
     private readonly options: PluginHostOptions,
@@ -55,13 +66,23 @@ export class PluginHost implements PluginRegistry {
   /** Discovers and loads every plugin, one after another so load order is deterministic. Never throws for a plugin. */
   async load(): Promise<void> {
     const candidates = await discoverPlugins(this.options);
-    for (const candidate of candidates) await this.loadOne(candidate);
+    for (const candidate of candidates) {
+      const instance = new PluginInstance(candidate.fallbackId, candidate.dir, this.env, (self) => this.loadDefinition(candidate, self));
+      await instance.settled();
+      // A plugin that failed keeps its id for `/plugins/{id}/health` unless an earlier plugin owns it.
+      if (this.byId.get(instance.id) !== instance) {
+        if (this.byId.has(instance.id)) this.orphans.push(instance);
+        else this.byId.set(instance.id, instance);
+      }
+    }
   }
 
-  private async loadOne(candidate: PluginCandidate): Promise<void> {
+  /**
+   * The machine's `load`: reads the manifest, imports the module, checks the definition and claims its id.
+   * Failures are `PLUGIN_LOAD_FAILED` carrying the best id known so far (the manifest's, else the folder's).
+   */
+  private async loadDefinition(candidate: PluginCandidate, instance: PluginInstance): Promise<LoadedPlugin> {
     let id = candidate.fallbackId;
-    let definition: PluginDefinition;
-    let config: Readonly<Record<string, unknown>> = {};
     try {
       const manifest = await readManifest(candidate);
       if (idProblem(manifest.id, this.options.reservedIds) === null) id = manifest.id;
@@ -80,33 +101,19 @@ export class PluginHost implements PluginRegistry {
       const problem = idProblem(value.id, this.options.reservedIds);
       if (problem !== null) throw loadFailure("definition", problem, { dir: candidate.dir });
       if (manifest.explicitId && value.id !== manifest.id) {
-        throw loadFailure("definition", `definePlugin id "${value.id}" differs from imageEditorBridge.id "${manifest.id}"`, {
-          dir: candidate.dir,
-        });
+        throw loadFailure("definition", `definePlugin id "${value.id}" differs from imageEditorBridge.id "${manifest.id}"`, { dir: candidate.dir });
       }
       id = value.id;
-      definition = value;
-      config = { ...manifest.config, ...this.options.config?.[id] };
+      const owner = this.byId.get(id);
+      if (owner !== undefined) {
+        throw loadFailure("duplicate", `id "${id}" is already taken by the plugin in ${owner.dir}`, { dir: candidate.dir, owner: owner.dir });
+      }
+      this.byId.set(id, instance);
+      return { id, definition: value, config: { ...manifest.config, ...this.options.config?.[id] } };
     } catch (error) {
       const failure = isBridgeError(error) ? error : loadFailure("manifest", String(error), { dir: candidate.dir });
-      this.add(id, candidate, {}).failLoad(failure);
-      return;
+      throw new BridgeError(failure.code, failure.message, { ...(failure.details ? { details: failure.details } : {}), pluginId: id });
     }
-    const owner = this.byId.get(id);
-    if (owner !== undefined) {
-      this.add(id, candidate, {}).failLoad(
-        loadFailure("duplicate", `id "${id}" is already taken by the plugin in ${owner.dir}`, { dir: candidate.dir, owner: owner.dir }),
-      );
-      return;
-    }
-    await this.add(id, candidate, config).register(definition);
-  }
-
-  private add(id: string, candidate: PluginCandidate, config: Readonly<Record<string, unknown>>): PluginInstance {
-    const instance = new PluginInstance(id, candidate.dir, this.env, config);
-    if (this.byId.has(id)) this.orphans.push(instance);
-    else this.byId.set(id, instance);
-    return instance;
   }
 
   list(): PluginInfo[] {
@@ -158,11 +165,42 @@ export class PluginHost implements PluginRegistry {
     this.byId.get(endpoint)?.disconnect(clientId, reason);
   }
 
-  /** Finds a plugin route for `/plugins/{id}/{...rest}`. */
-  route(id: string, verb: string, rest: readonly string[]) {
+  /**
+   * A plugin's own method on its endpoint as a method-table entry, or undefined. Plugin methods are found before
+   * the built-ins there (DESIGN §5); their params are validated by the plugin's own (Standard) schema.
+   */
+  methodFor(endpoint: string, name: string): MethodDefinition | undefined {
+    const plugin = this.plugin(endpoint);
+    if (plugin === undefined || !plugin.hasMethod(name)) return undefined;
+    const key = `${endpoint}\u0000${name}`;
+    let method = this.methods.get(key);
+    if (method === undefined) {
+      method = {
+        name,
+        params: z.unknown(),
+        result: z.unknown(),
+        fields: NO_FIELDS,
+        host: false,
+        mutates: true,
+        run: (ctx, params) => plugin.callMethod(name, params, { clientId: ctx.caller.lane, endpoint }),
+      };
+      this.methods.set(key, method);
+    }
+    return method;
+  }
+
+  /**
+   * The route for `verb /plugins/{id}/{...rest}`: a function running its handler, or the verbs the path answers to
+   * (empty when the plugin or path is unknown).
+   * @throws BridgeError the endpoint's refusal (`PLUGIN_NOT_FOUND`, load failure) for an unavailable plugin.
+   */
+  route(id: string, verb: string, rest: readonly string[]): PluginRouteRun | { verbs: string[] } {
+    const refusal = this.endpointError(id);
+    if (refusal !== null) throw refusal;
     const plugin = this.plugin(id);
-    if (plugin === undefined) return { plugin: undefined, match: null, verbs: [] as string[] } as const;
-    return { plugin, match: plugin.matchRoute(verb as PluginRouteVerb, rest), verbs: plugin.verbsFor(rest) } as const;
+    const match = plugin?.matchRoute(verb as PluginRouteVerb, rest) ?? null;
+    if (plugin === undefined || match === null) return { verbs: plugin?.verbsFor(rest) ?? [] };
+    return { run: (request) => plugin.runRoute(match.handler, { ...request, method: verb as PluginRouteVerb, params: match.params }) };
   }
 
   /** Stops plugins in reverse load order; each `onDispose` is contained and bounded. */

@@ -1,84 +1,134 @@
-import { assign, setup, type SnapshotFrom } from "xstate";
-import type { PluginHealth, PluginHealthCheck, ProtocolError } from "../protocol/index.js";
+import { assign, fromPromise, setup, type SnapshotFrom } from "xstate";
+import { BridgeError, isBridgeError, toProtocolError, type PluginHealth, type PluginHealthCheck, type ProtocolError } from "../protocol/index.js";
+import type { PluginDefinition } from "./api.js";
 
 /**
- * Lifecycle of one plugin (DESIGN §1 and §5, spec §2.4 and §3):
- * `loading → registering → loaded{healthy | degraded} | failed`, then `stopping → stopped`.
+ * Lifecycle of one plugin (DESIGN §1 and §5, spec §2.4 and §3), driven by the machine itself:
+ * `loading` (import and check the module) → `registering` (run `setup`, bounded by the named `setupDeadline`) →
+ * `loaded{healthy | degraded}` | `failed{load | registration}`, then `stopping` (dispose) → `stopped`.
  * A contained hook failure moves `loaded.healthy → loaded.degraded`: the plugin stays loaded and available.
+ * The health `checks` are derived from the state, never stored.
+ */
+
+/** What loading a plugin produced: its final id, its definition and its configuration. */
+export interface LoadedPlugin {
+  readonly id: string;
+  readonly definition: PluginDefinition;
+  readonly config: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The work the machine invokes, supplied by the plugin instance (`pluginMachine.provide`). `register` runs
+ * `setup` and returns what to commit; its `signal` aborts when the machine leaves `registering` (deadline or
+ * stop), after which nothing it registers may stay.
  */
 export type PluginMachineEvent =
-  | { type: "IMPORTED" }
-  | { type: "LOAD_FAILED"; error: ProtocolError }
-  | { type: "REGISTERED"; at: number }
-  | { type: "REGISTRATION_FAILED"; error: ProtocolError }
   | { type: "HOOK_FAILED"; error: ProtocolError }
-  | { type: "STOP" }
-  | { type: "STOPPED" };
+  | { type: "STOP" };
 
 export interface PluginMachineContext {
+  /** The id known so far: the folder or manifest's before loading, the definition's after. */
   id: string;
+  setupTimeoutMs: number;
+  loaded: LoadedPlugin | undefined;
   loadedAt: number | undefined;
   lastError: ProtocolError | undefined;
-  checks: Record<string, PluginHealthCheck>;
+}
+
+/** A failure of a phase as the wire error the health reports. */
+function phaseError(code: "PLUGIN_LOAD_FAILED" | "PLUGIN_REGISTRATION_FAILED", id: string, error: unknown): ProtocolError {
+  if (isBridgeError(error) && error.code === code) return toProtocolError(error, { pluginId: id });
+  const reason = error instanceof Error ? error.message : String(error);
+  const phase = code === "PLUGIN_LOAD_FAILED" ? "load" : "setup";
+  const verb = code === "PLUGIN_LOAD_FAILED" ? "load" : "register";
+  return toProtocolError(new BridgeError(code, `Plugin "${id}" failed to ${verb}: ${reason}`, { details: { phase, reason }, pluginId: id }));
 }
 
 export const pluginMachine = setup({
   types: {
-    input: {} as { id: string },
+    input: {} as { id: string; setupTimeoutMs: number },
     context: {} as PluginMachineContext,
     events: {} as PluginMachineEvent,
   },
+  // The work the machine invokes, supplied by the plugin instance (`pluginMachine.provide`): `load` imports and
+  // checks the module and claims its id; `register` runs `setup` and returns what to commit (its `signal` aborts
+  // when the machine leaves `registering` — deadline or stop — after which nothing it registered may stay);
+  // `dispose` runs `onDispose`.
+  actors: {
+    load: fromPromise<LoadedPlugin, { id: string }>(() => Promise.reject(new Error("no loader provided"))),
+    register: fromPromise<unknown, LoadedPlugin>(() => Promise.reject(new Error("no registration provided"))),
+    dispose: fromPromise<void>(async () => {}),
+  },
   actions: {
-    importFailed: assign(({ event }) => {
-      if (event.type !== "LOAD_FAILED") return {};
-      return { lastError: event.error, checks: { load: "failed", registration: "skipped" } as const };
-    }),
-    imported: assign({ checks: { load: "ok" } }),
-    registered: assign(({ event }) => ({
-      loadedAt: event.type === "REGISTERED" ? event.at : undefined,
-      checks: { load: "ok", registration: "ok", runtime: "ok" } as const,
-    })),
-    registrationFailed: assign(({ event }) => {
-      if (event.type !== "REGISTRATION_FAILED") return {};
-      return { lastError: event.error, checks: { load: "ok", registration: "failed" } as const };
-    }),
-    hookFailed: assign(({ event, context }) => {
-      if (event.type !== "HOOK_FAILED") return {};
-      return { lastError: event.error, checks: { ...context.checks, runtime: "failed" } as const };
-    }),
+    /** Makes what `setup` registered live (the host's implementation). */
+    commit: () => {},
+  },
+  delays: {
+    /** DESIGN §5: `setup` may take this long; past it nothing it registered stays. */
+    setupDeadline: ({ context }) => context.setupTimeoutMs,
   },
 }).createMachine({
   id: "plugin",
   initial: "loading",
-  context: ({ input }) => ({ id: input.id, loadedAt: undefined, lastError: undefined, checks: {} }),
+  context: ({ input }) => ({ id: input.id, setupTimeoutMs: input.setupTimeoutMs, loaded: undefined, loadedAt: undefined, lastError: undefined }),
   states: {
     loading: {
-      on: {
-        IMPORTED: { target: "registering", actions: "imported" },
-        LOAD_FAILED: { target: "failed", actions: "importFailed" },
-        STOP: "stopped",
+      invoke: {
+        id: "load",
+        src: "load",
+        input: ({ context }) => ({ id: context.id }),
+        onDone: { target: "registering", actions: assign({ id: ({ event }) => event.output.id, loaded: ({ event }) => event.output }) },
+        onError: {
+          target: "failed.load",
+          actions: assign(({ event, context }) => {
+            // The loader names the best id it learnt (the manifest's) on its error: the health goes under it.
+            const id = isBridgeError(event.error) && event.error.pluginId !== undefined ? event.error.pluginId : context.id;
+            return { id, lastError: phaseError("PLUGIN_LOAD_FAILED", id, event.error) };
+          }),
+        },
       },
+      on: { STOP: "stopped" },
     },
     registering: {
-      on: {
-        REGISTERED: { target: "loaded", actions: "registered" },
-        REGISTRATION_FAILED: { target: "failed", actions: "registrationFailed" },
-        STOP: "stopped",
+      invoke: {
+        id: "register",
+        src: "register",
+        input: ({ context }) => context.loaded!,
+        onDone: { target: "loaded", actions: ["commit", assign({ loadedAt: () => Date.now() })] },
+        onError: {
+          target: "failed.registration",
+          actions: assign({ lastError: ({ event, context }) => phaseError("PLUGIN_REGISTRATION_FAILED", context.id, event.error) }),
+        },
       },
+      after: {
+        setupDeadline: {
+          target: "failed.registration",
+          actions: assign({
+            lastError: ({ context }) =>
+              phaseError("PLUGIN_REGISTRATION_FAILED", context.id, new Error(`setup did not finish within ${context.setupTimeoutMs} ms`)),
+          }),
+        },
+      },
+      on: { STOP: "stopped" },
     },
     loaded: {
       initial: "healthy",
       states: {
-        healthy: { on: { HOOK_FAILED: { target: "degraded", actions: "hookFailed" } } },
+        healthy: { on: { HOOK_FAILED: { target: "degraded", actions: assign({ lastError: ({ event }) => event.error }) } } },
         // Sticky: the spec keeps the plugin available with `runtime: failed`; later failures update lastError.
-        degraded: { on: { HOOK_FAILED: { actions: "hookFailed" } } },
+        degraded: { on: { HOOK_FAILED: { actions: assign({ lastError: ({ event }) => event.error }) } } },
       },
       on: { STOP: "stopping" },
     },
-    failed: { on: { STOP: "stopped" } },
+    failed: {
+      initial: "load",
+      states: { load: {}, registration: {} },
+      on: { STOP: "stopped" },
+    },
     stopping: {
+      invoke: { id: "dispose", src: "dispose", onDone: "stopped", onError: "stopped" },
       // onDispose failures while stopping are logged, not recorded: nobody can read the health any more.
-      on: { STOPPED: "stopped", HOOK_FAILED: {} },
+      on: { HOOK_FAILED: {} },
     },
     stopped: { type: "final" },
   },
@@ -91,14 +141,24 @@ export function isAvailable(snapshot: PluginSnapshot): boolean {
   return snapshot.matches("loaded");
 }
 
+/** The health checks of a state (spec §2.4): derived from where the plugin is, nothing stored. */
+export function checksOf(snapshot: PluginSnapshot): Record<string, PluginHealthCheck> {
+  if (snapshot.matches({ failed: "load" })) return { load: "failed", registration: "skipped" };
+  if (snapshot.matches({ failed: "registration" })) return { load: "ok", registration: "failed" };
+  if (snapshot.matches({ loaded: "healthy" })) return { load: "ok", registration: "ok", runtime: "ok" };
+  if (snapshot.matches({ loaded: "degraded" })) return { load: "ok", registration: "ok", runtime: "failed" };
+  if (snapshot.matches("registering")) return { load: "ok" };
+  return {};
+}
+
 /** Projects a snapshot onto the wire `PluginHealth` (spec §2.4); `clients` is counted by the caller. */
 export function healthOf(snapshot: PluginSnapshot, clients: number): PluginHealth {
-  const { id, loadedAt, lastError, checks } = snapshot.context;
+  const { id, loadedAt, lastError } = snapshot.context;
   const health: PluginHealth = {
     id,
     status: snapshot.matches("failed") || (snapshot.status === "done" && loadedAt === undefined) ? "failed" : "loaded",
     clients,
-    checks: { ...checks },
+    checks: checksOf(snapshot),
   };
   if (loadedAt !== undefined) health.loadedAt = loadedAt;
   if (lastError !== undefined) health.lastError = lastError;

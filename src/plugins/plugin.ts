@@ -1,12 +1,11 @@
 import { Subject, type Observable, type Subscription } from "rxjs";
-import { createActor, type Actor } from "xstate";
-import type { SerializedEvent } from "../actors/event-bus.js";
+import { createActor, fromPromise, waitFor, type Actor } from "xstate";
+import type { SerializedEvent } from "../methods/index.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import { BridgeError, toProtocolError, type PluginHealth } from "../protocol/index.js";
 import type {
   PluginCallContext,
-  PluginDefinition,
   PluginDisconnectInfo,
   PluginHooks,
   PluginRouteHandler,
@@ -15,7 +14,7 @@ import type {
 import { withDeadline } from "./_internal/deadline.js";
 import { matchRoute } from "./_internal/route-pattern.js";
 import { reasonOf, toPluginError } from "./errors.js";
-import { healthOf, isAvailable, pluginMachine } from "./plugin.machine.js";
+import { healthOf, isAvailable, pluginMachine, type LoadedPlugin } from "./plugin.machine.js";
 import { createPluginContext, type MethodEntry, type RouteEntry, type Staged } from "./registration.js";
 
 /** Plugin-local event types; they may not start with `#` (the bridge's lifecycle events). */
@@ -40,16 +39,23 @@ function issuesToDetails(issues: ReadonlyArray<{ message: string; path?: Readonl
   }));
 }
 
+/** What a successful `setup` registered, committed when the machine reaches `loaded`. */
+interface Registered {
+  readonly staged: Staged;
+  readonly hooks: PluginHooks;
+  readonly events: readonly string[];
+}
+
 /**
- * One plugin: its lifecycle actor, what it registered, its plugin-local event streams and its hooks. Every
- * call into plugin code goes through here, contained and bounded.
+ * One plugin: its lifecycle actor (which loads, registers and disposes it), what it registered, its plugin-local
+ * event streams and its hooks. Every call into plugin code goes through here, contained and bounded.
  */
 export class PluginInstance {
   readonly actor: Actor<typeof pluginMachine>;
-  readonly log: Logger;
   private methods = new Map<string, MethodEntry>();
   private routes: RouteEntry[] = [];
   private hooks: PluginHooks = {};
+  private config: Readonly<Record<string, unknown>> = {};
   private readonly localTypes = new Set<string>();
   private readonly localStreams = new Map<string, Subject<SerializedEvent>>();
   private listeners: Subscription[] = [];
@@ -59,15 +65,49 @@ export class PluginInstance {
   private readonly pending = new Set<Promise<unknown>>();
   /** Running method and route calls, aborted at shutdown. */
   private readonly calls = new Set<AbortController>();
+  /** Why the plugin is stopping, for `onDispose`. */
+  private stopReason = "shutdown";
 
+  /**
+   * Starts the lifecycle at once: `load` imports and checks the module and claims its id (rejecting with
+   * `PLUGIN_LOAD_FAILED`, its `pluginId` the best id known, when it cannot).
+   */
   constructor(
-    readonly id: string,
+    fallbackId: string,
     readonly dir: string,
     private readonly env: PluginEnvironment,
-    private readonly config: Readonly<Record<string, unknown>>,
+    load: (instance: PluginInstance) => Promise<LoadedPlugin>,
   ) {
-    this.log = env.log.child({ actor: `plugin:${id}` });
-    this.actor = createActor(pluginMachine, { input: { id } }).start();
+    const machine = pluginMachine.provide({
+      actors: {
+        load: fromPromise(() => load(this)),
+        register: fromPromise<unknown, LoadedPlugin>(({ input, signal }) => this.runSetup(input, signal)),
+        dispose: fromPromise(() => this.dispose()),
+      },
+      actions: { commit: ({ event }) => this.commit((event as unknown as { output: Registered }).output) },
+    });
+    this.actor = createActor(machine, { input: { id: fallbackId, setupTimeoutMs: env.limits.pluginSetupTimeoutMs } });
+    this.actor.subscribe((snapshot) => {
+      if (snapshot.matches("failed") && snapshot.context.lastError !== undefined) {
+        const { code, message, details } = snapshot.context.lastError;
+        this.log.error({ code, phase: details?.["phase"], reason: details?.["reason"] }, message);
+      }
+    });
+    this.actor.start();
+  }
+
+  /** The plugin's id: its folder's or manifest's until the module says otherwise. */
+  get id(): string {
+    return this.actor.getSnapshot().context.id;
+  }
+
+  get log(): Logger {
+    return this.env.log.child({ actor: `plugin:${this.id}` });
+  }
+
+  /** Resolves once loading and registration are over (loaded, failed, or stopped meanwhile). */
+  settled(): Promise<void> {
+    return waitFor(this.actor, (s) => !s.matches("loading") && !s.matches("registering")).then(() => undefined);
   }
 
   get available(): boolean {
@@ -88,19 +128,18 @@ export class PluginInstance {
     return new BridgeError("PLUGIN_NOT_FOUND", `Plugin "${this.id}" is not loaded`, { pluginId: this.id });
   }
 
-  /** Records a failure to load (before `setup` ran). */
-  failLoad(error: BridgeError): void {
-    this.actor.send({ type: "LOAD_FAILED", error: toProtocolError(error, { pluginId: this.id }) });
-    this.log.error({ phase: error.details?.["phase"], reason: error.details?.["reason"] }, error.message);
-  }
-
-  /** Runs `setup` with a deadline; commits what it registered only if it succeeds. */
-  async register(definition: PluginDefinition): Promise<void> {
-    this.actor.send({ type: "IMPORTED" });
+  /**
+   * Runs `setup` (the machine bounds it with its `setupDeadline`). Registrations are staged and become live only
+   * when the machine commits them; once `signal` aborts (deadline, stop) the context refuses further ones.
+   */
+  private async runSetup(loaded: LoadedPlugin, signal: AbortSignal): Promise<Registered> {
+    const { definition } = loaded;
+    this.config = loaded.config;
+    const events: string[] = [];
     for (const type of definition.events ?? []) {
       const problem = this.eventTypeProblem(type);
-      if (problem !== null) return this.failRegistration(problem);
-      this.localTypes.add(type);
+      if (problem !== null) throw new Error(problem);
+      events.push(type);
     }
     const staged: Staged = { methods: new Map(), routes: [], listeners: [] };
     let open = true;
@@ -116,43 +155,31 @@ export class PluginInstance {
         listen: (type, listener) => this.listen(type, listener),
       },
       staged,
-      () => open,
+      () => open && !signal.aborted,
     );
     let hooks: unknown;
     try {
-      hooks = await withDeadline(
-        () => definition.setup(ctx),
-        this.env.limits.pluginSetupTimeoutMs,
-        () => new Error(`setup did not finish within ${this.env.limits.pluginSetupTimeoutMs} ms`),
-      );
-    } catch (error) {
+      hooks = await definition.setup(ctx);
+    } finally {
       open = false;
-      return this.failRegistration(reasonOf(error));
     }
-    open = false;
-    if (hooks !== undefined && (typeof hooks !== "object" || hooks === null)) {
-      return this.failRegistration("setup must return nothing or an object of hooks");
-    }
+    if (hooks !== undefined && (typeof hooks !== "object" || hooks === null)) throw new Error("setup must return nothing or an object of hooks");
     for (const name of ["onConnect", "onDisconnect", "onDispose"] as const) {
       const hook = (hooks as Record<string, unknown> | undefined)?.[name];
-      if (hook !== undefined && typeof hook !== "function") return this.failRegistration(`${name} must be a function`);
+      if (hook !== undefined && typeof hook !== "function") throw new Error(`${name} must be a function`);
     }
-    this.hooks = (hooks as PluginHooks | undefined) ?? {};
-    this.methods = staged.methods;
-    this.routes = staged.routes;
-    this.actor.send({ type: "REGISTERED", at: Date.now() });
-    for (const { type, listener } of staged.listeners) this.listen(type, listener);
-    this.log.info({ methods: [...this.methods.keys()], routes: this.routes.length }, "plugin loaded");
+    return { staged, hooks: (hooks as PluginHooks | undefined) ?? {}, events };
   }
 
-  private failRegistration(reason: string): void {
-    this.localTypes.clear();
-    const error = new BridgeError("PLUGIN_REGISTRATION_FAILED", `Plugin "${this.id}" failed to register: ${reason}`, {
-      details: { phase: "setup", reason },
-      pluginId: this.id,
-    });
-    this.actor.send({ type: "REGISTRATION_FAILED", error: toProtocolError(error) });
-    this.log.error({ phase: "setup", reason }, error.message);
+  /** Makes a successful registration live (the machine's `commit`, on entering `loaded`). */
+  private commit({ staged, hooks, events }: Registered): void {
+    this.hooks = hooks;
+    this.methods = staged.methods;
+    this.routes = staged.routes;
+    for (const type of events) this.localTypes.add(type);
+    // Runs as the machine enters `loaded` (the snapshot does not say so yet), hence no availability check.
+    for (const { type, listener } of staged.listeners) this.subscribeMain(type, listener);
+    this.log.info({ methods: [...this.methods.keys()], routes: this.routes.length }, "plugin loaded");
   }
 
   private eventTypeProblem(type: unknown): string | null {
@@ -163,9 +190,14 @@ export class PluginInstance {
     return null;
   }
 
+  /** `ctx.bridge.on` after setup: only while the plugin is loaded. */
   private listen(type: string, listener: (data: unknown) => void): () => void {
+    return this.available ? this.subscribeMain(type, listener) : () => {};
+  }
+
+  private subscribeMain(type: string, listener: (data: unknown) => void): () => void {
     const stream = this.env.mainStream(type);
-    if (stream === undefined || !this.available) return () => {};
+    if (stream === undefined) return () => {};
     const sub = stream.subscribe((event) => {
       let data: unknown;
       try {
@@ -302,20 +334,24 @@ export class PluginInstance {
     void run.finally(() => this.pending.delete(run));
   }
 
-  /** Stops the plugin: waits for running disconnect hooks, aborts running calls, runs `onDispose`, drops streams. */
+  /** Stops the plugin; a loaded one is disposed by its machine (`stopping`), bounded per hook. */
   async stop(reason: string): Promise<void> {
-    const wasLoaded = this.available;
+    this.stopReason = reason;
     this.actor.send({ type: "STOP" });
+    await waitFor(this.actor, (s) => s.status === "done");
+    this.actor.stop();
+  }
+
+  /** The machine's `dispose`: waits for running disconnect hooks, aborts running calls, runs `onDispose`, drops streams. */
+  private async dispose(): Promise<void> {
     await Promise.all([...this.pending]);
     for (const controller of this.calls) controller.abort();
     const hook = this.hooks.onDispose;
-    if (wasLoaded && hook !== undefined) await this.runHook("onDispose", () => hook.call(this.hooks, { reason }));
+    if (hook !== undefined) await this.runHook("onDispose", () => hook.call(this.hooks, { reason: this.stopReason }));
     for (const sub of this.listeners) sub.unsubscribe();
     this.listeners = [];
     for (const subject of this.localStreams.values()) subject.complete();
     this.localStreams.clear();
-    if (this.actor.getSnapshot().matches("stopping")) this.actor.send({ type: "STOPPED" });
-    this.actor.stop();
   }
 
   /** Runs a lifecycle hook within `pluginHookTimeoutMs`; a failure is contained and recorded. Resolves ok or not. */

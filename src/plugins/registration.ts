@@ -1,5 +1,5 @@
 import type { Observable } from "rxjs";
-import type { SerializedEvent } from "../actors/event-bus.js";
+import type { SerializedEvent } from "../methods/index.js";
 import type { Logger } from "../logger.js";
 import { BridgeError } from "../protocol/index.js";
 import type { PluginContext, PluginMethodHandler, PluginRouteHandler, PluginRouteVerb, StandardSchemaV1 } from "./api.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-// Through the package's own export map, as a plugin author imports it (needs `npm run build`, which `npm ci` runs).
-import { definePlugin, PluginError } from "image-editor-bridge/plugin";
+// The module behind the package's `image-editor-bridge/plugin` export, from the sources (never a stale `dist/`).
+import { definePlugin, PluginError } from "../../src/plugins/api.js";
 import { statusForError, toProtocolError } from "../../src/protocol/index.js";
 
 describe("image-editor-bridge/plugin", () => {

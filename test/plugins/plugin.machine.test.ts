@@ -1,18 +1,23 @@
 import { getSimplePaths } from "xstate/graph";
 import { describe, expect, it } from "vitest";
-import { PluginHealthSchema, type ProtocolError } from "../../src/protocol/index.js";
+import { BridgeError, PluginHealthSchema } from "../../src/protocol/index.js";
 import { healthOf, isAvailable, pluginMachine, type PluginMachineEvent, type PluginSnapshot } from "../../src/plugins/plugin.machine.js";
 
-const error = (code: string): ProtocolError => ({ code, message: code, details: { phase: "x", reason: "y" } });
-const EVENTS: PluginMachineEvent[] = [
-  { type: "IMPORTED" },
-  { type: "LOAD_FAILED", error: error("PLUGIN_LOAD_FAILED") },
-  { type: "REGISTERED", at: 1_700_000_000_000 },
-  { type: "REGISTRATION_FAILED", error: error("PLUGIN_REGISTRATION_FAILED") },
-  { type: "HOOK_FAILED", error: error("PLUGIN_LIFECYCLE_FAILED") },
+const failure = (code: string): Error => new BridgeError(code, code, { details: { phase: "x", reason: "y" } });
+/**
+ * Every way the world can answer the machine: the work it invokes finishing or failing, the setup deadline
+ * passing, a contained hook failure, a stop. The graph walk feeds them as the events XState itself delivers.
+ */
+const EVENTS = [
+  { type: "xstate.done.actor.load", output: { id: "p", definition: { id: "p", setup() {} }, config: {} } },
+  { type: "xstate.error.actor.load", error: failure("PLUGIN_LOAD_FAILED") },
+  { type: "xstate.done.actor.register", output: {} },
+  { type: "xstate.error.actor.register", error: new Error("setup threw") },
+  { type: "xstate.after.setupDeadline.plugin.registering" },
+  { type: "HOOK_FAILED", error: { code: "PLUGIN_LIFECYCLE_FAILED", message: "hook", details: { phase: "x", reason: "y" } } },
   { type: "STOP" },
-  { type: "STOPPED" },
-];
+  { type: "xstate.done.actor.dispose" },
+] as unknown as PluginMachineEvent[];
 
 /** What spec §2.4/§3 demand of the health in each state the plugin can reach. */
 function expectHealthFits(snapshot: PluginSnapshot): void {
@@ -34,7 +39,7 @@ function expectHealthFits(snapshot: PluginSnapshot): void {
     expect(isAvailable(snapshot)).toBe(true);
     expect(checks).toEqual({ load: "ok", registration: "ok", runtime: "ok" });
     expect(health.lastError).toBeUndefined();
-    expect(health.loadedAt).toBe(1_700_000_000_000);
+    expect(health.loadedAt).toEqual(expect.any(Number));
   } else if (snapshot.matches({ loaded: "degraded" })) {
     // Spec §3: a contained hook failure keeps the plugin loaded, runtime failed, lastError PLUGIN_LIFECYCLE_FAILED.
     expect(health.status).toBe("loaded");
@@ -48,11 +53,11 @@ function expectHealthFits(snapshot: PluginSnapshot): void {
 }
 
 describe("plugin machine (model-based)", () => {
-  const paths = getSimplePaths(pluginMachine, { events: EVENTS, input: { id: "p" } });
+  const paths = getSimplePaths(pluginMachine, { events: EVENTS, input: { id: "p", setupTimeoutMs: 10_000 } });
 
   it("reaches every state of the lifecycle", () => {
     const reached = new Set(paths.map((p) => JSON.stringify(p.state.value)));
-    for (const state of ["loading", "registering", { loaded: "healthy" }, { loaded: "degraded" }, "failed", "stopping", "stopped"]) {
+    for (const state of ["loading", "registering", { loaded: "healthy" }, { loaded: "degraded" }, { failed: "load" }, { failed: "registration" }, "stopping", "stopped"]) {
       expect(reached).toContain(JSON.stringify(state));
     }
   });
@@ -67,6 +72,18 @@ describe("plugin machine (model-based)", () => {
 
   it("a loaded plugin whose hook fails stays loaded (spec §3)", () => {
     const degraded = paths.find((p) => p.state.matches({ loaded: "degraded" }));
-    expect(degraded?.steps.map((s) => s.event.type)).toEqual(["xstate.init", "IMPORTED", "REGISTERED", "HOOK_FAILED"]);
+    expect(degraded?.steps.map((s) => s.event.type)).toEqual(["xstate.init", "xstate.done.actor.load", "xstate.done.actor.register", "HOOK_FAILED"]);
+  });
+});
+
+describe("plugin machine deadline", () => {
+  it("a setup still running at the named setupDeadline fails registration, reason named", () => {
+    const paths = getSimplePaths(pluginMachine, { events: EVENTS, input: { id: "p", setupTimeoutMs: 1234 } });
+    const timedOut = paths.find((p) => (p.steps.at(-1)?.event.type as string) === "xstate.after.setupDeadline.plugin.registering");
+    expect(timedOut?.state.matches({ failed: "registration" })).toBe(true);
+    expect(healthOf(timedOut!.state, 0).lastError).toMatchObject({
+      code: "PLUGIN_REGISTRATION_FAILED",
+      details: { phase: "setup", reason: "setup did not finish within 1234 ms" },
+    });
   });
 });

@@ -1,9 +1,9 @@
 import { Subject } from "rxjs";
 import { describe, expect, it } from "vitest";
-import type { SerializedEvent } from "../../src/actors/event-bus.js";
+import type { SerializedEvent } from "../../src/methods/index.js";
 import { resolveLimits } from "../../src/limits.js";
 import { silentLogger } from "../../src/logger.js";
-import type { PluginContext } from "../../src/plugins/api.js";
+import type { PluginContext, PluginDefinition } from "../../src/plugins/api.js";
 import { PluginInstance, type PluginEnvironment } from "../../src/plugins/plugin.js";
 
 function environment(): { env: PluginEnvironment; selection: Subject<SerializedEvent> } {
@@ -18,11 +18,17 @@ function environment(): { env: PluginEnvironment; selection: Subject<SerializedE
   return { env, selection };
 }
 
+/** A plugin whose machine loads `definition` and runs its setup; resolves once it is loaded or failed. */
+async function registered(env: PluginEnvironment, definition: PluginDefinition): Promise<PluginInstance> {
+  const plugin = new PluginInstance(definition.id, `/${definition.id}`, env, async () => ({ id: definition.id, definition, config: {} }));
+  await plugin.settled();
+  return plugin;
+}
+
 describe("plugin registration", () => {
   it("a setup that throws leaves no method, route or event subscription behind", async () => {
     const { env, selection } = environment();
-    const plugin = new PluginInstance("p", "/p", env, {});
-    await plugin.register({
+    const plugin = await registered(env, {
       id: "p",
       setup(ctx) {
         ctx.method("p:m", () => 1);
@@ -39,9 +45,8 @@ describe("plugin registration", () => {
 
   it("a setup that succeeds commits its registrations and subscriptions at once", async () => {
     const { env, selection } = environment();
-    const plugin = new PluginInstance("p", "/p", env, {});
     const heard: unknown[] = [];
-    await plugin.register({
+    const plugin = await registered(env, {
       id: "p",
       setup(ctx) {
         ctx.method("p:m", () => 1);
@@ -59,10 +64,9 @@ describe("plugin registration", () => {
 
   it("a setup past its deadline fails, and what it registers later is refused", async () => {
     const { env } = environment();
-    const plugin = new PluginInstance("p", "/p", env, {});
     let ctx: PluginContext | undefined;
     let release: () => void = () => {};
-    await plugin.register({
+    const plugin = await registered(env, {
       id: "p",
       setup(c) {
         ctx = c;
@@ -88,19 +92,16 @@ describe("plugin registration", () => {
     ["an unknown main event", (ctx: PluginContext) => ctx.bridge.on("nope", () => {}), /Unknown event type/],
     ["hooks that are not functions", () => ({ onConnect: 3 }) as never, /onConnect must be a function/],
   ])("%s fails registration with the reason", async (_name, setup, reason) => {
-    const plugin = new PluginInstance("p", "/p", environment().env, {});
-    await plugin.register({ id: "p", setup: setup as never });
+    const plugin = await registered(environment().env, { id: "p", setup: setup as never });
     const health = plugin.health(0);
     expect(health.lastError).toMatchObject({ code: "PLUGIN_REGISTRATION_FAILED", details: { phase: "setup" } });
     expect(String(health.lastError?.details?.["reason"])).toMatch(reason);
   });
 
   it("a plugin cannot declare or emit a main event as its own", async () => {
-    const plugin = new PluginInstance("p", "/p", environment().env, {});
-    await plugin.register({ id: "p", events: ["selection:changed"], setup() {} });
+    const plugin = await registered(environment().env, { id: "p", events: ["selection:changed"], setup() {} });
     expect(plugin.health(0).lastError?.details?.["reason"]).toMatch(/main event/);
-    const ok = new PluginInstance("q", "/q", environment().env, {});
-    await ok.register({ id: "q", setup() {} });
+    const ok = await registered(environment().env, { id: "q", setup() {} });
     expect(() => ok.emit("selection:changed", {})).toThrow(/main event/);
     expect(() => ok.emit("#ready", {})).toThrow(/must match/);
   });

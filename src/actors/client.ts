@@ -1,10 +1,10 @@
 import { createActor, type Actor } from "xstate";
 import type { Observable, Subscription } from "rxjs";
-import { STATE_EVENTS, type ClientSummarySchema } from "../protocol/index.js";
+import { CLOSE_CODES, STATE_EVENTS, type ClientSummarySchema } from "../protocol/index.js";
 import type { z } from "zod";
 import type { Limits } from "../limits.js";
 import { clientMachine } from "./client.machine.js";
-import type { SerializedEvent } from "./event-bus.js";
+import type { SerializedEvent } from "../methods/index.js";
 
 /** What a transport hands a logical client to write frames to. */
 export interface ClientSocket {
@@ -14,25 +14,7 @@ export interface ClientSocket {
   close(code: number, reason: string): void;
 }
 
-/** Close codes of the root and plugin endpoints (DESIGN §2). */
-export const CLOSE_CODES = {
-  /** Sent by a client: dispose my logical client now instead of keeping it for resume. */
-  DISPOSE: 4000,
-  /** Another socket resumed this logical client. */
-  TAKEN_OVER: 4009,
-  /** `?resume=<id>&takeover=0` named a client another socket holds; that socket was left alone. */
-  CLIENT_ATTACHED: 4409,
-  /** The socket fell behind by more than `outboundHardBytes`; the logical client stays resumable. */
-  SLOW_CONSUMER: 4008,
-  /** The plugin endpoint does not exist or failed to load. */
-  PLUGIN_UNAVAILABLE: 4004,
-  /** The bridge is shutting down. */
-  GOING_AWAY: 1001,
-  /** Too many frames that were not JSON. */
-  INVALID_DATA: 1007,
-  /** A hook failed while accepting the connection. */
-  INTERNAL: 1011,
-} as const;
+export { CLOSE_CODES } from "../protocol/index.js";
 
 /** Characters of a client id that lists, logs and metrics show: enough to tell clients apart, far too few to resume. */
 export const CLIENT_ID_PREFIX_LENGTH = 8;

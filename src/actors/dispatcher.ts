@@ -1,13 +1,36 @@
 import { BridgeError, issuesOf, toProtocolError, type ProtocolError } from "../protocol/index.js";
-import type { BridgeServices, Caller, MethodContext, MethodDefinition } from "../methods/index.js";
+import { isWireImage, type BridgeServices, type Caller, type MethodContext, type MethodDefinition } from "../methods/index.js";
+import type { LogicalClient } from "./client.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import { laneLogName } from "./client.js";
+
+/** A caller as the transports hand it over: the methods see a `Caller`; the dispatcher also counts in-flight. */
+export interface DispatchCaller extends Caller {
+  readonly client: LogicalClient | null;
+}
 import type { HostSession } from "./host-session.js";
 import { Metrics } from "./metrics.js";
 
 /** A call that never reaches the editor still gets a context; its signal never aborts. */
 const IDLE_SIGNAL = new AbortController().signal;
+
+export interface DispatcherOptions {
+  readonly methods: ReadonlyMap<string, MethodDefinition>;
+  readonly session: HostSession;
+  readonly services: BridgeServices;
+  readonly log: Logger;
+  /** Whether the bridge still takes new calls; false once shutdown began. @default always */
+  readonly accepting?: () => boolean;
+  /** A plugin's own method on its endpoint; found before the built-ins there (DESIGN §5). @default none */
+  readonly pluginMethod?: (endpoint: string, name: string) => MethodDefinition | undefined;
+  /**
+   * Validate every result against its method's published schema and fail the call (`INTERNAL`, logged) when it
+   * does not match, so a method cannot answer a shape its schema does not describe. Costs a parse per call.
+   * @default false
+   */
+  readonly checkResults?: boolean;
+}
 
 /**
  * Decides what happens to a request: finds the method, enforces the per-client in-flight limit, validates
@@ -16,18 +39,25 @@ const IDLE_SIGNAL = new AbortController().signal;
  */
 export class Dispatcher {
   readonly metrics = new Metrics();
+  private readonly methods: ReadonlyMap<string, MethodDefinition>;
+  private readonly session: HostSession;
+  private readonly services: BridgeServices;
+  private readonly limits: Limits;
+  private readonly log: Logger;
+  private readonly accepting: () => boolean;
+  private readonly pluginMethod: (endpoint: string, name: string) => MethodDefinition | undefined;
+  private readonly checkResults: boolean;
 
-  constructor(
-    private readonly methods: ReadonlyMap<string, MethodDefinition>,
-    private readonly session: HostSession,
-    private readonly services: BridgeServices,
-    private readonly limits: Limits,
-    private readonly log: Logger,
-    /** Whether the bridge still takes new calls; false once shutdown began. */
-    private readonly accepting: () => boolean = () => true,
-    /** A plugin's own method on its endpoint; found before the built-ins there (DESIGN §5). */
-    private readonly pluginMethod: (endpoint: string, name: string) => MethodDefinition | undefined = () => undefined,
-  ) {}
+  constructor(options: DispatcherOptions) {
+    this.methods = options.methods;
+    this.session = options.session;
+    this.services = options.services;
+    this.limits = options.services.limits;
+    this.log = options.log;
+    this.accepting = options.accepting ?? (() => true);
+    this.pluginMethod = options.pluginMethod ?? (() => undefined);
+    this.checkResults = options.checkResults ?? false;
+  }
 
   /** The method table this dispatcher serves. */
   get table(): ReadonlyMap<string, MethodDefinition> {
@@ -35,11 +65,12 @@ export class Dispatcher {
   }
 
   /** Runs one call and resolves with its result; rejects with a `BridgeError` (or anything a host threw). */
-  async call(caller: Caller, name: string, rawParams: unknown): Promise<unknown> {
+  async call(caller: DispatchCaller, name: string, rawParams: unknown): Promise<unknown> {
     const started = performance.now();
     const method = (caller.endpoint === "root" ? undefined : this.pluginMethod(caller.endpoint, name)) ?? this.methods.get(name);
     try {
       const result = await this.invoke(caller, name, method, rawParams);
+      if (this.checkResults && method !== undefined) this.checkResult(method, result);
       this.metrics.recordCall(this.label(caller, name, method), performance.now() - started, undefined);
       return result;
     } catch (error) {
@@ -49,13 +80,22 @@ export class Dispatcher {
     }
   }
 
+  /** Fails loudly when a result does not match the method's published schema (development and tests). */
+  private checkResult(method: MethodDefinition, result: unknown): void {
+    const checked = method.result.safeParse(isWireImage(result) ? result.toJSON() : (result ?? null));
+    if (checked.success) return;
+    const issues = issuesOf(checked.error);
+    this.log.error({ actor: "bridge", method: method.name, issues }, "result does not match its published schema");
+    throw new BridgeError("INTERNAL", `The result of ${method.name} does not match its published schema`, { details: { issues } });
+  }
+
   /** Metric label: unknown names collapse into one so callers cannot grow the metrics without bound. */
-  private label(caller: Caller, name: string, method: MethodDefinition | undefined): string {
+  private label(caller: DispatchCaller, name: string, method: MethodDefinition | undefined): string {
     if (method === undefined) return "(unknown)";
     return this.methods.get(name) === method ? name : `${caller.endpoint}/${name}`;
   }
 
-  private async invoke(caller: Caller, name: string, method: MethodDefinition | undefined, rawParams: unknown): Promise<unknown> {
+  private async invoke(caller: DispatchCaller, name: string, method: MethodDefinition | undefined, rawParams: unknown): Promise<unknown> {
     if (!this.accepting()) throw new BridgeError("SHUTTING_DOWN", "The bridge is shutting down");
     if (method === undefined) {
       throw new BridgeError("UNKNOWN_METHOD", `Unknown method "${name}"`, { details: { method: name } });
@@ -70,7 +110,7 @@ export class Dispatcher {
         host: this.session.host,
         caller,
         bridge: this.services,
-        call: { signal: IDLE_SIGNAL, clientId: caller.lane },
+        call: { signal: IDLE_SIGNAL, caller: laneLogName(caller.lane) },
       };
       return method.run(ctx, params);
     }
@@ -89,7 +129,7 @@ export class Dispatcher {
    * Answers one WS request frame with the response frame's text. Never throws: every failure becomes a
    * failure response carrying `requestId` and `method` (DESIGN §2 "Errors").
    */
-  async respond(caller: Caller, id: string, name: string, params: unknown): Promise<string> {
+  async respond(caller: DispatchCaller, id: string, name: string, params: unknown): Promise<string> {
     const client = caller.client;
     if (client !== null && client.inFlight >= this.limits.maxInFlightPerClient) {
       return this.failure(
@@ -113,7 +153,7 @@ export class Dispatcher {
   }
 
   /** Converts a failure to the wire and logs it once. */
-  toWireError(error: unknown, context: { requestId?: string; method?: string; caller?: Caller }): ProtocolError {
+  toWireError(error: unknown, context: { requestId?: string; method?: string; caller?: DispatchCaller }): ProtocolError {
     const wire = toProtocolError(error, { requestId: context.requestId, method: context.method });
     // Logs name a client by its id's prefix: the full id is a bearer secret.
     const caller = context.caller;
@@ -126,7 +166,7 @@ export class Dispatcher {
     return wire;
   }
 
-  private failure(id: string, method: string, error: unknown, caller: Caller): string {
+  private failure(id: string, method: string, error: unknown, caller: DispatchCaller): string {
     return JSON.stringify({ id, ok: false, error: this.toWireError(error, { requestId: id, method, caller }) });
   }
 }

@@ -2,9 +2,10 @@ import { assign, fromPromise, setup } from "xstate";
 import type { HostInfo } from "../hosts/host.js";
 
 /**
- * Connection state of the editor (DESIGN §1): `disconnected → connecting → ready{idle ⇄ busy} → closing → closed`,
- * with `backoff` between failed attempts. The mailbox itself lives beside the actor in `HostSession`; the actor
- * is told when work starts and stops so its state (and `/health`) shows `busy`.
+ * Connection state of the editor (DESIGN §1): `disconnected → connecting → ready → closing → closed`, with
+ * `backoff` between failed attempts and `degraded` while calls are slow. The mailbox lives beside the actor in
+ * `HostSession` as plain code: per-call work never goes through the actor (whether the editor is busy is derived
+ * from the running calls when asked).
  */
 export interface HostSessionInput {
   connect: () => Promise<HostInfo>;
@@ -25,8 +26,6 @@ export interface HostSessionContext extends HostSessionInput {
 export type HostSessionEvent =
   | { type: "CONNECT" }
   | { type: "LOST"; error: string }
-  | { type: "WORK" }
-  | { type: "IDLE" }
   | { type: "SLOW" }
   | { type: "FAST" }
   | { type: "CLOSE" };
@@ -94,11 +93,6 @@ export const hostSessionMachine = setup({
       on: { CLOSE: "closing" },
     },
     ready: {
-      initial: "idle",
-      states: {
-        idle: { on: { WORK: "busy" } },
-        busy: { on: { IDLE: "idle" } },
-      },
       on: {
         LOST: { target: "backoff", actions: assign({ lastError: ({ event }) => event.error, degraded: false }) },
         CLOSE: "closing",

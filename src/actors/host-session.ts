@@ -8,8 +8,6 @@ import { Mailbox, type MailboxJob } from "./_internal/mailbox.js";
 import { laneLogName } from "./client.js";
 import { hostSessionMachine } from "./host-session.machine.js";
 
-/** How late the actor hears that the editor went idle (see `reportBusy`). */
-const IDLE_REPORT_MS = 50;
 
 export type HostSessionState = "disconnected" | "connecting" | "backoff" | "ready" | "busy" | "closing" | "closed";
 
@@ -43,8 +41,8 @@ interface Job extends MailboxJob {
  * default, FIFO per lane and round-robin across lanes; the mailbox is bounded (`HOST_BUSY`), every call has a
  * deadline (`TIMEOUT`), and losing the editor fails queued and running calls with `HOST_UNAVAILABLE`.
  *
- * The per-call bookkeeping is plain code on purpose: it is the hot path of every request, and the actor only
- * needs to hear when the editor goes from idle to busy and back.
+ * The per-call bookkeeping is plain code on purpose: it is the hot path of every request. The actor holds the
+ * connection lifecycle; `busy` is derived from the running calls when the state is read.
  */
 export class HostSession {
   readonly actor: Actor<typeof hostSessionMachine>;
@@ -54,9 +52,6 @@ export class HostSession {
   /** The actor's top-level state and `degraded` flag, mirrored on change so the per-call path reads plain fields. */
   private phase: string = "disconnected";
   private degraded = false;
-  /** Whether the actor was last told the editor is busy; idle is reported late so back-to-back calls do not flap it. */
-  private busy = false;
-  private idleCheck: NodeJS.Timeout | undefined;
   /** Resolved when the last running call is released (shutdown grace). */
   private idleWaiters: Array<() => void> = [];
   /** Set when `close()` begins: running calls may finish, nothing new is queued. */
@@ -78,7 +73,7 @@ export class HostSession {
       },
     });
     this.actor.subscribe((snapshot) => {
-      this.phase = typeof snapshot.value === "string" ? snapshot.value : "ready";
+      this.phase = snapshot.value;
       this.degraded = snapshot.context.degraded;
     });
   }
@@ -178,7 +173,6 @@ export class HostSession {
     for (const job of this.mailbox.drain()) this.answer(job, false, shuttingDown());
     if (this.running.size > 0 && graceMs > 0) await this.whenIdle(graceMs);
     this.failAll(shuttingDown);
-    clearTimeout(this.idleCheck);
     const done = new Promise<void>((resolve) => {
       const sub = this.actor.subscribe({ complete: () => resolve() });
       if (this.actor.getSnapshot().status === "done") {
@@ -234,23 +228,9 @@ export class HostSession {
       if (job === undefined) break;
       this.startJob(job);
     }
-    this.reportBusy(this.running.size > 0);
   }
 
-  private reportBusy(busy: boolean): void {
-    if (busy && !this.busy) {
-      this.busy = true;
-      this.actor.send({ type: "WORK" });
-    }
-    if (busy || !this.busy || this.idleCheck !== undefined) return;
-    // One check per IDLE_REPORT_MS at most: under steady load the actor stays `busy` instead of flapping per call.
-    this.idleCheck = setTimeout(() => {
-      this.idleCheck = undefined;
-      if (this.running.size > 0) return this.reportBusy(false);
-      this.busy = false;
-      this.actor.send({ type: "IDLE" });
-    }, IDLE_REPORT_MS);
-  }
+
 
   private startJob(job: Job): void {
     this.running.add(job);
@@ -260,7 +240,7 @@ export class HostSession {
         if (job.controller === undefined) job.controller = new AbortController();
         return job.controller.signal;
       },
-      clientId: job.lane,
+      caller: laneLogName(job.lane),
     };
     let result: Promise<unknown>;
     try {

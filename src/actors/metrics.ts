@@ -30,3 +30,23 @@ export class Metrics {
     return `${lines.join("\n")}\n`;
   }
 }
+
+/** The gauges `GET /metrics` adds to the counters: clients, subscriptions, the editor's queue and state. */
+export function bridgeGauges(
+  status: { readonly queued: number; readonly running: number; readonly state: string },
+  clients: Iterable<{ subscriptionTypes(): readonly string[] }>,
+): Record<string, number> {
+  let count = 0;
+  let subscriptions = 0;
+  for (const client of clients) {
+    count++;
+    subscriptions += client.subscriptionTypes().length;
+  }
+  return {
+    clients: count,
+    subscriptions,
+    queue_depth: status.queued,
+    host_running: status.running,
+    host_ready: status.state === "ready" ? 1 : 0,
+  };
+}

@@ -1,3 +1,4 @@
+import { BEARER_PROTOCOL_PREFIX } from "../protocol/constants.js";
 import type { ConnectedEventData } from "../protocol/events.js";
 import type { PluginHealth, PluginInfo } from "../protocol/resources.js";
 import { BridgeError, CLIENT_ERROR_CODES, isBridgeError, looksLikeProtocolError } from "./errors.js";
@@ -51,8 +52,6 @@ const FINAL_CLOSE_CODES: ReadonlySet<number> = new Set([
 /** Refusals (`error` events) that end the connection whatever close code follows: retrying gets the same answer. */
 const FINAL_REFUSALS: ReadonlySet<string> = new Set(["CLIENT_ATTACHED"]);
 
-/** Prefix of the subprotocol that carries the token. */
-const BEARER_PREFIX = "bearer.";
 
 type AnyListener = (...args: never[]) => void;
 
@@ -276,7 +275,7 @@ export class Connection implements MethodGroups {
     this.refusal = undefined;
     let socket: WebSocketLike;
     try {
-      socket = token ? new this.WebSocketClass(url, [SUBPROTOCOL, `${BEARER_PREFIX}${token}`]) : new this.WebSocketClass(url);
+      socket = token ? new this.WebSocketClass(url, [SUBPROTOCOL, `${BEARER_PROTOCOL_PREFIX}${token}`]) : new this.WebSocketClass(url);
     } catch (error) {
       // e.g. a token with characters a subprotocol cannot carry; retrying cannot help.
       this.finish(new BridgeError(CLIENT_ERROR_CODES.CONNECTION_FAILED, `Cannot open ${this.wsUrl}: ${(error as Error).message}`, { cause: error }), null);

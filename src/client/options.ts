@@ -25,27 +25,8 @@ export const DEFAULT_RECONNECT: Readonly<ReconnectOptions> = {
   maxAttempts: Number.POSITIVE_INFINITY,
 };
 
-/** Close codes of the bridge (DESIGN §2) the client acts on. */
-export const CLOSE_CODES = {
-  /** Sent by `close()`: dispose the logical client now instead of keeping it for resume. */
-  DISPOSE: 4000,
-  /** Another socket resumed this logical client; reconnecting would only fight over it. */
-  TAKEN_OVER: 4009,
-  /** A resume with `takeover=0` found the client held by another socket (CLIENT_ATTACHED); retrying cannot help. */
-  CLIENT_ATTACHED: 4409,
-  /** The socket fell behind; the logical client stays resumable. */
-  SLOW_CONSUMER: 4008,
-  /** The plugin endpoint does not exist or failed to load. */
-  PLUGIN_UNAVAILABLE: 4004,
-  /** The bridge is shutting down. */
-  GOING_AWAY: 1001,
-} as const;
-
-/** Longest `name` the bridge accepts (it refuses longer ones at upgrade); the same bound as the bridge's. */
-export const MAX_CLIENT_NAME_LENGTH = 64;
-
-/** Offered beside the token so the bridge echoes this name rather than the token (DESIGN §2 "Security"). */
-export const SUBPROTOCOL = "image-editor-bridge";
+// The wire's constants, from the zod-free part of the protocol (the client must not load zod).
+export { BRIDGE_SUBPROTOCOL as SUBPROTOCOL, CLOSE_CODES, MAX_CLIENT_NAME_LENGTH } from "../protocol/constants.js";
 
 export interface ConnectionOptions {
   /** The bridge: `http://127.0.0.1:7700`, or a WebSocket URL such as `ws://127.0.0.1:7700/ws`. */

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { isLoopbackHost } from "../loopback.js";
-import { BridgeError } from "../protocol/index.js";
+import { BEARER_PROTOCOL_PREFIX, BridgeError } from "../protocol/index.js";
 
 /** Who may talk to the bridge (DESIGN §2 "Security defaults"). */
 export interface SecurityOptions {
@@ -23,8 +23,6 @@ export interface SecurityOptions {
   readonly listenHost: string;
 }
 
-/** Prefix of the WebSocket subprotocol that carries the token (browsers cannot set headers on a WebSocket). */
-export const BEARER_PROTOCOL_PREFIX = "bearer.";
 
 export { isLoopbackHost } from "../loopback.js";
 

@@ -3,12 +3,9 @@ import type { ClientRegistry } from "../actors/client-registry.js";
 import type { Dispatcher } from "../actors/dispatcher.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
+import type { PluginRouteRun } from "../plugins/index.js";
 import type { SecurityOptions } from "./security.js";
 
-/** A matched plugin route, ready to run with the parts of the request a handler sees. */
-export interface PluginRouteRun {
-  run(request: { path: string; query: Record<string, string>; headers: Headers; body: unknown }): Promise<unknown>;
-}
 
 /** What the transports need from the bridge: they translate, the bridge decides. */
 export interface TransportTarget {

@@ -1,7 +1,7 @@
 import { Subject } from "rxjs";
 import { afterEach, describe, expect, it } from "vitest";
 import { CLOSE_CODES, LogicalClient, type ClientSocket } from "../../src/actors/client.js";
-import type { SerializedEvent } from "../../src/actors/event-bus.js";
+import type { SerializedEvent } from "../../src/methods/index.js";
 import { resolveLimits } from "../../src/limits.js";
 
 /** A socket whose backlog the test controls, recording what the client writes to it. */

@@ -1,8 +1,8 @@
 import { Observable } from "rxjs";
 import { describe, expect, it } from "vitest";
-import { EVENT_SCHEMAS } from "../src/protocol/index.js";
-import { startBridge } from "./helpers/bridge.js";
-import { ScriptedHost } from "./helpers/scripted-host.js";
+import { EVENT_SCHEMAS } from "../../src/protocol/index.js";
+import { startBridge } from "../helpers/bridge.js";
+import { ScriptedHost } from "../helpers/scripted-host.js";
 
 const rect = { x: 10, y: 10, width: 20, height: 20 };
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { startBridge, waitForQueued } from "../helpers/bridge.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
-import { TRANSPORTS, type ConformanceTransport, type Outcome } from "./_transports.js";
+import { TRANSPORTS, type ConformanceTransport, type Outcome } from "../conformance/_transports.js";
 import type { BridgeOptions } from "../../src/bridge.js";
 import type { Harness } from "../helpers/bridge.js";
 
@@ -98,7 +98,7 @@ describe("mailbox fairness", () => {
     await waitForQueued(harness, 9);
     host.release();
     await Promise.all(pending);
-    const lanes = host.calls.map((c) => (c.lane === a.hello.clientId ? "A" : "B")).join("");
+    const lanes = host.calls.map((c) => (c.lane === `client:${a.hello.clientId.slice(0, 8)}` ? "A" : "B")).join("");
     expect(lanes).toBe("AABABABABB");
   });
 

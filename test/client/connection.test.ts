@@ -105,7 +105,7 @@ describe("requests", () => {
     host.release();
     const [doc, area, list] = await Promise.all(calls);
     expect([doc.name, area, list.length]).toEqual(["Scripted", null, 1]);
-    expect(host.calls.slice(-3).map((c) => c.op)).toEqual(["currentDocument", "getSelection", "listDocuments"]);
+    expect(host.calls.slice(-3).map((c) => c.op)).toEqual(["getDocument", "getSelection", "listDocuments"]);
   });
 
   it("close() disposes the logical client at once (4000) and fails what is pending", async () => {

@@ -34,7 +34,7 @@ describe.each(MATRIX)("scripts over $label", ({ editor, transport: { name, make 
   let t: ConformanceTransport;
   const call = (method: BuiltinMethodName, params?: Record<string, unknown>): Promise<Outcome> => t.call(method, params);
   const setup = async (): Promise<void> => {
-    harness = await editor.start({ embedded: { scriptDirs: [dir] } });
+    harness = await editor.start({ scriptDirs: [dir] });
     t = await make(harness);
   };
 

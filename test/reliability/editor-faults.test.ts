@@ -110,7 +110,8 @@ describe("editor faults", () => {
 
   it("garbage answers and non-Error throws end the call once, unserializable ones as INTERNAL without leaking what was thrown", async () => {
     const host = new FaultHost();
-    const harness = await startBridge({ host, limits: FAST_LIMITS });
+    // As in production: results are not checked against their schemas, so garbage reaches the serializer.
+    const harness = await startBridge({ host, limits: FAST_LIMITS, checkResults: false });
     const client = await harness.connect();
     const circular: Record<string, unknown> = { name: "loop" };
     circular["self"] = circular;
@@ -145,6 +146,20 @@ describe("editor faults", () => {
     await client.call("getServerInfo");
     for (const i of faults.keys()) expect(answersTo(client, `g${i}`)).toHaveLength(1);
     await drained(harness);
+  });
+
+  it("with result checks on (development, tests), an answer its schema does not describe fails loudly as INTERNAL", async () => {
+    const host = new FaultHost();
+    const harness = await startBridge({ host, limits: FAST_LIMITS, checkResults: true });
+    const client = await harness.connect();
+    host.inject({ kind: "garbage", value: { nope: true } });
+    const frame = await client.send("document:current");
+    expect(frame.error).toMatchObject({
+      code: "INTERNAL",
+      message: "The result of document:current does not match its published schema",
+      details: { issues: expect.arrayContaining([expect.objectContaining({ path: "id" })]) },
+    });
+    expect((await client.send("document:current")).ok).toBe(true);
   });
 
   it("random sequences of faults across four clients: every call ends exactly once and the mailbox drains", async () => {

@@ -94,7 +94,7 @@ const EDITORS = [
     name: "the embedded editor",
     // Small documents and no file access: random params must not allocate gigabytes or touch the disk.
     // GrabCut loads opencv.js (~11 MB, kept for the process lifetime): it would read as heap growth, so it stays off.
-    options: (): BridgeOptions => ({ embedded: { maxDocumentPixels: 250_000, allowFileImport: false, cutout: { refine: "never" } } }),
+    options: (): BridgeOptions => ({ embedded: { maxDocumentPixels: 250_000, cutout: { refine: "never" } }, imports: { allowFile: false }, limits: { maxDocumentPixels: 250_000 } }),
   },
 ];
 

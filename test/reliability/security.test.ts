@@ -169,7 +169,7 @@ describe("paths and URLs the editor may be pointed at", () => {
   });
 
   it("jsx:execute runs named scripts only from inside the script folders", async () => {
-    const harness = await startBridge({ embedded: { scriptDirs: [scriptsDir] } });
+    const harness = await startBridge({ scriptDirs: [scriptsDir] });
     const client = await harness.connect();
     const ok = await client.send("jsx:execute", { name: "ok" });
     expect(ok.ok, JSON.stringify(ok.error)).toBe(true);
@@ -183,7 +183,7 @@ describe("paths and URLs the editor may be pointed at", () => {
   });
 
   it("layer:importImage refuses file: URIs and local paths when file import is off", async () => {
-    const harness = await startBridge({ embedded: { allowFileImport: false } });
+    const harness = await startBridge({ imports: { allowFile: false } });
     const client = await harness.connect();
     for (const image of [`file://${join(dir, "secret.txt")}`, join(dir, "secret.txt"), "../../etc/passwd", "./x.png", "~/x.png", "FILE:///etc/passwd"]) {
       const frame = await client.send("layer:importImage", { image });
@@ -228,7 +228,7 @@ describe("paths and URLs the editor may be pointed at", () => {
   });
 
   it("with private URLs allowed, the same loopback URL is fetched (the refusal above is real)", async () => {
-    const harness = await startBridge({ embedded: { allowPrivateUrlImport: true } });
+    const harness = await startBridge({ imports: { allowPrivateUrl: true } });
     const client = await harness.connect();
     const port = (target.address() as AddressInfo).port;
     const before = hits;

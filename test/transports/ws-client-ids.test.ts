@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { WebSocket, type RawData } from "ws";
 import { CLIENT_ID_PREFIX_LENGTH, CLOSE_CODES, clientIdPrefix } from "../../src/actors/client.js";
 import { ErrorEventDataSchema, METHOD_SCHEMAS } from "../../src/protocol/index.js";
-import { MAX_CLIENT_NAME_LENGTH } from "../../src/transports/ws/params.js";
+import { MAX_CLIENT_NAME_LENGTH } from "../../src/protocol/index.js";
 import { startBridge, type Harness } from "../helpers/bridge.js";
 import { FaultHost } from "../helpers/fault-host.js";
 import { refusedUpgrade, type TestClient, waitForClient } from "../helpers/ws-client.js";

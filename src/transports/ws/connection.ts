@@ -1,8 +1,15 @@
 import type { WebSocket } from "ws";
-import { CONNECTION_EVENTS, checkRequest, PROTOCOL_VERSION, type ProtocolError } from "../../protocol/index.js";
-import { BridgeError } from "../../protocol/index.js";
-import { CLOSE_CODES, type ClientSocket, type LogicalClient, type ReplayBatch } from "../../actors/client.js";
-import type { Caller } from "../../methods/index.js";
+import {
+  BridgeError,
+  CLOSE_CODES,
+  CONNECTION_EVENTS,
+  checkRequest,
+  PROTOCOL_VERSION,
+  type ConnectedEventData,
+  type ProtocolError,
+} from "../../protocol/index.js";
+import type { ClientSocket, LogicalClient, ReplayBatch } from "../../actors/client.js";
+import type { DispatchCaller } from "../../actors/dispatcher.js";
 import type { TransportTarget } from "../target.js";
 import type { ConnectParams } from "./params.js";
 
@@ -71,21 +78,19 @@ export function bindConnection(ws: WebSocket, target: TransportTarget, endpoint:
 function serve(ws: WebSocket, socket: ClientSocket, target: TransportTarget, client: LogicalClient, batch: ReplayBatch | undefined): void {
   const endpoint = client.endpoint;
   const resumed = batch !== undefined;
-  const caller: Caller = { lane: client.id, client, endpoint };
+  const caller: DispatchCaller = { lane: client.id, client, endpoint };
   const actor = client.logName;
   target.log.info({ actor, endpoint, name: client.name, resumed, replayed: batch?.frames.length ?? 0 }, "client connected");
 
-  const connected: Record<string, unknown> = {
+  // The handshake is typed by its schema (`ConnectedEventDataSchema`): what clients parse is what is sent.
+  const connected: ConnectedEventData = {
     clientId: client.id,
     resumed,
     protocolVersion: PROTOCOL_VERSION,
     server: target.server,
+    ...(endpoint !== "root" ? { endpoint } : {}),
+    ...(batch !== undefined ? { replayed: batch.frames.length, lost: batch.lost } : {}),
   };
-  if (endpoint !== "root") connected["endpoint"] = endpoint;
-  if (batch !== undefined) {
-    connected["replayed"] = batch.frames.length;
-    connected["lost"] = batch.lost;
-  }
   ws.send(JSON.stringify({ type: CONNECTION_EVENTS.connected, data: connected }));
   for (const frame of batch?.frames ?? []) ws.send(frame);
 

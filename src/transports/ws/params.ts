@@ -1,7 +1,4 @@
-import { BridgeError } from "../../protocol/index.js";
-
-/** Longest display name a client may give: room for a program and a host name; keeps `server:clients` small. */
-export const MAX_CLIENT_NAME_LENGTH = 64;
+import { BridgeError, MAX_CLIENT_NAME_LENGTH } from "../../protocol/index.js";
 
 /** Control, format (bidi overrides, zero-width) and line/paragraph separators: they could forge or hide log text. */
 const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;

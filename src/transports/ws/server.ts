@@ -1,9 +1,8 @@
 import type { IncomingMessage, Server } from "node:http";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
-import { BridgeError, isBridgeError, statusForError, type ProtocolError } from "../../protocol/index.js";
-import { CLOSE_CODES } from "../../actors/client.js";
-import { BEARER_PROTOCOL_PREFIX, checkAccess } from "../security.js";
+import { BEARER_PROTOCOL_PREFIX, BridgeError, CLOSE_CODES, isBridgeError, statusForError, type ProtocolError } from "../../protocol/index.js";
+import { checkAccess } from "../security.js";
 import type { TransportTarget } from "../target.js";
 import { bindConnection, refuse } from "./connection.js";
 import { parseConnectParams } from "./params.js";
@@ -12,10 +11,12 @@ import { parseConnectParams } from "./params.js";
 export const WS_PATH = "/ws";
 const PLUGIN_ENDPOINT = /^\/ws\/([A-Za-z0-9_-]{1,128})$/;
 
+/** How long shutdown waits for a peer to answer the close handshake before dropping its socket. */
+const CLOSE_HANDSHAKE_TIMEOUT_MS = 1_000;
+
 export interface WsTransport {
   /** Closes every socket with `code` (1001 at shutdown) and stops accepting upgrades. */
   close(code?: number, reason?: string): Promise<void>;
-  readonly connections: number;
 }
 
 function rejectUpgrade(socket: Duplex, error: ProtocolError): void {
@@ -94,9 +95,6 @@ export function attachWebSocket(server: Server, target: TransportTarget): WsTran
   heartbeat.unref();
 
   return {
-    get connections() {
-      return wss.clients.size;
-    },
     async close(code = CLOSE_CODES.GOING_AWAY, reason = "bridge shutting down") {
       clearInterval(heartbeat);
       server.off("upgrade", onUpgrade);
@@ -110,7 +108,7 @@ export function attachWebSocket(server: Server, target: TransportTarget): WsTran
             setTimeout(() => {
               ws.terminate();
               resolve();
-            }, 1_000).unref();
+            }, CLOSE_HANDSHAKE_TIMEOUT_MS).unref();
           }),
       );
       await Promise.all(closed);

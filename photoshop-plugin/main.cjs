@@ -17,7 +17,7 @@ var url = require("url");
  */
 function entryPath(config) {
   var root = config && typeof config.packageDir === "string" ? config.packageDir : path.join(__dirname, "..");
-  return path.join(root, "dist", "hosts", "photoshop", "plugin.js");
+  return path.join(root, "dist", "photoshop-plugin.js");
 }
 
 /** Loads the bridge; replaceable so tests can load the TypeScript sources instead of `dist/`. */

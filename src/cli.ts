@@ -1,8 +1,8 @@
-import { parseArgs } from "node:util";
 import { createBridge, DEFAULT_LISTEN, type Bridge, type BridgeOptions } from "./bridge.js";
+import { parseServeArgs, UsageError } from "./cli-args.js";
 import { isBridgeError } from "./protocol/index.js";
 import { CLIENT_USAGE, isClientCommand, runClientCommand } from "./client/cli.js";
-import { createEditorHost, type GimpConnectOptions, type PhotoshopConnectOptions } from "./hosts/factory.js";
+import { createEditorHost } from "./hosts/factory.js";
 import { createLogger } from "./logger.js";
 import { PACKAGE } from "./version.js";
 
@@ -23,7 +23,7 @@ Options (environment variable in brackets):
   --allow-editor-scripts   run Photoshop/GIMP scripts (jsx:run, jsx:execute) while confined to files roots
   --no-backup              do not keep <name>.bak when a save replaces a file
   --no-file-import         refuse file: URIs and local paths in layer:importImage
-  --allow-private-import   let layer:importImage fetch loopback/private URLs (embedded)
+  --allow-private-import   let layer:importImage fetch loopback/private URLs
   --photoshop-host <host>  Photoshop's Remote Connections address                     [BRIDGE_PHOTOSHOP_HOST] default 127.0.0.1
   --photoshop-port <port>  Photoshop's Remote Connections port                        [BRIDGE_PHOTOSHOP_PORT] default 49494
   --photoshop-password <p> Photoshop's Remote Connections password (prefer the env)   [BRIDGE_PHOTOSHOP_PASSWORD]
@@ -36,135 +36,6 @@ Options (environment variable in brackets):
   -v, --version            print the version
 
 ${CLIENT_USAGE}`;
-
-export const DEFAULT_PHOTOSHOP_PORT = 49494;
-export const DEFAULT_GIMP_BINARY = "gimp-console-2.10";
-
-/** Thrown for bad command lines; the CLI prints the message and exits with status 2. */
-export class UsageError extends Error {}
-
-export const EDITORS = ["embedded", "photoshop", "gimp"] as const;
-export type EditorName = (typeof EDITORS)[number];
-
-export interface ServeOptions {
-  listen: { host: string; port: number };
-  editor: EditorName;
-  open: string | undefined;
-  sample: boolean;
-  token: string | undefined;
-  allowOrigins: string[];
-  allowHosts: string[];
-  plugins: string[];
-  pluginsDir: string | undefined;
-  logLevel: string;
-  scriptDirs: string[];
-  allowFileImport: boolean;
-  allowPrivateUrlImport: boolean;
-  filesRoots: string[];
-  allowAnyPath: boolean;
-  allowEditorScripts: boolean;
-  backupOnOverwrite: boolean;
-  photoshop: PhotoshopConnectOptions;
-  gimp: GimpConnectOptions;
-}
-
-/** Parses `host:port`, `[v6]:port`, `:port` or `port`. */
-export function parseListen(value: string): { host: string; port: number } {
-  const match = /^(?:\[([^\]]+)\]|([^:]*))?:?(\d+)$/.exec(value.trim());
-  const port = Number(match?.[3]);
-  if (!match || !Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new UsageError(`--listen expects host:port (e.g. 127.0.0.1:7700), got "${value}"`);
-  }
-  return { host: match[1] ?? (match[2] || DEFAULT_LISTEN.host), port };
-}
-
-const list = (value: string | undefined): string[] => (value ? value.split(",").map((s) => s.trim()).filter(Boolean) : []);
-
-function parseFlags(argv: string[]) {
-  return parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      listen: { type: "string" },
-      editor: { type: "string" },
-      open: { type: "string" },
-      "no-sample": { type: "boolean" },
-      token: { type: "string" },
-      "allow-origin": { type: "string", multiple: true },
-      "allow-host": { type: "string", multiple: true },
-      "plugins-dir": { type: "string" },
-      plugin: { type: "string", multiple: true },
-      "log-level": { type: "string" },
-      "scripts-dir": { type: "string", multiple: true },
-      "no-file-import": { type: "boolean" },
-      "files-root": { type: "string", multiple: true },
-      "allow-any-path": { type: "boolean" },
-      "allow-editor-scripts": { type: "boolean" },
-      "no-backup": { type: "boolean" },
-      "allow-private-import": { type: "boolean" },
-      "photoshop-host": { type: "string" },
-      "photoshop-port": { type: "string" },
-      "photoshop-password": { type: "string" },
-      "gimp-binary": { type: "string" },
-      "gimp-attach": { type: "string" },
-      help: { type: "boolean", short: "h" },
-      version: { type: "boolean", short: "v" },
-    },
-  });
-}
-
-/** Flags > environment (`BRIDGE_*`) > defaults (DESIGN §6). */
-export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): ServeOptions | "help" | "version" {
-  let parsed: ReturnType<typeof parseFlags>;
-  try {
-    parsed = parseFlags(argv);
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const { values, positionals } = parsed;
-  if (values.help) return "help";
-  if (values.version) return "version";
-  const command = positionals[0] ?? "serve";
-  if (command !== "serve" || positionals.length > 1) throw new UsageError(`Unknown command "${positionals.join(" ")}"`);
-  const listenText = values.listen ?? env["BRIDGE_LISTEN"];
-  const editor = values.editor ?? env["BRIDGE_EDITOR"] ?? "embedded";
-  if (!(EDITORS as readonly string[]).includes(editor)) {
-    throw new UsageError(`--editor expects one of ${EDITORS.join(", ")}, got "${editor}"`);
-  }
-  const portText = values["photoshop-port"] ?? env["BRIDGE_PHOTOSHOP_PORT"] ?? String(DEFAULT_PHOTOSHOP_PORT);
-  const photoshopPort = Number(portText);
-  if (!/^\d+$/.test(portText) || photoshopPort < 1 || photoshopPort > 65535) {
-    throw new UsageError(`--photoshop-port expects a port number, got "${portText}"`);
-  }
-  return {
-    listen: listenText ? parseListen(listenText) : { ...DEFAULT_LISTEN },
-    editor: editor as EditorName,
-    open: values.open ?? env["BRIDGE_OPEN"],
-    sample: !values["no-sample"],
-    token: values.token ?? (env["BRIDGE_TOKEN"] || undefined),
-    allowOrigins: values["allow-origin"] ?? list(env["BRIDGE_ALLOW_ORIGIN"]),
-    allowHosts: values["allow-host"] ?? list(env["BRIDGE_ALLOW_HOST"]),
-    plugins: values.plugin ?? [],
-    pluginsDir: values["plugins-dir"] ?? env["BRIDGE_PLUGINS_DIR"],
-    logLevel: values["log-level"] ?? env["BRIDGE_LOG_LEVEL"] ?? "info",
-    scriptDirs: values["scripts-dir"] ?? list(env["BRIDGE_SCRIPTS_DIRS"]),
-    allowFileImport: !values["no-file-import"],
-    allowPrivateUrlImport: values["allow-private-import"] ?? false,
-    filesRoots: values["files-root"] ?? list(env["BRIDGE_FILES_ROOT"]),
-    allowAnyPath: values["allow-any-path"] ?? false,
-    allowEditorScripts: values["allow-editor-scripts"] ?? false,
-    backupOnOverwrite: !values["no-backup"],
-    photoshop: {
-      host: values["photoshop-host"] ?? env["BRIDGE_PHOTOSHOP_HOST"] ?? "127.0.0.1",
-      port: photoshopPort,
-      password: values["photoshop-password"] ?? env["BRIDGE_PHOTOSHOP_PASSWORD"] ?? "",
-    },
-    gimp: {
-      binary: values["gimp-binary"] ?? env["BRIDGE_GIMP_BINARY"] ?? DEFAULT_GIMP_BINARY,
-      attach: values["gimp-attach"] ?? (env["BRIDGE_GIMP_ATTACH"] || undefined),
-    },
-  };
-}
 
 export interface MainIo {
   /** Where the startup line, help and version go. @default process.stdout */
@@ -209,7 +80,6 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
           editor: options.editor,
           photoshop: options.photoshop,
           gimp: options.gimp,
-          scriptDirs: options.scriptDirs,
           sample: options.sample,
           logger: log,
         });
@@ -219,13 +89,9 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
   const bridge = serveBridge({
     listen: options.listen,
     ...(host ? { host } : {}),
-    embedded: {
-      sample: options.sample,
-      ...(options.open ? { open: options.open } : {}),
-      scriptDirs: options.scriptDirs,
-      allowFileImport: options.allowFileImport,
-      allowPrivateUrlImport: options.allowPrivateUrlImport,
-    },
+    embedded: { sample: options.sample, ...(options.open ? { open: options.open } : {}) },
+    scriptDirs: options.scriptDirs,
+    imports: { allowFile: options.allowFileImport, allowPrivateUrl: options.allowPrivateUrlImport },
     ...(options.token ? { token: options.token } : {}),
     allowOrigins: options.allowOrigins,
     allowHosts: options.allowHosts,
@@ -237,7 +103,6 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
       allowAnyPath: options.allowAnyPath,
       allowEditorScripts: options.allowEditorScripts,
       backupOnOverwrite: options.backupOnOverwrite,
-      allowFileImport: options.allowFileImport,
     },
   });
   try {
@@ -255,7 +120,7 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
     throw new UsageError(`the ${options.editor} editor could not start: ${status.lastError ?? "unknown reason"}`);
   }
   const doc = await bridge.host
-    .currentDocument({ signal: new AbortController().signal, clientId: "cli" })
+    .getDocument({ signal: new AbortController().signal, caller: "cli" }, undefined)
     .then((d) => `${d.name} (${d.width}×${d.height})`)
     .catch(() => "none");
   const roots = bridge.filesRoots;

@@ -1,7 +1,21 @@
-export { createBridge, DEFAULT_LISTEN, type Bridge, type BridgeOptions } from "./bridge.js";
+export { createBridge, DEFAULT_LISTEN, type Bridge, type BridgeOptions, type FilesOptions, type ImportOptions } from "./bridge.js";
 export { DEFAULT_LIMITS, type Limits } from "./limits.js";
 export { createLogger, silentLogger, type Logger } from "./logger.js";
-export type { EncodedImage, ExportOptions, HostAdapter, HostCallContext, HostInfo, LayerRef } from "./hosts/host.js";
+export type {
+  DocumentTree,
+  EncodedImage,
+  HostAdapter,
+  HostCallContext,
+  HostInfo,
+  ImportLayerOptions,
+  OutlineStroke,
+  PixelSize,
+  PreviewEvent,
+  Rgba,
+  ScriptLanguage,
+  SelectionOutline,
+  SelectionShape,
+} from "./hosts/host.js";
 export { createEmbeddedHost } from "./hosts/embedded/index.js";
 export { defineMethod, type MethodDefinition, type MethodContext } from "./methods/index.js";
 export { CLOSE_CODES } from "./actors/client.js";

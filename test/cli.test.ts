@@ -2,7 +2,8 @@ import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { main, parseListen, parseServeArgs, UsageError } from "../src/cli.js";
+import { parseListen, parseServeArgs, UsageError } from "../src/cli-args.js";
+import { main } from "../src/cli.js";
 
 describe("command line", () => {
   it("defaults to serving the embedded editor on 127.0.0.1:7700", () => {

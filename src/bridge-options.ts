@@ -1,0 +1,81 @@
+import type { HostAdapter } from "./hosts/host.js";
+import type { EmbeddedHostOptions } from "./hosts/embedded/index.js";
+import type { Limits } from "./limits.js";
+import type { Logger } from "./logger.js";
+import type { MethodDefinition } from "./methods/index.js";
+
+/** Where the bridge listens unless told otherwise (DESIGN §2 "Address"). */
+export const DEFAULT_LISTEN = { host: "127.0.0.1", port: 7700 } as const;
+
+export interface BridgeOptions {
+  /** The editor. @default the embedded editor with its sample document */
+  host?: HostAdapter;
+  /** Options of the embedded editor when `host` is not given. */
+  embedded?: EmbeddedHostOptions;
+  /** Folders `jsx:execute` runs named scripts from, on every editor (never outside them). @default [] */
+  scriptDirs?: string[];
+  /** Where `layer:importImage` may read images from. */
+  imports?: ImportOptions;
+  /** @default { host: "127.0.0.1", port: 7700 }; port 0 picks a free port */
+  listen?: { host?: string; port?: number };
+  /** Access token; required when `listen.host` is not a loopback address. */
+  token?: string;
+  /** Extra allowed Origins (see `SecurityOptions.allowOrigins`). */
+  allowOrigins?: string[];
+  /** Extra allowed Host names (see `SecurityOptions.allowHosts`). */
+  allowHosts?: string[];
+  /** Overrides of the named limits in `limits.ts`. */
+  limits?: Partial<Limits>;
+  /** @default a silent logger */
+  logger?: Logger;
+  /** Extra methods served beside the built-ins (tests, embedders). */
+  methods?: MethodDefinition[];
+  /** Plugin folders to load first, in order (`--plugin`). */
+  plugins?: string[];
+  /** A folder whose child folders are plugins, loaded after `plugins`, sorted by name (`--plugins-dir`). */
+  pluginsDir?: string;
+  /** Per-plugin configuration (`ctx.config`), overlaid on each manifest's `imageEditorBridge.config`. */
+  pluginConfig?: Record<string, Record<string, unknown>>;
+  /** Where clients may read and write files, and how saves treat the files they replace. */
+  files?: FilesOptions;
+  /**
+   * Check every method result against its published schema and fail the call (`INTERNAL`) when it does not match.
+   * @default on when `NODE_ENV` is `development` or `test`, off otherwise (it costs a parse per call)
+   */
+  checkResults?: boolean;
+}
+
+/** File access of a bridge (`--files-root`, `--allow-any-path`, `--allow-editor-scripts`, `--no-backup`). */
+export interface FilesOptions {
+  /**
+   * Folders every path a client sends (open, save, export, imports, scripts' file access) must lie inside, after
+   * symlinks are followed; relative paths resolve against the first. Without roots, any path the bridge user can
+   * reach is allowed, which is only accepted on loopback unless `allowAnyPath` says so.
+   * @default none (unconfined)
+   */
+  roots?: string[];
+  /**
+   * Start off loopback without `roots`: every token holder can then read and write any file the bridge user can.
+   * @default false
+   */
+  allowAnyPath?: boolean;
+  /**
+   * Let `jsx:run`/`jsx:execute` run while confined on editors whose scripts reach any file (Photoshop, GIMP).
+   * @default false
+   */
+  allowEditorScripts?: boolean;
+  /** Keep the file a save replaces as `<name>.bak` (one backup, replaced each time). @default true */
+  backupOnOverwrite?: boolean;
+}
+
+/** Import sources (`--no-file-import`, `--allow-private-import`); sizes and deadlines are in `limits`. */
+export interface ImportOptions {
+  /** Read `file:` URIs and local paths (inside the files roots). Off guards a bridge whose clients may not read files. @default true */
+  allowFile?: boolean;
+  /**
+   * Fetch URLs whose host resolves to loopback, private, link-local or otherwise non-public addresses. Off guards
+   * the network behind the bridge against request forgery. @default false
+   */
+  allowPrivateUrl?: boolean;
+}
+

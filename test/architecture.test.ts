@@ -1,0 +1,91 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+/*
+ * The layering of docs/architecture.md, checked from the imports themselves (type-only imports included: they
+ * are dependencies too). A module may import its own layer or any layer below it, never one above.
+ */
+const SRC = resolve(import.meta.dirname, "../src");
+
+const LAYERS: ReadonlyArray<readonly [number, RegExp]> = [
+  [0, /^(protocol\/|logger\.ts$|loopback\.ts$|version\.ts$)/],
+  [1, /^files\//],
+  [2, /^(limits\.ts$|imports\/)/],
+  [3, /^hosts\//],
+  [4, /^methods\//],
+  [5, /^actors\//],
+  [6, /^plugins\//],
+  [7, /^transports\//],
+  [8, /^(bridge|bridge-options|status|cli|cli-args|photoshop-plugin|index)\.ts$/],
+];
+/** The client SDK runs in browsers: it may import only the zod-free part of the protocol. */
+const CLIENT = /^client\//;
+const CLIENT_MAY_IMPORT = /^(client\/|protocol\/(constants|method-names|events|resources|errors)\.ts$)/;
+
+function layerOf(file: string): number {
+  const found = LAYERS.find(([, pattern]) => pattern.test(file));
+  if (found === undefined) throw new Error(`${file} belongs to no layer of docs/architecture.md`);
+  return found[0];
+}
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sources(path) : path.endsWith(".ts") ? [path] : [];
+  });
+}
+
+interface Import {
+  readonly target: string;
+  /** `import type` / `export type`: erased at run time (still a dependency for layering and circles). */
+  readonly typeOnly: boolean;
+}
+
+/** Every relative import of a file, resolved to a file under src (`.js` specifiers name `.ts` sources). */
+function importsOf(file: string): Import[] {
+  const text = readFileSync(file, "utf8");
+  return [...text.matchAll(/(import|export)(\s+type)?[^;"]*?(?:from\s*|import\s*\(\s*)"(\.{1,2}\/[^"]+)"/g)].map((m) => ({
+    target: relative(SRC, resolve(dirname(file), m[3]!.replace(/\.js$/, ".ts"))),
+    typeOnly: m[2] !== undefined,
+  }));
+}
+
+const graph = new Map(sources(SRC).map((file) => [relative(SRC, file), importsOf(file)] as const));
+
+describe("architecture", () => {
+  it("no module imports a layer above its own; the client SDK imports only the zod-free protocol", () => {
+    const violations: string[] = [];
+    for (const [file, imports] of graph) {
+      for (const { target, typeOnly } of imports) {
+        if (CLIENT.test(file)) {
+          // Types are erased: the client may name any protocol type, but load only the zod-free modules.
+          const allowed = CLIENT_MAY_IMPORT.test(target) || (typeOnly && target.startsWith("protocol/"));
+          if (!allowed) violations.push(`${file} → ${target} (client SDK)`);
+        } else if (!CLIENT.test(target) && layerOf(target) > layerOf(file)) {
+          violations.push(`${file} (layer ${layerOf(file)}) → ${target} (layer ${layerOf(target)})`);
+        } else if (CLIENT.test(target) && layerOf(file) < 8) {
+          violations.push(`${file} → ${target} (only the composition root uses the client)`);
+        }
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it("no import circle, type-only imports included", () => {
+    const cycles: string[] = [];
+    const state = new Map<string, "open" | "done">();
+    const visit = (file: string, path: string[]): void => {
+      if (state.get(file) === "done") return;
+      if (state.get(file) === "open") {
+        cycles.push([...path.slice(path.indexOf(file)), file].join(" → "));
+        return;
+      }
+      state.set(file, "open");
+      for (const { target } of graph.get(file) ?? []) visit(target, [...path, file]);
+      state.set(file, "done");
+    };
+    for (const file of graph.keys()) visit(file, []);
+    expect(cycles).toEqual([]);
+  });
+});

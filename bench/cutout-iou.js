@@ -19,11 +19,12 @@ const HEIGHT = Number(process.env.BENCH_CUTOUT_HEIGHT ?? 900);
 const SEED = Number(process.env.BENCH_CUTOUT_SEED ?? 1);
 const MEAN_IOU_TARGET = 0.95;
 
-const ctx = { signal: new AbortController().signal, clientId: "bench" };
+const ctx = { signal: new AbortController().signal, caller: "bench" };
 
 /** Alpha channel of the layer's export (document-sized, since the layer covers the canvas). */
-async function layerAlpha(host, layerId) {
-  const image = await host.exportLayerImage(ctx, { format: "png", ref: { by: "id", id: layerId } });
+async function layerAlpha(host, documentId, layerId) {
+  const size = { width: WIDTH, height: HEIGHT };
+  const image = await host.exportLayerImage(ctx, { documentId, layerId, format: "png", size });
   return sharp(image.bytes).ensureAlpha().extractChannel(3).raw().toBuffer();
 }
 
@@ -34,9 +35,9 @@ async function cutoutOnce(refine, scene) {
     const doc = await host.openDocument(ctx, scene.image);
     const layerId = doc.activeLayerIds[0];
     const t0 = now();
-    const { success } = await host.removeBackground(ctx, {});
+    const success = await host.removeBackground(ctx, { documentId: doc.id, layerId });
     const ms = now() - t0;
-    const alpha = success ? await layerAlpha(host, layerId) : Buffer.alloc(WIDTH * HEIGHT, 255);
+    const alpha = success ? await layerAlpha(host, doc.id, layerId) : Buffer.alloc(WIDTH * HEIGHT, 255);
     return { ms, alpha };
   } finally {
     await host.close();

@@ -5,7 +5,7 @@
 //   node bench/embedded-big.js                 both sides, one run each (≈ 1 minute)
 //   BENCH_BIG_SIZE=4000 node bench/embedded-big.js
 import { fork } from "node:child_process";
-import { mkdtemp, rm, stat } from "node:fs/promises";
+import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,22 +22,24 @@ const LAYERS = [
 
 async function hostSide(dir) {
   const { createEmbeddedHost } = await import("../dist/index.js");
-  const ctx = { signal: new AbortController().signal, clientId: "bench" };
+  const ctx = { signal: new AbortController().signal, caller: "bench" };
   const host = createEmbeddedHost({ sample: false });
   await host.connect();
   const t0 = now();
-  await host.createDocument(ctx, { width: SIZE, height: SIZE, name: "Big" });
+  const doc = await host.createDocument(ctx, { width: SIZE, height: SIZE, name: "Big", background: [255, 255, 255, 255] });
   const script = LAYERS.map(
     ([x, y, rgba], i) =>
       `{ const l = doc.artLayers.add("L${i}"); doc.selection.select({ x: ${x}, y: ${y}, width: ${LAYER}, height: ${LAYER} }); l.fill(${JSON.stringify(rgba)}); }`,
   ).join("\n");
-  await host.runScript(ctx, { script: `const doc = app.activeDocument;\n${script}\ndoc.selection.deselect(); doc.layers.length`, timeoutMs: 120_000 });
+  const source = `const doc = app.activeDocument;\n${script}\ndoc.selection.deselect(); doc.layers.length`;
+  await host.runScript(ctx, { source, language: "javascript", params: undefined, timeoutMs: 120_000 });
   const t1 = now();
   const jpeg = join(dir, "big.jpg");
-  await host.exportDocumentFile(ctx, { path: jpeg, quality: 85 });
+  const image = await host.exportDocumentImage(ctx, { documentId: doc.id, format: "jpeg", quality: 85, size: { width: SIZE, height: SIZE } });
+  await writeFile(jpeg, image.bytes);
   const t2 = now();
   const psd = join(dir, "big.psd");
-  await host.saveDocument(ctx, { path: psd });
+  await host.saveDocument(ctx, { documentId: doc.id, path: psd, backup: false });
   const t3 = now();
   await host.close();
   return { build: t1 - t0, export: t2 - t1, save: t3 - t2, jpegBytes: (await stat(jpeg)).size, psdBytes: (await stat(psd)).size };

@@ -4,7 +4,7 @@
 //   export:  host.exportDocumentImage                                    vs  sharp composite([...layers]) + encode
 //            "normal": all layers normal → libvips composites inside the encode pipeline (`encodeDocument`)
 //            "modes":  layers B/C multiply/screen → the host's own JS compositor, then sharp encodes
-//   preview: host.layerPreview (active layer, ≤ 300 px PNG)                 vs  sharp raw → resize(300) → PNG
+//   preview: host.exportLayerImage of the active layer at ≤ 300 px (PNG)      vs  sharp raw → resize(300) → PNG
 //   event:   selection of a layer → `layer:previewChange` delivered (info; includes the preview debounce)
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -13,6 +13,7 @@ import { initializeCanvas, writePsdBuffer } from "ag-psd";
 import sharp from "sharp";
 import { createEmbeddedHost } from "../dist/index.js";
 import { PREVIEW_DEBOUNCE_MS } from "../dist/hosts/embedded/events.js";
+import { previewSize } from "../dist/hosts/_internal/target-size.js";
 import { fmtMs, fmtRatio, latencyRow, log, max, median, medianDuration, min, now, printIfMain, ROUNDS } from "./_lib.js";
 
 const WIDTH = Number(process.env.BENCH_EXPORT_WIDTH ?? 2000);
@@ -20,7 +21,7 @@ const HEIGHT = Number(process.env.BENCH_EXPORT_HEIGHT ?? 1500);
 const REPEATS = Number(process.env.BENCH_EXPORT_REPEATS ?? 3);
 const EXPORT_TARGET = 1.3;
 
-const ctx = { signal: new AbortController().signal, clientId: "bench" };
+const ctx = { signal: new AbortController().signal, caller: "bench" };
 
 /** Straight RGBA: a diagonal gradient whose alpha varies, so compositing does real blending work. */
 function gradientLayer(width, height, seed) {
@@ -95,7 +96,8 @@ export async function run() {
         const bridge = [];
         const baseline = [];
         for (let round = 0; round < ROUNDS; round++) {
-          const hostRun = () => medianDuration(REPEATS, () => host.exportDocumentImage(ctx, { format }));
+          const size = { width: WIDTH, height: HEIGHT };
+          const hostRun = () => medianDuration(REPEATS, () => host.exportDocumentImage(ctx, { documentId: undefined, format, size }));
           const sharpRun = () => medianDuration(REPEATS, () => sharpExport(layers, format));
           if (round % 2 === 0) {
             bridge.push(await hostRun());
@@ -112,12 +114,16 @@ export async function run() {
         rows.push(latencyRow(`embedded export ${format} ${WIDTH}x${HEIGHT} ${variant} (host op)`, median(bridge), median(baseline), EXPORT_TARGET));
       }
     }
-    // Preview of the active layer (C, the top one, 60 % of the canvas), ≤ 300 px PNG.
+    // Preview of the active layer (C, the top one, 60 % of the canvas), ≤ 300 px PNG: what `layer:getCurrentPreview`
+    // asks the editor for (the methods read the tree and size it; this times the export itself).
     const layerA = layersOf(true)[3].image;
+    const tree = await host.getDocumentTree(ctx, undefined);
+    const active = tree.layers.find((l) => tree.document.activeLayerIds.includes(l.id));
+    const preview = { documentId: tree.document.id, layerId: active.id, format: "png", size: previewSize(active.rect.width, active.rect.height) };
     const previewBridge = [];
     const previewBase = [];
     for (let round = 0; round < ROUNDS; round++) {
-      previewBridge.push(await medianDuration(REPEATS, () => host.layerPreview(ctx, { maxSize: 300 })));
+      previewBridge.push(await medianDuration(REPEATS, () => host.exportLayerImage(ctx, preview)));
       previewBase.push(
         await medianDuration(REPEATS, () =>
           sharp(Buffer.from(layerA.data.buffer), { raw: { width: layerA.width, height: layerA.height, channels: 4 } })
@@ -140,7 +146,7 @@ export async function run() {
           resolve(now() - t0);
         });
       });
-      await host.selectLayers(ctx, { ids: [ids[i % 2]] });
+      await host.selectLayers(ctx, { documentId: tree.document.id, ids: [ids[i % 2]] });
       latencies.push(await received);
     }
     rows.push({

@@ -15,7 +15,7 @@ import { closeAll, fmtMs, latencyRow, log, max, median, medianDuration, min, now
 const CALLS_PER_ROUND = Number(process.env.BENCH_SCRIPT_CALLS ?? 30);
 const API_CALLS = 1000;
 
-const ctx = { signal: new AbortController().signal, clientId: "bench" };
+const ctx = { signal: new AbortController().signal, caller: "bench" };
 const RELEASE_SYNC = releaseSync.default?.type === "sync" ? releaseSync.default : releaseSync.default.default;
 
 async function bareRunner() {
@@ -46,7 +46,7 @@ export async function run() {
   let id = 0;
   const rows = [];
   try {
-    await host.runScript(ctx, { script: "undefined", timeoutMs: 5000 }); // compile + warm up
+    await host.runScript(ctx, { source: "undefined", language: "javascript", params: undefined, timeoutMs: 5000 }); // compile + warm up
     await bare("undefined");
     const hostOp = [];
     const viaWs = [];
@@ -56,7 +56,7 @@ export async function run() {
     const loop = (read) => `let n = 0; const doc = app.activeDocument; for (let i = 0; i < ${API_CALLS}; i++) n += ${read}.length; n`;
     for (let round = 0; round < ROUNDS; round++) {
       baseline.push(await medianDuration(CALLS_PER_ROUND, () => bare("undefined")));
-      hostOp.push(await medianDuration(CALLS_PER_ROUND, () => host.runScript(ctx, { script: "undefined", timeoutMs: 5000 })));
+      hostOp.push(await medianDuration(CALLS_PER_ROUND, () => host.runScript(ctx, { source: "undefined", language: "javascript", params: undefined, timeoutMs: 5000 })));
       viaWs.push(
         await medianDuration(CALLS_PER_ROUND, async () => {
           const reply = await request(ws, `s${++id}`, "jsx:run", { script: "undefined" });
@@ -64,9 +64,9 @@ export async function run() {
         }),
       );
       const t0 = now();
-      await host.runScript(ctx, { script: loop("doc.name"), timeoutMs: 30_000 });
+      await host.runScript(ctx, { source: loop("doc.name"), language: "javascript", params: undefined, timeoutMs: 30_000 });
       const t1 = now();
-      await host.runScript(ctx, { script: `const f = () => "Sample"; ${loop("f()").replace("const doc = app.activeDocument; ", "")}`, timeoutMs: 30_000 });
+      await host.runScript(ctx, { source: `const f = () => "Sample"; ${loop("f()").replace("const doc = app.activeDocument; ", "")}`, language: "javascript", params: undefined, timeoutMs: 30_000 });
       const t2 = now();
       apiCalls.push((t1 - t0) / API_CALLS);
       plainCalls.push((t2 - t1) / API_CALLS);

@@ -36,6 +36,10 @@ export const OPERATION_MARKER = "// @bridge-op ";
 
 const cache = new Map<string, string>();
 
+/**
+ * Synchronous on purpose: each operation script is a few KiB shipped inside the package, read once on its first use
+ * and cached for the life of the process, so the event loop pays for it at most once per operation.
+ */
 function readJsx(file: string): string {
   let text = cache.get(file);
   if (text === undefined) {

@@ -75,6 +75,9 @@ function checkListen(listenHost: string, options: BridgeOptions): void {
  * Composes the bridge: host session, logical clients, event bus, method table, plugins, and the HTTP + WS
  * transports on one port. No singletons, so tests run many bridges in one process.
  *
+ * This is the composition root and it is long on purpose: each part is wired to the others here, once, and
+ * splitting it would only pass the same dozen locals between helpers. Behaviour lives in the parts.
+ *
  * @example
  * const bridge = createBridge({ listen: { port: 0 } });
  * await bridge.start();

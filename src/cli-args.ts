@@ -1,6 +1,6 @@
 import { parseArgs } from "node:util";
-import { DEFAULT_LISTEN } from "./bridge-options.js";
-import type { GimpConnectOptions, PhotoshopConnectOptions } from "./hosts/factory.js";
+import { DEFAULT_LISTEN, MAX_EDITORS } from "./bridge-options.js";
+import type { PhotoshopAddress } from "./hosts/factory.js";
 
 /*
  * The command line of `image-editor-bridge serve`, parsed into options: flags win over environment variables
@@ -9,6 +9,7 @@ import type { GimpConnectOptions, PhotoshopConnectOptions } from "./hosts/factor
 
 export const DEFAULT_PHOTOSHOP_PORT = 49494;
 export const DEFAULT_GIMP_BINARY = "gimp-console-2.10";
+export const DEFAULT_PHOTOSHOP_HOST = "127.0.0.1";
 
 /** Thrown for bad command lines; the CLI prints the message and exits with status 2. */
 export class UsageError extends Error {}
@@ -19,6 +20,11 @@ export type EditorName = (typeof EDITORS)[number];
 export interface ServeOptions {
   listen: { host: string; port: number };
   editor: EditorName;
+  /**
+   * How many editors: embedded threads or supervised GIMPs (`--editors`), else one per `--gimp-attach` server or
+   * `--photoshop-host`.
+   */
+  editors: number;
   open: string | undefined;
   sample: boolean;
   token: string | undefined;
@@ -34,8 +40,10 @@ export interface ServeOptions {
   allowAnyPath: boolean;
   allowEditorScripts: boolean;
   backupOnOverwrite: boolean;
-  photoshop: PhotoshopConnectOptions;
-  gimp: GimpConnectOptions;
+  /** One editor per Photoshop machine, all with one password. */
+  photoshop: { hosts: PhotoshopAddress[]; password: string };
+  /** `attach`: one editor per Script-Fu server already running; empty: the bridge starts its own GIMPs. */
+  gimp: { binary: string; attach: string[] };
 }
 
 /** Parses `host:port`, `[v6]:port`, `:port` or `port`. */
@@ -47,6 +55,29 @@ export function parseListen(value: string): { host: string; port: number } {
   }
   return { host: match[1] ?? (match[2] || DEFAULT_LISTEN.host), port };
 }
+
+/**
+ * Parses `host:port`, `[v6]:port`, `host`, `[v6]` or a bare IPv6 address (which cannot carry a port); `port`
+ * fills in a missing port, and without it a port is required.
+ */
+export function parseHostPort(value: string, flag: string, port?: number): PhotoshopAddress {
+  const text = value.trim();
+  const bad = (): never => {
+    const form = port === undefined ? "host:port" : "host[:port]";
+    throw new UsageError(`${flag} expects ${form} (IPv6 as [address]:port), got "${value}"`);
+  };
+  const match = /^\[([^\]]+)\](?::(\d+))?$/.exec(text) ?? /^([^:[\]]+)(?::(\d+))?$/.exec(text);
+  const bareV6 = !match && /^[0-9a-f:.]+$/i.test(text) && text.split(":").length > 2;
+  if (!match && !bareV6) return bad();
+  const host = bareV6 ? text : match![1]!;
+  const portText = bareV6 ? undefined : match![2];
+  const number = portText === undefined ? port : Number(portText);
+  if (number === undefined || !Number.isInteger(number) || number < 1 || number > 65535) return bad();
+  return { host, port: number };
+}
+
+/** `host:port`, with an IPv6 host in brackets. */
+export const formatHostPort = ({ host, port }: PhotoshopAddress): string => (host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`);
 
 const list = (value: string | undefined): string[] => (value ? value.split(",").map((s) => s.trim()).filter(Boolean) : []);
 
@@ -72,11 +103,12 @@ function parseFlags(argv: string[]) {
       "allow-editor-scripts": { type: "boolean" },
       "no-backup": { type: "boolean" },
       "allow-private-import": { type: "boolean" },
-      "photoshop-host": { type: "string" },
+      editors: { type: "string" },
+      "photoshop-host": { type: "string", multiple: true },
       "photoshop-port": { type: "string" },
       "photoshop-password": { type: "string" },
       "gimp-binary": { type: "string" },
-      "gimp-attach": { type: "string" },
+      "gimp-attach": { type: "string", multiple: true },
       help: { type: "boolean", short: "h" },
       version: { type: "boolean", short: "v" },
     },
@@ -101,14 +133,10 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
   if (!(EDITORS as readonly string[]).includes(editor)) {
     throw new UsageError(`--editor expects one of ${EDITORS.join(", ")}, got "${editor}"`);
   }
-  const portText = values["photoshop-port"] ?? env["BRIDGE_PHOTOSHOP_PORT"] ?? String(DEFAULT_PHOTOSHOP_PORT);
-  const photoshopPort = Number(portText);
-  if (!/^\d+$/.test(portText) || photoshopPort < 1 || photoshopPort > 65535) {
-    throw new UsageError(`--photoshop-port expects a port number, got "${portText}"`);
-  }
   return {
     listen: listenText ? parseListen(listenText) : { ...DEFAULT_LISTEN },
     editor: editor as EditorName,
+    ...parsePool(values, env, editor as EditorName),
     open: values.open ?? env["BRIDGE_OPEN"],
     sample: !values["no-sample"],
     token: values.token ?? (env["BRIDGE_TOKEN"] || undefined),
@@ -124,15 +152,65 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     allowAnyPath: values["allow-any-path"] ?? false,
     allowEditorScripts: values["allow-editor-scripts"] ?? false,
     backupOnOverwrite: !values["no-backup"],
-    photoshop: {
-      host: values["photoshop-host"] ?? env["BRIDGE_PHOTOSHOP_HOST"] ?? "127.0.0.1",
-      port: photoshopPort,
-      password: values["photoshop-password"] ?? env["BRIDGE_PHOTOSHOP_PASSWORD"] ?? "",
-    },
-    gimp: {
-      binary: values["gimp-binary"] ?? env["BRIDGE_GIMP_BINARY"] ?? DEFAULT_GIMP_BINARY,
-      attach: values["gimp-attach"] ?? (env["BRIDGE_GIMP_ATTACH"] || undefined),
-    },
   };
 }
 
+type Flags = ReturnType<typeof parseFlags>["values"];
+
+/** A repeatable flag's values, else its variable split on commas, and how messages name where they came from. */
+function listed(values: string[] | undefined, env: NodeJS.ProcessEnv, flag: string, variable: string): { items: string[]; from: string } {
+  if (values !== undefined) return { items: values, from: flag };
+  return { items: list(env[variable]), from: variable };
+}
+
+/** `--editors` (or `BRIDGE_EDITORS`): an integer from 1 to MAX_EDITORS, or undefined when not given. */
+function parseEditorCount(values: Flags, env: NodeJS.ProcessEnv): { count: number; from: string } | undefined {
+  const text = values.editors ?? (env["BRIDGE_EDITORS"] || undefined);
+  if (text === undefined) return undefined;
+  const from = values.editors !== undefined ? `--editors ${text}` : `BRIDGE_EDITORS=${text}`;
+  const count = Number(text);
+  if (!/^\d+$/.test(text.trim()) || count < 1 || count > MAX_EDITORS) {
+    throw new UsageError(`--editors expects an integer from 1 to ${MAX_EDITORS}, got "${text}"`);
+  }
+  return { count, from };
+}
+
+/** One editor per server given: `--editors`, when given too, must say the same number. */
+function perServer(editors: { count: number; from: string } | undefined, servers: string[], from: string, what: string): number {
+  const seen = new Set<string>();
+  for (const server of servers) {
+    const key = server.toLowerCase();
+    if (seen.has(key)) throw new UsageError(`${from} names ${server} twice: each ${what} is one editor`);
+    seen.add(key);
+  }
+  if (editors !== undefined && editors.count !== servers.length) {
+    throw new UsageError(
+      `${editors.from} does not match the ${servers.length} ${what}${servers.length === 1 ? "" : "s"} given with ${from}: ` +
+        `the bridge runs one editor per ${what}, so leave --editors out or make it ${servers.length}`,
+    );
+  }
+  return servers.length;
+}
+
+/** `--editors`, the Photoshop hosts and the GIMP servers, checked against each other for the chosen editor. */
+function parsePool(values: Flags, env: NodeJS.ProcessEnv, editor: EditorName): Pick<ServeOptions, "editors" | "photoshop" | "gimp"> {
+  const editors = parseEditorCount(values, env);
+  const portText = values["photoshop-port"] ?? env["BRIDGE_PHOTOSHOP_PORT"] ?? String(DEFAULT_PHOTOSHOP_PORT);
+  const port = Number(portText);
+  if (!/^\d+$/.test(portText) || port < 1 || port > 65535) {
+    throw new UsageError(`--photoshop-port expects a port number, got "${portText}"`);
+  }
+  const ps = listed(values["photoshop-host"], env, "--photoshop-host", "BRIDGE_PHOTOSHOP_HOST");
+  const psFrom = ps.items.length > 0 ? ps.from : `--photoshop-host (default ${DEFAULT_PHOTOSHOP_HOST})`;
+  const hosts = (ps.items.length > 0 ? ps.items : [DEFAULT_PHOTOSHOP_HOST]).map((h) => parseHostPort(h, ps.from, port));
+  const gimp = listed(values["gimp-attach"], env, "--gimp-attach", "BRIDGE_GIMP_ATTACH");
+  const attach = gimp.items.map((a) => formatHostPort(parseHostPort(a, gimp.from)));
+  let count = editors?.count ?? 1;
+  if (editor === "photoshop") count = perServer(editors, hosts.map(formatHostPort), psFrom, "Photoshop host");
+  if (editor === "gimp" && attach.length > 0) count = perServer(editors, attach, gimp.from, "attached GIMP server");
+  return {
+    editors: count,
+    photoshop: { hosts, password: values["photoshop-password"] ?? env["BRIDGE_PHOTOSHOP_PASSWORD"] ?? "" },
+    gimp: { binary: values["gimp-binary"] ?? env["BRIDGE_GIMP_BINARY"] ?? DEFAULT_GIMP_BINARY, attach },
+  };
+}

@@ -1,9 +1,10 @@
 import { createBridge, DEFAULT_LISTEN, type Bridge, type BridgeOptions } from "./bridge.js";
-import { parseServeArgs, UsageError } from "./cli-args.js";
+import { MAX_EDITORS } from "./bridge-options.js";
+import { parseServeArgs, UsageError, type ServeOptions } from "./cli-args.js";
 import { isBridgeError } from "./protocol/index.js";
 import { CLIENT_USAGE, isClientCommand, runClientCommand } from "./client/cli.js";
-import { createEditorHost } from "./hosts/factory.js";
-import { createLogger } from "./logger.js";
+import { createEditorHosts } from "./hosts/factory.js";
+import { createLogger, type Logger } from "./logger.js";
 import { PACKAGE } from "./version.js";
 
 const USAGE = `Usage: image-editor-bridge serve [options]
@@ -24,11 +25,16 @@ Options (environment variable in brackets):
   --no-backup              do not keep <name>.bak when a save replaces a file
   --no-file-import         refuse file: URIs and local paths in layer:importImage
   --allow-private-import   let layer:importImage fetch loopback/private URLs
-  --photoshop-host <host>  Photoshop's Remote Connections address                     [BRIDGE_PHOTOSHOP_HOST] default 127.0.0.1
-  --photoshop-port <port>  Photoshop's Remote Connections port                        [BRIDGE_PHOTOSHOP_PORT] default 49494
-  --photoshop-password <p> Photoshop's Remote Connections password (prefer the env)   [BRIDGE_PHOTOSHOP_PASSWORD]
+  --editors <n>            how many editors, 1 to ${MAX_EDITORS}: embedded ones (embedded: about one per core minus one)
+                           or GIMPs the bridge starts; with --photoshop-host or --gimp-attach, one per server
+                           (leave it out or give their number)                        [BRIDGE_EDITORS]        default 1
+  --photoshop-host <h[:p]> Photoshop's Remote Connections address (IPv6 as [addr]:port); repeat for one editor
+                           per Photoshop machine                      [BRIDGE_PHOTOSHOP_HOST, comma-separated] default 127.0.0.1
+  --photoshop-port <port>  Photoshop's Remote Connections port when a host names none [BRIDGE_PHOTOSHOP_PORT] default 49494
+  --photoshop-password <p> password of every Photoshop's Remote Connections (prefer the env)  [BRIDGE_PHOTOSHOP_PASSWORD]
   --gimp-binary <path>     GIMP console binary to start                               [BRIDGE_GIMP_BINARY]    default gimp-console-2.10
-  --gimp-attach <host:port> use a Script-Fu server already running instead           [BRIDGE_GIMP_ATTACH]
+  --gimp-attach <host:port> use a Script-Fu server already running instead; repeat for one editor per server
+                                                                      [BRIDGE_GIMP_ATTACH, comma-separated]
   --plugins-dir <dir>      load plugins from this folder                              [BRIDGE_PLUGINS_DIR]
   --plugin <dir>           load this plugin folder (repeatable)
   --log-level <level>      trace | debug | info | warn | error | silent               [BRIDGE_LOG_LEVEL]   default info
@@ -36,6 +42,12 @@ Options (environment variable in brackets):
   -v, --version            print the version
 
 ${CLIENT_USAGE}`;
+
+/** The editor kind, and how many when the bridge runs a pool: `gimp`, `gimp ×2`. */
+function editorLine(bridge: Bridge): string {
+  const count = bridge.editors().length;
+  return count > 1 ? `${bridge.host.kind} ×${count}` : bridge.host.kind;
+}
 
 export interface MainIo {
   /** Where the startup line, help and version go. @default process.stdout */
@@ -53,6 +65,26 @@ function serveBridge(options: BridgeOptions): Bridge {
     if (isBridgeError(error) && error.code === "FORBIDDEN") throw new UsageError(error.message);
     throw error;
   }
+}
+
+/**
+ * The editors to serve: GIMPs or Photoshops from `createEditorHosts` (`hosts`), or a count of embedded editors
+ * (`editors`). Nothing starts here; every GIMP starts when the bridge connects it.
+ */
+async function editorPool(options: ServeOptions, log: Logger): Promise<Pick<BridgeOptions, "hosts" | "editors">> {
+  if (options.editor === "embedded") return { editors: options.editors };
+  const hosts = await createEditorHosts({
+    editor: options.editor,
+    editors: options.editors,
+    photoshop: options.photoshop,
+    gimp: options.gimp,
+    sample: options.sample,
+    logger: log,
+  });
+  if (options.open !== undefined) {
+    log.warn({ actor: "bridge", editor: options.editor }, "--open applies to the embedded editor only; use document:open instead");
+  }
+  return { hosts };
 }
 
 /** Runs the CLI; resolves with the running bridge (or undefined for --help/--version). */
@@ -73,22 +105,10 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
     return undefined;
   }
   const log = createLogger({ level: options.logLevel });
-  const host =
-    options.editor === "embedded"
-      ? undefined
-      : await createEditorHost({
-          editor: options.editor,
-          photoshop: options.photoshop,
-          gimp: options.gimp,
-          sample: options.sample,
-          logger: log,
-        });
-  if (host !== undefined && options.open !== undefined) {
-    log.warn({ actor: "bridge", editor: options.editor }, "--open applies to the embedded editor only; use document:open instead");
-  }
+  const pool = await editorPool(options, log);
   const bridge = serveBridge({
     listen: options.listen,
-    ...(host ? { host } : {}),
+    ...pool,
     embedded: { sample: options.sample, ...(options.open ? { open: options.open } : {}) },
     scriptDirs: options.scriptDirs,
     imports: { allowFile: options.allowFileImport, allowPrivateUrl: options.allowPrivateUrlImport },
@@ -126,7 +146,7 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
   const roots = bridge.filesRoots;
   const files = roots === null ? "any path (unconfined; --files-root confines)" : roots.join(", ");
   stdout.write(
-    `image-editor-bridge ${PACKAGE.version} · ${bridge.url} · WebSocket ${bridge.wsUrl} · editor: ${bridge.host.kind} · document: ${doc} · files: ${files}\n`,
+    `image-editor-bridge ${PACKAGE.version} · ${bridge.url} · WebSocket ${bridge.wsUrl} · editor: ${editorLine(bridge)} · document: ${doc} · files: ${files}\n`,
   );
   if (io.handleSignals === false) return bridge;
   let stopping = false;

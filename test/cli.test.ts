@@ -2,6 +2,7 @@ import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { MAX_EDITORS } from "../src/bridge-options.js";
 import { parseListen, parseServeArgs, UsageError } from "../src/cli-args.js";
 import { main } from "../src/cli.js";
 
@@ -108,5 +109,124 @@ describe("command line failures", () => {
         env: {},
       }),
     ).rejects.toThrow(/could not start: .*file\.psd/);
+  });
+});
+
+describe("several editors on the command line", () => {
+  const usage = (args: string[], env: NodeJS.ProcessEnv = {}) => () => parseServeArgs(args, env);
+
+  it("--editors (or BRIDGE_EDITORS) is an integer from 1 to MAX_EDITORS, 1 by default; the flag wins", () => {
+    expect(parseServeArgs([], {})).toMatchObject({ editors: 1 });
+    expect(parseServeArgs(["--editors", "3"], {})).toMatchObject({ editors: 3 });
+    expect(parseServeArgs([], { BRIDGE_EDITORS: "2" })).toMatchObject({ editors: 2 });
+    expect(parseServeArgs(["--editors", "4"], { BRIDGE_EDITORS: "2" })).toMatchObject({ editors: 4 });
+    expect(parseServeArgs(["--editors", String(MAX_EDITORS)], {})).toMatchObject({ editors: MAX_EDITORS });
+    for (const bad of ["0", String(MAX_EDITORS + 1), "2.5", "two", "", "=-1"]) {
+      const args = bad.startsWith("=") ? [`--editors${bad}`] : ["--editors", bad];
+      expect(usage(args)).toThrow(UsageError);
+      expect(usage(args)).toThrow(`--editors expects an integer from 1 to ${MAX_EDITORS}`);
+    }
+    expect(usage([], { BRIDGE_EDITORS: "100" })).toThrow(/from 1 to 64, got "100"/);
+  });
+
+  it("--photoshop-host is repeatable, each host[:port] with the port defaulting to --photoshop-port, IPv6 in brackets", () => {
+    const args = ["--editor", "photoshop", "--photoshop-port", "49000", "--photoshop-host", "ps-a.local", "--photoshop-host", "10.0.0.2:5000"];
+    args.push("--photoshop-host", "[fd00::7]:6000", "--photoshop-host", "[::1]", "--photoshop-host", "fe80::1");
+    expect(parseServeArgs(args, {})).toMatchObject({
+      editors: 5,
+      photoshop: {
+        hosts: [
+          { host: "ps-a.local", port: 49000 },
+          { host: "10.0.0.2", port: 5000 },
+          { host: "fd00::7", port: 6000 },
+          { host: "::1", port: 49000 },
+          { host: "fe80::1", port: 49000 },
+        ],
+      },
+    });
+  });
+
+  it("BRIDGE_PHOTOSHOP_HOST is comma-separated; without any host there is one Photoshop on 127.0.0.1", () => {
+    const env = { BRIDGE_PHOTOSHOP_HOST: "a.local, b.local:7000", BRIDGE_PHOTOSHOP_PASSWORD: "pw" };
+    expect(parseServeArgs(["--editor", "photoshop"], env)).toMatchObject({
+      editors: 2,
+      photoshop: { hosts: [{ host: "a.local", port: 49494 }, { host: "b.local", port: 7000 }], password: "pw" },
+    });
+    expect(parseServeArgs(["--editor", "photoshop", "--photoshop-host", "c.local"], env)).toMatchObject({
+      photoshop: { hosts: [{ host: "c.local", port: 49494 }] },
+    });
+    expect(parseServeArgs(["--editor", "photoshop"], {})).toMatchObject({ editors: 1, photoshop: { hosts: [{ host: "127.0.0.1", port: 49494 }] } });
+  });
+
+  it("a malformed or repeated Photoshop host is a UsageError naming the flag", () => {
+    for (const bad of ["a.local:99999", "a.local:http", "[::1", "[::1]:", "a.local:"]) {
+      expect(usage(["--editor", "photoshop", "--photoshop-host", bad])).toThrow(`--photoshop-host expects host[:port] (IPv6 as [address]:port), got "${bad}"`);
+    }
+    expect(usage(["--editor", "photoshop"], { BRIDGE_PHOTOSHOP_HOST: "a:0" })).toThrow(/^BRIDGE_PHOTOSHOP_HOST expects/);
+    expect(usage(["--editor", "photoshop", "--photoshop-host", "a.local", "--photoshop-host", "A.local:49494"])).toThrow(
+      /--photoshop-host names A\.local:49494 twice/,
+    );
+  });
+
+  it("--gimp-attach is repeatable (or BRIDGE_GIMP_ATTACH, comma-separated), each host:port: one editor per server", () => {
+    expect(parseServeArgs(["--editor", "gimp", "--gimp-attach", "127.0.0.1:10008", "--gimp-attach", "[::1]:10009"], {})).toMatchObject({
+      editors: 2,
+      gimp: { binary: "gimp-console-2.10", attach: ["127.0.0.1:10008", "[::1]:10009"] },
+    });
+    expect(parseServeArgs(["--editor", "gimp"], { BRIDGE_GIMP_ATTACH: "a:1, b:2,c:3" })).toMatchObject({
+      editors: 3,
+      gimp: { attach: ["a:1", "b:2", "c:3"] },
+    });
+    expect(parseServeArgs(["--editor", "gimp", "--editors", "2"], {})).toMatchObject({ editors: 2, gimp: { attach: [] } });
+    expect(usage(["--editor", "gimp", "--gimp-attach", "127.0.0.1"])).toThrow('--gimp-attach expects host:port (IPv6 as [address]:port), got "127.0.0.1"');
+    expect(usage(["--editor", "gimp", "--gimp-attach", "a:1", "--gimp-attach", "a:1"])).toThrow(/names a:1 twice/);
+  });
+
+  it("--editors that does not match the servers given is a UsageError naming both", () => {
+    expect(usage(["--editor", "gimp", "--editors", "3", "--gimp-attach", "a:1", "--gimp-attach", "b:2"])).toThrow(
+      "--editors 3 does not match the 2 attached GIMP servers given with --gimp-attach: the bridge runs one editor per attached GIMP server, so leave --editors out or make it 2",
+    );
+    expect(usage(["--editor", "gimp"], { BRIDGE_EDITORS: "1", BRIDGE_GIMP_ATTACH: "a:1,b:2" })).toThrow(
+      /^BRIDGE_EDITORS=1 does not match the 2 attached GIMP servers given with BRIDGE_GIMP_ATTACH/,
+    );
+    expect(usage(["--editor", "photoshop", "--editors", "2", "--photoshop-host", "a", "--photoshop-host", "b", "--photoshop-host", "c"])).toThrow(
+      /^--editors 2 does not match the 3 Photoshop hosts given with --photoshop-host/,
+    );
+    expect(usage(["--editor", "photoshop", "--editors", "2"])).toThrow(
+      /^--editors 2 does not match the 1 Photoshop host given with --photoshop-host \(default 127\.0\.0\.1\)/,
+    );
+    expect(parseServeArgs(["--editor", "gimp", "--editors", "2", "--gimp-attach", "a:1", "--gimp-attach", "b:2"], {})).toMatchObject({ editors: 2 });
+    // The other editors' servers do not count: --editors is the embedded pool here.
+    expect(parseServeArgs(["--editors", "3", "--gimp-attach", "a:1"], {})).toMatchObject({ editor: "embedded", editors: 3 });
+  });
+
+  it("a mismatch stops serve before anything starts", async () => {
+    const argv = ["serve", "--listen", "127.0.0.1:0", "--log-level", "silent", "--editor", "gimp", "--editors", "2", "--gimp-attach", "127.0.0.1:1"];
+    await expect(main(argv, { handleSignals: false, env: {} })).rejects.toThrow(UsageError);
+  });
+
+  it("--help describes --editors with the advice for the embedded editor", async () => {
+    let printed = "";
+    await main(["--help"], { handleSignals: false, env: {}, stdout: { write: (text: string) => (printed += text) } });
+    expect(printed).toContain("--editors <n>");
+    expect(printed).toContain("about one per core minus one");
+    expect(printed).toContain("[BRIDGE_EDITORS]");
+    expect(printed).toContain("--photoshop-host <h[:p]>");
+    expect(printed).toContain("repeat for one editor per server");
+  });
+
+  it("serve --editors 2 runs two embedded editors, the sample on the first", async () => {
+    let printed = "";
+    const bridge = await main(["serve", "--listen", "127.0.0.1:0", "--log-level", "silent", "--editors", "2"], {
+      handleSignals: false,
+      env: {},
+      stdout: { write: (text: string) => (printed += text) },
+    });
+    try {
+      expect(bridge!.editors().map((e) => e.id)).toEqual(["embedded-1", "embedded-2"]);
+      expect(printed).toMatch(/editor: embedded ×2 · document: Sample \(800×600\)/);
+    } finally {
+      await bridge!.close();
+    }
   });
 });

@@ -39,3 +39,12 @@ export const DEFAULT_POLL_INTERVAL_MS = 200;
 
 /** Deadline of one poll; a poll that takes longer means GIMP is stuck. */
 export const POLL_TIMEOUT_MS = 10_000;
+
+/**
+ * Starts of one GIMP on freshly picked ports before giving up: another process can take a picked port before GIMP
+ * binds it, and a GIMP that cannot bind stays running without a server, so it is killed and started again.
+ */
+export const GIMP_PORT_ATTEMPTS = 3;
+
+/** Deadline of the check that the server on a picked port is our GIMP (one trivial evaluation, ~1 ms). */
+export const GIMP_IDENTITY_TIMEOUT_MS = 10_000;

@@ -1,12 +1,19 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "../../logger.js";
 import { BridgeError } from "../../protocol/index.js";
-import { DEFAULT_GIMP_START_TIMEOUT_MS, GIMP_QUIT_GRACE_MS, GIMP_TILE_CACHE, READINESS_POLL_MS } from "./limits.js";
-import { lit } from "./scheme.js";
+import {
+  DEFAULT_GIMP_START_TIMEOUT_MS,
+  GIMP_IDENTITY_TIMEOUT_MS,
+  GIMP_PORT_ATTEMPTS,
+  GIMP_QUIT_GRACE_MS,
+  GIMP_TILE_CACHE,
+  READINESS_POLL_MS,
+} from "./limits.js";
+import { claimPort, releasePort } from "./ports.js";
+import { lit, parseSexp } from "./scheme.js";
 import { canConnect, exchange, type Endpoint } from "./wire.js";
 
 /** Options of {@link GimpSupervisor}. */
@@ -26,18 +33,6 @@ function installExitHook(): void {
   exitHookInstalled = true;
   process.once("exit", () => {
     for (const supervisor of alive) supervisor.killNow();
-  });
-}
-
-async function freePort(): Promise<number> {
-  // The Script-Fu server never reports an OS-chosen port, so pick one here first.
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
   });
 }
 
@@ -108,10 +103,58 @@ export class GimpSupervisor {
     return root;
   }
 
+  /**
+   * Starts GIMP on a port of its own. A port another process took between our pick and GIMP's bind is found out
+   * (GIMP reports the failed bind, or the server that answers is not ours) and GIMP is started again on another.
+   */
   private async launch(): Promise<Endpoint> {
     const root = await this.ensureRoot();
-    const port = await freePort();
+    for (let attempt = 1; ; attempt++) {
+      const port = await claimPort();
+      const endpoint = await this.launchOn(root, port);
+      if (endpoint) return endpoint;
+      if (attempt >= GIMP_PORT_ATTEMPTS) {
+        throw new BridgeError("HOST_UNAVAILABLE", `GIMP could not get a Script-Fu port of its own in ${attempt} attempts`, {
+          details: { binary: this.binary },
+        });
+      }
+      this.options.logger?.warn({ actor: "host", editor: "gimp", port }, "another server holds GIMP's Script-Fu port; trying another");
+    }
+  }
+
+  /** Starts GIMP with its server on `port`: its endpoint once ready, or undefined when the port is someone else's. */
+  private async launchOn(root: string, port: number): Promise<Endpoint | undefined> {
     const endpoint: Endpoint = { host: "127.0.0.1", port };
+    const run = this.spawnGimp(root, port);
+    const deadline = Date.now() + this.startTimeoutMs;
+    while (run.exitReason === undefined) {
+      // A failed bind leaves GIMP running without a server (measured): the port is someone else's.
+      if (BIND_FAILED.test(run.stderr)) break;
+      if (await canConnect(endpoint)) {
+        if (!(await isServedBy(endpoint, join(root, "profile")))) break;
+        this.current = endpoint;
+        this.options.logger?.info({ actor: "host", editor: "gimp", pid: run.child.pid, port }, "GIMP started");
+        return endpoint;
+      }
+      if (Date.now() > deadline) {
+        await this.kill();
+        throw new BridgeError("HOST_UNAVAILABLE", `GIMP did not open its Script-Fu port within ${this.startTimeoutMs} ms`, {
+          details: { binary: this.binary, stderr: run.stderr.slice(-500) },
+        });
+      }
+      await new Promise((resolve) => setTimeout(resolve, READINESS_POLL_MS));
+    }
+    if (run.exitReason === undefined) {
+      await this.kill();
+      return undefined;
+    }
+    throw new BridgeError("HOST_UNAVAILABLE", `GIMP did not start: ${run.exitReason}`, {
+      details: { binary: this.binary, stderr: run.stderr.slice(-500) },
+    });
+  }
+
+  /** Spawns GIMP in its own process group; the port is released and the group killed when it exits. */
+  private spawnGimp(root: string, port: number): GimpRun {
     // The server log records every script in full: keep it in the private temp dir.
     const serverCall = `(plug-in-script-fu-server RUN-NONINTERACTIVE "127.0.0.1" ${port} ${lit(join(root, "server.log"))})`;
     const env: NodeJS.ProcessEnv = {
@@ -130,50 +173,36 @@ export class GimpSupervisor {
     this.expectingExit = false;
     alive.add(this);
     installExitHook();
-    let stderr = "";
+    const run: GimpRun = { child, stderr: "", exitReason: undefined };
     child.stderr?.setEncoding("utf8");
     child.stderr?.on("data", (text: string) => {
-      stderr = (stderr + text).slice(-2_000);
+      run.stderr = (run.stderr + text).slice(-2_000);
     });
-    let exitReason: string | undefined;
     this.exited = new Promise<void>((resolve) => {
       const done = (reason: string): void => {
-        if (exitReason !== undefined) return;
-        exitReason = reason;
-        if (this.child === child) {
-          this.child = undefined;
-          this.current = undefined;
-          alive.delete(this);
-          // The group may still hold script-fu children: never leave them behind.
-          killGroup(child.pid, "SIGKILL");
-          if (!this.expectingExit) {
-            this.options.logger?.warn({ actor: "host", editor: "gimp", reason, stderr: stderr.slice(-500) }, "GIMP exited");
-            this.onUnexpectedExit?.(reason);
-          }
-        }
+        if (run.exitReason !== undefined) return;
+        run.exitReason = reason;
+        releasePort(port);
+        if (this.child === child) this.forget(child, reason, run.stderr);
         resolve();
       };
       child.once("error", (error) => done(`could not start ${this.binary}: ${error.message}`));
       child.once("exit", (code, signal) => done(signal ? `GIMP was killed by ${signal}` : `GIMP exited with status ${code}`));
     });
-    const deadline = Date.now() + this.startTimeoutMs;
-    while (exitReason === undefined) {
-      if (await canConnect(endpoint)) {
-        this.current = endpoint;
-        this.options.logger?.info({ actor: "host", editor: "gimp", pid: child.pid, port }, "GIMP started");
-        return endpoint;
-      }
-      if (Date.now() > deadline) {
-        await this.kill();
-        throw new BridgeError("HOST_UNAVAILABLE", `GIMP did not open its Script-Fu port within ${this.startTimeoutMs} ms`, {
-          details: { binary: this.binary, stderr: stderr.slice(-500) },
-        });
-      }
-      await new Promise((resolve) => setTimeout(resolve, READINESS_POLL_MS));
+    return run;
+  }
+
+  /** After the current GIMP exited: no endpoint any more, no orphans, and a report unless we asked for it. */
+  private forget(child: ChildProcess, reason: string, stderr: string): void {
+    this.child = undefined;
+    this.current = undefined;
+    alive.delete(this);
+    // The group may still hold script-fu children: never leave them behind.
+    killGroup(child.pid, "SIGKILL");
+    if (!this.expectingExit) {
+      this.options.logger?.warn({ actor: "host", editor: "gimp", reason, stderr: stderr.slice(-500) }, "GIMP exited");
+      this.onUnexpectedExit?.(reason);
     }
-    throw new BridgeError("HOST_UNAVAILABLE", `GIMP did not start: ${exitReason}`, {
-      details: { binary: this.binary, stderr: stderr.slice(-500) },
-    });
   }
 
   /** Kills the whole process group at once (a stuck GIMP cannot be asked to quit) and waits for the exit. */
@@ -212,6 +241,31 @@ export class GimpSupervisor {
       await rm(this.root, { recursive: true, force: true }).catch(() => {});
       this.root = undefined;
     }
+  }
+}
+
+/** What GIMP said on stderr when its Script-Fu server could not bind its port. */
+const BIND_FAILED = /\bbind: /;
+
+/** One GIMP process as its start sees it. */
+interface GimpRun {
+  readonly child: ChildProcess;
+  /** The end of its stderr (the last 2 000 characters). */
+  stderr: string;
+  /** Why it exited, once it has. */
+  exitReason: string | undefined;
+}
+
+/**
+ * Whether the Script-Fu server at `endpoint` is the GIMP of this profile: another process may have taken the port
+ * we picked, and a GIMP that failed to bind keeps running, so a successful connect alone proves nothing.
+ */
+async function isServedBy(endpoint: Endpoint, profile: string): Promise<boolean> {
+  try {
+    const reply = await exchange(endpoint, "gimp-directory", AbortSignal.timeout(GIMP_IDENTITY_TIMEOUT_MS));
+    return !reply.error && parseSexp(reply.body) === profile;
+  } catch {
+    return false;
   }
 }
 

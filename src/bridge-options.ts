@@ -4,12 +4,24 @@ import type { Limits } from "./limits.js";
 import type { Logger } from "./logger.js";
 import type { MethodDefinition } from "./methods/index.js";
 
+export { MAX_EDITORS } from "./actors/editor-pool.js";
+
 /** Where the bridge listens unless told otherwise (DESIGN §2 "Address"). */
 export const DEFAULT_LISTEN = { host: "127.0.0.1", port: 7700 } as const;
 
 export interface BridgeOptions {
   /** The editor. @default the embedded editor with its sample document */
   host?: HostAdapter;
+  /**
+   * A pool of editors, each behind its own mailbox (ids `<kind>-<n>`, n from 1 in this order). Replaces `host`.
+   * Documents live on one editor each and calls are routed to their owner (see `docs/editors.md`).
+   */
+  hosts?: HostAdapter[];
+  /**
+   * How many embedded editors to run when neither `host` nor `hosts` is given; about one per core minus one. The
+   * sample document and `embedded.open` go to the first. @default 1
+   */
+  editors?: number;
   /** Options of the embedded editor when `host` is not given. */
   embedded?: EmbeddedHostOptions;
   /** Folders `jsx:execute` runs named scripts from, on every editor (never outside them). @default [] */

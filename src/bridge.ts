@@ -7,8 +7,8 @@ import { createActor } from "xstate";
 import { bridgeMachine } from "./actors/bridge.machine.js";
 import { ClientRegistry } from "./actors/client-registry.js";
 import { Dispatcher } from "./actors/dispatcher.js";
-import { EventBus } from "./actors/event-bus.js";
-import { HostSession } from "./actors/host-session.js";
+import { EditorPool, MAX_EDITORS } from "./actors/editor-pool.js";
+import type { HostSession } from "./actors/host-session.js";
 import { bridgeGauges } from "./actors/metrics.js";
 import { DEFAULT_LISTEN, type BridgeOptions } from "./bridge-options.js";
 import { createFilePolicy, UNCONFINED, type FileAccess, type FilePolicy } from "./files/index.js";
@@ -17,10 +17,10 @@ import type { HostAdapter } from "./hosts/host.js";
 import type { ImportPolicy } from "./imports/index.js";
 import { resolveLimits, type Limits } from "./limits.js";
 import { isLoopbackHost } from "./loopback.js";
-import { silentLogger } from "./logger.js";
+import { silentLogger, type Logger } from "./logger.js";
 import { BUILTIN_METHODS, isWireImage, methodTable, type BridgeServices } from "./methods/index.js";
 import { PluginHost } from "./plugins/index.js";
-import { BridgeError, PROTOCOL_VERSION, type ClosingReason, type ServerInfo } from "./protocol/index.js";
+import { BridgeError, PROTOCOL_VERSION, STATE_EVENTS, type ClosingReason, type EditorSummary, type ServerInfo } from "./protocol/index.js";
 import { healthView, statusView } from "./status.js";
 import { createHttpApp } from "./transports/http/app.js";
 import type { TransportTarget } from "./transports/target.js";
@@ -51,12 +51,35 @@ export interface Bridge {
   /** `ws://host:port/ws` once started. */
   readonly wsUrl: string;
   readonly port: number;
+  /** The first editor (the only one unless the bridge runs a pool). */
   readonly host: HostAdapter;
   readonly limits: Limits;
-  /** The host session's state, as `/health` shows it. */
+  /** The first editor's host session state, as `/health` shows it. */
   hostStatus(): ReturnType<HostSession["status"]>;
+  /** Every editor of the pool: state, queue, restarts, documents, clients. */
+  editors(): EditorSummary[];
   /** Folders client paths must lie inside (real paths once started), or `null` when unconfined. */
   readonly filesRoots: readonly string[] | null;
+}
+
+/** The editors of the bridge: `hosts`, or `host`, or `editors` embedded editors (one by default). */
+function editorHosts(options: BridgeOptions, log: Logger, files: FileAccess): HostAdapter[] {
+  if (options.hosts !== undefined && options.host !== undefined) throw new BridgeError("BAD_REQUEST", "Give either host or hosts, not both");
+  const given = options.hosts ?? (options.host === undefined ? undefined : [options.host]);
+  if (given !== undefined) return given;
+  const count = options.editors ?? 1;
+  if (!Number.isInteger(count) || count < 1 || count > MAX_EDITORS) {
+    throw new BridgeError("BAD_REQUEST", `editors must be an integer from 1 to ${MAX_EDITORS}, got ${count}`);
+  }
+  return Array.from({ length: count }, (_, i) =>
+    createEmbeddedHost({
+      logger: log.child({ actor: "host", editor: `embedded-${i + 1}` }),
+      files,
+      ...options.embedded,
+      // The sample document and `--open` go to the first editor only.
+      ...(i === 0 ? {} : { sample: false, open: undefined }),
+    }),
+  );
 }
 
 /** Refuses listen addresses the security defaults forbid: off loopback, a token and files roots (or consent). */
@@ -109,16 +132,25 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
       return filePolicy;
     },
   };
-  const host = options.host ?? createEmbeddedHost({ logger: log.child({ actor: "host" }), files, ...options.embedded });
+  const hosts = editorHosts(options, log, files);
+  const host = hosts[0]!;
   const actor = createActor(bridgeMachine).start();
-  const session = new HostSession(host, limits, log);
-  const bus = new EventBus(host, log);
+  const pool = new EditorPool(hosts, limits, log);
+  const session = pool.first.session;
+  // Bridge-wide events (`#ready`, `#closing`) go out through the first editor's bus.
+  const bus = pool.first.bus;
+  const editorOf = (editorId: string | undefined) => (editorId === undefined ? pool.first : pool.get(editorId));
   let port = 0;
   const allMethods = [...BUILTIN_METHODS, ...(options.methods ?? [])];
   const reservedIds = new Set([...FIXED_RESERVED_IDS, ...allMethods.flatMap((m) => (m.http ? [m.http.path.split("/")[1]!.toLowerCase()] : []))]);
-  const clients: ClientRegistry = new ClientRegistry(limits, log, (client) => {
-    if (client.endpoint !== "root") plugins.disposed(client.endpoint, client.id, client.disposeReason);
-  });
+  const clients: ClientRegistry = new ClientRegistry(
+    limits,
+    log,
+    (client) => {
+      if (client.endpoint !== "root") plugins.disposed(client.endpoint, client.id, client.disposeReason);
+    },
+    pool,
+  );
   // Mirrored on change: read on every request.
   let running = false;
   actor.subscribe((snapshot) => {
@@ -135,20 +167,25 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
       version: PACKAGE.version,
       protocolVersion: PROTOCOL_VERSION,
       editor: host.kind,
+      editors: pool.summaries(),
       plugins: plugins.list(),
       filesRoots: filePolicy.roots === null ? null : [...filePolicy.roots],
       ...(session.hostVersion !== undefined ? { hostVersion: session.hostVersion } : {}),
     }),
     clients: () => clients.list().map((c) => c.summary()),
-    selectionWatch: () => bus.stream("selection:changed")!,
-    acceptedEvents: (endpoint) => (endpoint === "root" ? bus.acceptedTypes() : [...bus.acceptedTypes(), ...plugins.eventTypes(endpoint)]),
-    eventStream: (endpoint, type) => bus.stream(type) ?? (endpoint === "root" ? undefined : plugins.eventStream(endpoint, type)),
+    selectionWatch: (editorId) => editorOf(editorId).bus.stream("selection:changed")!,
+    acceptedEvents: (endpoint) => (endpoint === "root" ? pool.acceptedTypes() : [...pool.acceptedTypes(), ...plugins.eventTypes(endpoint)]),
+    // State events describe an editor's active document: they come from the caller's editor. Bridge events
+    // (`#…`) come once, and events naming their document come from every editor.
+    eventStream: (endpoint, type, editorId) =>
+      (type.startsWith("#") ? bus.stream(type) : STATE_EVENTS.has(type) ? editorOf(editorId).bus.stream(type) : pool.mergedStream(type)) ??
+      (endpoint === "root" ? undefined : plugins.eventStream(endpoint, type)),
   };
   // Plugin methods are found through the plugin host, which calls built-ins through the dispatcher: each side
   // reaches the other only when a call runs, after both exist.
   const dispatcher = new Dispatcher({
     methods: methodTable(allMethods),
-    session,
+    pool,
     services,
     log,
     accepting,
@@ -160,16 +197,18 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     {
       limits,
       log,
-      invoke: async (pluginId, method, params) => {
-        const result = await dispatcher.call({ lane: `plugin:${pluginId}`, client: null, endpoint: "root" }, method, params);
+      invoke: async (pluginId, method, params, invokeOptions) => {
+        const editorId = invokeOptions?.editor;
+        if (editorId !== undefined) pool.get(editorId); // an unknown editor is the plugin's BAD_REQUEST
+        const result = await dispatcher.call({ lane: `plugin:${pluginId}`, client: null, endpoint: "root", editorId }, method, params);
         // Plugins see results exactly as a WS client would (images as data URIs).
         return isWireImage(result) ? result.toJSON() : result;
       },
-      mainStream: (type) => bus.stream(type),
-      mainTypes: () => bus.acceptedTypes(),
+      mainStream: (type) => (type.startsWith("#") ? bus.stream(type) : pool.mergedStream(type)),
+      mainTypes: () => pool.acceptedTypes(),
     },
   );
-  const views = { session, clients, plugins, files, startedAt: Date.now() };
+  const views = { pool, clients, plugins, files, startedAt: Date.now() };
   const target: TransportTarget = {
     dispatcher,
     clients,
@@ -178,6 +217,14 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     log,
     server: { name: PACKAGE.name, version: PACKAGE.version },
     accepting,
+    checkEditor: (editorId) => {
+      try {
+        pool.get(editorId);
+        return null;
+      } catch (error) {
+        return error as BridgeError;
+      }
+    },
     endpointError: (endpoint) => (endpoint === "root" ? null : plugins.endpointError(endpoint)),
     admit: (endpoint, clientId) => plugins.admit(endpoint, clientId),
     pluginRoute: (id, verb, segments) => plugins.route(id, verb, segments),
@@ -185,7 +232,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     status: () => statusView(views),
     plugins: () => ({ plugins: plugins.list(), failed: plugins.failures() }),
     pluginHealth: (id) => plugins.health(id),
-    metrics: () => dispatcher.metrics.render(bridgeGauges(session.status(), clients.list())),
+    metrics: () => dispatcher.metrics.render(bridgeGauges(pool.summaries(), clients.list())),
   };
 
   let server: Server | undefined;
@@ -197,6 +244,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     host,
     limits,
     hostStatus: () => session.status(),
+    editors: () => pool.summaries(),
     get filesRoots() {
       return filePolicy.roots;
     },
@@ -215,7 +263,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
       filePolicy = await createFilePolicy(roots);
       actor.send({ type: "START" });
       try {
-        const ready = await session.start();
+        const ready = await pool.start();
         if (!ready) log.warn({ actor: "host", editor: host.kind }, "editor not reachable yet; retrying in the background");
         // Before listening, so `/plugins`, `getServerInfo` and `#ready` are complete from the first request.
         await plugins.load();
@@ -234,7 +282,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
       } catch (error) {
         actor.send({ type: "FAILED" });
         await plugins.stop("start-failed");
-        await session.close();
+        await pool.close();
         throw error;
       }
       actor.send({ type: "STARTED" });
@@ -246,7 +294,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
         const wasRunning = actor.getSnapshot().matches("running");
         actor.send({ type: "CLOSE" });
         if (wasRunning) bus.emitClosing({ reason });
-        await session.close(limits.shutdownGraceMs);
+        await pool.close(limits.shutdownGraceMs);
         await nextTick(); // let answers of the last calls reach their sockets before they close
         await ws?.close();
         clients.disposeAll();

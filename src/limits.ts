@@ -35,6 +35,12 @@ export const DEFAULT_LIMITS = {
   maxInFlightPerClient: 64,
   /** Host-bound calls waiting in the mailbox across all clients; past it → HOST_BUSY. */
   mailboxDepth: 256,
+  /**
+   * Calls one client (one lane) may have waiting in an editor's mailbox. Past it, or past its fair share of the
+   * mailbox (`mailboxDepth` split between the lanes waiting plus one for a newcomer) → HOST_BUSY, so a few busy
+   * clients cannot fill the mailbox and starve the next one.
+   */
+  mailboxDepthPerClient: 32,
   /** Host-bound calls running at once; editors are single-threaded. */
   hostConcurrency: 1,
   /** Deadline of an ordinary host call, queueing included. */
@@ -78,6 +84,17 @@ export const DEFAULT_LIMITS = {
   pluginHookTimeoutMs: 5_000,
   /** Deadline of a plugin method or route handler; its signal aborts and the caller gets TIMEOUT. */
   pluginCallTimeoutMs: 120_000,
+  /**
+   * After a call to an editor running in its own process is cancelled (deadline or shutdown), how long the editor
+   * may take to answer before it is killed and restarted: a `for(;;){}` in a script or a stuck native call must
+   * not hold the editor forever.
+   */
+  editorKillGraceMs: 2_000,
+  /**
+   * Memory of an editor running in its own process, native memory included (`RLIMIT_DATA` plus an RSS sampler):
+   * one huge document or a leak kills and restarts that editor, never the bridge or the machine.
+   */
+  editorMaxMemoryBytes: 4 * 1024 * MiB,
 } as const;
 
 export type Limits = { -readonly [K in keyof typeof DEFAULT_LIMITS]: number };

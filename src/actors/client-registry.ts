@@ -3,6 +3,15 @@ import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import { LogicalClient, type ClientSocket } from "./client.js";
 
+/** How clients get their editor: the least loaded, or the one asked for (`?editor=`); released at disposal. */
+export interface EditorAssignment {
+  /** @throws BridgeError `BAD_REQUEST` for an unknown editor id. */
+  assign(requested: string | undefined): { readonly id: string };
+  /** How many editors there are: with one, summaries leave `editorId` out (every client has the same). */
+  readonly editors: readonly unknown[];
+  release(editorId: string): void;
+}
+
 /**
  * Every logical client of the bridge, across endpoints. Each is its own actor created with `createActor`, not
  * spawned into a parent: spawning thousands of children into one XState parent is quadratic (DESIGN §1).
@@ -14,6 +23,7 @@ export class ClientRegistry {
     private readonly limits: Limits,
     private readonly log: Logger,
     private readonly onDisposed: (client: LogicalClient) => void = () => {},
+    private readonly editors?: EditorAssignment,
   ) {}
 
   get size(): number {
@@ -36,14 +46,21 @@ export class ClientRegistry {
     return true;
   }
 
-  /** Starts a new logical client with a server-issued id (DESIGN §2 "Handshake") and an optional display name. */
-  create(endpoint: string, socket: ClientSocket, name?: string): LogicalClient {
+  /**
+   * Starts a new logical client with a server-issued id, an optional display name, and its editor.
+   * @throws BridgeError `BAD_REQUEST` when `editor` names no editor of the bridge.
+   */
+  create(endpoint: string, socket: ClientSocket, name?: string, editor?: string): LogicalClient {
+    const assigned = this.editors?.assign(editor).id;
+    // Summaries of every client carry it; with one editor it says nothing, so it is left out (and not counted).
+    const editorId = (this.editors?.editors.length ?? 0) > 1 ? assigned : undefined;
     const onDisposed = (c: LogicalClient): void => {
       this.clients.delete(c.id);
+      if (assigned !== undefined) this.editors?.release(assigned);
       this.log.info({ actor: c.logName, endpoint: c.endpoint }, "client disposed");
       this.onDisposed(c);
     };
-    const client = new LogicalClient(randomUUID(), endpoint, socket, this.limits, onDisposed, name);
+    const client = new LogicalClient(randomUUID(), endpoint, socket, this.limits, onDisposed, name, editorId);
     this.clients.set(client.id, client);
     return client;
   }

@@ -91,6 +91,8 @@ export class LogicalClient {
     private readonly limits: Limits,
     onDisposed: (client: LogicalClient) => void,
     name?: string,
+    /** The editor this client's calls go to when they name no document; kept across resumes. */
+    readonly editorId?: string,
   ) {
     this.socket = socket;
     this.name = name;
@@ -152,6 +154,7 @@ export class LogicalClient {
       idPrefix: clientIdPrefix(this.id),
       ...(this.name === undefined ? {} : { name: this.name }),
       endpoint: this.endpoint,
+      ...(this.editorId === undefined ? {} : { editorId: this.editorId }),
       state: this.phase === "attached" ? "attached" : "detached",
       subscriptions: this.subscriptionTypes(),
       inFlight: this.inFlight,

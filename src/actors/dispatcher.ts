@@ -9,7 +9,7 @@ import { laneLogName } from "./client.js";
 export interface DispatchCaller extends Caller {
   readonly client: LogicalClient | null;
 }
-import type { HostSession } from "./host-session.js";
+import type { EditorPool, PoolEditor } from "./editor-pool.js";
 import { Metrics } from "./metrics.js";
 
 /** A call that never reaches the editor still gets a context; its signal never aborts. */
@@ -17,7 +17,7 @@ const IDLE_SIGNAL = new AbortController().signal;
 
 export interface DispatcherOptions {
   readonly methods: ReadonlyMap<string, MethodDefinition>;
-  readonly session: HostSession;
+  readonly pool: EditorPool;
   readonly services: BridgeServices;
   readonly log: Logger;
   /** Whether the bridge still takes new calls; false once shutdown began. @default always */
@@ -40,7 +40,7 @@ export interface DispatcherOptions {
 export class Dispatcher {
   readonly metrics = new Metrics();
   private readonly methods: ReadonlyMap<string, MethodDefinition>;
-  private readonly session: HostSession;
+  private readonly pool: EditorPool;
   private readonly services: BridgeServices;
   private readonly limits: Limits;
   private readonly log: Logger;
@@ -50,7 +50,7 @@ export class Dispatcher {
 
   constructor(options: DispatcherOptions) {
     this.methods = options.methods;
-    this.session = options.session;
+    this.pool = options.pool;
     this.services = options.services;
     this.limits = options.services.limits;
     this.log = options.log;
@@ -106,23 +106,48 @@ export class Dispatcher {
     }
     const params = parsed.data;
     if (!method.host) {
-      const ctx: MethodContext = {
-        host: this.session.host,
-        caller,
-        bridge: this.services,
-        call: { signal: IDLE_SIGNAL, caller: laneLogName(caller.lane) },
-      };
+      const editor = caller.editorId === undefined ? this.pool.first : this.pool.get(caller.editorId);
+      const ctx: MethodContext = { host: editor.host, caller, bridge: this.services, call: { signal: IDLE_SIGNAL, caller: laneLogName(caller.lane) } };
       return method.run(ctx, params);
     }
-    return this.session.call(
+    const route = method.route ?? "document";
+    if (route === "all" && this.pool.editors.length > 1) return this.onEveryEditor(caller, name, method, params);
+    const documentId = (params as { documentId?: unknown }).documentId;
+    const named = typeof documentId === "number" ? documentId : undefined;
+    // A document the pool has not seen yet (a script's new one): look on every editor once before refusing.
+    if (named !== undefined && route !== "place" && !this.pool.knows(named) && this.pool.editors.length > 1) {
+      await this.onEveryEditor(caller, "document:list", this.methods.get("document:list")!, {});
+    }
+    return this.onEditor(this.pool.route(route, named, caller.editorId), caller, name, method, params);
+  }
+
+  /** Runs a host-bound call through one editor's mailbox. */
+  private onEditor(editor: PoolEditor, caller: DispatchCaller, name: string, method: MethodDefinition, params: unknown): Promise<unknown> {
+    return editor.session.call(
       {
         lane: caller.lane,
         method: name,
         mutates: method.mutates,
         timeoutMs: method.long ? this.limits.longCallTimeoutMs : this.limits.callTimeoutMs,
       },
-      (call) => Promise.resolve(method.run({ host: this.session.host, caller, bridge: this.services, call }, params)),
+      (call) => Promise.resolve(method.run({ host: editor.host, caller, bridge: this.services, call }, params)),
     );
+  }
+
+  /**
+   * Runs a call on every editor taking calls and concatenates the arrays they answer (in document id order when
+   * the items have ids). Fails only when no editor answers.
+   */
+  private async onEveryEditor(caller: DispatchCaller, name: string, method: MethodDefinition, params: unknown): Promise<unknown[]> {
+    const live = this.pool.editors.filter((editor) => editor.session.isReady);
+    if (live.length === 0) return (await this.onEditor(this.pool.first, caller, name, method, params)) as unknown[];
+    const settled = await Promise.allSettled(live.map((editor) => this.onEditor(editor, caller, name, method, params)));
+    const answers = settled.filter((s): s is PromiseFulfilledResult<unknown> => s.status === "fulfilled").map((s) => s.value as unknown[]);
+    if (answers.length === 0) throw (settled[0] as PromiseRejectedResult).reason;
+    const items = answers.flat();
+    return items.every((item) => typeof (item as { id?: unknown }).id === "number")
+      ? items.sort((a, b) => (a as { id: number }).id - (b as { id: number }).id)
+      : items;
   }
 
   /**

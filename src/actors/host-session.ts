@@ -103,6 +103,11 @@ export class HostSession {
     return this.phase as HostSessionState;
   }
 
+  /** Connected and taking calls (idle or busy). */
+  get isReady(): boolean {
+    return this.phase === "ready" && !this.stopping;
+  }
+
   get hostVersion(): string | undefined {
     return this.actor.getSnapshot().context.hostVersion;
   }
@@ -134,13 +139,8 @@ export class HostSession {
         }),
       );
     }
-    if (this.mailbox.depth >= this.limits.mailboxDepth) {
-      return Promise.reject(
-        new BridgeError("HOST_BUSY", "The editor's queue is full; retry shortly", {
-          details: { queued: this.mailbox.depth, limit: this.limits.mailboxDepth },
-        }),
-      );
-    }
+    const refusal = this.admission(options.lane);
+    if (refusal !== undefined) return Promise.reject(refusal);
     return new Promise<T>((resolve, reject) => {
       const job: Job = {
         lane: options.lane,
@@ -159,6 +159,27 @@ export class HostSession {
       this.mailbox.enqueue(job);
       this.pump();
     });
+  }
+
+  /**
+   * Whether one more call of `lane` fits: the mailbox has room, and the lane is within its own cap and its fair
+   * share (the depth split between the lanes waiting, plus one share kept for a lane not waiting yet).
+   */
+  private admission(lane: string): BridgeError | undefined {
+    const { mailboxDepth, mailboxDepthPerClient } = this.limits;
+    const queued = this.mailbox.depth;
+    if (queued >= mailboxDepth) {
+      return new BridgeError("HOST_BUSY", "The editor's queue is full; retry shortly", { details: { queued, limit: mailboxDepth } });
+    }
+    const mine = this.mailbox.laneDepth(lane);
+    const lanes = this.mailbox.laneCount + (mine === 0 ? 1 : 0);
+    const share = Math.max(1, Math.min(mailboxDepthPerClient, Math.floor(mailboxDepth / (lanes + 1))));
+    if (mine >= share) {
+      return new BridgeError("HOST_BUSY", `This client already has ${mine} calls waiting for the editor; retry when some finish`, {
+        details: { queued: mine, limit: share, scope: "client" },
+      });
+    }
+    return undefined;
   }
 
   /**

@@ -33,7 +33,7 @@ export class Metrics {
 
 /** The gauges `GET /metrics` adds to the counters: clients, subscriptions, the editor's queue and state. */
 export function bridgeGauges(
-  status: { readonly queued: number; readonly running: number; readonly state: string },
+  editors: ReadonlyArray<{ readonly queued: number; readonly running: number; readonly state: string; readonly restarts: number }>,
   clients: Iterable<{ subscriptionTypes(): readonly string[] }>,
 ): Record<string, number> {
   let count = 0;
@@ -42,11 +42,15 @@ export function bridgeGauges(
     count++;
     subscriptions += client.subscriptionTypes().length;
   }
+  const sum = (pick: (editor: (typeof editors)[number]) => number): number => editors.reduce((total, editor) => total + pick(editor), 0);
   return {
     clients: count,
     subscriptions,
-    queue_depth: status.queued,
-    host_running: status.running,
-    host_ready: status.state === "ready" ? 1 : 0,
+    queue_depth: sum((e) => e.queued),
+    host_running: sum((e) => e.running),
+    host_ready: editors.some((e) => e.state === "ready" || e.state === "busy") ? 1 : 0,
+    editors: editors.length,
+    editors_ready: sum((e) => (e.state === "ready" || e.state === "busy" ? 1 : 0)),
+    editor_restarts: sum((e) => e.restarts),
   };
 }

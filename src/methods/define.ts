@@ -29,6 +29,14 @@ export interface SubscribingClient {
   watch(key: string, stream: Observable<unknown>, enabled: boolean): boolean;
 }
 
+/**
+ * How a host-bound method finds its editor when the bridge runs several: `document` (the default) goes to the
+ * owner of the named `documentId`, else the caller's editor, else the editor of the most recently active
+ * document; `place` (a new document) goes to the caller's editor, else the least loaded; `all` runs on every
+ * editor and concatenates the arrays they answer.
+ */
+export type MethodRoute = "document" | "place" | "all";
+
 /** Who is calling: a logical client on a WS endpoint, or an HTTP request's lane. */
 export interface Caller {
   /** Mailbox lane: the client id, or `http:<address>:<port>` for HTTP. */
@@ -36,6 +44,11 @@ export interface Caller {
   readonly client: SubscribingClient | null;
   /** `"root"` or a plugin id. */
   readonly endpoint: string;
+  /**
+   * The editor the caller works with: a logical client's assigned one, or the one an HTTP request or a plugin
+   * named. Undefined lets each call find its editor (see {@link MethodRoute}).
+   */
+  readonly editorId?: string | undefined;
 }
 
 /** Services of the bridge a method may use; everything else it reaches through the host. */
@@ -49,12 +62,15 @@ export interface BridgeServices {
   readonly scriptDirs: readonly string[];
   serverInfo(): ServerInfo;
   clients(): Array<z.infer<typeof ClientSummarySchema>>;
-  /** The stream `selection:change` keeps running (the selection watcher). */
-  selectionWatch(): Observable<unknown>;
+  /** The stream `selection:change` keeps running (the selection watcher) on an editor. */
+  selectionWatch(editorId: string | undefined): Observable<unknown>;
   /** Event types an endpoint accepts: the main ones, plus a plugin endpoint's local ones. */
   acceptedEvents(endpoint: string): string[];
-  /** The stream of an event type on an endpoint, or undefined when that endpoint does not accept it. */
-  eventStream(endpoint: string, type: string): Observable<SerializedEvent> | undefined;
+  /**
+   * The stream of an event type on an endpoint for a caller working with `editorId` (its editor's events), or
+   * undefined when that endpoint does not accept it.
+   */
+  eventStream(endpoint: string, type: string, editorId: string | undefined): Observable<SerializedEvent> | undefined;
 }
 
 export interface MethodContext {
@@ -86,6 +102,8 @@ export interface MethodDefinition<P = unknown, R = unknown> {
   readonly mutates: boolean;
   /** Uses the long deadline (scripts, exports). */
   readonly long?: boolean;
+  /** How the call finds its editor in a pool. @default "document" */
+  readonly route?: MethodRoute;
   readonly http?: HttpBinding;
   /**
    * The top-level params and the non-string kinds each accepts, for transports that carry params as text (HTTP

@@ -27,6 +27,7 @@ export const documentMethods: MethodDefinition[] = [
     host: true,
     mutates: false,
     http: { verb: "GET", path: "/document/list" },
+    route: "all",
     run: (ctx) => ctx.host.listDocuments(ctx.call),
   }),
   defineMethod("document:layers", {
@@ -39,6 +40,7 @@ export const documentMethods: MethodDefinition[] = [
     host: true,
     mutates: true,
     long: true,
+    route: "place",
     http: { verb: "POST", path: "/document/open" },
     run: async (ctx, { path }) => {
       const open = requireOp(ctx.host, "openDocument", "document:open");
@@ -47,6 +49,7 @@ export const documentMethods: MethodDefinition[] = [
   }),
   defineMethod("document:create", {
     host: true,
+    route: "place",
     mutates: true,
     http: { verb: "POST", path: "/document/create" },
     run: async (ctx, { width, height, name, background }) => {

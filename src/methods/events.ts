@@ -16,7 +16,7 @@ export const eventMethods: MethodDefinition[] = [
     mutates: false,
     run: (ctx, { type }) => {
       const client = clientOf(ctx, "event:subscribe");
-      const stream = ctx.bridge.eventStream(client.endpoint, type);
+      const stream = ctx.bridge.eventStream(client.endpoint, type, ctx.caller.editorId);
       if (stream === undefined) {
         const accepted = ctx.bridge.acceptedEvents(client.endpoint);
         throw new BridgeError("BAD_REQUEST", `Unknown event type "${type}"; accepted: ${accepted.join(", ")}`, {
@@ -39,7 +39,7 @@ export const eventMethods: MethodDefinition[] = [
     host: false,
     mutates: false,
     run: (ctx, { enabled }) => ({
-      watching: clientOf(ctx, "selection:change").watch("selection:change", ctx.bridge.selectionWatch(), enabled ?? true),
+      watching: clientOf(ctx, "selection:change").watch("selection:change", ctx.bridge.selectionWatch(ctx.caller.editorId), enabled ?? true),
     }),
   }),
 ];

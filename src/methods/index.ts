@@ -1,4 +1,4 @@
-export type { BridgeServices, Caller, HttpBinding, MethodContext, MethodDefinition, SerializedEvent, SubscribingClient } from "./define.js";
+export type { BridgeServices, Caller, HttpBinding, MethodContext, MethodDefinition, MethodRoute, SerializedEvent, SubscribingClient } from "./define.js";
 export { defineMethod } from "./define.js";
 export { WireImage, isWireImage } from "./image-result.js";
 export { IMAGE_MIME, previewPayload } from "./_internal/images.js";

@@ -10,6 +10,6 @@ export const serverMethods: MethodDefinition[] = [
   defineMethod("server:clients", {
     host: false,
     mutates: false,
-    run: (ctx) => ({ clients: ctx.bridge.clients() }),
+    run: (ctx) => ({ clients: ctx.bridge.clients(), editors: ctx.bridge.serverInfo().editors ?? [] }),
   }),
 ];

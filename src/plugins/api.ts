@@ -36,6 +36,16 @@ export type BuiltinParams<M extends BuiltinMethodName> = z.input<(typeof METHOD_
 /** What a built-in method resolves with. */
 export type BuiltinResult<M extends BuiltinMethodName> = z.output<(typeof METHOD_SCHEMAS)[M]["result"]>;
 
+/** How `ctx.bridge.invoke` routes a call when the bridge runs several editors. */
+export interface InvokeOptions {
+  /**
+   * The editor (`<kind>-<n>`, as `getServerInfo().editors` lists them) a call without `documentId` goes to. Without
+   * it the call follows the bridge's routing: the owner of a named document, else the editor of the most recently
+   * active document (the least loaded one for `document:create` and `document:open`).
+   */
+  readonly editor?: string;
+}
+
 /** Who a plugin method runs for. */
 export interface PluginCallContext {
   /** The logical client that sent the request. */
@@ -111,7 +121,7 @@ export interface PluginContext {
   };
   readonly bridge: {
     /** Calls a built-in method through the editor mailbox, with the same queueing, deadlines and errors as a client. */
-    invoke<M extends BuiltinMethodName>(method: M, params?: BuiltinParams<M>): Promise<BuiltinResult<M>>;
+    invoke<M extends BuiltinMethodName>(method: M, params?: BuiltinParams<M>, options?: InvokeOptions): Promise<BuiltinResult<M>>;
     /** Listens to a main event (e.g. `selection:changed`); returns a function that stops listening. */
     on(event: string, listener: (data: unknown) => void): () => void;
   };

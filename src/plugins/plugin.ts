@@ -5,6 +5,7 @@ import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import { BridgeError, toProtocolError, type PluginHealth } from "../protocol/index.js";
 import type {
+  InvokeOptions,
   PluginCallContext,
   PluginDisconnectInfo,
   PluginHooks,
@@ -25,7 +26,7 @@ export interface PluginEnvironment {
   readonly limits: Limits;
   readonly log: Logger;
   /** Calls a built-in method on the plugin's own mailbox lane (`plugin:<id>`). */
-  invoke(pluginId: string, method: string, params: unknown): Promise<unknown>;
+  invoke(pluginId: string, method: string, params: unknown, options?: InvokeOptions): Promise<unknown>;
   /** A main event stream (`ctx.bridge.on`), or undefined for a type the bridge does not know. */
   mainStream(type: string): Observable<SerializedEvent> | undefined;
   /** Main event types, so plugin-local ones cannot shadow them. */
@@ -149,7 +150,7 @@ export class PluginInstance {
         config: this.config,
         log: this.log,
         emit: (type, data) => this.emit(type, data),
-        invoke: (method, params) => this.env.invoke(this.id, method, params),
+        invoke: (method, params, options) => this.env.invoke(this.id, method, params, options),
         mainStream: (type) => this.env.mainStream(type),
         mainTypes: () => this.env.mainTypes(),
         listen: (type, listener) => this.listen(type, listener),

@@ -2,7 +2,7 @@ import type { Observable } from "rxjs";
 import type { SerializedEvent } from "../methods/index.js";
 import type { Logger } from "../logger.js";
 import { BridgeError } from "../protocol/index.js";
-import type { PluginContext, PluginMethodHandler, PluginRouteHandler, PluginRouteVerb, StandardSchemaV1 } from "./api.js";
+import type { InvokeOptions, PluginContext, PluginMethodHandler, PluginRouteHandler, PluginRouteVerb, StandardSchemaV1 } from "./api.js";
 import { parseRoutePattern, patternKey, type RoutePattern } from "./_internal/route-pattern.js";
 
 /** Method names a plugin may register: printable, bounded; `event:*` stays the bridge's (subscriptions). */
@@ -33,7 +33,7 @@ export interface PluginContextHost {
   readonly config: Readonly<Record<string, unknown>>;
   readonly log: Logger;
   emit(type: string, data: unknown): void;
-  invoke(method: string, params: unknown): Promise<unknown>;
+  invoke(method: string, params: unknown, options?: InvokeOptions): Promise<unknown>;
   mainStream(type: string): Observable<SerializedEvent> | undefined;
   mainTypes(): readonly string[];
   /** Listens to a main event now (after setup). */
@@ -86,7 +86,7 @@ export function createPluginContext(plugin: PluginContextHost, staged: Staged, o
       emit: (type, data) => plugin.emit(type, data),
     },
     bridge: {
-      invoke: (method, params) => plugin.invoke(method, params) as never,
+      invoke: (method, params, options) => plugin.invoke(method, params, options) as never,
       on(type, listener) {
         if (plugin.mainStream(type) === undefined) {
           throw new BridgeError("BAD_REQUEST", `Unknown event type "${type}"`, { details: { type, accepted: plugin.mainTypes() } });

@@ -20,6 +20,18 @@ export const EVENT_SCHEMAS = {
   "layer:selectionChange": z.array(HostLayerSchema).nullable(),
 } as const satisfies Record<MainEventType, z.ZodType>;
 
+/**
+ * `editor:restarted`: an editor was lost (it crashed, ran out of memory, or was stopped after ignoring a call's
+ * deadline) and a fresh one took its place. Its documents are gone; a `closedDocument` event for each came first.
+ */
+export const EditorRestartedEventDataSchema = z.object({
+  editorId: z.string(),
+  reason: z.string(),
+  restarts: z.number().int().positive(),
+  lostDocumentIds: z.array(z.number().int()),
+});
+export type EditorRestartedEventData = z.infer<typeof EditorRestartedEventDataSchema>;
+
 /** First frame on every accepted socket (DESIGN §2 "Handshake"). */
 export const ConnectedEventDataSchema = z.object({
   clientId: z.string(),

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import {
+  EditorSummarySchema,
   DataLossSchema,
   HostDocumentSchema,
   HostLayerSchema,
@@ -89,6 +90,8 @@ export const ClientSummarySchema = z.object({
   /** The display name the client gave with `?name=` (absent when it gave none). */
   name: z.string().optional(),
   endpoint: z.string(),
+  /** The editor the client's calls go to when they name no document; present when the bridge runs several. */
+  editorId: z.string().optional(),
   state: z.enum(["attached", "detached"]),
   subscriptions: z.array(z.string()),
   inFlight: z.number().int().nonnegative(),
@@ -248,7 +251,7 @@ export const METHOD_SCHEMAS = {
       }),
     result: HostRectSchema.nullable(),
   },
-  "server:clients": { params: Empty, result: z.object({ clients: z.array(ClientSummarySchema) }) },
+  "server:clients": { params: Empty, result: z.object({ clients: z.array(ClientSummarySchema), editors: z.array(EditorSummarySchema).optional() }) },
 } as const;
 
 export type BuiltinMethodName = keyof typeof METHOD_SCHEMAS;

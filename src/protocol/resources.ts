@@ -29,6 +29,8 @@ export const HostDocumentSchema = z.object({
   isDirty: z.boolean(),
   filePath: z.string().optional(),
   activeLayerIds: z.array(z.number().int()),
+  /** The editor the document lives on (`<kind>-<n>`); documents of a bridge with several editors differ here. */
+  editorId: z.string().optional(),
 });
 export type HostDocument = z.infer<typeof HostDocumentSchema>;
 
@@ -134,6 +136,21 @@ export type SelectionPath = z.infer<typeof SelectionPathSchema>;
 export const PluginInfoSchema = z.object({ id: z.string() });
 export type PluginInfo = z.infer<typeof PluginInfoSchema>;
 
+/** One editor of the bridge, as `getServerInfo`, `GET /status` and `server:clients` show it. */
+export const EditorSummarySchema = z.object({
+  id: z.string(),
+  kind: z.string(),
+  state: z.enum(["disconnected", "connecting", "backoff", "ready", "busy", "closing", "closed"]),
+  hostVersion: z.string().optional(),
+  queued: z.number().int().nonnegative(),
+  running: z.number().int().nonnegative(),
+  /** Times the editor was lost and started again (its documents were lost each time). */
+  restarts: z.number().int().nonnegative(),
+  documents: z.number().int().nonnegative(),
+  clients: z.number().int().nonnegative(),
+});
+export type EditorSummary = z.infer<typeof EditorSummarySchema>;
+
 export const ServerInfoSchema = z.object({
   name: z.string(),
   version: z.string(),
@@ -141,6 +158,8 @@ export const ServerInfoSchema = z.object({
   plugins: z.array(PluginInfoSchema).optional(),
   protocolVersion: z.number().int().optional(),
   editor: z.string().optional(),
+  /** Every editor of the bridge (one unless it runs a pool). */
+  editors: z.array(EditorSummarySchema).optional(),
   /**
    * Folders every client path must lie inside (`--files-root`), so clients can build valid paths; `null` when file
    * access is not confined.

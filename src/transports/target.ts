@@ -16,6 +16,8 @@ export interface TransportTarget {
   readonly log: Logger;
   readonly server: { readonly name: string; readonly version: string };
   /** Whether new connections and requests are still accepted (false once shutdown began). */
+  /** `null` when the bridge has an editor with this id, else the `BAD_REQUEST` to answer (`?editor=`, `X-Bridge-Editor`). */
+  checkEditor(editorId: string): BridgeError | null;
   accepting(): boolean;
   /** Null when the endpoint (`"root"` or a plugin id) accepts connections, else why not. */
   endpointError(endpoint: string): BridgeError | null;

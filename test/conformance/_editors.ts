@@ -1,7 +1,7 @@
 import { it } from "vitest";
 import type { BridgeOptions } from "../../src/bridge.js";
 import type { Harness } from "../helpers/bridge.js";
-import { embedded } from "./editors/embedded.js";
+import { embedded, embeddedPool } from "./editors/embedded.js";
 import { gimp } from "./editors/gimp.js";
 import { photoshop } from "./editors/photoshop.js";
 
@@ -12,6 +12,10 @@ import { photoshop } from "./editors/photoshop.js";
  */
 export interface ConformanceEditor {
   readonly name: "embedded" | "photoshop" | "gimp";
+  /** How test titles name it: the editor, and how many when the bridge runs a pool (`embedded ×3`). */
+  readonly label: string;
+  /** How many editors the bridge runs (a pool when more than one). */
+  readonly editors: number;
   /** Why the suite skips this editor here (e.g. GIMP is not installed); undefined when it runs. */
   readonly skip: string | undefined;
   /** Starts a bridge on this editor; it is stopped after the test like any other harness. */
@@ -22,12 +26,12 @@ export interface ConformanceEditor {
   readonly lacks: Readonly<Record<string, string>>;
 }
 
-export const EDITORS: readonly ConformanceEditor[] = [embedded, photoshop, gimp];
+export const EDITORS: readonly ConformanceEditor[] = [embedded, embeddedPool, photoshop, gimp];
 
 /** The editors that run here; skipped ones are reported once with their reason. */
 export function presentEditors(): readonly ConformanceEditor[] {
   for (const editor of EDITORS) {
-    if (editor.skip !== undefined) console.warn(`conformance: ${editor.name} editor skipped: ${editor.skip}`);
+    if (editor.skip !== undefined) console.warn(`conformance: ${editor.label} editor skipped: ${editor.skip}`);
   }
   return EDITORS.filter((e) => e.skip === undefined);
 }
@@ -37,6 +41,6 @@ export function itFor(editor: ConformanceEditor): (title: string, fn: () => Prom
   return (title, fn) => {
     const reason = editor.lacks[title];
     if (reason === undefined) it(title, fn);
-    else it.skip(`${title} (not on ${editor.name}: ${reason})`, fn);
+    else it.skip(`${title} (not on ${editor.label}: ${reason})`, fn);
   };
 }

@@ -10,7 +10,7 @@ function expectResult(method: BuiltinMethodName, outcome: Outcome): unknown {
   return METHOD_SCHEMAS[method].result.parse(outcome.result);
 }
 
-const MATRIX = presentEditors().flatMap((editor) => TRANSPORTS.map((transport) => ({ editor, transport, label: `${transport.name} on ${editor.name}` })));
+const MATRIX = presentEditors().flatMap((editor) => TRANSPORTS.map((transport) => ({ editor, transport, label: `${transport.name} on ${editor.label}` })));
 
 describe.each(MATRIX)("cutout actions over $label", ({ editor, transport: { make } }) => {
   const it = itFor(editor);

@@ -36,7 +36,7 @@ function siblingsOf(layers: readonly HostLayer[], id: number): readonly HostLaye
   return undefined;
 }
 
-const MATRIX = presentEditors().flatMap((editor) => TRANSPORTS.map((transport) => ({ editor, transport, label: `${transport.name} on ${editor.name}` })));
+const MATRIX = presentEditors().flatMap((editor) => TRANSPORTS.map((transport) => ({ editor, transport, label: `${transport.name} on ${editor.label}` })));
 
 describe.each(MATRIX)("defaults when optional fields are left out, over $label", ({ editor, transport: { make } }) => {
   const it = itFor(editor);

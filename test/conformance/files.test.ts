@@ -54,7 +54,7 @@ const HOSTILE = (): Array<[string, string, string]> => [
   ["a file over the size limit", "big.psd", "PAYLOAD_TOO_LARGE"],
 ];
 
-const MATRIX = presentEditors().flatMap((editor) => TRANSPORTS.map((transport) => ({ editor, transport, label: `${transport.name} on ${editor.name}` })));
+const MATRIX = presentEditors().flatMap((editor) => TRANSPORTS.map((transport) => ({ editor, transport, label: `${transport.name} on ${editor.label}` })));
 
 describe.each(MATRIX)("file access over $label", ({ editor, transport: { name: transportName, make } }) => {
   const it = itFor(editor);
@@ -119,7 +119,7 @@ describe.each(MATRIX)("file access over $label", ({ editor, transport: { name: t
     expect(code(await t.call("document:open", { path: join(root, "big.psd") }))).toBe("PAYLOAD_TOO_LARGE");
   });
 
-  test.runIf(transportName === "ws")(`getServerInfo and GET /status list the files roots (${editor.name})`, async () => {
+  test.runIf(transportName === "ws")(`getServerInfo and GET /status list the files roots (${editor.label})`, async () => {
     await setup();
     expect((await t.call("getServerInfo")).result).toMatchObject({ filesRoots: [root] });
     const status = (await (await harness.http("/status")).json()) as { files: { roots: string[] }; editor: { kind: string } };
@@ -127,7 +127,7 @@ describe.each(MATRIX)("file access over $label", ({ editor, transport: { name: t
     expect(status.editor.kind).toBe(editor.name);
   });
 
-  test.runIf(transportName === "ws")(`jsx:run is ${editor.name === "embedded" ? "allowed" : "refused"} while confined (${editor.name})`, async () => {
+  test.runIf(transportName === "ws")(`jsx:run is ${editor.name === "embedded" ? "allowed" : "refused"} while confined (${editor.label})`, async () => {
     const script = editor.name === "gimp" ? { script: "(+ 1 2)", language: "script-fu" } : { script: "1 + 2" };
     await setup();
     const outcome = await t.call("jsx:run", script);

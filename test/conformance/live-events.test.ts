@@ -6,7 +6,7 @@ import type { Frame, TestClient } from "../helpers/ws-client.js";
 import { presentEditors } from "./_editors.js";
 import { TRANSPORTS, type ConformanceTransport } from "./_transports.js";
 
-const MATRIX = presentEditors().flatMap((editor) => TRANSPORTS.map((transport) => ({ editor, transport, label: `${transport.name} on ${editor.name}` })));
+const MATRIX = presentEditors().flatMap((editor) => TRANSPORTS.map((transport) => ({ editor, transport, label: `${transport.name} on ${editor.label}` })));
 
 const EVENTS = ["selection:changed", "layer:selectionChange", "layer:previewChange", "documentChanged", "currentDocumentChanged", "closedDocument"];
 
@@ -98,6 +98,8 @@ describe.each(MATRIX)("live events from edits over $label", ({ editor, transport
     const back = nextOf("currentDocumentChanged", seq);
     await ok("document:close", {});
     expect((await closed).data).toEqual({ documentId: created.id });
-    expect((await back).data).toEqual({ documentId: 1 });
+    // Over HTTP (no logical client) a new document goes to the least loaded editor of a pool, where it was the
+    // only one: closing it leaves that editor without a current document.
+    expect((await back).data).toEqual({ documentId: editor.editors > 1 && name === "http" ? null : 1 });
   });
 });

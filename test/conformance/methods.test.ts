@@ -30,7 +30,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const MATRIX = presentEditors().flatMap((editor) => TRANSPORTS.map((transport) => ({ editor, transport, label: `${transport.name} on ${editor.name}` })));
+const MATRIX = presentEditors().flatMap((editor) => TRANSPORTS.map((transport) => ({ editor, transport, label: `${transport.name} on ${editor.label}` })));
 
 describe.each(MATRIX)("built-in methods over $label", ({ editor, transport: { name, make } }) => {
   const it = itFor(editor);
@@ -144,8 +144,8 @@ describe.each(MATRIX)("built-in methods over $label", ({ editor, transport: { na
   it("document:export writes TIFF, chosen by extension or by format", async () => {
     await setup();
     for (const [file, params] of [
-      [`${editor.name}-${name}-flat.tiff`, {}],
-      [`${editor.name}-${name}-flat.img`, { format: "tiff" }],
+      [`${editor.label.replace(" ×", "x")}-${name}-flat.tiff`, {}],
+      [`${editor.label.replace(" ×", "x")}-${name}-flat.img`, { format: "tiff" }],
     ] as const) {
       const path = join(dir, file);
       const exported = expectResult("document:export", await call("document:export", { path, ...params })) as { format: string; width: number };
@@ -153,7 +153,7 @@ describe.each(MATRIX)("built-in methods over $label", ({ editor, transport: { na
       const meta = await sharp(path).metadata();
       expect([meta.format, meta.width]).toEqual(["tiff", exported.width]);
     }
-    const unknown = await call("document:export", { path: join(dir, `${editor.name}-${name}-flat.img`) });
+    const unknown = await call("document:export", { path: join(dir, `${editor.label.replace(" ×", "x")}-${name}-flat.img`) });
     expect(unknown.error?.code).toBe("BAD_REQUEST");
   });
 
@@ -164,9 +164,9 @@ describe.each(MATRIX)("built-in methods over $label", ({ editor, transport: { na
     };
     const current = expectResult("document:current", await call("document:current")) as { id: number };
     expect(current.id).toBe(created.id);
-    const psd = join(dir, `${editor.name}-${name}-saved.psd`);
+    const psd = join(dir, `${editor.label.replace(" ×", "x")}-${name}-saved.psd`);
     expect(expectResult("document:save", await call("document:save", { savePath: psd }))).toEqual({ path: psd, format: "psd" });
-    const png = join(dir, `${editor.name}-${name}-export.png`);
+    const png = join(dir, `${editor.label.replace(" ×", "x")}-${name}-export.png`);
     const exported = expectResult("document:export", await call("document:export", { path: png })) as { size: number };
     expect((await stat(png)).size).toBe(exported.size);
     const opened = expectResult("document:open", await call("document:open", { path: psd })) as { width: number; height: number };

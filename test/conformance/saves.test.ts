@@ -25,7 +25,7 @@ afterAll(async () => {
   await rm(base, { recursive: true, force: true });
 });
 
-const MATRIX = presentEditors().flatMap((editor) => TRANSPORTS.map((transport) => ({ editor, transport, label: `${transport.name} on ${editor.name}` })));
+const MATRIX = presentEditors().flatMap((editor) => TRANSPORTS.map((transport) => ({ editor, transport, label: `${transport.name} on ${editor.label}` })));
 
 describe.each(MATRIX)("saving without losing data over $label", ({ editor, transport: { name: transportName, make } }) => {
   const it = itFor(editor);
@@ -34,7 +34,7 @@ describe.each(MATRIX)("saving without losing data over $label", ({ editor, trans
   let t: ConformanceTransport;
   let dir = "";
   const setup = async (): Promise<void> => {
-    dir = join(base, `${editor.name}-${transportName}-${Math.random().toString(36).slice(2)}`);
+    dir = join(base, `${editor.label.replace(" ×", "x")}-${transportName}-${Math.random().toString(36).slice(2)}`);
     await mkdir(dir);
     harness = await editor.start({ files: { roots: [dir] } });
     t = await make(harness);

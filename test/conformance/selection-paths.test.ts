@@ -9,7 +9,7 @@ function expectResult(method: BuiltinMethodName, outcome: Outcome): unknown {
   return METHOD_SCHEMAS[method].result.parse(outcome.result);
 }
 
-const MATRIX = presentEditors().flatMap((editor) => TRANSPORTS.map((transport) => ({ editor, transport, label: `${transport.name} on ${editor.name}` })));
+const MATRIX = presentEditors().flatMap((editor) => TRANSPORTS.map((transport) => ({ editor, transport, label: `${transport.name} on ${editor.label}` })));
 
 describe.each(MATRIX)("selection shapes and paths over $label", ({ editor, transport: { make } }) => {
   const it = itFor(editor);

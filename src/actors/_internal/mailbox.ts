@@ -20,6 +20,16 @@ export class Mailbox<J extends MailboxJob> {
     return this.count;
   }
 
+  /** Lanes with waiting jobs. */
+  get laneCount(): number {
+    return this.lanes.size;
+  }
+
+  /** Jobs waiting in one lane. */
+  laneDepth(lane: string): number {
+    return this.lanes.get(lane)?.length ?? 0;
+  }
+
   enqueue(job: J): void {
     let lane = this.lanes.get(job.lane);
     if (lane === undefined) {

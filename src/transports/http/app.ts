@@ -38,9 +38,25 @@ function laneOf(event: H3Event): string {
   return socket ? `http:${socket.remoteAddress ?? "?"}:${socket.remotePort ?? 0}` : "http";
 }
 
+/** The query's `editor` key chooses the editor; it is never a method param. */
+const EDITOR_QUERY_KEY = "editor";
+/** Header naming the editor a request without a document should go to (the query's `editor` wins). */
+export const EDITOR_HEADER = "x-bridge-editor";
+
 function queryOf(event: H3Event): Record<string, string> {
+  const search = new URL(event.req.url).searchParams;
+  search.delete(EDITOR_QUERY_KEY);
   // fromEntries, not assignment: a `__proto__` key must stay a plain entry (the last value of a key wins).
-  return Object.fromEntries(new URL(event.req.url).searchParams);
+  return Object.fromEntries(search);
+}
+
+/** The editor a request names (`?editor=` or the header), checked; undefined lets the call find its editor. */
+function editorOf(target: TransportTarget, event: H3Event): string | undefined {
+  const named = new URL(event.req.url).searchParams.get(EDITOR_QUERY_KEY) ?? event.req.headers.get(EDITOR_HEADER) ?? undefined;
+  if (named === undefined) return undefined;
+  const refusal = target.checkEditor(named);
+  if (refusal !== null) throw refusal;
+  return named;
 }
 
 /**
@@ -73,7 +89,7 @@ export function createHttpApp(target: TransportTarget): H3 {
         headers: {
           "access-control-allow-origin": origin,
           "access-control-allow-methods": "GET, POST, OPTIONS",
-          "access-control-allow-headers": "authorization, content-type, accept",
+          "access-control-allow-headers": `authorization, content-type, accept, ${EDITOR_HEADER}`,
           "access-control-max-age": String(PREFLIGHT_MAX_AGE_S),
           vary: "origin",
         },
@@ -133,7 +149,7 @@ async function runMethod(target: TransportTarget, method: MethodDefinition, even
     if (wanted?.format !== undefined && params["format"] === undefined && method.fields.has("format")) {
       params["format"] = wanted.format;
     }
-    const caller: DispatchCaller = { lane: laneOf(event), client: null, endpoint: "root" };
+    const caller: DispatchCaller = { lane: laneOf(event), client: null, endpoint: "root", editorId: editorOf(target, event) };
     const result = await target.dispatcher.call(caller, method.name, params);
     if (wanted !== null && isWireImage(result)) {
       const { bytes, format, width, height } = result.image;

@@ -49,7 +49,13 @@ export function bindConnection(ws: WebSocket, target: TransportTarget, endpoint:
     serve(ws, socket, target, resumable, resumable.attach(socket));
     return resumable;
   }
-  const client = target.clients.create(endpoint, socket, params.name);
+  let client: LogicalClient;
+  try {
+    client = target.clients.create(endpoint, socket, params.name, params.editor);
+  } catch (error) {
+    refuse(ws, target, error as BridgeError, CLOSE_CODES.INTERNAL);
+    return undefined;
+  }
   if (endpoint === "root") {
     serve(ws, socket, target, client, undefined);
     return client;
@@ -78,7 +84,7 @@ export function bindConnection(ws: WebSocket, target: TransportTarget, endpoint:
 function serve(ws: WebSocket, socket: ClientSocket, target: TransportTarget, client: LogicalClient, batch: ReplayBatch | undefined): void {
   const endpoint = client.endpoint;
   const resumed = batch !== undefined;
-  const caller: DispatchCaller = { lane: client.id, client, endpoint };
+  const caller: DispatchCaller = { lane: client.id, client, endpoint, editorId: client.editorId };
   const actor = client.logName;
   target.log.info({ actor, endpoint, name: client.name, resumed, replayed: batch?.frames.length ?? 0 }, "client connected");
 

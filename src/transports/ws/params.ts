@@ -19,9 +19,11 @@ export interface ConnectParams {
   readonly takeover: boolean;
   /** Display name for `server:clients` and logs; on a resume it replaces the one the client had. */
   readonly name: string | undefined;
+  /** The editor a new client asks for (`<kind>-<n>`); ignored on a resume (a client keeps its editor). */
+  readonly editor: string | undefined;
 }
 
-/** Reads `resume`, `takeover` and `name` from an upgrade's query; a bad value is a BAD_REQUEST refusal. */
+/** Reads `resume`, `takeover`, `name` and `editor` from an upgrade's query; a bad value is a BAD_REQUEST refusal. */
 export function parseConnectParams(query: URLSearchParams): ConnectParams | BridgeError {
   const name = query.get("name") ?? undefined;
   if (name !== undefined) {
@@ -42,5 +44,5 @@ export function parseConnectParams(query: URLSearchParams): ConnectParams | Brid
   if (takeover === undefined) {
     return new BridgeError("BAD_REQUEST", "takeover must be 0, 1, false or true", { details: { param: "takeover" } });
   }
-  return { resume: query.get("resume") ?? undefined, takeover, name };
+  return { resume: query.get("resume") ?? undefined, takeover, name, editor: query.get("editor") ?? undefined };
 }

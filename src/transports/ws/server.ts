@@ -57,6 +57,7 @@ export function attachWebSocket(server: Server, target: TransportTarget): WsTran
     else refusal = checkAccess(header, target.security);
     const params = parseConnectParams(url.searchParams);
     if (refusal === null && isBridgeError(params)) refusal = params;
+    if (refusal === null && !isBridgeError(params) && params.editor !== undefined) refusal = target.checkEditor(params.editor);
     if (refusal === null && !target.accepting()) refusal = new BridgeError("SHUTTING_DOWN", "The bridge is shutting down");
     const resume = isBridgeError(params) ? undefined : params.resume;
     const resumable = resume !== undefined && endpoint !== undefined && target.clients.find(resume, endpoint) !== undefined;

@@ -3,8 +3,31 @@ import type { ConformanceEditor } from "../_editors.js";
 
 export const embedded: ConformanceEditor = {
   name: "embedded",
+  label: "embedded",
+  editors: 1,
   skip: undefined,
   start: (options) => startBridge(options),
   sampleName: "Sample",
   lacks: {},
+};
+
+/**
+ * Three embedded editors behind one bridge (`--editors 3`): the sample document lives on the first, and every case
+ * must behave exactly as on one editor. HTTP calls find the sample's editor by the routing rules; WebSocket
+ * clients ask for it with `?editor=` as collaborating clients would (a second client would otherwise be given
+ * the least loaded editor, where the state events of the sample's editor do not reach it).
+ */
+export const embeddedPool: ConformanceEditor = {
+  ...embedded,
+  label: "embedded ×3",
+  editors: 3,
+  start: async (options) => {
+    const harness = await startBridge({ editors: 3, ...options });
+    const connect = harness.connect;
+    return {
+      ...harness,
+      connect: (pathAndQuery = "/ws", clientOptions) =>
+        connect(/[?&]editor=/.test(pathAndQuery) ? pathAndQuery : `${pathAndQuery}${pathAndQuery.includes("?") ? "&" : "?"}editor=embedded-1`, clientOptions),
+    };
+  },
 };

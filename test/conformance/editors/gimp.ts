@@ -9,6 +9,8 @@ import type { ConformanceEditor } from "../_editors.js";
  */
 export const gimp: ConformanceEditor = {
   name: "gimp",
+  label: "gimp",
+  editors: 1,
   skip: GIMP_SKIP,
   start: async (options = {}) =>
     startBridge({ ...options, host: createGimpHost({ binary: GIMP_BINARY, attach: await sharedGimpAttach(), sample: true }) }),

@@ -13,6 +13,8 @@ afterEach(async () => {
 /** Photoshop over Remote Connections, against a fresh fake Photoshop per bridge (test/fakes/photoshop). */
 export const photoshop: ConformanceEditor = {
   name: "photoshop",
+  label: "photoshop",
+  editors: 1,
   skip: undefined,
   async start(options) {
     const fake = await FakePhotoshop.start();

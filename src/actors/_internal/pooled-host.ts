@@ -1,0 +1,212 @@
+import { filter, map, merge, Subject, type Observable } from "rxjs";
+import { BridgeError, type HostDocument } from "../../protocol/index.js";
+import type { DocumentTree, HostAdapter, HostCallContext, HostEventType } from "../../hosts/host.js";
+import type { DocumentIds } from "./document-ids.js";
+
+/** Event types every pooled editor accepts, whatever its kind: the pool reports lost documents and restarts. */
+export const POOL_EVENT_TYPES = ["closedDocument", "editor:restarted"] as const;
+
+/** A document as the bridge shows it: bridge id, and the editor it lives on. */
+export type PooledDocument = HostDocument & { editorId: string };
+
+type Options = { readonly documentId?: number | undefined };
+
+/**
+ * One editor of a pool, seen through the bridge's document ids: every `documentId` going in is turned into the
+ * editor's own id and every one coming out (documents, events, error details) into the bridge's. When the editor
+ * is lost, its documents are forgotten; once it is back, `closedDocument` for each and one `editor:restarted`
+ * are emitted, so subscribers learn what is gone. The methods above see a plain `HostAdapter`.
+ */
+export class PooledHost implements HostAdapter {
+  readonly kind: string;
+  readonly eventTypes: readonly string[];
+  readonly lost$: Observable<Error>;
+  /** How many times the editor was lost after it had connected. */
+  restarts = 0;
+  private readonly closed$ = new Subject<{ documentId: number }>();
+  private readonly restarted$ = new Subject<{ editorId: string; reason: string; restarts: number; lostDocumentIds: number[] }>();
+  private pendingLoss: { reason: string; ids: number[] } | undefined;
+
+  constructor(
+    readonly id: string,
+    readonly inner: HostAdapter,
+    private readonly ids: DocumentIds,
+    /** The only editor of its bridge: an id the bridge has not seen yet is taken as the editor's own. */
+    private readonly sole: boolean,
+    /** Called with the bridge id of every document a call touched (the pool's "most recently active"). */
+    private readonly touched: (documentId: number) => void,
+  ) {
+    this.kind = inner.kind;
+    this.eventTypes = [...new Set([...(inner.eventTypes ?? []), ...POOL_EVENT_TYPES])];
+    this.lost$ = inner.lost$.pipe(
+      map((error) => {
+        this.restarts++;
+        this.pendingLoss = { reason: error.message, ids: [...(this.pendingLoss?.ids ?? []), ...ids.forgetEditor(id)] };
+        return error;
+      }),
+    );
+    // Optional members exist exactly when the editor has them: the methods answer NOT_SUPPORTED otherwise.
+    const self = this as unknown as Record<string, unknown>;
+    for (const op of OPTIONAL_OPS) if (typeof inner[op] !== "function") self[op] = undefined;
+  }
+
+  get filesystem(): HostAdapter["filesystem"] {
+    return this.inner.filesystem;
+  }
+  get scriptsReachFiles(): boolean | undefined {
+    return this.inner.scriptsReachFiles;
+  }
+  get scriptLanguage(): HostAdapter["scriptLanguage"] {
+    return this.inner.scriptLanguage;
+  }
+
+  async connect() {
+    const info = await this.inner.connect();
+    const loss = this.pendingLoss;
+    this.pendingLoss = undefined;
+    if (loss !== undefined) {
+      for (const documentId of loss.ids) this.closed$.next({ documentId });
+      this.restarted$.next({ editorId: this.id, reason: loss.reason, restarts: this.restarts, lostDocumentIds: loss.ids });
+    }
+    return info;
+  }
+
+  close(): Promise<void> {
+    return this.inner.close();
+  }
+
+  events(type: HostEventType): Observable<unknown> | undefined {
+    if (type === "editor:restarted") return this.restarted$.asObservable();
+    const source = this.inner.events(type);
+    if (type === "closedDocument") {
+      const closed = source?.pipe(
+        map((data) => {
+          const native = (data as { documentId?: unknown }).documentId;
+          const id = typeof native === "number" ? this.ids.forget(this.id, native) : undefined;
+          return id === undefined ? undefined : { ...(data as object), documentId: id };
+        }),
+      );
+      // An editor's own report of a document the pool already forgot (lost with the editor) is dropped.
+      return merge(this.closed$, (closed ?? new Subject<undefined>()).pipe(filter((data) => data !== undefined)));
+    }
+    return source?.pipe(map((data) => this.outEvent(data)));
+  }
+
+  private outEvent(data: unknown): unknown {
+    if (data === null || typeof data !== "object") return data;
+    const native = (data as { documentId?: unknown }).documentId;
+    if (typeof native !== "number") return data;
+    return { ...data, documentId: this.ids.toBridge(this.id, native) };
+  }
+
+  /** A document coming out of the editor. */
+  private outDocument(doc: HostDocument): PooledDocument {
+    // Whatever is not a document passes unchanged: the dispatcher's checks judge it, not this mapping.
+    if (doc === null || typeof doc !== "object" || typeof doc.id !== "number") return doc as PooledDocument;
+    const id = this.ids.toBridge(this.id, doc.id);
+    this.touched(id);
+    return { ...doc, id, editorId: this.id };
+  }
+
+  /** A `documentId` going in; an id of another editor's (or no) document is refused as not found. */
+  private inId(documentId: number): number;
+  private inId(documentId: number | undefined): number | undefined;
+  private inId(documentId: number | undefined): number | undefined {
+    if (documentId === undefined) return undefined;
+    const native = this.ids.toNative(this.id, documentId) ?? (this.sole && !this.ids.claimedElsewhere(documentId) ? documentId : undefined);
+    if (native === undefined) {
+      throw new BridgeError("DOCUMENT_NOT_FOUND", `No open document with id ${documentId}`, { details: { documentId } });
+    }
+    this.touched(documentId);
+    return native;
+  }
+
+  private inOptions<O extends Options>(options: O): O {
+    return options.documentId === undefined ? options : { ...options, documentId: this.inId(options.documentId) };
+  }
+
+  /** Runs an editor call, turning the editor's ids in error details into the bridge's. */
+  private async run<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      const native = error instanceof BridgeError ? error.details?.["documentId"] : undefined;
+      if (typeof native !== "number" || !(error instanceof BridgeError)) throw error;
+      const id = this.ids.toBridge(this.id, native);
+      throw new BridgeError(error.code, error.message.replace(String(native), String(id)), {
+        details: { ...error.details, documentId: id },
+        ...(error.retryable === undefined ? {} : { retryable: error.retryable }),
+        ...(error.source === undefined ? {} : { source: error.source }),
+        cause: error,
+      });
+    }
+  }
+
+  async listDocuments(ctx: HostCallContext): Promise<PooledDocument[]> {
+    const docs = await this.run(() => this.inner.listDocuments(ctx));
+    if (!Array.isArray(docs)) return docs;
+    return docs.map((doc) => {
+      if (doc === null || typeof doc !== "object" || typeof doc.id !== "number") return doc as PooledDocument;
+      const id = this.ids.toBridge(this.id, doc.id);
+      return { ...doc, id, editorId: this.id };
+    });
+  }
+
+  async getDocument(ctx: HostCallContext, documentId: number | undefined): Promise<HostDocument> {
+    const native = this.inId(documentId);
+    return this.outDocument(await this.run(() => this.inner.getDocument(ctx, native)));
+  }
+
+  async getDocumentTree(ctx: HostCallContext, documentId: number | undefined): Promise<DocumentTree> {
+    const native = this.inId(documentId);
+    const tree = await this.run(() => this.inner.getDocumentTree(ctx, native));
+    if (tree === null || typeof tree !== "object") return tree;
+    return { ...tree, document: this.outDocument(tree.document) };
+  }
+
+  openDocument? = async (ctx: HostCallContext, path: string): Promise<HostDocument> =>
+    this.outDocument(await this.run(() => this.inner.openDocument!(ctx, path)));
+
+  createDocument?: HostAdapter["createDocument"] = async (ctx, options) =>
+    this.outDocument(await this.run(() => this.inner.createDocument!(ctx, options)));
+
+  closeDocument?: HostAdapter["closeDocument"] = async (ctx, documentId) => {
+    const native = this.inId(documentId);
+    await this.run(() => this.inner.closeDocument!(ctx, native));
+    this.ids.forget(this.id, native);
+  };
+
+  saveLosses?: HostAdapter["saveLosses"] = (ctx, options) => this.run(() => this.inner.saveLosses!(ctx, this.inOptions(options)));
+  saveDocument?: HostAdapter["saveDocument"] = (ctx, options) => this.run(() => this.inner.saveDocument!(ctx, this.inOptions(options)));
+  selectLayers?: HostAdapter["selectLayers"] = (ctx, options) => this.run(() => this.inner.selectLayers!(ctx, this.inOptions(options)));
+  importLayer?: HostAdapter["importLayer"] = (ctx, options) => this.run(() => this.inner.importLayer!(ctx, this.inOptions(options)));
+  exportDocumentImage: HostAdapter["exportDocumentImage"] = (ctx, options) =>
+    this.run(() => this.inner.exportDocumentImage(ctx, this.inOptions(options)));
+  exportLayerImage: HostAdapter["exportLayerImage"] = (ctx, options) => this.run(() => this.inner.exportLayerImage(ctx, this.inOptions(options)));
+  getSelection: HostAdapter["getSelection"] = (ctx, documentId) => {
+    const native = this.inId(documentId);
+    return this.run(() => this.inner.getSelection(ctx, native));
+  };
+  setSelection?: HostAdapter["setSelection"] = (ctx, options) => this.run(() => this.inner.setSelection!(ctx, this.inOptions(options)));
+  getSelectionOutline?: HostAdapter["getSelectionOutline"] = (ctx, options) =>
+    this.run(() => this.inner.getSelectionOutline!(ctx, this.inOptions(options)));
+  autoCutout?: HostAdapter["autoCutout"] = (ctx, options) => this.run(() => this.inner.autoCutout!(ctx, this.inOptions(options)));
+  removeBackground?: HostAdapter["removeBackground"] = (ctx, options) => this.run(() => this.inner.removeBackground!(ctx, this.inOptions(options)));
+  /** Scripts see and return the editor's own document ids (equal to the bridge's unless a pool had to renumber). */
+  runScript?: HostAdapter["runScript"] = (ctx, options) => this.inner.runScript!(ctx, options);
+}
+
+const OPTIONAL_OPS = [
+  "openDocument",
+  "createDocument",
+  "closeDocument",
+  "saveLosses",
+  "saveDocument",
+  "selectLayers",
+  "importLayer",
+  "setSelection",
+  "getSelectionOutline",
+  "autoCutout",
+  "removeBackground",
+  "runScript",
+] as const satisfies ReadonlyArray<keyof HostAdapter>;

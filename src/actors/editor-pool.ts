@@ -1,0 +1,178 @@
+import { merge, type Observable } from "rxjs";
+import { BridgeError, type EditorSummary } from "../protocol/index.js";
+import type { HostAdapter } from "../hosts/host.js";
+import type { Limits } from "../limits.js";
+import type { Logger } from "../logger.js";
+import { DocumentIds } from "./_internal/document-ids.js";
+import { PooledHost } from "./_internal/pooled-host.js";
+import { EventBus } from "./event-bus.js";
+import { HostSession } from "./host-session.js";
+import type { MethodRoute, SerializedEvent } from "../methods/index.js";
+
+/** Most editors one bridge runs (`--editors`). */
+export const MAX_EDITORS = 64;
+
+/** One editor of the pool: its own host session (mailbox, deadlines, reconnects) and its own event streams. */
+export interface PoolEditor {
+  /** `<kind>-<n>`, n from 1 in the order the editors were given. */
+  readonly id: string;
+  readonly host: PooledHost;
+  readonly session: HostSession;
+  readonly bus: EventBus;
+  /** Logical clients assigned to this editor. */
+  clients: number;
+}
+
+/**
+ * The editors of a bridge and the routing rules between them, in one place:
+ * - a call naming a `documentId` goes to the editor that owns the document;
+ * - otherwise to the caller's editor (a logical client keeps the one it was given; an HTTP request or a plugin
+ *   may name one);
+ * - otherwise, for a new document (`route: "place"`) to the least loaded editor, and for anything else to the
+ *   editor of the pool's most recently active document, so `POST /document/open` then
+ *   `POST /image/export-document` act on the same document.
+ */
+export class EditorPool {
+  readonly editors: readonly PoolEditor[];
+  private readonly byId: ReadonlyMap<string, PoolEditor>;
+  private readonly ids = new DocumentIds();
+  /** The editor of the document a call touched last. */
+  private recent: PoolEditor | undefined;
+
+  constructor(hosts: readonly HostAdapter[], limits: Limits, log: Logger) {
+    if (hosts.length === 0) throw new BridgeError("BAD_REQUEST", "A bridge needs at least one editor");
+    if (hosts.length > MAX_EDITORS) throw new BridgeError("BAD_REQUEST", `A bridge runs at most ${MAX_EDITORS} editors, got ${hosts.length}`);
+    const counts = new Map<string, number>();
+    this.editors = hosts.map((inner) => {
+      const n = (counts.get(inner.kind) ?? 0) + 1;
+      counts.set(inner.kind, n);
+      const id = `${inner.kind}-${n}`;
+      const editor: PoolEditor = {
+        id,
+        host: new PooledHost(id, inner, this.ids, hosts.length === 1, () => {
+          this.recent = editor;
+        }),
+        session: undefined as unknown as HostSession,
+        bus: undefined as unknown as EventBus,
+        clients: 0,
+      };
+      const editorLog = log.child({ editor: id });
+      Object.assign(editor, { session: new HostSession(editor.host, limits, editorLog), bus: new EventBus(editor.host, editorLog) });
+      return editor;
+    });
+    this.byId = new Map(this.editors.map((editor) => [editor.id, editor]));
+  }
+
+  get first(): PoolEditor {
+    return this.editors[0]!;
+  }
+
+  /** An editor by id. @throws BridgeError `BAD_REQUEST` naming the known ids for an unknown one. */
+  get(id: string): PoolEditor {
+    const editor = this.byId.get(id);
+    if (editor === undefined) {
+      const known = [...this.byId.keys()];
+      throw new BridgeError("BAD_REQUEST", `Unknown editor "${id}"; this bridge has: ${known.join(", ")}`, { details: { editor: id, editors: known } });
+    }
+    return editor;
+  }
+
+  /** Fewest queued + running calls, then fewest clients, then the first given. */
+  leastLoaded(): PoolEditor {
+    let best = this.first;
+    let bestLoad = Number.POSITIVE_INFINITY;
+    for (const editor of this.editors) {
+      const { queued, running, state } = editor.session.status();
+      if (state !== "ready" && state !== "busy" && this.editors.some((e) => e.session.isReady)) continue;
+      const load = (queued + running) * (MAX_EDITORS * 1024) + editor.clients;
+      if (load < bestLoad) {
+        best = editor;
+        bestLoad = load;
+      }
+    }
+    return best;
+  }
+
+  /** The editor a new logical client is given (or the one it asked for), counted as its client. */
+  assign(requested: string | undefined): PoolEditor {
+    const editor = requested === undefined ? this.leastLoaded() : this.get(requested);
+    editor.clients++;
+    return editor;
+  }
+
+  /** A logical client went away. */
+  release(editorId: string): void {
+    const editor = this.byId.get(editorId);
+    if (editor !== undefined && editor.clients > 0) editor.clients--;
+  }
+
+  /** The editor that owns a bridge document id, or undefined when no known document has it. */
+  owner(documentId: number): PoolEditor | undefined {
+    const home = this.ids.home(documentId);
+    if (home !== undefined) return this.byId.get(home.editor);
+    // One editor: ids the bridge has not seen yet (a script's new document) are that editor's own.
+    return this.editors.length === 1 ? this.first : undefined;
+  }
+
+  /** Where a call goes: see the class comment. */
+  route(route: MethodRoute, documentId: number | undefined, callerEditor: string | undefined): PoolEditor {
+    if (documentId !== undefined && route !== "place") {
+      const owner = this.owner(documentId);
+      if (owner === undefined) {
+        throw new BridgeError("DOCUMENT_NOT_FOUND", `No open document with id ${documentId}`, { details: { documentId } });
+      }
+      return owner;
+    }
+    if (callerEditor !== undefined) return this.get(callerEditor);
+    if (route === "place") return this.leastLoaded();
+    return this.recent ?? this.first;
+  }
+
+  /** Whether a bridge id belongs to a known document (false: the pool may not have seen it yet). */
+  knows(documentId: number): boolean {
+    return this.ids.home(documentId) !== undefined;
+  }
+
+  /** Events of one type from every editor (plugins see the whole pool). */
+  mergedStream(type: string): Observable<SerializedEvent> | undefined {
+    const streams = this.editors.map((editor) => editor.bus.stream(type)).filter((s): s is Observable<SerializedEvent> => s !== undefined);
+    if (streams.length === 0) return undefined;
+    return streams.length === 1 ? streams[0] : merge(...streams);
+  }
+
+  acceptedTypes(): string[] {
+    return [...new Set(this.editors.flatMap((editor) => editor.bus.acceptedTypes()))];
+  }
+
+  summaries(): EditorSummary[] {
+    return this.editors.map((editor) => {
+      const status = editor.session.status();
+      const version = editor.session.hostVersion;
+      return {
+        id: editor.id,
+        kind: editor.host.kind,
+        state: status.state,
+        ...(version !== undefined ? { hostVersion: version } : {}),
+        queued: status.queued,
+        running: status.running,
+        restarts: editor.host.restarts,
+        documents: this.ids.of(editor.id).length,
+        clients: editor.clients,
+      };
+    });
+  }
+
+  /** Starts every editor; resolves with whether at least one is ready. */
+  async start(): Promise<boolean> {
+    const ready = await Promise.all(this.editors.map((editor) => editor.session.start()));
+    return ready.some(Boolean);
+  }
+
+  get ready(): boolean {
+    return this.editors.some((editor) => editor.session.isReady);
+  }
+
+  async close(graceMs = 0): Promise<void> {
+    await Promise.all(this.editors.map((editor) => editor.session.close(graceMs)));
+  }
+}

@@ -1,8 +1,7 @@
-/**
- * First id handed out when an editor's own id is already taken by another editor's document. The ids below it
- * are left to the editors, so a bridge with one editor keeps that editor's ids unchanged.
- */
-export const DOCUMENT_ID_FALLBACK_BASE = 1_000_000_000;
+import { BridgeError } from "../../protocol/index.js";
+
+/** How many document ids one bridge's range holds; a cluster gives each bridge its own range. */
+export const DOCUMENT_ID_RANGE = 1_000_000_000;
 
 /** Where one document lives: the editor and that editor's own id for it. */
 export interface DocumentHome {
@@ -25,10 +24,11 @@ export class DocumentIds {
   private readonly byEditor = new Map<string, Map<number, number>>();
   /** Every id ever handed out. */
   private readonly claimed = new Set<number>();
-  private nextFallback: number;
+  /** Highest id handed out so far. */
+  private highest: number;
 
-  constructor(fallbackBase = DOCUMENT_ID_FALLBACK_BASE) {
-    this.nextFallback = fallbackBase;
+  constructor(private readonly base = 0) {
+    this.highest = base;
   }
 
   /** The bridge id of an editor's document, handing one out the first time the document is seen. */
@@ -41,11 +41,12 @@ export class DocumentIds {
     const known = natives.get(native);
     if (known !== undefined) return known;
     let id = native;
-    if (this.claimed.has(id) || id >= DOCUMENT_ID_FALLBACK_BASE || id < 1) {
-      while (this.claimed.has(this.nextFallback)) this.nextFallback++;
-      id = this.nextFallback++;
+    if (this.claimed.has(id) || id <= this.base || id >= this.base + DOCUMENT_ID_RANGE || !Number.isInteger(id)) {
+      id = this.highest + 1;
+      if (id >= this.base + DOCUMENT_ID_RANGE) throw new BridgeError("INTERNAL", "This bridge has handed out every document id of its range");
     }
     this.claimed.add(id);
+    this.highest = Math.max(this.highest, id);
     natives.set(native, id);
     this.homes.set(id, { editor, native });
     return id;

@@ -6,6 +6,8 @@ import type { DocumentIds } from "./document-ids.js";
 /** Event types every pooled editor accepts, whatever its kind: the pool reports lost documents and restarts. */
 export const POOL_EVENT_TYPES = ["closedDocument", "editor:restarted"] as const;
 
+const NEVER_ABORTED = new AbortController().signal;
+
 /** A document as the bridge shows it: bridge id, and the editor it lives on. */
 export type PooledDocument = HostDocument & { editorId: string };
 
@@ -62,6 +64,8 @@ export class PooledHost implements HostAdapter {
 
   async connect() {
     const info = await this.inner.connect();
+    // The documents the editor starts with get their ids now, in pool order: the first editor's sample keeps id 1.
+    for (const doc of await this.inner.listDocuments({ signal: NEVER_ABORTED, caller: "bridge" })) this.ids.toBridge(this.id, doc.id);
     const loss = this.pendingLoss;
     this.pendingLoss = undefined;
     if (loss !== undefined) {

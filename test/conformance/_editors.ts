@@ -2,7 +2,7 @@ import { it } from "vitest";
 import type { BridgeOptions } from "../../src/bridge.js";
 import type { Harness } from "../helpers/bridge.js";
 import { embedded, embeddedPool } from "./editors/embedded.js";
-import { gimp } from "./editors/gimp.js";
+import { gimp, gimpPool } from "./editors/gimp.js";
 import { photoshop } from "./editors/photoshop.js";
 
 /**
@@ -26,7 +26,7 @@ export interface ConformanceEditor {
   readonly lacks: Readonly<Record<string, string>>;
 }
 
-export const EDITORS: readonly ConformanceEditor[] = [embedded, embeddedPool, photoshop, gimp];
+export const EDITORS: readonly ConformanceEditor[] = [embedded, embeddedPool, photoshop, gimp, gimpPool];
 
 /** The editors that run here; skipped ones are reported once with their reason. */
 export function presentEditors(): readonly ConformanceEditor[] {

@@ -9,7 +9,7 @@ import type { HostCallContext, HostInfo } from "../host.js";
 import { GimpClient, type ScriptOutcome } from "./client.js";
 import { DEFAULT_GIMP_CALL_TIMEOUT_MS, POLL_TIMEOUT_MS } from "./limits.js";
 import type { GimpHostOptions } from "./options.js";
-import { SAMPLE_SCRIPT } from "./sample.js";
+import { CLOSE_ALL_SCRIPT, SAMPLE_SCRIPT } from "./sample.js";
 import { int, type Sexp } from "./scheme.js";
 import { GimpSupervisor } from "./supervisor.js";
 import type { Endpoint } from "./wire.js";
@@ -165,6 +165,7 @@ export function createGimpConnection(options: GimpHostOptions): GimpConnection {
         throw error;
       }
       if (options.sample === true) await client.call(SAMPLE_SCRIPT, { timeoutMs: callTimeoutMs });
+      else if (options.sample === "empty") await client.call(CLOSE_ALL_SCRIPT, { timeoutMs: callTimeoutMs });
       session.activeImage = undefined;
       connected = true;
       return { hostVersion: `gimp ${String(version)}` };

@@ -24,9 +24,10 @@ export interface GimpHostOptions extends GimpConnectOptions {
   /**
    * On every `connect()`, close all images and build the sample document (tests, demos). Destroys unsaved work in
    * an attached GIMP, hence off by default.
+   * `"empty"` only closes every image (a second editor of a test pool).
    * @default false
    */
-  sample?: boolean | undefined;
+  sample?: boolean | "empty" | undefined;
   /** Largest file the bridge reads to learn what a file GIMP opens holds. @default DEFAULT_MAX_OPEN_FILE_BYTES */
   maxSourceBytes?: number | undefined;
 }

@@ -1,6 +1,9 @@
 /** Name of the sample document (`sample: true`). */
 export const SAMPLE_NAME = "Sample";
 
+/** Closes every image (`sample: "empty"`). */
+export const CLOSE_ALL_SCRIPT = "(begin (for-each (lambda (i) (gimp-image-delete i)) (br-images)) 0)";
+
 /**
  * Closes every image and builds the sample document in Script-Fu: 320×240, `Label` on top, a `Product` group
  * holding `Subject` (active) and a multiplied `Shadow`, and an opaque `Background`. Evaluates to the image id.

@@ -1,4 +1,4 @@
-import { startBridge } from "../../helpers/bridge.js";
+import { startBridge, type Harness } from "../../helpers/bridge.js";
 import type { ConformanceEditor } from "../_editors.js";
 
 export const embedded: ConformanceEditor = {
@@ -21,13 +21,15 @@ export const embeddedPool: ConformanceEditor = {
   ...embedded,
   label: "embedded ×3",
   editors: 3,
-  start: async (options) => {
-    const harness = await startBridge({ editors: 3, ...options });
-    const connect = harness.connect;
-    return {
-      ...harness,
-      connect: (pathAndQuery = "/ws", clientOptions) =>
-        connect(/[?&]editor=/.test(pathAndQuery) ? pathAndQuery : `${pathAndQuery}${pathAndQuery.includes("?") ? "&" : "?"}editor=embedded-1`, clientOptions),
-    };
-  },
+  start: async (options) => pinnedTo("embedded-1", await startBridge({ editors: 3, ...options })),
 };
+
+/** The harness with its WebSocket clients connecting to one editor unless a test names another. */
+export function pinnedTo(editor: string, harness: Harness): Harness {
+  const connect = harness.connect;
+  return {
+    ...harness,
+    connect: (pathAndQuery = "/ws", clientOptions) =>
+      connect(/[?&]editor=/.test(pathAndQuery) ? pathAndQuery : `${pathAndQuery}${pathAndQuery.includes("?") ? "&" : "?"}editor=${editor}`, clientOptions),
+  };
+}

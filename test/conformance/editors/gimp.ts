@@ -1,5 +1,6 @@
 import { createGimpHost, SAMPLE_NAME } from "../../../src/hosts/gimp/index.js";
 import { startBridge } from "../../helpers/bridge.js";
+import { pinnedTo } from "./embedded.js";
 import { GIMP_BINARY, GIMP_SKIP, sharedGimpAttach } from "../../hosts/gimp/_support.js";
 import type { ConformanceEditor } from "../_editors.js";
 
@@ -17,5 +18,26 @@ export const gimp: ConformanceEditor = {
   sampleName: SAMPLE_NAME,
   lacks: {
     "layer:getInfoBySelectionIndex walks the active layers in index order": "GIMP 2.10 has exactly one active layer",
+  },
+};
+
+/**
+ * Two real GIMPs behind one bridge: the sample lives on the first, the second starts empty. Clients connect to
+ * the sample's editor as collaborating clients would (`?editor=gimp-1`); HTTP calls follow the routing rules.
+ */
+export const gimpPool: ConformanceEditor = {
+  ...gimp,
+  label: "gimp ×2",
+  editors: 2,
+  start: async (options = {}) => {
+    const [first, second] = await Promise.all([sharedGimpAttach(0), sharedGimpAttach(1)]);
+    const harness = await startBridge({
+      ...options,
+      hosts: [
+        createGimpHost({ binary: GIMP_BINARY, attach: first, sample: true }),
+        createGimpHost({ binary: GIMP_BINARY, attach: second, sample: "empty" }),
+      ],
+    });
+    return pinnedTo("gimp-1", harness);
   },
 };

@@ -16,28 +16,29 @@ function onPath(binary: string): boolean {
 export const GIMP_SKIP: string | undefined = onPath(GIMP_BINARY) ? undefined : `${GIMP_BINARY} is not installed (apt-get install gimp)`;
 if (GIMP_SKIP !== undefined) console.warn(`GIMP tests skipped: ${GIMP_SKIP}`);
 
-let shared: GimpSupervisor | undefined;
-let starting: Promise<Endpoint> | undefined;
+const shared: Array<GimpSupervisor | undefined> = [];
+const starting: Array<Promise<Endpoint> | undefined> = [];
 
 /**
- * One supervised GIMP per test file, started on first use (a start costs seconds) and stopped after the file.
- * Bridges reach it with `attach`, so closing a bridge leaves it running for the next test.
+ * One supervised GIMP per test file and `index`, started on first use (a start costs seconds) and stopped after
+ * the file. Bridges reach it with `attach`, so closing a bridge leaves it running for the next test. Index 1 is a
+ * second GIMP for pools of two.
  */
-export function sharedGimp(): Promise<Endpoint> {
-  shared ??= new GimpSupervisor({ binary: GIMP_BINARY });
-  starting ??= shared.start().finally(() => {
-    starting = undefined;
+export function sharedGimp(index = 0): Promise<Endpoint> {
+  const supervisor = (shared[index] ??= new GimpSupervisor({ binary: GIMP_BINARY }));
+  starting[index] ??= supervisor.start().finally(() => {
+    starting[index] = undefined;
   });
-  return starting;
+  return starting[index]!;
 }
 
-/** `host:port` of the shared GIMP, for `createGimpHost({ attach })`. */
-export async function sharedGimpAttach(): Promise<string> {
-  const { host, port } = await sharedGimp();
+/** `host:port` of a shared GIMP, for `createGimpHost({ attach })`. */
+export async function sharedGimpAttach(index = 0): Promise<string> {
+  const { host, port } = await sharedGimp(index);
   return `${host}:${port}`;
 }
 
 afterAll(async () => {
-  await shared?.stop();
-  shared = undefined;
+  await Promise.all(shared.map((supervisor) => supervisor?.stop()));
+  shared.length = 0;
 });

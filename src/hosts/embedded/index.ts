@@ -43,7 +43,7 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
     maxOpenFileBytes: DEFAULT_MAX_OPEN_FILE_BYTES,
     allowEditorScripts: false,
   };
-  const store = new DocumentStore();
+  const store = new DocumentStore({ firstId: options.firstDocumentId, onChange: options.onDocumentsChange });
   const events = new EmbeddedEvents({
     selection: () => {
       const selection = store.active()?.selection;

@@ -33,4 +33,12 @@ export interface EmbeddedHostOptions {
    * @default unconfined, backups on, DEFAULT_MAX_OPEN_FILE_BYTES
    */
   readonly files?: FileAccess | undefined;
+  /**
+   * Id of the first document this editor opens; an editor restarted after a crash continues past its
+   * predecessor's ids, so no id is ever reused.
+   * @default 1
+   */
+  readonly firstDocumentId?: number | undefined;
+  /** Called with the open document ids and the next id whenever the set of open documents changes. @default none */
+  readonly onDocumentsChange?: ((ids: number[], nextId: number) => void) | undefined;
 }

@@ -1,15 +1,33 @@
 import { BridgeError } from "../../protocol/index.js";
 import type { DocumentContent, DocumentSource, EmbeddedDocument } from "./document.js";
 
+/** Options of a {@link DocumentStore}. */
+export interface DocumentStoreOptions {
+  /**
+   * Id of the first document. An editor restarted after a crash starts past the ids its predecessor handed out,
+   * so an id a client still holds can only miss, never name another document.
+   * @default 1
+   */
+  readonly firstId?: number | undefined;
+  /** Called with the open ids (in id order) and the next id whenever a document is added or removed. */
+  readonly onChange?: ((ids: number[], nextId: number) => void) | undefined;
+}
+
 /**
- * The open documents. Ids start at 1 and are never reused; the active document is the most recently activated
- * one still open.
+ * The open documents. Ids start at 1 (or `firstId`) and are never reused; the active document is the most
+ * recently activated one still open.
  */
 export class DocumentStore {
   private readonly documents = new Map<number, EmbeddedDocument>();
   /** Ids, most recently activated last. */
   private recent: number[] = [];
-  private nextId = 1;
+  private nextId: number;
+  private readonly onChange: DocumentStoreOptions["onChange"];
+
+  constructor(options: DocumentStoreOptions = {}) {
+    this.nextId = options.firstId ?? 1;
+    this.onChange = options.onChange;
+  }
 
   /** Open documents in id order. */
   list(): EmbeddedDocument[] {
@@ -50,6 +68,7 @@ export class DocumentStore {
     };
     this.documents.set(doc.id, doc);
     this.activate(doc.id);
+    this.changed();
     return doc;
   }
 
@@ -63,12 +82,18 @@ export class DocumentStore {
   remove(id: number): void {
     this.documents.delete(id);
     this.recent = this.recent.filter((other) => other !== id);
+    this.changed();
   }
 
   /** Closes every document (ids keep increasing). */
   clear(): void {
     this.documents.clear();
     this.recent = [];
+    this.changed();
+  }
+
+  private changed(): void {
+    this.onChange?.([...this.documents.keys()], this.nextId);
   }
 
   /** A name like `Untitled-1` that no open document has. */

@@ -1,0 +1,181 @@
+/*
+ * The editor process: the embedded editor (`createEmbeddedHost`) serving the bridge over fd 3. Started by
+ * `editor-process.ts` as `dist/hosts/isolated/child.js`; it never outlives the bridge: when the channel closes (the
+ * bridge closed it, exited or died) the process exits.
+ */
+import { Socket } from "node:net";
+import { Worker } from "node:worker_threads";
+import type { Subscription } from "rxjs";
+import { pino, type Logger } from "pino";
+import { BridgeError } from "../../protocol/index.js";
+import { createEmbeddedHost } from "../embedded/index.js";
+import type { HostAdapter, HostCallContext } from "../host.js";
+import { Channel } from "./channel.js";
+import { EDITOR_ORPHAN_CHECK_MS } from "./limits.js";
+import { HOST_OPS, PDEATHSIG_ENV, toWireError, type ChildMessage, type EditorInit, type HostOp, type ParentMessage } from "./protocol.js";
+import { testOp } from "./test-hooks.js";
+
+/** The channel's file descriptor: the fourth entry of the parent's `stdio`. */
+const CHANNEL_FD = 3;
+
+/** Exit code when the bridge's frames make no sense (EX_SOFTWARE). */
+const EXIT_PROTOCOL_ERROR = 70;
+
+type Send = (message: ChildMessage) => void;
+type Operation = (ctx: HostCallContext, ...args: unknown[]) => Promise<unknown>;
+
+/** A logger whose every line becomes a `log` message to the bridge, which logs it with `actor: "editor"`. */
+function forwardingLogger(level: string, send: Send): Logger {
+  return pino(
+    {
+      level,
+      hooks: {
+        logMethod(args, _method, levelNumber) {
+          const [first, second] = args as unknown[];
+          const obj = typeof first === "object" && first !== null ? plainFields(first as Record<string, unknown>) : {};
+          const msg = typeof first === "string" ? first : typeof second === "string" ? second : undefined;
+          send({ kind: "log", level: this.levels.labels[levelNumber] ?? "info", obj, msg });
+        },
+      },
+    },
+    { write: () => {} },
+  );
+}
+
+/** Errors keep their name and message across the hop (JSON would make them `{}`). */
+function plainFields(obj: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.entries(obj).map(([key, value]) => [key, value instanceof Error ? { name: value.name, message: value.message } : value]),
+  );
+}
+
+/** Builds the editor from the bridge's `init`, reporting the open documents whenever they change. */
+function buildEditor(init: EditorInit, send: Send): HostAdapter {
+  return createEmbeddedHost({
+    sample: init.sample,
+    open: init.open,
+    maxDocumentPixels: init.maxDocumentPixels,
+    scriptLimits: init.scriptLimits,
+    cutout: init.cutout,
+    files: init.files === undefined ? undefined : { ...init.files, policy: Object.freeze({ ...init.files.policy }) },
+    firstDocumentId: init.firstDocumentId,
+    logger: forwardingLogger(init.logLevel, send),
+    onDocumentsChange: (ids, nextId) => send({ kind: "documents", ids, nextId }),
+  });
+}
+
+/** The operation a `call` names, or `undefined` when the editor has none by that name. */
+function operationOf(host: HostAdapter, op: string): Operation | undefined {
+  const hook = testOp(op);
+  if (hook !== undefined) return () => hook();
+  if (!(HOST_OPS as readonly string[]).includes(op)) return undefined;
+  const fn = host[op as HostOp];
+  return typeof fn === "function" ? (fn as Operation).bind(host) : undefined;
+}
+
+/** Serves the bridge's messages: calls run concurrently (the bridge's mailbox decides how many). */
+function serve(channel: Channel<ParentMessage, ChildMessage>): (message: ParentMessage) => void {
+  const send: Send = (message) => channel.send(message);
+  const running = new Map<number, AbortController>();
+  const subscriptions = new Map<string, Subscription>();
+  let host: HostAdapter | undefined;
+
+  async function call(id: number, op: string, args: unknown[], caller: string): Promise<void> {
+    const controller = new AbortController();
+    running.set(id, controller);
+    try {
+      const operation = host === undefined ? undefined : operationOf(host, op);
+      if (operation === undefined) throw new BridgeError("NOT_SUPPORTED", `The editor has no operation ${op}`, { details: { capability: op } });
+      const value = await operation({ signal: controller.signal, caller }, ...args);
+      send({ kind: "result", id, ok: true, value });
+    } catch (error) {
+      send({ kind: "result", id, ok: false, error: toWireError(error) });
+    } finally {
+      running.delete(id);
+    }
+  }
+
+  async function start(init: EditorInit): Promise<void> {
+    try {
+      host = buildEditor(init, send);
+      const info = await host.connect();
+      send({ kind: "ready", hostVersion: info.hostVersion });
+    } catch (error) {
+      send({ kind: "failed", error: toWireError(error) });
+    }
+  }
+
+  function subscribe(type: string): void {
+    if (subscriptions.has(type)) return;
+    const stream = host?.events(type);
+    if (stream === undefined) return;
+    subscriptions.set(type, stream.subscribe((data) => send({ kind: "event", type, data })));
+  }
+
+  async function close(): Promise<void> {
+    for (const subscription of subscriptions.values()) subscription.unsubscribe();
+    subscriptions.clear();
+    await host?.close();
+    channel.end(() => process.exit(0));
+  }
+
+  return (message) => {
+    switch (message.kind) {
+      case "init":
+        void start(message.options);
+        return;
+      case "call":
+        void call(message.id, message.op, message.args, message.caller);
+        return;
+      case "cancel":
+        running.get(message.id)?.abort();
+        return;
+      case "subscribe":
+        subscribe(message.type);
+        return;
+      case "unsubscribe":
+        subscriptions.get(message.type)?.unsubscribe();
+        subscriptions.delete(message.type);
+        return;
+      case "close":
+        void close();
+        return;
+    }
+  };
+}
+
+/**
+ * Where the kernel does not kill this process with the bridge, a thread of its own does: it keeps running while the
+ * main thread is stuck (a `for(;;){}`, a native call), and kills the process once its parent is gone.
+ */
+const WATCHDOG_SOURCE = `
+const { workerData } = require("node:worker_threads");
+const gone = (pid) => { try { process.kill(pid, 0); return false; } catch { return true; } };
+setInterval(() => {
+  if (process.ppid !== workerData.parent || gone(workerData.parent)) process.kill(workerData.self, "SIGKILL");
+}, workerData.every);
+`;
+
+function watchParent(): void {
+  if (process.env[PDEATHSIG_ENV] === "1") return;
+  const workerData = { parent: process.ppid, self: process.pid, every: EDITOR_ORPHAN_CHECK_MS };
+  new Worker(WATCHDOG_SOURCE, { eval: true, workerData }).unref();
+}
+
+function main(): void {
+  watchParent();
+  const socket = new Socket({ fd: CHANNEL_FD, readable: true, writable: true });
+  let handle: (message: ParentMessage) => void = () => {};
+  const channel = new Channel<ParentMessage, ChildMessage>(socket, {
+    message: (message) => handle(message),
+    error: (error) => {
+      process.stderr.write(`editor process: ${error.message}\n`);
+      process.exit(EXIT_PROTOCOL_ERROR);
+    },
+    // The bridge closed the channel, exited or died: an editor never outlives it.
+    close: () => process.exit(0),
+  });
+  handle = serve(channel);
+}
+
+main();

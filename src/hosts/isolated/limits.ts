@@ -1,0 +1,38 @@
+/*
+ * Timing and memory constants of the editor process. The two limits an operator tunes, the kill grace and the memory
+ * cap, are bridge limits (`editorKillGraceMs`, `editorMaxMemoryBytes` in `src/limits.ts`); these are their details.
+ */
+
+/**
+ * Share of the memory cap given to V8's old space (`--max-old-space-size`), so a runaway JS heap meets V8's own,
+ * clearly reported limit before the process limit; the rest is for pixels (ArrayBuffers), sharp/libvips and code.
+ * @default 0.5
+ */
+export const EDITOR_HEAP_SHARE = 0.5;
+
+/** Smallest V8 old space given, whatever the cap: below it the editor cannot even load. @default 128 MiB */
+export const EDITOR_MIN_HEAP_BYTES = 128 * 1024 * 1024;
+
+/**
+ * How often the editor's resident memory is read (`/proc/<pid>/status`) and compared with the cap, for memory the
+ * process limit does not count (file-backed or shared mappings, platforms without `RLIMIT_DATA`). @default 250
+ */
+export const EDITOR_MEMORY_SAMPLE_MS = 250;
+
+/** How long `close()` waits for the editor process to exit by itself before killing it. @default 2_000 */
+export const EDITOR_CLOSE_GRACE_MS = 2_000;
+
+/**
+ * How long a starting editor may take to answer `ready` (load sharp, build the sample or open `--open`) before it
+ * is killed and `connect()` fails. @default 60_000
+ */
+export const EDITOR_START_TIMEOUT_MS = 60_000;
+
+/** Bytes of the editor's stderr kept to name the cause of a crash ("JavaScript heap out of memory"). @default 8 KiB */
+export const EDITOR_STDERR_TAIL_BYTES = 8 * 1024;
+
+/**
+ * Where the kernel cannot kill the editor with the bridge (no `setpriv`, not Linux), how often the editor's watchdog
+ * thread checks that its parent is still the bridge; a stuck editor is killed by it within this time. @default 1_000
+ */
+export const EDITOR_ORPHAN_CHECK_MS = 1_000;

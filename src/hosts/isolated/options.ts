@@ -1,0 +1,40 @@
+import type { Logger } from "../../logger.js";
+import type { EmbeddedHostOptions } from "../embedded/index.js";
+import type { HostAdapter } from "../host.js";
+
+/** Options of `createIsolatedEmbeddedHost`: the embedded editor's own, plus how its process is run. */
+export interface IsolatedEmbeddedHostOptions
+  extends Pick<EmbeddedHostOptions, "sample" | "open" | "maxDocumentPixels" | "scriptLimits" | "cutout" | "files"> {
+  /** The bridge's logger; the editor's own log lines arrive in it with `actor: "editor"`. @default none */
+  readonly logger?: Logger | undefined;
+  /**
+   * After a call is cancelled (its `ctx.signal` aborted), how long the editor may take to answer before its process
+   * is killed and `lost$` emits: a `for(;;){}` in a script or a stuck native call must not hold the editor.
+   * @default DEFAULT_LIMITS.editorKillGraceMs (2_000)
+   */
+  readonly killGraceMs?: number | undefined;
+  /**
+   * Memory cap of the editor process, native memory included: `RLIMIT_DATA` (through `/bin/sh`'s `ulimit -d`),
+   * V8's old space at `EDITOR_HEAP_SHARE` of it, and an RSS sampler that kills the process past it.
+   * @default DEFAULT_LIMITS.editorMaxMemoryBytes (4 GiB)
+   */
+  readonly maxMemoryBytes?: number | undefined;
+  /**
+   * Apply the cap as `RLIMIT_DATA` too. Off, only V8's cap and the RSS sampler apply (as on Windows, which has no
+   * `/bin/sh`).
+   * @default true
+   */
+  readonly rlimit?: boolean | undefined;
+  /** Extra Node flags for the editor process (the bridge's own `execArgv` is not inherited). @default [] */
+  readonly execArgv?: readonly string[] | undefined;
+  /** Forward the editor process's stderr to the bridge's. @default true */
+  readonly forwardStderr?: boolean | undefined;
+}
+
+/** The embedded editor in its own process, seen as a `HostAdapter` with its process's vital signs. */
+export type IsolatedHost = HostAdapter & {
+  /** How many times the editor process was lost after it had become ready. */
+  readonly restarts: number;
+  /** Pid of the running editor process, if one is running. */
+  readonly pid: number | undefined;
+};

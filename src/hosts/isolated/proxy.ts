@@ -1,0 +1,79 @@
+import { DEFAULT_LIMITS } from "../../limits.js";
+import { CUTOUT_EVENT } from "../embedded/cutout/index.js";
+import { EMBEDDED_EVENT_TYPES } from "../embedded/events.js";
+import { embeddedScriptLanguage } from "../embedded/scripts.js";
+import { DEFAULT_SCRIPT_LIMITS } from "../embedded/scripts/index.js";
+import type { HostAdapter, HostCallContext } from "../host.js";
+import type { IsolatedEmbeddedHostOptions, IsolatedHost } from "./options.js";
+import { EDITOR_RESTARTED_EVENT, HOST_OPS, TEST_OP_PREFIX, type HostOp } from "./protocol.js";
+import { EditorSupervisor } from "./supervisor.js";
+import { TEST_HOOK, type TestHook } from "./test-hooks.js";
+
+/** The spec's main events, which the embedded editor produces besides its own. */
+const MAIN_EVENT_TYPES = ["selection:changed", "layer:selectionChange", "layer:previewChange"] as const;
+
+/** Every operation of the embedded editor, each forwarded to its process. */
+type HostOps = { [K in HostOp]-?: NonNullable<HostAdapter[K]> };
+
+/**
+ * The embedded editor in its own process, behind a proxy with the full `HostAdapter` of `createEmbeddedHost`: same
+ * `kind`, event types (plus `editor:restarted`), script language and operations, local files. Its scripts,
+ * compositing, PSD reading and writing, cutouts and import decoding run off the bridge's thread; a stuck call, an
+ * out-of-memory or a native crash ends that process, never the bridge, and `connect()` starts a fresh one.
+ * See `README.md` beside this file.
+ *
+ * @example
+ * const host = createIsolatedEmbeddedHost({ sample: true, logger });
+ * await host.connect();
+ * host.lost$.subscribe((error) => logger.warn(error.message));
+ */
+export function createIsolatedEmbeddedHost(options: IsolatedEmbeddedHostOptions = {}): IsolatedHost {
+  const eventTypes = [...EMBEDDED_EVENT_TYPES, CUTOUT_EVENT, EDITOR_RESTARTED_EVENT];
+  const supervisor = new EditorSupervisor({
+    init: {
+      sample: options.sample !== false,
+      open: options.open,
+      maxDocumentPixels: options.maxDocumentPixels,
+      scriptLimits: options.scriptLimits,
+      cutout: options.cutout,
+      files: options.files,
+      logLevel: options.logger?.level ?? "silent",
+    },
+    process: {
+      execArgv: options.execArgv ?? [],
+      maxMemoryBytes: options.maxMemoryBytes ?? DEFAULT_LIMITS.editorMaxMemoryBytes,
+      rlimit: options.rlimit !== false,
+      forwardStderr: options.forwardStderr !== false,
+    },
+    killGraceMs: options.killGraceMs ?? DEFAULT_LIMITS.editorKillGraceMs,
+    eventTypes: new Set<string>([...MAIN_EVENT_TYPES, ...EMBEDDED_EVENT_TYPES, CUTOUT_EVENT]),
+    logger: options.logger,
+  });
+  const operations = Object.fromEntries(
+    HOST_OPS.map((op) => [op, (ctx: HostCallContext, ...args: unknown[]) => supervisor.call(op, ctx, args)]),
+  ) as unknown as HostOps;
+
+  const host: IsolatedHost = {
+    kind: "embedded",
+    eventTypes,
+    filesystem: "local",
+    scriptLanguage: embeddedScriptLanguage({ ...DEFAULT_SCRIPT_LIMITS, ...options.scriptLimits }),
+    lost$: supervisor.lost$,
+    connect: () => supervisor.connect(),
+    close: () => supervisor.close(),
+    events: (type) => supervisor.events(type),
+    ...operations,
+    get restarts() {
+      return supervisor.restarts;
+    },
+    get pid() {
+      return supervisor.pid;
+    },
+  };
+  // The tests' way to make the editor fail on purpose (`test-hooks.ts`); hidden from enumeration.
+  Object.defineProperty(host, TEST_HOOK, {
+    value: (hook: TestHook, ctx?: HostCallContext) =>
+      supervisor.call(`${TEST_OP_PREFIX}${hook}`, ctx ?? { signal: new AbortController().signal, caller: "test" }, []),
+  });
+  return host;
+}

@@ -1,0 +1,211 @@
+import { merge, Subject, type Observable } from "rxjs";
+import type { Logger } from "../../logger.js";
+import { BridgeError } from "../../protocol/index.js";
+import type { HostCallContext, HostInfo } from "../host.js";
+import { PendingCalls } from "./calls.js";
+import { EditorProcess, type EditorProcessOptions } from "./editor-process.js";
+import { EDITOR_CLOSE_GRACE_MS, EDITOR_START_TIMEOUT_MS } from "./limits.js";
+import { EDITOR_RESTARTED_EVENT, fromWireError, type ChildMessage, type EditorInit, type EditorRestartedEvent } from "./protocol.js";
+import { EventRelay } from "./relay.js";
+import { resolveChildEntry } from "./spawn.js";
+
+/** Everything a supervisor needs to start editor processes. */
+export interface SupervisorSettings {
+  /** The editor's options; `sample` and `open` apply to the first start only (not after a loss). */
+  readonly init: Omit<EditorInit, "firstDocumentId">;
+  readonly process: Omit<EditorProcessOptions, "entry">;
+  readonly killGraceMs: number;
+  /** Every event type the editor process can emit (`events()` answers `undefined` for others). */
+  readonly eventTypes: ReadonlySet<string>;
+  readonly logger: Logger | undefined;
+}
+
+const LOG_LEVELS = new Set(["trace", "debug", "info", "warn", "error", "fatal"]);
+
+/** A lost process's documents, reported once a fresh process is ready. */
+interface Loss {
+  readonly reason: string;
+  readonly ids: number[];
+}
+
+/**
+ * Runs the embedded editor in a child process and restarts it after a loss: the state behind the isolated host.
+ * `connect()` starts a fresh process whenever none is ready; when a process that was ready ends for any reason but
+ * `close()`, its calls fail with `HOST_UNAVAILABLE` and `lost$` emits the cause. Once the next process is ready,
+ * each document the lost one had open is reported by `closedDocument`, then `editor:restarted` says why. Document
+ * ids continue past the lost process's, so none is ever reused.
+ */
+export class EditorSupervisor {
+  readonly lost$: Observable<Error>;
+  private readonly lostSubject = new Subject<Error>();
+  private readonly closedDocuments = new Subject<{ documentId: number }>();
+  private readonly restarted = new Subject<EditorRestartedEvent>();
+  private readonly relay = new EventRelay((message) => {
+    if (this.ready) this.editor?.send(message);
+  });
+  private readonly calls: PendingCalls;
+  private editor: EditorProcess | undefined;
+  /** The current process answered `ready` (and has not ended). */
+  private ready = false;
+  private hostVersion: string | undefined;
+  private starting: Promise<HostInfo> | undefined;
+  private startWaiter: { resolve(hostVersion: string | undefined): void; reject(error: Error): void } | undefined;
+  private closing: Promise<void> | undefined;
+  /** A process became ready since construction or the last `close()`: the sample and `open` are not made again. */
+  private started = false;
+  private openIds: number[] = [];
+  private nextId = 1;
+  private pendingLoss: Loss | undefined;
+  private losses = 0;
+
+  constructor(private readonly settings: SupervisorSettings) {
+    this.lost$ = this.lostSubject.asObservable();
+    this.calls = new PendingCalls(settings.killGraceMs);
+  }
+
+  get restarts(): number {
+    return this.losses;
+  }
+
+  get pid(): number | undefined {
+    return this.editor?.pid;
+  }
+
+  connect(): Promise<HostInfo> {
+    if (this.editor !== undefined && this.ready) return Promise.resolve({ hostVersion: this.hostVersion });
+    this.starting ??= this.start().finally(() => {
+      this.starting = undefined;
+    });
+    return this.starting;
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.shutdown().finally(() => {
+      this.closing = undefined;
+    });
+    return this.closing;
+  }
+
+  events(type: string): Observable<unknown> | undefined {
+    if (type === EDITOR_RESTARTED_EVENT) return this.restarted.asObservable();
+    if (!this.settings.eventTypes.has(type)) return undefined;
+    const stream = this.relay.stream(type);
+    return type === "closedDocument" ? merge(stream, this.closedDocuments) : stream;
+  }
+
+  /** One `HostAdapter` operation (or test hook), run in the editor process. */
+  call(op: string, ctx: HostCallContext, args: unknown[]): Promise<unknown> {
+    const editor = this.editor;
+    if (editor === undefined || !this.ready) {
+      return Promise.reject(new BridgeError("HOST_UNAVAILABLE", "The embedded editor's process is not running", { retryable: true }));
+    }
+    return this.calls.start(editor, op, ctx, args);
+  }
+
+  private async start(): Promise<HostInfo> {
+    if (this.closing !== undefined) await this.closing;
+    const entry = resolveChildEntry();
+    const first = !this.started;
+    const editor: EditorProcess = new EditorProcess(
+      { ...this.settings.process, entry },
+      { message: (message) => this.onMessage(editor, message), exit: (reason) => this.onExit(editor, reason) },
+    );
+    this.editor = editor;
+    const ready = new Promise<string | undefined>((resolve, reject) => {
+      this.startWaiter = { resolve, reject };
+    });
+    const timer = setTimeout(() => editor.kill(`editor did not start within ${EDITOR_START_TIMEOUT_MS} ms`), EDITOR_START_TIMEOUT_MS);
+    const { init } = this.settings;
+    editor.send({
+      kind: "init",
+      options: { ...init, sample: first && init.sample, open: first ? init.open : undefined, firstDocumentId: this.nextId },
+    });
+    try {
+      this.hostVersion = await ready;
+    } finally {
+      clearTimeout(timer);
+      this.startWaiter = undefined;
+    }
+    return { hostVersion: this.hostVersion };
+  }
+
+  private onMessage(editor: EditorProcess, message: ChildMessage): void {
+    if (editor !== this.editor) return;
+    switch (message.kind) {
+      case "result":
+        this.calls.settle(message);
+        return;
+      case "event":
+        this.relay.deliver(message.type, message.data);
+        return;
+      case "documents":
+        this.openIds = message.ids;
+        this.nextId = Math.max(this.nextId, message.nextId);
+        return;
+      case "log":
+        this.forwardLog(message);
+        return;
+      case "ready":
+        this.onReady(message.hostVersion);
+        return;
+      case "failed":
+        // The editor could not start (`open` unreadable…): this process is done, deliberately.
+        this.editor = undefined;
+        editor.kill("editor failed to start");
+        this.startWaiter?.reject(fromWireError(message.error));
+        return;
+    }
+  }
+
+  private onReady(hostVersion: string | undefined): void {
+    this.ready = true;
+    this.started = true;
+    this.relay.resubscribe();
+    const loss = this.pendingLoss;
+    this.pendingLoss = undefined;
+    if (loss !== undefined) {
+      for (const documentId of loss.ids) this.closedDocuments.next({ documentId });
+      this.restarted.next({ reason: loss.reason, restarts: this.losses, lostDocumentIds: loss.ids });
+      this.settings.logger?.info({ actor: "editor", pid: this.pid, restarts: this.losses, lostDocumentIds: loss.ids }, "editor restarted");
+    }
+    this.startWaiter?.resolve(hostVersion);
+  }
+
+  private onExit(editor: EditorProcess, reason: string): void {
+    if (editor !== this.editor) return; // closed or given up on deliberately
+    this.editor = undefined;
+    const wasReady = this.ready;
+    this.ready = false;
+    const unavailable = (): BridgeError =>
+      new BridgeError("HOST_UNAVAILABLE", `The embedded editor's process ended: ${reason}`, { retryable: true, details: { reason } });
+    this.calls.failAll(unavailable);
+    if (!wasReady) {
+      this.startWaiter?.reject(unavailable());
+      return;
+    }
+    this.losses++;
+    this.pendingLoss = { reason, ids: [...(this.pendingLoss?.ids ?? []), ...this.openIds] };
+    this.openIds = [];
+    this.settings.logger?.warn({ actor: "editor", reason, restarts: this.losses }, "editor process lost");
+    this.lostSubject.next(new Error(reason));
+  }
+
+  private async shutdown(): Promise<void> {
+    const editor = this.editor;
+    this.editor = undefined;
+    this.ready = false;
+    this.started = false;
+    this.pendingLoss = undefined;
+    this.openIds = [];
+    this.calls.failAll(() => new BridgeError("HOST_UNAVAILABLE", "The embedded editor was closed", { retryable: true }));
+    this.startWaiter?.reject(new BridgeError("HOST_UNAVAILABLE", "The embedded editor was closed while it started", { retryable: true }));
+    await editor?.close(EDITOR_CLOSE_GRACE_MS);
+  }
+
+  private forwardLog({ level, obj, msg }: Extract<ChildMessage, { kind: "log" }>): void {
+    const logger = this.settings.logger;
+    if (logger === undefined) return;
+    const method = (LOG_LEVELS.has(level) ? level : "info") as "info";
+    logger[method]({ ...obj, actor: "editor" }, msg);
+  }
+}

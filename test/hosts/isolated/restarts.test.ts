@@ -1,0 +1,97 @@
+import { firstValueFrom, merge, map, type Observable } from "rxjs";
+import { describe, expect, it } from "vitest";
+import { createIsolatedEmbeddedHost, type EditorRestartedEvent } from "../../../src/hosts/isolated/index.js";
+import { runTestHook } from "../../../src/hosts/isolated/test-hooks.js";
+import { eventually } from "../../helpers/gc.js";
+import { ctx, isRunning, record, startIsolated } from "./_support.js";
+
+/** Short, so the kill follows the cancel quickly; the rule does not depend on its size. */
+const KILL_GRACE_MS = 300;
+/** The call's deadline: long enough for the editor to be inside the script when it passes. */
+const CALL_DEADLINE_MS = 1_000;
+
+type Announcement = { closed: number } | { restarted: EditorRestartedEvent };
+
+/** `closedDocument` and `editor:restarted` events in the order they arrive. */
+function announcements(host: { events(type: string): Observable<unknown> | undefined }, count: number): Promise<Announcement[]> {
+  const closed = (host.events("closedDocument") as Observable<{ documentId: number }>).pipe(map((e) => ({ closed: e.documentId })));
+  const restarted = (host.events("editor:restarted") as Observable<EditorRestartedEvent>).pipe(map((e) => ({ restarted: e })));
+  return record<Announcement>(merge(closed, restarted), count);
+}
+
+describe("isolated embedded editor: deadlines enforced from outside, restarts", () => {
+  it("a script stuck in for(;;){} is killed after the grace; a fresh editor reports the lost documents and never reuses an id", async () => {
+    const host = await startIsolated({ sample: true, killGraceMs: KILL_GRACE_MS });
+    const created = await host.createDocument!(ctx(), { width: 10, height: 10, name: "Second", background: [0, 0, 0, 255] });
+    expect(created.id).toBe(2);
+    // Warm up: the first run compiles QuickJS; the stuck run must be inside its loop when the deadline passes.
+    await host.runScript!(ctx(), { source: "1", language: "javascript", params: undefined, timeoutMs: 5000 });
+    const firstPid = host.pid;
+    const lost = firstValueFrom(host.lost$);
+    const announced = announcements(host, 3);
+    const stuck = host.runScript!(ctx(AbortSignal.timeout(CALL_DEADLINE_MS)), {
+      source: "for(;;){}",
+      language: "javascript",
+      params: undefined,
+      timeoutMs: 60_000,
+    });
+    const error = await stuck.catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ code: "HOST_UNAVAILABLE", retryable: true, details: { reason: expect.stringMatching(/ignoring a cancelled call/) } });
+    expect((await lost).message).toBe(`editor killed after ignoring a cancelled call for ${KILL_GRACE_MS} ms (runScript)`);
+    expect(host.pid).toBeUndefined();
+    expect(isRunning(firstPid!)).toBe(false);
+    expect(host.restarts).toBe(1);
+
+    await host.connect();
+    expect(host.pid).not.toBe(firstPid);
+    expect(await announced).toEqual([
+      { closed: 1 },
+      { closed: 2 },
+      { restarted: { reason: expect.stringMatching(/ignoring a cancelled call/), restarts: 1, lostDocumentIds: [1, 2] } },
+    ]);
+    // The sample is not made again: the documents are gone and the bridge says so.
+    expect(await host.listDocuments(ctx())).toEqual([]);
+    const next = await host.createDocument!(ctx(), { width: 10, height: 10, name: "Third", background: [0, 0, 0, 255] });
+    expect(next.id).toBe(3);
+  });
+
+  it("a stuck native call that never reads its cancel is killed after the grace, and every call in flight fails", async () => {
+    const host = await startIsolated({ sample: false, killGraceMs: KILL_GRACE_MS });
+    const controller = new AbortController();
+    const lost = firstValueFrom(host.lost$);
+    const stuck = runTestHook(host, "block", ctx(controller.signal)).catch((caught: unknown) => caught);
+    const queued = host.listDocuments(ctx()).catch((caught: unknown) => caught);
+    controller.abort();
+    expect(await stuck).toMatchObject({ code: "HOST_UNAVAILABLE" });
+    expect(await queued).toMatchObject({ code: "HOST_UNAVAILABLE", retryable: true });
+    expect((await lost).message).toMatch(/ignoring a cancelled call/);
+    await host.connect();
+    expect(await host.listDocuments(ctx())).toEqual([]);
+  });
+
+  it("a call whose signal already aborted answers TIMEOUT without reaching the editor", async () => {
+    const host = await startIsolated({ sample: true, killGraceMs: KILL_GRACE_MS });
+    const controller = new AbortController();
+    controller.abort();
+    await expect(host.getDocument(ctx(controller.signal), 1)).rejects.toMatchObject({ code: "TIMEOUT" });
+    expect((await host.getDocument(ctx(), 1)).id).toBe(1);
+    expect(host.restarts).toBe(0);
+  });
+
+  it("close() ends the editor process without a loss, is idempotent, and a later connect() starts afresh", async () => {
+    const host = createIsolatedEmbeddedHost({ sample: true, forwardStderr: false });
+    let losses = 0;
+    host.lost$.subscribe(() => losses++);
+    await host.connect();
+    const pid = host.pid!;
+    await Promise.all([host.close(), host.close()]);
+    await host.close();
+    expect(host.pid).toBeUndefined();
+    await eventually(() => !isRunning(pid), "the editor process to end");
+    await expect(host.getDocument(ctx(), 1)).rejects.toMatchObject({ code: "HOST_UNAVAILABLE" });
+    await host.connect();
+    expect((await host.listDocuments(ctx())).map((doc) => doc.name)).toEqual(["Sample"]);
+    await host.close();
+    expect(losses).toBe(0);
+  });
+});

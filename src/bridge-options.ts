@@ -23,7 +23,15 @@ export interface BridgeOptions {
    */
   editors?: number;
   /** Options of the embedded editor when `host` is not given. */
-  embedded?: EmbeddedHostOptions;
+  embedded?: EmbeddedHostOptions & {
+    /**
+     * Where the embedded editor runs: `process`, its own child process (heavy work never blocks the bridge's
+     * clients; a crash, a stuck script or running out of memory restarts the editor, never the bridge), or
+     * `inline`, the bridge's own thread (embedders that drive the editor directly; tests of the editor itself).
+     * @default "process"
+     */
+    isolation?: "process" | "inline";
+  };
   /** Folders `jsx:execute` runs named scripts from, on every editor (never outside them). @default [] */
   scriptDirs?: string[];
   /** Where `layer:importImage` may read images from. */

@@ -13,6 +13,7 @@ import { bridgeGauges } from "./actors/metrics.js";
 import { DEFAULT_LISTEN, type BridgeOptions } from "./bridge-options.js";
 import { createFilePolicy, UNCONFINED, type FileAccess, type FilePolicy } from "./files/index.js";
 import { createEmbeddedHost } from "./hosts/embedded/index.js";
+import { createIsolatedEmbeddedHost } from "./hosts/isolated/index.js";
 import type { HostAdapter } from "./hosts/host.js";
 import type { ImportPolicy } from "./imports/index.js";
 import { resolveLimits, type Limits } from "./limits.js";
@@ -63,7 +64,7 @@ export interface Bridge {
 }
 
 /** The editors of the bridge: `hosts`, or `host`, or `editors` embedded editors (one by default). */
-function editorHosts(options: BridgeOptions, log: Logger, files: FileAccess): HostAdapter[] {
+function editorHosts(options: BridgeOptions, log: Logger, files: FileAccess, limits: Limits): HostAdapter[] {
   if (options.hosts !== undefined && options.host !== undefined) throw new BridgeError("BAD_REQUEST", "Give either host or hosts, not both");
   const given = options.hosts ?? (options.host === undefined ? undefined : [options.host]);
   if (given !== undefined) return given;
@@ -71,15 +72,14 @@ function editorHosts(options: BridgeOptions, log: Logger, files: FileAccess): Ho
   if (!Number.isInteger(count) || count < 1 || count > MAX_EDITORS) {
     throw new BridgeError("BAD_REQUEST", `editors must be an integer from 1 to ${MAX_EDITORS}, got ${count}`);
   }
-  return Array.from({ length: count }, (_, i) =>
-    createEmbeddedHost({
-      logger: log.child({ actor: "host", editor: `embedded-${i + 1}` }),
-      files,
-      ...options.embedded,
-      // The sample document and `--open` go to the first editor only.
-      ...(i === 0 ? {} : { sample: false, open: undefined }),
-    }),
-  );
+  const { isolation = "process", ...embedded } = options.embedded ?? {};
+  return Array.from({ length: count }, (_, i) => {
+    const logger = log.child({ actor: "host", editor: `embedded-${i + 1}` });
+    // The sample document and `--open` go to the first editor only.
+    const own = { ...embedded, logger, files, ...(i === 0 ? {} : { sample: false, open: undefined }) };
+    if (isolation === "inline") return createEmbeddedHost(own);
+    return createIsolatedEmbeddedHost({ ...own, killGraceMs: limits.editorKillGraceMs, maxMemoryBytes: limits.editorMaxMemoryBytes });
+  });
 }
 
 /** Refuses listen addresses the security defaults forbid: off loopback, a token and files roots (or consent). */
@@ -132,7 +132,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
       return filePolicy;
     },
   };
-  const hosts = editorHosts(options, log, files);
+  const hosts = editorHosts(options, log, files, limits);
   const host = hosts[0]!;
   const actor = createActor(bridgeMachine).start();
   const pool = new EditorPool(hosts, limits, log);

@@ -87,9 +87,10 @@ export const DEFAULT_LIMITS = {
   /**
    * After a call to an editor running in its own process is cancelled (deadline or shutdown), how long the editor
    * may take to answer before it is killed and restarted: a `for(;;){}` in a script or a stuck native call must
-   * not hold the editor forever.
+   * not hold the editor forever. Shorter than `abortGraceMs`, so the editor is restarted before the next queued call
+   * is given to it.
    */
-  editorKillGraceMs: 2_000,
+  editorKillGraceMs: 1_000,
   /**
    * Memory of an editor running in its own process, native memory included (`RLIMIT_DATA` plus an RSS sampler):
    * one huge document or a leak kills and restarts that editor, never the bridge or the machine.

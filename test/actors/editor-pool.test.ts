@@ -13,7 +13,7 @@ describe("a pool of embedded editors", () => {
     const harness = await startBridge({ editors: 3 });
     const a = await harness.connect("/ws?name=a");
     const b = await harness.connect("/ws?name=b");
-    const c = await harness.connect("/ws?name=c");
+    await harness.connect("/ws?name=c");
     const { clients, editors } = await a.call<{ clients: Array<{ name: string; editorId: string }>; editors: Array<{ id: string; clients: number }> }>(
       "server:clients",
     );

@@ -1,3 +1,4 @@
+import type { BridgeOptions } from "../../src/bridge.js";
 import { mkdir, mkdtemp, readdir, readFile, realpath, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -33,10 +34,10 @@ describe.each(MATRIX)("saving without losing data over $label", ({ editor, trans
   let harness: Harness;
   let t: ConformanceTransport;
   let dir = "";
-  const setup = async (): Promise<void> => {
+  const setup = async (options: BridgeOptions = {}): Promise<void> => {
     dir = join(base, `${editor.label.replace(" ×", "x")}-${transportName}-${Math.random().toString(36).slice(2)}`);
     await mkdir(dir);
-    harness = await editor.start({ files: { roots: [dir] } });
+    harness = await editor.start({ ...options, files: { roots: [dir] } });
     t = await make(harness);
   };
   const ok = (outcome: Outcome): Record<string, unknown> => {
@@ -103,7 +104,8 @@ describe.each(MATRIX)("saving without losing data over $label", ({ editor, trans
   });
 
   itEmbedded("a save interrupted by a full disk leaves the original intact and no temporary file", async () => {
-    await setup();
+    // The disk is made full by patching this process's file writes, so the editor runs in this process here.
+    await setup({ embedded: { isolation: "inline" } });
     const path = join(dir, "poster.psd");
     await writeFile(path, poster);
     ok(await t.call("document:open", { path: "poster.psd" }));

@@ -64,8 +64,11 @@ export class PooledHost implements HostAdapter {
 
   async connect() {
     const info = await this.inner.connect();
-    // The documents the editor starts with get their ids now, in pool order: the first editor's sample keeps id 1.
-    for (const doc of await this.inner.listDocuments({ signal: NEVER_ABORTED, caller: "bridge" })) this.ids.toBridge(this.id, doc.id);
+    // In a pool, the documents an editor starts with get their ids now, in pool order: the first editor's sample
+    // keeps id 1. A sole editor's ids are always its own.
+    if (!this.sole) {
+      for (const doc of await this.inner.listDocuments({ signal: NEVER_ABORTED, caller: "bridge" })) this.ids.toBridge(this.id, doc.id);
+    }
     const loss = this.pendingLoss;
     this.pendingLoss = undefined;
     if (loss !== undefined) {

@@ -25,7 +25,8 @@ const starting: Array<Promise<Endpoint> | undefined> = [];
  * second GIMP for pools of two.
  */
 export function sharedGimp(index = 0): Promise<Endpoint> {
-  const supervisor = (shared[index] ??= new GimpSupervisor({ binary: GIMP_BINARY }));
+  shared[index] ??= new GimpSupervisor({ binary: GIMP_BINARY });
+  const supervisor = shared[index];
   starting[index] ??= supervisor.start().finally(() => {
     starting[index] = undefined;
   });

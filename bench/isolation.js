@@ -1,0 +1,304 @@
+// The embedded editor off the broker's thread, and a pool of editors. Four measurements, each beside a baseline
+// run in this same process:
+//
+//   stall:      while one client runs a heavy call, other clients ping `GET /health` and WS `getServerInfo` every
+//               20 ms; the worst and median latency of those pings, with the editor in the bridge's own thread
+//               ("inline", the old way) and in its own process (the default), beside a bare `node:http` handler
+//               pinged at the same moment. Heavy calls: `image:exportDocument` of a 4000×4000 document with 4
+//               blend-mode layers, and `jsx:run` of `for(;;){}` with `timeoutMs: 3000`.
+//   throughput: 8 clients each exporting their own 2000×1500 document with blend-mode layers as fast as they can,
+//               `editors: 2` vs `editors: 1` (both in their own processes): exports per second.
+//   per call:   `document:current` over WS (16 connections × 4 in flight) and one 2000×1500 PNG export, editor in
+//               its own process vs inline.
+//   memory:     1,000 exports through the editor process; heap and RSS of the bridge and RSS of the editor.
+//
+//   node bench/isolation.js   (after `npm run build`); also `node bench/run.js isolation`
+//
+// Environment: BENCH_ROUNDS (5), BENCH_DURATION_MS (2000), BENCH_STALL_SIZE (4000), BENCH_MEMORY_EXPORTS (1000).
+import { readFileSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { initializeCanvas, writePsdBuffer } from "ag-psd";
+import { createBridge } from "../dist/index.js";
+import { fmtBytes, fmtMs, fmtRate, fmtRatio, latencyRow, log, loopRate, median, now, openSocket, printIfMain, request, ROUNDS, sleep, throughputRow } from "./_lib.js";
+
+const STALL_SIZE = Number(process.env.BENCH_STALL_SIZE ?? 4000);
+const MEMORY_EXPORTS = Number(process.env.BENCH_MEMORY_EXPORTS ?? 1000);
+const PING_EVERY_MS = 20;
+const STALL_TARGET_MS = 50;
+const POOL_TARGET = 1.6;
+const HOP_RPC_TARGET = 0.9;
+const HOP_EXPORT_TARGET = 1.05;
+
+/** A PSD of `width`×`height`: an opaque background and three half-transparent layers in multiply, screen, overlay. */
+function blendFixture(width, height) {
+  initializeCanvas(
+    (w, h) => ({ width: w, height: h }),
+    (w, h) => ({ width: w, height: h, data: new Uint8ClampedArray(w * h * 4) }),
+  );
+  const layer = (seed) => {
+    const w = Math.round(width * 0.7);
+    const h = Math.round(height * 0.7);
+    const data = new Uint8ClampedArray(w * h * 4);
+    for (let i = 0; i < data.length; i += 4) {
+      const p = i / 4;
+      data[i] = (p * seed) % 256;
+      data[i + 1] = (p >> 8) % 256;
+      data[i + 2] = (seed * 70) % 256;
+      data[i + 3] = 96 + ((p + seed * 31) % 160);
+    }
+    return { width: w, height: h, data };
+  };
+  const background = { width, height, data: new Uint8ClampedArray(width * height * 4).fill(200) };
+  return writePsdBuffer({
+    width,
+    height,
+    children: [
+      { name: "Background", left: 0, top: 0, imageData: background },
+      { name: "A", left: 0, top: 0, imageData: layer(1), blendMode: "multiply" },
+      { name: "B", left: Math.round(width * 0.3), top: 0, imageData: layer(2), blendMode: "screen" },
+      { name: "C", left: Math.round(width * 0.15), top: Math.round(height * 0.3), imageData: layer(3), blendMode: "overlay" },
+    ],
+  });
+}
+
+async function startBridge(options) {
+  const bridge = createBridge({ listen: { host: "127.0.0.1", port: 0 }, embedded: { sample: false, ...options.embedded }, ...options, limits: { longCallTimeoutMs: 120_000, ...options.limits } });
+  await bridge.start();
+  return bridge;
+}
+
+/** A bare `node:http` server answering `{"status":"ok"}`: what a ping costs when nothing else runs on the loop. */
+async function bareHttp() {
+  const server = createServer((_req, res) => {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end('{"status":"ok"}');
+  });
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((resolve) => server.close(resolve)) };
+}
+
+/** Pings `ping()` every PING_EVERY_MS until `until` settles; resolves with the latencies (ms). */
+async function pingDuring(until, ping) {
+  const samples = [];
+  let done = false;
+  until.finally(() => {
+    done = true;
+  });
+  while (!done) {
+    const t0 = now();
+    await ping();
+    samples.push(now() - t0);
+    await sleep(PING_EVERY_MS);
+  }
+  return samples;
+}
+
+const worst = (values) => Math.max(...values);
+
+async function stall(fixture) {
+  const rows = [];
+  const bare = await bareHttp();
+  try {
+    for (const heavy of ["export", "script"]) {
+      for (const isolation of ["inline", "process"]) {
+        const bridge = await startBridge({ embedded: { isolation } });
+        try {
+          const worker = await openSocket(bridge.wsUrl);
+          const pinger = await openSocket(bridge.wsUrl);
+          let id = 0;
+          if (heavy === "export") await request(worker, "open", "document:open", { path: fixture }, 120_000);
+          const call =
+            heavy === "export"
+              ? request(worker, `h${++id}`, "image:exportDocument", { format: "png" }, 120_000)
+              : request(worker, `h${++id}`, "jsx:run", { script: "for(;;){}", timeoutMs: 3000 }, 120_000);
+          const t0 = now();
+          const [health, ws, bareSamples, answer] = await Promise.all([
+            pingDuring(call, () => fetch(`${bridge.url}/health`).then((r) => r.arrayBuffer())),
+            pingDuring(call, () => request(pinger, `p${++id}`, "getServerInfo")),
+            pingDuring(call, () => fetch(bare.url).then((r) => r.arrayBuffer())),
+            call.catch((error) => ({ error })),
+          ]);
+          const took = now() - t0;
+          log(
+            `  stall ${heavy} (${isolation}): call ${fmtMs(took)}${answer?.ok === false ? ` (${answer.error?.code})` : ""}; ` +
+              `/health worst ${fmtMs(worst(health))} median ${fmtMs(median(health))} (${health.length} pings); ` +
+              `WS getServerInfo worst ${fmtMs(worst(ws))} median ${fmtMs(median(ws))}; bare node:http worst ${fmtMs(worst(bareSamples))}`,
+          );
+          rows.push({
+            benchmark: `stall: worst /health during ${heavy} (${isolation})`,
+            bridge: fmtMs(worst(health)),
+            baseline: fmtMs(worst(bareSamples)),
+            ratio: fmtRatio(worst(health) / worst(bareSamples)),
+            target: isolation === "process" ? `<= ${STALL_TARGET_MS} ms` : "(before)",
+            result: isolation === "process" ? (worst(health) <= STALL_TARGET_MS && worst(ws) <= STALL_TARGET_MS ? "pass" : "FAIL") : "-",
+          });
+          rows.push({
+            benchmark: `stall: worst WS getServerInfo during ${heavy} (${isolation})`,
+            bridge: fmtMs(worst(ws)),
+            baseline: fmtMs(worst(bareSamples)),
+            ratio: fmtRatio(worst(ws) / worst(bareSamples)),
+            target: isolation === "process" ? `<= ${STALL_TARGET_MS} ms` : "(before)",
+            result: "-",
+          });
+          worker.close();
+          pinger.close();
+        } finally {
+          await bridge.close();
+        }
+      }
+    }
+  } finally {
+    await bare.close();
+  }
+  return rows;
+}
+
+/** Exports per second of 8 clients, each on its own copy of the document, against `editors` editor processes. */
+async function exportsPerSecond(editors, fixture) {
+  const bridge = await startBridge({ editors });
+  try {
+    const clients = [];
+    for (let i = 0; i < 8; i++) {
+      const ws = await openSocket(bridge.wsUrl);
+      const doc = await request(ws, "open", "document:open", { path: fixture }, 120_000);
+      clients.push({ ws, documentId: doc.result.id, n: 0 });
+    }
+    let next = 0;
+    const client = () => clients[next++ % clients.length];
+    return await loopRate(clients.length, async () => {
+      const c = client();
+      const answer = await request(c.ws, `e${++c.n}`, "image:exportDocument", { documentId: c.documentId, format: "png" }, 120_000);
+      return answer.ok;
+    }, "exports");
+  } finally {
+    await bridge.close();
+  }
+}
+
+async function throughput(fixture) {
+  const one = [];
+  const two = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    if (round % 2 === 0) {
+      one.push(await exportsPerSecond(1, fixture));
+      two.push(await exportsPerSecond(2, fixture));
+    } else {
+      two.push(await exportsPerSecond(2, fixture));
+      one.push(await exportsPerSecond(1, fixture));
+    }
+  }
+  const figure = { bridge: median(two), baseline: median(one), ratio: median(two) / median(one) };
+  log(`  pool: 8 clients exporting 2000×1500 blend-mode documents: editors 2 ${fmtRate(figure.bridge)} exports/s, editors 1 ${fmtRate(figure.baseline)}`);
+  return [throughputRow("pool: exports/s, editors 2 vs editors 1", figure, POOL_TARGET)];
+}
+
+async function rpcRate(isolation) {
+  const bridge = await startBridge({ embedded: { isolation, sample: true } });
+  try {
+    const sockets = await Promise.all(Array.from({ length: 16 }, () => openSocket(bridge.wsUrl)));
+    let n = 0;
+    return await loopRate(64, () => request(sockets[n % 16], `c${++n}`, "document:current").then((a) => a.ok));
+  } finally {
+    await bridge.close();
+  }
+}
+
+async function exportTime(isolation, fixture) {
+  const bridge = await startBridge({ embedded: { isolation } });
+  try {
+    const ws = await openSocket(bridge.wsUrl);
+    await request(ws, "open", "document:open", { path: fixture }, 120_000);
+    const samples = [];
+    for (let i = 0; i < 4; i++) {
+      const t0 = now();
+      await request(ws, `x${i}`, "image:exportDocument", { format: "png" }, 120_000);
+      if (i > 0) samples.push(now() - t0); // the first one warms up
+    }
+    return median(samples);
+  } finally {
+    await bridge.close();
+  }
+}
+
+async function perCall(fixture) {
+  const rpc = { process: [], inline: [] };
+  const png = { process: [], inline: [] };
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? ["process", "inline"] : ["inline", "process"];
+    for (const isolation of order) {
+      rpc[isolation].push(await rpcRate(isolation));
+      png[isolation].push(await exportTime(isolation, fixture));
+    }
+  }
+  const rate = { bridge: median(rpc.process), baseline: median(rpc.inline), ratio: median(rpc.process) / median(rpc.inline) };
+  log(`  per call: document:current 16×4 process ${fmtRate(rate.bridge)}/s, inline ${fmtRate(rate.baseline)}/s`);
+  log(`  per call: PNG export 2000×1500 process ${fmtMs(median(png.process))}, inline ${fmtMs(median(png.inline))}`);
+  return [
+    throughputRow("hop: WS document:current 16x4, process vs inline", rate, HOP_RPC_TARGET),
+    latencyRow("hop: PNG export 2000x1500, process vs inline", median(png.process), median(png.inline), HOP_EXPORT_TARGET),
+  ];
+}
+
+/** RSS of a process from /proc (Linux), or NaN elsewhere. */
+function rssOf(pid) {
+  try {
+    const pages = Number(readFileSync(`/proc/${pid}/statm`, "utf8").split(" ")[1]);
+    return pages * 4096;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+async function memory(fixture) {
+  const bridge = await startBridge({});
+  try {
+    const ws = await openSocket(bridge.wsUrl);
+    await request(ws, "open", "document:open", { path: fixture }, 120_000);
+    const marks = [];
+    const mark = (n) => {
+      globalThis.gc?.();
+      const { heapUsed, rss } = process.memoryUsage();
+      marks.push({ n, heapUsed, rss, editor: rssOf(bridge.host.pid) });
+    };
+    for (let i = 0; i <= MEMORY_EXPORTS; i++) {
+      if (i % (MEMORY_EXPORTS / 4) === 0) mark(i);
+      if (i < MEMORY_EXPORTS) await request(ws, `m${i}`, "image:exportDocument", { format: "png" }, 120_000);
+    }
+    for (const m of marks) {
+      log(`  memory after ${m.n} exports: bridge heap ${fmtBytes(m.heapUsed)}, bridge RSS ${fmtBytes(m.rss)}, editor RSS ${fmtBytes(m.editor)}`);
+    }
+    const [first, second, , , last] = marks;
+    // From the first quarter on (caches warm): growth of the last quarter over the first.
+    return [
+      latencyRowBytes("memory: bridge RSS after 1000 exports vs after 250", last.rss, second.rss),
+      latencyRowBytes("memory: editor RSS after 1000 exports vs after 250", last.editor, second.editor),
+      latencyRowBytes("memory: bridge heap after 1000 exports vs at start", last.heapUsed, first.heapUsed),
+    ];
+  } finally {
+    await bridge.close();
+  }
+}
+
+function latencyRowBytes(benchmark, value, baseline) {
+  return { benchmark, bridge: fmtBytes(value), baseline: fmtBytes(baseline), ratio: fmtRatio(value / baseline), target: "(info)", result: "-" };
+}
+
+export async function run() {
+  const dir = await mkdtemp(join(tmpdir(), "bench-isolation-"));
+  try {
+    const big = join(dir, "big.psd");
+    const medium = join(dir, "medium.psd");
+    const small = join(dir, "small.psd");
+    await writeFile(big, blendFixture(STALL_SIZE, STALL_SIZE));
+    await writeFile(medium, blendFixture(2000, 1500));
+    await writeFile(small, blendFixture(800, 600));
+    return [...(await stall(big)), ...(await throughput(medium)), ...(await perCall(medium)), ...(await memory(small))];
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+await printIfMain(import.meta, run);

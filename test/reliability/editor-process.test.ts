@@ -1,0 +1,90 @@
+import { describe, expect, it } from "vitest";
+import type { IsolatedHost } from "../../src/hosts/isolated/index.js";
+import { runTestHook, TEST_HOOKS_ENV } from "../../src/hosts/isolated/test-hooks.js";
+import { startBridge, type Harness } from "../helpers/bridge.js";
+import type { TestClient } from "../helpers/ws-client.js";
+
+// The editor processes these bridges start serve the test hooks (they inherit this environment).
+process.env[TEST_HOOKS_ENV] = "1";
+
+interface EditorView {
+  id: string;
+  state: string;
+  restarts: number;
+  running: number;
+}
+
+async function editors(harness: Harness): Promise<EditorView[]> {
+  return ((await (await harness.http("/status")).json()) as { editors: EditorView[] }).editors;
+}
+
+/** Resolves once `condition` holds for the bridge's editors (read from `/status` after each turn, no sleeps). */
+async function until(harness: Harness, condition: (editors: EditorView[]) => boolean): Promise<void> {
+  while (!condition(await editors(harness))) await new Promise((resolve) => setImmediate(resolve));
+}
+
+/** A client of `editor` subscribed to what a lost editor reports. */
+async function watcher(harness: Harness, editor: string): Promise<TestClient> {
+  const client = await harness.connect(`/ws?editor=${editor}`);
+  await client.call("event:subscribe", { type: "closedDocument" });
+  await client.call("event:subscribe", { type: "editor:restarted" });
+  return client;
+}
+
+/** Six seconds of work inside one host call of a script: the editor's thread cannot read a cancel meanwhile. */
+const STUCK_IN_HOST_CALL = `const doc = app.documents.add(6000, 6000, "big");
+const a = doc.artLayers.add("a"); a.fill("#80808080"); a.blendMode = "multiply";
+const b = doc.artLayers.add("b"); b.fill("#40404080"); b.blendMode = "screen";
+doc.exportImage({ format: "png" });`;
+
+describe("the embedded editor in its own process", () => {
+  it("killed mid-call: the caller gets HOST_UNAVAILABLE, subscribers learn what was lost, the other editor carries on", async () => {
+    const harness = await startBridge({ editors: 2 });
+    const watch = await watcher(harness, "embedded-2");
+    const other = await harness.connect("/ws?editor=embedded-2");
+    const kept = await other.call<{ id: number }>("document:create", { width: 10, height: 10 });
+    const victim = await harness.connect("/ws?editor=embedded-1");
+    const call = victim.send("jsx:run", { script: "for(;;){}", timeoutMs: 60_000 });
+    await until(harness, (all) => all[0]!.running === 1);
+    process.kill((harness.bridge.host as IsolatedHost).pid!, "SIGKILL");
+    expect((await call).error).toMatchObject({ code: "HOST_UNAVAILABLE", retryable: true });
+    const closed = await watch.next((f) => f.type === "closedDocument");
+    expect(closed.data).toEqual({ documentId: 1 });
+    const restarted = await watch.next((f) => f.type === "editor:restarted");
+    expect(restarted.data).toMatchObject({ editorId: "embedded-1", restarts: 1, lostDocumentIds: [1] });
+    await until(harness, (all) => all[0]!.state === "ready");
+    expect((await editors(harness)).map((e) => e.restarts)).toEqual([1, 0]);
+    // The lost document is gone for good; the other editor's is untouched; the restarted editor works.
+    expect((await victim.send("document:layers", { documentId: 1 })).error).toMatchObject({ code: "DOCUMENT_NOT_FOUND" });
+    expect((await other.call<Array<{ id: number }>>("document:list")).map((d) => d.id)).toEqual([kept.id]);
+    const fresh = await victim.call<{ id: number; editorId: string }>("document:create", { width: 5, height: 5 });
+    expect(fresh.editorId).toBe("embedded-1");
+    expect(fresh.id).toBeGreaterThan(kept.id);
+  });
+
+  it("a script stuck in a host call answers TIMEOUT at its deadline and the editor is restarted", async () => {
+    const harness = await startBridge({ limits: { longCallTimeoutMs: 500, editorKillGraceMs: 500, abortGraceMs: 2_000 } });
+    const watch = await watcher(harness, "embedded-1");
+    const client = await harness.connect();
+    const answer = await client.send("jsx:run", { script: STUCK_IN_HOST_CALL, timeoutMs: 60_000 });
+    expect(answer.error, JSON.stringify(answer.error)).toMatchObject({ code: "TIMEOUT" });
+    const restarted = await watch.next((f) => f.type === "editor:restarted");
+    expect((restarted.data as { reason: string }).reason).toMatch(/cancel/);
+    await until(harness, (all) => all[0]!.state === "ready");
+    expect((await client.call<{ id: number }>("document:create", { width: 4, height: 4 })).id).toBeGreaterThan(1);
+  });
+
+  for (const hook of ["crash", "heapOom", "nativeOom"] as const) {
+    it(`an editor that ${hook === "crash" ? "crashes natively" : hook === "heapOom" ? "runs out of V8 heap" : "runs out of native memory"} is restarted; the bridge keeps serving`, async () => {
+      const harness = await startBridge({ limits: { editorMaxMemoryBytes: 768 * 1024 * 1024 } });
+      const watch = await watcher(harness, "embedded-1");
+      const host = harness.bridge.host as IsolatedHost;
+      await runTestHook(host, hook).catch(() => {});
+      const restarted = await watch.next((f) => f.type === "editor:restarted");
+      expect(restarted.data).toMatchObject({ editorId: "embedded-1", restarts: 1 });
+      expect((await (await harness.http("/health")).json()) as object).toMatchObject({ status: "ok" });
+      await until(harness, (all) => all[0]!.state === "ready");
+      expect((await watch.call<{ id: number }>("document:create", { width: 4, height: 4 })).id).toBeGreaterThan(1);
+    });
+  }
+});

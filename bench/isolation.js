@@ -14,10 +14,12 @@
 //
 //   node bench/isolation.js   (after `npm run build`); also `node bench/run.js isolation`
 //
-// Environment: BENCH_ROUNDS (5), BENCH_DURATION_MS (2000), BENCH_STALL_SIZE (4000), BENCH_MEMORY_EXPORTS (1000).
+// Environment: BENCH_ROUNDS (5), BENCH_DURATION_MS (2000), BENCH_STALL_SIZE (4000), BENCH_MEMORY_EXPORTS (1000),
+// BENCH_ISOLATION (the parts to run: stall,pool,hop,memory).
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
+import { Worker } from "node:worker_threads";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { initializeCanvas, writePsdBuffer } from "ag-psd";
@@ -26,6 +28,8 @@ import { fmtBytes, fmtMs, fmtRate, fmtRatio, latencyRow, log, loopRate, median, 
 
 const STALL_SIZE = Number(process.env.BENCH_STALL_SIZE ?? 4000);
 const MEMORY_EXPORTS = Number(process.env.BENCH_MEMORY_EXPORTS ?? 1000);
+/** Which parts run: `stall`, `pool`, `hop`, `memory` (comma-separated). */
+const PARTS = (process.env.BENCH_ISOLATION ?? "stall,pool,hop,memory").split(",");
 const PING_EVERY_MS = 20;
 const STALL_TARGET_MS = 50;
 const POOL_TARGET = 1.6;
@@ -33,7 +37,7 @@ const HOP_RPC_TARGET = 0.9;
 const HOP_EXPORT_TARGET = 1.05;
 
 /** A PSD of `width`×`height`: an opaque background and three half-transparent layers in multiply, screen, overlay. */
-function blendFixture(width, height) {
+export function blendFixture(width, height) {
   initializeCanvas(
     (w, h) => ({ width: w, height: h }),
     (w, h) => ({ width: w, height: h, data: new Uint8ClampedArray(w * h * 4) }),
@@ -80,20 +84,19 @@ async function bareHttp() {
   return { url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
-/** Pings `ping()` every PING_EVERY_MS until `until` settles; resolves with the latencies (ms). */
-async function pingDuring(until, ping) {
-  const samples = [];
-  let done = false;
-  until.finally(() => {
-    done = true;
+/** Pings the bridge and the bare server from another thread while `until` runs; resolves with the latencies (ms). */
+async function pingDuring(bridge, bare, until) {
+  const pinger = new Worker(new URL("./_pinger.js", import.meta.url), {
+    workerData: { healthUrl: `${bridge.url}/health`, wsUrl: bridge.wsUrl, bareUrl: bare.url, everyMs: PING_EVERY_MS },
   });
-  while (!done) {
-    const t0 = now();
-    await ping();
-    samples.push(now() - t0);
-    await sleep(PING_EVERY_MS);
-  }
-  return samples;
+  const messages = [];
+  const next = () => new Promise((resolve) => (messages.length > 0 ? resolve(messages.shift()) : pinger.once("message", resolve)));
+  await next(); // ready
+  const outcome = await until().catch((error) => ({ error }));
+  pinger.postMessage("stop");
+  const samples = await next();
+  await pinger.terminate();
+  return { ...samples, outcome };
 }
 
 const worst = (values) => Math.max(...values);
@@ -106,24 +109,23 @@ async function stall(fixture) {
       for (const isolation of ["inline", "process"]) {
         const bridge = await startBridge({ embedded: { isolation } });
         try {
-          const worker = await openSocket(bridge.wsUrl);
-          const pinger = await openSocket(bridge.wsUrl);
-          let id = 0;
-          if (heavy === "export") await request(worker, "open", "document:open", { path: fixture }, 120_000);
-          const call =
+          const heavyCall =
             heavy === "export"
-              ? request(worker, `h${++id}`, "image:exportDocument", { format: "png" }, 120_000)
-              : request(worker, `h${++id}`, "jsx:run", { script: "for(;;){}", timeoutMs: 3000 }, 120_000);
+              ? { method: "image:exportDocument", params: { format: "png" } }
+              : { method: "jsx:run", params: { script: "for(;;){}", timeoutMs: 3000 } };
+          const setup = heavy === "export" ? [{ method: "document:open", params: { path: fixture } }] : [];
+          const client = new Worker(new URL("./_heavy.js", import.meta.url), { workerData: { wsUrl: bridge.wsUrl, setup, call: heavyCall } });
+          const message = () => new Promise((resolve, reject) => client.once("message", resolve).once("error", reject));
+          await message(); // ready
+          const run = () => {
+            client.postMessage("go");
+            return message();
+          };
           const t0 = now();
-          const [health, ws, bareSamples, answer] = await Promise.all([
-            pingDuring(call, () => fetch(`${bridge.url}/health`).then((r) => r.arrayBuffer())),
-            pingDuring(call, () => request(pinger, `p${++id}`, "getServerInfo")),
-            pingDuring(call, () => fetch(bare.url).then((r) => r.arrayBuffer())),
-            call.catch((error) => ({ error })),
-          ]);
+          const { health, ws, bare: bareSamples, outcome: answer } = await pingDuring(bridge, bare, run);
           const took = now() - t0;
           log(
-            `  stall ${heavy} (${isolation}): call ${fmtMs(took)}${answer?.ok === false ? ` (${answer.error?.code})` : ""}; ` +
+            `  stall ${heavy} (${isolation}): call ${fmtMs(took)}${answer?.ok === false ? ` (${answer.code})` : ""}; ` +
               `/health worst ${fmtMs(worst(health))} median ${fmtMs(median(health))} (${health.length} pings); ` +
               `WS getServerInfo worst ${fmtMs(worst(ws))} median ${fmtMs(median(ws))}; bare node:http worst ${fmtMs(worst(bareSamples))}`,
           );
@@ -143,8 +145,7 @@ async function stall(fixture) {
             target: isolation === "process" ? `<= ${STALL_TARGET_MS} ms` : "(before)",
             result: "-",
           });
-          worker.close();
-          pinger.close();
+          await client.terminate();
         } finally {
           await bridge.close();
         }
@@ -295,7 +296,12 @@ export async function run() {
     await writeFile(big, blendFixture(STALL_SIZE, STALL_SIZE));
     await writeFile(medium, blendFixture(2000, 1500));
     await writeFile(small, blendFixture(800, 600));
-    return [...(await stall(big)), ...(await throughput(medium)), ...(await perCall(medium)), ...(await memory(small))];
+    const rows = [];
+    if (PARTS.includes("stall")) rows.push(...(await stall(big)));
+    if (PARTS.includes("pool")) rows.push(...(await throughput(medium)));
+    if (PARTS.includes("hop")) rows.push(...(await perCall(medium)));
+    if (PARTS.includes("memory")) rows.push(...(await memory(small)));
+    return rows;
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

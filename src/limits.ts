@@ -43,6 +43,12 @@ export const DEFAULT_LIMITS = {
   mailboxDepthPerClient: 32,
   /** Host-bound calls running at once; editors are single-threaded. */
   hostConcurrency: 1,
+  /**
+   * Calls that change nothing (reads, exports) one editor may run at once, when the editor says it can
+   * (`HostAdapter.readConcurrency`, the embedded editor in its own process): they overlap the hop to the editor.
+   * A call that changes the document always runs alone.
+   */
+  hostReadConcurrency: 8,
   /** Deadline of an ordinary host call, queueing included. */
   callTimeoutMs: 30_000,
   /** Deadline of scripts and exports, which legitimately take long on big documents. */

@@ -8,7 +8,8 @@ import type { SerializedEvent } from "../methods/index.js";
 
 /** What a transport hands a logical client to write frames to. */
 export interface ClientSocket {
-  send(text: string): void;
+  /** Sends one text frame (a string, or its UTF-8 bytes). */
+  send(text: string | Buffer): void;
   /** Bytes accepted by `send` but not yet written to the network. */
   readonly bufferedAmount: number;
   close(code: number, reason: string): void;
@@ -49,7 +50,7 @@ export type ClientState = "attached" | "detached" | "disposed";
 export type DisposeReason = "closed" | "expired" | "evicted" | "shutdown";
 
 export interface ReplayBatch {
-  frames: string[];
+  frames: Array<string | Buffer>;
   lost: number;
 }
 
@@ -72,7 +73,7 @@ export class LogicalClient {
   /** The actor's state, mirrored on change: it is read on every frame. */
   private phase: ClientState = "attached";
   private seq = 0;
-  private replay: string[] = [];
+  private replay: Array<string | Buffer> = [];
   /** UTF-8 size of `replay`, bounded by `replayBufferBytes`. */
   private replayBytes = 0;
   private lost = 0;
@@ -210,7 +211,7 @@ export class LogicalClient {
   }
 
   /** Sends a response; while detached it waits in the replay buffer so a resumed client still gets it. */
-  deliverResponse(text: string): void {
+  deliverResponse(text: string | Buffer): void {
     if (this.state === "disposed") return;
     this.write(text);
   }
@@ -230,7 +231,7 @@ export class LogicalClient {
     return `{"type":${JSON.stringify(type)},"seq":${++this.seq},"data":${dataJson}}`;
   }
 
-  private write(frame: string): void {
+  private write(frame: string | Buffer): void {
     const socket = this.socket;
     if (socket === null) {
       this.buffer(frame);
@@ -253,7 +254,7 @@ export class LogicalClient {
     return true;
   }
 
-  private buffer(frame: string): void {
+  private buffer(frame: string | Buffer): void {
     this.replay.push(frame);
     this.replayBytes += Buffer.byteLength(frame);
     // Bounded by count and by size; a single frame larger than the whole budget is dropped too.

@@ -1,5 +1,5 @@
 import { BridgeError, issuesOf, toProtocolError, type ProtocolError } from "../protocol/index.js";
-import { isWireImage, type BridgeServices, type Caller, type MethodContext, type MethodDefinition } from "../methods/index.js";
+import { imageResultJson, isWireImage, LARGE_IMAGE_BYTES, type BridgeServices, type Caller, type MethodContext, type MethodDefinition } from "../methods/index.js";
 import type { LogicalClient } from "./client.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
@@ -151,10 +151,10 @@ export class Dispatcher {
   }
 
   /**
-   * Answers one WS request frame with the response frame's text. Never throws: every failure becomes a
+   * Answers one WS request frame with the response frame's text (UTF-8 bytes for a large image). Never throws: every failure becomes a
    * failure response carrying `requestId` and `method` (DESIGN §2 "Errors").
    */
-  async respond(caller: DispatchCaller, id: string, name: string, params: unknown): Promise<string> {
+  async respond(caller: DispatchCaller, id: string, name: string, params: unknown): Promise<string | Buffer> {
     const client = caller.client;
     if (client !== null && client.inFlight >= this.limits.maxInFlightPerClient) {
       return this.failure(
@@ -169,6 +169,9 @@ export class Dispatcher {
     if (client !== null) client.inFlight++;
     try {
       const result = await this.call(caller, name, params);
+      if (isWireImage(result) && result.image.bytes.byteLength > LARGE_IMAGE_BYTES) {
+        return await imageResultJson(result, `{"id":${JSON.stringify(id)},"ok":true,"result":`, "}");
+      }
       return JSON.stringify({ id, ok: true, result: result === undefined ? null : result });
     } catch (error) {
       return this.failure(id, name, error, caller);

@@ -244,14 +244,24 @@ export class HostSession {
   }
 
   private pump(): void {
-    while (this.running.size < this.limits.hostConcurrency) {
-      const job = this.mailbox.take();
-      if (job === undefined) break;
-      this.startJob(job);
+    // Calls that change nothing may run together up to what the editor accepts; a mutation runs alone, after the
+    // calls before it finished, and nothing starts past it until it has (so every client sees its own writes).
+    const reads = Math.max(1, Math.min(this.host.readConcurrency ?? 1, this.limits.hostReadConcurrency));
+    for (;;) {
+      const next = this.mailbox.peek();
+      if (next === undefined || this.mutating) break;
+      if (next.options.mutates ? this.running.size > 0 : this.running.size >= Math.max(reads, this.limits.hostConcurrency)) break;
+      this.startJob(this.mailbox.take()!);
     }
   }
 
 
+
+  /** Whether a running call changes the document (then it runs alone). */
+  private get mutating(): boolean {
+    for (const job of this.running) if (job.options.mutates) return true;
+    return false;
+  }
 
   private startJob(job: Job): void {
     this.running.add(job);

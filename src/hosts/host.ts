@@ -136,6 +136,13 @@ export interface HostAdapter {
    * @default false
    */
   readonly scriptsReachFiles?: boolean;
+  /**
+   * How many calls that change nothing the editor takes at once (each still finishes as if alone). An editor that
+   * answers over a hop with its own queue (a separate process) overlaps them; the bridge caps it with the
+   * `hostReadConcurrency` limit.
+   * @default 1
+   */
+  readonly readConcurrency?: number;
   /** The scripts `runScript` runs; absent with `runScript`. */
   readonly scriptLanguage?: ScriptLanguage;
 

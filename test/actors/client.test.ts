@@ -59,7 +59,7 @@ describe("a logical client's outbound policy", () => {
     client.detach(socket);
     expect(socket.sent).toHaveLength(0);
     const batch = client.attach(new FakeSocket());
-    expect(batch.frames.map((f) => JSON.parse(f))).toEqual([{ type: "selection:changed", seq: 1, data: { x: 1 } }]);
+    expect(batch.frames.map((f) => JSON.parse(String(f)))).toEqual([{ type: "selection:changed", seq: 1, data: { x: 1 } }]);
   });
 
   it("does not coalesce other events", () => {
@@ -81,7 +81,7 @@ describe("a logical client's outbound policy", () => {
     client.deliverEvent(event("custom:thing", 2));
     const fresh = new FakeSocket();
     const batch = client.attach(fresh);
-    expect(batch.frames.map((f) => JSON.parse(f).data)).toEqual([1, 2]);
+    expect(batch.frames.map((f) => JSON.parse(String(f)).data)).toEqual([1, 2]);
     expect(client.state).toBe("attached");
   });
 
@@ -92,7 +92,7 @@ describe("a logical client's outbound policy", () => {
     for (let i = 1; i <= 5; i++) client.deliverEvent(event("custom:thing", i));
     const batch = client.attach(new FakeSocket());
     expect(batch.lost).toBe(2);
-    expect(batch.frames.map((f) => JSON.parse(f).seq)).toEqual([3, 4, 5]);
+    expect(batch.frames.map((f) => JSON.parse(String(f)).seq)).toEqual([3, 4, 5]);
   });
 
   it("delivers nothing after it is disposed", () => {

@@ -124,4 +124,21 @@ describe("mailbox fairness", () => {
     host.release();
     for (const frame of await Promise.all(held)) expect(frame.ok).toBe(true);
   });
+
+  it("calls that change nothing overlap on an editor that takes several; a mutation runs alone, in order", async () => {
+    const host = Object.assign(new ScriptedHost(), { readConcurrency: 3 });
+    const harness = await startBridge({ host });
+    const [a, b] = [await harness.connect(), await harness.connect()];
+    host.hold();
+    const reads = [a.send("document:current"), b.send("document:current"), a.send("selection:getArea")];
+    await host.whenStarted(3); // three reads run together
+    const write = a.send("selection:set", { rect: null });
+    const after = b.send("document:current");
+    await waitForQueued(harness, 2);
+    expect(host.calls).toHaveLength(3); // the mutation waits for the reads, the read behind it waits too
+    host.release();
+    await Promise.all([...reads, write, after]);
+    // The mutation (which reads the document first) ran before the read queued behind it.
+    expect(host.calls.map((c) => c.op).slice(-2)).toEqual(["setSelection", "getDocument"]);
+  });
 });

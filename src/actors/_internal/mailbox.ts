@@ -42,6 +42,12 @@ export class Mailbox<J extends MailboxJob> {
     this.count++;
   }
 
+  /** The job `take()` would return next, left in place. */
+  peek(): J | undefined {
+    const laneId = this.ring[0];
+    return laneId === undefined ? undefined : this.lanes.get(laneId)![0];
+  }
+
   /** The next job in round-robin order, or undefined when empty. */
   take(): J | undefined {
     const laneId = this.ring.shift();

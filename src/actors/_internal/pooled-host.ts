@@ -55,6 +55,9 @@ export class PooledHost implements HostAdapter {
   get filesystem(): HostAdapter["filesystem"] {
     return this.inner.filesystem;
   }
+  get readConcurrency(): number | undefined {
+    return this.inner.readConcurrency;
+  }
   get scriptsReachFiles(): boolean | undefined {
     return this.inner.scriptsReachFiles;
   }

@@ -21,6 +21,8 @@ export interface ChannelHandlers<In> {
  */
 export class Channel<In extends { readonly kind: string }, Out> {
   private closed = false;
+  /** Messages sent in one turn of the event loop leave in one write: many small calls cost one system call. */
+  private corked = false;
 
   constructor(
     private readonly socket: Duplex,
@@ -58,6 +60,14 @@ export class Channel<In extends { readonly kind: string }, Out> {
   send(message: Out): void {
     if (!this.open) return;
     const { head, blobs } = encodeFrame(message);
+    if (!this.corked) {
+      this.corked = true;
+      this.socket.cork();
+      process.nextTick(() => {
+        this.corked = false;
+        this.socket.uncork();
+      });
+    }
     this.socket.write(head);
     for (const blob of blobs) if (blob.byteLength > 0) this.socket.write(blob);
   }

@@ -36,3 +36,9 @@ export const EDITOR_STDERR_TAIL_BYTES = 8 * 1024;
  * thread checks that its parent is still the bridge; a stuck editor is killed by it within this time. @default 1_000
  */
 export const EDITOR_ORPHAN_CHECK_MS = 1_000;
+
+/**
+ * Scheduling niceness of the editor process (0 normal, 19 lowest). When its heavy work and the bridge compete for
+ * the cores, the bridge's thread, which answers every client, wins. @default 10
+ */
+export const EDITOR_NICENESS = 10;

@@ -6,6 +6,7 @@ import { DEFAULT_SCRIPT_LIMITS } from "../embedded/scripts/index.js";
 import type { HostAdapter, HostCallContext } from "../host.js";
 import type { IsolatedEmbeddedHostOptions, IsolatedHost } from "./options.js";
 import { EDITOR_RESTARTED_EVENT, HOST_OPS, TEST_OP_PREFIX, type HostOp } from "./protocol.js";
+import { ReadCache } from "./read-cache.js";
 import { EditorSupervisor } from "./supervisor.js";
 import { TEST_HOOK, type TestHook } from "./test-hooks.js";
 
@@ -49,17 +50,24 @@ export function createIsolatedEmbeddedHost(options: IsolatedEmbeddedHostOptions 
     eventTypes: new Set<string>([...MAIN_EVENT_TYPES, ...EMBEDDED_EVENT_TYPES, CUTOUT_EVENT]),
     logger: options.logger,
   });
+  const cache = new ReadCache();
   const operations = Object.fromEntries(
-    HOST_OPS.map((op) => [op, (ctx: HostCallContext, ...args: unknown[]) => supervisor.call(op, ctx, args)]),
+    HOST_OPS.map((op) => [op, (ctx: HostCallContext, ...args: unknown[]) => cache.run(op, args, () => supervisor.call(op, ctx, args))]),
   ) as unknown as HostOps;
 
   const host: IsolatedHost = {
     kind: "embedded",
     eventTypes,
     filesystem: "local",
+    // The editor process serves every call it is sent, each to completion; reads overlap the hop (the bridge's
+    // `hostReadConcurrency` limit decides how many).
+    readConcurrency: Number.MAX_SAFE_INTEGER,
     scriptLanguage: embeddedScriptLanguage({ ...DEFAULT_SCRIPT_LIMITS, ...options.scriptLimits }),
     lost$: supervisor.lost$,
-    connect: () => supervisor.connect(),
+    connect: () => {
+      cache.clear();
+      return supervisor.connect();
+    },
     close: () => supervisor.close(),
     events: (type) => supervisor.events(type),
     ...operations,

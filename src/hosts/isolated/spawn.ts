@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
+import { setPriority } from "node:os";
 import { fileURLToPath } from "node:url";
 import { BridgeError } from "../../protocol/index.js";
-import { EDITOR_HEAP_SHARE, EDITOR_MIN_HEAP_BYTES } from "./limits.js";
+import { EDITOR_HEAP_SHARE, EDITOR_MIN_HEAP_BYTES, EDITOR_NICENESS } from "./limits.js";
 import { PDEATHSIG_ENV } from "./protocol.js";
 
 const MiB = 1024 * 1024;
@@ -74,10 +75,21 @@ export function spawnEditorProcess(options: SpawnOptions): ChildProcess {
       ? spawn(SHELL, ["-c", wrapperScript(Math.floor(options.maxMemoryBytes / 1024)), process.execPath, ...nodeArgs], spawnOptions)
       : spawn(process.execPath, nodeArgs, spawnOptions);
   liveChildren.add(child);
+  lowerPriority(child.pid);
   child.once("exit", () => liveChildren.delete(child));
   child.once("error", () => liveChildren.delete(child));
   installExitHook();
   return child;
+}
+
+/** Runs the editor below the bridge's priority; a system that refuses it leaves the editor at normal priority. */
+function lowerPriority(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    setPriority(pid, EDITOR_NICENESS);
+  } catch {
+    // Not permitted here: the editor competes at the bridge's priority.
+  }
 }
 
 /** Every editor process still running, killed when the bridge's process exits (no orphans, ever). */

@@ -2,12 +2,12 @@ import type { IncomingMessage } from "node:http";
 import { H3, type H3Event } from "h3";
 import { BridgeError, type ImageFormat } from "../../protocol/index.js";
 import type { DispatchCaller } from "../../actors/dispatcher.js";
-import { IMAGE_MIME, isWireImage, publishSchema, type MethodDefinition } from "../../methods/index.js";
+import { IMAGE_MIME, imageResultJson, isWireImage, LARGE_IMAGE_BYTES, publishSchema, type MethodDefinition } from "../../methods/index.js";
 import { checkAccess, checkOrigin } from "../security.js";
 import type { TransportTarget } from "../target.js";
 import { readJsonBody, readRouteBody } from "./body.js";
 import { coerceStrings } from "./coerce.js";
-import { errorResponse, HttpResponse, jsonResponse } from "./respond.js";
+import { errorResponse, HttpResponse, jsonBytesResponse, jsonResponse } from "./respond.js";
 
 /** How long a browser may cache a CORS preflight answer, in seconds: ten minutes of no extra round trips. */
 const PREFLIGHT_MAX_AGE_S = 600;
@@ -161,6 +161,7 @@ async function runMethod(target: TransportTarget, method: MethodDefinition, even
         },
       });
     }
+    if (isWireImage(result) && result.image.bytes.byteLength > LARGE_IMAGE_BYTES) return jsonBytesResponse(await imageResultJson(result, "", ""));
     return jsonResponse(result);
   } catch (error) {
     return errorResponse(target.dispatcher.toWireError(error, { method: method.name }));

@@ -31,7 +31,8 @@ export function refuse(ws: WebSocket, target: TransportTarget, error: BridgeErro
  */
 export function bindConnection(ws: WebSocket, target: TransportTarget, endpoint: string, params: ConnectParams): LogicalClient | undefined {
   const socket: ClientSocket = {
-    send: (text) => ws.send(text),
+    // Bytes are a text frame's UTF-8 (a large image result built in slices), never a binary frame.
+    send: (text) => (typeof text === "string" ? ws.send(text) : ws.send(text, { binary: false })),
     get bufferedAmount() {
       return ws.bufferedAmount;
     },
@@ -98,7 +99,7 @@ function serve(ws: WebSocket, socket: ClientSocket, target: TransportTarget, cli
     ...(batch !== undefined ? { replayed: batch.frames.length, lost: batch.lost } : {}),
   };
   ws.send(JSON.stringify({ type: CONNECTION_EVENTS.connected, data: connected }));
-  for (const frame of batch?.frames ?? []) ws.send(frame);
+  for (const frame of batch?.frames ?? []) socket.send(frame);
 
   let malformed = 0;
   const current = (): boolean => client.attachedSocket === socket;

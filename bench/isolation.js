@@ -24,7 +24,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { initializeCanvas, writePsdBuffer } from "ag-psd";
 import { createBridge } from "../dist/index.js";
-import { fmtBytes, fmtMs, fmtRate, fmtRatio, latencyRow, log, loopRate, median, now, openSocket, printIfMain, request, ROUNDS, sleep, throughputRow } from "./_lib.js";
+import { fmtBytes, fmtMs, fmtRate, fmtRatio, latencyRow, log, loopRate, median, now, openSocket, printIfMain, request, ROUNDS, throughputRow } from "./_lib.js";
 
 const STALL_SIZE = Number(process.env.BENCH_STALL_SIZE ?? 4000);
 const MEMORY_EXPORTS = Number(process.env.BENCH_MEMORY_EXPORTS ?? 1000);
@@ -290,17 +290,17 @@ function latencyRowBytes(benchmark, value, baseline) {
 export async function run() {
   const dir = await mkdtemp(join(tmpdir(), "bench-isolation-"));
   try {
-    const big = join(dir, "big.psd");
-    const medium = join(dir, "medium.psd");
-    const small = join(dir, "small.psd");
-    await writeFile(big, blendFixture(STALL_SIZE, STALL_SIZE));
-    await writeFile(medium, blendFixture(2000, 1500));
-    await writeFile(small, blendFixture(800, 600));
+    const fixture = async (name, width, height) => {
+      const path = join(dir, `${name}.psd`);
+      await writeFile(path, blendFixture(width, height));
+      return path;
+    };
     const rows = [];
-    if (PARTS.includes("stall")) rows.push(...(await stall(big)));
+    const medium = PARTS.includes("pool") || PARTS.includes("hop") ? await fixture("medium", 2000, 1500) : "";
+    if (PARTS.includes("stall")) rows.push(...(await stall(await fixture("big", STALL_SIZE, STALL_SIZE))));
     if (PARTS.includes("pool")) rows.push(...(await throughput(medium)));
     if (PARTS.includes("hop")) rows.push(...(await perCall(medium)));
-    if (PARTS.includes("memory")) rows.push(...(await memory(small)));
+    if (PARTS.includes("memory")) rows.push(...(await memory(await fixture("small", 800, 600))));
     return rows;
   } finally {
     await rm(dir, { recursive: true, force: true });

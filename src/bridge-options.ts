@@ -6,7 +6,7 @@ import type { MethodDefinition } from "./methods/index.js";
 
 export { MAX_EDITORS } from "./actors/editor-pool.js";
 
-/** Where the bridge listens unless told otherwise (DESIGN §2 "Address"). */
+/** Where the bridge listens unless told otherwise. */
 export const DEFAULT_LISTEN = { host: "127.0.0.1", port: 7700 } as const;
 
 export interface BridgeOptions {

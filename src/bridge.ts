@@ -31,7 +31,7 @@ import { PACKAGE } from "./version.js";
 export { DEFAULT_LISTEN, type BridgeOptions, type FilesOptions, type ImportOptions } from "./bridge-options.js";
 
 /** Plugin ids that would shadow the bridge's own paths (`/plugins/health`, top-level route segments). */
-const FIXED_RESERVED_IDS = ["health", "status", "ws", "plugins", "schema", "metrics", "root"];
+const FIXED_RESERVED_IDS = ["health", "ready", "status", "ws", "plugins", "schema", "metrics", "root"];
 
 /**
  * Result schemas are checked in development and test runs (`NODE_ENV` `development` or `test`; vitest sets
@@ -229,6 +229,10 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     admit: (endpoint, clientId) => plugins.admit(endpoint, clientId),
     pluginRoute: (id, verb, segments) => plugins.route(id, verb, segments),
     health: () => healthView(views),
+    readiness: () => {
+      const ready = pool.editors.filter((editor) => editor.session.isReady).length;
+      return { ready: running && ready > 0, editors: { total: pool.editors.length, ready } };
+    },
     status: () => statusView(views),
     plugins: () => ({ plugins: plugins.list(), failed: plugins.failures() }),
     pluginHealth: (id) => plugins.health(id),

@@ -4,7 +4,7 @@ import type { PhotoshopAddress } from "./hosts/factory.js";
 
 /*
  * The command line of `image-editor-bridge serve`, parsed into options: flags win over environment variables
- * (`BRIDGE_*`), which win over defaults (DESIGN §6).
+ * (`BRIDGE_*`), which win over defaults.
  */
 
 export const DEFAULT_PHOTOSHOP_PORT = 49494;
@@ -115,7 +115,7 @@ function parseFlags(argv: string[]) {
   });
 }
 
-/** Flags > environment (`BRIDGE_*`) > defaults (DESIGN §6). */
+/** Flags > environment (`BRIDGE_*`) > defaults. */
 export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): ServeOptions | "help" | "version" {
   let parsed: ReturnType<typeof parseFlags>;
   try {

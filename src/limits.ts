@@ -1,5 +1,5 @@
 /*
- * Every limit of the bridge (DESIGN §2 "Limits"), named, with the reason it exists. All of them can be
+ * Every limit of the bridge, named, with the reason it exists. All of them can be
  * overridden through `createBridge({ limits })`.
  */
 
@@ -84,7 +84,7 @@ export const DEFAULT_LIMITS = {
   reconnectMaxMs: 10_000,
   /** How long `close()` waits for running calls before closing sockets anyway. */
   shutdownGraceMs: 5_000,
-  /** Deadline of a plugin's `setup` (DESIGN §5); past it the plugin fails registration and nothing it registered stays. */
+  /** Deadline of a plugin's `setup`; past it the plugin fails registration and nothing it registered stays. */
   pluginSetupTimeoutMs: 10_000,
   /** Deadline of each `onConnect`/`onDisconnect`/`onDispose` hook, so one stuck plugin cannot hold connections or shutdown. */
   pluginHookTimeoutMs: 5_000,

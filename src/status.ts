@@ -1,5 +1,5 @@
 /*
- * What `/health` and `/status` show (DESIGN "Health, readiness, status"): liveness in a small body cheap to poll,
+ * What `/health` and `/status` show: liveness in a small body cheap to poll,
  * and the operator's detailed view. Composed from the parts the bridge wires together.
  */
 import type { ClientRegistry } from "./actors/client-registry.js";

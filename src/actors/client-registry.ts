@@ -14,7 +14,7 @@ export interface EditorAssignment {
 
 /**
  * Every logical client of the bridge, across endpoints. Each is its own actor created with `createActor`, not
- * spawned into a parent: spawning thousands of children into one XState parent is quadratic (DESIGN §1).
+ * spawned into a parent: spawning thousands of children into one XState parent is quadratic.
  */
 export class ClientRegistry {
   private readonly clients = new Map<string, LogicalClient>();

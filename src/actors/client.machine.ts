@@ -1,7 +1,7 @@
 import { setup } from "xstate";
 
 /**
- * Lifecycle of a logical client (DESIGN §1, §2 "Resume"): `attached ⇄ detached → disposed`. A detached client
+ * Lifecycle of a logical client: `attached ⇄ detached → disposed`. A detached client
  * lives for the resume TTL, then is disposed; closing with 4000 disposes at once.
  */
 export interface ClientMachineInput {

@@ -22,7 +22,7 @@ export interface DispatcherOptions {
   readonly log: Logger;
   /** Whether the bridge still takes new calls; false once shutdown began. @default always */
   readonly accepting?: () => boolean;
-  /** A plugin's own method on its endpoint; found before the built-ins there (DESIGN §5). @default none */
+  /** A plugin's own method on its endpoint; found before the built-ins there. @default none */
   readonly pluginMethod?: (endpoint: string, name: string) => MethodDefinition | undefined;
   /**
    * Validate every result against its method's published schema and fail the call (`INTERNAL`, logged) when it
@@ -152,7 +152,7 @@ export class Dispatcher {
 
   /**
    * Answers one WS request frame with the response frame's text (UTF-8 bytes for a large image). Never throws: every failure becomes a
-   * failure response carrying `requestId` and `method` (DESIGN §2 "Errors").
+   * failure response carrying `requestId` and `method`.
    */
   async respond(caller: DispatchCaller, id: string, name: string, params: unknown): Promise<string | Buffer> {
     const client = caller.client;

@@ -2,7 +2,7 @@ import { assign, fromPromise, setup } from "xstate";
 import type { HostInfo } from "../hosts/host.js";
 
 /**
- * Connection state of the editor (DESIGN §1): `disconnected → connecting → ready → closing → closed`, with
+ * Connection state of the editor: `disconnected → connecting → ready → closing → closed`, with
  * `backoff` between failed attempts and `degraded` while calls are slow. The mailbox lives beside the actor in
  * `HostSession` as plain code: per-call work never goes through the actor (whether the editor is busy is derived
  * from the running calls when asked).
@@ -19,7 +19,7 @@ export interface HostSessionContext extends HostSessionInput {
   attempts: number;
   hostVersion: string | undefined;
   lastError: string | undefined;
-  /** Set while recent calls are slower than `slowCallMs` (the `degraded` condition of DESIGN §1). */
+  /** Set while recent calls are slower than `slowCallMs` (the `degraded` condition). */
   degraded: boolean;
 }
 

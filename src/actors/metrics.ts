@@ -1,5 +1,5 @@
 /**
- * Counters for `GET /metrics` (Prometheus text format, DESIGN §6). Plain numbers: incrementing must cost nothing
+ * Counters for `GET /metrics` (Prometheus text format). Plain numbers: incrementing must cost nothing
  * on the request path.
  */
 export class Metrics {

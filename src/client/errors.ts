@@ -84,7 +84,7 @@ export class BridgeError extends Error {
     return new BridgeError(error.code, error.message, options);
   }
 
-  /** The wire shape (spec §2.5), e.g. for printing as JSON. */
+  /** The wire shape, e.g. for printing as JSON. */
   toJSON(): ProtocolError {
     const out: ProtocolError = { code: this.code, message: this.message, retryable: this.retryable };
     if (this.details !== undefined) out.details = this.details;

@@ -18,7 +18,7 @@ export interface HttpClientOptions {
   signal?: AbortSignal | undefined;
 }
 
-/** `GET /health` (DESIGN §2 "HTTP"). */
+/** `GET /health`. */
 export interface BridgeHealth {
   status: string;
   uptimeMs?: number;
@@ -109,7 +109,7 @@ export async function plugins(options: HttpClientOptions): Promise<PluginInfo[]>
   return body.plugins;
 }
 
-/** `GET /plugins/{id}/health` (spec §2.4): a plugin's state or why it failed to load. */
+/** `GET /plugins/{id}/health`: a plugin's state or why it failed to load. */
 export function pluginHealth(options: HttpClientOptions, id: string): Promise<PluginHealth> {
   return httpCall<PluginHealth>(options, `/plugins/${encodeURIComponent(id)}/health`);
 }

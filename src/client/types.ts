@@ -32,7 +32,7 @@ export type InvokeArgs<M extends string> = M extends BuiltinMethodName
     : [params: InvokeParams<M>, options?: InvokeOptions]
   : [params?: unknown, options?: InvokeOptions];
 
-/** The payload of a main event (spec §6); other events (plugin, host-specific) are `unknown`. */
+/** The payload of a main event; other events (plugin, host-specific) are `unknown`. */
 export type EventData<T extends string> = T extends MainEventType ? z.output<(typeof EVENT_SCHEMAS)[T]> : unknown;
 
 /** Main event names for autocompletion, plus any other event type. */
@@ -41,7 +41,7 @@ export type EventName = MainEventType | (string & {});
 /** What the listener of a wire event receives beside the data. */
 export interface EventMeta {
   readonly type: string;
-  /** The per-client sequence number (DESIGN §2), when the event carries one. */
+  /** The per-client sequence number, when the event carries one. */
   readonly seq: number | undefined;
 }
 

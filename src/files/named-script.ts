@@ -25,7 +25,7 @@ const inside = (folder: string, path: string): boolean => {
 
 /**
  * Finds `name` (or `name` + extension) in the first script folder that has it and reads it, for every editor
- * (DESIGN §2: named scripts resolve only inside the script folders). The name is a relative path that may use
+ * (named scripts resolve only inside the script folders). The name is a relative path that may use
  * sub-folders; after following symlinks the file must still lie inside that folder, and it is read only then.
  *
  * @throws BridgeError `BAD_REQUEST` for an absolute name, `..`, NUL or another extension; `NOT_FOUND` when no

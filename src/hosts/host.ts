@@ -122,7 +122,7 @@ export type HostEventType = "selection:changed" | "layer:selectionChange" | "lay
 export interface HostAdapter {
   /** `embedded`, `photoshop`, `gimp`, or a test double's name. */
   readonly kind: string;
-  /** The editor's own event names beyond the main events of spec §6, accepted by `event:subscribe`. */
+  /** The editor's own event names beyond the main events of accepted by `event:subscribe`. */
   readonly eventTypes?: readonly string[];
   /**
    * Where the editor opens and writes the paths it is given. `remote` (an editor on another machine) means paths

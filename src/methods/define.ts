@@ -81,7 +81,7 @@ export interface MethodContext {
   readonly call: HostCallContext;
 }
 
-/** How a method is exposed over HTTP (spec §4.2). */
+/** How a method is exposed over HTTP. */
 export interface HttpBinding {
   readonly verb: "GET" | "POST";
   /** h3 route, e.g. `/layer/by-id/:layerId`. */

@@ -9,7 +9,7 @@ function clientOf(ctx: MethodContext, method: string): SubscribingClient {
   return client;
 }
 
-/** Subscriptions belong to the logical client (DESIGN §2 "Subscriptions"); both calls are idempotent. */
+/** Subscriptions belong to the logical client; both calls are idempotent. */
 export const eventMethods: MethodDefinition[] = [
   defineMethod("event:subscribe", {
     host: false,

@@ -46,7 +46,7 @@ function languageOf(ctx: MethodContext, method: string, requested: string | unde
   return { lang, language };
 }
 
-/** Scripts. No HTTP routes (spec §4.2 rule 2). */
+/** Scripts. No HTTP routes: scripts are WebSocket-only. */
 export const jsxMethods: MethodDefinition[] = [
   defineMethod("jsx:run", {
     host: true,

@@ -16,7 +16,7 @@ export function clipToCanvas(rect: HostRect, width: number, height: number): Hos
 }
 
 /**
- * The outline as `SelectionPath`, a standalone SVG document on every editor (DESIGN §3): its `viewBox` is the
+ * The outline as `SelectionPath`, a standalone SVG document on every editor: its `viewBox` is the
  * outline's box in document pixels, so it renders as is and its path can be placed back on the document.
  */
 export function toSelectionPath(d: string, box: HostRect): SelectionPath {

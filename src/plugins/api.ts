@@ -1,5 +1,5 @@
 /*
- * The plugin authoring API (`image-editor-bridge/plugin`, DESIGN §5). Everything a plugin touches is typed
+ * The plugin authoring API (`image-editor-bridge/plugin`). Everything a plugin touches is typed
  * here; the bridge's implementation of it lives in `plugin.ts` and `plugin-host.ts`.
  */
 import type { z } from "zod";

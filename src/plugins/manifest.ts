@@ -2,7 +2,7 @@ import { readdir, readFile, realpath, stat } from "node:fs/promises";
 import { basename, isAbsolute, join, relative, resolve } from "node:path";
 import { BridgeError } from "../protocol/index.js";
 
-/** Plugin ids (DESIGN §5): URL- and log-safe, bounded. */
+/** Plugin ids: URL- and log-safe, bounded. */
 export const PLUGIN_ID_PATTERN = /^[A-Za-z0-9_-]{1,128}$/;
 /** Largest package.json read, so a hostile folder cannot make discovery read a huge file. */
 export const MAX_MANIFEST_BYTES = 1024 * 1024;

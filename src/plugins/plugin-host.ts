@@ -47,7 +47,7 @@ function definitionOf(mod: Record<string, unknown>): unknown {
 }
 
 /**
- * The plugin host (DESIGN §5): discovers and loads plugins in order, one lifecycle actor each, and answers
+ * The plugin host: discovers and loads plugins in order, one lifecycle actor each, and answers
  * the bridge's questions about them (which exist, their health, their methods, routes and events).
  */
 export class PluginHost {
@@ -167,7 +167,7 @@ export class PluginHost {
 
   /**
    * A plugin's own method on its endpoint as a method-table entry, or undefined. Plugin methods are found before
-   * the built-ins there (DESIGN §5); their params are validated by the plugin's own (Standard) schema.
+   * the built-ins there; their params are validated by the plugin's own (Standard) schema.
    */
   methodFor(endpoint: string, name: string): MethodDefinition | undefined {
     const plugin = this.plugin(endpoint);

@@ -3,7 +3,7 @@ import { BridgeError, isBridgeError, toProtocolError, type PluginHealth, type Pl
 import type { PluginDefinition } from "./api.js";
 
 /**
- * Lifecycle of one plugin (DESIGN §1 and §5, spec §2.4 and §3), driven by the machine itself:
+ * Lifecycle of one plugin, driven by the machine itself:
  * `loading` (import and check the module) → `registering` (run `setup`, bounded by the named `setupDeadline`) →
  * `loaded{healthy | degraded}` | `failed{load | registration}`, then `stopping` (dispose) → `stopped`.
  * A contained hook failure moves `loaded.healthy → loaded.degraded`: the plugin stays loaded and available.
@@ -64,7 +64,7 @@ export const pluginMachine = setup({
     commit: () => {},
   },
   delays: {
-    /** DESIGN §5: `setup` may take this long; past it nothing it registered stays. */
+    /** `setup` may take this long; past it nothing it registered stays. */
     setupDeadline: ({ context }) => context.setupTimeoutMs,
   },
 }).createMachine({
@@ -141,7 +141,7 @@ export function isAvailable(snapshot: PluginSnapshot): boolean {
   return snapshot.matches("loaded");
 }
 
-/** The health checks of a state (spec §2.4): derived from where the plugin is, nothing stored. */
+/** The health checks of a state: derived from where the plugin is, nothing stored. */
 export function checksOf(snapshot: PluginSnapshot): Record<string, PluginHealthCheck> {
   if (snapshot.matches({ failed: "load" })) return { load: "failed", registration: "skipped" };
   if (snapshot.matches({ failed: "registration" })) return { load: "ok", registration: "failed" };
@@ -151,7 +151,7 @@ export function checksOf(snapshot: PluginSnapshot): Record<string, PluginHealthC
   return {};
 }
 
-/** Projects a snapshot onto the wire `PluginHealth` (spec §2.4); `clients` is counted by the caller. */
+/** Projects a snapshot onto the wire `PluginHealth`; `clients` is counted by the caller. */
 export function healthOf(snapshot: PluginSnapshot, clients: number): PluginHealth {
   const { id, loadedAt, lastError } = snapshot.context;
   const health: PluginHealth = {

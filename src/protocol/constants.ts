@@ -1,11 +1,11 @@
 /**
  * Longest edge of a layer preview, in pixels: `layer:getCurrentPreview` and `image:getPreview` unless the caller
- * asks otherwise, and every `layer:previewChange` event (DESIGN §3: ≤ 300 px by default).
+ * asks otherwise, and every `layer:previewChange` event (≤ 300 px by default).
  */
 export const PREVIEW_MAX_SIZE = 300;
 
 /**
- * Close codes of the root and plugin endpoints (DESIGN §2), for servers and clients alike. Codes 4000–4999 are
+ * Close codes of the root and plugin endpoints, for servers and clients alike. Codes 4000–4999 are
  * the application's own; the 1xxx codes are the WebSocket standard's.
  */
 export const CLOSE_CODES = {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 
 /**
- * Every error code the bridge itself produces (DESIGN §2 "Errors"). Plugins may add their own string codes;
+ * Every error code the bridge itself produces. Plugins may add their own string codes;
  * those pass through with `source: "plugin"`.
  */
 export const ERROR_CODES = {
@@ -31,11 +31,11 @@ export const ERROR_CODES = {
 } as const;
 export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
 
-/** Where an error came from (spec §2.6 leaves the values open; DESIGN §2 fixes them). */
+/** Where an error came from (the bridge fixes the values). */
 export const ErrorSourceSchema = z.enum(["protocol", "bridge", "host", "jsx", "plugin"]);
 export type ErrorSource = z.infer<typeof ErrorSourceSchema>;
 
-/** The wire shape of an error (spec §2.5). */
+/** The wire shape of an error. */
 export const ProtocolErrorSchema = z.object({
   code: z.string(),
   message: z.string(),
@@ -54,7 +54,7 @@ interface ErrorRule {
   readonly source: ErrorSource;
 }
 
-/** The one table from code to HTTP status, default `retryable` and `source` (DESIGN §2). */
+/** The one table from code to HTTP status, default `retryable` and `source`. */
 export const ERROR_RULES: Readonly<Record<ErrorCode, ErrorRule>> = {
   BAD_REQUEST: { status: 400, retryable: false, source: "protocol" },
   UNAUTHORIZED: { status: 401, retryable: false, source: "protocol" },

@@ -2,11 +2,11 @@ import { z } from "zod";
 import { ProtocolErrorSchema } from "./errors.js";
 import { HostLayerSchema, HostRectSchema, LayerPreviewPayloadSchema, PluginInfoSchema } from "./resources.js";
 
-/** Main events of spec §6, deliverable on every endpoint to clients that subscribed. */
+/** Main events of deliverable on every endpoint to clients that subscribed. */
 export const MAIN_EVENTS = ["#ready", "#closing", "selection:changed", "layer:previewChange", "layer:selectionChange"] as const;
 export type MainEventType = (typeof MAIN_EVENTS)[number];
 
-/** State events: when a client's socket is backed up only the latest value per type is kept (DESIGN §2). */
+/** State events: when a client's socket is backed up only the latest value per type is kept. */
 export const STATE_EVENTS: ReadonlySet<string> = new Set(["selection:changed", "layer:previewChange", "layer:selectionChange"]);
 
 export const ClosingReasonSchema = z.enum(["host-close", "process-exit"]);
@@ -32,7 +32,7 @@ export const EditorRestartedEventDataSchema = z.object({
 });
 export type EditorRestartedEventData = z.infer<typeof EditorRestartedEventDataSchema>;
 
-/** First frame on every accepted socket (DESIGN §2 "Handshake"). */
+/** First frame on every accepted socket. */
 export const ConnectedEventDataSchema = z.object({
   clientId: z.string(),
   resumed: z.boolean(),

@@ -6,7 +6,7 @@ export const MAX_REQUEST_ID_LENGTH = 256;
 /** Longest method name accepted. */
 export const MAX_METHOD_NAME_LENGTH = 256;
 
-/** A request (spec §2.1). `params` may be omitted and then counts as absent (DESIGN §2). */
+/** A request. `params` may be omitted and then counts as absent. */
 export const RequestFrameSchema = z.object({
   id: z.string().min(1).max(MAX_REQUEST_ID_LENGTH),
   method: z.string().min(1).max(MAX_METHOD_NAME_LENGTH),
@@ -16,13 +16,13 @@ export type RequestFrame = z.infer<typeof RequestFrameSchema>;
 
 export const SuccessResponseFrameSchema = z.object({ id: z.string(), ok: z.literal(true), result: z.unknown() });
 export const FailureResponseFrameSchema = z.object({ id: z.string(), ok: z.literal(false), error: ProtocolErrorSchema });
-/** A response, discriminated by `ok` (spec §2.1 rule 1). */
+/** A response, discriminated by `ok` . */
 export const ResponseFrameSchema = z.discriminatedUnion("ok", [SuccessResponseFrameSchema, FailureResponseFrameSchema]);
 export type SuccessResponseFrame = z.infer<typeof SuccessResponseFrameSchema>;
 export type FailureResponseFrame = z.infer<typeof FailureResponseFrameSchema>;
 export type ResponseFrame = z.infer<typeof ResponseFrameSchema>;
 
-/** An event: no `id`, never answered (spec §2.1 rule 2). `seq` is per logical client (DESIGN §2). */
+/** An event: no `id`, never answered . `seq` is per logical client. */
 export const EventFrameSchema = z.object({
   type: z.string().min(1),
   data: z.unknown(),

@@ -16,7 +16,7 @@ import {
 } from "./resources.js";
 
 /*
- * Params and result schemas of every built-in method (spec §4.1 plus the extras of DESIGN §3).
+ * Params and result schemas of every built-in method (the protocol's methods plus the bridge's extras).
  * Params objects are strict where a typo would silently change behaviour; optional `documentId` means the
  * editor's active document at call time.
  */
@@ -215,7 +215,7 @@ export const METHOD_SCHEMAS = {
     params: z.object({ enabled: z.boolean().optional() }).strict(),
     result: z.object({ watching: z.boolean() }),
   },
-  // Extras of DESIGN §3.
+  // The bridge's extras.
   "document:list": { params: Empty, result: z.array(HostDocumentSchema) },
   "document:open": { params: z.object({ path: filePath }).strict(), result: HostDocumentSchema },
   "document:create": {
@@ -258,7 +258,7 @@ export type BuiltinMethodName = keyof typeof METHOD_SCHEMAS;
 export type MethodParams<M extends BuiltinMethodName> = z.infer<(typeof METHOD_SCHEMAS)[M]["params"]>;
 export type MethodResult<M extends BuiltinMethodName> = z.infer<(typeof METHOD_SCHEMAS)[M]["result"]>;
 
-/** The 23 methods of spec §4.1. */
+/** The 23 methods of the protocol. */
 export const SPEC_METHODS = [
   "getServerInfo",
   "jsx:run",

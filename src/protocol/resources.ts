@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { ProtocolErrorSchema } from "./errors.js";
 
-/** A rectangle in document pixels (DESIGN §3). */
+/** A rectangle in document pixels. */
 export const HostRectSchema = z.object({
   x: z.number(),
   y: z.number(),
@@ -89,7 +89,7 @@ export const ImageResultSchema = z.object({
 });
 export type ImageResult = z.infer<typeof ImageResultSchema>;
 
-/** Preview of a layer (spec §6 `layer:previewChange`): a PNG data URI, longest edge ≤ 300 px by default. */
+/** Preview of a layer (`layer:previewChange`): a PNG data URI, longest edge ≤ 300 px by default. */
 export const LayerPreviewPayloadSchema = z
   .object({
     documentId: z.number().int(),
@@ -106,7 +106,7 @@ export type LayerPreviewPayload = z.infer<typeof LayerPreviewPayloadSchema>;
 export const PointSchema = z.object({ x: z.number(), y: z.number() });
 export const SizeSchema = z.object({ width: z.number().int().positive(), height: z.number().int().positive() });
 
-/** Params of `layer:importImage` (DESIGN §3): at most one of `layerId` / `layerIndex` (insert above it). */
+/** Params of `layer:importImage`: at most one of `layerId` / `layerIndex` (insert above it). */
 export const LayerImportImageParamsSchema = z
   .object({
     image: z.string().min(1),

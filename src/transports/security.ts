@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from "node:crypto";
 import { isLoopbackHost } from "../loopback.js";
 import { BEARER_PROTOCOL_PREFIX, BridgeError } from "../protocol/index.js";
 
-/** Who may talk to the bridge (DESIGN §2 "Security defaults"). */
+/** Who may talk to the bridge. */
 export interface SecurityOptions {
   /**
    * Access token. Optional on loopback, required to listen on any other address. Accepted as

@@ -28,6 +28,8 @@ export interface TransportTarget {
    * path answers to (empty when the plugin or path is unknown).
    */
   pluginRoute(id: string, verb: string, segments: readonly string[]): PluginRouteRun | { verbs: string[] };
+  /** `GET /ready`: whether the bridge takes calls (at least one editor ready); 503 when not. */
+  readiness(): { ready: boolean; editors: { total: number; ready: number } };
   health(): Record<string, unknown>;
   /** `GET /status`: the operator's detailed view (editor, clients by short id, plugins, files roots). */
   status(): Record<string, unknown>;

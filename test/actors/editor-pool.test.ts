@@ -100,6 +100,9 @@ describe("a pool of embedded editors", () => {
     const status = (await (await harness.http("/status")).json()) as { editors: unknown[] };
     expect(status.editors).toHaveLength(2);
     expect(await (await harness.http("/health")).json()).toMatchObject({ editors: { total: 2, ready: 2 } });
+    const ready = await harness.http("/ready");
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ ready: true, editors: { total: 2, ready: 2 } });
     expect(await (await harness.http("/metrics")).text()).toMatch(/editors_ready\S* 2/);
   });
 

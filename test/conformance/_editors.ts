@@ -6,7 +6,7 @@ import { gimp, gimpPool } from "./editors/gimp.js";
 import { photoshop } from "./editors/photoshop.js";
 
 /**
- * One editor the conformance suite runs against (DESIGN §7: every host that is present, the embedded one
+ * One editor the conformance suite runs against (every host that is present, the embedded one
  * always). Each `start()` gives an independent bridge whose editor shows the sample document: a document
  * with at least one group, a few pixel layers and no selection.
  */

@@ -14,7 +14,7 @@ export interface Outcome {
 /** One way of calling a built-in method; the conformance cases run unchanged over each. */
 export interface ConformanceTransport {
   readonly name: "ws" | "http";
-  /** Whether the method is reachable over this transport (spec §4.2 rule 2 leaves some WS-only). */
+  /** Whether the method is reachable over this transport (scripts are WS-only). */
   supports(method: string): boolean;
   call(method: string, params?: Record<string, unknown>): Promise<Outcome>;
 }

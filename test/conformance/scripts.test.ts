@@ -38,7 +38,7 @@ describe.each(MATRIX)("scripts over $label", ({ editor, transport: { name, make 
     t = await make(harness);
   };
 
-  it("jsx:run and jsx:execute are reachable over WS only (spec §4.2 rule 2)", async () => {
+  it("jsx:run and jsx:execute are reachable over WS only", async () => {
     await setup();
     expect(t.supports("jsx:run")).toBe(name === "ws");
     expect(t.supports("jsx:execute")).toBe(name === "ws");

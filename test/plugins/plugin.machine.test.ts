@@ -19,7 +19,7 @@ const EVENTS = [
   { type: "xstate.done.actor.dispose" },
 ] as unknown as PluginMachineEvent[];
 
-/** What spec §2.4/§3 demand of the health in each state the plugin can reach. */
+/** What the protocol demands of the health in each state the plugin can reach. */
 function expectHealthFits(snapshot: PluginSnapshot): void {
   const health = healthOf(snapshot, 2);
   expect(PluginHealthSchema.safeParse(health).success).toBe(true);
@@ -70,7 +70,7 @@ describe("plugin machine (model-based)", () => {
     }
   });
 
-  it("a loaded plugin whose hook fails stays loaded (spec §3)", () => {
+  it("a loaded plugin whose hook fails stays loaded", () => {
     const degraded = paths.find((p) => p.state.matches({ loaded: "degraded" }));
     expect(degraded?.steps.map((s) => s.event.type)).toEqual(["xstate.init", "xstate.done.actor.load", "xstate.done.actor.register", "HOOK_FAILED"]);
   });

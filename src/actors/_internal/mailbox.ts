@@ -1,6 +1,6 @@
 /**
  * The queue in front of the editor: FIFO within a lane (one lane per logical client), round-robin across lanes,
- * so one busy client cannot starve the others (DESIGN §1 "host session"). Pure data structure; the host session
+ * so one busy client cannot starve the others. Pure data structure; the host session
  * decides when to take the next job.
  */
 export interface MailboxJob {

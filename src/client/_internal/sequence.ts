@@ -1,7 +1,7 @@
 import type { LostNotice } from "../types.js";
 
 /**
- * Event order of one logical client: every event carries the next `seq` (DESIGN §2), so a repeated number is a
+ * Event order of one logical client: every event carries the next `seq`, so a repeated number is a
  * duplicate and a skipped one an event that will never come. After a resume the bridge says how many frames it
  * replays and how many it had to drop; the loss is reported once, when the replay is over.
  */

@@ -1,6 +1,6 @@
 import { MAX_CLIENT_NAME_LENGTH } from "../options.js";
 
-/** Root WebSocket path of the bridge (DESIGN §2 "Address"); plugin endpoints are `/ws/{pluginId}`. */
+/** Root WebSocket path of the bridge; plugin endpoints are `/ws/{pluginId}`. */
 const WS_ROOT = "/ws";
 
 /** The WebSocket and HTTP addresses a user-given URL stands for (`http://h:p`, `ws://h:p/ws`, `ws://h:p`). */
@@ -22,7 +22,7 @@ export function endpointsOf(input: string, pluginId?: string): { ws: string; htt
   return { ws: `${secure ? "wss" : "ws"}://${host}${path}${url.search}`, http };
 }
 
-/** The address of one connect: resuming logical client `resume` when given (DESIGN §2 "Resume"), with a `name`. */
+/** The address of one connect: resuming logical client `resume` when given, with a `name`. */
 export function socketUrl(wsUrl: string, query: { resume?: string | undefined; name?: string | undefined }): string {
   if (query.resume === undefined && query.name === undefined) return wsUrl;
   const url = new URL(wsUrl);

@@ -10,7 +10,7 @@ import type { PreviewEvent } from "../host.js";
  */
 export const PREVIEW_DEBOUNCE_MS = 30;
 
-/** The editor's own event names (Photoshop Generator's names), accepted by `event:subscribe` besides spec §6. */
+/** The editor's own event names (Photoshop Generator's names), accepted by `event:subscribe` besides the main events. */
 export const EMBEDDED_EVENT_TYPES = ["documentChanged", "currentDocumentChanged", "closedDocument"] as const;
 
 /** What an edit changed; every flag defaults to false. */

@@ -37,7 +37,7 @@ export interface GimpHost extends HostAdapter {
 }
 
 /**
- * GIMP 2.10 driven headless through its Script-Fu server (DESIGN §4, reference/gimp.md). Without `attach` the
+ * GIMP 2.10 driven headless through its Script-Fu server. Without `attach` the
  * adapter starts and supervises `gimp-console-2.10` itself: a crash or a call past its deadline kills the process
  * group, `lost$` fires, and the bridge's reconnect starts a fresh GIMP (every image is lost; ids restart).
  * With `attach` it uses a server someone else runs and never restarts it. Index spaces: `docs/gimp.md`.

@@ -1,7 +1,7 @@
 /*
  * The Scheme support library the adapter loads once into each GIMP process (globals persist across Script-Fu
  * connections). `br-loaded` marks it as present. Procedures return plain lists; the adapter parses them in TS,
- * which is ~4× faster than building JSON in TinyScheme (reference/gimp.md "Timings").
+ * which is ~4× faster than building JSON in TinyScheme (measured).
  *
  * Errors the adapter maps to protocol codes are raised as `(error "BR:<CODE>:<text>")`. `error` is never called
  * inside `catch` (a stale handler would leak into later calls; every request also resets `*handlers*`).

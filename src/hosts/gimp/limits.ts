@@ -1,5 +1,5 @@
 /*
- * Every limit of the GIMP host, named, with the reason it exists (reference/gimp.md "Pitfalls").
+ * Every limit of the GIMP host, named, with the reason it exists.
  * The ones a deployment may want to change are also options of `createGimpHost`.
  */
 

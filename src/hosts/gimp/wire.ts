@@ -3,7 +3,7 @@ import { BridgeError } from "../../protocol/index.js";
 import { MAX_REPLY_BYTES, MAX_SCRIPT_BYTES } from "./limits.js";
 
 /*
- * The Script-Fu server wire protocol (reference/gimp.md "Wire protocol"):
+ * The Script-Fu server wire protocol:
  *   request  'G' · len_hi · len_lo · UTF-8 Scheme source
  *   response 'G' · err (0 ok, 1 error) · len_hi · len_lo · body
  * One TCP connection per request: the server sends its reply one byte at a time, and a fresh socket (in

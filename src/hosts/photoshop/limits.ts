@@ -1,5 +1,5 @@
 /*
- * Limits of the Photoshop host (reference/photoshop.md "Failure modes"), each with the reason it exists. All of
+ * Limits of the Photoshop host, against its known failure modes, each with the reason it exists. All of
  * them can be overridden through `createPhotoshopHost({ limits })`.
  */
 

@@ -61,7 +61,7 @@ export function layerPreviewSize(layer: HostLayer, maxSize: number = PREVIEW_MAX
 }
 
 /**
- * The wire payload of a layer preview (DESIGN §3), from the layer and its encoded preview: the one builder for
+ * The wire payload of a layer preview, from the layer and its encoded preview: the one builder for
  * `layer:getCurrentPreview` and every `layer:previewChange` event.
  */
 export function previewPayload(event: PreviewEvent | null): LayerPreviewPayload {

@@ -60,7 +60,7 @@ function editorOf(target: TransportTarget, event: H3Event): string | undefined {
 }
 
 /**
- * The HTTP mirror (spec §4.2) as an h3 app. Method routes are derived from the method table, so HTTP and WS run
+ * The HTTP mirror as an h3 app. Method routes are derived from the method table, so HTTP and WS run
  * the same validation and code; results are bare JSON, errors bare ProtocolErrors with the table's status.
  */
 export function createHttpApp(target: TransportTarget): H3 {
@@ -100,6 +100,10 @@ export function createHttpApp(target: TransportTarget): H3 {
 
   app.get("/health", () => jsonResponse(target.health()));
   app.get("/status", () => jsonResponse(target.status()));
+  app.get("/ready", () => {
+    const readiness = target.readiness();
+    return jsonResponse(readiness, readiness.ready ? 200 : 503);
+  });
   app.get("/plugins", () => jsonResponse(target.plugins()));
   app.get("/plugins/:id/health", (event) => {
     try {

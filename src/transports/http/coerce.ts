@@ -3,7 +3,7 @@ import type { MethodDefinition } from "../../methods/index.js";
 const NUMERIC = /^-?\d+(\.\d+)?$/;
 
 /**
- * Turns query-string and path text into the values a method's params take (DESIGN §2 "HTTP"): `"12"` → 12 where
+ * Turns query-string and path text into the values a method's params take: `"12"` → 12 where
  * a number is accepted, `"true"` → true where a boolean is. Anything else is passed through for the schema to
  * judge.
  */

@@ -9,7 +9,7 @@ export const HttpResponse: typeof Response = FastResponse as unknown as typeof R
 
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" } as const;
 
-/** A bare JSON result (DESIGN §2 "HTTP": no envelope, strings included). */
+/** A bare JSON result (no envelope, strings included). */
 /** A JSON body already serialized (a large image result built in slices). */
 export function jsonBytesResponse(body: Buffer): Response {
   return new HttpResponse(body as Buffer<ArrayBuffer>, { status: 200, headers: JSON_HEADERS });

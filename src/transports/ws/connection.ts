@@ -17,7 +17,7 @@ function errorEvent(error: ProtocolError): string {
   return JSON.stringify({ type: CONNECTION_EVENTS.error, data: error });
 }
 
-/** Answers an accepted socket that may not stay: an `error` event, then a close (DESIGN §2 "Handshake"). */
+/** Answers an accepted socket that may not stay: an `error` event, then a close. */
 export function refuse(ws: WebSocket, target: TransportTarget, error: BridgeError, code: number): void {
   ws.send(errorEvent(target.dispatcher.toWireError(error, {})));
   ws.close(code, error.code);

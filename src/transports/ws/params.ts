@@ -11,7 +11,7 @@ const TAKEOVER_VALUES: ReadonlyMap<string, boolean> = new Map([
   ["false", false],
 ]);
 
-/** What the query of a WebSocket upgrade asks for (DESIGN §2 "Address"). */
+/** What the query of a WebSocket upgrade asks for. */
 export interface ConnectParams {
   /** The full id of the logical client to resume; a prefix never resolves. */
   readonly resume: string | undefined;

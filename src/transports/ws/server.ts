@@ -7,7 +7,7 @@ import type { TransportTarget } from "../target.js";
 import { bindConnection, refuse } from "./connection.js";
 import { parseConnectParams } from "./params.js";
 
-/** Root endpoint path (DESIGN §2 "Address"); plugin endpoints are `/ws/{pluginId}`. */
+/** Root endpoint path; plugin endpoints are `/ws/{pluginId}`. */
 export const WS_PATH = "/ws";
 const PLUGIN_ENDPOINT = /^\/ws\/([A-Za-z0-9_-]{1,128})$/;
 

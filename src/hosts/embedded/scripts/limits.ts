@@ -1,10 +1,10 @@
 /**
  * Hard limits of the script sandbox (`jsx:run` / `jsx:execute`). Each run gets its own QuickJS module over its own
  * capped `WebAssembly.Memory`, so a script can never grow the bridge's memory past these numbers
- * (`reference/embedded-stack.md`: QuickJS's own memory limit does not bound large buffers).
+ * (QuickJS's own memory limit does not bound large buffers).
  */
 
-/** Longest deadline a run may have; longer ones are clamped (DESIGN §2: scripts 120 s). @default 120_000 */
+/** Longest deadline a run may have; longer ones are clamped (scripts 120 s). @default 120_000 */
 export const SCRIPT_MAX_TIMEOUT_MS = 120_000;
 
 /** Hard cap of a script's heap (the wasm memory maximum): a runaway allocation fails inside the guest. @default 64 MiB */

@@ -1,4 +1,8 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import type { HostDocument } from "../../src/protocol/index.js";
 import { startBridge, waitForQueued } from "../helpers/bridge.js";
@@ -72,21 +76,25 @@ describe("a pool of embedded editors", () => {
     expect(await byHeader.json()).toMatchObject({ code: "NO_DOCUMENT" });
   });
 
-  it("HTTP calls without a client follow the most recently active document: open (create) then export", async () => {
+  it("HTTP calls without a client follow the most recently active document: open then export", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "pool-open-"));
+    const photo = join(dir, "photo.png");
+    await sharp({ create: { width: 40, height: 30, channels: 4, background: "#3366ff" } }).png().toFile(photo);
     const harness = await startBridge({ editors: 2 });
     const post = async (path: string, body: unknown): Promise<Response> =>
       harness.http(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-    // A client on embedded-1 makes embedded-2 the least loaded: the new document is placed there.
+    // A client on embedded-1 makes embedded-2 the least loaded: the opened document is placed there.
     await harness.connect();
-    const created = (await (await post("/document/create", { width: 40, height: 30, name: "fresh" })).json()) as PooledDoc;
-    expect(created.editorId).toBe("embedded-2");
+    const opened = (await (await post("/document/open", { path: photo })).json()) as PooledDoc;
+    expect(opened.editorId).toBe("embedded-2");
     const current = (await (await harness.http("/document/current")).json()) as PooledDoc;
-    expect(current.id).toBe(created.id);
-    const exported = (await (await post("/image/export-document", {})).json()) as { width: number; height: number };
+    expect(current.id).toBe(opened.id);
+    const exported = (await (await post("/image/export-document", { format: "png" })).json()) as { width: number; height: number };
     expect([exported.width, exported.height]).toEqual([40, 30]);
     // Naming the sample moves the "most recently active" document back to it.
     await harness.http("/document/layers?documentId=1");
     expect(((await (await harness.http("/document/current")).json()) as PooledDoc).id).toBe(1);
+    await rm(dir, { recursive: true, force: true });
   });
 
   it("shows every editor in getServerInfo, /status, /health and /metrics", async () => {

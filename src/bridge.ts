@@ -74,7 +74,7 @@ function editorHosts(options: BridgeOptions, log: Logger, files: FileAccess, lim
   }
   const { isolation = "process", ...embedded } = options.embedded ?? {};
   return Array.from({ length: count }, (_, i) => {
-    const logger = log.child({ actor: "host", editor: `embedded-${i + 1}` });
+    const logger = log.child({ actor: "host", editorId: `embedded-${i + 1}` });
     // The sample document and `--open` go to the first editor only.
     const own = { ...embedded, logger, files, ...(i === 0 ? {} : { sample: false, open: undefined }) };
     if (isolation === "inline") return createEmbeddedHost(own);

@@ -56,7 +56,7 @@ export class EditorPool {
         bus: undefined as unknown as EventBus,
         clients: 0,
       };
-      const editorLog = log.child({ editor: id });
+      const editorLog = log.child({ editorId: id });
       Object.assign(editor, { session: new HostSession(editor.host, limits, editorLog), bus: new EventBus(editor.host, editorLog) });
       return editor;
     });

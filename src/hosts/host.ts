@@ -237,3 +237,29 @@ export interface HostAdapter {
     options: { source: string; language: string; params: Record<string, unknown> | undefined; timeoutMs: number },
   ): Promise<unknown>;
 }
+
+/** The operations every editor has. */
+export const REQUIRED_HOST_OPS = [
+  "listDocuments",
+  "getDocument",
+  "getDocumentTree",
+  "exportDocumentImage",
+  "exportLayerImage",
+  "getSelection",
+] as const satisfies ReadonlyArray<keyof HostAdapter>;
+
+/** The operations an editor may leave out; the bridge then answers `NOT_SUPPORTED` naming them. */
+export const OPTIONAL_HOST_OPS = [
+  "openDocument",
+  "createDocument",
+  "closeDocument",
+  "saveLosses",
+  "saveDocument",
+  "selectLayers",
+  "importLayer",
+  "setSelection",
+  "getSelectionOutline",
+  "autoCutout",
+  "removeBackground",
+  "runScript",
+] as const satisfies ReadonlyArray<keyof HostAdapter>;

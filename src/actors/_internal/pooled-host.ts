@@ -1,6 +1,6 @@
 import { filter, map, merge, Subject, type Observable } from "rxjs";
 import { BridgeError, type HostDocument } from "../../protocol/index.js";
-import type { DocumentTree, HostAdapter, HostCallContext, HostEventType } from "../../hosts/host.js";
+import { OPTIONAL_HOST_OPS, type DocumentTree, type HostAdapter, type HostCallContext, type HostEventType } from "../../hosts/host.js";
 import type { DocumentIds } from "./document-ids.js";
 
 /** Event types every pooled editor accepts, whatever its kind: the pool reports lost documents and restarts. */
@@ -49,7 +49,7 @@ export class PooledHost implements HostAdapter {
     );
     // Optional members exist exactly when the editor has them: the methods answer NOT_SUPPORTED otherwise.
     const self = this as unknown as Record<string, unknown>;
-    for (const op of OPTIONAL_OPS) if (typeof inner[op] !== "function") self[op] = undefined;
+    for (const op of OPTIONAL_HOST_OPS) if (typeof inner[op] !== "function") self[op] = undefined;
   }
 
   get filesystem(): HostAdapter["filesystem"] {
@@ -206,17 +206,3 @@ export class PooledHost implements HostAdapter {
   runScript?: HostAdapter["runScript"] = (ctx, options) => this.inner.runScript!(ctx, options);
 }
 
-const OPTIONAL_OPS = [
-  "openDocument",
-  "createDocument",
-  "closeDocument",
-  "saveLosses",
-  "saveDocument",
-  "selectLayers",
-  "importLayer",
-  "setSelection",
-  "getSelectionOutline",
-  "autoCutout",
-  "removeBackground",
-  "runScript",
-] as const satisfies ReadonlyArray<keyof HostAdapter>;

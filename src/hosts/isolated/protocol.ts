@@ -6,7 +6,7 @@ import { BridgeError, isBridgeError, type ErrorSource } from "../../protocol/ind
 import type { FileAccess } from "../../files/index.js";
 import type { EmbeddedCutoutOptions } from "../embedded/cutout/index.js";
 import type { ScriptLimits } from "../embedded/scripts/index.js";
-import type { HostAdapter } from "../host.js";
+import { OPTIONAL_HOST_OPS, REQUIRED_HOST_OPS } from "../host.js";
 
 /** Data of the `editor:restarted` event: the editor process was lost and a fresh one took its place. */
 export interface EditorRestartedEvent {
@@ -71,26 +71,7 @@ export type ChildMessage =
  * The `HostAdapter` operations a `call` may name: every one the embedded editor has. The proxy exposes exactly these,
  * so a call to an operation the child lacks never happens.
  */
-export const HOST_OPS = [
-  "listDocuments",
-  "getDocument",
-  "getDocumentTree",
-  "openDocument",
-  "createDocument",
-  "closeDocument",
-  "saveLosses",
-  "saveDocument",
-  "selectLayers",
-  "importLayer",
-  "exportDocumentImage",
-  "exportLayerImage",
-  "getSelection",
-  "setSelection",
-  "getSelectionOutline",
-  "autoCutout",
-  "removeBackground",
-  "runScript",
-] as const satisfies ReadonlyArray<keyof HostAdapter>;
+export const HOST_OPS = [...REQUIRED_HOST_OPS, ...OPTIONAL_HOST_OPS] as const;
 
 export type HostOp = (typeof HOST_OPS)[number];
 

@@ -77,20 +77,25 @@ export class EditorPool {
     return editor;
   }
 
-  /** Fewest queued + running calls, then fewest clients, then the first given. */
-  leastLoaded(): PoolEditor {
-    let best = this.first;
-    let bestLoad = Number.POSITIVE_INFINITY;
+  /**
+   * Fewest queued + running calls, then fewest clients, then (for a new document) fewest documents, then the first
+   * given; editors not taking calls only when none is. A new client does not weigh documents: the first one lands
+   * on the first editor, where the sample document is.
+   */
+  leastLoaded(forDocument = false): PoolEditor {
+    const anyReady = this.editors.some((e) => e.session.isReady);
+    let best: PoolEditor | undefined;
+    let bestLoad: readonly number[] = [];
     for (const editor of this.editors) {
-      const { queued, running, state } = editor.session.status();
-      if (state !== "ready" && state !== "busy" && this.editors.some((e) => e.session.isReady)) continue;
-      const load = (queued + running) * (MAX_EDITORS * 1024) + editor.clients;
-      if (load < bestLoad) {
+      if (anyReady && !editor.session.isReady) continue;
+      const { queued, running } = editor.session.status();
+      const load = [queued + running, editor.clients, forDocument ? this.ids.of(editor.id).length : 0];
+      if (best === undefined || lighter(load, bestLoad)) {
         best = editor;
         bestLoad = load;
       }
     }
-    return best;
+    return best ?? this.first;
   }
 
   /** The editor a new logical client is given (or the one it asked for), counted as its client. */
@@ -124,7 +129,7 @@ export class EditorPool {
       return owner;
     }
     if (callerEditor !== undefined) return this.get(callerEditor);
-    if (route === "place") return this.leastLoaded();
+    if (route === "place") return this.leastLoaded(true);
     return this.recent ?? this.first;
   }
 
@@ -175,4 +180,10 @@ export class EditorPool {
   async close(graceMs = 0): Promise<void> {
     await Promise.all(this.editors.map((editor) => editor.session.close(graceMs)));
   }
+}
+
+/** Whether load `a` is lighter than `b`, comparing criterion by criterion. */
+function lighter(a: readonly number[], b: readonly number[]): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! < b[i]!;
+  return false;
 }

@@ -97,6 +97,14 @@ describe("a pool of embedded editors", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  it("spreads new documents without a caller's editor across the pool", async () => {
+    const harness = await startBridge({ editors: 3, embedded: { sample: false } });
+    const create = async (): Promise<PooledDoc> =>
+      (await (await harness.http("/document/create", { method: "POST", headers: { "content-type": "application/json" }, body: '{"width":8,"height":8}' })).json()) as PooledDoc;
+    const placed = [await create(), await create(), await create(), await create()].map((d) => d.editorId);
+    expect(placed).toEqual(["embedded-1", "embedded-2", "embedded-3", "embedded-1"]);
+  });
+
   it("shows every editor in getServerInfo, /status, /health and /metrics", async () => {
     const harness = await startBridge({ editors: 2 });
     const client = await harness.connect();

@@ -323,11 +323,11 @@ export class Connection implements MethodGroups {
       else this.refusal = error;
       return;
     }
-    if (seq !== undefined) {
-      const gap = this.sequence.accept(seq);
-      if (gap === "duplicate") return;
-      if (gap > 0) this.emitLocal("$lost", { reason: "gap", events: gap });
-    }
+    // Every event the bridge delivers to a subscriber carries its `seq`; anything else is not for listeners.
+    if (seq === undefined) return;
+    const gap = this.sequence.accept(seq);
+    if (gap === "duplicate") return;
+    if (gap > 0) this.emitLocal("$lost", { reason: "gap", events: gap });
     this.subscriptions.dispatch(type, data, { type, seq }, (error) => this.listenerFailed(type, error));
   }
 

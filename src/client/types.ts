@@ -41,8 +41,8 @@ export type EventName = MainEventType | (string & {});
 /** What the listener of a wire event receives beside the data. */
 export interface EventMeta {
   readonly type: string;
-  /** The per-client sequence number, when the event carries one. */
-  readonly seq: number | undefined;
+  /** The per-client sequence number: consecutive for one logical client, across reconnects. */
+  readonly seq: number;
 }
 
 /** Why the application should re-read state: events it will never receive. */
@@ -87,11 +87,17 @@ export interface WebSocketLike {
   readonly protocol: string;
   send(data: string): void;
   close(code?: number, reason?: string): void;
-  onopen: ((event: unknown) => void) | null;
-  onmessage: ((event: { data: unknown }) => void) | null;
-  onclose: ((event: { code: number; reason: string }) => void) | null;
-  onerror: ((event: unknown) => void) | null;
+  onopen: EventHandler<unknown> | null;
+  onmessage: EventHandler<{ data: unknown }> | null;
+  onclose: EventHandler<{ code: number; reason: string }> | null;
+  onerror: EventHandler<unknown> | null;
 }
+
+/**
+ * A socket's event handler. Declared through a method so its parameter is checked both ways: the `ws` package's
+ * and the browser's classes type their handlers with their own event classes, and both must be accepted as they are.
+ */
+type EventHandler<E> = { handle(event: E): void }["handle"];
 
 export type WebSocketConstructor = new (url: string, protocols?: string | string[]) => WebSocketLike;
 

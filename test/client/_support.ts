@@ -16,7 +16,7 @@ afterEach(async () => {
 export function connect(url: string, options: Partial<ConnectionOptions> = {}): Connection {
   const connection = new Connection({
     url,
-    WebSocket: WebSocket as unknown as ConnectionOptions["WebSocket"],
+    WebSocket,
     reconnect: { initialDelayMs: 5, maxDelayMs: 20 },
     ...options,
   });

@@ -1,4 +1,5 @@
 import { pathToFileURL } from "node:url";
+import { shareBridgeModules } from "./_internal/imports.js";
 import type { Observable } from "rxjs";
 import { z } from "zod";
 import type { MethodDefinition, SerializedEvent } from "../methods/index.js";
@@ -88,6 +89,7 @@ export class PluginHost {
       if (idProblem(manifest.id, this.options.reservedIds) === null) id = manifest.id;
       let mod: Record<string, unknown>;
       try {
+        shareBridgeModules();
         mod = (await import(pathToFileURL(manifest.main).href)) as Record<string, unknown>;
       } catch (error) {
         throw loadFailure("import", error instanceof Error ? error.message : String(error), { dir: candidate.dir });

@@ -1,0 +1,37 @@
+#!/usr/bin/env node
+// Exports every PSD of a folder as a PNG of the same name.
+//
+//   node examples/recipes/batch-export.mjs <psd-folder> <png-folder> [--url http://127.0.0.1:7700]
+//
+// Paths are read and written by the bridge: run it on the same machine (or give folders inside its --files-root).
+import { mkdir, readdir, writeFile } from "node:fs/promises";
+import { basename, extname, join, resolve } from "node:path";
+import { bytesOf, connect, parseArgs } from "./_connect.mjs";
+
+const { url, rest } = parseArgs(process.argv.slice(2));
+if (rest.length !== 2) {
+  console.error("usage: batch-export.mjs <psd-folder> <png-folder> [--url <bridge>]");
+  process.exit(2);
+}
+const [from, to] = rest.map((dir) => resolve(dir));
+await mkdir(to, { recursive: true });
+const client = await connect(url);
+let failed = 0;
+try {
+  for (const name of (await readdir(from)).filter((n) => [".psd", ".psb"].includes(extname(n).toLowerCase())).sort()) {
+    try {
+      const doc = await client.document.open({ path: join(from, name) });
+      const image = await client.image.exportDocument({ documentId: doc.id, format: "png" });
+      const out = join(to, `${basename(name, extname(name))}.png`);
+      await writeFile(out, bytesOf(image.data));
+      await client.document.close({ documentId: doc.id });
+      console.log(`${name} → ${out} (${image.width}×${image.height})`);
+    } catch (error) {
+      failed++;
+      console.error(`${name}: ${error.code ?? "ERROR"} ${error.message}`);
+    }
+  }
+} finally {
+  await client.close();
+}
+process.exitCode = failed === 0 ? 0 : 1;

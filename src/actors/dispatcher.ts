@@ -1,9 +1,10 @@
-import { BridgeError, issuesOf, toProtocolError, type ProtocolError } from "../protocol/index.js";
+import { BridgeError, issuesOf, toProtocolError, type ProtocolError, type RequestId } from "../protocol/index.js";
 import { imageResultJson, isWireImage, LARGE_IMAGE_BYTES, type BridgeServices, type Caller, type MethodContext, type MethodDefinition } from "../methods/index.js";
 import type { LogicalClient } from "./client.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import { laneLogName } from "./client.js";
+import { invalidParamsError, unknownMethodError } from "./_internal/method-hints.js";
 
 /** A caller as the transports hand it over: the methods see a `Caller`; the dispatcher also counts in-flight. */
 export interface DispatchCaller extends Caller {
@@ -97,13 +98,9 @@ export class Dispatcher {
 
   private async invoke(caller: DispatchCaller, name: string, method: MethodDefinition | undefined, rawParams: unknown): Promise<unknown> {
     if (!this.accepting()) throw new BridgeError("SHUTTING_DOWN", "The bridge is shutting down");
-    if (method === undefined) {
-      throw new BridgeError("UNKNOWN_METHOD", `Unknown method "${name}"`, { details: { method: name } });
-    }
+    if (method === undefined) throw this.unknownMethod(caller.endpoint, name);
     const parsed = method.params.safeParse(rawParams === undefined || rawParams === null ? {} : rawParams);
-    if (!parsed.success) {
-      throw new BridgeError("BAD_REQUEST", `Invalid params for ${name}`, { details: { issues: issuesOf(parsed.error) } });
-    }
+    if (!parsed.success) throw invalidParamsError(name, issuesOf(parsed.error));
     const params = parsed.data;
     if (!method.host) {
       const editor = caller.editorId === undefined ? this.pool.first : this.pool.get(caller.editorId);
@@ -119,6 +116,13 @@ export class Dispatcher {
       await this.onEveryEditor(caller, "document:list", this.methods.get("document:list")!, {});
     }
     return this.onEditor(this.pool.route(route, named, caller.editorId), caller, name, method, params);
+  }
+
+  /** The error for a method no table has: which plugin endpoints serve it, or the nearest built-in name. */
+  private unknownMethod(endpoint: string, name: string): BridgeError {
+    const pluginIds = endpoint === "root" ? (this.services.serverInfo().plugins ?? []).map((plugin) => plugin.id) : [];
+    const servedBy = pluginIds.filter((id) => this.pluginMethod(id, name) !== undefined);
+    return unknownMethodError(name, endpoint, servedBy, this.methods.keys());
   }
 
   /** Runs a host-bound call through one editor's mailbox. */
@@ -152,9 +156,10 @@ export class Dispatcher {
 
   /**
    * Answers one WS request frame with the response frame's text (UTF-8 bytes for a large image). Never throws: every failure becomes a
-   * failure response carrying `requestId` and `method`.
+   * failure response carrying `requestId` and `method`. The response's `id` is the request's as sent (a number
+   * stays a number); `error.requestId` is its text.
    */
-  async respond(caller: DispatchCaller, id: string, name: string, params: unknown): Promise<string | Buffer> {
+  async respond(caller: DispatchCaller, id: RequestId, name: string, params: unknown): Promise<string | Buffer> {
     const client = caller.client;
     if (client !== null && client.inFlight >= this.limits.maxInFlightPerClient) {
       return this.failure(
@@ -181,8 +186,9 @@ export class Dispatcher {
   }
 
   /** Converts a failure to the wire and logs it once. */
-  toWireError(error: unknown, context: { requestId?: string; method?: string; caller?: DispatchCaller }): ProtocolError {
-    const wire = toProtocolError(error, { requestId: context.requestId, method: context.method });
+  toWireError(error: unknown, context: { requestId?: RequestId; method?: string; caller?: DispatchCaller }): ProtocolError {
+    const requestId = context.requestId === undefined ? undefined : String(context.requestId);
+    const wire = toProtocolError(error, { requestId, method: context.method });
     // Logs name a client by its id's prefix: the full id is a bearer secret.
     const caller = context.caller;
     const actor = caller === undefined ? undefined : (caller.client?.logName ?? laneLogName(caller.lane));
@@ -194,7 +200,7 @@ export class Dispatcher {
     return wire;
   }
 
-  private failure(id: string, method: string, error: unknown, caller: DispatchCaller): string {
+  private failure(id: RequestId, method: string, error: unknown, caller: DispatchCaller): string {
     return JSON.stringify({ id, ok: false, error: this.toWireError(error, { requestId: id, method, caller }) });
   }
 }

@@ -56,7 +56,7 @@ export const layerMethods: MethodDefinition[] = [
   defineMethod("layer:getCurrentPreview", {
     host: true,
     mutates: false,
-    http: { verb: "GET", path: "/layer/current-preview" },
+    http: { verb: "GET", path: "/layer/current-preview", image: true },
     run: (ctx, { documentId, maxSize }) => activePreview(ctx, documentId, maxSize),
   }),
   defineMethod("layer:select", {

@@ -10,6 +10,7 @@ export const ERROR_CODES = {
   FORBIDDEN: "FORBIDDEN",
   UNKNOWN_METHOD: "UNKNOWN_METHOD",
   NOT_FOUND: "NOT_FOUND",
+  METHOD_NOT_ALLOWED: "METHOD_NOT_ALLOWED",
   NO_DOCUMENT: "NO_DOCUMENT",
   DOCUMENT_NOT_FOUND: "DOCUMENT_NOT_FOUND",
   LAYER_NOT_FOUND: "LAYER_NOT_FOUND",
@@ -61,6 +62,8 @@ export const ERROR_RULES: Readonly<Record<ErrorCode, ErrorRule>> = {
   FORBIDDEN: { status: 403, retryable: false, source: "protocol" },
   UNKNOWN_METHOD: { status: 404, retryable: false, source: "protocol" },
   NOT_FOUND: { status: 404, retryable: false, source: "protocol" },
+  /** An HTTP route that exists was asked with a verb it does not answer; the `Allow` header lists those it does. */
+  METHOD_NOT_ALLOWED: { status: 405, retryable: false, source: "protocol" },
   NO_DOCUMENT: { status: 409, retryable: false, source: "host" },
   DOCUMENT_NOT_FOUND: { status: 404, retryable: false, source: "host" },
   LAYER_NOT_FOUND: { status: 404, retryable: false, source: "host" },

@@ -6,16 +6,26 @@ export const MAX_REQUEST_ID_LENGTH = 256;
 /** Longest method name accepted. */
 export const MAX_METHOD_NAME_LENGTH = 256;
 
+/**
+ * A request id: a string of 1–{@link MAX_REQUEST_ID_LENGTH} characters, or a safe integer (the JSON-RPC habit).
+ * It is echoed back exactly as sent: a number stays a number. Fractions and integers past 2^53 are refused,
+ * since they would not survive the round trip through JSON unchanged.
+ */
+export const RequestIdSchema = z.union([z.string().min(1).max(MAX_REQUEST_ID_LENGTH), z.int()]);
+export type RequestId = z.infer<typeof RequestIdSchema>;
+
 /** A request. `params` may be omitted and then counts as absent. */
 export const RequestFrameSchema = z.object({
-  id: z.string().min(1).max(MAX_REQUEST_ID_LENGTH),
+  id: RequestIdSchema,
   method: z.string().min(1).max(MAX_METHOD_NAME_LENGTH),
   params: z.unknown().optional(),
 });
 export type RequestFrame = z.infer<typeof RequestFrameSchema>;
 
-export const SuccessResponseFrameSchema = z.object({ id: z.string(), ok: z.literal(true), result: z.unknown() });
-export const FailureResponseFrameSchema = z.object({ id: z.string(), ok: z.literal(false), error: ProtocolErrorSchema });
+/** A response's `id` is the request's, as sent. */
+const ResponseIdSchema = z.union([z.string(), z.number()]);
+export const SuccessResponseFrameSchema = z.object({ id: ResponseIdSchema, ok: z.literal(true), result: z.unknown() });
+export const FailureResponseFrameSchema = z.object({ id: ResponseIdSchema, ok: z.literal(false), error: ProtocolErrorSchema });
 /** A response, discriminated by `ok` . */
 export const ResponseFrameSchema = z.discriminatedUnion("ok", [SuccessResponseFrameSchema, FailureResponseFrameSchema]);
 export type SuccessResponseFrame = z.infer<typeof SuccessResponseFrameSchema>;
@@ -40,7 +50,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 export function isRequest(value: unknown): value is RequestFrame {
   return (
     isObject(value) &&
-    typeof value["id"] === "string" &&
+    (typeof value["id"] === "string" || typeof value["id"] === "number") &&
     typeof value["method"] === "string" &&
     RequestFrameSchema.safeParse(value).success
   );
@@ -73,7 +83,7 @@ export function parseFrame(data: string | Uint8Array | ArrayBuffer): Frame {
     throw new BridgeError("BAD_REQUEST", "Frame is not valid JSON");
   }
   if (isRequest(value) || isResponse(value) || isEvent(value)) return value;
-  const id = isObject(value) && typeof value["id"] === "string" ? value["id"] : undefined;
+  const id = isObject(value) ? readableId(value["id"]) : undefined;
   throw new BridgeError("BAD_REQUEST", "Frame is not a request, response or event", {
     details: id === undefined ? {} : { id },
   });
@@ -87,7 +97,13 @@ export function serializeFrame(value: Frame): string {
 /** What a received value turned out to be, checked without allocating (the WS hot path). */
 export type RequestCheck =
   | { readonly ok: true; readonly request: RequestFrame }
-  | { readonly ok: false; readonly id: string | undefined; readonly reason: string };
+  | { readonly ok: false; readonly id: RequestId | undefined; readonly reason: string };
+
+/** The id a request may carry (see {@link RequestIdSchema}), or undefined when it has none the bridge can echo. */
+function readableId(id: unknown): RequestId | undefined {
+  if (typeof id === "string") return id.length > 0 && id.length <= MAX_REQUEST_ID_LENGTH ? id : undefined;
+  return Number.isSafeInteger(id) ? (id as number) : undefined;
+}
 
 /**
  * Checks a parsed JSON value against the request shape of {@link RequestFrameSchema} by hand, for speed, and
@@ -96,16 +112,16 @@ export type RequestCheck =
 export function checkRequest(value: unknown): RequestCheck {
   if (!isObject(value)) return { ok: false, id: undefined, reason: "a frame must be a JSON object" };
   const { id, method } = value;
-  const readableId = typeof id === "string" && id.length > 0 && id.length <= MAX_REQUEST_ID_LENGTH ? id : undefined;
-  if (readableId === undefined) {
+  const requestId = readableId(id);
+  if (requestId === undefined) {
     return {
       ok: false,
       id: undefined,
-      reason: `a request needs a string "id" of 1–${MAX_REQUEST_ID_LENGTH} characters`,
+      reason: `a request needs an "id": a string of 1–${MAX_REQUEST_ID_LENGTH} characters or a safe integer`,
     };
   }
   if (typeof method !== "string" || method.length === 0 || method.length > MAX_METHOD_NAME_LENGTH) {
-    return { ok: false, id: readableId, reason: `a request needs a string "method" of 1–${MAX_METHOD_NAME_LENGTH} characters` };
+    return { ok: false, id: requestId, reason: `a request needs a string "method" of 1–${MAX_METHOD_NAME_LENGTH} characters` };
   }
   return { ok: true, request: value as RequestFrame };
 }

@@ -1,8 +1,11 @@
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { ERROR_RULES, ProtocolErrorSchema, type ErrorCode } from "../../src/protocol/index.js";
 import { startBridge } from "../helpers/bridge.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
 import { TRANSPORTS, type Outcome } from "./_transports.js";
+
+const STATS_PLUGIN = fileURLToPath(new URL("../plugins/fixtures/stats", import.meta.url));
 
 /** Asserts the error is a well-formed ProtocolError with its code, and the table's HTTP status over HTTP. */
 function expectError(outcome: Outcome, code: ErrorCode): void {
@@ -25,6 +28,25 @@ describe.each(TRANSPORTS)("errors over $name", ({ name, make }) => {
   it("unknown params are refused rather than silently ignored", async () => {
     const t = await make(await startBridge());
     expectError(await t.call("selection:getArea", { documentID: 1 }), "BAD_REQUEST");
+  });
+
+  it("an invalid-params message names the first issue's path and message; details.issues keeps them all", async () => {
+    const t = await make(await startBridge());
+    const outcome = await t.call("document:create", { width: "wide", height: -1 });
+    expectError(outcome, "BAD_REQUEST");
+    const issues = outcome.error?.details?.["issues"] as Array<{ path: string; message: string }>;
+    expect(issues.map((issue) => issue.path)).toEqual(expect.arrayContaining(["width", "height"]));
+    expect(outcome.error?.message).toBe(`Invalid params for document:create: ${issues[0]!.path}: ${issues[0]!.message} (and ${issues.length - 1} more in details.issues)`);
+  });
+
+  it("an issue about the params object as a whole is named without a path", async () => {
+    const t = await make(await startBridge());
+    const outcome = await t.call("selection:getArea", { documentID: 1 });
+    const issues = outcome.error?.details?.["issues"] as Array<{ path: string; message: string }>;
+    expect(issues).toHaveLength(1);
+    expect(issues[0]!.path).toBe("");
+    expect(outcome.error?.message).toBe(`Invalid params for selection:getArea: ${issues[0]!.message}`);
+    expect(outcome.error?.message).toContain("documentID");
   });
 
   it("a missing layer answers LAYER_NOT_FOUND", async () => {
@@ -69,14 +91,62 @@ describe("errors only one transport can produce", () => {
     expect(frame.error).toMatchObject({ code: "UNKNOWN_METHOD", requestId: "abc", method: "no:such", source: "protocol" });
   });
 
+  it("a misspelt method answers UNKNOWN_METHOD suggesting the nearest known name", async () => {
+    const client = await (await startBridge()).connect();
+    const frame = await client.send("document:curent", {});
+    expect(frame.error).toMatchObject({
+      code: "UNKNOWN_METHOD",
+      message: 'Unknown method "document:curent" on /ws; did you mean "document:current"?',
+      details: { method: "document:curent", endpoint: "/ws", suggestion: "document:current" },
+    });
+    const cased = await client.send("Document:Current", {});
+    expect(cased.error?.details).toMatchObject({ suggestion: "document:current" });
+  });
+
+  it("a name far from every method gets no suggestion", async () => {
+    const client = await (await startBridge()).connect();
+    const frame = await client.send("frobnicate", {});
+    expect(frame.error).toMatchObject({ code: "UNKNOWN_METHOD", message: 'Unknown method "frobnicate" on /ws' });
+    expect(frame.error?.details).not.toHaveProperty("suggestion");
+  });
+
+  it("a plugin's method called on the root endpoint says which endpoint serves it", async () => {
+    const harness = await startBridge({ plugins: [STATS_PLUGIN], pluginConfig: { stats: { greeting: "hi" } } });
+    const root = await harness.connect();
+    const frame = await root.send("stats:count", {});
+    expect(frame.error).toMatchObject({
+      code: "UNKNOWN_METHOD",
+      message: 'Method "stats:count" is not served on /ws: the plugin endpoint /ws/stats serves it',
+      details: { method: "stats:count", endpoint: "/ws", servedBy: ["/ws/stats"] },
+    });
+    // Following the hint works.
+    const plugin = await harness.connect("/ws/stats");
+    expect(await plugin.call("stats:count")).toMatchObject({ count: expect.any(Number) });
+  });
+
+  it("an unknown method on a plugin endpoint names that endpoint", async () => {
+    const harness = await startBridge({ plugins: [STATS_PLUGIN], pluginConfig: { stats: { greeting: "hi" } } });
+    const plugin = await harness.connect("/ws/stats");
+    const frame = await plugin.send("selection:getAria", {});
+    expect(frame.error).toMatchObject({ code: "UNKNOWN_METHOD", details: { endpoint: "/ws/stats", suggestion: "selection:getArea" } });
+  });
+
   it("an unknown HTTP route answers NOT_FOUND as a ProtocolError", async () => {
     const harness = await startBridge();
     const response = await harness.http("/no/such/route");
     expect(response.status).toBe(404);
     expect(await response.json()).toMatchObject({ code: "NOT_FOUND" });
+  });
+
+  it("a known HTTP route asked with the wrong verb answers 405 METHOD_NOT_ALLOWED with Allow", async () => {
+    const harness = await startBridge();
     const wrongVerb = await harness.http("/document/export");
-    expect(wrongVerb.status).toBe(404);
-    expect(((await wrongVerb.json()) as { message: string }).message).toContain("POST");
+    expect(wrongVerb.status).toBe(405);
+    expect(wrongVerb.headers.get("allow")).toBe("POST");
+    const body = (await wrongVerb.json()) as { code: string; message: string; details: unknown };
+    expect(ProtocolErrorSchema.safeParse(body).success).toBe(true);
+    expect(body).toMatchObject({ code: "METHOD_NOT_ALLOWED", message: "/document/export answers POST, not GET", details: { allow: ["POST"] } });
+    expect(ERROR_RULES.METHOD_NOT_ALLOWED).toMatchObject({ status: 405, retryable: false });
   });
 
   it("event methods over HTTP do not exist; over WS they need a logical client", async () => {

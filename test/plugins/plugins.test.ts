@@ -137,7 +137,7 @@ describe("plugin host", () => {
     expect(await client.call("stats:greet", { name: "still served" })).toBe("hello still served");
   });
 
-  it("plugin routes serve under /plugins/{id}/ with params, query, JSON bodies, 204 and clear 404s", async () => {
+  it("plugin routes serve under /plugins/{id}/ with params, query, JSON bodies, 204, clear 404s and 405s", async () => {
     const h = await startBridge({ plugins: [fixture("stats")] });
     expect(await json(h, "/plugins/stats/layers/3?deep=1")).toEqual({ status: 200, body: { index: "3", query: { deep: "1" } } });
     const echoed = await json(h, "/plugins/stats/echo", {
@@ -152,7 +152,7 @@ describe("plugin host", () => {
     const missing = await json<{ code: string }>(h, "/plugins/stats/nope");
     expect([missing.status, missing.body.code]).toEqual([404, "NOT_FOUND"]);
     const wrongVerb = await json<{ code: string; message: string }>(h, "/plugins/stats/log", { method: "POST" });
-    expect([wrongVerb.status, wrongVerb.body.message]).toEqual([404, "/plugins/stats/log answers GET, not POST"]);
+    expect([wrongVerb.status, wrongVerb.body.code, wrongVerb.body.message]).toEqual([405, "METHOD_NOT_ALLOWED", "/plugins/stats/log answers GET, not POST"]);
     const unknown = await json<{ code: string }>(h, "/plugins/ghost/anything");
     expect([unknown.status, unknown.body.code]).toEqual([404, "PLUGIN_NOT_FOUND"]);
     const badJson = await json<{ code: string }>(h, "/plugins/stats/echo", { method: "POST", headers: { "content-type": "application/json" }, body: "{" });

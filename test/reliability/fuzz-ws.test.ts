@@ -49,12 +49,16 @@ const requestText = fc
     return JSON.stringify(p === undefined ? { id, method } : { id, method, params: p });
   });
 
-/** Ids the bridge must not echo (too long, wrong type) or that are unusual but valid (surrogates, NUL, 256 chars). */
+/**
+ * Ids the bridge must not echo (too long, fractions, past 2^53, wrong type) or that are unusual but valid (integers,
+ * surrogates, NUL, 256 chars).
+ */
 const oddIdText = fc
   .oneof(
     fc.integer({ min: MAX_REQUEST_ID_LENGTH + 1, max: 70_000 }).map((n) => "x".repeat(n)),
     fc.constant(""),
     fc.integer(),
+    fc.constantFrom(0.5, -1.25, 2 ** 53, -(2 ** 53), 1e300),
     fc.constant(null),
     fc.array(fc.string(), { maxLength: 3 }),
     loneSurrogates.map((s) => `${s}${freshId()}`),
@@ -73,6 +77,9 @@ const frameText = fc.oneof(
 
 const frames = fc.array(fc.record({ text: frameText, binary: fc.boolean() }), { minLength: 1, maxLength: 25 });
 
+/** A response's id as a map key that keeps `1` and `"1"` apart. */
+const idKey = (id: string | number): string => JSON.stringify(id);
+
 /** What the bridge must do with one frame, judged from the text it will actually decode. */
 function expectation(text: string): { id: string } | "error-event" {
   const decoded = Buffer.from(text, "utf8").toString("utf8"); // lone surrogates become U+FFFD on the wire
@@ -84,7 +91,8 @@ function expectation(text: string): { id: string } | "error-event" {
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) return "error-event";
   const id = (value as { id?: unknown }).id;
-  return typeof id === "string" && id.length >= 1 && id.length <= MAX_REQUEST_ID_LENGTH ? { id } : "error-event";
+  if (typeof id === "string" && id.length >= 1 && id.length <= MAX_REQUEST_ID_LENGTH) return { id: idKey(id) };
+  return Number.isSafeInteger(id) ? { id: idKey(id as number) } : "error-event";
 }
 
 /** The editors fuzzed: the scripted one (every fault path of the bridge) and the embedded one (real methods). */
@@ -121,9 +129,9 @@ describe.each(EDITORS)("WebSocket message fuzzing on $name", ({ options }) => {
     let errorEvents = 0;
     const internal: string[] = [];
     fuzzer.ws.on("message", (data) => {
-      const frame = JSON.parse(String(data)) as { id?: string; type?: string; error?: { code: string; method?: string } };
+      const frame = JSON.parse(String(data)) as { id?: string | number; type?: string; error?: { code: string; method?: string } };
       if (frame.error?.code === "INTERNAL") internal.push(frame.error.method ?? "?");
-      if (typeof frame.id === "string") counts.set(frame.id, (counts.get(frame.id) ?? 0) + 1);
+      if (typeof frame.id === "string" || typeof frame.id === "number") counts.set(idKey(frame.id), (counts.get(idKey(frame.id)) ?? 0) + 1);
       else if (frame.type === "error") errorEvents++;
     });
     const heapBefore = settledHeapBytes();

@@ -1,36 +1,19 @@
 import type { IncomingMessage } from "node:http";
 import { H3, type H3Event } from "h3";
-import { BridgeError, type ImageFormat } from "../../protocol/index.js";
+import { BridgeError, isBridgeError } from "../../protocol/index.js";
 import type { DispatchCaller } from "../../actors/dispatcher.js";
-import { IMAGE_MIME, imageResultJson, isWireImage, LARGE_IMAGE_BYTES, publishSchema, type MethodDefinition } from "../../methods/index.js";
+import { imageResultJson, isWireImage, LARGE_IMAGE_BYTES, publishSchema, type MethodDefinition } from "../../methods/index.js";
 import { checkAccess, checkOrigin } from "../security.js";
 import type { TransportTarget } from "../target.js";
 import { readJsonBody, readRouteBody } from "./body.js";
 import { coerceStrings } from "./coerce.js";
+import { imageResponse, imageWanted } from "./image.js";
+import { indexPage } from "./index-page.js";
 import { errorResponse, HttpResponse, jsonBytesResponse, jsonResponse } from "./respond.js";
+import { allowHeader, noRouteError, RouteVerbs } from "./routes.js";
 
 /** How long a browser may cache a CORS preflight answer, in seconds: ten minutes of no extra round trips. */
 const PREFLIGHT_MAX_AGE_S = 600;
-
-const FORMAT_BY_MIME: Readonly<Record<string, ImageFormat>> = {
-  "image/png": "png",
-  "image/jpeg": "jpeg",
-  "image/jpg": "jpeg",
-  "image/webp": "webp",
-};
-
-/** What an `Accept` header asks of an image route: nothing, any image, or one format. */
-function imageWanted(accept: string | null): { format: ImageFormat | undefined } | null {
-  if (accept === null) return null;
-  let any = false;
-  for (const part of accept.split(",")) {
-    const type = part.split(";")[0]!.trim().toLowerCase();
-    const format = FORMAT_BY_MIME[type];
-    if (format !== undefined) return { format };
-    if (type === "image/*") any = true;
-  }
-  return any ? { format: undefined } : null;
-}
 
 function laneOf(event: H3Event): string {
   const node = (event.req as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req;
@@ -98,14 +81,24 @@ export function createHttpApp(target: TransportTarget): H3 {
     return next();
   });
 
-  app.get("/health", () => jsonResponse(target.health()));
-  app.get("/status", () => jsonResponse(target.status()));
-  app.get("/ready", () => {
+  const routes = new RouteVerbs();
+  const get = (path: string, handler: (event: H3Event) => Response | Promise<Response>): void => {
+    app.get(path, handler);
+    routes.add("GET", path);
+  };
+  let page: string | undefined;
+  get("/", () => {
+    page ??= indexPage(target.server);
+    return new HttpResponse(page, { headers: { "content-type": "text/html; charset=utf-8" } });
+  });
+  get("/health", () => jsonResponse(target.health()));
+  get("/status", () => jsonResponse(target.status()));
+  get("/ready", () => {
     const readiness = target.readiness();
     return jsonResponse(readiness, readiness.ready ? 200 : 503);
   });
-  app.get("/plugins", () => jsonResponse(target.plugins()));
-  app.get("/plugins/:id/health", (event) => {
+  get("/plugins", () => jsonResponse(target.plugins()));
+  get("/plugins/:id/health", (event) => {
     try {
       return jsonResponse(target.pluginHealth(event.context.params?.["id"] ?? ""));
     } catch (error) {
@@ -113,27 +106,25 @@ export function createHttpApp(target: TransportTarget): H3 {
     }
   });
   let schema: string | undefined;
-  app.get("/schema", () => {
+  get("/schema", () => {
     schema ??= JSON.stringify(publishSchema(target.dispatcher.table.values()));
     return new HttpResponse(schema, { headers: { "content-type": "application/json; charset=utf-8" } });
   });
-  app.get("/metrics", () => new HttpResponse(target.metrics(), { headers: { "content-type": "text/plain; version=0.0.4" } }));
+  get("/metrics", () => new HttpResponse(target.metrics(), { headers: { "content-type": "text/plain; version=0.0.4" } }));
 
-  const routes = new Map<string, string[]>();
   for (const method of target.dispatcher.table.values()) {
     if (method.http === undefined) continue;
     app.on(method.http.verb, method.http.path, (event) => runMethod(target, method, event));
-    routes.set(method.http.path, [...(routes.get(method.http.path) ?? []), method.http.verb]);
+    routes.add(method.http.verb, method.http.path);
   }
 
   app.all("/plugins/:id/**", (event) => runPluginRoute(target, event));
 
+  // No handler took the request: a known path asked with another verb is 405 with `Allow`, anything else 404.
   app.all("/**", (event) => {
     const path = new URL(event.req.url).pathname;
-    const verbs = routes.get(path);
-    const message =
-      verbs === undefined ? `No route ${event.req.method} ${path}` : `${path} answers ${verbs.join(", ")}, not ${event.req.method}`;
-    return errorResponse(target.dispatcher.toWireError(new BridgeError("NOT_FOUND", message, { details: { path } }), {}));
+    const error = noRouteError(event.req.method, path, routes.verbsFor(path));
+    return errorResponse(target.dispatcher.toWireError(error, {}), allowHeader(error));
   });
   return app;
 }
@@ -149,22 +140,17 @@ async function runMethod(target: TransportTarget, method: MethodDefinition, even
       const limit = binding.body === "import" ? target.limits.maxImportBodyBytes : target.limits.maxHttpBodyBytes;
       params = { ...(await readJsonBody(event.req, limit)), ...pathParams };
     }
+    // `Accept: image/…` picks the format only when the params name none: an explicit `format` wins, and the
+    // `Content-Type` says what was sent. Routes without a `format` param (previews) answer PNG whatever image
+    // type is asked for.
     const wanted = binding.image ? imageWanted(event.req.headers.get("accept")) : null;
     if (wanted?.format !== undefined && params["format"] === undefined && method.fields.has("format")) {
       params["format"] = wanted.format;
     }
     const caller: DispatchCaller = { lane: laneOf(event), client: null, endpoint: "root", editorId: editorOf(target, event) };
     const result = await target.dispatcher.call(caller, method.name, params);
-    if (wanted !== null && isWireImage(result)) {
-      const { bytes, format, width, height } = result.image;
-      return new HttpResponse(bytes as Uint8Array<ArrayBuffer>, {
-        headers: {
-          "content-type": IMAGE_MIME[format],
-          "x-image-width": String(width),
-          "x-image-height": String(height),
-        },
-      });
-    }
+    const image = wanted === null ? undefined : imageResponse(result);
+    if (image !== undefined) return image;
     if (isWireImage(result) && result.image.bytes.byteLength > LARGE_IMAGE_BYTES) return jsonBytesResponse(await imageResultJson(result, "", ""));
     return jsonResponse(result);
   } catch (error) {
@@ -184,11 +170,7 @@ async function runPluginRoute(target: TransportTarget, event: H3Event): Promise<
       throw new BridgeError("BAD_REQUEST", "Malformed request URL");
     }
     const found = target.pluginRoute(id, event.req.method, segments);
-    if ("verbs" in found) {
-      const path = url.pathname;
-      const message = found.verbs.length === 0 ? `No route ${event.req.method} ${path}` : `${path} answers ${found.verbs.join(", ")}, not ${event.req.method}`;
-      throw new BridgeError("NOT_FOUND", message, { details: { path }, pluginId: id });
-    }
+    if ("verbs" in found) throw noRouteError(event.req.method, url.pathname, found.verbs, id);
     const hasBody = event.req.method !== "GET" && event.req.method !== "HEAD" && event.req.method !== "DELETE";
     const body = hasBody ? await readRouteBody(event.req, target.limits.maxHttpBodyBytes) : undefined;
     const result = await found.run({ path: `/${segments.join("/")}`, query: queryOf(event), headers: event.req.headers, body });
@@ -196,6 +178,6 @@ async function runPluginRoute(target: TransportTarget, event: H3Event): Promise<
     if (result === undefined) return new HttpResponse(null, { status: 204 });
     return jsonResponse(result);
   } catch (error) {
-    return errorResponse(target.dispatcher.toWireError(error, {}));
+    return errorResponse(target.dispatcher.toWireError(error, {}), isBridgeError(error) ? allowHeader(error) : {});
   }
 }

@@ -19,7 +19,7 @@ export function jsonResponse(value: unknown, status = 200): Response {
   return new HttpResponse(JSON.stringify(value === undefined ? null : value), { status, headers: JSON_HEADERS });
 }
 
-/** A bare ProtocolError with the status of the one error table. */
-export function errorResponse(error: ProtocolError): Response {
-  return jsonResponse(error, statusForError(error));
+/** A bare ProtocolError with the status of the one error table, and any extra headers (`Allow` on a 405). */
+export function errorResponse(error: ProtocolError, headers: Record<string, string> = {}): Response {
+  return new HttpResponse(JSON.stringify(error), { status: statusForError(error), headers: { ...JSON_HEADERS, ...headers } });
 }

@@ -143,6 +143,7 @@ describe("errors only one transport can produce", () => {
     const wrongVerb = await harness.http("/document/export");
     expect(wrongVerb.status).toBe(405);
     expect(wrongVerb.headers.get("allow")).toBe("POST");
+    expect((await harness.http("/document/current", { method: "PUT" })).headers.get("allow")).toBe("GET, HEAD");
     const body = (await wrongVerb.json()) as { code: string; message: string; details: unknown };
     expect(ProtocolErrorSchema.safeParse(body).success).toBe(true);
     expect(body).toMatchObject({ code: "METHOD_NOT_ALLOWED", message: "/document/export answers POST, not GET", details: { allow: ["POST"] } });

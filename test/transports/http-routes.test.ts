@@ -21,17 +21,26 @@ async function expectNotAllowed(response: Response, allow: string): Promise<Reco
 describe("a wrong verb on a known route", () => {
   it("answers 405 with Allow on method routes, with and without path params (the README's curl -X POST /document/current)", async () => {
     const harness = await startBridge();
-    const body = await expectNotAllowed(await harness.http("/document/current", { method: "POST" }), "GET");
-    expect(body["message"]).toBe("/document/current answers GET, not POST");
+    const body = await expectNotAllowed(await harness.http("/document/current", { method: "POST" }), "GET, HEAD");
+    expect(body["message"]).toBe("/document/current answers GET, HEAD, not POST");
     await expectNotAllowed(await harness.http("/image/export-document"), "POST");
-    await expectNotAllowed(await harness.http("/layer/by-id/3", { method: "POST" }), "GET");
-    await expectNotAllowed(await harness.http("/image/preview/index:0", { method: "DELETE" }), "GET");
+    await expectNotAllowed(await harness.http("/layer/by-id/3", { method: "POST" }), "GET, HEAD");
+    await expectNotAllowed(await harness.http("/image/preview/index:0", { method: "DELETE" }), "GET, HEAD");
   });
 
   it("answers 405 with Allow on the bridge's own views", async () => {
     const harness = await startBridge();
     for (const path of ["/", "/health", "/ready", "/status", "/schema", "/metrics", "/plugins"]) {
-      await expectNotAllowed(await harness.http(path, { method: "POST" }), "GET");
+      await expectNotAllowed(await harness.http(path, { method: "POST" }), "GET, HEAD");
+    }
+  });
+
+  it("HEAD on a GET route answers like GET without a body", async () => {
+    const harness = await startBridge();
+    for (const path of ["/", "/health", "/document/current", "/layer/by-id/1"]) {
+      const [get, head] = [await harness.http(path), await harness.http(path, { method: "HEAD" })];
+      expect([path, head.status, head.headers.get("content-type")]).toEqual([path, get.status, get.headers.get("content-type")]);
+      expect(await head.text()).toBe("");
     }
   });
 
@@ -56,7 +65,18 @@ describe("a wrong verb on a known route", () => {
     const harness = await startBridge({ token: "t0ken" });
     expect((await harness.http("/document/current", { method: "POST" })).status).toBe(401);
     const allowed = await harness.http("/document/current", { method: "POST", headers: { authorization: "Bearer t0ken" } });
-    await expectNotAllowed(allowed, "GET");
+    await expectNotAllowed(allowed, "GET, HEAD");
+  });
+});
+
+describe("params errors over HTTP", () => {
+  it("the README's curl /layer/by-id/abc answers 400 with the first issue in the message", async () => {
+    const harness = await startBridge();
+    const response = await harness.http("/layer/by-id/abc");
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { code: string; message: string; details: { issues: Array<{ path: string; message: string }> } };
+    expect(body.code).toBe("BAD_REQUEST");
+    expect(body.message).toBe(`Invalid params for layer:getInfoById: layerId: ${body.details.issues[0]!.message}`);
   });
 });
 

@@ -82,10 +82,15 @@ export function createHttpApp(target: TransportTarget): H3 {
   });
 
   const routes = new RouteVerbs();
-  const get = (path: string, handler: (event: H3Event) => Response | Promise<Response>): void => {
-    app.get(path, handler);
-    routes.add("GET", path);
+  // Every route is registered here, so a wrong verb can be told from an unknown path. A GET route answers HEAD
+  // too, as HTTP asks of every GET resource; Node's response drops the body of a HEAD answer.
+  const on = (verb: "GET" | "POST", path: string, handler: (event: H3Event) => Response | Promise<Response>): void => {
+    for (const each of verb === "GET" ? (["GET", "HEAD"] as const) : [verb]) {
+      app.on(each, path, handler);
+      routes.add(each, path);
+    }
   };
+  const get = (path: string, handler: (event: H3Event) => Response | Promise<Response>): void => on("GET", path, handler);
   let page: string | undefined;
   get("/", () => {
     page ??= indexPage(target.server);
@@ -114,8 +119,7 @@ export function createHttpApp(target: TransportTarget): H3 {
 
   for (const method of target.dispatcher.table.values()) {
     if (method.http === undefined) continue;
-    app.on(method.http.verb, method.http.path, (event) => runMethod(target, method, event));
-    routes.add(method.http.verb, method.http.path);
+    on(method.http.verb, method.http.path, (event) => runMethod(target, method, event));
   }
 
   app.all("/plugins/:id/**", (event) => runPluginRoute(target, event));

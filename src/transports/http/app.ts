@@ -43,6 +43,36 @@ function editorOf(target: TransportTarget, event: H3Event): string | undefined {
 }
 
 /**
+ * Runs before every route: the Origin, Host and token checks, the CORS headers for an allowed Origin, and the
+ * preflight's answer.
+ */
+async function guard(target: TransportTarget, event: H3Event, next: () => unknown): Promise<unknown> {
+  const header = (name: string): string | undefined => event.req.headers.get(name) ?? undefined;
+  const origin = header("origin");
+  const preflight = event.req.method === "OPTIONS" && origin !== undefined;
+  // A preflight carries no credentials: only its Origin can be judged.
+  const refusal = preflight ? checkOrigin(origin, target.security) : checkAccess(header, target.security);
+  if (refusal !== null) return errorResponse(target.dispatcher.toWireError(refusal, {}));
+  if (origin !== undefined) {
+    event.res.headers.set("access-control-allow-origin", origin);
+    event.res.headers.set("vary", "origin");
+  }
+  if (preflight) {
+    return new HttpResponse(null, {
+      status: 204,
+      headers: {
+        "access-control-allow-origin": origin,
+        "access-control-allow-methods": "GET, POST, OPTIONS",
+        "access-control-allow-headers": `authorization, content-type, accept, ${EDITOR_HEADER}`,
+        "access-control-max-age": String(PREFLIGHT_MAX_AGE_S),
+        vary: "origin",
+      },
+    });
+  }
+  return next();
+}
+
+/**
  * The HTTP mirror as an h3 app. Method routes are derived from the method table, so HTTP and WS run
  * the same validation and code; results are bare JSON, errors bare ProtocolErrors with the table's status.
  */
@@ -55,31 +85,7 @@ export function createHttpApp(target: TransportTarget): H3 {
     },
   });
 
-  app.use(async (event, next) => {
-    const header = (name: string): string | undefined => event.req.headers.get(name) ?? undefined;
-    const origin = header("origin");
-    const preflight = event.req.method === "OPTIONS" && origin !== undefined;
-    // A preflight carries no credentials: only its Origin can be judged.
-    const refusal = preflight ? checkOrigin(origin, target.security) : checkAccess(header, target.security);
-    if (refusal !== null) return errorResponse(target.dispatcher.toWireError(refusal, {}));
-    if (origin !== undefined) {
-      event.res.headers.set("access-control-allow-origin", origin);
-      event.res.headers.set("vary", "origin");
-    }
-    if (preflight) {
-      return new HttpResponse(null, {
-        status: 204,
-        headers: {
-          "access-control-allow-origin": origin,
-          "access-control-allow-methods": "GET, POST, OPTIONS",
-          "access-control-allow-headers": `authorization, content-type, accept, ${EDITOR_HEADER}`,
-          "access-control-max-age": String(PREFLIGHT_MAX_AGE_S),
-          vary: "origin",
-        },
-      });
-    }
-    return next();
-  });
+  app.use((event, next) => guard(target, event, next));
 
   const routes = new RouteVerbs();
   // Every route is registered here, so a wrong verb can be told from an unknown path. A GET route answers HEAD

@@ -46,14 +46,27 @@ export interface ServeOptions {
   gimp: { binary: string; attach: string[] };
 }
 
-/** Parses `host:port`, `[v6]:port`, `:port` or `port`. */
-export function parseListen(value: string): { host: string; port: number } {
-  const match = /^(?:\[([^\]]+)\]|([^:]*))?:?(\d+)$/.exec(value.trim());
-  const port = Number(match?.[3]);
-  if (!match || !Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new UsageError(`--listen expects host:port (e.g. 127.0.0.1:7700), got "${value}"`);
+/** The forms `--listen` takes, quoted in its usage errors. */
+export const LISTEN_FORMS = "host:port, [ipv6]:port or a bare port (e.g. 127.0.0.1:7700, [::1]:7700 or 7700)";
+
+/** The highest TCP port; 0 asks the system for a free one. */
+const MAX_PORT = 65535;
+
+/**
+ * Parses `host:port`, `[v6]:port`, `:port` or a bare `port` (which listens on 127.0.0.1, never on every
+ * interface). A host without a port is refused rather than guessed: `127.0.0.1` must not become `127.0.0.:1`.
+ */
+export function parseListen(value: string, from = "--listen"): { host: string; port: number } {
+  const text = value.trim();
+  const match = /^(\d+)$/.exec(text) ?? /^(?:\[([^\]]+)\]|([^:[\]]*)):(\d+)$/.exec(text);
+  const portText = match === null ? undefined : match.length === 2 ? match[1] : match[3];
+  const port = Number(portText);
+  if (match === null || portText === undefined || port > MAX_PORT) {
+    const noPort = /^(\[[^\]]+\]|[^:[\]]+)$/.test(text) ? `: "${text}" names a host but no port` : `, got "${value}"`;
+    throw new UsageError(`${from} expects ${LISTEN_FORMS}${noPort}`);
   }
-  return { host: match[1] ?? (match[2] || DEFAULT_LISTEN.host), port };
+  const host = match.length === 2 ? undefined : (match[1] ?? match[2]);
+  return { host: host || DEFAULT_LISTEN.host, port };
 }
 
 /**
@@ -115,8 +128,18 @@ function parseFlags(argv: string[]) {
   });
 }
 
-/** Flags > environment (`BRIDGE_*`) > defaults. */
-export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): ServeOptions | "help" | "version" {
+/** Log levels `--log-level` accepts. */
+export const LOG_LEVELS = ["trace", "debug", "info", "warn", "error", "fatal", "silent"] as const;
+
+/** What the command line asks for besides serving: the usage (also for no arguments at all) or the version. */
+export type InfoRequest = "help" | "version";
+
+/**
+ * Flags > environment (`BRIDGE_*`) > defaults. No arguments, `help`, `--help` ask for the usage; `version`,
+ * `--version` for the version; serving needs the explicit `serve` command.
+ */
+export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.env): ServeOptions | InfoRequest {
+  if (argv.length === 0) return "help";
   let parsed: ReturnType<typeof parseFlags>;
   try {
     parsed = parseFlags(argv);
@@ -124,17 +147,23 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     throw new UsageError((error as Error).message);
   }
   const { values, positionals } = parsed;
-  if (values.help) return "help";
-  if (values.version) return "version";
-  const command = positionals[0] ?? "serve";
+  const command = positionals[0];
+  if (values.help || command === "help") return "help";
+  if (values.version || command === "version") return "version";
+  if (command === undefined) throw new UsageError(`a command comes first: image-editor-bridge serve ${argv.join(" ")}`);
   if (command !== "serve" || positionals.length > 1) throw new UsageError(`Unknown command "${positionals.join(" ")}"`);
+  const listenFrom = values.listen !== undefined ? "--listen" : "BRIDGE_LISTEN";
   const listenText = values.listen ?? env["BRIDGE_LISTEN"];
   const editor = values.editor ?? env["BRIDGE_EDITOR"] ?? "embedded";
   if (!(EDITORS as readonly string[]).includes(editor)) {
     throw new UsageError(`--editor expects one of ${EDITORS.join(", ")}, got "${editor}"`);
   }
+  const logLevel = values["log-level"] ?? env["BRIDGE_LOG_LEVEL"] ?? "info";
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    throw new UsageError(`--log-level expects one of ${LOG_LEVELS.join(", ")}, got "${logLevel}"`);
+  }
   return {
-    listen: listenText ? parseListen(listenText) : { ...DEFAULT_LISTEN },
+    listen: listenText ? parseListen(listenText, listenFrom) : { ...DEFAULT_LISTEN },
     editor: editor as EditorName,
     ...parsePool(values, env, editor as EditorName),
     open: values.open ?? env["BRIDGE_OPEN"],
@@ -144,7 +173,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     allowHosts: values["allow-host"] ?? list(env["BRIDGE_ALLOW_HOST"]),
     plugins: values.plugin ?? [],
     pluginsDir: values["plugins-dir"] ?? env["BRIDGE_PLUGINS_DIR"],
-    logLevel: values["log-level"] ?? env["BRIDGE_LOG_LEVEL"] ?? "info",
+    logLevel,
     scriptDirs: values["scripts-dir"] ?? list(env["BRIDGE_SCRIPTS_DIRS"]),
     allowFileImport: !values["no-file-import"],
     allowPrivateUrlImport: values["allow-private-import"] ?? false,

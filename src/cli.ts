@@ -1,16 +1,33 @@
 import { createBridge, DEFAULT_LISTEN, type Bridge, type BridgeOptions } from "./bridge.js";
 import { MAX_EDITORS } from "./bridge-options.js";
-import { parseServeArgs, UsageError, type ServeOptions } from "./cli-args.js";
-import { isBridgeError } from "./protocol/index.js";
+import { LISTEN_FORMS, LOG_LEVELS, parseServeArgs, UsageError, type ServeOptions } from "./cli-args.js";
+import { isBridgeError, MAIN_EVENTS } from "./protocol/index.js";
 import { CLIENT_USAGE, isClientCommand, runClientCommand } from "./client/cli.js";
+import { renderMethod, renderMethodList } from "./client/cli-schema.js";
+import { CUTOUT_EVENT } from "./hosts/embedded/cutout/report.js";
+import { EMBEDDED_EVENT_TYPES } from "./hosts/embedded/events.js";
 import { createEditorHosts } from "./hosts/factory.js";
+import { EDITOR_RESTARTED_EVENT } from "./hosts/isolated/index.js";
+import { PHOTOSHOP_EVENTS } from "./hosts/photoshop/events.js";
+import { BUILTIN_METHODS, publishSchema } from "./methods/index.js";
 import { createLogger, type Logger } from "./logger.js";
 import { PACKAGE } from "./version.js";
 
-const USAGE = `Usage: image-editor-bridge serve [options]
+export { UsageError };
 
-Options (environment variable in brackets):
-  --listen <host:port>     address to listen on            [BRIDGE_LISTEN]      default ${DEFAULT_LISTEN.host}:${DEFAULT_LISTEN.port}
+const USAGE = `Usage: image-editor-bridge <command> [options]
+
+Commands:
+  serve [options]          start the bridge (options below)
+  call, subscribe, health, plugins, export-document, export-layer   talk to a running bridge (see below)
+  methods [name]           list the built-in methods, or one method's params, result and HTTP route
+  events                   list the event types clients can subscribe to
+  help, --help, -h         show this help (also shown when no command is given)
+  version, --version, -v   print the version
+
+Serve options (environment variable in brackets):
+  --listen <addr>          ${LISTEN_FORMS}; a bare port listens on 127.0.0.1
+                                                           [BRIDGE_LISTEN]      default ${DEFAULT_LISTEN.host}:${DEFAULT_LISTEN.port}
   --editor <name>          embedded | photoshop | gimp     [BRIDGE_EDITOR]      default embedded
   --open <file>            open this PSD/PNG/JPEG/WebP instead of the sample document   [BRIDGE_OPEN]
   --no-sample              start with no document
@@ -37,11 +54,51 @@ Options (environment variable in brackets):
                                                                       [BRIDGE_GIMP_ATTACH, comma-separated]
   --plugins-dir <dir>      load plugins from this folder                              [BRIDGE_PLUGINS_DIR]
   --plugin <dir>           load this plugin folder (repeatable)
-  --log-level <level>      trace | debug | info | warn | error | silent               [BRIDGE_LOG_LEVEL]   default info
-  -h, --help               show this help
-  -v, --version            print the version
+  --log-level <level>      ${LOG_LEVELS.join(" | ")}         [BRIDGE_LOG_LEVEL]   default info
 
 ${CLIENT_USAGE}`;
+
+/** Event types by who offers them, for `image-editor-bridge events`. */
+const EVENT_SOURCES: ReadonlyArray<readonly [string, readonly string[]]> = [
+  ["every editor (the bridge's own events)", MAIN_EVENTS],
+  ["the embedded editor", [...EMBEDDED_EVENT_TYPES, CUTOUT_EVENT, EDITOR_RESTARTED_EVENT]],
+  ["Photoshop", PHOTOSHOP_EVENTS],
+];
+
+function eventsText(): string {
+  const sections = EVENT_SOURCES.map(([source, types]) => `${source}:\n${types.map((t) => `  ${t}\n`).join("")}`);
+  return `${sections.join("")}Plugins add their own events on their endpoint (/ws/<id>); GET /status lists the loaded plugins.\n`;
+}
+
+/** `methods [name]`: rendered from the same published schema as `GET /schema`, without a running bridge. */
+function methodsText(args: string[]): string {
+  if (args.length > 1) throw new UsageError(`methods takes at most one method name, got "${args.join(" ")}"`);
+  const schema = publishSchema(BUILTIN_METHODS);
+  if (args[0] === undefined) {
+    return `${renderMethodList(schema)}Run "image-editor-bridge methods <name>" for a method's params and result.\n`;
+  }
+  const text = renderMethod(schema, args[0]);
+  if (text === undefined) throw new UsageError(`No built-in method "${args[0]}"; run "image-editor-bridge methods" for the list`);
+  return text;
+}
+
+/** Commands that only print (usage, version, methods, events) give their text; `serve` gives its options. */
+function parseCommand(argv: string[], env: NodeJS.ProcessEnv): { text: string } | ServeOptions {
+  const [command, ...rest] = argv;
+  const option = rest.find((arg) => arg.startsWith("-"));
+  if ((command === "methods" || command === "events") && option !== undefined) {
+    throw new UsageError(`${command} takes no options, got "${option}"`);
+  }
+  if (command === "methods") return { text: methodsText(rest) };
+  if (command === "events") {
+    if (rest.length > 0) throw new UsageError(`events takes no arguments, got "${rest.join(" ")}"`);
+    return { text: eventsText() };
+  }
+  const options = parseServeArgs(argv, env);
+  if (options === "help") return { text: USAGE };
+  if (options === "version") return { text: `${PACKAGE.version}\n` };
+  return options;
+}
 
 /** The editor kind, and how many when the bridge runs a pool: `gimp`, `gimp ×2`. */
 function editorLine(bridge: Bridge): string {
@@ -95,13 +152,9 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
     process.exitCode = await runClientCommand(argv, { stdout, ...(io.env ? { env: io.env } : {}) });
     return undefined;
   }
-  const options = parseServeArgs(argv, io.env ?? process.env);
-  if (options === "help") {
-    stdout.write(USAGE);
-    return undefined;
-  }
-  if (options === "version") {
-    stdout.write(`${PACKAGE.version}\n`);
+  const options = parseCommand(argv, io.env ?? process.env);
+  if ("text" in options) {
+    stdout.write(options.text);
     return undefined;
   }
   const log = createLogger({ level: options.logLevel });

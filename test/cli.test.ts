@@ -1,14 +1,149 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { MAX_EDITORS } from "../src/bridge-options.js";
 import { parseListen, parseServeArgs, UsageError } from "../src/cli-args.js";
 import { main } from "../src/cli.js";
+import { PACKAGE } from "../src/version.js";
+
+const BIN = fileURLToPath(new URL("../bin/image-editor-bridge.js", import.meta.url));
+
+interface BinRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs the installed command (`image-editor-bridge …`) as a user would. A command that serves is stopped with
+ * SIGTERM once it has printed its startup line; every other command runs to its exit.
+ */
+async function runBin(args: string[], env: Record<string, string> = {}): Promise<BinRun> {
+  const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env["PATH"] ?? "", ...env }, stdio: "pipe" });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+    if (args[0] === "serve" && stdout.includes("\n")) child.kill("SIGTERM");
+  });
+  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const [code] = (await once(child, "exit")) as [number | null];
+  return { code, stdout, stderr };
+}
+
+describe("--listen", () => {
+  it("a bare port listens on 127.0.0.1 (serve --listen 18101 is loopback, not host 1810 port 1)", () => {
+    expect(parseListen("18101")).toEqual({ host: "127.0.0.1", port: 18101 });
+    expect(parseServeArgs(["serve", "--listen", "18101"], {})).toMatchObject({ listen: { host: "127.0.0.1", port: 18101 } });
+    expect(parseServeArgs(["serve", "--listen", "18101", "--token", "t"], {})).toMatchObject({ listen: { host: "127.0.0.1", port: 18101 } });
+    expect(parseServeArgs(["serve"], { BRIDGE_LISTEN: "18101" })).toMatchObject({ listen: { host: "127.0.0.1", port: 18101 } });
+  });
+
+  it("host:port, [v6]:port and :port parse as before", () => {
+    expect(parseListen("0.0.0.0:7700")).toEqual({ host: "0.0.0.0", port: 7700 });
+    expect(parseListen("localhost:80")).toEqual({ host: "localhost", port: 80 });
+    expect(parseListen("[::1]:7701")).toEqual({ host: "::1", port: 7701 });
+    expect(parseListen(":7702")).toEqual({ host: "127.0.0.1", port: 7702 });
+  });
+
+  it("a host without a port is a usage error naming the forms, not a guessed port", () => {
+    for (const bad of ["127.0.0.1", "localhost", "[::1]"]) {
+      expect(() => parseListen(bad)).toThrow(UsageError);
+      expect(() => parseListen(bad)).toThrow(`--listen expects host:port, [ipv6]:port or a bare port (e.g. 127.0.0.1:7700, [::1]:7700 or 7700): "${bad}" names a host but no port`);
+    }
+    for (const bad of ["70000", "host:99999", "a:b:1", "[::1]:", "host:", ""]) expect(() => parseListen(bad)).toThrow(UsageError);
+    expect(() => parseServeArgs(["serve"], { BRIDGE_LISTEN: "127.0.0.1" })).toThrow(/^BRIDGE_LISTEN expects host:port/);
+  });
+
+  it("image-editor-bridge serve --listen <port> serves on 127.0.0.1 without a token, and with one", async () => {
+    const plain = await runBin(["serve", "--listen", "0", "--log-level", "silent"]);
+    expect(plain.stdout).toMatch(/^image-editor-bridge \S+ · http:\/\/127\.0\.0\.1:\d+ · /);
+    expect(plain.stderr).toBe("");
+    const withToken = await runBin(["serve", "--listen", "0", "--token", "t", "--log-level", "silent"]);
+    expect(withToken.stdout).toMatch(/· http:\/\/127\.0\.0\.1:\d+ · /);
+  });
+
+  it("image-editor-bridge serve --listen 127.0.0.1 exits 2 naming the form", async () => {
+    const run = await runBin(["serve", "--listen", "127.0.0.1"]);
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe("");
+    expect(run.stderr).toMatch(/^image-editor-bridge: --listen expects host:port, \[ipv6\]:port or a bare port .*"127\.0\.0\.1" names a host but no port\n/);
+  });
+});
+
+describe("usage, help and version", () => {
+  it("no arguments prints the usage and exits 0 without starting a server", async () => {
+    const run = await runBin([]);
+    expect(run).toMatchObject({ code: 0, stderr: "" });
+    expect(run.stdout).toMatch(/^Usage: image-editor-bridge <command> \[options\]/);
+    expect(run.stdout).toContain("serve [options]");
+    expect(run.stdout).toContain("--listen <addr>");
+  });
+
+  it("help, --help, version and --version print and exit 0", async () => {
+    for (const args of [["help"], ["--help"], ["-h"]]) {
+      const run = await runBin(args);
+      expect(run.code).toBe(0);
+      expect(run.stdout).toMatch(/^Usage: image-editor-bridge <command>/);
+    }
+    for (const args of [["version"], ["--version"], ["-v"]]) expect(await runBin(args)).toEqual({ code: 0, stdout: `${PACKAGE.version}\n`, stderr: "" });
+  });
+
+  it("serve stays explicit: options without a command are a usage error (exit 2) suggesting serve", async () => {
+    const run = await runBin(["--listen", "7700"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain("a command comes first: image-editor-bridge serve --listen 7700");
+  });
+
+  it("methods lists every built-in method with its HTTP route, from the published schema", async () => {
+    const run = await runBin(["methods"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/^document:current +GET \/document\/current$/m);
+    expect(run.stdout).toMatch(/^server:clients$/m);
+  });
+
+  it("methods <name> shows the method's params, result and route; an unknown name is a usage error", async () => {
+    const run = await runBin(["methods", "layer:getInfoById"]);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("params: {documentId?: integer, layerId: integer, getChildren?: boolean}");
+    expect(run.stdout).toMatch(/result: \{id: integer, index: integer, name: string, kind: "pixel" \| "group"/);
+    expect(run.stdout).toContain("http:   GET /layer/by-id/{layerId}");
+    const image = await runBin(["methods", "image:exportLayer"]);
+    expect(image.stdout).toContain("result: {data: string (data URI), format: \"png\" | \"jpeg\" | \"webp\"");
+    const unknown = await runBin(["methods", "layer:nope"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('No built-in method "layer:nope"');
+  });
+
+  it("a bad --log-level or BRIDGE_LOG_LEVEL is a usage error (exit 2) listing the levels", async () => {
+    const run = await runBin(["serve", "--log-level", "loud"]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('--log-level expects one of trace, debug, info, warn, error, fatal, silent, got "loud"');
+    expect(() => parseServeArgs(["serve"], { BRIDGE_LOG_LEVEL: "verbose" })).toThrow(UsageError);
+  });
+
+  it("methods and events refuse options; serve refuses the client commands' options", async () => {
+    expect(await runBin(["methods", "--json"])).toMatchObject({ code: 2, stderr: expect.stringContaining('methods takes no options, got "--json"') });
+    expect(await runBin(["events", "extra"])).toMatchObject({ code: 2, stderr: expect.stringContaining('events takes no arguments, got "extra"') });
+    expect(() => parseServeArgs(["serve", "--url", "http://127.0.0.1:7700"], {})).toThrow(/Unknown option '--url'/);
+  });
+
+  it("events lists the bridge's event types and each editor's own", async () => {
+    const run = await runBin(["events"]);
+    expect(run.code).toBe(0);
+    for (const type of ["#ready", "selection:changed", "layer:previewChange", "documentChanged", "cutoutFinished", "imageChanged"]) {
+      expect(run.stdout).toMatch(new RegExp(`^  ${type}$`, "m"));
+    }
+  });
+});
 
 describe("command line", () => {
-  it("defaults to serving the embedded editor on 127.0.0.1:7700", () => {
-    expect(parseServeArgs([], {})).toMatchObject({ listen: { host: "127.0.0.1", port: 7700 }, editor: "embedded", sample: true });
+  it("serve defaults to the embedded editor on 127.0.0.1:7700", () => {
+    expect(parseServeArgs(["serve"], {})).toMatchObject({ listen: { host: "127.0.0.1", port: 7700 }, editor: "embedded", sample: true });
   });
 
   it("flags win over BRIDGE_* environment variables, which win over defaults", () => {
@@ -54,10 +189,10 @@ describe("command line", () => {
 
 describe("file access on the command line", () => {
   it("--files-root is repeatable (or BRIDGE_FILES_ROOT, comma-separated); the other file flags default off", () => {
-    expect(parseServeArgs(["--files-root", "/a", "--files-root", "/b"], {})).toMatchObject({ filesRoots: ["/a", "/b"] });
-    expect(parseServeArgs([], { BRIDGE_FILES_ROOT: "/a, /b" })).toMatchObject({ filesRoots: ["/a", "/b"] });
-    expect(parseServeArgs([], {})).toMatchObject({ filesRoots: [], allowAnyPath: false, allowEditorScripts: false, backupOnOverwrite: true });
-    expect(parseServeArgs(["--allow-any-path", "--allow-editor-scripts", "--no-backup"], {})).toMatchObject({
+    expect(parseServeArgs(["serve", "--files-root", "/a", "--files-root", "/b"], {})).toMatchObject({ filesRoots: ["/a", "/b"] });
+    expect(parseServeArgs(["serve"], { BRIDGE_FILES_ROOT: "/a, /b" })).toMatchObject({ filesRoots: ["/a", "/b"] });
+    expect(parseServeArgs(["serve"], {})).toMatchObject({ filesRoots: [], allowAnyPath: false, allowEditorScripts: false, backupOnOverwrite: true });
+    expect(parseServeArgs(["serve", "--allow-any-path", "--allow-editor-scripts", "--no-backup"], {})).toMatchObject({
       allowAnyPath: true,
       allowEditorScripts: true,
       backupOnOverwrite: false,
@@ -113,14 +248,14 @@ describe("command line failures", () => {
 });
 
 describe("several editors on the command line", () => {
-  const usage = (args: string[], env: NodeJS.ProcessEnv = {}) => () => parseServeArgs(args, env);
+  const usage = (args: string[], env: NodeJS.ProcessEnv = {}) => () => parseServeArgs(["serve", ...args], env);
 
   it("--editors (or BRIDGE_EDITORS) is an integer from 1 to MAX_EDITORS, 1 by default; the flag wins", () => {
-    expect(parseServeArgs([], {})).toMatchObject({ editors: 1 });
-    expect(parseServeArgs(["--editors", "3"], {})).toMatchObject({ editors: 3 });
-    expect(parseServeArgs([], { BRIDGE_EDITORS: "2" })).toMatchObject({ editors: 2 });
-    expect(parseServeArgs(["--editors", "4"], { BRIDGE_EDITORS: "2" })).toMatchObject({ editors: 4 });
-    expect(parseServeArgs(["--editors", String(MAX_EDITORS)], {})).toMatchObject({ editors: MAX_EDITORS });
+    expect(parseServeArgs(["serve"], {})).toMatchObject({ editors: 1 });
+    expect(parseServeArgs(["serve", "--editors", "3"], {})).toMatchObject({ editors: 3 });
+    expect(parseServeArgs(["serve"], { BRIDGE_EDITORS: "2" })).toMatchObject({ editors: 2 });
+    expect(parseServeArgs(["serve", "--editors", "4"], { BRIDGE_EDITORS: "2" })).toMatchObject({ editors: 4 });
+    expect(parseServeArgs(["serve", "--editors", String(MAX_EDITORS)], {})).toMatchObject({ editors: MAX_EDITORS });
     for (const bad of ["0", String(MAX_EDITORS + 1), "2.5", "two", "", "=-1"]) {
       const args = bad.startsWith("=") ? [`--editors${bad}`] : ["--editors", bad];
       expect(usage(args)).toThrow(UsageError);
@@ -132,7 +267,7 @@ describe("several editors on the command line", () => {
   it("--photoshop-host is repeatable, each host[:port] with the port defaulting to --photoshop-port, IPv6 in brackets", () => {
     const args = ["--editor", "photoshop", "--photoshop-port", "49000", "--photoshop-host", "ps-a.local", "--photoshop-host", "10.0.0.2:5000"];
     args.push("--photoshop-host", "[fd00::7]:6000", "--photoshop-host", "[::1]", "--photoshop-host", "fe80::1");
-    expect(parseServeArgs(args, {})).toMatchObject({
+    expect(parseServeArgs(["serve", ...args], {})).toMatchObject({
       editors: 5,
       photoshop: {
         hosts: [
@@ -148,14 +283,14 @@ describe("several editors on the command line", () => {
 
   it("BRIDGE_PHOTOSHOP_HOST is comma-separated; without any host there is one Photoshop on 127.0.0.1", () => {
     const env = { BRIDGE_PHOTOSHOP_HOST: "a.local, b.local:7000", BRIDGE_PHOTOSHOP_PASSWORD: "pw" };
-    expect(parseServeArgs(["--editor", "photoshop"], env)).toMatchObject({
+    expect(parseServeArgs(["serve", "--editor", "photoshop"], env)).toMatchObject({
       editors: 2,
       photoshop: { hosts: [{ host: "a.local", port: 49494 }, { host: "b.local", port: 7000 }], password: "pw" },
     });
-    expect(parseServeArgs(["--editor", "photoshop", "--photoshop-host", "c.local"], env)).toMatchObject({
+    expect(parseServeArgs(["serve", "--editor", "photoshop", "--photoshop-host", "c.local"], env)).toMatchObject({
       photoshop: { hosts: [{ host: "c.local", port: 49494 }] },
     });
-    expect(parseServeArgs(["--editor", "photoshop"], {})).toMatchObject({ editors: 1, photoshop: { hosts: [{ host: "127.0.0.1", port: 49494 }] } });
+    expect(parseServeArgs(["serve", "--editor", "photoshop"], {})).toMatchObject({ editors: 1, photoshop: { hosts: [{ host: "127.0.0.1", port: 49494 }] } });
   });
 
   it("a malformed or repeated Photoshop host is a UsageError naming the flag", () => {
@@ -169,15 +304,15 @@ describe("several editors on the command line", () => {
   });
 
   it("--gimp-attach is repeatable (or BRIDGE_GIMP_ATTACH, comma-separated), each host:port: one editor per server", () => {
-    expect(parseServeArgs(["--editor", "gimp", "--gimp-attach", "127.0.0.1:10008", "--gimp-attach", "[::1]:10009"], {})).toMatchObject({
+    expect(parseServeArgs(["serve", "--editor", "gimp", "--gimp-attach", "127.0.0.1:10008", "--gimp-attach", "[::1]:10009"], {})).toMatchObject({
       editors: 2,
       gimp: { binary: "gimp-console-2.10", attach: ["127.0.0.1:10008", "[::1]:10009"] },
     });
-    expect(parseServeArgs(["--editor", "gimp"], { BRIDGE_GIMP_ATTACH: "a:1, b:2,c:3" })).toMatchObject({
+    expect(parseServeArgs(["serve", "--editor", "gimp"], { BRIDGE_GIMP_ATTACH: "a:1, b:2,c:3" })).toMatchObject({
       editors: 3,
       gimp: { attach: ["a:1", "b:2", "c:3"] },
     });
-    expect(parseServeArgs(["--editor", "gimp", "--editors", "2"], {})).toMatchObject({ editors: 2, gimp: { attach: [] } });
+    expect(parseServeArgs(["serve", "--editor", "gimp", "--editors", "2"], {})).toMatchObject({ editors: 2, gimp: { attach: [] } });
     expect(usage(["--editor", "gimp", "--gimp-attach", "127.0.0.1"])).toThrow('--gimp-attach expects host:port (IPv6 as [address]:port), got "127.0.0.1"');
     expect(usage(["--editor", "gimp", "--gimp-attach", "a:1", "--gimp-attach", "a:1"])).toThrow(/names a:1 twice/);
   });
@@ -195,9 +330,9 @@ describe("several editors on the command line", () => {
     expect(usage(["--editor", "photoshop", "--editors", "2"])).toThrow(
       /^--editors 2 does not match the 1 Photoshop host given with --photoshop-host \(default 127\.0\.0\.1\)/,
     );
-    expect(parseServeArgs(["--editor", "gimp", "--editors", "2", "--gimp-attach", "a:1", "--gimp-attach", "b:2"], {})).toMatchObject({ editors: 2 });
+    expect(parseServeArgs(["serve", "--editor", "gimp", "--editors", "2", "--gimp-attach", "a:1", "--gimp-attach", "b:2"], {})).toMatchObject({ editors: 2 });
     // The other editors' servers do not count: --editors is the embedded pool here.
-    expect(parseServeArgs(["--editors", "3", "--gimp-attach", "a:1"], {})).toMatchObject({ editor: "embedded", editors: 3 });
+    expect(parseServeArgs(["serve", "--editors", "3", "--gimp-attach", "a:1"], {})).toMatchObject({ editor: "embedded", editors: 3 });
   });
 
   it("a mismatch stops serve before anything starts", async () => {

@@ -6,45 +6,24 @@ import { Connection } from "./connection.js";
 import type { ConnectionOptions } from "./options.js";
 import { BridgeError, CLIENT_ERROR_CODES, isBridgeError } from "./errors.js";
 import { pluginHealth, plugins, status } from "./http.js";
-import { checkClientName } from "./_internal/url.js";
+import { checkClientName, endpointsOf } from "./_internal/url.js";
+import { CALL_USAGE, CLIENT_USAGE, DEFAULT_BRIDGE_URL, EXIT_CODES } from "./cli-usage.js";
+import { buildParams, nonNegativeInt, positiveInt, UsageError } from "./cli-params.js";
+import { describeWritten, exportParams, imageOf, LocalFileError, localFileError, type WrittenImage } from "./cli-images.js";
 
 /*
  * The client half of the command line (Node only): `call`, `subscribe`, `health`, `plugins`, `export-document`,
- * each a thin layer over the SDK so the CLI and programs behave alike.
+ * `export-layer`, each a thin layer over the SDK so the CLI and programs behave alike.
  */
 
+export { buildParams, CLIENT_USAGE, DEFAULT_BRIDGE_URL, EXIT_CODES };
+
 /** Commands `image-editor-bridge` hands to {@link runClientCommand}. */
-export const CLIENT_COMMANDS = ["call", "subscribe", "health", "plugins", "export-document"] as const;
+export const CLIENT_COMMANDS = ["call", "subscribe", "health", "plugins", "export-document", "export-layer"] as const;
 export type ClientCommand = (typeof CLIENT_COMMANDS)[number];
 
-/** Where the client commands look for the bridge without `--url` or `BRIDGE_URL`. */
-export const DEFAULT_BRIDGE_URL = "http://127.0.0.1:7700";
 
-/** Exit statuses of the client commands. */
-export const EXIT_CODES = {
-  OK: 0,
-  /** The bridge answered with an error. */
-  FAILED: 1,
-  /** The command line was wrong. */
-  USAGE: 2,
-  /** The bridge could not be reached, or the connection ended. */
-  UNAVAILABLE: 3,
-} as const;
 
-export const CLIENT_USAGE = `Client commands (talk to a running bridge):
-  call <method> [json] [--param k=v ...]   call a method; --param values are JSON or strings, keys may be dotted (rect.x=1)
-  subscribe <event...> [--count n]         print events as JSON lines until interrupted, or after n events
-  health                                   GET /health
-  plugins [id]                             loaded plugins, or one plugin's health
-  export-document -o <file> [--format png|jpeg|webp] [--quality n] [--max-size n] [--scale f]
-                                           write the composite image of the active document
-Client options:
-  --url <url>          the bridge                                    [BRIDGE_URL]   default ${DEFAULT_BRIDGE_URL}
-  --token <token>      access token                                  [BRIDGE_TOKEN]
-  --name <name>        this client's name in server:clients and the bridge's logs
-  --timeout <ms>       per-request deadline
-  --json               machine-readable output (one JSON value per line; errors as JSON on stderr)
-`;
 
 export interface ClientCommandIo {
   /** @default process.stdout */
@@ -61,8 +40,6 @@ export function isClientCommand(name: string | undefined): name is ClientCommand
   return (CLIENT_COMMANDS as readonly string[]).includes(name ?? "");
 }
 
-class UsageError extends Error {}
-
 interface Context {
   readonly out: { write(text: string): unknown };
   readonly err: { write(text: string): unknown };
@@ -72,7 +49,7 @@ interface Context {
   readonly json: boolean;
   readonly timeoutMs: number | undefined;
   readonly signal: AbortSignal;
-  readonly values: ReturnType<typeof parseFlags>["values"];
+  readonly values: Flags;
   readonly args: string[];
 }
 
@@ -93,9 +70,48 @@ function parseFlags(argv: string[]) {
       quality: { type: "string" },
       "max-size": { type: "string" },
       scale: { type: "string" },
+      "layer-id": { type: "string" },
+      "layer-index": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
+}
+
+type Flags = ReturnType<typeof parseFlags>["values"];
+type Flag = keyof Flags;
+
+/** Options every command takes. */
+const COMMON_OPTIONS: readonly Flag[] = ["url", "token", "json", "timeout", "help"];
+const EXPORT_OPTIONS: readonly Flag[] = ["name", "output", "format", "quality", "max-size", "scale"];
+
+/** The options each command uses beyond the common ones; any other is refused as a usage error. */
+const COMMAND_OPTIONS: Readonly<Record<ClientCommand, readonly Flag[]>> = {
+  call: ["name", "param", "output"],
+  subscribe: ["name", "count"],
+  health: [],
+  plugins: [],
+  "export-document": EXPORT_OPTIONS,
+  "export-layer": [...EXPORT_OPTIONS, "layer-id", "layer-index"],
+};
+
+/** Refuses an option the command does not use, rather than ignoring it silently. */
+function checkOptions(command: ClientCommand, values: Flags): void {
+  const allowed = new Set<string>([...COMMON_OPTIONS, ...COMMAND_OPTIONS[command]]);
+  for (const [key, value] of Object.entries(values)) {
+    if (value === undefined || allowed.has(key)) continue;
+    const flag = key === "output" ? "-o/--output" : `--${key}`;
+    throw new UsageError(`${command} does not take ${flag}`);
+  }
+}
+
+/** `--url` or `BRIDGE_URL`, checked here so a typo is a usage error rather than an unreachable bridge. */
+function bridgeUrl(text: string, from: string): string {
+  try {
+    endpointsOf(text);
+  } catch (error) {
+    throw new UsageError(`${from}: ${(error as Error).message}`);
+  }
+  return text;
 }
 
 /**
@@ -121,14 +137,15 @@ export async function runClientCommand(argv: string[], io: ClientCommandIo = {})
     json = values.json ?? false;
     const [command, ...args] = positionals;
     if (values.help) {
-      out.write(CLIENT_USAGE);
+      out.write(command === "call" ? CALL_USAGE : CLIENT_USAGE);
       return EXIT_CODES.OK;
     }
     if (!isClientCommand(command)) throw new UsageError(`Unknown client command "${command ?? ""}"`);
+    checkOptions(command, values);
     const ctx: Context = {
       out,
       err,
-      url: values.url ?? env["BRIDGE_URL"] ?? DEFAULT_BRIDGE_URL,
+      url: bridgeUrl(values.url ?? env["BRIDGE_URL"] ?? DEFAULT_BRIDGE_URL, values.url !== undefined ? "--url" : "BRIDGE_URL"),
       token: values.token ?? (env["BRIDGE_TOKEN"] || undefined),
       name: values.name === undefined ? undefined : clientName(values.name),
       json,
@@ -169,7 +186,8 @@ const COMMANDS: Record<ClientCommand, (ctx: Context) => Promise<number>> = {
     }
     return EXIT_CODES.OK;
   },
-  "export-document": runExportDocument,
+  "export-document": (ctx) => runExport(ctx, "image:exportDocument", {}),
+  "export-layer": (ctx) => runExport(ctx, "image:exportLayer", layerParams(ctx.values)),
 };
 
 async function runCall(ctx: Context): Promise<number> {
@@ -177,9 +195,17 @@ async function runCall(ctx: Context): Promise<number> {
   if (method === undefined) throw new UsageError("call needs a method name, e.g. call document:current");
   if (extra.length > 0) throw new UsageError(`call takes one JSON argument, got also "${extra.join(" ")}"`);
   const params = buildParams(body, ctx.values.param ?? []);
+  const output = ctx.values.output;
   return withConnection(ctx, { reconnect: false }, async (connection) => {
     const result = await connection.invoke(method, params, invokeOptions(ctx));
-    print(ctx, result);
+    if (output === undefined) {
+      print(ctx, result);
+      return EXIT_CODES.OK;
+    }
+    const written = await writeImage(output, result);
+    if (written === undefined) throw new UsageError(`-o writes a returned image, but ${method} returned no image (no data URI)`);
+    if (ctx.json) print(ctx, written);
+    else ctx.out.write(describeWritten(written));
     return EXIT_CODES.OK;
   });
 }
@@ -214,31 +240,41 @@ async function runSubscribe(ctx: Context): Promise<number> {
   });
 }
 
-const EXTENSION_FORMATS: Record<string, "png" | "jpeg" | "webp"> = { png: "png", jpg: "jpeg", jpeg: "jpeg", webp: "webp" };
-
-async function runExportDocument(ctx: Context): Promise<number> {
-  const output = ctx.values.output;
-  if (output === undefined) throw new UsageError("export-document needs -o <file>");
-  const extension = output.split(".").pop()?.toLowerCase() ?? "";
-  const format = ctx.values.format ?? EXTENSION_FORMATS[extension] ?? "png";
-  if (!["png", "jpeg", "webp"].includes(format)) throw new UsageError(`--format expects png, jpeg or webp, got "${format}"`);
-  const params: Record<string, unknown> = { format };
-  if (ctx.values.quality !== undefined) params["quality"] = positiveInt("--quality", ctx.values.quality);
-  if (ctx.values["max-size"] !== undefined) params["maxSize"] = positiveInt("--max-size", ctx.values["max-size"]);
-  if (ctx.values.scale !== undefined) {
-    const scale = Number(ctx.values.scale);
-    if (!(scale > 0)) throw new UsageError(`--scale expects a positive number, got "${ctx.values.scale}"`);
-    params["scale"] = scale;
-  }
-  return withConnection(ctx, { reconnect: false }, async (connection) => {
-    const image = await connection.image.exportDocument(params, invokeOptions(ctx));
-    const comma = image.data.indexOf(",");
-    const bytes = Buffer.from(image.data.slice(comma + 1), "base64");
-    const path = resolve(output);
+/** Writes the image a method returned to `output`; undefined when the result holds no image. */
+async function writeImage(output: string, result: unknown): Promise<WrittenImage | undefined> {
+  const image = imageOf(result);
+  if (image === undefined) return undefined;
+  const path = resolve(output);
+  const bytes = Buffer.from(image.base64, "base64");
+  try {
     await writeFile(path, bytes);
-    const summary = { path, format: image.format, width: image.width, height: image.height, size: bytes.length };
-    if (ctx.json) print(ctx, summary);
-    else ctx.out.write(`wrote ${path} (${image.width}×${image.height} ${image.format}, ${bytes.length} bytes)\n`);
+  } catch (error) {
+    throw localFileError(path, error);
+  }
+  return { path, size: bytes.length, ...image.details };
+}
+
+/** `--layer-id` or `--layer-index` (not both) for `export-layer`; neither exports the active layer. */
+function layerParams(values: Flags): Record<string, unknown> {
+  const id = values["layer-id"];
+  const index = values["layer-index"];
+  if (id !== undefined && index !== undefined) throw new UsageError("export-layer takes --layer-id or --layer-index, not both");
+  if (id !== undefined) return { layerId: nonNegativeInt("--layer-id", id) };
+  if (index !== undefined) return { layerIndex: nonNegativeInt("--layer-index", index) };
+  return {};
+}
+
+/** `export-document` and `export-layer`: export with the format options, write the image to `-o`. */
+async function runExport(ctx: Context, method: "image:exportDocument" | "image:exportLayer", target: Record<string, unknown>): Promise<number> {
+  const output = ctx.values.output;
+  if (output === undefined) throw new UsageError(`${method === "image:exportLayer" ? "export-layer" : "export-document"} needs -o <file>`);
+  const params = { ...target, ...exportParams(output, ctx.values) };
+  return withConnection(ctx, { reconnect: false }, async (connection) => {
+    const image = await connection.invoke(method, params, invokeOptions(ctx));
+    const written = await writeImage(output, image);
+    if (written === undefined) throw new BridgeError("INTERNAL", `${method} returned no image`);
+    if (ctx.json) print(ctx, written);
+    else ctx.out.write(describeWritten(written));
     return EXIT_CODES.OK;
   });
 }
@@ -268,43 +304,6 @@ function invokeOptions(ctx: Context): { timeoutMs?: number; signal: AbortSignal 
   return ctx.timeoutMs === undefined ? { signal: ctx.signal } : { timeoutMs: ctx.timeoutMs, signal: ctx.signal };
 }
 
-/** `[json] --param a=1 --param rect.x=2` → params; values parse as JSON when they can, else stay strings. */
-export function buildParams(body: string | undefined, pairs: string[]): unknown {
-  let params: unknown;
-  if (body !== undefined) {
-    try {
-      params = JSON.parse(body);
-    } catch {
-      throw new UsageError(`The params argument is not valid JSON: ${body}`);
-    }
-  }
-  if (pairs.length === 0) return params;
-  if (params !== undefined && (typeof params !== "object" || params === null || Array.isArray(params))) {
-    throw new UsageError("--param needs the JSON argument, when given, to be an object");
-  }
-  const out = (params ?? {}) as Record<string, unknown>;
-  for (const pair of pairs) {
-    const eq = pair.indexOf("=");
-    if (eq <= 0) throw new UsageError(`--param expects key=value, got "${pair}"`);
-    const keys = pair.slice(0, eq).split(".");
-    const text = pair.slice(eq + 1);
-    let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch {
-      value = text;
-    }
-    let target = out;
-    for (const key of keys.slice(0, -1)) {
-      const next = target[key];
-      if (typeof next !== "object" || next === null || Array.isArray(next)) target[key] = {};
-      target = target[key] as Record<string, unknown>;
-    }
-    target[keys[keys.length - 1]!] = value;
-  }
-  return out;
-}
-
 function clientName(text: string): string {
   try {
     checkClientName(text);
@@ -312,12 +311,6 @@ function clientName(text: string): string {
     throw new UsageError(`--name: ${(error as Error).message}`);
   }
   return text;
-}
-
-function positiveInt(flag: string, text: string): number {
-  const value = Number(text);
-  if (!/^\d+$/.test(text) || value < 1) throw new UsageError(`${flag} expects a positive integer, got "${text}"`);
-  return value;
 }
 
 function print(ctx: Context, value: unknown): void {
@@ -334,6 +327,10 @@ function report(error: unknown, err: { write(text: string): unknown }, json: boo
   if (error instanceof UsageError) {
     err.write(json ? `${JSON.stringify({ error: { code: "USAGE", message: error.message } })}\n` : `image-editor-bridge: ${error.message}\n${CLIENT_USAGE}`);
     return EXIT_CODES.USAGE;
+  }
+  if (error instanceof LocalFileError) {
+    err.write(json ? `${JSON.stringify({ error: { code: "LOCAL_FILE", message: error.message } })}\n` : `image-editor-bridge: ${error.message}\n`);
+    return EXIT_CODES.LOCAL_FILE;
   }
   // Errors of another copy of the package pass the brand check without being this class: read their fields.
   const failure: { code: string; message: string; details?: Record<string, unknown> | undefined } = isBridgeError(error)

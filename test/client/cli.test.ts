@@ -192,3 +192,85 @@ describe("client commands", () => {
     }
   });
 });
+
+describe("client command line checks", () => {
+  it("call --help lists every built-in method and points to methods <name>", async () => {
+    const help = await run(["call", "--help"]);
+    expect(help).toMatchObject({ code: 0, stderr: "" });
+    for (const name of ["document:current", "layer:getInfoById", "image:exportLayer", "selection:set"]) {
+      expect(help.stdout).toMatch(new RegExp(`^  ${name}$`, "m"));
+    }
+    expect(help.stdout).toContain('Run "image-editor-bridge methods <method>"');
+  });
+
+  it("a command refuses an option it does not use, naming the command and the option (exit 2)", async () => {
+    for (const [argv, message] of [
+      [["health", "--format", "png"], "health does not take --format"],
+      [["plugins", "--name", "x"], "plugins does not take --name"],
+      [["subscribe", "selection:changed", "-o", "x.png"], "subscribe does not take -o/--output"],
+      [["call", "document:current", "--count", "1"], "call does not take --count"],
+      [["export-document", "-o", "x.png", "--layer-id", "3"], "export-document does not take --layer-id"],
+    ] as const) {
+      const result = await run([...argv]);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`image-editor-bridge: ${message}\n`);
+    }
+  });
+
+  it("a bad --url or BRIDGE_URL is a usage error (exit 2) naming the schemes it takes", async () => {
+    const scheme = await run(["health", "--url", "localhost:7700"]);
+    expect(scheme.code).toBe(2);
+    expect(scheme.stderr).toMatch(/^image-editor-bridge: --url: Unsupported URL scheme "localhost:" \(expected http, https, ws or wss\)/);
+    const port = await run(["call", "document:current", "--url", "7700"]);
+    expect(port.code).toBe(2);
+    expect(port.stderr).toMatch(/--url: Not a URL: "7700" \(expected e\.g\. http:\/\/127\.0\.0\.1:7700/);
+    const env = await run(["health"], { BRIDGE_URL: "ftp://127.0.0.1:7700" });
+    expect(env.code).toBe(2);
+    expect(env.stderr).toMatch(/^image-editor-bridge: BRIDGE_URL: Unsupported URL scheme "ftp:"/);
+  });
+
+  it("call -o writes a returned image to a file; a result without an image is a usage error", async () => {
+    const { bridge } = await startBridge();
+    const dir = await tempDir();
+    const file = join(dir, "layer.webp");
+    const result = await run(["call", "image:exportLayer", "--param", "format=webp", "-o", file, "--url", bridge.url]);
+    expect(result).toMatchObject({ code: 0, stderr: "" });
+    expect(result.stdout).toMatch(/^wrote .*layer\.webp \(\d+×\d+ webp, \d+ bytes\)\n$/);
+    expect(await sharp(await readFile(file)).metadata()).toMatchObject({ format: "webp" });
+    const json = await run(["call", "image:exportDocument", "-o", join(dir, "doc.png"), "--json", "--url", bridge.url]);
+    expect(JSON.parse(json.stdout)).toMatchObject({ path: join(dir, "doc.png"), mediaType: "image/png", format: "png", width: 800, height: 600 });
+    const none = await run(["call", "document:current", "-o", join(dir, "doc.json"), "--url", bridge.url]);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain("-o writes a returned image, but document:current returned no image (no data URI)");
+  });
+
+  it("export-layer writes one layer's image: the active one, or by --layer-id or --layer-index", async () => {
+    const { bridge } = await startBridge();
+    const dir = await tempDir();
+    const layers = JSON.parse((await run(["call", "document:layers", "--json", "--url", bridge.url])).stdout) as Array<{ id: number; rect: { width: number } }>;
+    const byId = await run(["export-layer", "-o", join(dir, "by-id.png"), "--layer-id", String(layers[1]!.id), "--url", bridge.url]);
+    expect(byId.code).toBe(0);
+    expect(await sharp(await readFile(join(dir, "by-id.png"))).metadata()).toMatchObject({ format: "png", width: layers[1]!.rect.width });
+    const byIndex = await run(["export-layer", "-o", join(dir, "by-index.jpg"), "--layer-index", "0", "--json", "--url", bridge.url]);
+    expect(JSON.parse(byIndex.stdout)).toMatchObject({ format: "jpeg", width: layers[0]!.rect.width });
+    expect((await run(["export-layer", "-o", join(dir, "active.png"), "--url", bridge.url])).code).toBe(0);
+    const both = await run(["export-layer", "-o", "x.png", "--layer-id", "1", "--layer-index", "0"]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("export-layer takes --layer-id or --layer-index, not both");
+    const missing = await run(["export-layer", "-o", join(dir, "x.png"), "--layer-id", "999999", "--url", bridge.url]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/LAYER_NOT_FOUND/);
+  });
+
+  it("a file that cannot be written is a local error naming the file and the reason: exit 4, not INTERNAL", async () => {
+    const { bridge } = await startBridge();
+    const dir = await tempDir();
+    const target = join(dir, "no-such-folder", "doc.png");
+    const failed = await run(["export-document", "-o", target, "--url", bridge.url]);
+    expect(failed).toMatchObject({ code: 4, stdout: "" });
+    expect(failed.stderr).toBe(`image-editor-bridge: cannot write ${target}: ENOENT (the folder does not exist)\n`);
+    const json = await run(["call", "image:exportDocument", "-o", dir, "--json", "--url", bridge.url]);
+    expect(json.code).toBe(4);
+    expect(JSON.parse(json.stderr)).toEqual({ error: { code: "LOCAL_FILE", message: `cannot write ${dir}: EISDIR (it is a folder)` } });
+  });
+});

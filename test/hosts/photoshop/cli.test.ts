@@ -27,7 +27,7 @@ describe("serve --editor photoshop", () => {
 
   it("with a wrong password the bridge still starts and reports the refusal without the password", async () => {
     const fake = await startFake({ password: "s3cret-pass" });
-    const argv = ["--editor", "photoshop", "--listen", "127.0.0.1:0", "--photoshop-port", String(fake.port), "--photoshop-password", "guess-123", "--log-level", "silent"];
+    const argv = ["serve", "--editor", "photoshop", "--listen", "127.0.0.1:0", "--photoshop-port", String(fake.port), "--photoshop-password", "guess-123", "--log-level", "silent"];
     const bridge = (await main(argv, { stdout: { write: () => true }, handleSignals: false, env: {} }))!;
     bridges.push(bridge);
     const health = (await (await fetch(`${bridge.url}/health`)).json()) as { host: { state: string; lastError?: string } };

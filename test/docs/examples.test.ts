@@ -84,16 +84,18 @@ describe("the recipes in examples/recipes, run as documented against the embedde
     const harness = await startBridge();
     const child = spawn(process.execPath, [join(RECIPES, "watch-selection.mjs"), "--count", "2", "--url", harness.bridge.url], { stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
-    const watching = new Promise<void>((resolve) =>
-      child.stdout.on("data", (chunk: Buffer) => {
-        out += String(chunk);
-        if (out.includes("watching")) resolve();
-      }),
-    );
+    const waiters: Array<{ text: string; resolve: () => void }> = [];
+    child.stdout.on("data", (chunk: Buffer) => {
+      out += String(chunk);
+      for (const waiter of waiters.filter((w) => out.includes(w.text))) waiter.resolve();
+    });
+    const printed = (text: string): Promise<void> => new Promise((resolve) => (out.includes(text) ? resolve() : waiters.push({ text, resolve })));
     const exited = new Promise<number | null>((resolve) => child.once("exit", resolve));
-    await watching;
+    await printed("watching");
     const driver = await harness.connect();
     await driver.call("selection:set", { rect: { x: 10, y: 20, width: 30, height: 40 } });
+    // The recipe reads the outline when it hears of the change: the next change waits until it has reacted.
+    await printed("selection 30×40");
     await driver.call("selection:set", { rect: null });
     expect(await exited).toBe(0);
     expect(out).toMatch(/selection 30×40 at 10,20; outline 30×40/);

@@ -1,6 +1,9 @@
+import { constants } from "node:fs";
+import { access, stat } from "node:fs/promises";
+import { delimiter, isAbsolute, join, resolve } from "node:path";
 import { createBridge, DEFAULT_LISTEN, type Bridge, type BridgeOptions } from "./bridge.js";
 import { MAX_EDITORS } from "./bridge-options.js";
-import { LISTEN_FORMS, LOG_LEVELS, parseServeArgs, UsageError, type ServeOptions } from "./cli-args.js";
+import { formatHostPort, LISTEN_FORMS, LOG_LEVELS, parseServeArgs, StartupError, UsageError, type ServeOptions } from "./cli-args.js";
 import { isBridgeError, MAIN_EVENTS } from "./protocol/index.js";
 import { CLIENT_USAGE, isClientCommand, runClientCommand } from "./client/cli.js";
 import { renderMethod, renderMethodList } from "./client/cli-schema.js";
@@ -13,7 +16,7 @@ import { BUILTIN_METHODS, publishSchema } from "./methods/index.js";
 import { createLogger, type Logger } from "./logger.js";
 import { PACKAGE } from "./version.js";
 
-export { UsageError };
+export { StartupError, UsageError };
 
 const USAGE = `Usage: image-editor-bridge <command> [options]
 
@@ -100,6 +103,60 @@ function parseCommand(argv: string[], env: NodeJS.ProcessEnv): { text: string } 
   return options;
 }
 
+/** Where GIMP comes from, said when its binary is missing. */
+const GIMP_INSTALL_HINT = "install GIMP 2.10 (Debian/Ubuntu: apt install gimp) or point --gimp-binary (BRIDGE_GIMP_BINARY) at it";
+
+const isKind = async (path: string, kind: "file" | "folder"): Promise<boolean> => {
+  const info = await stat(path).catch(() => undefined);
+  return info !== undefined && (kind === "file" ? info.isFile() : info.isDirectory());
+};
+
+/** The binary a command name runs: itself when it has a folder, else the first match on PATH. */
+async function findBinary(binary: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  const candidates = binary.includes("/") ? [resolve(binary)] : (env["PATH"] ?? "").split(delimiter).filter(isAbsolute).map((dir) => join(dir, binary));
+  for (const candidate of candidates) {
+    if (!(await isKind(candidate, "file"))) continue;
+    if (await access(candidate, constants.X_OK).then(() => true, () => false)) return candidate;
+  }
+  return undefined;
+}
+
+/**
+ * What must exist before anything starts, checked up front so a typo ends in one clear line instead of an editor
+ * retrying in the background. Missing folders follow one rule: a plugin folder named with `--plugin` or
+ * `--plugins-dir` that does not exist stops the bridge; a folder that exists but holds a broken plugin does not
+ * (that plugin is reported failed in its health and the rest carries on).
+ */
+async function preflight(options: ServeOptions, env: NodeJS.ProcessEnv): Promise<void> {
+  if (options.open !== undefined && options.editor === "embedded" && !(await isKind(resolve(options.open), "file"))) {
+    throw new StartupError(`--open ${options.open}: no such file`);
+  }
+  for (const [flag, dir] of [...options.plugins.map((p) => ["--plugin", p] as const), ["--plugins-dir", options.pluginsDir] as const]) {
+    if (dir !== undefined && !(await isKind(resolve(dir), "folder"))) throw new StartupError(`${flag} ${dir}: no such folder`);
+  }
+  if (options.editor === "gimp" && options.gimp.attach.length === 0 && (await findBinary(options.gimp.binary, env)) === undefined) {
+    throw new StartupError(`the GIMP binary "${options.gimp.binary}" was not found; ${GIMP_INSTALL_HINT}`);
+  }
+}
+
+/** `bridge.start()`, with a port in use said in one line with what to do about it; nothing is left running. */
+async function startBridge(bridge: Bridge, listen: ServeOptions["listen"]): Promise<void> {
+  try {
+    await bridge.start();
+  } catch (error) {
+    await bridge.close().catch(() => {});
+    // A files root that does not exist is a bad command line, like any other flag.
+    if (isBridgeError(error) && error.code === "BAD_REQUEST") throw new UsageError(error.message);
+    if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
+      const where = formatHostPort(listen);
+      throw new StartupError(
+        `${where} is already in use: another bridge may be running there (image-editor-bridge health --url http://${where}); choose another port with --listen <port>`,
+      );
+    }
+    throw error;
+  }
+}
+
 /** The editor kind, and how many when the bridge runs a pool: `gimp`, `gimp ×2`. */
 function editorLine(bridge: Bridge): string {
   const count = bridge.editors().length;
@@ -157,6 +214,7 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
     stdout.write(options.text);
     return undefined;
   }
+  await preflight(options, io.env ?? process.env);
   const log = createLogger({ level: options.logLevel });
   const pool = await editorPool(options, log);
   const bridge = serveBridge({
@@ -178,19 +236,13 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
       backupOnOverwrite: options.backupOnOverwrite,
     },
   });
-  try {
-    await bridge.start();
-  } catch (error) {
-    // A files root that does not exist is a bad command line, like any other flag.
-    if (isBridgeError(error) && error.code === "BAD_REQUEST") throw new UsageError(error.message);
-    throw error;
-  }
+  await startBridge(bridge, options.listen);
   const status = bridge.hostStatus();
   if (options.editor === "embedded" && status.state !== "ready" && status.state !== "busy") {
     // The embedded editor only fails to start on bad input (e.g. --open of a missing file): say so and stop.
     // A third-party editor that is not reachable yet is retried in the background instead.
     await bridge.close();
-    throw new UsageError(`the ${options.editor} editor could not start: ${status.lastError ?? "unknown reason"}`);
+    throw new StartupError(`the ${options.editor} editor could not start: ${status.lastError ?? "unknown reason"}`);
   }
   const doc = await bridge.host
     .getDocument({ signal: new AbortController().signal, caller: "cli" }, undefined)

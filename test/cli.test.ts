@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { createServer, type AddressInfo } from "node:net";
 import { mkdtemp, realpath, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,6 +12,8 @@ import { main } from "../src/cli.js";
 import { PACKAGE } from "../src/version.js";
 
 const BIN = fileURLToPath(new URL("../bin/image-editor-bridge.js", import.meta.url));
+/** The line `serve` prints once it listens: `image-editor-bridge 0.1.0 · http://…`. */
+const STARTUP_LINE = /^image-editor-bridge \S+ · .*\n/m;
 
 interface BinRun {
   code: number | null;
@@ -28,7 +31,7 @@ async function runBin(args: string[], env: Record<string, string> = {}): Promise
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => {
     stdout += chunk.toString();
-    if (args[0] === "serve" && stdout.includes("\n")) child.kill("SIGTERM");
+    if (args[0] === "serve" && STARTUP_LINE.test(stdout)) child.kill("SIGTERM");
   });
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const [code] = (await once(child, "exit")) as [number | null];
@@ -236,14 +239,43 @@ describe("file access on the command line", () => {
   });
 });
 
-describe("command line failures", () => {
-  it("--open of a missing file stops with a clear message instead of serving nothing", async () => {
-    await expect(
-      main(["serve", "--listen", "127.0.0.1:0", "--log-level", "silent", "--open", "/nonexistent/file.psd"], {
-        handleSignals: false,
-        env: {},
-      }),
-    ).rejects.toThrow(/could not start: .*file\.psd/);
+describe("startup failures: one fatal line, exit 1, nothing after it", () => {
+  /** The whole of stderr is one line, and nothing says the bridge is listening or retrying. */
+  const fatal = (run: BinRun, message: string): void => {
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(`image-editor-bridge: cannot start: ${message}\n`);
+    expect(run.stdout).not.toMatch(/listening|retrying/);
+    expect(run.stdout).not.toMatch(STARTUP_LINE);
+  };
+
+  it("serve --open of a missing file names the flag and the file", async () => {
+    fatal(await runBin(["serve", "--listen", "0", "--open", "/nonexistent/file.psd"]), "--open /nonexistent/file.psd: no such file");
+  });
+
+  it("a port in use names the address, how to check for a running bridge and the flag to change it", async () => {
+    const holder = createServer().listen(0, "127.0.0.1");
+    await once(holder, "listening");
+    const { port } = holder.address() as AddressInfo;
+    try {
+      const where = `127.0.0.1:${port}`;
+      fatal(
+        await runBin(["serve", "--listen", String(port)]),
+        `${where} is already in use: another bridge may be running there (image-editor-bridge health --url http://${where}); choose another port with --listen <port>`,
+      );
+    } finally {
+      holder.close();
+    }
+  });
+
+  it("a missing GIMP binary names the binary, the install hint and the flag, instead of retrying forever", async () => {
+    const hint = "install GIMP 2.10 (Debian/Ubuntu: apt install gimp) or point --gimp-binary (BRIDGE_GIMP_BINARY) at it";
+    fatal(await runBin(["serve", "--listen", "0", "--editor", "gimp", "--gimp-binary", "/nonexistent/gimp"]), `the GIMP binary "/nonexistent/gimp" was not found; ${hint}`);
+    fatal(await runBin(["serve", "--listen", "0", "--editor", "gimp"], { BRIDGE_GIMP_BINARY: "no-such-gimp" }), `the GIMP binary "no-such-gimp" was not found; ${hint}`);
+  });
+
+  it("--plugin and --plugins-dir follow one rule: a folder that does not exist stops the bridge", async () => {
+    fatal(await runBin(["serve", "--listen", "0", "--plugin", "/nonexistent/one"]), "--plugin /nonexistent/one: no such folder");
+    fatal(await runBin(["serve", "--listen", "0", "--plugins-dir", "/nonexistent/all"]), "--plugins-dir /nonexistent/all: no such folder");
   });
 });
 

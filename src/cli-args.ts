@@ -173,29 +173,48 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     editor: editor as EditorName,
     ...parsePool(values, env, editor as EditorName),
     open: values.open ?? env["BRIDGE_OPEN"],
-    sample: !values["no-sample"],
+    sample: !switched(values["no-sample"], env, "BRIDGE_NO_SAMPLE"),
     token: values.token ?? (env["BRIDGE_TOKEN"] || undefined),
-    allowOrigins: values["allow-origin"] ?? list(env["BRIDGE_ALLOW_ORIGIN"]),
-    allowHosts: values["allow-host"] ?? list(env["BRIDGE_ALLOW_HOST"]),
-    plugins: values.plugin ?? [],
+    allowOrigins: added(values["allow-origin"], env, "BRIDGE_ALLOW_ORIGIN"),
+    allowHosts: added(values["allow-host"], env, "BRIDGE_ALLOW_HOST"),
+    plugins: added(values.plugin, env, "BRIDGE_PLUGINS"),
     pluginsDir: values["plugins-dir"] ?? env["BRIDGE_PLUGINS_DIR"],
     logLevel,
-    scriptDirs: values["scripts-dir"] ?? list(env["BRIDGE_SCRIPTS_DIRS"]),
-    allowFileImport: !values["no-file-import"],
-    allowPrivateUrlImport: values["allow-private-import"] ?? false,
-    filesRoots: values["files-root"] ?? list(env["BRIDGE_FILES_ROOT"]),
-    allowAnyPath: values["allow-any-path"] ?? false,
-    allowEditorScripts: values["allow-editor-scripts"] ?? false,
-    backupOnOverwrite: !values["no-backup"],
+    scriptDirs: added(values["scripts-dir"], env, "BRIDGE_SCRIPTS_DIRS"),
+    allowFileImport: !switched(values["no-file-import"], env, "BRIDGE_NO_FILE_IMPORT"),
+    allowPrivateUrlImport: switched(values["allow-private-import"], env, "BRIDGE_ALLOW_PRIVATE_IMPORT"),
+    filesRoots: added(values["files-root"], env, "BRIDGE_FILES_ROOT"),
+    allowAnyPath: switched(values["allow-any-path"], env, "BRIDGE_ALLOW_ANY_PATH"),
+    allowEditorScripts: switched(values["allow-editor-scripts"], env, "BRIDGE_ALLOW_EDITOR_SCRIPTS"),
+    backupOnOverwrite: !switched(values["no-backup"], env, "BRIDGE_NO_BACKUP"),
   };
 }
 
 type Flags = ReturnType<typeof parseFlags>["values"];
 
-/** A repeatable flag's values, else its variable split on commas, and how messages name where they came from. */
-function listed(values: string[] | undefined, env: NodeJS.ProcessEnv, flag: string, variable: string): { items: string[]; from: string } {
-  if (values !== undefined) return { items: values, from: flag };
-  return { items: list(env[variable]), from: variable };
+/** Values a boolean variable takes: `BRIDGE_NO_SAMPLE=1` is on, `BRIDGE_NO_SAMPLE=0` (or empty) is off. */
+const ENV_TRUE = ["1", "true", "yes", "on"];
+const ENV_FALSE = ["", "0", "false", "no", "off"];
+
+/** A switch: on when the flag is given, else as its variable says. */
+function switched(flag: boolean | undefined, env: NodeJS.ProcessEnv, variable: string): boolean {
+  if (flag === true) return true;
+  const text = env[variable]?.trim().toLowerCase();
+  if (text === undefined || ENV_FALSE.includes(text)) return false;
+  if (ENV_TRUE.includes(text)) return true;
+  throw new UsageError(`${variable} expects one of ${[...ENV_TRUE, ...ENV_FALSE.filter(Boolean)].join(", ")}, got "${env[variable]}"`);
+}
+
+/** A repeatable flag adds to its variable's comma-separated list. */
+const added = (values: string[] | undefined, env: NodeJS.ProcessEnv, variable: string): string[] => [...list(env[variable]), ...(values ?? [])];
+
+/** A repeatable flag's items after its variable's, each with where it came from (for messages). */
+function listed(values: string[] | undefined, env: NodeJS.ProcessEnv, flag: string, variable: string): { items: string[]; sources: string[]; from: string } {
+  const fromEnv = list(env[variable]);
+  const items = [...fromEnv, ...(values ?? [])];
+  const sources = items.map((_, i) => (i < fromEnv.length ? variable : flag));
+  const from = [...new Set(sources)].join(" and ") || flag;
+  return { items, sources, from };
 }
 
 /** `--editors` (or `BRIDGE_EDITORS`): an integer from 1 to MAX_EDITORS, or undefined when not given. */
@@ -237,9 +256,9 @@ function parsePool(values: Flags, env: NodeJS.ProcessEnv, editor: EditorName): P
   }
   const ps = listed(values["photoshop-host"], env, "--photoshop-host", "BRIDGE_PHOTOSHOP_HOST");
   const psFrom = ps.items.length > 0 ? ps.from : `--photoshop-host (default ${DEFAULT_PHOTOSHOP_HOST})`;
-  const hosts = (ps.items.length > 0 ? ps.items : [DEFAULT_PHOTOSHOP_HOST]).map((h) => parseHostPort(h, ps.from, port));
+  const hosts = (ps.items.length > 0 ? ps.items : [DEFAULT_PHOTOSHOP_HOST]).map((h, i) => parseHostPort(h, ps.sources[i] ?? ps.from, port));
   const gimp = listed(values["gimp-attach"], env, "--gimp-attach", "BRIDGE_GIMP_ATTACH");
-  const attach = gimp.items.map((a) => formatHostPort(parseHostPort(a, gimp.from)));
+  const attach = gimp.items.map((a, i) => formatHostPort(parseHostPort(a, gimp.sources[i] ?? gimp.from)));
   let count = editors?.count ?? 1;
   if (editor === "photoshop") count = perServer(editors, hosts.map(formatHostPort), psFrom, "Photoshop host");
   if (editor === "gimp" && attach.length > 0) count = perServer(editors, attach, gimp.from, "attached GIMP server");
@@ -249,3 +268,28 @@ function parsePool(values: Flags, env: NodeJS.ProcessEnv, editor: EditorName): P
     gimp: { binary: values["gimp-binary"] ?? env["BRIDGE_GIMP_BINARY"] ?? DEFAULT_GIMP_BINARY, attach },
   };
 }
+
+/**
+ * What a WebSocket subprotocol may carry (the HTTP token grammar, RFC 9110 `tchar`): browsers send the access token
+ * as the subprotocol `bearer.<token>`, and refuse to open a socket whose subprotocol has any other character.
+ */
+const SUBPROTOCOL_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** Settings that start but will not work as the user probably expects, said once at startup. */
+export function startupWarnings(options: ServeOptions): string[] {
+  const warnings: string[] = [];
+  if (options.token !== undefined && !SUBPROTOCOL_TOKEN.test(options.token)) {
+    warnings.push(
+      "the token has characters a WebSocket subprotocol cannot carry, so browsers cannot send it as bearer.<token> " +
+        "(Authorization: Bearer still works); use letters, digits and -._~ only",
+    );
+  }
+  if (options.editor === "photoshop" && options.photoshop.password === "") {
+    warnings.push(
+      "the Photoshop password is empty: Remote Connections needs the password set in Photoshop " +
+        "(Edit > Remote Connections); give it with BRIDGE_PHOTOSHOP_PASSWORD",
+    );
+  }
+  return warnings;
+}
+

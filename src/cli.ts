@@ -3,7 +3,7 @@ import { access, stat } from "node:fs/promises";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
 import { createBridge, DEFAULT_LISTEN, type Bridge, type BridgeOptions } from "./bridge.js";
 import { MAX_EDITORS } from "./bridge-options.js";
-import { formatHostPort, LISTEN_FORMS, LOG_LEVELS, parseServeArgs, StartupError, UsageError, type ServeOptions } from "./cli-args.js";
+import { formatHostPort, LISTEN_FORMS, LOG_LEVELS, parseServeArgs, StartupError, startupWarnings, UsageError, type ServeOptions } from "./cli-args.js";
 import { isBridgeError, MAIN_EVENTS } from "./protocol/index.js";
 import { CLIENT_USAGE, isClientCommand, runClientCommand } from "./client/cli.js";
 import { renderMethod, renderMethodList } from "./client/cli-schema.js";
@@ -28,23 +28,25 @@ Commands:
   help, --help, -h         show this help (also shown when no command is given)
   version, --version, -v   print the version
 
-Serve options (environment variable in brackets):
+Serve options (environment variable in brackets; a switch's variable takes 1/true/yes/on or 0/false/no/off;
+a repeatable flag adds to its variable's comma-separated list):
   --listen <addr>          ${LISTEN_FORMS}; a bare port listens on 127.0.0.1
                                                            [BRIDGE_LISTEN]      default ${DEFAULT_LISTEN.host}:${DEFAULT_LISTEN.port}
   --editor <name>          embedded | photoshop | gimp     [BRIDGE_EDITOR]      default embedded
   --open <file>            open this PSD/PNG/JPEG/WebP instead of the sample document   [BRIDGE_OPEN]
-  --no-sample              start with no document
+  --no-sample              start with no document                                     [BRIDGE_NO_SAMPLE]
   --token <token>          require this access token (required off loopback)          [BRIDGE_TOKEN]
   --allow-origin <origin>  also allow this browser Origin (repeatable, or "*")        [BRIDGE_ALLOW_ORIGIN, comma-separated]
   --allow-host <name>      also allow this Host name (repeatable)                     [BRIDGE_ALLOW_HOST, comma-separated]
   --scripts-dir <dir>      folder of named scripts for jsx:execute (repeatable)      [BRIDGE_SCRIPTS_DIRS, comma-separated]
   --files-root <dir>       confine every path clients send (open, save, export, imports, scripts) to this
                            folder (repeatable; required off loopback unless --allow-any-path)   [BRIDGE_FILES_ROOT, comma-separated]
-  --allow-any-path         listen off loopback without --files-root: token holders reach any file
+  --allow-any-path         listen off loopback without --files-root: token holders reach any file   [BRIDGE_ALLOW_ANY_PATH]
   --allow-editor-scripts   run Photoshop/GIMP scripts (jsx:run, jsx:execute) while confined to files roots
-  --no-backup              do not keep <name>.bak when a save replaces a file
-  --no-file-import         refuse file: URIs and local paths in layer:importImage
-  --allow-private-import   let layer:importImage fetch loopback/private URLs
+                                                                                      [BRIDGE_ALLOW_EDITOR_SCRIPTS]
+  --no-backup              do not keep <name>.bak when a save replaces a file         [BRIDGE_NO_BACKUP]
+  --no-file-import         refuse file: URIs and local paths in layer:importImage     [BRIDGE_NO_FILE_IMPORT]
+  --allow-private-import   let layer:importImage fetch loopback/private URLs          [BRIDGE_ALLOW_PRIVATE_IMPORT]
   --editors <n>            how many editors, 1 to ${MAX_EDITORS}: embedded ones (embedded: about one per core minus one)
                            or GIMPs the bridge starts; with --photoshop-host or --gimp-attach, one per server
                            (leave it out or give their number)                        [BRIDGE_EDITORS]        default 1
@@ -56,7 +58,7 @@ Serve options (environment variable in brackets):
   --gimp-attach <host:port> use a Script-Fu server already running instead; repeat for one editor per server
                                                                       [BRIDGE_GIMP_ATTACH, comma-separated]
   --plugins-dir <dir>      load plugins from this folder                              [BRIDGE_PLUGINS_DIR]
-  --plugin <dir>           load this plugin folder (repeatable)
+  --plugin <dir>           load this plugin folder (repeatable)                       [BRIDGE_PLUGINS, comma-separated]
   --log-level <level>      ${LOG_LEVELS.join(" | ")}         [BRIDGE_LOG_LEVEL]   default info
 
 ${CLIENT_USAGE}`;
@@ -216,6 +218,7 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
   }
   await preflight(options, io.env ?? process.env);
   const log = createLogger({ level: options.logLevel });
+  for (const warning of startupWarnings(options)) log.warn({ actor: "bridge" }, warning);
   const pool = await editorPool(options, log);
   const bridge = serveBridge({
     listen: options.listen,

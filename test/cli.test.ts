@@ -149,7 +149,7 @@ describe("command line", () => {
     expect(parseServeArgs(["serve"], {})).toMatchObject({ listen: { host: "127.0.0.1", port: 7700 }, editor: "embedded", sample: true });
   });
 
-  it("flags win over BRIDGE_* environment variables, which win over defaults", () => {
+  it("single-value flags win over BRIDGE_* environment variables, which win over defaults", () => {
     const env = { BRIDGE_LISTEN: "127.0.0.1:9000", BRIDGE_TOKEN: "env", BRIDGE_ALLOW_ORIGIN: "https://a.example, https://b.example" };
     expect(parseServeArgs(["serve"], env)).toMatchObject({
       listen: { port: 9000 },
@@ -319,8 +319,9 @@ describe("several editors on the command line", () => {
       editors: 2,
       photoshop: { hosts: [{ host: "a.local", port: 49494 }, { host: "b.local", port: 7000 }], password: "pw" },
     });
+    // A --photoshop-host adds to the variable's list.
     expect(parseServeArgs(["serve", "--editor", "photoshop", "--photoshop-host", "c.local"], env)).toMatchObject({
-      photoshop: { hosts: [{ host: "c.local", port: 49494 }] },
+      photoshop: { hosts: [{ host: "a.local" }, { host: "b.local" }, { host: "c.local", port: 49494 }] },
     });
     expect(parseServeArgs(["serve", "--editor", "photoshop"], {})).toMatchObject({ editors: 1, photoshop: { hosts: [{ host: "127.0.0.1", port: 49494 }] } });
   });

@@ -1,0 +1,118 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { parseServeArgs, startupWarnings, UsageError, type ServeOptions } from "../src/cli-args.js";
+
+const BIN = fileURLToPath(new URL("../bin/image-editor-bridge.js", import.meta.url));
+/** The line `serve` prints once it listens. */
+const STARTUP_LINE = /^image-editor-bridge \S+ · .*\n/m;
+
+/** Runs `image-editor-bridge serve …` configured by the environment, until its startup line; returns its JSON log lines. */
+async function serveLogs(args: string[], env: Record<string, string>): Promise<Array<{ level: number; msg: string }>> {
+  const child = spawn(process.execPath, [BIN, "serve", "--listen", "0", ...args], { env: { PATH: process.env["PATH"] ?? "", ...env }, stdio: "pipe" });
+  let stdout = "";
+  child.stdout.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString();
+    if (STARTUP_LINE.test(stdout)) child.kill("SIGTERM");
+  });
+  await once(child, "exit");
+  expect(stdout).toMatch(STARTUP_LINE);
+  // Not a terminal: the log is JSON lines.
+  return stdout
+    .split("\n")
+    .filter((line) => line.startsWith("{"))
+    .map((line) => JSON.parse(line) as { level: number; msg: string });
+}
+
+/** pino's level number for warnings. */
+const WARN = 40;
+
+const serve = (args: string[], env: NodeJS.ProcessEnv = {}): ServeOptions => {
+  const options = parseServeArgs(["serve", ...args], env);
+  if (typeof options === "string") throw new Error(`expected serve options, got ${options}`);
+  return options;
+};
+
+describe("serve configured by the environment", () => {
+  it("every switch has a BRIDGE_* variable: 1/true/yes/on turn it on; 0/false/no/off or empty leave it off", () => {
+    const off = serve([]);
+    expect(off).toMatchObject({ sample: true, allowFileImport: true, backupOnOverwrite: true, allowAnyPath: false, allowEditorScripts: false, allowPrivateUrlImport: false });
+    for (const on of ["1", "true", "YES", "on"]) {
+      const env = {
+        BRIDGE_NO_SAMPLE: on,
+        BRIDGE_NO_FILE_IMPORT: on,
+        BRIDGE_NO_BACKUP: on,
+        BRIDGE_ALLOW_ANY_PATH: on,
+        BRIDGE_ALLOW_EDITOR_SCRIPTS: on,
+        BRIDGE_ALLOW_PRIVATE_IMPORT: on,
+      };
+      expect(serve([], env)).toMatchObject({ sample: false, allowFileImport: false, backupOnOverwrite: false, allowAnyPath: true, allowEditorScripts: true, allowPrivateUrlImport: true });
+    }
+    for (const no of ["0", "false", "no", "off", ""]) expect(serve([], { BRIDGE_NO_SAMPLE: no, BRIDGE_NO_BACKUP: no })).toMatchObject({ sample: true, backupOnOverwrite: true });
+    // The flag turns a switch on whatever the variable says.
+    expect(serve(["--no-sample"], { BRIDGE_NO_SAMPLE: "0" })).toMatchObject({ sample: false });
+  });
+
+  it("a switch variable with any other value is a usage error naming the variable and the values it takes", () => {
+    expect(() => serve([], { BRIDGE_NO_BACKUP: "maybe" })).toThrow(UsageError);
+    expect(() => serve([], { BRIDGE_NO_BACKUP: "maybe" })).toThrow('BRIDGE_NO_BACKUP expects one of 1, true, yes, on, 0, false, no, off, got "maybe"');
+  });
+
+  it("repeatable flags add to their variable's comma-separated list", () => {
+    const env = {
+      BRIDGE_ALLOW_ORIGIN: "https://a.example",
+      BRIDGE_ALLOW_HOST: "a.local",
+      BRIDGE_SCRIPTS_DIRS: "/s1",
+      BRIDGE_FILES_ROOT: "/r1, /r2",
+      BRIDGE_PLUGINS: "/p1",
+    };
+    const args = ["--allow-origin", "https://b.example", "--allow-host", "b.local", "--scripts-dir", "/s2", "--files-root", "/r3", "--plugin", "/p2"];
+    expect(serve(args, env)).toMatchObject({
+      allowOrigins: ["https://a.example", "https://b.example"],
+      allowHosts: ["a.local", "b.local"],
+      scriptDirs: ["/s1", "/s2"],
+      filesRoots: ["/r1", "/r2", "/r3"],
+      plugins: ["/p1", "/p2"],
+    });
+    expect(serve(["--editor", "photoshop", "--photoshop-host", "c.local"], { BRIDGE_PHOTOSHOP_HOST: "a.local,b.local:7000" })).toMatchObject({
+      editors: 3,
+      photoshop: { hosts: [{ host: "a.local" }, { host: "b.local", port: 7000 }, { host: "c.local" }] },
+    });
+    expect(serve(["--editor", "gimp", "--gimp-attach", "b:2"], { BRIDGE_GIMP_ATTACH: "a:1" })).toMatchObject({ editors: 2, gimp: { attach: ["a:1", "b:2"] } });
+  });
+
+  it("a bad item names where it came from, and a server given both ways is named twice", () => {
+    expect(() => serve(["--editor", "gimp", "--gimp-attach", "b:2"], { BRIDGE_GIMP_ATTACH: "a" })).toThrow(/^BRIDGE_GIMP_ATTACH expects host:port/);
+    expect(() => serve(["--editor", "gimp", "--gimp-attach", "b"], { BRIDGE_GIMP_ATTACH: "a:1" })).toThrow(/^--gimp-attach expects host:port/);
+    expect(() => serve(["--editor", "gimp", "--gimp-attach", "a:1"], { BRIDGE_GIMP_ATTACH: "a:1" })).toThrow(
+      /^BRIDGE_GIMP_ATTACH and --gimp-attach names a:1 twice/,
+    );
+  });
+});
+
+describe("startup warnings", () => {
+  it("a token browsers cannot send as a WebSocket subprotocol is warned about; a token of token characters is not", () => {
+    for (const token of ["with space", "quote\"d", "comma,sep", "naïve", "a/b"]) {
+      expect(startupWarnings(serve(["--token", token]))).toEqual([expect.stringMatching(/^the token has characters a WebSocket subprotocol cannot carry/)]);
+    }
+    for (const token of ["abc123", "a-b.c_d~e", "Zx9!#$%&'*+^`|"]) expect(startupWarnings(serve(["--token", token]))).toEqual([]);
+  });
+
+  it("an empty Photoshop password is warned about, only for the Photoshop editor", () => {
+    expect(startupWarnings(serve(["--editor", "photoshop"]))).toEqual([expect.stringMatching(/^the Photoshop password is empty/)]);
+    expect(startupWarnings(serve(["--editor", "photoshop"], { BRIDGE_PHOTOSHOP_PASSWORD: "pw-123" }))).toEqual([]);
+    expect(startupWarnings(serve([]))).toEqual([]);
+  });
+
+  it("BRIDGE_TOKEN='my token' image-editor-bridge serve logs the warning once, then serves", async () => {
+    const logs = await serveLogs(["--log-level", "warn"], { BRIDGE_TOKEN: "my token" });
+    expect(logs.filter((l) => l.level === WARN && l.msg.startsWith("the token has characters"))).toHaveLength(1);
+  });
+
+  it("image-editor-bridge serve --editor photoshop without BRIDGE_PHOTOSHOP_PASSWORD logs the warning, then serves", async () => {
+    // Port 1 is closed: the bridge serves and keeps trying Photoshop in the background.
+    const logs = await serveLogs(["--editor", "photoshop", "--photoshop-host", "127.0.0.1:1", "--log-level", "warn"], {});
+    expect(logs.filter((l) => l.level === WARN && l.msg.startsWith("the Photoshop password is empty"))).toHaveLength(1);
+  });
+});

@@ -115,7 +115,8 @@ const isKind = async (path: string, kind: "file" | "folder"): Promise<boolean> =
 
 /** The binary a command name runs: itself when it has a folder, else the first match on PATH. */
 async function findBinary(binary: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
-  const candidates = binary.includes("/") ? [resolve(binary)] : (env["PATH"] ?? "").split(delimiter).filter(isAbsolute).map((dir) => join(dir, binary));
+  const path = env["PATH"] ?? process.env["PATH"] ?? "";
+  const candidates = binary.includes("/") ? [resolve(binary)] : path.split(delimiter).filter(isAbsolute).map((dir) => join(dir, binary));
   for (const candidate of candidates) {
     if (!(await isKind(candidate, "file"))) continue;
     if (await access(candidate, constants.X_OK).then(() => true, () => false)) return candidate;
@@ -130,9 +131,10 @@ async function findBinary(binary: string, env: NodeJS.ProcessEnv): Promise<strin
  * (that plugin is reported failed in its health and the rest carries on).
  */
 async function preflight(options: ServeOptions, env: NodeJS.ProcessEnv): Promise<void> {
-  if (options.open !== undefined && options.editor === "embedded" && !(await isKind(resolve(options.open), "file"))) {
-    throw new StartupError(`--open ${options.open}: no such file`);
-  }
+  // A relative --open resolves against the first files root when there is one: the editor checks that case itself.
+  const open = options.open;
+  const openHere = open !== undefined && options.editor === "embedded" && (isAbsolute(open) || options.filesRoots.length === 0);
+  if (openHere && !(await isKind(resolve(open), "file"))) throw new StartupError(`--open ${open}: no such file`);
   for (const [flag, dir] of [...options.plugins.map((p) => ["--plugin", p] as const), ["--plugins-dir", options.pluginsDir] as const]) {
     if (dir !== undefined && !(await isKind(resolve(dir), "folder"))) throw new StartupError(`${flag} ${dir}: no such folder`);
   }

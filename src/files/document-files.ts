@@ -9,7 +9,7 @@ import { checkEncodable, formatForExtension, UNKNOWN_FILE_FORMAT } from "./forma
 import { refuseReplacingSource, refuseSilentLoss } from "./losses.js";
 import type { FilePolicy } from "./policy.js";
 import { resolveClientPath, type Filesystem, type ResolvedPath } from "./resolve.js";
-import { writeFileAtomic } from "./write.js";
+import { serialisedSaves, writeFileAtomic } from "./write.js";
 
 /** The bridge's file settings, as every file operation needs them. Plain data. */
 export interface FileAccess {
@@ -101,7 +101,8 @@ export async function saveDocumentFile<C>(
   const target = await resolveClientPath(access.policy, requested, { purpose: "write", filesystem: editor.filesystem });
   const losses = (await editor.saveLosses?.(ctx, { documentId: doc.id, path: target.path })) ?? [];
   refuseSilentLoss(losses, { allowLossy: params.allowLossy, path: requested, documentId: doc.id });
-  const saved = await save(ctx, { documentId: doc.id, path: target.path, backup: params.backupOnOverwrite ?? access.backupOnOverwrite });
+  const backup = params.backupOnOverwrite ?? access.backupOnOverwrite;
+  const saved = await serialisedSaves(target.path, () => save(ctx, { documentId: doc.id, path: target.path, backup }));
   return losses.length > 0 ? { ...saved, dropped: losses } : saved;
 }
 

@@ -26,22 +26,34 @@ export interface WriteOutcome {
   readonly backupPath?: string | undefined;
 }
 
-/** Tails of the writes queued per target path, so two writes to one file run one after the other. */
-const queues = new Map<string, Promise<void>>();
-
-async function serialised<T>(key: string, work: () => Promise<T>): Promise<T> {
-  const previous = queues.get(key) ?? Promise.resolve();
-  let release!: () => void;
-  const tail = previous.then(() => new Promise<void>((resolve) => (release = resolve)));
-  queues.set(key, tail);
-  await previous;
-  try {
-    return await work();
-  } finally {
-    release();
-    if (queues.get(key) === tail) queues.delete(key);
-  }
+/** Runs work per key one after the other: each key's queue is the tail of the work waiting for it. */
+function serialiser(): <T>(key: string, work: () => Promise<T>) => Promise<T> {
+  const queues = new Map<string, Promise<void>>();
+  return async (key, work) => {
+    const previous = queues.get(key) ?? Promise.resolve();
+    let release!: () => void;
+    const tail = previous.then(() => new Promise<void>((resolve) => (release = resolve)));
+    queues.set(key, tail);
+    await previous;
+    try {
+      return await work();
+    } finally {
+      release();
+      if (queues.get(key) === tail) queues.delete(key);
+    }
+  };
 }
+
+/** Writes to one target path, one after the other. */
+const serialised = serialiser();
+
+/**
+ * Saves to one path that editors write themselves, one after the other. Editors of a pool run in their own
+ * processes, each with its own write queue: two saves to one path from two editors must still not interleave
+ * their backup and rename. A queue of its own, apart from the writes', so an editor in this process that writes
+ * through `writeFileAtomic` inside it does not wait for itself.
+ */
+export const serialisedSaves = serialiser();
 
 /** A unique hidden sibling of `target`: same folder, so the final rename stays on one filesystem (atomic). */
 export function temporarySibling(target: string): string {

@@ -1,4 +1,6 @@
 // Shared by the recipes: the bridge's address from --url / BRIDGE_URL, and a connected SDK client.
+import { mkdir } from "node:fs/promises";
+import { resolve } from "node:path";
 import WebSocket from "ws";
 import { Connection } from "image-editor-bridge/client";
 
@@ -23,4 +25,17 @@ export async function connect(url) {
 /** The bytes of a data URI (`data:image/png;base64,…`). */
 export function bytesOf(dataUri) {
   return Buffer.from(dataUri.slice(dataUri.indexOf(",") + 1), "base64");
+}
+
+/**
+ * The two folders a folder-to-folder recipe takes (absolute; the output folder created), or the usage and exit 2.
+ */
+export async function inAndOutFolders(rest, usage) {
+  if (rest.length !== 2) {
+    console.error(`usage: ${usage}`);
+    process.exit(2);
+  }
+  const [from, to] = rest.map((dir) => resolve(dir));
+  await mkdir(to, { recursive: true });
+  return [from, to];
 }

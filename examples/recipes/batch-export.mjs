@@ -4,17 +4,12 @@
 //   node examples/recipes/batch-export.mjs <psd-folder> <png-folder> [--url http://127.0.0.1:7700]
 //
 // Paths are read and written by the bridge: run it on the same machine (or give folders inside its --files-root).
-import { mkdir, readdir, writeFile } from "node:fs/promises";
-import { basename, extname, join, resolve } from "node:path";
-import { bytesOf, connect, parseArgs } from "./_connect.mjs";
+import { readdir, writeFile } from "node:fs/promises";
+import { basename, extname, join } from "node:path";
+import { bytesOf, connect, inAndOutFolders, parseArgs } from "./_connect.mjs";
 
 const { url, rest } = parseArgs(process.argv.slice(2));
-if (rest.length !== 2) {
-  console.error("usage: batch-export.mjs <psd-folder> <png-folder> [--url <bridge>]");
-  process.exit(2);
-}
-const [from, to] = rest.map((dir) => resolve(dir));
-await mkdir(to, { recursive: true });
+const [from, to] = await inAndOutFolders(rest, "batch-export.mjs <psd-folder> <png-folder> [--url <bridge>]");
 const client = await connect(url);
 let failed = 0;
 try {

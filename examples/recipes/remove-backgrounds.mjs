@@ -3,18 +3,13 @@
 // editor finds subjects on plain backgrounds (product shots); a photo it cannot separate is reported and skipped.
 //
 //   node examples/recipes/remove-backgrounds.mjs <photo-folder> <png-folder> [--url http://127.0.0.1:7700]
-import { mkdir, readdir, writeFile } from "node:fs/promises";
-import { basename, extname, join, resolve } from "node:path";
-import { bytesOf, connect, parseArgs } from "./_connect.mjs";
+import { readdir, writeFile } from "node:fs/promises";
+import { basename, extname, join } from "node:path";
+import { bytesOf, connect, inAndOutFolders, parseArgs } from "./_connect.mjs";
 
 const PHOTOS = [".png", ".jpg", ".jpeg", ".webp"];
 const { url, rest } = parseArgs(process.argv.slice(2));
-if (rest.length !== 2) {
-  console.error("usage: remove-backgrounds.mjs <photo-folder> <png-folder> [--url <bridge>]");
-  process.exit(2);
-}
-const [from, to] = rest.map((dir) => resolve(dir));
-await mkdir(to, { recursive: true });
+const [from, to] = await inAndOutFolders(rest, "remove-backgrounds.mjs <photo-folder> <png-folder> [--url <bridge>]");
 const client = await connect(url);
 let failed = 0;
 try {

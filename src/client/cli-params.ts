@@ -1,4 +1,5 @@
 /* Reading the values of a client command line: params for `call`, numbers for the other options. */
+import { isAbsolute, resolve } from "node:path";
 
 /** Thrown for bad command lines; the CLI prints the message and the usage and exits with status 2. */
 export class UsageError extends Error {}
@@ -47,6 +48,32 @@ export function buildParams(body: string | undefined, pairs: string[]): unknown 
       target = target[key] as Record<string, unknown>;
     }
     target[keys[keys.length - 1]!] = value;
+  }
+  return out;
+}
+
+/** Params holding a path on the bridge's side, which the CLI may make absolute for a local, unconfined bridge. */
+const PATH_PARAMS = ["path", "savePath", "filePath"] as const;
+
+/** Loopback host names of a bridge URL (`127.0.0.0/8`, `::1`, `localhost`). */
+function isLoopbackUrl(url: string): boolean {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, "");
+  return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/**
+ * Relative `path`/`savePath`/`filePath` params made absolute against this shell's folder, as a user typing
+ * `-p path=out.png` means, but only when the bridge is on this machine (loopback) and not confined to files
+ * roots. Otherwise paths are sent as given: a confined bridge resolves them against its first root, and a remote
+ * one against its own folders, not this machine's.
+ */
+export function localPaths(params: unknown, bridge: { url: string; filesRoots: readonly string[] | null | undefined }, cwd: string): unknown {
+  if (params === null || typeof params !== "object" || Array.isArray(params)) return params;
+  if ((bridge.filesRoots ?? null) !== null || !isLoopbackUrl(bridge.url)) return params;
+  const out: Record<string, unknown> = { ...(params as Record<string, unknown>) };
+  for (const key of PATH_PARAMS) {
+    const value = out[key];
+    if (typeof value === "string" && value !== "" && !isAbsolute(value)) out[key] = resolve(cwd, value);
   }
   return out;
 }

@@ -8,7 +8,10 @@ import { BridgeError, CLIENT_ERROR_CODES, isBridgeError } from "./errors.js";
 import { pluginHealth, plugins, status } from "./http.js";
 import { checkClientName, endpointsOf } from "./_internal/url.js";
 import { CALL_USAGE, CLIENT_USAGE, DEFAULT_BRIDGE_URL, EXIT_CODES } from "./cli-usage.js";
-import { buildParams, nonNegativeInt, positiveInt, UsageError } from "./cli-params.js";
+import { buildParams, localPaths, nonNegativeInt, positiveInt, UsageError } from "./cli-params.js";
+
+/** Methods whose params may hold a file path on the bridge's side. */
+const PATH_METHOD = /^document:(open|save|export)$/;
 import { describeWritten, exportParams, imageOf, LocalFileError, localFileError, type WrittenImage } from "./cli-images.js";
 
 /*
@@ -197,7 +200,8 @@ async function runCall(ctx: Context): Promise<number> {
   const params = buildParams(body, ctx.values.param ?? []);
   const output = ctx.values.output;
   return withConnection(ctx, { reconnect: false }, async (connection) => {
-    const result = await connection.invoke(method, params, invokeOptions(ctx));
+    const sent = PATH_METHOD.test(method) ? localPaths(params, { url: ctx.url, filesRoots: (await connection.getServerInfo()).filesRoots }, process.cwd()) : params;
+    const result = await connection.invoke(method, sent, invokeOptions(ctx));
     if (output === undefined) {
       print(ctx, result);
       return EXIT_CODES.OK;

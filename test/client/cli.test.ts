@@ -5,6 +5,7 @@ import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli.js";
 import { buildParams, runClientCommand } from "../../src/client/cli.js";
+import { localPaths } from "../../src/client/cli-params.js";
 import { startBridge } from "../helpers/bridge.js";
 import { connect, onCleanup, waitForServerState } from "./_support.js";
 
@@ -272,5 +273,37 @@ describe("client command line checks", () => {
     const json = await run(["call", "image:exportDocument", "-o", dir, "--json", "--url", bridge.url]);
     expect(json.code).toBe(4);
     expect(JSON.parse(json.stderr)).toEqual({ error: { code: "LOCAL_FILE", message: `cannot write ${dir}: EISDIR (it is a folder)` } });
+  });
+});
+
+describe("relative paths in call params", () => {
+  const cwd = "/home/user/work";
+  it("are made absolute for a loopback bridge without files roots, as the shell means them", () => {
+    const bridge = { url: "http://127.0.0.1:7700", filesRoots: null };
+    expect(localPaths({ path: "out/a.png", format: "png" }, bridge, cwd)).toEqual({ path: "/home/user/work/out/a.png", format: "png" });
+    expect(localPaths({ savePath: "b.psd" }, { ...bridge, url: "http://localhost:7700" }, cwd)).toEqual({ savePath: "/home/user/work/b.psd" });
+    expect(localPaths({ path: "/abs/c.png" }, bridge, cwd)).toEqual({ path: "/abs/c.png" });
+  });
+
+  it("are sent as given to a confined bridge (its first root resolves them) or a remote one", () => {
+    expect(localPaths({ path: "a.png" }, { url: "http://127.0.0.1:7700", filesRoots: ["/srv/images"] }, cwd)).toEqual({ path: "a.png" });
+    expect(localPaths({ path: "a.png" }, { url: "http://10.0.0.5:7700", filesRoots: null }, cwd)).toEqual({ path: "a.png" });
+  });
+
+  it("over the command line: call document:export with a relative path writes where this process runs", async () => {
+    const harness = await startBridge();
+    const name = `relative-${process.pid}.png`;
+    try {
+      const out: string[] = [];
+      const code = await runClientCommand(["call", "document:export", "--param", `path=${name}`, "--url", harness.bridge.url, "--json"], {
+        env: {},
+        stdout: { write: (text: string) => out.push(text) },
+        stderr: { write: () => {} },
+      });
+      expect(code).toBe(0);
+      expect((JSON.parse(out.join("")) as { path: string }).path).toBe(join(process.cwd(), name));
+    } finally {
+      await rm(join(process.cwd(), name), { force: true });
+    }
   });
 });

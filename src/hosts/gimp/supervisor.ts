@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { killOnExit } from "../_internal/exit-kill.js";
 import type { Logger } from "../../logger.js";
 import { BridgeError } from "../../protocol/index.js";
 import {
@@ -25,16 +26,6 @@ export interface GimpSupervisorOptions {
   readonly logger?: Logger | undefined;
 }
 
-/** Every supervisor alive in this process, so an exiting process never leaves a GIMP behind. */
-const alive = new Set<GimpSupervisor>();
-let exitHookInstalled = false;
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once("exit", () => {
-    for (const supervisor of alive) supervisor.killNow();
-  });
-}
 
 /**
  * Runs one headless GIMP with its Script-Fu server on loopback, in a private profile (temp dir, capped tile
@@ -47,6 +38,8 @@ function installExitHook(): void {
  * await gimp.stop();
  */
 export class GimpSupervisor {
+  /** Drops this supervisor's kill from the process-exit kills once its GIMP is gone. */
+  private forgetExitKill: () => void = () => {};
   private child: ChildProcess | undefined;
   private exited: Promise<void> | undefined;
   private root: string | undefined;
@@ -171,8 +164,8 @@ export class GimpSupervisor {
     });
     this.child = child;
     this.expectingExit = false;
-    alive.add(this);
-    installExitHook();
+    // An exiting process never leaves a GIMP behind.
+    this.forgetExitKill = killOnExit(() => this.killNow());
     const run: GimpRun = { child, stderr: "", exitReason: undefined };
     child.stderr?.setEncoding("utf8");
     child.stderr?.on("data", (text: string) => {
@@ -196,7 +189,7 @@ export class GimpSupervisor {
   private forget(child: ChildProcess, reason: string, stderr: string): void {
     this.child = undefined;
     this.current = undefined;
-    alive.delete(this);
+    this.forgetExitKill();
     // The group may still hold script-fu children: never leave them behind.
     killGroup(child.pid, "SIGKILL");
     if (!this.expectingExit) {

@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { setPriority } from "node:os";
 import { fileURLToPath } from "node:url";
 import { BridgeError } from "../../protocol/index.js";
+import { killOnExit } from "../_internal/exit-kill.js";
 import { EDITOR_HEAP_SHARE, EDITOR_MIN_HEAP_BYTES, EDITOR_NICENESS } from "./limits.js";
 import { PDEATHSIG_ENV } from "./protocol.js";
 
@@ -74,11 +75,11 @@ export function spawnEditorProcess(options: SpawnOptions): ChildProcess {
     options.rlimit && existsSync(SHELL)
       ? spawn(SHELL, ["-c", wrapperScript(Math.floor(options.maxMemoryBytes / 1024)), process.execPath, ...nodeArgs], spawnOptions)
       : spawn(process.execPath, nodeArgs, spawnOptions);
-  liveChildren.add(child);
+  // No orphans, ever: an editor process still running when the bridge's process exits is killed with it.
+  const forget = killOnExit(() => child.kill("SIGKILL"));
   lowerPriority(child.pid);
-  child.once("exit", () => liveChildren.delete(child));
-  child.once("error", () => liveChildren.delete(child));
-  installExitHook();
+  child.once("exit", forget);
+  child.once("error", forget);
   return child;
 }
 
@@ -90,18 +91,6 @@ function lowerPriority(pid: number | undefined): void {
   } catch {
     // Not permitted here: the editor competes at the bridge's priority.
   }
-}
-
-/** Every editor process still running, killed when the bridge's process exits (no orphans, ever). */
-const liveChildren = new Set<ChildProcess>();
-let exitHookInstalled = false;
-
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on("exit", () => {
-    for (const child of liveChildren) child.kill("SIGKILL");
-  });
 }
 
 /** How an editor process ended. */

@@ -44,6 +44,11 @@ export interface BridgeOptions {
   allowOrigins?: string[];
   /** Extra allowed Host names (see `SecurityOptions.allowHosts`). */
   allowHosts?: string[];
+  /**
+   * Let `GET /health` and `GET /ready` answer without the token (for probes that cannot carry one). They show no
+   * paths, ids or secrets; `GET /status` and every other route keep the token. @default false
+   */
+  publicHealth?: boolean;
   /** Overrides of the named limits in `limits.ts`. */
   limits?: Partial<Limits>;
   /** @default a silent logger */

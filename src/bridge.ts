@@ -22,7 +22,7 @@ import { silentLogger, type Logger } from "./logger.js";
 import { BUILTIN_METHODS, isWireImage, methodTable, type BridgeServices } from "./methods/index.js";
 import { PluginHost } from "./plugins/index.js";
 import { BridgeError, PROTOCOL_VERSION, STATE_EVENTS, type ClosingReason, type EditorSummary, type ServerInfo } from "./protocol/index.js";
-import { healthView, statusView } from "./status.js";
+import { healthView, readinessView, statusView } from "./status.js";
 import { createHttpApp } from "./transports/http/app.js";
 import type { TransportTarget } from "./transports/target.js";
 import { attachWebSocket, WS_PATH, type WsTransport } from "./transports/ws/server.js";
@@ -213,7 +213,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     dispatcher,
     clients,
     limits,
-    security: { token: options.token, allowOrigins: options.allowOrigins ?? [], allowHosts: options.allowHosts ?? [], listenHost },
+    security: { token: options.token, allowOrigins: options.allowOrigins ?? [], allowHosts: options.allowHosts ?? [], listenHost, publicHealth: options.publicHealth === true },
     log,
     server: { name: PACKAGE.name, version: PACKAGE.version },
     accepting,
@@ -229,11 +229,8 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     admit: (endpoint, clientId) => plugins.admit(endpoint, clientId),
     pluginRoute: (id, verb, segments) => plugins.route(id, verb, segments),
     health: () => healthView(views),
-    readiness: () => {
-      const ready = pool.editors.filter((editor) => editor.session.isReady).length;
-      return { ready: running && ready > 0, editors: { total: pool.editors.length, ready } };
-    },
-    status: () => statusView(views),
+    readiness: () => readinessView(views, running),
+    status: () => statusView(views, running),
     plugins: () => ({ plugins: plugins.list(), failed: plugins.failures() }),
     pluginHealth: (id) => plugins.health(id),
     metrics: () => dispatcher.metrics.render(bridgeGauges(pool.summaries(), clients.list())),
@@ -267,8 +264,8 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
       filePolicy = await createFilePolicy(roots);
       actor.send({ type: "START" });
       try {
-        const ready = await pool.start();
-        if (!ready) log.warn({ actor: "host", editor: host.kind }, "editor not reachable yet; retrying in the background");
+        // An editor not reachable yet was logged once by its session and is retried in the background.
+        await pool.start();
         // Before listening, so `/plugins`, `getServerInfo` and `#ready` are complete from the first request.
         await plugins.load();
         const listening = createServer(toNodeHandler(createHttpApp(target)));

@@ -1,6 +1,8 @@
 import { parseArgs } from "node:util";
 import { DEFAULT_LISTEN, MAX_EDITORS } from "./bridge-options.js";
+import { parseLimits } from "./cli-limits.js";
 import type { PhotoshopAddress } from "./hosts/factory.js";
+import type { Limits } from "./limits.js";
 
 /*
  * The command line of `image-editor-bridge serve`, parsed into options: flags win over environment variables
@@ -50,6 +52,10 @@ export interface ServeOptions {
   photoshop: { hosts: PhotoshopAddress[]; password: string };
   /** `attach`: one editor per Script-Fu server already running; empty: the bridge starts its own GIMPs. */
   gimp: { binary: string; attach: string[] };
+  /** `/health` and `/ready` answer without a token (`--public-health`); never `/status`. */
+  publicHealth: boolean;
+  /** Overrides of the named limits (`--limit name=value`, `BRIDGE_LIMITS`). */
+  limits: Partial<Limits>;
 }
 
 /** The forms `--listen` takes, quoted in its usage errors. */
@@ -121,6 +127,8 @@ function parseFlags(argv: string[]) {
       "allow-any-path": { type: "boolean" },
       "allow-editor-scripts": { type: "boolean" },
       "no-backup": { type: "boolean" },
+      "public-health": { type: "boolean" },
+      limit: { type: "string", multiple: true },
       "allow-private-import": { type: "boolean" },
       editors: { type: "string" },
       "photoshop-host": { type: "string", multiple: true },
@@ -187,10 +195,22 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     allowAnyPath: switched(values["allow-any-path"], env, "BRIDGE_ALLOW_ANY_PATH"),
     allowEditorScripts: switched(values["allow-editor-scripts"], env, "BRIDGE_ALLOW_EDITOR_SCRIPTS"),
     backupOnOverwrite: !switched(values["no-backup"], env, "BRIDGE_NO_BACKUP"),
+    publicHealth: switched(values["public-health"], env, "BRIDGE_PUBLIC_HEALTH"),
+    limits: limitsOf(values, env),
   };
 }
 
 type Flags = ReturnType<typeof parseFlags>["values"];
+
+/** `BRIDGE_LIMITS` then every `--limit`, as overrides of the named limits. */
+function limitsOf(values: Flags, env: NodeJS.ProcessEnv): Partial<Limits> {
+  const { items, sources } = listed(values.limit, env, "--limit", "BRIDGE_LIMITS");
+  try {
+    return parseLimits(items.map((item, i) => ({ item, from: sources[i]! })));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
 
 /** Values a boolean variable takes: `BRIDGE_NO_SAMPLE=1` is on, `BRIDGE_NO_SAMPLE=0` (or empty) is off. */
 const ENV_TRUE = ["1", "true", "yes", "on"];

@@ -60,6 +60,11 @@ a repeatable flag adds to its variable's comma-separated list):
   --plugins-dir <dir>      load plugins from this folder                              [BRIDGE_PLUGINS_DIR]
   --plugin <dir>           load this plugin folder (repeatable)                       [BRIDGE_PLUGINS, comma-separated]
   --log-level <level>      ${LOG_LEVELS.join(" | ")}         [BRIDGE_LOG_LEVEL]   default info
+  --public-health          answer /health and /ready without the token (they carry no paths, ids or secrets;
+                           /status never)                                             [BRIDGE_PUBLIC_HEALTH]
+  --limit <name=value>     set one named limit, e.g. maxPayloadBytes=64MiB, callTimeoutMs=60s (repeatable;
+                           sizes take KiB/MiB/GiB, durations ms/s/min/h; docs/reliability.md lists them)
+                                                                      [BRIDGE_LIMITS, comma-separated]
 
 ${CLIENT_USAGE}`;
 
@@ -234,6 +239,8 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
     plugins: options.plugins,
     ...(options.pluginsDir !== undefined ? { pluginsDir: options.pluginsDir } : {}),
     logger: log,
+    limits: options.limits,
+    publicHealth: options.publicHealth,
     files: {
       roots: options.filesRoots,
       allowAnyPath: options.allowAnyPath,

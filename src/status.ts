@@ -1,11 +1,12 @@
 /*
- * What `/health` and `/status` show: liveness in a small body cheap to poll,
- * and the operator's detailed view. Composed from the parts the bridge wires together.
+ * What `/health`, `/ready` and `/status` show: liveness in a small fixed body cheap to poll, readiness with its
+ * reasons for a load balancer, and the operator's detailed view. Composed from the parts the bridge wires together.
  */
 import type { ClientRegistry } from "./actors/client-registry.js";
 import type { EditorPool } from "./actors/editor-pool.js";
 import type { FileAccess } from "./files/index.js";
 import type { PluginHost } from "./plugins/index.js";
+import type { Health, Readiness, ReadinessReason } from "./protocol/index.js";
 import { PACKAGE } from "./version.js";
 
 export interface StatusSources {
@@ -16,28 +17,61 @@ export interface StatusSources {
   readonly startedAt: number;
 }
 
-/** `GET /health`: the bridge answers, the editor's state, counts. */
-export function healthView({ pool, clients, plugins, startedAt }: StatusSources): Record<string, unknown> {
-  return {
-    status: "ok",
-    uptimeMs: Date.now() - startedAt,
-    clients: clients.size,
-    host: pool.first.session.status(),
-    editors: { total: pool.editors.length, ready: pool.editors.filter((editor) => editor.session.isReady).length },
-    plugins: { loaded: plugins.list().length, failed: plugins.failures().length },
-  };
+/** `GET /health`: liveness only, a small fixed body (no lists) cheap enough to poll hard. */
+export function healthView({ startedAt }: Pick<StatusSources, "startedAt">): Health {
+  return { status: "ok", name: PACKAGE.name, version: PACKAGE.version, uptimeMs: Math.max(0, Math.round(Date.now() - startedAt)) };
 }
 
-/** `GET /status`: the editors, clients by id prefix and name, plugins with their failures, the file rules. */
-export function statusView({ pool, clients, plugins, files, startedAt }: StatusSources): Record<string, unknown> {
+/** Editors grouped by kind and state, e.g. `gimp backoff ×2`: what a reason may say without naming ids or paths. */
+function describeEditors(editors: readonly { kind: string; state: string }[]): string {
+  const counts = new Map<string, number>();
+  for (const { kind, state } of editors) counts.set(`${kind} ${state}`, (counts.get(`${kind} ${state}`) ?? 0) + 1);
+  return [...counts].map(([what, n]) => (n === 1 ? what : `${what} ×${n}`)).join(", ");
+}
+
+/**
+ * `GET /ready`: whether the bridge takes work. `down` when it is shutting down or no editor is ready; `degraded`
+ * when some editor is not ready or slow, or a plugin failed to load or fails a health check; `ok` otherwise.
+ */
+export function readinessView({ pool, plugins }: Pick<StatusSources, "pool" | "plugins">, accepting: boolean): Readiness {
+  const reasons: ReadinessReason[] = [];
+  const editors = pool.editors.map((editor) => ({ ...editor.session.status(), isReady: editor.session.isReady }));
+  const ready = editors.filter((editor) => editor.isReady);
+  if (!accepting) reasons.push({ component: "bridge", status: "down", message: "the bridge is shutting down" });
+  const waiting = editors.filter((editor) => !editor.isReady);
+  if (ready.length === 0) {
+    reasons.push({ component: "editors", status: "down", message: `no editor is ready (${describeEditors(waiting)})` });
+  } else if (waiting.length > 0) {
+    reasons.push({ component: "editors", status: "degraded", message: `${waiting.length} of ${editors.length} editors not ready (${describeEditors(waiting)})` });
+  }
+  const slow = ready.filter((editor) => editor.degraded).length;
+  if (slow > 0) reasons.push({ component: "editors", status: "degraded", message: `${slow} of ${editors.length} editors answer slowly` });
+  const loaded = plugins.list();
+  const failed = plugins.failures().length;
+  if (failed > 0) reasons.push({ component: "plugins", status: "degraded", message: `${failed} plugin${failed === 1 ? "" : "s"} failed to load` });
+  const failing = loaded.filter(({ id }) => Object.values(plugins.health(id).checks ?? {}).includes("failed")).length;
+  if (failing > 0) reasons.push({ component: "plugins", status: "degraded", message: `${failing} plugin${failing === 1 ? "" : "s"} failing a health check` });
+  const status = reasons.some((reason) => reason.status === "down") ? "down" : reasons.length > 0 ? "degraded" : "ok";
+  return { status, reasons, editors: { total: editors.length, ready: ready.length }, plugins: { loaded: loaded.length, failed } };
+}
+
+/** `GET /status`: readiness with its reasons, the editors, clients by id prefix and name, plugins with their failures, the file rules. */
+export function statusView(sources: StatusSources, accepting: boolean): Record<string, unknown> {
+  const { pool, clients, plugins, files, startedAt } = sources;
   const session = pool.first.session;
+  const { status, reasons } = readinessView(sources, accepting);
   return {
-    status: "ok",
+    status,
+    reasons,
     name: PACKAGE.name,
     version: PACKAGE.version,
     uptimeMs: Date.now() - startedAt,
     editor: { ...session.status(), ...(session.hostVersion !== undefined ? { hostVersion: session.hostVersion } : {}) },
-    editors: pool.summaries(),
+    // The summaries every client may read, plus what only the operator sees: why an editor is not ready.
+    editors: pool.summaries().map((summary, i) => {
+      const { lastError, degraded } = pool.editors[i]!.session.status();
+      return { ...summary, degraded, ...(lastError !== undefined ? { lastError } : {}) };
+    }),
     clients: clients.list().map((client) => client.summary()),
     plugins: { loaded: plugins.list(), failed: plugins.failures() },
     files: {

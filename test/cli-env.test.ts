@@ -1,7 +1,9 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
+import { createServer, type AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import WebSocket from "ws";
 import { parseServeArgs, startupWarnings, UsageError, type ServeOptions } from "../src/cli-args.js";
 
 const BIN = fileURLToPath(new URL("../bin/image-editor-bridge.js", import.meta.url));
@@ -88,6 +90,108 @@ describe("serve configured by the environment", () => {
     expect(() => serve(["--editor", "gimp", "--gimp-attach", "a:1"], { BRIDGE_GIMP_ATTACH: "a:1" })).toThrow(
       /^BRIDGE_GIMP_ATTACH and --gimp-attach names a:1 twice/,
     );
+  });
+});
+
+describe("limits and public health from the command line or the environment", () => {
+  it("--limit and BRIDGE_LIMITS set named limits, with units for sizes and durations; a later flag wins", () => {
+    expect(serve([]).limits).toEqual({});
+    const options = serve(["--limit", "maxPayloadBytes=64MiB", "--limit", "call-timeout-ms=90s", "--limit", "mailboxDepth=512"], {
+      BRIDGE_LIMITS: "maxPayloadBytes=1KiB, importMaxRedirects=0",
+    });
+    expect(options.limits).toEqual({ maxPayloadBytes: 64 * 1024 * 1024, callTimeoutMs: 90_000, mailboxDepth: 512, importMaxRedirects: 0 });
+    expect(serve(["--limit", "resumeTtlMs=2min", "--limit", "editorMaxMemoryBytes=1.5GiB"]).limits).toEqual({
+      resumeTtlMs: 120_000,
+      editorMaxMemoryBytes: 1.5 * 1024 ** 3,
+    });
+  });
+
+  it.each([
+    [["--limit", "maxPayloadBytes"], "--limit expects name=value (e.g. maxPayloadBytes=64MiB), got \"maxPayloadBytes\""],
+    [["--limit", "maxPayload=1"], '--limit "maxPayload" is not a limit; the limits are maxPayloadBytes, '],
+    [["--limit", "maxPayloadBytes=-1"], '--limit maxPayloadBytes expects an integer of at least 1 (units: B, KiB, MiB, GiB), got "-1"'],
+    [["--limit", "maxPayloadBytes=12s"], "--limit maxPayloadBytes expects an integer of at least 1 (units: B, KiB, MiB, GiB)"],
+    [["--limit", "mailboxDepth=0"], '--limit mailboxDepth expects an integer of at least 1, got "0"'],
+    [["--limit", "callTimeoutMs=1h"], "limit callTimeoutMs (3600000) must not exceed longCallTimeoutMs (120000)"],
+  ])("a bad --limit %j is a usage error that says what is accepted", (args, message) => {
+    expect(() => serve(args)).toThrow(UsageError);
+    expect(() => serve(args)).toThrow(message);
+  });
+
+  it("a bad BRIDGE_LIMITS item names the variable", () => {
+    expect(() => serve([], { BRIDGE_LIMITS: "heartbeatMs=soon" })).toThrow('BRIDGE_LIMITS heartbeatMs expects an integer of at least 1 (units: ms, s, min, h), got "soon"');
+  });
+
+  it("--public-health and BRIDGE_PUBLIC_HEALTH open /health and /ready", () => {
+    expect(serve([]).publicHealth).toBe(false);
+    expect(serve(["--public-health"]).publicHealth).toBe(true);
+    expect(serve([], { BRIDGE_PUBLIC_HEALTH: "1" }).publicHealth).toBe(true);
+  });
+
+  it("BRIDGE_LIMITS reaches the running bridge: a frame over maxPayloadBytes closes the socket with 1009", async () => {
+    const child = spawn(process.execPath, [BIN, "serve", "--listen", "0", "--log-level", "silent"], {
+      env: { PATH: process.env["PATH"] ?? "", BRIDGE_LIMITS: "maxPayloadBytes=1KiB" },
+      stdio: "pipe",
+    });
+    try {
+      let stdout = "";
+      const url = await new Promise<string>((resolve, reject) => {
+        child.stdout.on("data", (chunk: Buffer) => {
+          stdout += chunk.toString();
+          const found = / · WebSocket (ws:\/\/\S+) · /.exec(stdout);
+          if (found) resolve(found[1]!);
+        });
+        child.once("exit", (code) => reject(new Error(`serve exited with ${code}: ${stdout}`)));
+      });
+      const socket = new WebSocket(url);
+      await once(socket, "open");
+      const closed = once(socket, "close");
+      socket.send(JSON.stringify({ id: "big", method: "getServerInfo", params: { pad: "x".repeat(2048) } }));
+      const [code] = (await closed) as [number];
+      expect(code).toBe(1009);
+    } finally {
+      child.kill("SIGTERM");
+      if (child.exitCode === null) await once(child, "exit");
+    }
+  });
+});
+
+describe("an editor that is not there", () => {
+  it("an attached GIMP that does not answer is one warning with the way out, then retried quietly (debug) and shown in /ready", async () => {
+    const server = createServer();
+    server.listen(0, "127.0.0.1");
+    await once(server, "listening");
+    const { port } = server.address() as AddressInfo;
+    await new Promise((resolve) => server.close(resolve));
+    const child = spawn(process.execPath, [BIN, "serve", "--listen", "0", "--editor", "gimp", "--gimp-attach", `127.0.0.1:${port}`, "--log-level", "debug"], {
+      env: { PATH: process.env["PATH"] ?? "", BRIDGE_LIMITS: "reconnectInitialMs=20,reconnectMaxMs=40" },
+      stdio: "pipe",
+    });
+    try {
+      let stdout = "";
+      const lines = (): Array<{ level: number; msg: string; err?: string }> =>
+        stdout.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as { level: number; msg: string; err?: string });
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on("data", (chunk: Buffer) => {
+          stdout += chunk.toString();
+          if (lines().filter((line) => line.msg === "editor still not reachable").length >= 3 && STARTUP_LINE.test(stdout)) resolve();
+        });
+        child.once("exit", (code) => reject(new Error(`serve exited with ${code}: ${stdout}`)));
+      });
+      const warnings = lines().filter((line) => line.level >= WARN);
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]!.err).toBe(
+        `no GIMP Script-Fu server answers at 127.0.0.1:${port} (--gimp-attach): start one in GIMP (Filters › Script-Fu › Start Server…, port ${port}) ` +
+          "or leave out --gimp-attach to let the bridge start gimp-console-2.10 itself (apt install gimp)",
+      );
+      const url = / · (http:\/\/\S+) · /.exec(stdout)![1]!;
+      const ready = await fetch(`${url}/ready`);
+      expect(ready.status).toBe(503);
+      expect(await ready.json()).toMatchObject({ status: "down", reasons: [{ component: "editors", message: expect.stringMatching(/^no editor is ready \(gimp /) }] });
+    } finally {
+      child.kill("SIGTERM");
+      if (child.exitCode === null) await once(child, "exit");
+    }
   });
 });
 

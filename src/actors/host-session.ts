@@ -232,16 +232,29 @@ export class HostSession {
     else job.reject(value);
   }
 
+  /**
+   * Connects the editor. A failure is logged as a warning once, and again only when its reason changes; the same
+   * failure retried in the background (an editor not installed or not started) is logged at debug level, so an
+   * absent editor is one clear line and its state stays visible in `/ready` and `/status`.
+   */
   private async connectHost(): Promise<HostInfo> {
     try {
       const info = await this.host.connect();
       this.log.info({ actor: "host", editor: this.host.kind, hostVersion: info.hostVersion }, "editor connected");
+      this.lastFailure = undefined;
       return info;
     } catch (error) {
-      this.log.warn({ actor: "host", editor: this.host.kind, err: String(error) }, "editor connection failed");
+      const reason = error instanceof Error ? error.message : String(error);
+      const retryInMs = this.actor.getSnapshot().context.retryDelayMs;
+      if (reason === this.lastFailure) this.log.debug({ actor: "host", editor: this.host.kind, err: reason, retryInMs }, "editor still not reachable");
+      else this.log.warn({ actor: "host", editor: this.host.kind, err: reason }, "editor connection failed; retrying in the background (state in /ready)");
+      this.lastFailure = reason;
       throw error;
     }
   }
+
+  /** The reason of the last failed connection attempt, to log a repeated one once. */
+  private lastFailure: string | undefined;
 
   private pump(): void {
     // Calls that change nothing may run together up to what the editor accepts; a mutation runs alone, after the

@@ -17,6 +17,8 @@ export const EXIT_CODES = {
   UNAVAILABLE: 3,
   /** A file on this machine could not be written (`-o`). */
   LOCAL_FILE: 4,
+  /** `health`: the bridge takes work but something is missing (an editor not ready, a failed plugin); `plugins`: one failed. */
+  DEGRADED: 5,
 } as const;
 
 export const CLIENT_USAGE = `Client commands (talk to a running bridge):
@@ -24,8 +26,9 @@ export const CLIENT_USAGE = `Client commands (talk to a running bridge):
                                            call a method; --param values are JSON or strings, keys may be dotted
                                            (rect.x=1); -o writes a returned image to a file; call --help lists methods
   subscribe <event...> [--count n]         print events as JSON lines until interrupted, or after n events
-  health                                   GET /health
-  plugins [id]                             loaded plugins, or one plugin's health
+  health                                   GET /ready: ok, degraded or down with what failed; exits 0 only
+                                           for ok (5 degraded, 3 down or unreachable)
+  plugins [id]                             loaded and failed plugins (exits 5 if one failed), or one plugin's health
   export-document -o <file> [--format ${IMAGE_FORMATS.join("|")}] [--quality n] [--max-size n] [--scale f]
                                            write the composite image of the active document
   export-layer -o <file> [--layer-id n | --layer-index n] [the export-document options]

@@ -5,7 +5,7 @@ import { WebSocket } from "ws";
 import { Connection } from "./connection.js";
 import type { ConnectionOptions } from "./options.js";
 import { BridgeError, CLIENT_ERROR_CODES, isBridgeError } from "./errors.js";
-import { pluginHealth, plugins, status } from "./http.js";
+import { pluginHealth, plugins, readiness, status } from "./http.js";
 import { checkClientName, endpointsOf } from "./_internal/url.js";
 import { CALL_USAGE, CLIENT_USAGE, DEFAULT_BRIDGE_URL, EXIT_CODES } from "./cli-usage.js";
 import { buildParams, localPaths, nonNegativeInt, positiveInt, UsageError } from "./cli-params.js";
@@ -168,30 +168,66 @@ export async function runClientCommand(argv: string[], io: ClientCommandIo = {})
 const COMMANDS: Record<ClientCommand, (ctx: Context) => Promise<number>> = {
   call: runCall,
   subscribe: runSubscribe,
-  health: async (ctx) => {
-    const health = await status({ url: ctx.url, token: ctx.token, timeoutMs: ctx.timeoutMs, signal: ctx.signal });
-    if (ctx.json) print(ctx, health);
-    else {
-      const host = (health.host ?? {}) as { state?: string };
-      const uptime = health.uptimeMs === undefined ? "" : ` · up ${(health.uptimeMs / 1000).toFixed(1)} s`;
-      ctx.out.write(`${health.status} · editor ${host.state ?? "unknown"} · ${health.clients ?? 0} clients${uptime}\n`);
-    }
-    return EXIT_CODES.OK;
-  },
+  health: runHealth,
   plugins: async (ctx) => {
     const http = { url: ctx.url, token: ctx.token, timeoutMs: ctx.timeoutMs, signal: ctx.signal };
     const id = ctx.args[0];
-    if (id !== undefined) print(ctx, await pluginHealth(http, id));
-    else {
-      const list = await plugins(http);
-      if (ctx.json) print(ctx, list);
-      else ctx.out.write(list.length === 0 ? "no plugins loaded\n" : `${list.map((p) => p.id).join("\n")}\n`);
+    if (id !== undefined) {
+      const health = await pluginHealth(http, id);
+      print(ctx, health);
+      return health.status === "failed" ? EXIT_CODES.DEGRADED : EXIT_CODES.OK;
     }
-    return EXIT_CODES.OK;
+    const list = await plugins(http);
+    if (ctx.json) print(ctx, list);
+    else {
+      const lines = [
+        ...list.plugins.map((p) => p.id),
+        ...list.failed.map((p) => `${p.id} FAILED: ${p.lastError?.message ?? "unknown reason"}${p.dir !== undefined ? ` (${p.dir})` : ""}`),
+      ];
+      ctx.out.write(lines.length === 0 ? "no plugins loaded\n" : `${lines.join("\n")}\n`);
+    }
+    return list.failed.length > 0 ? EXIT_CODES.DEGRADED : EXIT_CODES.OK;
   },
   "export-document": (ctx) => runExport(ctx, "image:exportDocument", {}),
   "export-layer": (ctx) => runExport(ctx, "image:exportLayer", layerParams(ctx.values)),
 };
+
+/**
+ * `health`: the bridge's readiness (`GET /ready`) and, when it is not `ok`, what failed by name from `GET /status`
+ * (when the token allows it). Exit status 0 only for `ok`.
+ */
+async function runHealth(ctx: Context): Promise<number> {
+  const http = { url: ctx.url, token: ctx.token, timeoutMs: ctx.timeoutMs, signal: ctx.signal };
+  const ready = await readiness(http);
+  const code = ready.status === "ok" ? EXIT_CODES.OK : ready.status === "degraded" ? EXIT_CODES.DEGRADED : EXIT_CODES.UNAVAILABLE;
+  const details = ready.status === "ok" ? [] : await failedParts(http);
+  if (ctx.json) {
+    print(ctx, details.length > 0 ? { ...ready, details } : ready);
+    return code;
+  }
+  const counts = `editors ${ready.editors.ready}/${ready.editors.total} ready · plugins ${ready.plugins.loaded} loaded, ${ready.plugins.failed} failed`;
+  ctx.out.write(`${ready.status} · ${counts}\n`);
+  for (const reason of ready.reasons) ctx.out.write(`  ${reason.status}: ${reason.message}\n`);
+  for (const line of details) ctx.out.write(`  - ${line}\n`);
+  return code;
+}
+
+/** Names what is not ready from `GET /status`: editors with their last error, failed plugins with theirs. */
+async function failedParts(http: Parameters<typeof status>[0]): Promise<string[]> {
+  try {
+    const view = await status(http);
+    const failed = (view["plugins"] as { failed?: { id: string; lastError?: { message: string } }[] } | undefined)?.failed ?? [];
+    return [
+      ...view.editors
+        .filter((e) => e.state !== "ready" && e.state !== "busy")
+        .map((e) => `editor ${e.id} (${e.kind}) ${e.state}${e.lastError !== undefined ? `: ${e.lastError}` : ""}`),
+      ...failed.map((p) => `plugin ${p.id} failed: ${p.lastError?.message ?? "unknown reason"}`),
+    ];
+  } catch {
+    // `/status` needs the token even when `/ready` is public: the reasons above are then all there is.
+    return [];
+  }
+}
 
 async function runCall(ctx: Context): Promise<number> {
   const [method, body, ...extra] = ctx.args;

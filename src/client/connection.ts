@@ -1,8 +1,8 @@
 import { BEARER_PROTOCOL_PREFIX } from "../protocol/constants.js";
 import type { ConnectedEventData } from "../protocol/events.js";
-import type { PluginHealth, PluginInfo } from "../protocol/resources.js";
+import type { Health, PluginHealth, Readiness } from "../protocol/resources.js";
 import { BridgeError, CLIENT_ERROR_CODES, isBridgeError, looksLikeProtocolError } from "./errors.js";
-import { type BridgeHealth, pluginHealth, plugins, status } from "./http.js";
+import { type BridgePlugins, type BridgeStatus, health, pluginHealth, plugins, readiness, status } from "./http.js";
 import { createMethodGroups, type MethodGroup, type MethodGroups } from "./methods.js";
 import {
   CLOSE_CODES,
@@ -225,13 +225,23 @@ export class Connection implements MethodGroups {
     };
   }
 
-  /** `GET /health` of this bridge. */
-  status(options: { signal?: AbortSignal } = {}): Promise<BridgeHealth> {
+  /** `GET /health` of this bridge: liveness. */
+  health(options: { signal?: AbortSignal } = {}): Promise<Health> {
+    return health({ ...this.httpOptions(), signal: options.signal });
+  }
+
+  /** `GET /ready` of this bridge: `ok`, `degraded` or `down` with the reasons. */
+  readiness(options: { signal?: AbortSignal } = {}): Promise<Readiness> {
+    return readiness({ ...this.httpOptions(), signal: options.signal });
+  }
+
+  /** `GET /status` of this bridge: the operator's detailed view. */
+  status(options: { signal?: AbortSignal } = {}): Promise<BridgeStatus> {
     return status({ ...this.httpOptions(), signal: options.signal });
   }
 
-  /** `GET /plugins` of this bridge. */
-  plugins(options: { signal?: AbortSignal } = {}): Promise<PluginInfo[]> {
+  /** `GET /plugins` of this bridge: loaded plugins and failed ones. */
+  plugins(options: { signal?: AbortSignal } = {}): Promise<BridgePlugins> {
     return plugins({ ...this.httpOptions(), signal: options.signal });
   }
 
@@ -412,7 +422,10 @@ export class Connection implements MethodGroups {
     }, delayMs);
   }
 
-  /** Why the first connection failed: the bridge's `error` event, or what `/health` answers (e.g. 401). */
+  /**
+   * Why the first connection failed: the bridge's `error` event, or what `/status` answers (e.g. 401; `/health` may
+   * be open to anyone and would not tell).
+   */
   private async explainFailure(code: number, reason: string): Promise<BridgeError> {
     if (this.refusal !== undefined) return this.refusal;
     const base = `Could not connect to ${this.wsUrl}`;

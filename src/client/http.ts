@@ -1,4 +1,4 @@
-import type { PluginHealth, PluginInfo } from "../protocol/resources.js";
+import type { EditorSummary, Health, PluginHealth, PluginInfo, Readiness, ReadinessReason, ReadinessStatus } from "../protocol/resources.js";
 import { BridgeError, CLIENT_ERROR_CODES, looksLikeProtocolError } from "./errors.js";
 import { endpointsOf } from "./_internal/url.js";
 import type { FetchLike } from "./types.js";
@@ -18,13 +18,21 @@ export interface HttpClientOptions {
   signal?: AbortSignal | undefined;
 }
 
-/** `GET /health`. */
-export interface BridgeHealth {
-  status: string;
-  uptimeMs?: number;
-  clients?: number;
-  host?: Record<string, unknown>;
+/** `GET /status`: the operator's detailed view (its shape may grow; read the fields you need). */
+export interface BridgeStatus {
+  status: ReadinessStatus;
+  reasons: ReadinessReason[];
+  name: string;
+  version: string;
+  uptimeMs: number;
+  editors: (EditorSummary & { degraded: boolean; lastError?: string })[];
   [key: string]: unknown;
+}
+
+/** `GET /plugins`: the loaded plugins, and those that failed with why (and their folder). */
+export interface BridgePlugins {
+  plugins: PluginInfo[];
+  failed: (PluginHealth & { dir?: string })[];
 }
 
 function defaultFetch(): FetchLike {
@@ -40,7 +48,7 @@ function defaultFetch(): FetchLike {
 export async function httpCall<T>(
   options: HttpClientOptions,
   path: string,
-  init: { method?: "GET" | "POST"; body?: unknown } = {},
+  init: { method?: "GET" | "POST"; body?: unknown; accept?: (status: number) => boolean } = {},
 ): Promise<T> {
   const base = endpointsOf(options.url).http;
   const headers: Record<string, string> = { accept: "application/json" };
@@ -88,25 +96,44 @@ export async function httpCall<T>(
   } catch {
     body = text;
   }
-  if (status >= 200 && status < 300) return body as T;
+  if ((status >= 200 && status < 300) || init.accept?.(status) === true) return body as T;
   if (looksLikeProtocolError(body)) throw BridgeError.fromProtocolError(body);
   throw new BridgeError("INTERNAL", `HTTP ${status} from ${base}${path}`, { details: { status, body: text.slice(0, 500) } });
 }
 
 /**
- * `GET /health`: whether the bridge runs and how its editor is.
+ * `GET /health`: liveness, whether the bridge process answers (a small fixed body).
  *
  * @example
- * const health = await status({ url: "http://127.0.0.1:7700" });
+ * const { version } = await health({ url: "http://127.0.0.1:7700" });
  */
-export function status(options: HttpClientOptions): Promise<BridgeHealth> {
-  return httpCall<BridgeHealth>(options, "/health");
+export function health(options: HttpClientOptions): Promise<Health> {
+  return httpCall<Health>(options, "/health");
 }
 
-/** `GET /plugins`: the loaded plugins. */
-export async function plugins(options: HttpClientOptions): Promise<PluginInfo[]> {
-  const body = await httpCall<{ plugins: PluginInfo[] }>(options, "/plugins");
-  return body.plugins;
+/**
+ * `GET /ready`: `ok`, `degraded` or `down` with the reasons. Resolves for `down` too (the route answers 503 then);
+ * throws only when the bridge cannot be asked.
+ *
+ * @example
+ * const ready = await readiness({ url: "http://127.0.0.1:7700" });
+ * if (ready.status !== "ok") console.warn(ready.reasons.map((r) => r.message).join("; "));
+ */
+export function readiness(options: HttpClientOptions): Promise<Readiness> {
+  return httpCall<Readiness>(options, "/ready", { accept: (code) => code === READY_DOWN_STATUS });
+}
+
+/** The HTTP status `GET /ready` answers while the bridge is `down`. */
+const READY_DOWN_STATUS = 503;
+
+/** `GET /status`: the operator's view: readiness, editors with their last error, clients, plugins, file rules. */
+export function status(options: HttpClientOptions): Promise<BridgeStatus> {
+  return httpCall<BridgeStatus>(options, "/status");
+}
+
+/** `GET /plugins`: the loaded plugins and the failed ones, with why they failed. */
+export function plugins(options: HttpClientOptions): Promise<BridgePlugins> {
+  return httpCall<BridgePlugins>(options, "/plugins");
 }
 
 /** `GET /plugins/{id}/health`: a plugin's state or why it failed to load. */

@@ -151,6 +151,36 @@ export const EditorSummarySchema = z.object({
 });
 export type EditorSummary = z.infer<typeof EditorSummarySchema>;
 
+/** `GET /health`: liveness, a small fixed body cheap to poll hard. */
+export const HealthSchema = z.object({
+  status: z.literal("ok"),
+  name: z.string(),
+  version: z.string(),
+  uptimeMs: z.number().int().nonnegative(),
+});
+export type Health = z.infer<typeof HealthSchema>;
+
+/** What `GET /ready` concludes: `ok` takes work fully, `degraded` takes work with something missing, `down` takes none. */
+export const ReadinessStatusSchema = z.enum(["ok", "degraded", "down"]);
+export type ReadinessStatus = z.infer<typeof ReadinessStatusSchema>;
+
+/** One reason `GET /ready` is not `ok`: the part at fault and a sentence. Never a path, id or secret. */
+export const ReadinessReasonSchema = z.object({
+  component: z.enum(["bridge", "editors", "plugins", "cluster"]),
+  status: z.enum(["degraded", "down"]),
+  message: z.string(),
+});
+export type ReadinessReason = z.infer<typeof ReadinessReasonSchema>;
+
+/** `GET /ready`: readiness for a load balancer (200 for `ok` and `degraded`, 503 for `down`). */
+export const ReadinessSchema = z.object({
+  status: ReadinessStatusSchema,
+  reasons: z.array(ReadinessReasonSchema),
+  editors: z.object({ total: z.number().int().nonnegative(), ready: z.number().int().nonnegative() }),
+  plugins: z.object({ loaded: z.number().int().nonnegative(), failed: z.number().int().nonnegative() }),
+});
+export type Readiness = z.infer<typeof ReadinessSchema>;
+
 export const ServerInfoSchema = z.object({
   name: z.string(),
   version: z.string(),

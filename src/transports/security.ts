@@ -21,7 +21,12 @@ export interface SecurityOptions {
   readonly allowHosts: readonly string[];
   /** The address the bridge listens on; always an allowed Host. */
   readonly listenHost: string;
+  /** `GET /health` and `GET /ready` answer without token or Host check (`--public-health`); Origin is still checked. */
+  readonly publicHealth?: boolean | undefined;
 }
+
+/** The routes `--public-health` opens: liveness and readiness, which carry no paths, ids or secrets. */
+export const PUBLIC_HEALTH_PATHS: readonly string[] = ["/health", "/ready"];
 
 
 export { isLoopbackHost } from "../loopback.js";

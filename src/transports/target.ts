@@ -1,4 +1,4 @@
-import type { BridgeError, PluginHealth, PluginInfo } from "../protocol/index.js";
+import type { BridgeError, Health, PluginHealth, PluginInfo, Readiness } from "../protocol/index.js";
 import type { ClientRegistry } from "../actors/client-registry.js";
 import type { Dispatcher } from "../actors/dispatcher.js";
 import type { Limits } from "../limits.js";
@@ -28,9 +28,10 @@ export interface TransportTarget {
    * path answers to (empty when the plugin or path is unknown).
    */
   pluginRoute(id: string, verb: string, segments: readonly string[]): PluginRouteRun | { verbs: string[] };
-  /** `GET /ready`: whether the bridge takes calls (at least one editor ready); 503 when not. */
-  readiness(): { ready: boolean; editors: { total: number; ready: number } };
-  health(): Record<string, unknown>;
+  /** `GET /ready`: `ok`, `degraded` (some part missing) or `down` (no editor ready, or shutting down: 503), with reasons. */
+  readiness(): Readiness;
+  /** `GET /health`: liveness, a small fixed body. */
+  health(): Health;
   /** `GET /status`: the operator's detailed view (editor, clients by short id, plugins, files roots). */
   status(): Record<string, unknown>;
   /** `GET /plugins`: loaded plugins, plus the failures so a broken plugin can be diagnosed over HTTP. */

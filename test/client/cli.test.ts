@@ -1,12 +1,15 @@
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli.js";
 import { buildParams, runClientCommand } from "../../src/client/cli.js";
 import { localPaths } from "../../src/client/cli-params.js";
 import { startBridge } from "../helpers/bridge.js";
+import { eventually } from "../helpers/gc.js";
+import { ScriptedHost } from "../helpers/scripted-host.js";
 import { connect, onCleanup, waitForServerState } from "./_support.js";
 
 interface Run {
@@ -149,17 +152,44 @@ describe("client commands", () => {
     expect(bad.stderr).toMatch(/--name: name must be 1 to 64 characters/);
   });
 
-  it("health and plugins read the HTTP endpoints", async () => {
+  it("health reads /ready: ok exits 0; plugins lists the loaded ones", async () => {
     const { bridge } = await startBridge();
     const health = await run(["health", "--url", bridge.url]);
-    expect(health).toMatchObject({ code: 0 });
-    expect(health.stdout).toMatch(/^ok · editor ready · \d+ clients · up [\d.]+ s\n$/);
-    expect(JSON.parse((await run(["health", "--json", "--url", bridge.url])).stdout)).toMatchObject({ status: "ok" });
+    expect(health).toMatchObject({ code: 0, stdout: "ok · editors 1/1 ready · plugins 0 loaded, 0 failed\n" });
+    expect(JSON.parse((await run(["health", "--json", "--url", bridge.url])).stdout)).toMatchObject({ status: "ok", reasons: [] });
     expect((await run(["plugins", "--url", bridge.url])).stdout).toBe("no plugins loaded\n");
-    expect(JSON.parse((await run(["plugins", "--json", "--url", bridge.url])).stdout)).toEqual([]);
+    expect(JSON.parse((await run(["plugins", "--json", "--url", bridge.url])).stdout)).toEqual({ plugins: [], failed: [] });
     const missing = await run(["plugins", "nope", "--url", bridge.url]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/PLUGIN_NOT_FOUND/);
+  });
+
+  it("a failed plugin makes health degraded (exit 5) and is named by health and plugins", async () => {
+    const plugin = (name: string): string => fileURLToPath(new URL(`../plugins/fixtures/${name}`, import.meta.url));
+    const { bridge } = await startBridge({ plugins: [plugin("import-throws"), plugin("stats")] });
+    const health = await run(["health", "--url", bridge.url]);
+    expect(health.code).toBe(5);
+    expect(health.stdout).toMatch(/^degraded · editors 1\/1 ready · plugins 1 loaded, 1 failed\n/);
+    expect(health.stdout).toContain("  degraded: 1 plugin failed to load\n");
+    expect(health.stdout).toMatch(/ {2}- plugin import-throws failed: .*boom at import/);
+    const list = await run(["plugins", "--url", bridge.url]);
+    expect(list.code).toBe(5);
+    expect(list.stdout).toMatch(/^stats\nimport-throws FAILED: .*boom at import.* \(.*fixtures\/import-throws\)\n$/);
+    const json = JSON.parse((await run(["plugins", "--json", "--url", bridge.url])).stdout) as { plugins: unknown[]; failed: { id: string }[] };
+    expect(json.plugins).toEqual([{ id: "stats" }]);
+    expect(json.failed.map((f) => f.id)).toEqual(["import-throws"]);
+  });
+
+  it("an editor that cannot be reached makes health down (exit 3), naming the editor and why", async () => {
+    const host = new ScriptedHost();
+    const harness = await startBridge({ host });
+    host.lose("editor crashed", 1_000_000);
+    await eventually(async () => (await harness.http("/ready")).status === 503, "/ready to say down");
+    const health = await run(["health", "--url", harness.bridge.url]);
+    expect(health.code).toBe(3);
+    expect(health.stdout).toMatch(/^down · editors 0\/1 ready/);
+    expect(health.stdout).toMatch(/ {2}down: no editor is ready \(scripted (backoff|connecting)\)\n/);
+    expect(health.stdout).toMatch(/ {2}- editor \S+ \(scripted\) (backoff|connecting): editor (crashed|not reachable)/);
   });
 
   it("export-document writes the composite image in the format of the file name or --format", async () => {

@@ -339,12 +339,14 @@ describe("connecting", () => {
     await expect(client.ready()).rejects.toMatchObject({ code: "CONNECTION_FAILED", retryable: true });
   });
 
-  it("HTTP helpers read /health, /plugins and a plugin's health", async () => {
+  it("HTTP helpers read /health, /ready, /status, /plugins and a plugin's health", async () => {
     const harness = await startBridge();
     const client = connect(harness.bridge.wsUrl);
     expect(client.httpUrl).toBe(harness.bridge.url);
-    expect(await client.status()).toMatchObject({ status: "ok", host: { state: "ready" } });
-    expect(await client.plugins()).toEqual([]);
+    expect(await client.health()).toMatchObject({ status: "ok", name: "image-editor-bridge" });
+    expect(await client.readiness()).toMatchObject({ status: "ok", reasons: [], editors: { total: 1, ready: 1 } });
+    expect(await client.status()).toMatchObject({ status: "ok", editors: [{ id: "embedded-1", state: "ready" }] });
+    expect(await client.plugins()).toEqual({ plugins: [], failed: [] });
     await expect(client.pluginHealth("nope")).rejects.toMatchObject({ code: "PLUGIN_NOT_FOUND" });
   });
 });

@@ -39,12 +39,12 @@ export async function startBridge(options: BridgeOptions = {}): Promise<Harness>
   };
 }
 
-/** Resolves once the editor mailbox holds `count` waiting calls (read from `/health`, no sleeps). */
+/** Resolves once the editor mailbox holds `count` waiting calls (read from `/status`, no sleeps). */
 export async function waitForQueued(harness: Harness, count: number, signal?: AbortSignal): Promise<void> {
   for (;;) {
     if (signal?.aborted) return;
-    const health = (await (await harness.http("/health")).json()) as { host: { queued: number } };
-    if (health.host.queued >= count) return;
+    const health = (await (await harness.http("/status")).json()) as { editor: { queued: number } };
+    if (health.editor.queued >= count) return;
     await new Promise((resolve) => setImmediate(resolve));
   }
 }

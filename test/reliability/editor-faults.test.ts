@@ -11,18 +11,18 @@ const FAST_LIMITS = { callTimeoutMs: 200, abortGraceMs: 50, reconnectInitialMs: 
 const FAULT_RUNS = 25;
 
 interface HealthBody {
-  clients: number;
-  host: { state: string; queued: number; running: number };
+  clients: unknown[];
+  editor: { state: string; queued: number; running: number };
 }
 
 async function health(harness: Harness): Promise<HealthBody> {
-  return (await (await harness.http("/health")).json()) as HealthBody;
+  return (await (await harness.http("/status")).json()) as HealthBody;
 }
 
 /** The editor is ready again and its mailbox is empty: nothing queued, nothing running. */
 async function drained(harness: Harness): Promise<void> {
   await eventually(async () => {
-    const { host } = await health(harness);
+    const { editor: host } = await health(harness);
     return host.queued === 0 && host.running === 0 && (host.state === "ready" || host.state === "busy");
   }, "a drained, ready mailbox");
 }
@@ -52,7 +52,7 @@ describe("editor faults", () => {
     const b = await harness.connect();
     host.inject({ kind: "hang" });
     const stuck = a.send("document:current", undefined, "stuck");
-    await eventually(async () => (await health(harness)).host.running === 1, "the stuck call to start");
+    await eventually(async () => (await health(harness)).editor.running === 1, "the stuck call to start");
     const queued = [1, 2, 3].map((n) => b.send("document:list", undefined, `q${n}`));
     const viaHttp = harness.http("/document/current");
     const all = await Promise.all([stuck, ...queued]);

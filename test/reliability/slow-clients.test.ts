@@ -207,7 +207,7 @@ describe("floods and storms", () => {
     expect(accepted).toHaveLength(50);
     expect(refused.every((r) => r.includes("503"))).toBe(true);
     await Promise.all(accepted.map((c) => c.close(4000)));
-    await eventually(async () => ((await (await harness.http("/health")).json()) as { clients: number }).clients === 0, "clients to leave");
+    await eventually(async () => ((await (await harness.http("/status")).json()) as { clients: unknown[] }).clients.length === 0, "clients to leave");
     const after = await harness.connect();
     expect((await after.call<{ name: string }>("getServerInfo")).name).toBe("image-editor-bridge");
   });
@@ -280,8 +280,8 @@ describe("floods and storms", () => {
       await c.call("getServerInfo");
       for (let i = 0; i < 40; i++) expect(c.frames.filter((f) => f.id === `c${ci}-${i}`)).toHaveLength(1);
     }
-    const health = (await (await harness.http("/health")).json()) as { host: { queued: number; running: number } };
-    expect(health.host).toMatchObject({ queued: 0, running: 0 });
+    const health = (await (await harness.http("/status")).json()) as { editor: { queued: number; running: number } };
+    expect(health.editor).toMatchObject({ queued: 0, running: 0 });
   });
 
   it("a subscribe/unsubscribe storm leaves each client with exactly its last choice", async () => {

@@ -1,6 +1,9 @@
+import { fileURLToPath } from "node:url";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import { startBridge } from "../helpers/bridge.js";
+import { eventually } from "../helpers/gc.js";
+import { ScriptedHost } from "../helpers/scripted-host.js";
 
 describe("HTTP mirror", () => {
   it("results are bare JSON without an envelope", async () => {
@@ -71,7 +74,8 @@ describe("HTTP mirror", () => {
 
   it("GET /health, /plugins, /plugins/{id}/health and /metrics", async () => {
     const harness = await startBridge();
-    expect(await (await harness.http("/health")).json()).toMatchObject({ status: "ok", host: { state: "ready", kind: "embedded" } });
+    const health = await (await harness.http("/health")).json();
+    expect(health).toEqual({ status: "ok", name: "image-editor-bridge", version: expect.any(String), uptimeMs: expect.any(Number) });
     expect(await (await harness.http("/plugins")).json()).toEqual({ plugins: [], failed: [] });
     const missing = await harness.http("/plugins/nope/health");
     expect(missing.status).toBe(404);
@@ -104,6 +108,50 @@ describe("HTTP mirror", () => {
     expect(await denied.json()).toMatchObject({ code: "UNAUTHORIZED" });
     const allowed = await harness.http("/document/current", { headers: { authorization: "Bearer t0ken" } });
     expect(allowed.status).toBe(200);
+  });
+
+  it("with --public-health, /health and /ready answer without the token; /status and data routes still need it", async () => {
+    const closed = await startBridge({ token: "t0ken" });
+    for (const path of ["/health", "/ready"]) expect((await closed.http(path)).status, path).toBe(401);
+    const harness = await startBridge({ token: "t0ken", publicHealth: true });
+    expect(await (await harness.http("/health")).json()).toMatchObject({ status: "ok" });
+    const ready = await harness.http("/ready");
+    expect(ready.status).toBe(200);
+    const body = JSON.stringify(await ready.json());
+    expect(body).toContain('"status":"ok"');
+    // Nothing a caller without the token should learn: no paths, client or editor ids.
+    expect(body).not.toMatch(/\/|embedded-1/);
+    expect((await harness.http("/health", { method: "HEAD" })).status).toBe(200);
+    for (const path of ["/status", "/document/current", "/plugins", "/metrics"]) expect((await harness.http(path)).status, path).toBe(401);
+    expect((await harness.http("/health", { method: "POST" })).status).toBe(401);
+    expect((await harness.http("/ready", { headers: { origin: "https://evil.example" } })).status).toBe(403);
+  });
+
+  it("/ready says degraded (200) when a plugin failed and down (503) when no editor is ready, with reasons", async () => {
+    const broken = fileURLToPath(new URL("../plugins/fixtures/import-throws", import.meta.url));
+    const degraded = await startBridge({ plugins: [broken] });
+    const answer = await degraded.http("/ready");
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toEqual({
+      status: "degraded",
+      reasons: [{ component: "plugins", status: "degraded", message: "1 plugin failed to load" }],
+      editors: { total: 1, ready: 1 },
+      plugins: { loaded: 0, failed: 1 },
+    });
+    const host = new ScriptedHost();
+    const harness = await startBridge({ host });
+    host.lose("editor crashed", 1_000_000);
+    await eventually(async () => (await harness.http("/ready")).status === 503, "/ready to answer 503");
+    expect(await (await harness.http("/ready")).json()).toMatchObject({
+      status: "down",
+      reasons: [{ component: "editors", status: "down", message: expect.stringMatching(/^no editor is ready \(scripted (backoff|connecting)\)$/) }],
+      editors: { total: 1, ready: 0 },
+    });
+    // Liveness is unaffected: the process answers.
+    expect((await harness.http("/health")).status).toBe(200);
+    const status = (await (await harness.http("/status")).json()) as { status: string; editors: { lastError?: string }[] };
+    expect(status.status).toBe("down");
+    expect(status.editors[0]!.lastError).toMatch(/editor (crashed|not reachable)/);
   });
 
   it("a foreign Host header is refused without a token", async () => {

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { Subject, type Observable } from "rxjs";
 import type { FileFeatures, Filesystem } from "../../files/index.js";
 import { isLoopbackHost } from "../../loopback.js";
-import { BridgeError, type ErrorCode } from "../../protocol/index.js";
+import { BridgeError, type ErrorCode, isBridgeError } from "../../protocol/index.js";
 import type { HostCallContext, HostInfo } from "../host.js";
 import { GimpClient, type ScriptOutcome } from "./client.js";
 import { DEFAULT_GIMP_CALL_TIMEOUT_MS, POLL_TIMEOUT_MS } from "./limits.js";
@@ -162,6 +162,7 @@ export function createGimpConnection(options: GimpHostOptions): GimpConnection {
         version = await client.call("(car (gimp-version))", { timeoutMs: callTimeoutMs });
       } catch (error) {
         if (supervisor) await supervisor.kill();
+        if (attached !== undefined && isBridgeError(error) && error.code === "HOST_UNAVAILABLE") throw notListening(attached, error);
         throw error;
       }
       if (options.sample === true) await client.call(SAMPLE_SCRIPT, { timeoutMs: callTimeoutMs });
@@ -180,4 +181,15 @@ export function createGimpConnection(options: GimpHostOptions): GimpConnection {
     },
   };
   return session;
+}
+
+/** An attached Script-Fu server that does not answer: where it was looked for, and the two ways out. */
+function notListening(attached: { host: string; port: number }, cause: BridgeError): BridgeError {
+  const where = attached.host.includes(":") ? `[${attached.host}]:${attached.port}` : `${attached.host}:${attached.port}`;
+  return new BridgeError(
+    "HOST_UNAVAILABLE",
+    `no GIMP Script-Fu server answers at ${where} (--gimp-attach): start one in GIMP (Filters › Script-Fu › Start Server…, ` +
+      `port ${attached.port}) or leave out --gimp-attach to let the bridge start gimp-console-2.10 itself (apt install gimp)`,
+    { details: { ...cause.details, attach: where }, cause },
+  );
 }

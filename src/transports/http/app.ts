@@ -3,7 +3,7 @@ import { H3, type H3Event } from "h3";
 import { BridgeError, isBridgeError } from "../../protocol/index.js";
 import type { DispatchCaller } from "../../actors/dispatcher.js";
 import { imageResultJson, isWireImage, LARGE_IMAGE_BYTES, publishSchema, type MethodDefinition } from "../../methods/index.js";
-import { checkAccess, checkOrigin } from "../security.js";
+import { checkAccess, checkOrigin, PUBLIC_HEALTH_PATHS } from "../security.js";
 import type { TransportTarget } from "../target.js";
 import { readJsonBody, readRouteBody } from "./body.js";
 import { coerceStrings } from "./coerce.js";
@@ -42,6 +42,12 @@ function editorOf(target: TransportTarget, event: H3Event): string | undefined {
   return named;
 }
 
+/** A GET or HEAD of `/health` or `/ready` while the operator opened them (`--public-health`). */
+function publicProbe(target: TransportTarget, event: H3Event): boolean {
+  if (target.security.publicHealth !== true || (event.req.method !== "GET" && event.req.method !== "HEAD")) return false;
+  return PUBLIC_HEALTH_PATHS.includes(new URL(event.req.url).pathname);
+}
+
 /**
  * Runs before every route: the Origin, Host and token checks, the CORS headers for an allowed Origin, and the
  * preflight's answer.
@@ -50,8 +56,13 @@ async function guard(target: TransportTarget, event: H3Event, next: () => unknow
   const header = (name: string): string | undefined => event.req.headers.get(name) ?? undefined;
   const origin = header("origin");
   const preflight = event.req.method === "OPTIONS" && origin !== undefined;
-  // A preflight carries no credentials: only its Origin can be judged.
-  const refusal = preflight ? checkOrigin(origin, target.security) : checkAccess(header, target.security);
+  // A preflight carries no credentials: only its Origin can be judged; neither does a probe of a public health route.
+  const refusal =
+    preflight || publicProbe(target, event)
+      ? origin === undefined
+        ? null
+        : checkOrigin(origin, target.security)
+      : checkAccess(header, target.security);
   if (refusal !== null) return errorResponse(target.dispatcher.toWireError(refusal, {}));
   if (origin !== undefined) {
     event.res.headers.set("access-control-allow-origin", origin);
@@ -106,7 +117,7 @@ export function createHttpApp(target: TransportTarget): H3 {
   get("/status", () => jsonResponse(target.status()));
   get("/ready", () => {
     const readiness = target.readiness();
-    return jsonResponse(readiness, readiness.ready ? 200 : 503);
+    return jsonResponse(readiness, readiness.status === "down" ? 503 : 200);
   });
   get("/plugins", () => jsonResponse(target.plugins()));
   get("/plugins/:id/health", (event) => {

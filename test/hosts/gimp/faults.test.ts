@@ -19,16 +19,16 @@ describe.skipIf(GIMP_SKIP !== undefined)("a supervised GIMP that fails", () => {
   const nextConnect = (): Promise<void> => new Promise((resolve) => reconnected.push(resolve));
   async function ready(): Promise<void> {
     for (;;) {
-      const health = (await (await fetch(`${bridge.url}/health`)).json()) as { host: { state: string } };
-      if (health.host.state === "ready") return;
+      const health = (await (await fetch(`${bridge.url}/status`)).json()) as { editor: { state: string } };
+      if (health.editor.state === "ready") return;
       await new Promise((resolve) => setImmediate(resolve));
     }
   }
   /** Resolves once the bridge has a call running in the editor. */
   async function running(): Promise<void> {
     for (;;) {
-      const health = (await (await fetch(`${bridge.url}/health`)).json()) as { host: { running: number } };
-      if (health.host.running > 0) return;
+      const health = (await (await fetch(`${bridge.url}/status`)).json()) as { editor: { running: number } };
+      if (health.editor.running > 0) return;
       await new Promise((resolve) => setImmediate(resolve));
     }
   }

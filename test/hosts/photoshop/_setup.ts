@@ -43,11 +43,11 @@ export function bridgeOn(
 /** A call context whose deadline is `ms` from now. */
 export const ctx = (ms = 5_000): HostCallContext => ({ signal: AbortSignal.timeout(ms), caller: "test" });
 
-/** Resolves once the bridge's host session is connected to the editor (read from `/health`, no sleeps). */
+/** Resolves once the bridge's host session is connected to the editor (read from `/status`, no sleeps). */
 export async function waitForHostReady(harness: Harness): Promise<void> {
   for (;;) {
-    const health = (await (await harness.http("/health")).json()) as { host: { state: string } };
-    if (health.host.state === "ready" || health.host.state === "busy") return;
+    const health = (await (await harness.http("/status")).json()) as { editor: { state: string } };
+    if (health.editor.state === "ready" || health.editor.state === "busy") return;
     await new Promise((resolve) => setImmediate(resolve));
   }
 }

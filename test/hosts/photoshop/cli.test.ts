@@ -30,8 +30,8 @@ describe("serve --editor photoshop", () => {
     const argv = ["serve", "--editor", "photoshop", "--listen", "127.0.0.1:0", "--photoshop-port", String(fake.port), "--photoshop-password", "guess-123", "--log-level", "silent"];
     const bridge = (await main(argv, { stdout: { write: () => true }, handleSignals: false, env: {} }))!;
     bridges.push(bridge);
-    const health = (await (await fetch(`${bridge.url}/health`)).json()) as { host: { state: string; lastError?: string } };
-    expect(health.host.state).not.toBe("ready");
+    const health = (await (await fetch(`${bridge.url}/status`)).json()) as { editor: { state: string; lastError?: string } };
+    expect(health.editor.state).not.toBe("ready");
     expect(JSON.stringify(health)).not.toContain("guess-123");
     const response = await fetch(`${bridge.url}/document/current`);
     expect(response.status).toBe(503);

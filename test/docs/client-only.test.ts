@@ -1,0 +1,84 @@
+import { execFile } from "node:child_process";
+import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createBridge, type Bridge } from "../../src/bridge.js";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const run = promisify(execFile);
+/** What a client-only install must leave out: the editor libraries (native sharp, OpenCV, QuickJS, the PSD codec). */
+const EDITOR_LIBRARIES = ["sharp", "ag-psd", "@techstark", "quickjs-emscripten-core", "@jitl", "@img"];
+
+/** Runs a command in `cwd`; resolves with its exit code and output whatever the code. */
+async function exec(command: string, args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(command, args, { cwd, maxBuffer: 16 * 1024 * 1024 });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof failed.code === "number" ? failed.code : 1, stdout: failed.stdout ?? "", stderr: failed.stderr ?? "" };
+  }
+}
+
+describe("a client-only install (npm install --omit=optional), as the README says", () => {
+  let dir: string;
+  let bridge: Bridge;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "client-only-"));
+    // The package as published (dist/ is built by `npm test`'s pretest; no scripts run here).
+    const packed = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
+    const [{ filename }] = JSON.parse(packed.stdout) as [{ filename: string }];
+    await writeFile(join(dir, "package.json"), JSON.stringify({ name: "client-only-user", version: "1.0.0", type: "module" }));
+    const installed = await exec("npm", ["install", "--omit=optional", "--no-audit", "--no-fund", join(dir, filename)], dir);
+    expect(installed.code, installed.stderr).toBe(0);
+    // Its own bridge for the whole file (the shared helper closes bridges after each test).
+    bridge = createBridge({ listen: { host: "127.0.0.1", port: 0 } });
+    await bridge.start();
+  }, 120_000);
+
+  afterAll(async () => {
+    await bridge?.close();
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("leaves out sharp, OpenCV, QuickJS and ag-psd", async () => {
+    const modules = await readdir(join(dir, "node_modules"));
+    expect(modules).toContain("image-editor-bridge");
+    for (const library of EDITOR_LIBRARIES) expect(modules, library).not.toContain(library);
+  });
+
+  it("the command's client commands work against a running bridge", async () => {
+    const health = await exec(process.execPath, ["node_modules/.bin/image-editor-bridge", "health", "--url", bridge.url], dir);
+    expect(health, health.stderr).toMatchObject({ code: 0, stdout: expect.stringMatching(/^ok · editors 1\/1 ready/) });
+    const call = await exec(process.execPath, ["node_modules/.bin/image-editor-bridge", "call", "document:current", "--json", "--url", bridge.url], dir);
+    expect(call.code, call.stderr).toBe(0);
+    expect(JSON.parse(call.stdout)).toMatchObject({ width: 800, height: 600 });
+    const help = await exec(process.execPath, ["node_modules/.bin/image-editor-bridge", "--help"], dir);
+    expect(help).toMatchObject({ code: 0, stdout: expect.stringContaining("This install has the client only") });
+  });
+
+  it("the SDK connects with the ws package and calls a method", async () => {
+    const script = [
+      'import { Connection } from "image-editor-bridge/client";',
+      'import WebSocket from "ws";',
+      `const client = new Connection({ url: ${JSON.stringify(bridge.wsUrl)}, WebSocket });`,
+      "await client.ready();",
+      'console.log(JSON.stringify(await client.invoke("document:current")));',
+      "await client.close();",
+    ].join("\n");
+    await writeFile(join(dir, "use-client.mjs"), script);
+    const used = await exec(process.execPath, ["use-client.mjs"], dir);
+    expect(used.code, used.stderr).toBe(0);
+    expect(JSON.parse(used.stdout)).toMatchObject({ width: 800, height: 600 });
+  });
+
+  it("serve says in one line which editor library is missing and how to get it", async () => {
+    const served = await exec(process.execPath, ["node_modules/.bin/image-editor-bridge", "serve", "--listen", "0"], dir);
+    expect(served.code).toBe(1);
+    expect(served.stderr).toMatch(/^image-editor-bridge: cannot start: \S+ is not installed\. .*npm install --include=optional image-editor-bridge\n$/);
+  });
+});

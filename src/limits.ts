@@ -21,6 +21,18 @@ export const DEFAULT_LIMITS = {
   maxOpenFileBytes: DEFAULT_MAX_OPEN_FILE_BYTES,
   /** Largest encoded image `layer:importImage` accepts from any source (data, base64, file, URL). */
   maxImportBytes: 64 * MiB,
+  /**
+   * Largest binary part a request may attach on a `?binary=1` connection (the image of `layer:importImage`); a
+   * bigger one fails that request with PAYLOAD_TOO_LARGE. Equal to `maxImportBytes`, the only use of a part.
+   */
+  maxBinaryPartBytes: 64 * MiB,
+  /** Binary parts one request may name (`{ "binary": n }` params, n below this): bounds what a socket holds at once. */
+  maxBinaryPartsPerRequest: 1,
+  /**
+   * How long a request that names binary parts waits for them: a client that never sends the bytes must not leave
+   * the request hanging. A text message arriving first fails the request at once.
+   */
+  binaryPartWaitMs: 10_000,
   /** Largest decoded import (width × height): a small file can declare a huge image (decompression bomb). */
   maxImportPixels: 100_000_000,
   /** Deadline of a URL import, headers to last byte: a slow server must not hold the editor. */

@@ -4,12 +4,16 @@ import { CLOSE_CODES, STATE_EVENTS, type ClientSummarySchema } from "../protocol
 import type { z } from "zod";
 import type { Limits } from "../limits.js";
 import { clientMachine } from "./client.machine.js";
-import type { SerializedEvent } from "../methods/index.js";
+import type { BinaryImageResponse, SerializedEvent } from "../methods/index.js";
 
 /** What a transport hands a logical client to write frames to. */
 export interface ClientSocket {
   /** Sends one text frame (a string, or its UTF-8 bytes). */
   send(text: string | Buffer): void;
+  /** Whether the connection negotiated `binary` (`?binary=1`): image answers may be written as binary messages. */
+  readonly binary: boolean;
+  /** Sends one binary message: `header` then `payload`, the payload not copied. */
+  sendBinary(header: Uint8Array, payload: Uint8Array): void;
   /** Bytes accepted by `send` but not yet written to the network. */
   readonly bufferedAmount: number;
   close(code: number, reason: string): void;
@@ -49,8 +53,39 @@ export type ClientState = "attached" | "detached" | "disposed";
 /** Why a logical client ended: closed with 4000, resume TTL ran out, evicted at `maxClients`, or bridge shutdown. */
 export type DisposeReason = "closed" | "expired" | "evicted" | "shutdown";
 
+/** What a client writes: a text frame, or an image answer (its JSON, then its bytes as a binary message). */
+export type OutboundFrame = string | Buffer | BinaryImageResponse;
+
+function frameBytes(frame: OutboundFrame): number {
+  return typeof frame === "string" || Buffer.isBuffer(frame) ? Buffer.byteLength(frame) : frame.byteLength;
+}
+
+/**
+ * Writes a frame to a socket. An image answer goes as its JSON and then its binary message, back to back, on a
+ * socket that negotiated binary; as one JSON frame with a data URI on one that did not (a resume without it).
+ * Returns how many WebSocket messages it wrote.
+ */
+export function sendFrame(socket: ClientSocket, frame: OutboundFrame): number {
+  if (typeof frame === "string" || Buffer.isBuffer(frame)) {
+    socket.send(frame);
+    return 1;
+  }
+  if (!socket.binary) {
+    socket.send(frame.textForm());
+    return 1;
+  }
+  socket.send(frame.json);
+  socket.sendBinary(frame.header, frame.payload);
+  return 2;
+}
+
+/** How many WebSocket messages `frames` take on `socket` (the `replayed` count of a resume). */
+export function messageCount(socket: ClientSocket, frames: readonly OutboundFrame[]): number {
+  return frames.reduce((count, frame) => count + (typeof frame === "string" || Buffer.isBuffer(frame) || !socket.binary ? 1 : 2), 0);
+}
+
 export interface ReplayBatch {
-  frames: Array<string | Buffer>;
+  frames: OutboundFrame[];
   lost: number;
 }
 
@@ -73,7 +108,7 @@ export class LogicalClient {
   /** The actor's state, mirrored on change: it is read on every frame. */
   private phase: ClientState = "attached";
   private seq = 0;
-  private replay: Array<string | Buffer> = [];
+  private replay: OutboundFrame[] = [];
   /** UTF-8 size of `replay`, bounded by `replayBufferBytes`. */
   private replayBytes = 0;
   private lost = 0;
@@ -211,7 +246,7 @@ export class LogicalClient {
   }
 
   /** Sends a response; while detached it waits in the replay buffer so a resumed client still gets it. */
-  deliverResponse(text: string | Buffer): void {
+  deliverResponse(text: OutboundFrame): void {
     if (this.state === "disposed") return;
     this.write(text);
   }
@@ -231,7 +266,7 @@ export class LogicalClient {
     return `{"type":${JSON.stringify(type)},"seq":${++this.seq},"data":${dataJson}}`;
   }
 
-  private write(frame: string | Buffer): void {
+  private write(frame: OutboundFrame): void {
     const socket = this.socket;
     if (socket === null) {
       this.buffer(frame);
@@ -243,7 +278,7 @@ export class LogicalClient {
       this.dropIfBehind(socket);
       return;
     }
-    socket.send(frame);
+    sendFrame(socket, frame);
   }
 
   /** Past the hard cap the socket is closed with 4008; the logical client stays resumable. */
@@ -254,12 +289,12 @@ export class LogicalClient {
     return true;
   }
 
-  private buffer(frame: string | Buffer): void {
+  private buffer(frame: OutboundFrame): void {
     this.replay.push(frame);
-    this.replayBytes += Buffer.byteLength(frame);
+    this.replayBytes += frameBytes(frame);
     // Bounded by count and by size; a single frame larger than the whole budget is dropped too.
     while (this.replay.length > 0 && (this.replay.length > this.limits.replayBufferEvents || this.replayBytes > this.limits.replayBufferBytes)) {
-      this.replayBytes -= Buffer.byteLength(this.replay.shift()!);
+      this.replayBytes -= frameBytes(this.replay.shift()!);
       this.lost++;
     }
   }

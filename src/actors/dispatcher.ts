@@ -1,5 +1,5 @@
 import { BridgeError, issuesOf, toProtocolError, type ProtocolError, type RequestId } from "../protocol/index.js";
-import { imageResultJson, isWireImage, LARGE_IMAGE_BYTES, type BridgeServices, type Caller, type MethodContext, type MethodDefinition } from "../methods/index.js";
+import { BinaryImageResponse, imageResultJson, isWireImage, LARGE_IMAGE_BYTES, type BridgeServices, type Caller, type MethodContext, type MethodDefinition } from "../methods/index.js";
 import type { LogicalClient } from "./client.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
@@ -9,6 +9,8 @@ import { invalidParamsError, unknownMethodError } from "./_internal/method-hints
 /** A caller as the transports hand it over: the methods see a `Caller`; the dispatcher also counts in-flight. */
 export interface DispatchCaller extends Caller {
   readonly client: LogicalClient | null;
+  /** The caller's WebSocket negotiated `binary`: image results are answered as a {@link BinaryImageResponse}. */
+  readonly binary?: boolean;
 }
 import type { EditorPool, PoolEditor } from "./editor-pool.js";
 import { Metrics } from "./metrics.js";
@@ -66,11 +68,11 @@ export class Dispatcher {
   }
 
   /** Runs one call and resolves with its result; rejects with a `BridgeError` (or anything a host threw). */
-  async call(caller: DispatchCaller, name: string, rawParams: unknown): Promise<unknown> {
+  async call(caller: DispatchCaller, name: string, rawParams: unknown, binaryParts: readonly Uint8Array[] = []): Promise<unknown> {
     const started = performance.now();
     const method = (caller.endpoint === "root" ? undefined : this.pluginMethod(caller.endpoint, name)) ?? this.methods.get(name);
     try {
-      const result = await this.invoke(caller, name, method, rawParams);
+      const result = await this.invoke(caller, name, method, rawParams, binaryParts);
       if (this.checkResults && method !== undefined) this.checkResult(method, result);
       this.metrics.recordCall(this.label(caller, name, method), performance.now() - started, undefined);
       return result;
@@ -96,7 +98,13 @@ export class Dispatcher {
     return this.methods.get(name) === method ? name : `${caller.endpoint}/${name}`;
   }
 
-  private async invoke(caller: DispatchCaller, name: string, method: MethodDefinition | undefined, rawParams: unknown): Promise<unknown> {
+  private async invoke(
+    caller: DispatchCaller,
+    name: string,
+    method: MethodDefinition | undefined,
+    rawParams: unknown,
+    binaryParts: readonly Uint8Array[],
+  ): Promise<unknown> {
     if (!this.accepting()) throw new BridgeError("SHUTTING_DOWN", "The bridge is shutting down");
     if (method === undefined) throw this.unknownMethod(caller.endpoint, name);
     const parsed = method.params.safeParse(rawParams === undefined || rawParams === null ? {} : rawParams);
@@ -104,7 +112,13 @@ export class Dispatcher {
     const params = parsed.data;
     if (!method.host) {
       const editor = caller.editorId === undefined ? this.pool.first : this.pool.get(caller.editorId);
-      const ctx: MethodContext = { host: editor.host, caller, bridge: this.services, call: { signal: IDLE_SIGNAL, caller: laneLogName(caller.lane) } };
+      const ctx: MethodContext = {
+        host: editor.host,
+        caller,
+        bridge: this.services,
+        call: { signal: IDLE_SIGNAL, caller: laneLogName(caller.lane) },
+        binaryParts,
+      };
       return method.run(ctx, params);
     }
     const route = method.route ?? "document";
@@ -115,7 +129,7 @@ export class Dispatcher {
     if (named !== undefined && route !== "place" && !this.pool.knows(named) && this.pool.editors.length > 1) {
       await this.onEveryEditor(caller, "document:list", this.methods.get("document:list")!, {});
     }
-    return this.onEditor(this.pool.route(route, named, caller.editorId), caller, name, method, params);
+    return this.onEditor(this.pool.route(route, named, caller.editorId), caller, name, method, params, binaryParts);
   }
 
   /** The error for a method no table has: which plugin endpoints serve it, or the nearest built-in name. */
@@ -126,7 +140,14 @@ export class Dispatcher {
   }
 
   /** Runs a host-bound call through one editor's mailbox. */
-  private onEditor(editor: PoolEditor, caller: DispatchCaller, name: string, method: MethodDefinition, params: unknown): Promise<unknown> {
+  private onEditor(
+    editor: PoolEditor,
+    caller: DispatchCaller,
+    name: string,
+    method: MethodDefinition,
+    params: unknown,
+    binaryParts: readonly Uint8Array[] = [],
+  ): Promise<unknown> {
     return editor.session.call(
       {
         lane: caller.lane,
@@ -134,7 +155,7 @@ export class Dispatcher {
         mutates: method.mutates,
         timeoutMs: method.long ? this.limits.longCallTimeoutMs : this.limits.callTimeoutMs,
       },
-      (call) => Promise.resolve(method.run({ host: editor.host, caller, bridge: this.services, call }, params)),
+      (call) => Promise.resolve(method.run({ host: editor.host, caller, bridge: this.services, call, binaryParts }, params)),
     );
   }
 
@@ -157,9 +178,17 @@ export class Dispatcher {
   /**
    * Answers one WS request frame with the response frame's text (UTF-8 bytes for a large image). Never throws: every failure becomes a
    * failure response carrying `requestId` and `method`. The response's `id` is the request's as sent (a number
-   * stays a number); `error.requestId` is its text.
+   * stays a number); `error.requestId` is its text. On a `binary` connection an image result is a
+   * {@link BinaryImageResponse} (JSON with a reference, then the bytes); `binaryParts` are the binary messages that
+   * followed the request.
    */
-  async respond(caller: DispatchCaller, id: RequestId, name: string, params: unknown): Promise<string | Buffer> {
+  async respond(
+    caller: DispatchCaller,
+    id: RequestId,
+    name: string,
+    params: unknown,
+    binaryParts: readonly Uint8Array[] = [],
+  ): Promise<string | Buffer | BinaryImageResponse> {
     const client = caller.client;
     if (client !== null && client.inFlight >= this.limits.maxInFlightPerClient) {
       return this.failure(
@@ -173,7 +202,8 @@ export class Dispatcher {
     }
     if (client !== null) client.inFlight++;
     try {
-      const result = await this.call(caller, name, params);
+      const result = await this.call(caller, name, params, binaryParts);
+      if (isWireImage(result) && caller.binary === true) return new BinaryImageResponse(id, result);
       if (isWireImage(result) && result.image.bytes.byteLength > LARGE_IMAGE_BYTES) {
         return await imageResultJson(result, `{"id":${JSON.stringify(id)},"ok":true,"result":`, "}");
       }

@@ -52,7 +52,18 @@ function tooManyBytes(size: number, limits: ImportLimits, source: string): Bridg
 export interface ImportedBytes {
   readonly bytes: Buffer;
   readonly format: ImportFormat;
-  readonly source: "data" | "base64" | "file" | "url";
+  readonly source: "data" | "base64" | "file" | "url" | "binary";
+}
+
+/**
+ * Encoded image bytes that came as a binary part of the request (a `?binary=1` WebSocket): checked like every
+ * other source (size, known format), never copied.
+ *
+ * @throws BridgeError `PAYLOAD_TOO_LARGE` (above `limits.maxBytes`), `BAD_REQUEST` (empty, unknown format).
+ */
+export function importedPart(bytes: Uint8Array, limits: ImportLimits): ImportedBytes {
+  if (bytes.byteLength > limits.maxBytes) throw tooManyBytes(bytes.byteLength, limits, "binary");
+  return checked(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength), "binary");
 }
 
 /**

@@ -79,6 +79,11 @@ export interface MethodContext {
   readonly bridge: BridgeServices;
   /** Deadline and caller of the host call; only meaningful for `host: true` methods. */
   readonly call: HostCallContext;
+  /**
+   * The binary parts that followed the request on a `?binary=1` WebSocket, by index: what a `{ "binary": n }`
+   * param stands for. Empty on HTTP, on text connections and for requests that named none.
+   */
+  readonly binaryParts?: readonly Uint8Array[];
 }
 
 /** How a method is exposed over HTTP. */

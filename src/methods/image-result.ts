@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type { EncodedImage } from "../hosts/host.js";
-import type { HostBounds, ImageFormat, ImageResult } from "../protocol/index.js";
+import { encodeBinaryHeader, type BinaryImageReference, type HostBounds, type ImageFormat, type ImageResult, type RequestId } from "../protocol/index.js";
 import { dataUri, IMAGE_MIME } from "./_internal/images.js";
 
 /**
@@ -52,4 +52,39 @@ export async function imageResultJson(image: WireImage, prefix: string, suffix: 
   }
   out.write(tail, at, "utf8");
   return out;
+}
+
+/**
+ * The answer to a request whose result is an image, for a connection that negotiated `binary`: the JSON response
+ * with `{ binary: 0, mime, bytes }` in place of the data URI, then one binary message (header naming the request,
+ * then the encoded bytes as the editor produced them: no base64, no copy).
+ */
+export class BinaryImageResponse {
+  /** The JSON response frame. */
+  readonly json: string;
+  /** The binary message's header (see `encodeBinaryHeader`). */
+  readonly header: Uint8Array;
+  /** The encoded image, the binary message's payload. */
+  readonly payload: Uint8Array;
+
+  constructor(
+    readonly id: RequestId,
+    private readonly image: WireImage,
+  ) {
+    const { bytes, format, width, height, bounds } = image.image;
+    const data: BinaryImageReference = { binary: 0, mime: IMAGE_MIME[format], bytes: bytes.byteLength };
+    this.json = JSON.stringify({ id, ok: true, result: { data, format, width, height, bounds } });
+    this.header = encodeBinaryHeader(id, 0);
+    this.payload = bytes;
+  }
+
+  /** Bytes both messages take on the wire, framing aside. */
+  get byteLength(): number {
+    return Buffer.byteLength(this.json) + this.header.byteLength + this.payload.byteLength;
+  }
+
+  /** The same answer with a data URI, for a socket that did not negotiate binary (a resume without `?binary=1`). */
+  textForm(): string {
+    return JSON.stringify({ id: this.id, ok: true, result: this.image });
+  }
 }

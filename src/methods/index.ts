@@ -1,6 +1,6 @@
 export type { BridgeServices, Caller, HttpBinding, MethodContext, MethodDefinition, MethodRoute, SerializedEvent, SubscribingClient } from "./define.js";
 export { defineMethod } from "./define.js";
-export { WireImage, imageResultJson, isWireImage, LARGE_IMAGE_BYTES } from "./image-result.js";
+export { BinaryImageResponse, WireImage, imageResultJson, isWireImage, LARGE_IMAGE_BYTES } from "./image-result.js";
 export { IMAGE_MIME, previewPayload } from "./_internal/images.js";
 export { BUILTIN_METHODS, methodTable } from "./table.js";
 export { publishSchema, type PublishedSchema } from "./schema.js";

@@ -1,5 +1,6 @@
 import type { DocumentTree } from "../hosts/host.js";
-import { probeImage, readImportSource } from "../imports/index.js";
+import { importedPart, probeImage, readImportSource, type ImportedBytes } from "../imports/index.js";
+import { BridgeError, type BinaryPartReference } from "../protocol/index.js";
 import { defineMethod, type MethodContext, type MethodDefinition } from "./define.js";
 import { layerPreviewSize, previewPayload } from "./_internal/images.js";
 import { requireOp } from "./_internal/support.js";
@@ -23,6 +24,20 @@ async function activePreview(ctx: MethodContext, documentId: number | undefined,
   const size = layerPreviewSize(layer, maxSize);
   const image = await ctx.host.exportLayerImage(ctx.call, { documentId: tree.document.id, layerId: layer.id, format: "png", size });
   return previewPayload({ documentId: tree.document.id, layer, image });
+}
+
+/** The bytes of an import: its `image` source read, or the binary part it names (sent right after the request). */
+function importSource(ctx: MethodContext, image: string | BinaryPartReference): Promise<ImportedBytes> | ImportedBytes {
+  if (typeof image === "string") return readImportSource(image, ctx.bridge.imports, ctx.call.signal);
+  const part = ctx.binaryParts?.[image.binary];
+  if (part === undefined) {
+    throw new BridgeError(
+      "BAD_REQUEST",
+      `image names binary part ${image.binary}, but none came with this request: binary parts follow the request on a WebSocket connected with ?binary=1`,
+      { details: { param: "image", part: image.binary } },
+    );
+  }
+  return importedPart(part, ctx.bridge.imports.limits);
 }
 
 /** Layer inspection, selection, preview and import. */
@@ -86,7 +101,7 @@ export const layerMethods: MethodDefinition[] = [
       const tree = await treeOf(ctx, params.documentId);
       const target =
         params.layerId !== undefined || params.layerIndex !== undefined ? requireLayer(tree, layerRefOf(params)) : findLayer(tree, { by: "active" });
-      const source = await readImportSource(params.image, ctx.bridge.imports, ctx.call.signal);
+      const source = await importSource(ctx, params.image);
       const image = await probeImage(source, ctx.bridge.imports.limits.maxPixels, params.size);
       const size = params.size ?? { width: image.width, height: image.height };
       const { width, height } = tree.document;

@@ -41,6 +41,11 @@ export const ConnectedEventDataSchema = z.object({
   endpoint: z.string().optional(),
   replayed: z.number().int().nonnegative().optional(),
   lost: z.number().int().nonnegative().optional(),
+  /**
+   * What this connection negotiated beyond protocol 1: `"binary"` when it asked for binary images (`?binary=1`).
+   * Empty for a connection that asked for nothing; absent from bridges that predate the field.
+   */
+  features: z.array(z.string()).optional(),
 });
 export type ConnectedEventData = z.infer<typeof ConnectedEventDataSchema>;
 

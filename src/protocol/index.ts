@@ -6,3 +6,4 @@ export * from "./methods.js";
 export * from "./method-names.js";
 export * from "./events.js";
 export * from "./constants.js";
+export * from "./binary-frames.js";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { MAX_BINARY_PART_INDEX } from "./binary-frames.js";
 import { ProtocolErrorSchema } from "./errors.js";
 
 /** A rectangle in document pixels. */
@@ -79,9 +80,23 @@ export type ImageFormat = z.infer<typeof ImageFormatSchema>;
 export const FileFormatSchema = z.enum([...IMAGE_FORMATS, "tiff"]);
 export type FileFormat = z.infer<typeof FileFormatSchema>;
 
-/** An encoded image returned inline: `data` is a data URI. */
+/**
+ * On a connection that negotiated `binary`: an image's bytes follow the JSON response as binary part `binary`
+ * (its header names the request); `mime` is their media type and `bytes` their length.
+ */
+export const BinaryImageReferenceSchema = z.object({
+  binary: z.int().min(0).max(MAX_BINARY_PART_INDEX),
+  mime: z.string(),
+  bytes: z.int().nonnegative(),
+});
+export type BinaryImageReference = z.infer<typeof BinaryImageReferenceSchema>;
+
+/** A request param whose bytes follow the JSON request as binary part `binary` (a `binary` connection only). */
+export const BinaryPartSchema = z.object({ binary: z.int().min(0).max(MAX_BINARY_PART_INDEX) });
+
+/** An encoded image returned inline: `data` is a data URI, or a reference to a binary part on a `binary` connection. */
 export const ImageResultSchema = z.object({
-  data: z.string().startsWith("data:image/"),
+  data: z.union([z.string().startsWith("data:image/"), BinaryImageReferenceSchema]),
   format: ImageFormatSchema,
   width: z.number().int().nonnegative(),
   height: z.number().int().nonnegative(),
@@ -109,7 +124,7 @@ export const SizeSchema = z.object({ width: z.number().int().positive(), height:
 /** Params of `layer:importImage`: at most one of `layerId` / `layerIndex` (insert above it). */
 export const LayerImportImageParamsSchema = z
   .object({
-    image: z.string().min(1),
+    image: z.union([z.string().min(1), BinaryPartSchema]),
     documentId: z.number().int().optional(),
     name: z.string().max(255).optional(),
     position: PointSchema.optional(),

@@ -9,10 +9,14 @@ class FakeSocket implements ClientSocket {
   readonly sent: string[] = [];
   closed: { code: number; reason: string } | undefined;
   bufferedAmount = 0;
+  readonly binary = false;
   private waiters: Array<() => void> = [];
   send(text: string): void {
     this.sent.push(text);
     for (const resolve of this.waiters.splice(0)) resolve();
+  }
+  sendBinary(): void {
+    throw new Error("a socket that did not negotiate binary never gets a binary message");
   }
   close(code: number, reason: string): void {
     this.closed = { code, reason };

@@ -1,5 +1,6 @@
 import type { WebSocket } from "ws";
 import {
+  BINARY_FEATURE,
   BridgeError,
   CLOSE_CODES,
   CONNECTION_EVENTS,
@@ -8,10 +9,11 @@ import {
   type ConnectedEventData,
   type ProtocolError,
 } from "../../protocol/index.js";
-import type { ClientSocket, LogicalClient, ReplayBatch } from "../../actors/client.js";
+import { messageCount, sendFrame, type ClientSocket, type LogicalClient, type ReplayBatch } from "../../actors/client.js";
 import type { DispatchCaller } from "../../actors/dispatcher.js";
 import type { TransportTarget } from "../target.js";
 import type { ConnectParams } from "./params.js";
+import { BinaryPartCollector, binaryPartsNamed, type PartRequest } from "./binary-parts.js";
 
 function errorEvent(error: ProtocolError): string {
   return JSON.stringify({ type: CONNECTION_EVENTS.error, data: error });
@@ -33,6 +35,12 @@ export function bindConnection(ws: WebSocket, target: TransportTarget, endpoint:
   const socket: ClientSocket = {
     // Bytes are a text frame's UTF-8 (a large image result built in slices), never a binary frame.
     send: (text) => (typeof text === "string" ? ws.send(text) : ws.send(text, { binary: false })),
+    binary: params.binary,
+    // One binary message in two fragments, header then payload, so the image is written as it is, never copied.
+    sendBinary: (header, payload) => {
+      ws.send(header, { binary: true, fin: false });
+      ws.send(payload, { binary: true, fin: true });
+    },
     get bufferedAmount() {
       return ws.bufferedAmount;
     },
@@ -85,9 +93,10 @@ export function bindConnection(ws: WebSocket, target: TransportTarget, endpoint:
 function serve(ws: WebSocket, socket: ClientSocket, target: TransportTarget, client: LogicalClient, batch: ReplayBatch | undefined): void {
   const endpoint = client.endpoint;
   const resumed = batch !== undefined;
-  const caller: DispatchCaller = { lane: client.id, client, endpoint, editorId: client.editorId };
+  const caller: DispatchCaller = { lane: client.id, client, endpoint, editorId: client.editorId, binary: socket.binary };
   const actor = client.logName;
-  target.log.info({ actor, endpoint, name: client.name, resumed, replayed: batch?.frames.length ?? 0 }, "client connected");
+  const replayed = batch === undefined ? 0 : messageCount(socket, batch.frames);
+  target.log.info({ actor, endpoint, name: client.name, resumed, replayed, binary: socket.binary }, "client connected");
 
   // The handshake is typed by its schema (`ConnectedEventDataSchema`): what clients parse is what is sent.
   const connected: ConnectedEventData = {
@@ -96,24 +105,42 @@ function serve(ws: WebSocket, socket: ClientSocket, target: TransportTarget, cli
     protocolVersion: PROTOCOL_VERSION,
     server: target.server,
     ...(endpoint !== "root" ? { endpoint } : {}),
-    ...(batch !== undefined ? { replayed: batch.frames.length, lost: batch.lost } : {}),
+    ...(batch !== undefined ? { replayed, lost: batch.lost } : {}),
+    features: socket.binary ? [BINARY_FEATURE] : [],
   };
   ws.send(JSON.stringify({ type: CONNECTION_EVENTS.connected, data: connected }));
-  for (const frame of batch?.frames ?? []) socket.send(frame);
+  for (const frame of batch?.frames ?? []) sendFrame(socket, frame);
 
   let malformed = 0;
   const current = (): boolean => client.attachedSocket === socket;
+  const run = (request: PartRequest, parts: Uint8Array[]): void => {
+    void target.dispatcher.respond(caller, request.id, request.method, request.params, parts).then((text) => client.deliverResponse(text));
+  };
+  const answerError = (request: PartRequest, error: BridgeError): void => {
+    const wire = target.dispatcher.toWireError(error, { requestId: request.id, method: request.method, caller });
+    client.deliverResponse(JSON.stringify({ id: request.id, ok: false, error: wire }));
+  };
+  const parts = new BinaryPartCollector(target.limits, { complete: run, fail: answerError });
+  const malformedFrame = (error: BridgeError): void => {
+    malformed++;
+    client.deliverNotice(errorEvent(target.dispatcher.toWireError(error, { caller })));
+    if (malformed >= target.limits.maxMalformedFrames) ws.close(CLOSE_CODES.INVALID_DATA, "too many malformed frames");
+  };
 
   ws.on("message", (data, isBinary) => {
     if (!current()) return;
+    if (isBinary && socket.binary) {
+      const unexpected = parts.receive(data as Buffer);
+      if (unexpected !== undefined) malformedFrame(unexpected);
+      return;
+    }
+    parts.interrupt();
     const text = isBinary || typeof data !== "string" ? String(data) : data;
     let value: unknown;
     try {
       value = JSON.parse(text);
     } catch {
-      malformed++;
-      client.deliverNotice(errorEvent(target.dispatcher.toWireError(new BridgeError("BAD_REQUEST", "Frame is not valid JSON"), { caller })));
-      if (malformed >= target.limits.maxMalformedFrames) ws.close(CLOSE_CODES.INVALID_DATA, "too many malformed frames");
+      malformedFrame(new BridgeError("BAD_REQUEST", "Frame is not valid JSON"));
       return;
     }
     const check = checkRequest(value);
@@ -128,11 +155,16 @@ function serve(ws: WebSocket, socket: ClientSocket, target: TransportTarget, cli
       }
       return;
     }
-    const { id, method, params } = check.request;
-    void target.dispatcher.respond(caller, id, method, params).then((text) => client.deliverResponse(text));
+    const request: PartRequest = check.request;
+    // Binary parts exist only where they were negotiated; elsewhere `{ "binary": n }` reaches the method, which says so.
+    const named = socket.binary ? binaryPartsNamed(request.params, target.limits) : 0;
+    if (typeof named !== "number") answerError(request, named);
+    else if (named > 0) parts.expect(request, named);
+    else run(request, []);
   });
 
   ws.on("close", (code) => {
+    parts.interrupt();
     if (!current()) return;
     if (code === CLOSE_CODES.DISPOSE) client.dispose("closed");
     else client.detach(socket);

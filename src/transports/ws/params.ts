@@ -1,10 +1,10 @@
-import { BridgeError, MAX_CLIENT_NAME_LENGTH } from "../../protocol/index.js";
+import { BINARY_FEATURE, BridgeError, MAX_CLIENT_NAME_LENGTH } from "../../protocol/index.js";
 
 /** Control, format (bidi overrides, zero-width) and line/paragraph separators: they could forge or hide log text. */
 const UNPRINTABLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u;
 
-/** `takeover` values that keep the default (close the socket that holds the client) or refuse instead. */
-const TAKEOVER_VALUES: ReadonlyMap<string, boolean> = new Map([
+/** Values of the switches `takeover` and `binary`. */
+const SWITCH_VALUES: ReadonlyMap<string, boolean> = new Map([
   ["1", true],
   ["true", true],
   ["0", false],
@@ -21,9 +21,14 @@ export interface ConnectParams {
   readonly name: string | undefined;
   /** The editor a new client asks for (`<kind>-<n>`); ignored on a resume (a client keeps its editor). */
   readonly editor: string | undefined;
+  /**
+   * `?binary=1`: image results come as a JSON reference followed by a binary message, and requests may attach
+   * binary parts (the `binary` feature). Per connection: a resume decides again.
+   */
+  readonly binary: boolean;
 }
 
-/** Reads `resume`, `takeover`, `name` and `editor` from an upgrade's query; a bad value is a BAD_REQUEST refusal. */
+/** Reads `resume`, `takeover`, `name`, `editor` and `binary` from an upgrade's query; a bad value is a BAD_REQUEST refusal. */
 export function parseConnectParams(query: URLSearchParams): ConnectParams | BridgeError {
   const name = query.get("name") ?? undefined;
   if (name !== undefined) {
@@ -40,9 +45,14 @@ export function parseConnectParams(query: URLSearchParams): ConnectParams | Brid
     }
   }
   const rawTakeover = query.get("takeover");
-  const takeover = rawTakeover === null ? true : TAKEOVER_VALUES.get(rawTakeover);
+  const takeover = rawTakeover === null ? true : SWITCH_VALUES.get(rawTakeover);
   if (takeover === undefined) {
     return new BridgeError("BAD_REQUEST", "takeover must be 0, 1, false or true", { details: { param: "takeover" } });
   }
-  return { resume: query.get("resume") ?? undefined, takeover, name, editor: query.get("editor") ?? undefined };
+  const rawBinary = query.get(BINARY_FEATURE);
+  const binary = rawBinary === null ? false : SWITCH_VALUES.get(rawBinary);
+  if (binary === undefined) {
+    return new BridgeError("BAD_REQUEST", `${BINARY_FEATURE} must be 0, 1, false or true`, { details: { param: BINARY_FEATURE } });
+  }
+  return { resume: query.get("resume") ?? undefined, takeover, name, editor: query.get("editor") ?? undefined, binary };
 }

@@ -19,4 +19,5 @@ export type {
 export { createEmbeddedHost } from "./hosts/embedded/index.js";
 export { defineMethod, type MethodDefinition, type MethodContext } from "./methods/index.js";
 export { CLOSE_CODES } from "./actors/client.js";
+export { saveTo } from "./client/node-save.js";
 export * from "./protocol/index.js";

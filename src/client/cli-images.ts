@@ -1,8 +1,10 @@
 import { positiveInt, UsageError } from "./cli-params.js";
+import { isBridgeImage } from "./image.js";
 
 /*
  * Images on the command line: the export options shared by `export-document` and `export-layer`, and the bytes
- * of a returned image (a data URI) that `-o` writes. No Node imports: `cli.ts` alone touches the file system.
+ * of a returned image (the SDK's `BridgeImage`, or a data URI from a plugin method) that `-o` writes. No Node imports:
+ * `cli.ts` alone touches the file system.
  */
 
 /**
@@ -65,8 +67,13 @@ function dataUriOf(result: unknown): string | undefined {
   return typeof data === "string" && DATA_URI.test(data) ? data : undefined;
 }
 
-/** The image a method returned, as base64 with its media type: undefined when the result holds no data URI. */
-export function imageOf(result: unknown): { base64: string; details: Omit<WrittenImage, "path" | "size"> } | undefined {
+/** The image a method returned, as bytes with its media type: undefined when the result holds no image. */
+export function imageOf(result: unknown): { bytes: Uint8Array; details: Omit<WrittenImage, "path" | "size"> } | undefined {
+  if (isBridgeImage(result)) {
+    // Binary or data URI on the wire, the SDK has the bytes: no base64 round trip.
+    const { format, width, height } = result;
+    return { bytes: result.bytes, details: { mediaType: result.mime, format, width, height } };
+  }
   const uri = dataUriOf(result);
   if (uri === undefined) return undefined;
   const details: Omit<WrittenImage, "path" | "size"> = { mediaType: DATA_URI.exec(uri)?.[1] ?? "application/octet-stream" };
@@ -74,7 +81,7 @@ export function imageOf(result: unknown): { base64: string; details: Omit<Writte
     const { format, width, height } = result as Record<string, unknown>;
     Object.assign(details, { format, width, height });
   }
-  return { base64: uri.slice(uri.indexOf(",") + 1), details };
+  return { bytes: Buffer.from(uri.slice(uri.indexOf(",") + 1), "base64"), details };
 }
 
 /** A failure to write `path` as a {@link LocalFileError} naming the file and the reason (`EACCES`, `ENOENT`…). */

@@ -285,13 +285,12 @@ async function writeImage(output: string, result: unknown): Promise<WrittenImage
   const image = imageOf(result);
   if (image === undefined) return undefined;
   const path = resolve(output);
-  const bytes = Buffer.from(image.base64, "base64");
   try {
-    await writeFile(path, bytes);
+    await writeFile(path, image.bytes);
   } catch (error) {
     throw localFileError(path, error);
   }
-  return { path, size: bytes.length, ...image.details };
+  return { path, size: image.bytes.byteLength, ...image.details };
 }
 
 /** `--layer-id` or `--layer-index` (not both) for `export-layer`; neither exports the active layer. */

@@ -1,9 +1,12 @@
+import { BINARY_FEATURE } from "../protocol/binary-frames.js";
 import { BEARER_PROTOCOL_PREFIX } from "../protocol/constants.js";
 import type { ConnectedEventData } from "../protocol/events.js";
 import type { Health, PluginHealth, Readiness } from "../protocol/resources.js";
 import { BridgeError, CLIENT_ERROR_CODES, isBridgeError, looksLikeProtocolError } from "./errors.js";
 import { type BridgePlugins, type BridgeStatus, health, pluginHealth, plugins, readiness, status } from "./http.js";
 import { createMethodGroups, type MethodGroup, type MethodGroups } from "./methods.js";
+import { BinaryAnswers, hasBlobParams, readBlobParams } from "./binary.js";
+import { clientResult } from "./image.js";
 import {
   CLOSE_CODES,
   type ConnectionOptions,
@@ -98,6 +101,7 @@ export class Connection implements MethodGroups {
   private closedPromise: Promise<void> | undefined;
   private readonly subscriptions: SubscriptionTable;
   private readonly local = new LocalNotifier();
+  private readonly binaryAnswers = new BinaryAnswers();
 
   constructor(options: ConnectionOptions) {
     this.options = options;
@@ -122,7 +126,8 @@ export class Connection implements MethodGroups {
       () => {
         const socket = this.socket;
         if (this.phase !== "open" || socket === null || socket.readyState !== OPEN || this.hello === undefined) return null;
-        return { send: (frame) => socket.send(frame), clientId: this.hello.clientId };
+        const binary = this.hello.features?.includes(BINARY_FEATURE) === true;
+        return { send: (frame) => socket.send(frame), clientId: this.hello.clientId, binary };
       },
     );
     this.subscriptions = new SubscriptionTable({
@@ -274,14 +279,17 @@ export class Connection implements MethodGroups {
 
   private send(method: string, params: unknown, options?: InvokeOptions): Promise<unknown> {
     if (this.phase === "closed") return Promise.reject(this.requestError(this.finalError ?? this.closedError(), undefined, method));
-    return this.requests.add(method, params, options);
+    const answer = hasBlobParams(params)
+      ? readBlobParams(params).then((read) => this.requests.add(method, read, options))
+      : this.requests.add(method, params, options);
+    return answer.then((result) => clientResult(method, result));
   }
 
   // ——— socket lifecycle ———
 
   private openSocket(): void {
     const token = this.options.token;
-    const url = socketUrl(this.wsUrl, { resume: this.hello?.clientId, name: this.options.name });
+    const url = socketUrl(this.wsUrl, { resume: this.hello?.clientId, name: this.options.name, binary: this.options.binary !== false });
     this.refusal = undefined;
     let socket: WebSocketLike;
     try {
@@ -292,6 +300,7 @@ export class Connection implements MethodGroups {
       return;
     }
     this.socket = socket;
+    socket.binaryType = "arraybuffer";
     socket.onopen = null;
     socket.onerror = () => {}; // a close event always follows
     socket.onmessage = (event) => {
@@ -306,16 +315,27 @@ export class Connection implements MethodGroups {
   }
 
   private onFrame(data: unknown): void {
+    if (typeof data !== "string") {
+      // A binary message: the image of the answer just before it.
+      this.sequence.countFrame();
+      const answer = this.binaryAnswers.complete(data as ArrayBuffer);
+      if (answer !== undefined) this.requests.answer(answer);
+      this.reportReplayLoss();
+      return;
+    }
     let frame: unknown;
     try {
-      frame = JSON.parse(typeof data === "string" ? data : new TextDecoder().decode(data as ArrayBuffer));
+      frame = JSON.parse(data);
     } catch {
       return; // the bridge only sends JSON; ignore anything else
     }
     if (typeof frame !== "object" || frame === null) return;
     const f = frame as Record<string, unknown>;
     this.sequence.countFrame();
-    if (typeof f["id"] === "string" && typeof f["ok"] === "boolean") this.requests.answer(f);
+    if (typeof f["id"] === "string" && typeof f["ok"] === "boolean") {
+      const answer = this.binaryAnswers.hold(f);
+      if (answer !== undefined) this.requests.answer(answer);
+    }
     else if (typeof f["type"] === "string") this.onEvent(f["type"], f["data"], typeof f["seq"] === "number" ? f["seq"] : undefined);
     this.reportReplayLoss();
   }
@@ -383,6 +403,8 @@ export class Connection implements MethodGroups {
     clearTimeout(this.connectTimer);
     socket.onmessage = null;
     socket.onclose = null;
+    const cut = this.binaryAnswers.reset();
+    if (cut !== undefined) this.requests.answer(cut);
     if (this.phase === "closed") return;
     // Sent requests stay pending (and counted): a resumed client gets their answers replayed.
     const wasOpen = this.phase === "open";

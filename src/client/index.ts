@@ -3,6 +3,8 @@ export * from "./options.js";
 export * from "./errors.js";
 export * from "./http.js";
 export * from "./methods.js";
+export { BridgeImage, IMAGE_METHODS, isBridgeImage, type ImageMeta, type ImageMethodName } from "./image.js";
+export type { BinaryInput } from "./binary.js";
 export type * from "./types.js";
 export type { BackoffOptions } from "./_internal/backoff.js";
 export type { ConnectedEventData } from "../protocol/events.js";

@@ -62,6 +62,13 @@ export interface ConnectionOptions {
   maxQueuedRequests?: number;
   /** @default DEFAULT_MAX_IN_FLIGHT */
   maxInFlight?: number;
+  /**
+   * Ask for binary messages (`?binary=1`): images come as raw bytes after their answer instead of base64 data URIs
+   * (a third smaller, no encoding on either side), and bytes passed as a param (`layer:importImage`'s `image`)
+   * travel as a binary message. `false` keeps every frame text; image results are `BridgeImage`s either way.
+   * @default true
+   */
+  binary?: boolean;
   /** Random source for the reconnect jitter (tests). @default Math.random */
   random?: () => number;
 }

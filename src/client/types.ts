@@ -3,17 +3,30 @@ import type { EVENT_SCHEMAS, MainEventType } from "../protocol/events.js";
 import type { BuiltinMethodName, METHOD_SCHEMAS } from "../protocol/methods.js";
 import type { ConnectedEventData } from "../protocol/events.js";
 import type { BridgeError } from "./errors.js";
+import type { BinaryInput } from "./binary.js";
+import type { BridgeImage, ImageMethodName } from "./image.js";
 
 /*
  * Types only: everything here is inferred from the protocol's zod schemas and erased at build time, so the
  * client bundle carries no schema code.
  */
 
-/** What a built-in method accepts (before the server's defaults and coercions). */
-export type InvokeParams<M extends string> = M extends BuiltinMethodName ? z.input<(typeof METHOD_SCHEMAS)[M]["params"]> : unknown;
+/**
+ * What a built-in method accepts (before the server's defaults and coercions). `layer:importImage` also takes its
+ * `image` as bytes (`Uint8Array`, `ArrayBuffer`, `Blob`): sent as a binary message, or a data URI without binary.
+ */
+export type InvokeParams<M extends string> = M extends "layer:importImage"
+  ? Omit<z.input<(typeof METHOD_SCHEMAS)[M]["params"]>, "image"> & { image: string | BinaryInput }
+  : M extends BuiltinMethodName
+    ? z.input<(typeof METHOD_SCHEMAS)[M]["params"]>
+    : unknown;
 
-/** What a built-in method answers; plugin methods answer `unknown`. */
-export type InvokeResult<M extends string> = M extends BuiltinMethodName ? z.output<(typeof METHOD_SCHEMAS)[M]["result"]> : unknown;
+/** What a built-in method answers (an image method: a {@link BridgeImage}); plugin methods answer `unknown`. */
+export type InvokeResult<M extends string> = M extends ImageMethodName
+  ? BridgeImage
+  : M extends BuiltinMethodName
+    ? z.output<(typeof METHOD_SCHEMAS)[M]["result"]>
+    : unknown;
 
 /** Built-in names for autocompletion, plus any plugin method name. */
 export type MethodName = BuiltinMethodName | (string & {});
@@ -85,7 +98,9 @@ export type Listener<T extends string> = T extends LocalEventName
 export interface WebSocketLike {
   readonly readyState: number;
   readonly protocol: string;
-  send(data: string): void;
+  /** Set to `"arraybuffer"`, so binary messages arrive the same way in browsers and in Node. */
+  binaryType: string;
+  send(data: string | Uint8Array): void;
   close(code?: number, reason?: string): void;
   onopen: EventHandler<unknown> | null;
   onmessage: EventHandler<{ data: unknown }> | null;

@@ -99,14 +99,15 @@ describe("client package", () => {
     }
   });
 
-  it("bundles for browsers: no Node built-ins or Node-only packages outside the CLI", () => {
+  it("bundles for browsers: no Node built-ins or Node-only packages outside the CLI and the node-* helpers", () => {
     const root = join(import.meta.dirname, "../../src/client");
     const files: string[] = [];
     const walk = (dir: string): void => {
       for (const name of readdirSync(dir)) {
         const path = join(dir, name);
         if (statSync(path).isDirectory()) walk(path);
-        else if (name.endsWith(".ts") && !/^cli(-[a-z-]+)?\.ts$/.test(name)) files.push(path); // cli.ts and its cli-*.ts parts are the Node CLI
+        // cli.ts and its cli-*.ts parts are the Node CLI; node-*.ts are Node-only helpers the browser entry never loads
+        else if (name.endsWith(".ts") && !/^(cli|node)(-[a-z-]+)?\.ts$/.test(name)) files.push(path);
       }
     };
     walk(root);
@@ -115,9 +116,11 @@ describe("client package", () => {
       const text = readFileSync(file, "utf8");
       // Runtime imports only (type imports are erased): relative files, nothing else. A protocol file may be
       // loaded only if it has no runtime imports itself, so zod never reaches a bundle.
-      const runtime = [...text.matchAll(/^import (?!type )[^;]*? from "([^"]+)";/gm)].map((m) => m[1]!);
+      const runtime = [...text.matchAll(/^(?:import|export) (?!type )[^;]*? from "([^"]+)";/gm)].map((m) => m[1]!);
       for (const specifier of runtime) {
         expect(`${file}: ${specifier}`).toMatch(/: \.\.?\//);
+        // Re-exports count too: the browser entry must never load the Node-only helpers.
+        expect(`${file}: ${specifier}`).not.toMatch(/\/(cli|node)(-[a-z-]+)?\.js$/);
         if (!specifier.includes("protocol")) continue;
         const target = readFileSync(join(dirname(file), specifier.replace(/\.js$/, ".ts")), "utf8");
         expect(`${specifier}: ${[...target.matchAll(/^import (?!type )[^;]*? from "([^"]+)";/gm)].map((m) => m[1]).join(", ")}`).toBe(`${specifier}: `);

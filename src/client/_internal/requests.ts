@@ -1,5 +1,6 @@
 import { BridgeError, CLIENT_ERROR_CODES, looksLikeProtocolError } from "../errors.js";
 import type { InvokeOptions } from "../types.js";
+import { encodeRequest } from "../binary.js";
 
 export interface RequestLimits {
   /** Deadline of a request without its own `timeoutMs`. */
@@ -10,13 +11,17 @@ export interface RequestLimits {
   readonly maxInFlight: number;
 }
 
-/** Where frames go: the open socket and the logical client behind it, or null while none can take frames. */
-export type Transmitter = () => { send(frame: string): void; clientId: string } | null;
+/**
+ * Where frames go: the open socket, the logical client behind it and whether that connection negotiated binary
+ * messages, or null while none can take frames.
+ */
+export type Transmitter = () => { send(frame: string | Uint8Array): void; clientId: string; binary: boolean } | null;
 
 interface PendingRequest {
   readonly id: string;
   readonly method: string;
-  readonly frame: string;
+  /** Encoded when sent: bytes params go as binary parts or data URIs depending on the socket of the moment. */
+  readonly params: unknown;
   /** Logical client the request went to; undefined while it waits to be sent. */
   sentTo: string | undefined;
   resolve(value: unknown): void;
@@ -84,7 +89,7 @@ export class RequestTable {
       this.pending.set(id, {
         id,
         method,
-        frame: JSON.stringify(params === undefined ? { id, method } : { id, method, params }),
+        params,
         sentTo: undefined,
         resolve,
         reject,
@@ -105,9 +110,20 @@ export class RequestTable {
       if (target === null) return;
       const request = this.pending.get(this.outbox.shift()!);
       if (request === undefined) continue;
+      let encoded: ReturnType<typeof encodeRequest>;
+      try {
+        encoded = encodeRequest(request.id, request.method, request.params, target.binary);
+      } catch (error) {
+        // Params JSON cannot hold (a BigInt, a cycle): the caller's mistake, reported to the caller only.
+        this.settle(request.id);
+        request.reject(error);
+        continue;
+      }
       request.sentTo = target.clientId;
       this.inFlight++;
-      target.send(request.frame);
+      const { frame, parts } = encoded;
+      target.send(frame);
+      for (const part of parts) target.send(part);
     }
   }
 

@@ -1,4 +1,5 @@
 import { MAX_CLIENT_NAME_LENGTH } from "../options.js";
+import { BINARY_FEATURE } from "../../protocol/binary-frames.js";
 
 /** Root WebSocket path of the bridge; plugin endpoints are `/ws/{pluginId}`. */
 const WS_ROOT = "/ws";
@@ -22,12 +23,13 @@ export function endpointsOf(input: string, pluginId?: string): { ws: string; htt
   return { ws: `${secure ? "wss" : "ws"}://${host}${path}${url.search}`, http };
 }
 
-/** The address of one connect: resuming logical client `resume` when given, with a `name`. */
-export function socketUrl(wsUrl: string, query: { resume?: string | undefined; name?: string | undefined }): string {
-  if (query.resume === undefined && query.name === undefined) return wsUrl;
+/** The address of one connect: resuming logical client `resume` when given, with a `name`, asking for `binary`. */
+export function socketUrl(wsUrl: string, query: { resume?: string | undefined; name?: string | undefined; binary?: boolean }): string {
+  if (query.resume === undefined && query.name === undefined && query.binary !== true) return wsUrl;
   const url = new URL(wsUrl);
   if (query.resume !== undefined) url.searchParams.set("resume", query.resume);
   if (query.name !== undefined) url.searchParams.set("name", query.name);
+  if (query.binary === true) url.searchParams.set(BINARY_FEATURE, "1");
   return url.toString();
 }
 

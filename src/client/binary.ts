@@ -1,0 +1,134 @@
+import { decodeBinaryFrame, encodeBinaryHeader, isBinaryPartReference } from "../protocol/binary-frames.js";
+import type { BinaryImageReference, ImageFormat, HostBounds } from "../protocol/resources.js";
+import { CLIENT_ERROR_CODES } from "./errors.js";
+import { BridgeImage, toBase64 } from "./image.js";
+
+/*
+ * The client's side of the `binary` feature (`?binary=1`): JSON answers that reference a binary message are held
+ * until that message arrives and then carry a `BridgeImage`; request params that are bytes travel as binary parts
+ * after the request (or as data URIs on a connection without the feature). No Node APIs: this runs in browsers.
+ */
+
+/** Bytes a caller may pass where a method takes an image (`layer:importImage`'s `image`). */
+export type BinaryInput = Uint8Array | ArrayBuffer | Blob;
+
+function isBytes(value: unknown): value is Uint8Array | ArrayBuffer {
+  return value instanceof Uint8Array || value instanceof ArrayBuffer;
+}
+
+function isBlob(value: unknown): value is Blob {
+  return typeof Blob === "function" && value instanceof Blob;
+}
+
+/** Whether some top-level param is a `Blob`, which must be read before the request can be encoded. */
+export function hasBlobParams(params: unknown): boolean {
+  return typeof params === "object" && params !== null && !Array.isArray(params) && Object.values(params).some(isBlob);
+}
+
+/** Reads `Blob` params into bytes (the only asynchronous step), so a request can be encoded when it is sent. */
+export async function readBlobParams(params: unknown): Promise<unknown> {
+  if (!hasBlobParams(params)) return params;
+  const entries = Object.entries(params as Record<string, unknown>);
+  const read = await Promise.all(entries.map(async ([key, value]) => [key, isBlob(value) ? new Uint8Array(await value.arrayBuffer()) : value] as const));
+  return Object.fromEntries(read);
+}
+
+/** The media type of common image bytes, for a data URI (the bridge reads the format from the bytes themselves). */
+function sniffMime(bytes: Uint8Array): string {
+  const at = (i: number): number => bytes[i] ?? -1;
+  if (at(0) === 0x89 && at(1) === 0x50 && at(2) === 0x4e && at(3) === 0x47) return "image/png";
+  if (at(0) === 0xff && at(1) === 0xd8) return "image/jpeg";
+  if (at(8) === 0x57 && at(9) === 0x45 && at(10) === 0x42 && at(11) === 0x50) return "image/webp";
+  if (at(0) === 0x47 && at(1) === 0x49 && at(2) === 0x46) return "image/gif";
+  return "image/tiff";
+}
+
+/** A request as written to the socket: its JSON frame and the binary messages that follow it. */
+export interface EncodedRequest {
+  readonly frame: string;
+  readonly parts: Uint8Array[];
+}
+
+/**
+ * Encodes a request. Top-level params that are bytes become `{ "binary": n }` and follow as binary part n (header
+ * naming the request) when the connection negotiated `binary`; otherwise they are sent inline as data URIs.
+ */
+export function encodeRequest(id: string, method: string, params: unknown, binary: boolean): EncodedRequest {
+  if (params === undefined) return { frame: JSON.stringify({ id, method }), parts: [] };
+  if (typeof params !== "object" || params === null || Array.isArray(params) || !Object.values(params).some(isBytes)) {
+    return { frame: JSON.stringify({ id, method, params }), parts: [] };
+  }
+  const parts: Uint8Array[] = [];
+  const encoded: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(params)) {
+    if (!isBytes(value)) {
+      encoded[key] = value;
+      continue;
+    }
+    const bytes = value instanceof Uint8Array ? value : new Uint8Array(value);
+    if (!binary) {
+      encoded[key] = `data:${sniffMime(bytes)};base64,${toBase64(bytes)}`;
+      continue;
+    }
+    const header = encodeBinaryHeader(id, parts.length);
+    const message = new Uint8Array(header.byteLength + bytes.byteLength);
+    message.set(header, 0);
+    message.set(bytes, header.byteLength);
+    encoded[key] = { binary: parts.length };
+    parts.push(message);
+  }
+  return { frame: JSON.stringify({ id, method, params: encoded }), parts };
+}
+
+interface HeldAnswer {
+  readonly frame: Record<string, unknown>;
+  readonly reference: BinaryImageReference;
+}
+
+/** A failure answer for a request whose image was announced but never came whole. */
+function lostImage(frame: Record<string, unknown>, message: string): Record<string, unknown> {
+  return {
+    id: frame["id"],
+    ok: false,
+    error: { code: CLIENT_ERROR_CODES.CONNECTION_LOST, message, retryable: true, details: { outcome: "unknown" } },
+  };
+}
+
+/**
+ * Pairs answers whose result references a binary message (`data: { binary, mime, bytes }`) with that message,
+ * which the bridge sends right after the JSON. The answer then carries a {@link BridgeImage} over the payload (a
+ * view on the received message, not a copy).
+ */
+export class BinaryAnswers {
+  private held: HeldAnswer | undefined;
+
+  /** A JSON answer: itself when it references no binary message, otherwise undefined until the bytes arrive. */
+  hold(frame: Record<string, unknown>): Record<string, unknown> | undefined {
+    const data = (frame["result"] as { data?: unknown } | null | undefined)?.data;
+    if (frame["ok"] !== true || !isBinaryPartReference(data)) return frame;
+    this.held = { frame, reference: data as BinaryImageReference };
+    return undefined;
+  }
+
+  /** A binary message: the held answer completed with its image (or failed when the message does not match it). */
+  complete(message: ArrayBuffer | Uint8Array): Record<string, unknown> | undefined {
+    const held = this.held;
+    this.held = undefined;
+    if (held === undefined) return undefined; // the bridge sends none unannounced; nothing to give it to
+    const decoded = decodeBinaryFrame(message instanceof Uint8Array ? message : new Uint8Array(message));
+    const { frame, reference } = held;
+    if (typeof decoded === "string") return lostImage(frame, `The image of request ${String(frame["id"])} could not be read: ${decoded}`);
+    if (decoded.requestId !== String(frame["id"]) || decoded.index !== reference.binary || decoded.payload.byteLength !== reference.bytes) {
+      return lostImage(frame, `The binary message after request ${String(frame["id"])} did not match its answer`);
+    }
+    const result = frame["result"] as { format: ImageFormat; width: number; height: number; bounds: HostBounds };
+    return { ...frame, result: BridgeImage.fromBytes(result, reference.mime, decoded.payload) };
+  }
+
+  /** The socket closed between an answer and its bytes: that answer fails (the request may be retried). */
+  reset(): Record<string, unknown> | undefined {
+    const held = this.held;
+    this.held = undefined;
+    return held === undefined ? undefined : lostImage(held.frame, `The connection closed before the image of request ${String(held.frame["id"])} arrived`);
+  }
+}

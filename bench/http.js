@@ -5,12 +5,8 @@ import { DURATION_MS, fmtRate, log, max, median, min, ROUNDS, SAMPLE_DOCUMENT, p
 
 const CONCURRENCY = Number(process.env.BENCH_HTTP_CONCURRENCY ?? 32);
 
-const SAMPLE_HEALTH = Object.freeze({
-  status: "ok",
-  uptimeMs: 1234,
-  clients: 0,
-  host: { state: "ready", kind: "embedded", degraded: false, queued: 0, running: 0 },
-});
+/** The same shape as the bridge's `/health`: a small fixed liveness body. */
+const SAMPLE_HEALTH = Object.freeze({ status: "ok", name: "image-editor-bridge", version: "0.1.0", uptimeMs: 1234 });
 
 async function startBaselineHttp() {
   const server = http.createServer((req, res) => {

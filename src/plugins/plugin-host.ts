@@ -200,9 +200,14 @@ export class PluginHost {
     const refusal = this.endpointError(id);
     if (refusal !== null) throw refusal;
     const plugin = this.plugin(id);
-    const match = plugin?.matchRoute(verb as PluginRouteVerb, rest) ?? null;
-    if (plugin === undefined || match === null) return { verbs: plugin?.verbsFor(rest) ?? [] };
-    return { run: (request) => plugin.runRoute(match.handler, { ...request, method: verb as PluginRouteVerb, params: match.params }) };
+    // A GET route answers HEAD too, as the bridge's own routes do: the handler runs as GET and Node drops the body.
+    const method = (verb === "HEAD" ? "GET" : verb) as PluginRouteVerb;
+    const match = plugin?.matchRoute(method, rest) ?? null;
+    if (plugin === undefined || match === null) {
+      const verbs = plugin?.verbsFor(rest) ?? [];
+      return { verbs: verbs.includes("GET") ? [...verbs, "HEAD"] : verbs };
+    }
+    return { run: (request) => plugin.runRoute(match.handler, { ...request, method, params: match.params }) };
   }
 
   /** Stops plugins in reverse load order; each `onDispose` is contained and bounded. */

@@ -149,10 +149,13 @@ describe("plugin host", () => {
     expect((await h.http("/plugins/stats/empty", { method: "DELETE" })).status).toBe(204);
     const raw = await h.http("/plugins/stats/raw");
     expect([raw.status, raw.headers.get("content-type"), await raw.text()]).toEqual([201, "text/plain", "raw text"]);
+    // A GET route answers HEAD with the same status and headers and no body.
+    const head = await h.http("/plugins/stats/raw", { method: "HEAD" });
+    expect([head.status, head.headers.get("content-type"), await head.text()]).toEqual([201, "text/plain", ""]);
     const missing = await json<{ code: string }>(h, "/plugins/stats/nope");
     expect([missing.status, missing.body.code]).toEqual([404, "NOT_FOUND"]);
     const wrongVerb = await json<{ code: string; message: string }>(h, "/plugins/stats/log", { method: "POST" });
-    expect([wrongVerb.status, wrongVerb.body.code, wrongVerb.body.message]).toEqual([405, "METHOD_NOT_ALLOWED", "/plugins/stats/log answers GET, not POST"]);
+    expect([wrongVerb.status, wrongVerb.body.code, wrongVerb.body.message]).toEqual([405, "METHOD_NOT_ALLOWED", "/plugins/stats/log answers GET, HEAD, not POST"]);
     const unknown = await json<{ code: string }>(h, "/plugins/ghost/anything");
     expect([unknown.status, unknown.body.code]).toEqual([404, "PLUGIN_NOT_FOUND"]);
     const badJson = await json<{ code: string }>(h, "/plugins/stats/echo", { method: "POST", headers: { "content-type": "application/json" }, body: "{" });
@@ -240,8 +243,8 @@ describe("plugin failures are contained and diagnosable", () => {
     expect(body.failed.map((f) => f.dir.split("/").pop()).sort()).toEqual(
       ["bad-id", "bad-manifest", "dup-b", "import-throws", "not-a-function", "setup-hangs", "setup-throws"].sort(),
     );
-    const { health: summary } = { health: (await json<{ plugins: unknown }>(h, "/health")).body.plugins };
-    expect(summary).toEqual({ loaded: 2, failed: 7 });
+    const ready = await json<{ status: string; plugins: unknown }>(h, "/ready");
+    expect([ready.status, ready.body.status, ready.body.plugins]).toEqual([200, "degraded", { loaded: 2, failed: 7 }]);
   });
 
   it("a duplicate id loses to the first plugin, which keeps the id; the failure names the owner", async () => {

@@ -54,8 +54,18 @@ const PAGE = `<!doctype html><meta charset="utf-8"><title>client</title>
     await client.selection.set({ rect: { x: 4, y: 5, width: 6, height: 7 } });
     const changed = await event;
     const error = await client.layer.getInfoById({ layerId: 424242 }).catch((e) => e);
+    const image = await client.image.exportDocument({ format: "png", maxSize: 16 });
+    const png = [...image.bytes.subarray(1, 4)].map((c) => String.fromCharCode(c)).join("");
+    const layer = await client.layer.importImage({ image: image.blob(), name: "from a blob" });
     await client.close();
-    return { resumed: hello.resumed, name: doc.name, changed, error: { code: error.code, isBridgeError: error instanceof BridgeError } };
+    return {
+      resumed: hello.resumed,
+      features: hello.features,
+      name: doc.name,
+      changed,
+      error: { code: error.code, isBridgeError: error instanceof BridgeError },
+      image: { png, mime: image.mime, blob: image.blob().type, sameData: image.data.startsWith("data:image/png;base64,iVBOR"), layer: layer.name },
+    };
   };
 </script>`;
 
@@ -100,7 +110,7 @@ describe.skipIf(!hasChromium)("client in a browser", () => {
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
-  it("a page connects with a token, calls methods, receives an event and gets typed errors", { timeout: 60_000 }, async () => {
+  it("a page connects with a token, calls methods, receives an event, gets typed errors and binary images", { timeout: 60_000 }, async () => {
     const harness = await startBridge({ token: "page-token", allowOrigins: [origin] });
     const page = await browser.newPage();
     const failures: string[] = [];
@@ -115,9 +125,12 @@ describe.skipIf(!hasChromium)("client in a browser", () => {
     );
     expect(result).toEqual({
       resumed: false,
+      features: ["binary"],
       name: "Sample",
       changed: { data: { x: 4, y: 5, width: 6, height: 7 }, seq: 1 },
       error: { code: "LAYER_NOT_FOUND", isBridgeError: true },
+      // The image came as a binary message, and went back as one from a Blob.
+      image: { png: "PNG", mime: "image/png", blob: "image/png", sameData: true, layer: "from a blob" },
     });
     expect(failures).toEqual([]);
     await page.close();

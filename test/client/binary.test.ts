@@ -1,0 +1,117 @@
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import sharp from "sharp";
+import { describe, expect, it } from "vitest";
+import { WebSocket } from "ws";
+import { BridgeImage, isBridgeImage, type WebSocketConstructor } from "../../src/client/index.js";
+import { saveTo } from "../../src/index.js";
+import { startBridge } from "../helpers/bridge.js";
+import { connect, onCleanup } from "./_support.js";
+
+type Kind = "text" | "binary";
+
+/** `ws`'s WebSocket, recording whether each message received and sent was binary: what actually crossed the wire. */
+function recordingSocket(): { WebSocket: WebSocketConstructor; kinds: Kind[]; sent: Kind[] } {
+  const kinds: Kind[] = [];
+  const sent: Kind[] = [];
+  class Recording extends WebSocket {
+    constructor(url: string, protocols?: string | string[]) {
+      super(url, protocols);
+      this.on("message", (_data, isBinary) => kinds.push(isBinary ? "binary" : "text"));
+    }
+    override send(data: string | Uint8Array): void {
+      sent.push(typeof data === "string" ? "text" : "binary");
+      super.send(data);
+    }
+  }
+  return { WebSocket: Recording as unknown as WebSocketConstructor, kinds, sent };
+}
+
+async function rgba(bytes: Uint8Array): Promise<string> {
+  const { data, info } = await sharp(bytes).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  return `${info.width}x${info.height}:${data.toString("base64")}`;
+}
+
+describe("client SDK and binary images", () => {
+  it("negotiates binary by default and gives images as bytes; binary: false keeps text frames and gives the same pixels", async () => {
+    const harness = await startBridge();
+    const binaryWire = recordingSocket();
+    const textWire = recordingSocket();
+    const binary = connect(harness.bridge.url, { WebSocket: binaryWire.WebSocket });
+    const text = connect(harness.bridge.url, { WebSocket: textWire.WebSocket, binary: false });
+    expect((await binary.ready()).features).toEqual(["binary"]);
+    expect((await text.ready()).features).toEqual([]);
+
+    const fromBinary = await binary.image.exportDocument({ format: "png" });
+    const fromText = await text.image.exportDocument({ format: "png" });
+    expect(binaryWire.kinds).toEqual(["text", "text", "binary"]); // handshake, answer, the image
+    expect(textWire.kinds).toEqual(["text", "text"]);
+    for (const image of [fromBinary, fromText]) {
+      expect(isBridgeImage(image)).toBe(true);
+      expect(image).toBeInstanceOf(BridgeImage);
+      expect(image.bytes).toBeInstanceOf(Uint8Array);
+      expect(image.mime).toBe("image/png");
+    }
+    expect(await rgba(fromBinary.bytes)).toBe(await rgba(fromText.bytes));
+    expect({ width: fromBinary.width, height: fromBinary.height, bounds: fromBinary.bounds }).toEqual({
+      width: fromText.width,
+      height: fromText.height,
+      bounds: fromText.bounds,
+    });
+    // The data URI a text client always had is still there, built on demand, and JSON is the protocol's ImageResult.
+    expect(fromBinary.data).toBe(`data:image/png;base64,${Buffer.from(fromBinary.bytes).toString("base64")}`);
+    expect(JSON.parse(JSON.stringify(fromBinary))).toEqual({ data: fromBinary.data, format: "png", width: fromBinary.width, height: fromBinary.height, bounds: fromBinary.bounds });
+    const blob = fromText.blob();
+    expect(blob.type).toBe("image/png");
+    expect(Buffer.from(await blob.arrayBuffer()).equals(Buffer.from(fromText.bytes))).toBe(true);
+
+    const layers = await text.document.layers();
+    const layerId = layers.at(-1)!.id;
+    const layerBinary = await binary.image.exportLayer({ layerId, format: "webp", quality: 100 });
+    const layerText = await text.image.exportLayer({ layerId, format: "webp", quality: 100 });
+    expect(layerBinary.mime).toBe("image/webp");
+    expect(await rgba(layerBinary.bytes)).toBe(await rgba(layerText.bytes));
+  });
+
+  it("importImage takes bytes: a binary part on a binary connection, a data URI on a text one, a Blob on either", async () => {
+    const harness = await startBridge();
+    const binaryWire = recordingSocket();
+    const textWire = recordingSocket();
+    const binary = connect(harness.bridge.url, { WebSocket: binaryWire.WebSocket });
+    const text = connect(harness.bridge.url, { WebSocket: textWire.WebSocket, binary: false });
+    const png = new Uint8Array(await sharp({ create: { width: 20, height: 10, channels: 4, background: "#0a64c8" } }).png().toBuffer());
+
+    const viaPart = await binary.layer.importImage({ image: png, name: "part", position: { x: 0, y: 0 } });
+    expect(binaryWire.sent).toEqual(["text", "binary"]);
+    const viaUri = await text.layer.importImage({ image: png.buffer as ArrayBuffer, name: "uri", position: { x: 0, y: 0 } });
+    expect(textWire.sent).toEqual(["text"]);
+    const viaBlob = await binary.layer.importImage({ image: new Blob([png], { type: "image/png" }), name: "blob", position: { x: 0, y: 0 } });
+    for (const layer of [viaPart, viaUri, viaBlob]) expect(layer.rect).toEqual({ x: 0, y: 0, width: 20, height: 10 });
+    expect([viaPart.name, viaUri.name, viaBlob.name]).toEqual(["part", "uri", "blob"]);
+    for (const layer of [viaPart, viaUri, viaBlob]) {
+      expect(await rgba((await binary.image.exportLayer({ layerId: layer.id, format: "png" })).bytes)).toBe(await rgba(png));
+    }
+  });
+
+  it("a refused import reports the bridge's error to the caller and the connection carries on", async () => {
+    const harness = await startBridge({ limits: { maxBinaryPartBytes: 64 } });
+    const binary = connect(harness.bridge.url);
+    const png = new Uint8Array(await sharp({ create: { width: 20, height: 10, channels: 4, background: "#000" } }).png().toBuffer());
+    await expect(binary.layer.importImage({ image: png })).rejects.toMatchObject({ code: "PAYLOAD_TOO_LARGE", method: "layer:importImage" });
+    expect((await binary.document.current()).name).toBe("Sample");
+  });
+
+  it("saveTo writes an image's bytes to a file in Node", async () => {
+    const harness = await startBridge();
+    const client = connect(harness.bridge.url);
+    const dir = await mkdtemp(join(tmpdir(), "ieb-save-"));
+    onCleanup(() => rm(dir, { recursive: true, force: true }));
+    const image = await client.image.exportDocument({ format: "jpeg", maxSize: 100 });
+    await saveTo(image, join(dir, "doc.jpg"));
+    const written = await readFile(join(dir, "doc.jpg"));
+    expect(written.equals(Buffer.from(image.bytes))).toBe(true);
+    expect((await sharp(written).metadata()).format).toBe("jpeg");
+    await expect(saveTo(image, join(dir, "missing", "doc.jpg"))).rejects.toMatchObject({ code: "ENOENT" });
+  });
+});

@@ -26,6 +26,7 @@ const BENCHMARKS = {
   files: () => import("./files.js"),
   isolation: () => import("./isolation.js"),
   "editor-hop": () => import("./editor-hop.js"),
+  binary: () => import("./binary.js"),
 };
 
 const wanted = process.argv.slice(2);

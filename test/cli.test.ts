@@ -116,7 +116,8 @@ describe("usage, help and version", () => {
     expect(run.stdout).toMatch(/result: \{id: integer, index: integer, name: string, kind: "pixel" \| "group"/);
     expect(run.stdout).toContain("http:   GET /layer/by-id/{layerId}");
     const image = await runBin(["methods", "image:exportLayer"]);
-    expect(image.stdout).toContain("result: {data: string (data URI), format: \"png\" | \"jpeg\" | \"webp\"");
+    // `data` is a data URI, or on a binary WebSocket the reference to the binary message that carries the image.
+    expect(image.stdout).toContain('result: {data: string (data URI) | {binary: integer 0..255, mime: string, bytes: integer ≥ 0}, format: "png" | "jpeg" | "webp"');
     const unknown = await runBin(["methods", "layer:nope"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('No built-in method "layer:nope"');

@@ -3,8 +3,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { WebSocket } from "ws";
+import { WebSocket, WebSocketServer } from "ws";
 import { BridgeImage, isBridgeImage, type WebSocketConstructor } from "../../src/client/index.js";
+import { encodeBinaryHeader } from "../../src/protocol/index.js";
 import { saveTo } from "../../src/index.js";
 import { startBridge } from "../helpers/bridge.js";
 import { connect, onCleanup } from "./_support.js";
@@ -113,5 +114,31 @@ describe("client SDK and binary images", () => {
     expect(written.equals(Buffer.from(image.bytes))).toBe(true);
     expect((await sharp(written).metadata()).format).toBe("jpeg");
     await expect(saveTo(image, join(dir, "missing", "doc.jpg"))).rejects.toMatchObject({ code: "ENOENT" });
+  });
+
+  it("an image that does not follow its answer fails that request only: a binary message naming another request, a socket cut before the bytes", async () => {
+    // A stand-in bridge on loopback that answers each export with a reference, then misbehaves as the test says.
+    const server = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+    onCleanup(() => new Promise<void>((done) => server.close(() => done())));
+    await new Promise<void>((done) => server.once("listening", done));
+    let misbehave: "wrong-id" | "cut" = "wrong-id";
+    server.on("connection", (socket) => {
+      socket.send(JSON.stringify({ type: "connected", data: { clientId: "c", resumed: false, protocolVersion: 1, server: { name: "stand-in", version: "0" }, features: ["binary"] } }));
+      socket.on("message", (data) => {
+        const { id, method } = JSON.parse(String(data)) as { id: string; method: string };
+        if (method !== "image:exportDocument") return socket.send(JSON.stringify({ id, ok: true, result: { name: "ok" } }));
+        const result = { data: { binary: 0, mime: "image/png", bytes: 3 }, format: "png", width: 1, height: 1, bounds: { left: 0, top: 0, right: 1, bottom: 1 } };
+        socket.send(JSON.stringify({ id, ok: true, result }));
+        if (misbehave === "cut") socket.terminate();
+        else socket.send(Buffer.concat([encodeBinaryHeader("someone-else", 0), Buffer.from([1, 2, 3])]));
+      });
+    });
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const client = connect(url, { reconnect: false });
+    await client.ready();
+    await expect(client.image.exportDocument()).rejects.toMatchObject({ code: "CONNECTION_LOST", retryable: true, details: { outcome: "unknown" } });
+    expect(await client.invoke("document:current")).toEqual({ name: "ok" }); // the connection carries on
+    misbehave = "cut";
+    await expect(client.image.exportDocument()).rejects.toMatchObject({ code: "CONNECTION_LOST", message: expect.stringMatching(/closed before the image/) });
   });
 });

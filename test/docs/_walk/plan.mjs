@@ -1,0 +1,364 @@
+// What the docs walk does with each shell command of each page (the table test/docs/walk.mjs follows).
+//
+// A step names its command by `cmd`: the doc's line without its trailing comment, whitespace collapsed. The walk
+// runs the doc's own text, comment included, unless the step says otherwise:
+//   serve       a long-running command: started, waited on until GET /ready answers `ready` (200), then the
+//               steps after it talk to it; stopped with SIGTERM at the next `serve` or the end of the page, and
+//               it must exit and leave no process behind
+//   background  started, subscribed (seen in GET /status), driven, and ended by its own `--count` or Ctrl-C
+//   covered     the part of the line the walk does not run, and why (`run` is the part it does run)
+//   same        the identical command runs in the walk of that page
+//   form        the page marks the block form-only: this checks the command's form instead of running it
+//   setup       not a doc command: what the page assumes is running (its reason in `why`)
+//   needs       a reason to skip the step on this machine (GIMP or curl missing), or undefined
+//   code/check  the exit status expected (0) and what the output or the bridge must show afterwards
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { cp, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { http } from "./machine.mjs";
+
+const which = (binary) =>
+  promisify(execFile)("bash", ["-c", `command -v ${binary}`]).then(
+    () => undefined,
+    () => `${binary} is not installed here`,
+  );
+const needsGimp = () => which("gimp-console-2.10");
+const needsCurl = () => which("curl");
+
+/** The bridge's operator view. */
+async function status() {
+  const response = await http("/status");
+  assert.equal(response.status, 200);
+  return response.json();
+}
+
+const jsonLines = (text) => text.split("\n").filter(Boolean).map((line) => JSON.parse(line));
+
+/** The kind of image a file holds, from its first bytes, and a PNG's size. */
+async function image(ctx, name) {
+  const bytes = await readFile(join(ctx.machine.repo, name));
+  if (bytes.subarray(1, 4).toString() === "PNG") return { type: "png", width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+  if (bytes.subarray(8, 12).toString() === "WEBP") return { type: "webp" };
+  if (bytes[0] === 0xff && bytes[1] === 0xd8) return { type: "jpeg" };
+  return { type: `unknown (${bytes.subarray(0, 12).toString("hex")})` };
+}
+
+const png = (name, size) => async (_r, ctx) => {
+  const found = await image(ctx, name);
+  assert.equal(found.type, "png", `${name} is a PNG`);
+  if (size !== undefined) assert.deepEqual([found.width, found.height], size);
+};
+
+/** `n` different selections, set over HTTP as another client would. */
+async function changeSelection(n) {
+  for (let i = 1; i <= n; i++) {
+    const response = await http("/selection/set", { method: "POST", body: JSON.stringify({ rect: { x: 10 * i, y: 10, width: 40 + i, height: 30 } }) });
+    assert.equal(response.status, 200, await response.text());
+  }
+}
+
+/** The loaded plugins' ids and the failed ones' folders, as GET /status lists them. */
+async function plugins() {
+  const { loaded, failed } = (await status()).plugins;
+  return { loaded: loaded.map((p) => p.id), failed };
+}
+
+/** Editors of the bridge as GET /status lists them: `gimp-1`, `photoshop-2`… */
+const editors = async () => (await status()).editors.map((e) => e.id);
+
+/** The README's plugin example, as a folder next to the user's project (name and type from its comment). */
+async function readmePlugin(root, folder) {
+  const text = await readFile(join(root, "README.md"), "utf8");
+  const code = [...text.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]).find((c) => c.startsWith("// my-plugin/index.js"));
+  assert.ok(code, "README.md has the my-plugin/index.js example");
+  const manifest = /package\.json: (\{.*\})/.exec(code)?.[1];
+  await mkdir(folder, { recursive: true });
+  await writeFile(join(folder, "package.json"), manifest);
+  await writeFile(join(folder, "index.js"), code);
+}
+
+/** docs/plugins.md's definition (the watermark plugin), as a second folder. */
+async function definitionPlugin(root, folder) {
+  const text = await readFile(join(root, "docs", "plugins.md"), "utf8");
+  const code = [...text.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]).find((c) => c.includes("definePlugin("));
+  const id = /id: "([^"]+)"/.exec(code)?.[1];
+  await mkdir(folder, { recursive: true });
+  await writeFile(join(folder, "package.json"), JSON.stringify({ name: id, type: "module", main: "index.js" }));
+  await writeFile(join(folder, "index.js"), code);
+  return id;
+}
+
+export const PLAN = {
+  "README.md": [
+    {
+      cmd: "npm ci && npm start",
+      covered: "npm ci: CI's own npm ci (the walk runs after it; the copy links its node_modules)",
+      run: "npm start",
+      serve: { ready: 200 },
+      check: async (ctx) => assert.match(ctx.server.out, /editor: embedded · document: Sample \(800×600\)/),
+    },
+    { cmd: "npm ci && npm test", covered: "CI runs npm ci && npm test itself, and this walk is one of those tests" },
+    { cmd: "image-editor-bridge", check: (r) => assert.match(r.stdout, /^Usage: image-editor-bridge/) },
+    { cmd: "image-editor-bridge methods", check: (r) => assert.match(r.stdout, /^layer:getInfoById\s+GET \/layer\/by-id\/\{layerId\}$/m) },
+    { cmd: "image-editor-bridge methods layer:getInfoById", check: (r) => assert.match(r.stdout, /params: \{.*layerId: integer/) },
+    { cmd: "image-editor-bridge events", check: (r) => assert.match(r.stdout, /^\s+selection:changed$/m) },
+    { cmd: "image-editor-bridge call document:current", check: (r) => assert.equal(JSON.parse(r.stdout).name, "Sample") },
+    { cmd: "image-editor-bridge call layer:getInfoById --param layerId=3 --json", check: (r) => assert.equal(JSON.parse(r.stdout).id, 3) },
+    {
+      cmd: "image-editor-bridge call image:exportLayer --param format=webp -o layer.webp",
+      check: async (_r, ctx) => assert.equal((await image(ctx, "layer.webp")).type, "webp"),
+    },
+    {
+      cmd: "image-editor-bridge subscribe selection:changed --count 5",
+      background: { types: ["selection:changed"], drive: () => changeSelection(5) },
+      check: (r) => assert.deepEqual(jsonLines(r.stdout).map((e) => e.type), Array(5).fill("selection:changed")),
+    },
+    { cmd: "image-editor-bridge health", check: (r) => assert.match(r.stdout, /^ok\b/) },
+    { cmd: "image-editor-bridge plugins", check: (r) => assert.match(r.stdout, /no plugins loaded/) },
+    { cmd: "image-editor-bridge export-document -o document.png", check: png("document.png", [800, 600]) },
+    { cmd: "image-editor-bridge export-layer -o layer.png --layer-index 0", check: png("layer.png") },
+    { cmd: "curl http://127.0.0.1:7700/document/current", needs: needsCurl, check: (r) => assert.equal(JSON.parse(r.stdout).name, "Sample") },
+    { cmd: "curl http://127.0.0.1:7700/selection/area", needs: needsCurl, check: (r) => assert.equal(typeof JSON.parse(r.stdout), "object") },
+    {
+      cmd: `curl -X POST http://127.0.0.1:7700/image/export-document -d '{"format":"jpeg","maxSize":512}'`,
+      needs: needsCurl,
+      check: (r) => {
+        const result = JSON.parse(r.stdout);
+        assert.equal(Math.max(result.width, result.height), 512, r.stdout.slice(0, 300));
+        assert.match(JSON.stringify(result), /image\/jpeg/);
+      },
+    },
+    { cmd: "curl -X POST http://127.0.0.1:7700/image/export-document -H 'Accept: image/png' -o document.png", needs: needsCurl, check: png("document.png", [800, 600]) },
+    { cmd: "curl http://127.0.0.1:7700/layer/current-preview -H 'Accept: image/png' -o preview.png", needs: needsCurl, check: png("preview.png") },
+    {
+      cmd: "curl http://127.0.0.1:7700/layer/by-id/abc",
+      needs: needsCurl,
+      check: (r) => {
+        const error = JSON.parse(r.stdout);
+        assert.equal(error.code, "BAD_REQUEST");
+        assert.match(error.message, /^Invalid params for layer:getInfoById: layerId: /);
+      },
+    },
+    {
+      cmd: "curl -i -X POST http://127.0.0.1:7700/document/current",
+      needs: needsCurl,
+      check: (r) => {
+        assert.match(r.stdout, /^HTTP\/1\.1 405/);
+        assert.match(r.stdout, /^allow: GET, HEAD\r?$/im);
+        assert.match(r.stdout, /"code":"METHOD_NOT_ALLOWED"/);
+      },
+    },
+    {
+      cmd: "npm start -- --plugins-dir examples/plugins",
+      serve: { ready: 200 },
+      check: async () => assert.deepEqual(await plugins(), { loaded: ["layer-stats"], failed: [] }),
+    },
+    {
+      cmd: "curl http://127.0.0.1:7700/plugins/layer-stats/summary",
+      needs: needsCurl,
+      check: (r) => assert.equal(JSON.parse(r.stdout).document, "Sample"),
+    },
+    { cmd: "curl http://127.0.0.1:7700/plugins/layer-stats/health", needs: needsCurl, check: (r) => assert.equal(JSON.parse(r.stdout).status, "loaded") },
+  ],
+
+  "docs/client.md": [
+    {
+      setup: "npm start -- --plugins-dir examples/plugins",
+      why: "the commands talk to a running bridge: the README's plugins command, so `plugins layer-stats` has a plugin",
+      serve: { ready: 200 },
+    },
+    { cmd: "image-editor-bridge call document:current", check: (r) => assert.equal(JSON.parse(r.stdout).name, "Sample") },
+    {
+      cmd: `image-editor-bridge call selection:set '{"rect":{"x":10,"y":10,"width":100,"height":80}}'`,
+      check: (r) => assert.deepEqual(JSON.parse(r.stdout), { x: 10, y: 10, width: 100, height: 80 }),
+    },
+    { cmd: "image-editor-bridge call layer:getInfoById --param layerId=3 --json", check: (r) => assert.equal(JSON.parse(r.stdout).id, 3) },
+    {
+      cmd: "image-editor-bridge call selection:set --param rect.x=1 --param rect.y=1 --param rect.width=5 --param rect.height=5",
+      check: (r) => assert.deepEqual(JSON.parse(r.stdout), { x: 1, y: 1, width: 5, height: 5 }),
+    },
+    {
+      cmd: "image-editor-bridge subscribe selection:changed layer:selectionChange",
+      background: { types: ["selection:changed", "layer:selectionChange"], drive: () => changeSelection(1), interrupt: "SIGINT" },
+      check: (r) => assert.equal(jsonLines(r.stdout)[0].type, "selection:changed"),
+    },
+    {
+      cmd: "image-editor-bridge subscribe selection:changed --count 1",
+      background: { types: ["selection:changed"], drive: () => changeSelection(1) },
+      check: (r) => assert.equal(jsonLines(r.stdout).length, 1),
+    },
+    { cmd: "image-editor-bridge health", check: (r) => assert.match(r.stdout, /^ok\b/) },
+    { cmd: "image-editor-bridge plugins", check: (r) => assert.match(r.stdout, /^layer-stats$/m) },
+    { cmd: "image-editor-bridge plugins layer-stats", check: (r) => assert.equal(JSON.parse(r.stdout).status, "loaded") },
+    { cmd: "image-editor-bridge export-document -o document.png", check: png("document.png", [800, 600]) },
+    {
+      cmd: "image-editor-bridge export-document -o small.webp --quality 90 --max-size 1024 --scale 0.5",
+      check: async (r, ctx) => {
+        assert.match(r.stdout, /\(400×300 webp/);
+        assert.equal((await image(ctx, "small.webp")).type, "webp");
+      },
+    },
+  ],
+
+  "docs/files.md": [
+    {
+      cmd: "npm start -- --files-root ~/Pictures/work --files-root /srv/shared-art",
+      needs: async (ctx) => (ctx.paths.srv ? undefined : "/srv could not be given a shared-art folder in the walk's own mount namespace"),
+      before: (ctx) => mkdir(join(ctx.machine.home, "Pictures", "work"), { recursive: true }),
+      serve: { ready: 200 },
+      check: async (ctx) => {
+        assert.deepEqual((await status()).files.roots, [join(ctx.machine.home, "Pictures", "work"), "/srv/shared-art"]);
+        const outside = await http("/document/open", { method: "POST", body: JSON.stringify({ path: "/etc/hostname" }) });
+        assert.equal(outside.status, 403);
+      },
+    },
+  ],
+
+  "docs/gimp.md": [
+    {
+      cmd: "npm start -- --editor gimp",
+      needs: needsGimp,
+      serve: { ready: 200 },
+      check: async (ctx) => {
+        assert.match(ctx.server.out, /editor: gimp · document: Sample/);
+        assert.deepEqual(await editors(), ["gimp-1"]);
+      },
+    },
+    {
+      cmd: "npm start -- --editor gimp --gimp-binary /opt/gimp/bin/gimp-console-2.10",
+      needs: async (ctx) => (await needsGimp()) ?? (ctx.paths.opt ? undefined : "/opt could not be given a GIMP in the walk's own mount namespace"),
+      serve: { ready: 200 },
+      check: async () => assert.deepEqual(await editors(), ["gimp-1"]),
+    },
+    {
+      cmd: "npm start -- --editor gimp --gimp-attach 127.0.0.1:10008",
+      needs: needsGimp,
+      why: "the Script-Fu servers on 10008 and 10009 are GIMPs the walk starts, as someone else would",
+      before: (ctx) => ctx.scriptFuServers([10008, 10009]),
+      serve: { ready: 200 },
+      check: async () => assert.deepEqual(await editors(), ["gimp-1"]),
+    },
+    {
+      cmd: "npm start -- --editor gimp --editors 3",
+      needs: needsGimp,
+      serve: { ready: 200 },
+      check: async () => {
+        const { editors: list } = await status();
+        assert.deepEqual(
+          list.map((e) => [e.id, e.state]),
+          [
+            ["gimp-1", "ready"],
+            ["gimp-2", "ready"],
+            ["gimp-3", "ready"],
+          ],
+        );
+      },
+    },
+    {
+      cmd: "npm start -- --editor gimp --gimp-attach 127.0.0.1:10008 --gimp-attach 127.0.0.1:10009",
+      needs: needsGimp,
+      serve: { ready: 200 },
+      check: async () => assert.deepEqual(await editors(), ["gimp-1", "gimp-2"]),
+    },
+    {
+      cmd: "BRIDGE_GIMP_ATTACH=127.0.0.1:10008,127.0.0.1:10009 npm start -- --editor gimp",
+      needs: needsGimp,
+      serve: { ready: 200 },
+      check: async () => assert.deepEqual(await editors(), ["gimp-1", "gimp-2"]),
+    },
+  ],
+
+  "docs/photoshop.md": [
+    {
+      cmd: "BRIDGE_PHOTOSHOP_PASSWORD='…' image-editor-bridge serve --editor photoshop --photoshop-host 127.0.0.1 --photoshop-port 49494",
+      form: async (ctx, text) => {
+        await ctx.serve(text, 503);
+        assert.deepEqual(await editors(), ["photoshop-1"]);
+      },
+    },
+    {
+      cmd: "BRIDGE_PHOTOSHOP_PASSWORD='…' image-editor-bridge serve --editor photoshop --photoshop-host 10.0.0.21 --photoshop-host 10.0.0.22:50000 --photoshop-host '[fd00::23]:49494'",
+      form: async (ctx, text) => {
+        await ctx.serve(text, 503);
+        assert.deepEqual(await editors(), ["photoshop-1", "photoshop-2", "photoshop-3"]);
+      },
+    },
+    {
+      cmd: "BRIDGE_PHOTOSHOP_HOST=10.0.0.21,10.0.0.22:50000 BRIDGE_PHOTOSHOP_PASSWORD='…' image-editor-bridge serve --editor photoshop",
+      form: async (ctx, text) => {
+        await ctx.serve(text, 503);
+        assert.deepEqual(await editors(), ["photoshop-1", "photoshop-2"]);
+      },
+    },
+  ],
+
+  "docs/plugins.md": [
+    { cmd: "npm start -- --plugins-dir examples/plugins", same: "README.md" },
+    {
+      cmd: "image-editor-bridge serve --plugin ./my-plugin --plugin ./other --plugins-dir ~/bridge-plugins",
+      why: "in a project folder of the user's: ./my-plugin is the README's example, ./other this page's definition, ~/bridge-plugins holds a copy of examples/plugins/layer-stats",
+      before: async (ctx) => {
+        const project = join(ctx.machine.base, "project");
+        await readmePlugin(ctx.machine.repo, join(project, "my-plugin"));
+        ctx.otherId = await definitionPlugin(ctx.machine.repo, join(project, "other"));
+        await cp(join(ctx.machine.repo, "examples", "plugins", "layer-stats"), join(ctx.machine.home, "bridge-plugins", "layer-stats"), { recursive: true });
+        ctx.cwd = project;
+      },
+      serve: { ready: 200 },
+      check: async (ctx) => {
+        assert.deepEqual(await plugins(), { loaded: ["hello", ctx.otherId, "layer-stats"], failed: [] });
+        const ping = await http("/plugins/hello/ping");
+        assert.deepEqual(await ping.json(), { pong: true });
+        const fonts = await http(`/plugins/${ctx.otherId}/fonts`);
+        assert.deepEqual(await fonts.json(), ["Inter", "Roboto"]);
+      },
+    },
+  ],
+
+  "docs/reliability.md": [
+    {
+      cmd: "npx vitest run test/reliability",
+      form: async (ctx) => {
+        const files = await readdir(join(ctx.machine.repo, "test", "reliability"));
+        assert.ok(files.filter((f) => f.endsWith(".test.ts")).length >= 5, files.join(", "));
+      },
+    },
+    {
+      cmd: "SOAK_SECONDS=900 npx vitest run test/reliability/soak.test.ts",
+      form: async (ctx) => assert.match(await readFile(join(ctx.machine.repo, "test", "reliability", "soak.test.ts"), "utf8"), /SOAK_SECONDS/),
+    },
+    {
+      cmd: "RELIABILITY_REPORT=1 npx vitest run test/reliability",
+      form: async (ctx) => {
+        const dir = join(ctx.machine.repo, "test", "reliability");
+        const texts = await Promise.all((await readdir(dir)).map((f) => readFile(join(dir, f), "utf8")));
+        assert.ok(texts.some((t) => t.includes("RELIABILITY_REPORT")));
+      },
+    },
+  ],
+
+  "bench/README.md": [
+    {
+      cmd: "npm run bench",
+      form: async (ctx) => {
+        const { scripts } = JSON.parse(await readFile(join(ctx.machine.repo, "package.json"), "utf8"));
+        assert.match(scripts.bench, /node bench\/run\.js$/);
+      },
+    },
+    {
+      cmd: "node bench/run.js ws-rpc http",
+      form: async (ctx) => {
+        // An unknown name lists the known ones and exits 2 before anything runs.
+        const r = await ctx.run("node bench/run.js no-such-benchmark");
+        assert.equal(r.code, 2);
+        for (const name of ["ws-rpc", "http"]) assert.match(r.stderr, new RegExp(`\\b${name}\\b`));
+      },
+    },
+    {
+      cmd: "node bench/fanout.js",
+      form: async (ctx) => assert.match(await readFile(join(ctx.machine.repo, "bench", "fanout.js"), "utf8"), /printIfMain\(import\.meta, run\)/),
+    },
+  ],
+};

@@ -1,0 +1,175 @@
+// The docs walk: every fenced shell block (```sh, ```bash, ```shell, ```console) of every Markdown page of the
+// repository, run as a new user would run it on a fresh machine. test/docs/walk.test.ts runs this script once
+// per page, each in network, PID and mount namespaces of its own (`unshare`), so the docs' own addresses
+// (127.0.0.1:7700, Script-Fu on 10008) are free and private, and nothing started can outlive the page.
+//
+// Convention for the docs: a block whose commands cannot run here (they need a real Photoshop, a Docker engine,
+// systemd as init, or minutes of machine time) carries, on the line right above its fence,
+//
+//   <!-- walk: form-only (needs a real Photoshop with Remote Connections) -->
+//
+// and the walk checks those commands for form only. Every other block is run, command by command, following the
+// table in test/docs/_walk/plan.mjs. A command that is neither in the table nor in a marked block fails the walk,
+// and so does a table entry whose command the page no longer has: the docs cannot drift from what is tested.
+//
+// The machine: a temp copy of the repository (its files as the working tree has them, `node_modules` linked
+// since CI's own `npm ci` installed it, `dist/` as that install's `prepare` built it), a home folder of its own,
+// and `image-editor-bridge` on PATH as `npm link` would put it there: a symlink to bin/image-editor-bridge.js in
+// a folder on PATH (no global install is made). `npm start` runs as written, so it builds the copy first.
+//
+//   node test/docs/walk.mjs <page.md>     (inside the namespaces; prints one JSON line per step)
+import { mkdir, rm, symlink } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
+import { execFile } from "node:child_process";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { shellBlocks } from "./_walk/blocks.mjs";
+import { createMachine, http, liveProcesses, printed, ready, runCommand, scriptFuServer, signalGroup, start, stop, stopHelpers, until } from "./_walk/machine.mjs";
+import { PLAN } from "./_walk/plan.mjs";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const run = promisify(execFile);
+
+/** A subscriber shows up in GET /status within this time, or it never will. */
+const SUBSCRIBE_TIMEOUT_MS = 20_000;
+
+/**
+ * Paths some commands name on the reader's machine, made inside this mount namespace only: `/srv/shared-art`
+ * (a files root) on a tmpfs over /srv, and `/opt/gimp/bin/gimp-console-2.10` (a GIMP installed elsewhere) on a
+ * tmpfs over /opt, linked to the GIMP on PATH. /opt is covered only when none of the tools the walk uses lives there.
+ */
+async function readerPaths() {
+  const paths = { srv: false, opt: false };
+  const mount = (dir) => run("mount", ["-t", "tmpfs", "walk", dir]).then(() => true, () => false);
+  if (await mount("/srv")) {
+    await mkdir("/srv/shared-art");
+    paths.srv = true;
+  }
+  const tools = await run("bash", ["-c", "readlink -f $(command -v node npm bash curl gimp-console-2.10) /proc/self/exe"]).then(
+    ({ stdout }) => stdout,
+    () => "",
+  );
+  const gimp = await run("bash", ["-c", "command -v gimp-console-2.10"]).then(({ stdout }) => stdout.trim(), () => "");
+  if (gimp !== "" && !/^\/opt\//m.test(tools) && (await mount("/opt"))) {
+    await mkdir("/opt/gimp/bin", { recursive: true });
+    await symlink(gimp, "/opt/gimp/bin/gimp-console-2.10");
+    paths.opt = true;
+  }
+  return paths;
+}
+
+/** Waits until a client of the bridge (the one `proc` runs) is subscribed to every type in `types`. */
+function subscribed(proc, types) {
+  return until(`a client subscribed to ${types.join(", ")}`, SUBSCRIBE_TIMEOUT_MS, async () => {
+    if (proc.child.exitCode !== null || proc.child.signalCode !== null) throw new Error(`exited before it subscribed: ${proc.out.slice(0, 500)}`);
+    const response = await http("/status").catch(() => undefined);
+    if (response?.status !== 200) return undefined;
+    const { clients } = await response.json();
+    return clients.some((c) => types.every((t) => c.subscriptions.includes(t))) ? true : undefined;
+  });
+}
+
+/** Walks one page's steps in order; resolves with one result per step. */
+export async function walkPage(page, machine, paths) {
+  const text = await readFile(join(machine.repo, page), "utf8");
+  const literal = new Map(shellBlocks(text).flatMap((b) => b.commands.map((c) => [c.key, c.text])));
+  const ctx = {
+    machine,
+    paths,
+    server: undefined,
+    cwd: machine.repo,
+    run: (command) => runCommand(machine, command, { cwd: ctx.cwd }),
+    serve: async (command, status) => {
+      await stopServer();
+      ctx.server = start(machine, command, { cwd: ctx.cwd });
+      owner = results.at(-1);
+      await printed(ctx.server, /http:\/\/127\.0\.0\.1:7700\b/);
+      await ready(status);
+    },
+    scriptFuServers: (ports) => Promise.all(ports.map((port) => scriptFuServer(machine, port))),
+  };
+  const results = [];
+  let owner; // the result of the step that started the server: a failure to stop is that step's
+  const stopServer = async () => {
+    if (ctx.server === undefined) return;
+    const proc = ctx.server;
+    ctx.server = undefined;
+    try {
+      await stop(machine, proc);
+    } catch (error) {
+      owner.error ??= `on stop: ${error.message}`;
+    }
+  };
+  for (const step of PLAN[page] ?? []) {
+    const result = { page, command: step.cmd ?? step.setup, mode: "run", ms: 0 };
+    results.push(result);
+    const started = Date.now();
+    try {
+      const skip = await step.needs?.(ctx);
+      if (skip !== undefined) {
+        Object.assign(result, { mode: "skipped", note: skip });
+        continue;
+      }
+      if (step.same !== undefined) {
+        Object.assign(result, { mode: "covered", note: `the same command runs in the walk of ${step.same}` });
+        continue;
+      }
+      if (step.covered !== undefined && step.run === undefined) {
+        Object.assign(result, { mode: "covered", note: step.covered });
+        continue;
+      }
+      if (step.covered !== undefined) result.note = `runs "${step.run}"; not run: ${step.covered}`;
+      else if (step.why !== undefined) result.note = step.why;
+      const command = step.setup ?? step.run ?? literal.get(step.cmd);
+      if (command === undefined) throw new Error("the page has no such command");
+      await step.before?.(ctx);
+      if (step.form !== undefined) {
+        result.mode = "form-only";
+        await step.form(ctx, command);
+      } else if (step.serve !== undefined) {
+        result.mode = step.setup === undefined ? "run (served)" : "setup (served)";
+        await ctx.serve(command, step.serve.ready);
+        await step.check?.(ctx);
+      } else if (step.background !== undefined) {
+        result.mode = "run (background)";
+        const proc = start(machine, command, { cwd: ctx.cwd });
+        await subscribed(proc, step.background.types);
+        await step.background.drive(ctx);
+        if (step.background.interrupt !== undefined) {
+          await printed(proc, /\n/);
+          signalGroup(proc, step.background.interrupt); // Ctrl-C reaches the terminal's foreground process group
+        }
+        const exit = await proc.exited;
+        const r = { code: exit.code, stdout: proc.stdout, stderr: proc.stderr };
+        if (r.code !== 0) throw new Error(`exit ${exit.code ?? exit.signal}: ${r.stderr.slice(0, 500)}`);
+        await step.check?.(r, ctx);
+      } else {
+        const r = await ctx.run(command);
+        if (r.code !== (step.code ?? 0)) throw new Error(`exit ${r.code}, expected ${step.code ?? 0}: ${(r.stderr || r.stdout).slice(0, 500)}`);
+        await step.check?.(r, ctx);
+      }
+    } catch (error) {
+      result.error = error instanceof Error ? error.message : String(error);
+    } finally {
+      result.ms = Date.now() - started;
+    }
+  }
+  await stopServer();
+  await stopHelpers(machine);
+  for (const proc of machine.processes) signalGroup(proc, "SIGKILL");
+  const left = await liveProcesses(machine);
+  if (left.length > 0) results.push({ page, command: "(end of page)", mode: "run", error: `processes left running: ${left.map((p) => p.cmdline).join("; ")}` });
+  return results;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const page = process.argv[2];
+  const machine = await createMachine(ROOT);
+  try {
+    const paths = await readerPaths();
+    for (const result of await walkPage(page, machine, paths)) process.stdout.write(`${JSON.stringify(result)}\n`);
+  } finally {
+    await rm(machine.base, { recursive: true, force: true });
+  }
+}

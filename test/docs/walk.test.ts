@@ -1,0 +1,130 @@
+import { execFile, spawn } from "node:child_process";
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { coverageProblems, shellBlocks } from "./_walk/blocks.mjs";
+import { PLAN } from "./_walk/plan.mjs";
+
+/*
+ * The docs walk (test/docs/walk.mjs explains the convention): every shell command of every Markdown page is run as
+ * written on a fresh machine, or its block is marked form-only in the page and checked for form.
+ */
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const WALK = join(ROOT, "test", "docs", "walk.mjs");
+const run = promisify(execFile);
+/** Pages walk at most two at a time: the suite's two cores are shared with the other test files. */
+const PAGES_AT_ONCE = 2;
+/** The slowest page (docs/gimp.md: six bridges, five GIMPs) takes about 30 s alone on two cores. */
+const PAGE_TIMEOUT_MS = 180_000;
+
+/** Every Markdown page of the repository, as the working tree has it (new pages included). */
+async function pages(): Promise<Array<{ path: string; text: string }>> {
+  const { stdout } = await run("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "*.md"], { cwd: ROOT });
+  const paths = stdout.split("\0").filter(Boolean);
+  return Promise.all(paths.map(async (path) => ({ path, text: await readFile(join(ROOT, path), "utf8").catch(() => "") })));
+}
+
+/** Why the walk cannot run here: it needs network, PID and mount namespaces of its own, and `ip` to raise loopback. */
+const NAMESPACE_SKIP = await run("unshare", ["-rn", "--pid", "--fork", "--mount-proc", "--kill-child", "ip", "link", "set", "lo", "up"]).then(
+  () => undefined,
+  (error: Error) => `unshare -rn --pid --mount-proc with ip (util-linux, iproute2) is not available here: ${error.message.split("\n")[0]}`,
+);
+
+interface StepResult {
+  page: string;
+  command: string;
+  mode: string;
+  ms: number;
+  note?: string;
+  error?: string;
+}
+
+const running = new Set<number>();
+
+/** Walks one page in namespaces of its own; resolves with its step results. */
+function walk(page: string): Promise<StepResult[]> {
+  const child = spawn("unshare", ["-rn", "--pid", "--fork", "--mount-proc", "--kill-child", "bash", "-c", `ip link set lo up && exec node ${WALK} ${page}`], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
+  });
+  running.add(child.pid!);
+  let stdout = "";
+  let stderr = "";
+  child.stdout.on("data", (chunk: Buffer) => (stdout += String(chunk)));
+  child.stderr.on("data", (chunk: Buffer) => (stderr += String(chunk)));
+  // Leaving the namespace kills everything in it: a stuck page cannot leave processes behind.
+  const timer = setTimeout(() => process.kill(-child.pid!, "SIGKILL"), PAGE_TIMEOUT_MS);
+  return new Promise((resolve) => {
+    child.once("close", (code, signal) => {
+      clearTimeout(timer);
+      running.delete(child.pid!);
+      const results = stdout
+        .split("\n")
+        .filter((line) => line.startsWith("{"))
+        .map((line) => JSON.parse(line) as StepResult);
+      if (code !== 0) results.push({ page, command: "(the walk itself)", mode: "run", ms: 0, error: `exited with ${code ?? signal}: ${stderr.slice(-2000)}` });
+      resolve(results);
+    });
+  });
+}
+
+describe("the documented shell commands", () => {
+  it("every command of every page is run by the walk or sits in a block marked form-only, and the walk names no command a page lost", async () => {
+    const all = await pages();
+    expect(all.map((p) => p.path)).toEqual(expect.arrayContaining(["README.md", "docs/client.md", "bench/README.md"]));
+    expect(coverageProblems(all, PLAN)).toEqual([]);
+  });
+
+  it("a new block that is neither run nor marked fails the walk, and so does a dropped or unmarked form check", async () => {
+    const readme = (await pages()).find((p) => p.path === "README.md")!;
+    const added = `${readme.text}\n\`\`\`sh\nimage-editor-bridge frobnicate --all   # new\n\`\`\`\n`;
+    expect(coverageProblems([{ path: "README.md", text: added }], { "README.md": PLAN["README.md"]! })).toEqual([
+      expect.stringMatching(/^README\.md:\d+: the walk neither runs "image-editor-bridge frobnicate --all" nor is its block marked/),
+    ]);
+    const marked = `${readme.text}\n<!-- walk: form-only (needs a frobnicator) -->\n\`\`\`sh\nimage-editor-bridge frobnicate --all\n\`\`\`\n`;
+    expect(coverageProblems([{ path: "README.md", text: marked }], { "README.md": PLAN["README.md"]! })).toEqual([
+      expect.stringMatching(/"image-editor-bridge frobnicate --all" is marked form-only but the walk has no form check for it/),
+    ]);
+    const photoshop = (await pages()).find((p) => p.path === "docs/photoshop.md")!;
+    const unmarked = photoshop.text.replaceAll(/^\s*<!-- walk: form-only \(.*\) -->\n/gm, "");
+    expect(coverageProblems([{ path: "docs/photoshop.md", text: unmarked }], { "docs/photoshop.md": PLAN["docs/photoshop.md"]! })).toHaveLength(3);
+  });
+
+  it("reads commands as a reader pastes them: continuations joined, comments and console output left out", () => {
+    const [block] = shellBlocks("<!-- walk: form-only (needs X) -->\n```console\n$ a --b \\\n  c   # why\nprinted\n$ d '#not a comment'\n```\n");
+    expect(block).toMatchObject({ line: 2, formOnly: "needs X" });
+    expect(block!.commands).toEqual([
+      { text: "a --b \\\n  c   # why", key: "a --b c" },
+      { text: "d '#not a comment'", key: "d '#not a comment'" },
+    ]);
+  });
+});
+
+describe.skipIf(NAMESPACE_SKIP !== undefined)(`a fresh-machine walk through every page${NAMESPACE_SKIP ? ` (${NAMESPACE_SKIP})` : ""}`, () => {
+  const results = new Map<string, StepResult[]>();
+
+  beforeAll(async () => {
+    const queue = Object.keys(PLAN);
+    await Promise.all(
+      Array.from({ length: PAGES_AT_ONCE }, async () => {
+        for (let page = queue.shift(); page !== undefined; page = queue.shift()) results.set(page, await walk(page));
+      }),
+    );
+  }, 2 * PAGE_TIMEOUT_MS);
+
+  afterAll(() => {
+    for (const pid of running) process.kill(-pid, "SIGKILL");
+  });
+
+  for (const [page, steps] of Object.entries(PLAN)) {
+    it(`${page}: each command runs as written (or is checked for form where the page says why)`, () => {
+      const walked = results.get(page) ?? [];
+      expect(walked.filter((r) => r.error !== undefined)).toEqual([]);
+      expect(walked.map((r) => r.command)).toEqual(steps.map((s) => s.cmd ?? s.setup));
+    });
+  }
+});

@@ -46,7 +46,7 @@ async function readerPaths() {
     await mkdir("/srv/shared-art");
     paths.srv = true;
   }
-  const tools = await run("bash", ["-c", "readlink -f $(command -v node npm bash curl gimp-console-2.10) /proc/self/exe"]).then(
+  const tools = await run("bash", ["-c", `readlink -f $(command -v node npm bash curl gimp-console-2.10) ${process.execPath}`]).then(
     ({ stdout }) => stdout,
     () => "",
   );

@@ -244,6 +244,20 @@ describe("binary images over WebSocket", () => {
       await carriesOn(binary, other, "a9-next");
     });
 
+    it("a socket that closes before the part fails the request, and a resume receives that answer", async () => {
+      const { harness, binary, other } = await setup();
+      const clientId = binary.hello["clientId"] as string;
+      binary.ws.send(importRequest("a10"));
+      binary.ws.terminate();
+      await waitForClient(other, clientId, "detached");
+      const resumed = await binaryClient(harness, `binary=1&resume=${clientId}`);
+      expect(resumed.hello).toMatchObject({ resumed: true, replayed: 1 });
+      const { frame } = await resumed.answer("a10");
+      expect(frame.error).toMatchObject({ code: "BAD_REQUEST", requestId: "a10" });
+      expect(frame.error!.message).toMatch(/connection closed before binary part 0 of request a10/);
+      await carriesOn(resumed, other, "a10-next");
+    });
+
     it("a binary message no request waits for is an error event", async () => {
       const { binary, other } = await setup();
       binary.sendPart("ghost", 0, Buffer.from([1, 2, 3]));

@@ -109,6 +109,12 @@ export class BinaryPartCollector {
     this.failAwaited(`request ${String(this.awaiting.request.id)} names ${this.awaiting.count} binary part(s), but a text message came before part ${this.awaiting.parts.length}`);
   }
 
+  /** The socket closed: the request still waiting for parts fails (its answer waits for a resume like any other). */
+  abandon(): void {
+    if (this.awaiting === undefined) return;
+    this.failAwaited(`the connection closed before binary part ${this.awaiting.parts.length} of request ${String(this.awaiting.request.id)} arrived`);
+  }
+
   private failAwaited(message: string): undefined {
     const awaiting = this.settle();
     if (awaiting !== undefined) this.handlers.fail(awaiting.request, new BridgeError("BAD_REQUEST", message, { details: { part: awaiting.parts.length } }));

@@ -164,11 +164,13 @@ function serve(ws: WebSocket, socket: ClientSocket, target: TransportTarget, cli
   });
 
   ws.on("close", (code) => {
-    parts.interrupt();
-    if (!current()) return;
-    if (code === CLOSE_CODES.DISPOSE) client.dispose("closed");
-    else client.detach(socket);
-    target.log.info({ actor, code }, "client socket closed");
+    if (current()) {
+      if (code === CLOSE_CODES.DISPOSE) client.dispose("closed");
+      else client.detach(socket);
+      target.log.info({ actor, code }, "client socket closed");
+    }
+    // After the detach, so the failure is kept for a resume rather than written to the closed socket.
+    parts.abandon();
   });
   ws.on("error", (error) => target.log.warn({ actor, err: error.message }, "client socket error"));
 }

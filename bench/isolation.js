@@ -16,7 +16,8 @@
 //   node bench/isolation.js   (after `npm run build`); also `node bench/run.js isolation`
 //
 // Environment: BENCH_ROUNDS (5), BENCH_DURATION_MS (2000), BENCH_STALL_SIZE (4000), BENCH_MEMORY_EXPORTS (1000),
-// BENCH_ISOLATION (the parts to run: stall,pool,hop,memory).
+// BENCH_ISOLATION (the parts to run: stall,pool,hop,memory), BENCH_POOL_BINARY (1; 0 connects the pool clients without
+// `?binary=1`, so images come as data URIs as they did before binary messages existed).
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
@@ -29,6 +30,8 @@ import { fmtBytes, fmtMs, fmtRate, fmtRatio, latencyRow, log, loopRate, median, 
 
 const STALL_SIZE = Number(process.env.BENCH_STALL_SIZE ?? 4000);
 const MEMORY_EXPORTS = Number(process.env.BENCH_MEMORY_EXPORTS ?? 1000);
+/** Whether the pool clients ask for binary images (`?binary=1`), as the client SDK does by default. */
+const POOL_BINARY = process.env.BENCH_POOL_BINARY !== "0";
 /** Which parts run: `stall`, `pool`, `hop`, `memory` (comma-separated). */
 const PARTS = (process.env.BENCH_ISOLATION ?? "stall,pool,hop,memory").split(",");
 const PING_EVERY_MS = 20;
@@ -198,7 +201,7 @@ async function exportsPerSecond(editors, fixture, overlap = true) {
     const clients = [];
     for (let i = 0; i < 8; i++) {
       // Binary images, as the client SDK asks for by default: no base64 on the bridge's thread.
-      const ws = await openSocket(`${bridge.wsUrl}?binary=1`);
+      const ws = await openSocket(POOL_BINARY ? `${bridge.wsUrl}?binary=1` : bridge.wsUrl);
       const doc = await request(ws, "open", "document:open", { path: fixture }, 120_000);
       clients.push({ ws, documentId: doc.result.id, n: 0 });
     }
@@ -224,7 +227,7 @@ async function throughput(fixture) {
   const one = median(runs.one);
   const serial = median(runs.serial);
   log(
-    `  pool: 8 clients exporting 2000×1500 blend-mode documents, exports/s: editors 2 ${two.toFixed(2)}, editors 1 ${one.toFixed(2)}, ` +
+    `  pool: 8 clients exporting 2000×1500 blend-mode documents (${POOL_BINARY ? "binary images" : "data URIs"}), exports/s: editors 2 ${two.toFixed(2)}, editors 1 ${one.toFixed(2)}, ` +
       `editors 1 one call at a time ${serial.toFixed(2)}`,
   );
   return [

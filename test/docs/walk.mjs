@@ -18,8 +18,7 @@
 // a folder on PATH (no global install is made). `npm start` runs as written, so it builds the copy first.
 //
 //   node test/docs/walk.mjs <page.md>     (inside the namespaces; prints one JSON line per step)
-import { mkdir, rm, symlink } from "node:fs/promises";
-import { readFile } from "node:fs/promises";
+import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { execFile } from "node:child_process";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -33,6 +32,17 @@ const run = promisify(execFile);
 
 /** A subscriber shows up in GET /status within this time, or it never will. */
 const SUBSCRIBE_TIMEOUT_MS = 20_000;
+/** A subscriber or a snippet that has not ended by then never will (each takes about a second). */
+const PROGRAM_TIMEOUT_MS = 60_000;
+
+/** Resolves with how `proc` exited; kills its group, and says so, if it runs past PROGRAM_TIMEOUT_MS. */
+async function ended(proc) {
+  const timer = setTimeout(() => signalGroup(proc, "SIGKILL"), PROGRAM_TIMEOUT_MS);
+  const exit = await proc.exited;
+  clearTimeout(timer);
+  if (exit.signal === "SIGKILL") throw new Error(`"${proc.text}" was still running after ${PROGRAM_TIMEOUT_MS} ms: ${proc.out.slice(-1000)}`);
+  return exit;
+}
 
 /**
  * Paths some commands name on the reader's machine, made inside this mount namespace only: `/srv/shared-art`
@@ -66,8 +76,28 @@ function subscribed(proc, types) {
     const response = await http("/status").catch(() => undefined);
     if (response?.status !== 200) return undefined;
     const { clients } = await response.json();
-    return clients.some((c) => types.every((t) => c.subscriptions.includes(t))) ? true : undefined;
+    // Attached only: a program stopped earlier leaves its logical client detached (resumable) with its subscriptions.
+    return clients.some((c) => c.state === "attached" && types.every((t) => c.subscriptions.includes(t))) ? true : undefined;
   });
+}
+
+/**
+ * Runs a code block of the page as a user's program: written to `file` in the working folder (after `prefix`, the
+ * line the page tells Node 20 users to add), run with node; a program that keeps running (it listens for events)
+ * is stopped with SIGTERM once it printed `until`. `check` gets its output.
+ */
+async function runSnippet(ctx, text, { lang, pick, file, prefix = "", until: enough, check }) {
+  const code = [...text.matchAll(new RegExp(`\`\`\`${lang}\n([\\s\\S]*?)\`\`\``, "g"))].map((m) => m[1]).find(pick);
+  if (code === undefined) throw new Error(`the page has no such ${lang} block any more`);
+  await writeFile(join(ctx.cwd, file), `${prefix}${code}`);
+  const proc = start(ctx.machine, `node ${file}`, { cwd: ctx.cwd });
+  if (enough !== undefined) {
+    await printed(proc, enough);
+    proc.child.kill("SIGTERM");
+  }
+  const exit = await ended(proc);
+  if (enough === undefined && exit.code !== 0) throw new Error(`exit ${exit.code ?? exit.signal}: ${proc.out.slice(0, 1000)}`);
+  await check?.(proc.out);
 }
 
 /** Walks one page's steps in order; resolves with one result per step. */
@@ -102,7 +132,7 @@ export async function walkPage(page, machine, paths) {
     }
   };
   for (const step of PLAN[page] ?? []) {
-    const result = { page, command: step.cmd ?? step.setup, mode: "run", ms: 0 };
+    const result = { page, command: step.cmd ?? step.setup ?? `(${step.snippet.lang} snippet) ${step.snippet.name}`, mode: "run", ms: 0 };
     results.push(result);
     const started = Date.now();
     try {
@@ -121,6 +151,11 @@ export async function walkPage(page, machine, paths) {
       }
       if (step.covered !== undefined) result.note = `runs "${step.run}"; not run: ${step.covered}`;
       else if (step.why !== undefined) result.note = step.why;
+      if (step.snippet !== undefined) {
+        result.mode = "run (snippet)";
+        await runSnippet(ctx, text, step.snippet);
+        continue;
+      }
       const command = step.setup ?? step.run ?? literal.get(step.cmd);
       if (command === undefined) throw new Error("the page has no such command");
       await step.before?.(ctx);
@@ -134,13 +169,18 @@ export async function walkPage(page, machine, paths) {
       } else if (step.background !== undefined) {
         result.mode = "run (background)";
         const proc = start(machine, command, { cwd: ctx.cwd });
-        await subscribed(proc, step.background.types);
-        await step.background.drive(ctx);
+        try {
+          await subscribed(proc, step.background.types);
+          await step.background.drive(ctx);
+        } catch (error) {
+          signalGroup(proc, "SIGKILL");
+          throw error;
+        }
         if (step.background.interrupt !== undefined) {
           await printed(proc, /\n/);
           signalGroup(proc, step.background.interrupt); // Ctrl-C reaches the terminal's foreground process group
         }
-        const exit = await proc.exited;
+        const exit = await ended(proc);
         const r = { code: exit.code, stdout: proc.stdout, stderr: proc.stderr };
         if (r.code !== 0) throw new Error(`exit ${exit.code ?? exit.signal}: ${r.stderr.slice(0, 500)}`);
         await step.check?.(r, ctx);

@@ -10,6 +10,7 @@
 //   same        the identical command runs in the walk of that page
 //   form        the page marks the block form-only: this checks the command's form instead of running it
 //   setup       not a doc command: what the page assumes is running (its reason in `why`)
+//   snippet     not a shell command: a code block of the page run as a user's program (see runSnippet in walk.mjs)
 //   needs       a reason to skip the step on this machine (GIMP or curl missing), or undefined
 //   code/check  the exit status expected (0) and what the output or the bridge must show afterwards
 import assert from "node:assert/strict";
@@ -100,6 +101,16 @@ export const PLAN = {
       check: async (ctx) => assert.match(ctx.server.out, /editor: embedded · document: Sample \(800×600\)/),
     },
     { cmd: "npm ci && npm test", covered: "CI runs npm ci && npm test itself, and this walk is one of those tests" },
+    {
+      snippet: {
+        name: "Client SDK",
+        lang: "js",
+        pick: (code) => code.includes("new Connection({ url"),
+        file: "sdk.mjs",
+        until: /\{ x: 10, y: 10, width: 100, height: 80 \}/,
+        check: (out) => assert.match(out, /name: 'Sample'/),
+      },
+    },
     { cmd: "image-editor-bridge", check: (r) => assert.match(r.stdout, /^Usage: image-editor-bridge/) },
     { cmd: "image-editor-bridge methods", check: (r) => assert.match(r.stdout, /^layer:getInfoById\s+GET \/layer\/by-id\/\{layerId\}$/m) },
     { cmd: "image-editor-bridge methods layer:getInfoById", check: (r) => assert.match(r.stdout, /params: \{.*layerId: integer/) },
@@ -119,6 +130,17 @@ export const PLAN = {
     { cmd: "image-editor-bridge plugins", check: (r) => assert.match(r.stdout, /no plugins loaded/) },
     { cmd: "image-editor-bridge export-document -o document.png", check: png("document.png", [800, 600]) },
     { cmd: "image-editor-bridge export-layer -o layer.png --layer-index 0", check: png("layer.png") },
+    {
+      snippet: {
+        name: "Raw WebSocket frames (with the ws import the page gives for Node 20)",
+        lang: "js",
+        pick: (code) => code.includes('new WebSocket("ws://127.0.0.1:7700/ws")'),
+        file: "raw-ws.mjs",
+        prefix: 'import WebSocket from "ws";\n',
+        until: /(?=[\s\S]*type: 'selection:changed')(?=[\s\S]*id: '2',\s+ok: true)/,
+        check: (out) => assert.match(out, /type: 'connected'/),
+      },
+    },
     { cmd: "curl http://127.0.0.1:7700/document/current", needs: needsCurl, check: (r) => assert.equal(JSON.parse(r.stdout).name, "Sample") },
     { cmd: "curl http://127.0.0.1:7700/selection/area", needs: needsCurl, check: (r) => assert.equal(typeof JSON.parse(r.stdout), "object") },
     {
@@ -161,6 +183,7 @@ export const PLAN = {
       check: (r) => assert.equal(JSON.parse(r.stdout).document, "Sample"),
     },
     { cmd: "curl http://127.0.0.1:7700/plugins/layer-stats/health", needs: needsCurl, check: (r) => assert.equal(JSON.parse(r.stdout).status, "loaded") },
+    { snippet: { name: "Embedding", lang: "ts", pick: (code) => code.includes("createBridge("), file: "embed.mjs" } },
   ],
 
   "docs/client.md": [

@@ -282,7 +282,9 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
       },
     );
   };
-  process.once("SIGINT", () => stop("SIGINT"));
-  process.once("SIGTERM", () => stop("SIGTERM"));
+  // `on`, not `once`: a repeated signal must reach `stop` (exit at once, exit hooks killing editor processes run)
+  // rather than Node's default handler, which would end the process without them.
+  process.on("SIGINT", () => stop("SIGINT"));
+  process.on("SIGTERM", () => stop("SIGTERM"));
   return bridge;
 }

@@ -4,6 +4,7 @@ import { createServer, type AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
+import { eventually } from "./helpers/gc.js";
 import { parseServeArgs, startupWarnings, UsageError, type ServeOptions } from "../src/cli-args.js";
 
 const BIN = fileURLToPath(new URL("../bin/image-editor-bridge.js", import.meta.url));
@@ -191,6 +192,49 @@ describe("an editor that is not there", () => {
     } finally {
       child.kill("SIGTERM");
       if (child.exitCode === null) await once(child, "exit");
+    }
+  });
+});
+
+describe("signals", () => {
+  it("a second SIGTERM during a graceful shutdown exits at once through the bridge's own handler (status 1, not 143)", async () => {
+    const child = spawn(process.execPath, [BIN, "serve", "--listen", "0"], { env: { PATH: process.env["PATH"] ?? "" }, stdio: "pipe" });
+    try {
+      let stdout = "";
+      const seen = (pattern: RegExp): Promise<RegExpExecArray> =>
+        new Promise((resolve, reject) => {
+          const check = (): void => {
+            const found = pattern.exec(stdout);
+            if (found) {
+              child.stdout.off("data", check);
+              resolve(found);
+            }
+          };
+          child.stdout.on("data", check);
+          child.once("exit", (code) => reject(new Error(`serve exited with ${code} before ${pattern}: ${stdout}`)));
+          check();
+        });
+      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+      const url = (await seen(/ · WebSocket (ws:\/\/\S+) · /))[1]!;
+      const socket = new WebSocket(url);
+      await once(socket, "open");
+      // A script that loops keeps the editor busy, so the graceful shutdown waits for it.
+      socket.send(JSON.stringify({ id: "busy", method: "jsx:run", params: { script: "for(;;){}", timeoutMs: 60_000 } }));
+      const statusUrl = `${url.replace(/^ws/, "http").replace(/\/ws$/, "")}/status`;
+      await eventually(async () => ((await (await fetch(statusUrl)).json()) as { editor: { running: number } }).editor.running === 1, "the script to run");
+      const exited = once(child, "exit");
+      child.kill("SIGTERM");
+      await seen(/"msg":"shutting down"/);
+      child.kill("SIGTERM");
+      const [code, signal] = (await exited) as [number | null, string | null];
+      expect([code, signal]).toEqual([1, null]);
+      expect(stdout).toContain('"msg":"second signal: exiting now"');
+      socket.terminate();
+    } finally {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGKILL");
+        await once(child, "exit");
+      }
     }
   });
 });

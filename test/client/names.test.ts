@@ -28,7 +28,7 @@ describe("the name option", () => {
     });
     const client = connect(fake.url, { name: "build agent/7" });
     await record(client, "$open").nth(2);
-    expect(fake.queries).toEqual([{ name: "build agent/7" }, { resume: "c1", name: "build agent/7" }]);
+    expect(fake.queries).toEqual([{ name: "build agent/7", binary: "1" }, { resume: "c1", name: "build agent/7", binary: "1" }]);
   });
 
   it("shows up in server:clients beside the id prefix", async () => {

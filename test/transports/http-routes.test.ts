@@ -48,7 +48,7 @@ describe("a wrong verb on a known route", () => {
     const harness = await startBridge({ plugins: [STATS_PLUGIN], pluginConfig: { stats: { greeting: "hi" } } });
     const body = await expectNotAllowed(await harness.http("/plugins/stats/echo"), "POST");
     expect(body).toMatchObject({ pluginId: "stats" });
-    await expectNotAllowed(await harness.http("/plugins/stats/layers/2", { method: "PUT" }), "GET");
+    await expectNotAllowed(await harness.http("/plugins/stats/layers/2", { method: "PUT" }), "GET, HEAD");
   });
 
   it("an unknown path stays 404 NOT_FOUND without Allow", async () => {

@@ -11,9 +11,10 @@ import { BridgeError } from "../../protocol/index.js";
 import { createEmbeddedHost } from "../embedded/index.js";
 import type { HostAdapter, HostCallContext } from "../host.js";
 import { Channel } from "./channel.js";
-import { EDITOR_ORPHAN_CHECK_MS } from "./limits.js";
+import { EDITOR_ORPHAN_CHECK_MS, SPILL_MIN_BYTES } from "./limits.js";
 import { HOST_OPS, PDEATHSIG_ENV, toWireError, type ChildMessage, type EditorInit, type HostOp, type ParentMessage } from "./protocol.js";
 import { testOp } from "./test-hooks.js";
+import { SPILL_DIR_ENV, spillWriter } from "./spill.js";
 
 /** The channel's file descriptor: the fourth entry of the parent's `stdio`. */
 const CHANNEL_FD = 3;
@@ -166,15 +167,20 @@ function main(): void {
   watchParent();
   const socket = new Socket({ fd: CHANNEL_FD, readable: true, writable: true });
   let handle: (message: ParentMessage) => void = () => {};
-  const channel = new Channel<ParentMessage, ChildMessage>(socket, {
-    message: (message) => handle(message),
-    error: (error) => {
-      process.stderr.write(`editor process: ${error.message}\n`);
-      process.exit(EXIT_PROTOCOL_ERROR);
+  const spillDir = process.env[SPILL_DIR_ENV];
+  const channel = new Channel<ParentMessage, ChildMessage>(
+    socket,
+    {
+      message: (message) => handle(message),
+      error: (error) => {
+        process.stderr.write(`editor process: ${error.message}\n`);
+        process.exit(EXIT_PROTOCOL_ERROR);
+      },
+      // The bridge closed the channel, exited or died: an editor never outlives it.
+      close: () => process.exit(0),
     },
-    // The bridge closed the channel, exited or died: an editor never outlives it.
-    close: () => process.exit(0),
-  });
+    { writer: spillDir ? spillWriter(spillDir, SPILL_MIN_BYTES) : undefined },
+  );
   handle = serve(channel);
 }
 

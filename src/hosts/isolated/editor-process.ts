@@ -5,7 +5,9 @@ import type { Duplex } from "node:stream";
 import { Channel } from "./channel.js";
 import { EDITOR_MEMORY_SAMPLE_MS, EDITOR_STDERR_TAIL_BYTES } from "./limits.js";
 import type { ChildMessage, ParentMessage } from "./protocol.js";
+import { killOnExit } from "../_internal/exit-kill.js";
 import { describeExit, spawnEditorProcess, type SpawnOptions } from "./spawn.js";
+import { createSpillFolder, removeSpillFolder, SPILL_DIR_ENV } from "./spill.js";
 
 const MiB = 1024 * 1024;
 
@@ -37,18 +39,28 @@ export class EditorProcess {
   private stderrTail = "";
   private gone = false;
   private readonly exited: Promise<void>;
+  private readonly spillDir: string | undefined;
+  private readonly forgetSpill: () => void;
 
   constructor(
     private readonly options: EditorProcessOptions,
     private readonly handlers: EditorProcessHandlers,
   ) {
-    this.child = spawnEditorProcess(options);
-    this.channel = new Channel<ChildMessage, ParentMessage>(this.child.stdio[3] as Duplex, {
-      message: (message) => handlers.message(message),
-      error: (error) => this.kill(`editor broke the message protocol: ${error.message}`),
-      // The channel closes when the process ends; the exit itself reports it, with the cause.
-      close: () => {},
-    });
+    // Large blobs from the editor come through this folder in shared memory; removed when the process ends.
+    this.spillDir = createSpillFolder();
+    const spillDir = this.spillDir;
+    this.forgetSpill = spillDir === undefined ? () => {} : killOnExit(() => removeSpillFolder(spillDir));
+    this.child = spawnEditorProcess({ ...options, env: spillDir === undefined ? {} : { [SPILL_DIR_ENV]: spillDir } });
+    this.channel = new Channel<ChildMessage, ParentMessage>(
+      this.child.stdio[3] as Duplex,
+      {
+        message: (message) => handlers.message(message),
+        error: (error) => this.kill(`editor broke the message protocol: ${error.message}`),
+        // The channel closes when the process ends; the exit itself reports it, with the cause.
+        close: () => {},
+      },
+      { dir: spillDir },
+    );
     this.child.stderr?.on("data", (chunk: Buffer) => this.onStderr(chunk));
     this.exited = new Promise((resolve) => {
       // `close` comes after the exit and after stderr is drained, so the tail is complete.
@@ -105,6 +117,8 @@ export class EditorProcess {
     this.gone = true;
     clearInterval(this.sampler);
     this.channel.destroy();
+    if (this.spillDir !== undefined) removeSpillFolder(this.spillDir);
+    this.forgetSpill();
     this.handlers.exit(reason);
   }
 

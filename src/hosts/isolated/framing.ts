@@ -10,9 +10,13 @@
  * kernel, which copies it into the socket), exactly one on the receiving side (from the chunks the socket delivers
  * into the one buffer allocated for that blob). The header and JSON are small and written as one buffer.
  *
+ * A sender given a spill writer (the editor process) writes blobs of at least its `minBytes` as files in shared memory
+ * instead, marked `{"$file": [name, bytes]}`; the receiver hands those to its owner as {@link SpilledBlob}s to read
+ * and put in place (see `spill.ts`). A receiver that was not told to accept them refuses the frame.
+ *
  * Besides plain JSON, a message may hold `undefined` array elements (arguments such as `getDocument(ctx, undefined)`)
  * as `{"$undefined": 1}`. An object of the message that itself has a key named `$blob`, `$undefined` or `$object`
- * (a script may return anything) travels as `{"$object": [[key, value], …]}`, so no data is ever mistaken for a
+ * (or `$file`; a script may return anything) travels as `{"$object": [[key, value], …]}`, so no data is ever mistaken for a
  * marker.
  */
 
@@ -28,6 +32,22 @@ export const MAX_BLOB_BYTES = 0xffff_ffff;
 const BLOB = "$blob";
 const UNDEFINED = "$undefined";
 const OBJECT = "$object";
+const FILE = "$file";
+const RESERVED = [BLOB, UNDEFINED, OBJECT, FILE];
+
+/** Writes a large blob somewhere the receiver can read it, answering its name (see `spill.ts`). */
+export interface BlobSpill {
+  readonly minBytes: number;
+  write(blob: Uint8Array): string | undefined;
+}
+
+/** A blob the sender spilled: the receiver reads it and sets `holder[key]` to its bytes before using the message. */
+export interface SpilledBlob {
+  readonly holder: Record<string, unknown> | unknown[];
+  readonly key: string;
+  readonly name: string;
+  readonly bytes: number;
+}
 
 /** A message ready to write: one small head buffer (header and JSON), then each blob as it is. */
 export interface EncodedFrame {
@@ -44,9 +64,9 @@ function isPlainRecord(value: unknown): value is Record<string, unknown> {
  *
  * @throws Error when a blob is larger than {@link MAX_BLOB_BYTES} or there are more than {@link MAX_FRAME_BLOBS}.
  */
-export function encodeFrame(message: unknown): EncodedFrame {
+export function encodeFrame(message: unknown, spill?: BlobSpill): EncodedFrame {
   const blobs: Uint8Array[] = [];
-  const json = JSON.stringify(withMarkers(message, blobs)) ?? "null";
+  const json = JSON.stringify(withMarkers(message, blobs, spill)) ?? "null";
   if (blobs.length > MAX_FRAME_BLOBS) throw new Error(`A message may carry at most ${MAX_FRAME_BLOBS} blobs`);
   const jsonBytes = Buffer.byteLength(json);
   const headerBytes = 8 + 4 * blobs.length;
@@ -64,9 +84,11 @@ export function encodeFrame(message: unknown): EncodedFrame {
  * not copied. A walk before `JSON.stringify` rather than a replacer: the replacer would see a `Buffer` only after its
  * `toJSON` turned 5 MB into an array of 5 million numbers, and calling it for every value costs more than the walk.
  */
-function withMarkers(value: unknown, blobs: Uint8Array[]): unknown {
+function withMarkers(value: unknown, blobs: Uint8Array[], spill: BlobSpill | undefined): unknown {
   if (typeof value !== "object" || value === null) return value;
   if (value instanceof Uint8Array) {
+    const name = spill !== undefined && value.byteLength >= spill.minBytes ? spill.write(value) : undefined;
+    if (name !== undefined) return { [FILE]: [name, value.byteLength] };
     if (value.byteLength > MAX_BLOB_BYTES) throw new Error(`A blob of ${value.byteLength} bytes is too large for one frame`);
     return { [BLOB]: blobs.push(value) - 1 };
   }
@@ -74,7 +96,7 @@ function withMarkers(value: unknown, blobs: Uint8Array[]): unknown {
     let copy: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
-      const out = item === undefined ? { [UNDEFINED]: 1 } : withMarkers(item, blobs);
+      const out = item === undefined ? { [UNDEFINED]: 1 } : withMarkers(item, blobs, spill);
       if (out !== item) {
         copy ??= value.slice();
         copy[i] = out;
@@ -87,14 +109,14 @@ function withMarkers(value: unknown, blobs: Uint8Array[]): unknown {
   let copy: Record<string, unknown> | undefined;
   for (const key of Object.keys(value)) {
     const item = (value as Record<string, unknown>)[key];
-    const out = withMarkers(item, blobs);
+    const out = withMarkers(item, blobs, spill);
     if (out !== item) {
       copy ??= { ...value };
       copy[key] = out;
     }
   }
   const result = copy ?? (value as Record<string, unknown>);
-  if (Object.hasOwn(result, BLOB) || Object.hasOwn(result, UNDEFINED) || Object.hasOwn(result, OBJECT)) {
+  if (RESERVED.some((key) => Object.hasOwn(result, key))) {
     return { [OBJECT]: Object.entries(result).filter(([, item]) => item !== undefined) };
   }
   return result;
@@ -119,7 +141,14 @@ export class FrameDecoder {
   private json = "";
   private blobs: Buffer[] = [];
 
-  constructor(private readonly onMessage: (message: unknown) => void) {}
+  /**
+   * @param onMessage gets each message, with the blobs its sender spilled (empty unless `acceptSpilled`).
+   * @param acceptSpilled whether the sender may spill blobs (the bridge's side of an editor process with a folder).
+   */
+  constructor(
+    private readonly onMessage: (message: unknown, spilled: readonly SpilledBlob[]) => void,
+    private readonly acceptSpilled = false,
+  ) {}
 
   /**
    * Consumes one chunk, calling `onMessage` for every message it completes.
@@ -191,21 +220,32 @@ export class FrameDecoder {
       this.target = Buffer.allocUnsafeSlow(length);
       return;
     }
-    const message = reviveMessage(this.json, this.blobs);
+    const spilled: SpilledBlob[] = [];
+    const message = reviveMessage(this.json, this.blobs, this.acceptSpilled ? spilled : undefined);
     this.phase = "header";
     this.target = Buffer.allocUnsafe(8);
     this.json = "";
     this.blobs = [];
-    this.onMessage(message);
+    this.onMessage(message, spilled);
   }
 }
 
-/** Parses the JSON part, putting each blob back where its marker stands. */
-function reviveMessage(json: string, blobs: readonly Buffer[]): unknown {
+/**
+ * Parses the JSON part, putting each blob back where its marker stands; spilled blobs are listed in `spilled` (a
+ * receiver that accepts none passes undefined and a `$file` marker is refused).
+ */
+function reviveMessage(json: string, blobs: readonly Buffer[], spilled: SpilledBlob[] | undefined): unknown {
   // Markers only exist where the encoder wrote them; most messages (calls, small results) have none.
   if (blobs.length === 0 && !json.includes(`"$`)) return JSON.parse(json);
-  return JSON.parse(json, (_key, value: unknown) => {
+  // A function, not an arrow: the reviver's `this` is the object holding `key`, where a spilled blob will go.
+  return JSON.parse(json, function (this: Record<string, unknown> | unknown[], key: string, value: unknown) {
     if (!isPlainRecord(value)) return value;
+    if (Object.hasOwn(value, FILE)) {
+      const [name, bytes] = value[FILE] as [unknown, unknown];
+      if (spilled === undefined || typeof name !== "string" || typeof bytes !== "number") throw new Error("Corrupt frame: an unexpected spilled blob");
+      spilled.push({ holder: this, key, name, bytes });
+      return null;
+    }
     if (Object.hasOwn(value, BLOB)) {
       const blob = blobs[value[BLOB] as number];
       if (blob === undefined) throw new Error("Corrupt frame: a marker names a missing blob");
@@ -213,7 +253,16 @@ function reviveMessage(json: string, blobs: readonly Buffer[]): unknown {
     }
     // Returning undefined from a reviver leaves a hole, which reads as `undefined`.
     if (Object.hasOwn(value, UNDEFINED)) return undefined;
-    if (Object.hasOwn(value, OBJECT)) return Object.fromEntries(value[OBJECT] as Array<[string, unknown]>);
+    if (Object.hasOwn(value, OBJECT)) {
+      const entries = value[OBJECT] as Array<[string, unknown]>;
+      const object = Object.fromEntries(entries);
+      // A spilled blob revived inside an entry pair goes into the object built from the pairs.
+      for (const blob of spilled ?? []) {
+        const entry = entries.indexOf(blob.holder as [string, unknown]);
+        if (entry !== -1) Object.assign(blob, { holder: object, key: entries[entry]![0] });
+      }
+      return object;
+    }
     return value;
   });
 }

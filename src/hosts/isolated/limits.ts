@@ -42,3 +42,10 @@ export const EDITOR_ORPHAN_CHECK_MS = 1_000;
  * the cores, the bridge's thread, which answers every client, wins. @default 10
  */
 export const EDITOR_NICENESS = 10;
+
+/**
+ * Blobs the editor sends of at least this size cross through a private folder in shared memory (`/dev/shm`) instead
+ * of the socket: one copy into memory on the editor's side, one read on the bridge's libuv threads, rather than
+ * ~130 socket reads of 64 KiB on the bridge's own thread for an 8 MB export. @default 1 MiB
+ */
+export const SPILL_MIN_BYTES = 1024 * 1024;

@@ -57,6 +57,8 @@ export interface SpawnOptions {
   readonly maxMemoryBytes: number;
   /** Apply `RLIMIT_DATA` through `/bin/sh` (when it exists). */
   readonly rlimit: boolean;
+  /** Variables added to the bridge's environment for the child. */
+  readonly env?: Readonly<Record<string, string>> | undefined;
 }
 
 /** V8's old-space size for a cap, in MiB. */
@@ -70,7 +72,11 @@ export function heapMiB(maxMemoryBytes: number): number {
  */
 export function spawnEditorProcess(options: SpawnOptions): ChildProcess {
   const nodeArgs = [`--max-old-space-size=${heapMiB(options.maxMemoryBytes)}`, ...options.execArgv, options.entry];
-  const spawnOptions = { stdio: ["ignore", "inherit", "pipe", "pipe"] as ("ignore" | "inherit" | "pipe")[], windowsHide: true };
+  const spawnOptions = {
+    stdio: ["ignore", "inherit", "pipe", "pipe"] as ("ignore" | "inherit" | "pipe")[],
+    windowsHide: true,
+    env: { ...process.env, ...options.env },
+  };
   const child =
     options.rlimit && existsSync(SHELL)
       ? spawn(SHELL, ["-c", wrapperScript(Math.floor(options.maxMemoryBytes / 1024)), process.execPath, ...nodeArgs], spawnOptions)

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { open, unlink } from "node:fs/promises";
 import { join } from "node:path";
 
@@ -18,14 +18,45 @@ const SHARED_MEMORY = "/dev/shm";
 /** Names the editor gives its files: a counter, so a name can never leave the folder. */
 const SPILL_NAME = /^\d{1,15}$/;
 
+/** Spill folders are named after the bridge process that made them, so a later bridge can sweep a dead one's. */
+const FOLDER_PREFIX = "image-editor-bridge-";
+const FOLDER_NAME = /^image-editor-bridge-(\d+)-/;
+
 /** A new private folder for one editor process's blobs, or undefined when there is no shared memory. */
 export function createSpillFolder(): string | undefined {
   try {
     if (!statSync(SHARED_MEMORY).isDirectory()) return undefined;
+    sweepDeadFolders();
     // mkdtemp makes the folder 0700: only this user reads what the editor spills.
-    return mkdtempSync(join(SHARED_MEMORY, "image-editor-bridge-"));
+    return mkdtempSync(join(SHARED_MEMORY, `${FOLDER_PREFIX}${process.pid}-`));
   } catch {
     return undefined;
+  }
+}
+
+/**
+ * Removes the folders of bridges that are gone: a bridge killed outright (SIGKILL, a crash) cannot remove its own,
+ * and an editor killed between writing a blob and sending it would leave the file in shared memory.
+ */
+function sweepDeadFolders(): void {
+  for (const name of readdirSync(SHARED_MEMORY)) {
+    const owner = FOLDER_NAME.exec(name)?.[1];
+    if (owner === undefined || Number(owner) === process.pid || alive(Number(owner))) continue;
+    try {
+      if (statSync(join(SHARED_MEMORY, name)).uid === process.getuid?.()) removeSpillFolder(join(SHARED_MEMORY, name));
+    } catch {
+      // Another bridge swept it first.
+    }
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

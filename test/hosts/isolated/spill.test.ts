@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { watch } from "node:fs";
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import { createServer, Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -121,6 +123,25 @@ describe("large blobs through shared memory", () => {
     await writeFile(join(dir, "8"), "abc");
     await expect(readSpilled(dir, "8", 4)).rejects.toThrow(/has 3 bytes, 4 announced/);
     expect(await readdir(dir)).toEqual([]);
+  });
+
+  it("a new folder sweeps the folders of bridges that are gone, with what they left, and keeps living ones", async () => {
+    const probe = createSpillFolder();
+    if (probe === undefined) return; // no shared memory here
+    removeSpillFolder(probe);
+    const child = spawn(process.execPath, ["-e", ""]);
+    const [deadPid] = [child.pid!, await once(child, "exit")];
+    const dead = join("/dev/shm", `image-editor-bridge-${deadPid}-test`);
+    const living = join("/dev/shm", `image-editor-bridge-${process.ppid}-test`);
+    for (const dir of [dead, living]) {
+      await mkdir(dir);
+      await writeFile(join(dir, "0"), "left behind");
+    }
+    cleanups.push(() => removeSpillFolder(living));
+    const mine = await spillFolder();
+    expect(mine).toMatch(new RegExp(`/image-editor-bridge-${process.pid}-`));
+    await expect(readdir(dead)).rejects.toThrow(/ENOENT/);
+    expect(await readdir(living)).toEqual(["0"]);
   });
 
   it("the editor process's exports come through its folder, which is empty after each call and gone after close", async () => {

@@ -79,6 +79,8 @@ export function spillWriter(dir: string, minBytes: number): SpillWriter {
     write(blob) {
       const name = String(next++);
       try {
+        // Synchronous on purpose: this runs in the editor process (never the bridge's thread), between encoding a
+        // result and sending it, and a copy into shared memory is about 1 ms for 8 MB.
         writeFileSync(join(dir, name), blob, { flag: "wx", mode: 0o600 });
         return name;
       } catch {

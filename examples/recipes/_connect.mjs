@@ -1,4 +1,4 @@
-// Shared by the recipes: the bridge's address from --url / BRIDGE_URL, and a connected SDK client.
+// Shared by the recipes: the bridge's address from --url / BRIDGE_URL, a connected SDK client, and the per-file loop.
 import { mkdir } from "node:fs/promises";
 import { resolve } from "node:path";
 import WebSocket from "ws";
@@ -22,9 +22,25 @@ export async function connect(url) {
   return client;
 }
 
-/** The bytes of a data URI (`data:image/png;base64,…`). */
-export function bytesOf(dataUri) {
-  return Buffer.from(dataUri.slice(dataUri.indexOf(",") + 1), "base64");
+/**
+ * Runs `work(name)` for each file name in order; a failure is reported with its code and the next file goes on.
+ * Closes the client at the end and sets the exit status: 0 when every file succeeded, else 1.
+ */
+export async function forEachFile(client, names, work) {
+  let failed = 0;
+  try {
+    for (const name of names) {
+      try {
+        await work(name);
+      } catch (error) {
+        failed++;
+        console.error(`${name}: ${error.code ?? "ERROR"} ${error.message}`);
+      }
+    }
+  } finally {
+    await client.close();
+  }
+  process.exitCode = failed === 0 ? 0 : 1;
 }
 
 /**

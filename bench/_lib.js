@@ -97,6 +97,8 @@ export function log(...args) {
 export function openSocket(url, timeoutMs = 10_000) {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, { perMessageDeflate: false });
+    // Each request in flight listens for its answer; benchmarks keep many in flight on one socket on purpose.
+    ws.setMaxListeners(0);
     const timer = setTimeout(() => {
       ws.terminate();
       reject(new Error(`connect timeout to ${url}`));

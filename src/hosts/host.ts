@@ -14,10 +14,26 @@ import type { DataLoss, FileFormat, HostBounds, HostDocument, HostLayer, HostRec
  * down; an editor should stop work it can stop.
  */
 export interface HostCallContext {
+  /** Aborts when the call was cancelled or ran out of time; its `reason` is the `BridgeError` the caller got. */
   readonly signal: AbortSignal;
   /** Who the call runs for, as logs may name it (`client:<id prefix>`, `http:<address>`, `plugin:<id>`). */
   readonly caller: string;
+  /**
+   * Reports how far the call has come: `progress` of `total` (a fraction of 1 when `total` is omitted), with an
+   * optional short message. Cheap to call often: the bridge keeps values monotonic and rate-limits what it sends.
+   * Absent when nobody asked for progress.
+   */
+  readonly progress?: ProgressReporter | undefined;
+  /**
+   * Throws the abort reason once the call is cancelled or out of time. Long loops call it every few rows: where
+   * the editor runs in its own process, it reads a flag shared with a thread that is never blocked, so it sees a
+   * cancellation even while the editor's own thread is too busy to read a message. Absent: check `signal`.
+   */
+  readonly checkpoint?: (() => void) | undefined;
 }
+
+/** See {@link HostCallContext.progress}. */
+export type ProgressReporter = (progress: number, total?: number, message?: string) => void;
 
 /** A colour as bytes: red, green, blue, alpha (0–255). */
 export type Rgba = readonly [number, number, number, number];

@@ -24,6 +24,7 @@ export const ERROR_CODES = {
   HOST_BUSY: "HOST_BUSY",
   SHUTTING_DOWN: "SHUTTING_DOWN",
   TIMEOUT: "TIMEOUT",
+  CANCELLED: "CANCELLED",
   PLUGIN_NOT_FOUND: "PLUGIN_NOT_FOUND",
   PLUGIN_LOAD_FAILED: "PLUGIN_LOAD_FAILED",
   PLUGIN_REGISTRATION_FAILED: "PLUGIN_REGISTRATION_FAILED",
@@ -79,6 +80,8 @@ export const ERROR_RULES: Readonly<Record<ErrorCode, ErrorRule>> = {
   HOST_BUSY: { status: 503, retryable: true, source: "bridge" },
   SHUTTING_DOWN: { status: 503, retryable: true, source: "bridge" },
   TIMEOUT: { status: 504, retryable: true, source: "bridge" },
+  /** The caller cancelled the call (`request:cancel`, an aborted SDK call, an HTTP client that went away). */
+  CANCELLED: { status: 499, retryable: false, source: "bridge" },
   PLUGIN_NOT_FOUND: { status: 404, retryable: false, source: "plugin" },
   PLUGIN_LOAD_FAILED: { status: 503, retryable: false, source: "plugin" },
   PLUGIN_REGISTRATION_FAILED: { status: 503, retryable: false, source: "plugin" },

@@ -7,3 +7,4 @@ export * from "./method-names.js";
 export * from "./events.js";
 export * from "./constants.js";
 export * from "./binary-frames.js";
+export * from "./control.js";

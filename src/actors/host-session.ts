@@ -1,7 +1,7 @@
 import { createActor, type Actor } from "xstate";
 import type { Subscription } from "rxjs";
 import { BridgeError } from "../protocol/index.js";
-import type { HostAdapter, HostCallContext, HostInfo } from "../hosts/host.js";
+import type { HostAdapter, HostCallContext, HostInfo, ProgressReporter } from "../hosts/host.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import { Mailbox, type MailboxJob } from "./_internal/mailbox.js";
@@ -19,6 +19,13 @@ export interface CallOptions {
   /** Whether the call changes the document; a mutation that times out reports `outcome: "unknown"`. */
   readonly mutates: boolean;
   readonly timeoutMs: number;
+  /**
+   * Aborts when the caller cancels. A queued call is removed; a running one answers at once and its editor is told
+   * to stop (its slot stays taken until the editor comes back). Both answer `CANCELLED`.
+   */
+  readonly cancel?: AbortSignal | undefined;
+  /** Receives the editor's progress reports while the call runs (never after its answer). */
+  readonly progress?: ProgressReporter | undefined;
 }
 
 interface Job extends MailboxJob {
@@ -29,6 +36,12 @@ interface Job extends MailboxJob {
   /** Created only when the host reads `ctx.signal`: most calls never need one. */
   controller: AbortController | undefined;
   timer: NodeJS.Timeout | undefined;
+  /** When the bridge gives up on the call (`performance.now()`), counted from when it was queued. */
+  readonly deadline: number;
+  /** Why the call was aborted (cancelled or out of time), once it was. */
+  abortReason: BridgeError | undefined;
+  /** Stops listening to `options.cancel`. */
+  unlisten: (() => void) | undefined;
   /** The caller has its answer (result, TIMEOUT or HOST_UNAVAILABLE); a late host result is dropped. */
   answered: boolean;
   /** The job's mailbox slot is free again. */
@@ -141,6 +154,7 @@ export class HostSession {
     }
     const refusal = this.admission(options.lane);
     if (refusal !== undefined) return Promise.reject(refusal);
+    if (options.cancel?.aborted === true) return Promise.reject(cancelledError(options, "not-started"));
     return new Promise<T>((resolve, reject) => {
       const job: Job = {
         lane: options.lane,
@@ -151,11 +165,20 @@ export class HostSession {
         reject,
         controller: undefined,
         timer: undefined,
+        deadline: performance.now() + options.timeoutMs,
+        abortReason: undefined,
+        unlisten: undefined,
         answered: false,
         released: false,
         startedAt: 0,
       };
       job.timer = setTimeout(() => this.onDeadline(job), options.timeoutMs);
+      const { cancel } = options;
+      if (cancel !== undefined) {
+        const onCancel = (): void => this.onCancel(job);
+        cancel.addEventListener("abort", onCancel, { once: true });
+        job.unlisten = () => cancel.removeEventListener("abort", onCancel);
+      }
       this.mailbox.enqueue(job);
       this.pump();
     });
@@ -227,7 +250,9 @@ export class HostSession {
   private answer(job: Job, ok: boolean, value: unknown): void {
     if (job.answered) return;
     job.answered = true;
-    clearTimeout(job.timer);
+    job.unlisten?.();
+    // A running call keeps its deadline timer: a call cancelled while running holds its slot until then at most.
+    if (job.released || !this.running.has(job)) clearTimeout(job.timer);
     if (ok) job.resolve(value);
     else job.reject(value);
   }
@@ -279,12 +304,21 @@ export class HostSession {
   private startJob(job: Job): void {
     this.running.add(job);
     job.startedAt = performance.now();
+    const { progress } = job.options;
     const ctx: HostCallContext = {
       get signal() {
-        if (job.controller === undefined) job.controller = new AbortController();
+        if (job.controller === undefined) {
+          job.controller = new AbortController();
+          if (job.abortReason !== undefined) job.controller.abort(job.abortReason);
+        }
         return job.controller.signal;
       },
       caller: laneLogName(job.lane),
+      checkpoint: () => {
+        if (job.abortReason !== undefined) throw job.abortReason;
+      },
+      deadline: job.deadline,
+      ...(progress === undefined ? {} : { progress: (value: number, total?: number, message?: string) => job.answered || progress(value, total, message) }),
     };
     let result: Promise<unknown>;
     try {
@@ -316,7 +350,11 @@ export class HostSession {
   }
 
   private onDeadline(job: Job): void {
-    if (job.answered) return;
+    if (job.answered) {
+      // Cancelled while running and still not back at its deadline: free the slot as for a timed-out call.
+      if (!job.released && this.running.has(job)) this.freeSlotLater(job);
+      return;
+    }
     const { method, mutates, timeoutMs } = job.options;
     if (this.mailbox.remove(job)) {
       this.answer(
@@ -329,16 +367,38 @@ export class HostSession {
       );
       return;
     }
-    job.controller?.abort();
-    this.answer(
-      job,
-      false,
-      new BridgeError("TIMEOUT", `${method} did not finish within ${timeoutMs} ms`, {
-        details: mutates ? { timeoutMs, outcome: "unknown" } : { timeoutMs },
-        retryable: !mutates,
-      }),
-    );
-    // The editor may still be working on it; give it a moment to honour the abort before freeing its slot.
+    const error = new BridgeError("TIMEOUT", `${method} did not finish within ${timeoutMs} ms`, {
+      details: mutates ? { timeoutMs, outcome: "unknown" } : { timeoutMs },
+      retryable: !mutates,
+    });
+    this.abort(job, error);
+    this.answer(job, false, error);
+    this.freeSlotLater(job);
+  }
+
+  /** The caller cancelled: a queued call leaves the mailbox; a running one answers now and is told to stop. */
+  private onCancel(job: Job): void {
+    if (job.answered) return;
+    if (this.mailbox.remove(job)) {
+      this.answer(job, false, cancelledError(job.options, "not-started"));
+      return;
+    }
+    const error = cancelledError(job.options, "running");
+    this.abort(job, error);
+    this.answer(job, false, error);
+    // The slot stays taken until the editor comes back (a native call cannot be interrupted), or its deadline.
+  }
+
+  private abort(job: Job, reason: BridgeError): void {
+    if (job.abortReason !== undefined) return;
+    job.abortReason = reason;
+    job.controller?.abort(reason);
+  }
+
+  /** The editor may still be working on an aborted call; give it a moment to honour the abort before freeing its slot. */
+  private freeSlotLater(job: Job): void {
+    const { method } = job.options;
+    clearTimeout(job.timer);
     job.timer = setTimeout(() => {
       if (job.released) return;
       this.log.warn({ actor: "host", method, lane: laneLogName(job.lane) }, "editor ignored an aborted call; freeing its slot");
@@ -361,7 +421,7 @@ export class HostSession {
   private failAll(makeError: () => BridgeError): void {
     const victims = [...this.mailbox.drain(), ...this.running];
     for (const job of victims) {
-      job.controller?.abort();
+      this.abort(job, makeError());
       this.answer(job, false, makeError());
       job.released = true;
       clearTimeout(job.timer);
@@ -370,4 +430,14 @@ export class HostSession {
     this.pump();
     this.notifyIdle();
   }
+}
+
+/** The answer of a cancelled call: `not-started` when it left the queue, else whether its effect is known. */
+function cancelledError(options: CallOptions, state: "not-started" | "running"): BridgeError {
+  if (state === "not-started") {
+    return new BridgeError("CANCELLED", `${options.method} was cancelled before it started`, { details: { outcome: "not-started" } });
+  }
+  return new BridgeError("CANCELLED", `${options.method} was cancelled while running; the editor was told to stop`, {
+    details: options.mutates ? { outcome: "unknown" } : {},
+  });
 }

@@ -30,6 +30,11 @@ export interface HostCallContext {
    * cancellation even while the editor's own thread is too busy to read a message. Absent: check `signal`.
    */
   readonly checkpoint?: (() => void) | undefined;
+  /**
+   * When the bridge gives up on the call (`performance.now()` of the bridge's process). A cancelled call keeps
+   * running to a checkpoint; an editor that has not come back by then is treated as stuck.
+   */
+  readonly deadline?: number | undefined;
 }
 
 /** See {@link HostCallContext.progress}. */

@@ -10,8 +10,9 @@ import { pino, type Logger } from "pino";
 import { BridgeError } from "../../protocol/index.js";
 import { createEmbeddedHost } from "../embedded/index.js";
 import type { HostAdapter, HostCallContext } from "../host.js";
+import { type CancelFlags, watchCancels } from "./cancel-flags.js";
 import { Channel } from "./channel.js";
-import { EDITOR_ORPHAN_CHECK_MS, SPILL_MIN_BYTES } from "./limits.js";
+import { EDITOR_ORPHAN_CHECK_MS, EDITOR_PROGRESS_INTERVAL_MS, SPILL_MIN_BYTES } from "./limits.js";
 import { HOST_OPS, PDEATHSIG_ENV, toWireError, type ChildMessage, type EditorInit, type HostOp, type ParentMessage } from "./protocol.js";
 import { testOp } from "./test-hooks.js";
 import { SPILL_DIR_ENV, spillWriter } from "./spill.js";
@@ -74,20 +75,50 @@ function operationOf(host: HostAdapter, op: string): Operation | undefined {
   return typeof fn === "function" ? (fn as Operation).bind(host) : undefined;
 }
 
+/** Why a call stopped, as the editor sees it; the bridge has already answered the caller with the real reason. */
+function stopped(): BridgeError {
+  return new BridgeError("CANCELLED", "The bridge stopped this call (cancelled or out of time)");
+}
+
+/** Progress of one call as `progress` messages: never decreasing, at most one per `EDITOR_PROGRESS_INTERVAL_MS`. */
+function progressSender(id: number, send: Send): (progress: number, total?: number, message?: string) => void {
+  let last = Number.NEGATIVE_INFINITY;
+  let lastAt = Number.NEGATIVE_INFINITY;
+  return (progress, total, message) => {
+    if (!Number.isFinite(progress) || progress < 0 || (total !== undefined && !(total > 0))) return;
+    const fraction = total === undefined ? progress : progress / total;
+    const now = performance.now();
+    if (fraction < last || now - lastAt < EDITOR_PROGRESS_INTERVAL_MS) return;
+    last = fraction;
+    lastAt = now;
+    send({ kind: "progress", id, progress, ...(total === undefined ? {} : { total }), ...(message === undefined ? {} : { message }) });
+  };
+}
+
 /** Serves the bridge's messages: calls run concurrently (the bridge's mailbox decides how many). */
-function serve(channel: Channel<ParentMessage, ChildMessage>): (message: ParentMessage) => void {
+function serve(channel: Channel<ParentMessage, ChildMessage>, flags: CancelFlags): (message: ParentMessage) => void {
   const send: Send = (message) => channel.send(message);
   const running = new Map<number, AbortController>();
   const subscriptions = new Map<string, Subscription>();
   let host: HostAdapter | undefined;
 
-  async function call(id: number, op: string, args: unknown[], caller: string): Promise<void> {
+  async function call(id: number, op: string, args: unknown[], caller: string, wantsProgress: boolean): Promise<void> {
     const controller = new AbortController();
     running.set(id, controller);
+    const checkpoint = (): void => {
+      if (!controller.signal.aborted && flags.cancelled(id)) controller.abort(stopped());
+      if (controller.signal.aborted) throw controller.signal.reason;
+    };
+    const ctx: HostCallContext = {
+      signal: controller.signal,
+      caller,
+      checkpoint,
+      ...(wantsProgress ? { progress: progressSender(id, send) } : {}),
+    };
     try {
       const operation = host === undefined ? undefined : operationOf(host, op);
       if (operation === undefined) throw new BridgeError("NOT_SUPPORTED", `The editor has no operation ${op}`, { details: { capability: op } });
-      const value = await operation({ signal: controller.signal, caller }, ...args);
+      const value = await operation(ctx, ...args);
       send({ kind: "result", id, ok: true, value });
     } catch (error) {
       send({ kind: "result", id, ok: false, error: toWireError(error) });
@@ -126,10 +157,10 @@ function serve(channel: Channel<ParentMessage, ChildMessage>): (message: ParentM
         void start(message.options);
         return;
       case "call":
-        void call(message.id, message.op, message.args, message.caller);
+        void call(message.id, message.op, message.args, message.caller, message.progress === true);
         return;
       case "cancel":
-        running.get(message.id)?.abort();
+        running.get(message.id)?.abort(stopped());
         return;
       case "subscribe":
         subscribe(message.type);
@@ -181,7 +212,7 @@ function main(): void {
     },
     { writer: spillDir ? spillWriter(spillDir, SPILL_MIN_BYTES) : undefined },
   );
-  handle = serve(channel);
+  handle = serve(channel, watchCancels());
 }
 
 main();

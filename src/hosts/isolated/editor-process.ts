@@ -2,6 +2,7 @@ import type { ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import type { Duplex } from "node:stream";
+import { cancelWriter } from "./cancel-flags.js";
 import { Channel } from "./channel.js";
 import { EDITOR_MEMORY_SAMPLE_MS, EDITOR_STDERR_TAIL_BYTES } from "./limits.js";
 import type { ChildMessage, ParentMessage } from "./protocol.js";
@@ -41,6 +42,7 @@ export class EditorProcess {
   private readonly exited: Promise<void>;
   private readonly spillDir: string | undefined;
   private readonly forgetSpill: () => void;
+  private readonly writeCancel: (id: number) => void;
 
   constructor(
     private readonly options: EditorProcessOptions,
@@ -61,6 +63,7 @@ export class EditorProcess {
       },
       { dir: spillDir },
     );
+    this.writeCancel = cancelWriter(this.child.stdio[4] as Duplex | null);
     this.child.stderr?.on("data", (chunk: Buffer) => this.onStderr(chunk));
     this.exited = new Promise((resolve) => {
       // `close` comes after the exit and after stderr is drained, so the tail is complete.
@@ -89,6 +92,16 @@ export class EditorProcess {
 
   send(message: ParentMessage): void {
     if (!this.gone) this.channel.send(message);
+  }
+
+  /**
+   * Tells the editor to stop a call: a `cancel` message, seen between its awaits, and the call's id on the cancel
+   * pipe, seen by its checkpoints even while its thread is busy in a loop.
+   */
+  cancel(id: number): void {
+    if (this.gone) return;
+    this.writeCancel(id);
+    this.channel.send({ kind: "cancel", id });
   }
 
   /** Kills the process at once (SIGKILL); `reason` becomes the cause reported for its end. */

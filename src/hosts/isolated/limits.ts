@@ -49,3 +49,9 @@ export const EDITOR_NICENESS = 10;
  * ~130 socket reads of 64 KiB on the bridge's own thread for an 8 MB export. @default 1 MiB
  */
 export const SPILL_MIN_BYTES = 1024 * 1024;
+
+/**
+ * Least time between two `progress` messages the editor sends for one call; reports in between are dropped (the
+ * last one before the answer is not needed: the answer says the call is done). @default 50
+ */
+export const EDITOR_PROGRESS_INTERVAL_MS = 50;

@@ -51,7 +51,15 @@ export interface WireError {
 /** Parent → child. */
 export type ParentMessage =
   | { readonly kind: "init"; readonly options: EditorInit }
-  | { readonly kind: "call"; readonly id: number; readonly op: string; readonly args: unknown[]; readonly caller: string }
+  | {
+      readonly kind: "call";
+      readonly id: number;
+      readonly op: string;
+      readonly args: unknown[];
+      readonly caller: string;
+      /** The caller asked for progress: the editor sends `progress` messages for this call. */
+      readonly progress?: boolean;
+    }
   | { readonly kind: "cancel"; readonly id: number }
   | { readonly kind: "subscribe"; readonly type: string }
   | { readonly kind: "unsubscribe"; readonly type: string }
@@ -64,6 +72,7 @@ export type ChildMessage =
   | { readonly kind: "result"; readonly id: number; readonly ok: true; readonly value: unknown }
   | { readonly kind: "result"; readonly id: number; readonly ok: false; readonly error: WireError }
   | { readonly kind: "event"; readonly type: string; readonly data: unknown }
+  | { readonly kind: "progress"; readonly id: number; readonly progress: number; readonly total?: number; readonly message?: string }
   | { readonly kind: "log"; readonly level: string; readonly obj: Record<string, unknown>; readonly msg: string | undefined }
   | { readonly kind: "documents"; readonly ids: number[]; readonly nextId: number };
 

@@ -68,12 +68,12 @@ export function heapMiB(maxMemoryBytes: number): number {
 
 /**
  * Starts an editor process: stdin ignored, stdout inherited, stderr piped (forwarded by the caller, and its tail
- * names the cause of a crash), fd 3 the message channel (a socket pair on POSIX). Never Node's `ipc` channel.
+ * names the cause of a crash), fd 3 the message channel (a socket pair on POSIX), fd 4 the ids of cancelled calls (`cancel-flags.ts`). Never Node's `ipc` channel.
  */
 export function spawnEditorProcess(options: SpawnOptions): ChildProcess {
   const nodeArgs = [`--max-old-space-size=${heapMiB(options.maxMemoryBytes)}`, ...options.execArgv, options.entry];
   const spawnOptions = {
-    stdio: ["ignore", "inherit", "pipe", "pipe"] as ("ignore" | "inherit" | "pipe")[],
+    stdio: ["ignore", "inherit", "pipe", "pipe", "pipe"] as ("ignore" | "inherit" | "pipe")[],
     windowsHide: true,
     env: { ...process.env, ...options.env },
   };

@@ -135,6 +135,9 @@ export class EditorSupervisor {
       case "result":
         this.calls.settle(message);
         return;
+      case "progress":
+        this.calls.progress(message);
+        return;
       case "event":
         this.relay.deliver(message.type, message.data);
         return;

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { watch } from "node:fs";
-import { mkdir, mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer, Socket } from "node:net";
@@ -10,7 +10,7 @@ import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
 import { Channel } from "../../../src/hosts/isolated/channel.js";
 import { SPILL_MIN_BYTES } from "../../../src/hosts/isolated/limits.js";
-import { createSpillFolder, readSpilled, removeSpillFolder, spillWriter } from "../../../src/hosts/isolated/spill.js";
+import { createSpillFolder, readSpilled, removeSpillFolder, SPILL_DIR_ENV, spillWriter } from "../../../src/hosts/isolated/spill.js";
 import { ctx, startIsolated } from "./_support.js";
 
 type Msg = { kind: string; [key: string]: unknown };
@@ -145,12 +145,12 @@ describe("large blobs through shared memory", () => {
   });
 
   it("the editor process's exports come through its folder, which is empty after each call and gone after close", async () => {
-    const before = new Set(await readdir("/dev/shm").catch(() => [] as string[]));
     const host = await startIsolated({ sample: false });
-    const folders = (await readdir("/dev/shm").catch(() => [] as string[])).filter((name) => name.startsWith("image-editor-bridge-") && !before.has(name));
-    if (folders.length === 0) return; // no shared memory here: every blob takes the socket
-    expect(folders).toHaveLength(1);
-    const folder = join("/dev/shm", folders[0]!);
+    // The editor's own folder, from its environment: other test files start editors of their own meanwhile.
+    const environ = await readFile(`/proc/${host.pid}/environ`, "utf8").catch(() => "");
+    const folder = environ.split("\0").find((entry) => entry.startsWith(`${SPILL_DIR_ENV}=`))?.slice(SPILL_DIR_ENV.length + 1);
+    if (folder === undefined) return; // no shared memory here (or no /proc): every blob takes the socket
+    expect(folder).toMatch(new RegExp(`^/dev/shm/image-editor-bridge-${process.pid}-`));
     // Noise does not compress: its PNG is well over the spill size.
     const noise = randomBytes(800 * 600 * 3);
     const path = join(await spillFolder(), "noise.png");

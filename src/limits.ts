@@ -45,6 +45,11 @@ export const DEFAULT_LIMITS = {
   maxExportPixels: 100_000_000,
   /** Requests a logical client may have open at once; past it → TOO_MANY_REQUESTS. */
   maxInFlightPerClient: 64,
+  /**
+   * Calls one `batch` request may carry; past it the batch is refused (BAD_REQUEST) before any call runs. Bounds the
+   * work and the answer one frame can ask for, since a batch's calls count in flight only one at a time.
+   */
+  maxBatchRequests: 64,
   /** Host-bound calls waiting in the mailbox across all clients; past it → HOST_BUSY. */
   mailboxDepth: 256,
   /**

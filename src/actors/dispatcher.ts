@@ -5,6 +5,7 @@ import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import { laneLogName } from "./client.js";
 import { invalidParamsError, unknownMethodError } from "./_internal/method-hints.js";
+import { isBatch, respondBatch, runBatch, type BatchOutcome } from "./batch.js";
 
 /** A caller as the transports hand it over: the methods see a `Caller`; the dispatcher also counts in-flight. */
 export interface DispatchCaller extends Caller {
@@ -189,6 +190,8 @@ export class Dispatcher {
     params: unknown,
     binaryParts: readonly Uint8Array[] = [],
   ): Promise<string | Buffer | BinaryImageResponse> {
+    // A batch is not itself in flight: each of its calls counts while it runs (./batch.ts).
+    if (isBatch(name)) return respondBatch(this, this.limits, caller, id, params, binaryParts);
     const client = caller.client;
     if (client !== null && client.inFlight >= this.limits.maxInFlightPerClient) {
       return this.failure(
@@ -213,6 +216,14 @@ export class Dispatcher {
     } finally {
       if (client !== null) client.inFlight--;
     }
+  }
+
+  /**
+   * Runs a `batch` request's calls in order for this caller and resolves with their outcomes; rejects with
+   * BAD_REQUEST when the batch itself is invalid. HTTP's `POST /batch` comes here; WS frames through `respond`.
+   */
+  batch(caller: DispatchCaller, params: unknown): Promise<BatchOutcome[]> {
+    return runBatch(this, this.limits, caller, params, []);
   }
 
   /** Converts a failure to the wire and logs it once. */

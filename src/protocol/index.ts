@@ -8,3 +8,4 @@ export * from "./events.js";
 export * from "./constants.js";
 export * from "./binary-frames.js";
 export * from "./control.js";
+export * from "./batch.js";

@@ -5,6 +5,7 @@ import type { DispatchCaller } from "../../actors/dispatcher.js";
 import { imageResultJson, isWireImage, LARGE_IMAGE_BYTES, publishSchema, type MethodDefinition } from "../../methods/index.js";
 import { checkAccess, checkOrigin, PUBLIC_HEALTH_PATHS } from "../security.js";
 import type { TransportTarget } from "../target.js";
+import { BATCH_PATH, runBatchRoute } from "./batch.js";
 import { readJsonBody, readRouteBody } from "./body.js";
 import { coerceStrings } from "./coerce.js";
 import { imageResponse, imageWanted } from "./image.js";
@@ -139,6 +140,7 @@ export function createHttpApp(target: TransportTarget): H3 {
     on(method.http.verb, method.http.path, (event) => runMethod(target, method, event));
   }
 
+  on("POST", BATCH_PATH, (event) => runBatchRoute(target, event, () => ({ lane: laneOf(event), client: null, endpoint: "root", editorId: editorOf(target, event) })));
   app.all("/plugins/:id/**", (event) => runPluginRoute(target, event));
 
   // No handler took the request: a known path asked with another verb is 405 with `Allow`, anything else 404.

@@ -15,7 +15,8 @@ export interface ActionOpsDeps {
   document(documentId: number | undefined): EmbeddedDocument;
   /** Reports an edit (events, dirty flag). */
   changed(doc: EmbeddedDocument, changes: DocumentChanges): void;
-  checkAborted(ctx: HostCallContext): void;
+  /** Throws the abort reason once the call is cancelled or out of time (see `work.ts`). */
+  checkpoint(ctx: HostCallContext): void;
   readonly options?: Partial<EmbeddedCutoutOptions> | undefined;
   readonly logger?: Logger | undefined;
 }
@@ -34,7 +35,12 @@ export function actionOps(deps: ActionOpsDeps): Required<Pick<HostAdapter, "auto
   const reports = new Subject<CutoutReport>();
 
   async function segment(ctx: HostCallContext, raster: Raster): Promise<Awaited<ReturnType<typeof cutoutSubject>>> {
-    return cutoutSubject(raster, { ...options, checkpoint: () => deps.checkAborted(ctx) });
+    // Between stages and GrabCut iterations; progress is the cutout's own stages (`CUTOUT_PROGRESS_UNITS`).
+    return cutoutSubject(raster, {
+      ...options,
+      checkpoint: () => deps.checkpoint(ctx),
+      progress: ctx.progress ? (done, total, message) => ctx.progress?.(done, total, message) : undefined,
+    });
   }
 
   function report(data: CutoutReport): boolean {
@@ -49,10 +55,10 @@ export function actionOps(deps: ActionOpsDeps): Required<Pick<HostAdapter, "auto
     async autoCutout(ctx, { documentId, layerId }) {
       const doc = deps.document(documentId);
       // The layer's own pixels (a group: its composite), where they sit in the document.
-      const rendered = renderLayer(requireLayer(doc, layerId).layer);
+      deps.checkpoint(ctx);
+      const rendered = renderLayer(requireLayer(doc, layerId).layer, { rows: () => deps.checkpoint(ctx) });
       const base = { documentId: doc.id, layerId, action: "autoCutout" as const };
       if (!rendered) return report({ ...base, ...EMPTY_LAYER });
-      deps.checkAborted(ctx);
       const result = await segment(ctx, rendered.raster);
       deps.document(doc.id); // closed meanwhile → DOCUMENT_NOT_FOUND
       let success = result.confidence >= options.minConfidence;
@@ -75,7 +81,7 @@ export function actionOps(deps: ActionOpsDeps): Required<Pick<HostAdapter, "auto
       }
       const base = { documentId: doc.id, layerId, action: "removeBackground" as const };
       if (layer.width === 0 || layer.height === 0) return report({ ...base, ...EMPTY_LAYER });
-      deps.checkAborted(ctx);
+      deps.checkpoint(ctx);
       // The layer's own pixels, not any mask it has: the new mask replaces the old one.
       const result = await segment(ctx, layer);
       deps.document(doc.id);

@@ -3,7 +3,8 @@
  * `co·αo = αs·((1 − αb)·Cs + αb·B(Cb, Cs)) + (1 − αs)·αb·Cb`, `αo = αs + αb·(1 − αs)`.
  * `αs` is the layer's alpha × its opacity × its mask. Separable modes apply `B` per channel; hue, saturation,
  * color, luminosity, darker/lighter color use the W3C non-separable definitions. `dissolve` and unknown names
- * composite as `normal`.
+ * composite as `normal`. Every render takes an optional {@link RowWork} that its pixel loops report their rows to
+ * (see {@link renderRows} for how many a render visits); it throws to stop a cancelled render.
  */
 import type { HostBounds } from "../../protocol/index.js";
 import type { EmbeddedLayer, LayerMask, PixelLayer } from "./document.js";
@@ -11,6 +12,7 @@ import type { Raster } from "./raster.js";
 import { boundsToRect, cropRaster, emptyRaster, isEmptyBounds } from "./raster.js";
 import { layerBounds } from "./tree.js";
 import { copyOnto, normalOnto, overlap, separableOnto } from "./pixel-loops.js";
+import { ROW_BAND, type RowWork } from "./work.js";
 
 type BlendFn = (cb: number, cs: number) => number;
 type Rgb = [number, number, number];
@@ -127,14 +129,23 @@ interface PlacedMask {
  * Composites `src` onto `dst` in place, `src`'s top-left at `(dx, dy)` in `dst`, with `opacity` (0–1), a PSD
  * blend mode and optionally a layer mask placed at `(mask.dx, mask.dy)` in `dst`.
  */
-export function blendOnto(dst: Raster, src: Raster, dx: number, dy: number, opacity: number, blendMode: string, placed?: PlacedMask): void {
+export function blendOnto(
+  dst: Raster,
+  src: Raster,
+  dx: number,
+  dy: number,
+  opacity: number,
+  blendMode: string,
+  placed?: PlacedMask,
+  work?: RowWork,
+): void {
   if (!placed && !BLEND_FUNCTIONS[blendMode] && !NON_SEPARABLE[blendMode]) {
-    normalOnto(dst, src, dx, dy, opacity);
+    normalOnto(dst, src, dx, dy, opacity, work);
     return;
   }
   const blend = BLEND_FUNCTIONS[blendMode];
   if (!placed && blend) {
-    separableOnto(dst, src, dx, dy, opacity, blendTable(blendMode, blend));
+    separableOnto(dst, src, dx, dy, opacity, blendTable(blendMode, blend), work);
     return;
   }
   const table = blend ? blendTable(blendMode, blend) : undefined;
@@ -142,6 +153,8 @@ export function blendOnto(dst: Raster, src: Raster, dx: number, dy: number, opac
   const box = overlap(dst, src, dx, dy);
   if (box === null) return;
   let { x0, y0, x1, y1 } = box;
+  // Rows the mask rectangle hides are skipped, but still counted as done.
+  const rowsInBox = y1 - y0;
   const mask = placed?.mask;
   const mdx = placed?.dx ?? 0;
   const mdy = placed?.dy ?? 0;
@@ -158,7 +171,12 @@ export function blendOnto(dst: Raster, src: Raster, dx: number, dy: number, opac
   const cs: Rgb = [0, 0, 0];
   const mixed: Rgb = [0, 0, 0];
   const plainNormal = !blend && !nonSeparable;
+  let mark = y0;
   for (let y = y0; y < y1; y++) {
+    if (work !== undefined && y - mark === ROW_BAND) {
+      work.rows(ROW_BAND);
+      mark = y;
+    }
     let si = ((y - dy) * src.width + (x0 - dx)) * 4;
     let di = (y * dst.width + x0) * 4;
     const my = y - mdy;
@@ -210,16 +228,27 @@ export function blendOnto(dst: Raster, src: Raster, dx: number, dy: number, opac
       d[di + 3] = ao * 255;
     }
   }
+  work?.rows(rowsInBox - (mark - y0));
 }
 
-
-
-
 /** Moves `dst` toward `target` by `t` (0–1), interpolating premultiplied colour: a pass-through group's opacity. */
-function lerpInto(dst: Raster, target: Raster, t: number): void {
+function lerpInto(dst: Raster, target: Raster, t: number, work?: RowWork): void {
   const d = dst.data;
   const g = target.data;
-  for (let i = 0; i < d.length; i += 4) {
+  const rowBytes = dst.width * 4;
+  let mark = 0;
+  for (let y = 0; y < dst.height; y++) {
+    if (work !== undefined && y - mark === ROW_BAND) {
+      work.rows(ROW_BAND);
+      mark = y;
+    }
+    lerpRow(d, g, y * rowBytes, (y + 1) * rowBytes, t);
+  }
+  work?.rows(dst.height - mark);
+}
+
+function lerpRow(d: Uint8ClampedArray, g: Uint8ClampedArray, start: number, end: number, t: number): void {
+  for (let i = start; i < end; i += 4) {
     const ab = (d[i + 3] as number) / 255;
     const ag = (g[i + 3] as number) / 255;
     const ao = ab + (ag - ab) * t;
@@ -241,9 +270,9 @@ function lerpInto(dst: Raster, target: Raster, t: number): void {
  * skipped. Groups with a blend mode are isolated: children composite into a group buffer that is then blended
  * with the group's opacity and mode. `pass through` groups composite their children straight onto the
  * backdrop (so a child's mode sees what is below the group); their opacity fades the result toward the
- * backdrop.
+ * backdrop. `work` hears of every row a pixel loop visits ({@link renderRows} of them in all).
  */
-export function renderInto(out: Raster, layers: readonly EmbeddedLayer[], region: HostBounds, fresh = false): void {
+export function renderInto(out: Raster, layers: readonly EmbeddedLayer[], region: HostBounds, fresh = false, work?: RowWork): void {
   let untouched = fresh;
   for (let i = layers.length - 1; i >= 0; i--) {
     const layer = layers[i];
@@ -251,7 +280,7 @@ export function renderInto(out: Raster, layers: readonly EmbeddedLayer[], region
     const plain = layer.kind !== "group" && layer.opacity === 255 && layer.blendMode === "normal" && !layer.mask;
     if (untouched && plain && layer.width > 0 && layer.height > 0) {
       // Onto a still-transparent buffer, normal at full opacity is an exact copy: copy rows in bulk.
-      copyOnto(out, layer, layer.left - region.left, layer.top - region.top);
+      copyOnto(out, layer, layer.left - region.left, layer.top - region.top, work);
       untouched = false;
       continue;
     }
@@ -260,20 +289,42 @@ export function renderInto(out: Raster, layers: readonly EmbeddedLayer[], region
       if (isEmptyBounds(layerBounds(layer))) continue;
       if (layer.blendMode === "pass through") {
         if (layer.opacity === 255) {
-          renderInto(out, layer.children, region);
+          renderInto(out, layer.children, region, false, work);
         } else {
           const through: Raster = { data: out.data.slice(), width: out.width, height: out.height };
-          renderInto(through, layer.children, region);
-          lerpInto(out, through, layer.opacity / 255);
+          renderInto(through, layer.children, region, false, work);
+          lerpInto(out, through, layer.opacity / 255, work);
         }
       } else {
-        blendOnto(out, renderLayers(layer.children, region), 0, 0, layer.opacity / 255, layer.blendMode);
+        blendOnto(out, renderLayers(layer.children, region, work), 0, 0, layer.opacity / 255, layer.blendMode, undefined, work);
       }
     } else if (layer.width > 0 && layer.height > 0) {
       const placed = layer.mask ? { mask: layer.mask, dx: layer.mask.x - region.left, dy: layer.mask.y - region.top } : undefined;
-      blendOnto(out, layer, layer.left - region.left, layer.top - region.top, layer.opacity / 255, layer.blendMode, placed);
+      blendOnto(out, layer, layer.left - region.left, layer.top - region.top, layer.opacity / 255, layer.blendMode, placed, work);
     }
   }
+}
+
+/**
+ * How many rows {@link renderInto} visits for these layers over `region` (what it reports to its `work`): the
+ * rows each pixel layer covers, plus the whole region for every isolated group and faded pass-through group.
+ */
+export function renderRows(layers: readonly EmbeddedLayer[], region: HostBounds): number {
+  const height = region.bottom - region.top;
+  let rows = 0;
+  for (const layer of layers) {
+    if (!layer.visible || layer.opacity === 0) continue;
+    if (layer.kind === "group") {
+      if (isEmptyBounds(layerBounds(layer))) continue;
+      const own = layer.blendMode !== "pass through" || layer.opacity !== 255 ? height : 0;
+      rows += renderRows(layer.children, region) + own;
+    } else if (layer.width > 0 && layer.height > 0) {
+      const xs = Math.min(region.right, layer.left + layer.width) - Math.max(region.left, layer.left);
+      const ys = Math.min(region.bottom, layer.top + layer.height) - Math.max(region.top, layer.top);
+      if (xs > 0 && ys > 0) rows += ys;
+    }
+  }
+  return rows;
 }
 
 /**
@@ -305,31 +356,45 @@ export function plainStack(doc: { width: number; height: number; layers: readonl
 }
 
 /** Renders layers (top-most first) into a new transparent raster covering `region` (see {@link renderInto}). */
-export function renderLayers(layers: readonly EmbeddedLayer[], region: HostBounds): Raster {
+export function renderLayers(layers: readonly EmbeddedLayer[], region: HostBounds, work?: RowWork): Raster {
   const out = emptyRaster(region.right - region.left, region.bottom - region.top);
-  renderInto(out, layers, region, true);
+  renderInto(out, layers, region, true, work);
   return out;
 }
 
-/** The composite of the whole canvas. */
-export function renderDocument(doc: { width: number; height: number; layers: readonly EmbeddedLayer[] }): Raster {
-  return renderLayers(doc.layers, { left: 0, top: 0, right: doc.width, bottom: doc.height });
+/** The whole canvas as a render region. */
+export function canvasRegion(doc: { width: number; height: number }): HostBounds {
+  return { left: 0, top: 0, right: doc.width, bottom: doc.height };
+}
+
+/** The composite of the whole canvas ({@link renderRows} of `canvasRegion(doc)` rows reported to `work`). */
+export function renderDocument(doc: { width: number; height: number; layers: readonly EmbeddedLayer[] }, work?: RowWork): Raster {
+  return renderLayers(doc.layers, canvasRegion(doc), work);
 }
 
 /**
  * A layer's own pixels cropped to its bounds (a group: the composite of its children), ignoring the layer's own
  * visibility, opacity and blend mode but applying its mask; `null` when the layer has no non-transparent pixel.
+ * `work` hears of the rows it visits ({@link renderLayerRows} of them).
  */
-export function renderLayer(layer: EmbeddedLayer): { raster: Raster; bounds: HostBounds } | null {
+export function renderLayer(layer: EmbeddedLayer, work?: RowWork): { raster: Raster; bounds: HostBounds } | null {
   const bounds = layerBounds(layer);
   if (isEmptyBounds(bounds)) return null;
-  if (layer.kind === "group") return { raster: renderLayers(layer.children, bounds), bounds };
+  if (layer.kind === "group") return { raster: renderLayers(layer.children, bounds, work), bounds };
   if (layer.mask) {
     const raster = emptyRaster(bounds.right - bounds.left, bounds.bottom - bounds.top);
     const placed = { mask: layer.mask, dx: layer.mask.x - bounds.left, dy: layer.mask.y - bounds.top };
-    blendOnto(raster, layer, layer.left - bounds.left, layer.top - bounds.top, 1, "normal", placed);
+    blendOnto(raster, layer, layer.left - bounds.left, layer.top - bounds.top, 1, "normal", placed, work);
     return { raster, bounds };
   }
   const rect = boundsToRect(bounds);
   return { raster: cropRaster(layer, { ...rect, x: rect.x - layer.left, y: rect.y - layer.top }), bounds };
+}
+
+/** How many rows {@link renderLayer} reports to its `work` for this layer (a plain crop reports none). */
+export function renderLayerRows(layer: EmbeddedLayer): number {
+  const bounds = layerBounds(layer);
+  if (isEmptyBounds(bounds)) return 0;
+  if (layer.kind === "group") return renderRows(layer.children, bounds);
+  return layer.mask ? bounds.bottom - bounds.top : 0;
 }

@@ -5,10 +5,11 @@ import type { DocumentTree, HostAdapter, HostCallContext } from "../host.js";
 import type { EmbeddedDocument } from "./document.js";
 import { newDocumentContent } from "./document.js";
 import type { EmbeddedEvents } from "./events.js";
-import { layeredSaveFormat, readDocumentFile } from "./files.js";
-import { serializePsd } from "./psd.js";
+import { OPEN_UNITS, layeredSaveFormat, readDocumentFile } from "./files.js";
+import { psdSaveUnits, serializePsd } from "./psd.js";
 import type { DocumentStore } from "./store.js";
 import { flattenLayers, toHostDocument, toHostLayerTree } from "./tree.js";
+import { stagesOf, type Stages } from "./work.js";
 
 /** What the document operations need from the editor. */
 export interface DocumentOpsDeps {
@@ -18,7 +19,8 @@ export interface DocumentOpsDeps {
   readonly maxDocumentPixels: number;
   /** Largest file `openDocument` reads, in bytes. */
   readonly maxOpenFileBytes: number;
-  checkAborted(ctx: HostCallContext): void;
+  /** Throws the abort reason once the call is cancelled or out of time (see `work.ts`). */
+  checkpoint(ctx: HostCallContext): void;
 }
 
 /** The document operations of {@link HostAdapter}. */
@@ -33,16 +35,22 @@ export type DocumentOps = Required<
  * The embedded editor's document operations, and `openFile` for the file the editor starts with.
  *
  * @example
- * const documents = documentOps({ store, events, maxDocumentPixels, maxOpenFileBytes, checkAborted });
+ * const documents = documentOps({ store, events, maxDocumentPixels, maxOpenFileBytes, checkpoint });
  */
-export function documentOps(deps: DocumentOpsDeps): DocumentOps & { openFile(path: string, signal?: AbortSignal): Promise<EmbeddedDocument> } {
+export function documentOps(deps: DocumentOpsDeps): DocumentOps & { openFile(path: string, ctx?: HostCallContext): Promise<EmbeddedDocument> } {
   const { store, events } = deps;
 
-  /** Opens a file at a path already resolved against the files roots and makes it the active document. */
-  async function openFile(path: string, signal?: AbortSignal): Promise<EmbeddedDocument> {
-    const file = await readDocumentFile(path, { maxPixels: deps.maxDocumentPixels, maxBytes: deps.maxOpenFileBytes, signal });
+  /**
+   * Opens a file at a path already resolved against the files roots and makes it the active document; with
+   * `ctx`, stops at its checkpoints and reports the stages of `readDocumentFile`.
+   */
+  async function openFile(path: string, ctx?: HostCallContext): Promise<EmbeddedDocument> {
+    const stages: Stages | undefined = ctx ? stagesOf(ctx, OPEN_UNITS) : undefined;
+    const file = await readDocumentFile(path, { maxPixels: deps.maxDocumentPixels, maxBytes: deps.maxOpenFileBytes, signal: ctx?.signal, stages });
+    if (ctx) deps.checkpoint(ctx);
     const doc = store.add(file.content, { name: file.name, filePath: file.filePath, source: file.source });
     events.activeDocumentChanged();
+    stages?.done();
     return doc;
   }
 
@@ -63,12 +71,12 @@ export function documentOps(deps: DocumentOpsDeps): DocumentOps & { openFile(pat
     },
 
     async openDocument(ctx, path): Promise<HostDocument> {
-      deps.checkAborted(ctx);
-      return toHostDocument(await openFile(path, ctx.signal));
+      deps.checkpoint(ctx);
+      return toHostDocument(await openFile(path, ctx));
     },
 
     async createDocument(ctx, { width, height, name, background }): Promise<HostDocument> {
-      deps.checkAborted(ctx);
+      deps.checkpoint(ctx);
       const doc = store.add(newDocumentContent(width, height, background), { name });
       events.activeDocumentChanged();
       return toHostDocument(doc);
@@ -94,10 +102,13 @@ export function documentOps(deps: DocumentOpsDeps): DocumentOps & { openFile(pat
     async saveDocument(ctx, { documentId, path, backup }) {
       const doc = store.get(documentId);
       const format = layeredSaveFormat(path);
-      deps.checkAborted(ctx);
-      const bytes = serializePsd(doc, { psb: format === "psb" });
-      deps.checkAborted(ctx);
+      deps.checkpoint(ctx);
+      // Compositing, encoding, then writing (a temporary file renamed over the target) as one stage.
+      const stages = stagesOf(ctx, psdSaveUnits(doc) + 1);
+      const bytes = serializePsd(doc, { psb: format === "psb", stages });
+      stages.stage("writing");
       const written = await writeFileAtomic(path, bytes, { backup });
+      stages.done();
       doc.filePath = path;
       doc.name = basename(path);
       doc.isDirty = false;

@@ -1,12 +1,13 @@
 import sharp from "sharp";
 import type { FileFormat, HostBounds } from "../../protocol/index.js";
-import type { EncodedImage, PixelSize } from "../host.js";
+import type { EncodedImage, HostCallContext, PixelSize } from "../host.js";
 import type { OverlayInput } from "../_internal/outline.js";
 import { withFormat } from "../_internal/file-format.js";
-import { plainStack, renderDocument } from "./composite.js";
+import { canvasRegion, plainStack, renderDocument, renderRows } from "./composite.js";
 import type { EmbeddedLayer } from "./document.js";
 import type { Raster } from "./raster.js";
 import { EMPTY_BOUNDS, emptyRaster, rasterBuffer } from "./raster.js";
+import { stagesOf } from "./work.js";
 
 /** How to encode: the format and the exact output size, both decided by the methods. */
 export interface EncodeOptions {
@@ -45,15 +46,30 @@ export async function encodeRaster(
  * composited by libvips inside the encoding pipeline: no full-canvas buffer in JS and libvips' threads do the
  * blending, which matters for big canvases. Anything else (blend modes, opacity, masks, isolated groups) is
  * rendered by `renderDocument` first.
+ *
+ * With `ctx`, the work stops at its checkpoints once the call is cancelled and reports progress: the rows the
+ * compositor visits ("compositing"), then encoding ("encoding", as many units as output rows: sharp cannot
+ * report from inside, so it counts as done when it returns).
  */
 export async function encodeDocument(
   doc: { width: number; height: number; layers: readonly EmbeddedLayer[] },
   options: EncodeOptions,
+  ctx?: HostCallContext,
 ): Promise<EncodedImage> {
-  const bounds = { left: 0, top: 0, right: doc.width, bottom: doc.height };
-  const stack = plainStack(doc);
-  if (!stack) return encodeRaster(renderDocument(doc), bounds, options);
+  const bounds = canvasRegion(doc);
   const { width, height } = options.size;
+  const stack = plainStack(doc);
+  const rows = stack ? 0 : renderRows(doc.layers, bounds);
+  const stages = ctx ? stagesOf(ctx, rows + height) : undefined;
+  if (!stack) {
+    stages?.stage("compositing", rows);
+    const composite = renderDocument(doc, stages?.rows());
+    stages?.stage("encoding", height);
+    const encoded = await encodeRaster(composite, bounds, options);
+    stages?.done();
+    return encoded;
+  }
+  stages?.stage("encoding", height);
   const [bottom] = stack;
   const fullBottom = bottom !== undefined && bottom.left === 0 && bottom.top === 0 && bottom.width === doc.width && bottom.height === doc.height;
   // A full-canvas bottom layer over transparency is itself: it becomes the pipeline's input, the rest overlays.
@@ -73,5 +89,6 @@ export async function encodeDocument(
     image = sharp(composed, { raw: { width: doc.width, height: doc.height, channels: 4 } }).resize(width, height, { fit: "fill" });
   }
   const bytes = await withFormat(image, options.format, options.quality).toBuffer();
+  stages?.done();
   return { bytes, format: options.format, width, height, bounds };
 }

@@ -1,10 +1,11 @@
 import { basename, extname } from "node:path";
-import { formatForExtension, readRegularFile, } from "../../files/index.js";
+import { formatForExtension, readRegularFile } from "../../files/index.js";
 import { BridgeError } from "../../protocol/index.js";
 import { decodeImage } from "./decode.js";
 import type { DocumentContent, DocumentSource } from "./document.js";
 import { ContentBuilder } from "./document.js";
 import { parsePsd } from "./psd.js";
+import type { Stages } from "./work.js";
 
 /** Extensions `openDocument` reads. */
 export const OPENABLE_EXTENSIONS: readonly string[] = [".psd", ".psb", ".png", ".jpg", ".jpeg", ".webp"];
@@ -26,7 +27,12 @@ export interface ReadDocumentOptions {
   /** Largest file read (checked on its size before reading). */
   readonly maxBytes: number;
   readonly signal?: AbortSignal | undefined;
+  /** Hears "reading", "parsing"/"decoding" and "building layers": {@link OPEN_UNITS} units; may throw to stop. */
+  readonly stages?: Stages | undefined;
 }
+
+/** Progress units of {@link readDocumentFile}: reading, parsing (or decoding), building layers. */
+export const OPEN_UNITS = 3;
 
 /**
  * Reads a PSD/PSB (layers kept) or a PNG/JPEG/WebP (one `Background` layer) from a path already resolved against
@@ -41,14 +47,19 @@ export async function readDocumentFile(filePath: string, options: ReadDocumentOp
       details: { path: filePath, extension: ext },
     });
   }
+  const { stages } = options;
+  stages?.stage("reading");
   const bytes = await readRegularFile(filePath, { maxBytes: options.maxBytes, signal: options.signal });
   const name = basename(filePath);
   const { maxPixels } = options;
   if (ext === ".psd" || ext === ".psb") {
-    const { content, features, psb } = parsePsd(bytes, { maxPixels, path: filePath });
+    stages?.stage("parsing");
+    const { content, features, psb } = parsePsd(bytes, { maxPixels, path: filePath, stages });
     return { content, name, filePath, source: { psb, features } };
   }
+  stages?.stage("decoding");
   const { raster, density, features } = await decodeImage(bytes, { maxPixels, details: { path: filePath } });
+  stages?.stage("building layers");
   const builder = new ContentBuilder(raster.width, raster.height, density && density > 0 ? density : 72);
   const background = builder.pixel("Background", raster, { kind: "background" });
   return { content: builder.build([background], [background.id]), name, filePath, source: { psb: false, features } };

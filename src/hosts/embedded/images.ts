@@ -1,27 +1,43 @@
 import type { EncodedImage, HostAdapter, HostCallContext, OutlineStroke, PreviewEvent } from "../host.js";
 import { outlineOverlay } from "../_internal/outline.js";
 import { previewSize } from "../_internal/target-size.js";
-import { renderLayer } from "./composite.js";
+import { renderLayer, renderLayerRows } from "./composite.js";
 import type { EmbeddedDocument, EmbeddedLayer } from "./document.js";
 import { encodeDocument, encodeRaster, type EncodeOptions } from "./encode.js";
 import { EMPTY_BOUNDS, boundsToRect } from "./raster.js";
 import { activeEntries, layerBounds, requireLayer } from "./tree.js";
+import { stagesOf } from "./work.js";
 
 /** What the image operations need from the editor. */
 export interface ImageOpsDeps {
   document(documentId: number | undefined): EmbeddedDocument;
-  checkAborted(ctx: HostCallContext): void;
+  /** Throws the abort reason once the call is cancelled or out of time (see `work.ts`). */
+  checkpoint(ctx: HostCallContext): void;
 }
 
 /**
  * A layer's own pixels (a group: its composite, see `renderLayer`) covering its bounds, encoded at exactly
  * `options.size`, with `outline` stroked over it; an empty layer is a 1×1 transparent image with zero bounds.
+ * With `ctx`: checkpoints, and progress as `encodeDocument` reports it.
  */
-async function encodeLayer(layer: EmbeddedLayer, options: EncodeOptions & { outline?: OutlineStroke | undefined }): Promise<EncodedImage> {
-  const rendered = renderLayer(layer);
-  if (!rendered) return encodeRaster(null, EMPTY_BOUNDS, options);
-  const overlay = options.outline ? outlineOverlay(options.outline, rendered.bounds, options.size) : null;
-  return encodeRaster(rendered.raster, rendered.bounds, options, overlay ? [overlay] : []);
+async function encodeLayer(
+  layer: EmbeddedLayer,
+  options: EncodeOptions & { outline?: OutlineStroke | undefined },
+  ctx?: HostCallContext,
+): Promise<EncodedImage> {
+  const rows = renderLayerRows(layer);
+  const stages = ctx ? stagesOf(ctx, rows + options.size.height) : undefined;
+  stages?.stage("compositing", rows);
+  const rendered = renderLayer(layer, stages?.rows());
+  stages?.stage("encoding", options.size.height);
+  let encoded: EncodedImage;
+  if (!rendered) encoded = await encodeRaster(null, EMPTY_BOUNDS, options);
+  else {
+    const overlay = options.outline ? outlineOverlay(options.outline, rendered.bounds, options.size) : null;
+    encoded = await encodeRaster(rendered.raster, rendered.bounds, options, overlay ? [overlay] : []);
+  }
+  stages?.done();
+  return encoded;
 }
 
 /**
@@ -43,14 +59,14 @@ export function imageOps(deps: ImageOpsDeps): Pick<HostAdapter, "exportDocumentI
   return {
     async exportDocumentImage(ctx, { documentId, format, quality, size }) {
       const doc = deps.document(documentId);
-      deps.checkAborted(ctx);
-      return encodeDocument(doc, { format, quality, size });
+      deps.checkpoint(ctx);
+      return encodeDocument(doc, { format, quality, size }, ctx);
     },
 
     async exportLayerImage(ctx, { documentId, layerId, format, quality, size, outline }) {
       const entry = requireLayer(deps.document(documentId), layerId);
-      deps.checkAborted(ctx);
-      return encodeLayer(entry.layer, { format, quality, size, outline });
+      deps.checkpoint(ctx);
+      return encodeLayer(entry.layer, { format, quality, size, outline }, ctx);
     },
   };
 }

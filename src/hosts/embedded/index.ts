@@ -1,7 +1,6 @@
 import { NEVER } from "rxjs";
-import { BridgeError } from "../../protocol/index.js";
 import { DEFAULT_MAX_OPEN_FILE_BYTES, resolveOpenPath, type FileAccess } from "../../files/index.js";
-import type { HostAdapter, HostCallContext, HostInfo } from "../host.js";
+import type { HostAdapter, HostInfo } from "../host.js";
 import { actionOps } from "./actions.js";
 import { CUTOUT_EVENT } from "./cutout/index.js";
 import type { EmbeddedDocument } from "./document.js";
@@ -17,14 +16,10 @@ import { DEFAULT_SCRIPT_LIMITS, type ScriptLimits } from "./scripts/index.js";
 import { selectionOps } from "./selection.js";
 import { DocumentStore } from "./store.js";
 import { activeHostLayers } from "./tree.js";
+import { checkpoint } from "./work.js";
 
 export { DEFAULT_MAX_DOCUMENT_PIXELS } from "./limits.js";
 export { EMBEDDED_HOST_VERSION, type EmbeddedHostOptions } from "./options.js";
-
-/** Stops work whose caller has given up (deadline passed or bridge shutting down). */
-function checkAborted(ctx: HostCallContext): void {
-  if (ctx.signal.aborted) throw new BridgeError("TIMEOUT", "The call was aborted before the editor finished");
-}
 
 /**
  * The embedded headless editor: documents live in this process, pixels are composited in JS and encoded with
@@ -59,9 +54,10 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
   const deps = {
     document: (documentId: number | undefined): EmbeddedDocument => store.get(documentId),
     changed: (doc: EmbeddedDocument, changes: DocumentChanges): void => events.notifyChanged(doc, changes),
-    checkAborted,
+    // Stops work whose caller has given up (cancelled, deadline passed, bridge shutting down).
+    checkpoint,
   };
-  const documents = documentOps({ store, events, maxDocumentPixels, maxOpenFileBytes: files.maxOpenFileBytes, checkAborted });
+  const documents = documentOps({ store, events, maxDocumentPixels, maxOpenFileBytes: files.maxOpenFileBytes, checkpoint });
   const { openFile, ...documentMethods } = documents;
   const { reports$, ...actions } = actionOps({ ...deps, options: options.cutout, logger: options.logger });
   const scriptLimits: ScriptLimits = { ...DEFAULT_SCRIPT_LIMITS, ...options.scriptLimits };

@@ -4,13 +4,15 @@ import type { EmbeddedDocument, PixelLayer } from "./document.js";
 import type { DocumentChanges } from "./events.js";
 import type { Raster } from "./raster.js";
 import { flattenLayers } from "./tree.js";
+import { stagesOf } from "./work.js";
 
 /** What the layer operations need from the editor. */
 export interface LayerOpsDeps {
   document(documentId: number | undefined): EmbeddedDocument;
   /** Reports an edit (events, dirty flag). */
   changed(doc: EmbeddedDocument, changes: DocumentChanges): void;
-  checkAborted(ctx: HostCallContext): void;
+  /** Throws the abort reason once the call is cancelled or out of time (see `work.ts`). */
+  checkpoint(ctx: HostCallContext): void;
 }
 
 /**
@@ -58,7 +60,10 @@ export function layerOps(deps: LayerOpsDeps): Required<Pick<HostAdapter, "select
 
     async importLayer(ctx, { documentId, image, size, position, name, aboveLayerId }) {
       const doc = deps.document(documentId);
-      deps.checkAborted(ctx);
+      deps.checkpoint(ctx);
+      // sharp decodes natively and cannot report from inside: decoding and placing are two stages.
+      const stages = stagesOf(ctx, 2);
+      stages.stage("decoding");
       const resize = size.width !== image.width || size.height !== image.height;
       const { raster } = await decodeImage(image.bytes, {
         // The methods checked the header and `size` against the bridge's import limit: decode no more than that.
@@ -66,12 +71,13 @@ export function layerOps(deps: LayerOpsDeps): Required<Pick<HostAdapter, "select
         size: resize ? size : undefined,
         details: { format: image.format },
       });
-      deps.checkAborted(ctx);
+      stages.stage("placing");
       deps.document(doc.id); // closed while decoding → DOCUMENT_NOT_FOUND
       const layer = newPixelLayer(doc, raster, name, position);
       insertAbove(doc, layer, aboveLayerId);
       doc.activeLayerIds = [layer.id];
       deps.changed(doc, { pixels: true, layers: true, activeLayers: true });
+      stages.done();
       return layer.id;
     },
   };

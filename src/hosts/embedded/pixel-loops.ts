@@ -1,8 +1,10 @@
 /*
  * The hot per-pixel loops of the compositor, on plain byte views of straight-RGBA rasters. `composite.ts` decides
- * which one a layer needs; these only move bytes.
+ * which one a layer needs; these only move bytes. Each reports its rows to an optional `work` every `ROW_BAND`
+ * rows (a cancelled call throws from there) and once at its end.
  */
 import type { Raster } from "./raster.js";
+import { ROW_BAND, type RowWork } from "./work.js";
 
 /** The part of `dst` that `src`, placed with its top-left at `(dx, dy)`, covers; null when they do not overlap. */
 export function overlap(dst: Raster, src: Raster, dx: number, dy: number): { x0: number; y0: number; x1: number; y1: number } | null {
@@ -17,7 +19,7 @@ export function overlap(dst: Raster, src: Raster, dx: number, dy: number): { x0:
  * `normal` source-over without a mask: the common case, kept lean (exports of big documents spend their time
  * here). The general loop's formula, with the per-pixel divisions hoisted.
  */
-export function normalOnto(dst: Raster, src: Raster, dx: number, dy: number, opacity: number): void {
+export function normalOnto(dst: Raster, src: Raster, dx: number, dy: number, opacity: number, work?: RowWork): void {
   const box = overlap(dst, src, dx, dy);
   if (box === null) return;
   const { x0, y0, x1, y1 } = box;
@@ -26,7 +28,12 @@ export function normalOnto(dst: Raster, src: Raster, dx: number, dy: number, opa
   const s = new Uint8Array(src.data.buffer, src.data.byteOffset, src.data.length);
   const rowBytes = (x1 - x0) * 4;
   const scale = opacity / 255;
+  let mark = y0;
   for (let y = y0; y < y1; y++) {
+    if (work !== undefined && y - mark === ROW_BAND) {
+      work.rows(ROW_BAND);
+      mark = y;
+    }
     const sRow = ((y - dy) * src.width + (x0 - dx)) * 4;
     const dRow = (y * dst.width + x0) * 4;
     let si = sRow;
@@ -55,13 +62,22 @@ export function normalOnto(dst: Raster, src: Raster, dx: number, dy: number, opa
       d[di + 3] = ao * 255 + 0.5;
     }
   }
+  work?.rows(y1 - mark);
 }
 
 /**
  * A separable blend mode without a mask, the general loop's formula on plain byte views. Over an opaque
  * backdrop (the usual case: a background layer below) it reduces to `Cb + αs·(B(Cb, Cs) − Cb)`, with no division.
  */
-export function separableOnto(dst: Raster, src: Raster, dx: number, dy: number, opacity: number, table: Float64Array): void {
+export function separableOnto(
+  dst: Raster,
+  src: Raster,
+  dx: number,
+  dy: number,
+  opacity: number,
+  table: Float64Array,
+  work?: RowWork,
+): void {
   const box = overlap(dst, src, dx, dy);
   if (box === null) return;
   const { x0, y0, x1, y1 } = box;
@@ -69,7 +85,12 @@ export function separableOnto(dst: Raster, src: Raster, dx: number, dy: number, 
   const d = new Uint8Array(dst.data.buffer, dst.data.byteOffset, dst.data.length);
   const s = new Uint8Array(src.data.buffer, src.data.byteOffset, src.data.length);
   const scale = opacity / 255;
+  let mark = y0;
   for (let y = y0; y < y1; y++) {
+    if (work !== undefined && y - mark === ROW_BAND) {
+      work.rows(ROW_BAND);
+      mark = y;
+    }
     let si = ((y - dy) * src.width + (x0 - dx)) * 4;
     let di = (y * dst.width + x0) * 4;
     for (let x = x0; x < x1; x++, si += 4, di += 4) {
@@ -99,15 +120,22 @@ export function separableOnto(dst: Raster, src: Raster, dx: number, dy: number, 
       d[di + 3] = ao * 255 + 0.5;
     }
   }
+  work?.rows(y1 - mark);
 }
 
 /** Copies the overlapping part of `src` (top-left at `dx, dy`) into `dst`, replacing its pixels. */
-export function copyOnto(dst: Raster, src: Raster, dx: number, dy: number): void {
+export function copyOnto(dst: Raster, src: Raster, dx: number, dy: number, work?: RowWork): void {
   const box = overlap(dst, src, dx, dy);
   if (box === null) return;
   const { x0, y0, x1, y1 } = box;
+  let mark = y0;
   for (let y = y0; y < y1; y++) {
+    if (work !== undefined && y - mark === ROW_BAND) {
+      work.rows(ROW_BAND);
+      mark = y;
+    }
     const from = ((y - dy) * src.width + (x0 - dx)) * 4;
     dst.data.set(src.data.subarray(from, from + (x1 - x0) * 4), (y * dst.width + x0) * 4);
   }
+  work?.rows(y1 - mark);
 }

@@ -7,8 +7,9 @@ import type { BlendMode, Layer, Psd, ReadOptions } from "ag-psd";
 import type { FileFeatures } from "../../files/index.js";
 import { BridgeError } from "../../protocol/index.js";
 import { imageResourceIds, psdFeatures, psdSections, readPsdHeader } from "../_internal/psd-features.js";
-import { renderDocument } from "./composite.js";
+import { canvasRegion, renderDocument, renderRows } from "./composite.js";
 import type { DocumentContent, EmbeddedDocument, EmbeddedLayer, LayerMask, PixelLayer } from "./document.js";
+import type { Stages } from "./work.js";
 
 const PSD_COLOR_MODES_READABLE: ReadonlySet<number> = new Set([1, 3]); // grayscale, RGB
 
@@ -51,8 +52,9 @@ const READ_OPTIONS = { useImageData: true, skipThumbnail: true, skipLinkedFilesD
  *
  * @throws BridgeError `BAD_REQUEST` when it is not a readable 8-bit RGB/grayscale PSD or holds neither layers
  * nor a merged image (`details.reason: "noImage"`), `PAYLOAD_TOO_LARGE` above `maxPixels`.
+ * `stages` hears "building layers" once the file is parsed (a cancelled call throws from there).
  */
-export function parsePsd(bytes: Buffer, options: { maxPixels: number; path: string }): ParsedPsd {
+export function parsePsd(bytes: Buffer, options: { maxPixels: number; path: string; stages?: Stages | undefined }): ParsedPsd {
   const { path } = options;
   const header = readPsdHeader(bytes);
   if (header === undefined) throw new BridgeError("BAD_REQUEST", `Not a PSD file: ${path}`, { details: { path } });
@@ -73,6 +75,7 @@ export function parsePsd(bytes: Buffer, options: { maxPixels: number; path: stri
     throw new BridgeError("BAD_REQUEST", `${path} holds neither layers nor a merged image`, { details: { path, reason: "noImage" } });
   }
   let psd = readOrRefuse(bytes, path, { ...READ_OPTIONS, skipCompositeImageData: true });
+  options.stages?.stage("building layers");
   const ids = assignLayerIds(psd.children ?? []);
   let layers = (psd.children ?? []).slice().reverse().map((layer) => fromPsdLayer(layer, ids));
   if (isFlattened(psd.children ?? [])) {
@@ -219,11 +222,18 @@ function toPsdLayer(layer: EmbeddedLayer): Layer {
   return { ...common, left: layer.left, top: layer.top, imageData: { width: layer.width, height: layer.height, data: layer.data } };
 }
 
+/** The progress units of {@link serializePsd}: the compositor's rows, then one per row for encoding. */
+export function psdSaveUnits(doc: EmbeddedDocument): number {
+  return renderRows(doc.layers, canvasRegion(doc)) + doc.height;
+}
+
 /**
  * A PSD file (RLE) of the document: its layers plus the flattened composite other readers show. `psb` writes the
- * large document format (edges past 30,000 px).
+ * large document format (edges past 30,000 px). `stages` hears "compositing" (row by row) and "encoding"
+ * ({@link psdSaveUnits} units in all); a cancelled call throws from them.
  */
-export function serializePsd(doc: EmbeddedDocument, options: { psb?: boolean } = {}): Buffer {
+export function serializePsd(doc: EmbeddedDocument, options: { psb?: boolean; stages?: Stages | undefined } = {}): Buffer {
+  const { stages } = options;
   ensureCanvasFactory();
   const resolutionInfo = {
     horizontalResolution: doc.resolution,
@@ -237,8 +247,14 @@ export function serializePsd(doc: EmbeddedDocument, options: { psb?: boolean } =
     width: doc.width,
     height: doc.height,
     imageResources: { resolutionInfo },
-    imageData: renderDocument(doc),
+    imageData: renderComposite(doc, stages),
     children: doc.layers.slice().reverse().map(toPsdLayer),
   };
+  stages?.stage("encoding", doc.height);
   return writePsdBuffer(psd, { psb: options.psb === true });
+}
+
+function renderComposite(doc: EmbeddedDocument, stages: Stages | undefined): ReturnType<typeof renderDocument> {
+  stages?.stage("compositing", renderRows(doc.layers, canvasRegion(doc)));
+  return renderDocument(doc, stages?.rows());
 }

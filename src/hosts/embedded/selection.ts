@@ -10,6 +10,11 @@ import type { HostAdapter, HostCallContext, SelectionOutline, SelectionShape } f
 import type { EmbeddedDocument } from "./document.js";
 import { MAX_SELECTION_POLYGON_POINTS } from "./limits.js";
 import { maskToSvgPath } from "./trace/index.js";
+import { ROW_BAND } from "./work.js";
+
+/** Called every few rows of a mask loop; throws to stop it (a cancelled call). */
+type Check = () => void;
+const NO_CHECK: Check = () => {};
 
 /** Selection coverage of a canvas region: one byte per pixel, 255 = selected (soft edges in between). */
 export interface SelectionMask {
@@ -58,10 +63,10 @@ export function selectionMask(doc: SelectionHolder): SelectionMask | null {
 
 /**
  * Replaces the selection with a mask in document pixels: clipped to the canvas, cropped to its bbox; `null` or
- * a mask with no pixel at or above 1 clears the selection. Returns the new bounds.
+ * a mask with no pixel at or above 1 clears the selection. Returns the new bounds. `check` runs every few rows.
  */
-export function setSelectionMask(doc: SelectionHolder, mask: SelectionMask | null): HostRect | null {
-  const tight = mask ? cropToContent(mask, doc.width, doc.height) : null;
+export function setSelectionMask(doc: SelectionHolder, mask: SelectionMask | null, check: Check = NO_CHECK): HostRect | null {
+  const tight = mask ? cropToContent(mask, doc.width, doc.height, check) : null;
   doc.selection = tight ? { x: tight.x, y: tight.y, width: tight.width, height: tight.height } : null;
   if (tight) masks.set(doc, tight);
   else masks.delete(doc);
@@ -71,17 +76,19 @@ export function setSelectionMask(doc: SelectionHolder, mask: SelectionMask | nul
 /**
  * Selects a shape (replacing the selection). Rectangles keep the exact rectangle (on whole pixels, in the
  * canvas); ellipses and polygons cover the pixels whose centres fall inside (polygons by the even-odd rule).
+ * `check` runs every few rows of the rasterisation (a cancelled call throws from it).
  * @throws BridgeError `BAD_REQUEST` for non-finite coordinates or too many polygon points.
  */
-export function selectShape(doc: SelectionHolder, shape: SelectionShape): HostRect | null {
+export function selectShape(doc: SelectionHolder, shape: SelectionShape, check: Check = NO_CHECK): HostRect | null {
   if (shape.kind === "rect") {
     const rect = canvasBox(shape.rect, doc.width, doc.height);
-    return setSelectionMask(doc, rect ? { ...rect, data: new Uint8Array(rect.width * rect.height).fill(255) } : null);
+    return setSelectionMask(doc, rect ? { ...rect, data: new Uint8Array(rect.width * rect.height).fill(255) } : null, check);
   }
-  return setSelectionMask(doc, shape.kind === "ellipse" ? ellipseMask(shape.rect, doc) : polygonMask(shape.points, doc));
+  const mask = shape.kind === "ellipse" ? ellipseMask(shape.rect, doc, check) : polygonMask(shape.points, doc, check);
+  return setSelectionMask(doc, mask, check);
 }
 
-function ellipseMask(rect: HostRect, canvas: { width: number; height: number }): SelectionMask | null {
+function ellipseMask(rect: HostRect, canvas: { width: number; height: number }, check: Check): SelectionMask | null {
   const box = canvasBox(rect, canvas.width, canvas.height);
   if (!box) return null;
   const rx = rect.width / 2;
@@ -90,6 +97,7 @@ function ellipseMask(rect: HostRect, canvas: { width: number; height: number }):
   const cy = rect.y + ry;
   const data = new Uint8Array(box.width * box.height);
   for (let y = 0; y < box.height; y++) {
+    if (y % ROW_BAND === 0) check();
     const ny = (box.y + y + 0.5 - cy) / ry;
     for (let x = 0; x < box.width; x++) {
       const nx = (box.x + x + 0.5 - cx) / rx;
@@ -102,6 +110,7 @@ function ellipseMask(rect: HostRect, canvas: { width: number; height: number }):
 function polygonMask(
   points: ReadonlyArray<{ readonly x: number; readonly y: number }>,
   canvas: { width: number; height: number },
+  check: Check,
 ): SelectionMask | null {
   if (points.length > MAX_SELECTION_POLYGON_POINTS) {
     throw new BridgeError("BAD_REQUEST", `A polygon selection takes at most ${MAX_SELECTION_POLYGON_POINTS} points`, {
@@ -121,6 +130,7 @@ function polygonMask(
   const data = new Uint8Array(box.width * box.height);
   const crossings: number[] = [];
   for (let y = 0; y < box.height; y++) {
+    if (y % ROW_BAND === 0) check();
     const sy = box.y + y + 0.5;
     crossings.length = 0;
     for (let i = 0; i < points.length; i++) {
@@ -141,7 +151,7 @@ function polygonMask(
 }
 
 /** The mask clipped to the canvas and cropped to its non-zero pixels, or `null` when it has none. */
-function cropToContent(mask: SelectionMask, canvasWidth: number, canvasHeight: number): SelectionMask | null {
+function cropToContent(mask: SelectionMask, canvasWidth: number, canvasHeight: number, check: Check): SelectionMask | null {
   const x0 = Math.max(0, mask.x);
   const y0 = Math.max(0, mask.y);
   const x1 = Math.min(canvasWidth, mask.x + mask.width);
@@ -151,6 +161,7 @@ function cropToContent(mask: SelectionMask, canvasWidth: number, canvasHeight: n
   let right = -Infinity;
   let bottom = -Infinity;
   for (let y = y0; y < y1; y++) {
+    if ((y - y0) % ROW_BAND === 0) check();
     const row = (y - mask.y) * mask.width - mask.x;
     for (let x = x0; x < x1; x++) {
       if (mask.data[row + x]) {
@@ -191,7 +202,8 @@ export interface SelectionOpsDeps {
   document(documentId: number | undefined): EmbeddedDocument;
   /** Reports an edit (events, dirty flag). */
   changed(doc: EmbeddedDocument, changes: { selection?: boolean }): void;
-  checkAborted(ctx: HostCallContext): void;
+  /** Throws the abort reason once the call is cancelled or out of time (see `work.ts`). */
+  checkpoint(ctx: HostCallContext): void;
 }
 
 /** The embedded editor's selection operations of {@link HostAdapter}. */
@@ -201,15 +213,17 @@ export function selectionOps(deps: SelectionOpsDeps): Required<Pick<HostAdapter,
       const selection = deps.document(documentId).selection;
       return selection ? { ...selection } : null;
     },
-    async setSelection(_ctx, { documentId, shape }) {
+    async setSelection(ctx, { documentId, shape }) {
       const doc = deps.document(documentId);
-      const bounds = shape ? selectShape(doc, shape) : setSelectionMask(doc, null);
+      deps.checkpoint(ctx);
+      // The selection changes only once the mask is complete: a cancelled rasterisation leaves it as it was.
+      const bounds = shape ? selectShape(doc, shape, () => deps.checkpoint(ctx)) : setSelectionMask(doc, null);
       deps.changed(doc, { selection: true });
       return bounds;
     },
     async getSelectionOutline(ctx, { documentId, expand }) {
       const doc = deps.document(documentId);
-      deps.checkAborted(ctx);
+      deps.checkpoint(ctx);
       return selectionOutline(doc, expand);
     },
   };

@@ -27,6 +27,7 @@ interface OpenCv {
   GC_PR_BGD: number;
   GC_PR_FGD: number;
   GC_INIT_WITH_MASK: number;
+  GC_EVAL: number;
   onRuntimeInitialized?: () => void;
 }
 
@@ -63,14 +64,24 @@ function pick(cv: OpenCv): OpenCv {
     GC_PR_BGD: cv.GC_PR_BGD,
     GC_PR_FGD: cv.GC_PR_FGD,
     GC_INIT_WITH_MASK: cv.GC_INIT_WITH_MASK,
+    GC_EVAL: cv.GC_EVAL,
   };
 }
 
 /**
  * Refines a 0/1 subject mask of RGBA pixels; `null` when it cannot (a trimap class would be empty: opencv
- * asserts on empty sample sets) so the caller keeps the flood fill.
+ * asserts on empty sample sets) so the caller keeps the flood fill. `onIteration` runs after each of the
+ * {@link GRABCUT_ITERATIONS} iterations (throwing stops the refinement): they run one call each, the first
+ * initialising the colour models from the trimap and the others continuing from them, which is what one call of
+ * all the iterations does.
  */
-export async function refineWithGrabCut(rgba: Uint8Array, width: number, height: number, subject: Uint8Array): Promise<Uint8Array | null> {
+export async function refineWithGrabCut(
+  rgba: Uint8Array,
+  width: number,
+  height: number,
+  subject: Uint8Array,
+  onIteration?: (done: number, total: number) => void,
+): Promise<Uint8Array | null> {
   const asMask = { width, height, data: subject.map((v) => (v ? 255 : 0)) };
   const sure = erodeMask(asMask, GRABCUT_BAND);
   const grown = dilateMask(asMask, GRABCUT_BAND);
@@ -104,7 +115,11 @@ export async function refineWithGrabCut(rgba: Uint8Array, width: number, height:
   const bgd = new cv.Mat();
   const fgd = new cv.Mat();
   try {
-    cv.grabCut(image, trimap, new cv.Rect(0, 0, width, height), bgd, fgd, GRABCUT_ITERATIONS, cv.GC_INIT_WITH_MASK);
+    const rect = new cv.Rect(0, 0, width, height);
+    for (let i = 0; i < GRABCUT_ITERATIONS; i++) {
+      cv.grabCut(image, trimap, rect, bgd, fgd, 1, i === 0 ? cv.GC_INIT_WITH_MASK : cv.GC_EVAL);
+      onIteration?.(i + 1, GRABCUT_ITERATIONS);
+    }
     const out = new Uint8Array(n);
     for (let i = 0; i < n; i++) {
       const v = trimap.data[i];

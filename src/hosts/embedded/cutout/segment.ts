@@ -2,6 +2,7 @@ import sharp from "sharp";
 import type { Raster } from "../raster.js";
 import { rasterBuffer } from "../raster.js";
 import { type FloodOptions, type FloodResult, floodSegment } from "./flood.js";
+import { GRABCUT_ITERATIONS, refineWithGrabCut } from "./grabcut.js";
 
 /** How a cutout runs. */
 export interface CutoutOptions {
@@ -13,9 +14,14 @@ export interface CutoutOptions {
   readonly refine: "auto" | "always" | "never";
   /** Flood fill tuning. */
   readonly flood?: Partial<FloodOptions> | undefined;
-  /** Checked between stages; throwing stops the work. */
+  /** Checked between stages and GrabCut iterations; throwing stops the work. */
   readonly checkpoint?: (() => void) | undefined;
+  /** Told when a stage starts: `done` of {@link CUTOUT_PROGRESS_UNITS} units, and what runs now. */
+  readonly progress?: ((done: number, total: number, message: string) => void) | undefined;
 }
+
+/** Units of a cutout's progress: scaling, flood fill, GrabCut's iterations (skipped without refinement), feathering. */
+export const CUTOUT_PROGRESS_UNITS = 3 + GRABCUT_ITERATIONS;
 
 /** A subject mask at the input's size and how much to trust it. */
 export interface CutoutResult {
@@ -42,6 +48,8 @@ const AUTO_REFINE_BELOW = 0.75;
  */
 export async function cutoutSubject(raster: Raster, options: CutoutOptions): Promise<CutoutResult> {
   const { width, height } = raster;
+  const progress = (done: number, message: string): void => options.progress?.(done, CUTOUT_PROGRESS_UNITS, message);
+  progress(0, "scaling");
   const scale = Math.min(1, options.workEdge / Math.max(width, height));
   const ww = Math.max(1, Math.round(width * scale));
   const wh = Math.max(1, Math.round(height * scale));
@@ -55,6 +63,7 @@ export async function cutoutSubject(raster: Raster, options: CutoutOptions): Pro
         )
       : new Uint8Array(raster.data.buffer, raster.data.byteOffset, raster.data.byteLength);
   options.checkpoint?.();
+  progress(1, "flood fill");
   const flood = floodSegment(small, ww, wh, options.flood);
   options.checkpoint?.();
   const judged = judge(flood);
@@ -62,8 +71,11 @@ export async function cutoutSubject(raster: Raster, options: CutoutOptions): Pro
   let refined = false;
   const wantRefine = options.refine === "always" || (options.refine === "auto" && judged.confidence > 0 && judged.confidence < AUTO_REFINE_BELOW);
   if (wantRefine) {
-    const { refineWithGrabCut } = await import("./grabcut.js");
-    const better = await refineWithGrabCut(small, ww, wh, flood.subject);
+    progress(2, "refining");
+    const better = await refineWithGrabCut(small, ww, wh, flood.subject, (done) => {
+      options.checkpoint?.();
+      progress(2 + done, "refining");
+    });
     options.checkpoint?.();
     if (better) {
       subject = better;
@@ -72,7 +84,9 @@ export async function cutoutSubject(raster: Raster, options: CutoutOptions): Pro
   }
   let area = 0;
   for (const v of subject) area += v;
+  progress(CUTOUT_PROGRESS_UNITS - 1, "feathering");
   const alpha = await upscale(softEdges(small, ww, wh, subject), ww, wh, width, height, options.featherSigma);
+  progress(CUTOUT_PROGRESS_UNITS, "feathering");
   return { width, height, alpha, confidence: judged.confidence, reason: judged.reason, coverage: area / (ww * wh), refined };
 }
 

@@ -24,7 +24,7 @@ export const eventMethods: MethodDefinition[] = [
         });
       }
       client.subscribe(type, stream);
-      return { type, subscribed: true };
+      return { type, subscribed: true, ok: true as const };
     },
   }),
   defineMethod("event:unsubscribe", {
@@ -32,7 +32,7 @@ export const eventMethods: MethodDefinition[] = [
     mutates: false,
     run: (ctx, { type }) => {
       clientOf(ctx, "event:unsubscribe").unsubscribe(type);
-      return { type, subscribed: false };
+      return { type, subscribed: false, ok: true as const };
     },
   }),
   defineMethod("selection:change", {
@@ -40,6 +40,7 @@ export const eventMethods: MethodDefinition[] = [
     mutates: false,
     run: (ctx, { enabled }) => ({
       watching: clientOf(ctx, "selection:change").watch("selection:change", ctx.bridge.selectionWatch(ctx.caller.editorId), enabled ?? true),
+      ok: true as const,
     }),
   }),
 ];

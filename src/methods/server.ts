@@ -5,7 +5,11 @@ export const serverMethods: MethodDefinition[] = [
   defineMethod("getServerInfo", {
     host: false,
     mutates: false,
-    run: (ctx) => ctx.bridge.serverInfo(),
+    // `psVersion` repeats `hostVersion` for clients of the Generator bridge service.
+    run: (ctx) => {
+      const info = ctx.bridge.serverInfo();
+      return info.hostVersion === undefined ? info : { ...info, psVersion: info.hostVersion };
+    },
   }),
   defineMethod("server:clients", {
     host: false,

@@ -40,7 +40,8 @@ const ScriptLanguage = z.enum(["javascript", "extendscript", "script-fu"]);
 /** The value a script completed with, as JSON. */
 export const ScriptResultSchema = z.object({ result: z.unknown() });
 
-export const SubscriptionResultSchema = z.object({ type: z.string(), subscribed: z.boolean() });
+/** `ok` is always true: clients of the Generator bridge service read it from these results. */
+export const SubscriptionResultSchema = z.object({ type: z.string(), subscribed: z.boolean(), ok: z.literal(true) });
 
 const ExportOptions = {
   documentId,
@@ -213,7 +214,7 @@ export const METHOD_SCHEMAS = {
   },
   "selection:change": {
     params: z.object({ enabled: z.boolean().optional() }).strict(),
-    result: z.object({ watching: z.boolean() }),
+    result: z.object({ watching: z.boolean(), ok: z.literal(true) }),
   },
   // The bridge's extras.
   "document:list": { params: Empty, result: z.array(HostDocumentSchema) },

@@ -200,6 +200,8 @@ export const ServerInfoSchema = z.object({
   name: z.string(),
   version: z.string(),
   hostVersion: z.string().optional(),
+  /** The same value as `hostVersion`, under the name clients of the Generator bridge service read. */
+  psVersion: z.string().optional(),
   plugins: z.array(PluginInfoSchema).optional(),
   protocolVersion: z.number().int().optional(),
   editor: z.string().optional(),

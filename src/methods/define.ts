@@ -5,6 +5,7 @@ import type { FileAccess } from "../files/index.js";
 import type { HostAdapter, HostCallContext } from "../hosts/host.js";
 import type { ImportPolicy } from "../imports/index.js";
 import type { Limits } from "../limits.js";
+import { withAliases } from "./_internal/aliases.js";
 import { fieldKinds, type FieldKinds } from "./_internal/fields.js";
 
 /*
@@ -122,21 +123,23 @@ type Schemas<N extends BuiltinMethodName> = (typeof METHOD_SCHEMAS)[N];
 
 /**
  * Declares a built-in method by name: its params and result schemas come from `METHOD_SCHEMAS`, so the name is
- * written once here and the types of `run` follow from the protocol.
+ * written once here and the types of `run` follow from the protocol. Its params also take the shapes clients of
+ * the Generator bridge service send (`_internal/aliases.ts`), mapped before validation.
  */
 export function defineMethod<N extends BuiltinMethodName>(
   name: N,
   spec: Omit<MethodDefinition<z.infer<Schemas<N>["params"]>, z.infer<Schemas<N>["result"]> | unknown>, "name" | "params" | "result" | "fields">,
 ): MethodDefinition {
   const schemas = METHOD_SCHEMAS[name];
+  const params = withAliases(name, schemas.params);
   let fields: FieldKinds | undefined;
   return {
     name,
-    params: schemas.params,
+    params,
     result: schemas.result,
     // Read from the schema once, on first use: most methods are never called over HTTP.
     get fields() {
-      fields ??= fieldKinds(schemas.params);
+      fields ??= fieldKinds(params);
       return fields;
     },
     ...spec,

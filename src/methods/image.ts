@@ -69,7 +69,7 @@ export const imageMethods: MethodDefinition[] = [
       const color = parseColor(params.strokeColor ?? DEFAULT_OUTLINE_COLOR, "strokeColor");
       const width = params.strokeWidth ?? DEFAULT_OUTLINE_WIDTH;
       return exportLayer(ctx, layerRefOf(params), params, async (documentId) => {
-        const outline = await trace(ctx.call, { documentId, expand: 0 });
+        const outline = await trace(ctx.call, { documentId, expand: params.expand ?? 0 });
         return outline ? { ...outline, color, width } : undefined;
       });
     },

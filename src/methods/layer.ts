@@ -66,7 +66,8 @@ export const layerMethods: MethodDefinition[] = [
   defineMethod("layer:getInfoBySelectionIndex", {
     host: true,
     mutates: false,
-    run: (ctx, { documentId, selectionIndex }) => layerInfo(ctx, documentId, { by: "selectionIndex", index: selectionIndex }, false),
+    run: (ctx, { documentId, selectionIndex, getChildren }) =>
+      layerInfo(ctx, documentId, { by: "selectionIndex", index: selectionIndex }, getChildren),
   }),
   defineMethod("layer:getCurrentPreview", {
     host: true,

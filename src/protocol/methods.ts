@@ -148,7 +148,7 @@ export const METHOD_SCHEMAS = {
     result: HostLayerSchema,
   },
   "layer:getInfoBySelectionIndex": {
-    params: z.object({ documentId, selectionIndex: z.number().int().nonnegative() }).strict(),
+    params: z.object({ documentId, selectionIndex: z.number().int().nonnegative(), getChildren: z.boolean().optional() }).strict(),
     result: HostLayerSchema,
   },
   "layer:getCurrentPreview": {
@@ -197,6 +197,8 @@ export const METHOD_SCHEMAS = {
         layerIndex: layerIndex.optional(),
         strokeColor: z.string().max(64).optional(),
         strokeWidth: z.number().positive().max(64).optional(),
+        /** Grow the selection by this many pixels before outlining it. @default 0 */
+        expand: z.number().int().min(0).max(1000).optional(),
       })
       .strict()
       .refine(oneLayerRef, oneLayerRefMessage),

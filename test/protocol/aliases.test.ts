@@ -191,4 +191,16 @@ describe("legacy shapes over HTTP", () => {
     expect(own).toMatchObject({ status: 200 });
     expect(await post({ layerSpec: sample.pixel.id, settings: { scaleX: 0.5, scaleY: 0.5 } })).toEqual(own);
   });
+
+  it("a legacy query answers as the bridge's own query", async () => {
+    const { harness, sample } = await connected();
+    const get = async (path: string): Promise<unknown> => {
+      const response = await harness.http(path);
+      return { status: response.status, body: await response.json() };
+    };
+    const own = await get(`/layer/info?layerId=${sample.group.id}&getChildren=true`);
+    expect(own).toMatchObject({ status: 200, body: { id: sample.group.id, children: expect.any(Array) } });
+    expect(await get(`/layer/info?id=${sample.group.id}&getChildren=true&getGeneratorSettings=false`)).toEqual(own);
+    expect(await get(`/layer/info?index=${sample.group.index}&getChildren=true`)).toEqual(own);
+  });
 });

@@ -5,6 +5,7 @@
  */
 import { z } from "zod";
 import { BridgeError, type BuiltinMethodName } from "../../protocol/index.js";
+import { fieldKinds, type FieldKinds } from "./fields.js";
 
 type Params = Record<string, unknown>;
 
@@ -185,8 +186,22 @@ function takeSaveAs(params: Params): void {
   put(params, "quality", Math.max(1, Math.round(((jpegQuality as number) * 100) / LEGACY_JPEG_QUALITY_MAX)), "jpegQuality");
 }
 
-/** Legacy params → this method's own, or the input untouched when it is not an object (the schema then says why). */
-export function fromLegacy(spec: AliasSpec, raw: unknown): unknown {
+/**
+ * A renamed value that came as text (an HTTP query, e.g. `GET /layer/info?id=3`) read as the number or boolean its
+ * own name takes, as the transports read the bridge's own names; any other text is left for the schema to refuse.
+ */
+function asKind(value: unknown, kinds: ReadonlySet<string> | undefined): unknown {
+  if (typeof value !== "string" || kinds === undefined) return value;
+  if (kinds.has("number") && /^-?\d+(\.\d+)?$/.test(value)) return Number(value);
+  if (kinds.has("boolean") && (value === "true" || value === "false")) return value === "true";
+  return value;
+}
+
+/**
+ * Legacy params → this method's own, or the input untouched when it is not an object (the schema then says why).
+ * `kinds` are the own params' kinds, for renamed values given as text.
+ */
+export function fromLegacy(spec: AliasSpec, raw: unknown, kinds: () => FieldKinds = () => new Map()): unknown {
   if (typeof raw === "number" && spec.bare !== undefined) return { [spec.bare]: raw };
   if (!isRecord(raw)) return raw;
   const params: Params = { ...raw };
@@ -194,14 +209,14 @@ export function fromLegacy(spec: AliasSpec, raw: unknown): unknown {
     if (params[name] !== undefined) throw badRequest(`${name} is not taken here: call ${call}`, { param: name });
   }
   for (const name of spec.offOnly ?? []) {
-    const value = params[name];
+    const value = asKind(params[name], new Set(["boolean"]));
     delete params[name];
     if (value === true) throw notSupported(`${name} has no equivalent on this bridge`, { param: name });
     if (value !== undefined && value !== false && value !== null) throw badRequest(`${name} must be a boolean`, { param: name });
   }
   for (const [from, to] of Object.entries(spec.renames ?? {})) {
     if (!(from in params)) continue;
-    const value = params[from];
+    const value = asKind(params[from], kinds().get(to));
     delete params[from];
     if (value !== undefined) put(params, to, value, from);
   }
@@ -219,5 +234,7 @@ export function fromLegacy(spec: AliasSpec, raw: unknown): unknown {
 export function withAliases<S extends z.ZodType>(name: BuiltinMethodName, schema: S): z.ZodType<z.output<S>> {
   const spec = LEGACY_ALIASES[name];
   if (spec === undefined) return schema as z.ZodType<z.output<S>>;
-  return z.preprocess((raw) => fromLegacy(spec, raw), schema);
+  let kinds: FieldKinds | undefined;
+  const kindsOf = (): FieldKinds => (kinds ??= fieldKinds(schema));
+  return z.preprocess((raw) => fromLegacy(spec, raw, kindsOf), schema);
 }

@@ -1,4 +1,5 @@
 import type { HostAdapter, ScriptLanguage } from "../host.js";
+import { checkpoint } from "./work.js";
 import { createScriptApi, EDITOR_API_PRELUDE, runInSandbox, type ScriptEnv, type ScriptLimits } from "./scripts/index.js";
 
 /** File name errors and line numbers of a run refer to. */
@@ -13,7 +14,8 @@ export function embeddedScriptLanguage(limits: Pick<ScriptLimits, "maxSourceByte
  * The embedded editor's `runScript`: JavaScript in a fresh QuickJS sandbox per run with the editor API of
  * `scripts/prelude.ts` (`app`, `params`). Edits emit the live events when the run ends, whether it succeeded or
  * not. The methods chose the language, checked the source size and set the deadline; the deadline is clamped
- * to the editor's own `maxTimeoutMs`.
+ * to the editor's own `maxTimeoutMs`. A cancelled call stops the script even inside a busy loop (the sandbox's
+ * interrupt checks `ctx.checkpoint`) and fails with the abort reason; progress is what the script reports.
  *
  * @example
  * const scripts = scriptOps({ store, events, host, files, maxDocumentPixels, limits: DEFAULT_SCRIPT_LIMITS });
@@ -33,6 +35,7 @@ export function scriptOps(env: ScriptEnv & { readonly limits: ScriptLimits }): R
           maxOutputBytes: limits.maxOutputBytes,
           maxReplyBytes: limits.maxReplyBytes,
           signal: ctx.signal,
+          checkpoint: () => checkpoint(ctx),
           prelude: EDITOR_API_PRELUDE,
           // `jsx:execute`'s params; the prelude gives `jsx:run` scripts an empty object.
           globals: params === undefined ? {} : { params },

@@ -14,9 +14,11 @@ import { PSD_BLEND_MODES } from "../psd.js";
 import { selectShape, selectionMask, setSelectionMask } from "../selection.js";
 import { flattenLayers, requireLayer, toHostDocument, toHostLayer } from "../tree.js";
 import type { LayerEntry } from "../tree.js";
+import { checkpoint } from "../work.js";
 import { ColorArg, DocArgs, LayerArgs, RectArg, coordinate, docId, layerId, parse, toRgba } from "./args.js";
 import { addLayer, duplicateLayer, fillLayer, flattenDocument, pixelLayer, removeLayer, translateLayer } from "./edits.js";
 import { hostCalls } from "./host-calls.js";
+import { SCRIPT_MAX_PROGRESS_MESSAGE_CHARS } from "./limits.js";
 
 import type { ScriptEnv } from "./env.js";
 
@@ -30,7 +32,7 @@ export interface ScriptApi {
 }
 
 /**
- * One script run's API over the editor. `ctx` is the run's call context (its abort signal). It is one long table
+ * One script run's API over the editor. `ctx` is the run's call context (its abort signal, checkpoint, progress). It is one long table
  * on purpose: every synchronous operation closes over the run's change set, and each entry is a few lines; the
  * asynchronous ones are in `host-calls.ts`.
  */
@@ -58,7 +60,19 @@ export function createScriptApi(env: ScriptEnv, ctx: HostCallContext): ScriptApi
     events.activeDocumentChanged();
   };
 
+  // Mask loops of a selection stop when the run is cancelled; the guest sees the abort reason, then is interrupted.
+  const check = (): void => checkpoint(ctx);
+
   const sync: Record<string, (args: unknown, op: string) => unknown> = {
+    "script.progress": (args, op) => {
+      const { progress, message } = parse(
+        z.object({ progress: z.number().min(0).max(1), message: z.string().max(SCRIPT_MAX_PROGRESS_MESSAGE_CHARS).optional() }).strict(),
+        op,
+        args,
+      );
+      ctx.progress?.(progress, 1, message);
+      return null;
+    },
     "app.documents": () => store.list().map((doc) => doc.id),
     "app.activeDocument": () => store.active()?.id ?? null,
     "app.setActiveDocument": (args, op) => {
@@ -126,7 +140,7 @@ export function createScriptApi(env: ScriptEnv, ctx: HostCallContext): ScriptApi
     },
     "doc.flatten": (args, op) => {
       const doc = store.get(parse(DocArgs, op, args).doc);
-      const layer = flattenDocument(doc);
+      const layer = flattenDocument(doc, check);
       changed(doc, { layers: true, pixels: true, activeLayers: true });
       return layerSummary(layer);
     },
@@ -157,9 +171,9 @@ export function createScriptApi(env: ScriptEnv, ctx: HostCallContext): ScriptApi
         args,
       );
       const doc = store.get(id);
-      if (polygon !== undefined) selectShape(doc, { kind: "polygon", points: polygon.map(([x, y]) => ({ x, y })) });
-      else if (ellipse !== undefined) selectShape(doc, { kind: "ellipse", rect: ellipse });
-      else if (rect) selectShape(doc, { kind: "rect", rect });
+      if (polygon !== undefined) selectShape(doc, { kind: "polygon", points: polygon.map(([x, y]) => ({ x, y })) }, check);
+      else if (ellipse !== undefined) selectShape(doc, { kind: "ellipse", rect: ellipse }, check);
+      else if (rect) selectShape(doc, { kind: "rect", rect }, check);
       else setSelectionMask(doc, null);
       changed(doc, { selection: true });
       return null;
@@ -238,7 +252,8 @@ export function createScriptApi(env: ScriptEnv, ctx: HostCallContext): ScriptApi
     },
   };
 
-  const asynchronous = hostCalls(env, ctx);
+  // The editor operations a script awaits report no progress of their own: the script's `progress` is the run's.
+  const asynchronous = hostCalls(env, { ...ctx, progress: undefined });
   const flush = (): void => {
     const all = [...changes.values()];
     changes.clear();

@@ -145,12 +145,16 @@ export function addLayer(doc: EmbeddedDocument, kind: "pixel" | "group", name?: 
   return layer;
 }
 
-/** Replaces every layer by one `Background` holding the composite over white (as an editor's Flatten Image). */
-export function flattenDocument(doc: EmbeddedDocument): PixelLayer {
-  const composite = renderDocument(doc);
+/**
+ * Replaces every layer by one `Background` holding the composite over white (as an editor's Flatten Image).
+ * `check` runs every few rows of the compositing; a throw leaves the document as it was.
+ */
+export function flattenDocument(doc: EmbeddedDocument, check?: () => void): PixelLayer {
+  const work = check ? { rows: check } : undefined;
+  const composite = renderDocument(doc, work);
   const background = emptyRaster(doc.width, doc.height);
   background.data.fill(255);
-  blendOnto(background, composite, 0, 0, 1, "normal");
+  blendOnto(background, composite, 0, 0, 1, "normal", undefined, work);
   const layer: PixelLayer = {
     id: doc.nextLayerId++,
     kind: "background",

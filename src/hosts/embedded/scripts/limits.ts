@@ -28,6 +28,9 @@ export const SCRIPT_MAX_OUTPUT_BYTES = 8 * 1024 * 1024;
 /** Largest script source, in UTF-8 bytes (the editor's `scriptLanguage.maxBytes`). @default 1 MiB */
 export const SCRIPT_MAX_SOURCE_BYTES = 1024 * 1024;
 
+/** Longest message of the script API's `progress(p, message)`, in characters (it is sent to the client as is). @default 200 */
+export const SCRIPT_MAX_PROGRESS_MESSAGE_CHARS = 200;
+
 /** Largest JSON text of one editor-API call's arguments (a script cannot push huge payloads into the host). @default 1 MiB */
 export const SCRIPT_MAX_CALL_BYTES = 1024 * 1024;
 

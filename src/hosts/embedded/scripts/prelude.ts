@@ -187,7 +187,20 @@ export const EDITOR_API_PRELUDE = `(function () {
     open(path) { return callAsync("app.open", { path: path }).then((id) => new Document(id)); },
   };
 
+  /* Reports how far the script has come: p from 0 to 1, with an optional short message. */
+  const progress = (p, message) => {
+    if (typeof p !== "number" || !(p >= 0 && p <= 1)) {
+      const got = typeof p === "number" ? String(p) : typeof p;
+      throw new BridgeError({ code: "BAD_REQUEST", message: "progress(p, message?) needs p as a number from 0 to 1, got " + got, details: { progress: got } });
+    }
+    if (message !== undefined && typeof message !== "string") {
+      throw new BridgeError({ code: "BAD_REQUEST", message: "progress(p, message?) needs message as a string, got " + typeof message });
+    }
+    call("script.progress", message === undefined ? { progress: p } : { progress: p, message: message });
+  };
+
   Object.defineProperty(globalThis, "app", { value: Object.freeze(app), enumerable: true });
+  Object.defineProperty(globalThis, "progress", { value: progress, enumerable: true });
   Object.defineProperty(globalThis, "BridgeError", { value: BridgeError });
   if (typeof globalThis.params === "undefined") globalThis.params = {};
 })();

@@ -35,8 +35,16 @@ export interface SandboxOptions {
   /** File name errors and line numbers refer to. */
   readonly filename: string;
   readonly timeoutMs: number;
-  /** Aborts the run (bridge deadline or shutdown): reported as `TIMEOUT`. */
+  /**
+   * Aborts the run (cancelled, bridge deadline, shutdown): its `reason` is the error the run fails with when it
+   * is a `BridgeError`, else a `TIMEOUT`. Also ends a wait on a host operation.
+   */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Throws the abort reason once the run is cancelled; called with every deadline check, so it stops a script
+   * busy in a loop even when `signal` cannot fire (this thread is the one running the script).
+   */
+  readonly checkpoint?: (() => void) | undefined;
   /** Script run before `source` (same realm), e.g. the editor API. It sees `__host` and `__hostAsync`. */
   readonly prelude?: string | undefined;
   /** JSON values set as globals before the prelude runs (e.g. `params`). */
@@ -139,8 +147,9 @@ function machineFailure(error: unknown): BridgeError {
 /**
  * Runs a script and resolves with its completion value as a JSON value (`undefined` → `null`).
  *
- * @throws BridgeError `TIMEOUT` (deadline or abort), `JSX_FAILED` with `details.kind` (syntax, error, memory,
- * stack, output) and `details.line` when known.
+ * @throws BridgeError `TIMEOUT` (deadline), the abort reason (`CANCELLED`, `TIMEOUT`, …) when `signal` or
+ * `checkpoint` stopped the run, `JSX_FAILED` with `details.kind` (syntax, error, memory, stack, output) and
+ * `details.line` when known.
  *
  * @example
  * await runInSandbox({ source: "params.a + 1", filename: "inline.js", timeoutMs: 1000, globals: { params: { a: 1 } } }); // 2
@@ -162,11 +171,26 @@ export async function runInSandbox(options: SandboxOptions): Promise<unknown> {
   const module = await newQuickJSWASMModuleFromVariant(variant);
   const started = Date.now();
   const deadline = started + timeoutMs;
-  const timedOut = (): boolean => signal?.aborted === true || Date.now() >= deadline;
+  const timeoutDetails = (): Record<string, unknown> => ({ timeoutMs, elapsedMs: Date.now() - started, outcome: "unknown" });
+  // The first abort seen, kept: every later check and the run's error agree on it.
+  let abortReason: BridgeError | undefined;
+  const aborted = (): boolean => {
+    if (abortReason) return true;
+    try {
+      options.checkpoint?.();
+    } catch (error) {
+      abortReason = isBridgeError(error) ? error : new BridgeError("TIMEOUT", "Script was aborted", { details: timeoutDetails() });
+      return true;
+    }
+    if (signal?.aborted !== true) return false;
+    const reason: unknown = signal.reason;
+    abortReason = isBridgeError(reason) ? reason : new BridgeError("TIMEOUT", "Script was aborted", { details: timeoutDetails() });
+    return true;
+  };
+  // Also QuickJS's interrupt handler: returning true interrupts the guest.
+  const timedOut = (): boolean => aborted() || Date.now() >= deadline;
   const timeoutError = (): BridgeError =>
-    new BridgeError("TIMEOUT", signal?.aborted ? "Script was aborted" : `Script exceeded its ${timeoutMs} ms deadline`, {
-      details: { timeoutMs, elapsedMs: Date.now() - started, outcome: "unknown" },
-    });
+    aborted() && abortReason ? abortReason : new BridgeError("TIMEOUT", `Script exceeded its ${timeoutMs} ms deadline`, { details: timeoutDetails() });
 
   if (timedOut()) throw timeoutError();
   const runtime = module.newRuntime();
@@ -210,6 +234,12 @@ export async function runInSandbox(options: SandboxOptions): Promise<unknown> {
     }
     return JSON.parse(vm.getString(json.value)) as unknown;
   } catch (error) {
+    // A cancelled run answers the abort reason, whatever the guest made of it (a host call it awaited rejects with
+    // the reason; the guest may catch that, and is then interrupted).
+    if (aborted() && abortReason) {
+      broken = !isBridgeError(error);
+      throw abortReason;
+    }
     if (isBridgeError(error)) throw error;
     broken = true;
     throw timedOut() ? timeoutError() : machineFailure(error);

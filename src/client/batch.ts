@@ -20,7 +20,7 @@ export interface BatchCall<M extends MethodName = MethodName> {
   readonly id?: RequestId;
 }
 
-/** The outcome of one call: its result (typed from its method, images as {@link BridgeImage}s), or its error. */
+/** The outcome of one call: its result (typed from its method, images as `BridgeImage`s), or its error. */
 export type BatchEntry<M extends string = string> =
   | { readonly id?: RequestId; readonly ok: true; readonly result: InvokeResult<M> }
   | { readonly id?: RequestId; readonly ok: false; readonly error: BridgeError };
@@ -49,8 +49,8 @@ export interface BatchInvoker {
 /**
  * Sends the calls as one `batch` request and resolves with one entry per call, in order. A call that failed is an
  * entry with `ok: false`, not a rejection; the promise rejects only when the batch itself is refused (more calls
- * than the bridge's `maxBatchRequests`, a nested batch is an entry's error) or never answered. Images come back
- * as {@link BridgeImage}s decoded from data URIs; bytes given as params are sent inline as data URIs.
+ * than the bridge's `maxBatchRequests`) or not answered (`TIMEOUT`, `ABORTED`, a lost connection). Images come
+ * back as `BridgeImage`s decoded from data URIs; bytes given as params are sent inline as data URIs.
  *
  * @example
  * const [area, doc] = await batch(client, [

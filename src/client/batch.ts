@@ -83,6 +83,23 @@ export async function batch(client: BatchInvoker, requests: readonly BatchCall[]
   return (result as BatchResult).map((entry, index) => toEntry(entry, requests[index]?.method ?? ""));
 }
 
+/** `batch` bound to one client, typed as {@link batch} without its first argument: `client.batch(calls, options?)`. */
+export interface BatchMethod {
+  <const T extends readonly BatchCall[]>(requests: T & CheckedCalls<T>, options?: BatchOptions & { haltOnFailure?: false }): Promise<BatchEntries<T>>;
+  <const T extends readonly BatchCall[]>(requests: T & CheckedCalls<T>, options: BatchOptions & { haltOnFailure: true }): Promise<Array<BatchEntries<T>[number]>>;
+  <const T extends readonly BatchCall[]>(requests: T & CheckedCalls<T>, options?: BatchOptions): Promise<Array<BatchEntries<T>[number]>>;
+}
+
+/**
+ * {@link batch} bound to `client`, for a client class to offer as a method.
+ *
+ * @example
+ * readonly batch: BatchMethod = bindBatch(this);
+ */
+export function bindBatch(client: BatchInvoker): BatchMethod {
+  return ((requests: readonly BatchCall[], options?: BatchOptions) => batch(client, requests as never, options)) as BatchMethod;
+}
+
 /** A call as sent: byte params become data URIs, since a batch carries no binary parts. */
 async function inline(call: BatchCall): Promise<BatchParams["requests"][number]> {
   const sent: BatchParams["requests"][number] = { method: call.method };

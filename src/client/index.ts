@@ -8,4 +8,4 @@ export type { BinaryInput } from "./binary.js";
 export type * from "./types.js";
 export type { BackoffOptions } from "./_internal/backoff.js";
 export type { ConnectedEventData } from "../protocol/events.js";
-export { batch, type BatchCall, type BatchEntries, type BatchEntry, type BatchInvoker, type BatchOptions } from "./batch.js";
+export { batch, bindBatch, type BatchCall, type BatchEntries, type BatchEntry, type BatchInvoker, type BatchMethod, type BatchOptions } from "./batch.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { BatchResultSchema, type BatchEntry, type ProtocolError } from "../../src/protocol/index.js";
-import { batch, BridgeImage, isBridgeError } from "../../src/client/index.js";
+import { batch, bindBatch, BridgeImage, isBridgeError } from "../../src/client/index.js";
 import { startBridge, type Harness } from "../helpers/bridge.js";
 import { BinaryTestClient } from "../helpers/binary-ws.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
@@ -283,6 +283,20 @@ describe("the SDK's batch()", () => {
     const [entry] = await batch(client, [{ method: "layer:importImage", params: { image: png } }]);
     expect(entry.ok).toBe(false);
     if (!entry.ok) expect(entry.error).toMatchObject({ code: "NOT_SUPPORTED", method: "layer:importImage" });
+  });
+
+  it("bound to a client (bindBatch) it sends the same batch and answers the same typed entries", async () => {
+    const harness = await startBridge({ host: new ScriptedHost() });
+    const client = connect(harness.bridge.url);
+    await client.ready();
+    const run = bindBatch(client);
+    const [set, area] = await run([{ method: "selection:set", params: { rect } }, { method: "selection:getArea", id: "area" }]);
+    expect([set, area]).toEqual([
+      { ok: true, result: rect },
+      { id: "area", ok: true, result: rect },
+    ]);
+    const halted = await run([{ method: "nope:nope" }, { method: "document:current" }], { haltOnFailure: true });
+    expect(halted.map((e) => (e.ok ? "ok" : e.error.code))).toEqual(["UNKNOWN_METHOD"]);
   });
 
   it("rejects when the bridge refuses the batch itself", async () => {

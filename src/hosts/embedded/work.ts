@@ -7,8 +7,10 @@ import { BridgeError, isBridgeError } from "../../protocol/index.js";
 import type { HostCallContext } from "../host.js";
 
 /**
- * Rows a pixel loop runs between two checkpoints. A checkpoint costs well under a microsecond and a row of a
- * large canvas tens of microseconds, so checking every 32 rows is free, and stops within ~1 ms of a 8000 px row.
+ * Rows a pixel loop runs between two checkpoints. A checkpoint (and a progress report) costs well under a
+ * microsecond and a row of a large canvas tens of microseconds: checking every 32 rows costs nothing measurable
+ * (a 2000×1500 blend-mode composite took the same time with and without) and a cancelled loop stops within a
+ * few milliseconds even on an 8000 px wide canvas.
  */
 export const ROW_BAND = 32;
 

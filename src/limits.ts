@@ -70,6 +70,11 @@ export const DEFAULT_LIMITS = {
   callTimeoutMs: 30_000,
   /** Deadline of scripts and exports, which legitimately take long on big documents. */
   longCallTimeoutMs: 120_000,
+  /**
+   * Least time between two `progress` events about one request; reports in between are dropped (values only grow,
+   * so the next one sent covers them). Bounds what a chatty editor or script can make the bridge send.
+   */
+  progressIntervalMs: 100,
   /** After a deadline, how long a host may take to honour the abort before its slot is freed anyway. */
   abortGraceMs: 2_000,
   /** A call slower than this marks the host session `degraded` until a fast call succeeds. */

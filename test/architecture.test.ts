@@ -21,7 +21,7 @@ const LAYERS: ReadonlyArray<readonly [number, RegExp]> = [
 ];
 /** The client SDK runs in browsers: it may import only the zod-free part of the protocol. */
 const CLIENT = /^client\//;
-const CLIENT_MAY_IMPORT = /^(client\/|protocol\/(constants|method-names|events|resources|errors|binary-frames)\.ts$)/;
+const CLIENT_MAY_IMPORT = /^(client\/|protocol\/(constants|method-names|events|resources|errors|binary-frames|control-names)\.ts$)/;
 
 function layerOf(file: string): number {
   const found = LAYERS.find(([, pattern]) => pattern.test(file));

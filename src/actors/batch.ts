@@ -27,7 +27,7 @@ export interface BatchCaller extends Caller {
 
 /** What a batch needs from the dispatcher: one call, and the one way a failure reaches the wire. */
 export interface BatchDispatch<C extends BatchCaller> {
-  call(caller: C, name: string, params: unknown): Promise<unknown>;
+  call(caller: C, name: string, params: unknown, binaryParts?: readonly Uint8Array[], control?: { readonly cancel?: AbortSignal | undefined }): Promise<unknown>;
   toWireError(error: unknown, context: { requestId?: RequestId; method?: string; caller?: C }): ProtocolError;
 }
 
@@ -57,6 +57,7 @@ export async function runBatch<C extends BatchCaller>(
   rawParams: unknown,
   binaryParts: readonly Uint8Array[],
   batchId?: RequestId,
+  cancel?: AbortSignal,
 ): Promise<BatchOutcome[]> {
   if (binaryParts.length > 0) {
     throw new BridgeError("BAD_REQUEST", "A batch takes no binary parts: send a call that needs one as a request of its own");
@@ -72,7 +73,9 @@ export async function runBatch<C extends BatchCaller>(
   if (!parsed.success) throw invalidParamsError(BATCH_METHOD, issuesOf(parsed.error));
   const outcomes: BatchOutcome[] = [];
   for (const request of parsed.data.requests) {
-    const outcome = await runOne(dispatch, limits, caller, request, batchId);
+    // A cancelled batch stops like a halted one: the call running answers CANCELLED, the rest are not run.
+    if (cancel?.aborted === true) break;
+    const outcome = await runOne(dispatch, limits, caller, request, batchId, cancel);
     outcomes.push(outcome);
     if (!outcome.ok && parsed.data.haltOnFailure === true) break;
   }
@@ -86,6 +89,7 @@ async function runOne<C extends BatchCaller>(
   caller: C,
   request: BatchRequest,
   batchId: RequestId | undefined,
+  cancel: AbortSignal | undefined,
 ): Promise<BatchOutcome> {
   const echo = request.id === undefined ? {} : { id: request.id };
   const client = caller.client;
@@ -94,7 +98,7 @@ async function runOne<C extends BatchCaller>(
     if (refusal !== null) throw refusal;
     if (client !== null) client.inFlight++;
     try {
-      const result = await dispatch.call(caller, request.method, request.params);
+      const result = await dispatch.call(caller, request.method, request.params, [], { cancel });
       return { ...echo, ok: true, result: result === undefined ? null : result };
     } finally {
       if (client !== null) client.inFlight--;
@@ -161,9 +165,10 @@ export async function respondBatch<C extends BatchCaller>(
   id: RequestId,
   params: unknown,
   binaryParts: readonly Uint8Array[],
+  cancel?: AbortSignal,
 ): Promise<string | Buffer> {
   try {
-    const outcomes = await runBatch(dispatch, limits, caller, params, binaryParts, id);
+    const outcomes = await runBatch(dispatch, limits, caller, params, binaryParts, id, cancel);
     return await batchJson(outcomes, `{"id":${JSON.stringify(id)},"ok":true,"result":`, "}");
   } catch (error) {
     return JSON.stringify({ id, ok: false, error: dispatch.toWireError(error, { requestId: id, method: BATCH_METHOD, caller }) });

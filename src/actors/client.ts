@@ -5,6 +5,7 @@ import type { z } from "zod";
 import type { Limits } from "../limits.js";
 import { clientMachine } from "./client.machine.js";
 import type { BinaryImageResponse, SerializedEvent } from "../methods/index.js";
+import { RequestRegistry } from "./requests.js";
 
 /** What a transport hands a logical client to write frames to. */
 export interface ClientSocket {
@@ -100,6 +101,8 @@ export class LogicalClient {
   /** When the client last lost its socket (0 while attached); the longest-detached goes first at the limit. */
   detachedAt = 0;
   inFlight = 0;
+  /** This client's unanswered requests by id as sent, for `request:cancel` (see `./requests.ts`). */
+  readonly requests = new RequestRegistry();
   /** The display name the client gave with `?name=`; a resume that passes one replaces it. */
   name: string | undefined;
   /** How logs name this client (`client:<prefix>`), never the full id. */
@@ -324,6 +327,8 @@ export class LogicalClient {
     this.subscriptions.clear();
     for (const sub of this.watchers.values()) sub.unsubscribe();
     this.watchers.clear();
+    // Nobody can receive their answers any more: queued calls leave the editor's queue, running ones are stopped.
+    this.requests.cancelAll();
     this.replay = [];
     this.replayBytes = 0;
     this.socket = null;

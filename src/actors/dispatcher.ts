@@ -1,4 +1,4 @@
-import { BridgeError, issuesOf, toProtocolError, type ProtocolError, type RequestId } from "../protocol/index.js";
+import { BridgeError, CANCEL_METHOD, issuesOf, toProtocolError, type ProtocolError, type RequestId } from "../protocol/index.js";
 import { BinaryImageResponse, imageResultJson, isWireImage, LARGE_IMAGE_BYTES, type BridgeServices, type Caller, type MethodContext, type MethodDefinition } from "../methods/index.js";
 import type { LogicalClient } from "./client.js";
 import type { Limits } from "../limits.js";
@@ -6,6 +6,7 @@ import type { Logger } from "../logger.js";
 import { laneLogName } from "./client.js";
 import { invalidParamsError, unknownMethodError } from "./_internal/method-hints.js";
 import { isBatch, respondBatch, runBatch, type BatchOutcome } from "./batch.js";
+import { cancelTarget, progressEvents, type RequestControl } from "./requests.js";
 
 /** A caller as the transports hand it over: the methods see a `Caller`; the dispatcher also counts in-flight. */
 export interface DispatchCaller extends Caller {
@@ -69,11 +70,17 @@ export class Dispatcher {
   }
 
   /** Runs one call and resolves with its result; rejects with a `BridgeError` (or anything a host threw). */
-  async call(caller: DispatchCaller, name: string, rawParams: unknown, binaryParts: readonly Uint8Array[] = []): Promise<unknown> {
+  async call(
+    caller: DispatchCaller,
+    name: string,
+    rawParams: unknown,
+    binaryParts: readonly Uint8Array[] = [],
+    control: RequestControl = {},
+  ): Promise<unknown> {
     const started = performance.now();
     const method = (caller.endpoint === "root" ? undefined : this.pluginMethod(caller.endpoint, name)) ?? this.methods.get(name);
     try {
-      const result = await this.invoke(caller, name, method, rawParams, binaryParts);
+      const result = await this.invoke(caller, name, method, rawParams, binaryParts, control);
       if (this.checkResults && method !== undefined) this.checkResult(method, result);
       this.metrics.recordCall(this.label(caller, name, method), performance.now() - started, undefined);
       return result;
@@ -105,6 +112,7 @@ export class Dispatcher {
     method: MethodDefinition | undefined,
     rawParams: unknown,
     binaryParts: readonly Uint8Array[],
+    control: RequestControl,
   ): Promise<unknown> {
     if (!this.accepting()) throw new BridgeError("SHUTTING_DOWN", "The bridge is shutting down");
     if (method === undefined) throw this.unknownMethod(caller.endpoint, name);
@@ -112,6 +120,7 @@ export class Dispatcher {
     if (!parsed.success) throw invalidParamsError(name, issuesOf(parsed.error));
     const params = parsed.data;
     if (!method.host) {
+      control.started?.();
       const editor = caller.editorId === undefined ? this.pool.first : this.pool.get(caller.editorId);
       const ctx: MethodContext = {
         host: editor.host,
@@ -123,14 +132,14 @@ export class Dispatcher {
       return method.run(ctx, params);
     }
     const route = method.route ?? "document";
-    if (route === "all" && this.pool.editors.length > 1) return this.onEveryEditor(caller, name, method, params);
+    if (route === "all" && this.pool.editors.length > 1) return this.onEveryEditor(caller, name, method, params, control);
     const documentId = (params as { documentId?: unknown }).documentId;
     const named = typeof documentId === "number" ? documentId : undefined;
     // A document the pool has not seen yet (a script's new one): look on every editor once before refusing.
     if (named !== undefined && route !== "place" && !this.pool.knows(named) && this.pool.editors.length > 1) {
       await this.onEveryEditor(caller, "document:list", this.methods.get("document:list")!, {});
     }
-    return this.onEditor(this.pool.route(route, named, caller.editorId), caller, name, method, params, binaryParts);
+    return this.onEditor(this.pool.route(route, named, caller.editorId), caller, name, method, params, binaryParts, control);
   }
 
   /** The error for a method no table has: which plugin endpoints serve it, or the nearest built-in name. */
@@ -148,6 +157,7 @@ export class Dispatcher {
     method: MethodDefinition,
     params: unknown,
     binaryParts: readonly Uint8Array[] = [],
+    control: RequestControl = {},
   ): Promise<unknown> {
     return editor.session.call(
       {
@@ -155,6 +165,9 @@ export class Dispatcher {
         method: name,
         mutates: method.mutates,
         timeoutMs: method.long ? this.limits.longCallTimeoutMs : this.limits.callTimeoutMs,
+        cancel: control.cancel,
+        progress: control.progress,
+        started: control.started,
       },
       (call) => Promise.resolve(method.run({ host: editor.host, caller, bridge: this.services, call, binaryParts }, params)),
     );
@@ -164,10 +177,18 @@ export class Dispatcher {
    * Runs a call on every editor taking calls and concatenates the arrays they answer (in document id order when
    * the items have ids). Fails only when no editor answers.
    */
-  private async onEveryEditor(caller: DispatchCaller, name: string, method: MethodDefinition, params: unknown): Promise<unknown[]> {
+  private async onEveryEditor(
+    caller: DispatchCaller,
+    name: string,
+    method: MethodDefinition,
+    params: unknown,
+    control: RequestControl = {},
+  ): Promise<unknown[]> {
     const live = this.pool.editors.filter((editor) => editor.session.isReady);
-    if (live.length === 0) return (await this.onEditor(this.pool.first, caller, name, method, params)) as unknown[];
-    const settled = await Promise.allSettled(live.map((editor) => this.onEditor(editor, caller, name, method, params)));
+    // Progress from several editors would not add up to one request's: only cancellation is passed on.
+    const each: RequestControl = { cancel: control.cancel, started: control.started };
+    if (live.length === 0) return (await this.onEditor(this.pool.first, caller, name, method, params, [], each)) as unknown[];
+    const settled = await Promise.allSettled(live.map((editor) => this.onEditor(editor, caller, name, method, params, [], each)));
     const answers = settled.filter((s): s is PromiseFulfilledResult<unknown> => s.status === "fulfilled").map((s) => s.value as unknown[]);
     if (answers.length === 0) throw (settled[0] as PromiseRejectedResult).reason;
     const items = answers.flat();
@@ -189,10 +210,21 @@ export class Dispatcher {
     name: string,
     params: unknown,
     binaryParts: readonly Uint8Array[] = [],
+    options: { readonly progress?: boolean } = {},
   ): Promise<string | Buffer | BinaryImageResponse> {
-    // A batch is not itself in flight: each of its calls counts while it runs (./batch.ts).
-    if (isBatch(name)) return respondBatch(this, this.limits, caller, id, params, binaryParts);
     const client = caller.client;
+    // A batch is not itself in flight: each of its calls counts while it runs (./batch.ts). Cancelling its id stops it.
+    if (isBatch(name)) {
+      const registered = client?.requests.begin(id);
+      registered?.control.started?.();
+      try {
+        return await respondBatch(this, this.limits, caller, id, params, binaryParts, registered?.control.cancel);
+      } finally {
+        registered?.end();
+      }
+    }
+    // Cancelling is not itself in flight either: a client at its limit must still be able to cancel.
+    if (name === CANCEL_METHOD) return this.respondCancel(caller, id, params);
     if (client !== null && client.inFlight >= this.limits.maxInFlightPerClient) {
       return this.failure(
         id,
@@ -204,8 +236,10 @@ export class Dispatcher {
       );
     }
     if (client !== null) client.inFlight++;
+    const registered = client?.requests.begin(id);
+    const progress = options.progress === true && client !== null ? progressEvents(id, this.limits.progressIntervalMs, (frame) => client.deliverNotice(frame)) : undefined;
     try {
-      const result = await this.call(caller, name, params, binaryParts);
+      const result = await this.call(caller, name, params, binaryParts, { ...registered?.control, progress: progress?.report });
       if (isWireImage(result) && caller.binary === true) return new BinaryImageResponse(id, result);
       if (isWireImage(result) && result.image.bytes.byteLength > LARGE_IMAGE_BYTES) {
         return await imageResultJson(result, `{"id":${JSON.stringify(id)},"ok":true,"result":`, "}");
@@ -214,7 +248,20 @@ export class Dispatcher {
     } catch (error) {
       return this.failure(id, name, error, caller);
     } finally {
+      progress?.close();
+      registered?.end();
       if (client !== null) client.inFlight--;
+    }
+  }
+
+  /** Answers `request:cancel`: cancels one of the caller's own unanswered requests, or says there is none. */
+  private respondCancel(caller: DispatchCaller, id: RequestId, params: unknown): string {
+    try {
+      const target = cancelTarget(params);
+      const result = caller.client?.requests.cancel(target) ?? { id: target, cancelled: false, state: "unknown" };
+      return JSON.stringify({ id, ok: true, result });
+    } catch (error) {
+      return this.failure(id, CANCEL_METHOD, error, caller);
     }
   }
 

@@ -26,6 +26,8 @@ export interface CallOptions {
   readonly cancel?: AbortSignal | undefined;
   /** Receives the editor's progress reports while the call runs (never after its answer). */
   readonly progress?: ProgressReporter | undefined;
+  /** Called when the call leaves the queue and starts. */
+  readonly started?: (() => void) | undefined;
 }
 
 interface Job extends MailboxJob {
@@ -303,6 +305,7 @@ export class HostSession {
 
   private startJob(job: Job): void {
     this.running.add(job);
+    job.options.started?.();
     job.startedAt = performance.now();
     const { progress } = job.options;
     const ctx: HostCallContext = {

@@ -53,10 +53,12 @@ export interface EncodedRequest {
  * Encodes a request. Top-level params that are bytes become `{ "binary": n }` and follow as binary part n (header
  * naming the request) when the connection negotiated `binary`; otherwise they are sent inline as data URIs.
  */
-export function encodeRequest(id: string, method: string, params: unknown, binary: boolean): EncodedRequest {
-  if (params === undefined) return { frame: JSON.stringify({ id, method }), parts: [] };
+export function encodeRequest(id: string, method: string, params: unknown, binary: boolean, progress = false): EncodedRequest {
+  // `progress: true` asks for progress events about this request; it is a field of the request, not of its params.
+  const asks = progress ? { progress: true } : {};
+  if (params === undefined) return { frame: JSON.stringify({ id, method, ...asks }), parts: [] };
   if (typeof params !== "object" || params === null || Array.isArray(params) || !Object.values(params).some(isBytes)) {
-    return { frame: JSON.stringify({ id, method, params }), parts: [] };
+    return { frame: JSON.stringify({ id, method, params, ...asks }), parts: [] };
   }
   const parts: Uint8Array[] = [];
   const encoded: Record<string, unknown> = {};
@@ -77,7 +79,7 @@ export function encodeRequest(id: string, method: string, params: unknown, binar
     encoded[key] = { binary: parts.length };
     parts.push(message);
   }
-  return { frame: JSON.stringify({ id, method, params: encoded }), parts };
+  return { frame: JSON.stringify({ id, method, params: encoded, ...asks }), parts };
 }
 
 interface HeldAnswer {

@@ -1,4 +1,5 @@
 import { BINARY_FEATURE } from "../protocol/binary-frames.js";
+import { CANCEL_FEATURE, PROGRESS_EVENT } from "../protocol/control-names.js";
 import { BEARER_PROTOCOL_PREFIX } from "../protocol/constants.js";
 import type { ConnectedEventData } from "../protocol/events.js";
 import type { Health, PluginHealth, Readiness } from "../protocol/resources.js";
@@ -25,6 +26,7 @@ import { LocalNotifier } from "./_internal/notifier.js";
 import { RequestTable } from "./_internal/requests.js";
 import { EventSequence } from "./_internal/sequence.js";
 import { SubscriptionTable } from "./_internal/subscriptions.js";
+import { type BatchMethod, bindBatch } from "./batch.js";
 import { checkClientName, endpointsOf, socketUrl } from "./_internal/url.js";
 import type {
   EventMeta,
@@ -81,6 +83,12 @@ export class Connection implements MethodGroups {
   readonly image: MethodGroup<"image">;
   readonly selection: MethodGroup<"selection">;
   readonly action: MethodGroup<"action">;
+  /**
+   * Sends several calls as one `batch` request: they run in order, and one answer lists each outcome.
+   * @example
+   * const [doc, layers] = await client.batch([{ method: "document:current" }, { method: "document:layers" }]);
+   */
+  readonly batch: BatchMethod = bindBatch(this);
   readonly jsx: MethodGroup<"jsx">;
   readonly server: MethodGroup<"server">;
 
@@ -126,8 +134,13 @@ export class Connection implements MethodGroups {
       () => {
         const socket = this.socket;
         if (this.phase !== "open" || socket === null || socket.readyState !== OPEN || this.hello === undefined) return null;
-        const binary = this.hello.features?.includes(BINARY_FEATURE) === true;
-        return { send: (frame) => socket.send(frame), clientId: this.hello.clientId, binary };
+        const features = this.hello.features ?? [];
+        return {
+          send: (frame) => socket.send(frame),
+          clientId: this.hello.clientId,
+          binary: features.includes(BINARY_FEATURE),
+          cancel: features.includes(CANCEL_FEATURE),
+        };
       },
     );
     this.subscriptions = new SubscriptionTable({
@@ -351,6 +364,11 @@ export class Connection implements MethodGroups {
         : new BridgeError("INTERNAL", "The bridge reported an error");
       if (this.phase === "open") this.emitLocal("$error", error);
       else this.refusal = error;
+      return;
+    }
+    // Progress about one of this client's requests: for that request's `onProgress`, never replayed.
+    if (seq === undefined && type === PROGRESS_EVENT) {
+      this.requests.progress(data);
       return;
     }
     // Every event the bridge delivers to a subscriber carries its `seq`; anything else is not for listeners.

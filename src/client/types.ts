@@ -34,8 +34,23 @@ export type MethodName = BuiltinMethodName | (string & {});
 export interface InvokeOptions {
   /** Rejects with `TIMEOUT` when no answer came in time. @default the connection's `requestTimeoutMs` */
   timeoutMs?: number;
-  /** Rejects with `ABORTED` when it fires. The bridge has no cancel: a request already sent may still run. */
+  /**
+   * Rejects with `ABORTED` when it fires. A request already sent is cancelled on the bridge too (`request:cancel`,
+   * when the bridge announces the `cancel` feature): a queued call never runs, a running one is told to stop.
+   */
   signal?: AbortSignal;
+  /**
+   * Called with the bridge's progress reports about this request (`progress` is a fraction of 1 when `total` is
+   * absent). Asks the bridge for them; never called after the request settles.
+   */
+  onProgress?: (progress: RequestProgress) => void;
+}
+
+/** One progress report about a request. */
+export interface RequestProgress {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
 }
 
 /** Params are optional exactly when the method accepts no params or only optional ones. */

@@ -1,18 +1,12 @@
 import { z } from "zod";
 import { RequestIdSchema } from "./frames.js";
 
+export { CANCEL_FEATURE, CANCEL_METHOD, PROGRESS_EVENT, PROGRESS_FEATURE } from "./control-names.js";
+
 /*
  * Protocol 1.1's request control, additive to protocol 1: a caller may cancel a request it sent, and ask for
  * progress events about one. Both are announced in the `connected` handshake's `features`.
  */
-
-/** Feature name: `request:cancel` is served. */
-export const CANCEL_FEATURE = "cancel";
-/** Feature name: a request may carry `progress: true` and then receives `progress` events. */
-export const PROGRESS_FEATURE = "progress";
-
-/** The method that cancels one of the caller's own requests. */
-export const CANCEL_METHOD = "request:cancel";
 
 /** `request:cancel` params: the id of the request to cancel, as it was sent (a number stays a number). */
 export const RequestCancelParamsSchema = z.object({ id: RequestIdSchema });
@@ -29,9 +23,6 @@ export const RequestCancelResultSchema = z.object({
   state: z.enum(["queued", "running", "unknown"]),
 });
 export type RequestCancelResult = z.infer<typeof RequestCancelResultSchema>;
-
-/** The event type of progress reports. */
-export const PROGRESS_EVENT = "progress";
 
 /**
  * Data of a `progress` event, sent only to the connection that made the request, only when the request carried

@@ -14,11 +14,15 @@ export const MAX_METHOD_NAME_LENGTH = 256;
 export const RequestIdSchema = z.union([z.string().min(1).max(MAX_REQUEST_ID_LENGTH), z.int()]);
 export type RequestId = z.infer<typeof RequestIdSchema>;
 
-/** A request. `params` may be omitted and then counts as absent. */
+/**
+ * A request. `params` may be omitted and then counts as absent. `progress: true` (protocol 1.1, feature
+ * `progress`) asks for `progress` events about this request.
+ */
 export const RequestFrameSchema = z.object({
   id: RequestIdSchema,
   method: z.string().min(1).max(MAX_METHOD_NAME_LENGTH),
   params: z.unknown().optional(),
+  progress: z.boolean().optional(),
 });
 export type RequestFrame = z.infer<typeof RequestFrameSchema>;
 

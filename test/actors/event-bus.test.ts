@@ -29,14 +29,15 @@ describe("event subscriptions", () => {
   it("events arrive in order with increasing seq, and stop after unsubscribing", async () => {
     const harness = await startBridge();
     const client = await harness.connect();
-    expect(await client.call("event:subscribe", { type: "selection:changed" })).toEqual({ type: "selection:changed", subscribed: true });
-    expect(await client.call("event:subscribe", { type: "selection:changed" })).toEqual({ type: "selection:changed", subscribed: true });
+    expect(await client.call("event:subscribe", { type: "selection:changed" })).toEqual({ ok: true, type: "selection:changed", subscribed: true });
+    expect(await client.call("event:subscribe", { type: "selection:changed" })).toEqual({ ok: true, type: "selection:changed", subscribed: true });
     for (let x = 0; x < 5; x++) await client.call("selection:set", { rect: { ...rect, x } });
     await client.nth((f) => f.type === "selection:changed", 5);
     const got = client.events("selection:changed");
     expect(got.map((f) => f.seq)).toEqual([1, 2, 3, 4, 5]);
     expect(got.map((f) => (f.data as { x: number }).x)).toEqual([0, 1, 2, 3, 4]);
     expect(await client.call("event:unsubscribe", { type: "selection:changed" })).toEqual({
+      ok: true,
       type: "selection:changed",
       subscribed: false,
     });
@@ -107,11 +108,11 @@ describe("the selection watcher", () => {
     await a.call("event:subscribe", { type: "selection:changed" });
     await b.call("event:subscribe", { type: "selection:changed" });
     expect(watchers).toBe(1);
-    expect(await b.call("selection:change")).toEqual({ watching: true });
+    expect(await b.call("selection:change")).toEqual({ ok: true, watching: true });
     await a.call("event:unsubscribe", { type: "selection:changed" });
     await b.call("event:unsubscribe", { type: "selection:changed" });
     expect(watchers).toBe(1); // b's selection:change keeps it running
-    expect(await b.call("selection:change", { enabled: false })).toEqual({ watching: false });
+    expect(await b.call("selection:change", { enabled: false })).toEqual({ ok: true, watching: false });
     expect(watchers).toBe(0);
   });
 });

@@ -6,6 +6,9 @@ import { BinaryTestClient } from "../helpers/binary-ws.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
 import { refusedUpgrade, waitForClient, type TestClient } from "../helpers/ws-client.js";
 
+/** The protocol 1.1 features every WebSocket connection announces. */
+const EVERYWHERE = ["cancel", "progress", "batch"];
+
 const opened: BinaryTestClient[] = [];
 afterEach(async () => {
   await Promise.all(opened.splice(0).map((client) => client.close()));
@@ -87,9 +90,10 @@ describe("binary images over WebSocket", () => {
     const binary = await binaryClient(harness);
     const textRaw = await binaryClient(harness, "binary=0");
     const plain = await binaryClient(harness, "name=plain");
-    expect(binary.hello["features"]).toEqual(["binary"]);
-    expect(textRaw.hello["features"]).toEqual([]);
-    expect(plain.hello["features"]).toEqual([]);
+    // Cancel, progress and batch are there for every connection; binary only where it was asked for.
+    expect(binary.hello["features"]).toEqual(["binary", ...EVERYWHERE]);
+    expect(textRaw.hello["features"]).toEqual(EVERYWHERE);
+    expect(plain.hello["features"]).toEqual(EVERYWHERE);
     const { frame } = await plain.request("t1", "image:exportDocument", { format: "jpeg" });
     expect((frame.result as { data: string }).data).toMatch(/^data:image\/jpeg;base64,/);
     await plain.request("t2", "document:current");
@@ -127,7 +131,7 @@ describe("binary images over WebSocket", () => {
     await answerWhileAway(first, "away-1", clientId);
     const binaryResume = await BinaryTestClient.open(url(`binary=1&resume=${clientId}`));
     opened.push(binaryResume);
-    expect(binaryResume.hello).toMatchObject({ resumed: true, replayed: 2, lost: 0, features: ["binary"] });
+    expect(binaryResume.hello).toMatchObject({ resumed: true, replayed: 2, lost: 0, features: ["binary", ...EVERYWHERE] });
     const { frame, at } = await binaryResume.answer("away-1");
     expect(frame.result).toMatchObject({ data: { binary: 0, mime: "image/png" }, width: 4, height: 3 });
     const decoded = decodeBinaryFrame(await binaryResume.binaryAfter(at));
@@ -136,7 +140,7 @@ describe("binary images over WebSocket", () => {
     await answerWhileAway(binaryResume, "away-2", clientId);
     const textResume = await BinaryTestClient.open(url(`resume=${clientId}`));
     opened.push(textResume);
-    expect(textResume.hello).toMatchObject({ resumed: true, replayed: 1, features: [] });
+    expect(textResume.hello).toMatchObject({ resumed: true, replayed: 1, features: EVERYWHERE });
     const { frame: text } = await textResume.answer("away-2");
     expect((await pixels(dataUriBytes((text.result as { data: string }).data))).width).toBe(4);
     expect(textResume.messages.every((m) => "text" in m)).toBe(true);

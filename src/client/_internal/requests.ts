@@ -1,5 +1,5 @@
 import { BridgeError, CLIENT_ERROR_CODES, looksLikeProtocolError } from "../errors.js";
-import type { InvokeOptions } from "../types.js";
+import type { InvokeOptions, RequestProgress } from "../types.js";
 import { encodeRequest } from "../binary.js";
 
 export interface RequestLimits {
@@ -15,7 +15,11 @@ export interface RequestLimits {
  * Where frames go: the open socket, the logical client behind it and whether that connection negotiated binary
  * messages, or null while none can take frames.
  */
-export type Transmitter = () => { send(frame: string | Uint8Array): void; clientId: string; binary: boolean } | null;
+export type Transmitter = () => { send(frame: string | Uint8Array): void; clientId: string; binary: boolean; cancel: boolean } | null;
+
+/** The method that cancels a request on the bridge, and the id prefix of those cancel requests (never a request's). */
+const CANCEL_METHOD = "request:cancel";
+const CANCEL_ID_PREFIX = "cancel:";
 
 interface PendingRequest {
   readonly id: string;
@@ -24,6 +28,7 @@ interface PendingRequest {
   readonly params: unknown;
   /** Logical client the request went to; undefined while it waits to be sent. */
   sentTo: string | undefined;
+  readonly onProgress: ((progress: RequestProgress) => void) | undefined;
   resolve(value: unknown): void;
   reject(error: unknown): void;
   cleanup(): void;
@@ -77,6 +82,7 @@ export class RequestTable {
       const onAbort = (): void => {
         const request = this.settle(id);
         if (request === undefined) return;
+        if (request.sentTo !== undefined) this.cancelOnBridge(request);
         reject(
           new BridgeError(CLIENT_ERROR_CODES.ABORTED, `${method} was aborted`, {
             requestId: id,
@@ -91,6 +97,7 @@ export class RequestTable {
         method,
         params,
         sentTo: undefined,
+        onProgress: options.onProgress,
         resolve,
         reject,
         cleanup: () => {
@@ -112,7 +119,7 @@ export class RequestTable {
       if (request === undefined) continue;
       let encoded: ReturnType<typeof encodeRequest>;
       try {
-        encoded = encodeRequest(request.id, request.method, request.params, target.binary);
+        encoded = encodeRequest(request.id, request.method, request.params, target.binary, request.onProgress !== undefined);
       } catch (error) {
         // Params JSON cannot hold (a BigInt, a cycle): the caller's mistake, reported to the caller only.
         this.settle(request.id);
@@ -129,11 +136,37 @@ export class RequestTable {
 
   /** Settles the request a response frame answers; answers nobody waits for (timed out, aborted) are dropped. */
   answer(frame: Record<string, unknown>): void {
+    if (typeof frame["id"] === "string" && frame["id"].startsWith(CANCEL_ID_PREFIX)) return; // a cancel's answer
     const request = this.settle(frame["id"] as string);
     if (request === undefined) return;
     if (frame["ok"] === true) request.resolve(frame["result"]);
     else if (looksLikeProtocolError(frame["error"])) request.reject(BridgeError.fromProtocolError(frame["error"]));
     else request.reject(new BridgeError("INTERNAL", "Malformed error response", { requestId: request.id, method: request.method }));
+  }
+
+  /** Hands a `progress` event's data to the request it is about, if it is still waiting and asked for progress. */
+  progress(data: unknown): void {
+    if (typeof data !== "object" || data === null) return;
+    const { requestId, progress, total, message } = data as Record<string, unknown>;
+    if (typeof requestId !== "string" || typeof progress !== "number") return;
+    const request = this.pending.get(requestId);
+    if (request?.onProgress === undefined) return;
+    request.onProgress({
+      progress,
+      ...(typeof total === "number" ? { total } : {}),
+      ...(typeof message === "string" ? { message } : {}),
+    });
+  }
+
+  /**
+   * Asks the bridge to stop a request this table gave up on (aborted), on the socket of the logical client it went
+   * to. Fire and forget: its answer is dropped, and a socket gone since means the bridge's client is gone or will
+   * answer into a replay nobody waits for.
+   */
+  private cancelOnBridge(request: PendingRequest): void {
+    const target = this.transmitter();
+    if (target === null || !target.cancel || target.clientId !== request.sentTo) return;
+    target.send(JSON.stringify({ id: `${CANCEL_ID_PREFIX}${request.id}`, method: CANCEL_METHOD, params: { id: request.id } }));
   }
 
   /** Fails the requests sent to one logical client (it is gone, so their answers are). */

@@ -171,7 +171,8 @@ async function runMethod(target: TransportTarget, method: MethodDefinition, even
       params["format"] = wanted.format;
     }
     const caller: DispatchCaller = { lane: laneOf(event), client: null, endpoint: "root", editorId: editorOf(target, event) };
-    const result = await target.dispatcher.call(caller, method.name, params);
+    // A client that goes away before its answer cancels the call: queued, it never runs; running, it is stopped.
+    const result = await target.dispatcher.call(caller, method.name, params, [], { cancel: event.req.signal });
     const image = wanted === null ? undefined : imageResponse(result);
     if (image !== undefined) return image;
     if (isWireImage(result) && result.image.bytes.byteLength > LARGE_IMAGE_BYTES) return jsonBytesResponse(await imageResultJson(result, "", ""));

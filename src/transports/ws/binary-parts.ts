@@ -6,6 +6,8 @@ export interface PartRequest {
   readonly id: RequestId;
   readonly method: string;
   readonly params?: unknown;
+  /** The request asked for progress events. */
+  readonly progress?: unknown;
 }
 
 /**

@@ -1,10 +1,13 @@
 import type { WebSocket } from "ws";
 import {
+  BATCH_FEATURE,
   BINARY_FEATURE,
   BridgeError,
+  CANCEL_FEATURE,
   CLOSE_CODES,
   CONNECTION_EVENTS,
   checkRequest,
+  PROGRESS_FEATURE,
   PROTOCOL_VERSION,
   type ConnectedEventData,
   type ProtocolError,
@@ -14,6 +17,9 @@ import type { DispatchCaller } from "../../actors/dispatcher.js";
 import type { TransportTarget } from "../target.js";
 import type { ConnectParams } from "./params.js";
 import { BinaryPartCollector, binaryPartsNamed, type PartRequest } from "./binary-parts.js";
+
+/** Protocol 1.1 features every WebSocket connection has; `binary` is added where it was asked for. */
+const WS_FEATURES = [CANCEL_FEATURE, PROGRESS_FEATURE, BATCH_FEATURE] as const;
 
 function errorEvent(error: ProtocolError): string {
   return JSON.stringify({ type: CONNECTION_EVENTS.error, data: error });
@@ -106,7 +112,7 @@ function serve(ws: WebSocket, socket: ClientSocket, target: TransportTarget, cli
     server: target.server,
     ...(endpoint !== "root" ? { endpoint } : {}),
     ...(batch !== undefined ? { replayed, lost: batch.lost } : {}),
-    features: socket.binary ? [BINARY_FEATURE] : [],
+    features: [...(socket.binary ? [BINARY_FEATURE] : []), ...WS_FEATURES],
   };
   ws.send(JSON.stringify({ type: CONNECTION_EVENTS.connected, data: connected }));
   for (const frame of batch?.frames ?? []) sendFrame(socket, frame);
@@ -114,7 +120,8 @@ function serve(ws: WebSocket, socket: ClientSocket, target: TransportTarget, cli
   let malformed = 0;
   const current = (): boolean => client.attachedSocket === socket;
   const run = (request: PartRequest, parts: Uint8Array[]): void => {
-    void target.dispatcher.respond(caller, request.id, request.method, request.params, parts).then((text) => client.deliverResponse(text));
+    const options = { progress: request.progress === true };
+    void target.dispatcher.respond(caller, request.id, request.method, request.params, parts, options).then((text) => client.deliverResponse(text));
   };
   const answerError = (request: PartRequest, error: BridgeError): void => {
     const wire = target.dispatcher.toWireError(error, { requestId: request.id, method: request.method, caller });

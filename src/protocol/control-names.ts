@@ -1,0 +1,15 @@
+/*
+ * Names of protocol 1.1's request control, as plain data: the client SDK loads this file in browsers, without zod.
+ * The schemas are in `control.ts`.
+ */
+
+/** Feature name: `request:cancel` is served. */
+export const CANCEL_FEATURE = "cancel";
+/** Feature name: a request may carry `progress: true` and then receives `progress` events. */
+export const PROGRESS_FEATURE = "progress";
+
+/** The method that cancels one of the caller's own requests. */
+export const CANCEL_METHOD = "request:cancel";
+
+/** The event type of progress reports. */
+export const PROGRESS_EVENT = "progress";

@@ -1,6 +1,6 @@
 import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
-import { BridgeError, type ErrorCode } from "../../protocol/index.js";
+import { BridgeError, isBridgeError, type ErrorCode } from "../../protocol/index.js";
 import { LIBRARY_MARKER, LIBRARY_SOURCE, REPLY_MARK } from "./library.js";
 import { MAX_INLINE_REPLY_CHARS } from "./limits.js";
 import { lit, parseSexp, type Sexp } from "./scheme.js";
@@ -164,6 +164,9 @@ export class GimpClient {
       controller.abort();
     }, options.timeoutMs);
     const onAbort = (): void => {
+      // GIMP cannot stop a script it is running, and dropping the exchange would mean restarting GIMP (every open
+      // image lost): a cancelled call is left to finish, its answer unread; its own deadline still applies.
+      if (isBridgeError(options.signal?.reason) && options.signal.reason.code === "CANCELLED") return;
       why ??= "aborted";
       controller.abort();
     };

@@ -85,6 +85,14 @@ describe.skipIf(GIMP_SKIP !== undefined)("the Script-Fu client against a real GI
     expect(faults).toEqual([]);
   });
 
+  it("a cancelled call is left to finish: GIMP is not restarted, and its answer still arrives", async () => {
+    const controller = new AbortController();
+    const pending = client.call("(let loop ((i 0)) (if (< i 200000) (loop (+ i 1)) i))", { timeoutMs: 10_000, signal: controller.signal });
+    controller.abort(new BridgeError("CANCELLED", "cancelled by its caller"));
+    expect(await pending).toBe(200_000);
+    expect(faults).toEqual([]);
+  });
+
   it("a frame with a wrong magic byte is dropped by GIMP, and the next call works", async () => {
     const { connect } = await import("node:net");
     await new Promise<void>((resolve) => {

@@ -31,7 +31,7 @@ async function watcher(harness: Harness, editor: string): Promise<TestClient> {
   return client;
 }
 
-/** Six seconds of work inside one host call of a script: the editor's thread cannot read a cancel meanwhile. */
+/** Seconds of work inside one host call of a script: the editor's thread cannot read a message meanwhile. */
 const STUCK_IN_HOST_CALL = `const doc = app.documents.add(6000, 6000, "big");
 const a = doc.artLayers.add("a"); a.fill("#80808080"); a.blendMode = "multiply";
 const b = doc.artLayers.add("b"); b.fill("#40404080"); b.blendMode = "screen";
@@ -62,15 +62,15 @@ describe("the embedded editor in its own process", () => {
     expect(fresh.id).toBeGreaterThan(kept.id);
   });
 
-  it("a script stuck in a host call answers TIMEOUT at its deadline and the editor is restarted", async () => {
-    const harness = await startBridge({ limits: { longCallTimeoutMs: 500, editorKillGraceMs: 500, abortGraceMs: 2_000 } });
-    const watch = await watcher(harness, "embedded-1");
+  it("a script stuck in a long host call answers TIMEOUT at its deadline; the call stops at its next checkpoint and the editor carries on", async () => {
+    const harness = await startBridge({ limits: { longCallTimeoutMs: 500, editorKillGraceMs: 5_000, abortGraceMs: 5_000 } });
     const client = await harness.connect();
     const answer = await client.send("jsx:run", { script: STUCK_IN_HOST_CALL, timeoutMs: 60_000 });
     expect(answer.error, JSON.stringify(answer.error)).toMatchObject({ code: "TIMEOUT" });
-    const restarted = await watch.next((f) => f.type === "editor:restarted");
-    expect((restarted.data as { reason: string }).reason).toMatch(/cancel/);
-    await until(harness, (all) => all[0]!.state === "ready");
+    // The export's compositing reads the cancel between rows, though the editor's thread never returns to read a
+    // message: the editor comes back long before it would be killed, with its documents.
+    await until(harness, (all) => all[0]!.running === 0);
+    expect((await editors(harness))[0]).toMatchObject({ state: "ready", restarts: 0 });
     expect((await client.call<{ id: number }>("document:create", { width: 4, height: 4 })).id).toBeGreaterThan(1);
   });
 

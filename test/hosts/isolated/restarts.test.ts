@@ -20,24 +20,35 @@ function announcements(host: { events(type: string): Observable<unknown> | undef
 }
 
 describe("isolated embedded editor: deadlines enforced from outside, restarts", () => {
-  it("a script stuck in for(;;){} is killed after the grace; a fresh editor reports the lost documents and never reuses an id", async () => {
+  it("a script stuck in for(;;){} stops at its checkpoint when its call is aborted: the editor lives on with its documents", async () => {
     const host = await startIsolated({ sample: true, killGraceMs: KILL_GRACE_MS });
-    const created = await host.createDocument!(ctx(), { width: 10, height: 10, name: "Second", background: [0, 0, 0, 255] });
-    expect(created.id).toBe(2);
     // Warm up: the first run compiles QuickJS; the stuck run must be inside its loop when the deadline passes.
     await host.runScript!(ctx(), { source: "1", language: "javascript", params: undefined, timeoutMs: 5000 });
-    const firstPid = host.pid;
-    const lost = firstValueFrom(host.lost$);
-    const announced = announcements(host, 3);
+    const pid = host.pid;
     const stuck = host.runScript!(ctx(AbortSignal.timeout(CALL_DEADLINE_MS)), {
       source: "for(;;){}",
       language: "javascript",
       params: undefined,
       timeoutMs: 60_000,
     });
+    // The editor's thread never leaves the loop to read a message: the id on the cancel pipe stops it.
+    expect(await stuck.catch((caught: unknown) => caught)).toMatchObject({ code: "CANCELLED" });
+    expect(host.pid).toBe(pid);
+    expect(host.restarts).toBe(0);
+    expect((await host.listDocuments(ctx())).map((d) => d.id)).toEqual([1]);
+  });
+
+  it("an editor stuck where no checkpoint reaches is killed after the grace; a fresh editor reports the lost documents and never reuses an id", async () => {
+    const host = await startIsolated({ sample: true, killGraceMs: KILL_GRACE_MS });
+    const created = await host.createDocument!(ctx(), { width: 10, height: 10, name: "Second", background: [0, 0, 0, 255] });
+    expect(created.id).toBe(2);
+    const firstPid = host.pid;
+    const lost = firstValueFrom(host.lost$);
+    const announced = announcements(host, 3);
+    const stuck = runTestHook(host, "block", ctx(AbortSignal.timeout(CALL_DEADLINE_MS)));
     const error = await stuck.catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: "HOST_UNAVAILABLE", retryable: true, details: { reason: expect.stringMatching(/ignoring a cancelled call/) } });
-    expect((await lost).message).toBe(`editor killed after ignoring a cancelled call for ${KILL_GRACE_MS} ms (runScript)`);
+    expect((await lost).message).toBe(`editor killed after ignoring a cancelled call for ${KILL_GRACE_MS} ms (test:block)`);
     expect(host.pid).toBeUndefined();
     expect(isRunning(firstPid!)).toBe(false);
     expect(host.restarts).toBe(1);

@@ -1,9 +1,26 @@
 import { z } from "zod";
-import { EVENT_SCHEMAS, PROTOCOL_VERSION } from "../protocol/index.js";
+import {
+  BATCH_FEATURE,
+  BATCH_METHOD,
+  BatchParamsSchema,
+  BatchResultSchema,
+  BINARY_FEATURE,
+  CANCEL_FEATURE,
+  CANCEL_METHOD,
+  EVENT_SCHEMAS,
+  PROGRESS_EVENT,
+  PROGRESS_FEATURE,
+  ProgressEventDataSchema,
+  PROTOCOL_VERSION,
+  RequestCancelParamsSchema,
+  RequestCancelResultSchema,
+} from "../protocol/index.js";
 import type { MethodDefinition } from "./define.js";
 
 export interface PublishedSchema {
   protocolVersion: number;
+  /** What protocol 1.1 adds, as the `connected` handshake names it (`binary` only where a connection asks). */
+  features: string[];
   methods: Record<string, { params: unknown; result: unknown; http?: { verb: string; path: string } }>;
   events: Record<string, unknown>;
 }
@@ -15,7 +32,12 @@ const toJson = (schema: z.ZodType): unknown => z.toJSONSchema(schema, { unrepres
  * that drives dispatch and routes, so what is published cannot drift from what is served (`GET /schema`).
  */
 export function publishSchema(methods: Iterable<MethodDefinition>): PublishedSchema {
-  const out: PublishedSchema = { protocolVersion: PROTOCOL_VERSION, methods: {}, events: {} };
+  const out: PublishedSchema = {
+    protocolVersion: PROTOCOL_VERSION,
+    features: [BINARY_FEATURE, CANCEL_FEATURE, PROGRESS_FEATURE, BATCH_FEATURE],
+    methods: {},
+    events: {},
+  };
   for (const method of methods) {
     const entry: PublishedSchema["methods"][string] = { params: toJson(method.params), result: toJson(method.result) };
     if (method.http !== undefined) {
@@ -24,6 +46,10 @@ export function publishSchema(methods: Iterable<MethodDefinition>): PublishedSch
     }
     out.methods[method.name] = entry;
   }
+  // Served by the dispatcher itself rather than the method table: they act on other requests.
+  out.methods[CANCEL_METHOD] = { params: toJson(RequestCancelParamsSchema), result: toJson(RequestCancelResultSchema) };
+  out.methods[BATCH_METHOD] = { params: toJson(BatchParamsSchema), result: toJson(BatchResultSchema), http: { verb: "POST", path: "/batch" } };
   for (const [type, schema] of Object.entries(EVENT_SCHEMAS)) out.events[type] = toJson(schema);
+  out.events[PROGRESS_EVENT] = toJson(ProgressEventDataSchema);
   return out;
 }

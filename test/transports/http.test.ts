@@ -185,10 +185,14 @@ describe("published schema", () => {
       events: Record<string, unknown>;
     };
     expect(schema.protocolVersion).toBe(1);
-    expect(Object.keys(schema.methods)).toHaveLength(31);
+    // The 31 built-in methods, plus request:cancel and batch, which the dispatcher serves itself.
+    expect(Object.keys(schema.methods)).toHaveLength(33);
     expect(schema.methods["layer:getInfoById"]?.http).toEqual({ verb: "GET", path: "/layer/by-id/{layerId}" });
     expect(schema.methods["jsx:run"]?.http).toBeUndefined();
-    expect(Object.keys(schema.events)).toContain("selection:changed");
+    expect(schema.methods["batch"]?.http).toEqual({ verb: "POST", path: "/batch" });
+    expect(schema.methods["request:cancel"]?.params.type).toBe("object");
+    expect(Object.keys(schema.events)).toEqual(expect.arrayContaining(["selection:changed", "progress"]));
+    expect((schema as unknown as { features: string[] }).features).toEqual(["binary", "cancel", "progress", "batch"]);
   });
 });
 

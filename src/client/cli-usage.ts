@@ -38,7 +38,9 @@ Client options (a command refuses options it does not use):
   --token <token>      access token                                  [BRIDGE_TOKEN]
   --name <name>        this client's name in server:clients and the bridge's logs (not health, plugins)
   --timeout <ms>       per-request deadline
+  --progress           call and export-*: print the bridge's progress reports on stderr
   --json               machine-readable output (one JSON value per line; errors as JSON on stderr)
+Ctrl-C during a call cancels it on the bridge too: queued, it never runs; running, the editor is told to stop.
 Exit status: 0 ok, 1 the bridge answered an error, 2 bad command line, 3 bridge unreachable, 4 a local file
 could not be written.
 `;

@@ -4,6 +4,7 @@ import { parseArgs } from "node:util";
 import { WebSocket } from "ws";
 import { Connection } from "./connection.js";
 import type { ConnectionOptions } from "./options.js";
+import type { InvokeOptions, RequestProgress } from "./types.js";
 import { BridgeError, CLIENT_ERROR_CODES, isBridgeError } from "./errors.js";
 import { pluginHealth, plugins, readiness, status } from "./http.js";
 import { checkClientName, endpointsOf } from "./_internal/url.js";
@@ -75,6 +76,7 @@ function parseFlags(argv: string[]) {
       scale: { type: "string" },
       "layer-id": { type: "string" },
       "layer-index": { type: "string" },
+      progress: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -85,11 +87,11 @@ type Flag = keyof Flags;
 
 /** Options every command takes. */
 const COMMON_OPTIONS: readonly Flag[] = ["url", "token", "json", "timeout", "help"];
-const EXPORT_OPTIONS: readonly Flag[] = ["name", "output", "format", "quality", "max-size", "scale"];
+const EXPORT_OPTIONS: readonly Flag[] = ["name", "output", "format", "quality", "max-size", "scale", "progress"];
 
 /** The options each command uses beyond the common ones; any other is refused as a usage error. */
 const COMMAND_OPTIONS: Readonly<Record<ClientCommand, readonly Flag[]>> = {
-  call: ["name", "param", "output"],
+  call: ["name", "param", "output", "progress"],
   subscribe: ["name", "count"],
   health: [],
   plugins: [],
@@ -339,8 +341,23 @@ async function withConnection(
   }
 }
 
-function invokeOptions(ctx: Context): { timeoutMs?: number; signal: AbortSignal } {
-  return ctx.timeoutMs === undefined ? { signal: ctx.signal } : { timeoutMs: ctx.timeoutMs, signal: ctx.signal };
+/**
+ * The deadline, the interrupt (Ctrl-C aborts the call, and the SDK cancels it on the bridge) and, with
+ * `--progress`, the bridge's progress reports on stderr (JSON lines with `--json`).
+ */
+function invokeOptions(ctx: Context): InvokeOptions {
+  return {
+    signal: ctx.signal,
+    ...(ctx.timeoutMs === undefined ? {} : { timeoutMs: ctx.timeoutMs }),
+    ...(ctx.values.progress === true ? { onProgress: (report: RequestProgress) => ctx.err.write(progressLine(report, ctx.json)) } : {}),
+  };
+}
+
+/** One progress report as a line: `progress 42% compositing`, or its JSON. */
+function progressLine(report: RequestProgress, json: boolean): string {
+  if (json) return `${JSON.stringify({ progress: report })}\n`;
+  const fraction = report.total === undefined ? report.progress : report.progress / report.total;
+  return `progress ${Math.round(fraction * 100)}%${report.message === undefined ? "" : ` ${report.message}`}\n`;
 }
 
 function clientName(text: string): string {

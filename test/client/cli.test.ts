@@ -72,6 +72,27 @@ describe("client commands", () => {
     expect(buildParams('{"a":1}', ["b.c=x", "d=true"])).toEqual({ a: 1, b: { c: "x" }, d: true });
   });
 
+  it("call --progress prints the bridge's progress reports on stderr; an interrupt cancels the call on the bridge", async () => {
+    const harness = await startBridge();
+    const script = `progress(0.5, "half way"); 1`;
+    const reported = await run(["call", "jsx:run", JSON.stringify({ script }), "--progress", "--url", harness.bridge.url]);
+    expect(reported).toMatchObject({ code: 0 });
+    expect(reported.stderr).toContain("progress 50% half way\n");
+    const asJson = await run(["call", "jsx:run", JSON.stringify({ script }), "--progress", "--json", "--url", harness.bridge.url]);
+    expect(JSON.parse(asJson.stderr.split("\n")[0]!)).toEqual({ progress: { progress: 0.5, total: 1, message: "half way" } });
+
+    const interrupt = new AbortController();
+    const running = run(["call", "jsx:run", JSON.stringify({ script: "for(;;){}", timeoutMs: 60_000 }), "--url", harness.bridge.url], {}, interrupt.signal);
+    const busy = async (): Promise<number> => ((await (await harness.http("/status")).json()) as { editors: Array<{ running: number }> }).editors[0]!.running;
+    while ((await busy()) === 0) await new Promise((resolve) => setImmediate(resolve));
+    interrupt.abort();
+    expect((await running).code).not.toBe(0);
+    // Cancelled on the bridge, not only abandoned: the editor is free long before the script's minute is up.
+    while ((await busy()) !== 0) await new Promise((resolve) => setImmediate(resolve));
+    const status = (await (await harness.http("/status")).json()) as { editors: Array<{ restarts: number }> };
+    expect(status.editors[0]!.restarts).toBe(0);
+  });
+
   it("a failing call exits 1 with the error code and message on stderr", async () => {
     const { bridge } = await startBridge();
     const missing = await run(["call", "layer:getInfoById", "--param", "layerId=999999", "--url", bridge.url]);

@@ -1,20 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { startBridge, type Harness } from "../helpers/bridge.js";
+import { firstEditor, startBridge, untilEditor } from "../helpers/bridge.js";
 import { connect } from "./_support.js";
-
-interface EditorView {
-  restarts: number;
-  running: number;
-}
-
-async function editor(harness: Harness): Promise<EditorView> {
-  return ((await (await harness.http("/status")).json()) as { editors: EditorView[] }).editors[0]!;
-}
-
-/** Resolves once `condition` holds for the first editor (read from `/status` after each turn, no sleeps). */
-async function until(harness: Harness, condition: (view: EditorView) => boolean): Promise<void> {
-  while (!condition(await editor(harness))) await new Promise((resolve) => setImmediate(resolve));
-}
 
 describe("client SDK: cancel and progress", () => {
   it("aborting a sent request rejects ABORTED and cancels it on the bridge: the editor is free again, not restarted", async () => {
@@ -23,13 +9,13 @@ describe("client SDK: cancel and progress", () => {
     await client.ready();
     const abort = new AbortController();
     const looping = client.invoke("jsx:run", { script: "for(;;){}", timeoutMs: 60_000 }, { signal: abort.signal }).catch((error: unknown) => error);
-    await until(harness, (view) => view.running === 1);
+    await untilEditor(harness, (view) => view.running === 1);
     abort.abort();
     expect(await looping).toMatchObject({ code: "ABORTED" });
     // Without the cancel the script would hold the editor for a minute; with it the editor stops and serves this.
-    await until(harness, (view) => view.running === 0);
+    await untilEditor(harness, (view) => view.running === 0);
     expect(await client.invoke("document:create", { width: 3, height: 3 })).toMatchObject({ width: 3 });
-    expect((await editor(harness)).restarts).toBe(0);
+    expect((await firstEditor(harness)).restarts).toBe(0);
   });
 
   it("onProgress receives the bridge's reports for that request, in order, before it resolves", async () => {

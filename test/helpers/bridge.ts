@@ -48,3 +48,22 @@ export async function waitForQueued(harness: Harness, count: number, signal?: Ab
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
+
+/** What `/status` says of one editor, as tests read it. */
+export interface EditorView {
+  id: string;
+  state: string;
+  restarts: number;
+  running: number;
+  queued: number;
+}
+
+/** The first editor's view from `/status`. */
+export async function firstEditor(harness: Harness): Promise<EditorView> {
+  return ((await (await harness.http("/status")).json()) as { editors: EditorView[] }).editors[0]!;
+}
+
+/** Resolves once `condition` holds for the first editor (read from `/status` after each turn, no sleeps). */
+export async function untilEditor(harness: Harness, condition: (view: EditorView) => boolean): Promise<void> {
+  while (!condition(await firstEditor(harness))) await new Promise((resolve) => setImmediate(resolve));
+}

@@ -1,22 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { startBridge, type Harness } from "../helpers/bridge.js";
+import { firstEditor, startBridge, untilEditor } from "../helpers/bridge.js";
 import type { Frame, TestClient } from "../helpers/ws-client.js";
 
-interface EditorView {
-  state: string;
-  restarts: number;
-  running: number;
-  queued: number;
-}
-
-async function editor(harness: Harness): Promise<EditorView> {
-  return ((await (await harness.http("/status")).json()) as { editors: EditorView[] }).editors[0]!;
-}
-
-/** Resolves once `condition` holds for the first editor (read from `/status` after each turn, no sleeps). */
-async function until(harness: Harness, condition: (view: EditorView) => boolean): Promise<void> {
-  while (!condition(await editor(harness))) await new Promise((resolve) => setImmediate(resolve));
-}
 
 /** A document whose export runs the JavaScript compositor (blend modes) for a while. */
 async function blendDocument(client: TestClient, size: number): Promise<number> {
@@ -47,27 +32,27 @@ describe("cancellation over WebSocket", () => {
     const harness = await startBridge();
     const client = await harness.connect();
     const looping = client.send("jsx:run", LOOP, "loop");
-    await until(harness, (view) => view.running === 1);
+    await untilEditor(harness, (view) => view.running === 1);
     const cancel = await client.call("request:cancel", { id: "loop" });
     expect(cancel).toEqual({ id: "loop", cancelled: true, state: "running" });
     expect((await looping).error).toMatchObject({ code: "CANCELLED", retryable: false });
     // The mailbox moves on: the next call runs once the script stopped at its checkpoint.
     expect(await client.call("document:create", { width: 4, height: 4 })).toMatchObject({ width: 4 });
-    expect(await editor(harness)).toMatchObject({ restarts: 0, running: 0 });
+    expect(await firstEditor(harness)).toMatchObject({ restarts: 0, running: 0 });
   });
 
   it("a queued export leaves the queue and never runs; the running script is then cancelled too", async () => {
     const harness = await startBridge();
     const client = await harness.connect();
     const looping = client.send("jsx:run", LOOP, "loop");
-    await until(harness, (view) => view.running === 1);
+    await untilEditor(harness, (view) => view.running === 1);
     const queued = client.send("image:exportDocument", { format: "png" }, 41 as unknown as string);
-    await until(harness, (view) => view.queued === 1);
+    await untilEditor(harness, (view) => view.queued === 1);
     expect(await client.call("request:cancel", { id: 41 })).toEqual({ id: 41, cancelled: true, state: "queued" });
     const answer = await queued;
     expect(answer.id).toBe(41);
     expect(answer.error).toMatchObject({ code: "CANCELLED", details: { outcome: "not-started" } });
-    expect((await editor(harness)).queued).toBe(0);
+    expect((await firstEditor(harness)).queued).toBe(0);
     await client.call("request:cancel", { id: "loop" });
     expect((await looping).error).toMatchObject({ code: "CANCELLED" });
   });
@@ -77,11 +62,11 @@ describe("cancellation over WebSocket", () => {
     const client = await harness.connect();
     const documentId = await blendDocument(client, 3000);
     const exporting = client.send("image:exportDocument", { documentId, format: "png" }, "big");
-    await until(harness, (view) => view.running === 1);
+    await untilEditor(harness, (view) => view.running === 1);
     expect(await client.call("request:cancel", { id: "big" })).toMatchObject({ cancelled: true, state: "running" });
     expect((await exporting).error).toMatchObject({ code: "CANCELLED" });
     expect(await client.call("document:current")).toMatchObject({ id: documentId });
-    expect((await editor(harness)).restarts).toBe(0);
+    expect((await firstEditor(harness)).restarts).toBe(0);
   });
 
   it("cancelling an unknown or answered id changes nothing; another client's request cannot be cancelled", async () => {
@@ -92,7 +77,7 @@ describe("cancellation over WebSocket", () => {
     await owner.call("getServerInfo");
     expect(await owner.call("request:cancel", { id: "r1" })).toMatchObject({ cancelled: false, state: "unknown" });
     const looping = owner.send("jsx:run", LOOP, "mine");
-    await until(harness, (view) => view.running === 1);
+    await untilEditor(harness, (view) => view.running === 1);
     expect(await stranger.call("request:cancel", { id: "mine" })).toMatchObject({ cancelled: false, state: "unknown" });
     expect(await owner.call("request:cancel", { id: "mine" })).toMatchObject({ cancelled: true });
     expect((await looping).error).toMatchObject({ code: "CANCELLED" });
@@ -102,7 +87,7 @@ describe("cancellation over WebSocket", () => {
     const harness = await startBridge();
     const client = await harness.connect();
     const batch = client.send("batch", { requests: [{ method: "jsx:run", params: LOOP }, { method: "document:create", params: { width: 11, height: 11 } }] }, "b1");
-    await until(harness, (view) => view.running === 1);
+    await untilEditor(harness, (view) => view.running === 1);
     expect(await client.call("request:cancel", { id: "b1" })).toMatchObject({ cancelled: true, state: "running" });
     const answer = await batch;
     expect(answer.ok).toBe(true);
@@ -174,7 +159,7 @@ describe("cancellation over HTTP", () => {
     const harness = await startBridge();
     const client = await harness.connect();
     const looping = client.send("jsx:run", LOOP, "loop");
-    await until(harness, (view) => view.running === 1);
+    await untilEditor(harness, (view) => view.running === 1);
     const gone = new AbortController();
     const request = harness
       .http("/document/create", {
@@ -184,10 +169,10 @@ describe("cancellation over HTTP", () => {
         signal: gone.signal,
       })
       .catch((error: unknown) => error);
-    await until(harness, (view) => view.queued === 1);
+    await untilEditor(harness, (view) => view.queued === 1);
     gone.abort();
     await request;
-    await until(harness, (view) => view.queued === 0);
+    await untilEditor(harness, (view) => view.queued === 0);
     await client.call("request:cancel", { id: "loop" });
     await looping;
     const documents = await client.call<Array<{ width: number }>>("document:list");

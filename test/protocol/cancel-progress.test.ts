@@ -2,7 +2,6 @@ import { describe, expect, it } from "vitest";
 import { firstEditor, startBridge, untilEditor } from "../helpers/bridge.js";
 import type { Frame, TestClient } from "../helpers/ws-client.js";
 
-
 /** A document whose export runs the JavaScript compositor (blend modes) for a while. */
 async function blendDocument(client: TestClient, size: number): Promise<number> {
   const script = `const doc = app.documents.add(${size}, ${size}, "blend");

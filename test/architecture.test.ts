@@ -22,6 +22,9 @@ const LAYERS: ReadonlyArray<readonly [number, RegExp]> = [
 /** The client SDK runs in browsers: it may import only the zod-free part of the protocol. */
 const CLIENT = /^client\//;
 const CLIENT_MAY_IMPORT = /^(client\/|protocol\/(constants|method-names|events|resources|errors|binary-frames|control-names)\.ts$)/;
+/** The dashboard is browser code too: it loads the client SDK and its own files, nothing the bridge runs. */
+const DASHBOARD = /^dashboard\//;
+const DASHBOARD_MAY_IMPORT = /^dashboard\//;
 
 function layerOf(file: string): number {
   const found = LAYERS.find(([, pattern]) => pattern.test(file));
@@ -54,14 +57,19 @@ function importsOf(file: string): Import[] {
 const graph = new Map(sources(SRC).map((file) => [relative(SRC, file), importsOf(file)] as const));
 
 describe("architecture", () => {
-  it("no module imports a layer above its own; the client SDK imports only the zod-free protocol", () => {
+  it("no module imports a layer above its own; the client SDK and the dashboard import only the zod-free protocol", () => {
     const violations: string[] = [];
     for (const [file, imports] of graph) {
       for (const { target, typeOnly } of imports) {
-        if (CLIENT.test(file)) {
+        if (DASHBOARD.test(file)) {
+          const allowed = DASHBOARD_MAY_IMPORT.test(target) || CLIENT_MAY_IMPORT.test(target) || (typeOnly && target.startsWith("protocol/"));
+          if (!allowed) violations.push(`${file} → ${target} (dashboard)`);
+        } else if (CLIENT.test(file)) {
           // Types are erased: the client may name any protocol type, but load only the zod-free modules.
           const allowed = CLIENT_MAY_IMPORT.test(target) || (typeOnly && target.startsWith("protocol/"));
           if (!allowed) violations.push(`${file} → ${target} (client SDK)`);
+        } else if (DASHBOARD.test(target)) {
+          violations.push(`${file} → ${target} (nothing imports the dashboard's browser code)`);
         } else if (!CLIENT.test(target) && layerOf(target) > layerOf(file)) {
           violations.push(`${file} (layer ${layerOf(file)}) → ${target} (layer ${layerOf(target)})`);
         } else if (CLIENT.test(target) && layerOf(file) < 8) {

@@ -28,6 +28,22 @@ export interface SecurityOptions {
 /** The routes `--public-health` opens: liveness and readiness, which carry no paths, ids or secrets. */
 export const PUBLIC_HEALTH_PATHS: readonly string[] = ["/health", "/ready"];
 
+/** The dashboard's page: static HTML with no data in it (every datum comes from the API, under the token). */
+export const PUBLIC_DASHBOARD_PAGES: readonly string[] = ["/", "/dashboard"];
+
+/**
+ * The dashboard's static files, always answered without the token (`GET`/`HEAD` only, Origin still checked): its
+ * compiled scripts and stylesheet, and the browser SDK files they import (the client and the zod-free protocol
+ * files, as published in the package). Static code only: the page asks for the token before it reads anything.
+ */
+export const PUBLIC_DASHBOARD_ASSET =
+  /^\/dashboard\/assets\/(dashboard\/[a-z][a-z0-9-]*\.(?:js|css)|client\/(?:_internal\/)?(?!cli|node-save)[a-z][a-z0-9-]*\.js|protocol\/(?:constants|method-names|binary-frames|control-names)\.js)$/;
+
+/** Whether a path is one of the dashboard's static files, answered without the token. */
+export function isPublicDashboardPath(path: string): boolean {
+  return PUBLIC_DASHBOARD_PAGES.includes(path) || PUBLIC_DASHBOARD_ASSET.test(path);
+}
+
 
 export { isLoopbackHost } from "../loopback.js";
 

@@ -3,13 +3,13 @@ import { H3, type H3Event } from "h3";
 import { BridgeError, isBridgeError } from "../../protocol/index.js";
 import type { DispatchCaller } from "../../actors/dispatcher.js";
 import { imageResultJson, isWireImage, LARGE_IMAGE_BYTES, publishSchema, type MethodDefinition } from "../../methods/index.js";
-import { checkAccess, checkOrigin, PUBLIC_HEALTH_PATHS } from "../security.js";
+import { checkAccess, checkOrigin, isPublicDashboardPath, PUBLIC_HEALTH_PATHS } from "../security.js";
 import type { TransportTarget } from "../target.js";
 import { BATCH_PATH, runBatchRoute } from "./batch.js";
 import { readJsonBody, readRouteBody } from "./body.js";
 import { coerceStrings } from "./coerce.js";
+import { registerDashboard } from "./dashboard.js";
 import { imageResponse, imageWanted } from "./image.js";
-import { indexPage } from "./index-page.js";
 import { errorResponse, HttpResponse, jsonBytesResponse, jsonResponse } from "./respond.js";
 import { allowHeader, noRouteError, RouteVerbs } from "./routes.js";
 
@@ -49,6 +49,11 @@ function publicProbe(target: TransportTarget, event: H3Event): boolean {
   return PUBLIC_HEALTH_PATHS.includes(new URL(event.req.url).pathname);
 }
 
+/** A GET or HEAD of one of the dashboard's static files, which carry no data and need no token. */
+function publicStatic(event: H3Event): boolean {
+  return (event.req.method === "GET" || event.req.method === "HEAD") && isPublicDashboardPath(new URL(event.req.url).pathname);
+}
+
 /**
  * Runs before every route: the Origin, Host and token checks, the CORS headers for an allowed Origin, and the
  * preflight's answer.
@@ -57,9 +62,10 @@ async function guard(target: TransportTarget, event: H3Event, next: () => unknow
   const header = (name: string): string | undefined => event.req.headers.get(name) ?? undefined;
   const origin = header("origin");
   const preflight = event.req.method === "OPTIONS" && origin !== undefined;
-  // A preflight carries no credentials: only its Origin can be judged; neither does a probe of a public health route.
+  // A preflight carries no credentials: only its Origin can be judged; neither does a probe of a public health route
+  // or a request for one of the dashboard's static files.
   const refusal =
-    preflight || publicProbe(target, event)
+    preflight || publicProbe(target, event) || publicStatic(event)
       ? origin === undefined
         ? null
         : checkOrigin(origin, target.security)
@@ -109,11 +115,7 @@ export function createHttpApp(target: TransportTarget): H3 {
     }
   };
   const get = (path: string, handler: (event: H3Event) => Response | Promise<Response>): void => on("GET", path, handler);
-  let page: string | undefined;
-  get("/", () => {
-    page ??= indexPage(target.server);
-    return new HttpResponse(page, { headers: { "content-type": "text/html; charset=utf-8" } });
-  });
+  registerDashboard(get, (error) => errorResponse(target.dispatcher.toWireError(error, {})));
   get("/health", () => jsonResponse(target.health()));
   get("/status", () => jsonResponse(target.status()));
   get("/ready", () => {

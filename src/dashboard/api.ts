@@ -1,0 +1,90 @@
+/*
+ * The dashboard's reads of the bridge's HTTP views, under the same token as every other client. The token lives in
+ * the tab's sessionStorage only: closing the tab forgets it, and other sites cannot read it.
+ */
+import { BridgeError, httpCall } from "../client/index.js";
+import type { PluginHealth } from "../protocol/index.js";
+import { browser } from "./dom.js";
+
+const TOKEN_KEY = "image-editor-bridge.token";
+
+/** The token this tab entered, if any. */
+export function savedToken(): string | undefined {
+  return browser.sessionStorage.getItem(TOKEN_KEY) ?? undefined;
+}
+
+export function saveToken(token: string | undefined): void {
+  if (token === undefined || token === "") browser.sessionStorage.removeItem(TOKEN_KEY);
+  else browser.sessionStorage.setItem(TOKEN_KEY, token);
+}
+
+/** One editor as `GET /status` shows it. */
+export interface EditorStatus {
+  id: string;
+  kind: string;
+  state: string;
+  hostVersion?: string;
+  queued: number;
+  running: number;
+  restarts: number;
+  documents: number;
+  clients: number;
+  degraded: boolean;
+  lastError?: string;
+}
+
+/** One logical client as `GET /status` shows it: an id prefix, never a full id. */
+export interface ClientStatus {
+  idPrefix: string;
+  name?: string;
+  endpoint: string;
+  editorId?: string;
+  state: "attached" | "detached";
+  subscriptions: string[];
+  inFlight: number;
+  connectedAt: number;
+}
+
+/** One time bucket of the call statistics (`GET /status` `calls`, on bridges that report it). */
+export interface CallBucket {
+  at: number;
+  count: number;
+  errors: number;
+  p50: number | null;
+  p95: number | null;
+  p99: number | null;
+}
+
+export interface CallStats {
+  windowMs: number;
+  bucketMs: number;
+  buckets: CallBucket[];
+}
+
+/** What the dashboard reads of `GET /status` (the view may carry more). */
+export interface StatusView {
+  status: string;
+  reasons: Array<{ component: string; status: string; message: string }>;
+  name: string;
+  version: string;
+  uptimeMs: number;
+  editors: EditorStatus[];
+  clients: ClientStatus[];
+  plugins: { loaded: Array<{ id: string }>; failed: Array<PluginHealth & { dir?: string }> };
+  calls?: CallStats;
+}
+
+/** `GET /status`; throws a `BridgeError` (`UNAUTHORIZED` when the token is missing or wrong). */
+export function readStatus(token: string | undefined): Promise<StatusView> {
+  return httpCall<StatusView>({ url: browser.location.origin, token }, "/status");
+}
+
+/** `GET /plugins/{id}/health` of a loaded plugin. */
+export function readPluginHealth(token: string | undefined, id: string): Promise<PluginHealth> {
+  return httpCall<PluginHealth>({ url: browser.location.origin, token }, `/plugins/${encodeURIComponent(id)}/health`);
+}
+
+/** Whether an error says the token is missing or wrong. */
+export function isUnauthorized(error: unknown): boolean {
+  return error instanceof BridgeError && error.code === "UNAUTHORIZED";
+}

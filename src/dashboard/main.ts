@@ -1,0 +1,213 @@
+/*
+ * The dashboard page: asks for the token when the bridge wants one, polls `GET /status` for editors, clients,
+ * plugins and call statistics, keeps one connection per editor for its document and events, and redraws at most
+ * once per RENDER_INTERVAL_MS whatever the rate of changes.
+ */
+import type { PluginHealth } from "../protocol/index.js";
+import { isUnauthorized, readPluginHealth, readStatus, savedToken, saveToken, type ClientStatus, type EditorStatus, type StatusView } from "./api.js";
+import { renderCharts } from "./charts.js";
+import { browser, byId, el, type Elem, type InputElem } from "./dom.js";
+import { EditorView } from "./editor-view.js";
+import { EventLog } from "./event-log.js";
+import { VirtualList } from "./virtual-list.js";
+
+/** Least time between two redraws of the page: changes in between are drawn together. */
+export const RENDER_INTERVAL_MS = 250;
+/** How often `GET /status` is read while the tab is visible (a new client shows within this). */
+export const STATUS_POLL_MS = 500;
+/** How often it is read while the tab is hidden: nobody looks, the bridge should not pay. */
+export const HIDDEN_POLL_MS = 5_000;
+/** How often each loaded plugin's health is read (one request per plugin). */
+export const PLUGIN_HEALTH_POLL_MS = 5_000;
+/** Height of one client row in pixels (matches `.client-row` in dashboard.css). */
+const CLIENT_ROW_HEIGHT = 22;
+
+let token = savedToken();
+let status: StatusView | undefined;
+let statusError = "";
+const pluginHealth = new Map<string, PluginHealth>();
+let lastPluginPoll = 0;
+const editors = new Map<string, EditorView>();
+let dirty = true;
+let renderScheduled = false;
+let lastRender = 0;
+
+const log = new EventLog(byId("event-log"), byId("event-filters"), byId("event-pause"), byId("event-count"), () => scheduleRender());
+
+const clientList = new VirtualList<ClientStatus>(byId("clients"), CLIENT_ROW_HEIGHT, (client) => {
+  const row = el(
+    "div",
+    `client-row ${client.state}`,
+    el("span", "client-name", client.name ?? client.idPrefix),
+    el("span", "client-id", client.idPrefix),
+    el("span", "", client.endpoint),
+    el("span", "", client.editorId ?? "–"),
+    el("span", "", client.state),
+    el("span", "client-subs", client.subscriptions.join(" ") || "–"),
+    el("span", "num", String(client.inFlight)),
+    el("span", "num", age(Date.now() - client.connectedAt)),
+  );
+  row.title = `${client.name ?? "(no name)"} ${client.idPrefix}: ${client.subscriptions.join(", ") || "no subscriptions"}`;
+  return row;
+});
+
+function age(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 120) return `${s}s`;
+  if (s < 7200) return `${Math.round(s / 60)}m`;
+  return `${Math.round(s / 3600)}h`;
+}
+
+/** Redraws at the next frame, but never sooner than RENDER_INTERVAL_MS after the last redraw. */
+function scheduleRender(): void {
+  dirty = true;
+  if (renderScheduled) return;
+  renderScheduled = true;
+  const wait = Math.max(0, lastRender + RENDER_INTERVAL_MS - Date.now());
+  setTimeout(() => browser.requestAnimationFrame(render), wait);
+}
+
+function render(): void {
+  renderScheduled = false;
+  lastRender = Date.now();
+  log.render();
+  if (!dirty) return;
+  dirty = false;
+  byId("status-error").textContent = statusError;
+  if (status === undefined) return;
+  byId("bridge-name").textContent = `${status.name} ${status.version}`;
+  const overall = byId("bridge-status");
+  overall.textContent = status.status;
+  overall.className = `badge ${status.status}`;
+  byId("bridge-reasons").textContent = status.reasons.map((r) => r.message).join("; ");
+  byId("uptime").textContent = `up ${age(status.uptimeMs)}`;
+  renderEditors(status.editors);
+  byId("client-count").textContent = String(status.clients.length);
+  clientList.update(status.clients);
+  renderPlugins(status.plugins);
+  renderCharts(byId("charts"), status.calls);
+}
+
+function cell(text: string, className = ""): Elem {
+  return el("td", className, text);
+}
+
+function renderEditors(list: readonly EditorStatus[]): void {
+  byId("editors").replaceChildren(
+    ...list.map((e) => {
+      const row = el(
+        "tr",
+        e.degraded ? "degraded" : "",
+        cell(e.id),
+        cell(e.kind),
+        cell(e.hostVersion ?? "–"),
+        cell(e.state, `state ${e.state}`),
+        cell(String(e.queued), "num"),
+        cell(String(e.running), "num"),
+        cell(String(e.restarts), "num"),
+        cell(String(e.clients), "num"),
+        cell(e.lastError ?? ""),
+      );
+      row.setAttribute("data-editor", e.id);
+      return row;
+    }),
+  );
+}
+
+function renderPlugins(plugins: StatusView["plugins"]): void {
+  const rows: Elem[] = [];
+  for (const { id } of plugins.loaded) {
+    const health = pluginHealth.get(id);
+    rows.push(pluginRow(id, health?.status ?? "loaded", health));
+  }
+  for (const failed of plugins.failed) rows.push(pluginRow(failed.id, "failed", failed));
+  byId("plugins").replaceChildren(...(rows.length > 0 ? rows : [el("li", "muted", "no plugins")]));
+}
+
+function pluginRow(id: string, state: string, health: PluginHealth | undefined): Elem {
+  const checks = Object.entries(health?.checks ?? {})
+    .map(([name, result]) => `${name}: ${result}`)
+    .join(", ");
+  const error = health?.lastError;
+  const reason = error === undefined ? "" : `${error.code}: ${error.message}${typeof error.details?.["reason"] === "string" ? ` (${error.details["reason"]})` : ""}`;
+  const row = el("li", `plugin ${state}`, el("strong", "", id), " ", el("span", `badge ${state}`, state), checks === "" ? "" : ` ${checks}`);
+  if (reason !== "") row.append(el("div", "plugin-error", reason));
+  row.setAttribute("data-plugin", id);
+  return row;
+}
+
+/** Keeps one card per editor: new editors get one, gone ones are closed. */
+function syncEditors(list: readonly EditorStatus[]): void {
+  const ids = new Set(list.map((e) => e.id));
+  for (const [id, view] of editors) {
+    if (!ids.has(id)) {
+      editors.delete(id);
+      view.root.replaceChildren();
+      void view.close();
+    }
+  }
+  for (const { id } of list) {
+    if (editors.has(id)) continue;
+    const view = new EditorView({
+      editorId: id,
+      url: browser.location.origin,
+      token,
+      documentEvents: editors.size === 0,
+      onEvent: (editorId, type, data) => log.add(editorId, type, data),
+      onChange: scheduleRender,
+    });
+    editors.set(id, view);
+    byId("documents").append(view.root);
+  }
+}
+
+async function pollPlugins(view: StatusView): Promise<void> {
+  if (Date.now() - lastPluginPoll < PLUGIN_HEALTH_POLL_MS) return;
+  lastPluginPoll = Date.now();
+  const answers = await Promise.all(view.plugins.loaded.map(({ id }) => readPluginHealth(token, id).catch(() => undefined)));
+  pluginHealth.clear();
+  for (const health of answers) if (health !== undefined) pluginHealth.set(health.id, health);
+}
+
+async function poll(): Promise<void> {
+  try {
+    const view = await readStatus(token);
+    status = view;
+    statusError = "";
+    syncEditors(view.editors);
+    await pollPlugins(view);
+  } catch (error) {
+    if (isUnauthorized(error)) {
+      askForToken(token === undefined ? "This bridge needs its access token." : "The token was refused; enter it again.");
+      return;
+    }
+    statusError = `cannot read /status: ${(error as Error).message}`;
+  }
+  scheduleRender();
+  setTimeout(() => void poll(), browser.document.hidden ? HIDDEN_POLL_MS : STATUS_POLL_MS);
+}
+
+function askForToken(why: string): void {
+  const form = byId("token-form");
+  const input = byId<InputElem>("token-input");
+  byId("token-reason").textContent = why;
+  form.hidden = false;
+  byId("dashboard").hidden = true;
+  input.focus();
+}
+
+byId("token-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  token = byId<InputElem>("token-input").value.trim() || undefined;
+  saveToken(token);
+  byId("token-form").hidden = true;
+  byId("dashboard").hidden = false;
+  void poll();
+});
+
+byId("forget-token").addEventListener("click", () => {
+  saveToken(undefined);
+  token = undefined;
+});
+
+void poll();

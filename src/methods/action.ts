@@ -16,6 +16,9 @@ async function cutoutTarget(ctx: MethodContext, params: { documentId?: number | 
 /** Editor actions: select the subject, remove the background. */
 export const actionMethods: MethodDefinition[] = [
   defineMethod("action:autoCutout", {
+    description:
+      "Selects the subject of a pixel layer (the active one by default), as the editor's \"Select Subject\"; answers whether a subject was found.",
+    examples: [{ layerId: 3 }],
     host: true,
     mutates: true,
     long: true,
@@ -26,6 +29,9 @@ export const actionMethods: MethodDefinition[] = [
     },
   }),
   defineMethod("action:removeBackground", {
+    description:
+      "Masks out the background of a pixel layer (the active one by default); answers whether it succeeded.",
+    examples: [{ layerId: 3 }],
     host: true,
     mutates: true,
     long: true,

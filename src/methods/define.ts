@@ -112,6 +112,13 @@ export interface MethodDefinition<P = unknown, R = unknown> {
   readonly route?: MethodRoute;
   readonly http?: HttpBinding;
   /**
+   * What the method does and what it answers, in one or two sentences: the published contract (`GET /openapi.json`,
+   * `GET /asyncapi.json`, `GET /docs`) shows it. Plugin methods have none.
+   */
+  readonly description?: string;
+  /** Example params, published beside the params schema; each must be valid params. @default none */
+  readonly examples?: readonly Record<string, unknown>[];
+  /**
    * The top-level params and the non-string kinds each accepts, for transports that carry params as text (HTTP
    * query and path). Empty for methods without fixed params (plugin methods).
    */
@@ -124,11 +131,14 @@ type Schemas<N extends BuiltinMethodName> = (typeof METHOD_SCHEMAS)[N];
 /**
  * Declares a built-in method by name: its params and result schemas come from `METHOD_SCHEMAS`, so the name is
  * written once here and the types of `run` follow from the protocol. Its params also take the shapes clients of
- * the Generator bridge service send (`_internal/aliases.ts`), mapped before validation.
+ * the Generator bridge service send (`_internal/aliases.ts`), mapped before validation. Its `description` is
+ * required: the published contract is written next to the code it describes.
  */
 export function defineMethod<N extends BuiltinMethodName>(
   name: N,
-  spec: Omit<MethodDefinition<z.infer<Schemas<N>["params"]>, z.infer<Schemas<N>["result"]> | unknown>, "name" | "params" | "result" | "fields">,
+  spec: Omit<MethodDefinition<z.infer<Schemas<N>["params"]>, z.infer<Schemas<N>["result"]> | unknown>, "name" | "params" | "result" | "fields" | "description"> & {
+    readonly description: string;
+  },
 ): MethodDefinition {
   const schemas = METHOD_SCHEMAS[name];
   const params = withAliases(name, schemas.params);

@@ -18,12 +18,16 @@ export function untitledName(taken: Iterable<string>): string {
 /** Documents: inspect, open, create, close, save and export to a file. */
 export const documentMethods: MethodDefinition[] = [
   defineMethod("document:current", {
+    description:
+      "The active document: id, name, size, resolution, mode and the file it came from.",
     host: true,
     mutates: false,
     http: { verb: "GET", path: "/document/current" },
     run: (ctx) => ctx.host.getDocument(ctx.call, undefined),
   }),
   defineMethod("document:list", {
+    description:
+      "Every open document, on every editor of the bridge.",
     host: true,
     mutates: false,
     http: { verb: "GET", path: "/document/list" },
@@ -31,12 +35,18 @@ export const documentMethods: MethodDefinition[] = [
     run: (ctx) => ctx.host.listDocuments(ctx.call),
   }),
   defineMethod("document:layers", {
+    description:
+      "The layer tree of a document (the active one by default), top-most layer first, groups with their children.",
+    examples: [{ documentId: 1 }],
     host: true,
     mutates: false,
     http: { verb: "GET", path: "/document/layers" },
     run: async (ctx, { documentId }) => (await ctx.host.getDocumentTree(ctx.call, documentId)).layers,
   }),
   defineMethod("document:open", {
+    description:
+      "Opens a file (PSD/PSB, XCF on GIMP, PNG, JPEG or WebP) inside the files roots and answers the new document.",
+    examples: [{ path: "/work/images/poster.psd" }],
     host: true,
     mutates: true,
     long: true,
@@ -48,6 +58,9 @@ export const documentMethods: MethodDefinition[] = [
     },
   }),
   defineMethod("document:create", {
+    description:
+      "Creates a document of the given size (and name and background colour) and answers it.",
+    examples: [{ width: 800, height: 600, name: "Banner", background: "white" }],
     host: true,
     route: "place",
     mutates: true,
@@ -66,6 +79,9 @@ export const documentMethods: MethodDefinition[] = [
     },
   }),
   defineMethod("document:close", {
+    description:
+      "Closes a document (the active one by default) without saving and answers its id.",
+    examples: [{ documentId: 1 }],
     host: true,
     mutates: true,
     http: { verb: "POST", path: "/document/close" },
@@ -77,6 +93,9 @@ export const documentMethods: MethodDefinition[] = [
     },
   }),
   defineMethod("document:save", {
+    description:
+      "Saves a document as layered PSD, atomically, keeping a `.bak` of the file it replaces; refuses with `WOULD_LOSE_DATA` a save that would drop data unless `allowLossy`.",
+    examples: [{ documentId: 1, savePath: "/work/images/poster.psd" }],
     host: true,
     mutates: true,
     long: true,
@@ -85,6 +104,9 @@ export const documentMethods: MethodDefinition[] = [
     run: (ctx, params) => saveDocumentFile(ctx.host, ctx.call, ctx.bridge.files, params),
   }),
   defineMethod("document:export", {
+    description:
+      "Writes a flattened PNG, JPEG, WebP or TIFF file of a document, atomically, and answers its path, format, size and byte count.",
+    examples: [{ path: "/work/out/poster.png", format: "png" }],
     host: true,
     mutates: false,
     long: true,

@@ -12,6 +12,9 @@ function clientOf(ctx: MethodContext, method: string): SubscribingClient {
 /** Subscriptions belong to the logical client; both calls are idempotent. */
 export const eventMethods: MethodDefinition[] = [
   defineMethod("event:subscribe", {
+    description:
+      "Subscribes this logical client to an event type; the events then arrive as event frames. Idempotent; WebSocket only.",
+    examples: [{ type: "selection:changed" }],
     host: false,
     mutates: false,
     run: (ctx, { type }) => {
@@ -28,6 +31,9 @@ export const eventMethods: MethodDefinition[] = [
     },
   }),
   defineMethod("event:unsubscribe", {
+    description:
+      "Stops delivering an event type to this logical client. Idempotent; WebSocket only.",
+    examples: [{ type: "selection:changed" }],
     host: false,
     mutates: false,
     run: (ctx, { type }) => {
@@ -36,6 +42,9 @@ export const eventMethods: MethodDefinition[] = [
     },
   }),
   defineMethod("selection:change", {
+    description:
+      "Keeps the selection watcher running for this client (`enabled: false` stops it), so `selection:changed` events flow. WebSocket only.",
+    examples: [{ enabled: true }],
     host: false,
     mutates: false,
     run: (ctx, { enabled }) => ({

@@ -41,6 +41,9 @@ async function exportLayer(
 /** Image results: encoded pixels as data URIs over JSON, raw bytes over HTTP with `Accept: image/*`. */
 export const imageMethods: MethodDefinition[] = [
   defineMethod("image:exportDocument", {
+    description:
+      "The composite image of a document, encoded as PNG, JPEG or WebP and optionally scaled; a data URI in JSON, raw bytes with `Accept: image/*`.",
+    examples: [{ format: "jpeg", quality: 85, maxSize: 1024 }],
     host: true,
     mutates: false,
     long: true,
@@ -52,6 +55,9 @@ export const imageMethods: MethodDefinition[] = [
     },
   }),
   defineMethod("image:exportLayer", {
+    description:
+      "One layer's image (the active layer by default), encoded and optionally scaled like `image:exportDocument`.",
+    examples: [{ layerId: 3, format: "png" }],
     host: true,
     mutates: false,
     long: true,
@@ -59,6 +65,9 @@ export const imageMethods: MethodDefinition[] = [
     run: (ctx, params) => exportLayer(ctx, layerRefOf(params), params),
   }),
   defineMethod("image:exportLayerWithSelectedPath", {
+    description:
+      "One layer's image with the selection's outline stroked over it (colour and width configurable); the plain layer when nothing is selected.",
+    examples: [{ layerId: 3, strokeColor: "#ff0000", strokeWidth: 2 }],
     host: true,
     mutates: false,
     long: true,
@@ -75,6 +84,9 @@ export const imageMethods: MethodDefinition[] = [
     },
   }),
   defineMethod("image:getPreview", {
+    description:
+      "A PNG preview of a layer named by `layerSpec` (an id, `current`, `id:N` or `index:N`), its longest edge at most `maxSize`.",
+    examples: [{ layerSpec: "current", maxSize: 300 }],
     host: true,
     mutates: false,
     http: { verb: "GET", path: "/image/preview/:layerSpec", image: true },

@@ -49,6 +49,9 @@ function languageOf(ctx: MethodContext, method: string, requested: string | unde
 /** Scripts. No HTTP routes: scripts are WebSocket-only. */
 export const jsxMethods: MethodDefinition[] = [
   defineMethod("jsx:run", {
+    description:
+      "Runs a script in the editor (JavaScript on the embedded editor, ExtendScript on Photoshop, Script-Fu on GIMP) and answers the value it completed with. WebSocket only.",
+    examples: [{ script: "app.activeDocument.name", timeoutMs: 5000 }],
     host: true,
     mutates: true,
     long: true,
@@ -65,6 +68,9 @@ export const jsxMethods: MethodDefinition[] = [
     },
   }),
   defineMethod("jsx:execute", {
+    description:
+      "Runs a named script from the bridge's script folders with the given params and answers the value it completed with. WebSocket only.",
+    examples: [{ name: "resize-all", params: { width: 512 } }],
     host: true,
     mutates: true,
     long: true,

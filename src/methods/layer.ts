@@ -43,6 +43,9 @@ function importSource(ctx: MethodContext, image: string | BinaryPartReference): 
 /** Layer inspection, selection, preview and import. */
 export const layerMethods: MethodDefinition[] = [
   defineMethod("layer:getInfo", {
+    description:
+      "One layer of a document: by `layerId` or `layerIndex`, else the active layer; `null` when there is no active layer.",
+    examples: [{ layerId: 3, getChildren: true }],
     host: true,
     mutates: false,
     http: { verb: "GET", path: "/layer/info" },
@@ -52,30 +55,45 @@ export const layerMethods: MethodDefinition[] = [
     },
   }),
   defineMethod("layer:getInfoById", {
+    description:
+      "The layer with this id; `LAYER_NOT_FOUND` when there is none.",
+    examples: [{ layerId: 3 }],
     host: true,
     mutates: false,
     http: { verb: "GET", path: "/layer/by-id/:layerId" },
     run: (ctx, { documentId, layerId, getChildren }) => layerInfo(ctx, documentId, { by: "id", id: layerId }, getChildren),
   }),
   defineMethod("layer:getInfoByIndex", {
+    description:
+      "The layer at this index (0 is the top-most); `LAYER_NOT_FOUND` when there is none.",
+    examples: [{ layerIndex: 0 }],
     host: true,
     mutates: false,
     http: { verb: "GET", path: "/layer/by-index/:layerIndex" },
     run: (ctx, { documentId, layerIndex, getChildren }) => layerInfo(ctx, documentId, { by: "index", index: layerIndex }, getChildren),
   }),
   defineMethod("layer:getInfoBySelectionIndex", {
+    description:
+      "The n-th of the active (selected) layers.",
+    examples: [{ selectionIndex: 0 }],
     host: true,
     mutates: false,
     run: (ctx, { documentId, selectionIndex, getChildren }) =>
       layerInfo(ctx, documentId, { by: "selectionIndex", index: selectionIndex }, getChildren),
   }),
   defineMethod("layer:getCurrentPreview", {
+    description:
+      "A small PNG preview of the active layer (longest edge `maxSize`, 300 px by default) as a data URI with its size; `null` when no layer is active.",
+    examples: [{ maxSize: 300 }],
     host: true,
     mutates: false,
     http: { verb: "GET", path: "/layer/current-preview", image: true },
     run: (ctx, { documentId, maxSize }) => activePreview(ctx, documentId, maxSize),
   }),
   defineMethod("layer:select", {
+    description:
+      "Makes the given layers the active ones and answers them.",
+    examples: [{ ids: [3, 5] }],
     host: true,
     mutates: true,
     http: { verb: "POST", path: "/layer/select" },
@@ -92,6 +110,9 @@ export const layerMethods: MethodDefinition[] = [
     },
   }),
   defineMethod("layer:importImage", {
+    description:
+      "Imports an image as a new layer (a data URI, base64, a `file:` URI or path, an http(s) URL, or a binary part) and answers the new layer; by default centred, above the active layer.",
+    examples: [{ image: "https://example.com/logo.png", name: "Logo", position: { x: 10, y: 10 } }],
     host: true,
     mutates: true,
     long: true,

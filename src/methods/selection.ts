@@ -30,12 +30,17 @@ export function toSelectionPath(d: string, box: HostRect): SelectionPath {
 /** The selection: its bounding rectangle, its outline as SVG, and setting it (rectangle, ellipse or polygon). */
 export const selectionMethods: MethodDefinition[] = [
   defineMethod("selection:getArea", {
+    description:
+      "The bounding rectangle of the selection in document pixels, or `null` when nothing is selected.",
     host: true,
     mutates: false,
     http: { verb: "GET", path: "/selection/area" },
     run: (ctx, { documentId }) => ctx.host.getSelection(ctx.call, documentId),
   }),
   defineMethod("selection:getPath", {
+    description:
+      "The selection outline as a standalone SVG document with its box in document pixels, or `null` when nothing is selected.",
+    examples: [{ expand: 2 }],
     host: true,
     mutates: false,
     http: { verb: "GET", path: "/selection/path" },
@@ -45,6 +50,9 @@ export const selectionMethods: MethodDefinition[] = [
     },
   }),
   defineMethod("selection:set", {
+    description:
+      "Sets the selection to a rectangle (clipped to the canvas), an ellipse or a polygon; `rect: null` clears it.",
+    examples: [{ rect: { x: 10, y: 10, width: 100, height: 80 } }],
     host: true,
     mutates: true,
     http: { verb: "POST", path: "/selection/set" },

@@ -20,6 +20,15 @@ export const EVENT_SCHEMAS = {
   "layer:selectionChange": z.array(HostLayerSchema).nullable(),
 } as const satisfies Record<MainEventType, z.ZodType>;
 
+/** What each main event says and when it is sent, beside its schema: the published contract shows it. */
+export const EVENT_DESCRIPTIONS = {
+  "#ready": "The bridge is listening, with its port and loaded plugins. Sticky: a late subscriber receives it at once.",
+  "#closing": "The bridge is shutting down (`process-exit`) or its editor closed (`host-close`); sockets then close with 1001.",
+  "selection:changed": "The active document's selection changed: its bounding rectangle, or `null` when nothing is selected.",
+  "layer:previewChange": "The active layer's pixels or identity changed: a fresh preview of it (at most 300 px), or `null` when no layer is active.",
+  "layer:selectionChange": "The active layers changed: the layers now active, or `null` when there is no document.",
+} as const satisfies Record<MainEventType, string>;
+
 /**
  * `editor:restarted`: an editor was lost (it crashed, ran out of memory, or was stopped after ignoring a call's
  * deadline) and a fresh one took its place. Its documents are gone; a `closedDocument` event for each came first.

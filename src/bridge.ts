@@ -9,7 +9,6 @@ import { ClientRegistry } from "./actors/client-registry.js";
 import { Dispatcher } from "./actors/dispatcher.js";
 import { EditorPool, MAX_EDITORS } from "./actors/editor-pool.js";
 import type { HostSession } from "./actors/host-session.js";
-import { bridgeGauges } from "./actors/metrics.js";
 import { DEFAULT_LISTEN, type BridgeOptions } from "./bridge-options.js";
 import { createFilePolicy, UNCONFINED, type FileAccess, type FilePolicy } from "./files/index.js";
 import { createEmbeddedHost } from "./hosts/embedded/index.js";
@@ -147,6 +146,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     limits,
     log,
     (client) => {
+      dispatcher.metrics.retireClient(client.delivery);
       if (client.endpoint !== "root") plugins.disposed(client.endpoint, client.id, client.disposeReason);
     },
     pool,
@@ -208,7 +208,16 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
       mainTypes: () => pool.acceptedTypes(),
     },
   );
-  const views = { pool, clients, plugins, files, startedAt: Date.now() };
+  for (const editor of pool.editors) editor.session.onQueueWait = (waitMs) => dispatcher.metrics.recordQueueWait(editor.id, waitMs);
+  dispatcher.metrics.observe({
+    editors: () => pool.summaries(),
+    clients: () => clients.list(),
+    plugins: () => [
+      ...plugins.list().map(({ id }) => ({ id, ok: !Object.values(plugins.health(id).checks ?? {}).includes("failed") })),
+      ...plugins.failures().map(({ id }) => ({ id, ok: false })),
+    ],
+  });
+  const views = { pool, clients, plugins, files, startedAt: Date.now(), calls: () => dispatcher.metrics.recentCalls() };
   const target: TransportTarget = {
     dispatcher,
     clients,
@@ -233,7 +242,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     status: () => statusView(views, running),
     plugins: () => ({ plugins: plugins.list(), failed: plugins.failures() }),
     pluginHealth: (id) => plugins.health(id),
-    metrics: () => dispatcher.metrics.render(bridgeGauges(pool.summaries(), clients.list())),
+    metrics: () => dispatcher.metrics.render(),
   };
 
   let server: Server | undefined;

@@ -6,7 +6,7 @@ import type { ClientRegistry } from "./actors/client-registry.js";
 import type { EditorPool } from "./actors/editor-pool.js";
 import type { FileAccess } from "./files/index.js";
 import type { PluginHost } from "./plugins/index.js";
-import type { Health, Readiness, ReadinessReason } from "./protocol/index.js";
+import type { Health, Readiness, ReadinessReason, RecentCalls } from "./protocol/index.js";
 import { PACKAGE } from "./version.js";
 
 export interface StatusSources {
@@ -15,6 +15,8 @@ export interface StatusSources {
   readonly plugins: PluginHost;
   readonly files: FileAccess;
   readonly startedAt: number;
+  /** The calls of the last minutes in time buckets (`calls`). */
+  readonly calls: () => RecentCalls;
 }
 
 /** `GET /health`: liveness only, a small fixed body (no lists) cheap enough to poll hard. */
@@ -55,9 +57,12 @@ export function readinessView({ pool, plugins }: Pick<StatusSources, "pool" | "p
   return { status, reasons, editors: { total: editors.length, ready: ready.length }, plugins: { loaded: loaded.length, failed } };
 }
 
-/** `GET /status`: readiness with its reasons, the editors, clients by id prefix and name, plugins with their failures, the file rules. */
+/**
+ * `GET /status`: readiness with its reasons, the editors, clients by id prefix and name, plugins with their failures,
+ * the file rules, and the recent calls (count, errors and latency percentiles per time bucket, oldest first).
+ */
 export function statusView(sources: StatusSources, accepting: boolean): Record<string, unknown> {
-  const { pool, clients, plugins, files, startedAt } = sources;
+  const { pool, clients, plugins, files, startedAt, calls } = sources;
   const session = pool.first.session;
   const { status, reasons } = readinessView(sources, accepting);
   return {
@@ -80,5 +85,6 @@ export function statusView(sources: StatusSources, accepting: boolean): Record<s
       allowEditorScripts: files.allowEditorScripts,
       maxOpenFileBytes: files.maxOpenFileBytes,
     },
+    calls: calls(),
   };
 }

@@ -85,6 +85,19 @@ export function messageCount(socket: ClientSocket, frames: readonly OutboundFram
   return frames.reduce((count, frame) => count + (typeof frame === "string" || Buffer.isBuffer(frame) || !socket.binary ? 1 : 2), 0);
 }
 
+/**
+ * What a logical client counts for `/metrics`: plain fields bumped on the frame path; the bridge sums them over
+ * its clients (and the disposed ones) when scraped.
+ */
+export interface DeliveryCounts {
+  /** Event frames written to the socket or kept for replay. */
+  delivered: number;
+  /** State events dropped because a newer one of the same type replaced them while the socket was backed up. */
+  coalesced: number;
+  /** Sockets closed with 4008 because they fell past the outbound hard cap. */
+  slowCloses: number;
+}
+
 export interface ReplayBatch {
   frames: OutboundFrame[];
   lost: number;
@@ -107,6 +120,8 @@ export class LogicalClient {
   name: string | undefined;
   /** How logs name this client (`client:<prefix>`), never the full id. */
   readonly logName: string;
+  /** Events delivered and coalesced, slow-consumer closes: read by `/metrics`. */
+  readonly delivery: DeliveryCounts = { delivered: 0, coalesced: 0, slowCloses: 0 };
   private socket: ClientSocket | null;
   /** The actor's state, mirrored on change: it is read on every frame. */
   private phase: ClientState = "attached";
@@ -240,6 +255,7 @@ export class LogicalClient {
       const queued = socket.bufferedAmount;
       if (queued > this.limits.outboundSoftBytes && queued <= this.limits.outboundHardBytes) {
         if (this.pendingState === undefined) this.pendingState = new Map();
+        if (this.pendingState.has(event.type)) this.delivery.coalesced++;
         this.pendingState.set(event.type, event.json);
         this.scheduleFlush();
         return;
@@ -266,6 +282,7 @@ export class LogicalClient {
   }
 
   private eventFrame(type: string, dataJson: string): string {
+    this.delivery.delivered++;
     return `{"type":${JSON.stringify(type)},"seq":${++this.seq},"data":${dataJson}}`;
   }
 
@@ -288,6 +305,7 @@ export class LogicalClient {
   private dropIfBehind(socket: ClientSocket): boolean {
     if (socket.bufferedAmount <= this.limits.outboundHardBytes) return false;
     this.detach(socket);
+    this.delivery.slowCloses++;
     socket.close(CLOSE_CODES.SLOW_CONSUMER, "slow consumer");
     return true;
   }

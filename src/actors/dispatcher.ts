@@ -15,7 +15,17 @@ export interface DispatchCaller extends Caller {
   readonly binary?: boolean;
 }
 import type { EditorPool, PoolEditor } from "./editor-pool.js";
-import { Metrics } from "./metrics.js";
+import { Metrics, type CallTransport } from "./metrics.js";
+
+/** A call's own control, on which `onEditor` notes the editor that ran it (the `editor` label of its metrics). */
+type RoutedControl = RequestControl & { editor?: string };
+
+/** The `transport` label: a logical client is a WebSocket; other callers are told apart by their mailbox lane. */
+function transportOf(caller: DispatchCaller): CallTransport {
+  if (caller.client !== null) return "ws";
+  if (caller.lane.startsWith("http")) return "http";
+  return caller.lane.startsWith("plugin:") ? "plugin" : "internal";
+}
 
 /** A call that never reaches the editor still gets a context; its signal never aborts. */
 const IDLE_SIGNAL = new AbortController().signal;
@@ -79,16 +89,23 @@ export class Dispatcher {
   ): Promise<unknown> {
     const started = performance.now();
     const method = (caller.endpoint === "root" ? undefined : this.pluginMethod(caller.endpoint, name)) ?? this.methods.get(name);
+    const routed: RoutedControl = { ...control };
     try {
-      const result = await this.invoke(caller, name, method, rawParams, binaryParts, control);
+      const result = await this.invoke(caller, name, method, rawParams, binaryParts, routed);
       if (this.checkResults && method !== undefined) this.checkResult(method, result);
-      this.metrics.recordCall(this.label(caller, name, method), performance.now() - started, undefined);
+      this.record(caller, name, method, routed, started, undefined);
       return result;
     } catch (error) {
       const code = (error as { code?: unknown }).code;
-      this.metrics.recordCall(this.label(caller, name, method), performance.now() - started, typeof code === "string" ? code : "INTERNAL");
+      this.record(caller, name, method, routed, started, typeof code === "string" ? code : "INTERNAL");
       throw error;
     }
+  }
+
+  /** Counts a finished call under its method, transport and editor (`all`: run on every editor; `none`: on no editor). */
+  private record(caller: DispatchCaller, name: string, method: MethodDefinition | undefined, routed: RoutedControl, started: number, code: string | undefined): void {
+    const editor = routed.editor ?? (method?.host === true && method.route === "all" && this.pool.editors.length > 1 ? "all" : "none");
+    this.metrics.recordCall(this.label(caller, name, method), transportOf(caller), editor, performance.now() - started, code);
   }
 
   /** Fails loudly when a result does not match the method's published schema (development and tests). */
@@ -159,6 +176,7 @@ export class Dispatcher {
     binaryParts: readonly Uint8Array[] = [],
     control: RequestControl = {},
   ): Promise<unknown> {
+    (control as RoutedControl).editor = editor.id;
     return editor.session.call(
       {
         lane: caller.lane,

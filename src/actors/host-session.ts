@@ -73,6 +73,8 @@ export class HostSession {
   private stopping = false;
   /** Whether `start()` ran; a session closed before it has no actor or editor to stop. */
   private started = false;
+  /** Told how long each call waited in the mailbox before it started (`/metrics`); set by whoever counts. */
+  onQueueWait: ((waitMs: number) => void) | undefined;
 
   constructor(
     readonly host: HostAdapter,
@@ -307,6 +309,8 @@ export class HostSession {
     this.running.add(job);
     job.options.started?.();
     job.startedAt = performance.now();
+    // The deadline was set when the call was queued: the wait is what it has used of its timeout.
+    this.onQueueWait?.(job.startedAt - (job.deadline - job.options.timeoutMs));
     const { progress } = job.options;
     const ctx: HostCallContext = {
       get signal() {

@@ -1,56 +1,275 @@
+/*
+ * `GET /metrics`: the bridge's Prometheus metrics on a registry of its own (several bridges share a test process),
+ * and the recent-calls summary `GET /status` shows. Calls are counted as they finish (a histogram child looked up
+ * without allocating); queue, client and plugin gauges are read from their owners when scraped.
+ */
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { ERROR_CODES, type RecentCalls } from "../protocol/index.js";
+import type { DeliveryCounts } from "./client.js";
+import { RecentCallsRing } from "./_internal/recent-calls.js";
+
+/** Request durations in seconds: from a cached read (ms) to a long export (minutes). */
+export const REQUEST_DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+
+/** Time a call waits in an editor's queue, in seconds: none when idle, up to a call timeout when backed up. */
+export const QUEUE_WAIT_BUCKETS = [0.0005, 0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300];
+
 /**
- * Counters for `GET /metrics` (Prometheus text format). Plain numbers: incrementing must cost nothing
- * on the request path.
+ * Error codes outside the bridge's own that get their own label (plugins may throw any string code): past this
+ * many, further ones count as `OTHER`, so a plugin cannot grow the label set without bound.
+ */
+export const MAX_FOREIGN_ERROR_CODES = 32;
+
+/** Editor states `bridge_editor_state` has a series for (1 for the current one, 0 for the others). */
+const EDITOR_STATES = ["disconnected", "connecting", "backoff", "ready", "busy", "closing", "closed"] as const;
+
+/** Where a call came from: `transport` label of the request metrics. */
+export type CallTransport = "ws" | "http" | "plugin" | "internal";
+
+/** What the scrape-time gauges read. */
+export interface MetricsSources {
+  editors(): ReadonlyArray<{ readonly id: string; readonly state: string; readonly queued: number; readonly running: number; readonly restarts: number }>;
+  clients(): Iterable<{ readonly state: string; readonly delivery: Readonly<DeliveryCounts>; subscriptionTypes(): readonly string[] }>;
+  /** Every plugin the bridge knows, loaded or not: `ok` false when it failed to load or fails a health check. */
+  plugins(): ReadonlyArray<{ readonly id: string; readonly ok: boolean }>;
+}
+
+/** Histogram child as `labels()` returns it. */
+type Observer = { observe(value: number): void };
+
+/**
+ * The metrics of one bridge. Create it, hand it the {@link MetricsSources} once they exist (`observe`), count calls
+ * with `recordCall`, and render with `render()`.
+ *
+ * @example
+ * const metrics = new Metrics();
+ * metrics.recordCall("document:list", "ws", "embedded-1", 3.2, undefined);
+ * const text = await metrics.render();
  */
 export class Metrics {
-  private readonly requests = new Map<string, number>();
-  private readonly errors = new Map<string, number>();
-  private latencySumMs = 0;
-  private latencyCount = 0;
+  /** This bridge's registry: never the global one. */
+  readonly registry = new Registry();
+  private readonly duration: Histogram<"method" | "transport" | "editor">;
+  private readonly errors: Counter<"method" | "code">;
+  private readonly queueWait: Histogram<"editor">;
+  /** method → transport → editor → histogram child: no label object is built on the request path. */
+  private readonly children = new Map<string, Map<string, Map<string, Observer>>>();
+  private readonly foreignCodes = new Set<string>();
+  private readonly recent = new RecentCallsRing();
+  /** Delivery counts of disposed clients, so the counters never go down when a client goes. */
+  private readonly retired: DeliveryCounts = { delivered: 0, coalesced: 0, slowCloses: 0 };
+  private processMetrics = false;
 
-  recordCall(method: string, elapsedMs: number, errorCode: string | undefined): void {
-    this.requests.set(method, (this.requests.get(method) ?? 0) + 1);
-    if (errorCode !== undefined) this.errors.set(errorCode, (this.errors.get(errorCode) ?? 0) + 1);
-    this.latencySumMs += elapsedMs;
-    this.latencyCount++;
+  constructor() {
+    const registers = [this.registry];
+    this.duration = new Histogram({
+      name: "bridge_request_duration_seconds",
+      help: "Time from a request reaching the dispatcher to its answer, by method, transport and editor (none: a call no editor runs).",
+      labelNames: ["method", "transport", "editor"],
+      buckets: REQUEST_DURATION_BUCKETS,
+      registers,
+    });
+    this.errors = new Counter({ name: "bridge_errors_total", help: "Failed requests by method and error code.", labelNames: ["method", "code"], registers });
+    this.queueWait = new Histogram({
+      name: "bridge_editor_queue_wait_seconds",
+      help: "Time calls waited in an editor's queue before they started.",
+      labelNames: ["editor"],
+      buckets: QUEUE_WAIT_BUCKETS,
+      registers,
+    });
   }
 
-  render(gauges: Record<string, number>): string {
-    const lines: string[] = [];
-    lines.push("# TYPE bridge_requests_total counter");
-    for (const [method, n] of this.requests) lines.push(`bridge_requests_total{method=${JSON.stringify(method)}} ${n}`);
-    lines.push("# TYPE bridge_errors_total counter");
-    for (const [code, n] of this.errors) lines.push(`bridge_errors_total{code=${JSON.stringify(code)}} ${n}`);
-    lines.push("# TYPE bridge_request_duration_seconds summary");
-    lines.push(`bridge_request_duration_seconds_sum ${(this.latencySumMs / 1000).toFixed(6)}`);
-    lines.push(`bridge_request_duration_seconds_count ${this.latencyCount}`);
-    for (const [name, value] of Object.entries(gauges)) {
-      lines.push(`# TYPE bridge_${name} gauge`, `bridge_${name} ${value}`);
+  /**
+   * Counts one finished call. `method` is already bounded (unknown names collapse into one); `editor` is the editor
+   * that ran it, `"all"` for a call run on every editor, `"none"` for one no editor ran.
+   */
+  recordCall(method: string, transport: CallTransport, editor: string, elapsedMs: number, errorCode: string | undefined): void {
+    this.child(method, transport, editor).observe(elapsedMs / 1000);
+    if (errorCode !== undefined) this.errors.inc({ method, code: this.codeLabel(errorCode) });
+    this.recent.record(elapsedMs, errorCode !== undefined);
+  }
+
+  /** Counts how long a call waited in `editor`'s queue. */
+  recordQueueWait(editor: string, waitMs: number): void {
+    this.queueWait.labels(editor).observe(Math.max(0, waitMs) / 1000);
+  }
+
+  /** Adds a disposed client's delivery counts to the totals. */
+  retireClient(delivery: Readonly<DeliveryCounts>): void {
+    this.retired.delivered += delivery.delivered;
+    this.retired.coalesced += delivery.coalesced;
+    this.retired.slowCloses += delivery.slowCloses;
+  }
+
+  /** The calls of the last five minutes in ten-second buckets, for `/status`. */
+  recentCalls(): RecentCalls {
+    return this.recent.summary();
+  }
+
+  /** Registers the gauges read at scrape time from the bridge's editors, clients and plugins. Call once. */
+  observe(sources: MetricsSources): void {
+    const registers = [this.registry];
+    const editors = (): ReturnType<MetricsSources["editors"]> => sources.editors();
+    new Gauge({
+      name: "bridge_editors",
+      help: "Editors of the bridge.",
+      registers,
+      collect() {
+        this.set(editors().length);
+      },
+    });
+    new Gauge({
+      name: "bridge_editors_ready",
+      help: "Editors taking calls (ready or busy).",
+      registers,
+      collect() {
+        this.set(editors().filter((e) => e.state === "ready" || e.state === "busy").length);
+      },
+    });
+    perEditor(registers, "bridge_editor_queue_depth", "Calls waiting in an editor's queue.", editors, (e) => e.queued);
+    perEditor(registers, "bridge_editor_running_calls", "Calls an editor is running.", editors, (e) => e.running);
+    new Counter({
+      name: "bridge_editor_restarts_total",
+      help: "Times an editor was lost and started again.",
+      labelNames: ["editor"],
+      registers,
+      collect() {
+        this.reset();
+        for (const e of editors()) this.labels(e.id).inc(e.restarts);
+      },
+    });
+    new Gauge({
+      name: "bridge_editor_state",
+      help: "An editor's connection state: 1 for the state it is in, 0 for the others.",
+      labelNames: ["editor", "state"],
+      registers,
+      collect() {
+        this.reset();
+        for (const e of editors()) for (const state of EDITOR_STATES) this.labels(e.id, state).set(e.state === state ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: "bridge_clients",
+      help: "Logical clients by state: attached (a socket is open) or detached (resumable, waiting for its client).",
+      labelNames: ["state"],
+      registers,
+      collect() {
+        let attached = 0;
+        let detached = 0;
+        for (const client of sources.clients()) {
+          if (client.state === "attached") attached++;
+          else if (client.state === "detached") detached++;
+        }
+        this.labels("attached").set(attached);
+        this.labels("detached").set(detached);
+      },
+    });
+    new Gauge({
+      name: "bridge_subscriptions",
+      help: "Event subscriptions of all logical clients.",
+      registers,
+      collect() {
+        let n = 0;
+        for (const client of sources.clients()) n += client.subscriptionTypes().length;
+        this.set(n);
+      },
+    });
+    const total = (pick: (counts: Readonly<DeliveryCounts>) => number): number => {
+      let n = pick(this.retired);
+      for (const client of sources.clients()) n += pick(client.delivery);
+      return n;
+    };
+    summed(registers, "bridge_events_delivered_total", "Event frames written to clients or kept for their replay.", () => total((c) => c.delivered));
+    summed(
+      registers,
+      "bridge_events_coalesced_total",
+      "State events dropped for a newer one of the same type while a client's socket was backed up.",
+      () => total((c) => c.coalesced),
+    );
+    summed(registers, "bridge_slow_consumer_closes_total", "Sockets closed (4008) because their client read too slowly.", () => total((c) => c.slowCloses));
+    new Gauge({
+      name: "bridge_plugin_up",
+      help: "Plugin health: 1 when loaded and passing its health checks, 0 when it failed to load or fails one.",
+      labelNames: ["plugin"],
+      registers,
+      collect() {
+        this.reset();
+        for (const plugin of sources.plugins()) this.labels(plugin.id).set(plugin.ok ? 1 : 0);
+      },
+    });
+  }
+
+  /** The Prometheus text exposition of every metric, process metrics included. */
+  render(): Promise<string> {
+    // Process metrics start with the first scrape: a bridge nobody scrapes pays nothing for them.
+    if (!this.processMetrics) {
+      this.processMetrics = true;
+      collectDefaultMetrics({ register: this.registry });
     }
-    return `${lines.join("\n")}\n`;
+    return this.registry.metrics();
+  }
+
+  /** The content type of {@link render}'s text. */
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  private child(method: string, transport: string, editor: string): Observer {
+    let byTransport = this.children.get(method);
+    if (byTransport === undefined) {
+      byTransport = new Map();
+      this.children.set(method, byTransport);
+    }
+    let byEditor = byTransport.get(transport);
+    if (byEditor === undefined) {
+      byEditor = new Map();
+      byTransport.set(transport, byEditor);
+    }
+    let child = byEditor.get(editor);
+    if (child === undefined) {
+      child = this.duration.labels(method, transport, editor);
+      byEditor.set(editor, child);
+    }
+    return child;
+  }
+
+  private codeLabel(code: string): string {
+    if (Object.hasOwn(ERROR_CODES, code) || this.foreignCodes.has(code)) return code;
+    if (this.foreignCodes.size >= MAX_FOREIGN_ERROR_CODES) return "OTHER";
+    this.foreignCodes.add(code);
+    return code;
   }
 }
 
-/** The gauges `GET /metrics` adds to the counters: clients, subscriptions, the editor's queue and state. */
-export function bridgeGauges(
-  editors: ReadonlyArray<{ readonly queued: number; readonly running: number; readonly state: string; readonly restarts: number }>,
-  clients: Iterable<{ subscriptionTypes(): readonly string[] }>,
-): Record<string, number> {
-  let count = 0;
-  let subscriptions = 0;
-  for (const client of clients) {
-    count++;
-    subscriptions += client.subscriptionTypes().length;
-  }
-  const sum = (pick: (editor: (typeof editors)[number]) => number): number => editors.reduce((total, editor) => total + pick(editor), 0);
-  return {
-    clients: count,
-    subscriptions,
-    queue_depth: sum((e) => e.queued),
-    host_running: sum((e) => e.running),
-    host_ready: editors.some((e) => e.state === "ready" || e.state === "busy") ? 1 : 0,
-    editors: editors.length,
-    editors_ready: sum((e) => (e.state === "ready" || e.state === "busy" ? 1 : 0)),
-    editor_restarts: sum((e) => e.restarts),
-  };
+/** A gauge with one series per editor, read when scraped. */
+function perEditor<E extends { readonly id: string }>(
+  registers: Registry[],
+  name: string,
+  help: string,
+  editors: () => readonly E[],
+  pick: (editor: E) => number,
+): void {
+  new Gauge({
+    name,
+    help,
+    labelNames: ["editor"],
+    registers,
+    collect() {
+      this.reset();
+      for (const editor of editors()) this.labels(editor.id).set(pick(editor));
+    },
+  });
+}
+
+/** A counter whose total is summed from its owners when scraped (it only grows: disposed owners stay counted). */
+function summed(registers: Registry[], name: string, help: string, read: () => number): void {
+  new Counter({
+    name,
+    help,
+    registers,
+    collect() {
+      this.reset();
+      this.inc(read());
+    },
+  });
 }

@@ -196,6 +196,26 @@ export const ReadinessSchema = z.object({
 });
 export type Readiness = z.infer<typeof ReadinessSchema>;
 
+/** One time bucket of `GET /status` `calls`: the calls that finished in it, how many failed, and latency percentiles in ms. */
+export const RecentCallsBucketSchema = z.object({
+  /** Epoch ms of the bucket's start. */
+  at: z.number().int(),
+  count: z.number().int().nonnegative(),
+  errors: z.number().int().nonnegative(),
+  p50: z.number().nonnegative(),
+  p95: z.number().nonnegative(),
+  p99: z.number().nonnegative(),
+});
+export type RecentCallsBucket = z.infer<typeof RecentCallsBucketSchema>;
+
+/** `GET /status` `calls`: every call of the last `windowMs` in `bucketMs` buckets, oldest first, the current one last. */
+export const RecentCallsSchema = z.object({
+  windowMs: z.number().int().positive(),
+  bucketMs: z.number().int().positive(),
+  buckets: z.array(RecentCallsBucketSchema),
+});
+export type RecentCalls = z.infer<typeof RecentCallsSchema>;
+
 export const ServerInfoSchema = z.object({
   name: z.string(),
   version: z.string(),

@@ -38,6 +38,6 @@ export interface TransportTarget {
   plugins(): { plugins: PluginInfo[]; failed: PluginHealth[] };
   /** Throws `PLUGIN_NOT_FOUND` for an unknown id. */
   pluginHealth(id: string): PluginHealth;
-  /** Prometheus text exposition of the bridge's counters. */
-  metrics(): string;
+  /** `GET /metrics`: the Prometheus text exposition of the bridge's metrics. */
+  metrics(): Promise<string>;
 }

@@ -39,7 +39,7 @@ async function count(harness: Harness, metric: string): Promise<number> {
  * the bridge has answered them all (counted in `/metrics`, since the stuck client itself reads nothing).
  */
 async function flood(harness: Harness, slow: RawWsClient, prefix: string, n: number, stop: () => Promise<boolean> = async () => false): Promise<void> {
-  const metric = 'bridge_requests_total{method="server:clients"}';
+  const metric = 'bridge_request_duration_seconds_count{method="server:clients",transport="ws"';
   const before = await count(harness, metric);
   for (let sent = 0; sent < n; ) {
     const batch = Math.min(32, n - sent);
@@ -159,6 +159,9 @@ describe("a slow consumer among a thousand listeners", () => {
     expect(roundOf(last)).toBe(lastRound); // coalescing keeps the latest value
     expect(allSeqs.length).toBeGreaterThan(0);
     expect(allSeqs.length).toBeLessThan(lastRound - firstRound + 1); // …and drops the superseded ones
+    // Every round reached the slow client as an event or was coalesced away, and `/metrics` counted both.
+    expect(await count(harness, "bridge_events_coalesced_total")).toBe(lastRound - firstRound + 1 - allSeqs.length);
+    expect(await count(harness, "bridge_slow_consumer_closes_total")).toBe(1);
 
     // Latency of the other 1,000: medians over ROUNDS fan-outs each, the baseline measured both before the slow
     // client stalled and after it was dropped, so load that drifts during the test does not count against the
@@ -236,6 +239,7 @@ describe("floods and storms", () => {
     hostile.resume();
     await hostile.closed;
     expect(hostile.closeCode).toBe(4008);
+    expect(await count(harness, "bridge_slow_consumer_closes_total")).toBe(1);
   });
 
   it("hundreds of connections that never finish their request line or upgrade do not block anyone else", async () => {

@@ -82,7 +82,7 @@ describe("HTTP mirror", () => {
     expect(await missing.json()).toMatchObject({ code: "PLUGIN_NOT_FOUND", source: "plugin" });
     await harness.http("/document/current");
     const metrics = await (await harness.http("/metrics")).text();
-    expect(metrics).toContain('bridge_requests_total{method="document:current"} 1');
+    expect(metrics).toMatch(/^bridge_request_duration_seconds_count\{method="document:current",transport="http",editor="[^"]+"\} 1$/m);
   });
 
   it("a foreign Origin is refused 403; a loopback Origin gets CORS headers and preflight answers", async () => {

@@ -1,0 +1,225 @@
+import { existsSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startBridge, type Harness } from "../helpers/bridge.js";
+
+const CHROMIUM = "/usr/bin/chromium";
+const ROOT = resolve(import.meta.dirname, "../..");
+const ARTIFACTS = join(ROOT, "test-artifacts");
+const FAILING_PLUGIN = fileURLToPath(new URL("../plugins/fixtures/setup-throws", import.meta.url));
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) console.warn(`dashboard browser test skipped: ${CHROMIUM} is not installed`);
+// The bridge serves the dashboard from dist/ (the build compiles it); these tests need `npm run build` first.
+const built = existsSync(join(ROOT, "dist/dashboard/main.js")) && existsSync(join(ROOT, "dist/dashboard/index.html"));
+if (!built) console.warn("dashboard tests skipped: run npm run build first (dist/dashboard is missing)");
+
+/** The sample document's layers, top to bottom (the Product group holds Subject and Shadow). */
+const SAMPLE_LAYERS = ["Label", "Product", "Subject", "Shadow", "Background"];
+
+describe.skipIf(!built)("the dashboard's static files", () => {
+  it("the page and its scripts answer without the token; the data behind them does not", async () => {
+    const harness = await startBridge({ token: "t0ken" });
+    for (const path of ["/", "/dashboard"]) {
+      const page = await harness.http(path);
+      expect([path, page.status, page.headers.get("content-type")]).toEqual([path, 200, "text/html; charset=utf-8"]);
+      const html = await page.text();
+      expect(html).toContain('src="/dashboard/assets/dashboard/main.js"');
+      expect(page.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+    }
+    for (const path of ["/dashboard/assets/dashboard/main.js", "/dashboard/assets/client/index.js", "/dashboard/assets/client/_internal/url.js", "/dashboard/assets/protocol/constants.js"]) {
+      const asset = await harness.http(path);
+      expect([path, asset.status, asset.headers.get("content-type")]).toEqual([path, 200, "text/javascript; charset=utf-8"]);
+    }
+    expect((await harness.http("/dashboard/assets/dashboard/dashboard.css")).headers.get("content-type")).toBe("text/css; charset=utf-8");
+    for (const path of ["/status", "/plugins", "/schema", "/metrics", "/document/current"]) expect([path, (await harness.http(path)).status]).toEqual([path, 401]);
+  });
+
+  it("serves only the listed files: no other part of the package, no traversal, no Node-only client files", async () => {
+    const harness = await startBridge({ token: "t0ken" });
+    const auth = { headers: { authorization: "Bearer t0ken" } };
+    for (const path of [
+      "/dashboard/assets/bridge.js",
+      "/dashboard/assets/protocol/methods.js",
+      "/dashboard/assets/client/cli.js",
+      "/dashboard/assets/client/node-save.js",
+      "/dashboard/assets/dashboard/main.js.map",
+      "/dashboard/assets/dashboard/../bridge.js",
+      "/dashboard/assets/dashboard/%2e%2e/bridge.js",
+    ]) {
+      // Without the token these are not public, so they are refused before any file is looked for.
+      expect([path, (await harness.http(path)).status]).toEqual([path, 401]);
+      const answer = await harness.http(path, auth);
+      expect([path, answer.status]).toEqual([path, 404]);
+      expect(await answer.json()).toMatchObject({ code: "NOT_FOUND" });
+    }
+    // A name the public list allows but the build did not make: not found, with or without the token.
+    for (const init of [{}, auth]) expect((await harness.http("/dashboard/assets/dashboard/missing.js", init)).status).toBe(404);
+  });
+
+  it("a foreign Origin is refused even for the static files, and other verbs are not allowed", async () => {
+    const harness = await startBridge();
+    const evil = await harness.http("/dashboard/assets/dashboard/main.js", { headers: { origin: "https://evil.example" } });
+    expect(evil.status).toBe(403);
+    expect(await evil.json()).toMatchObject({ code: "FORBIDDEN", details: { origin: "https://evil.example" } });
+    expect((await harness.http("/", { headers: { origin: "https://evil.example" } })).status).toBe(403);
+    const post = await harness.http("/dashboard", { method: "POST" });
+    expect([post.status, post.headers.get("allow")]).toEqual([405, "GET, HEAD"]);
+  });
+});
+
+describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
+  let browser: Browser;
+
+  beforeAll(async () => {
+    await mkdir(ARTIFACTS, { recursive: true });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  /** Opens the dashboard of a bridge; page errors fail the test at its end. */
+  async function open(harness: Harness, failures: string[]): Promise<Page> {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 1400 } });
+    page.on("pageerror", (error) => failures.push(error.message));
+    await page.goto(`${harness.bridge.url}/dashboard`);
+    return page;
+  }
+
+  /** The layer names of the first editor card once every sample layer is listed. */
+  async function layerNames(page: Page): Promise<string[]> {
+    const names = page.locator(".editor-card [data-layer-id] .layer-name");
+    await expect.poll(() => names.count(), { timeout: 10_000 }).toBe(SAMPLE_LAYERS.length);
+    return names.allTextContents();
+  }
+
+  /** The composite preview's natural size once it has loaded. */
+  async function previewSize(page: Page): Promise<{ width: number; height: number }> {
+    const img = page.locator(".editor-card img.preview");
+    const size = (): Promise<{ width: number; height: number }> =>
+      img.evaluate((i: { naturalWidth: number; naturalHeight: number }) => ({ width: i.naturalWidth, height: i.naturalHeight }));
+    await expect.poll(async () => (await size()).width, { timeout: 10_000 }).toBeGreaterThan(0);
+    return size();
+  }
+
+  /** The event types shown in the log's rendered rows. */
+  const loggedTypes = (page: Page): Promise<string[]> => page.locator("#event-log .log-row .log-type").allTextContents();
+
+  it("shows the sample document's layers, its preview and the editor", { timeout: 30_000 }, async () => {
+    const harness = await startBridge();
+    const failures: string[] = [];
+    const page = await open(harness, failures);
+    expect(await layerNames(page)).toEqual(SAMPLE_LAYERS);
+    // The sample is 800×600; the preview keeps its aspect within the 480 px cap.
+    expect(await previewSize(page)).toEqual({ width: 480, height: 360 });
+    await expect.poll(() => page.locator("#editors [data-editor='embedded-1']").textContent()).toContain("ready");
+    expect(await page.textContent(".editor-card h3")).toBe("embedded-1 · Sample");
+    expect(await page.textContent(".editor-card .active-layers")).toBe("active: Subject");
+    // Every layer got its thumbnail.
+    const thumbnails = (): Promise<number[]> =>
+      page.locator(".layer img.thumb").evaluateAll((images: Array<{ naturalWidth: number }>) => images.map((i) => i.naturalWidth));
+    await expect.poll(async () => (await thumbnails()).filter((width) => width > 0).length).toBe(SAMPLE_LAYERS.length);
+    await page.screenshot({ path: join(ARTIFACTS, "dashboard-sample.png"), fullPage: true });
+    expect(failures).toEqual([]);
+    await page.close();
+  });
+
+  it("a client that connects with ?name=from-test appears within 1 s, with its name", { timeout: 30_000 }, async () => {
+    const harness = await startBridge();
+    const failures: string[] = [];
+    const page = await open(harness, failures);
+    const names = page.locator("#clients .client-name");
+    await expect.poll(() => names.allTextContents(), { timeout: 10_000 }).toEqual(["dashboard"]);
+    await harness.connect("/ws?name=from-test");
+    const started = Date.now();
+    await expect.poll(() => names.allTextContents(), { timeout: 1_000, interval: 20 }).toContain("from-test");
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(await page.textContent("#client-count")).toBe("2");
+    expect(failures).toEqual([]);
+    await page.close();
+  });
+
+  it("a selection set by another client shows in the event log and as an outline over the preview", { timeout: 30_000 }, async () => {
+    const harness = await startBridge();
+    const failures: string[] = [];
+    const page = await open(harness, failures);
+    await previewSize(page);
+    // The dashboard has subscribed once its own client lists its subscriptions.
+    await expect.poll(() => page.locator("#clients").textContent()).toContain("selection:changed");
+    const outline = page.locator(".selection-outline");
+    expect(await outline.getAttribute("d")).toBe("");
+    const other = await harness.connect("/ws?name=selector");
+    await other.call("selection:set", { rect: { x: 100, y: 150, width: 200, height: 120 } });
+    await expect.poll(() => loggedTypes(page)).toContain("selection:changed");
+    expect(await page.locator("#event-log .log-row", { hasText: "selection:changed" }).textContent()).toContain('{"x":100,"y":150,"width":200,"height":120}');
+    // The outline is drawn in document pixels over the preview: its box is the selection's.
+    const box = (): Promise<unknown> =>
+      outline.evaluate((path: { getBBox(): { x: number; y: number; width: number; height: number } }) => {
+        const { x, y, width, height } = path.getBBox();
+        return { x, y, width, height };
+      });
+    await expect.poll(box).toEqual({ x: 100, y: 150, width: 200, height: 120 });
+    expect(await page.locator(".selection-overlay").getAttribute("viewBox")).toBe("0 0 800 600");
+    await page.screenshot({ path: join(ARTIFACTS, "dashboard-selection.png"), fullPage: true });
+    // The filter hides a type; the pause freezes the view while events keep coming.
+    await page.uncheck("#event-filters input[data-type='selection:changed']");
+    await expect.poll(() => loggedTypes(page)).not.toContain("selection:changed");
+    await page.check("#event-filters input[data-type='selection:changed']");
+    await expect.poll(() => loggedTypes(page)).toContain("selection:changed");
+    await page.click("#event-pause");
+    await expect.poll(() => page.locator("#event-count").textContent()).toContain("paused");
+    const frozen = await page.locator("#event-log .log-row").count();
+    await other.call("selection:set", { rect: { x: 10, y: 10, width: 20, height: 20 } });
+    // The outline follows (the document view is not paused) while the log stays as it was.
+    await expect.poll(box).toEqual({ x: 10, y: 10, width: 20, height: 20 });
+    expect(await page.locator("#event-log .log-row").count()).toBe(frozen);
+    await page.click("#event-pause");
+    await expect.poll(() => page.locator("#event-log .log-row").count()).toBeGreaterThan(frozen);
+    await page.screenshot({ path: join(ARTIFACTS, "dashboard-events.png"), fullPage: true });
+    expect(failures).toEqual([]);
+    await page.close();
+  });
+
+  it("a plugin that failed to load shows its reason", { timeout: 30_000 }, async () => {
+    const harness = await startBridge({ plugins: [FAILING_PLUGIN] });
+    const failures: string[] = [];
+    const page = await open(harness, failures);
+    await page.waitForSelector("[data-plugin='setup-throws'] .plugin-error");
+    const text = await page.textContent("[data-plugin='setup-throws']");
+    expect(text).toContain("failed");
+    expect(text).toContain("PLUGIN_REGISTRATION_FAILED");
+    expect(text).toContain("cannot reach the licence server");
+    expect(await page.textContent("#bridge-status")).toBe("degraded");
+    expect(failures).toEqual([]);
+    await page.close();
+  });
+
+  it("with a token-protected bridge the page asks for the token, keeps it for the tab, and then works", { timeout: 30_000 }, async () => {
+    const harness = await startBridge({ token: "dash-t0ken" });
+    const failures: string[] = [];
+    const page = await open(harness, failures);
+    await page.waitForSelector("#token-form", { state: "visible" });
+    expect(await page.isHidden("#dashboard")).toBe(true);
+    await page.fill("#token-input", "wrong");
+    await page.click("#token-form button[type=submit]");
+    await expect.poll(() => page.locator("#token-reason").textContent()).toContain("refused");
+    await page.fill("#token-input", "dash-t0ken");
+    await page.click("#token-form button[type=submit]");
+    expect(await layerNames(page)).toEqual(SAMPLE_LAYERS);
+    expect(await page.evaluate(() => Object.values((globalThis as unknown as { sessionStorage: object }).sessionStorage))).toEqual(["dash-t0ken"]);
+    // A reload finds the token in the tab and asks nothing.
+    await page.reload();
+    expect(await layerNames(page)).toEqual(SAMPLE_LAYERS);
+    expect(await page.isHidden("#token-form")).toBe(true);
+    expect(failures).toEqual([]);
+    await page.close();
+  });
+});

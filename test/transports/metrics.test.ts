@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { RecentCallsRing } from "../../src/actors/_internal/recent-calls.js";
 import { RecentCallsSchema } from "../../src/protocol/index.js";
 import { startBridge, waitForQueued, type Harness } from "../helpers/bridge.js";
 import { eventually } from "../helpers/gc.js";
@@ -181,11 +182,19 @@ describe("GET /metrics", () => {
     expect(value(gone, "bridge_events_delivered_total")).toBe(deliveredBefore + events);
   });
 
-  it("shows each plugin's health: 1 when loaded and passing, 0 when it failed", async () => {
+  it("shows each plugin's health, and counts plugin methods and a plugin's own calls to built-ins", async () => {
     const harness = await startBridge({ host: new ScriptedHost(), plugins: [join(PLUGIN_FIXTURES, "stats"), join(PLUGIN_FIXTURES, "setup-throws")] });
+    const client = await harness.connect("/ws/stats");
+    expect(await client.call("stats:count")).toMatchObject({ count: expect.any(Number) });
+    expect((await client.send("stats:fail", { kind: "coded" })).error?.code).toBe("QUOTA_EXCEEDED");
     const m = await scrape(harness);
     expect(value(m, "bridge_plugin_up", { plugin: "stats" })).toBe(1);
     expect(value(m, "bridge_plugin_up", { plugin: "setup-throws" })).toBe(0);
+    const count = (labels: Record<string, string>): number | undefined => value(m, "bridge_request_duration_seconds_count", labels);
+    // The plugin's method is named with its endpoint; the built-in it calls is counted under the plugin transport.
+    expect(count({ method: "stats/stats:count", transport: "ws", editor: "none" })).toBe(1);
+    expect(count({ method: "document:layers", transport: "plugin", editor: "scripted-1" })).toBe(1);
+    expect(value(m, "bridge_errors_total", { method: "stats/stats:fail", code: "QUOTA_EXCEEDED" })).toBe(1);
   });
 
   it("two bridges in one process count on their own registries", async () => {
@@ -238,5 +247,32 @@ describe("GET /status calls", () => {
       expect(b.p95).toBeLessThanOrEqual(b.p99);
     }
     expect(calls.buckets.filter((b) => b.count === 0).every((b) => b.errors === 0 && b.p99 === 0)).toBe(true);
+  });
+});
+
+describe("the recent-calls ring", () => {
+  it("estimates percentiles within the bin width and forgets buckets older than the window", () => {
+    let now = 1_000_000_000_000;
+    const ring = new RecentCallsRing(60_000, 10_000, () => now);
+    // 1..1000 ms, one call each, in shuffled order: the true p50/p95/p99 are 500, 950 and 990.
+    const latencies = Array.from({ length: 1000 }, (_, i) => i + 1).sort((a, b) => ((a * 7919) % 1000) - ((b * 7919) % 1000));
+    for (const ms of latencies) ring.record(ms, ms % 100 === 0);
+    const first = ring.summary().buckets.at(-1)!;
+    expect(first).toMatchObject({ at: now - (now % 10_000), count: 1000, errors: 10 });
+    for (const [estimate, truth] of [[first.p50, 500], [first.p95, 950], [first.p99, 990]] as const) {
+      expect(Math.abs(estimate - truth) / truth).toBeLessThan(0.1);
+    }
+    // One call alone reports its own latency at every percentile.
+    now += 10_000;
+    ring.record(42.5, false);
+    expect(ring.summary().buckets.at(-1)).toMatchObject({ count: 1, errors: 0, p50: 42.5, p95: 42.5, p99: 42.5 });
+    expect(ring.summary().buckets.at(-2)!.count).toBe(1000);
+    // A minute later both have left the window; the slots they used count from zero again.
+    now += 60_000;
+    ring.record(3, true);
+    const later = ring.summary();
+    expect(later.buckets).toHaveLength(6);
+    expect(later.buckets.map((b) => b.count)).toEqual([0, 0, 0, 0, 0, 1]);
+    expect(later.buckets.at(-1)).toMatchObject({ errors: 1, p50: 3 });
   });
 });

@@ -63,7 +63,8 @@ describe("the embedded editor in its own process", () => {
   });
 
   it("a script stuck in a long host call answers TIMEOUT at its deadline; the call stops at its next checkpoint and the editor carries on", async () => {
-    const harness = await startBridge({ limits: { longCallTimeoutMs: 500, editorKillGraceMs: 5_000, abortGraceMs: 5_000 } });
+    // Graces far longer than any checkpoint needs, even on a loaded machine: a restart here means a checkpoint failed.
+    const harness = await startBridge({ limits: { longCallTimeoutMs: 500, editorKillGraceMs: 30_000, abortGraceMs: 30_000 } });
     const client = await harness.connect();
     const answer = await client.send("jsx:run", { script: STUCK_IN_HOST_CALL, timeoutMs: 60_000 });
     expect(answer.error, JSON.stringify(answer.error)).toMatchObject({ code: "TIMEOUT" });

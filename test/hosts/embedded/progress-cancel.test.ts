@@ -231,6 +231,20 @@ describe("embedded host: progress and cancellation", () => {
     expect(await host.runScript!(ctx(), { language: "javascript", params: undefined, timeoutMs: 5_000, source: "1 + 1" })).toBe(2);
   });
 
+  it("a script's fill of a big layer checks for cancellation every band of rows, inside the one editor call", async () => {
+    const host = await connectedHost({ sample: false });
+    const checks = async (size: number): Promise<number> => {
+      const counting = cancelledAfter(Number.POSITIVE_INFINITY);
+      const source = `const doc = app.documents.add(${size}, ${size}, "f"); doc.artLayers.add("a").fill("#80808080"); 1`;
+      await host.runScript!(counting.ctx, { language: "javascript", params: undefined, timeoutMs: 60_000, source });
+      return counting.calls();
+    };
+    const small = await checks(32);
+    const big = await checks(3200);
+    // The same script, so the same checks by the script's own interrupt handler: the difference is the fill's rows.
+    expect(big - small).toBeGreaterThanOrEqual(3200 / 32 - 1);
+  });
+
   it("a script whose awaited editor call was cancelled fails with the abort reason, whether it lets it through or catches it", async () => {
     const host = await connectedHost({ sample: false });
     await blendDocument(host, 1000, 800);

@@ -246,7 +246,7 @@ export function createScriptApi(env: ScriptEnv, ctx: HostCallContext): ScriptApi
       );
       const doc = store.get(id);
       const target = pixelLayer(entryOf(doc, layer), op);
-      fillLayer(doc, target, clear ? [0, 0, 0, 0] : toRgba(color), selectionMask(doc), clear === true);
+      fillLayer(doc, target, clear ? [0, 0, 0, 0] : toRgba(color), selectionMask(doc), clear === true, { rows: check });
       changed(doc, { pixels: true });
       return null;
     },

@@ -9,6 +9,7 @@ import { renderDocument } from "../composite.js";
 import type { EmbeddedDocument, EmbeddedLayer, GroupLayer, PixelLayer } from "../document.js";
 import { blendOnto } from "../composite.js";
 import { emptyRaster, solidRaster } from "../raster.js";
+import { ROW_BAND, type RowWork } from "../work.js";
 import type { SelectionMask } from "../selection.js";
 import type { LayerEntry } from "../tree.js";
 import { flattenLayers } from "../tree.js";
@@ -32,9 +33,17 @@ export function subtreeIds(layer: EmbeddedLayer): number[] {
 /**
  * Fills the selection (`coverage`: one byte per pixel over its rectangle, soft edges allowed; the whole canvas
  * when `null`) of a pixel layer with a colour composited over it, or erases it when `erase` (alpha scaled by
- * 1 − coverage). The buffer grows to cover the area.
+ * 1 − coverage). The buffer grows to cover the area. `work` hears of every band of rows done (a checkpoint: it may
+ * throw to stop the fill, which then leaves the layer as it was).
  */
-export function fillLayer(doc: EmbeddedDocument, layer: PixelLayer, color: Rgba, coverage: SelectionMask | null, erase = false): void {
+export function fillLayer(
+  doc: EmbeddedDocument,
+  layer: PixelLayer,
+  color: Rgba,
+  coverage: SelectionMask | null,
+  erase = false,
+  work?: RowWork,
+): void {
   const area: HostRect | null = coverage ? { x: coverage.x, y: coverage.y, width: coverage.width, height: coverage.height } : null;
   const soft = coverage?.data.some((v) => v !== 255) === true;
   if (layer.kind === "background" && color[3] < 255 && erase) {
@@ -58,6 +67,7 @@ export function fillLayer(doc: EmbeddedDocument, layer: PixelLayer, color: Rgba,
   }
   if (soft && coverage) {
     for (let y = 0; y < rect.height; y++) {
+      if (work !== undefined && y % ROW_BAND === 0) work.rows(Math.min(ROW_BAND, rect.height - y));
       for (let x = 0; x < rect.width; x++) {
         const c = coverage.data[y * rect.width + x] as number;
         if (c === 0) continue;
@@ -80,7 +90,7 @@ export function fillLayer(doc: EmbeddedDocument, layer: PixelLayer, color: Rgba,
     const row = solidRaster(rect.width, 1, color).data;
     for (let y = 0; y < rect.height; y++) out.data.set(row, ((rect.y - top + y) * out.width + (rect.x - left)) * 4);
   } else {
-    blendOnto(out, solidRaster(rect.width, rect.height, color), rect.x - left, rect.y - top, 1, "normal");
+    blendOnto(out, solidRaster(rect.width, rect.height, color), rect.x - left, rect.y - top, 1, "normal", undefined, work);
   }
   layer.left = left;
   layer.top = top;

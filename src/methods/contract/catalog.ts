@@ -37,8 +37,8 @@ export interface PluginContract {
 
 /** What the contract is generated from. */
 export interface ContractInput {
-  /** The method table the bridge serves. */
-  readonly methods: Iterable<MethodDefinition>;
+  /** The method table the bridge serves (a list: each document reads it). */
+  readonly methods: readonly MethodDefinition[];
   readonly server: { readonly name: string; readonly version: string };
   /** Loaded plugins. @default none */
   readonly plugins?: readonly PluginContract[];

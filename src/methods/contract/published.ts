@@ -1,7 +1,7 @@
 import { createAsyncApi, DEFAULT_CONTRACT_HOST, type AsyncApiDocument } from "./asyncapi.js";
 import type { ContractInput } from "./catalog.js";
 import { createOpenApi, type OpenApiDocument } from "./openapi.js";
-import { renderReferenceHtml } from "./reference.js";
+import { renderReferenceHtml, renderReferenceMarkdown } from "./reference.js";
 
 /** The contract as a bridge serves it: each document made on first use and kept (the method table never changes). */
 export interface PublishedContract {
@@ -40,4 +40,9 @@ export function publishContract(input: () => ContractInput): PublishedContract {
     },
     html: () => (html ??= renderReferenceHtml(documents().openapi, documents().asyncapi)),
   };
+}
+
+/** The API reference as Markdown (docs/api.md, written at build time by scripts/gen-api-docs.mjs). */
+export function referenceMarkdown(input: ContractInput): string {
+  return renderReferenceMarkdown(createOpenApi(input), createAsyncApi(input));
 }

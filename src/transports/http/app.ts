@@ -3,6 +3,7 @@ import { H3, type H3Event } from "h3";
 import { BridgeError, isBridgeError } from "../../protocol/index.js";
 import type { DispatchCaller } from "../../actors/dispatcher.js";
 import { imageResultJson, isWireImage, LARGE_IMAGE_BYTES, publishSchema, type MethodDefinition } from "../../methods/index.js";
+import { publishContract } from "../../methods/contract/index.js";
 import { checkAccess, checkOrigin, isPublicDashboardPath, PUBLIC_HEALTH_PATHS } from "../security.js";
 import type { TransportTarget } from "../target.js";
 import { BATCH_PATH, runBatchRoute } from "./batch.js";
@@ -135,6 +136,12 @@ export function createHttpApp(target: TransportTarget): H3 {
     schema ??= JSON.stringify(publishSchema(target.dispatcher.table.values()));
     return new HttpResponse(schema, { headers: { "content-type": "application/json; charset=utf-8" } });
   });
+  // The contract describes the API and holds no instance data beyond plugin ids: the same access rules as `/schema`.
+  const contract = publishContract(() => ({ methods: [...target.dispatcher.table.values()], server: target.server, plugins: target.plugins().plugins }));
+  const jsonText = (body: string): Response => new HttpResponse(body, { headers: { "content-type": "application/json; charset=utf-8" } });
+  get("/openapi.json", () => jsonText(contract.openapi()));
+  get("/asyncapi.json", (event) => jsonText(contract.asyncapi(event.req.headers.get("host") ?? undefined)));
+  get("/docs", () => new HttpResponse(contract.html(), { headers: { "content-type": "text/html; charset=utf-8" } }));
   get("/metrics", async () => new HttpResponse(await target.metrics(), { headers: { "content-type": "text/plain; version=0.0.4; charset=utf-8" } }));
 
   for (const method of target.dispatcher.table.values()) {

@@ -17,7 +17,7 @@ export interface DispatchCaller extends Caller {
 import type { EditorPool, PoolEditor } from "./editor-pool.js";
 import { Metrics, type CallTransport } from "./metrics.js";
 
-/** A call's own control, on which `onEditor` notes the editor that ran it (the `editor` label of its metrics). */
+/** A call's own control, on which `onEditor` notes the editor it was sent to (the `editor` label of its metrics). */
 type RoutedControl = RequestControl & { editor?: string };
 
 /** The `transport` label: a logical client is a WebSocket; other callers are told apart by their mailbox lane. */

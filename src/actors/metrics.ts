@@ -81,7 +81,7 @@ export class Metrics {
 
   /**
    * Counts one finished call. `method` is already bounded (unknown names collapse into one); `editor` is the editor
-   * that ran it, `"all"` for a call run on every editor, `"none"` for one no editor ran.
+   * it was sent to, `"all"` for a call run on every editor, `"none"` for one that reached no editor.
    */
   recordCall(method: string, transport: CallTransport, editor: string, elapsedMs: number, errorCode: string | undefined): void {
     this.child(method, transport, editor).observe(elapsedMs / 1000);

@@ -5,7 +5,7 @@ import { Parser } from "@asyncapi/parser";
 import { compileErrors, validate } from "@readme/openapi-parser";
 import { describe, expect, it } from "vitest";
 import { BUILTIN_METHODS } from "../../src/methods/index.js";
-import { createAsyncApi, createOpenApi, referenceMarkdown, type AsyncApiDocument, type OpenApiDocument } from "../../src/methods/contract/index.js";
+import { createAsyncApi, createOpenApi, referenceMarkdown, renderReferenceHtml, type AsyncApiDocument, type OpenApiDocument } from "../../src/methods/contract/index.js";
 import { operationIdOf } from "../../src/methods/contract/catalog.js";
 import { BATCH_METHOD, CANCEL_METHOD, ERROR_RULES, EVENT_SCHEMAS, PROGRESS_EVENT } from "../../src/protocol/index.js";
 import { PACKAGE } from "../../src/version.js";
@@ -114,6 +114,7 @@ describe("the published contract", () => {
     expect(openapi["x-plugins"]).toEqual(["stats"]);
     expect(openapi["tags"]).toContainEqual(expect.objectContaining({ name: "plugin:stats" }));
     expect((asyncapi.channels["plugin"]!["parameters"] as { pluginId: { enum: string[] } }).pluginId.enum).toEqual(["stats"]);
+    expect(await (await harness.http("/docs")).text()).toContain("<td><code>stats</code></td><td><code>/ws/stats</code></td>");
   });
 
   it("a plugin's methods, routes and events appear when the bridge knows them, and the documents stay valid", async () => {
@@ -129,6 +130,9 @@ describe("the published contract", () => {
     expect(asyncapi.channels["plugin"]!.messages["plugin.stats.statsCount.request"]).toBeDefined();
     expect(asyncapi.channels["root"]!.messages["plugin.stats.statsCount.request"]).toBeUndefined();
     expect(asyncapi.operations["plugin.stats.event.statsCounted"]).toMatchObject({ action: "send", title: "stats:counted" });
+    expect(renderReferenceHtml(openapi, asyncapi)).toContain(
+      "<td><code>stats</code></td><td><code>/ws/stats</code></td><td><code>stats:count</code></td><td><code>GET /plugins/stats/count/{n}</code></td>",
+    );
     expect(await openApiErrors(openapi)).toBe("");
     expect(await asyncApiErrors(asyncapi)).toEqual([]);
   });

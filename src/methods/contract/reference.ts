@@ -194,6 +194,26 @@ function connectionBlocks(asyncapi: AsyncApiDocument): Block[] {
   ];
 }
 
+/** The loaded plugins (a served page only: docs/api.md is made without plugins), with what the documents know of them. */
+function pluginBlocks(openapi: OpenApiDocument, asyncapi: AsyncApiDocument): Block[] {
+  const ids = (openapi["x-plugins"] ?? []) as string[];
+  if (ids.length === 0) return [];
+  const rows = ids.map((id) => {
+    const methods = Object.values(asyncapi.operations)
+      .filter((operation) => operation["x-plugin"] === id && operation["action"] === "receive")
+      .map((operation) => code(String(operation["title"])));
+    const routes = httpRoutes(openapi)
+      .filter((route) => route.path.startsWith(`/plugins/${id}/`))
+      .map((route) => code(`${route.verb} ${route.path}`));
+    return [code(id), code(`/ws/${id}`), methods.join(", ") || "–", routes.join(", ") || "–"];
+  });
+  return [
+    { kind: "heading", level: 2, text: "Plugins", anchor: "plugins" },
+    { kind: "text", text: "Each loaded plugin has a WebSocket endpoint serving its own methods besides the built-ins, and may answer HTTP routes below its prefix; plugins validate their own input." },
+    { kind: "table", head: ["plugin", "endpoint", "methods", "routes"], rows },
+  ];
+}
+
 function schemaSection(asyncapi: AsyncApiDocument): Block[] {
   const blocks: Block[] = [{ kind: "heading", level: 2, text: "Schemas", anchor: "schemas" }];
   for (const name of Object.keys(asyncapi.components.schemas).sort()) {
@@ -220,6 +240,7 @@ function referenceBlocks(openapi: OpenApiDocument, asyncapi: AsyncApiDocument): 
     ...eventBlocks(asyncapi),
     ...errorBlocks(openapi),
     ...connectionBlocks(asyncapi),
+    ...pluginBlocks(openapi, asyncapi),
     ...schemaSection(asyncapi),
   ];
 }

@@ -241,6 +241,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     readiness: () => readinessView(views, running),
     status: () => statusView(views, running),
     plugins: () => ({ plugins: plugins.list(), failed: plugins.failures() }),
+    pluginContracts: () => plugins.contracts(),
     pluginHealth: (id) => plugins.health(id),
     metrics: () => dispatcher.metrics.render(),
   };

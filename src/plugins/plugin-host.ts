@@ -2,6 +2,7 @@ import { pathToFileURL } from "node:url";
 import { shareBridgeModules } from "./_internal/imports.js";
 import type { Observable } from "rxjs";
 import { z } from "zod";
+import type { PluginContract } from "../methods/contract/index.js";
 import type { MethodDefinition, SerializedEvent } from "../methods/index.js";
 import { BridgeError, isBridgeError, type PluginHealth, type PluginInfo } from "../protocol/index.js";
 import type { PluginDefinition, PluginDisconnectInfo, PluginRouteVerb } from "./api.js";
@@ -120,6 +121,11 @@ export class PluginHost {
 
   list(): PluginInfo[] {
     return [...this.byId.values()].filter((p) => p.available).map((p) => ({ id: p.id }));
+  }
+
+  /** What each loaded plugin serves, for the published contract (`/openapi.json`, `/asyncapi.json`, `/docs`). */
+  contracts(): PluginContract[] {
+    return [...this.byId.values()].filter((p) => p.available).map((p) => p.describe());
   }
 
   health(id: string): PluginHealth {

@@ -1,5 +1,6 @@
 import { Subject, type Observable, type Subscription } from "rxjs";
 import { createActor, fromPromise, waitFor, type Actor } from "xstate";
+import type { PluginContract } from "../methods/contract/index.js";
 import type { SerializedEvent } from "../methods/index.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
@@ -13,7 +14,7 @@ import type {
   PluginRouteRequest,
 } from "./api.js";
 import { withDeadline } from "./_internal/deadline.js";
-import { matchRoute } from "./_internal/route-pattern.js";
+import { matchRoute, routePath } from "./_internal/route-pattern.js";
 import { reasonOf, toPluginError } from "./errors.js";
 import { healthOf, isAvailable, pluginMachine, type LoadedPlugin } from "./plugin.machine.js";
 import { createPluginContext, type MethodEntry, type RouteEntry, type Staged } from "./registration.js";
@@ -109,6 +110,16 @@ export class PluginInstance {
   /** Resolves once loading and registration are over (loaded, failed, or stopped meanwhile). */
   settled(): Promise<void> {
     return waitFor(this.actor, (s) => !s.matches("loading") && !s.matches("registering")).then(() => undefined);
+  }
+
+  /** What this plugin serves, for the published contract: method names, routes (below `/plugins/{id}`), event types. */
+  describe(): PluginContract {
+    return {
+      id: this.id,
+      methods: [...this.methods.keys()].map((name) => ({ name })),
+      routes: this.routes.map((route) => ({ verb: route.verb, path: routePath(route.pattern) })),
+      events: [...this.localTypes],
+    };
   }
 
   get available(): boolean {

@@ -5,6 +5,7 @@ import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import type { PluginRouteRun } from "../plugins/index.js";
 import type { SecurityOptions } from "./security.js";
+import type { PluginContract } from "../methods/contract/index.js";
 
 
 /** What the transports need from the bridge: they translate, the bridge decides. */
@@ -36,6 +37,8 @@ export interface TransportTarget {
   status(): Record<string, unknown>;
   /** `GET /plugins`: loaded plugins, plus the failures so a broken plugin can be diagnosed over HTTP. */
   plugins(): { plugins: PluginInfo[]; failed: PluginHealth[] };
+  /** What each loaded plugin serves (methods, routes, event types), for the published contract. */
+  pluginContracts(): PluginContract[];
   /** Throws `PLUGIN_NOT_FOUND` for an unknown id. */
   pluginHealth(id: string): PluginHealth;
   /** `GET /metrics`: the Prometheus text exposition of the bridge's metrics. */

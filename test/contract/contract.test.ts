@@ -108,13 +108,22 @@ describe("the published contract", () => {
     expect(asyncapi.components.messages["binaryPart"]).toMatchObject({ contentType: "application/octet-stream" });
   });
 
-  it("a loaded plugin's endpoint appears in both documents", async () => {
+  it("a loaded plugin's endpoint, methods, routes and events appear in both documents, which stay valid", async () => {
     const harness = await startBridge({ plugins: [join(PLUGIN_FIXTURES, "stats")] });
     const { openapi, asyncapi } = await documents(harness);
     expect(openapi["x-plugins"]).toEqual(["stats"]);
     expect(openapi["tags"]).toContainEqual(expect.objectContaining({ name: "plugin:stats" }));
     expect((asyncapi.channels["plugin"]!["parameters"] as { pluginId: { enum: string[] } }).pluginId.enum).toEqual(["stats"]);
-    expect(await (await harness.http("/docs")).text()).toContain("<td><code>stats</code></td><td><code>/ws/stats</code></td>");
+    // What the plugin registered in its setup, read from the loaded plugin itself.
+    expect(openapi.paths["/plugins/stats/layers/{index}"]?.["get"]).toMatchObject({ tags: ["plugin:stats"], parameters: [{ name: "index", in: "path" }] });
+    expect(openapi.paths["/plugins/stats/echo"]?.["post"]).toBeDefined();
+    expect(asyncapi.operations["plugin.stats.statsCount"]).toMatchObject({ title: "stats:count", "x-plugin": "stats" });
+    expect(asyncapi.operations["plugin.stats.event.statsCounted"]).toMatchObject({ action: "send", title: "stats:counted" });
+    expect(await openApiErrors(openapi)).toBe("");
+    expect(await asyncApiErrors(asyncapi)).toEqual([]);
+    const docs = await (await harness.http("/docs")).text();
+    expect(docs).toContain("<td><code>stats</code></td><td><code>/ws/stats</code></td>");
+    expect(docs).toContain("GET /plugins/stats/layers/{index}");
   });
 
   it("a plugin's methods, routes and events appear when the bridge knows them, and the documents stay valid", async () => {

@@ -49,3 +49,8 @@ export function matchRoute(pattern: RoutePattern, segments: readonly string[]): 
   }
   return segments.length === pattern.length ? params : null;
 }
+
+/** A pattern as a path again: `/items/:id/**`. */
+export function routePath(pattern: RoutePattern): string {
+  return `/${pattern.map((s) => ("literal" in s ? s.literal : "param" in s ? `:${s.param}` : "**")).join("/")}`;
+}

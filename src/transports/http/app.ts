@@ -137,7 +137,7 @@ export function createHttpApp(target: TransportTarget): H3 {
     return new HttpResponse(schema, { headers: { "content-type": "application/json; charset=utf-8" } });
   });
   // The contract describes the API and holds no instance data beyond plugin ids: the same access rules as `/schema`.
-  const contract = publishContract(() => ({ methods: [...target.dispatcher.table.values()], server: target.server, plugins: target.plugins().plugins }));
+  const contract = publishContract(() => ({ methods: [...target.dispatcher.table.values()], server: target.server, plugins: target.pluginContracts() }));
   const jsonText = (body: string): Response => new HttpResponse(body, { headers: { "content-type": "application/json; charset=utf-8" } });
   get("/openapi.json", () => jsonText(contract.openapi()));
   get("/asyncapi.json", (event) => jsonText(contract.asyncapi(event.req.headers.get("host") ?? undefined)));

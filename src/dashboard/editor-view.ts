@@ -69,6 +69,7 @@ export class EditorView {
   private running = false;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
+  private shownDocumentId: number | undefined;
 
   constructor(private readonly options: EditorViewOptions) {
     this.title = el("h3", "", options.editorId);
@@ -126,8 +127,24 @@ export class EditorView {
     this.refresh();
   }
 
+  get editorId(): string {
+    return this.options.editorId;
+  }
+
+  /** The bridge id of the document the card shows, once read. */
+  get documentId(): number | undefined {
+    return this.shownDocumentId;
+  }
+
   private onEvent(type: string, data: unknown): void {
     this.options.onEvent(this.options.editorId, type, data);
+    // Events that name a document may be another editor's: the page routes them to the card that shows it.
+    if (!(STATE_EVENTS as readonly string[]).includes(type)) return;
+    this.apply(type, data);
+  }
+
+  /** Marks what an event changed as stale; the card reads it again at its next refresh. */
+  apply(type: string, data: unknown): void {
     if (type === "selection:changed") this.markStale({ selection: true });
     else if (type === "layer:selectionChange") this.markStale({ document: true });
     else if (type === "layer:previewChange") this.markStale({ pixels: true });
@@ -171,6 +188,7 @@ export class EditorView {
       doc = await this.connection.document.current();
     } catch (error) {
       if ((error as { code?: string }).code === "NO_DOCUMENT") {
+        this.shownDocumentId = undefined;
         this.show("no document open");
         this.preview.removeAttribute("src");
         this.layerList.replaceChildren();
@@ -179,6 +197,7 @@ export class EditorView {
       }
       throw error;
     }
+    this.shownDocumentId = doc.id;
     this.title.textContent = `${this.options.editorId} · ${doc.name}`;
     this.show(`${doc.width}×${doc.height} px${doc.isDirty ? " · modified" : ""}`);
     this.overlay.setAttribute("viewBox", `0 0 ${doc.width} ${doc.height}`);

@@ -153,12 +153,34 @@ function syncEditors(list: readonly EditorStatus[]): void {
       url: browser.location.origin,
       token,
       documentEvents: editors.size === 0,
-      onEvent: (editorId, type, data) => log.add(editorId, type, data),
+      onEvent: onEditorEvent,
       onChange: scheduleRender,
     });
     editors.set(id, view);
     byId("documents").append(view.root);
   }
+}
+
+/**
+ * Every event the cards' connections receive. State events are their own card's; events that name a document come
+ * once (on the first card's connection) from any editor, and go to the card that shows that document, or to every
+ * card when none does (a document became current, or an editor restarted).
+ */
+function onEditorEvent(editorId: string, type: string, data: unknown): void {
+  if (type.startsWith("#")) {
+    log.add("bridge", type, data);
+    return;
+  }
+  const named = data as { documentId?: unknown; editorId?: unknown } | null;
+  const owner =
+    typeof named?.editorId === "string"
+      ? editors.get(named.editorId)
+      : [...editors.values()].find((view) => view.documentId !== undefined && view.documentId === named?.documentId);
+  const isStateEvent = type === "selection:changed" || type === "layer:selectionChange" || type === "layer:previewChange";
+  log.add(isStateEvent ? editorId : (owner?.editorId ?? "–"), type, data);
+  if (isStateEvent) return;
+  if (owner !== undefined) owner.apply(type, data);
+  else for (const view of editors.values()) view.apply(type, data);
 }
 
 async function pollPlugins(view: StatusView): Promise<void> {

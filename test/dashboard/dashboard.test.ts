@@ -188,6 +188,35 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
     await page.close();
   });
 
+  it("with a pool of editors each gets a card, and each card follows its own editor's document and selection", { timeout: 30_000 }, async () => {
+    const harness = await startBridge({ editors: 2 });
+    const failures: string[] = [];
+    const page = await open(harness, failures);
+    await expect.poll(() => page.locator("#editors tr").count()).toBe(2);
+    const second = page.locator(".editor-card[data-editor='embedded-2']");
+    await expect.poll(() => second.locator("p.muted").textContent()).toBe("no document open");
+    const client = await harness.connect("/ws?editor=embedded-2&name=second");
+    await client.call("document:create", { width: 400, height: 300, name: "Second" });
+    await expect.poll(() => second.locator("h3").textContent()).toBe("embedded-2 · Second");
+    await client.call("selection:set", { rect: { x: 20, y: 30, width: 40, height: 50 } });
+    const box = (card: typeof second): Promise<unknown> =>
+      card.locator(".selection-outline").evaluate((path: { getAttribute(name: string): string | null; getBBox(): { x: number; y: number; width: number; height: number } }) => {
+        if ((path.getAttribute("d") ?? "") === "") return null;
+        const { x, y, width, height } = path.getBBox();
+        return { x, y, width, height };
+      });
+    await expect.poll(() => box(second)).toEqual({ x: 20, y: 30, width: 40, height: 50 });
+    expect(await second.locator(".selection-overlay").getAttribute("viewBox")).toBe("0 0 400 300");
+    // The first editor's document has no selection: its card draws none.
+    expect(await box(page.locator(".editor-card[data-editor='embedded-1']"))).toBeNull();
+    // Only the second editor's card receives that editor's state events, and the log says whose they are.
+    const selectionEditors = await page.locator("#event-log .log-row", { hasText: "selection:changed" }).locator(".log-editor").allTextContents();
+    expect(selectionEditors.length).toBeGreaterThan(0);
+    expect(new Set(selectionEditors)).toEqual(new Set(["embedded-2"]));
+    expect(failures).toEqual([]);
+    await page.close();
+  });
+
   it("a plugin that failed to load shows its reason", { timeout: 30_000 }, async () => {
     const harness = await startBridge({ plugins: [FAILING_PLUGIN] });
     const failures: string[] = [];

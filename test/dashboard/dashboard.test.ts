@@ -147,6 +147,37 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
     await page.close();
   });
 
+  it("the clients list and the event log create elements only for the rows in view", { timeout: 60_000 }, async () => {
+    const harness = await startBridge();
+    const failures: string[] = [];
+    const page = await open(harness, failures);
+    const many = 300;
+    for (let start = 0; start < many; start += 50) {
+      await Promise.all(Array.from({ length: 50 }, (_, i) => harness.connect(`/ws?name=many-${start + i}`)));
+    }
+    await expect.poll(() => page.locator("#client-count").textContent(), { timeout: 10_000 }).toBe(String(many + 1));
+    // The list is 264 px high with 22 px rows: 12 in view plus the margin, whatever the number of clients.
+    const rendered = await page.locator("#clients .client-row").count();
+    expect(rendered).toBeGreaterThan(10);
+    expect(rendered).toBeLessThan(40);
+    // Scrolling to the end draws the last clients instead of the first.
+    await page.locator("#clients").evaluate((list: { scrollTop: number; scrollHeight: number }) => {
+      list.scrollTop = list.scrollHeight;
+    });
+    await expect.poll(() => page.locator("#clients .client-name").allTextContents()).toContain("many-299");
+    expect(await page.locator("#clients .client-name").allTextContents()).not.toContain("dashboard");
+    expect(await page.locator("#clients .client-row").count()).toBeLessThan(40);
+    // The log (300 px, 20 px rows) likewise, after more events than fit.
+    const selector = await harness.connect("/ws?name=selector");
+    for (let i = 1; i <= 60; i++) await selector.call("selection:set", { rect: { x: i, y: i, width: 10, height: 10 } });
+    await expect.poll(async () => Number((await page.locator("#event-count").textContent())?.split(" ")[0]), { timeout: 10_000 }).toBeGreaterThanOrEqual(60);
+    expect(await page.locator("#event-log .log-row").count()).toBeLessThan(40);
+    // It follows the newest event.
+    await expect.poll(() => page.locator("#event-log .log-data").allTextContents()).toContain('{"x":60,"y":60,"width":10,"height":10}');
+    expect(failures).toEqual([]);
+    await page.close();
+  });
+
   it("a selection set by another client shows in the event log and as an outline over the preview", { timeout: 30_000 }, async () => {
     const harness = await startBridge();
     const failures: string[] = [];

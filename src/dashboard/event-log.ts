@@ -85,8 +85,9 @@ export class EventLog {
     }
     const shown = this.hidden.size === 0 ? this.events : this.events.filter((event) => !this.hidden.has(event.type));
     this.counter.textContent = `${shown.length} of ${total} events`;
+    const follow = this.list.isAtEnd();
     this.list.update(shown);
-    this.list.scrollToEnd();
+    if (follow) this.list.scrollToEnd();
   }
 
   private markDirty(): void {

@@ -174,6 +174,17 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
     expect(await page.locator("#event-log .log-row").count()).toBeLessThan(40);
     // It follows the newest event.
     await expect.poll(() => page.locator("#event-log .log-data").allTextContents()).toContain('{"x":60,"y":60,"width":10,"height":10}');
+    // Scrolled up, the reader stays where they are while events keep coming.
+    const log = page.locator("#event-log");
+    await log.evaluate((list: { scrollTop: number }) => {
+      list.scrollTop = 0;
+    });
+    const counted = async (): Promise<number> => Number((await page.locator("#event-count").textContent())?.split(" ")[0]);
+    const before = await counted();
+    await selector.call("selection:set", { rect: { x: 61, y: 61, width: 10, height: 10 } });
+    await expect.poll(counted).toBeGreaterThan(before);
+    expect(await log.evaluate((list: { scrollTop: number }) => list.scrollTop)).toBe(0);
+    expect(await page.locator("#event-log .log-type").first().textContent()).toBe("#ready");
     expect(failures).toEqual([]);
     await page.close();
   });

@@ -190,7 +190,7 @@ export async function run() {
   log(`  dashboard page busy: ${CLIENTS} clients ${busy.loaded.map((v) => v.toFixed(1)).join(", ")} ms/s vs none ${busy.empty.map((v) => v.toFixed(1)).join(", ")} ms/s; long tasks ${busy.longLoaded.join(", ")} vs ${busy.longEmpty.join(", ")}`);
   return [
     {
-      benchmark: `dashboard idle CPU (+${added.toFixed(2)} points)`,
+      benchmark: `dashboard idle CPU (${added >= 0 ? "+" : ""}${added.toFixed(2)} points)`,
       bridge: `${open.toFixed(2)} %`,
       baseline: `${closed.toFixed(2)} %`,
       ratio: fmtRatio(open / closed),

@@ -27,6 +27,7 @@ const BENCHMARKS = {
   isolation: () => import("./isolation.js"),
   "editor-hop": () => import("./editor-hop.js"),
   binary: () => import("./binary.js"),
+  dashboard: () => import("./dashboard.js"),
 };
 
 const wanted = process.argv.slice(2);

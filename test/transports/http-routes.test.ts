@@ -132,24 +132,23 @@ describe("image content negotiation", () => {
 });
 
 describe("GET /", () => {
-  it("answers a small HTML page linking to the docs, /health, /ready, /status and /schema", async () => {
+  it("answers the dashboard page, whose footer links to /health, /ready, /status, /schema and the API reference", async () => {
     const harness = await startBridge();
     const response = await harness.http("/");
     expect(response.status).toBe(200);
-    expect(response.headers.get("content-type")).toBe("text/html; charset=utf-8");
+    expect(response.headers.get("content-type")).toMatch(/^text\/html/);
     const html = await response.text();
-    for (const path of ["/health", "/ready", "/status", "/schema"]) {
+    for (const path of ["/health", "/ready", "/status", "/schema", "/docs", "/openapi.json", "/asyncapi.json"]) {
       expect(html).toContain(`href="${path}"`);
       expect((await harness.http(path)).status).toBeLessThan(500);
     }
-    expect(html).toMatch(/href="https:\/\/www\.npmjs\.com\/package\/image-editor-bridge\/v\/[^"]+"/);
     expect(html).toContain("<code>/ws</code>");
   });
 
-  it("is served under the normal access rules: the token, Origin and Host checks apply", async () => {
+  it("is public like the dashboard's other static files (no data in it), while the Origin check still applies", async () => {
     const harness = await startBridge({ token: "t0ken" });
-    expect((await harness.http("/")).status).toBe(401);
-    expect((await harness.http("/", { headers: { authorization: "Bearer t0ken" } })).status).toBe(200);
+    expect((await harness.http("/")).status).toBe(200);
+    expect((await harness.http("/status")).status).toBe(401);
     const open = await startBridge();
     expect((await open.http("/", { headers: { origin: "https://evil.example" } })).status).toBe(403);
   });

@@ -4,7 +4,7 @@
 // socket (the same answer with a base64 data URI). Two figures per export, medians over every export of every round:
 //
 //   bytes:  WebSocket payload bytes received for the answer (JSON + binary message, or the one JSON frame)
-//   CPU:    user + system CPU time of the bridge process (its own child process: `_binary-server.js`), read with
+//   CPU:    user + system CPU time of the bridge process (its own child process: `bridge-process.js`), read with
 //           process.cpuUsage() before and after a round's exports, divided by their number; the editor process,
 //           which encodes the PNG identically for both, is not counted
 //
@@ -14,7 +14,7 @@
 //   node bench/binary.js   (after `npm run build`); also `node bench/run.js binary`
 //
 // Environment: BENCH_ROUNDS (5), BENCH_BINARY_EXPORTS (8 per mode per round), BENCH_EXPORT_WIDTH/HEIGHT (2000×1500).
-import { fork } from "node:child_process";
+import { startBridgeProcess } from "./_bridge-process.js";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,28 +29,6 @@ const BYTES_TARGET = 0.76;
 /** And less bridge CPU per export. */
 const CPU_TARGET = 1.0;
 
-/** Starts the bridge in its own process; resolves with its WS address and a way to read its CPU time. */
-function startServer(fixture) {
-  const child = fork(new URL("./_binary-server.js", import.meta.url), [fixture], { stdio: ["ignore", "ignore", "inherit", "ipc"] });
-  const replies = [];
-  child.on("message", (message) => replies.shift()?.(message));
-  const next = () => new Promise((resolve) => replies.push(resolve));
-  return next().then(({ wsUrl }) => ({
-    wsUrl,
-    /** The bridge process's user + system CPU time so far, in ms. */
-    async cpuMs() {
-      const wait = next();
-      child.send("cpu");
-      const { cpu } = await wait;
-      return (cpu.user + cpu.system) / 1000;
-    },
-    close: () =>
-      new Promise((resolve) => {
-        child.once("exit", resolve);
-        child.send("close");
-      }),
-  }));
-}
 
 /**
  * Sends one export and resolves with the payload bytes of its answer: the JSON frame, plus the binary message after
@@ -108,7 +86,7 @@ export async function run() {
   const dir = await mkdtemp(join(tmpdir(), "bench-binary-"));
   const fixture = join(dir, "export.psd");
   await writeFile(fixture, blendFixture(WIDTH, HEIGHT));
-  const server = await startServer(fixture);
+  const server = await startBridgeProcess({ embedded: { open: fixture } });
   try {
     const all = { binary: [], text: [] };
     for (let round = 0; round < ROUNDS; round++) {

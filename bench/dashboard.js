@@ -1,8 +1,8 @@
 // What the dashboard costs. Two figures, each beside a baseline measured in the same run:
 //
-//   idle CPU:   user + system CPU time of the bridge process (alone in its own child process: this file run with
-//               `--serve`), as a share of one core, over IDLE_MS of an idle bridge with the dashboard open in
-//               headless Chromium (its status polling, plugin health reads and open WebSocket) vs the same bridge
+//   idle CPU:   user + system CPU time of the bridge process (alone in its own child process:
+//               `bridge-process.js`), as a share of one core, over IDLE_MS of an idle bridge with the dashboard
+//               open in headless Chromium (its status polling, plugin health reads and open WebSocket) vs the same bridge
 //               idle with no page open. Target: less than 2 percentage points added.
 //   page busy:  the page's main-thread busy time per second (Chrome's `TaskDuration` metric over CDP: every task
 //               the renderer's main thread ran, not only long ones) with 1,000 WebSocket clients connected (named,
@@ -15,9 +15,8 @@
 //
 // Environment: BENCH_DASHBOARD_ROUNDS (1), BENCH_DASHBOARD_IDLE_MS (30000), BENCH_DASHBOARD_BUSY_MS (10000),
 // BENCH_DASHBOARD_CLIENTS (1000).
-import { fork } from "node:child_process";
 import { existsSync } from "node:fs";
-import { createBridge } from "../dist/index.js";
+import { startBridgeProcess } from "./_bridge-process.js";
 import { closeAll, fmtMs, fmtRatio, log, median, openMany, printIfMain, sleep, verdict } from "./_lib.js";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -30,44 +29,6 @@ const IDLE_CPU_TARGET_POINTS = 2;
 /** Time for the page to load, connect and draw before a measurement starts. */
 const SETTLE_MS = 2_000;
 
-// ——— the bridge's own process ———
-
-if (process.argv.includes("--serve")) {
-  const bridge = createBridge({ listen: { host: "127.0.0.1", port: 0 } });
-  await bridge.start();
-  process.on("message", async (message) => {
-    if (message === "cpu") process.send({ cpu: process.cpuUsage() });
-    if (message === "close") {
-      await bridge.close();
-      process.exit(0);
-    }
-  });
-  process.send({ url: bridge.url, wsUrl: bridge.wsUrl });
-}
-
-/** Starts the bridge in its own process; resolves with its addresses and a way to read its CPU time. */
-function startServer() {
-  const child = fork(new URL(import.meta.url), ["--serve"], { stdio: ["ignore", "ignore", "inherit", "ipc"] });
-  const replies = [];
-  child.on("message", (message) => replies.shift()?.(message));
-  const next = () => new Promise((resolve) => replies.push(resolve));
-  return next().then(({ url, wsUrl }) => ({
-    url,
-    wsUrl,
-    /** The bridge process's user + system CPU time so far, in ms. */
-    async cpuMs() {
-      const wait = next();
-      child.send("cpu");
-      const { cpu } = await wait;
-      return (cpu.user + cpu.system) / 1000;
-    },
-    close: () =>
-      new Promise((resolve) => {
-        child.once("exit", resolve);
-        child.send("close");
-      }),
-  }));
-}
 
 /** Opens the dashboard and waits until it has drawn the sample document's layers. */
 async function openDashboard(browser, url) {
@@ -141,7 +102,7 @@ export async function run() {
   try {
     for (let round = 0; round < ROUNDS; round++) {
       // Idle CPU: one bridge, measured without a page and with one, in alternating order.
-      const server = await startServer();
+      const server = await startBridgeProcess();
       try {
         await sleep(SETTLE_MS);
         for (const withPage of round % 2 === 0 ? [false, true] : [true, false]) {

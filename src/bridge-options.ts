@@ -68,6 +68,14 @@ export interface BridgeOptions {
    * @default on when `NODE_ENV` is `development` or `test`, off otherwise (it costs a parse per call)
    */
   checkResults?: boolean;
+  /**
+   * The Model Context Protocol server at `/mcp` (tools from the method table, document resources, prompts; see
+   * `docs/mcp.md`), or `false` for none. Needs the optional `@modelcontextprotocol/sdk`; without it `/mcp` answers
+   * NOT_SUPPORTED. `allowScripts` offers `jsx_run`/`jsx_execute` as tools (`--mcp-allow-scripts`): off, because a
+   * model reading untrusted text could be talked into running code in the editor.
+   * @default { allowScripts: false }
+   */
+  mcp?: { allowScripts?: boolean } | false;
 }
 
 /** File access of a bridge (`--files-root`, `--allow-any-path`, `--allow-editor-scripts`, `--no-backup`). */

@@ -23,6 +23,7 @@ import { PluginHost } from "./plugins/index.js";
 import { BridgeError, PROTOCOL_VERSION, STATE_EVENTS, type ClosingReason, type EditorSummary, type ServerInfo } from "./protocol/index.js";
 import { healthView, readinessView, statusView } from "./status.js";
 import { createHttpApp } from "./transports/http/app.js";
+import { createMcpHttp, inProcessBackend, type McpHttp } from "./mcp/index.js";
 import type { TransportTarget } from "./transports/target.js";
 import { attachWebSocket, WS_PATH, type WsTransport } from "./transports/ws/server.js";
 import { PACKAGE } from "./version.js";
@@ -246,6 +247,18 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     metrics: () => dispatcher.metrics.render(),
   };
 
+  // The MCP endpoint's sessions call the dispatcher like a WS client, each on its own lane.
+  const mcp: McpHttp | undefined =
+    options.mcp === false
+      ? undefined
+      : createMcpHttp({
+          backend: (lane) => inProcessBackend({ dispatcher, lane, events: (type) => services.eventStream("root", type, undefined) }),
+          allowScripts: options.mcp?.allowScripts === true,
+          maxSessions: limits.mcpMaxSessions,
+          maxImageBytes: limits.mcpMaxImageBytes,
+          log,
+        });
+
   let server: Server | undefined;
   let ws: WsTransport | undefined;
   let closing: Promise<void> | undefined;
@@ -278,7 +291,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
         await pool.start();
         // Before listening, so `/plugins`, `getServerInfo` and `#ready` are complete from the first request.
         await plugins.load();
-        const listening = createServer(toNodeHandler(createHttpApp(target)));
+        const listening = createServer(toNodeHandler(createHttpApp(target, mcp)));
         server = listening;
         listening.keepAliveTimeout = HTTP_KEEP_ALIVE_MS;
         ws = attachWebSocket(listening, target);
@@ -308,6 +321,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
         await pool.close(limits.shutdownGraceMs);
         await nextTick(); // let answers of the last calls reach their sockets before they close
         await ws?.close();
+        await mcp?.close();
         clients.disposeAll();
         await plugins.stop(reason);
         const listening = server;

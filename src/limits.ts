@@ -124,6 +124,16 @@ export const DEFAULT_LIMITS = {
    * one huge document or a leak kills and restarts that editor, never the bridge or the machine.
    */
   editorMaxMemoryBytes: 4 * 1024 * MiB,
+  /**
+   * Largest image an MCP tool result carries as image content (before base64). A bigger one is downscaled and
+   * re-encoded until it fits, with a note saying so: a model's context cannot take a 40 MB export.
+   */
+  mcpMaxImageBytes: 4 * MiB,
+  /**
+   * MCP sessions open at once on `/mcp`; past it a new session is refused (503 HOST_BUSY). Each holds a server and
+   * its subscriptions until the client ends it (DELETE) or the bridge closes.
+   */
+  mcpMaxSessions: 64,
 } as const;
 
 export type Limits = { -readonly [K in keyof typeof DEFAULT_LIMITS]: number };

@@ -6,6 +6,7 @@ import { imageResultJson, isWireImage, LARGE_IMAGE_BYTES, publishSchema, type Me
 import { publishContract } from "../../methods/contract/index.js";
 import { checkAccess, checkOrigin, isPublicDashboardPath, PUBLIC_HEALTH_PATHS } from "../security.js";
 import type { TransportTarget } from "../target.js";
+import { MCP_PATH, type McpHttp } from "../../mcp/http.js";
 import { BATCH_PATH, runBatchRoute } from "./batch.js";
 import { readJsonBody, readRouteBody } from "./body.js";
 import { coerceStrings } from "./coerce.js";
@@ -95,7 +96,7 @@ async function guard(target: TransportTarget, event: H3Event, next: () => unknow
  * The HTTP mirror as an h3 app. Method routes are derived from the method table, so HTTP and WS run
  * the same validation and code; results are bare JSON, errors bare ProtocolErrors with the table's status.
  */
-export function createHttpApp(target: TransportTarget): H3 {
+export function createHttpApp(target: TransportTarget, mcp?: McpHttp): H3 {
   const app = new H3({
     // Errors h3 raises itself (before a route runs): a malformed URL is the client's fault, anything else ours.
     onError: (error) => {
@@ -151,6 +152,20 @@ export function createHttpApp(target: TransportTarget): H3 {
 
   on("POST", BATCH_PATH, (event) => runBatchRoute(target, event, () => ({ lane: laneOf(event), client: null, endpoint: "root", editorId: editorOf(target, event) })));
   app.all("/plugins/:id/**", (event) => runPluginRoute(target, event));
+  // MCP's Streamable HTTP endpoint: behind the same guard as every route (MCP asks servers to check Origin).
+  if (mcp !== undefined) {
+    for (const verb of ["GET", "POST", "DELETE"] as const) {
+      routes.add(verb, MCP_PATH);
+      app.on(verb, MCP_PATH, async (event) => {
+        try {
+          const body = verb === "POST" ? await readRouteBody(event.req, target.limits.maxHttpBodyBytes) : undefined;
+          return await mcp.handle(event.req, body);
+        } catch (error) {
+          return errorResponse(target.dispatcher.toWireError(error, {}));
+        }
+      });
+    }
+  }
 
   // No handler took the request: a known path asked with another verb is 405 with `Allow`, anything else 404.
   app.all("/**", (event) => {

@@ -1,0 +1,41 @@
+import type { Observable } from "rxjs";
+import type { Dispatcher } from "../actors/dispatcher.js";
+import { isWireImage, type SerializedEvent } from "../methods/index.js";
+import type { ServerInfo } from "../protocol/index.js";
+import type { McpBackend, McpCallResult, McpMethodInfo } from "./backend.js";
+
+export interface InProcessBackendOptions {
+  readonly dispatcher: Dispatcher;
+  /** The shared stream of a main event on the root endpoint, or undefined when nothing produces it. */
+  readonly events: (type: string) => Observable<SerializedEvent> | undefined;
+  /** The caller's mailbox lane: `mcp:<session id prefix>`, so one session's calls queue fairly against the others. */
+  readonly lane: string;
+}
+
+/**
+ * The bridge's own dispatcher as an MCP backend: calls run exactly as a WebSocket client's do (validation, the
+ * editor's mailbox on the session's own lane, cancellation and progress), events come from the same shared streams.
+ */
+export function inProcessBackend(options: InProcessBackendOptions): McpBackend {
+  const { dispatcher, lane } = options;
+  const caller = { lane, client: null, endpoint: "root" } as const;
+  const methods: McpMethodInfo[] = [...dispatcher.table.values()];
+  return {
+    methods: () => methods,
+    async call(method, params, callOptions = {}): Promise<McpCallResult> {
+      const onProgress = callOptions.onProgress;
+      const result = await dispatcher.call(caller, method.name, params, [], {
+        cancel: callOptions.signal,
+        progress: onProgress === undefined ? undefined : (progress, total, message) => onProgress({ progress, total, message }),
+      });
+      return isWireImage(result) ? { kind: "image", image: result.image } : { kind: "json", value: result };
+    },
+    on(type, listener) {
+      const subscription = options.events(type)?.subscribe((event) => listener(JSON.parse(event.json)));
+      return () => subscription?.unsubscribe();
+    },
+    serverInfo: async () => (await dispatcher.call(caller, "getServerInfo", {})) as ServerInfo,
+    toWireError: (error, method) => dispatcher.toWireError(error, { method, caller }),
+    close: async () => {},
+  };
+}

@@ -1,0 +1,38 @@
+import { BridgeError } from "../protocol/index.js";
+
+/** The MCP SDK, an optional dependency: a client-only install (`npm install --omit=optional`) leaves it out. */
+export const MCP_SDK_PACKAGE = "@modelcontextprotocol/sdk";
+
+export interface McpSdk {
+  readonly server: typeof import("@modelcontextprotocol/sdk/server/index.js");
+  readonly http: typeof import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js");
+  readonly stdio: typeof import("@modelcontextprotocol/sdk/server/stdio.js");
+  readonly types: typeof import("@modelcontextprotocol/sdk/types.js");
+}
+
+let loading: Promise<McpSdk> | undefined;
+
+/**
+ * Loads the SDK on first use only, so the bridge starts (and serves everything else) without it. Rejects with
+ * NOT_SUPPORTED naming the package when this install has none.
+ */
+export function loadMcpSdk(): Promise<McpSdk> {
+  loading ??= Promise.all([
+    import("@modelcontextprotocol/sdk/server/index.js"),
+    import("@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"),
+    import("@modelcontextprotocol/sdk/server/stdio.js"),
+    import("@modelcontextprotocol/sdk/types.js"),
+  ]).then(
+    ([server, http, stdio, types]) => ({ server, http, stdio, types }),
+    (error: unknown) => {
+      loading = undefined;
+      if ((error as { code?: unknown }).code !== "ERR_MODULE_NOT_FOUND") throw error;
+      throw new BridgeError(
+        "NOT_SUPPORTED",
+        `MCP needs the optional package ${MCP_SDK_PACKAGE}, which this install left out; install it with npm install --include=optional image-editor-bridge`,
+        { details: { package: MCP_SDK_PACKAGE } },
+      );
+    },
+  );
+  return loading;
+}

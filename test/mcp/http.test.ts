@@ -1,0 +1,173 @@
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { CallToolResultSchema, ListToolsResultSchema, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
+import { Ajv } from "ajv";
+import sharp from "sharp";
+import { afterEach, describe, expect, it } from "vitest";
+import { BUILTIN_METHODS } from "../../src/methods/index.js";
+import { EXCLUDED_METHODS, SCRIPT_METHODS, toolName } from "../../src/mcp/index.js";
+import { startBridge, type Harness } from "../helpers/bridge.js";
+
+const open: Client[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((client) => client.close().catch(() => {})));
+});
+
+/** An MCP client of the bridge's `/mcp`, closed after the test. */
+async function mcpClient(harness: Harness, headers: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: "test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(`${harness.bridge.url}/mcp`), { requestInit: { headers } }));
+  open.push(client);
+  return client;
+}
+
+const inline = { embedded: { isolation: "inline" as const } };
+
+describe("MCP over Streamable HTTP at /mcp", () => {
+  it("lists a tool for every built-in method that makes sense as one, each with a valid JSON Schema object as input", async () => {
+    const harness = await startBridge(inline);
+    const client = await mcpClient(harness);
+    const listed = ListToolsResultSchema.parse(await client.listTools());
+    const names = listed.tools.map((tool) => tool.name).sort();
+    const expected = BUILTIN_METHODS.filter((m) => !EXCLUDED_METHODS.includes(m.name) && !SCRIPT_METHODS.includes(m.name)).map(toolName).sort();
+    expect(names).toEqual(expected);
+    expect(names).toContain("document_current");
+    const ajv = new Ajv({ strict: false });
+    for (const tool of listed.tools) {
+      expect(tool.inputSchema.type).toBe("object");
+      expect(tool.name).toMatch(/^[A-Za-z0-9_-]{1,64}$/);
+      expect(() => ajv.compile(tool.inputSchema), tool.name).not.toThrow();
+      if (tool.outputSchema !== undefined) expect(() => ajv.compile(tool.outputSchema!), tool.name).not.toThrow();
+    }
+    const current = listed.tools.find((tool) => tool.name === "document_current")!;
+    expect(current.annotations?.readOnlyHint).toBe(true);
+    expect(listed.tools.find((tool) => tool.name === "document_save")!.annotations?.destructiveHint).toBe(true);
+  });
+
+  it("leaves the script tools out unless scripts are allowed", async () => {
+    const closed = await mcpClient(await startBridge(inline));
+    const allowed = await mcpClient(await startBridge({ ...inline, mcp: { allowScripts: true } }));
+    const namesOf = async (client: Client) => (await client.listTools()).tools.map((tool) => tool.name);
+    expect(await namesOf(closed)).not.toContain("jsx_run");
+    expect(await namesOf(allowed)).toEqual(expect.arrayContaining(["jsx_run", "jsx_execute"]));
+  });
+
+  it("document_current answers the active document as structured content and text", async () => {
+    const harness = await startBridge(inline);
+    const ws = await harness.connect();
+    const expected = await ws.call<{ id: number; name: string; width: number }>("document:current");
+    const client = await mcpClient(harness);
+    const result = CallToolResultSchema.parse(await client.callTool({ name: "document_current", arguments: {} }));
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toMatchObject({ id: expected.id, name: expected.name, width: expected.width });
+    expect(JSON.parse((result.content[0] as { text: string }).text)).toMatchObject({ id: expected.id });
+  });
+
+  it("an exported document comes back as image content that decodes to the document's size", async () => {
+    const harness = await startBridge(inline);
+    const ws = await harness.connect();
+    const doc = await ws.call<{ width: number; height: number }>("document:current");
+    const client = await mcpClient(harness);
+    const result = CallToolResultSchema.parse(await client.callTool({ name: "image_exportDocument", arguments: { format: "png" } }));
+    const image = result.content.find((c) => c.type === "image") as { data: string; mimeType: string };
+    expect(image.mimeType).toBe("image/png");
+    const meta = await sharp(Buffer.from(image.data, "base64")).metadata();
+    expect([meta.width, meta.height]).toEqual([doc.width, doc.height]);
+    expect(result.structuredContent).toMatchObject({ format: "png", width: doc.width, height: doc.height });
+  });
+
+  it("an image over mcpMaxImageBytes is downscaled to fit, with a note saying so", async () => {
+    const harness = await startBridge({ ...inline, limits: { mcpMaxImageBytes: 2_000 } });
+    const ws = await harness.connect();
+    const doc = await ws.call<{ width: number; height: number }>("document:current");
+    const client = await mcpClient(harness);
+    const result = CallToolResultSchema.parse(await client.callTool({ name: "image_exportDocument", arguments: { format: "png" } }));
+    const image = result.content.find((c) => c.type === "image") as { data: string } | undefined;
+    const note = result.content.find((c) => c.type === "text") as { text: string } | undefined;
+    expect(note?.text).toMatch(/downscaled|could not be made smaller/);
+    if (image !== undefined) {
+      const bytes = Buffer.from(image.data, "base64");
+      expect(bytes.byteLength).toBeLessThanOrEqual(2_000);
+      expect((await sharp(bytes).metadata()).width).toBeLessThan(doc.width);
+    }
+  });
+
+  it("a bad argument is a tool error carrying the bridge's code", async () => {
+    const client = await mcpClient(await startBridge(inline));
+    const result = CallToolResultSchema.parse(await client.callTool({ name: "layer_getInfoById", arguments: { layerId: "seven" } }));
+    expect(result.isError).toBe(true);
+    expect((result.content[0] as { text: string }).text).toMatch(/^BAD_REQUEST: /);
+    expect((result.structuredContent as { error: { code: string } }).error.code).toBe("BAD_REQUEST");
+  });
+
+  it("lists documents as resources and reads a document and a layer preview", async () => {
+    const harness = await startBridge(inline);
+    const ws = await harness.connect();
+    const doc = await ws.call<{ id: number }>("document:current");
+    const layers = await ws.call<Array<{ id: number }>>("document:layers");
+    const client = await mcpClient(harness);
+    const { resources } = await client.listResources();
+    expect(resources.map((r) => r.uri)).toContain(`image-editor-bridge://documents/${doc.id}`);
+    const read = await client.readResource({ uri: `image-editor-bridge://documents/${doc.id}` });
+    const body = JSON.parse((read.contents[0] as { text: string }).text) as { document: { id: number }; layers: unknown[] };
+    expect(body.document.id).toBe(doc.id);
+    expect(body.layers.length).toBe(layers.length);
+    const preview = await client.readResource({ uri: `image-editor-bridge://documents/${doc.id}/layers/${layers[0]!.id}/preview` });
+    const blob = preview.contents[0] as { blob: string; mimeType: string };
+    expect(blob.mimeType).toBe("image/png");
+    expect((await sharp(Buffer.from(blob.blob, "base64")).metadata()).format).toBe("png");
+  });
+
+  it("a subscribed document is reported updated after another client sets the selection", async () => {
+    const harness = await startBridge(inline);
+    const ws = await harness.connect();
+    const doc = await ws.call<{ id: number }>("document:current");
+    const client = await mcpClient(harness);
+    const uri = `image-editor-bridge://documents/${doc.id}`;
+    const updated = new Promise<string>((resolve) => client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => resolve(n.params.uri)));
+    await client.subscribeResource({ uri });
+    await ws.call("selection:set", { rect: { x: 1, y: 2, width: 10, height: 10 } });
+    expect(await updated).toBe(uri);
+  });
+
+  it("refuses a foreign Origin with 403 before any MCP handling", async () => {
+    const harness = await startBridge(inline);
+    const response = await harness.http("/mcp", {
+      method: "POST",
+      headers: { origin: "https://evil.example", "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: {} }),
+    });
+    expect(response.status).toBe(403);
+    expect(((await response.json()) as { code: string }).code).toBe("FORBIDDEN");
+  });
+
+  it("needs the token when the bridge has one", async () => {
+    const harness = await startBridge({ ...inline, token: "secret-token" });
+    await expect(mcpClient(harness)).rejects.toThrow();
+    const client = await mcpClient(harness, { authorization: "Bearer secret-token" });
+    expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+  });
+
+  it("refuses a request naming no session or an unknown one", async () => {
+    const harness = await startBridge(inline);
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+    const call = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" });
+    expect((await harness.http("/mcp", { method: "POST", headers, body: call })).status).toBe(400);
+    const unknown = await harness.http("/mcp", { method: "POST", headers: { ...headers, "mcp-session-id": "nope" }, body: call });
+    expect(unknown.status).toBe(404);
+  });
+
+  it("refuses a session past mcpMaxSessions and takes one again after a session ends", async () => {
+    const harness = await startBridge({ ...inline, limits: { mcpMaxSessions: 1 } });
+    const first = await mcpClient(harness);
+    await expect(mcpClient(harness)).rejects.toThrow(/HOST_BUSY|503/);
+    await (first.transport as StreamableHTTPClientTransport).terminateSession();
+    const again = await mcpClient(harness);
+    expect((await again.listTools()).tools.length).toBeGreaterThan(0);
+  });
+
+  it("is absent when the bridge is started with mcp: false", async () => {
+    const harness = await startBridge({ ...inline, mcp: false });
+    expect((await harness.http("/mcp", { method: "POST", body: "{}" })).status).toBe(404);
+  });
+});

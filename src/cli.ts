@@ -1,9 +1,12 @@
+import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import { access, stat } from "node:fs/promises";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
 import { createBridge, DEFAULT_LISTEN, type Bridge, type BridgeOptions } from "./bridge.js";
 import { MAX_EDITORS } from "./bridge-options.js";
-import { formatHostPort, LISTEN_FORMS, LOG_LEVELS, parseServeArgs, StartupError, startupWarnings, UsageError, type ServeOptions } from "./cli-args.js";
+import { formatHostPort, LISTEN_FORMS, LOG_LEVELS, parseMcpArgs, parseServeArgs, StartupError, startupWarnings, UsageError, type ServeOptions } from "./cli-args.js";
+import { loadMcpSdk, remoteBackend, serveMcpStdio, type McpBackend } from "./mcp/index.js";
+import { pino } from "pino";
 import { isBridgeError, MAIN_EVENTS } from "./protocol/index.js";
 import { CLIENT_USAGE, isClientCommand, runClientCommand } from "./client/cli.js";
 import { renderMethod, renderMethodList } from "./client/cli-schema.js";
@@ -14,6 +17,7 @@ import { EDITOR_RESTARTED_EVENT } from "./hosts/isolated/index.js";
 import { PHOTOSHOP_EVENTS } from "./hosts/photoshop/events.js";
 import { BUILTIN_METHODS, publishSchema } from "./methods/index.js";
 import { createLogger, type Logger } from "./logger.js";
+import { DEFAULT_LIMITS } from "./limits.js";
 import { PACKAGE } from "./version.js";
 
 export { StartupError, UsageError };
@@ -22,6 +26,9 @@ const USAGE = `Usage: image-editor-bridge <command> [options]
 
 Commands:
   serve [options]          start the bridge (options below)
+  mcp [--url <url>] [--token <t>] | --embedded [--files-root <dir>]   an MCP server on stdin/stdout for AI agents:
+                           drives the bridge at --url [BRIDGE_URL] (default http://${DEFAULT_LISTEN.host}:${DEFAULT_LISTEN.port}), or
+                           starts one here confined to this folder (docs/mcp.md); --mcp-allow-scripts offers jsx tools
   call, subscribe, health, plugins, export-document, export-layer   talk to a running bridge (see below)
   methods [name]           list the built-in methods, or one method's params, result and HTTP route
   events                   list the event types clients can subscribe to
@@ -59,6 +66,8 @@ a repeatable flag adds to its variable's comma-separated list):
                                                                       [BRIDGE_GIMP_ATTACH, comma-separated]
   --plugins-dir <dir>      load plugins from this folder                              [BRIDGE_PLUGINS_DIR]
   --plugin <dir>           load this plugin folder (repeatable)                       [BRIDGE_PLUGINS, comma-separated]
+  --mcp-allow-scripts      offer jsx:run and jsx:execute as MCP tools on /mcp (off: a model could be talked into
+                           running code)                                              [BRIDGE_MCP_ALLOW_SCRIPTS]
   --log-level <level>      ${LOG_LEVELS.join(" | ")}         [BRIDGE_LOG_LEVEL]   default info
   --public-health          answer /health and /ready without the token (they carry no paths, ids or secrets;
                            /status never)                                             [BRIDGE_PUBLIC_HEALTH]
@@ -218,6 +227,7 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
     process.exitCode = await runClientCommand(argv, { stdout, ...(io.env ? { env: io.env } : {}) });
     return undefined;
   }
+  if (argv[0] === "mcp") return runMcp(argv.slice(1), io);
   const options = parseCommand(argv, io.env ?? process.env);
   if ("text" in options) {
     stdout.write(options.text);
@@ -241,6 +251,7 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
     logger: log,
     limits: options.limits,
     publicHealth: options.publicHealth,
+    mcp: { allowScripts: options.mcpAllowScripts },
     files: {
       roots: options.filesRoots,
       allowAnyPath: options.allowAnyPath,
@@ -286,5 +297,53 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
   // rather than Node's default handler, which would end the process without them.
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
+  return bridge;
+}
+
+/** What `mcp` drives: a running bridge, or one it starts here on loopback, reached with a token only it knows. */
+async function mcpBackend(options: ReturnType<typeof parseMcpArgs>, log: Logger): Promise<{ backend: McpBackend; bridge?: Bridge }> {
+  if (!options.embedded) {
+    try {
+      return { backend: await remoteBackend({ url: options.url!, token: options.token }) };
+    } catch (error) {
+      const reason = isBridgeError(error) || error instanceof Error ? error.message : String(error);
+      throw new StartupError(`cannot reach the bridge at ${options.url}: ${reason}; start one (image-editor-bridge serve) or use --embedded`);
+    }
+  }
+  const token = randomBytes(24).toString("base64url");
+  const bridge = serveBridge({ listen: { host: "127.0.0.1", port: 0 }, token, files: { roots: options.filesRoots }, logger: log, mcp: false });
+  await startBridge(bridge, { host: "127.0.0.1", port: 0 });
+  try {
+    return { backend: await remoteBackend({ url: bridge.url, token }), bridge };
+  } catch (error) {
+    await bridge.close();
+    throw error;
+  }
+}
+
+/**
+ * `image-editor-bridge mcp`: one MCP session on stdin/stdout. Logs go to stderr (stdout carries the protocol); the
+ * process ends when the client closes stdin.
+ */
+async function runMcp(args: string[], io: MainIo): Promise<Bridge | undefined> {
+  const options = parseMcpArgs(args, io.env ?? process.env);
+  await loadMcpSdk().catch((error: unknown) => {
+    throw new StartupError(isBridgeError(error) ? error.message : String(error));
+  });
+  const log: Logger = pino({ level: options.logLevel, base: { name: "image-editor-bridge" } }, pino.destination(2));
+  const { backend, bridge } = await mcpBackend(options, log);
+  const stdio = await serveMcpStdio(backend, { allowScripts: options.allowScripts, maxImageBytes: bridge?.limits.mcpMaxImageBytes ?? DEFAULT_LIMITS.mcpMaxImageBytes });
+  const stop = async (): Promise<void> => {
+    await stdio.close();
+    await backend.close().catch(() => {});
+    await bridge?.close("process-exit");
+  };
+  void stdio.closed.then(stop).then(() => {
+    if (io.handleSignals !== false) process.exit(0);
+  });
+  if (io.handleSignals !== false) {
+    process.on("SIGINT", () => void stop().then(() => process.exit(0)));
+    process.on("SIGTERM", () => void stop().then(() => process.exit(0)));
+  }
   return bridge;
 }

@@ -3,6 +3,8 @@ export * from "./http.js";
 export * from "./in-process.js";
 export * from "./server.js";
 export * from "./sdk.js";
+export * from "./stdio.js";
+export * from "./remote.js";
 export * from "./tools.js";
 export { PROMPTS, type McpPrompt } from "./prompts.js";
 export { RESOURCE_SCHEME, RESOURCE_TEMPLATES } from "./resources.js";

@@ -49,19 +49,23 @@ export function createMcpServer(sdk: McpSdk, backend: McpBackend, options: McpSe
   };
 
   server.setRequestHandler(types.ListToolsRequestSchema, () => ({ tools: [...tools().values()].map(({ tool }) => tool) }));
-  server.setRequestHandler(types.CallToolRequestSchema, (request, extra) => {
+  server.setRequestHandler(types.CallToolRequestSchema, async (request, extra) => {
     const entry = tools().get(request.params.name);
     if (entry === undefined) throw new types.McpError(types.ErrorCode.InvalidParams, `Unknown tool "${request.params.name}"`);
     const progressToken = request.params._meta?.progressToken;
+    // Progress goes out before the result: a report sent after it would be dropped by the client.
+    const sent: Array<Promise<void>> = [];
     const onProgress =
       progressToken === undefined
         ? undefined
         : (report: McpProgress): void => {
             const params = { progressToken, progress: report.progress, ...(report.total !== undefined ? { total: report.total } : {}), ...(report.message !== undefined ? { message: report.message } : {}) };
             // A notification that cannot be sent (the client left) changes nothing about the call.
-            extra.sendNotification({ method: "notifications/progress", params }).catch(() => {});
+            sent.push(extra.sendNotification({ method: "notifications/progress", params }).catch(() => {}));
           };
-    return callTool(backend, entry.method, request.params.arguments, { signal: extra.signal, onProgress, maxImageBytes: options.maxImageBytes });
+    const result = await callTool(backend, entry.method, request.params.arguments, { signal: extra.signal, onProgress, maxImageBytes: options.maxImageBytes });
+    await Promise.all(sent);
+    return result;
   });
 
   server.setRequestHandler(types.ListResourcesRequestSchema, async () => {

@@ -1,6 +1,6 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { PACKAGE } from "../version.js";
-import type { McpBackend, McpProgress } from "./backend.js";
+import type { McpBackend, McpMethodInfo, McpProgress } from "./backend.js";
 import { callTool } from "./call-tool.js";
 import { PROMPTS } from "./prompts.js";
 import { listResources, readResource, RESOURCE_EVENTS, RESOURCE_TEMPLATES } from "./resources.js";
@@ -39,7 +39,13 @@ export function createMcpServer(sdk: McpSdk, backend: McpBackend, options: McpSe
         "documents are also resources (image-editor-bridge://documents/{id}) with layer previews.",
     },
   );
-  const tools = () => toolTable(backend.methods(), { allowScripts: options.allowScripts === true });
+  // Derived once per method list: deriving JSON Schemas per call would cost more than the call itself.
+  let derived: { from: readonly McpMethodInfo[]; table: ReturnType<typeof toolTable> } | undefined;
+  const tools = (): ReturnType<typeof toolTable> => {
+    const methods = backend.methods();
+    if (derived?.from !== methods) derived = { from: methods, table: toolTable(methods, { allowScripts: options.allowScripts === true }) };
+    return derived.table;
+  };
 
   /** A bridge failure outside a tool call (resources, prompts) as a JSON-RPC error carrying the bridge's error. */
   const rpcError = (error: unknown, method: string): Error => {

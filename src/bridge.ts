@@ -252,7 +252,19 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     options.mcp === false
       ? undefined
       : createMcpHttp({
-          backend: (lane) => inProcessBackend({ dispatcher, lane, events: (type) => services.eventStream("root", type, undefined) }),
+          backend: (lane) =>
+            inProcessBackend({
+              dispatcher,
+              lane,
+              events: (type) => services.eventStream("root", type, undefined),
+              pluginMethods: () =>
+                plugins.contracts().flatMap(({ id, methods = [] }) =>
+                  methods.flatMap(({ name }) => {
+                    const method = plugins.methodFor(id, name);
+                    return method === undefined ? [] : [{ ...method, pluginId: id }];
+                  }),
+                ),
+            }),
           allowScripts: options.mcp?.allowScripts === true,
           maxSessions: limits.mcpMaxSessions,
           maxImageBytes: limits.mcpMaxImageBytes,

@@ -10,6 +10,8 @@ export interface InProcessBackendOptions {
   readonly events: (type: string) => Observable<SerializedEvent> | undefined;
   /** The caller's mailbox lane: `mcp:<session id prefix>`, so one session's calls queue fairly against the others. */
   readonly lane: string;
+  /** The loaded plugins' methods, each with its `pluginId` (they come and go with their plugins). @default none */
+  readonly pluginMethods?: () => readonly McpMethodInfo[];
 }
 
 /**
@@ -19,12 +21,22 @@ export interface InProcessBackendOptions {
 export function inProcessBackend(options: InProcessBackendOptions): McpBackend {
   const { dispatcher, lane } = options;
   const caller = { lane, client: null, endpoint: "root" } as const;
-  const methods: McpMethodInfo[] = [...dispatcher.table.values()];
+  const builtins: McpMethodInfo[] = [...dispatcher.table.values()];
+  // The same array while the plugins' methods stay the same, so the server derives its tools again only on a change.
+  let cached: { key: string; methods: readonly McpMethodInfo[] } = { key: "", methods: builtins };
+  const methods = (): readonly McpMethodInfo[] => {
+    const plugins = options.pluginMethods?.() ?? [];
+    const key = plugins.map((m) => `${m.pluginId}\u0000${m.name}`).join("\u0001");
+    if (key !== cached.key) cached = { key, methods: [...builtins, ...plugins] };
+    return cached.methods;
+  };
   return {
-    methods: () => methods,
+    methods,
     async call(method, params, callOptions = {}): Promise<McpCallResult> {
       const onProgress = callOptions.onProgress;
-      const result = await dispatcher.call(caller, method.name, params, [], {
+      // A plugin's method runs on its plugin's endpoint, as for a client of `/ws/<id>`.
+      const on = method.pluginId === undefined ? caller : { ...caller, endpoint: method.pluginId };
+      const result = await dispatcher.call(on, method.name, params, [], {
         cancel: callOptions.signal,
         progress: onProgress === undefined ? undefined : (progress, total, message) => onProgress({ progress, total, message }),
       });

@@ -75,9 +75,10 @@ export interface McpTool {
 
 /** A method's tool, or undefined when its params are not an object (a tool's arguments always are). */
 export function toolOf(method: McpMethodInfo): McpTool | undefined {
-  const input = jsonSchemaOf(method.params, "input");
+  // A plugin validates its params with its own schema, which the bridge cannot read: any object goes.
+  const input = method.pluginId === undefined ? jsonSchemaOf(method.params, "input") : { type: "object" };
   if (input["type"] !== "object") return undefined;
-  const output = answersImage(method) ? undefined : jsonSchemaOf(method.result, "output");
+  const output = method.pluginId !== undefined || answersImage(method) ? undefined : jsonSchemaOf(method.result, "output");
   const title = titleOf(method);
   const base = method.description ?? `The ${method.name} method${method.pluginId === undefined ? "" : ` of plugin ${method.pluginId}`}.`;
   const description = answersImage(method) ? `${base} The image comes back as image content; its size and bounds as structured content.` : base;

@@ -3,6 +3,9 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, ListToolsResultSchema, ResourceUpdatedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
 import { Ajv } from "ajv";
 import sharp from "sharp";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { BUILTIN_METHODS } from "../../src/methods/index.js";
 import { EXCLUDED_METHODS, SCRIPT_METHODS, toolName } from "../../src/mcp/index.js";
@@ -164,6 +167,21 @@ describe("MCP over Streamable HTTP at /mcp", () => {
     await (first.transport as StreamableHTTPClientTransport).terminateSession();
     const again = await mcpClient(harness);
     expect((await again.listTools()).tools.length).toBeGreaterThan(0);
+  });
+
+  it("a plugin's method is a tool named after its plugin, run on the plugin's endpoint", async () => {
+    const folder = await mkdtemp(join(tmpdir(), "mcp-plugin-"));
+    try {
+      await writeFile(join(folder, "package.json"), JSON.stringify({ name: "wm", type: "module", main: "index.js", imageEditorBridge: { id: "wm" } }));
+      await writeFile(join(folder, "index.js"), `export default { id: "wm", setup(ctx) { ctx.method("watermark:apply", (params, call) => ({ text: params.text, endpoint: call.endpoint })); } };`);
+      const client = await mcpClient(await startBridge({ ...inline, plugins: [folder] }));
+      const tool = (await client.listTools()).tools.find((t) => t.name === "wm__watermark_apply");
+      expect(tool?.inputSchema).toEqual({ type: "object" });
+      const result = CallToolResultSchema.parse(await client.callTool({ name: "wm__watermark_apply", arguments: { text: "hi" } }));
+      expect(result.structuredContent).toEqual({ text: "hi", endpoint: "wm" });
+    } finally {
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 
   it("is absent when the bridge is started with mcp: false", async () => {

@@ -3,7 +3,7 @@ import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprot
 import type { Logger } from "../logger.js";
 import { BridgeError } from "../protocol/index.js";
 import type { McpBackend } from "./backend.js";
-import { loadMcpSdk } from "./sdk.js";
+import { loadMcpSdk, type McpSdk } from "./sdk.js";
 import { createMcpServer, type BridgeMcpServer } from "./server.js";
 
 /** The path of the Streamable HTTP endpoint on the bridge's port. */
@@ -22,6 +22,8 @@ export interface McpHttpOptions {
   /** `mcpMaxImageBytes`. */
   readonly maxImageBytes: number;
   readonly log: Logger;
+  /** Loads the SDK on the first session. @default {@link loadMcpSdk} */
+  readonly loadSdk?: () => Promise<McpSdk>;
 }
 
 interface Session {
@@ -66,7 +68,7 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
     }
     opening++;
     try {
-      const sdk = await loadMcpSdk();
+      const sdk = await (options.loadSdk ?? loadMcpSdk)();
       const id = randomUUID();
       const lane = `mcp:${id.slice(0, SESSION_PREFIX_LENGTH)}`;
       const backend = options.backend(lane);

@@ -26,13 +26,18 @@ export function loadMcpSdk(): Promise<McpSdk> {
     ([server, http, stdio, types]) => ({ server, http, stdio, types }),
     (error: unknown) => {
       loading = undefined;
-      if ((error as { code?: unknown }).code !== "ERR_MODULE_NOT_FOUND") throw error;
-      throw new BridgeError(
-        "NOT_SUPPORTED",
-        `MCP needs the optional package ${MCP_SDK_PACKAGE}, which this install left out; install it with npm install --include=optional image-editor-bridge`,
-        { details: { package: MCP_SDK_PACKAGE } },
-      );
+      throw sdkLoadError(error);
     },
   );
   return loading;
+}
+
+/** What a failed import of the SDK becomes: NOT_SUPPORTED naming the package when it is missing, else as it was. */
+export function sdkLoadError(error: unknown): unknown {
+  if ((error as { code?: unknown }).code !== "ERR_MODULE_NOT_FOUND") return error;
+  return new BridgeError(
+    "NOT_SUPPORTED",
+    `MCP needs the optional package ${MCP_SDK_PACKAGE}, which this install left out; install it with npm install --include=optional image-editor-bridge`,
+    { details: { package: MCP_SDK_PACKAGE } },
+  );
 }

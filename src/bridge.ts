@@ -258,7 +258,8 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
               lane,
               events: (type) => services.eventStream("root", type, undefined),
               pluginMethods: () =>
-                plugins.contracts().flatMap(({ id, methods = [] }) =>
+                // Only plugins whose manifest says `imageEditorBridge.mcp: true`: an agent gets what their authors offered.
+                plugins.contracts().filter(({ id }) => plugins.offersMcpTools(id)).flatMap(({ id, methods = [] }) =>
                   methods.flatMap(({ name }) => {
                     const method = plugins.methodFor(id, name);
                     return method === undefined ? [] : [{ ...method, pluginId: id }];

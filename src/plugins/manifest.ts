@@ -27,6 +27,8 @@ export interface PluginManifest {
   /** Whether the id was named explicitly (`imageEditorBridge.id`); the definition must then agree. */
   readonly explicitId: boolean;
   readonly config: Readonly<Record<string, unknown>>;
+  /** `imageEditorBridge.mcp`: the plugin's methods may be offered as MCP tools. @default false */
+  readonly mcp: boolean;
 }
 
 /** A load failure before the plugin's code ran: `details.phase` says where. */
@@ -99,8 +101,9 @@ export async function readManifest(candidate: PluginCandidate): Promise<PluginMa
   if (main !== undefined && (typeof main !== "string" || main.length === 0)) throw fail('"main" must be a non-empty string');
   const extra = imageEditorBridge ?? {};
   if (typeof extra !== "object" || extra === null || Array.isArray(extra)) throw fail('"imageEditorBridge" must be an object');
-  const { id, config } = extra as Record<string, unknown>;
+  const { id, config, mcp } = extra as Record<string, unknown>;
   if (id !== undefined && typeof id !== "string") throw fail('"imageEditorBridge.id" must be a string');
+  if (mcp !== undefined && typeof mcp !== "boolean") throw fail('"imageEditorBridge.mcp" must be true or false');
   if (config !== undefined && (typeof config !== "object" || config === null || Array.isArray(config))) {
     throw fail('"imageEditorBridge.config" must be an object');
   }
@@ -113,6 +116,7 @@ export async function readManifest(candidate: PluginCandidate): Promise<PluginMa
     main: realEntry,
     id: id ?? name.replace(/^@[^/]+\//, ""),
     explicitId: id !== undefined,
+    mcp: mcp === true,
     config: (config as Record<string, unknown> | undefined) ?? {},
   };
 }

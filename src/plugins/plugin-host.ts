@@ -112,7 +112,7 @@ export class PluginHost {
         throw loadFailure("duplicate", `id "${id}" is already taken by the plugin in ${owner.dir}`, { dir: candidate.dir, owner: owner.dir });
       }
       this.byId.set(id, instance);
-      return { id, definition: value, config: { ...manifest.config, ...this.options.config?.[id] } };
+      return { id, definition: value, config: { ...manifest.config, ...this.options.config?.[id] }, mcp: manifest.mcp };
     } catch (error) {
       const failure = isBridgeError(error) ? error : loadFailure("manifest", String(error), { dir: candidate.dir });
       throw new BridgeError(failure.code, failure.message, { ...(failure.details ? { details: failure.details } : {}), pluginId: id });
@@ -121,6 +121,11 @@ export class PluginHost {
 
   list(): PluginInfo[] {
     return [...this.byId.values()].filter((p) => p.available).map((p) => ({ id: p.id }));
+  }
+
+  /** Whether a loaded plugin's manifest lets its methods be offered as MCP tools (`imageEditorBridge.mcp: true`). */
+  offersMcpTools(id: string): boolean {
+    return this.byId.get(id)?.offersMcpTools === true;
   }
 
   /** What each loaded plugin serves, for the published contract (`/openapi.json`, `/asyncapi.json`, `/docs`). */

@@ -15,6 +15,8 @@ export interface LoadedPlugin {
   readonly id: string;
   readonly definition: PluginDefinition;
   readonly config: Readonly<Record<string, unknown>>;
+  /** The manifest lets its methods be MCP tools (`imageEditorBridge.mcp`). */
+  readonly mcp?: boolean | undefined;
 }
 
 /**

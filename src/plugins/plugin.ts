@@ -112,6 +112,11 @@ export class PluginInstance {
     return waitFor(this.actor, (s) => !s.matches("loading") && !s.matches("registering")).then(() => undefined);
   }
 
+  /** Its manifest lets its methods be offered as MCP tools (`imageEditorBridge.mcp: true`); only while loaded. */
+  get offersMcpTools(): boolean {
+    return this.available && this.actor.getSnapshot().context.loaded?.mcp === true;
+  }
+
   /** What this plugin serves, for the published contract: method names, routes (below `/plugins/{id}`), event types. */
   describe(): PluginContract {
     return {

@@ -144,6 +144,17 @@ describe("MCP over Streamable HTTP at /mcp", () => {
     expect(((await response.json()) as { code: string }).code).toBe("FORBIDDEN");
   });
 
+  it("lets an allowed browser origin end its session and send the MCP headers (CORS preflight)", async () => {
+    const harness = await startBridge({ ...inline, allowOrigins: ["http://app.example"] });
+    const preflight = await harness.http("/mcp", {
+      method: "OPTIONS",
+      headers: { origin: "http://app.example", "access-control-request-method": "DELETE", "access-control-request-headers": "mcp-session-id" },
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-methods")).toContain("DELETE");
+    expect(preflight.headers.get("access-control-allow-headers")).toContain("mcp-session-id");
+  });
+
   it("needs the token when the bridge has one", async () => {
     const harness = await startBridge({ ...inline, token: "secret-token" });
     await expect(mcpClient(harness)).rejects.toThrow();
@@ -169,18 +180,25 @@ describe("MCP over Streamable HTTP at /mcp", () => {
     expect((await again.listTools()).tools.length).toBeGreaterThan(0);
   });
 
-  it("a plugin's method is a tool named after its plugin, run on the plugin's endpoint", async () => {
+  it("a plugin's method is a tool named after its plugin, run on the plugin's endpoint, when its manifest offers it", async () => {
     const folder = await mkdtemp(join(tmpdir(), "mcp-plugin-"));
+    const quiet = await mkdtemp(join(tmpdir(), "mcp-plugin-"));
     try {
-      await writeFile(join(folder, "package.json"), JSON.stringify({ name: "wm", type: "module", main: "index.js", imageEditorBridge: { id: "wm" } }));
+      await writeFile(join(folder, "package.json"), JSON.stringify({ name: "wm", type: "module", main: "index.js", imageEditorBridge: { id: "wm", mcp: true } }));
       await writeFile(join(folder, "index.js"), `export default { id: "wm", setup(ctx) { ctx.method("watermark:apply", (params, call) => ({ text: params.text, endpoint: call.endpoint })); } };`);
-      const client = await mcpClient(await startBridge({ ...inline, plugins: [folder] }));
+      // Without the manifest's `mcp: true`, a plugin's methods stay off the tool list.
+      await writeFile(join(quiet, "package.json"), JSON.stringify({ name: "quiet", type: "module", main: "index.js" }));
+      await writeFile(join(quiet, "index.js"), `export default { id: "quiet", setup(ctx) { ctx.method("quiet:run", () => 1); } };`);
+      const client = await mcpClient(await startBridge({ ...inline, plugins: [folder, quiet] }));
+      const names = (await client.listTools()).tools.map((t) => t.name);
+      expect(names.filter((name) => name.startsWith("quiet__"))).toEqual([]);
       const tool = (await client.listTools()).tools.find((t) => t.name === "wm__watermark_apply");
       expect(tool?.inputSchema).toEqual({ type: "object" });
       const result = CallToolResultSchema.parse(await client.callTool({ name: "wm__watermark_apply", arguments: { text: "hi" } }));
       expect(result.structuredContent).toEqual({ text: "hi", endpoint: "wm" });
     } finally {
       await rm(folder, { recursive: true, force: true });
+      await rm(quiet, { recursive: true, force: true });
     }
   });
 

@@ -75,6 +75,7 @@ async function guard(target: TransportTarget, event: H3Event, next: () => unknow
   if (refusal !== null) return errorResponse(target.dispatcher.toWireError(refusal, {}));
   if (origin !== undefined) {
     event.res.headers.set("access-control-allow-origin", origin);
+    event.res.headers.set("access-control-expose-headers", "mcp-session-id");
     event.res.headers.set("vary", "origin");
   }
   if (preflight) {
@@ -82,8 +83,9 @@ async function guard(target: TransportTarget, event: H3Event, next: () => unknow
       status: 204,
       headers: {
         "access-control-allow-origin": origin,
-        "access-control-allow-methods": "GET, POST, OPTIONS",
-        "access-control-allow-headers": `authorization, content-type, accept, ${EDITOR_HEADER}`,
+        // DELETE and the MCP headers: a browser MCP client ends its session and names it (`/mcp`).
+        "access-control-allow-methods": "GET, POST, DELETE, OPTIONS",
+        "access-control-allow-headers": `authorization, content-type, accept, ${EDITOR_HEADER}, mcp-session-id, mcp-protocol-version, last-event-id`,
         "access-control-max-age": String(PREFLIGHT_MAX_AGE_S),
         vary: "origin",
       },

@@ -21,6 +21,19 @@ export interface FakeDocument {
   selection: { x: number; y: number; width: number; height: number } | null;
   filePath?: string;
   dirty: boolean;
+  /** Pixels per inch. @default 72 */
+  resolution?: number;
+  /** The file format it was opened from or saved as ("psd", "jpeg", "png", "psb"). */
+  format?: string;
+  /** Path items in the Paths panel (the work path, saved paths, vector masks). */
+  paths?: FakePath[];
+}
+
+/** A path item: its kind (PathKind) and its points in document pixels, one closed sub-path. */
+export interface FakePath {
+  name: string;
+  kind: "WORKPATH" | "NORMALPATH" | "CLIPPINGPATH" | "VECTORMASK" | "TEXTMASK";
+  points: Array<[number, number]>;
 }
 
 /** A failure the bridge's scripts report in their envelope. */
@@ -59,11 +72,15 @@ export class FakeModel {
     return model;
   }
 
-  private add(doc: Omit<FakeDocument, "id">): FakeDocument {
+  add(doc: Omit<FakeDocument, "id">): FakeDocument {
     const full = { ...doc, id: this.nextDocId++ };
     this.docs.push(full);
     this.activeDoc = full.id;
     return full;
+  }
+
+  newLayerId(): number {
+    return this.nextLayerId++;
   }
 
   private doc(id: unknown): FakeDocument {
@@ -74,11 +91,11 @@ export class FakeModel {
     return doc;
   }
 
-  private changed(doc: FakeDocument, extra: Record<string, unknown>): void {
+  changed(doc: FakeDocument, extra: Record<string, unknown>): void {
     this.emit("imageChanged", JSON.stringify({ version: "1.6.1", timeStamp: Date.now() / 1000, count: ++this.changes, id: doc.id, ...extra }));
   }
 
-  private switched(): void {
+  switched(): void {
     this.emit("currentDocumentChanged", String(this.activeDoc ?? ""));
   }
 

@@ -43,13 +43,14 @@ function __doc(id) {
 
 function __activate(doc) { if (app.activeDocument !== doc) app.activeDocument = doc; return doc; }
 
+// The document is named by id, not made active: switching documents fires currentDocumentChanged, which the bridge
+// itself listens to, so a read must not switch.
 function __activeIds(doc) {
-  __activate(doc);
   var ids = [];
   try {
     var ref = new ActionReference();
     ref.putProperty(stringIDToTypeID("property"), stringIDToTypeID("targetLayersIDs"));
-    ref.putEnumerated(charIDToTypeID("Dcmn"), charIDToTypeID("Ordn"), charIDToTypeID("Trgt"));
+    ref.putIdentifier(charIDToTypeID("Dcmn"), doc.id);
     var list = executeActionGet(ref).getList(stringIDToTypeID("targetLayersIDs"));
     for (var i = 0; i < list.count; i++) ids.push(list.getReference(i).getIdentifier());
   } catch (e) {
@@ -151,9 +152,21 @@ function __selectionRect(doc) {
   } catch (e) { return null; }
 }
 
+// Makes the layer with this id the only active one without showing it when hidden (setting doc.activeLayer would).
+function __selectLayer(id) {
+  var desc = new ActionDescriptor(), ref = new ActionReference();
+  ref.putIdentifier(charIDToTypeID("Lyr "), id);
+  desc.putReference(charIDToTypeID("null"), ref);
+  desc.putBoolean(charIDToTypeID("MkVs"), false);
+  executeAction(charIDToTypeID("slct"), desc, DialogModes.NO);
+}
+
+// Ruler units are the user's preference (inches on a fresh install): plain numbers given to Photoshop and lengths
+// read back are in them, so every operation runs in pixels and puts the user's setting back.
 function __bridgeMain() {
-  var saved = app.displayDialogs;
+  var saved = app.displayDialogs, units = app.preferences.rulerUnits;
   app.displayDialogs = DialogModes.NO;
+  app.preferences.rulerUnits = Units.PIXELS;
   try {
     return "{\"ok\":true,\"result\":" + __json(run(params)) + "}";
   } catch (e) {
@@ -161,5 +174,6 @@ function __bridgeMain() {
     return "{\"ok\":false,\"error\":" + __json({ code: "JSX_FAILED", message: String(e), details: { line: e.line || 0 } }) + "}";
   } finally {
     app.displayDialogs = saved;
+    app.preferences.rulerUnits = units;
   }
 }

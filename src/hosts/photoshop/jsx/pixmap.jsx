@@ -13,7 +13,6 @@ function run(p) {
     __layer(doc, p.layerId);
     desc.putInteger(stringIDToTypeID("layerID"), p.layerId);
   } else {
-    __activate(doc);
     var ref = new ActionReference();
     ref.putProperty(stringIDToTypeID("property"), stringIDToTypeID("numberOfLayers"));
     ref.putIdentifier(charIDToTypeID("Dcmn"), doc.id);

@@ -2,16 +2,20 @@
 // biome-ignore-all lint: ExtendScript is ES3 (var-scoped, no JSON object), not modern JavaScript
 // The selection outline grown by p.expand pixels, as {d, box}: SVG path data in document pixels and its bounding
 // box, or null. A temporary work path is made from the selection, read point by point (cubic Béziers), and the
-// document is restored to the history state it had before.
+// document is restored to the history state it had before. Making the work path drops the selection, so the box
+// is read before; the work path is found by its kind (a layer's vector mask or text path is listed too).
 function run(p) {
   var doc = __activate(__doc(p.documentId));
-  var rect = __selectionRect(doc);
-  if (!rect) return null;
+  if (!__selectionRect(doc)) return null;
   var state = doc.activeHistoryState;
   try {
-    if (p.expand > 0) doc.selection.expand(UnitValue(p.expand, "px"));
+    // Modify > Expand takes at most 500 px at a time.
+    for (var left = p.expand || 0; left > 0; left -= 500) doc.selection.expand(UnitValue(Math.min(left, 500), "px"));
+    var box = __selectionRect(doc);
     doc.selection.makeWorkPath(0.5);
-    var path = doc.pathItems[doc.pathItems.length - 1], d = [];
+    var path = null, d = [];
+    for (var k = 0; k < doc.pathItems.length; k++) if (doc.pathItems[k].kind == PathKind.WORKPATH) path = doc.pathItems[k];
+    if (!path) __fail("JSX_FAILED", "Photoshop made no work path from the selection");
     var n = function (v) { return Math.round(v * 100) / 100; };
     for (var s = 0; s < path.subPathItems.length; s++) {
       var pts = path.subPathItems[s].pathPoints, count = pts.length;
@@ -24,7 +28,7 @@ function run(p) {
       }
       d.push("Z");
     }
-    return { d: d.join(" "), box: __selectionRect(doc) };
+    return { d: d.join(" "), box: box };
   } finally {
     doc.activeHistoryState = state;
   }

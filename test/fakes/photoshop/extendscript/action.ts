@@ -1,0 +1,127 @@
+/*
+ * The ActionManager objects the operations build (https://theiviaxx.github.io/photoshop-docs/Photoshop/ActionDescriptor.html,
+ * ActionReference.html, ActionList.html). Type ids are opaque numbers; a four-character id and its string id are
+ * the same type (`charIDToTypeID("Lyr ") === stringIDToTypeID("layer")`), so the table below holds the pairs
+ * the scripts use: an unknown char id is a failure, not a guess.
+ */
+
+export const CHAR_IDS: Record<string, string> = {
+  Dcmn: "document", "Lyr ": "layer", Ordn: "ordinal", Trgt: "targetEnum", null: "null", slct: "select", setd: "set",
+  Chnl: "channel", fsel: "selection", Elps: "ellipse", "T   ": "to", "Top ": "top", Left: "left", Btom: "bottom",
+  Rght: "right", "#Pxl": "pixelsUnit", AntA: "antiAlias", MkVs: "makeVisible", Wdth: "width", Hght: "height",
+  save: "save", "As  ": "as", "In  ": "in", Cpy: "copy", LwCs: "lowerCase", Prpr: "property",
+};
+
+export interface TypeIds {
+  charIDToTypeID(id: string): number;
+  stringIDToTypeID(id: string): number;
+  typeIDToStringID(id: number): string;
+}
+
+export function typeIds(fail: (message: string) => void): TypeIds {
+  const byName = new Map<string, number>();
+  const names: string[] = [];
+  const s2t = (id: string): number => {
+    let n = byName.get(id);
+    if (n === undefined) {
+      n = 1000 + names.length;
+      byName.set(id, n);
+      names.push(id);
+    }
+    return n;
+  };
+  return {
+    stringIDToTypeID: s2t,
+    charIDToTypeID(id) {
+      const name = CHAR_IDS[id];
+      if (name === undefined) {
+        fail(`charIDToTypeID("${id}"): a four-character id the stub does not know`);
+        return -1;
+      }
+      return s2t(name);
+    },
+    typeIDToStringID: (n) => names[n - 1000] ?? "",
+  };
+}
+
+export interface Item {
+  type: string;
+  value: unknown;
+  classID?: number;
+  enumType?: number;
+}
+
+export class StubActionDescriptor {
+  readonly typename = "ActionDescriptor";
+  readonly items = new Map<number, Item>();
+  get count(): number {
+    return this.items.size;
+  }
+  private put(key: number, type: string, value: unknown, extra: Partial<Item> = {}): void {
+    this.items.set(key, { type, value, ...extra });
+  }
+  putBoolean(k: number, v: boolean): void { this.put(k, "boolean", v); }
+  putInteger(k: number, v: number): void {
+    if (!Number.isInteger(v)) throw new Error(`putInteger: ${v} is not an integer`);
+    this.put(k, "integer", v);
+  }
+  putDouble(k: number, v: number): void { this.put(k, "double", v); }
+  putUnitDouble(k: number, unit: number, v: number): void { this.put(k, "unitDouble", v, { classID: unit }); }
+  putString(k: number, v: string): void { this.put(k, "string", String(v)); }
+  putClass(k: number, v: number): void { this.put(k, "class", v); }
+  putEnumerated(k: number, enumType: number, v: number): void { this.put(k, "enumerated", v, { enumType }); }
+  putReference(k: number, v: StubActionReference): void { this.put(k, "reference", v); }
+  putObject(k: number, classID: number, v: StubActionDescriptor): void { this.put(k, "object", v, { classID }); }
+  putList(k: number, v: StubActionList): void { this.put(k, "list", v); }
+  putPath(k: number, v: unknown): void { this.put(k, "path", v); }
+  hasKey(k: number): boolean { return this.items.has(k); }
+  private get(k: number, type: string): unknown {
+    const item = this.items.get(k);
+    // Photoshop answers a missing key with an error ("General Photoshop error ... not currently available").
+    if (!item) throw new Error("The requested property does not exist.");
+    if (item.type !== type) throw new Error(`key holds a ${item.type}, not a ${type}`);
+    return item.value;
+  }
+  getBoolean(k: number): boolean { return this.get(k, "boolean") as boolean; }
+  getInteger(k: number): number { return this.get(k, "integer") as number; }
+  getDouble(k: number): number { return this.get(k, "double") as number; }
+  getString(k: number): string { return this.get(k, "string") as string; }
+  getList(k: number): StubActionList { return this.get(k, "list") as StubActionList; }
+  getReference(k: number): StubActionReference { return this.get(k, "reference") as StubActionReference; }
+  getObjectValue(k: number): StubActionDescriptor { return this.get(k, "object") as StubActionDescriptor; }
+  getClass(k: number): number { return this.get(k, "class") as number; }
+  /** The item under `k`, for the stub's own reading. */
+  item(k: number): Item | undefined { return this.items.get(k); }
+}
+
+export type RefPart =
+  | { form: "property"; desiredClass: number; property: number }
+  | { form: "enumerated"; desiredClass: number; enumType: number; value: number }
+  | { form: "identifier"; desiredClass: number; id: number }
+  | { form: "index"; desiredClass: number; index: number }
+  | { form: "name"; desiredClass: number; name: string };
+
+export class StubActionReference {
+  readonly typename = "ActionReference";
+  readonly parts: RefPart[] = [];
+  putProperty(desiredClass: number, property: number): void { this.parts.push({ form: "property", desiredClass, property }); }
+  putEnumerated(desiredClass: number, enumType: number, value: number): void { this.parts.push({ form: "enumerated", desiredClass, enumType, value }); }
+  putIdentifier(desiredClass: number, id: number): void { this.parts.push({ form: "identifier", desiredClass, id }); }
+  putIndex(desiredClass: number, index: number): void { this.parts.push({ form: "index", desiredClass, index }); }
+  putName(desiredClass: number, name: string): void { this.parts.push({ form: "name", desiredClass, name }); }
+  getIdentifier(): number {
+    const part = this.parts[0];
+    if (part?.form !== "identifier") throw new Error("the reference is not by identifier");
+    return part.id;
+  }
+}
+
+export class StubActionList {
+  readonly typename = "ActionList";
+  readonly values: unknown[] = [];
+  get count(): number { return this.values.length; }
+  putReference(v: StubActionReference): void { this.values.push(v); }
+  putInteger(v: number): void { this.values.push(v); }
+  getReference(i: number): StubActionReference { return this.values[i] as StubActionReference; }
+  getInteger(i: number): number { return this.values[i] as number; }
+}

@@ -1,0 +1,527 @@
+/*
+ * A Photoshop DOM stub over the fake's model, for running the operations' ExtendScript. Each rule follows the
+ * Photoshop JavaScript Reference (mirrored at https://theiviaxx.github.io/photoshop-docs/Photoshop/<Class>.html);
+ * anything a script touches that is not modelled here is recorded as a failure, never answered with a guess.
+ * Layers are the model's solid-colour rectangles; a selection is its bounding box.
+ */
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { basename, extname, resolve } from "node:path";
+import type { Context } from "node:vm";
+import { readPsd, writePsdBuffer } from "ag-psd";
+import type { FakeDocument, FakeModel, FakePath } from "../model.js";
+import { type FakeLayer, layerBounds, layerEntries, parentList } from "../layers.js";
+import { StubActionDescriptor, StubActionList, StubActionReference, type TypeIds, typeIds } from "./action.js";
+import { realmArray } from "./realm.js";
+import { RULER_UNITS, StubUnitValue, lengthPx, toRuler, unitValueFunction } from "./units.js";
+
+/** A decoded image the stub can open (app.open is synchronous; the fake decodes files before the script runs). */
+export interface DecodedImage {
+  width: number;
+  height: number;
+  resolution: number;
+  /** RGBA, row-major. */
+  data: Buffer;
+  format: string;
+}
+
+/** What a script asked for beyond the model: pixmaps and event subscriptions (answered by the fake server). */
+export interface PixmapRequest {
+  documentId: number;
+  layerId?: number;
+  firstLayer?: number;
+  lastLayer?: number;
+  hidden: number[];
+  scale: number;
+  maxDimension: number;
+  boundsOnly: boolean;
+}
+
+export interface StubEffects {
+  pixmaps: PixmapRequest[];
+  subscriptions: Array<{ event: string; subscribe: boolean }>;
+  failures: string[];
+}
+
+type Enumerator = { toString(): string };
+function enumeration(name: string, values: readonly string[]): Record<string, Enumerator> {
+  const out: Record<string, Enumerator> = {};
+  for (const v of values) out[v] = { toString: () => `${name}.${v}` };
+  return out;
+}
+
+const KIND_OF: Record<string, string> = { pixel: "NORMAL", background: "NORMAL", text: "TEXT", shape: "SOLIDFILL", smartObject: "SMARTOBJECT", adjustment: "LEVELS" };
+
+export interface Stub {
+  globals: Record<string, unknown>;
+  effects: StubEffects;
+}
+
+/** Builds the globals one script run sees. `realm` makes arrays the script may iterate. */
+export function photoshopStub(model: FakeModel, realm: () => Context, images: Map<string, DecodedImage>): Stub {
+  const effects: StubEffects = { pixmaps: [], subscriptions: [], failures: [] };
+  const fail = (message: string): Error => {
+    effects.failures.push(message);
+    return new Error(`stub: ${message}`);
+  };
+  const ids: TypeIds = typeIds((m) => fail(m));
+  const arr = (items: readonly unknown[]): unknown[] => realmArray(realm(), items);
+
+  // Unknown property reads or writes fail: the stub is the list of what the scripts may use.
+  const strict = <T extends object>(label: string, target: T): T =>
+    new Proxy(target, {
+      get(t, key, receiver) {
+        if (typeof key === "symbol" || key in t) return Reflect.get(t, key, receiver);
+        throw fail(`${label}.${key} is not modelled`);
+      },
+      set(t, key, value, receiver) {
+        if (typeof key !== "symbol" && !(key in t)) throw fail(`${label}.${key} cannot be set in the stub`);
+        if (!Reflect.set(t, key, value, receiver)) throw fail(`${label}.${String(key)} is read-only`);
+        return true;
+      },
+    });
+  const collection = <T>(label: string, items: () => T[], extra: object = {}): unknown =>
+    new Proxy(
+      { ...extra },
+      {
+        get(t, key) {
+          if (key === "length") return items().length;
+          if (typeof key === "string" && /^\d+$/.test(key)) return items()[Number(key)];
+          if (typeof key === "symbol" || key in t) return Reflect.get(t, key);
+          throw fail(`${label}.${key} is not modelled`);
+        },
+      },
+    );
+
+  const Units = enumeration("Units", Object.keys(RULER_UNITS));
+  const prefs = strict("Preferences", { rulerUnits: Units["INCHES"]!, typeUnits: enumeration("TypeUnits", ["POINTS"])["POINTS"]! });
+  const ruler = (): string => RULER_UNITS[String(prefs.rulerUnits).replace("Units.", "") as keyof typeof RULER_UNITS];
+  const res = (d: FakeDocument): number => d.resolution ?? 72;
+  const len = (d: FakeDocument, px: number): StubUnitValue => new StubUnitValue(toRuler(px, ruler(), res(d)), ruler());
+  const coord = (d: FakeDocument, px: number): number => toRuler(px, ruler(), res(d));
+
+  const DialogModes = enumeration("DialogModes", ["NO", "ERROR", "ALL"]);
+  const SaveOptions = enumeration("SaveOptions", ["DONOTSAVECHANGES", "SAVECHANGES", "PROMPTTOSAVECHANGES"]);
+  const ElementPlacement = enumeration("ElementPlacement", ["PLACEATBEGINNING", "PLACEATEND", "PLACEBEFORE", "PLACEAFTER", "INSIDE"]);
+  const LayerKind = enumeration("LayerKind", ["NORMAL", "TEXT", "SOLIDFILL", "GRADIENTFILL", "PATTERNFILL", "SMARTOBJECT", "LEVELS", "VIDEO", "LAYER3D"]);
+  const PathKind = enumeration("PathKind", ["WORKPATH", "NORMALPATH", "CLIPPINGPATH", "VECTORMASK", "TEXTMASK"]);
+  const BlendMode = enumeration("BlendMode", ["NORMAL"]);
+  const DocumentMode = enumeration("DocumentMode", ["RGB"]);
+  const DocumentFill = enumeration("DocumentFill", ["WHITE", "TRANSPARENT", "BACKGROUNDCOLOR"]);
+  const NewDocumentMode = enumeration("NewDocumentMode", ["RGB"]);
+  const Extension = enumeration("Extension", ["LOWERCASE", "NONE", "UPPERCASE"]);
+  const SelectionType = enumeration("SelectionType", ["REPLACE", "EXTEND", "DIMINISH", "INTERSECT"]);
+
+  const docs = new Map<FakeDocument, object>();
+  const layers = new Map<FakeLayer, object>();
+  let dialogs: Enumerator = DialogModes["ALL"]!;
+
+  const activeDocument = (): FakeDocument => {
+    const d = model.docs.find((x) => x.id === model.activeDoc);
+    // Application.activeDocument: "No such element" when no document is open.
+    if (!d) throw new Error("General Photoshop error occurred. No such element");
+    return d;
+  };
+  const setActive = (d: FakeDocument): void => {
+    if (model.activeDoc === d.id) return;
+    model.activeDoc = d.id;
+    model.switched();
+  };
+  const selectionOf = (d: FakeDocument): FakeDocument["selection"] => d.selection;
+  const clip = (d: FakeDocument, x0: number, y0: number, x1: number, y1: number): FakeDocument["selection"] => {
+    const [a, b, c, e] = [Math.max(0, x0), Math.max(0, y0), Math.min(d.width, x1), Math.min(d.height, y1)];
+    return c > a && e > b ? { x: a, y: b, width: c - a, height: e - b } : null;
+  };
+
+  function layerObject(d: FakeDocument, l: FakeLayer): object {
+    let o = layers.get(l);
+    if (o) return o;
+    const group = l.children !== undefined;
+    o = strict(group ? "LayerSet" : "ArtLayer", {
+      typename: group ? "LayerSet" : "ArtLayer",
+      get id() { return l.id; },
+      get name() { return l.name; },
+      set name(v: string) { l.name = String(v); },
+      get kind() {
+        if (group) throw fail("LayerSet.kind does not exist (LayerSet has no kind property)");
+        return LayerKind[KIND_OF[l.kind]!];
+      },
+      get isBackgroundLayer() { return l.kind === "background"; },
+      get visible() { return l.visible; },
+      set visible(v: boolean) { l.visible = v === true; },
+      get opacity() { return l.opacity; },
+      get blendMode() { return BlendMode["NORMAL"]; },
+      get grouped() { return false; },
+      // ArtLayer.bounds: the bounding rectangle of the layer's non-transparent pixels, in the ruler units.
+      get bounds() { const b = layerBounds(l); return arr([len(d, b.left), len(d, b.top), len(d, b.right), len(d, b.bottom)]); },
+      get layers() {
+        if (!group) throw fail("ArtLayer.layers does not exist");
+        return collection("Layers", () => l.children!.map((c) => layerObject(d, c)));
+      },
+      // ArtLayer.translate(deltaX, deltaY): plain numbers are read in the ruler units.
+      translate(dx: unknown, dy: unknown) {
+        const [x, y] = [lengthPx(dx, ruler(), res(d)), lengthPx(dy, ruler(), res(d))];
+        const move = (m: FakeLayer): void => {
+          m.left += x; m.right += x; m.top += y; m.bottom += y;
+          for (const c of m.children ?? []) move(c);
+        };
+        move(l);
+        d.dirty = true;
+      },
+      move(target: { id: number }, placement: Enumerator) {
+        if (placement !== ElementPlacement["PLACEBEFORE"]) throw fail(`ArtLayer.move with ${String(placement)} is not modelled`);
+        const to = layerEntries(d.layers).find((e) => e.layer.id === target.id)!.layer;
+        const from = parentList(d.layers, l);
+        from.splice(from.indexOf(l), 1);
+        const list = parentList(d.layers, to);
+        list.splice(list.indexOf(to), 0, l);
+      },
+      // ArtLayer.duplicate(relativeObject, insertionLocation): into another document, at its top.
+      duplicate(into: object, placement: Enumerator) {
+        const dest = [...docs.entries()].find(([, v]) => v === into)?.[0];
+        if (!dest || placement !== ElementPlacement["PLACEATBEGINNING"]) throw fail("ArtLayer.duplicate: only into a document, at its beginning");
+        const copy: FakeLayer = { ...l, id: model.newLayerId(), kind: l.kind === "background" ? "pixel" : l.kind, children: undefined };
+        delete copy.children;
+        dest.layers.unshift(copy);
+        dest.dirty = true;
+        return layerObject(dest, copy);
+      },
+    });
+    layers.set(l, o);
+    return o;
+  }
+
+  function pathObject(d: FakeDocument, p: FakePath): object {
+    const point = (x: number, y: number): object => {
+      const a = arr([coord(d, x), coord(d, y)]);
+      // A straight segment's direction points sit on its anchor (PathPoint.leftDirection / rightDirection).
+      return strict("PathPoint", { anchor: a, leftDirection: arr([a[0], a[1]]), rightDirection: arr([a[0], a[1]]) });
+    };
+    const sub = strict("SubPathItem", { pathPoints: collection("PathPoints", () => p.points.map(([x, y]) => point(x, y))), closed: true });
+    return strict("PathItem", { name: p.name, kind: PathKind[p.kind], subPathItems: collection("SubPathItems", () => [sub]) });
+  }
+
+  function selectionObject(d: FakeDocument): object {
+    return strict("Selection", {
+      typename: "Selection",
+      // Selection.bounds: reading it without a selection is an error ("General Photoshop error occurred").
+      get bounds() {
+        const s = selectionOf(d);
+        if (!s) throw new Error("General Photoshop error occurred. This functionality may not be available in this version of Photoshop.");
+        return arr([len(d, s.x), len(d, s.y), len(d, s.x + s.width), len(d, s.y + s.height)]);
+      },
+      // Selection.select(region, type, feather, antiAlias): region is an array of [x, y] in the ruler units.
+      select(region: ArrayLike<ArrayLike<unknown>>, type?: Enumerator) {
+        if (type !== undefined && type !== SelectionType["REPLACE"]) throw fail(`Selection.select with ${String(type)} is not modelled`);
+        const xs: number[] = [];
+        const ys: number[] = [];
+        for (let i = 0; i < region.length; i++) {
+          xs.push(lengthPx(region[i]![0], ruler(), res(d)));
+          ys.push(lengthPx(region[i]![1], ruler(), res(d)));
+        }
+        d.selection = clip(d, Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys));
+      },
+      selectAll() { d.selection = { x: 0, y: 0, width: d.width, height: d.height }; },
+      deselect() { d.selection = null; },
+      // Selection.fill(fillType): the model's layers are solid colours, so the active layer takes the colour.
+      fill(color: { rgb: { hexValue: string } }) {
+        const l = layerEntries(d.layers).find((e) => e.layer.id === d.active[0])?.layer;
+        if (!l || !d.selection) throw new Error("General Photoshop error occurred. The command is not currently available.");
+        const hex = color.rgb.hexValue;
+        l.color = [Number.parseInt(hex.slice(0, 2), 16), Number.parseInt(hex.slice(2, 4), 16), Number.parseInt(hex.slice(4, 6), 16), 255];
+        d.dirty = true;
+      },
+      // Selection.expand(by): Photoshop's Modify > Expand takes 1 to 500 pixels.
+      expand(by: unknown) {
+        const px = lengthPx(by, ruler(), res(d));
+        if (!(px >= 1 && px <= 500)) throw new Error(`Illegal argument - argument 1: expand by ${px} px is outside 1-500 px`);
+        const s = d.selection;
+        if (!s) throw new Error("General Photoshop error occurred. The command is not currently available.");
+        d.selection = clip(d, s.x - px, s.y - px, s.x + s.width + px, s.y + s.height + px);
+      },
+      // Selection.makeWorkPath(tolerance): the selection becomes the document's work path and is dropped
+      // (Photoshop User Guide, "Convert between paths and selection borders": the selection is replaced by the path).
+      makeWorkPath(tolerance?: number) {
+        const s = d.selection;
+        if (!s) throw new Error("General Photoshop error occurred. The command is not currently available.");
+        void tolerance;
+        // The Paths panel lists saved paths and the work path above the active layer's vector mask or text path.
+        const paths = (d.paths ?? []).filter((p) => p.kind !== "WORKPATH");
+        const at = paths.findIndex((p) => p.kind === "VECTORMASK" || p.kind === "TEXTMASK");
+        const work: FakePath = { name: "Work Path", kind: "WORKPATH", points: [[s.x, s.y], [s.x + s.width, s.y], [s.x + s.width, s.y + s.height], [s.x, s.y + s.height]] };
+        paths.splice(at < 0 ? paths.length : at, 0, work);
+        d.paths = paths;
+        d.selection = null;
+      },
+    });
+  }
+
+  function docObject(d: FakeDocument): object {
+    let o = docs.get(d);
+    if (o) return o;
+    o = strict("Document", {
+      typename: "Document",
+      get id() { return d.id; },
+      get name() { return d.name; },
+      get width() { return len(d, d.width); },
+      get height() { return len(d, d.height); },
+      get resolution() { return res(d); },
+      get mode() { return DocumentMode["RGB"]; },
+      get saved() { return !d.dirty; },
+      // Document.fullName: an error for a document that was never saved.
+      get fullName() {
+        if (!d.filePath) throw new Error("General Photoshop error occurred. The document has not yet been saved.");
+        return fileObject(d.filePath);
+      },
+      get layers() { return collection("Layers", () => d.layers.map((l) => layerObject(d, l))); },
+      get activeLayer() {
+        const l = layerEntries(d.layers).find((e) => e.layer.id === d.active[0])?.layer;
+        if (!l) throw new Error("General Photoshop error occurred. No such element");
+        return layerObject(d, l) as { id: number };
+      },
+      set activeLayer(v: { id: number }) {
+        // Setting Document.activeLayer shows a hidden layer (it selects the layer the way a click in the Layers panel does).
+        const l = layerEntries(d.layers).find((e) => e.layer.id === v.id)!.layer;
+        l.visible = true;
+        d.active = [l.id];
+      },
+      get selection() { return selectionObject(d); },
+      get pathItems() { return collection("PathItems", () => (d.paths ?? []).map((p) => pathObject(d, p))); },
+      // Document.activeHistoryState: setting an earlier state undoes what came after it.
+      get activeHistoryState() { return structuredClone({ selection: d.selection, paths: d.paths, layers: d.layers, active: d.active, dirty: d.dirty }); },
+      set activeHistoryState(state: Pick<FakeDocument, "selection" | "paths" | "layers" | "active" | "dirty">) {
+        Object.assign(d, structuredClone(state));
+      },
+      close(mode: Enumerator) {
+        if (mode !== SaveOptions["DONOTSAVECHANGES"]) throw fail(`Document.close(${String(mode)}) is not modelled`);
+        const wasActive = model.activeDoc === d.id;
+        model.docs = model.docs.filter((x) => x !== d);
+        if (wasActive) {
+          model.activeDoc = model.docs.at(-1)?.id;
+          model.switched();
+        }
+      },
+      // Document.saveAs(saveIn, options, asCopy, extensionType): the format is the options' class.
+      saveAs(file: { fsName: string }, options: { kind: string }, asCopy?: boolean) {
+        if (options?.kind !== "psd") throw fail("Document.saveAs: only PhotoshopSaveOptions is modelled");
+        writePsd(d, file.fsName);
+        if (!asCopy) Object.assign(d, { filePath: file.fsName, name: basename(file.fsName), dirty: false, format: "psd" });
+      },
+      // Document.save(): saves in the format the document was opened from (a JPEG stays a JPEG).
+      save() {
+        if (!d.filePath) throw new Error("General Photoshop error occurred. The document has not yet been saved.");
+        if ((d.format ?? "psd") !== "psd") throw fail(`Document.save() would write ${d.format}; the stub writes only PSD`);
+        writePsd(d, d.filePath);
+        d.dirty = false;
+      },
+    });
+    docs.set(d, o);
+    return o;
+  }
+
+  function writePsd(d: FakeDocument, path: string): void {
+    const names = layerEntries(d.layers).filter((e) => !e.layer.children).map((e) => e.layer.name).reverse();
+    // PhotoshopSaveOptions write PSD whatever the extension: a .psb path still holds a PSD (version 1).
+    const large = d.format === "psb";
+    writeFileSync(path, writePsdBuffer({ width: d.width, height: d.height, children: names.map((name) => ({ name })) }, large ? { psb: true } : {}));
+  }
+
+  function fileObject(path: string): object {
+    return strict("File", { fsName: resolve(path), name: basename(path), get exists() { return existsSync(path); } });
+  }
+
+  function open(file: { fsName: string }): object {
+    const path = file.fsName;
+    if (!existsSync(path)) throw new Error(`File or folder does not exist: ${path}`);
+    let d: Omit<FakeDocument, "id">;
+    if (extname(path).toLowerCase() === ".psd" || extname(path).toLowerCase() === ".psb") {
+      const psd = readPsd(readFileSync(path), { skipLayerImageData: true, skipCompositeImageData: true, skipThumbnail: true });
+      const ls = (psd.children ?? []).map((c) => c.name ?? "Layer").reverse().map((name): FakeLayer => ({ id: model.newLayerId(), name, kind: "pixel", visible: true, opacity: 100, left: 0, top: 0, right: psd.width, bottom: psd.height, color: [128, 128, 128, 255] }));
+      d = { name: basename(path), width: psd.width, height: psd.height, layers: ls, active: ls.length ? [ls[0]!.id] : [], selection: null, dirty: false, filePath: path, format: "psd" };
+    } else {
+      const img = images.get(resolve(path));
+      if (!img) throw fail(`app.open: ${path} was not decoded before the script ran`);
+      // A flat image opens as one layer; its bounds are those of its non-transparent pixels.
+      let [x0, y0, x1, y1] = [img.width, img.height, 0, 0];
+      for (let y = 0; y < img.height; y++) {
+        for (let x = 0; x < img.width; x++) {
+          if (img.data[(y * img.width + x) * 4 + 3]! > 0) [x0, y0, x1, y1] = [Math.min(x0, x), Math.min(y0, y), Math.max(x1, x + 1), Math.max(y1, y + 1)];
+        }
+      }
+      if (x1 <= x0) [x0, y0, x1, y1] = [0, 0, 0, 0];
+      const c = ((Math.floor((y0 + y1) / 2) * img.width + Math.floor((x0 + x1) / 2)) * 4);
+      const opaque = x0 === 0 && y0 === 0 && x1 === img.width && y1 === img.height;
+      const layer: FakeLayer = { id: model.newLayerId(), name: opaque ? "Background" : "Layer 0", kind: opaque ? "background" : "pixel", visible: true, opacity: 100, left: x0, top: y0, right: x1, bottom: y1, color: [img.data[c]!, img.data[c + 1]!, img.data[c + 2]!, img.data[c + 3]!] };
+      d = { name: basename(path), width: img.width, height: img.height, resolution: img.resolution, layers: [layer], active: [layer.id], selection: null, dirty: false, filePath: path, format: img.format };
+    }
+    const doc = model.add(d);
+    model.switched();
+    return docObject(doc);
+  }
+
+  const documents = collection("Documents", () => model.docs.map(docObject), {
+    // Documents.add(width, height, resolution, name, mode, initialFill).
+    add(w: unknown, h: unknown, resolution: number, name: string, mode: Enumerator, fill: Enumerator) {
+      void mode;
+      const [width, height] = [lengthPx(w, ruler(), resolution), lengthPx(h, ruler(), resolution)];
+      const transparent = fill === DocumentFill["TRANSPARENT"];
+      const layer: FakeLayer = { id: model.newLayerId(), name: transparent ? "Layer 1" : "Background", kind: transparent ? "pixel" : "background", visible: true, opacity: 100, left: 0, top: 0, right: width, bottom: height, color: transparent ? [0, 0, 0, 0] : [255, 255, 255, 255] };
+      const doc = model.add({ name, width, height, resolution, layers: [layer], active: [layer.id], selection: null, dirty: false });
+      model.switched();
+      return docObject(doc);
+    },
+  });
+
+  const app = strict("Application", {
+    typename: "Application",
+    version: "26.1.0",
+    documents,
+    preferences: prefs,
+    get displayDialogs() { return dialogs; },
+    set displayDialogs(v: Enumerator) { dialogs = v; },
+    get activeDocument() { return docObject(activeDocument()); },
+    set activeDocument(v: object) {
+      const d = [...docs.entries()].find(([, o]) => o === v)?.[0];
+      if (!d) throw fail("app.activeDocument set to something that is not a document");
+      setActive(d);
+    },
+    open: (file: { fsName: string }) => open(file),
+  });
+
+  const docById = (id: number): FakeDocument => {
+    const d = model.docs.find((x) => x.id === id);
+    if (!d) throw new Error("General Photoshop error occurred. No such element");
+    return d;
+  };
+  const s = (n: number): string => ids.typeIDToStringID(n);
+
+  // executeActionGet: the document properties the scripts read (Photoshop's ActionManager keys).
+  function executeActionGet(ref: StubActionReference): StubActionDescriptor {
+    const [prop, target] = ref.parts;
+    if (prop?.form !== "property" || s(prop.desiredClass) !== "property" || !target || s(target.desiredClass) !== "document") {
+      throw fail(`executeActionGet with a reference the stub does not model: ${JSON.stringify(ref.parts.map((p) => ({ ...p, desiredClass: s(p.desiredClass) })))}`);
+    }
+    let d: FakeDocument;
+    if (target.form === "identifier") d = docById(target.id);
+    else if (target.form === "enumerated" && s(target.value) === "targetEnum") d = activeDocument();
+    else throw fail("executeActionGet: document reference form not modelled");
+    const out = new StubActionDescriptor();
+    const key = s(prop.property);
+    if (key === "targetLayersIDs") {
+      const list = new StubActionList();
+      for (const id of d.active) {
+        const r = new StubActionReference();
+        r.putIdentifier(ids.stringIDToTypeID("layer"), id);
+        list.putReference(r);
+      }
+      out.putList(prop.property, list);
+    } else if (key === "hasBackgroundLayer") {
+      out.putBoolean(prop.property, d.layers.at(-1)?.kind === "background");
+    } else if (key === "numberOfLayers") {
+      // Layers plus group dividers, without the background (it sits at index 0 when present).
+      const slots = (ls: FakeLayer[]): number => ls.reduce((n, l) => n + (l.children ? 2 + slots(l.children) : 1), 0);
+      out.putInteger(prop.property, slots(d.layers) - (d.layers.at(-1)?.kind === "background" ? 1 : 0));
+    } else {
+      throw fail(`executeActionGet: document property "${key}" is not modelled`);
+    }
+    return out;
+  }
+
+  function executeAction(event: number, desc: StubActionDescriptor | undefined, mode?: Enumerator): StubActionDescriptor {
+    void mode;
+    const name = s(event);
+    const k = (id: string): number => ids.stringIDToTypeID(id);
+    const d = (): FakeDocument => activeDocument();
+    const activeLayer = (): FakeLayer => {
+      const l = layerEntries(d().layers).find((e) => e.layer.id === d().active[0])?.layer;
+      if (!l) throw new Error("General Photoshop error occurred. The command is not currently available.");
+      return l;
+    };
+    if (name === "select" && desc) {
+      const ref = desc.item(k("null"))?.value as StubActionReference;
+      const part = ref.parts[0]!;
+      if (s(part.desiredClass) !== "layer" || part.form !== "identifier") throw fail("select: only layers by id are modelled");
+      const doc = d();
+      const found = layerEntries(doc.layers).find((e) => e.layer.id === part.id);
+      if (!found) throw new Error("General Photoshop error occurred. No such element");
+      const modifier = desc.item(k("selectionModifier"));
+      const add = modifier !== undefined && s(modifier.value as number) === "addToSelection";
+      // MkVs false: selecting does not show a hidden layer.
+      if (desc.item(k("makeVisible"))?.value !== false) found.layer.visible = true;
+      const next = add ? [...doc.active, part.id] : [part.id];
+      doc.active = layerEntries(doc.layers).filter((e) => next.includes(e.layer.id)).map((e) => e.layer.id);
+    } else if (name === "set" && desc) {
+      const ref = desc.item(k("null"))?.value as StubActionReference;
+      const to = desc.item(k("to"));
+      if (ref.parts[0]?.form !== "property" || s(ref.parts[0].property) !== "selection" || !to || s(to.classID!) !== "ellipse") throw fail("set: only the selection to an ellipse is modelled");
+      const box = to.value as StubActionDescriptor;
+      const v = (key: string): number => {
+        const item = box.item(k(key));
+        if (item?.type !== "unitDouble" || s(item.classID!) !== "pixelsUnit") throw fail(`set ellipse: ${key} must be a unitDouble in pixelsUnit`);
+        return item.value as number;
+      };
+      d().selection = clip(d(), v("left"), v("top"), v("right"), v("bottom"));
+    } else if (name === "autoCutout") {
+      const b = layerBounds(activeLayer());
+      if (b.right > b.left && b.bottom > b.top) d().selection = clip(d(), b.left, b.top, b.right, b.bottom);
+    } else if (name === "removeBackground") {
+      activeLayer();
+    } else if (name === "sendLayerThumbnailToNetworkClient" && desc) {
+      const int = (key: string): number | undefined => desc.item(k(key))?.value as number | undefined;
+      const transform = desc.item(k("transform"))?.value as StubActionDescriptor | undefined;
+      const hidden = desc.item(k("hidden"))?.value as StubActionList | undefined;
+      const documentId = int("documentID");
+      if (documentId === undefined) throw fail("sendLayerThumbnailToNetworkClient without documentID");
+      docById(documentId);
+      effects.pixmaps.push({
+        documentId,
+        layerId: int("layerID"),
+        firstLayer: int("firstLayer"),
+        lastLayer: int("lastLayer"),
+        hidden: hidden ? (hidden.values as number[]) : [],
+        scale: transform ? (transform.item(k("width"))!.value as number) / 100 : 1,
+        maxDimension: int("width") ?? 10000,
+        boundsOnly: desc.item(k("boundsOnly"))?.value === true,
+      });
+    } else if ((name === "networkEventSubscribe" || name === "networkEventUnsubscribe") && desc) {
+      const cls = desc.item(k("eventIDAttr"));
+      if (cls?.type !== "class") throw fail(`${name} without an eventIDAttr class`);
+      effects.subscriptions.push({ event: s(cls.value as number), subscribe: name === "networkEventSubscribe" });
+    } else {
+      throw fail(`executeAction("${name}") is not modelled`);
+    }
+    return new StubActionDescriptor();
+  }
+
+  class PhotoshopSaveOptions { kind = "psd"; layers = true; }
+  class SolidColor { rgb = { hexValue: "000000" }; }
+  const construct = <T extends object>(label: string, C: new () => T) => function (this: unknown) { return strict(label, new C()); };
+
+  const globals: Record<string, unknown> = {
+    app,
+    UnitValue: unitValueFunction(),
+    Units,
+    DialogModes,
+    SaveOptions,
+    ElementPlacement,
+    LayerKind,
+    PathKind,
+    BlendMode,
+    DocumentMode,
+    DocumentFill,
+    NewDocumentMode,
+    Extension,
+    SelectionType,
+    ActionDescriptor: construct("ActionDescriptor", StubActionDescriptor),
+    ActionReference: construct("ActionReference", StubActionReference),
+    ActionList: construct("ActionList", StubActionList),
+    PhotoshopSaveOptions: construct("PhotoshopSaveOptions", PhotoshopSaveOptions),
+    SolidColor: construct("SolidColor", SolidColor),
+    File: function File(path: string) { return fileObject(path); },
+    charIDToTypeID: ids.charIDToTypeID,
+    stringIDToTypeID: ids.stringIDToTypeID,
+    typeIDToStringID: ids.typeIDToStringID,
+    executeAction,
+    executeActionGet,
+  };
+  return { globals, effects };
+}

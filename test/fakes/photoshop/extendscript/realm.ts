@@ -1,0 +1,63 @@
+/*
+ * An ExtendScript-like realm: ECMAScript 3 syntax (acorn `ecmaVersion: 3`) and a `node:vm` context stripped of
+ * what ES3 lacks, so an operation that leans on `Array.prototype.map`, `JSON` or `String.prototype.trim` fails
+ * here as it would in Photoshop. ExtendScript implements ECMA-262 3rd edition ("JavaScript Tools Guide CC",
+ * chapter 1, "ExtendScript ... implements the ECMA-262 standard 3rd edition").
+ */
+import { runInContext, createContext, type Context } from "node:vm";
+import { parse } from "acorn";
+
+/** Throws a SyntaxError when `source` is not ECMAScript 3. */
+export function parseEs3(source: string): void {
+  parse(source, { ecmaVersion: 3, sourceType: "script" });
+}
+
+// ES5+ built-ins, removed from the realm before a script runs (ECMA-262 5th edition, annex E lists the additions).
+const STRIP = `
+(function () {
+  var gone = {
+    "Array.prototype": ["map", "forEach", "filter", "indexOf", "lastIndexOf", "reduce", "reduceRight", "every", "some",
+      "find", "findIndex", "includes", "fill", "keys", "values", "entries", "flat", "flatMap", "at", "copyWithin", "findLast", "findLastIndex", "toSorted", "toReversed", "with"],
+    "Array": ["isArray", "from", "of"],
+    "Object": ["keys", "create", "defineProperty", "defineProperties", "getPrototypeOf", "getOwnPropertyNames",
+      "getOwnPropertyDescriptor", "freeze", "isFrozen", "seal", "isSealed", "preventExtensions", "isExtensible",
+      "assign", "entries", "values", "fromEntries", "is", "setPrototypeOf", "getOwnPropertySymbols", "getOwnPropertyDescriptors", "groupBy", "hasOwn"],
+    "String.prototype": ["trim", "trimLeft", "trimRight", "trimStart", "trimEnd", "includes", "startsWith", "endsWith",
+      "repeat", "padStart", "padEnd", "codePointAt", "normalize", "at", "replaceAll", "matchAll"],
+    "Function.prototype": ["bind"],
+    "Date": ["now"],
+    "Date.prototype": ["toISOString", "toJSON"],
+    "Number": ["isInteger", "isFinite", "isNaN", "parseFloat", "parseInt", "isSafeInteger", "EPSILON"]
+  };
+  for (var owner in gone) {
+    var target = owner.split(".").length === 2 ? this[owner.split(".")[0]].prototype : this[owner];
+    for (var i = 0; i < gone[owner].length; i++) delete target[gone[owner][i]];
+  }
+  var globals = ["JSON", "Promise", "Map", "Set", "WeakMap", "WeakSet", "Symbol", "Proxy", "Reflect", "ArrayBuffer",
+    "Uint8Array", "Int8Array", "Uint16Array", "Int16Array", "Uint32Array", "Int32Array", "Float32Array", "Float64Array",
+    "Uint8ClampedArray", "BigInt", "BigInt64Array", "BigUint64Array", "DataView", "globalThis", "Intl", "WebAssembly",
+    "SharedArrayBuffer", "Atomics", "WeakRef", "FinalizationRegistry", "AggregateError", "queueMicrotask", "structuredClone"];
+  for (var j = 0; j < globals.length; j++) delete this[globals[j]];
+}).call(this);
+`;
+
+/** A fresh ES3 realm holding `globals` (the Photoshop DOM stub). */
+export function es3Realm(globals: Record<string, unknown>): Context {
+  const context = createContext({});
+  runInContext(STRIP, context);
+  for (const [name, value] of Object.entries(globals)) context[name] = value;
+  return context;
+}
+
+/** Arrays made inside the realm (a Node array would carry the ES5 methods the realm lacks). */
+export function realmArray(context: Context, items: readonly unknown[]): unknown[] {
+  const out = runInContext("[]", context) as unknown[];
+  for (const item of items) out.push(item);
+  return out;
+}
+
+/** Parses `source` as ES3, then runs it in `context`, answering its completion value. */
+export function runEs3(context: Context, source: string, filename: string, timeoutMs: number): unknown {
+  parseEs3(source);
+  return runInContext(source, context, { filename, timeout: timeoutMs });
+}

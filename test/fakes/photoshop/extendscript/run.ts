@@ -1,0 +1,46 @@
+/*
+ * Runs one ExtendScript (an operation as the bridge sends it, or any script) against the fake's model through
+ * the DOM stub, in an ES3 realm. Photoshop fires one `imageChanged` per document a script changed (coalesced
+ * here, as the fake did before scripts ran).
+ */
+import type { FakeModel } from "../model.js";
+import { layerEntries } from "../layers.js";
+import { type DecodedImage, type StubEffects, photoshopStub } from "./dom.js";
+import { es3Realm, runEs3 } from "./realm.js";
+
+/** Longest a script may run in the stub: the operations are straight-line code over a small model. */
+export const SCRIPT_TIMEOUT_MS = 2_000;
+
+export interface ScriptRun extends StubEffects {
+  /** The script's completion value as Photoshop sends it back: its text. */
+  text: string;
+}
+
+/** Thrown when a script uses something the stub does not model: a test must not pass on an unmodelled call. */
+export class StubFailure extends Error {}
+
+export function runExtendScript(model: FakeModel, script: string, images: Map<string, DecodedImage> = new Map()): ScriptRun {
+  let context: ReturnType<typeof es3Realm> | undefined;
+  const { globals, effects } = photoshopStub(model, () => context!, images);
+  context = es3Realm(globals);
+  const before = new Map(model.docs.map((d) => [d.id, JSON.stringify({ s: d.selection, l: d.layers, a: d.active })]));
+  const beforeSelection = new Map(model.docs.map((d) => [d.id, JSON.stringify(d.active)]));
+  const beforeLayers = new Map(model.docs.map((d) => [d.id, JSON.stringify(d.layers)]));
+  const value = runEs3(context, script, "photoshop.jsx", SCRIPT_TIMEOUT_MS);
+  if (effects.failures.length > 0) throw new StubFailure(effects.failures.join("; "));
+  for (const d of model.docs) {
+    const was = before.get(d.id);
+    if (was === undefined || was === JSON.stringify({ s: d.selection, l: d.layers, a: d.active })) continue;
+    const extra: Record<string, unknown> = {};
+    if (beforeSelection.get(d.id) !== JSON.stringify(d.active)) {
+      const entries = layerEntries(d.layers);
+      extra["selection"] = entries.filter((e) => d.active.includes(e.layer.id)).map((e) => e.index);
+    }
+    if (beforeLayers.get(d.id) !== JSON.stringify(d.layers)) {
+      extra["layers"] = layerEntries(d.layers).map((e) => ({ id: e.layer.id, index: e.index }));
+    }
+    if (Object.keys(extra).length === 0) extra["metaDataOnly"] = true;
+    model.changed(d, extra);
+  }
+  return { ...effects, text: value === undefined ? "" : String(value) };
+}

@@ -1,0 +1,74 @@
+import { describe, expect, it } from "vitest";
+import { OPERATIONS, buildScript } from "../../../src/hosts/photoshop/operations.js";
+import { runExtendScript } from "../../fakes/photoshop/extendscript/run.js";
+import { parseEs3 } from "../../fakes/photoshop/extendscript/realm.js";
+import { FakeModel } from "../../fakes/photoshop/model.js";
+
+const sample = (): FakeModel => FakeModel.withSample(() => {});
+// biome-ignore lint/suspicious/noExplicitAny: an envelope is whatever the script answered
+const envelope = (model: FakeModel, op: (typeof OPERATIONS)[number], params: Record<string, unknown> = {}): any =>
+  JSON.parse(runExtendScript(model, buildScript(op, params)).text);
+
+describe("the Photoshop operations run as ExtendScript against the DOM stub", () => {
+  it.each(OPERATIONS)("%s parses as ECMAScript 3, as Photoshop receives it", (op) => {
+    expect(() => parseEs3(buildScript(op, {}))).not.toThrow();
+  });
+
+  it("a script using an ES5 method fails, as in Photoshop's ES3 engine", () => {
+    const model = sample();
+    expect(() => runExtendScript(model, "[1, 2].map(function (x) { return x; })")).toThrow(/map is not a function/);
+    expect(() => runExtendScript(model, "JSON.stringify({})")).toThrow(/JSON is not defined/);
+    expect(() => runExtendScript(model, "' a '.trim()")).toThrow(/trim is not a function/);
+    expect(runExtendScript(model, "var a = []; a.push(1); a.join(',')").text).toBe("1");
+  });
+
+  it("an API the stub does not model fails the run instead of answering undefined", () => {
+    expect(() => runExtendScript(sample(), "app.activeDocument.artLayers.length")).toThrow(/Document.artLayers is not modelled/);
+    expect(() => runExtendScript(sample(), "charIDToTypeID('Zzzz')")).toThrow(/four-character id/);
+  });
+
+  it("selection.path outlines the selection: making the work path drops the selection, so the box is read first", () => {
+    const model = sample();
+    expect(envelope(model, "selection.set", { shape: { kind: "rect", rect: { x: 10, y: 20, width: 30, height: 40 } } })).toMatchObject({ ok: true });
+    const out = envelope(model, "selection.path", { expand: 0 });
+    expect(out).toMatchObject({ ok: true, result: { box: { x: 10, y: 20, width: 30, height: 40 } } });
+    expect(out.result.d).toMatch(/^M10 20 C/);
+    // The history state is restored: the selection is back and no work path is left behind.
+    expect(model.docs[0]!.selection).toEqual({ x: 10, y: 20, width: 30, height: 40 });
+    expect(model.docs[0]!.paths ?? []).toEqual([]);
+    const grown = envelope(model, "selection.path", { expand: 4 });
+    expect(grown.result.box).toEqual({ x: 6, y: 16, width: 38, height: 48 });
+  });
+
+  it("selection.path reads the work path, not a vector mask listed after it", () => {
+    const model = sample();
+    model.docs[0]!.paths = [{ name: "Shape 1 Vector Mask", kind: "VECTORMASK", points: [[0, 0], [5, 0], [5, 5]] }];
+    envelope(model, "selection.set", { shape: { kind: "rect", rect: { x: 100, y: 50, width: 20, height: 10 } } });
+    const out = runExtendScript(model, buildScript("selection.path", { expand: 0 }));
+    expect(model.docs[0]!.paths).toHaveLength(1);
+    expect(JSON.parse(out.text).result.d).toMatch(/^M100 50 /);
+  });
+
+  it("lengths are pixels whatever the user's ruler units and the document's resolution", () => {
+    const model = sample();
+    model.docs[0]!.resolution = 300;
+    expect(envelope(model, "document.get", {}).result).toMatchObject({ width: 320, height: 240, resolution: 300 });
+    const set = envelope(model, "selection.set", { shape: { kind: "polygon", points: [{ x: 10, y: 10 }, { x: 60, y: 10 }, { x: 35, y: 50 }] } });
+    expect(set.result).toEqual({ x: 10, y: 10, width: 50, height: 40 });
+    const layer = envelope(model, "layer.get", { layerId: model.docs[0]!.layers[0]!.id }).result;
+    expect(layer.bounds).toEqual({ left: 20, top: 10, right: 300, bottom: 50 });
+  });
+
+  it("read-only operations leave the active document alone", () => {
+    const events: string[] = [];
+    const model = FakeModel.withSample((name) => events.push(name));
+    envelope(model, "document.create", { name: "Second", width: 10, height: 10, background: "transparent" });
+    const [first, second] = model.docs;
+    events.length = 0;
+    expect(envelope(model, "document.list").result).toHaveLength(2);
+    expect(envelope(model, "document.get", { documentId: first!.id }).result.activeLayerIds).toEqual(first!.active);
+    expect(envelope(model, "selection.get", { documentId: first!.id })).toEqual({ ok: true, result: null });
+    expect(model.activeDoc).toBe(second!.id);
+    expect(events).toEqual([]);
+  });
+});

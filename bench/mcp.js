@@ -1,6 +1,7 @@
-// MCP's cost over the bridge's own protocol: a `document_current` tool call through `/mcp` (Streamable HTTP, the
-// SDK's own Client, one call in flight) vs `document:current` over WS to the same bridge, same run, alternating
-// which goes first each round. Median round trip per call, median over rounds; ratio = MCP / WS.
+// MCP's cost over the bridge's own protocols: a `document_current` tool call through `/mcp` (Streamable HTTP, the
+// SDK's own Client, one call in flight) vs `document:current` over WS, and vs `GET /document/current` over HTTP
+// (fetch, keep-alive: MCP's transport is HTTP too), same bridge, same run, rotating which goes first each round.
+// Median round trip per call, median over rounds; ratio = MCP / baseline.
 //
 //   node bench/mcp.js          (after `npm run build`); also `node bench/run.js mcp`
 //
@@ -41,32 +42,32 @@ export async function run() {
       const frame = await request(ws, `r${nextId++}`, "document:current");
       if (!frame.ok) throw new Error(`document:current failed: ${frame.error?.message}`);
     };
-    await measure(viaMcp, WARMUP_CALLS);
-    await measure(viaWs, WARMUP_CALLS);
-    const mcpMs = [];
-    const wsMs = [];
+    const viaHttp = async () => {
+      const response = await fetch(`${bridge.url}/document/current`);
+      if (!response.ok) throw new Error(`GET /document/current answered ${response.status}`);
+      await response.text();
+    };
+    const sides = { mcp: viaMcp, ws: viaWs, http: viaHttp };
+    const times = { mcp: [], ws: [], http: [] };
+    for (const call of Object.values(sides)) await measure(call, WARMUP_CALLS);
+    const names = Object.keys(sides);
     for (let round = 0; round < ROUNDS; round++) {
-      if (round % 2 === 0) {
-        mcpMs.push(await measure(viaMcp, CALLS));
-        wsMs.push(await measure(viaWs, CALLS));
-      } else {
-        wsMs.push(await measure(viaWs, CALLS));
-        mcpMs.push(await measure(viaMcp, CALLS));
+      for (let k = 0; k < names.length; k++) {
+        const name = names[(round + k) % names.length];
+        times[name].push(await measure(sides[name], CALLS));
       }
-      log(`  mcp round ${round + 1}: MCP ${fmtMs(mcpMs.at(-1))}, WS ${fmtMs(wsMs.at(-1))}`);
+      log(`  mcp round ${round + 1}: MCP ${fmtMs(times.mcp.at(-1))}, WS ${fmtMs(times.ws.at(-1))}, HTTP ${fmtMs(times.http.at(-1))}`);
     }
-    const value = median(mcpMs);
-    const baseline = median(wsMs);
-    return [
-      {
-        benchmark: "mcp: document_current via /mcp vs WS (median round trip, 1 in flight)",
-        bridge: fmtMs(value),
-        baseline: fmtMs(baseline),
-        ratio: fmtRatio(value / baseline),
-        target: "(info)",
-        result: "-",
-      },
-    ];
+    const value = median(times.mcp);
+    const row = (against, label) => ({
+      benchmark: `mcp: document_current via /mcp vs ${label} (median round trip, 1 in flight)`,
+      bridge: fmtMs(value),
+      baseline: fmtMs(median(times[against])),
+      ratio: fmtRatio(value / median(times[against])),
+      target: "(info)",
+      result: "-",
+    });
+    return [row("ws", "WS"), row("http", "HTTP GET")];
   } finally {
     await mcp.close().catch(() => {});
     ws.close();

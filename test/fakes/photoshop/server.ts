@@ -6,8 +6,11 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { FakeModel, Fail, type PixelSource } from "./model.js";
+import { extname, join, resolve } from "node:path";
+import sharp from "sharp";
+import type { DecodedImage } from "./extendscript/dom.js";
+import { runExtendScript } from "./extendscript/run.js";
+import { FakeModel, type PixelSource } from "./model.js";
 import { FrameSplitter, SDK_IV, frame, keyFor, pixmapBody, statusFrame } from "./wire.js";
 
 const T_ERROR = 1;
@@ -279,10 +282,6 @@ export class FakePhotoshop {
     }
   }
 
-  private envelope(id: number, result: unknown): Buffer {
-    return this.text(id, JSON.stringify({ ok: true, result }));
-  }
-
   private pixmapFrames(id: number, source: PixelSource, result: Buffer): Buffer[] {
     const parts: Record<PixmapPart, Buffer> = {
       bounds: this.text(id, JSON.stringify({ bounds: source.bounds })),
@@ -302,21 +301,20 @@ export class FakePhotoshop {
     // biome-ignore lint/suspicious/noExplicitAny: params are whatever the client's script sent; the fake reads them loosely
     const p = (params ?? {}) as Record<string, any>;
     if (op !== undefined) {
-      try {
-        if (op === "pixmap") return this.pixmapFrames(id, this.model.pixels(p), this.envelope(id, true));
-        if (op === "events.subscribe") {
-          const ids = conn.subscriptions.get(p["event"]) ?? new Set<number>();
-          conn.subscriptions.set(p["event"], ids);
-          if (p["subscribe"]) ids.add(id);
-          else ids.clear();
-          this.subscriptionsChanged();
-          return [this.envelope(id, true)];
-        }
-        return [this.envelope(id, await this.model.run(op, p))];
-      } catch (e) {
-        if (e instanceof Fail) return [this.text(id, JSON.stringify({ ok: false, error: { code: e.code, message: e.message, details: {} } }))];
-        throw e;
+      // The operation's own ExtendScript runs against the model through the DOM stub (extendscript/), so its
+      // serializer, its API use and its ES3-ness are what answer, not a TypeScript restatement of it.
+      const run = runExtendScript(this.model, script, await decodeImages(p));
+      for (const { event, subscribe } of run.subscriptions) {
+        const ids = conn.subscriptions.get(event) ?? new Set<number>();
+        conn.subscriptions.set(event, ids);
+        if (subscribe) ids.add(id);
+        else ids.clear();
+        this.subscriptionsChanged();
       }
+      const result = this.text(id, run.text);
+      const pixmap = run.pixmaps[0];
+      if (pixmap) return this.pixmapFrames(id, this.model.pixels(pixmap), result);
+      return [result];
     }
     // generator-core's own scripts (for the referee test and the plugin's start-up).
     if (script.includes("sendLayerThumbnailToNetworkClient")) {
@@ -360,4 +358,23 @@ export class FakePhotoshop {
     }
     return this.exeDir;
   }
+}
+
+/**
+ * `app.open` in the stub is synchronous like Photoshop's, so an image a script will open (`params.path`) is
+ * decoded before the script runs. PSD files are read by the stub itself.
+ */
+async function decodeImages(p: Record<string, unknown>): Promise<Map<string, DecodedImage>> {
+  const images = new Map<string, DecodedImage>();
+  const path = p["path"];
+  if (typeof path !== "string" || [".psd", ".psb"].includes(extname(path).toLowerCase())) return images;
+  try {
+    const image = sharp(path);
+    const meta = await image.metadata();
+    const { data, info } = await image.ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    images.set(resolve(path), { width: info.width, height: info.height, resolution: meta.density ?? 72, data, format: meta.format ?? "unknown" });
+  } catch {
+    // Not an image (or no such file): the script's own File.exists check or app.open answers it.
+  }
+  return images;
 }

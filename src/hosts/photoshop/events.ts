@@ -6,7 +6,7 @@ import type { PhotoshopLink } from "./link.js";
 
 /**
  * Photoshop events passed through under their own names (reference B.9; the embedded editor mirrors
- * `documentChanged`, `currentDocumentChanged` and `closedDocument`), data parsed when it is JSON.
+ * `documentChanged`, `currentDocumentChanged` and `closedDocument`), data read by {@link parseEventData}.
  */
 export const PHOTOSHOP_EVENTS = [
   "imageChanged",
@@ -24,9 +24,22 @@ export interface EventQueries {
   preview(): Promise<PreviewEvent | null>;
 }
 
-function parseData(text: string): unknown {
+/** Events whose data is a JSON object (generator-core's document-info style payloads). */
+const JSON_EVENTS: ReadonlySet<string> = new Set(["imageChanged", "documentChanged"]);
+/** Events whose data is a document id. */
+const ID_EVENTS: ReadonlySet<string> = new Set(["currentDocumentChanged", "closedDocument"]);
+
+/**
+ * An event's data by what that event carries, never by what the text happens to look like: a colour
+ * `foregroundColorChanged` sends as "112233" or "5e5555" stays a string (JSON.parse would make a number of one and
+ * Infinity, then null, of the other).
+ */
+export function parseEventData(name: string, text: string): unknown {
+  if (ID_EVENTS.has(name)) return /^\d{1,15}$/.test(text) ? Number(text) : text;
+  if (!JSON_EVENTS.has(name)) return text;
   try {
-    return JSON.parse(text);
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null ? value : text;
   } catch {
     return text;
   }
@@ -34,7 +47,7 @@ function parseData(text: string): unknown {
 
 /** Keys of an `imageChanged` payload (`selection`, `layers`, `active`, …), empty when it is not an object. */
 function keysOf(text: string): Set<string> {
-  const value = parseData(text);
+  const value = parseEventData("imageChanged", text);
   return new Set(typeof value === "object" && value !== null ? Object.keys(value) : []);
 }
 
@@ -66,6 +79,6 @@ export function photoshopEventStreams(link: PhotoshopLink, queries: EventQueries
       requery(merge(imageChanged("layers", "selection", "active"), link.event("documentChanged"), switched), queries.preview),
     ],
   ]);
-  for (const name of PHOTOSHOP_EVENTS) streams.set(name, link.event(name).pipe(map(parseData)));
+  for (const name of PHOTOSHOP_EVENTS) streams.set(name, link.event(name).pipe(map((text) => parseEventData(name, text))));
   return streams;
 }

@@ -45,4 +45,19 @@ describe("Photoshop events", () => {
     const second = await client.nth((f) => f.type === "toolChanged", 2);
     expect(second.data).toBe("lassoTool");
   });
+
+  it("event data is read by what each event carries: a colour that looks like a number stays a string", async () => {
+    const fake = await startFake();
+    const client = await (await bridgeOn(fake)).connect();
+    await client.call("event:subscribe", { type: "foregroundColorChanged" });
+    await client.call("event:subscribe", { type: "currentDocumentChanged" });
+    await subscribed(fake, "foregroundColorChanged");
+    await subscribed(fake, "currentDocumentChanged");
+    fake.emitEvent("foregroundColorChanged", "112233");
+    fake.emitEvent("foregroundColorChanged", "5e5555");
+    fake.emitEvent("currentDocumentChanged", "104");
+    expect((await client.next((f) => f.type === "foregroundColorChanged")).data).toBe("112233");
+    expect((await client.nth((f) => f.type === "foregroundColorChanged", 2)).data).toBe("5e5555");
+    expect((await client.next((f) => f.type === "currentDocumentChanged")).data).toBe(104);
+  });
 });

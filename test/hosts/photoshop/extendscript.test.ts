@@ -71,4 +71,29 @@ describe("the Photoshop operations run as ExtendScript against the DOM stub", ()
     expect(model.activeDoc).toBe(second!.id);
     expect(events).toEqual([]);
   });
+
+  it("an envelope never carries a raw carriage return (generator-core takes `name\\rdata` for an event)", () => {
+    const model = sample();
+    model.docs[0]!.layers[0]!.name = "line one\rline two\u2028";
+    const text = runExtendScript(model, buildScript("document.tree", {})).text;
+    expect(text).not.toMatch(/[\r\u2028]/);
+    expect(JSON.parse(text).result.layers[0].name).toBe("line one\rline two\u2028");
+  });
+
+  it("selection.path grows the selection past 500 px in steps Photoshop accepts", () => {
+    const model = sample();
+    model.docs[0]!.width = 4000;
+    model.docs[0]!.height = 4000;
+    envelope(model, "selection.set", { shape: { kind: "rect", rect: { x: 1500, y: 1500, width: 10, height: 10 } } });
+    expect(envelope(model, "selection.path", { expand: 700 }).result.box).toEqual({ x: 800, y: 800, width: 1410, height: 1410 });
+  });
+
+  it("the cutout actions do not show a hidden layer", () => {
+    const model = sample();
+    const title = model.docs[0]!.layers[0]!;
+    title.visible = false;
+    expect(envelope(model, "action.autoCutout", { layerId: title.id })).toEqual({ ok: true, result: true });
+    expect(envelope(model, "action.removeBackground", { layerId: title.id })).toEqual({ ok: true, result: true });
+    expect(title.visible).toBe(false);
+  });
 });

@@ -227,6 +227,8 @@ export class RemoteLink implements PhotoshopLink {
     this.lastHeard = Date.now();
     const decoder = new FrameDecoder(this.key!, this.options.limits.maxFrameBytes, (message) => this.route(socket, message));
     socket.on("data", (chunk: Buffer) => {
+      // Any bytes count as life: a big pixmap takes longer than the idle time to arrive as one message.
+      this.lastHeard = Date.now();
       try {
         decoder.push(chunk);
       } catch (error) {
@@ -243,8 +245,11 @@ export class RemoteLink implements PhotoshopLink {
 
   private keepAlive(socket: Socket): void {
     const { keepAliveIdleMs, keepAliveTimeoutMs } = this.options.limits;
-    if (this.keepAliveInFlight || Date.now() - this.lastHeard < keepAliveIdleMs) return;
+    // While a call is in flight Photoshop is busy with it (one script at a time: a long Select Subject answers
+    // nothing else until it ends); the call's own deadline bounds it, so a ping then would only misread "busy" as "gone".
+    if (this.keepAliveInFlight || this.pending.size > 0 || Date.now() - this.lastHeard < keepAliveIdleMs) return;
     this.keepAliveInFlight = true;
+    const sentAt = Date.now();
     this.request<void>(CONTENT.KEEPALIVE, Buffer.alloc(0), AbortSignal.timeout(keepAliveTimeoutMs), (message, done) => {
       if (message.type === CONTENT.JAVASCRIPT) done();
     }).then(
@@ -253,6 +258,8 @@ export class RemoteLink implements PhotoshopLink {
       },
       () => {
         this.keepAliveInFlight = false;
+        // Data arrived meanwhile (replies to a call made after the ping): the link is alive, only busy.
+        if (this.lastHeard > sentAt) return;
         this.drop(socket, unavailable(`Photoshop did not answer a keep-alive within ${keepAliveTimeoutMs} ms`));
       },
     );

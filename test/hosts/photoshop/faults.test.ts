@@ -181,4 +181,21 @@ describe("the Photoshop host under faults", () => {
     await fake.waitForRequest((r) => r.type === 6 && r.id !== fake.requests.find((q) => q.type === 6)!.id);
     expect((await host.listDocuments(ctx())).length).toBe(1);
   });
+
+  it("a call that takes longer than the keep-alive idle and timeout together keeps the link (Photoshop is busy, not gone)", async () => {
+    const fake = await startFake();
+    const host = hostOn(fake, { keepAliveIdleMs: 20, keepAliveTimeoutMs: 100 });
+    await host.connect();
+    // Photoshop runs one script at a time: while the slow call runs, a keep-alive would go unanswered too.
+    fake.faults.neverAnswer = (r) => r.type === 6;
+    fake.faults.delayMs = 400;
+    let lost: unknown;
+    const subscription = host.lost$.subscribe((e) => {
+      lost = e;
+    });
+    expect((await host.listDocuments(ctx())).length).toBe(1);
+    subscription.unsubscribe();
+    expect(lost).toBeUndefined();
+    expect(fake.requests.some((r) => r.type === 6)).toBe(false);
+  });
 });

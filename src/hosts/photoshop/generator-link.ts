@@ -1,5 +1,5 @@
 import { Observable, Subject } from "rxjs";
-import type { HostBounds } from "../../protocol/index.js";
+import type { HostBounds, HostLayer } from "../../protocol/index.js";
 import type { DocumentTree } from "../host.js";
 import { readEnvelope } from "./envelope.js";
 import { busy, jsxFailed, unavailable } from "./errors.js";
@@ -27,10 +27,27 @@ export interface GeneratorPixmap {
   bounds?: HostBounds;
 }
 
+/** generator-core's layer range: indices inclusive, with the indices to leave out (a range renders hidden layers). */
+export interface LayerRange {
+  firstLayerIndex: number;
+  lastLayerIndex: number;
+  hidden: number[];
+}
+
+/** Generator indices of hidden layers and of everything inside a hidden group (as generator-core computes them). */
+function hiddenIndices(layers: readonly HostLayer[], hideAll: boolean, out: number[] = []): number[] {
+  for (const layer of layers) {
+    const hide = hideAll || !layer.visible;
+    if (hide) out.push(layer.index);
+    if (layer.children) hiddenIndices(layer.children, hide, out);
+  }
+  return out;
+}
+
 /** The part of generator-core's `Generator` the bridge uses. */
 export interface GeneratorLike {
   evaluateJSXString(script: string, sharedEngineSafe?: boolean): PromiseLike<unknown>;
-  getPixmap(documentId: number, layerSpec: number | { firstLayerIndex: number; lastLayerIndex: number }, settings: Record<string, unknown>): PromiseLike<GeneratorPixmap>;
+  getPixmap(documentId: number, layerSpec: number | LayerRange, settings: Record<string, unknown>): PromiseLike<GeneratorPixmap>;
   onPhotoshopEvent(name: string, listener: (data: unknown) => void): void;
   removePhotoshopEventListener(name: string, listener: (data: unknown) => void): void;
   getPhotoshopVersion?(): PromiseLike<string>;
@@ -138,13 +155,13 @@ export class GeneratorLink implements PhotoshopLink {
   }
 
   async pixmap(request: PixmapRequest, signal: AbortSignal): Promise<PixmapReply> {
-    let layerSpec: number | { firstLayerIndex: number; lastLayerIndex: number };
+    let layerSpec: number | LayerRange;
     let bounds: HostBounds | undefined;
     if (request.layerId !== undefined) {
       layerSpec = request.layerId;
     } else {
       const tree = readEnvelope(await this.evaluate(buildScript("document.tree", { documentId: request.documentId }), signal), "document.tree") as DocumentTree;
-      layerSpec = { firstLayerIndex: 0, lastLayerIndex: tree.layers[0]?.index ?? 0 };
+      layerSpec = { firstLayerIndex: 0, lastLayerIndex: tree.layers[0]?.index ?? 0, hidden: hiddenIndices(tree.layers, false) };
       bounds = { left: 0, top: 0, right: tree.document.width, bottom: tree.document.height };
     }
     const settings = {

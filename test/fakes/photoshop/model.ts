@@ -102,8 +102,12 @@ export class FakeModel {
     return found;
   }
 
-  /** Pixels of a layer (by id) or of the document composite, scaled with nearest-neighbour sampling. */
-  pixels(p: { documentId?: number; layerId?: number; layerSpec?: unknown; scale?: number; scaleX?: number }): PixelSource {
+  /**
+   * Pixels of a layer (by id) or of the document's layer range, scaled with nearest-neighbour sampling. A range
+   * renders every layer in it, hidden ones too, except the indices switched off (`hidden`, or generator-core's
+   * `layerSpec.hidden`): sendLayerThumbnailToNetworkClient only skips what its layerSettings disable.
+   */
+  pixels(p: { documentId?: number; layerId?: number; layerSpec?: unknown; scale?: number; scaleX?: number; hidden?: number[] }): PixelSource {
     const doc = this.doc(p.documentId);
     const scale = p.scale ?? p.scaleX ?? 1;
     const layerId = p.layerId ?? (typeof p.layerSpec === "number" ? p.layerSpec : undefined);
@@ -116,6 +120,8 @@ export class FakeModel {
       return render(b, leaves.map((e) => e.layer), scale);
     }
     const b = { left: 0, top: 0, right: doc.width, bottom: doc.height };
-    return render(b, entries.filter((e) => !e.layer.children && e.layer.visible).map((e) => e.layer), scale);
+    const spec = typeof p.layerSpec === "object" && p.layerSpec !== null ? (p.layerSpec as { hidden?: number[] }) : {};
+    const hidden = new Set(p.hidden ?? spec.hidden ?? []);
+    return render(b, entries.filter((e) => !e.layer.children && !hidden.has(e.index)).map((e) => e.layer), scale);
   }
 }

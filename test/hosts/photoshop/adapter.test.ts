@@ -134,6 +134,18 @@ describe("Photoshop images", () => {
     expect(fake.requests.filter((r) => r.op === "pixmap").at(-1)!.params).toMatchObject({ scale: 1 });
   });
 
+  it("exportDocumentImage leaves hidden layers and the contents of hidden groups out of the composite", async () => {
+    const { fake, host } = await connected();
+    const [, group] = fake.model.docs[0]!.layers;
+    const full = { documentId: undefined, format: "png", size: { width: 320, height: 240 } } as const;
+    expect(await pixelAt((await host.exportDocumentImage(ctx(), full)).bytes, 50, 70)).not.toEqual([255, 255, 255, 255]);
+    group!.children![0]!.visible = false;
+    expect(await pixelAt((await host.exportDocumentImage(ctx(), full)).bytes, 50, 70)).toEqual([255, 255, 255, 255]);
+    expect(await pixelAt((await host.exportDocumentImage(ctx(), full)).bytes, 150, 150)).not.toEqual([255, 255, 255, 255]);
+    group!.visible = false;
+    expect(await pixelAt((await host.exportDocumentImage(ctx(), full)).bytes, 150, 150)).toEqual([255, 255, 255, 255]);
+  });
+
   it("exportLayerImage covers the layer's rect at exactly the size asked; an empty layer is 1×1 transparent with zero bounds", async () => {
     const { fake, host, documentId, id } = await connected();
     const title = await host.exportLayerImage(ctx(), { documentId, layerId: id("Title"), format: "webp", size: { width: 140, height: 20 } });

@@ -3,6 +3,17 @@
 // Asks Photoshop to push a layer's (or the whole document's) pixels to this connection: replies on the same id
 // are a bounds JSON, an IMAGE message and this script's envelope, in any order (reference B.6).
 // p: {documentId?, layerId?, scale, maxDimension, boundsOnly}; without layerId the whole document composite.
+
+// Generator indices of the hidden layers, and of every layer inside a hidden group.
+function __hidden(entries, hideAll, out) {
+  for (var i = 0; i < entries.length; i++) {
+    var hide = hideAll || !entries[i].layer.visible;
+    if (hide) out.push(entries[i].index);
+    if (entries[i].children) __hidden(entries[i].children, hide, out);
+  }
+  return out;
+}
+
 function run(p) {
   var doc = __doc(p.documentId), desc = new ActionDescriptor();
   desc.putInteger(stringIDToTypeID("documentID"), doc.id);
@@ -17,8 +28,23 @@ function run(p) {
     ref.putProperty(stringIDToTypeID("property"), stringIDToTypeID("numberOfLayers"));
     ref.putIdentifier(charIDToTypeID("Dcmn"), doc.id);
     var count = executeActionGet(ref).getInteger(stringIDToTypeID("numberOfLayers"));
+    var last = __hasBackground(doc) ? count : count - 1;
     desc.putInteger(stringIDToTypeID("firstLayer"), 0);
-    desc.putInteger(stringIDToTypeID("lastLayer"), __hasBackground(doc) ? count : count - 1);
+    desc.putInteger(stringIDToTypeID("lastLayer"), last);
+    // A layer range renders hidden layers too: each one is switched off by a layerSettings entry, one entry per
+    // index of the range in order (generator-core's getLayerPixmap.jsx builds the same list).
+    var entries = __entries(doc), top = [];
+    for (var e = 0; e < entries.length; e++) if (entries[e].depth === 0) top.push(entries[e]);
+    var hidden = __hidden(top, false, []);
+    if (hidden.length > 0) {
+      var isHidden = {}, settings = new ActionList(), ls = stringIDToTypeID("layerSettings");
+      var off = new ActionDescriptor(), on = new ActionDescriptor(), disabled = new ActionDescriptor();
+      disabled.putBoolean(stringIDToTypeID("enabled"), false);
+      off.putObject(ls, ls, disabled);
+      for (var h = 0; h < hidden.length; h++) isHidden[hidden[h]] = true;
+      for (var x = 0; x <= last; x++) settings.putObject(ls, isHidden[x] ? off : on);
+      desc.putList(ls, settings);
+    }
     desc.putBoolean(stringIDToTypeID("clipToDocumentBounds"), true);
   }
   if (p.scale !== 1) {

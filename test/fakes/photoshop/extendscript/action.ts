@@ -122,6 +122,7 @@ export class StubActionList {
   get count(): number { return this.values.length; }
   putReference(v: StubActionReference): void { this.values.push(v); }
   putInteger(v: number): void { this.values.push(v); }
+  putObject(classID: number, v: StubActionDescriptor): void { void classID; this.values.push(v); }
   getReference(i: number): StubActionReference { return this.values[i] as StubActionReference; }
   getInteger(i: number): number { return this.values[i] as number; }
 }

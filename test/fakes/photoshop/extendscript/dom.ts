@@ -468,7 +468,13 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
     } else if (name === "sendLayerThumbnailToNetworkClient" && desc) {
       const int = (key: string): number | undefined => desc.item(k(key))?.value as number | undefined;
       const transform = desc.item(k("transform"))?.value as StubActionDescriptor | undefined;
-      const hidden = desc.item(k("hidden"))?.value as StubActionList | undefined;
+      // layerSettings: one entry per index from firstLayer; `layerSettings.enabled = false` switches a layer off.
+      const settings = desc.item(k("layerSettings"))?.value as StubActionList | undefined;
+      const hidden: number[] = [];
+      for (let i = 0; i < (settings?.count ?? 0); i++) {
+        const entry = (settings!.values[i] as StubActionDescriptor).item(k("layerSettings"))?.value as StubActionDescriptor | undefined;
+        if (entry?.item(k("enabled"))?.value === false) hidden.push((int("firstLayer") ?? 0) + i);
+      }
       const documentId = int("documentID");
       if (documentId === undefined) throw fail("sendLayerThumbnailToNetworkClient without documentID");
       docById(documentId);
@@ -477,7 +483,7 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
         layerId: int("layerID"),
         firstLayer: int("firstLayer"),
         lastLayer: int("lastLayer"),
-        hidden: hidden ? (hidden.values as number[]) : [],
+        hidden,
         scale: transform ? (transform.item(k("width"))!.value as number) / 100 : 1,
         maxDimension: int("width") ?? 10000,
         boundsOnly: desc.item(k("boundsOnly"))?.value === true,

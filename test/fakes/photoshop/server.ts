@@ -6,10 +6,8 @@
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
-import { extname, join, resolve } from "node:path";
-import sharp from "sharp";
-import type { DecodedImage } from "./extendscript/dom.js";
-import { runExtendScript } from "./extendscript/run.js";
+import { join } from "node:path";
+import { decodeImages, runExtendScript } from "./extendscript/run.js";
 import { FakeModel, type PixelSource } from "./model.js";
 import { FrameSplitter, SDK_IV, frame, keyFor, pixmapBody, statusFrame } from "./wire.js";
 
@@ -360,21 +358,3 @@ export class FakePhotoshop {
   }
 }
 
-/**
- * `app.open` in the stub is synchronous like Photoshop's, so an image a script will open (`params.path`) is
- * decoded before the script runs. PSD files are read by the stub itself.
- */
-async function decodeImages(p: Record<string, unknown>): Promise<Map<string, DecodedImage>> {
-  const images = new Map<string, DecodedImage>();
-  const path = p["path"];
-  if (typeof path !== "string" || [".psd", ".psb"].includes(extname(path).toLowerCase())) return images;
-  try {
-    const image = sharp(path);
-    const meta = await image.metadata();
-    const { data, info } = await image.ensureAlpha().raw().toBuffer({ resolveWithObject: true });
-    images.set(resolve(path), { width: info.width, height: info.height, resolution: meta.density ?? 72, data, format: meta.format ?? "unknown" });
-  } catch {
-    // Not an image (or no such file): the script's own File.exists check or app.open answers it.
-  }
-  return images;
-}

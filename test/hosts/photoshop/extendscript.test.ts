@@ -1,8 +1,27 @@
 import { describe, expect, it } from "vitest";
 import { OPERATIONS, buildScript } from "../../../src/hosts/photoshop/operations.js";
-import { runExtendScript } from "../../fakes/photoshop/extendscript/run.js";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import sharp from "sharp";
+import { afterEach } from "vitest";
+import { decodeImages, runExtendScript } from "../../fakes/photoshop/extendscript/run.js";
 import { parseEs3 } from "../../fakes/photoshop/extendscript/realm.js";
 import { FakeModel } from "../../fakes/photoshop/model.js";
+
+const dirs: string[] = [];
+afterEach(async () => {
+  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
+const tempDir = async (): Promise<string> => {
+  const dir = await mkdtemp(join(tmpdir(), "ps-harness-"));
+  dirs.push(dir);
+  return dir;
+};
+/** Runs an operation the way the fake does, decoding the image it opens first. */
+// biome-ignore lint/suspicious/noExplicitAny: an envelope is whatever the script answered
+const envelopeWithFiles = async (model: FakeModel, op: (typeof OPERATIONS)[number], params: Record<string, unknown>): Promise<any> =>
+  JSON.parse(runExtendScript(model, buildScript(op, params), await decodeImages(params)).text);
 
 const sample = (): FakeModel => FakeModel.withSample(() => {});
 // biome-ignore lint/suspicious/noExplicitAny: an envelope is whatever the script answered
@@ -95,5 +114,35 @@ describe("the Photoshop operations run as ExtendScript against the DOM stub", ()
     expect(envelope(model, "action.autoCutout", { layerId: title.id })).toEqual({ ok: true, result: true });
     expect(envelope(model, "action.removeBackground", { layerId: title.id })).toEqual({ ok: true, result: true });
     expect(title.visible).toBe(false);
+  });
+
+  it("document.save writes a layered PSD even for a document opened from a JPEG, and a real PSB for .psb", async () => {
+    const dir = await tempDir();
+    const jpeg = join(dir, "photo.jpg");
+    await sharp({ create: { width: 8, height: 6, channels: 3, background: "#336699" } }).jpeg().toFile(jpeg);
+    const model = sample();
+    const opened = (await envelopeWithFiles(model, "document.open", { path: jpeg })).result;
+    const psd = join(dir, "photo.psd");
+    expect((await envelopeWithFiles(model, "document.save", { documentId: opened.id, path: psd })).result).toEqual({ path: psd });
+    const psdBytes = await readFile(psd);
+    expect([psdBytes.subarray(0, 4).toString("latin1"), psdBytes.readUInt16BE(4)]).toEqual(["8BPS", 1]);
+    const psb = join(dir, "photo.psb");
+    expect((await envelopeWithFiles(model, "document.save", { documentId: opened.id, path: psb })).result).toEqual({ path: psb });
+    expect((await readFile(psb)).readUInt16BE(4)).toBe(2);
+  });
+
+  it("layer.place puts the image's top-left at x, y even when the PNG has transparent margins", async () => {
+    const dir = await tempDir();
+    const png = join(dir, "margins.png");
+    // 40×30, transparent except a 10×6 block at (12, 8).
+    await sharp({ create: { width: 40, height: 30, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
+      .composite([{ input: { create: { width: 10, height: 6, channels: 4, background: "#ff0000" } }, left: 12, top: 8 }])
+      .png()
+      .toFile(png);
+    const model = sample();
+    const out = await envelopeWithFiles(model, "layer.place", { path: png, name: "Placed", x: 100, y: 50, aboveLayerId: null });
+    const layer = envelope(model, "layer.get", { layerId: out.result }).result;
+    expect(layer.bounds).toEqual({ left: 112, top: 58, right: 122, bottom: 64 });
+    expect(model.docs[0]!.layers[0]!.color).toEqual([255, 0, 0, 255]);
   });
 });

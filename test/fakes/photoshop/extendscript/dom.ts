@@ -318,11 +318,10 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
     return o;
   }
 
-  function writePsd(d: FakeDocument, path: string): void {
+  // PhotoshopSaveOptions write PSD (version 1) whatever the extension; only the Large Document Format writes PSB.
+  function writePsd(d: FakeDocument, path: string, psb = false): void {
     const names = layerEntries(d.layers).filter((e) => !e.layer.children).map((e) => e.layer.name).reverse();
-    // PhotoshopSaveOptions write PSD whatever the extension: a .psb path still holds a PSD (version 1).
-    const large = d.format === "psb";
-    writeFileSync(path, writePsdBuffer({ width: d.width, height: d.height, children: names.map((name) => ({ name })) }, large ? { psb: true } : {}));
+    writeFileSync(path, writePsdBuffer({ width: d.width, height: d.height, children: names.map((name) => ({ name })) }, { psb }));
   }
 
   function fileObject(path: string): object {
@@ -460,6 +459,14 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
         return item.value as number;
       };
       d().selection = clip(d(), v("left"), v("top"), v("right"), v("bottom"));
+    } else if (name === "save" && desc) {
+      // save with `as` = largeDocumentFormat and `in` = the file: Save As Large Document Format (PSB).
+      const as = desc.item(k("as"));
+      const file = desc.item(k("in"))?.value as { fsName: string } | undefined;
+      if (as?.type !== "object" || s(as.classID!) !== "largeDocumentFormat" || !file) throw fail("save: only as largeDocumentFormat in a file is modelled");
+      const doc = d();
+      writePsd(doc, file.fsName, true);
+      Object.assign(doc, { filePath: file.fsName, name: basename(file.fsName), dirty: false, format: "psb" });
     } else if (name === "autoCutout") {
       const b = layerBounds(activeLayer());
       if (b.right > b.left && b.bottom > b.top) d().selection = clip(d(), b.left, b.top, b.right, b.bottom);

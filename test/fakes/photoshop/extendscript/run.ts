@@ -3,6 +3,8 @@
  * the DOM stub, in an ES3 realm. Photoshop fires one `imageChanged` per document a script changed (coalesced
  * here, as the fake did before scripts ran).
  */
+import { extname, resolve } from "node:path";
+import sharp from "sharp";
 import type { FakeModel } from "../model.js";
 import { layerEntries } from "../layers.js";
 import { type DecodedImage, type StubEffects, photoshopStub } from "./dom.js";
@@ -43,4 +45,23 @@ export function runExtendScript(model: FakeModel, script: string, images: Map<st
     model.changed(d, extra);
   }
   return { ...effects, text: value === undefined ? "" : String(value) };
+}
+
+/**
+ * `app.open` in the stub is synchronous like Photoshop's, so an image a script will open (`params.path`) is
+ * decoded before the script runs. PSD files are read by the stub itself.
+ */
+export async function decodeImages(p: Record<string, unknown>): Promise<Map<string, DecodedImage>> {
+  const images = new Map<string, DecodedImage>();
+  const path = p["path"];
+  if (typeof path !== "string" || [".psd", ".psb"].includes(extname(path).toLowerCase())) return images;
+  try {
+    const image = sharp(path);
+    const meta = await image.metadata();
+    const { data, info } = await image.ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    images.set(resolve(path), { width: info.width, height: info.height, resolution: meta.density ?? 72, data, format: meta.format ?? "unknown" });
+  } catch {
+    // Not an image (or no such file): the script's own File.exists check or app.open answers it.
+  }
+  return images;
 }

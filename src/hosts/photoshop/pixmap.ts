@@ -15,7 +15,8 @@ export class PixmapError extends Error {}
 
 /**
  * Decodes an IMAGE body (reference B.8) into one preallocated RGBA buffer. Rows are `rowBytes` apart, which may
- * exceed `width × channels` (padding is skipped); 4 channels are A,R,G,B; 3 channels are read as R,G,B, opaque.
+ * exceed `width × channels` (padding is skipped); 4 channels are A,R,G,B; 3 channels are B,G,R, opaque (generator-core's
+ * `xpm.js` `getPixel3` reads them in that order).
  */
 export function decodePixmap(body: Buffer, maxPixels: number): Pixmap {
   if (body.length < PIXMAP_HEADER_BYTES) throw new PixmapError(`image message of ${body.length} bytes has no header`);
@@ -51,9 +52,9 @@ export function toRgba(src: Buffer, offset: number, width: number, height: numbe
       }
     } else {
       for (let x = 0; x < width; x++, p += 3, out += 4) {
-        rgba[out] = src[p]!;
+        rgba[out] = src[p + 2]!;
         rgba[out + 1] = src[p + 1]!;
-        rgba[out + 2] = src[p + 2]!;
+        rgba[out + 2] = src[p]!;
         rgba[out + 3] = 255;
       }
     }

@@ -20,6 +20,8 @@ export interface FakeLayer {
   bottom: number;
   color: Rgba;
   children?: FakeLayer[];
+  /** The LayerKind Photoshop reports when `kind` alone does not say it (VIDEO, LAYER3D, CURVES…). */
+  psKind?: string;
 }
 
 /** A layer with its generator index and its depth in the tree. */

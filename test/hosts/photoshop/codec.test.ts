@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { decryptPayload, deriveKey, encryptPayload } from "../../../src/hosts/photoshop/crypto.js";
 import { CONTENT, FrameDecoder, FramingError, encodeFrame, type Message } from "../../../src/hosts/photoshop/framing.js";
-import { PixmapError, decodePixmap } from "../../../src/hosts/photoshop/pixmap.js";
+import { PIXMAP_FORMAT, PixmapError, decodePixmap } from "../../../src/hosts/photoshop/pixmap.js";
 import { paramsLiteral, paramsPrefix } from "../../../src/hosts/photoshop/operations.js";
 import { frame, pixmapBody, SDK_IV } from "../../fakes/photoshop/wire.js";
 
@@ -72,5 +72,18 @@ describe("script parameters", () => {
     expect(literal).not.toMatch(/[\u2028\u2029]/);
     expect(JSON.parse(literal)).toEqual({ name: evil });
     expect(paramsPrefix({ a: 1 })).toBe('var params = {"a":1};\n');
+  });
+
+  it("a 3-channel pixmap is read B,G,R, as generator-core reads it", () => {
+    const header = Buffer.alloc(16);
+    header.writeUInt8(PIXMAP_FORMAT, 0);
+    header.writeUInt32BE(2, 1);
+    header.writeUInt32BE(1, 5);
+    header.writeUInt32BE(6, 9);
+    header.writeUInt8(1, 13);
+    header.writeUInt8(3, 14);
+    header.writeUInt8(8, 15);
+    const body = Buffer.concat([header, Buffer.from([0x33, 0x22, 0x11, 0x00, 0x00, 0xff])]);
+    expect([...decodePixmap(body, 100).rgba]).toEqual([0x11, 0x22, 0x33, 255, 0xff, 0x00, 0x00, 255]);
   });
 });

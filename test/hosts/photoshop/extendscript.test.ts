@@ -145,4 +145,16 @@ describe("the Photoshop operations run as ExtendScript against the DOM stub", ()
     expect(layer.bounds).toEqual({ left: 112, top: 58, right: 122, bottom: 64 });
     expect(model.docs[0]!.layers[0]!.color).toEqual([255, 0, 0, 255]);
   });
+
+  it("video and 3D layers are reported as pixel layers; adjustment layers as adjustments", () => {
+    const model = sample();
+    const [title, , background] = model.docs[0]!.layers;
+    title!.psKind = "VIDEO";
+    background!.psKind = "CURVES";
+    background!.kind = "adjustment";
+    const kinds = envelope(model, "document.tree", {}).result.layers.map((l: { kind: string }) => l.kind);
+    expect(kinds).toEqual(["pixel", "group", "adjustment"]);
+    title!.psKind = "LAYER3D";
+    expect(envelope(model, "layer.get", { layerId: title!.id }).result.kind).toBe("pixel");
+  });
 });

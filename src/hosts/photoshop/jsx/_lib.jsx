@@ -69,8 +69,9 @@ function __docInfo(doc) {
   return info;
 }
 
+// Video and 3D layers hold rendered pixels of their own: pixel layers to a client, not adjustments.
 var __KINDS = { "LayerKind.TEXT": "text", "LayerKind.SOLIDFILL": "shape", "LayerKind.GRADIENTFILL": "shape",
-  "LayerKind.PATTERNFILL": "shape", "LayerKind.SMARTOBJECT": "smartObject" };
+  "LayerKind.PATTERNFILL": "shape", "LayerKind.SMARTOBJECT": "smartObject", "LayerKind.VIDEO": "pixel", "LayerKind.LAYER3D": "pixel" };
 
 function __kind(layer) {
   if (layer.typename === "LayerSet") return "group";

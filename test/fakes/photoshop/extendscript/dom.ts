@@ -102,7 +102,7 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
   const DialogModes = enumeration("DialogModes", ["NO", "ERROR", "ALL"]);
   const SaveOptions = enumeration("SaveOptions", ["DONOTSAVECHANGES", "SAVECHANGES", "PROMPTTOSAVECHANGES"]);
   const ElementPlacement = enumeration("ElementPlacement", ["PLACEATBEGINNING", "PLACEATEND", "PLACEBEFORE", "PLACEAFTER", "INSIDE"]);
-  const LayerKind = enumeration("LayerKind", ["NORMAL", "TEXT", "SOLIDFILL", "GRADIENTFILL", "PATTERNFILL", "SMARTOBJECT", "LEVELS", "VIDEO", "LAYER3D"]);
+  const LayerKind = enumeration("LayerKind", ["NORMAL", "TEXT", "SOLIDFILL", "GRADIENTFILL", "PATTERNFILL", "SMARTOBJECT", "LEVELS", "CURVES", "VIDEO", "LAYER3D"]);
   const PathKind = enumeration("PathKind", ["WORKPATH", "NORMALPATH", "CLIPPINGPATH", "VECTORMASK", "TEXTMASK"]);
   const BlendMode = enumeration("BlendMode", ["NORMAL"]);
   const DocumentMode = enumeration("DocumentMode", ["RGB"]);
@@ -143,7 +143,9 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
       set name(v: string) { l.name = String(v); },
       get kind() {
         if (group) throw fail("LayerSet.kind does not exist (LayerSet has no kind property)");
-        return LayerKind[KIND_OF[l.kind]!];
+        const kind = LayerKind[l.psKind ?? KIND_OF[l.kind]!];
+        if (!kind) throw fail(`LayerKind.${l.psKind} is not in the stub`);
+        return kind;
       },
       get isBackgroundLayer() { return l.kind === "background"; },
       get visible() { return l.visible; },

@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { decodeImages, runExtendScript } from "./extendscript/run.js";
+import { StubFailure, decodeImages, runExtendScript } from "./extendscript/run.js";
 import { FakeModel, type PixelSource } from "./model.js";
 import { FrameSplitter, SDK_IV, frame, keyFor, pixmapBody, statusFrame } from "./wire.js";
 
@@ -339,12 +339,15 @@ export class FakePhotoshop {
       return [this.text(id, JSON.stringify({ version: "1.6.1", id: doc.id, file: doc.name, bounds: { top: 0, left: 0, bottom: doc.height, right: doc.width }, layers: [] })), this.text(id, "[ActionDescriptor]")];
     }
     if (script.includes("headlights") || script.includes("nodeMenu")) return [this.text(id, "[ActionDescriptor]")];
-    if (/^\s*\d+\s*\+\s*\d+\s*$/.test(script)) {
-      const [a, b] = script.split("+").map(Number);
-      return [this.text(id, String(a! + b!))];
+    // Any other script (jsx:run, the checklist's probes) runs in the same ES3 realm and DOM stub; a runtime error
+    // becomes a type-1 reply with the line, as Photoshop sends it.
+    try {
+      return [this.text(id, runExtendScript(this.model, script).text)];
+    } catch (e) {
+      if (e instanceof StubFailure) throw e;
+      const line = /photoshop\.jsx:(\d+)/.exec(String((e as Error).stack))?.[1] ?? "1";
+      throw new Error(`${(e as Error).message}\rLine: ${line}`);
     }
-    if (script.includes("throw")) throw new Error(`${script.slice(0, 40)}\rLine: 1\r->  ${script.slice(0, 40)}`);
-    return [this.text(id, "")];
   }
 
   private async executableDir(): Promise<string> {

@@ -1,0 +1,211 @@
+#!/usr/bin/env node
+// Runs each of the bridge's Photoshop operations once against a real Photoshop (Remote Connections) and prints a
+// table: what works, and the answers to what the tests could only model (docs/photoshop.md, "Checklist").
+// It works in two scratch documents it creates and closes; your own documents are only listed.
+//
+//   npm run -s build
+//   BRIDGE_PHOTOSHOP_PASSWORD='…' node scripts/photoshop-checklist.mjs [--host 127.0.0.1] [--port 49494] [--remote]
+//
+// --remote: Photoshop runs on another machine, so the file checks (place, save, open) are skipped.
+// --json: print the rows as JSON instead of a table.
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import sharp from "sharp";
+
+const dist = new URL("../dist/", import.meta.url);
+const { RemoteLink } = await import(new URL("hosts/photoshop/remote-link.js", dist).href);
+const { operationRunner } = await import(new URL("hosts/photoshop/operations.js", dist).href);
+const { resolvePhotoshopLimits } = await import(new URL("hosts/photoshop/limits.js", dist).href);
+const { silentLogger } = await import(new URL("logger.js", dist).href);
+
+const { values } = parseArgs({
+  options: {
+    host: { type: "string", default: process.env.BRIDGE_PHOTOSHOP_HOST ?? "127.0.0.1" },
+    port: { type: "string", default: process.env.BRIDGE_PHOTOSHOP_PORT ?? "49494" },
+    remote: { type: "boolean", default: false },
+    json: { type: "boolean", default: false },
+  },
+});
+const password = process.env.BRIDGE_PHOTOSHOP_PASSWORD ?? "";
+/** Each call's deadline: Select Subject and Remove Background can take a while on a big image. */
+const CALL_MS = 60_000;
+
+const link = new RemoteLink({ host: values.host, port: Number(values.port), password, limits: resolvePhotoshopLimits({}), log: silentLogger() });
+const run = operationRunner(link);
+const call = (op, params = {}) => run(AbortSignal.timeout(CALL_MS), op, params);
+const evaluate = (script) => link.evaluate(script, AbortSignal.timeout(CALL_MS));
+
+const rows = [];
+/** Runs one check; `fn` answers a note, or throws. A note starting with "FAIL" marks the row failed. */
+async function check(name, fn) {
+  const started = Date.now();
+  try {
+    const note = String((await fn()) ?? "");
+    rows.push({ check: name, ok: note.startsWith("FAIL") ? "FAIL" : "ok", ms: Date.now() - started, note });
+  } catch (error) {
+    rows.push({ check: name, ok: "FAIL", ms: Date.now() - started, note: `${error?.code ?? ""} ${error?.message ?? error}`.trim() });
+  }
+}
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+const expectEqual = (label, actual, expected) => (same(actual, expected) ? `${label} ${JSON.stringify(actual)}` : `FAIL ${label} ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`);
+
+/** The point at t = 0.5 of each cubic segment of `d`, with its chord's midpoint. */
+function segments(d) {
+  const out = [];
+  const tokens = d.trim().split(/\s+(?=[MCZ])/);
+  let at;
+  for (const token of tokens) {
+    const n = token.slice(1).trim().split(/\s+/).map(Number);
+    if (token[0] === "M") at = n;
+    if (token[0] === "C") {
+      const [x1, y1, x2, y2, x, y] = n;
+      const mid = [(at[0] + 3 * x1 + 3 * x2 + x) / 8, (at[1] + 3 * y1 + 3 * y2 + y) / 8];
+      out.push({ mid, chord: [(at[0] + x) / 2, (at[1] + y) / 2] });
+      at = [x, y];
+    }
+  }
+  return out;
+}
+
+const dir = await mkdtemp(join(tmpdir(), "photoshop-checklist-"));
+const switches = [];
+const docs = [];
+try {
+  await check("connect, app.info", async () => `Photoshop ${await link.open()}`);
+  const subscription = link.event("currentDocumentChanged").subscribe((data) => switches.push(data));
+
+  await check("ruler units are the user's again after an operation (D2)", async () => {
+    const before = await evaluate("String(app.preferences.rulerUnits)");
+    await call("app.info");
+    const after = await evaluate("String(app.preferences.rulerUnits)");
+    return expectEqual("rulerUnits", after, before);
+  });
+  await check("document.create (two scratch documents)", async () => {
+    docs.push(await call("document.create", { name: "bridge-checklist-1", width: 400, height: 300, background: "#ffffff" }));
+    docs.push(await call("document.create", { name: "bridge-checklist-2", width: 200, height: 100, background: "transparent" }));
+    return docs.map((d) => `${d.id} ${d.width}×${d.height}`).join(", ");
+  });
+  const [first, second] = docs;
+  await check("reads do not switch documents (D5)", async () => {
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    switches.length = 0;
+    await call("document.list");
+    await call("document.get", { documentId: first.id });
+    await call("document.tree", { documentId: first.id });
+    await call("selection.get", { documentId: first.id });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const active = await evaluate("String(app.activeDocument.id)");
+    if (active !== String(second.id)) return `FAIL the active document became ${active}`;
+    return switches.length === 0 ? "no currentDocumentChanged" : `FAIL ${switches.length} currentDocumentChanged events`;
+  });
+  await check("document.tree, layer.get, layer.active, layer.select", async () => {
+    const tree = await call("document.tree", { documentId: first.id });
+    const layer = tree.layers[0];
+    await call("layer.get", { documentId: first.id, layerId: layer.id });
+    await call("layer.select", { documentId: first.id, ids: [layer.id] });
+    const active = await call("layer.active", { documentId: first.id });
+    return expectEqual("active", active.layers.map((l) => l.id), [layer.id]);
+  });
+
+  let placed;
+  if (!values.remote) {
+    await check("layer.place: a PNG with transparent margins lands at x, y (D6)", async () => {
+      const png = join(dir, "margins.png");
+      await sharp({ create: { width: 40, height: 30, channels: 4, background: { r: 0, g: 0, b: 0, alpha: 0 } } })
+        .composite([{ input: { create: { width: 10, height: 6, channels: 4, background: "#ff0000" } }, left: 12, top: 8 }])
+        .png()
+        .toFile(png);
+      placed = await call("layer.place", { documentId: first.id, path: png, name: "placed", x: 100, y: 50, aboveLayerId: null });
+      const layer = await call("layer.get", { documentId: first.id, layerId: placed });
+      return expectEqual("bounds", layer.bounds, { left: 112, top: 58, right: 122, bottom: 64 });
+    });
+    await check("pixmaps: layer colours, and hidden layers left out of the document (D3, D12 channel order)", async () => {
+      const pixel = async (request, x, y) => {
+        const { pixmap } = await link.pixmap(request, AbortSignal.timeout(CALL_MS));
+        const at = (y * pixmap.width + x) * 4;
+        return [...pixmap.rgba.subarray(at, at + 4)];
+      };
+      const shown = await pixel({ documentId: first.id, scale: 1, maxDimension: 8192 }, 115, 60);
+      await evaluate(`(function () { var d = app.activeDocument; for (var i = 0; i < app.documents.length; i++) if (app.documents[i].id === ${first.id}) d = app.documents[i]; app.activeDocument = d; d.layers[0].visible = false; })()`);
+      const hidden = await pixel({ documentId: first.id, scale: 1, maxDimension: 8192 }, 115, 60);
+      await evaluate(`app.activeDocument.layers[0].visible = true`);
+      const verdict = same(shown, [255, 0, 0, 255]) && same(hidden, [255, 255, 255, 255]);
+      return `${verdict ? "" : "FAIL "}shown ${JSON.stringify(shown)} (red expected), hidden ${JSON.stringify(hidden)} (white expected)`;
+    });
+  }
+
+  await check("selection.set rect, selection.get in pixels (D2)", async () => {
+    const rect = await call("selection.set", { documentId: first.id, shape: { kind: "rect", rect: { x: 10, y: 20, width: 30, height: 40 } } });
+    return expectEqual("selection", [rect, await call("selection.get", { documentId: first.id })], [{ x: 10, y: 20, width: 30, height: 40 }, { x: 10, y: 20, width: 30, height: 40 }]);
+  });
+  await check("selection.path outlines the selection (D1, D7)", async () => {
+    const path = await call("selection.path", { documentId: first.id, expand: 0 });
+    if (!path) return "FAIL null";
+    const again = await call("selection.get", { documentId: first.id });
+    return `${same(path.box, { x: 10, y: 20, width: 30, height: 40 }) && same(again, path.box) ? "" : "FAIL "}box ${JSON.stringify(path.box)}, d ${path.d.slice(0, 60)}…`;
+  });
+  await check("selection.path grows past 500 px (D12)", async () => {
+    const path = await call("selection.path", { documentId: first.id, expand: 600 });
+    return path ? `box ${JSON.stringify(path.box)}` : "FAIL null";
+  });
+  await check("curve handles bulge outwards on an ellipse (D8)", async () => {
+    await call("selection.set", { documentId: first.id, shape: { kind: "ellipse", rect: { x: 100, y: 100, width: 160, height: 100 } } });
+    const path = await call("selection.path", { documentId: first.id, expand: 0 });
+    const centre = [180, 150];
+    const dist = ([x, y]) => Math.hypot(x - centre[0], y - centre[1]);
+    const parts = segments(path.d);
+    const curved = parts.filter((s) => Math.abs(dist(s.mid) - dist(s.chord)) > 0.01);
+    if (curved.length === 0) return `FAIL no curved segment to judge (${parts.length} straight ones)`;
+    const outward = curved.filter((s) => dist(s.mid) > dist(s.chord)).length;
+    return outward === curved.length ? `all ${curved.length} curved segments bulge outwards: handles read in Photoshop's order` : `FAIL ${curved.length - outward} of ${curved.length} segments bulge inwards: left/right directions are swapped`;
+  });
+  await check("selection.set polygon (clipped by Photoshop)", async () =>
+    JSON.stringify(await call("selection.set", { documentId: first.id, shape: { kind: "polygon", points: [{ x: -10, y: 10 }, { x: 150, y: 10 }, { x: 80, y: 130 }] } })),
+  );
+  if (placed !== undefined) {
+    await check("action.autoCutout on a hidden layer keeps it hidden (D12)", async () => {
+      await evaluate("app.activeDocument.layers[0].visible = false");
+      const found = await call("action.autoCutout", { documentId: first.id, layerId: placed });
+      const visible = (await call("layer.get", { documentId: first.id, layerId: placed })).visible;
+      await evaluate("app.activeDocument.layers[0].visible = true");
+      return `${visible ? "FAIL shown; " : ""}subject found: ${found}`;
+    });
+    await check("action.removeBackground", async () => String(await call("action.removeBackground", { documentId: first.id, layerId: placed })));
+  }
+  await check("foregroundColorChanged data stays a string (D10)", async () => {
+    const seen = [];
+    const sub = link.event("foregroundColorChanged").subscribe((data) => seen.push(data));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await evaluate('var c = new SolidColor(); c.rgb.hexValue = "5e5555"; app.foregroundColor = c;');
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    sub.unsubscribe();
+    return seen.length ? `raw data ${JSON.stringify(seen[0])}` : "FAIL no event within 1 s";
+  });
+  if (!values.remote) {
+    await check("document.save: .psd and .psb headers; document.open reads it back (D4)", async () => {
+      const psd = join(dir, "checklist.psd");
+      const psb = join(dir, "checklist.psb");
+      await call("document.save", { documentId: first.id, path: psd });
+      await call("document.save", { documentId: first.id, path: psb });
+      const versions = [(await readFile(psd)).readUInt16BE(4), (await readFile(psb)).readUInt16BE(4)];
+      const reopened = await call("document.open", { path: psd });
+      docs.push(reopened);
+      return expectEqual("versions", versions, [1, 2]);
+    });
+  }
+  await check("document.close", async () => {
+    for (const d of docs.splice(0)) await call("document.close", { documentId: d.id });
+    return "scratch documents closed";
+  });
+  subscription.unsubscribe();
+} finally {
+  for (const d of docs) await call("document.close", { documentId: d.id }).catch(() => {});
+  await link.close();
+  await rm(dir, { recursive: true, force: true });
+}
+
+if (values.json) console.log(JSON.stringify(rows));
+else console.table(rows);
+process.exitCode = rows.some((r) => r.ok === "FAIL") ? 1 : 0;

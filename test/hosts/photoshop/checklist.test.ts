@@ -1,0 +1,37 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+import { startFake } from "./_setup.js";
+
+const run = promisify(execFile);
+const SCRIPT = new URL("../../../scripts/photoshop-checklist.mjs", import.meta.url).pathname;
+
+interface Row {
+  check: string;
+  ok: "ok" | "FAIL";
+  note: string;
+}
+
+// The checklist imports the bridge from dist/: run `npm run -s build` before this test.
+describe("scripts/photoshop-checklist.mjs", () => {
+  it("runs every operation once against a Photoshop and reports each open question as a row", async () => {
+    const fake = await startFake();
+    const { stdout } = await run(process.execPath, [SCRIPT, "--port", String(fake.port), "--json"], {
+      env: { ...process.env, BRIDGE_PHOTOSHOP_PASSWORD: fake.password },
+      timeout: 60_000,
+    }).catch((e: { stdout: string }) => e);
+    const rows = JSON.parse(stdout) as Row[];
+    const verdict = Object.fromEntries(rows.map((r) => [r.check, r.ok]));
+    // What only a real Photoshop can answer fails here: the stub's work path is straight lines (nothing to judge the
+    // handle order by) and it models no foreground colour (no documented event format).
+    expect(rows.filter((r) => r.ok === "FAIL").map((r) => r.check)).toEqual([
+      "curve handles bulge outwards on an ellipse (D8)",
+      "foregroundColorChanged data stays a string (D10)",
+    ]);
+    for (const d of ["(D1, D7)", "(D2)", "(D3", "(D4)", "(D5)", "(D6)", "(D8)", "(D12)"]) {
+      expect(rows.some((r) => r.check.includes(d)), d).toBe(true);
+    }
+    expect(verdict["document.close"]).toBe("ok");
+    expect(fake.model.docs.map((d) => d.name)).toEqual(["Sample"]);
+  }, 70_000);
+});

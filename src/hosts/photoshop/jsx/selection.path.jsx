@@ -17,6 +17,9 @@ function run(p) {
     for (var k = 0; k < doc.pathItems.length; k++) if (doc.pathItems[k].kind == PathKind.WORKPATH) path = doc.pathItems[k];
     if (!path) __fail("JSX_FAILED", "Photoshop made no work path from the selection");
     var n = function (v) { return Math.round(v * 100) / 100; };
+    // A segment leaves a point by its rightDirection ("out" handle) and reaches the next by its leftDirection ("in"
+    // handle), as PathPointInfo documents them (https://theiviaxx.github.io/photoshop-docs/Photoshop/PathPointInfo.html).
+    // scripts/photoshop-checklist.mjs checks this on a real ellipse.
     for (var s = 0; s < path.subPathItems.length; s++) {
       var pts = path.subPathItems[s].pathPoints, count = pts.length;
       for (var i = 0; i <= count; i++) {

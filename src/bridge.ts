@@ -23,6 +23,7 @@ import { PluginHost } from "./plugins/index.js";
 import { BridgeError, PROTOCOL_VERSION, STATE_EVENTS, type ClosingReason, type EditorSummary, type ServerInfo } from "./protocol/index.js";
 import { healthView, readinessView, statusView } from "./status.js";
 import { createHttpApp } from "./transports/http/app.js";
+import { createEventStreams } from "./transports/http/sse.js";
 import { createMcpHttp, inProcessBackend, type McpHttp } from "./mcp/index.js";
 import type { TransportTarget } from "./transports/target.js";
 import { attachWebSocket, WS_PATH, type WsTransport } from "./transports/ws/server.js";
@@ -240,7 +241,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     pluginRoute: (id, verb, segments) => plugins.route(id, verb, segments),
     health: () => healthView(views),
     readiness: () => readinessView(views, running),
-    status: () => statusView(views, running),
+    status: () => ({ ...statusView(views, running), eventStreams: { ...events.counts } }),
     plugins: () => ({ plugins: plugins.list(), failed: plugins.failures() }),
     pluginContracts: () => plugins.contracts(),
     pluginHealth: (id) => plugins.health(id),
@@ -271,6 +272,13 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
           maxImageBytes: limits.mcpMaxImageBytes,
           log,
         });
+
+  // Server-Sent Events (`GET /events`) read the same shared streams through one bounded log.
+  const events = createEventStreams(
+    { stream: (endpoint, type) => services.eventStream(endpoint, type, undefined), accepted: (endpoint) => services.acceptedEvents(endpoint) },
+    limits,
+    log,
+  );
 
   let server: Server | undefined;
   let ws: WsTransport | undefined;
@@ -304,7 +312,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
         await pool.start();
         // Before listening, so `/plugins`, `getServerInfo` and `#ready` are complete from the first request.
         await plugins.load();
-        const listening = createServer(toNodeHandler(createHttpApp(target, mcp)));
+        const listening = createServer(toNodeHandler(createHttpApp(target, mcp, events)));
         server = listening;
         listening.keepAliveTimeout = HTTP_KEEP_ALIVE_MS;
         ws = attachWebSocket(listening, target);
@@ -335,6 +343,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
         await nextTick(); // let answers of the last calls reach their sockets before they close
         await ws?.close();
         await mcp?.close();
+        events.log.close();
         clients.disposeAll();
         await plugins.stop(reason);
         const listening = server;

@@ -134,6 +134,24 @@ export const DEFAULT_LIMITS = {
    * its subscriptions until the client ends it (DELETE) or the bridge closes.
    */
   mcpMaxSessions: 64,
+  /** Period of the comment line an event stream (`GET /events`) sends when idle, so proxies keep it open and dead readers show. */
+  sseHeartbeatMs: 15_000,
+  /** Events the event-stream log keeps for readers resuming with `Last-Event-ID`; older ones are reported as `lost`. */
+  sseLogEvents: 1_000,
+  /** Bytes the event-stream log keeps, whatever the count: previews are large. Older events are reported as `lost`. */
+  sseLogBytes: 8 * MiB,
+  /** How long the log keeps recording a type after its last stream closed, so a reconnecting reader misses nothing. */
+  sseLogRetainMs: 5 * 60_000,
+  /** How long a ticket from `POST /events/ticket` is valid; it is single-use, for one `EventSource` connection. */
+  sseTicketTtlMs: 30_000,
+  /** Tickets outstanding at once; past it the oldest is forgotten, so unused tickets cannot grow memory. */
+  sseMaxTickets: 1_000,
+  /** Bytes queued on one event stream before state events coalesce to the latest value. */
+  sseSoftBytes: 1 * MiB,
+  /** Bytes queued on one event stream before it is closed (the reader may resume with its last id). */
+  sseHardBytes: 8 * MiB,
+  /** How long an event stream may stay above `sseSoftBytes` before it is closed: a reader that stopped reading. */
+  sseSlowReaderMs: 30_000,
 } as const;
 
 export type Limits = { -readonly [K in keyof typeof DEFAULT_LIMITS]: number };

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { H3, type H3Event } from "h3";
 import { BridgeError, isBridgeError } from "../../protocol/index.js";
 import type { DispatchCaller } from "../../actors/dispatcher.js";
@@ -14,6 +14,7 @@ import { registerDashboard } from "./dashboard.js";
 import { imageResponse, imageWanted } from "./image.js";
 import { errorResponse, HttpResponse, jsonBytesResponse, jsonResponse } from "./respond.js";
 import { allowHeader, noRouteError, RouteVerbs } from "./routes.js";
+import { EVENTS_PATH, EVENTS_TICKET_PATH, isEventStreamPath, requestedTypes, serveEventStream, TICKET_QUERY_KEY, type EventStreams } from "./sse.js";
 
 /** How long a browser may cache a CORS preflight answer, in seconds: ten minutes of no extra round trips. */
 const PREFLIGHT_MAX_AGE_S = 600;
@@ -57,11 +58,28 @@ function publicStatic(event: H3Event): boolean {
 }
 
 /**
+ * An event stream's `?ticket=` stands in for the token, once: a valid ticket is read as the token presented (Origin
+ * and the rest are checked as usual), an invalid one as no token. Undefined when the request carries no ticket.
+ */
+function ticketHeaders(event: H3Event, target: TransportTarget, events: EventStreams | undefined): ((name: string) => string | undefined) | undefined {
+  if (events === undefined || event.req.method !== "GET") return undefined;
+  const url = new URL(event.req.url);
+  const ticket = url.searchParams.get(TICKET_QUERY_KEY);
+  if (ticket === null || !isEventStreamPath(url.pathname)) return undefined;
+  const valid = events.tickets.consume(ticket);
+  const token = target.security.token;
+  return (name) => {
+    if (name === "authorization") return valid && token !== undefined && token !== "" ? `Bearer ${token}` : undefined;
+    return event.req.headers.get(name) ?? undefined;
+  };
+}
+
+/**
  * Runs before every route: the Origin, Host and token checks, the CORS headers for an allowed Origin, and the
  * preflight's answer.
  */
-async function guard(target: TransportTarget, event: H3Event, next: () => unknown): Promise<unknown> {
-  const header = (name: string): string | undefined => event.req.headers.get(name) ?? undefined;
+async function guard(target: TransportTarget, event: H3Event, next: () => unknown, events?: EventStreams): Promise<unknown> {
+  const header = ticketHeaders(event, target, events) ?? ((name: string): string | undefined => event.req.headers.get(name) ?? undefined);
   const origin = header("origin");
   const preflight = event.req.method === "OPTIONS" && origin !== undefined;
   // A preflight carries no credentials: only its Origin can be judged; neither does a probe of a public health route
@@ -98,7 +116,7 @@ async function guard(target: TransportTarget, event: H3Event, next: () => unknow
  * The HTTP mirror as an h3 app. Method routes are derived from the method table, so HTTP and WS run
  * the same validation and code; results are bare JSON, errors bare ProtocolErrors with the table's status.
  */
-export function createHttpApp(target: TransportTarget, mcp?: McpHttp): H3 {
+export function createHttpApp(target: TransportTarget, mcp?: McpHttp, events?: EventStreams): H3 {
   const app = new H3({
     // Errors h3 raises itself (before a route runs): a malformed URL is the client's fault, anything else ours.
     onError: (error) => {
@@ -107,7 +125,7 @@ export function createHttpApp(target: TransportTarget, mcp?: McpHttp): H3 {
     },
   });
 
-  app.use((event, next) => guard(target, event, next));
+  app.use((event, next) => guard(target, event, next, events));
 
   const routes = new RouteVerbs();
   // Every route is registered here, so a wrong verb can be told from an unknown path. A GET route answers HEAD
@@ -153,6 +171,12 @@ export function createHttpApp(target: TransportTarget, mcp?: McpHttp): H3 {
   }
 
   on("POST", BATCH_PATH, (event) => runBatchRoute(target, event, () => ({ lane: laneOf(event), client: null, endpoint: "root", editorId: editorOf(target, event) })));
+  if (events !== undefined) {
+    on("POST", EVENTS_TICKET_PATH, () => jsonResponse(events.tickets.issue()));
+    get(EVENTS_PATH, (event) => runEventStream(target, events, "root", event));
+    // Reserved under every plugin's prefix: a plugin's own events, with the same rules as the root stream.
+    get("/plugins/:id/events", (event) => runEventStream(target, events, event.context.params?.["id"] ?? "", event));
+  }
   app.all("/plugins/:id/**", (event) => runPluginRoute(target, event));
   // MCP's Streamable HTTP endpoint: behind the same guard as every route (MCP asks servers to check Origin).
   if (mcp !== undefined) {
@@ -229,5 +253,26 @@ async function runPluginRoute(target: TransportTarget, event: H3Event): Promise<
     return jsonResponse(result);
   } catch (error) {
     return errorResponse(target.dispatcher.toWireError(error, {}), isBridgeError(error) ? allowHeader(error) : {});
+  }
+}
+
+/** `GET /events` or `/plugins/{id}/events`: hands the Node response to the event stream until it ends. */
+async function runEventStream(target: TransportTarget, events: EventStreams, endpoint: string, event: H3Event): Promise<Response> {
+  try {
+    const refusal = target.endpointError(endpoint);
+    if (refusal !== null) throw refusal;
+    const node = (event.req as { runtime?: { node?: { req?: IncomingMessage; res?: ServerResponse } } }).runtime?.node;
+    if (node?.req === undefined || node.res === undefined) throw new BridgeError("BAD_REQUEST", "Event streams need the bridge's own HTTP server");
+    const url = new URL(event.req.url);
+    if (event.req.method === "HEAD") {
+      requestedTypes(events.sources, endpoint, url);
+      return new HttpResponse(null, { headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store" } });
+    }
+    const lastEventId = event.req.headers.get("last-event-id") ?? url.searchParams.get("lastEventId") ?? undefined;
+    await serveEventStream(events, events.sources, { endpoint, url, lastEventId, headers: event.res.headers }, node.req, node.res);
+    // The stream wrote and ended its own answer; this one is never sent.
+    return new HttpResponse(null, { status: 204 });
+  } catch (error) {
+    return errorResponse(target.dispatcher.toWireError(error, {}));
   }
 }

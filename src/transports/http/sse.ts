@@ -1,0 +1,352 @@
+import { randomBytes } from "node:crypto";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Observable, Subscription } from "rxjs";
+import type { SerializedEvent } from "../../methods/index.js";
+import { BridgeError, STATE_EVENTS } from "../../protocol/index.js";
+import type { Limits } from "../../limits.js";
+import type { Logger } from "../../logger.js";
+
+/** Path of the root endpoint's event stream; a plugin's is `/plugins/{id}/events`. */
+export const EVENTS_PATH = "/events";
+/** Path that hands out single-use tickets for `EventSource`, which cannot send an `Authorization` header. */
+export const EVENTS_TICKET_PATH = "/events/ticket";
+/** Query key of a ticket; the ticket stands in for the token on exactly one event-stream request. */
+export const TICKET_QUERY_KEY = "ticket";
+
+/** How often coalesced state events are retried while a reader is backed up (as for WS clients). */
+const COALESCE_FLUSH_MS = 25;
+
+/** Where an SSE stream's events come from: the bridge's shared event streams, by endpoint (`root` or a plugin id). */
+export interface EventSources {
+  /** The shared stream of one type on an endpoint, or undefined when nothing produces it there. */
+  stream(endpoint: string, type: string): Observable<SerializedEvent> | undefined;
+  /** Event types the endpoint accepts (for the error naming them). */
+  accepted(endpoint: string): string[];
+}
+
+interface LogEntry {
+  readonly seq: number;
+  readonly endpoint: string;
+  readonly type: string;
+  readonly json: string;
+}
+
+type Listener = (entry: LogEntry) => void;
+
+interface Watch {
+  readonly subscription: Subscription;
+  readonly listeners: Set<Listener>;
+  /** Stops the watch once no stream has listened for `sseLogRetainMs`, so a reconnecting reader finds what it missed. */
+  idle: NodeJS.Timeout | undefined;
+}
+
+/** What a reconnecting reader gets: the events after its id, and how many the log no longer holds (null: unknown). */
+export interface Resume {
+  readonly entries: readonly LogEntry[];
+  readonly lost: number | null;
+}
+
+/**
+ * The bounded log every SSE stream reads from. Ids are `<boot>-<seq>`: `seq` counts every event the log records
+ * (all types, all endpoints, so one id orders them all) and `boot` is random per bridge, so an id from before a
+ * restart is known to be from another log. A type is recorded while a stream listens to it and for
+ * `sseLogRetainMs` after the last one left, so a reader that reconnects within that time misses nothing the log
+ * still holds.
+ */
+export class EventLog {
+  readonly boot = randomBytes(4).toString("hex");
+  private readonly entries: LogEntry[] = [];
+  private head = 0;
+  private bytes = 0;
+  private seq = 0;
+  private readonly watches = new Map<string, Watch>();
+
+  constructor(
+    private readonly sources: EventSources,
+    private readonly limits: Limits,
+  ) {}
+
+  /** The id a stream sends with an entry. */
+  idOf(entry: LogEntry): string {
+    return `${this.boot}-${entry.seq}`;
+  }
+
+  /** Listens to one type on one endpoint; undefined when nothing produces it there. */
+  listen(endpoint: string, type: string, listener: Listener): (() => void) | undefined {
+    const key = `${endpoint}\u0000${type}`;
+    let watch = this.watches.get(key);
+    if (watch === undefined) {
+      const stream = this.sources.stream(endpoint, type);
+      if (stream === undefined) return undefined;
+      const listeners = new Set<Listener>();
+      const subscription = stream.subscribe((event) => {
+        const entry = this.append(endpoint, event);
+        for (const each of [...listeners]) each(entry);
+      });
+      watch = { subscription, listeners, idle: undefined };
+      this.watches.set(key, watch);
+    }
+    const current = watch;
+    clearTimeout(current.idle);
+    current.idle = undefined;
+    current.listeners.add(listener);
+    return () => {
+      current.listeners.delete(listener);
+      if (current.listeners.size > 0 || current.idle !== undefined) return;
+      current.idle = setTimeout(() => {
+        current.subscription.unsubscribe();
+        this.watches.delete(key);
+      }, this.limits.sseLogRetainMs);
+      current.idle.unref();
+    };
+  }
+
+  /** The recorded events after `lastEventId` (oldest first) and the count the log dropped since then. */
+  since(lastEventId: string): Resume {
+    const match = /^([0-9a-f]+)-(\d+)$/.exec(lastEventId);
+    if (match === null || match[1] !== this.boot) return { entries: [], lost: null };
+    const last = Number(match[2]);
+    if (last > this.seq) return { entries: [], lost: null };
+    const held = this.entries.slice(this.head);
+    const oldest = held[0]?.seq ?? this.seq + 1;
+    return { entries: held.filter((e) => e.seq > last), lost: Math.max(0, oldest - 1 - last) };
+  }
+
+  /** Stops every watch (bridge shutdown). */
+  close(): void {
+    for (const watch of this.watches.values()) {
+      clearTimeout(watch.idle);
+      watch.subscription.unsubscribe();
+    }
+    this.watches.clear();
+  }
+
+  private append(endpoint: string, event: SerializedEvent): LogEntry {
+    const entry: LogEntry = { seq: ++this.seq, endpoint, type: event.type, json: event.json };
+    this.entries.push(entry);
+    this.bytes += event.json.length;
+    // Bounded by count and by size: a few large previews must not hold more memory than many small events.
+    while (this.entries.length - this.head > this.limits.sseLogEvents || (this.bytes > this.limits.sseLogBytes && this.entries.length - this.head > 1)) {
+      this.bytes -= this.entries[this.head]!.json.length;
+      this.head++;
+    }
+    if (this.head > 1024 && this.head * 2 > this.entries.length) {
+      this.entries.splice(0, this.head);
+      this.head = 0;
+    }
+    return entry;
+  }
+}
+
+/**
+ * Single-use tickets for `EventSource`: valid for `sseTicketTtlMs`, at most `sseMaxTickets` outstanding (the oldest
+ * is forgotten first). Tickets are secrets like the token: nothing logs them.
+ */
+export class TicketStore {
+  private readonly tickets = new Map<string, number>();
+
+  constructor(private readonly limits: Limits) {}
+
+  issue(): { ticket: string; expiresInMs: number } {
+    const now = Date.now();
+    for (const [ticket, expires] of this.tickets) if (expires <= now) this.tickets.delete(ticket);
+    while (this.tickets.size >= this.limits.sseMaxTickets) this.tickets.delete(this.tickets.keys().next().value!);
+    const ticket = randomBytes(24).toString("base64url");
+    this.tickets.set(ticket, now + this.limits.sseTicketTtlMs);
+    return { ticket, expiresInMs: this.limits.sseTicketTtlMs };
+  }
+
+  /** Whether the ticket was valid; it is spent either way. */
+  consume(ticket: string): boolean {
+    const expires = this.tickets.get(ticket);
+    this.tickets.delete(ticket);
+    return expires !== undefined && expires > Date.now();
+  }
+}
+
+/** Counts read by `/metrics` and `/status`. */
+export interface SseCounts {
+  open: number;
+  delivered: number;
+  coalesced: number;
+  slowCloses: number;
+}
+
+export interface SseContext {
+  readonly log: EventLog;
+  readonly limits: Limits;
+  readonly logger: Logger;
+  readonly counts: SseCounts;
+}
+
+/** A stream's request, already past the Origin/Host/token (or ticket) checks. */
+export interface SseRequest {
+  readonly endpoint: string;
+  readonly url: URL;
+  readonly lastEventId: string | undefined;
+  /** Headers the guard set (CORS); copied onto the stream's answer. */
+  readonly headers: Headers;
+}
+
+/** The types a request names (`?type=` repeated), checked against what the endpoint produces. */
+export function requestedTypes(sources: EventSources, endpoint: string, url: URL): string[] {
+  const types = [...new Set(url.searchParams.getAll("type"))];
+  const accepted = sources.accepted(endpoint);
+  if (types.length === 0) {
+    throw new BridgeError("BAD_REQUEST", `Name at least one event type (?type=…); accepted: ${accepted.join(", ")}`, { details: { accepted } });
+  }
+  for (const type of types) {
+    if (!accepted.includes(type)) {
+      throw new BridgeError("BAD_REQUEST", `Unknown event type "${type}"; accepted: ${accepted.join(", ")}`, { details: { type, accepted } });
+    }
+  }
+  return types;
+}
+
+/** `?documentId=` / `?layerId=`: an event naming another document or layer is skipped; events naming none pass. */
+function filterOf(url: URL): (entry: LogEntry) => boolean {
+  const documentId = url.searchParams.get("documentId");
+  const layerId = url.searchParams.get("layerId");
+  if (documentId === null && layerId === null) return () => true;
+  return (entry) => {
+    const data = JSON.parse(entry.json) as unknown;
+    if (data === null || typeof data !== "object") return true;
+    const named = data as Record<string, unknown>;
+    if (documentId !== null && "documentId" in named && String(named["documentId"]) !== documentId) return false;
+    // A preview's `id` is its layer's.
+    if (layerId !== null && entry.type === "layer:previewChange" && String(named["id"]) !== layerId) return false;
+    return true;
+  };
+}
+
+function frame(id: string, type: string, json: string): string {
+  // JSON.stringify never emits a raw newline, so `data:` stays one line.
+  return `id: ${id}\nevent: ${type}\ndata: ${json}\n\n`;
+}
+
+/**
+ * Serves one `text/event-stream` on a Node response: replays from `Last-Event-ID`, then follows the live events,
+ * with a heartbeat comment. A reader whose queue passes `sseSoftBytes` gets only the latest value of each state event;
+ * past `sseHardBytes`, or above the soft cap for `sseSlowReaderMs`, it is closed (it may reconnect with its last id).
+ * Resolves when the stream ends.
+ */
+export function serveEventStream(context: SseContext, sources: EventSources, request: SseRequest, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { log, limits, counts } = context;
+  const types = requestedTypes(sources, request.endpoint, request.url);
+  const wanted = new Set(types);
+  const passes = filterOf(request.url);
+  const headers: Record<string, string> = {};
+  request.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  res.writeHead(200, { ...headers, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", connection: "keep-alive", "x-accel-buffering": "no" });
+  counts.open++;
+  let lastSent = 0;
+  let ended = false;
+  let pending: Map<string, LogEntry> | undefined;
+  let behindSince: number | undefined;
+  let flushTimer: NodeJS.Timeout | undefined;
+  let heartbeat: NodeJS.Timeout | undefined;
+  const stops: Array<() => void> = [];
+
+  const end = (): void => {
+    if (ended) return;
+    ended = true;
+    counts.open--;
+    for (const stop of stops) stop();
+    clearInterval(heartbeat);
+    clearInterval(flushTimer);
+    if (!res.destroyed) res.destroy();
+  };
+  const closeSlow = (): void => {
+    counts.slowCloses++;
+    context.logger.info({ actor: "sse", endpoint: request.endpoint, queuedBytes: res.writableLength }, "slow event-stream reader closed");
+    end();
+  };
+  const write = (entry: LogEntry): void => {
+    if (entry.seq <= lastSent) return;
+    lastSent = entry.seq;
+    counts.delivered++;
+    res.write(frame(log.idOf(entry), entry.type, entry.json));
+  };
+  const flush = (): void => {
+    if (ended || pending === undefined) return;
+    if (res.writableLength > limits.sseSoftBytes) {
+      if (Date.now() - (behindSince ?? Date.now()) > limits.sseSlowReaderMs) closeSlow();
+      return;
+    }
+    const held = [...pending.values()].sort((a, b) => a.seq - b.seq);
+    pending = undefined;
+    behindSince = undefined;
+    clearInterval(flushTimer);
+    flushTimer = undefined;
+    for (const entry of held) write(entry);
+  };
+  const deliver = (entry: LogEntry): void => {
+    if (ended || !wanted.has(entry.type) || entry.endpoint !== request.endpoint || !passes(entry)) return;
+    const queued = res.writableLength;
+    if (queued > limits.sseHardBytes) {
+      closeSlow();
+      return;
+    }
+    if (queued > limits.sseSoftBytes && STATE_EVENTS.has(entry.type)) {
+      pending ??= new Map();
+      behindSince ??= Date.now();
+      if (pending.has(entry.type)) counts.coalesced++;
+      pending.set(entry.type, entry);
+      flushTimer ??= setInterval(flush, COALESCE_FLUSH_MS);
+      return;
+    }
+    write(entry);
+  };
+
+  // Listen first, then replay: an event arriving in between is both logged and delivered once (ids only grow).
+  const live: LogEntry[] = [];
+  let replaying = true;
+  for (const type of types) {
+    const stop = log.listen(request.endpoint, type, (entry) => (replaying ? live.push(entry) : deliver(entry)));
+    if (stop !== undefined) stops.push(stop);
+  }
+  res.write(": connected\n\n");
+  if (request.lastEventId !== undefined && request.lastEventId !== "") {
+    const resume = log.since(request.lastEventId);
+    // An id from another log (a restart) or beyond this one: what was missed is unknown, and said so.
+    if (resume.lost !== 0) res.write(`event: lost\ndata: ${JSON.stringify({ count: resume.lost, since: request.lastEventId })}\n\n`);
+    for (const entry of resume.entries) deliver(entry);
+  }
+  replaying = false;
+  for (const entry of live) deliver(entry);
+  heartbeat = setInterval(() => {
+    if (ended) return;
+    if (res.writableLength > limits.sseHardBytes) closeSlow();
+    else if (pending !== undefined) flush();
+    else res.write(": heartbeat\n\n");
+  }, limits.sseHeartbeatMs);
+  heartbeat.unref();
+
+  return new Promise((resolve) => {
+    const finish = (): void => {
+      end();
+      resolve();
+    };
+    if (ended) finish();
+    req.once("close", finish);
+    res.once("close", finish);
+    res.once("error", finish);
+  });
+}
+
+/** The event streams of one bridge: its log, tickets and counts, and where events come from. */
+export interface EventStreams extends SseContext {
+  readonly sources: EventSources;
+  readonly tickets: TicketStore;
+}
+
+export function createEventStreams(sources: EventSources, limits: Limits, logger: Logger): EventStreams {
+  return { sources, limits, logger, log: new EventLog(sources, limits), tickets: new TicketStore(limits), counts: { open: 0, delivered: 0, coalesced: 0, slowCloses: 0 } };
+}
+
+/** Whether a path is an event stream: `/events` or `/plugins/{id}/events`. */
+export function isEventStreamPath(path: string): boolean {
+  return path === EVENTS_PATH || /^\/plugins\/[^/]+\/events$/.test(path);
+}

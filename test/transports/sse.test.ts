@@ -1,0 +1,247 @@
+import { get, type IncomingMessage } from "node:http";
+import { Subject, type Observable } from "rxjs";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { startBridge, type Harness } from "../helpers/bridge.js";
+import { ScriptedHost } from "../helpers/scripted-host.js";
+
+const rect = { x: 1, y: 2, width: 3, height: 4 };
+
+interface SseMessage {
+  readonly id?: string;
+  readonly event: string;
+  readonly data: string;
+}
+
+/** A `curl -N`-style reader: node's http.get, the stream parsed by hand as the SSE format says. */
+class SseReader {
+  readonly messages: SseMessage[] = [];
+  readonly comments: string[] = [];
+  bytes = 0;
+  readonly ended: Promise<void>;
+  private text = "";
+  private waiters: Array<() => void> = [];
+
+  private constructor(readonly response: IncomingMessage) {
+    response.setEncoding("utf8");
+    response.on("data", (chunk: string) => {
+      this.bytes += Buffer.byteLength(chunk);
+      this.text += chunk;
+      for (let end = this.text.indexOf("\n\n"); end >= 0; end = this.text.indexOf("\n\n")) {
+        const block = this.text.slice(0, end);
+        this.text = this.text.slice(end + 2);
+        const fields: Record<string, string> = {};
+        for (const line of block.split("\n")) {
+          if (line.startsWith(":")) this.comments.push(line.slice(1).trim());
+          else {
+            const colon = line.indexOf(":");
+            fields[line.slice(0, colon)] = line.slice(colon + 1).replace(/^ /, "");
+          }
+        }
+        if (fields["data"] !== undefined) this.messages.push({ id: fields["id"], event: fields["event"] ?? "message", data: fields["data"] });
+      }
+      for (const wake of this.waiters.splice(0)) wake();
+    });
+    this.ended = new Promise((resolve) => response.once("close", () => resolve()));
+  }
+
+  static open(url: string, headers: Record<string, string> = {}): Promise<SseReader> {
+    return new Promise((resolve, reject) => {
+      const request = get(url, { headers: { accept: "text/event-stream", ...headers } }, (response) => {
+        const reader = new SseReader(response);
+        readers.push(reader);
+        resolve(reader);
+      });
+      request.once("error", reject);
+    });
+  }
+
+  /** Resolves once `count` messages of a type arrived. */
+  async until(event: string, count: number): Promise<SseMessage[]> {
+    for (;;) {
+      const found = this.messages.filter((m) => m.event === event);
+      if (found.length >= count) return found;
+      await new Promise<void>((resolve) => this.waiters.push(resolve));
+    }
+  }
+
+  /** Resolves once a comment arrived (the stream is open and its listeners are set). */
+  async comment(text: string): Promise<void> {
+    while (!this.comments.includes(text)) await new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+
+  close(): void {
+    this.response.destroy();
+  }
+}
+
+const readers: SseReader[] = [];
+afterEach(() => {
+  for (const reader of readers.splice(0)) reader.close();
+});
+
+async function openStream(harness: Harness, query: string, headers: Record<string, string> = {}): Promise<SseReader> {
+  const reader = await SseReader.open(`${harness.bridge.url}/events${query}`, headers);
+  await reader.comment("connected");
+  return reader;
+}
+
+describe("event streams (SSE)", () => {
+  it("a curl-style reader receives selection:changed after another client's selection:set", async () => {
+    const harness = await startBridge();
+    const reader = await openStream(harness, "?type=selection:changed");
+    expect(reader.response.statusCode).toBe(200);
+    expect(reader.response.headers["content-type"]).toBe("text/event-stream; charset=utf-8");
+    const other = await harness.connect();
+    await other.call("selection:set", { rect });
+    const [message] = await reader.until("selection:changed", 1);
+    expect(JSON.parse(message!.data)).toEqual(rect);
+    expect(message!.id).toMatch(/^[0-9a-f]+-\d+$/);
+  });
+
+  it("a reconnect with Last-Event-ID gets exactly the missed events, in order, then live ones", async () => {
+    const harness = await startBridge();
+    const other = await harness.connect();
+    const first = await openStream(harness, "?type=selection:changed");
+    await other.call("selection:set", { rect });
+    const [seen] = await first.until("selection:changed", 1);
+    first.close();
+    await first.ended;
+    const missed = [
+      { x: 10, y: 10, width: 5, height: 5 },
+      { x: 20, y: 20, width: 6, height: 6 },
+      null,
+    ];
+    for (const each of missed) await other.call("selection:set", { rect: each });
+    const header = await openStream(harness, "?type=selection:changed", { "last-event-id": seen!.id! });
+    const replayed = await header.until("selection:changed", 3);
+    expect(replayed.map((m) => JSON.parse(m.data))).toEqual(missed);
+    expect(header.messages.some((m) => m.event === "lost")).toBe(false);
+    // The query form resumes the same way (EventSource cannot set headers on its first connection).
+    const query = await openStream(harness, `?type=selection:changed&lastEventId=${encodeURIComponent(replayed[0]!.id!)}`);
+    expect((await query.until("selection:changed", 2)).map((m) => m.id)).toEqual([replayed[1]!.id, replayed[2]!.id]);
+    await other.call("selection:set", { rect });
+    expect(JSON.parse((await header.until("selection:changed", 4))[3]!.data)).toEqual(rect);
+  });
+
+  it("a reconnect past what the log holds gets `lost` with the count, then what the log still has", async () => {
+    const harness = await startBridge({ limits: { sseLogEvents: 2 } });
+    const other = await harness.connect();
+    const first = await openStream(harness, "?type=selection:changed");
+    await other.call("selection:set", { rect });
+    const [seen] = await first.until("selection:changed", 1);
+    for (let x = 1; x <= 5; x++) await other.call("selection:set", { rect: { ...rect, x } });
+    await first.until("selection:changed", 6);
+    const resumed = await openStream(harness, "?type=selection:changed", { "last-event-id": seen!.id! });
+    const events = await resumed.until("selection:changed", 2);
+    const lost = resumed.messages.find((m) => m.event === "lost");
+    expect(JSON.parse(lost!.data)).toEqual({ count: 3, since: seen!.id });
+    expect(events.map((m) => JSON.parse(m.data).x)).toEqual([4, 5]);
+    // An id from another bridge (or before a restart): what was missed is unknown, and said so.
+    const stranger = await openStream(harness, "?type=selection:changed", { "last-event-id": "0badf00d-3" });
+    const unknown = await stranger.until("lost", 1);
+    expect(JSON.parse(unknown[0]!.data)).toEqual({ count: null, since: "0badf00d-3" });
+  });
+
+  it("names unknown or missing types with BAD_REQUEST and the accepted list", async () => {
+    const harness = await startBridge();
+    const none = await harness.http("/events");
+    expect(none.status).toBe(400);
+    expect(await none.json()).toMatchObject({ code: "BAD_REQUEST", details: { accepted: expect.arrayContaining(["selection:changed"]) } });
+    const unknown = await harness.http("/events?type=nope:never");
+    expect(await unknown.json()).toMatchObject({ code: "BAD_REQUEST", details: { type: "nope:never" } });
+  });
+
+  it("filters events by ?documentId=, letting events that name no document through", async () => {
+    const host = new PreviewHost();
+    const harness = await startBridge({ host });
+    const reader = await openStream(harness, "?type=layer:previewChange&type=selection:changed&documentId=7");
+    const preview = (documentId: number) => ({ documentId, layer: { id: 2, name: "L", index: 0 }, image: { format: "png", width: 1, height: 1, bytes: ONE_PIXEL_PNG } });
+    host.previews.next(preview(8));
+    host.previews.next(preview(7));
+    host.emitSelection(rect);
+    await reader.until("selection:changed", 1);
+    const previews = reader.messages.filter((m) => m.event === "layer:previewChange").map((m) => JSON.parse(m.data).documentId);
+    expect(previews).toEqual([7]);
+  });
+});
+
+describe("event stream access", () => {
+  const token = "s3cret-token-for-sse";
+
+  it("needs the token, or a single-use ticket that expires", async () => {
+    const harness = await startBridge({ token, limits: { sseTicketTtlMs: 200 } });
+    expect((await harness.http("/events?type=selection:changed")).status).toBe(401);
+    expect((await harness.http("/events/ticket", { method: "POST" })).status).toBe(401);
+    const issue = async (): Promise<string> => {
+      const answer = await harness.http("/events/ticket", { method: "POST", headers: { authorization: `Bearer ${token}` } });
+      expect(answer.status).toBe(200);
+      return ((await answer.json()) as { ticket: string }).ticket;
+    };
+    const ticket = await issue();
+    const reader = await openStream(harness, `?type=selection:changed&ticket=${ticket}`);
+    expect(reader.response.statusCode).toBe(200);
+    // Spent: the same ticket again is no token at all.
+    expect((await harness.http(`/events?type=selection:changed&ticket=${ticket}`)).status).toBe(401);
+    const late = await issue();
+    // Past the ticket's TTL (only the clock is faked; sockets and timers run as usual).
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      vi.setSystemTime(Date.now() + 250);
+      expect((await harness.http(`/events?type=selection:changed&ticket=${late}`)).status).toBe(401);
+    } finally {
+      vi.useRealTimers();
+    }
+    const bearer = await openStream(harness, "?type=selection:changed", { authorization: `Bearer ${token}` });
+    expect(bearer.response.statusCode).toBe(200);
+  });
+
+  it("refuses a foreign Origin as every route does", async () => {
+    const harness = await startBridge();
+    const refused = await harness.http("/events?type=selection:changed", { headers: { origin: "https://evil.example" } });
+    expect(refused.status).toBe(403);
+  });
+});
+
+describe("slow event-stream readers", () => {
+  it("a reader that stops reading is coalesced, then closed, and never gets the backlog", async () => {
+    const host = new PreviewHost();
+    const harness = await startBridge({ host, limits: { sseSoftBytes: 64 * 1024, sseHardBytes: 1024 * 1024, sseSlowReaderMs: 200 } });
+    const reader = await openStream(harness, "?type=selection:changed");
+    reader.response.pause();
+    const streams = async (): Promise<{ open: number; slowCloses: number; coalesced: number }> =>
+      ((await (await harness.http("/status")).json()) as { eventStreams: { open: number; slowCloses: number; coalesced: number } }).eventStreams;
+    // Big state events, until the kernel's buffers are full and the bridge's queue has been past the soft cap too long.
+    const pad = "x".repeat(16 * 1024);
+    let sent = 0;
+    while ((await streams()).slowCloses === 0) {
+      expect(sent).toBeLessThan(100_000);
+      for (let i = 0; i < 10; i++) host.emitSelection({ ...rect, x: ++sent, pad });
+    }
+    const after = await streams();
+    expect(after.open).toBe(0);
+    expect(after.coalesced).toBeGreaterThan(0);
+    // Reading again drains what the kernel held, then the stream ends: far less than what was emitted.
+    reader.response.resume();
+    await reader.ended;
+    expect(reader.bytes).toBeLessThan((sent * pad.length) / 2);
+  });
+});
+
+/** 1×1 transparent PNG. */
+const ONE_PIXEL_PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64");
+
+/** A scripted editor whose previews and selection events the test emits directly. */
+class PreviewHost extends ScriptedHost {
+  readonly previews = new Subject<unknown>();
+  private readonly selections = new Subject<unknown>();
+
+  override events(type: string): Observable<unknown> | undefined {
+    if (type === "layer:previewChange") return this.previews.asObservable();
+    if (type === "selection:changed") return this.selections.asObservable();
+    return undefined;
+  }
+
+  emitSelection(value: unknown): void {
+    this.selections.next(value);
+  }
+}

@@ -1,6 +1,8 @@
-import { get, type IncomingMessage } from "node:http";
+import { existsSync } from "node:fs";
+import { createServer, get, type IncomingMessage, type Server } from "node:http";
+import { chromium, type Browser } from "playwright-core";
 import { Subject, type Observable } from "rxjs";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { startBridge, type Harness } from "../helpers/bridge.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
 
@@ -224,6 +226,67 @@ describe("slow event-stream readers", () => {
     reader.response.resume();
     await reader.ended;
     expect(reader.bytes).toBeLessThan((sent * pad.length) / 2);
+  });
+});
+
+const CHROMIUM = "/usr/bin/chromium";
+const hasChromium = existsSync(CHROMIUM);
+if (!hasChromium) console.warn(`EventSource browser test skipped: ${CHROMIUM} is not installed`);
+
+/** A page from another origin: asks for a ticket with the token, then opens an `EventSource` with it. */
+const PAGE = `<!doctype html><meta charset="utf-8"><title>events</title>
+<script>
+  window.listen = async (bridge, token) => {
+    const answer = await fetch(bridge + "/events/ticket", { method: "POST", headers: { authorization: "Bearer " + token } });
+    const { ticket } = await answer.json();
+    window.received = new Promise((resolve, reject) => {
+      const source = new EventSource(bridge + "/events?type=selection:changed&ticket=" + encodeURIComponent(ticket));
+      source.addEventListener("open", () => (window.opened = true));
+      source.addEventListener("error", () => reject(new Error("EventSource error, readyState " + source.readyState)));
+      source.addEventListener("selection:changed", (event) => {
+        source.close();
+        resolve({ data: JSON.parse(event.data), id: event.lastEventId });
+      });
+    });
+  };
+</script>`;
+
+describe.skipIf(!hasChromium)("EventSource in a browser", () => {
+  let server: Server;
+  let origin: string;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    server = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(PAGE));
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise<void>((done) => (server ? server.close(() => done()) : done()));
+  });
+
+  it("a page's EventSource, opened with a ticket, receives selection:changed after another client's selection:set", { timeout: 60_000 }, async () => {
+    const token = "page-token";
+    const harness = await startBridge({ token, allowOrigins: [origin] });
+    const page = await browser.newPage();
+    await page.goto(`${origin}/`);
+    // The page's global scope, typed for what the page defines (no DOM types in this project).
+    type PageGlobal = { listen?(bridge: string, token: string): Promise<void>; opened?: boolean; received?: Promise<unknown> };
+    await page.evaluate(([bridge, secret]) => (globalThis as PageGlobal).listen!(bridge!, secret!), [harness.bridge.url, token]);
+    await page.waitForFunction(() => (globalThis as PageGlobal).opened === true);
+    const other = await harness.connect("/ws", { headers: { authorization: `Bearer ${token}` } });
+    await other.call("selection:set", { rect });
+    const received = (await page.evaluate(() => (globalThis as PageGlobal).received)) as { data: unknown; id: string };
+    expect(received.data).toEqual(rect);
+    expect(received.id).toMatch(/^[0-9a-f]+-\d+$/);
+    await page.close();
   });
 });
 

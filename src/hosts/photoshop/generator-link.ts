@@ -5,7 +5,7 @@ import { readEnvelope } from "./envelope.js";
 import { busy, jsxFailed, unavailable } from "./errors.js";
 import type { PhotoshopLink, PixmapReply, PixmapRequest } from "./link.js";
 import { PixmapError, toRgba } from "./pixmap.js";
-import { buildScript } from "./operations.js";
+import { OPERATION_MARKER, buildScript, paramsLiteral } from "./operations.js";
 
 /** How long the first `app.info` may take when the link opens: Photoshop answers in well under a second. */
 const APP_INFO_TIMEOUT_MS = 10_000;
@@ -55,6 +55,26 @@ export interface GeneratorLike {
   on(event: "close", listener: () => void): unknown;
   /** Private: a deferred that sees every message of the id and must be resolved by the caller (frees the id). */
   _sendJSXString?(script: string, deferred?: unknown, sharedEngineSafe?: boolean): { promise: QPromise<unknown>; resolve(value?: unknown): void };
+}
+
+/**
+ * A script of the user's (not one of the bridge's operations) made safe for generator-core, which takes a reply
+ * holding one `\r` for an event (`name\rdata`: the call would never resolve) and `JSON.parse`s every reply ("007"
+ * would come back as 7). The script runs through `eval` inside an ES3 function and answers its completion value's
+ * text as a JSON string literal, which generator-core parses back to exactly that text. Operations need none of
+ * this: their envelopes escape every control character.
+ */
+export function quotedCompletion(source: string): string {
+  return String.raw`(function (source) {
+  var value = eval(source), text = value === undefined ? "" : String(value), out = "\"", i, c;
+  for (i = 0; i < text.length; i++) {
+    c = text.charCodeAt(i);
+    if (c === 34 || c === 92) out += "\\" + text.charAt(i);
+    else if (c < 32 || c === 0x2028 || c === 0x2029) out += "\\u" + ("0000" + c.toString(16)).slice(-4);
+    else out += text.charAt(i);
+  }
+  return out + "\"";
+})(${paramsLiteral(source)});`;
 }
 
 /** generator-core guesses replies through `JSON.parse`; the adapter wants the text back. */
@@ -137,7 +157,8 @@ export class GeneratorLink implements PhotoshopLink {
     });
   }
 
-  evaluate(script: string, signal: AbortSignal): Promise<string> {
+  evaluate(source: string, signal: AbortSignal): Promise<string> {
+    const script = source.includes(OPERATION_MARKER) ? source : quotedCompletion(source);
     const send = this.generator._sendJSXString?.bind(this.generator);
     if (!send) return this.guard(() => this.generator.evaluateJSXString(script), signal).then(asText);
     // The private deferred lets us free the id ourselves when we give up (reference A).

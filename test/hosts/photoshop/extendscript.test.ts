@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { quotedCompletion } from "../../../src/hosts/photoshop/generator-link.js";
 import { OPERATIONS, buildScript } from "../../../src/hosts/photoshop/operations.js";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -156,5 +157,13 @@ describe("the Photoshop operations run as ExtendScript against the DOM stub", ()
     expect(kinds).toEqual(["pixel", "group", "adjustment"]);
     title!.psKind = "LAYER3D";
     expect(envelope(model, "layer.get", { layerId: title!.id }).result.kind).toBe("pixel");
+  });
+
+  it("the plugin's wrapper of a user script is ES3 and answers the completion as a JSON string with no raw CR", () => {
+    const model = sample();
+    const text = runExtendScript(model, quotedCompletion("var s = 'a\\rb'; s + '\\u2028' + 7")).text;
+    expect(text).not.toMatch(/[\r\u2028]/);
+    expect(JSON.parse(text)).toBe("a\rb\u20287");
+    expect(runExtendScript(model, quotedCompletion("undefined")).text).toBe('""');
   });
 });

@@ -71,6 +71,21 @@ describe("the Generator plugin entry", () => {
     expect((await client.next((f) => f.type === "toolChanged")).data).toBe("moveTool");
   });
 
+  it("jsx:run answers a script's text exactly, even with a carriage return or text that looks like JSON", async () => {
+    const fake = await startFake();
+    const generator = createGenerator(createLoggerManager(0)) as unknown as { start(o: unknown): PromiseLike<void>; shutdown(): void };
+    await generator.start({ hostname: "127.0.0.1", port: fake.port, password: fake.password, config: {} });
+    cleanup.push(() => generator.shutdown());
+    const bridge = (await loadEntry().init(generator, { listen: "127.0.0.1:0", logLevel: "silent" }, logger))!;
+    cleanup.push(() => bridge.close());
+    const client = await TestClient.open(bridge.wsUrl);
+    cleanup.push(() => client.close());
+    expect(await client.call("jsx:run", { script: "'line one\\rline two'" })).toEqual({ result: "line one\rline two" });
+    expect(await client.call("jsx:run", { script: "'007'" })).toEqual({ result: "007" });
+    expect(await client.call("jsx:run", { script: "var a = 2; a * 21" })).toEqual({ result: "42" });
+    expect((await client.send("jsx:run", { script: "null.x" })).error).toMatchObject({ code: "JSX_FAILED" });
+  });
+
   it("emits #closing {reason: host-close} when Photoshop goes away, then closes the sockets", async () => {
     const fake = await startFake();
     const generator = createGenerator(createLoggerManager(0)) as unknown as NodeJS.EventEmitter & { start(o: unknown): PromiseLike<void>; shutdown(): void };

@@ -1,7 +1,8 @@
 /*
  * A fake Photoshop Remote Connections server for tests (reference "Fake Photoshop server for tests"): real TCP
- * on 127.0.0.1, the encrypted framed protocol, an in-memory document model answering the bridge's operations,
- * generator-core's own scripts (so Adobe's client can be run against it), events, pixmaps, and fault injection.
+ * on 127.0.0.1, the encrypted framed protocol, an in-memory document model on which every script the bridge sends
+ * runs through an ES3 realm and a Photoshop DOM stub (`extendscript/`), generator-core's own scripts (so Adobe's
+ * client can be run against it), events, pixmaps, and fault injection.
  */
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";

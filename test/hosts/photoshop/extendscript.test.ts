@@ -42,6 +42,15 @@ describe("the Photoshop operations run as ExtendScript against the DOM stub", ()
     expect(runExtendScript(model, "var a = []; a.push(1); a.join(',')").text).toBe("1");
   });
 
+  it("an operation written with Array.prototype.map answers JSX_FAILED, as it would in Photoshop", () => {
+    const script = buildScript("document.list", {}).replace(
+      "for (var i = 0; i < app.documents.length; i++) out.push(__docInfo(app.documents[i]));",
+      "out = [app.documents[0]].map(__docInfo);",
+    );
+    expect(script).toContain(".map(__docInfo)");
+    expect(JSON.parse(runExtendScript(sample(), script).text)).toMatchObject({ ok: false, error: { code: "JSX_FAILED", message: expect.stringMatching(/map is not a function/) } });
+  });
+
   it("an API the stub does not model fails the run instead of answering undefined", () => {
     expect(() => runExtendScript(sample(), "app.activeDocument.artLayers.length")).toThrow(/Document.artLayers is not modelled/);
     expect(() => runExtendScript(sample(), "charIDToTypeID('Zzzz')")).toThrow(/four-character id/);

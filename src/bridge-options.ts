@@ -1,5 +1,6 @@
 import type { HostAdapter } from "./hosts/host.js";
 import type { EmbeddedHostOptions } from "./hosts/embedded/index.js";
+import type { WebhookSpec } from "./actors/webhooks.js";
 import type { Limits } from "./limits.js";
 import type { Logger } from "./logger.js";
 import type { MethodDefinition } from "./methods/index.js";
@@ -76,6 +77,19 @@ export interface BridgeOptions {
    * @default { allowScripts: false }
    */
   mcp?: { allowScripts?: boolean } | false;
+  /** Webhooks the bridge delivers events to (see `docs/integrations.md`); they live as long as the bridge. */
+  webhooks?: WebhookOptions;
+}
+
+/** Webhooks set up by the operator, and whether they may target private addresses. */
+export interface WebhookOptions {
+  /** Added at start, in this order. @default none */
+  hooks?: readonly WebhookSpec[];
+  /**
+   * Deliver to loopback, private, link-local or otherwise non-public addresses (`--allow-private-webhooks`). Off
+   * guards the network behind the bridge against request forgery by whoever may add webhooks. @default false
+   */
+  allowPrivate?: boolean;
 }
 
 /** File access of a bridge (`--files-root`, `--allow-any-path`, `--allow-editor-scripts`, `--no-backup`). */

@@ -24,6 +24,7 @@ import { BridgeError, PROTOCOL_VERSION, STATE_EVENTS, type ClosingReason, type E
 import { healthView, readinessView, statusView } from "./status.js";
 import { createHttpApp } from "./transports/http/app.js";
 import { createEventStreams } from "./transports/http/sse.js";
+import { WebhookRegistry } from "./actors/webhooks.js";
 import { createMcpHttp, inProcessBackend, type McpHttp } from "./mcp/index.js";
 import type { TransportTarget } from "./transports/target.js";
 import { attachWebSocket, WS_PATH, type WsTransport } from "./transports/ws/server.js";
@@ -241,7 +242,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     pluginRoute: (id, verb, segments) => plugins.route(id, verb, segments),
     health: () => healthView(views),
     readiness: () => readinessView(views, running),
-    status: () => ({ ...statusView(views, running), eventStreams: { ...events.counts } }),
+    status: () => ({ ...statusView(views, running), eventStreams: { ...events.counts }, webhooks: { ...webhooks.counts, hooks: webhooks.list() } }),
     plugins: () => ({ plugins: plugins.list(), failed: plugins.failures() }),
     pluginContracts: () => plugins.contracts(),
     pluginHealth: (id) => plugins.health(id),
@@ -279,6 +280,16 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     limits,
     log,
   );
+  // Webhooks POST the same events, signed, to their receivers.
+  const webhooks = new WebhookRegistry(
+    {
+      stream: (type) => services.eventStream("root", type, undefined),
+      accepted: () => services.acceptedEvents("root"),
+      allowPrivate: options.webhooks?.allowPrivate === true,
+    },
+    limits,
+    log,
+  );
 
   let server: Server | undefined;
   let ws: WsTransport | undefined;
@@ -312,7 +323,9 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
         await pool.start();
         // Before listening, so `/plugins`, `getServerInfo` and `#ready` are complete from the first request.
         await plugins.load();
-        const listening = createServer(toNodeHandler(createHttpApp(target, mcp, events)));
+        // The operator's webhooks: a bad one fails the start, as any configuration error does.
+        for (const hook of options.webhooks?.hooks ?? []) webhooks.add(hook);
+        const listening = createServer(toNodeHandler(createHttpApp(target, mcp, events, webhooks)));
         server = listening;
         listening.keepAliveTimeout = HTTP_KEEP_ALIVE_MS;
         ws = attachWebSocket(listening, target);
@@ -344,6 +357,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
         await ws?.close();
         await mcp?.close();
         events.log.close();
+        webhooks.close();
         clients.disposeAll();
         await plugins.stop(reason);
         const listening = server;

@@ -152,6 +152,19 @@ export const DEFAULT_LIMITS = {
   sseHardBytes: 8 * MiB,
   /** How long an event stream may stay above `sseSoftBytes` before it is closed: a reader that stopped reading. */
   sseSlowReaderMs: 30_000,
+  /** Webhooks at once: each holds subscriptions, a queue and a delivery log. */
+  maxWebhooks: 100,
+  /** Deliveries waiting per webhook; past it the oldest is dropped and counted, so a dead receiver cannot grow memory. */
+  webhookQueueEvents: 1_000,
+  /** Attempts the delivery log keeps per webhook (`GET /webhooks/{id}/deliveries`). */
+  webhookLogEntries: 100,
+  /** Deadline of one delivery attempt, connection to answer: a receiver that never answers fails the attempt. */
+  webhookTimeoutMs: 10_000,
+  /** Delay before the first retry of a failed delivery; doubles per attempt up to the max, with jitter. */
+  webhookRetryInitialMs: 1_000,
+  webhookRetryMaxMs: 5 * 60_000,
+  /** Failed attempts in a row after which a webhook is disabled (shown in `/status`) until re-enabled. */
+  webhookDisableAfterFailures: 10,
 } as const;
 
 export type Limits = { -readonly [K in keyof typeof DEFAULT_LIMITS]: number };

@@ -1,0 +1,369 @@
+import { createHmac, randomBytes, randomUUID } from "node:crypto";
+import { lookup as dnsLookup, type LookupAddress } from "node:dns";
+import { request as httpRequest } from "node:http";
+import { request as httpsRequest } from "node:https";
+import { isIP, type LookupFunction } from "node:net";
+import type { Observable, Subscription } from "rxjs";
+import { isPrivateAddress } from "../imports/index.js";
+import type { Limits } from "../limits.js";
+import type { Logger } from "../logger.js";
+import type { SerializedEvent } from "../methods/index.js";
+import { BridgeError } from "../protocol/index.js";
+
+/** Header carrying `sha256=<hex>`: HMAC-SHA256 with the webhook's secret over `<timestamp>.<body>`. */
+export const SIGNATURE_HEADER = "x-bridge-signature";
+/** Header carrying the delivery's timestamp (Unix seconds), the one the signature covers. */
+export const TIMESTAMP_HEADER = "x-bridge-timestamp";
+/** Header carrying the delivery id: the same on every attempt of one delivery, so a receiver can drop repeats. */
+export const DELIVERY_HEADER = "x-bridge-delivery";
+/** Header naming the event type. */
+export const EVENT_HEADER = "x-bridge-event";
+
+/** What an operator or a client asks for. */
+export interface WebhookSpec {
+  readonly url: string;
+  readonly types: readonly string[];
+  /** Signs every delivery; one is made up (and answered once) when none is given. */
+  readonly secret?: string | undefined;
+  /** Only events about this document (events naming no document still go). */
+  readonly documentId?: number | string | undefined;
+}
+
+/** One attempt of one delivery, as the delivery log keeps it. */
+export interface DeliveryRecord {
+  readonly deliveryId: string;
+  readonly type: string;
+  readonly attempt: number;
+  /** HTTP status the receiver answered, or null when it did not (timeout, refused, DNS). */
+  readonly status: number | null;
+  readonly ok: boolean;
+  readonly durationMs: number;
+  readonly error?: string;
+  readonly at: string;
+}
+
+/** A webhook as `/status` and the delivery routes show it (never its secret). */
+export interface WebhookView {
+  readonly id: string;
+  readonly url: string;
+  readonly types: readonly string[];
+  readonly documentId?: number | string;
+  readonly enabled: boolean;
+  /** Why it was disabled: a run of failed attempts. */
+  readonly disabledReason?: string;
+  readonly queued: number;
+  readonly delivered: number;
+  readonly failedAttempts: number;
+  readonly dropped: number;
+  readonly consecutiveFailures: number;
+}
+
+/** Where deliveries come from, and whether private targets are allowed. */
+export interface WebhookSources {
+  /** The shared stream of one main event type, or undefined when nothing produces it. */
+  stream(type: string): Observable<SerializedEvent> | undefined;
+  accepted(): string[];
+  /** Loopback and private targets (`--allow-private-webhooks`). @default false */
+  readonly allowPrivate: boolean;
+}
+
+interface Pending {
+  readonly deliveryId: string;
+  readonly type: string;
+  readonly json: string;
+  attempt: number;
+}
+
+interface Hook {
+  readonly id: string;
+  readonly url: URL;
+  readonly types: readonly string[];
+  readonly secret: string;
+  readonly documentId: number | string | undefined;
+  readonly subscriptions: Subscription[];
+  readonly queue: Pending[];
+  readonly log: DeliveryRecord[];
+  enabled: boolean;
+  disabledReason: string | undefined;
+  sending: boolean;
+  retry: NodeJS.Timeout | undefined;
+  delivered: number;
+  failedAttempts: number;
+  dropped: number;
+  consecutiveFailures: number;
+}
+
+/** Counts read by `/status` and `/metrics`. */
+export interface WebhookCounts {
+  delivered: number;
+  failed: number;
+  dropped: number;
+}
+
+function privateTarget(host: string, address: string): BridgeError {
+  return new BridgeError("FORBIDDEN", `Refusing webhook target ${host}: it is a non-public address (${address}); start the bridge with --allow-private-webhooks to allow it`, {
+    details: { capability: "webhook:private-url", host, address },
+  });
+}
+
+/** A DNS lookup that fails when any address of the name is non-public: the socket connects to a checked address. */
+function guardedLookup(allowPrivate: boolean): LookupFunction {
+  return (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+      if (error) return callback(error, "", 0);
+      const blocked = allowPrivate ? undefined : addresses.find((a) => isPrivateAddress(a.address));
+      if (blocked) return callback(privateTarget(hostname, blocked.address) as unknown as NodeJS.ErrnoException, "", 0);
+      if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      const first = addresses[0];
+      if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: "ENOTFOUND" }), "", 0);
+      callback(null, first.address, first.family);
+    });
+  };
+}
+
+/** The signature a receiver recomputes: `sha256=` and the hex HMAC-SHA256 of `<timestamp>.<body>`. */
+export function signDelivery(secret: string, timestamp: string, body: string): string {
+  return `sha256=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`;
+}
+
+/**
+ * The bridge's webhooks: each subscribes to its event types and POSTs every event, signed, in order, one at a time.
+ * A failed attempt (no answer within `webhookTimeoutMs`, a non-2xx answer, a redirect) is retried after an
+ * exponential backoff with jitter; after `webhookDisableAfterFailures` failed attempts in a row the webhook is
+ * disabled (its queue kept, bounded) until `enable`. Each queue holds at most `webhookQueueEvents`; the oldest is
+ * dropped and counted. Deliveries are at least once: a receiver that answered too late gets the same delivery id again.
+ */
+export class WebhookRegistry {
+  private readonly hooks = new Map<string, Hook>();
+  readonly counts: WebhookCounts = { delivered: 0, failed: 0, dropped: 0 };
+  private closed = false;
+
+  constructor(
+    private readonly sources: WebhookSources,
+    private readonly limits: Limits,
+    private readonly log: Logger,
+  ) {}
+
+  /** Adds a webhook; answers its view and its secret (the only time the secret is shown). */
+  add(spec: WebhookSpec): WebhookView & { secret: string } {
+    if (this.hooks.size >= this.limits.maxWebhooks) {
+      throw new BridgeError("HOST_BUSY", `At most ${this.limits.maxWebhooks} webhooks`, { details: { maxWebhooks: this.limits.maxWebhooks } });
+    }
+    const url = this.checkUrl(spec.url);
+    const accepted = this.sources.accepted();
+    if (spec.types.length === 0) throw new BridgeError("BAD_REQUEST", "A webhook needs at least one event type", { details: { accepted } });
+    for (const type of spec.types) {
+      if (!accepted.includes(type) || type.startsWith("#")) {
+        throw new BridgeError("BAD_REQUEST", `Unknown event type "${type}"; accepted: ${accepted.filter((t) => !t.startsWith("#")).join(", ")}`, {
+          details: { type, accepted },
+        });
+      }
+    }
+    const hook: Hook = {
+      id: randomUUID(),
+      url,
+      types: [...new Set(spec.types)],
+      secret: spec.secret ?? randomBytes(24).toString("base64url"),
+      documentId: spec.documentId,
+      subscriptions: [],
+      queue: [],
+      log: [],
+      enabled: true,
+      disabledReason: undefined,
+      sending: false,
+      retry: undefined,
+      delivered: 0,
+      failedAttempts: 0,
+      dropped: 0,
+      consecutiveFailures: 0,
+    };
+    for (const type of hook.types) {
+      const stream = this.sources.stream(type);
+      if (stream !== undefined) hook.subscriptions.push(stream.subscribe((event) => this.enqueue(hook, event)));
+    }
+    this.hooks.set(hook.id, hook);
+    this.log.info({ actor: "webhooks", webhook: hook.id, host: url.host, types: hook.types }, "webhook added");
+    return { ...this.view(hook), secret: hook.secret };
+  }
+
+  list(): WebhookView[] {
+    return [...this.hooks.values()].map((hook) => this.view(hook));
+  }
+
+  remove(id: string): boolean {
+    const hook = this.hooks.get(id);
+    if (hook === undefined) return false;
+    this.stop(hook);
+    this.hooks.delete(id);
+    return true;
+  }
+
+  /** Re-enables a disabled webhook; its queued deliveries go out again, oldest first. */
+  enable(id: string): WebhookView {
+    const hook = this.get(id);
+    hook.enabled = true;
+    hook.disabledReason = undefined;
+    hook.consecutiveFailures = 0;
+    this.pump(hook);
+    return this.view(hook);
+  }
+
+  /** The last `webhookLogEntries` attempts of a webhook, newest last. */
+  deliveries(id: string): { webhook: WebhookView; deliveries: DeliveryRecord[] } {
+    const hook = this.get(id);
+    return { webhook: this.view(hook), deliveries: [...hook.log] };
+  }
+
+  /** Ids of the webhooks disabled after a run of failures. */
+  disabled(): string[] {
+    return [...this.hooks.values()].filter((hook) => !hook.enabled).map((hook) => hook.id);
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const hook of this.hooks.values()) this.stop(hook);
+  }
+
+  private get(id: string): Hook {
+    const hook = this.hooks.get(id);
+    if (hook === undefined) throw new BridgeError("NOT_FOUND", `No webhook ${id}`, { details: { webhookId: id } });
+    return hook;
+  }
+
+  private checkUrl(text: string): URL {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      throw new BridgeError("BAD_REQUEST", "A webhook URL must be an absolute http: or https: URL", { details: { url: text } });
+    }
+    if (url.protocol !== "http:" && url.protocol !== "https:") {
+      throw new BridgeError("BAD_REQUEST", `A webhook URL must be http: or https:, not ${url.protocol}`, { details: { url: url.href } });
+    }
+    if (url.username !== "" || url.password !== "") throw new BridgeError("BAD_REQUEST", "A webhook URL must not carry credentials; use the secret");
+    const host = url.hostname.replace(/^\[|\]$/g, "");
+    // Names are checked again at each delivery, after DNS resolution.
+    if (!this.sources.allowPrivate && (isIP(host) ? isPrivateAddress(host) : host === "localhost" || host.endsWith(".localhost"))) throw privateTarget(host, host);
+    return url;
+  }
+
+  private stop(hook: Hook): void {
+    for (const subscription of hook.subscriptions) subscription.unsubscribe();
+    clearTimeout(hook.retry);
+    hook.retry = undefined;
+  }
+
+  private enqueue(hook: Hook, event: SerializedEvent): void {
+    if (hook.documentId !== undefined) {
+      const data = JSON.parse(event.json) as unknown;
+      if (data !== null && typeof data === "object" && "documentId" in data && String((data as { documentId: unknown }).documentId) !== String(hook.documentId)) return;
+    }
+    hook.queue.push({ deliveryId: randomUUID(), type: event.type, json: event.json, attempt: 0 });
+    // The head may be on its way: drop the oldest waiting one, never the one being sent.
+    while (hook.queue.length > this.limits.webhookQueueEvents) {
+      hook.queue.splice(hook.sending ? 1 : 0, 1);
+      hook.dropped++;
+      this.counts.dropped++;
+    }
+    this.pump(hook);
+  }
+
+  private pump(hook: Hook): void {
+    if (this.closed || hook.sending || !hook.enabled || hook.retry !== undefined || hook.queue.length === 0) return;
+    if (!this.hooks.has(hook.id)) return;
+    const head = hook.queue[0]!;
+    hook.sending = true;
+    head.attempt++;
+    void this.send(hook, head).then((record) => {
+      hook.sending = false;
+      hook.log.push(record);
+      if (hook.log.length > this.limits.webhookLogEntries) hook.log.shift();
+      if (record.ok) {
+        hook.queue.shift();
+        hook.delivered++;
+        this.counts.delivered++;
+        hook.consecutiveFailures = 0;
+        this.pump(hook);
+        return;
+      }
+      hook.failedAttempts++;
+      this.counts.failed++;
+      hook.consecutiveFailures++;
+      if (hook.consecutiveFailures >= this.limits.webhookDisableAfterFailures) {
+        hook.enabled = false;
+        hook.disabledReason = `${hook.consecutiveFailures} failed attempts in a row (last: ${record.error ?? `HTTP ${record.status}`})`;
+        this.log.warn({ actor: "webhooks", webhook: hook.id, host: hook.url.host, failures: hook.consecutiveFailures }, "webhook disabled");
+        return;
+      }
+      // Exponential backoff with full jitter in its upper half: receivers that failed together do not retry together.
+      const base = Math.min(this.limits.webhookRetryInitialMs * 2 ** (head.attempt - 1), this.limits.webhookRetryMaxMs);
+      hook.retry = setTimeout(() => {
+        hook.retry = undefined;
+        this.pump(hook);
+      }, base / 2 + Math.random() * (base / 2));
+      hook.retry.unref();
+    });
+  }
+
+  private send(hook: Hook, pending: Pending): Promise<DeliveryRecord> {
+    const timestamp = String(Math.floor(Date.now() / 1000));
+    const body = `{"id":${JSON.stringify(pending.deliveryId)},"type":${JSON.stringify(pending.type)},"timestamp":${timestamp},"data":${pending.json}}`;
+    const started = performance.now();
+    const record = (status: number | null, error?: string): DeliveryRecord => ({
+      deliveryId: pending.deliveryId,
+      type: pending.type,
+      attempt: pending.attempt,
+      status,
+      ok: error === undefined && status !== null && status >= 200 && status < 300,
+      durationMs: Math.round(performance.now() - started),
+      ...(error !== undefined ? { error } : status !== null && (status < 200 || status >= 300) ? { error: `HTTP ${status}` } : {}),
+      at: new Date().toISOString(),
+    });
+    const request = hook.url.protocol === "https:" ? httpsRequest : httpRequest;
+    return new Promise((resolve) => {
+      const req = request(hook.url, {
+        method: "POST",
+        lookup: guardedLookup(this.sources.allowPrivate),
+        signal: AbortSignal.timeout(this.limits.webhookTimeoutMs),
+        headers: {
+          "content-type": "application/json",
+          "content-length": Buffer.byteLength(body),
+          "user-agent": "image-editor-bridge-webhooks",
+          [EVENT_HEADER]: pending.type,
+          [DELIVERY_HEADER]: pending.deliveryId,
+          [TIMESTAMP_HEADER]: timestamp,
+          [SIGNATURE_HEADER]: signDelivery(hook.secret, timestamp, body),
+        },
+      });
+      req.once("response", (response) => {
+        const status = response.statusCode ?? 0;
+        // The body is not read for anything: drain it, bounded by the deadline above (which may cut it: ignored).
+        response.on("error", () => {});
+        response.resume();
+        // Redirects are not followed: a receiver moves by being added again.
+        resolve(status >= 300 && status < 400 ? record(status, `redirect (HTTP ${status}) not followed`) : record(status));
+      });
+      req.on("error", (error: Error) => {
+        const message = error.name === "AbortError" || error.name === "TimeoutError" ? `no answer within ${this.limits.webhookTimeoutMs} ms` : error.message;
+        resolve(record(null, message));
+      });
+      req.end(body);
+    });
+  }
+
+  private view(hook: Hook): WebhookView {
+    return {
+      id: hook.id,
+      url: hook.url.href,
+      types: hook.types,
+      ...(hook.documentId !== undefined ? { documentId: hook.documentId } : {}),
+      enabled: hook.enabled,
+      ...(hook.disabledReason !== undefined ? { disabledReason: hook.disabledReason } : {}),
+      queued: hook.queue.length,
+      delivered: hook.delivered,
+      failedAttempts: hook.failedAttempts,
+      dropped: hook.dropped,
+      consecutiveFailures: hook.consecutiveFailures,
+    };
+  }
+}

@@ -1,0 +1,164 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
+import { afterEach, describe, expect, it } from "vitest";
+import { createBridge } from "../../src/bridge.js";
+import { startBridge, type Harness } from "../helpers/bridge.js";
+
+const rect = { x: 1, y: 2, width: 3, height: 4 };
+const secret = "whsec-test";
+
+interface Received {
+  readonly headers: IncomingHttpHeaders;
+  readonly body: string;
+}
+
+/** A loopback webhook receiver; `answer` decides each response (by arrival number), or leaves it hanging. */
+class Receiver {
+  readonly received: Received[] = [];
+  private waiters: Array<() => void> = [];
+  private constructor(
+    readonly server: Server,
+    readonly url: string,
+  ) {}
+
+  static async start(answer: (n: number, res: ServerResponse) => void = (_n, res) => res.writeHead(200).end()): Promise<Receiver> {
+    const holder: { receiver?: Receiver } = {};
+    const server = createServer((req, res) => {
+      let body = "";
+      req.setEncoding("utf8");
+      req.on("data", (chunk: string) => (body += chunk));
+      req.on("end", () => {
+        const receiver = holder.receiver!;
+        receiver.received.push({ headers: req.headers, body });
+        answer(receiver.received.length, res);
+        for (const wake of receiver.waiters.splice(0)) wake();
+      });
+    });
+    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+    const receiver = new Receiver(server, `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`);
+    holder.receiver = receiver;
+    receivers.push(receiver);
+    return receiver;
+  }
+
+  async count(n: number): Promise<Received[]> {
+    while (this.received.length < n) await new Promise<void>((resolve) => this.waiters.push(resolve));
+    return this.received;
+  }
+
+  close(): Promise<void> {
+    this.server.closeAllConnections();
+    return new Promise((done) => this.server.close(() => done()));
+  }
+}
+
+const receivers: Receiver[] = [];
+afterEach(async () => {
+  await Promise.all(receivers.splice(0).map((r) => r.close()));
+});
+
+/** What a receiver does with the documented headers: recompute the HMAC over `<timestamp>.<body>`. */
+function verifies(delivery: Received): boolean {
+  const timestamp = String(delivery.headers["x-bridge-timestamp"]);
+  const expected = `sha256=${createHmac("sha256", secret).update(`${timestamp}.${delivery.body}`).digest("hex")}`;
+  const given = String(delivery.headers["x-bridge-signature"]);
+  return given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+}
+
+interface HookView {
+  id: string;
+  enabled: boolean;
+  disabledReason?: string;
+  delivered: number;
+  dropped: number;
+  queued: number;
+}
+
+async function hooks(harness: Harness): Promise<HookView[]> {
+  return ((await (await harness.http("/status")).json()) as { webhooks: { hooks: HookView[] } }).webhooks.hooks;
+}
+
+describe("webhooks", () => {
+  it("a loopback receiver (allowed by the flag) gets signed deliveries that verify, in order", async () => {
+    const receiver = await Receiver.start();
+    const harness = await startBridge({ webhooks: { allowPrivate: true, hooks: [{ url: receiver.url, types: ["selection:changed"], secret }] } });
+    const other = await harness.connect();
+    const sent = [rect, { ...rect, x: 9 }, null];
+    for (const each of sent) await other.call("selection:set", { rect: each });
+    const deliveries = await receiver.count(3);
+    expect(deliveries.map((d) => JSON.parse(d.body).data)).toEqual(sent);
+    expect(deliveries.every(verifies)).toBe(true);
+    expect(deliveries.map((d) => d.headers["x-bridge-event"])).toEqual(["selection:changed", "selection:changed", "selection:changed"]);
+    const ids = deliveries.map((d) => d.headers["x-bridge-delivery"]);
+    expect(new Set(ids).size).toBe(3);
+    expect(deliveries.map((d) => JSON.parse(d.body).id)).toEqual(ids);
+    // A body altered in transit no longer verifies.
+    expect(verifies({ ...deliveries[0]!, body: deliveries[0]!.body.replace('"x":1', '"x":2') })).toBe(false);
+  });
+
+  it("a receiver answering 500 twice then 200 gets the same delivery again, with the attempts in the delivery log", async () => {
+    const receiver = await Receiver.start((n, res) => res.writeHead(n <= 2 ? 500 : 200).end());
+    const harness = await startBridge({
+      limits: { webhookRetryInitialMs: 20 },
+      webhooks: { allowPrivate: true, hooks: [{ url: receiver.url, types: ["selection:changed"], secret }] },
+    });
+    const other = await harness.connect();
+    await other.call("selection:set", { rect });
+    const attempts = await receiver.count(3);
+    expect(new Set(attempts.map((d) => d.headers["x-bridge-delivery"])).size).toBe(1);
+    expect(attempts.every(verifies)).toBe(true);
+    const [hook] = await hooks(harness);
+    let log = (await (await harness.http(`/webhooks/${hook!.id}/deliveries`)).json()) as { deliveries: Array<{ attempt: number; status: number; ok: boolean }> };
+    while (log.deliveries.length < 3) log = (await (await harness.http(`/webhooks/${hook!.id}/deliveries`)).json()) as typeof log;
+    expect(log.deliveries.map(({ attempt, status, ok }) => ({ attempt, status, ok }))).toEqual([
+      { attempt: 1, status: 500, ok: false },
+      { attempt: 2, status: 500, ok: false },
+      { attempt: 3, status: 200, ok: true },
+    ]);
+    expect((await harness.http("/webhooks/nope/deliveries")).status).toBe(404);
+  });
+
+  it("a receiver that never answers is disabled after the limit and shows in /status", async () => {
+    const receiver = await Receiver.start(() => {}); // never answers
+    const harness = await startBridge({
+      limits: { webhookTimeoutMs: 100, webhookRetryInitialMs: 10, webhookDisableAfterFailures: 3 },
+      webhooks: { allowPrivate: true, hooks: [{ url: receiver.url, types: ["selection:changed"], secret }] },
+    });
+    const other = await harness.connect();
+    await other.call("selection:set", { rect });
+    let [hook] = await hooks(harness);
+    while (hook!.enabled) [hook] = await hooks(harness);
+    expect(hook!.disabledReason).toMatch(/^3 failed attempts in a row \(last: no answer within 100 ms\)$/);
+    expect(receiver.received).toHaveLength(3);
+    // Disabled, it keeps what it could not deliver (bounded), and sends nothing.
+    await other.call("selection:set", { rect: null });
+    while (hook!.queued < 2) [hook] = await hooks(harness);
+    expect(hook).toMatchObject({ enabled: false, queued: 2 });
+    expect(receiver.received).toHaveLength(3);
+  });
+
+  it("a full queue drops its oldest waiting delivery and counts it", async () => {
+    const hanging: ServerResponse[] = [];
+    const receiver = await Receiver.start((_n, res) => hanging.push(res));
+    const harness = await startBridge({ limits: { webhookQueueEvents: 2 }, webhooks: { allowPrivate: true, hooks: [{ url: receiver.url, types: ["selection:changed"], secret }] } });
+    const other = await harness.connect();
+    for (let x = 1; x <= 4; x++) await other.call("selection:set", { rect: { ...rect, x } });
+    await receiver.count(1);
+    // Events reach the webhook as the editor emits them, possibly after the calls answered: read until all four came.
+    let [hook] = await hooks(harness);
+    while (hook!.dropped < 2) [hook] = await hooks(harness);
+    expect(hook).toMatchObject({ queued: 2, dropped: 2 });
+    hanging.shift()!.writeHead(200).end();
+    const [first, second] = await receiver.count(2);
+    // The one in flight was kept; of the three that waited behind it the oldest two were dropped, the newest goes next.
+    expect([JSON.parse(first!.body).data.x, JSON.parse(second!.body).data.x]).toEqual([1, 4]);
+  });
+
+  it("a private or loopback URL is refused without --allow-private-webhooks", async () => {
+    for (const url of ["http://127.0.0.1:9/hook", "http://[::1]:9/hook", "http://10.0.0.8/hook", "http://localhost:9/hook"]) {
+      const bridge = createBridge({ listen: { host: "127.0.0.1", port: 0 }, webhooks: { hooks: [{ url, types: ["selection:changed"] }] } });
+      // A failed start has already stopped what it started.
+      await expect(bridge.start(), url).rejects.toMatchObject({ code: "FORBIDDEN", details: { capability: "webhook:private-url" } });
+    }
+  });
+});

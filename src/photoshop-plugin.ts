@@ -27,6 +27,13 @@ export interface PluginConfig {
   logLevel?: string;
   /** Installed package folder, when the plugin folder was copied out of it (read by `main.cjs`). */
   packageDir?: string;
+  /**
+   * A Node ≥ 20 to run the bridge under when Photoshop's bundled Node is older (read by `main.cjs`, which then
+   * relays the generator to it). @default `node` on the PATH
+   */
+  nodePath?: string;
+  /** Force the relay on (`true`) or off (`false`); by default it is used when the bundled Node is older than 20. */
+  relay?: boolean;
 }
 
 /** generator-core's plugin logger (printf-style). */

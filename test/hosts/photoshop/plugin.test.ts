@@ -71,6 +71,47 @@ describe("the Generator plugin entry", () => {
     expect((await client.next((f) => f.type === "toolChanged")).data).toBe("moveTool");
   });
 
+  it("on a Node too old for the bridge, runs it under a system Node and relays the generator: documents, pixels, events, scripts, close", async () => {
+    const fake = await startFake();
+    const generator = createGenerator(createLoggerManager(0)) as unknown as { start(o: unknown): PromiseLike<void>; shutdown(): void };
+    await generator.start({ hostname: "127.0.0.1", port: fake.port, password: fake.password, config: {} });
+    cleanup.push(() => generator.shutdown());
+    const entry = loadEntry();
+    // `relay: true` does what Photoshop's Node 18 would: the bridge (dist/, built by `npm test`) runs in a child.
+    const relayed = (await entry.init(generator, { listen: "127.0.0.1:0", logLevel: "silent", relay: true }, logger)) as unknown as {
+      wsUrl: string;
+      pid: number;
+      close(): Promise<void>;
+    };
+    expect(entry.health).toMatchObject({ status: "running" });
+    cleanup.push(() => relayed.close());
+    expect(relayed.pid).not.toBe(process.pid);
+
+    const client = await TestClient.open(relayed.wsUrl);
+    cleanup.push(() => client.close());
+    expect(await client.call("document:current")).toMatchObject({ name: "Sample" });
+    const layer = (await client.call<{ id: number; bounds: unknown }[]>("document:layers"))[0]!;
+    const image = await client.call<{ bounds: unknown }>("image:exportLayer", { layerId: layer.id });
+    expect(image.bounds).toEqual(layer.bounds);
+    expect(await client.call("jsx:run", { script: "1+1" })).toEqual({ result: "2" });
+    await client.call("event:subscribe", { type: "toolChanged" });
+    await fake.waitForSubscription("toolChanged");
+    fake.emitEvent("toolChanged", "moveTool");
+    expect((await client.next((f) => f.type === "toolChanged")).data).toBe("moveTool");
+
+    await client.call("event:subscribe", { type: "#closing" });
+    await relayed.close();
+    expect((await client.next((f) => f.type === "#closing")).data).toEqual({ reason: "host-close" });
+  });
+
+  it("on a Node too old for the bridge and no newer Node to be found, fails with what to install or set", async () => {
+    const entry = loadEntry();
+    const result = await entry.init({ on() {} }, { relay: true, nodePath: "/nonexistent/node" }, logger);
+    expect(result).toBeUndefined();
+    expect(entry.health.status).toBe("failed");
+    expect(entry.health.error).toMatch(/too old for the bridge .*install Node 20 or later, or set nodePath/);
+  });
+
   it("jsx:run answers a script's text exactly, even with a carriage return or text that looks like JSON", async () => {
     const fake = await startFake();
     const generator = createGenerator(createLoggerManager(0)) as unknown as { start(o: unknown): PromiseLike<void>; shutdown(): void };

@@ -220,7 +220,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
       ...plugins.failures().map(({ id }) => ({ id, ok: false })),
     ],
   });
-  const views = { pool, clients, plugins, files, startedAt: Date.now(), calls: () => dispatcher.metrics.recentCalls() };
+  const views = { pool, clients, plugins, files, startedAt: Date.now(), calls: () => dispatcher.metrics.recentCalls(), disabledWebhooks: () => webhooks.disabled().length };
   const target: TransportTarget = {
     dispatcher,
     clients,

@@ -17,6 +17,8 @@ export interface StatusSources {
   readonly startedAt: number;
   /** The calls of the last minutes in time buckets (`calls`). */
   readonly calls: () => RecentCalls;
+  /** How many webhooks are disabled after a run of failed deliveries. @default none */
+  readonly disabledWebhooks?: () => number;
 }
 
 /** `GET /health`: liveness only, a small fixed body (no lists) cheap enough to poll hard. */
@@ -33,9 +35,10 @@ function describeEditors(editors: readonly { kind: string; state: string }[]): s
 
 /**
  * `GET /ready`: whether the bridge takes work. `down` when it is shutting down or no editor is ready; `degraded`
- * when some editor is not ready or slow, or a plugin failed to load or fails a health check; `ok` otherwise.
+ * when some editor is not ready or slow, a plugin failed to load or fails a health check, or a webhook was disabled;
+ * `ok` otherwise.
  */
-export function readinessView({ pool, plugins }: Pick<StatusSources, "pool" | "plugins">, accepting: boolean): Readiness {
+export function readinessView({ pool, plugins, disabledWebhooks }: Pick<StatusSources, "pool" | "plugins" | "disabledWebhooks">, accepting: boolean): Readiness {
   const reasons: ReadinessReason[] = [];
   const editors = pool.editors.map((editor) => ({ ...editor.session.status(), isReady: editor.session.isReady }));
   const ready = editors.filter((editor) => editor.isReady);
@@ -53,6 +56,9 @@ export function readinessView({ pool, plugins }: Pick<StatusSources, "pool" | "p
   if (failed > 0) reasons.push({ component: "plugins", status: "degraded", message: `${failed} plugin${failed === 1 ? "" : "s"} failed to load` });
   const failing = loaded.filter(({ id }) => Object.values(plugins.health(id).checks ?? {}).includes("failed")).length;
   if (failing > 0) reasons.push({ component: "plugins", status: "degraded", message: `${failing} plugin${failing === 1 ? "" : "s"} failing a health check` });
+  // Webhooks are the bridge's own deliveries: a disabled one is the bridge not doing part of its job.
+  const disabled = disabledWebhooks?.() ?? 0;
+  if (disabled > 0) reasons.push({ component: "bridge", status: "degraded", message: `${disabled} webhook${disabled === 1 ? "" : "s"} disabled after failed deliveries` });
   const status = reasons.some((reason) => reason.status === "down") ? "down" : reasons.length > 0 ? "degraded" : "ok";
   return { status, reasons, editors: { total: editors.length, ready: ready.length }, plugins: { loaded: loaded.length, failed } };
 }

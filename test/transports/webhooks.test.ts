@@ -129,6 +129,9 @@ describe("webhooks", () => {
     let [hook] = await hooks(harness);
     while (hook!.enabled) [hook] = await hooks(harness);
     expect(hook!.disabledReason).toMatch(/^3 failed attempts in a row \(last: no answer within 100 ms\)$/);
+    const ready = await harness.http("/ready");
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toMatchObject({ status: "degraded", reasons: [{ component: "bridge", status: "degraded", message: "1 webhook disabled after failed deliveries" }] });
     expect(receiver.received).toHaveLength(3);
     // Disabled, it keeps what it could not deliver (bounded), and sends nothing.
     await other.call("selection:set", { rect: null });

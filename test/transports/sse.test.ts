@@ -1,4 +1,5 @@
 import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { createServer, get, type IncomingMessage, type Server } from "node:http";
 import { chromium, type Browser } from "playwright-core";
 import { Subject, type Observable } from "rxjs";
@@ -164,6 +165,30 @@ describe("event streams (SSE)", () => {
     await reader.until("selection:changed", 1);
     const previews = reader.messages.filter((m) => m.event === "layer:previewChange").map((m) => JSON.parse(m.data).documentId);
     expect(previews).toEqual([7]);
+  });
+});
+
+describe("plugin event streams and heartbeats", () => {
+  it("/plugins/{id}/events streams the plugin's own events; an unknown plugin is PLUGIN_NOT_FOUND", async () => {
+    const harness = await startBridge({ plugins: [fileURLToPath(new URL("../plugins/fixtures/stats", import.meta.url))] });
+    const reader = await SseReader.open(`${harness.bridge.url}/plugins/stats/events?type=stats:selection`);
+    await reader.comment("connected");
+    const root = await harness.connect();
+    await root.call("selection:set", { rect });
+    const [event] = await reader.until("stats:selection", 1);
+    expect(JSON.parse(event!.data)).toMatchObject(rect);
+    const missing = await harness.http("/plugins/nope/events?type=x:y");
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ code: "PLUGIN_NOT_FOUND" });
+    // The root stream does not carry a plugin's events.
+    expect((await harness.http("/events?type=stats:selection")).status).toBe(400);
+  });
+
+  it("an idle stream gets a heartbeat comment every sseHeartbeatMs", async () => {
+    const harness = await startBridge({ limits: { sseHeartbeatMs: 30 } });
+    const reader = await openStream(harness, "?type=selection:changed");
+    await reader.comment("heartbeat");
+    expect(reader.messages).toEqual([]);
   });
 });
 

@@ -2,6 +2,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createServer, get, type IncomingMessage, type Server } from "node:http";
 import { chromium, type Browser } from "playwright-core";
+import { pino } from "pino";
 import { Subject, type Observable } from "rxjs";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { startBridge, type Harness } from "../helpers/bridge.js";
@@ -220,6 +221,21 @@ describe("event stream access", () => {
     }
     const bearer = await openStream(harness, "?type=selection:changed", { authorization: `Bearer ${token}` });
     expect(bearer.response.statusCode).toBe(200);
+  });
+
+  it("never logs a ticket, used or refused", async () => {
+    const lines: string[] = [];
+    const logger = pino({ level: "trace" }, { write: (line: string) => void lines.push(line) });
+    const harness = await startBridge({ token, logger });
+    const answer = await harness.http("/events/ticket", { method: "POST", headers: { authorization: `Bearer ${token}` } });
+    const { ticket } = (await answer.json()) as { ticket: string };
+    const reader = await openStream(harness, `?type=selection:changed&ticket=${ticket}`);
+    expect((await harness.http(`/events?type=selection:changed&ticket=${ticket}`)).status).toBe(401);
+    reader.close();
+    await reader.ended;
+    await harness.bridge.close();
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.filter((line) => line.includes(ticket))).toEqual([]);
   });
 
   it("refuses a foreign Origin as every route does", async () => {

@@ -339,6 +339,8 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
         port = (listening.address() as AddressInfo).port;
       } catch (error) {
         actor.send({ type: "FAILED" });
+        webhooks.close();
+        events.log.close();
         await plugins.stop("start-failed");
         await pool.close();
         throw error;

@@ -147,7 +147,7 @@ export class WebhookRegistry {
   /** Adds a webhook; answers its view and its secret (the only time the secret is shown). */
   add(spec: WebhookSpec): WebhookView & { secret: string } {
     if (this.hooks.size >= this.limits.maxWebhooks) {
-      throw new BridgeError("HOST_BUSY", `At most ${this.limits.maxWebhooks} webhooks`, { details: { maxWebhooks: this.limits.maxWebhooks } });
+      throw new BridgeError("BAD_REQUEST", `At most ${this.limits.maxWebhooks} webhooks (limit maxWebhooks)`, { details: { maxWebhooks: this.limits.maxWebhooks } });
     }
     const url = this.checkUrl(spec.url);
     const accepted = this.sources.accepted();

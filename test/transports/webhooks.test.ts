@@ -157,6 +157,21 @@ describe("webhooks", () => {
     expect([JSON.parse(first!.body).data.x, JSON.parse(second!.body).data.x]).toEqual([1, 4]);
   });
 
+  it("more webhooks than maxWebhooks, a bad URL or an unknown type fail the start with BAD_REQUEST", async () => {
+    const receiver = await Receiver.start();
+    const hook = { url: receiver.url, types: ["selection:changed"] };
+    const cases = [
+      { hooks: [hook, hook], details: { maxWebhooks: 1 } },
+      { hooks: [{ ...hook, url: "ftp://example.com/x" }], details: { url: "ftp://example.com/x" } },
+      { hooks: [{ ...hook, types: ["nope:never"] }], details: { type: "nope:never" } },
+      { hooks: [{ ...hook, types: ["#ready"] }], details: { type: "#ready" } },
+    ];
+    for (const { hooks: given, details } of cases) {
+      const bridge = createBridge({ listen: { host: "127.0.0.1", port: 0 }, limits: { maxWebhooks: 1 }, webhooks: { allowPrivate: true, hooks: given } });
+      await expect(bridge.start()).rejects.toMatchObject({ code: "BAD_REQUEST", details });
+    }
+  });
+
   it("a private or loopback URL is refused without --allow-private-webhooks", async () => {
     for (const url of ["http://127.0.0.1:9/hook", "http://[::1]:9/hook", "http://10.0.0.8/hook", "http://localhost:9/hook"]) {
       const bridge = createBridge({ listen: { host: "127.0.0.1", port: 0 }, webhooks: { hooks: [{ url, types: ["selection:changed"] }] } });

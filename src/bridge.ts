@@ -276,7 +276,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
 
   // Server-Sent Events (`GET /events`) read the same shared streams through one bounded log.
   const events = createEventStreams(
-    { stream: (endpoint, type) => services.eventStream(endpoint, type, undefined), accepted: (endpoint) => services.acceptedEvents(endpoint) },
+    { stream: (endpoint, type, editorId) => services.eventStream(endpoint, type, editorId), accepted: (endpoint) => services.acceptedEvents(endpoint) },
     limits,
     log,
   );

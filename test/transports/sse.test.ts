@@ -185,6 +185,24 @@ describe("plugin event streams and heartbeats", () => {
     expect((await harness.http("/events?type=stats:selection")).status).toBe(400);
   });
 
+  it("?editor= picks the editor whose state events a stream follows; without it, the first editor's", async () => {
+    const first = new PreviewHost();
+    const second = new PreviewHost();
+    const harness = await startBridge({ hosts: [first, second] });
+    const ofSecond = await openStream(harness, "?type=selection:changed&editor=scripted-2");
+    const ofFirst = await openStream(harness, "?type=selection:changed");
+    second.emitSelection({ ...rect, x: 2 });
+    first.emitSelection({ ...rect, x: 1 });
+    expect(JSON.parse((await ofSecond.until("selection:changed", 1))[0]!.data).x).toBe(2);
+    expect(JSON.parse((await ofFirst.until("selection:changed", 1))[0]!.data).x).toBe(1);
+    second.emitSelection({ ...rect, x: 3 });
+    expect((await ofSecond.until("selection:changed", 2)).map((m) => JSON.parse(m.data).x)).toEqual([2, 3]);
+    expect(ofFirst.messages.map((m) => JSON.parse(m.data).x)).toEqual([1]);
+    const unknown = await harness.http("/events?type=selection:changed&editor=nope-9");
+    expect(unknown.status).toBe(400);
+    expect(await unknown.json()).toMatchObject({ code: "BAD_REQUEST", details: { editor: "nope-9" } });
+  });
+
   it("an idle stream gets a heartbeat comment every sseHeartbeatMs", async () => {
     const harness = await startBridge({ limits: { sseHeartbeatMs: 30 } });
     const reader = await openStream(harness, "?type=selection:changed");

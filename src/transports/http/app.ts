@@ -279,7 +279,8 @@ async function runEventStream(target: TransportTarget, events: EventStreams, end
       return new HttpResponse(null, { headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store" } });
     }
     const lastEventId = event.req.headers.get("last-event-id") ?? url.searchParams.get("lastEventId") ?? undefined;
-    await serveEventStream(events, events.sources, { endpoint, url, lastEventId, headers: event.res.headers }, node.req, node.res);
+    const request = { endpoint, editorId: editorOf(target, event), url, lastEventId, headers: event.res.headers };
+    await serveEventStream(events, events.sources, request, node.req, node.res);
     // The stream wrote and ended its own answer; this one is never sent.
     return new HttpResponse(null, { status: 204 });
   } catch (error) {

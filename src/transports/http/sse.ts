@@ -18,20 +18,28 @@ const COALESCE_FLUSH_MS = 25;
 
 /** Where an SSE stream's events come from: the bridge's shared event streams, by endpoint (`root` or a plugin id). */
 export interface EventSources {
-  /** The shared stream of one type on an endpoint, or undefined when nothing produces it there. */
-  stream(endpoint: string, type: string): Observable<SerializedEvent> | undefined;
+  /**
+   * The shared stream of one type on an endpoint, or undefined when nothing produces it there. State events (the
+   * active document's) come from `editorId`'s editor, or the first one; other events from every editor.
+   */
+  stream(endpoint: string, type: string, editorId: string | undefined): Observable<SerializedEvent> | undefined;
   /** Event types the endpoint accepts (for the error naming them). */
   accepted(endpoint: string): string[];
 }
 
 interface LogEntry {
   readonly seq: number;
-  readonly endpoint: string;
+  /** The endpoint and editor it was recorded for (`root`, `root@embedded-2`, a plugin id): a stream reads only its own. */
+  readonly source: string;
   readonly type: string;
   readonly json: string;
 }
 
 type Listener = (entry: LogEntry) => void;
+
+function sourceOf(endpoint: string, editorId: string | undefined): string {
+  return editorId === undefined ? endpoint : `${endpoint}@${editorId}`;
+}
 
 interface Watch {
   readonly subscription: Subscription;
@@ -71,16 +79,17 @@ export class EventLog {
     return `${this.boot}-${entry.seq}`;
   }
 
-  /** Listens to one type on one endpoint; undefined when nothing produces it there. */
-  listen(endpoint: string, type: string, listener: Listener): (() => void) | undefined {
-    const key = `${endpoint}\u0000${type}`;
+  /** Listens to one type on one endpoint (for one editor); undefined when nothing produces it there. */
+  listen(endpoint: string, editorId: string | undefined, type: string, listener: Listener): (() => void) | undefined {
+    const source = sourceOf(endpoint, editorId);
+    const key = `${source}\u0000${type}`;
     let watch = this.watches.get(key);
     if (watch === undefined) {
-      const stream = this.sources.stream(endpoint, type);
+      const stream = this.sources.stream(endpoint, type, editorId);
       if (stream === undefined) return undefined;
       const listeners = new Set<Listener>();
       const subscription = stream.subscribe((event) => {
-        const entry = this.append(endpoint, event);
+        const entry = this.append(source, event);
         for (const each of [...listeners]) each(entry);
       });
       watch = { subscription, listeners, idle: undefined };
@@ -121,8 +130,8 @@ export class EventLog {
     this.watches.clear();
   }
 
-  private append(endpoint: string, event: SerializedEvent): LogEntry {
-    const entry: LogEntry = { seq: ++this.seq, endpoint, type: event.type, json: event.json };
+  private append(source: string, event: SerializedEvent): LogEntry {
+    const entry: LogEntry = { seq: ++this.seq, source, type: event.type, json: event.json };
     this.entries.push(entry);
     this.bytes += event.json.length;
     // Bounded by count and by size: a few large previews must not hold more memory than many small events.
@@ -182,6 +191,8 @@ export interface SseContext {
 /** A stream's request, already past the Origin/Host/token (or ticket) checks. */
 export interface SseRequest {
   readonly endpoint: string;
+  /** The editor whose state events the stream follows (`?editor=`, checked); undefined: the first. */
+  readonly editorId: string | undefined;
   readonly url: URL;
   readonly lastEventId: string | undefined;
   /** Headers the guard set (CORS); copied onto the stream's answer. */
@@ -233,6 +244,7 @@ function frame(id: string, type: string, json: string): string {
 export function serveEventStream(context: SseContext, sources: EventSources, request: SseRequest, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const { log, limits, counts } = context;
   const types = requestedTypes(sources, request.endpoint, request.url);
+  const source = sourceOf(request.endpoint, request.editorId);
   const wanted = new Set(types);
   const passes = filterOf(request.url);
   const headers: Record<string, string> = {};
@@ -283,7 +295,7 @@ export function serveEventStream(context: SseContext, sources: EventSources, req
     for (const entry of held) write(entry);
   };
   const deliver = (entry: LogEntry): void => {
-    if (ended || !wanted.has(entry.type) || entry.endpoint !== request.endpoint || !passes(entry)) return;
+    if (ended || !wanted.has(entry.type) || entry.source !== source || !passes(entry)) return;
     const queued = res.writableLength;
     if (queued > limits.sseHardBytes) {
       closeSlow();
@@ -304,7 +316,7 @@ export function serveEventStream(context: SseContext, sources: EventSources, req
   const live: LogEntry[] = [];
   let replaying = true;
   for (const type of types) {
-    const stop = log.listen(request.endpoint, type, (entry) => (replaying ? live.push(entry) : deliver(entry)));
+    const stop = log.listen(request.endpoint, request.editorId, type, (entry) => (replaying ? live.push(entry) : deliver(entry)));
     if (stop !== undefined) stops.push(stop);
   }
   res.write(": connected\n\n");

@@ -137,6 +137,8 @@ export class WebhookRegistry {
   private readonly hooks = new Map<string, Hook>();
   readonly counts: WebhookCounts = { delivered: 0, failed: 0, dropped: 0 };
   private closed = false;
+  /** Aborts the attempts in flight when the bridge closes, so none holds the process open until its deadline. */
+  private readonly shutdown = new AbortController();
 
   constructor(
     private readonly sources: WebhookSources,
@@ -221,6 +223,7 @@ export class WebhookRegistry {
 
   close(): void {
     this.closed = true;
+    this.shutdown.abort();
     for (const hook of this.hooks.values()) this.stop(hook);
   }
 
@@ -275,6 +278,7 @@ export class WebhookRegistry {
     hook.sending = true;
     head.attempt++;
     void this.send(hook, head).then((record) => {
+      if (this.closed) return;
       hook.sending = false;
       hook.log.push(record);
       if (hook.log.length > this.limits.webhookLogEntries) hook.log.shift();
@@ -324,7 +328,7 @@ export class WebhookRegistry {
       const req = request(hook.url, {
         method: "POST",
         lookup: guardedLookup(this.sources.allowPrivate),
-        signal: AbortSignal.timeout(this.limits.webhookTimeoutMs),
+        signal: AbortSignal.any([AbortSignal.timeout(this.limits.webhookTimeoutMs), this.shutdown.signal]),
         headers: {
           "content-type": "application/json",
           "content-length": Buffer.byteLength(body),
@@ -344,7 +348,11 @@ export class WebhookRegistry {
         resolve(status >= 300 && status < 400 ? record(status, `redirect (HTTP ${status}) not followed`) : record(status));
       });
       req.on("error", (error: Error) => {
-        const message = error.name === "AbortError" || error.name === "TimeoutError" ? `no answer within ${this.limits.webhookTimeoutMs} ms` : error.message;
+        const message = this.closed
+          ? "the bridge closed"
+          : error.name === "AbortError" || error.name === "TimeoutError"
+            ? `no answer within ${this.limits.webhookTimeoutMs} ms`
+            : error.message;
         resolve(record(null, message));
       });
       req.end(body);

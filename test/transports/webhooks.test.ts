@@ -140,6 +140,19 @@ describe("webhooks", () => {
     expect(receiver.received).toHaveLength(3);
   });
 
+  it("closing the bridge aborts an attempt in flight instead of waiting for its deadline", { timeout: 5_000 }, async () => {
+    const gone: Array<Promise<void>> = [];
+    const receiver = await Receiver.start(); // answers nothing until the request ends, which it never does
+    receiver.server.removeAllListeners("request");
+    receiver.server.on("request", (req) => gone.push(new Promise((resolve) => req.socket.once("close", () => resolve()))));
+    const harness = await startBridge({ limits: { webhookTimeoutMs: 60_000 }, webhooks: { allowPrivate: true, hooks: [{ url: receiver.url, types: ["selection:changed"], secret }] } });
+    const other = await harness.connect();
+    await other.call("selection:set", { rect });
+    while (gone.length === 0) await new Promise((resolve) => setImmediate(resolve));
+    await harness.bridge.close();
+    await gone[0];
+  });
+
   it("a full queue drops its oldest waiting delivery and counts it", async () => {
     const hanging: ServerResponse[] = [];
     const receiver = await Receiver.start((_n, res) => hanging.push(res));

@@ -2,7 +2,9 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { createBridge } from "../../src/bridge.js";
+import { Subject, type Observable } from "rxjs";
 import { startBridge, type Harness } from "../helpers/bridge.js";
+import { ScriptedHost } from "../helpers/scripted-host.js";
 
 const rect = { x: 1, y: 2, width: 3, height: 4 };
 const secret = "whsec-test";
@@ -153,6 +155,21 @@ describe("webhooks", () => {
     await gone[0];
   });
 
+  it("a webhook with a documentId gets only events about that document, and events naming none", async () => {
+    const host = new EmittingHost();
+    const receiver = await Receiver.start();
+    await startBridge({ host, webhooks: { allowPrivate: true, hooks: [{ url: receiver.url, types: ["layer:previewChange", "selection:changed"], secret, documentId: 7 }] } });
+    const preview = (documentId: number) => ({ documentId, layer: { id: 2, name: "L", index: 0 }, image: { format: "png", width: 1, height: 1, bytes: ONE_PIXEL_PNG } });
+    host.previews.next(preview(8));
+    host.previews.next(preview(7));
+    host.selections.next(rect);
+    const deliveries = await receiver.count(2);
+    expect(deliveries.map((d) => [d.headers["x-bridge-event"], JSON.parse(d.body).data.documentId])).toEqual([
+      ["layer:previewChange", 7],
+      ["selection:changed", undefined],
+    ]);
+  });
+
   it("a full queue drops its oldest waiting delivery and counts it", async () => {
     const hanging: ServerResponse[] = [];
     const receiver = await Receiver.start((_n, res) => hanging.push(res));
@@ -193,3 +210,18 @@ describe("webhooks", () => {
     }
   });
 });
+
+/** 1×1 transparent PNG. */
+const ONE_PIXEL_PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64");
+
+/** A scripted editor whose previews and selection events the test emits directly. */
+class EmittingHost extends ScriptedHost {
+  readonly previews = new Subject<unknown>();
+  readonly selections = new Subject<unknown>();
+
+  override events(type: string): Observable<unknown> | undefined {
+    if (type === "layer:previewChange") return this.previews.asObservable();
+    if (type === "selection:changed") return this.selections.asObservable();
+    return undefined;
+  }
+}

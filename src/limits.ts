@@ -140,6 +140,11 @@ export const DEFAULT_LIMITS = {
   sseLogEvents: 1_000,
   /** Bytes the event-stream log keeps, whatever the count: previews are large. Older events are reported as `lost`. */
   sseLogBytes: 8 * MiB,
+  /**
+   * Dropped events the log still remembers by id and type only (no data), so a resuming reader is told exactly how
+   * many of its own events it missed; past it the count becomes an upper bound.
+   */
+  sseLogDroppedEvents: 10_000,
   /** How long the log keeps recording a type after its last stream closed, so a reconnecting reader misses nothing. */
   sseLogRetainMs: 5 * 60_000,
   /** How long a ticket from `POST /events/ticket` is valid; it is single-use, for one `EventSource` connection. */

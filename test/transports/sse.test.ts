@@ -138,12 +138,48 @@ describe("event streams (SSE)", () => {
     const resumed = await openStream(harness, "?type=selection:changed", { "last-event-id": seen!.id! });
     const events = await resumed.until("selection:changed", 2);
     const lost = resumed.messages.find((m) => m.event === "lost");
-    expect(JSON.parse(lost!.data)).toEqual({ count: 3, since: seen!.id });
+    expect(JSON.parse(lost!.data)).toEqual({ count: 3, exact: true, since: seen!.id });
     expect(events.map((m) => JSON.parse(m.data).x)).toEqual([4, 5]);
     // An id from another bridge (or before a restart): what was missed is unknown, and said so.
     const stranger = await openStream(harness, "?type=selection:changed", { "last-event-id": "0badf00d-3" });
     const unknown = await stranger.until("lost", 1);
-    expect(JSON.parse(unknown[0]!.data)).toEqual({ count: null, since: "0badf00d-3" });
+    expect(JSON.parse(unknown[0]!.data)).toEqual({ count: null, exact: false, since: "0badf00d-3" });
+  });
+
+  it("the lost count is the reader's own types only, exact while the log remembers what it dropped", async () => {
+    const host = new PreviewHost();
+    const harness = await startBridge({ host, limits: { sseLogEvents: 2 } });
+    const preview = { documentId: 1, layer: { id: 2, name: "L", index: 0 }, image: { format: "png", width: 1, height: 1, bytes: ONE_PIXEL_PNG } };
+    // Another reader keeps previews in the log, so they push selection events out of it.
+    const previews = await openStream(harness, "?type=layer:previewChange");
+    const reader = await openStream(harness, "?type=selection:changed");
+    host.emitSelection({ ...rect, x: 0 });
+    const [seen] = await reader.until("selection:changed", 1);
+    reader.close();
+    host.previews.next(preview);
+    host.previews.next(preview);
+    host.emitSelection({ ...rect, x: 1 });
+    host.previews.next(preview);
+    host.emitSelection({ ...rect, x: 2 });
+    await previews.until("layer:previewChange", 3);
+    const resumed = await openStream(harness, "?type=selection:changed", { "last-event-id": seen!.id! });
+    const [event] = await resumed.until("selection:changed", 1);
+    expect(JSON.parse(event!.data).x).toBe(2);
+    // Dropped since the id: two previews and the selection x=1; this reader missed one event of its own.
+    expect(JSON.parse(resumed.messages.find((m) => m.event === "lost")!.data)).toEqual({ count: 1, exact: true, since: seen!.id });
+  });
+
+  it("past what the log remembers of dropped events, the lost count is an upper bound and says so", async () => {
+    const harness = await startBridge({ limits: { sseLogEvents: 1, sseLogDroppedEvents: 1 } });
+    const other = await harness.connect();
+    const first = await openStream(harness, "?type=selection:changed");
+    await other.call("selection:set", { rect });
+    const [seen] = await first.until("selection:changed", 1);
+    for (let x = 1; x <= 3; x++) await other.call("selection:set", { rect: { ...rect, x } });
+    await first.until("selection:changed", 4);
+    const resumed = await openStream(harness, "?type=selection:changed", { "last-event-id": seen!.id! });
+    await resumed.until("selection:changed", 1);
+    expect(JSON.parse(resumed.messages.find((m) => m.event === "lost")!.data)).toEqual({ count: 2, exact: false, since: seen!.id });
   });
 
   it("names unknown or missing types with BAD_REQUEST and the accepted list", async () => {

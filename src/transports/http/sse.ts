@@ -48,10 +48,22 @@ interface Watch {
   idle: NodeJS.Timeout | undefined;
 }
 
-/** What a reconnecting reader gets: the events after its id, and how many the log no longer holds (null: unknown). */
+/**
+ * What a reconnecting reader gets: the events after its id, and how many of its events the log no longer holds
+ * (null: unknown). `exact` is false when even the record of dropped events is too old: `lost` then counts every
+ * event dropped since the id, whatever its type, an upper bound.
+ */
 export interface Resume {
   readonly entries: readonly LogEntry[];
   readonly lost: number | null;
+  readonly exact: boolean;
+}
+
+/** What the log remembers of an event it dropped: enough to count, per reader, what that reader missed. */
+interface Dropped {
+  readonly seq: number;
+  readonly source: string;
+  readonly type: string;
 }
 
 /**
@@ -68,6 +80,9 @@ export class EventLog {
   private bytes = 0;
   private seq = 0;
   private readonly watches = new Map<string, Watch>();
+  /** The last `sseLogDroppedEvents` dropped events (no data), oldest first; `forgotten` is the newest seq no longer in it. */
+  private readonly dropped: Dropped[] = [];
+  private forgotten = 0;
 
   constructor(
     private readonly sources: EventSources,
@@ -110,15 +125,23 @@ export class EventLog {
     };
   }
 
-  /** The recorded events after `lastEventId` (oldest first) and the count the log dropped since then. */
-  since(lastEventId: string): Resume {
+  /**
+   * The events of `source` and `types` recorded after `lastEventId` (oldest first), and how many of them the log
+   * dropped since then.
+   */
+  since(lastEventId: string, source: string, types: ReadonlySet<string>): Resume {
     const match = /^([0-9a-f]+)-(\d+)$/.exec(lastEventId);
-    if (match === null || match[1] !== this.boot) return { entries: [], lost: null };
+    if (match === null || match[1] !== this.boot) return { entries: [], lost: null, exact: false };
     const last = Number(match[2]);
-    if (last > this.seq) return { entries: [], lost: null };
+    if (last > this.seq) return { entries: [], lost: null, exact: false };
     const held = this.entries.slice(this.head);
+    const entries = held.filter((e) => e.seq > last && e.source === source && types.has(e.type));
+    if (last >= this.forgotten) {
+      const lost = this.dropped.filter((d) => d.seq > last && d.source === source && types.has(d.type)).length;
+      return { entries, lost, exact: true };
+    }
     const oldest = held[0]?.seq ?? this.seq + 1;
-    return { entries: held.filter((e) => e.seq > last), lost: Math.max(0, oldest - 1 - last) };
+    return { entries, lost: Math.max(0, oldest - 1 - last), exact: false };
   }
 
   /** Stops every watch (bridge shutdown). */
@@ -136,8 +159,11 @@ export class EventLog {
     this.bytes += event.json.length;
     // Bounded by count and by size: a few large previews must not hold more memory than many small events.
     while (this.entries.length - this.head > this.limits.sseLogEvents || (this.bytes > this.limits.sseLogBytes && this.entries.length - this.head > 1)) {
-      this.bytes -= this.entries[this.head]!.json.length;
+      const gone = this.entries[this.head]!;
+      this.bytes -= gone.json.length;
       this.head++;
+      this.dropped.push({ seq: gone.seq, source: gone.source, type: gone.type });
+      if (this.dropped.length > this.limits.sseLogDroppedEvents) this.forgotten = this.dropped.shift()!.seq;
     }
     if (this.head > 1024 && this.head * 2 > this.entries.length) {
       this.entries.splice(0, this.head);
@@ -321,9 +347,9 @@ export function serveEventStream(context: SseContext, sources: EventSources, req
   }
   res.write(": connected\n\n");
   if (request.lastEventId !== undefined && request.lastEventId !== "") {
-    const resume = log.since(request.lastEventId);
+    const resume = log.since(request.lastEventId, source, wanted);
     // An id from another log (a restart) or beyond this one: what was missed is unknown, and said so.
-    if (resume.lost !== 0) res.write(`event: lost\ndata: ${JSON.stringify({ count: resume.lost, since: request.lastEventId })}\n\n`);
+    if (resume.lost !== 0) res.write(`event: lost\ndata: ${JSON.stringify({ count: resume.lost, exact: resume.exact, since: request.lastEventId })}\n\n`);
     for (const entry of resume.entries) deliver(entry);
   }
   replaying = false;

@@ -5,6 +5,9 @@ import { BridgeError } from "../protocol/index.js";
 import type { InvokeOptions, PluginContext, PluginMethodHandler, PluginRouteHandler, PluginRouteVerb, StandardSchemaV1 } from "./api.js";
 import { parseRoutePattern, patternKey, type RoutePattern } from "./_internal/route-pattern.js";
 
+/** First segments of plugin routes the bridge answers itself: a plugin's health and its event stream. */
+const RESERVED_ROUTES: ReadonlySet<string> = new Set(["health", "events"]);
+
 /** Method names a plugin may register: printable, bounded; `event:*` stays the bridge's (subscriptions). */
 export const PLUGIN_METHOD_PATTERN = /^[A-Za-z0-9_.:/-]{1,128}$/;
 const ROUTE_VERBS: ReadonlySet<string> = new Set(["GET", "POST", "PUT", "PATCH", "DELETE"]);
@@ -72,8 +75,8 @@ export function createPluginContext(plugin: PluginContextHost, staged: Staged, o
       if (!ROUTE_VERBS.has(upper)) throw new Error(`route verb "${verb}" must be one of ${[...ROUTE_VERBS].join(", ")}`);
       const pattern = parseRoutePattern(path);
       const first = pattern[0];
-      if (first !== undefined && "literal" in first && first.literal === "health") {
-        throw new Error(`route path "${path}" is reserved (/plugins/{id}/health is the bridge's)`);
+      if (first !== undefined && "literal" in first && RESERVED_ROUTES.has(first.literal)) {
+        throw new Error(`route path "${path}" is reserved (/plugins/{id}/${first.literal} is the bridge's)`);
       }
       if (typeof handler !== "function") throw new Error(`the handler of route ${upper} ${path} is not a function`);
       const key = patternKey(pattern);

@@ -87,6 +87,7 @@ describe("plugin registration", () => {
     ["a method registered twice", (ctx: PluginContext) => { for (const _ of [1, 2]) ctx.method("m", () => 1); }, /twice/],
     ["a non-standard schema", (ctx: PluginContext) => ctx.method("m", {} as never, () => 1), /Standard Schema/],
     ["the reserved health route", (ctx: PluginContext) => ctx.route("GET", "/health", () => 1), /reserved/],
+    ["the reserved events route", (ctx: PluginContext) => ctx.route("GET", "/events/:x", () => 1), /reserved/],
     ["an unknown verb", (ctx: PluginContext) => ctx.route("TRACE" as never, "/x", () => 1), /must be one of/],
     ["a route registered twice", (ctx: PluginContext) => { for (const p of ["/a/:x", "/a/:y"]) ctx.route("GET", p, () => 1); }, /twice/],
     ["an unknown main event", (ctx: PluginContext) => ctx.bridge.on("nope", () => {}), /Unknown event type/],

@@ -125,6 +125,44 @@ function fixedPaths(bank: SchemaBank): Record<string, Record<string, Operation>>
         ...json({ type: "object", properties: { plugins: { type: "array", items: bank.ref("PluginInfo") }, failed: { type: "array", items: bank.ref("PluginHealth") } }, required: ["plugins", "failed"] }),
       }),
     },
+    "/events": {
+      get: {
+        ...fixedOperation(
+          "getEvents",
+          "Server-Sent Events: the bridge's events of the `type`s asked for, as `text/event-stream` (`event:` the type, `data:` its JSON, `id:` a resumable id). `Last-Event-ID` (or `lastEventId`) replays what was missed from a bounded log, or sends `event: lost` with the count. A browser `EventSource` passes a `ticket` from `POST /events/ticket` instead of the token.",
+          text("text/event-stream", "The stream, open until the client leaves."),
+          { "400": errorRef(400) },
+        ),
+        parameters: [
+          { name: "type", in: "query", required: true, schema: { type: "array", items: { type: "string" } }, style: "form", explode: true, description: "An event type; repeat it for several." },
+          { name: "lastEventId", in: "query", required: false, schema: { type: "string" }, description: "Resume after this id (or the `Last-Event-ID` header)." },
+          { name: "ticket", in: "query", required: false, schema: { type: "string" }, description: "A single-use ticket from `POST /events/ticket`, in place of the token." },
+          { name: "documentId", in: "query", required: false, schema: { type: "integer" }, description: "Only events about this document (preview events)." },
+          { name: "layerId", in: "query", required: false, schema: { type: "integer" }, description: "Only events about this layer (preview events)." },
+        ],
+      },
+    },
+    "/events/ticket": {
+      post: fixedOperation("createEventsTicket", "A single-use, short-lived ticket for `GET /events?ticket=…`, for an `EventSource` that cannot send the token.", {
+        description: "The ticket.",
+        ...json({ type: "object", properties: { ticket: { type: "string" }, expiresInMs: { type: "integer" } }, required: ["ticket"], additionalProperties: true }),
+      }),
+    },
+    "/webhooks/{id}/deliveries": {
+      get: {
+        ...fixedOperation("getWebhookDeliveries", "The last delivery attempts of one webhook: status, duration, attempt number and error.", { description: "The deliveries.", ...json(anyObject) }, { "404": errorRef(404) }),
+        parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+      },
+    },
+    "/plugins/{id}/events": {
+      get: {
+        ...fixedOperation("getPluginEvents", "Server-Sent Events of one plugin's own event types, as `GET /events` streams the bridge's.", text("text/event-stream", "The stream."), { "404": errorRef(404) }),
+        parameters: [
+          { name: "id", in: "path", required: true, schema: { type: "string" } },
+          { name: "type", in: "query", required: true, schema: { type: "array", items: { type: "string" } }, style: "form", explode: true },
+        ],
+      },
+    },
     "/plugins/{id}/health": {
       get: {
         ...fixedOperation("getPluginHealth", "One plugin's health: loaded or failed, its clients, its last error and its checks.", { description: "The plugin's health.", ...json(bank.ref("PluginHealth")) }, { "404": errorRef(404) }),

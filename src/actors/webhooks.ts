@@ -1,10 +1,9 @@
 import { createHmac, randomBytes, randomUUID } from "node:crypto";
-import { lookup as dnsLookup, type LookupAddress } from "node:dns";
 import { request as httpRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { isIP, type LookupFunction } from "node:net";
+import { isIP } from "node:net";
 import type { Observable, Subscription } from "rxjs";
-import { isPrivateAddress } from "../imports/index.js";
+import { guardedLookup, isPrivateAddress } from "../imports/index.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import type { SerializedEvent } from "../methods/index.js";
@@ -104,21 +103,6 @@ function privateTarget(host: string, address: string): BridgeError {
   return new BridgeError("FORBIDDEN", `Refusing webhook target ${host}: it is a non-public address (${address}); start the bridge with --allow-private-webhooks to allow it`, {
     details: { capability: "webhook:private-url", host, address },
   });
-}
-
-/** A DNS lookup that fails when any address of the name is non-public: the socket connects to a checked address. */
-function guardedLookup(allowPrivate: boolean): LookupFunction {
-  return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-      if (error) return callback(error, "", 0);
-      const blocked = allowPrivate ? undefined : addresses.find((a) => isPrivateAddress(a.address));
-      if (blocked) return callback(privateTarget(hostname, blocked.address) as unknown as NodeJS.ErrnoException, "", 0);
-      if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-      const first = addresses[0];
-      if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: "ENOTFOUND" }), "", 0);
-      callback(null, first.address, first.family);
-    });
-  };
 }
 
 /** The signature a receiver recomputes: `sha256=` and the hex HMAC-SHA256 of `<timestamp>.<body>`. */
@@ -327,7 +311,7 @@ export class WebhookRegistry {
     return new Promise((resolve) => {
       const req = request(hook.url, {
         method: "POST",
-        lookup: guardedLookup(this.sources.allowPrivate),
+        lookup: guardedLookup(this.sources.allowPrivate, privateTarget),
         signal: AbortSignal.any([AbortSignal.timeout(this.limits.webhookTimeoutMs), this.shutdown.signal]),
         headers: {
           "content-type": "application/json",

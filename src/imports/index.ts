@@ -1,4 +1,4 @@
 export type { ImportLimits } from "./limits.js";
 export { importSourcePath, sniffImageFormat, type ImportFormat } from "./sniff.js";
-export { importedPart, isPrivateAddress, readImportSource, type ImportedBytes, type ImportPolicy } from "./source.js";
+export { guardedLookup, importedPart, isPrivateAddress, readImportSource, type ImportedBytes, type ImportPolicy } from "./source.js";
 export { probeImage, type ProbedImage } from "./probe.js";

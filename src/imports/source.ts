@@ -199,15 +199,16 @@ function privateTarget(host: string, address: string): BridgeError {
 }
 
 /**
- * A DNS lookup that fails when any address of the name is non-public. The socket connects to an address checked
- * here, so a name cannot resolve to a public address for the check and a private one for the connection.
+ * A DNS lookup that fails when any address of the name is non-public, with the error `refuse` makes. The socket
+ * connects to an address checked here, so a name cannot resolve to a public address for the check and a private
+ * one for the connection. Imports and webhooks both connect through it.
  */
-function guardedLookup(allowPrivate: boolean): LookupFunction {
+export function guardedLookup(allowPrivate: boolean, refuse: (host: string, address: string) => Error = privateTarget): LookupFunction {
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
       if (error) return callback(error, "", 0);
       const blocked = allowPrivate ? undefined : addresses.find((a) => isPrivateAddress(a.address));
-      if (blocked) return callback(privateTarget(hostname, blocked.address) as unknown as NodeJS.ErrnoException, "", 0);
+      if (blocked) return callback(refuse(hostname, blocked.address) as unknown as NodeJS.ErrnoException, "", 0);
       if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       const first = addresses[0];
       if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: "ENOTFOUND" }), "", 0);

@@ -1,18 +1,16 @@
 import { execFile } from "node:child_process";
-import { existsSync } from "node:fs";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { extname, join, normalize, resolve } from "node:path";
 import { promisify } from "node:util";
-import { chromium, type Browser } from "playwright-core";
+import { chromiumPresent, launchChromium } from "../helpers/chromium.js";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBridge } from "../helpers/bridge.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const ROOT = resolve(import.meta.dirname, "../..");
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`client browser test skipped: ${CHROMIUM} is not installed`);
+const hasChromium = chromiumPresent("client browser test");
 
 /**
  * Compiles the client entry alone to plain ESM — no bundler and no import map are needed, because the client has no
@@ -97,11 +95,7 @@ describe.skipIf(!hasChromium)("client in a browser", () => {
     });
     await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
     origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-    });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {

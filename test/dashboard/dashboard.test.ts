@@ -2,16 +2,15 @@ import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium, type Browser, type Page } from "playwright-core";
+import { chromiumPresent, launchChromium } from "../helpers/chromium.js";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBridge, type Harness } from "../helpers/bridge.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const ROOT = resolve(import.meta.dirname, "../..");
 const ARTIFACTS = join(ROOT, "test-artifacts");
 const FAILING_PLUGIN = fileURLToPath(new URL("../plugins/fixtures/setup-throws", import.meta.url));
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`dashboard browser test skipped: ${CHROMIUM} is not installed`);
+const hasChromium = chromiumPresent("dashboard browser test");
 // The bridge serves the dashboard from dist/ (the build compiles it); these tests need `npm run build` first.
 const built = existsSync(join(ROOT, "dist/dashboard/main.js")) && existsSync(join(ROOT, "dist/dashboard/index.html"));
 if (!built) console.warn("dashboard tests skipped: run npm run build first (dist/dashboard is missing)");
@@ -75,11 +74,7 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
 
   beforeAll(async () => {
     await mkdir(ARTIFACTS, { recursive: true });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-    });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {

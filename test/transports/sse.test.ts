@@ -1,7 +1,7 @@
-import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { createServer, get, type IncomingMessage, type Server } from "node:http";
-import { chromium, type Browser } from "playwright-core";
+import { chromiumPresent, launchChromium } from "../helpers/chromium.js";
+import type { Browser } from "playwright-core";
 import { pino } from "pino";
 import { Subject, type Observable } from "rxjs";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
@@ -324,9 +324,7 @@ describe("slow event-stream readers", () => {
   });
 });
 
-const CHROMIUM = "/usr/bin/chromium";
-const hasChromium = existsSync(CHROMIUM);
-if (!hasChromium) console.warn(`EventSource browser test skipped: ${CHROMIUM} is not installed`);
+const hasChromium = chromiumPresent("EventSource browser test");
 
 /** A page from another origin: asks for a ticket with the token, then opens an `EventSource` with it. */
 const PAGE = `<!doctype html><meta charset="utf-8"><title>events</title>
@@ -355,11 +353,7 @@ describe.skipIf(!hasChromium)("EventSource in a browser", () => {
     server = createServer((_req, res) => res.writeHead(200, { "content-type": "text/html" }).end(PAGE));
     await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
     origin = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
-    });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {

@@ -1,55 +1,17 @@
 import { createActor, type Actor } from "xstate";
 import type { Subscription } from "rxjs";
 import { BridgeError } from "../protocol/index.js";
-import type { HostAdapter, HostCallContext, HostInfo, ProgressReporter } from "../hosts/host.js";
+import type { HostAdapter, HostCallContext, HostInfo } from "../hosts/host.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
-import { Mailbox, type MailboxJob } from "./_internal/mailbox.js";
+import { callContext, cancelledError, newJob, type CallOptions, type Job } from "./_internal/call-job.js";
+import { Mailbox } from "./_internal/mailbox.js";
 import { laneLogName } from "./client.js";
 import { hostSessionMachine } from "./host-session.machine.js";
 
+export type { CallOptions } from "./_internal/call-job.js";
 
 export type HostSessionState = "disconnected" | "connecting" | "backoff" | "ready" | "busy" | "closing" | "closed";
-
-/** How a call is queued and bounded. */
-export interface CallOptions {
-  /** Mailbox lane: the logical client id (or an HTTP connection's lane). */
-  readonly lane: string;
-  readonly method: string;
-  /** Whether the call changes the document; a mutation that times out reports `outcome: "unknown"`. */
-  readonly mutates: boolean;
-  readonly timeoutMs: number;
-  /**
-   * Aborts when the caller cancels. A queued call is removed; a running one answers at once and its editor is told
-   * to stop (its slot stays taken until the editor comes back). Both answer `CANCELLED`.
-   */
-  readonly cancel?: AbortSignal | undefined;
-  /** Receives the editor's progress reports while the call runs (never after its answer). */
-  readonly progress?: ProgressReporter | undefined;
-  /** Called when the call leaves the queue and starts. */
-  readonly started?: (() => void) | undefined;
-}
-
-interface Job extends MailboxJob {
-  readonly options: CallOptions;
-  readonly run: (ctx: HostCallContext) => Promise<unknown>;
-  readonly resolve: (value: unknown) => void;
-  readonly reject: (error: unknown) => void;
-  /** Created only when the host reads `ctx.signal`: most calls never need one. */
-  controller: AbortController | undefined;
-  timer: NodeJS.Timeout | undefined;
-  /** When the bridge gives up on the call (`performance.now()`), counted from when it was queued. */
-  readonly deadline: number;
-  /** Why the call was aborted (cancelled or out of time), once it was. */
-  abortReason: BridgeError | undefined;
-  /** Stops listening to `options.cancel`. */
-  unlisten: (() => void) | undefined;
-  /** The caller has its answer (result, TIMEOUT or HOST_UNAVAILABLE); a late host result is dropped. */
-  answered: boolean;
-  /** The job's mailbox slot is free again. */
-  released: boolean;
-  startedAt: number;
-}
 
 /**
  * The host session: the connection actor plus the mailbox in front of the editor. Calls run one at a time by
@@ -160,22 +122,7 @@ export class HostSession {
     if (refusal !== undefined) return Promise.reject(refusal);
     if (options.cancel?.aborted === true) return Promise.reject(cancelledError(options, "not-started"));
     return new Promise<T>((resolve, reject) => {
-      const job: Job = {
-        lane: options.lane,
-        queued: false,
-        options,
-        run: run as Job["run"],
-        resolve: resolve as Job["resolve"],
-        reject,
-        controller: undefined,
-        timer: undefined,
-        deadline: performance.now() + options.timeoutMs,
-        abortReason: undefined,
-        unlisten: undefined,
-        answered: false,
-        released: false,
-        startedAt: 0,
-      };
+      const job = newJob(options, run as Job["run"], resolve as Job["resolve"], reject);
       job.timer = setTimeout(() => this.onDeadline(job), options.timeoutMs);
       const { cancel } = options;
       if (cancel !== undefined) {
@@ -311,22 +258,7 @@ export class HostSession {
     job.startedAt = performance.now();
     // The deadline was set when the call was queued: the wait is what it has used of its timeout.
     this.onQueueWait?.(job.startedAt - (job.deadline - job.options.timeoutMs));
-    const { progress } = job.options;
-    const ctx: HostCallContext = {
-      get signal() {
-        if (job.controller === undefined) {
-          job.controller = new AbortController();
-          if (job.abortReason !== undefined) job.controller.abort(job.abortReason);
-        }
-        return job.controller.signal;
-      },
-      caller: laneLogName(job.lane),
-      checkpoint: () => {
-        if (job.abortReason !== undefined) throw job.abortReason;
-      },
-      deadline: job.deadline,
-      ...(progress === undefined ? {} : { progress: (value: number, total?: number, message?: string) => job.answered || progress(value, total, message) }),
-    };
+    const ctx = callContext(job, laneLogName(job.lane));
     let result: Promise<unknown>;
     try {
       result = job.run(ctx);
@@ -439,12 +371,3 @@ export class HostSession {
   }
 }
 
-/** The answer of a cancelled call: `not-started` when it left the queue, else whether its effect is known. */
-function cancelledError(options: CallOptions, state: "not-started" | "running"): BridgeError {
-  if (state === "not-started") {
-    return new BridgeError("CANCELLED", `${options.method} was cancelled before it started`, { details: { outcome: "not-started" } });
-  }
-  return new BridgeError("CANCELLED", `${options.method} was cancelled while running; the editor was told to stop`, {
-    details: options.mutates ? { outcome: "unknown" } : {},
-  });
-}

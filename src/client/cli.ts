@@ -5,7 +5,7 @@ import { WebSocket } from "ws";
 import { Connection } from "./connection.js";
 import type { ConnectionOptions } from "./options.js";
 import type { InvokeOptions, RequestProgress } from "./types.js";
-import { BridgeError, CLIENT_ERROR_CODES, isBridgeError } from "./errors.js";
+import { BridgeError } from "./errors.js";
 import { pluginHealth, plugins, readiness, status } from "./http.js";
 import { checkClientName, endpointsOf } from "./_internal/url.js";
 import { CALL_USAGE, CLIENT_USAGE, DEFAULT_BRIDGE_URL, EXIT_CODES } from "./cli-usage.js";
@@ -13,7 +13,8 @@ import { buildParams, localPaths, nonNegativeInt, positiveInt, UsageError } from
 
 /** Methods whose params may hold a file path on the bridge's side. */
 const PATH_METHOD = /^document:(open|save|export)$/;
-import { describeWritten, exportParams, imageOf, LocalFileError, localFileError, type WrittenImage } from "./cli-images.js";
+import { describeWritten, exportParams, imageOf, localFileError, type WrittenImage } from "./cli-images.js";
+import { processSignal, report } from "./cli-exit.js";
 
 /*
  * The client half of the command line (Node only): `call`, `subscribe`, `health`, `plugins`, `export-document`,
@@ -371,47 +372,4 @@ function clientName(text: string): string {
 
 function print(ctx: Context, value: unknown): void {
   ctx.out.write(`${ctx.json ? JSON.stringify(value) : JSON.stringify(value, null, 2)}\n`);
-}
-
-const CONNECTION_CODES: ReadonlySet<string> = new Set([
-  CLIENT_ERROR_CODES.CONNECTION_FAILED,
-  CLIENT_ERROR_CODES.CONNECTION_LOST,
-  CLIENT_ERROR_CODES.CONNECTION_CLOSED,
-]);
-
-function report(error: unknown, err: { write(text: string): unknown }, json: boolean): number {
-  if (error instanceof UsageError) {
-    err.write(json ? `${JSON.stringify({ error: { code: "USAGE", message: error.message } })}\n` : `image-editor-bridge: ${error.message}\n${CLIENT_USAGE}`);
-    return EXIT_CODES.USAGE;
-  }
-  if (error instanceof LocalFileError) {
-    err.write(json ? `${JSON.stringify({ error: { code: "LOCAL_FILE", message: error.message } })}\n` : `image-editor-bridge: ${error.message}\n`);
-    return EXIT_CODES.LOCAL_FILE;
-  }
-  // Errors of another copy of the package pass the brand check without being this class: read their fields.
-  const failure: { code: string; message: string; details?: Record<string, unknown> | undefined } = isBridgeError(error)
-    ? error
-    : { code: "INTERNAL", message: (error as Error)?.message ?? String(error) };
-  const wire = failure instanceof BridgeError ? failure.toJSON() : { code: failure.code, message: failure.message, details: failure.details };
-  if (json) err.write(`${JSON.stringify({ error: wire })}\n`);
-  else {
-    const details = wire.details === undefined ? "" : `\n  details: ${JSON.stringify(wire.details)}`;
-    err.write(`image-editor-bridge: ${wire.code}: ${wire.message}${details}\n`);
-  }
-  return CONNECTION_CODES.has(failure.code) ? EXIT_CODES.UNAVAILABLE : EXIT_CODES.FAILED;
-}
-
-/** An AbortSignal that fires on SIGINT/SIGTERM while a command runs. */
-function processSignal(): { signal: AbortSignal; dispose(): void } {
-  const controller = new AbortController();
-  const abort = (): void => controller.abort();
-  process.once("SIGINT", abort);
-  process.once("SIGTERM", abort);
-  return {
-    signal: controller.signal,
-    dispose: () => {
-      process.off("SIGINT", abort);
-      process.off("SIGTERM", abort);
-    },
-  };
 }

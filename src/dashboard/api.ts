@@ -61,6 +61,50 @@ export interface CallStats {
   buckets: CallBucket[];
 }
 
+/** One webhook as `GET /status` shows it (never its secret). Its URL comes from a user: show it as text only. */
+export interface WebhookStatus {
+  id: string;
+  url: string;
+  types: string[];
+  documentId?: number | string;
+  enabled: boolean;
+  /** Why it was disabled (a run of failed attempts). */
+  disabledReason?: string;
+  queued: number;
+  delivered: number;
+  failedAttempts: number;
+  dropped: number;
+  consecutiveFailures: number;
+}
+
+/** The webhooks' totals and each webhook (`GET /status` `webhooks`). */
+export interface WebhooksStatus {
+  delivered: number;
+  failed: number;
+  dropped: number;
+  hooks: WebhookStatus[];
+}
+
+/** One attempt of one delivery, as the webhook's delivery log keeps it. */
+export interface DeliveryRecord {
+  deliveryId: string;
+  type: string;
+  attempt: number;
+  /** The receiver's HTTP status, or null when it did not answer (timeout, refused, DNS). */
+  status: number | null;
+  ok: boolean;
+  durationMs: number;
+  error?: string;
+  /** ISO time of the attempt. */
+  at: string;
+}
+
+/** `GET /webhooks/{id}/deliveries`: the webhook and its recent attempts, oldest first (bounded by the bridge). */
+export interface DeliveryLog {
+  webhook: WebhookStatus;
+  deliveries: DeliveryRecord[];
+}
+
 /** What the dashboard reads of `GET /status` (the view may carry more). */
 export interface StatusView {
   status: string;
@@ -72,6 +116,7 @@ export interface StatusView {
   clients: ClientStatus[];
   plugins: { loaded: Array<{ id: string }>; failed: Array<PluginHealth & { dir?: string }> };
   calls?: CallStats;
+  webhooks?: WebhooksStatus;
 }
 
 /** `GET /status`; throws a `BridgeError` (`UNAUTHORIZED` when the token is missing or wrong). */
@@ -82,6 +127,11 @@ export function readStatus(token: string | undefined): Promise<StatusView> {
 /** `GET /plugins/{id}/health` of a loaded plugin. */
 export function readPluginHealth(token: string | undefined, id: string): Promise<PluginHealth> {
   return httpCall<PluginHealth>({ url: browser.location.origin, token }, `/plugins/${encodeURIComponent(id)}/health`);
+}
+
+/** `GET /webhooks/{id}/deliveries`; throws a `BridgeError` (`NOT_FOUND` once the webhook is gone). */
+export function readDeliveries(token: string | undefined, id: string): Promise<DeliveryLog> {
+  return httpCall<DeliveryLog>({ url: browser.location.origin, token }, `/webhooks/${encodeURIComponent(id)}/deliveries`);
 }
 
 /** Whether an error says the token is missing or wrong. */

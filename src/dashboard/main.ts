@@ -1,15 +1,16 @@
 /*
  * The dashboard page: asks for the token when the bridge wants one, polls `GET /status` for editors, clients,
- * plugins and call statistics, keeps one connection per editor for its document and events, and redraws at most
+ * plugins, webhooks and call statistics (and the delivery log of the webhook the user selected), keeps one connection per editor for its document and events, and redraws at most
  * once per RENDER_INTERVAL_MS whatever the rate of changes.
  */
 import type { PluginHealth } from "../protocol/index.js";
-import { isUnauthorized, readPluginHealth, readStatus, savedToken, saveToken, type ClientStatus, type EditorStatus, type StatusView } from "./api.js";
+import { isUnauthorized, readDeliveries, readPluginHealth, readStatus, savedToken, saveToken, type ClientStatus, type EditorStatus, type StatusView } from "./api.js";
 import { renderCharts } from "./charts.js";
 import { browser, byId, el, type Elem, type InputElem } from "./dom.js";
 import { EditorView } from "./editor-view.js";
 import { EventLog } from "./event-log.js";
 import { VirtualList } from "./virtual-list.js";
+import { WebhooksView } from "./webhooks-view.js";
 
 /** Least time between two redraws of the page: changes in between are drawn together. */
 export const RENDER_INTERVAL_MS = 250;
@@ -33,6 +34,21 @@ let renderScheduled = false;
 let lastRender = 0;
 
 const log = new EventLog(byId("event-log"), byId("event-filters"), byId("event-pause"), byId("event-count"), () => scheduleRender());
+
+const webhooks = new WebhooksView(
+  {
+    totals: byId("webhook-totals"),
+    none: byId("webhooks-none"),
+    table: byId("webhooks-table"),
+    rows: byId("webhooks"),
+    log: byId("webhook-log"),
+    logTitle: byId("webhook-log-url"),
+    logError: byId("webhook-log-error"),
+    logRows: byId("webhook-deliveries"),
+  },
+  (id) => readDeliveries(token, id),
+  () => scheduleRender(),
+);
 
 const clientList = new VirtualList<ClientStatus>(byId("clients"), CLIENT_ROW_HEIGHT, (client) => {
   const row = el(
@@ -85,6 +101,7 @@ function render(): void {
   byId("client-count").textContent = String(status.clients.length);
   clientList.update(status.clients);
   renderPlugins(status.plugins);
+  webhooks.render(status.webhooks);
   renderCharts(byId("charts"), status.calls);
 }
 
@@ -197,7 +214,7 @@ async function poll(): Promise<void> {
     status = view;
     statusError = "";
     syncEditors(view.editors);
-    await pollPlugins(view);
+    await Promise.all([pollPlugins(view), webhooks.refresh(view.webhooks?.hooks ?? [])]);
   } catch (error) {
     if (isUnauthorized(error)) {
       askForToken(token === undefined ? "This bridge needs its access token." : "The token was refused; enter it again.");

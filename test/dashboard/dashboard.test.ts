@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
+import { createServer, type ServerResponse } from "node:http";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromiumPresent, launchChromium } from "../helpers/chromium.js";
@@ -14,6 +15,32 @@ const hasChromium = chromiumPresent("dashboard browser test");
 // The bridge serves the dashboard from dist/ (the build compiles it); these tests need `npm run build` first.
 const built = existsSync(join(ROOT, "dist/dashboard/main.js")) && existsSync(join(ROOT, "dist/dashboard/index.html"));
 if (!built) console.warn("dashboard tests skipped: run npm run build first (dist/dashboard is missing)");
+
+/** A loopback webhook receiver: `answer` decides each response by arrival number; `count(n)` waits for n requests. */
+async function startReceiver(answer: (n: number, res: ServerResponse) => void): Promise<{ url: string; count(n: number): Promise<void>; close(): Promise<void> }> {
+  let received = 0;
+  let waiters: Array<() => void> = [];
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      received += 1;
+      answer(received, res);
+      for (const wake of waiters.splice(0)) wake();
+    });
+  });
+  await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
+  return {
+    url: `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`,
+    async count(n) {
+      while (received < n) await new Promise<void>((wake) => waiters.push(wake));
+    },
+    close() {
+      waiters = [];
+      server.closeAllConnections();
+      return new Promise((done) => server.close(() => done()));
+    },
+  };
+}
 
 /** The sample document's layers, top to bottom (the Product group holds Subject and Shadow). */
 const SAMPLE_LAYERS = ["Label", "Product", "Subject", "Shadow", "Background"];
@@ -264,6 +291,105 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
     expect(text).toContain("PLUGIN_REGISTRATION_FAILED");
     expect(text).toContain("cannot reach the licence server");
     expect(await page.textContent("#bridge-status")).toBe("degraded");
+    expect(failures).toEqual([]);
+    await page.close();
+  });
+
+  it("a webhook's row shows its counts, and its delivery log lists a failed then a retried attempt, newest first", { timeout: 30_000 }, async () => {
+    const receiver = await startReceiver((n, res) => res.writeHead(n === 1 ? 500 : 200).end());
+    try {
+      const harness = await startBridge({
+        token: "hook-t0ken",
+        limits: { webhookRetryInitialMs: 20 },
+        webhooks: { allowPrivate: true, hooks: [{ url: receiver.url, types: ["selection:changed"], secret: "s" }] },
+      });
+      const failures: string[] = [];
+      const page = await open(harness, failures);
+      await page.fill("#token-input", "hook-t0ken");
+      await page.click("#token-form button[type=submit]");
+      const row = page.locator("#webhooks tr[data-webhook]");
+      await expect.poll(() => row.count(), { timeout: 10_000 }).toBe(1);
+      expect(await page.isHidden("#webhooks-none")).toBe(true);
+      expect(await row.locator(".webhook-url").textContent()).toBe(receiver.url);
+      // No hook selected: the page reads no delivery log.
+      const logReads: string[] = [];
+      page.on("request", (request) => {
+        if (request.url().includes("/deliveries")) logReads.push(request.url());
+      });
+      const other = await harness.connect("/ws?name=selector", { headers: { authorization: "Bearer hook-t0ken" } });
+      await other.call("selection:set", { rect: { x: 1, y: 2, width: 3, height: 4 } });
+      await receiver.count(2);
+      await expect.poll(() => row.locator(".delivered").textContent(), { timeout: 10_000 }).toBe("1");
+      expect(await row.locator(".failed").textContent()).toBe("1");
+      expect(await row.locator(".state").textContent()).toBe("enabled");
+      expect(await page.textContent("#webhook-totals")).toBe("1 hook · delivered 1 · failed 1 · dropped 0");
+      expect(logReads).toEqual([]);
+      expect(await page.isHidden("#webhook-log")).toBe(true);
+      await row.locator("button").click();
+      const deliveries = page.locator("#webhook-deliveries tr[data-delivery]");
+      await expect.poll(() => deliveries.count(), { timeout: 10_000 }).toBe(2);
+      const cells = (): Promise<string[][]> =>
+        deliveries.evaluateAll((rows: Array<{ children: ArrayLike<{ textContent: string | null }> }>) => rows.map((r) => Array.from(r.children, (c) => c.textContent ?? "")));
+      const shown = await cells();
+      // Newest first: the retry that succeeded, then the attempt the receiver refused.
+      expect(shown.map(([, type, attempt, status]) => [type, attempt, status])).toEqual([
+        ["selection:changed", "2", "200"],
+        ["selection:changed", "1", "500"],
+      ]);
+      expect(Date.parse(shown[0]![0]!)).toBeGreaterThanOrEqual(Date.parse(shown[1]![0]!));
+      expect(shown[1]![5]).toBe("HTTP 500");
+      expect(shown[0]![5]).toBe("");
+      expect(await page.textContent("#webhook-log-url")).toBe(receiver.url);
+      // Shown, the log is read with the token, and again with the status polling.
+      await expect.poll(() => logReads.length, { timeout: 5_000 }).toBeGreaterThanOrEqual(2);
+      await page.screenshot({ path: join(ARTIFACTS, "dashboard-webhooks.png"), fullPage: true });
+      // Selecting it again hides the log.
+      await row.locator("button").click();
+      await expect.poll(() => page.isHidden("#webhook-log")).toBe(true);
+      expect(failures).toEqual([]);
+      await page.close();
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("a webhook disabled after failed attempts shows why, in a degraded row", { timeout: 30_000 }, async () => {
+    const receiver = await startReceiver((_n, res) => res.writeHead(500).end());
+    try {
+      const harness = await startBridge({
+        limits: { webhookRetryInitialMs: 20, webhookDisableAfterFailures: 2 },
+        webhooks: { allowPrivate: true, hooks: [{ url: receiver.url, types: ["selection:changed"], secret: "s" }] },
+      });
+      const failures: string[] = [];
+      const page = await open(harness, failures);
+      const row = page.locator("#webhooks tr[data-webhook]");
+      await expect.poll(() => row.locator(".state").textContent(), { timeout: 10_000 }).toBe("enabled");
+      const other = await harness.connect("/ws?name=selector");
+      await other.call("selection:set", { rect: { x: 1, y: 2, width: 3, height: 4 } });
+      await receiver.count(2);
+      await expect.poll(() => row.locator(".state").textContent(), { timeout: 10_000 }).toBe("disabled: 2 failed attempts in a row (last: HTTP 500)");
+      expect(await row.getAttribute("class")).toBe("degraded");
+      expect([await row.locator(".delivered").textContent(), await row.locator(".failed").textContent(), await row.locator(".queued").textContent()]).toEqual(["0", "2", "1"]);
+      expect(failures).toEqual([]);
+      await page.close();
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("with no webhook the section says none and reads no delivery log", { timeout: 30_000 }, async () => {
+    const harness = await startBridge();
+    const failures: string[] = [];
+    const page = await open(harness, failures);
+    const logReads: string[] = [];
+    page.on("request", (request) => {
+      if (request.url().includes("/webhooks/")) logReads.push(request.url());
+    });
+    await expect.poll(() => page.locator("#editors tr").count(), { timeout: 10_000 }).toBe(1);
+    expect(await page.isVisible("#webhooks-none")).toBe(true);
+    expect(await page.isHidden("#webhooks-table")).toBe(true);
+    expect(await page.textContent("#webhook-totals")).toBe("");
+    expect(logReads).toEqual([]);
     expect(failures).toEqual([]);
     await page.close();
   });

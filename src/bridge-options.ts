@@ -77,14 +77,26 @@ export interface BridgeOptions {
    * @default { allowScripts: false }
    */
   mcp?: { allowScripts?: boolean } | false;
-  /** Webhooks the bridge delivers events to (see `docs/integrations.md`); they live as long as the bridge. */
+  /**
+   * Webhooks the bridge delivers events to (see `docs/integrations.md`). Those clients add live as long as the
+   * bridge unless `webhooks.file` keeps them.
+   */
   webhooks?: WebhookOptions;
 }
 
 /** Webhooks set up by the operator, and whether they may target private addresses. */
 export interface WebhookOptions {
-  /** Added at start, in this order. @default none */
-  hooks?: readonly WebhookSpec[];
+  /**
+   * Added at start, in this order; never written to `file` (they come from the configuration each time). A hook
+   * without `types` gets every event type the editors offer, but previews (`layer:previewChange`). @default none
+   */
+  hooks?: ReadonlyArray<Omit<WebhookSpec, "types"> & { readonly types?: readonly string[] | undefined }>;
+  /**
+   * Where the webhooks clients add (`webhook:add`) are kept, with their ids and secrets, so they survive a restart
+   * (`--webhooks-file`). Written whole after each change, atomically, mode 0600 when new. Queued deliveries are
+   * not kept. @default none: they live as long as the bridge
+   */
+  file?: string;
   /**
    * Deliver to loopback, private, link-local or otherwise non-public addresses (`--allow-private-webhooks`). Off
    * guards the network behind the bridge against request forgery by whoever may add webhooks. @default false

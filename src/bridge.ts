@@ -24,7 +24,8 @@ import { BridgeError, PROTOCOL_VERSION, STATE_EVENTS, type ClosingReason, type E
 import { healthView, readinessView, statusView } from "./status.js";
 import { createHttpApp } from "./transports/http/app.js";
 import { createEventStreams } from "./transports/http/sse.js";
-import { WebhookRegistry } from "./actors/webhooks.js";
+import { readWebhooksFile, writeWebhooksFile } from "./actors/webhook-file.js";
+import { WebhookRegistry, type StoredWebhook } from "./actors/webhooks.js";
 import { createMcpHttp, inProcessBackend, type McpHttp } from "./mcp/index.js";
 import type { TransportTarget } from "./transports/target.js";
 import { attachWebSocket, WS_PATH, type WsTransport } from "./transports/ws/server.js";
@@ -177,6 +178,9 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     }),
     clients: () => clients.list().map((c) => c.summary()),
     selectionWatch: (editorId) => editorOf(editorId).bus.stream("selection:changed")!,
+    get webhooks() {
+      return webhooks;
+    },
     acceptedEvents: (endpoint) => (endpoint === "root" ? pool.acceptedTypes() : [...pool.acceptedTypes(), ...plugins.eventTypes(endpoint)]),
     // State events describe an editor's active document: they come from the caller's editor. Bridge events
     // (`#…`) come once, and events naming their document come from every editor.
@@ -213,6 +217,10 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
   );
   for (const editor of pool.editors) editor.session.onQueueWait = (waitMs) => dispatcher.metrics.recordQueueWait(editor.id, waitMs);
   dispatcher.metrics.observe({
+    webhooks: () => {
+      const disabled = webhooks.disabled().length;
+      return { ...webhooks.counts, disabled, enabled: webhooks.size - disabled };
+    },
     editors: () => pool.summaries(),
     clients: () => clients.list(),
     plugins: () => [
@@ -281,11 +289,15 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     log,
   );
   // Webhooks POST the same events, signed, to their receivers.
+  const webhooksFile = options.webhooks?.file;
+  // Previews carry images and come with every stroke: a receiver asks for them by name.
+  const defaultWebhookTypes = (): string[] => services.acceptedEvents("root").filter((type) => !type.startsWith("#") && type !== "layer:previewChange");
   const webhooks = new WebhookRegistry(
     {
       stream: (type) => services.eventStream("root", type, undefined),
       accepted: () => services.acceptedEvents("root"),
       allowPrivate: options.webhooks?.allowPrivate === true,
+      ...(webhooksFile !== undefined ? { persist: (hooks: StoredWebhook[]) => writeWebhooksFile(webhooksFile, hooks) } : {}),
     },
     limits,
     log,
@@ -323,9 +335,11 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
         await pool.start();
         // Before listening, so `/plugins`, `getServerInfo` and `#ready` are complete from the first request.
         await plugins.load();
-        // The operator's webhooks: a bad one fails the start, as any configuration error does.
-        for (const hook of options.webhooks?.hooks ?? []) webhooks.add(hook);
-        const listening = createServer(toNodeHandler(createHttpApp(target, mcp, events, webhooks)));
+        // The operator's webhooks, then those kept from before a restart: a bad one fails the start, as any
+        // configuration error does.
+        for (const { types, ...hook } of options.webhooks?.hooks ?? []) webhooks.addNow({ ...hook, types: types ?? defaultWebhookTypes() }, { persistent: false });
+        for (const { id, enabled, ...spec } of webhooksFile === undefined ? [] : await readWebhooksFile(webhooksFile)) webhooks.addNow(spec, { id, enabled });
+        const listening = createServer(toNodeHandler(createHttpApp(target, mcp, events)));
         server = listening;
         listening.keepAliveTimeout = HTTP_KEEP_ALIVE_MS;
         ws = attachWebSocket(listening, target);

@@ -56,9 +56,9 @@ export function readinessView({ pool, plugins, disabledWebhooks }: Pick<StatusSo
   if (failed > 0) reasons.push({ component: "plugins", status: "degraded", message: `${failed} plugin${failed === 1 ? "" : "s"} failed to load` });
   const failing = loaded.filter(({ id }) => Object.values(plugins.health(id).checks ?? {}).includes("failed")).length;
   if (failing > 0) reasons.push({ component: "plugins", status: "degraded", message: `${failing} plugin${failing === 1 ? "" : "s"} failing a health check` });
-  // Webhooks are the bridge's own deliveries: a disabled one is the bridge not doing part of its job.
+  // A disabled webhook is the bridge not doing part of its job: degraded, never down.
   const disabled = disabledWebhooks?.() ?? 0;
-  if (disabled > 0) reasons.push({ component: "bridge", status: "degraded", message: `${disabled} webhook${disabled === 1 ? "" : "s"} disabled after failed deliveries` });
+  if (disabled > 0) reasons.push({ component: "webhooks", status: "degraded", message: `${disabled} webhook${disabled === 1 ? "" : "s"} disabled after failed deliveries` });
   const status = reasons.some((reason) => reason.status === "down") ? "down" : reasons.length > 0 ? "degraded" : "ok";
   return { status, reasons, editors: { total: editors.length, ready: ready.length }, plugins: { loaded: loaded.length, failed } };
 }

@@ -32,6 +32,8 @@ export interface MetricsSources {
   clients(): Iterable<{ readonly state: string; readonly delivery: Readonly<DeliveryCounts>; subscriptionTypes(): readonly string[] }>;
   /** Every plugin the bridge knows, loaded or not: `ok` false when it failed to load or fails a health check. */
   plugins(): ReadonlyArray<{ readonly id: string; readonly ok: boolean }>;
+  /** The webhooks' totals since start, and how many there are by state. @default none */
+  webhooks?(): { readonly delivered: number; readonly failed: number; readonly dropped: number; readonly enabled: number; readonly disabled: number };
 }
 
 /** Histogram child as `labels()` returns it. */
@@ -187,6 +189,23 @@ export class Metrics {
       () => total((c) => c.coalesced),
     );
     summed(registers, "bridge_slow_consumer_closes_total", "Sockets closed (4008) because their client read too slowly.", () => total((c) => c.slowCloses));
+    const webhooks = sources.webhooks;
+    if (webhooks !== undefined) {
+      summed(registers, "bridge_webhook_deliveries_total", "Webhook deliveries a receiver accepted (a 2xx answer).", () => webhooks().delivered);
+      summed(registers, "bridge_webhook_failed_attempts_total", "Webhook delivery attempts that failed (no answer in time, an error status, a redirect).", () => webhooks().failed);
+      summed(registers, "bridge_webhook_dropped_total", "Webhook deliveries dropped unsent because a webhook's queue was full.", () => webhooks().dropped);
+      new Gauge({
+        name: "bridge_webhooks",
+        help: "Webhooks by state: enabled, or disabled after a run of failed deliveries.",
+        labelNames: ["state"],
+        registers,
+        collect() {
+          const { enabled, disabled } = webhooks();
+          this.labels("enabled").set(enabled);
+          this.labels("disabled").set(disabled);
+        },
+      });
+    }
     new Gauge({
       name: "bridge_plugin_up",
       help: "Plugin health: 1 when loaded and passing its health checks, 0 when it failed to load or fails one.",

@@ -7,7 +7,7 @@ import { guardedLookup, isPrivateAddress } from "../imports/index.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import type { SerializedEvent } from "../methods/index.js";
-import { BridgeError } from "../protocol/index.js";
+import { BridgeError, type WebhookDelivery as DeliveryRecord, type WebhookView } from "../protocol/index.js";
 
 /** Header carrying `sha256=<hex>`: HMAC-SHA256 with the webhook's secret over `<timestamp>.<body>`. */
 export const SIGNATURE_HEADER = "x-bridge-signature";
@@ -25,37 +25,20 @@ export interface WebhookSpec {
   /** Signs every delivery; one is made up (and answered once) when none is given. */
   readonly secret?: string | undefined;
   /** Only events about this document (events naming no document still go). */
-  readonly documentId?: number | string | undefined;
+  readonly documentId?: number | undefined;
 }
 
-/** One attempt of one delivery, as the delivery log keeps it. */
-export interface DeliveryRecord {
-  readonly deliveryId: string;
-  readonly type: string;
-  readonly attempt: number;
-  /** HTTP status the receiver answered, or null when it did not (timeout, refused, DNS). */
-  readonly status: number | null;
-  readonly ok: boolean;
-  readonly durationMs: number;
-  readonly error?: string;
-  readonly at: string;
-}
-
-/** A webhook as `/status` and the delivery routes show it (never its secret). */
-export interface WebhookView {
+/** A webhook as the webhooks file keeps it, so it comes back after a restart with the same id and secret. */
+export interface StoredWebhook {
   readonly id: string;
   readonly url: string;
   readonly types: readonly string[];
-  readonly documentId?: number | string;
+  readonly secret: string;
+  readonly documentId?: number | undefined;
   readonly enabled: boolean;
-  /** Why it was disabled: a run of failed attempts. */
-  readonly disabledReason?: string;
-  readonly queued: number;
-  readonly delivered: number;
-  readonly failedAttempts: number;
-  readonly dropped: number;
-  readonly consecutiveFailures: number;
 }
+
+export type { WebhookDelivery as DeliveryRecord, WebhookView } from "../protocol/index.js";
 
 /** Where deliveries come from, and whether private targets are allowed. */
 export interface WebhookSources {
@@ -64,6 +47,21 @@ export interface WebhookSources {
   accepted(): string[];
   /** Loopback and private targets (`--allow-private-webhooks`). @default false */
   readonly allowPrivate: boolean;
+  /**
+   * Keeps the persistent webhooks (those clients added) somewhere that outlives the bridge: the webhooks file.
+   * Called after each change with the whole list; a rejection fails the change that caused it. @default none
+   */
+  readonly persist?: ((hooks: StoredWebhook[]) => Promise<void>) | undefined;
+}
+
+/** How a webhook joins the registry: from a client (kept in the webhooks file) or from the configuration. */
+export interface AddOptions {
+  /** Kept in the webhooks file, when there is one. @default true */
+  readonly persistent?: boolean;
+  /** The id it had before a restart. @default a new one */
+  readonly id?: string;
+  /** Disabled before the restart: stays so until `enable`. @default true */
+  readonly enabled?: boolean;
 }
 
 interface Pending {
@@ -78,7 +76,9 @@ interface Hook {
   readonly url: URL;
   readonly types: readonly string[];
   readonly secret: string;
-  readonly documentId: number | string | undefined;
+  readonly documentId: number | undefined;
+  /** Kept in the webhooks file: added by a client, not from the command line. */
+  readonly persistent: boolean;
   readonly subscriptions: Subscription[];
   readonly queue: Pending[];
   readonly log: DeliveryRecord[];
@@ -130,8 +130,26 @@ export class WebhookRegistry {
     private readonly log: Logger,
   ) {}
 
-  /** Adds a webhook; answers its view and its secret (the only time the secret is shown). */
-  add(spec: WebhookSpec): WebhookView & { secret: string } {
+  /**
+   * Adds a webhook and keeps it in the webhooks file (when persistent and there is one); answers its view and its
+   * secret (the only time the secret is shown). Nothing is added when the file cannot be written.
+   */
+  async add(spec: WebhookSpec, options: AddOptions = {}): Promise<WebhookView & { secret: string }> {
+    const added = this.addNow(spec, options);
+    if (options.persistent !== false) {
+      try {
+        await this.save();
+      } catch (error) {
+        this.drop(added.id);
+        throw error;
+      }
+    }
+    return added;
+  }
+
+  /** Adds a webhook without writing the webhooks file: for the configuration's and the file's own. */
+  addNow(spec: WebhookSpec, options: AddOptions = {}): WebhookView & { secret: string } {
+    if (options.id !== undefined && this.hooks.has(options.id)) throw new BridgeError("BAD_REQUEST", `Webhook ${options.id} exists already`, { details: { webhookId: options.id } });
     if (this.hooks.size >= this.limits.maxWebhooks) {
       throw new BridgeError("BAD_REQUEST", `At most ${this.limits.maxWebhooks} webhooks (limit maxWebhooks)`, { details: { maxWebhooks: this.limits.maxWebhooks } });
     }
@@ -146,15 +164,16 @@ export class WebhookRegistry {
       }
     }
     const hook: Hook = {
-      id: randomUUID(),
+      id: options.id ?? randomUUID(),
       url,
       types: [...new Set(spec.types)],
       secret: spec.secret ?? randomBytes(24).toString("base64url"),
       documentId: spec.documentId,
+      persistent: options.persistent !== false,
       subscriptions: [],
       queue: [],
       log: [],
-      enabled: true,
+      enabled: options.enabled !== false,
       disabledReason: undefined,
       sending: false,
       retry: undefined,
@@ -168,30 +187,56 @@ export class WebhookRegistry {
       if (stream !== undefined) hook.subscriptions.push(stream.subscribe((event) => this.enqueue(hook, event)));
     }
     this.hooks.set(hook.id, hook);
+    if (!hook.enabled) hook.disabledReason = "disabled before the bridge restarted";
     this.log.info({ actor: "webhooks", webhook: hook.id, host: url.host, types: hook.types }, "webhook added");
     return { ...this.view(hook), secret: hook.secret };
+  }
+
+  /** How many webhooks there are. */
+  get size(): number {
+    return this.hooks.size;
   }
 
   list(): WebhookView[] {
     return [...this.hooks.values()].map((hook) => this.view(hook));
   }
 
-  remove(id: string): boolean {
+  /**
+   * Removes a webhook; answers whether there was one. The webhooks file is written first: when it cannot be, the
+   * webhook stays and the error says why.
+   */
+  async remove(id: string): Promise<boolean> {
     const hook = this.hooks.get(id);
     if (hook === undefined) return false;
-    this.stop(hook);
-    this.hooks.delete(id);
+    if (hook.persistent) await this.save(id);
+    this.drop(id);
     return true;
   }
 
   /** Re-enables a disabled webhook; its queued deliveries go out again, oldest first. */
-  enable(id: string): WebhookView {
+  async enable(id: string): Promise<WebhookView> {
     const hook = this.get(id);
+    const was = hook.enabled;
     hook.enabled = true;
     hook.disabledReason = undefined;
     hook.consecutiveFailures = 0;
     this.pump(hook);
+    if (!was && hook.persistent) await this.save();
     return this.view(hook);
+  }
+
+  /** The persistent webhooks as the webhooks file keeps them, but the one being removed. */
+  stored(without?: string): StoredWebhook[] {
+    return [...this.hooks.values()]
+      .filter((hook) => hook.persistent && hook.id !== without)
+      .map((hook) => ({
+        id: hook.id,
+        url: hook.url.href,
+        types: hook.types,
+        secret: hook.secret,
+        ...(hook.documentId !== undefined ? { documentId: hook.documentId } : {}),
+        enabled: hook.enabled,
+      }));
   }
 
   /** The last `webhookLogEntries` attempts of a webhook, newest last. */
@@ -209,6 +254,17 @@ export class WebhookRegistry {
     this.closed = true;
     this.shutdown.abort();
     for (const hook of this.hooks.values()) this.stop(hook);
+  }
+
+  private save(without?: string): Promise<void> {
+    return this.sources.persist?.(this.stored(without)) ?? Promise.resolve();
+  }
+
+  private drop(id: string): void {
+    const hook = this.hooks.get(id);
+    if (hook === undefined) return;
+    this.stop(hook);
+    this.hooks.delete(id);
   }
 
   private get(id: string): Hook {
@@ -281,6 +337,10 @@ export class WebhookRegistry {
         hook.enabled = false;
         hook.disabledReason = `${hook.consecutiveFailures} failed attempts in a row (last: ${record.error ?? `HTTP ${record.status}`})`;
         this.log.warn({ actor: "webhooks", webhook: hook.id, host: hook.url.host, failures: hook.consecutiveFailures }, "webhook disabled");
+        // So a restart does not quietly re-enable it; the queue itself is not kept.
+        if (hook.persistent) {
+          this.save().catch((error: unknown) => this.log.error({ actor: "webhooks", webhook: hook.id, err: error }, "could not write the webhooks file"));
+        }
         return;
       }
       // Exponential backoff with full jitter in its upper half: receivers that failed together do not retry together.
@@ -347,10 +407,11 @@ export class WebhookRegistry {
     return {
       id: hook.id,
       url: hook.url.href,
-      types: hook.types,
+      types: [...hook.types],
       ...(hook.documentId !== undefined ? { documentId: hook.documentId } : {}),
       enabled: hook.enabled,
       ...(hook.disabledReason !== undefined ? { disabledReason: hook.disabledReason } : {}),
+      persistent: hook.persistent && this.sources.persist !== undefined,
       queued: hook.queue.length,
       delivered: hook.delivered,
       failedAttempts: hook.failedAttempts,

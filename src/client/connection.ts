@@ -91,6 +91,7 @@ export class Connection implements MethodGroups {
   readonly batch: BatchMethod = bindBatch(this);
   readonly jsx: MethodGroup<"jsx">;
   readonly server: MethodGroup<"server">;
+  readonly webhook: MethodGroup<"webhook">;
 
   private readonly options: ConnectionOptions;
   private readonly WebSocketClass: WebSocketConstructor;
@@ -156,6 +157,7 @@ export class Connection implements MethodGroups {
     this.action = groups.action;
     this.jsx = groups.jsx;
     this.server = groups.server;
+    this.webhook = groups.webhook;
     this.openSocket();
   }
 

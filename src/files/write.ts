@@ -18,6 +18,8 @@ export interface WriteOptions {
   readonly backup?: boolean | undefined;
   /** How to name the file in errors (the client's own path); defaults to the path. */
   readonly label?: string | undefined;
+  /** Permissions of a new file, before the umask (a replaced file keeps its own). @default 0o666 */
+  readonly mode?: number | undefined;
 }
 
 export interface WriteOutcome {
@@ -88,7 +90,7 @@ function writeError(cause: unknown, label: string): BridgeError {
 export function writeFileAtomic(target: string, bytes: Uint8Array, options: WriteOptions = {}): Promise<WriteOutcome> {
   const temp = temporarySibling(target);
   return install(temp, target, options, async () => {
-    const handle = await open(temp, CREATE_FLAGS, 0o666);
+    const handle = await open(temp, CREATE_FLAGS, options.mode ?? 0o666);
     try {
       for (let offset = 0; offset < bytes.byteLength; ) {
         const { bytesWritten } = await handle.write(bytes, offset, Math.min(WRITE_CHUNK_BYTES, bytes.byteLength - offset));

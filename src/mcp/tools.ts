@@ -3,10 +3,21 @@ import { ProtocolErrorSchema } from "../protocol/index.js";
 import type { McpMethodInfo } from "./backend.js";
 
 /**
- * Methods that are not tools: event delivery is the MCP server's own business (resource subscriptions), and
- * `server:clients` is about the bridge's other clients, not the editor. Documented in docs/mcp.md.
+ * Methods that are not tools: event delivery is the MCP server's own business (resource subscriptions),
+ * `server:clients` is about the bridge's other clients, not the editor, and webhooks make the bridge send data to
+ * URLs, which a model talked into it by untrusted text must not do. Documented in docs/mcp.md.
  */
-export const EXCLUDED_METHODS: readonly string[] = ["event:subscribe", "event:unsubscribe", "selection:change", "server:clients"];
+export const EXCLUDED_METHODS: readonly string[] = [
+  "event:subscribe",
+  "event:unsubscribe",
+  "selection:change",
+  "server:clients",
+  "webhook:add",
+  "webhook:list",
+  "webhook:remove",
+  "webhook:enable",
+  "webhook:deliveries",
+];
 
 /**
  * Methods that run code in the editor: off unless the operator allows them (`--mcp-allow-scripts`), because a

@@ -1,6 +1,13 @@
 import type { Observable } from "rxjs";
 import type { z } from "zod";
-import { METHOD_SCHEMAS, type BuiltinMethodName, type ClientSummarySchema, type ServerInfo } from "../protocol/index.js";
+import {
+  METHOD_SCHEMAS,
+  type BuiltinMethodName,
+  type ClientSummarySchema,
+  type ServerInfo,
+  type WebhookDelivery,
+  type WebhookView,
+} from "../protocol/index.js";
 import type { FileAccess } from "../files/index.js";
 import type { HostAdapter, HostCallContext } from "../hosts/host.js";
 import type { ImportPolicy } from "../imports/index.js";
@@ -52,6 +59,15 @@ export interface Caller {
   readonly editorId?: string | undefined;
 }
 
+/** The bridge's webhooks, as the `webhook:*` methods drive them. */
+export interface WebhookService {
+  add(spec: { url: string; types: readonly string[]; secret?: string | undefined; documentId?: number | undefined }): Promise<WebhookView & { secret: string }>;
+  list(): WebhookView[];
+  remove(id: string): Promise<boolean>;
+  enable(id: string): Promise<WebhookView>;
+  deliveries(id: string): { webhook: WebhookView; deliveries: WebhookDelivery[] };
+}
+
 /** Services of the bridge a method may use; everything else it reaches through the host. */
 export interface BridgeServices {
   readonly limits: Limits;
@@ -72,6 +88,8 @@ export interface BridgeServices {
    * undefined when that endpoint does not accept it.
    */
   eventStream(endpoint: string, type: string, editorId: string | undefined): Observable<SerializedEvent> | undefined;
+  /** The webhooks (`webhook:*`); absent where the bridge has none (a plugin's test harness). */
+  readonly webhooks?: WebhookService | undefined;
 }
 
 export interface MethodContext {

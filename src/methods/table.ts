@@ -7,6 +7,7 @@ import { jsxMethods } from "./jsx.js";
 import { layerMethods } from "./layer.js";
 import { selectionMethods } from "./selection.js";
 import { serverMethods } from "./server.js";
+import { webhookMethods } from "./webhook.js";
 
 /** The built-in method table: WS dispatch, HTTP routes and published schemas all derive from it. */
 export const BUILTIN_METHODS: readonly MethodDefinition[] = [
@@ -18,6 +19,7 @@ export const BUILTIN_METHODS: readonly MethodDefinition[] = [
   ...selectionMethods,
   ...actionMethods,
   ...jsxMethods,
+  ...webhookMethods,
 ];
 
 export function methodTable(methods: readonly MethodDefinition[] = BUILTIN_METHODS): ReadonlyMap<string, MethodDefinition> {

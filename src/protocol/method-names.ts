@@ -36,6 +36,11 @@ export const BUILTIN_METHOD_NAMES = [
   "selection:change",
   "selection:set",
   "server:clients",
+  "webhook:add",
+  "webhook:list",
+  "webhook:remove",
+  "webhook:enable",
+  "webhook:deliveries",
 ] as const satisfies readonly BuiltinMethodName[];
 
 /** Compile-time check: a method added to `METHOD_SCHEMAS` but not listed above fails to type-check here. */

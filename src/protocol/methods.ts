@@ -13,6 +13,8 @@ import {
   PointSchema,
   SelectionPathSchema,
   ServerInfoSchema,
+  WebhookDeliverySchema,
+  WebhookViewSchema,
 } from "./resources.js";
 
 /*
@@ -34,6 +36,12 @@ const DocumentScoped = z.object({ documentId }).strict();
 
 /** A file path a client sends; what it may name is decided by the bridge's files roots. */
 const filePath = z.string().min(1).max(4096);
+
+/** Longest webhook URL accepted. */
+export const WEBHOOK_URL_MAX_CHARS = 2048;
+/** Shortest secret a client may choose: a short one would make the signature guessable. */
+export const WEBHOOK_SECRET_MIN_CHARS = 16;
+const WebhookRef = z.object({ id: z.string().min(1).max(64) }).strict();
 
 const ScriptLanguage = z.enum(["javascript", "extendscript", "script-fu"]);
 
@@ -255,6 +263,23 @@ export const METHOD_SCHEMAS = {
     result: HostRectSchema.nullable(),
   },
   "server:clients": { params: Empty, result: z.object({ clients: z.array(ClientSummarySchema), editors: z.array(EditorSummarySchema).optional() }) },
+  "webhook:add": {
+    params: z
+      .object({
+        /** Where deliveries are POSTed: an absolute http: or https: URL without credentials. */
+        url: z.string().min(1).max(WEBHOOK_URL_MAX_CHARS),
+        types: z.array(z.string().min(1).max(128)).min(1).max(64),
+        /** Signs every delivery; one is made up when absent. Answered once, in this result. */
+        secret: z.string().min(WEBHOOK_SECRET_MIN_CHARS).max(256).optional(),
+        documentId,
+      })
+      .strict(),
+    result: WebhookViewSchema.extend({ secret: z.string() }),
+  },
+  "webhook:list": { params: Empty, result: z.object({ webhooks: z.array(WebhookViewSchema) }) },
+  "webhook:remove": { params: WebhookRef, result: z.object({ id: z.string(), removed: z.boolean() }) },
+  "webhook:enable": { params: WebhookRef, result: WebhookViewSchema },
+  "webhook:deliveries": { params: WebhookRef, result: z.object({ webhook: WebhookViewSchema, deliveries: z.array(WebhookDeliverySchema) }) },
 } as const;
 
 export type BuiltinMethodName = keyof typeof METHOD_SCHEMAS;

@@ -181,7 +181,7 @@ export type ReadinessStatus = z.infer<typeof ReadinessStatusSchema>;
 
 /** One reason `GET /ready` is not `ok`: the part at fault and a sentence. Never a path, id or secret. */
 export const ReadinessReasonSchema = z.object({
-  component: z.enum(["bridge", "editors", "plugins", "cluster"]),
+  component: z.enum(["bridge", "editors", "plugins", "webhooks", "cluster"]),
   status: z.enum(["degraded", "down"]),
   message: z.string(),
 });
@@ -296,3 +296,40 @@ export const DataLossSchema = z.object({
   detail: z.string().optional(),
 });
 export type DataLoss = z.infer<typeof DataLossSchema>;
+
+/** A webhook as `webhook:list`, `/status` and the delivery log show it: never its secret. */
+export const WebhookViewSchema = z.object({
+  id: z.string(),
+  url: z.string(),
+  types: z.array(z.string()),
+  /** Only events about this document (events naming no document still go). */
+  documentId: z.number().int().optional(),
+  enabled: z.boolean(),
+  /** Why it was disabled: a run of failed attempts. */
+  disabledReason: z.string().optional(),
+  /** Whether it is kept in the webhooks file and comes back after a restart. */
+  persistent: z.boolean(),
+  /** Deliveries waiting, the one being sent included. */
+  queued: z.number().int().nonnegative(),
+  delivered: z.number().int().nonnegative(),
+  failedAttempts: z.number().int().nonnegative(),
+  /** Deliveries dropped unsent because the queue was full (oldest first). */
+  dropped: z.number().int().nonnegative(),
+  consecutiveFailures: z.number().int().nonnegative(),
+});
+export type WebhookView = z.infer<typeof WebhookViewSchema>;
+
+/** One attempt of one delivery, as the delivery log keeps it. */
+export const WebhookDeliverySchema = z.object({
+  /** The same on every attempt of one delivery, so a receiver can drop repeats. */
+  deliveryId: z.string(),
+  type: z.string(),
+  attempt: z.number().int().positive(),
+  /** The HTTP status the receiver answered, or null when it did not (timeout, refused, DNS). */
+  status: z.number().int().nullable(),
+  ok: z.boolean(),
+  durationMs: z.number().int().nonnegative(),
+  error: z.string().optional(),
+  at: z.string(),
+});
+export type WebhookDelivery = z.infer<typeof WebhookDeliverySchema>;

@@ -185,8 +185,9 @@ describe("published schema", () => {
       events: Record<string, unknown>;
     };
     expect(schema.protocolVersion).toBe(1);
-    // The 31 built-in methods, plus request:cancel and batch, which the dispatcher serves itself.
-    expect(Object.keys(schema.methods)).toHaveLength(33);
+    // The 36 built-in methods, plus request:cancel and batch, which the dispatcher serves itself.
+    expect(Object.keys(schema.methods)).toHaveLength(38);
+    expect(schema.methods["webhook:deliveries"]?.http).toEqual({ verb: "GET", path: "/webhooks/{id}/deliveries" });
     expect(schema.methods["layer:getInfoById"]?.http).toEqual({ verb: "GET", path: "/layer/by-id/{layerId}" });
     expect(schema.methods["jsx:run"]?.http).toBeUndefined();
     expect(schema.methods["batch"]?.http).toEqual({ verb: "POST", path: "/batch" });

@@ -1,71 +1,16 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
-import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from "node:http";
+import type { ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { createBridge } from "../../src/bridge.js";
 import { Subject, type Observable } from "rxjs";
 import { startBridge, type Harness } from "../helpers/bridge.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
+import { closeReceivers, Receiver, signedWith, type Received } from "../helpers/webhook-receiver.js";
 
 const rect = { x: 1, y: 2, width: 3, height: 4 };
-const secret = "whsec-test";
+const secret = "whsec-test-secret";
+const verifies = (delivery: Received): boolean => signedWith(secret, delivery);
 
-interface Received {
-  readonly headers: IncomingHttpHeaders;
-  readonly body: string;
-}
-
-/** A loopback webhook receiver; `answer` decides each response (by arrival number), or leaves it hanging. */
-class Receiver {
-  readonly received: Received[] = [];
-  private waiters: Array<() => void> = [];
-  private constructor(
-    readonly server: Server,
-    readonly url: string,
-  ) {}
-
-  static async start(answer: (n: number, res: ServerResponse) => void = (_n, res) => res.writeHead(200).end()): Promise<Receiver> {
-    const holder: { receiver?: Receiver } = {};
-    const server = createServer((req, res) => {
-      let body = "";
-      req.setEncoding("utf8");
-      req.on("data", (chunk: string) => (body += chunk));
-      req.on("end", () => {
-        const receiver = holder.receiver!;
-        receiver.received.push({ headers: req.headers, body });
-        answer(receiver.received.length, res);
-        for (const wake of receiver.waiters.splice(0)) wake();
-      });
-    });
-    await new Promise<void>((done) => server.listen(0, "127.0.0.1", done));
-    const receiver = new Receiver(server, `http://127.0.0.1:${(server.address() as { port: number }).port}/hook`);
-    holder.receiver = receiver;
-    receivers.push(receiver);
-    return receiver;
-  }
-
-  async count(n: number): Promise<Received[]> {
-    while (this.received.length < n) await new Promise<void>((resolve) => this.waiters.push(resolve));
-    return this.received;
-  }
-
-  close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((done) => this.server.close(() => done()));
-  }
-}
-
-const receivers: Receiver[] = [];
-afterEach(async () => {
-  await Promise.all(receivers.splice(0).map((r) => r.close()));
-});
-
-/** What a receiver does with the documented headers: recompute the HMAC over `<timestamp>.<body>`. */
-function verifies(delivery: Received): boolean {
-  const timestamp = String(delivery.headers["x-bridge-timestamp"]);
-  const expected = `sha256=${createHmac("sha256", secret).update(`${timestamp}.${delivery.body}`).digest("hex")}`;
-  const given = String(delivery.headers["x-bridge-signature"]);
-  return given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
-}
+afterEach(closeReceivers);
 
 interface HookView {
   id: string;
@@ -133,7 +78,7 @@ describe("webhooks", () => {
     expect(hook!.disabledReason).toMatch(/^3 failed attempts in a row \(last: no answer within 100 ms\)$/);
     const ready = await harness.http("/ready");
     expect(ready.status).toBe(200);
-    expect(await ready.json()).toMatchObject({ status: "degraded", reasons: [{ component: "bridge", status: "degraded", message: "1 webhook disabled after failed deliveries" }] });
+    expect(await ready.json()).toMatchObject({ status: "degraded", reasons: [{ component: "webhooks", status: "degraded", message: "1 webhook disabled after failed deliveries" }] });
     expect(receiver.received).toHaveLength(3);
     // Disabled, it keeps what it could not deliver (bounded), and sends nothing.
     await other.call("selection:set", { rect: null });

@@ -148,12 +148,6 @@ function fixedPaths(bank: SchemaBank): Record<string, Record<string, Operation>>
         ...json({ type: "object", properties: { ticket: { type: "string" }, expiresInMs: { type: "integer" } }, required: ["ticket"], additionalProperties: true }),
       }),
     },
-    "/webhooks/{id}/deliveries": {
-      get: {
-        ...fixedOperation("getWebhookDeliveries", "The last delivery attempts of one webhook: status, duration, attempt number and error.", { description: "The deliveries.", ...json(anyObject) }, { "404": errorRef(404) }),
-        parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
-      },
-    },
     "/plugins/{id}/events": {
       get: {
         ...fixedOperation("getPluginEvents", "Server-Sent Events of one plugin's own event types, as `GET /events` streams the bridge's.", text("text/event-stream", "The stream."), { "404": errorRef(404) }),

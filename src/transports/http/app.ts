@@ -2,7 +2,6 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { H3, type H3Event } from "h3";
 import { BridgeError, isBridgeError } from "../../protocol/index.js";
 import type { DispatchCaller } from "../../actors/dispatcher.js";
-import type { WebhookRegistry } from "../../actors/webhooks.js";
 import { imageResultJson, isWireImage, LARGE_IMAGE_BYTES, publishSchema, type MethodDefinition } from "../../methods/index.js";
 import { publishContract } from "../../methods/contract/index.js";
 import { checkAccess, checkOrigin, isPublicDashboardPath, PUBLIC_HEALTH_PATHS } from "../security.js";
@@ -117,7 +116,7 @@ async function guard(target: TransportTarget, event: H3Event, next: () => unknow
  * The HTTP mirror as an h3 app. Method routes are derived from the method table, so HTTP and WS run
  * the same validation and code; results are bare JSON, errors bare ProtocolErrors with the table's status.
  */
-export function createHttpApp(target: TransportTarget, mcp?: McpHttp, events?: EventStreams, webhooks?: WebhookRegistry): H3 {
+export function createHttpApp(target: TransportTarget, mcp?: McpHttp, events?: EventStreams): H3 {
   const app = new H3({
     // Errors h3 raises itself (before a route runs): a malformed URL is the client's fault, anything else ours.
     onError: (error) => {
@@ -177,15 +176,6 @@ export function createHttpApp(target: TransportTarget, mcp?: McpHttp, events?: E
     get(EVENTS_PATH, (event) => runEventStream(target, events, "root", event));
     // Reserved under every plugin's prefix: a plugin's own events, with the same rules as the root stream.
     get("/plugins/:id/events", (event) => runEventStream(target, events, event.context.params?.["id"] ?? "", event));
-  }
-  if (webhooks !== undefined) {
-    get("/webhooks/:id/deliveries", (event) => {
-      try {
-        return jsonResponse(webhooks.deliveries(event.context.params?.["id"] ?? ""));
-      } catch (error) {
-        return errorResponse(target.dispatcher.toWireError(error, {}));
-      }
-    });
   }
   app.all("/plugins/:id/**", (event) => runPluginRoute(target, event));
   // MCP's Streamable HTTP endpoint: behind the same guard as every route (MCP asks servers to check Origin).

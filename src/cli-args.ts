@@ -3,6 +3,7 @@ import { DEFAULT_LISTEN, MAX_EDITORS } from "./bridge-options.js";
 import { parseLimits } from "./cli-limits.js";
 import type { PhotoshopAddress } from "./hosts/factory.js";
 import type { Limits } from "./limits.js";
+import { WEBHOOK_SECRET_MIN_CHARS } from "./protocol/methods.js";
 
 /*
  * The command line of `image-editor-bridge serve`, parsed into options: flags win over environment variables
@@ -58,6 +59,14 @@ export interface ServeOptions {
   limits: Partial<Limits>;
   /** Offer the script tools (`jsx_run`, `jsx_execute`) on `/mcp` (`--mcp-allow-scripts`). */
   mcpAllowScripts: boolean;
+  /** Static webhooks (`--webhook`, `BRIDGE_WEBHOOKS`), the file keeping clients' (`--webhooks-file`), private targets. */
+  webhooks: { hooks: WebhookFlag[]; file: string | undefined; allowPrivate: boolean; secret: string | undefined };
+}
+
+/** One `--webhook URL[#type,type]`: no types means every event but previews. */
+export interface WebhookFlag {
+  url: string;
+  types?: string[];
 }
 
 /** The forms `--listen` takes, quoted in its usage errors. */
@@ -139,6 +148,9 @@ function parseFlags(argv: string[]) {
       "gimp-binary": { type: "string" },
       "gimp-attach": { type: "string", multiple: true },
       "mcp-allow-scripts": { type: "boolean" },
+      webhook: { type: "string", multiple: true },
+      "webhooks-file": { type: "string" },
+      "allow-private-webhooks": { type: "boolean" },
       help: { type: "boolean", short: "h" },
       version: { type: "boolean", short: "v" },
     },
@@ -201,7 +213,38 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     publicHealth: switched(values["public-health"], env, "BRIDGE_PUBLIC_HEALTH"),
     limits: limitsOf(values, env),
     mcpAllowScripts: switched(values["mcp-allow-scripts"], env, "BRIDGE_MCP_ALLOW_SCRIPTS"),
+    webhooks: {
+      hooks: webhooksOf(values, env),
+      file: values["webhooks-file"] ?? (env["BRIDGE_WEBHOOKS_FILE"] || undefined),
+      allowPrivate: switched(values["allow-private-webhooks"], env, "BRIDGE_ALLOW_PRIVATE_WEBHOOKS"),
+      secret: webhookSecret(env),
+    },
   };
+}
+
+/**
+ * `BRIDGE_WEBHOOKS` (entries separated by spaces: a URL has none, while its types are separated by commas) then
+ * every `--webhook`, each `URL[#type,type]`.
+ */
+function webhooksOf(values: Flags, env: NodeJS.ProcessEnv): WebhookFlag[] {
+  const fromEnv = (env["BRIDGE_WEBHOOKS"] ?? "").split(/\s+/).filter(Boolean);
+  return [...fromEnv.map((item) => ({ item, from: "BRIDGE_WEBHOOKS" })), ...(values.webhook ?? []).map((item) => ({ item, from: "--webhook" }))].map(({ item, from }) => {
+    const hash = item.indexOf("#");
+    const url = hash === -1 ? item : item.slice(0, hash);
+    const types = hash === -1 ? [] : list(item.slice(hash + 1));
+    if (!URL.canParse(url) || !/^https?:$/.test(new URL(url).protocol)) throw new UsageError(`${from} expects an http: or https: URL, optionally #type,type; got "${item}"`);
+    if (hash !== -1 && types.length === 0) throw new UsageError(`${from} "${item}" names no event type after #`);
+    return types.length > 0 ? { url, types } : { url };
+  });
+}
+
+/** The secret static webhooks sign with: from the environment only (a flag would show in the process list). */
+function webhookSecret(env: NodeJS.ProcessEnv): string | undefined {
+  const secret = env["BRIDGE_WEBHOOK_SECRET"] || undefined;
+  if (secret !== undefined && secret.length < WEBHOOK_SECRET_MIN_CHARS) {
+    throw new UsageError(`BRIDGE_WEBHOOK_SECRET must have at least ${WEBHOOK_SECRET_MIN_CHARS} characters`);
+  }
+  return secret;
 }
 
 type Flags = ReturnType<typeof parseFlags>["values"];

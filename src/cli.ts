@@ -68,6 +68,12 @@ a repeatable flag adds to its variable's comma-separated list):
   --plugin <dir>           load this plugin folder (repeatable)                       [BRIDGE_PLUGINS, comma-separated]
   --mcp-allow-scripts      offer jsx:run and jsx:execute as MCP tools on /mcp (off: a model could be talked into
                            running code)                                              [BRIDGE_MCP_ALLOW_SCRIPTS]
+  --webhook <url[#types]>  POST events to this URL, signed (repeatable); #selection:changed,documentChanged picks
+                           the types (default: all but previews); secret from BRIDGE_WEBHOOK_SECRET, else printed
+                                                                      [BRIDGE_WEBHOOKS, space-separated]
+  --webhooks-file <path>   keep the webhooks clients add (webhook:add) here, so they survive a restart; holds
+                           their secrets (mode 0600)                                  [BRIDGE_WEBHOOKS_FILE]
+  --allow-private-webhooks let webhooks target loopback/private addresses            [BRIDGE_ALLOW_PRIVATE_WEBHOOKS]
   --log-level <level>      ${LOG_LEVELS.join(" | ")}         [BRIDGE_LOG_LEVEL]   default info
   --public-health          answer /health and /ready without the token (they carry no paths, ids or secrets;
                            /status never)                                             [BRIDGE_PUBLIC_HEALTH]
@@ -164,7 +170,8 @@ async function startBridge(bridge: Bridge, listen: ServeOptions["listen"]): Prom
   } catch (error) {
     await bridge.close().catch(() => {});
     // A files root that does not exist is a bad command line, like any other flag.
-    if (isBridgeError(error) && error.code === "BAD_REQUEST") throw new UsageError(error.message);
+    // So is a webhook the bridge refuses (a private target without --allow-private-webhooks, an unknown event type).
+    if (isBridgeError(error) && (error.code === "BAD_REQUEST" || error.code === "FORBIDDEN")) throw new UsageError(error.message);
     if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
       const where = formatHostPort(listen);
       throw new StartupError(
@@ -237,6 +244,8 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
   const log = createLogger({ level: options.logLevel });
   for (const warning of startupWarnings(options)) log.warn({ actor: "bridge" }, warning);
   const pool = await editorPool(options, log);
+  // Static webhooks sign with BRIDGE_WEBHOOK_SECRET, or with one made up here and printed once below.
+  const webhookSecret = options.webhooks.secret ?? (options.webhooks.hooks.length > 0 ? randomBytes(24).toString("base64url") : undefined);
   const bridge = serveBridge({
     listen: options.listen,
     ...pool,
@@ -252,6 +261,11 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
     limits: options.limits,
     publicHealth: options.publicHealth,
     mcp: { allowScripts: options.mcpAllowScripts },
+    webhooks: {
+      hooks: options.webhooks.hooks.map((hook) => ({ ...hook, secret: webhookSecret })),
+      allowPrivate: options.webhooks.allowPrivate,
+      ...(options.webhooks.file !== undefined ? { file: options.webhooks.file } : {}),
+    },
     files: {
       roots: options.filesRoots,
       allowAnyPath: options.allowAnyPath,
@@ -276,6 +290,9 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
   stdout.write(
     `image-editor-bridge ${PACKAGE.version} · ${bridge.url} · WebSocket ${bridge.wsUrl} · editor: ${editorLine(bridge)} · document: ${doc} · files: ${files}\n`,
   );
+  if (options.webhooks.hooks.length > 0 && options.webhooks.secret === undefined) {
+    stdout.write(`webhooks (--webhook) sign with the secret ${webhookSecret}; set BRIDGE_WEBHOOK_SECRET to choose it\n`);
+  }
   if (io.handleSignals === false) return bridge;
   let stopping = false;
   const stop = (signal: string): void => {

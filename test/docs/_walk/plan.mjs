@@ -293,6 +293,35 @@ export const PLAN = {
     },
   ],
 
+  "docs/integrations.md": [
+    {
+      cmd: `curl -s -X POST http://127.0.0.1:7700/webhooks -H 'content-type: application/json' -d '{"url":"https://ci.example.com/hooks/editor","types":["selection:changed","documentChanged"]}'`,
+      // Adding needs no receiver (names are resolved at delivery): the command runs against a bridge started here.
+      form: async (ctx, text) => {
+        await ctx.serve("image-editor-bridge serve", 200);
+        const r = await ctx.run(text);
+        assert.equal(r.code, 0, r.stderr);
+        const added = JSON.parse(r.stdout);
+        assert.deepEqual([added.url, added.types, typeof added.secret], ["https://ci.example.com/hooks/editor", ["selection:changed", "documentChanged"], "string"]);
+        assert.deepEqual((await status()).webhooks.hooks.map((h) => h.id), [added.id]);
+      },
+    },
+    {
+      cmd: "BRIDGE_WEBHOOK_SECRET=$(cat hook-secret) image-editor-bridge serve --webhook 'https://ci.example.com/hooks/editor#selection:changed,documentChanged' --webhook https://chat.example.com/bridge",
+      before: async (ctx) => {
+        ctx.cwd = join(ctx.machine.base, "hooks");
+        await mkdir(ctx.cwd, { recursive: true });
+        await writeFile(join(ctx.cwd, "hook-secret"), "a-secret-of-sixteen-or-more");
+      },
+      form: async (ctx, text) => {
+        await ctx.serve(text, 200);
+        const [first, second] = (await status()).webhooks.hooks;
+        assert.deepEqual(first.types, ["selection:changed", "documentChanged"]);
+        assert.ok(second.types.includes("selection:changed") && !second.types.includes("layer:previewChange"), second.types.join(", "));
+      },
+    },
+  ],
+
   "docs/photoshop.md": [
     {
       cmd: "BRIDGE_PHOTOSHOP_PASSWORD='…' image-editor-bridge serve --editor photoshop --photoshop-host 127.0.0.1 --photoshop-port 49494",

@@ -4,7 +4,9 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createBridge } from "../../src/bridge.js";
 import { parseServeArgs, UsageError, type ServeOptions } from "../../src/cli-args.js";
+import { main } from "../../src/cli.js";
 import { startBridge, type Harness } from "../helpers/bridge.js";
+import { TestClient } from "../helpers/ws-client.js";
 import { closeReceivers, Receiver, signedWith } from "../helpers/webhook-receiver.js";
 import { TRANSPORTS, type ConformanceTransport } from "../conformance/_transports.js";
 
@@ -228,5 +230,29 @@ describe("the command line", () => {
     expect(() => parseServeArgs(["serve", "--webhook", "ftp://x.example/h"], {})).toThrow(UsageError);
     expect(() => parseServeArgs(["serve", "--webhook", "https://x.example/h#"], {})).toThrow(/names no event type/);
     expect(() => parseServeArgs(["serve"], { BRIDGE_WEBHOOK_SECRET: "short" })).toThrow(/at least 16 characters/);
+  });
+
+  it("serve --webhook delivers to it, signed with the secret it printed once; a private target needs the flag", async () => {
+    const receiver = await Receiver.start();
+    let printed = "";
+    const serve = (...flags: string[]) =>
+      main(["serve", "--listen", "127.0.0.1:0", "--log-level", "silent", "--webhook", `${receiver.url}#selection:changed`, ...flags], {
+        handleSignals: false,
+        env: {},
+        stdout: { write: (text: string) => (printed += text) },
+      });
+    await expect(serve()).rejects.toThrow(/--allow-private-webhooks/);
+    const bridge = (await serve("--allow-private-webhooks"))!;
+    try {
+      const secret = /sign with the secret (\S+);/.exec(printed)?.[1];
+      expect(secret).toMatch(/^[\w-]{32}$/);
+      const client = await TestClient.open(bridge.wsUrl);
+      await client.call("selection:set", { rect });
+      const [delivery] = await receiver.count(1);
+      expect(signedWith(secret!, delivery!)).toBe(true);
+      await client.close();
+    } finally {
+      await bridge.close();
+    }
   });
 });

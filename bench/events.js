@@ -1,8 +1,10 @@
 // Events for integrations. (1) CPU per delivered event with 1,000 Server-Sent Events readers (`GET /events`) against
 // 1,000 WebSocket subscribers of the same bridge, to one event type (`selection:changed`); readers and bridge share
 // this process, so each figure includes the readers' own parsing, the same way on both sides. (2) Webhook deliveries
-// per second to a loopback receiver answering 204 at once, with several webhooks on one bridge.
-import { createServer, get, Agent } from "node:http";
+// per second to a loopback receiver answering 204 at once once all are queued, with several webhooks on one bridge, beside a bare
+// `node:http` client posting the same signed bodies to the same receiver.
+import { createHmac, randomUUID } from "node:crypto";
+import { createServer, get, Agent, request as httpRequest } from "node:http";
 import { createBridge } from "../dist/index.js";
 import { closeAll, fmtRate, fmtRatio, log, openMany, openSocket, printIfMain, request, ROUNDS } from "./_lib.js";
 
@@ -10,7 +12,7 @@ const SUBSCRIBERS = Number(process.env.BENCH_EVENTS_CLIENTS ?? 1_000);
 /** Events per side per round. */
 const EVENTS_PER_ROUND = Number(process.env.BENCH_EVENTS_EVENTS ?? 20);
 const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 10);
-const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 200);
+const WEBHOOK_EVENTS = Number(process.env.BENCH_WEBHOOK_EVENTS ?? 1000);
 const EVENT_TIMEOUT_MS = 20_000;
 
 /** Opens `n` SSE readers; each calls `onEvent(x)` with the rect's x of every selection:changed it reads. */
@@ -133,15 +135,54 @@ async function fanoutCpu() {
   }
 }
 
+/**
+ * The baseline: a bare `node:http` client doing what the webhooks do without the bridge (one signed JSON POST in
+ * flight per webhook, the same number of webhooks and events) to the same kind of receiver.
+ */
+async function bareWebhookRate(url) {
+  const post = (body) =>
+    new Promise((resolve, reject) => {
+      const timestamp = String(Math.floor(Date.now() / 1000));
+      const signature = createHmac("sha256", "bench").update(`${timestamp}.${body}`).digest("hex");
+      const req = httpRequest(url, { method: "POST", headers: { "content-type": "application/json", "x-bridge-timestamp": timestamp, "x-bridge-signature": `sha256=${signature}` } });
+      req.once("response", (res) => {
+        res.resume();
+        res.once("end", resolve);
+      });
+      req.once("error", reject);
+      req.end(body);
+    });
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: WEBHOOKS }, async (_, hook) => {
+      for (let i = 0; i < WEBHOOK_EVENTS; i++) {
+        await post(JSON.stringify({ id: randomUUID(), type: "selection:changed", timestamp: Date.now(), data: { x: i % 700, y: 10, width: 50, height: 40, hook } }));
+      }
+    }),
+  );
+  return ((WEBHOOKS * WEBHOOK_EVENTS) / (performance.now() - t0)) * 1000;
+}
+
+/**
+ * Webhook delivery rate: the receiver holds its answers until every event is queued (so the editor's pace of
+ * producing events is not what is measured), then answers at once; the clock runs from its release to the last
+ * delivery.
+ */
 async function webhookRate() {
   let received = 0;
+  let released = false;
+  const held = [];
   let wake = () => {};
   const receiver = createServer((req, res) => {
     req.resume();
     req.on("end", () => {
-      res.writeHead(204).end();
-      received++;
-      wake();
+      const answer = () => {
+        res.writeHead(204).end();
+        received++;
+        wake();
+      };
+      if (released) answer();
+      else held.push(answer);
     });
   });
   await new Promise((resolve) => receiver.listen(0, "127.0.0.1", resolve));
@@ -151,16 +192,21 @@ async function webhookRate() {
   await bridge.start();
   const trigger = await openSocket(bridge.wsUrl);
   try {
-    const t0 = performance.now();
     for (let i = 0; i < WEBHOOK_EVENTS; i++) {
       const res = await request(trigger, `w${i}`, "selection:set", { rect: { x: i % 700, y: 10, width: i % 2 === 0 ? 50 : 60, height: 40 } });
       if (!res.ok) throw new Error(`selection:set failed: ${JSON.stringify(res.error)}`);
     }
     const expected = WEBHOOK_EVENTS * WEBHOOKS;
+    const queued = async () => (await (await fetch(`${bridge.url}/status`)).json()).webhooks.hooks.reduce((n, hook) => n + hook.queued, 0);
+    while ((await queued()) < expected) await new Promise((resolve) => setTimeout(resolve, 5));
+    const t0 = performance.now();
+    released = true;
+    for (const answer of held.splice(0)) answer();
     while (received < expected) await new Promise((resolve) => (wake = resolve));
     const rate = (expected / (performance.now() - t0)) * 1000;
-    log(`  webhooks: ${expected} deliveries (${WEBHOOKS} webhooks × ${WEBHOOK_EVENTS} events) at ${fmtRate(rate)}`);
-    return rate;
+    const bare = await bareWebhookRate(url);
+    log(`  webhooks: ${expected} deliveries (${WEBHOOKS} webhooks × ${WEBHOOK_EVENTS} events) at ${fmtRate(rate)}; a bare node:http client posting the same: ${fmtRate(bare)}`);
+    return { rate, bare };
   } finally {
     await closeAll([trigger]);
     await bridge.close();
@@ -172,7 +218,7 @@ async function webhookRate() {
 export async function run() {
   log(`Events for integrations (${SUBSCRIBERS} SSE readers vs ${SUBSCRIBERS} WS subscribers, ${ROUNDS} rounds x ${EVENTS_PER_ROUND} events; ${WEBHOOKS} webhooks)`);
   const { perSse, perWs } = await fanoutCpu();
-  const rate = await webhookRate();
+  const { rate, bare } = await webhookRate();
   return [
     {
       benchmark: `CPU/delivery, ${SUBSCRIBERS} SSE vs WS`,
@@ -182,7 +228,7 @@ export async function run() {
       target: "(info)",
       result: "-",
     },
-    { benchmark: `Webhook deliveries/s (${WEBHOOKS} hooks)`, bridge: fmtRate(rate), baseline: "-", ratio: "-", target: "(info)", result: "-" },
+    { benchmark: `Webhook deliveries/s (${WEBHOOKS} hooks) vs bare http client`, bridge: fmtRate(rate), baseline: fmtRate(bare), ratio: fmtRatio(rate / bare), target: "(info)", result: "-" },
   ];
 }
 

@@ -240,7 +240,7 @@ export async function medianDuration(times, fn) {
  * `DURATION_MS` counted, then the loops stop and finish their last call (not counted). `once` resolves true for
  * a success; failures are counted and reported under `what`.
  */
-export async function loopRate(concurrency, once, what = "calls") {
+export async function loopRate(concurrency, once, what = "calls", durationMs = DURATION_MS) {
   let counting = false;
   let stopped = false;
   let completed = 0;
@@ -255,7 +255,7 @@ export async function loopRate(concurrency, once, what = "calls") {
   await sleep(WARMUP_MS);
   counting = true;
   const t0 = now();
-  await sleep(DURATION_MS);
+  await sleep(durationMs);
   counting = false;
   const t1 = now();
   stopped = true;

@@ -15,7 +15,7 @@
 //
 //   node bench/isolation.js   (after `npm run build`); also `node bench/run.js isolation`
 //
-// Environment: BENCH_ROUNDS (5), BENCH_DURATION_MS (2000), BENCH_STALL_SIZE (4000), BENCH_MEMORY_EXPORTS (1000),
+// Environment: BENCH_ROUNDS (5), BENCH_DURATION_MS (2000), BENCH_POOL_DURATION_MS (6000), BENCH_STALL_SIZE (4000), BENCH_MEMORY_EXPORTS (1000),
 // BENCH_ISOLATION (the parts to run: stall,pool,hop,memory), BENCH_POOL_BINARY (1; 0 connects the pool clients without
 // `?binary=1`, so images come as data URIs as they did before binary messages existed).
 import { readFileSync } from "node:fs";
@@ -30,6 +30,11 @@ import { startBridgeProcess } from "./_bridge-process.js";
 import { closeAll, fmtBytes, fmtMs, fmtRate, fmtRatio, latencyRow, log, loopRate, median, now, openSocket, printIfMain, request, ROUNDS, throughputRow } from "./_lib.js";
 
 const STALL_SIZE = Number(process.env.BENCH_STALL_SIZE ?? 4000);
+/**
+ * How long the pool's exports are counted per round: an export takes about 300 ms, so a 2 s window counts about a
+ * dozen and rounds its rate to half an export per second.
+ */
+const POOL_DURATION_MS = Number(process.env.BENCH_POOL_DURATION_MS ?? 6000);
 const MEMORY_EXPORTS = Number(process.env.BENCH_MEMORY_EXPORTS ?? 1000);
 /** Whether the pool clients ask for binary images (`?binary=1`), as the client SDK does by default. */
 const POOL_BINARY = process.env.BENCH_POOL_BINARY !== "0";
@@ -211,7 +216,7 @@ async function exportsPerSecond(editors, fixture, overlap = true) {
     return await loopRate(clients.length, async () => {
       const c = client();
       return exportOk(c.ws, `e${++c.n}`, { documentId: c.documentId, format: "png" });
-    }, "exports");
+    }, "exports", POOL_DURATION_MS);
   } finally {
     await bridge.close();
   }

@@ -22,14 +22,12 @@ import {
   SUBPROTOCOL,
 } from "./options.js";
 import { backoffDelay } from "./_internal/backoff.js";
-import { LocalNotifier } from "./_internal/notifier.js";
+import { type AnyListener, Listeners } from "./_internal/listeners.js";
 import { RequestTable } from "./_internal/requests.js";
 import { EventSequence } from "./_internal/sequence.js";
-import { SubscriptionTable } from "./_internal/subscriptions.js";
 import { type BatchMethod, bindBatch } from "./batch.js";
 import { checkClientName, endpointsOf, socketUrl } from "./_internal/url.js";
 import type {
-  EventMeta,
   EventName,
   FetchLike,
   InvokeArgs,
@@ -58,7 +56,6 @@ const FINAL_CLOSE_CODES: ReadonlySet<number> = new Set([
 const FINAL_REFUSALS: ReadonlySet<string> = new Set(["CLIENT_ATTACHED"]);
 
 
-type AnyListener = (...args: never[]) => void;
 
 /**
  * A connection to the bridge: typed requests, ref-counted event subscriptions, and a logical client that
@@ -108,8 +105,7 @@ export class Connection implements MethodGroups {
   private readyWaiters: Array<{ resolve: (hello: ConnectedEventData) => void; reject: (error: unknown) => void }> = [];
   private finalError: BridgeError | undefined;
   private closedPromise: Promise<void> | undefined;
-  private readonly subscriptions: SubscriptionTable;
-  private readonly local = new LocalNotifier();
+  private readonly listeners: Listeners;
   private readonly binaryAnswers = new BinaryAnswers();
 
   constructor(options: ConnectionOptions) {
@@ -144,11 +140,13 @@ export class Connection implements MethodGroups {
         };
       },
     );
-    this.subscriptions = new SubscriptionTable({
-      send: async (method, type) => ((await this.invoke(method, { type })) as { subscribed: boolean }).subscribed,
-      canSend: () => this.phase === "open",
-      refused: (type, error) => this.emitLocal("$error", this.asBridgeError(error, `Subscribing to ${type} failed`)),
-    });
+    this.listeners = new Listeners(
+      {
+        send: async (method, type) => ((await this.invoke(method, { type })) as { subscribed: boolean }).subscribed,
+        canSend: () => this.phase === "open",
+      },
+      (type, error) => this.asBridgeError(error, `Subscribing to ${type} failed`),
+    );
     const groups = createMethodGroups((method, params, invokeOptions) => this.send(method, params, invokeOptions));
     this.document = groups.document;
     this.layer = groups.layer;
@@ -208,23 +206,19 @@ export class Connection implements MethodGroups {
    * client.on("$lost", () => reloadEverything());
    */
   on<T extends EventName | LocalEventName>(type: T, listener: Listener<T>): () => void {
-    this.addListener(type, listener as AnyListener, false);
+    this.listeners.add(type, listener as AnyListener, false);
     return () => this.off(type, listener);
   }
 
   /** Like {@link on}, removed after the first call. */
   once<T extends EventName | LocalEventName>(type: T, listener: Listener<T>): () => void {
-    this.addListener(type, listener as AnyListener, true);
+    this.listeners.add(type, listener as AnyListener, true);
     return () => this.off(type, listener);
   }
 
   /** Removes one registration of a listener; the last one of a bridge event unsubscribes on the wire. */
   off<T extends EventName | LocalEventName>(type: T, listener: Listener<T>): void {
-    if (type.startsWith("$")) {
-      this.local.remove(type, listener as (data: unknown) => void);
-      return;
-    }
-    this.subscriptions.remove(type, listener as (data: unknown, meta: EventMeta) => void);
+    this.listeners.remove(type, listener as AnyListener);
   }
 
   /**
@@ -232,16 +226,16 @@ export class Connection implements MethodGroups {
    * without keeping the listener, when it refused). Resolves with an async remover.
    */
   async subscribe<T extends EventName>(type: T, listener: Listener<T>): Promise<() => Promise<void>> {
-    this.addListener(type, listener as AnyListener, false);
+    this.listeners.add(type, listener as AnyListener, false);
     try {
-      await this.subscriptions.settled(type);
+      await this.listeners.subscriptions.settled(type);
     } catch (error) {
       this.off(type, listener);
       throw error;
     }
     return async () => {
       this.off(type, listener);
-      await this.subscriptions.settled(type).catch(() => undefined);
+      await this.listeners.subscriptions.settled(type).catch(() => undefined);
     };
   }
 
@@ -364,7 +358,7 @@ export class Connection implements MethodGroups {
       const error = looksLikeProtocolError(data)
         ? BridgeError.fromProtocolError(data)
         : new BridgeError("INTERNAL", "The bridge reported an error");
-      if (this.phase === "open") this.emitLocal("$error", error);
+      if (this.phase === "open") this.listeners.emitLocal("$error", error);
       else this.refusal = error;
       return;
     }
@@ -377,8 +371,8 @@ export class Connection implements MethodGroups {
     if (seq === undefined) return;
     const gap = this.sequence.accept(seq);
     if (gap === "duplicate") return;
-    if (gap > 0) this.emitLocal("$lost", { reason: "gap", events: gap });
-    this.subscriptions.dispatch(type, data, { type, seq }, (error) => this.listenerFailed(type, error));
+    if (gap > 0) this.listeners.emitLocal("$lost", { reason: "gap", events: gap });
+    this.listeners.dispatch(type, data, { type, seq });
   }
 
   private onConnected(hello: ConnectedEventData): void {
@@ -401,20 +395,20 @@ export class Connection implements MethodGroups {
             details: { outcome: "unknown" },
           }),
       );
-      this.subscriptions.forgetServerState();
+      this.listeners.subscriptions.forgetServerState();
     }
     this.sequence.startReplay(hello.resumed ? (hello.replayed ?? 0) : 0, hello.resumed ? (hello.lost ?? 0) : 0);
     this.requests.pump();
-    const resynced = this.subscriptions.resync();
+    const resynced = this.listeners.subscriptions.resync();
     // Tell the app to re-read state only once its subscriptions are back, so nothing falls between.
-    if (forgotten) void resynced.then(() => this.emitLocal("$lost", { reason: "new-client", events: undefined }));
+    if (forgotten) void resynced.then(() => this.listeners.emitLocal("$lost", { reason: "new-client", events: undefined }));
     for (const waiter of this.readyWaiters.splice(0)) waiter.resolve(hello);
-    this.emitLocal("$open", hello);
+    this.listeners.emitLocal("$open", hello);
   }
 
   private reportReplayLoss(): void {
     const notice = this.sequence.takeReplayLoss();
-    if (notice !== undefined) this.emitLocal("$lost", notice);
+    if (notice !== undefined) this.listeners.emitLocal("$lost", notice);
   }
 
   private onSocketClose(socket: WebSocketLike, code: number, reason: string): void {
@@ -442,7 +436,7 @@ export class Connection implements MethodGroups {
       return;
     }
     this.phase = "reconnecting";
-    if (wasOpen) this.emitLocal("$close", { code, reason, willReconnect: true });
+    if (wasOpen) this.listeners.emitLocal("$close", { code, reason, willReconnect: true });
     this.scheduleReconnect(code);
   }
 
@@ -457,7 +451,7 @@ export class Connection implements MethodGroups {
       return;
     }
     const delayMs = backoffDelay(this.attempt, options, this.options.random);
-    this.emitLocal("$reconnecting", { attempt: this.attempt, delayMs });
+    this.listeners.emitLocal("$reconnecting", { attempt: this.attempt, delayMs });
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = undefined;
       if (this.phase === "reconnecting") this.openSocket();
@@ -501,48 +495,11 @@ export class Connection implements MethodGroups {
     clearTimeout(this.reconnectTimer);
     this.requests.failAll((requestId, method, sent) => this.requestError(error, requestId, method, sent));
     for (const waiter of this.readyWaiters.splice(0)) waiter.reject(error);
-    this.subscriptions.rejectAll(error);
+    this.listeners.subscriptions.rejectAll(error);
     // Only a connection that once opened announces its end; a first failure rejects `ready()` instead.
     if (this.hello !== undefined) {
-      this.emitLocal("$close", { code: closed?.code ?? 1006, reason: closed?.reason ?? error.message, willReconnect: false });
+      this.listeners.emitLocal("$close", { code: closed?.code ?? 1006, reason: closed?.reason ?? error.message, willReconnect: false });
     }
-  }
-
-  // ——— listeners ———
-
-  private addListener(type: string, listener: AnyListener, once: boolean): void {
-    if (type.startsWith("$")) this.local.add(type, listener as (data: unknown) => void, once);
-    else this.subscriptions.add(type, listener as (data: unknown, meta: EventMeta) => void, once);
-  }
-
-  private emitLocal<K extends LocalEventName>(type: K, data: LocalEvents[K]): void {
-    this.local.emit(type, data, (error) => {
-      if (type === "$error") {
-        // An `$error` listener that throws has nowhere left to report to.
-        queueMicrotask(() => {
-          throw error;
-        });
-      } else {
-        this.listenerFailed(type, error);
-      }
-    });
-  }
-
-  /** A throwing listener is the app's bug: reported on `$error`, or thrown asynchronously when nobody listens. */
-  private listenerFailed(type: string, error: unknown): void {
-    if (!this.local.has("$error")) {
-      queueMicrotask(() => {
-        throw error;
-      });
-      return;
-    }
-    this.emitLocal(
-      "$error",
-      new BridgeError(CLIENT_ERROR_CODES.LISTENER_FAILED, `A listener of ${type} threw: ${(error as Error)?.message ?? error}`, {
-        cause: error,
-        details: { type },
-      }),
-    );
   }
 
   // ——— helpers ———

@@ -52,6 +52,14 @@ export interface BridgeOptions {
   publicHealth?: boolean;
   /** Overrides of the named limits in `limits.ts`. */
   limits?: Partial<Limits>;
+  /**
+   * Reverse proxies whose `X-Forwarded-For` the bridge believes (`--trust-proxy`): `true` or `"loopback"` for any
+   * loopback peer, or exact IP addresses. From such a peer, `maxConnectionsPerAddress` counts the address the proxy
+   * added (the header's last entry), not the proxy's own. @default none: the header is ignored
+   */
+  trustProxy?: boolean | readonly string[];
+  /** Count loopback clients against `maxConnectionsPerAddress` too (they are exempt by default). @default false */
+  countLoopbackPerAddress?: boolean;
   /** @default a silent logger */
   logger?: Logger;
   /** Extra methods served beside the built-ins (tests, embedders). */

@@ -28,6 +28,14 @@ import { readWebhooksFile, writeWebhooksFile } from "./actors/webhook-file.js";
 import { WebhookRegistry, type StoredWebhook } from "./actors/webhooks.js";
 import { createMcpHttp, inProcessBackend, type McpHttp } from "./mcp/index.js";
 import type { TransportTarget } from "./transports/target.js";
+import {
+  checkConnectionLimits,
+  checkTrustProxy,
+  connectionsCheckingInterval,
+  guardConnections,
+  TRUST_LOOPBACK,
+  type ConnectionGate,
+} from "./transports/connections.js";
 import { attachWebSocket, WS_PATH, type WsTransport } from "./transports/ws/server.js";
 import { PACKAGE } from "./version.js";
 
@@ -116,6 +124,8 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
   const listenHost = options.listen?.host ?? DEFAULT_LISTEN.host;
   const listenPort = options.listen?.port ?? DEFAULT_LISTEN.port;
   checkListen(listenHost, options);
+  checkConnectionLimits(limits);
+  const trustProxy = checkTrustProxy(options.trustProxy === true ? [TRUST_LOOPBACK] : options.trustProxy || []);
   const roots = options.files?.roots ?? [];
   // Until start() has followed the roots' symlinks, their plain absolute form confines (fails closed).
   let filePolicy: FilePolicy = roots.length === 0 ? UNCONFINED : { roots: roots.map((root) => resolvePath(root)) };
@@ -250,7 +260,12 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     pluginRoute: (id, verb, segments) => plugins.route(id, verb, segments),
     health: () => healthView(views),
     readiness: () => readinessView(views, running),
-    status: () => ({ ...statusView(views, running), eventStreams: { ...events.counts }, webhooks: { ...webhooks.counts, hooks: webhooks.list() } }),
+    status: () => ({
+      ...statusView(views, running),
+      eventStreams: { ...events.counts },
+      webhooks: { ...webhooks.counts, hooks: webhooks.list() },
+      ...(connections !== undefined ? { connections: connections.counts() } : {}),
+    }),
     plugins: () => ({ plugins: plugins.list(), failed: plugins.failures() }),
     pluginContracts: () => plugins.contracts(),
     pluginHealth: (id) => plugins.health(id),
@@ -305,6 +320,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
 
   let server: Server | undefined;
   let ws: WsTransport | undefined;
+  let connections: ConnectionGate | undefined;
   let closing: Promise<void> | undefined;
   const displayHost = listenHost.includes(":") ? `[${listenHost}]` : listenHost;
 
@@ -339,10 +355,13 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
         // configuration error does.
         for (const { types, ...hook } of options.webhooks?.hooks ?? []) webhooks.addNow({ ...hook, types: types ?? defaultWebhookTypes() }, { persistent: false });
         for (const { id, enabled, ...spec } of webhooksFile === undefined ? [] : await readWebhooksFile(webhooksFile)) webhooks.addNow(spec, { id, enabled });
-        const listening = createServer(toNodeHandler(createHttpApp(target, mcp, events)));
+        const listening = createServer({ connectionsCheckingInterval: connectionsCheckingInterval(limits) });
         server = listening;
         listening.keepAliveTimeout = HTTP_KEEP_ALIVE_MS;
-        ws = attachWebSocket(listening, target);
+        // Sockets are counted and capped before any request or upgrade is read.
+        connections = guardConnections(listening, limits, { trustProxy, countLoopback: options.countLoopbackPerAddress === true }, log);
+        listening.on("request", connections.requests(toNodeHandler(createHttpApp(target, mcp, events))));
+        ws = attachWebSocket(listening, target, connections);
         await new Promise<void>((resolve, reject) => {
           listening.once("error", reject);
           listening.listen(listenPort, listenHost, () => {

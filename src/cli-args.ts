@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { parseArgs } from "node:util";
 import { DEFAULT_LISTEN, MAX_EDITORS } from "./bridge-options.js";
 import { parseLimits } from "./cli-limits.js";
@@ -57,6 +58,8 @@ export interface ServeOptions {
   publicHealth: boolean;
   /** Overrides of the named limits (`--limit name=value`, `BRIDGE_LIMITS`). */
   limits: Partial<Limits>;
+  /** Proxies whose `X-Forwarded-For` is believed (`--trust-proxy`, `BRIDGE_TRUST_PROXY`): `loopback` or IP addresses. */
+  trustProxy: string[];
   /** Offer the script tools (`jsx_run`, `jsx_execute`) on `/mcp` (`--mcp-allow-scripts`). */
   mcpAllowScripts: boolean;
   /** Static webhooks (`--webhook`, `BRIDGE_WEBHOOKS`), the file keeping clients' (`--webhooks-file`), private targets. */
@@ -139,6 +142,7 @@ function parseFlags(argv: string[]) {
       "allow-editor-scripts": { type: "boolean" },
       "no-backup": { type: "boolean" },
       "public-health": { type: "boolean" },
+      "trust-proxy": { type: "string", multiple: true },
       limit: { type: "string", multiple: true },
       "allow-private-import": { type: "boolean" },
       editors: { type: "string" },
@@ -212,6 +216,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     backupOnOverwrite: !switched(values["no-backup"], env, "BRIDGE_NO_BACKUP"),
     publicHealth: switched(values["public-health"], env, "BRIDGE_PUBLIC_HEALTH"),
     limits: limitsOf(values, env),
+    trustProxy: trustProxyOf(values, env),
     mcpAllowScripts: switched(values["mcp-allow-scripts"], env, "BRIDGE_MCP_ALLOW_SCRIPTS"),
     webhooks: {
       hooks: webhooksOf(values, env),
@@ -248,6 +253,17 @@ function webhookSecret(env: NodeJS.ProcessEnv): string | undefined {
 }
 
 type Flags = ReturnType<typeof parseFlags>["values"];
+
+/** `BRIDGE_TRUST_PROXY` then every `--trust-proxy`: each `loopback` or an IP address. */
+function trustProxyOf(values: Flags, env: NodeJS.ProcessEnv): string[] {
+  const { items, sources } = listed(values["trust-proxy"], env, "--trust-proxy", "BRIDGE_TRUST_PROXY");
+  return items.map((item, i) => {
+    const address = item.replace(/^\[|\]$/g, "");
+    if (item.toLowerCase() === "loopback") return "loopback";
+    if (isIP(address) === 0) throw new UsageError(`${sources[i]} expects "loopback" or a proxy's IP address, got "${item}"`);
+    return address;
+  });
+}
 
 /** `BRIDGE_LIMITS` then every `--limit`, as overrides of the named limits. */
 function limitsOf(values: Flags, env: NodeJS.ProcessEnv): Partial<Limits> {

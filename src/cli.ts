@@ -77,6 +77,9 @@ a repeatable flag adds to its variable's comma-separated list):
   --log-level <level>      ${LOG_LEVELS.join(" | ")}         [BRIDGE_LOG_LEVEL]   default info
   --public-health          answer /health and /ready without the token (they carry no paths, ids or secrets;
                            /status never)                                             [BRIDGE_PUBLIC_HEALTH]
+  --trust-proxy <addr>     count clients by the address this reverse proxy forwards (X-Forwarded-For's last
+                           entry) against maxConnectionsPerAddress: "loopback" or the proxy's IP (repeatable)
+                                                                      [BRIDGE_TRUST_PROXY, comma-separated]
   --limit <name=value>     set one named limit, e.g. maxPayloadBytes=64MiB, callTimeoutMs=60s (repeatable;
                            sizes take KiB/MiB/GiB, durations ms/s/min/h; docs/reliability.md lists them)
                                                                       [BRIDGE_LIMITS, comma-separated]
@@ -259,6 +262,7 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
     ...(options.pluginsDir !== undefined ? { pluginsDir: options.pluginsDir } : {}),
     logger: log,
     limits: options.limits,
+    trustProxy: options.trustProxy,
     publicHealth: options.publicHealth,
     mcp: { allowScripts: options.mcpAllowScripts },
     webhooks: {

@@ -3,9 +3,43 @@
  * overridden through `createBridge({ limits })`.
  */
 
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { DEFAULT_MAX_OPEN_FILE_BYTES } from "./files/index.js";
 
 const MiB = 1024 * 1024;
+
+/** Most sockets the bridge holds by default, whatever the descriptor limit: the benchmarks' 10,000 idle clients fit. */
+const MAX_CONNECTIONS_CEILING = 32_768;
+/** Descriptors kept for everything but client sockets (files, editors' pipes, outgoing requests, logs), at most. */
+const DESCRIPTOR_HEADROOM = 1_024;
+
+/**
+ * The process's soft open-files limit (Node raises it to the hard limit at startup), or undefined where there is
+ * none to read (Windows, or a system that will not say).
+ */
+function openFilesLimit(): number | undefined {
+  try {
+    if (process.platform === "win32") return undefined;
+    if (process.platform === "linux") {
+      const line = readFileSync("/proc/self/limits", "utf8").split("\n").find((l) => l.startsWith("Max open files"));
+      const soft = line?.slice("Max open files".length).trim().split(/\s+/)[0];
+      return soft === undefined || soft === "unlimited" ? undefined : Number(soft) || undefined;
+    }
+    // A child shell inherits this process's limit.
+    const text = execFileSync("sh", ["-c", "ulimit -n"], { encoding: "utf8", timeout: 2_000 }).trim();
+    return text === "unlimited" ? undefined : Number(text) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** `maxConnections` by default: the ceiling, or the descriptor limit less its headroom when that is lower. */
+function defaultMaxConnections(): number {
+  const files = openFilesLimit();
+  if (files === undefined) return MAX_CONNECTIONS_CEILING;
+  return Math.max(1, Math.min(MAX_CONNECTIONS_CEILING, files - Math.min(DESCRIPTOR_HEADROOM, Math.floor(files / 4))));
+}
 
 export const DEFAULT_LIMITS = {
   /** Largest WS frame accepted; bigger frames close the socket with 1009 before they are buffered. */
@@ -106,6 +140,35 @@ export const DEFAULT_LIMITS = {
   reconnectMaxMs: 10_000,
   /** How long `close()` waits for running calls before closing sockets anyway. */
   shutdownGraceMs: 5_000,
+  /**
+   * Sockets open at once, HTTP and WebSocket together, kept below the process's descriptor limit so files, the
+   * editors' pipes and outgoing requests always find one. Default: the smaller of 32,768 and the open-files limit
+   * (`RLIMIT_NOFILE`, soft) less a headroom of a quarter of it, at most 1,024 (18,976 at a limit of 20,000). Past
+   * `maxConnections - connectionReserve` a new socket may only ask for `/health`, `/ready`, `/status` and
+   * `/metrics` (anything else, upgrades included: 503 HOST_BUSY); past `maxConnections` it is answered 503
+   * HOST_BUSY at once and closed.
+   */
+  maxConnections: defaultMaxConnections(),
+  /** Sockets kept, below `maxConnections`, for probes and the operator (`/health`, `/ready`, `/status`, `/metrics`). */
+  connectionReserve: 64,
+  /**
+   * Sockets one remote address may hold at once (loopback is exempt unless the bridge is told to count it); past it
+   * a new socket is answered 429 TOO_MANY_REQUESTS and closed. Behind a trusted proxy (`--trust-proxy`) the
+   * address the proxy forwards is counted.
+   */
+  maxConnectionsPerAddress: 256,
+  /**
+   * How long a new socket may stay silent (no request, no upgrade) before it is closed: connections that never send
+   * a byte must not hold descriptors. Between requests, keep-alive sockets close after 5 s of their own.
+   */
+  idleConnectionMs: 15_000,
+  /** Deadline for a request's headers, from the connection or the previous request (Node's `headersTimeout`; 408). */
+  httpHeadersTimeoutMs: 20_000,
+  /**
+   * Deadline for receiving a whole request, body included (Node's `requestTimeout`; 408): long enough for the
+   * largest import body (96 MiB) at under 1 MB/s. Answers and event streams are not bound by it.
+   */
+  httpRequestTimeoutMs: 120_000,
   /** Deadline of a plugin's `setup`; past it the plugin fails registration and nothing it registered stays. */
   pluginSetupTimeoutMs: 10_000,
   /** Deadline of each `onConnect`/`onDisconnect`/`onDispose` hook, so one stuck plugin cannot hold connections or shutdown. */

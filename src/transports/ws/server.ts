@@ -4,6 +4,7 @@ import { WebSocketServer, type WebSocket } from "ws";
 import { BEARER_PROTOCOL_PREFIX, BridgeError, CLOSE_CODES, isBridgeError, statusForError, type ProtocolError } from "../../protocol/index.js";
 import { checkAccess } from "../security.js";
 import type { TransportTarget } from "../target.js";
+import type { ConnectionGate } from "../connections.js";
 import { bindConnection, refuse } from "./connection.js";
 import { parseConnectParams } from "./params.js";
 
@@ -31,7 +32,7 @@ function rejectUpgrade(socket: Duplex, error: ProtocolError): void {
  * WebSocket transport on the HTTP server's port: checks Host/Origin/token before upgrading, binds each socket to a
  * logical client, and pings every `heartbeatMs`, dropping sockets that missed the previous pong.
  */
-export function attachWebSocket(server: Server, target: TransportTarget): WsTransport {
+export function attachWebSocket(server: Server, target: TransportTarget, connections?: Pick<ConnectionGate, "admitUpgrade">): WsTransport {
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: target.limits.maxPayloadBytes,
@@ -46,6 +47,8 @@ export function attachWebSocket(server: Server, target: TransportTarget): WsTran
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     socket.on("error", () => socket.destroy());
+    // Past the socket caps the upgrade is answered there (503 or 429) before anything else is read.
+    if (connections !== undefined && !connections.admitUpgrade(req, socket)) return;
     const url = new URL(req.url ?? "/", "http://bridge");
     const endpoint = url.pathname === WS_PATH ? "root" : PLUGIN_ENDPOINT.exec(url.pathname)?.[1];
     const header = (name: string): string | undefined => {

@@ -1,0 +1,197 @@
+import { connect, type Socket } from "node:net";
+import { afterEach, describe, expect, it } from "vitest";
+import { parseServeArgs, UsageError, type ServeOptions } from "../../src/cli-args.js";
+import { createBridge } from "../../src/bridge.js";
+import { forwardedAddress } from "../../src/transports/connections.js";
+import { startBridge, type Harness } from "../helpers/bridge.js";
+import { rawHttp, requestHead } from "../helpers/raw-http.js";
+import { ScriptedHost } from "../helpers/scripted-host.js";
+import { refusedUpgrade, type TestClient } from "../helpers/ws-client.js";
+
+/*
+ * The connection limits, scaled down: the socket cap and its reserve, the per-address cap (loopback counted on
+ * request, or forwarded by a trusted proxy), the deadline of silent sockets and the HTTP header deadline.
+ */
+
+const sockets: Socket[] = [];
+afterEach(() => {
+  for (const socket of sockets.splice(0)) socket.destroy();
+});
+
+/** A TCP socket to the bridge that sends nothing until told; resolves once connected. */
+function silentSocket(port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => resolve(socket));
+    socket.once("error", reject);
+    sockets.push(socket);
+  });
+}
+
+const get = (harness: Harness, path: string, headers: Record<string, string> = {}) =>
+  rawHttp(harness.bridge.port, requestHead("GET", path, harness.bridge.port, headers));
+const bodyOf = (response: { body: Buffer }) => JSON.parse(response.body.toString("utf8")) as { code: string; details?: Record<string, unknown> };
+
+async function clients(harness: Harness, count: number, options: Parameters<Harness["connect"]>[1] = {}): Promise<TestClient[]> {
+  const all: TestClient[] = [];
+  for (let i = 0; i < count; i++) all.push(await harness.connect("/ws", options));
+  return all;
+}
+
+describe("the socket cap and its reserve", () => {
+  it("past the cap less the reserve, a new WS and a new HTTP request get 503 HOST_BUSY at once while /health and /status answer", async () => {
+    // 4 sockets for clients, 6 in the reserve: refused sockets still closing cannot push a probe past the cap.
+    const harness = await startBridge({ host: new ScriptedHost(), limits: { maxConnections: 10, connectionReserve: 6 } });
+    const held = await clients(harness, 4);
+    const ws = await refusedUpgrade(harness.bridge.wsUrl);
+    expect(ws).toMatchObject({ status: 503, body: { code: "HOST_BUSY", retryable: true, details: { limit: "connectionReserve", max: 10, reserve: 6 } } });
+    const route = await get(harness, "/schema");
+    expect(route.status).toBe(503);
+    expect(route.headers["retry-after"]).toBe("1");
+    expect(bodyOf(route)).toMatchObject({ code: "HOST_BUSY", details: { limit: "connectionReserve" } });
+    const health = await get(harness, "/health");
+    expect(health.status).toBe(200);
+    expect(JSON.parse(health.body.toString("utf8"))).toMatchObject({ status: expect.any(String) });
+    const status = await get(harness, "/status");
+    expect(status.status).toBe(200);
+    const counts = (JSON.parse(status.body.toString("utf8")) as { connections: Record<string, number> }).connections;
+    expect(counts).toMatchObject({ max: 10, reserve: 6, refusedFull: 0 });
+    expect(counts["refusedReserve"]).toBeGreaterThanOrEqual(2);
+    // The clients held all along are served as before.
+    expect((await held[0]!.call<{ name: string }>("getServerInfo")).name).toBe("image-editor-bridge");
+  });
+
+  it("past the cap itself, a new socket is answered 503 HOST_BUSY on arrival and closed, WS or HTTP", async () => {
+    const harness = await startBridge({ host: new ScriptedHost(), limits: { maxConnections: 6, connectionReserve: 2 } });
+    const held = await clients(harness, 4);
+    // Two silent sockets take the reserve; the server accepts them in order, before the next one.
+    await silentSocket(harness.bridge.port);
+    await silentSocket(harness.bridge.port);
+    const started = Date.now();
+    const health = await get(harness, "/health");
+    expect(health.status).toBe(503);
+    expect(bodyOf(health)).toMatchObject({ code: "HOST_BUSY", details: { limit: "maxConnections", max: 6 } });
+    expect(await refusedUpgrade(harness.bridge.wsUrl)).toMatchObject({ status: 503, body: { code: "HOST_BUSY", details: { limit: "maxConnections" } } });
+    expect(Date.now() - started).toBeLessThan(2_000);
+    // Once the reserve frees, probes answer again.
+    for (const socket of sockets.splice(0)) socket.destroy();
+    let answer = await get(harness, "/health");
+    while (answer.status !== 200) answer = await get(harness, "/health");
+    expect(answer.status).toBe(200);
+    expect((await held[0]!.call<{ name: string }>("getServerInfo")).name).toBe("image-editor-bridge");
+  });
+
+  it("refuses limits that leave no socket for clients, and a trustProxy that names no address", () => {
+    const create = (options: Parameters<typeof createBridge>[0]) => () => createBridge({ host: new ScriptedHost(), listen: { port: 0 }, ...options });
+    expect(create({ limits: { maxConnections: 4, connectionReserve: 4 } })).toThrow(expect.objectContaining({ code: "BAD_REQUEST", details: { limit: "connectionReserve", max: 3 } }));
+    expect(create({ limits: { httpHeadersTimeoutMs: 2_000, httpRequestTimeoutMs: 1_000 } })).toThrow(/httpHeadersTimeoutMs \(2000\) must not exceed/);
+    expect(create({ trustProxy: ["proxy.example"] })).toThrow(expect.objectContaining({ code: "BAD_REQUEST" }));
+  });
+});
+
+describe("silent sockets and slow headers", () => {
+  it("a socket that sends nothing is closed after idleConnectionMs; an upgraded one stays", async () => {
+    const harness = await startBridge({ host: new ScriptedHost(), limits: { idleConnectionMs: 300 } });
+    const client = await harness.connect();
+    const silent = await silentSocket(harness.bridge.port);
+    const opened = Date.now();
+    await new Promise((resolve) => silent.once("close", resolve));
+    const waited = Date.now() - opened;
+    expect(waited).toBeGreaterThanOrEqual(250);
+    expect(waited).toBeLessThan(5_000);
+    // The WS client connected before the silent socket and is still served after it was closed.
+    expect((await client.call<{ name: string }>("getServerInfo")).name).toBe("image-editor-bridge");
+    const status = (await (await harness.http("/status")).json()) as { connections: { idleClosed: number } };
+    expect(status.connections.idleClosed).toBe(1);
+  });
+
+  it("a request whose headers never end is answered 408 after httpHeadersTimeoutMs", async () => {
+    const harness = await startBridge({ host: new ScriptedHost(), limits: { idleConnectionMs: 60_000, httpHeadersTimeoutMs: 300 } });
+    const socket = await silentSocket(harness.bridge.port);
+    const chunks: Buffer[] = [];
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    // A whole request first (the idle deadline no longer applies), then half of the next one.
+    socket.write(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${harness.bridge.port}\r\n\r\nGET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n`);
+    const opened = Date.now();
+    await new Promise((resolve) => socket.once("close", resolve));
+    const text = Buffer.concat(chunks).toString("latin1");
+    expect(text.startsWith("HTTP/1.1 200")).toBe(true);
+    expect(text).toContain("HTTP/1.1 408");
+    expect(Date.now() - opened).toBeLessThan(5_000);
+  });
+});
+
+describe("connections per address", () => {
+  it("with loopback counted, the address's N+1th socket gets 429 TOO_MANY_REQUESTS, WS or HTTP", async () => {
+    const harness = await startBridge({ host: new ScriptedHost(), countLoopbackPerAddress: true, limits: { maxConnectionsPerAddress: 3 } });
+    const held = await clients(harness, 3);
+    const ws = await refusedUpgrade(harness.bridge.wsUrl);
+    expect(ws).toMatchObject({ status: 429, body: { code: "TOO_MANY_REQUESTS", retryable: true, details: { limit: "maxConnectionsPerAddress", max: 3 } } });
+    const http = await get(harness, "/health");
+    expect(http.status).toBe(429);
+    expect(bodyOf(http)).toMatchObject({ code: "TOO_MANY_REQUESTS", details: { limit: "maxConnectionsPerAddress" } });
+    // A client leaving frees its place for the next.
+    await held[0]!.close();
+    let answer = await get(harness, "/health");
+    while (answer.status !== 200) answer = await get(harness, "/health");
+    expect(answer.status).toBe(200);
+  });
+
+  it("loopback is exempt by default", async () => {
+    const harness = await startBridge({ host: new ScriptedHost(), limits: { maxConnectionsPerAddress: 2 } });
+    await clients(harness, 4);
+    expect((await get(harness, "/health")).status).toBe(200);
+  });
+
+  it("behind a trusted proxy, the address it forwards is counted: the third socket for one client is refused, another client is not", async () => {
+    const harness = await startBridge({ host: new ScriptedHost(), trustProxy: true, limits: { maxConnectionsPerAddress: 2 } });
+    // The first entry is whatever the client claimed; the last is what the proxy saw.
+    const from = (chain: string) => ({ headers: { "x-forwarded-for": chain } });
+    await clients(harness, 2, from("198.51.100.1, 203.0.113.7"));
+    expect(await refusedUpgrade(harness.bridge.wsUrl, from("203.0.113.7"))).toMatchObject({
+      status: 429,
+      body: { code: "TOO_MANY_REQUESTS", details: { limit: "maxConnectionsPerAddress", max: 2 } },
+    });
+    const http = await get(harness, "/health", { "X-Forwarded-For": "203.0.113.7" });
+    expect(http.status).toBe(429);
+    // A spoofed first entry does not make the client someone else, and another client is served.
+    expect(await refusedUpgrade(harness.bridge.wsUrl, from("203.0.113.8, 203.0.113.7"))).toMatchObject({ status: 429 });
+    await clients(harness, 2, from("203.0.113.7, 203.0.113.8"));
+    // The proxy's own requests (no header, a loopback peer) stay exempt.
+    expect((await get(harness, "/health")).status).toBe(200);
+  });
+
+  it("without trustProxy, or from a peer that is not the trusted proxy, X-Forwarded-For is ignored", async () => {
+    for (const trustProxy of [undefined, ["10.9.9.9"]]) {
+      const harness = await startBridge({ host: new ScriptedHost(), ...(trustProxy ? { trustProxy } : {}), limits: { maxConnectionsPerAddress: 1 } });
+      await clients(harness, 3, { headers: { "x-forwarded-for": "203.0.113.7" } });
+      expect((await get(harness, "/health", { "X-Forwarded-For": "203.0.113.7" })).status).toBe(200);
+      await harness.bridge.close();
+    }
+  });
+
+  it("reads the proxy's entry of X-Forwarded-For: the last, with or without a port", () => {
+    expect(forwardedAddress("1.2.3.4, 203.0.113.7")).toBe("203.0.113.7");
+    expect(forwardedAddress("203.0.113.7:4321")).toBe("203.0.113.7");
+    expect(forwardedAddress("[2001:db8::1]:443")).toBe("2001:db8::1");
+    expect(forwardedAddress("::ffff:203.0.113.7")).toBe("203.0.113.7");
+    expect(forwardedAddress(["1.1.1.1", "2.2.2.2"])).toBe("2.2.2.2");
+    expect(forwardedAddress("unknown")).toBeUndefined();
+    expect(forwardedAddress(undefined)).toBeUndefined();
+  });
+});
+
+describe("--trust-proxy", () => {
+  const serve = (argv: string[], env: NodeJS.ProcessEnv = {}) => parseServeArgs(["serve", ...argv], env) as ServeOptions;
+
+  it("takes loopback or IP addresses, from the flag (repeatable) after BRIDGE_TRUST_PROXY", () => {
+    expect(serve([]).trustProxy).toEqual([]);
+    expect(serve(["--trust-proxy", "loopback", "--trust-proxy", "10.0.0.2"]).trustProxy).toEqual(["loopback", "10.0.0.2"]);
+    expect(serve(["--trust-proxy", "[::1]"], { BRIDGE_TRUST_PROXY: "LOOPBACK, 192.168.1.5" }).trustProxy).toEqual(["loopback", "192.168.1.5", "::1"]);
+  });
+
+  it("refuses anything else, naming where it came from", () => {
+    expect(() => serve(["--trust-proxy", "proxy.example"])).toThrow(UsageError);
+    expect(() => serve(["--trust-proxy", "proxy.example"])).toThrow(/--trust-proxy expects "loopback" or a proxy's IP address, got "proxy.example"/);
+    expect(() => serve([], { BRIDGE_TRUST_PROXY: "yes" })).toThrow(/BRIDGE_TRUST_PROXY expects/);
+  });
+});

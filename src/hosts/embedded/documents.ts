@@ -17,6 +17,8 @@ export interface DocumentOpsDeps {
   readonly events: EmbeddedEvents;
   /** Largest file (width × height) `openDocument` reads; a header can declare anything. */
   readonly maxDocumentPixels: number;
+  /** Deepest group nesting of a PSD `openDocument` reads. */
+  readonly maxPsdGroupDepth: number;
   /** Largest file `openDocument` reads, in bytes. */
   readonly maxOpenFileBytes: number;
   /** Throws the abort reason once the call is cancelled or out of time (see `work.ts`). */
@@ -35,7 +37,7 @@ export type DocumentOps = Required<
  * The embedded editor's document operations, and `openFile` for the file the editor starts with.
  *
  * @example
- * const documents = documentOps({ store, events, maxDocumentPixels, maxOpenFileBytes, checkpoint });
+ * const documents = documentOps({ store, events, maxDocumentPixels, maxPsdGroupDepth, maxOpenFileBytes, checkpoint });
  */
 export function documentOps(deps: DocumentOpsDeps): DocumentOps & { openFile(path: string, ctx?: HostCallContext): Promise<EmbeddedDocument> } {
   const { store, events } = deps;
@@ -46,7 +48,7 @@ export function documentOps(deps: DocumentOpsDeps): DocumentOps & { openFile(pat
    */
   async function openFile(path: string, ctx?: HostCallContext): Promise<EmbeddedDocument> {
     const stages: Stages | undefined = ctx ? stagesOf(ctx, OPEN_UNITS) : undefined;
-    const file = await readDocumentFile(path, { maxPixels: deps.maxDocumentPixels, maxBytes: deps.maxOpenFileBytes, signal: ctx?.signal, stages });
+    const file = await readDocumentFile(path, { maxPixels: deps.maxDocumentPixels, maxGroupDepth: deps.maxPsdGroupDepth, maxBytes: deps.maxOpenFileBytes, signal: ctx?.signal, stages });
     if (ctx) deps.checkpoint(ctx);
     const doc = store.add(file.content, { name: file.name, filePath: file.filePath, source: file.source });
     events.activeDocumentChanged();

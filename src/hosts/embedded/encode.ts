@@ -1,10 +1,12 @@
 import sharp from "sharp";
+import { BridgeError } from "../../protocol/index.js";
 import type { FileFormat, HostBounds } from "../../protocol/index.js";
 import type { EncodedImage, HostCallContext, PixelSize } from "../host.js";
 import type { OverlayInput } from "../_internal/outline.js";
 import { withFormat } from "../_internal/file-format.js";
 import { canvasRegion, plainStack, renderDocument, renderRows } from "./composite.js";
 import type { EmbeddedLayer } from "./document.js";
+import { ENCODER_MAX_PIXELS } from "./limits.js";
 import type { Raster } from "./raster.js";
 import { EMPTY_BOUNDS, emptyRaster, rasterBuffer } from "./raster.js";
 import { stagesOf } from "./work.js";
@@ -14,6 +16,19 @@ export interface EncodeOptions {
   readonly format: FileFormat;
   readonly quality?: number | undefined;
   readonly size: PixelSize;
+}
+
+/**
+ * Refuses an image the encoder would not take (sharp's `limitInputPixels`), before anything is composited:
+ * `what` names it in the message ("Document", "Layer Label", "Output"), `details` are added to the error's.
+ * @throws BridgeError `PAYLOAD_TOO_LARGE` above {@link ENCODER_MAX_PIXELS}.
+ */
+export function checkEncodable(what: string, size: PixelSize, details: Record<string, unknown> = {}): void {
+  const { width, height } = size;
+  if (width * height <= ENCODER_MAX_PIXELS) return;
+  throw new BridgeError("PAYLOAD_TOO_LARGE", `${what} of ${width}×${height} exceeds the encoder's limit of ${ENCODER_MAX_PIXELS} pixels`, {
+    details: { ...details, width, height, maxPixels: ENCODER_MAX_PIXELS, limit: "encoderMaxPixels" },
+  });
 }
 
 /**
@@ -33,6 +48,8 @@ export async function encodeRaster(
     return { bytes, format: options.format, width: 1, height: 1, bounds: EMPTY_BOUNDS };
   }
   const { width, height } = options.size;
+  checkEncodable("Image", raster);
+  checkEncodable("Output", options.size);
   let image = sharp(rasterBuffer(raster), { raw: { width: raster.width, height: raster.height, channels: 4 } });
   if (width !== raster.width || height !== raster.height) image = image.resize(width, height, { fit: "fill" });
   // sharp composites after resizing within one pipeline: the overlays land on the output pixels.
@@ -47,6 +64,8 @@ export async function encodeRaster(
  * blending, which matters for big canvases. Anything else (blend modes, opacity, masks, isolated groups) is
  * rendered by `renderDocument` first.
  *
+ * @throws BridgeError `PAYLOAD_TOO_LARGE` when the canvas or the output is above {@link ENCODER_MAX_PIXELS}.
+ *
  * With `ctx`, the work stops at its checkpoints once the call is cancelled and reports progress: the rows the
  * compositor visits ("compositing"), then encoding ("encoding", as many units as output rows: sharp cannot
  * report from inside, so it counts as done when it returns).
@@ -58,6 +77,9 @@ export async function encodeDocument(
 ): Promise<EncodedImage> {
   const bounds = canvasRegion(doc);
   const { width, height } = options.size;
+  // The whole canvas goes through the encoder (composited in JS or by libvips) whatever the output size.
+  checkEncodable("Document", doc);
+  checkEncodable("Output", options.size);
   const stack = plainStack(doc);
   const rows = stack ? 0 : renderRows(doc.layers, bounds);
   const stages = ctx ? stagesOf(ctx, rows + height) : undefined;

@@ -23,7 +23,10 @@ export interface OpenedFile {
 }
 
 export interface ReadDocumentOptions {
+  /** Largest canvas, and largest layer of a PSD. */
   readonly maxPixels: number;
+  /** Deepest group nesting of a PSD. @default DEFAULT_MAX_PSD_GROUP_DEPTH */
+  readonly maxGroupDepth?: number | undefined;
   /** Largest file read (checked on its size before reading). */
   readonly maxBytes: number;
   readonly signal?: AbortSignal | undefined;
@@ -38,7 +41,8 @@ export const OPEN_UNITS = 3;
  * Reads a PSD/PSB (layers kept) or a PNG/JPEG/WebP (one `Background` layer) from a path already resolved against
  * the files roots. The read never blocks on a FIFO, refuses devices, and is bounded by `maxBytes` and `signal`.
  * @throws BridgeError `BAD_REQUEST` (with `details.path`) for an unreadable or unsupported file, `NOT_FOUND` for a
- * missing one, `PAYLOAD_TOO_LARGE` above `maxBytes` or `maxPixels`.
+ * missing one or groups nested deeper than `maxGroupDepth`, `PAYLOAD_TOO_LARGE` above `maxBytes` or `maxPixels`
+ * (canvas or layer).
  */
 export async function readDocumentFile(filePath: string, options: ReadDocumentOptions): Promise<OpenedFile> {
   const ext = extname(filePath).toLowerCase();
@@ -54,7 +58,7 @@ export async function readDocumentFile(filePath: string, options: ReadDocumentOp
   const { maxPixels } = options;
   if (ext === ".psd" || ext === ".psb") {
     stages?.stage("parsing");
-    const { content, features, psb } = parsePsd(bytes, { maxPixels, path: filePath, stages });
+    const { content, features, psb } = parsePsd(bytes, { maxPixels, maxGroupDepth: options.maxGroupDepth, path: filePath, stages });
     return { content, name, filePath, source: { psb, features } };
   }
   stages?.stage("decoding");

@@ -3,7 +3,7 @@ import { outlineOverlay } from "../_internal/outline.js";
 import { previewSize } from "../_internal/target-size.js";
 import { renderLayer, renderLayerRows } from "./composite.js";
 import type { EmbeddedDocument, EmbeddedLayer } from "./document.js";
-import { encodeDocument, encodeRaster, type EncodeOptions } from "./encode.js";
+import { checkEncodable, encodeDocument, encodeRaster, type EncodeOptions } from "./encode.js";
 import { EMPTY_BOUNDS, boundsToRect } from "./raster.js";
 import { activeEntries, layerBounds, requireLayer } from "./tree.js";
 import { stagesOf } from "./work.js";
@@ -19,12 +19,17 @@ export interface ImageOpsDeps {
  * A layer's own pixels (a group: its composite, see `renderLayer`) covering its bounds, encoded at exactly
  * `options.size`, with `outline` stroked over it; an empty layer is a 1×1 transparent image with zero bounds.
  * With `ctx`: checkpoints, and progress as `encodeDocument` reports it.
+ * @throws BridgeError `PAYLOAD_TOO_LARGE` when the layer's bounds or the output are above the encoder's limit.
  */
 async function encodeLayer(
   layer: EmbeddedLayer,
   options: EncodeOptions & { outline?: OutlineStroke | undefined },
   ctx?: HostCallContext,
 ): Promise<EncodedImage> {
+  // What the encoder would take in (the layer's bounds) and put out, checked before anything is rendered.
+  const details = { layerId: layer.id, layer: layer.name };
+  checkEncodable(`Layer "${layer.name}"`, boundsToRect(layerBounds(layer)), details);
+  checkEncodable(`Export of layer "${layer.name}"`, options.size, details);
   const rows = renderLayerRows(layer);
   const stages = ctx ? stagesOf(ctx, rows + options.size.height) : undefined;
   stages?.stage("compositing", rows);

@@ -8,7 +8,7 @@ import { documentOps } from "./documents.js";
 import { EMBEDDED_EVENT_TYPES, EmbeddedEvents, type DocumentChanges } from "./events.js";
 import { imageOps, previewEvent } from "./images.js";
 import { layerOps } from "./layers.js";
-import { DEFAULT_MAX_DOCUMENT_PIXELS } from "./limits.js";
+import { DEFAULT_MAX_DOCUMENT_PIXELS, DEFAULT_MAX_PSD_GROUP_DEPTH } from "./limits.js";
 import { EMBEDDED_HOST_VERSION, type EmbeddedHostOptions } from "./options.js";
 import { SAMPLE_NAME, buildSampleContent } from "./sample.js";
 import { embeddedScriptLanguage, scriptOps } from "./scripts.js";
@@ -18,7 +18,7 @@ import { DocumentStore } from "./store.js";
 import { activeHostLayers } from "./tree.js";
 import { checkpoint } from "./work.js";
 
-export { DEFAULT_MAX_DOCUMENT_PIXELS } from "./limits.js";
+export { DEFAULT_MAX_DOCUMENT_PIXELS, DEFAULT_MAX_PSD_GROUP_DEPTH, ENCODER_MAX_PIXELS } from "./limits.js";
 export { EMBEDDED_HOST_VERSION, type EmbeddedHostOptions } from "./options.js";
 
 /**
@@ -32,6 +32,7 @@ export { EMBEDDED_HOST_VERSION, type EmbeddedHostOptions } from "./options.js";
  */
 export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapter {
   const maxDocumentPixels = options.maxDocumentPixels ?? DEFAULT_MAX_DOCUMENT_PIXELS;
+  const maxPsdGroupDepth = options.maxPsdGroupDepth ?? DEFAULT_MAX_PSD_GROUP_DEPTH;
   const files: FileAccess = options.files ?? {
     policy: { roots: null },
     backupOnOverwrite: true,
@@ -52,12 +53,13 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
     activeDocumentId: () => store.active()?.id,
   });
   const deps = {
+    maxDocumentPixels,
     document: (documentId: number | undefined): EmbeddedDocument => store.get(documentId),
     changed: (doc: EmbeddedDocument, changes: DocumentChanges): void => events.notifyChanged(doc, changes),
     // Stops work whose caller has given up (cancelled, deadline passed, bridge shutting down).
     checkpoint,
   };
-  const documents = documentOps({ store, events, maxDocumentPixels, maxOpenFileBytes: files.maxOpenFileBytes, checkpoint });
+  const documents = documentOps({ store, events, maxDocumentPixels, maxPsdGroupDepth, maxOpenFileBytes: files.maxOpenFileBytes, checkpoint });
   const { openFile, ...documentMethods } = documents;
   const { reports$, ...actions } = actionOps({ ...deps, options: options.cutout, logger: options.logger });
   const scriptLimits: ScriptLimits = { ...DEFAULT_SCRIPT_LIMITS, ...options.scriptLimits };

@@ -1,3 +1,4 @@
+import { BridgeError } from "../../protocol/index.js";
 import type { HostAdapter, HostCallContext } from "../host.js";
 import { decodeImage } from "./decode.js";
 import type { EmbeddedDocument, PixelLayer } from "./document.js";
@@ -8,6 +9,8 @@ import { stagesOf } from "./work.js";
 
 /** What the layer operations need from the editor. */
 export interface LayerOpsDeps {
+  /** Largest layer (width × height) an import may place: the editor's `maxDocumentPixels`. */
+  readonly maxDocumentPixels: number;
   document(documentId: number | undefined): EmbeddedDocument;
   /** Reports an edit (events, dirty flag). */
   changed(doc: EmbeddedDocument, changes: DocumentChanges): void;
@@ -60,6 +63,13 @@ export function layerOps(deps: LayerOpsDeps): Required<Pick<HostAdapter, "select
 
     async importLayer(ctx, { documentId, image, size, position, name, aboveLayerId }) {
       const doc = deps.document(documentId);
+      const maxPixels = deps.maxDocumentPixels;
+      if (size.width * size.height > maxPixels) {
+        // The bridge's import limit may be higher than this editor's: the layer would be larger than any document.
+        throw new BridgeError("PAYLOAD_TOO_LARGE", `Imported layer of ${size.width}×${size.height} exceeds ${maxPixels} pixels`, {
+          details: { width: size.width, height: size.height, maxPixels, limit: "maxDocumentPixels" },
+        });
+      }
       deps.checkpoint(ctx);
       // sharp decodes natively and cannot report from inside: decoding and placing are two stages.
       const stages = stagesOf(ctx, 2);

@@ -4,11 +4,27 @@
  */
 
 /**
- * Largest document (width × height) that can be opened, or created by a script; 100 MP is 400 MB per full-canvas
- * layer.
+ * Largest document (width × height) that can be opened, or created by a script, and largest layer (a PSD's
+ * layer records, an import, a layer a script fills); 100 MP is 400 MB per full-canvas layer.
  * @default 100_000_000
  */
 export const DEFAULT_MAX_DOCUMENT_PIXELS = 100_000_000;
+
+/**
+ * Deepest nesting of layer groups a PSD may have to be opened (a top-level group is depth 1). The layer tree is
+ * walked recursively (compositing, bounds, the wire tree), so a file nested thousands deep would overflow the
+ * stack; Photoshop itself nests at most 10 deep.
+ * @default 100
+ */
+export const DEFAULT_MAX_PSD_GROUP_DEPTH = 100;
+
+/**
+ * Most pixels (width × height) the encoder takes in or puts out in one export: sharp/libvips' own default
+ * `limitInputPixels` (0x3FFF × 0x3FFF), applied here before anything is composited so such an export is refused
+ * by name instead of failing inside libvips. Not configurable: it is the encoder's limit.
+ * @default 268_402_689
+ */
+export const ENCODER_MAX_PIXELS = 0x3fff * 0x3fff;
 
 /** Most vertices of a polygon selection; the scanline fill is O(vertices × rows). */
 export const MAX_SELECTION_POLYGON_POINTS = 10_000;

@@ -16,11 +16,18 @@ export interface EmbeddedHostOptions {
   /** A `.psd`, `.png`, `.jpg`/`.jpeg` or `.webp` file to open at start instead of the sample. */
   readonly open?: string | undefined;
   /**
-   * Largest document (width × height) a file may hold to be opened, or a script may create; bounds memory
-   * (4 bytes per pixel per layer) whatever a file header declares.
+   * Largest document (width × height) a file may hold to be opened, or a script may create, and largest layer
+   * (width × height) a file, an import or a script's fill may hold; bounds memory (4 bytes per pixel per layer)
+   * whatever a file header declares.
    * @default DEFAULT_MAX_DOCUMENT_PIXELS (100 000 000)
    */
   readonly maxDocumentPixels?: number | undefined;
+  /**
+   * Deepest nesting of layer groups a PSD may have to be opened; deeper files are refused with `BAD_REQUEST`
+   * (`details: { depth, max }`) before their pixels are read.
+   * @default DEFAULT_MAX_PSD_GROUP_DEPTH (100)
+   */
+  readonly maxPsdGroupDepth?: number | undefined;
   /** Script sandbox limits (deadline cap, heap, result size, …). @default DEFAULT_SCRIPT_LIMITS */
   readonly scriptLimits?: Partial<ScriptLimits> | undefined;
   /** Cutout settings (GrabCut refinement, minimum confidence, work size). @default DEFAULT_CUTOUT_OPTIONS */

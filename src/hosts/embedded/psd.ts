@@ -8,6 +8,7 @@ import type { FileFeatures } from "../../files/index.js";
 import { BridgeError } from "../../protocol/index.js";
 import { imageResourceIds, psdFeatures, psdSections, readPsdHeader } from "../_internal/psd-features.js";
 import { canvasRegion, renderDocument, renderRows } from "./composite.js";
+import { DEFAULT_MAX_PSD_GROUP_DEPTH } from "./limits.js";
 import type { DocumentContent, EmbeddedDocument, EmbeddedLayer, LayerMask, PixelLayer } from "./document.js";
 import type { Stages } from "./work.js";
 
@@ -50,11 +51,19 @@ const READ_OPTIONS = { useImageData: true, skipThumbnail: true, skipLinkedFilesD
  * file (no layer records, only the merged image: what Photoshop writes for a flattened document) opens as one
  * `Background` layer holding that image.
  *
- * @throws BridgeError `BAD_REQUEST` when it is not a readable 8-bit RGB/grayscale PSD or holds neither layers
- * nor a merged image (`details.reason: "noImage"`), `PAYLOAD_TOO_LARGE` above `maxPixels`.
+ * The layer records are read first without pixels: a layer (or its mask) above `maxPixels` is refused with
+ * `PAYLOAD_TOO_LARGE` naming it, and groups nested deeper than `maxGroupDepth` with `BAD_REQUEST`, before any
+ * layer buffer is allocated (a 100-byte file can declare a 22000×22000 layer).
+ *
+ * @throws BridgeError `BAD_REQUEST` when it is not a readable 8-bit RGB/grayscale PSD, holds neither layers
+ * nor a merged image (`details.reason: "noImage"`) or nests groups too deep (`details: { depth, max }`),
+ * `PAYLOAD_TOO_LARGE` above `maxPixels` (the canvas, or one layer: `details: { layer, layerIndex, width, height }`).
  * `stages` hears "building layers" once the file is parsed (a cancelled call throws from there).
  */
-export function parsePsd(bytes: Buffer, options: { maxPixels: number; path: string; stages?: Stages | undefined }): ParsedPsd {
+export function parsePsd(
+  bytes: Buffer,
+  options: { maxPixels: number; maxGroupDepth?: number | undefined; path: string; stages?: Stages | undefined },
+): ParsedPsd {
   const { path } = options;
   const header = readPsdHeader(bytes);
   if (header === undefined) throw new BridgeError("BAD_REQUEST", `Not a PSD file: ${path}`, { details: { path } });
@@ -74,6 +83,9 @@ export function parsePsd(bytes: Buffer, options: { maxPixels: number; path: stri
   if (sections !== undefined && sections.layerSectionLength === 0 && sections.imageDataOffset >= bytes.length) {
     throw new BridgeError("BAD_REQUEST", `${path} holds neither layers nor a merged image`, { details: { path, reason: "noImage" } });
   }
+  // Records only (no layer pixels): sizes and nesting are checked before ag-psd allocates a buffer per layer.
+  const records = readOrRefuse(bytes, path, { ...READ_OPTIONS, skipCompositeImageData: true, skipLayerImageData: true });
+  checkLayerRecords(records.children ?? [], { path, maxPixels: options.maxPixels, maxGroupDepth: options.maxGroupDepth ?? DEFAULT_MAX_PSD_GROUP_DEPTH });
   let psd = readOrRefuse(bytes, path, { ...READ_OPTIONS, skipCompositeImageData: true });
   options.stages?.stage("building layers");
   const ids = assignLayerIds(psd.children ?? []);
@@ -104,6 +116,50 @@ export function parsePsd(bytes: Buffer, options: { maxPixels: number; path: stri
     activeLayerIds: first ? [first.id] : [],
   };
   return { content, features: psdFeatures(psd, header, imageResourceIds(bytes), (layer) => ids.get(layer)), psb: header.version === 2 };
+}
+
+/**
+ * Walks ag-psd's layer records (no pixels read yet) without recursion, in the model's index order (top-most
+ * first, a group before its children).
+ * @throws BridgeError `BAD_REQUEST` for groups nested deeper than `maxGroupDepth`, `PAYLOAD_TOO_LARGE` for a
+ * layer or layer mask above `maxPixels`.
+ */
+function checkLayerRecords(roots: readonly Layer[], limits: { path: string; maxPixels: number; maxGroupDepth: number }): void {
+  const { path, maxPixels, maxGroupDepth } = limits;
+  let deepest = 0;
+  let index = 0;
+  let tooLarge: BridgeError | undefined;
+  // The layer's own rectangle and its masks' (ag-psd allocates 4 bytes per pixel for each).
+  const oversized = (layer: Layer, layerIndex: number): BridgeError | undefined => {
+    const name = layer.name ?? "Layer";
+    for (const [what, rect] of [["Layer", layer], ["Mask of layer", layer.mask], ["Mask of layer", layer.realMask]] as const) {
+      const width = Math.max(0, (rect?.right ?? 0) - (rect?.left ?? 0));
+      const height = Math.max(0, (rect?.bottom ?? 0) - (rect?.top ?? 0));
+      if (width * height <= maxPixels) continue;
+      return new BridgeError("PAYLOAD_TOO_LARGE", `${what} "${name}" (index ${layerIndex}) of ${width}×${height} exceeds ${maxPixels} pixels`, {
+        details: { path, layer: name, layerIndex, ...(what === "Layer" ? {} : { mask: true }), width, height, maxPixels, limit: "maxDocumentPixels" },
+      });
+    }
+    return undefined;
+  };
+  // ag-psd lists children bottom-most first: pushed as they are, they pop top-most first.
+  const pending: Array<{ layer: Layer; depth: number }> = roots.map((layer) => ({ layer, depth: 0 }));
+  while (pending.length > 0) {
+    const { layer, depth } = pending.pop()!;
+    const layerIndex = index++;
+    if (layer.children) {
+      deepest = Math.max(deepest, depth + 1);
+      for (const child of layer.children) pending.push({ layer: child, depth: depth + 1 });
+    }
+    tooLarge ??= oversized(layer, layerIndex);
+  }
+  // Depth first: the whole tree is walked either way, and a hostile nesting is the more telling answer.
+  if (deepest > maxGroupDepth) {
+    throw new BridgeError("BAD_REQUEST", `${path} nests groups ${deepest} deep; at most ${maxGroupDepth} can be opened`, {
+      details: { path, depth: deepest, max: maxGroupDepth, limit: "maxPsdGroupDepth" },
+    });
+  }
+  if (tooLarge !== undefined) throw tooLarge;
 }
 
 /**

@@ -57,6 +57,7 @@ function buildEditor(init: EditorInit, send: Send): HostAdapter {
     sample: init.sample,
     open: init.open,
     maxDocumentPixels: init.maxDocumentPixels,
+    maxPsdGroupDepth: init.maxPsdGroupDepth,
     scriptLimits: init.scriptLimits,
     cutout: init.cutout,
     files: init.files === undefined ? undefined : { ...init.files, policy: Object.freeze({ ...init.files.policy }) },

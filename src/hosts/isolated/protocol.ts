@@ -30,6 +30,7 @@ export interface EditorInit {
   readonly open: string | undefined;
   readonly firstDocumentId: number;
   readonly maxDocumentPixels: number | undefined;
+  readonly maxPsdGroupDepth: number | undefined;
   readonly scriptLimits: Partial<ScriptLimits> | undefined;
   readonly cutout: Partial<Omit<EmbeddedCutoutOptions, "checkpoint">> | undefined;
   readonly files: FileAccess | undefined;

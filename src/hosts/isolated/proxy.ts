@@ -35,6 +35,7 @@ export function createIsolatedEmbeddedHost(options: IsolatedEmbeddedHostOptions 
       sample: options.sample !== false,
       open: options.open,
       maxDocumentPixels: options.maxDocumentPixels,
+      maxPsdGroupDepth: options.maxPsdGroupDepth,
       scriptLimits: options.scriptLimits,
       cutout: options.cutout,
       files: options.files,

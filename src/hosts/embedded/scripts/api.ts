@@ -246,7 +246,11 @@ export function createScriptApi(env: ScriptEnv, ctx: HostCallContext): ScriptApi
       );
       const doc = store.get(id);
       const target = pixelLayer(entryOf(doc, layer), op);
-      fillLayer(doc, target, clear ? [0, 0, 0, 0] : toRgba(color), selectionMask(doc), clear === true, { rows: check });
+      fillLayer(doc, target, clear ? [0, 0, 0, 0] : toRgba(color), selectionMask(doc), {
+        erase: clear === true,
+        work: { rows: check },
+        maxPixels: env.maxDocumentPixels,
+      });
       changed(doc, { pixels: true });
       return null;
     },

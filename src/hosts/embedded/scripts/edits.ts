@@ -35,15 +35,18 @@ export function subtreeIds(layer: EmbeddedLayer): number[] {
  * when `null`) of a pixel layer with a colour composited over it, or erases it when `erase` (alpha scaled by
  * 1 − coverage). The buffer grows to cover the area. `work` hears of every band of rows done (a checkpoint: it may
  * throw to stop the fill, which then leaves the layer as it was).
+ * @throws BridgeError `PAYLOAD_TOO_LARGE` when the grown buffer would exceed `maxPixels` (a layer moved far off
+ * the canvas, then filled over it, would have to span both).
  */
 export function fillLayer(
   doc: EmbeddedDocument,
   layer: PixelLayer,
   color: Rgba,
   coverage: SelectionMask | null,
-  erase = false,
-  work?: RowWork,
+  options: { erase?: boolean | undefined; work?: RowWork | undefined; maxPixels: number },
 ): void {
+  const { work, maxPixels } = options;
+  const erase = options.erase === true;
   const area: HostRect | null = coverage ? { x: coverage.x, y: coverage.y, width: coverage.width, height: coverage.height } : null;
   const soft = coverage?.data.some((v) => v !== 255) === true;
   if (layer.kind === "background" && color[3] < 255 && erase) {
@@ -58,6 +61,12 @@ export function fillLayer(
   const top = hasPixels ? Math.min(layer.top, rect.y) : rect.y;
   const right = hasPixels ? Math.max(layer.left + layer.width, rect.x + rect.width) : rect.x + rect.width;
   const bottom = hasPixels ? Math.max(layer.top + layer.height, rect.y + rect.height) : rect.y + rect.height;
+  if ((right - left) * (bottom - top) > maxPixels) {
+    const [width, height] = [right - left, bottom - top];
+    throw new BridgeError("PAYLOAD_TOO_LARGE", `Filling ${layer.name} would grow it to ${width}×${height}, over ${maxPixels} pixels`, {
+      details: { layerId: layer.id, width, height, maxPixels, limit: "maxDocumentPixels" },
+    });
+  }
   const out = emptyRaster(right - left, bottom - top);
   if (hasPixels) {
     for (let y = 0; y < layer.height; y++) {

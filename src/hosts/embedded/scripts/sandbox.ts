@@ -118,8 +118,31 @@ function failure(kind: ScriptFailureKind, message: string, extra: Record<string,
   return new BridgeError("JSX_FAILED", message, { details: { kind, message, ...extra } });
 }
 
+/** A byte count as MiB for messages: `64 MiB`, `24.5 MiB`. */
+function mib(bytes: number): string {
+  const value = bytes / (1024 * 1024);
+  return `${Number.isInteger(value) ? value : value.toFixed(1)} MiB`;
+}
+
+/** What a guest failure is checked against: the run's heap cap, and whether the heap is spent. */
+interface MemoryState {
+  readonly memoryBytes: number;
+  /**
+   * True when the guest exception could not even be read: a guest that fills its heap leaves no room to build the
+   * error's name and message (QuickJS then hands over an error that dumps as nothing).
+   */
+  readonly undumpable: boolean;
+}
+
+/** `JSX_FAILED` kind memory: the message names the cap, whatever the guest managed to say. */
+function memoryFailure(memoryBytes: number, said: string | undefined, extra: Record<string, unknown> = {}): BridgeError {
+  const message = `Script ran out of its ${mib(memoryBytes)} memory limit${said ? ` (${said})` : ""}`;
+  return failure("memory", message, { ...extra, memoryBytes });
+}
+
 /** Turns a guest exception (already dumped to host values) into `JSX_FAILED`, with a line when the stack has one. */
-function guestFailure(dumped: unknown, filename: string): BridgeError {
+function guestFailure(dumped: unknown, filename: string, memory: MemoryState): BridgeError {
+  if (memory.undumpable) return memoryFailure(memory.memoryBytes, undefined);
   const error: GuestFailure = typeof dumped === "object" && dumped !== null ? (dumped as GuestFailure) : { message: String(dumped) };
   const name = typeof error.name === "string" ? error.name : "Error";
   const message = typeof error.message === "string" ? error.message : JSON.stringify(dumped) ?? String(dumped);
@@ -133,14 +156,15 @@ function guestFailure(dumped: unknown, filename: string): BridgeError {
     if (at[2] !== undefined) extra["column"] = Number(at[2]);
   }
   if (typeof error.code === "string") extra["code"] = error.code;
+  if (kind === "memory") return memoryFailure(memory.memoryBytes, `${name}: ${message}`, extra);
   return failure(kind, `${name}: ${message}`, extra);
 }
 
 /** A host-side failure of the wasm machine itself (trap, host stack): the module is discarded. */
-function machineFailure(error: unknown): BridgeError {
+function machineFailure(error: unknown, memoryBytes: number): BridgeError {
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof RangeError && /call stack/i.test(message)) return failure("stack", "Script exhausted the stack");
-  if (/memory|abort/i.test(message)) return failure("memory", `Script ran out of memory (${message})`);
+  if (/memory|abort/i.test(message)) return memoryFailure(memoryBytes, message);
   return failure("error", `Script engine failed: ${message}`);
 }
 
@@ -195,6 +219,7 @@ export async function runInSandbox(options: SandboxOptions): Promise<unknown> {
   if (timedOut()) throw timeoutError();
   const runtime = module.newRuntime();
   runtime.setMemoryLimit(memoryBytes);
+  memoryLimits.set(runtime, memoryBytes);
   runtime.setMaxStackSize(SCRIPT_MAX_STACK_BYTES);
   runtime.setInterruptHandler(timedOut);
   const vm = runtime.newContext();
@@ -242,7 +267,7 @@ export async function runInSandbox(options: SandboxOptions): Promise<unknown> {
     }
     if (isBridgeError(error)) throw error;
     broken = true;
-    throw timedOut() ? timeoutError() : machineFailure(error);
+    throw timedOut() ? timeoutError() : machineFailure(error, memoryBytes);
   } finally {
     alive = false;
     if (!broken) {
@@ -267,10 +292,19 @@ function guestError(
   timeoutError: () => BridgeError,
 ): BridgeError {
   const dumped: unknown = vm.dump(handle);
+  // An object that dumps as something else: its properties could not be read (the heap is spent).
+  const undumpable = (typeof dumped !== "object" || dumped === null) && vm.typeof(handle) === "object";
   handle.dispose();
   const interrupted = typeof dumped === "object" && dumped !== null && (dumped as GuestFailure).message === "interrupted";
   if (interrupted && timedOut()) return timeoutError();
-  return guestFailure(dumped, filename);
+  return guestFailure(dumped, filename, { memoryBytes: memoryLimitOf(vm), undumpable });
+}
+
+/** The heap cap of each run's runtime, set once in {@link runInSandbox}. */
+const memoryLimits = new WeakMap<object, number>();
+
+function memoryLimitOf(vm: QuickJSContext): number {
+  return memoryLimits.get(vm.runtime) ?? SCRIPT_MEMORY_LIMIT_BYTES;
 }
 
 /** Waits for a promise completion value, running guest jobs whenever a host operation settles. */

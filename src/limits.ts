@@ -127,6 +127,12 @@ export const DEFAULT_LIMITS = {
    * otherwise hold 100 MiB per detached client. Older frames are dropped and counted as `lost`.
    */
   replayBufferBytes: 4 * MiB,
+  /**
+   * Bytes buffered for replay across all detached clients at once. Past it the longest-detached clients' buffers
+   * are dropped first (their resume reports everything they missed as `lost`), so `maxClients` × `replayBufferBytes`
+   * (80 GiB at the defaults) can never be held. `replayBufferBytes` is capped at this total.
+   */
+  replayTotalBytes: 256 * MiB,
   /** Outbound bytes queued on one socket before state events coalesce to the latest value. */
   outboundSoftBytes: 8 * MiB,
   /** Outbound bytes queued on one socket before it is closed with 4008 (the client stays resumable). */
@@ -135,6 +141,28 @@ export const DEFAULT_LIMITS = {
   heartbeatMs: 30_000,
   /** Unparseable frames tolerated per socket before it is closed with 1007. */
   maxMalformedFrames: 10,
+  /**
+   * Frames per second a logical client may send (token bucket, refilled continuously); a frame past it is not
+   * dispatched and is answered TOO_MANY_REQUESTS with `retryAfterMs`. Ten times what one connection of a saturating
+   * RPC load sends on loopback (2,000-4,000 calls/s), so only a flood is refused.
+   */
+  clientFramesPerSecond: 20_000,
+  /** Frames a logical client may send at once above its rate (the bucket's size): pipelined bursts pass. */
+  clientFrameBurst: 2_000,
+  /**
+   * Refused frames within `clientFrameAbuseWindowMs` after which the socket is closed with 1008: a client that
+   * ignores `retryAfterMs` and keeps flooding costs the bridge a parse and an answer per frame. High enough that a
+   * client flooding without reading is still closed by the outbound cap first (4008, ~12,000 refusals on loopback),
+   * low enough that a flood is cut after a few seconds of it.
+   */
+  clientFrameAbuseRejections: 50_000,
+  clientFrameAbuseWindowMs: 10_000,
+  /**
+   * Log lines of one kind about client mistakes (failed calls by code, unparseable frames, refused frames, socket
+   * errors) written per `clientMistakeLogIntervalMs`; past it they are counted, and one line gives the count.
+   */
+  clientMistakeLogLines: 20,
+  clientMistakeLogIntervalMs: 10_000,
   /** Deadline for reconnecting to a lost editor: first retry delay, doubling up to the max. */
   reconnectInitialMs: 250,
   reconnectMaxMs: 10_000,

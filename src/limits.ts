@@ -38,7 +38,7 @@ function openFilesLimit(): number | undefined {
 function defaultMaxConnections(): number {
   const files = openFilesLimit();
   if (files === undefined) return MAX_CONNECTIONS_CEILING;
-  return Math.max(1, Math.min(MAX_CONNECTIONS_CEILING, files - Math.min(DESCRIPTOR_HEADROOM, Math.floor(files / 4))));
+  return Math.max(1, Math.min(MAX_CONNECTIONS_CEILING, files - Math.min(DESCRIPTOR_HEADROOM, Math.floor(files / 8))));
 }
 
 export const DEFAULT_LIMITS = {
@@ -171,7 +171,7 @@ export const DEFAULT_LIMITS = {
   /**
    * Sockets open at once, HTTP and WebSocket together, kept below the process's descriptor limit so files, the
    * editors' pipes and outgoing requests always find one. Default: the smaller of 32,768 and the open-files limit
-   * (`RLIMIT_NOFILE`, soft) less a headroom of a quarter of it, at most 1,024 (18,976 at a limit of 20,000). Past
+   * (`RLIMIT_NOFILE`, soft) less a headroom of an eighth of it, at most 1,024 (18,976 at a limit of 20,000). Past
    * `maxConnections - connectionReserve` a new socket may only ask for `/health`, `/ready`, `/status` and
    * `/metrics` (anything else, upgrades included: 503 HOST_BUSY); past `maxConnections` it is answered 503
    * HOST_BUSY at once and closed.

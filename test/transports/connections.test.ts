@@ -1,7 +1,9 @@
+import { execFileSync } from "node:child_process";
 import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseServeArgs, UsageError, type ServeOptions } from "../../src/cli-args.js";
 import { createBridge } from "../../src/bridge.js";
+import { DEFAULT_LIMITS } from "../../src/limits.js";
 import { forwardedAddress } from "../../src/transports/connections.js";
 import { startBridge, type Harness } from "../helpers/bridge.js";
 import { rawHttp, requestHead } from "../helpers/raw-http.js";
@@ -78,6 +80,19 @@ describe("the socket cap and its reserve", () => {
     while (answer.status !== 200) answer = await get(harness, "/health");
     expect(answer.status).toBe(200);
     expect((await held[0]!.call<{ name: string }>("getServerInfo")).name).toBe("image-editor-bridge");
+  });
+
+  it("by default stays below the descriptor limit, with room for the idle-clients benchmark's clients", () => {
+    // A child shell has this process's open-files limit (Node raised the soft limit at startup).
+    const files = Number(execFileSync("sh", ["-c", "ulimit -n"], { encoding: "utf8" }).trim());
+    const usable = DEFAULT_LIMITS.maxConnections - DEFAULT_LIMITS.connectionReserve;
+    if (Number.isFinite(files)) {
+      expect(DEFAULT_LIMITS.maxConnections).toBeLessThan(files);
+      // bench/idle-clients.js holds min(10,000, 90 % of the limit - 500) idle clients against one bridge.
+      expect(usable).toBeGreaterThanOrEqual(Math.min(10_000, Math.floor(files * 0.9) - 500));
+    } else {
+      expect(usable).toBeGreaterThanOrEqual(10_000);
+    }
   });
 
   it("refuses limits that leave no socket for clients, and a trustProxy that names no address", () => {

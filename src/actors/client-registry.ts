@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import { LogicalClient, type ClientSocket } from "./client.js";
+import { ReplayBudget } from "./replay-budget.js";
 
 /** How clients get their editor: the least loaded, or the one asked for (`?editor=`); released at disposal. */
 export interface EditorAssignment {
@@ -15,16 +16,28 @@ export interface EditorAssignment {
 /**
  * Every logical client of the bridge, across endpoints. Each is its own actor created with `createActor`, not
  * spawned into a parent: spawning thousands of children into one XState parent is quadratic.
+ *
+ * Memory of detached clients: `maxClients` (20,000) stays high so thousands of loopback clients and reconnect
+ * storms are served, and what they may hold for replay is bounded as a whole by `replayTotalBytes` (256 MiB), not
+ * by `maxClients` × `replayBufferBytes`: past the total, the longest-detached clients' buffers are dropped first.
  */
 export class ClientRegistry {
   private readonly clients = new Map<string, LogicalClient>();
+  /** Replay bytes held by every client, bounded by `replayTotalBytes`. */
+  readonly replayBudget: ReplayBudget;
 
   constructor(
     private readonly limits: Limits,
     private readonly log: Logger,
     private readonly onDisposed: (client: LogicalClient) => void = () => {},
     private readonly editors?: EditorAssignment,
-  ) {}
+  ) {
+    this.replayBudget = new ReplayBudget(limits.replayTotalBytes, (holder, bytesBefore) => {
+      // At most one line per detached client: a dropped client is not a candidate again until it resumes.
+      const actor = (holder as LogicalClient).logName;
+      log.info({ actor, limit: "replayTotalBytes", max: limits.replayTotalBytes, used: bytesBefore }, "replay budget reached: dropped the longest-detached client's replay");
+    });
+  }
 
   get size(): number {
     return this.clients.size;
@@ -60,7 +73,7 @@ export class ClientRegistry {
       this.log.info({ actor: c.logName, endpoint: c.endpoint }, "client disposed");
       this.onDisposed(c);
     };
-    const client = new LogicalClient(randomUUID(), endpoint, socket, this.limits, onDisposed, name, editorId);
+    const client = new LogicalClient(randomUUID(), endpoint, socket, this.limits, onDisposed, name, editorId, this.replayBudget);
     this.clients.set(client.id, client);
     return client;
   }

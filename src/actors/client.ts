@@ -6,6 +6,8 @@ import type { Limits } from "../limits.js";
 import { clientMachine } from "./client.machine.js";
 import type { BinaryImageResponse, SerializedEvent } from "../methods/index.js";
 import { RequestRegistry } from "./requests.js";
+import { FrameRate } from "./frame-rate.js";
+import { ReplayBudget, type ReplayHolder } from "./replay-budget.js";
 
 /** What a transport hands a logical client to write frames to. */
 export interface ClientSocket {
@@ -105,10 +107,11 @@ export interface ReplayBatch {
 
 /**
  * A logical client: outlives its sockets for the resume TTL, owns its subscriptions, its in-flight count, its
- * event sequence and a bounded replay buffer. Lifecycle is the XState `clientMachine`; the fields touched on every
- * frame are plain for speed.
+ * inbound frame rate, its event sequence and a bounded replay buffer (bounded per client, and with every other
+ * detached client's by a shared {@link ReplayBudget}). Lifecycle is the XState `clientMachine`; the fields touched
+ * on every frame are plain for speed.
  */
-export class LogicalClient {
+export class LogicalClient implements ReplayHolder {
   readonly actor: Actor<typeof clientMachine>;
   readonly connectedAt = Date.now();
   /** When the client last lost its socket (0 while attached); the longest-detached goes first at the limit. */
@@ -122,6 +125,8 @@ export class LogicalClient {
   readonly logName: string;
   /** Events delivered and coalesced, slow-consumer closes: read by `/metrics`. */
   readonly delivery: DeliveryCounts = { delivered: 0, coalesced: 0, slowCloses: 0 };
+  /** Inbound frames this client may send (token bucket); kept across resumes so reconnecting does not refill it. */
+  readonly frameRate: FrameRate;
   private socket: ClientSocket | null;
   /** The actor's state, mirrored on change: it is read on every frame. */
   private phase: ClientState = "attached";
@@ -130,6 +135,10 @@ export class LogicalClient {
   /** UTF-8 size of `replay`, bounded by `replayBufferBytes`. */
   private replayBytes = 0;
   private lost = 0;
+  /** The replay budget dropped this client's buffer: nothing more is kept (only counted lost) until it resumes. */
+  private replayDropped = false;
+  /** Per-client replay cap: `replayBufferBytes`, never above the total budget. */
+  private readonly replayCap: number;
   private readonly subscriptions = new Map<string, Subscription>();
   /** Keep-alive subscriptions that hold a host watcher open without delivering (`selection:change`). */
   private readonly watchers = new Map<string, Subscription>();
@@ -147,8 +156,12 @@ export class LogicalClient {
     name?: string,
     /** The editor this client's calls go to when they name no document; kept across resumes. */
     readonly editorId?: string,
+    /** Replay bytes shared with the other clients of the bridge; a client on its own gets a budget of its own. */
+    private readonly replayBudget: ReplayBudget = new ReplayBudget(limits.replayTotalBytes),
   ) {
     this.socket = socket;
+    this.frameRate = new FrameRate(limits);
+    this.replayCap = Math.min(limits.replayBufferBytes, limits.replayTotalBytes);
     this.name = name;
     this.logName = clientLogName(id);
     this.actor = createActor(clientMachine, {
@@ -176,9 +189,13 @@ export class LogicalClient {
     if (previous !== null && previous !== socket) previous.close(CLOSE_CODES.TAKEN_OVER, "taken over by another connection");
     this.actor.send({ type: "ATTACH" });
     const batch = { frames: this.replay, lost: this.lost };
+    // The batch is written to the new socket at once: it leaves the budget now.
+    this.replayBudget.forget(this);
+    this.replayBudget.release(this.replayBytes);
     this.replay = [];
     this.replayBytes = 0;
     this.lost = 0;
+    this.replayDropped = false;
     return batch;
   }
 
@@ -188,7 +205,20 @@ export class LogicalClient {
     this.socket = null;
     this.detachedAt = Date.now();
     this.flushPending(); // coalesced state events go to the replay buffer, not to the dead socket
+    this.replayBudget.detached(this);
     this.actor.send({ type: "DETACH" });
+  }
+
+  /**
+   * Drops the whole replay buffer for the bridge's total replay budget (`replayTotalBytes`): every frame it held,
+   * and every frame until the client resumes, is counted as `lost`, which the resume reports.
+   */
+  dropReplay(): void {
+    this.lost += this.replay.length;
+    this.replayBudget.release(this.replayBytes);
+    this.replay = [];
+    this.replayBytes = 0;
+    this.replayDropped = true;
   }
 
   /** Why the client was disposed; `expired` when its resume TTL ran out. */
@@ -311,13 +341,23 @@ export class LogicalClient {
   }
 
   private buffer(frame: OutboundFrame): void {
+    if (this.replayDropped) {
+      this.lost++;
+      return;
+    }
+    const bytes = frameBytes(frame);
     this.replay.push(frame);
-    this.replayBytes += frameBytes(frame);
+    this.replayBytes += bytes;
     // Bounded by count and by size; a single frame larger than the whole budget is dropped too.
-    while (this.replay.length > 0 && (this.replay.length > this.limits.replayBufferEvents || this.replayBytes > this.limits.replayBufferBytes)) {
-      this.replayBytes -= frameBytes(this.replay.shift()!);
+    let trimmed = 0;
+    while (this.replay.length > 0 && (this.replay.length > this.limits.replayBufferEvents || this.replayBytes > this.replayCap)) {
+      const dropped = frameBytes(this.replay.shift()!);
+      this.replayBytes -= dropped;
+      trimmed += dropped;
       this.lost++;
     }
+    // Charged last: past the total, the longest-detached clients' buffers go (this one's too, if it is the oldest).
+    this.replayBudget.charge(bytes - trimmed);
   }
 
   private scheduleFlush(): void {
@@ -347,6 +387,8 @@ export class LogicalClient {
     this.watchers.clear();
     // Nobody can receive their answers any more: queued calls leave the editor's queue, running ones are stopped.
     this.requests.cancelAll();
+    this.replayBudget.forget(this);
+    this.replayBudget.release(this.replayBytes);
     this.replay = [];
     this.replayBytes = 0;
     this.socket = null;

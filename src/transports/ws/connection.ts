@@ -11,12 +11,16 @@ import {
   PROTOCOL_VERSION,
   type ConnectedEventData,
   type ProtocolError,
+  type RequestId,
 } from "../../protocol/index.js";
 import { messageCount, sendFrame, type ClientSocket, type LogicalClient, type ReplayBatch } from "../../actors/client.js";
 import type { DispatchCaller } from "../../actors/dispatcher.js";
 import type { TransportTarget } from "../target.js";
 import type { ConnectParams } from "./params.js";
 import { BinaryPartCollector, binaryPartsNamed, type PartRequest } from "./binary-parts.js";
+
+/** Close code of a socket whose client kept flooding frames past its rate (RFC 6455 policy violation). */
+const POLICY_VIOLATION = 1008;
 
 /** Protocol 1.1 features every WebSocket connection has; `binary` is added where it was asked for. */
 const WS_FEATURES = [CANCEL_FEATURE, PROGRESS_FEATURE, BATCH_FEATURE] as const;
@@ -128,6 +132,34 @@ function serve(ws: WebSocket, socket: ClientSocket, target: TransportTarget, cli
     client.deliverResponse(JSON.stringify({ id: request.id, ok: false, error: wire }));
   };
   const parts = new BinaryPartCollector(target.limits, { complete: run, fail: answerError });
+  /**
+   * A text frame past the client's rate: not dispatched, answered TOO_MANY_REQUESTS on its id when it has one (an
+   * `error` event otherwise). A client that keeps flooding within the abuse window is closed with 1008.
+   */
+  const tooMany = (text: string, retryAfterMs: number, abusive: boolean): void => {
+    const { clientFramesPerSecond: max, clientFrameBurst: burst } = target.limits;
+    const error = new BridgeError("TOO_MANY_REQUESTS", `At most ${max} frames per second (bursts of ${burst}) per client; retry in ${retryAfterMs} ms`, {
+      details: { limit: "clientFramesPerSecond", max, burst, retryAfterMs },
+    });
+    let id: RequestId | undefined;
+    try {
+      const check = checkRequest(JSON.parse(text));
+      id = check.ok ? check.request.id : check.id;
+    } catch {
+      // Not JSON: still refused for the rate, not counted as malformed (it was never read as a request).
+    }
+    if (id !== undefined) {
+      const wire = target.dispatcher.toWireError(error, { requestId: id, caller });
+      client.deliverResponse(JSON.stringify({ id, ok: false, error: wire }));
+    } else {
+      client.deliverNotice(errorEvent(target.dispatcher.toWireError(error, { caller })));
+    }
+    if (abusive && ws.readyState === ws.OPEN) {
+      const { clientFrameAbuseRejections: rejections, clientFrameAbuseWindowMs: windowMs } = target.limits;
+      target.dispatcher.mistakes.write("frame-rate abuse", "warn", { actor, limit: "clientFrameAbuseRejections", max: rejections, windowMs }, "socket closed: frames kept coming past the rate limit");
+      ws.close(POLICY_VIOLATION, "too many frames");
+    }
+  };
   const malformedFrame = (error: BridgeError): void => {
     malformed++;
     client.deliverNotice(errorEvent(target.dispatcher.toWireError(error, { caller })));
@@ -141,8 +173,14 @@ function serve(ws: WebSocket, socket: ClientSocket, target: TransportTarget, cli
       if (unexpected !== undefined) malformedFrame(unexpected);
       return;
     }
-    parts.interrupt();
+    // Binary parts are not counted: each follows a text request that was, and a stray one is malformed.
     const text = isBinary || typeof data !== "string" ? String(data) : data;
+    const verdict = client.frameRate.admit();
+    if (!verdict.admitted) {
+      tooMany(text, verdict.retryAfterMs, verdict.abusive);
+      return;
+    }
+    parts.interrupt();
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -179,5 +217,6 @@ function serve(ws: WebSocket, socket: ClientSocket, target: TransportTarget, cli
     // After the detach, so the failure is kept for a resume rather than written to the closed socket.
     parts.abandon();
   });
-  ws.on("error", (error) => target.log.warn({ actor, err: error.message }, "client socket error"));
+  // Sampled: a client's protocol violations (bad opcodes, invalid UTF-8, oversized frames) are its own mistakes.
+  ws.on("error", (error) => target.dispatcher.mistakes.write("socket error", "warn", { actor, err: error.message }, "client socket error"));
 }

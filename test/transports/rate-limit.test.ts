@@ -1,0 +1,138 @@
+import { Writable } from "node:stream";
+import { pino } from "pino";
+import type { Logger } from "../../src/logger.js";
+import { describe, expect, it } from "vitest";
+import { startBridge } from "../helpers/bridge.js";
+import { eventually } from "../helpers/gc.js";
+import { ScriptedHost } from "../helpers/scripted-host.js";
+import type { Frame } from "../helpers/ws-client.js";
+
+/** A pino logger writing parsed lines into `lines`, so tests read what the bridge logged. */
+function capturingLogger(lines: Array<Record<string, unknown>>): Logger {
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString().split("\n")) if (line.trim() !== "") lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return pino({ level: "info" }, sink);
+}
+
+const isResponse = (f: Frame): boolean => f.id !== undefined && f.type === undefined;
+
+describe("a client's frame rate", () => {
+  it("frames past the rate are answered TOO_MANY_REQUESTS with retryAfterMs and not dispatched, while another client is served", async () => {
+    // One frame per 10 s after a burst of 5: whatever runs in this test, the bucket cannot refill by more than a frame or two.
+    const limits = { clientFramesPerSecond: 0.1, clientFrameBurst: 5 };
+    const harness = await startBridge({ host: new ScriptedHost(), limits });
+    const flooder = await harness.connect();
+    const bystander = await harness.connect();
+    const FRAMES = 40;
+    const started = performance.now();
+    for (let i = 0; i < FRAMES; i++) flooder.sendRaw(JSON.stringify({ id: `f${i}`, method: "getServerInfo" }));
+    flooder.sendRaw("[]"); // no id: refused with an `error` event
+    await flooder.nth(isResponse, FRAMES);
+    await flooder.next((f) => f.type === "error");
+    const refilled = Math.ceil(((performance.now() - started) / 1000) * limits.clientFramesPerSecond);
+
+    const responses = flooder.frames.filter(isResponse);
+    expect(responses).toHaveLength(FRAMES); // each frame answered exactly once
+    const served = responses.filter((f) => f.ok === true);
+    const refused = responses.filter((f) => f.ok === false);
+    expect(served.length).toBeGreaterThanOrEqual(limits.clientFrameBurst);
+    expect(served.length).toBeLessThanOrEqual(limits.clientFrameBurst + refilled);
+    for (const f of refused) {
+      expect(f.error!.code).toBe("TOO_MANY_REQUESTS");
+      expect(f.error!.retryable).toBe(true);
+      expect(f.error!.details).toMatchObject({ limit: "clientFramesPerSecond", max: limits.clientFramesPerSecond, burst: limits.clientFrameBurst });
+      expect(f.error!.details!["retryAfterMs"]).toBeGreaterThan(0);
+      expect(f.error!.details!["retryAfterMs"]).toBeLessThanOrEqual(1000 / limits.clientFramesPerSecond);
+    }
+    const notice = flooder.frames.find((f) => f.type === "error")!;
+    expect((notice.data as { code: string }).code).toBe("TOO_MANY_REQUESTS");
+
+    // Refused frames never reached the dispatcher: only the served calls were counted.
+    const metrics = await (await harness.http("/metrics")).text();
+    const counted = metrics
+      .split("\n")
+      .filter((l) => l.startsWith("bridge_request_duration_seconds_count") && l.includes('method="getServerInfo"') && l.includes('transport="ws"'))
+      .reduce((n, l) => n + Number(l.split(" ").at(-1)), 0);
+    expect(counted).toBe(served.length);
+
+    // Another client has a bucket of its own.
+    expect((await bystander.call<{ name: string }>("getServerInfo")).name).toBe("image-editor-bridge");
+    expect(flooder.ws.readyState).toBe(flooder.ws.OPEN); // below the abuse count: refused, not closed
+  });
+
+  it("a client that keeps flooding past the abuse count is closed with 1008, and resuming does not refill its bucket", async () => {
+    const limits = { clientFramesPerSecond: 0.1, clientFrameBurst: 2, clientFrameAbuseRejections: 20, clientFrameAbuseWindowMs: 60_000 };
+    const harness = await startBridge({ host: new ScriptedHost(), limits });
+    const flooder = await harness.connect();
+    const bystander = await harness.connect();
+    const id = flooder.hello.clientId;
+    for (let i = 0; i < 100; i++) flooder.sendRaw(JSON.stringify({ id: `f${i}`, method: "getServerInfo" }));
+    const closed = await flooder.closed;
+    expect(closed).toEqual({ code: 1008, reason: "too many frames" });
+    // Frames read before the close were answered: the burst served, the rest refused, and nothing answered twice.
+    const responses = flooder.frames.filter(isResponse);
+    expect(new Set(responses.map((f) => f.id)).size).toBe(responses.length);
+    expect(responses.filter((f) => f.error?.code === "TOO_MANY_REQUESTS").length).toBeGreaterThanOrEqual(limits.clientFrameAbuseRejections - 1);
+    expect((await bystander.call<{ name: string }>("getServerInfo")).name).toBe("image-editor-bridge");
+
+    // The logical client stays resumable, with its bucket and its count of refusals: the next frame is refused
+    // and closes the socket again at once.
+    const back = await harness.connect(`/ws?resume=${id}`);
+    expect(back.hello.resumed).toBe(true);
+    const answer = await back.send("getServerInfo");
+    expect(answer.error?.code).toBe("TOO_MANY_REQUESTS");
+    expect((await back.closed).code).toBe(1008);
+  });
+
+  it("the default rate admits a pipelined burst of a thousand calls from one client", async () => {
+    const harness = await startBridge({ host: new ScriptedHost() });
+    const client = await harness.connect();
+    for (let i = 0; i < 1_000; i++) client.sendRaw(JSON.stringify({ id: `b${i}`, method: "getServerInfo" }));
+    await client.nth(isResponse, 1_000);
+    // Past 64 in flight the in-flight limit answers; the frame rate never does.
+    expect(client.frames.filter((f) => f.error?.details?.["limit"] === "clientFramesPerSecond")).toHaveLength(0);
+  });
+});
+
+describe("log lines about client mistakes", () => {
+  it("are sampled per kind, and the lines suppressed are counted in one line", async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const limits = { clientMistakeLogLines: 3, clientMistakeLogIntervalMs: 300 };
+    const harness = await startBridge({ host: new ScriptedHost(), limits, logger: capturingLogger(lines) });
+    const client = await harness.connect();
+    const unknown = (l: Record<string, unknown>): boolean => l["msg"] === "call failed" && l["code"] === "UNKNOWN_METHOD";
+    const summaries = (): Array<Record<string, unknown>> => lines.filter((l) => l["msg"] === "client mistake log lines suppressed" && l["kind"] === "UNKNOWN_METHOD");
+    let sent = 0;
+    // Unknown methods, one after another, until the first interval has ended: the next mistake writes its count
+    // (and is itself the first line of the next interval).
+    await eventually(async () => {
+      sent++;
+      expect((await client.send("no:such-method")).error?.code).toBe("UNKNOWN_METHOD");
+      return summaries().length > 0;
+    }, "the count of suppressed lines");
+    const summary = summaries()[0]!;
+    expect(summary).toMatchObject({ level: 40, limit: "clientMistakeLogLines", max: 3 });
+    // Every mistake is either written or counted, and no interval wrote more than its share.
+    const written = lines.filter(unknown).length;
+    const counted = summaries().reduce((n, l) => n + (l["suppressed"] as number), 0);
+    expect(written + counted).toBe(sent);
+    expect(written).toBeLessThanOrEqual(limits.clientMistakeLogLines * (summaries().length + 1));
+    expect(summary["suppressed"]).toBeGreaterThan(0);
+    expect((await client.call<{ name: string }>("getServerInfo")).name).toBe("image-editor-bridge");
+  });
+
+  it("frames refused for the rate are sampled too: a flood writes a few lines, not one per frame", async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const limits = { clientFramesPerSecond: 0.1, clientFrameBurst: 1, clientMistakeLogLines: 5, clientMistakeLogIntervalMs: 60_000 };
+    const harness = await startBridge({ host: new ScriptedHost(), limits, logger: capturingLogger(lines) });
+    const client = await harness.connect();
+    for (let i = 0; i < 200; i++) client.sendRaw(JSON.stringify({ id: `f${i}`, method: "getServerInfo" }));
+    await client.nth(isResponse, 200);
+    expect(client.frames.filter((f) => f.error?.code === "TOO_MANY_REQUESTS").length).toBeGreaterThanOrEqual(198);
+    expect(lines.filter((l) => l["code"] === "TOO_MANY_REQUESTS")).toHaveLength(5);
+  });
+});

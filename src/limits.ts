@@ -173,8 +173,9 @@ export const DEFAULT_LIMITS = {
    * editors' pipes and outgoing requests always find one. Default: the smaller of 32,768 and the open-files limit
    * (`RLIMIT_NOFILE`, soft) less a headroom of an eighth of it, at most 1,024 (18,976 at a limit of 20,000). Past
    * `maxConnections - connectionReserve` a new socket may only ask for `/health`, `/ready`, `/status` and
-   * `/metrics` (anything else, upgrades included: 503 HOST_BUSY); past `maxConnections` it is answered 503
-   * HOST_BUSY at once and closed.
+   * `/metrics` (anything else, upgrades included: 503 HOST_BUSY); past `maxConnections` the oldest socket that
+   * has sent nothing yet is closed to make room, and without one the new socket is answered 503 HOST_BUSY at once
+   * and closed.
    */
   maxConnections: defaultMaxConnections(),
   /** Sockets kept, below `maxConnections`, for probes and the operator (`/health`, `/ready`, `/status`, `/metrics`). */

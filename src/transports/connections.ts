@@ -49,6 +49,8 @@ export interface ConnectionCounts {
   refusedPerAddress: number;
   /** Sockets closed for sending nothing within `idleConnectionMs`. */
   idleClosed: number;
+  /** Silent sockets closed, oldest first, to make room for a new socket at the cap. */
+  silentEvicted: number;
 }
 
 export interface ConnectionGate {
@@ -69,6 +71,8 @@ interface SocketState {
   /** Until the first request or upgrade. */
   idle: NodeJS.Timeout | undefined;
   refused: boolean;
+  /** Counted in `open` (until closed or evicted). */
+  counted: boolean;
 }
 
 /** `::ffff:1.2.3.4` is `1.2.3.4`; everything lower-case. */
@@ -160,7 +164,9 @@ export function guardConnections(server: Server, limits: Limits, options: Connec
   const perAddress = new Map<string, number>();
   let open = 0;
   let full = false;
-  const tally = { refusedFull: 0, refusedReserve: 0, refusedPerAddress: 0, idleClosed: 0 };
+  const tally = { refusedFull: 0, refusedReserve: 0, refusedPerAddress: 0, idleClosed: 0, silentEvicted: 0 };
+  /** Sockets that have sent no request or upgrade yet, oldest first: the first to go when the cap is reached. */
+  const silent = new Map<Socket, SocketState>();
 
   const attach = (state: SocketState, address: string): void => {
     state.address = address;
@@ -220,6 +226,7 @@ export function guardConnections(server: Server, limits: Limits, options: Connec
       clearTimeout(state.idle);
       state.idle = undefined;
     }
+    silent.delete(socket);
     if (state.reserveOnly) {
       const path = (req.url ?? "/").split("?")[0]!;
       const operator = !upgrade && (req.method === "GET" || req.method === "HEAD") && OPERATOR_PATHS.includes(path);
@@ -231,8 +238,32 @@ export function guardConnections(server: Server, limits: Limits, options: Connec
     return attribute(state, req, normalizeAddress(socket.remoteAddress ?? ""));
   };
 
+  /** Stops counting a socket (closed, or evicted and closing). */
+  const release = (socket: Socket, state: SocketState): void => {
+    if (state.idle !== undefined) clearTimeout(state.idle);
+    state.idle = undefined;
+    silent.delete(socket);
+    detach(state);
+    if (!state.counted) return;
+    state.counted = false;
+    open--;
+    if (full && open < limits.maxConnections - limits.connectionReserve) {
+      full = false;
+      log?.info({ actor: "bridge", open }, "connections below the cap again");
+    }
+  };
+
   server.on("connection", (socket: Socket) => {
     open++;
+    if (open > limits.maxConnections) {
+      // A socket that never said anything is the cheapest to lose: a flood of them cannot lock out a probe.
+      const [oldest] = silent;
+      if (oldest !== undefined) {
+        tally.silentEvicted++;
+        release(...oldest);
+        oldest[0].destroy();
+      }
+    }
     const peer = normalizeAddress(socket.remoteAddress ?? "");
     const state: SocketState = {
       reserveOnly: open > limits.maxConnections - limits.connectionReserve,
@@ -240,17 +271,10 @@ export function guardConnections(server: Server, limits: Limits, options: Connec
       address: undefined,
       idle: undefined,
       refused: false,
+      counted: true,
     };
     states.set(socket, state);
-    socket.once("close", () => {
-      open--;
-      if (state.idle !== undefined) clearTimeout(state.idle);
-      detach(state);
-      if (full && open < limits.maxConnections - limits.connectionReserve) {
-        full = false;
-        log?.info({ actor: "bridge", open }, "connections below the cap again");
-      }
-    });
+    socket.once("close", () => release(socket, state));
     if (open > limits.maxConnections) {
       tally.refusedFull++;
       refuseSocket(socket, state, busyError("maxConnections"));
@@ -274,6 +298,7 @@ export function guardConnections(server: Server, limits: Limits, options: Connec
       socket.destroy();
     }, limits.idleConnectionMs);
     state.idle.unref();
+    silent.set(socket, state);
   });
 
   return {

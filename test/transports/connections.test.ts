@@ -29,6 +29,16 @@ function silentSocket(port: number): Promise<Socket> {
   });
 }
 
+/** A socket that asked for /health with keep-alive and got its answer: open, but not silent. */
+function keptAlive(port: number): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => socket.write(`GET /health HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`));
+    socket.once("data", (chunk: Buffer) => (chunk.toString("latin1").startsWith("HTTP/1.1 200") ? resolve(socket) : reject(new Error(chunk.toString("latin1")))));
+    socket.once("error", reject);
+    sockets.push(socket);
+  });
+}
+
 const get = (harness: Harness, path: string, headers: Record<string, string> = {}) =>
   rawHttp(harness.bridge.port, requestHead("GET", path, harness.bridge.port, headers));
 const bodyOf = (response: { body: Buffer }) => JSON.parse(response.body.toString("utf8")) as { code: string; details?: Record<string, unknown> };
@@ -62,12 +72,11 @@ describe("the socket cap and its reserve", () => {
     expect((await held[0]!.call<{ name: string }>("getServerInfo")).name).toBe("image-editor-bridge");
   });
 
-  it("past the cap itself, a new socket is answered 503 HOST_BUSY on arrival and closed, WS or HTTP", async () => {
+  it("past the cap itself, with no silent socket to close, a new socket is answered 503 HOST_BUSY on arrival and closed, WS or HTTP", async () => {
     const harness = await startBridge({ host: new ScriptedHost(), limits: { maxConnections: 6, connectionReserve: 2 } });
     const held = await clients(harness, 4);
-    // Two silent sockets take the reserve; the server accepts them in order, before the next one.
-    await silentSocket(harness.bridge.port);
-    await silentSocket(harness.bridge.port);
+    // Two keep-alive sockets that asked for /health take the reserve (they are not silent any more).
+    for (let i = 0; i < 2; i++) await keptAlive(harness.bridge.port);
     const started = Date.now();
     const health = await get(harness, "/health");
     expect(health.status).toBe(503);
@@ -80,6 +89,43 @@ describe("the socket cap and its reserve", () => {
     while (answer.status !== 200) answer = await get(harness, "/health");
     expect(answer.status).toBe(200);
     expect((await held[0]!.call<{ name: string }>("getServerInfo")).name).toBe("image-editor-bridge");
+  });
+
+  it("at the cap, the oldest socket that never sent anything is closed to make room", async () => {
+    const harness = await startBridge({ host: new ScriptedHost(), limits: { maxConnections: 6, connectionReserve: 2 } });
+    await clients(harness, 4);
+    const oldest = await silentSocket(harness.bridge.port);
+    const closed = new Promise((resolve) => oldest.once("close", resolve));
+    const younger = await silentSocket(harness.bridge.port);
+    expect((await get(harness, "/health")).status).toBe(200);
+    await closed;
+    expect(younger.destroyed).toBe(false);
+    const status = JSON.parse((await get(harness, "/status")).body.toString("utf8")) as { connections: Record<string, number> };
+    expect(status.connections).toMatchObject({ refusedFull: 0 });
+    expect(status.connections["silentEvicted"]).toBeGreaterThanOrEqual(1);
+  });
+
+  it("a flood of silent sockets far past the cap does not keep /health from answering", async () => {
+    const harness = await startBridge({ host: new ScriptedHost(), limits: { maxConnections: 60, connectionReserve: 10 } });
+    const client = await harness.connect();
+    let flooding = true;
+    const flood = (async () => {
+      let opened = 0;
+      while (flooding && opened < 2_000) {
+        await Promise.all(Array.from({ length: 50 }, () => silentSocket(harness.bridge.port).catch(() => undefined)));
+        opened += 50;
+      }
+      return opened;
+    })();
+    const answers: number[] = [];
+    for (let i = 0; i < 30; i++) answers.push((await get(harness, "/health")).status);
+    flooding = false;
+    expect(await flood).toBeGreaterThan(60);
+    expect(answers.every((status) => status === 200)).toBe(true);
+    const status = JSON.parse((await get(harness, "/status")).body.toString("utf8")) as { connections: Record<string, number> };
+    expect(status.connections["silentEvicted"]).toBeGreaterThan(0);
+    expect(status.connections["open"]).toBeLessThanOrEqual(60);
+    expect((await client.call<{ name: string }>("getServerInfo")).name).toBe("image-editor-bridge");
   });
 
   it("by default stays below the descriptor limit, with room for the idle-clients benchmark's clients", () => {

@@ -1,6 +1,6 @@
 import type { Observable } from "rxjs";
 import type { Filesystem } from "../files/index.js";
-import type { DataLoss, FileFormat, HostBounds, HostDocument, HostLayer, HostRect } from "../protocol/index.js";
+import type { CutoutMethod, DataLoss, FileFormat, HostBounds, HostDocument, HostLayer, HostRect } from "../protocol/index.js";
 
 /*
  * The narrow editor interface. `src/methods` decides behaviour (defaults, layer references, sizes, previews, data
@@ -130,6 +130,16 @@ export interface HostInfo {
   readonly hostVersion?: string | undefined;
 }
 
+/** What a cutout did, for editors that say more than whether it found a subject. */
+export interface CutoutOutcome {
+  readonly success: boolean;
+  readonly method: Exclude<CutoutMethod, "auto">;
+  /** Share of the layer found to be subject, 0–1. */
+  readonly coverage: number;
+  /** Why no subject was found, when `success` is false. */
+  readonly reason?: string | undefined;
+}
+
 /** The host's own event stream names, beyond the spec's main events. */
 export type HostEventType = "selection:changed" | "layer:selectionChange" | "layer:previewChange" | (string & {});
 
@@ -245,10 +255,18 @@ export interface HostAdapter {
   getSelectionOutline?(ctx: HostCallContext, options: { documentId: number | undefined; expand: number }): Promise<SelectionOutline | null>;
 
   // Actions and scripts.
-  /** Selects the subject of a pixel layer; whether it found one. */
-  autoCutout?(ctx: HostCallContext, options: { documentId: number; layerId: number }): Promise<boolean>;
-  /** Hides the background of a pixel layer (a mask where the editor has them); whether it found a subject. */
-  removeBackground?(ctx: HostCallContext, options: { documentId: number; layerId: number }): Promise<boolean>;
+  /**
+   * Selects the subject of a pixel layer; whether it found one. `method` other than `auto` is only passed when the
+   * editor lists it in {@link cutoutMethods}.
+   */
+  autoCutout?(ctx: HostCallContext, options: { documentId: number; layerId: number; method?: CutoutMethod | undefined }): Promise<boolean>;
+  /**
+   * Hides the background of a pixel layer (a mask where the editor has them); whether it found a subject, or that
+   * with the way that ran and the subject's share of the layer.
+   */
+  removeBackground?(ctx: HostCallContext, options: { documentId: number; layerId: number; method?: CutoutMethod | undefined }): Promise<boolean | CutoutOutcome>;
+  /** The cutout methods beyond `auto` this editor offers. @default none */
+  readonly cutoutMethods?: readonly CutoutMethod[];
   /**
    * Runs a script in `language` (one of `scriptLanguage.names`) with `params` visible to it, answering the value it
    * completed with as plain data.

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import {
+  CutoutMethodSchema,
   EditorSummarySchema,
   DataLossSchema,
   HostDocumentSchema,
@@ -135,10 +136,18 @@ export const METHOD_SCHEMAS = {
     params: z.object({ type: z.string().min(1).max(256) }).strict(),
     result: SubscriptionResultSchema,
   },
-  "action:autoCutout": { params: z.object({ documentId, layerId: layerId.optional() }).strict(), result: z.boolean() },
+  "action:autoCutout": { params: z.object({ documentId, layerId: layerId.optional(), method: CutoutMethodSchema.optional() }).strict(), result: z.boolean() },
   "action:removeBackground": {
-    params: z.object({ documentId, layerId: layerId.optional() }).strict(),
-    result: z.object({ success: z.boolean() }),
+    params: z.object({ documentId, layerId: layerId.optional(), method: CutoutMethodSchema.optional() }).strict(),
+    result: z.object({
+      success: z.boolean(),
+      /** The way that ran (editors that say). */
+      method: CutoutMethodSchema.exclude(["auto"]).optional(),
+      /** Share of the layer found to be subject (editors that say). */
+      coverage: z.number().min(0).max(1).optional(),
+      /** Why no subject was found, when `success` is false (editors that say). */
+      details: z.object({ reason: z.string() }).optional(),
+    }),
   },
   "layer:getInfo": {
     params: z

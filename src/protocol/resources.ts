@@ -333,3 +333,12 @@ export const WebhookDeliverySchema = z.object({
   at: z.string(),
 });
 export type WebhookDelivery = z.infer<typeof WebhookDeliverySchema>;
+
+/**
+ * How a cutout finds the subject: `auto` (the editor's best), `model` (a segmentation model), `grabcut` (flood fill
+ * from the border refined by GrabCut), `flood` (flood fill alone). Editors offer what they have (`NOT_SUPPORTED`
+ * names a method an editor lacks).
+ */
+export const CUTOUT_METHODS = ["auto", "model", "grabcut", "flood"] as const;
+export const CutoutMethodSchema = z.enum(CUTOUT_METHODS);
+export type CutoutMethod = z.infer<typeof CutoutMethodSchema>;

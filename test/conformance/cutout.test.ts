@@ -40,7 +40,7 @@ describe.each(MATRIX)("cutout actions over $label", ({ editor, transport: { make
 
   it("action:removeBackground hides the background of the active layer and answers {success: true}", async () => {
     const { layer } = await setupScene();
-    expect(expectResult("action:removeBackground", await call("action:removeBackground", { layerId: layer.id }))).toEqual({ success: true });
+    expect(expectResult("action:removeBackground", await call("action:removeBackground", { layerId: layer.id }))).toMatchObject({ success: true });
     const image = expectResult("image:exportLayer", await call("image:exportLayer", { layerId: layer.id })) as { data: string };
     const { data } = await sharp(Buffer.from(image.data.split(",")[1]!, "base64")).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
     if (editor.name === "embedded") expect(data[3]).toBe(0); // a corner is background

@@ -64,6 +64,9 @@ export class PooledHost implements HostAdapter {
   get scriptLanguage(): HostAdapter["scriptLanguage"] {
     return this.inner.scriptLanguage;
   }
+  get cutoutMethods(): HostAdapter["cutoutMethods"] {
+    return this.inner.cutoutMethods;
+  }
 
   async connect() {
     const info = await this.inner.connect();

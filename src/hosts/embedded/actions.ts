@@ -1,7 +1,8 @@
 import { Subject, type Observable } from "rxjs";
 import { BridgeError } from "../../protocol/index.js";
 import type { Logger } from "../../logger.js";
-import type { HostAdapter, HostCallContext } from "../host.js";
+import type { CutoutMethod } from "../../protocol/index.js";
+import type { CutoutOutcome, HostAdapter, HostCallContext } from "../host.js";
 import { renderLayer } from "./composite.js";
 import { cutoutSubject, DEFAULT_CUTOUT_OPTIONS, type CutoutReport, type EmbeddedCutoutOptions } from "./cutout/index.js";
 import type { EmbeddedDocument, PixelLayer } from "./document.js";
@@ -22,56 +23,65 @@ export interface ActionOpsDeps {
 }
 
 /** Outcome fields of a cutout that found nothing to segment. */
-const EMPTY_LAYER = { success: false, confidence: 0, coverage: 0, refined: false, reason: "layer is empty" } as const;
+const EMPTY_LAYER = { success: false, confidence: 0, coverage: 0, refined: false, reason: "layer is empty", method: "flood" } as const;
 
 /**
  * The embedded editor's `autoCutout` and `removeBackground` over the segmentation of `cutout/`, and the stream of
  * {@link CutoutReport}s (the `cutoutFinished` event).
  */
-export function actionOps(deps: ActionOpsDeps): Required<Pick<HostAdapter, "autoCutout" | "removeBackground">> & {
+export function actionOps(deps: ActionOpsDeps): Required<Pick<HostAdapter, "autoCutout">> & {
+  removeBackground(ctx: HostCallContext, options: { documentId: number; layerId: number; method?: CutoutMethod | undefined }): Promise<CutoutOutcome>;
   reports$: Observable<CutoutReport>;
 } {
   const options: EmbeddedCutoutOptions = { ...DEFAULT_CUTOUT_OPTIONS, ...deps.options };
   const reports = new Subject<CutoutReport>();
 
-  async function segment(ctx: HostCallContext, raster: Raster): Promise<Awaited<ReturnType<typeof cutoutSubject>>> {
+  async function segment(ctx: HostCallContext, raster: Raster, method: CutoutMethod | undefined): Promise<Awaited<ReturnType<typeof cutoutSubject>>> {
     // Between stages and GrabCut iterations; progress is the cutout's own stages (`CUTOUT_PROGRESS_UNITS`).
     return cutoutSubject(raster, {
       ...options,
+      method,
       checkpoint: () => deps.checkpoint(ctx),
       progress: ctx.progress ? (done, total, message) => ctx.progress?.(done, total, message) : undefined,
     });
   }
 
   function report(data: CutoutReport): boolean {
-    deps.logger?.info({ actor: "host", cutout: data }, `${data.action} confidence ${data.confidence}`);
+    deps.logger?.info({ actor: "host", cutout: data }, `${data.action} by ${data.method}, confidence ${data.confidence}`);
     reports.next(data);
     return data.success;
   }
 
+  /**
+   * Whether to apply a cutout: the model's whenever it found a subject (an empty or full mask is its only failure),
+   * flood fill's above `minConfidence`.
+   */
+  const accepted = (result: Awaited<ReturnType<typeof cutoutSubject>>): boolean =>
+    result.method === "model" ? result.reason === undefined : result.confidence >= options.minConfidence;
+
   return {
     reports$: reports.asObservable(),
 
-    async autoCutout(ctx, { documentId, layerId }) {
+    async autoCutout(ctx, { documentId, layerId, method }) {
       const doc = deps.document(documentId);
       // The layer's own pixels (a group: its composite), where they sit in the document.
       deps.checkpoint(ctx);
       const rendered = renderLayer(requireLayer(doc, layerId).layer, { rows: () => deps.checkpoint(ctx) });
       const base = { documentId: doc.id, layerId, action: "autoCutout" as const };
       if (!rendered) return report({ ...base, ...EMPTY_LAYER });
-      const result = await segment(ctx, rendered.raster);
+      const result = await segment(ctx, rendered.raster, method);
       deps.document(doc.id); // closed meanwhile → DOCUMENT_NOT_FOUND
-      let success = result.confidence >= options.minConfidence;
+      let success = accepted(result);
       if (success) {
         const { left, top } = rendered.bounds;
         success = setSelectionMask(doc, { x: left, y: top, width: result.width, height: result.height, data: result.alpha }) !== null;
         deps.changed(doc, { selection: true });
       }
       const { confidence, coverage, refined, reason } = result;
-      return report({ ...base, success, confidence, coverage, refined, reason: reason ?? null });
+      return report({ ...base, success, confidence, coverage, refined, reason: reason ?? null, method: result.method });
     },
 
-    async removeBackground(ctx, { documentId, layerId }) {
+    async removeBackground(ctx, { documentId, layerId, method }) {
       const doc = deps.document(documentId);
       const entry = requireLayer(doc, layerId);
       const layer = entry.layer;
@@ -80,12 +90,15 @@ export function actionOps(deps: ActionOpsDeps): Required<Pick<HostAdapter, "auto
         throw new BridgeError("BAD_REQUEST", "Remove Background needs a pixel layer, not a group", { details: { layerId, kind: layer.kind } });
       }
       const base = { documentId: doc.id, layerId, action: "removeBackground" as const };
-      if (layer.width === 0 || layer.height === 0) return report({ ...base, ...EMPTY_LAYER });
+      if (layer.width === 0 || layer.height === 0) {
+        report({ ...base, ...EMPTY_LAYER });
+        return { success: false, method: EMPTY_LAYER.method, coverage: 0, reason: EMPTY_LAYER.reason };
+      }
       deps.checkpoint(ctx);
       // The layer's own pixels, not any mask it has: the new mask replaces the old one.
-      const result = await segment(ctx, layer);
+      const result = await segment(ctx, layer, method);
       deps.document(doc.id);
-      const success = result.confidence >= options.minConfidence;
+      const success = accepted(result);
       if (success) {
         const mask = { x: layer.left, y: layer.top, width: layer.width, height: layer.height, data: result.alpha, defaultColor: 0 as const };
         if (layer.kind === "background") {
@@ -98,7 +111,8 @@ export function actionOps(deps: ActionOpsDeps): Required<Pick<HostAdapter, "auto
         deps.changed(doc, { pixels: true, layers: true });
       }
       const { confidence, coverage, refined, reason } = result;
-      return report({ ...base, success, confidence, coverage, refined, reason: reason ?? null });
+      report({ ...base, success, confidence, coverage, refined, reason: reason ?? null, method: result.method });
+      return { success, method: result.method, coverage, ...(reason !== undefined ? { reason } : { reason: success ? undefined : "the subject is not clear enough" }) };
     },
   };
 }

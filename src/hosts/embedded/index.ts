@@ -2,7 +2,7 @@ import { NEVER } from "rxjs";
 import { DEFAULT_MAX_OPEN_FILE_BYTES, resolveOpenPath, type FileAccess } from "../../files/index.js";
 import type { HostAdapter, HostInfo } from "../host.js";
 import { actionOps } from "./actions.js";
-import { CUTOUT_EVENT } from "./cutout/index.js";
+import { CUTOUT_EVENT, EMBEDDED_CUTOUT_METHODS } from "./cutout/index.js";
 import type { EmbeddedDocument } from "./document.js";
 import { documentOps } from "./documents.js";
 import { EMBEDDED_EVENT_TYPES, EmbeddedEvents, type DocumentChanges } from "./events.js";
@@ -69,6 +69,7 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
     kind: "embedded",
     eventTypes: [...EMBEDDED_EVENT_TYPES, CUTOUT_EVENT],
     scriptLanguage: embeddedScriptLanguage(scriptLimits),
+    cutoutMethods: EMBEDDED_CUTOUT_METHODS,
     lost$: NEVER,
 
     async connect(): Promise<HostInfo> {

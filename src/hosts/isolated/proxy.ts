@@ -1,5 +1,5 @@
 import { DEFAULT_LIMITS } from "../../limits.js";
-import { CUTOUT_EVENT } from "../embedded/cutout/index.js";
+import { CUTOUT_EVENT, EMBEDDED_CUTOUT_METHODS } from "../embedded/cutout/index.js";
 import { EMBEDDED_EVENT_TYPES } from "../embedded/events.js";
 import { embeddedScriptLanguage } from "../embedded/scripts.js";
 import { DEFAULT_SCRIPT_LIMITS } from "../embedded/scripts/index.js";
@@ -64,6 +64,7 @@ export function createIsolatedEmbeddedHost(options: IsolatedEmbeddedHostOptions 
     // `hostReadConcurrency` limit decides how many).
     readConcurrency: Number.MAX_SAFE_INTEGER,
     scriptLanguage: embeddedScriptLanguage({ ...DEFAULT_SCRIPT_LIMITS, ...options.scriptLimits }),
+    cutoutMethods: EMBEDDED_CUTOUT_METHODS,
     lost$: supervisor.lost$,
     connect: () => {
       cache.clear();

@@ -24,8 +24,8 @@ describe("embedded host: cutouts", () => {
   it("removeBackground masks the background of a product shot (IoU ≥ 0.9) and reports its confidence", async () => {
     const { host, shot, target } = await sceneHost("bottle-grey-sweep");
     const report = firstValueFrom(host.events(CUTOUT_EVENT)! as Observable<CutoutReport>);
-    expect(await host.removeBackground!(ctx(), target)).toBe(true);
-    expect(await report).toMatchObject({ action: "removeBackground", layerId: target.layerId, success: true });
+    expect(await host.removeBackground!(ctx(), target)).toMatchObject({ success: true, method: "model" });
+    expect(await report).toMatchObject({ action: "removeBackground", layerId: target.layerId, success: true, method: "model" });
     expect((await report).confidence).toBeGreaterThan(0.5);
     const exported = await rawPixels((await exportLayer(host, target.layerId)).bytes);
     expect([exported.width, exported.height]).toEqual([shot.width, shot.height]);
@@ -36,8 +36,8 @@ describe("embedded host: cutouts", () => {
   it("autoCutout selects the subject of the layer (IoU ≥ 0.9 with GrabCut refinement) and its outline outlines it", async () => {
     const { host, shot, target } = await sceneHost("shoe-colour-gradient", "always");
     const report = firstValueFrom(host.events(CUTOUT_EVENT)! as Observable<CutoutReport>);
-    expect(await host.autoCutout!(ctx(), target)).toBe(true);
-    expect(await report).toMatchObject({ action: "autoCutout", layerId: target.layerId, success: true, refined: true });
+    expect(await host.autoCutout!(ctx(), { ...target, method: "grabcut" })).toBe(true);
+    expect(await report).toMatchObject({ action: "autoCutout", layerId: target.layerId, success: true, refined: true, method: "grabcut" });
     const area = (await host.getSelection(ctx(), undefined))!;
     const { d, box } = (await host.getSelectionOutline!(ctx(), { documentId: undefined, expand: 0 }))!;
     const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${shot.width}" height="${shot.height}"><path d="${d}" fill="#fff" fill-rule="evenodd"/></svg>`;
@@ -76,7 +76,7 @@ describe("embedded host: cutouts", () => {
       const doc = await host.openDocument!(ctx(), file);
       const before = await layersOf(host);
       expect(before.map((l) => l.kind)).toEqual(["background"]);
-      expect(await host.removeBackground!(ctx(), { documentId: doc.id, layerId: before[0]!.id })).toBe(true);
+      expect(await host.removeBackground!(ctx(), { documentId: doc.id, layerId: before[0]!.id })).toMatchObject({ success: true });
       const after = await layersOf(host);
       expect(after.map((l) => [l.id, l.kind])).toEqual([[before[0]!.id, "pixel"]]);
       const corner = await rawPixels((await exportDocument(host)).bytes);

@@ -147,9 +147,14 @@ describe("embedded host: progress and cancellation", () => {
   it("a cutout reports its stages up to its total", async () => {
     const host = await connectedHost();
     const { ctx: context, reports } = recording();
-    await host.removeBackground!(context, { documentId: (await host.getDocument(ctx(), undefined)).id, layerId: 3 });
+    const documentId = (await host.getDocument(ctx(), undefined)).id;
+    await host.removeBackground!(context, { documentId, layerId: 3 });
     expectMonotonicToTotal(reports);
-    expect(stagesIn(reports)).toEqual(expect.arrayContaining(["scaling", "flood fill", "feathering"]));
+    expect(stagesIn(reports)).toEqual(expect.arrayContaining(["scaling", "segmenting", "scaling the mask"]));
+    const flood = recording();
+    await host.removeBackground!(flood.ctx, { documentId, layerId: 3, method: "flood" });
+    expectMonotonicToTotal(flood.reports);
+    expect(stagesIn(flood.reports)).toEqual(expect.arrayContaining(["scaling", "flood fill", "feathering"]));
   });
 
   it("a script's progress(p, message) is reported as a fraction of 1; host calls it awaits report nothing of their own", async () => {

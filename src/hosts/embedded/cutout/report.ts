@@ -23,6 +23,8 @@ export interface CutoutReport {
   readonly refined: boolean;
   /** Why confidence is low, when it is. */
   readonly reason: string | null;
+  /** The way that ran: the segmentation model, flood fill refined by GrabCut, or flood fill alone. */
+  readonly method: "model" | "grabcut" | "flood";
 }
 
 /** Cutout settings of the embedded editor. */

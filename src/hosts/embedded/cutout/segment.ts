@@ -1,8 +1,20 @@
 import sharp from "sharp";
+import type { CutoutMethod } from "../../../protocol/index.js";
 import type { Raster } from "../raster.js";
 import { rasterBuffer } from "../raster.js";
 import { type FloodOptions, type FloodResult, floodSegment } from "./flood.js";
 import { GRABCUT_ITERATIONS, refineWithGrabCut } from "./grabcut.js";
+import { modelAvailable, modelMask } from "./model.js";
+
+/**
+ * The embedded editor's cutouts: `model` (the segmentation model), `grabcut` (flood fill from the border refined
+ * by GrabCut), `flood` (flood fill alone), or `auto`: the model where it can run, else flood fill refined by
+ * GrabCut when unsure.
+ */
+export const EMBEDDED_CUTOUT_METHODS: readonly CutoutMethod[] = ["model", "grabcut", "flood"];
+
+/** Longest edge the model's mask is refined at (guided filter) before it is scaled to full size. */
+export const MODEL_WORK_EDGE = 1024;
 
 /** How a cutout runs. */
 export interface CutoutOptions {
@@ -18,6 +30,8 @@ export interface CutoutOptions {
   readonly checkpoint?: (() => void) | undefined;
   /** Told when a stage starts: `done` of {@link CUTOUT_PROGRESS_UNITS} units, and what runs now. */
   readonly progress?: ((done: number, total: number, message: string) => void) | undefined;
+  /** Which way the subject is found. @default "auto" */
+  readonly method?: CutoutMethod | undefined;
 }
 
 /** Units of a cutout's progress: scaling, flood fill, GrabCut's iterations (skipped without refinement), feathering. */
@@ -37,6 +51,8 @@ export interface CutoutResult {
   readonly refined: boolean;
   /** Why the confidence is low, when it is. */
   readonly reason: string | undefined;
+  /** The way that ran. */
+  readonly method: Exclude<CutoutMethod, "auto">;
 }
 
 /** Below this flood-fill confidence, `refine: "auto"` runs GrabCut. */
@@ -47,6 +63,61 @@ const AUTO_REFINE_BELOW = 0.75;
  * GrabCut refinement (recipe B), then upscale and feather at full size.
  */
 export async function cutoutSubject(raster: Raster, options: CutoutOptions): Promise<CutoutResult> {
+  const method = options.method ?? "auto";
+  if (method === "model" || (method === "auto" && (await modelAvailable()))) return modelCutout(raster, options);
+  return floodCutout(raster, { ...options, refine: method === "grabcut" ? "always" : method === "flood" ? "never" : options.refine });
+}
+
+/** `raster` at most `edge` pixels on its longest side, as RGBA bytes. */
+async function workCopy(raster: Raster, edge: number): Promise<{ small: Uint8Array; ww: number; wh: number }> {
+  const { width, height } = raster;
+  const scale = Math.min(1, edge / Math.max(width, height));
+  const ww = Math.max(1, Math.round(width * scale));
+  const wh = Math.max(1, Math.round(height * scale));
+  const small =
+    scale < 1
+      ? new Uint8Array(
+          await sharp(rasterBuffer(raster), { raw: { width, height, channels: 4 } })
+            .resize(ww, wh, { fit: "fill" })
+            .raw()
+            .toBuffer(),
+        )
+      : new Uint8Array(raster.data.buffer, raster.data.byteOffset, raster.data.byteLength);
+  return { small, ww, wh };
+}
+
+/**
+ * The segmentation model's cutout: its mask refined along the image's edges at {@link MODEL_WORK_EDGE}, then
+ * scaled to full size. Confidence is the share of the mask that is decided (near 0 or 1).
+ */
+async function modelCutout(raster: Raster, options: CutoutOptions): Promise<CutoutResult> {
+  const { width, height } = raster;
+  const progress = (done: number, message: string): void => options.progress?.(done, CUTOUT_PROGRESS_UNITS, message);
+  progress(0, "scaling");
+  const { small, ww, wh } = await workCopy(raster, MODEL_WORK_EDGE);
+  options.checkpoint?.();
+  progress(1, "segmenting");
+  const mask = await modelMask(raster, small, ww, wh, options.checkpoint);
+  let subject = 0;
+  let decided = 0;
+  const soft = new Uint8Array(mask.length);
+  for (let i = 0; i < mask.length; i++) {
+    const a = mask[i]!;
+    if (a >= 0.5) subject++;
+    if (a < 0.1 || a > 0.9) decided++;
+    soft[i] = Math.round(a * 255);
+  }
+  const coverage = subject / mask.length;
+  const reason = coverage < 0.002 ? "no subject found" : coverage > 0.97 ? "no background found" : undefined;
+  const confidence = reason === undefined ? Math.round((decided / mask.length) * 100) / 100 : 0;
+  progress(CUTOUT_PROGRESS_UNITS - 1, "scaling the mask");
+  const alpha = await upscale(soft, ww, wh, width, height, 0);
+  progress(CUTOUT_PROGRESS_UNITS, "done");
+  return { width, height, alpha, confidence, coverage, refined: false, reason, method: "model" };
+}
+
+/** Flood fill from the border (recipe A of the reference), optional GrabCut refinement (recipe B). */
+async function floodCutout(raster: Raster, options: CutoutOptions): Promise<CutoutResult> {
   const { width, height } = raster;
   const progress = (done: number, message: string): void => options.progress?.(done, CUTOUT_PROGRESS_UNITS, message);
   progress(0, "scaling");
@@ -87,7 +158,7 @@ export async function cutoutSubject(raster: Raster, options: CutoutOptions): Pro
   progress(CUTOUT_PROGRESS_UNITS - 1, "feathering");
   const alpha = await upscale(softEdges(small, ww, wh, subject), ww, wh, width, height, options.featherSigma);
   progress(CUTOUT_PROGRESS_UNITS, "feathering");
-  return { width, height, alpha, confidence: judged.confidence, reason: judged.reason, coverage: area / (ww * wh), refined };
+  return { width, height, alpha, confidence: judged.confidence, reason: judged.reason, coverage: area / (ww * wh), refined, method: refined ? "grabcut" : "flood" };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { checkEncodable, exportDocumentFile, resolveOpenPath, saveDocumentFile } from "../../../files/index.js";
-import { BridgeError, FileFormatSchema, ImageFormatSchema } from "../../../protocol/index.js";
+import { BridgeError, CutoutMethodSchema, FileFormatSchema, ImageFormatSchema } from "../../../protocol/index.js";
 import type { EncodedImage, HostCallContext } from "../../host.js";
 import { previewSize } from "../../_internal/target-size.js";
 import type { EmbeddedDocument } from "../document.js";
@@ -67,17 +67,19 @@ export function hostCalls(env: ScriptEnv, ctx: HostCallContext): Record<string, 
       return saveDocumentFile(host, ctx, files, { documentId: doc, savePath: path, allowLossy, backupOnOverwrite: backup });
     },
     "selection.selectSubject": async (args, op) => {
-      const { doc, layer } = parse(z.object({ doc: docId, layer: layerId.optional() }).strict(), op, args);
+      const { doc, layer, method } = parse(z.object({ doc: docId, layer: layerId.optional(), method: CutoutMethodSchema.optional() }).strict(), op, args);
       if (!host.autoCutout) throw new BridgeError("NOT_SUPPORTED", "Select Subject is not supported", { details: { capability: "action:autoCutout" } });
-      return host.autoCutout(ctx, { documentId: doc, layerId: layer ?? activeLayerId(store.get(doc), op) });
+      return host.autoCutout(ctx, { documentId: doc, layerId: layer ?? activeLayerId(store.get(doc), op), method });
     },
     "layer.removeBackground": async (args, op) => {
-      const { doc, layer } = parse(LayerArgs, op, args);
+      const { doc, layer, method } = parse(LayerArgs.extend({ method: CutoutMethodSchema.optional() }), op, args);
       if (!host.removeBackground) {
         throw new BridgeError("NOT_SUPPORTED", "Remove Background is not supported", { details: { capability: "action:removeBackground" } });
       }
       pixelLayer(requireLayer(store.get(doc), layer), op);
-      return host.removeBackground(ctx, { documentId: doc, layerId: layer });
+      // Scripts get whether a subject was found, as Photoshop's own scripts do.
+      const outcome = await host.removeBackground(ctx, { documentId: doc, layerId: layer, method });
+      return typeof outcome === "boolean" ? outcome : outcome.success;
     },
     "doc.exportFile": async (args, op) => {
       const { doc, path, format, quality, overwrite } = parse(FileExportArgs, op, args);

@@ -83,8 +83,8 @@ export const EDITOR_API_PRELUDE = `(function () {
     remove() { call("layer.remove", { doc: this.documentId, layer: this.id }); }
     fill(color) { call("layer.fill", { doc: this.documentId, layer: this.id, color: color }); return this; }
     clear() { call("layer.fill", { doc: this.documentId, layer: this.id, color: "transparent", clear: true }); return this; }
-    /* Hides the background through a layer mask, like Remove Background in Photoshop; resolves whether it found a subject. */
-    removeBackground() { return callAsync("layer.removeBackground", { doc: this.documentId, layer: this.id }); }
+    /* Hides the background through a layer mask, like Remove Background in Photoshop; resolves whether it found a subject. options.method: "auto", "model", "grabcut" or "flood". */
+    removeBackground(options) { return callAsync("layer.removeBackground", Object.assign({ doc: this.documentId, layer: this.id }, options && options.method !== undefined ? { method: options.method } : {})); }
     toJSON() { return this.info(); }
   }
 
@@ -97,8 +97,12 @@ export const EDITOR_API_PRELUDE = `(function () {
       return this.select({ x: 0, y: 0, width: info.width, height: info.height });
     }
     deselect() { call("selection.set", { doc: this.documentId, rect: null }); return this; }
-    /* Selects the subject (of the given layer, else of the composite), like Select Subject in Photoshop; resolves whether it found one. */
-    selectSubject(layer) { return callAsync("selection.selectSubject", layer === undefined ? { doc: this.documentId } : { doc: this.documentId, layer: layer.id }); }
+    /* Selects the subject (of the given layer, else of the active one), like Select Subject in Photoshop; resolves whether it found one. options.method: "auto", "model", "grabcut" or "flood". */
+    selectSubject(layer, options) {
+      if (layer !== undefined && !(layer instanceof Layer)) { options = layer; layer = undefined; }
+      const args = layer === undefined ? { doc: this.documentId } : { doc: this.documentId, layer: layer.id };
+      return callAsync("selection.selectSubject", options && options.method !== undefined ? Object.assign(args, { method: options.method }) : args);
+    }
     get bounds() { return call("selection.get", { doc: this.documentId }); }
     get solid() { return this.bounds !== null; }
     fill(color) {

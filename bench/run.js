@@ -22,6 +22,7 @@ const BENCHMARKS = {
   "embedded-script": () => import("./embedded-script.js"),
   "embedded-big": () => import("./embedded-big.js"),
   "cutout-iou": () => import("./cutout-iou.js"),
+  "cutout-model": () => import("./cutout-model.js"),
   gimp: () => import("./gimp.js"),
   "client-plugin": () => import("./client-plugin.js"),
   files: () => import("./files.js"),

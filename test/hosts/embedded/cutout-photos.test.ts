@@ -81,6 +81,11 @@ describe.skipIf(dir === undefined)("removeBackground on real photos (the segment
     expect(flood).toMatchObject({ success: false, method: "flood", details: { reason: expect.any(String) } });
     expect(await client.call("action:autoCutout", { documentId: doc.id, method: "model" })).toBe(true);
     expect(await client.call("selection:getArea", { documentId: doc.id })).toMatchObject({ width: expect.any(Number) });
+    // The script API takes the same option.
+    const script = (await client.call("jsx:run", {
+      script: `const doc = app.activeDocument; Promise.all([doc.layers[0].removeBackground({ method: "flood" }), doc.selection.selectSubject({ method: "model" })]);`,
+    })) as { result: unknown };
+    expect(script.result).toEqual([false, true]);
     const refused = await client.send("action:removeBackground", { documentId: doc.id, method: "magic" });
     expect(refused).toMatchObject({ ok: false, error: { code: "BAD_REQUEST" } });
   });

@@ -1,0 +1,121 @@
+// Cutouts of real photos: the segmentation model vs the flood fill refined by GrabCut (the method before it).
+//
+//   per method: one 1024 px photo (scikit-image's motorcycle, scaled up) cut out by `cutoutSubject`, each method in
+//               a child process of its own so the peaks do not mix: the first cutout (the model loads its session
+//               then), the median of the next BENCH_CUTOUTS (5), and the child's peak RSS (`resourceUsage().maxRSS`).
+//               The baseline is GrabCut (`method: "grabcut"`) measured the same way.
+//   stall:      while one client runs `action:removeBackground` with the model through a bridge (editor in its own
+//               process), other clients ping `GET /health` and WS `getServerInfo` every 20 ms; their worst latency
+//               beside a bare `node:http` handler pinged at the same moment.
+//
+//   node bench/cutout-model.js   (after `npm run build`; needs the photos `.ci/run` unpacks from Debian's
+//   python3-skimage, else it says so and measures nothing)
+import { fork } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import sharp from "sharp";
+import { fmtBytes, fmtMs, fmtRatio, log, median, now, openSocket, printIfMain, request } from "./_lib.js";
+
+const CUTOUTS = Number(process.env.BENCH_CUTOUTS ?? 5);
+const EDGE = 1024;
+const PHOTO_DIRS = [
+  process.env.BRIDGE_TEST_PHOTOS,
+  "/opt/image-editor-bridge-photos/usr/lib/python3/dist-packages/skimage/data",
+  "/usr/lib/python3/dist-packages/skimage/data",
+];
+const PHOTO = "motorcycle_left.png";
+const METHODS = ["model", "grabcut"];
+
+function photoPath() {
+  const dir = PHOTO_DIRS.find((d) => d !== undefined && existsSync(join(d, PHOTO)));
+  return dir === undefined ? undefined : join(dir, PHOTO);
+}
+
+/** The child: cuts the photo out with one method, answers its times and peak RSS. */
+async function child(method, file) {
+  const { cutoutSubject, DEFAULT_CUTOUT_OPTIONS } = await import("../dist/hosts/embedded/cutout/index.js");
+  const { data, info } = await sharp(file).resize(EDGE, EDGE, { fit: "inside" }).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  const raster = { width: info.width, height: info.height, data: new Uint8ClampedArray(data.buffer, data.byteOffset, data.byteLength) };
+  const times = [];
+  let result;
+  for (let i = 0; i <= CUTOUTS; i++) {
+    const t0 = now();
+    result = await cutoutSubject(raster, { ...DEFAULT_CUTOUT_OPTIONS, method });
+    times.push(now() - t0);
+  }
+  process.send({ first: times[0], median: median(times.slice(1)), maxRssBytes: process.resourceUsage().maxRSS * 1024, coverage: result.coverage, ran: result.method });
+}
+
+function measure(method, file) {
+  return new Promise((resolve, reject) => {
+    const proc = fork(fileURLToPath(import.meta.url), ["--child", method, file], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    proc.once("message", resolve);
+    proc.once("exit", (code) => (code === 0 ? undefined : reject(new Error(`${method} child exited ${code}`))));
+  });
+}
+
+async function stall(file) {
+  const { createBridge } = await import("../dist/index.js");
+  const dir = await mkdtemp(join(tmpdir(), "bench-cutout-"));
+  const big = join(dir, "photo.png");
+  await sharp(file).resize(EDGE, EDGE, { fit: "inside" }).png().toFile(big);
+  const bridge = createBridge({ listen: { host: "127.0.0.1", port: 0 }, embedded: { sample: false } });
+  await bridge.start();
+  const bare = createServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end('{"status":"ok"}'));
+  await new Promise((resolve) => bare.listen(0, "127.0.0.1", resolve));
+  try {
+    const ws = await openSocket(bridge.wsUrl);
+    const doc = await request(ws, "o", "document:open", { path: big }, 120_000);
+    const pinger = new Worker(new URL("./_pinger.js", import.meta.url), {
+      workerData: { healthUrl: `${bridge.url}/health`, wsUrl: bridge.wsUrl, bareUrl: `http://127.0.0.1:${bare.address().port}/`, everyMs: 20 },
+    });
+    const next = () => new Promise((resolve) => pinger.once("message", resolve));
+    await next();
+    const t0 = now();
+    const answer = await request(ws, "cut", "action:removeBackground", { documentId: doc.result.id, method: "model" }, 120_000);
+    const took = now() - t0;
+    pinger.postMessage("stop");
+    const samples = await next();
+    await pinger.terminate();
+    ws.close();
+    if (!answer.ok) throw new Error(`removeBackground failed: ${JSON.stringify(answer.error)}`);
+    return { took, health: Math.max(...samples.health), ws: Math.max(...samples.ws), bare: Math.max(...samples.bare) };
+  } finally {
+    await bridge.close();
+    await new Promise((resolve) => bare.close(resolve));
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+export async function run() {
+  const file = photoPath();
+  if (file === undefined) {
+    log(`cutout-model: ${PHOTO} not found (.ci/run unpacks Debian's python3-skimage): nothing measured`);
+    return [];
+  }
+  log(`Cutouts of ${PHOTO} at ${EDGE} px, each method in its own process (first cutout, then median of ${CUTOUTS})`);
+  const results = {};
+  for (const method of METHODS) {
+    results[method] = await measure(method, file);
+    const r = results[method];
+    log(`  ${method}: first ${fmtMs(r.first)}, median ${fmtMs(r.median)}, peak RSS ${fmtBytes(r.maxRssBytes)}, coverage ${r.coverage.toFixed(3)} (ran ${r.ran})`);
+  }
+  const s = await stall(file);
+  log(`  stall: removeBackground by the model took ${fmtMs(s.took)}; worst /health ${fmtMs(s.health)}, WS getServerInfo ${fmtMs(s.ws)}, bare node:http ${fmtMs(s.bare)}`);
+  const { model, grabcut } = results;
+  return [
+    { benchmark: "cutout 1024 px: model vs GrabCut, median ms", bridge: fmtMs(model.median), baseline: fmtMs(grabcut.median), ratio: fmtRatio(model.median / grabcut.median), target: "(info)", result: "-" },
+    { benchmark: "cutout 1024 px: first model cutout (loads it) vs GrabCut's", bridge: fmtMs(model.first), baseline: fmtMs(grabcut.first), ratio: fmtRatio(model.first / grabcut.first), target: "(info)", result: "-" },
+    { benchmark: "cutout 1024 px: peak RSS, model vs GrabCut", bridge: fmtBytes(model.maxRssBytes), baseline: fmtBytes(grabcut.maxRssBytes), ratio: fmtRatio(model.maxRssBytes / grabcut.maxRssBytes), target: "(info)", result: "-" },
+    { benchmark: "during a model cutout: worst /health vs bare", bridge: fmtMs(s.health), baseline: fmtMs(s.bare), ratio: fmtRatio(s.health / s.bare), target: "<= 50 ms", result: s.health <= 50 ? "pass" : "FAIL" },
+    { benchmark: "during a model cutout: worst WS getServerInfo vs bare", bridge: fmtMs(s.ws), baseline: fmtMs(s.bare), ratio: fmtRatio(s.ws / s.bare), target: "<= 50 ms", result: s.ws <= 50 ? "pass" : "FAIL" },
+  ];
+}
+
+if (process.argv[2] === "--child") await child(process.argv[3], process.argv[4]);
+else await printIfMain(import.meta, run);

@@ -113,7 +113,7 @@ describe("isolated embedded editor: calls through the proxy", () => {
     const logger = pino({ level: "info" }, { write: (line: string) => lines.push(JSON.parse(line) as Record<string, unknown>) });
     const host = await startIsolated({ sample: true, logger });
     await host.autoCutout!(ctx(), { documentId: 1, layerId: 3 });
-    const cutout = lines.find((line) => typeof line["msg"] === "string" && (line["msg"] as string).startsWith("autoCutout confidence"));
+    const cutout = lines.find((line) => typeof line["msg"] === "string" && (line["msg"] as string).startsWith("autoCutout by "));
     expect(cutout).toMatchObject({ actor: "editor", level: 30 });
     expect(cutout?.["cutout"]).toMatchObject({ documentId: 1, layerId: 3, action: "autoCutout" });
   });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ProtocolErrorSchema } from "../protocol/index.js";
+import { BUILTIN_METHOD_NAMES, ProtocolErrorSchema } from "../protocol/index.js";
 import type { McpMethodInfo } from "./backend.js";
 
 /**
@@ -12,11 +12,7 @@ export const EXCLUDED_METHODS: readonly string[] = [
   "event:unsubscribe",
   "selection:change",
   "server:clients",
-  "webhook:add",
-  "webhook:list",
-  "webhook:remove",
-  "webhook:enable",
-  "webhook:deliveries",
+  ...BUILTIN_METHOD_NAMES.filter((name) => name.startsWith("webhook:")),
 ];
 
 /**

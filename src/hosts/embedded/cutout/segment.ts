@@ -59,8 +59,8 @@ export interface CutoutResult {
 const AUTO_REFINE_BELOW = 0.75;
 
 /**
- * Finds the subject of an image: flood fill from the border at `workEdge` (recipe A of the reference), optional
- * GrabCut refinement (recipe B), then upscale and feather at full size.
+ * Finds the subject of an image by `options.method`: the segmentation model (`auto` where it can run), or flood
+ * fill from the border at `workEdge` with optional GrabCut refinement; the mask comes back at full size.
  */
 export async function cutoutSubject(raster: Raster, options: CutoutOptions): Promise<CutoutResult> {
   const method = options.method ?? "auto";
@@ -116,23 +116,12 @@ async function modelCutout(raster: Raster, options: CutoutOptions): Promise<Cuto
   return { width, height, alpha, confidence, coverage, refined: false, reason, method: "model" };
 }
 
-/** Flood fill from the border (recipe A of the reference), optional GrabCut refinement (recipe B). */
+/** Flood fill from the border, then, when asked or unsure, GrabCut refinement. */
 async function floodCutout(raster: Raster, options: CutoutOptions): Promise<CutoutResult> {
   const { width, height } = raster;
   const progress = (done: number, message: string): void => options.progress?.(done, CUTOUT_PROGRESS_UNITS, message);
   progress(0, "scaling");
-  const scale = Math.min(1, options.workEdge / Math.max(width, height));
-  const ww = Math.max(1, Math.round(width * scale));
-  const wh = Math.max(1, Math.round(height * scale));
-  const small =
-    scale < 1
-      ? new Uint8Array(
-          await sharp(rasterBuffer(raster), { raw: { width, height, channels: 4 } })
-            .resize(ww, wh, { fit: "fill" })
-            .raw()
-            .toBuffer(),
-        )
-      : new Uint8Array(raster.data.buffer, raster.data.byteOffset, raster.data.byteLength);
+  const { small, ww, wh } = await workCopy(raster, options.workEdge);
   options.checkpoint?.();
   progress(1, "flood fill");
   const flood = floodSegment(small, ww, wh, options.flood);
@@ -162,7 +151,7 @@ async function floodCutout(raster: Raster, options: CutoutOptions): Promise<Cuto
 }
 
 /**
- * Confidence from cheap signals (reference): a busy border (high spread), a fill that reached little of the
+ * Confidence from cheap signals: a busy border (high spread), a fill that reached little of the
  * image, a subject touching much of the border, or a subject that is nearly nothing or nearly everything.
  */
 export function judge(flood: FloodResult): { confidence: number; reason: string | undefined } {

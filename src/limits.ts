@@ -16,7 +16,8 @@ const DESCRIPTOR_HEADROOM = 1_024;
 
 /**
  * The process's soft open-files limit (Node raises it to the hard limit at startup), or undefined where there is
- * none to read (Windows, or a system that will not say).
+ * none to read (Windows, or a system that will not say). Synchronous on purpose: it runs once, when this module is
+ * loaded (for `DEFAULT_LIMITS`), before anything listens, so no client can be waiting on it.
  */
 function openFilesLimit(): number | undefined {
   try {

@@ -1,22 +1,15 @@
-import { createHmac, randomBytes, randomUUID } from "node:crypto";
-import { request as httpRequest, type ClientRequest } from "node:http";
-import { request as httpsRequest } from "node:https";
+import { randomBytes, randomUUID } from "node:crypto";
+import type { ClientRequest } from "node:http";
 import { isIP } from "node:net";
 import type { Observable, Subscription } from "rxjs";
-import { guardedLookup, isPrivateAddress } from "../imports/index.js";
+import { isPrivateAddress } from "../imports/index.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import type { SerializedEvent } from "../methods/index.js";
 import { BridgeError, type WebhookDelivery as DeliveryRecord, type WebhookView } from "../protocol/index.js";
+import { type Pending, postDelivery, privateTarget } from "./_internal/webhook-post.js";
 
-/** Header carrying `sha256=<hex>`: HMAC-SHA256 with the webhook's secret over `<timestamp>.<body>`. */
-export const SIGNATURE_HEADER = "x-bridge-signature";
-/** Header carrying the delivery's timestamp (Unix seconds), the one the signature covers. */
-export const TIMESTAMP_HEADER = "x-bridge-timestamp";
-/** Header carrying the delivery id: the same on every attempt of one delivery, so a receiver can drop repeats. */
-export const DELIVERY_HEADER = "x-bridge-delivery";
-/** Header naming the event type. */
-export const EVENT_HEADER = "x-bridge-event";
+export { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signDelivery, TIMESTAMP_HEADER } from "./_internal/webhook-post.js";
 
 /** What an operator or a client asks for. */
 export interface WebhookSpec {
@@ -64,12 +57,6 @@ export interface AddOptions {
   readonly enabled?: boolean;
 }
 
-interface Pending {
-  readonly deliveryId: string;
-  readonly type: string;
-  readonly json: string;
-  attempt: number;
-}
 
 interface Hook {
   readonly id: string;
@@ -97,17 +84,6 @@ export interface WebhookCounts {
   delivered: number;
   failed: number;
   dropped: number;
-}
-
-function privateTarget(host: string, address: string): BridgeError {
-  return new BridgeError("FORBIDDEN", `Refusing webhook target ${host}: it is a non-public address (${address}); start the bridge with --allow-private-webhooks to allow it`, {
-    details: { capability: "webhook:private-url", host, address },
-  });
-}
-
-/** The signature a receiver recomputes: `sha256=` and the hex HMAC-SHA256 of `<timestamp>.<body>`. */
-export function signDelivery(secret: string, timestamp: string, body: string): string {
-  return `sha256=${createHmac("sha256", secret).update(`${timestamp}.${body}`).digest("hex")}`;
 }
 
 /**
@@ -317,7 +293,8 @@ export class WebhookRegistry {
     const head = hook.queue[0]!;
     hook.sending = true;
     head.attempt++;
-    void this.send(hook, head).then((record) => {
+    const target = { url: hook.url, secret: hook.secret, allowPrivate: this.sources.allowPrivate, timeoutMs: this.limits.webhookTimeoutMs };
+    void postDelivery(target, head, this.inFlight, () => this.closed).then((record) => {
       if (this.closed) return;
       hook.sending = false;
       hook.log.push(record);
@@ -350,62 +327,6 @@ export class WebhookRegistry {
         this.pump(hook);
       }, base / 2 + Math.random() * (base / 2));
       hook.retry.unref();
-    });
-  }
-
-  private send(hook: Hook, pending: Pending): Promise<DeliveryRecord> {
-    const timestamp = String(Math.floor(Date.now() / 1000));
-    const body = `{"id":${JSON.stringify(pending.deliveryId)},"type":${JSON.stringify(pending.type)},"timestamp":${timestamp},"data":${pending.json}}`;
-    const started = performance.now();
-    const record = (status: number | null, error?: string): DeliveryRecord => ({
-      deliveryId: pending.deliveryId,
-      type: pending.type,
-      attempt: pending.attempt,
-      status,
-      ok: error === undefined && status !== null && status >= 200 && status < 300,
-      durationMs: Math.round(performance.now() - started),
-      ...(error !== undefined ? { error } : status !== null && (status < 200 || status >= 300) ? { error: `HTTP ${status}` } : {}),
-      at: new Date().toISOString(),
-    });
-    const request = hook.url.protocol === "https:" ? httpsRequest : httpRequest;
-    return new Promise((resolve) => {
-      const req = request(hook.url, {
-        method: "POST",
-        lookup: guardedLookup(this.sources.allowPrivate, privateTarget),
-        headers: {
-          "content-type": "application/json",
-          "content-length": Buffer.byteLength(body),
-          "user-agent": "image-editor-bridge-webhooks",
-          [EVENT_HEADER]: pending.type,
-          [DELIVERY_HEADER]: pending.deliveryId,
-          [TIMESTAMP_HEADER]: timestamp,
-          [SIGNATURE_HEADER]: signDelivery(hook.secret, timestamp, body),
-        },
-      });
-      // One timer per attempt, not an AbortSignal pair: cheaper at thousands of deliveries a second.
-      let timedOut = false;
-      const deadline = setTimeout(() => {
-        timedOut = true;
-        req.destroy();
-      }, this.limits.webhookTimeoutMs);
-      this.inFlight.add(req);
-      req.once("close", () => {
-        clearTimeout(deadline);
-        this.inFlight.delete(req);
-      });
-      req.once("response", (response) => {
-        const status = response.statusCode ?? 0;
-        // The body is not read for anything: drain it, bounded by the deadline above (which may cut it: ignored).
-        response.on("error", () => {});
-        response.resume();
-        // Redirects are not followed: a receiver moves by being added again.
-        resolve(status >= 300 && status < 400 ? record(status, `redirect (HTTP ${status}) not followed`) : record(status));
-      });
-      req.on("error", (error: Error) => {
-        const message = this.closed ? "the bridge closed" : timedOut ? `no answer within ${this.limits.webhookTimeoutMs} ms` : error.message;
-        resolve(record(null, message));
-      });
-      req.end(body);
     });
   }
 

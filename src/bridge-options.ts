@@ -1,6 +1,6 @@
 import type { HostAdapter } from "./hosts/host.js";
 import type { EmbeddedHostOptions } from "./hosts/embedded/index.js";
-import type { WebhookSpec } from "./actors/webhooks.js";
+import type { ConfiguredWebhook } from "./actors/webhooks.js";
 import type { Limits } from "./limits.js";
 import type { Logger } from "./logger.js";
 import type { MethodDefinition } from "./methods/index.js";
@@ -98,7 +98,7 @@ export interface WebhookOptions {
    * Added at start, in this order; never written to `file` (they come from the configuration each time). A hook
    * without `types` gets every event type the editors offer, but previews (`layer:previewChange`). @default none
    */
-  hooks?: ReadonlyArray<Omit<WebhookSpec, "types"> & { readonly types?: readonly string[] | undefined }>;
+  hooks?: readonly ConfiguredWebhook[];
   /**
    * Where the webhooks clients add (`webhook:add`) are kept, with their ids and secrets, so they survive a restart
    * (`--webhooks-file`). Written whole after each change, atomically, mode 0600 when new. Queued deliveries are

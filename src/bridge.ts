@@ -24,8 +24,7 @@ import { BridgeError, PROTOCOL_VERSION, STATE_EVENTS, type ClosingReason, type E
 import { healthView, readinessView, statusView } from "./status.js";
 import { createHttpApp } from "./transports/http/app.js";
 import { createEventStreams } from "./transports/http/sse.js";
-import { readWebhooksFile, writeWebhooksFile } from "./actors/webhook-file.js";
-import { WebhookRegistry, type StoredWebhook } from "./actors/webhooks.js";
+import { WebhookRegistry } from "./actors/webhooks.js";
 import { createMcpHttp, inProcessBackend, type McpHttp } from "./mcp/index.js";
 import type { TransportTarget } from "./transports/target.js";
 import {
@@ -282,14 +281,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
               dispatcher,
               lane,
               events: (type) => services.eventStream("root", type, undefined),
-              pluginMethods: () =>
-                // Only plugins whose manifest says `imageEditorBridge.mcp: true`: an agent gets what their authors offered.
-                plugins.contracts().filter(({ id }) => plugins.offersMcpTools(id)).flatMap(({ id, methods = [] }) =>
-                  methods.flatMap(({ name }) => {
-                    const method = plugins.methodFor(id, name);
-                    return method === undefined ? [] : [{ ...method, pluginId: id }];
-                  }),
-                ),
+              pluginMethods: () => plugins.mcpToolMethods(),
             }),
           allowScripts: options.mcp?.allowScripts === true,
           maxSessions: limits.mcpMaxSessions,
@@ -304,15 +296,12 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     log,
   );
   // Webhooks POST the same events, signed, to their receivers.
-  const webhooksFile = options.webhooks?.file;
-  // Previews carry images and come with every stroke: a receiver asks for them by name.
-  const defaultWebhookTypes = (): string[] => services.acceptedEvents("root").filter((type) => !type.startsWith("#") && type !== "layer:previewChange");
   const webhooks = new WebhookRegistry(
     {
       stream: (type) => services.eventStream("root", type, undefined),
       accepted: () => services.acceptedEvents("root"),
       allowPrivate: options.webhooks?.allowPrivate === true,
-      ...(webhooksFile !== undefined ? { persist: (hooks: StoredWebhook[]) => writeWebhooksFile(webhooksFile, hooks) } : {}),
+      file: options.webhooks?.file,
     },
     limits,
     log,
@@ -351,10 +340,8 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
         await pool.start();
         // Before listening, so `/plugins`, `getServerInfo` and `#ready` are complete from the first request.
         await plugins.load();
-        // The operator's webhooks, then those kept from before a restart: a bad one fails the start, as any
-        // configuration error does.
-        for (const { types, ...hook } of options.webhooks?.hooks ?? []) webhooks.addNow({ ...hook, types: types ?? defaultWebhookTypes() }, { persistent: false });
-        for (const { id, enabled, ...spec } of webhooksFile === undefined ? [] : await readWebhooksFile(webhooksFile)) webhooks.addNow(spec, { id, enabled });
+        // The operator's webhooks, then those kept from before a restart: a bad one fails the start.
+        await webhooks.load(options.webhooks?.hooks ?? []);
         const listening = createServer({ connectionsCheckingInterval: connectionsCheckingInterval(limits) });
         server = listening;
         listening.keepAliveTimeout = HTTP_KEEP_ALIVE_MS;

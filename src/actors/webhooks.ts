@@ -8,6 +8,7 @@ import type { Logger } from "../logger.js";
 import type { SerializedEvent } from "../methods/index.js";
 import { BridgeError, type WebhookDelivery as DeliveryRecord, type WebhookView } from "../protocol/index.js";
 import { type Pending, postDelivery, privateTarget } from "./_internal/webhook-post.js";
+import { readWebhooksFile, writeWebhooksFile } from "./webhook-file.js";
 
 export { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signDelivery, TIMESTAMP_HEADER } from "./_internal/webhook-post.js";
 
@@ -41,11 +42,14 @@ export interface WebhookSources {
   /** Loopback and private targets (`--allow-private-webhooks`). @default false */
   readonly allowPrivate: boolean;
   /**
-   * Keeps the persistent webhooks (those clients added) somewhere that outlives the bridge: the webhooks file.
-   * Called after each change with the whole list; a rejection fails the change that caused it. @default none
+   * The webhooks file: where the webhooks clients add are kept, rewritten whole after each change (a write that
+   * fails fails the change that caused it), and read back at start. @default none: they live as long as the bridge
    */
-  readonly persist?: ((hooks: StoredWebhook[]) => Promise<void>) | undefined;
+  readonly file?: string | undefined;
 }
+
+/** A webhook from the configuration: without `types`, every event type but previews. */
+export type ConfiguredWebhook = Omit<WebhookSpec, "types"> & { readonly types?: readonly string[] | undefined };
 
 /** How a webhook joins the registry: from a client (kept in the webhooks file) or from the configuration. */
 export interface AddOptions {
@@ -232,8 +236,21 @@ export class WebhookRegistry {
     for (const hook of this.hooks.values()) this.stop(hook);
   }
 
+  /**
+   * At start: the configuration's webhooks, then those the webhooks file kept (with their ids, secrets and state).
+   * @throws BridgeError for a bad one, or a file the bridge did not write: a configuration error.
+   */
+  async load(configured: readonly ConfiguredWebhook[]): Promise<void> {
+    // Previews carry images and come with every stroke: a receiver asks for them by name.
+    const everyType = (): string[] => this.sources.accepted().filter((type) => !type.startsWith("#") && type !== "layer:previewChange");
+    for (const { types, ...hook } of configured) this.addNow({ ...hook, types: types ?? everyType() }, { persistent: false });
+    const file = this.sources.file;
+    for (const { id, enabled, ...spec } of file === undefined ? [] : await readWebhooksFile(file)) this.addNow(spec, { id, enabled });
+  }
+
   private save(without?: string): Promise<void> {
-    return this.sources.persist?.(this.stored(without)) ?? Promise.resolve();
+    const file = this.sources.file;
+    return file === undefined ? Promise.resolve() : writeWebhooksFile(file, this.stored(without));
   }
 
   private drop(id: string): void {
@@ -338,7 +355,7 @@ export class WebhookRegistry {
       ...(hook.documentId !== undefined ? { documentId: hook.documentId } : {}),
       enabled: hook.enabled,
       ...(hook.disabledReason !== undefined ? { disabledReason: hook.disabledReason } : {}),
-      persistent: hook.persistent && this.sources.persist !== undefined,
+      persistent: hook.persistent && this.sources.file !== undefined,
       queued: hook.queue.length,
       delivered: hook.delivered,
       failedAttempts: hook.failedAttempts,

@@ -128,6 +128,21 @@ export class PluginHost {
     return this.byId.get(id)?.offersMcpTools === true;
   }
 
+  /**
+   * The methods offered as MCP tools: only those of plugins whose manifest says `imageEditorBridge.mcp: true`, so an
+   * agent gets what their authors offered.
+   */
+  mcpToolMethods(): Array<MethodDefinition & { pluginId: string }> {
+    return this.contracts()
+      .filter(({ id }) => this.offersMcpTools(id))
+      .flatMap(({ id, methods = [] }) =>
+        methods.flatMap(({ name }) => {
+          const method = this.methodFor(id, name);
+          return method === undefined ? [] : [{ ...method, pluginId: id }];
+        }),
+      );
+  }
+
   /** What each loaded plugin serves, for the published contract (`/openapi.json`, `/asyncapi.json`, `/docs`). */
   contracts(): PluginContract[] {
     return [...this.byId.values()].filter((p) => p.available).map((p) => p.describe());

@@ -2,13 +2,22 @@ import { readFile } from "node:fs/promises";
 import { z } from "zod";
 import { writeFileAtomic } from "../files/index.js";
 import { BridgeError } from "../protocol/index.js";
-import type { StoredWebhook } from "./webhooks.js";
 
 /*
  * The webhooks file (`--webhooks-file`): the webhooks clients added, with their ids and secrets, so they come back
  * after a restart. Written whole after each change, atomically (a crash leaves the old file or the new one), and
  * readable by the bridge's user only: it holds the signing secrets.
  */
+
+/** A webhook as the webhooks file keeps it, so it comes back after a restart with the same id and secret. */
+export interface StoredWebhook {
+  readonly id: string;
+  readonly url: string;
+  readonly types: readonly string[];
+  readonly secret: string;
+  readonly documentId?: number | undefined;
+  readonly enabled: boolean;
+}
 
 /** The file's format version: a later bridge that changes the shape reads this one and writes its own. */
 const FORMAT = 1;

@@ -8,7 +8,9 @@ import type { Logger } from "../logger.js";
 import type { SerializedEvent } from "../methods/index.js";
 import { BridgeError, type WebhookDelivery as DeliveryRecord, type WebhookView } from "../protocol/index.js";
 import { type Pending, postDelivery, privateTarget } from "./_internal/webhook-post.js";
-import { readWebhooksFile, writeWebhooksFile } from "./webhook-file.js";
+import { readWebhooksFile, type StoredWebhook, writeWebhooksFile } from "./webhook-file.js";
+
+export type { StoredWebhook } from "./webhook-file.js";
 
 export { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signDelivery, TIMESTAMP_HEADER } from "./_internal/webhook-post.js";
 
@@ -22,15 +24,6 @@ export interface WebhookSpec {
   readonly documentId?: number | undefined;
 }
 
-/** A webhook as the webhooks file keeps it, so it comes back after a restart with the same id and secret. */
-export interface StoredWebhook {
-  readonly id: string;
-  readonly url: string;
-  readonly types: readonly string[];
-  readonly secret: string;
-  readonly documentId?: number | undefined;
-  readonly enabled: boolean;
-}
 
 export type { WebhookDelivery as DeliveryRecord, WebhookView } from "../protocol/index.js";
 

@@ -3,7 +3,7 @@ import { CANCEL_FEATURE, PROGRESS_EVENT } from "../protocol/control-names.js";
 import { BEARER_PROTOCOL_PREFIX } from "../protocol/constants.js";
 import type { ConnectedEventData } from "../protocol/events.js";
 import type { Health, PluginHealth, Readiness } from "../protocol/resources.js";
-import { BridgeError, CLIENT_ERROR_CODES, isBridgeError, looksLikeProtocolError } from "./errors.js";
+import { BridgeError, CLIENT_ERROR_CODES, looksLikeProtocolError } from "./errors.js";
 import { type BridgePlugins, type BridgeStatus, health, pluginHealth, plugins, readiness, status } from "./http.js";
 import { createMethodGroups, type MethodGroup, type MethodGroups } from "./methods.js";
 import { BinaryAnswers, hasBlobParams, readBlobParams } from "./binary.js";
@@ -22,6 +22,7 @@ import {
   SUBPROTOCOL,
 } from "./options.js";
 import { backoffDelay } from "./_internal/backoff.js";
+import { asBridgeError, closedBy, closedError, connectFailure, gaveUp, isFinalClose, requestError } from "./_internal/connection-errors.js";
 import { type AnyListener, Listeners } from "./_internal/listeners.js";
 import { RequestTable } from "./_internal/requests.js";
 import { EventSequence } from "./_internal/sequence.js";
@@ -44,16 +45,6 @@ import type {
 /** `WebSocket.OPEN`, written out: the class may be `ws`'s or the browser's. */
 const OPEN = 1;
 
-/** After these a reconnect cannot help. */
-const FINAL_CLOSE_CODES: ReadonlySet<number> = new Set([
-  CLOSE_CODES.DISPOSE,
-  CLOSE_CODES.TAKEN_OVER,
-  CLOSE_CODES.PLUGIN_UNAVAILABLE,
-  CLOSE_CODES.CLIENT_ATTACHED,
-]);
-
-/** Refusals (`error` events) that end the connection whatever close code follows: retrying gets the same answer. */
-const FINAL_REFUSALS: ReadonlySet<string> = new Set(["CLIENT_ATTACHED"]);
 
 
 
@@ -145,7 +136,7 @@ export class Connection implements MethodGroups {
         send: async (method, type) => ((await this.invoke(method, { type })) as { subscribed: boolean }).subscribed,
         canSend: () => this.phase === "open",
       },
-      (type, error) => this.asBridgeError(error, `Subscribing to ${type} failed`),
+      (type, error) => asBridgeError(error, `Subscribing to ${type} failed`),
     );
     const groups = createMethodGroups((method, params, invokeOptions) => this.send(method, params, invokeOptions));
     this.document = groups.document;
@@ -175,7 +166,7 @@ export class Connection implements MethodGroups {
    */
   ready(): Promise<ConnectedEventData> {
     if (this.phase === "open" && this.hello !== undefined) return Promise.resolve(this.hello);
-    if (this.phase === "closed") return Promise.reject(this.finalError ?? this.closedError());
+    if (this.phase === "closed") return Promise.reject(this.finalError ?? closedError());
     return new Promise((resolve, reject) => this.readyWaiters.push({ resolve, reject }));
   }
 
@@ -273,7 +264,7 @@ export class Connection implements MethodGroups {
     const socket = this.socket;
     this.socket = null;
     if (socket !== null) socket.onmessage = null;
-    this.finish(this.closedError(), { code: CLOSE_CODES.DISPOSE, reason: "client closed" });
+    this.finish(closedError(), { code: CLOSE_CODES.DISPOSE, reason: "client closed" });
     this.closedPromise = new Promise<void>((resolve) => {
       if (socket === null) return resolve();
       const timer = setTimeout(resolve, DEFAULT_CLOSE_TIMEOUT_MS);
@@ -287,7 +278,7 @@ export class Connection implements MethodGroups {
   }
 
   private send(method: string, params: unknown, options?: InvokeOptions): Promise<unknown> {
-    if (this.phase === "closed") return Promise.reject(this.requestError(this.finalError ?? this.closedError(), undefined, method));
+    if (this.phase === "closed") return Promise.reject(requestError(this.finalError ?? closedError(), undefined, method));
     const answer = hasBlobParams(params)
       ? readBlobParams(params).then((read) => this.requests.add(method, read, options))
       : this.requests.add(method, params, options);
@@ -423,16 +414,14 @@ export class Connection implements MethodGroups {
     // Sent requests stay pending (and counted): a resumed client gets their answers replayed.
     const wasOpen = this.phase === "open";
     if (this.hello === undefined) {
-      void this.explainFailure(code, reason).then((error) => this.finish(error, null));
+      // Why the first connection failed: the bridge's refusal, or what `/status` answers (e.g. 401; `/health` may be
+      // open to anyone and would not tell).
+      const failed = this.refusal !== undefined ? Promise.resolve(this.refusal) : connectFailure(this.wsUrl, code, reason, () => this.status());
+      void failed.then((error) => this.finish(error, null));
       return;
     }
-    if (FINAL_CLOSE_CODES.has(code) || FINAL_REFUSALS.has(this.refusal?.code ?? "") || this.reconnectOptions === null) {
-      const error =
-        this.refusal ??
-        new BridgeError(CLIENT_ERROR_CODES.CONNECTION_LOST, `The connection closed (${code}${reason ? ` ${reason}` : ""})`, {
-          details: { closeCode: code, reason },
-        });
-      this.finish(error, { code, reason });
+    if (isFinalClose(code, this.refusal) || this.reconnectOptions === null) {
+      this.finish(this.refusal ?? closedBy(code, reason), { code, reason });
       return;
     }
     this.phase = "reconnecting";
@@ -444,10 +433,7 @@ export class Connection implements MethodGroups {
     const options = this.reconnectOptions!;
     this.attempt++;
     if (this.attempt > options.maxAttempts) {
-      const error = new BridgeError(CLIENT_ERROR_CODES.CONNECTION_LOST, `Gave up reconnecting after ${options.maxAttempts} attempts`, {
-        details: { attempts: options.maxAttempts, closeCode: lastCode },
-      });
-      this.finish(error, null);
+      this.finish(gaveUp(options.maxAttempts, lastCode), null);
       return;
     }
     const delayMs = backoffDelay(this.attempt, options, this.options.random);
@@ -458,34 +444,6 @@ export class Connection implements MethodGroups {
     }, delayMs);
   }
 
-  /**
-   * Why the first connection failed: the bridge's `error` event, or what `/status` answers (e.g. 401; `/health` may
-   * be open to anyone and would not tell).
-   */
-  private async explainFailure(code: number, reason: string): Promise<BridgeError> {
-    if (this.refusal !== undefined) return this.refusal;
-    const base = `Could not connect to ${this.wsUrl}`;
-    try {
-      await this.status();
-    } catch (error) {
-      if (isBridgeError(error) && error.code !== CLIENT_ERROR_CODES.CONNECTION_FAILED) {
-        return new BridgeError(error.code, `${base}: ${error.message}`, {
-          retryable: error.retryable,
-          details: { ...error.details, url: this.wsUrl, closeCode: code },
-        });
-      }
-      return new BridgeError(CLIENT_ERROR_CODES.CONNECTION_FAILED, `${base}: the bridge is not reachable`, {
-        retryable: true,
-        details: { url: this.wsUrl, closeCode: code },
-        cause: error,
-      });
-    }
-    return new BridgeError(CLIENT_ERROR_CODES.CONNECTION_FAILED, `${base} (close ${code}${reason ? ` ${reason}` : ""})`, {
-      retryable: true,
-      details: { url: this.wsUrl, closeCode: code, reason },
-    });
-  }
-
   /** Ends the connection for good: everything waiting fails with `error`. */
   private finish(error: BridgeError, closed: { code: number; reason: string } | null): void {
     if (this.phase === "closed") return;
@@ -493,7 +451,7 @@ export class Connection implements MethodGroups {
     this.finalError = error;
     clearTimeout(this.connectTimer);
     clearTimeout(this.reconnectTimer);
-    this.requests.failAll((requestId, method, sent) => this.requestError(error, requestId, method, sent));
+    this.requests.failAll((requestId, method, sent) => requestError(error, requestId, method, sent));
     for (const waiter of this.readyWaiters.splice(0)) waiter.reject(error);
     this.listeners.subscriptions.rejectAll(error);
     // Only a connection that once opened announces its end; a first failure rejects `ready()` instead.
@@ -506,23 +464,5 @@ export class Connection implements MethodGroups {
 
   private httpOptions(): { url: string; token: string | undefined; fetch: FetchLike | undefined } {
     return { url: this.httpUrl, token: this.options.token, fetch: this.options.fetch };
-  }
-
-  private closedError(): BridgeError {
-    return new BridgeError(CLIENT_ERROR_CODES.CONNECTION_CLOSED, "The connection was closed");
-  }
-
-  private requestError(cause: BridgeError, requestId: string | undefined, method: string, sent = false): BridgeError {
-    const options: ConstructorParameters<typeof BridgeError>[2] = {
-      method,
-      retryable: cause.retryable,
-      details: { ...cause.details, outcome: sent ? "unknown" : "not-sent" },
-    };
-    if (requestId !== undefined) options.requestId = requestId;
-    return new BridgeError(cause.code, cause.message, options);
-  }
-
-  private asBridgeError(error: unknown, message: string): BridgeError {
-    return isBridgeError(error) ? error : new BridgeError("INTERNAL", message, { cause: error });
   }
 }

@@ -47,6 +47,18 @@ interface Runtime {
 
 let loading: Promise<Runtime> | undefined;
 
+/**
+ * Memory the model's session takes once loaded (weights, graph, onnxruntime's own buffers, and the peak of one
+ * inference with its CPU arena off), measured as the editor process's resident growth over its first model cutout
+ * of a 1024 px photo (+238 MiB), rounded up. Charged to the editor's memory budget before the session is created.
+ */
+export const MODEL_SESSION_BYTES = 256 * 1024 * 1024;
+
+/** Memory this process holds for the model: {@link MODEL_SESSION_BYTES} once its loading has started, else 0. */
+export function modelSessionBytes(): number {
+  return loading === undefined ? 0 : MODEL_SESSION_BYTES;
+}
+
 /** Whether the model can run here: onnxruntime-node installed (it is an optional dependency) and the weights intact. */
 export async function modelAvailable(): Promise<boolean> {
   try {

@@ -4,7 +4,7 @@ import type { Raster } from "../raster.js";
 import { rasterBuffer } from "../raster.js";
 import { type FloodOptions, type FloodResult, floodSegment } from "./flood.js";
 import { GRABCUT_ITERATIONS, refineWithGrabCut } from "./grabcut.js";
-import { modelAvailable, modelMask } from "./model.js";
+import { modelAvailable, modelMask, modelSessionBytes } from "./model.js";
 
 /**
  * The embedded editor's cutouts: `model` (the segmentation model), `grabcut` (flood fill from the border refined
@@ -32,6 +32,12 @@ export interface CutoutOptions {
   readonly progress?: ((done: number, total: number, message: string) => void) | undefined;
   /** Which way the subject is found. @default "auto" */
   readonly method?: CutoutMethod | undefined;
+  /**
+   * Called before the model's session is loaded (once per process): throws (the editor's memory budget's
+   * `PAYLOAD_TOO_LARGE`) when the session (`MODEL_SESSION_BYTES`) does not fit. Then `model` fails with that error and
+   * `auto` falls back to flood fill and GrabCut. @default none (nothing is charged)
+   */
+  readonly reserveModel?: (() => void) | undefined;
 }
 
 /** Units of a cutout's progress: scaling, flood fill, GrabCut's iterations (skipped without refinement), feathering. */
@@ -64,8 +70,22 @@ const AUTO_REFINE_BELOW = 0.75;
  */
 export async function cutoutSubject(raster: Raster, options: CutoutOptions): Promise<CutoutResult> {
   const method = options.method ?? "auto";
-  if (method === "model" || (method === "auto" && (await modelAvailable()))) return modelCutout(raster, options);
+  if (method === "model" || (method === "auto" && modelFits(options) && (await modelAvailable()))) {
+    if (modelSessionBytes() === 0) options.reserveModel?.();
+    return modelCutout(raster, options);
+  }
   return floodCutout(raster, { ...options, refine: method === "grabcut" ? "always" : method === "flood" ? "never" : options.refine });
+}
+
+/** Whether the model is loaded, or its session would fit the editor's memory budget (`auto` asks before loading it). */
+function modelFits(options: CutoutOptions): boolean {
+  if (modelSessionBytes() > 0 || options.reserveModel === undefined) return true;
+  try {
+    options.reserveModel();
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** `raster` at most `edge` pixels on its longest side, as RGBA bytes. */

@@ -23,6 +23,11 @@ export const CLOSE_CODES = {
   GOING_AWAY: 1001,
   /** Too many frames that were not JSON. */
   INVALID_DATA: 1007,
+  /**
+   * The client kept sending frames past its rate (`clientFramesPerSecond`) after being answered TOO_MANY_REQUESTS
+   * `clientFrameAbuseRejections` times within `clientFrameAbuseWindowMs`. The logical client stays resumable.
+   */
+  POLICY_VIOLATION: 1008,
   /** A hook failed while accepting the connection. */
   INTERNAL: 1011,
 } as const;

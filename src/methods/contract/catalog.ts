@@ -157,6 +157,7 @@ export const CLOSE_CODE_DESCRIPTIONS: Readonly<Record<keyof typeof CLOSE_CODES, 
   CLIENT_ATTACHED: "`?resume=<id>&takeover=0` named a client another socket holds; that socket was left alone.",
   GOING_AWAY: "The bridge is shutting down.",
   INVALID_DATA: "Too many frames that were not JSON.",
+  POLICY_VIOLATION: "The client kept sending frames past its rate after being answered TOO_MANY_REQUESTS; the logical client stays resumable.",
   INTERNAL: "A hook failed while accepting the connection.",
 };
 

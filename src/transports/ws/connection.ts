@@ -20,7 +20,7 @@ import type { ConnectParams } from "./params.js";
 import { BinaryPartCollector, binaryPartsNamed, type PartRequest } from "./binary-parts.js";
 
 /** Close code of a socket whose client kept flooding frames past its rate (RFC 6455 policy violation). */
-const POLICY_VIOLATION = 1008;
+const POLICY_VIOLATION = CLOSE_CODES.POLICY_VIOLATION;
 
 /** Protocol 1.1 features every WebSocket connection has; `binary` is added where it was asked for. */
 const WS_FEATURES = [CANCEL_FEATURE, PROGRESS_FEATURE, BATCH_FEATURE] as const;

@@ -16,6 +16,7 @@ import {
   DEFAULT_CONNECT_TIMEOUT_MS,
   DEFAULT_MAX_IN_FLIGHT,
   DEFAULT_MAX_QUEUED_REQUESTS,
+  DEFAULT_RATE_LIMIT_RETRIES,
   DEFAULT_RECONNECT,
   DEFAULT_REQUEST_TIMEOUT_MS,
   type ReconnectOptions,
@@ -44,9 +45,6 @@ import type {
 
 /** `WebSocket.OPEN`, written out: the class may be `ws`'s or the browser's. */
 const OPEN = 1;
-
-
-
 
 /**
  * A connection to the bridge: typed requests, ref-counted event subscriptions, and a logical client that
@@ -91,6 +89,11 @@ export class Connection implements MethodGroups {
   private readonly sequence = new EventSequence();
   private refusal: BridgeError | undefined;
   private attempt = 0;
+  /**
+   * Closes for flooding (1008) since a request was last answered: each one lengthens the next reconnect's delay as a
+   * failed attempt would, though the handshakes between them succeed, so a flooding app resumes ever more slowly.
+   */
+  private policyCloses = 0;
   private connectTimer: ReturnType<typeof setTimeout> | undefined;
   private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
   private readyWaiters: Array<{ resolve: (hello: ConnectedEventData) => void; reject: (error: unknown) => void }> = [];
@@ -117,6 +120,7 @@ export class Connection implements MethodGroups {
         timeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
         maxQueued: options.maxQueuedRequests ?? DEFAULT_MAX_QUEUED_REQUESTS,
         maxInFlight: options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT,
+        rateLimitRetries: options.rateLimitRetries ?? DEFAULT_RATE_LIMIT_RETRIES,
       },
       // A socket already closing would drop frames silently; its close event brings a reconnect and a new pump.
       () => {
@@ -333,6 +337,7 @@ export class Connection implements MethodGroups {
     const f = frame as Record<string, unknown>;
     this.sequence.countFrame();
     if (typeof f["id"] === "string" && typeof f["ok"] === "boolean") {
+      if (f["ok"] === true) this.policyCloses = 0; // the bridge is answering again: the flood is over
       const answer = this.binaryAnswers.hold(f);
       if (answer !== undefined) this.requests.answer(answer);
     }
@@ -425,6 +430,7 @@ export class Connection implements MethodGroups {
       return;
     }
     this.phase = "reconnecting";
+    if (code === CLOSE_CODES.POLICY_VIOLATION) this.policyCloses++;
     if (wasOpen) this.listeners.emitLocal("$close", { code, reason, willReconnect: true });
     this.scheduleReconnect(code);
   }
@@ -436,7 +442,7 @@ export class Connection implements MethodGroups {
       this.finish(gaveUp(options.maxAttempts, lastCode), null);
       return;
     }
-    const delayMs = backoffDelay(this.attempt, options, this.options.random);
+    const delayMs = backoffDelay(this.attempt + this.policyCloses, options, this.options.random);
     this.listeners.emitLocal("$reconnecting", { attempt: this.attempt, delayMs });
     this.reconnectTimer = setTimeout(() => {
       this.reconnectTimer = undefined;

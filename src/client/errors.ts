@@ -60,6 +60,11 @@ export class BridgeError extends Error {
   readonly requestId: string | undefined;
   readonly method: string | undefined;
   readonly pluginId: string | undefined;
+  /**
+   * How long the bridge asked to wait before sending again (its `details.retryAfterMs`), e.g. on TOO_MANY_REQUESTS
+   * for the client's frame rate or a refused connection; undefined when it named no wait.
+   */
+  readonly retryAfterMs: number | undefined;
 
   constructor(code: string, message: string, options: BridgeErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -71,6 +76,8 @@ export class BridgeError extends Error {
     this.requestId = options.requestId;
     this.method = options.method;
     this.pluginId = options.pluginId;
+    const wait = options.details?.["retryAfterMs"];
+    this.retryAfterMs = typeof wait === "number" && Number.isFinite(wait) && wait >= 0 ? wait : undefined;
   }
 
   /** Builds the error a server answered with. */

@@ -12,6 +12,13 @@ export const DEFAULT_MAX_QUEUED_REQUESTS = 1_000;
 /** Requests sent and unanswered at once; matches the bridge's per-client limit so it never answers 429. */
 export const DEFAULT_MAX_IN_FLIGHT = 64;
 
+/**
+ * Times a request the bridge refused for the client's frame rate (TOO_MANY_REQUESTS, `clientFramesPerSecond`) is
+ * sent again. Safe for any method: the bridge refuses such a frame before dispatching it. A few, so a bridge that
+ * stays saturated still surfaces its refusal instead of holding requests until their deadline.
+ */
+export const DEFAULT_RATE_LIMIT_RETRIES = 3;
+
 export interface ReconnectOptions extends BackoffOptions {
   /** Attempts in a row before giving up (then pending requests fail with CONNECTION_LOST). */
   maxAttempts: number;
@@ -62,6 +69,17 @@ export interface ConnectionOptions {
   maxQueuedRequests?: number;
   /** @default DEFAULT_MAX_IN_FLIGHT */
   maxInFlight?: number;
+  /**
+   * How many times a request refused for the client's frame rate is sent again. The bridge names a wait
+   * (`retryAfterMs`); the connection then sends nothing until it has passed, so the requests after it do not
+   * spend the bridge's patience too (a client that keeps flooding is closed with 1008). The request's
+   * `timeoutMs` still bounds the whole wait. `0` hands the refusal to the caller at once, with its
+   * `retryAfterMs`.
+   * @default DEFAULT_RATE_LIMIT_RETRIES
+   * @example
+   * new Connection({ url, WebSocket, rateLimitRetries: 0 }); // handle TOO_MANY_REQUESTS yourself
+   */
+  rateLimitRetries?: number;
   /**
    * Ask for binary messages (`?binary=1`): images come as raw bytes after their answer instead of base64 data URIs
    * (a third smaller, no encoding on either side), and bytes passed as a param (`layer:importImage`'s `image`)

@@ -1,6 +1,7 @@
 import { BridgeError, CLIENT_ERROR_CODES, looksLikeProtocolError } from "../errors.js";
 import type { InvokeOptions, RequestProgress } from "../types.js";
 import { encodeRequest } from "../binary.js";
+import { FramePacer, frameRateRefusal } from "./frame-pacer.js";
 
 export interface RequestLimits {
   /** Deadline of a request without its own `timeoutMs`. */
@@ -9,6 +10,8 @@ export interface RequestLimits {
   readonly maxQueued: number;
   /** Requests sent and unanswered at once. */
   readonly maxInFlight: number;
+  /** Times a request refused for the client's frame rate is sent again, after the wait the bridge named. */
+  readonly rateLimitRetries: number;
 }
 
 /**
@@ -28,6 +31,8 @@ interface PendingRequest {
   readonly params: unknown;
   /** Logical client the request went to; undefined while it waits to be sent. */
   sentTo: string | undefined;
+  /** Times it was sent again after a frame-rate refusal. */
+  rateRetries: number;
   readonly onProgress: ((progress: RequestProgress) => void) | undefined;
   resolve(value: unknown): void;
   reject(error: unknown): void;
@@ -44,6 +49,10 @@ export class RequestTable {
   private readonly pending = new Map<string, PendingRequest>();
   private readonly outbox: string[] = [];
   private inFlight = 0;
+  /** Paces sends once the bridge refused one for the client's frame rate. */
+  private readonly pacer = new FramePacer();
+  /** Set while the pacer holds the next send. */
+  private paceTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(
     private readonly limits: RequestLimits,
@@ -97,6 +106,7 @@ export class RequestTable {
         method,
         params,
         sentTo: undefined,
+        rateRetries: 0,
         onProgress: options.onProgress,
         resolve,
         reject,
@@ -112,9 +122,18 @@ export class RequestTable {
 
   /** Sends waiting requests, in order, while the socket takes frames and fewer than `maxInFlight` are unanswered. */
   pump(): void {
+    if (this.paceTimer !== undefined) return;
     while (this.outbox.length > 0 && this.inFlight < this.limits.maxInFlight) {
       const target = this.transmitter();
       if (target === null) return;
+      const wait = this.pacer.take();
+      if (wait > 0) {
+        this.paceTimer = setTimeout(() => {
+          this.paceTimer = undefined;
+          this.pump();
+        }, wait);
+        return;
+      }
       const request = this.pending.get(this.outbox.shift()!);
       if (request === undefined) continue;
       let encoded: ReturnType<typeof encodeRequest>;
@@ -137,11 +156,32 @@ export class RequestTable {
   /** Settles the request a response frame answers; answers nobody waits for (timed out, aborted) are dropped. */
   answer(frame: Record<string, unknown>): void {
     if (typeof frame["id"] === "string" && frame["id"].startsWith(CANCEL_ID_PREFIX)) return; // a cancel's answer
-    const request = this.settle(frame["id"] as string);
+    const id = frame["id"] as string;
+    if (frame["ok"] !== true && this.retryLater(id, frame["error"])) return;
+    const request = this.settle(id);
     if (request === undefined) return;
     if (frame["ok"] === true) request.resolve(frame["result"]);
     else if (looksLikeProtocolError(frame["error"])) request.reject(BridgeError.fromProtocolError(frame["error"]));
     else request.reject(new BridgeError("INTERNAL", "Malformed error response", { requestId: request.id, method: request.method }));
+  }
+
+  /**
+   * Puts a request the bridge refused for the client's rate back in the outbox, in id order, and teaches the pacer
+   * the bucket it names; false when it is not such a refusal or the request has had its retries.
+   */
+  private retryLater(id: string, error: unknown): boolean {
+    const request = this.pending.get(id);
+    if (request === undefined || request.sentTo === undefined || request.rateRetries >= this.limits.rateLimitRetries) return false;
+    const refusal = looksLikeProtocolError(error) ? frameRateRefusal(error) : undefined;
+    if (refusal === undefined) return false;
+    this.pacer.refused(refusal);
+    request.rateRetries++;
+    request.sentTo = undefined;
+    this.inFlight--;
+    const later = this.outbox.findIndex((other) => Number(other) > Number(id));
+    this.outbox.splice(later === -1 ? this.outbox.length : later, 0, id);
+    this.pump();
+    return true;
   }
 
   /** Hands a `progress` event's data to the request it is about, if it is still waiting and asked for progress. */
@@ -180,6 +220,8 @@ export class RequestTable {
 
   /** Fails every request; `sent` tells whether the bridge may have received it. */
   failAll(error: (requestId: string, method: string, sent: boolean) => BridgeError): void {
+    clearTimeout(this.paceTimer);
+    this.paceTimer = undefined;
     for (const request of [...this.pending.values()]) {
       this.settle(request.id);
       request.reject(error(request.id, request.method, request.sentTo !== undefined));

@@ -85,25 +85,43 @@ export async function refineWithGrabCut(
   const asMask = { width, height, data: subject.map((v) => (v ? 255 : 0)) };
   const sure = erodeMask(asMask, GRABCUT_BAND);
   const grown = dilateMask(asMask, GRABCUT_BAND);
-  const n = width * height;
-  const trimapValues = new Uint8Array(n);
-  let sureFg = 0;
-  let sureBg = 0;
-  const cv = await loadOpenCv();
+  const trimap = new Uint8Array(width * height);
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {
       const i = y * width + x;
       const inGrown = (grown.data[(y + grown.pad) * grown.width + x + grown.pad] ?? 0) > 0;
-      if (sure[i]) {
-        trimapValues[i] = cv.GC_FGD;
-        sureFg++;
-      } else if (!inGrown) {
-        trimapValues[i] = cv.GC_BGD;
-        sureBg++;
-      } else trimapValues[i] = subject[i] ? cv.GC_PR_FGD : cv.GC_PR_BGD;
+      trimap[i] = sure[i] ? TRIMAP.subject : !inGrown ? TRIMAP.background : subject[i] ? TRIMAP.probableSubject : TRIMAP.probableBackground;
     }
   }
+  return grabCutTrimap(rgba, width, height, trimap, onIteration);
+}
+
+/** Classes of a GrabCut trimap: sure background, sure subject, and the two probable ones GrabCut re-decides. */
+export const TRIMAP = { background: 0, subject: 1, probableBackground: 2, probableSubject: 3 } as const;
+
+/**
+ * GrabCut of RGBA pixels from a trimap ({@link TRIMAP} values, one byte per pixel): 0/1 subject per pixel, or
+ * `null` when a sure class is empty (opencv asserts on empty sample sets). `onIteration` as in
+ * {@link refineWithGrabCut}.
+ */
+export async function grabCutTrimap(
+  rgba: Uint8Array,
+  width: number,
+  height: number,
+  trimap: Uint8Array,
+  onIteration?: (done: number, total: number) => void,
+): Promise<Uint8Array | null> {
+  const n = width * height;
+  let sureFg = 0;
+  let sureBg = 0;
+  for (const v of trimap) {
+    if (v === TRIMAP.subject) sureFg++;
+    else if (v === TRIMAP.background) sureBg++;
+  }
   if (sureFg === 0 || sureBg === 0) return null;
+  const cv = await loadOpenCv();
+  const classes = [cv.GC_BGD, cv.GC_FGD, cv.GC_PR_BGD, cv.GC_PR_FGD];
+  const trimapValues = trimap.map((v) => classes[v] ?? cv.GC_PR_BGD);
   const rgb = new Uint8Array(n * 3);
   for (let i = 0; i < n; i++) {
     rgb[3 * i] = rgba[4 * i] ?? 0;
@@ -111,24 +129,24 @@ export async function refineWithGrabCut(
     rgb[3 * i + 2] = rgba[4 * i + 2] ?? 0;
   }
   const image = cv.matFromArray(height, width, cv.CV_8UC3, rgb);
-  const trimap = cv.matFromArray(height, width, cv.CV_8UC1, trimapValues);
+  const mask = cv.matFromArray(height, width, cv.CV_8UC1, trimapValues);
   const bgd = new cv.Mat();
   const fgd = new cv.Mat();
   try {
     const rect = new cv.Rect(0, 0, width, height);
     for (let i = 0; i < GRABCUT_ITERATIONS; i++) {
-      cv.grabCut(image, trimap, rect, bgd, fgd, 1, i === 0 ? cv.GC_INIT_WITH_MASK : cv.GC_EVAL);
+      cv.grabCut(image, mask, rect, bgd, fgd, 1, i === 0 ? cv.GC_INIT_WITH_MASK : cv.GC_EVAL);
       onIteration?.(i + 1, GRABCUT_ITERATIONS);
     }
     const out = new Uint8Array(n);
     for (let i = 0; i < n; i++) {
-      const v = trimap.data[i];
+      const v = mask.data[i];
       out[i] = v === cv.GC_FGD || v === cv.GC_PR_FGD ? 1 : 0;
     }
     return out;
   } finally {
     image.delete();
-    trimap.delete();
+    mask.delete();
     bgd.delete();
     fgd.delete();
   }

@@ -19,7 +19,7 @@ export interface CutoutReport {
   readonly confidence: number;
   /** Share of the image found to be subject. */
   readonly coverage: number;
-  /** Whether GrabCut refined the flood fill. */
+  /** Whether GrabCut refined the flood fill or the model's mask. */
   readonly refined: boolean;
   /** Why confidence is low, when it is. */
   readonly reason: string | null;

@@ -5,6 +5,7 @@ import { rasterBuffer } from "../raster.js";
 import { type FloodOptions, type FloodResult, floodSegment } from "./flood.js";
 import { GRABCUT_ITERATIONS, refineWithGrabCut } from "./grabcut.js";
 import { modelAvailable, modelMask, modelSessionBytes } from "./model.js";
+import { refineModelMask } from "./refine.js";
 
 /**
  * The embedded editor's cutouts: `model` (the segmentation model), `grabcut` (flood fill from the border refined
@@ -18,11 +19,15 @@ export const MODEL_WORK_EDGE = 1024;
 
 /** How a cutout runs. */
 export interface CutoutOptions {
-  /** Longest edge the segmentation works at. @default CUTOUT_WORK_EDGE (512) */
+  /** Longest edge flood fill and GrabCut work at (the model's mask is refined at {@link MODEL_WORK_EDGE}). @default CUTOUT_WORK_EDGE (512) */
   readonly workEdge: number;
   /** Gaussian σ (px, full size) that feathers the upscaled mask. @default 1.2 */
   readonly featherSigma: number;
-  /** GrabCut refinement: `auto` refines only when the flood fill is unsure. @default "auto" */
+  /**
+   * GrabCut refinement. Flood fill: `auto` refines only when it is unsure. The model: `always` refines its mask
+   * with GrabCut seeded from its trimap; `auto` and `never` leave it as it is (on the test photos refinement
+   * changed no check and tripled the time; see docs/cutouts.md). @default "auto"
+   */
   readonly refine: "auto" | "always" | "never";
   /** Flood fill tuning. */
   readonly flood?: Partial<FloodOptions> | undefined;
@@ -53,7 +58,7 @@ export interface CutoutResult {
   readonly confidence: number;
   /** Share of the image that is subject (alpha ≥ 128 at work size). */
   readonly coverage: number;
-  /** Whether GrabCut refined the flood fill. */
+  /** Whether GrabCut refined the flood fill or the model's mask. */
   readonly refined: boolean;
   /** Why the confidence is low, when it is. */
   readonly reason: string | undefined;
@@ -107,8 +112,9 @@ async function workCopy(raster: Raster, edge: number): Promise<{ small: Uint8Arr
 }
 
 /**
- * The segmentation model's cutout: its mask refined along the image's edges at {@link MODEL_WORK_EDGE}, then
- * scaled to full size. Confidence is the share of the mask that is decided (near 0 or 1).
+ * The segmentation model's cutout: its mask refined along the image's edges at {@link MODEL_WORK_EDGE}, with
+ * `refine: "always"` by GrabCut seeded from its trimap, then scaled to full size. Confidence is the share of the
+ * mask that is decided (near 0 or 1).
  */
 async function modelCutout(raster: Raster, options: CutoutOptions): Promise<CutoutResult> {
   const { width, height } = raster;
@@ -117,7 +123,20 @@ async function modelCutout(raster: Raster, options: CutoutOptions): Promise<Cuto
   const { small, ww, wh } = await workCopy(raster, MODEL_WORK_EDGE);
   options.checkpoint?.();
   progress(1, "segmenting");
-  const mask = await modelMask(raster, small, ww, wh, options.checkpoint);
+  let mask = await modelMask(raster, small, ww, wh, options.checkpoint);
+  options.checkpoint?.();
+  let refined = false;
+  if (options.refine === "always") {
+    progress(2, "refining");
+    const better = await refineModelMask(small, ww, wh, mask, options.workEdge, (done) => {
+      options.checkpoint?.();
+      progress(2 + done, "refining");
+    });
+    if (better) {
+      mask = better;
+      refined = true;
+    }
+  }
   let subject = 0;
   let decided = 0;
   const soft = new Uint8Array(mask.length);
@@ -133,7 +152,7 @@ async function modelCutout(raster: Raster, options: CutoutOptions): Promise<Cuto
   progress(CUTOUT_PROGRESS_UNITS - 1, "scaling the mask");
   const alpha = await upscale(soft, ww, wh, width, height, 0);
   progress(CUTOUT_PROGRESS_UNITS, "done");
-  return { width, height, alpha, confidence, coverage, refined: false, reason, method: "model" };
+  return { width, height, alpha, confidence, coverage, refined, reason, method: "model" };
 }
 
 /** Flood fill from the border, then, when asked or unsure, GrabCut refinement. */

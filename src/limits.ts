@@ -50,6 +50,23 @@ export const DEFAULT_LIMITS = {
   /** Largest body of the import route, which carries whole images as base64. */
   maxImportBodyBytes: 96 * MiB,
   /**
+   * WebSocket frames and HTTP bodies being received and not yet parsed, all clients together: each is bounded on its
+   * own, but sixteen 90 MB frames at once would hold 1.4 GB. A large frame or body reserves its size before it is
+   * read; past this total its socket is no longer read (TCP backpressure) until earlier ones are parsed. Holds two
+   * of the largest frames at once; a frame above it passes alone.
+   */
+  inboundBytesInFlight: 256 * MiB,
+  /**
+   * Of `inboundBytesInFlight`, what the frames and bodies of one remote address (loopback included) may hold at
+   * once, so one client with many sockets cannot take it all: half, one largest frame at a time.
+   */
+  inboundBytesPerAddress: 128 * MiB,
+  /**
+   * Frames and bodies below this size never wait for `inboundBytesInFlight` (they are counted): ordinary calls,
+   * `/health` and the operator's requests are answered while large uploads queue.
+   */
+  inboundSmallBytes: 64 * 1024,
+  /**
    * Largest document file `document:open` (and `--open`, scripts' `app.open`) reads; a bigger one is refused from
    * its size, so a huge or endless file cannot fill memory.
    */

@@ -1,17 +1,21 @@
+import type { IncomingMessage } from "node:http";
+import type { Socket } from "node:net";
 import { BridgeError } from "../../protocol/index.js";
+import { inboundBudgetOfSocket, inboundOwner, type InboundBudget, type InboundTicket } from "../inbound.js";
 
 /**
  * Reads a JSON object body, refusing more than `limit` bytes before buffering them (a declared
  * Content-Length is checked first, a chunked body is counted as it streams). An empty body is `{}`.
  */
 export async function readJsonBody(request: Request, limit: number): Promise<Record<string, unknown>> {
-  const text = await readBodyText(request, limit);
-  if (text === undefined) return {};
-  const value = parseJson(text);
-  if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new BridgeError("BAD_REQUEST", "Request body must be a JSON object (the method's params)");
-  }
-  return value as Record<string, unknown>;
+  return readBody(request, limit, (text) => {
+    if (text === undefined) return {};
+    const value = parseJson(text);
+    if (typeof value !== "object" || value === null || Array.isArray(value)) {
+      throw new BridgeError("BAD_REQUEST", "Request body must be a JSON object (the method's params)");
+    }
+    return value as Record<string, unknown>;
+  });
 }
 
 /**
@@ -19,10 +23,11 @@ export async function readJsonBody(request: Request, limit: number): Promise<Rec
  * else the text as is; undefined when there is no body.
  */
 export async function readRouteBody(request: Request, limit: number): Promise<unknown> {
-  const text = await readBodyText(request, limit);
-  if (text === undefined) return undefined;
-  const type = request.headers.get("content-type");
-  return type === null || /[/+]json\b/i.test(type) ? parseJson(text) : text;
+  return readBody(request, limit, (text) => {
+    if (text === undefined) return undefined;
+    const type = request.headers.get("content-type");
+    return type === null || /[/+]json\b/i.test(type) ? parseJson(text) : text;
+  });
 }
 
 function parseJson(text: string): unknown {
@@ -33,25 +38,80 @@ function parseJson(text: string): unknown {
   }
 }
 
-/** The body as UTF-8 text, refusing more than `limit` bytes before buffering them; undefined when empty. */
-async function readBodyText(request: Request, limit: number): Promise<string | undefined> {
+/** Where a request's body bytes are counted: the inbound budget of the server that accepted its socket. */
+interface BodyInbound {
+  readonly budget: InboundBudget;
+  readonly owner: string;
+  readonly socket: Socket;
+}
+
+function inboundOf(request: Request): BodyInbound | undefined {
+  // On Node, h3's request carries the IncomingMessage it was made from.
+  const socket = (request as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req?.socket;
+  const budget = socket === undefined ? undefined : inboundBudgetOfSocket(socket);
+  return budget === undefined || socket === undefined ? undefined : { budget, owner: inboundOwner(socket), socket };
+}
+
+/**
+ * Waits until `bytes` fit the inbound budget; meanwhile the body is not read, so TCP holds the rest of it at the
+ * client. Rejects if the socket closes first (the client gave up, or `httpRequestTimeoutMs` ran out).
+ */
+function reserveBody(inbound: BodyInbound, bytes: number): Promise<InboundTicket> {
+  return new Promise((resolve, reject) => {
+    const gone = (): BridgeError => new BridgeError("BAD_REQUEST", "The connection closed while its body waited for inbound room");
+    if (inbound.socket.destroyed) return reject(gone());
+    const onClose = (): void => {
+      inbound.budget.release(ticket);
+      reject(gone());
+    };
+    const ticket = inbound.budget.reserve(inbound.owner, bytes, () => {
+      inbound.socket.off("close", onClose);
+      resolve(ticket);
+    });
+    if (ticket.granted) resolve(ticket);
+    else inbound.socket.once("close", onClose);
+  });
+}
+
+/**
+ * The body as UTF-8 text (undefined when empty) handed to `use`, refusing more than `limit` bytes before buffering
+ * them. Its bytes count against the inbound budget (`inboundBytesInFlight`) until `use` has parsed them: a body
+ * of `inboundSmallBytes` or more reserves its declared length before it is read (without one, the most it may still
+ * grow to, once it gets there), and waits while that does not fit.
+ */
+async function readBody<T>(request: Request, limit: number, use: (text: string | undefined) => T): Promise<T> {
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
   const tooLarge = (): BridgeError =>
     new BridgeError("PAYLOAD_TOO_LARGE", `Request body is larger than ${limit} bytes`, { details: { limit } });
   if (Number.isFinite(declared) && declared > limit) throw tooLarge();
-  if (request.body === null) return undefined;
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = request.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw tooLarge();
+  const inbound = inboundOf(request);
+  let ticket: InboundTicket | undefined;
+  let small = 0;
+  try {
+    if (inbound !== undefined && Number.isFinite(declared) && declared >= inbound.budget.smallBytes) ticket = await reserveBody(inbound, declared);
+    if (request.body === null) return use(undefined);
+    const chunks: Uint8Array[] = [];
+    let size = 0;
+    const reader = request.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        await reader.cancel();
+        throw tooLarge();
+      }
+      chunks.push(value);
+      if (inbound === undefined || ticket !== undefined) continue;
+      inbound.budget.charge(value.byteLength);
+      small += value.byteLength;
+      if (size >= inbound.budget.smallBytes && size < limit) ticket = await reserveBody(inbound, limit - size);
     }
-    chunks.push(value);
+    const text = size === 0 ? undefined : Buffer.concat(chunks, size).toString("utf8");
+    chunks.length = 0;
+    return use(text);
+  } finally {
+    inbound?.budget.discharge(small);
+    if (ticket !== undefined) inbound?.budget.release(ticket);
   }
-  return size === 0 ? undefined : Buffer.concat(chunks, size).toString("utf8");
 }

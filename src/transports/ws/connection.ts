@@ -18,6 +18,7 @@ import type { DispatchCaller } from "../../actors/dispatcher.js";
 import type { TransportTarget } from "../target.js";
 import type { ConnectParams } from "./params.js";
 import { BinaryPartCollector, binaryPartsNamed, type PartRequest } from "./binary-parts.js";
+import { pauseReading, resumeReading } from "./pauses.js";
 
 /** Close code of a socket whose client kept flooding frames past its rate (RFC 6455 policy violation). */
 const POLICY_VIOLATION = CLOSE_CODES.POLICY_VIOLATION;
@@ -80,10 +81,10 @@ export function bindConnection(ws: WebSocket, target: TransportTarget, endpoint:
     return client;
   }
   // A plugin's onConnect decides whether a new client may stay; frames wait (socket paused) until it has.
-  ws.pause();
+  pauseReading(ws, "admission");
   target.admit(endpoint, client.id).then(
     () => {
-      ws.resume();
+      resumeReading(ws, "admission");
       if (ws.readyState !== ws.OPEN) {
         client.dispose("closed");
         return;
@@ -92,7 +93,7 @@ export function bindConnection(ws: WebSocket, target: TransportTarget, endpoint:
     },
     (error: unknown) => {
       client.dispose("closed");
-      ws.resume();
+      resumeReading(ws, "admission");
       refuse(ws, target, error as BridgeError, CLOSE_CODES.INTERNAL);
     },
   );

@@ -5,7 +5,9 @@ import { BEARER_PROTOCOL_PREFIX, BridgeError, CLOSE_CODES, isBridgeError, status
 import { checkAccess } from "../security.js";
 import type { TransportTarget } from "../target.js";
 import type { ConnectionGate } from "../connections.js";
+import { inboundBudgetFor, inboundOwner } from "../inbound.js";
 import { bindConnection, refuse } from "./connection.js";
+import { watchInboundFrames } from "./inbound-frames.js";
 import { parseConnectParams } from "./params.js";
 
 /** Root endpoint path; plugin endpoints are `/ws/{pluginId}`. */
@@ -30,7 +32,8 @@ function rejectUpgrade(socket: Duplex, error: ProtocolError): void {
 
 /**
  * WebSocket transport on the HTTP server's port: checks Host/Origin/token before upgrading, binds each socket to a
- * logical client, and pings every `heartbeatMs`, dropping sockets that missed the previous pong.
+ * logical client, and pings every `heartbeatMs`, dropping sockets that missed the previous pong. Large incoming
+ * messages wait for room in the server's inbound budget (`inboundBytesInFlight`), which HTTP bodies share.
  */
 export function attachWebSocket(server: Server, target: TransportTarget, connections?: Pick<ConnectionGate, "admitUpgrade">): WsTransport {
   const wss = new WebSocketServer({
@@ -44,6 +47,8 @@ export function attachWebSocket(server: Server, target: TransportTarget, connect
     },
   });
   const alive = new WeakMap<WebSocket, boolean>();
+  // Frames and HTTP bodies being received draw from one budget per server: large ones wait for room.
+  const inbound = inboundBudgetFor(server, target.limits);
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     socket.on("error", () => socket.destroy());
@@ -74,6 +79,7 @@ export function attachWebSocket(server: Server, target: TransportTarget, connect
       return;
     }
     wss.handleUpgrade(req, socket, head, (ws) => {
+      watchInboundFrames(ws, socket, inbound, inboundOwner(req.socket), target.limits.maxPayloadBytes);
       alive.set(ws, true);
       ws.on("pong", () => alive.set(ws, true));
       const endpointError = target.endpointError(endpoint);

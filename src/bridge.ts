@@ -86,7 +86,14 @@ function editorHosts(options: BridgeOptions, log: Logger, files: FileAccess, lim
   return Array.from({ length: count }, (_, i) => {
     const logger = log.child({ actor: "host", editorId: `embedded-${i + 1}` });
     // The sample document and `--open` go to the first editor only.
-    const own = { ...embedded, logger, files, ...(i === 0 ? {} : { sample: false, open: undefined }) };
+    const own = {
+      maxDocumentPixels: limits.maxDocumentPixels,
+      memoryBudgetBytes: limits.editorMemoryBudgetBytes,
+      ...embedded,
+      logger,
+      files,
+      ...(i === 0 ? {} : { sample: false, open: undefined }),
+    };
     if (isolation === "inline") return createEmbeddedHost(own);
     return createIsolatedEmbeddedHost({ ...own, killGraceMs: limits.editorKillGraceMs, maxMemoryBytes: limits.editorMaxMemoryBytes });
   });
@@ -119,7 +126,15 @@ function checkListen(listenHost: string, options: BridgeOptions): void {
  */
 export function createBridge(options: BridgeOptions = {}): Bridge {
   const log = options.logger ?? silentLogger();
-  const limits = resolveLimits(options.limits);
+  const limits = resolveLimits(options.limits, options.hosts?.length ?? (options.host === undefined ? (options.editors ?? 1) : 1));
+  if (limits.editorMemoryBudgetBytes >= limits.editorMaxMemoryBytes) {
+    throw new BridgeError(
+      "BAD_REQUEST",
+      `editorMemoryBudgetBytes (${limits.editorMemoryBudgetBytes}) must be below editorMaxMemoryBytes (${limits.editorMaxMemoryBytes}): ` +
+        "past the cap the editor is killed, so the budget must refuse work before it",
+      { details: { limit: "editorMemoryBudgetBytes", budgetBytes: limits.editorMemoryBudgetBytes, maxMemoryBytes: limits.editorMaxMemoryBytes } },
+    );
+  }
   const listenHost = options.listen?.host ?? DEFAULT_LISTEN.host;
   const listenPort = options.listen?.port ?? DEFAULT_LISTEN.port;
   checkListen(listenHost, options);
@@ -232,6 +247,8 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     },
     editors: () => pool.summaries(),
     clients: () => clients.list(),
+    connections: () => connections?.counts(),
+    eventStreams: () => events.counts,
     plugins: () => [
       ...plugins.list().map(({ id }) => ({ id, ok: !Object.values(plugins.health(id).checks ?? {}).includes("failed") })),
       ...plugins.failures().map(({ id }) => ({ id, ok: false })),

@@ -5,6 +5,7 @@
 
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { totalmem } from "node:os";
 import { DEFAULT_MAX_OPEN_FILE_BYTES } from "./files/index.js";
 
 const MiB = 1024 * 1024;
@@ -34,6 +35,28 @@ function openFilesLimit(): number | undefined {
     return undefined;
   }
 }
+
+/** Share of the machine's memory all editors together may take by default. */
+export const EDITORS_MEMORY_SHARE = 0.5;
+/** Least memory cap an editor process is given by default, however small the machine or many the editors. */
+export const EDITOR_MIN_MEMORY_BYTES = 1024 * MiB;
+/**
+ * Memory an editor process needs beside its budget (the runtime, code, sharp's caches, encoders' scratch memory),
+ * at most: the default budget is the cap less this, or less a quarter of the cap when that is smaller.
+ */
+export const EDITOR_RUNTIME_BYTES = 512 * MiB;
+
+/**
+ * An editor's memory cap and budget by default, for `editors` editors on this machine: the cap is an equal share
+ * of {@link EDITORS_MEMORY_SHARE} of the machine's memory (at least {@link EDITOR_MIN_MEMORY_BYTES}), the budget
+ * the cap less the runtime's needs. With a cap given (`maxMemoryBytes`) the budget follows it.
+ */
+export function editorMemoryDefaults(editors: number, maxMemoryBytes?: number): { maxMemoryBytes: number; budgetBytes: number } {
+  const cap = maxMemoryBytes ?? Math.max(EDITOR_MIN_MEMORY_BYTES, Math.floor((totalmem() * EDITORS_MEMORY_SHARE) / Math.max(1, editors)));
+  return { maxMemoryBytes: cap, budgetBytes: Math.floor(cap - Math.min(EDITOR_RUNTIME_BYTES, cap / 4)) };
+}
+
+const ONE_EDITOR_MEMORY = editorMemoryDefaults(1);
 
 /** `maxConnections` by default: the ceiling, or the descriptor limit less its headroom when that is lower. */
 function defaultMaxConnections(): number {
@@ -231,9 +254,18 @@ export const DEFAULT_LIMITS = {
   editorKillGraceMs: 1_000,
   /**
    * Memory of an editor running in its own process, native memory included (`RLIMIT_DATA` plus an RSS sampler):
-   * one huge document or a leak kills and restarts that editor, never the bridge or the machine.
+   * one huge document or a leak kills and restarts that editor, never the bridge or the machine. Default: half the
+   * machine's memory shared equally by the editors (`--editors`), at least 1 GiB each (the figure here is for one).
    */
-  editorMaxMemoryBytes: 4 * 1024 * MiB,
+  editorMaxMemoryBytes: ONE_EDITOR_MEMORY.maxMemoryBytes,
+  /**
+   * What an embedded editor's documents, layers, imports, decoded images, work under way and segmentation model
+   * may hold together. Each is charged before it is allocated, from header sizes; what would not fit is refused
+   * with PAYLOAD_TOO_LARGE naming this limit, and closing documents gives the memory back. Kept below
+   * `editorMaxMemoryBytes`, so a refusal comes before the cap kills the editor. Default: the editor's cap less
+   * what its runtime needs (512 MiB, or a quarter of a smaller cap).
+   */
+  editorMemoryBudgetBytes: ONE_EDITOR_MEMORY.budgetBytes,
   /**
    * Largest image an MCP tool result carries as image content (before base64). A bigger one is downscaled and
    * re-encoded until it fits, with a note saying so: a model's context cannot take a 40 MB export.
@@ -284,6 +316,11 @@ export const DEFAULT_LIMITS = {
 
 export type Limits = { -readonly [K in keyof typeof DEFAULT_LIMITS]: number };
 
-export function resolveLimits(overrides: Partial<Limits> = {}): Limits {
-  return { ...DEFAULT_LIMITS, ...overrides };
+/**
+ * The limits in force: the defaults, the editors' memory derived for `editors` editors (unless given), then the
+ * overrides.
+ */
+export function resolveLimits(overrides: Partial<Limits> = {}, editors = 1): Limits {
+  const memory = editorMemoryDefaults(editors, overrides.editorMaxMemoryBytes);
+  return { ...DEFAULT_LIMITS, editorMaxMemoryBytes: memory.maxMemoryBytes, editorMemoryBudgetBytes: memory.budgetBytes, ...overrides };
 }

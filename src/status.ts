@@ -64,7 +64,7 @@ export function readinessView({ pool, plugins, disabledWebhooks }: Pick<StatusSo
 }
 
 /**
- * `GET /status`: readiness with its reasons, the editors, clients by id prefix and name, plugins with their failures,
+ * `GET /status`: readiness with its reasons, the editors (with their memory budget and use, where they keep one), clients by id prefix and name, plugins with their failures,
  * the file rules, and the recent calls (count, errors and latency percentiles per time bucket, oldest first).
  */
 export function statusView(sources: StatusSources, accepting: boolean): Record<string, unknown> {
@@ -80,8 +80,10 @@ export function statusView(sources: StatusSources, accepting: boolean): Record<s
     editor: { ...session.status(), ...(session.hostVersion !== undefined ? { hostVersion: session.hostVersion } : {}) },
     // The summaries every client may read, plus what only the operator sees: why an editor is not ready.
     editors: pool.summaries().map((summary, i) => {
-      const { lastError, degraded } = pool.editors[i]!.session.status();
-      return { ...summary, degraded, ...(lastError !== undefined ? { lastError } : {}) };
+      const editor = pool.editors[i]!;
+      const { lastError, degraded } = editor.session.status();
+      const memory = editor.host.memoryUse();
+      return { ...summary, degraded, ...(lastError !== undefined ? { lastError } : {}), ...(memory !== undefined ? { memory } : {}) };
     }),
     clients: clients.list().map((client) => client.summary()),
     plugins: { loaded: plugins.list(), failed: plugins.failures() },

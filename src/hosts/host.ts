@@ -144,6 +144,25 @@ export interface CutoutOutcome {
 export type HostEventType = "selection:changed" | "layer:selectionChange" | "layer:previewChange" | (string & {});
 
 /**
+ * An editor's memory budget and its use, in bytes. Every document, layer, import and decoded image is charged
+ * before it is allocated; what would not fit is refused with `PAYLOAD_TOO_LARGE`.
+ */
+export interface EditorMemoryUse {
+  /** The budget (`editorMemoryBudgetBytes`). */
+  readonly budgetBytes: number;
+  /** Everything charged now: documents, work under way and the model. */
+  readonly usedBytes: number;
+  /** Pixels and masks of the open documents. */
+  readonly documentBytes: number;
+  /** Held by calls running now (decodes, composites, encodes). */
+  readonly workingBytes: number;
+  /** The segmentation model's session, once loaded. */
+  readonly modelBytes: number;
+  /** Open documents. */
+  readonly documents: number;
+}
+
+/**
  * One editor behind the bridge. An editor that cannot do an operation leaves the optional member out and the
  * bridge answers `NOT_SUPPORTED` naming it. `documentId` absent means the editor's active document.
  *
@@ -176,6 +195,12 @@ export interface HostAdapter {
   readonly readConcurrency?: number;
   /** The scripts `runScript` runs; absent with `runScript`. */
   readonly scriptLanguage?: ScriptLanguage;
+  /**
+   * The editor's memory budget and what is charged to it now, for the operator's status; `undefined` from an
+   * editor that keeps no budget (Photoshop, GIMP) or has not reported one yet (starting).
+   * @default none
+   */
+  memoryUse?(): EditorMemoryUse | undefined;
 
   /** Connects to (or starts) the editor. Rejects when the editor cannot be reached. */
   connect(): Promise<HostInfo>;

@@ -64,6 +64,11 @@ export class PooledHost implements HostAdapter {
   get scriptLanguage(): HostAdapter["scriptLanguage"] {
     return this.inner.scriptLanguage;
   }
+  /** The inner editor's memory budget and use (`undefined` from an editor without one). */
+  memoryUse(): ReturnType<NonNullable<HostAdapter["memoryUse"]>> {
+    return this.inner.memoryUse?.();
+  }
+
   get cutoutMethods(): HostAdapter["cutoutMethods"] {
     return this.inner.cutoutMethods;
   }

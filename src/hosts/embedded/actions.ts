@@ -4,15 +4,21 @@ import type { Logger } from "../../logger.js";
 import type { CutoutMethod } from "../../protocol/index.js";
 import type { CutoutOutcome, HostAdapter, HostCallContext } from "../host.js";
 import { renderLayer } from "./composite.js";
-import { cutoutSubject, DEFAULT_CUTOUT_OPTIONS, type CutoutReport, type EmbeddedCutoutOptions } from "./cutout/index.js";
+import { cutoutSubject, DEFAULT_CUTOUT_OPTIONS, MODEL_SESSION_BYTES, type CutoutReport, type EmbeddedCutoutOptions } from "./cutout/index.js";
 import type { EmbeddedDocument, PixelLayer } from "./document.js";
 import type { DocumentChanges } from "./events.js";
+import { CUTOUT_WORK_BYTES } from "./limits.js";
+import type { EditorMemory } from "./memory.js";
 import type { Raster } from "./raster.js";
 import { setSelectionMask } from "./selection.js";
-import { requireLayer } from "./tree.js";
+import { layerBounds, requireLayer } from "./tree.js";
+import { boundsToRect } from "./raster.js";
+import { rgbaBytes } from "./memory.js";
 
 /** What the actions need from the editor. */
 export interface ActionOpsDeps {
+  /** The editor's memory budget: a cutout is charged its buffers, and the model its session before it loads. */
+  readonly memory: EditorMemory;
   document(documentId: number | undefined): EmbeddedDocument;
   /** Reports an edit (events, dirty flag). */
   changed(doc: EmbeddedDocument, changes: DocumentChanges): void;
@@ -36,14 +42,25 @@ export function actionOps(deps: ActionOpsDeps): Required<Pick<HostAdapter, "auto
   const options: EmbeddedCutoutOptions = { ...DEFAULT_CUTOUT_OPTIONS, ...deps.options };
   const reports = new Subject<CutoutReport>();
 
+  /**
+   * Segments `raster` holding its buffers in the budget: the work copies (bounded by the work size) and the
+   * full-size mask and its scaled copy, one byte per pixel each.
+   */
   async function segment(ctx: HostCallContext, raster: Raster, method: CutoutMethod | undefined): Promise<Awaited<ReturnType<typeof cutoutSubject>>> {
-    // Between stages and GrabCut iterations; progress is the cutout's own stages (`CUTOUT_PROGRESS_UNITS`).
-    return cutoutSubject(raster, {
-      ...options,
-      method,
-      checkpoint: () => deps.checkpoint(ctx),
-      progress: ctx.progress ? (done, total, message) => ctx.progress?.(done, total, message) : undefined,
-    });
+    const { width, height } = raster;
+    const held = deps.memory.reserve(`Cutting out a layer of ${width}×${height}`, CUTOUT_WORK_BYTES + 2 * width * height, { width, height });
+    try {
+      // Between stages and GrabCut iterations; progress is the cutout's own stages (`CUTOUT_PROGRESS_UNITS`).
+      return await cutoutSubject(raster, {
+        ...options,
+        method,
+        checkpoint: () => deps.checkpoint(ctx),
+        progress: ctx.progress ? (done, total, message) => ctx.progress?.(done, total, message) : undefined,
+        reserveModel: () => deps.memory.check("Loading the segmentation model", MODEL_SESSION_BYTES),
+      });
+    } finally {
+      held.release();
+    }
   }
 
   function report(data: CutoutReport): boolean {
@@ -66,10 +83,20 @@ export function actionOps(deps: ActionOpsDeps): Required<Pick<HostAdapter, "auto
       const doc = deps.document(documentId);
       // The layer's own pixels (a group: its composite), where they sit in the document.
       deps.checkpoint(ctx);
-      const rendered = renderLayer(requireLayer(doc, layerId).layer, { rows: () => deps.checkpoint(ctx) });
+      const target = requireLayer(doc, layerId).layer;
+      // A group is composited into a buffer of its bounds, held while it is segmented; a pixel layer is used as it is.
+      const rect = boundsToRect(layerBounds(target));
+      const composite = target.kind === "group" ? deps.memory.reserve(`Compositing group "${target.name}"`, rgbaBytes(rect.width, rect.height), { layerId }) : undefined;
       const base = { documentId: doc.id, layerId, action: "autoCutout" as const };
-      if (!rendered) return report({ ...base, ...EMPTY_LAYER });
-      const result = await segment(ctx, rendered.raster, method);
+      let result: Awaited<ReturnType<typeof segment>>;
+      let rendered: ReturnType<typeof renderLayer>;
+      try {
+        rendered = renderLayer(target, { rows: () => deps.checkpoint(ctx) });
+        if (!rendered) return report({ ...base, ...EMPTY_LAYER });
+        result = await segment(ctx, rendered.raster, method);
+      } finally {
+        composite?.release();
+      }
       deps.document(doc.id); // closed meanwhile → DOCUMENT_NOT_FOUND
       let success = accepted(result);
       if (success) {

@@ -25,7 +25,13 @@ export interface DecodedImage {
  */
 export async function decodeImage(
   bytes: Uint8Array,
-  options: { maxPixels: number; size?: { width: number; height: number } | undefined; details?: Record<string, unknown> },
+  options: {
+    maxPixels: number;
+    size?: { width: number; height: number } | undefined;
+    details?: Record<string, unknown>;
+    /** Told the bytes the decoded pixels take (from the header), before decoding; throws to refuse. */
+    charge?: ((bytes: number, details?: Record<string, unknown>) => void) | undefined;
+  },
 ): Promise<DecodedImage> {
   const details = options.details ?? {};
   let meta: Metadata;
@@ -47,6 +53,8 @@ export async function decodeImage(
       details: { ...details, width: meta.width, height: meta.height, maxPixels: options.maxPixels },
     });
   }
+  const out = target ?? { width: meta.width, height: meta.height };
+  options.charge?.(out.width * out.height * 4, { ...details, width: out.width, height: out.height });
   try {
     let image = sharp(bytes, { limitInputPixels: options.maxPixels }).rotate().toColourspace("srgb").ensureAlpha();
     if (target) image = image.resize(target.width, target.height, { fit: "fill" });

@@ -6,6 +6,7 @@ import type { EmbeddedDocument } from "./document.js";
 import { newDocumentContent } from "./document.js";
 import type { EmbeddedEvents } from "./events.js";
 import { OPEN_UNITS, layeredSaveFormat, readDocumentFile } from "./files.js";
+import { documentsBytes, rgbaBytes, type EditorMemory, type Reservation } from "./memory.js";
 import { psdSaveUnits, serializePsd } from "./psd.js";
 import type { DocumentStore } from "./store.js";
 import { flattenLayers, toHostDocument, toHostLayerTree } from "./tree.js";
@@ -15,6 +16,8 @@ import { stagesOf, type Stages } from "./work.js";
 export interface DocumentOpsDeps {
   readonly store: DocumentStore;
   readonly events: EmbeddedEvents;
+  /** The editor's memory budget: an open, a new document and a save are charged before they allocate. */
+  readonly memory: EditorMemory;
   /** Largest file (width × height) `openDocument` reads; a header can declare anything. */
   readonly maxDocumentPixels: number;
   /** Deepest group nesting of a PSD `openDocument` reads. */
@@ -37,7 +40,7 @@ export type DocumentOps = Required<
  * The embedded editor's document operations, and `openFile` for the file the editor starts with.
  *
  * @example
- * const documents = documentOps({ store, events, maxDocumentPixels, maxPsdGroupDepth, maxOpenFileBytes, checkpoint });
+ * const documents = documentOps({ store, events, memory, maxDocumentPixels, maxPsdGroupDepth, maxOpenFileBytes, checkpoint });
  */
 export function documentOps(deps: DocumentOpsDeps): DocumentOps & { openFile(path: string, ctx?: HostCallContext): Promise<EmbeddedDocument> } {
   const { store, events } = deps;
@@ -48,12 +51,28 @@ export function documentOps(deps: DocumentOpsDeps): DocumentOps & { openFile(pat
    */
   async function openFile(path: string, ctx?: HostCallContext): Promise<EmbeddedDocument> {
     const stages: Stages | undefined = ctx ? stagesOf(ctx, OPEN_UNITS) : undefined;
-    const file = await readDocumentFile(path, { maxPixels: deps.maxDocumentPixels, maxGroupDepth: deps.maxPsdGroupDepth, maxBytes: deps.maxOpenFileBytes, signal: ctx?.signal, stages });
-    if (ctx) deps.checkpoint(ctx);
-    const doc = store.add(file.content, { name: file.name, filePath: file.filePath, source: file.source });
-    events.activeDocumentChanged();
-    stages?.done();
-    return doc;
+    // What the reading holds (the file, then the pixels its headers declare) until the document holds the pixels.
+    const held: Reservation[] = [];
+    const charge = (bytes: number, details: Record<string, unknown> = {}): void => {
+      held.push(deps.memory.reserve(`Opening ${basename(path)}`, bytes, { path, ...details }));
+    };
+    try {
+      const file = await readDocumentFile(path, {
+        maxPixels: deps.maxDocumentPixels,
+        maxGroupDepth: deps.maxPsdGroupDepth,
+        maxBytes: deps.maxOpenFileBytes,
+        signal: ctx?.signal,
+        stages,
+        charge,
+      });
+      if (ctx) deps.checkpoint(ctx);
+      const doc = store.add(file.content, { name: file.name, filePath: file.filePath, source: file.source });
+      events.activeDocumentChanged();
+      stages?.done();
+      return doc;
+    } finally {
+      for (const reservation of held) reservation.release();
+    }
   }
 
   return {
@@ -79,6 +98,8 @@ export function documentOps(deps: DocumentOpsDeps): DocumentOps & { openFile(pat
 
     async createDocument(ctx, { width, height, name, background }): Promise<HostDocument> {
       deps.checkpoint(ctx);
+      // A fully transparent document starts with an empty layer: nothing to allocate.
+      deps.memory.check(`Creating a document of ${width}×${height}`, background[3] === 0 ? 0 : rgbaBytes(width, height), { width, height });
       const doc = store.add(newDocumentContent(width, height, background), { name });
       events.activeDocumentChanged();
       return toHostDocument(doc);
@@ -107,9 +128,16 @@ export function documentOps(deps: DocumentOpsDeps): DocumentOps & { openFile(pat
       deps.checkpoint(ctx);
       // Compositing, encoding, then writing (a temporary file renamed over the target) as one stage.
       const stages = stagesOf(ctx, psdSaveUnits(doc) + 1);
-      const bytes = serializePsd(doc, { psb: format === "psb", stages });
-      stages.stage("writing");
-      const written = await writeFileAtomic(path, bytes, { backup });
+      // The file holds every layer's pixels and the composite, at most uncompressed.
+      const held = deps.memory.reserve(`Saving ${basename(path)}`, documentsBytes([doc]) + rgbaBytes(doc.width, doc.height), { path });
+      let written: Awaited<ReturnType<typeof writeFileAtomic>>;
+      try {
+        const bytes = serializePsd(doc, { psb: format === "psb", stages });
+        stages.stage("writing");
+        written = await writeFileAtomic(path, bytes, { backup });
+      } finally {
+        held.release();
+      }
       stages.done();
       doc.filePath = path;
       doc.name = basename(path);

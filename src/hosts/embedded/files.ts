@@ -32,6 +32,11 @@ export interface ReadDocumentOptions {
   readonly signal?: AbortSignal | undefined;
   /** Hears "reading", "parsing"/"decoding" and "building layers": {@link OPEN_UNITS} units; may throw to stop. */
   readonly stages?: Stages | undefined;
+  /**
+   * Told the bytes the reading is about to hold, before it allocates them: the file once read, then the pixels
+   * its headers declare. Throws (the editor's memory budget) to refuse the open. @default nothing is charged
+   */
+  readonly charge?: ((bytes: number, details?: Record<string, unknown>) => void) | undefined;
 }
 
 /** Progress units of {@link readDocumentFile}: reading, parsing (or decoding), building layers. */
@@ -54,15 +59,16 @@ export async function readDocumentFile(filePath: string, options: ReadDocumentOp
   const { stages } = options;
   stages?.stage("reading");
   const bytes = await readRegularFile(filePath, { maxBytes: options.maxBytes, signal: options.signal });
+  options.charge?.(bytes.byteLength, { stage: "file" });
   const name = basename(filePath);
-  const { maxPixels } = options;
+  const { maxPixels, charge } = options;
   if (ext === ".psd" || ext === ".psb") {
     stages?.stage("parsing");
-    const { content, features, psb } = parsePsd(bytes, { maxPixels, maxGroupDepth: options.maxGroupDepth, path: filePath, stages });
+    const { content, features, psb } = parsePsd(bytes, { maxPixels, maxGroupDepth: options.maxGroupDepth, path: filePath, stages, charge });
     return { content, name, filePath, source: { psb, features } };
   }
   stages?.stage("decoding");
-  const { raster, density, features } = await decodeImage(bytes, { maxPixels, details: { path: filePath } });
+  const { raster, density, features } = await decodeImage(bytes, { maxPixels, details: { path: filePath }, charge });
   stages?.stage("building layers");
   const builder = new ContentBuilder(raster.width, raster.height, density && density > 0 ? density : 72);
   const background = builder.pixel("Background", raster, { kind: "background" });

@@ -1,15 +1,18 @@
 import type { EncodedImage, HostAdapter, HostCallContext, OutlineStroke, PreviewEvent } from "../host.js";
 import { outlineOverlay } from "../_internal/outline.js";
 import { previewSize } from "../_internal/target-size.js";
-import { renderLayer, renderLayerRows } from "./composite.js";
+import { plainStack, renderLayer, renderLayerRows } from "./composite.js";
 import type { EmbeddedDocument, EmbeddedLayer } from "./document.js";
 import { checkEncodable, encodeDocument, encodeRaster, type EncodeOptions } from "./encode.js";
+import { rgbaBytes, type EditorMemory, type Reservation } from "./memory.js";
 import { EMPTY_BOUNDS, boundsToRect } from "./raster.js";
 import { activeEntries, layerBounds, requireLayer } from "./tree.js";
 import { stagesOf } from "./work.js";
 
 /** What the image operations need from the editor. */
 export interface ImageOpsDeps {
+  /** The editor's memory budget: an export is charged its composite and output before it renders. */
+  readonly memory: EditorMemory;
   document(documentId: number | undefined): EmbeddedDocument;
   /** Throws the abort reason once the call is cancelled or out of time (see `work.ts`). */
   checkpoint(ctx: HostCallContext): void;
@@ -59,19 +62,42 @@ export async function previewEvent(doc: EmbeddedDocument | undefined): Promise<P
   return { documentId: doc.id, layer: { id: layer.id, name: layer.name, index }, image };
 }
 
+/** Runs `work` holding `held` (released however it ends). */
+async function holding<T>(held: Reservation, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } finally {
+    held.release();
+  }
+}
+
 /** The embedded editor's pixel exports of {@link HostAdapter}. */
 export function imageOps(deps: ImageOpsDeps): Pick<HostAdapter, "exportDocumentImage" | "exportLayerImage"> {
   return {
     async exportDocumentImage(ctx, { documentId, format, quality, size }) {
       const doc = deps.document(documentId);
       deps.checkpoint(ctx);
-      return encodeDocument(doc, { format, quality, size }, ctx);
+      // The output at its size (scaled pixels, then the encoded file, at most as big), and a composited canvas
+      // unless libvips composites a plain stack while it encodes (it needs one only to scale).
+      // The encoder's own limit is the more telling refusal: checked before the budget (and again in `encodeDocument`).
+      checkEncodable("Document", doc);
+      checkEncodable("Output", size);
+      const scaled = size.width !== doc.width || size.height !== doc.height;
+      const canvas = !scaled && plainStack(doc) ? 0 : rgbaBytes(doc.width, doc.height);
+      const bytes = canvas + rgbaBytes(size.width, size.height);
+      const held = deps.memory.reserve(`Exporting a document of ${doc.width}×${doc.height}`, bytes, { documentId: doc.id, width: size.width, height: size.height });
+      return holding(held, () => encodeDocument(doc, { format, quality, size }, ctx));
     },
 
     async exportLayerImage(ctx, { documentId, layerId, format, quality, size, outline }) {
       const entry = requireLayer(deps.document(documentId), layerId);
       deps.checkpoint(ctx);
-      return encodeLayer(entry.layer, { format, quality, size, outline }, ctx);
+      const rect = boundsToRect(layerBounds(entry.layer));
+      checkEncodable(`Layer "${entry.layer.name}"`, rect, { layerId, layer: entry.layer.name });
+      checkEncodable(`Export of layer "${entry.layer.name}"`, size, { layerId, layer: entry.layer.name });
+      const bytes = rgbaBytes(rect.width, rect.height) + rgbaBytes(size.width, size.height);
+      const held = deps.memory.reserve(`Exporting layer "${entry.layer.name}"`, bytes, { layerId, width: size.width, height: size.height });
+      return holding(held, () => encodeLayer(entry.layer, { format, quality, size, outline }, ctx));
     },
   };
 }

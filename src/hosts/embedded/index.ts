@@ -2,13 +2,15 @@ import { NEVER } from "rxjs";
 import { DEFAULT_MAX_OPEN_FILE_BYTES, resolveOpenPath, type FileAccess } from "../../files/index.js";
 import type { HostAdapter, HostInfo } from "../host.js";
 import { actionOps } from "./actions.js";
-import { CUTOUT_EVENT, EMBEDDED_CUTOUT_METHODS } from "./cutout/index.js";
+import { DEFAULT_LIMITS } from "../../limits.js";
+import { CUTOUT_EVENT, EMBEDDED_CUTOUT_METHODS, modelSessionBytes } from "./cutout/index.js";
 import type { EmbeddedDocument } from "./document.js";
 import { documentOps } from "./documents.js";
 import { EMBEDDED_EVENT_TYPES, EmbeddedEvents, type DocumentChanges } from "./events.js";
 import { imageOps, previewEvent } from "./images.js";
 import { layerOps } from "./layers.js";
 import { DEFAULT_MAX_DOCUMENT_PIXELS, DEFAULT_MAX_PSD_GROUP_DEPTH } from "./limits.js";
+import { EditorMemory } from "./memory.js";
 import { EMBEDDED_HOST_VERSION, type EmbeddedHostOptions } from "./options.js";
 import { SAMPLE_NAME, buildSampleContent } from "./sample.js";
 import { embeddedScriptLanguage, scriptOps } from "./scripts.js";
@@ -40,6 +42,7 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
     allowEditorScripts: false,
   };
   const store = new DocumentStore({ firstId: options.firstDocumentId, onChange: options.onDocumentsChange });
+  const memory = new EditorMemory(options.memoryBudgetBytes ?? DEFAULT_LIMITS.editorMemoryBudgetBytes, () => store.list(), modelSessionBytes);
   const events = new EmbeddedEvents({
     selection: () => {
       const selection = store.active()?.selection;
@@ -54,12 +57,13 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
   });
   const deps = {
     maxDocumentPixels,
+    memory,
     document: (documentId: number | undefined): EmbeddedDocument => store.get(documentId),
     changed: (doc: EmbeddedDocument, changes: DocumentChanges): void => events.notifyChanged(doc, changes),
     // Stops work whose caller has given up (cancelled, deadline passed, bridge shutting down).
     checkpoint,
   };
-  const documents = documentOps({ store, events, maxDocumentPixels, maxPsdGroupDepth, maxOpenFileBytes: files.maxOpenFileBytes, checkpoint });
+  const documents = documentOps({ store, events, memory, maxDocumentPixels, maxPsdGroupDepth, maxOpenFileBytes: files.maxOpenFileBytes, checkpoint });
   const { openFile, ...documentMethods } = documents;
   const { reports$, ...actions } = actionOps({ ...deps, options: options.cutout, logger: options.logger });
   const scriptLimits: ScriptLimits = { ...DEFAULT_SCRIPT_LIMITS, ...options.scriptLimits };
@@ -71,6 +75,7 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
     scriptLanguage: embeddedScriptLanguage(scriptLimits),
     cutoutMethods: EMBEDDED_CUTOUT_METHODS,
     lost$: NEVER,
+    memoryUse: () => memory.use(),
 
     async connect(): Promise<HostInfo> {
       if (!connected) {
@@ -101,6 +106,6 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
     runScript: (ctx, scriptOptions) => scripts.runScript(ctx, scriptOptions),
   };
   // The script API calls the editor's own operations (open, save, export, cutouts), so it needs `host` itself.
-  const scripts = scriptOps({ store, events, host, files, maxDocumentPixels, limits: scriptLimits });
+  const scripts = scriptOps({ store, events, host, files, memory, maxDocumentPixels, limits: scriptLimits });
   return host;
 }

@@ -2,6 +2,7 @@ import { BridgeError } from "../../protocol/index.js";
 import type { HostAdapter, HostCallContext } from "../host.js";
 import { decodeImage } from "./decode.js";
 import type { EmbeddedDocument, PixelLayer } from "./document.js";
+import { rgbaBytes, type EditorMemory } from "./memory.js";
 import type { DocumentChanges } from "./events.js";
 import type { Raster } from "./raster.js";
 import { flattenLayers } from "./tree.js";
@@ -11,6 +12,8 @@ import { stagesOf } from "./work.js";
 export interface LayerOpsDeps {
   /** Largest layer (width × height) an import may place: the editor's `maxDocumentPixels`. */
   readonly maxDocumentPixels: number;
+  /** The editor's memory budget: an import is charged its decoded size before it is decoded. */
+  readonly memory: EditorMemory;
   document(documentId: number | undefined): EmbeddedDocument;
   /** Reports an edit (events, dirty flag). */
   changed(doc: EmbeddedDocument, changes: DocumentChanges): void;
@@ -71,24 +74,33 @@ export function layerOps(deps: LayerOpsDeps): Required<Pick<HostAdapter, "select
         });
       }
       deps.checkpoint(ctx);
-      // sharp decodes natively and cannot report from inside: decoding and placing are two stages.
-      const stages = stagesOf(ctx, 2);
-      stages.stage("decoding");
-      const resize = size.width !== image.width || size.height !== image.height;
-      const { raster } = await decodeImage(image.bytes, {
-        // The methods checked the header and `size` against the bridge's import limit: decode no more than that.
-        maxPixels: Math.max(image.width * image.height, size.width * size.height),
-        size: resize ? size : undefined,
-        details: { format: image.format },
+      // Held while decoding (other calls run meanwhile); once placed, the layer is the document's.
+      const held = deps.memory.reserve(`Importing a layer of ${size.width}×${size.height}`, rgbaBytes(size.width, size.height), {
+        width: size.width,
+        height: size.height,
       });
-      stages.stage("placing");
-      deps.document(doc.id); // closed while decoding → DOCUMENT_NOT_FOUND
-      const layer = newPixelLayer(doc, raster, name, position);
-      insertAbove(doc, layer, aboveLayerId);
-      doc.activeLayerIds = [layer.id];
-      deps.changed(doc, { pixels: true, layers: true, activeLayers: true });
-      stages.done();
-      return layer.id;
+      try {
+        // sharp decodes natively and cannot report from inside: decoding and placing are two stages.
+        const stages = stagesOf(ctx, 2);
+        stages.stage("decoding");
+        const resize = size.width !== image.width || size.height !== image.height;
+        const { raster } = await decodeImage(image.bytes, {
+          // The methods checked the header and `size` against the bridge's import limit: decode no more than that.
+          maxPixels: Math.max(image.width * image.height, size.width * size.height),
+          size: resize ? size : undefined,
+          details: { format: image.format },
+        });
+        stages.stage("placing");
+        deps.document(doc.id); // closed while decoding → DOCUMENT_NOT_FOUND
+        const layer = newPixelLayer(doc, raster, name, position);
+        insertAbove(doc, layer, aboveLayerId);
+        doc.activeLayerIds = [layer.id];
+        deps.changed(doc, { pixels: true, layers: true, activeLayers: true });
+        stages.done();
+        return layer.id;
+      } finally {
+        held.release();
+      }
     },
   };
 }

@@ -32,5 +32,12 @@ export const MAX_SELECTION_POLYGON_POINTS = 10_000;
 /** Longest edge at which the cutout segments (reference: 400–600 px); the mask is then upscaled and feathered. */
 export const CUTOUT_WORK_EDGE = 512;
 
+/**
+ * Memory a cutout's work copies take at most, whatever the layer's size: they are bounded by the work edge (the
+ * model's 1024 px refinement: a dozen float planes of 1024², and onnxruntime's tensors). Charged to the editor's
+ * memory budget with the full-size masks. @default 64 MiB
+ */
+export const CUTOUT_WORK_BYTES = 64 * 1024 * 1024;
+
 /** Cutouts below this confidence (0–1) change nothing and answer `false`. */
 export const CUTOUT_MIN_CONFIDENCE = 0.35;

@@ -28,6 +28,13 @@ export interface EmbeddedHostOptions {
    * @default DEFAULT_MAX_PSD_GROUP_DEPTH (100)
    */
   readonly maxPsdGroupDepth?: number | undefined;
+  /**
+   * Memory budget of the editor: every document, layer, import and decoded image is charged before it is
+   * allocated, from header sizes, and refused with `PAYLOAD_TOO_LARGE` (`details.limit: "editorMemoryBudgetBytes"`)
+   * when it would not fit. Closing documents gives it back.
+   * @default DEFAULT_LIMITS.editorMemoryBudgetBytes (derived from the machine's memory)
+   */
+  readonly memoryBudgetBytes?: number | undefined;
   /** Script sandbox limits (deadline cap, heap, result size, …). @default DEFAULT_SCRIPT_LIMITS */
   readonly scriptLimits?: Partial<ScriptLimits> | undefined;
   /** Cutout settings (GrabCut refinement, minimum confidence, work size). @default DEFAULT_CUTOUT_OPTIONS */

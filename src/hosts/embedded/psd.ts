@@ -62,7 +62,14 @@ const READ_OPTIONS = { useImageData: true, skipThumbnail: true, skipLinkedFilesD
  */
 export function parsePsd(
   bytes: Buffer,
-  options: { maxPixels: number; maxGroupDepth?: number | undefined; path: string; stages?: Stages | undefined },
+  options: {
+    maxPixels: number;
+    maxGroupDepth?: number | undefined;
+    path: string;
+    stages?: Stages | undefined;
+    /** Told the bytes the layers' pixels and masks take (from their records), before any is allocated; throws to refuse. */
+    charge?: ((bytes: number, details?: Record<string, unknown>) => void) | undefined;
+  },
 ): ParsedPsd {
   const { path } = options;
   const header = readPsdHeader(bytes);
@@ -85,7 +92,10 @@ export function parsePsd(
   }
   // Records only (no layer pixels): sizes and nesting are checked before ag-psd allocates a buffer per layer.
   const records = readOrRefuse(bytes, path, { ...READ_OPTIONS, skipCompositeImageData: true, skipLayerImageData: true });
-  checkLayerRecords(records.children ?? [], { path, maxPixels: options.maxPixels, maxGroupDepth: options.maxGroupDepth ?? DEFAULT_MAX_PSD_GROUP_DEPTH });
+  const declared = checkLayerRecords(records.children ?? [], { path, maxPixels: options.maxPixels, maxGroupDepth: options.maxGroupDepth ?? DEFAULT_MAX_PSD_GROUP_DEPTH });
+  // A flattened file's picture is its merged image, one RGBA canvas.
+  const pixelBytes = isFlattened(records.children ?? []) ? width * height * 4 : declared;
+  options.charge?.(pixelBytes, { stage: "layers", width, height });
   let psd = readOrRefuse(bytes, path, { ...READ_OPTIONS, skipCompositeImageData: true });
   options.stages?.stage("building layers");
   const ids = assignLayerIds(psd.children ?? []);
@@ -121,20 +131,23 @@ export function parsePsd(
 /**
  * Walks ag-psd's layer records (no pixels read yet) without recursion, in the model's index order (top-most
  * first, a group before its children).
+ * Answers the bytes ag-psd will allocate for the layers' pixels and masks (4 per pixel each).
  * @throws BridgeError `BAD_REQUEST` for groups nested deeper than `maxGroupDepth`, `PAYLOAD_TOO_LARGE` for a
  * layer or layer mask above `maxPixels`.
  */
-function checkLayerRecords(roots: readonly Layer[], limits: { path: string; maxPixels: number; maxGroupDepth: number }): void {
+function checkLayerRecords(roots: readonly Layer[], limits: { path: string; maxPixels: number; maxGroupDepth: number }): number {
   const { path, maxPixels, maxGroupDepth } = limits;
   let deepest = 0;
   let index = 0;
   let tooLarge: BridgeError | undefined;
+  let bytes = 0;
   // The layer's own rectangle and its masks' (ag-psd allocates 4 bytes per pixel for each).
   const oversized = (layer: Layer, layerIndex: number): BridgeError | undefined => {
     const name = layer.name ?? "Layer";
     for (const [what, rect] of [["Layer", layer], ["Mask of layer", layer.mask], ["Mask of layer", layer.realMask]] as const) {
       const width = Math.max(0, (rect?.right ?? 0) - (rect?.left ?? 0));
       const height = Math.max(0, (rect?.bottom ?? 0) - (rect?.top ?? 0));
+      bytes += width * height * 4;
       if (width * height <= maxPixels) continue;
       return new BridgeError("PAYLOAD_TOO_LARGE", `${what} "${name}" (index ${layerIndex}) of ${width}×${height} exceeds ${maxPixels} pixels`, {
         details: { path, layer: name, layerIndex, ...(what === "Layer" ? {} : { mask: true }), width, height, maxPixels, limit: "maxDocumentPixels" },
@@ -160,6 +173,7 @@ function checkLayerRecords(roots: readonly Layer[], limits: { path: string; maxP
     });
   }
   if (tooLarge !== undefined) throw tooLarge;
+  return bytes;
 }
 
 /**

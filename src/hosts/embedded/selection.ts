@@ -52,6 +52,11 @@ function canvasBox(rect: HostRect, width: number, height: number): HostRect | nu
   return { x: left, y: top, width: right - left, height: bottom - top };
 }
 
+/** Bytes the selection's stored mask holds (a plain rectangle holds none). */
+export function selectionMaskBytes(doc: SelectionHolder): number {
+  return masks.get(doc)?.data.byteLength ?? 0;
+}
+
 /** The selection's mask, or `null` when nothing is selected. A plain rectangle becomes a full mask of it. */
 export function selectionMask(doc: SelectionHolder): SelectionMask | null {
   const rect = doc.selection;

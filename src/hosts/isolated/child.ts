@@ -58,6 +58,7 @@ function buildEditor(init: EditorInit, send: Send): HostAdapter {
     open: init.open,
     maxDocumentPixels: init.maxDocumentPixels,
     maxPsdGroupDepth: init.maxPsdGroupDepth,
+    memoryBudgetBytes: init.memoryBudgetBytes,
     scriptLimits: init.scriptLimits,
     cutout: init.cutout,
     files: init.files === undefined ? undefined : { ...init.files, policy: Object.freeze({ ...init.files.policy }) },
@@ -102,6 +103,17 @@ function serve(channel: Channel<ParentMessage, ChildMessage>, flags: CancelFlags
   const running = new Map<number, AbortController>();
   const subscriptions = new Map<string, Subscription>();
   let host: HostAdapter | undefined;
+  let reported = "";
+
+  /** Sends the memory use when it differs from what the bridge last heard (only calls change it). */
+  function reportMemory(): void {
+    const use = host?.memoryUse?.();
+    if (use === undefined) return;
+    const text = JSON.stringify(use);
+    if (text === reported) return;
+    reported = text;
+    send({ kind: "memory", use });
+  }
 
   async function call(id: number, op: string, args: unknown[], caller: string, wantsProgress: boolean): Promise<void> {
     const controller = new AbortController();
@@ -125,6 +137,7 @@ function serve(channel: Channel<ParentMessage, ChildMessage>, flags: CancelFlags
       send({ kind: "result", id, ok: false, error: toWireError(error) });
     } finally {
       running.delete(id);
+      reportMemory();
     }
   }
 
@@ -132,6 +145,7 @@ function serve(channel: Channel<ParentMessage, ChildMessage>, flags: CancelFlags
     try {
       host = buildEditor(init, send);
       const info = await host.connect();
+      reportMemory();
       send({ kind: "ready", hostVersion: info.hostVersion });
     } catch (error) {
       send({ kind: "failed", error: toWireError(error) });

@@ -4,7 +4,7 @@ import type { HostAdapter } from "../host.js";
 
 /** Options of `createIsolatedEmbeddedHost`: the embedded editor's own, plus how its process is run. */
 export interface IsolatedEmbeddedHostOptions
-  extends Pick<EmbeddedHostOptions, "sample" | "open" | "maxDocumentPixels" | "maxPsdGroupDepth" | "scriptLimits" | "cutout" | "files"> {
+  extends Pick<EmbeddedHostOptions, "sample" | "open" | "maxDocumentPixels" | "maxPsdGroupDepth" | "memoryBudgetBytes" | "scriptLimits" | "cutout" | "files"> {
   /** The bridge's logger; the editor's own log lines arrive in it with `actor: "editor"`. @default none */
   readonly logger?: Logger | undefined;
   /**
@@ -16,7 +16,7 @@ export interface IsolatedEmbeddedHostOptions
   /**
    * Memory cap of the editor process, native memory included: `RLIMIT_DATA` (through `/bin/sh`'s `ulimit -d`),
    * V8's old space at `EDITOR_HEAP_SHARE` of it, and an RSS sampler that kills the process past it.
-   * @default DEFAULT_LIMITS.editorMaxMemoryBytes (4 GiB)
+   * @default DEFAULT_LIMITS.editorMaxMemoryBytes (half the machine's memory, at least 1 GiB)
    */
   readonly maxMemoryBytes?: number | undefined;
   /**

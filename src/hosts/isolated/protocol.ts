@@ -6,7 +6,7 @@ import { BridgeError, isBridgeError, type ErrorSource } from "../../protocol/ind
 import type { FileAccess } from "../../files/index.js";
 import type { EmbeddedCutoutOptions } from "../embedded/cutout/index.js";
 import type { ScriptLimits } from "../embedded/scripts/index.js";
-import { OPTIONAL_HOST_OPS, REQUIRED_HOST_OPS } from "../host.js";
+import { OPTIONAL_HOST_OPS, REQUIRED_HOST_OPS, type EditorMemoryUse } from "../host.js";
 
 /** Data of the `editor:restarted` event: the editor process was lost and a fresh one took its place. */
 export interface EditorRestartedEvent {
@@ -31,6 +31,7 @@ export interface EditorInit {
   readonly firstDocumentId: number;
   readonly maxDocumentPixels: number | undefined;
   readonly maxPsdGroupDepth: number | undefined;
+  readonly memoryBudgetBytes: number | undefined;
   readonly scriptLimits: Partial<ScriptLimits> | undefined;
   readonly cutout: Partial<Omit<EmbeddedCutoutOptions, "checkpoint">> | undefined;
   readonly files: FileAccess | undefined;
@@ -75,7 +76,9 @@ export type ChildMessage =
   | { readonly kind: "event"; readonly type: string; readonly data: unknown }
   | { readonly kind: "progress"; readonly id: number; readonly progress: number; readonly total?: number; readonly message?: string }
   | { readonly kind: "log"; readonly level: string; readonly obj: Record<string, unknown>; readonly msg: string | undefined }
-  | { readonly kind: "documents"; readonly ids: number[]; readonly nextId: number };
+  | { readonly kind: "documents"; readonly ids: number[]; readonly nextId: number }
+  /** The editor's memory budget and use, sent when ready and after each call that changed it. */
+  | { readonly kind: "memory"; readonly use: EditorMemoryUse };
 
 /**
  * The `HostAdapter` operations a `call` may name: every one the embedded editor has. The proxy exposes exactly these,

@@ -36,6 +36,7 @@ export function createIsolatedEmbeddedHost(options: IsolatedEmbeddedHostOptions 
       open: options.open,
       maxDocumentPixels: options.maxDocumentPixels,
       maxPsdGroupDepth: options.maxPsdGroupDepth,
+      memoryBudgetBytes: options.memoryBudgetBytes,
       scriptLimits: options.scriptLimits,
       cutout: options.cutout,
       files: options.files,
@@ -79,6 +80,7 @@ export function createIsolatedEmbeddedHost(options: IsolatedEmbeddedHostOptions 
     get pid() {
       return supervisor.pid;
     },
+    memoryUse: () => supervisor.memoryUse,
   };
   // The tests' way to make the editor fail on purpose (`test-hooks.ts`); hidden from enumeration.
   Object.defineProperty(host, TEST_HOOK, {

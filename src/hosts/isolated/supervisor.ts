@@ -1,7 +1,7 @@
 import { merge, Subject, type Observable } from "rxjs";
 import type { Logger } from "../../logger.js";
 import { BridgeError } from "../../protocol/index.js";
-import type { HostCallContext, HostInfo } from "../host.js";
+import type { EditorMemoryUse, HostCallContext, HostInfo } from "../host.js";
 import { PendingCalls } from "./calls.js";
 import { EditorProcess, type EditorProcessOptions } from "./editor-process.js";
 import { EDITOR_CLOSE_GRACE_MS, EDITOR_START_TIMEOUT_MS } from "./limits.js";
@@ -57,6 +57,7 @@ export class EditorSupervisor {
   private nextId = 1;
   private pendingLoss: Loss | undefined;
   private losses = 0;
+  private memory: EditorMemoryUse | undefined;
 
   constructor(private readonly settings: SupervisorSettings) {
     this.lost$ = this.lostSubject.asObservable();
@@ -69,6 +70,11 @@ export class EditorSupervisor {
 
   get pid(): number | undefined {
     return this.editor?.pid;
+  }
+
+  /** The running process's memory budget and use as it last reported them; `undefined` while none is ready. */
+  get memoryUse(): EditorMemoryUse | undefined {
+    return this.ready ? this.memory : undefined;
   }
 
   connect(): Promise<HostInfo> {
@@ -141,6 +147,9 @@ export class EditorSupervisor {
       case "event":
         this.relay.deliver(message.type, message.data);
         return;
+      case "memory":
+        this.memory = message.use;
+        return;
       case "documents":
         this.openIds = message.ids;
         this.nextId = Math.max(this.nextId, message.nextId);
@@ -177,6 +186,7 @@ export class EditorSupervisor {
   private onExit(editor: EditorProcess, reason: string): void {
     if (editor !== this.editor) return; // closed or given up on deliberately
     this.editor = undefined;
+    this.memory = undefined;
     const wasReady = this.ready;
     this.ready = false;
     const unavailable = (): BridgeError =>

@@ -97,7 +97,9 @@ export function createScriptApi(env: ScriptEnv, ctx: HostCallContext): ScriptApi
           details: { width, height, maxPixels: env.maxDocumentPixels },
         });
       }
-      const doc = store.add(newDocumentContent(width, height, toRgba(background ?? "white")), { name: name ?? store.untitledName() });
+      const color = toRgba(background ?? "white");
+      env.memory.check(`Creating a document of ${width}×${height}`, color[3] === 0 ? 0 : width * height * 4, { width, height });
+      const doc = store.add(newDocumentContent(width, height, color), { name: name ?? store.untitledName() });
       events.activeDocumentChanged();
       return doc.id;
     },
@@ -140,6 +142,8 @@ export function createScriptApi(env: ScriptEnv, ctx: HostCallContext): ScriptApi
     },
     "doc.flatten": (args, op) => {
       const doc = store.get(parse(DocArgs, op, args).doc);
+      // The composite and the new background, both of the canvas, exist before the old layers are let go.
+      env.memory.check(`Flattening a document of ${doc.width}×${doc.height}`, 2 * doc.width * doc.height * 4, { documentId: doc.id });
       const layer = flattenDocument(doc, check);
       changed(doc, { layers: true, pixels: true, activeLayers: true });
       return layerSummary(layer);
@@ -250,6 +254,7 @@ export function createScriptApi(env: ScriptEnv, ctx: HostCallContext): ScriptApi
         erase: clear === true,
         work: { rows: check },
         maxPixels: env.maxDocumentPixels,
+        memory: env.memory,
       });
       changed(doc, { pixels: true });
       return null;

@@ -9,6 +9,7 @@ import { renderDocument } from "../composite.js";
 import type { EmbeddedDocument, EmbeddedLayer, GroupLayer, PixelLayer } from "../document.js";
 import { blendOnto } from "../composite.js";
 import { emptyRaster, solidRaster } from "../raster.js";
+import type { EditorMemory } from "../memory.js";
 import { ROW_BAND, type RowWork } from "../work.js";
 import type { SelectionMask } from "../selection.js";
 import type { LayerEntry } from "../tree.js";
@@ -43,7 +44,7 @@ export function fillLayer(
   layer: PixelLayer,
   color: Rgba,
   coverage: SelectionMask | null,
-  options: { erase?: boolean | undefined; work?: RowWork | undefined; maxPixels: number },
+  options: { erase?: boolean | undefined; work?: RowWork | undefined; maxPixels: number; memory?: EditorMemory | undefined },
 ): void {
   const { work, maxPixels } = options;
   const erase = options.erase === true;
@@ -67,6 +68,8 @@ export function fillLayer(
       details: { layerId: layer.id, width, height, maxPixels, limit: "maxDocumentPixels" },
     });
   }
+  // The grown layer is a new buffer (the old one is let go after): both exist for a moment.
+  options.memory?.check(`Filling layer "${layer.name}" at ${right - left}×${bottom - top}`, (right - left) * (bottom - top) * 4, { layerId: layer.id });
   const out = emptyRaster(right - left, bottom - top);
   if (hasPixels) {
     for (let y = 0; y < layer.height; y++) {

@@ -26,6 +26,21 @@ const EDITOR_STATES = ["disconnected", "connecting", "backoff", "ready", "busy",
 /** Where a call came from: `transport` label of the request metrics. */
 export type CallTransport = "ws" | "http" | "plugin" | "internal";
 
+/** The socket accounting of the bridge's HTTP server (HTTP and WebSocket alike), as `GET /status` shows it. */
+export interface ConnectionTally {
+  /** Sockets open now. */
+  readonly open: number;
+  /** `maxConnections`. */
+  readonly max: number;
+  /** `connectionReserve`: sockets past `max - reserve` may only ask for the operator paths. */
+  readonly reserve: number;
+  readonly refusedFull: number;
+  readonly refusedReserve: number;
+  readonly refusedPerAddress: number;
+  readonly idleClosed: number;
+  readonly silentEvicted: number;
+}
+
 /** What the scrape-time gauges read. */
 export interface MetricsSources {
   editors(): ReadonlyArray<{ readonly id: string; readonly state: string; readonly queued: number; readonly running: number; readonly restarts: number }>;
@@ -34,6 +49,10 @@ export interface MetricsSources {
   plugins(): ReadonlyArray<{ readonly id: string; readonly ok: boolean }>;
   /** The webhooks' totals since start, and how many there are by state. @default none */
   webhooks?(): { readonly delivered: number; readonly failed: number; readonly dropped: number; readonly enabled: number; readonly disabled: number };
+  /** The server's socket accounting; undefined until it listens. @default none */
+  connections?(): ConnectionTally | undefined;
+  /** Server-sent event streams open now (each holds one HTTP socket). @default none */
+  eventStreams?(): { readonly open: number };
 }
 
 /** Histogram child as `labels()` returns it. */
@@ -206,6 +225,8 @@ export class Metrics {
         },
       });
     }
+    const connections = sources.connections;
+    if (connections !== undefined) observeConnections(registers, connections, sources);
     new Gauge({
       name: "bridge_plugin_up",
       help: "Plugin health: 1 when loaded and passing its health checks, 0 when it failed to load or fails one.",
@@ -258,6 +279,66 @@ export class Metrics {
     this.foreignCodes.add(code);
     return code;
   }
+}
+
+/**
+ * Open sockets by transport, the socket cap, and the sockets refused or closed by the connection limits. The
+ * transports are split from the server's one count: `ws` are the sockets attached to a logical client, `sse` the
+ * open event streams, and `http` the rest (requests, keep-alive sockets between them, upgrades not yet done).
+ */
+function observeConnections(registers: Registry[], connections: () => ConnectionTally | undefined, sources: MetricsSources): void {
+  new Gauge({
+    name: "bridge_connections_open",
+    help: "Open sockets by transport: ws (attached to a client), sse (event streams), http (everything else). They sum to the sockets counted against maxConnections.",
+    labelNames: ["transport"],
+    registers,
+    collect() {
+      const open = connections()?.open ?? 0;
+      let ws = 0;
+      for (const client of sources.clients()) if (client.state === "attached") ws++;
+      const sse = sources.eventStreams?.().open ?? 0;
+      this.labels("ws").set(ws);
+      this.labels("sse").set(sse);
+      this.labels("http").set(Math.max(0, open - ws - sse));
+    },
+  });
+  new Gauge({
+    name: "bridge_connections_limit",
+    help: "The socket cap (maxConnections) and the part of it kept for /health, /ready, /status and /metrics (connectionReserve).",
+    labelNames: ["limit"],
+    registers,
+    collect() {
+      const tally = connections();
+      if (tally === undefined) return;
+      this.labels("maxConnections").set(tally.max);
+      this.labels("connectionReserve").set(tally.reserve);
+    },
+  });
+  new Counter({
+    name: "bridge_connections_refused_total",
+    help: "Sockets or requests refused by the connection limits: full (503, past maxConnections), reserve (503, inside the reserve and not an operator path), per_address (429, past maxConnectionsPerAddress).",
+    labelNames: ["reason"],
+    registers,
+    collect() {
+      const tally = connections();
+      this.reset();
+      this.labels("full").inc(tally?.refusedFull ?? 0);
+      this.labels("reserve").inc(tally?.refusedReserve ?? 0);
+      this.labels("per_address").inc(tally?.refusedPerAddress ?? 0);
+    },
+  });
+  new Counter({
+    name: "bridge_connections_closed_total",
+    help: "Sockets the bridge closed for saying nothing: idle (no request or upgrade within idleConnectionMs), evicted (the oldest silent socket, to make room at the cap).",
+    labelNames: ["reason"],
+    registers,
+    collect() {
+      const tally = connections();
+      this.reset();
+      this.labels("idle").inc(tally?.idleClosed ?? 0);
+      this.labels("evicted").inc(tally?.silentEvicted ?? 0);
+    },
+  });
 }
 
 /** A gauge with one series per editor, read when scraped. */

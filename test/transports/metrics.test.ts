@@ -1,13 +1,33 @@
+import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { RecentCallsRing } from "../../src/actors/_internal/recent-calls.js";
 import { RecentCallsSchema } from "../../src/protocol/index.js";
 import { startBridge, waitForQueued, type Harness } from "../helpers/bridge.js";
 import { eventually } from "../helpers/gc.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
+import { refusedUpgrade } from "../helpers/ws-client.js";
 
 const PLUGIN_FIXTURES = fileURLToPath(new URL("../plugins/fixtures/", import.meta.url));
+
+const rawSockets: Socket[] = [];
+afterEach(() => {
+  for (const socket of rawSockets.splice(0)) socket.destroy();
+});
+
+/** A TCP socket to the bridge that sends `request` (nothing when empty) and resolves once the answer's head arrived (or at once). */
+function rawSocket(port: number, request: string): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => {
+      if (request === "") return resolve(socket);
+      socket.write(request);
+      socket.once("data", (chunk: Buffer) => (chunk.toString("latin1").startsWith("HTTP/1.1 200") ? resolve(socket) : reject(new Error(chunk.toString("latin1")))));
+    });
+    socket.once("error", reject);
+    rawSockets.push(socket);
+  });
+}
 
 interface Sample {
   readonly name: string;
@@ -195,6 +215,37 @@ describe("GET /metrics", () => {
     expect(count({ method: "stats/stats:count", transport: "ws", editor: "none" })).toBe(1);
     expect(count({ method: "document:layers", transport: "plugin", editor: "scripted-1" })).toBe(1);
     expect(value(m, "bridge_errors_total", { method: "stats/stats:fail", code: "QUOTA_EXCEEDED" })).toBe(1);
+  });
+
+  it("shows open sockets by transport, the socket cap, and the sockets the connection limits refused or closed", async () => {
+    // Past 4 sockets only the operator paths are served; a socket silent for 300 ms is closed.
+    const limits = { maxConnections: 10, connectionReserve: 6, idleConnectionMs: 300 };
+    const harness = await startBridge({ host: new ScriptedHost(), limits });
+    const { port } = harness.bridge;
+    for (let i = 0; i < 3; i++) await harness.connect();
+    await rawSocket(port, `GET /events?type=selection:changed HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`);
+    // The fifth socket is inside the reserve: its upgrade is refused (503), a silent one is closed when idle.
+    expect(await refusedUpgrade(harness.bridge.wsUrl)).toMatchObject({ status: 503, body: { details: { limit: "connectionReserve" } } });
+    const silent = await rawSocket(port, "");
+    await new Promise((resolve) => silent.once("close", resolve));
+
+    const m = await scrape(harness);
+    expect(m.types.get("bridge_connections_open")).toBe("gauge");
+    expect(m.types.get("bridge_connections_refused_total")).toBe("counter");
+    expect(m.types.get("bridge_connections_closed_total")).toBe("counter");
+    expect(value(m, "bridge_connections_open", { transport: "ws" })).toBe(3);
+    expect(value(m, "bridge_connections_open", { transport: "sse" })).toBe(1);
+    expect(value(m, "bridge_connections_open", { transport: "http" })).toBeGreaterThanOrEqual(1); // this scrape's own
+    expect(value(m, "bridge_connections_limit", { limit: "maxConnections" })).toBe(10);
+    expect(value(m, "bridge_connections_limit", { limit: "connectionReserve" })).toBe(6);
+    expect(value(m, "bridge_connections_refused_total", { reason: "reserve" })).toBe(1);
+    expect(value(m, "bridge_connections_refused_total", { reason: "full" })).toBe(0);
+    expect(value(m, "bridge_connections_refused_total", { reason: "per_address" })).toBe(0);
+    expect(value(m, "bridge_connections_closed_total", { reason: "idle" })).toBe(1);
+    expect(value(m, "bridge_connections_closed_total", { reason: "evicted" })).toBe(0);
+    // The same numbers the operator's status shows.
+    const status = (await (await harness.http("/status")).json()) as { connections: Record<string, number> };
+    expect(status.connections).toMatchObject({ refusedReserve: 1, idleClosed: 1, max: 10, reserve: 6 });
   });
 
   it("two bridges in one process count on their own registries", async () => {

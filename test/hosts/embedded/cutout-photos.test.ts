@@ -12,8 +12,15 @@ type Corner = "topLeft" | "topRight" | "bottomLeft" | "bottomRight";
 
 /**
  * For each photo, a box inside the subject (at least a third of the subject's area) and the corners that show
- * background. A corner the subject itself reaches is not expected to be transparent: the astronaut's suit and the
- * helmet beside her fill both bottom corners, and the cat's ear reaches into the top-left one.
+ * background. Three corners are left out because the subject itself fills part of them, measured on the photos:
+ * - astronaut, bottom left: her orange sleeve covers about the right half of the corner box (the rest is the flag);
+ *   the mask's mean there is 0.85 (0.85 with GrabCut refinement too: the flag's dark red stripe stays, as sure for
+ *   the model as the sleeve).
+ * - astronaut, bottom right: the helmet on the table beside her fills most of it (mask mean 0.91, refined 0.89):
+ *   the model keeps both objects, see docs/cutouts.md on several subjects.
+ * - cat, top left: the ear's edge reaches into the corner's rightmost columns (x ≥ 40 of 45, where red − blue
+ *   climbs from the background's 34 to the fur's 70), about 12% of the box; the mask's mean is 0.12, i.e. it is
+ *   right, and ≤ 0.1 would mean cutting off the ear.
  */
 const CASES: Record<Photo, { subject: Box; corners: readonly Corner[] }> = {
   "astronaut.png": { subject: [80, 230, 330, 480], corners: ["topLeft", "topRight"] },
@@ -50,12 +57,16 @@ function cornerBox({ width, height }: Alpha, corner: Corner): Box {
 }
 
 describe.skipIf(dir === undefined)("removeBackground on real photos (the segmentation model, in the editor process)", () => {
-  it.each(PHOTOS)("%s: the subject stays opaque, the background corners go transparent", { timeout: 60_000 }, async (photo) => {
-    const harness = await startBridge({ embedded: { sample: false } });
+  const runs = PHOTOS.flatMap((photo) => (["never", "always"] as const).map((refine) => [photo, refine] as const));
+  it.each(runs)("%s (GrabCut refinement: %s): the subject stays opaque, the background corners go transparent", { timeout: 60_000 }, async (photo, refine) => {
+    const harness = await startBridge({ embedded: { sample: false, cutout: { refine } } });
     const client = await harness.connect();
     const doc = (await client.call("document:open", { path: join(dir!, photo) })) as { id: number; width: number; height: number };
+    await client.call("event:subscribe", { type: "cutoutFinished" });
     const removed = (await client.call("action:removeBackground", { documentId: doc.id })) as { success: boolean; method: string; coverage: number };
     expect(removed).toMatchObject({ success: true, method: "model" });
+    // Whether GrabCut ran travels in the cutout's report.
+    expect((await client.next((f) => f.type === "cutoutFinished")).data).toMatchObject({ method: "model", refined: refine === "always" });
     const exported = (await client.call("image:exportDocument", { documentId: doc.id, format: "png" })) as { data: string };
     const { data, info } = await sharp(Buffer.from(exported.data.split(",")[1]!, "base64"))
       .ensureAlpha()

@@ -33,6 +33,21 @@ describe("embedded host: cutouts", () => {
     expect(maskIoU(alpha, shot.mask)).toBeGreaterThanOrEqual(0.9);
   });
 
+  it("refine: always refines the model's mask with GrabCut from its trimap: refined is reported and the IoU rises", async () => {
+    const iou = async (refine: "never" | "always") => {
+      const { host, shot, target } = await sceneHost("bottle-grey-sweep", refine);
+      const report = firstValueFrom(host.events(CUTOUT_EVENT)! as Observable<CutoutReport>);
+      expect(await host.removeBackground!(ctx(), { ...target, method: "model" })).toMatchObject({ success: true, method: "model" });
+      expect(await report).toMatchObject({ method: "model", refined: refine === "always" });
+      const exported = await rawPixels((await exportLayer(host, target.layerId)).bytes);
+      return maskIoU(new Uint8Array(shot.width * shot.height).map((_, i) => exported.data[4 * i + 3] ?? 0), shot.mask);
+    };
+    const bare = await iou("never");
+    const refined = await iou("always");
+    // Measured: 0.971 → 0.982 (docs/cutouts.md).
+    expect(refined).toBeGreaterThan(bare + 0.005);
+  });
+
   it("autoCutout selects the subject of the layer (IoU ≥ 0.9 with GrabCut refinement) and its outline outlines it", async () => {
     const { host, shot, target } = await sceneHost("shoe-colour-gradient", "always");
     const report = firstValueFrom(host.events(CUTOUT_EVENT)! as Observable<CutoutReport>);

@@ -158,7 +158,7 @@ describe("inbound bytes in flight", () => {
     // Answered while the first address still waits for its own share.
     expect(counts(bridge).waiting).toBe(2);
 
-    greedy.forEach((sender, i) => sender.write(rests[i]!));
+    for (const [i, sender] of greedy.entries()) sender.write(rests[i]!);
     await Promise.all(greedy.map((sender, i) => sender.until(`"id":"g${i}","ok":true`)));
     const after = await untilCounts(bridge, (c) => c.bytes === 0);
     expect(after.peakBytes).toBeLessThanOrEqual(3 * FRAME);
@@ -194,29 +194,50 @@ describe("inbound bytes in flight", () => {
     const harness = await startBridge({ host: new ScriptedHost(), limits });
     const { bridge } = harness;
     const sockets = await Promise.all(
-      Array.from({ length: 4 }, () => new Promise<Socket>((resolve) => {
-        const socket = connect(bridge.port, "127.0.0.1", () => resolve(socket));
-      })),
+      Array.from(
+        { length: 4 },
+        () =>
+          new Promise<Socket>((resolve) => {
+            const socket = connect(bridge.port, "127.0.0.1", () => resolve(socket));
+          }),
+      ),
     );
+    const answered: number[] = [];
     const answers = sockets.map(
-      (socket) =>
+      (socket, i) =>
         new Promise<string>((resolve) => {
           let text = "";
           socket.on("data", (chunk: Buffer) => {
             text += chunk.toString("latin1");
           });
-          socket.on("close", () => resolve(text));
+          socket.on("close", () => {
+            answered.push(i);
+            resolve(text);
+          });
         }),
     );
     const body = bigBody(BODY);
-    for (const socket of sockets) {
-      socket.write(`POST /selection/set HTTP/1.1\r\nHost: 127.0.0.1:${bridge.port}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${BODY}\r\n\r\n`);
-      socket.write(body.subarray(0, 1000));
-    }
-    const waiting = await untilCounts(bridge, (c) => c.largeBytes === 2 * BODY && c.waiting === 2);
+    const sendHead = (i: number): void => {
+      sockets[i]!.write(`POST /selection/set HTTP/1.1\r\nHost: 127.0.0.1:${bridge.port}\r\nConnection: close\r\nContent-Type: application/json\r\nContent-Length: ${BODY}\r\n\r\n`);
+      sockets[i]!.write(body.subarray(0, 1000));
+    };
+    sendHead(0);
+    sendHead(1);
+    await untilCounts(bridge, (c) => c.largeBytes === 2 * BODY);
+    sendHead(2);
+    await untilCounts(bridge, (c) => c.waiting === 1);
+    sendHead(3);
+    const waiting = await untilCounts(bridge, (c) => c.waiting === 2);
     expect(waiting.bytes).toBe(2 * BODY);
     expect((await harness.http("/health")).status).toBe(200);
-    for (const socket of sockets) socket.write(body.subarray(1000));
+
+    // The waiting bodies are sent whole first; each is read only once an earlier body has been parsed.
+    sockets[2]!.write(body.subarray(1000));
+    sockets[3]!.write(body.subarray(1000));
+    sockets[0]!.write(body.subarray(1000));
+    await Promise.all([answers[0], answers[2], answers[3]]);
+    expect(answered).toEqual([0, 2, 3]);
+    sockets[1]!.write(body.subarray(1000));
     for (const answer of await Promise.all(answers)) expect(answer).toMatch(/^HTTP\/1\.1 200 /);
     const after = await untilCounts(bridge, (c) => c.bytes === 0);
     expect(after.waited).toBe(2);

@@ -14,8 +14,8 @@ type Corner = "topLeft" | "topRight" | "bottomLeft" | "bottomRight";
  * For each photo, a box inside the subject (at least a third of the subject's area) and the corners that show
  * background. Three corners are left out because the subject itself fills part of them, measured on the photos:
  * - astronaut, bottom left: her orange sleeve covers about the right half of the corner box (the rest is the flag);
- *   the mask's mean there is 0.85 (0.85 with GrabCut refinement too: the flag's dark red stripe stays, as sure for
- *   the model as the sleeve).
+ *   the mask's mean there is 0.86 (0.85 with GrabCut refinement: the flag's dark red stripe stays, as sure for the
+ *   model as the sleeve).
  * - astronaut, bottom right: the helmet on the table beside her fills most of it (mask mean 0.91, refined 0.89):
  *   the model keeps both objects, see docs/cutouts.md on several subjects.
  * - cat, top left: the ear's edge reaches into the corner's rightmost columns (x ≥ 40 of 45, where red − blue

@@ -36,6 +36,7 @@ import {
   type ConnectionGate,
 } from "./transports/connections.js";
 import { attachWebSocket, WS_PATH, type WsTransport } from "./transports/ws/server.js";
+import { inboundBudgetFor, type InboundBudget } from "./transports/inbound.js";
 import { PACKAGE } from "./version.js";
 
 export { DEFAULT_LISTEN, type BridgeOptions, type FilesOptions, type ImportOptions } from "./bridge-options.js";
@@ -281,6 +282,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
       eventStreams: { ...events.counts },
       webhooks: { ...webhooks.counts, hooks: webhooks.list() },
       ...(connections !== undefined ? { connections: connections.counts() } : {}),
+      ...(inbound !== undefined ? { inbound: inbound.counts() } : {}),
     }),
     plugins: () => ({ plugins: plugins.list(), failed: plugins.failures() }),
     pluginContracts: () => plugins.contracts(),
@@ -327,6 +329,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
   let server: Server | undefined;
   let ws: WsTransport | undefined;
   let connections: ConnectionGate | undefined;
+  let inbound: InboundBudget | undefined;
   let closing: Promise<void> | undefined;
   const displayHost = listenHost.includes(":") ? `[${listenHost}]` : listenHost;
 
@@ -364,6 +367,8 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
         listening.keepAliveTimeout = HTTP_KEEP_ALIVE_MS;
         // Sockets are counted and capped before any request or upgrade is read.
         connections = guardConnections(listening, limits, { trustProxy, countLoopback: options.countLoopbackPerAddress === true }, log);
+        // WS frames and HTTP bodies of every accepted socket draw from one budget of bytes being received.
+        inbound = inboundBudgetFor(listening, limits);
         listening.on("request", connections.requests(toNodeHandler(createHttpApp(target, mcp, events))));
         ws = attachWebSocket(listening, target, connections);
         await new Promise<void>((resolve, reject) => {

@@ -1,6 +1,7 @@
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { WebSocket, WebSocketServer } from "ws";
+import { FramePacer, frameRateRefusal } from "../../src/client/_internal/frame-pacer.js";
 import { isBridgeError, type BridgeError } from "../../src/client/index.js";
 import { startBridge } from "../helpers/bridge.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
@@ -96,6 +97,29 @@ describe("requests refused for the client's frame rate", () => {
     expect(times).toHaveLength(1);
     expect(times[0]).toHaveLength(3); // the first send and two retries
     for (let i = 1; i < times[0]!.length; i++) expect(times[0]![i]! - times[0]![i - 1]!).toBeGreaterThanOrEqual(25);
+  });
+});
+
+describe("the client's copy of the bridge's bucket", () => {
+  it("lets everything through until a refusal, then holds for retryAfterMs and releases at the rate, never more than the burst", () => {
+    const pacer = new FramePacer();
+    expect([pacer.take(0), pacer.take(0), pacer.take(0)]).toEqual([0, 0, 0]);
+    const refusal = frameRateRefusal({ code: "TOO_MANY_REQUESTS", details: { limit: "clientFramesPerSecond", max: 10, burst: 3, retryAfterMs: 100 } })!;
+    expect(refusal).toEqual({ retryAfterMs: 100, rate: 10, burst: 3 });
+    pacer.refused(refusal, 1_000);
+    expect(pacer.take(1_050)).toBe(50);
+    expect(pacer.take(1_100)).toBe(0);
+    expect(pacer.take(1_100)).toBe(100); // one frame per 100 ms at 10/s
+    // A long pause refills the bucket up to its burst, not beyond.
+    expect([pacer.take(5_000), pacer.take(5_000), pacer.take(5_000)]).toEqual([0, 0, 0]);
+    expect(pacer.take(5_000)).toBe(100);
+  });
+
+  it("reads only frame-rate refusals", () => {
+    expect(frameRateRefusal({ code: "TOO_MANY_REQUESTS", details: { limit: 64 } })).toBeUndefined(); // in-flight limit
+    expect(frameRateRefusal({ code: "TOO_MANY_REQUESTS", details: { limit: "maxConnectionsPerAddress", retryAfterMs: 1000 } })).toBeUndefined();
+    expect(frameRateRefusal({ code: "HOST_BUSY", details: { limit: "clientFramesPerSecond", retryAfterMs: 5 } })).toBeUndefined();
+    expect(frameRateRefusal({ code: "TOO_MANY_REQUESTS", details: { limit: "clientFramesPerSecond", retryAfterMs: 5 } })).toEqual({ retryAfterMs: 5, rate: undefined, burst: undefined });
   });
 });
 

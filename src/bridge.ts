@@ -7,17 +7,16 @@ import { createActor } from "xstate";
 import { bridgeMachine } from "./actors/bridge.machine.js";
 import { ClientRegistry } from "./actors/client-registry.js";
 import { Dispatcher } from "./actors/dispatcher.js";
-import { EditorPool, MAX_EDITORS } from "./actors/editor-pool.js";
+import { EditorPool } from "./actors/editor-pool.js";
 import type { HostSession } from "./actors/host-session.js";
 import { DEFAULT_LISTEN, type BridgeOptions } from "./bridge-options.js";
 import { createFilePolicy, UNCONFINED, type FileAccess, type FilePolicy } from "./files/index.js";
-import { createEmbeddedHost } from "./hosts/embedded/index.js";
-import { createIsolatedEmbeddedHost } from "./hosts/isolated/index.js";
+import { bridgeLimits, editorHosts } from "./bridge-editors.js";
 import type { HostAdapter } from "./hosts/host.js";
 import type { ImportPolicy } from "./imports/index.js";
-import { resolveLimits, type Limits } from "./limits.js";
+import type { Limits } from "./limits.js";
 import { isLoopbackHost } from "./loopback.js";
-import { silentLogger, type Logger } from "./logger.js";
+import { silentLogger } from "./logger.js";
 import { BUILTIN_METHODS, isWireImage, methodTable, type BridgeServices } from "./methods/index.js";
 import { PluginHost } from "./plugins/index.js";
 import { BridgeError, PROTOCOL_VERSION, STATE_EVENTS, type ClosingReason, type EditorSummary, type ServerInfo } from "./protocol/index.js";
@@ -74,32 +73,6 @@ export interface Bridge {
   readonly filesRoots: readonly string[] | null;
 }
 
-/** The editors of the bridge: `hosts`, or `host`, or `editors` embedded editors (one by default). */
-function editorHosts(options: BridgeOptions, log: Logger, files: FileAccess, limits: Limits): HostAdapter[] {
-  if (options.hosts !== undefined && options.host !== undefined) throw new BridgeError("BAD_REQUEST", "Give either host or hosts, not both");
-  const given = options.hosts ?? (options.host === undefined ? undefined : [options.host]);
-  if (given !== undefined) return given;
-  const count = options.editors ?? 1;
-  if (!Number.isInteger(count) || count < 1 || count > MAX_EDITORS) {
-    throw new BridgeError("BAD_REQUEST", `editors must be an integer from 1 to ${MAX_EDITORS}, got ${count}`);
-  }
-  const { isolation = "process", ...embedded } = options.embedded ?? {};
-  return Array.from({ length: count }, (_, i) => {
-    const logger = log.child({ actor: "host", editorId: `embedded-${i + 1}` });
-    // The sample document and `--open` go to the first editor only.
-    const own = {
-      maxDocumentPixels: limits.maxDocumentPixels,
-      memoryBudgetBytes: limits.editorMemoryBudgetBytes,
-      ...embedded,
-      logger,
-      files,
-      ...(i === 0 ? {} : { sample: false, open: undefined }),
-    };
-    if (isolation === "inline") return createEmbeddedHost(own);
-    return createIsolatedEmbeddedHost({ ...own, killGraceMs: limits.editorKillGraceMs, maxMemoryBytes: limits.editorMaxMemoryBytes });
-  });
-}
-
 /** Refuses listen addresses the security defaults forbid: off loopback, a token and files roots (or consent). */
 function checkListen(listenHost: string, options: BridgeOptions): void {
   if (isLoopbackHost(listenHost)) return;
@@ -127,15 +100,7 @@ function checkListen(listenHost: string, options: BridgeOptions): void {
  */
 export function createBridge(options: BridgeOptions = {}): Bridge {
   const log = options.logger ?? silentLogger();
-  const limits = resolveLimits(options.limits, options.hosts?.length ?? (options.host === undefined ? (options.editors ?? 1) : 1));
-  if (limits.editorMemoryBudgetBytes >= limits.editorMaxMemoryBytes) {
-    throw new BridgeError(
-      "BAD_REQUEST",
-      `editorMemoryBudgetBytes (${limits.editorMemoryBudgetBytes}) must be below editorMaxMemoryBytes (${limits.editorMaxMemoryBytes}): ` +
-        "past the cap the editor is killed, so the budget must refuse work before it",
-      { details: { limit: "editorMemoryBudgetBytes", budgetBytes: limits.editorMemoryBudgetBytes, maxMemoryBytes: limits.editorMaxMemoryBytes } },
-    );
-  }
+  const limits = bridgeLimits(options);
   const listenHost = options.listen?.host ?? DEFAULT_LISTEN.host;
   const listenPort = options.listen?.port ?? DEFAULT_LISTEN.port;
   checkListen(listenHost, options);

@@ -1,0 +1,58 @@
+/*
+ * The bridge's editors and the limits that depend on how many there are: the embedded editors' memory cap and
+ * budget are shares of the machine's memory.
+ */
+import { MAX_EDITORS } from "./actors/editor-pool.js";
+import type { BridgeOptions } from "./bridge-options.js";
+import type { FileAccess } from "./files/index.js";
+import { createEmbeddedHost } from "./hosts/embedded/index.js";
+import type { HostAdapter } from "./hosts/host.js";
+import { createIsolatedEmbeddedHost } from "./hosts/isolated/index.js";
+import { resolveLimits, type Limits } from "./limits.js";
+import type { Logger } from "./logger.js";
+import { BridgeError } from "./protocol/index.js";
+
+/**
+ * The limits in force for these options: the editors' memory derived for their number unless given.
+ * @throws BridgeError `BAD_REQUEST` when the editors' memory budget is not below their memory cap.
+ */
+export function bridgeLimits(options: BridgeOptions): Limits {
+  const editors = options.hosts?.length ?? (options.host === undefined ? (options.editors ?? 1) : 1);
+  const limits = resolveLimits(options.limits, editors);
+  if (limits.editorMemoryBudgetBytes >= limits.editorMaxMemoryBytes) {
+    throw new BridgeError(
+      "BAD_REQUEST",
+      `editorMemoryBudgetBytes (${limits.editorMemoryBudgetBytes}) must be below editorMaxMemoryBytes (${limits.editorMaxMemoryBytes}): ` +
+        "past the cap the editor is killed, so the budget must refuse work before it",
+      { details: { limit: "editorMemoryBudgetBytes", budgetBytes: limits.editorMemoryBudgetBytes, maxMemoryBytes: limits.editorMaxMemoryBytes } },
+    );
+  }
+  return limits;
+}
+
+/** The editors of the bridge: `hosts`, or `host`, or `editors` embedded editors (one by default). */
+export function editorHosts(options: BridgeOptions, log: Logger, files: FileAccess, limits: Limits): HostAdapter[] {
+  if (options.hosts !== undefined && options.host !== undefined) throw new BridgeError("BAD_REQUEST", "Give either host or hosts, not both");
+  const given = options.hosts ?? (options.host === undefined ? undefined : [options.host]);
+  if (given !== undefined) return given;
+  const count = options.editors ?? 1;
+  if (!Number.isInteger(count) || count < 1 || count > MAX_EDITORS) {
+    throw new BridgeError("BAD_REQUEST", `editors must be an integer from 1 to ${MAX_EDITORS}, got ${count}`);
+  }
+  const { isolation = "process", ...embedded } = options.embedded ?? {};
+  return Array.from({ length: count }, (_, i) => {
+    const logger = log.child({ actor: "host", editorId: `embedded-${i + 1}` });
+    // The sample document and `--open` go to the first editor only.
+    const own = {
+      maxDocumentPixels: limits.maxDocumentPixels,
+      memoryBudgetBytes: limits.editorMemoryBudgetBytes,
+      ...embedded,
+      logger,
+      files,
+      ...(i === 0 ? {} : { sample: false, open: undefined }),
+    };
+    if (isolation === "inline") return createEmbeddedHost(own);
+    return createIsolatedEmbeddedHost({ ...own, killGraceMs: limits.editorKillGraceMs, maxMemoryBytes: limits.editorMaxMemoryBytes });
+  });
+}
+

@@ -6,7 +6,16 @@ import type { PluginContract } from "../methods/contract/index.js";
 import type { MethodDefinition, SerializedEvent } from "../methods/index.js";
 import { BridgeError, isBridgeError, type PluginHealth, type PluginInfo } from "../protocol/index.js";
 import type { PluginDefinition, PluginDisconnectInfo, PluginRouteVerb } from "./api.js";
-import { discoverPlugins, idProblem, loadFailure, readManifest, type PluginCandidate } from "./manifest.js";
+import {
+  discoverPlugins,
+  idProblem,
+  loadFailure,
+  orderByRequires,
+  readManifest,
+  requirementFailure,
+  type PluginCandidate,
+  type PluginManifest,
+} from "./manifest.js";
 import { PluginInstance, type PluginEnvironment } from "./plugin.js";
 import type { LoadedPlugin } from "./plugin.machine.js";
 
@@ -68,8 +77,10 @@ export class PluginHost {
   /** Discovers and loads every plugin, one after another so load order is deterministic. Never throws for a plugin. */
   async load(): Promise<void> {
     const candidates = await discoverPlugins(this.options);
-    for (const candidate of candidates) {
-      const instance = new PluginInstance(candidate.fallbackId, candidate.dir, this.env, (self) => this.loadDefinition(candidate, self));
+    // Manifests first, so plugins load after the plugins they require (an unreadable one fails at its own load).
+    const planned = orderByRequires(await Promise.all(candidates.map(async (candidate) => ({ candidate, manifest: await readManifest(candidate).catch(() => undefined) }))));
+    for (const { candidate, cycle } of planned) {
+      const instance = new PluginInstance(candidate.fallbackId, candidate.dir, this.env, (self) => this.loadDefinition(candidate, self, cycle));
       await instance.settled();
       // A plugin that failed keeps its id for `/plugins/{id}/health` unless an earlier plugin owns it.
       if (this.byId.get(instance.id) !== instance) {
@@ -83,11 +94,12 @@ export class PluginHost {
    * The machine's `load`: reads the manifest, imports the module, checks the definition and claims its id.
    * Failures are `PLUGIN_LOAD_FAILED` carrying the best id known so far (the manifest's, else the folder's).
    */
-  private async loadDefinition(candidate: PluginCandidate, instance: PluginInstance): Promise<LoadedPlugin> {
+  private async loadDefinition(candidate: PluginCandidate, instance: PluginInstance, cycle?: readonly string[]): Promise<LoadedPlugin> {
     let id = candidate.fallbackId;
     try {
       const manifest = await readManifest(candidate);
       if (idProblem(manifest.id, this.options.reservedIds) === null) id = manifest.id;
+      this.checkRequirements(manifest, cycle, candidate.dir);
       let mod: Record<string, unknown>;
       try {
         shareBridgeModules();
@@ -116,6 +128,18 @@ export class PluginHost {
     } catch (error) {
       const failure = isBridgeError(error) ? error : loadFailure("manifest", String(error), { dir: candidate.dir });
       throw new BridgeError(failure.code, failure.message, { ...(failure.details ? { details: failure.details } : {}), pluginId: id });
+    }
+  }
+
+  /** Fails a plugin whose requirements are not loaded: on a cycle, not installed, or failed themselves. */
+  private checkRequirements(manifest: PluginManifest, cycle: readonly string[] | undefined, dir: string): void {
+    if (cycle !== undefined) {
+      // Each member requires the next one of the cycle, the last the first.
+      throw requirementFailure(cycle[(cycle.indexOf(manifest.id) + 1) % cycle.length]!, "cycle", { dir, cycle });
+    }
+    for (const requirement of manifest.requires) {
+      const owner = this.byId.get(requirement);
+      if (owner === undefined || !owner.available) throw requirementFailure(requirement, owner === undefined ? "missing" : "failed", { dir });
     }
   }
 

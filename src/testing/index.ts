@@ -1,0 +1,1 @@
+export { createTestBridge, type TestBridge, type TestBridgeOptions } from "./test-bridge.js";

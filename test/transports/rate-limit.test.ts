@@ -6,6 +6,7 @@ import { startBridge } from "../helpers/bridge.js";
 import { eventually } from "../helpers/gc.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
 import type { Frame } from "../helpers/ws-client.js";
+import { BinaryTestClient } from "../helpers/binary-ws.js";
 
 /** A pino logger writing parsed lines into `lines`, so tests read what the bridge logged. */
 function capturingLogger(lines: Array<Record<string, unknown>>): Logger {
@@ -86,6 +87,48 @@ describe("a client's frame rate", () => {
     const answer = await back.send("getServerInfo");
     expect(answer.error?.code).toBe("TOO_MANY_REQUESTS");
     expect((await back.closed).code).toBe(1008);
+  });
+
+  it("an answer still being computed when the 1008 close comes is kept for the resume, not lost", async () => {
+    const limits = { clientFramesPerSecond: 0.1, clientFrameBurst: 1, clientFrameAbuseRejections: 5, clientFrameAbuseWindowMs: 60_000 };
+    const host = new ScriptedHost();
+    const harness = await startBridge({ host, limits });
+    const flooder = await harness.connect();
+    const id = flooder.hello.clientId;
+    host.hold();
+    // The one admitted call waits in the editor while the rest of the flood closes the socket.
+    flooder.sendRaw(JSON.stringify({ id: "slow", method: "document:list" }));
+    for (let i = 0; i < 20; i++) flooder.sendRaw(JSON.stringify({ id: `f${i}`, method: "getServerInfo" }));
+    expect((await flooder.closed).code).toBe(1008);
+    expect(flooder.frames.some((f) => f.id === "slow")).toBe(false);
+    host.release();
+    const back = await harness.connect(`/ws?resume=${id}`);
+    expect(back.hello).toMatchObject({ resumed: true });
+    const slow = await back.next((f) => f.id === "slow");
+    expect(slow.ok).toBe(true);
+  });
+
+  it("binary parts of a request refused for the rate are dropped quietly, never counted as malformed", async () => {
+    const limits = { clientFramesPerSecond: 0.1, clientFrameBurst: 1, maxMalformedFrames: 3 };
+    const harness = await startBridge({ host: new ScriptedHost(), limits });
+    const client = await BinaryTestClient.open(`ws://127.0.0.1:${harness.bridge.port}/ws?binary=1`);
+    try {
+      expect((await client.request("first", "getServerInfo")).frame.ok).toBe(true);
+      const REFUSED = 10;
+      for (let i = 0; i < REFUSED; i++) {
+        client.ws.send(JSON.stringify({ id: `imp${i}`, method: "layer:importImage", params: { image: { binary: 0 }, position: { x: 0, y: 0 } } }));
+        client.sendPart(`imp${i}`, 0, new Uint8Array([1, 2, 3]));
+      }
+      for (let i = 0; i < REFUSED; i++) expect((await client.answer(`imp${i}`)).frame.error?.code).toBe("TOO_MANY_REQUESTS");
+      // A request after the flood is answered on the same socket: no 1007, no `error` event about stray parts.
+      const last = await client.request("last", "getServerInfo");
+      expect(last.frame.error?.code).toBe("TOO_MANY_REQUESTS");
+      expect(client.ws.readyState).toBe(client.ws.OPEN);
+      expect(client.messages.filter((m) => "text" in m && m.text.type === "error")).toEqual([]);
+    } finally {
+      client.ws.close();
+      await client.closed;
+    }
   });
 
   it("the default rate admits a pipelined burst of a thousand calls from one client", async () => {

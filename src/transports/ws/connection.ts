@@ -123,6 +123,8 @@ function serve(ws: WebSocket, socket: ClientSocket, target: TransportTarget, cli
   for (const frame of batch?.frames ?? []) sendFrame(socket, frame);
 
   let malformed = 0;
+  /** Binary parts still to come of a request refused for the rate: dropped quietly, never counted as malformed. */
+  let refusedParts = 0;
   const current = (): boolean => client.attachedSocket === socket;
   const run = (request: PartRequest, parts: Uint8Array[]): void => {
     const options = { progress: request.progress === true };
@@ -146,6 +148,9 @@ function serve(ws: WebSocket, socket: ClientSocket, target: TransportTarget, cli
     try {
       const check = checkRequest(JSON.parse(text));
       id = check.ok ? check.request.id : check.id;
+      // Its parts are already on their way (a client sends them right after the request).
+      const named = check.ok && socket.binary ? binaryPartsNamed(check.request.params, target.limits) : 0;
+      if (typeof named === "number") refusedParts += named;
     } catch {
       // Not JSON: still refused for the rate, not counted as malformed (it was never read as a request).
     }
@@ -158,6 +163,8 @@ function serve(ws: WebSocket, socket: ClientSocket, target: TransportTarget, cli
     if (abusive && ws.readyState === ws.OPEN) {
       const { clientFrameAbuseRejections: rejections, clientFrameAbuseWindowMs: windowMs } = target.limits;
       target.dispatcher.mistakes.write("frame-rate abuse", "warn", { actor, limit: "clientFrameAbuseRejections", max: rejections, windowMs }, "socket closed: frames kept coming past the rate limit");
+      // Detached first, as a slow consumer is: answers still being computed go to its replay, not to a closing socket.
+      client.detach(socket);
       ws.close(POLICY_VIOLATION, "too many frames");
     }
   };
@@ -171,7 +178,9 @@ function serve(ws: WebSocket, socket: ClientSocket, target: TransportTarget, cli
     if (!current()) return;
     if (isBinary && socket.binary) {
       const unexpected = parts.receive(data as Buffer);
-      if (unexpected !== undefined) malformedFrame(unexpected);
+      if (unexpected === undefined) return;
+      if (refusedParts > 0) refusedParts--;
+      else malformedFrame(unexpected);
       return;
     }
     // Binary parts are not counted: each follows a text request that was, and a stray one is malformed.
@@ -182,6 +191,7 @@ function serve(ws: WebSocket, socket: ClientSocket, target: TransportTarget, cli
       return;
     }
     parts.interrupt();
+    refusedParts = 0;
     let value: unknown;
     try {
       value = JSON.parse(text);

@@ -212,6 +212,10 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
       return { ...webhooks.counts, disabled, enabled: webhooks.size - disabled };
     },
     editors: () => pool.summaries(),
+    editorMemory: () => pool.editors.flatMap((editor) => {
+      const use = editor.host.memoryUse();
+      return use === undefined ? [] : [{ id: editor.id, usedBytes: use.usedBytes, budgetBytes: use.budgetBytes }];
+    }),
     clients: () => clients.list(),
     connections: () => connections?.counts(),
     eventStreams: () => events.counts,

@@ -53,6 +53,8 @@ export interface MetricsSources {
   connections?(): ConnectionTally | undefined;
   /** Server-sent event streams open now (each holds one HTTP socket). @default none */
   eventStreams?(): { readonly open: number };
+  /** Each editor's memory budget and use, for editors that keep one. @default none */
+  editorMemory?(): ReadonlyArray<{ readonly id: string; readonly usedBytes: number; readonly budgetBytes: number }>;
 }
 
 /** Histogram child as `labels()` returns it. */
@@ -149,6 +151,9 @@ export class Metrics {
     });
     perEditor(registers, "bridge_editor_queue_depth", "Calls waiting in an editor's queue.", editors, (e) => e.queued);
     perEditor(registers, "bridge_editor_running_calls", "Calls an editor is running.", editors, (e) => e.running);
+    const memory = (): ReturnType<NonNullable<MetricsSources["editorMemory"]>> => sources.editorMemory?.() ?? [];
+    perEditor(registers, "bridge_editor_memory_used_bytes", "Memory charged to an editor's budget: documents, calls running, the model.", memory, (e) => e.usedBytes);
+    perEditor(registers, "bridge_editor_memory_budget_bytes", "An editor's memory budget (editorMemoryBudgetBytes).", memory, (e) => e.budgetBytes);
     new Counter({
       name: "bridge_editor_restarts_total",
       help: "Times an editor was lost and started again.",

@@ -34,6 +34,10 @@ describe("editor memory budget through the bridge", () => {
     expect(first.error).toBeUndefined();
     const documentId = (first.result as { id: number }).id;
     expect(await editorMemory(harness.http)).toMatchObject({ documents: 2, usedBytes: start!.usedBytes + SIDE * SIDE * 4 });
+    // The same figures in /metrics, per editor.
+    const metrics = await (await harness.http("/metrics")).text();
+    expect(metrics).toContain(`bridge_editor_memory_used_bytes{editor="embedded-1"} ${start!.usedBytes + SIDE * SIDE * 4}`);
+    expect(metrics).toContain(`bridge_editor_memory_budget_bytes{editor="embedded-1"} ${BUDGET}`);
     const second = await client.send("document:create", { width: SIDE, height: SIDE });
     expect(second.error).toMatchObject({
       code: "PAYLOAD_TOO_LARGE",

@@ -246,6 +246,22 @@ export const DEFAULT_LIMITS = {
   /** Deadline of a plugin method or route handler; its signal aborts and the caller gets TIMEOUT. */
   pluginCallTimeoutMs: 120_000,
   /**
+   * JavaScript heap of a plugin running in a worker thread (`isolation: "worker"`, V8's old generation via the
+   * worker's `resourceLimits`): a plugin that leaks or allocates without bound is stopped at this cap and restarted,
+   * never taking the bridge's own heap with it.
+   */
+  pluginMaxMemoryBytes: 256 * 1024 * 1024,
+  /** How often the bridge pings an isolated plugin; a worker spinning in a synchronous loop cannot answer. */
+  pluginPingIntervalMs: 5_000,
+  /** How long an isolated plugin may take to answer a ping (or a cancelled call's check) before it is terminated and restarted. */
+  pluginPingTimeoutMs: 2_000,
+  /** Restarts of a crashed isolated plugin allowed within `pluginRestartWindowMs`; one more crash and it is `failed`. */
+  pluginRestartAttempts: 5,
+  /** The window over which `pluginRestartAttempts` counts crashes, so a plugin that crashes once a day keeps restarting. */
+  pluginRestartWindowMs: 60_000,
+  /** Wait before the first restart of a crashed plugin; it doubles with each crash in the window, so a crash loop cannot spin the CPU. */
+  pluginRestartBackoffMs: 100,
+  /**
    * After a call to an editor running in its own process is cancelled (deadline or shutdown), how long the editor
    * may take to answer before it is killed and restarted: a `for(;;){}` in a script or a stuck native call must
    * not hold the editor forever. Shorter than `abortGraceMs`, so the editor is restarted before the next queued call

@@ -35,6 +35,8 @@ export interface PluginManifest {
   readonly config: Readonly<Record<string, unknown>>;
   /** `imageEditorBridge.mcp`: the plugin's methods may be offered as MCP tools. @default false */
   readonly mcp: boolean;
+  /** `imageEditorBridge.isolation`: where its code runs; undefined leaves it to the bridge (a worker by default). */
+  readonly isolation?: "worker" | "process" | "none" | undefined;
   /** `imageEditorBridge.requires`: ids of plugins that must be loaded first. @default [] */
   readonly requires: readonly string[];
   /** `imageEditorBridge.bridge`: the bridge versions the plugin supports (a semver range), checked at load. */
@@ -111,7 +113,10 @@ export async function readManifest(candidate: PluginCandidate): Promise<PluginMa
   if (main !== undefined && (typeof main !== "string" || main.length === 0)) throw fail('"main" must be a non-empty string');
   const extra = imageEditorBridge ?? {};
   if (typeof extra !== "object" || extra === null || Array.isArray(extra)) throw fail('"imageEditorBridge" must be an object');
-  const { id, config, mcp, requires, bridge } = extra as Record<string, unknown>;
+  const { id, config, mcp, requires, bridge, isolation } = extra as Record<string, unknown>;
+  if (isolation !== undefined && isolation !== "worker" && isolation !== "process" && isolation !== "none") {
+    throw fail('"imageEditorBridge.isolation" must be "worker", "process" or "none"');
+  }
   if (id !== undefined && typeof id !== "string") throw fail('"imageEditorBridge.id" must be a string');
   if (mcp !== undefined && typeof mcp !== "boolean") throw fail('"imageEditorBridge.mcp" must be true or false');
   if (config !== undefined && (typeof config !== "object" || config === null || Array.isArray(config))) {
@@ -129,6 +134,7 @@ export async function readManifest(candidate: PluginCandidate): Promise<PluginMa
     id: id ?? name.replace(/^@[^/]+\//, ""),
     explicitId: id !== undefined,
     mcp: mcp === true,
+    isolation,
     config: (config as Record<string, unknown> | undefined) ?? {},
     requires: required,
     bridge: bridge as string | undefined,

@@ -1,11 +1,13 @@
-import { pathToFileURL } from "node:url";
-import { shareBridgeModules } from "./_internal/imports.js";
 import type { Observable } from "rxjs";
 import { z } from "zod";
 import type { PluginContract } from "../methods/contract/index.js";
 import type { MethodDefinition, SerializedEvent } from "../methods/index.js";
 import { BridgeError, isBridgeError, type PluginHealth, type PluginInfo } from "../protocol/index.js";
-import type { PluginDefinition, PluginDisconnectInfo, PluginRouteVerb } from "./api.js";
+import type { PluginDisconnectInfo, PluginRouteVerb } from "./api.js";
+import { isDefinition } from "./isolation/definition.js";
+import { importPlugin, isolationOf } from "./isolation/load.js";
+import type { IsolationMode } from "./isolation/protocol.js";
+import { watchPlugins, type PluginWatcher } from "./isolation/watch.js";
 import {
   discoverPlugins,
   idProblem,
@@ -30,6 +32,10 @@ export interface PluginHostOptions {
   readonly reservedIds: ReadonlySet<string>;
   /** Attached logical clients of an endpoint (`PluginHealth.clients`). */
   countClients(endpoint: string): number;
+  /** Runs every plugin in this mode, whatever its manifest asks (`--plugin-isolation`). */
+  readonly isolation?: IsolationMode | undefined;
+  /** Reloads a plugin when its folder changes (`--watch-plugins`, for development). */
+  readonly watch?: boolean | undefined;
 }
 
 /** Plugin methods take any params: their own (Standard) schema validates them, not the method table. */
@@ -45,18 +51,6 @@ export interface PluginFailure extends PluginHealth {
   readonly dir: string;
 }
 
-function isDefinition(value: unknown): value is PluginDefinition {
-  return typeof value === "object" && value !== null && typeof (value as { setup?: unknown }).setup === "function";
-}
-
-/** The plugin definition in an imported module: ESM default, CommonJS `module.exports`, or transpiled `exports.default`. */
-function definitionOf(mod: Record<string, unknown>): unknown {
-  const first = mod["default"] ?? mod;
-  if (isDefinition(first)) return first;
-  const nested = (first as { default?: unknown } | null)?.default;
-  return nested ?? first;
-}
-
 /**
  * The plugin host: discovers and loads plugins in order, one lifecycle actor each, and answers
  * the bridge's questions about them (which exist, their health, their methods, routes and events).
@@ -68,6 +62,13 @@ export class PluginHost {
   private readonly orphans: PluginInstance[] = [];
   /** Method-table entries of plugin methods, made once per endpoint and name. */
   private readonly methods = new Map<string, MethodDefinition>();
+  /** Where each plugin was found (by folder), so a reload finds it again. */
+  private readonly candidates = new Map<string, PluginCandidate>();
+  /** Reloads so far: in-process plugins import their entry anew under this tag. */
+  private generation = 0;
+  /** A reload per plugin at a time: a second request waits for the first. */
+  private readonly reloading = new Map<string, Promise<PluginHealth>>();
+  private watcher: PluginWatcher | undefined;
 
   constructor(
     private readonly options: PluginHostOptions,
@@ -80,6 +81,7 @@ export class PluginHost {
     // Manifests first, so plugins load after the plugins they require (an unreadable one fails at its own load).
     const planned = orderByRequires(await Promise.all(candidates.map(async (candidate) => ({ candidate, manifest: await readManifest(candidate).catch(() => undefined) }))));
     for (const { candidate, cycle } of planned) {
+      this.candidates.set(candidate.dir, candidate);
       const instance = new PluginInstance(candidate.fallbackId, candidate.dir, this.env, (self) => this.loadDefinition(candidate, self, cycle));
       await instance.settled();
       // A plugin that failed keeps its id for `/plugins/{id}/health` unless an earlier plugin owns it.
@@ -88,26 +90,33 @@ export class PluginHost {
         else this.byId.set(instance.id, instance);
       }
     }
+    if (this.options.watch === true) {
+      this.watcher = watchPlugins([...this.candidates.keys()], (dir) => {
+        const plugin = [...this.byId.values()].find((p) => p.dir === dir);
+        if (plugin !== undefined) void this.reload(plugin.id).catch(() => {});
+      });
+    }
   }
 
   /**
    * The machine's `load`: reads the manifest, imports the module, checks the definition and claims its id.
    * Failures are `PLUGIN_LOAD_FAILED` carrying the best id known so far (the manifest's, else the folder's).
    */
-  private async loadDefinition(candidate: PluginCandidate, instance: PluginInstance, cycle?: readonly string[]): Promise<LoadedPlugin> {
+  private async loadDefinition(
+    candidate: PluginCandidate,
+    instance: PluginInstance,
+    cycle?: readonly string[],
+    replacing?: PluginInstance,
+  ): Promise<LoadedPlugin> {
     let id = candidate.fallbackId;
+    let supervised: LoadedPlugin["supervised"];
     try {
       const manifest = await readManifest(candidate);
       if (idProblem(manifest.id, this.options.reservedIds) === null) id = manifest.id;
       this.checkRequirements(manifest, cycle, candidate.dir);
-      let mod: Record<string, unknown>;
-      try {
-        shareBridgeModules();
-        mod = (await import(pathToFileURL(manifest.main).href)) as Record<string, unknown>;
-      } catch (error) {
-        throw loadFailure("import", error instanceof Error ? error.message : String(error), { dir: candidate.dir });
-      }
-      const value = definitionOf(mod);
+      const imported = await importPlugin(manifest, isolationOf(manifest, this.options.isolation), this.env, candidate.dir, this.generation);
+      supervised = imported.supervised;
+      const { value } = imported;
       if (!isDefinition(value)) {
         throw loadFailure("definition", "the default export is not a plugin definition (definePlugin({ id, setup }) with a setup function)", {
           dir: candidate.dir,
@@ -119,13 +128,18 @@ export class PluginHost {
         throw loadFailure("definition", `definePlugin id "${value.id}" differs from imageEditorBridge.id "${manifest.id}"`, { dir: candidate.dir });
       }
       id = value.id;
+      if (replacing !== undefined && id !== replacing.id) {
+        throw loadFailure("definition", `the reloaded plugin's id "${id}" differs from "${replacing.id}"`, { dir: candidate.dir });
+      }
       const owner = this.byId.get(id);
-      if (owner !== undefined) {
+      if (owner !== undefined && owner !== replacing) {
         throw loadFailure("duplicate", `id "${id}" is already taken by the plugin in ${owner.dir}`, { dir: candidate.dir, owner: owner.dir });
       }
-      this.byId.set(id, instance);
-      return { id, definition: value, config: { ...manifest.config, ...this.options.config?.[id] }, mcp: manifest.mcp };
+      // A reload claims the id only once the new instance is set up (`reload` swaps it in).
+      if (replacing === undefined) this.byId.set(id, instance);
+      return { id, definition: value, config: { ...manifest.config, ...this.options.config?.[id] }, mcp: manifest.mcp, supervised };
     } catch (error) {
+      await supervised?.stop();
       const failure = isBridgeError(error) ? error : loadFailure("manifest", String(error), { dir: candidate.dir });
       throw new BridgeError(failure.code, failure.message, { ...(failure.details ? { details: failure.details } : {}), pluginId: id });
     }
@@ -234,7 +248,12 @@ export class PluginHost {
         fields: NO_FIELDS,
         host: false,
         mutates: true,
-        run: (ctx, params) => plugin.callMethod(name, params, { clientId: ctx.caller.lane, endpoint }),
+        // Looked up per call: after a hot reload the next call reaches the new instance.
+        run: (ctx, params) => {
+          const current = this.plugin(endpoint);
+          if (current === undefined) throw this.endpointError(endpoint) ?? notFound(endpoint);
+          return current.callMethod(name, params, { clientId: ctx.caller.lane, endpoint });
+        },
       };
       this.methods.set(key, method);
     }
@@ -247,6 +266,10 @@ export class PluginHost {
    * @throws BridgeError the endpoint's refusal (`PLUGIN_NOT_FOUND`, load failure) for an unavailable plugin.
    */
   route(id: string, verb: string, rest: readonly string[]): PluginRouteRun | { verbs: string[] } {
+    // `/plugins/{id}/reload` is the bridge's (reserved): it also revives a failed plugin, so it runs before the refusal.
+    if (rest.length === 1 && rest[0] === "reload" && this.byId.has(id)) {
+      return verb === "POST" ? { run: () => this.reload(id) } : { verbs: ["POST"] };
+    }
     const refusal = this.endpointError(id);
     if (refusal !== null) throw refusal;
     const plugin = this.plugin(id);
@@ -260,8 +283,50 @@ export class PluginHost {
     return { run: (request) => plugin.runRoute(match.handler, { ...request, method, params: match.params }) };
   }
 
+  /**
+   * Hot reload (`POST /plugins/{id}/reload`, `--watch-plugins`): loads and sets up the plugin's current code as a
+   * new instance first; only if that succeeds is the old one disposed and the new one swapped in, taking over its
+   * clients and event subscribers (their next call reaches the new code). Otherwise the old one keeps serving
+   * and its health's `lastError` says why.
+   * @throws BridgeError why the new code was refused (`PLUGIN_LOAD_FAILED`, `PLUGIN_REGISTRATION_FAILED`).
+   */
+  reload(id: string): Promise<PluginHealth> {
+    const running = this.reloading.get(id);
+    const next = (running ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(() => this.reloadNow(id))
+      .finally(() => {
+        if (this.reloading.get(id) === next) this.reloading.delete(id);
+      });
+    this.reloading.set(id, next);
+    return next;
+  }
+
+  private async reloadNow(id: string): Promise<PluginHealth> {
+    const old = this.byId.get(id);
+    const candidate = old === undefined ? undefined : this.candidates.get(old.dir);
+    if (old === undefined || candidate === undefined) throw notFound(id);
+    this.generation += 1;
+    const fresh = new PluginInstance(candidate.fallbackId, candidate.dir, this.env, (self) => this.loadDefinition(candidate, self, undefined, old));
+    await fresh.settled();
+    if (!fresh.available) {
+      const error = fresh.endpointError() ?? notFound(id);
+      await fresh.stop("reload failed");
+      old.reloadFailed(error);
+      old.log.warn({ code: error.code, reason: error.message }, "plugin reload failed; the previous code keeps serving");
+      throw error;
+    }
+    fresh.adopt(old);
+    this.byId.set(id, fresh);
+    old.log.info({}, "plugin reloaded");
+    await old.stop("reload");
+    return this.health(id);
+  }
+
   /** Stops plugins in reverse load order; each `onDispose` is contained and bounded. */
   async stop(reason: string): Promise<void> {
+    this.watcher?.close();
+    await Promise.allSettled([...this.reloading.values()]);
     const all = [...this.byId.values(), ...this.orphans].reverse();
     for (const plugin of all) await plugin.stop(reason);
   }

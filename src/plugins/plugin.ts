@@ -16,7 +16,8 @@ import type {
 import { withDeadline } from "./_internal/deadline.js";
 import { matchRoute, routePath } from "./_internal/route-pattern.js";
 import { reasonOf, toPluginError } from "./errors.js";
-import { healthOf, isAvailable, pluginMachine, type LoadedPlugin } from "./plugin.machine.js";
+import { hooksProblem, issuesToDetails } from "./isolation/definition.js";
+import { healthOf, isAvailable, pluginMachine, type LoadedPlugin, type Supervised } from "./plugin.machine.js";
 import { createPluginContext, type MethodEntry, type RouteEntry, type Staged } from "./registration.js";
 
 /** Plugin-local event types; they may not start with `#` (the bridge's lifecycle events). */
@@ -34,12 +35,8 @@ export interface PluginEnvironment {
   mainTypes(): readonly string[];
 }
 
-function issuesToDetails(issues: ReadonlyArray<{ message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> | undefined }>) {
-  return issues.map((issue) => ({
-    path: (issue.path ?? []).map((p) => String(typeof p === "object" ? p.key : p)).join("."),
-    message: issue.message,
-  }));
-}
+/** Events the bridge sends on a supervised plugin's endpoint; plugin code may not declare or emit them. */
+export const PLUGIN_LIFECYCLE_EVENTS = ["plugin:restarted", "plugin:failed"] as const;
 
 /** What a successful `setup` registered, committed when the machine reaches `loaded`. */
 interface Registered {
@@ -85,17 +82,32 @@ export class PluginInstance {
         load: fromPromise(() => load(this)),
         register: fromPromise<unknown, LoadedPlugin>(({ input, signal }) => this.runSetup(input, signal)),
         dispose: fromPromise(() => this.dispose()),
+        restart: fromPromise(() => this.supervised?.restart() ?? Promise.reject(new Error("the plugin is not isolated"))),
       },
-      actions: { commit: ({ event }) => this.commit((event as unknown as { output: Registered }).output) },
+      actions: {
+        commit: ({ event }) => this.commit((event as unknown as { output: Registered }).output),
+        announceRestart: () => this.announce("plugin:restarted"),
+        announceFailure: () => this.announce("plugin:failed"),
+      },
     });
-    this.actor = createActor(machine, { input: { id: fallbackId, setupTimeoutMs: env.limits.pluginSetupTimeoutMs } });
+    const { limits } = env;
+    const restartPolicy = { attempts: limits.pluginRestartAttempts, windowMs: limits.pluginRestartWindowMs, backoffMs: limits.pluginRestartBackoffMs };
+    this.actor = createActor(machine, { input: { id: fallbackId, setupTimeoutMs: limits.pluginSetupTimeoutMs, restartPolicy } });
+    let logged: unknown;
     this.actor.subscribe((snapshot) => {
-      if (snapshot.matches("failed") && snapshot.context.lastError !== undefined) {
+      if (snapshot.matches("failed") && snapshot.context.lastError !== undefined && logged !== snapshot.context.lastError) {
+        logged = snapshot.context.lastError;
         const { code, message, details } = snapshot.context.lastError;
         this.log.error({ code, phase: details?.["phase"], reason: details?.["reason"] }, message);
       }
+      // A worker whose plugin failed or stopped is terminated: nothing may keep running behind a closed endpoint.
+      if ((snapshot.matches("failed") || snapshot.status === "done") && this.supervised !== undefined) void this.supervised.stop();
     });
     this.actor.start();
+  }
+
+  private get supervised(): Supervised | undefined {
+    return this.actor.getSnapshot().context.loaded?.supervised;
   }
 
   /** The plugin's id: its folder's or manifest's until the module says otherwise. */
@@ -159,6 +171,21 @@ export class PluginInstance {
       events.push(type);
     }
     const staged: Staged = { methods: new Map(), routes: [], listeners: [] };
+    const supervised = loaded.supervised;
+    if (supervised !== undefined) {
+      supervised.bind({
+        invoke: (method, params, options) => this.env.invoke(this.id, method, params, options),
+        listen: (type, listener) => this.subscribeMain(type, listener),
+        emit: (type, data) => this.emit(type, data),
+        log: (level, obj, msg) => this.log[level](obj as object, msg),
+        hookFailed: (phase, reason) => this.hookFailed(phase, new Error(reason)),
+      });
+      supervised.onCrash((reason) => {
+        this.log.error({ reason }, "plugin worker crashed; restarting it");
+        this.actor.send({ type: "CRASHED", reason });
+      });
+      for (const type of PLUGIN_LIFECYCLE_EVENTS) events.push(type);
+    }
     let open = true;
     const ctx = createPluginContext(
       {
@@ -180,11 +207,8 @@ export class PluginInstance {
     } finally {
       open = false;
     }
-    if (hooks !== undefined && (typeof hooks !== "object" || hooks === null)) throw new Error("setup must return nothing or an object of hooks");
-    for (const name of ["onConnect", "onDisconnect", "onDispose"] as const) {
-      const hook = (hooks as Record<string, unknown> | undefined)?.[name];
-      if (hook !== undefined && typeof hook !== "function") throw new Error(`${name} must be a function`);
-    }
+    const problem = hooksProblem(hooks);
+    if (problem !== null) throw new Error(problem);
     return { staged, hooks: (hooks as PluginHooks | undefined) ?? {}, events };
   }
 
@@ -204,7 +228,33 @@ export class PluginInstance {
       return `event type ${JSON.stringify(type)} must match ${PLUGIN_EVENT_PATTERN.source}`;
     }
     if (this.env.mainTypes().includes(type)) return `event type "${type}" is a main event of the bridge`;
+    if ((PLUGIN_LIFECYCLE_EVENTS as readonly string[]).includes(type)) return `event type "${type}" is the bridge's (supervision)`;
     return null;
+  }
+
+  /** Sends a supervision event to the endpoint's subscribers, whatever the plugin's state. */
+  private announce(type: (typeof PLUGIN_LIFECYCLE_EVENTS)[number]): void {
+    const { restarts, lastCrash } = this.actor.getSnapshot().context;
+    this.localStreams.get(type)?.next({ type, json: JSON.stringify({ id: this.id, restarts, reason: lastCrash?.reason ?? null }) });
+  }
+
+  /**
+   * Takes over a replaced instance's clients (hot reload): its event streams, so subscribers keep receiving, and
+   * its admitted clients, so they get `onDisconnect` from the new code.
+   */
+  adopt(previous: PluginInstance): void {
+    for (const [type, subject] of previous.localStreams) {
+      this.localTypes.add(type);
+      this.localStreams.set(type, subject);
+    }
+    previous.localStreams.clear();
+    for (const clientId of previous.admitted) this.admitted.add(clientId);
+    previous.admitted.clear();
+  }
+
+  /** A reload of this plugin failed: it keeps serving, and its health says why. */
+  reloadFailed(error: BridgeError): void {
+    this.actor.send({ type: "RELOAD_FAILED", error: toProtocolError(error) });
   }
 
   /** `ctx.bridge.on` after setup: only while the plugin is loaded. */

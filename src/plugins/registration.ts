@@ -5,8 +5,8 @@ import { BridgeError } from "../protocol/index.js";
 import type { InvokeOptions, PluginContext, PluginMethodHandler, PluginRouteHandler, PluginRouteVerb, StandardSchemaV1 } from "./api.js";
 import { parseRoutePattern, patternKey, type RoutePattern } from "./_internal/route-pattern.js";
 
-/** First segments of plugin routes the bridge answers itself: a plugin's health and its event stream. */
-const RESERVED_ROUTES: ReadonlySet<string> = new Set(["health", "events"]);
+/** First segments of plugin routes the bridge answers itself: a plugin's health, its hot reload and its event stream. */
+const RESERVED_ROUTES: ReadonlySet<string> = new Set(["health", "reload", "events"]);
 
 /** Method names a plugin may register: printable, bounded; `event:*` stays the bridge's (subscriptions). */
 export const PLUGIN_METHOD_PATTERN = /^[A-Za-z0-9_.:/-]{1,128}$/;

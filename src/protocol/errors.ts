@@ -29,6 +29,7 @@ export const ERROR_CODES = {
   PLUGIN_LOAD_FAILED: "PLUGIN_LOAD_FAILED",
   PLUGIN_REGISTRATION_FAILED: "PLUGIN_REGISTRATION_FAILED",
   PLUGIN_LIFECYCLE_FAILED: "PLUGIN_LIFECYCLE_FAILED",
+  PLUGIN_UNAVAILABLE: "PLUGIN_UNAVAILABLE",
   INTERNAL: "INTERNAL",
 } as const;
 export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];
@@ -86,6 +87,8 @@ export const ERROR_RULES: Readonly<Record<ErrorCode, ErrorRule>> = {
   PLUGIN_LOAD_FAILED: { status: 503, retryable: false, source: "plugin" },
   PLUGIN_REGISTRATION_FAILED: { status: 503, retryable: false, source: "plugin" },
   PLUGIN_LIFECYCLE_FAILED: { status: 503, retryable: false, source: "plugin" },
+  /** An isolated plugin's worker crashed or is restarting; calls in flight and calls meanwhile answer this. */
+  PLUGIN_UNAVAILABLE: { status: 503, retryable: true, source: "plugin" },
   INTERNAL: { status: 500, retryable: false, source: "bridge" },
 };
 

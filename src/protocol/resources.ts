@@ -247,6 +247,10 @@ export const PluginHealthSchema = z.object({
   loadedAt: z.number().optional(),
   lastError: ProtocolErrorSchema.optional(),
   checks: z.record(z.string(), PluginHealthCheckSchema).optional(),
+  /** Restarts of an isolated plugin after its worker crashed (exit, out of memory, missed liveness ping). */
+  restarts: z.number().int().nonnegative().optional(),
+  /** Why and when its worker last crashed. */
+  lastCrash: z.object({ reason: z.string(), at: z.number() }).optional(),
 });
 export type PluginHealth = z.infer<typeof PluginHealthSchema>;
 

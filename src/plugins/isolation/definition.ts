@@ -1,0 +1,33 @@
+import type { PluginDefinition } from "../api.js";
+
+export function isDefinition(value: unknown): value is PluginDefinition {
+  return typeof value === "object" && value !== null && typeof (value as { setup?: unknown }).setup === "function";
+}
+
+/** The plugin definition in an imported module: ESM default, CommonJS `module.exports`, or transpiled `exports.default`. */
+export function definitionOf(mod: Record<string, unknown>): unknown {
+  const first = mod["default"] ?? mod;
+  if (isDefinition(first)) return first;
+  const nested = (first as { default?: unknown } | null)?.default;
+  return nested ?? first;
+}
+
+/** Why `setup`'s return value is not nothing or an object of hooks, or null when it is fine. */
+export function hooksProblem(hooks: unknown): string | null {
+  if (hooks !== undefined && (typeof hooks !== "object" || hooks === null)) return "setup must return nothing or an object of hooks";
+  for (const name of ["onConnect", "onDisconnect", "onDispose"] as const) {
+    const hook = (hooks as Record<string, unknown> | undefined)?.[name];
+    if (hook !== undefined && typeof hook !== "function") return `${name} must be a function`;
+  }
+  return null;
+}
+
+type Issues = ReadonlyArray<{ message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> | undefined }>;
+
+/** Standard Schema issues as `details.issues` entries: a dotted path and a message. */
+export function issuesToDetails(issues: Issues): Array<{ path: string; message: string }> {
+  return issues.map((issue) => ({
+    path: (issue.path ?? []).map((p) => String(typeof p === "object" ? p.key : p)).join("."),
+    message: issue.message,
+  }));
+}

@@ -1,0 +1,283 @@
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import type { Limits } from "../../limits.js";
+import { BridgeError } from "../../protocol/index.js";
+import type { InvokeOptions } from "../api.js";
+import { fromWireError, toWireError, type CallKind, type FromWorker, type ToWorker, type WireRegistration, type WorkerInit } from "./protocol.js";
+
+const MiB = 1024 * 1024;
+/** V8 refuses to start a worker with a tiny old generation; below this the cap is raised to it. */
+const MIN_WORKER_HEAP_MB = 16;
+
+/** What a worker asks of the bridge: `ctx.bridge.invoke/on`, `ctx.events.emit`, `ctx.logger`, contained failures. */
+export interface LinkHost {
+  invoke(method: string, params: unknown, options?: InvokeOptions): Promise<unknown>;
+  /** Subscribes to a main event for the worker (its setup succeeded, so no availability check). */
+  listen(type: string, listener: (data: unknown) => void): () => void;
+  emit(type: string, data: unknown): void;
+  log(level: "debug" | "info" | "warn" | "error", obj: unknown, msg: string | undefined): void;
+  hookFailed(phase: string, reason: string): void;
+}
+
+export interface WorkerLinkOptions {
+  readonly entry: string;
+  readonly mainTypes: readonly string[];
+  readonly limits: Limits;
+}
+
+/**
+ * Where the worker's JavaScript is: `worker-entry.js` beside this module once built; when this module runs from
+ * `src/` (vitest loads TypeScript), the built `<repo>/dist/plugins/isolation/worker-entry.js`.
+ */
+export function resolveWorkerEntry(moduleUrl: string = import.meta.url): string | undefined {
+  const entry = moduleUrl.endsWith(".ts")
+    ? fileURLToPath(new URL("../../../dist/plugins/isolation/worker-entry.js", moduleUrl))
+    : fileURLToPath(new URL("./worker-entry.js", moduleUrl));
+  return existsSync(entry) ? entry : undefined;
+}
+
+type Waiter = { resolve: (message: FromWorker) => void; reject: (reason: string) => void };
+
+/**
+ * The bridge's side of one plugin worker: starts it, forwards calls with ids (their signals crossing as abort
+ * messages), answers its requests, pings it, and on a crash (exit, out of memory, missed ping) terminates it,
+ * answers every call in flight `PLUGIN_UNAVAILABLE` and tells its supervisor (`onCrash`).
+ */
+export class WorkerLink {
+  private worker: Worker | undefined;
+  private host: LinkHost | undefined;
+  private waiter: Waiter | undefined;
+  private readonly calls = new Map<number, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>();
+  private readonly subs = new Map<number, () => void>();
+  private nextCid = 1;
+  private pingN = 0;
+  private pingDeadline: NodeJS.Timeout | undefined;
+  private pinger: NodeJS.Timeout | undefined;
+  private crashListener: ((reason: string) => void) | undefined;
+  /** Why the worker is down, while it is; calls then answer `PLUGIN_UNAVAILABLE` at once. */
+  private down: string | undefined = "not started";
+  private stopped = false;
+  private config: Readonly<Record<string, unknown>> = {};
+  id = "";
+
+  constructor(private readonly options: WorkerLinkOptions) {}
+
+  bind(host: LinkHost): void {
+    this.host = host;
+  }
+
+  onCrash(listener: (reason: string) => void): void {
+    this.crashListener = listener;
+  }
+
+  /** Starts a worker and imports the plugin in it; resolves with what its definition says, or rejects with a load failure. */
+  async start(): Promise<{ id: unknown; events: unknown }> {
+    const entry = resolveWorkerEntry();
+    if (entry === undefined) throw Object.assign(new Error("the plugin worker entry is missing; build the bridge with `npm run build`"), { phase: "isolation" });
+    const { limits } = this.options;
+    const init: WorkerInit = { entry: this.options.entry, mainTypes: this.options.mainTypes };
+    const worker = new Worker(entry, {
+      workerData: init,
+      resourceLimits: { maxOldGenerationSizeMb: Math.max(MIN_WORKER_HEAP_MB, Math.floor(limits.pluginMaxMemoryBytes / MiB)) },
+    });
+    this.worker = worker;
+    worker.on("message", (message: FromWorker) => {
+      if (worker === this.worker) this.onMessage(message);
+    });
+    worker.on("error", (error: Error & { code?: string }) => {
+      if (worker !== this.worker) return;
+      const reason =
+        error.code === "ERR_WORKER_OUT_OF_MEMORY"
+          ? `ran out of memory (limits.pluginMaxMemoryBytes: ${limits.pluginMaxMemoryBytes} bytes)`
+          : `threw outside any call: ${error.message}`;
+      this.crash(reason);
+    });
+    worker.on("exit", (code) => {
+      if (worker === this.worker) this.crash(`its worker exited with code ${code}`);
+    });
+    const message = await this.expect();
+    if (message.t === "load-failed") throw Object.assign(new Error(message.reason), { phase: message.phase });
+    if (message.t !== "loaded") throw new Error(`unexpected ${message.t} while loading`);
+    if (typeof message.id === "string") this.id = message.id;
+    return { id: message.id, events: message.events };
+  }
+
+  /** Runs `setup` in the worker; resolves with what it registered (then pings begin), rejects with its error. */
+  async setup(config: Readonly<Record<string, unknown>>): Promise<WireRegistration> {
+    this.config = config;
+    this.post({ t: "setup", config });
+    const message = await this.expect();
+    if (message.t === "setup-failed") throw fromWireError(message.error);
+    if (message.t !== "registered") throw new Error(`unexpected ${message.t} during setup`);
+    this.down = undefined;
+    const { pluginPingIntervalMs } = this.options.limits;
+    this.pinger = setInterval(() => this.probe(), pluginPingIntervalMs);
+    this.pinger.unref();
+    return message.registration;
+  }
+
+  /** A fresh worker for a crashed one: the same module, set up again. */
+  async restart(): Promise<WireRegistration> {
+    const { id } = await this.start();
+    if (id !== this.id) throw new Error(`the restarted plugin's id ${JSON.stringify(id)} differs from "${this.id}"`);
+    return this.setup(this.config);
+  }
+
+  /** Runs a method, route or hook in the worker; `signal` aborting crosses as an abort and checks the worker is alive. */
+  call(work: CallKind, signal?: AbortSignal): Promise<unknown> {
+    if (this.down !== undefined) return Promise.reject(this.unavailable(this.down));
+    const cid = this.nextCid++;
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => {
+        this.post({ t: "abort", cid });
+        // A handler that ignores its signal may be spinning: a missed ping terminates and restarts the worker.
+        this.probe();
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      const settle = (): void => {
+        signal?.removeEventListener("abort", onAbort);
+        this.calls.delete(cid);
+      };
+      this.calls.set(cid, {
+        resolve: (value) => {
+          settle();
+          resolve(value);
+        },
+        reject: (error) => {
+          settle();
+          reject(error);
+        },
+      });
+      this.post({ t: "call", cid, ...work } as ToWorker);
+    });
+  }
+
+  /** Pings the worker unless a ping is already out; no pong within `pluginPingTimeoutMs` is a crash. */
+  probe(): void {
+    if (this.pingDeadline !== undefined || this.worker === undefined || this.down !== undefined) return;
+    const n = ++this.pingN;
+    const ms = this.options.limits.pluginPingTimeoutMs;
+    this.pingDeadline = setTimeout(() => {
+      this.pingDeadline = undefined;
+      if (n === this.pingN) this.crash(`did not answer a liveness ping within ${ms} ms`);
+    }, ms);
+    this.post({ t: "ping", n });
+  }
+
+  /** Terminates the worker for good (the plugin stopped or failed); calls in flight answer `PLUGIN_UNAVAILABLE`. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const worker = this.worker;
+    this.halt("the plugin stopped");
+    await worker?.terminate();
+  }
+
+  private post(message: ToWorker): void {
+    try {
+      this.worker?.postMessage(message);
+    } catch (error) {
+      const cid = (message as { cid?: number }).cid;
+      if (message.t === "call" && cid !== undefined) this.calls.get(cid)?.reject(error);
+    }
+  }
+
+  private expect(): Promise<FromWorker> {
+    return new Promise((resolve, reject) => {
+      this.waiter = { resolve, reject: (reason) => reject(new Error(reason)) };
+    });
+  }
+
+  private unavailable(reason: string): BridgeError {
+    return new BridgeError("PLUGIN_UNAVAILABLE", `Plugin "${this.id}" is unavailable: ${reason}`, {
+      details: { reason },
+      retryable: !this.stopped,
+      pluginId: this.id,
+    });
+  }
+
+  /** Drops the current worker: timers stop, subscriptions end, every call in flight answers `PLUGIN_UNAVAILABLE`. */
+  private halt(reason: string): void {
+    this.down = reason;
+    const worker = this.worker;
+    this.worker = undefined;
+    clearInterval(this.pinger);
+    clearTimeout(this.pingDeadline);
+    this.pinger = undefined;
+    this.pingDeadline = undefined;
+    for (const off of this.subs.values()) off();
+    this.subs.clear();
+    const error = this.unavailable(reason);
+    for (const call of [...this.calls.values()]) call.reject(error);
+    this.waiter?.reject(reason);
+    this.waiter = undefined;
+    // terminate() stops even a worker spinning in `while (true) {}` (V8 TerminateExecution).
+    void worker?.terminate();
+  }
+
+  private crash(reason: string): void {
+    if (this.stopped) return;
+    const wasUp = this.down === undefined;
+    this.halt(reason);
+    if (wasUp) this.crashListener?.(reason);
+  }
+
+  private onMessage(message: FromWorker): void {
+    const host = this.host;
+    switch (message.t) {
+      case "loaded":
+      case "load-failed":
+      case "registered":
+      case "setup-failed": {
+        const waiter = this.waiter;
+        this.waiter = undefined;
+        waiter?.resolve(message);
+        return;
+      }
+      case "result": {
+        const call = this.calls.get(message.cid);
+        if (message.ok) call?.resolve(message.value);
+        else call?.reject(fromWireError(message.error));
+        return;
+      }
+      case "pong":
+        if (message.n === this.pingN) {
+          clearTimeout(this.pingDeadline);
+          this.pingDeadline = undefined;
+        }
+        return;
+      case "emit":
+        try {
+          host?.emit(message.type, message.data);
+        } catch (error) {
+          host?.log("warn", { type: message.type, reason: toWireError(error).message }, "plugin emit refused");
+        }
+        return;
+      case "log":
+        host?.log(message.level, message.obj, message.msg);
+        return;
+      case "invoke": {
+        const { iid } = message;
+        const run = host === undefined ? Promise.reject(new Error("not bound")) : host.invoke(message.method, message.params, message.options as InvokeOptions);
+        run.then(
+          (value) => this.post({ t: "invoked", iid, ok: true, value }),
+          (error: unknown) => this.post({ t: "invoked", iid, ok: false, error: toWireError(error) }),
+        );
+        return;
+      }
+      case "on": {
+        const { sub } = message;
+        const off = host?.listen(message.type, (data) => this.post({ t: "event", sub, data }));
+        if (off !== undefined) this.subs.set(sub, off);
+        return;
+      }
+      case "off":
+        this.subs.get(message.sub)?.();
+        this.subs.delete(message.sub);
+        return;
+      case "hook-failed":
+        host?.hookFailed(message.phase, message.reason);
+        return;
+    }
+  }
+}

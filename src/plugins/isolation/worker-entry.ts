@@ -1,0 +1,215 @@
+/*
+ * The plugin side of worker isolation: runs in a worker thread, imports the plugin module there and gives its
+ * `setup` the same `ctx` as in-process. Registrations are checked here by the same code as in-process and sent to
+ * the bridge as names; params are validated here (Standard Schema validators cannot cross); calls, hooks, events,
+ * logs and `ctx.bridge.invoke/on` cross as messages.
+ */
+import { pathToFileURL } from "node:url";
+import { parentPort, workerData } from "node:worker_threads";
+import { EMPTY } from "rxjs";
+import type { Logger } from "../../logger.js";
+import type { PluginDefinition, PluginHooks } from "../api.js";
+import { shareBridgeModules } from "../_internal/imports.js";
+import { routePath } from "../_internal/route-pattern.js";
+import { createPluginContext, type Staged } from "../registration.js";
+import { definitionOf, hooksProblem, isDefinition, issuesToDetails } from "./definition.js";
+import { fromWireError, toWireError, type CallKind, type FromWorker, type ToWorker, type WireRouteResult, type WorkerInit } from "./protocol.js";
+
+if (parentPort === null) throw new Error("the plugin worker entry runs in a worker thread only");
+const port = parentPort;
+const init = workerData as WorkerInit;
+
+const post = (message: FromWorker, transfer?: ArrayBuffer[]): void => {
+  try {
+    port.postMessage(message, transfer);
+  } catch (error) {
+    // A value that cannot be cloned (a function, a class with private state): the call answers it, the worker lives on.
+    if (message.t === "result") {
+      port.postMessage({ t: "result", cid: message.cid, ok: false, error: toWireError(new Error(`the result cannot cross to the bridge: ${(error as Error).message}`)) } satisfies FromWorker);
+    } else if (message.t === "emit" || message.t === "invoke" || message.t === "log") {
+      throw new Error(`${message.t}: the value cannot cross to the bridge (${(error as Error).message}); only structured-clone-able values can`);
+    }
+  }
+};
+
+/** A value as JSON would carry it: log objects often hold things structured clone refuses (functions, sockets). */
+function plain(value: unknown): unknown {
+  try {
+    return value === undefined ? undefined : (JSON.parse(JSON.stringify(value)) as unknown);
+  } catch {
+    return String(value);
+  }
+}
+
+function makeLogger(bindings: Record<string, unknown> = {}): Logger {
+  const at =
+    (level: "debug" | "info" | "warn" | "error") =>
+    (objOrMsg?: unknown, msg?: string): void => {
+      const obj = typeof objOrMsg === "string" ? bindings : { ...bindings, ...(plain(objOrMsg) as object) };
+      post({ t: "log", level, obj, msg: typeof objOrMsg === "string" ? objOrMsg : msg });
+    };
+  const logger = { debug: at("debug"), info: at("info"), warn: at("warn"), error: at("error"), trace: () => {}, fatal: at("error") };
+  return { ...logger, child: (more: Record<string, unknown>) => makeLogger({ ...bindings, ...more }) } as unknown as Logger;
+}
+
+let definition: PluginDefinition;
+let staged: Staged = { methods: new Map(), routes: [], listeners: [] };
+let hooks: PluginHooks = {};
+const calls = new Map<number, AbortController>();
+const listeners = new Map<number, (data: unknown) => void>();
+const invokes = new Map<number, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>();
+let nextId = 1;
+
+function listen(type: string, listener: (data: unknown) => void): () => void {
+  const sub = nextId++;
+  listeners.set(sub, listener);
+  post({ t: "on", sub, type });
+  return () => {
+    if (listeners.delete(sub)) post({ t: "off", sub });
+  };
+}
+
+async function runSetup(config: Readonly<Record<string, unknown>>): Promise<void> {
+  let open = true;
+  const ctx = createPluginContext(
+    {
+      id: definition.id,
+      config,
+      log: makeLogger(),
+      emit: (type, data) => post({ t: "emit", type, data }),
+      invoke: (method, params, options) =>
+        new Promise((resolve, reject) => {
+          const iid = nextId++;
+          invokes.set(iid, { resolve, reject });
+          post({ t: "invoke", iid, method, params, options });
+        }),
+      // Only whether the type exists matters here; events arrive as messages (`listen`).
+      mainStream: (type) => (type.startsWith("#") || init.mainTypes.includes(type) ? EMPTY : undefined),
+      mainTypes: () => init.mainTypes,
+      listen,
+    },
+    staged,
+    () => open,
+  );
+  try {
+    let result: unknown;
+    try {
+      result = await definition.setup(ctx);
+    } finally {
+      open = false;
+    }
+    const problem = hooksProblem(result);
+    if (problem !== null) throw new Error(problem);
+    hooks = (result as PluginHooks | undefined) ?? {};
+  } catch (error) {
+    post({ t: "setup-failed", error: toWireError(error) });
+    return;
+  }
+  // Listeners staged during setup become live now, setup having succeeded (atomic registration, as in-process).
+  for (const { type, listener } of staged.listeners) listen(type, listener);
+  post({
+    t: "registered",
+    registration: {
+      methods: [...staged.methods.keys()],
+      routes: staged.routes.map((r) => ({ verb: r.verb, path: routePath(r.pattern) })),
+      hooks: (["onConnect", "onDisconnect", "onDispose"] as const).filter((name) => typeof hooks[name] === "function"),
+    },
+  });
+}
+
+async function runCall(work: CallKind, signal: AbortSignal): Promise<unknown> {
+  if (work.kind === "hook") {
+    const hook = hooks[work.name] as ((info: unknown) => unknown) | undefined;
+    return hook?.call(hooks, work.info);
+  }
+  if (work.kind === "route") {
+    const route = staged.routes[work.index];
+    if (route === undefined) throw new Error(`no route #${work.index}`);
+    const { request } = work;
+    const value = await route.handler({ ...request, headers: new Headers(request.headers), signal });
+    if (value instanceof Response) {
+      const body = value.body === null ? null : await value.arrayBuffer();
+      return { response: { status: value.status, headers: [...value.headers], body } } satisfies WireRouteResult;
+    }
+    return { value } satisfies WireRouteResult;
+  }
+  const entry = staged.methods.get(work.name);
+  if (entry === undefined) throw { code: "UNKNOWN_METHOD", message: `Unknown method "${work.name}"`, details: { method: work.name } };
+  let params = work.params;
+  if (entry.schema !== undefined) {
+    const result = await entry.schema["~standard"].validate(params ?? {});
+    if (result.issues !== undefined) {
+      throw { code: "BAD_REQUEST", message: `Invalid params for ${work.name}`, details: { issues: issuesToDetails(result.issues) } };
+    }
+    params = result.value;
+  }
+  return entry.handler(params, { ...work.call, signal });
+}
+
+function onMessage(message: ToWorker): void {
+  switch (message.t) {
+    case "setup":
+      void runSetup(message.config);
+      return;
+    case "call": {
+      const controller = new AbortController();
+      calls.set(message.cid, controller);
+      const { cid } = message;
+      Promise.resolve()
+        .then(() => runCall(message, controller.signal))
+        .then(
+          (value) => {
+            const transfer = (value as { response?: { body: ArrayBuffer | null } } | undefined)?.response?.body;
+            post({ t: "result", cid, ok: true, value }, transfer ? [transfer] : undefined);
+          },
+          (error: unknown) => post({ t: "result", cid, ok: false, error: toWireError(error) }),
+        )
+        .finally(() => calls.delete(cid));
+      return;
+    }
+    case "abort":
+      calls.get(message.cid)?.abort();
+      return;
+    case "ping":
+      post({ t: "pong", n: message.n });
+      return;
+    case "event": {
+      const listener = listeners.get(message.sub);
+      if (listener === undefined) return;
+      Promise.resolve()
+        .then(() => listener(message.data))
+        .catch((error: unknown) => post({ t: "hook-failed", phase: "event", reason: toWireError(error).message }));
+      return;
+    }
+    case "invoked": {
+      const pending = invokes.get(message.iid);
+      invokes.delete(message.iid);
+      if (message.ok) pending?.resolve(message.value);
+      else pending?.reject(fromWireError(message.error));
+      return;
+    }
+  }
+}
+
+async function load(): Promise<void> {
+  let mod: Record<string, unknown>;
+  try {
+    shareBridgeModules();
+    mod = (await import(pathToFileURL(init.entry).href)) as Record<string, unknown>;
+  } catch (error) {
+    post({ t: "load-failed", phase: "import", reason: error instanceof Error ? error.message : String(error) });
+    return;
+  }
+  const value = definitionOf(mod);
+  if (!isDefinition(value)) {
+    post({ t: "load-failed", phase: "definition", reason: "the default export is not a plugin definition (definePlugin({ id, setup }) with a setup function)" });
+    return;
+  }
+  definition = value;
+  staged = { methods: new Map(), routes: [], listeners: [] };
+  port.on("message", onMessage);
+  post({ t: "loaded", id: value.id, events: plain(value.events) });
+}
+
+void load();
+

@@ -32,7 +32,9 @@ async function docsBlock(language: string, marker: string): Promise<string | und
 /** Runs a command to its end: exit code and everything it printed. */
 function run(command: string, args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, NO_COLOR: "1", FORCE_COLOR: "0" } });
+    // The environment of a user's shell: none of this vitest run's own variables.
+    const env = Object.fromEntries(Object.entries(process.env).filter(([key]) => !key.startsWith("VITEST") && key !== "NODE_ENV"));
+    const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"], env: { ...env, NO_COLOR: "1", FORCE_COLOR: "0" } });
     let output = "";
     child.stdout.on("data", (chunk) => (output += String(chunk)));
     child.stderr.on("data", (chunk) => (output += String(chunk)));

@@ -24,8 +24,12 @@ const MiB = 1024 * 1024;
  * sockets' buffers): a few tens of MiB. The abuses unbounded grow by hundreds of MiB to gigabytes.
  */
 const RSS_SLACK_BYTES = 64 * MiB;
-/** Bytes of memory one inbound byte may cost while its frame is read and parsed (frame, text, parsed value). */
-const PARSE_AMPLIFICATION = 4;
+/**
+ * Bytes of process memory one inbound byte in flight may cost while its frame is read and parsed (the frame, its
+ * text, the parsed value), freed memory not being handed back to the system at once: with a 32 MiB cap and 12 MiB
+ * frames, growth peaked at 155-205 MiB on 2 cores; with no cap, 400 MiB.
+ */
+const PARSE_AMPLIFICATION = 6;
 /** `/health` must answer; the bound is generous (tests never assert speed tightly), far from the 10 s stalls seen. */
 const HEALTH_WORST_MS = 2_000;
 /** Deadline of one row: each takes a few seconds on 2 cores. */
@@ -247,16 +251,14 @@ describe("abuse of a bridge in its own process (one case per row of the table)",
       const inbound = 32 * MiB;
       const FRAME_BYTES = 12 * MiB;
       const served = await start({ limits: { [INBOUND_LIMIT]: inbound, inboundBytesPerAddress: inbound, maxPayloadBytes: "16MiB" } });
-      const senders = await Promise.all(Array.from({ length: 16 }, () => open(served)));
+      const senders = await Promise.all(Array.from({ length: 24 }, () => open(served)));
       const frame = JSON.stringify({ id: "big", method: "getServerInfo", params: { pad: "x".repeat(FRAME_BYTES) } });
       for (const sender of senders) sender.sendRaw(frame);
       // Every frame is read and answered (whatever the answer): past the cap they wait, they are not refused.
       const answers = await Promise.all(senders.map((sender) => sender.next(isAnswer("big"))));
       expect(answers).toHaveLength(senders.length);
       for (const sender of senders) expect((await sender.call<{ name: string }>("getServerInfo")).name).toBe("image-editor-bridge");
-      // Unbounded, 16 frames of 12 MiB read at once grew it by ~300 MiB here; capped, ~165 MiB: a byte in flight
-      // costs a few while it is parsed (the frame, its text, the parsed value) and freed memory is not handed back
-      // to the system at once.
+      // Unbounded, 24 frames of 12 MiB read at once grow it by ~400 MiB.
       await expectHeld(served, inbound * PARSE_AMPLIFICATION);
     },
   );
@@ -325,8 +327,8 @@ describe("abuse of a bridge in its own process (one case per row of the table)",
     const answers = flooder.frames.filter((f) => f.id !== undefined && f.type === undefined);
     const refused = answers.filter((f) => f.error?.details?.["limit"] === "clientFramesPerSecond");
     const dispatched = answers.filter((f) => !refused.includes(f));
-    // The burst was dispatched (unknown methods, or past the in-flight limit), the rest refused for the rate.
-    expect(dispatched.length).toBeGreaterThan(0);
+    // Only the burst was dispatched (unknown methods, or past the in-flight limit; their answers may be cut by the
+    // close), the rest refused for the rate.
     expect(dispatched.length).toBeLessThanOrEqual(limits.clientFrameBurst + limits.clientFramesPerSecond * ((performance.now() - flooded) / 1000));
     expect(dispatched.every((f) => f.error?.code === "UNKNOWN_METHOD" || f.error?.code === "TOO_MANY_REQUESTS")).toBe(true);
     expect(refused.length).toBeGreaterThanOrEqual(limits.clientFrameAbuseRejections - 1);

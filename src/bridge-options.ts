@@ -70,6 +70,14 @@ export interface BridgeOptions {
   pluginsDir?: string;
   /** Per-plugin configuration (`ctx.config`), overlaid on each manifest's `imageEditorBridge.config`. */
   pluginConfig?: Record<string, Record<string, unknown>>;
+  /**
+   * Where every plugin's code runs, whatever its manifest's `imageEditorBridge.isolation` asks (`--plugin-isolation`):
+   * `worker` (a thread with a memory cap, restarted when it crashes), `none` (in the bridge's thread, e.g. to debug
+   * with breakpoints). Unset: each manifest decides, a worker by default.
+   */
+  pluginIsolation?: "worker" | "process" | "none";
+  /** Reload a plugin when its folder changes (`--watch-plugins`, for development). @default false */
+  watchPlugins?: boolean;
   /** Where clients may read and write files, and how saves treat the files they replace. */
   files?: FilesOptions;
   /**

@@ -190,7 +190,15 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     checkResults: options.checkResults ?? CHECK_RESULTS_BY_DEFAULT,
   });
   const plugins: PluginHost = new PluginHost(
-    { plugins: options.plugins, pluginsDir: options.pluginsDir, config: options.pluginConfig, reservedIds, countClients: (endpoint) => clients.countAttached(endpoint) },
+    {
+      plugins: options.plugins,
+      pluginsDir: options.pluginsDir,
+      config: options.pluginConfig,
+      reservedIds,
+      countClients: (endpoint) => clients.countAttached(endpoint),
+      isolation: options.pluginIsolation,
+      watch: options.watchPlugins,
+    },
     {
       limits,
       log,

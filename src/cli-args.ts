@@ -42,6 +42,10 @@ export interface ServeOptions {
   allowHosts: string[];
   plugins: string[];
   pluginsDir: string | undefined;
+  /** `--plugin-isolation`: where every plugin runs, over its manifest. */
+  pluginIsolation: "worker" | "process" | "none" | undefined;
+  /** `--watch-plugins`: reload a plugin when its folder changes. */
+  watchPlugins: boolean;
   logLevel: string;
   scriptDirs: string[];
   allowFileImport: boolean;
@@ -118,6 +122,16 @@ export function parseHostPort(value: string, flag: string, port?: number): Photo
 /** `host:port`, with an IPv6 host in brackets. */
 export const formatHostPort = ({ host, port }: PhotoshopAddress): string => (host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`);
 
+const PLUGIN_ISOLATIONS = ["worker", "process", "none"] as const;
+
+function pluginIsolationOf(value: string | undefined): (typeof PLUGIN_ISOLATIONS)[number] | undefined {
+  if (value === undefined) return undefined;
+  if (!(PLUGIN_ISOLATIONS as readonly string[]).includes(value)) {
+    throw new UsageError(`--plugin-isolation expects one of ${PLUGIN_ISOLATIONS.join(", ")}, got "${value}"`);
+  }
+  return value as (typeof PLUGIN_ISOLATIONS)[number];
+}
+
 const list = (value: string | undefined): string[] => (value ? value.split(",").map((s) => s.trim()).filter(Boolean) : []);
 
 function parseFlags(argv: string[]) {
@@ -134,6 +148,8 @@ function parseFlags(argv: string[]) {
       "allow-host": { type: "string", multiple: true },
       "plugins-dir": { type: "string" },
       plugin: { type: "string", multiple: true },
+      "plugin-isolation": { type: "string" },
+      "watch-plugins": { type: "boolean" },
       "log-level": { type: "string" },
       "scripts-dir": { type: "string", multiple: true },
       "no-file-import": { type: "boolean" },
@@ -206,6 +222,8 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     allowHosts: added(values["allow-host"], env, "BRIDGE_ALLOW_HOST"),
     plugins: added(values.plugin, env, "BRIDGE_PLUGINS"),
     pluginsDir: values["plugins-dir"] ?? env["BRIDGE_PLUGINS_DIR"],
+    pluginIsolation: pluginIsolationOf(values["plugin-isolation"] ?? (env["BRIDGE_PLUGIN_ISOLATION"] || undefined)),
+    watchPlugins: switched(values["watch-plugins"], env, "BRIDGE_WATCH_PLUGINS"),
     logLevel,
     scriptDirs: added(values["scripts-dir"], env, "BRIDGE_SCRIPTS_DIRS"),
     allowFileImport: !switched(values["no-file-import"], env, "BRIDGE_NO_FILE_IMPORT"),

@@ -20,7 +20,7 @@ export interface TestBridgeOptions {
    * spawned; `process` is the bridge's production default (a child process per editor), for tests of behaviour that
    * depends on it. @default "inline"
    */
-  isolation?: "inline" | "process";
+  editorIsolation?: "inline" | "process";
   /** The plugin endpoint `client` connects to (`/ws/{id}`). @default the id of the first folder in `plugins` */
   endpoint?: string;
   /** `ctx.config` per plugin id, laid over each manifest's `imageEditorBridge.config`. */
@@ -73,7 +73,7 @@ export async function createTestBridge(options: TestBridgeOptions): Promise<Test
   }
   const bridge = createBridge({
     listen: { host: "127.0.0.1", port: 0 },
-    embedded: { isolation: options.isolation ?? "inline" },
+    embedded: { isolation: options.editorIsolation ?? "inline" },
     plugins: folders,
     logger: options.logger ?? silentLogger(),
     ...(options.config === undefined ? {} : { pluginConfig: options.config }),

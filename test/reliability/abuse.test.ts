@@ -192,8 +192,17 @@ describe("abuse of a bridge in its own process (one case per row of the table)",
       const png = await sharp({ create: { width: 1, height: 1, channels: 4, background: "#ff0000" } }).png().toBuffer();
       const imported = await client.send("layer:importImage", { image: `data:image/png;base64,${png.toString("base64")}`, size: { width: 3000, height: 3000 } });
       expect(imported.error).toMatchObject({ code: "PAYLOAD_TOO_LARGE", details: { limit: MEMORY_BUDGET_LIMIT } });
+      // The operator sees the use against the budget.
+      const memoryOf = async (): Promise<{ budgetBytes: number; usedBytes: number; documents: number }> => {
+        const status = (await (await fetch(`${served.url}/status`)).json()) as { editors: Array<{ memory: { budgetBytes: number; usedBytes: number; documents: number } }> };
+        return status.editors[0]!.memory;
+      };
+      const full = await memoryOf();
+      expect(full).toMatchObject({ budgetBytes: budget, documents: created.length + 1 });
+      expect(full.usedBytes).toBeLessThanOrEqual(budget);
       // Closing a document gives its share back: creating works again.
       expect(await client.call("document:close", { documentId: created.at(-1) })).toMatchObject({ closed: true });
+      expect((await memoryOf()).usedBytes).toBeLessThan(full.usedBytes);
       expect((await client.send("document:create", { width: 2000, height: 2000, name: "again" })).ok).toBe(true);
       await expectHeld(served, budget);
     },

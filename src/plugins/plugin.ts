@@ -17,7 +17,7 @@ import { withDeadline } from "./_internal/deadline.js";
 import { matchRoute, routePath } from "./_internal/route-pattern.js";
 import { reasonOf, toPluginError } from "./errors.js";
 import { hooksProblem, issuesToDetails } from "./isolation/definition.js";
-import { healthOf, isAvailable, pluginMachine, type LoadedPlugin, type Supervised } from "./plugin.machine.js";
+import { healthOf, isAvailable, pluginMachine, type LoadedPlugin, type PluginMachineContext, type Supervised } from "./plugin.machine.js";
 import { createPluginContext, type MethodEntry, type RouteEntry, type Staged } from "./registration.js";
 
 /** Plugin-local event types; they may not start with `#` (the bridge's lifecycle events). */
@@ -86,8 +86,9 @@ export class PluginInstance {
       },
       actions: {
         commit: ({ event }) => this.commit((event as unknown as { output: Registered }).output),
-        announceRestart: () => this.announce("plugin:restarted"),
-        announceFailure: () => this.announce("plugin:failed"),
+        // The context as of the transition: the actor's snapshot is not updated yet while actions run.
+        announceRestart: ({ context }) => this.announce("plugin:restarted", context),
+        announceFailure: ({ context }) => this.announce("plugin:failed", context),
       },
     });
     const { limits } = env;
@@ -233,8 +234,8 @@ export class PluginInstance {
   }
 
   /** Sends a supervision event to the endpoint's subscribers, whatever the plugin's state. */
-  private announce(type: (typeof PLUGIN_LIFECYCLE_EVENTS)[number]): void {
-    const { restarts, lastCrash } = this.actor.getSnapshot().context;
+  private announce(type: (typeof PLUGIN_LIFECYCLE_EVENTS)[number], context: PluginMachineContext): void {
+    const { restarts, lastCrash } = context;
     this.localStreams.get(type)?.next({ type, json: JSON.stringify({ id: this.id, restarts, reason: lastCrash?.reason ?? null }) });
   }
 

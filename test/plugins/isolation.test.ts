@@ -1,0 +1,118 @@
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { performance } from "node:perf_hooks";
+import { threadId } from "node:worker_threads";
+import { describe, expect, it } from "vitest";
+import { PluginHealthSchema, type PluginHealth } from "../../src/protocol/index.js";
+import { startBridge, type Harness } from "../helpers/bridge.js";
+
+// The worker entry runs from dist/: build (`npm run build`) before running these tests.
+const FIXTURES = fileURLToPath(new URL("./fixtures/", import.meta.url));
+const fixture = (name: string): string => join(FIXTURES, name);
+
+async function health(h: Harness, id: string): Promise<PluginHealth> {
+  const response = await h.http(`/plugins/${id}/health`);
+  expect(response.status).toBe(200);
+  const body = (await response.json()) as PluginHealth;
+  expect(PluginHealthSchema.safeParse(body).success).toBe(true);
+  return body;
+}
+
+async function healthUntil(h: Harness, id: string, done: (health: PluginHealth) => boolean): Promise<PluginHealth> {
+  for (;;) {
+    const current = await health(h, id);
+    if (done(current)) return current;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+describe("worker isolation", () => {
+  it("a plugin spinning in while (true) leaves other clients answered, times out, and is restarted", async () => {
+    const h = await startBridge({
+      plugins: [fixture("spinner")],
+      limits: { pluginCallTimeoutMs: 800, pluginPingTimeoutMs: 300, pluginRestartBackoffMs: 10 },
+    });
+    const client = await h.connect("/ws/spinner");
+    await client.call("event:subscribe", { type: "plugin:restarted" });
+    const first = await client.call<{ threadId: number }>("spin:ok");
+    const root = await h.connect();
+    const spinning = client.send("spin:forever");
+    let done = false;
+    void spinning.then(() => {
+      done = true;
+    });
+    // While the plugin's worker spins, the bridge's thread keeps answering other clients.
+    let worst = 0;
+    let answered = 0;
+    while (!done) {
+      const started = performance.now();
+      const response = await h.http("/health");
+      expect(response.status).toBe(200);
+      await response.arrayBuffer();
+      expect(await root.call("getServerInfo")).toMatchObject({ plugins: [{ id: "spinner" }] });
+      worst = Math.max(worst, performance.now() - started);
+      answered += 1;
+    }
+    expect(answered).toBeGreaterThan(1);
+    console.info(`while the plugin spun: ${answered} /health + getServerInfo rounds, worst ${worst.toFixed(1)} ms`);
+    expect((await spinning).error).toMatchObject({ code: "TIMEOUT", pluginId: "spinner" });
+    const restarted = await client.next((f) => f.type === "plugin:restarted");
+    expect(restarted.data).toMatchObject({ id: "spinner", restarts: 1 });
+    const report = await health(h, "spinner");
+    expect(report).toMatchObject({ status: "loaded", restarts: 1, checks: { runtime: "ok" } });
+    expect(report.lastCrash?.reason).toMatch(/liveness ping within 300 ms/);
+    const again = await client.call<{ threadId: number }>("spin:ok");
+    expect(again.threadId).not.toBe(first.threadId);
+  });
+
+  it("the plugin API is the same in a worker: params validated there, invoke crosses back, signals abort", async () => {
+    const h = await startBridge({ plugins: [fixture("spinner")], limits: { pluginCallTimeoutMs: 200 } });
+    const client = await h.connect("/ws/spinner");
+    expect(await client.call("spin:echo", { n: 21 })).toBe(42);
+    const bad = await client.send("spin:echo", { n: "x" });
+    expect(bad.error).toMatchObject({ code: "BAD_REQUEST", details: { issues: [{ path: "n", message: "n must be a number" }] } });
+    const layers = await (await h.connect()).call<unknown[]>("document:layers");
+    expect(await client.call("spin:invoke")).toBe(layers.length);
+    const waited = await client.send("spin:wait");
+    expect(waited.error).toMatchObject({ code: "TIMEOUT" });
+    // A handler that honours its signal lets the worker answer pings: no restart.
+    expect(await client.call("spin:echo", { n: 1 })).toBe(2);
+    expect((await health(h, "spinner")).restarts).toBeUndefined();
+  });
+
+  it("a plugin allocating without bound is stopped at its memory cap and restarted; the call answers PLUGIN_UNAVAILABLE", async () => {
+    const h = await startBridge({
+      plugins: [fixture("hog")],
+      limits: { pluginMaxMemoryBytes: 32 * 1024 * 1024, pluginRestartBackoffMs: 10, pluginCallTimeoutMs: 60_000 },
+    });
+    const client = await h.connect("/ws/hog");
+    await client.call("event:subscribe", { type: "plugin:restarted" });
+    const eaten = await client.send("hog:eat");
+    expect(eaten.error).toMatchObject({ code: "PLUGIN_UNAVAILABLE", retryable: true, pluginId: "hog" });
+    expect(eaten.error?.message).toMatch(/out of memory/);
+    await client.next((f) => f.type === "plugin:restarted");
+    expect(await client.call("hog:ok")).toBe("ok");
+    const report = await health(h, "hog");
+    expect(report.restarts).toBe(1);
+    expect(report.lastCrash?.reason).toMatch(/ran out of memory \(limits.pluginMaxMemoryBytes: 33554432 bytes\)/);
+  });
+
+  it("a plugin route claiming a reserved path (reload) is refused at registration with the reason", async () => {
+    const h = await startBridge({ plugins: [fixture("reserved-route")] });
+    const report = await healthUntil(h, "reserved-route", (x) => x.status === "failed");
+    expect(report.lastError).toMatchObject({ code: "PLUGIN_REGISTRATION_FAILED" });
+    expect(report.lastError?.message).toMatch(/route path "\/reload" is reserved/);
+  });
+
+  it('isolation "process" is refused with a named load failure', async () => {
+    const h = await startBridge({ plugins: [fixture("spinner")], pluginIsolation: "process" });
+    const report = await healthUntil(h, "spinner", (x) => x.status === "failed");
+    expect(report.lastError).toMatchObject({ code: "PLUGIN_LOAD_FAILED", details: { phase: "isolation" } });
+  });
+
+  it("--plugin-isolation none runs the plugin in the bridge's thread", async () => {
+    const h = await startBridge({ plugins: [fixture("spinner")], pluginIsolation: "none" });
+    const client = await h.connect("/ws/spinner");
+    expect((await client.call<{ threadId: number }>("spin:ok")).threadId).toBe(threadId);
+  });
+});

@@ -68,6 +68,17 @@ describe("createTestBridge (image-editor-bridge/testing)", () => {
     await expect(fetch(`${t.url}/health`)).rejects.toThrow();
   });
 
+  it("with several plugins, client connects to the first folder's unless endpoint names another", async () => {
+    const plugins = [join(FIXTURES, "cjs"), join(FIXTURES, "stats")];
+    const first = await kit({ plugins });
+    expect(first.client.wsUrl).toMatch(/\/ws\/cjs-fixture$/);
+    expect(await first.client.invoke("cjs:hello")).toBe("hello from CommonJS");
+    const named = await kit({ plugins, endpoint: "stats" });
+    expect(named.client.wsUrl).toMatch(/\/ws\/stats$/);
+    const other = await named.connect("cjs-fixture");
+    expect(await other.invoke("cjs:hello")).toBe("hello from CommonJS");
+  });
+
   it("a plugin that fails to load rejects with its reason, unless allowLoadFailures lets the test read it", async () => {
     await expect(createTestBridge({ plugins: [join(FIXTURES, "setup-throws")] })).rejects.toMatchObject({
       code: "PLUGIN_REGISTRATION_FAILED",

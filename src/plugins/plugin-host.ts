@@ -236,8 +236,9 @@ export class PluginHost {
    * the built-ins there; their params are validated by the plugin's own (Standard) schema.
    */
   methodFor(endpoint: string, name: string): MethodDefinition | undefined {
-    const plugin = this.plugin(endpoint);
-    if (plugin === undefined || !plugin.hasMethod(name)) return undefined;
+    // A plugin that failed after crashing keeps its methods' names: its clients get its refusal, not UNKNOWN_METHOD.
+    const plugin = this.byId.get(endpoint);
+    if (plugin === undefined || !(plugin.hasMethod(name) || (plugin.registered(name) && plugin.endpointError() !== null))) return undefined;
     const key = `${endpoint}\u0000${name}`;
     let method = this.methods.get(key);
     if (method === undefined) {

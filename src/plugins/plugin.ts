@@ -236,7 +236,7 @@ export class PluginInstance {
   /** Sends a supervision event to the endpoint's subscribers, whatever the plugin's state. */
   private announce(type: (typeof PLUGIN_LIFECYCLE_EVENTS)[number], context: PluginMachineContext): void {
     const { restarts, lastCrash } = context;
-    this.localStreams.get(type)?.next({ type, json: JSON.stringify({ id: this.id, restarts, reason: lastCrash?.reason ?? null }) });
+    this.localStreams.get(type)?.next({ type, json: JSON.stringify({ id: this.id, restarts, reason: lastCrash?.reason ?? null, at: Date.now() }) });
   }
 
   /**
@@ -311,6 +311,11 @@ export class PluginInstance {
 
   hasMethod(name: string): boolean {
     return this.available && this.methods.has(name);
+  }
+
+  /** Whether the plugin registered this method, available or not (a plugin that failed after crashing still did). */
+  registered(name: string): boolean {
+    return this.methods.has(name);
   }
 
   /** Runs a plugin method: params validated by its schema, bounded by `pluginCallTimeoutMs`, errors contained. */

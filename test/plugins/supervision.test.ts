@@ -1,0 +1,46 @@
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import type { PluginHealth } from "../../src/protocol/index.js";
+import { startBridge, type Harness } from "../helpers/bridge.js";
+
+// The worker entry runs from dist/: build (`npm run build`) before running these tests.
+const fixture = (name: string): string => join(fileURLToPath(new URL("./fixtures/", import.meta.url)), name);
+
+async function healthUntil(h: Harness, id: string, done: (health: PluginHealth) => boolean): Promise<PluginHealth> {
+  for (;;) {
+    const current = (await (await h.http(`/plugins/${id}/health`)).json()) as PluginHealth;
+    if (done(current)) return current;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+describe("plugin supervision", () => {
+  it("a plugin whose worker keeps crashing restarts with backoff and ends failed after the limit", async () => {
+    const backoffMs = 40;
+    const h = await startBridge({
+      plugins: [fixture("crasher"), fixture("spinner")],
+      pluginConfig: { crasher: { crashAfterMs: 20 } },
+      limits: { pluginRestartAttempts: 3, pluginRestartWindowMs: 60_000, pluginRestartBackoffMs: backoffMs },
+    });
+    const client = await h.connect("/ws/crasher");
+    await client.call("event:subscribe", { type: "plugin:restarted" });
+    await client.call("event:subscribe", { type: "plugin:failed" });
+    const failed = await client.next((f) => f.type === "plugin:failed");
+    expect(failed.data).toMatchObject({ id: "crasher", restarts: 3, reason: "its worker exited with code 7" });
+    const restarted = client.events("plugin:restarted").map((f) => f.data as { restarts: number; at: number });
+    expect(restarted.map((r) => r.restarts)).toEqual([1, 2, 3]);
+    // The backoff doubles with each crash in the window: 40, 80, then 160 ms before a restart.
+    expect(restarted[1]!.at - restarted[0]!.at).toBeGreaterThanOrEqual(backoffMs * 2);
+    expect(restarted[2]!.at - restarted[1]!.at).toBeGreaterThanOrEqual(backoffMs * 4);
+    const report = await healthUntil(h, "crasher", (x) => x.status === "failed");
+    expect(report).toMatchObject({ restarts: 3, checks: { runtime: "failed" }, lastError: { code: "PLUGIN_UNAVAILABLE", retryable: false } });
+    expect(report.lastCrash?.reason).toBe("its worker exited with code 7");
+    const call = await client.send("crash:ok");
+    expect(call.error).toMatchObject({ code: "PLUGIN_UNAVAILABLE" });
+    // The bridge and the other plugin never noticed.
+    const other = await h.connect("/ws/spinner");
+    expect(await other.call("spin:echo", { n: 2 })).toBe(4);
+    expect((await h.http("/health")).status).toBe(200);
+  });
+});

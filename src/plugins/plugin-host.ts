@@ -320,6 +320,8 @@ export class PluginHost {
     fresh.adopt(old);
     this.byId.set(id, fresh);
     old.log.info({}, "plugin reloaded");
+    // New calls reach the new instance from here; those already running answer from the old code first.
+    await old.drain();
     await old.stop("reload");
     return this.health(id);
   }

@@ -64,6 +64,8 @@ export class PluginInstance {
   private readonly pending = new Set<Promise<unknown>>();
   /** Running method and route calls, aborted at shutdown. */
   private readonly calls = new Set<AbortController>();
+  /** The same calls as promises, so a reload can let them finish on the old code (`drain`). */
+  private readonly running = new Set<Promise<unknown>>();
   /** Why the plugin is stopping, for `onDispose`. */
   private stopReason = "shutdown";
 
@@ -362,6 +364,11 @@ export class PluginInstance {
     const controller = new AbortController();
     this.calls.add(controller);
     const ms = this.env.limits.pluginCallTimeoutMs;
+    let finished: () => void = () => {};
+    const settled = new Promise<void>((resolve) => {
+      finished = resolve;
+    });
+    this.running.add(settled);
     try {
       return await withDeadline(
         () => work(controller.signal),
@@ -379,7 +386,16 @@ export class PluginInstance {
       throw toPluginError(error, this.id, where, this.log);
     } finally {
       this.calls.delete(controller);
+      this.running.delete(settled);
+      finished();
     }
+  }
+
+  /** Waits for running calls to finish, at most `pluginHookTimeoutMs`: a reload lets them answer from the old code. */
+  async drain(): Promise<void> {
+    if (this.running.size === 0) return;
+    const ms = this.env.limits.pluginHookTimeoutMs;
+    await withDeadline(() => Promise.all([...this.running]), ms, () => new Error("drain")).catch(() => undefined);
   }
 
   /** Runs `onConnect` for a new client; throws `PLUGIN_LIFECYCLE_FAILED` to refuse the connection. */

@@ -1,6 +1,8 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import type { PluginHealth } from "../../src/protocol/index.js";
 import { startBridge, type Harness } from "../helpers/bridge.js";
 
@@ -18,14 +20,17 @@ async function healthUntil(h: Harness, id: string, done: (health: PluginHealth) 
 describe("plugin supervision", () => {
   it("a plugin whose worker keeps crashing restarts with backoff and ends failed after the limit", async () => {
     const backoffMs = 40;
+    const scratch = await mkdtemp(join(tmpdir(), "bridge-crasher-"));
+    onTestFinished(() => rm(scratch, { recursive: true, force: true }));
     const h = await startBridge({
       plugins: [fixture("crasher"), fixture("spinner")],
-      pluginConfig: { crasher: { crashAfterMs: 20 } },
+      pluginConfig: { crasher: { marker: join(scratch, "crashed"), crashAfterMs: 20 } },
       limits: { pluginRestartAttempts: 3, pluginRestartWindowMs: 60_000, pluginRestartBackoffMs: backoffMs },
     });
     const client = await h.connect("/ws/crasher");
     await client.call("event:subscribe", { type: "plugin:restarted" });
     await client.call("event:subscribe", { type: "plugin:failed" });
+    expect((await client.send("crash:now")).error).toMatchObject({ code: "PLUGIN_UNAVAILABLE", retryable: true });
     const failed = await client.next((f) => f.type === "plugin:failed");
     expect(failed.data).toMatchObject({ id: "crasher", restarts: 3, reason: "its worker exited with code 7" });
     const restarted = client.events("plugin:restarted").map((f) => f.data as { restarts: number; at: number });

@@ -192,12 +192,23 @@ export const DEFAULT_LIMITS = {
   clientFrameBurst: 2_000,
   /**
    * Refused frames within `clientFrameAbuseWindowMs` after which the socket is closed with 1008: a client that
-   * ignores `retryAfterMs` and keeps flooding costs the bridge a parse and an answer per frame. High enough that a
-   * client flooding without reading is still closed by the outbound cap first (4008, ~12,000 refusals on loopback),
-   * low enough that a flood is cut after a few seconds of it.
+   * ignores `retryAfterMs` and keeps flooding costs the bridge a parse and an answer per frame. With reading paused
+   * once refusals come in a row (`clientFramePauseAfter`, `clientFramePauseMs`) a flood of small frames is refused about 5,000 times a second, so it is
+   * cut within a second or two; a client that honours `retryAfterMs` (the client SDK does) never comes near it.
    */
-  clientFrameAbuseRejections: 50_000,
+  clientFrameAbuseRejections: 5_000,
   clientFrameAbuseWindowMs: 10_000,
+  /**
+   * Frames refused for the rate in a row (none admitted between) after which a socket stops being read for
+   * `clientFramePauseMs`. A client that honours `retryAfterMs` is refused a handful at most and never paused.
+   */
+  clientFramePauseAfter: 64,
+  /**
+   * How long a socket is not read once `clientFramePauseAfter` of its frames in a row were refused for the rate: a flood then waits in the kernel (TCP backpressure) instead of costing the bridge a parse and
+   * an answer per frame, so one flooding client cannot hold the thread that serves the others. Frames already read
+   * are still answered.
+   */
+  clientFramePauseMs: 250,
   /**
    * Log lines of one kind about client mistakes (failed calls by code, unparseable frames, refused frames, socket
    * errors) written per `clientMistakeLogIntervalMs`; past it they are counted, and one line gives the count.

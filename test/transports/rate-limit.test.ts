@@ -89,6 +89,31 @@ describe("a client's frame rate", () => {
     expect((await back.closed).code).toBe(1008);
   });
 
+  it("after clientFramePauseAfter refusals in a row the socket is not read for clientFramePauseMs, while others are served", async () => {
+    const limits = { clientFramesPerSecond: 0.1, clientFrameBurst: 1, clientFramePauseAfter: 5, clientFramePauseMs: 60_000 };
+    const harness = await startBridge({ host: new ScriptedHost(), limits });
+    const flooder = await harness.connect();
+    const bystander = await harness.connect();
+    expect((await flooder.send("getServerInfo", undefined, "first")).ok).toBe(true);
+    // Five refusals in a row: answered, then the socket is paused.
+    for (let i = 0; i < 5; i++) expect((await flooder.send("getServerInfo", undefined, `r${i}`)).error?.code).toBe("TOO_MANY_REQUESTS");
+    flooder.sendRaw(JSON.stringify({ id: "waits", method: "getServerInfo" }));
+    // The bystander's round trips show the bridge reading and answering meanwhile; the paused frame stays unread.
+    expect((await bystander.call<{ name: string }>("getServerInfo")).name).toBe("image-editor-bridge");
+    for (let i = 0; i < 5; i++) expect((await harness.http("/health")).status).toBe(200);
+    expect(flooder.frames.some((f) => f.id === "waits")).toBe(false);
+    expect(flooder.ws.readyState).toBe(flooder.ws.OPEN);
+  });
+
+  it("a client refused fewer times than clientFramePauseAfter in a row is still read: its next frame is answered", async () => {
+    const limits = { clientFramesPerSecond: 0.1, clientFrameBurst: 1, clientFramePauseAfter: 5, clientFramePauseMs: 60_000 };
+    const harness = await startBridge({ host: new ScriptedHost(), limits });
+    const client = await harness.connect();
+    expect((await client.send("getServerInfo")).ok).toBe(true);
+    for (let i = 0; i < 4; i++) expect((await client.send("getServerInfo")).error?.code).toBe("TOO_MANY_REQUESTS");
+    expect((await client.send("getServerInfo")).error?.code).toBe("TOO_MANY_REQUESTS");
+  });
+
   it("an answer still being computed when the 1008 close comes is kept for the resume, not lost", async () => {
     const limits = { clientFramesPerSecond: 0.1, clientFrameBurst: 1, clientFrameAbuseRejections: 5, clientFrameAbuseWindowMs: 60_000 };
     const host = new ScriptedHost();

@@ -125,6 +125,10 @@ function serve(ws: WebSocket, socket: ClientSocket, target: TransportTarget, cli
   let malformed = 0;
   /** Binary parts still to come of a request refused for the rate: dropped quietly, never counted as malformed. */
   let refusedParts = 0;
+  /** Frames refused for the rate since the last one admitted; from `clientFramePauseAfter` on, reading pauses. */
+  let refusedInARow = 0;
+  /** Reading is paused for `clientFramePauseMs`. */
+  let ratePaused = false;
   const current = (): boolean => client.attachedSocket === socket;
   const run = (request: PartRequest, parts: Uint8Array[]): void => {
     const options = { progress: request.progress === true };
@@ -160,6 +164,17 @@ function serve(ws: WebSocket, socket: ClientSocket, target: TransportTarget, cli
     } else {
       client.deliverNotice(errorEvent(target.dispatcher.toWireError(error, { caller })));
     }
+    // Not read for a moment: what the client sends meanwhile waits in the kernel (TCP backpressure) instead of
+    // costing the bridge a parse and an answer per frame, and one read's worth is refused per pause at most.
+    refusedInARow++;
+    if (!ratePaused && refusedInARow >= target.limits.clientFramePauseAfter && ws.readyState === ws.OPEN) {
+      ratePaused = true;
+      pauseReading(ws, "rate");
+      setTimeout(() => {
+        ratePaused = false;
+        resumeReading(ws, "rate");
+      }, target.limits.clientFramePauseMs).unref();
+    }
     if (abusive && ws.readyState === ws.OPEN) {
       const { clientFrameAbuseRejections: rejections, clientFrameAbuseWindowMs: windowMs } = target.limits;
       target.dispatcher.mistakes.write("frame-rate abuse", "warn", { actor, limit: "clientFrameAbuseRejections", max: rejections, windowMs }, "socket closed: frames kept coming past the rate limit");
@@ -190,6 +205,7 @@ function serve(ws: WebSocket, socket: ClientSocket, target: TransportTarget, cli
       tooMany(text, verdict.retryAfterMs, verdict.abusive);
       return;
     }
+    refusedInARow = 0;
     parts.interrupt();
     refusedParts = 0;
     let value: unknown;

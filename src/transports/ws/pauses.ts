@@ -6,7 +6,7 @@ import type { WebSocket } from "ws";
  */
 
 /** Why a socket is not read. */
-export type PauseReason = "admission" | "inbound";
+export type PauseReason = "admission" | "inbound" | "rate";
 
 const held = new WeakMap<WebSocket, Set<PauseReason>>();
 

@@ -39,7 +39,7 @@ async function start(options: BridgeOptions = {}) {
   return { h, dir, reload: () => h.http("/plugins/hot/reload", { method: "POST", headers: options.token ? { authorization: `Bearer ${options.token}` } : {} }) };
 }
 
-describe.each(["worker", "none"] as const)("hot reload (isolation %s)", (isolation) => {
+describe.each(["worker", "process", "none"] as const)("hot reload (isolation %s)", (isolation) => {
   it("swaps the code under a connected client with no dropped frame; its event subscription carries over", async () => {
     const { h, dir, reload } = await start({ pluginIsolation: isolation });
     const client = await h.connect("/ws/hot");

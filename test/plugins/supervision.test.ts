@@ -17,13 +17,14 @@ async function healthUntil(h: Harness, id: string, done: (health: PluginHealth) 
   }
 }
 
-describe("plugin supervision", () => {
+describe.each(["worker", "process"] as const)("plugin supervision (isolation %s)", (isolation) => {
   it("a plugin whose worker keeps crashing restarts with backoff and ends failed after the limit", async () => {
     const backoffMs = 40;
     const scratch = await mkdtemp(join(tmpdir(), "bridge-crasher-"));
     onTestFinished(() => rm(scratch, { recursive: true, force: true }));
     const h = await startBridge({
       plugins: [fixture("crasher"), fixture("spinner")],
+      pluginIsolation: isolation,
       pluginConfig: { crasher: { marker: join(scratch, "crashed"), crashAfterMs: 20 } },
       limits: { pluginRestartAttempts: 3, pluginRestartWindowMs: 60_000, pluginRestartBackoffMs: backoffMs },
     });
@@ -32,7 +33,7 @@ describe("plugin supervision", () => {
     await client.call("event:subscribe", { type: "plugin:failed" });
     expect((await client.send("crash:now")).error).toMatchObject({ code: "PLUGIN_UNAVAILABLE", retryable: true });
     const failed = await client.next((f) => f.type === "plugin:failed");
-    expect(failed.data).toMatchObject({ id: "crasher", restarts: 3, reason: "its worker exited with code 7" });
+    expect(failed.data).toMatchObject({ id: "crasher", restarts: 3, reason: `its ${isolation} exited with code 7` });
     const restarted = client.events("plugin:restarted").map((f) => f.data as { restarts: number; at: number });
     expect(restarted.map((r) => r.restarts)).toEqual([1, 2, 3]);
     // The backoff doubles with each crash in the window: 40, 80, then 160 ms before a restart.
@@ -40,7 +41,7 @@ describe("plugin supervision", () => {
     expect(restarted[2]!.at - restarted[1]!.at).toBeGreaterThanOrEqual(backoffMs * 4);
     const report = await healthUntil(h, "crasher", (x) => x.status === "failed");
     expect(report).toMatchObject({ restarts: 3, checks: { runtime: "failed" }, lastError: { code: "PLUGIN_UNAVAILABLE", retryable: false } });
-    expect(report.lastCrash?.reason).toBe("its worker exited with code 7");
+    expect(report.lastCrash?.reason).toBe(`its ${isolation} exited with code 7`);
     const call = await client.send("crash:ok");
     expect(call.error).toMatchObject({ code: "PLUGIN_UNAVAILABLE" });
     // The bridge and the other plugin never noticed.

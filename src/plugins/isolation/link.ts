@@ -1,14 +1,10 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
 import type { Limits } from "../../limits.js";
 import { BridgeError } from "../../protocol/index.js";
 import type { InvokeOptions } from "../api.js";
 import { fromWireError, toWireError, type CallKind, type FromWorker, type ToWorker, type WireRegistration, type WorkerInit } from "./protocol.js";
-
-const MiB = 1024 * 1024;
-/** V8 refuses to start a worker with a tiny old generation; below this the cap is raised to it. */
-const MIN_WORKER_HEAP_MB = 16;
+import { startRunner, type Runner } from "./runner.js";
 
 /** What a worker asks of the bridge: `ctx.bridge.invoke/on`, `ctx.events.emit`, `ctx.logger`, contained failures. */
 export interface LinkHost {
@@ -21,6 +17,8 @@ export interface LinkHost {
 }
 
 export interface WorkerLinkOptions {
+  /** A worker thread, or a child process (native modules, stronger separation). */
+  readonly mode: "worker" | "process";
   readonly entry: string;
   readonly mainTypes: readonly string[];
   readonly limits: Limits;
@@ -45,7 +43,7 @@ type Waiter = { resolve: (message: FromWorker) => void; reject: (reason: string)
  * answers every call in flight `PLUGIN_UNAVAILABLE` and tells its supervisor (`onCrash`).
  */
 export class WorkerLink {
-  private worker: Worker | undefined;
+  private worker: Runner | undefined;
   private host: LinkHost | undefined;
   private waiter: Waiter | undefined;
   private readonly calls = new Map<number, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>();
@@ -77,25 +75,15 @@ export class WorkerLink {
     if (entry === undefined) throw Object.assign(new Error("the plugin worker entry is missing; build the bridge with `npm run build`"), { phase: "isolation" });
     const { limits } = this.options;
     const init: WorkerInit = { entry: this.options.entry, mainTypes: this.options.mainTypes };
-    const worker = new Worker(entry, {
-      workerData: init,
-      resourceLimits: { maxOldGenerationSizeMb: Math.max(MIN_WORKER_HEAP_MB, Math.floor(limits.pluginMaxMemoryBytes / MiB)) },
+    const worker: Runner = startRunner(this.options.mode, entry, init, limits.pluginMaxMemoryBytes, {
+      message: (message) => {
+        if (worker === this.worker) this.onMessage(message);
+      },
+      died: (reason) => {
+        if (worker === this.worker) this.crash(reason);
+      },
     });
     this.worker = worker;
-    worker.on("message", (message: FromWorker) => {
-      if (worker === this.worker) this.onMessage(message);
-    });
-    worker.on("error", (error: Error & { code?: string }) => {
-      if (worker !== this.worker) return;
-      const reason =
-        error.code === "ERR_WORKER_OUT_OF_MEMORY"
-          ? `ran out of memory (limits.pluginMaxMemoryBytes: ${limits.pluginMaxMemoryBytes} bytes)`
-          : `threw outside any call: ${error.message}`;
-      this.crash(reason);
-    });
-    worker.on("exit", (code) => {
-      if (worker === this.worker) this.crash(`its worker exited with code ${code}`);
-    });
     const message = await this.expect();
     if (message.t === "load-failed") throw Object.assign(new Error(message.reason), { phase: message.phase });
     if (message.t !== "loaded") throw new Error(`unexpected ${message.t} while loading`);
@@ -175,7 +163,7 @@ export class WorkerLink {
 
   private post(message: ToWorker): void {
     try {
-      this.worker?.postMessage(message);
+      this.worker?.post(message);
     } catch (error) {
       const cid = (message as { cid?: number }).cid;
       if (message.t === "call" && cid !== undefined) this.calls.get(cid)?.reject(error);

@@ -21,7 +21,8 @@ export interface ImportedPlugin {
 
 /**
  * Imports a plugin's module where its isolation says: in-process (`none`; `generation` > 0 busts the module cache
- * of the entry file for a reload), or in a worker thread (`worker`), where the value is a stand-in definition.
+ * of the entry file for a reload), or in a worker thread (`worker`) or a child process (`process`), where the value
+ * is a stand-in definition.
  * @throws BridgeError `PLUGIN_LOAD_FAILED` (phase `import`, `definition` or `isolation`).
  */
 export async function importPlugin(
@@ -31,9 +32,6 @@ export async function importPlugin(
   dir: string,
   generation: number,
 ): Promise<ImportedPlugin> {
-  if (mode === "process") {
-    throw loadFailure("isolation", 'isolation "process" is not supported yet: use "worker" (a thread with a memory cap) or "none"', { dir, isolation: mode });
-  }
   if (mode === "none") {
     try {
       shareBridgeModules();
@@ -44,7 +42,7 @@ export async function importPlugin(
       throw loadFailure("import", error instanceof Error ? error.message : String(error), { dir });
     }
   }
-  const link = new WorkerLink({ entry: manifest.main, mainTypes: env.mainTypes(), limits: env.limits });
+  const link = new WorkerLink({ mode, entry: manifest.main, mainTypes: env.mainTypes(), limits: env.limits });
   try {
     const { id, events } = await link.start();
     // An id that is not a string is refused by the host's id check, as in-process.

@@ -12,6 +12,9 @@ export function isIsolationMode(value: unknown): value is IsolationMode {
   return typeof value === "string" && (ISOLATION_MODES as readonly string[]).includes(value);
 }
 
+/** The variable a plugin process reads its `WorkerInit` from (a worker gets it as `workerData`). */
+export const PLUGIN_INIT_ENV = "IMAGE_EDITOR_BRIDGE_PLUGIN_INIT";
+
 /** What the worker is started with (`workerData`). */
 export interface WorkerInit {
   /** Absolute path of the plugin's entry module. */

@@ -13,11 +13,24 @@ import { shareBridgeModules } from "../_internal/imports.js";
 import { routePath } from "../_internal/route-pattern.js";
 import { createPluginContext, type Staged } from "../registration.js";
 import { definitionOf, hooksProblem, isDefinition, issuesToDetails } from "./definition.js";
-import { fromWireError, toWireError, type CallKind, type FromWorker, type ToWorker, type WireRouteResult, type WorkerInit } from "./protocol.js";
+import { fromWireError, PLUGIN_INIT_ENV, toWireError, type CallKind, type FromWorker, type ToWorker, type WireRouteResult, type WorkerInit } from "./protocol.js";
 
-if (parentPort === null) throw new Error("the plugin worker entry runs in a worker thread only");
-const port = parentPort;
-const init = workerData as WorkerInit;
+/** The way to the bridge: a worker's parent port, or a child process's IPC channel (`isolation: "process"`). */
+interface Port {
+  postMessage(message: FromWorker, transfer?: ArrayBuffer[]): void;
+  on(event: "message", listener: (message: ToWorker) => void): void;
+}
+
+function processPort(): Port {
+  const send = process.send?.bind(process);
+  if (send === undefined) throw new Error("the plugin entry runs in a worker thread or a child process with IPC only");
+  // The bridge went away: nothing may keep running behind it.
+  process.on("disconnect", () => process.exit(0));
+  return { postMessage: (message) => void send(message), on: (_event, listener) => void process.on("message", listener as (m: unknown) => void) };
+}
+
+const port: Port = parentPort ?? processPort();
+const init = (parentPort !== null ? workerData : JSON.parse(process.env[PLUGIN_INIT_ENV] ?? "{}")) as WorkerInit;
 
 const post = (message: FromWorker, transfer?: ArrayBuffer[]): void => {
   try {

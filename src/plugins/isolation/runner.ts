@@ -1,0 +1,60 @@
+import { fork } from "node:child_process";
+import { Worker } from "node:worker_threads";
+import { PLUGIN_INIT_ENV, type FromWorker, type ToWorker, type WorkerInit } from "./protocol.js";
+
+const MiB = 1024 * 1024;
+/** V8 refuses to start with a tiny old generation; below this the cap is raised to it. */
+const MIN_HEAP_MB = 16;
+
+/** One running copy of the plugin entry, a worker thread or a child process, seen the same way by the link. */
+export interface Runner {
+  post(message: ToWorker): void;
+  /** Stops it now, even while it spins in a synchronous loop. */
+  terminate(): Promise<void>;
+}
+
+export interface RunnerEvents {
+  message(message: FromWorker): void;
+  /** It died: the reason, worded for the health's `lastCrash`. */
+  died(reason: string): void;
+}
+
+/**
+ * Starts the plugin entry: in a worker thread with `resourceLimits` (`worker`), or in a child process over IPC with
+ * `serialization: "advanced"` (structured clone, as a worker) and `--max-old-space-size` (`process`).
+ */
+export function startRunner(mode: "worker" | "process", entry: string, init: WorkerInit, maxMemoryBytes: number, on: RunnerEvents): Runner {
+  const heapMb = Math.max(MIN_HEAP_MB, Math.floor(maxMemoryBytes / MiB));
+  const memoryNote = `ran out of memory (limits.pluginMaxMemoryBytes: ${maxMemoryBytes} bytes)`;
+  if (mode === "worker") {
+    const worker = new Worker(entry, { workerData: init, resourceLimits: { maxOldGenerationSizeMb: heapMb } });
+    worker.on("message", (message: FromWorker) => on.message(message));
+    worker.on("error", (error: Error & { code?: string }) =>
+      on.died(error.code === "ERR_WORKER_OUT_OF_MEMORY" ? memoryNote : `threw outside any call: ${error.message}`),
+    );
+    worker.on("exit", (code) => on.died(`its worker exited with code ${code}`));
+    return { post: (message) => worker.postMessage(message), terminate: () => worker.terminate().then(() => undefined) };
+  }
+  const child = fork(entry, [], {
+    serialization: "advanced",
+    execArgv: [`--max-old-space-size=${heapMb}`],
+    env: { ...process.env, [PLUGIN_INIT_ENV]: JSON.stringify(init) },
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.on("message", (message) => on.message(message as FromWorker));
+  child.on("error", (error) => on.died(`its process failed: ${error.message}`));
+  child.on("exit", (code, signal) => {
+    // V8 aborts a process past its heap limit (SIGABRT, or 134 through a shell).
+    on.died(signal === "SIGABRT" || code === 134 ? memoryNote : signal !== null ? `its process was killed (${signal})` : `its process exited with code ${code}`);
+  });
+  return {
+    post: (message) => {
+      if (child.connected) child.send(message);
+    },
+    terminate: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+      await exited;
+    },
+  };
+}

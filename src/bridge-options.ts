@@ -72,8 +72,8 @@ export interface BridgeOptions {
   pluginConfig?: Record<string, Record<string, unknown>>;
   /**
    * Where every plugin's code runs, whatever its manifest's `imageEditorBridge.isolation` asks (`--plugin-isolation`):
-   * `worker` (a thread with a memory cap, restarted when it crashes), `none` (in the bridge's thread, e.g. to debug
-   * with breakpoints). Unset: each manifest decides, a worker by default.
+   * `worker` (a thread with a memory cap, restarted when it crashes), `process` (a child process, the same, for
+   * native modules), `none` (in the bridge's thread, e.g. to debug with breakpoints). Unset: each manifest decides, a worker by default.
    */
   pluginIsolation?: "worker" | "process" | "none";
   /** Reload a plugin when its folder changes (`--watch-plugins`, for development). @default false */

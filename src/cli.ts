@@ -67,8 +67,9 @@ a repeatable flag adds to its variable's comma-separated list):
                                                                       [BRIDGE_GIMP_ATTACH, comma-separated]
   --plugins-dir <dir>      load plugins from this folder                              [BRIDGE_PLUGINS_DIR]
   --plugin <dir>           load this plugin folder (repeatable)                       [BRIDGE_PLUGINS, comma-separated]
-  --plugin-isolation <m>   run every plugin in worker (own thread, memory cap, restarted on a crash) or none
-                           (the bridge's thread), whatever its manifest says         [BRIDGE_PLUGIN_ISOLATION]
+  --plugin-isolation <m>   run every plugin in worker (own thread, memory cap, restarted on a crash), process
+                           (a child process, same) or none (the bridge's thread), whatever its manifest says
+                                                                                      [BRIDGE_PLUGIN_ISOLATION]
   --watch-plugins          reload a plugin when its folder changes (development)     [BRIDGE_WATCH_PLUGINS]
   --mcp-allow-scripts      offer jsx:run and jsx:execute as MCP tools on /mcp (off: a model could be talked into
                            running code)                                              [BRIDGE_MCP_ALLOW_SCRIPTS]

@@ -18,7 +18,7 @@ export default {
   id: "hot",
   events: ["hot:tick"],
   setup(ctx) {
-    ${broken ? 'throw new Error("version ' + version + ' is broken");' : ""}
+    ${broken ? `throw new Error("version ${version} is broken");` : ""}
     ctx.method("hot:version", () => ${version});
     ctx.method("hot:tick", () => { ctx.events.emit("hot:tick", { version: ${version} }); return null; });
   },

@@ -1,4 +1,4 @@
-import { Subject, type Observable, type Subscription } from "rxjs";
+import type { Observable } from "rxjs";
 import { createActor, fromPromise, waitFor, type Actor } from "xstate";
 import type { PluginContract } from "../methods/contract/index.js";
 import type { SerializedEvent } from "../methods/index.js";
@@ -14,14 +14,16 @@ import type {
   PluginRouteRequest,
 } from "./api.js";
 import { withDeadline } from "./_internal/deadline.js";
+import { MainListeners } from "./_internal/main-listeners.js";
+import { RunningCalls } from "./_internal/running-calls.js";
 import { matchRoute, routePath } from "./_internal/route-pattern.js";
 import { reasonOf, toPluginError } from "./errors.js";
 import { hooksProblem, issuesToDetails } from "./isolation/definition.js";
+import { LocalEvents, PLUGIN_LIFECYCLE_EVENTS } from "./local-events.js";
 import { healthOf, isAvailable, pluginMachine, type LoadedPlugin, type PluginMachineContext, type Supervised } from "./plugin.machine.js";
 import { createPluginContext, type MethodEntry, type RouteEntry, type Staged } from "./registration.js";
 
-/** Plugin-local event types; they may not start with `#` (the bridge's lifecycle events). */
-export const PLUGIN_EVENT_PATTERN = /^[A-Za-z0-9_.:/-]{1,128}$/;
+export { PLUGIN_EVENT_PATTERN, PLUGIN_LIFECYCLE_EVENTS } from "./local-events.js";
 
 /** What a plugin needs from the bridge around it. */
 export interface PluginEnvironment {
@@ -34,9 +36,6 @@ export interface PluginEnvironment {
   /** Main event types, so plugin-local ones cannot shadow them. */
   mainTypes(): readonly string[];
 }
-
-/** Events the bridge sends on a supervised plugin's endpoint; plugin code may not declare or emit them. */
-export const PLUGIN_LIFECYCLE_EVENTS = ["plugin:restarted", "plugin:failed"] as const;
 
 /** What a successful `setup` registered, committed when the machine reaches `loaded`. */
 interface Registered {
@@ -55,17 +54,15 @@ export class PluginInstance {
   private routes: RouteEntry[] = [];
   private hooks: PluginHooks = {};
   private config: Readonly<Record<string, unknown>> = {};
-  private readonly localTypes = new Set<string>();
-  private readonly localStreams = new Map<string, Subject<SerializedEvent>>();
-  private listeners: Subscription[] = [];
+  private readonly local: LocalEvents;
+  /** Its listeners on main events (`ctx.bridge.on`). */
+  private readonly main: MainListeners;
   /** Clients whose `onConnect` succeeded: only they get `onDisconnect`. */
   private readonly admitted = new Set<string>();
   /** Hook runs not awaited by their trigger (onDisconnect); shutdown waits for them. */
   private readonly pending = new Set<Promise<unknown>>();
-  /** Running method and route calls, aborted at shutdown. */
-  private readonly calls = new Set<AbortController>();
-  /** The same calls as promises, so a reload can let them finish on the old code (`drain`). */
-  private readonly running = new Set<Promise<unknown>>();
+  /** Running method and route calls: bounded, aborted at shutdown, awaited by a reload. */
+  private readonly calls = new RunningCalls();
   /** Why the plugin is stopping, for `onDispose`. */
   private stopReason = "shutdown";
 
@@ -79,6 +76,8 @@ export class PluginInstance {
     private readonly env: PluginEnvironment,
     load: (instance: PluginInstance) => Promise<LoadedPlugin>,
   ) {
+    this.local = new LocalEvents(() => env.mainTypes());
+    this.main = new MainListeners((type) => env.mainStream(type), (error) => this.hookFailed("event", error));
     const machine = pluginMachine.provide({
       actors: {
         load: fromPromise(() => load(this)),
@@ -93,9 +92,9 @@ export class PluginInstance {
         announceFailure: ({ context }) => this.announce("plugin:failed", context),
       },
     });
-    const { limits } = env;
-    const restartPolicy = { attempts: limits.pluginRestartAttempts, windowMs: limits.pluginRestartWindowMs, backoffMs: limits.pluginRestartBackoffMs };
-    this.actor = createActor(machine, { input: { id: fallbackId, setupTimeoutMs: limits.pluginSetupTimeoutMs, restartPolicy } });
+    const { limits: l } = env;
+    const restartPolicy = { attempts: l.pluginRestartAttempts, windowMs: l.pluginRestartWindowMs, backoffMs: l.pluginRestartBackoffMs };
+    this.actor = createActor(machine, { input: { id: fallbackId, setupTimeoutMs: l.pluginSetupTimeoutMs, restartPolicy } });
     let logged: unknown;
     this.actor.subscribe((snapshot) => {
       if (snapshot.matches("failed") && snapshot.context.lastError !== undefined && logged !== snapshot.context.lastError) {
@@ -138,7 +137,7 @@ export class PluginInstance {
       id: this.id,
       methods: [...this.methods.keys()].map((name) => ({ name })),
       routes: this.routes.map((route) => ({ verb: route.verb, path: routePath(route.pattern) })),
-      events: [...this.localTypes],
+      events: this.local.list(),
     };
   }
 
@@ -169,25 +168,18 @@ export class PluginInstance {
     this.config = loaded.config;
     const events: string[] = [];
     for (const type of definition.events ?? []) {
-      const problem = this.eventTypeProblem(type);
+      const problem = this.local.problem(type);
       if (problem !== null) throw new Error(problem);
       events.push(type);
     }
     const staged: Staged = { methods: new Map(), routes: [], listeners: [] };
-    const supervised = loaded.supervised;
-    if (supervised !== undefined) {
-      supervised.bind({
-        invoke: (method, params, options) => this.env.invoke(this.id, method, params, options),
-        listen: (type, listener) => this.subscribeMain(type, listener),
-        emit: (type, data) => this.emit(type, data),
-        log: (level, obj, msg) => this.log[level](obj as object, msg),
-        hookFailed: (phase, reason) => this.hookFailed(phase, new Error(reason)),
-      });
-      supervised.onCrash((reason) => {
-        this.log.error({ reason }, "plugin worker crashed; restarting it");
-        this.actor.send({ type: "CRASHED", reason });
-      });
-      for (const type of PLUGIN_LIFECYCLE_EVENTS) events.push(type);
+    const invoke = (method: string, params: unknown, options?: InvokeOptions): Promise<unknown> => this.env.invoke(this.id, method, params, options);
+    if (loaded.supervised !== undefined) {
+      const log = (level: "debug" | "info" | "warn" | "error", obj: unknown, msg: string | undefined): void => this.log[level](obj as object, msg);
+      const hookFailed = (phase: string, reason: string): void => this.hookFailed(phase, new Error(reason));
+      loaded.supervised.bind({ invoke, listen: (type, listener) => this.main.add(type, listener), emit: (type, data) => this.emit(type, data), log, hookFailed });
+      loaded.supervised.onCrash((reason) => this.actor.send({ type: "CRASHED", reason }));
+      events.push(...PLUGIN_LIFECYCLE_EVENTS);
     }
     let open = true;
     const ctx = createPluginContext(
@@ -196,7 +188,7 @@ export class PluginInstance {
         config: this.config,
         log: this.log,
         emit: (type, data) => this.emit(type, data),
-        invoke: (method, params, options) => this.env.invoke(this.id, method, params, options),
+        invoke,
         mainStream: (type) => this.env.mainStream(type),
         mainTypes: () => this.env.mainTypes(),
         listen: (type, listener) => this.listen(type, listener),
@@ -220,25 +212,16 @@ export class PluginInstance {
     this.hooks = hooks;
     this.methods = staged.methods;
     this.routes = staged.routes;
-    for (const type of events) this.localTypes.add(type);
+    for (const type of events) this.local.declare(type);
     // Runs as the machine enters `loaded` (the snapshot does not say so yet), hence no availability check.
-    for (const { type, listener } of staged.listeners) this.subscribeMain(type, listener);
+    for (const { type, listener } of staged.listeners) this.main.add(type, listener);
     this.log.info({ methods: [...this.methods.keys()], routes: this.routes.length }, "plugin loaded");
-  }
-
-  private eventTypeProblem(type: unknown): string | null {
-    if (typeof type !== "string" || !PLUGIN_EVENT_PATTERN.test(type)) {
-      return `event type ${JSON.stringify(type)} must match ${PLUGIN_EVENT_PATTERN.source}`;
-    }
-    if (this.env.mainTypes().includes(type)) return `event type "${type}" is a main event of the bridge`;
-    if ((PLUGIN_LIFECYCLE_EVENTS as readonly string[]).includes(type)) return `event type "${type}" is the bridge's (supervision)`;
-    return null;
   }
 
   /** Sends a supervision event to the endpoint's subscribers, whatever the plugin's state. */
   private announce(type: (typeof PLUGIN_LIFECYCLE_EVENTS)[number], context: PluginMachineContext): void {
     const { restarts, lastCrash } = context;
-    this.localStreams.get(type)?.next({ type, json: JSON.stringify({ id: this.id, restarts, reason: lastCrash?.reason ?? null, at: Date.now() }) });
+    this.local.send(type, { id: this.id, restarts, reason: lastCrash?.reason ?? null, at: Date.now() });
   }
 
   /**
@@ -246,11 +229,7 @@ export class PluginInstance {
    * its admitted clients, so they get `onDisconnect` from the new code.
    */
   adopt(previous: PluginInstance): void {
-    for (const [type, subject] of previous.localStreams) {
-      this.localTypes.add(type);
-      this.localStreams.set(type, subject);
-    }
-    previous.localStreams.clear();
+    this.local.adopt(previous.local);
     for (const clientId of previous.admitted) this.admitted.add(clientId);
     previous.admitted.clear();
   }
@@ -262,53 +241,26 @@ export class PluginInstance {
 
   /** `ctx.bridge.on` after setup: only while the plugin is loaded. */
   private listen(type: string, listener: (data: unknown) => void): () => void {
-    return this.available ? this.subscribeMain(type, listener) : () => {};
-  }
-
-  private subscribeMain(type: string, listener: (data: unknown) => void): () => void {
-    const stream = this.env.mainStream(type);
-    if (stream === undefined) return () => {};
-    const sub = stream.subscribe((event) => {
-      let data: unknown;
-      try {
-        data = JSON.parse(event.json);
-        const result = listener(data) as unknown;
-        if (result instanceof Promise) result.catch((error: unknown) => this.hookFailed("event", error));
-      } catch (error) {
-        this.hookFailed("event", error);
-      }
-    });
-    this.listeners.push(sub);
-    return () => {
-      sub.unsubscribe();
-      this.listeners = this.listeners.filter((s) => s !== sub);
-    };
+    return this.available ? this.main.add(type, listener) : () => {};
   }
 
   /** Sends a plugin-local event to subscribers of this plugin's endpoint; unknown types become known. */
   emit(type: string, data: unknown): void {
-    const problem = this.eventTypeProblem(type);
+    const problem = this.local.problem(type);
     if (problem !== null) throw new BridgeError("BAD_REQUEST", `Cannot emit: ${problem}`, { pluginId: this.id });
     if (!this.available) return;
-    this.localTypes.add(type);
-    const json = JSON.stringify(data ?? null);
-    this.localStreams.get(type)?.next({ type, json });
+    this.local.declare(type);
+    this.local.send(type, data);
   }
 
   /** Plugin-local event types clients of this endpoint may subscribe to. */
   eventTypes(): string[] {
-    return [...this.localTypes];
+    return this.local.list();
   }
 
   /** The stream of a plugin-local event type, or undefined when the plugin has never declared or emitted it. */
   eventStream(type: string): Observable<SerializedEvent> | undefined {
-    if (!this.localTypes.has(type)) return undefined;
-    let subject = this.localStreams.get(type);
-    if (subject === undefined) {
-      subject = new Subject<SerializedEvent>();
-      this.localStreams.set(type, subject);
-    }
-    return subject.asObservable();
+    return this.local.stream(type);
   }
 
   hasMethod(name: string): boolean {
@@ -361,41 +313,23 @@ export class PluginInstance {
   }
 
   private async bounded(where: string, work: (signal: AbortSignal) => unknown): Promise<unknown> {
-    const controller = new AbortController();
-    this.calls.add(controller);
     const ms = this.env.limits.pluginCallTimeoutMs;
-    let finished: () => void = () => {};
-    const settled = new Promise<void>((resolve) => {
-      finished = resolve;
-    });
-    this.running.add(settled);
+    const late = (): BridgeError =>
+      new BridgeError("TIMEOUT", `Plugin "${this.id}" did not answer ${where} within ${ms} ms`, {
+        details: { timeoutMs: ms, outcome: "unknown" },
+        retryable: false,
+        pluginId: this.id,
+      });
     try {
-      return await withDeadline(
-        () => work(controller.signal),
-        ms,
-        () => {
-          controller.abort();
-          return new BridgeError("TIMEOUT", `Plugin "${this.id}" did not answer ${where} within ${ms} ms`, {
-            details: { timeoutMs: ms, outcome: "unknown" },
-            retryable: false,
-            pluginId: this.id,
-          });
-        },
-      );
+      return await this.calls.run(work, ms, late);
     } catch (error) {
       throw toPluginError(error, this.id, where, this.log);
-    } finally {
-      this.calls.delete(controller);
-      this.running.delete(settled);
-      finished();
     }
   }
 
   /** Waits for running calls to finish, at most `pluginHookTimeoutMs`: a reload lets them answer from the old code. */
-  async drain(): Promise<void> {
-    if (this.running.size === 0) return;
-    const ms = this.env.limits.pluginHookTimeoutMs;
-    await withDeadline(() => Promise.all([...this.running]), ms, () => new Error("drain")).catch(() => undefined);
+  drain(): Promise<void> {
+    return this.calls.drain(this.env.limits.pluginHookTimeoutMs);
   }
 
   /** Runs `onConnect` for a new client; throws `PLUGIN_LIFECYCLE_FAILED` to refuse the connection. */
@@ -434,13 +368,11 @@ export class PluginInstance {
   /** The machine's `dispose`: waits for running disconnect hooks, aborts running calls, runs `onDispose`, drops streams. */
   private async dispose(): Promise<void> {
     await Promise.all([...this.pending]);
-    for (const controller of this.calls) controller.abort();
+    this.calls.abortAll();
     const hook = this.hooks.onDispose;
     if (hook !== undefined) await this.runHook("onDispose", () => hook.call(this.hooks, { reason: this.stopReason }));
-    for (const sub of this.listeners) sub.unsubscribe();
-    this.listeners = [];
-    for (const subject of this.localStreams.values()) subject.complete();
-    this.localStreams.clear();
+    this.main.clear();
+    this.local.complete();
   }
 
   /** Runs a lifecycle hook within `pluginHookTimeoutMs`; a failure is contained and recorded. Resolves ok or not. */

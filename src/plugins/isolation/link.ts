@@ -207,7 +207,9 @@ export class WorkerLink {
     if (this.stopped) return;
     const wasUp = this.down === undefined;
     this.halt(reason);
-    if (wasUp) this.crashListener?.(reason);
+    if (!wasUp) return;
+    this.host?.log("error", { reason }, "plugin worker crashed; restarting it");
+    this.crashListener?.(reason);
   }
 
   private onMessage(message: FromWorker): void {

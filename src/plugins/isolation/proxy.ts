@@ -21,7 +21,8 @@ export function proxyDefinition(id: string, events: readonly string[], link: Wor
       registration.routes.forEach(({ verb, path }, index) => {
         ctx.route(verb, path, async (request: PluginRouteRequest) => {
           const { signal, headers, ...rest } = request;
-          const answer = (await link.call({ kind: "route", index, request: { ...rest, params: { ...rest.params }, query: { ...rest.query }, headers: [...headers] } }, signal)) as WireRouteResult;
+          const wire = { ...rest, params: { ...rest.params }, query: { ...rest.query }, headers: [...headers] };
+          const answer = (await link.call({ kind: "route", index, request: wire }, signal)) as WireRouteResult;
           if ("value" in answer) return answer.value;
           const { status, headers: entries, body } = answer.response;
           return new Response(body, { status, headers: entries });

@@ -38,7 +38,8 @@ const post = (message: FromWorker, transfer?: ArrayBuffer[]): void => {
   } catch (error) {
     // A value that cannot be cloned (a function, a class with private state): the call answers it, the worker lives on.
     if (message.t === "result") {
-      port.postMessage({ t: "result", cid: message.cid, ok: false, error: toWireError(new Error(`the result cannot cross to the bridge: ${(error as Error).message}`)) } satisfies FromWorker);
+      const refusal = new Error(`the result cannot cross to the bridge: ${(error as Error).message}`);
+      port.postMessage({ t: "result", cid: message.cid, ok: false, error: toWireError(refusal) } satisfies FromWorker);
     } else if (message.t === "emit" || message.t === "invoke" || message.t === "log") {
       throw new Error(`${message.t}: the value cannot cross to the bridge (${(error as Error).message}); only structured-clone-able values can`);
     }

@@ -26,6 +26,7 @@ const BENCHMARKS = {
   "cutout-model": () => import("./cutout-model.js"),
   gimp: () => import("./gimp.js"),
   "client-plugin": () => import("./client-plugin.js"),
+  "plugin-isolation": () => import("./plugin-isolation.js"),
   files: () => import("./files.js"),
   isolation: () => import("./isolation.js"),
   "editor-hop": () => import("./editor-hop.js"),

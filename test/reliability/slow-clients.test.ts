@@ -219,7 +219,7 @@ describe("floods and storms", () => {
   });
 
   it("a client that never reads and sends frames without a request id is closed past the hard cap too", async () => {
-    const harness = await startBridge({ host: new ScriptedHost(), limits: { outboundSoftBytes: 16 * 1024, outboundHardBytes: 256 * 1024 } });
+    const harness = await startBridge({ host: new ScriptedHost(), limits: { outboundSoftBytes: 16 * 1024, outboundHardBytes: 256 * 1024, clientFrameAbuseRejections: 1_000_000 } });
     const bystander = await harness.connect();
     const hostile = await RawWsClient.open(harness.bridge.port);
     await hostile.until(() => hostile.json().some((f) => f["type"] === "connected"));

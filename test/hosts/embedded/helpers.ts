@@ -101,3 +101,13 @@ export function flatten(layers: readonly HostLayer[]): HostLayer[] {
 export function runJs(host: HostAdapter, source: string, timeoutMs = 5000): Promise<unknown> {
   return host.runScript!(ctx(), { source, language: "javascript", params: undefined, timeoutMs });
 }
+
+/** The error a call fails with, as the tests read it; fails the test when the call succeeds. */
+export async function failureOf(promise: Promise<unknown>): Promise<{ code?: string; message?: string; details?: Record<string, unknown> }> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as { code?: string; message?: string; details?: Record<string, unknown> };
+  }
+  throw new Error("expected a failure");
+}

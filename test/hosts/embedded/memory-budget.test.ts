@@ -10,21 +10,13 @@ import { writePsdBuffer } from "ag-psd";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EditorMemoryUse, HostAdapter } from "../../../src/hosts/host.js";
 import { MODEL_SESSION_BYTES } from "../../../src/hosts/embedded/cutout/index.js";
-import { connectedHost, ctx, importBytes, runJs, solidPng, WHITE } from "./helpers.js";
+import { connectedHost, ctx, importBytes, runJs, solidPng, WHITE, failureOf } from "./helpers.js";
 
 const MiB = 1024 * 1024;
 /** A 1000×1000 opaque document: one RGBA layer of 4,000,000 bytes. */
 const SIDE = 1000;
 const DOC_BYTES = SIDE * SIDE * 4;
 
-async function failureOf(promise: Promise<unknown>): Promise<{ code?: string; message?: string; details?: Record<string, unknown> }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as { code?: string; message?: string; details?: Record<string, unknown> };
-  }
-  throw new Error("expected a failure");
-}
 
 function use(host: HostAdapter): EditorMemoryUse {
   const memory = host.memoryUse?.();

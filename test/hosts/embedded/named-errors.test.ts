@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_MAX_DOCUMENT_PIXELS, DEFAULT_MAX_PSD_GROUP_DEPTH, ENCODER_MAX_PIXELS } from "../../../src/hosts/embedded/index.js";
 import { SCRIPT_MEMORY_LIMIT_BYTES } from "../../../src/hosts/embedded/scripts/index.js";
 import { startBridge } from "../../helpers/bridge.js";
-import { connectedHost, ctx, importBytes, layersOf, runJs, solidPng } from "./helpers.js";
+import { connectedHost, ctx, importBytes, layersOf, runJs, solidPng, failureOf } from "./helpers.js";
 
 /**
  * A PSD built byte by byte: an RGB canvas of `canvas` pixels and one layer record covering `layer` pixels whose
@@ -66,14 +66,6 @@ function nestedPsd(depth: number): Buffer {
   return writePsdBuffer({ width: 1, height: 1, children: [node] });
 }
 
-async function failureOf(promise: Promise<unknown>): Promise<{ code?: string; message?: string; details?: Record<string, unknown> }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as { code?: string; message?: string; details?: Record<string, unknown> };
-  }
-  throw new Error("expected a failure");
-}
 
 describe("embedded host: named errors for hostile documents and scripts", () => {
   let dir = "";

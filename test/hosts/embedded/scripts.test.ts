@@ -8,18 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HostAdapter } from "../../../src/hosts/host.js";
 import { SCRIPT_MAX_OUTPUT_BYTES, SCRIPT_MAX_SOURCE_BYTES } from "../../../src/hosts/embedded/scripts/index.js";
 import type { HostRect } from "../../../src/protocol/index.js";
-import { connectedHost, ctx, exportDocument, pixelAt, rawPixels, runJs } from "./helpers.js";
+import { connectedHost, ctx, exportDocument, pixelAt, rawPixels, runJs, failureOf } from "./helpers.js";
 
 const run = (host: HostAdapter, source: string, timeoutMs = 5000): Promise<unknown> => runJs(host, source, timeoutMs);
 
-async function failureOf(promise: Promise<unknown>): Promise<{ code?: string; details?: Record<string, unknown>; message?: string }> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as { code?: string; details?: Record<string, unknown> };
-  }
-  throw new Error("expected the script to fail");
-}
 
 describe("embedded host: scripts", () => {
   let dir = "";

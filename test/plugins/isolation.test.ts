@@ -82,6 +82,18 @@ describe.each(["worker", "process"] as const)("isolation %s", (isolation) => {
     expect((await health(h, "spinner")).restarts).toBeUndefined();
   });
 
+  it("calls crossing together answer each on its own: a result that cannot cross fails alone", async () => {
+    const h = await startBridge({ plugins: [fixture("spinner")], pluginIsolation: isolation });
+    const client = await h.connect("/ws/spinner");
+    // Sent in one turn, these cross to the plugin (and back) as one batch.
+    const answers = await Promise.all([1, 2, 3].flatMap((n) => [client.send("spin:echo", { n }), client.send("spin:fn")]));
+    expect(answers.filter((_, i) => i % 2 === 0).map((a) => a.result)).toEqual([2, 4, 6]);
+    for (const failed of answers.filter((_, i) => i % 2 === 1)) {
+      expect(failed.error?.message).toMatch(/result cannot cross to the bridge/);
+    }
+    expect(await client.call("spin:echo", { n: 5 })).toBe(10);
+  });
+
   it("a plugin allocating without bound is stopped at its memory cap and restarted; the call answers PLUGIN_UNAVAILABLE", async () => {
     const h = await startBridge({
       plugins: [fixture("hog")],

@@ -5,6 +5,7 @@ import { BridgeError } from "../../protocol/index.js";
 import type { InvokeOptions } from "../api.js";
 import { fromWireError, toWireError, type CallKind, type FromWorker, type ToWorker, type WireRegistration, type WorkerInit } from "./protocol.js";
 import { startRunner, type Runner } from "./runner.js";
+import { whenAborted } from "../_internal/running-calls.js";
 
 /** What a worker asks of the bridge: `ctx.bridge.invoke/on`, `ctx.events.emit`, `ctx.logger`, contained failures. */
 export interface LinkHost {
@@ -35,6 +36,13 @@ export function resolveWorkerEntry(moduleUrl: string = import.meta.url): string 
   return existsSync(entry) ? entry : undefined;
 }
 
+interface PendingCall {
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+  /** Stops listening for its signal's abort. */
+  forget: (() => void) | undefined;
+}
+
 type Waiter = { resolve: (message: FromWorker) => void; reject: (reason: string) => void };
 
 /**
@@ -46,7 +54,7 @@ export class WorkerLink {
   private worker: Runner | undefined;
   private host: LinkHost | undefined;
   private waiter: Waiter | undefined;
-  private readonly calls = new Map<number, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>();
+  private readonly calls = new Map<number, PendingCall>();
   private readonly subs = new Map<number, () => void>();
   private nextCid = 1;
   private pingN = 0;
@@ -82,6 +90,7 @@ export class WorkerLink {
       died: (reason) => {
         if (worker === this.worker) this.crash(reason);
       },
+      refused: (message, error) => this.refused(message, error),
     });
     this.worker = worker;
     const message = await this.expect();
@@ -117,26 +126,15 @@ export class WorkerLink {
     if (this.down !== undefined) return Promise.reject(this.unavailable(this.down));
     const cid = this.nextCid++;
     return new Promise((resolve, reject) => {
-      const onAbort = (): void => {
-        this.post({ t: "abort", cid });
-        // A handler that ignores its signal may be spinning: a missed ping terminates and restarts the worker.
-        this.probe();
-      };
-      signal?.addEventListener("abort", onAbort, { once: true });
-      const settle = (): void => {
-        signal?.removeEventListener("abort", onAbort);
-        this.calls.delete(cid);
-      };
-      this.calls.set(cid, {
-        resolve: (value) => {
-          settle();
-          resolve(value);
-        },
-        reject: (error) => {
-          settle();
-          reject(error);
-        },
-      });
+      const forget =
+        signal === undefined
+          ? undefined
+          : whenAborted(signal, () => {
+              this.post({ t: "abort", cid });
+              // A handler that ignores its signal may be spinning: a missed ping terminates and restarts the worker.
+              this.probe();
+            });
+      this.calls.set(cid, { resolve, reject, forget });
       this.post({ t: "call", cid, ...work } as ToWorker);
     });
   }
@@ -162,12 +160,15 @@ export class WorkerLink {
   }
 
   private post(message: ToWorker): void {
-    try {
-      this.worker?.post(message);
-    } catch (error) {
-      const cid = (message as { cid?: number }).cid;
-      if (message.t === "call" && cid !== undefined) this.calls.get(cid)?.reject(error);
-    }
+    this.worker?.post(message);
+  }
+
+  /** A message structured clone refused: its call answers the reason; an answer to the worker's invoke answers that. */
+  private refused(message: ToWorker, error: unknown): void {
+    const reason = `the value cannot cross to the plugin's ${this.options.mode}: ${error instanceof Error ? error.message : String(error)}`;
+    if (message.t === "call") this.settle(message.cid)?.reject(new BridgeError("INTERNAL", reason));
+    else if (message.t === "invoked" && message.ok) this.post({ t: "invoked", iid: message.iid, ok: false, error: { message: reason } });
+    else this.host?.log("warn", { t: message.t, reason }, "message to a plugin worker refused");
   }
 
   private expect(): Promise<FromWorker> {
@@ -196,7 +197,7 @@ export class WorkerLink {
     for (const off of this.subs.values()) off();
     this.subs.clear();
     const error = this.unavailable(reason);
-    for (const call of [...this.calls.values()]) call.reject(error);
+    for (const cid of [...this.calls.keys()]) this.settle(cid)?.reject(error);
     this.waiter?.reject(reason);
     this.waiter = undefined;
     // terminate() stops even a worker spinning in `while (true) {}` (V8 TerminateExecution).
@@ -212,6 +213,15 @@ export class WorkerLink {
     this.crashListener?.(reason);
   }
 
+  /** Takes a call out of those in flight, to answer it. */
+  private settle(cid: number): PendingCall | undefined {
+    const call = this.calls.get(cid);
+    if (call === undefined) return undefined;
+    this.calls.delete(cid);
+    call.forget?.();
+    return call;
+  }
+
   private onMessage(message: FromWorker): void {
     const host = this.host;
     switch (message.t) {
@@ -225,7 +235,7 @@ export class WorkerLink {
         return;
       }
       case "result": {
-        const call = this.calls.get(message.cid);
+        const call = this.settle(message.cid);
         if (message.ok) call?.resolve(message.value);
         else call?.reject(fromWireError(message.error));
         return;

@@ -1,5 +1,6 @@
 import { fork } from "node:child_process";
 import { Worker } from "node:worker_threads";
+import { messagesOf, Outbox, type Crossing } from "./outbox.js";
 import { PLUGIN_INIT_ENV, type FromWorker, type ToWorker, type WorkerInit } from "./protocol.js";
 
 const MiB = 1024 * 1024;
@@ -8,6 +9,7 @@ const MIN_HEAP_MB = 16;
 
 /** One running copy of the plugin entry, a worker thread or a child process, seen the same way by the link. */
 export interface Runner {
+  /** Queues a message; what is posted in one turn of the event loop crosses together at its end. */
   post(message: ToWorker): void;
   /** Stops it now, even while it spins in a synchronous loop. */
   terminate(): Promise<void>;
@@ -17,6 +19,8 @@ export interface RunnerEvents {
   message(message: FromWorker): void;
   /** It died: the reason, worded for the health's `lastCrash`. */
   died(reason: string): void;
+  /** A message could not cross (a value structured clone refuses). */
+  refused(message: ToWorker, error: unknown): void;
 }
 
 /**
@@ -28,12 +32,24 @@ export function startRunner(mode: "worker" | "process", entry: string, init: Wor
   const memoryNote = `ran out of memory (limits.pluginMaxMemoryBytes: ${maxMemoryBytes} bytes)`;
   if (mode === "worker") {
     const worker = new Worker(entry, { workerData: init, resourceLimits: { maxOldGenerationSizeMb: heapMb } });
-    worker.on("message", (message: FromWorker) => on.message(message));
+    const outbox = new Outbox<ToWorker>((crossing, transfer) => worker.postMessage(crossing, transfer), on.refused);
+    worker.on("message", (crossing: Crossing<FromWorker>) => {
+      for (const message of messagesOf(crossing)) on.message(message);
+    });
     worker.on("error", (error: Error & { code?: string }) =>
       on.died(error.code === "ERR_WORKER_OUT_OF_MEMORY" ? memoryNote : `threw outside any call: ${error.message}`),
     );
-    worker.on("exit", (code) => on.died(`its worker exited with code ${code}`));
-    return { post: (message) => worker.postMessage(message), terminate: () => worker.terminate().then(() => undefined) };
+    worker.on("exit", (code) => {
+      outbox.close();
+      on.died(`its worker exited with code ${code}`);
+    });
+    return {
+      post: (message) => outbox.post(message),
+      terminate: () => {
+        outbox.close();
+        return worker.terminate().then(() => undefined);
+      },
+    };
   }
   const child = fork(entry, [], {
     serialization: "advanced",
@@ -42,17 +58,22 @@ export function startRunner(mode: "worker" | "process", entry: string, init: Wor
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  child.on("message", (message) => on.message(message as FromWorker));
+  const outbox = new Outbox<ToWorker>((crossing) => {
+    if (child.connected) child.send(crossing);
+  }, on.refused);
+  child.on("message", (crossing) => {
+    for (const message of messagesOf(crossing as Crossing<FromWorker>)) on.message(message);
+  });
   child.on("error", (error) => on.died(`its process failed: ${error.message}`));
   child.on("exit", (code, signal) => {
+    outbox.close();
     // V8 aborts a process past its heap limit (SIGABRT, or 134 through a shell).
     on.died(signal === "SIGABRT" || code === 134 ? memoryNote : signal !== null ? `its process was killed (${signal})` : `its process exited with code ${code}`);
   });
   return {
-    post: (message) => {
-      if (child.connected) child.send(message);
-    },
+    post: (message) => outbox.post(message),
     terminate: async () => {
+      outbox.close();
       if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
       await exited;
     },

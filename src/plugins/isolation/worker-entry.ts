@@ -13,12 +13,13 @@ import { shareBridgeModules } from "../_internal/imports.js";
 import { routePath } from "../_internal/route-pattern.js";
 import { createPluginContext, type Staged } from "../registration.js";
 import { definitionOf, hooksProblem, isDefinition, issuesToDetails } from "./definition.js";
+import { messagesOf, Outbox, type Crossing } from "./outbox.js";
 import { fromWireError, PLUGIN_INIT_ENV, toWireError, type CallKind, type FromWorker, type ToWorker, type WireRouteResult, type WorkerInit } from "./protocol.js";
 
 /** The way to the bridge: a worker's parent port, or a child process's IPC channel (`isolation: "process"`). */
 interface Port {
-  postMessage(message: FromWorker, transfer?: ArrayBuffer[]): void;
-  on(event: "message", listener: (message: ToWorker) => void): void;
+  postMessage(message: Crossing<FromWorker>, transfer?: ArrayBuffer[]): void;
+  on(event: "message", listener: (message: Crossing<ToWorker>) => void): void;
 }
 
 function processPort(): Port {
@@ -32,17 +33,35 @@ function processPort(): Port {
 const port: Port = parentPort ?? processPort();
 const init = (parentPort !== null ? workerData : JSON.parse(process.env[PLUGIN_INIT_ENV] ?? "{}")) as WorkerInit;
 
+/** What cannot cross alone: a result answers the refusal instead; an emit, invoke or log throws it to its caller. */
+const refused = (message: FromWorker, error: unknown): void => {
+  const reason = (error as Error).message;
+  if (message.t === "result") {
+    // Coded, so the caller reads why (an uncoded failure answers only "failed in method …").
+    const refusal = { code: "INTERNAL", message: `The result cannot cross to the bridge: only structured-clone-able values can (${reason})`, details: { reason } };
+    port.postMessage({ t: "result", cid: message.cid, ok: false, error: toWireError(refusal) } satisfies FromWorker);
+  } else if (message.t === "emit" || message.t === "invoke" || message.t === "log") {
+    throw new Error(`${message.t}: the value cannot cross to the bridge (${reason}); only structured-clone-able values can`);
+  }
+};
+
+/** Results, pongs and the like leave in batches at the end of the turn (see `Outbox`). */
+const outbox = new Outbox<FromWorker>((crossing, transfer) => port.postMessage(crossing, transfer), refused);
+
+/**
+ * An emit, invoke or log crosses at once, after what is queued before it, so the plugin's own call throws when its
+ * value cannot cross, as it would in-process.
+ */
 const post = (message: FromWorker, transfer?: ArrayBuffer[]): void => {
+  if (message.t !== "emit" && message.t !== "invoke" && message.t !== "log") {
+    outbox.post(message, transfer);
+    return;
+  }
+  outbox.flush();
   try {
-    port.postMessage(message, transfer);
+    port.postMessage(message);
   } catch (error) {
-    // A value that cannot be cloned (a function, a class with private state): the call answers it, the worker lives on.
-    if (message.t === "result") {
-      const refusal = new Error(`the result cannot cross to the bridge: ${(error as Error).message}`);
-      port.postMessage({ t: "result", cid: message.cid, ok: false, error: toWireError(refusal) } satisfies FromWorker);
-    } else if (message.t === "emit" || message.t === "invoke" || message.t === "log") {
-      throw new Error(`${message.t}: the value cannot cross to the bridge (${(error as Error).message}); only structured-clone-able values can`);
-    }
+    refused(message, error);
   }
 };
 
@@ -69,7 +88,7 @@ function makeLogger(bindings: Record<string, unknown> = {}): Logger {
 let definition: PluginDefinition;
 let staged: Staged = { methods: new Map(), routes: [], listeners: [] };
 let hooks: PluginHooks = {};
-const calls = new Map<number, AbortController>();
+const calls = new Map<number, CallSignal>();
 const listeners = new Map<number, (data: unknown) => void>();
 const invokes = new Map<number, { resolve: (value: unknown) => void; reject: (error: unknown) => void }>();
 let nextId = 1;
@@ -131,7 +150,7 @@ async function runSetup(config: Readonly<Record<string, unknown>>): Promise<void
   });
 }
 
-async function runCall(work: CallKind, signal: AbortSignal): Promise<unknown> {
+async function runCall(work: CallKind, lazy: CallSignal): Promise<unknown> {
   if (work.kind === "hook") {
     const hook = hooks[work.name] as ((info: unknown) => unknown) | undefined;
     return hook?.call(hooks, work.info);
@@ -140,7 +159,7 @@ async function runCall(work: CallKind, signal: AbortSignal): Promise<unknown> {
     const route = staged.routes[work.index];
     if (route === undefined) throw new Error(`no route #${work.index}`);
     const { request } = work;
-    const value = await route.handler({ ...request, headers: new Headers(request.headers), signal });
+    const value = await route.handler({ ...request, headers: new Headers(request.headers), signal: lazy.signal });
     if (value instanceof Response) {
       const body = value.body === null ? null : await value.arrayBuffer();
       return { response: { status: value.status, headers: [...value.headers], body } } satisfies WireRouteResult;
@@ -157,7 +176,49 @@ async function runCall(work: CallKind, signal: AbortSignal): Promise<unknown> {
     }
     params = result.value;
   }
-  return entry.handler(params, { ...work.call, signal });
+  const { clientId, endpoint } = work.call;
+  return entry.handler(params, {
+    clientId,
+    endpoint,
+    get signal() {
+      return lazy.signal;
+    },
+  });
+}
+
+/** A call's signal, made only when its handler reads it (most never do); an abort before that is remembered. */
+class CallSignal {
+  private controller: AbortController | undefined;
+  private aborted = false;
+
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort();
+    }
+    return this.controller.signal;
+  }
+
+  abort(): void {
+    this.aborted = true;
+    this.controller?.abort();
+  }
+}
+
+/** Runs a call and posts its result (a route's body is transferred, not copied). */
+async function answer(message: Extract<ToWorker, { t: "call" }>): Promise<void> {
+  const { cid } = message;
+  const signal = new CallSignal();
+  calls.set(cid, signal);
+  try {
+    const value = await runCall(message, signal);
+    const transfer = (value as { response?: { body: ArrayBuffer | null } } | undefined)?.response?.body;
+    post({ t: "result", cid, ok: true, value }, transfer ? [transfer] : undefined);
+  } catch (error) {
+    post({ t: "result", cid, ok: false, error: toWireError(error) });
+  } finally {
+    calls.delete(cid);
+  }
 }
 
 function onMessage(message: ToWorker): void {
@@ -165,24 +226,12 @@ function onMessage(message: ToWorker): void {
     case "setup":
       void runSetup(message.config);
       return;
-    case "call": {
-      const controller = new AbortController();
-      calls.set(message.cid, controller);
-      const { cid } = message;
-      Promise.resolve()
-        .then(() => runCall(message, controller.signal))
-        .then(
-          (value) => {
-            const transfer = (value as { response?: { body: ArrayBuffer | null } } | undefined)?.response?.body;
-            post({ t: "result", cid, ok: true, value }, transfer ? [transfer] : undefined);
-          },
-          (error: unknown) => post({ t: "result", cid, ok: false, error: toWireError(error) }),
-        )
-        .finally(() => calls.delete(cid));
+    case "call":
+      void answer(message);
       return;
-    }
     case "abort":
       calls.get(message.cid)?.abort();
+      calls.delete(message.cid);
       return;
     case "ping":
       post({ t: "pong", n: message.n });
@@ -221,7 +270,9 @@ async function load(): Promise<void> {
   }
   definition = value;
   staged = { methods: new Map(), routes: [], listeners: [] };
-  port.on("message", onMessage);
+  port.on("message", (crossing) => {
+    for (const message of messagesOf(crossing)) onMessage(message);
+  });
   post({ t: "loaded", id: value.id, events: plain(value.events) });
 }
 

@@ -87,8 +87,8 @@ const GUARANTEES = {
   },
   "crashed | STOP": { runs: "No restart; the plugin is disposed", deadline: "–", clients: "Nothing: the bridge is shutting down" },
   "restarting | restart done": {
-    runs: "`setup` ran again in the new worker and its registrations are live; `restarts` counts it",
-    deadline: SETUP,
+    runs: "`setup` ran again in the new worker and its registrations are live; `restarts` counts it; `onConnect` runs again (`again: \"restart\"`) for each connected client",
+    deadline: `${SETUP}; ${HOOK}`,
     clients: "The endpoint's clients get `plugin:restarted`; their next call reaches the new instance (they stay connected)",
   },
   "restarting | restart error": {

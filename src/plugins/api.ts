@@ -84,6 +84,11 @@ export type PluginRouteHandler = (request: PluginRouteRequest) => unknown;
 export interface PluginConnectInfo {
   readonly clientId: string;
   readonly endpoint: string;
+  /**
+   * Set when the hook runs again for a client that was already connected, because the plugin's state is fresh:
+   * `restart` after its worker or process crashed and was restarted, `reload` after a hot reload.
+   */
+  readonly again?: "restart" | "reload";
 }
 
 export interface PluginDisconnectInfo {

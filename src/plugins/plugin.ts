@@ -59,7 +59,7 @@ export class PluginInstance {
   private readonly main: MainListeners;
   /** Clients whose `onConnect` succeeded: only they get `onDisconnect`. */
   private readonly admitted = new Set<string>();
-  /** Hook runs not awaited by their trigger (onDisconnect); shutdown waits for them. */
+  /** Hook runs not awaited by their trigger (onDisconnect, onConnect run again); shutdown waits for them. */
   private readonly pending = new Set<Promise<unknown>>();
   /** Running method and route calls: bounded, aborted at shutdown, awaited by a reload. */
   private readonly calls = new RunningCalls();
@@ -88,7 +88,10 @@ export class PluginInstance {
       actions: {
         commit: ({ event }) => this.commit((event as unknown as { output: Registered }).output),
         // The context as of the transition: the actor's snapshot is not updated yet while actions run.
-        announceRestart: ({ context }) => this.announce("plugin:restarted", context),
+        announceRestart: ({ context }) => {
+          this.announce("plugin:restarted", context);
+          this.readmit("restart");
+        },
         announceFailure: ({ context }) => this.announce("plugin:failed", context),
       },
     });
@@ -232,6 +235,24 @@ export class PluginInstance {
     this.local.adopt(previous.local);
     for (const clientId of previous.admitted) this.admitted.add(clientId);
     previous.admitted.clear();
+    this.readmit("reload");
+  }
+
+  /**
+   * Runs `onConnect` again (`again` set) for the clients still connected, once a restart or a reload gave the plugin
+   * fresh module state, so per-client state is rebuilt. A client whose hook fails now stays connected but is no
+   * longer admitted (no `onDisconnect` for it); the failure is contained as any hook's.
+   */
+  private readmit(again: "restart" | "reload"): void {
+    const hook = this.hooks.onConnect;
+    if (hook === undefined) return;
+    for (const clientId of this.admitted) {
+      const run = this.runHook("onConnect", () => hook.call(this.hooks, { clientId, endpoint: this.id, again })).then((ok) => {
+        if (!ok) this.admitted.delete(clientId);
+      });
+      this.pending.add(run);
+      void run.finally(() => this.pending.delete(run));
+    }
   }
 
   /** A reload of this plugin failed: it keeps serving, and its health says why. */

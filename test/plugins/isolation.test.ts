@@ -36,6 +36,7 @@ describe.each(["worker", "process"] as const)("isolation %s", (isolation) => {
     const client = await h.connect("/ws/spinner");
     await client.call("event:subscribe", { type: "plugin:restarted" });
     const first = await client.call<{ threadId: number; pid: number }>("spin:ok");
+    expect(Object.values(await client.call<Record<string, string>>("spin:clients"))).toEqual(["new"]);
     if (isolation === "process") expect(first.pid).not.toBe(process.pid);
     const root = await h.connect();
     const spinning = client.send("spin:forever");
@@ -65,6 +66,8 @@ describe.each(["worker", "process"] as const)("isolation %s", (isolation) => {
     expect(report.lastCrash?.reason).toMatch(/liveness ping within 300 ms/);
     const again = await client.call<{ threadId: number; pid: number }>("spin:ok");
     expect(isolation === "worker" ? again.threadId : again.pid).not.toBe(isolation === "worker" ? first.threadId : first.pid);
+    // The new worker's module state was rebuilt: onConnect ran again for the connected client.
+    expect(Object.values(await client.call<Record<string, string>>("spin:clients"))).toEqual(["restart"]);
   });
 
   it("the plugin API is the same off the bridge's thread: params validated there, invoke crosses back, signals abort", async () => {

@@ -21,6 +21,9 @@ export default {
     ${broken ? `throw new Error("version ${version} is broken");` : ""}
     ctx.method("hot:version", () => ${version});
     ctx.method("hot:tick", () => { ctx.events.emit("hot:tick", { version: ${version} }); return null; });
+    const connected = {};
+    ctx.method("hot:clients", () => connected);
+    return { onConnect: ({ clientId, again }) => { connected[clientId] = again ?? "new"; } };
   },
 };
 `;
@@ -55,6 +58,8 @@ describe.each(["worker", "process", "none"] as const)("hot reload (isolation %s)
     const answers = await Promise.all(during);
     for (const frame of answers) expect([1, 2]).toContain(frame.result);
     expect(await client.call("hot:version")).toBe(2);
+    // The new code met the connected client through onConnect, told it was a reload.
+    expect(Object.values(await client.call<Record<string, string>>("hot:clients"))).toEqual(["reload"]);
     await client.call("hot:tick");
     expect((await client.next((f) => f.type === "hot:tick")).data).toEqual({ version: 2 });
     expect(client.frames.filter((f) => f.type === "error")).toEqual([]);

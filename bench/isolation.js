@@ -20,13 +20,12 @@
 // `?binary=1`, so images come as data URIs as they did before binary messages existed).
 import { readFileSync } from "node:fs";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { createServer } from "node:http";
-import { Worker } from "node:worker_threads";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { initializeCanvas, writePsdBuffer } from "ag-psd";
 import { createBridge } from "../dist/index.js";
 import { startBridgeProcess } from "./_bridge-process.js";
+import { bareHttp, heavyClient, pingDuring, worst } from "./_stall.js";
 import { closeAll, fmtBytes, fmtMs, fmtRate, fmtRatio, latencyRow, log, loopRate, median, now, openSocket, printIfMain, request, ROUNDS, throughputRow } from "./_lib.js";
 
 const STALL_SIZE = Number(process.env.BENCH_STALL_SIZE ?? 4000);
@@ -40,7 +39,6 @@ const MEMORY_EXPORTS = Number(process.env.BENCH_MEMORY_EXPORTS ?? 1000);
 const POOL_BINARY = process.env.BENCH_POOL_BINARY !== "0";
 /** Which parts run: `stall`, `pool`, `hop`, `memory` (comma-separated). */
 const PARTS = (process.env.BENCH_ISOLATION ?? "stall,pool,hop,memory").split(",");
-const PING_EVERY_MS = 20;
 const STALL_TARGET_MS = 50;
 const POOL_TARGET = 1.6;
 const HOP_RPC_TARGET = 0.9;
@@ -84,32 +82,6 @@ async function startBridge(options) {
   return bridge;
 }
 
-/** A bare `node:http` server answering `{"status":"ok"}`: what a ping costs when nothing else runs on the loop. */
-async function bareHttp() {
-  const server = createServer((_req, res) => {
-    res.writeHead(200, { "content-type": "application/json" });
-    res.end('{"status":"ok"}');
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return { url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((resolve) => server.close(resolve)) };
-}
-
-/** Pings the bridge and the bare server from another thread while `until` runs; resolves with the latencies (ms). */
-async function pingDuring(bridge, bare, until) {
-  const pinger = new Worker(new URL("./_pinger.js", import.meta.url), {
-    workerData: { healthUrl: `${bridge.url}/health`, wsUrl: bridge.wsUrl, bareUrl: bare.url, everyMs: PING_EVERY_MS },
-  });
-  const messages = [];
-  const next = () => new Promise((resolve) => (messages.length > 0 ? resolve(messages.shift()) : pinger.once("message", resolve)));
-  await next(); // ready
-  const outcome = await until().catch((error) => ({ error }));
-  pinger.postMessage("stop");
-  const samples = await next();
-  await pinger.terminate();
-  return { ...samples, outcome };
-}
-
-const worst = (values) => Math.max(...values);
 
 async function stall(fixture) {
   const rows = [];
@@ -124,15 +96,9 @@ async function stall(fixture) {
               ? { method: "image:exportDocument", params: { format: "png" } }
               : { method: "jsx:run", params: { script: "for(;;){}", timeoutMs: 3000 } };
           const setup = heavy === "export" ? [{ method: "document:open", params: { path: fixture } }] : [];
-          const client = new Worker(new URL("./_heavy.js", import.meta.url), { workerData: { wsUrl: bridge.wsUrl, setup, call: heavyCall } });
-          const message = () => new Promise((resolve, reject) => client.once("message", resolve).once("error", reject));
-          await message(); // ready
-          const run = () => {
-            client.postMessage("go");
-            return message();
-          };
+          const client = await heavyClient(bridge.wsUrl, heavyCall, setup);
           const t0 = now();
-          const { health, ws, bare: bareSamples, outcome: answer } = await pingDuring(bridge, bare, run);
+          const { health, ws, bare: bareSamples, outcome: answer } = await pingDuring(bridge, bare, client.run);
           const took = now() - t0;
           log(
             `  stall ${heavy} (${isolation}): call ${fmtMs(took)}${answer?.ok === false ? ` (${answer.code})` : ""}; ` +
@@ -155,7 +121,7 @@ async function stall(fixture) {
             target: isolation === "process" ? `<= ${STALL_TARGET_MS} ms` : "(before)",
             result: "-",
           });
-          await client.terminate();
+          await client.close();
         } finally {
           await bridge.close();
         }

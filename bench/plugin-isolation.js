@@ -3,7 +3,8 @@
 // plugins in folders) and in a child process (`"process"`) beside the same plugin in the bridge's thread
 // (`isolation: "none"`), and all beside a built-in method (`getServerInfo` on `/ws`): one bridge in this process,
 // the load from a driver process (`_rpc-driver.js`), alternating rounds so drifts hit every side alike.
-// Goal: worker mode at least 0.8x the in-process throughput.
+// Goal: worker mode at least 0.8x the in-process throughput. Then the stall: other clients' worst latency while a
+// plugin handler holds its thread (busy for 1 s; `while (true) {}`), goal at most 50 ms in worker mode.
 //
 //   node bench/plugin-isolation.js   (after `npm run build`)
 import { fork } from "node:child_process";
@@ -12,7 +13,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createBridge } from "../dist/index.js";
-import { DURATION_MS, fmtMs, fmtRate, log, median, printIfMain, ROUNDS, throughputRow, WARMUP_MS } from "./_lib.js";
+import { DURATION_MS, fmtMs, fmtRate, fmtRatio, log, median, printIfMain, ROUNDS, throughputRow, WARMUP_MS } from "./_lib.js";
+import { bareHttp, heavyClient, pingDuring, worst } from "./_stall.js";
+
+/** How long the busy handler holds its thread, and the worst stall other clients may see meanwhile. */
+const BUSY_MS = 1_000;
+const STALL_TARGET_MS = 50;
+/** The call deadline for the spinning handler: it answers TIMEOUT, then the worker misses a ping and is restarted. */
+const CALL_TIMEOUT_MS = 2_000;
 
 /** Requests kept in flight per side, spread over `SOCKETS` connections (each stays under the per-client frame rate): 16 x 4 as the RPC benches. */
 const INFLIGHT = Number(process.env.BENCH_PLUGIN_INFLIGHT ?? 64);
@@ -22,6 +30,14 @@ const plugin = (id) => `export default {
   id: "${id}",
   setup(ctx) {
     ctx.method("${id}:echo", (params) => params);
+    ctx.method("${id}:busy", ({ ms }) => {
+      const until = performance.now() + ms;
+      while (performance.now() < until) {}
+      return ms;
+    });
+    ctx.method("${id}:forever", () => {
+      while (true) {}
+    });
   },
 };
 `;
@@ -48,6 +64,46 @@ function driver() {
   };
 }
 
+/**
+ * Other clients' worst latency (`GET /health`, WS `getServerInfo`, pinged from another thread every 20 ms) while
+ * one client's plugin call holds its thread: a busy handler of `BUSY_MS` in the bridge's thread (the way before
+ * isolation) and in a worker, then `while (true) {}` in a worker until its call answers TIMEOUT.
+ */
+async function stall(bridge, ws) {
+  const bare = await bareHttp();
+  const rows = [];
+  try {
+    const cases = [
+      { name: `${BUSY_MS} ms busy handler, in-process`, id: "bench-inline", method: "busy", target: false },
+      { name: `${BUSY_MS} ms busy handler, worker`, id: "bench-worker", method: "busy", target: true },
+      { name: "while (true) {} handler, worker", id: "bench-worker", method: "forever", target: true },
+    ];
+    for (const c of cases) {
+      const client = await heavyClient(ws(c.id), { method: `${c.id}:${c.method}`, params: { ms: BUSY_MS } });
+      const { health, ws: rpc, bare: bareSamples, outcome } = await pingDuring(bridge, bare, client.run);
+      await client.close();
+      log(
+        `  stall, ${c.name}: call ${outcome.ok ? "ok" : outcome.code}; /health worst ${fmtMs(worst(health))} ` +
+          `(${health.length} pings), getServerInfo worst ${fmtMs(worst(rpc))}; bare node:http worst ${fmtMs(worst(bareSamples))}`,
+      );
+      const pass = worst(health) <= STALL_TARGET_MS && worst(rpc) <= STALL_TARGET_MS ? "pass" : "FAIL";
+      for (const [what, samples] of [["/health", health], ["getServerInfo", rpc]]) {
+        rows.push({
+          benchmark: `stall: worst ${what} during a ${c.name}`,
+          bridge: fmtMs(worst(samples)),
+          baseline: fmtMs(worst(bareSamples)),
+          ratio: fmtRatio(worst(samples) / worst(bareSamples)),
+          target: c.target ? `<= ${STALL_TARGET_MS} ms` : "(before)",
+          result: c.target ? pass : "-",
+        });
+      }
+    }
+  } finally {
+    await bare.close();
+  }
+  return rows;
+}
+
 export async function run() {
   log(`Plugin method round trips: worker, child process, in-process, built-in (${INFLIGHT} in flight over ${SOCKETS} connections, ${ROUNDS} rounds x ${DURATION_MS} ms, medians)`);
   const root = await mkdtemp(join(tmpdir(), "bench-plugin-isolation-"));
@@ -56,7 +112,7 @@ export async function run() {
     await pluginFolder(root, "bench-process", "process"),
     await pluginFolder(root, "bench-inline", "none"),
   ];
-  const bridge = createBridge({ listen: { host: "127.0.0.1", port: 0 }, plugins: dirs });
+  const bridge = createBridge({ listen: { host: "127.0.0.1", port: 0 }, plugins: dirs, limits: { pluginCallTimeoutMs: CALL_TIMEOUT_MS } });
   await bridge.start();
   const load = driver();
   try {
@@ -76,6 +132,7 @@ export async function run() {
         results[name].push(await sides[name]());
       }
     }
+    const stalls = await stall(bridge, ws);
     const rate = (name) => median(results[name].map((r) => r.rate));
     const p99 = (name) => median(results[name].map((r) => r.p99));
     for (const name of names) log(`  ${name}: ${fmtRate(rate(name))}, p99 ${fmtMs(p99(name))}`);
@@ -93,6 +150,7 @@ export async function run() {
         target: "(info)",
         result: "-",
       },
+      ...stalls,
     ];
   } finally {
     load.close();

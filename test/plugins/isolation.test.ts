@@ -1,3 +1,5 @@
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
@@ -123,6 +125,25 @@ describe("isolation choices", () => {
     const report = await healthUntil(h, "reserved-route", (x) => x.status === "failed");
     expect(report.lastError).toMatchObject({ code: "PLUGIN_REGISTRATION_FAILED" });
     expect(report.lastError?.message).toMatch(/route path "\/reload" is reserved/);
+  });
+
+  it("plugins registering the same method name each answer their own calls, in any mix of modes, concurrently", async () => {
+    const root = await mkdtemp(join(tmpdir(), "bridge-same-name-"));
+    try {
+      const ids = ["twin-worker", "twin-process", "twin-none"];
+      for (const id of ids) {
+        await mkdir(join(root, id));
+        const isolation = id.slice("twin-".length);
+        await writeFile(join(root, id, "package.json"), JSON.stringify({ name: id, type: "module", main: "index.js", imageEditorBridge: { id, isolation } }));
+        await writeFile(join(root, id, "index.js"), `export default { id: "${id}", setup(ctx) { ctx.method("echo", (p) => ({ who: "${id}", n: p.n })); } };`);
+      }
+      const h = await startBridge({ plugins: ids.map((id) => join(root, id)) });
+      const clients = await Promise.all(ids.map((id) => h.connect(`/ws/${id}`)));
+      const answers = await Promise.all(clients.flatMap((client) => [1, 2, 3].map((n) => client.call("echo", { n }))));
+      expect(answers).toEqual(ids.flatMap((who) => [1, 2, 3].map((n) => ({ who, n }))));
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 
   it("--plugin-isolation none runs the plugin in the bridge's thread", async () => {

@@ -15,13 +15,12 @@
 import { fork } from "node:child_process";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
 import sharp from "sharp";
 import { fmtBytes, fmtMs, fmtRatio, log, median, now, openSocket, printIfMain, request } from "./_lib.js";
+import { bareHttp, pingDuring, worst } from "./_stall.js";
 
 const CUTOUTS = Number(process.env.BENCH_CUTOUTS ?? 5);
 const EDGE = 1024;
@@ -80,28 +79,24 @@ async function stall(file) {
   await sharp(file).resize(EDGE, EDGE, { fit: "inside" }).png().toFile(big);
   const bridge = createBridge({ listen: { host: "127.0.0.1", port: 0 }, embedded: { sample: false } });
   await bridge.start();
-  const bare = createServer((_req, res) => res.writeHead(200, { "content-type": "application/json" }).end('{"status":"ok"}'));
-  await new Promise((resolve) => bare.listen(0, "127.0.0.1", resolve));
+  const bare = await bareHttp();
   try {
     const ws = await openSocket(bridge.wsUrl);
     const doc = await request(ws, "o", "document:open", { path: big }, 120_000);
-    const pinger = new Worker(new URL("./_pinger.js", import.meta.url), {
-      workerData: { healthUrl: `${bridge.url}/health`, wsUrl: bridge.wsUrl, bareUrl: `http://127.0.0.1:${bare.address().port}/`, everyMs: 20 },
+    let took = 0;
+    const samples = await pingDuring(bridge, bare, async () => {
+      const t0 = now();
+      const answer = await request(ws, "cut", "action:removeBackground", { documentId: doc.result.id, method: "model" }, 120_000);
+      took = now() - t0;
+      return answer;
     });
-    const next = () => new Promise((resolve) => pinger.once("message", resolve));
-    await next();
-    const t0 = now();
-    const answer = await request(ws, "cut", "action:removeBackground", { documentId: doc.result.id, method: "model" }, 120_000);
-    const took = now() - t0;
-    pinger.postMessage("stop");
-    const samples = await next();
-    await pinger.terminate();
     ws.close();
+    const answer = samples.outcome;
     if (!answer.ok) throw new Error(`removeBackground failed: ${JSON.stringify(answer.error)}`);
-    return { took, health: Math.max(...samples.health), ws: Math.max(...samples.ws), bare: Math.max(...samples.bare) };
+    return { took, health: worst(samples.health), ws: worst(samples.ws), bare: worst(samples.bare) };
   } finally {
     await bridge.close();
-    await new Promise((resolve) => bare.close(resolve));
+    await bare.close();
     await rm(dir, { recursive: true, force: true });
   }
 }

@@ -1,8 +1,9 @@
 /*
- * The bridge's editors and the limits that depend on how many there are: the embedded editors' memory cap and
- * budget are shares of the machine's memory.
+ * The bridge's editors, their pool (and its cluster membership), and the limits that depend on how many there are:
+ * the embedded editors' memory cap and budget are shares of the machine's memory.
  */
-import { MAX_EDITORS } from "./actors/editor-pool.js";
+import { EditorPool, MAX_EDITORS } from "./actors/editor-pool.js";
+import { checkClusterOptions, ClusterNode } from "./cluster/node.js";
 import type { BridgeOptions } from "./bridge-options.js";
 import type { FileAccess } from "./files/index.js";
 import { createEmbeddedHost } from "./hosts/embedded/index.js";
@@ -56,3 +57,19 @@ export function editorHosts(options: BridgeOptions, log: Logger, files: FileAcce
   });
 }
 
+
+/**
+ * The pool of the bridge's editors, and its cluster membership when `options.cluster` is set: editor ids then end
+ * with `@<bridge>` and document ids come from the bridge's cluster slot, so both are unique cluster-wide.
+ */
+export function editorPool(options: BridgeOptions, hosts: readonly HostAdapter[], limits: Limits, log: Logger): { pool: EditorPool; cluster: ClusterNode | undefined } {
+  if (options.cluster === undefined) return { pool: new EditorPool(hosts, limits, log), cluster: undefined };
+  const { bridge } = checkClusterOptions(options.cluster);
+  const pool = new EditorPool(hosts, limits, log, `@${bridge}`);
+  const cluster = new ClusterNode({ ...options.cluster, bridge }, limits, log.child({ actor: "cluster" }), {
+    editors: () => pool.summaries(),
+    claimed: (slot) => pool.useIdRange(slot),
+  });
+  pool.elsewhere = (what) => cluster.holder(what);
+  return { pool, cluster };
+}

@@ -1,6 +1,7 @@
 import type { HostAdapter } from "./hosts/host.js";
 import type { EmbeddedHostOptions } from "./hosts/embedded/index.js";
 import type { ConfiguredWebhook } from "./actors/webhooks.js";
+import type { ClusterOptions } from "./cluster/options.js";
 import type { Limits } from "./limits.js";
 import type { Logger } from "./logger.js";
 import type { MethodDefinition } from "./methods/index.js";
@@ -23,6 +24,12 @@ export interface BridgeOptions {
    * sample document and `embedded.open` go to the first. @default 1
    */
   editors?: number;
+  /**
+   * Join a cluster of bridges over NATS (`--cluster`): this bridge's editors and documents get ids unique
+   * cluster-wide, and it announces its editors and their load to the others (see `docs/cluster.md`).
+   * Without it nothing NATS is loaded. @default none
+   */
+  cluster?: ClusterOptions;
   /** Options of the embedded editor when `host` is not given. */
   embedded?: EmbeddedHostOptions & {
     /**

@@ -7,11 +7,10 @@ import { createActor } from "xstate";
 import { bridgeMachine } from "./actors/bridge.machine.js";
 import { ClientRegistry } from "./actors/client-registry.js";
 import { Dispatcher } from "./actors/dispatcher.js";
-import { EditorPool } from "./actors/editor-pool.js";
 import type { HostSession } from "./actors/host-session.js";
 import { DEFAULT_LISTEN, type BridgeOptions } from "./bridge-options.js";
 import { createFilePolicy, UNCONFINED, type FileAccess, type FilePolicy } from "./files/index.js";
-import { bridgeLimits, editorHosts } from "./bridge-editors.js";
+import { bridgeLimits, editorHosts, editorPool } from "./bridge-editors.js";
 import type { HostAdapter } from "./hosts/host.js";
 import type { ImportPolicy } from "./imports/index.js";
 import type { Limits } from "./limits.js";
@@ -128,7 +127,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
   const hosts = editorHosts(options, log, files, limits);
   const host = hosts[0]!;
   const actor = createActor(bridgeMachine).start();
-  const pool = new EditorPool(hosts, limits, log);
+  const { pool, cluster } = editorPool(options, hosts, limits, log);
   const session = pool.first.session;
   // Bridge-wide events (`#ready`, `#closing`) go out through the first editor's bus.
   const bus = pool.first.bus;
@@ -232,7 +231,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
       ...plugins.failures().map(({ id }) => ({ id, ok: false })),
     ],
   });
-  const views = { pool, clients, plugins, files, startedAt: Date.now(), calls: () => dispatcher.metrics.recentCalls(), disabledWebhooks: () => webhooks.disabled().length };
+  const views = { pool, clients, plugins, files, cluster, startedAt: Date.now(), calls: () => dispatcher.metrics.recentCalls(), disabledWebhooks: () => webhooks.disabled().length };
   const target: TransportTarget = {
     dispatcher,
     clients,
@@ -333,6 +332,8 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
       filePolicy = await createFilePolicy(roots);
       actor.send({ type: "START" });
       try {
+        // Joined first, so documents get ids of this bridge's cluster range; NATS down delays this (bounded) only.
+        await cluster?.start();
         // An editor not reachable yet was logged once by its session and is retried in the background.
         await pool.start();
         // Before listening, so `/plugins`, `getServerInfo` and `#ready` are complete from the first request.
@@ -362,6 +363,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
         events.log.close();
         await plugins.stop("start-failed");
         await pool.close();
+        await cluster?.stop();
         throw error;
       }
       actor.send({ type: "STARTED" });
@@ -374,6 +376,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
         actor.send({ type: "CLOSE" });
         if (wasRunning) bus.emitClosing({ reason });
         await pool.close(limits.shutdownGraceMs);
+        await cluster?.stop();
         await nextTick(); // let answers of the last calls reach their sockets before they close
         await ws?.close();
         await mcp?.close();

@@ -221,6 +221,16 @@ export const DEFAULT_LIMITS = {
   /** How long `close()` waits for running calls before closing sockets anyway. */
   shutdownGraceMs: 5_000,
   /**
+   * A cluster (`--cluster`): each bridge rewrites its entry in the members bucket (its editors and their load)
+   * and reads the others' every `clusterHeartbeatMs`; an entry not rewritten for `clusterMemberTtlMs` expires,
+   * freeing its slot. NATS lost: reconnects every `clusterReconnectWaitMs`; `start()` waits at most
+   * `clusterConnectTimeoutMs` for NATS before serving degraded (it keeps trying).
+   */
+  clusterHeartbeatMs: 2_000,
+  clusterMemberTtlMs: 15_000,
+  clusterReconnectWaitMs: 2_000,
+  clusterConnectTimeoutMs: 5_000,
+  /**
    * Sockets open at once, HTTP and WebSocket together, kept below the process's descriptor limit so files, the
    * editors' pipes and outgoing requests always find one. Default: the smaller of 32,768 and the open-files limit
    * (`RLIMIT_NOFILE`, soft) less a headroom of an eighth of it, at most 1,024 (18,976 at a limit of 20,000). Past

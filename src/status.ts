@@ -4,6 +4,7 @@
  */
 import type { ClientRegistry } from "./actors/client-registry.js";
 import type { EditorPool } from "./actors/editor-pool.js";
+import type { ClusterNode } from "./cluster/node.js";
 import type { FileAccess } from "./files/index.js";
 import type { PluginHost } from "./plugins/index.js";
 import type { Health, Readiness, ReadinessReason, RecentCalls } from "./protocol/index.js";
@@ -19,6 +20,8 @@ export interface StatusSources {
   readonly calls: () => RecentCalls;
   /** How many webhooks are disabled after a run of failed deliveries. @default none */
   readonly disabledWebhooks?: () => number;
+  /** The bridge's membership of a cluster, when it runs in one. */
+  readonly cluster?: Pick<ClusterNode, "status" | "readiness"> | undefined;
 }
 
 /** `GET /health`: liveness only, a small fixed body (no lists) cheap enough to poll hard. */
@@ -35,10 +38,13 @@ function describeEditors(editors: readonly { kind: string; state: string }[]): s
 
 /**
  * `GET /ready`: whether the bridge takes work. `down` when it is shutting down or no editor is ready; `degraded`
- * when some editor is not ready or slow, a plugin failed to load or fails a health check, or a webhook was disabled;
- * `ok` otherwise.
+ * when some editor is not ready or slow, a plugin failed to load or fails a health check, a webhook was disabled,
+ * or the bridge's cluster is not reachable; `ok` otherwise.
  */
-export function readinessView({ pool, plugins, disabledWebhooks }: Pick<StatusSources, "pool" | "plugins" | "disabledWebhooks">, accepting: boolean): Readiness {
+export function readinessView(
+  { pool, plugins, disabledWebhooks, cluster }: Pick<StatusSources, "pool" | "plugins" | "disabledWebhooks" | "cluster">,
+  accepting: boolean,
+): Readiness {
   const reasons: ReadinessReason[] = [];
   const editors = pool.editors.map((editor) => ({ ...editor.session.status(), isReady: editor.session.isReady }));
   const ready = editors.filter((editor) => editor.isReady);
@@ -59,6 +65,9 @@ export function readinessView({ pool, plugins, disabledWebhooks }: Pick<StatusSo
   // A disabled webhook is the bridge not doing part of its job: degraded, never down.
   const disabled = disabledWebhooks?.() ?? 0;
   if (disabled > 0) reasons.push({ component: "webhooks", status: "degraded", message: `${disabled} webhook${disabled === 1 ? "" : "s"} disabled after failed deliveries` });
+  // NATS unreachable or the cluster not joined: the bridge still serves its own editors and clients.
+  const clusterReason = cluster?.readiness();
+  if (clusterReason !== undefined) reasons.push(clusterReason);
   const status = reasons.some((reason) => reason.status === "down") ? "down" : reasons.length > 0 ? "degraded" : "ok";
   return { status, reasons, editors: { total: editors.length, ready: ready.length }, plugins: { loaded: loaded.length, failed } };
 }
@@ -94,5 +103,6 @@ export function statusView(sources: StatusSources, accepting: boolean): Record<s
       maxOpenFileBytes: files.maxOpenFileBytes,
     },
     calls: calls(),
+    ...(sources.cluster !== undefined ? { cluster: sources.cluster.status() } : {}),
   };
 }

@@ -3,7 +3,7 @@ import { BridgeError, type EditorSummary } from "../protocol/index.js";
 import type { HostAdapter } from "../hosts/host.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
-import { DocumentIds } from "./_internal/document-ids.js";
+import { DOCUMENT_ID_RANGE, DocumentIds } from "./_internal/document-ids.js";
 import { PooledHost } from "./_internal/pooled-host.js";
 import { EventBus } from "./event-bus.js";
 import { HostSession } from "./host-session.js";
@@ -14,7 +14,7 @@ export const MAX_EDITORS = 64;
 
 /** One editor of the pool: its own host session (mailbox, deadlines, reconnects) and its own event streams. */
 export interface PoolEditor {
-  /** `<kind>-<n>`, n from 1 in the order the editors were given. */
+  /** `<kind>-<n>`, n from 1 in the order the editors were given (`<kind>-<n>@<bridge>` in a cluster). */
   readonly id: string;
   readonly host: PooledHost;
   readonly session: HostSession;
@@ -39,14 +39,17 @@ export class EditorPool {
   /** The editor of the document a call touched last. */
   private recent: PoolEditor | undefined;
 
-  constructor(hosts: readonly HostAdapter[], limits: Limits, log: Logger) {
+  /**
+   * @param idSuffix ends every editor id (a cluster's `@<bridge>`, so ids are unique cluster-wide).
+   */
+  constructor(hosts: readonly HostAdapter[], limits: Limits, log: Logger, idSuffix = "") {
     if (hosts.length === 0) throw new BridgeError("BAD_REQUEST", "A bridge needs at least one editor");
     if (hosts.length > MAX_EDITORS) throw new BridgeError("BAD_REQUEST", `A bridge runs at most ${MAX_EDITORS} editors, got ${hosts.length}`);
     const counts = new Map<string, number>();
     this.editors = hosts.map((inner) => {
       const n = (counts.get(inner.kind) ?? 0) + 1;
       counts.set(inner.kind, n);
-      const id = `${inner.kind}-${n}`;
+      const id = `${inner.kind}-${n}${idSuffix}`;
       const editor: PoolEditor = {
         id,
         host: new PooledHost(id, inner, this.ids, hosts.length === 1, () => {
@@ -63,14 +66,26 @@ export class EditorPool {
     this.byId = new Map(this.editors.map((editor) => [editor.id, editor]));
   }
 
+  /** Hands out document ids from the range of a cluster slot (`slot × DOCUMENT_ID_RANGE` on). */
+  useIdRange(slot: number): void {
+    this.ids.useRange(slot * DOCUMENT_ID_RANGE);
+  }
+
   get first(): PoolEditor {
     return this.editors[0]!;
   }
+
+  /**
+   * Which other bridge of a cluster holds an editor id or document id, if one does (set by the cluster). Calls for
+   * them answer `NOT_SUPPORTED` naming it: forwarding between bridges is not built yet.
+   */
+  elsewhere: ((what: { editor?: string; documentId?: number }) => string | undefined) | undefined;
 
   /** An editor by id. @throws BridgeError `BAD_REQUEST` naming the known ids for an unknown one. */
   get(id: string): PoolEditor {
     const editor = this.byId.get(id);
     if (editor === undefined) {
+      this.refuseElsewhere({ editor: id });
       const known = [...this.byId.keys()];
       throw new BridgeError("BAD_REQUEST", `Unknown editor "${id}"; this bridge has: ${known.join(", ")}`, { details: { editor: id, editors: known } });
     }
@@ -122,6 +137,7 @@ export class EditorPool {
   /** Where a call goes: see the class comment. */
   route(route: MethodRoute, documentId: number | undefined, callerEditor: string | undefined): PoolEditor {
     if (documentId !== undefined && route !== "place") {
+      if (!this.knows(documentId)) this.refuseElsewhere({ documentId });
       const owner = this.owner(documentId);
       if (owner === undefined) {
         throw new BridgeError("DOCUMENT_NOT_FOUND", `No open document with id ${documentId}`, { details: { documentId } });
@@ -131,6 +147,15 @@ export class EditorPool {
     if (callerEditor !== undefined) return this.get(callerEditor);
     if (route === "place") return this.leastLoaded(true);
     return this.recent ?? this.first;
+  }
+
+  private refuseElsewhere(what: { editor?: string; documentId?: number }): void {
+    const bridge = this.elsewhere?.(what);
+    if (bridge === undefined) return;
+    const subject = what.editor !== undefined ? `Editor "${what.editor}"` : `Document ${what.documentId}`;
+    throw new BridgeError("NOT_SUPPORTED", `${subject} is on bridge "${bridge}" of this cluster; calls between bridges are not forwarded yet`, {
+      details: { ...what, bridge },
+    });
   }
 
   /** Whether a bridge id belongs to a known document (false: the pool may not have seen it yet). */

@@ -24,11 +24,32 @@ export interface Harness {
 
 /** Starts a bridge on 127.0.0.1 port 0 that is closed after the test, with every client it opened. */
 export async function startBridge(options: BridgeOptions = {}): Promise<Harness> {
+  const { harness, entry } = open(options);
+  running.push(entry);
+  await harness.bridge.start();
+  return harness;
+}
+
+/**
+ * Starts a bridge for a whole suite (several tests in turn): the suite closes it with `close()`, which closes its
+ * clients too, e.g. in `afterAll`.
+ */
+export async function startSuiteBridge(options: BridgeOptions = {}): Promise<Harness & { close(): Promise<void> }> {
+  const { harness, entry } = open(options);
+  await harness.bridge.start();
+  return {
+    ...harness,
+    close: async () => {
+      await Promise.all(entry.clients.map((c) => c.close().catch(() => {})));
+      await entry.bridge.close();
+    },
+  };
+}
+
+function open(options: BridgeOptions): { harness: Harness; entry: { bridge: Bridge; clients: TestClient[] } } {
   const bridge = createBridge({ ...options, listen: { host: "127.0.0.1", port: 0, ...options.listen } });
   const entry = { bridge, clients: [] as TestClient[] };
-  running.push(entry);
-  await bridge.start();
-  return {
+  const harness: Harness = {
     bridge,
     async connect(pathAndQuery = "/ws", clientOptions = {}) {
       const client = await TestClient.open(`ws://127.0.0.1:${bridge.port}${pathAndQuery}`, clientOptions);
@@ -37,6 +58,7 @@ export async function startBridge(options: BridgeOptions = {}): Promise<Harness>
     },
     http: (path, init) => fetch(`${bridge.url}${path}`, init),
   };
+  return { harness, entry };
 }
 
 /** Resolves once the editor mailbox holds `count` waiting calls (read from `/status`, no sleeps). */

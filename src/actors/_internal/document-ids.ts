@@ -27,8 +27,17 @@ export class DocumentIds {
   /** Highest id handed out so far. */
   private highest: number;
 
-  constructor(private readonly base = 0) {
+  constructor(private base = 0) {
     this.highest = base;
+  }
+
+  /**
+   * Hands out ids from `base` on (a cluster gave this bridge its slot). Ids already handed out stay as they are: a
+   * document seen before the bridge joined keeps its id, which only its own bridge knows.
+   */
+  useRange(base: number): void {
+    this.base = base;
+    this.highest = Math.max(this.highest, base);
   }
 
   /** The bridge id of an editor's document, handing one out the first time the document is seen. */

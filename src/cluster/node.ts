@@ -1,0 +1,301 @@
+/*
+ * A bridge's membership of a cluster of bridges over NATS. It connects (reconnecting with backoff for as long as
+ * the bridge runs), claims a slot in the cluster's JetStream KV bucket of members (which gives the bridge its own
+ * range of document ids), announces its editors and their load there every heartbeat, and reads everyone else's.
+ * NATS being unreachable never stops the bridge: it serves its own editors and clients and says "degraded".
+ *
+ * NATS is loaded only here, and only when the bridge is started with a cluster.
+ */
+import { readFile } from "node:fs/promises";
+import { hostname } from "node:os";
+import type { NatsConnection } from "@nats-io/transport-node";
+import type { KV } from "@nats-io/kv";
+import { DOCUMENT_ID_RANGE } from "../actors/_internal/document-ids.js";
+import type { Limits } from "../limits.js";
+import type { Logger } from "../logger.js";
+import { BridgeError, type EditorSummary, type ReadinessReason } from "../protocol/index.js";
+import { PACKAGE } from "../version.js";
+import { CLUSTER_NAME_PATTERN, type ClusterOptions } from "./options.js";
+
+/** Slots a cluster hands out: the most bridges one cluster holds. */
+export const MAX_CLUSTER_BRIDGES = 1_000;
+
+/** What a bridge announces of itself in the members bucket, one key per slot (`slot-<n>`). */
+export interface ClusterMember {
+  readonly bridge: string;
+  readonly slot: number;
+  readonly version: string;
+  readonly editors: readonly EditorSummary[];
+  /** When the bridge wrote this (its clock), epoch ms. */
+  readonly at: number;
+}
+
+export type ClusterState = "connecting" | "connected" | "reconnecting" | "closed";
+
+/** `GET /status` `cluster`. */
+export interface ClusterStatus {
+  readonly name: string;
+  readonly bridge: string;
+  /** This bridge's slot, once claimed; its document ids are `slot × 1,000,000,000 + n`. */
+  readonly slot?: number;
+  readonly state: ClusterState;
+  /** Why the cluster is not fully working, while it is not. */
+  readonly problem?: string;
+  /** The other bridges, as last read. */
+  readonly peers: readonly ClusterMember[];
+}
+
+/** The default bridge name: host name and process id, as subject-safe characters. */
+export function defaultBridgeName(): string {
+  return `${hostname().replace(/[^A-Za-z0-9_-]/g, "-").slice(0, 40)}-${process.pid}`;
+}
+
+/** Checks the options a cluster is joined with. @throws BridgeError `BAD_REQUEST` naming the bad one. */
+export function checkClusterOptions(options: ClusterOptions): { name: string; bridge: string } {
+  const name = options.name ?? "bridge";
+  const bridge = options.bridge ?? defaultBridgeName();
+  if (options.servers.length === 0) throw new BridgeError("BAD_REQUEST", "A cluster needs at least one NATS server (--cluster nats://host:4222)");
+  for (const [what, value] of [
+    ["cluster name", name],
+    ["bridge name", bridge],
+  ] as const) {
+    if (!CLUSTER_NAME_PATTERN.test(value)) {
+      throw new BridgeError("BAD_REQUEST", `The ${what} "${value}" may hold only letters, digits, "_" and "-" (at most 64)`, { details: { [what.replace(" n", "N")]: value } });
+    }
+  }
+  return { name, bridge };
+}
+
+export interface ClusterNodeSources {
+  /** This bridge's editors as `/status` shows them. */
+  editors(): EditorSummary[];
+  /** Called once, when the bridge has its slot (before any document id of the cluster's ranges is handed out). */
+  claimed(slot: number): void;
+}
+
+/**
+ * One bridge in the cluster. `start()` resolves once connected and in a slot, or after
+ * `limits.clusterConnectTimeoutMs` with the bridge degraded and still trying.
+ */
+export class ClusterNode {
+  readonly name: string;
+  readonly bridge: string;
+  private nc: NatsConnection | undefined;
+  private kv: KV | undefined;
+  private slot: number | undefined;
+  private revision = 0;
+  private state: ClusterState = "connecting";
+  private problem: string | undefined = "not connected to NATS yet";
+  private peers = new Map<number, { member: ClusterMember; seenAt: number }>();
+  private heartbeat: NodeJS.Timeout | undefined;
+  private beating: Promise<void> | undefined;
+  private stopped = false;
+
+  constructor(
+    private readonly options: ClusterOptions,
+    private readonly limits: Limits,
+    private readonly log: Logger,
+    private readonly sources: ClusterNodeSources,
+  ) {
+    ({ name: this.name, bridge: this.bridge } = checkClusterOptions(options));
+  }
+
+  /** Connects and joins; never rejects because NATS is down (only for options that cannot work, such as a missing credentials file). */
+  async start(): Promise<void> {
+    const { connect, credsAuthenticator } = await import("@nats-io/transport-node");
+    const { options, limits } = this;
+    const creds = options.credsFile === undefined ? undefined : await readFile(options.credsFile);
+    const connecting = connect({
+      servers: [...options.servers],
+      name: `${PACKAGE.name} ${this.bridge}`,
+      ...(options.token !== undefined ? { token: options.token } : {}),
+      ...(options.user !== undefined ? { user: options.user, pass: options.pass } : {}),
+      ...(creds !== undefined ? { authenticator: credsAuthenticator(new Uint8Array(creds)) } : {}),
+      ...(options.tls !== undefined ? { tls: { ...options.tls } } : {}),
+      // Keep trying, the first time too: a bridge started before its NATS joins when NATS comes up.
+      waitOnFirstConnect: true,
+      reconnect: true,
+      maxReconnectAttempts: -1,
+      reconnectTimeWait: limits.clusterReconnectWaitMs,
+      timeout: limits.clusterConnectTimeoutMs,
+    });
+    const joined = connecting.then(
+      (nc) => this.connected(nc),
+      (error: unknown) => this.failed(`cannot connect to NATS: ${String(error)}`),
+    );
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, limits.clusterConnectTimeoutMs);
+      timer.unref();
+    });
+    await Promise.race([joined, late]);
+    clearTimeout(timer);
+    if (this.slot === undefined) this.log.warn({ servers: options.servers, problem: this.problem }, "cluster not joined yet; serving local editors meanwhile");
+  }
+
+  status(): ClusterStatus {
+    this.sweep();
+    return {
+      name: this.name,
+      bridge: this.bridge,
+      ...(this.slot !== undefined ? { slot: this.slot } : {}),
+      state: this.state,
+      ...(this.problem !== undefined ? { problem: this.problem } : {}),
+      peers: [...this.peers.values()].map(({ member }) => member).sort((a, b) => a.slot - b.slot),
+    };
+  }
+
+  /** The other bridge holding an editor id (`…@<bridge>`) or a document id (of its slot's range), if a live one does. */
+  holder({ editor, documentId }: { editor?: string; documentId?: number }): string | undefined {
+    this.sweep();
+    for (const { member } of this.peers.values()) {
+      if (editor !== undefined && member.editors.some((e) => e.id === editor)) return member.bridge;
+      if (documentId !== undefined && Math.floor(documentId / DOCUMENT_ID_RANGE) === member.slot) return member.bridge;
+    }
+    return undefined;
+  }
+
+  /** The `/ready` reason while the cluster is not fully working: degraded, never down (local editors still serve). */
+  readiness(): ReadinessReason | undefined {
+    if (this.problem === undefined) return undefined;
+    return { component: "cluster", status: "degraded", message: `cluster "${this.name}": ${this.problem}` };
+  }
+
+  /** Leaves the cluster: its slot is given back and the connection drained. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.heartbeat);
+    await this.beating?.catch(() => undefined);
+    const { nc, kv, slot } = this;
+    this.state = "closed";
+    if (nc === undefined) return;
+    if (kv !== undefined && slot !== undefined && !nc.isClosed()) await kv.delete(keyOf(slot)).catch(() => undefined);
+    await nc.drain().catch(() => nc.close());
+  }
+
+  private async connected(nc: NatsConnection): Promise<void> {
+    if (this.stopped) {
+      await nc.close();
+      return;
+    }
+    this.nc = nc;
+    this.state = "connected";
+    void this.watchStatus(nc);
+    try {
+      const { Kvm } = await import("@nats-io/kv");
+      this.kv = await new Kvm(nc).create(`${this.name}-members`, { history: 1, ttl: this.limits.clusterMemberTtlMs });
+      await this.beat();
+    } catch (error) {
+      this.failed(`cannot use the members bucket (is JetStream enabled, nats-server -js?): ${String(error)}`);
+    }
+    this.heartbeat = setInterval(() => {
+      this.beating ??= this.beat().finally(() => (this.beating = undefined));
+    }, this.limits.clusterHeartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  private async watchStatus(nc: NatsConnection): Promise<void> {
+    for await (const status of nc.status()) {
+      if (status.type === "disconnect" || status.type === "reconnecting") {
+        if (this.state !== "reconnecting") this.log.warn({ type: status.type }, "lost NATS; reconnecting (local editors keep serving)");
+        this.state = "reconnecting";
+        this.problem = "NATS is unreachable; reconnecting";
+      } else if (status.type === "reconnect") {
+        this.state = "connected";
+        this.log.info({}, "NATS reachable again");
+        this.beating ??= this.beat().finally(() => (this.beating = undefined));
+      }
+    }
+  }
+
+  /** Claims a slot the first time, then refreshes this bridge's entry and reads everyone else's. */
+  private async beat(): Promise<void> {
+    const kv = this.kv;
+    if (kv === undefined || this.stopped || this.state !== "connected") return;
+    try {
+      if (this.slot === undefined) await this.claim(kv);
+      else await this.refresh(kv, this.slot);
+      await this.readPeers(kv);
+      this.problem = undefined;
+    } catch (error) {
+      this.problem = error instanceof BridgeError ? error.message : `the members bucket failed: ${String(error)}`;
+    }
+  }
+
+  private member(slot: number): Uint8Array {
+    const member: ClusterMember = { bridge: this.bridge, slot, version: PACKAGE.version, editors: this.sources.editors(), at: Date.now() };
+    return new TextEncoder().encode(JSON.stringify(member));
+  }
+
+  /** The lowest free slot: `create` succeeds only where no live bridge holds the key. */
+  private async claim(kv: KV): Promise<void> {
+    for (let slot = 1; slot <= MAX_CLUSTER_BRIDGES; slot++) {
+      try {
+        this.revision = await kv.create(keyOf(slot), this.member(slot));
+      } catch {
+        continue; // held by a live bridge
+      }
+      this.slot = slot;
+      this.log.info({ cluster: this.name, bridge: this.bridge, slot }, "joined the cluster");
+      this.sources.claimed(slot);
+      return;
+    }
+    throw new BridgeError("HOST_BUSY", `cluster "${this.name}" has no free slot (at most ${MAX_CLUSTER_BRIDGES} bridges)`);
+  }
+
+  /**
+   * Rewrites this bridge's entry only if it is still the last one written there: after an outage longer than the
+   * members' time to live the key expired, and the slot is taken back if nobody claimed it meanwhile.
+   */
+  private async refresh(kv: KV, slot: number): Promise<void> {
+    try {
+      this.revision = await kv.update(keyOf(slot), this.member(slot), this.revision);
+      return;
+    } catch {
+      // Expired, or another bridge's now.
+    }
+    try {
+      this.revision = await kv.create(keyOf(slot), this.member(slot));
+      this.log.warn({ slot }, "cluster slot expired during an outage and was taken back");
+    } catch {
+      throw new BridgeError(
+        "HOST_UNAVAILABLE",
+        `slot ${slot} expired during an outage and another bridge holds it: restart this bridge to join with a new slot`,
+      );
+    }
+  }
+
+  private async readPeers(kv: KV): Promise<void> {
+    const seen = new Map<number, { member: ClusterMember; seenAt: number }>();
+    for await (const key of await kv.keys()) {
+      const entry = await kv.get(key);
+      if (entry === null || entry.operation !== "PUT") continue;
+      const member = parseMember(entry.string());
+      if (member === undefined || member.slot === this.slot) continue;
+      seen.set(member.slot, { member, seenAt: Date.now() });
+    }
+    this.peers = seen;
+  }
+
+  /** Forgets peers not read for longer than the members' time to live (what the bucket would have dropped). */
+  private sweep(): void {
+    const oldest = Date.now() - this.limits.clusterMemberTtlMs;
+    for (const [slot, peer] of this.peers) if (peer.seenAt < oldest) this.peers.delete(slot);
+  }
+
+  private failed(problem: string): void {
+    this.problem = problem;
+    this.log.error({ problem }, "cluster problem");
+  }
+}
+
+const keyOf = (slot: number): string => `slot-${slot}`;
+
+function parseMember(text: string): ClusterMember | undefined {
+  try {
+    const value = JSON.parse(text) as ClusterMember;
+    return typeof value.bridge === "string" && Number.isInteger(value.slot) && Array.isArray(value.editors) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,25 @@
+/** How a bridge joins a cluster of bridges over NATS (`serve --cluster nats://host:4222`). */
+export interface ClusterOptions {
+  /** NATS servers, e.g. `nats://127.0.0.1:4222`; several for a NATS cluster. */
+  readonly servers: readonly string[];
+  /**
+   * The cluster's name: the prefix of its NATS subjects and JetStream buckets, so several clusters can share one
+   * NATS. Letters, digits, `_` and `-`. @default "bridge"
+   */
+  readonly name?: string | undefined;
+  /**
+   * This bridge's name in the cluster, unique there: it ends every editor id (`embedded-1@<bridge>`). Letters,
+   * digits, `_` and `-`. @default the host name and process id, e.g. `build7-4122`
+   */
+  readonly bridge?: string | undefined;
+  /** NATS authentication: a token, a user and password, or a credentials file (`.creds`, JWT and NKey seed). */
+  readonly token?: string | undefined;
+  readonly user?: string | undefined;
+  readonly pass?: string | undefined;
+  readonly credsFile?: string | undefined;
+  /** TLS to NATS: a CA to trust, and a client certificate and key where the server asks for one. */
+  readonly tls?: { readonly caFile?: string | undefined; readonly certFile?: string | undefined; readonly keyFile?: string | undefined } | undefined;
+}
+
+/** What names in the cluster may be made of: they become NATS subject tokens and bucket names. */
+export const CLUSTER_NAME_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;

@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ClusterStatus } from "../../src/cluster/node.js";
+import type { Readiness } from "../../src/protocol/index.js";
+import { startBridge, startSuiteBridge, type Harness } from "../helpers/bridge.js";
+import { hasNatsServer, startNatsServer, type NatsServer } from "../helpers/nats-server.js";
+
+// Heartbeats fast enough for a test; the members' time to live a few of them.
+const limits = { clusterHeartbeatMs: 100, clusterMemberTtlMs: 2_000, clusterReconnectWaitMs: 100, clusterConnectTimeoutMs: 5_000 };
+
+async function clusterOf(h: Harness): Promise<ClusterStatus> {
+  const status = (await (await h.http("/status")).json()) as { cluster: ClusterStatus };
+  return status.cluster;
+}
+
+/** Reads `/status` until `done` holds of the bridge's cluster view (each read a round trip: no sleeps). */
+async function until(h: Harness, done: (cluster: ClusterStatus) => boolean): Promise<ClusterStatus> {
+  for (;;) {
+    const cluster = await clusterOf(h);
+    if (done(cluster)) return cluster;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+const readiness = async (h: Harness): Promise<Readiness> => (await (await h.http("/ready")).json()) as Readiness;
+
+describe.skipIf(!hasNatsServer)("a cluster of three bridges over NATS: membership", () => {
+  let nats: NatsServer;
+  const bridges: Array<Awaited<ReturnType<typeof startSuiteBridge>>> = [];
+
+  beforeAll(async () => {
+    nats = await startNatsServer();
+  });
+  afterAll(async () => {
+    await Promise.all(bridges.map((h) => h.close()));
+    await nats?.stop();
+  });
+
+  it("each bridge claims its own slot, names its editors with its bridge name and sees the others' editors", async () => {
+    for (const name of ["a", "b", "c"]) {
+      bridges.push(await startSuiteBridge({ cluster: { servers: [nats.url], name: "t1", bridge: name }, limits }));
+    }
+    const views = await Promise.all(bridges.map((h) => until(h, (cluster) => cluster.peers.length === 2 && cluster.problem === undefined)));
+    expect(new Set(views.map((v) => v.slot)).size).toBe(3);
+    for (const [i, view] of views.entries()) {
+      const name = ["a", "b", "c"][i]!;
+      expect(view).toMatchObject({ name: "t1", bridge: name, state: "connected" });
+      expect(view.peers.map((p) => p.bridge).sort()).toEqual(["a", "b", "c"].filter((n) => n !== name));
+      for (const peer of view.peers) expect(peer.editors).toEqual([expect.objectContaining({ id: `embedded-1@${peer.bridge}`, kind: "embedded" })]);
+    }
+    // Editor ids and document ids are unique cluster-wide: each bridge's sample document has an id of its slot's range.
+    const documents = await Promise.all(
+      bridges.map(async (h) => {
+        const client = await h.connect();
+        return client.call<{ id: number }>("document:current");
+      }),
+    );
+    for (const [i, { id }] of documents.entries()) {
+      expect(Math.floor(id / 1_000_000_000)).toBe(views[i]!.slot);
+    }
+    expect(new Set(documents.map((d) => d.id)).size).toBe(3);
+    // Another bridge's document or editor: not forwarded yet, and said so, naming the bridge that has it.
+    const onA = await bridges[0]!.connect();
+    const refused = await onA.send("document:layers", { documentId: documents[1]!.id });
+    expect(refused.error).toMatchObject({ code: "NOT_SUPPORTED", details: { documentId: documents[1]!.id, bridge: "b" } });
+    const viaEditor = await bridges[0]!.http("/document/current", { headers: { "x-bridge-editor": "embedded-1@c" } });
+    expect(viaEditor.status).toBe(501);
+    expect(await viaEditor.json()).toMatchObject({ code: "NOT_SUPPORTED", details: { editor: "embedded-1@c", bridge: "c" } });
+    for (const h of bridges) expect((await readiness(h)).status).toBe("ok");
+  });
+
+  it("NATS down: every bridge keeps serving its own editor and says degraded; NATS back: all recover", async () => {
+    await nats.kill();
+    for (const h of bridges) {
+      const cluster = await until(h, (c) => c.state === "reconnecting");
+      expect(cluster.problem).toMatch(/NATS is unreachable/);
+      const ready = await readiness(h);
+      expect(ready.status).toBe("degraded");
+      expect(ready.reasons).toContainEqual(expect.objectContaining({ component: "cluster", status: "degraded" }));
+      // The bridge's own editor still answers.
+      const client = await h.connect();
+      expect(await client.call<{ id: number }>("document:current")).toMatchObject({ id: expect.any(Number) });
+    }
+    await nats.restart();
+    for (const h of bridges) {
+      const cluster = await until(h, (c) => c.state === "connected" && c.problem === undefined && c.peers.length === 2);
+      expect(cluster.peers).toHaveLength(2);
+      expect((await readiness(h)).status).toBe("ok");
+    }
+  });
+
+  it("a bridge that leaves gives its slot back: the others stop listing it", async () => {
+    const leaving = bridges.pop()!;
+    const name = (await clusterOf(leaving)).bridge;
+    await leaving.close();
+    for (const h of bridges) await until(h, (c) => c.peers.every((p) => p.bridge !== name) && c.peers.length === 1);
+  });
+
+  it("a bridge whose NATS is not there at start serves its own editors, degraded, and joins when NATS comes up", async () => {
+    await nats.kill();
+    const late = await startBridge({ cluster: { servers: [nats.url], name: "t1", bridge: "late" }, limits: { ...limits, clusterConnectTimeoutMs: 200 } });
+    expect((await clusterOf(late)).slot).toBeUndefined();
+    expect((await readiness(late)).status).toBe("degraded");
+    const client = await late.connect();
+    expect(await client.call("document:current")).toMatchObject({ id: expect.any(Number) });
+    await nats.restart();
+    const joined = await until(late, (c) => c.slot !== undefined && c.problem === undefined);
+    expect(joined.state).toBe("connected");
+  });
+});
+
+describe("cluster options", () => {
+  it("a bad cluster or bridge name is refused before anything starts", async () => {
+    await expect(startBridge({ cluster: { servers: ["nats://127.0.0.1:1"], bridge: "has space" } })).rejects.toMatchObject({
+      code: "BAD_REQUEST",
+      message: expect.stringMatching(/bridge name "has space" may hold only letters/),
+    });
+  });
+});

@@ -1,7 +1,9 @@
 import { isIP } from "node:net";
 import { parseArgs } from "node:util";
 import { DEFAULT_LISTEN, MAX_EDITORS } from "./bridge-options.js";
+import { CLUSTER_FLAGS, clusterOf } from "./cli-cluster.js";
 import { parseLimits } from "./cli-limits.js";
+import type { ClusterOptions } from "./cluster/options.js";
 import type { PhotoshopAddress } from "./hosts/factory.js";
 import type { Limits } from "./limits.js";
 import { WEBHOOK_SECRET_MIN_CHARS } from "./protocol/methods.js";
@@ -68,6 +70,8 @@ export interface ServeOptions {
   mcpAllowScripts: boolean;
   /** Static webhooks (`--webhook`, `BRIDGE_WEBHOOKS`), the file keeping clients' (`--webhooks-file`), private targets. */
   webhooks: { hooks: WebhookFlag[]; file: string | undefined; allowPrivate: boolean; secret: string | undefined };
+  /** `--cluster` (and its credentials): join a cluster of bridges over NATS; undefined without one. */
+  cluster: ClusterOptions | undefined;
 }
 
 /** One `--webhook URL[#type,type]`: no types means every event but previews. */
@@ -171,6 +175,7 @@ function parseFlags(argv: string[]) {
       webhook: { type: "string", multiple: true },
       "webhooks-file": { type: "string" },
       "allow-private-webhooks": { type: "boolean" },
+      ...CLUSTER_FLAGS,
       help: { type: "boolean", short: "h" },
       version: { type: "boolean", short: "v" },
     },
@@ -242,8 +247,12 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
       allowPrivate: switched(values["allow-private-webhooks"], env, "BRIDGE_ALLOW_PRIVATE_WEBHOOKS"),
       secret: webhookSecret(env),
     },
+    cluster: clusterOf(values, env, (message) => {
+      throw new UsageError(message);
+    }),
   };
 }
+
 
 /**
  * `BRIDGE_WEBHOOKS` (entries separated by spaces: a URL has none, while its types are separated by commas) then

@@ -78,6 +78,15 @@ a repeatable flag adds to its variable's comma-separated list):
                                                                       [BRIDGE_WEBHOOKS, space-separated]
   --webhooks-file <path>   keep the webhooks clients add (webhook:add) here, so they survive a restart; holds
                            their secrets (mode 0600)                                  [BRIDGE_WEBHOOKS_FILE]
+  --cluster <nats-url>     join a cluster of bridges over NATS (JetStream on), e.g. nats://127.0.0.1:4222;
+                           repeat for several servers                    [BRIDGE_CLUSTER, comma-separated]
+  --cluster-name <name>    the cluster's name: its NATS subjects and buckets  [BRIDGE_CLUSTER_NAME]  default bridge
+  --cluster-bridge <name>  this bridge's name, unique in the cluster; ends its editor ids (embedded-1@<name>)
+                                                              [BRIDGE_CLUSTER_BRIDGE]  default <host>-<pid>
+  --cluster-token <t>, --cluster-user <u> --cluster-pass <p>, --cluster-creds <file>
+                           NATS credentials (prefer the env)  [BRIDGE_CLUSTER_TOKEN, _USER, _PASS, _CREDS]
+  --cluster-tls-ca <file>, --cluster-tls-cert <file> --cluster-tls-key <file>
+                           TLS to NATS                        [BRIDGE_CLUSTER_TLS_CA, _TLS_CERT, _TLS_KEY]
   --allow-private-webhooks let webhooks target loopback/private addresses            [BRIDGE_ALLOW_PRIVATE_WEBHOOKS]
   --log-level <level>      ${LOG_LEVELS.join(" | ")}         [BRIDGE_LOG_LEVEL]   default info
   --public-health          answer /health and /ready without the token (they carry no paths, ids or secrets;
@@ -277,6 +286,7 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
       allowPrivate: options.webhooks.allowPrivate,
       ...(options.webhooks.file !== undefined ? { file: options.webhooks.file } : {}),
     },
+    ...(options.cluster !== undefined ? { cluster: options.cluster } : {}),
     files: {
       roots: options.filesRoots,
       allowAnyPath: options.allowAnyPath,

@@ -346,6 +346,27 @@ export const PLAN = {
     },
   ],
 
+  "docs/cluster.md": [
+    {
+      cmd: "nats-server -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats",
+      needs: () => which("nats-server"),
+      form: async (ctx) => {
+        const r = await ctx.run("nats-server --help");
+        assert.match(r.stdout + r.stderr, /-js\b[\s\S]*-sd\b|-sd\b[\s\S]*-js\b/);
+      },
+    },
+    ...["a", "b", "c"].map((name, i) => ({
+      cmd: `image-editor-bridge serve --listen 127.0.0.1:770${i + 1} --cluster nats://127.0.0.1:4222 --cluster-name studio --cluster-bridge ${name}`,
+      // Run on the docs' own address, with no NATS there: the bridge serves its editor, degraded, still joining.
+      form: async (ctx, text) => {
+        await ctx.serve(text.replace(/127\.0\.0\.1:770\d/, "127.0.0.1:7700"), 200);
+        const { cluster, editors } = await status();
+        assert.deepEqual([cluster.name, cluster.bridge, cluster.state], ["studio", name, "connecting"]);
+        assert.deepEqual(editors.map((e) => e.id), [`embedded-1@${name}`]);
+      },
+    })),
+  ],
+
   "docs/plugins.md": [
     { cmd: "npm start -- --plugins-dir examples/plugins", same: "README.md" },
     {

@@ -2,6 +2,7 @@
  * The bridge's editors, their pool (and its cluster membership), and the limits that depend on how many there are:
  * the embedded editors' memory cap and budget are shares of the machine's memory.
  */
+import type { Dispatcher, DispatcherOptions } from "./actors/dispatcher.js";
 import { EditorPool, MAX_EDITORS } from "./actors/editor-pool.js";
 import { checkClusterOptions, ClusterNode } from "./cluster/node.js";
 import type { BridgeOptions } from "./bridge-options.js";
@@ -71,5 +72,26 @@ export function editorPool(options: BridgeOptions, hosts: readonly HostAdapter[]
     claimed: (slot) => pool.useIdRange(slot),
   });
   pool.elsewhere = (what) => cluster.holder(what);
+  pool.forwarding = true;
   return { pool, cluster };
+}
+
+/**
+ * The dispatcher's side of a cluster: calls for other bridges leave through `forward`; calls other bridges send
+ * here run through `dispatcher` as a client of this bridge would, each calling client in a lane of its own.
+ */
+export function clusterCalls(cluster: ClusterNode | undefined): {
+  remote: DispatcherOptions["remote"];
+  serve(dispatcher: Dispatcher): void;
+} {
+  if (cluster === undefined) return { remote: undefined, serve: () => {} };
+  return {
+    remote: (bridge, call, cancel) => cluster.forward(bridge, call, cancel),
+    serve: (dispatcher) =>
+      cluster.serveCalls((call) =>
+        dispatcher.call({ lane: `cluster:${call.from}:${call.lane}`, client: null, endpoint: "root", editorId: call.editor }, call.method, call.params, call.parts, {
+          cancel: call.signal,
+        }),
+      ),
+  };
 }

@@ -10,7 +10,7 @@ import { Dispatcher } from "./actors/dispatcher.js";
 import type { HostSession } from "./actors/host-session.js";
 import { DEFAULT_LISTEN, type BridgeOptions } from "./bridge-options.js";
 import { createFilePolicy, UNCONFINED, type FileAccess, type FilePolicy } from "./files/index.js";
-import { bridgeLimits, editorHosts, editorPool } from "./bridge-editors.js";
+import { bridgeLimits, clusterCalls, editorHosts, editorPool } from "./bridge-editors.js";
 import type { HostAdapter } from "./hosts/host.js";
 import type { ImportPolicy } from "./imports/index.js";
 import type { Limits } from "./limits.js";
@@ -128,6 +128,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
   const host = hosts[0]!;
   const actor = createActor(bridgeMachine).start();
   const { pool, cluster } = editorPool(options, hosts, limits, log);
+  const crossing = clusterCalls(cluster);
   const session = pool.first.session;
   // Bridge-wide events (`#ready`, `#closing`) go out through the first editor's bus.
   const bus = pool.first.bus;
@@ -187,7 +188,9 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     accepting,
     pluginMethod: (endpoint, name) => plugins.methodFor(endpoint, name),
     checkResults: options.checkResults ?? CHECK_RESULTS_BY_DEFAULT,
+    remote: crossing.remote,
   });
+  crossing.serve(dispatcher);
   const plugins: PluginHost = new PluginHost(
     {
       plugins: options.plugins,
@@ -245,7 +248,8 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
         pool.get(editorId);
         return null;
       } catch (error) {
-        return error as BridgeError;
+        // Another bridge's editor, in a cluster: calls for it are forwarded there.
+        return pool.forwarding && pool.elsewhere?.({ editor: editorId }) !== undefined ? null : (error as BridgeError);
       }
     },
     endpointError: (endpoint) => (endpoint === "root" ? null : plugins.endpointError(endpoint)),

@@ -231,6 +231,14 @@ export const DEFAULT_LIMITS = {
   clusterReconnectWaitMs: 2_000,
   clusterConnectTimeoutMs: 5_000,
   /**
+   * Messages between bridges over a NATS message's size (NATS's `max_payload`, 1 MB by default) cross in chunks of
+   * `clusterChunkBytes` (less where the server's limit is lower), pulled by the receiver; the sender holds one for
+   * `clusterTransferTtlMs` at most. A message over `clusterMaxTransferBytes` is refused (`PAYLOAD_TOO_LARGE`).
+   */
+  clusterChunkBytes: MiB / 2,
+  clusterTransferTtlMs: 60_000,
+  clusterMaxTransferBytes: 256 * MiB,
+  /**
    * Sockets open at once, HTTP and WebSocket together, kept below the process's descriptor limit so files, the
    * editors' pipes and outgoing requests always find one. Default: the smaller of 32,768 and the open-files limit
    * (`RLIMIT_NOFILE`, soft) less a headroom of an eighth of it, at most 1,024 (18,976 at a limit of 20,000). Past

@@ -65,8 +65,9 @@ export class ClientRegistry {
    */
   create(endpoint: string, socket: ClientSocket, name?: string, editor?: string): LogicalClient {
     const assigned = this.editors?.assign(editor).id;
-    // Summaries of every client carry it; with one editor it says nothing, so it is left out (and not counted).
-    const editorId = (this.editors?.editors.length ?? 0) > 1 ? assigned : undefined;
+    // Summaries of every client carry it; with one editor it says nothing, so it is left out (and not counted),
+    // unless the client asked for another bridge's editor (a cluster).
+    const editorId = (this.editors?.editors.length ?? 0) > 1 || (editor !== undefined && assigned === editor) ? assigned : undefined;
     const onDisposed = (c: LogicalClient): void => {
       this.clients.delete(c.id);
       if (assigned !== undefined) this.editors?.release(assigned);

@@ -14,6 +14,7 @@ export interface DispatchCaller extends Caller {
   /** The caller's WebSocket negotiated `binary`: image results are answered as a {@link BinaryImageResponse}. */
   readonly binary?: boolean;
 }
+import type { ForwardedCall } from "../cluster/calls.js";
 import type { EditorPool, PoolEditor } from "./editor-pool.js";
 import { Metrics, type CallTransport } from "./metrics.js";
 import { SampledLog } from "./sampled-log.js";
@@ -46,6 +47,11 @@ export interface DispatcherOptions {
    * @default false
    */
   readonly checkResults?: boolean;
+  /**
+   * Sends a call to another bridge of the cluster (a document or editor the pool says is there). @default none:
+   * such calls answer `NOT_SUPPORTED` naming the bridge
+   */
+  readonly remote?: ((bridge: string, call: ForwardedCall, cancel?: AbortSignal) => Promise<unknown>) | undefined;
 }
 
 /**
@@ -68,6 +74,7 @@ export class Dispatcher {
   private readonly accepting: () => boolean;
   private readonly pluginMethod: (endpoint: string, name: string) => MethodDefinition | undefined;
   private readonly checkResults: boolean;
+  private readonly remote: DispatcherOptions["remote"];
 
   constructor(options: DispatcherOptions) {
     this.methods = options.methods;
@@ -79,6 +86,7 @@ export class Dispatcher {
     this.accepting = options.accepting ?? (() => true);
     this.pluginMethod = options.pluginMethod ?? (() => undefined);
     this.checkResults = options.checkResults ?? false;
+    this.remote = options.remote;
   }
 
   /** The method table this dispatcher serves. */
@@ -145,7 +153,9 @@ export class Dispatcher {
     const params = parsed.data;
     if (!method.host) {
       control.started?.();
-      const editor = caller.editorId === undefined ? this.pool.first : this.pool.get(caller.editorId);
+      // Another bridge's editor (a cluster): what the bridge itself answers comes from here.
+      const local = caller.editorId === undefined || (this.remote !== undefined && !this.pool.has(caller.editorId));
+      const editor = local ? this.pool.first : this.pool.get(caller.editorId!);
       const ctx: MethodContext = {
         host: editor.host,
         caller,
@@ -159,11 +169,26 @@ export class Dispatcher {
     if (route === "all" && this.pool.editors.length > 1) return this.onEveryEditor(caller, name, method, params, control);
     const documentId = (params as { documentId?: unknown }).documentId;
     const named = typeof documentId === "number" ? documentId : undefined;
+    const away = this.remote === undefined ? undefined : this.elsewhere(named, caller.editorId);
+    if (away !== undefined) {
+      control.started?.();
+      (control as RoutedControl).editor = `@${away}`;
+      const timeoutMs = method.long ? this.limits.longCallTimeoutMs : this.limits.callTimeoutMs;
+      const call = { method: name, params: rawParams, editor: caller.editorId, lane: caller.lane, timeoutMs, parts: binaryParts };
+      return this.remote!(away, call, control.cancel);
+    }
     // A document the pool has not seen yet (a script's new one): look on every editor once before refusing.
     if (named !== undefined && route !== "place" && !this.pool.knows(named) && this.pool.editors.length > 1) {
       await this.onEveryEditor(caller, "document:list", this.methods.get("document:list")!, {});
     }
     return this.onEditor(this.pool.route(route, named, caller.editorId), caller, name, method, params, binaryParts, control);
+  }
+
+  /** The cluster's bridge that holds the named document, or the caller's editor, when neither is this bridge's. */
+  private elsewhere(documentId: number | undefined, editorId: string | undefined): string | undefined {
+    if (documentId !== undefined && !this.pool.knows(documentId)) return this.pool.elsewhere?.({ documentId });
+    if (documentId === undefined && editorId !== undefined && !this.pool.has(editorId)) return this.pool.elsewhere?.({ editor: editorId });
+    return undefined;
   }
 
   /** The error for a method no table has: which plugin endpoints serve it, or the nearest built-in name. */

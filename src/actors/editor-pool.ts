@@ -76,10 +76,15 @@ export class EditorPool {
   }
 
   /**
-   * Which other bridge of a cluster holds an editor id or document id, if one does (set by the cluster). Calls for
-   * them answer `NOT_SUPPORTED` naming it: forwarding between bridges is not built yet.
+   * Which other bridge of a cluster holds an editor id or document id, if one does (set by the cluster). The
+   * dispatcher forwards calls to editors there; what this pool is asked for them answers `NOT_SUPPORTED` naming it.
    */
   elsewhere: ((what: { editor?: string; documentId?: number }) => string | undefined) | undefined;
+
+  /** Whether an editor id is one of this bridge's. */
+  has(id: string): boolean {
+    return this.byId.has(id);
+  }
 
   /** An editor by id. @throws BridgeError `BAD_REQUEST` naming the known ids for an unknown one. */
   get(id: string): PoolEditor {
@@ -114,11 +119,16 @@ export class EditorPool {
   }
 
   /** The editor a new logical client is given (or the one it asked for), counted as its client. */
-  assign(requested: string | undefined): PoolEditor {
+  assign(requested: string | undefined): { readonly id: string } {
+    // Another bridge's editor (a cluster): its calls are forwarded there, and counted there.
+    if (requested !== undefined && !this.byId.has(requested) && this.forwarding && this.elsewhere?.({ editor: requested }) !== undefined) return { id: requested };
     const editor = requested === undefined ? this.leastLoaded() : this.get(requested);
     editor.clients++;
     return editor;
   }
+
+  /** Whether calls for other bridges' documents and editors are forwarded (a cluster), not refused. */
+  forwarding = false;
 
   /** A logical client went away. */
   release(editorId: string): void {
@@ -153,7 +163,7 @@ export class EditorPool {
     const bridge = this.elsewhere?.(what);
     if (bridge === undefined) return;
     const subject = what.editor !== undefined ? `Editor "${what.editor}"` : `Document ${what.documentId}`;
-    throw new BridgeError("NOT_SUPPORTED", `${subject} is on bridge "${bridge}" of this cluster; calls between bridges are not forwarded yet`, {
+    throw new BridgeError("NOT_SUPPORTED", `${subject} is on bridge "${bridge}" of this cluster, and this is not forwarded between bridges (yet)`, {
       details: { ...what, bridge },
     });
   }

@@ -15,7 +15,9 @@ import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import { BridgeError, type EditorSummary, type ReadinessReason } from "../protocol/index.js";
 import { PACKAGE } from "../version.js";
+import { ClusterCalls, type ForwardedCall, type IncomingCall } from "./calls.js";
 import { CLUSTER_NAME_PATTERN, type ClusterOptions } from "./options.js";
+import { Transfers } from "./transfers.js";
 
 /** Slots a cluster hands out: the most bridges one cluster holds. */
 export const MAX_CLUSTER_BRIDGES = 1_000;
@@ -90,6 +92,9 @@ export class ClusterNode {
   private heartbeat: NodeJS.Timeout | undefined;
   private beating: Promise<void> | undefined;
   private stopped = false;
+  private calls: ClusterCalls | undefined;
+  private transfers: Transfers | undefined;
+  private runCall: ((call: IncomingCall) => Promise<unknown>) | undefined;
 
   constructor(
     private readonly options: ClusterOptions,
@@ -155,6 +160,25 @@ export class ClusterNode {
     return undefined;
   }
 
+  /** Runs the calls other bridges send here (as the bridge's own clients' calls are run). */
+  serveCalls(run: (call: IncomingCall) => Promise<unknown>): void {
+    this.runCall = run;
+    this.calls?.serve(run);
+  }
+
+  /**
+   * Sends a call to another bridge of the cluster and resolves with its answer.
+   * @throws BridgeError `HOST_UNAVAILABLE` (retryable) while NATS is unreachable, or that bridge is.
+   */
+  forward(bridge: string, call: ForwardedCall, cancel?: AbortSignal): Promise<unknown> {
+    if (this.calls === undefined || this.state !== "connected") {
+      return Promise.reject(
+        new BridgeError("HOST_UNAVAILABLE", `Bridge "${bridge}" cannot be reached: this bridge has lost NATS`, { details: { bridge }, retryable: true }),
+      );
+    }
+    return this.calls.forward(bridge, call, cancel);
+  }
+
   /** The `/ready` reason while the cluster is not fully working: degraded, never down (local editors still serve). */
   readiness(): ReadinessReason | undefined {
     if (this.problem === undefined) return undefined;
@@ -168,6 +192,8 @@ export class ClusterNode {
     await this.beating?.catch(() => undefined);
     const { nc, kv, slot } = this;
     this.state = "closed";
+    this.calls?.stop();
+    this.transfers?.stop();
     if (nc === undefined) return;
     if (kv !== undefined && slot !== undefined && !nc.isClosed()) await kv.delete(keyOf(slot)).catch(() => undefined);
     await nc.drain().catch(() => nc.close());
@@ -181,6 +207,10 @@ export class ClusterNode {
     this.nc = nc;
     this.state = "connected";
     void this.watchStatus(nc);
+    this.transfers = new Transfers(nc, `${this.name}.transfer.${this.bridge}`, this.limits);
+    this.transfers.start();
+    this.calls = new ClusterCalls(nc, this.name, this.bridge, this.transfers, this.log, this.limits.clusterHeartbeatMs);
+    if (this.runCall !== undefined) this.calls.serve(this.runCall);
     try {
       const { Kvm } = await import("@nats-io/kv");
       this.kv = await new Kvm(nc).create(`${this.name}-members`, { history: 1, ttl: this.limits.clusterMemberTtlMs });

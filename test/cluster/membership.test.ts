@@ -58,13 +58,11 @@ describe.skipIf(!hasNatsServer)("a cluster of three bridges over NATS: membershi
       expect(Math.floor(id / 1_000_000_000)).toBe(views[i]!.slot);
     }
     expect(new Set(documents.map((d) => d.id)).size).toBe(3);
-    // Another bridge's document or editor: not forwarded yet, and said so, naming the bridge that has it.
-    const onA = await bridges[0]!.connect();
-    const refused = await onA.send("document:layers", { documentId: documents[1]!.id });
-    expect(refused.error).toMatchObject({ code: "NOT_SUPPORTED", details: { documentId: documents[1]!.id, bridge: "b" } });
-    const viaEditor = await bridges[0]!.http("/document/current", { headers: { "x-bridge-editor": "embedded-1@c" } });
-    expect(viaEditor.status).toBe(501);
-    expect(await viaEditor.json()).toMatchObject({ code: "NOT_SUPPORTED", details: { editor: "embedded-1@c", bridge: "c" } });
+    // Calls reach another bridge's editor (test/cluster/forwarding.test.ts); its events do not cross yet, and say so.
+    const pinned = await bridges[0]!.connect("/ws?editor=embedded-1@c");
+    expect((await pinned.call<{ name: string }>("getServerInfo")).name).toBe("image-editor-bridge");
+    const refused = await pinned.send("event:subscribe", { type: "selection:changed" });
+    expect(refused.error).toMatchObject({ code: "NOT_SUPPORTED", details: { editor: "embedded-1@c", bridge: "c" } });
     for (const h of bridges) expect((await readiness(h)).status).toBe("ok");
   });
 

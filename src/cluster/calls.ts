@@ -1,0 +1,179 @@
+/*
+ * Calls between bridges: a call for a document or an editor of another bridge is sent to that bridge by NATS
+ * request-reply (`<cluster>.call.<bridge>`), which runs it as its own clients' calls are run: validated, through
+ * the editor's mailbox (a lane of its own per calling client, so fairness holds across bridges), under the
+ * caller's deadline. Cancelling crosses as a message (`<cluster>.cancel.<bridge>`). Messages too big for NATS
+ * cross as references pulled in chunks (`Transfers`).
+ */
+import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import type { Logger } from "../logger.js";
+import { isWireImage, WireImage } from "../methods/index.js";
+import { BridgeError, toProtocolError } from "../protocol/index.js";
+import type { EncodedImage } from "../hosts/host.js";
+import type { TransferRef, Transfers } from "./transfers.js";
+import { decodeFrame, encodeFrame } from "./wire.js";
+
+/** How much longer than the call's own deadline a bridge waits for another bridge's answer before giving up on it. */
+export const FORWARD_GRACE_MS = 2_000;
+
+/** A call as it leaves the bridge its client is on. */
+export interface ForwardedCall {
+  readonly method: string;
+  readonly params: unknown;
+  /** The editor the caller named, if any (an id of the other bridge's). */
+  readonly editor?: string | undefined;
+  /** The caller's mailbox lane on its own bridge. */
+  readonly lane: string;
+  /** The call's deadline, from when it is sent. */
+  readonly timeoutMs: number;
+  readonly parts: readonly Uint8Array[];
+}
+
+/** A call as the bridge that runs it sees it. */
+export interface IncomingCall extends ForwardedCall {
+  /** The bridge it came from. */
+  readonly from: string;
+  /** Aborts when the caller cancels or the deadline passes. */
+  readonly signal: AbortSignal;
+}
+
+interface CallHeader {
+  readonly t: "call";
+  readonly id: number;
+  readonly from: string;
+  readonly method: string;
+  readonly params: unknown;
+  readonly editor?: string | undefined;
+  readonly lane: string;
+  readonly timeoutMs: number;
+}
+
+type ReplyHeader =
+  | { readonly ok: true; readonly result?: unknown; readonly image?: Omit<EncodedImage, "bytes"> }
+  | { readonly ok: false; readonly error: { code: string; message: string; details?: Record<string, unknown>; retryable?: boolean } };
+
+type RefHeader = { readonly t: "ref"; readonly ref: TransferRef };
+
+export class ClusterCalls {
+  private next = 1;
+  private readonly running = new Map<string, AbortController>();
+  private readonly subs: Subscription[] = [];
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly cluster: string,
+    private readonly bridge: string,
+    private readonly transfers: Transfers,
+    private readonly log: Logger,
+    /** How often a caller checks that the bridge running its call is still there. */
+    private readonly aliveEveryMs: number,
+  ) {}
+
+  /** Runs the calls other bridges send here with `run`. */
+  serve(run: (call: IncomingCall) => Promise<unknown>): void {
+    this.subs.push(
+      this.nc.subscribe(`${this.cluster}.call.${this.bridge}`, {
+        callback: (_error, msg) => {
+          void this.answer(msg.data, run).then(
+            (reply) => msg.respond(reply),
+            (error: unknown) => this.log.warn({ reason: String(error) }, "could not answer a call from another bridge"),
+          );
+        },
+      }),
+      this.nc.subscribe(`${this.cluster}.cancel.${this.bridge}`, {
+        callback: (_error, msg) => void this.running.get(new TextDecoder().decode(msg.data))?.abort(),
+      }),
+      // Answered while this bridge is connected: a caller waiting on a long call checks it is still there.
+      this.nc.subscribe(`${this.cluster}.alive.${this.bridge}`, { callback: (_error, msg) => void msg.respond() }),
+    );
+  }
+
+  /**
+   * Sends a call to `bridge` and resolves with its result (an image result as a `WireImage`), or rejects with its
+   * error. @throws BridgeError `HOST_UNAVAILABLE` (retryable) when that bridge is not there or does not answer in time.
+   */
+  async forward(bridge: string, call: ForwardedCall, cancel?: AbortSignal): Promise<unknown> {
+    const id = this.next++;
+    const header: CallHeader = { t: "call", id, from: this.bridge, method: call.method, params: call.params, editor: call.editor, lane: call.lane, timeoutMs: call.timeoutMs };
+    const waitMs = call.timeoutMs + FORWARD_GRACE_MS;
+    const onCancel = (): void => this.nc.publish(`${this.cluster}.cancel.${bridge}`, new TextEncoder().encode(`${this.bridge} ${id}`));
+    cancel?.addEventListener("abort", onCancel, { once: true });
+    const unavailable = (why: string): BridgeError =>
+      new BridgeError("HOST_UNAVAILABLE", `Bridge "${bridge}" of this cluster ${why}`, { details: { bridge, method: call.method }, retryable: true });
+    // A bridge that dies mid-call never answers: while waiting, check every `aliveEveryMs` that it is still there.
+    let gone: (error: BridgeError) => void = () => {};
+    const died = new Promise<never>((_, reject) => (gone = reject));
+    died.catch(() => {}); // settled after the answer came: nobody waits for it any more
+    const watch = setInterval(() => {
+      this.nc.request(`${this.cluster}.alive.${bridge}`, undefined, { timeout: this.aliveEveryMs }).catch((error: unknown) => {
+        if (isNoResponders(error)) gone(unavailable("went away while running the call"));
+      });
+    }, this.aliveEveryMs);
+    try {
+      const request = this.nc.request(`${this.cluster}.call.${bridge}`, this.fitted(encodeFrame(header, call.parts)), { timeout: waitMs }).catch((error: unknown) => {
+        throw unavailable(isNoResponders(error) ? "is not reachable" : `did not answer within ${waitMs} ms`);
+      });
+      const reply = await Promise.race([request, died]);
+      const frame = await this.unfitted<ReplyHeader>(reply.data, waitMs);
+      const answer = frame.header;
+      if (!answer.ok) throw new BridgeError(answer.error.code, answer.error.message, { details: answer.error.details ?? {}, retryable: answer.error.retryable ?? false });
+      if (answer.image !== undefined) return new WireImage({ ...answer.image, bytes: frame.parts[0] ?? new Uint8Array(0) } as EncodedImage);
+      return answer.result;
+    } finally {
+      clearInterval(watch);
+      cancel?.removeEventListener("abort", onCancel);
+    }
+  }
+
+  stop(): void {
+    for (const sub of this.subs.splice(0)) sub.unsubscribe();
+    for (const controller of this.running.values()) controller.abort();
+  }
+
+  private async answer(data: Uint8Array, run: (call: IncomingCall) => Promise<unknown>): Promise<Uint8Array> {
+    let reply: Uint8Array;
+    try {
+      const { header, parts } = await this.unfitted<CallHeader>(data, FORWARD_GRACE_MS * 5);
+      const key = `${header.from} ${header.id}`;
+      const controller = new AbortController();
+      this.running.set(key, controller);
+      // The caller's deadline travels with the call: past it, the call is cancelled here too.
+      const timer = setTimeout(() => controller.abort(), header.timeoutMs);
+      try {
+        const result = await run({ ...header, parts, signal: controller.signal });
+        if (isWireImage(result)) {
+          const { bytes, ...image } = result.image;
+          reply = encodeFrame({ ok: true, image }, [bytes]);
+        } else {
+          reply = encodeFrame({ ok: true, result: result === undefined ? null : result });
+        }
+      } finally {
+        clearTimeout(timer);
+        this.running.delete(key);
+      }
+    } catch (error) {
+      const { code, message, details, retryable } = toProtocolError(error);
+      reply = encodeFrame({ ok: false, error: { code, message, ...(details !== undefined ? { details } : {}), retryable } });
+    }
+    return this.fitted(reply);
+  }
+
+  /** The message as it can cross: itself, or a reference to it when it is over what one NATS message carries. */
+  private fitted(bytes: Uint8Array): Uint8Array {
+    if (bytes.byteLength <= this.transfers.messageBytes) return bytes;
+    const ref: RefHeader = { t: "ref", ref: this.transfers.offer(bytes) };
+    return encodeFrame(ref);
+  }
+
+  /** A message as received: pulled first when it is a reference. */
+  private async unfitted<H extends object>(bytes: Uint8Array, timeoutMs: number): Promise<{ header: H; parts: readonly Uint8Array[] }> {
+    const frame = decodeFrame<H | RefHeader>(bytes);
+    const header = frame.header as Partial<RefHeader>;
+    if (header.t !== "ref" || header.ref === undefined) return frame as { header: H; parts: readonly Uint8Array[] };
+    return decodeFrame<H>(await this.transfers.fetch(header.ref, timeoutMs));
+  }
+}
+
+function isNoResponders(error: unknown): boolean {
+  return (error as { isNoResponders?: () => boolean }).isNoResponders?.() === true || /no responders/i.test(String(error));
+}

@@ -1,0 +1,116 @@
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { ClusterStatus } from "../../src/cluster/node.js";
+import { startSuiteBridge } from "../helpers/bridge.js";
+import { startBridgeProcess } from "../helpers/bridge-process.js";
+import { hasNatsServer, startNatsServer, type NatsServer } from "../helpers/nats-server.js";
+
+// Heartbeats fast enough for a test. Chunks of 256 KiB: the multi-MB messages below cross in a dozen or more.
+const limits = { clusterHeartbeatMs: 100, clusterMemberTtlMs: 2_000, clusterReconnectWaitMs: 100, clusterChunkBytes: 256 * 1024 };
+
+type Suite = Awaited<ReturnType<typeof startSuiteBridge>>;
+
+async function peersOf(url: string): Promise<ClusterStatus["peers"]> {
+  const status = (await (await fetch(`${url}/status`)).json()) as { cluster: ClusterStatus };
+  return status.cluster.peers;
+}
+
+/** Reads `/status` until the bridge at `url` lists `bridges` as its peers (each read a round trip: no sleeps). */
+async function seesPeers(url: string, bridges: string[]): Promise<void> {
+  for (;;) {
+    const peers = await peersOf(url);
+    if (bridges.every((b) => peers.some((p) => p.bridge === b && p.editors.length > 0))) return;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+/** A PNG of noise: it does not compress, so `width × height × 3` bytes or so. */
+const noise = (width: number, height: number): Promise<Buffer> =>
+  sharp({ create: { width, height, channels: 3, background: { r: 0, g: 0, b: 0 }, noise: { type: "gaussian", mean: 128, sigma: 60 } } })
+    .png({ compressionLevel: 0 })
+    .toBuffer();
+
+describe.skipIf(!hasNatsServer)("a cluster of bridges over NATS: calls between bridges", () => {
+  let nats: NatsServer;
+  let a: Suite;
+  let b: Suite;
+
+  beforeAll(async () => {
+    nats = await startNatsServer();
+    a = await startSuiteBridge({ cluster: { servers: [nats.url], name: "t2", bridge: "a" }, limits });
+    b = await startSuiteBridge({ cluster: { servers: [nats.url], name: "t2", bridge: "b" }, limits });
+    await seesPeers(a.bridge.url, ["b"]);
+    await seesPeers(b.bridge.url, ["a"]);
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await nats?.stop();
+  });
+
+  it("a client on A works on B's editor: creates a document there, imports a multi-MB image into it, exports it multi-MB", async () => {
+    const client = await a.connect("/ws?editor=embedded-1@b");
+    const doc = await client.call<{ id: number; width: number; editorId: string }>("document:create", { width: 1000, height: 800, name: "On B" });
+    expect(doc).toMatchObject({ width: 1000, editorId: "embedded-1@b" });
+    // The document is B's: B lists it, A's own editor does not have it.
+    const onB = await b.connect();
+    expect((await onB.call<Array<{ id: number }>>("document:list")).map((d) => d.id)).toContain(doc.id);
+    const onA = await a.connect();
+    expect((await onA.call<Array<{ id: number }>>("document:list")).map((d) => d.id)).not.toContain(doc.id);
+
+    const png = await noise(1000, 800);
+    expect(png.byteLength).toBeGreaterThan(2 * 1024 * 1024);
+    const imported = await client.call<{ id: number; name: string }>("layer:importImage", { documentId: doc.id, image: png.toString("base64"), name: "Noise" });
+    expect(imported.name).toBe("Noise");
+
+    // Any client of A reaches B's document by its id, without naming the editor.
+    const exported = await onA.call<{ data: string; format: string; width: number; height: number }>("image:exportDocument", { documentId: doc.id, format: "png" });
+    expect(exported).toMatchObject({ format: "png", width: 1000, height: 800 });
+    const bytes = Buffer.from(exported.data.slice(exported.data.indexOf(",") + 1), "base64");
+    expect(bytes.byteLength).toBeGreaterThan(2 * 1024 * 1024);
+    const pixels = await sharp(bytes).raw().toBuffer({ resolveWithObject: true });
+    expect(pixels.info).toMatchObject({ width: 1000, height: 800 });
+    // The imported noise is what was exported: compare with the source's pixels.
+    const source = await sharp(png).ensureAlpha().raw().toBuffer();
+    expect(Buffer.compare(pixels.data.subarray(0, 4000), source.subarray(0, 4000))).toBe(0);
+
+    // Over HTTP too, naming B's editor.
+    const response = await fetch(`${a.bridge.url}/document/current`, { headers: { "x-bridge-editor": "embedded-1@b" } });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { editorId: string }).editorId).toBe("embedded-1@b");
+  });
+
+  it("an error on B arrives on A as B answered it", async () => {
+    const client = await a.connect();
+    const missing = await client.send("document:layers", { documentId: 2_000_999_999 });
+    expect(missing.error).toMatchObject({ code: expect.any(String) });
+    const other = await client.send("layer:getInfoById", { documentId: (await (await b.connect()).call<{ id: number }>("document:current")).id, layerId: 987654 });
+    expect(other.error).toMatchObject({ code: "LAYER_NOT_FOUND" });
+  });
+
+  it("B killed in the middle of a call: the call on A answers HOST_UNAVAILABLE (retryable) long before its deadline", async () => {
+    const dying = await startBridgeProcess({
+      args: ["--cluster", nats.url, "--cluster-name", "t2", "--cluster-bridge", "dying"],
+      limits: { clusterHeartbeatMs: 100, clusterMemberTtlMs: 2_000 },
+    });
+    try {
+      await seesPeers(a.bridge.url, ["dying"]);
+      const client = await a.connect("/ws?editor=embedded-1@dying");
+      const deadlineMs = 30_000;
+      const started = performance.now();
+      const spinning = client.send("jsx:run", { script: "for (;;) {}", timeoutMs: deadlineMs });
+      // Killed once the script runs there (its editor is busy).
+      for (;;) {
+        const peer = (await peersOf(a.bridge.url)).find((p) => p.bridge === "dying");
+        if (peer?.editors[0]?.running === 1) break;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      process.kill(dying.pid, "SIGKILL");
+      const answer = await spinning;
+      expect(answer.error).toMatchObject({ code: "HOST_UNAVAILABLE", retryable: true, details: { bridge: "dying" } });
+      expect(performance.now() - started).toBeLessThan(deadlineMs);
+    } finally {
+      await dying.stop();
+    }
+  });
+});

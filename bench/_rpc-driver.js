@@ -1,7 +1,7 @@
 // A load driver in its own process, so the bridge's thread serves requests and nothing else: the parent sends
 // `{ url, method, params, sockets, inflight, warmupMs, durationMs }` once per run; the driver keeps `inflight` calls
-// outstanding spread over `sockets` connections, and answers `{ rate, p99 }` (calls per second counted after
-// the warm-up, latency in ms). A driver sharing the bridge's thread would run in lockstep with it: a plugin in a
+// outstanding spread over `sockets` connections, and answers `{ rate, p50, p99 }` (calls per second counted after
+// the warm-up, latencies in ms). A driver sharing the bridge's thread would run in lockstep with it: a plugin in a
 // worker would then wait for the driver and the driver for the worker, and the bench would measure that.
 import { WebSocket } from "ws";
 import { percentile } from "./_lib.js";
@@ -65,7 +65,8 @@ process.on("message", async ({ url, method, params, sockets, inflight, warmupMs,
   try {
     const parts = await Promise.all(runs);
     const completed = parts.reduce((n, p) => n + p.completed, 0);
-    process.send({ rate: (completed / elapsed) * 1000, p99: percentile(parts.flatMap((p) => p.latencies), 99) });
+    const latencies = parts.flatMap((p) => p.latencies);
+    process.send({ rate: (completed / elapsed) * 1000, p50: percentile(latencies, 50), p99: percentile(latencies, 99) });
   } catch (error) {
     process.send({ error: String(error) });
   }

@@ -27,6 +27,7 @@ const BENCHMARKS = {
   gimp: () => import("./gimp.js"),
   "client-plugin": () => import("./client-plugin.js"),
   "plugin-isolation": () => import("./plugin-isolation.js"),
+  cluster: () => import("./cluster.js"),
   files: () => import("./files.js"),
   isolation: () => import("./isolation.js"),
   "editor-hop": () => import("./editor-hop.js"),

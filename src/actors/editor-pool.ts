@@ -130,6 +130,18 @@ export class EditorPool {
   /** Whether calls for other bridges' documents and editors are forwarded (a cluster), not refused. */
   forwarding = false;
 
+  /** Another bridge's editor's events (a cluster). @default none: subscribing to them answers `NOT_SUPPORTED` */
+  remoteEvents: ((bridge: string, editor: string, type: string) => Observable<SerializedEvent>) | undefined;
+
+  /** The state events of one editor (the caller's, else the first): this bridge's, or another bridge's in a cluster. */
+  stateStream(editorId: string | undefined, type: string): Observable<SerializedEvent> | undefined {
+    if (editorId !== undefined && !this.byId.has(editorId) && this.remoteEvents !== undefined) {
+      const bridge = this.elsewhere?.({ editor: editorId });
+      if (bridge !== undefined) return this.remoteEvents(bridge, editorId, type);
+    }
+    return (editorId === undefined ? this.first : this.get(editorId)).bus.stream(type);
+  }
+
   /** A logical client went away. */
   release(editorId: string): void {
     const editor = this.byId.get(editorId);

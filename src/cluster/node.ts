@@ -10,12 +10,15 @@ import { readFile } from "node:fs/promises";
 import { hostname } from "node:os";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { KV } from "@nats-io/kv";
+import type { Observable } from "rxjs";
 import { DOCUMENT_ID_RANGE } from "../actors/_internal/document-ids.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
+import type { SerializedEvent } from "../methods/index.js";
 import { BridgeError, type EditorSummary, type ReadinessReason } from "../protocol/index.js";
 import { PACKAGE } from "../version.js";
 import { ClusterCalls, type ForwardedCall, type IncomingCall } from "./calls.js";
+import { ClusterEvents, type FollowedStream } from "./events.js";
 import { CLUSTER_NAME_PATTERN, type ClusterOptions } from "./options.js";
 import { Transfers } from "./transfers.js";
 
@@ -45,6 +48,8 @@ export interface ClusterStatus {
   readonly problem?: string;
   /** The other bridges, as last read. */
   readonly peers: readonly ClusterMember[];
+  /** Event streams of other bridges' editors this bridge's clients follow. */
+  readonly following: readonly FollowedStream[];
 }
 
 /** The default bridge name: host name and process id, as subject-safe characters. */
@@ -71,6 +76,8 @@ export function checkClusterOptions(options: ClusterOptions): { name: string; br
 export interface ClusterNodeSources {
   /** This bridge's editors as `/status` shows them. */
   editors(): EditorSummary[];
+  /** One of this bridge's editors' shared stream of an event type, or undefined. */
+  events(editor: string, type: string): Observable<SerializedEvent> | undefined;
   /** Called once, when the bridge has its slot (before any document id of the cluster's ranges is handed out). */
   claimed(slot: number): void;
 }
@@ -93,6 +100,7 @@ export class ClusterNode {
   private beating: Promise<void> | undefined;
   private stopped = false;
   private calls: ClusterCalls | undefined;
+  private events: ClusterEvents | undefined;
   private transfers: Transfers | undefined;
   private runCall: ((call: IncomingCall) => Promise<unknown>) | undefined;
 
@@ -147,6 +155,7 @@ export class ClusterNode {
       state: this.state,
       ...(this.problem !== undefined ? { problem: this.problem } : {}),
       peers: [...this.peers.values()].map(({ member }) => member).sort((a, b) => a.slot - b.slot),
+      following: this.events?.following() ?? [],
     };
   }
 
@@ -179,6 +188,17 @@ export class ClusterNode {
     return this.calls.forward(bridge, call, cancel);
   }
 
+  /**
+   * Another bridge's editor's events of one type, while NATS is there. @throws BridgeError `HOST_UNAVAILABLE`
+   * while this bridge has no NATS.
+   */
+  remoteEvents(bridge: string, editor: string, type: string): Observable<SerializedEvent> {
+    if (this.events === undefined) {
+      throw new BridgeError("HOST_UNAVAILABLE", `Events of bridge "${bridge}" cannot be followed: this bridge has no NATS yet`, { details: { bridge }, retryable: true });
+    }
+    return this.events.stream(bridge, editor, type);
+  }
+
   /** The `/ready` reason while the cluster is not fully working: degraded, never down (local editors still serve). */
   readiness(): ReadinessReason | undefined {
     if (this.problem === undefined) return undefined;
@@ -193,6 +213,7 @@ export class ClusterNode {
     const { nc, kv, slot } = this;
     this.state = "closed";
     this.calls?.stop();
+    this.events?.stop();
     this.transfers?.stop();
     if (nc === undefined) return;
     if (kv !== undefined && slot !== undefined && !nc.isClosed()) await kv.delete(keyOf(slot)).catch(() => undefined);
@@ -211,6 +232,8 @@ export class ClusterNode {
     this.transfers.start();
     this.calls = new ClusterCalls(nc, this.name, this.bridge, this.transfers, this.log, this.limits.clusterHeartbeatMs);
     if (this.runCall !== undefined) this.calls.serve(this.runCall);
+    this.events = new ClusterEvents(nc, this.name, this.bridge, this.transfers, this.log, (editor, type) => this.sources.events(editor, type), this.limits.clusterMemberTtlMs);
+    this.events.start();
     try {
       const { Kvm } = await import("@nats-io/kv");
       this.kv = await new Kvm(nc).create(`${this.name}-members`, { history: 1, ttl: this.limits.clusterMemberTtlMs });
@@ -242,6 +265,7 @@ export class ClusterNode {
   private async beat(): Promise<void> {
     const kv = this.kv;
     if (kv === undefined || this.stopped || this.state !== "connected") return;
+    this.events?.heartbeat();
     try {
       if (this.slot === undefined) await this.claim(kv);
       else await this.refresh(kv, this.slot);

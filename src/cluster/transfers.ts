@@ -25,7 +25,7 @@ export interface TransferRef {
 const CHUNKS_IN_FLIGHT = 4;
 
 export class Transfers {
-  private readonly held = new Map<string, { bytes: Uint8Array; chunk: number; timer: NodeJS.Timeout; pulled: number }>();
+  private readonly held = new Map<string, { bytes: Uint8Array; chunk: number; timer: NodeJS.Timeout; pulled: number; shared: boolean }>();
   private next = 1;
   private sub: Subscription | undefined;
 
@@ -57,13 +57,16 @@ export class Transfers {
         const chunk = held.bytes.subarray(offset, offset + held.chunk);
         msg.respond(chunk);
         held.pulled += chunk.byteLength;
-        if (held.pulled >= held.bytes.byteLength) this.drop(id!);
+        if (!held.shared && held.pulled >= held.bytes.byteLength) this.drop(id!);
       },
     });
   }
 
-  /** Holds `bytes` for another bridge to pull. @throws BridgeError `PAYLOAD_TOO_LARGE` past `clusterMaxTransferBytes`. */
-  offer(bytes: Uint8Array): TransferRef {
+  /**
+   * Holds `bytes` for another bridge to pull; dropped once pulled to its end, or (`shared`: for several bridges, an
+   * event) only when its time is up. @throws BridgeError `PAYLOAD_TOO_LARGE` past `clusterMaxTransferBytes`.
+   */
+  offer(bytes: Uint8Array, { shared = false }: { shared?: boolean } = {}): TransferRef {
     const max = this.limits.clusterMaxTransferBytes;
     if (bytes.byteLength > max) {
       throw new BridgeError("PAYLOAD_TOO_LARGE", `A message of ${bytes.byteLength} bytes is over clusterMaxTransferBytes (${max}) between bridges`, {
@@ -74,7 +77,7 @@ export class Transfers {
     const timer = setTimeout(() => this.drop(id), this.limits.clusterTransferTtlMs);
     timer.unref();
     const chunk = this.messageBytes;
-    this.held.set(id, { bytes, chunk, timer, pulled: 0 });
+    this.held.set(id, { bytes, chunk, timer, pulled: 0, shared });
     return { subject: this.subject, id, size: bytes.byteLength, chunk };
   }
 

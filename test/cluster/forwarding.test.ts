@@ -80,6 +80,26 @@ describe.skipIf(!hasNatsServer)("a cluster of bridges over NATS: calls between b
     expect(((await response.json()) as { editorId: string }).editorId).toBe("embedded-1@b");
   });
 
+  it("a subscriber on A of B's editor gets B's selection:changed, every change in order", async () => {
+    const watcher = await a.connect("/ws?editor=embedded-1@b");
+    await watcher.call("event:subscribe", { type: "selection:changed" });
+    const onB = await b.connect();
+    // The subscription reaches B as an interest message; A's /status says when B confirmed it publishes them.
+    for (;;) {
+      const status = (await (await fetch(`${a.bridge.url}/status`)).json()) as { cluster: ClusterStatus };
+      if (status.cluster.following.some((f) => f.editor === "embedded-1@b" && f.type === "selection:changed" && f.flowing)) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    // Then every change crosses, in order (the event is the selection's rectangle).
+    for (const x of [40, 41, 42]) await onB.call("selection:set", { rect: { x, y: 2, width: 30, height: 20 } });
+    const seen: number[] = [];
+    for (let n = 1; seen.length < 3; n++) {
+      const frame = await watcher.nth((f) => f.type === "selection:changed", n);
+      seen.push((frame.data as { x: number }).x);
+    }
+    expect(seen).toEqual([40, 41, 42]);
+  });
+
   it("an error on B arrives on A as B answered it", async () => {
     const client = await a.connect();
     const missing = await client.send("document:layers", { documentId: 2_000_999_999 });

@@ -69,11 +69,13 @@ export function editorPool(options: BridgeOptions, hosts: readonly HostAdapter[]
   const pool = new EditorPool(hosts, limits, log, `@${bridge}`);
   const cluster = new ClusterNode({ ...options.cluster, bridge }, limits, log.child({ actor: "cluster" }), {
     editors: () => pool.summaries(),
+    remoteClients: () => pool.remoteClients,
     events: (editor, type) => (pool.has(editor) ? pool.get(editor).bus.stream(type) : undefined),
     claimed: (slot) => pool.useIdRange(slot),
   });
   pool.elsewhere = (what) => cluster.holder(what);
   pool.remoteEvents = (bridge, editor, type) => cluster.remoteEvents(bridge, editor, type);
+  pool.remoteEditors = () => cluster.remoteEditors();
   pool.forwarding = true;
   return { pool, cluster };
 }

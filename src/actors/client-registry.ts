@@ -11,6 +11,8 @@ export interface EditorAssignment {
   /** How many editors there are: with one, summaries leave `editorId` out (every client has the same). */
   readonly editors: readonly unknown[];
   release(editorId: string): void;
+  /** Whether an editor id is this bridge's (false: another bridge's, in a cluster). @default every id is */
+  has?(editorId: string): boolean;
 }
 
 /**
@@ -67,7 +69,7 @@ export class ClientRegistry {
     const assigned = this.editors?.assign(editor).id;
     // Summaries of every client carry it; with one editor it says nothing, so it is left out (and not counted),
     // unless the client asked for another bridge's editor (a cluster).
-    const editorId = (this.editors?.editors.length ?? 0) > 1 || (editor !== undefined && assigned === editor) ? assigned : undefined;
+    const editorId = (this.editors?.editors.length ?? 0) > 1 || (assigned !== undefined && this.editors?.has?.(assigned) === false) ? assigned : undefined;
     const onDisposed = (c: LogicalClient): void => {
       this.clients.delete(c.id);
       if (assigned !== undefined) this.editors?.release(assigned);

@@ -169,13 +169,13 @@ export class Dispatcher {
     if (route === "all" && this.pool.editors.length > 1) return this.onEveryEditor(caller, name, method, params, control);
     const documentId = (params as { documentId?: unknown }).documentId;
     const named = typeof documentId === "number" ? documentId : undefined;
-    const away = this.remote === undefined ? undefined : this.elsewhere(named, caller.editorId);
+    const away = this.remote === undefined ? undefined : this.elsewhere(route, named, caller);
     if (away !== undefined) {
       control.started?.();
-      (control as RoutedControl).editor = `@${away}`;
+      (control as RoutedControl).editor = away.editor ?? `@${away.bridge}`;
       const timeoutMs = method.long ? this.limits.longCallTimeoutMs : this.limits.callTimeoutMs;
-      const call = { method: name, params: rawParams, editor: caller.editorId, lane: caller.lane, timeoutMs, parts: binaryParts };
-      return this.remote!(away, call, control.cancel);
+      const call = { method: name, params: rawParams, editor: away.editor, lane: caller.lane, timeoutMs, parts: binaryParts };
+      return this.remote!(away.bridge, call, control.cancel);
     }
     // A document the pool has not seen yet (a script's new one): look on every editor once before refusing.
     if (named !== undefined && route !== "place" && !this.pool.knows(named) && this.pool.editors.length > 1) {
@@ -184,10 +184,27 @@ export class Dispatcher {
     return this.onEditor(this.pool.route(route, named, caller.editorId), caller, name, method, params, binaryParts, control);
   }
 
-  /** The cluster's bridge that holds the named document, or the caller's editor, when neither is this bridge's. */
-  private elsewhere(documentId: number | undefined, editorId: string | undefined): string | undefined {
-    if (documentId !== undefined && !this.pool.knows(documentId)) return this.pool.elsewhere?.({ documentId });
-    if (documentId === undefined && editorId !== undefined && !this.pool.has(editorId)) return this.pool.elsewhere?.({ editor: editorId });
+  /**
+   * Where in the cluster a call goes when not here: the bridge holding the named document, or the caller's editor;
+   * for a new document of a caller without an editor (HTTP, plugins), another bridge's editor lighter than any here.
+   */
+  private elsewhere(route: string, documentId: number | undefined, caller: DispatchCaller): { bridge: string; editor?: string | undefined } | undefined {
+    const editorId = caller.editorId;
+    if (documentId !== undefined && route !== "place") {
+      if (this.pool.knows(documentId)) return undefined;
+      const bridge = this.pool.elsewhere?.({ documentId });
+      return bridge === undefined ? undefined : { bridge, editor: editorId };
+    }
+    if (editorId !== undefined) {
+      if (this.pool.has(editorId)) return undefined;
+      const bridge = this.pool.elsewhere?.({ editor: editorId });
+      return bridge === undefined ? undefined : { bridge, editor: editorId };
+    }
+    // A logical client works with the editor it was given; other callers' new documents go where the load is least.
+    if (route === "place" && caller.client === null) {
+      const lighter = this.pool.lighterElsewhere(true);
+      if (lighter !== undefined) return { bridge: lighter.bridge, editor: lighter.id };
+    }
     return undefined;
   }
 

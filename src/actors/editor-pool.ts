@@ -120,11 +120,47 @@ export class EditorPool {
 
   /** The editor a new logical client is given (or the one it asked for), counted as its client. */
   assign(requested: string | undefined): { readonly id: string } {
-    // Another bridge's editor (a cluster): its calls are forwarded there, and counted there.
-    if (requested !== undefined && !this.byId.has(requested) && this.forwarding && this.elsewhere?.({ editor: requested }) !== undefined) return { id: requested };
+    // Another bridge's editor (a cluster): asked for, or lighter than any here. Its calls are forwarded there.
+    const remote =
+      requested === undefined
+        ? this.lighterElsewhere(false)?.id
+        : !this.byId.has(requested) && this.forwarding && this.elsewhere?.({ editor: requested }) !== undefined
+          ? requested
+          : undefined;
+    if (remote !== undefined) {
+      this.remoteClients.set(remote, (this.remoteClients.get(remote) ?? 0) + 1);
+      return { id: remote };
+    }
     const editor = requested === undefined ? this.leastLoaded() : this.get(requested);
     editor.clients++;
     return editor;
+  }
+
+  /** Logical clients of this bridge working with other bridges' editors, by editor id (announced to the cluster). */
+  readonly remoteClients = new Map<string, number>();
+
+  /** Other bridges' editors taking calls, with their load as last announced (a cluster). @default none */
+  remoteEditors: (() => ReadonlyArray<{ readonly bridge: string; readonly id: string; readonly load: readonly number[] }>) | undefined;
+
+  /**
+   * Another bridge's editor strictly lighter than the lightest here (busy calls, then clients, then for a new
+   * document documents), or undefined: at equal load this bridge's own editor wins.
+   */
+  lighterElsewhere(forDocument: boolean): { bridge: string; id: string } | undefined {
+    const others = this.remoteEditors?.();
+    if (others === undefined || others.length === 0) return undefined;
+    const here = this.leastLoaded(forDocument);
+    const { queued, running } = here.session.status();
+    let best: { bridge: string; id: string } | undefined;
+    let bestLoad: readonly number[] = [queued + running, here.clients, forDocument ? this.ids.of(here.id).length : 0];
+    for (const other of others) {
+      const load = forDocument ? other.load : [other.load[0]!, other.load[1]!, 0];
+      if (lighter(load, bestLoad)) {
+        best = other;
+        bestLoad = load;
+      }
+    }
+    return best;
   }
 
   /** Whether calls for other bridges' documents and editors are forwarded (a cluster), not refused. */
@@ -146,6 +182,11 @@ export class EditorPool {
   release(editorId: string): void {
     const editor = this.byId.get(editorId);
     if (editor !== undefined && editor.clients > 0) editor.clients--;
+    const remote = this.remoteClients.get(editorId);
+    if (remote !== undefined) {
+      if (remote > 1) this.remoteClients.set(editorId, remote - 1);
+      else this.remoteClients.delete(editorId);
+    }
   }
 
   /** The editor that owns a bridge document id, or undefined when no known document has it. */

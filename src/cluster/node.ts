@@ -31,6 +31,8 @@ export interface ClusterMember {
   readonly slot: number;
   readonly version: string;
   readonly editors: readonly EditorSummary[];
+  /** This bridge's logical clients working with other bridges' editors, by editor id (they load those editors). */
+  readonly remoteClients?: Readonly<Record<string, number>>;
   /** When the bridge wrote this (its clock), epoch ms. */
   readonly at: number;
 }
@@ -76,6 +78,8 @@ export function checkClusterOptions(options: ClusterOptions): { name: string; br
 export interface ClusterNodeSources {
   /** This bridge's editors as `/status` shows them. */
   editors(): EditorSummary[];
+  /** This bridge's logical clients working with other bridges' editors, by editor id. */
+  remoteClients(): ReadonlyMap<string, number>;
   /** One of this bridge's editors' shared stream of an event type, or undefined. */
   events(editor: string, type: string): Observable<SerializedEvent> | undefined;
   /** Called once, when the bridge has its slot (before any document id of the cluster's ranges is handed out). */
@@ -157,6 +161,23 @@ export class ClusterNode {
       peers: [...this.peers.values()].map(({ member }) => member).sort((a, b) => a.slot - b.slot),
       following: this.events?.following() ?? [],
     };
+  }
+
+  /**
+   * Other bridges' editors taking calls, each with its load as last announced: calls queued and running, logical
+   * clients (its bridge's, and those of every other bridge working with it), documents.
+   */
+  remoteEditors(): Array<{ bridge: string; id: string; load: number[] }> {
+    if (this.calls === undefined || this.state !== "connected") return [];
+    this.sweep();
+    const members = [...this.peers.values()].map(({ member }) => member);
+    const elsewhere = (id: string): number =>
+      members.reduce((n, m) => n + (m.remoteClients?.[id] ?? 0), 0) + (this.sources.remoteClients().get(id) ?? 0);
+    return members.flatMap((member) =>
+      member.editors
+        .filter((e) => e.state === "ready" || e.state === "busy")
+        .map((e) => ({ bridge: member.bridge, id: e.id, load: [e.queued + e.running, e.clients + elsewhere(e.id), e.documents] })),
+    );
   }
 
   /** The other bridge holding an editor id (`…@<bridge>`) or a document id (of its slot's range), if a live one does. */
@@ -277,7 +298,14 @@ export class ClusterNode {
   }
 
   private member(slot: number): Uint8Array {
-    const member: ClusterMember = { bridge: this.bridge, slot, version: PACKAGE.version, editors: this.sources.editors(), at: Date.now() };
+    const member: ClusterMember = {
+      bridge: this.bridge,
+      slot,
+      version: PACKAGE.version,
+      editors: this.sources.editors(),
+      remoteClients: Object.fromEntries(this.sources.remoteClients()),
+      at: Date.now(),
+    };
     return new TextEncoder().encode(JSON.stringify(member));
   }
 

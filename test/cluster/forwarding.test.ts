@@ -15,11 +15,11 @@ async function peersOf(url: string): Promise<ClusterStatus["peers"]> {
   return status.cluster.peers;
 }
 
-/** Reads `/status` until the bridge at `url` lists `bridges` as its peers (each read a round trip: no sleeps). */
+/** Reads `/status` until the bridge at `url` lists `bridges` as its peers, their editors ready (each read a round trip: no sleeps). */
 async function seesPeers(url: string, bridges: string[]): Promise<void> {
   for (;;) {
     const peers = await peersOf(url);
-    if (bridges.every((b) => peers.some((p) => p.bridge === b && p.editors.length > 0))) return;
+    if (bridges.every((b) => peers.some((p) => p.bridge === b && p.editors.length > 0 && p.editors.every((e) => e.state === "ready")))) return;
     await new Promise((resolve) => setImmediate(resolve));
   }
 }
@@ -53,9 +53,9 @@ describe.skipIf(!hasNatsServer)("a cluster of bridges over NATS: calls between b
     const doc = await client.call<{ id: number; width: number; editorId: string }>("document:create", { width: 1000, height: 800, name: "On B" });
     expect(doc).toMatchObject({ width: 1000, editorId: "embedded-1@b" });
     // The document is B's: B lists it, A's own editor does not have it.
-    const onB = await b.connect();
+    const onB = await b.connect("/ws?editor=embedded-1@b");
     expect((await onB.call<Array<{ id: number }>>("document:list")).map((d) => d.id)).toContain(doc.id);
-    const onA = await a.connect();
+    const onA = await a.connect("/ws?editor=embedded-1@a");
     expect((await onA.call<Array<{ id: number }>>("document:list")).map((d) => d.id)).not.toContain(doc.id);
 
     const png = await noise(1000, 800);
@@ -83,7 +83,7 @@ describe.skipIf(!hasNatsServer)("a cluster of bridges over NATS: calls between b
   it("a subscriber on A of B's editor gets B's selection:changed, every change in order", async () => {
     const watcher = await a.connect("/ws?editor=embedded-1@b");
     await watcher.call("event:subscribe", { type: "selection:changed" });
-    const onB = await b.connect();
+    const onB = await b.connect("/ws?editor=embedded-1@b");
     // The subscription reaches B as an interest message; A's /status says when B confirmed it publishes them.
     for (;;) {
       const status = (await (await fetch(`${a.bridge.url}/status`)).json()) as { cluster: ClusterStatus };
@@ -101,11 +101,43 @@ describe.skipIf(!hasNatsServer)("a cluster of bridges over NATS: calls between b
   });
 
   it("an error on B arrives on A as B answered it", async () => {
-    const client = await a.connect();
+    const client = await a.connect("/ws?editor=embedded-1@a");
     const missing = await client.send("document:layers", { documentId: 2_000_999_999 });
     expect(missing.error).toMatchObject({ code: expect.any(String) });
-    const other = await client.send("layer:getInfoById", { documentId: (await (await b.connect()).call<{ id: number }>("document:current")).id, layerId: 987654 });
+    const onB = await b.connect("/ws?editor=embedded-1@b");
+    const other = await client.send("layer:getInfoById", { documentId: (await onB.call<{ id: number }>("document:current")).id, layerId: 987654 });
     expect(other.error).toMatchObject({ code: "LAYER_NOT_FOUND" });
+  });
+
+  it("a new client, and a new document made over HTTP, go to the least-loaded editor cluster-wide; at equal load the bridge's own", async () => {
+    const p = await startSuiteBridge({ cluster: { servers: [nats.url], name: "t3", bridge: "p" }, limits });
+    const q = await startSuiteBridge({ cluster: { servers: [nats.url], name: "t3", bridge: "q" }, limits });
+    try {
+      await seesPeers(p.bridge.url, ["q"]);
+      await seesPeers(q.bridge.url, ["p"]);
+      const editorOf = async (client: Awaited<ReturnType<Suite["connect"]>>): Promise<string> => (await client.call<{ editorId: string }>("document:current")).editorId;
+      // Nobody anywhere: the bridge's own editor.
+      expect(await editorOf(await p.connect())).toBe("embedded-1@p");
+      // One client on p's editor, none on q's: q's.
+      expect(await editorOf(await p.connect())).toBe("embedded-1@q");
+      // One each (p counts its client of q's editor at once): p's own again.
+      expect(await editorOf(await p.connect())).toBe("embedded-1@p");
+      // A new document over HTTP with no editor named: p has one document more than q (after this one), so q's.
+      const make = () => fetch(`${p.bridge.url}/document/create`, { method: "POST", headers: { "content-type": "application/json" }, body: '{"width":64,"height":64}' });
+      const here = (await (await fetch(`${p.bridge.url}/document/create`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-bridge-editor": "embedded-1@p" },
+        body: '{"width":64,"height":64}',
+      }).then((r) => r.json())) as { editorId: string });
+      expect(here.editorId).toBe("embedded-1@p");
+      // q's announcement has to say 1 document against p's 2 (it does from the start: its sample).
+      const placed = (await (await make()).json()) as { editorId: string; id: number };
+      expect(placed.editorId).toBe("embedded-1@q");
+      expect(Math.floor(placed.id / 1_000_000_000)).toBe((await (await fetch(`${q.bridge.url}/status`)).json() as { cluster: ClusterStatus }).cluster.slot);
+    } finally {
+      await p.close();
+      await q.close();
+    }
   });
 
   it("B killed in the middle of a call: the call on A answers HOST_UNAVAILABLE (retryable) long before its deadline", async () => {

@@ -230,6 +230,8 @@ export const DEFAULT_LIMITS = {
   clusterMemberTtlMs: 15_000,
   clusterReconnectWaitMs: 2_000,
   clusterConnectTimeoutMs: 5_000,
+  /** How long a bridge that went away without leaving stays in `/status` `cluster.lost` (and `/ready` degraded). */
+  clusterLostVisibleMs: 5 * 60_000,
   /**
    * Messages between bridges over a NATS message's size (NATS's `max_payload`, 1 MB by default) cross in chunks of
    * `clusterChunkBytes` (less where the server's limit is lower), pulled by the receiver; the sender holds one for

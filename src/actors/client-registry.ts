@@ -72,7 +72,9 @@ export class ClientRegistry {
     const editorId = (this.editors?.editors.length ?? 0) > 1 || (assigned !== undefined && this.editors?.has?.(assigned) === false) ? assigned : undefined;
     const onDisposed = (c: LogicalClient): void => {
       this.clients.delete(c.id);
-      if (assigned !== undefined) this.editors?.release(assigned);
+      // Its editor now: the bridge may have moved it since (`editor:changed`).
+      const current = c.editorId ?? assigned;
+      if (current !== undefined) this.editors?.release(current);
       this.log.info({ actor: c.logName, endpoint: c.endpoint }, "client disposed");
       this.onDisposed(c);
     };

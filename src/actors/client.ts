@@ -1,6 +1,6 @@
 import { createActor, type Actor } from "xstate";
 import type { Observable, Subscription } from "rxjs";
-import { CLOSE_CODES, STATE_EVENTS, type ClientSummarySchema } from "../protocol/index.js";
+import { CLOSE_CODES, EDITOR_CHANGED_EVENT, STATE_EVENTS, type ClientSummarySchema, type EditorChangedEventData } from "../protocol/index.js";
 import type { z } from "zod";
 import type { Limits } from "../limits.js";
 import { clientMachine } from "./client.machine.js";
@@ -155,7 +155,7 @@ export class LogicalClient implements ReplayHolder {
     onDisposed: (client: LogicalClient) => void,
     name?: string,
     /** The editor this client's calls go to when they name no document; kept across resumes. */
-    readonly editorId?: string,
+    private editor?: string,
     /** Replay bytes shared with the other clients of the bridge; a client on its own gets a budget of its own. */
     private readonly replayBudget: ReplayBudget = new ReplayBudget(limits.replayTotalBytes),
   ) {
@@ -275,6 +275,17 @@ export class LogicalClient implements ReplayHolder {
     }
     if (current === undefined) this.watchers.set(key, stream.subscribe());
     return true;
+  }
+
+  /** The editor this client's calls go to when they name no document. */
+  get editorId(): string | undefined {
+    return this.editor;
+  }
+
+  /** Moves the client to another editor (its own is gone) and tells it with `editor:changed` (sequenced, replayed). */
+  moveTo(data: EditorChangedEventData): void {
+    this.editor = data.to;
+    this.deliverEvent({ type: EDITOR_CHANGED_EVENT, json: JSON.stringify(data) });
   }
 
   /** Delivers an event frame with the next `seq`; coalesces state events while the socket is backed up. */

@@ -169,6 +169,7 @@ export class Dispatcher {
     if (route === "all" && this.pool.editors.length > 1) return this.onEveryEditor(caller, name, method, params, control);
     const documentId = (params as { documentId?: unknown }).documentId;
     const named = typeof documentId === "number" ? documentId : undefined;
+    if (this.remote !== undefined) this.replaceGoneEditor(caller);
     const away = this.remote === undefined ? undefined : this.elsewhere(route, named, caller);
     if (away !== undefined) {
       control.started?.();
@@ -182,6 +183,21 @@ export class Dispatcher {
       await this.onEveryEditor(caller, "document:list", this.methods.get("document:list")!, {});
     }
     return this.onEditor(this.pool.route(route, named, caller.editorId), caller, name, method, params, binaryParts, control);
+  }
+
+  /**
+   * A logical client whose editor was another bridge's, and that bridge is gone (died or left): it gets the
+   * least-loaded editor now, as a new client would, and an `editor:changed` event saying so.
+   */
+  private replaceGoneEditor(caller: DispatchCaller): void {
+    const client = caller.client;
+    const from = client?.editorId;
+    if (client === null || from === undefined || this.pool.has(from) || this.pool.elsewhere?.({ editor: from }) !== undefined) return;
+    const to = this.pool.assign(undefined).id;
+    this.pool.release(from);
+    const bridge = from.includes("@") ? from.slice(from.lastIndexOf("@") + 1) : undefined;
+    client.moveTo({ from, to, reason: "bridge-gone", ...(bridge !== undefined ? { bridge } : {}) });
+    this.log.info({ actor: client.logName, from, to }, "client moved to another editor: its bridge is gone");
   }
 
   /**

@@ -67,6 +67,8 @@ export class ClusterCalls {
     private readonly log: Logger,
     /** How often a caller checks that the bridge running its call is still there. */
     private readonly aliveEveryMs: number,
+    /** A bridge turned out not to be there (NATS has no subscriber for it). */
+    private readonly gone: (bridge: string) => void,
   ) {}
 
   /** Runs the calls other bridges send here with `run`. */
@@ -106,12 +108,16 @@ export class ClusterCalls {
     died.catch(() => {}); // settled after the answer came: nobody waits for it any more
     const watch = setInterval(() => {
       this.nc.request(`${this.cluster}.alive.${bridge}`, undefined, { timeout: this.aliveEveryMs }).catch((error: unknown) => {
-        if (isNoResponders(error)) gone(unavailable("went away while running the call"));
+        if (!isNoResponders(error)) return;
+        this.gone(bridge);
+        gone(unavailable("went away while running the call"));
       });
     }, this.aliveEveryMs);
     try {
       const request = this.nc.request(`${this.cluster}.call.${bridge}`, this.fitted(encodeFrame(header, call.parts)), { timeout: waitMs }).catch((error: unknown) => {
-        throw unavailable(isNoResponders(error) ? "is not reachable" : `did not answer within ${waitMs} ms`);
+        if (!isNoResponders(error)) throw unavailable(`did not answer within ${waitMs} ms`);
+        this.gone(bridge);
+        throw unavailable("is not reachable");
       });
       const reply = await Promise.race([request, died]);
       const frame = await this.unfitted<ReplyHeader>(reply.data, waitMs);

@@ -52,6 +52,11 @@ export interface ClusterStatus {
   readonly peers: readonly ClusterMember[];
   /** Event streams of other bridges' editors this bridge's clients follow. */
   readonly following: readonly FollowedStream[];
+  /**
+   * Bridges that went away without leaving (they died, or lost NATS for longer than the members' time to live), in
+   * the last `clusterLostVisibleMs`, with the editors (and so the documents) that went with them.
+   */
+  readonly lost: ReadonlyArray<{ readonly bridge: string; readonly at: number; readonly editors: readonly string[]; readonly documents: number }>;
 }
 
 /** The default bridge name: host name and process id, as subject-safe characters. */
@@ -99,10 +104,13 @@ export class ClusterNode {
   private revision = 0;
   private state: ClusterState = "connecting";
   private problem: string | undefined = "not connected to NATS yet";
-  private peers = new Map<number, { member: ClusterMember; seenAt: number }>();
+  /** Other bridges by slot: their entry, when it was last read, and when it last changed (this bridge's clock). */
+  private peers = new Map<number, { member: ClusterMember; seenAt: number; changedAt: number }>();
   private heartbeat: NodeJS.Timeout | undefined;
   private beating: Promise<void> | undefined;
   private stopped = false;
+  /** See `ClusterStatus.lost`. */
+  private readonly lost = new Map<string, { bridge: string; at: number; editors: string[]; documents: number; lastAt: number }>();
   private calls: ClusterCalls | undefined;
   private events: ClusterEvents | undefined;
   private transfers: Transfers | undefined;
@@ -160,6 +168,7 @@ export class ClusterNode {
       ...(this.problem !== undefined ? { problem: this.problem } : {}),
       peers: [...this.peers.values()].map(({ member }) => member).sort((a, b) => a.slot - b.slot),
       following: this.events?.following() ?? [],
+      lost: [...this.lost.values()].map(({ bridge, at, editors, documents }) => ({ bridge, at, editors, documents })),
     };
   }
 
@@ -222,8 +231,17 @@ export class ClusterNode {
 
   /** The `/ready` reason while the cluster is not fully working: degraded, never down (local editors still serve). */
   readiness(): ReadinessReason | undefined {
-    if (this.problem === undefined) return undefined;
-    return { component: "cluster", status: "degraded", message: `cluster "${this.name}": ${this.problem}` };
+    this.sweep();
+    if (this.problem !== undefined) return { component: "cluster", status: "degraded", message: `cluster "${this.name}": ${this.problem}` };
+    const lost = [...this.lost.values()];
+    if (lost.length === 0) return undefined;
+    const editors = lost.reduce((n, l) => n + l.editors.length, 0);
+    const documents = lost.reduce((n, l) => n + l.documents, 0);
+    return {
+      component: "cluster",
+      status: "degraded",
+      message: `cluster "${this.name}": ${lost.length} bridge${lost.length === 1 ? "" : "s"} went away with ${editors} editor${editors === 1 ? "" : "s"} and ${documents} document${documents === 1 ? "" : "s"}`,
+    };
   }
 
   /** Leaves the cluster: its slot is given back and the connection drained. */
@@ -251,7 +269,7 @@ export class ClusterNode {
     void this.watchStatus(nc);
     this.transfers = new Transfers(nc, `${this.name}.transfer.${this.bridge}`, this.limits);
     this.transfers.start();
-    this.calls = new ClusterCalls(nc, this.name, this.bridge, this.transfers, this.log, this.limits.clusterHeartbeatMs);
+    this.calls = new ClusterCalls(nc, this.name, this.bridge, this.transfers, this.log, this.limits.clusterHeartbeatMs, (bridge) => this.noResponders(bridge));
     if (this.runCall !== undefined) this.calls.serve(this.runCall);
     this.events = new ClusterEvents(nc, this.name, this.bridge, this.transfers, this.log, (editor, type) => this.sources.events(editor, type), this.limits.clusterMemberTtlMs);
     this.events.start();
@@ -348,21 +366,56 @@ export class ClusterNode {
   }
 
   private async readPeers(kv: KV): Promise<void> {
-    const seen = new Map<number, { member: ClusterMember; seenAt: number }>();
+    const seen = new Map<number, { member: ClusterMember; seenAt: number; changedAt: number }>();
     for await (const key of await kv.keys()) {
       const entry = await kv.get(key);
       if (entry === null || entry.operation !== "PUT") continue;
       const member = parseMember(entry.string());
       if (member === undefined || member.slot === this.slot) continue;
-      seen.set(member.slot, { member, seenAt: Date.now() });
+      // Marked gone by a call: its entry stays until it expires; back only once it writes a new one.
+      const lost = this.lost.get(member.bridge);
+      if (lost !== undefined && lost.lastAt === member.at) continue;
+      this.lost.delete(member.bridge);
+      const before = this.peers.get(member.slot);
+      const now = Date.now();
+      seen.set(member.slot, { member, seenAt: now, changedAt: before?.member.bridge === member.bridge && before.member.at === member.at ? before.changedAt : now });
+    }
+    // Keys deleted since the last read: those bridges left (a bridge that dies leaves its key until it expires).
+    // Entries gone since the last read: deleted by a bridge that left (written moments before), or expired (its
+    // bridge died or lost NATS: nothing written for the time to live).
+    for (const [slot, peer] of this.peers) {
+      if (seen.has(slot) || this.lost.has(peer.member.bridge)) continue;
+      if (Date.now() - peer.changedAt < this.limits.clusterMemberTtlMs) this.left(peer.member.bridge);
+      else this.goneAway(slot);
     }
     this.peers = seen;
   }
 
   /** Forgets peers not read for longer than the members' time to live (what the bucket would have dropped). */
   private sweep(): void {
-    const oldest = Date.now() - this.limits.clusterMemberTtlMs;
-    for (const [slot, peer] of this.peers) if (peer.seenAt < oldest) this.peers.delete(slot);
+    const now = Date.now();
+    for (const [slot, peer] of this.peers) if (peer.seenAt < now - this.limits.clusterMemberTtlMs) this.goneAway(slot);
+    for (const [bridge, lost] of this.lost) if (lost.at < now - this.limits.clusterLostVisibleMs) this.lost.delete(bridge);
+  }
+
+  /** A peer vanished without leaving: forgotten, and remembered as lost for a while. */
+  private goneAway(slot: number): void {
+    const peer = this.peers.get(slot);
+    if (peer === undefined) return;
+    this.peers.delete(slot);
+    const { bridge, editors } = peer.member;
+    const documents = editors.reduce((n, e) => n + e.documents, 0);
+    this.lost.set(bridge, { bridge, at: Date.now(), editors: editors.map((e) => e.id), documents, lastAt: peer.member.at });
+    this.log.warn({ bridge, editors: editors.map((e) => e.id) }, "a bridge of the cluster went away; its editors and documents are gone");
+  }
+
+  /** A bridge NATS has no subscriber for (it died): gone now, not at the end of its time to live. */
+  private noResponders(bridge: string): void {
+    for (const [slot, peer] of this.peers) if (peer.member.bridge === bridge) this.goneAway(slot);
+  }
+
+  private left(bridge: string): void {
+    this.log.info({ bridge }, "a bridge left the cluster");
   }
 
   private failed(problem: string): void {

@@ -41,6 +41,23 @@ export const EditorRestartedEventDataSchema = z.object({
 });
 export type EditorRestartedEventData = z.infer<typeof EditorRestartedEventDataSchema>;
 
+/** The event a logical client gets when the bridge moved it to another editor. */
+export const EDITOR_CHANGED_EVENT = "editor:changed";
+
+/**
+ * `editor:changed`: the editor a logical client worked with is gone (in a cluster: its bridge died or left), so
+ * the client was given another (`to`, chosen as for a new client) on its next call, which runs there. Documents of
+ * the old editor are gone with it. Sent whether or not the client subscribed, and replayed to a resuming client.
+ */
+export const EditorChangedEventDataSchema = z.object({
+  from: z.string(),
+  to: z.string(),
+  reason: z.enum(["bridge-gone"]),
+  /** The bridge that held `from`, in a cluster. */
+  bridge: z.string().optional(),
+});
+export type EditorChangedEventData = z.infer<typeof EditorChangedEventDataSchema>;
+
 /** First frame on every accepted socket. */
 export const ConnectedEventDataSchema = z.object({
   clientId: z.string(),

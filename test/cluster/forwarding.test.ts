@@ -161,6 +161,19 @@ describe.skipIf(!hasNatsServer)("a cluster of bridges over NATS: calls between b
       const answer = await spinning;
       expect(answer.error).toMatchObject({ code: "HOST_UNAVAILABLE", retryable: true, details: { bridge: "dying" } });
       expect(performance.now() - started).toBeLessThan(deadlineMs);
+      // A says so: the bridge and its editor are gone (degraded, not down: A's own editor serves).
+      const status = (await (await fetch(`${a.bridge.url}/status`)).json()) as { status: string; cluster: ClusterStatus };
+      expect(status.status).toBe("degraded");
+      expect(status.cluster.peers.map((p) => p.bridge)).not.toContain("dying");
+      expect(status.cluster.lost).toContainEqual(expect.objectContaining({ bridge: "dying", editors: ["embedded-1@dying"], documents: expect.any(Number) }));
+      const ready = (await (await fetch(`${a.bridge.url}/ready`)).json()) as { status: string; reasons: Array<{ component: string; message: string }> };
+      expect(ready.reasons).toContainEqual(expect.objectContaining({ component: "cluster", message: expect.stringMatching(/1 bridge went away with 1 editor and \d+ documents?/) }));
+      // The client's next call moves it to a live editor, told by editor:changed, and runs there.
+      const current = await client.call<{ editorId: string }>("document:current");
+      const moved = await client.next((f) => f.type === "editor:changed");
+      expect(moved.data).toMatchObject({ from: "embedded-1@dying", reason: "bridge-gone", bridge: "dying" });
+      expect(current.editorId).toBe((moved.data as { to: string }).to);
+      expect(["embedded-1@a", "embedded-1@b"]).toContain(current.editorId);
     } finally {
       await dying.stop();
     }

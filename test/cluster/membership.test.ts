@@ -93,6 +93,11 @@ describe.skipIf(!hasNatsServer)("a cluster of three bridges over NATS: membershi
     const name = (await clusterOf(leaving)).bridge;
     await leaving.close();
     for (const h of bridges) await until(h, (c) => c.peers.every((p) => p.bridge !== name) && c.peers.length === 1);
+    // Leaving is not dying: nothing was lost, the others stay ready.
+    for (const h of bridges) {
+      expect((await clusterOf(h)).lost).toEqual([]);
+      expect((await readiness(h)).status).toBe("ok");
+    }
   });
 
   it("a bridge whose NATS is not there at start serves its own editors, degraded, and joins when NATS comes up", async () => {

@@ -104,7 +104,16 @@ export function bindConnection(ws: WebSocket, target: TransportTarget, endpoint:
 function serve(ws: WebSocket, socket: ClientSocket, target: TransportTarget, client: LogicalClient, batch: ReplayBatch | undefined): void {
   const endpoint = client.endpoint;
   const resumed = batch !== undefined;
-  const caller: DispatchCaller = { lane: client.id, client, endpoint, editorId: client.editorId, binary: socket.binary };
+  // The client's editor is read per call: the bridge may move it to another (`editor:changed`).
+  const caller: DispatchCaller = {
+    lane: client.id,
+    client,
+    endpoint,
+    get editorId() {
+      return client.editorId;
+    },
+    binary: socket.binary,
+  };
   const actor = client.logName;
   const replayed = batch === undefined ? 0 : messageCount(socket, batch.frames);
   target.log.info({ actor, endpoint, name: client.name, resumed, replayed, binary: socket.binary }, "client connected");

@@ -7,6 +7,8 @@ import {
   CLOSE_CODES,
   CONNECTION_EVENTS,
   ConnectedEventDataSchema,
+  EDITOR_CHANGED_EVENT,
+  EditorChangedEventDataSchema,
   EditorRestartedEventDataSchema,
   ErrorEventDataSchema,
   EVENT_DESCRIPTIONS,
@@ -124,6 +126,13 @@ export const CONTRACT_EVENTS: readonly ContractEvent[] = [
       "An editor was lost (it crashed, ran out of memory, or ignored a call's deadline) and a fresh one took its place; its documents are gone, and a `closedDocument` event for each came first. Editors send other events of their own under their own names (for example `documentChanged` on the embedded editor).",
     data: EditorRestartedEventDataSchema,
     subscribed: true,
+  },
+  {
+    type: EDITOR_CHANGED_EVENT,
+    description:
+      "In a cluster of bridges: the editor this client worked with is gone with its bridge, so the client was moved to another (`to`, chosen as for a new client) on its next call, which runs there. Sent whether or not the client subscribed, and replayed when it resumes.",
+    data: EditorChangedEventDataSchema,
+    subscribed: false,
   },
   {
     type: PROGRESS_EVENT,

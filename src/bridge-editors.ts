@@ -4,6 +4,7 @@
  */
 import type { Dispatcher, DispatcherOptions } from "./actors/dispatcher.js";
 import { EditorPool, MAX_EDITORS } from "./actors/editor-pool.js";
+import { CLUSTER_LANE_PREFIX } from "./cluster/calls.js";
 import { checkClusterOptions, ClusterNode } from "./cluster/node.js";
 import type { BridgeOptions } from "./bridge-options.js";
 import type { FileAccess } from "./files/index.js";
@@ -93,7 +94,7 @@ export function clusterCalls(cluster: ClusterNode | undefined): {
     remote: (bridge, call, cancel) => cluster.forward(bridge, call, cancel),
     serve: (dispatcher) =>
       cluster.serveCalls((call) =>
-        dispatcher.call({ lane: `cluster:${call.from}:${call.lane}`, client: null, endpoint: "root", editorId: call.editor }, call.method, call.params, call.parts, {
+        dispatcher.call({ lane: `${CLUSTER_LANE_PREFIX}${call.from}:${call.lane}`, client: null, endpoint: "root", editorId: call.editor }, call.method, call.params, call.parts, {
           cancel: call.signal,
         }),
       ),

@@ -14,7 +14,7 @@ export interface DispatchCaller extends Caller {
   /** The caller's WebSocket negotiated `binary`: image results are answered as a {@link BinaryImageResponse}. */
   readonly binary?: boolean;
 }
-import type { ForwardedCall } from "../cluster/calls.js";
+import { CLUSTER_LANE_PREFIX, type ForwardedCall } from "../cluster/calls.js";
 import type { EditorPool, PoolEditor } from "./editor-pool.js";
 import { Metrics, type CallTransport } from "./metrics.js";
 import { SampledLog } from "./sampled-log.js";
@@ -166,6 +166,10 @@ export class Dispatcher {
       return method.run(ctx, params);
     }
     const route = method.route ?? "document";
+    // Across a cluster, once: a bridge asked by another answers for its own editors only.
+    if (route === "all" && this.remote !== undefined && !caller.lane.startsWith(CLUSTER_LANE_PREFIX)) {
+      return this.onEveryBridge(caller, name, method, params, rawParams, control);
+    }
     if (route === "all" && this.pool.editors.length > 1) return this.onEveryEditor(caller, name, method, params, control);
     const documentId = (params as { documentId?: unknown }).documentId;
     const named = typeof documentId === "number" ? documentId : undefined;
@@ -254,6 +258,31 @@ export class Dispatcher {
       },
       (call) => Promise.resolve(method.run({ host: editor.host, caller, bridge: this.services, call, binaryParts }, params)),
     );
+  }
+
+  /**
+   * Runs a call on this bridge's editors and on every other bridge of the cluster, and concatenates what they
+   * answer (in document id order); a bridge that does not answer is left out (its documents went with it).
+   */
+  private async onEveryBridge(
+    caller: DispatchCaller,
+    name: string,
+    method: MethodDefinition,
+    params: unknown,
+    rawParams: unknown,
+    control: RequestControl,
+  ): Promise<unknown[]> {
+    const here =
+      this.pool.editors.length > 1
+        ? this.onEveryEditor(caller, name, method, params, control)
+        : (this.onEditor(this.pool.first, caller, name, method, params, [], { cancel: control.cancel, started: control.started }) as Promise<unknown[]>);
+    const bridges = [...new Set((this.pool.remoteEditors?.() ?? []).map((editor) => editor.bridge))];
+    const timeoutMs = method.long ? this.limits.longCallTimeoutMs : this.limits.callTimeoutMs;
+    const there = bridges.map((bridge) => this.remote!(bridge, { method: name, params: rawParams, lane: caller.lane, timeoutMs, parts: [] }, control.cancel) as Promise<unknown[]>);
+    const [own, ...others] = await Promise.allSettled([here, ...there]);
+    if (own!.status === "rejected") throw own!.reason;
+    const items = [...own!.value, ...others.flatMap((answer) => (answer.status === "fulfilled" && Array.isArray(answer.value) ? answer.value : []))];
+    return items.every((item) => typeof (item as { id?: unknown }).id === "number") ? items.sort((a, b) => (a as { id: number }).id - (b as { id: number }).id) : items;
   }
 
   /**

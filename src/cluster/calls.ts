@@ -13,6 +13,9 @@ import type { EncodedImage } from "../hosts/host.js";
 import type { TransferRef, Transfers } from "./transfers.js";
 import { decodeFrame, encodeFrame } from "./wire.js";
 
+/** Mailbox lanes of calls from other bridges start with this: `cluster:<bridge>:<their lane>`. */
+export const CLUSTER_LANE_PREFIX = "cluster:";
+
 /** How much longer than the call's own deadline a bridge waits for another bridge's answer before giving up on it. */
 export const FORWARD_GRACE_MS = 2_000;
 

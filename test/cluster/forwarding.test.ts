@@ -52,11 +52,15 @@ describe.skipIf(!hasNatsServer)("a cluster of bridges over NATS: calls between b
     const client = await a.connect("/ws?editor=embedded-1@b");
     const doc = await client.call<{ id: number; width: number; editorId: string }>("document:create", { width: 1000, height: 800, name: "On B" });
     expect(doc).toMatchObject({ width: 1000, editorId: "embedded-1@b" });
-    // The document is B's: B lists it, A's own editor does not have it.
+    // The document is B's; the list of documents is the cluster's, on either bridge, each with its editor.
     const onB = await b.connect("/ws?editor=embedded-1@b");
-    expect((await onB.call<Array<{ id: number }>>("document:list")).map((d) => d.id)).toContain(doc.id);
     const onA = await a.connect("/ws?editor=embedded-1@a");
-    expect((await onA.call<Array<{ id: number }>>("document:list")).map((d) => d.id)).not.toContain(doc.id);
+    for (const client of [onA, onB]) {
+      const list = await client.call<Array<{ id: number; editorId: string }>>("document:list");
+      expect(list).toContainEqual(expect.objectContaining({ id: doc.id, editorId: "embedded-1@b" }));
+      expect(list.map((d) => d.editorId)).toContain("embedded-1@a");
+      expect(list.map((d) => d.id)).toEqual([...list.map((d) => d.id)].sort((x, y) => x - y));
+    }
 
     const png = await noise(1000, 800);
     expect(png.byteLength).toBeGreaterThan(2 * 1024 * 1024);

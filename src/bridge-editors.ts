@@ -91,11 +91,12 @@ export function clusterCalls(cluster: ClusterNode | undefined): {
 } {
   if (cluster === undefined) return { remote: undefined, serve: () => {} };
   return {
-    remote: (bridge, call, cancel) => cluster.forward(bridge, call, cancel),
+    remote: (bridge, call, cancel, progress) => cluster.forward(bridge, call, cancel, progress),
     serve: (dispatcher) =>
       cluster.serveCalls((call) =>
         dispatcher.call({ lane: `${CLUSTER_LANE_PREFIX}${call.from}:${call.lane}`, client: null, endpoint: "root", editorId: call.editor }, call.method, call.params, call.parts, {
           cancel: call.signal,
+          progress: call.progress,
         }),
       ),
   };

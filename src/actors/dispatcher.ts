@@ -15,6 +15,7 @@ export interface DispatchCaller extends Caller {
   readonly binary?: boolean;
 }
 import { CLUSTER_LANE_PREFIX, type ForwardedCall } from "../cluster/calls.js";
+import type { ProgressReporter } from "../hosts/host.js";
 import type { EditorPool, PoolEditor } from "./editor-pool.js";
 import { Metrics, type CallTransport } from "./metrics.js";
 import { SampledLog } from "./sampled-log.js";
@@ -51,7 +52,7 @@ export interface DispatcherOptions {
    * Sends a call to another bridge of the cluster (a document or editor the pool says is there). @default none:
    * such calls answer `NOT_SUPPORTED` naming the bridge
    */
-  readonly remote?: ((bridge: string, call: ForwardedCall, cancel?: AbortSignal) => Promise<unknown>) | undefined;
+  readonly remote?: ((bridge: string, call: ForwardedCall, cancel?: AbortSignal, progress?: ProgressReporter) => Promise<unknown>) | undefined;
 }
 
 /**
@@ -180,7 +181,7 @@ export class Dispatcher {
       (control as RoutedControl).editor = away.editor ?? `@${away.bridge}`;
       const timeoutMs = method.long ? this.limits.longCallTimeoutMs : this.limits.callTimeoutMs;
       const call = { method: name, params: rawParams, editor: away.editor, lane: caller.lane, timeoutMs, parts: binaryParts };
-      return this.remote!(away.bridge, call, control.cancel);
+      return this.remote!(away.bridge, call, control.cancel, control.progress);
     }
     // A document the pool has not seen yet (a script's new one): look on every editor once before refusing.
     if (named !== undefined && route !== "place" && !this.pool.knows(named) && this.pool.editors.length > 1) {

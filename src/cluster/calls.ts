@@ -9,7 +9,7 @@ import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { Logger } from "../logger.js";
 import { isWireImage, WireImage } from "../methods/index.js";
 import { BridgeError, toProtocolError } from "../protocol/index.js";
-import type { EncodedImage } from "../hosts/host.js";
+import type { EncodedImage, ProgressReporter } from "../hosts/host.js";
 import type { TransferRef, Transfers } from "./transfers.js";
 import { decodeFrame, encodeFrame } from "./wire.js";
 
@@ -38,6 +38,8 @@ export interface IncomingCall extends ForwardedCall {
   readonly from: string;
   /** Aborts when the caller cancels or the deadline passes. */
   readonly signal: AbortSignal;
+  /** Sends progress back to the caller, when it asked for progress. */
+  readonly progress?: ProgressReporter | undefined;
 }
 
 interface CallHeader {
@@ -49,6 +51,8 @@ interface CallHeader {
   readonly editor?: string | undefined;
   readonly lane: string;
   readonly timeoutMs: number;
+  /** Where the caller wants progress reports, when it does. */
+  readonly progressTo?: string | undefined;
 }
 
 type ReplyHeader =
@@ -97,9 +101,34 @@ export class ClusterCalls {
    * Sends a call to `bridge` and resolves with its result (an image result as a `WireImage`), or rejects with its
    * error. @throws BridgeError `HOST_UNAVAILABLE` (retryable) when that bridge is not there or does not answer in time.
    */
-  async forward(bridge: string, call: ForwardedCall, cancel?: AbortSignal): Promise<unknown> {
+  async forward(bridge: string, call: ForwardedCall, cancel?: AbortSignal, progress?: ProgressReporter): Promise<unknown> {
     const id = this.next++;
-    const header: CallHeader = { t: "call", id, from: this.bridge, method: call.method, params: call.params, editor: call.editor, lane: call.lane, timeoutMs: call.timeoutMs };
+    // Progress reports come back on a subject of this call's own, while it runs.
+    const progressTo = progress === undefined ? undefined : `${this.cluster}.progress.${this.bridge}.${id}`;
+    const reports =
+      progressTo === undefined
+        ? undefined
+        : this.nc.subscribe(progressTo, {
+            callback: (_error, msg) => {
+              try {
+                const [value, total, message] = JSON.parse(new TextDecoder().decode(msg.data)) as [number, number | undefined, string | undefined];
+                progress!(value, total ?? undefined, message ?? undefined);
+              } catch {
+                // Not a report: ignored.
+              }
+            },
+          });
+    const header: CallHeader = {
+      t: "call",
+      id,
+      from: this.bridge,
+      method: call.method,
+      params: call.params,
+      editor: call.editor,
+      lane: call.lane,
+      timeoutMs: call.timeoutMs,
+      ...(progressTo !== undefined ? { progressTo } : {}),
+    };
     const waitMs = call.timeoutMs + FORWARD_GRACE_MS;
     const onCancel = (): void => this.nc.publish(`${this.cluster}.cancel.${bridge}`, new TextEncoder().encode(`${this.bridge} ${id}`));
     cancel?.addEventListener("abort", onCancel, { once: true });
@@ -130,6 +159,7 @@ export class ClusterCalls {
       return answer.result;
     } finally {
       clearInterval(watch);
+      reports?.unsubscribe();
       cancel?.removeEventListener("abort", onCancel);
     }
   }
@@ -149,7 +179,12 @@ export class ClusterCalls {
       // The caller's deadline travels with the call: past it, the call is cancelled here too.
       const timer = setTimeout(() => controller.abort(), header.timeoutMs);
       try {
-        const result = await run({ ...header, parts, signal: controller.signal });
+        const progressTo = header.progressTo;
+        const progress: ProgressReporter | undefined =
+          typeof progressTo === "string" && progressTo.startsWith(`${this.cluster}.progress.`)
+            ? (value, total, message) => this.nc.publish(progressTo, new TextEncoder().encode(JSON.stringify([value, total ?? null, message ?? null])))
+            : undefined;
+        const result = await run({ ...header, parts, signal: controller.signal, progress });
         if (isWireImage(result)) {
           const { bytes, ...image } = result.image;
           reply = encodeFrame({ ok: true, image }, [bytes]);

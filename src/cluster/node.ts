@@ -14,6 +14,7 @@ import type { Observable } from "rxjs";
 import { DOCUMENT_ID_RANGE } from "../actors/_internal/document-ids.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
+import type { ProgressReporter } from "../hosts/host.js";
 import type { SerializedEvent } from "../methods/index.js";
 import { BridgeError, type EditorSummary, type ReadinessReason } from "../protocol/index.js";
 import { PACKAGE } from "../version.js";
@@ -209,13 +210,13 @@ export class ClusterNode {
    * Sends a call to another bridge of the cluster and resolves with its answer.
    * @throws BridgeError `HOST_UNAVAILABLE` (retryable) while NATS is unreachable, or that bridge is.
    */
-  forward(bridge: string, call: ForwardedCall, cancel?: AbortSignal): Promise<unknown> {
+  forward(bridge: string, call: ForwardedCall, cancel?: AbortSignal, progress?: ProgressReporter): Promise<unknown> {
     if (this.calls === undefined || this.state !== "connected") {
       return Promise.reject(
         new BridgeError("HOST_UNAVAILABLE", `Bridge "${bridge}" cannot be reached: this bridge has lost NATS`, { details: { bridge }, retryable: true }),
       );
     }
-    return this.calls.forward(bridge, call, cancel);
+    return this.calls.forward(bridge, call, cancel, progress);
   }
 
   /**

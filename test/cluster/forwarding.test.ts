@@ -6,7 +6,7 @@ import { startBridgeProcess } from "../helpers/bridge-process.js";
 import { hasNatsServer, startNatsServer, type NatsServer } from "../helpers/nats-server.js";
 
 // Heartbeats fast enough for a test. Chunks of 256 KiB: the multi-MB messages below cross in a dozen or more.
-const limits = { clusterHeartbeatMs: 100, clusterMemberTtlMs: 2_000, clusterReconnectWaitMs: 100, clusterChunkBytes: 256 * 1024 };
+const limits = { clusterHeartbeatMs: 100, clusterMemberTtlMs: 2_000, clusterReconnectWaitMs: 100, clusterChunkBytes: 256 * 1024, progressIntervalMs: 0 };
 
 type Suite = Awaited<ReturnType<typeof startSuiteBridge>>;
 
@@ -77,6 +77,14 @@ describe.skipIf(!hasNatsServer)("a cluster of bridges over NATS: calls between b
     // The imported noise is what was exported: compare with the source's pixels.
     const source = await sharp(png).ensureAlpha().raw().toBuffer();
     expect(Buffer.compare(pixels.data.subarray(0, 4000), source.subarray(0, 4000))).toBe(0);
+
+    // Progress of a forwarded call crosses too, before its answer.
+    client.sendRaw(JSON.stringify({ id: "p1", method: "image:exportDocument", params: { documentId: doc.id, format: "png" }, progress: true }));
+    const answer = await client.next((f) => f.id === "p1");
+    expect(answer.ok).toBe(true);
+    const reports = client.frames.filter((f) => f.type === "progress" && (f.data as { requestId: string }).requestId === "p1");
+    expect(reports.length).toBeGreaterThan(0);
+    for (const report of reports) expect(client.frames.indexOf(report)).toBeLessThan(client.frames.indexOf(answer));
 
     // Over HTTP too, naming B's editor.
     const response = await fetch(`${a.bridge.url}/document/current`, { headers: { "x-bridge-editor": "embedded-1@b" } });

@@ -2,7 +2,10 @@
 // editor (a client of A pinned to `embedded-1@b`), beside the same call made directly to B. Each bridge runs in a
 // process of its own, the load comes from a driver process (`_rpc-driver.js`), one nats-server (Debian's, `-js`)
 // on loopback; rounds alternate so drifts hit both sides alike. Reported: throughput ratio and the latency the
-// hop adds at p50 and p99. Then one multi-MB PNG export forwarded vs direct (the chunked transfer).
+// hop adds at p50 and p99. Then one multi-MB PNG export forwarded vs direct (the chunked transfer). Then fan-out:
+// 1,000 WS subscribers of B's editor's `selection:changed`, all on B vs spread over three bridges (a third each on
+// A, B and C, those on A and C following B's editor), while one client changes the selection back to back:
+// deliveries per second and the bridges' CPU (summed over their processes) per delivery.
 //
 //   node bench/cluster.js   (after `npm run build`; says so and measures nothing without nats-server)
 import { fork, spawn, spawnSync } from "node:child_process";
@@ -12,11 +15,13 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import sharp from "sharp";
 import { startBridgeProcess } from "./_bridge-process.js";
-import { DURATION_MS, fmtMs, fmtRate, log, median, medianDuration, now, openSocket, printIfMain, request, ROUNDS, throughputRow, WARMUP_MS } from "./_lib.js";
+import { closeAll, DURATION_MS, fmtMs, fmtRate, log, median, medianDuration, now, openMany, openSocket, printIfMain, request, ROUNDS, throughputRow, WARMUP_MS } from "./_lib.js";
 
 const SOCKETS = 16;
 const INFLIGHT = 64;
 const EXPORTS = 5;
+const SUBSCRIBERS = Number(process.env.BENCH_FANOUT_SUBSCRIBERS ?? 1_000);
+const CHANGES = Number(process.env.BENCH_FANOUT_CHANGES ?? 200);
 
 async function natsServer() {
   const store = await mkdtemp(join(tmpdir(), "bench-nats-"));
@@ -60,6 +65,54 @@ async function sees(url, bridge) {
     if (status.cluster?.peers?.some((p) => p.bridge === bridge && p.editors.length > 0)) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/**
+ * `SUBSCRIBERS` sockets from `urls` (spread evenly) subscribed to `selection:changed`; `CHANGES` selection changes
+ * made back to back through `control`; resolves once every subscriber got every change: deliveries per second and
+ * the bridges' CPU per delivery (µs).
+ */
+async function fanout(urls, control, bridges) {
+  const per = Math.ceil(SUBSCRIBERS / urls.length);
+  const sockets = (
+    await Promise.all(urls.map((url, i) => openMany(url, Math.min(per, SUBSCRIBERS - i * per), { setup: (ws) => request(ws, "s", "event:subscribe", { type: "selection:changed" }) })))
+  ).flat();
+  // Until each bridge follows B's editor (those not on B ask B for its events): one change reaches everyone.
+  let got = 0;
+  let expected = 0;
+  let done = () => {};
+  for (const ws of sockets) {
+    ws.on("message", (data) => {
+      if (String(data).startsWith('{"type":"selection:changed"')) {
+        got++;
+        if (got >= expected) done();
+      }
+    });
+  }
+  const changeAll = async (n, from) => {
+    const all = new Promise((resolve) => (done = resolve));
+    expected = got + n * sockets.length;
+    for (let i = 0; i < n; i++) await request(control, `c${from + i}`, "selection:set", { rect: { x: (from + i) % 100, y: 1, width: 10, height: 10 } });
+    await all;
+  };
+  const ready = async () => {
+    for (let attempt = 0; ; attempt++) {
+      const before = got;
+      await request(control, `w${attempt}`, "selection:set", { rect: { x: attempt % 100, y: 2, width: 10, height: 10 } });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      if (got - before >= sockets.length) return;
+    }
+  };
+  await ready();
+  const cpu0 = await Promise.all(bridges.map((b) => b.cpuMs()));
+  const t0 = now();
+  await changeAll(CHANGES, 1000);
+  const elapsed = now() - t0;
+  const cpu1 = await Promise.all(bridges.map((b) => b.cpuMs()));
+  await closeAll(sockets);
+  const deliveries = CHANGES * sockets.length;
+  const cpuMs = cpu1.reduce((n, c, i) => n + c - cpu0[i], 0);
+  return { rate: (deliveries / elapsed) * 1000, cpuUsPerDelivery: (cpuMs * 1000) / deliveries };
 }
 
 export async function run() {
@@ -117,7 +170,40 @@ export async function run() {
       target: "(info)",
       result: "-",
     });
+    // Fan-out: all subscribers on B, then spread over A, B and C (a third bridge joins for it).
+    const c = await startBridgeProcess(cluster("c"));
+    let one;
+    let three;
+    try {
+      await sees(c.url, "b");
+      const control = await openSocket(`${b.wsUrl}?editor=embedded-1@b`);
+      // Every subscriber names B's editor: left to placement, new clients would spread over all three editors.
+      const ofB = (url) => `${url}?editor=embedded-1@b`;
+      one = await fanout([ofB(b.wsUrl)], control, [a, b, c]);
+      three = await fanout([ofB(a.wsUrl), ofB(b.wsUrl), ofB(c.wsUrl)], control, [a, b, c]);
+      control.close();
+    } finally {
+      await c.close();
+    }
+    log(`  fan-out of ${CHANGES} changes to ${SUBSCRIBERS} subscribers: one bridge ${fmtRate(one.rate).replace("req", "deliveries")}, ${one.cpuUsPerDelivery.toFixed(1)} µs CPU each; three bridges ${fmtRate(three.rate).replace("req", "deliveries")}, ${three.cpuUsPerDelivery.toFixed(1)} µs CPU each`);
+
     return [
+      {
+        benchmark: `fan-out to ${SUBSCRIBERS} subscribers: three bridges vs one (deliveries/s)`,
+        bridge: fmtRate(three.rate).replace("req", "deliveries"),
+        baseline: fmtRate(one.rate).replace("req", "deliveries"),
+        ratio: `${(three.rate / one.rate).toFixed(2)}x`,
+        target: "(info)",
+        result: "-",
+      },
+      {
+        benchmark: "fan-out: bridges' CPU per delivery, three bridges vs one (µs)",
+        bridge: three.cpuUsPerDelivery.toFixed(1),
+        baseline: one.cpuUsPerDelivery.toFixed(1),
+        ratio: `${(three.cpuUsPerDelivery / one.cpuUsPerDelivery).toFixed(2)}x`,
+        target: "(info)",
+        result: "-",
+      },
       throughputRow("document:current forwarded A->B vs direct to B (req/s)", { bridge: m("forwarded", "rate"), baseline: m("direct", "rate"), ratio: m("forwarded", "rate") / m("direct", "rate") }),
       hop("p50"),
       hop("p99"),

@@ -132,7 +132,6 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
   const session = pool.first.session;
   // Bridge-wide events (`#ready`, `#closing`) go out through the first editor's bus.
   const bus = pool.first.bus;
-  const editorOf = (editorId: string | undefined) => (editorId === undefined ? pool.first : pool.get(editorId));
   let port = 0;
   const allMethods = [...BUILTIN_METHODS, ...(options.methods ?? [])];
   const reservedIds = new Set([...FIXED_RESERVED_IDS, ...allMethods.flatMap((m) => (m.http ? [m.http.path.split("/")[1]!.toLowerCase()] : []))]);
@@ -165,9 +164,10 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
       plugins: plugins.list(),
       filesRoots: filePolicy.roots === null ? null : [...filePolicy.roots],
       ...(session.hostVersion !== undefined ? { hostVersion: session.hostVersion } : {}),
+      ...(cluster !== undefined ? { cluster: cluster.info() } : {}),
     }),
     clients: () => clients.list().map((c) => c.summary()),
-    selectionWatch: (editorId) => editorOf(editorId).bus.stream("selection:changed")!,
+    selectionWatch: (editorId) => pool.stateStream(editorId, "selection:changed")!,
     get webhooks() {
       return webhooks;
     },

@@ -16,7 +16,7 @@ import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import type { ProgressReporter } from "../hosts/host.js";
 import type { SerializedEvent } from "../methods/index.js";
-import { BridgeError, type EditorSummary, type ReadinessReason } from "../protocol/index.js";
+import { BridgeError, type ClusterInfo, type EditorSummary, type ReadinessReason } from "../protocol/index.js";
 import { PACKAGE } from "../version.js";
 import { ClusterCalls, type ForwardedCall, type IncomingCall } from "./calls.js";
 import { ClusterEvents, type FollowedStream } from "./events.js";
@@ -228,6 +228,17 @@ export class ClusterNode {
       throw new BridgeError("HOST_UNAVAILABLE", `Events of bridge "${bridge}" cannot be followed: this bridge has no NATS yet`, { details: { bridge }, retryable: true });
     }
     return this.events.stream(bridge, editor, type);
+  }
+
+  /** What `getServerInfo` says of the cluster. */
+  info(): ClusterInfo {
+    const { peers, lost } = this.status();
+    return {
+      name: this.name,
+      bridge: this.bridge,
+      editors: peers.flatMap((peer) => peer.editors.filter((e) => e.state === "ready" || e.state === "busy").map((e) => ({ id: e.id, kind: e.kind, bridge: peer.bridge }))),
+      lost: lost.map(({ bridge, editors }) => ({ bridge, editors: [...editors] })),
+    };
   }
 
   /** The `/ready` reason while the cluster is not fully working: degraded, never down (local editors still serve). */

@@ -216,6 +216,18 @@ export const RecentCallsSchema = z.object({
 });
 export type RecentCalls = z.infer<typeof RecentCallsSchema>;
 
+/** A bridge's view of its cluster, in `getServerInfo` (`/status` `cluster` has more for the operator). */
+export const ClusterInfoSchema = z.object({
+  name: z.string(),
+  /** This bridge's name in the cluster. */
+  bridge: z.string(),
+  /** The other bridges' editors taking calls: a client may ask for one (`?editor=`). */
+  editors: z.array(z.object({ id: z.string(), kind: z.string(), bridge: z.string() })),
+  /** Bridges that went away without leaving (lately), with the editors that went with them. */
+  lost: z.array(z.object({ bridge: z.string(), editors: z.array(z.string()) })),
+});
+export type ClusterInfo = z.infer<typeof ClusterInfoSchema>;
+
 export const ServerInfoSchema = z.object({
   name: z.string(),
   version: z.string(),
@@ -232,6 +244,8 @@ export const ServerInfoSchema = z.object({
    * access is not confined.
    */
   filesRoots: z.array(z.string()).nullable().optional(),
+  /** Present when the bridge is one of a cluster of bridges. */
+  cluster: ClusterInfoSchema.optional(),
 });
 export type ServerInfo = z.infer<typeof ServerInfoSchema>;
 

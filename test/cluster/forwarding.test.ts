@@ -180,6 +180,9 @@ describe.skipIf(!hasNatsServer)("a cluster of bridges over NATS: calls between b
       expect(status.cluster.lost).toContainEqual(expect.objectContaining({ bridge: "dying", editors: ["embedded-1@dying"], documents: expect.any(Number) }));
       const ready = (await (await fetch(`${a.bridge.url}/ready`)).json()) as { status: string; reasons: Array<{ component: string; message: string }> };
       expect(ready.reasons).toContainEqual(expect.objectContaining({ component: "cluster", message: expect.stringMatching(/1 bridge went away with 1 editor and \d+ documents?/) }));
+      const info = await client.call<{ cluster: { lost: Array<{ bridge: string; editors: string[] }>; editors: Array<{ id: string }> } }>("getServerInfo");
+      expect(info.cluster.lost).toContainEqual({ bridge: "dying", editors: ["embedded-1@dying"] });
+      expect(info.cluster.editors.map((e) => e.id)).not.toContain("embedded-1@dying");
       // The client's next call moves it to a live editor, told by editor:changed, and runs there.
       const current = await client.call<{ editorId: string }>("document:current");
       const moved = await client.next((f) => f.type === "editor:changed");

@@ -61,7 +61,9 @@ describe.skipIf(!hasNatsServer)("a cluster of three bridges over NATS: membershi
     // A client may ask for another bridge's editor (its calls and events cross: test/cluster/forwarding.test.ts);
     // what the bridge itself answers comes from the bridge it is connected to.
     const pinned = await bridges[0]!.connect("/ws?editor=embedded-1@c");
-    expect((await pinned.call<{ name: string }>("getServerInfo")).name).toBe("image-editor-bridge");
+    const info = await pinned.call<{ name: string; cluster: { name: string; bridge: string; editors: Array<{ id: string; bridge: string }> } }>("getServerInfo");
+    expect(info).toMatchObject({ name: "image-editor-bridge", cluster: { name: "t1", bridge: "a" } });
+    expect(info.cluster.editors.map((e) => `${e.id} ${e.bridge}`).sort()).toEqual(["embedded-1@b b", "embedded-1@c c"]);
     // An editor no bridge of the cluster has is refused as on one bridge.
     const unknown = await bridges[0]!.http("/document/current", { headers: { "x-bridge-editor": "embedded-1@nowhere" } });
     expect(await unknown.json()).toMatchObject({ code: "BAD_REQUEST", details: { editor: "embedded-1@nowhere" } });

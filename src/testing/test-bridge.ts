@@ -60,7 +60,8 @@ const folderOf = (plugin: string | URL): string => (plugin instanceof URL || plu
  * import { createTestBridge } from "image-editor-bridge/testing";
  * const t = await createTestBridge({ plugins: [new URL(".", import.meta.url)], editor: "embedded" });
  * try {
- *   console.log(await t.client.invoke("layer-stats:summary"));
+ *   const summary = await t.client.invoke("layer-stats:summary");
+ *   expect(summary).toMatchObject({ layers: 5 });
  * } finally {
  *   await t.close();
  * }

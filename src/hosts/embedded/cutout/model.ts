@@ -6,6 +6,7 @@ import sharp from "sharp";
 import { BridgeError } from "../../../protocol/index.js";
 import type { Raster } from "../raster.js";
 import { rasterBuffer } from "../raster.js";
+import { forEachBox } from "./box.js";
 
 /*
  * Salient-object segmentation with U²-Netp (the small U²-Net, Apache-2.0 weights by its authors), run on the CPU
@@ -181,25 +182,9 @@ export function guidedFilter(guide: Float32Array, p: Float32Array, width: number
 
 /** Mean over the (2r+1)² box around each pixel, clipped at the borders. */
 function boxMean(values: Float32Array, width: number, height: number, radius: number): Float32Array {
-  const stride = width + 1;
-  const sums = new Float64Array(stride * (height + 1));
-  for (let y = 0; y < height; y++) {
-    let row = 0;
-    for (let x = 0; x < width; x++) {
-      row += values[y * width + x]!;
-      sums[(y + 1) * stride + x + 1] = sums[y * stride + x + 1]! + row;
-    }
-  }
   const out = new Float32Array(width * height);
-  for (let y = 0; y < height; y++) {
-    const y0 = Math.max(0, y - radius);
-    const y1 = Math.min(height, y + radius + 1);
-    for (let x = 0; x < width; x++) {
-      const x0 = Math.max(0, x - radius);
-      const x1 = Math.min(width, x + radius + 1);
-      const sum = sums[y1 * stride + x1]! - sums[y0 * stride + x1]! - sums[y1 * stride + x0]! + sums[y0 * stride + x0]!;
-      out[y * width + x] = sum / ((x1 - x0) * (y1 - y0));
-    }
-  }
+  forEachBox(values, width, height, radius, (i, sum, count) => {
+    out[i] = sum / count;
+  });
   return out;
 }

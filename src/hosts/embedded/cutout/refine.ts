@@ -1,5 +1,6 @@
 import sharp from "sharp";
 import { grabCutTrimap, TRIMAP } from "./grabcut.js";
+import { forEachBox } from "./box.js";
 
 /*
  * GrabCut refinement of the segmentation model's mask (`refine: "always"` with the model). The model's soft mask
@@ -101,26 +102,11 @@ async function resize(data: Uint8Array, width: number, height: number, channels:
   return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
 }
 
-/** 1 where some value of `values` within the (2r+1)² box is non-zero, from a summed-area table. */
+/** 1 where some value of `values` (none negative) within the (2r+1)² box is non-zero. */
 function boxAny(values: Float32Array, width: number, height: number, radius: number): Uint8Array {
-  const stride = width + 1;
-  const sums = new Float64Array(stride * (height + 1));
-  for (let y = 0; y < height; y++) {
-    let row = 0;
-    for (let x = 0; x < width; x++) {
-      row += values[y * width + x]!;
-      sums[(y + 1) * stride + x + 1] = sums[y * stride + x + 1]! + row;
-    }
-  }
   const out = new Uint8Array(width * height);
-  for (let y = 0; y < height; y++) {
-    const y0 = Math.max(0, y - radius);
-    const y1 = Math.min(height, y + radius + 1);
-    for (let x = 0; x < width; x++) {
-      const x0 = Math.max(0, x - radius);
-      const x1 = Math.min(width, x + radius + 1);
-      out[y * width + x] = sums[y1 * stride + x1]! - sums[y0 * stride + x1]! - sums[y1 * stride + x0]! + sums[y0 * stride + x0]! > 0 ? 1 : 0;
-    }
-  }
+  forEachBox(values, width, height, radius, (i, sum) => {
+    out[i] = sum > 0 ? 1 : 0;
+  });
   return out;
 }

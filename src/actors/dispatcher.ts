@@ -174,8 +174,11 @@ export class Dispatcher {
     if (route === "all" && this.pool.editors.length > 1) return this.onEveryEditor(caller, name, method, params, control);
     const documentId = (params as { documentId?: unknown }).documentId;
     const named = typeof documentId === "number" ? documentId : undefined;
-    if (this.remote !== undefined) this.replaceGoneEditor(caller);
-    const away = this.remote === undefined ? undefined : this.elsewhere(route, named, caller);
+    if (this.remote !== undefined && caller.client !== null) {
+      const moved = this.pool.moveFromGoneEditor(caller.client);
+      if (moved !== undefined) this.log.info({ actor: caller.client.logName, from: moved.from, to: moved.to }, "client moved to another editor: its bridge is gone");
+    }
+    const away = this.remote === undefined ? undefined : this.pool.elsewhereFor(route, named, caller.editorId, caller.client !== null);
     if (away !== undefined) {
       control.started?.();
       (control as RoutedControl).editor = away.editor ?? `@${away.bridge}`;
@@ -188,45 +191,6 @@ export class Dispatcher {
       await this.onEveryEditor(caller, "document:list", this.methods.get("document:list")!, {});
     }
     return this.onEditor(this.pool.route(route, named, caller.editorId), caller, name, method, params, binaryParts, control);
-  }
-
-  /**
-   * A logical client whose editor was another bridge's, and that bridge is gone (died or left): it gets the
-   * least-loaded editor now, as a new client would, and an `editor:changed` event saying so.
-   */
-  private replaceGoneEditor(caller: DispatchCaller): void {
-    const client = caller.client;
-    const from = client?.editorId;
-    if (client === null || from === undefined || this.pool.has(from) || this.pool.elsewhere?.({ editor: from }) !== undefined) return;
-    const to = this.pool.assign(undefined).id;
-    this.pool.release(from);
-    const bridge = from.includes("@") ? from.slice(from.lastIndexOf("@") + 1) : undefined;
-    client.moveTo({ from, to, reason: "bridge-gone", ...(bridge !== undefined ? { bridge } : {}) });
-    this.log.info({ actor: client.logName, from, to }, "client moved to another editor: its bridge is gone");
-  }
-
-  /**
-   * Where in the cluster a call goes when not here: the bridge holding the named document, or the caller's editor;
-   * for a new document of a caller without an editor (HTTP, plugins), another bridge's editor lighter than any here.
-   */
-  private elsewhere(route: string, documentId: number | undefined, caller: DispatchCaller): { bridge: string; editor?: string | undefined } | undefined {
-    const editorId = caller.editorId;
-    if (documentId !== undefined && route !== "place") {
-      if (this.pool.knows(documentId)) return undefined;
-      const bridge = this.pool.elsewhere?.({ documentId });
-      return bridge === undefined ? undefined : { bridge, editor: editorId };
-    }
-    if (editorId !== undefined) {
-      if (this.pool.has(editorId)) return undefined;
-      const bridge = this.pool.elsewhere?.({ editor: editorId });
-      return bridge === undefined ? undefined : { bridge, editor: editorId };
-    }
-    // A logical client works with the editor it was given; other callers' new documents go where the load is least.
-    if (route === "place" && caller.client === null) {
-      const lighter = this.pool.lighterElsewhere(true);
-      if (lighter !== undefined) return { bridge: lighter.bridge, editor: lighter.id };
-    }
-    return undefined;
   }
 
   /** The error for a method no table has: which plugin endpoints serve it, or the nearest built-in name. */

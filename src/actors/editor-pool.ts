@@ -1,5 +1,5 @@
 import { merge, type Observable } from "rxjs";
-import { BridgeError, type EditorSummary } from "../protocol/index.js";
+import { BridgeError, type EditorChangedEventData, type EditorSummary } from "../protocol/index.js";
 import type { HostAdapter } from "../hosts/host.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
@@ -187,6 +187,45 @@ export class EditorPool {
       if (remote > 1) this.remoteClients.set(editorId, remote - 1);
       else this.remoteClients.delete(editorId);
     }
+  }
+
+  /**
+   * Where in the cluster a call goes when not here: the bridge holding the named document, or the caller's editor;
+   * for a new document of a caller without an editor or logical client (HTTP, plugins), another bridge's editor
+   * lighter than any here. Undefined: here.
+   */
+  elsewhereFor(route: MethodRoute, documentId: number | undefined, editorId: string | undefined, logicalClient: boolean): { bridge: string; editor?: string | undefined } | undefined {
+    if (documentId !== undefined && route !== "place") {
+      if (this.knows(documentId)) return undefined;
+      const bridge = this.elsewhere?.({ documentId });
+      return bridge === undefined ? undefined : { bridge, editor: editorId };
+    }
+    if (editorId !== undefined) {
+      if (this.has(editorId)) return undefined;
+      const bridge = this.elsewhere?.({ editor: editorId });
+      return bridge === undefined ? undefined : { bridge, editor: editorId };
+    }
+    // A logical client works with the editor it was given; other callers' new documents go where the load is least.
+    if (route === "place" && !logicalClient) {
+      const lighter = this.lighterElsewhere(true);
+      if (lighter !== undefined) return { bridge: lighter.bridge, editor: lighter.id };
+    }
+    return undefined;
+  }
+
+  /**
+   * A logical client whose editor was another bridge's, and that bridge is gone (died or left): it gets the
+   * least-loaded editor now, as a new client would, and an `editor:changed` event saying so. Returns what it sent.
+   */
+  moveFromGoneEditor(client: { readonly editorId: string | undefined; moveTo(data: EditorChangedEventData): void }): EditorChangedEventData | undefined {
+    const from = client.editorId;
+    if (from === undefined || this.has(from) || this.elsewhere?.({ editor: from }) !== undefined) return undefined;
+    const to = this.assign(undefined).id;
+    this.release(from);
+    const bridge = from.includes("@") ? from.slice(from.lastIndexOf("@") + 1) : undefined;
+    const moved: EditorChangedEventData = { from, to, reason: "bridge-gone", ...(bridge !== undefined ? { bridge } : {}) };
+    client.moveTo(moved);
+    return moved;
   }
 
   /** The editor that owns a bridge document id, or undefined when no known document has it. */

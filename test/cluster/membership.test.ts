@@ -39,7 +39,7 @@ describe.skipIf(!hasNatsServer)("a cluster of three bridges over NATS: membershi
     for (const name of ["a", "b", "c"]) {
       bridges.push(await startSuiteBridge({ cluster: { servers: [nats.url], name: "t1", bridge: name }, limits }));
     }
-    const views = await Promise.all(bridges.map((h) => until(h, (cluster) => cluster.peers.length === 2 && cluster.problem === undefined)));
+    const views = await Promise.all(bridges.map((h) => until(h, (cluster) => cluster.peers.length === 2 && cluster.problem === undefined && cluster.peers.every((p) => p.editors.every((e) => e.state === "ready")))));
     expect(new Set(views.map((v) => v.slot)).size).toBe(3);
     for (const [i, view] of views.entries()) {
       const name = ["a", "b", "c"][i]!;

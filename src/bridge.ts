@@ -243,15 +243,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     log,
     server: { name: PACKAGE.name, version: PACKAGE.version },
     accepting,
-    checkEditor: (editorId) => {
-      try {
-        pool.get(editorId);
-        return null;
-      } catch (error) {
-        // Another bridge's editor, in a cluster: calls for it are forwarded there.
-        return pool.forwarding && pool.elsewhere?.({ editor: editorId }) !== undefined ? null : (error as BridgeError);
-      }
-    },
+    checkEditor: (editorId) => pool.refusal(editorId),
     endpointError: (endpoint) => (endpoint === "root" ? null : plugins.endpointError(endpoint)),
     admit: (endpoint, clientId) => plugins.admit(endpoint, clientId),
     pluginRoute: (id, verb, segments) => plugins.route(id, verb, segments),

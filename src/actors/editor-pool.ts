@@ -86,6 +86,17 @@ export class EditorPool {
     return this.byId.has(id);
   }
 
+  /** Why a client may not name this editor (`?editor=`), or null: this bridge's, or (a cluster) another bridge's. */
+  refusal(id: string): BridgeError | null {
+    if (this.byId.has(id) || (this.forwarding && this.elsewhere?.({ editor: id }) !== undefined)) return null;
+    try {
+      this.get(id);
+      return null;
+    } catch (error) {
+      return error as BridgeError;
+    }
+  }
+
   /** An editor by id. @throws BridgeError `BAD_REQUEST` naming the known ids for an unknown one. */
   get(id: string): PoolEditor {
     const editor = this.byId.get(id);

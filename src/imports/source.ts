@@ -222,7 +222,7 @@ async function fetchImage(url: string, policy: ImportPolicy, callerSignal: Abort
   const { limits } = policy;
   const deadline = AbortSignal.timeout(limits.urlTimeoutMs);
   const signal = AbortSignal.any([callerSignal, deadline]);
-  let current = new URL(url);
+  let current = parseUrl(url);
   for (let hop = 0; ; hop++) {
     if (current.protocol !== "http:" && current.protocol !== "https:") {
       throw new BridgeError("BAD_REQUEST", `Redirect to a ${current.protocol} URL refused`, { details: { url: current.href } });
@@ -243,7 +243,7 @@ async function fetchImage(url: string, policy: ImportPolicy, callerSignal: Abort
           details: { url, maxRedirects: limits.maxRedirects },
         });
       }
-      current = new URL(response.headers.location, current);
+      current = parseUrl(response.headers.location, current);
       continue;
     }
     if (status < 200 || status >= 300) {
@@ -260,6 +260,15 @@ async function fetchImage(url: string, policy: ImportPolicy, callerSignal: Abort
     } catch (error) {
       throw urlError(error, current, deadline, limits);
     }
+  }
+}
+
+/** `new URL`, with a malformed address (`http://`, a bad port, a bad redirect `Location`) answered as a client error. */
+function parseUrl(text: string, base?: URL): URL {
+  try {
+    return new URL(text, base);
+  } catch {
+    throw new BridgeError("BAD_REQUEST", "The image URL is not a valid URL", { details: { url: text } });
   }
 }
 

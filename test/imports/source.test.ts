@@ -53,6 +53,7 @@ describe("import sources", () => {
       const hops = Number(/\/hop\/(\d+)/.exec(req.url ?? "")?.[1] ?? -1);
       if (hops > 0) res.writeHead(302, { location: `/hop/${hops - 1}` }).end();
       else if (req.url === "/missing") res.writeHead(404).end();
+      else if (req.url === "/broken-redirect") res.writeHead(302, { location: "http://" }).end();
       else res.writeHead(200, { "content-type": "image/png" }).end(png);
     });
     const open = policy({ allowPrivateUrl: true, limits: { maxRedirects: 2 } });
@@ -60,6 +61,11 @@ describe("import sources", () => {
     expect((await readImportSource(`${base}/hop/2`, open, signal)).format).toBe("png");
     await expect(readImportSource(`${base}/hop/3`, open, signal)).rejects.toMatchObject({ code: "BAD_REQUEST", details: { maxRedirects: 2 } });
     await expect(readImportSource(`${base}/missing`, open, signal)).rejects.toMatchObject({ code: "BAD_REQUEST", details: { status: 404 } });
+    // A malformed URL, given or redirected to, is the caller's mistake, not INTERNAL.
+    for (const bad of ["http://", "https://:99999/x.png"]) {
+      await expect(readImportSource(bad, open, signal)).rejects.toMatchObject({ code: "BAD_REQUEST", details: { url: bad } });
+    }
+    await expect(readImportSource(`${base}/broken-redirect`, open, signal)).rejects.toMatchObject({ code: "BAD_REQUEST", details: { url: "http://" } });
     await expect(readImportSource(`${base}/a.png`, policy(), signal)).rejects.toMatchObject({ code: "FORBIDDEN", details: { capability: "import:private-url" } });
     await expect(readImportSource(`${base.replace("127.0.0.1", "localhost")}/a.png`, policy(), signal)).rejects.toMatchObject({ code: "FORBIDDEN" });
   });

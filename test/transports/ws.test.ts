@@ -1,3 +1,4 @@
+import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
 import { ConnectedEventDataSchema, ErrorEventDataSchema, PROTOCOL_VERSION } from "../../src/protocol/index.js";
 import { startBridge } from "../helpers/bridge.js";
@@ -34,7 +35,34 @@ describe("WebSocket handshake", () => {
     const refused = await refusedUpgrade(`ws://127.0.0.1:${harness.bridge.port}/elsewhere`);
     expect(refused).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } });
   });
+
+  it("an upgrade whose target does not parse as a URL is BAD_REQUEST, and the bridge carries on", async () => {
+    const harness = await startBridge();
+    for (const target of ["//", "//[::1", "//host:99999/ws"]) {
+      const answer = await rawUpgrade(harness.bridge.port, target);
+      expect(answer).toMatch(/^HTTP\/1\.1 400 BAD_REQUEST\r\n/);
+      expect(JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4))).toMatchObject({ code: "BAD_REQUEST", details: { target } });
+    }
+    const client = await harness.connect();
+    expect(await client.call("getServerInfo")).toHaveProperty("protocolVersion");
+  });
 });
+
+/** Writes a WebSocket upgrade for `target` by hand (a client library would normalise it) and returns the whole answer. */
+function rawUpgrade(port: number, target: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => {
+      socket.write(
+        `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+          "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n",
+      );
+    });
+    let answer = "";
+    socket.on("data", (chunk: Buffer) => (answer += chunk));
+    socket.on("end", () => resolve(answer));
+    socket.on("error", reject);
+  });
+}
 
 describe("resume, takeover and dispose", () => {
   it("a resumed client receives the events it missed, in order, with their seq", async () => {

@@ -30,6 +30,15 @@ function rejectUpgrade(socket: Duplex, error: ProtocolError): void {
   );
 }
 
+/** The request target as a URL, or undefined for one that does not parse (`//`, `//host:99999/`). */
+function upgradeUrl(target: string | undefined): URL | undefined {
+  try {
+    return new URL(target ?? "/", "http://bridge");
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * WebSocket transport on the HTTP server's port: checks Host/Origin/token before upgrading, binds each socket to a
  * logical client, and pings every `heartbeatMs`, dropping sockets that missed the previous pong. Large incoming
@@ -52,9 +61,21 @@ export function attachWebSocket(server: Server, target: TransportTarget, connect
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     socket.on("error", () => socket.destroy());
+    // An exception here would be thrown from the HTTP server's event and end the process: answer it instead.
+    try {
+      upgrade(req, socket, head);
+    } catch (error) {
+      if (!socket.destroyed) rejectUpgrade(socket, target.dispatcher.toWireError(error, {}));
+    }
+  };
+  const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     // Past the socket caps the upgrade is answered there (503 or 429) before anything else is read.
     if (connections !== undefined && !connections.admitUpgrade(req, socket)) return;
-    const url = new URL(req.url ?? "/", "http://bridge");
+    const url = upgradeUrl(req.url);
+    if (url === undefined) {
+      rejectUpgrade(socket, target.dispatcher.toWireError(new BridgeError("BAD_REQUEST", "The upgrade request's target is not a valid path", { details: { target: req.url } }), {}));
+      return;
+    }
     const endpoint = url.pathname === WS_PATH ? "root" : PLUGIN_ENDPOINT.exec(url.pathname)?.[1];
     const header = (name: string): string | undefined => {
       const value = req.headers[name];

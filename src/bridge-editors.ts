@@ -6,6 +6,9 @@ import type { Dispatcher, DispatcherOptions } from "./actors/dispatcher.js";
 import { EditorPool, MAX_EDITORS } from "./actors/editor-pool.js";
 import { CLUSTER_LANE_PREFIX } from "./cluster/calls.js";
 import { checkClusterOptions, ClusterNode } from "./cluster/node.js";
+import type { SessionClaim } from "./cluster/sessions.js";
+import type { ClientRegistry } from "./actors/client-registry.js";
+import type { BridgeServices } from "./methods/index.js";
 import type { BridgeOptions } from "./bridge-options.js";
 import type { FileAccess } from "./files/index.js";
 import { createEmbeddedHost } from "./hosts/embedded/index.js";
@@ -77,6 +80,7 @@ export function editorPool(options: BridgeOptions, hosts: readonly HostAdapter[]
   pool.elsewhere = (what) => cluster.holder(what);
   pool.remoteEvents = (bridge, editor, type) => cluster.remoteEvents(bridge, editor, type);
   pool.remoteEditors = () => cluster.remoteEditors();
+  pool.countedEvents = (editor, type) => cluster.localEvents(editor, type);
   pool.forwarding = true;
   return { pool, cluster };
 }
@@ -99,5 +103,47 @@ export function clusterCalls(cluster: ClusterNode | undefined): {
           progress: call.progress,
         }),
       ),
+  };
+}
+
+/**
+ * Resumes on this bridge a logical client another bridge of the cluster holds or held (`?resume=` of an id this
+ * bridge does not have): the session is handed over or recovered, its subscriptions made again here, its missed
+ * events queued for replay, and, when its editor went away with its bridge, a new editor given with
+ * `editor:changed`. Resolves with a refusal to answer instead, or undefined (then the resume goes on as on one
+ * bridge: found, or a new client).
+ */
+export function clusterResume(
+  cluster: ClusterNode | undefined,
+  clients: ClientRegistry,
+  pool: EditorPool,
+  eventStream: BridgeServices["eventStream"],
+): ((id: string, endpoint: string, takeover: boolean) => Promise<BridgeError | undefined>) | undefined {
+  if (cluster === undefined) return undefined;
+  cluster.serveSessions(() => clients.list());
+  return async (id, endpoint, takeover) => {
+    let claim: SessionClaim;
+    try {
+      claim = await cluster.claimSession(id, endpoint, takeover);
+    } catch (error) {
+      if (error instanceof BridgeError) return error;
+      throw error;
+    }
+    if (!claim.found || clients.find(id, endpoint) !== undefined) return undefined;
+    if (!clients.reserve()) return new BridgeError("HOST_BUSY", `The bridge already serves ${clients.limit} clients`, { details: { limit: clients.limit } });
+    const { session, events } = claim;
+    const kept = session.editor !== undefined && pool.refusal(session.editor) === null ? session.editor : undefined;
+    const client = clients.adopt(id, endpoint, session.name, kept);
+    client.restore(session);
+    for (const event of events) client.deliverEvent(event);
+    if (session.editor !== undefined && kept === undefined) {
+      const bridge = session.editor.includes("@") ? session.editor.slice(session.editor.lastIndexOf("@") + 1) : claim.from;
+      client.moveTo({ from: session.editor, to: client.editorId!, reason: "bridge-gone", bridge });
+    }
+    for (const type of session.subscriptions) {
+      const stream = eventStream(endpoint, type, client.editorId);
+      if (stream !== undefined) client.subscribe(type, stream);
+    }
+    return undefined;
   };
 }

@@ -10,7 +10,7 @@ import { Dispatcher } from "./actors/dispatcher.js";
 import type { HostSession } from "./actors/host-session.js";
 import { DEFAULT_LISTEN, type BridgeOptions } from "./bridge-options.js";
 import { createFilePolicy, UNCONFINED, type FileAccess, type FilePolicy } from "./files/index.js";
-import { bridgeLimits, clusterCalls, editorHosts, editorPool } from "./bridge-editors.js";
+import { bridgeLimits, clusterCalls, clusterResume, editorHosts, editorPool } from "./bridge-editors.js";
 import type { HostAdapter } from "./hosts/host.js";
 import type { ImportPolicy } from "./imports/index.js";
 import type { Limits } from "./limits.js";
@@ -140,7 +140,8 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     log,
     (client) => {
       dispatcher.metrics.retireClient(client.delivery);
-      if (client.endpoint !== "root") plugins.disposed(client.endpoint, client.id, client.disposeReason);
+      cluster?.sessionEnded(client);
+      if (client.endpoint !== "root" && client.disposeReason !== "moved") plugins.disposed(client.endpoint, client.id, client.disposeReason);
     },
     pool,
   );
@@ -234,6 +235,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
       ...plugins.failures().map(({ id }) => ({ id, ok: false })),
     ],
   });
+  const resumeElsewhere = clusterResume(cluster, clients, pool, services.eventStream);
   const views = { pool, clients, plugins, files, cluster, startedAt: Date.now(), calls: () => dispatcher.metrics.recentCalls(), disabledWebhooks: () => webhooks.disabled().length };
   const target: TransportTarget = {
     dispatcher,
@@ -244,6 +246,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     server: { name: PACKAGE.name, version: PACKAGE.version },
     accepting,
     checkEditor: (editorId) => pool.refusal(editorId),
+    ...(resumeElsewhere !== undefined ? { resumeElsewhere } : {}),
     endpointError: (endpoint) => (endpoint === "root" ? null : plugins.endpointError(endpoint)),
     admit: (endpoint, clientId) => plugins.admit(endpoint, clientId),
     pluginRoute: (id, verb, segments) => plugins.route(id, verb, segments),

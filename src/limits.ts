@@ -241,6 +241,16 @@ export const DEFAULT_LIMITS = {
   clusterTransferTtlMs: 60_000,
   clusterMaxTransferBytes: 256 * MiB,
   /**
+   * Logical clients that outlive their bridge: each bridge writes its WebSocket clients' sessions (editor,
+   * subscriptions, `seq`, how far each event stream was delivered) to the cluster's sessions bucket at most every
+   * `clusterSessionSyncMs`, and the cluster keeps editors' events in a JetStream stream of at most
+   * `clusterReplayStreamBytes` (in the NATS server's memory; the oldest go first) for `clusterReplayStreamMs`, so a
+   * client whose bridge died resumes on another with the events it missed.
+   */
+  clusterSessionSyncMs: 500,
+  clusterReplayStreamBytes: 64 * MiB,
+  clusterReplayStreamMs: 30 * 60_000,
+  /**
    * Sockets open at once, HTTP and WebSocket together, kept below the process's descriptor limit so files, the
    * editors' pipes and outgoing requests always find one. Default: the smaller of 32,768 and the open-files limit
    * (`RLIMIT_NOFILE`, soft) less a headroom of an eighth of it, at most 1,024 (18,976 at a limit of 20,000). Past

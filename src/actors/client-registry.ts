@@ -13,6 +13,8 @@ export interface EditorAssignment {
   release(editorId: string): void;
   /** Whether an editor id is this bridge's (false: another bridge's, in a cluster). @default every id is */
   has?(editorId: string): boolean;
+  /** A cluster: every client's editor is said (its session names it for the other bridges). */
+  readonly forwarding?: boolean;
 }
 
 /**
@@ -41,6 +43,11 @@ export class ClientRegistry {
     });
   }
 
+  /** `maxClients`. */
+  get limit(): number {
+    return this.limits.maxClients;
+  }
+
   get size(): number {
     return this.clients.size;
   }
@@ -67,19 +74,25 @@ export class ClientRegistry {
    */
   create(endpoint: string, socket: ClientSocket, name?: string, editor?: string): LogicalClient {
     const assigned = this.editors?.assign(editor).id;
-    // Summaries of every client carry it; with one editor it says nothing, so it is left out (and not counted),
-    // unless the client asked for another bridge's editor (a cluster).
-    const editorId = (this.editors?.editors.length ?? 0) > 1 || (assigned !== undefined && this.editors?.has?.(assigned) === false) ? assigned : undefined;
-    const onDisposed = (c: LogicalClient): void => {
-      this.clients.delete(c.id);
-      // Its editor now: the bridge may have moved it since (`editor:changed`).
-      const current = c.editorId ?? assigned;
-      if (current !== undefined) this.editors?.release(current);
-      this.log.info({ actor: c.logName, endpoint: c.endpoint }, "client disposed");
-      this.onDisposed(c);
-    };
-    const client = new LogicalClient(randomUUID(), endpoint, socket, this.limits, onDisposed, name, editorId, this.replayBudget);
+    // Summaries of every client carry it; with one editor and no cluster it says nothing, so it is left out.
+    const named = (this.editors?.editors.length ?? 0) > 1 || this.editors?.forwarding === true;
+    const editorId = named || (assigned !== undefined && this.editors?.has?.(assigned) === false) ? assigned : undefined;
+    const client = new LogicalClient(randomUUID(), endpoint, socket, this.limits, (c) => this.disposed(c, assigned), name, editorId, this.replayBudget);
     this.clients.set(client.id, client);
+    return client;
+  }
+
+  /**
+   * Takes in a logical client another bridge of the cluster held, with its id, detached until the socket that asked
+   * for it attaches (as a resume does). Its editor is the one it had when that editor is still there, else a new
+   * one as for a new client (the caller says so with `editor:changed`).
+   */
+  adopt(id: string, endpoint: string, name: string | undefined, editor: string | undefined): LogicalClient {
+    const placeholder: ClientSocket = { send: () => {}, binary: false, sendBinary: () => {}, bufferedAmount: 0, close: () => {} };
+    const assigned = this.editors?.assign(editor).id;
+    const client = new LogicalClient(id, endpoint, placeholder, this.limits, (c) => this.disposed(c, assigned), name, assigned, this.replayBudget);
+    this.clients.set(id, client);
+    client.detach(placeholder);
     return client;
   }
 
@@ -102,6 +115,15 @@ export class ClientRegistry {
     let n = 0;
     for (const client of this.clients.values()) if (client.endpoint === endpoint && client.state === "attached") n++;
     return n;
+  }
+
+  private disposed(client: LogicalClient, assigned: string | undefined): void {
+    this.clients.delete(client.id);
+    // Its editor now: the bridge may have moved it since (`editor:changed`).
+    const current = client.editorId ?? assigned;
+    if (current !== undefined) this.editors?.release(current);
+    this.log.info({ actor: client.logName, endpoint: client.endpoint, reason: client.disposeReason }, "client disposed");
+    this.onDisposed(client);
   }
 
   disposeAll(): void {

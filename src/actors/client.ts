@@ -4,87 +4,46 @@ import { CLOSE_CODES, EDITOR_CHANGED_EVENT, STATE_EVENTS, type ClientSummarySche
 import type { z } from "zod";
 import type { Limits } from "../limits.js";
 import { clientMachine } from "./client.machine.js";
-import type { BinaryImageResponse, SerializedEvent } from "../methods/index.js";
+import type { EventCursor, SerializedEvent } from "../methods/index.js";
 import { RequestRegistry } from "./requests.js";
 import { FrameRate } from "./frame-rate.js";
 import { ReplayBudget, type ReplayHolder } from "./replay-budget.js";
-
-/** What a transport hands a logical client to write frames to. */
-export interface ClientSocket {
-  /** Sends one text frame (a string, or its UTF-8 bytes). */
-  send(text: string | Buffer): void;
-  /** Whether the connection negotiated `binary` (`?binary=1`): image answers may be written as binary messages. */
-  readonly binary: boolean;
-  /** Sends one binary message: `header` then `payload`, the payload not copied. */
-  sendBinary(header: Uint8Array, payload: Uint8Array): void;
-  /** Bytes accepted by `send` but not yet written to the network. */
-  readonly bufferedAmount: number;
-  close(code: number, reason: string): void;
-}
+import { clientIdPrefix, clientLogName, frameBytes, sendFrame, type ClientSocket, type OutboundFrame } from "./client-frames.js";
 
 export { CLOSE_CODES } from "../protocol/index.js";
-
-/** Characters of a client id that lists, logs and metrics show: enough to tell clients apart, far too few to resume. */
-export const CLIENT_ID_PREFIX_LENGTH = 8;
-
-/** Server-issued ids are random UUIDs; any other mailbox lane (`http:…`, `plugin:…`) is not a client id. */
-const CLIENT_ID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/**
- * The part of a client id that may be shown: ids are bearer secrets (whoever holds one can resume that client),
- * so lists and logs name a client by this prefix, which never resolves on resume.
- */
-export function clientIdPrefix(id: string): string {
-  return id.slice(0, CLIENT_ID_PREFIX_LENGTH);
-}
-
-/** How logs name a logical client: `client:<prefix>`. */
-export function clientLogName(id: string): string {
-  return `client:${clientIdPrefix(id)}`;
-}
-
-/** How logs name a mailbox lane: a client id becomes `client:<prefix>`; other lanes are not secret and stay. */
-export function laneLogName(lane: string): string {
-  return CLIENT_ID_SHAPE.test(lane) ? clientLogName(lane) : lane;
-}
+export { type ClientSocket, CLIENT_ID_PREFIX_LENGTH, clientIdPrefix, clientLogName, laneLogName, messageCount, sendFrame, type OutboundFrame } from "./client-frames.js";
 
 /** How often coalesced state events are retried while a socket is backed up. */
 const COALESCE_FLUSH_MS = 25;
 
 export type ClientState = "attached" | "detached" | "disposed";
 
-/** Why a logical client ended: closed with 4000, resume TTL ran out, evicted at `maxClients`, or bridge shutdown. */
-export type DisposeReason = "closed" | "expired" | "evicted" | "shutdown";
-
-/** What a client writes: a text frame, or an image answer (its JSON, then its bytes as a binary message). */
-export type OutboundFrame = string | Buffer | BinaryImageResponse;
-
-function frameBytes(frame: OutboundFrame): number {
-  return typeof frame === "string" || Buffer.isBuffer(frame) ? Buffer.byteLength(frame) : frame.byteLength;
-}
-
 /**
- * Writes a frame to a socket. An image answer goes as its JSON and then its binary message, back to back, on a
- * socket that negotiated binary; as one JSON frame with a data URI on one that did not (a resume without it).
- * Returns how many WebSocket messages it wrote.
+ * Why a logical client ended: closed with 4000, resume TTL ran out, evicted at `maxClients`, bridge shutdown, or
+ * moved to another bridge of the cluster (resumed there).
  */
-export function sendFrame(socket: ClientSocket, frame: OutboundFrame): number {
-  if (typeof frame === "string" || Buffer.isBuffer(frame)) {
-    socket.send(frame);
-    return 1;
-  }
-  if (!socket.binary) {
-    socket.send(frame.textForm());
-    return 1;
-  }
-  socket.send(frame.json);
-  socket.sendBinary(frame.header, frame.payload);
-  return 2;
+export type DisposeReason = "closed" | "expired" | "evicted" | "shutdown" | "moved";
+
+/** How far one editor's event stream was delivered: `[epoch, n]` of {@link EventCursor}. */
+export type CursorPosition = readonly [epoch: number, n: number];
+
+/** A logical client's session as a cluster keeps it: what another bridge needs to resume it. */
+export interface ClientSession {
+  readonly endpoint: string;
+  readonly name?: string;
+  readonly editor?: string;
+  readonly subscriptions: readonly string[];
+  /** The last event `seq` given out. */
+  readonly seq: number;
+  /** How far each editor's events (`<editor> <type>`) were written to the client's socket. */
+  readonly cursors: Readonly<Record<string, CursorPosition>>;
+  readonly attached: boolean;
 }
 
-/** How many WebSocket messages `frames` take on `socket` (the `replayed` count of a resume). */
-export function messageCount(socket: ClientSocket, frames: readonly OutboundFrame[]): number {
-  return frames.reduce((count, frame) => count + (typeof frame === "string" || Buffer.isBuffer(frame) || !socket.binary ? 1 : 2), 0);
+/** A session one bridge hands another: with the frames it kept for the client while detached. */
+export interface HandedOverSession extends ClientSession {
+  readonly frames: readonly string[];
+  readonly lost: number;
 }
 
 /**
@@ -142,7 +101,13 @@ export class LogicalClient implements ReplayHolder {
   private readonly subscriptions = new Map<string, Subscription>();
   /** Keep-alive subscriptions that hold a host watcher open without delivering (`selection:change`). */
   private readonly watchers = new Map<string, Subscription>();
-  private pendingState: Map<string, string> | undefined;
+  private pendingState: Map<string, SerializedEvent> | undefined;
+  /** In a cluster: how far each editor's events reached this client (sent, or kept for replay). */
+  private cursors: Map<string, CursorPosition> | undefined;
+  /** `cursors` as they were when the socket went away: what the client really received. */
+  private sentCursors: Map<string, CursorPosition> | undefined;
+  /** Something a cluster's copy of the session shows changed since it was last written (see `session()`). */
+  sessionDirty = true;
   private flushTimer: NodeJS.Timeout | undefined;
   private disposedBecause: Exclude<DisposeReason, "expired"> | undefined;
 
@@ -188,6 +153,8 @@ export class LogicalClient implements ReplayHolder {
     this.detachedAt = 0;
     if (previous !== null && previous !== socket) previous.close(CLOSE_CODES.TAKEN_OVER, "taken over by another connection");
     this.actor.send({ type: "ATTACH" });
+    this.sentCursors = undefined;
+    this.sessionDirty = true;
     const batch = { frames: this.replay, lost: this.lost };
     // The batch is written to the new socket at once: it leaves the budget now.
     this.replayBudget.forget(this);
@@ -202,6 +169,8 @@ export class LogicalClient implements ReplayHolder {
   /** The socket went away; the client stays resumable for the TTL. Ignored for a socket no longer bound. */
   detach(socket: ClientSocket): void {
     if (this.socket !== socket) return;
+    this.sentCursors = this.cursors === undefined ? undefined : new Map(this.cursors);
+    this.sessionDirty = true;
     this.socket = null;
     this.detachedAt = Date.now();
     this.flushPending(); // coalesced state events go to the replay buffer, not to the dead socket
@@ -232,6 +201,45 @@ export class LogicalClient implements ReplayHolder {
     this.actor.send({ type: "DISPOSE" });
   }
 
+  /** The session as another bridge of a cluster needs it to resume this client (never its id). */
+  session(): ClientSession {
+    const cursors = this.socket === null ? this.sentCursors : this.cursors;
+    return {
+      endpoint: this.endpoint,
+      ...(this.name === undefined ? {} : { name: this.name }),
+      ...(this.editor === undefined ? {} : { editor: this.editor }),
+      subscriptions: this.subscriptionTypes(),
+      seq: this.seq,
+      cursors: Object.fromEntries(cursors ?? []),
+      attached: this.socket !== null,
+    };
+  }
+
+  /**
+   * Hands the client to another bridge that resumes it: its socket, if it has one, is closed with 4009 (taken over,
+   * as on one bridge), and it ends here without answers to its running calls (they are cancelled).
+   */
+  handOver(): HandedOverSession {
+    const socket = this.socket;
+    if (socket !== null) {
+      this.detach(socket);
+      socket.close(CLOSE_CODES.TAKEN_OVER, "taken over by another connection");
+    }
+    const frames = this.replay.map((f) => (typeof f === "string" ? f : Buffer.isBuffer(f) ? f.toString() : f.textForm()));
+    const handed: HandedOverSession = { ...this.session(), frames, lost: this.lost };
+    this.dispose("moved");
+    return handed;
+  }
+
+  /** Continues a session from another bridge, while detached: its `seq`, cursors, and the frames to replay. */
+  restore(state: Pick<HandedOverSession, "seq" | "lost" | "frames" | "cursors">): void {
+    this.seq = state.seq;
+    this.cursors = new Map(Object.entries(state.cursors));
+    this.sentCursors = new Map(this.cursors);
+    for (const frame of state.frames) this.buffer(frame);
+    this.lost += state.lost;
+  }
+
   /** What `server:clients` shows of this client: the id's prefix only, never the resumable id. */
   summary(): z.infer<typeof ClientSummarySchema> {
     return {
@@ -254,6 +262,7 @@ export class LogicalClient implements ReplayHolder {
   subscribe(type: string, stream: Observable<SerializedEvent>): void {
     if (this.subscriptions.has(type) || this.state === "disposed") return;
     this.subscriptions.set(type, stream.subscribe((event) => this.deliverEvent(event)));
+    this.sessionDirty = true;
   }
 
   /** Drops a subscription; returns whether there was one. */
@@ -262,6 +271,7 @@ export class LogicalClient implements ReplayHolder {
     if (sub === undefined) return false;
     this.subscriptions.delete(type);
     sub.unsubscribe();
+    this.sessionDirty = true;
     return true;
   }
 
@@ -285,19 +295,21 @@ export class LogicalClient implements ReplayHolder {
   /** Moves the client to another editor (its own is gone) and tells it with `editor:changed` (sequenced, replayed). */
   moveTo(data: EditorChangedEventData): void {
     this.editor = data.to;
+    this.sessionDirty = true;
     this.deliverEvent({ type: EDITOR_CHANGED_EVENT, json: JSON.stringify(data) });
   }
 
   /** Delivers an event frame with the next `seq`; coalesces state events while the socket is backed up. */
   deliverEvent(event: SerializedEvent): void {
     if (this.state === "disposed") return;
+    if (event.cursor !== undefined) this.advance(event.cursor);
     const socket = this.socket;
     if (socket !== null && STATE_EVENTS.has(event.type)) {
       const queued = socket.bufferedAmount;
       if (queued > this.limits.outboundSoftBytes && queued <= this.limits.outboundHardBytes) {
         if (this.pendingState === undefined) this.pendingState = new Map();
         if (this.pendingState.has(event.type)) this.delivery.coalesced++;
-        this.pendingState.set(event.type, event.json);
+        this.pendingState.set(event.type, event);
         this.scheduleFlush();
         return;
       }
@@ -320,6 +332,12 @@ export class LogicalClient implements ReplayHolder {
     const socket = this.socket;
     if (this.state === "disposed" || socket === null || this.dropIfBehind(socket)) return;
     socket.send(text);
+  }
+
+  private advance({ key, epoch, n }: EventCursor): void {
+    if (this.cursors === undefined) this.cursors = new Map();
+    this.cursors.set(key, [epoch, n]);
+    this.sessionDirty = true;
   }
 
   private eventFrame(type: string, dataJson: string): string {
@@ -385,7 +403,7 @@ export class LogicalClient implements ReplayHolder {
     const pending = this.pendingState;
     if (pending === undefined) return;
     this.pendingState = undefined;
-    for (const [type, json] of pending) this.write(this.eventFrame(type, json));
+    for (const [type, event] of pending) this.write(this.eventFrame(type, event.json));
   }
 
   private cleanup(onDisposed: (client: LogicalClient) => void): void {

@@ -180,13 +180,17 @@ export class EditorPool {
   /** Another bridge's editor's events (a cluster). @default none: subscribing to them answers `NOT_SUPPORTED` */
   remoteEvents: ((bridge: string, editor: string, type: string) => Observable<SerializedEvent>) | undefined;
 
+  /** This bridge's editors' events numbered for the cluster (see `EventCursor`), once joined. @default none */
+  countedEvents: ((editor: string, type: string) => Observable<SerializedEvent> | undefined) | undefined;
+
   /** The state events of one editor (the caller's, else the first): this bridge's, or another bridge's in a cluster. */
   stateStream(editorId: string | undefined, type: string): Observable<SerializedEvent> | undefined {
     if (editorId !== undefined && !this.byId.has(editorId) && this.remoteEvents !== undefined) {
       const bridge = this.elsewhere?.({ editor: editorId });
       if (bridge !== undefined) return this.remoteEvents(bridge, editorId, type);
     }
-    return (editorId === undefined ? this.first : this.get(editorId)).bus.stream(type);
+    const editor = editorId === undefined ? this.first : this.get(editorId);
+    return this.countedEvents?.(editor.id, type) ?? editor.bus.stream(type);
   }
 
   /** A logical client went away. */

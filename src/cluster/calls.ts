@@ -218,6 +218,7 @@ export class ClusterCalls {
   }
 }
 
-function isNoResponders(error: unknown): boolean {
+/** Whether a NATS request failed because nobody subscribes to its subject (the bridge it was for is gone). */
+export function isNoResponders(error: unknown): boolean {
   return (error as { isNoResponders?: () => boolean }).isNoResponders?.() === true || /no responders/i.test(String(error));
 }

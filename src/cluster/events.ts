@@ -1,15 +1,18 @@
 /*
- * Editor events across bridges. A bridge publishes an editor's events of a type on `<cluster>.events.<editor>.<type>`
- * only while some other bridge wants them: a bridge whose clients subscribe to another bridge's editor says so on
- * `<cluster>.interest.<bridge>` and repeats it every heartbeat while it still does; interest not repeated for
- * the members' time to live lapses (the subscriber's bridge died). On the subscriber's side one NATS subscription
- * per editor and type feeds every local subscriber (shared, reference-counted), fanned out locally as usual.
- * An event over one NATS message crosses as a reference that each subscriber pulls (`Transfers`).
+ * Editor events across bridges, on `<cluster>.events.<editor>.<type>`. Each of a bridge's editors' state events is
+ * counted (`EventCursor`: the nth of its stream since the bridge started) and published once, whether or not any
+ * bridge listens now: the cluster's event stream keeps them for clients that resume on another bridge. An event
+ * over one NATS message crosses as a reference each subscriber pulls (`Transfers`), and only while some other
+ * bridge wants it: a bridge whose clients subscribe to another bridge's editor says so on
+ * `<cluster>.interest.<bridge>` and repeats it every heartbeat while it still does; interest not repeated for the
+ * members' time to live lapses (the subscriber's bridge died). On the subscriber's side one NATS subscription per
+ * editor and type feeds every local subscriber (shared, reference-counted), fanned out locally as usual.
  */
-import { Observable, share, type Subscription as RxSubscription } from "rxjs";
+import { map, Observable, share, type Subscription as RxSubscription } from "rxjs";
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { Logger } from "../logger.js";
-import type { SerializedEvent } from "../methods/index.js";
+import type { EventCursor, SerializedEvent } from "../methods/index.js";
+import { STATE_EVENTS } from "../protocol/index.js";
 import type { Transfers } from "./transfers.js";
 import { decodeFrame, encodeFrame } from "./wire.js";
 
@@ -33,6 +36,15 @@ interface RemoteStream {
   flowing: boolean;
 }
 
+/** What an event message says besides the event: its place in its stream. */
+export interface EventHeader {
+  readonly t: "event" | "ref";
+  readonly ref?: Parameters<Transfers["fetch"]>[0];
+  /** The publishing bridge's start time and the event's number since (see `EventCursor`). */
+  readonly e?: number;
+  readonly n?: number;
+}
+
 interface Interest {
   readonly from: string;
   readonly editor: string;
@@ -44,8 +56,11 @@ interface Interest {
 export class ClusterEvents {
   /** Subscriber side: shared streams of other bridges' editors, by `<editor> <type>`, and where each lives. */
   private readonly remote = new Map<string, RemoteStream>();
-  /** Publisher side: per `<editor> <type>`, which bridges want it (last heard), and the local subscription feeding NATS. */
-  private readonly published = new Map<string, { wanted: Map<string, number>; feed: RxSubscription }>();
+  /** Publisher side: per `<editor> <type>`, which bridges want events over one message (last heard). */
+  private readonly wanted = new Map<string, Map<string, number>>();
+  /** Publisher side: this bridge's editors' counted streams, by `<editor> <type>`, and what feeds them to NATS. */
+  private readonly counted = new Map<string, Observable<SerializedEvent>>();
+  private readonly feeds: RxSubscription[] = [];
   private readonly subs: Subscription[] = [];
 
   constructor(
@@ -57,9 +72,26 @@ export class ClusterEvents {
     /** A local editor's shared stream of a type, or undefined. */
     private readonly local: (editor: string, type: string) => Observable<SerializedEvent> | undefined,
     private readonly interestTtlMs: number,
+    /** This bridge's editors. */
+    private readonly editors: () => readonly string[],
+    /** When this bridge started: with `n`, it places an event in its stream (`EventCursor`). */
+    private readonly epoch: number,
   ) {}
 
   start(): void {
+    for (const editor of this.editors()) {
+      for (const type of STATE_EVENTS) {
+        const stream = this.localStream(editor, type);
+        if (stream === undefined) continue;
+        const subject = `${this.cluster}.events.${editor}.${type}`;
+        this.feeds.push(
+          stream.subscribe((event) => {
+            const data = this.fitted(event, editor, type);
+            if (data !== undefined && !this.nc.isClosed()) this.nc.publish(subject, data);
+          }),
+        );
+      }
+    }
     this.subs.push(
       this.nc.subscribe(`${this.cluster}.interest.${this.bridge}`, {
         callback: (_error, msg) => {
@@ -88,8 +120,8 @@ export class ClusterEvents {
       const sub = this.nc.subscribe(`${this.cluster}.events.${editor}.${type}`, {
         callback: (_error, msg) => {
           chain = chain.then(() =>
-            this.received(msg.data).then(
-              (json) => subscriber.next({ type, json }),
+            this.received(msg.data, `${editor} ${type}`).then(
+              ({ json, cursor }) => subscriber.next(cursor === undefined ? { type, json } : { type, json, cursor }),
               (error: unknown) => this.log.warn({ editor, type, reason: String(error) }, "an event from another bridge was lost"),
             ),
           );
@@ -119,19 +151,40 @@ export class ClusterEvents {
     return [...this.remote.values()].filter((e) => e.live > 0).map(({ bridge, editor, type, live, flowing }) => ({ bridge, editor, type, subscribers: live, flowing }));
   }
 
+  /**
+   * One of this bridge's editors' events of a type, each with its `EventCursor`: local subscribers and NATS see
+   * the same numbers. Undefined for an editor or type this bridge does not have.
+   */
+  localStream(editor: string, type: string): Observable<SerializedEvent> | undefined {
+    const key = `${editor} ${type}`;
+    const known = this.counted.get(key);
+    if (known !== undefined) return known;
+    const source = this.local(editor, type);
+    if (source === undefined) return undefined;
+    let n = 0;
+    const epoch = this.epoch;
+    const stream = source.pipe(
+      map((event): SerializedEvent => ({ type: event.type, json: event.json, cursor: { key, epoch, n: ++n } })),
+      share(),
+    );
+    this.counted.set(key, stream);
+    return stream;
+  }
+
   /** Every heartbeat: says again which events this bridge still wants, and lets lapse what nobody repeated. */
   heartbeat(): void {
     for (const entry of this.remote.values()) if (entry.live > 0) this.announce(entry, true);
     const oldest = Date.now() - this.interestTtlMs;
-    for (const [key, published] of this.published) {
-      for (const [from, at] of published.wanted) if (at < oldest) published.wanted.delete(from);
-      if (published.wanted.size === 0) this.unpublish(key);
+    for (const [key, wanted] of this.wanted) {
+      for (const [from, at] of wanted) if (at < oldest) wanted.delete(from);
+      if (wanted.size === 0) this.wanted.delete(key);
     }
   }
 
   stop(): void {
     for (const sub of this.subs.splice(0)) sub.unsubscribe();
-    for (const key of [...this.published.keys()]) this.unpublish(key);
+    for (const feed of this.feeds.splice(0)) feed.unsubscribe();
+    this.wanted.clear();
   }
 
   private announce(entry: { bridge: string; editor: string; type: string }, on: boolean): void {
@@ -142,38 +195,42 @@ export class ClusterEvents {
   private interest({ from, editor, type, on }: Interest): void {
     if (typeof from !== "string" || typeof editor !== "string" || typeof type !== "string") return;
     const key = `${editor} ${type}`;
-    let published = this.published.get(key);
     if (!on) {
-      published?.wanted.delete(from);
-      if (published?.wanted.size === 0) this.unpublish(key);
+      this.wanted.get(key)?.delete(from);
+      if (this.wanted.get(key)?.size === 0) this.wanted.delete(key);
       return;
     }
-    if (published === undefined) {
-      const stream = this.local(editor, type);
-      if (stream === undefined) return;
-      const subject = `${this.cluster}.events.${editor}.${type}`;
-      const feed = stream.subscribe((event) => this.nc.publish(subject, this.fitted(event.json)));
-      published = { wanted: new Map(), feed };
-      this.published.set(key, published);
-    }
-    published.wanted.set(from, Date.now());
+    if (this.localStream(editor, type) === undefined) return;
+    let wanted = this.wanted.get(key);
+    if (wanted === undefined) this.wanted.set(key, (wanted = new Map()));
+    wanted.set(from, Date.now());
   }
 
-  private unpublish(key: string): void {
-    this.published.get(key)?.feed.unsubscribe();
-    this.published.delete(key);
+  /**
+   * An event as it crosses: inline; or, over one NATS message, a reference each subscriber pulls, and only while
+   * some bridge wants it (undefined: not published; its number is skipped, so a resume counts it lost).
+   */
+  private fitted(event: SerializedEvent, editor: string, type: string): Uint8Array | undefined {
+    const bytes = new TextEncoder().encode(event.json);
+    const place = event.cursor === undefined ? {} : { e: event.cursor.epoch, n: event.cursor.n };
+    if (bytes.byteLength + 128 <= this.transfers.messageBytes) return encodeFrame({ t: "event", ...place }, [bytes]);
+    if ((this.wanted.get(`${editor} ${type}`)?.size ?? 0) === 0) return undefined;
+    return encodeFrame({ t: "ref", ref: this.transfers.offer(bytes, { shared: true }), ...place });
   }
 
-  /** An event's JSON as it crosses: inline, or a reference each subscriber pulls when over one NATS message. */
-  private fitted(json: string): Uint8Array {
-    const bytes = new TextEncoder().encode(json);
-    if (bytes.byteLength + 64 <= this.transfers.messageBytes) return encodeFrame({ t: "event" }, [bytes]);
-    return encodeFrame({ t: "ref", ref: this.transfers.offer(bytes, { shared: true }) });
+  private async received(data: Uint8Array, key: string): Promise<{ json: string; cursor?: EventCursor }> {
+    return readEvent(data, key, this.transfers, this.interestTtlMs);
   }
+}
 
-  private async received(data: Uint8Array): Promise<string> {
-    const { header, parts } = decodeFrame<{ t?: string; ref?: Parameters<Transfers["fetch"]>[0] }>(data);
-    const bytes = header.t === "ref" && header.ref !== undefined ? await this.transfers.fetch(header.ref, this.interestTtlMs) : parts[0];
-    return new TextDecoder().decode(bytes ?? new Uint8Array(0));
-  }
+/**
+ * An event message's JSON (pulled when it crossed as a reference) and its place in its stream.
+ * @throws when a referenced event can no longer be pulled (its bridge is gone, or its time passed).
+ */
+export async function readEvent(data: Uint8Array, key: string, transfers: Transfers, timeoutMs: number): Promise<{ json: string; cursor?: EventCursor }> {
+  const { header, parts } = decodeFrame<EventHeader>(data);
+  const bytes = header.t === "ref" && header.ref !== undefined ? await transfers.fetch(header.ref, timeoutMs) : parts[0];
+  const json = new TextDecoder().decode(bytes ?? new Uint8Array(0));
+  if (typeof header.e !== "number" || typeof header.n !== "number") return { json };
+  return { json, cursor: { key, epoch: header.e, n: header.n } };
 }

@@ -21,6 +21,8 @@ import { ClusterCalls, type ForwardedCall, type IncomingCall } from "./calls.js"
 import { ClusterEvents } from "./events.js";
 import type { ClusterOptions } from "./options.js";
 import { Transfers } from "./transfers.js";
+import { ClusterSessions, type SessionClaim } from "./sessions.js";
+import type { LogicalClient } from "../actors/client.js";
 import { checkClusterOptions, keyOf, MAX_CLUSTER_BRIDGES, parseMember, type ClusterMember, type ClusterState, type ClusterStatus } from "./members.js";
 
 export { checkClusterOptions, defaultBridgeName, MAX_CLUSTER_BRIDGES, type ClusterMember, type ClusterState, type ClusterStatus } from "./members.js";
@@ -60,6 +62,10 @@ export class ClusterNode {
   private events: ClusterEvents | undefined;
   private transfers: Transfers | undefined;
   private runCall: ((call: IncomingCall) => Promise<unknown>) | undefined;
+  private sessions: ClusterSessions | undefined;
+  private clients: () => Iterable<LogicalClient> = () => [];
+  /** When this bridge started: event numbers restart with it (`EventCursor.epoch`). */
+  private readonly epoch = Date.now();
 
   constructor(
     private readonly options: ClusterOptions,
@@ -144,6 +150,34 @@ export class ClusterNode {
     return undefined;
   }
 
+  /**
+   * One of this bridge's editors' events of a type, numbered as the cluster sees them (so a client's session can
+   * say how far it got), once joined; undefined before, or for another bridge's editor.
+   */
+  localEvents(editor: string, type: string): Observable<SerializedEvent> | undefined {
+    return this.events?.localStream(editor, type);
+  }
+
+  /** Keeps this bridge's logical clients' sessions in the cluster, so they can resume on another bridge. */
+  serveSessions(clients: () => Iterable<LogicalClient>): void {
+    this.clients = clients;
+  }
+
+  /**
+   * A client another bridge holds or held (`?resume=` of an id this bridge does not have): handed over by that
+   * bridge, or recovered from the cluster's copy when it is gone. Not found while this bridge is out of the cluster.
+   * @throws BridgeError `CLIENT_ATTACHED` when it is attached there and `takeover` is false.
+   */
+  claimSession(id: string, endpoint: string, takeover: boolean): Promise<SessionClaim> {
+    if (this.sessions === undefined || this.state !== "connected") return Promise.resolve({ found: false });
+    return this.sessions.claim(id, endpoint, takeover);
+  }
+
+  /** A logical client of this bridge ended. */
+  sessionEnded(client: LogicalClient): void {
+    this.sessions?.ended(client);
+  }
+
   /** Runs the calls other bridges send here (as the bridge's own clients' calls are run). */
   serveCalls(run: (call: IncomingCall) => Promise<unknown>): void {
     this.runCall = run;
@@ -209,6 +243,7 @@ export class ClusterNode {
     this.state = "closed";
     this.calls?.stop();
     this.events?.stop();
+    this.sessions?.stop();
     this.transfers?.stop();
     if (nc === undefined) return;
     if (kv !== undefined && slot !== undefined && !nc.isClosed()) await kv.delete(keyOf(slot)).catch(() => undefined);
@@ -227,12 +262,25 @@ export class ClusterNode {
     this.transfers.start();
     this.calls = new ClusterCalls(nc, this.name, this.bridge, this.transfers, this.log, this.limits.clusterHeartbeatMs, (bridge) => this.noResponders(bridge));
     if (this.runCall !== undefined) this.calls.serve(this.runCall);
-    this.events = new ClusterEvents(nc, this.name, this.bridge, this.transfers, this.log, (editor, type) => this.sources.events(editor, type), this.limits.clusterMemberTtlMs);
+    this.events = new ClusterEvents(
+      nc,
+      this.name,
+      this.bridge,
+      this.transfers,
+      this.log,
+      (editor, type) => this.sources.events(editor, type),
+      this.limits.clusterMemberTtlMs,
+      () => this.sources.editors().map((e) => e.id),
+      this.epoch,
+    );
     this.events.start();
     try {
       const { Kvm } = await import("@nats-io/kv");
       this.kv = await new Kvm(nc).create(`${this.name}-members`, { history: 1, ttl: this.limits.clusterMemberTtlMs });
       await this.beat();
+      const sessions = new ClusterSessions(nc, this.name, this.bridge, this.limits, this.log, this.transfers, (bridge) => this.isMember(bridge), () => this.clients(), (bridge) => this.noResponders(bridge));
+      await sessions.start();
+      this.sessions = sessions;
     } catch (error) {
       this.failed(`cannot use the members bucket (is JetStream enabled, nats-server -js?): ${String(error)}`);
     }
@@ -345,6 +393,12 @@ export class ClusterNode {
       else this.goneAway(slot);
     }
     this.peers = seen;
+  }
+
+  private isMember(bridge: string): boolean {
+    this.sweep();
+    for (const { member } of this.peers.values()) if (member.bridge === bridge) return true;
+    return false;
   }
 
   /** Forgets peers not read for longer than the members' time to live (what the bucket would have dropped). */

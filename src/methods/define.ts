@@ -24,6 +24,18 @@ import { fieldKinds, type FieldKinds } from "./_internal/fields.js";
 export interface SerializedEvent {
   readonly type: string;
   readonly json: string;
+  /** In a cluster: which event of its editor's stream this is, so a session can say how far it was delivered. */
+  readonly cursor?: EventCursor;
+}
+
+/**
+ * An editor's event's place in its stream (`key`: `<editor> <type>`): the `n`th event since the publishing bridge
+ * started (`epoch`, its start time). Counted for every event, published or not, so gaps are known.
+ */
+export interface EventCursor {
+  readonly key: string;
+  readonly epoch: number;
+  readonly n: number;
 }
 
 /** What the event methods need of a logical client (the actors' `LogicalClient` is one). */

@@ -16,9 +16,14 @@ export interface TransportTarget {
   readonly security: SecurityOptions;
   readonly log: Logger;
   readonly server: { readonly name: string; readonly version: string };
-  /** Whether new connections and requests are still accepted (false once shutdown began). */
+  /**
+   * In a cluster: makes a client another bridge holds or held resumable here (`?resume=` of an id this bridge does
+   * not have). Resolves with a refusal to answer instead, or undefined to go on with the resume.
+   */
+  resumeElsewhere?(id: string, endpoint: string, takeover: boolean): Promise<BridgeError | undefined>;
   /** `null` when the bridge has an editor with this id, else the `BAD_REQUEST` to answer (`?editor=`, `X-Bridge-Editor`). */
   checkEditor(editorId: string): BridgeError | null;
+  /** Whether new connections and requests are still accepted (false once shutdown began). */
   accepting(): boolean;
   /** Null when the endpoint (`"root"` or a plugin id) accepts connections, else why not. */
   endpointError(endpoint: string): BridgeError | null;

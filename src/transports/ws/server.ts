@@ -61,16 +61,20 @@ export function attachWebSocket(server: Server, target: TransportTarget, connect
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     socket.on("error", () => socket.destroy());
-    // An exception here would be thrown from the HTTP server's event and end the process: answer it instead.
+    safely(req, socket, head, false);
+  };
+  // An exception here would be thrown from the HTTP server's event and end the process: answer it instead.
+  const safely = (req: IncomingMessage, socket: Duplex, head: Buffer, claimed: boolean): void => {
     try {
-      upgrade(req, socket, head);
+      upgrade(req, socket, head, claimed);
     } catch (error) {
       if (!socket.destroyed) rejectUpgrade(socket, target.dispatcher.toWireError(error, {}));
     }
   };
-  const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+  /** `claimed`: a cluster already looked for the client to resume on the other bridges (see below). */
+  const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer, claimed: boolean): void => {
     // Past the socket caps the upgrade is answered there (503 or 429) before anything else is read.
-    if (connections !== undefined && !connections.admitUpgrade(req, socket)) return;
+    if (!claimed && connections !== undefined && !connections.admitUpgrade(req, socket)) return;
     const url = upgradeUrl(req.url);
     if (url === undefined) {
       rejectUpgrade(socket, target.dispatcher.toWireError(new BridgeError("BAD_REQUEST", "The upgrade request's target is not a valid path", { details: { target: req.url } }), {}));
@@ -90,6 +94,23 @@ export function attachWebSocket(server: Server, target: TransportTarget, connect
     if (refusal === null && !target.accepting()) refusal = new BridgeError("SHUTTING_DOWN", "The bridge is shutting down");
     const resume = isBridgeError(params) ? undefined : params.resume;
     const resumable = resume !== undefined && endpoint !== undefined && target.clients.find(resume, endpoint) !== undefined;
+    // In a cluster, a client this bridge does not have may be another bridge's: brought here first, then resumed.
+    if (refusal === null && !claimed && !resumable && resume !== undefined && endpoint !== undefined && !isBridgeError(params) && target.resumeElsewhere) {
+      target.resumeElsewhere(resume, endpoint, params.takeover).then(
+        (refused) => {
+          if (socket.destroyed) return;
+          if (refused === undefined) return safely(req, socket, head, true);
+          // As on one bridge: attached elsewhere is refused after the upgrade (error event, close 4409), the rest before.
+          if (refused.code !== "CLIENT_ATTACHED") return rejectUpgrade(socket, target.dispatcher.toWireError(refused, {}));
+          wss.handleUpgrade(req, socket, head, (ws) => refuse(ws, target, refused, CLOSE_CODES.CLIENT_ATTACHED));
+        },
+        (error: unknown) => {
+          target.log.warn({ reason: String(error) }, "looking for a resumed client on the cluster failed; resuming here as on one bridge");
+          if (!socket.destroyed) safely(req, socket, head, true);
+        },
+      );
+      return;
+    }
     if (refusal === null && !resumable && !target.clients.reserve()) {
       refusal = new BridgeError("HOST_BUSY", `The bridge already serves ${target.limits.maxClients} clients`, {
         details: { limit: target.limits.maxClients },

@@ -201,8 +201,8 @@ export class ClusterEvents {
       return;
     }
     if (this.localStream(editor, type) === undefined) return;
-    let wanted = this.wanted.get(key);
-    if (wanted === undefined) this.wanted.set(key, (wanted = new Map()));
+    const wanted = this.wanted.get(key) ?? new Map<string, number>();
+    this.wanted.set(key, wanted);
     wanted.set(from, Date.now());
   }
 

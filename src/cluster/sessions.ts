@@ -171,8 +171,10 @@ export class ClusterSessions {
   }
 
   private keyOf(client: LogicalClient): string {
-    let key = this.keys.get(client);
-    if (key === undefined) this.keys.set(client, (key = sessionKey(client.id)));
+    const known = this.keys.get(client);
+    if (known !== undefined) return known;
+    const key = sessionKey(client.id);
+    this.keys.set(client, key);
     return key;
   }
 

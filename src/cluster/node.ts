@@ -299,6 +299,7 @@ export class ClusterNode {
       } else if (status.type === "reconnect") {
         this.state = "connected";
         this.log.info({}, "NATS reachable again");
+        this.sessions?.ensureStream().catch((error: unknown) => this.log.warn({ reason: String(error) }, "the cluster's events stream could not be made again"));
         this.beating ??= this.beat().finally(() => (this.beating = undefined));
       }
     }

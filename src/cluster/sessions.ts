@@ -85,21 +85,7 @@ export class ClusterSessions {
   async start(): Promise<void> {
     const { Kvm } = await import("@nats-io/kv");
     this.kv = await new Kvm(this.nc).create(this.bucket, { history: 1, ttl: this.limits.resumeTtlMs });
-    const { jetstreamManager, DiscardPolicy, StorageType } = await import("@nats-io/jetstream");
-    const jsm = await jetstreamManager(this.nc);
-    const config = {
-      subjects: [`${this.cluster}.events.>`],
-      storage: StorageType.Memory,
-      discard: DiscardPolicy.Old,
-      max_age: this.limits.clusterReplayStreamMs * 1_000_000,
-      max_bytes: this.limits.clusterReplayStreamBytes,
-    };
-    const exists = await jsm.streams.info(this.stream).then(
-      () => true,
-      () => false,
-    );
-    if (exists) await jsm.streams.update(this.stream, config);
-    else await jsm.streams.add({ name: this.stream, ...config });
+    await this.ensureStream();
     this.sub = this.nc.subscribe(`${this.cluster}.session.${this.bridge}`, {
       callback: (_error, msg) => {
         let answer: HandoverAnswer = { found: false };
@@ -115,6 +101,34 @@ export class ClusterSessions {
     });
     this.timer = setInterval(() => this.sync(), this.limits.clusterSessionSyncMs);
     this.timer.unref();
+  }
+
+  /**
+   * Creates the events stream, or brings its bounds up to date. Again after NATS comes back: a server restarted
+   * has lost it (it is kept in memory).
+   */
+  async ensureStream(): Promise<void> {
+    const { jetstreamManager, DiscardPolicy, StorageType } = await import("@nats-io/jetstream");
+    const jsm = await jetstreamManager(this.nc);
+    const config = {
+      subjects: [`${this.cluster}.events.>`],
+      storage: StorageType.Memory,
+      discard: DiscardPolicy.Old,
+      max_age: this.limits.clusterReplayStreamMs * 1_000_000,
+      max_bytes: this.limits.clusterReplayStreamBytes,
+    };
+    const exists = (): Promise<boolean> =>
+      jsm.streams.info(this.stream).then(
+        () => true,
+        () => false,
+      );
+    if (await exists()) await jsm.streams.update(this.stream, config);
+    else {
+      // Another bridge may create it at the same moment: then it is there, as wanted.
+      await jsm.streams.add({ name: this.stream, ...config }).catch(async (error: unknown) => {
+        if (!(await exists())) throw error;
+      });
+    }
   }
 
   stop(): void {

@@ -1,3 +1,5 @@
+import { jetstreamManager } from "@nats-io/jetstream";
+import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClusterStatus } from "../../src/cluster/node.js";
 import type { Readiness } from "../../src/protocol/index.js";
@@ -87,6 +89,21 @@ describe.skipIf(!hasNatsServer)("a cluster of three bridges over NATS: membershi
       const cluster = await until(h, (c) => c.state === "connected" && c.problem === undefined && c.peers.length === 2);
       expect(cluster.peers).toHaveLength(2);
       expect((await readiness(h)).status).toBe("ok");
+    }
+    // The events stream lived in the server's memory: the bridges make it again, so sessions can be replayed.
+    const nc = await connect({ servers: nats.url });
+    try {
+      const jsm = await jetstreamManager(nc);
+      for (;;) {
+        const info = await jsm.streams.info("t1-events").catch(() => undefined);
+        if (info !== undefined) {
+          expect(info.config.subjects).toEqual(["t1.events.>"]);
+          break;
+        }
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    } finally {
+      await nc.close();
     }
   });
 

@@ -35,6 +35,11 @@ export function clientLogName(id: string): string {
   return `client:${clientIdPrefix(id)}`;
 }
 
+/** Whether a mailbox lane is a logical client's id (a bearer secret) rather than `http:…`, `plugin:…` and so on. */
+export function isClientIdLane(lane: string): boolean {
+  return CLIENT_ID_SHAPE.test(lane);
+}
+
 /** How logs name a mailbox lane: a client id becomes `client:<prefix>`; other lanes are not secret and stay. */
 export function laneLogName(lane: string): string {
   return CLIENT_ID_SHAPE.test(lane) ? clientLogName(lane) : lane;

@@ -5,7 +5,9 @@
  * caller's deadline. Cancelling crosses as a message (`<cluster>.cancel.<bridge>`). Messages too big for NATS
  * cross as references pulled in chunks (`Transfers`).
  */
+import { createHash } from "node:crypto";
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
+import { isClientIdLane } from "../actors/client-frames.js";
 import type { Logger } from "../logger.js";
 import { isWireImage, WireImage } from "../methods/index.js";
 import { BridgeError, toProtocolError } from "../protocol/index.js";
@@ -125,7 +127,7 @@ export class ClusterCalls {
       method: call.method,
       params: call.params,
       editor: call.editor,
-      lane: call.lane,
+      lane: crossingLane(call.lane),
       timeoutMs: call.timeoutMs,
       ...(progressTo !== undefined ? { progressTo } : {}),
     };
@@ -216,6 +218,14 @@ export class ClusterCalls {
     if (header.t !== "ref" || header.ref === undefined) return frame as { header: H; parts: readonly Uint8Array[] };
     return decodeFrame<H>(await this.transfers.fetch(header.ref, timeoutMs));
   }
+}
+
+/**
+ * The caller's lane as it crosses: a logical client's id resumes that client, so it never enters NATS; a hash of
+ * it still gives each client a lane of its own on the other bridge.
+ */
+export function crossingLane(lane: string): string {
+  return isClientIdLane(lane) ? `client-${createHash("sha256").update(lane).digest("hex").slice(0, 24)}` : lane;
 }
 
 /** Whether a NATS request failed because nobody subscribes to its subject (the bridge it was for is gone). */

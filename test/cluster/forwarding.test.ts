@@ -1,3 +1,4 @@
+import { connect, type NatsConnection } from "@nats-io/transport-node";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClusterStatus } from "../../src/cluster/node.js";
@@ -34,15 +35,21 @@ describe.skipIf(!hasNatsServer)("a cluster of bridges over NATS: calls between b
   let nats: NatsServer;
   let a: Suite;
   let b: Suite;
+  // Everything that crosses NATS, as a snooping member of the cluster's account would see it.
+  let snoop: NatsConnection;
+  const crossed: string[] = [];
 
   beforeAll(async () => {
     nats = await startNatsServer();
+    snoop = await connect({ servers: nats.url });
+    for (const subject of ["t2.>", "$KV.>", "_INBOX.>"]) snoop.subscribe(subject, { callback: (_e, msg) => crossed.push(Buffer.from(msg.data).toString("latin1")) });
     a = await startSuiteBridge({ cluster: { servers: [nats.url], name: "t2", bridge: "a" }, limits });
     b = await startSuiteBridge({ cluster: { servers: [nats.url], name: "t2", bridge: "b" }, limits });
     await seesPeers(a.bridge.url, ["b"]);
     await seesPeers(b.bridge.url, ["a"]);
   });
   afterAll(async () => {
+    await snoop?.close();
     await a?.close();
     await b?.close();
     await nats?.stop();
@@ -90,6 +97,11 @@ describe.skipIf(!hasNatsServer)("a cluster of bridges over NATS: calls between b
     const response = await fetch(`${a.bridge.url}/document/current`, { headers: { "x-bridge-editor": "embedded-1@b" } });
     expect(response.status).toBe(200);
     expect(((await response.json()) as { editorId: string }).editorId).toBe("embedded-1@b");
+
+    // The client's id resumes it (a bearer secret): none of it crossed, though its calls and session did.
+    await snoop.flush();
+    expect(crossed.some((text) => text.includes("image:exportDocument"))).toBe(true);
+    expect(crossed.filter((text) => text.includes(client.hello.clientId))).toEqual([]);
   });
 
   it("a subscriber on A of B's editor gets B's selection:changed, every change in order", async () => {

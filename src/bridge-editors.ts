@@ -81,6 +81,7 @@ export function editorPool(options: BridgeOptions, hosts: readonly HostAdapter[]
   pool.remoteEvents = (bridge, editor, type) => cluster.remoteEvents(bridge, editor, type);
   pool.remoteEditors = () => cluster.remoteEditors();
   pool.countedEvents = (editor, type) => cluster.localEvents(editor, type);
+  pool.remoteWide = (type) => cluster.wideEvents(type);
   pool.forwarding = true;
   return { pool, cluster };
 }

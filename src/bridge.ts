@@ -176,7 +176,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     // State events describe an editor's active document: they come from the caller's editor. Bridge events
     // (`#…`) come once, and events naming their document come from every editor.
     eventStream: (endpoint, type, editorId) =>
-      (type.startsWith("#") ? bus.stream(type) : STATE_EVENTS.has(type) ? pool.stateStream(editorId, type) : pool.mergedStream(type)) ??
+      (type.startsWith("#") ? bus.stream(type) : STATE_EVENTS.has(type) ? pool.stateStream(editorId, type) : pool.wideStream(type)) ??
       (endpoint === "root" ? undefined : plugins.eventStream(endpoint, type)),
   };
   // Plugin methods are found through the plugin host, which calls built-ins through the dispatcher: each side

@@ -287,6 +287,16 @@ export class EditorPool {
     return streams.length === 1 ? streams[0] : merge(...streams);
   }
 
+  /** Other bridges' editors' events of a pool-wide type (a cluster). @default none */
+  remoteWide: ((type: string) => Observable<SerializedEvent> | undefined) | undefined;
+
+  /** Events of one type from every editor of the cluster: this bridge's, and in a cluster the other bridges'. */
+  wideStream(type: string): Observable<SerializedEvent> | undefined {
+    const here = this.mergedStream(type);
+    const there = here === undefined ? undefined : this.remoteWide?.(type);
+    return there === undefined ? here : merge(here!, there);
+  }
+
   acceptedTypes(): string[] {
     return [...new Set(this.editors.flatMap((editor) => editor.bus.acceptedTypes()))];
   }

@@ -158,6 +158,14 @@ export class ClusterNode {
     return this.events?.localStream(editor, type);
   }
 
+  /**
+   * Every other bridge's editors' events of a pool-wide type (not one editor's state), once joined; undefined
+   * before (then subscribers get this bridge's editors' only).
+   */
+  wideEvents(type: string): Observable<SerializedEvent> | undefined {
+    return this.events?.wideStream(type);
+  }
+
   /** Keeps this bridge's logical clients' sessions in the cluster, so they can resume on another bridge. */
   serveSessions(clients: () => Iterable<LogicalClient>): void {
     this.clients = clients;

@@ -35,14 +35,14 @@ describe.skipIf(!hasNatsServer)("a cluster of bridges over NATS: calls between b
   let nats: NatsServer;
   let a: Suite;
   let b: Suite;
-  // Everything that crosses NATS, as a snooping member of the cluster's account would see it.
+  // Everything that crosses NATS during the first test, as a snooping member of the cluster's account would see it.
   let snoop: NatsConnection;
   const crossed: string[] = [];
 
   beforeAll(async () => {
     nats = await startNatsServer();
     snoop = await connect({ servers: nats.url });
-    for (const subject of ["t2.>", "$KV.>", "_INBOX.>"]) snoop.subscribe(subject, { callback: (_e, msg) => crossed.push(Buffer.from(msg.data).toString("latin1")) });
+    for (const subject of ["t2.>", "$KV.>", "_INBOX.>"]) snoop.subscribe(subject, { callback: (_e, msg) => void crossed.push(Buffer.from(msg.data).toString("latin1")) });
     a = await startSuiteBridge({ cluster: { servers: [nats.url], name: "t2", bridge: "a" }, limits });
     b = await startSuiteBridge({ cluster: { servers: [nats.url], name: "t2", bridge: "b" }, limits });
     await seesPeers(a.bridge.url, ["b"]);
@@ -102,6 +102,8 @@ describe.skipIf(!hasNatsServer)("a cluster of bridges over NATS: calls between b
     await snoop.flush();
     expect(crossed.some((text) => text.includes("image:exportDocument"))).toBe(true);
     expect(crossed.filter((text) => text.includes(client.hello.clientId))).toEqual([]);
+    // A listener on every subject would hide "no responders" from the later tests: it goes now.
+    await snoop.close();
   });
 
   it("a subscriber on A of B's editor gets B's selection:changed, every change in order", async () => {
@@ -122,6 +124,27 @@ describe.skipIf(!hasNatsServer)("a cluster of bridges over NATS: calls between b
       seen.push((frame.data as { x: number }).x);
     }
     expect(seen).toEqual([40, 41, 42]);
+  });
+
+  it("a subscriber on A to a pool-wide event (documentChanged) gets B's editors' too, each once", async () => {
+    const watcher = await a.connect("/ws?editor=embedded-1@a");
+    await watcher.call("event:subscribe", { type: "documentChanged" });
+    for (;;) {
+      const status = (await (await fetch(`${a.bridge.url}/status`)).json()) as { cluster: ClusterStatus };
+      if (status.cluster.following.some((f) => f.editor === "*" && f.type === "documentChanged" && f.flowing)) break;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const onB = await b.connect("/ws?editor=embedded-1@b");
+    const docB = (await onB.call<{ id: number }>("document:current")).id;
+    const docA = (await watcher.call<{ id: number }>("document:current")).id;
+    await watcher.call("selection:set", { rect: { x: 1, y: 1, width: 3, height: 3 } });
+    await onB.call("selection:set", { rect: { x: 2, y: 2, width: 3, height: 3 } });
+    const fromB = await watcher.next((f) => f.type === "documentChanged" && (f.data as { documentId: number }).documentId === docB);
+    expect(fromB.data).toMatchObject({ documentId: docB, selection: true });
+    // A's own editor's event came locally, once: B's came after it through NATS, and A's did not come back.
+    await onB.call("selection:set", { rect: { x: 3, y: 3, width: 3, height: 3 } });
+    await watcher.nth((f) => f.type === "documentChanged" && (f.data as { documentId: number }).documentId === docB, 2);
+    expect(watcher.frames.filter((f) => f.type === "documentChanged" && (f.data as { documentId: number }).documentId === docA)).toHaveLength(1);
   });
 
   it("an error on B arrives on A as B answered it", async () => {

@@ -12,6 +12,7 @@ import type { BridgeServices } from "./methods/index.js";
 import type { BridgeOptions } from "./bridge-options.js";
 import type { FileAccess } from "./files/index.js";
 import { createEmbeddedHost } from "./hosts/embedded/index.js";
+import { createNoEditorHost } from "./hosts/none.js";
 import type { HostAdapter } from "./hosts/host.js";
 import { createIsolatedEmbeddedHost } from "./hosts/isolated/index.js";
 import { resolveLimits, type Limits } from "./limits.js";
@@ -24,7 +25,8 @@ import { BridgeError } from "./protocol/index.js";
  */
 export function bridgeLimits(options: BridgeOptions): Limits {
   const editors = options.hosts?.length ?? (options.host === undefined ? (options.editors ?? 1) : 1);
-  const limits = resolveLimits(options.limits, editors);
+  // A front door (no editors) shares nothing out: its limits are those of one editor.
+  const limits = resolveLimits(options.limits, Math.max(1, editors));
   if (limits.editorMemoryBudgetBytes >= limits.editorMaxMemoryBytes) {
     throw new BridgeError(
       "BAD_REQUEST",
@@ -42,8 +44,11 @@ export function editorHosts(options: BridgeOptions, log: Logger, files: FileAcce
   const given = options.hosts ?? (options.host === undefined ? undefined : [options.host]);
   if (given !== undefined) return given;
   const count = options.editors ?? 1;
+  // None at all: a cluster's front door, whose calls all go to other bridges' editors.
+  if (count === 0 && options.cluster !== undefined) return [];
   if (!Number.isInteger(count) || count < 1 || count > MAX_EDITORS) {
-    throw new BridgeError("BAD_REQUEST", `editors must be an integer from 1 to ${MAX_EDITORS}, got ${count}`);
+    const front = count === 0 ? " (0, a front door with no editor of its own, only in a cluster: give cluster servers too)" : "";
+    throw new BridgeError("BAD_REQUEST", `editors must be an integer from 1 to ${MAX_EDITORS}, got ${count}${front}`);
   }
   const { isolation = "process", ...embedded } = options.embedded ?? {};
   return Array.from({ length: count }, (_, i) => {
@@ -70,7 +75,7 @@ export function editorHosts(options: BridgeOptions, log: Logger, files: FileAcce
 export function editorPool(options: BridgeOptions, hosts: readonly HostAdapter[], limits: Limits, log: Logger): { pool: EditorPool; cluster: ClusterNode | undefined } {
   if (options.cluster === undefined) return { pool: new EditorPool(hosts, limits, log), cluster: undefined };
   const { bridge } = checkClusterOptions(options.cluster);
-  const pool = new EditorPool(hosts, limits, log, `@${bridge}`);
+  const pool = new EditorPool(hosts, limits, log, `@${bridge}`, hosts.length === 0 ? createNoEditorHost() : undefined);
   const cluster = new ClusterNode({ ...options.cluster, bridge }, limits, log.child({ actor: "cluster" }), {
     editors: () => pool.summaries(),
     remoteClients: () => pool.remoteClients,
@@ -137,7 +142,7 @@ export function clusterResume(
     const client = clients.adopt(id, endpoint, session.name, kept);
     client.restore(session);
     for (const event of events) client.deliverEvent(event);
-    if (session.editor !== undefined && kept === undefined) {
+    if (session.editor !== undefined && kept === undefined && client.editorId !== undefined) {
       const bridge = session.editor.includes("@") ? session.editor.slice(session.editor.lastIndexOf("@") + 1) : claim.from;
       client.moveTo({ from: session.editor, to: client.editorId!, reason: "bridge-gone", bridge });
     }

@@ -125,9 +125,10 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     },
   };
   const hosts = editorHosts(options, log, files, limits);
-  const host = hosts[0]!;
-  const actor = createActor(bridgeMachine).start();
   const { pool, cluster } = editorPool(options, hosts, limits, log);
+  // The first editor's kind is the bridge's (`getServerInfo.editor`); a front door's stand-in says "none".
+  const host: HostAdapter = hosts[0] ?? pool.first.host;
+  const actor = createActor(bridgeMachine).start();
   const crossing = clusterCalls(cluster);
   const session = pool.first.session;
   // Bridge-wide events (`#ready`, `#closing`) go out through the first editor's bus.

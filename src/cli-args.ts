@@ -216,7 +216,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     throw new UsageError(`--log-level expects one of ${LOG_LEVELS.join(", ")}, got "${logLevel}"`);
   }
-  return {
+  return checkFrontDoor({
     listen: listenText ? parseListen(listenText, listenFrom) : { ...DEFAULT_LISTEN },
     editor: editor as EditorName,
     ...parsePool(values, env, editor as EditorName),
@@ -250,7 +250,15 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     cluster: clusterOf(values, env, (message) => {
       throw new UsageError(message);
     }),
-  };
+  });
+}
+
+/** `--editors 0` is a cluster's front door: it needs a cluster to send its calls to. */
+function checkFrontDoor(options: ServeOptions): ServeOptions {
+  if (options.editors === 0 && options.cluster === undefined) {
+    throw new UsageError("--editors 0 (a front door with no editor of its own) needs --cluster: its calls go to other bridges' editors");
+  }
+  return options;
 }
 
 
@@ -327,14 +335,14 @@ function listed(values: string[] | undefined, env: NodeJS.ProcessEnv, flag: stri
   return { items, sources, from };
 }
 
-/** `--editors` (or `BRIDGE_EDITORS`): an integer from 1 to MAX_EDITORS, or undefined when not given. */
+/** `--editors` (or `BRIDGE_EDITORS`): an integer from 0 (a cluster's front door) to MAX_EDITORS, or undefined when not given. */
 function parseEditorCount(values: Flags, env: NodeJS.ProcessEnv): { count: number; from: string } | undefined {
   const text = values.editors ?? (env["BRIDGE_EDITORS"] || undefined);
   if (text === undefined) return undefined;
   const from = values.editors !== undefined ? `--editors ${text}` : `BRIDGE_EDITORS=${text}`;
   const count = Number(text);
-  if (!/^\d+$/.test(text.trim()) || count < 1 || count > MAX_EDITORS) {
-    throw new UsageError(`--editors expects an integer from 1 to ${MAX_EDITORS}, got "${text}"`);
+  if (!/^\d+$/.test(text.trim()) || count > MAX_EDITORS) {
+    throw new UsageError(`--editors expects an integer from 1 to ${MAX_EDITORS} (or 0 in a cluster: a front door), got "${text}"`);
   }
   return { count, from };
 }
@@ -370,6 +378,8 @@ function parsePool(values: Flags, env: NodeJS.ProcessEnv, editor: EditorName): P
   const gimp = listed(values["gimp-attach"], env, "--gimp-attach", "BRIDGE_GIMP_ATTACH");
   const attach = gimp.items.map((a, i) => formatHostPort(parseHostPort(a, gimp.sources[i] ?? gimp.from)));
   let count = editors?.count ?? 1;
+  // A front door runs no editor of any kind: no servers to count.
+  if (count === 0) return { editors: 0, photoshop: { hosts: [], password: "" }, gimp: { binary: DEFAULT_GIMP_BINARY, attach: [] } };
   if (editor === "photoshop") count = perServer(editors, hosts.map(formatHostPort), psFrom, "Photoshop host");
   if (editor === "gimp" && attach.length > 0) count = perServer(editors, attach, gimp.from, "attached GIMP server");
   return {

@@ -57,7 +57,8 @@ a repeatable flag adds to its variable's comma-separated list):
   --allow-private-import   let layer:importImage fetch loopback/private URLs          [BRIDGE_ALLOW_PRIVATE_IMPORT]
   --editors <n>            how many editors, 1 to ${MAX_EDITORS}: embedded ones (embedded: about one per core minus one)
                            or GIMPs the bridge starts; with --photoshop-host or --gimp-attach, one per server
-                           (leave it out or give their number)                        [BRIDGE_EDITORS]        default 1
+                           (leave it out or give their number); 0 with --cluster: a front door with no editor
+                           of its own                                                 [BRIDGE_EDITORS]        default 1
   --photoshop-host <h[:p]> Photoshop's Remote Connections address (IPv6 as [addr]:port); repeat for one editor
                            per Photoshop machine                      [BRIDGE_PHOTOSHOP_HOST, comma-separated] default 127.0.0.1
   --photoshop-port <port>  Photoshop's Remote Connections port when a host names none [BRIDGE_PHOTOSHOP_PORT] default 49494
@@ -228,7 +229,8 @@ function serveBridge(options: BridgeOptions): Bridge {
  * (`editors`). Nothing starts here; every GIMP starts when the bridge connects it.
  */
 async function editorPool(options: ServeOptions, log: Logger): Promise<Pick<BridgeOptions, "hosts" | "editors">> {
-  if (options.editor === "embedded") return { editors: options.editors };
+  // Embedded editors, or none at all (`--editors 0`, a cluster's front door).
+  if (options.editor === "embedded" || options.editors === 0) return { editors: options.editors };
   const hosts = await createEditorHosts({
     editor: options.editor,
     editors: options.editors,
@@ -296,7 +298,7 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
   });
   await startBridge(bridge, options.listen);
   const status = bridge.hostStatus();
-  if (options.editor === "embedded" && status.state !== "ready" && status.state !== "busy") {
+  if (options.editor === "embedded" && options.editors !== 0 && status.state !== "ready" && status.state !== "busy") {
     // The embedded editor only fails to start on bad input (e.g. --open of a missing file): say so and stop.
     // A third-party editor that is not reachable yet is retried in the background instead.
     await bridge.close();

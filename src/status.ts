@@ -21,7 +21,7 @@ export interface StatusSources {
   /** How many webhooks are disabled after a run of failed deliveries. @default none */
   readonly disabledWebhooks?: () => number;
   /** The bridge's membership of a cluster, when it runs in one. */
-  readonly cluster?: Pick<ClusterNode, "status" | "readiness"> | undefined;
+  readonly cluster?: Pick<ClusterNode, "status" | "readiness" | "info"> | undefined;
 }
 
 /** `GET /health`: liveness only, a small fixed body (no lists) cheap enough to poll hard. */
@@ -50,7 +50,12 @@ export function readinessView(
   const ready = editors.filter((editor) => editor.isReady);
   if (!accepting) reasons.push({ component: "bridge", status: "down", message: "the bridge is shutting down" });
   const waiting = editors.filter((editor) => !editor.isReady);
-  if (ready.length === 0) {
+  if (pool.frontDoor) {
+    // No editor of its own (`--editors 0`): it takes work while another bridge's editor does.
+    if ((cluster?.info().editors.length ?? 0) === 0) {
+      reasons.push({ component: "editors", status: "down", message: "this bridge runs no editor (--editors 0), and no other bridge's editor takes calls now" });
+    }
+  } else if (ready.length === 0) {
     reasons.push({ component: "editors", status: "down", message: `no editor is ready (${describeEditors(waiting)})` });
   } else if (waiting.length > 0) {
     reasons.push({ component: "editors", status: "degraded", message: `${waiting.length} of ${editors.length} editors not ready (${describeEditors(waiting)})` });

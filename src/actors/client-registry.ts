@@ -6,8 +6,11 @@ import { ReplayBudget } from "./replay-budget.js";
 
 /** How clients get their editor: the least loaded, or the one asked for (`?editor=`); released at disposal. */
 export interface EditorAssignment {
-  /** @throws BridgeError `BAD_REQUEST` for an unknown editor id. */
-  assign(requested: string | undefined): { readonly id: string };
+  /**
+   * @throws BridgeError `BAD_REQUEST` for an unknown editor id. Undefined: no editor to give now (a front door
+   * with no other bridge's editor taking calls); the client's calls go wherever the load is least.
+   */
+  assign(requested: string | undefined): { readonly id: string } | undefined;
   /** How many editors there are: with one, summaries leave `editorId` out (every client has the same). */
   readonly editors: readonly unknown[];
   release(editorId: string): void;
@@ -73,7 +76,7 @@ export class ClientRegistry {
    * @throws BridgeError `BAD_REQUEST` when `editor` names no editor of the bridge.
    */
   create(endpoint: string, socket: ClientSocket, name?: string, editor?: string): LogicalClient {
-    const assigned = this.editors?.assign(editor).id;
+    const assigned = this.editors?.assign(editor)?.id;
     // Summaries of every client carry it; with one editor and no cluster it says nothing, so it is left out.
     const named = (this.editors?.editors.length ?? 0) > 1 || this.editors?.forwarding === true;
     const editorId = named || (assigned !== undefined && this.editors?.has?.(assigned) === false) ? assigned : undefined;
@@ -89,7 +92,7 @@ export class ClientRegistry {
    */
   adopt(id: string, endpoint: string, name: string | undefined, editor: string | undefined): LogicalClient {
     const placeholder: ClientSocket = { send: () => {}, binary: false, sendBinary: () => {}, bufferedAmount: 0, close: () => {} };
-    const assigned = this.editors?.assign(editor).id;
+    const assigned = this.editors?.assign(editor)?.id;
     const client = new LogicalClient(id, endpoint, placeholder, this.limits, (c) => this.disposed(c, assigned), name, assigned, this.replayBudget);
     this.clients.set(id, client);
     client.detach(placeholder);

@@ -16,6 +16,7 @@ export interface DispatchCaller extends Caller {
 }
 import { CLUSTER_LANE_PREFIX, type ForwardedCall } from "../cluster/calls.js";
 import type { ProgressReporter } from "../hosts/host.js";
+import { noEditorHere } from "../hosts/none.js";
 import type { EditorPool, PoolEditor } from "./editor-pool.js";
 import { Metrics, type CallTransport } from "./metrics.js";
 import { SampledLog } from "./sampled-log.js";
@@ -186,6 +187,11 @@ export class Dispatcher {
       const call = { method: name, params: rawParams, editor: away.editor, lane: caller.lane, timeoutMs, parts: binaryParts };
       return this.remote!(away.bridge, call, control.cancel, control.progress);
     }
+    // A front door runs nothing itself: what no other bridge can take is refused here.
+    if (this.pool.frontDoor) {
+      if (named !== undefined) throw new BridgeError("DOCUMENT_NOT_FOUND", `No open document with id ${named} in the cluster`, { details: { documentId: named } });
+      throw noEditorHere();
+    }
     // A document the pool has not seen yet (a script's new one): look on every editor once before refusing.
     if (named !== undefined && route !== "place" && !this.pool.knows(named) && this.pool.editors.length > 1) {
       await this.onEveryEditor(caller, "document:list", this.methods.get("document:list")!, {});
@@ -237,8 +243,9 @@ export class Dispatcher {
     rawParams: unknown,
     control: RequestControl,
   ): Promise<unknown[]> {
-    const here =
-      this.pool.editors.length > 1
+    const here = this.pool.frontDoor
+      ? Promise.resolve([])
+      : this.pool.editors.length > 1
         ? this.onEveryEditor(caller, name, method, params, control)
         : (this.onEditor(this.pool.first, caller, name, method, params, [], { cancel: control.cancel, started: control.started }) as Promise<unknown[]>);
     const bridges = [...new Set((this.pool.remoteEditors?.() ?? []).map((editor) => editor.bridge))];

@@ -39,11 +39,15 @@ export class EditorPool {
   /** The editor of the document a call touched last. */
   private recent: PoolEditor | undefined;
 
+  /** With no editors (a cluster's front door): what stands in for the first, never placed, listed or started. */
+  private readonly standIn: PoolEditor | undefined;
+
   /**
    * @param idSuffix ends every editor id (a cluster's `@<bridge>`, so ids are unique cluster-wide).
+   * @param standIn with no `hosts` (a front door): the stand-in whose event bus carries the bridge's own events.
    */
-  constructor(hosts: readonly HostAdapter[], limits: Limits, log: Logger, idSuffix = "") {
-    if (hosts.length === 0) throw new BridgeError("BAD_REQUEST", "A bridge needs at least one editor");
+  constructor(hosts: readonly HostAdapter[], limits: Limits, log: Logger, idSuffix = "", standIn?: HostAdapter) {
+    if (hosts.length === 0 && standIn === undefined) throw new BridgeError("BAD_REQUEST", "A bridge needs at least one editor");
     if (hosts.length > MAX_EDITORS) throw new BridgeError("BAD_REQUEST", `A bridge runs at most ${MAX_EDITORS} editors, got ${hosts.length}`);
     const counts = new Map<string, number>();
     this.editors = hosts.map((inner) => {
@@ -64,6 +68,22 @@ export class EditorPool {
       return editor;
     });
     this.byId = new Map(this.editors.map((editor) => [editor.id, editor]));
+    if (hosts.length === 0 && standIn !== undefined) {
+      const id = `${standIn.kind}${idSuffix}`;
+      const editorLog = log.child({ editorId: id });
+      this.standIn = {
+        id,
+        host: new PooledHost(id, standIn, this.ids, false, () => {}),
+        session: new HostSession(standIn, limits, editorLog),
+        bus: new EventBus(standIn, editorLog),
+        clients: 0,
+      };
+    }
+  }
+
+  /** No editor of its own (`--editors 0`): every call goes to another bridge's editor. */
+  get frontDoor(): boolean {
+    return this.editors.length === 0;
   }
 
   /** Hands out document ids from the range of a cluster slot (`slot × DOCUMENT_ID_RANGE` on). */
@@ -71,8 +91,9 @@ export class EditorPool {
     this.ids.useRange(slot * DOCUMENT_ID_RANGE);
   }
 
+  /** The first editor; on a front door the stand-in (its bus carries the bridge's own events). */
   get first(): PoolEditor {
-    return this.editors[0]!;
+    return this.editors[0] ?? this.standIn!;
   }
 
   /**
@@ -129,8 +150,11 @@ export class EditorPool {
     return best ?? this.first;
   }
 
-  /** The editor a new logical client is given (or the one it asked for), counted as its client. */
-  assign(requested: string | undefined): { readonly id: string } {
+  /**
+   * The editor a new logical client is given (or the one it asked for), counted as its client. Undefined only on a
+   * front door while no other bridge's editor takes calls: the client's calls then go wherever the load is least.
+   */
+  assign(requested: string | undefined): { readonly id: string } | undefined {
     // Another bridge's editor (a cluster): asked for, or lighter than any here. Its calls are forwarded there.
     const remote =
       requested === undefined
@@ -142,6 +166,7 @@ export class EditorPool {
       this.remoteClients.set(remote, (this.remoteClients.get(remote) ?? 0) + 1);
       return { id: remote };
     }
+    if (requested === undefined && this.frontDoor) return undefined;
     const editor = requested === undefined ? this.leastLoaded() : this.get(requested);
     editor.clients++;
     return editor;
@@ -163,7 +188,8 @@ export class EditorPool {
     const here = this.leastLoaded(forDocument);
     const { queued, running } = here.session.status();
     let best: { bridge: string; id: string } | undefined;
-    let bestLoad: readonly number[] = [queued + running, here.clients, forDocument ? this.ids.of(here.id).length : 0];
+    // A front door has none of its own: any other bridge's editor is lighter.
+    let bestLoad: readonly number[] = this.frontDoor ? [Infinity] : [queued + running, here.clients, forDocument ? this.ids.of(here.id).length : 0];
     for (const other of others) {
       const load = forDocument ? other.load : [other.load[0]!, other.load[1]!, 0];
       if (lighter(load, bestLoad)) {
@@ -220,8 +246,9 @@ export class EditorPool {
       const bridge = this.elsewhere?.({ editor: editorId });
       return bridge === undefined ? undefined : { bridge, editor: editorId };
     }
-    // A logical client works with the editor it was given; other callers' new documents go where the load is least.
-    if (route === "place" && !logicalClient) {
+    // A logical client works with the editor it was given; other callers' new documents go where the load is least,
+    // and on a front door everything a caller without an editor sends.
+    if ((route === "place" && !logicalClient) || this.frontDoor) {
       const lighter = this.lighterElsewhere(true);
       if (lighter !== undefined) return { bridge: lighter.bridge, editor: lighter.id };
     }
@@ -235,7 +262,8 @@ export class EditorPool {
   moveFromGoneEditor(client: { readonly editorId: string | undefined; moveTo(data: EditorChangedEventData): void }): EditorChangedEventData | undefined {
     const from = client.editorId;
     if (from === undefined || this.has(from) || this.elsewhere?.({ editor: from }) !== undefined) return undefined;
-    const to = this.assign(undefined).id;
+    const to = this.assign(undefined)?.id;
+    if (to === undefined) return undefined;
     this.release(from);
     const bridge = from.includes("@") ? from.slice(from.lastIndexOf("@") + 1) : undefined;
     const moved: EditorChangedEventData = { from, to, reason: "bridge-gone", ...(bridge !== undefined ? { bridge } : {}) };
@@ -293,11 +321,13 @@ export class EditorPool {
   /** Events of one type from every editor of the cluster: this bridge's, and in a cluster the other bridges'. */
   wideStream(type: string): Observable<SerializedEvent> | undefined {
     const here = this.mergedStream(type);
-    const there = here === undefined ? undefined : this.remoteWide?.(type);
-    return there === undefined ? here : merge(here!, there);
+    const there = here === undefined && !this.frontDoor ? undefined : this.remoteWide?.(type);
+    if (there === undefined) return here;
+    return here === undefined ? there : merge(here, there);
   }
 
   acceptedTypes(): string[] {
+    if (this.frontDoor) return this.first.bus.acceptedTypes();
     return [...new Set(this.editors.flatMap((editor) => editor.bus.acceptedTypes()))];
   }
 

@@ -283,18 +283,20 @@ describe("startup failures: one fatal line, exit 1, nothing after it", () => {
 describe("several editors on the command line", () => {
   const usage = (args: string[], env: NodeJS.ProcessEnv = {}) => () => parseServeArgs(["serve", ...args], env);
 
-  it("--editors (or BRIDGE_EDITORS) is an integer from 1 to MAX_EDITORS, 1 by default; the flag wins", () => {
+  it("--editors (or BRIDGE_EDITORS) is an integer from 1 to MAX_EDITORS (0 only in a cluster), 1 by default; the flag wins", () => {
     expect(parseServeArgs(["serve"], {})).toMatchObject({ editors: 1 });
     expect(parseServeArgs(["serve", "--editors", "3"], {})).toMatchObject({ editors: 3 });
     expect(parseServeArgs(["serve"], { BRIDGE_EDITORS: "2" })).toMatchObject({ editors: 2 });
     expect(parseServeArgs(["serve", "--editors", "4"], { BRIDGE_EDITORS: "2" })).toMatchObject({ editors: 4 });
     expect(parseServeArgs(["serve", "--editors", String(MAX_EDITORS)], {})).toMatchObject({ editors: MAX_EDITORS });
-    for (const bad of ["0", String(MAX_EDITORS + 1), "2.5", "two", "", "=-1"]) {
+    for (const bad of [String(MAX_EDITORS + 1), "2.5", "two", "", "=-1"]) {
       const args = bad.startsWith("=") ? [`--editors${bad}`] : ["--editors", bad];
       expect(usage(args)).toThrow(UsageError);
       expect(usage(args)).toThrow(`--editors expects an integer from 1 to ${MAX_EDITORS}`);
     }
-    expect(usage([], { BRIDGE_EDITORS: "100" })).toThrow(/from 1 to 64, got "100"/);
+    // 0 is a cluster's front door: refused without a cluster.
+    expect(usage(["--editors", "0"])).toThrow(/--editors 0 .* needs --cluster/);
+    expect(usage([], { BRIDGE_EDITORS: "100" })).toThrow(/from 1 to 64 .*, got "100"/);
   });
 
   it("--photoshop-host is repeatable, each host[:port] with the port defaulting to --photoshop-port, IPv6 in brackets", () => {

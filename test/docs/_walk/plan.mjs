@@ -365,6 +365,15 @@ export const PLAN = {
         assert.deepEqual(editors.map((e) => e.id), [`embedded-1@${name}`]);
       },
     })),
+    {
+      cmd: "image-editor-bridge serve --listen 127.0.0.1:7700 --editors 0 --cluster nats://127.0.0.1:4222 --cluster-name studio --cluster-bridge door",
+      // No NATS there: the front door starts, runs no editor, and waits to join (not ready meanwhile: 503).
+      form: async (ctx, text) => {
+        await ctx.serve(text, 503);
+        const { cluster, editors } = await status();
+        assert.deepEqual([cluster.name, cluster.bridge, cluster.state, editors.length], ["studio", "door", "connecting", 0]);
+      },
+    },
   ],
 
   "docs/plugins.md": [

@@ -18,8 +18,8 @@ export interface NatsServer {
   stop(): Promise<void>;
 }
 
-async function run(port: number, store: string): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", store], { stdio: ["ignore", "ignore", "pipe"] });
+async function run(port: number, store: string, extra: readonly string[]): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn("nats-server", ["-a", "127.0.0.1", "-p", String(port), "-js", "-sd", store, ...extra], { stdio: ["ignore", "ignore", "pipe"] });
   const listening = await new Promise<number>((resolve, reject) => {
     let text = "";
     const onData = (chunk: Buffer): void => {
@@ -37,9 +37,10 @@ async function run(port: number, store: string): Promise<{ child: ChildProcess; 
   return { child, port: listening };
 }
 
-export async function startNatsServer(): Promise<NatsServer> {
+/** @param extra more `nats-server` options: authorization (`--user`, `--pass`, `--auth`), TLS (`--tls…`). */
+export async function startNatsServer(extra: readonly string[] = []): Promise<NatsServer> {
   const store = await mkdtemp(join(tmpdir(), "bridge-nats-"));
-  let current = await run(-1, store);
+  let current = await run(-1, store, extra);
   const port = current.port;
   const kill = async (): Promise<void> => {
     const { child } = current;
@@ -54,7 +55,7 @@ export async function startNatsServer(): Promise<NatsServer> {
     kill,
     restart: async () => {
       await kill();
-      current = await run(port, store);
+      current = await run(port, store, extra);
     },
     stop: async () => {
       await kill();

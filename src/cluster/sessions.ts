@@ -131,14 +131,21 @@ export class ClusterSessions {
     }
   }
 
+  /**
+   * Stops writing and handing over. Every client's session is written once more first, as it is now: a bridge
+   * that is stopped (a rolling restart) leaves its clients resumable on the others, with nothing replayed twice.
+   */
   stop(): void {
     clearInterval(this.timer);
     this.sub?.unsubscribe();
+    this.sync(true);
   }
 
   /** A client ended here: its record goes, unless another bridge resumed it (that bridge writes it now). */
   ended(client: LogicalClient): void {
-    if (client.endpoint !== "root" || client.disposeReason === "moved" || this.kv === undefined || this.nc.isClosed()) return;
+    // Moved: another bridge writes it now. Shutdown: it stays resumable on the other bridges.
+    const reason = client.disposeReason;
+    if (client.endpoint !== "root" || reason === "moved" || reason === "shutdown" || this.kv === undefined || this.nc.isClosed()) return;
     const key = this.keyOf(client);
     this.written.delete(key);
     this.kv.delete(key).catch(() => undefined);
@@ -167,15 +174,15 @@ export class ClusterSessions {
     return this.recover(record);
   }
 
-  /** Writes the records of clients whose session changed, and refreshes attached ones before they expire. */
-  private sync(): void {
+  /** Writes the records of clients whose session changed (`all`: every one), and refreshes attached ones before they expire. */
+  private sync(all = false): void {
     if (this.kv === undefined || this.nc.isClosed()) return;
     const now = Date.now();
     const refreshMs = this.limits.resumeTtlMs / 2;
     for (const client of this.clients()) {
       if (client.endpoint !== "root" || client.state === "disposed") continue;
       const key = this.keyOf(client);
-      if (!client.sessionDirty && !(client.state === "attached" && now - (this.written.get(key) ?? 0) > refreshMs)) continue;
+      if (!all && !client.sessionDirty && !(client.state === "attached" && now - (this.written.get(key) ?? 0) > refreshMs)) continue;
       client.sessionDirty = false;
       this.written.set(key, now);
       const record: SessionRecord = { ...client.session(), bridge: this.bridge, since: client.state === "detached" ? client.detachedAt : now };

@@ -149,6 +149,24 @@ describe.skipIf(!hasNatsServer)("a cluster of bridges over NATS: logical clients
     expect(await back.next((f) => f.type === "selection:changed")).toMatchObject({ seq: 2, data: { x: 31 } });
   });
 
+  it("a bridge that is stopped (a rolling restart) leaves its clients resumable on the others, nothing replayed twice", async () => {
+    const d = await startSuiteBridge({ cluster: { servers: [nats.url], name: CLUSTER, bridge: "d" }, limits });
+    await seesPeers(d.bridge.url, ["b", "c"]);
+    const client = await d.connect("/ws?editor=embedded-1@b");
+    const id = client.hello.clientId;
+    await client.call("event:subscribe", { type: "selection:changed" });
+    const onB = await b.connect("/ws?editor=embedded-1@b");
+    await onB.call("selection:set", { rect: { x: 50, y: 5, width: 5, height: 5 } });
+    await client.next((f) => f.type === "selection:changed");
+    // The bridge itself shuts down (its sockets closed with 1001, going away), as on SIGTERM.
+    await d.bridge.close();
+    expect(await client.closed).toMatchObject({ code: 1001 });
+    await onB.call("selection:set", { rect: { x: 51, y: 5, width: 5, height: 5 } });
+    const resumed = await c.connect(`/ws?resume=${id}`);
+    expect(resumed.hello).toMatchObject({ clientId: id, resumed: true, replayed: 1, lost: 0 });
+    expect(await resumed.next((f) => f.type === "selection:changed")).toMatchObject({ seq: 2, data: { x: 51 } });
+  });
+
   it("an id no bridge knows starts a new client; a client closed with 4000 is gone from the cluster too", async () => {
     const fresh = await c.connect("/ws?resume=00000000-0000-4000-8000-000000000000");
     expect(fresh.hello.resumed).toBe(false);

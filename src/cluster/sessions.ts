@@ -218,8 +218,10 @@ export class ClusterSessions {
       if ("ref" in parsed) return JSON.parse(new TextDecoder().decode(await this.transfers.fetch(parsed.ref, FORWARD_GRACE_MS))) as HandoverAnswer;
       return parsed;
     } catch (error) {
-      if (isNoResponders(error)) this.gone(bridge);
-      this.log.info({ bridge, reason: String(error) }, "the bridge holding a resumed client did not answer: recovering it from the cluster's copy");
+      // Gone (nobody subscribes), or killed so lately that NATS still routed to it and nobody answered in time:
+      // either way its editors are taken as gone now (a live bridge comes back with its next heartbeat).
+      this.gone(bridge);
+      this.log.info({ bridge, noResponders: isNoResponders(error), reason: String(error) }, "the bridge holding a resumed client did not answer: recovering it from the cluster's copy");
       return undefined;
     }
   }

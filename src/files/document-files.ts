@@ -64,7 +64,7 @@ export interface ExportingEditor<C> extends EditorFiles {
   getDocument(ctx: C, documentId: number | undefined): Promise<DocumentRef & { readonly width: number; readonly height: number }>;
   exportDocumentImage(
     ctx: C,
-    options: { documentId: number; format: FileFormat; quality?: number | undefined; size: { width: number; height: number } },
+    options: { documentId: number; format: FileFormat; quality?: number | undefined; size: { width: number; height: number }; alpha?: boolean | undefined },
   ): Promise<{ readonly bytes: Uint8Array; readonly width: number; readonly height: number }>;
 }
 
@@ -114,10 +114,17 @@ export async function exportDocumentFile<C>(
   editor: ExportingEditor<C>,
   ctx: C,
   access: FileAccess,
-  params: { documentId?: number | undefined; path: string; format?: FileFormat | undefined; quality?: number | undefined; overwrite?: boolean | undefined },
+  params: { documentId?: number | undefined; path: string; format?: FileFormat | undefined; quality?: number | undefined; alpha?: boolean | undefined; overwrite?: boolean | undefined },
 ): Promise<ExportFileResult> {
   const target = await resolveClientPath(access.policy, params.path, { purpose: "write", filesystem: editor.filesystem });
-  const format = params.format ?? formatForExtension(extname(target.path));
+  const named = formatForExtension(extname(target.path));
+  // JPEG bytes in a .png is a file every other program misreads: the path and the format must agree.
+  if (params.format !== undefined && named !== undefined && named !== params.format) {
+    throw new BridgeError("BAD_REQUEST", `The path ends in ${extname(target.path)} (${named}) but the format asked is ${params.format}: change one`, {
+      details: { path: params.path, format: params.format, pathFormat: named },
+    });
+  }
+  const format = params.format ?? named;
   if (format === undefined) throw new BridgeError("BAD_REQUEST", UNKNOWN_FILE_FORMAT, { details: { path: params.path } });
   if (target.size !== undefined || editor.filesystem === "remote") {
     const sources = (await editor.listDocuments(ctx)).filter((doc) => doc.filePath === target.path).map((doc) => doc.id);
@@ -126,7 +133,7 @@ export async function exportDocumentFile<C>(
   const doc = await editor.getDocument(ctx, params.documentId);
   const size = { width: doc.width, height: doc.height };
   checkEncodable(format, size);
-  const image = await editor.exportDocumentImage(ctx, { documentId: doc.id, format, quality: params.quality, size });
+  const image = await editor.exportDocumentImage(ctx, { documentId: doc.id, format, quality: params.quality, size, ...(params.alpha === true ? { alpha: true } : {}) });
   await writeFileAtomic(target.path, image.bytes, { label: params.path });
   return { path: target.path, format, width: image.width, height: image.height, size: image.bytes.byteLength };
 }

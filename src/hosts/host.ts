@@ -253,7 +253,8 @@ export interface HostAdapter {
   /** The composite at exactly `size`, in `format` (`tiff` for file exports only). */
   exportDocumentImage(
     ctx: HostCallContext,
-    options: { documentId: number | undefined; format: FileFormat; quality?: number | undefined; size: PixelSize },
+    /** `alpha`: keep an alpha channel though every pixel is opaque (an editor that drops it then). */
+    options: { documentId: number | undefined; format: FileFormat; quality?: number | undefined; size: PixelSize; alpha?: boolean | undefined },
   ): Promise<EncodedImage>;
   /**
    * One layer (a group: its composite) at exactly `size`, covering the layer's `rect`; an empty layer is a 1×1

@@ -48,10 +48,10 @@ export const imageMethods: MethodDefinition[] = [
     mutates: false,
     long: true,
     http: { verb: "POST", path: "/image/export-document", image: true },
-    run: async (ctx, { documentId, format = DEFAULT_IMAGE_FORMAT, quality, scale, maxSize }) => {
+    run: async (ctx, { documentId, format = DEFAULT_IMAGE_FORMAT, quality, scale, maxSize, alpha }) => {
       const doc = await ctx.host.getDocument(ctx.call, documentId);
       const size = exportSize(doc.width, doc.height, { format, scale, maxSize }, ctx.bridge.limits.maxExportPixels);
-      return new WireImage(await ctx.host.exportDocumentImage(ctx.call, { documentId: doc.id, format, quality, size }));
+      return new WireImage(await ctx.host.exportDocumentImage(ctx.call, { documentId: doc.id, format, quality, size, ...(alpha === true ? { alpha } : {}) }));
     },
   }),
   defineMethod("image:exportLayer", {

@@ -52,6 +52,12 @@ export const ScriptResultSchema = z.object({ result: z.unknown() });
 /** `ok` is always true: clients of the Generator bridge service read it from these results. */
 export const SubscriptionResultSchema = z.object({ type: z.string(), subscribed: z.boolean(), ok: z.literal(true) });
 
+/**
+ * Keep an alpha channel in PNG, WebP and TIFF even when every pixel of the document is opaque (left out then by
+ * default, as image editors do). JPEG never has one.
+ */
+const alpha = z.boolean().optional();
+
 const ExportOptions = {
   documentId,
   format: ImageFormatSchema.optional(),
@@ -181,6 +187,7 @@ export const METHOD_SCHEMAS = {
         path: filePath,
         format: FileFormatSchema.optional(),
         quality: quality.optional(),
+        alpha,
         /** Replace a file an open document was read from (refused otherwise: `WOULD_LOSE_DATA`). */
         overwrite: z.boolean().optional(),
       })
@@ -225,7 +232,7 @@ export const METHOD_SCHEMAS = {
     params: z.object({ documentId, layerSpec: LayerSpecSchema, maxSize: maxSize.optional() }).strict(),
     result: ImageResultSchema,
   },
-  "image:exportDocument": { params: z.object(ExportOptions).strict(), result: ImageResultSchema },
+  "image:exportDocument": { params: z.object({ ...ExportOptions, alpha }).strict(), result: ImageResultSchema },
   "selection:getArea": { params: DocumentScoped, result: HostRectSchema.nullable() },
   "selection:getPath": {
     params: z.object({ documentId, expand: z.number().int().min(0).max(1000).optional() }).strict(),

@@ -79,7 +79,8 @@ describe.skipIf(!hasNatsServer)("a cluster of bridges over NATS: calls between b
     expect(exported).toMatchObject({ format: "png", width: 1000, height: 800 });
     const bytes = Buffer.from(exported.data.slice(exported.data.indexOf(",") + 1), "base64");
     expect(bytes.byteLength).toBeGreaterThan(2 * 1024 * 1024);
-    const pixels = await sharp(bytes).raw().toBuffer({ resolveWithObject: true });
+    // The document is opaque: its export has no alpha channel; compare with the source's pixels as RGBA both.
+    const pixels = await sharp(bytes).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
     expect(pixels.info).toMatchObject({ width: 1000, height: 800 });
     // The imported noise is what was exported: compare with the source's pixels.
     const source = await sharp(png).ensureAlpha().raw().toBuffer();

@@ -104,6 +104,12 @@ describe.each(MATRIX)("file access over $label", ({ editor, transport: { name: t
     expect((await stat(join(root, "out", `${transportName}.psd`))).size).toBeGreaterThan(0);
     const exported = await t.call("document:export", { path: join(root, "out", `${transportName}.png`) });
     expect(exported.result).toMatchObject({ format: "png", width: 16, height: 12 });
+    // A format that disagrees with the path's extension is refused, before anything is written.
+    const mismatch = await t.call("document:export", { path: `out/${transportName}-mismatch.png`, format: "jpeg" });
+    expect(mismatch.error).toMatchObject({ code: "BAD_REQUEST", details: { format: "jpeg", pathFormat: "png" } });
+    await expect(stat(join(root, "out", `${transportName}-mismatch.png`))).rejects.toMatchObject({ code: "ENOENT" });
+    expect((await t.call("document:export", { path: `out/${transportName}-same.JPG`, format: "jpeg" })).result).toMatchObject({ format: "jpeg" });
+    expect((await t.call("document:export", { path: `out/${transportName}-bytes.out`, format: "webp" })).result).toMatchObject({ format: "webp" });
     expect(code(await t.call("document:save", { savePath: join(outside, "x.psd") }))).toBe("FORBIDDEN");
     expect(code(await t.call("document:save", { savePath: "../outside/x.psd" }))).toBe("FORBIDDEN");
     expect(code(await t.call("document:export", { path: join(outside, "x.png") }))).toBe("FORBIDDEN");

@@ -51,6 +51,44 @@ export function readPsdHeader(bytes: Uint8Array): PsdHeader | undefined {
   };
 }
 
+/** What is wrong with a PSD's outline, in words and where: the section and the byte offset it starts at. */
+export interface PsdLayoutProblem {
+  readonly reason: string;
+  readonly section: "header" | "colour mode data" | "image resources" | "layer and mask information";
+  readonly offset: number;
+}
+
+/**
+ * Checks what every reader relies on before any pixel: a whole header with the signature, a known version and
+ * a non-empty canvas, then each section's declared length inside the file. Undefined when all of it holds.
+ */
+export function psdLayoutProblem(bytes: Uint8Array): PsdLayoutProblem | undefined {
+  if (bytes.length < PSD_HEADER_LENGTH) {
+    return { reason: `the file has ${bytes.length} bytes, fewer than the ${PSD_HEADER_LENGTH}-byte header`, section: "header", offset: 0 };
+  }
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (String.fromCharCode(bytes[0]!, bytes[1]!, bytes[2]!, bytes[3]!) !== "8BPS") return { reason: "its first bytes are not the 8BPS signature", section: "header", offset: 0 };
+  const version = view.getUint16(4);
+  if (version !== 1 && version !== 2) return { reason: `version ${version} is neither 1 (PSD) nor 2 (PSB)`, section: "header", offset: 4 };
+  const height = view.getUint32(14);
+  const width = view.getUint32(18);
+  if (width === 0 || height === 0) return { reason: `the header says ${width}×${height}: a document needs both sides`, section: "header", offset: 14 };
+  const channels = view.getUint16(12);
+  if (channels < 1 || channels > 56) return { reason: `the header says ${channels} channels (1 to 56 are possible)`, section: "header", offset: 12 };
+  let at = PSD_HEADER_LENGTH;
+  const sections = ["colour mode data", "image resources", "layer and mask information"] as const;
+  for (const section of sections) {
+    const lengthBytes = section === "layer and mask information" && version === 2 ? 8 : 4;
+    if (at + lengthBytes > bytes.length) return { reason: `the file ends (${bytes.length} bytes) before the section's length`, section, offset: at };
+    const length = lengthBytes === 8 ? Number(view.getBigUint64(at)) : view.getUint32(at);
+    if (at + lengthBytes + length > bytes.length) {
+      return { reason: `the section declares ${length} bytes but the file ends ${bytes.length - at - lengthBytes} bytes after its start`, section, offset: at };
+    }
+    at += lengthBytes + length;
+  }
+  return undefined;
+}
+
 /** Where a file's sections sit: the layer and mask section's length, and the merged image's offset. */
 export function psdSections(bytes: Uint8Array): { layerSectionLength: number; imageDataOffset: number } | undefined {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);

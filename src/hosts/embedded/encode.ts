@@ -3,7 +3,7 @@ import { BridgeError } from "../../protocol/index.js";
 import type { FileFormat, HostBounds } from "../../protocol/index.js";
 import type { EncodedImage, HostCallContext, PixelSize } from "../host.js";
 import type { OverlayInput } from "../_internal/outline.js";
-import { withFormat } from "../_internal/file-format.js";
+import { encodeImage } from "../_internal/file-format.js";
 import { canvasRegion, plainStack, renderDocument, renderRows } from "./composite.js";
 import type { EmbeddedLayer } from "./document.js";
 import { ENCODER_MAX_PIXELS } from "./limits.js";
@@ -16,6 +16,17 @@ export interface EncodeOptions {
   readonly format: FileFormat;
   readonly quality?: number | undefined;
   readonly size: PixelSize;
+  /** The document's resolution, written into the file where its format keeps one. */
+  readonly dpi?: number | undefined;
+  /** Keep an alpha channel though every pixel is opaque (a document's export leaves it out otherwise). */
+  readonly alpha?: boolean | undefined;
+}
+
+/** Whether every pixel of a raster is opaque (its alpha bytes all 255). */
+function allOpaque(raster: Raster): boolean {
+  const data = raster.data;
+  for (let i = 3; i < data.length; i += 4) if (data[i] !== 255) return false;
+  return true;
 }
 
 /**
@@ -41,10 +52,11 @@ export async function encodeRaster(
   bounds: HostBounds,
   options: EncodeOptions,
   overlays: readonly OverlayInput[] = [],
+  opaque = false,
 ): Promise<EncodedImage> {
   if (!raster) {
     const empty = emptyRaster(1, 1);
-    const bytes = await withFormat(sharp(rasterBuffer(empty), { raw: { width: 1, height: 1, channels: 4 } }), options.format, options.quality).toBuffer();
+    const bytes = await encodeImage(sharp(rasterBuffer(empty), { raw: { width: 1, height: 1, channels: 4 } }), options.format, options.quality, { dpi: options.dpi });
     return { bytes, format: options.format, width: 1, height: 1, bounds: EMPTY_BOUNDS };
   }
   const { width, height } = options.size;
@@ -54,7 +66,7 @@ export async function encodeRaster(
   if (width !== raster.width || height !== raster.height) image = image.resize(width, height, { fit: "fill" });
   // sharp composites after resizing within one pipeline: the overlays land on the output pixels.
   if (overlays.length > 0) image = image.composite([...overlays]);
-  const bytes = await withFormat(image, options.format, options.quality).toBuffer();
+  const bytes = await encodeImage(image, options.format, options.quality, { dpi: options.dpi, opaque });
   return { bytes, format: options.format, width, height, bounds };
 }
 
@@ -87,7 +99,9 @@ export async function encodeDocument(
     stages?.stage("compositing", rows);
     const composite = renderDocument(doc, stages?.rows());
     stages?.stage("encoding", height);
-    const encoded = await encodeRaster(composite, bounds, options);
+    // An opaque document is written without alpha unless asked (as image editors export a flat image).
+    const opaque = options.alpha !== true && composite.width === doc.width && composite.height === doc.height && allOpaque(composite);
+    const encoded = await encodeRaster(composite, bounds, options, [], opaque);
     stages?.done();
     return encoded;
   }
@@ -110,7 +124,9 @@ export async function encodeDocument(
     const composed = await image.raw().toBuffer();
     image = sharp(composed, { raw: { width: doc.width, height: doc.height, channels: 4 } }).resize(width, height, { fit: "fill" });
   }
-  const bytes = await withFormat(image, options.format, options.quality).toBuffer();
+  // Normal blending over a full-canvas opaque bottom layer stays opaque everywhere.
+  const opaque = options.alpha !== true && fullBottom && allOpaque(bottom);
+  const bytes = await encodeImage(image, options.format, options.quality, { dpi: options.dpi, opaque });
   stages?.done();
   return { bytes, format: options.format, width, height, bounds };
 }

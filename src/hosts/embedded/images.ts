@@ -74,7 +74,7 @@ async function holding<T>(held: Reservation, work: () => Promise<T>): Promise<T>
 /** The embedded editor's pixel exports of {@link HostAdapter}. */
 export function imageOps(deps: ImageOpsDeps): Pick<HostAdapter, "exportDocumentImage" | "exportLayerImage"> {
   return {
-    async exportDocumentImage(ctx, { documentId, format, quality, size }) {
+    async exportDocumentImage(ctx, { documentId, format, quality, size, alpha }) {
       const doc = deps.document(documentId);
       deps.checkpoint(ctx);
       // The output at its size (scaled pixels, then the encoded file, at most as big), and a composited canvas
@@ -86,7 +86,7 @@ export function imageOps(deps: ImageOpsDeps): Pick<HostAdapter, "exportDocumentI
       const canvas = !scaled && plainStack(doc) ? 0 : rgbaBytes(doc.width, doc.height);
       const bytes = canvas + rgbaBytes(size.width, size.height);
       const held = deps.memory.reserve(`Exporting a document of ${doc.width}×${doc.height}`, bytes, { documentId: doc.id, width: size.width, height: size.height });
-      return holding(held, () => encodeDocument(doc, { format, quality, size }, ctx));
+      return holding(held, () => encodeDocument(doc, { format, quality, size, dpi: doc.resolution, alpha }, ctx));
     },
 
     async exportLayerImage(ctx, { documentId, layerId, format, quality, size, outline }) {
@@ -97,7 +97,7 @@ export function imageOps(deps: ImageOpsDeps): Pick<HostAdapter, "exportDocumentI
       checkEncodable(`Export of layer "${entry.layer.name}"`, size, { layerId, layer: entry.layer.name });
       const bytes = rgbaBytes(rect.width, rect.height) + rgbaBytes(size.width, size.height);
       const held = deps.memory.reserve(`Exporting layer "${entry.layer.name}"`, bytes, { layerId, width: size.width, height: size.height });
-      return holding(held, () => encodeLayer(entry.layer, { format, quality, size, outline }, ctx));
+      return holding(held, () => encodeLayer(entry.layer, { format, quality, size, outline, dpi: deps.document(documentId).resolution }, ctx));
     },
   };
 }

@@ -6,7 +6,7 @@ import { initializeCanvas, readPsd, writePsdBuffer } from "ag-psd";
 import type { BlendMode, Layer, Psd, ReadOptions } from "ag-psd";
 import type { FileFeatures } from "../../files/index.js";
 import { BridgeError } from "../../protocol/index.js";
-import { imageResourceIds, psdFeatures, psdSections, readPsdHeader } from "../_internal/psd-features.js";
+import { imageResourceIds, psdFeatures, psdLayoutProblem, psdSections, readPsdHeader } from "../_internal/psd-features.js";
 import { canvasRegion, renderDocument, renderRows } from "./composite.js";
 import { DEFAULT_MAX_PSD_GROUP_DEPTH } from "./limits.js";
 import type { DocumentContent, EmbeddedDocument, EmbeddedLayer, LayerMask, PixelLayer } from "./document.js";
@@ -72,6 +72,13 @@ export function parsePsd(
   },
 ): ParsedPsd {
   const { path } = options;
+  // A damaged outline is named (what, in which section, at which byte) before any reader trips on it.
+  const problem = psdLayoutProblem(bytes);
+  if (problem !== undefined) {
+    throw new BridgeError("BAD_REQUEST", `${path} cannot be opened: ${problem.reason} (${problem.section}, byte ${problem.offset})`, {
+      details: { path, ...problem },
+    });
+  }
   const header = readPsdHeader(bytes);
   if (header === undefined) throw new BridgeError("BAD_REQUEST", `Not a PSD file: ${path}`, { details: { path } });
   const { width, height, depth, colorMode } = header;
@@ -201,7 +208,9 @@ function readOrRefuse(bytes: Buffer, path: string, options: ReadOptions): Psd {
   try {
     return readPsd(bytes, options);
   } catch (cause) {
-    throw new BridgeError("BAD_REQUEST", `PSD file could not be read: ${path}`, { details: { path }, cause });
+    // The reader's own words say what it met (a bad block signature, a length past the end…).
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    throw new BridgeError("BAD_REQUEST", `PSD file could not be read: ${path}: ${reason}`, { details: { path, reason }, cause });
   }
 }
 

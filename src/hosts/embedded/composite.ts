@@ -13,110 +13,8 @@ import { boundsToRect, cropRaster, emptyRaster, isEmptyBounds } from "./raster.j
 import { layerBounds } from "./tree.js";
 import { copyOnto, normalOnto, overlap, separableOnto } from "./pixel-loops.js";
 import { ROW_BAND, type RowWork } from "./work.js";
-
-type BlendFn = (cb: number, cs: number) => number;
-type Rgb = [number, number, number];
-type NonSeparableFn = (cb: Rgb, cs: Rgb, out: Rgb) => void;
-
-const hardLight: BlendFn = (cb, cs) => (cs <= 0.5 ? 2 * cb * cs : 1 - 2 * (1 - cb) * (1 - cs));
-const colorDodge: BlendFn = (cb, cs) => (cb === 0 ? 0 : cs >= 1 ? 1 : Math.min(1, cb / (1 - cs)));
-const colorBurn: BlendFn = (cb, cs) => (cb >= 1 ? 1 : cs <= 0 ? 0 : 1 - Math.min(1, (1 - cb) / cs));
-
-/** Separable blend functions by PSD blend mode name; channels in 0–1. */
-const BLEND_FUNCTIONS: Readonly<Record<string, BlendFn>> = {
-  multiply: (cb, cs) => cb * cs,
-  screen: (cb, cs) => cb + cs - cb * cs,
-  overlay: (cb, cs) => hardLight(cs, cb),
-  "hard light": hardLight,
-  "soft light": (cb, cs) => {
-    if (cs <= 0.5) return cb - (1 - 2 * cs) * cb * (1 - cb);
-    const d = cb <= 0.25 ? ((16 * cb - 12) * cb + 4) * cb : Math.sqrt(cb);
-    return cb + (2 * cs - 1) * (d - cb);
-  },
-  darken: (cb, cs) => Math.min(cb, cs),
-  lighten: (cb, cs) => Math.max(cb, cs),
-  difference: (cb, cs) => Math.abs(cb - cs),
-  exclusion: (cb, cs) => cb + cs - 2 * cb * cs,
-  "color dodge": colorDodge,
-  "color burn": colorBurn,
-  "linear dodge": (cb, cs) => Math.min(1, cb + cs),
-  "linear burn": (cb, cs) => Math.max(0, cb + cs - 1),
-  "vivid light": (cb, cs) => (cs <= 0.5 ? colorBurn(cb, 2 * cs) : colorDodge(cb, 2 * cs - 1)),
-  "linear light": (cb, cs) => Math.min(1, Math.max(0, cb + 2 * cs - 1)),
-  "pin light": (cb, cs) => (cs <= 0.5 ? Math.min(cb, 2 * cs) : Math.max(cb, 2 * cs - 1)),
-  "hard mix": (cb, cs) => (cb + cs >= 1 ? 1 : 0),
-  subtract: (cb, cs) => Math.max(0, cb - cs),
-  divide: (cb, cs) => (cs === 0 ? (cb === 0 ? 0 : 1) : Math.min(1, cb / cs)),
-};
-
-const lum = (c: Rgb): number => 0.3 * c[0] + 0.59 * c[1] + 0.11 * c[2];
-const sat = (c: Rgb): number => Math.max(c[0], c[1], c[2]) - Math.min(c[0], c[1], c[2]);
-
-function clipColor(c: Rgb): void {
-  const l = lum(c);
-  const n = Math.min(c[0], c[1], c[2]);
-  const x = Math.max(c[0], c[1], c[2]);
-  for (let i = 0; i < 3; i++) {
-    let v = c[i] as number;
-    if (n < 0) v = l + ((v - l) * l) / (l - n);
-    if (x > 1) v = l + ((v - l) * (1 - l)) / (x - l);
-    c[i] = v;
-  }
-}
-
-function setLum(c: Rgb, l: number, out: Rgb): void {
-  const d = l - lum(c);
-  out[0] = c[0] + d;
-  out[1] = c[1] + d;
-  out[2] = c[2] + d;
-  clipColor(out);
-}
-
-function setSat(c: Rgb, s: number, out: Rgb): void {
-  const max = Math.max(c[0], c[1], c[2]);
-  const min = Math.min(c[0], c[1], c[2]);
-  for (let i = 0; i < 3; i++) {
-    const v = c[i] as number;
-    out[i] = max === min ? 0 : v === max ? s : v === min ? 0 : ((v - min) * s) / (max - min);
-  }
-}
-
-const scratch: Rgb = [0, 0, 0];
-
-/** Non-separable blend modes (W3C compositing §10) by PSD name. */
-const NON_SEPARABLE: Readonly<Record<string, NonSeparableFn>> = {
-  hue: (cb, cs, out) => {
-    setSat(cs, sat(cb), scratch);
-    setLum(scratch, lum(cb), out);
-  },
-  saturation: (cb, cs, out) => {
-    setSat(cb, sat(cs), scratch);
-    setLum(scratch, lum(cb), out);
-  },
-  color: (cb, cs, out) => setLum(cs, lum(cb), out),
-  luminosity: (cb, cs, out) => setLum(cb, lum(cs), out),
-  "darker color": (cb, cs, out) => out.splice(0, 3, ...(lum(cs) < lum(cb) ? cs : cb)),
-  "lighter color": (cb, cs, out) => out.splice(0, 3, ...(lum(cs) > lum(cb) ? cs : cb)),
-};
-
-/** Blend modes that composite differently from `normal` (the others are kept and saved, rendered as normal). */
-export const RENDERED_BLEND_MODES: readonly string[] = ["normal", ...Object.keys(BLEND_FUNCTIONS), ...Object.keys(NON_SEPARABLE)];
-
-const tables = new Map<string, Float64Array>();
-
-/**
- * `B(cb, cs)` for every pair of bytes (index `cb << 8 | cs`): channels are bytes, so the table holds exactly the
- * values the function would return, without a call per channel. Built on first use, 512 KiB per mode.
- */
-function blendTable(mode: string, blend: BlendFn): Float64Array {
-  let table = tables.get(mode);
-  if (!table) {
-    table = new Float64Array(256 * 256);
-    for (let b = 0; b < 256; b++) for (let c = 0; c < 256; c++) table[(b << 8) | c] = blend(b / 255, c / 255);
-    tables.set(mode, table);
-  }
-  return table;
-}
+import { BLEND_FUNCTIONS, blendTable, NON_SEPARABLE, type Rgb } from "./blend-modes.js";
+import { atopOnto } from "./clipping.js";
 
 /** A mask placed in the destination raster's coordinates. */
 interface PlacedMask {
@@ -276,7 +174,18 @@ export function renderInto(out: Raster, layers: readonly EmbeddedLayer[], region
   let untouched = fresh;
   for (let i = layers.length - 1; i >= 0; i--) {
     const layer = layers[i];
-    if (layer === undefined || !layer.visible || layer.opacity === 0) continue;
+    if (layer === undefined) continue;
+    // Clipped layers right above this one (listed before it) are its clipping group: drawn with it, or not at all.
+    const top = clipRunTop(layers, i);
+    if (top < i) {
+      if (layer.visible && layer.opacity !== 0) {
+        renderClipGroup(out, layer, layers.slice(top, i), region, work);
+        untouched = false;
+      }
+      i = top;
+      continue;
+    }
+    if (!layer.visible || layer.opacity === 0) continue;
     const plain = layer.kind !== "group" && layer.opacity === 255 && layer.blendMode === "normal" && !layer.mask;
     if (untouched && plain && layer.width > 0 && layer.height > 0) {
       // Onto a still-transparent buffer, normal at full opacity is an exact copy: copy rows in bulk.
@@ -305,23 +214,75 @@ export function renderInto(out: Raster, layers: readonly EmbeddedLayer[], region
   }
 }
 
+/** The index of the top-most layer clipped to `layers[base]` (`base` itself when none is). */
+function clipRunTop(layers: readonly EmbeddedLayer[], base: number): number {
+  let top = base;
+  while (top > 0 && layers[top - 1]?.clipping === true) top--;
+  return top;
+}
+
+/**
+ * A base layer and the layers clipped to it (top-most first), composited as one isolated group (see
+ * `./clipping.ts`) and drawn onto `out` with the base's opacity and blend mode.
+ */
+function renderClipGroup(out: Raster, base: EmbeddedLayer, clipped: readonly EmbeddedLayer[], region: HostBounds, work?: RowWork): void {
+  const group = emptyRaster(region.right - region.left, region.bottom - region.top);
+  if (base.kind === "group") renderInto(group, base.children, region, true, work);
+  else if (base.width > 0 && base.height > 0) blendOnto(group, base, base.left - region.left, base.top - region.top, 1, "normal", placedMask(base, region), work);
+  for (let j = clipped.length - 1; j >= 0; j--) {
+    const clip = clipped[j]!;
+    if (!clip.visible || clip.opacity === 0) continue;
+    if (clip.kind === "group") {
+      const mode = clip.blendMode === "pass through" ? "normal" : clip.blendMode;
+      atopOnto(group, renderLayers(clip.children, region, work), 0, 0, clip.opacity / 255, mode, undefined, work);
+    } else if (clip.width > 0 && clip.height > 0) {
+      atopOnto(group, clip, clip.left - region.left, clip.top - region.top, clip.opacity / 255, clip.blendMode, placedMask(clip, region), work);
+    }
+  }
+  blendOnto(out, group, 0, 0, base.opacity / 255, base.blendMode === "pass through" ? "normal" : base.blendMode, undefined, work);
+}
+
+function placedMask(layer: EmbeddedLayer, region: HostBounds): { mask: LayerMask; dx: number; dy: number } | undefined {
+  return layer.kind !== "group" && layer.mask ? { mask: layer.mask, dx: layer.mask.x - region.left, dy: layer.mask.y - region.top } : undefined;
+}
+
+/** Rows of `region` a pixel layer covers. */
+function pixelRows(layer: PixelLayer, region: HostBounds): number {
+  if (layer.width === 0 || layer.height === 0) return 0;
+  const xs = Math.min(region.right, layer.left + layer.width) - Math.max(region.left, layer.left);
+  const ys = Math.min(region.bottom, layer.top + layer.height) - Math.max(region.top, layer.top);
+  return xs > 0 && ys > 0 ? ys : 0;
+}
+
 /**
  * How many rows {@link renderInto} visits for these layers over `region` (what it reports to its `work`): the
- * rows each pixel layer covers, plus the whole region for every isolated group and faded pass-through group.
+ * rows each pixel layer covers, plus the whole region for every isolated group, faded pass-through group and
+ * clipping group (and for each group clipped inside one).
  */
 export function renderRows(layers: readonly EmbeddedLayer[], region: HostBounds): number {
   const height = region.bottom - region.top;
   let rows = 0;
-  for (const layer of layers) {
+  for (let i = layers.length - 1; i >= 0; i--) {
+    const layer = layers[i]!;
+    const top = clipRunTop(layers, i);
+    if (top < i) {
+      if (layer.visible && layer.opacity !== 0) {
+        rows += (layer.kind === "group" ? renderRows(layer.children, region) : pixelRows(layer, region)) + height;
+        for (const clip of layers.slice(top, i)) {
+          if (!clip.visible || clip.opacity === 0) continue;
+          rows += clip.kind === "group" ? renderRows(clip.children, region) + height : pixelRows(clip, region);
+        }
+      }
+      i = top;
+      continue;
+    }
     if (!layer.visible || layer.opacity === 0) continue;
     if (layer.kind === "group") {
       if (isEmptyBounds(layerBounds(layer))) continue;
       const own = layer.blendMode !== "pass through" || layer.opacity !== 255 ? height : 0;
       rows += renderRows(layer.children, region) + own;
-    } else if (layer.width > 0 && layer.height > 0) {
-      const xs = Math.min(region.right, layer.left + layer.width) - Math.max(region.left, layer.left);
-      const ys = Math.min(region.bottom, layer.top + layer.height) - Math.max(region.top, layer.top);
-      if (xs > 0 && ys > 0) rows += ys;
+    } else {
+      rows += pixelRows(layer, region);
     }
   }
   return rows;
@@ -339,7 +300,7 @@ export function plainStack(doc: { width: number; height: number; layers: readonl
     for (let i = layers.length - 1; i >= 0; i--) {
       const layer = layers[i];
       if (layer === undefined || !layer.visible || layer.opacity === 0) continue;
-      if (layer.opacity !== 255) return false;
+      if (layer.opacity !== 255 || layer.clipping === true) return false;
       if (layer.kind === "group") {
         if (layer.blendMode !== "pass through" && layer.blendMode !== "normal") return false;
         if (!walk(layer.children)) return false;

@@ -12,6 +12,11 @@ export interface LayerCommon {
   opacity: number;
   /** PSD blend mode name: `normal`, `multiply`, `screen`, `pass through` (groups), … */
   blendMode: string;
+  /**
+   * Clipped to the layer below it (a clipping mask): shown only where the nearest unclipped layer under it, its
+   * base, has pixels, and with the base's opacity and blend mode. @default false
+   */
+  clipping?: boolean | undefined;
 }
 
 /**

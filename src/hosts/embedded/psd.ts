@@ -245,6 +245,7 @@ function fromPsdLayer(layer: Layer, ids: ReadonlyMap<Layer, number>): EmbeddedLa
     visible: !layer.hidden,
     opacity: Math.round((layer.opacity ?? 1) * 255),
     blendMode: layer.blendMode ?? "normal",
+    ...(layer.clipping === true ? { clipping: true } : {}),
   };
   if (layer.children) {
     return { ...common, kind: "group", children: layer.children.slice().reverse().map((child) => fromPsdLayer(child, ids)) };
@@ -295,6 +296,7 @@ function toPsdMask(mask: LayerMask): NonNullable<Layer["mask"]> {
 function toPsdLayer(layer: EmbeddedLayer): Layer {
   const blendMode = (PSD_BLEND_MODES.has(layer.blendMode) ? layer.blendMode : "normal") as BlendMode;
   const common: Layer = { id: layer.id, name: layer.name, hidden: !layer.visible, opacity: layer.opacity / 255, blendMode };
+  if (layer.clipping === true) common.clipping = true;
   if (layer.kind === "group") return { ...common, opened: true, children: layer.children.slice().reverse().map(toPsdLayer) };
   if (layer.mask) common.mask = toPsdMask(layer.mask);
   if (layer.width === 0 || layer.height === 0) return common;

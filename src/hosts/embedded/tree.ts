@@ -98,7 +98,7 @@ export function toHostLayer(entry: LayerEntry, entries: readonly LayerEntry[], w
     blendMode: layer.blendMode,
     bounds,
     rect: boundsToRect(bounds),
-    clipped: false,
+    clipped: layer.clipping === true,
   };
   if (withChildren && layer.kind === "group") out.children = childEntries(layer, entries).map((child) => toHostLayer(child, entries, true));
   return out;

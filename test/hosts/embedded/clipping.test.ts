@@ -90,7 +90,7 @@ describe("clipping masks", () => {
 
   it("a save keeps the clipping (nothing reported lost for it) and the file reopens the same", async () => {
     const id = await open("keep.psd", clippedPsd());
-    expect((await host.saveLosses!(ctx(), { documentId: id, path: join(dir, "kept.psd") })).map((l) => l.feature)).not.toContain("clipping");
+    expect((await host.saveLosses!(ctx(), { documentId: id, path: join(dir, "kept.psd") })).map((l) => l.kind)).not.toContain("clipping");
     await host.saveDocument!(ctx(), { documentId: id, path: join(dir, "kept.psd"), backup: false });
     const saved = readPsd(await readFile(join(dir, "kept.psd")), { skipLayerImageData: true, skipCompositeImageData: true, skipThumbnail: true });
     expect(saved.children?.map((l) => [l.name, l.clipping === true])).toEqual([

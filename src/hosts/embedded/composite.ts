@@ -186,7 +186,7 @@ export function renderInto(out: Raster, layers: readonly EmbeddedLayer[], region
       continue;
     }
     if (!layer.visible || layer.opacity === 0) continue;
-    const plain = layer.kind !== "group" && layer.opacity === 255 && layer.blendMode === "normal" && !layer.mask;
+    const plain = layer.kind !== "group" && layer.opacity === 255 && fillOf(layer) === 1 && layer.blendMode === "normal" && !layer.mask;
     if (untouched && plain && layer.width > 0 && layer.height > 0) {
       // Onto a still-transparent buffer, normal at full opacity is an exact copy: copy rows in bulk.
       copyOnto(out, layer, layer.left - region.left, layer.top - region.top, work);
@@ -209,9 +209,14 @@ export function renderInto(out: Raster, layers: readonly EmbeddedLayer[], region
       }
     } else if (layer.width > 0 && layer.height > 0) {
       const placed = layer.mask ? { mask: layer.mask, dx: layer.mask.x - region.left, dy: layer.mask.y - region.top } : undefined;
-      blendOnto(out, layer, layer.left - region.left, layer.top - region.top, layer.opacity / 255, layer.blendMode, placed, work);
+      blendOnto(out, layer, layer.left - region.left, layer.top - region.top, (layer.opacity / 255) * fillOf(layer), layer.blendMode, placed, work);
     }
   }
+}
+
+/** A pixel layer's fill opacity, 0–1 (groups keep theirs for their effects, which are not rendered). */
+function fillOf(layer: EmbeddedLayer): number {
+  return layer.kind === "group" || layer.fillOpacity === undefined ? 1 : layer.fillOpacity / 255;
 }
 
 /** The index of the top-most layer clipped to `layers[base]` (`base` itself when none is). */
@@ -228,7 +233,7 @@ function clipRunTop(layers: readonly EmbeddedLayer[], base: number): number {
 function renderClipGroup(out: Raster, base: EmbeddedLayer, clipped: readonly EmbeddedLayer[], region: HostBounds, work?: RowWork): void {
   const group = emptyRaster(region.right - region.left, region.bottom - region.top);
   if (base.kind === "group") renderInto(group, base.children, region, true, work);
-  else if (base.width > 0 && base.height > 0) blendOnto(group, base, base.left - region.left, base.top - region.top, 1, "normal", placedMask(base, region), work);
+  else if (base.width > 0 && base.height > 0) blendOnto(group, base, base.left - region.left, base.top - region.top, fillOf(base), "normal", placedMask(base, region), work);
   for (let j = clipped.length - 1; j >= 0; j--) {
     const clip = clipped[j]!;
     if (!clip.visible || clip.opacity === 0) continue;
@@ -236,7 +241,7 @@ function renderClipGroup(out: Raster, base: EmbeddedLayer, clipped: readonly Emb
       const mode = clip.blendMode === "pass through" ? "normal" : clip.blendMode;
       atopOnto(group, renderLayers(clip.children, region, work), 0, 0, clip.opacity / 255, mode, undefined, work);
     } else if (clip.width > 0 && clip.height > 0) {
-      atopOnto(group, clip, clip.left - region.left, clip.top - region.top, clip.opacity / 255, clip.blendMode, placedMask(clip, region), work);
+      atopOnto(group, clip, clip.left - region.left, clip.top - region.top, (clip.opacity / 255) * fillOf(clip), clip.blendMode, placedMask(clip, region), work);
     }
   }
   blendOnto(out, group, 0, 0, base.opacity / 255, base.blendMode === "pass through" ? "normal" : base.blendMode, undefined, work);
@@ -300,7 +305,7 @@ export function plainStack(doc: { width: number; height: number; layers: readonl
     for (let i = layers.length - 1; i >= 0; i--) {
       const layer = layers[i];
       if (layer === undefined || !layer.visible || layer.opacity === 0) continue;
-      if (layer.opacity !== 255 || layer.clipping === true) return false;
+      if (layer.opacity !== 255 || layer.clipping === true || (layer.kind !== "group" && fillOf(layer) !== 1)) return false;
       if (layer.kind === "group") {
         if (layer.blendMode !== "pass through" && layer.blendMode !== "normal") return false;
         if (!walk(layer.children)) return false;

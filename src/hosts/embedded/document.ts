@@ -17,6 +17,11 @@ export interface LayerCommon {
    * base, has pixels, and with the base's opacity and blend mode. @default false
    */
   clipping?: boolean | undefined;
+  /**
+   * Fill opacity, 0–255: fades the layer's own pixels (Photoshop keeps it apart from opacity because it leaves the
+   * layer's effects alone). Rendered on pixel layers; kept and saved on groups. @default 255
+   */
+  fillOpacity?: number | undefined;
 }
 
 /**

@@ -117,8 +117,8 @@ export function documentOps(deps: DocumentOpsDeps): DocumentOps & { openFile(pat
       const doc = store.get(documentId);
       const features = doc.source?.features ?? [];
       // A PSB written as PSB keeps its format; everything else in the source's list is beyond this model.
-      // Clipping masks are kept in the saved layers; a PSB written as PSB keeps its format.
-      const kept = new Set<string>(["clipping", ...(layeredSaveFormat(path) === "psb" ? ["psbFormat"] : [])]);
+      // Clipping masks and fill opacity are kept in the saved layers; a PSB written as PSB keeps its format.
+      const kept = new Set<string>(["clipping", "fillOpacity", ...(layeredSaveFormat(path) === "psb" ? ["psbFormat"] : [])]);
       const present = new Set(flattenLayers(doc.layers).map((entry) => entry.layer.id));
       return lostFeatures(features, kept, (id) => present.has(id));
     },

@@ -246,6 +246,7 @@ function fromPsdLayer(layer: Layer, ids: ReadonlyMap<Layer, number>): EmbeddedLa
     opacity: Math.round((layer.opacity ?? 1) * 255),
     blendMode: layer.blendMode ?? "normal",
     ...(layer.clipping === true ? { clipping: true } : {}),
+    ...(layer.fillOpacity !== undefined && layer.fillOpacity < 1 ? { fillOpacity: Math.round(Math.max(0, layer.fillOpacity) * 255) } : {}),
   };
   if (layer.children) {
     return { ...common, kind: "group", children: layer.children.slice().reverse().map((child) => fromPsdLayer(child, ids)) };
@@ -297,6 +298,7 @@ function toPsdLayer(layer: EmbeddedLayer): Layer {
   const blendMode = (PSD_BLEND_MODES.has(layer.blendMode) ? layer.blendMode : "normal") as BlendMode;
   const common: Layer = { id: layer.id, name: layer.name, hidden: !layer.visible, opacity: layer.opacity / 255, blendMode };
   if (layer.clipping === true) common.clipping = true;
+  if (layer.fillOpacity !== undefined && layer.fillOpacity < 255) common.fillOpacity = layer.fillOpacity / 255;
   if (layer.kind === "group") return { ...common, opened: true, children: layer.children.slice().reverse().map(toPsdLayer) };
   if (layer.mask) common.mask = toPsdMask(layer.mask);
   if (layer.width === 0 || layer.height === 0) return common;

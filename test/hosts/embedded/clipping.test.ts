@@ -103,3 +103,37 @@ describe("clipping masks", () => {
     expectNear(await pixel(again, 15, 15), [0, 0, 128, 255]);
   });
 });
+
+describe("fill opacity", () => {
+  let host: HostAdapter;
+  let dir: string;
+
+  beforeAll(async () => {
+    host = await connectedHost({ sample: false });
+    dir = await mkdtemp(join(tmpdir(), "bridge-fill-"));
+  });
+  afterAll(async () => {
+    await host?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("fades a layer's pixels like opacity does, and a save keeps it", async () => {
+    const bytes = writePsdBuffer({
+      width: 8,
+      height: 8,
+      children: [
+        { name: "Background", imageData: solid(8, 8, [255, 255, 255, 255]) },
+        { name: "Red", fillOpacity: 0.5, imageData: solid(8, 8, [255, 0, 0, 255]) },
+      ],
+    });
+    await writeFile(join(dir, "fill.psd"), bytes);
+    const id = (await host.openDocument!(ctx(), join(dir, "fill.psd"))).id;
+    const exported = await host.exportDocumentImage(ctx(), { documentId: id, format: "png", size: { width: 8, height: 8 } });
+    const { data } = await sharp(exported.bytes).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+    expectNear([...data.subarray(0, 4)], [255, 128, 128, 255]);
+    expect((await host.saveLosses!(ctx(), { documentId: id, path: join(dir, "fill-saved.psd") })).map((l) => l.kind)).not.toContain("fillOpacity");
+    await host.saveDocument!(ctx(), { documentId: id, path: join(dir, "fill-saved.psd"), backup: false });
+    const saved = readPsd(await readFile(join(dir, "fill-saved.psd")), { skipLayerImageData: true, skipCompositeImageData: true, skipThumbnail: true });
+    expect(Math.abs((saved.children?.[1]?.fillOpacity ?? 1) - 0.5)).toBeLessThan(0.01);
+  });
+});

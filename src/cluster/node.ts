@@ -307,7 +307,10 @@ export class ClusterNode {
       } else if (status.type === "reconnect") {
         this.state = "connected";
         this.log.info({}, "NATS reachable again");
-        this.sessions?.ensureStream().catch((error: unknown) => this.log.warn({ reason: String(error) }, "the cluster's events stream could not be made again"));
+        if (this.sessions !== undefined) {
+          this.sessions.streamMissing = true;
+          this.sessions.repairStream();
+        }
         this.beating ??= this.beat().finally(() => (this.beating = undefined));
       }
     }
@@ -318,6 +321,7 @@ export class ClusterNode {
     const kv = this.kv;
     if (kv === undefined || this.stopped || this.state !== "connected") return;
     this.events?.heartbeat();
+    this.sessions?.repairStream();
     try {
       if (this.slot === undefined) await this.claim(kv);
       else await this.refresh(kv, this.slot);

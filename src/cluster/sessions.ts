@@ -85,7 +85,8 @@ export class ClusterSessions {
   async start(): Promise<void> {
     const { Kvm } = await import("@nats-io/kv");
     this.kv = await new Kvm(this.nc).create(this.bucket, { history: 1, ttl: this.limits.resumeTtlMs });
-    await this.ensureStream();
+    // Made in the background, and again every heartbeat until it is there.
+    this.repairStream();
     this.sub = this.nc.subscribe(`${this.cluster}.session.${this.bridge}`, {
       callback: (_error, msg) => {
         let answer: HandoverAnswer = { found: false };
@@ -101,6 +102,21 @@ export class ClusterSessions {
     });
     this.timer = setInterval(() => this.sync(), this.limits.clusterSessionSyncMs);
     this.timer.unref();
+  }
+
+  /** The events stream is not known to be there (not made yet, or NATS came back and may have lost it). */
+  streamMissing = true;
+  private ensuring: Promise<void> | undefined;
+
+  /**
+   * Makes the events stream again when it may be missing, at most one attempt at a time: called every heartbeat
+   * (a server just restarted may not take JetStream requests yet, so the first attempt can fail).
+   */
+  repairStream(): void {
+    if (!this.streamMissing || this.ensuring !== undefined) return;
+    this.ensuring = this.ensureStream()
+      .catch((error: unknown) => this.log.warn({ reason: String(error) }, "the cluster's events stream could not be made yet; trying again"))
+      .finally(() => (this.ensuring = undefined));
   }
 
   /**
@@ -129,6 +145,7 @@ export class ClusterSessions {
         if (!(await exists())) throw error;
       });
     }
+    this.streamMissing = false;
   }
 
   /**

@@ -8,9 +8,11 @@ import type { EventCursor, SerializedEvent } from "../methods/index.js";
 import { RequestRegistry } from "./requests.js";
 import { FrameRate } from "./frame-rate.js";
 import { ReplayBudget, type ReplayHolder } from "./replay-budget.js";
+import type { ClientSession, CursorPosition, HandedOverSession } from "./client-session.js";
 import { clientIdPrefix, clientLogName, frameBytes, sendFrame, type ClientSocket, type OutboundFrame } from "./client-frames.js";
 
 export { CLOSE_CODES } from "../protocol/index.js";
+export type { ClientSession, CursorPosition, HandedOverSession } from "./client-session.js";
 export { type ClientSocket, CLIENT_ID_PREFIX_LENGTH, clientIdPrefix, clientLogName, laneLogName, messageCount, sendFrame, type OutboundFrame } from "./client-frames.js";
 
 /** How often coalesced state events are retried while a socket is backed up. */
@@ -24,27 +26,6 @@ export type ClientState = "attached" | "detached" | "disposed";
  */
 export type DisposeReason = "closed" | "expired" | "evicted" | "shutdown" | "moved";
 
-/** How far one editor's event stream was delivered: `[epoch, n]` of {@link EventCursor}. */
-export type CursorPosition = readonly [epoch: number, n: number];
-
-/** A logical client's session as a cluster keeps it: what another bridge needs to resume it. */
-export interface ClientSession {
-  readonly endpoint: string;
-  readonly name?: string;
-  readonly editor?: string;
-  readonly subscriptions: readonly string[];
-  /** The last event `seq` given out. */
-  readonly seq: number;
-  /** How far each editor's events (`<editor> <type>`) were written to the client's socket. */
-  readonly cursors: Readonly<Record<string, CursorPosition>>;
-  readonly attached: boolean;
-}
-
-/** A session one bridge hands another: with the frames it kept for the client while detached. */
-export interface HandedOverSession extends ClientSession {
-  readonly frames: readonly string[];
-  readonly lost: number;
-}
 
 /**
  * What a logical client counts for `/metrics`: plain fields bumped on the frame path; the bridge sums them over

@@ -1,0 +1,142 @@
+/*
+ * Drawing a pixel layer with its layer style, in Photoshop's order from the bottom: drop shadows and outer glow
+ * blend onto what is below; then the layer's pixels (× fill opacity), pattern, gradient and colour overlays,
+ * satin, inner glow, inner shadows and the inner part of strokes compose the interior, which is mixed in by the
+ * shape over the outer part of the strokes (see `mix.ts`). Layer opacity fades everything; fill opacity only the
+ * pixels, so a layer at fill 0 still shows its effects. Effects follow the shape the layer mask leaves. Bevel and
+ * emboss is not drawn.
+ */
+import type { HostBounds } from "../../../protocol/index.js";
+import { atopOnto } from "../clipping.js";
+import { blendOnto } from "../composite.js";
+import type { PixelLayer } from "../document.js";
+import { cropRaster, type Raster } from "../raster.js";
+import type { RowWork } from "../work.js";
+import { type Element, isEmpty, layerBox } from "./element.js";
+import { colorOverlay, gradientOverlay, patternOverlay, stroke, strokeReach } from "./fills.js";
+import { innerGlow, outerGlow, outerGlowReach, satin } from "./glows.js";
+import { interiorContent, mixInto } from "./mix.js";
+import { expand, intersect, shapePlane } from "./planes.js";
+import { dropShadow, dropShadowReach, innerShadow } from "./shadows.js";
+import { DEFAULT_GLOBAL_ANGLE, hasActiveEffects, isOn, type StyleContext } from "./style.js";
+
+/** How {@link drawLayer} draws a layer besides its own fields. */
+export interface DrawLayerOptions {
+  /** What the document lends the effects (global light, patterns, canvas). @default Photoshop's light, no patterns, `region` as canvas */
+  readonly style?: StyleContext | undefined;
+  /**
+   * Pixels drawn in place of the layer's own: a clipping group's composite covering `region`, already faded by the
+   * base's fill opacity and mask. The effects still come from the layer's own shape.
+   */
+  readonly content?: Raster | undefined;
+  /** Draw every part source-atop `out` (a layer clipped inside a clipping group) instead of over it. @default false */
+  readonly atop?: boolean | undefined;
+}
+
+/** Stacking order within a list of same-kind effects: the first listed is the top-most, drawn last. */
+function onTopLast<T extends { enabled?: boolean; present?: boolean }>(list: readonly T[] | undefined): T[] {
+  return (list ?? []).filter(isOn).reverse();
+}
+
+/**
+ * Draws a pixel layer onto `out` (which covers `region` of the document) with its opacity, fill opacity, blend
+ * mode, mask and layer effects. A layer without effects is blended exactly as the compositor always did.
+ * `work` hears of {@link layerRows} rows in all.
+ *
+ * @example
+ * drawLayer(out, layer, canvas, work, { style: styleContext(doc) });
+ */
+export function drawLayer(out: Raster, layer: PixelLayer, region: HostBounds, work?: RowWork, options: DrawLayerOptions = {}): void {
+  const info = layer.effects;
+  const blend = options.atop === true ? atopOnto : blendOnto;
+  const opacity = layer.opacity / 255;
+  if (!hasActiveEffects(info)) {
+    drawContent(out, layer, region, opacity, blend, options.content, work);
+    return;
+  }
+  const meter = budget(work, layerRows(layer, region));
+  const style = options.style ?? { width: region.right, height: region.bottom, globalAngle: DEFAULT_GLOBAL_ANGLE, patterns: new Map() };
+  const onto = (target: Raster, at: HostBounds, element: Element | undefined, scale: number): void => {
+    if (element === undefined || element.opacity === 0) return;
+    blend(target, element.raster, element.box.left - at.left, element.box.top - at.top, element.opacity * scale, element.blendMode, undefined, meter);
+  };
+  for (const effect of onTopLast(info.dropShadow)) onto(out, region, dropShadow(layer, effect, region, style, meter), opacity);
+  if (isOn(info.outerGlow)) onto(out, region, outerGlow(layer, info.outerGlow!, region, meter), opacity);
+
+  const strokes = onTopLast(info.stroke).map((effect) => stroke(layer, effect, region, style, meter));
+  const reach = Math.max(0, ...onTopLast(info.stroke).map(strokeReach));
+  const box = intersect(region, expand(layerBox(layer), reach));
+  if (isEmpty(box)) {
+    meter.finish();
+    return;
+  }
+  const shape = shapePlane(layer, box);
+  const local = { x: box.left - region.left, y: box.top - region.top, width: box.right - box.left, height: box.bottom - box.top };
+  const under = cropRaster(out, local);
+  const interior = cropRaster(out, local);
+  const fill = layer.fillOpacity === undefined ? 1 : layer.fillOpacity / 255;
+  const content = interiorContent(layer, shape, fill, options.content ? { raster: options.content, region } : undefined);
+  blend(interior, content, 0, 0, 1, layer.blendMode, undefined, meter);
+  if (isOn(info.patternOverlay)) onto(interior, box, patternOverlay(layer, info.patternOverlay!, region, style), 1);
+  for (const effect of onTopLast(info.gradientOverlay)) onto(interior, box, gradientOverlay(layer, effect, region, style), 1);
+  for (const effect of onTopLast(info.solidFill)) onto(interior, box, colorOverlay(layer, effect, region), 1);
+  if (isOn(info.satin)) onto(interior, box, satin(layer, info.satin!, region, meter), 1);
+  if (isOn(info.innerGlow)) onto(interior, box, innerGlow(layer, info.innerGlow!, region, meter), 1);
+  for (const effect of onTopLast(info.innerShadow)) onto(interior, box, innerShadow(layer, effect, region, style, meter), 1);
+  for (const parts of strokes) onto(interior, box, parts.inner, 1);
+  mixInto(out, region, under, interior, shape, opacity, meter);
+  for (const parts of strokes) onto(out, region, parts.outer, opacity);
+  meter.finish();
+}
+
+function drawContent(out: Raster, layer: PixelLayer, region: HostBounds, opacity: number, blend: typeof blendOnto, content: Raster | undefined, work?: RowWork): void {
+  if (content !== undefined) {
+    blend(out, content, 0, 0, opacity, layer.blendMode, undefined, work);
+    return;
+  }
+  if (layer.width === 0 || layer.height === 0) return;
+  const fill = layer.fillOpacity === undefined ? 1 : layer.fillOpacity / 255;
+  const placed = layer.mask ? { mask: layer.mask, dx: layer.mask.x - region.left, dy: layer.mask.y - region.top } : undefined;
+  blend(out, layer, layer.left - region.left, layer.top - region.top, opacity * fill, layer.blendMode, placed, work);
+}
+
+/** Rows of `region` within `reach` pixels of the layer's box. */
+function rowsWithin(layer: PixelLayer, region: HostBounds, reach: number): number {
+  if (layer.width === 0 || layer.height === 0) return 0;
+  const box = intersect(region, expand(layerBox(layer), reach));
+  return isEmpty(box) ? 0 : box.bottom - box.top;
+}
+
+/**
+ * How many rows {@link drawLayer} reports for this layer over `region`: the rows its pixels cover, plus for
+ * every effect that is on the rows that effect can reach.
+ */
+export function layerRows(layer: PixelLayer, region: HostBounds): number {
+  const own = rowsWithin(layer, region, 0);
+  const info = layer.effects;
+  if (!hasActiveEffects(info)) return own;
+  let rows = own;
+  for (const effect of info.dropShadow ?? []) if (isOn(effect)) rows += rowsWithin(layer, region, dropShadowReach(effect));
+  if (isOn(info.outerGlow)) rows += rowsWithin(layer, region, outerGlowReach(info.outerGlow!));
+  for (const effect of info.stroke ?? []) if (isOn(effect)) rows += rowsWithin(layer, region, strokeReach(effect));
+  const inside = [info.patternOverlay, info.satin, info.innerGlow, ...(info.gradientOverlay ?? []), ...(info.solidFill ?? []), ...(info.innerShadow ?? [])];
+  for (const effect of inside) if (isOn(effect)) rows += own;
+  return rows;
+}
+
+/** A `RowWork` that passes on at most `total` rows (loops over planes visit more) and the rest at `finish`. */
+function budget(work: RowWork | undefined, total: number): RowWork & { finish(): void } {
+  let left = total;
+  return {
+    rows(count) {
+      const take = Math.min(count, left);
+      left -= take;
+      // Rows past the budget still reach `work`, as zero: every report is a cancellation checkpoint.
+      work?.rows(take);
+    },
+    finish() {
+      if (left > 0) work?.rows(left);
+      left = 0;
+    },
+  };
+}

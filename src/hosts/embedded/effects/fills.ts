@@ -1,0 +1,144 @@
+/*
+ * The effects that paint over the layer's shape: colour, gradient and pattern overlays, and the stroke around
+ * (outside), along (centre) or inside its edge, filled with a colour, a gradient or a pattern.
+ */
+import type { EffectNoiseGradient, EffectPattern, EffectSolidGradient, GradientStyle, LayerEffectGradientOverlay, LayerEffectPatternOverlay, LayerEffectSolidFill, LayerEffectStroke } from "ag-psd";
+import type { HostBounds } from "../../../protocol/index.js";
+import type { PixelLayer } from "../document.js";
+import { isEmptyBounds } from "../raster.js";
+import { layerBounds } from "../tree.js";
+import type { RowWork } from "../work.js";
+import { gradientLut, rgbOf } from "./colour.js";
+import { growPlane } from "./distance.js";
+import { type Element, isEmpty, layerBox } from "./element.js";
+import { type GradientPlacement, type Paint, paintRaster } from "./paint.js";
+import { emptyPlane, expand, intersect, invert, type Plane, shapePlane } from "./planes.js";
+import { opacityOf, sizePx, type StyleContext } from "./style.js";
+
+/**
+ * The box a gradient aligned with the layer spans: its non-transparent pixels grown by `grow` (a stroke's outer
+ * width: its gradient spans the stroked shape), or the canvas.
+ */
+function referenceBox(layer: PixelLayer, align: boolean | undefined, style: StyleContext, grow = 0): HostBounds {
+  const bounds = layerBounds(layer);
+  return align !== false && !isEmptyBounds(bounds) ? expand(bounds, grow) : { left: 0, top: 0, right: style.width, bottom: style.height };
+}
+
+/** How a gradient lies over its box (an overlay's fields, or a stroke gradient's own). */
+interface GradientLayout {
+  readonly style?: GradientStyle | undefined;
+  readonly angle?: number | undefined;
+  readonly scale?: number | undefined;
+  readonly reverse?: boolean | undefined;
+  readonly align?: boolean | undefined;
+  readonly offset?: { readonly x: number; readonly y: number } | undefined;
+}
+
+function gradientPaint(layer: PixelLayer, gradient: EffectSolidGradient | EffectNoiseGradient | undefined, layout: GradientLayout, style: StyleContext, grow = 0): Paint {
+  const placement: GradientPlacement = {
+    box: referenceBox(layer, layout.align, style, grow),
+    angle: layout.angle ?? 90,
+    scale: layout.scale ?? 1,
+    style: layout.style ?? "linear",
+    offsetX: (layout.offset?.x ?? 0) / 100,
+    offsetY: (layout.offset?.y ?? 0) / 100,
+  };
+  return { kind: "gradient", lut: gradientLut(gradient, layout.reverse === true), placement };
+}
+
+/**
+ * A pattern's paint, tiled from the layer's effects origin when it moves with the layer (the anchor Photoshop
+ * records with the style), else from the canvas origin, plus its phase; undefined when the file lacks the pattern.
+ */
+function patternPaint(layer: PixelLayer, pattern: EffectPattern | undefined, effect: { align?: boolean; scale?: number; phase?: { x: number; y: number } }, style: StyleContext): Paint | undefined {
+  const tile = pattern ? style.patterns.get(pattern.id) : undefined;
+  if (!tile) return undefined;
+  const origin = effect.align === false ? { x: 0, y: 0 } : (layer.effectsOrigin ?? { x: 0, y: 0 });
+  return { kind: "pattern", tile, originX: origin.x + (effect.phase?.x ?? 0), originY: origin.y + (effect.phase?.y ?? 0), scale: effect.scale ?? 1 };
+}
+
+/** An overlay's paint over the layer's box (not yet limited to its shape: the caller mixes it in by the shape). */
+function overlay(layer: PixelLayer, region: HostBounds, paint: Paint | undefined, effect: { opacity?: number; blendMode?: string }): Element | undefined {
+  const box = intersect(region, layerBox(layer));
+  if (isEmpty(box) || paint === undefined) return undefined;
+  const full = emptyPlane(box);
+  full.data.fill(1);
+  return { raster: paintRaster(full, paint), box, opacity: opacityOf(effect), blendMode: effect.blendMode ?? "normal" };
+}
+
+/** A colour overlay. */
+export function colorOverlay(layer: PixelLayer, effect: LayerEffectSolidFill, region: HostBounds): Element | undefined {
+  return overlay(layer, region, { kind: "solid", rgb: rgbOf(effect.color) }, effect);
+}
+
+/** A gradient overlay. */
+export function gradientOverlay(layer: PixelLayer, effect: LayerEffectGradientOverlay, region: HostBounds, style: StyleContext): Element | undefined {
+  return overlay(layer, region, gradientPaint(layer, effect.gradient, { ...effect, style: effect.type }, style), effect);
+}
+
+/** A pattern overlay; undefined when the file lacks the pattern. */
+export function patternOverlay(layer: PixelLayer, effect: LayerEffectPatternOverlay, region: HostBounds, style: StyleContext): Element | undefined {
+  return overlay(layer, region, patternPaint(layer, effect.pattern, effect, style), effect);
+}
+
+/** How far past the layer's box a stroke reaches, in pixels. */
+export function strokeReach(effect: LayerEffectStroke): number {
+  const size = sizePx(effect.size);
+  return Math.ceil(effect.position === "inside" ? 0 : effect.position === "center" ? size / 2 : size) + 1;
+}
+
+/** The two halves of a stroke: around the shape (under its pixels) and along the inside of its edge. */
+export interface StrokeParts {
+  /** The shape grown by the outer width, interior included: the pixels and interior effects cover the inside. */
+  readonly outer?: Element | undefined;
+  /** The band within the inner width of the edge, not yet limited to the shape. */
+  readonly inner?: Element | undefined;
+}
+
+/**
+ * A stroke of `size` px: all of it outside the shape, all inside, or half each (centre). Its outer part covers
+ * the grown shape, so it shows through half-transparent pixels as in Photoshop, and a layer at fill 0 keeps a
+ * hollow outline.
+ */
+export function stroke(layer: PixelLayer, effect: LayerEffectStroke, region: HostBounds, style: StyleContext, work?: RowWork): StrokeParts {
+  const size = sizePx(effect.size);
+  const outward = effect.position === "inside" ? 0 : effect.position === "center" ? size / 2 : size;
+  const inward = size - outward;
+  const box = intersect(region, expand(layerBox(layer), strokeReach(effect)));
+  const paint = strokePaint(layer, effect, style, outward);
+  if (isEmpty(box) || size <= 0 || paint === undefined) return {};
+  const source = expand(box, Math.ceil(size) + 1);
+  const part = (plane: Plane, within: HostBounds): Element => ({
+    raster: paintRaster(crop(plane, within), paint),
+    box: within,
+    opacity: opacityOf(effect),
+    blendMode: effect.blendMode ?? "normal",
+  });
+  const inside = intersect(box, layerBox(layer));
+  return {
+    outer: outward > 0 ? part(outside(shapePlane(layer, source), outward, work), box) : undefined,
+    inner: inward > 0 && !isEmpty(inside) ? part(growPlane(invert(shapePlane(layer, source)), inward, work), inside) : undefined,
+  };
+}
+
+/** The shape grown by `by` less the shape itself: the band around it (and what half-transparent pixels leave). */
+function outside(shape: Plane, by: number, work?: RowWork): Plane {
+  const grown = growPlane(shape, by, work);
+  for (let i = 0; i < grown.data.length; i++) grown.data[i] = (grown.data[i] as number) - (shape.data[i] as number);
+  return grown;
+}
+
+function strokePaint(layer: PixelLayer, effect: LayerEffectStroke, style: StyleContext, outward: number): Paint | undefined {
+  if (effect.fillType === "gradient" && effect.gradient) return gradientPaint(layer, effect.gradient, effect.gradient, style, outward);
+  if (effect.fillType === "pattern") return patternPaint(layer, effect.pattern, effect.pattern as { align?: boolean }, style);
+  return { kind: "solid", rgb: rgbOf(effect.color) };
+}
+
+function crop(plane: Plane, box: HostBounds): Plane {
+  const out = emptyPlane(box);
+  for (let y = 0; y < out.height; y++) {
+    const from = (box.top + y - plane.box.top) * plane.width + (box.left - plane.box.left);
+    out.data.set(plane.data.subarray(from, from + out.width), y * out.width);
+  }
+  return out;
+}

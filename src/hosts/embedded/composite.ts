@@ -7,7 +7,7 @@
  * (see {@link renderRows} for how many a render visits); it throws to stop a cancelled render.
  */
 import type { HostBounds } from "../../protocol/index.js";
-import type { EmbeddedLayer, LayerMask, PixelLayer } from "./document.js";
+import type { DocumentContent, EmbeddedLayer, LayerMask, PixelLayer } from "./document.js";
 import type { Raster } from "./raster.js";
 import { boundsToRect, cropRaster, emptyRaster, isEmptyBounds } from "./raster.js";
 import { layerBounds } from "./tree.js";
@@ -15,6 +15,7 @@ import { copyOnto, normalOnto, overlap, separableOnto } from "./pixel-loops.js";
 import { ROW_BAND, type RowWork } from "./work.js";
 import { BLEND_FUNCTIONS, blendTable, NON_SEPARABLE, type Rgb } from "./blend-modes.js";
 import { atopOnto } from "./clipping.js";
+import { drawLayer, hasActiveEffects, layerRows, type StyleContext, styleContext } from "./effects/index.js";
 
 /** A mask placed in the destination raster's coordinates. */
 interface PlacedMask {
@@ -168,9 +169,10 @@ function lerpRow(d: Uint8ClampedArray, g: Uint8ClampedArray, start: number, end:
  * skipped. Groups with a blend mode are isolated: children composite into a group buffer that is then blended
  * with the group's opacity and mode. `pass through` groups composite their children straight onto the
  * backdrop (so a child's mode sees what is below the group); their opacity fades the result toward the
- * backdrop. `work` hears of every row a pixel loop visits ({@link renderRows} of them in all).
+ * backdrop. Pixel layers are drawn with their layer effects (`./effects/`), which take the document's global light
+ * and patterns from `style`. `work` hears of every row a pixel loop visits ({@link renderRows} of them in all).
  */
-export function renderInto(out: Raster, layers: readonly EmbeddedLayer[], region: HostBounds, fresh = false, work?: RowWork): void {
+export function renderInto(out: Raster, layers: readonly EmbeddedLayer[], region: HostBounds, fresh = false, work?: RowWork, style?: StyleContext): void {
   let untouched = fresh;
   for (let i = layers.length - 1; i >= 0; i--) {
     const layer = layers[i];
@@ -179,14 +181,15 @@ export function renderInto(out: Raster, layers: readonly EmbeddedLayer[], region
     const top = clipRunTop(layers, i);
     if (top < i) {
       if (layer.visible && layer.opacity !== 0) {
-        renderClipGroup(out, layer, layers.slice(top, i), region, work);
+        renderClipGroup(out, layer, layers.slice(top, i), region, work, style);
         untouched = false;
       }
       i = top;
       continue;
     }
     if (!layer.visible || layer.opacity === 0) continue;
-    const plain = layer.kind !== "group" && layer.opacity === 255 && fillOf(layer) === 1 && layer.blendMode === "normal" && !layer.mask;
+    const plain =
+      layer.kind !== "group" && layer.opacity === 255 && fillOf(layer) === 1 && layer.blendMode === "normal" && !layer.mask && !hasActiveEffects(layer.effects);
     if (untouched && plain && layer.width > 0 && layer.height > 0) {
       // Onto a still-transparent buffer, normal at full opacity is an exact copy: copy rows in bulk.
       copyOnto(out, layer, layer.left - region.left, layer.top - region.top, work);
@@ -198,18 +201,17 @@ export function renderInto(out: Raster, layers: readonly EmbeddedLayer[], region
       if (isEmptyBounds(layerBounds(layer))) continue;
       if (layer.blendMode === "pass through") {
         if (layer.opacity === 255) {
-          renderInto(out, layer.children, region, false, work);
+          renderInto(out, layer.children, region, false, work, style);
         } else {
           const through: Raster = { data: out.data.slice(), width: out.width, height: out.height };
-          renderInto(through, layer.children, region, false, work);
+          renderInto(through, layer.children, region, false, work, style);
           lerpInto(out, through, layer.opacity / 255, work);
         }
       } else {
-        blendOnto(out, renderLayers(layer.children, region, work), 0, 0, layer.opacity / 255, layer.blendMode, undefined, work);
+        blendOnto(out, renderLayers(layer.children, region, work, style), 0, 0, layer.opacity / 255, layer.blendMode, undefined, work);
       }
     } else if (layer.width > 0 && layer.height > 0) {
-      const placed = layer.mask ? { mask: layer.mask, dx: layer.mask.x - region.left, dy: layer.mask.y - region.top } : undefined;
-      blendOnto(out, layer, layer.left - region.left, layer.top - region.top, (layer.opacity / 255) * fillOf(layer), layer.blendMode, placed, work);
+      drawLayer(out, layer, region, work, { style });
     }
   }
 }
@@ -230,21 +232,23 @@ function clipRunTop(layers: readonly EmbeddedLayer[], base: number): number {
  * A base layer and the layers clipped to it (top-most first), composited as one isolated group (see
  * `./clipping.ts`) and drawn onto `out` with the base's opacity and blend mode.
  */
-function renderClipGroup(out: Raster, base: EmbeddedLayer, clipped: readonly EmbeddedLayer[], region: HostBounds, work?: RowWork): void {
+function renderClipGroup(out: Raster, base: EmbeddedLayer, clipped: readonly EmbeddedLayer[], region: HostBounds, work?: RowWork, style?: StyleContext): void {
   const group = emptyRaster(region.right - region.left, region.bottom - region.top);
-  if (base.kind === "group") renderInto(group, base.children, region, true, work);
+  if (base.kind === "group") renderInto(group, base.children, region, true, work, style);
   else if (base.width > 0 && base.height > 0) blendOnto(group, base, base.left - region.left, base.top - region.top, fillOf(base), "normal", placedMask(base, region), work);
   for (let j = clipped.length - 1; j >= 0; j--) {
     const clip = clipped[j]!;
     if (!clip.visible || clip.opacity === 0) continue;
     if (clip.kind === "group") {
       const mode = clip.blendMode === "pass through" ? "normal" : clip.blendMode;
-      atopOnto(group, renderLayers(clip.children, region, work), 0, 0, clip.opacity / 255, mode, undefined, work);
+      atopOnto(group, renderLayers(clip.children, region, work, style), 0, 0, clip.opacity / 255, mode, undefined, work);
     } else if (clip.width > 0 && clip.height > 0) {
-      atopOnto(group, clip, clip.left - region.left, clip.top - region.top, (clip.opacity / 255) * fillOf(clip), clip.blendMode, placedMask(clip, region), work);
+      drawLayer(group, clip, region, work, { style, atop: true });
     }
   }
-  blendOnto(out, group, 0, 0, base.opacity / 255, base.blendMode === "pass through" ? "normal" : base.blendMode, undefined, work);
+  // A pixel base's effects wrap the whole group (its overlays and stroke cover the clipped layers too).
+  if (base.kind !== "group") drawLayer(out, base, region, work, { style, content: group });
+  else blendOnto(out, group, 0, 0, base.opacity / 255, base.blendMode === "pass through" ? "normal" : base.blendMode, undefined, work);
 }
 
 function placedMask(layer: EmbeddedLayer, region: HostBounds): { mask: LayerMask; dx: number; dy: number } | undefined {
@@ -272,10 +276,12 @@ export function renderRows(layers: readonly EmbeddedLayer[], region: HostBounds)
     const top = clipRunTop(layers, i);
     if (top < i) {
       if (layer.visible && layer.opacity !== 0) {
-        rows += (layer.kind === "group" ? renderRows(layer.children, region) : pixelRows(layer, region)) + height;
+        // A pixel base with effects draws the group through its effects (see `drawLayer`), else blends it once.
+        const own = layer.kind !== "group" && hasActiveEffects(layer.effects) ? layerRows(layer, region) : height;
+        rows += (layer.kind === "group" ? renderRows(layer.children, region) : pixelRows(layer, region)) + own;
         for (const clip of layers.slice(top, i)) {
           if (!clip.visible || clip.opacity === 0) continue;
-          rows += clip.kind === "group" ? renderRows(clip.children, region) + height : pixelRows(clip, region);
+          rows += clip.kind === "group" ? renderRows(clip.children, region) + height : layerRows(clip, region);
         }
       }
       i = top;
@@ -287,7 +293,7 @@ export function renderRows(layers: readonly EmbeddedLayer[], region: HostBounds)
       const own = layer.blendMode !== "pass through" || layer.opacity !== 255 ? height : 0;
       rows += renderRows(layer.children, region) + own;
     } else {
-      rows += pixelRows(layer, region);
+      rows += layerRows(layer, region);
     }
   }
   return rows;
@@ -311,7 +317,7 @@ export function plainStack(doc: { width: number; height: number; layers: readonl
         if (!walk(layer.children)) return false;
         continue;
       }
-      if (layer.blendMode !== "normal" || layer.mask) return false;
+      if (layer.blendMode !== "normal" || layer.mask || hasActiveEffects(layer.effects)) return false;
       if (layer.width === 0 || layer.height === 0) continue;
       if (layer.left < 0 || layer.top < 0 || layer.left + layer.width > doc.width || layer.top + layer.height > doc.height) return false;
       out.push(layer);
@@ -322,9 +328,9 @@ export function plainStack(doc: { width: number; height: number; layers: readonl
 }
 
 /** Renders layers (top-most first) into a new transparent raster covering `region` (see {@link renderInto}). */
-export function renderLayers(layers: readonly EmbeddedLayer[], region: HostBounds, work?: RowWork): Raster {
+export function renderLayers(layers: readonly EmbeddedLayer[], region: HostBounds, work?: RowWork, style?: StyleContext): Raster {
   const out = emptyRaster(region.right - region.left, region.bottom - region.top);
-  renderInto(out, layers, region, true, work);
+  renderInto(out, layers, region, true, work, style);
   return out;
 }
 
@@ -333,9 +339,12 @@ export function canvasRegion(doc: { width: number; height: number }): HostBounds
   return { left: 0, top: 0, right: doc.width, bottom: doc.height };
 }
 
+/** What a whole-canvas render reads of a document: its size, layers, and what their effects take from it. */
+export type RenderedDocument = Pick<DocumentContent, "width" | "height" | "globalLight" | "patterns"> & { readonly layers: readonly EmbeddedLayer[] };
+
 /** The composite of the whole canvas ({@link renderRows} of `canvasRegion(doc)` rows reported to `work`). */
-export function renderDocument(doc: { width: number; height: number; layers: readonly EmbeddedLayer[] }, work?: RowWork): Raster {
-  return renderLayers(doc.layers, canvasRegion(doc), work);
+export function renderDocument(doc: RenderedDocument, work?: RowWork): Raster {
+  return renderLayers(doc.layers, canvasRegion(doc), work, styleContext(doc));
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { LayerEffectsInfo, PatternInfo } from "ag-psd";
 import type { HostRect } from "../../protocol/index.js";
 import type { FileFeatures } from "../../files/index.js";
 import type { Raster } from "./raster.js";
@@ -22,6 +23,16 @@ export interface LayerCommon {
    * layer's effects alone). Rendered on pixel layers; kept and saved on groups. @default 255
    */
   fillOpacity?: number | undefined;
+  /**
+   * The layer style (Photoshop's layer effects: shadows, glows, overlays, stroke) as the PSD records it, only set
+   * when at least one effect is on. Only rendering reads it (`effects/`); saving keeps the file's own record.
+   */
+  effects?: LayerEffectsInfo | undefined;
+  /**
+   * Where the layer's effects anchor the patterns they tile (Photoshop's effects reference point), in document
+   * pixels. Only rendering reads it. @default { x: 0, y: 0 }
+   */
+  effectsOrigin?: { readonly x: number; readonly y: number } | undefined;
 }
 
 /**
@@ -73,6 +84,13 @@ export interface DocumentContent {
   nextLayerId: number;
   /** Active layer ids; empty when none. */
   activeLayerIds: number[];
+  /**
+   * The document's global light (degrees), which layer effects set to "use global light" take their angle from.
+   * @default { angle: 120, altitude: 30 } (Photoshop's)
+   */
+  globalLight?: { readonly angle: number; readonly altitude: number } | undefined;
+  /** Patterns stored in the file (RGBA tiles), which pattern overlays and strokes name by id. */
+  patterns?: readonly PatternInfo[] | undefined;
 }
 
 /** The file a document was opened from: what it held that the embedded model does not keep. */

@@ -4,8 +4,7 @@ import type { FileFormat, HostBounds } from "../../protocol/index.js";
 import type { EncodedImage, HostCallContext, PixelSize } from "../host.js";
 import type { OverlayInput } from "../_internal/outline.js";
 import { encodeImage } from "../_internal/file-format.js";
-import { canvasRegion, plainStack, renderDocument, renderRows } from "./composite.js";
-import type { EmbeddedLayer } from "./document.js";
+import { canvasRegion, plainStack, type RenderedDocument, renderDocument, renderRows } from "./composite.js";
 import { ENCODER_MAX_PIXELS } from "./limits.js";
 import type { Raster } from "./raster.js";
 import { EMPTY_BOUNDS, emptyRaster, rasterBuffer } from "./raster.js";
@@ -83,7 +82,7 @@ export async function encodeRaster(
  * report from inside, so it counts as done when it returns).
  */
 export async function encodeDocument(
-  doc: { width: number; height: number; layers: readonly EmbeddedLayer[] },
+  doc: RenderedDocument,
   options: EncodeOptions,
   ctx?: HostCallContext,
 ): Promise<EncodedImage> {

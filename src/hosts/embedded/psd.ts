@@ -11,6 +11,7 @@ import { canvasRegion, renderDocument, renderRows } from "./composite.js";
 import { DEFAULT_MAX_PSD_GROUP_DEPTH } from "./limits.js";
 import type { DocumentContent, EmbeddedDocument, EmbeddedLayer, LayerMask, PixelLayer } from "./document.js";
 import type { Stages } from "./work.js";
+import { hasActiveEffects } from "./effects/index.js";
 
 const PSD_COLOR_MODES_READABLE: ReadonlySet<number> = new Set([1, 3]); // grayscale, RGB
 
@@ -132,6 +133,9 @@ export function parsePsd(
     nextLayerId,
     activeLayerIds: first ? [first.id] : [],
   };
+  const { globalAngle, globalAltitude } = psd.imageResources ?? {};
+  if (globalAngle !== undefined) content.globalLight = { angle: globalAngle, altitude: globalAltitude ?? 30 };
+  if (psd.patterns !== undefined && psd.patterns.length > 0) content.patterns = psd.patterns;
   return { content, features: psdFeatures(psd, header, imageResourceIds(bytes), (layer) => ids.get(layer)), psb: header.version === 2 };
 }
 
@@ -247,6 +251,8 @@ function fromPsdLayer(layer: Layer, ids: ReadonlyMap<Layer, number>): EmbeddedLa
     blendMode: layer.blendMode ?? "normal",
     ...(layer.clipping === true ? { clipping: true } : {}),
     ...(layer.fillOpacity !== undefined && layer.fillOpacity < 1 ? { fillOpacity: Math.round(Math.max(0, layer.fillOpacity) * 255) } : {}),
+    // Only a style with an effect on is kept for rendering (a file often records a whole style switched off).
+    ...(hasActiveEffects(layer.effects) ? { effects: layer.effects, ...(layer.referencePoint ? { effectsOrigin: layer.referencePoint } : {}) } : {}),
   };
   if (layer.children) {
     return { ...common, kind: "group", children: layer.children.slice().reverse().map((child) => fromPsdLayer(child, ids)) };

@@ -41,6 +41,15 @@ describe("layer effects of real Photoshop files", () => {
     await host?.close();
   });
 
+  it("effects-enabled.psd draws the colour overlay that is on (its stored composite is a placeholder: no reference)", async () => {
+    const doc = await host.openDocument!(ctx(), join(FIXTURES, "effects/effects-enabled.psd"));
+    const { data } = await sharp((await exportDocument(host, { documentId: doc.id })).bytes).raw().toBuffer({ resolveWithObject: true });
+    // Layer 1's yellow overlay (254, 218, 59) under two white layers at 50 %: a quarter of it shows.
+    const expected = [254, 218, 59].map((v) => Math.round(0.25 * v + 0.75 * 255));
+    expect([...data.subarray(0, 3)].map((v, i) => Math.abs(v - expected[i]!) <= 2)).toEqual([true, true, true]);
+    await host.closeDocument!(ctx(), doc.id);
+  });
+
   for (const { file, rmse, share, why } of RATCHET) {
     it(`${file} renders no further from Photoshop's composite than RMSE ${rmse} and ${share * 100} % of pixels${why ? ` (${why})` : ""}`, async () => {
       const path = join(FIXTURES, file);

@@ -38,26 +38,29 @@ export function growPlane(plane: Plane, by: number, work?: RowWork, ramp = 1): P
 
 /** For every pixel the squared distance to the nearest pixel with a value above 0 and that pixel's index (−1: none). */
 function nearestCovered(values: Float32Array, width: number, height: number, work?: RowWork): { dist2: Float32Array; site: Int32Array } {
-  // Column pass: distance (in rows) to the nearest covered pixel of the same column, and its row.
+  // Column pass: distance (in rows) to the nearest covered pixel of the same column, and its row; swept down and
+  // up the rows with a per-column cursor, so every access stays row-major.
   const colDist = new Int32Array(width * height).fill(FAR);
   const colRow = new Int32Array(width * height).fill(-1);
-  for (let x = 0; x < width; x++) {
-    let last = -1;
-    for (let y = 0; y < height; y++) {
-      const i = y * width + x;
-      if ((values[i] as number) > 0) last = y;
-      if (last >= 0) {
-        colDist[i] = y - last;
-        colRow[i] = last;
+  const last = new Int32Array(width).fill(-1);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0, i = y * width; x < width; x++, i++) {
+      if ((values[i] as number) > 0) last[x] = y;
+      const l = last[x] as number;
+      if (l >= 0) {
+        colDist[i] = y - l;
+        colRow[i] = l;
       }
     }
-    last = -1;
-    for (let y = height - 1; y >= 0; y--) {
-      const i = y * width + x;
-      if ((values[i] as number) > 0) last = y;
-      if (last >= 0 && last - y < (colDist[i] as number)) {
-        colDist[i] = last - y;
-        colRow[i] = last;
+  }
+  last.fill(-1);
+  for (let y = height - 1; y >= 0; y--) {
+    for (let x = 0, i = y * width; x < width; x++, i++) {
+      if ((values[i] as number) > 0) last[x] = y;
+      const l = last[x] as number;
+      if (l >= 0 && l - y < (colDist[i] as number)) {
+        colDist[i] = l - y;
+        colRow[i] = l;
       }
     }
   }

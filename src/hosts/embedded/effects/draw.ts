@@ -2,7 +2,7 @@
  * Drawing a pixel layer with its layer style, in Photoshop's order from the bottom: drop shadows and outer glow
  * blend onto what is below; then the layer's pixels (× fill opacity), pattern, gradient and colour overlays,
  * satin, inner glow, inner shadows and the inner part of strokes compose the interior, which is mixed in by the
- * shape over the outer part of the strokes (see `mix.ts`). Layer opacity fades everything; fill opacity only the
+ * shape (see `mix.ts`); the outer part of strokes goes on top. Layer opacity fades everything; fill opacity only the
  * pixels, so a layer at fill 0 still shows its effects. Effects follow the shape the layer mask leaves. Bevel and
  * emboss is not drawn.
  */
@@ -64,15 +64,14 @@ export function drawLayer(out: Raster, layer: PixelLayer, region: HostBounds, wo
   if (isOn(info.outerGlow)) onto(out, region, outerGlow(layer, info.outerGlow!, region, meter), opacity);
 
   const strokes = onTopLast(info.stroke).map((effect) => stroke(layer, effect, region, style, meter));
-  const reach = Math.max(0, ...onTopLast(info.stroke).map(strokeReach));
-  const box = intersect(region, expand(layerBox(layer), reach));
+  const box = intersect(region, layerBox(layer));
   if (isEmpty(box)) {
+    for (const parts of strokes) onto(out, region, parts.outer, opacity);
     meter.finish();
     return;
   }
   const shape = shapePlane(layer, box);
   const local = { x: box.left - region.left, y: box.top - region.top, width: box.right - box.left, height: box.bottom - box.top };
-  const under = cropRaster(out, local);
   const interior = cropRaster(out, local);
   const fill = layer.fillOpacity === undefined ? 1 : layer.fillOpacity / 255;
   const content = interiorContent(layer, shape, fill, options.content ? { raster: options.content, region } : undefined);
@@ -84,7 +83,7 @@ export function drawLayer(out: Raster, layer: PixelLayer, region: HostBounds, wo
   if (isOn(info.innerGlow)) onto(interior, box, innerGlow(layer, info.innerGlow!, region, meter), 1);
   for (const effect of onTopLast(info.innerShadow)) onto(interior, box, innerShadow(layer, effect, region, style, meter), 1);
   for (const parts of strokes) onto(interior, box, parts.inner, 1);
-  mixInto(out, region, under, interior, shape, opacity, meter);
+  mixInto(out, region, interior, shape, opacity, meter);
   for (const parts of strokes) onto(out, region, parts.outer, opacity);
   meter.finish();
 }

@@ -2,7 +2,7 @@
  * How Photoshop puts a styled layer together (measured on the stored composites of real files): the layer's
  * pixels and its interior effects are composed as if the shape covered every pixel, then mixed into what is below
  * by the shape's coverage. So at an anti-aliased edge an overlay replaces the pixels' colour instead of letting
- * it show through, and the outer part of a stroke meets the shape edge to edge.
+ * it show through.
  */
 import type { HostBounds } from "../../../protocol/index.js";
 import type { PixelLayer } from "../document.js";
@@ -17,38 +17,42 @@ import type { Plane } from "./planes.js";
  */
 export function interiorContent(layer: PixelLayer, shape: Plane, fill: number, content?: { raster: Raster; region: HostBounds }): Raster {
   const { width, height, box } = shape;
-  const out = new Uint8ClampedArray(width * height * 4);
+  const out = new Uint8Array(width * height * 4);
   const a = shape.data;
   const src = content ? content.raster : layer;
+  const s = src.data;
   const left = content ? content.region.left : layer.left;
   const top = content ? content.region.top : layer.top;
-  for (let y = 0; y < height; y++) {
-    const sy = box.top + y - top;
-    if (sy < 0 || sy >= src.height) continue;
-    for (let x = 0; x < width; x++) {
-      const i = y * width + x;
+  const fillByte = Math.round(fill * 255);
+  // The part of the box the source covers; the rest stays transparent.
+  const x0 = Math.max(0, left - box.left);
+  const x1 = Math.min(width, left + src.width - box.left);
+  const y0 = Math.max(0, top - box.top);
+  const y1 = Math.min(height, top + src.height - box.top);
+  for (let y = y0; y < y1; y++) {
+    let i = y * width + x0;
+    let si = ((box.top + y - top) * src.width + (box.left + x0 - left)) * 4;
+    for (let x = x0; x < x1; x++, i++, si += 4) {
       const cover = a[i] as number;
-      const sx = box.left + x - left;
-      if (cover <= 0 || sx < 0 || sx >= src.width) continue;
-      const si = (sy * src.width + sx) * 4;
+      if (cover <= 0) continue;
       const o = i * 4;
-      out[o] = src.data[si] as number;
-      out[o + 1] = src.data[si + 1] as number;
-      out[o + 2] = src.data[si + 2] as number;
-      out[o + 3] = content ? Math.min(255, (src.data[si + 3] as number) / cover) : fill * 255 + 0.5;
+      out[o] = s[si] as number;
+      out[o + 1] = s[si + 1] as number;
+      out[o + 2] = s[si + 2] as number;
+      out[o + 3] = content ? Math.min(255, (s[si + 3] as number) / cover + 0.5) : fillByte;
     }
   }
-  return { data: out, width, height };
+  return { data: new Uint8ClampedArray(out.buffer), width, height };
 }
 
 /**
- * `out` (covering `region`) ← `out` moved toward `lerp(under, interior, shape)` by `opacity`, over `shape`'s box;
- * `under` and `interior` cover that box. Mixed in premultiplied colour, so transparent backdrops stay right.
+ * `out` (covering `region`) ← `out` moved toward `lerp(out, interior, shape)` by `opacity`, over `shape`'s box
+ * (`interior` covers that box). Mixed in premultiplied colour, so transparent backdrops stay right.
  */
-export function mixInto(out: Raster, region: HostBounds, under: Raster, interior: Raster, shape: Plane, opacity: number, work?: RowWork): void {
+export function mixInto(out: Raster, region: HostBounds, interior: Raster, shape: Plane, opacity: number, work?: RowWork): void {
   const { width, height, box } = shape;
-  const d = out.data;
-  const u = under.data;
+  // Plain byte views: values stay in 0–255 and `+ 0.5` rounds, so the clamped array's checks are not needed.
+  const d = new Uint8Array(out.data.buffer, out.data.byteOffset, out.data.length);
   const v = interior.data;
   const a = shape.data;
   let mark = 0;
@@ -58,25 +62,23 @@ export function mixInto(out: Raster, region: HostBounds, under: Raster, interior
       mark = y;
     }
     let di = ((box.top + y - region.top) * out.width + (box.left - region.left)) * 4;
-    for (let x = 0; x < width; x++, di += 4) {
-      const i = y * width + x;
-      const k = a[i] as number;
-      const o = i * 4;
-      const ua = (u[o + 3] as number) / 255;
-      const va = (v[o + 3] as number) / 255;
-      const ya = ua + (va - ua) * k;
-      const da = (d[di + 3] as number) / 255;
-      const oa = da + (ya - da) * opacity;
+    let o = y * width * 4;
+    for (let i = y * width, end = i + width; i < end; i++, di += 4, o += 4) {
+      // Weights of what is there and of the interior: k of the interior shows, faded by the opacity.
+      const k = (a[i] as number) * opacity;
+      if (k === 0) continue;
+      const da = ((d[di + 3] as number) / 255) * (1 - k);
+      const va = ((v[o + 3] as number) / 255) * k;
+      const oa = da + va;
       if (oa <= 0) {
         d[di + 3] = 0;
         continue;
       }
-      for (let c = 0; c < 3; c++) {
-        const yp = (u[o + c] as number) * ua + ((v[o + c] as number) * va - (u[o + c] as number) * ua) * k;
-        const dp = (d[di + c] as number) * da;
-        d[di + c] = (dp + (yp - dp) * opacity) / oa;
-      }
-      d[di + 3] = oa * 255;
+      const inv = 1 / oa;
+      d[di] = ((d[di] as number) * da + (v[o] as number) * va) * inv + 0.5;
+      d[di + 1] = ((d[di + 1] as number) * da + (v[o + 1] as number) * va) * inv + 0.5;
+      d[di + 2] = ((d[di + 2] as number) * da + (v[o + 2] as number) * va) * inv + 0.5;
+      d[di + 3] = oa * 255 + 0.5;
     }
   }
   work?.rows(height - mark);

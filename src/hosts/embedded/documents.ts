@@ -8,6 +8,7 @@ import type { EmbeddedEvents } from "./events.js";
 import { OPEN_UNITS, layeredSaveFormat, readDocumentFile } from "./files.js";
 import { documentsBytes, rgbaBytes, type EditorMemory, type Reservation } from "./memory.js";
 import { psdSaveUnits, serializePsd } from "./psd.js";
+import { effectsWorkBytes } from "./effects/index.js";
 import type { DocumentStore } from "./store.js";
 import { flattenLayers, toHostDocument, toHostLayerTree } from "./tree.js";
 import { stagesOf, type Stages } from "./work.js";
@@ -130,7 +131,8 @@ export function documentOps(deps: DocumentOpsDeps): DocumentOps & { openFile(pat
       // Compositing, encoding, then writing (a temporary file renamed over the target) as one stage.
       const stages = stagesOf(ctx, psdSaveUnits(doc) + 1);
       // The file holds every layer's pixels and the composite, at most uncompressed.
-      const held = deps.memory.reserve(`Saving ${basename(path)}`, documentsBytes([doc]) + rgbaBytes(doc.width, doc.height), { path });
+      const composite = rgbaBytes(doc.width, doc.height) + effectsWorkBytes(doc.layers, { left: 0, top: 0, right: doc.width, bottom: doc.height });
+      const held = deps.memory.reserve(`Saving ${basename(path)}`, documentsBytes([doc]) + composite, { path });
       let written: Awaited<ReturnType<typeof writeFileAtomic>>;
       try {
         const bytes = serializePsd(doc, { psb: format === "psb", stages });

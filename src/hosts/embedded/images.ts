@@ -1,7 +1,8 @@
 import type { EncodedImage, HostAdapter, HostCallContext, OutlineStroke, PreviewEvent } from "../host.js";
 import { outlineOverlay } from "../_internal/outline.js";
 import { previewSize } from "../_internal/target-size.js";
-import { plainStack, renderLayer, renderLayerRows } from "./composite.js";
+import { canvasRegion, plainStack, renderLayer, renderLayerRows } from "./composite.js";
+import { effectsWorkBytes } from "./effects/index.js";
 import type { EmbeddedDocument, EmbeddedLayer } from "./document.js";
 import { checkEncodable, encodeDocument, encodeRaster, type EncodeOptions } from "./encode.js";
 import { rgbaBytes, type EditorMemory, type Reservation } from "./memory.js";
@@ -83,7 +84,8 @@ export function imageOps(deps: ImageOpsDeps): Pick<HostAdapter, "exportDocumentI
       checkEncodable("Document", doc);
       checkEncodable("Output", size);
       const scaled = size.width !== doc.width || size.height !== doc.height;
-      const canvas = !scaled && plainStack(doc) ? 0 : rgbaBytes(doc.width, doc.height);
+      // Layer effects work on planes of their own while they are drawn (one layer at a time).
+      const canvas = !scaled && plainStack(doc) ? 0 : rgbaBytes(doc.width, doc.height) + effectsWorkBytes(doc.layers, canvasRegion(doc));
       const bytes = canvas + rgbaBytes(size.width, size.height);
       const held = deps.memory.reserve(`Exporting a document of ${doc.width}×${doc.height}`, bytes, { documentId: doc.id, width: size.width, height: size.height });
       return holding(held, () => encodeDocument(doc, { format, quality, size, dpi: doc.resolution, alpha }, ctx));

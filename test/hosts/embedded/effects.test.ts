@@ -204,6 +204,26 @@ describe("layer effects drawn from their parameters", () => {
     expect(glow(10, 25)).toEqual([255, 255, 255]);
   });
 
+  it("an export reserves the memory its effects work in: refused when the budget holds the canvas but not them", async () => {
+    const tight = await connectedHost({ sample: false, memoryBudgetBytes: 200_000 });
+    try {
+      const open = async (name: string, bytes: Buffer): Promise<number> => {
+        await writeFile(join(dir, name), bytes);
+        return (await tight.openDocument!(ctx(), join(dir, name))).id;
+      };
+      const plain = await open("budget-plain.psd", squarePsd(undefined));
+      await exportDocument(tight, { documentId: plain });
+      await tight.closeDocument!(ctx(), plain);
+      const shadow = await open("budget-shadow.psd", squarePsd({ dropShadow: [{ enabled: true, color: BLACK, opacity: 1, size: px(20), distance: px(0) }] }));
+      await expect(exportDocument(tight, { documentId: shadow })).rejects.toMatchObject({
+        code: "PAYLOAD_TOO_LARGE",
+        details: { limit: "editorMemoryBudgetBytes" },
+      });
+    } finally {
+      await tight.close();
+    }
+  });
+
   it("an export with effects reports every compositing row it announced before encoding starts", async () => {
     const path = join(dir, "progress.psd");
     await writeFile(path, squarePsd({ dropShadow: [{ enabled: true, color: BLACK, opacity: 1, size: px(6), distance: px(3) }], stroke: [{ enabled: true, color: BLUE, size: px(2) }] }));

@@ -9,7 +9,7 @@
 import type { HostBounds } from "../../../protocol/index.js";
 import { atopOnto } from "../clipping.js";
 import { blendOnto } from "../composite.js";
-import type { PixelLayer } from "../document.js";
+import type { EmbeddedLayer, PixelLayer } from "../document.js";
 import { cropRaster, type Raster } from "../raster.js";
 import type { RowWork } from "../work.js";
 import { type Element, isEmpty, layerBox } from "./element.js";
@@ -121,6 +121,48 @@ export function layerRows(layer: PixelLayer, region: HostBounds): number {
   const inside = [info.patternOverlay, info.satin, info.innerGlow, ...(info.gradientOverlay ?? []), ...(info.solidFill ?? []), ...(info.innerShadow ?? [])];
   for (const effect of inside) if (isOn(effect)) rows += own;
   return rows;
+}
+
+/**
+ * Bytes an effect holds per pixel of the box it works on, at its peak: the distance transform's four planes (16),
+ * the shape and the grown plane (8), plus the interior, the layer's colour and a stroke's raster kept alive beside
+ * them (12), rounded up for the rasters an element is painted into.
+ */
+export const EFFECT_WORK_BYTES_PER_PIXEL = 48;
+
+/** How far past its box the layer's effects reach, in pixels. */
+function reachOf(layer: PixelLayer): number {
+  const info = layer.effects;
+  if (!hasActiveEffects(info)) return 0;
+  const reaches = [
+    ...onTopLast(info.dropShadow).map(dropShadowReach),
+    ...onTopLast(info.stroke).map(strokeReach),
+    isOn(info.outerGlow) ? outerGlowReach(info.outerGlow!) : 0,
+  ];
+  return Math.max(0, ...reaches);
+}
+
+/**
+ * The most memory drawing the effects of any one layer of `layers` over `region` holds at once (layers are drawn
+ * one after the other and their work is dropped in between): what an export or save reserves beside its canvas.
+ */
+export function effectsWorkBytes(layers: readonly EmbeddedLayer[], region: HostBounds): number {
+  let most = 0;
+  for (const layer of layers) {
+    if (!layer.visible) continue;
+    if (layer.kind === "group") {
+      most = Math.max(most, effectsWorkBytes(layer.children, region));
+      continue;
+    }
+    if (!hasActiveEffects(layer.effects) || layer.width === 0 || layer.height === 0) continue;
+    const reach = reachOf(layer);
+    const drawn = intersect(region, expand(layerBox(layer), reach));
+    if (isEmpty(drawn)) continue;
+    // Blurs and distances read their planes `reach` pixels past what they draw.
+    const read = expand(drawn, reach);
+    most = Math.max(most, (read.right - read.left) * (read.bottom - read.top) * EFFECT_WORK_BYTES_PER_PIXEL);
+  }
+  return most;
 }
 
 /** A `RowWork` that passes on at most `total` rows (loops over planes visit more) and the rest at `finish`. */

@@ -5,7 +5,8 @@ import { fileURLToPath } from "node:url";
 import { type Layer, type LayerEffectsInfo, writePsdBuffer } from "ag-psd";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { HostAdapter } from "../../../src/hosts/host.js";
+import type { HostAdapter, HostCallContext } from "../../../src/hosts/host.js";
+import { BridgeError } from "../../../src/protocol/index.js";
 import { diffFromStored, isClose } from "./composite-diff.js";
 import { connectedHost, ctx, exportDocument } from "./helpers.js";
 
@@ -222,6 +223,39 @@ describe("layer effects drawn from their parameters", () => {
     } finally {
       await tight.close();
     }
+  });
+
+  it("a cancelled export with effects stops mid-compositing with the cancellation's reason", async () => {
+    // Only a styled layer: every compositing row is the effects' (a 400 px square with a wide soft shadow).
+    const path = join(dir, "cancel.psd");
+    const layer: Layer = {
+      name: "Card",
+      left: 50,
+      top: 50,
+      imageData: solid(400, 400, [200, 0, 0, 255]),
+      effects: { dropShadow: [{ enabled: true, color: BLACK, opacity: 1, size: px(120), distance: px(10) }], outerGlow: { enabled: true, color: BLUE, size: px(60) } },
+    };
+    await writeFile(path, writePsdBuffer({ width: 500, height: 500, children: [layer] }));
+    const doc = await host.openDocument!(ctx(), path);
+    const reason = new BridgeError("CANCELLED", "Cancelled by the client");
+    let stage: string | undefined;
+    let compositingCheckpoints = 0;
+    const done: number[] = [];
+    const cancelling: HostCallContext = {
+      signal: new AbortController().signal,
+      caller: "test",
+      progress: (value, _total, message) => {
+        stage = message;
+        if (message === "compositing") done.push(value);
+      },
+      checkpoint: () => {
+        if (stage === "compositing" && ++compositingCheckpoints > 2) throw reason;
+      },
+    };
+    await expect(host.exportDocumentImage(cancelling, { documentId: doc.id, format: "png", size: { width: 500, height: 500 } })).rejects.toBe(reason);
+    // Stopped within its first bands of rows, long before the 400 rows of the layer itself.
+    expect(Math.max(...done)).toBeLessThan(400);
+    await host.closeDocument!(ctx(), doc.id);
   });
 
   it("an export with effects reports every compositing row it announced before encoding starts", async () => {

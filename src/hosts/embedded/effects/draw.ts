@@ -1,10 +1,10 @@
 /*
  * Drawing a pixel layer with its layer style, in Photoshop's order from the bottom: drop shadows and outer glow
  * blend onto what is below; then the layer's pixels (× fill opacity), pattern, gradient and colour overlays,
- * satin, inner glow, inner shadows and the inner part of strokes compose the interior, which is mixed in by the
- * shape (see `mix.ts`); the outer part of strokes goes on top. Layer opacity fades everything; fill opacity only the
- * pixels, so a layer at fill 0 still shows its effects. Effects follow the shape the layer mask leaves. Bevel and
- * emboss is not drawn.
+ * satin, inner glow, inner shadows, the inner part of strokes and the bevel compose the interior, which is mixed
+ * in by the shape (see `mix.ts`); the outer part of strokes, and of an emboss, go on top. Layer opacity fades
+ * everything; fill opacity only the pixels, so a layer at fill 0 still shows its effects. Effects follow the
+ * shape the layer mask leaves.
  */
 import type { HostBounds } from "../../../protocol/index.js";
 import { atopOnto } from "../clipping.js";
@@ -12,6 +12,7 @@ import { blendOnto } from "../composite.js";
 import type { EmbeddedLayer, PixelLayer } from "../document.js";
 import { cropRaster, type Raster } from "../raster.js";
 import type { RowWork } from "../work.js";
+import { bevel, bevelReach } from "./bevel.js";
 import { type Element, isEmpty, layerBox } from "./element.js";
 import { colorOverlay, gradientOverlay, patternOverlay, stroke, strokeReach } from "./fills.js";
 import { innerGlow, outerGlow, outerGlowReach, satin } from "./glows.js";
@@ -83,9 +84,20 @@ export function drawLayer(out: Raster, layer: PixelLayer, region: HostBounds, wo
   if (isOn(info.innerGlow)) onto(interior, box, innerGlow(layer, info.innerGlow!, region, meter), 1);
   for (const effect of onTopLast(info.innerShadow)) onto(interior, box, innerShadow(layer, effect, region, style, meter), 1);
   for (const parts of strokes) onto(interior, box, parts.inner, 1);
+  const lit = isOn(info.bevel) ? bevel(layer, info.bevel!, region, style, meter) : [];
+  for (const element of lit) onto(interior, box, element, 1);
   mixInto(out, region, interior, shape, opacity, meter);
   for (const parts of strokes) onto(out, region, parts.outer, opacity);
+  if (lit.length > 0 && bevelReach(info.bevel!) > 0) for (const element of lit) onto(out, region, outsideOf(layer, element), opacity);
   meter.finish();
+}
+
+/** The part of an element outside the layer's shape (an emboss lights both sides of the edge). */
+function outsideOf(layer: PixelLayer, element: Element): Element {
+  const shape = shapePlane(layer, element.box);
+  const data = element.raster.data.slice();
+  for (let i = 0; i < shape.data.length; i++) data[i * 4 + 3] = (data[i * 4 + 3] as number) * (1 - (shape.data[i] as number));
+  return { ...element, raster: { ...element.raster, data } };
 }
 
 function drawContent(out: Raster, layer: PixelLayer, region: HostBounds, opacity: number, blend: typeof blendOnto, content: Raster | undefined, work?: RowWork): void {
@@ -118,6 +130,7 @@ export function layerRows(layer: PixelLayer, region: HostBounds): number {
   for (const effect of info.dropShadow ?? []) if (isOn(effect)) rows += rowsWithin(layer, region, dropShadowReach(effect));
   if (isOn(info.outerGlow)) rows += rowsWithin(layer, region, outerGlowReach(info.outerGlow!));
   for (const effect of info.stroke ?? []) if (isOn(effect)) rows += rowsWithin(layer, region, strokeReach(effect));
+  if (isOn(info.bevel)) rows += rowsWithin(layer, region, bevelReach(info.bevel!));
   const inside = [info.patternOverlay, info.satin, info.innerGlow, ...(info.gradientOverlay ?? []), ...(info.solidFill ?? []), ...(info.innerShadow ?? [])];
   for (const effect of inside) if (isOn(effect)) rows += own;
   return rows;
@@ -138,6 +151,7 @@ function reachOf(layer: PixelLayer): number {
     ...onTopLast(info.dropShadow).map(dropShadowReach),
     ...onTopLast(info.stroke).map(strokeReach),
     isOn(info.outerGlow) ? outerGlowReach(info.outerGlow!) : 0,
+    isOn(info.bevel) ? bevelReach(info.bevel!) : 0,
   ];
   return Math.max(0, ...reaches);
 }

@@ -10,7 +10,7 @@ import { BridgeError } from "../../../src/protocol/index.js";
 import { diffFromStored, isClose } from "./composite-diff.js";
 import { connectedHost, ctx, exportDocument } from "./helpers.js";
 
-const FIXTURES = fileURLToPath(new URL("../../fixtures/psd/psd-tools/", import.meta.url));
+const FIXTURES = fileURLToPath(new URL("../../fixtures/psd/", import.meta.url));
 
 /**
  * Real Photoshop files with layer effects and the most their export may differ from the composite Photoshop
@@ -18,19 +18,20 @@ const FIXTURES = fileURLToPath(new URL("../../fixtures/psd/psd-tools/", import.m
  * What keeps a file from being close is named beside it.
  */
 const RATCHET: ReadonlyArray<{ file: string; rmse: number; share: number; why?: string }> = [
-  { file: "effects/double-stroke-effects.psd", rmse: 0.05, share: 0.001 },
-  { file: "effects/stroke-effect-transparent-shape.psd", rmse: 0.05, share: 0.001 },
-  { file: "transparency/fill-opacity.psd", rmse: 0.2, share: 0.001 },
-  { file: "effects/shape-fx.psd", rmse: 0.05, share: 0.001 },
-  { file: "masks.psd", rmse: 1.6, share: 0.006 },
-  { file: "effects/shape-fx2.psd", rmse: 4.6, share: 0.083, why: "the inside stroke follows the pixels, Photoshop the vector path" },
-  { file: "layer_params.psd", rmse: 4.9, share: 0.052, why: "the pillow emboss is approximated" },
-  { file: "layer_effects.psd", rmse: 4, share: 0.067, why: "the emboss is approximated; one layer blends only its red and green channels" },
-  { file: "layer_comps.psd", rmse: 9.2, share: 0.446, why: "a 100 px inner bevel with gloss is approximated" },
-  { file: "effects/stroke-composite.psd", rmse: 17.5, share: 0.02, why: "the shapes' own vector strokes are drawn under the clipped layers" },
-  { file: "effect-stroke-gradient.psd", rmse: 39.3, share: 0.222, why: "a noise gradient stroke is drawn as a plain ramp" },
-  { file: "fill_adjustments.psd", rmse: 36.1, share: 1, why: "adjustment layers are not rendered" },
-  { file: "effects/stroke-effects.psd", rmse: 70.7, share: 0.316, why: "shape layers' pixels differ from their vector paths" },
+  { file: "ag-psd/test/read/effects/src.psd", rmse: 10.2, share: 0.089, why: "a noise gradient overlay is drawn as a plain ramp" },
+  { file: "psd-tools/effects/double-stroke-effects.psd", rmse: 0.05, share: 0.001 },
+  { file: "psd-tools/effects/stroke-effect-transparent-shape.psd", rmse: 0.05, share: 0.001 },
+  { file: "psd-tools/transparency/fill-opacity.psd", rmse: 0.2, share: 0.001 },
+  { file: "psd-tools/effects/shape-fx.psd", rmse: 0.05, share: 0.001 },
+  { file: "psd-tools/masks.psd", rmse: 1.6, share: 0.006 },
+  { file: "psd-tools/effects/shape-fx2.psd", rmse: 4.6, share: 0.083, why: "the inside stroke follows the pixels, Photoshop the vector path" },
+  { file: "psd-tools/layer_params.psd", rmse: 4.9, share: 0.052, why: "the pillow emboss is approximated" },
+  { file: "psd-tools/layer_effects.psd", rmse: 4, share: 0.067, why: "the emboss is approximated; one layer blends only its red and green channels" },
+  { file: "psd-tools/layer_comps.psd", rmse: 9.2, share: 0.446, why: "a 100 px inner bevel with gloss is approximated" },
+  { file: "psd-tools/effects/stroke-composite.psd", rmse: 17.5, share: 0.02, why: "the shapes' own vector strokes are drawn under the clipped layers" },
+  { file: "psd-tools/effect-stroke-gradient.psd", rmse: 39.3, share: 0.222, why: "a noise gradient stroke is drawn as a plain ramp" },
+  { file: "psd-tools/fill_adjustments.psd", rmse: 36.1, share: 1, why: "adjustment layers are not rendered" },
+  { file: "psd-tools/effects/stroke-effects.psd", rmse: 70.7, share: 0.316, why: "shape layers' pixels differ from their vector paths" },
 ];
 
 describe("layer effects of real Photoshop files", () => {
@@ -43,7 +44,7 @@ describe("layer effects of real Photoshop files", () => {
   });
 
   it("effects-enabled.psd draws the colour overlay that is on (its stored composite is a placeholder: no reference)", async () => {
-    const doc = await host.openDocument!(ctx(), join(FIXTURES, "effects/effects-enabled.psd"));
+    const doc = await host.openDocument!(ctx(), join(FIXTURES, "psd-tools/effects/effects-enabled.psd"));
     const { data } = await sharp((await exportDocument(host, { documentId: doc.id })).bytes).raw().toBuffer({ resolveWithObject: true });
     // Layer 1's yellow overlay (254, 218, 59) under two white layers at 50 %: a quarter of it shows.
     const expected = [254, 218, 59].map((v) => Math.round(0.25 * v + 0.75 * 255));

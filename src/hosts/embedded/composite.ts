@@ -17,6 +17,7 @@ import { BLEND_FUNCTIONS, blendTable, NON_SEPARABLE, type Rgb } from "./blend-mo
 import { atopOnto } from "./clipping.js";
 import { effectiveMask } from "./masks.js";
 import { knockOutOnto } from "./knockout.js";
+import { artboardCanvas, artboardRect, clipToArtboard } from "./artboard.js";
 
 /** A mask placed in the destination raster's coordinates. */
 interface PlacedMask {
@@ -241,6 +242,15 @@ export function renderInto(out: Raster, layers: readonly EmbeddedLayer[], region
     }
     untouched = false;
     if (layer.kind === "group") {
+      const board = artboardRect(layer);
+      if (board !== undefined) {
+        // An artboard: its layers on its background, cut to its rectangle, then onto the document.
+        const canvas = artboardCanvas(layer, board, region);
+        renderInto(canvas, layer.children, region, false, work);
+        clipToArtboard(canvas, board, region);
+        blendOnto(out, canvas, 0, 0, layer.opacity / 255, "normal", placed, work);
+        continue;
+      }
       if (isEmptyBounds(layerBounds(layer))) continue;
       if (layer.blendMode === "pass through") {
         if (layer.opacity === 255 && !placed) {
@@ -422,10 +432,10 @@ export function plainStack(doc: { width: number; height: number; layers: readonl
     for (let i = layers.length - 1; i >= 0; i--) {
       const layer = layers[i];
       if (layer === undefined || !layer.visible || layer.opacity === 0) continue;
-      if (layer.opacity !== 255 || layer.clipping === true || (layer.kind !== "group" && fillOf(layer) !== 1)) return false;
+      if (layer.opacity !== 255 || layer.clipping === true || layer.knockout === true || (layer.kind !== "group" && fillOf(layer) !== 1)) return false;
       if (layer.kind === "group") {
         if (layer.blendMode !== "pass through" && layer.blendMode !== "normal") return false;
-        if (layer.mask || layer.vectorMask) return false;
+        if (layer.mask || layer.vectorMask || artboardRect(layer) !== undefined) return false;
         if (!walk(layer.children)) return false;
         continue;
       }

@@ -2,8 +2,9 @@
  * Compositing of the layer tree in straight RGBA with the W3C compositing formula:
  * `co·αo = αs·((1 − αb)·Cs + αb·B(Cb, Cs)) + (1 − αs)·αb·Cb`, `αo = αs + αb·(1 − αs)`.
  * `αs` is the layer's alpha × its opacity × its mask. Separable modes apply `B` per channel; hue, saturation,
- * color, luminosity, darker/lighter color use the W3C non-separable definitions. `dissolve` and unknown names
- * composite as `normal`. Every render takes an optional {@link RowWork} that its pixel loops report their rows to
+ * color, luminosity, darker/lighter color use the W3C non-separable definitions. `dissolve` draws each pixel
+ * whole or not at all, with a chance of its alpha (a fixed pattern per layer pixel, so renders are repeatable;
+ * Photoshop's own pattern is not reproduced); unknown names composite as `normal`. Every render takes an optional {@link RowWork} that its pixel loops report their rows to
  * (see {@link renderRows} for how many a render visits); it throws to stop a cancelled render.
  */
 import type { HostBounds } from "../../protocol/index.js";
@@ -40,7 +41,8 @@ export function blendOnto(
   placed?: PlacedMask,
   work?: RowWork,
 ): void {
-  if (!placed && !BLEND_FUNCTIONS[blendMode] && !NON_SEPARABLE[blendMode]) {
+  const dissolve = blendMode === "dissolve";
+  if (!placed && !dissolve && !BLEND_FUNCTIONS[blendMode] && !NON_SEPARABLE[blendMode]) {
     normalOnto(dst, src, dx, dy, opacity, work);
     return;
   }
@@ -91,7 +93,11 @@ export function blendOnto(
         m = maskRow >= 0 && mx >= 0 && mx < mask.width ? (mask.data[maskRow + mx] as number) : mask.defaultColor;
         if (m === 0) continue;
       }
-      const as = (sa / 255) * opacity * (m / 255);
+      let as = (sa / 255) * opacity * (m / 255);
+      if (dissolve) {
+        as = dissolveThreshold(x - dx, y - dy) < as ? 1 : 0;
+        if (as === 0) continue;
+      }
       const bAlpha = d[di + 3] as number;
       if (plainNormal && (as >= 1 || bAlpha === 0)) {
         // Fast paths of `normal`: an opaque source replaces, a transparent backdrop takes the source.
@@ -130,6 +136,14 @@ export function blendOnto(
     }
   }
   work?.rows(rowsInBox - (mark - y0));
+}
+
+/** A repeatable pseudo-random value in [0, 1) for a layer pixel: dissolve's pattern. */
+function dissolveThreshold(x: number, y: number): number {
+  let h = Math.imul(x, 0x27d4eb2d) ^ Math.imul(y, 0x165667b1);
+  h = Math.imul(h ^ (h >>> 15), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return ((h ^ (h >>> 16)) >>> 0) / 4294967296;
 }
 
 /**

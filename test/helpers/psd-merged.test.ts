@@ -79,7 +79,7 @@ function synthetic(s: Synthetic): Buffer {
 const bytes16 = (values: number[]): Uint8Array => Uint8Array.from(values.flatMap((v) => [v >> 8, v & 255]));
 const floats = (values: number[]): Uint8Array => {
   const b = Buffer.alloc(values.length * 4);
-  values.forEach((v, i) => b.writeFloatBE(v, i * 4));
+  for (const [i, v] of values.entries()) b.writeFloatBE(v, i * 4);
   return b;
 };
 const pixels = (rgba: Uint8ClampedArray): number[][] => Array.from({ length: rgba.length / 4 }, (_, i) => [...rgba.subarray(i * 4, i * 4 + 4)]);

@@ -113,6 +113,7 @@ export async function measureFile(host, ctx, file, { workDir }) {
   try {
     let composite;
     if (reference.error) composite = { status: "n/a", problem: `no reference: ${reference.error}` };
+    else if (reference.hasRealMergedData === false) composite = { status: "n/a", problem: "no reference: the file says its merged image is not a real composite" };
     else {
       try {
         const comparison = compareImages(reference, await exportDocument(host, ctx, doc.id));

@@ -44,15 +44,16 @@ export function documentRecord(psd: Psd): PsdDocumentRecord {
 
 /**
  * The kind a record gives its layer: text, smart object, adjustment, shape (a fill drawn through a vector path,
- * what Photoshop's shape tools make) or fill (solid colour, gradient or pattern fill layer); undefined for plain
- * pixels.
+ * what Photoshop's shape tools make) or fill (a solid colour, gradient or pattern fill layer without a path);
+ * undefined for plain pixels.
  */
 export function recordKind(record: PsdLayerRecord | undefined): Exclude<PixelLayerKind, "pixel" | "background"> | undefined {
   if (record === undefined) return undefined;
   if (record.text) return "text";
   if (record.placedLayer) return "smartObject";
   if (record.adjustment) return "adjustment";
-  if (record.vectorFill) return record.vectorOrigination !== undefined || record.vectorStroke !== undefined ? "shape" : "fill";
+  // A fill drawn through a vector path is what every shape tool makes (live shapes add an origination record).
+  if (record.vectorFill) return record.vectorMask !== undefined || record.vectorStroke !== undefined ? "shape" : "fill";
   return undefined;
 }
 

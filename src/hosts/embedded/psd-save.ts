@@ -112,7 +112,53 @@ export function serializePsd(
     children: doc.layers.slice().reverse().map(toPsdLayer),
   };
   options.stages?.stage("encoding", doc.height);
-  return writePsdBuffer(psd, { psb: options.psb === true });
+  const psb = options.psb === true;
+  try {
+    return writePsdBuffer(psd, { psb });
+  } catch {
+    // ag-psd cannot write back some records it reads (a timeline resource, some effect or gradient-map
+    // descriptors): leave those out, and the comparison with the opened file reports them.
+    return writePsdBuffer(withoutUnwritable(psd, psb), { psb });
+  }
+}
+
+/** A throwaway write of `psd` without pixels: whether ag-psd can write its records. */
+function writes(psd: Psd, psb: boolean): boolean {
+  try {
+    writePsdBuffer({ ...psd, imageData: undefined, children: psd.children }, { psb });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A record without the parts ag-psd fails to write: found by trial, image resource by image resource, key by key. */
+function withoutUnwritable(psd: Psd, psb: boolean): Psd {
+  const { width, height } = psd;
+  const resources: Record<string, unknown> = { ...psd.imageResources };
+  for (const key of Object.keys(resources)) {
+    if (!writes({ width, height, imageResources: { [key]: resources[key] } as ImageResources }, psb)) delete resources[key];
+  }
+  const top: Record<string, unknown> = { ...psd, imageResources: resources, children: undefined };
+  for (const key of Object.keys(top)) {
+    if (["width", "height", "imageResources", "imageData", "children"].includes(key)) continue;
+    if (!writes({ width, height, [key]: top[key] } as Psd, psb)) delete top[key];
+  }
+  const layer = (record: Layer): Layer => {
+    const bare = (fields: Layer): Layer => ({ ...fields, children: undefined, imageData: undefined, mask: undefined, realMask: undefined });
+    const out: Record<string, unknown> = { ...record };
+    if (!writes({ width, height, children: [bare(record)] }, psb)) {
+      for (const key of Object.keys(record)) {
+        if (["children", "imageData", "mask", "realMask", "name"].includes(key)) continue;
+        const without = { ...record } as Record<string, unknown>;
+        delete without[key];
+        if (writes({ width, height, children: [bare(without as Layer)] }, psb)) delete out[key];
+      }
+    }
+    if (record.children) out.children = record.children.map(layer);
+    return out as Layer;
+  };
+  return { ...(top as unknown as Psd), width, height, imageData: psd.imageData, children: (psd.children ?? []).map(layer) };
 }
 
 /**

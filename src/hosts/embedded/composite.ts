@@ -267,16 +267,16 @@ export function renderInto(out: Raster, layers: readonly EmbeddedLayer[], region
       }
       if (isEmptyBounds(layerBounds(layer))) continue;
       if (layer.blendMode === "pass through") {
-        if (layer.opacity === 255 && !placed) {
+        if (layer.opacity === 255 && groupFill(layer) === 1 && !placed) {
           renderInto(out, layer.children, region, false, work);
         } else {
           // Faded or masked: the children composite onto a copy of the backdrop, which is then mixed back in.
           const through: Raster = { data: out.data.slice(), width: out.width, height: out.height };
           renderInto(through, layer.children, region, false, work);
-          lerpInto(out, through, layer.opacity / 255, placed, work);
+          lerpInto(out, through, (layer.opacity / 255) * groupFill(layer), placed, work);
         }
       } else {
-        blendOnto(out, renderLayers(layer.children, region, work), 0, 0, layer.opacity / 255, layer.blendMode, placed, work);
+        blendOnto(out, renderLayers(layer.children, region, work), 0, 0, (layer.opacity / 255) * groupFill(layer), layer.blendMode, placed, work);
       }
     } else if (layer.width > 0 && layer.height > 0) {
       const opacity = (layer.opacity / 255) * fillOf(layer);
@@ -294,6 +294,14 @@ export function renderInto(out: Raster, layers: readonly EmbeddedLayer[], region
 /** A pixel layer's fill opacity, 0–1 (groups keep theirs for their effects, which are not rendered). */
 function fillOf(layer: EmbeddedLayer): number {
   return layer.kind === "group" || layer.fillOpacity === undefined ? 1 : layer.fillOpacity / 255;
+}
+
+/**
+ * A group's fill opacity, 0–1: a group has no pixels of its own, so its fill fades its contents like opacity
+ * (only its layer effects, drawn from the group's shape, keep their strength).
+ */
+function groupFill(layer: GroupLayer): number {
+  return layer.fillOpacity === undefined ? 1 : layer.fillOpacity / 255;
 }
 
 /** The index of the top-most layer clipped to `layers[base]` (`base` itself when none is). */

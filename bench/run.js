@@ -7,7 +7,8 @@
 // BENCH_FANOUT_EVENTS (6 per round), BENCH_HTTP_CONCURRENCY (32), BENCH_IDLE_CLIENTS (10000), BENCH_EXPORT_WIDTH/HEIGHT
 // (2000×1500), BENCH_EXPORT_REPEATS (3), BENCH_SCRIPT_CALLS (30), BENCH_BIG_SIZE (8000), BENCH_HOP_CALLS (2000),
 // BENCH_HOP_BIG_CALLS (40), BENCH_MCP_CALLS (300), BENCH_EVENTS_CLIENTS (1000), BENCH_EVENTS_EVENTS (20 per round),
-// BENCH_WEBHOOKS (10), BENCH_WEBHOOK_EVENTS (200), BENCH_SOAK_SECONDS (60), BENCH_SOAK_BASELINE_SECONDS (10),
+// BENCH_WEBHOOKS (10), BENCH_WEBHOOK_EVENTS (200), BENCH_PSD_RUNS (3), BENCH_PSD_WIDTH/HEIGHT (3508×4960),
+// BENCH_SOAK_SECONDS (60), BENCH_SOAK_BASELINE_SECONDS (10),
 // BENCH_SOAK_CLIENTS (50), BENCH_SOAK_THINK_MS (20), BENCH_SOAK_ABUSES (1,2,3,4,5,6,7).
 // Exit code 0 when every benchmark ran, whether or not it met its target; 1 when a benchmark crashed.
 import os from "node:os";
@@ -22,6 +23,7 @@ const BENCHMARKS = {
   "embedded-export": () => import("./embedded-export.js"),
   "embedded-script": () => import("./embedded-script.js"),
   "embedded-big": () => import("./embedded-big.js"),
+  "psd-open-export": () => import("./psd-open-export.js"),
   "cutout-iou": () => import("./cutout-iou.js"),
   "cutout-model": () => import("./cutout-model.js"),
   gimp: () => import("./gimp.js"),

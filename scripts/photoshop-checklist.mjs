@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Runs each of the bridge's Photoshop operations once against a real Photoshop (Remote Connections) and prints a
 // table: what works, and the answers to what the tests could only model (docs/photoshop.md, "Checklist").
-// It works in two scratch documents it creates and closes; your own documents are only listed.
+// It works in two scratch documents it creates and closes; your own documents are only read (listed, and their
+// layer trees read both ways).
 //
 //   npm run -s build
 //   BRIDGE_PHOTOSHOP_PASSWORD='…' node scripts/photoshop-checklist.mjs [--host 127.0.0.1] [--port 49494] [--remote]
@@ -16,7 +17,7 @@ import sharp from "sharp";
 
 const dist = new URL("../dist/", import.meta.url);
 const { RemoteLink } = await import(new URL("hosts/photoshop/remote-link.js", dist).href);
-const { operationRunner } = await import(new URL("hosts/photoshop/operations.js", dist).href);
+const { buildScript, operationRunner } = await import(new URL("hosts/photoshop/operations.js", dist).href);
 const { resolvePhotoshopLimits } = await import(new URL("hosts/photoshop/limits.js", dist).href);
 const { silentLogger } = await import(new URL("logger.js", dist).href);
 
@@ -50,6 +51,17 @@ async function check(name, fn) {
 }
 const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
 const expectEqual = (label, actual, expected) => (same(actual, expected) ? `${label} ${JSON.stringify(actual)}` : `FAIL ${label} ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`);
+
+/** Every layer of a tree, depth first, as JSON text. */
+const flatten = (layers) => layers.flatMap((l) => [JSON.stringify({ ...l, children: undefined }), ...flatten(l.children ?? [])]);
+
+/** document.tree's envelope for one document, read by ActionManager (default) or by the DOM walk, and its time. */
+async function tree(documentId, layerTree) {
+  const started = Date.now();
+  const envelope = JSON.parse(await evaluate(buildScript("document.tree", { documentId, ...(layerTree ? { layerTree } : {}) })));
+  if (!envelope.ok) throw Object.assign(new Error(envelope.error?.message ?? "document.tree failed"), { code: envelope.error?.code });
+  return { ...envelope, ms: Date.now() - started };
+}
 
 /** The point at t = 0.5 of each cubic segment of `d`, with its chord's midpoint. */
 function segments(d) {
@@ -88,6 +100,33 @@ try {
     return docs.map((d) => `${d.id} ${d.width}×${d.height}`).join(", ");
   });
   const [first, second] = docs;
+  await check("layer tree: the ActionManager read equals the DOM walk, with and without a Background layer (D12)", async () => {
+    // A group holding a hidden layer and a nested group in both scratch documents; every open document is compared.
+    await evaluate(`(function () {
+      var keep = app.activeDocument;
+      for (var i = 0; i < app.documents.length; i++) {
+        var d = app.documents[i];
+        if (d.id !== ${first.id} && d.id !== ${second.id}) continue;
+        app.activeDocument = d;
+        var outer = d.layerSets.add(); outer.name = "checklist group";
+        var hidden = outer.artLayers.add(); hidden.name = "checklist hidden"; hidden.visible = false;
+        var inner = outer.layerSets.add(); inner.name = "checklist inner";
+        inner.artLayers.add().name = "checklist nested";
+      }
+      app.activeDocument = keep;
+    })()`);
+    const all = await call("document.list");
+    let slowest;
+    for (const doc of all) {
+      const [am, dom] = [await tree(doc.id), await tree(doc.id, "dom")];
+      if (am.notes) return `FAIL ${doc.name}: ${am.notes.join("; ")}`;
+      const [a, b] = [flatten(am.result.layers), flatten(dom.result.layers)];
+      const at = a.findIndex((layer, i) => layer !== b[i]);
+      if (at >= 0 || a.length !== b.length) return `FAIL ${doc.name}: layer ${at} reads ${a[at]} by ActionManager, ${b[at]} by the DOM`;
+      if (!slowest || dom.ms > slowest.dom) slowest = { name: doc.name, layers: a.length, am: am.ms, dom: dom.ms };
+    }
+    return `${all.length} documents read the same both ways; ${slowest.name} (${slowest.layers} layers): ActionManager ${slowest.am} ms, DOM ${slowest.dom} ms`;
+  });
   await check("reads do not switch documents (D5)", async () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     switches.length = 0;

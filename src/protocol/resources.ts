@@ -35,7 +35,11 @@ export const HostDocumentSchema = z.object({
 });
 export type HostDocument = z.infer<typeof HostDocumentSchema>;
 
-export const LAYER_KINDS = ["pixel", "group", "text", "shape", "adjustment", "smartObject", "background"] as const;
+/**
+ * Layer kinds. The list may grow (`fill` came later than the others): clients should treat a kind they do not know as an
+ * opaque layer rather than fail.
+ */
+export const LAYER_KINDS = ["pixel", "group", "text", "shape", "adjustment", "smartObject", "background", "fill"] as const;
 export const LayerKindSchema = z.enum(LAYER_KINDS);
 export type LayerKind = z.infer<typeof LayerKindSchema>;
 

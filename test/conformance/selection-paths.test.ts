@@ -1,5 +1,5 @@
 import sharp from "sharp";
-import { describe, expect, test } from "vitest";
+import { describe, expect } from "vitest";
 import { METHOD_SCHEMAS, type BuiltinMethodName, type HostLayer, type HostRect, type SelectionPath } from "../../src/protocol/index.js";
 import { itFor, presentEditors } from "./_editors.js";
 import { TRANSPORTS, type ConformanceTransport, type Outcome } from "./_transports.js";
@@ -13,8 +13,6 @@ const MATRIX = presentEditors().flatMap((editor) => TRANSPORTS.map((transport) =
 
 describe.each(MATRIX)("selection shapes and paths over $label", ({ editor, transport: { make } }) => {
   const it = itFor(editor);
-  // Ellipse and polygon selections: the fake Photoshop keeps only their box, so it is left out of this case.
-  const itMasked = test.runIf(editor.name !== "photoshop");
   let t: ConformanceTransport;
   const call = (method: BuiltinMethodName, params?: Record<string, unknown>): Promise<Outcome> => t.call(method, params);
   const setup = async (): Promise<void> => {
@@ -33,7 +31,7 @@ describe.each(MATRIX)("selection shapes and paths over $label", ({ editor, trans
     expect(grown).toMatchObject({ x: 6, y: 16, width: 38, height: 48 });
   });
 
-  itMasked("selection:set takes an ellipse or a polygon; its area is the mask's bbox", async () => {
+  it("selection:set takes an ellipse or a polygon; its area is the mask's bbox", async () => {
     await setup();
     const ellipse = expectResult("selection:set", await call("selection:set", { ellipse: { x: 100, y: 100, width: 60, height: 40 } })) as HostRect;
     expect(ellipse).toEqual({ x: 100, y: 100, width: 60, height: 40 });

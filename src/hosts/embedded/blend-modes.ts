@@ -31,10 +31,14 @@ export const BLEND_FUNCTIONS: Readonly<Record<string, BlendFn>> = {
   "color burn": colorBurn,
   "linear dodge": (cb, cs) => Math.min(1, cb + cs),
   "linear burn": (cb, cs) => Math.max(0, cb + cs - 1),
-  "vivid light": (cb, cs) => (cs <= 0.5 ? colorBurn(cb, 2 * cs) : colorDodge(cb, 2 * cs - 1)),
+  // Photoshop settles the extremes by the source first: pure black burns to 0 and pure white dodges to 1 whatever
+  // the backdrop (W3C's burn and dodge would keep a white or black backdrop), as its own composites show.
+  "vivid light": (cb, cs) => (cs <= 0.5 ? (cs <= 0 ? 0 : colorBurn(cb, 2 * cs)) : cs >= 1 ? 1 : colorDodge(cb, 2 * cs - 1)),
   "linear light": (cb, cs) => Math.min(1, Math.max(0, cb + 2 * cs - 1)),
   "pin light": (cb, cs) => (cs <= 0.5 ? Math.min(cb, 2 * cs) : Math.max(cb, 2 * cs - 1)),
-  "hard mix": (cb, cs) => (cb + cs >= 1 ? 1 : 0),
+  // Vivid light thresholded at ½ with W3C's burn and dodge: a black backdrop stays 0 and a white one 1 whatever the
+  // source (so not quite `cb + cs ≥ 1`, which Photoshop's composites contradict at those extremes).
+  "hard mix": (cb, cs) => (cb <= 0 ? 0 : cb >= 1 ? 1 : cb + cs >= 1 ? 1 : 0),
   subtract: (cb, cs) => Math.max(0, cb - cs),
   divide: (cb, cs) => (cs === 0 ? (cb === 0 ? 0 : 1) : Math.min(1, cb / cs)),
 };

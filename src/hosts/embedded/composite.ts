@@ -2,12 +2,13 @@
  * Compositing of the layer tree in straight RGBA with the W3C compositing formula:
  * `co·αo = αs·((1 − αb)·Cs + αb·B(Cb, Cs)) + (1 − αs)·αb·Cb`, `αo = αs + αb·(1 − αs)`.
  * `αs` is the layer's alpha × its opacity × its mask. Separable modes apply `B` per channel; hue, saturation,
- * color, luminosity, darker/lighter color use the W3C non-separable definitions. `dissolve` and unknown names
- * composite as `normal`. Every render takes an optional {@link RowWork} that its pixel loops report their rows to
+ * color, luminosity, darker/lighter color use the W3C non-separable definitions. `dissolve` draws each pixel
+ * whole or not at all, with a chance of its alpha (a fixed pattern per layer pixel, so renders are repeatable;
+ * Photoshop's own pattern is not reproduced); unknown names composite as `normal`. Every render takes an optional {@link RowWork} that its pixel loops report their rows to
  * (see {@link renderRows} for how many a render visits); it throws to stop a cancelled render.
  */
 import type { HostBounds } from "../../protocol/index.js";
-import type { DocumentContent, EmbeddedLayer, LayerMask, PixelLayer } from "./document.js";
+import type { DocumentContent, EmbeddedLayer, GroupLayer, LayerMask, PixelLayer } from "./document.js";
 import type { Raster } from "./raster.js";
 import { boundsToRect, cropRaster, emptyRaster, isEmptyBounds } from "./raster.js";
 import { layerBounds } from "./tree.js";
@@ -15,6 +16,9 @@ import { copyOnto, normalOnto, overlap, separableOnto } from "./pixel-loops.js";
 import { ROW_BAND, type RowWork } from "./work.js";
 import { BLEND_FUNCTIONS, blendTable, NON_SEPARABLE, type Rgb } from "./blend-modes.js";
 import { atopOnto } from "./clipping.js";
+import { effectiveMask } from "./masks.js";
+import { knockOutOnto } from "./knockout.js";
+import { artboardCanvas, artboardRect, clipToArtboard } from "./artboard.js";
 import { drawLayer, hasActiveEffects, layerRows, type StyleContext, styleContext } from "./effects/index.js";
 
 /** A mask placed in the destination raster's coordinates. */
@@ -38,7 +42,8 @@ export function blendOnto(
   placed?: PlacedMask,
   work?: RowWork,
 ): void {
-  if (!placed && !BLEND_FUNCTIONS[blendMode] && !NON_SEPARABLE[blendMode]) {
+  const dissolve = blendMode === "dissolve";
+  if (!placed && !dissolve && !BLEND_FUNCTIONS[blendMode] && !NON_SEPARABLE[blendMode]) {
     normalOnto(dst, src, dx, dy, opacity, work);
     return;
   }
@@ -89,7 +94,11 @@ export function blendOnto(
         m = maskRow >= 0 && mx >= 0 && mx < mask.width ? (mask.data[maskRow + mx] as number) : mask.defaultColor;
         if (m === 0) continue;
       }
-      const as = (sa / 255) * opacity * (m / 255);
+      let as = (sa / 255) * opacity * (m / 255);
+      if (dissolve) {
+        as = dissolveThreshold(x - dx, y - dy) < as ? 1 : 0;
+        if (as === 0) continue;
+      }
       const bAlpha = d[di + 3] as number;
       if (plainNormal && (as >= 1 || bAlpha === 0)) {
         // Fast paths of `normal`: an opaque source replaces, a transparent backdrop takes the source.
@@ -130,20 +139,69 @@ export function blendOnto(
   work?.rows(rowsInBox - (mark - y0));
 }
 
-/** Moves `dst` toward `target` by `t` (0–1), interpolating premultiplied colour: a pass-through group's opacity. */
-function lerpInto(dst: Raster, target: Raster, t: number, work?: RowWork): void {
+/** A repeatable pseudo-random value in [0, 1) for a layer pixel: dissolve's pattern. */
+function dissolveThreshold(x: number, y: number): number {
+  let h = Math.imul(x, 0x27d4eb2d) ^ Math.imul(y, 0x165667b1);
+  h = Math.imul(h ^ (h >>> 15), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return ((h ^ (h >>> 16)) >>> 0) / 4294967296;
+}
+
+/**
+ * Moves `dst` toward `target` by `t` (0–1) times the mask where one is placed, interpolating premultiplied colour:
+ * a pass-through group's opacity and mask.
+ */
+function lerpInto(dst: Raster, target: Raster, t: number, placed: PlacedMask | undefined, work?: RowWork): void {
   const d = dst.data;
   const g = target.data;
   const rowBytes = dst.width * 4;
   let mark = 0;
+  const row = placed ? new Float32Array(dst.width) : undefined;
   for (let y = 0; y < dst.height; y++) {
     if (work !== undefined && y - mark === ROW_BAND) {
       work.rows(ROW_BAND);
       mark = y;
     }
-    lerpRow(d, g, y * rowBytes, (y + 1) * rowBytes, t);
+    if (placed && row) {
+      maskRow(placed, y, row, t);
+      lerpRowMasked(d, g, y * rowBytes, row);
+    } else {
+      lerpRow(d, g, y * rowBytes, (y + 1) * rowBytes, t);
+    }
   }
   work?.rows(dst.height - mark);
+}
+
+/** Multiplies a raster's alpha by a placed mask (a group's mask applied to its composite). */
+function maskInPlace(raster: Raster, placed: PlacedMask): void {
+  const row = new Float32Array(raster.width);
+  const d = raster.data;
+  for (let y = 0; y < raster.height; y++) {
+    maskRow(placed, y, row, 1);
+    const start = y * raster.width * 4;
+    for (let x = 0; x < raster.width; x++) d[start + x * 4 + 3] = (d[start + x * 4 + 3] as number) * (row[x] as number);
+  }
+}
+
+/** The mask's values along row `y` of the destination, times `t`, as fractions. */
+function maskRow(placed: PlacedMask, y: number, out: Float32Array, t: number): void {
+  const { mask, dx, dy } = placed;
+  const my = y - dy;
+  const inside = my >= 0 && my < mask.height;
+  for (let x = 0; x < out.length; x++) {
+    const mx = x - dx;
+    const v = inside && mx >= 0 && mx < mask.width ? (mask.data[my * mask.width + mx] as number) : mask.defaultColor;
+    out[x] = (v / 255) * t;
+  }
+}
+
+function lerpRowMasked(d: Uint8ClampedArray, g: Uint8ClampedArray, start: number, ts: Float32Array): void {
+  for (let x = 0; x < ts.length; x++) {
+    const t = ts[x] as number;
+    if (t === 0) continue;
+    const i = start + x * 4;
+    lerpRow(d, g, i, i + 4, t);
+  }
 }
 
 function lerpRow(d: Uint8ClampedArray, g: Uint8ClampedArray, start: number, end: number, t: number): void {
@@ -174,6 +232,8 @@ function lerpRow(d: Uint8ClampedArray, g: Uint8ClampedArray, start: number, end:
  */
 export function renderInto(out: Raster, layers: readonly EmbeddedLayer[], region: HostBounds, fresh = false, work?: RowWork, style?: StyleContext): void {
   let untouched = fresh;
+  // What was under the group before any of its layers: where a knockout layer composites.
+  const backdrop = layers.some((layer) => layer.knockout === true && layer.visible) ? out.data.slice() : undefined;
   for (let i = layers.length - 1; i >= 0; i--) {
     const layer = layers[i];
     if (layer === undefined) continue;
@@ -188,8 +248,9 @@ export function renderInto(out: Raster, layers: readonly EmbeddedLayer[], region
       continue;
     }
     if (!layer.visible || layer.opacity === 0) continue;
+    const placed = placedMask(layer, region);
     const plain =
-      layer.kind !== "group" && layer.opacity === 255 && fillOf(layer) === 1 && layer.blendMode === "normal" && !layer.mask && !hasActiveEffects(layer.effects);
+      layer.kind !== "group" && layer.opacity === 255 && fillOf(layer) === 1 && layer.blendMode === "normal" && !placed && !hasActiveEffects(layer.effects);
     if (untouched && plain && layer.width > 0 && layer.height > 0) {
       // Onto a still-transparent buffer, normal at full opacity is an exact copy: copy rows in bulk.
       copyOnto(out, layer, layer.left - region.left, layer.top - region.top, work);
@@ -198,25 +259,43 @@ export function renderInto(out: Raster, layers: readonly EmbeddedLayer[], region
     }
     untouched = false;
     if (layer.kind === "group") {
+      const board = artboardRect(layer);
+      if (board !== undefined) {
+        // An artboard: its layers on its background, cut to its rectangle, then onto the document.
+        const canvas = artboardCanvas(layer, board, region);
+        renderInto(canvas, layer.children, region, false, work, style);
+        clipToArtboard(canvas, board, region);
+        blendOnto(out, canvas, 0, 0, layer.opacity / 255, "normal", placed, work);
+        continue;
+      }
       if (isEmptyBounds(layerBounds(layer))) continue;
       if (layer.blendMode === "pass through") {
-        if (layer.opacity === 255) {
+        if (layer.opacity === 255 && !placed) {
           renderInto(out, layer.children, region, false, work, style);
         } else {
+          // Faded or masked: the children composite onto a copy of the backdrop, which is then mixed back in.
           const through: Raster = { data: out.data.slice(), width: out.width, height: out.height };
           renderInto(through, layer.children, region, false, work, style);
-          lerpInto(out, through, layer.opacity / 255, work);
+          lerpInto(out, through, layer.opacity / 255, placed, work);
         }
       } else {
-        blendOnto(out, renderLayers(layer.children, region, work, style), 0, 0, layer.opacity / 255, layer.blendMode, undefined, work);
+        blendOnto(out, renderLayers(layer.children, region, work, style), 0, 0, layer.opacity / 255, layer.blendMode, placed, work);
       }
     } else if (layer.width > 0 && layer.height > 0) {
-      drawLayer(out, layer, region, work, { style });
+      const opacity = (layer.opacity / 255) * fillOf(layer);
+      if (backdrop !== undefined && layer.knockout === true) {
+        const draw = (dst: Raster, src: Raster, dx: number, dy: number): void =>
+          blendOnto(dst, src, dx, dy, opacity, layer.blendMode, placed && { ...placed, dx: placed.dx - (layer.left - region.left - dx), dy: placed.dy - (layer.top - region.top - dy) });
+        knockOutOnto(out, backdrop, layer, layer.left - region.left, layer.top - region.top, placed, draw, work);
+      } else {
+        // Its mask, fill opacity and layer effects included (a knockout layer's effects are not drawn).
+        drawLayer(out, layer, region, work, { style });
+      }
     }
   }
 }
 
-/** A pixel layer's fill opacity, 0–1 (groups keep theirs for their effects, which are not rendered). */
+/** A pixel layer's fill opacity, 0–1 (groups keep theirs for their effects, which are not rendered on groups). */
 function fillOf(layer: EmbeddedLayer): number {
   return layer.kind === "group" || layer.fillOpacity === undefined ? 1 : layer.fillOpacity / 255;
 }
@@ -233,15 +312,23 @@ function clipRunTop(layers: readonly EmbeddedLayer[], base: number): number {
  * `./clipping.ts`) and drawn onto `out` with the base's opacity and blend mode.
  */
 function renderClipGroup(out: Raster, base: EmbeddedLayer, clipped: readonly EmbeddedLayer[], region: HostBounds, work?: RowWork, style?: StyleContext): void {
+  if (base.kind === "group" && base.blendMode === "pass through") {
+    renderThroughClipGroup(out, base, clipped, region, work, style);
+    return;
+  }
   const group = emptyRaster(region.right - region.left, region.bottom - region.top);
-  if (base.kind === "group") renderInto(group, base.children, region, true, work, style);
+  if (base.kind === "group") {
+    renderInto(group, base.children, region, true, work, style);
+    const placed = placedMask(base, region);
+    if (placed) maskInPlace(group, placed);
+  }
   else if (base.width > 0 && base.height > 0) blendOnto(group, base, base.left - region.left, base.top - region.top, fillOf(base), "normal", placedMask(base, region), work);
   for (let j = clipped.length - 1; j >= 0; j--) {
     const clip = clipped[j]!;
     if (!clip.visible || clip.opacity === 0) continue;
     if (clip.kind === "group") {
       const mode = clip.blendMode === "pass through" ? "normal" : clip.blendMode;
-      atopOnto(group, renderLayers(clip.children, region, work, style), 0, 0, clip.opacity / 255, mode, undefined, work);
+      atopOnto(group, renderLayers(clip.children, region, work, style), 0, 0, clip.opacity / 255, mode, placedMask(clip, region), work);
     } else if (clip.width > 0 && clip.height > 0) {
       drawLayer(group, clip, region, work, { style, atop: true });
     }
@@ -251,8 +338,64 @@ function renderClipGroup(out: Raster, base: EmbeddedLayer, clipped: readonly Emb
   else blendOnto(out, group, 0, 0, base.opacity / 255, base.blendMode === "pass through" ? "normal" : base.blendMode, undefined, work);
 }
 
-function placedMask(layer: EmbeddedLayer, region: HostBounds): { mask: LayerMask; dx: number; dy: number } | undefined {
-  return layer.kind !== "group" && layer.mask ? { mask: layer.mask, dx: layer.mask.x - region.left, dy: layer.mask.y - region.top } : undefined;
+/**
+ * A pass-through group as a clipping base is not isolated: its layers blend with what is under the group, and the
+ * layers clipped to it blend with that result. Its part of the picture is taken back out of the backdrop (what,
+ * drawn normally over the backdrop, gives the pass-through result) with the group's own coverage as alpha; the
+ * clipped layers are drawn source-atop it and the whole is drawn over the backdrop.
+ */
+function renderThroughClipGroup(out: Raster, base: GroupLayer, clipped: readonly EmbeddedLayer[], region: HostBounds, work?: RowWork, style?: StyleContext): void {
+  const own = renderLayers(base.children, region, work, style);
+  const placed = placedMask(base, region);
+  if (placed) maskInPlace(own, placed);
+  const through: Raster = { data: out.data.slice(), width: out.width, height: out.height };
+  renderInto(through, [base], region, false, work, style);
+  const group = backdropRemoved(through, out, own, base.opacity / 255);
+  for (let j = clipped.length - 1; j >= 0; j--) {
+    const clip = clipped[j]!;
+    if (!clip.visible || clip.opacity === 0) continue;
+    if (clip.kind === "group") {
+      const mode = clip.blendMode === "pass through" ? "normal" : clip.blendMode;
+      atopOnto(group, renderLayers(clip.children, region, work, style), 0, 0, clip.opacity / 255, mode, placedMask(clip, region), work);
+    } else if (clip.width > 0 && clip.height > 0) {
+      drawLayer(group, clip, region, work, { style, atop: true });
+    }
+  }
+  normalOnto(out, group, 0, 0, 1, work);
+}
+
+/**
+ * The layer that, drawn normally over `backdrop`, gives `result`, with alpha `shape`'s alpha × `opacity` (W3C's
+ * backdrop removal of a non-isolated group): premultiplied `result − (1 − α)·backdrop`.
+ */
+function backdropRemoved(result: Raster, backdrop: Raster, shape: Raster, opacity: number): Raster {
+  const out = emptyRaster(result.width, result.height);
+  const r = result.data;
+  const b = backdrop.data;
+  const d = out.data;
+  for (let i = 0; i < d.length; i += 4) {
+    const a = ((shape.data[i + 3] as number) / 255) * opacity;
+    if (a <= 0) continue;
+    const ar = (r[i + 3] as number) / 255;
+    const ab = (b[i + 3] as number) / 255;
+    for (let c = 0; c < 3; c++) {
+      const premultiplied = (r[i + c] as number) * ar - (1 - a) * (b[i + c] as number) * ab;
+      d[i + c] = Math.min(255, Math.max(0, premultiplied / a));
+    }
+    d[i + 3] = a * 255;
+  }
+  return out;
+}
+
+/**
+ * The mask a layer renders with (user and vector masks, see `./masks.ts`), placed in `region`'s coordinates. A
+ * pixel layer's is computed over its pixels, a group's over the region being rendered.
+ */
+function placedMask(layer: EmbeddedLayer, region: HostBounds): PlacedMask | undefined {
+  if (layer.mask === undefined && layer.vectorMask === undefined) return undefined;
+  const area = layer.kind === "group" ? region : { left: layer.left, top: layer.top, right: layer.left + layer.width, bottom: layer.top + layer.height };
+  const mask = effectiveMask(layer, area);
+  return mask ? { mask, dx: mask.x - region.left, dy: mask.y - region.top } : undefined;
 }
 
 /** Rows of `region` a pixel layer covers. */
@@ -311,13 +454,14 @@ export function plainStack(doc: { width: number; height: number; layers: readonl
     for (let i = layers.length - 1; i >= 0; i--) {
       const layer = layers[i];
       if (layer === undefined || !layer.visible || layer.opacity === 0) continue;
-      if (layer.opacity !== 255 || layer.clipping === true || (layer.kind !== "group" && fillOf(layer) !== 1)) return false;
+      if (layer.opacity !== 255 || layer.clipping === true || layer.knockout === true || (layer.kind !== "group" && fillOf(layer) !== 1)) return false;
       if (layer.kind === "group") {
         if (layer.blendMode !== "pass through" && layer.blendMode !== "normal") return false;
+        if (layer.mask || layer.vectorMask || artboardRect(layer) !== undefined) return false;
         if (!walk(layer.children)) return false;
         continue;
       }
-      if (layer.blendMode !== "normal" || layer.mask || hasActiveEffects(layer.effects)) return false;
+      if (layer.blendMode !== "normal" || layer.mask || layer.vectorMask || layer.kind === "adjustment" || hasActiveEffects(layer.effects)) return false;
       if (layer.width === 0 || layer.height === 0) continue;
       if (layer.left < 0 || layer.top < 0 || layer.left + layer.width > doc.width || layer.top + layer.height > doc.height) return false;
       out.push(layer);
@@ -355,10 +499,15 @@ export function renderDocument(doc: RenderedDocument, work?: RowWork): Raster {
 export function renderLayer(layer: EmbeddedLayer, work?: RowWork): { raster: Raster; bounds: HostBounds } | null {
   const bounds = layerBounds(layer);
   if (isEmptyBounds(bounds)) return null;
-  if (layer.kind === "group") return { raster: renderLayers(layer.children, bounds, work), bounds };
-  if (layer.mask) {
+  if (layer.kind === "group") {
+    const raster = renderLayers(layer.children, bounds, work);
+    const placed = placedMask(layer, bounds);
+    if (placed) maskInPlace(raster, placed);
+    return { raster, bounds };
+  }
+  const placed = placedMask(layer, bounds);
+  if (placed) {
     const raster = emptyRaster(bounds.right - bounds.left, bounds.bottom - bounds.top);
-    const placed = { mask: layer.mask, dx: layer.mask.x - bounds.left, dy: layer.mask.y - bounds.top };
     blendOnto(raster, layer, layer.left - bounds.left, layer.top - bounds.top, 1, "normal", placed, work);
     return { raster, bounds };
   }
@@ -371,5 +520,5 @@ export function renderLayerRows(layer: EmbeddedLayer): number {
   const bounds = layerBounds(layer);
   if (isEmptyBounds(bounds)) return 0;
   if (layer.kind === "group") return renderRows(layer.children, bounds);
-  return layer.mask ? bounds.bottom - bounds.top : 0;
+  return layer.mask || layer.vectorMask ? bounds.bottom - bounds.top : 0;
 }

@@ -1,6 +1,7 @@
 import type { LayerEffectsInfo, PatternInfo } from "ag-psd";
 import type { HostRect } from "../../protocol/index.js";
 import type { FileFeatures } from "../../files/index.js";
+import type { PsdDocumentRecord, PsdLayerRecord } from "./psd-records.js";
 import type { Raster } from "./raster.js";
 import { emptyRaster, solidRaster } from "./raster.js";
 
@@ -24,8 +25,8 @@ export interface LayerCommon {
    */
   fillOpacity?: number | undefined;
   /**
-   * The layer style (Photoshop's layer effects: shadows, glows, overlays, stroke) as the PSD records it, only set
-   * when at least one effect is on. Only rendering reads it (`effects/`); saving keeps the file's own record.
+   * The layer style (Photoshop's layer effects: shadows, glows, overlays, stroke, bevel) as the PSD records it, only
+   * set when at least one effect is on. Only rendering reads it (`effects/`); saving writes `record`'s.
    */
   effects?: LayerEffectsInfo | undefined;
   /**
@@ -33,6 +34,26 @@ export interface LayerCommon {
    * pixels. Only rendering reads it. @default { x: 0, y: 0 }
    */
   effectsOrigin?: { readonly x: number; readonly y: number } | undefined;
+  /**
+   * Layer mask (PSD user mask), on pixel layers and groups. A disabled mask is kept (and saved) but not rendered.
+   * Replaced, never mutated in place.
+   */
+  mask?: LayerMask | undefined;
+  /**
+   * The layer's vector mask as pixels (Photoshop stores this rasterisation beside the path), multiplied with the
+   * user mask when rendering. The path itself stays in `record`.
+   */
+  vectorMask?: LayerMask | undefined;
+  /**
+   * Knockout (PSD blending option): the layer punches through the layers below it inside its group down to the
+   * group's backdrop. @default false
+   */
+  knockout?: boolean | undefined;
+  /**
+   * Everything the file's layer record held that this model does not own (text, smart object, effects, vector
+   * mask path, adjustment, fill, artboard, blending ranges…), kept so that a save writes it back unchanged.
+   */
+  record?: PsdLayerRecord | undefined;
 }
 
 /**
@@ -48,21 +69,33 @@ export interface LayerMask {
   /** `width × height` bytes, row-major. */
   readonly data: Uint8Array;
   readonly defaultColor: 0 | 255;
+  /** Kept and saved, not rendered. @default false */
+  readonly disabled?: boolean | undefined;
+  /** How far the mask hides, 0–255: 255 hides fully where it is black, 128 half. @default 255 */
+  readonly density?: number | undefined;
+  /** Feather radius in pixels Photoshop applies when rendering (kept; rendered as a blur). @default 0 */
+  readonly feather?: number | undefined;
 }
+
+/**
+ * Kinds of non-group layers: `pixel` and `background` hold pixels; the others are PSD layers whose content
+ * (text, a smart object, a vector shape, a fill, an adjustment) lives in their `record` and which render from
+ * the pixels the file cached (an adjustment has none: it changes what is below it). A pixel edit turns them into
+ * `pixel` layers.
+ */
+export type PixelLayerKind = "pixel" | "background" | "text" | "smartObject" | "shape" | "fill" | "adjustment";
 
 /**
  * A layer of pixels. The buffer sits at `left/top` in document coordinates, may extend past the canvas and may be
  * empty (0×0). The buffer is replaced, never mutated in place, so derived values can be cached per buffer.
  */
 export interface PixelLayer extends LayerCommon {
-  readonly kind: "pixel" | "background";
+  readonly kind: PixelLayerKind;
   left: number;
   top: number;
   width: number;
   height: number;
   data: Uint8ClampedArray;
-  /** Optional layer mask; replaced, never mutated in place (like `data`). */
-  mask?: LayerMask | undefined;
 }
 
 /** A layer group; `children` are listed top-most first, like a Layers panel. */
@@ -97,6 +130,8 @@ export interface DocumentContent {
 export interface DocumentSource {
   readonly psb: boolean;
   readonly features: FileFeatures;
+  /** The file's document-level records (image resources, patterns, global layer info…), kept for saving. */
+  readonly record?: PsdDocumentRecord | undefined;
 }
 
 /** One open document. */
@@ -104,6 +139,8 @@ export interface EmbeddedDocument extends DocumentContent {
   readonly id: number;
   name: string;
   isDirty: boolean;
+  /** Counts the edits of pixels and layers since the document opened: a save checked at one revision writes that one. */
+  revision: number;
   filePath: string | undefined;
   /**
    * What the file the document was opened from held that this model does not keep (text layers, ICC profile…).

@@ -1,5 +1,5 @@
 import { basename } from "node:path";
-import { lostFeatures, writeFileAtomic } from "../../files/index.js";
+import { refuseSilentLoss, writeFileAtomic } from "../../files/index.js";
 import type { DataLoss, HostDocument } from "../../protocol/index.js";
 import type { DocumentTree, HostAdapter, HostCallContext } from "../host.js";
 import type { EmbeddedDocument } from "./document.js";
@@ -7,11 +7,21 @@ import { newDocumentContent } from "./document.js";
 import type { EmbeddedEvents } from "./events.js";
 import { OPEN_UNITS, layeredSaveFormat, readDocumentFile } from "./files.js";
 import { documentsBytes, rgbaBytes, type EditorMemory, type Reservation } from "./memory.js";
-import { psdSaveUnits, serializePsd } from "./psd.js";
+import { psdSaveLosses, psdSaveUnits, renderComposite, serializePsd } from "./psd-save.js";
+import { psdThumbnail } from "./psd-thumbnail.js";
 import { effectsWorkBytes } from "./effects/index.js";
 import type { DocumentStore } from "./store.js";
-import { flattenLayers, toHostDocument, toHostLayerTree } from "./tree.js";
+import { toHostDocument, toHostLayerTree } from "./tree.js";
 import { stagesOf, type Stages } from "./work.js";
+
+/** A save composited and encoded, with what it would drop. */
+interface PreparedSave {
+  readonly doc: EmbeddedDocument;
+  readonly revision: number;
+  readonly format: "psd" | "psb";
+  readonly bytes: Buffer;
+  readonly losses: DataLoss[];
+}
 
 /** What the document operations need from the editor. */
 export interface DocumentOpsDeps {
@@ -76,6 +86,36 @@ export function documentOps(deps: DocumentOpsDeps): DocumentOps & { openFile(pat
     }
   }
 
+  /**
+   * The last save prepared by `saveLosses`: the bytes it measured, kept for the `saveDocument` that follows (the
+   * methods always ask before saving), so a file is composited and encoded once per save. One slot: a refused
+   * save's bytes stay until the next save or until the document closes.
+   */
+  let checkedSave: PreparedSave | undefined;
+
+  /**
+   * Composites and encodes a save of `doc` to `path` and measures what the bytes would drop. The work is charged
+   * to the memory budget while it runs; the bytes are kept for the save that follows.
+   */
+  async function prepareSave(doc: EmbeddedDocument, path: string, stages?: Stages): Promise<PreparedSave> {
+    const format = layeredSaveFormat(path);
+    // The file holds every layer's pixels and the composite, at most uncompressed.
+    // The composite, and the planes the layer effects work on while it is drawn (one layer at a time).
+    const composite = rgbaBytes(doc.width, doc.height) + effectsWorkBytes(doc.layers, { left: 0, top: 0, right: doc.width, bottom: doc.height });
+    const held = deps.memory.reserve(`Saving ${basename(path)}`, documentsBytes([doc]) + composite, { path });
+    try {
+      const composite = renderComposite(doc, stages);
+      const thumbnail = await psdThumbnail(doc, composite);
+      const bytes = serializePsd(doc, { composite, psb: format === "psb", thumbnail, stages });
+      stages?.stage("writing");
+      const prepared = { doc, revision: doc.revision, format, bytes, losses: psdSaveLosses(doc, bytes) };
+      checkedSave = prepared;
+      return prepared;
+    } finally {
+      held.release();
+    }
+  }
+
   return {
     openFile,
 
@@ -109,38 +149,46 @@ export function documentOps(deps: DocumentOpsDeps): DocumentOps & { openFile(pat
     async closeDocument(_ctx, documentId): Promise<void> {
       const doc = store.get(documentId);
       const wasActive = store.active() === doc;
+      if (checkedSave?.doc === doc) checkedSave = undefined;
       store.remove(doc.id);
       events.documentClosed(doc.id);
       if (wasActive) events.activeDocumentChanged();
     },
 
-    async saveLosses(_ctx, { documentId, path }): Promise<DataLoss[]> {
+    async saveLosses(ctx, { documentId, path }): Promise<DataLoss[]> {
+      deps.checkpoint(ctx);
       const doc = store.get(documentId);
-      const features = doc.source?.features ?? [];
-      // A PSB written as PSB keeps its format; everything else in the source's list is beyond this model.
-      // Clipping masks and fill opacity are kept in the saved layers; a PSB written as PSB keeps its format.
-      const kept = new Set<string>(["clipping", "fillOpacity", ...(layeredSaveFormat(path) === "psb" ? ["psbFormat"] : [])]);
-      const present = new Set(flattenLayers(doc.layers).map((entry) => entry.layer.id));
-      return lostFeatures(features, kept, (id) => present.has(id));
+      // Compositing, encoding, then (in saveDocument) writing: the heavy part of a save runs here.
+      return (await prepareSave(doc, path, stagesOf(ctx, psdSaveUnits(doc) + 1))).losses;
     },
 
     async saveDocument(ctx, { documentId, path, backup }) {
       const doc = store.get(documentId);
       const format = layeredSaveFormat(path);
       deps.checkpoint(ctx);
-      // Compositing, encoding, then writing (a temporary file renamed over the target) as one stage.
-      const stages = stagesOf(ctx, psdSaveUnits(doc) + 1);
-      // The file holds every layer's pixels and the composite, at most uncompressed.
-      const composite = rgbaBytes(doc.width, doc.height) + effectsWorkBytes(doc.layers, { left: 0, top: 0, right: doc.width, bottom: doc.height });
-      const held = deps.memory.reserve(`Saving ${basename(path)}`, documentsBytes([doc]) + composite, { path });
-      let written: Awaited<ReturnType<typeof writeFileAtomic>>;
-      try {
-        const bytes = serializePsd(doc, { psb: format === "psb", stages });
+      const checked = checkedSave;
+      checkedSave = undefined;
+      let bytes: Buffer;
+      let stages: Stages;
+      if (checked !== undefined && checked.doc === doc && checked.revision === doc.revision && checked.format === format) {
+        // Composited and encoded when its losses were checked: only the writing is left.
+        bytes = checked.bytes;
+        stages = stagesOf(ctx, 1);
         stages.stage("writing");
-        written = await writeFileAtomic(path, bytes, { backup });
-      } finally {
-        held.release();
+      } else {
+        // Not checked, or the document changed after its losses were checked (another client's edit came in
+        // between): what this save would drop must be no more than what the caller agreed to.
+        stages = stagesOf(ctx, psdSaveUnits(doc) + 1);
+        const prepared = await prepareSave(doc, path, stages);
+        checkedSave = undefined;
+        const agreed = new Set((checked?.doc === doc ? checked.losses : []).map((loss) => loss.kind));
+        refuseSilentLoss(
+          prepared.losses.filter((loss) => !agreed.has(loss.kind)),
+          { allowLossy: checked === undefined, path, documentId: doc.id },
+        );
+        bytes = prepared.bytes;
       }
+      const written = await writeFileAtomic(path, bytes, { backup });
       stages.done();
       doc.filePath = path;
       doc.name = basename(path);

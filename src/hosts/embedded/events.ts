@@ -93,7 +93,7 @@ export class EmbeddedEvents {
    * @example
    * layer.data = filled; events.notifyChanged(doc, { pixels: true });
    */
-  notifyChanged(doc: { readonly id: number; isDirty: boolean }, changes: DocumentChanges): void {
+  notifyChanged(doc: { readonly id: number; isDirty: boolean; revision: number }, changes: DocumentChanges): void {
     const data: DocumentChangedData = {
       documentId: doc.id,
       pixels: changes.pixels === true,
@@ -102,7 +102,10 @@ export class EmbeddedEvents {
       layers: changes.layers === true,
     };
     if (!data.pixels && !data.selection && !data.activeLayers && !data.layers) return;
-    if (data.pixels || data.layers) doc.isDirty = true;
+    if (data.pixels || data.layers) {
+      doc.isDirty = true;
+      doc.revision++;
+    }
     this.documentChanged$.next(data);
     if (this.sources.activeDocumentId() !== doc.id) return;
     if (data.selection) this.selection$.next();

@@ -27,11 +27,9 @@ export function rgbaBytes(width: number, height: number): number {
 /** Adds every buffer a layer (a group: its children) holds to `seen`. */
 function collectBuffers(layers: readonly EmbeddedLayer[], seen: Set<ArrayBufferLike>, sizes: Map<ArrayBufferLike, number>): void {
   for (const layer of layers) {
-    if (layer.kind === "group") {
-      collectBuffers(layer.children, seen, sizes);
-      continue;
-    }
-    for (const view of [layer.data, layer.mask?.data]) {
+    const views = layer.kind === "group" ? [layer.mask?.data, layer.vectorMask?.data] : [layer.data, layer.mask?.data, layer.vectorMask?.data];
+    if (layer.kind === "group") collectBuffers(layer.children, seen, sizes);
+    for (const view of views) {
       if (view === undefined || view.byteLength === 0 || seen.has(view.buffer)) continue;
       seen.add(view.buffer);
       sizes.set(view.buffer, view.buffer.byteLength);

@@ -2,14 +2,15 @@
  * PSD open and save with ag-psd. Layer order differs: ag-psd lists children bottom-most first, the model
  * top-most first. Opacity is a byte in both, so values round-trip exactly.
  */
-import { initializeCanvas, readPsd, writePsdBuffer } from "ag-psd";
+import { initializeCanvas, readPsd } from "ag-psd";
 import type { BlendMode, Layer, Psd, ReadOptions } from "ag-psd";
 import type { FileFeatures } from "../../files/index.js";
 import { BridgeError } from "../../protocol/index.js";
 import { imageResourceIds, psdFeatures, psdLayoutProblem, psdSections, readPsdHeader } from "../_internal/psd-features.js";
-import { canvasRegion, renderDocument, renderRows } from "./composite.js";
 import { DEFAULT_MAX_PSD_GROUP_DEPTH } from "./limits.js";
-import type { DocumentContent, EmbeddedDocument, EmbeddedLayer, LayerMask, PixelLayer } from "./document.js";
+import type { DocumentContent, EmbeddedLayer, PixelLayer } from "./document.js";
+import { fromPsdMasks } from "./psd-masks.js";
+import { documentRecord, layerRecord, recordKind, type PsdDocumentRecord } from "./psd-records.js";
 import type { Stages } from "./work.js";
 import { hasActiveEffects } from "./effects/index.js";
 
@@ -29,7 +30,7 @@ let canvasReady = false;
  * ag-psd needs a canvas factory even with `useImageData`; plain objects are enough because pixels stay in
  * `imageData` and no canvas is ever drawn on.
  */
-function ensureCanvasFactory(): void {
+export function ensureCanvasFactory(): void {
   if (canvasReady) return;
   initializeCanvas(
     (width: number, height: number) => ({ width, height }) as never,
@@ -43,9 +44,14 @@ export interface ParsedPsd {
   readonly content: DocumentContent;
   readonly features: FileFeatures;
   readonly psb: boolean;
+  /** The document-level records the model does not own, for saving. */
+  readonly record: PsdDocumentRecord;
 }
 
-const READ_OPTIONS = { useImageData: true, skipThumbnail: true, skipLinkedFilesData: true } as const;
+/** Pixels as plain arrays; the thumbnail kept as its JPEG bytes (saved again while the document is unchanged). */
+const READ_OPTIONS = { useImageData: true, useRawThumbnail: true } as const;
+/** The first, records-only pass skips what only the second needs. */
+const RECORDS_ONLY = { ...READ_OPTIONS, skipThumbnail: true, skipLinkedFilesData: true, skipCompositeImageData: true, skipLayerImageData: true } as const;
 
 /**
  * Reads a PSD/PSB file into document content. The header is checked before any pixel is decoded. A flattened
@@ -99,7 +105,7 @@ export function parsePsd(
     throw new BridgeError("BAD_REQUEST", `${path} holds neither layers nor a merged image`, { details: { path, reason: "noImage" } });
   }
   // Records only (no layer pixels): sizes and nesting are checked before ag-psd allocates a buffer per layer.
-  const records = readOrRefuse(bytes, path, { ...READ_OPTIONS, skipCompositeImageData: true, skipLayerImageData: true });
+  const records = readOrRefuse(bytes, path, RECORDS_ONLY);
   const declared = checkLayerRecords(records.children ?? [], { path, maxPixels: options.maxPixels, maxGroupDepth: options.maxGroupDepth ?? DEFAULT_MAX_PSD_GROUP_DEPTH });
   // A flattened file's picture is its merged image, one RGBA canvas.
   const pixelBytes = isFlattened(records.children ?? []) ? width * height * 4 : declared;
@@ -136,7 +142,7 @@ export function parsePsd(
   const { globalAngle, globalAltitude } = psd.imageResources ?? {};
   if (globalAngle !== undefined) content.globalLight = { angle: globalAngle, altitude: globalAltitude ?? 30 };
   if (psd.patterns !== undefined && psd.patterns.length > 0) content.patterns = psd.patterns;
-  return { content, features: psdFeatures(psd, header, imageResourceIds(bytes), (layer) => ids.get(layer)), psb: header.version === 2 };
+  return { content, features: psdFeatures(psd, header, imageResourceIds(bytes), (layer) => ids.get(layer)), psb: header.version === 2, record: documentRecord(psd) };
 }
 
 /**
@@ -243,6 +249,7 @@ function assignLayerIds(roots: readonly Layer[]): Map<Layer, number> {
 }
 
 function fromPsdLayer(layer: Layer, ids: ReadonlyMap<Layer, number>): EmbeddedLayer {
+  const record = layerRecord(layer);
   const common = {
     id: ids.get(layer) ?? 0,
     name: layer.name ?? "Layer",
@@ -251,99 +258,21 @@ function fromPsdLayer(layer: Layer, ids: ReadonlyMap<Layer, number>): EmbeddedLa
     blendMode: layer.blendMode ?? "normal",
     ...(layer.clipping === true ? { clipping: true } : {}),
     ...(layer.fillOpacity !== undefined && layer.fillOpacity < 1 ? { fillOpacity: Math.round(Math.max(0, layer.fillOpacity) * 255) } : {}),
+    ...(layer.knockout === true ? { knockout: true } : {}),
     // Only a style with an effect on is kept for rendering (a file often records a whole style switched off).
     ...(hasActiveEffects(layer.effects) ? { effects: layer.effects, ...(layer.referencePoint ? { effectsOrigin: layer.referencePoint } : {}) } : {}),
+    ...fromPsdMasks(layer),
+    record,
   };
   if (layer.children) {
     return { ...common, kind: "group", children: layer.children.slice().reverse().map((child) => fromPsdLayer(child, ids)) };
   }
+  const kind = recordKind(record) ?? "pixel";
   const image = layer.imageData;
   if (!image || image.width === 0 || image.height === 0) {
-    return { ...common, kind: "pixel", left: layer.left ?? 0, top: layer.top ?? 0, width: 0, height: 0, data: new Uint8ClampedArray(0) };
+    return { ...common, kind, left: layer.left ?? 0, top: layer.top ?? 0, width: 0, height: 0, data: new Uint8ClampedArray(0) };
   }
   const data = image.data instanceof Uint8ClampedArray ? image.data : Uint8ClampedArray.from(image.data);
-  const mask = fromPsdMask(layer.mask);
-  const pixel: PixelLayer = { ...common, kind: "pixel", left: layer.left ?? 0, top: layer.top ?? 0, width: image.width, height: image.height, data };
-  if (mask) pixel.mask = mask;
-  return pixel;
+  return { ...common, kind, left: layer.left ?? 0, top: layer.top ?? 0, width: image.width, height: image.height, data } satisfies PixelLayer;
 }
 
-/**
- * A PSD user mask as the model's one-byte-per-pixel mask (ag-psd hands it over as grey RGBA). A disabled mask
- * is dropped (it does not affect the composite); vector masks are not read.
- */
-function fromPsdMask(mask: Layer["mask"]): LayerMask | undefined {
-  if (!mask || mask.disabled) return undefined;
-  const defaultColor = (mask.defaultColor ?? 0) >= 128 ? 255 : 0;
-  const image = mask.imageData;
-  const x = mask.left ?? 0;
-  const y = mask.top ?? 0;
-  if (!image || image.width === 0 || image.height === 0) {
-    return defaultColor === 255 ? undefined : { x, y, width: 0, height: 0, data: new Uint8Array(0), defaultColor };
-  }
-  const data = new Uint8Array(image.width * image.height);
-  for (let i = 0; i < data.length; i++) data[i] = image.data[i * 4] ?? 0;
-  return { x, y, width: image.width, height: image.height, data, defaultColor };
-}
-
-function toPsdMask(mask: LayerMask): NonNullable<Layer["mask"]> {
-  const { x, y, width, height, defaultColor } = mask;
-  if (width === 0 || height === 0) return { left: x, top: y, right: x, bottom: y, defaultColor };
-  const rgba = new Uint8ClampedArray(width * height * 4);
-  for (let i = 0; i < mask.data.length; i++) {
-    const v = mask.data[i] ?? 0;
-    rgba[i * 4] = v;
-    rgba[i * 4 + 1] = v;
-    rgba[i * 4 + 2] = v;
-    rgba[i * 4 + 3] = 255;
-  }
-  return { left: x, top: y, right: x + width, bottom: y + height, defaultColor, imageData: { width, height, data: rgba } };
-}
-
-function toPsdLayer(layer: EmbeddedLayer): Layer {
-  const blendMode = (PSD_BLEND_MODES.has(layer.blendMode) ? layer.blendMode : "normal") as BlendMode;
-  const common: Layer = { id: layer.id, name: layer.name, hidden: !layer.visible, opacity: layer.opacity / 255, blendMode };
-  if (layer.clipping === true) common.clipping = true;
-  if (layer.fillOpacity !== undefined && layer.fillOpacity < 255) common.fillOpacity = layer.fillOpacity / 255;
-  if (layer.kind === "group") return { ...common, opened: true, children: layer.children.slice().reverse().map(toPsdLayer) };
-  if (layer.mask) common.mask = toPsdMask(layer.mask);
-  if (layer.width === 0 || layer.height === 0) return common;
-  return { ...common, left: layer.left, top: layer.top, imageData: { width: layer.width, height: layer.height, data: layer.data } };
-}
-
-/** The progress units of {@link serializePsd}: the compositor's rows, then one per row for encoding. */
-export function psdSaveUnits(doc: EmbeddedDocument): number {
-  return renderRows(doc.layers, canvasRegion(doc)) + doc.height;
-}
-
-/**
- * A PSD file (RLE) of the document: its layers plus the flattened composite other readers show. `psb` writes the
- * large document format (edges past 30,000 px). `stages` hears "compositing" (row by row) and "encoding"
- * ({@link psdSaveUnits} units in all); a cancelled call throws from them.
- */
-export function serializePsd(doc: EmbeddedDocument, options: { psb?: boolean; stages?: Stages | undefined } = {}): Buffer {
-  const { stages } = options;
-  ensureCanvasFactory();
-  const resolutionInfo = {
-    horizontalResolution: doc.resolution,
-    horizontalResolutionUnit: "PPI",
-    widthUnit: "Inches",
-    verticalResolution: doc.resolution,
-    verticalResolutionUnit: "PPI",
-    heightUnit: "Inches",
-  } as const;
-  const psd: Psd = {
-    width: doc.width,
-    height: doc.height,
-    imageResources: { resolutionInfo },
-    imageData: renderComposite(doc, stages),
-    children: doc.layers.slice().reverse().map(toPsdLayer),
-  };
-  stages?.stage("encoding", doc.height);
-  return writePsdBuffer(psd, { psb: options.psb === true });
-}
-
-function renderComposite(doc: EmbeddedDocument, stages: Stages | undefined): ReturnType<typeof renderDocument> {
-  stages?.stage("compositing", renderRows(doc.layers, canvasRegion(doc)));
-  return renderDocument(doc, stages?.rows());
-}

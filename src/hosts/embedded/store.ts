@@ -64,6 +64,7 @@ export class DocumentStore {
       filePath: meta.filePath,
       source: meta.source,
       isDirty: false,
+      revision: 0,
       selection: null,
     };
     this.documents.set(doc.id, doc);

@@ -1,13 +1,13 @@
 import { createCipheriv, createDecipheriv, pbkdf2Sync } from "node:crypto";
 
-/** PBKDF2 salt Photoshop uses for Remote Connections (reference B.4). */
+/** PBKDF2 salt Photoshop uses for Remote Connections. */
 export const KEY_SALT = "Adobe Photoshop";
 export const KEY_ITERATIONS = 1000;
 export const KEY_BYTES = 24;
 export const CIPHER = "des-ede3-cbc";
 /**
  * generator-core's IV. It differs from the SDK's all-zero IV only in bytes 4–5, which CBC applies to the
- * transaction id alone, and the server echoes ids verbatim, so both interoperate (reference B.4).
+ * transaction id alone, and the server echoes ids verbatim, so both interoperate.
  */
 export const GENERATOR_IV: Buffer = Buffer.from("000000005d260000", "hex");
 

@@ -15,7 +15,17 @@ interface Envelope {
   ok: boolean;
   result?: unknown;
   error?: { code?: unknown; message?: unknown; details?: unknown };
+  notes?: unknown;
 }
+
+/** Most notes taken from one envelope: a script notes what it fell back on, a handful at most; more is noise. */
+export const MAX_ENVELOPE_NOTES = 8;
+
+/** Longest note kept, in characters: a note names a reason, and a script's text must not flood the log. */
+export const MAX_NOTE_CHARS = 500;
+
+/** Called with what a script noted beside its answer (what it fell back on), when it noted anything. */
+export type NotesHandler = (operation: string, notes: string[]) => void;
 
 function isEnvelope(value: unknown): value is Envelope {
   return typeof value === "object" && value !== null && typeof (value as { ok?: unknown }).ok === "boolean";
@@ -27,10 +37,10 @@ export function looksLikeEnvelope(text: string): boolean {
 }
 
 /**
- * Reads the JSON envelope a bridge script returns (reference B.7): the result, or the script's error as a
- * `BridgeError` with its code (`NO_DOCUMENT`, `LAYER_NOT_FOUND`, …).
+ * Reads the JSON envelope a bridge script returns: the result, or the script's error as a `BridgeError` with its
+ * code (`NO_DOCUMENT`, `LAYER_NOT_FOUND`, …). Notes beside the answer go to `onNotes`.
  */
-export function readEnvelope(text: string, operation: string): unknown {
+export function readEnvelope(text: string, operation: string, onNotes?: NotesHandler): unknown {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -41,6 +51,10 @@ export function readEnvelope(text: string, operation: string): unknown {
     });
   }
   if (!isEnvelope(parsed)) throw jsxFailed(`Photoshop answered ${operation} without an envelope`, { operation });
+  if (onNotes && Array.isArray(parsed.notes)) {
+    const notes = parsed.notes.filter((n): n is string => typeof n === "string").slice(0, MAX_ENVELOPE_NOTES);
+    if (notes.length > 0) onNotes(operation, notes.map((n) => n.slice(0, MAX_NOTE_CHARS)));
+  }
   if (parsed.ok) return parsed.result ?? null;
   const error = parsed.error ?? {};
   const code = typeof error.code === "string" && SCRIPT_CODES.has(error.code) ? error.code : ERROR_CODES.JSX_FAILED;

@@ -7,7 +7,7 @@ export function unavailable(message: string, details: Record<string, unknown> = 
 
 /**
  * Photoshop refused the connection itself (non-zero status: wrong password, Remote Connections off or bad
- * settings, reference B.5). Retrying with the same settings cannot help, so it is not retryable.
+ * settings). Retrying with the same settings cannot help, so it is not retryable.
  */
 export function refused(status: number): BridgeError {
   return new BridgeError(

@@ -5,7 +5,7 @@ import type { PreviewEvent } from "../host.js";
 import type { PhotoshopLink } from "./link.js";
 
 /**
- * Photoshop events passed through under their own names (reference B.9; the embedded editor mirrors
+ * Photoshop events passed through under their own names (the embedded editor mirrors
  * `documentChanged`, `currentDocumentChanged` and `closedDocument`), data read by {@link parseEventData}.
  */
 export const PHOTOSHOP_EVENTS = [
@@ -54,7 +54,7 @@ function keysOf(text: string): Set<string> {
 /**
  * The bridge's events derived from Photoshop's noisy ones: Photoshop events are subscribed only while a bridge
  * event needs them, bursts are debounced, and each event re-queries the state it reports rather than trusting
- * `imageChanged` (duplicates, fires for our own edits, may stop after timeline edits: reference B.9).
+ * `imageChanged` (duplicates, fires for our own edits, may stop after timeline edits).
  */
 export function photoshopEventStreams(link: PhotoshopLink, queries: EventQueries, debounceMs: number): Map<string, Observable<unknown>> {
   const requery = <T>(trigger: Observable<unknown>, query: () => Promise<T>): Observable<T> =>

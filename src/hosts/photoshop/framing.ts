@@ -1,7 +1,7 @@
 import { createDecipheriv, type Decipher } from "node:crypto";
 import { CIPHER, GENERATOR_IV, encryptPayload } from "./crypto.js";
 
-/** Remote Connections content types (reference B.3). */
+/** Remote Connections content types. */
 export const CONTENT = {
   ERROR: 1,
   JAVASCRIPT: 2,
@@ -46,7 +46,7 @@ export class FramingError extends Error {}
 /**
  * Splits the byte stream into messages. The payload of each frame is decrypted as its bytes arrive into one
  * buffer sized from the length field, so a 400 MB pixmap is never held twice as ciphertext and plaintext
- * strings (reference B.4; generator-core's string path runs out of memory there).
+ * strings(generator-core's string path runs out of memory there).
  */
 export class FrameDecoder {
   private header = Buffer.alloc(FRAME_HEADER_BYTES);

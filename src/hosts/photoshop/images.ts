@@ -23,7 +23,7 @@ export interface ImageOps extends Pick<HostAdapter, "exportDocumentImage" | "exp
 /** Photoshop's exports: pixmaps asked at about the output size, encoded with sharp at exactly that size. */
 export function imageOps({ run, link, limits }: ImageDeps): ImageOps {
   /**
-   * The scale to ask Photoshop for: a big canvas or layer at full size is slow and huge (reference B.8), so
+   * The scale to ask Photoshop for: a big canvas or layer at full size is slow and huge, so
    * Photoshop scales first, never below the output size and never past the pixmap edge limit; sharp then
    * resizes to the exact size.
    */

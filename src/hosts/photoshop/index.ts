@@ -9,6 +9,7 @@ import { imageOps } from "./images.js";
 import { layerOps } from "./layers.js";
 import { resolvePhotoshopLimits } from "./limits.js";
 import { operationRunner } from "./operations.js";
+import { noteLogger } from "./_internal/notes.js";
 import type { PhotoshopAdapterOptions, PhotoshopHostOptions } from "./options.js";
 import { RemoteLink } from "./remote-link.js";
 import { scriptOps } from "./scripts.js";
@@ -22,14 +23,15 @@ export type { PhotoshopLink, PixmapReply, PixmapRequest } from "./link.js";
 
 /**
  * The Photoshop editor behind a {@link PhotoshopLink}: every operation is one `.jsx` file returning a JSON
- * envelope; pixels come as pixmaps and are encoded here with sharp (never Photoshop's ImageMagick, reference A).
+ * envelope; pixels come as pixmaps and are encoded here with sharp (never Photoshop's ImageMagick, whose
+ * savePixmap path generator-core offers).
  */
 export function createPhotoshopAdapter(options: PhotoshopAdapterOptions): HostAdapter {
   const { link } = options;
   const limits = resolvePhotoshopLimits(options.limits);
   const log = options.logger ?? silentLogger();
   const filesystem = options.filesystem ?? "local";
-  const run = operationRunner(link);
+  const run = operationRunner(link, noteLogger(log));
   const images = imageOps({ run, link, limits });
 
   // Derived events re-query outside the bridge's mailbox, each with its own deadline; a failed query reads as

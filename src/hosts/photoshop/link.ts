@@ -13,7 +13,7 @@ export interface PixmapRequest {
 }
 
 export interface PixmapReply {
-  /** Where the pixels sit in the document (from the bounds JSON, not the pixel size: reference B.8). */
+  /** Where the pixels sit in the document (from the bounds JSON, not the pixel size). */
   readonly bounds: HostBounds;
   readonly pixmap: Pixmap;
 }

@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { readEnvelope } from "./envelope.js";
+import { type NotesHandler, readEnvelope } from "./envelope.js";
 import type { PhotoshopLink } from "./link.js";
 
 /**
@@ -65,14 +65,14 @@ export function paramsPrefix(params: unknown): string {
 
 /** The complete, self-contained script of one operation with its params. */
 export function buildScript(op: Operation, params: Record<string, unknown>): string {
-  return `${paramsPrefix(params)}${readJsx("_lib.jsx")}\n${readJsx(`${op}.jsx`)}\n__bridgeMain();`;
+  return `${paramsPrefix(params)}${readJsx("_lib.jsx")}\n${readJsx("_tree.jsx")}\n${readJsx(`${op}.jsx`)}\n__bridgeMain();`;
 }
 
 /** Runs one operation in Photoshop and answers its envelope's result (or throws its error). */
 export type RunOperation = <T>(signal: AbortSignal, op: Operation, params?: Record<string, unknown>) => Promise<T>;
 
-/** The {@link RunOperation} of a link. */
-export function operationRunner(link: PhotoshopLink): RunOperation {
+/** The {@link RunOperation} of a link; what a script notes beside its answer goes to `onNotes`. */
+export function operationRunner(link: PhotoshopLink, onNotes?: NotesHandler): RunOperation {
   return async <T>(signal: AbortSignal, op: Operation, params: Record<string, unknown> = {}): Promise<T> =>
-    readEnvelope(await link.evaluate(buildScript(op, params), signal), op) as T;
+    readEnvelope(await link.evaluate(buildScript(op, params), signal), op, onNotes) as T;
 }

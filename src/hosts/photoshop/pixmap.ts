@@ -6,7 +6,7 @@ export interface Pixmap {
   readonly rgba: Buffer;
 }
 
-/** Pixmap format byte of an IMAGE message (reference B.8). */
+/** Pixmap format byte of an IMAGE message. */
 export const PIXMAP_FORMAT = 2;
 const PIXMAP_HEADER_BYTES = 16;
 
@@ -14,7 +14,7 @@ const PIXMAP_HEADER_BYTES = 16;
 export class PixmapError extends Error {}
 
 /**
- * Decodes an IMAGE body (reference B.8) into one preallocated RGBA buffer. Rows are `rowBytes` apart, which may
+ * Decodes an IMAGE body into one preallocated RGBA buffer. Rows are `rowBytes` apart, which may
  * exceed `width × channels` (padding is skipped); 4 channels are A,R,G,B; 3 channels are B,G,R, opaque (generator-core's
  * `xpm.js` `getPixel3` reads them in that order).
  */

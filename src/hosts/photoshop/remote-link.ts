@@ -13,9 +13,9 @@ import type { PhotoshopLink, PixmapReply, PixmapRequest } from "./link.js";
 import { decodePixmap, PixmapError, type Pixmap } from "./pixmap.js";
 import { buildScript } from "./operations.js";
 
-/** generator-core's id space: ids wrap below 2^24 (reference B.2). */
+/** generator-core's id space: ids wrap below 2^24. */
 const MAX_ID = 2 ** 24;
-/** Reply of Photoshop to a keep-alive (reference B.10). */
+/** Reply of Photoshop to a keep-alive. */
 const KEEPALIVE_REPLY = "Yep, still alive";
 
 export interface RemoteLinkOptions {
@@ -149,7 +149,7 @@ export class RemoteLink implements PhotoshopLink {
         if (held.observers > 0) return;
         if (held.id !== undefined) this.eventIds.delete(held.id);
         held.id = undefined;
-        // Photoshop's imageChanged is expensive: stop it as soon as nobody listens (reference B.9).
+        // Photoshop's imageChanged is expensive: stop it as soon as nobody listens.
         if (this.opened) this.fireAndForget(buildScript("events.subscribe", { event: name, subscribe: false }));
       };
     });

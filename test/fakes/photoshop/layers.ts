@@ -1,6 +1,6 @@
 /*
  * The fake Photoshop's layers: solid-colour rectangles in a tree, walked in Photoshop's generator index space
- * (bottom-up, a group takes its own slot above its children and a divider slot below them: reference B.11), and
+ * (bottom-up, a group takes its own slot above its children and a divider slot below them), and
  * rendered as pixmaps with nearest-neighbour sampling.
  */
 

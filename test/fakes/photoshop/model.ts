@@ -14,7 +14,7 @@ export interface FakeDocument {
   height: number;
   layers: FakeLayer[];
   active: number[];
-  selection: { x: number; y: number; width: number; height: number } | null;
+  selection: FakeSelection;
   filePath?: string;
   dirty: boolean;
   /** Pixels per inch. @default 72 */
@@ -25,11 +25,21 @@ export interface FakeDocument {
   paths?: FakePath[];
 }
 
-/** A path item: its kind (PathKind) and its points in document pixels, one closed sub-path. */
+/**
+ * The selection's bounding box, or null. `ellipse`: the selection is the ellipse inscribed in that box (one that
+ * the canvas cuts off is kept as its box only).
+ */
+export type FakeSelection = { x: number; y: number; width: number; height: number; ellipse?: true } | null;
+
+/**
+ * A path item: its kind (PathKind) and its points in document pixels, one closed sub-path; `handles` holds each
+ * point's direction points ("in" and "out"), on the anchor for straight segments when absent.
+ */
 export interface FakePath {
   name: string;
   kind: "WORKPATH" | "NORMALPATH" | "CLIPPINGPATH" | "VECTORMASK" | "TEXTMASK";
   points: Array<[number, number]>;
+  handles?: Array<{ in: [number, number]; out: [number, number] }>;
 }
 
 /** A failure the bridge's scripts report in their envelope. */

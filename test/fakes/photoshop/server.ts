@@ -156,7 +156,7 @@ export class FakePhotoshop {
     for (const resolve of this.subscriptionWaiters.splice(0)) resolve();
   }
 
-  /** Pushes `name\rdata` on every subscription id of that event (reference B.9). */
+  /** Pushes `name\rdata` on every subscription id of that event. */
   emitEvent(name: string, data: string): void {
     for (const c of this.connections) {
       for (const id of c.subscriptions.get(name) ?? []) c.socket.write(frame(this.key, this.iv, id, T_JS, Buffer.from(`${name}\r${data}`)));

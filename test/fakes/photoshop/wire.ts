@@ -1,5 +1,5 @@
 /*
- * The fake's side of the Remote Connections wire (reference B.2–B.4), written apart from the bridge's client:
+ * The fake's side of the Remote Connections wire, written apart from the bridge's client:
  * it accumulates whole frames before decrypting, uses the Adobe SDK's all-zero IV by default (the client uses
  * generator-core's), and echoes transaction ids exactly as it decrypted them.
  */
@@ -90,7 +90,7 @@ export function statusFrame(status: number): Buffer {
   return head;
 }
 
-/** IMAGE body: format 2, width, height, rowBytes, RGB mode, 4 channels A,R,G,B, 8 bits (reference B.8). */
+/** IMAGE body: format 2, width, height, rowBytes, RGB mode, 4 channels A,R,G,B, 8 bits. */
 export function pixmapBody(width: number, height: number, argbAt: (x: number, y: number) => [number, number, number, number], rowPadding: number): Buffer {
   const rowBytes = width * 4 + rowPadding;
   const body = Buffer.alloc(16 + rowBytes * height, 0xee);

@@ -259,11 +259,12 @@ describe("embedded host: PSD fidelity", () => {
       host,
       `const doc = app.documents.add(64, 48, "Plain", "#336699");
         const a = doc.artLayers.add("A"); doc.selection.select({ x: 4, y: 4, width: 40, height: 30 }); a.fill([255, 128, 0, 100]);
-        const b = doc.artLayers.add("B"); doc.selection.select({ x: 20, y: 10, width: 40, height: 30 }); b.fill([10, 200, 90, 180]);
+        const b = doc.artLayers.add("B"); doc.selection.select({ x: 20, y: 10, width: 40, height: 30 }); b.fill([10, 200, 90, 255]);
         doc.selection.deselect();`,
     );
     const viaLibvips = await rawPixels((await exportDocument(host)).bytes);
-    // `dissolve` renders as normal but is not a plain stack: the same pixels through the JS compositor.
+    // `dissolve` on an opaque layer draws every pixel (as normal) but is not a plain stack: the same pixels through
+    // the JS compositor.
     await runJs(host, "app.activeDocument.layers.getByName('B').blendMode = 'dissolve'");
     const viaJs = await rawPixels((await exportDocument(host)).bytes);
     let worst = 0;

@@ -10,7 +10,8 @@ import { SCRIPT_MAX_OUTPUT_BYTES, SCRIPT_MAX_SOURCE_BYTES } from "../../../src/h
 import type { HostRect } from "../../../src/protocol/index.js";
 import { connectedHost, ctx, exportDocument, pixelAt, rawPixels, runJs, failureOf } from "./helpers.js";
 
-const run = (host: HostAdapter, source: string, timeoutMs = 5000): Promise<unknown> => runJs(host, source, timeoutMs);
+// The default deadline only bounds a broken test: a script with two cutouts takes seconds on a loaded 2-core machine.
+const run = (host: HostAdapter, source: string, timeoutMs = 60_000): Promise<unknown> => runJs(host, source, timeoutMs);
 
 
 describe("embedded host: scripts", () => {

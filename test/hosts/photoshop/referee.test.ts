@@ -78,7 +78,7 @@ describe("generator-core against the fake Photoshop", () => {
     const ping = client.sendKeepAlive();
     expect(await reply(client, ping)).toBe("Yep, still alive");
     // The fake decrypts with the SDK's IV, generator-core encrypts with its own: ids differ by exactly the IV
-    // difference on the far side, and come back intact because the fake echoes them verbatim (reference B.4).
+    // difference on the far side, and come back intact because the fake echoes them verbatim.
     expect(fake.requests[0]!.id).toBe((id ^ 0x5d260000) >>> 0);
   });
 

@@ -10,6 +10,7 @@ import type { HostBounds } from "../../../protocol/index.js";
 import { atopOnto } from "../clipping.js";
 import { blendOnto } from "../composite.js";
 import type { EmbeddedLayer, PixelLayer } from "../document.js";
+import { effectiveMask } from "../masks.js";
 import { cropRaster, type Raster } from "../raster.js";
 import type { RowWork } from "../work.js";
 import { bevel, bevelReach } from "./bevel.js";
@@ -107,7 +108,8 @@ function drawContent(out: Raster, layer: PixelLayer, region: HostBounds, opacity
   }
   if (layer.width === 0 || layer.height === 0) return;
   const fill = layer.fillOpacity === undefined ? 1 : layer.fillOpacity / 255;
-  const placed = layer.mask ? { mask: layer.mask, dx: layer.mask.x - region.left, dy: layer.mask.y - region.top } : undefined;
+  const mask = effectiveMask(layer, layerBox(layer));
+  const placed = mask ? { mask, dx: mask.x - region.left, dy: mask.y - region.top } : undefined;
   blend(out, layer, layer.left - region.left, layer.top - region.top, opacity * fill, layer.blendMode, placed, work);
 }
 

@@ -6,6 +6,7 @@
  */
 import type { HostBounds } from "../../../protocol/index.js";
 import type { PixelLayer } from "../document.js";
+import { effectiveMask } from "../masks.js";
 import { ROW_BAND, type RowWork } from "../work.js";
 
 /** Values in 0–1 over `box` (document coordinates), row-major. */
@@ -39,8 +40,8 @@ export function intersect(a: HostBounds, b: HostBounds): HostBounds {
 }
 
 /**
- * The layer's shape over `box`: its alpha times its mask (what Photoshop derives the effects from), 0 outside
- * its buffer.
+ * The layer's shape over `box`: its alpha times the mask it renders with (user and vector masks: what Photoshop
+ * derives the effects from), 0 outside its buffer.
  */
 export function shapePlane(layer: PixelLayer, box: HostBounds): Plane {
   const plane = emptyPlane(box);
@@ -50,7 +51,7 @@ export function shapePlane(layer: PixelLayer, box: HostBounds): Plane {
   const y0 = Math.max(box.top, layer.top);
   const y1 = Math.min(box.bottom, layer.top + layer.height);
   const src = layer.data;
-  const mask = layer.mask;
+  const mask = effectiveMask(layer, { left: layer.left, top: layer.top, right: layer.left + layer.width, bottom: layer.top + layer.height });
   for (let y = y0; y < y1; y++) {
     let si = ((y - layer.top) * layer.width + (x0 - layer.left)) * 4 + 3;
     let di = (y - box.top) * width + (x0 - box.left);

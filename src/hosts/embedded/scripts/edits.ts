@@ -14,6 +14,7 @@ import { ROW_BAND, type RowWork } from "../work.js";
 import type { SelectionMask } from "../selection.js";
 import type { LayerEntry } from "../tree.js";
 import { flattenLayers } from "../tree.js";
+import { rasterisedRecord, translatedRecord } from "../psd-records.js";
 
 /**
  * The pixel layer an edit needs.
@@ -109,17 +110,34 @@ export function fillLayer(
   layer.width = out.width;
   layer.height = out.height;
   layer.data = out.data;
+  rasterise(layer);
 }
 
-/** Moves a layer (a group: everything in it) with its mask. */
+/**
+ * A layer whose pixels were painted on is plain pixels from now on, as when Photoshop rasterises a text, smart
+ * object, shape or fill layer: its record keeps everything but that content (a save then reports the content as
+ * dropped unless the caller agrees).
+ */
+function rasterise(layer: PixelLayer): void {
+  if (layer.kind === "pixel" || layer.kind === "background") return;
+  (layer as { kind: PixelLayer["kind"] }).kind = "pixel";
+  layer.record = rasterisedRecord(layer.record);
+}
+
+/**
+ * Moves a layer (a group: everything in it and its own masks) with its masks and what its record places in
+ * document pixels (text transform, smart-object corners, vector mask path).
+ */
 export function translateLayer(layer: EmbeddedLayer, dx: number, dy: number): void {
+  if (layer.mask) layer.mask = { ...layer.mask, x: layer.mask.x + dx, y: layer.mask.y + dy };
+  if (layer.vectorMask) layer.vectorMask = { ...layer.vectorMask, x: layer.vectorMask.x + dx, y: layer.vectorMask.y + dy };
+  layer.record = translatedRecord(layer.record, dx, dy);
   if (layer.kind === "group") {
     for (const child of layer.children) translateLayer(child, dx, dy);
     return;
   }
   layer.left += dx;
   layer.top += dy;
-  if (layer.mask) layer.mask = { ...layer.mask, x: layer.mask.x + dx, y: layer.mask.y + dy };
 }
 
 /** A copy of a layer (recursively) with fresh ids from the document; buffers are shared (never mutated). */
@@ -130,7 +148,9 @@ function copyLayer(doc: EmbeddedDocument, layer: EmbeddedLayer, name: string): E
     group.children = layer.children.map((child) => copyLayer(doc, child, child.name));
     return group;
   }
-  return { ...layer, id, name, kind: "pixel" };
+  // A copy keeps what the original is (a text layer's copy is a text layer), as Photoshop's Duplicate Layer does;
+  // a document has one background, so its copy is a plain layer.
+  return { ...layer, id, name, kind: layer.kind === "background" ? "pixel" : layer.kind };
 }
 
 /** Duplicates a layer just above itself; returns the copy. */

@@ -1,8 +1,9 @@
 // biome-ignore-all lint: ExtendScript is ES3 (var-scoped, no JSON object), not modern JavaScript
 // Shared ExtendScript prelude of every bridge operation (ES3: no JSON object, no Array.prototype.map).
-// The bridge sends `var params = <JSON literal>;` + this prelude + one operation file + `__bridgeMain();`, so each
-// script Photoshop runs is self-contained (whether globals survive between calls is unknown, reference B.3).
-// Failures come back as data in the envelope, never as dialogs or type-1 frames (reference B.7).
+// The bridge sends `var params = <JSON literal>;` + this prelude + `_tree.jsx` + one operation file +
+// `__bridgeMain();`, so each script Photoshop runs is self-contained (nothing says globals survive between calls).
+// Failures come back as data in the envelope, never as dialogs or error frames, which carry no code the bridge
+// could act on. Notes (`__note`) ride along in the envelope for the bridge's log: what a script fell back on.
 
 function __json(v) {
   var t = typeof v, i, out, k;
@@ -27,6 +28,12 @@ function __json(v) {
   out = [];
   for (k in v) if (v.hasOwnProperty(k) && v[k] !== undefined) out.push(__json(k) + ":" + __json(v[k]));
   return "{" + out.join(",") + "}";
+}
+
+var __notes = [];
+function __note(text) {
+  for (var i = 0; i < __notes.length; i++) if (__notes[i] === text) return;
+  __notes.push(text);
 }
 
 function BridgeFail(code, message, details) { this.code = code; this.message = message; this.details = details; }
@@ -69,82 +76,6 @@ function __docInfo(doc) {
   return info;
 }
 
-// Video and 3D layers hold rendered pixels of their own: pixel layers to a client, not adjustments.
-var __KINDS = { "LayerKind.TEXT": "text", "LayerKind.SOLIDFILL": "shape", "LayerKind.GRADIENTFILL": "shape",
-  "LayerKind.PATTERNFILL": "shape", "LayerKind.SMARTOBJECT": "smartObject", "LayerKind.VIDEO": "pixel", "LayerKind.LAYER3D": "pixel" };
-
-function __kind(layer) {
-  if (layer.typename === "LayerSet") return "group";
-  if (layer.isBackgroundLayer) return "background";
-  var k = String(layer.kind);
-  if (__KINDS[k]) return __KINDS[k];
-  return k === "LayerKind.NORMAL" ? "pixel" : "adjustment";
-}
-
-function __slots(layers) {
-  var n = 0;
-  for (var i = 0; i < layers.length; i++) n += layers[i].typename === "LayerSet" ? 2 + __slots(layers[i].layers) : 1;
-  return n;
-}
-
-// Layers top-most first with generator indices: 0-based from the bottom, a group takes its own slot above its
-// children and a hidden divider slot below them (reference B.11).
-function __walk(layers, top, depth, out) {
-  var index = top;
-  for (var i = 0; i < layers.length; i++) {
-    var layer = layers[i];
-    var entry = { layer: layer, index: index, depth: depth };
-    out.push(entry);
-    index--;
-    if (layer.typename === "LayerSet") {
-      entry.children = [];
-      var before = out.length;
-      index = __walk(layer.layers, index, depth + 1, out);
-      for (var j = before; j < out.length; j++) if (out[j].depth === depth + 1) entry.children.push(out[j]);
-      index--; // the divider
-    }
-  }
-  return index;
-}
-
-function __entries(doc) { var out = []; __walk(doc.layers, __slots(doc.layers) - 1, 0, out); return out; }
-
-function __layerInfo(entry, children) {
-  var l = entry.layer, b = l.bounds;
-  var left = __px(b[0]), top = __px(b[1]), right = __px(b[2]), bottom = __px(b[3]);
-  var info = { id: l.id, index: entry.index, name: l.name, kind: __kind(l), visible: l.visible,
-    opacity: Math.round(l.opacity), blendMode: String(l.blendMode).replace("BlendMode.", "").toLowerCase(),
-    bounds: { left: left, top: top, right: right, bottom: bottom },
-    rect: { x: left, y: top, width: right - left, height: bottom - top }, clipped: l.grouped === true };
-  if (children && entry.children) {
-    info.children = [];
-    for (var i = 0; i < entry.children.length; i++) info.children.push(__layerInfo(entry.children[i], true));
-  }
-  return info;
-}
-
-function __activeEntries(doc, entries) {
-  var ids = __activeIds(doc), out = [];
-  for (var i = 0; i < entries.length; i++) {
-    for (var j = 0; j < ids.length; j++) if (entries[i].layer.id === ids[j]) out.push(entries[i]);
-  }
-  return out;
-}
-
-// The entry of the layer with this id (the bridge resolved the reference; the layer may be gone since).
-function __layer(doc, id) {
-  var entries = __entries(doc);
-  for (var i = 0; i < entries.length; i++) if (entries[i].layer.id === id) return entries[i];
-  __fail("LAYER_NOT_FOUND", "No layer with id " + id, { layerId: id, documentId: doc.id });
-}
-
-function __hasBackground(doc) {
-  var ref = new ActionReference();
-  ref.putProperty(stringIDToTypeID("property"), stringIDToTypeID("hasBackgroundLayer"));
-  ref.putIdentifier(charIDToTypeID("Dcmn"), doc.id);
-  return executeActionGet(ref).getBoolean(stringIDToTypeID("hasBackgroundLayer"));
-}
-
 function __selectionRect(doc) {
   try {
     var b = doc.selection.bounds;
@@ -169,7 +100,8 @@ function __bridgeMain() {
   app.displayDialogs = DialogModes.NO;
   app.preferences.rulerUnits = Units.PIXELS;
   try {
-    return "{\"ok\":true,\"result\":" + __json(run(params)) + "}";
+    var result = __json(run(params));
+    return "{\"ok\":true,\"result\":" + result + (__notes.length ? ",\"notes\":" + __json(__notes) : "") + "}";
   } catch (e) {
     if (e instanceof BridgeFail) return "{\"ok\":false,\"error\":" + __json({ code: e.code, message: e.message, details: e.details }) + "}";
     return "{\"ok\":false,\"error\":" + __json({ code: "JSX_FAILED", message: String(e), details: { line: e.line || 0 } }) + "}";

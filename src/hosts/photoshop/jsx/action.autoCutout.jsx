@@ -3,7 +3,7 @@
 // "Select Subject" on the layer p.layerId: the selection becomes the subject's outline.
 function run(p) {
   var doc = __activate(__doc(p.documentId));
-  __selectLayer(__layer(doc, p.layerId).layer.id);
+  __selectLayer(__layer(doc, p.layerId).id);
   var desc = new ActionDescriptor();
   desc.putBoolean(stringIDToTypeID("sampleAllLayers"), false);
   executeAction(stringIDToTypeID("autoCutout"), desc, DialogModes.NO);

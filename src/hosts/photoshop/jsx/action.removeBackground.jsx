@@ -4,7 +4,7 @@
 // answering "nothing found", when it cannot run).
 function run(p) {
   var doc = __activate(__doc(p.documentId));
-  __selectLayer(__layer(doc, p.layerId).layer.id);
+  __selectLayer(__layer(doc, p.layerId).id);
   executeAction(stringIDToTypeID("removeBackground"), undefined, DialogModes.NO);
   return true;
 }

@@ -1,7 +1,7 @@
 // @bridge-op events.subscribe
 // biome-ignore-all lint: ExtendScript is ES3 (var-scoped, no JSON object), not modern JavaScript
 // p: {event, subscribe}: (un)subscribes this connection to one Photoshop event; deliveries arrive later on the
-// id of the subscribing request as "name\rdata" (reference B.9).
+// id of the subscribing request as "name\rdata".
 function run(p) {
   var desc = new ActionDescriptor();
   desc.putClass(stringIDToTypeID("eventIDAttr"), stringIDToTypeID(p.event));

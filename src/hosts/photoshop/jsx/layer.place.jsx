@@ -5,7 +5,7 @@
 // when it is null; the new layer becomes the active one. Answers its id.
 function run(p) {
   var doc = __activate(__doc(p.documentId));
-  var target = p.aboveLayerId === null ? null : __layer(doc, p.aboveLayerId);
+  var target = p.aboveLayerId === null ? null : __domLayer(doc, p.aboveLayerId);
   var src = app.open(new File(p.path)), from;
   try {
     // A layer's bounds skip transparent margins: remember where its pixels start inside the image.
@@ -16,7 +16,7 @@ function run(p) {
   }
   app.activeDocument = doc;
   var layer = doc.layers[0];
-  if (target) layer.move(target.layer, ElementPlacement.PLACEBEFORE);
+  if (target) layer.move(target, ElementPlacement.PLACEBEFORE);
   layer.name = p.name;
   var b = layer.bounds;
   layer.translate(p.x + __px(from[0]) - __px(b[0]), p.y + __px(from[1]) - __px(b[1]));

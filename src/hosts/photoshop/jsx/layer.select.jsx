@@ -2,8 +2,11 @@
 // biome-ignore-all lint: ExtendScript is ES3 (var-scoped, no JSON object), not modern JavaScript
 // Makes exactly the layers p.ids the active ones.
 function run(p) {
-  var doc = __activate(__doc(p.documentId)), i;
-  for (i = 0; i < p.ids.length; i++) __layer(doc, p.ids[i]);
+  var doc = __activate(__doc(p.documentId)), entries = __entries(doc), i, j;
+  for (i = 0; i < p.ids.length; i++) {
+    for (j = 0; j < entries.length && entries[j].id !== p.ids[i]; j++) {}
+    if (j === entries.length) __fail("LAYER_NOT_FOUND", "No layer with id " + p.ids[i], { layerId: p.ids[i], documentId: doc.id });
+  }
   for (i = 0; i < p.ids.length; i++) {
     var desc = new ActionDescriptor(), ref = new ActionReference();
     ref.putIdentifier(charIDToTypeID("Lyr "), p.ids[i]);

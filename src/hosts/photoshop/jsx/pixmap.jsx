@@ -1,13 +1,13 @@
 // @bridge-op pixmap
 // biome-ignore-all lint: ExtendScript is ES3 (var-scoped, no JSON object), not modern JavaScript
 // Asks Photoshop to push a layer's (or the whole document's) pixels to this connection: replies on the same id
-// are a bounds JSON, an IMAGE message and this script's envelope, in any order (reference B.6).
+// are a bounds JSON, an IMAGE message and this script's envelope, in any order.
 // p: {documentId?, layerId?, scale, maxDimension, boundsOnly}; without layerId the whole document composite.
 
 // Generator indices of the hidden layers, and of every layer inside a hidden group.
 function __hidden(entries, hideAll, out) {
   for (var i = 0; i < entries.length; i++) {
-    var hide = hideAll || !entries[i].layer.visible;
+    var hide = hideAll || !__visible(entries[i]);
     if (hide) out.push(entries[i].index);
     if (entries[i].children) __hidden(entries[i].children, hide, out);
   }
@@ -24,16 +24,12 @@ function run(p) {
     __layer(doc, p.layerId);
     desc.putInteger(stringIDToTypeID("layerID"), p.layerId);
   } else {
-    var ref = new ActionReference();
-    ref.putProperty(stringIDToTypeID("property"), stringIDToTypeID("numberOfLayers"));
-    ref.putIdentifier(charIDToTypeID("Dcmn"), doc.id);
-    var count = executeActionGet(ref).getInteger(stringIDToTypeID("numberOfLayers"));
-    var last = __hasBackground(doc) ? count : count - 1;
+    // The range is every generator index: the top-most layer has the highest.
+    var entries = __entries(doc), top = [], last = entries.length > 0 ? entries[0].index : 0;
     desc.putInteger(stringIDToTypeID("firstLayer"), 0);
     desc.putInteger(stringIDToTypeID("lastLayer"), last);
     // A layer range renders hidden layers too: each one is switched off by a layerSettings entry, one entry per
     // index of the range in order (generator-core's getLayerPixmap.jsx builds the same list).
-    var entries = __entries(doc), top = [];
     for (var e = 0; e < entries.length; e++) if (entries[e].depth === 0) top.push(entries[e]);
     var hidden = __hidden(top, false, []);
     if (hidden.length > 0) {

@@ -85,6 +85,8 @@ export class StubActionDescriptor {
   getBoolean(k: number): boolean { return this.get(k, "boolean") as boolean; }
   getInteger(k: number): number { return this.get(k, "integer") as number; }
   getDouble(k: number): number { return this.get(k, "double") as number; }
+  getUnitDoubleValue(k: number): number { return this.get(k, "unitDouble") as number; }
+  getEnumerationValue(k: number): number { return this.get(k, "enumerated") as number; }
   getString(k: number): string { return this.get(k, "string") as string; }
   getList(k: number): StubActionList { return this.get(k, "list") as StubActionList; }
   getReference(k: number): StubActionReference { return this.get(k, "reference") as StubActionReference; }

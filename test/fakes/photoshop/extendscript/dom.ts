@@ -2,7 +2,8 @@
  * A Photoshop DOM stub over the fake's model, for running the operations' ExtendScript. Each rule follows the
  * Photoshop JavaScript Reference (mirrored at https://theiviaxx.github.io/photoshop-docs/Photoshop/<Class>.html);
  * anything a script touches that is not modelled here is recorded as a failure, never answered with a guess.
- * Layers are the model's solid-colour rectangles; a selection is its bounding box.
+ * Layers are the model's solid-colour rectangles; a selection is its bounding box or the ellipse in it (paths.ts).
+ * ActionManager reads and events live in action-get.ts and action-run.ts.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, extname, resolve } from "node:path";
@@ -11,6 +12,9 @@ import { readPsd, writePsdBuffer } from "ag-psd";
 import type { FakeDocument, FakeModel, FakePath } from "../model.js";
 import { type FakeLayer, layerBounds, layerEntries, parentList } from "../layers.js";
 import { StubActionDescriptor, StubActionList, StubActionReference, type TypeIds, typeIds } from "./action.js";
+import { type StubQuirks, actionGet } from "./action-get.js";
+import { actionRun } from "./action-run.js";
+import { clip, ellipse, workPath } from "./paths.js";
 import { realmArray } from "./realm.js";
 import { RULER_UNITS, StubUnitValue, lengthPx, toRuler, unitValueFunction } from "./units.js";
 
@@ -40,6 +44,8 @@ export interface StubEffects {
   pixmaps: PixmapRequest[];
   subscriptions: Array<{ event: string; subscribe: boolean }>;
   failures: string[];
+  /** Properties read from ArtLayer and LayerSet objects: what walking the DOM costs a script. */
+  domLayerReads: number;
 }
 
 type Enumerator = { toString(): string };
@@ -57,8 +63,8 @@ export interface Stub {
 }
 
 /** Builds the globals one script run sees. `realm` makes arrays the script may iterate. */
-export function photoshopStub(model: FakeModel, realm: () => Context, images: Map<string, DecodedImage>): Stub {
-  const effects: StubEffects = { pixmaps: [], subscriptions: [], failures: [] };
+export function photoshopStub(model: FakeModel, realm: () => Context, images: Map<string, DecodedImage>, quirks: StubQuirks = {}): Stub {
+  const effects: StubEffects = { pixmaps: [], subscriptions: [], failures: [], domLayerReads: 0 };
   const fail = (message: string): Error => {
     effects.failures.push(message);
     return new Error(`stub: ${message}`);
@@ -70,6 +76,7 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
   const strict = <T extends object>(label: string, target: T): T =>
     new Proxy(target, {
       get(t, key, receiver) {
+        if (label === "ArtLayer" || label === "LayerSet") effects.domLayerReads++;
         if (typeof key === "symbol" || key in t) return Reflect.get(t, key, receiver);
         throw fail(`${label}.${key} is not modelled`);
       },
@@ -127,10 +134,22 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
     model.switched();
   };
   const selectionOf = (d: FakeDocument): FakeDocument["selection"] => d.selection;
-  const clip = (d: FakeDocument, x0: number, y0: number, x1: number, y1: number): FakeDocument["selection"] => {
-    const [a, b, c, e] = [Math.max(0, x0), Math.max(0, y0), Math.min(d.width, x1), Math.min(d.height, y1)];
-    return c > a && e > b ? { x: a, y: b, width: c - a, height: e - b } : null;
-  };
+  // ArtLayers.add() / LayerSets.add(): a new empty layer or group that becomes the active layer. Photoshop puts it
+  // above the active layer; the stub puts it at the top of the collection it was added to.
+  const adds = (d: FakeDocument, list: () => FakeLayer[], group: boolean) => ({
+    add() {
+      const l: FakeLayer = { id: model.newLayerId(), name: group ? "Group 1" : "Layer 1", kind: group ? "group" : "pixel", visible: true, opacity: 100, left: 0, top: 0, right: 0, bottom: 0, color: [0, 0, 0, 0] };
+      if (group) l.children = [];
+      list().unshift(l);
+      d.active = [l.id];
+      d.dirty = true;
+      return layerObject(d, l);
+    },
+  });
+  const artLayers = (d: FakeDocument, list: () => FakeLayer[]): unknown =>
+    collection("ArtLayers", () => list().filter((l) => !l.children).map((l) => layerObject(d, l)), adds(d, list, false));
+  const layerSets = (d: FakeDocument, list: () => FakeLayer[]): unknown =>
+    collection("LayerSets", () => list().filter((l) => l.children).map((l) => layerObject(d, l)), adds(d, list, true));
 
   function layerObject(d: FakeDocument, l: FakeLayer): object {
     let o = layers.get(l);
@@ -158,6 +177,14 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
       get layers() {
         if (!group) throw fail("ArtLayer.layers does not exist");
         return collection("Layers", () => l.children!.map((c) => layerObject(d, c)));
+      },
+      get artLayers() {
+        if (!group) throw fail("ArtLayer.artLayers does not exist");
+        return artLayers(d, () => l.children!);
+      },
+      get layerSets() {
+        if (!group) throw fail("ArtLayer.layerSets does not exist");
+        return layerSets(d, () => l.children!);
       },
       // ArtLayer.translate(deltaX, deltaY): plain numbers are read in the ruler units.
       translate(dx: unknown, dy: unknown) {
@@ -193,12 +220,14 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
   }
 
   function pathObject(d: FakeDocument, p: FakePath): object {
-    const point = (x: number, y: number): object => {
-      const a = arr([coord(d, x), coord(d, y)]);
-      // A straight segment's direction points sit on its anchor (PathPoint.leftDirection / rightDirection).
-      return strict("PathPoint", { anchor: a, leftDirection: arr([a[0], a[1]]), rightDirection: arr([a[0], a[1]]) });
+    const at = ([x, y]: [number, number]): unknown[] => arr([coord(d, x), coord(d, y)]);
+    // PathPoint.leftDirection is the "in" direction point, rightDirection the "out" one (paths.ts); a straight
+    // segment's sit on its anchor.
+    const point = (anchor: [number, number], i: number): object => {
+      const h = p.handles?.[i] ?? { in: anchor, out: anchor };
+      return strict("PathPoint", { anchor: at(anchor), leftDirection: at(h.in), rightDirection: at(h.out) });
     };
-    const sub = strict("SubPathItem", { pathPoints: collection("PathPoints", () => p.points.map(([x, y]) => point(x, y))), closed: true });
+    const sub = strict("SubPathItem", { pathPoints: collection("PathPoints", () => p.points.map(point)), closed: true });
     return strict("PathItem", { name: p.name, kind: PathKind[p.kind], subPathItems: collection("SubPathItems", () => [sub]) });
   }
 
@@ -238,7 +267,8 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
         if (!(px >= 1 && px <= 500)) throw new Error(`Illegal argument - argument 1: expand by ${px} px is outside 1-500 px`);
         const s = d.selection;
         if (!s) throw new Error("General Photoshop error occurred. The command is not currently available.");
-        d.selection = clip(d, s.x - px, s.y - px, s.x + s.width + px, s.y + s.height + px);
+        // An ellipse grown by px on every side is still (close to) an ellipse.
+        d.selection = (s.ellipse ? ellipse : clip)(d, s.x - px, s.y - px, s.x + s.width + px, s.y + s.height + px);
       },
       // Selection.makeWorkPath(tolerance): the selection becomes the document's work path and is dropped
       // (Photoshop User Guide, "Convert between paths and selection borders": the selection is replaced by the path).
@@ -249,7 +279,7 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
         // The Paths panel lists saved paths and the work path above the active layer's vector mask or text path.
         const paths = (d.paths ?? []).filter((p) => p.kind !== "WORKPATH");
         const at = paths.findIndex((p) => p.kind === "VECTORMASK" || p.kind === "TEXTMASK");
-        const work: FakePath = { name: "Work Path", kind: "WORKPATH", points: [[s.x, s.y], [s.x + s.width, s.y], [s.x + s.width, s.y + s.height], [s.x, s.y + s.height]] };
+        const work = workPath(s, quirks.counterClockwise);
         paths.splice(at < 0 ? paths.length : at, 0, work);
         d.paths = paths;
         d.selection = null;
@@ -275,6 +305,7 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
         return fileObject(d.filePath);
       },
       get layers() { return collection("Layers", () => d.layers.map((l) => layerObject(d, l))); },
+      get layerSets() { return layerSets(d, () => d.layers); },
       get activeLayer() {
         const l = layerEntries(d.layers).find((e) => e.layer.id === d.active[0])?.layer;
         if (!l) throw new Error("General Photoshop error occurred. No such element");
@@ -393,119 +424,9 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
     if (!d) throw new Error("General Photoshop error occurred. No such element");
     return d;
   };
-  const s = (n: number): string => ids.typeIDToStringID(n);
+  const executeActionGet = actionGet({ model, ids, fail, activeDocument, quirks });
 
-  // executeActionGet: the document properties the scripts read (Photoshop's ActionManager keys).
-  function executeActionGet(ref: StubActionReference): StubActionDescriptor {
-    const [prop, target] = ref.parts;
-    if (prop?.form !== "property" || s(prop.desiredClass) !== "property" || !target || s(target.desiredClass) !== "document") {
-      throw fail(`executeActionGet with a reference the stub does not model: ${JSON.stringify(ref.parts.map((p) => ({ ...p, desiredClass: s(p.desiredClass) })))}`);
-    }
-    let d: FakeDocument;
-    if (target.form === "identifier") d = docById(target.id);
-    else if (target.form === "enumerated" && s(target.value) === "targetEnum") d = activeDocument();
-    else throw fail("executeActionGet: document reference form not modelled");
-    const out = new StubActionDescriptor();
-    const key = s(prop.property);
-    if (key === "targetLayersIDs") {
-      const list = new StubActionList();
-      for (const id of d.active) {
-        const r = new StubActionReference();
-        r.putIdentifier(ids.stringIDToTypeID("layer"), id);
-        list.putReference(r);
-      }
-      out.putList(prop.property, list);
-    } else if (key === "hasBackgroundLayer") {
-      out.putBoolean(prop.property, d.layers.at(-1)?.kind === "background");
-    } else if (key === "numberOfLayers") {
-      // Layers plus group dividers, without the background (it sits at index 0 when present).
-      const slots = (ls: FakeLayer[]): number => ls.reduce((n, l) => n + (l.children ? 2 + slots(l.children) : 1), 0);
-      out.putInteger(prop.property, slots(d.layers) - (d.layers.at(-1)?.kind === "background" ? 1 : 0));
-    } else {
-      throw fail(`executeActionGet: document property "${key}" is not modelled`);
-    }
-    return out;
-  }
-
-  function executeAction(event: number, desc: StubActionDescriptor | undefined, mode?: Enumerator): StubActionDescriptor {
-    void mode;
-    const name = s(event);
-    const k = (id: string): number => ids.stringIDToTypeID(id);
-    const d = (): FakeDocument => activeDocument();
-    const activeLayer = (): FakeLayer => {
-      const l = layerEntries(d().layers).find((e) => e.layer.id === d().active[0])?.layer;
-      if (!l) throw new Error("General Photoshop error occurred. The command is not currently available.");
-      return l;
-    };
-    if (name === "select" && desc) {
-      const ref = desc.item(k("null"))?.value as StubActionReference;
-      const part = ref.parts[0]!;
-      if (s(part.desiredClass) !== "layer" || part.form !== "identifier") throw fail("select: only layers by id are modelled");
-      const doc = d();
-      const found = layerEntries(doc.layers).find((e) => e.layer.id === part.id);
-      if (!found) throw new Error("General Photoshop error occurred. No such element");
-      const modifier = desc.item(k("selectionModifier"));
-      const add = modifier !== undefined && s(modifier.value as number) === "addToSelection";
-      // MkVs false: selecting does not show a hidden layer.
-      if (desc.item(k("makeVisible"))?.value !== false) found.layer.visible = true;
-      const next = add ? [...doc.active, part.id] : [part.id];
-      doc.active = layerEntries(doc.layers).filter((e) => next.includes(e.layer.id)).map((e) => e.layer.id);
-    } else if (name === "set" && desc) {
-      const ref = desc.item(k("null"))?.value as StubActionReference;
-      const to = desc.item(k("to"));
-      if (ref.parts[0]?.form !== "property" || s(ref.parts[0].property) !== "selection" || !to || s(to.classID!) !== "ellipse") throw fail("set: only the selection to an ellipse is modelled");
-      const box = to.value as StubActionDescriptor;
-      const v = (key: string): number => {
-        const item = box.item(k(key));
-        if (item?.type !== "unitDouble" || s(item.classID!) !== "pixelsUnit") throw fail(`set ellipse: ${key} must be a unitDouble in pixelsUnit`);
-        return item.value as number;
-      };
-      d().selection = clip(d(), v("left"), v("top"), v("right"), v("bottom"));
-    } else if (name === "save" && desc) {
-      // save with `as` = largeDocumentFormat and `in` = the file: Save As Large Document Format (PSB).
-      const as = desc.item(k("as"));
-      const file = desc.item(k("in"))?.value as { fsName: string } | undefined;
-      if (as?.type !== "object" || s(as.classID!) !== "largeDocumentFormat" || !file) throw fail("save: only as largeDocumentFormat in a file is modelled");
-      const doc = d();
-      writePsd(doc, file.fsName, true);
-      Object.assign(doc, { filePath: file.fsName, name: basename(file.fsName), dirty: false, format: "psb" });
-    } else if (name === "autoCutout") {
-      const b = layerBounds(activeLayer());
-      if (b.right > b.left && b.bottom > b.top) d().selection = clip(d(), b.left, b.top, b.right, b.bottom);
-    } else if (name === "removeBackground") {
-      activeLayer();
-    } else if (name === "sendLayerThumbnailToNetworkClient" && desc) {
-      const int = (key: string): number | undefined => desc.item(k(key))?.value as number | undefined;
-      const transform = desc.item(k("transform"))?.value as StubActionDescriptor | undefined;
-      // layerSettings: one entry per index from firstLayer; `layerSettings.enabled = false` switches a layer off.
-      const settings = desc.item(k("layerSettings"))?.value as StubActionList | undefined;
-      const hidden: number[] = [];
-      for (let i = 0; i < (settings?.count ?? 0); i++) {
-        const entry = (settings!.values[i] as StubActionDescriptor).item(k("layerSettings"))?.value as StubActionDescriptor | undefined;
-        if (entry?.item(k("enabled"))?.value === false) hidden.push((int("firstLayer") ?? 0) + i);
-      }
-      const documentId = int("documentID");
-      if (documentId === undefined) throw fail("sendLayerThumbnailToNetworkClient without documentID");
-      docById(documentId);
-      effects.pixmaps.push({
-        documentId,
-        layerId: int("layerID"),
-        firstLayer: int("firstLayer"),
-        lastLayer: int("lastLayer"),
-        hidden,
-        scale: transform ? (transform.item(k("width"))!.value as number) / 100 : 1,
-        maxDimension: int("width") ?? 10000,
-        boundsOnly: desc.item(k("boundsOnly"))?.value === true,
-      });
-    } else if ((name === "networkEventSubscribe" || name === "networkEventUnsubscribe") && desc) {
-      const cls = desc.item(k("eventIDAttr"));
-      if (cls?.type !== "class") throw fail(`${name} without an eventIDAttr class`);
-      effects.subscriptions.push({ event: s(cls.value as number), subscribe: name === "networkEventSubscribe" });
-    } else {
-      throw fail(`executeAction("${name}") is not modelled`);
-    }
-    return new StubActionDescriptor();
-  }
+  const executeAction = actionRun({ ids, fail, activeDocument, docById, effects, writePsd });
 
   class PhotoshopSaveOptions { kind = "psd"; layers = true; }
   class SolidColor { rgb = { hexValue: "000000" }; }

@@ -7,6 +7,7 @@ import { extname, resolve } from "node:path";
 import sharp from "sharp";
 import type { FakeModel } from "../model.js";
 import { layerEntries } from "../layers.js";
+import type { StubQuirks } from "./action-get.js";
 import { type DecodedImage, type StubEffects, photoshopStub } from "./dom.js";
 import { es3Realm, runEs3 } from "./realm.js";
 
@@ -21,9 +22,9 @@ export interface ScriptRun extends StubEffects {
 /** Thrown when a script uses something the stub does not model: a test must not pass on an unmodelled call. */
 export class StubFailure extends Error {}
 
-export function runExtendScript(model: FakeModel, script: string, images: Map<string, DecodedImage> = new Map()): ScriptRun {
+export function runExtendScript(model: FakeModel, script: string, images: Map<string, DecodedImage> = new Map(), quirks: StubQuirks = {}): ScriptRun {
   let context: ReturnType<typeof es3Realm> | undefined;
-  const { globals, effects } = photoshopStub(model, () => context!, images);
+  const { globals, effects } = photoshopStub(model, () => context!, images, quirks);
   context = es3Realm(globals);
   const before = new Map(model.docs.map((d) => [d.id, JSON.stringify({ s: d.selection, l: d.layers, a: d.active })]));
   const beforeSelection = new Map(model.docs.map((d) => [d.id, JSON.stringify(d.active)]));

@@ -1,0 +1,99 @@
+/**
+ * What a PSD's layer and document records hold beyond this editor's model, kept beside the model so a save writes
+ * it back: ag-psd's records with their pixels taken out. The model owns names, visibility, opacity, blend mode,
+ * clipping, fill opacity, knockout, masks and pixels; everything else (text, smart objects, effects, vector mask
+ * paths, adjustments, fills, artboards, blending ranges, timestamps…) passes through untouched.
+ */
+import type { Layer, LayerMaskData, Psd } from "ag-psd";
+import type { PixelLayerKind } from "./document.js";
+
+/** A layer record without its pixels or children; mask records keep their flags, not their pixels. */
+export type PsdLayerRecord = Readonly<Omit<Layer, "children" | "imageData" | "canvas" | "mask" | "realMask">> & {
+  readonly mask?: Readonly<Omit<LayerMaskData, "imageData" | "canvas">> | undefined;
+  readonly realMask?: Readonly<Omit<LayerMaskData, "imageData" | "canvas">> | undefined;
+};
+
+/** The document record without layers or pixels: image resources, patterns, linked files, global info. */
+export type PsdDocumentRecord = Readonly<Omit<Psd, "children" | "imageData" | "canvas" | "width" | "height">>;
+
+/** Record keys that make a layer something other than plain pixels; dropped when its pixels are edited. */
+const CONTENT_KEYS = ["text", "placedLayer", "vectorFill", "vectorStroke", "vectorOrigination", "adjustment", "usingAlignedRendering"] as const;
+
+/** Keys that only describe the pixels of a layer (so are re-derived from the model when written). */
+const PIXEL_KEYS = new Set(["children", "imageData", "canvas", "mask", "realMask", "rawData", "top", "left", "bottom", "right"]);
+
+/** A layer record with its pixel data left out (ag-psd's `Layer` as read, `useImageData`). */
+export function layerRecord(layer: Layer): PsdLayerRecord {
+  const record: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(layer)) if (!PIXEL_KEYS.has(key)) record[key] = value;
+  if (layer.mask) record.mask = withoutPixels(layer.mask);
+  if (layer.realMask) record.realMask = withoutPixels(layer.realMask);
+  return record as PsdLayerRecord;
+}
+
+function withoutPixels(mask: LayerMaskData): Omit<LayerMaskData, "imageData" | "canvas"> {
+  const { imageData: _pixels, canvas: _canvas, ...rest } = mask;
+  return rest;
+}
+
+/** The document record of a parsed file (layers and the merged image left out). */
+export function documentRecord(psd: Psd): PsdDocumentRecord {
+  const { children: _children, imageData: _imageData, canvas: _canvas, width: _width, height: _height, ...rest } = psd;
+  return rest;
+}
+
+/**
+ * The kind a record gives its layer: text, smart object, adjustment, shape (a fill drawn through a vector path,
+ * what Photoshop's shape tools make) or fill (a solid colour, gradient or pattern fill layer without a path);
+ * undefined for plain pixels.
+ */
+export function recordKind(record: PsdLayerRecord | undefined): Exclude<PixelLayerKind, "pixel" | "background"> | undefined {
+  if (record === undefined) return undefined;
+  if (record.text) return "text";
+  if (record.placedLayer) return "smartObject";
+  if (record.adjustment) return "adjustment";
+  // A fill drawn through a vector path is what every shape tool makes (live shapes add an origination record).
+  if (record.vectorFill) return record.vectorMask !== undefined || record.vectorStroke !== undefined ? "shape" : "fill";
+  return undefined;
+}
+
+/**
+ * The record of a layer whose pixels were edited: its content (text, smart object, shape, fill, adjustment) is
+ * gone, as when Photoshop rasterises a layer; what remains (effects, vector mask path, blending options…) stays.
+ */
+export function rasterisedRecord(record: PsdLayerRecord | undefined): PsdLayerRecord | undefined {
+  if (record === undefined) return undefined;
+  const out: Record<string, unknown> = { ...record };
+  for (const key of CONTENT_KEYS) delete out[key];
+  return out as PsdLayerRecord;
+}
+
+const shiftPair = (points: readonly number[], dx: number, dy: number): number[] => points.map((v, i) => v + (i % 2 === 0 ? dx : dy));
+
+/**
+ * The record of a layer moved by `dx, dy`: what holds positions in document pixels moves with it (the text's
+ * transform, a smart object's corners, vector mask knots), so Photoshop sees the content where its pixels are.
+ */
+export function translatedRecord(record: PsdLayerRecord | undefined, dx: number, dy: number): PsdLayerRecord | undefined {
+  if (record === undefined || (dx === 0 && dy === 0)) return record;
+  const out: Record<string, unknown> = { ...record };
+  const { text, placedLayer, vectorMask } = record;
+  if (text?.transform && text.transform.length === 6) {
+    const [xx, xy, yx, yy, tx, ty] = text.transform as [number, number, number, number, number, number];
+    out.text = { ...text, transform: [xx, xy, yx, yy, tx + dx, ty + dy] };
+  }
+  if (placedLayer) {
+    out.placedLayer = {
+      ...placedLayer,
+      transform: shiftPair(placedLayer.transform, dx, dy),
+      ...(placedLayer.nonAffineTransform ? { nonAffineTransform: shiftPair(placedLayer.nonAffineTransform, dx, dy) } : {}),
+    };
+  }
+  if (vectorMask) {
+    out.vectorMask = {
+      ...vectorMask,
+      paths: vectorMask.paths.map((path) => ({ ...path, knots: path.knots.map((knot) => ({ ...knot, points: shiftPair(knot.points, dx, dy) })) })),
+    };
+  }
+  return out as PsdLayerRecord;
+}

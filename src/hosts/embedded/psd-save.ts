@@ -1,0 +1,197 @@
+/**
+ * PSD save with ag-psd: each layer is written from its kept record (what the file held that the model does not
+ * own) with the model's fields written over it, the document from its kept record (image resources, patterns,
+ * linked files of smart objects…), plus a fresh merged image and the "has real merged data" flag so other readers
+ * show it instead of compositing the layers themselves.
+ *
+ * What a save would drop is measured on the bytes it writes: the file is read back (records only) and compared
+ * feature by feature with what the document was opened with ({@link psdSaveLosses}).
+ */
+import { readPsd, writePsdBuffer } from "ag-psd";
+import type { BlendMode, ImageResources, Layer, Psd } from "ag-psd";
+import type { DataLoss } from "../../protocol/index.js";
+import { imageResourceIds, psdFeatures, readPsdHeader } from "../_internal/psd-features.js";
+import { canvasRegion, renderDocument, renderRows } from "./composite.js";
+import type { EmbeddedDocument, EmbeddedLayer } from "./document.js";
+import { ensureCanvasFactory, PSD_BLEND_MODES } from "./psd.js";
+import { toPsdMasks } from "./psd-masks.js";
+import type { Raster } from "./raster.js";
+import type { Stages } from "./work.js";
+
+/** Who wrote the file, in its version-info resource, when the file it was opened from named nobody. */
+const WRITER_NAME = "image-editor-bridge";
+
+/** Document record fields ag-psd cannot write (it writes 8-bit RGB): the colour mode layer answers for them. */
+const HEADER_FIELDS = ["bitsPerChannel", "colorMode", "channels", "palette"] as const;
+
+/**
+ * The ag-psd layer a model layer saves as: its kept record, with what the model owns written over it. A layer the
+ * model made itself has no record and saves as plain pixels.
+ */
+function toPsdLayer(layer: EmbeddedLayer): Layer {
+  const blendMode = (PSD_BLEND_MODES.has(layer.blendMode) ? layer.blendMode : "normal") as BlendMode;
+  const { mask: _mask, realMask: _realMask, ...kept } = layer.record ?? {};
+  const out: Layer = { ...(kept as Layer), id: layer.id, name: layer.name, hidden: !layer.visible, opacity: layer.opacity / 255, blendMode };
+  out.clipping = layer.clipping === true;
+  out.knockout = layer.knockout === true;
+  if (layer.fillOpacity !== undefined && layer.fillOpacity < 255) out.fillOpacity = layer.fillOpacity / 255;
+  else delete out.fillOpacity;
+  Object.assign(out, toPsdMasks(layer));
+  if (layer.kind === "group") return { ...out, opened: layer.record?.opened ?? true, children: layer.children.slice().reverse().map(toPsdLayer) };
+  if (layer.width === 0 || layer.height === 0) return out;
+  return { ...out, left: layer.left, top: layer.top, imageData: { width: layer.width, height: layer.height, data: layer.data } };
+}
+
+/** The progress units of a save: the compositor's rows, then one per row for encoding. */
+export function psdSaveUnits(doc: EmbeddedDocument): number {
+  return renderRows(doc.layers, canvasRegion(doc)) + doc.height;
+}
+
+/** The merged image a save writes; `stages` hears "compositing", row by row. */
+export function renderComposite(doc: EmbeddedDocument, stages?: Stages | undefined): Raster {
+  stages?.stage("compositing", renderRows(doc.layers, canvasRegion(doc)));
+  return renderDocument(doc, stages?.rows());
+}
+
+/** A JPEG thumbnail as Photoshop stores it (ag-psd's raw form). */
+export interface PsdThumbnail {
+  readonly width: number;
+  readonly height: number;
+  readonly data: Uint8Array;
+}
+
+/**
+ * The document's image resources as saved: the file's own, with the resolution the document has now, the
+ * "has real merged data" flag and the thumbnail (a fresh one, or none: a stale picture would mislead).
+ */
+function savedResources(doc: EmbeddedDocument, thumbnail: PsdThumbnail | undefined): ImageResources {
+  const kept: ImageResources = { ...doc.source?.record?.imageResources };
+  const previous = kept.resolutionInfo;
+  delete kept.thumbnail;
+  delete kept.thumbnailRaw;
+  if (thumbnail !== undefined) kept.thumbnailRaw = { ...thumbnail };
+  const version = kept.versionInfo;
+  return {
+    ...kept,
+    resolutionInfo: {
+      horizontalResolutionUnit: "PPI",
+      widthUnit: "Inches",
+      verticalResolutionUnit: "PPI",
+      heightUnit: "Inches",
+      ...previous,
+      horizontalResolution: doc.resolution,
+      verticalResolution: doc.resolution,
+    },
+    versionInfo: {
+      hasRealMergedData: true,
+      writerName: version?.writerName ?? WRITER_NAME,
+      readerName: version?.readerName ?? WRITER_NAME,
+      fileVersion: version?.fileVersion ?? 1,
+    },
+  };
+}
+
+/**
+ * A PSD file (RLE) of the document: its layers, its kept records and `composite` as the merged image. `psb`
+ * writes the large document format (edges past 30,000 px). `stages` hears "encoding" (one unit per row).
+ */
+export function serializePsd(
+  doc: EmbeddedDocument,
+  options: { composite: Raster; psb?: boolean | undefined; thumbnail?: PsdThumbnail | undefined; stages?: Stages | undefined },
+): Buffer {
+  ensureCanvasFactory();
+  const record: Record<string, unknown> = { ...doc.source?.record };
+  for (const key of HEADER_FIELDS) delete record[key];
+  const { composite } = options;
+  const psd: Psd = {
+    ...(record as Omit<Psd, "width" | "height">),
+    width: doc.width,
+    height: doc.height,
+    imageResources: savedResources(doc, options.thumbnail),
+    imageData: { width: composite.width, height: composite.height, data: composite.data },
+    children: doc.layers.slice().reverse().map(toPsdLayer),
+  };
+  options.stages?.stage("encoding", doc.height);
+  const psb = options.psb === true;
+  try {
+    return writePsdBuffer(psd, { psb });
+  } catch {
+    // ag-psd cannot write back some records it reads (a timeline resource, some effect or gradient-map
+    // descriptors): leave those out, and the comparison with the opened file reports them.
+    return writePsdBuffer(withoutUnwritable(psd, psb), { psb });
+  }
+}
+
+/** A throwaway write of `psd` without pixels: whether ag-psd can write its records. */
+function writes(psd: Psd, psb: boolean): boolean {
+  try {
+    writePsdBuffer({ ...psd, imageData: undefined, children: psd.children }, { psb });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A record without the parts ag-psd fails to write: found by trial, image resource by image resource, key by key. */
+function withoutUnwritable(psd: Psd, psb: boolean): Psd {
+  const { width, height } = psd;
+  const resources: Record<string, unknown> = { ...psd.imageResources };
+  for (const key of Object.keys(resources)) {
+    if (!writes({ width, height, imageResources: { [key]: resources[key] } as ImageResources }, psb)) delete resources[key];
+  }
+  const top: Record<string, unknown> = { ...psd, imageResources: resources, children: undefined };
+  for (const key of Object.keys(top)) {
+    if (["width", "height", "imageResources", "imageData", "children"].includes(key)) continue;
+    if (!writes({ width, height, [key]: top[key] } as Psd, psb)) delete top[key];
+  }
+  const layer = (record: Layer): Layer => {
+    const bare = (fields: Layer): Layer => ({ ...fields, children: undefined, imageData: undefined, mask: undefined, realMask: undefined });
+    const out: Record<string, unknown> = { ...record };
+    if (!writes({ width, height, children: [bare(record)] }, psb)) {
+      for (const key of Object.keys(record)) {
+        if (["children", "imageData", "mask", "realMask", "name"].includes(key)) continue;
+        const without = { ...record } as Record<string, unknown>;
+        delete without[key];
+        if (writes({ width, height, children: [bare(without as Layer)] }, psb)) delete out[key];
+      }
+    }
+    if (record.children) out.children = record.children.map(layer);
+    return out as Layer;
+  };
+  return { ...(top as unknown as Psd), width, height, imageData: psd.imageData, children: (psd.children ?? []).map(layer) };
+}
+
+/**
+ * What the document was opened with that `bytes` (a save of it) lack: the source's features (depth, colour
+ * mode, resources, text and smart-object layers, effects, masks…) compared, layer by layer, with the same
+ * features read back from the bytes. Layers the user deleted do not count.
+ */
+export function psdSaveLosses(doc: EmbeddedDocument, bytes: Buffer): DataLoss[] {
+  const source = doc.source?.features ?? [];
+  if (source.length === 0) return [];
+  const header = readPsdHeader(bytes);
+  if (header === undefined) return source.map((feature) => ({ ...feature }));
+  ensureCanvasFactory();
+  const written = readPsd(bytes, { useImageData: true, skipLayerImageData: true, skipCompositeImageData: true, skipThumbnail: true, skipLinkedFilesData: true });
+  const now = psdFeatures(written, header, imageResourceIds(bytes));
+  const present = new Set<number>();
+  const walk = (layers: readonly EmbeddedLayer[]): void => {
+    for (const layer of layers) {
+      present.add(layer.id);
+      if (layer.kind === "group") walk(layer.children);
+    }
+  };
+  walk(doc.layers);
+  const out: DataLoss[] = [];
+  for (const feature of source) {
+    const after = now.find((entry) => entry.kind === feature.kind);
+    if (feature.layerIds === undefined) {
+      if (after === undefined || after.count < feature.count || (after.detail ?? "") !== (feature.detail ?? "")) out.push({ ...feature });
+      continue;
+    }
+    const kept = new Set(after?.layerIds ?? []);
+    const layerIds = feature.layerIds.filter((id) => present.has(id) && !kept.has(id));
+    if (layerIds.length > 0) out.push({ ...feature, count: layerIds.length, layerIds });
+  }
+  return out;
+}

@@ -1,0 +1,216 @@
+// biome-ignore-all lint: ExtendScript is ES3 (var-scoped, no JSON object), not modern JavaScript
+// A document's layer tree as entries, top-most first: {id, index, depth, children (groups), info (read lazily)}.
+// `index` is the generator index: 0-based from the bottom of the stack, where a group takes its own slot above its
+// children and a hidden divider slot below them (`Title 5 · Group 4 · A 3 · B 2 · divider 1 · Background 0`).
+//
+// The tree is read through the ActionManager: walking the DOM (doc.layers, layer.layers, every property one DOM
+// call) is slow on big documents. What the ActionManager read assumes (index order, which keys say what) is not
+// all documented, so it checks itself against the DOM's top level and falls back to the DOM walk when anything
+// disagrees, with a note in the envelope: a wrong assumption costs speed, never a wrong layer address.
+
+// Video and 3D layers hold rendered pixels of their own: pixel layers to a client, not adjustments.
+var __KINDS = { "LayerKind.TEXT": "text", "LayerKind.SOLIDFILL": "shape", "LayerKind.GRADIENTFILL": "shape",
+  "LayerKind.PATTERNFILL": "shape", "LayerKind.SMARTOBJECT": "smartObject", "LayerKind.VIDEO": "pixel", "LayerKind.LAYER3D": "pixel" };
+
+// The same kinds by the ActionManager's `layerKind` code (the SheetKind table of CopyCSSToClipboard.jsx, which
+// Adobe ships in Photoshop's Required folder): vector and fill layers are shapes, video and 3D pixel layers.
+var __SHEET_KINDS = { 1: "pixel", 2: "adjustment", 3: "text", 4: "shape", 5: "smartObject", 6: "pixel", 8: "pixel",
+  9: "shape", 10: "shape", 11: "shape", 12: "background" };
+
+function __kind(layer) {
+  if (layer.typename === "LayerSet") return "group";
+  if (layer.isBackgroundLayer) return "background";
+  var k = String(layer.kind);
+  if (__KINDS[k]) return __KINDS[k];
+  return k === "LayerKind.NORMAL" ? "pixel" : "adjustment";
+}
+
+function __infoFrom(id, index, name, kind, visible, opacity, blendMode, b, clipped) {
+  return { id: id, index: index, name: name, kind: kind, visible: visible, opacity: opacity, blendMode: blendMode,
+    bounds: { left: b[0], top: b[1], right: b[2], bottom: b[3] },
+    rect: { x: b[0], y: b[1], width: b[2] - b[0], height: b[3] - b[1] }, clipped: clipped };
+}
+
+// ---- The DOM walk -------------------------------------------------------------------------------------------
+
+function __slots(layers) {
+  var n = 0;
+  for (var i = 0; i < layers.length; i++) n += layers[i].typename === "LayerSet" ? 2 + __slots(layers[i].layers) : 1;
+  return n;
+}
+
+function __walk(layers, top, depth, out, into) {
+  var index = top;
+  for (var i = 0; i < layers.length; i++) {
+    var layer = layers[i];
+    var entry = { id: layer.id, layer: layer, index: index, depth: depth };
+    out.push(entry);
+    into.push(entry);
+    index--;
+    if (layer.typename === "LayerSet") {
+      entry.children = [];
+      index = __walk(layer.layers, index, depth + 1, out, entry.children);
+      index--; // the divider
+    }
+  }
+  return index;
+}
+
+function __domEntries(doc) { var out = []; __walk(doc.layers, __slots(doc.layers) - 1, 0, out, []); return out; }
+
+function __domInfo(entry) {
+  var l = entry.layer, b = l.bounds;
+  return __infoFrom(l.id, entry.index, l.name, __kind(l), l.visible, Math.round(l.opacity),
+    String(l.blendMode).replace("BlendMode.", "").toLowerCase(), [__px(b[0]), __px(b[1]), __px(b[2]), __px(b[3])],
+    l.grouped === true);
+}
+
+// The DOM layer with this id (for the DOM methods that need the object itself, such as move).
+function __domLayer(doc, id) {
+  var entries = __domEntries(doc);
+  for (var i = 0; i < entries.length; i++) if (entries[i].id === id) return entries[i].layer;
+  __fail("LAYER_NOT_FOUND", "No layer with id " + id, { layerId: id, documentId: doc.id });
+}
+
+// ---- The ActionManager read ---------------------------------------------------------------------------------
+
+// One named property of a layer (by "index" or "id") of the document with this id: one property per get, as
+// Adobe advises (getting every property of an element is slow), and the document named so that nothing switches.
+function __amLayer(form, value, docId, key) {
+  var ref = new ActionReference(), k = stringIDToTypeID;
+  ref.putProperty(k("property"), k(key));
+  if (form === "index") ref.putIndex(k("layer"), value); else ref.putIdentifier(k("layer"), value);
+  ref.putIdentifier(k("document"), docId);
+  return executeActionGet(ref);
+}
+
+function __amDocument(doc, key) {
+  var ref = new ActionReference();
+  ref.putProperty(stringIDToTypeID("property"), stringIDToTypeID(key));
+  ref.putIdentifier(stringIDToTypeID("document"), doc.id);
+  return executeActionGet(ref);
+}
+
+// The stack bottom-up as {id, section}. Indices are probed from 0 to numberOfLayers + 1, which covers counting
+// from 0 (with a Background layer) and from 1 (without); an index that does not answer is skipped, one that
+// answers a layer already seen is dropped. Everything after the id is read by id.
+function __amStack(doc, count) {
+  var out = [], seen = {}, k = stringIDToTypeID;
+  for (var i = 0; i <= count + 1; i++) {
+    var id;
+    try { id = __amLayer("index", i, doc.id, "layerID").getInteger(k("layerID")); } catch (e) { continue; }
+    if (seen[id]) continue;
+    seen[id] = true;
+    out.push({ id: id, section: typeIDToStringID(__amLayer("id", id, doc.id, "layerSection").getEnumerationValue(k("layerSection"))) });
+  }
+  return out;
+}
+
+function __amInfo(entry) {
+  var k = stringIDToTypeID, get = function (key) { return __amLayer("id", entry.id, entry.doc.id, key); };
+  var b = get("bounds").getObjectValue(k("bounds")), side = function (s) { return b.getUnitDoubleValue(k(s)); };
+  var kind = "group";
+  if (!entry.children) {
+    var code = get("layerKind").getInteger(k("layerKind"));
+    kind = __SHEET_KINDS[code];
+    if (!kind) throw new Error("layerKind " + code + " is not a kind the bridge knows");
+  }
+  // `group` (clipped to the layer below) may be absent where nothing can be clipped: absent reads as not clipped,
+  // as the DOM's `grouped` does.
+  var clipped = false;
+  try { clipped = get("group").getBoolean(k("group")) === true; } catch (e) {}
+  // opacity is 0-255 (an opaque layer reads 255), the DOM's is a percentage.
+  return __infoFrom(entry.id, entry.index, get("name").getString(k("name")), kind, get("visible").getBoolean(k("visible")),
+    Math.round(get("opacity").getInteger(k("opacity")) * 100 / 255),
+    typeIDToStringID(get("mode").getEnumerationValue(k("mode"))).toLowerCase(),
+    [side("left"), side("top"), side("right"), side("bottom")], clipped);
+}
+
+// Entries built from the stack, or a string saying why the stack cannot be right.
+function __amTree(doc) {
+  var count = __amDocument(doc, "numberOfLayers").getInteger(stringIDToTypeID("numberOfLayers"));
+  var background = __amDocument(doc, "hasBackgroundLayer").getBoolean(stringIDToTypeID("hasBackgroundLayer"));
+  var expected = count + (background ? 1 : 0), stack = __amStack(doc, count);
+  if (stack.length !== expected) return "it read " + stack.length + " layers where numberOfLayers and hasBackgroundLayer say " + expected;
+  var out = [], top = [], open = [];
+  for (var i = stack.length - 1; i >= 0; i--) {
+    var r = stack[i];
+    if (r.section === "layerSectionEnd") {
+      if (open.length === 0) return "a group's end comes before its start";
+      open.pop();
+      continue;
+    }
+    if (r.section !== "layerSectionStart" && r.section !== "layerSectionContent") return "layerSection " + r.section + " is unknown";
+    var entry = { id: r.id, doc: doc, index: i, depth: open.length };
+    (open.length === 0 ? top : open[open.length - 1].children).push(entry);
+    out.push(entry);
+    if (r.section === "layerSectionStart") { entry.children = []; open.push(entry); }
+  }
+  if (open.length !== 0) return "a group has no end";
+  var dom = doc.layers;
+  if (dom.length !== top.length) return "it read " + top.length + " top-level layers where the DOM has " + dom.length;
+  // The top-most and the bottom-most top-level layers (the Background layer when there is one) are read both ways
+  // and must agree field by field: two layers whatever the document's size keep the check cheap.
+  var checked = top.length > 1 ? [0, top.length - 1] : [0];
+  for (var c = 0; c < checked.length; c++) {
+    var at = checked[c], domInfo = __json(__domInfo({ layer: dom[at], index: top[at].index }));
+    var amInfo = __json(top[at].info = __amInfo(top[at]));
+    if (domInfo !== amInfo) return "top-level layer " + at + " reads " + amInfo + " where the DOM reads " + domInfo;
+  }
+  return out;
+}
+
+// Layer info without children, read once per entry. An ActionManager entry whose own read fails is read through
+// the DOM (found by id) and noted.
+function __infoOf(entry) {
+  if (entry.info) return entry.info;
+  if (entry.layer) return (entry.info = __domInfo(entry));
+  try {
+    entry.info = __amInfo(entry);
+  } catch (e) {
+    __note("layer " + entry.id + " read through the DOM: the ActionManager read failed (" + String(e) + ")");
+    entry.info = __domInfo({ layer: __domLayer(entry.doc, entry.id), index: entry.index });
+  }
+  return entry.info;
+}
+
+function __visible(entry) {
+  if (entry.info || entry.layer) return entry.info ? entry.info.visible : entry.layer.visible;
+  try { return __amLayer("id", entry.id, entry.doc.id, "visible").getBoolean(stringIDToTypeID("visible")); } catch (e) { return __infoOf(entry).visible; }
+}
+
+// `params.layerTree: "dom"` reads through the DOM only (the checklist compares both reads on a real Photoshop).
+function __entries(doc) {
+  if (typeof params === "undefined" || params === null || params.layerTree !== "dom") {
+    var tree;
+    try { tree = __amTree(doc); } catch (e) { tree = "it failed (" + String(e) + ")"; }
+    if (typeof tree !== "string") return tree;
+    __note("layer tree read through the DOM: the ActionManager read was not trusted: " + tree);
+  }
+  return __domEntries(doc);
+}
+
+function __layerInfo(entry, children) {
+  var info = __infoOf(entry), out = {};
+  for (var key in info) if (info.hasOwnProperty(key)) out[key] = info[key];
+  if (children && entry.children) {
+    out.children = [];
+    for (var i = 0; i < entry.children.length; i++) out.children.push(__layerInfo(entry.children[i], true));
+  }
+  return out;
+}
+
+function __activeEntries(doc, entries) {
+  var ids = __activeIds(doc), out = [];
+  for (var i = 0; i < entries.length; i++) {
+    for (var j = 0; j < ids.length; j++) if (entries[i].id === ids[j]) out.push(entries[i]);
+  }
+  return out;
+}
+
+// The entry of the layer with this id (the bridge resolved the reference; the layer may be gone since).
+function __layer(doc, id) {
+  var entries = __entries(doc);
+  for (var i = 0; i < entries.length; i++) if (entries[i].id === id) return entries[i];
+  __fail("LAYER_NOT_FOUND", "No layer with id " + id, { layerId: id, documentId: doc.id });
+}

@@ -1,0 +1,175 @@
+/*
+ * executeActionGet in the DOM stub: the document and layer properties the scripts read through the ActionManager.
+ * A reference is a chain from the element to its container ("Action references" in Adobe's batchPlay page,
+ * https://developer.adobe.com/photoshop/uxp/2022/ps-reference/media/batchplay/): `[property, layer, document]`
+ * or `[property, document]`; a missing container means the active one. Only named properties are answered: the
+ * same page says a shipping script should not get every property of an element (slow), so the stub refuses it.
+ */
+import type { FakeDocument, FakeModel } from "../model.js";
+import { type FakeLayer, layerBounds } from "../layers.js";
+import { StubActionDescriptor, StubActionList, StubActionReference, type RefPart, type TypeIds } from "./action.js";
+
+/**
+ * Ways a test can make the stub break an assumption the scripts make, to show that they notice and fall back.
+ * Photoshop itself is modelled with none set.
+ */
+export interface StubQuirks {
+  /** `numberOfLayers` counts the Background layer too. */
+  countsBackground?: boolean;
+  /** `putIndex` counts layers from the top of the stack instead of the bottom. */
+  indexFromTop?: boolean;
+  /** `layerKind` answers this code for every layer. */
+  layerKind?: number;
+  /** Layers (by id) that answer their id and section but no other property. */
+  unreadable?: number[];
+  /** Work paths made from an ellipse run counter-clockwise on screen (Photoshop's direction is not documented). */
+  counterClockwise?: boolean;
+}
+
+/**
+ * Ids of group dividers. Photoshop gives the hidden end of each group a layer id of its own; the model has none,
+ * so the stub derives one far above any id the model hands out.
+ */
+export const DIVIDER_ID_BASE = 1_000_000;
+
+/**
+ * Layer kinds as Photoshop's `layerKind` key reports them: the SheetKind table of CopyCSSToClipboard.jsx, the
+ * script Adobe ships in Photoshop's Required folder (kPixelSheet = 1 … kHiddenSectionBounder = 13).
+ */
+const SHEET_KIND: Record<string, number> = {
+  NORMAL: 1, LEVELS: 2, CURVES: 2, TEXT: 3, SMARTOBJECT: 5, VIDEO: 6, GROUP: 7, LAYER3D: 8,
+  GRADIENTFILL: 9, PATTERNFILL: 10, SOLIDFILL: 11, BACKGROUND: 12, DIVIDER: 13,
+};
+const PS_KIND: Record<string, string> = { pixel: "NORMAL", background: "BACKGROUND", text: "TEXT", shape: "SOLIDFILL", smartObject: "SMARTOBJECT", adjustment: "LEVELS", group: "GROUP" };
+
+/** One entry of the layer stack, bottom-up: a layer, a group's own slot, or a group's divider. */
+interface StackRecord {
+  layer: FakeLayer;
+  id: number;
+  section: "layerSectionStart" | "layerSectionContent" | "layerSectionEnd";
+}
+
+/** The stack bottom-up: a group's divider below its children, the group itself above them. */
+function stack(layers: FakeLayer[]): StackRecord[] {
+  const out: StackRecord[] = [];
+  const walk = (ls: FakeLayer[]): void => {
+    for (let i = ls.length - 1; i >= 0; i--) {
+      const layer = ls[i]!;
+      if (!layer.children) {
+        out.push({ layer, id: layer.id, section: "layerSectionContent" });
+        continue;
+      }
+      out.push({ layer, id: DIVIDER_ID_BASE + layer.id, section: "layerSectionEnd" });
+      walk(layer.children);
+      out.push({ layer, id: layer.id, section: "layerSectionStart" });
+    }
+  };
+  walk(layers);
+  return out;
+}
+
+const hasBackground = (d: FakeDocument): boolean => d.layers.at(-1)?.kind === "background";
+
+export interface ActionGetDeps {
+  model: FakeModel;
+  ids: TypeIds;
+  fail: (message: string) => Error;
+  activeDocument: () => FakeDocument;
+  quirks: StubQuirks;
+}
+
+/** The stub's executeActionGet. */
+export function actionGet({ model, ids, fail, activeDocument, quirks }: ActionGetDeps): (ref: StubActionReference) => StubActionDescriptor {
+  const s = (n: number): string => ids.typeIDToStringID(n);
+  const k = (id: string): number => ids.stringIDToTypeID(id);
+  // Photoshop answers a reference to something that is not there with an error, not an empty descriptor.
+  const missing = (): Error => new Error("General Photoshop error occurred. The object is not currently available.");
+  const describe = (parts: RefPart[]): string => JSON.stringify(parts.map((p) => ({ ...p, desiredClass: s(p.desiredClass) })));
+
+  function documentOf(part: RefPart | undefined): FakeDocument {
+    if (part === undefined) return activeDocument();
+    if (part.form === "identifier") return model.docs.find((d) => d.id === part.id) ?? (() => { throw missing(); })();
+    if (part.form === "enumerated" && s(part.value) === "targetEnum") return activeDocument();
+    throw fail(`executeActionGet: a document reference by ${part.form} is not modelled`);
+  }
+
+  function layerOf(d: FakeDocument, part: RefPart): StackRecord {
+    const records = stack(d.layers);
+    if (part.form === "identifier") return records.find((r) => r.id === part.id) ?? (() => { throw missing(); })();
+    if (part.form === "enumerated" && s(part.value) === "targetEnum") return records.find((r) => r.id === d.active[0]) ?? (() => { throw missing(); })();
+    if (part.form !== "index") throw fail(`executeActionGet: a layer reference by ${part.form} is not modelled`);
+    // Indices count from 1 ("Indices are 1 based", batchPlay page); the Background layer, below index 1, is index
+    // 0. The scripts do not rely on this: they probe past both ends and check the stack they read.
+    let at = hasBackground(d) ? part.index : part.index - 1;
+    if (quirks.indexFromTop) at = records.length - 1 - at;
+    const record = records[at];
+    if (!record || !Number.isInteger(part.index)) throw missing();
+    return record;
+  }
+
+  function documentKey(d: FakeDocument, key: string, out: StubActionDescriptor): void {
+    if (key === "targetLayersIDs") {
+      const list = new StubActionList();
+      for (const id of d.active) {
+        const r = new StubActionReference();
+        r.putIdentifier(k("layer"), id);
+        list.putReference(r);
+      }
+      out.putList(k(key), list);
+    } else if (key === "hasBackgroundLayer") {
+      out.putBoolean(k(key), hasBackground(d));
+    } else if (key === "numberOfLayers") {
+      // Every slot of the stack but the Background layer: a new document with only a Background reads 0 (the
+      // document example on the batchPlay page).
+      out.putInteger(k(key), stack(d.layers).length - (hasBackground(d) && !quirks.countsBackground ? 1 : 0));
+    } else {
+      throw fail(`executeActionGet: document property "${key}" is not modelled`);
+    }
+  }
+
+  function layerKey(r: StackRecord, key: string, out: StubActionDescriptor): void {
+    const l = r.layer;
+    if (key === "layerID") out.putInteger(k(key), r.id);
+    else if (key === "layerSection") out.putEnumerated(k(key), k("layerSectionType"), k(r.section));
+    else if (r.section === "layerSectionEnd") throw fail(`executeActionGet: "${key}" of a group divider is not modelled`);
+    else if (quirks.unreadable?.includes(r.id)) throw missing();
+    else if (key === "name") out.putString(k(key), l.name);
+    else if (key === "visible") out.putBoolean(k(key), l.visible);
+    // 0-255: the batchPlay page's multiGet example reads "opacity": 255 from an opaque layer.
+    else if (key === "opacity") out.putInteger(k(key), Math.round((l.opacity * 255) / 100));
+    else if (key === "mode") out.putEnumerated(k(key), k("blendMode"), k("normal"));
+    // Clipped to the layer below ("Create Clipping Mask"); the model has no clipping.
+    else if (key === "group") out.putBoolean(k(key), false);
+    else if (key === "layerKind") {
+      const code = quirks.layerKind ?? SHEET_KIND[l.psKind ?? PS_KIND[l.kind]!];
+      if (code === undefined) throw fail(`layerKind of ${l.psKind ?? l.kind} is not in the stub`);
+      out.putInteger(k(key), code);
+    } else if (key === "bounds") {
+      // The rectangle of the layer's pixels, in pixels whatever the ruler units.
+      const b = layerBounds(l);
+      const rect = new StubActionDescriptor();
+      for (const [side, v] of [["left", b.left], ["top", b.top], ["right", b.right], ["bottom", b.bottom]] as const) rect.putUnitDouble(k(side), k("pixelsUnit"), v);
+      out.putObject(k(key), k("rectangle"), rect);
+    } else {
+      throw fail(`executeActionGet: layer property "${key}" is not modelled`);
+    }
+  }
+
+  return (ref) => {
+    const [prop, ...rest] = ref.parts;
+    if (prop?.form !== "property" || s(prop.desiredClass) !== "property") {
+      throw fail(`executeActionGet without a named property (every property of an element is not modelled): ${describe(ref.parts)}`);
+    }
+    const [element, container, ...more] = rest;
+    const key = s(prop.property);
+    const out = new StubActionDescriptor();
+    if (element && s(element.desiredClass) === "layer" && (container === undefined || s(container.desiredClass) === "document") && more.length === 0) {
+      layerKey(layerOf(documentOf(container), element), key, out);
+    } else if (element && s(element.desiredClass) === "document" && container === undefined) {
+      documentKey(documentOf(element), key, out);
+    } else {
+      throw fail(`executeActionGet with a reference the stub does not model: ${describe(ref.parts)}`);
+    }
+    return out;
+  };
+}

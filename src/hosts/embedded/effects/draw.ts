@@ -67,7 +67,10 @@ export function drawLayer(out: Raster, layer: PixelLayer, region: HostBounds, wo
 
   const strokes = onTopLast(info.stroke).map((effect) => stroke(layer, effect, region, style, meter));
   const box = intersect(region, layerBox(layer));
-  if (isEmpty(box)) {
+  const inside = [info.patternOverlay, info.satin, info.innerGlow, info.bevel, ...(info.gradientOverlay ?? []), ...(info.solidFill ?? []), ...(info.innerShadow ?? [])];
+  if (isEmpty(box) || (!inside.some(isOn) && strokes.every((parts) => parts.inner === undefined))) {
+    // Nothing inside the shape but its pixels: they blend as they would without effects (the same result).
+    drawContent(out, layer, region, opacity, blend, options.content, meter);
     for (const parts of strokes) onto(out, region, parts.outer, opacity);
     meter.finish();
     return;

@@ -3,6 +3,7 @@
  * into bytes and lookup tables the pixel loops index without calls.
  */
 import type { Color, EffectContour, EffectNoiseGradient, EffectSolidGradient } from "ag-psd";
+import { colorToRgb } from "../color.js";
 import { LUT_SIZE } from "./limits.js";
 
 /** An sRGB colour as three bytes. */
@@ -10,49 +11,9 @@ export type Rgb8 = readonly [number, number, number];
 
 const byte = (v: number): number => Math.min(255, Math.max(0, Math.round(v)));
 
-/**
- * RGB bytes of a descriptor colour: RGB (bytes or floats), HSB, grayscale, CMYK (naive, no profile) and Lab
- * (D50, to sRGB). Missing colours are black, as Photoshop's default shadow colour.
- */
+/** RGB bytes of a descriptor colour (see `../color.ts`); a missing one is black, Photoshop's default shadow colour. */
 export function rgbOf(color: Color | undefined): Rgb8 {
-  if (!color) return [0, 0, 0];
-  if ("r" in color) return [byte(color.r), byte(color.g), byte(color.b)];
-  if ("fr" in color) return [byte(color.fr * 255), byte(color.fg * 255), byte(color.fb * 255)];
-  if ("h" in color) return hsbToRgb(color.h, color.s / 100, color.b / 100);
-  if ("c" in color) {
-    const k = 1 - color.k / 100;
-    return [byte(255 * (1 - color.c / 100) * k), byte(255 * (1 - color.m / 100) * k), byte(255 * (1 - color.y / 100) * k)];
-  }
-  if ("l" in color) return labToRgb(color.l, color.a, color.b);
-  if ("k" in color) {
-    const v = byte(255 * (1 - color.k / 100));
-    return [v, v, v];
-  }
-  return [0, 0, 0];
-}
-
-function hsbToRgb(h: number, s: number, v: number): Rgb8 {
-  const f = (n: number): number => {
-    const k = (n + h * 6) % 6;
-    return byte(255 * (v - v * s * Math.max(0, Math.min(k, 4 - k, 1))));
-  };
-  return [f(5), f(3), f(1)];
-}
-
-function labToRgb(l: number, a: number, b: number): Rgb8 {
-  const fy = (l + 16) / 116;
-  const inv = (t: number): number => (t > 6 / 29 ? t ** 3 : 3 * (6 / 29) ** 2 * (t - 4 / 29));
-  // D50 white, then Bradford-adapted XYZ (D50) → linear sRGB.
-  const x = 0.9642 * inv(fy + a / 500);
-  const y = inv(fy);
-  const z = 0.8249 * inv(fy - b / 200);
-  const lin = [
-    3.1338561 * x - 1.6168667 * y - 0.4906146 * z,
-    -0.9787684 * x + 1.9161415 * y + 0.033454 * z,
-    0.0719453 * x - 0.2289914 * y + 1.4052427 * z,
-  ];
-  const gamma = (c: number): number => byte(255 * (c <= 0.0031308 ? 12.92 * c : 1.055 * c ** (1 / 2.4) - 0.055));
-  return [gamma(lin[0]!), gamma(lin[1]!), gamma(lin[2]!)];
+  return color ? colorToRgb(color) : [0, 0, 0];
 }
 
 /**

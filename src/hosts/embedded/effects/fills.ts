@@ -46,15 +46,20 @@ function gradientPaint(layer: PixelLayer, gradient: EffectSolidGradient | Effect
   return { kind: "gradient", lut: gradientLut(gradient, layout.reverse === true), placement };
 }
 
+/** A phase coordinate: a number of pixels, or (a stroke's pattern) a units value. */
+type Phase = number | { readonly value?: number } | undefined;
+
+const phasePx = (value: Phase): number => (typeof value === "number" ? value : (value?.value ?? 0));
+
 /**
  * A pattern's paint, tiled from the layer's effects origin when it moves with the layer (the anchor Photoshop
  * records with the style), else from the canvas origin, plus its phase; undefined when the file lacks the pattern.
  */
-function patternPaint(layer: PixelLayer, pattern: EffectPattern | undefined, effect: { align?: boolean; scale?: number; phase?: { x: number; y: number } }, style: StyleContext): Paint | undefined {
+function patternPaint(layer: PixelLayer, pattern: EffectPattern | undefined, effect: { align?: boolean; scale?: number; phase?: { x: Phase; y: Phase } }, style: StyleContext): Paint | undefined {
   const tile = pattern ? style.patterns.get(pattern.id) : undefined;
   if (!tile) return undefined;
   const origin = effect.align === false ? { x: 0, y: 0 } : (layer.effectsOrigin ?? { x: 0, y: 0 });
-  return { kind: "pattern", tile, originX: origin.x + (effect.phase?.x ?? 0), originY: origin.y + (effect.phase?.y ?? 0), scale: effect.scale ?? 1 };
+  return { kind: "pattern", tile, originX: origin.x + phasePx(effect.phase?.x), originY: origin.y + phasePx(effect.phase?.y), scale: effect.scale ?? 1 };
 }
 
 /** An overlay's paint over the layer's box (not yet limited to its shape: the caller mixes it in by the shape). */
@@ -130,7 +135,7 @@ function outside(shape: Plane, by: number, work?: RowWork): Plane {
 
 function strokePaint(layer: PixelLayer, effect: LayerEffectStroke, style: StyleContext, outward: number): Paint | undefined {
   if (effect.fillType === "gradient" && effect.gradient) return gradientPaint(layer, effect.gradient, effect.gradient, style, outward);
-  if (effect.fillType === "pattern") return patternPaint(layer, effect.pattern, effect.pattern as { align?: boolean }, style);
+  if (effect.fillType === "pattern") return patternPaint(layer, effect.pattern, (effect.pattern ?? {}) as { align?: boolean; phase?: { x: Phase; y: Phase } }, style);
   return { kind: "solid", rgb: rgbOf(effect.color) };
 }
 

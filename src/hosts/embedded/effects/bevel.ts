@@ -12,7 +12,7 @@ import { rgbOf } from "./colour.js";
 import { type Element, isEmpty, layerBox, shifted } from "./element.js";
 import { paintRaster } from "./paint.js";
 import { blurPlane, emptyPlane, expand, intersect, shapePlane } from "./planes.js";
-import { opacityOf, sizePx, type StyleContext } from "./style.js";
+import { finite, opacityOf, sizePx, type StyleContext } from "./style.js";
 
 /** How far past the layer's box a bevel reaches (outer bevels and embosses light the outside too). */
 export function bevelReach(effect: LayerEffectBevel): number {
@@ -30,13 +30,14 @@ export function bevel(layer: PixelLayer, effect: LayerEffectBevel, region: HostB
   const height = shifted(blurPlane(shapePlane(layer, expand(box, Math.ceil(size) + 2)), across ? size / 2 : size, 0, work), expand(box, 1), 0, 0, 0);
   // A pillow emboss sinks the outside: its slopes there face the other way.
   const pillow = effect.style === "pillow emboss" ? shapePlane(layer, box) : undefined;
-  const angle = ((effect.useGlobalLight === false ? (effect.angle ?? style.globalAngle) : style.globalAngle) * Math.PI) / 180;
-  const altitude = ((effect.altitude ?? 30) * Math.PI) / 180;
+  const angle = ((effect.useGlobalLight === false ? finite(effect.angle, style.globalAngle) : style.globalAngle) * Math.PI) / 180;
+  // An altitude of 90° or more has no shadow side; kept just below so the shading stays defined.
+  const altitude = (Math.min(89, Math.max(1, finite(effect.altitude, 30))) * Math.PI) / 180;
   const lx = Math.cos(altitude) * Math.cos(angle);
   const ly = -Math.cos(altitude) * Math.sin(angle);
   const lz = Math.sin(altitude);
   // Depth 100 % raises the plateau by the bevel's size: a 45° slope; "down" digs instead.
-  const depth = (effect.strength ?? 1) * size * (effect.direction === "down" ? -1 : 1);
+  const depth = Math.min(10, Math.max(0, finite(effect.strength, 1))) * size * (effect.direction === "down" ? -1 : 1);
   const light = emptyPlane(box);
   const dark = emptyPlane(box);
   const w = height.width;

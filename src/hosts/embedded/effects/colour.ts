@@ -49,9 +49,11 @@ function sample<T extends { location: number; midpoint: number }>(stops: readonl
  */
 export function gradientLut(gradient: EffectSolidGradient | EffectNoiseGradient | undefined, reverse = false): Uint8ClampedArray {
   const lut = new Uint8ClampedArray(LUT_SIZE * 4);
+  // A gradient without colour stops paints nothing (transparent), rather than failing the render.
+  if (gradient?.type === "solid" && gradient.colorStops.length === 0) return lut;
   const colors = gradient?.type === "solid" ? sortStops(gradient.colorStops.map((stop) => ({ ...stop, rgb: rgbOf(stop.color) }))) : noiseStops(gradient);
   const alphas = gradient?.type === "solid" && gradient.opacityStops.length > 0 ? sortStops(gradient.opacityStops) : [{ opacity: 1, location: 0, midpoint: 0.5 }];
-  const smoothness = gradient?.type === "solid" ? (gradient.smoothness ?? 1) : 0;
+  const smoothness = gradient?.type === "solid" && Number.isFinite(gradient.smoothness ?? 1) ? Math.min(1, Math.max(0, gradient.smoothness ?? 1)) : 0;
   for (let i = 0; i < LUT_SIZE; i++) {
     const t = reverse ? 1 - i / (LUT_SIZE - 1) : i / (LUT_SIZE - 1);
     for (let c = 0; c < 3; c++) lut[i * 4 + c] = sample(colors, t, smoothness, (stop) => stop.rgb[c]!);
@@ -60,8 +62,10 @@ export function gradientLut(gradient: EffectSolidGradient | EffectNoiseGradient 
   return lut;
 }
 
-function sortStops<T extends { location: number }>(stops: readonly T[]): T[] {
-  return stops.slice().sort((a, b) => a.location - b.location);
+/** Stops in order, with damaged numbers replaced (a location or midpoint that is not a number). */
+function sortStops<T extends { location: number; midpoint: number }>(stops: readonly T[]): T[] {
+  const clean = (v: number, fallback: number): number => (Number.isFinite(v) ? Math.min(1, Math.max(0, v)) : fallback);
+  return stops.map((stop) => ({ ...stop, location: clean(stop.location, 0), midpoint: clean(stop.midpoint, 0.5) })).sort((a, b) => a.location - b.location);
 }
 
 function noiseStops(gradient: EffectNoiseGradient | undefined): Array<{ location: number; midpoint: number; rgb: Rgb8 }> {

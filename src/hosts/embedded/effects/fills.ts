@@ -13,7 +13,7 @@ import { growPlane } from "./distance.js";
 import { type Element, isEmpty, layerBox } from "./element.js";
 import { type GradientPlacement, type Paint, paintRaster } from "./paint.js";
 import { emptyPlane, expand, intersect, invert, type Plane, shapePlane } from "./planes.js";
-import { opacityOf, sizePx, type StyleContext } from "./style.js";
+import { finite, opacityOf, sizePx, type StyleContext } from "./style.js";
 
 /**
  * The box a gradient aligned with the layer spans: its non-transparent pixels grown by `grow` (a stroke's outer
@@ -37,11 +37,11 @@ interface GradientLayout {
 function gradientPaint(layer: PixelLayer, gradient: EffectSolidGradient | EffectNoiseGradient | undefined, layout: GradientLayout, style: StyleContext, grow = 0): Paint {
   const placement: GradientPlacement = {
     box: referenceBox(layer, layout.align, style, grow),
-    angle: layout.angle ?? 90,
-    scale: layout.scale ?? 1,
+    angle: finite(layout.angle, 90),
+    scale: finite(layout.scale, 1),
     style: layout.style ?? "linear",
-    offsetX: (layout.offset?.x ?? 0) / 100,
-    offsetY: (layout.offset?.y ?? 0) / 100,
+    offsetX: finite(layout.offset?.x, 0) / 100,
+    offsetY: finite(layout.offset?.y, 0) / 100,
   };
   return { kind: "gradient", lut: gradientLut(gradient, layout.reverse === true), placement };
 }
@@ -49,7 +49,7 @@ function gradientPaint(layer: PixelLayer, gradient: EffectSolidGradient | Effect
 /** A phase coordinate: a number of pixels, or (a stroke's pattern) a units value. */
 type Phase = number | { readonly value?: number } | undefined;
 
-const phasePx = (value: Phase): number => (typeof value === "number" ? value : (value?.value ?? 0));
+const phasePx = (value: Phase): number => finite(typeof value === "number" ? value : value?.value, 0);
 
 /**
  * A pattern's paint, tiled from the layer's effects origin when it moves with the layer (the anchor Photoshop
@@ -59,7 +59,9 @@ function patternPaint(layer: PixelLayer, pattern: EffectPattern | undefined, eff
   const tile = pattern ? style.patterns.get(pattern.id) : undefined;
   if (!tile) return undefined;
   const origin = effect.align === false ? { x: 0, y: 0 } : (layer.effectsOrigin ?? { x: 0, y: 0 });
-  return { kind: "pattern", tile, originX: origin.x + phasePx(effect.phase?.x), originY: origin.y + phasePx(effect.phase?.y), scale: effect.scale ?? 1 };
+  const x = finite(origin.x, 0) + phasePx(effect.phase?.x);
+  const y = finite(origin.y, 0) + phasePx(effect.phase?.y);
+  return { kind: "pattern", tile, originX: x, originY: y, scale: finite(effect.scale, 1) };
 }
 
 /** An overlay's paint over the layer's box (not yet limited to its shape: the caller mixes it in by the shape). */

@@ -12,7 +12,7 @@ import { growPlane } from "./distance.js";
 import { type Element, isEmpty, layerBox, multiply, shapeFalloff, shifted } from "./element.js";
 import { type Paint, paintRaster } from "./paint.js";
 import { blurPlane, emptyPlane, expand, intersect, invert, type Plane, shapePlane } from "./planes.js";
-import { opacityOf, shadowOffset, sizePx, spreadFraction } from "./style.js";
+import { finite, opacityOf, shadowOffset, sizePx, spreadFraction } from "./style.js";
 
 type Glow = LayerEffectsOuterGlow | LayerEffectInnerGlow;
 
@@ -42,7 +42,7 @@ export function outerGlow(layer: PixelLayer, effect: LayerEffectsOuterGlow, regi
   const box = intersect(region, expand(layerBox(layer), reach));
   if (isEmpty(box)) return undefined;
   const plane = falloff(shapePlane(layer, expand(box, reach)), effect, 0, work);
-  const coverage = shapeFalloff(shifted(plane, box, 0, 0, 0), effect.range ?? 0.5, contourLut(effect.contour));
+  const coverage = shapeFalloff(shifted(plane, box, 0, 0, 0), finite(effect.range, 0.5), contourLut(effect.contour));
   multiply(coverage, shapePlane(layer, box), true);
   return { raster: paintRaster(coverage, glowPaint(effect)), box, opacity: opacityOf(effect), blendMode: effect.blendMode ?? "screen" };
 }
@@ -58,7 +58,7 @@ export function innerGlow(layer: PixelLayer, effect: LayerEffectInnerGlow, regio
   const plane = falloff(invert(shapePlane(layer, expand(box, reach))), effect, 1, work);
   const coverage = shifted(plane, box, 0, 0, 1);
   if (effect.source === "center") invert(coverage);
-  shapeFalloff(coverage, effect.range ?? 0.5, contourLut(effect.contour));
+  shapeFalloff(coverage, finite(effect.range, 0.5), contourLut(effect.contour));
   return { raster: paintRaster(coverage, glowPaint(effect)), box, opacity: opacityOf(effect), blendMode: effect.blendMode ?? "screen" };
 }
 
@@ -69,7 +69,7 @@ export function innerGlow(layer: PixelLayer, effect: LayerEffectInnerGlow, regio
 export function satin(layer: PixelLayer, effect: LayerEffectSatin, region: HostBounds, work?: RowWork): Element | undefined {
   const box = intersect(region, layerBox(layer));
   if (isEmpty(box)) return undefined;
-  const { dx, dy } = shadowOffset(effect.angle ?? 19, effect.distance);
+  const { dx, dy } = shadowOffset(finite(effect.angle, 19), effect.distance);
   const reach = Math.ceil(sizePx(effect.size)) + Math.max(Math.abs(dx), Math.abs(dy)) + 1;
   const plane = blurPlane(shapePlane(layer, expand(box, reach)), sizePx(effect.size), 0, work);
   const a = shifted(plane, box, dx, dy, 0);

@@ -12,7 +12,7 @@ import { growPlane } from "./distance.js";
 import { type Element, isEmpty, layerBox, multiply, shapeFalloff, shifted } from "./element.js";
 import { paintRaster } from "./paint.js";
 import { blurPlane, expand, intersect, invert, offsetBox, shapePlane } from "./planes.js";
-import { opacityOf, shadowOffset, sizePx, spreadFraction, type StyleContext } from "./style.js";
+import { finite, opacityOf, shadowOffset, sizePx, spreadFraction, type StyleContext } from "./style.js";
 
 /** How far past the layer's box a drop shadow reaches (its size plus its distance), in pixels. */
 export function dropShadowReach(effect: LayerEffectShadow): number {
@@ -21,7 +21,7 @@ export function dropShadowReach(effect: LayerEffectShadow): number {
 }
 
 function lightAngle(effect: LayerEffectShadow, style: StyleContext): number {
-  return effect.useGlobalLight === false ? (effect.angle ?? style.globalAngle) : style.globalAngle;
+  return effect.useGlobalLight === false ? finite(effect.angle, style.globalAngle) : style.globalAngle;
 }
 
 /** A drop shadow of `layer` over the part of `region` it reaches; undefined when it reaches none of it. */

@@ -5,6 +5,14 @@
 import type { LayerEffectsInfo, PatternInfo, UnitsValue } from "ag-psd";
 import { MAX_EFFECT_DISTANCE_PX, MAX_EFFECT_SIZE_PX } from "./limits.js";
 
+/**
+ * `value` when it is a finite number, else `fallback`: a damaged or hostile record (NaN, Infinity, a string)
+ * draws with the default instead of poisoning every pixel.
+ */
+export function finite(value: unknown, fallback: number): number {
+  return typeof value === "number" && Number.isFinite(value) ? value : fallback;
+}
+
 /** What layer effects take from their document. */
 export interface StyleContext {
   /** The canvas: gradients not aligned with their layer span it. */
@@ -34,7 +42,7 @@ export function styleContext(doc: {
     patterns = known ?? new Map(doc.patterns.map((pattern) => [pattern.id, pattern]));
     if (!known) patternMaps.set(doc.patterns, patterns);
   }
-  return { width: doc.width, height: doc.height, globalAngle: doc.globalLight?.angle ?? DEFAULT_GLOBAL_ANGLE, patterns };
+  return { width: doc.width, height: doc.height, globalAngle: finite(doc.globalLight?.angle, DEFAULT_GLOBAL_ANGLE), patterns };
 }
 
 /** Whether one effect record is switched on (a record marked not present is a leftover of a removed effect). */
@@ -52,12 +60,12 @@ export function hasActiveEffects(info: LayerEffectsInfo | undefined): info is La
 
 /** A size in pixels, clamped to 0…`MAX_EFFECT_SIZE_PX` (points and other units are taken as pixels). */
 export function sizePx(value: UnitsValue | undefined): number {
-  return Math.min(MAX_EFFECT_SIZE_PX, Math.max(0, value?.value ?? 0));
+  return Math.min(MAX_EFFECT_SIZE_PX, Math.max(0, finite(value?.value, 0)));
 }
 
 /** A spread or choke: Photoshop stores the percentage (0–100) in a field labelled pixels. */
 export function spreadFraction(value: UnitsValue | undefined): number {
-  return Math.min(1, Math.max(0, (value?.value ?? 0) / 100));
+  return Math.min(1, Math.max(0, finite(value?.value, 0) / 100));
 }
 
 /**
@@ -65,12 +73,12 @@ export function spreadFraction(value: UnitsValue | undefined): number {
  * at `distance`: the shadow falls away from the light.
  */
 export function shadowOffset(angle: number, distance: UnitsValue | undefined): { dx: number; dy: number } {
-  const d = Math.min(MAX_EFFECT_DISTANCE_PX, Math.max(0, distance?.value ?? 0));
-  const rad = (angle * Math.PI) / 180;
+  const d = Math.min(MAX_EFFECT_DISTANCE_PX, Math.max(0, finite(distance?.value, 0)));
+  const rad = (finite(angle, DEFAULT_GLOBAL_ANGLE) * Math.PI) / 180;
   return { dx: Math.round(-d * Math.cos(rad)), dy: Math.round(d * Math.sin(rad)) };
 }
 
 /** An effect's opacity, 0–1 (a missing one is fully opaque, as Photoshop writes every one it uses). */
 export function opacityOf(effect: { readonly opacity?: number }): number {
-  return Math.min(1, Math.max(0, effect.opacity ?? 1));
+  return Math.min(1, Math.max(0, finite(effect.opacity, 1)));
 }

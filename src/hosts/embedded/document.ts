@@ -1,5 +1,6 @@
 import type { HostRect } from "../../protocol/index.js";
 import type { FileFeatures } from "../../files/index.js";
+import type { PsdFileSource } from "./psd-file/index.js";
 import type { Raster } from "./raster.js";
 import { emptyRaster, solidRaster } from "./raster.js";
 
@@ -79,6 +80,8 @@ export interface DocumentContent {
 export interface DocumentSource {
   readonly psb: boolean;
   readonly features: FileFeatures;
+  /** A PSD's mode, depth and original bytes, for saving it back in its mode (see `psd-file/`). */
+  readonly psdFile?: PsdFileSource | undefined;
 }
 
 /** One open document. */

@@ -10,9 +10,9 @@ import { imageResourceIds, psdFeatures, psdLayoutProblem, psdSections, readPsdHe
 import { canvasRegion, renderDocument, renderRows } from "./composite.js";
 import { DEFAULT_MAX_PSD_GROUP_DEPTH } from "./limits.js";
 import type { DocumentContent, EmbeddedDocument, EmbeddedLayer, LayerMask, PixelLayer } from "./document.js";
+import { carryOverResources, keepSets, rememberRead, toOriginalMode, toReadablePsd } from "./psd-file/index.js";
+import type { PsdFileSource } from "./psd-file/index.js";
 import type { Stages } from "./work.js";
-
-const PSD_COLOR_MODES_READABLE: ReadonlySet<number> = new Set([1, 3]); // grayscale, RGB
 
 /** Blend mode names ag-psd can write; anything else is saved as `normal`. */
 export const PSD_BLEND_MODES: ReadonlySet<string> = new Set<BlendMode>([
@@ -42,6 +42,8 @@ export interface ParsedPsd {
   readonly content: DocumentContent;
   readonly features: FileFeatures;
   readonly psb: boolean;
+  /** The file's mode and what was read, for saving back in its mode (see `psd-file/`). */
+  readonly psdFile: PsdFileSource;
 }
 
 const READ_OPTIONS = { useImageData: true, skipThumbnail: true, skipLinkedFilesData: true } as const;
@@ -55,7 +57,7 @@ const READ_OPTIONS = { useImageData: true, skipThumbnail: true, skipLinkedFilesD
  * `PAYLOAD_TOO_LARGE` naming it, and groups nested deeper than `maxGroupDepth` with `BAD_REQUEST`, before any
  * layer buffer is allocated (a 100-byte file can declare a 22000×22000 layer).
  *
- * @throws BridgeError `BAD_REQUEST` when it is not a readable 8-bit RGB/grayscale PSD, holds neither layers
+ * @throws BridgeError `BAD_REQUEST` when it is damaged or in a mode `toReadablePsd` refuses, holds neither layers
  * nor a merged image (`details.reason: "noImage"`) or nests groups too deep (`details: { depth, max }`),
  * `PAYLOAD_TOO_LARGE` above `maxPixels` (the canvas, or one layer: `details: { layer, layerIndex, width, height }`).
  * `stages` hears "building layers" once the file is parsed (a cancelled call throws from there).
@@ -81,17 +83,15 @@ export function parsePsd(
   }
   const header = readPsdHeader(bytes);
   if (header === undefined) throw new BridgeError("BAD_REQUEST", `Not a PSD file: ${path}`, { details: { path } });
-  const { width, height, depth, colorMode } = header;
+  const { width, height } = header;
   if (width * height > options.maxPixels) {
     throw new BridgeError("PAYLOAD_TOO_LARGE", `Document of ${width}×${height} exceeds ${options.maxPixels} pixels`, {
       details: { path, width, height, maxPixels: options.maxPixels },
     });
   }
-  if (depth !== 8 || !PSD_COLOR_MODES_READABLE.has(colorMode)) {
-    throw new BridgeError("BAD_REQUEST", `Only 8-bit RGB or grayscale PSD files can be opened (${path} has depth ${depth}, mode ${colorMode})`, {
-      details: { path, depth, colorMode },
-    });
-  }
+  // Any depth and colour mode is read from an 8-bit RGB or grayscale copy (or refused with the reason named).
+  const readable = toReadablePsd(bytes, { path, maxPixels: options.maxPixels });
+  bytes = Buffer.from(readable.bytes.buffer, readable.bytes.byteOffset, readable.bytes.byteLength);
   ensureCanvasFactory();
   const sections = psdSections(bytes);
   if (sections !== undefined && sections.layerSectionLength === 0 && sections.imageDataOffset >= bytes.length) {
@@ -132,7 +132,8 @@ export function parsePsd(
     nextLayerId,
     activeLayerIds: first ? [first.id] : [],
   };
-  return { content, features: psdFeatures(psd, header, imageResourceIds(bytes), (layer) => ids.get(layer)), psb: header.version === 2 };
+  const features = psdFeatures(psd, header, imageResourceIds(bytes), (layer) => ids.get(layer));
+  return { content, features, psb: header.version === 2, psdFile: rememberRead(readable, content) };
 }
 
 /**
@@ -334,7 +335,12 @@ export function serializePsd(doc: EmbeddedDocument, options: { psb?: boolean; st
     children: doc.layers.slice().reverse().map(toPsdLayer),
   };
   stages?.stage("encoding", doc.height);
-  return writePsdBuffer(psd, { psb: options.psb === true });
+  const written = writePsdBuffer(psd, { psb: options.psb === true });
+  const source = doc.source?.psdFile;
+  if (source === undefined) return written;
+  // Back in the file's own mode and depth, with the image resources ag-psd does not keep.
+  const saved = toOriginalMode(carryOverResources(written, source.opened.original.bytes), source.opened, keepSets(source, doc));
+  return Buffer.from(saved.buffer, saved.byteOffset, saved.byteLength);
 }
 
 function renderComposite(doc: EmbeddedDocument, stages: Stages | undefined): ReturnType<typeof renderDocument> {

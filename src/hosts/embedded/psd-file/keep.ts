@@ -50,12 +50,16 @@ export function rememberRead(readable: ReadablePsd, doc: { width: number; height
   return { opened: { source, conversion, original }, read, picture: pictureKey(doc) };
 }
 
-/** The layers still holding what was read, and whether the picture is the one that was opened. */
+/** The layers still holding what was read (and every group), and whether the picture is the one that was opened. */
 export function keepSets(source: PsdFileSource, doc: { width: number; height: number; layers: readonly EmbeddedLayer[] }): KeepSets {
   const layerIds = new Set<number>();
   let all = true;
   walk(doc.layers, (layer) => {
-    if (layer.kind === "group") return;
+    // A group's record holds no pixels: its (empty) channels are always the ones read.
+    if (layer.kind === "group") {
+      layerIds.add(layer.id);
+      return;
+    }
     const same = source.read.get(layer.data) === layer.id && (layer.mask === undefined || source.read.get(layer.mask) === layer.id);
     if (same) layerIds.add(layer.id);
     else all = false;

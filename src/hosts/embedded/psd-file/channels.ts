@@ -22,46 +22,47 @@ export interface ChannelShape {
 /** Bytes per row of a channel. */
 export const rowBytes = (width: number, depth: number): number => Math.ceil((width * depth) / 8);
 
-/** Unpacks one PackBits row from `src[at…end)` into `out` (a short or overlong row is cut or left zero). */
-function unpackRow(src: Uint8Array, at: number, end: number, out: Uint8Array): void {
-  let o = 0;
-  while (at < end && o < out.length) {
+/**
+ * Unpacks one PackBits row from `src[at…end)` into `out[o…oEnd)` (a short row leaves zeros, an overlong one is
+ * cut). Plain loops: a typed-array view per packet would cost more than the copy.
+ */
+function unpackRow(src: Uint8Array, at: number, end: number, out: Uint8Array, o: number, oEnd: number): void {
+  while (at < end && o < oEnd) {
     const n = src[at++]!;
     if (n < 128) {
-      const count = Math.min(n + 1, out.length - o, end - at);
-      out.set(src.subarray(at, at + count), o);
-      o += count;
-      at += n + 1;
+      const stop = Math.min(o + n + 1, oEnd);
+      const from = at;
+      while (o < stop && at < end) out[o++] = src[at++]!;
+      at = from + n + 1;
     } else if (n > 128) {
-      const count = Math.min(257 - n, out.length - o);
-      out.fill(src[at++] ?? 0, o, o + count);
-      o += count;
+      const value = src[at++] ?? 0;
+      const stop = Math.min(o + 257 - n, oEnd);
+      while (o < stop) out[o++] = value;
     }
   }
 }
 
-/** PackBits of one row, appended to `out` from `at`; answers the new end. `out` must hold `row.length * 1.01 + 2`. */
-function packRow(row: Uint8Array, out: Uint8Array, at: number): number {
-  let i = 0;
-  const n = row.length;
-  while (i < n) {
+/** PackBits of `raw[start…end)`, appended to `out` from `at`; answers the new end. */
+function packRow(raw: Uint8Array, start: number, end: number, out: Uint8Array, at: number): number {
+  let i = start;
+  while (i < end) {
     // A run of 3 or more equal bytes is worth a repeat packet.
+    const value = raw[i]!;
     let run = 1;
-    while (i + run < n && run < 128 && row[i + run] === row[i]) run++;
+    while (i + run < end && run < 128 && raw[i + run] === value) run++;
     if (run >= 3) {
       out[at++] = 257 - run;
-      out[at++] = row[i]!;
+      out[at++] = value;
       i += run;
       continue;
     }
-    const start = i;
-    while (i < n && i - start < 128) {
-      if (i + 2 < n && row[i] === row[i + 1] && row[i] === row[i + 2]) break;
+    const from = i;
+    while (i < end && i - from < 128) {
+      if (i + 2 < end && raw[i] === raw[i + 1] && raw[i] === raw[i + 2]) break;
       i++;
     }
-    out[at++] = i - start - 1;
-    out.set(row.subarray(start, i), at);
-    at += i - start;
+    out[at++] = i - from - 1;
+    for (let k = from; k < i; k++) out[at++] = raw[k]!;
   }
   return at;
 }
@@ -73,7 +74,7 @@ export function packRows(raw: Uint8Array, rows: number, bytesPerRow: number, psb
   const view = new DataView(out.buffer);
   let at = rows * countBytes;
   for (let y = 0; y < rows; y++) {
-    const end = packRow(raw.subarray(y * bytesPerRow, (y + 1) * bytesPerRow), out, at);
+    const end = packRow(raw, y * bytesPerRow, (y + 1) * bytesPerRow, out, at);
     if (psb) view.setUint32(y * 4, end - at);
     else view.setUint16(y * 2, end - at);
     at = end;
@@ -91,7 +92,7 @@ export function unpackRows(data: Uint8Array, rows: number, bytesPerRow: number, 
   for (let y = 0; y < rows; y++) {
     const count = psb ? view.getUint32(y * 4) : view.getUint16(y * 2);
     const end = Math.min(data.length, at + count);
-    unpackRow(data, at, end, out.subarray(y * bytesPerRow, (y + 1) * bytesPerRow));
+    unpackRow(data, at, end, out, y * bytesPerRow, (y + 1) * bytesPerRow);
     at = end;
   }
   return out;
@@ -101,9 +102,13 @@ function unpredict(raw: Uint8Array, shape: ChannelShape): void {
   const { width, height, depth } = shape;
   const stride = rowBytes(width, depth);
   if (depth === 16) {
-    const view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
     for (let y = 0; y < height; y++) {
-      for (let x = 1, at = y * stride + 2; x < width; x++, at += 2) view.setUint16(at, (view.getUint16(at) + view.getUint16(at - 2)) & 0xffff);
+      let previous = 0;
+      for (let at = y * stride, end = at + width * 2; at < end; at += 2) {
+        previous = (((raw[at]! << 8) | raw[at + 1]!) + previous) & 0xffff;
+        raw[at] = previous >> 8;
+        raw[at + 1] = previous & 0xff;
+      }
     }
     return;
   }
@@ -123,13 +128,13 @@ function predict(raw: Uint8Array, shape: ChannelShape): Uint8Array {
   const stride = rowBytes(width, depth);
   const out = new Uint8Array(raw.length);
   if (depth === 16) {
-    const src = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
-    const dst = new DataView(out.buffer);
     for (let y = 0; y < height; y++) {
       let previous = 0;
-      for (let x = 0, at = y * stride; x < width; x++, at += 2) {
-        const value = src.getUint16(at);
-        dst.setUint16(at, (value - previous) & 0xffff);
+      for (let at = y * stride, end = at + width * 2; at < end; at += 2) {
+        const value = (raw[at]! << 8) | raw[at + 1]!;
+        const delta = (value - previous) & 0xffff;
+        out[at] = delta >> 8;
+        out[at + 1] = delta & 0xff;
         previous = value;
       }
     }

@@ -5,7 +5,8 @@
  */
 import { COMPRESSION, decodeChannel, encodeChannel } from "./channels.js";
 import type { ChannelShape } from "./channels.js";
-import { alphaToEditor, alphaToSource, colorToEditor, colorToSource } from "./convert.js";
+import { alphaToEditor, colorToEditor } from "./to-editor.js";
+import { alphaToSource, colorToSource } from "./to-source.js";
 import type { ChannelData, LayerRecord, Rect } from "./layers.js";
 import { rectHeight, rectWidth } from "./layers.js";
 import type { PsdSourceMode } from "./modes.js";

@@ -5,7 +5,7 @@
  */
 import { COMPRESSION, decodeChannel, encodeChannel } from "./channels.js";
 import type { ChannelShape } from "./channels.js";
-import { alphaToSource, colorToSource } from "./convert.js";
+import { alphaToSource, colorToSource } from "./to-source.js";
 import type { ChannelData, InfoBlock, LayerRecord, Rect } from "./layers.js";
 import { rectHeight, rectWidth } from "./layers.js";
 import { layerToSource } from "./layer-pixels.js";

@@ -4,7 +4,7 @@
  */
 import { BridgeError, isBridgeError } from "../../../protocol/index.js";
 import { COMPRESSION } from "./channels.js";
-import { alphaToEditor, colorToEditor } from "./convert.js";
+import { alphaToEditor, colorToEditor } from "./to-editor.js";
 import type { ChannelData, LayerRecord, Rect } from "./layers.js";
 import { rectHeight, rectWidth } from "./layers.js";
 import { layerToEditor } from "./layer-pixels.js";

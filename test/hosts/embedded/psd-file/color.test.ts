@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { cmykToRgb, from16, from32, labToRgb, rgbToCmyk, rgbToGray, rgbToLab, to16, to32 } from "../../../../src/hosts/embedded/psd-file/color.js";
+import { productByte, sixteenToByte } from "../../../../src/hosts/embedded/psd-file/to-editor.js";
+import { inkByte } from "../../../../src/hosts/embedded/psd-file/to-source.js";
 import { mergedChannels } from "../../../../src/hosts/embedded/psd-file/merged.js";
 import { readPsdFile } from "../../../../src/hosts/embedded/psd-file/sections.js";
 import { psdToolsBytes } from "./reference.js";
@@ -91,5 +93,44 @@ describe("psd-file: the stated conversions", () => {
     expect(BYTES.map((v) => rgbToGray(v, v, v))).toEqual(BYTES);
     expect(rgbToGray(0, 255, 0)).toBeGreaterThan(rgbToGray(255, 0, 0));
     expect(rgbToGray(255, 0, 0)).toBeGreaterThan(rgbToGray(0, 0, 255));
+  });
+});
+
+describe("psd-file: the integer forms the pixel loops use", () => {
+  it("16-bit → 8-bit in integers equals from16 on every value", () => {
+    const bytes = new Uint8Array(65536 * 2);
+    for (let v = 0; v < 65536; v++) [bytes[v * 2], bytes[v * 2 + 1]] = [v >> 8, v & 0xff];
+    const differing = Array.from({ length: 65536 }, (_, v) => v).filter((v) => sixteenToByte(bytes, v) !== from16(v));
+    expect(differing).toEqual([]);
+  });
+
+  it("8-bit CMYK → RGB in integers equals cmykToRgb on every pair of samples", () => {
+    const rgb = [0, 0, 0];
+    const differing: number[][] = [];
+    for (let c = 0; c < 256; c++) {
+      for (let k = 0; k < 256; k++) {
+        cmykToRgb(c / 255, c / 255, c / 255, k / 255, rgb);
+        if (productByte(c, k) !== rgb[0]) differing.push([c, k]);
+      }
+    }
+    expect(differing).toEqual([]);
+  });
+});
+
+describe("psd-file: the integer form of saving CMYK", () => {
+  it("8-bit ink is rgbToCmyk's value rounded (halves up), and every RGB colour comes back exactly", () => {
+    const units = [0, 0, 0, 0];
+    const differing: number[][] = [];
+    for (let black = 1; black < 256; black++) {
+      for (let value = 0; value <= black; value++) {
+        rgbToCmyk(value, black, 0, units);
+        const exact = (value * 255) / black;
+        const ink = inkByte(value, black);
+        const rounded = Math.abs(ink - exact) < 0.5 || ink - exact === 0.5;
+        if (!rounded || Math.abs(ink - units[0]! * 255) > 0.5 + 1e-9 || productByte(ink, black) !== value) differing.push([value, black]);
+      }
+    }
+    expect(differing).toEqual([]);
+    expect(inkByte(0, 0)).toBe(255);
   });
 });

@@ -1,76 +1,12 @@
 /**
- * Pixel conversions between a file's mode and what the editor holds (8-bit RGB or grayscale planes), with the
- * stated conversions of `color.ts`. Planes are whole channels of one layer (or of the merged image).
+ * Pixels from the 8-bit RGB ag-psd writes back to a file's mode and depth, by the inverses of the stated
+ * conversions of `color.ts`. The hot loops use integer forms proven equal to them on every input (see the tests).
  */
-import { bitmapToGray, cmykToRgb, labToRgb, rgbToCmyk, rgbToGray, rgbToLab, toByte } from "./color.js";
+import { rgbToCmyk, rgbToGray, rgbToLab } from "./color.js";
 import { rowBytes } from "./channels.js";
 import { COLOR_MODE } from "./modes.js";
 import type { PsdSourceMode } from "./modes.js";
-import type { Plane } from "./samples.js";
-import { byteWriter, emptyPlane, unitReader, unitWriter } from "./samples.js";
-
-/** The palette of an indexed file: 256 reds, then greens, then blues. */
-const paletteOf = (mode: PsdSourceMode): Uint8Array => mode.colorModeData;
-
-/**
- * The colour planes of a source (its colour channels, decoded; a missing one reads as zeros) as 8-bit planes in
- * what the file opens as: 3 (RGB) or 1 (grayscale). `alpha` (an 8-bit plane) is cleared where an indexed file's
- * transparent index is.
- */
-export function colorToEditor(mode: PsdSourceMode, source: readonly (Plane | undefined)[], width: number, height: number, alpha?: Uint8Array): Uint8Array[] {
-  const count = width * height;
-  const out = Array.from({ length: mode.opensAs }, () => new Uint8Array(count));
-  const at = (c: number): Plane => source[c] ?? emptyPlane(count, mode.depth);
-  if (mode.colorMode === COLOR_MODE.bitmap) {
-    const bits = at(0).bytes;
-    const stride = rowBytes(width, 1);
-    for (let y = 0; y < height; y++) {
-      for (let x = 0; x < width; x++) out[0]![y * width + x] = bitmapToGray((bits[y * stride + (x >> 3)]! >> (7 - (x & 7))) & 1);
-    }
-    return out;
-  }
-  if (mode.colorMode === COLOR_MODE.indexed) {
-    const palette = paletteOf(mode);
-    const indices = at(0).bytes;
-    for (let i = 0; i < count; i++) {
-      const index = indices[i]!;
-      out[0]![i] = palette[index]!;
-      out[1]![i] = palette[256 + index]!;
-      out[2]![i] = palette[512 + index]!;
-      if (alpha && index === mode.transparentIndex) alpha[i] = 0;
-    }
-    return out;
-  }
-  const read = unitReader(mode.depth, true);
-  if (mode.colorMode === COLOR_MODE.cmyk || mode.colorMode === COLOR_MODE.lab) {
-    const rgb = [0, 0, 0];
-    const [p0, p1, p2, p3] = [at(0), at(1), at(2), mode.colorMode === COLOR_MODE.cmyk ? at(3) : at(0)];
-    for (let i = 0; i < count; i++) {
-      if (mode.colorMode === COLOR_MODE.cmyk) cmykToRgb(read(p0, i), read(p1, i), read(p2, i), read(p3, i), rgb);
-      else labToRgb(read(p0, i), read(p1, i), read(p2, i), rgb);
-      out[0]![i] = rgb[0]!;
-      out[1]![i] = rgb[1]!;
-      out[2]![i] = rgb[2]!;
-    }
-    return out;
-  }
-  // RGB, grayscale, duotone: channel for channel.
-  for (let c = 0; c < mode.opensAs; c++) {
-    const from = at(c);
-    const to = out[c]!;
-    for (let i = 0; i < count; i++) to[i] = toByte(read(from, i));
-  }
-  return out;
-}
-
-/** A transparency or mask plane as 8 bits (linear at every depth: no transfer curve); at 8 bits, the plane itself. */
-export function alphaToEditor(source: Plane, depth: number, count: number): Uint8Array {
-  if (depth === 8) return source.bytes.subarray(0, count);
-  const read = unitReader(depth, false);
-  const out = new Uint8Array(count);
-  for (let i = 0; i < count; i++) out[i] = toByte(read(source, i));
-  return out;
-}
+import { byteWriter, emptyPlane, unitWriter } from "./samples.js";
 
 /** An 8-bit transparency or mask plane at the file's depth. */
 export function alphaToSource(source: Uint8Array, depth: number): Uint8Array {
@@ -130,6 +66,9 @@ export function colorToSource(mode: PsdSourceMode, rgb: readonly Uint8Array[], w
     }
     return [indices];
   }
+  if (mode.depth === 8 && mode.colorMode === COLOR_MODE.rgb) return [r, g, b].map((p) => p.subarray(0, count));
+  if (mode.depth === 16 && mode.colorMode === COLOR_MODE.rgb) return [r, g, b].map((p) => sixteenFromBytes(p, count));
+  if (mode.depth === 8 && mode.colorMode === COLOR_MODE.cmyk) return cmykFromRgb8(r, g, b, count);
   const out = Array.from({ length: mode.colorChannels }, () => emptyPlane(count, mode.depth));
   if (mode.colorMode === COLOR_MODE.cmyk || mode.colorMode === COLOR_MODE.lab) {
     const write = unitWriter(mode.depth);
@@ -151,4 +90,40 @@ export function colorToSource(mode: PsdSourceMode, rgb: readonly Uint8Array[], w
     }
   }
   return out.map((p) => p.bytes);
+}
+
+/** 8-bit values at 16 bits: `v · 257` is the byte twice. */
+function sixteenFromBytes(plane: Uint8Array, count: number): Uint8Array {
+  const out = new Uint8Array(count * 2);
+  for (let i = 0; i < count; i++) {
+    const value = plane[i]!;
+    out[i * 2] = value;
+    out[i * 2 + 1] = value;
+  }
+  return out;
+}
+
+/**
+ * `rgbToCmyk` stored at 8 bits, in integer arithmetic: K is the brightest channel, and each of C, M, Y is
+ * `v · 255 / K` rounded, halves up (255, no ink, where K is 0): `floor((v · 255 + ⌊K / 2⌋) / K)`. Every 8-bit RGB
+ * colour comes back exactly through `cmykToRgb` (tested on every pair).
+ */
+export function inkByte(value: number, black: number): number {
+  return black === 0 ? 255 : ((value * 255 + (black >> 1)) / black) | 0;
+}
+
+function cmykFromRgb8(r: Uint8Array, g: Uint8Array, b: Uint8Array, count: number): Uint8Array[] {
+  const out = [new Uint8Array(count), new Uint8Array(count), new Uint8Array(count), new Uint8Array(count)];
+  const [c, m, y, k] = out as [Uint8Array, Uint8Array, Uint8Array, Uint8Array];
+  for (let i = 0; i < count; i++) {
+    const red = r[i]!;
+    const green = g[i]!;
+    const blue = b[i]!;
+    const black = red > green ? (red > blue ? red : blue) : green > blue ? green : blue;
+    k[i] = black;
+    c[i] = inkByte(red, black);
+    m[i] = inkByte(green, black);
+    y[i] = inkByte(blue, black);
+  }
+  return out;
 }

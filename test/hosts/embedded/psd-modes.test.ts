@@ -116,6 +116,7 @@ describe("embedded host: PSD depths and colour modes", () => {
       colorMode: was.colorMode,
       extraChannels: was.extraChannels,
     });
+    expect(now.layers.map((layer) => layer.id)).toEqual(was.layers.map((layer) => layer.id));
     const kept = was.resources.filter((resource) => !DROPPED_RESOURCES.has(resource));
     expect(now.resources).toEqual(expect.arrayContaining(kept));
     if (was.resources.includes(1039)) expect(now.resources).toContain(1039);
@@ -165,6 +166,31 @@ describe("embedded host: PSD depths and colour modes", () => {
     // The composite changed, so it is written fresh at 16 bits: the fill shows where no layer covers it.
     const merged = mergedChannels(saved.merged!, { width: 5, height: 5, depth: 16, psb: false }, saved.header.channels);
     expect([0, 1, 2].map((c) => new DataView(merged(c).buffer, merged(c).byteOffset).getUint16(0))).toEqual([0x3333, 0x6666, 0x9999]);
+  });
+
+  it("a flattened CMYK file edited by a script stays flattened CMYK, with its spot channels", async () => {
+    const { host, id, file } = await opened("cmyk-spot.psd");
+    await runJs(host, `app.activeDocument.layers[0].fill("#ff8000")`);
+    const target = join(dir, "filled-cmyk-spot.psd");
+    await host.saveDocument!(ctx(), { documentId: id, path: target, backup: false });
+    const [was, now] = [psdStructure(await readFile(file)), psdStructure(await readFile(target))];
+    expect(now).toMatchObject({ colorMode: 4, depth: 8, layers: [], extraChannels: was.extraChannels });
+    const saved = readPsdFile(await readFile(target));
+    const merged = mergedChannels(saved.merged!, { width: saved.header.width, height: saved.header.height, depth: 8, psb: false }, saved.header.channels);
+    // #ff8000 stored inverted: K from the brightest channel (255: no black), C none, M half, Y full.
+    expect([0, 1, 2, 3].map((c) => merged(c)[0])).toEqual([255, 128, 0, 255]);
+    // The spot channels are the file's own, untouched.
+    const original = readPsdFile(await readFile(file));
+    const before = mergedChannels(original.merged!, { width: saved.header.width, height: saved.header.height, depth: 8, psb: false }, original.header.channels);
+    for (let c = 4; c < original.header.channels; c++) expect(Buffer.from(merged(c)).equals(Buffer.from(before(c)))).toBe(true);
+  });
+
+  it("an indexed document given a second layer saves as 8-bit RGB: indexed colour holds no layers", async () => {
+    const { host, id } = await opened("colormodes/4x4_8bit_index_color.psd");
+    await runJs(host, `const layer = app.activeDocument.artLayers.add("Dot"); layer.fill("#00ff00")`);
+    const target = join(dir, "layered-index.psd");
+    await host.saveDocument!(ctx(), { documentId: id, path: target, backup: false });
+    expect(psdStructure(await readFile(target))).toMatchObject({ colorMode: 3, depth: 8, layers: { length: 2 } });
   });
 
   it("a grayscale document exports grayscale PNG, TIFF and JPEG; an RGB one does not", async () => {

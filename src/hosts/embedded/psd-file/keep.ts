@@ -26,7 +26,11 @@ function walk(layers: readonly EmbeddedLayer[], visit: (layer: EmbeddedLayer) =>
   }
 }
 
-/** Everything besides pixel buffers that changes the composite: canvas, order, visibility, opacity, modes, offsets, masks. */
+/**
+ * Everything besides pixel buffers that changes the composite: canvas, order, visibility, opacity, modes, offsets,
+ * masks. A layer field added to the model that changes the picture belongs here, or an edited document would be
+ * saved with the composite it was opened with.
+ */
 function pictureKey(doc: { width: number; height: number; layers: readonly EmbeddedLayer[] }): string {
   const parts: unknown[] = [doc.width, doc.height];
   walk(doc.layers, (layer) => {

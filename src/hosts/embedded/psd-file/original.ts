@@ -122,7 +122,8 @@ function mergedFromWritten(file: PsdFile, readable: Pick<ReadablePsd, "source" |
  *
  * Indexed and bitmap files cannot hold layers: they are written back in their mode only while the document is a
  * single canvas-sized layer (flattened, as they were); otherwise the 8-bit file is returned as it is (RGB, for
- * the caller's loss check to report). A flattened file of another mode stays flattened on the same condition.
+ * the caller's loss check to report). A flattened file of another mode stays flattened on the same condition, as
+ * long as the picture is opaque.
  */
 export function toOriginalMode(written: Uint8Array, readable: Pick<ReadablePsd, "source" | "original">, keep: KeepSets): Uint8Array {
   const { source, original } = readable;
@@ -133,8 +134,10 @@ export function toOriginalMode(written: Uint8Array, readable: Pick<ReadablePsd, 
   const canvas = { top: 0, left: 0, bottom: source.height, right: source.width };
   const oneCanvasLayer = file.layers.layers.length <= 1 && file.layers.layers.every((layer) => sameRect(layer, canvas));
   if (layerless && !oneCanvasLayer) return withoutResource(file, written, source.colorMode === COLOR_MODE.bitmap ? ICC_PROFILE : undefined);
-  // A flattened file (or a mode without layers) stays flattened while the document is its one canvas-sized layer.
-  const flatOnly = oneCanvasLayer && (layerless || original.file.layers.layers.length === 0);
+  // A flattened file (or a mode without layers) stays flattened while the document is its one canvas-sized layer
+  // (and, in modes with layers, an opaque one: a flattened file has no transparency).
+  const opaque = file.header.channels === 3;
+  const flatOnly = oneCanvasLayer && (layerless || (opaque && original.file.layers.layers.length === 0));
   const storedComposite = keep.composite && sameCanvas && original.merged !== undefined;
   const carryExtras = sameCanvas && source.extraChannels > 0 && original.merged !== undefined;
   const layers = flatOnly

@@ -126,8 +126,11 @@ function compileRendered(adjustment: AdjustmentLayer, grayscale: boolean): Color
       return selectiveColorProgram(adjustment);
     case "color lookup":
       return sameTables(identityTable());
-    default:
-      throw new BridgeError("NOT_SUPPORTED", `The ${String(adjustment.type)} adjustment cannot be rendered`, { details: { adjustment: adjustment.type } });
+    default: {
+      // Unreachable for ag-psd's types; a record from elsewhere may still name something else.
+      const type = String((adjustment as { type?: unknown }).type);
+      throw new BridgeError("NOT_SUPPORTED", `The ${type} adjustment cannot be rendered`, { details: { adjustment: type } });
+    }
   }
 }
 

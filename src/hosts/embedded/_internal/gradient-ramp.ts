@@ -8,6 +8,13 @@
 import type { Color, ColorStop, InterpolationMethod, OpacityStop } from "ag-psd";
 import { type ColorScale, colorToRgb, decodeSrgb, encodeSrgb } from "./psd-color.js";
 
+/**
+ * How far a gradient's "smoothness" (100 % by default) bends the blend between two stops toward a smoothstep:
+ * fitted on Photoshop's renderings of two-stop gradients at 100 %, where half linear, half smoothstep is within
+ * 1.5 % of the ramp (pure smoothstep is 4 % off, linear 3.5 %).
+ */
+const SMOOTHNESS_EASE = 0.5;
+
 /** Entries of a ramp: finer than any gradient Photoshop stores (stop locations are in 1/4096). */
 export const RAMP_SIZE = 4096;
 
@@ -31,6 +38,7 @@ export interface RampOptions {
 /** `RAMP_SIZE` RGBA entries (straight alpha) from location 0 to 1. */
 export function buildRamp(source: RampSource, options: RampOptions): Uint8ClampedArray {
   const factor = locationFactor(source.smoothness);
+  const ease = SMOOTHNESS_EASE * Math.min(1, Math.max(0, Number.isFinite(source.smoothness) ? (source.smoothness ?? 1) : 1));
   const colorStops = sortedStops(source.colorStops, factor, (stop) => colorToRgb(stop.color as Color, options.scale));
   const opacityStops = sortedStops(source.opacityStops ?? [], factor, (stop) => [Math.min(1, Math.max(0, stop.opacity))]);
   const linear = options.method === "linear";
@@ -38,8 +46,8 @@ export function buildRamp(source: RampSource, options: RampOptions): Uint8Clampe
   for (let i = 0; i < RAMP_SIZE; i++) {
     const x0 = i / (RAMP_SIZE - 1);
     const x = options.reverse ? 1 - x0 : x0;
-    const rgb = sample(colorStops, x, linear ? decodeSrgb : undefined);
-    const alpha = opacityStops.length > 0 ? (sample(opacityStops, x)[0] ?? 1) : 1;
+    const rgb = sample(colorStops, x, ease, linear ? decodeSrgb : undefined);
+    const alpha = opacityStops.length > 0 ? (sample(opacityStops, x, ease)[0] ?? 1) : 1;
     ramp[i * 4] = linear ? encodeSrgb(rgb[0] ?? 0) : (rgb[0] ?? 0);
     ramp[i * 4 + 1] = linear ? encodeSrgb(rgb[1] ?? 0) : (rgb[1] ?? 0);
     ramp[i * 4 + 2] = linear ? encodeSrgb(rgb[2] ?? 0) : (rgb[2] ?? 0);
@@ -86,9 +94,10 @@ function sortedStops<T extends { location: number; midpoint: number }>(stops: re
 
 /**
  * The stops' value at `x`: flat before the first and after the last; between two stops the mix follows the
- * later stop's midpoint (where the two are half and half), linear on each side of it.
+ * later stop's midpoint (where the two are half and half), linear on each side of it, then eased by `ease`
+ * (0 linear, 1 smoothstep).
  */
-function sample(stops: readonly Stop[], x: number, toSpace?: (level: number) => number): number[] {
+function sample(stops: readonly Stop[], x: number, ease: number, toSpace?: (level: number) => number): number[] {
   const first = stops[0];
   if (!first) return [0, 0, 0];
   const convert = (value: readonly number[]): number[] => (toSpace ? value.map(toSpace) : [...value]);
@@ -100,7 +109,8 @@ function sample(stops: readonly Stop[], x: number, toSpace?: (level: number) => 
     const span = b.at - a.at;
     const t = span <= 0 ? 1 : (x - a.at) / span;
     const m = b.midpoint;
-    const w = t < m ? (0.5 * t) / m : 0.5 + (0.5 * (t - m)) / (1 - m);
+    const linear = t < m ? (0.5 * t) / m : 0.5 + (0.5 * (t - m)) / (1 - m);
+    const w = linear + ease * (linear * linear * (3 - 2 * linear) - linear);
     const va = convert(a.value);
     const vb = convert(b.value);
     return va.map((v, c) => v + ((vb[c] ?? v) - v) * w);

@@ -1,0 +1,85 @@
+/*
+ * Gradient fills: where each document pixel falls along the gradient (0 at the first stop, 1 at the last), for
+ * the five styles, then the colour from the ramp.
+ *
+ * Geometry (fitted on Photoshop's own renderings): the gradient is laid over a reference box, the layer's
+ * bounds when "align with layer" is on (the default) and the canvas otherwise, centred on the box's centre moved
+ * by the offset (a fraction of the box). Its length is that of the line through the centre along the angle
+ * inside the box (`min(w / |cos θ|, h / |sin θ|)`), times the scale; linear runs along it, reflected from the
+ * centre out over half of it, radial and diamond (the sum of the distances along and across the angle) reach
+ * the last stop at half of it, and angle turns clockwise from the angle's direction. Pixels are sampled at their
+ * centres; dithering is not applied (a dithered gradient in a file differs by a few levels).
+ */
+import type { EffectSolidGradient, ExtraGradientInfo } from "ag-psd";
+import type { HostBounds } from "../../../protocol/index.js";
+import { buildRamp, rampIndex } from "../_internal/gradient-ramp.js";
+import { emptyRaster, type Raster } from "../raster.js";
+import { ROW_BAND, type RowWork } from "../work.js";
+
+/** A solid gradient with its placement, as ag-psd reads a gradient fill layer. */
+export type GradientContent = EffectSolidGradient & ExtraGradientInfo;
+
+/** Renders `content` over `region` of the document; `box` is the reference box (see the file comment). */
+export function renderGradient(content: GradientContent, region: HostBounds, box: HostBounds, work?: RowWork): Raster {
+  const width = region.right - region.left;
+  const height = region.bottom - region.top;
+  const out = emptyRaster(width, height);
+  const ramp = buildRamp(content, { scale: "descriptor", reverse: content.reverse, method: content.interpolationMethod });
+  const position = gradientPosition(content, box);
+  const d = out.data;
+  let mark = 0;
+  for (let y = 0; y < height; y++) {
+    if (work !== undefined && y - mark === ROW_BAND) {
+      work.rows(ROW_BAND);
+      mark = y;
+    }
+    const py = region.top + y + 0.5;
+    for (let x = 0; x < width; x++) {
+      const i = rampIndex(position(region.left + x + 0.5, py));
+      const o = (y * width + x) * 4;
+      d[o] = ramp[i] ?? 0;
+      d[o + 1] = ramp[i + 1] ?? 0;
+      d[o + 2] = ramp[i + 2] ?? 0;
+      d[o + 3] = ramp[i + 3] ?? 0;
+    }
+  }
+  work?.rows(height - mark);
+  return out;
+}
+
+/** The position (0–1, unclamped) along the gradient of a document point. */
+export function gradientPosition(content: ExtraGradientInfo, box: HostBounds): (x: number, y: number) => number {
+  const angle = ((Number.isFinite(content.angle) ? (content.angle ?? 90) : 90) * Math.PI) / 180;
+  const scale = Number.isFinite(content.scale) && (content.scale ?? 1) > 0 ? (content.scale ?? 1) : 1;
+  const w = box.right - box.left;
+  const h = box.bottom - box.top;
+  const cx = (box.left + box.right) / 2 + (Number.isFinite(content.offset?.x) ? (content.offset?.x ?? 0) : 0) * w;
+  const cy = (box.top + box.bottom) / 2 + (Number.isFinite(content.offset?.y) ? (content.offset?.y ?? 0) : 0) * h;
+  // Unit vector along the angle, y pointing down (Photoshop's angles turn counter-clockwise on screen).
+  const ux = Math.cos(angle);
+  const uy = -Math.sin(angle);
+  // The line through the centre along the angle, from where it enters the box to where it leaves it.
+  const span = Math.min(Math.abs(ux) > 1e-9 ? w / Math.abs(ux) : Infinity, Math.abs(uy) > 1e-9 ? h / Math.abs(uy) : Infinity);
+  const length = Math.max(1e-9, (Number.isFinite(span) ? span : Math.max(w, h)) * scale);
+  const half = length / 2;
+  switch (content.style ?? "linear") {
+    case "radial":
+      return (x, y) => Math.hypot(x - cx, y - cy) / half;
+    case "reflected":
+      return (x, y) => Math.abs((x - cx) * ux + (y - cy) * uy) / half;
+    case "diamond":
+      return (x, y) => {
+        const along = (x - cx) * ux + (y - cy) * uy;
+        const across = -(x - cx) * uy + (y - cy) * ux;
+        return (Math.abs(along) + Math.abs(across)) / half;
+      };
+    case "angle":
+      return (x, y) => {
+        // Turn from the angle's direction, clockwise on screen, as a fraction of a full turn.
+        const turn = (Math.atan2(-(y - cy), x - cx) - angle) / (2 * Math.PI);
+        return 1 - (((turn % 1) + 1) % 1);
+      };
+    default:
+      return (x, y) => ((x - cx) * ux + (y - cy) * uy) / length + 0.5;
+  }
+}

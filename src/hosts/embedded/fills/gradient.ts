@@ -7,8 +7,10 @@
  * by the offset (a fraction of the box). Its length is that of the line through the centre along the angle
  * inside the box (`min(w / |cos θ|, h / |sin θ|)`), times the scale; linear runs along it, reflected from the
  * centre out over half of it, radial and diamond (the sum of the distances along and across the angle) reach
- * the last stop at half of it, and angle turns clockwise from the angle's direction. Pixels are sampled at their
- * centres; dithering is not applied (a dithered gradient in a file differs by a few levels).
+ * the last stop at half of it, and angle turns clockwise from the angle's direction. Photoshop rounds the
+ * gradient's end points to whole pixels and samples each pixel at its top-left corner; so does this. Dithering
+ * is not applied. On real files most styles land within 2–3 levels RMS; reflected and linear gradients at a
+ * small scale are up to 10 off, and the angle style's seam (one pixel wide) differs.
  */
 import type { EffectSolidGradient, ExtraGradientInfo } from "ag-psd";
 import type { HostBounds } from "../../../protocol/index.js";
@@ -33,9 +35,9 @@ export function renderGradient(content: GradientContent, region: HostBounds, box
       work.rows(ROW_BAND);
       mark = y;
     }
-    const py = region.top + y + 0.5;
+    const py = region.top + y;
     for (let x = 0; x < width; x++) {
-      const i = rampIndex(position(region.left + x + 0.5, py));
+      const i = rampIndex(position(region.left + x, py));
       const o = (y * width + x) * 4;
       d[o] = ramp[i] ?? 0;
       d[o + 1] = ramp[i + 1] ?? 0;
@@ -53,15 +55,26 @@ export function gradientPosition(content: ExtraGradientInfo, box: HostBounds): (
   const scale = Number.isFinite(content.scale) && (content.scale ?? 1) > 0 ? (content.scale ?? 1) : 1;
   const w = box.right - box.left;
   const h = box.bottom - box.top;
-  const cx = (box.left + box.right) / 2 + (Number.isFinite(content.offset?.x) ? (content.offset?.x ?? 0) : 0) * w;
-  const cy = (box.top + box.bottom) / 2 + (Number.isFinite(content.offset?.y) ? (content.offset?.y ?? 0) : 0) * h;
-  // Unit vector along the angle, y pointing down (Photoshop's angles turn counter-clockwise on screen).
-  const ux = Math.cos(angle);
-  const uy = -Math.sin(angle);
+  const cx0 = (box.left + box.right) / 2 + (Number.isFinite(content.offset?.x) ? (content.offset?.x ?? 0) : 0) * w;
+  const cy0 = (box.top + box.bottom) / 2 + (Number.isFinite(content.offset?.y) ? (content.offset?.y ?? 0) : 0) * h;
+  // Direction of the angle, y pointing down (Photoshop's angles turn counter-clockwise on screen).
+  const dx = Math.cos(angle);
+  const dy = -Math.sin(angle);
   // The line through the centre along the angle, from where it enters the box to where it leaves it.
-  const span = Math.min(Math.abs(ux) > 1e-9 ? w / Math.abs(ux) : Infinity, Math.abs(uy) > 1e-9 ? h / Math.abs(uy) : Infinity);
-  const length = Math.max(1e-9, (Number.isFinite(span) ? span : Math.max(w, h)) * scale);
-  const half = length / 2;
+  const span = Math.min(Math.abs(dx) > 1e-9 ? w / Math.abs(dx) : Infinity, Math.abs(dy) > 1e-9 ? h / Math.abs(dy) : Infinity);
+  const reach = ((Number.isFinite(span) ? span : Math.max(w, h)) * scale) / 2;
+  // Photoshop rounds the gradient's start and end down to whole pixels and keeps its centre: the half vector is
+  // half the distance between the rounded ends (fitted on its renderings; unrounded is up to 4 levels further off).
+  const cx = cx0;
+  const cy = cy0;
+  const rx = (Math.floor(cx0 + reach * dx) - Math.floor(cx0 - reach * dx)) / 2;
+  const ry = (Math.floor(cy0 + reach * dy) - Math.floor(cy0 - reach * dy)) / 2;
+  // A gradient shorter than a pixel keeps its exact ends rather than collapsing to a point.
+  const [hx, hy] = rx === 0 && ry === 0 ? [reach * dx, reach * dy] : [rx, ry];
+  const half = Math.max(1e-9, Math.hypot(hx, hy));
+  const ux = hx / half;
+  const uy = hy / half;
+  const length = 2 * half;
   switch (content.style ?? "linear") {
     case "radial":
       return (x, y) => Math.hypot(x - cx, y - cy) / half;

@@ -79,7 +79,16 @@ export function rasterizeVectorMask(mask: LayerVectorMask, canvas: { width: numb
     polygonCoverage(shape.polygons, shape.rule, box, cover, options.work);
     for (let i = 0; i < plane.length; i++) plane[i] = combine(shape.operation, plane[i] ?? 0, cover[i] ?? 0);
   }
-  if (feather > 0) blurPlane(plane, box.width, box.height, feather, planeOutside);
+  if (feather > 0) {
+    // Where the box stops at the canvas the paths go on beyond it: continue the edge rather than the outside.
+    const side = (atCanvasEdge: boolean): number | "edge" => (atCanvasEdge ? "edge" : planeOutside);
+    blurPlane(plane, box.width, box.height, feather, {
+      left: side(box.x === 0),
+      top: side(box.y === 0),
+      right: side(box.x + box.width === canvas.width),
+      bottom: side(box.y + box.height === canvas.height),
+    });
+  }
   const data = new Uint8Array(plane.length);
   for (let i = 0; i < plane.length; i++) {
     const v = mask.invert ? 1 - (plane[i] ?? 0) : (plane[i] ?? 0);

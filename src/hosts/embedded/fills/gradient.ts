@@ -14,9 +14,12 @@
  */
 import type { EffectSolidGradient, ExtraGradientInfo } from "ag-psd";
 import type { HostBounds } from "../../../protocol/index.js";
-import { buildRamp, rampIndex } from "../_internal/gradient-ramp.js";
+import { buildRamp, RAMP_SIZE } from "../_internal/gradient-ramp.js";
 import { emptyRaster, type Raster } from "../raster.js";
 import { ROW_BAND, type RowWork } from "../work.js";
+
+/** Offset of the ramp's last entry. */
+const LAST = (RAMP_SIZE - 1) * 4;
 
 /** A solid gradient with its placement, as ag-psd reads a gradient fill layer. */
 export type GradientContent = EffectSolidGradient & ExtraGradientInfo;
@@ -36,13 +39,14 @@ export function renderGradient(content: GradientContent, region: HostBounds, box
       mark = y;
     }
     const py = region.top + y;
-    for (let x = 0; x < width; x++) {
-      const i = rampIndex(position(region.left + x, py));
-      const o = (y * width + x) * 4;
-      d[o] = ramp[i] ?? 0;
-      d[o + 1] = ramp[i + 1] ?? 0;
-      d[o + 2] = ramp[i + 2] ?? 0;
-      d[o + 3] = ramp[i + 3] ?? 0;
+    let o = y * width * 4;
+    for (let x = 0; x < width; x++, o += 4) {
+      const t = position(region.left + x, py);
+      const i = t <= 0 ? 0 : t >= 1 ? LAST : ((t * (RAMP_SIZE - 1) + 0.5) | 0) * 4;
+      d[o] = ramp[i] as number;
+      d[o + 1] = ramp[i + 1] as number;
+      d[o + 2] = ramp[i + 2] as number;
+      d[o + 3] = ramp[i + 3] as number;
     }
   }
   work?.rows(height - mark);
@@ -77,7 +81,8 @@ export function gradientPosition(content: ExtraGradientInfo, box: HostBounds): (
   const length = 2 * half;
   switch (content.style ?? "linear") {
     case "radial":
-      return (x, y) => Math.hypot(x - cx, y - cy) / half;
+      // Math.sqrt rather than Math.hypot: hypot's overflow care costs several times more per pixel.
+      return (x, y) => Math.sqrt((x - cx) * (x - cx) + (y - cy) * (y - cy)) / half;
     case "reflected":
       return (x, y) => Math.abs((x - cx) * ux + (y - cy) * uy) / half;
     case "diamond":

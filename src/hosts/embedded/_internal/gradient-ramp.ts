@@ -37,10 +37,9 @@ export interface RampOptions {
 
 /** `RAMP_SIZE` RGBA entries (straight alpha) from location 0 to 1. */
 export function buildRamp(source: RampSource, options: RampOptions): Uint8ClampedArray {
-  const factor = locationFactor(source.smoothness);
   const ease = SMOOTHNESS_EASE * Math.min(1, Math.max(0, Number.isFinite(source.smoothness) ? (source.smoothness ?? 1) : 1));
-  const colorStops = sortedStops(source.colorStops, factor, (stop) => colorToRgb(stop.color as Color, options.scale));
-  const opacityStops = sortedStops(source.opacityStops ?? [], factor, (stop) => [Math.min(1, Math.max(0, stop.opacity))]);
+  const colorStops = sortedStops(source.colorStops, source.smoothness, (stop) => colorToRgb(stop.color as Color, options.scale));
+  const opacityStops = sortedStops(source.opacityStops ?? [], source.smoothness, (stop) => [Math.min(1, Math.max(0, stop.opacity))]);
   const linear = options.method === "linear";
   const ramp = new Uint8ClampedArray(RAMP_SIZE * 4);
   for (let i = 0; i < RAMP_SIZE; i++) {
@@ -54,12 +53,6 @@ export function buildRamp(source: RampSource, options: RampOptions): Uint8Clampe
     ramp[i * 4 + 3] = alpha * 255;
   }
   return ramp;
-}
-
-/** The ramp entry for a position 0–1 (clamped). */
-export function rampIndex(t: number): number {
-  const clamped = t <= 0 ? 0 : t >= 1 ? 1 : t;
-  return Math.round(clamped * (RAMP_SIZE - 1)) * 4;
 }
 
 /**
@@ -82,10 +75,10 @@ interface Stop {
   readonly value: readonly number[];
 }
 
-function sortedStops<T extends { location: number; midpoint: number }>(stops: readonly T[], factor: number, value: (stop: T) => readonly number[]): Stop[] {
+function sortedStops<T extends { location: number; midpoint: number }>(stops: readonly T[], smoothness: number | undefined, value: (stop: T) => readonly number[]): Stop[] {
   return stops
     .map((stop) => ({
-      at: Math.min(1, Math.max(0, Number.isFinite(stop.location * factor) ? stop.location * factor : 0)),
+      at: trueLocation(stop.location, smoothness),
       midpoint: Number.isFinite(stop.midpoint) ? Math.min(0.99, Math.max(0.01, stop.midpoint)) : 0.5,
       value: value(stop),
     }))

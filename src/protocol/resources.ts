@@ -26,7 +26,14 @@ export const HostDocumentSchema = z.object({
   width: z.number().int().positive(),
   height: z.number().int().positive(),
   resolution: z.number().positive(),
+  /** The document's colour mode as its editor names it (`RGB`, `Grayscale`, `CMYK`…; a file's own mode when converted). */
   colorMode: z.string(),
+  /**
+   * How the editor converted the file's pixels when it opened it, in words (`16-bit → 8-bit`,
+   * `CMYK → RGB (profile-less)`, `duotone → grayscale`); absent when it did not. Saving writes the file back in its
+   * own mode where it can.
+   */
+  conversion: z.string().optional(),
   isDirty: z.boolean(),
   filePath: z.string().optional(),
   activeLayerIds: z.array(z.number().int()),

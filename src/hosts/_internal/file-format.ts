@@ -31,6 +31,8 @@ export interface EncodeExtras {
   readonly dpi?: number | undefined;
   /** Every pixel is opaque: PNG, WebP and TIFF are written without an alpha channel. @default false */
   readonly opaque?: boolean | undefined;
+  /** A grayscale document: PNG, JPEG and TIFF are written gray (WebP has no gray form). @default false */
+  readonly grayscale?: boolean | undefined;
 }
 
 /**
@@ -42,12 +44,13 @@ export interface EncodeExtras {
 export function withFormat(image: Sharp, format: FileFormat, quality: number | undefined, extras: EncodeExtras = {}): Sharp {
   const q = clampQuality(quality);
   const dpi = validDpi(extras.dpi);
-  const rgb = extras.opaque === true ? image.removeAlpha() : image;
+  const colour = extras.grayscale === true && format !== "webp" ? image.toColourspace("b-w") : image;
+  const rgb = extras.opaque === true ? colour.removeAlpha() : colour;
   switch (format) {
     case "png":
       return rgb.png();
     case "jpeg":
-      return image.flatten({ background: JPEG_BACKGROUND }).jpeg(q === undefined ? {} : { quality: q });
+      return colour.flatten({ background: JPEG_BACKGROUND }).jpeg(q === undefined ? {} : { quality: q });
     case "webp":
       // WebP keeps a resolution only in EXIF, which libvips writes from the image's own (with an sRGB profile).
       return (dpi === undefined ? rgb : rgb.withMetadata({ density: dpi })).webp(q === undefined ? {} : { quality: q });

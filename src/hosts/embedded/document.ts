@@ -2,6 +2,7 @@ import type { LayerEffectsInfo, PatternInfo } from "ag-psd";
 import type { HostRect } from "../../protocol/index.js";
 import type { FileFeatures } from "../../files/index.js";
 import type { PsdDocumentRecord, PsdLayerRecord } from "./psd-records.js";
+import type { PsdFileSource } from "./psd-file/index.js";
 import type { Raster } from "./raster.js";
 import { emptyRaster, solidRaster } from "./raster.js";
 
@@ -132,6 +133,8 @@ export interface DocumentSource {
   readonly features: FileFeatures;
   /** The file's document-level records (image resources, patterns, global layer info…), kept for saving. */
   readonly record?: PsdDocumentRecord | undefined;
+  /** A PSD's mode, depth and original bytes, for saving it back in its mode (see `psd-file/`). */
+  readonly psdFile?: PsdFileSource | undefined;
 }
 
 /** One open document. */

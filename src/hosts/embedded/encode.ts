@@ -19,6 +19,8 @@ export interface EncodeOptions {
   readonly dpi?: number | undefined;
   /** Keep an alpha channel though every pixel is opaque (a document's export leaves it out otherwise). */
   readonly alpha?: boolean | undefined;
+  /** Write gray pixels where the format has them (a grayscale document stays grayscale). */
+  readonly grayscale?: boolean | undefined;
 }
 
 /** Whether every pixel of a raster is opaque (its alpha bytes all 255). */
@@ -55,7 +57,7 @@ export async function encodeRaster(
 ): Promise<EncodedImage> {
   if (!raster) {
     const empty = emptyRaster(1, 1);
-    const bytes = await encodeImage(sharp(rasterBuffer(empty), { raw: { width: 1, height: 1, channels: 4 } }), options.format, options.quality, { dpi: options.dpi });
+    const bytes = await encodeImage(sharp(rasterBuffer(empty), { raw: { width: 1, height: 1, channels: 4 } }), options.format, options.quality, { dpi: options.dpi, grayscale: options.grayscale });
     return { bytes, format: options.format, width: 1, height: 1, bounds: EMPTY_BOUNDS };
   }
   const { width, height } = options.size;
@@ -65,7 +67,7 @@ export async function encodeRaster(
   if (width !== raster.width || height !== raster.height) image = image.resize(width, height, { fit: "fill" });
   // sharp composites after resizing within one pipeline: the overlays land on the output pixels.
   if (overlays.length > 0) image = image.composite([...overlays]);
-  const bytes = await encodeImage(image, options.format, options.quality, { dpi: options.dpi, opaque });
+  const bytes = await encodeImage(image, options.format, options.quality, { dpi: options.dpi, opaque, grayscale: options.grayscale });
   return { bytes, format: options.format, width, height, bounds };
 }
 
@@ -125,7 +127,7 @@ export async function encodeDocument(
   }
   // Normal blending over a full-canvas opaque bottom layer stays opaque everywhere.
   const opaque = options.alpha !== true && fullBottom && allOpaque(bottom);
-  const bytes = await encodeImage(image, options.format, options.quality, { dpi: options.dpi, opaque });
+  const bytes = await encodeImage(image, options.format, options.quality, { dpi: options.dpi, opaque, grayscale: options.grayscale });
   stages?.done();
   return { bytes, format: options.format, width, height, bounds };
 }

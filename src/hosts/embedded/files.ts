@@ -64,8 +64,8 @@ export async function readDocumentFile(filePath: string, options: ReadDocumentOp
   const { maxPixels, charge } = options;
   if (ext === ".psd" || ext === ".psb") {
     stages?.stage("parsing");
-    const { content, features, psb, record } = parsePsd(bytes, { maxPixels, maxGroupDepth: options.maxGroupDepth, path: filePath, stages, charge });
-    return { content, name, filePath, source: { psb, features, record } };
+    const { content, features, psb, record, psdFile } = parsePsd(bytes, { maxPixels, maxGroupDepth: options.maxGroupDepth, path: filePath, stages, charge });
+    return { content, name, filePath, source: { psb, features, record, psdFile } };
   }
   stages?.stage("decoding");
   const { raster, density, features } = await decodeImage(bytes, { maxPixels, details: { path: filePath }, charge });

@@ -63,6 +63,9 @@ export async function previewEvent(doc: EmbeddedDocument | undefined): Promise<P
   return { documentId: doc.id, layer: { id: layer.id, name: layer.name, index }, image };
 }
 
+/** A grayscale PSD (or duotone, bitmap) opened as grayscale exports grayscale. */
+const isGrayscale = (doc: EmbeddedDocument): boolean => doc.source?.psdFile?.opened.source.opensAs === 1;
+
 /** Runs `work` holding `held` (released however it ends). */
 async function holding<T>(held: Reservation, work: () => Promise<T>): Promise<T> {
   try {
@@ -88,7 +91,7 @@ export function imageOps(deps: ImageOpsDeps): Pick<HostAdapter, "exportDocumentI
       const canvas = !scaled && plainStack(doc) ? 0 : rgbaBytes(doc.width, doc.height) + effectsWorkBytes(doc.layers, canvasRegion(doc));
       const bytes = canvas + rgbaBytes(size.width, size.height);
       const held = deps.memory.reserve(`Exporting a document of ${doc.width}×${doc.height}`, bytes, { documentId: doc.id, width: size.width, height: size.height });
-      return holding(held, () => encodeDocument(doc, { format, quality, size, dpi: doc.resolution, alpha }, ctx));
+      return holding(held, () => encodeDocument(doc, { format, quality, size, dpi: doc.resolution, alpha, grayscale: isGrayscale(doc) }, ctx));
     },
 
     async exportLayerImage(ctx, { documentId, layerId, format, quality, size, outline }) {
@@ -99,7 +102,8 @@ export function imageOps(deps: ImageOpsDeps): Pick<HostAdapter, "exportDocumentI
       checkEncodable(`Export of layer "${entry.layer.name}"`, size, { layerId, layer: entry.layer.name });
       const bytes = rgbaBytes(rect.width, rect.height) + rgbaBytes(size.width, size.height);
       const held = deps.memory.reserve(`Exporting layer "${entry.layer.name}"`, bytes, { layerId, width: size.width, height: size.height });
-      return holding(held, () => encodeLayer(entry.layer, { format, quality, size, outline, dpi: deps.document(documentId).resolution }, ctx));
+      const doc = deps.document(documentId);
+      return holding(held, () => encodeLayer(entry.layer, { format, quality, size, outline, dpi: doc.resolution, grayscale: isGrayscale(doc) }, ctx));
     },
   };
 }

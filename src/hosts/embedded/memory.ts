@@ -37,7 +37,7 @@ function collectBuffers(layers: readonly EmbeddedLayer[], seen: Set<ArrayBufferL
   }
 }
 
-/** Bytes the documents hold: each distinct pixel or mask buffer once (duplicated layers share theirs), and selections. */
+/** Bytes the documents hold: each distinct pixel or mask buffer once (duplicated layers share theirs), selections, and a PSD's original file. */
 export function documentsBytes(documents: Iterable<EmbeddedDocument>): number {
   const seen = new Set<ArrayBufferLike>();
   const sizes = new Map<ArrayBufferLike, number>();
@@ -45,6 +45,9 @@ export function documentsBytes(documents: Iterable<EmbeddedDocument>): number {
   for (const doc of documents) {
     collectBuffers(doc.layers, seen, sizes);
     selections += selectionMaskBytes(doc);
+    // A PSD keeps its original file to save back in its own mode (verbatim channels, resources).
+    const original = doc.source?.psdFile?.opened.original.bytes;
+    if (original !== undefined) sizes.set(original.buffer, original.byteLength);
   }
   let total = selections;
   for (const size of sizes.values()) total += size;

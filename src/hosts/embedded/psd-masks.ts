@@ -82,6 +82,8 @@ export function toPsdMasks(layer: EmbeddedLayer): Pick<Layer, "mask" | "realMask
     return record?.realMask ? { mask, realMask: { ...record.realMask } } : { mask };
   }
   if (layer.mask) return { mask: toPsdMask(layer.mask, { ...base(record?.mask), disabled: layer.mask.disabled === true, fromVectorData: false, ...params }) };
-  return {};
+  // An empty mask that lets everything through (what Photoshop gives every new fill or adjustment layer) is no
+  // mask to the model, but the file had one: write it back as it was.
+  return record?.mask && !record.mask.fromVectorData ? { mask: { ...record.mask } } : {};
 }
 

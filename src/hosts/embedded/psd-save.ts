@@ -15,6 +15,9 @@ import { canvasRegion, renderDocument, renderRows } from "./composite.js";
 import type { EmbeddedDocument, EmbeddedLayer } from "./document.js";
 import { ensureCanvasFactory, PSD_BLEND_MODES } from "./psd.js";
 import { toPsdMasks } from "./psd-masks.js";
+import { CONTENT_KEYS, carryOverBlocks, carryOverResources, keepSets, toOriginalMode } from "./psd-file/index.js";
+import { psdBytesLosses } from "./psd-losses.js";
+import { recordKind } from "./psd-records.js";
 import type { Raster } from "./raster.js";
 import type { Stages } from "./work.js";
 
@@ -23,6 +26,11 @@ const WRITER_NAME = "image-editor-bridge";
 
 /** Document record fields ag-psd cannot write (it writes 8-bit RGB): the colour mode layer answers for them. */
 const HEADER_FIELDS = ["bitsPerChannel", "colorMode", "channels", "palette"] as const;
+
+/** Every layer of a tree, groups included. */
+function allLayers(layers: readonly EmbeddedLayer[]): EmbeddedLayer[] {
+  return layers.flatMap((layer) => (layer.kind === "group" ? [layer, ...allLayers(layer.children)] : [layer]));
+}
 
 /**
  * The ag-psd layer a model layer saves as: its kept record, with what the model owns written over it. A layer the
@@ -113,13 +121,23 @@ export function serializePsd(
   };
   options.stages?.stage("encoding", doc.height);
   const psb = options.psb === true;
+  let written: Uint8Array;
   try {
-    return writePsdBuffer(psd, { psb });
+    written = writePsdBuffer(psd, { psb });
   } catch {
     // ag-psd cannot write back some records it reads (a timeline resource, some effect or gradient-map
     // descriptors): leave those out, and the comparison with the opened file reports them.
-    return writePsdBuffer(withoutUnwritable(psd, psb), { psb });
+    written = writePsdBuffer(withoutUnwritable(psd, psb), { psb });
   }
+  const source = doc.source?.psdFile;
+  if (source === undefined) return Buffer.from(written.buffer, written.byteOffset, written.byteLength);
+  // Back in the file's own mode and depth, with the image resources and additional information ag-psd does not
+  // keep (but not the content of a layer the editor rasterised).
+  const original = source.opened.original.bytes;
+  const contentless = new Set(allLayers(doc.layers).filter((layer) => recordKind(layer.record) === undefined).map((layer) => layer.id));
+  const kept = carryOverBlocks(carryOverResources(written, original), original, (id, key) => contentless.has(id) && CONTENT_KEYS.has(key));
+  const saved = toOriginalMode(kept, source.opened, keepSets(source, doc));
+  return Buffer.from(saved.buffer, saved.byteOffset, saved.byteLength);
 }
 
 /** A throwaway write of `psd` without pixels: whether ag-psd can write its records. */
@@ -167,6 +185,10 @@ function withoutUnwritable(psd: Psd, psb: boolean): Psd {
  * features read back from the bytes. Layers the user deleted do not count.
  */
 export function psdSaveLosses(doc: EmbeddedDocument, bytes: Buffer): DataLoss[] {
+  const present = new Set(allLayers(doc.layers).map((layer) => layer.id));
+  const original = doc.source?.psdFile?.opened.original.bytes;
+  // A PSD source is compared structure to structure; an image file opened as a document, by its features.
+  if (original !== undefined) return psdBytesLosses(original, bytes, present);
   const source = doc.source?.features ?? [];
   if (source.length === 0) return [];
   const header = readPsdHeader(bytes);
@@ -174,14 +196,6 @@ export function psdSaveLosses(doc: EmbeddedDocument, bytes: Buffer): DataLoss[] 
   ensureCanvasFactory();
   const written = readPsd(bytes, { useImageData: true, skipLayerImageData: true, skipCompositeImageData: true, skipThumbnail: true, skipLinkedFilesData: true });
   const now = psdFeatures(written, header, imageResourceIds(bytes));
-  const present = new Set<number>();
-  const walk = (layers: readonly EmbeddedLayer[]): void => {
-    for (const layer of layers) {
-      present.add(layer.id);
-      if (layer.kind === "group") walk(layer.children);
-    }
-  };
-  walk(doc.layers);
   const out: DataLoss[] = [];
   for (const feature of source) {
     const after = now.find((entry) => entry.kind === feature.kind);

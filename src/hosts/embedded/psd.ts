@@ -11,10 +11,10 @@ import { DEFAULT_MAX_PSD_GROUP_DEPTH } from "./limits.js";
 import type { DocumentContent, EmbeddedLayer, PixelLayer } from "./document.js";
 import { fromPsdMasks } from "./psd-masks.js";
 import { documentRecord, layerRecord, recordKind, type PsdDocumentRecord } from "./psd-records.js";
+import { rememberRead, toReadablePsd } from "./psd-file/index.js";
+import type { PsdFileSource } from "./psd-file/index.js";
 import type { Stages } from "./work.js";
 import { hasActiveEffects } from "./effects/index.js";
-
-const PSD_COLOR_MODES_READABLE: ReadonlySet<number> = new Set([1, 3]); // grayscale, RGB
 
 /** Blend mode names ag-psd can write; anything else is saved as `normal`. */
 export const PSD_BLEND_MODES: ReadonlySet<string> = new Set<BlendMode>([
@@ -46,6 +46,8 @@ export interface ParsedPsd {
   readonly psb: boolean;
   /** The document-level records the model does not own, for saving. */
   readonly record: PsdDocumentRecord;
+  /** The file's mode and what was read, for saving back in its mode (see `psd-file/`). */
+  readonly psdFile: PsdFileSource;
 }
 
 /** Pixels as plain arrays; the thumbnail kept as its JPEG bytes (saved again while the document is unchanged). */
@@ -88,17 +90,15 @@ export function parsePsd(
   }
   const header = readPsdHeader(bytes);
   if (header === undefined) throw new BridgeError("BAD_REQUEST", `Not a PSD file: ${path}`, { details: { path } });
-  const { width, height, depth, colorMode } = header;
+  const { width, height } = header;
   if (width * height > options.maxPixels) {
     throw new BridgeError("PAYLOAD_TOO_LARGE", `Document of ${width}×${height} exceeds ${options.maxPixels} pixels`, {
       details: { path, width, height, maxPixels: options.maxPixels },
     });
   }
-  if (depth !== 8 || !PSD_COLOR_MODES_READABLE.has(colorMode)) {
-    throw new BridgeError("BAD_REQUEST", `Only 8-bit RGB or grayscale PSD files can be opened (${path} has depth ${depth}, mode ${colorMode})`, {
-      details: { path, depth, colorMode },
-    });
-  }
+  // Any depth and colour mode is read from an 8-bit RGB or grayscale copy (or refused with the reason named).
+  const readable = toReadablePsd(bytes, { path, maxPixels: options.maxPixels });
+  bytes = Buffer.from(readable.bytes.buffer, readable.bytes.byteOffset, readable.bytes.byteLength);
   ensureCanvasFactory();
   const sections = psdSections(bytes);
   if (sections !== undefined && sections.layerSectionLength === 0 && sections.imageDataOffset >= bytes.length) {
@@ -142,7 +142,8 @@ export function parsePsd(
   const { globalAngle, globalAltitude } = psd.imageResources ?? {};
   if (globalAngle !== undefined) content.globalLight = { angle: globalAngle, altitude: globalAltitude ?? 30 };
   if (psd.patterns !== undefined && psd.patterns.length > 0) content.patterns = psd.patterns;
-  return { content, features: psdFeatures(psd, header, imageResourceIds(bytes), (layer) => ids.get(layer)), psb: header.version === 2, record: documentRecord(psd) };
+  const features = psdFeatures(psd, header, imageResourceIds(bytes), (layer) => ids.get(layer));
+  return { content, features, psb: header.version === 2, record: documentRecord(psd), psdFile: rememberRead(readable, content) };
 }
 
 /**

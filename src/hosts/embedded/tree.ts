@@ -116,16 +116,19 @@ export function toHostLayerTree(doc: EmbeddedDocument): HostLayer[] {
 
 /** The wire shape of a document; `activeLayerIds` in index order. */
 export function toHostDocument(doc: EmbeddedDocument): HostDocument {
+  // A PSD reports its own mode (and the conversion that opened it); everything else is held as RGB.
+  const psd = doc.source?.psdFile?.opened;
   const out: HostDocument = {
     id: doc.id,
     name: doc.name,
     width: doc.width,
     height: doc.height,
     resolution: doc.resolution,
-    colorMode: "RGB",
+    colorMode: psd?.source.colorModeName ?? "RGB",
     isDirty: doc.isDirty,
     activeLayerIds: activeEntries(doc).map((entry) => entry.layer.id),
   };
+  if (psd?.conversion !== undefined) out.conversion = psd.conversion;
   if (doc.filePath !== undefined) out.filePath = doc.filePath;
   return out;
 }

@@ -3,7 +3,7 @@
  * charged before they allocate, refused with PAYLOAD_TOO_LARGE naming the budget when they would not fit, and
  * closing documents gives the memory back.
  */
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { writePsdBuffer } from "ag-psd";
@@ -79,7 +79,9 @@ describe("embedded editor: memory budget", () => {
     const roomy = await connectedHost({ sample: false, memoryBudgetBytes: 40 * MiB });
     const opened = await roomy.openDocument!(ctx(), path);
     expect(opened).toMatchObject({ width: SIDE });
-    expect(use(roomy)).toMatchObject({ documentBytes: 2 * DOC_BYTES, workingBytes: 0, documents: 1 });
+    // The pixels, and the file itself: a PSD keeps it to save back in its own mode.
+    const fileBytes = (await stat(path)).size;
+    expect(use(roomy)).toMatchObject({ documentBytes: 2 * DOC_BYTES + fileBytes, workingBytes: 0, documents: 1 });
   });
 
   it("charges an export's canvas while it runs and gives it back after", async () => {

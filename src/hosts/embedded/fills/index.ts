@@ -1,0 +1,1 @@
+export { type FillContext, MAX_FILL_PIXELS, renderFill } from "./render.js";

@@ -1,0 +1,59 @@
+/**
+ * Keeping the additional information ag-psd drops or cannot write back: every block of an original layer record
+ * (matched by its `lyid`) that the written record lacks is carried over byte for byte, and so are the document's
+ * global blocks (patterns, filter masks, linked files of smart objects, compositor settings…). Content a save
+ * deliberately left out (a rasterised layer's text or smart object) stays out.
+ */
+import type { InfoBlock } from "./layers.js";
+import { withBlocks } from "./layers.js";
+import { readPsdFile, writePsdFile } from "./sections.js";
+
+/**
+ * Keys that hold what a layer *is* (text, smart object, fill, shape, adjustment): gone on purpose when the editor
+ * rasterised the layer, so never carried back to one.
+ */
+export const CONTENT_KEYS: ReadonlySet<string> = new Set([
+  // text, smart objects
+  "TySh", "tySh", "SoLd", "SoLE", "PlLd", "plLd",
+  // fills and shapes
+  "SoCo", "GdFl", "PtFl", "vscg", "vstk", "vogk",
+  // adjustments
+  "brit", "levl", "curv", "expA", "vibA", "hue ", "hue2", "blnc", "blwh", "phfl", "mixr", "clrL", "nvrt", "post", "thrs", "grdm", "selc", "CgEd",
+]);
+
+/**
+ * Global keys a writer derives from the content it writes (16/32-bit layers, merged transparency markers): the
+ * written file's own are right, the original's would be stale.
+ */
+const DERIVED_GLOBAL_KEYS: ReadonlySet<string> = new Set(["Lr16", "Lr32", "Layr", "Mt16", "Mt32", "Mtrn"]);
+
+/** What {@link carryOverBlocks} must not bring back: `(layerId, key)` pairs a save left out on purpose. */
+export type SkipBlock = (layerId: number, key: string) => boolean;
+
+/**
+ * `written` with the additional-information blocks of `originalBytes` that it lacks: per layer (by id) and for the
+ * document, in the original's order after the written blocks. Returns `written` itself when nothing is missing.
+ * @throws BridgeError `BAD_REQUEST` when either file cannot be parsed.
+ */
+export function carryOverBlocks(written: Uint8Array, originalBytes: Uint8Array, skip: SkipBlock): Uint8Array {
+  const file = readPsdFile(written);
+  const original = readPsdFile(originalBytes);
+  const psb = file.header.version === 2;
+  const byId = new Map<number, readonly InfoBlock[]>();
+  for (const layer of original.layers.layers) if (layer.id !== undefined) byId.set(layer.id, layer.blocks);
+  let changed = false;
+  const layers = file.layers.layers.map((layer) => {
+    const from = layer.id === undefined ? undefined : byId.get(layer.id);
+    if (from === undefined || layer.id === undefined) return layer;
+    const id = layer.id;
+    const present = new Set(layer.blocks.map((block) => block.key));
+    const missing = from.filter((block) => !present.has(block.key) && !skip(id, block.key));
+    if (missing.length === 0) return layer;
+    changed = true;
+    return withBlocks(layer, [...layer.blocks, ...missing], psb);
+  });
+  const present = new Set(file.globalBlocks.map((block) => block.key));
+  const globals = original.globalBlocks.filter((block) => !present.has(block.key) && !DERIVED_GLOBAL_KEYS.has(block.key));
+  if (!changed && globals.length === 0) return written;
+  return writePsdFile({ ...file, layers: { ...file.layers, layers }, globalBlocks: [...file.globalBlocks, ...globals] });
+}

@@ -2,7 +2,7 @@
  * The effects that paint over the layer's shape: colour, gradient and pattern overlays, and the stroke around
  * (outside), along (centre) or inside its edge, filled with a colour, a gradient or a pattern.
  */
-import type { EffectNoiseGradient, EffectPattern, EffectSolidGradient, GradientStyle, LayerEffectGradientOverlay, LayerEffectPatternOverlay, LayerEffectSolidFill, LayerEffectStroke } from "ag-psd";
+import type { EffectNoiseGradient, EffectPattern, EffectSolidGradient, GradientStyle, InterpolationMethod, LayerEffectGradientOverlay, LayerEffectPatternOverlay, LayerEffectSolidFill, LayerEffectStroke } from "ag-psd";
 import type { HostBounds } from "../../../protocol/index.js";
 import type { PixelLayer } from "../document.js";
 import { isEmptyBounds } from "../raster.js";
@@ -32,6 +32,7 @@ interface GradientLayout {
   readonly reverse?: boolean | undefined;
   readonly align?: boolean | undefined;
   readonly offset?: { readonly x: number; readonly y: number } | undefined;
+  readonly interpolationMethod?: InterpolationMethod | undefined;
 }
 
 function gradientPaint(layer: PixelLayer, gradient: EffectSolidGradient | EffectNoiseGradient | undefined, layout: GradientLayout, style: StyleContext, grow = 0): Paint {
@@ -40,10 +41,11 @@ function gradientPaint(layer: PixelLayer, gradient: EffectSolidGradient | Effect
     angle: finite(layout.angle, 90),
     scale: finite(layout.scale, 1),
     style: layout.style ?? "linear",
-    offsetX: finite(layout.offset?.x, 0) / 100,
-    offsetY: finite(layout.offset?.y, 0) / 100,
+    // ag-psd reads the offset's percentages as fractions of the box already.
+    offsetX: finite(layout.offset?.x, 0),
+    offsetY: finite(layout.offset?.y, 0),
   };
-  return { kind: "gradient", lut: gradientLut(gradient, layout.reverse === true), placement };
+  return { kind: "gradient", lut: gradientLut(gradient, layout.reverse === true, layout.interpolationMethod), placement };
 }
 
 /** A phase coordinate: a number of pixels, or (a stroke's pattern) a units value. */

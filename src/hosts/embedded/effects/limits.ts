@@ -16,5 +16,5 @@ export const MAX_EFFECT_SIZE_PX = 250;
  */
 export const MAX_EFFECT_DISTANCE_PX = 30_000;
 
-/** Entries of the lookup tables gradients and contours are sampled through: finer than 8-bit output needs. */
+/** Entries of the lookup tables contours are sampled through: finer than 8-bit output needs. */
 export const LUT_SIZE = 1024;

@@ -7,7 +7,7 @@ import type { GradientStyle, PatternInfo } from "ag-psd";
 import type { HostBounds } from "../../../protocol/index.js";
 import type { Raster } from "../raster.js";
 import type { Rgb8 } from "./colour.js";
-import { LUT_SIZE } from "./limits.js";
+import { RAMP_SIZE } from "../_internal/gradient-ramp.js";
 import type { Plane } from "./planes.js";
 
 /** Where a gradient lies: its box, angle (degrees), scale (1 = 100 %), style and offset (fractions of the box). */
@@ -54,7 +54,7 @@ export function paintRaster(coverage: Plane, paint: Paint): Raster {
     for (let i = 0, o = 0; i < cov.length; i++, o += 4) {
       const a = cov[i] as number;
       if (a <= 0) continue;
-      const at = Math.round((1 - Math.min(1, a)) * (LUT_SIZE - 1)) * 4;
+      const at = Math.round((1 - Math.min(1, a)) * (RAMP_SIZE - 1)) * 4;
       out[o] = lut[at] as number;
       out[o + 1] = lut[at + 1] as number;
       out[o + 2] = lut[at + 2] as number;
@@ -92,7 +92,7 @@ function gradientInto(out: Uint8ClampedArray, coverage: Plane, lut: Uint8Clamped
   const cx = place.box.left + bw / 2 + place.offsetX * bw;
   const cy = place.box.top + bh / 2 + place.offsetY * bh;
   const style = place.style;
-  const last = LUT_SIZE - 1;
+  const last = RAMP_SIZE - 1;
   for (let y = 0; y < height; y++) {
     const py = box.top + y + 0.5 - cy;
     for (let x = 0; x < width; x++) {

@@ -19,6 +19,7 @@ import { atopOnto } from "./clipping.js";
 import { effectiveMask } from "./masks.js";
 import { knockOutOnto } from "./knockout.js";
 import { artboardCanvas, artboardRect, clipToArtboard } from "./artboard.js";
+import { drawRecordedLayer } from "./content-layers.js";
 import { drawLayer, hasActiveEffects, layerRows, type StyleContext, styleContext } from "./effects/index.js";
 
 /** A mask placed in the destination raster's coordinates. */
@@ -270,17 +271,19 @@ export function renderInto(out: Raster, layers: readonly EmbeddedLayer[], region
       }
       if (isEmptyBounds(layerBounds(layer))) continue;
       if (layer.blendMode === "pass through") {
-        if (layer.opacity === 255 && !placed) {
+        if (layer.opacity === 255 && groupFill(layer) === 1 && !placed) {
           renderInto(out, layer.children, region, false, work, style);
         } else {
           // Faded or masked: the children composite onto a copy of the backdrop, which is then mixed back in.
           const through: Raster = { data: out.data.slice(), width: out.width, height: out.height };
           renderInto(through, layer.children, region, false, work, style);
-          lerpInto(out, through, layer.opacity / 255, placed, work);
+          lerpInto(out, through, (layer.opacity / 255) * groupFill(layer), placed, work);
         }
       } else {
-        blendOnto(out, renderLayers(layer.children, region, work, style), 0, 0, layer.opacity / 255, layer.blendMode, placed, work);
+        blendOnto(out, renderLayers(layer.children, region, work, style), 0, 0, (layer.opacity / 255) * groupFill(layer), layer.blendMode, placed, work);
       }
+    } else if (drawRecordedLayer(out, layer, region, placed, style, { work })) {
+      // An adjustment, or a fill without pixels of its own: drawn from its record.
     } else if (layer.width > 0 && layer.height > 0) {
       const opacity = (layer.opacity / 255) * fillOf(layer);
       if (backdrop !== undefined && layer.knockout === true) {
@@ -298,6 +301,14 @@ export function renderInto(out: Raster, layers: readonly EmbeddedLayer[], region
 /** A pixel layer's fill opacity, 0–1 (groups keep theirs for their effects, which are not rendered on groups). */
 function fillOf(layer: EmbeddedLayer): number {
   return layer.kind === "group" || layer.fillOpacity === undefined ? 1 : layer.fillOpacity / 255;
+}
+
+/**
+ * A group's fill opacity, 0–1: a group has no pixels of its own, so its fill fades its contents like opacity
+ * (its layer effects, which groups do not draw here, would keep their strength).
+ */
+function groupFill(layer: GroupLayer): number {
+  return layer.fillOpacity === undefined ? 1 : layer.fillOpacity / 255;
 }
 
 /** The index of the top-most layer clipped to `layers[base]` (`base` itself when none is). */
@@ -329,7 +340,7 @@ function renderClipGroup(out: Raster, base: EmbeddedLayer, clipped: readonly Emb
     if (clip.kind === "group") {
       const mode = clip.blendMode === "pass through" ? "normal" : clip.blendMode;
       atopOnto(group, renderLayers(clip.children, region, work, style), 0, 0, clip.opacity / 255, mode, placedMask(clip, region), work);
-    } else if (clip.width > 0 && clip.height > 0) {
+    } else if (!drawRecordedLayer(group, clip, region, placedMask(clip, region), style, { atop: true, work }) && clip.width > 0 && clip.height > 0) {
       drawLayer(group, clip, region, work, { style, atop: true });
     }
   }
@@ -357,7 +368,7 @@ function renderThroughClipGroup(out: Raster, base: GroupLayer, clipped: readonly
     if (clip.kind === "group") {
       const mode = clip.blendMode === "pass through" ? "normal" : clip.blendMode;
       atopOnto(group, renderLayers(clip.children, region, work, style), 0, 0, clip.opacity / 255, mode, placedMask(clip, region), work);
-    } else if (clip.width > 0 && clip.height > 0) {
+    } else if (!drawRecordedLayer(group, clip, region, placedMask(clip, region), style, { atop: true, work }) && clip.width > 0 && clip.height > 0) {
       drawLayer(group, clip, region, work, { style, atop: true });
     }
   }
@@ -392,8 +403,10 @@ function backdropRemoved(result: Raster, backdrop: Raster, shape: Raster, opacit
  * pixel layer's is computed over its pixels, a group's over the region being rendered.
  */
 function placedMask(layer: EmbeddedLayer, region: HostBounds): PlacedMask | undefined {
-  if (layer.mask === undefined && layer.vectorMask === undefined) return undefined;
-  const area = layer.kind === "group" ? region : { left: layer.left, top: layer.top, right: layer.left + layer.width, bottom: layer.top + layer.height };
+  if (layer.mask === undefined && layer.vectorMask === undefined && layer.vectorShape === undefined) return undefined;
+  // A group's mask, and that of a layer without pixels (an adjustment, a fill drawn from its record), covers the region.
+  const own = layer.kind !== "group" && layer.width > 0 && layer.height > 0;
+  const area = own ? { left: layer.left, top: layer.top, right: layer.left + layer.width, bottom: layer.top + layer.height } : region;
   const mask = effectiveMask(layer, area);
   return mask ? { mask, dx: mask.x - region.left, dy: mask.y - region.top } : undefined;
 }
@@ -457,12 +470,16 @@ export function plainStack(doc: { width: number; height: number; layers: readonl
       if (layer.opacity !== 255 || layer.clipping === true || layer.knockout === true || (layer.kind !== "group" && fillOf(layer) !== 1)) return false;
       if (layer.kind === "group") {
         if (layer.blendMode !== "pass through" && layer.blendMode !== "normal") return false;
-        if (layer.mask || layer.vectorMask || artboardRect(layer) !== undefined) return false;
+        if (layer.mask || layer.vectorMask || layer.vectorShape || artboardRect(layer) !== undefined) return false;
         if (!walk(layer.children)) return false;
         continue;
       }
-      if (layer.blendMode !== "normal" || layer.mask || layer.vectorMask || layer.kind === "adjustment" || hasActiveEffects(layer.effects)) return false;
-      if (layer.width === 0 || layer.height === 0) continue;
+      if (layer.blendMode !== "normal" || layer.mask || layer.vectorMask || layer.vectorShape || layer.kind === "adjustment" || hasActiveEffects(layer.effects)) return false;
+      // A fill the file stored no pixels for is drawn from its record: not a plain stack.
+      if (layer.width === 0 || layer.height === 0) {
+        if (layer.record?.vectorFill !== undefined) return false;
+        continue;
+      }
       if (layer.left < 0 || layer.top < 0 || layer.left + layer.width > doc.width || layer.top + layer.height > doc.height) return false;
       out.push(layer);
     }
@@ -520,5 +537,5 @@ export function renderLayerRows(layer: EmbeddedLayer): number {
   const bounds = layerBounds(layer);
   if (isEmptyBounds(bounds)) return 0;
   if (layer.kind === "group") return renderRows(layer.children, bounds);
-  return layer.mask || layer.vectorMask ? bounds.bottom - bounds.top : 0;
+  return layer.mask || layer.vectorMask || layer.vectorShape ? bounds.bottom - bounds.top : 0;
 }

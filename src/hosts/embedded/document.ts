@@ -46,6 +46,12 @@ export interface LayerCommon {
    */
   vectorMask?: LayerMask | undefined;
   /**
+   * The vector mask path rasterised here, when the file's own rasterisation is not the path alone (Photoshop
+   * multiplies it with the user mask when a layer has both, and some files cache none). Rendering uses it in
+   * place of `vectorMask`; it is derived, never saved.
+   */
+  vectorShape?: LayerMask | undefined;
+  /**
    * Knockout (PSD blending option): the layer punches through the layers below it inside its group down to the
    * group's backdrop. @default false
    */
@@ -125,6 +131,8 @@ export interface DocumentContent {
   globalLight?: { readonly angle: number; readonly altitude: number } | undefined;
   /** Patterns stored in the file (RGBA tiles), which pattern overlays and strokes name by id. */
   patterns?: readonly PatternInfo[] | undefined;
+  /** A grayscale document (its pixels carry the grey level in all three channels): adjustments work on grey. */
+  grayscale?: boolean | undefined;
 }
 
 /** The file a document was opened from: what it held that the embedded model does not keep. */

@@ -15,6 +15,7 @@ export const MAX_MASK_FEATHER_PX = 1000;
 export interface LayerMasks {
   readonly mask?: LayerMask | undefined;
   readonly vectorMask?: LayerMask | undefined;
+  readonly vectorShape?: LayerMask | undefined;
 }
 
 const combined = new WeakMap<object, Map<string, LayerMask | undefined>>();
@@ -33,7 +34,7 @@ const isPlain = (mask: LayerMask): boolean => (mask.density ?? 255) === 255 && !
  * ask about pixels inside it.
  */
 export function effectiveMask(layer: LayerMasks, area: HostBounds): LayerMask | undefined {
-  const masks = [layer.mask, layer.vectorMask].filter((mask): mask is LayerMask => !isInert(mask));
+  const masks = [layer.mask, layer.vectorShape ?? layer.vectorMask].filter((mask): mask is LayerMask => !isInert(mask));
   if (masks.length === 0) return undefined;
   if (masks.length === 1 && isPlain(masks[0]!)) return masks[0];
   if (isEmptyBounds(area)) return undefined;

@@ -27,7 +27,8 @@ export function rgbaBytes(width: number, height: number): number {
 /** Adds every buffer a layer (a group: its children) holds to `seen`. */
 function collectBuffers(layers: readonly EmbeddedLayer[], seen: Set<ArrayBufferLike>, sizes: Map<ArrayBufferLike, number>): void {
   for (const layer of layers) {
-    const views = layer.kind === "group" ? [layer.mask?.data, layer.vectorMask?.data] : [layer.data, layer.mask?.data, layer.vectorMask?.data];
+    const masks = [layer.mask?.data, layer.vectorMask?.data, layer.vectorShape?.data];
+    const views = layer.kind === "group" ? masks : [layer.data, ...masks];
     if (layer.kind === "group") collectBuffers(layer.children, seen, sizes);
     for (const view of views) {
       if (view === undefined || view.byteLength === 0 || seen.has(view.buffer)) continue;

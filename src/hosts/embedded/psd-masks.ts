@@ -6,6 +6,7 @@
 import type { Layer, LayerMaskData } from "ag-psd";
 import type { EmbeddedLayer, LayerMask } from "./document.js";
 import type { PsdLayerRecord } from "./psd-records.js";
+import { rasterizeVectorMask } from "./vector-mask.js";
 
 /** A record's masks as the model keeps them. */
 export function fromPsdMasks(layer: Layer): { mask?: LayerMask; vectorMask?: LayerMask } {
@@ -87,3 +88,25 @@ export function toPsdMasks(layer: EmbeddedLayer): Pick<Layer, "mask" | "realMask
   return record?.mask && !record.mask.fromVectorData ? { mask: { ...record.mask } } : {};
 }
 
+
+/**
+ * Gives every layer whose vector mask the file did not cache on its own its rasterisation (`vectorShape`): Photoshop
+ * caches a vector mask's pixels, but multiplied with the user mask when a layer has both, and not at all in some
+ * files. A shape or fill layer with pixels of its own has its path drawn into them already and is left alone.
+ * Density and feather stay parameters of the mask (applied when rendering).
+ */
+export function rasteriseVectorMasks(layers: readonly EmbeddedLayer[], canvas: { width: number; height: number }): void {
+  for (const layer of layers) {
+    if (layer.kind === "group") rasteriseVectorMasks(layer.children, canvas);
+    const path = layer.record?.vectorMask;
+    if (path === undefined || path.disable === true) continue;
+    if (layer.vectorMask !== undefined && layer.mask === undefined) continue;
+    if (layer.kind !== "group" && (layer.kind === "shape" || layer.kind === "fill") && layer.width > 0 && layer.height > 0) continue;
+    const stored = layer.vectorMask;
+    layer.vectorShape = {
+      ...rasterizeVectorMask(path, canvas),
+      ...(stored?.density !== undefined ? { density: stored.density } : {}),
+      ...(stored?.feather !== undefined ? { feather: stored.feather } : {}),
+    };
+  }
+}

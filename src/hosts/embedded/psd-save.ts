@@ -15,7 +15,7 @@ import { canvasRegion, renderDocument, renderRows } from "./composite.js";
 import type { EmbeddedDocument, EmbeddedLayer } from "./document.js";
 import { ensureCanvasFactory, PSD_BLEND_MODES } from "./psd.js";
 import { toPsdMasks } from "./psd-masks.js";
-import { CONTENT_KEYS, carryOverBlocks, carryOverResources, keepSets, toOriginalMode } from "./psd-file/index.js";
+import { CONTENT_KEYS, carryOverBlocks, carryOverResources, keepSets, toOriginalMode, VERBATIM_KEYS } from "./psd-file/index.js";
 import { psdBytesLosses } from "./psd-losses.js";
 import { recordKind } from "./psd-records.js";
 import type { Raster } from "./raster.js";
@@ -134,8 +134,16 @@ export function serializePsd(
   // Back in the file's own mode and depth, with the image resources and additional information ag-psd does not
   // keep (but not the content of a layer the editor rasterised).
   const original = source.opened.original.bytes;
-  const contentless = new Set(allLayers(doc.layers).filter((layer) => recordKind(layer.record) === undefined).map((layer) => layer.id));
-  const kept = carryOverBlocks(carryOverResources(written, original), original, (id, key) => contentless.has(id) && CONTENT_KEYS.has(key));
+  const layers = allLayers(doc.layers);
+  const contentless = new Set(layers.filter((layer) => recordKind(layer.record) === undefined).map((layer) => layer.id));
+  // A record as read (not moved, not rasterised) is written from the file's own bytes where ag-psd would round it.
+  const asRead = new Set(layers.filter((layer) => layer.record !== undefined && source.read.get(layer.record) === layer.id).map((layer) => layer.id));
+  const kept = carryOverBlocks(
+    carryOverResources(written, original),
+    original,
+    (id, key) => contentless.has(id) && CONTENT_KEYS.has(key),
+    (id, key) => asRead.has(id) && VERBATIM_KEYS.has(key),
+  );
   const saved = toOriginalMode(kept, source.opened, keepSets(source, doc));
   return Buffer.from(saved.buffer, saved.byteOffset, saved.byteLength);
 }

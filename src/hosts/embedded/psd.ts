@@ -9,7 +9,7 @@ import { BridgeError } from "../../protocol/index.js";
 import { imageResourceIds, psdFeatures, psdLayoutProblem, psdSections, readPsdHeader } from "../_internal/psd-features.js";
 import { DEFAULT_MAX_PSD_GROUP_DEPTH } from "./limits.js";
 import type { DocumentContent, EmbeddedLayer, PixelLayer } from "./document.js";
-import { fromPsdMasks } from "./psd-masks.js";
+import { fromPsdMasks, rasteriseVectorMasks } from "./psd-masks.js";
 import { documentRecord, layerRecord, recordKind, type PsdDocumentRecord } from "./psd-records.js";
 import { rememberRead, toReadablePsd } from "./psd-file/index.js";
 import type { PsdFileSource } from "./psd-file/index.js";
@@ -142,6 +142,8 @@ export function parsePsd(
   const { globalAngle, globalAltitude } = psd.imageResources ?? {};
   if (globalAngle !== undefined) content.globalLight = { angle: globalAngle, altitude: globalAltitude ?? 30 };
   if (psd.patterns !== undefined && psd.patterns.length > 0) content.patterns = psd.patterns;
+  if (readable.source.opensAs === 1) content.grayscale = true;
+  rasteriseVectorMasks(layers, { width: psd.width, height: psd.height });
   const features = psdFeatures(psd, header, imageResourceIds(bytes), (layer) => ids.get(layer));
   return { content, features, psb: header.version === 2, record: documentRecord(psd), psdFile: rememberRead(readable, content) };
 }

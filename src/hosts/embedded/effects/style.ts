@@ -22,6 +22,10 @@ export interface StyleContext {
   readonly globalAngle: number;
   /** The file's patterns by id. */
   readonly patterns: ReadonlyMap<string, PatternInfo>;
+  /** The same patterns as the file lists them (fill layers look them up themselves). */
+  readonly patternList?: readonly PatternInfo[] | undefined;
+  /** A grayscale document: adjustment layers work on its grey level. */
+  readonly grayscale?: boolean | undefined;
 }
 
 /** Photoshop's global light for a new document (and for files that do not record one). */
@@ -35,6 +39,7 @@ export function styleContext(doc: {
   readonly height: number;
   readonly globalLight?: { readonly angle: number } | undefined;
   readonly patterns?: readonly PatternInfo[] | undefined;
+  readonly grayscale?: boolean | undefined;
 }): StyleContext {
   let patterns: ReadonlyMap<string, PatternInfo> = new Map();
   if (doc.patterns) {
@@ -42,7 +47,14 @@ export function styleContext(doc: {
     patterns = known ?? new Map(doc.patterns.map((pattern) => [pattern.id, pattern]));
     if (!known) patternMaps.set(doc.patterns, patterns);
   }
-  return { width: doc.width, height: doc.height, globalAngle: finite(doc.globalLight?.angle, DEFAULT_GLOBAL_ANGLE), patterns };
+  return {
+    width: doc.width,
+    height: doc.height,
+    globalAngle: finite(doc.globalLight?.angle, DEFAULT_GLOBAL_ANGLE),
+    patterns,
+    ...(doc.patterns ? { patternList: doc.patterns } : {}),
+    ...(doc.grayscale === true ? { grayscale: true } : {}),
+  };
 }
 
 /** Whether one effect record is switched on (a record marked not present is a leftover of a removed effect). */

@@ -27,15 +27,22 @@ export const CONTENT_KEYS: ReadonlySet<string> = new Set([
  */
 const DERIVED_GLOBAL_KEYS: ReadonlySet<string> = new Set(["Lr16", "Lr32", "Layr", "Mt16", "Mt32", "Mtrn"]);
 
-/** What {@link carryOverBlocks} must not bring back: `(layerId, key)` pairs a save left out on purpose. */
+/** `(layerId, key)` pairs: what a save left out on purpose, or what the original says better than the writer. */
 export type SkipBlock = (layerId: number, key: string) => boolean;
+
+/**
+ * Keys whose original bytes say it better than a writer's re-serialisation while the layer's record is as read:
+ * content, effects, vector masks and artboards, which the editor never edits in place (ag-psd rounds some of
+ * them: gradient stops, effect opacity stops).
+ */
+export const VERBATIM_KEYS: ReadonlySet<string> = new Set([...CONTENT_KEYS, "lfx2", "lmfx", "lrFX", "vmsk", "vsms", "artb", "artd", "abdd"]);
 
 /**
  * `written` with the additional-information blocks of `originalBytes` that it lacks: per layer (by id) and for the
  * document, in the original's order after the written blocks. Returns `written` itself when nothing is missing.
  * @throws BridgeError `BAD_REQUEST` when either file cannot be parsed.
  */
-export function carryOverBlocks(written: Uint8Array, originalBytes: Uint8Array, skip: SkipBlock): Uint8Array {
+export function carryOverBlocks(written: Uint8Array, originalBytes: Uint8Array, skip: SkipBlock, prefer: SkipBlock = () => false): Uint8Array {
   const file = readPsdFile(written);
   const original = readPsdFile(originalBytes);
   const psb = file.header.version === 2;
@@ -46,14 +53,34 @@ export function carryOverBlocks(written: Uint8Array, originalBytes: Uint8Array, 
     const from = layer.id === undefined ? undefined : byId.get(layer.id);
     if (from === undefined || layer.id === undefined) return layer;
     const id = layer.id;
+    const originals = new Map(from.map((block) => [block.key, block]));
+    let replaced = false;
+    const blocks = layer.blocks.map((block) => {
+      const original = originals.get(block.key);
+      if (original === undefined || !prefer(id, block.key) || sameBytes(original.data, block.data)) return block;
+      replaced = true;
+      return original;
+    });
     const present = new Set(layer.blocks.map((block) => block.key));
     const missing = from.filter((block) => !present.has(block.key) && !skip(id, block.key));
-    if (missing.length === 0) return layer;
+    if (missing.length === 0 && !replaced) return layer;
     changed = true;
-    return withBlocks(layer, [...layer.blocks, ...missing], psb);
+    return withBlocks(layer, [...blocks, ...missing], psb);
+  });
+  // Document-level blocks (patterns, linked files, global text data) are never edited: the original's bytes win.
+  const originalGlobals = new Map(original.globalBlocks.filter((block) => !DERIVED_GLOBAL_KEYS.has(block.key)).map((block) => [block.key, block]));
+  const kept = file.globalBlocks.map((block) => {
+    const from = originalGlobals.get(block.key);
+    if (from === undefined || sameBytes(from.data, block.data)) return block;
+    changed = true;
+    return from;
   });
   const present = new Set(file.globalBlocks.map((block) => block.key));
-  const globals = original.globalBlocks.filter((block) => !present.has(block.key) && !DERIVED_GLOBAL_KEYS.has(block.key));
+  const globals = [...originalGlobals.values()].filter((block) => !present.has(block.key));
   if (!changed && globals.length === 0) return written;
-  return writePsdFile({ ...file, layers: { ...file.layers, layers }, globalBlocks: [...file.globalBlocks, ...globals] });
+  return writePsdFile({ ...file, layers: { ...file.layers, layers }, globalBlocks: [...kept, ...globals] });
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && Buffer.from(a.buffer, a.byteOffset, a.length).equals(Buffer.from(b.buffer, b.byteOffset, b.length));
 }

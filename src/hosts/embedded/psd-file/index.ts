@@ -13,5 +13,5 @@ export { COLOR_MODE, colorModeLabel, conversionLabel } from "./modes.js";
 export type { PsdSourceMode } from "./modes.js";
 export { keepSets, rememberRead } from "./keep.js";
 export type { PsdFileSource } from "./keep.js";
-export { CONTENT_KEYS, carryOverBlocks } from "./carry-over.js";
+export { CONTENT_KEYS, carryOverBlocks, VERBATIM_KEYS } from "./carry-over.js";
 export type { SkipBlock } from "./carry-over.js";

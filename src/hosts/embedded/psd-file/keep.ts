@@ -13,7 +13,7 @@ import type { ReadablePsd } from "./readable.js";
  */
 export interface PsdFileSource {
   readonly opened: Pick<ReadablePsd, "source" | "conversion" | "original">;
-  /** Pixel buffers and masks as read, each with the id of the layer that held it. */
+  /** Pixel buffers, masks and records as read, each with the id of the layer that held it. */
   readonly read: WeakMap<object, number>;
   /** The picture-shaping state at open (see {@link pictureKey}). */
   readonly picture: string;
@@ -46,6 +46,7 @@ function pictureKey(doc: { width: number; height: number; layers: readonly Embed
 export function rememberRead(readable: ReadablePsd, doc: { width: number; height: number; layers: readonly EmbeddedLayer[] }): PsdFileSource {
   const read = new WeakMap<object, number>();
   walk(doc.layers, (layer) => {
+    if (layer.record) read.set(layer.record, layer.id);
     if (layer.mask) read.set(layer.mask, layer.id);
     if (layer.vectorMask) read.set(layer.vectorMask, layer.id);
     if (layer.kind !== "group") read.set(layer.data, layer.id);

@@ -131,6 +131,7 @@ function rasterise(layer: PixelLayer): void {
 export function translateLayer(layer: EmbeddedLayer, dx: number, dy: number): void {
   if (layer.mask) layer.mask = { ...layer.mask, x: layer.mask.x + dx, y: layer.mask.y + dy };
   if (layer.vectorMask) layer.vectorMask = { ...layer.vectorMask, x: layer.vectorMask.x + dx, y: layer.vectorMask.y + dy };
+  if (layer.vectorShape) layer.vectorShape = { ...layer.vectorShape, x: layer.vectorShape.x + dx, y: layer.vectorShape.y + dy };
   layer.record = translatedRecord(layer.record, dx, dy);
   if (layer.kind === "group") {
     for (const child of layer.children) translateLayer(child, dx, dy);

@@ -1,0 +1,94 @@
+/*
+ * Layers whose picture comes from their record rather than from pixels alone: adjustment layers (a change of what
+ * is below them), and fill and shape layers a file stored no pixels for (16- and 32-bit files).
+ */
+import type { PatternInfo } from "ag-psd";
+import type { HostBounds } from "../../protocol/index.js";
+import { applyAdjustment } from "./adjustments/index.js";
+import { atopOnto } from "./clipping.js";
+import { drawLayer, type StyleContext } from "./effects/index.js";
+import type { LayerMask, PixelLayer } from "./document.js";
+import { renderFill } from "./fills/index.js";
+import type { Raster } from "./raster.js";
+import type { RowWork } from "./work.js";
+
+/** Document facts these layers render with. */
+export interface ContentContext {
+  /** The canvas. */
+  readonly width: number;
+  readonly height: number;
+  /** The document's patterns, for pattern fills. */
+  readonly patterns?: readonly PatternInfo[] | undefined;
+  /** A grayscale document: adjustments work on its grey level. */
+  readonly grayscale?: boolean | undefined;
+}
+
+/** A mask placed in a raster's coordinates, as the compositor passes it. */
+export interface Placed {
+  readonly mask: LayerMask;
+  readonly dx: number;
+  readonly dy: number;
+}
+
+/**
+ * Applies an adjustment layer to `dst` (what is below it in its group, covering `region`): the adjusted picture
+ * mixed in with the layer's blend mode, opacity and mask; alpha stays as it was (an adjustment changes colours,
+ * never coverage). A layer without a record of its adjustment does nothing.
+ */
+export function adjustOnto(dst: Raster, layer: PixelLayer, opacity: number, placed: Placed | undefined, context: ContentContext, work?: RowWork): void {
+  const adjustment = layer.record?.adjustment;
+  if (adjustment === undefined || opacity <= 0) return;
+  const adjusted = applyAdjustment(adjustment, dst, { grayscale: context.grayscale === true, ...(work ? { work } : {}) });
+  // Full strength wherever there is anything to adjust: the backdrop's own alpha limits the result (source-atop).
+  const a = adjusted.data;
+  for (let i = 3; i < a.length; i += 4) a[i] = (a[i] as number) > 0 ? 255 : 0;
+  atopOnto(dst, adjusted, 0, 0, opacity, layer.blendMode, placed, work);
+}
+
+/**
+ * The pixels of a fill or shape layer drawn from its record over `region`, for one the file stored no pixels for;
+ * undefined when the layer has pixels of its own (Photoshop's rendering, used as it is) or is no fill.
+ */
+export function recordedFill(layer: PixelLayer, region: HostBounds, context: ContentContext, work?: RowWork): Raster | undefined {
+  const content = layer.record?.vectorFill;
+  if (content === undefined || (layer.width > 0 && layer.height > 0)) return undefined;
+  const reference = layer.record?.referencePoint;
+  return renderFill(content, region, {
+    width: context.width,
+    height: context.height,
+    patterns: context.patterns,
+    ...(reference ? { origin: { x: reference.x, y: reference.y } } : {}),
+    ...(work ? { work } : {}),
+  });
+}
+
+/**
+ * Draws a layer whose picture comes from its record onto `out` (covering `region`): an adjustment layer changes
+ * what is below it; a fill or shape layer without pixels of its own is drawn from its fill, with its masks and
+ * effects. Answers whether the layer was one of these (else the caller draws its pixels).
+ */
+export function drawRecordedLayer(
+  out: Raster,
+  layer: PixelLayer,
+  region: HostBounds,
+  placed: Placed | undefined,
+  style: StyleContext | undefined,
+  options: { atop?: boolean | undefined; work?: RowWork | undefined } = {},
+): boolean {
+  const context: ContentContext = {
+    width: style?.width ?? region.right,
+    height: style?.height ?? region.bottom,
+    patterns: style?.patternList,
+    grayscale: style?.grayscale,
+  };
+  if (layer.kind === "adjustment") {
+    const fill = layer.fillOpacity === undefined ? 1 : layer.fillOpacity / 255;
+    adjustOnto(out, layer, (layer.opacity / 255) * fill, placed, context, options.work);
+    return true;
+  }
+  const filled = recordedFill(layer, region, context, options.work);
+  if (filled === undefined) return false;
+  const drawn: PixelLayer = { ...layer, left: region.left, top: region.top, width: filled.width, height: filled.height, data: filled.data };
+  drawLayer(out, drawn, region, options.work, { ...(style ? { style } : {}), ...(options.atop ? { atop: true } : {}) });
+  return true;
+}

@@ -16,10 +16,10 @@ import { copyOnto, normalOnto, overlap, separableOnto } from "./pixel-loops.js";
 import { ROW_BAND, type RowWork } from "./work.js";
 import { BLEND_FUNCTIONS, blendTable, NON_SEPARABLE, type Rgb } from "./blend-modes.js";
 import { atopOnto } from "./clipping.js";
-import { effectiveMask } from "./masks.js";
+import { effectiveMask, productMask } from "./masks.js";
 import { knockOutOnto } from "./knockout.js";
 import { artboardCanvas, artboardRect, clipToArtboard } from "./artboard.js";
-import { drawRecordedLayer } from "./content-layers.js";
+import { drawRecordedLayer, recordedRows } from "./content-layers.js";
 import { drawLayer, hasActiveEffects, layerRows, type StyleContext, styleContext } from "./effects/index.js";
 
 /** A mask placed in the destination raster's coordinates. */
@@ -269,7 +269,7 @@ export function renderInto(out: Raster, layers: readonly EmbeddedLayer[], region
         blendOnto(out, canvas, 0, 0, layer.opacity / 255, "normal", placed, work);
         continue;
       }
-      if (isEmptyBounds(layerBounds(layer))) continue;
+      if (isEmptyBounds(layerBounds(layer)) && !drawsFromRecords(layer)) continue;
       if (layer.blendMode === "pass through") {
         if (layer.opacity === 255 && groupFill(layer) === 1 && !placed) {
           renderInto(out, layer.children, region, false, work, style);
@@ -311,6 +311,13 @@ function groupFill(layer: GroupLayer): number {
   return layer.fillOpacity === undefined ? 1 : layer.fillOpacity / 255;
 }
 
+/** Whether a group holds layers drawn from their records (adjustments, fills without pixels): no bounds, but a picture. */
+function drawsFromRecords(group: GroupLayer): boolean {
+  return group.children.some((child) =>
+    child.kind === "group" ? drawsFromRecords(child) : child.kind === "adjustment" || (child.record?.vectorFill !== undefined && (child.width === 0 || child.height === 0)),
+  );
+}
+
 /** The index of the top-most layer clipped to `layers[base]` (`base` itself when none is). */
 function clipRunTop(layers: readonly EmbeddedLayer[], base: number): number {
   let top = base;
@@ -325,6 +332,20 @@ function clipRunTop(layers: readonly EmbeddedLayer[], base: number): number {
 function renderClipGroup(out: Raster, base: EmbeddedLayer, clipped: readonly EmbeddedLayer[], region: HostBounds, work?: RowWork, style?: StyleContext): void {
   if (base.kind === "group" && base.blendMode === "pass through") {
     renderThroughClipGroup(out, base, clipped, region, work, style);
+    return;
+  }
+  if (base.kind === "adjustment") {
+    // Clipped to an adjustment: it has no pixels, so its clipped layers work where its mask lets it work.
+    const placed = placedMask(base, region);
+    drawRecordedLayer(out, base, region, placed, style, { work });
+    for (let j = clipped.length - 1; j >= 0; j--) {
+      const clip = clipped[j]!;
+      if (!clip.visible || clip.opacity === 0 || clip.kind === "group") continue;
+      const own = placedMask(clip, region);
+      const mask = placed && own ? productMask([placed.mask, own.mask], region) : (own?.mask ?? placed?.mask);
+      const both = mask ? { mask, dx: mask.x - region.left, dy: mask.y - region.top } : undefined;
+      if (!drawRecordedLayer(out, clip, region, both, style, { work }) && clip.width > 0 && clip.height > 0) drawLayer(out, clip, region, work, { style });
+    }
     return;
   }
   const group = emptyRaster(region.right - region.left, region.bottom - region.top);
@@ -445,11 +466,11 @@ export function renderRows(layers: readonly EmbeddedLayer[], region: HostBounds)
     }
     if (!layer.visible || layer.opacity === 0) continue;
     if (layer.kind === "group") {
-      if (isEmptyBounds(layerBounds(layer))) continue;
+      if (isEmptyBounds(layerBounds(layer)) && !drawsFromRecords(layer)) continue;
       const own = layer.blendMode !== "pass through" || layer.opacity !== 255 ? height : 0;
       rows += renderRows(layer.children, region) + own;
     } else {
-      rows += layerRows(layer, region);
+      rows += recordedRows(layer, region) ?? layerRows(layer, region);
     }
   }
   return rows;

@@ -88,7 +88,19 @@ export function drawRecordedLayer(
   }
   const filled = recordedFill(layer, region, context, options.work);
   if (filled === undefined) return false;
-  const drawn: PixelLayer = { ...layer, left: region.left, top: region.top, width: filled.width, height: filled.height, data: filled.data };
+  // Plain pixels now: the fill covers the region, and its vector mask (not drawn into it) cuts it.
+  const drawn: PixelLayer = { ...layer, kind: "pixel", left: region.left, top: region.top, width: filled.width, height: filled.height, data: filled.data };
   drawLayer(out, drawn, region, options.work, { ...(style ? { style } : {}), ...(options.atop ? { atop: true } : {}) });
   return true;
+}
+
+/**
+ * Rows {@link drawRecordedLayer} reports for a layer over `region` (the adjustment or fill, then the blend), or
+ * undefined for a layer it does not draw.
+ */
+export function recordedRows(layer: PixelLayer, region: HostBounds): number | undefined {
+  const height = region.bottom - region.top;
+  if (layer.kind === "adjustment") return layer.record?.adjustment === undefined ? 0 : 2 * height;
+  if (layer.record?.vectorFill === undefined || (layer.width > 0 && layer.height > 0)) return undefined;
+  return 2 * height;
 }

@@ -16,6 +16,16 @@ export interface LayerMasks {
   readonly mask?: LayerMask | undefined;
   readonly vectorMask?: LayerMask | undefined;
   readonly vectorShape?: LayerMask | undefined;
+  /** The layer's kind and pixels: a shape or fill layer with pixels of its own has its path drawn into them. */
+  readonly kind?: string | undefined;
+  readonly width?: number | undefined;
+  readonly height?: number | undefined;
+}
+
+/** The vector mask a layer renders with: its path rasterised here, else the file's own rasterisation. */
+function vectorOf(layer: LayerMasks): LayerMask | undefined {
+  const baked = (layer.kind === "shape" || layer.kind === "fill") && (layer.width ?? 0) > 0 && (layer.height ?? 0) > 0;
+  return baked ? undefined : (layer.vectorShape ?? layer.vectorMask);
 }
 
 const combined = new WeakMap<object, Map<string, LayerMask | undefined>>();
@@ -34,7 +44,7 @@ const isPlain = (mask: LayerMask): boolean => (mask.density ?? 255) === 255 && !
  * ask about pixels inside it.
  */
 export function effectiveMask(layer: LayerMasks, area: HostBounds): LayerMask | undefined {
-  const masks = [layer.mask, layer.vectorShape ?? layer.vectorMask].filter((mask): mask is LayerMask => !isInert(mask));
+  const masks = [layer.mask, vectorOf(layer)].filter((mask): mask is LayerMask => !isInert(mask));
   if (masks.length === 0) return undefined;
   if (masks.length === 1 && isPlain(masks[0]!)) return masks[0];
   if (isEmptyBounds(area)) return undefined;

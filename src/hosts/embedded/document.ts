@@ -133,6 +133,11 @@ export interface DocumentContent {
   patterns?: readonly PatternInfo[] | undefined;
   /** A grayscale document (its pixels carry the grey level in all three channels): adjustments work on grey. */
   grayscale?: boolean | undefined;
+  /**
+   * Colours in the document's records are linear light (a 32-bit file: Photoshop works in linear light there, and
+   * its fill colours are stored so): they are encoded with the sRGB curve before they are drawn. @default false
+   */
+  linearColors?: boolean | undefined;
 }
 
 /** The file a document was opened from: what it held that the embedded model does not keep. */

@@ -26,6 +26,8 @@ export interface StyleContext {
   readonly patternList?: readonly PatternInfo[] | undefined;
   /** A grayscale document: adjustment layers work on its grey level. */
   readonly grayscale?: boolean | undefined;
+  /** The document's record colours are linear light (32-bit): fills encode them with the sRGB curve. */
+  readonly linearColors?: boolean | undefined;
 }
 
 /** Photoshop's global light for a new document (and for files that do not record one). */
@@ -40,6 +42,7 @@ export function styleContext(doc: {
   readonly globalLight?: { readonly angle: number } | undefined;
   readonly patterns?: readonly PatternInfo[] | undefined;
   readonly grayscale?: boolean | undefined;
+  readonly linearColors?: boolean | undefined;
 }): StyleContext {
   let patterns: ReadonlyMap<string, PatternInfo> = new Map();
   if (doc.patterns) {
@@ -54,6 +57,7 @@ export function styleContext(doc: {
     patterns,
     ...(doc.patterns ? { patternList: doc.patterns } : {}),
     ...(doc.grayscale === true ? { grayscale: true } : {}),
+    ...(doc.linearColors === true ? { linearColors: true } : {}),
   };
 }
 

@@ -96,7 +96,11 @@ export function parsePsd(
       details: { path, width, height, maxPixels: options.maxPixels },
     });
   }
-  // Any depth and colour mode is read from an 8-bit RGB or grayscale copy (or refused with the reason named).
+  // Any depth and colour mode is read from an 8-bit RGB or grayscale copy (or refused with the reason named). The
+  // copy is charged first: at most the file again, or a canvas of RGBA where a palette or bits expand.
+  if (header.depth !== 8 || (header.colorMode !== 1 && header.colorMode !== 3)) {
+    options.charge?.(Math.max(bytes.length, width * height * 4), { stage: "conversion", depth: header.depth, colorMode: header.colorMode });
+  }
   const readable = toReadablePsd(bytes, { path, maxPixels: options.maxPixels });
   bytes = Buffer.from(readable.bytes.buffer, readable.bytes.byteOffset, readable.bytes.byteLength);
   ensureCanvasFactory();

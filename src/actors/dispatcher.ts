@@ -6,7 +6,7 @@ import type { Logger } from "../logger.js";
 import { laneLogName } from "./client.js";
 import { invalidParamsError, unknownMethodError } from "./_internal/method-hints.js";
 import { isBatch, respondBatch, runBatch, type BatchOutcome } from "./batch.js";
-import { cancelTarget, progressEvents, type RequestControl } from "./requests.js";
+import { cancelTarget, progressEvents, type CancelSignal, type RequestControl } from "./requests.js";
 
 /** A caller as the transports hand it over: the methods see a `Caller`; the dispatcher also counts in-flight. */
 export interface DispatchCaller extends Caller {
@@ -53,7 +53,7 @@ export interface DispatcherOptions {
    * Sends a call to another bridge of the cluster (a document or editor the pool says is there). @default none:
    * such calls answer `NOT_SUPPORTED` naming the bridge
    */
-  readonly remote?: ((bridge: string, call: ForwardedCall, cancel?: AbortSignal, progress?: ProgressReporter) => Promise<unknown>) | undefined;
+  readonly remote?: ((bridge: string, call: ForwardedCall, cancel?: CancelSignal, progress?: ProgressReporter) => Promise<unknown>) | undefined;
 }
 
 /**

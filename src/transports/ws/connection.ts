@@ -1,3 +1,4 @@
+import type { Duplex } from "node:stream";
 import type { WebSocket } from "ws";
 import {
   BATCH_FEATURE,
@@ -13,12 +14,13 @@ import {
   type ProtocolError,
   type RequestId,
 } from "../../protocol/index.js";
-import { messageCount, sendFrame, type ClientSocket, type LogicalClient, type ReplayBatch } from "../../actors/client.js";
+import { messageCount, sendFrame, type LogicalClient, type ReplayBatch } from "../../actors/client.js";
 import type { DispatchCaller } from "../../actors/dispatcher.js";
 import type { TransportTarget } from "../target.js";
 import type { ConnectParams } from "./params.js";
 import { BinaryPartCollector, binaryPartsNamed, type PartRequest } from "./binary-parts.js";
 import { pauseReading, resumeReading } from "./pauses.js";
+import { WsClientSocket } from "./client-socket.js";
 
 /** Close code of a socket whose client kept flooding frames past its rate (RFC 6455 policy violation). */
 const POLICY_VIOLATION = CLOSE_CODES.POLICY_VIOLATION;
@@ -42,21 +44,8 @@ export function refuse(ws: WebSocket, target: TransportTarget, error: BridgeErro
  * endpoint is admitted by the plugin's `onConnect` first; a refusal is an `error` event and close 1011. A resume
  * with `takeover=0` of a client another socket holds is refused (CLIENT_ATTACHED, close 4409) and binds nothing.
  */
-export function bindConnection(ws: WebSocket, target: TransportTarget, endpoint: string, params: ConnectParams): LogicalClient | undefined {
-  const socket: ClientSocket = {
-    // Bytes are a text frame's UTF-8 (a large image result built in slices), never a binary frame.
-    send: (text) => (typeof text === "string" ? ws.send(text) : ws.send(text, { binary: false })),
-    binary: params.binary,
-    // One binary message in two fragments, header then payload, so the image is written as it is, never copied.
-    sendBinary: (header, payload) => {
-      ws.send(header, { binary: true, fin: false });
-      ws.send(payload, { binary: true, fin: true });
-    },
-    get bufferedAmount() {
-      return ws.bufferedAmount;
-    },
-    close: (code, reason) => ws.close(code, reason),
-  };
+export function bindConnection(ws: WebSocket, raw: Duplex, target: TransportTarget, endpoint: string, params: ConnectParams): LogicalClient | undefined {
+  const socket = new WsClientSocket(ws, raw, params.binary);
   const resumable = params.resume === undefined ? undefined : target.clients.find(params.resume, endpoint);
   if (resumable !== undefined && !params.takeover && resumable.attachedSocket !== null) {
     // The live socket keeps the client; the refusal names no id (the asker has it, logs must not).
@@ -101,7 +90,7 @@ export function bindConnection(ws: WebSocket, target: TransportTarget, endpoint:
 }
 
 /** Sends the handshake and replay, then serves the socket's frames for its logical client. */
-function serve(ws: WebSocket, socket: ClientSocket, target: TransportTarget, client: LogicalClient, batch: ReplayBatch | undefined): void {
+function serve(ws: WebSocket, socket: WsClientSocket, target: TransportTarget, client: LogicalClient, batch: ReplayBatch | undefined): void {
   const endpoint = client.endpoint;
   const resumed = batch !== undefined;
   // The client's editor is read per call: the bridge may move it to another (`editor:changed`).
@@ -128,7 +117,7 @@ function serve(ws: WebSocket, socket: ClientSocket, target: TransportTarget, cli
     ...(batch !== undefined ? { replayed, lost: batch.lost } : {}),
     features: [...(socket.binary ? [BINARY_FEATURE] : []), ...WS_FEATURES],
   };
-  ws.send(JSON.stringify({ type: CONNECTION_EVENTS.connected, data: connected }));
+  socket.send(JSON.stringify({ type: CONNECTION_EVENTS.connected, data: connected }));
   for (const frame of batch?.frames ?? []) sendFrame(socket, frame);
 
   let malformed = 0;

@@ -129,7 +129,7 @@ export function attachWebSocket(server: Server, target: TransportTarget, connect
         refuse(ws, target, endpointError, CLOSE_CODES.PLUGIN_UNAVAILABLE);
         return;
       }
-      bindConnection(ws, target, endpoint, params);
+      bindConnection(ws, socket, target, endpoint, params);
     });
   };
   server.on("upgrade", onUpgrade);

@@ -34,6 +34,9 @@ function transportOf(caller: DispatchCaller): CallTransport {
 /** A call that never reaches the editor still gets a context; its signal never aborts. */
 const IDLE_SIGNAL = new AbortController().signal;
 
+/** The control of a call nobody can cancel or follow. */
+const NO_CONTROL: RequestControl = {};
+
 export interface DispatcherOptions {
   readonly methods: ReadonlyMap<string, MethodDefinition>;
   readonly pool: EditorPool;
@@ -162,7 +165,7 @@ export class Dispatcher {
         host: editor.host,
         caller,
         bridge: this.services,
-        call: { signal: IDLE_SIGNAL, caller: laneLogName(caller.lane) },
+        call: { signal: IDLE_SIGNAL, caller: caller.client?.logName ?? laneLogName(caller.lane) },
         binaryParts,
       };
       return method.run(ctx, params);
@@ -220,6 +223,7 @@ export class Dispatcher {
     return editor.session.call(
       {
         lane: caller.lane,
+        callerName: caller.client?.logName,
         method: name,
         mutates: method.mutates,
         timeoutMs: method.long ? this.limits.longCallTimeoutMs : this.limits.callTimeoutMs,
@@ -323,10 +327,11 @@ export class Dispatcher {
     const registered = client?.requests.begin(id);
     const progress = options.progress === true && client !== null ? progressEvents(id, this.limits.progressIntervalMs, (frame) => client.deliverNotice(frame)) : undefined;
     try {
-      const result = await this.call(caller, name, params, binaryParts, { ...registered?.control, progress: progress?.report });
-      if (isWireImage(result) && caller.binary === true) return new BinaryImageResponse(id, result);
-      if (isWireImage(result) && result.image.bytes.byteLength > LARGE_IMAGE_BYTES) {
-        return await imageResultJson(result, `{"id":${JSON.stringify(id)},"ok":true,"result":`, "}");
+      const control = progress === undefined ? (registered?.control ?? NO_CONTROL) : { ...registered?.control, progress: progress.report };
+      const result = await this.call(caller, name, params, binaryParts, control);
+      if (isWireImage(result)) {
+        if (caller.binary === true) return new BinaryImageResponse(id, result);
+        if (result.image.bytes.byteLength > LARGE_IMAGE_BYTES) return await imageResultJson(result, `{"id":${JSON.stringify(id)},"ok":true,"result":`, "}");
       }
       return JSON.stringify({ id, ok: true, result: result === undefined ? null : result });
     } catch (error) {

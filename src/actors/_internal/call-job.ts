@@ -13,6 +13,8 @@ import type { CancelSignal } from "../requests.js";
 export interface CallOptions {
   /** Mailbox lane: the logical client id (or an HTTP connection's lane). */
   readonly lane: string;
+  /** How logs name the caller, when the dispatcher already knows (`client:<prefix>`); else made from `lane`. */
+  readonly callerName?: string | undefined;
   readonly method: string;
   /** Whether the call changes the document; a mutation that times out reports `outcome: "unknown"`. */
   readonly mutates: boolean;

@@ -22,11 +22,9 @@ export interface RequestControl {
   readonly started?: (() => void) | undefined;
 }
 
-/** One unanswered request: its cancellation, and whether it left the editor's queue. */
-class Entry implements CancelSignal {
+/** A {@link CancelSignal} aborted by hand: listeners kept in a plain array, made on the first one. */
+export class Cancellation implements CancelSignal {
   aborted = false;
-  running = false;
-  /** Made on the first listener: most calls are answered before anyone listens. */
   private listeners: Array<() => void> | undefined;
 
   addEventListener(_type: "abort", listener: () => void): void {
@@ -48,29 +46,39 @@ class Entry implements CancelSignal {
   }
 }
 
+/** One unanswered request: its cancellation, and whether it left the editor's queue. */
+class Entry extends Cancellation {
+  running = false;
+}
+
 /**
  * One logical client's unanswered requests, by id as sent (a number and its text are different ids), so the client
  * can cancel its own and nobody else's. A request id reused while the first is unanswered is not cancellable.
  */
 export class RequestRegistry {
-  private readonly entries = new Map<RequestId, Entry>();
+  /** Made on the first request: an idle client holds no empty map. */
+  private entries: Map<RequestId, Entry> | undefined;
 
   /** Registers a request; the control to pass with its call, and the function that forgets it once answered. */
   begin(id: RequestId): { control: RequestControl; end: () => void } {
-    if (this.entries.has(id)) return { control: {}, end: () => {} };
+    const entries = (this.entries ??= new Map());
+    if (entries.has(id)) return { control: {}, end: () => {} };
     const entry = new Entry();
-    this.entries.set(id, entry);
+    entries.set(id, entry);
     return {
       control: { cancel: entry, started: () => (entry.running = true) },
       end: () => {
-        if (this.entries.get(id) === entry) this.entries.delete(id);
+        if (entries.get(id) !== entry) return;
+        entries.delete(id);
+        // An idle client holds no empty map: most clients have nothing in flight most of the time.
+        if (entries.size === 0 && this.entries === entries) this.entries = undefined;
       },
     };
   }
 
   /** Cancels one request: what `request:cancel` answers. */
   cancel(id: RequestId): RequestCancelResult {
-    const entry = this.entries.get(id);
+    const entry = this.entries?.get(id);
     if (entry === undefined || entry.aborted) return { id, cancelled: false, state: "unknown" };
     entry.abort();
     return { id, cancelled: true, state: entry.running ? "running" : "queued" };
@@ -78,8 +86,8 @@ export class RequestRegistry {
 
   /** Cancels every unanswered request (the client is gone for good). */
   cancelAll(): void {
-    for (const entry of this.entries.values()) entry.abort();
-    this.entries.clear();
+    for (const entry of this.entries?.values() ?? []) entry.abort();
+    this.entries?.clear();
   }
 }
 

@@ -5,7 +5,7 @@
 //   { cmd: "http", port, path, conns, warmupMs, durationMs }                      → { rate, p50, p99, failed, cpuMs }
 //   { cmd: "open", url, n, subscribe, batch }  → { handle, ms }: n sockets opened (each subscribed when asked), held
 //   { cmd: "active", handle, count, method, everyMs, durationMs }                → { calls, p50, p99, max, failed }
-//   { cmd: "fanout", handle, slow, url, inflight, rect, warmupMs, durationMs }  → { events, deliveries, slowBuffered }
+//   { cmd: "fanout", handle, slow, fill, url, inflight, rects, warmupMs, durationMs }  → { events, deliveries, … }
 //   { cmd: "close", handle }                                                      → {}
 //
 // Answers are matched without a JSON parse: both servers answer `{"id":<n>,"ok":…` first, so the id and the
@@ -246,20 +246,36 @@ async function active({ handle, count, method, everyMs, durationMs }) {
 
 /**
  * Saturating fan-out: the handle's sockets are subscribers; the first `slow` of them stop reading (their socket is
- * paused, so the server's writes to them back up). A trigger socket keeps `inflight` `selection:set` calls
+ * paused, so the server's writes to them back up), each after asking for `fill` large answers. A trigger socket keeps `inflight` `selection:set` calls
  * outstanding, alternating two rects so every call changes the selection. Counts deliveries to the readers.
  */
-async function fanout({ handle, slow, url, inflight, rects, warmupMs, durationMs }) {
+async function fanout({ handle, slow, fill = 0, url, inflight, rects, warmupMs, durationMs }) {
   const subscribers = handles.get(handle);
   let deliveries = 0;
   let counting = false;
   const readers = subscribers.slice(slow);
-  for (const ws of subscribers.slice(0, slow)) ws._socket.pause();
+  for (const ws of subscribers.slice(0, slow)) {
+    if (ws._socket.isPaused()) continue;
+    // Stops reading, then asks for a few large answers it will not read either: past the kernel's socket buffers
+    // they wait in the server, so its later state events find the socket backed up (what coalescing is for).
+    ws._socket.pause();
+    for (let i = 0; i < fill; i++) ws.send(`{"id":${-1 - i},"method":"server:clients"}`);
+  }
   const onEvent = (data) => {
     if (counting && data.length > 10 && data[2] === 0x74 /* {"t… */) deliveries++;
   };
   for (const ws of readers) ws.on("message", onEvent);
   const trigger = await openSocket(url);
+  // A change waits in the editor's queue for the reads before it (the large answers asked for above): once it is
+  // answered they are done, and the counted window sees events only.
+  await new Promise((resolve) => {
+    trigger.on("message", function first(data) {
+      if (answerOf(String(data))?.id !== 0) return;
+      trigger.off("message", first);
+      resolve();
+    });
+    trigger.send(`{"id":0,"method":"selection:set","params":{"rect":${JSON.stringify(rects[0])}}}`);
+  });
   let events = 0;
   let outstanding = 0;
   let next = 0;

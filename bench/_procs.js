@@ -12,6 +12,7 @@ const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const CLI = fileURLToPath(new URL("../bin/image-editor-bridge.js", import.meta.url));
 const BARE = fileURLToPath(new URL("./_bare-server.js", import.meta.url));
 const DRIVER = fileURLToPath(new URL("./_driver.js", import.meta.url));
+const PROBE = fileURLToPath(new URL("./_memory-probe.js", import.meta.url));
 
 export const SERVER_CPU = process.env.BENCH_SERVER_CPU ?? "0";
 export const DRIVER_CPU = process.env.BENCH_DRIVER_CPU ?? "1";
@@ -98,7 +99,7 @@ export function rssOf(pid) {
 }
 
 /**
- * Starts a server process pinned to the server core: `kind` "bridge" (`image-editor-bridge serve`, logs to
+ * Starts a server process pinned to the server core (with `_memory-probe.js` preloaded): `kind` "bridge" (`image-editor-bridge serve`, logs to
  * /dev/null at the default level unless BENCH_BRIDGE_ARGS says otherwise) or "bare" (`_bare-server.js` with the
  * bridge's `answers`). `cli` overrides the bridge's entry (another build, for `--compare`). Resolves once it
  * answers HTTP. `cpuMs()` sums the CPU of the server and its children (the bridge's editor); `rss()` is the server
@@ -108,12 +109,17 @@ export async function startServer(kind, { answers = {}, cli = CLI, args = [] } =
   const port = await freePort();
   const nodeArgs =
     kind === "bridge" ? [cli, "serve", "--listen", `127.0.0.1:${port}`, ...BRIDGE_ARGS, ...args] : [BARE, String(port), JSON.stringify(answers)];
-  nodeArgs.unshift(...serverNodeArgs());
+  nodeArgs.unshift("--expose-gc", "--import", PROBE, ...serverNodeArgs());
   const [command, argv] = pinned(SERVER_CPU, nodeArgs);
   const child = spawn(command, argv, { cwd: ROOT, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, NODE_ENV: "production" } });
   let stderr = "";
+  let partial = "";
+  const probes = [];
   child.stderr.on("data", (chunk) => {
     stderr = (stderr + chunk).slice(-4_000);
+    const lines = (partial + chunk).split("\n");
+    partial = lines.pop();
+    for (const line of lines) if (line.startsWith("#memory ")) probes.shift()?.(JSON.parse(line.slice(8)));
   });
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + START_TIMEOUT_MS;
@@ -139,7 +145,15 @@ export async function startServer(kind, { answers = {}, cli = CLI, args = [] } =
     wsUrl: `ws://127.0.0.1:${port}/ws`,
     port,
     cpuMs: () => processTree(child.pid).reduce((sum, pid) => sum + cpuOfPid(pid), 0),
+    /** CPU of the server process alone (for the bridge: without its editor process). */
+    ownCpuMs: () => cpuOfPid(child.pid),
     rss: () => rssOf(child.pid),
+    /** `process.memoryUsage()` of the server after it collected garbage (`_memory-probe.js`). */
+    memory: () =>
+      new Promise((resolve) => {
+        probes.push(resolve);
+        child.kill("SIGUSR2");
+      }),
     close: () =>
       new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();

@@ -8,7 +8,7 @@
 //
 // Besides throughput it reports the server's CPU per call (the server process and its children, read from /proc over
 // the counted window), which does not depend on whether the driver kept up.
-import { fmtBytes, fmtRatio, log, max, median, min, printIfMain, ROUNDS, sleep, verdict } from "./_lib.js";
+import { fmtBytes, fmtRatio, log, max, median, min, printIfMain, ROUNDS, verdict } from "./_lib.js";
 import { bridgeAnswers, placement, startDriver, startServer } from "./_procs.js";
 
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 2_000);
@@ -90,7 +90,10 @@ export async function throughputCases(cases = CASES, { rounds = ROUNDS, cli } = 
   return results;
 }
 
-/** Opens `n` subscribed clients against a fresh server: RSS per client and the time to open them. */
+/**
+ * Opens `n` subscribed clients against a fresh server: RSS and heap per client (each after a garbage collection in
+ * the server, `_memory-probe.js`), and the time to open them.
+ */
 async function idleOnce(kind, answers, n, cli) {
   const server = await startServer(kind, { answers, cli });
   const driver = await startDriver();
@@ -98,13 +101,12 @@ async function idleOnce(kind, answers, n, cli) {
     // Warm-up: lazy initialisation (code compiled, pools grown) is not charged per client.
     const warm = await driver.send({ cmd: "open", url: server.wsUrl, n: 200, subscribe: "selection:changed" });
     await driver.send({ cmd: "close", handle: warm.handle });
-    await sleep(500);
-    const before = server.rss();
+    const before = await server.memory();
     const opened = await driver.send({ cmd: "open", url: server.wsUrl, n, subscribe: "selection:changed" });
-    await sleep(1_000);
-    const after = server.rss();
+    const after = await server.memory();
     await driver.send({ cmd: "close", handle: opened.handle });
-    return { rssPerClient: (after - before) / n, openMs: opened.ms };
+    const heap = (m) => m.heapUsed + m.external;
+    return { rssPerClient: (after.rss - before.rss) / n, heapPerClient: (heap(after) - heap(before)) / n, openMs: opened.ms };
   } finally {
     await driver.close();
     await server.close();
@@ -125,12 +127,15 @@ export async function idleCase({ rounds = Math.max(3, Math.min(ROUNDS, 5)), n = 
     n,
     bridgeRss: median(pick("bridge", "rssPerClient")),
     bareRss: median(pick("bare", "rssPerClient")),
+    bridgeHeap: median(pick("bridge", "heapPerClient")),
+    bareHeap: median(pick("bare", "heapPerClient")),
     bridgeOpen: median(pick("bridge", "openMs")),
     bareOpen: median(pick("bare", "openMs")),
   };
   log(
     `  ${n} idle subscribed clients: RSS/client bridge ${fmtBytes(r.bridgeRss)} [${pick("bridge", "rssPerClient").map((x) => fmtBytes(x)).join(", ")}], ` +
-      `bare ${fmtBytes(r.bareRss)} [${pick("bare", "rssPerClient").map((x) => fmtBytes(x)).join(", ")}]; opening: bridge ${r.bridgeOpen.toFixed(0)} ms, bare ${r.bareOpen.toFixed(0)} ms`,
+      `bare ${fmtBytes(r.bareRss)} [${pick("bare", "rssPerClient").map((x) => fmtBytes(x)).join(", ")}]; ` +
+      `heap+external/client bridge ${fmtBytes(r.bridgeHeap)}, bare ${fmtBytes(r.bareHeap)} (after GC); opening: bridge ${r.bridgeOpen.toFixed(0)} ms, bare ${r.bareOpen.toFixed(0)} ms`,
   );
   return r;
 }

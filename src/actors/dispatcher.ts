@@ -15,7 +15,7 @@ export interface DispatchCaller extends Caller {
   readonly binary?: boolean;
 }
 import { CLUSTER_LANE_PREFIX, type ForwardedCall } from "../cluster/calls.js";
-import type { ProgressReporter } from "../hosts/host.js";
+import { NOT_AT_HAND, type ProgressReporter } from "../hosts/host.js";
 import { noEditorHere } from "../hosts/none.js";
 import type { EditorPool, PoolEditor } from "./editor-pool.js";
 import { Metrics, type CallTransport } from "./metrics.js";
@@ -109,7 +109,8 @@ export class Dispatcher {
   ): Promise<unknown> {
     const started = performance.now();
     const method = (caller.endpoint === "root" ? undefined : this.pluginMethod(caller.endpoint, name)) ?? this.methods.get(name);
-    const routed: RoutedControl = { ...control };
+    // One shape for every call (`editor` is noted later): adding the property to a copy made a new shape per call.
+    const routed: RoutedControl = { cancel: control.cancel, progress: control.progress, started: control.started, editor: undefined };
     try {
       const result = await this.invoke(caller, name, method, rawParams, binaryParts, routed);
       if (this.checkResults && method !== undefined) this.checkResult(method, result);
@@ -199,7 +200,18 @@ export class Dispatcher {
     if (named !== undefined && route !== "place" && !this.pool.knows(named) && this.pool.editors.length > 1) {
       await this.onEveryEditor(caller, "document:list", this.methods.get("document:list")!, {});
     }
-    return this.onEditor(this.pool.route(route, named, caller.editorId), caller, name, method, params, binaryParts, control);
+    const editor = this.pool.route(route, named, caller.editorId);
+    if (method.peek !== undefined) {
+      // A read the editor's adapter already holds, with nothing queued ahead of it: answered without a call.
+      const read = method.peek(params);
+      const held = editor.session.peek(read.op, read.args);
+      if (held !== NOT_AT_HAND) {
+        control.started?.();
+        (control as RoutedControl).editor = editor.id;
+        return held;
+      }
+    }
+    return this.onEditor(editor, caller, name, method, params, binaryParts, control);
   }
 
   /** The error for a method no table has: which plugin endpoints serve it, or the nearest built-in name. */

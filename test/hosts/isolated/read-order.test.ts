@@ -28,6 +28,23 @@ describe("reads of the editor follow the mailbox's order", () => {
     }
   });
 
+  it("a repeated read with nothing queued is answered from what the bridge holds, without entering the editor's queue", async () => {
+    const client = await harness.connect();
+    const queued = async (): Promise<number> => {
+      const text = await (await harness.http("/metrics")).text();
+      const line = text.split("\n").find((l) => l.startsWith("bridge_editor_queue_wait_seconds_count"));
+      return Number(line?.split(" ").at(-1) ?? 0);
+    };
+    await client.call("selection:set", { rect: rect(60) });
+    await client.call("selection:getArea");
+    const before = await queued();
+    for (let i = 0; i < 5; i++) expect(await client.call("selection:getArea")).toEqual(rect(60));
+    expect(await queued()).toBe(before);
+    await client.call("selection:set", { rect: rect(61) });
+    expect(await client.call("selection:getArea")).toEqual(rect(61));
+    expect(await queued()).toBe(before + 2);
+  });
+
   it("a read pipelined right behind a change on the same socket answers the changed state, every time", async () => {
     const client = await harness.connect();
     await client.call("selection:getArea"); // cached before the first change

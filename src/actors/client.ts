@@ -206,7 +206,13 @@ export class LogicalClient implements ReplayHolder {
   dispose(reason: Exclude<DisposeReason, "expired"> = "closed"): void {
     if (this.state === "disposed") return;
     this.disposedBecause = reason;
-    this.lifecycle().send({ type: "DISPOSE" });
+    if (this.actor === undefined) {
+      // Never detached: `attached → disposed` is the whole of it, with no timer to stop; no actor is made to say so.
+      this.phase = "disposed";
+      this.cleanup();
+      return;
+    }
+    this.actor.send({ type: "DISPOSE" });
   }
 
   /** The session as another bridge of a cluster needs it to resume this client (never its id). */

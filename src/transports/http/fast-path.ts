@@ -36,7 +36,7 @@ class ClientGone extends Cancellation {
     if (!this.watching) {
       this.watching = true;
       if (this.res.destroyed) this.abort();
-      else this.res.once("close", () => this.res.writableEnded || this.abort());
+      else this.res.on("close", () => this.res.writableEnded || this.abort());
     }
     super.addEventListener(type, listener);
   }

@@ -102,11 +102,13 @@ async function idleOnce(kind, answers, n, cli) {
     const warm = await driver.send({ cmd: "open", url: server.wsUrl, n: 200, subscribe: "selection:changed" });
     await driver.send({ cmd: "close", handle: warm.handle });
     const before = await server.memory();
+    const c0 = server.cpuMs();
     const opened = await driver.send({ cmd: "open", url: server.wsUrl, n, subscribe: "selection:changed" });
+    const cpuPerOpen = ((server.cpuMs() - c0) * 1000) / n;
     const after = await server.memory();
     await driver.send({ cmd: "close", handle: opened.handle });
     const heap = (m) => m.heapUsed + m.external;
-    return { rssPerClient: (after.rss - before.rss) / n, heapPerClient: (heap(after) - heap(before)) / n, openMs: opened.ms };
+    return { rssPerClient: (after.rss - before.rss) / n, heapPerClient: (heap(after) - heap(before)) / n, openMs: opened.ms, cpuPerOpen };
   } finally {
     await driver.close();
     await server.close();
@@ -131,11 +133,14 @@ export async function idleCase({ rounds = Math.max(3, Math.min(ROUNDS, 5)), n = 
     bareHeap: median(pick("bare", "heapPerClient")),
     bridgeOpen: median(pick("bridge", "openMs")),
     bareOpen: median(pick("bare", "openMs")),
+    bridgeOpenCpu: median(pick("bridge", "cpuPerOpen")),
+    bareOpenCpu: median(pick("bare", "cpuPerOpen")),
   };
   log(
     `  ${n} idle subscribed clients: RSS/client bridge ${fmtBytes(r.bridgeRss)} [${pick("bridge", "rssPerClient").map((x) => fmtBytes(x)).join(", ")}], ` +
       `bare ${fmtBytes(r.bareRss)} [${pick("bare", "rssPerClient").map((x) => fmtBytes(x)).join(", ")}]; ` +
-      `heap+external/client bridge ${fmtBytes(r.bridgeHeap)}, bare ${fmtBytes(r.bareHeap)} (after GC); opening: bridge ${r.bridgeOpen.toFixed(0)} ms, bare ${r.bareOpen.toFixed(0)} ms`,
+      `heap+external/client bridge ${fmtBytes(r.bridgeHeap)}, bare ${fmtBytes(r.bareHeap)} (after GC); opening: bridge ${r.bridgeOpen.toFixed(0)} ms ` +
+      `(${fmtUs(r.bridgeOpenCpu)} CPU per connection), bare ${r.bareOpen.toFixed(0)} ms (${fmtUs(r.bareOpenCpu)}); CPU ratio ${fmtRatio(r.bridgeOpenCpu / r.bareOpenCpu)}`,
   );
   return r;
 }
@@ -185,6 +190,16 @@ function rows(results, idle) {
       target: "<= 1.20x",
       result: verdict(idle.bridgeOpen / idle.bareOpen, 1.2, false),
       value: idle.bridgeOpen,
+      higherIsBetter: false,
+    });
+    out.push({
+      benchmark: `limit: opening ${idle.n} subscribed connections CPU/connection`,
+      bridge: fmtUs(idle.bridgeOpenCpu),
+      baseline: fmtUs(idle.bareOpenCpu),
+      ratio: fmtRatio(idle.bridgeOpenCpu / idle.bareOpenCpu),
+      target: "(info)",
+      result: "-",
+      value: idle.bridgeOpenCpu,
       higherIsBetter: false,
     });
   }

@@ -27,6 +27,10 @@ function destroyOnError(this: Duplex): void {
   this.destroy();
 }
 
+function uncorkSocket(socket: Duplex): void {
+  socket.uncork();
+}
+
 function rejectUpgrade(socket: Duplex, error: ProtocolError): void {
   const body = JSON.stringify(error);
   const status = statusForError(error);
@@ -132,6 +136,10 @@ export function attachWebSocket(server: Server, target: TransportTarget, connect
       rejectUpgrade(socket, target.dispatcher.toWireError(refusal, {}));
       return;
     }
+    // The 101 answer and the greeting leave in one write: ws writes the answer, the client's socket corks for the
+    // greeting, and the socket is uncorked once that turn is over (one system call per connection, not two).
+    socket.cork();
+    process.nextTick(uncorkSocket, socket);
     wss.handleUpgrade(req, socket, head, (ws) => {
       watchInboundFrames(ws, socket, inbound, inboundOwner(req.socket), target.limits.maxPayloadBytes);
       ws.on("pong", answered);

@@ -275,7 +275,8 @@ export class LogicalClient implements ReplayHolder {
   /** Subscribes to a stream; idempotent. */
   subscribe(type: string, stream: Observable<SerializedEvent>): void {
     if (this.subscriptions?.has(type) === true || this.state === "disposed") return;
-    (this.subscriptions ??= new Map()).set(type, stream.subscribe((event) => this.deliverEvent(event)));
+    this.subscriptions ??= new Map();
+    this.subscriptions.set(type, stream.subscribe((event) => this.deliverEvent(event)));
     this.sessionDirty = true;
   }
 
@@ -297,7 +298,10 @@ export class LogicalClient implements ReplayHolder {
       this.watchers?.delete(key);
       return false;
     }
-    if (current === undefined) (this.watchers ??= new Map()).set(key, stream.subscribe());
+    if (current === undefined) {
+      this.watchers ??= new Map();
+      this.watchers.set(key, stream.subscribe());
+    }
     return true;
   }
 

@@ -29,7 +29,8 @@ export class Cancellation implements CancelSignal {
 
   addEventListener(_type: "abort", listener: () => void): void {
     if (this.aborted) return;
-    (this.listeners ??= []).push(listener);
+    this.listeners ??= [];
+    this.listeners.push(listener);
   }
 
   removeEventListener(_type: "abort", listener: () => void): void {
@@ -61,7 +62,8 @@ export class RequestRegistry {
 
   /** Registers a request; the control to pass with its call, and the function that forgets it once answered. */
   begin(id: RequestId): { control: RequestControl; end: () => void } {
-    const entries = (this.entries ??= new Map());
+    this.entries ??= new Map();
+    const entries = this.entries;
     if (entries.has(id)) return { control: {}, end: () => {} };
     const entry = new Entry();
     entries.set(id, entry);

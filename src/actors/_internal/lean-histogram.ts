@@ -59,7 +59,9 @@ export class LeanHistogram {
     let series = this.series.get(key);
     if (series === undefined) {
       const labels: Record<string, string> = {};
-      this.labelNames.forEach((name, i) => (labels[name] = values[i] ?? ""));
+      this.labelNames.forEach((name, i) => {
+        labels[name] = values[i] ?? "";
+      });
       series = new HistogramSeries(this.bounds, labels);
       this.series.set(key, series);
     }

@@ -48,6 +48,21 @@ export function laneLogName(lane: string): string {
 /** What a client writes: a text frame, or an image answer (its JSON, then its bytes as a binary message). */
 export type OutboundFrame = string | Buffer | BinaryImageResponse;
 
+/** `{"type":<type>,"seq":` per event type, serialized once: every subscriber's frame starts with it. */
+const frameHeads = new Map<string, string>();
+/** Event types are the editors' and plugins' own names, a few dozen; past this many, heads are not kept. */
+const MAX_FRAME_HEADS = 1_024;
+
+/** The start of an event frame of `type`, up to its `seq` (each client writes its own `seq` and the data after it). */
+export function eventFrameHead(type: string): string {
+  let head = frameHeads.get(type);
+  if (head === undefined) {
+    head = `{"type":${JSON.stringify(type)},"seq":`;
+    if (frameHeads.size < MAX_FRAME_HEADS) frameHeads.set(type, head);
+  }
+  return head;
+}
+
 export function frameBytes(frame: OutboundFrame): number {
   return typeof frame === "string" || Buffer.isBuffer(frame) ? Buffer.byteLength(frame) : frame.byteLength;
 }

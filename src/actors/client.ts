@@ -9,7 +9,7 @@ import { RequestRegistry } from "./requests.js";
 import { FrameRate } from "./frame-rate.js";
 import { ReplayBudget, type ReplayHolder } from "./replay-budget.js";
 import type { ClientSession, CursorPosition, HandedOverSession } from "./client-session.js";
-import { clientIdPrefix, clientLogName, frameBytes, sendFrame, type ClientSocket, type OutboundFrame } from "./client-frames.js";
+import { clientIdPrefix, clientLogName, eventFrameHead, frameBytes, sendFrame, type ClientSocket, type OutboundFrame } from "./client-frames.js";
 
 export { CLOSE_CODES } from "../protocol/index.js";
 export type { ClientSession, CursorPosition, HandedOverSession } from "./client-session.js";
@@ -18,19 +18,6 @@ export { type ClientSocket, CLIENT_ID_PREFIX_LENGTH, clientIdPrefix, clientLogNa
 /** How often coalesced state events are retried while a socket is backed up. */
 const COALESCE_FLUSH_MS = 25;
 
-/** `{"type":<type>,"seq":` per event type, serialized once: every subscriber's frame starts with it. */
-const frameHeads = new Map<string, string>();
-/** Event types are the editors' and plugins' own names, a few dozen; past this many, heads are not kept. */
-const MAX_FRAME_HEADS = 1_024;
-
-function frameHead(type: string): string {
-  let head = frameHeads.get(type);
-  if (head === undefined) {
-    head = `{"type":${JSON.stringify(type)},"seq":`;
-    if (frameHeads.size < MAX_FRAME_HEADS) frameHeads.set(type, head);
-  }
-  return head;
-}
 
 export type ClientState = "attached" | "detached" | "disposed";
 
@@ -360,7 +347,7 @@ export class LogicalClient implements ReplayHolder {
 
   private eventFrame(type: string, dataJson: string): string {
     this.delivery.delivered++;
-    return `${frameHead(type)}${++this.seq},"data":${dataJson}}`;
+    return `${eventFrameHead(type)}${++this.seq},"data":${dataJson}}`;
   }
 
   private write(frame: OutboundFrame): void {

@@ -18,6 +18,21 @@ import { EDITOR_HEADER } from "./app.js";
 
 const JSON_TYPE = "application/json; charset=utf-8";
 
+/**
+ * A request header's first value (`name` lower-case), read from the raw list: `req.headers` is built on first use,
+ * an object of every header, which the plainest requests need not pay for. The headers read here (Host,
+ * Authorization, Origin, the editor's) keep their first value in `req.headers` too; an Origin at all sends the request
+ * to the router.
+ */
+function rawHeader(req: IncomingMessage, name: string): string | undefined {
+  const raw = req.rawHeaders;
+  for (let i = 0; i < raw.length; i += 2) {
+    const key = raw[i]!;
+    if (key.length === name.length && key.toLowerCase() === name) return raw[i + 1];
+  }
+  return undefined;
+}
+
 /** Writes one JSON answer as the router's `jsonResponse` does (HEAD: Node leaves the body out). */
 function answer(res: ServerResponse, status: number, body: string | Buffer): void {
   res.writeHead(status, { "content-type": JSON_TYPE, "content-length": Buffer.byteLength(body) });
@@ -65,20 +80,16 @@ export function withFastPath(target: TransportTarget, fallback: RequestListener)
     const http = method.http;
     if (http?.verb === "GET" && http.image !== true && !http.path.includes(":")) methods.set(http.path, method);
   }
-  const header = (req: IncomingMessage, name: string): string | undefined => {
-    const value = req.headers[name];
-    return Array.isArray(value) ? value[0] : value;
-  };
   return (req, res) => {
     const path = req.url;
-    if ((req.method !== "GET" && req.method !== "HEAD") || path === undefined || req.headers.origin !== undefined) return fallback(req, res);
+    if ((req.method !== "GET" && req.method !== "HEAD") || path === undefined || rawHeader(req, "origin") !== undefined) return fallback(req, res);
     const health = path === "/health";
     const method = health ? undefined : methods.get(path);
     if (!health && method === undefined) return fallback(req, res);
     const open = target.security.publicHealth === true && PUBLIC_HEALTH_PATHS.includes(path);
-    if (!open && checkAccess((name) => header(req, name), target.security) !== null) return fallback(req, res);
+    if (!open && checkAccess((name) => rawHeader(req, name), target.security) !== null) return fallback(req, res);
     if (health) return answer(res, 200, JSON.stringify(target.health()));
-    if (req.headers[EDITOR_HEADER] !== undefined) return fallback(req, res);
+    if (rawHeader(req, EDITOR_HEADER) !== undefined) return fallback(req, res);
     void runMethod(target, method!, req, res);
   };
 }

@@ -6,9 +6,21 @@ const TEXT = { binary: false } as const;
 const BINARY_HEAD = { binary: true, fin: false } as const;
 const BINARY_TAIL = { binary: true, fin: true } as const;
 
-function uncork(socket: WsClientSocket): void {
-  socket.corked = false;
-  socket.raw.uncork();
+/** Sockets corked in this turn, uncorked together by one `process.nextTick` (an event to a thousand clients is one). */
+let corkedThisTurn: WsClientSocket[] = [];
+
+function uncorkAll(): void {
+  const sockets = corkedThisTurn;
+  corkedThisTurn = [];
+  for (const socket of sockets) {
+    socket.corked = false;
+    try {
+      socket.raw.uncork();
+    } catch {
+      // A socket that cannot flush must not leave the others corked: it is dropped (its client sees it close).
+      socket.raw.destroy();
+    }
+  }
 }
 
 /**
@@ -58,6 +70,6 @@ export class WsClientSocket implements ClientSocket {
     if (this.corked || !this.raw.writable) return;
     this.corked = true;
     this.raw.cork();
-    process.nextTick(uncork, this);
+    if (corkedThisTurn.push(this) === 1) process.nextTick(uncorkAll);
   }
 }

@@ -9,7 +9,7 @@ import { RequestRegistry } from "./requests.js";
 import { FrameRate } from "./frame-rate.js";
 import { ReplayBudget, type ReplayHolder } from "./replay-budget.js";
 import type { ClientSession, CursorPosition, HandedOverSession } from "./client-session.js";
-import { clientIdPrefix, clientLogName, eventFrameHead, frameBytes, sendFrame, type ClientSocket, type OutboundFrame } from "./client-frames.js";
+import { clientIdPrefix, clientLogName, eventFrameBytes, frameBytes, sendFrame, type ClientSocket, type OutboundFrame } from "./client-frames.js";
 
 export { CLOSE_CODES } from "../protocol/index.js";
 export type { ClientSession, CursorPosition, HandedOverSession } from "./client-session.js";
@@ -319,7 +319,7 @@ export class LogicalClient implements ReplayHolder {
         return;
       }
     }
-    this.write(this.eventFrame(event.type, event.json));
+    this.write(this.eventFrame(event));
   }
 
   /** Sends a response; while detached it waits in the replay buffer so a resumed client still gets it. */
@@ -345,9 +345,9 @@ export class LogicalClient implements ReplayHolder {
     this.sessionDirty = true;
   }
 
-  private eventFrame(type: string, dataJson: string): string {
+  private eventFrame(event: SerializedEvent): Buffer {
     this.delivery.delivered++;
-    return `${eventFrameHead(type)}${++this.seq},"data":${dataJson}}`;
+    return eventFrameBytes(event, ++this.seq);
   }
 
   private write(frame: OutboundFrame): void {
@@ -408,7 +408,7 @@ export class LogicalClient implements ReplayHolder {
     const pending = this.pendingState;
     if (pending === undefined) return;
     this.pendingState = undefined;
-    for (const [type, event] of pending) this.write(this.eventFrame(type, event.json));
+    for (const event of pending.values()) this.write(this.eventFrame(event));
   }
 
   private cleanup(): void {

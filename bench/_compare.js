@@ -12,7 +12,7 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { fmtRatio, log, median, printTable } from "./_lib.js";
 
@@ -48,7 +48,7 @@ function prepare(ref, patch) {
   sh("git", ["worktree", "add", "--detach", dir, sha], ROOT);
   if (patch !== undefined) {
     log(`  applying ${patch}`);
-    sh("git", ["apply", join(process.cwd(), patch)], dir);
+    sh("git", ["apply", resolve(patch)], dir);
   }
   const lock = (root) => (existsSync(join(root, "package-lock.json")) ? readFileSync(join(root, "package-lock.json"), "utf8") : "");
   if (lock(dir) === lock(ROOT)) symlinkSync(join(ROOT, "node_modules"), join(dir, "node_modules"), "dir");

@@ -108,10 +108,12 @@ export async function compare(ref, names, patch) {
     const a = median(ours.filter(Number.isFinite));
     const b = median(theirs.filter(Number.isFinite));
     const ratio = a / b;
-    const better = higherIsBetter(row) ? ratio > 1 + NOISE : ratio < 1 - NOISE;
-    const regressed = higherIsBetter(row) ? ratio < 1 - NOISE : ratio > 1 + NOISE;
+    // A row that says it is not a figure to judge (a count that only shows something happened) gets no verdict.
+    const judged = row.judged !== false;
+    const better = judged && (higherIsBetter(row) ? ratio > 1 + NOISE : ratio < 1 - NOISE);
+    const regressed = judged && (higherIsBetter(row) ? ratio < 1 - NOISE : ratio > 1 + NOISE);
     if (regressed) worse++;
-    rows.push([name, Number.isFinite(a) ? a.toPrecision(4) : "n/a", Number.isFinite(b) ? b.toPrecision(4) : "n/a", fmtRatio(ratio), higherIsBetter(row) ? "higher" : "lower", regressed ? "WORSE" : better ? "better" : "same"]);
+    rows.push([name, Number.isFinite(a) ? a.toPrecision(4) : "n/a", Number.isFinite(b) ? b.toPrecision(4) : "n/a", fmtRatio(ratio), higherIsBetter(row) ? "higher" : "lower", !judged ? "-" : regressed ? "WORSE" : better ? "better" : "same"]);
   }
   log(`\nThis build vs ${label} (${other.sha.slice(0, 10)}): medians of ${ROUNDS} alternating runs of each figure (the bridge's own column)\n`);
   printTable(["figure", "this build", label, "ratio", "better is", "verdict"], rows);

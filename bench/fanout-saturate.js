@@ -129,6 +129,8 @@ export async function run() {
       ratio: "-",
       target: "> 0",
       result: coalesced > 0 ? "pass" : "FAIL",
+      // How many depends on the rate events came at: it shows coalescing ran, it is no figure to compare builds by.
+      judged: false,
     },
   ];
 }

@@ -208,6 +208,8 @@ export function throughputRow(benchmark, figure, min) {
     ratio: fmtRatio(figure.ratio),
     target: min === undefined ? "(info)" : `>= ${min.toFixed(2)}x`,
     result: min === undefined ? "-" : verdict(figure.ratio, min, true),
+    value: figure.bridge,
+    higherIsBetter: true,
   };
 }
 
@@ -221,6 +223,8 @@ export function latencyRow(benchmark, bridge, baseline, max) {
     ratio: fmtRatio(ratio),
     target: max === undefined ? "(info)" : `<= ${max.toFixed(2)}x`,
     result: max === undefined ? "-" : verdict(ratio, max, false),
+    value: bridge,
+    higherIsBetter: false,
   };
 }
 

@@ -2,6 +2,11 @@
 //
 //   npm run bench                       build, then everything
 //   node bench/run.js ws-rpc http       only the named benchmarks (after `npm run build`)
+//   npm run bench -- limit --compare main   the named benchmarks on this build and on another git ref, alternately,
+//                                       with the ratio of each figure (bench/_compare.js)
+//   npm run bench -- limit --compare HEAD --patch bench/ablations/x.patch   the same, the other side with a guarantee
+//                                       switched off (bench/ablations/README.md): what the guarantee costs
+//   node bench/run.js limit --json rows.json   also writes the summary rows as JSON
 //
 // Environment: BENCH_DURATION_MS (2000), BENCH_WARMUP_MS (500), BENCH_ROUNDS (5), BENCH_FANOUT_CLIENTS (1000),
 // BENCH_FANOUT_EVENTS (6 per round), BENCH_HTTP_CONCURRENCY (32), BENCH_IDLE_CLIENTS (10000), BENCH_EXPORT_WIDTH/HEIGHT
@@ -13,9 +18,13 @@
 // Exit code 0 when every benchmark ran, whether or not it met its target; 1 when a benchmark crashed.
 import os from "node:os";
 import { DURATION_MS, log, printTable, ROUNDS, WARMUP_MS } from "./_lib.js";
+import { writeFileSync } from "node:fs";
 import { fdLimit } from "./idle-clients.js";
 
 const BENCHMARKS = {
+  limit: () => import("./limit.js"),
+  "fanout-saturate": () => import("./fanout-saturate.js"),
+  "clients-10k": () => import("./clients-10k.js"),
   "ws-rpc": () => import("./ws-rpc.js"),
   fanout: () => import("./fanout.js"),
   http: () => import("./http.js"),
@@ -40,7 +49,22 @@ const BENCHMARKS = {
   soak: () => import("./soak.js"),
 };
 
-const wanted = process.argv.slice(2);
+/** `--name value` options taken out of the arguments; the rest are benchmark names. */
+const args = process.argv.slice(2);
+const option = (name) => {
+  const at = args.indexOf(name);
+  if (at < 0) return undefined;
+  const [, value] = args.splice(at, 2);
+  if (value === undefined) {
+    console.error(`${name} needs a value`);
+    process.exit(2);
+  }
+  return value;
+};
+const compareRef = option("--compare");
+const patch = option("--patch");
+const jsonOut = option("--json");
+const wanted = args;
 for (const name of wanted) {
   if (!(name in BENCHMARKS)) {
     console.error(`unknown benchmark "${name}"; known: ${Object.keys(BENCHMARKS).join(", ")}`);
@@ -48,6 +72,12 @@ for (const name of wanted) {
   }
 }
 const selected = wanted.length > 0 ? wanted : Object.keys(BENCHMARKS);
+
+if (compareRef !== undefined) {
+  const { compare } = await import("./_compare.js");
+  await compare(compareRef, selected, patch);
+  process.exit(0);
+}
 
 const started = Date.now();
 log(
@@ -76,6 +106,7 @@ printTable(
   ["benchmark", "bridge", "baseline", "ratio", "target", "pass/fail"],
   rows.map((r) => [r.benchmark, r.bridge, r.baseline, r.ratio, r.target, r.result]),
 );
+if (jsonOut !== undefined) writeFileSync(jsonOut, JSON.stringify(rows, null, 2));
 const failed = rows.filter((r) => r.result === "FAIL").map((r) => r.benchmark);
 log(
   `\n${failed.length === 0 ? "All targets met." : `Targets missed: ${failed.join("; ")}.`} ` +

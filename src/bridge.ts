@@ -21,6 +21,7 @@ import { PluginHost } from "./plugins/index.js";
 import { BridgeError, PROTOCOL_VERSION, STATE_EVENTS, type ClosingReason, type EditorSummary, type ServerInfo } from "./protocol/index.js";
 import { healthView, readinessView, statusView } from "./status.js";
 import { createHttpApp } from "./transports/http/app.js";
+import { withFastPath } from "./transports/http/fast-path.js";
 import { createEventStreams } from "./transports/http/sse.js";
 import { WebhookRegistry } from "./actors/webhooks.js";
 import { createMcpHttp, inProcessBackend, type McpHttp } from "./mcp/index.js";
@@ -347,7 +348,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
         connections = guardConnections(listening, limits, { trustProxy, countLoopback: options.countLoopbackPerAddress === true }, log);
         // WS frames and HTTP bodies of every accepted socket draw from one budget of bytes being received.
         inbound = inboundBudgetFor(listening, limits);
-        listening.on("request", connections.requests(toNodeHandler(createHttpApp(target, mcp, events))));
+        listening.on("request", connections.requests(withFastPath(target, toNodeHandler(createHttpApp(target, mcp, events)))));
         ws = attachWebSocket(listening, target, connections);
         await new Promise<void>((resolve, reject) => {
           listening.once("error", reject);

@@ -10,6 +10,7 @@ import {
 } from "../protocol/index.js";
 import { imageResultJson, isWireImage, LARGE_IMAGE_BYTES, type Caller, type SubscribingClient } from "../methods/index.js";
 import type { Limits } from "../limits.js";
+import type { CancelSignal } from "./requests.js";
 import { invalidParamsError } from "./_internal/method-hints.js";
 
 /*
@@ -27,7 +28,7 @@ export interface BatchCaller extends Caller {
 
 /** What a batch needs from the dispatcher: one call, and the one way a failure reaches the wire. */
 export interface BatchDispatch<C extends BatchCaller> {
-  call(caller: C, name: string, params: unknown, binaryParts?: readonly Uint8Array[], control?: { readonly cancel?: AbortSignal | undefined }): Promise<unknown>;
+  call(caller: C, name: string, params: unknown, binaryParts?: readonly Uint8Array[], control?: { readonly cancel?: CancelSignal | undefined }): Promise<unknown>;
   toWireError(error: unknown, context: { requestId?: RequestId; method?: string; caller?: C }): ProtocolError;
 }
 
@@ -57,7 +58,7 @@ export async function runBatch<C extends BatchCaller>(
   rawParams: unknown,
   binaryParts: readonly Uint8Array[],
   batchId?: RequestId,
-  cancel?: AbortSignal,
+  cancel?: CancelSignal,
 ): Promise<BatchOutcome[]> {
   if (binaryParts.length > 0) {
     throw new BridgeError("BAD_REQUEST", "A batch takes no binary parts: send a call that needs one as a request of its own");
@@ -89,7 +90,7 @@ async function runOne<C extends BatchCaller>(
   caller: C,
   request: BatchRequest,
   batchId: RequestId | undefined,
-  cancel: AbortSignal | undefined,
+  cancel: CancelSignal | undefined,
 ): Promise<BatchOutcome> {
   const echo = request.id === undefined ? {} : { id: request.id };
   const client = caller.client;
@@ -165,7 +166,7 @@ export async function respondBatch<C extends BatchCaller>(
   id: RequestId,
   params: unknown,
   binaryParts: readonly Uint8Array[],
-  cancel?: AbortSignal,
+  cancel?: CancelSignal,
 ): Promise<string | Buffer> {
   try {
     const outcomes = await runBatch(dispatch, limits, caller, params, binaryParts, id, cancel);

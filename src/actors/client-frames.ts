@@ -1,7 +1,7 @@
 /*
  * How a logical client is named (never by its whole id: ids are bearer secrets) and how its frames are written.
  */
-import type { BinaryImageResponse } from "../methods/index.js";
+import type { BinaryImageResponse, SerializedEvent } from "../methods/index.js";
 
 /** What a transport hands a logical client to write frames to. */
 export interface ClientSocket {
@@ -47,6 +47,36 @@ export function laneLogName(lane: string): string {
 
 /** What a client writes: a text frame, or an image answer (its JSON, then its bytes as a binary message). */
 export type OutboundFrame = string | Buffer | BinaryImageResponse;
+
+/** `{"type":<type>,"seq":` per event type as UTF-8, made once: every subscriber's frame starts with it. */
+const frameHeads = new Map<string, Buffer>();
+/** Event types are the editors' and plugins' own names, a few dozen; past this many, heads are not kept. */
+const MAX_FRAME_HEADS = 1_024;
+/** `,"data":<json>}` of each event as UTF-8, made once for all its subscribers (an event is one object for all). */
+const frameTails = new WeakMap<SerializedEvent, Buffer>();
+
+/**
+ * An event's frame for one client: `{"type":…,"seq":<seq>,"data":…}` as UTF-8 bytes. Only the `seq` is the client's
+ * own; the rest is encoded once per event and copied, so a delivery writes bytes that need no conversion.
+ */
+export function eventFrameBytes(event: SerializedEvent, seq: number): Buffer {
+  let head = frameHeads.get(event.type);
+  if (head === undefined) {
+    head = Buffer.from(`{"type":${JSON.stringify(event.type)},"seq":`);
+    if (frameHeads.size < MAX_FRAME_HEADS) frameHeads.set(event.type, head);
+  }
+  let tail = frameTails.get(event);
+  if (tail === undefined) {
+    tail = Buffer.from(`,"data":${event.json}}`);
+    frameTails.set(event, tail);
+  }
+  const digits = String(seq);
+  const frame = Buffer.allocUnsafe(head.length + digits.length + tail.length);
+  head.copy(frame, 0);
+  frame.write(digits, head.length, "latin1");
+  tail.copy(frame, head.length + digits.length);
+  return frame;
+}
 
 export function frameBytes(frame: OutboundFrame): number {
   return typeof frame === "string" || Buffer.isBuffer(frame) ? Buffer.byteLength(frame) : frame.byteLength;

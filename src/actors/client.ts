@@ -9,7 +9,7 @@ import { RequestRegistry } from "./requests.js";
 import { FrameRate } from "./frame-rate.js";
 import { ReplayBudget, type ReplayHolder } from "./replay-budget.js";
 import type { ClientSession, CursorPosition, HandedOverSession } from "./client-session.js";
-import { clientIdPrefix, clientLogName, frameBytes, sendFrame, type ClientSocket, type OutboundFrame } from "./client-frames.js";
+import { clientIdPrefix, clientLogName, eventFrameBytes, frameBytes, sendFrame, type ClientSocket, type OutboundFrame } from "./client-frames.js";
 
 export { CLOSE_CODES } from "../protocol/index.js";
 export type { ClientSession, CursorPosition, HandedOverSession } from "./client-session.js";
@@ -17,6 +17,7 @@ export { type ClientSocket, CLIENT_ID_PREFIX_LENGTH, clientIdPrefix, clientLogNa
 
 /** How often coalesced state events are retried while a socket is backed up. */
 const COALESCE_FLUSH_MS = 25;
+
 
 export type ClientState = "attached" | "detached" | "disposed";
 
@@ -52,7 +53,11 @@ export interface ReplayBatch {
  * on every frame are plain for speed.
  */
 export class LogicalClient implements ReplayHolder {
-  readonly actor: Actor<typeof clientMachine>;
+  /**
+   * The lifecycle actor, made when the client first leaves `attached` (detached, or disposed): an attached client has
+   * no timer to run, and thousands of idle attached clients would each hold an actor and its system for nothing.
+   */
+  private actor: Actor<typeof clientMachine> | undefined;
   readonly connectedAt = Date.now();
   /** When the client last lost its socket (0 while attached); the longest-detached goes first at the limit. */
   detachedAt = 0;
@@ -79,9 +84,10 @@ export class LogicalClient implements ReplayHolder {
   private replayDropped = false;
   /** Per-client replay cap: `replayBufferBytes`, never above the total budget. */
   private readonly replayCap: number;
-  private readonly subscriptions = new Map<string, Subscription>();
+  /** Made on the first subscription, as `watchers` and the rest: an idle client holds no empty maps. */
+  private subscriptions: Map<string, Subscription> | undefined;
   /** Keep-alive subscriptions that hold a host watcher open without delivering (`selection:change`). */
-  private readonly watchers = new Map<string, Subscription>();
+  private watchers: Map<string, Subscription> | undefined;
   private pendingState: Map<string, SerializedEvent> | undefined;
   /** In a cluster: how far each editor's events reached this client (sent, or kept for replay). */
   private cursors: Map<string, CursorPosition> | undefined;
@@ -98,7 +104,7 @@ export class LogicalClient implements ReplayHolder {
     readonly endpoint: string,
     socket: ClientSocket,
     private readonly limits: Limits,
-    onDisposed: (client: LogicalClient) => void,
+    private readonly onDisposed: (client: LogicalClient) => void,
     name?: string,
     /** The editor this client's calls go to when they name no document; kept across resumes. */
     private editor?: string,
@@ -110,13 +116,21 @@ export class LogicalClient implements ReplayHolder {
     this.replayCap = Math.min(limits.replayBufferBytes, limits.replayTotalBytes);
     this.name = name;
     this.logName = clientLogName(id);
-    this.actor = createActor(clientMachine, {
-      input: { resumeTtlMs: limits.resumeTtlMs, onDisposed: () => this.cleanup(onDisposed) },
-    });
-    this.actor.subscribe((snapshot) => {
-      this.phase = snapshot.value as ClientState;
-    });
-    this.actor.start();
+  }
+
+  /** The lifecycle actor, started in `attached` on first need (see `actor`). */
+  private lifecycle(): Actor<typeof clientMachine> {
+    if (this.actor === undefined) {
+      const actor = createActor(clientMachine, {
+        input: { resumeTtlMs: this.limits.resumeTtlMs, onDisposed: () => this.cleanup() },
+      });
+      this.actor = actor;
+      actor.subscribe((snapshot) => {
+        this.phase = snapshot.value as ClientState;
+      });
+      actor.start();
+    }
+    return this.actor;
   }
 
   get state(): ClientState {
@@ -133,7 +147,7 @@ export class LogicalClient implements ReplayHolder {
     this.socket = socket;
     this.detachedAt = 0;
     if (previous !== null && previous !== socket) previous.close(CLOSE_CODES.TAKEN_OVER, "taken over by another connection");
-    this.actor.send({ type: "ATTACH" });
+    this.actor?.send({ type: "ATTACH" });
     this.sentCursors = undefined;
     this.sessionDirty = true;
     const batch = { frames: this.replay, lost: this.lost };
@@ -156,7 +170,7 @@ export class LogicalClient implements ReplayHolder {
     this.detachedAt = Date.now();
     this.flushPending(); // coalesced state events go to the replay buffer, not to the dead socket
     this.replayBudget.detached(this);
-    this.actor.send({ type: "DETACH" });
+    this.lifecycle().send({ type: "DETACH" });
   }
 
   /**
@@ -179,6 +193,12 @@ export class LogicalClient implements ReplayHolder {
   dispose(reason: Exclude<DisposeReason, "expired"> = "closed"): void {
     if (this.state === "disposed") return;
     this.disposedBecause = reason;
+    if (this.actor === undefined) {
+      // Never detached: `attached → disposed` is the whole of it, with no timer to stop; no actor is made to say so.
+      this.phase = "disposed";
+      this.cleanup();
+      return;
+    }
     this.actor.send({ type: "DISPOSE" });
   }
 
@@ -236,21 +256,22 @@ export class LogicalClient implements ReplayHolder {
   }
 
   subscriptionTypes(): string[] {
-    return [...this.subscriptions.keys()];
+    return this.subscriptions === undefined ? [] : [...this.subscriptions.keys()];
   }
 
   /** Subscribes to a stream; idempotent. */
   subscribe(type: string, stream: Observable<SerializedEvent>): void {
-    if (this.subscriptions.has(type) || this.state === "disposed") return;
+    if (this.subscriptions?.has(type) === true || this.state === "disposed") return;
+    this.subscriptions ??= new Map();
     this.subscriptions.set(type, stream.subscribe((event) => this.deliverEvent(event)));
     this.sessionDirty = true;
   }
 
   /** Drops a subscription; returns whether there was one. */
   unsubscribe(type: string): boolean {
-    const sub = this.subscriptions.get(type);
+    const sub = this.subscriptions?.get(type);
     if (sub === undefined) return false;
-    this.subscriptions.delete(type);
+    this.subscriptions!.delete(type);
     sub.unsubscribe();
     this.sessionDirty = true;
     return true;
@@ -258,13 +279,16 @@ export class LogicalClient implements ReplayHolder {
 
   /** Keeps a stream's producer running on this client's behalf without delivering its events. */
   watch(key: string, stream: Observable<unknown>, enabled: boolean): boolean {
-    const current = this.watchers.get(key);
+    const current = this.watchers?.get(key);
     if (!enabled || this.state === "disposed") {
       current?.unsubscribe();
-      this.watchers.delete(key);
+      this.watchers?.delete(key);
       return false;
     }
-    if (current === undefined) this.watchers.set(key, stream.subscribe());
+    if (current === undefined) {
+      this.watchers ??= new Map();
+      this.watchers.set(key, stream.subscribe());
+    }
     return true;
   }
 
@@ -295,7 +319,7 @@ export class LogicalClient implements ReplayHolder {
         return;
       }
     }
-    this.write(this.eventFrame(event.type, event.json));
+    this.write(this.eventFrame(event));
   }
 
   /** Sends a response; while detached it waits in the replay buffer so a resumed client still gets it. */
@@ -321,9 +345,9 @@ export class LogicalClient implements ReplayHolder {
     this.sessionDirty = true;
   }
 
-  private eventFrame(type: string, dataJson: string): string {
+  private eventFrame(event: SerializedEvent): Buffer {
     this.delivery.delivered++;
-    return `{"type":${JSON.stringify(type)},"seq":${++this.seq},"data":${dataJson}}`;
+    return eventFrameBytes(event, ++this.seq);
   }
 
   private write(frame: OutboundFrame): void {
@@ -384,17 +408,17 @@ export class LogicalClient implements ReplayHolder {
     const pending = this.pendingState;
     if (pending === undefined) return;
     this.pendingState = undefined;
-    for (const [type, event] of pending) this.write(this.eventFrame(type, event.json));
+    for (const event of pending.values()) this.write(this.eventFrame(event));
   }
 
-  private cleanup(onDisposed: (client: LogicalClient) => void): void {
+  private cleanup(): void {
     clearInterval(this.flushTimer);
     this.flushTimer = undefined;
     this.pendingState = undefined;
-    for (const sub of this.subscriptions.values()) sub.unsubscribe();
-    this.subscriptions.clear();
-    for (const sub of this.watchers.values()) sub.unsubscribe();
-    this.watchers.clear();
+    for (const sub of this.subscriptions?.values() ?? []) sub.unsubscribe();
+    this.subscriptions = undefined;
+    for (const sub of this.watchers?.values() ?? []) sub.unsubscribe();
+    this.watchers = undefined;
     // Nobody can receive their answers any more: queued calls leave the editor's queue, running ones are stopped.
     this.requests.cancelAll();
     this.replayBudget.forget(this);
@@ -402,6 +426,6 @@ export class LogicalClient implements ReplayHolder {
     this.replay = [];
     this.replayBytes = 0;
     this.socket = null;
-    onDisposed(this);
+    this.onDisposed(this);
   }
 }

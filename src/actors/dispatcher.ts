@@ -6,7 +6,7 @@ import type { Logger } from "../logger.js";
 import { laneLogName } from "./client.js";
 import { invalidParamsError, unknownMethodError } from "./_internal/method-hints.js";
 import { isBatch, respondBatch, runBatch, type BatchOutcome } from "./batch.js";
-import { cancelTarget, progressEvents, type RequestControl } from "./requests.js";
+import { cancelTarget, progressEvents, type CancelSignal, type RequestControl } from "./requests.js";
 
 /** A caller as the transports hand it over: the methods see a `Caller`; the dispatcher also counts in-flight. */
 export interface DispatchCaller extends Caller {
@@ -15,7 +15,7 @@ export interface DispatchCaller extends Caller {
   readonly binary?: boolean;
 }
 import { CLUSTER_LANE_PREFIX, type ForwardedCall } from "../cluster/calls.js";
-import type { ProgressReporter } from "../hosts/host.js";
+import { NOT_AT_HAND, type ProgressReporter } from "../hosts/host.js";
 import { noEditorHere } from "../hosts/none.js";
 import type { EditorPool, PoolEditor } from "./editor-pool.js";
 import { Metrics, type CallTransport } from "./metrics.js";
@@ -33,6 +33,9 @@ function transportOf(caller: DispatchCaller): CallTransport {
 
 /** A call that never reaches the editor still gets a context; its signal never aborts. */
 const IDLE_SIGNAL = new AbortController().signal;
+
+/** The control of a call nobody can cancel or follow. */
+const NO_CONTROL: RequestControl = {};
 
 export interface DispatcherOptions {
   readonly methods: ReadonlyMap<string, MethodDefinition>;
@@ -53,7 +56,7 @@ export interface DispatcherOptions {
    * Sends a call to another bridge of the cluster (a document or editor the pool says is there). @default none:
    * such calls answer `NOT_SUPPORTED` naming the bridge
    */
-  readonly remote?: ((bridge: string, call: ForwardedCall, cancel?: AbortSignal, progress?: ProgressReporter) => Promise<unknown>) | undefined;
+  readonly remote?: ((bridge: string, call: ForwardedCall, cancel?: CancelSignal, progress?: ProgressReporter) => Promise<unknown>) | undefined;
 }
 
 /**
@@ -106,7 +109,8 @@ export class Dispatcher {
   ): Promise<unknown> {
     const started = performance.now();
     const method = (caller.endpoint === "root" ? undefined : this.pluginMethod(caller.endpoint, name)) ?? this.methods.get(name);
-    const routed: RoutedControl = { ...control };
+    // One shape for every call (`editor` is noted later): adding the property to a copy made a new shape per call.
+    const routed: RoutedControl = { cancel: control.cancel, progress: control.progress, started: control.started, editor: undefined };
     try {
       const result = await this.invoke(caller, name, method, rawParams, binaryParts, routed);
       if (this.checkResults && method !== undefined) this.checkResult(method, result);
@@ -162,7 +166,7 @@ export class Dispatcher {
         host: editor.host,
         caller,
         bridge: this.services,
-        call: { signal: IDLE_SIGNAL, caller: laneLogName(caller.lane) },
+        call: { signal: IDLE_SIGNAL, caller: caller.client?.logName ?? laneLogName(caller.lane) },
         binaryParts,
       };
       return method.run(ctx, params);
@@ -196,7 +200,18 @@ export class Dispatcher {
     if (named !== undefined && route !== "place" && !this.pool.knows(named) && this.pool.editors.length > 1) {
       await this.onEveryEditor(caller, "document:list", this.methods.get("document:list")!, {});
     }
-    return this.onEditor(this.pool.route(route, named, caller.editorId), caller, name, method, params, binaryParts, control);
+    const editor = this.pool.route(route, named, caller.editorId);
+    if (method.peek !== undefined) {
+      // A read the editor's adapter already holds, with nothing queued ahead of it: answered without a call.
+      const read = method.peek(params);
+      const held = editor.session.peek(read.op, read.args);
+      if (held !== NOT_AT_HAND) {
+        control.started?.();
+        (control as RoutedControl).editor = editor.id;
+        return held;
+      }
+    }
+    return this.onEditor(editor, caller, name, method, params, binaryParts, control);
   }
 
   /** The error for a method no table has: which plugin endpoints serve it, or the nearest built-in name. */
@@ -220,6 +235,7 @@ export class Dispatcher {
     return editor.session.call(
       {
         lane: caller.lane,
+        callerName: caller.client?.logName,
         method: name,
         mutates: method.mutates,
         timeoutMs: method.long ? this.limits.longCallTimeoutMs : this.limits.callTimeoutMs,
@@ -323,10 +339,11 @@ export class Dispatcher {
     const registered = client?.requests.begin(id);
     const progress = options.progress === true && client !== null ? progressEvents(id, this.limits.progressIntervalMs, (frame) => client.deliverNotice(frame)) : undefined;
     try {
-      const result = await this.call(caller, name, params, binaryParts, { ...registered?.control, progress: progress?.report });
-      if (isWireImage(result) && caller.binary === true) return new BinaryImageResponse(id, result);
-      if (isWireImage(result) && result.image.bytes.byteLength > LARGE_IMAGE_BYTES) {
-        return await imageResultJson(result, `{"id":${JSON.stringify(id)},"ok":true,"result":`, "}");
+      const control = progress === undefined ? (registered?.control ?? NO_CONTROL) : { ...registered?.control, progress: progress.report };
+      const result = await this.call(caller, name, params, binaryParts, control);
+      if (isWireImage(result)) {
+        if (caller.binary === true) return new BinaryImageResponse(id, result);
+        if (result.image.bytes.byteLength > LARGE_IMAGE_BYTES) return await imageResultJson(result, `{"id":${JSON.stringify(id)},"ok":true,"result":`, "}");
       }
       return JSON.stringify({ id, ok: true, result: result === undefined ? null : result });
     } catch (error) {

@@ -1,7 +1,7 @@
 import { createActor, type Actor } from "xstate";
 import type { Subscription } from "rxjs";
 import { BridgeError } from "../protocol/index.js";
-import type { HostAdapter, HostCallContext, HostInfo } from "../hosts/host.js";
+import { NOT_AT_HAND, type HostAdapter, type HostCallContext, type HostInfo, type PeekableOp } from "../hosts/host.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import { callContext, cancelledError, newJob, type CallOptions, type Job } from "./_internal/call-job.js";
@@ -105,6 +105,16 @@ export class HostSession {
     return out;
   }
 
+  /**
+   * A read answered from what the editor's adapter holds, without a call: only while no call waits in the queue and
+   * none that changes anything runs, so it is exactly what a call started now would answer (nothing the mailbox put
+   * ahead of it is left out). `NOT_AT_HAND` otherwise, or when the adapter holds no answer: then it is a call.
+   */
+  peek(op: PeekableOp, args: readonly unknown[]): unknown {
+    if (this.phase !== "ready" || this.stopping || this.mailbox.depth > 0 || this.mutating || this.host.peek === undefined) return NOT_AT_HAND;
+    return this.host.peek(op, args);
+  }
+
   /** Queues a host-bound call and resolves with its result. */
   call<T>(options: CallOptions, run: (ctx: HostCallContext) => Promise<T>): Promise<T> {
     if (this.phase !== "ready" || this.stopping) {
@@ -130,8 +140,12 @@ export class HostSession {
         cancel.addEventListener("abort", onCancel, { once: true });
         job.unlisten = () => cancel.removeEventListener("abort", onCancel);
       }
-      this.mailbox.enqueue(job);
-      this.pump();
+      // Nothing waits ahead of it and it may start now: what the queue would do at once, without the queue.
+      if (this.mailbox.depth === 0 && this.mayStart(job.options.mutates)) this.startJob(job);
+      else {
+        this.mailbox.enqueue(job);
+        this.pump();
+      }
     });
   }
 
@@ -232,14 +246,22 @@ export class HostSession {
   /** The reason of the last failed connection attempt, to log a repeated one once. */
   private lastFailure: string | undefined;
 
-  private pump(): void {
-    // Calls that change nothing may run together up to what the editor accepts; a mutation runs alone, after the
-    // calls before it finished, and nothing starts past it until it has (so every client sees its own writes).
+  /**
+   * Whether a call may start now. Calls that change nothing may run together up to what the editor accepts; a
+   * mutation runs alone, after the calls before it finished, and nothing starts past it until it has (so every
+   * client sees its own writes).
+   */
+  private mayStart(mutates: boolean): boolean {
+    if (this.mutating) return false;
+    if (mutates) return this.running.size === 0;
     const reads = Math.max(1, Math.min(this.host.readConcurrency ?? 1, this.limits.hostReadConcurrency));
+    return this.running.size < Math.max(reads, this.limits.hostConcurrency);
+  }
+
+  private pump(): void {
     for (;;) {
       const next = this.mailbox.peek();
-      if (next === undefined || this.mutating) break;
-      if (next.options.mutates ? this.running.size > 0 : this.running.size >= Math.max(reads, this.limits.hostConcurrency)) break;
+      if (next === undefined || !this.mayStart(next.options.mutates)) break;
       this.startJob(this.mailbox.take()!);
     }
   }
@@ -258,7 +280,7 @@ export class HostSession {
     job.startedAt = performance.now();
     // The deadline was set when the call was queued: the wait is what it has used of its timeout.
     this.onQueueWait?.(job.startedAt - (job.deadline - job.options.timeoutMs));
-    const ctx = callContext(job, laneLogName(job.lane));
+    const ctx = callContext(job, job.options.callerName ?? laneLogName(job.lane));
     let result: Promise<unknown>;
     try {
       result = job.run(ctx);

@@ -3,10 +3,11 @@
  * and the recent-calls summary `GET /status` shows. Calls are counted as they finish (a histogram child looked up
  * without allocating); queue, client and plugin gauges are read from their owners when scraped.
  */
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Counter, Gauge, Registry, type Metric } from "prom-client";
 import { ERROR_CODES, type RecentCalls } from "../protocol/index.js";
 import type { DeliveryCounts } from "./client.js";
 import { RecentCallsRing } from "./_internal/recent-calls.js";
+import { LeanHistogram, type HistogramSeries } from "./_internal/lean-histogram.js";
 
 /** Request durations in seconds: from a cached read (ms) to a long export (minutes). */
 export const REQUEST_DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
@@ -57,9 +58,6 @@ export interface MetricsSources {
   editorMemory?(): ReadonlyArray<{ readonly id: string; readonly usedBytes: number; readonly budgetBytes: number }>;
 }
 
-/** Histogram child as `labels()` returns it. */
-type Observer = { observe(value: number): void };
-
 /**
  * The metrics of one bridge. Create it, hand it the {@link MetricsSources} once they exist (`observe`), count calls
  * with `recordCall`, and render with `render()`.
@@ -72,11 +70,13 @@ type Observer = { observe(value: number): void };
 export class Metrics {
   /** This bridge's registry: never the global one. */
   readonly registry = new Registry();
-  private readonly duration: Histogram<"method" | "transport" | "editor">;
+  private readonly duration: LeanHistogram;
   private readonly errors: Counter<"method" | "code">;
-  private readonly queueWait: Histogram<"editor">;
-  /** method → transport → editor → histogram child: no label object is built on the request path. */
-  private readonly children = new Map<string, Map<string, Map<string, Observer>>>();
+  private readonly queueWait: LeanHistogram;
+  /** method → transport → editor → histogram series: no label object is built on the request path. */
+  private readonly children = new Map<string, Map<string, Map<string, HistogramSeries>>>();
+  /** editor → its queue-wait series. */
+  private readonly waits = new Map<string, HistogramSeries>();
   private readonly foreignCodes = new Set<string>();
   private readonly recent = new RecentCallsRing();
   /** Delivery counts of disposed clients, so the counters never go down when a client goes. */
@@ -85,21 +85,16 @@ export class Metrics {
 
   constructor() {
     const registers = [this.registry];
-    this.duration = new Histogram({
-      name: "bridge_request_duration_seconds",
-      help: "Time from a request reaching the dispatcher to its answer, by method, transport and editor (none: a call no editor runs).",
-      labelNames: ["method", "transport", "editor"],
-      buckets: REQUEST_DURATION_BUCKETS,
-      registers,
-    });
+    this.duration = new LeanHistogram(
+      "bridge_request_duration_seconds",
+      "Time from a request reaching the dispatcher to its answer, by method, transport and editor (none: a call no editor runs).",
+      ["method", "transport", "editor"],
+      REQUEST_DURATION_BUCKETS,
+    );
+    this.registry.registerMetric(this.duration as unknown as Metric);
     this.errors = new Counter({ name: "bridge_errors_total", help: "Failed requests by method and error code.", labelNames: ["method", "code"], registers });
-    this.queueWait = new Histogram({
-      name: "bridge_editor_queue_wait_seconds",
-      help: "Time calls waited in an editor's queue before they started.",
-      labelNames: ["editor"],
-      buckets: QUEUE_WAIT_BUCKETS,
-      registers,
-    });
+    this.queueWait = new LeanHistogram("bridge_editor_queue_wait_seconds", "Time calls waited in an editor's queue before they started.", ["editor"], QUEUE_WAIT_BUCKETS);
+    this.registry.registerMetric(this.queueWait as unknown as Metric);
   }
 
   /**
@@ -114,7 +109,12 @@ export class Metrics {
 
   /** Counts how long a call waited in `editor`'s queue. */
   recordQueueWait(editor: string, waitMs: number): void {
-    this.queueWait.labels(editor).observe(Math.max(0, waitMs) / 1000);
+    let series = this.waits.get(editor);
+    if (series === undefined) {
+      series = this.queueWait.child(editor);
+      this.waits.set(editor, series);
+    }
+    series.observe(Math.max(0, waitMs) / 1000);
   }
 
   /** Adds a disposed client's delivery counts to the totals. */
@@ -259,7 +259,7 @@ export class Metrics {
     return this.registry.contentType;
   }
 
-  private child(method: string, transport: string, editor: string): Observer {
+  private child(method: string, transport: string, editor: string): HistogramSeries {
     let byTransport = this.children.get(method);
     if (byTransport === undefined) {
       byTransport = new Map();
@@ -272,7 +272,7 @@ export class Metrics {
     }
     let child = byEditor.get(editor);
     if (child === undefined) {
-      child = this.duration.labels(method, transport, editor);
+      child = this.duration.child(method, transport, editor);
       byEditor.set(editor, child);
     }
     return child;

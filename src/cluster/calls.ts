@@ -9,6 +9,7 @@ import { createHash } from "node:crypto";
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import { isClientIdLane } from "../actors/client-frames.js";
 import type { Logger } from "../logger.js";
+import type { CancelSignal } from "../actors/requests.js";
 import { isWireImage, WireImage } from "../methods/index.js";
 import { BridgeError, toProtocolError } from "../protocol/index.js";
 import type { EncodedImage, ProgressReporter } from "../hosts/host.js";
@@ -103,7 +104,7 @@ export class ClusterCalls {
    * Sends a call to `bridge` and resolves with its result (an image result as a `WireImage`), or rejects with its
    * error. @throws BridgeError `HOST_UNAVAILABLE` (retryable) when that bridge is not there or does not answer in time.
    */
-  async forward(bridge: string, call: ForwardedCall, cancel?: AbortSignal, progress?: ProgressReporter): Promise<unknown> {
+  async forward(bridge: string, call: ForwardedCall, cancel?: CancelSignal, progress?: ProgressReporter): Promise<unknown> {
     const id = this.next++;
     // Progress reports come back on a subject of this call's own, while it runs.
     const progressTo = progress === undefined ? undefined : `${this.cluster}.progress.${this.bridge}.${id}`;

@@ -23,6 +23,7 @@ import type { ClusterOptions } from "./options.js";
 import { Transfers } from "./transfers.js";
 import { ClusterSessions, type SessionClaim } from "./sessions.js";
 import type { LogicalClient } from "../actors/client.js";
+import type { CancelSignal } from "../actors/requests.js";
 import { checkClusterOptions, keyOf, MAX_CLUSTER_BRIDGES, parseMember, type ClusterMember, type ClusterState, type ClusterStatus } from "./members.js";
 
 export { checkClusterOptions, defaultBridgeName, MAX_CLUSTER_BRIDGES, type ClusterMember, type ClusterState, type ClusterStatus } from "./members.js";
@@ -196,7 +197,7 @@ export class ClusterNode {
    * Sends a call to another bridge of the cluster and resolves with its answer.
    * @throws BridgeError `HOST_UNAVAILABLE` (retryable) while NATS is unreachable, or that bridge is.
    */
-  forward(bridge: string, call: ForwardedCall, cancel?: AbortSignal, progress?: ProgressReporter): Promise<unknown> {
+  forward(bridge: string, call: ForwardedCall, cancel?: CancelSignal, progress?: ProgressReporter): Promise<unknown> {
     if (this.calls === undefined || this.state !== "connected") {
       return Promise.reject(
         new BridgeError("HOST_UNAVAILABLE", `Bridge "${bridge}" cannot be reached: this bridge has lost NATS`, { details: { bridge }, retryable: true }),

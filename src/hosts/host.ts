@@ -196,6 +196,13 @@ export interface HostAdapter {
   /** The scripts `runScript` runs; absent with `runScript`. */
   readonly scriptLanguage?: ScriptLanguage;
   /**
+   * The answer to a read the adapter already holds (its copy of the editor's last answer, kept until something may
+   * have changed it), given without a call; {@link NOT_AT_HAND} when it holds none. The bridge asks only when no
+   * call waits in the editor's queue and none that changes anything runs, so the answer is the one a call started
+   * at that moment would get. @default none: every read is a call
+   */
+  peek?(op: PeekableOp, args: readonly unknown[]): unknown;
+  /**
    * The editor's memory budget and what is charged to it now, for the operator's status; `undefined` from an
    * editor that keeps no budget (Photoshop, GIMP) or has not reported one yet (starting).
    * @default none
@@ -302,6 +309,12 @@ export interface HostAdapter {
     options: { source: string; language: string; params: Record<string, unknown> | undefined; timeoutMs: number },
   ): Promise<unknown>;
 }
+
+/** The reads an adapter may answer from what it holds ({@link HostAdapter.peek}). */
+export type PeekableOp = "getSelection" | "getDocument" | "getDocumentTree" | "listDocuments";
+
+/** What {@link HostAdapter.peek} answers when it holds no answer: the read has to be a call. */
+export const NOT_AT_HAND: unique symbol = Symbol("not at hand");
 
 /** The operations every editor has. */
 export const REQUIRED_HOST_OPS = [

@@ -9,7 +9,7 @@ import {
   type WebhookView,
 } from "../protocol/index.js";
 import type { FileAccess } from "../files/index.js";
-import type { HostAdapter, HostCallContext } from "../hosts/host.js";
+import type { HostAdapter, HostCallContext, PeekableOp } from "../hosts/host.js";
 import type { ImportPolicy } from "../imports/index.js";
 import type { Limits } from "../limits.js";
 import { withAliases } from "./_internal/aliases.js";
@@ -153,6 +153,12 @@ export interface MethodDefinition<P = unknown, R = unknown> {
    * query and path). Empty for methods without fixed params (plugin methods).
    */
   readonly fields: FieldKinds;
+  /**
+   * For a method whose `run` is one editor read answered as it is: that read, from the params. The bridge may then
+   * answer from what the editor's adapter holds (`HostAdapter.peek`) when nothing waits in the editor's queue ahead
+   * of it; otherwise `run` runs. What the read answers must be what `run` returns. @default none: always `run`
+   */
+  readonly peek?: (params: P) => { readonly op: PeekableOp; readonly args: readonly unknown[] };
   run(ctx: MethodContext, params: P): Promise<R> | R;
 }
 

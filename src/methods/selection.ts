@@ -35,6 +35,7 @@ export const selectionMethods: MethodDefinition[] = [
     host: true,
     mutates: false,
     http: { verb: "GET", path: "/selection/area" },
+    peek: ({ documentId }) => ({ op: "getSelection", args: [documentId] }),
     run: (ctx, { documentId }) => ctx.host.getSelection(ctx.call, documentId),
   }),
   defineMethod("selection:getPath", {

@@ -274,7 +274,8 @@ export function guardConnections(server: Server, limits: Limits, options: Connec
       counted: true,
     };
     states.set(socket, state);
-    socket.once("close", () => release(socket, state));
+    // `on`, not `once`: a socket closes once, and `once` would add a wrapper and a bound function per socket.
+    socket.on("close", () => release(socket, state));
     if (open > limits.maxConnections) {
       tally.refusedFull++;
       refuseSocket(socket, state, busyError("maxConnections"));

@@ -1,6 +1,7 @@
 import { BridgeError } from "../../protocol/index.js";
 import type { HostCallContext, ProgressReporter } from "../../hosts/host.js";
 import type { MailboxJob } from "./mailbox.js";
+import type { CancelSignal } from "../requests.js";
 
 /*
  * One host-bound call as the host session keeps it: its options, its record while queued and running, the context
@@ -12,6 +13,8 @@ import type { MailboxJob } from "./mailbox.js";
 export interface CallOptions {
   /** Mailbox lane: the logical client id (or an HTTP connection's lane). */
   readonly lane: string;
+  /** How logs name the caller, when the dispatcher already knows (`client:<prefix>`); else made from `lane`. */
+  readonly callerName?: string | undefined;
   readonly method: string;
   /** Whether the call changes the document; a mutation that times out reports `outcome: "unknown"`. */
   readonly mutates: boolean;
@@ -20,7 +23,7 @@ export interface CallOptions {
    * Aborts when the caller cancels. A queued call is removed; a running one answers at once and its editor is told
    * to stop (its slot stays taken until the editor comes back). Both answer `CANCELLED`.
    */
-  readonly cancel?: AbortSignal | undefined;
+  readonly cancel?: CancelSignal | undefined;
   /** Receives the editor's progress reports while the call runs (never after its answer). */
   readonly progress?: ProgressReporter | undefined;
   /** Called when the call leaves the queue and starts. */

@@ -1,6 +1,6 @@
 import { filter, map, merge, Subject, type Observable } from "rxjs";
 import { BridgeError, type HostDocument } from "../../protocol/index.js";
-import { OPTIONAL_HOST_OPS, type DocumentTree, type HostAdapter, type HostCallContext, type HostEventType } from "../../hosts/host.js";
+import { NOT_AT_HAND, OPTIONAL_HOST_OPS, type DocumentTree, type HostAdapter, type HostCallContext, type HostEventType, type PeekableOp } from "../../hosts/host.js";
 import type { DocumentIds } from "./document-ids.js";
 
 /** Event types every pooled editor accepts, whatever its kind: the pool reports lost documents and restarts. */
@@ -201,6 +201,20 @@ export class PooledHost implements HostAdapter {
   exportDocumentImage: HostAdapter["exportDocumentImage"] = (ctx, options) =>
     this.run(() => this.inner.exportDocumentImage(ctx, this.inOptions(options)));
   exportLayerImage: HostAdapter["exportLayerImage"] = (ctx, options) => this.run(() => this.inner.exportLayerImage(ctx, this.inOptions(options)));
+  /**
+   * A selection the editor's adapter holds, the document id turned into the editor's own; the other reads carry
+   * ids in their answers and are always calls here.
+   */
+  peek(op: PeekableOp, args: readonly unknown[]): unknown {
+    if (op !== "getSelection" || this.inner.peek === undefined) return NOT_AT_HAND;
+    const documentId = args[0];
+    if (documentId !== undefined && typeof documentId !== "number") return NOT_AT_HAND;
+    const native = documentId === undefined ? undefined : (this.ids.toNative(this.id, documentId) ?? (this.sole && !this.ids.claimedElsewhere(documentId) ? documentId : undefined));
+    if (documentId !== undefined && native === undefined) return NOT_AT_HAND; // answered by the call: not found
+    if (documentId !== undefined) this.touched(documentId);
+    return this.inner.peek(op, [native]);
+  }
+
   getSelection: HostAdapter["getSelection"] = (ctx, documentId) => {
     const native = this.inId(documentId);
     return this.run(() => this.inner.getSelection(ctx, native));

@@ -74,6 +74,8 @@ export function createIsolatedEmbeddedHost(options: IsolatedEmbeddedHostOptions 
     close: () => supervisor.close(),
     events: (type) => supervisor.events(type),
     ...operations,
+    // The cache's answers are the editor's last ones, dropped before any change is sent (`read-cache.ts`).
+    peek: (op, args) => cache.peek(op, args),
     get restarts() {
       return supervisor.restarts;
     },

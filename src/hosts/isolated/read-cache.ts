@@ -1,3 +1,4 @@
+import { NOT_AT_HAND } from "../host.js";
 import type { HostOp } from "./protocol.js";
 
 /**
@@ -12,6 +13,11 @@ export const CACHED_READS: ReadonlySet<HostOp> = new Set<HostOp>(["getDocument",
 
 /** Operations that read without changing anything, so they leave the cache as it is. */
 const PURE_READS: ReadonlySet<HostOp> = new Set<HostOp>([...CACHED_READS, "getSelectionOutline", "exportDocumentImage", "exportLayerImage", "saveLosses"]);
+
+/** A read's key: most reads name no document (the active one), and their key is the operation alone. */
+function keyOf(op: HostOp, args: readonly unknown[]): string {
+  return args.length === 0 || (args.length === 1 && args[0] === undefined) ? op : `${op}:${JSON.stringify(args)}`;
+}
 
 export class ReadCache {
   private readonly answers = new Map<string, unknown>();
@@ -29,12 +35,19 @@ export class ReadCache {
       }
     }
     if (!CACHED_READS.has(op)) return send();
-    const key = `${op}:${JSON.stringify(args)}`;
+    const key = keyOf(op, args);
     if (this.answers.has(key)) return this.answers.get(key);
     const generation = this.generation;
     const answer = deepFreeze(await send());
     if (generation === this.generation) this.answers.set(key, answer);
     return answer;
+  }
+
+  /** The answer held for a read, without sending anything; `NOT_AT_HAND` when there is none. */
+  peek(op: HostOp, args: readonly unknown[]): unknown {
+    if (!CACHED_READS.has(op)) return NOT_AT_HAND;
+    const key = keyOf(op, args);
+    return this.answers.has(key) ? this.answers.get(key) : NOT_AT_HAND;
   }
 
   /** Forgets every answer (a change, or the editor was lost). */

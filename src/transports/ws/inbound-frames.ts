@@ -12,9 +12,6 @@ import { pauseReading, resumeReading } from "./pauses.js";
  * What a waiting socket holds beyond its count is the one read that carried the header (at most 64 KiB).
  */
 
-/** Longest client frame header: 2 bytes, 8 of extended length, 4 of mask. */
-const MAX_HEADER_BYTES = 14;
-
 /** One message seen on the wire and not yet emitted by `ws`. */
 interface Message {
   /** Payload bytes announced so far (all its frames' headers). */
@@ -26,98 +23,130 @@ interface Message {
 }
 
 /**
- * Watches `socket` (the upgraded socket of `ws`) for the rest of its life. Call it right after `handleUpgrade`
- * handed the socket to `ws`, before any byte was read, so the watcher sees every byte first.
+ * One socket's watcher: a frame header is read byte by byte into plain numbers (no buffer of its own), and the
+ * socket's three listeners are bound once. Every idle socket holds one.
  */
-export function watchInboundFrames(ws: WebSocket, socket: Duplex, budget: InboundBudget, owner: string, maxPayloadBytes: number): void {
-  const header = Buffer.alloc(MAX_HEADER_BYTES);
-  let headerLength = 0;
+class InboundWatcher {
+  /** Bytes of the current frame header read so far (0 between frames). */
+  private headerLength = 0;
+  /** The header's first two bytes (FIN and opcode; MASK and 7-bit length). */
+  private b0 = 0;
+  private b1 = 0;
+  /** Extended length read so far (16 or 64 bits, big-endian). */
+  private extended = 0;
   /** Payload bytes of the current frame still to come. */
-  let payloadLeft = 0;
+  private payloadLeft = 0;
   /** Messages announced and not yet emitted, oldest first: `ws` emits them in this order. */
-  const messages: Message[] = [];
+  private readonly messages: Message[] = [];
   /** Reservations this socket waits for; it is paused while there are any. */
-  let waiting = 0;
+  private waiting = 0;
   /** A frame `ws` will refuse (bad opcode, too large): it closes the socket, so counting stops. */
-  let stopped = false;
+  private stopped = false;
 
-  const granted = (): void => {
-    waiting--;
-    if (waiting === 0) resumeReading(ws, "inbound");
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly socket: Duplex,
+    private readonly budget: InboundBudget,
+    private readonly owner: string,
+    private readonly maxPayloadBytes: number,
+  ) {
+    // Ahead of ws's own listener, so every frame is counted (and may pause the socket) before ws buffers it.
+    socket.prependListener("data", this.onData);
+    ws.on("message", this.onMessage);
+    ws.on("close", this.onClose); // emitted once; `once` would wrap it per socket
+  }
+
+  private readonly granted = (): void => {
+    this.waiting--;
+    if (this.waiting === 0) resumeReading(this.ws, "inbound");
   };
-  const release = (message: Message): void => {
-    budget.discharge(message.small);
+
+  private release(message: Message): void {
+    this.budget.discharge(message.small);
     if (message.ticket === undefined) return;
     const wasWaiting = !message.ticket.granted && !message.ticket.done;
-    budget.release(message.ticket);
+    this.budget.release(message.ticket);
     // Emitted before it was granted: its bytes all came in the read that announced it.
-    if (wasWaiting) granted();
-  };
+    if (wasWaiting) this.granted();
+  }
 
-  const onHeader = (fin: boolean, opcode: number, length: number): void => {
+  private onHeader(fin: boolean, opcode: number, length: number): void {
     if (opcode >= 8) return; // ping, pong, close: at most 125 bytes, never buffered as a message
+    const messages = this.messages;
     if (opcode === 1 || opcode === 2) messages.push({ seen: 0, small: 0, ticket: undefined });
     const message = messages.at(-1);
-    if ((opcode !== 0 && opcode !== 1 && opcode !== 2) || message === undefined || message.seen + length > maxPayloadBytes) {
-      stopped = true; // ws closes the socket for this frame (1002 or 1009); the close releases what is held
+    if ((opcode !== 0 && opcode !== 1 && opcode !== 2) || message === undefined || message.seen + length > this.maxPayloadBytes) {
+      this.stopped = true; // ws closes the socket for this frame (1002 or 1009); the close releases what is held
       return;
     }
     const seen = message.seen + length;
     message.seen = seen;
     if (message.ticket !== undefined || length === 0) return;
-    if (seen < budget.smallBytes) {
-      budget.charge(length);
+    if (seen < this.budget.smallBytes) {
+      this.budget.charge(length);
       message.small += length;
       return;
     }
     // A fragmented message may grow up to maxPayloadBytes: reserve that, so it never waits halfway.
-    const bytes = fin ? length : maxPayloadBytes - (seen - length);
-    const ticket = budget.reserve(owner, bytes, granted);
+    const bytes = fin ? length : this.maxPayloadBytes - (seen - length);
+    const ticket = this.budget.reserve(this.owner, bytes, this.granted);
     message.ticket = ticket;
     if (!ticket.granted) {
-      waiting++;
-      if (waiting === 1) pauseReading(ws, "inbound");
+      this.waiting++;
+      if (this.waiting === 1) pauseReading(this.ws, "inbound");
     }
-  };
+  }
 
-  const onData = (chunk: Buffer): void => {
+  private readonly onData = (chunk: Buffer): void => {
     let at = 0;
-    while (at < chunk.length && !stopped) {
-      if (payloadLeft > 0) {
-        const take = Math.min(payloadLeft, chunk.length - at);
-        payloadLeft -= take;
+    while (at < chunk.length && !this.stopped) {
+      if (this.payloadLeft > 0) {
+        const take = Math.min(this.payloadLeft, chunk.length - at);
+        this.payloadLeft -= take;
         at += take;
         continue;
       }
-      header[headerLength++] = chunk[at++]!;
-      if (headerLength < 2) continue;
-      const len7 = header[1]! & 0x7f;
-      const extended = len7 === 126 ? 2 : len7 === 127 ? 8 : 0;
-      const masked = (header[1]! & 0x80) !== 0;
-      if (headerLength < 2 + extended + (masked ? 4 : 0)) continue;
-      let length = len7;
-      if (extended === 2) length = header.readUInt16BE(2);
-      else if (extended === 8) length = Number(header.readBigUInt64BE(2));
-      headerLength = 0;
-      payloadLeft = length;
-      onHeader((header[0]! & 0x80) !== 0, header[0]! & 0x0f, length);
+      const byte = chunk[at++]!;
+      const n = this.headerLength++;
+      if (n === 0) {
+        this.b0 = byte;
+        continue;
+      }
+      if (n === 1) this.b1 = byte;
+      const len7 = this.b1 & 0x7f;
+      const extendedBytes = len7 === 126 ? 2 : len7 === 127 ? 8 : 0;
+      // Extended length bytes follow the first two, big-endian; the mask key after them is only counted.
+      if (n >= 2 && n < 2 + extendedBytes) this.extended = this.extended * 256 + byte;
+      if (this.headerLength < 2 + extendedBytes + ((this.b1 & 0x80) !== 0 ? 4 : 0)) continue;
+      const length = extendedBytes === 0 ? len7 : this.extended;
+      this.headerLength = 0;
+      this.extended = 0;
+      this.payloadLeft = length;
+      this.onHeader((this.b0 & 0x80) !== 0, this.b0 & 0x0f, length);
     }
   };
 
-  // Ahead of ws's own listener, so every frame is counted (and may pause the socket) before ws buffers it.
-  socket.prependListener("data", onData);
-  ws.on("message", () => {
-    const message = messages.shift();
+  private readonly onMessage = (): void => {
+    const message = this.messages.shift();
     // After the message's handlers have run: the frame's bytes are parsed by then.
-    if (message !== undefined) queueMicrotask(() => release(message));
-  });
-  ws.once("close", () => {
-    socket.off("data", onData);
-    stopped = true;
-    for (const message of messages.splice(0)) release(message);
-    if (waiting > 0) {
-      waiting = 0;
-      resumeReading(ws, "inbound");
+    if (message !== undefined) queueMicrotask(() => this.release(message));
+  };
+
+  private readonly onClose = (): void => {
+    this.socket.off("data", this.onData);
+    this.stopped = true;
+    for (const message of this.messages.splice(0)) this.release(message);
+    if (this.waiting > 0) {
+      this.waiting = 0;
+      resumeReading(this.ws, "inbound");
     }
-  });
+  };
+}
+
+/**
+ * Watches `socket` (the upgraded socket of `ws`) for the rest of its life. Call it right after `handleUpgrade`
+ * handed the socket to `ws`, before any byte was read, so the watcher sees every byte first.
+ */
+export function watchInboundFrames(ws: WebSocket, socket: Duplex, budget: InboundBudget, owner: string, maxPayloadBytes: number): void {
+  new InboundWatcher(ws, socket, budget, owner, maxPayloadBytes);
 }

@@ -22,6 +22,15 @@ export interface WsTransport {
   close(code?: number, reason?: string): Promise<void>;
 }
 
+/** A socket's `error` listener during and after the upgrade: a plain function, so it holds nothing of the request. */
+function destroyOnError(this: Duplex): void {
+  this.destroy();
+}
+
+function uncorkSocket(socket: Duplex): void {
+  socket.uncork();
+}
+
 function rejectUpgrade(socket: Duplex, error: ProtocolError): void {
   const body = JSON.stringify(error);
   const status = statusForError(error);
@@ -55,12 +64,19 @@ export function attachWebSocket(server: Server, target: TransportTarget, connect
       return list.find((p) => !p.startsWith(BEARER_PROTOCOL_PREFIX)) ?? list[0] ?? false;
     },
   });
-  const alive = new WeakMap<WebSocket, boolean>();
+  /**
+   * Sockets pinged and not heard from since: a pong takes a socket out, the next heartbeat terminates one still in.
+   * Between heartbeats it is empty, and a socket holds no closure for it (one would keep its upgrade request alive).
+   */
+  const unanswered = new Set<WebSocket>();
+  function answered(this: WebSocket): void {
+    unanswered.delete(this);
+  }
   // Frames and HTTP bodies being received draw from one budget per server: large ones wait for room.
   const inbound = inboundBudgetFor(server, target.limits);
 
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
-    socket.on("error", () => socket.destroy());
+    socket.on("error", destroyOnError);
     safely(req, socket, head, false);
   };
   // An exception here would be thrown from the HTTP server's event and end the process: answer it instead.
@@ -120,27 +136,31 @@ export function attachWebSocket(server: Server, target: TransportTarget, connect
       rejectUpgrade(socket, target.dispatcher.toWireError(refusal, {}));
       return;
     }
+    // The 101 answer and the greeting leave in one write: ws writes the answer, the client's socket corks for the
+    // greeting, and the socket is uncorked once that turn is over (one system call per connection, not two).
+    socket.cork();
+    process.nextTick(uncorkSocket, socket);
     wss.handleUpgrade(req, socket, head, (ws) => {
       watchInboundFrames(ws, socket, inbound, inboundOwner(req.socket), target.limits.maxPayloadBytes);
-      alive.set(ws, true);
-      ws.on("pong", () => alive.set(ws, true));
+      ws.on("pong", answered);
+      ws.on("close", answered); // emitted once; `once` would wrap it per socket
       const endpointError = target.endpointError(endpoint);
       if (endpointError !== null) {
         refuse(ws, target, endpointError, CLOSE_CODES.PLUGIN_UNAVAILABLE);
         return;
       }
-      bindConnection(ws, target, endpoint, params);
+      bindConnection(ws, socket, target, endpoint, params);
     });
   };
   server.on("upgrade", onUpgrade);
 
   const heartbeat = setInterval(() => {
     for (const ws of wss.clients) {
-      if (alive.get(ws) === false) {
+      if (unanswered.has(ws)) {
         ws.terminate();
         continue;
       }
-      alive.set(ws, false);
+      unanswered.add(ws);
       ws.ping();
     }
   }, target.limits.heartbeatMs);

@@ -1,0 +1,191 @@
+import type { WebSocket } from "ws";
+import { BridgeError, CLOSE_CODES, CONNECTION_EVENTS, checkRequest, type ProtocolError, type RequestId } from "../../protocol/index.js";
+import type { LogicalClient } from "../../actors/client.js";
+import type { DispatchCaller } from "../../actors/dispatcher.js";
+import type { TransportTarget } from "../target.js";
+import { BinaryPartCollector, binaryPartsNamed, type PartRequest } from "./binary-parts.js";
+import type { WsClientSocket } from "./client-socket.js";
+import { pauseReading, resumeReading } from "./pauses.js";
+
+/** Close code of a socket whose client kept flooding frames past its rate (RFC 6455 policy violation). */
+const POLICY_VIOLATION = CLOSE_CODES.POLICY_VIOLATION;
+
+/** An `error` event's frame. */
+export function errorEvent(error: ProtocolError): string {
+  return JSON.stringify({ type: CONNECTION_EVENTS.error, data: error });
+}
+
+/**
+ * One socket's frames for its logical client, after the handshake: rate, parse, check, dispatch; answers go back
+ * through the client (which keeps them for a resume when the socket is gone). Frames that arrive after the socket
+ * lost its client (takeover, slow consumer) are ignored.
+ *
+ * A class with three listeners bound once, not a dozen closures: every idle socket holds one.
+ */
+export class WsSession implements DispatchCaller {
+  readonly lane: string;
+  readonly endpoint: string;
+  readonly binary: boolean;
+  private malformed = 0;
+  /** Binary parts still to come of a request refused for the rate: dropped quietly, never counted as malformed. */
+  private refusedParts = 0;
+  /** Frames refused for the rate since the last one admitted; from `clientFramePauseAfter` on, reading pauses. */
+  private refusedInARow = 0;
+  /** Reading is paused for `clientFramePauseMs`. */
+  private ratePaused = false;
+  /** Made on the first request that names binary parts (only on a `binary` socket). */
+  private parts: BinaryPartCollector | undefined;
+
+  constructor(
+    private readonly ws: WebSocket,
+    private readonly socket: WsClientSocket,
+    private readonly target: TransportTarget,
+    readonly client: LogicalClient,
+  ) {
+    this.lane = client.id;
+    this.endpoint = client.endpoint;
+    this.binary = socket.binary;
+    ws.on("message", this.onMessage);
+    ws.on("close", this.onClose);
+    ws.on("error", this.onError);
+  }
+
+  /** The client's editor, read per call: the bridge may move it to another (`editor:changed`). */
+  get editorId(): string | undefined {
+    return this.client.editorId;
+  }
+
+  private current(): boolean {
+    return this.client.attachedSocket === this.socket;
+  }
+
+  private run(request: PartRequest, parts: Uint8Array[]): void {
+    const client = this.client;
+    void this.target.dispatcher.respond(this, request.id, request.method, request.params, parts, { progress: request.progress === true }).then((text) => client.deliverResponse(text));
+  }
+
+  private answerError(request: PartRequest, error: BridgeError): void {
+    const wire = this.target.dispatcher.toWireError(error, { requestId: request.id, method: request.method, caller: this });
+    this.client.deliverResponse(JSON.stringify({ id: request.id, ok: false, error: wire }));
+  }
+
+  private collector(): BinaryPartCollector {
+    this.parts ??= new BinaryPartCollector(this.target.limits, {
+      complete: (request, parts) => this.run(request, parts),
+      fail: (request, error) => this.answerError(request, error),
+    });
+    return this.parts;
+  }
+
+  /**
+   * A text frame past the client's rate: not dispatched, answered TOO_MANY_REQUESTS on its id when it has one (an
+   * `error` event otherwise). A client that keeps flooding within the abuse window is closed with 1008.
+   */
+  private tooMany(text: string, retryAfterMs: number, abusive: boolean): void {
+    const { target, ws, client } = this;
+    const { clientFramesPerSecond: max, clientFrameBurst: burst } = target.limits;
+    const error = new BridgeError("TOO_MANY_REQUESTS", `At most ${max} frames per second (bursts of ${burst}) per client; retry in ${retryAfterMs} ms`, {
+      details: { limit: "clientFramesPerSecond", max, burst, retryAfterMs },
+    });
+    let id: RequestId | undefined;
+    try {
+      const check = checkRequest(JSON.parse(text));
+      id = check.ok ? check.request.id : check.id;
+      // Its parts are already on their way (a client sends them right after the request).
+      const named = check.ok && this.binary ? binaryPartsNamed(check.request.params, target.limits) : 0;
+      if (typeof named === "number") this.refusedParts += named;
+    } catch {
+      // Not JSON: still refused for the rate, not counted as malformed (it was never read as a request).
+    }
+    if (id !== undefined) {
+      const wire = target.dispatcher.toWireError(error, { requestId: id, caller: this });
+      client.deliverResponse(JSON.stringify({ id, ok: false, error: wire }));
+    } else {
+      client.deliverNotice(errorEvent(target.dispatcher.toWireError(error, { caller: this })));
+    }
+    // Not read for a moment: what the client sends meanwhile waits in the kernel (TCP backpressure) instead of
+    // costing the bridge a parse and an answer per frame, and one read's worth is refused per pause at most.
+    this.refusedInARow++;
+    if (!this.ratePaused && this.refusedInARow >= target.limits.clientFramePauseAfter && ws.readyState === ws.OPEN) {
+      this.ratePaused = true;
+      pauseReading(ws, "rate");
+      setTimeout(() => {
+        this.ratePaused = false;
+        resumeReading(ws, "rate");
+      }, target.limits.clientFramePauseMs).unref();
+    }
+    if (abusive && ws.readyState === ws.OPEN) {
+      const { clientFrameAbuseRejections: rejections, clientFrameAbuseWindowMs: windowMs } = target.limits;
+      target.dispatcher.mistakes.write("frame-rate abuse", "warn", { actor: client.logName, limit: "clientFrameAbuseRejections", max: rejections, windowMs }, "socket closed: frames kept coming past the rate limit");
+      // Detached first, as a slow consumer is: answers still being computed go to its replay, not to a closing socket.
+      client.detach(this.socket);
+      ws.close(POLICY_VIOLATION, "too many frames");
+    }
+  }
+
+  private malformedFrame(error: BridgeError): void {
+    this.malformed++;
+    this.client.deliverNotice(errorEvent(this.target.dispatcher.toWireError(error, { caller: this })));
+    if (this.malformed >= this.target.limits.maxMalformedFrames) this.ws.close(CLOSE_CODES.INVALID_DATA, "too many malformed frames");
+  }
+
+  private readonly onMessage = (data: unknown, isBinary: boolean): void => {
+    if (!this.current()) return;
+    if (isBinary && this.binary) {
+      const unexpected = this.collector().receive(data as Buffer);
+      if (unexpected === undefined) return;
+      if (this.refusedParts > 0) this.refusedParts--;
+      else this.malformedFrame(unexpected);
+      return;
+    }
+    // Binary parts are not counted: each follows a text request that was, and a stray one is malformed.
+    const text = isBinary || typeof data !== "string" ? String(data) : data;
+    const verdict = this.client.frameRate.admit();
+    if (!verdict.admitted) {
+      this.tooMany(text, verdict.retryAfterMs, verdict.abusive);
+      return;
+    }
+    this.refusedInARow = 0;
+    this.parts?.interrupt();
+    this.refusedParts = 0;
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      this.malformedFrame(new BridgeError("BAD_REQUEST", "Frame is not valid JSON"));
+      return;
+    }
+    const check = checkRequest(value);
+    if (!check.ok) {
+      const error = new BridgeError("BAD_REQUEST", `Not a valid request: ${check.reason}`);
+      if (check.id !== undefined) {
+        const wire = this.target.dispatcher.toWireError(error, { requestId: check.id, caller: this });
+        this.client.deliverResponse(JSON.stringify({ id: check.id, ok: false, error: wire }));
+      } else {
+        // Through the client, so the outbound caps apply: these frames are valid JSON and never count as malformed.
+        this.client.deliverNotice(errorEvent(this.target.dispatcher.toWireError(error, { caller: this })));
+      }
+      return;
+    }
+    const request: PartRequest = check.request;
+    // Binary parts exist only where they were negotiated; elsewhere `{ "binary": n }` reaches the method, which says so.
+    const named = this.binary ? binaryPartsNamed(request.params, this.target.limits) : 0;
+    if (typeof named !== "number") this.answerError(request, named);
+    else if (named > 0) this.collector().expect(request, named);
+    else this.run(request, []);
+  };
+
+  private readonly onClose = (code: number): void => {
+    if (this.current()) {
+      if (code === CLOSE_CODES.DISPOSE) this.client.dispose("closed");
+      else this.client.detach(this.socket);
+      this.target.log.info({ actor: this.client.logName, code }, "client socket closed");
+    }
+    // After the detach, so the failure is kept for a resume rather than written to the closed socket.
+    this.parts?.abandon();
+  };
+
+  // Sampled: a client's protocol violations (bad opcodes, invalid UTF-8, oversized frames) are its own mistakes.
+  private readonly onError = (error: Error): void =>
+    this.target.dispatcher.mistakes.write("socket error", "warn", { actor: this.client.logName, err: error.message }, "client socket error");
+}

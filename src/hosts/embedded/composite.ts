@@ -287,8 +287,8 @@ export function renderInto(out: Raster, layers: readonly EmbeddedLayer[], region
     } else if (layer.width > 0 && layer.height > 0) {
       const opacity = (layer.opacity / 255) * fillOf(layer);
       if (backdrop !== undefined && layer.knockout === true) {
-        const draw = (dst: Raster, src: Raster, dx: number, dy: number): void =>
-          blendOnto(dst, src, dx, dy, opacity, layer.blendMode, placed && { ...placed, dx: placed.dx - (layer.left - region.left - dx), dy: placed.dy - (layer.top - region.top - dy) });
+        // The mask is part of the layer's coverage, which mixes the result in (see `knockout.ts`).
+        const draw = (dst: Raster, src: Raster, dx: number, dy: number): void => blendOnto(dst, src, dx, dy, opacity, layer.blendMode);
         knockOutOnto(out, backdrop, layer, layer.left - region.left, layer.top - region.top, placed, draw, work);
       } else {
         // Its mask, fill opacity and layer effects included (a knockout layer's effects are not drawn).

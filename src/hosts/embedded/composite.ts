@@ -20,7 +20,7 @@ import { effectiveMask, productMask } from "./masks.js";
 import { knockOutOnto } from "./knockout.js";
 import { artboardCanvas, artboardRect, clipToArtboard } from "./artboard.js";
 import { drawRecordedLayer, recordedRows } from "./content-layers.js";
-import { drawLayer, hasActiveEffects, layerRows, type StyleContext, styleContext } from "./effects/index.js";
+import { drawLayer, hasStyle, layerRows, type StyleContext, styleContext } from "./effects/index.js";
 
 /** A mask placed in the destination raster's coordinates. */
 interface PlacedMask {
@@ -251,7 +251,7 @@ export function renderInto(out: Raster, layers: readonly EmbeddedLayer[], region
     if (!layer.visible || layer.opacity === 0) continue;
     const placed = placedMask(layer, region);
     const plain =
-      layer.kind !== "group" && layer.opacity === 255 && fillOf(layer) === 1 && layer.blendMode === "normal" && !placed && !hasActiveEffects(layer.effects);
+      layer.kind !== "group" && layer.opacity === 255 && fillOf(layer) === 1 && layer.blendMode === "normal" && !placed && !hasStyle(layer);
     if (untouched && plain && layer.width > 0 && layer.height > 0) {
       // Onto a still-transparent buffer, normal at full opacity is an exact copy: copy rows in bulk.
       copyOnto(out, layer, layer.left - region.left, layer.top - region.top, work);
@@ -287,8 +287,8 @@ export function renderInto(out: Raster, layers: readonly EmbeddedLayer[], region
     } else if (layer.width > 0 && layer.height > 0) {
       const opacity = (layer.opacity / 255) * fillOf(layer);
       if (backdrop !== undefined && layer.knockout === true) {
-        const draw = (dst: Raster, src: Raster, dx: number, dy: number): void =>
-          blendOnto(dst, src, dx, dy, opacity, layer.blendMode, placed && { ...placed, dx: placed.dx - (layer.left - region.left - dx), dy: placed.dy - (layer.top - region.top - dy) });
+        // The mask is part of the layer's coverage, which mixes the result in (see `knockout.ts`).
+        const draw = (dst: Raster, src: Raster, dx: number, dy: number): void => blendOnto(dst, src, dx, dy, opacity, layer.blendMode);
         knockOutOnto(out, backdrop, layer, layer.left - region.left, layer.top - region.top, placed, draw, work);
       } else {
         // Its mask, fill opacity and layer effects included (a knockout layer's effects are not drawn).
@@ -454,7 +454,7 @@ export function renderRows(layers: readonly EmbeddedLayer[], region: HostBounds)
     if (top < i) {
       if (layer.visible && layer.opacity !== 0) {
         // A pixel base with effects draws the group through its effects (see `drawLayer`), else blends it once.
-        const own = layer.kind !== "group" && hasActiveEffects(layer.effects) ? layerRows(layer, region) : height;
+        const own = layer.kind !== "group" && hasStyle(layer) ? layerRows(layer, region) : height;
         rows += (layer.kind === "group" ? renderRows(layer.children, region) : pixelRows(layer, region)) + own;
         for (const clip of layers.slice(top, i)) {
           if (!clip.visible || clip.opacity === 0) continue;
@@ -495,7 +495,7 @@ export function plainStack(doc: { width: number; height: number; layers: readonl
         if (!walk(layer.children)) return false;
         continue;
       }
-      if (layer.blendMode !== "normal" || layer.mask || layer.vectorMask || layer.vectorShape || layer.kind === "adjustment" || hasActiveEffects(layer.effects)) return false;
+      if (layer.blendMode !== "normal" || layer.mask || layer.vectorMask || layer.vectorShape || layer.kind === "adjustment" || hasStyle(layer)) return false;
       // A fill the file stored no pixels for is drawn from its record: not a plain stack.
       if (layer.width === 0 || layer.height === 0) {
         if (layer.record?.vectorFill !== undefined) return false;

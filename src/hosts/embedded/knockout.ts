@@ -2,7 +2,10 @@
  * Knockout (a PSD blending option): a layer that knocks out composites onto its group's initial backdrop — what was
  * under the group for a pass-through group, transparency for an isolated one — instead of onto the layers below it
  * in the group, and replaces them wherever it covers: `result = (1 − f)·below + f·(layer over the backdrop)`, `f`
- * the layer's coverage (its alpha times its mask, before opacity), as in the W3C/PDF knockout groups.
+ * the layer's coverage (its alpha times its mask, before opacity), as in the W3C/PDF knockout groups. Coverage is
+ * the layer's shape, not its opacity: the layer goes over the backdrop at full coverage (only its opacity lets the
+ * backdrop through), so an anti-aliased edge over a lower layer of the group shows no seam of backdrop, as in
+ * Photoshop's composites.
  * Photoshop's "deep" knockout (through every group to the background) is read as the same flag and rendered
  * shallow.
  */
@@ -15,8 +18,9 @@ import { ROW_BAND, type RowWork } from "./work.js";
 export type Draw = (dst: Raster, src: Raster, dx: number, dy: number) => void;
 
 /**
- * Composites `src` (top-left at `dx, dy` in `dst`) with knockout: onto `backdrop` (the group's initial backdrop,
- * same size as `dst`) with `draw`, then mixed into `dst` by the source's coverage (alpha × `placed` mask).
+ * Composites `src` (top-left at `dx, dy` in `dst`) with knockout: its colour at full coverage onto `backdrop` (the
+ * group's initial backdrop, same size as `dst`) with `draw` (its opacity and mode, no mask), then mixed into `dst`
+ * by the source's coverage (alpha × `placed` mask).
  */
 export function knockOutOnto(
   dst: Raster,
@@ -39,7 +43,7 @@ export function knockOutOnto(
     const from = ((y0 + y) * dst.width + x0) * 4;
     over.data.set(backdrop.subarray(from, from + width * 4), y * width * 4);
   }
-  draw(over, src, dx - x0, dy - y0);
+  draw(over, opaque(src), dx - x0, dy - y0);
   const d = dst.data;
   const s = src.data;
   const o = over.data;
@@ -75,4 +79,11 @@ export function knockOutOnto(
     }
   }
   work?.rows(height - mark);
+}
+
+/** `src` with every pixel it covers at all made opaque: its colour at full coverage. */
+function opaque(src: Raster): Raster {
+  const data = src.data.slice();
+  for (let i = 3; i < data.length; i += 4) if ((data[i] as number) > 0) data[i] = 255;
+  return { data, width: src.width, height: src.height };
 }

@@ -103,6 +103,15 @@ describe("knockout, clipping to a pass-through group, artboards", () => {
     near(at(out, 1, 0), [0, 0, 255, 255]);
   });
 
+  it("a knockout layer's half-covered edge over a lower layer of its group lets none of the backdrop through", () => {
+    // Backdrop red; in the group a grey pixel, then the same grey half covering it with knockout: the pixel stays
+    // grey (half the knockout layer's grey, half the grey below it), with no red seam.
+    const edge = pixel("Edge", [128, 128, 128, 128], { left: 0, top: 0, width: 1, height: 1 }, { knockout: true });
+    const below = pixel("Below", [128, 128, 128, 255], { left: 0, top: 0, width: 1, height: 1 });
+    const out = render(1, 1, [group("G", [edge, below]), pixel("Red", [255, 0, 0, 255], { left: 0, top: 0, width: 1, height: 1 })]);
+    near(at(out, 0, 0), [128, 128, 128, 255]);
+  });
+
   it("layers clipped to a pass-through group blend with what is under the group, inside the group's shape", () => {
     // White backdrop; the group holds red in exclusion (white ⊕ red = cyan) over its left pixel; a clipped
     // "lighter color" green keeps the lighter cyan, and nothing shows right of the group's pixels.

@@ -2,10 +2,11 @@
  * Drawing a pixel layer with its layer style, in Photoshop's order from the bottom: drop shadows and outer glow
  * blend onto what is below; then the layer's pixels (× fill opacity), pattern, gradient and colour overlays,
  * satin, inner glow, inner shadows, the inner part of strokes and the bevel compose the interior, which is mixed
- * in by the shape (see `mix.ts`); the outer part of strokes, and of an emboss, go on top. Layer opacity fades
+ * in by the shape (see `mix.ts`) over the outer part of strokes; the outside of an emboss goes on top. Layer opacity fades
  * everything; fill opacity only the pixels, so a layer at fill 0 still shows its effects. Effects follow the
  * shape the layer mask leaves.
  */
+import type { LayerEffectsInfo } from "ag-psd";
 import type { HostBounds } from "../../../protocol/index.js";
 import { atopOnto } from "../clipping.js";
 import { blendOnto } from "../composite.js";
@@ -18,8 +19,10 @@ import { type Element, isEmpty, layerBox } from "./element.js";
 import { colorOverlay, gradientOverlay, patternOverlay, stroke, strokeReach } from "./fills.js";
 import { innerGlow, outerGlow, outerGlowReach, satin } from "./glows.js";
 import { interiorContent, mixInto } from "./mix.js";
-import { expand, intersect, shapePlane } from "./planes.js";
+import { vectorOutline } from "./outline.js";
+import { bodyPlane, expand, intersect, type ShapedLayer, shapePlane } from "./planes.js";
 import { dropShadow, dropShadowReach, innerShadow } from "./shadows.js";
+import { vectorStroke, vectorStrokeOf, vectorStrokeReach } from "./vector-stroke.js";
 import { DEFAULT_GLOBAL_ANGLE, hasActiveEffects, isOn, type StyleContext } from "./style.js";
 
 /** How {@link drawLayer} draws a layer besides its own fields. */
@@ -35,6 +38,20 @@ export interface DrawLayerOptions {
   readonly atop?: boolean | undefined;
 }
 
+/**
+ * Whether {@link drawLayer} draws the layer through its style: it has layer effects on, or is a shape whose own
+ * stroke goes over what covers its fill.
+ */
+export function hasStyle(layer: PixelLayer): boolean {
+  return hasActiveEffects(layer.effects) || vectorStrokeOf(layer) !== undefined;
+}
+
+/** Whether any effect paints over the layer's fill (overlays, satin, inner glow, inner shadow, bevel). */
+function coversFill(info: LayerEffectsInfo): boolean {
+  const inside = [info.patternOverlay, info.satin, info.innerGlow, info.bevel, ...(info.gradientOverlay ?? []), ...(info.solidFill ?? []), ...(info.innerShadow ?? [])];
+  return inside.some(isOn);
+}
+
 /** Stacking order within a list of same-kind effects: the first listed is the top-most, drawn last. */
 function onTopLast<T extends { enabled?: boolean; present?: boolean }>(list: readonly T[] | undefined): T[] {
   return (list ?? []).filter(isOn).reverse();
@@ -48,16 +65,22 @@ function onTopLast<T extends { enabled?: boolean; present?: boolean }>(list: rea
  * @example
  * drawLayer(out, layer, canvas, work, { style: styleContext(doc) });
  */
-export function drawLayer(out: Raster, layer: PixelLayer, region: HostBounds, work?: RowWork, options: DrawLayerOptions = {}): void {
-  const info = layer.effects;
+export function drawLayer(out: Raster, pixels: PixelLayer, region: HostBounds, work?: RowWork, options: DrawLayerOptions = {}): void {
+  const info: LayerEffectsInfo = hasActiveEffects(pixels.effects) ? pixels.effects : {};
   const blend = options.atop === true ? atopOnto : blendOnto;
-  const opacity = layer.opacity / 255;
-  if (!hasActiveEffects(info)) {
-    drawContent(out, layer, region, opacity, blend, options.content, work);
+  const opacity = pixels.opacity / 255;
+  // A shape's own stroke is drawn anew only where something would cover it: otherwise the file's pixels, which
+  // hold it as Photoshop drew it, are exact.
+  const strokeOver = vectorStrokeOf(pixels) !== undefined && (options.content !== undefined || coversFill(info));
+  if (!hasActiveEffects(info) && !strokeOver) {
+    drawContent(out, pixels, region, opacity, blend, options.content, work);
     return;
   }
-  const meter = budget(work, layerRows(layer, region));
+  const meter = budget(work, layerRows(pixels, region));
   const style = options.style ?? { width: region.right, height: region.bottom, globalAngle: DEFAULT_GLOBAL_ANGLE, patterns: new Map() };
+  // A shape layer's effects follow its path (see `outline.ts`); every other layer's its pixels.
+  const outline = vectorOutline(pixels, style);
+  const layer: ShapedLayer = outline ? { ...pixels, outline } : pixels;
   const onto = (target: Raster, at: HostBounds, element: Element | undefined, scale: number): void => {
     if (element === undefined || element.opacity === 0) return;
     blend(target, element.raster, element.box.left - at.left, element.box.top - at.top, element.opacity * scale, element.blendMode, undefined, meter);
@@ -65,21 +88,25 @@ export function drawLayer(out: Raster, layer: PixelLayer, region: HostBounds, wo
   for (const effect of onTopLast(info.dropShadow)) onto(out, region, dropShadow(layer, effect, region, style, meter), opacity);
   if (isOn(info.outerGlow)) onto(out, region, outerGlow(layer, info.outerGlow!, region, meter), opacity);
 
-  const strokes = onTopLast(info.stroke).map((effect) => stroke(layer, effect, region, style, meter));
+  const fill = layer.fillOpacity === undefined ? 1 : layer.fillOpacity / 255;
+  const strokes = onTopLast(info.stroke).map((effect) => stroke(layer, effect, region, style, fill, meter));
+  const own = strokeOver ? vectorStroke(layer, region, style, meter) : {};
   const box = intersect(region, layerBox(layer));
   const inside = [info.patternOverlay, info.satin, info.innerGlow, info.bevel, ...(info.gradientOverlay ?? []), ...(info.solidFill ?? []), ...(info.innerShadow ?? [])];
-  if (isEmpty(box) || (!inside.some(isOn) && strokes.every((parts) => parts.inner === undefined))) {
+  // Strokes' outer parts go under the pixels, which cover their share of each pixel (see `fills.ts`).
+  onto(out, region, own.outer, opacity);
+  for (const parts of strokes) onto(out, region, parts.outer, opacity);
+  if (isEmpty(box) || (!inside.some(isOn) && own.inner === undefined && strokes.every((parts) => parts.inner === undefined))) {
     // Nothing inside the shape but its pixels: they blend as they would without effects (the same result).
     drawContent(out, layer, region, opacity, blend, options.content, meter);
-    for (const parts of strokes) onto(out, region, parts.outer, opacity);
     meter.finish();
     return;
   }
   const shape = shapePlane(layer, box);
   const local = { x: box.left - region.left, y: box.top - region.top, width: box.right - box.left, height: box.bottom - box.top };
   const interior = cropRaster(out, local);
-  const fill = layer.fillOpacity === undefined ? 1 : layer.fillOpacity / 255;
-  const content = interiorContent(layer, shape, fill, options.content ? { raster: options.content, region } : undefined);
+  const body = outline && !options.content ? bodyPlane(pixels, box) : undefined;
+  const content = interiorContent(layer, shape, fill, options.content ? { raster: options.content, region } : undefined, body);
   blend(interior, content, 0, 0, 1, layer.blendMode, undefined, meter);
   if (isOn(info.patternOverlay)) onto(interior, box, patternOverlay(layer, info.patternOverlay!, region, style), 1);
   for (const effect of onTopLast(info.gradientOverlay)) onto(interior, box, gradientOverlay(layer, effect, region, style), 1);
@@ -87,11 +114,12 @@ export function drawLayer(out: Raster, layer: PixelLayer, region: HostBounds, wo
   if (isOn(info.satin)) onto(interior, box, satin(layer, info.satin!, region, meter), 1);
   if (isOn(info.innerGlow)) onto(interior, box, innerGlow(layer, info.innerGlow!, region, meter), 1);
   for (const effect of onTopLast(info.innerShadow)) onto(interior, box, innerShadow(layer, effect, region, style, meter), 1);
+  // The shape's own stroke goes over everything that covers its fill but the stroke effect (see `vector-stroke.ts`).
+  onto(interior, box, own.inner, 1);
   for (const parts of strokes) onto(interior, box, parts.inner, 1);
   const lit = isOn(info.bevel) ? bevel(layer, info.bevel!, region, style, meter) : [];
   for (const element of lit) onto(interior, box, element, 1);
   mixInto(out, region, interior, shape, opacity, meter);
-  for (const parts of strokes) onto(out, region, parts.outer, opacity);
   if (lit.length > 0 && bevelReach(info.bevel!) > 0) for (const element of lit) onto(out, region, outsideOf(layer, element), opacity);
   meter.finish();
 }
@@ -129,9 +157,10 @@ function rowsWithin(layer: PixelLayer, region: HostBounds, reach: number): numbe
  */
 export function layerRows(layer: PixelLayer, region: HostBounds): number {
   const own = rowsWithin(layer, region, 0);
-  const info = layer.effects;
-  if (!hasActiveEffects(info)) return own;
+  if (!hasStyle(layer)) return own;
+  const info: LayerEffectsInfo = layer.effects ?? {};
   let rows = own;
+  if (vectorStrokeOf(layer) !== undefined) rows += rowsWithin(layer, region, vectorStrokeReach(layer));
   for (const effect of info.dropShadow ?? []) if (isOn(effect)) rows += rowsWithin(layer, region, dropShadowReach(effect));
   if (isOn(info.outerGlow)) rows += rowsWithin(layer, region, outerGlowReach(info.outerGlow!));
   for (const effect of info.stroke ?? []) if (isOn(effect)) rows += rowsWithin(layer, region, strokeReach(effect));
@@ -150,9 +179,10 @@ export const EFFECT_WORK_BYTES_PER_PIXEL = 48;
 
 /** How far past its box the layer's effects reach, in pixels. */
 function reachOf(layer: PixelLayer): number {
-  const info = layer.effects;
-  if (!hasActiveEffects(info)) return 0;
+  if (!hasStyle(layer)) return 0;
+  const info: LayerEffectsInfo = layer.effects ?? {};
   const reaches = [
+    vectorStrokeReach(layer),
     ...onTopLast(info.dropShadow).map(dropShadowReach),
     ...onTopLast(info.stroke).map(strokeReach),
     isOn(info.outerGlow) ? outerGlowReach(info.outerGlow!) : 0,
@@ -173,7 +203,7 @@ export function effectsWorkBytes(layers: readonly EmbeddedLayer[], region: HostB
       most = Math.max(most, effectsWorkBytes(layer.children, region));
       continue;
     }
-    if (!hasActiveEffects(layer.effects) || layer.width === 0 || layer.height === 0) continue;
+    if (!hasStyle(layer) || layer.width === 0 || layer.height === 0) continue;
     const reach = reachOf(layer);
     const drawn = intersect(region, expand(layerBox(layer), reach));
     if (isEmpty(drawn)) continue;

@@ -3,10 +3,9 @@
  * and the plane helpers the effects share.
  */
 import type { HostBounds } from "../../../protocol/index.js";
-import type { PixelLayer } from "../document.js";
 import type { Raster } from "../raster.js";
 import { LUT_SIZE } from "./limits.js";
-import { emptyPlane, type Plane } from "./planes.js";
+import { emptyPlane, type Plane, type ShapedLayer } from "./planes.js";
 
 /** One drawn effect: `raster` covers `box` (document coordinates). */
 export interface Element {
@@ -17,9 +16,18 @@ export interface Element {
   readonly blendMode: string;
 }
 
-/** The rectangle the layer's buffer covers. */
-export function layerBox(layer: PixelLayer): HostBounds {
-  return { left: layer.left, top: layer.top, right: layer.left + layer.width, bottom: layer.top + layer.height };
+/** The rectangle the layer's buffer covers, and its outline's (see `planes.ts`) when it has one. */
+export function layerBox(layer: ShapedLayer): HostBounds {
+  const own = { left: layer.left, top: layer.top, right: layer.left + layer.width, bottom: layer.top + layer.height };
+  const outline = layer.outline;
+  if (outline === undefined || outline.width === 0 || outline.height === 0) return own;
+  if (layer.width === 0 || layer.height === 0) return { left: outline.x, top: outline.y, right: outline.x + outline.width, bottom: outline.y + outline.height };
+  return {
+    left: Math.min(own.left, outline.x),
+    top: Math.min(own.top, outline.y),
+    right: Math.max(own.right, outline.x + outline.width),
+    bottom: Math.max(own.bottom, outline.y + outline.height),
+  };
 }
 
 /** Whether a box holds no pixel. */

@@ -12,15 +12,16 @@ import { gradientLut, rgbOf } from "./colour.js";
 import { growPlane } from "./distance.js";
 import { type Element, isEmpty, layerBox } from "./element.js";
 import { type GradientPlacement, type Paint, paintRaster } from "./paint.js";
-import { emptyPlane, expand, intersect, invert, type Plane, shapePlane } from "./planes.js";
+import { outlineBox } from "./outline.js";
+import { bodyPlane, emptyPlane, expand, intersect, invert, type Plane, shapePlane } from "./planes.js";
 import { finite, opacityOf, sizePx, type StyleContext } from "./style.js";
 
 /**
- * The box a gradient aligned with the layer spans: its non-transparent pixels grown by `grow` (a stroke's outer
- * width: its gradient spans the stroked shape), or the canvas.
+ * The box a gradient aligned with the layer spans: its non-transparent pixels (a shape layer's path, see
+ * `outline.ts`) grown by `grow` (a stroke's outer width: its gradient spans the stroked shape), or the canvas.
  */
 function referenceBox(layer: PixelLayer, align: boolean | undefined, style: StyleContext, grow = 0): HostBounds {
-  const bounds = layerBounds(layer);
+  const bounds = outlineBox(layer) ?? layerBounds(layer);
   return align !== false && !isEmptyBounds(bounds) ? expand(bounds, grow) : { left: 0, top: 0, right: style.width, bottom: style.height };
 }
 
@@ -98,18 +99,18 @@ export function strokeReach(effect: LayerEffectStroke): number {
 
 /** The two halves of a stroke: around the shape (under its pixels) and along the inside of its edge. */
 export interface StrokeParts {
-  /** The shape grown by the outer width, interior included: the pixels and interior effects cover the inside. */
+  /** The band around the shape, to be drawn under the layer's pixels (see `outside`). */
   readonly outer?: Element | undefined;
   /** The band within the inner width of the edge, not yet limited to the shape. */
   readonly inner?: Element | undefined;
 }
 
 /**
- * A stroke of `size` px: all of it outside the shape, all inside, or half each (centre). Its outer part covers
- * the grown shape, so it shows through half-transparent pixels as in Photoshop, and a layer at fill 0 keeps a
- * hollow outline.
+ * A stroke of `size` px: all of it outside the shape, all inside, or half each (centre). Its outer part fills
+ * what the shape leaves uncovered within the grown shape, so it shows through half-transparent pixels as in
+ * Photoshop, and a layer at fill 0 keeps a hollow outline.
  */
-export function stroke(layer: PixelLayer, effect: LayerEffectStroke, region: HostBounds, style: StyleContext, work?: RowWork): StrokeParts {
+export function stroke(layer: PixelLayer, effect: LayerEffectStroke, region: HostBounds, style: StyleContext, fill: number, work?: RowWork): StrokeParts {
   const size = sizePx(effect.size);
   const outward = effect.position === "inside" ? 0 : effect.position === "center" ? size / 2 : size;
   const inward = size - outward;
@@ -125,16 +126,35 @@ export function stroke(layer: PixelLayer, effect: LayerEffectStroke, region: Hos
   });
   const inside = intersect(box, layerBox(layer));
   return {
-    outer: outward > 0 ? part(outside(shapePlane(layer, source), outward, work), box) : undefined,
+    outer: outward > 0 ? part(outside(shapePlane(layer, source), pixelCover(layer, source, fill), outward, work), box) : undefined,
     inner: inward > 0 && !isEmpty(inside) ? part(growPlane(invert(shapePlane(layer, source)), inward, work), inside) : undefined,
   };
 }
 
-/** The shape grown by `by` less the shape itself: the band around it (and what half-transparent pixels leave). */
-function outside(shape: Plane, by: number, work?: RowWork): Plane {
+/**
+ * The band around the shape, `by` wide, as a share of what the layer's pixels leave uncovered:
+ * `(grown − a) / (1 − p)`, `a` the shape's coverage and `p` the pixels' (their alpha × masks × fill opacity; the
+ * same as `a` on a plain layer at full fill). Drawn under the pixels, which then cover `p` of each pixel, the
+ * stroke fills exactly its share, as Photoshop composes them: a half-transparent edge pixel shows half its colour
+ * and half the stroke's, not the stroke over a mix of its colour and the backdrop.
+ */
+function outside(shape: Plane, pixels: Plane, by: number, work?: RowWork): Plane {
   const grown = growPlane(shape, by, work);
-  for (let i = 0; i < grown.data.length; i++) grown.data[i] = (grown.data[i] as number) - (shape.data[i] as number);
+  const g = grown.data;
+  for (let i = 0; i < g.length; i++) {
+    const a = shape.data[i] as number;
+    const band = Math.max(0, (g[i] as number) - a);
+    const left = 1 - (pixels.data[i] as number);
+    g[i] = band <= 0 ? 0 : left <= band ? 1 : band / left;
+  }
   return grown;
+}
+
+/** How much of each pixel of `box` the layer's pixels cover: alpha × masks × fill opacity. */
+function pixelCover(layer: PixelLayer, box: HostBounds, fill: number): Plane {
+  const plane = bodyPlane(layer, box);
+  if (fill < 1) for (let i = 0; i < plane.data.length; i++) plane.data[i] = (plane.data[i] as number) * fill;
+  return plane;
 }
 
 function strokePaint(layer: PixelLayer, effect: LayerEffectStroke, style: StyleContext, outward: number): Paint | undefined {

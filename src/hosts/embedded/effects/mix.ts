@@ -13,9 +13,10 @@ import type { Plane } from "./planes.js";
 /**
  * The layer's colour as the interior sees it, over `shape`'s box: where the shape covers anything, the pixels'
  * colour with the fill opacity as alpha (or, for a clipping group's composite `content` covering `region`, its
- * alpha relative to the shape's).
+ * alpha relative to the shape's). A shape layer's pixels may cover less than its outline (a fill fading to
+ * nothing): `body`, their own coverage, then gives their alpha relative to the shape's.
  */
-export function interiorContent(layer: PixelLayer, shape: Plane, fill: number, content?: { raster: Raster; region: HostBounds }): Raster {
+export function interiorContent(layer: PixelLayer, shape: Plane, fill: number, content?: { raster: Raster; region: HostBounds }, body?: Plane): Raster {
   const { width, height, box } = shape;
   const out = new Uint8Array(width * height * 4);
   const a = shape.data;
@@ -39,7 +40,8 @@ export function interiorContent(layer: PixelLayer, shape: Plane, fill: number, c
       out[o] = s[si] as number;
       out[o + 1] = s[si + 1] as number;
       out[o + 2] = s[si + 2] as number;
-      out[o + 3] = content ? Math.min(255, (s[si + 3] as number) / cover + 0.5) : fillByte;
+      if (content) out[o + 3] = Math.min(255, (s[si + 3] as number) / cover + 0.5);
+      else out[o + 3] = body ? Math.min(1, (body.data[i] as number) / cover) * fillByte + 0.5 : fillByte;
     }
   }
   return { data: new Uint8ClampedArray(out.buffer), width, height };

@@ -8,6 +8,7 @@ import type { HostBounds } from "../../../protocol/index.js";
 import type { Raster } from "../raster.js";
 import type { Rgb8 } from "./colour.js";
 import { RAMP_SIZE } from "../_internal/gradient-ramp.js";
+import { gradientPosition } from "../fills/gradient.js";
 import type { Plane } from "./planes.js";
 
 /** Where a gradient lies: its box, angle (degrees), scale (1 = 100 %), style and offset (fractions of the box). */
@@ -69,44 +70,21 @@ export function paintRaster(coverage: Plane, paint: Paint): Raster {
 }
 
 /**
- * The length of a gradient at `angle` over a `w`×`h` box: the part of the line through the box's centre that
- * lies inside the box (a 600×60 text box at 87° spans 60 px, as Photoshop draws it, not its 91 px projection).
+ * Gradients of effects lie as those of gradient fill layers do (`../fills/gradient.ts`, fitted on Photoshop's
+ * renderings): ends rounded to whole pixels, each pixel sampled at its top-left corner.
  */
-function spanOf(w: number, h: number, angle: number): number {
-  const c = Math.abs(Math.cos(angle));
-  const s = Math.abs(Math.sin(angle));
-  const across = c > 1e-9 ? w / c : Infinity;
-  const down = s > 1e-9 ? h / s : Infinity;
-  return Math.max(1, Math.min(across, down));
-}
-
 function gradientInto(out: Uint8ClampedArray, coverage: Plane, lut: Uint8ClampedArray, place: GradientPlacement): void {
   const { width, height, box } = coverage;
   const cov = coverage.data;
-  const bw = place.box.right - place.box.left;
-  const bh = place.box.bottom - place.box.top;
-  const rad = (place.angle * Math.PI) / 180;
-  const ux = Math.cos(rad);
-  const uy = -Math.sin(rad);
-  const half = (spanOf(bw, bh, rad) * Math.max(0.01, place.scale)) / 2;
-  const cx = place.box.left + bw / 2 + place.offsetX * bw;
-  const cy = place.box.top + bh / 2 + place.offsetY * bh;
-  const style = place.style;
+  const position = gradientPosition({ angle: place.angle, scale: Math.max(0.01, place.scale), style: place.style, offset: { x: place.offsetX, y: place.offsetY } }, place.box);
   const last = RAMP_SIZE - 1;
   for (let y = 0; y < height; y++) {
-    const py = box.top + y + 0.5 - cy;
+    const py = box.top + y;
     for (let x = 0; x < width; x++) {
       const i = y * width + x;
       const a = cov[i] as number;
       if (a <= 0) continue;
-      const px = box.left + x + 0.5 - cx;
-      const along = px * ux + py * uy;
-      let t: number;
-      if (style === "radial") t = Math.sqrt(px * px + py * py) / half;
-      else if (style === "reflected") t = Math.abs(along) / half;
-      else if (style === "diamond") t = (Math.abs(along) + Math.abs(px * uy - py * ux)) / half;
-      else if (style === "angle") t = (((Math.atan2(-py, px) - rad) / (2 * Math.PI)) % 1 + 1) % 1;
-      else t = 0.5 + along / (2 * half);
+      const t = position(box.left + x, py);
       const at = Math.round(Math.min(1, Math.max(0, t)) * last) * 4;
       const o = i * 4;
       out[o] = lut[at] as number;

@@ -5,7 +5,7 @@
  * render stops inside a blur too.
  */
 import type { HostBounds } from "../../../protocol/index.js";
-import type { PixelLayer } from "../document.js";
+import type { LayerMask, PixelLayer } from "../document.js";
 import { effectiveMask } from "../masks.js";
 import { ROW_BAND, type RowWork } from "../work.js";
 
@@ -40,10 +40,37 @@ export function intersect(a: HostBounds, b: HostBounds): HostBounds {
 }
 
 /**
- * The layer's shape over `box`: its alpha times the mask it renders with (user and vector masks: what Photoshop
- * derives the effects from), 0 outside its buffer.
+ * A layer as its effects see it: `outline`, when set, is the vector path its effects follow in place of its pixels
+ * (a shape layer, see `outline.ts`).
  */
-export function shapePlane(layer: PixelLayer, box: HostBounds): Plane {
+export type ShapedLayer = PixelLayer & { readonly outline?: LayerMask | undefined };
+
+/**
+ * The layer's shape over `box`, what its effects are drawn from: its outline times its user mask for a shape
+ * layer, else its alpha times the mask it renders with (user and vector masks), 0 outside its buffer.
+ */
+export function shapePlane(layer: ShapedLayer, box: HostBounds): Plane {
+  if (layer.outline === undefined) return bodyPlane(layer, box);
+  const plane = emptyPlane(box);
+  const mask = effectiveMask({ mask: layer.mask, vectorShape: layer.outline }, box);
+  if (mask === undefined) return plane;
+  const { data, width, height } = plane;
+  for (let y = 0; y < height; y++) {
+    const my = box.top + y - mask.y;
+    const inRow = my >= 0 && my < mask.height;
+    for (let x = 0; x < width; x++) {
+      const mx = box.left + x - mask.x;
+      data[y * width + x] = (inRow && mx >= 0 && mx < mask.width ? (mask.data[my * mask.width + mx] as number) : mask.defaultColor) / 255;
+    }
+  }
+  return plane;
+}
+
+/**
+ * The layer's pixels' coverage over `box`: their alpha times the mask they render with (user and vector masks),
+ * 0 outside the buffer. The same as {@link shapePlane} unless the layer has an outline.
+ */
+export function bodyPlane(layer: PixelLayer, box: HostBounds): Plane {
   const plane = emptyPlane(box);
   const { data, width } = plane;
   const x0 = Math.max(box.left, layer.left);

@@ -1,227 +1,24 @@
 /**
- * Compositing of the layer tree in straight RGBA with the W3C compositing formula:
- * `co·αo = αs·((1 − αb)·Cs + αb·B(Cb, Cs)) + (1 − αs)·αb·Cb`, `αo = αs + αb·(1 − αs)`.
- * `αs` is the layer's alpha × its opacity × its mask. Separable modes apply `B` per channel; hue, saturation,
- * color, luminosity, darker/lighter color use the W3C non-separable definitions. `dissolve` draws each pixel
- * whole or not at all, with a chance of its alpha (a fixed pattern per layer pixel, so renders are repeatable;
- * Photoshop's own pattern is not reproduced); unknown names composite as `normal`. Every render takes an optional {@link RowWork} that its pixel loops report their rows to
- * (see {@link renderRows} for how many a render visits); it throws to stop a cancelled render.
+ * Compositing of the layer tree in straight RGBA: groups (isolated or pass-through), clipping groups, knockout,
+ * artboards, masks, layer effects, adjustments and fills drawn from their records, each layer blended by
+ * `./blend.ts`. Every render takes an optional {@link RowWork} that its pixel loops report their rows to (see
+ * {@link renderRows} for how many a render visits); it throws to stop a cancelled render.
  */
 import type { HostBounds } from "../../protocol/index.js";
-import type { DocumentContent, EmbeddedLayer, GroupLayer, LayerMask, PixelLayer } from "./document.js";
+import type { DocumentContent, EmbeddedLayer, GroupLayer, PixelLayer } from "./document.js";
 import type { Raster } from "./raster.js";
 import { boundsToRect, cropRaster, emptyRaster, isEmptyBounds } from "./raster.js";
 import { layerBounds } from "./tree.js";
-import { copyOnto, normalOnto, overlap, separableOnto } from "./pixel-loops.js";
-import { ROW_BAND, type RowWork } from "./work.js";
-import { BLEND_FUNCTIONS, blendTable, NON_SEPARABLE, type Rgb } from "./blend-modes.js";
+import { copyOnto, normalOnto } from "./pixel-loops.js";
+import type { RowWork } from "./work.js";
+import { blendOnto, type PlacedMask } from "./blend.js";
+import { backdropRemoved, lerpInto, maskInPlace } from "./mix.js";
 import { atopOnto } from "./clipping.js";
 import { effectiveMask, productMask } from "./masks.js";
 import { knockOutOnto } from "./knockout.js";
 import { artboardCanvas, artboardRect, clipToArtboard } from "./artboard.js";
 import { drawRecordedLayer, recordedRows } from "./content-layers.js";
 import { drawLayer, hasStyle, layerRows, type StyleContext, styleContext } from "./effects/index.js";
-
-/** A mask placed in the destination raster's coordinates. */
-interface PlacedMask {
-  readonly mask: LayerMask;
-  readonly dx: number;
-  readonly dy: number;
-}
-
-/**
- * Composites `src` onto `dst` in place, `src`'s top-left at `(dx, dy)` in `dst`, with `opacity` (0–1), a PSD
- * blend mode and optionally a layer mask placed at `(mask.dx, mask.dy)` in `dst`.
- */
-export function blendOnto(
-  dst: Raster,
-  src: Raster,
-  dx: number,
-  dy: number,
-  opacity: number,
-  blendMode: string,
-  placed?: PlacedMask,
-  work?: RowWork,
-): void {
-  const dissolve = blendMode === "dissolve";
-  if (!placed && !dissolve && !BLEND_FUNCTIONS[blendMode] && !NON_SEPARABLE[blendMode]) {
-    normalOnto(dst, src, dx, dy, opacity, work);
-    return;
-  }
-  const blend = BLEND_FUNCTIONS[blendMode];
-  if (!placed && blend) {
-    separableOnto(dst, src, dx, dy, opacity, blendTable(blendMode, blend), work);
-    return;
-  }
-  const table = blend ? blendTable(blendMode, blend) : undefined;
-  const nonSeparable = NON_SEPARABLE[blendMode];
-  const box = overlap(dst, src, dx, dy);
-  if (box === null) return;
-  let { x0, y0, x1, y1 } = box;
-  // Rows the mask rectangle hides are skipped, but still counted as done.
-  const rowsInBox = y1 - y0;
-  const mask = placed?.mask;
-  const mdx = placed?.dx ?? 0;
-  const mdy = placed?.dy ?? 0;
-  if (mask && mask.defaultColor === 0) {
-    // Everything outside the mask rectangle is hidden: only its rectangle needs visiting.
-    x0 = Math.max(x0, mdx);
-    y0 = Math.max(y0, mdy);
-    x1 = Math.min(x1, mdx + mask.width);
-    y1 = Math.min(y1, mdy + mask.height);
-  }
-  const d = dst.data;
-  const s = src.data;
-  const cb: Rgb = [0, 0, 0];
-  const cs: Rgb = [0, 0, 0];
-  const mixed: Rgb = [0, 0, 0];
-  const plainNormal = !blend && !nonSeparable;
-  let mark = y0;
-  for (let y = y0; y < y1; y++) {
-    if (work !== undefined && y - mark === ROW_BAND) {
-      work.rows(ROW_BAND);
-      mark = y;
-    }
-    let si = ((y - dy) * src.width + (x0 - dx)) * 4;
-    let di = (y * dst.width + x0) * 4;
-    const my = y - mdy;
-    const maskRow = mask && my >= 0 && my < mask.height ? my * mask.width : -1;
-    for (let x = x0; x < x1; x++, si += 4, di += 4) {
-      const sa = s[si + 3] as number;
-      if (sa === 0) continue;
-      let m = 255;
-      if (mask) {
-        const mx = x - mdx;
-        m = maskRow >= 0 && mx >= 0 && mx < mask.width ? (mask.data[maskRow + mx] as number) : mask.defaultColor;
-        if (m === 0) continue;
-      }
-      let as = (sa / 255) * opacity * (m / 255);
-      if (dissolve) {
-        as = dissolveThreshold(x - dx, y - dy) < as ? 1 : 0;
-        if (as === 0) continue;
-      }
-      const bAlpha = d[di + 3] as number;
-      if (plainNormal && (as >= 1 || bAlpha === 0)) {
-        // Fast paths of `normal`: an opaque source replaces, a transparent backdrop takes the source.
-        d[di] = s[si] as number;
-        d[di + 1] = s[si + 1] as number;
-        d[di + 2] = s[si + 2] as number;
-        d[di + 3] = as >= 1 ? 255 : as * 255;
-        continue;
-      }
-      const ab = bAlpha / 255;
-      const ao = as + ab * (1 - as);
-      if (nonSeparable && ab > 0) {
-        for (let c = 0; c < 3; c++) {
-          cb[c] = (d[di + c] as number) / 255;
-          cs[c] = (s[si + c] as number) / 255;
-        }
-        nonSeparable(cb, cs, mixed);
-        for (let c = 0; c < 3; c++) {
-          const m2 = (1 - ab) * (cs[c] as number) + ab * (mixed[c] as number);
-          d[di + c] = ((as * m2 + (1 - as) * ab * (cb[c] as number)) / ao) * 255;
-        }
-      } else {
-        // co = (αs·((1 − αb)·S + αb·B(Cb, Cs)·255) + (1 − αs)·αb·Cb) / αo, with the weights hoisted per pixel.
-        const inv = 1 / ao;
-        const kS = table ? as * (1 - ab) * inv : as * inv;
-        const kT = table ? as * ab * 255 * inv : 0;
-        const kB = (1 - as) * ab * inv;
-        for (let c = 0; c < 3; c++) {
-          const sByte = s[si + c] as number;
-          const bByte = d[di + c] as number;
-          const blended = table ? (table[(bByte << 8) | sByte] as number) : 0;
-          d[di + c] = kS * sByte + kT * blended + kB * bByte;
-        }
-      }
-      d[di + 3] = ao * 255;
-    }
-  }
-  work?.rows(rowsInBox - (mark - y0));
-}
-
-/** A repeatable pseudo-random value in [0, 1) for a layer pixel: dissolve's pattern. */
-function dissolveThreshold(x: number, y: number): number {
-  let h = Math.imul(x, 0x27d4eb2d) ^ Math.imul(y, 0x165667b1);
-  h = Math.imul(h ^ (h >>> 15), 0x85ebca6b);
-  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
-  return ((h ^ (h >>> 16)) >>> 0) / 4294967296;
-}
-
-/**
- * Moves `dst` toward `target` by `t` (0–1) times the mask where one is placed, interpolating premultiplied colour:
- * a pass-through group's opacity and mask.
- */
-function lerpInto(dst: Raster, target: Raster, t: number, placed: PlacedMask | undefined, work?: RowWork): void {
-  const d = dst.data;
-  const g = target.data;
-  const rowBytes = dst.width * 4;
-  let mark = 0;
-  const row = placed ? new Float32Array(dst.width) : undefined;
-  for (let y = 0; y < dst.height; y++) {
-    if (work !== undefined && y - mark === ROW_BAND) {
-      work.rows(ROW_BAND);
-      mark = y;
-    }
-    if (placed && row) {
-      maskRow(placed, y, row, t);
-      lerpRowMasked(d, g, y * rowBytes, row);
-    } else {
-      lerpRow(d, g, y * rowBytes, (y + 1) * rowBytes, t);
-    }
-  }
-  work?.rows(dst.height - mark);
-}
-
-/** Multiplies a raster's alpha by a placed mask (a group's mask applied to its composite). */
-function maskInPlace(raster: Raster, placed: PlacedMask): void {
-  const row = new Float32Array(raster.width);
-  const d = raster.data;
-  for (let y = 0; y < raster.height; y++) {
-    maskRow(placed, y, row, 1);
-    const start = y * raster.width * 4;
-    for (let x = 0; x < raster.width; x++) d[start + x * 4 + 3] = (d[start + x * 4 + 3] as number) * (row[x] as number);
-  }
-}
-
-/** The mask's values along row `y` of the destination, times `t`, as fractions. */
-function maskRow(placed: PlacedMask, y: number, out: Float32Array, t: number): void {
-  const { mask, dx, dy } = placed;
-  const my = y - dy;
-  const inside = my >= 0 && my < mask.height;
-  for (let x = 0; x < out.length; x++) {
-    const mx = x - dx;
-    const v = inside && mx >= 0 && mx < mask.width ? (mask.data[my * mask.width + mx] as number) : mask.defaultColor;
-    out[x] = (v / 255) * t;
-  }
-}
-
-function lerpRowMasked(d: Uint8ClampedArray, g: Uint8ClampedArray, start: number, ts: Float32Array): void {
-  for (let x = 0; x < ts.length; x++) {
-    const t = ts[x] as number;
-    if (t === 0) continue;
-    const i = start + x * 4;
-    lerpRow(d, g, i, i + 4, t);
-  }
-}
-
-function lerpRow(d: Uint8ClampedArray, g: Uint8ClampedArray, start: number, end: number, t: number): void {
-  for (let i = start; i < end; i += 4) {
-    const ab = (d[i + 3] as number) / 255;
-    const ag = (g[i + 3] as number) / 255;
-    const ao = ab + (ag - ab) * t;
-    if (ao <= 0) {
-      d[i + 3] = 0;
-      continue;
-    }
-    for (let c = 0; c < 3; c++) {
-      const pb = (d[i + c] as number) * ab;
-      const pg = (g[i + c] as number) * ag;
-      d[i + c] = (pb + (pg - pb) * t) / ao;
-    }
-    d[i + 3] = ao * 255;
-  }
-}
 
 /**
  * Composites layers (top-most first) onto `out`, which covers `region` of the document. Hidden layers are
@@ -397,29 +194,6 @@ function renderThroughClipGroup(out: Raster, base: GroupLayer, clipped: readonly
 }
 
 /**
- * The layer that, drawn normally over `backdrop`, gives `result`, with alpha `shape`'s alpha × `opacity` (W3C's
- * backdrop removal of a non-isolated group): premultiplied `result − (1 − α)·backdrop`.
- */
-function backdropRemoved(result: Raster, backdrop: Raster, shape: Raster, opacity: number): Raster {
-  const out = emptyRaster(result.width, result.height);
-  const r = result.data;
-  const b = backdrop.data;
-  const d = out.data;
-  for (let i = 0; i < d.length; i += 4) {
-    const a = ((shape.data[i + 3] as number) / 255) * opacity;
-    if (a <= 0) continue;
-    const ar = (r[i + 3] as number) / 255;
-    const ab = (b[i + 3] as number) / 255;
-    for (let c = 0; c < 3; c++) {
-      const premultiplied = (r[i + c] as number) * ar - (1 - a) * (b[i + c] as number) * ab;
-      d[i + c] = Math.min(255, Math.max(0, premultiplied / a));
-    }
-    d[i + 3] = a * 255;
-  }
-  return out;
-}
-
-/**
  * The mask a layer renders with (user and vector masks, see `./masks.ts`), placed in `region`'s coordinates. A
  * pixel layer's is computed over its pixels, a group's over the region being rendered.
  */
@@ -560,3 +334,4 @@ export function renderLayerRows(layer: EmbeddedLayer): number {
   if (layer.kind === "group") return renderRows(layer.children, bounds);
   return layer.mask || layer.vectorMask || layer.vectorShape ? bounds.bottom - bounds.top : 0;
 }
+

@@ -1,7 +1,7 @@
 import type { LayerEffectsInfo, PatternInfo } from "ag-psd";
 import type { HostRect } from "../../protocol/index.js";
 import type { FileFeatures } from "../../files/index.js";
-import type { PsdDocumentRecord, PsdLayerRecord } from "./psd-records.js";
+import type { PsdDocumentRecord, PsdLayerRecord, RecordKind } from "./psd-records.js";
 import type { PsdFileSource } from "./psd-file/index.js";
 import type { Raster } from "./raster.js";
 import { emptyRaster, solidRaster } from "./raster.js";
@@ -90,7 +90,7 @@ export interface LayerMask {
  * the pixels the file cached (an adjustment has none: it changes what is below it). A pixel edit turns them into
  * `pixel` layers.
  */
-export type PixelLayerKind = "pixel" | "background" | "text" | "smartObject" | "shape" | "fill" | "adjustment";
+export type PixelLayerKind = "pixel" | "background" | RecordKind;
 
 /**
  * A layer of pixels. The buffer sits at `left/top` in document coordinates, may extend past the canvas and may be

@@ -5,7 +5,9 @@
  * paths, adjustments, fills, artboards, blending ranges, timestamps…) passes through untouched.
  */
 import type { Layer, LayerMaskData, Psd } from "ag-psd";
-import type { PixelLayerKind } from "./document.js";
+
+/** What a record can make a layer besides plain pixels. */
+export type RecordKind = "text" | "smartObject" | "shape" | "fill" | "adjustment";
 
 /** A layer record without its pixels or children; mask records keep their flags, not their pixels. */
 export type PsdLayerRecord = Readonly<Omit<Layer, "children" | "imageData" | "canvas" | "mask" | "realMask">> & {
@@ -47,7 +49,7 @@ export function documentRecord(psd: Psd): PsdDocumentRecord {
  * what Photoshop's shape tools make) or fill (a solid colour, gradient or pattern fill layer without a path);
  * undefined for plain pixels.
  */
-export function recordKind(record: PsdLayerRecord | undefined): Exclude<PixelLayerKind, "pixel" | "background"> | undefined {
+export function recordKind(record: PsdLayerRecord | undefined): RecordKind | undefined {
   if (record === undefined) return undefined;
   if (record.text) return "text";
   if (record.placedLayer) return "smartObject";

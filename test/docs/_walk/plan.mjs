@@ -446,5 +446,49 @@ export const PLAN = {
       cmd: "node bench/fanout.js",
       form: async (ctx) => assert.match(await readFile(join(ctx.machine.repo, "bench", "fanout.js"), "utf8"), /printIfMain\(import\.meta, run\)/),
     },
+    {
+      cmd: "npm run bench -- limit fanout-saturate clients-10k",
+      form: async (ctx) => {
+        const r = await ctx.run("node bench/run.js no-such-benchmark");
+        assert.equal(r.code, 2);
+        for (const name of ["limit", "fanout-saturate", "clients-10k"]) assert.match(r.stderr, new RegExp(`\\b${name}\\b`));
+      },
+    },
+    { cmd: "npm run bench -- limit --compare main", form: benchFlag("--compare") },
+    {
+      cmd: "npm run bench -- fanout-saturate --compare HEAD --patch bench/ablations/no-per-client-seq.patch",
+      form: async (ctx) => {
+        await benchFlag("--patch")(ctx);
+        await readFile(join(ctx.machine.repo, "bench", "ablations", "no-per-client-seq.patch"), "utf8");
+      },
+    },
+    {
+      cmd: "BENCH_LIMIT_CASES=ws16,health node bench/limit.js",
+      form: async (ctx) => assert.match(await readFile(join(ctx.machine.repo, "bench", "limit.js"), "utf8"), /BENCH_LIMIT_CASES/),
+    },
+    { cmd: "node bench/profile.js area-ws 8", form: async (ctx) => void (await readFile(join(ctx.machine.repo, "bench", "profile.js"), "utf8")) },
+    {
+      cmd: "node bench/profile-summary.js <file.cpuprofile> 30 2000",
+      form: async (ctx) => void (await readFile(join(ctx.machine.repo, "bench", "profile-summary.js"), "utf8")),
+    },
+  ],
+
+  "bench/ablations/README.md": [
+    {
+      cmd: "npm run bench -- limit --compare HEAD --patch bench/ablations/no-connection-logs.patch",
+      form: async (ctx) => {
+        await benchFlag("--patch")(ctx);
+        await readFile(join(ctx.machine.repo, "bench", "ablations", "no-connection-logs.patch"), "utf8");
+      },
+    },
   ],
 };
+
+/** A form check: `bench/run.js` takes this flag. */
+function benchFlag(flag) {
+  return async (ctx) => {
+    const text = await readFile(join(ctx.machine.repo, "bench", "run.js"), "utf8");
+    const compare = await readFile(join(ctx.machine.repo, "bench", "_compare.js"), "utf8").catch(() => "");
+    assert.ok(text.includes(flag) || compare.includes(flag), `bench/run.js knows ${flag}`);
+  };
+}

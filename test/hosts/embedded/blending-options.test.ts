@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { blendOnto, renderDocument } from "../../../src/hosts/embedded/composite.js";
+import { blendOnto } from "../../../src/hosts/embedded/blend.js";
+import { renderDocument } from "../../../src/hosts/embedded/composite.js";
 import type { EmbeddedLayer, GroupLayer, LayerMask, PixelLayer } from "../../../src/hosts/embedded/document.js";
 import { effectiveMask } from "../../../src/hosts/embedded/masks.js";
 import type { PsdLayerRecord } from "../../../src/hosts/embedded/psd-records.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { blendOnto } from "../../../src/hosts/embedded/composite.js";
+import { blendOnto } from "../../../src/hosts/embedded/blend.js";
 import type { Raster } from "../../../src/hosts/embedded/raster.js";
 
 const raster = (pixels: number[][]): Raster => ({ width: pixels.length, height: 1, data: new Uint8ClampedArray(pixels.flat()) });

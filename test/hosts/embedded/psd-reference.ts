@@ -10,7 +10,7 @@ import type { Layer, Psd } from "ag-psd";
 import { initializeCanvas, readPsd } from "ag-psd";
 import { applyAdjustment } from "../../../src/hosts/embedded/adjustments/index.js";
 import { atopOnto } from "../../../src/hosts/embedded/clipping.js";
-import { blendOnto } from "../../../src/hosts/embedded/composite.js";
+import { blendOnto } from "../../../src/hosts/embedded/blend.js";
 import type { LayerMask } from "../../../src/hosts/embedded/document.js";
 import { renderFill } from "../../../src/hosts/embedded/fills/index.js";
 import { emptyRaster, type Raster } from "../../../src/hosts/embedded/raster.js";

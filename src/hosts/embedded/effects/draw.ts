@@ -9,7 +9,7 @@
 import type { LayerEffectsInfo } from "ag-psd";
 import type { HostBounds } from "../../../protocol/index.js";
 import { atopOnto } from "../clipping.js";
-import { blendOnto } from "../composite.js";
+import { blendOnto } from "../blend.js";
 import type { EmbeddedLayer, PixelLayer } from "../document.js";
 import { effectiveMask } from "../masks.js";
 import { cropRaster, type Raster } from "../raster.js";

@@ -7,7 +7,7 @@ import type { HostRect } from "../../../protocol/index.js";
 import type { Rgba } from "../../host.js";
 import { renderDocument } from "../composite.js";
 import type { EmbeddedDocument, EmbeddedLayer, GroupLayer, PixelLayer } from "../document.js";
-import { blendOnto } from "../composite.js";
+import { blendOnto } from "../blend.js";
 import { emptyRaster, solidRaster } from "../raster.js";
 import type { EditorMemory } from "../memory.js";
 import { ROW_BAND, type RowWork } from "../work.js";

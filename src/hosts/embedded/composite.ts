@@ -522,7 +522,7 @@ export function canvasRegion(doc: { width: number; height: number }): HostBounds
 }
 
 /** What a whole-canvas render reads of a document: its size, layers, and what their effects take from it. */
-export type RenderedDocument = Pick<DocumentContent, "width" | "height" | "globalLight" | "patterns"> & { readonly layers: readonly EmbeddedLayer[] };
+export type RenderedDocument = Pick<DocumentContent, "width" | "height" | "globalLight" | "patterns" | "grayscale" | "sourceColor"> & { readonly layers: readonly EmbeddedLayer[] };
 
 /** The composite of the whole canvas ({@link renderRows} of `canvasRegion(doc)` rows reported to `work`). */
 export function renderDocument(doc: RenderedDocument, work?: RowWork): Raster {

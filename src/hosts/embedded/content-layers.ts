@@ -7,7 +7,7 @@ import type { HostBounds } from "../../protocol/index.js";
 import { applyAdjustment } from "./adjustments/index.js";
 import { atopOnto } from "./clipping.js";
 import { drawLayer, type StyleContext } from "./effects/index.js";
-import type { LayerMask, PixelLayer } from "./document.js";
+import type { LayerMask, PixelLayer, SourceColor } from "./document.js";
 import { renderFill } from "./fills/index.js";
 import type { Raster } from "./raster.js";
 import type { RowWork } from "./work.js";
@@ -21,6 +21,8 @@ export interface ContentContext {
   readonly patterns?: readonly PatternInfo[] | undefined;
   /** A grayscale document: adjustments work on its grey level. */
   readonly grayscale?: boolean | undefined;
+  /** The mode and depth of the file the document came from, when not 8-bit RGB. */
+  readonly sourceColor?: SourceColor | undefined;
 }
 
 /** A mask placed in a raster's coordinates, as the compositor passes it. */
@@ -57,6 +59,8 @@ export function recordedFill(layer: PixelLayer, region: HostBounds, context: Con
     width: context.width,
     height: context.height,
     patterns: context.patterns,
+    // A 32-bit document's records hold linear light.
+    linear: context.sourceColor?.depth === 32,
     ...(reference ? { origin: { x: reference.x, y: reference.y } } : {}),
     ...(work ? { work } : {}),
   });
@@ -80,6 +84,7 @@ export function drawRecordedLayer(
     height: style?.height ?? region.bottom,
     patterns: style?.patternList,
     grayscale: style?.grayscale,
+    sourceColor: style?.sourceColor,
   };
   if (layer.kind === "adjustment") {
     const fill = layer.fillOpacity === undefined ? 1 : layer.fillOpacity / 255;

@@ -195,6 +195,19 @@ describe("fills on a synthetic canvas", () => {
     expect(at(solid, 0, 0)[0]).toBe(124);
   });
 
+  test("a pattern at 200 % lands each texel on every other pixel and blends the pixels between", () => {
+    const tile: PatternInfo = {
+      name: "lines",
+      id: "p2",
+      x: 1,
+      y: 2,
+      bounds: { x: 0, y: 0, w: 1, h: 2 },
+      data: Uint8Array.from([0, 0, 0, 255, 200, 200, 200, 255]),
+    };
+    const fill = renderFill({ type: "pattern", name: "lines", id: "p2" }, { left: 0, top: 0, right: 1, bottom: 4 }, { width: 1, height: 4, patterns: [tile], patternScale: 2 });
+    expect([0, 1, 2, 3].map((y) => at(fill, 0, y)[0])).toEqual([0, 100, 200, 100]);
+  });
+
   test("a pattern the document does not hold, a noise gradient and a huge region are refused by name", () => {
     const codes: unknown[] = [];
     const attempt = (fn: () => unknown): void => {

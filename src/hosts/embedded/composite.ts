@@ -21,6 +21,7 @@ import { knockOutOnto } from "./knockout.js";
 import { artboardCanvas, artboardRect, clipToArtboard } from "./artboard.js";
 import { drawRecordedLayer, recordedRows } from "./content-layers.js";
 import { drawLayer, hasActiveEffects, layerRows, type StyleContext, styleContext } from "./effects/index.js";
+import { blendInSpace, blendSpaceOf, inSpace, lerpInSpace } from "./blend-space.js";
 
 /** A mask placed in the destination raster's coordinates. */
 interface PlacedMask {
@@ -44,6 +45,10 @@ export function blendOnto(
   work?: RowWork,
 ): void {
   const dissolve = blendMode === "dissolve";
+  if (dst.space !== undefined) {
+    blendInSpace(dst.space, dst, src, dx, dy, { opacity, blendMode, placed, ...(dissolve ? { dissolve: dissolveThreshold } : {}) }, work);
+    return;
+  }
   if (!placed && !dissolve && !BLEND_FUNCTIONS[blendMode] && !NON_SEPARABLE[blendMode]) {
     normalOnto(dst, src, dx, dy, opacity, work);
     return;
@@ -153,6 +158,11 @@ function dissolveThreshold(x: number, y: number): number {
  * a pass-through group's opacity and mask.
  */
 function lerpInto(dst: Raster, target: Raster, t: number, placed: PlacedMask | undefined, work?: RowWork): void {
+  if (dst.space !== undefined) {
+    lerpInSpace(dst.space, dst, target, t, placed && ((x, y) => maskValue(placed, x, y)));
+    work?.rows(dst.height);
+    return;
+  }
   const d = dst.data;
   const g = target.data;
   const rowBytes = dst.width * 4;
@@ -171,6 +181,14 @@ function lerpInto(dst: Raster, target: Raster, t: number, placed: PlacedMask | u
     }
   }
   work?.rows(dst.height - mark);
+}
+
+/** The mask's value (0–1) at pixel `(x, y)` of the destination. */
+function maskValue(placed: PlacedMask, x: number, y: number): number {
+  const { mask, dx, dy } = placed;
+  const mx = x - dx;
+  const my = y - dy;
+  return (mx >= 0 && my >= 0 && mx < mask.width && my < mask.height ? (mask.data[my * mask.width + mx] as number) : mask.defaultColor) / 255;
 }
 
 /** Multiplies a raster's alpha by a placed mask (a group's mask applied to its composite). */
@@ -263,7 +281,7 @@ export function renderInto(out: Raster, layers: readonly EmbeddedLayer[], region
       const board = artboardRect(layer);
       if (board !== undefined) {
         // An artboard: its layers on its background, cut to its rectangle, then onto the document.
-        const canvas = artboardCanvas(layer, board, region);
+        const canvas = inSpace(artboardCanvas(layer, board, region), out.space);
         renderInto(canvas, layer.children, region, false, work, style);
         clipToArtboard(canvas, board, region);
         blendOnto(out, canvas, 0, 0, layer.opacity / 255, "normal", placed, work);
@@ -275,7 +293,7 @@ export function renderInto(out: Raster, layers: readonly EmbeddedLayer[], region
           renderInto(out, layer.children, region, false, work, style);
         } else {
           // Faded or masked: the children composite onto a copy of the backdrop, which is then mixed back in.
-          const through: Raster = { data: out.data.slice(), width: out.width, height: out.height };
+          const through: Raster = { data: out.data.slice(), width: out.width, height: out.height, space: out.space };
           renderInto(through, layer.children, region, false, work, style);
           lerpInto(out, through, (layer.opacity / 255) * groupFill(layer), placed, work);
         }
@@ -348,7 +366,7 @@ function renderClipGroup(out: Raster, base: EmbeddedLayer, clipped: readonly Emb
     }
     return;
   }
-  const group = emptyRaster(region.right - region.left, region.bottom - region.top);
+  const group = inSpace(emptyRaster(region.right - region.left, region.bottom - region.top), out.space);
   if (base.kind === "group") {
     renderInto(group, base.children, region, true, work, style);
     const placed = placedMask(base, region);
@@ -380,9 +398,9 @@ function renderThroughClipGroup(out: Raster, base: GroupLayer, clipped: readonly
   const own = renderLayers(base.children, region, work, style);
   const placed = placedMask(base, region);
   if (placed) maskInPlace(own, placed);
-  const through: Raster = { data: out.data.slice(), width: out.width, height: out.height };
+  const through: Raster = { data: out.data.slice(), width: out.width, height: out.height, space: out.space };
   renderInto(through, [base], region, false, work, style);
-  const group = backdropRemoved(through, out, own, base.opacity / 255);
+  const group = inSpace(backdropRemoved(through, out, own, base.opacity / 255), out.space);
   for (let j = clipped.length - 1; j >= 0; j--) {
     const clip = clipped[j]!;
     if (!clip.visible || clip.opacity === 0) continue;
@@ -393,7 +411,7 @@ function renderThroughClipGroup(out: Raster, base: GroupLayer, clipped: readonly
       drawLayer(group, clip, region, work, { style, atop: true });
     }
   }
-  normalOnto(out, group, 0, 0, 1, work);
+  blendOnto(out, group, 0, 0, 1, "normal", undefined, work);
 }
 
 /**
@@ -480,9 +498,10 @@ export function renderRows(layers: readonly EmbeddedLayer[], region: HostBounds)
  * The pixel layers, bottom-most first, when the document is a plain stack: every visible layer is `normal` at
  * full opacity without a mask and lies inside the canvas, and every visible group is `pass through` or `normal`
  * at full opacity. Source-over is associative, so such a stack composites the same in any engine (libvips in
- * `encodeDocument`); `null` otherwise.
+ * `encodeDocument`); `null` otherwise, and for a document that mixes its colours in another space than sRGB.
  */
-export function plainStack(doc: { width: number; height: number; layers: readonly EmbeddedLayer[] }): PixelLayer[] | null {
+export function plainStack(doc: Pick<DocumentContent, "width" | "height" | "sourceColor"> & { readonly layers: readonly EmbeddedLayer[] }): PixelLayer[] | null {
+  if (blendSpaceOf(doc.sourceColor) !== undefined) return null;
   const out: PixelLayer[] = [];
   const walk = (layers: readonly EmbeddedLayer[]): boolean => {
     for (let i = layers.length - 1; i >= 0; i--) {
@@ -511,7 +530,8 @@ export function plainStack(doc: { width: number; height: number; layers: readonl
 
 /** Renders layers (top-most first) into a new transparent raster covering `region` (see {@link renderInto}). */
 export function renderLayers(layers: readonly EmbeddedLayer[], region: HostBounds, work?: RowWork, style?: StyleContext): Raster {
-  const out = emptyRaster(region.right - region.left, region.bottom - region.top);
+  // A document made in 32 bits or in Lab mixes its colours there (see `./blend-space.ts`).
+  const out = inSpace(emptyRaster(region.right - region.left, region.bottom - region.top), blendSpaceOf(style?.sourceColor));
   renderInto(out, layers, region, true, work, style);
   return out;
 }

@@ -77,7 +77,7 @@ export function drawLayer(out: Raster, layer: PixelLayer, region: HostBounds, wo
   }
   const shape = shapePlane(layer, box);
   const local = { x: box.left - region.left, y: box.top - region.top, width: box.right - box.left, height: box.bottom - box.top };
-  const interior = cropRaster(out, local);
+  const interior = { ...cropRaster(out, local), space: out.space };
   const fill = layer.fillOpacity === undefined ? 1 : layer.fillOpacity / 255;
   const content = interiorContent(layer, shape, fill, options.content ? { raster: options.content, region } : undefined);
   blend(interior, content, 0, 0, 1, layer.blendMode, undefined, meter);

@@ -8,7 +8,7 @@ import { applyAdjustment } from "./adjustments/index.js";
 import { atopOnto } from "./clipping.js";
 import { drawLayer, type StyleContext } from "./effects/index.js";
 import type { LayerMask, PixelLayer, SourceColor } from "./document.js";
-import { renderFill } from "./fills/index.js";
+import { pathBounds, renderFill } from "./fills/index.js";
 import type { Raster } from "./raster.js";
 import type { RowWork } from "./work.js";
 
@@ -55,10 +55,13 @@ export function recordedFill(layer: PixelLayer, region: HostBounds, context: Con
   const content = layer.record?.vectorFill;
   if (content === undefined || (layer.width > 0 && layer.height > 0)) return undefined;
   const reference = layer.record?.referencePoint;
+  const shape = pathBounds(layer.record?.vectorMask);
   return renderFill(content, region, {
     width: context.width,
     height: context.height,
     patterns: context.patterns,
+    // A gradient aligned with its layer spans the shape's box (the canvas when the fill has no shape).
+    ...(shape ? { layerBounds: shape } : {}),
     // A 32-bit document's records hold linear light.
     linear: context.sourceColor?.depth === 32,
     ...(reference ? { origin: { x: reference.x, y: reference.y } } : {}),

@@ -9,7 +9,7 @@
  * formulas, and stored back as sRGB bytes. Opaque normal pixels are copied as everywhere else, so only edges and
  * translucent layers pay for the conversion.
  */
-import { labToRgb, linearToSrgb, rgbToLab, srgbToLinear } from "./psd-file/color.js";
+import { labToLinearSrgb, linearToSrgb, rgbToLab, srgbToLinear } from "./psd-file/color.js";
 import { BLEND_FUNCTIONS, NON_SEPARABLE, type Rgb } from "./blend-modes.js";
 import type { LayerMask } from "./document.js";
 import { overlap } from "./pixel-loops.js";
@@ -32,6 +32,16 @@ export function inSpace<T extends Raster>(raster: T, space: BlendSpace | undefin
 /** sRGB byte → linear light, for every byte. */
 const LINEAR = Float64Array.from({ length: 256 }, (_, v) => srgbToLinear(v / 255));
 
+/**
+ * Steps of the linear light → sRGB byte table: 1/65535 is a twentieth of a level even where the curve is steepest
+ * (near black), so the table rounds as the curve would; 64 KiB.
+ */
+const ENCODE_STEPS = 65535;
+const ENCODE = Uint8Array.from({ length: ENCODE_STEPS + 1 }, (_, i) => Math.round(255 * linearToSrgb(i / ENCODE_STEPS)));
+
+/** Linear light (clamped to 0–1) as an sRGB byte, by {@link ENCODE}. */
+const encodeByte = (v: number): number => (ENCODE[v <= 0 ? 0 : v >= 1 ? ENCODE_STEPS : Math.round(v * ENCODE_STEPS)] as number);
+
 /** Reads 3 sRGB bytes at `i` as the space's floats (each 0–1) into `out`. */
 function toSpace(space: BlendSpace, bytes: Uint8ClampedArray, i: number, out: Rgb): void {
   if (space === "linear") {
@@ -40,23 +50,40 @@ function toSpace(space: BlendSpace, bytes: Uint8ClampedArray, i: number, out: Rg
     out[2] = LINEAR[bytes[i + 2] as number] as number;
     return;
   }
-  rgbToLab(bytes[i] as number, bytes[i + 1] as number, bytes[i + 2] as number, out);
+  const rgb = ((bytes[i] as number) << 16) | ((bytes[i + 1] as number) << 8) | (bytes[i + 2] as number);
+  // Most pixels that mix share a few colours (a shape's edge over its backdrop): their Lab is looked up, not recomputed.
+  const slot = (rgb ^ (rgb >>> 12)) & (LAB_CACHE_ENTRIES - 1);
+  if (labKeys[slot] !== rgb) {
+    rgbToLab(rgb >>> 16, (rgb >>> 8) & 255, rgb & 255, labScratch);
+    labKeys[slot] = rgb;
+    labValues.set(labScratch, slot * 3);
+  }
+  out[0] = labValues[slot * 3] as number;
+  out[1] = labValues[slot * 3 + 1] as number;
+  out[2] = labValues[slot * 3 + 2] as number;
 }
+
+/** Entries of the sRGB → Lab cache: 64 Ki colours, 1.75 MiB, allocated once. */
+const LAB_CACHE_ENTRIES = 1 << 16;
+const labKeys = new Int32Array(LAB_CACHE_ENTRIES).fill(-1);
+const labValues = new Float64Array(LAB_CACHE_ENTRIES * 3);
+const labScratch = [0, 0, 0];
 
 const rgbOut = [0, 0, 0];
 
 /** Stores the space's floats as sRGB bytes at `i`. */
 function fromSpace(space: BlendSpace, c: Rgb, bytes: Uint8ClampedArray, i: number): void {
   if (space === "linear") {
-    bytes[i] = 255 * linearToSrgb(c[0]);
-    bytes[i + 1] = 255 * linearToSrgb(c[1]);
-    bytes[i + 2] = 255 * linearToSrgb(c[2]);
+    bytes[i] = encodeByte(c[0]);
+    bytes[i + 1] = encodeByte(c[1]);
+    bytes[i + 2] = encodeByte(c[2]);
     return;
   }
-  labToRgb(c[0], c[1], c[2], rgbOut);
-  bytes[i] = rgbOut[0] as number;
-  bytes[i + 1] = rgbOut[1] as number;
-  bytes[i + 2] = rgbOut[2] as number;
+  // Stored Lab units (each 0–1) as L*, a*, b*, then the one Lab conversion; encoded by the table.
+  labToLinearSrgb(c[0] * 100, c[1] * 255 - 128, c[2] * 255 - 128, rgbOut);
+  bytes[i] = encodeByte(rgbOut[0] as number);
+  bytes[i + 1] = encodeByte(rgbOut[1] as number);
+  bytes[i + 2] = encodeByte(rgbOut[2] as number);
 }
 
 /** How a source meets the destination: over it (source-over), or atop it (its alpha kept: a clipped layer). */

@@ -12,6 +12,7 @@ import type { Raster } from "./raster.js";
 import { normalOnto, overlap, separableOnto } from "./pixel-loops.js";
 import { ROW_BAND, type RowWork } from "./work.js";
 import { BLEND_FUNCTIONS, blendTable, NON_SEPARABLE, type Rgb } from "./blend-modes.js";
+import { blendInSpace } from "./blend-space.js";
 
 /** A mask placed in the destination raster's coordinates. */
 export interface PlacedMask {
@@ -35,6 +36,10 @@ export function blendOnto(
   work?: RowWork,
 ): void {
   const dissolve = blendMode === "dissolve";
+  if (dst.space !== undefined) {
+    blendInSpace(dst.space, dst, src, dx, dy, { opacity, blendMode, placed, ...(dissolve ? { dissolve: dissolveThreshold } : {}) }, work);
+    return;
+  }
   if (!placed && !dissolve && !BLEND_FUNCTIONS[blendMode] && !NON_SEPARABLE[blendMode]) {
     normalOnto(dst, src, dx, dy, opacity, work);
     return;

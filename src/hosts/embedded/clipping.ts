@@ -5,6 +5,7 @@
  * "source-atop" the group so far: its own blend mode and opacity apply, and the group's alpha stays the base's.
  */
 import { BLEND_FUNCTIONS, blendTable, NON_SEPARABLE, type Rgb } from "./blend-modes.js";
+import { blendInSpace } from "./blend-space.js";
 import type { LayerMask } from "./document.js";
 import { overlap } from "./pixel-loops.js";
 import type { Raster } from "./raster.js";
@@ -25,6 +26,10 @@ export function atopOnto(
   placed?: { readonly mask: LayerMask; readonly dx: number; readonly dy: number },
   work?: RowWork,
 ): void {
+  if (dst.space !== undefined) {
+    blendInSpace(dst.space, dst, src, dx, dy, { opacity, blendMode, placed, atop: true }, work);
+    return;
+  }
   const box = overlap(dst, src, dx, dy);
   if (box === null) return;
   const { x0, y0, x1, y1 } = box;

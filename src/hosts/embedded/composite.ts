@@ -9,7 +9,7 @@ import type { DocumentContent, EmbeddedLayer, GroupLayer, PixelLayer } from "./d
 import type { Raster } from "./raster.js";
 import { boundsToRect, cropRaster, emptyRaster, isEmptyBounds } from "./raster.js";
 import { layerBounds } from "./tree.js";
-import { copyOnto, normalOnto } from "./pixel-loops.js";
+import { copyOnto } from "./pixel-loops.js";
 import type { RowWork } from "./work.js";
 import { blendOnto, type PlacedMask } from "./blend.js";
 import { backdropRemoved, lerpInto, maskInPlace } from "./mix.js";
@@ -19,6 +19,7 @@ import { knockOutOnto } from "./knockout.js";
 import { artboardCanvas, artboardRect, clipToArtboard } from "./artboard.js";
 import { drawRecordedLayer, recordedRows } from "./content-layers.js";
 import { drawLayer, hasStyle, layerRows, type StyleContext, styleContext } from "./effects/index.js";
+import { blendSpaceOf, inSpace } from "./blend-space.js";
 
 /**
  * Composites layers (top-most first) onto `out`, which covers `region` of the document. Hidden layers are
@@ -60,7 +61,7 @@ export function renderInto(out: Raster, layers: readonly EmbeddedLayer[], region
       const board = artboardRect(layer);
       if (board !== undefined) {
         // An artboard: its layers on its background, cut to its rectangle, then onto the document.
-        const canvas = artboardCanvas(layer, board, region);
+        const canvas = inSpace(artboardCanvas(layer, board, region), out.space);
         renderInto(canvas, layer.children, region, false, work, style);
         clipToArtboard(canvas, board, region);
         blendOnto(out, canvas, 0, 0, layer.opacity / 255, "normal", placed, work);
@@ -72,7 +73,7 @@ export function renderInto(out: Raster, layers: readonly EmbeddedLayer[], region
           renderInto(out, layer.children, region, false, work, style);
         } else {
           // Faded or masked: the children composite onto a copy of the backdrop, which is then mixed back in.
-          const through: Raster = { data: out.data.slice(), width: out.width, height: out.height };
+          const through: Raster = { data: out.data.slice(), width: out.width, height: out.height, space: out.space };
           renderInto(through, layer.children, region, false, work, style);
           lerpInto(out, through, (layer.opacity / 255) * groupFill(layer), placed, work);
         }
@@ -145,7 +146,7 @@ function renderClipGroup(out: Raster, base: EmbeddedLayer, clipped: readonly Emb
     }
     return;
   }
-  const group = emptyRaster(region.right - region.left, region.bottom - region.top);
+  const group = inSpace(emptyRaster(region.right - region.left, region.bottom - region.top), out.space);
   if (base.kind === "group") {
     renderInto(group, base.children, region, true, work, style);
     const placed = placedMask(base, region);
@@ -177,9 +178,9 @@ function renderThroughClipGroup(out: Raster, base: GroupLayer, clipped: readonly
   const own = renderLayers(base.children, region, work, style);
   const placed = placedMask(base, region);
   if (placed) maskInPlace(own, placed);
-  const through: Raster = { data: out.data.slice(), width: out.width, height: out.height };
+  const through: Raster = { data: out.data.slice(), width: out.width, height: out.height, space: out.space };
   renderInto(through, [base], region, false, work, style);
-  const group = backdropRemoved(through, out, own, base.opacity / 255);
+  const group = inSpace(backdropRemoved(through, out, own, base.opacity / 255), out.space);
   for (let j = clipped.length - 1; j >= 0; j--) {
     const clip = clipped[j]!;
     if (!clip.visible || clip.opacity === 0) continue;
@@ -190,7 +191,7 @@ function renderThroughClipGroup(out: Raster, base: GroupLayer, clipped: readonly
       drawLayer(group, clip, region, work, { style, atop: true });
     }
   }
-  normalOnto(out, group, 0, 0, 1, work);
+  blendOnto(out, group, 0, 0, 1, "normal", undefined, work);
 }
 
 /**
@@ -254,9 +255,10 @@ export function renderRows(layers: readonly EmbeddedLayer[], region: HostBounds)
  * The pixel layers, bottom-most first, when the document is a plain stack: every visible layer is `normal` at
  * full opacity without a mask and lies inside the canvas, and every visible group is `pass through` or `normal`
  * at full opacity. Source-over is associative, so such a stack composites the same in any engine (libvips in
- * `encodeDocument`); `null` otherwise.
+ * `encodeDocument`); `null` otherwise, and for a document that mixes its colours in another space than sRGB.
  */
-export function plainStack(doc: { width: number; height: number; layers: readonly EmbeddedLayer[] }): PixelLayer[] | null {
+export function plainStack(doc: Pick<DocumentContent, "width" | "height" | "sourceColor"> & { readonly layers: readonly EmbeddedLayer[] }): PixelLayer[] | null {
+  if (blendSpaceOf(doc.sourceColor) !== undefined) return null;
   const out: PixelLayer[] = [];
   const walk = (layers: readonly EmbeddedLayer[]): boolean => {
     for (let i = layers.length - 1; i >= 0; i--) {
@@ -285,7 +287,8 @@ export function plainStack(doc: { width: number; height: number; layers: readonl
 
 /** Renders layers (top-most first) into a new transparent raster covering `region` (see {@link renderInto}). */
 export function renderLayers(layers: readonly EmbeddedLayer[], region: HostBounds, work?: RowWork, style?: StyleContext): Raster {
-  const out = emptyRaster(region.right - region.left, region.bottom - region.top);
+  // A document made in 32 bits or in Lab mixes its colours there (see `./blend-space.ts`).
+  const out = inSpace(emptyRaster(region.right - region.left, region.bottom - region.top), blendSpaceOf(style?.sourceColor));
   renderInto(out, layers, region, true, work, style);
   return out;
 }
@@ -296,7 +299,7 @@ export function canvasRegion(doc: { width: number; height: number }): HostBounds
 }
 
 /** What a whole-canvas render reads of a document: its size, layers, and what their effects take from it. */
-export type RenderedDocument = Pick<DocumentContent, "width" | "height" | "globalLight" | "patterns"> & { readonly layers: readonly EmbeddedLayer[] };
+export type RenderedDocument = Pick<DocumentContent, "width" | "height" | "globalLight" | "patterns" | "grayscale" | "sourceColor"> & { readonly layers: readonly EmbeddedLayer[] };
 
 /** The composite of the whole canvas ({@link renderRows} of `canvasRegion(doc)` rows reported to `work`). */
 export function renderDocument(doc: RenderedDocument, work?: RowWork): Raster {

@@ -2,14 +2,13 @@
  * Layers whose picture comes from their record rather than from pixels alone: adjustment layers (a change of what
  * is below them), and fill and shape layers a file stored no pixels for (16- and 32-bit files).
  */
-import type { Color, PatternInfo, VectorContent } from "ag-psd";
-import { srgbEncode } from "./color.js";
+import type { PatternInfo } from "ag-psd";
 import type { HostBounds } from "../../protocol/index.js";
 import { applyAdjustment } from "./adjustments/index.js";
 import { atopOnto } from "./clipping.js";
 import { drawLayer, type StyleContext } from "./effects/index.js";
-import type { LayerMask, PixelLayer } from "./document.js";
-import { renderFill } from "./fills/index.js";
+import type { LayerMask, PixelLayer, SourceColor } from "./document.js";
+import { pathBounds, renderFill } from "./fills/index.js";
 import type { Raster } from "./raster.js";
 import type { RowWork } from "./work.js";
 
@@ -22,8 +21,8 @@ export interface ContentContext {
   readonly patterns?: readonly PatternInfo[] | undefined;
   /** A grayscale document: adjustments work on its grey level. */
   readonly grayscale?: boolean | undefined;
-  /** Record colours are linear light (a 32-bit document). */
-  readonly linearColors?: boolean | undefined;
+  /** The mode and depth of the file the document came from, when not 8-bit RGB. */
+  readonly sourceColor?: SourceColor | undefined;
 }
 
 /** A mask placed in a raster's coordinates, as the compositor passes it. */
@@ -53,31 +52,21 @@ export function adjustOnto(dst: Raster, layer: PixelLayer, opacity: number, plac
  * undefined when the layer has pixels of its own (Photoshop's rendering, used as it is) or is no fill.
  */
 export function recordedFill(layer: PixelLayer, region: HostBounds, context: ContentContext, work?: RowWork): Raster | undefined {
-  const recorded = layer.record?.vectorFill;
-  if (recorded === undefined || (layer.width > 0 && layer.height > 0)) return undefined;
-  const content = context.linearColors === true ? encodedFill(recorded) : recorded;
+  const content = layer.record?.vectorFill;
+  if (content === undefined || (layer.width > 0 && layer.height > 0)) return undefined;
   const reference = layer.record?.referencePoint;
+  const shape = pathBounds(layer.record?.vectorMask);
   return renderFill(content, region, {
     width: context.width,
     height: context.height,
     patterns: context.patterns,
+    // A gradient aligned with its layer spans the shape's box (the canvas when the fill has no shape).
+    ...(shape ? { layerBounds: shape } : {}),
+    // A 32-bit document's records hold linear light.
+    linear: context.sourceColor?.depth === 32,
     ...(reference ? { origin: { x: reference.x, y: reference.y } } : {}),
     ...(work ? { work } : {}),
   });
-}
-
-/** An RGB colour of linear light (0–255) encoded with the sRGB curve; other colour models as they are. */
-function encoded(color: Color): Color {
-  if (!("r" in color) || "a" in color) return color;
-  const encode = (v: number): number => srgbEncode(Math.max(0, v) / 255) * 255;
-  return { r: encode(color.r), g: encode(color.g), b: encode(color.b) };
-}
-
-/** A fill record of a linear-light document with its colours encoded for drawing. */
-function encodedFill(content: VectorContent): VectorContent {
-  if (content.type === "color") return { ...content, color: encoded(content.color) };
-  if (content.type === "solid") return { ...content, colorStops: content.colorStops.map((stop) => ({ ...stop, color: encoded(stop.color) })) };
-  return content;
 }
 
 /**
@@ -98,7 +87,7 @@ export function drawRecordedLayer(
     height: style?.height ?? region.bottom,
     patterns: style?.patternList,
     grayscale: style?.grayscale,
-    linearColors: style?.linearColors,
+    sourceColor: style?.sourceColor,
   };
   if (layer.kind === "adjustment") {
     const fill = layer.fillOpacity === undefined ? 1 : layer.fillOpacity / 255;

@@ -134,10 +134,18 @@ export interface DocumentContent {
   /** A grayscale document (its pixels carry the grey level in all three channels): adjustments work on grey. */
   grayscale?: boolean | undefined;
   /**
-   * Colours in the document's records are linear light (a 32-bit file: Photoshop works in linear light there, and
-   * its fill colours are stored so): they are encoded with the sRGB curve before they are drawn. @default false
+   * The colour mode and depth of the file the document was opened from, when it was not 8-bit RGB: the colours in
+   * its layer records (fills, adjustments) are in that mode's terms.
    */
-  linearColors?: boolean | undefined;
+  sourceColor?: SourceColor | undefined;
+}
+
+/** A file's colour mode and depth (see {@link DocumentContent.sourceColor}). */
+export interface SourceColor {
+  /** `rgb`, `grayscale`, `cmyk`, `lab`, `indexed`, `bitmap` or `duotone`. */
+  readonly mode: string;
+  /** Bits per channel: 1, 8, 16 or 32. */
+  readonly depth: number;
 }
 
 /** The file a document was opened from: what it held that the embedded model does not keep. */

@@ -6,12 +6,18 @@ import type { PlacedMask } from "./blend.js";
 import type { Raster } from "./raster.js";
 import { emptyRaster } from "./raster.js";
 import { ROW_BAND, type RowWork } from "./work.js";
+import { lerpInSpace } from "./blend-space.js";
 
 /**
  * Moves `dst` toward `target` by `t` (0–1) times the mask where one is placed, interpolating premultiplied colour:
  * a pass-through group's opacity and mask.
  */
 export function lerpInto(dst: Raster, target: Raster, t: number, placed: PlacedMask | undefined, work?: RowWork): void {
+  if (dst.space !== undefined) {
+    lerpInSpace(dst.space, dst, target, t, placed && ((x, y) => maskValue(placed, x, y)));
+    work?.rows(dst.height);
+    return;
+  }
   const d = dst.data;
   const g = target.data;
   const rowBytes = dst.width * 4;
@@ -30,6 +36,14 @@ export function lerpInto(dst: Raster, target: Raster, t: number, placed: PlacedM
     }
   }
   work?.rows(dst.height - mark);
+}
+
+/** The mask's value (0–1) at pixel `(x, y)` of the destination. */
+function maskValue(placed: PlacedMask, x: number, y: number): number {
+  const { mask, dx, dy } = placed;
+  const mx = x - dx;
+  const my = y - dy;
+  return (mx >= 0 && my >= 0 && mx < mask.width && my < mask.height ? (mask.data[my * mask.width + mx] as number) : mask.defaultColor) / 255;
 }
 
 /** Multiplies a raster's alpha by a placed mask (a group's mask applied to its composite). */

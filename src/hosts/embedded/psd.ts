@@ -147,7 +147,8 @@ export function parsePsd(
   if (globalAngle !== undefined) content.globalLight = { angle: globalAngle, altitude: globalAltitude ?? 30 };
   if (psd.patterns !== undefined && psd.patterns.length > 0) content.patterns = psd.patterns;
   if (readable.source.opensAs === 1) content.grayscale = true;
-  if (readable.source.depth === 32) content.linearColors = true;
+  const { colorModeName, depth } = readable.source;
+  if (colorModeName !== "RGB" || depth !== 8) content.sourceColor = { mode: colorModeName.toLowerCase(), depth };
   rasteriseVectorMasks(layers, { width: psd.width, height: psd.height });
   const features = psdFeatures(psd, header, imageResourceIds(bytes), (layer) => ids.get(layer));
   return { content, features, psb: header.version === 2, record: documentRecord(psd), psdFile: rememberRead(readable, content) };

@@ -5,7 +5,15 @@ export interface Raster {
   readonly data: Uint8ClampedArray;
   readonly width: number;
   readonly height: number;
+  /**
+   * Where colours drawn onto this raster mix (see `blend-space.ts`): linear light or Lab, for a document made in
+   * one; undefined for sRGB. Only the rasters a render composites into carry one.
+   */
+  readonly space?: BlendSpace | undefined;
 }
+
+/** A colour space the compositor can mix in besides sRGB: linear light (32-bit documents) or CIE Lab. */
+export type BlendSpace = "linear" | "lab";
 
 /** An all-transparent raster. */
 export function emptyRaster(width: number, height: number): Raster {

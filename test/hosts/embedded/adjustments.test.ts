@@ -34,8 +34,8 @@ const REACHED: Record<string, { rmse: number; share: number }> = {
   "adjustments/huesaturation_saturation_rgb.psd": { rmse: 1.2, share: 0.008 },
   "adjustments/invert_grayscale.psd": { rmse: 0.1, share: 0 },
   "adjustments/invert_rgb.psd": { rmse: 0.1, share: 0 },
-  "adjustments/levels_grayscale.psd": { rmse: 1.5, share: 0.018 },
-  "adjustments/levels_rgb.psd": { rmse: 0.8, share: 0.001 },
+  "adjustments/levels_grayscale.psd": { rmse: 0.3, share: 0.001 },
+  "adjustments/levels_rgb.psd": { rmse: 0.5, share: 0.001 },
   "adjustments/posterize_grayscale.psd": { rmse: 0.1, share: 0 },
   "adjustments/posterize_rgb.psd": { rmse: 0.1, share: 0 },
   "adjustments/threshold_grayscale.psd": { rmse: 0.1, share: 0 },
@@ -112,6 +112,18 @@ describe("adjustments on synthetic pixels", () => {
     const adjusted = applyAdjustment({ type: "levels", rgb: levels({ shadowInput: 20, highlightInput: 200, shadowOutput: 10, highlightOutput: 240 }) }, row([20, 200, 110], [0, 255, 10]));
     expect(pixel(adjusted, 0)).toEqual([10, 240, 125, 255]);
     expect(pixel(adjusted, 1)).toEqual([10, 240, 10, 255]);
+  });
+
+  test("levels stretch to a whole level before the midtone curve, as Photoshop's output shows", () => {
+    // Photoshop's own output for black point 38 and gamma 0.67: 41 stretches to 3.5, rounded to 4 → 1 (unrounded: 0).
+    const adjusted = applyAdjustment({ type: "levels", rgb: levels({ shadowInput: 38, midtoneInput: 0.67 }) }, row([41, 45, 98]));
+    expect(pixel(adjusted, 0).slice(0, 3)).toEqual([1, 1, 38]);
+  });
+
+  test("a midtone gamma above 1 rises from black with a finite slope, as Photoshop's does", () => {
+    // Photoshop's output for 44–214 at gamma 1.78: 45 → 7 and 47 → 17, where the pure power law gives 14 and 26.
+    const adjusted = applyAdjustment({ type: "levels", rgb: levels({ shadowInput: 44, highlightInput: 214, midtoneInput: 1.78 }) }, row([45, 47, 64]));
+    expect(pixel(adjusted, 0).slice(0, 3)).toEqual([7, 17, 77]);
   });
 
   test("a channel's levels run before the composite's", () => {

@@ -13,9 +13,9 @@ type Region = { left: number; top: number; right: number; bottom: number };
  * not draw (noise gradients, layer effects).
  */
 const REACHED: Array<{ file: string; region?: Region; rmse: number; share: number }> = [
-  { file: "gradient-styles.psd", region: { left: 0, top: 0, right: 160, bottom: 133 }, rmse: 6.6, share: 0.09 },
-  { file: "gradient-sizes.psd", rmse: 0.6, share: 0.001 },
-  { file: "layers/gradient-fill.psd", rmse: 2.1, share: 0.001 },
+  { file: "gradient-styles.psd", region: { left: 0, top: 0, right: 160, bottom: 133 }, rmse: 4.7, share: 0.04 },
+  { file: "gradient-sizes.psd", rmse: 0.5, share: 0.001 },
+  { file: "layers/gradient-fill.psd", rmse: 0.2, share: 0.001 },
   { file: "layers/pattern-fill.psd", rmse: 0.1, share: 0 },
   { file: "layers/solid-color-fill.psd", rmse: 0.1, share: 0 },
   { file: "patterns.psd", region: { left: 0, top: 0, right: 256, bottom: 118 }, rmse: 0.1, share: 0 },
@@ -156,6 +156,56 @@ describe("fills on a synthetic canvas", () => {
     expect(at(fill, 5, 3).slice(0, 3)).toEqual([255, 0, 0]);
     expect(at(fill, 4, 1).slice(0, 3)).toEqual([0, 255, 0]);
     expect(at(fill, 3, 2).slice(0, 3)).toEqual([0, 0, 255]);
+  });
+
+  test("a reflected gradient is dragged from its centre to an end in whole pixels: at 30° over 4×4 it runs at 45°", () => {
+    const stops = [
+      { color: { r: 0, g: 0, b: 0 }, location: 0, midpoint: 0.5 },
+      { color: { r: 200, g: 200, b: 200 }, location: 1, midpoint: 0.5 },
+    ];
+    const square = { width: 4, height: 4 };
+    const fill = renderFill(gradient({ style: "reflected", angle: 30, smoothness: 0, colorStops: stops }), { left: 0, top: 0, right: 4, bottom: 4 }, square);
+    // The end (4.0, 0.85) rounds down to (4, 0): half a gradient is (2, −2), so each pixel is |x − y| / 4 along it.
+    for (let y = 0; y < 4; y++) for (let x = 0; x < 4; x++) expect(at(fill, x, y)[0], `${x},${y}`).toBe(Math.round((200 * Math.abs(x - y)) / 4));
+  });
+
+  test("a linear gradient rounds each of its ends down to a whole pixel", () => {
+    // 0° over a 5-pixel box: the ends (0, y) and (5, y) stay, the centre is 2.5, so pixel 1 is 20 % along.
+    const fill = renderFill(gradient({ smoothness: 0, colorStops: [
+      { color: { r: 0, g: 0, b: 0 }, location: 0, midpoint: 0.5 },
+      { color: { r: 250, g: 250, b: 250 }, location: 1, midpoint: 0.5 },
+    ] }), { left: 0, top: 0, right: 5, bottom: 1 }, { width: 5, height: 1 });
+    expect(at(fill, 1, 0)[0]).toBe(50);
+  });
+
+  test("a 32-bit document's gradient blends its stops as linear light and shows them encoded", () => {
+    const stops = [
+      { color: { r: 0, g: 0, b: 0 }, location: 0, midpoint: 0.5 },
+      { color: { r: 255, g: 255, b: 255 }, location: 1, midpoint: 0.5 },
+    ];
+    const content = gradient({ smoothness: 0, colorStops: stops, angle: 0 });
+    const line = { left: 0, top: 0, right: 5, bottom: 1 };
+    const linear = renderFill(content, line, { width: 5, height: 1, linear: true });
+    const plain = renderFill(content, line, { width: 5, height: 1 });
+    // Pixel 2 is 40 % along: sRGB 170 blended in linear light, 102 blended as sRGB; the stops stay black and white.
+    expect(at(plain, 2, 0)[0]).toBe(102);
+    expect(at(linear, 2, 0)[0]).toBe(170);
+    expect(at(linear, 0, 0)[0]).toBe(0);
+    const solid = renderFill({ type: "color", color: { r: 51, g: 51, b: 51 } }, line, { width: 5, height: 1, linear: true });
+    expect(at(solid, 0, 0)[0]).toBe(124);
+  });
+
+  test("a pattern at 200 % lands each texel on every other pixel and blends the pixels between", () => {
+    const tile: PatternInfo = {
+      name: "lines",
+      id: "p2",
+      x: 1,
+      y: 2,
+      bounds: { x: 0, y: 0, w: 1, h: 2 },
+      data: Uint8Array.from([0, 0, 0, 255, 200, 200, 200, 255]),
+    };
+    const fill = renderFill({ type: "pattern", name: "lines", id: "p2" }, { left: 0, top: 0, right: 1, bottom: 4 }, { width: 1, height: 4, patterns: [tile], patternScale: 2 });
+    expect([0, 1, 2, 3].map((y) => at(fill, 0, y)[0])).toEqual([0, 100, 200, 100]);
   });
 
   test("a pattern the document does not hold, a noise gradient and a huge region are refused by name", () => {

@@ -33,6 +33,11 @@ export interface RampOptions {
   readonly reverse?: boolean | undefined;
   /** How colours blend between stops: `linear` in linear light, anything else (`classic`…) in sRGB. @default "classic" */
   readonly method?: InterpolationMethod | undefined;
+  /**
+   * The stops' colours are linear light already, as a 32-bit document's records hold them: they blend as they are
+   * (whatever the method) and the ramp holds them encoded to sRGB. @default false
+   */
+  readonly linearStops?: boolean | undefined;
 }
 
 /** `RAMP_SIZE` RGBA entries (straight alpha) from location 0 to 1. */
@@ -40,12 +45,13 @@ export function buildRamp(source: RampSource, options: RampOptions): Uint8Clampe
   const ease = SMOOTHNESS_EASE * Math.min(1, Math.max(0, Number.isFinite(source.smoothness) ? (source.smoothness ?? 1) : 1));
   const colorStops = sortedStops(source.colorStops, source.smoothness, (stop) => colorToRgb(stop.color as Color, options.scale));
   const opacityStops = sortedStops(source.opacityStops ?? [], source.smoothness, (stop) => [Math.min(1, Math.max(0, stop.opacity))]);
-  const linear = options.method === "linear";
+  const linear = options.method === "linear" || options.linearStops === true;
+  const toLinear = options.linearStops === true ? (level: number): number => level / 255 : decodeSrgb;
   const ramp = new Uint8ClampedArray(RAMP_SIZE * 4);
   for (let i = 0; i < RAMP_SIZE; i++) {
     const x0 = i / (RAMP_SIZE - 1);
     const x = options.reverse ? 1 - x0 : x0;
-    const rgb = sample(colorStops, x, ease, linear ? decodeSrgb : undefined);
+    const rgb = sample(colorStops, x, ease, linear ? toLinear : undefined);
     const alpha = opacityStops.length > 0 ? (sample(opacityStops, x, ease)[0] ?? 1) : 1;
     ramp[i * 4] = linear ? encodeSrgb(rgb[0] ?? 0) : (rgb[0] ?? 0);
     ramp[i * 4 + 1] = linear ? encodeSrgb(rgb[1] ?? 0) : (rgb[1] ?? 0);

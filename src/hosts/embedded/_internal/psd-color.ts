@@ -1,11 +1,13 @@
 /*
- * ag-psd's `Color` union as sRGB bytes. ag-psd hands colours over on two scales, depending on where in the file
- * they were stored: colours read from descriptors (fill layers, black & white's tint, layer effects) keep
- * Photoshop's descriptor units (HSB saturation and brightness, CMYK and grey in percent, Lab L* 0–100), colours
- * read from binary colour records (gradient map stops, photo filter) are fractions of 1 (Lab a* and b* within ±1). The
- * caller says which one it holds.
+ * ag-psd's `Color` union as sRGB, the one place the editor converts record colours (`color.ts` rounds them to
+ * bytes for effects and artboards; Lab goes through `psd-file/color.ts`, the conversion of whole Lab documents).
+ * ag-psd hands colours over on two scales, depending on where in the file they were stored: colours read from
+ * descriptors (fill layers, black & white's tint, layer effects) keep Photoshop's descriptor units (HSB saturation
+ * and brightness, CMYK and grey in percent, Lab L* 0–100), colours read from binary colour records (gradient map
+ * stops, photo filter) are fractions of 1 (Lab a* and b* within ±1). The caller says which one it holds.
  */
 import type { Color } from "ag-psd";
+import { labToLinearSrgb, linearToSrgb, srgbToLinear } from "../psd-file/color.js";
 
 /** Where a colour came from: a descriptor or a binary colour record (see the file comment). */
 export type ColorScale = "descriptor" | "record";
@@ -14,6 +16,7 @@ export type ColorScale = "descriptor" | "record";
 export type Rgb255 = [number, number, number];
 
 const clamp255 = (v: number): number => (v < 0 ? 0 : v > 255 ? 255 : v);
+const clamp01 = (v: number): number => (v < 0 ? 0 : v > 1 ? 1 : v);
 
 /**
  * The colour as sRGB. CMYK and grey have no colour profile here: they convert naively (`(1 − c)(1 − k)`), which
@@ -26,7 +29,7 @@ export function colorToRgb(color: Color, scale: ColorScale): Rgb255 {
   if ("h" in color) {
     // Descriptor hue is already a fraction of a turn; saturation and brightness are percent there.
     const unit = scale === "descriptor" ? 100 : 1;
-    return hsbToRgb(color.h, color.s / unit, color.b / unit);
+    return hsbToRgb(color.h, clamp01(color.s / unit), clamp01(color.b / unit));
   }
   if ("c" in color) {
     // Records store CMYK as 0–255 where 0 is full ink; descriptors as percent of ink.
@@ -55,32 +58,19 @@ export function hsbToRgb(h: number, s: number, v: number): Rgb255 {
   return rgb.map((c) => clamp255(c * 255)) as Rgb255;
 }
 
-const D50 = [0.96422, 1, 0.82521] as const;
-
-/** CIE L*a*b* (D50, L* 0–100) as sRGB 0–255, out-of-gamut colours clipped. */
+/** CIE L*a*b* (D50, L* 0–100) as sRGB 0–255, out-of-gamut colours clipped (the conversion of `psd-file/color.ts`). */
 export function labToRgb(l: number, a: number, b: number): Rgb255 {
-  const fy = (l + 16) / 116;
-  const fx = fy + a / 500;
-  const fz = fy - b / 200;
-  const inv = (t: number): number => (t > 6 / 29 ? t * t * t : (3 * (6 / 29) ** 2) * (t - 4 / 29));
-  const x = D50[0] * inv(fx);
-  const y = D50[1] * inv(fy);
-  const z = D50[2] * inv(fz);
-  // XYZ (D50) to linear sRGB, Bradford-adapted to D65.
-  const r = 3.1338561 * x - 1.6168667 * y - 0.4906146 * z;
-  const g = -0.9787684 * x + 1.9161415 * y + 0.033454 * z;
-  const bl = 0.0719453 * x - 0.2289914 * y + 1.4052427 * z;
-  return [encodeSrgb(r), encodeSrgb(g), encodeSrgb(bl)];
+  const linear = [0, 0, 0];
+  labToLinearSrgb(l, a, b, linear);
+  return [encodeSrgb(linear[0] ?? 0), encodeSrgb(linear[1] ?? 0), encodeSrgb(linear[2] ?? 0)];
 }
 
-/** Linear light (0–1) to an sRGB level 0–255. */
+/** Linear light (0–1, clamped) to an sRGB level 0–255. */
 export function encodeSrgb(linear: number): number {
-  const c = linear <= 0 ? 0 : linear >= 1 ? 1 : linear;
-  return 255 * (c <= 0.0031308 ? 12.92 * c : 1.055 * c ** (1 / 2.4) - 0.055);
+  return 255 * linearToSrgb(linear);
 }
 
 /** An sRGB level 0–255 to linear light 0–1. */
 export function decodeSrgb(level: number): number {
-  const c = level / 255;
-  return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  return srgbToLinear(level / 255);
 }

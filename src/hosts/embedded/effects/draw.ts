@@ -104,7 +104,7 @@ export function drawLayer(out: Raster, pixels: PixelLayer, region: HostBounds, w
   }
   const shape = shapePlane(layer, box);
   const local = { x: box.left - region.left, y: box.top - region.top, width: box.right - box.left, height: box.bottom - box.top };
-  const interior = cropRaster(out, local);
+  const interior = { ...cropRaster(out, local), space: out.space };
   const body = outline && !options.content ? bodyPlane(pixels, box) : undefined;
   const content = interiorContent(layer, shape, fill, options.content ? { raster: options.content, region } : undefined, body);
   blend(interior, content, 0, 0, 1, layer.blendMode, undefined, meter);

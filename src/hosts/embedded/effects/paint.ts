@@ -9,6 +9,7 @@ import type { Raster } from "../raster.js";
 import type { Rgb8 } from "./colour.js";
 import { RAMP_SIZE } from "../_internal/gradient-ramp.js";
 import { gradientPosition } from "../fills/gradient.js";
+import { hasPixels, sampleTile } from "../_internal/pattern-sample.js";
 import type { Plane } from "./planes.js";
 
 /** Where a gradient lies: its box, angle (degrees), scale (1 = 100 %), style and offset (fractions of the box). */
@@ -99,24 +100,16 @@ function patternInto(out: Uint8ClampedArray, coverage: Plane, paint: Extract<Pai
   const { width, height, box } = coverage;
   const cov = coverage.data;
   const tile = paint.tile;
-  const tw = tile.bounds.w;
-  const th = tile.bounds.h;
-  if (tw <= 0 || th <= 0 || tile.data.length < tw * th * 4) return;
-  const inv = 1 / Math.max(0.01, paint.scale);
+  if (!hasPixels(tile)) return;
+  const place = { originX: paint.originX, originY: paint.originY, scale: Math.max(0.01, paint.scale) };
   for (let y = 0; y < height; y++) {
-    const v = Math.floor((box.top + y - paint.originY) * inv);
-    const row = (((v % th) + th) % th) * tw;
     for (let x = 0; x < width; x++) {
       const i = y * width + x;
       const a = cov[i] as number;
       if (a <= 0) continue;
-      const u = Math.floor((box.left + x - paint.originX) * inv);
-      const t = (row + (((u % tw) + tw) % tw)) * 4;
       const o = i * 4;
-      out[o] = tile.data[t] as number;
-      out[o + 1] = tile.data[t + 1] as number;
-      out[o + 2] = tile.data[t + 2] as number;
-      out[o + 3] = a * (tile.data[t + 3] as number) + 0.5;
+      sampleTile(tile, place, box.left + x, box.top + y, out, o);
+      out[o + 3] = a * (out[o + 3] as number) + 0.5;
     }
   }
 }

@@ -4,6 +4,7 @@
  */
 import type { LayerEffectsInfo, PatternInfo, UnitsValue } from "ag-psd";
 import { MAX_EFFECT_DISTANCE_PX, MAX_EFFECT_SIZE_PX } from "./limits.js";
+import type { SourceColor } from "../document.js";
 
 /**
  * `value` when it is a finite number, else `fallback`: a damaged or hostile record (NaN, Infinity, a string)
@@ -26,8 +27,8 @@ export interface StyleContext {
   readonly patternList?: readonly PatternInfo[] | undefined;
   /** A grayscale document: adjustment layers work on its grey level. */
   readonly grayscale?: boolean | undefined;
-  /** The document's record colours are linear light (32-bit): fills encode them with the sRGB curve. */
-  readonly linearColors?: boolean | undefined;
+  /** The mode and depth of the file the document came from, when not 8-bit RGB (its records' colours are in them). */
+  readonly sourceColor?: SourceColor | undefined;
 }
 
 /** Photoshop's global light for a new document (and for files that do not record one). */
@@ -42,7 +43,7 @@ export function styleContext(doc: {
   readonly globalLight?: { readonly angle: number } | undefined;
   readonly patterns?: readonly PatternInfo[] | undefined;
   readonly grayscale?: boolean | undefined;
-  readonly linearColors?: boolean | undefined;
+  readonly sourceColor?: SourceColor | undefined;
 }): StyleContext {
   let patterns: ReadonlyMap<string, PatternInfo> = new Map();
   if (doc.patterns) {
@@ -57,7 +58,7 @@ export function styleContext(doc: {
     patterns,
     ...(doc.patterns ? { patternList: doc.patterns } : {}),
     ...(doc.grayscale === true ? { grayscale: true } : {}),
-    ...(doc.linearColors === true ? { linearColors: true } : {}),
+    ...(doc.sourceColor ? { sourceColor: doc.sourceColor } : {}),
   };
 }
 

@@ -7,10 +7,15 @@
  * by the offset (a fraction of the box). Its length is that of the line through the centre along the angle
  * inside the box (`min(w / |cos θ|, h / |sin θ|)`), times the scale; linear runs along it, reflected from the
  * centre out over half of it, radial and diamond (the sum of the distances along and across the angle) reach
- * the last stop at half of it, and angle turns clockwise from the angle's direction. Photoshop rounds the
- * gradient's end points to whole pixels and samples each pixel at its top-left corner; so does this. Dithering
- * is not applied. On real files most styles land within 2–3 levels RMS; reflected and linear gradients at a
- * small scale are up to 10 off, and the angle style's seam (one pixel wide) differs.
+ * the last stop at half of it, and angle turns clockwise from the angle's direction.
+ *
+ * Photoshop then places the gradient as its gradient tool would be dragged, between whole pixels, and samples
+ * each pixel at its top-left corner; so does this. A linear gradient runs between its two ends, each rounded down
+ * on its own. The other styles are dragged from their centre: the centre is rounded down, and so is the end half
+ * a gradient away, which sets both the direction and the length (on a 4×4 canvas a 30° reflected gradient
+ * becomes a 45° one, as in Photoshop's own rendering). Fitted on Photoshop's renderings of every style at three
+ * angles and two scales: within dithering (≤ 0.5 level RMS) but for a diamond at 60° and a linear gradient at
+ * half scale, 5 levels off. Dithering is not applied.
  */
 import type { EffectSolidGradient, ExtraGradientInfo } from "ag-psd";
 import type { HostBounds } from "../../../protocol/index.js";
@@ -24,12 +29,15 @@ const LAST = (RAMP_SIZE - 1) * 4;
 /** A solid gradient with its placement, as ag-psd reads a gradient fill layer. */
 export type GradientContent = EffectSolidGradient & ExtraGradientInfo;
 
-/** Renders `content` over `region` of the document; `box` is the reference box (see the file comment). */
-export function renderGradient(content: GradientContent, region: HostBounds, box: HostBounds, work?: RowWork): Raster {
+/**
+ * Renders `content` over `region` of the document; `box` is the reference box (see the file comment). With
+ * `linear`, the stops are linear light (a 32-bit document's) and blend as such.
+ */
+export function renderGradient(content: GradientContent, region: HostBounds, box: HostBounds, work?: RowWork, linear = false): Raster {
   const width = region.right - region.left;
   const height = region.bottom - region.top;
   const out = emptyRaster(width, height);
-  const ramp = buildRamp(content, { scale: "descriptor", reverse: content.reverse, method: content.interpolationMethod });
+  const ramp = buildRamp(content, { scale: "descriptor", reverse: content.reverse, method: content.interpolationMethod, linearStops: linear });
   const position = gradientPosition(content, box);
   const d = out.data;
   let mark = 0;
@@ -53,6 +61,18 @@ export function renderGradient(content: GradientContent, region: HostBounds, box
   return out;
 }
 
+/**
+ * How far below a whole pixel a computed end may fall and still count as on it: the ends are sums of sines and
+ * cosines, and an end meant to sit on a pixel (a 30° gradient across a 4-pixel box ends at x = 4) may compute as
+ * 3.9999999999999996.
+ */
+const SNAP_TOLERANCE = 1e-6;
+
+/** A coordinate rounded down to a whole pixel, within {@link SNAP_TOLERANCE}. */
+function snap(v: number): number {
+  return Math.floor(v + SNAP_TOLERANCE);
+}
+
 /** The position (0–1, unclamped) along the gradient of a document point. */
 export function gradientPosition(content: ExtraGradientInfo, box: HostBounds): (x: number, y: number) => number {
   const angle = ((Number.isFinite(content.angle) ? (content.angle ?? 90) : 90) * Math.PI) / 180;
@@ -67,19 +87,23 @@ export function gradientPosition(content: ExtraGradientInfo, box: HostBounds): (
   // The line through the centre along the angle, from where it enters the box to where it leaves it.
   const span = Math.min(Math.abs(dx) > 1e-9 ? w / Math.abs(dx) : Infinity, Math.abs(dy) > 1e-9 ? h / Math.abs(dy) : Infinity);
   const reach = ((Number.isFinite(span) ? span : Math.max(w, h)) * scale) / 2;
-  // Photoshop rounds the gradient's start and end down to whole pixels and keeps its centre: the half vector is
-  // half the distance between the rounded ends (fitted on its renderings; unrounded is up to 4 levels further off).
-  const cx = cx0;
-  const cy = cy0;
-  const rx = (Math.floor(cx0 + reach * dx) - Math.floor(cx0 - reach * dx)) / 2;
-  const ry = (Math.floor(cy0 + reach * dy) - Math.floor(cy0 - reach * dy)) / 2;
+  const style = content.style ?? "linear";
+  // Where the gradient is dragged from and to, in whole pixels (see the file comment).
+  const fromCentre = style !== "linear";
+  const [sx, sy] = fromCentre ? [snap(cx0), snap(cy0)] : [snap(cx0 - reach * dx), snap(cy0 - reach * dy)];
+  const [ex, ey] = [snap(cx0 + reach * dx), snap(cy0 + reach * dy)];
+  const cx = fromCentre ? sx : (sx + ex) / 2;
+  const cy = fromCentre ? sy : (sy + ey) / 2;
+  const rx = fromCentre ? ex - sx : (ex - sx) / 2;
+  const ry = fromCentre ? ey - sy : (ey - sy) / 2;
   // A gradient shorter than a pixel keeps its exact ends rather than collapsing to a point.
   const [hx, hy] = rx === 0 && ry === 0 ? [reach * dx, reach * dy] : [rx, ry];
   const half = Math.max(1e-9, Math.hypot(hx, hy));
   const ux = hx / half;
   const uy = hy / half;
   const length = 2 * half;
-  switch (content.style ?? "linear") {
+  const turnFrom = Math.atan2(-uy, ux);
+  switch (style) {
     case "radial":
       // Math.sqrt rather than Math.hypot: hypot's overflow care costs several times more per pixel.
       return (x, y) => Math.sqrt((x - cx) * (x - cx) + (y - cy) * (y - cy)) / half;
@@ -94,7 +118,7 @@ export function gradientPosition(content: ExtraGradientInfo, box: HostBounds): (
     case "angle":
       return (x, y) => {
         // Turn from the angle's direction, clockwise on screen, as a fraction of a full turn.
-        const turn = (Math.atan2(-(y - cy), x - cx) - angle) / (2 * Math.PI);
+        const turn = (Math.atan2(-(y - cy), x - cx) - turnFrom) / (2 * Math.PI);
         return 1 - (((turn % 1) + 1) % 1);
       };
     default:

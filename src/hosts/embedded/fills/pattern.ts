@@ -1,11 +1,12 @@
 /*
  * Pattern fills: the document's pattern (found by id among `psd.patterns`) tiled over the canvas, a tile's
  * top-left corner at the layer's reference point moved by the phase (fitted: exact on real files), scaled by the
- * scale when one is given (nearest sample, no smoothing).
+ * scale when one is given (resampled as `_internal/pattern-sample.ts` says).
  */
 import type { PatternInfo } from "ag-psd";
 import { BridgeError } from "../../../protocol/index.js";
 import type { HostBounds } from "../../../protocol/index.js";
+import { hasPixels, sampleTile } from "../_internal/pattern-sample.js";
 import { emptyRaster, type Raster } from "../raster.js";
 import { ROW_BAND, type RowWork } from "../work.js";
 
@@ -21,7 +22,7 @@ export interface PatternPlacement {
 export function renderPattern(pattern: PatternInfo, placement: PatternPlacement, region: HostBounds, work?: RowWork): Raster {
   const tileWidth = pattern.bounds.w;
   const tileHeight = pattern.bounds.h;
-  if (!(tileWidth > 0 && tileHeight > 0) || pattern.data.length < tileWidth * tileHeight * 4) {
+  if (!hasPixels(pattern)) {
     throw new BridgeError("BAD_REQUEST", `Pattern "${pattern.name}" has no pixels`, { details: { pattern: pattern.id, width: tileWidth, height: tileHeight } });
   }
   const width = region.right - region.left;
@@ -31,6 +32,9 @@ export function renderPattern(pattern: PatternInfo, placement: PatternPlacement,
   const phaseX = Number.isFinite(placement.origin?.x) ? (placement.origin?.x ?? 0) : 0;
   const phaseY = Number.isFinite(placement.origin?.y) ? (placement.origin?.y ?? 0) : 0;
   const wrap = (v: number, n: number): number => ((v % n) + n) % n;
+  const place = { originX: phaseX, originY: phaseY, scale };
+  // At 100 % from a whole-pixel origin every pixel is a texel: copied without resampling.
+  const whole = scale === 1 && Number.isInteger(phaseX) && Number.isInteger(phaseY);
   const src = pattern.data;
   const d = out.data;
   let mark = 0;
@@ -39,9 +43,13 @@ export function renderPattern(pattern: PatternInfo, placement: PatternPlacement,
       work.rows(ROW_BAND);
       mark = y;
     }
-    const ty = wrap(Math.floor((region.top + y - phaseY) / scale), tileHeight);
+    if (!whole) {
+      for (let x = 0; x < width; x++) sampleTile(pattern, place, region.left + x, region.top + y, d, (y * width + x) * 4);
+      continue;
+    }
+    const ty = wrap(region.top + y - phaseY, tileHeight);
     for (let x = 0; x < width; x++) {
-      const tx = wrap(Math.floor((region.left + x - phaseX) / scale), tileWidth);
+      const tx = wrap(region.left + x - phaseX, tileWidth);
       const s = (ty * tileWidth + tx) * 4;
       const o = (y * width + x) * 4;
       d[o] = src[s] ?? 0;

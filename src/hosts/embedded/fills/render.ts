@@ -6,7 +6,7 @@
 import type { PatternInfo, VectorContent } from "ag-psd";
 import type { HostBounds } from "../../../protocol/index.js";
 import { BridgeError } from "../../../protocol/index.js";
-import { colorToRgb } from "../_internal/psd-color.js";
+import { colorToRgb, encodeSrgb } from "../_internal/psd-color.js";
 import { type Raster, solidRaster } from "../raster.js";
 import type { RowWork } from "../work.js";
 import { renderGradient } from "./gradient.js";
@@ -34,6 +34,11 @@ export interface FillContext {
   readonly origin?: { readonly x: number; readonly y: number } | undefined;
   /** Size of a pattern tile relative to the pattern, when the file says (ag-psd does not read it). @default 1 */
   readonly patternScale?: number | undefined;
+  /**
+   * The colours are linear light, as the records of a 32-bit document hold them: they blend as such and are
+   * encoded to sRGB. @default false
+   */
+  readonly linear?: boolean | undefined;
   /** Told every `ROW_BAND` rows; may throw to stop (a cancelled call). */
   readonly work?: RowWork | undefined;
 }
@@ -59,13 +64,17 @@ export function renderFill(content: VectorContent, region: HostBounds, context: 
   const area = { left: region.left, top: region.top, right: region.left + width, bottom: region.top + height };
   switch (content.type) {
     case "color": {
-      const [r, g, b] = colorToRgb(content.color, "descriptor");
-      return solidRaster(width, height, [Math.round(r), Math.round(g), Math.round(b), 255]);
+      const rgb = colorToRgb(content.color, "descriptor");
+      const [r, g, b] = context.linear === true ? rgb.map((v) => encodeSrgb(v / 255)) : rgb;
+      return solidRaster(width, height, [Math.round(r ?? 0), Math.round(g ?? 0), Math.round(b ?? 0), 255]);
     }
     case "solid": {
       const canvas = { left: 0, top: 0, right: context.width, bottom: context.height };
-      const box = content.align === false ? canvas : (context.layerBounds ?? canvas);
-      return renderGradient(content, area, box, context.work);
+      // Aligned with its layer, a gradient spans the layer's box in whole pixels (a shape's path bounds, stored
+      // as 31.999998 for 32, round to them).
+      const layerBox = context.layerBounds ? wholePixels(context.layerBounds) : canvas;
+      const box = content.align === false ? canvas : layerBox;
+      return renderGradient(content, area, box, context.work, context.linear === true);
     }
     case "pattern": {
       const pattern = context.patterns?.find((p) => p.id === content.id);
@@ -80,4 +89,9 @@ export function renderFill(content: VectorContent, region: HostBounds, context: 
     default:
       throw new BridgeError("NOT_SUPPORTED", "Noise gradient fills are not rendered", { details: { fill: content.type } });
   }
+}
+
+/** A box with its edges rounded to the nearest whole pixel. */
+function wholePixels(box: HostBounds): HostBounds {
+  return { left: Math.round(box.left), top: Math.round(box.top), right: Math.round(box.right), bottom: Math.round(box.bottom) };
 }

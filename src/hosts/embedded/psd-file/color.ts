@@ -87,18 +87,29 @@ const EPSILON = 6 / 29;
 const labF = (t: number): number => (t > EPSILON ** 3 ? Math.cbrt(t) : t / (3 * EPSILON * EPSILON) + 4 / 29);
 const labFInverse = (t: number): number => (t > EPSILON ? t * t * t : 3 * EPSILON * EPSILON * (t - 4 / 29));
 
-/** Stored Lab (each 0–1: L · 100, a and b · 255 − 128) → 8-bit sRGB into `out`. */
-export function labToRgb(l: number, a: number, b: number, out: number[]): void {
-  const fy = (l * 100 + 16) / 116;
-  const fx = fy + (a * 255 - 128) / 500;
-  const fz = fy - (b * 255 - 128) / 200;
+/**
+ * CIE L*a*b* in its own units (L* 0–100, a* and b* about −128…127, D50) → linear-light sRGB into `out`, not clamped
+ * (colours outside sRGB fall outside 0–1): the one Lab conversion of the editor.
+ */
+export function labToLinearSrgb(l: number, a: number, b: number, out: number[]): void {
+  const fy = (l + 16) / 116;
+  const fx = fy + a / 500;
+  const fz = fy - b / 200;
   const x = D50[0] * labFInverse(fx);
   const y = D50[1] * labFInverse(fy);
   const z = D50[2] * labFInverse(fz);
   const m = XYZ_D50_TO_SRGB;
-  out[0] = toByte(linearToSrgb(m[0] * x + m[1] * y + m[2] * z));
-  out[1] = toByte(linearToSrgb(m[3] * x + m[4] * y + m[5] * z));
-  out[2] = toByte(linearToSrgb(m[6] * x + m[7] * y + m[8] * z));
+  out[0] = m[0] * x + m[1] * y + m[2] * z;
+  out[1] = m[3] * x + m[4] * y + m[5] * z;
+  out[2] = m[6] * x + m[7] * y + m[8] * z;
+}
+
+/** Stored Lab (each 0–1: L · 100, a and b · 255 − 128) → 8-bit sRGB into `out`. */
+export function labToRgb(l: number, a: number, b: number, out: number[]): void {
+  labToLinearSrgb(l * 100, a * 255 - 128, b * 255 - 128, out);
+  out[0] = toByte(linearToSrgb(out[0] ?? 0));
+  out[1] = toByte(linearToSrgb(out[1] ?? 0));
+  out[2] = toByte(linearToSrgb(out[2] ?? 0));
 }
 
 /** 8-bit sRGB → stored Lab (each 0–1) into `out`; inverse of {@link labToRgb}. */

@@ -73,7 +73,7 @@ export const HostLayerSchema: z.ZodType<HostLayer> = z.lazy(() =>
     id: z.number().int(),
     index: z.number().int(),
     name: z.string(),
-    kind: LayerKindSchema,
+    kind: LayerKindSchema.describe("What the layer is. New kinds may be added (fill was): treat one you do not know as an opaque layer."),
     visible: z.boolean(),
     opacity: z.number().min(0).max(100),
     blendMode: z.string(),

@@ -153,6 +153,14 @@ function renderClipGroup(out: Raster, base: EmbeddedLayer, clipped: readonly Emb
     if (placed) maskInPlace(group, placed);
   }
   else if (base.width > 0 && base.height > 0) blendOnto(group, base, base.left - region.left, base.top - region.top, fillOf(base), "normal", placedMask(base, region), work);
+  drawClipped(group, clipped, region, work, style);
+  // A pixel base's effects wrap the whole group (its overlays and stroke cover the clipped layers too).
+  if (base.kind !== "group") drawLayer(out, base, region, work, { style, content: group });
+  else blendOnto(out, group, 0, 0, base.opacity / 255, base.blendMode === "pass through" ? "normal" : base.blendMode, undefined, work);
+}
+
+/** Draws the layers clipped to a base (top-most first) source-atop the clipping group so far. */
+function drawClipped(group: Raster, clipped: readonly EmbeddedLayer[], region: HostBounds, work?: RowWork, style?: StyleContext): void {
   for (let j = clipped.length - 1; j >= 0; j--) {
     const clip = clipped[j]!;
     if (!clip.visible || clip.opacity === 0) continue;
@@ -163,9 +171,6 @@ function renderClipGroup(out: Raster, base: EmbeddedLayer, clipped: readonly Emb
       drawLayer(group, clip, region, work, { style, atop: true });
     }
   }
-  // A pixel base's effects wrap the whole group (its overlays and stroke cover the clipped layers too).
-  if (base.kind !== "group") drawLayer(out, base, region, work, { style, content: group });
-  else blendOnto(out, group, 0, 0, base.opacity / 255, base.blendMode === "pass through" ? "normal" : base.blendMode, undefined, work);
 }
 
 /**
@@ -181,16 +186,7 @@ function renderThroughClipGroup(out: Raster, base: GroupLayer, clipped: readonly
   const through: Raster = { data: out.data.slice(), width: out.width, height: out.height, space: out.space };
   renderInto(through, [base], region, false, work, style);
   const group = inSpace(backdropRemoved(through, out, own, base.opacity / 255), out.space);
-  for (let j = clipped.length - 1; j >= 0; j--) {
-    const clip = clipped[j]!;
-    if (!clip.visible || clip.opacity === 0) continue;
-    if (clip.kind === "group") {
-      const mode = clip.blendMode === "pass through" ? "normal" : clip.blendMode;
-      atopOnto(group, renderLayers(clip.children, region, work, style), 0, 0, clip.opacity / 255, mode, placedMask(clip, region), work);
-    } else if (!drawRecordedLayer(group, clip, region, placedMask(clip, region), style, { atop: true, work }) && clip.width > 0 && clip.height > 0) {
-      drawLayer(group, clip, region, work, { style, atop: true });
-    }
-  }
+  drawClipped(group, clipped, region, work, style);
   blendOnto(out, group, 0, 0, 1, "normal", undefined, work);
 }
 

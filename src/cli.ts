@@ -296,6 +296,9 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
       backupOnOverwrite: options.backupOnOverwrite,
     },
   });
+  // Signals are ours from the moment editor processes can exist: Node's default SIGTERM ends the process without its
+  // exit hooks, which would leave a GIMP still starting (or one started before the banner) running behind it.
+  if (io.handleSignals !== false) closeOnSignals(bridge, log);
   await startBridge(bridge, options.listen);
   const status = bridge.hostStatus();
   if (options.editor === "embedded" && options.editors !== 0 && status.state !== "ready" && status.state !== "busy") {
@@ -316,7 +319,14 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
   if (options.webhooks.hooks.length > 0 && options.webhooks.secret === undefined) {
     stdout.write(`webhooks (--webhook) sign with the secret ${webhookSecret}; set BRIDGE_WEBHOOK_SECRET to choose it\n`);
   }
-  if (io.handleSignals === false) return bridge;
+  return bridge;
+}
+
+/**
+ * SIGINT/SIGTERM close `bridge` gracefully and exit, also while it is still starting (closing waits for editors
+ * being started and stops them). A second signal exits at once; the exit hooks still kill editor processes.
+ */
+function closeOnSignals(bridge: Bridge, log: Logger): void {
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) {
@@ -337,7 +347,6 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
   // rather than Node's default handler, which would end the process without them.
   process.on("SIGINT", () => stop("SIGINT"));
   process.on("SIGTERM", () => stop("SIGTERM"));
-  return bridge;
 }
 
 /** What `mcp` drives: a running bridge, or one it starts here on loopback, reached with a token only it knows. */

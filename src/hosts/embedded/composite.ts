@@ -20,6 +20,7 @@ import { artboardCanvas, artboardRect, clipToArtboard } from "./artboard.js";
 import { drawRecordedLayer, recordedRows } from "./content-layers.js";
 import { drawLayer, hasStyle, layerRows, type StyleContext, styleContext } from "./effects/index.js";
 import { blendSpaceOf, inSpace } from "./blend-space.js";
+import { keptChannels, restoreChannels } from "./channel-restrictions.js";
 
 /**
  * Composites layers (top-most first) onto `out`, which covers `region` of the document. Hidden layers are
@@ -38,60 +39,65 @@ export function renderInto(out: Raster, layers: readonly EmbeddedLayer[], region
     if (layer === undefined) continue;
     // Clipped layers right above this one (listed before it) are its clipping group: drawn with it, or not at all.
     const top = clipRunTop(layers, i);
+    const shown = layer.visible && layer.opacity !== 0;
+    // Channels the layer leaves alone: drawn as usual, then put back as they were (see `channel-restrictions.ts`).
+    const kept = shown ? keptChannels(layer.restrictedChannels, style) : [];
+    const before = kept.length > 0 ? out.data.slice() : undefined;
     if (top < i) {
-      if (layer.visible && layer.opacity !== 0) {
-        renderClipGroup(out, layer, layers.slice(top, i), region, work, style);
-        untouched = false;
-      }
+      if (shown) renderClipGroup(out, layer, layers.slice(top, i), region, work, style);
       i = top;
-      continue;
-    }
-    if (!layer.visible || layer.opacity === 0) continue;
-    const placed = placedMask(layer, region);
-    const plain =
-      layer.kind !== "group" && layer.opacity === 255 && fillOf(layer) === 1 && layer.blendMode === "normal" && !placed && !hasStyle(layer);
-    if (untouched && plain && layer.width > 0 && layer.height > 0) {
-      // Onto a still-transparent buffer, normal at full opacity is an exact copy: copy rows in bulk.
-      copyOnto(out, layer, layer.left - region.left, layer.top - region.top, work);
-      untouched = false;
-      continue;
-    }
-    untouched = false;
-    if (layer.kind === "group") {
-      const board = artboardRect(layer);
-      if (board !== undefined) {
-        // An artboard: its layers on its background, cut to its rectangle, then onto the document.
-        const canvas = inSpace(artboardCanvas(layer, board, region), out.space);
-        renderInto(canvas, layer.children, region, false, work, style);
-        clipToArtboard(canvas, board, region);
-        blendOnto(out, canvas, 0, 0, layer.opacity / 255, "normal", placed, work);
-        continue;
-      }
-      if (isEmptyBounds(layerBounds(layer)) && !drawsFromRecords(layer)) continue;
-      if (layer.blendMode === "pass through") {
-        if (layer.opacity === 255 && groupFill(layer) === 1 && !placed) {
-          renderInto(out, layer.children, region, false, work, style);
-        } else {
-          // Faded or masked: the children composite onto a copy of the backdrop, which is then mixed back in.
-          const through: Raster = { data: out.data.slice(), width: out.width, height: out.height, space: out.space };
-          renderInto(through, layer.children, region, false, work, style);
-          lerpInto(out, through, (layer.opacity / 255) * groupFill(layer), placed, work);
-        }
+    } else if (shown) {
+      const placed = placedMask(layer, region);
+      const plain =
+        layer.kind !== "group" && layer.opacity === 255 && fillOf(layer) === 1 && layer.blendMode === "normal" && !placed && !hasStyle(layer);
+      if (untouched && plain && layer.width > 0 && layer.height > 0) {
+        // Onto a still-transparent buffer, normal at full opacity is an exact copy: copy rows in bulk.
+        copyOnto(out, layer, layer.left - region.left, layer.top - region.top, work);
       } else {
-        blendOnto(out, renderLayers(layer.children, region, work, style), 0, 0, (layer.opacity / 255) * groupFill(layer), layer.blendMode, placed, work);
+        drawOne(out, layer, region, placed, backdrop, work, style);
       }
-    } else if (drawRecordedLayer(out, layer, region, placed, style, { work })) {
-      // An adjustment, or a fill without pixels of its own: drawn from its record.
-    } else if (layer.width > 0 && layer.height > 0) {
-      const opacity = (layer.opacity / 255) * fillOf(layer);
-      if (backdrop !== undefined && layer.knockout === true) {
-        // The mask is part of the layer's coverage, which mixes the result in (see `knockout.ts`).
-        const draw = (dst: Raster, src: Raster, dx: number, dy: number): void => blendOnto(dst, src, dx, dy, opacity, layer.blendMode);
-        knockOutOnto(out, backdrop, layer, layer.left - region.left, layer.top - region.top, placed, draw, work);
+    }
+    if (before !== undefined) restoreChannels(out, before, kept);
+    if (shown) untouched = false;
+  }
+}
+
+/** Draws one visible layer that clips nothing onto `out` (see {@link renderInto}); `backdrop` is its group's. */
+function drawOne(out: Raster, layer: EmbeddedLayer, region: HostBounds, placed: PlacedMask | undefined, backdrop: Uint8ClampedArray | undefined, work?: RowWork, style?: StyleContext): void {
+  if (layer.kind === "group") {
+    const board = artboardRect(layer);
+    if (board !== undefined) {
+      // An artboard: its layers on its background, cut to its rectangle, then onto the document.
+      const canvas = inSpace(artboardCanvas(layer, board, region), out.space);
+      renderInto(canvas, layer.children, region, false, work, style);
+      clipToArtboard(canvas, board, region);
+      blendOnto(out, canvas, 0, 0, layer.opacity / 255, "normal", placed, work);
+      return;
+    }
+    if (isEmptyBounds(layerBounds(layer)) && !drawsFromRecords(layer)) return;
+    if (layer.blendMode === "pass through") {
+      if (layer.opacity === 255 && groupFill(layer) === 1 && !placed) {
+        renderInto(out, layer.children, region, false, work, style);
       } else {
-        // Its mask, fill opacity and layer effects included (a knockout layer's effects are not drawn).
-        drawLayer(out, layer, region, work, { style });
+        // Faded or masked: the children composite onto a copy of the backdrop, which is then mixed back in.
+        const through: Raster = { data: out.data.slice(), width: out.width, height: out.height, space: out.space };
+        renderInto(through, layer.children, region, false, work, style);
+        lerpInto(out, through, (layer.opacity / 255) * groupFill(layer), placed, work);
       }
+    } else {
+      blendOnto(out, renderLayers(layer.children, region, work, style), 0, 0, (layer.opacity / 255) * groupFill(layer), layer.blendMode, placed, work);
+    }
+  } else if (drawRecordedLayer(out, layer, region, placed, style, { work })) {
+    // An adjustment, or a fill without pixels of its own: drawn from its record.
+  } else if (layer.width > 0 && layer.height > 0) {
+    const opacity = (layer.opacity / 255) * fillOf(layer);
+    if (backdrop !== undefined && layer.knockout === true) {
+      // The mask is part of the layer's coverage, which mixes the result in (see `knockout.ts`).
+      const draw = (dst: Raster, src: Raster, dx: number, dy: number): void => blendOnto(dst, src, dx, dy, opacity, layer.blendMode);
+      knockOutOnto(out, backdrop, layer, layer.left - region.left, layer.top - region.top, placed, draw, work);
+    } else {
+      // Its mask, fill opacity and layer effects included (a knockout layer's effects are not drawn).
+      drawLayer(out, layer, region, work, { style });
     }
   }
 }
@@ -249,8 +255,8 @@ export function renderRows(layers: readonly EmbeddedLayer[], region: HostBounds)
 
 /**
  * The pixel layers, bottom-most first, when the document is a plain stack: every visible layer is `normal` at
- * full opacity without a mask and lies inside the canvas, and every visible group is `pass through` or `normal`
- * at full opacity. Source-over is associative, so such a stack composites the same in any engine (libvips in
+ * full opacity without a mask or channel restriction and lies inside the canvas, and every visible group is
+ * `pass through` or `normal` at full opacity. Source-over is associative, so such a stack composites the same in any engine (libvips in
  * `encodeDocument`); `null` otherwise, and for a document that mixes its colours in another space than sRGB.
  */
 export function plainStack(doc: Pick<DocumentContent, "width" | "height" | "sourceColor"> & { readonly layers: readonly EmbeddedLayer[] }): PixelLayer[] | null {
@@ -261,6 +267,7 @@ export function plainStack(doc: Pick<DocumentContent, "width" | "height" | "sour
       const layer = layers[i];
       if (layer === undefined || !layer.visible || layer.opacity === 0) continue;
       if (layer.opacity !== 255 || layer.clipping === true || layer.knockout === true || (layer.kind !== "group" && fillOf(layer) !== 1)) return false;
+      if ((layer.restrictedChannels?.length ?? 0) > 0) return false;
       if (layer.kind === "group") {
         if (layer.blendMode !== "pass through" && layer.blendMode !== "normal") return false;
         if (layer.mask || layer.vectorMask || layer.vectorShape || artboardRect(layer) !== undefined) return false;

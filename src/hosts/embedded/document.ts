@@ -57,6 +57,12 @@ export interface LayerCommon {
    */
   knockout?: boolean | undefined;
   /**
+   * Channels the layer does not blend into (Photoshop's advanced blending with a channel unchecked), as the file
+   * numbers them: 0 red, 1 green, 2 blue (0 the grey of a grayscale file). Rendered on RGB and grayscale documents
+   * (see `channel-restrictions.ts`), kept and saved on every one. @default none
+   */
+  restrictedChannels?: readonly number[] | undefined;
+  /**
    * Everything the file's layer record held that this model does not own (text, smart object, effects, vector
    * mask path, adjustment, fill, artboard, blending ranges…), kept so that a save writes it back unchanged.
    */

@@ -1,8 +1,8 @@
 /**
  * What a PSD's layer and document records hold beyond this editor's model, kept beside the model so a save writes
  * it back: ag-psd's records with their pixels taken out. The model owns names, visibility, opacity, blend mode,
- * clipping, fill opacity, knockout, masks and pixels; everything else (text, smart objects, effects, vector mask
- * paths, adjustments, fills, artboards, blending ranges, timestamps…) passes through untouched.
+ * clipping, fill opacity, knockout, channel restrictions, masks and pixels; everything else (text, smart objects,
+ * effects, vector mask paths, adjustments, fills, artboards, blending ranges, timestamps…) passes through untouched.
  */
 import type { Layer, LayerMaskData, Psd } from "ag-psd";
 

@@ -42,6 +42,8 @@ function toPsdLayer(layer: EmbeddedLayer): Layer {
   const out: Layer = { ...(kept as Layer), id: layer.id, name: layer.name, hidden: !layer.visible, opacity: layer.opacity / 255, blendMode };
   out.clipping = layer.clipping === true;
   out.knockout = layer.knockout === true;
+  // The model's list, read from the bytes: the record's is ag-psd's reading, which loses the last channel.
+  if (layer.restrictedChannels !== undefined) out.channelBlendingRestrictions = [...layer.restrictedChannels];
   if (layer.fillOpacity !== undefined && layer.fillOpacity < 255) out.fillOpacity = layer.fillOpacity / 255;
   else delete out.fillOpacity;
   Object.assign(out, toPsdMasks(layer));

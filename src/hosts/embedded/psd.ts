@@ -117,7 +117,9 @@ export function parsePsd(
   let psd = readOrRefuse(bytes, path, { ...READ_OPTIONS, skipCompositeImageData: true });
   options.stages?.stage("building layers");
   const ids = assignLayerIds(psd.children ?? []);
-  let layers = (psd.children ?? []).slice().reverse().map((layer) => fromPsdLayer(layer, ids));
+  // What ag-psd misreads is taken from the bytes, by the ids the readable copy gave every record.
+  const restrictions = (id: number): readonly number[] | undefined => readable.original.layers.get(id)?.restrictedChannels;
+  let layers = (psd.children ?? []).slice().reverse().map((layer) => fromPsdLayer(layer, ids, restrictions));
   if (isFlattened(psd.children ?? [])) {
     // The picture is only in the merged image section, read now (a layered file never pays for it).
     const merged = readMergedImage(bytes);
@@ -257,10 +259,12 @@ function assignLayerIds(roots: readonly Layer[]): Map<Layer, number> {
   return ids;
 }
 
-function fromPsdLayer(layer: Layer, ids: ReadonlyMap<Layer, number>): EmbeddedLayer {
+function fromPsdLayer(layer: Layer, ids: ReadonlyMap<Layer, number>, restrictions: (id: number) => readonly number[] | undefined): EmbeddedLayer {
   const record = layerRecord(layer);
+  const id = ids.get(layer) ?? 0;
+  const restrictedChannels = restrictions(id);
   const common = {
-    id: ids.get(layer) ?? 0,
+    id,
     name: layer.name ?? "Layer",
     visible: !layer.hidden,
     opacity: Math.round((layer.opacity ?? 1) * 255),
@@ -268,13 +272,14 @@ function fromPsdLayer(layer: Layer, ids: ReadonlyMap<Layer, number>): EmbeddedLa
     ...(layer.clipping === true ? { clipping: true } : {}),
     ...(layer.fillOpacity !== undefined && layer.fillOpacity < 1 ? { fillOpacity: Math.round(Math.max(0, layer.fillOpacity) * 255) } : {}),
     ...(layer.knockout === true ? { knockout: true } : {}),
+    ...(restrictedChannels !== undefined && restrictedChannels.length > 0 ? { restrictedChannels } : {}),
     // Only a style with an effect on is kept for rendering (a file often records a whole style switched off).
     ...(hasActiveEffects(layer.effects) ? { effects: layer.effects, ...(layer.referencePoint ? { effectsOrigin: layer.referencePoint } : {}) } : {}),
     ...fromPsdMasks(layer),
     record,
   };
   if (layer.children) {
-    return { ...common, kind: "group", children: layer.children.slice().reverse().map((child) => fromPsdLayer(child, ids)) };
+    return { ...common, kind: "group", children: layer.children.slice().reverse().map((child) => fromPsdLayer(child, ids, restrictions)) };
   }
   const kind = recordKind(record) ?? "pixel";
   const image = layer.imageData;

@@ -133,3 +133,31 @@ describe("knockout, clipping to a pass-through group, artboards", () => {
     expect(at(out, 3, 0)[3]).toBe(0);
   });
 });
+
+describe("channel restrictions (advanced blending with a channel unchecked)", () => {
+  it("a layer with blue unchecked blends into red and green and leaves the blue of what is below as it was", () => {
+    const top = pixel("Pink", [250, 100, 200, 255], { left: 0, top: 0, width: 1, height: 1 }, { restrictedChannels: [2] });
+    const out = render(1, 1, [top, pixel("Grey", [129, 129, 129, 255], { left: 0, top: 0, width: 1, height: 1 })]);
+    near(at(out, 0, 0), [250, 100, 129, 255]);
+  });
+
+  it("the layer's effects leave the unchecked channel alone too", () => {
+    const color = { r: 0, g: 0, b: 0 };
+    const effects = { solidFill: [{ enabled: true, present: true, blendMode: "normal", color, opacity: 1 }] } as PixelLayer["effects"];
+    const top = pixel("Overlaid", [255, 255, 255, 255], { left: 0, top: 0, width: 1, height: 1 }, { effects, restrictedChannels: [0] });
+    const out = render(1, 1, [top, pixel("Grey", [129, 129, 129, 255], { left: 0, top: 0, width: 1, height: 1 })]);
+    near(at(out, 0, 0), [129, 0, 0, 255]);
+  });
+
+  it("over transparency an unchecked channel has nothing to keep, and a restriction on a group holds for all it draws", () => {
+    const red = pixel("Red", [255, 255, 0, 255], { left: 0, top: 0, width: 1, height: 1 });
+    const out = render(1, 1, [group("G", [red], { blendMode: "normal", restrictedChannels: [1] })]);
+    near(at(out, 0, 0), [255, 0, 0, 255]);
+  });
+
+  it("a grayscale document's one channel unchecked keeps the grey below", () => {
+    const top = pixel("Light", [200, 200, 200, 255], { left: 0, top: 0, width: 1, height: 1 }, { restrictedChannels: [0] });
+    const layers = [top, pixel("Dark", [40, 40, 40, 255], { left: 0, top: 0, width: 1, height: 1 })];
+    near(at(renderDocument({ width: 1, height: 1, layers, grayscale: true }), 0, 0), [40, 40, 40, 255]);
+  });
+});

@@ -4,7 +4,9 @@ import { join } from "node:path";
 import { initializeCanvas, readPsd } from "ag-psd";
 import type { Layer } from "ag-psd";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { connectedHost, ctx, layerNamed, layersOf, runJs } from "./helpers.js";
+import { readPsdFile } from "../../../src/hosts/embedded/psd-file/sections.js";
+import { restrictedChannelsOf } from "../../../src/hosts/embedded/psd-file/layers.js";
+import { connectedHost, ctx, exportDocument, layerNamed, layersOf, pixelAt, rawPixels, runJs } from "./helpers.js";
 
 const FIXTURES = join(import.meta.dirname, "../../fixtures/psd/psd-tools");
 
@@ -109,6 +111,20 @@ describe("embedded host: what real PSD layers are and what a save keeps", () => 
     const [, , , , tx, ty] = before.text!.transform!;
     expect(after.text!.transform!.slice(4)).toEqual([tx! + 3, ty! + 2]);
     expect([after.left, after.top]).toEqual([before.left! + 3, before.top! + 2]);
+  });
+
+  it("a layer restricted to red and green (its one-channel blending restriction read from the bytes) leaves blue alone, and a save keeps the restriction", async () => {
+    const host = await connectedHost({ sample: false });
+    const doc = await host.openDocument!(ctx(), await copyOf("layer_effects.psd"));
+    // Inside a black letter of the "Inner Glow" layer: red and green are the glowing black, blue the grey background's.
+    const [r, g, b] = pixelAt(await rawPixels((await exportDocument(host)).bytes), 106, 185);
+    expect(r).toBe(g);
+    expect(r).toBeLessThan(100);
+    expect(b).toBe(129);
+    const saved = join(dir, "restricted-saved.psd");
+    await host.saveDocument!(ctx(), { documentId: doc.id, path: saved, backup: false });
+    const records = readPsdFile(new Uint8Array(await readFile(saved))).layers.layers;
+    expect(records.filter((record) => restrictedChannelsOf(record)?.length).map((record) => [record.name, restrictedChannelsOf(record)])).toEqual([["Inner Glow", [2]]]);
   });
 
   it("a document changed between the loss check and the save is checked again", async () => {

@@ -150,6 +150,18 @@ function readTail(tail: Uint8Array, offset: number, psb: boolean): Pick<LayerRec
   return { name: unicode ? unicodeName(unicode.data) ?? name : name, blocks, mask, realMask, id, blocksAt, blocksEnd: blocksEnd! };
 }
 
+/**
+ * The channels a record's `brst` block restricts (advanced blending with channels unchecked): one 4-byte channel
+ * number each, all of the block read (a reader that stops 4 bytes short loses the last, and a one-channel list
+ * whole); undefined without the block.
+ */
+export function restrictedChannelsOf(layer: Pick<LayerRecord, "blocks">): number[] | undefined {
+  const block = layer.blocks.find((candidate) => candidate.key === "brst");
+  if (block === undefined) return undefined;
+  const view = new DataView(block.data.buffer, block.data.byteOffset, block.data.byteLength);
+  return Array.from({ length: Math.floor(block.data.length / 4) }, (_, i) => view.getInt32(i * 4));
+}
+
 /** The UTF-16 name of a `luni` block (a 4-byte count, then the characters). */
 function unicodeName(data: Uint8Array): string | undefined {
   const view = new DataView(data.buffer, data.byteOffset, data.byteLength);

@@ -6,7 +6,7 @@ import { BridgeError, isBridgeError } from "../../../protocol/index.js";
 import { COMPRESSION } from "./channels.js";
 import { alphaToEditor, colorToEditor } from "./to-editor.js";
 import type { ChannelData, LayerRecord, Rect } from "./layers.js";
-import { rectHeight, rectWidth } from "./layers.js";
+import { rectHeight, rectWidth, restrictedChannelsOf } from "./layers.js";
 import { layerToEditor } from "./layer-pixels.js";
 import { encodeMerged, mergedChannels } from "./merged.js";
 import { COLOR_MODE, conversionLabel, sourceMode } from "./modes.js";
@@ -21,6 +21,8 @@ export interface OriginalLayer {
   readonly mask?: Rect | undefined;
   readonly realMask?: Rect | undefined;
   readonly channels: readonly ChannelData[];
+  /** The channels its blending leaves alone (its `brst` block, read in full: ag-psd drops the last). */
+  readonly restrictedChannels?: readonly number[] | undefined;
 }
 
 /** What saving back in the original mode takes from the original file. */
@@ -149,7 +151,11 @@ export function toReadablePsd(bytes: Uint8Array, options: { path?: string | unde
     bytes,
     file,
     layers: new Map(
-      layers.map((layer, i) => [layer.id!, { rect: layer, mask: layer.mask, realMask: layer.realMask, channels: file.layers.layers[i]!.channels }]),
+      layers.map((layer, i) => {
+        const restrictedChannels = restrictedChannelsOf(layer);
+        const kept: OriginalLayer = { rect: layer, mask: layer.mask, realMask: layer.realMask, channels: file.layers.layers[i]!.channels, ...(restrictedChannels ? { restrictedChannels } : {}) };
+        return [layer.id!, kept];
+      }),
     ),
     merged: file.merged,
   };

@@ -14,7 +14,7 @@ import type { RowWork } from "./work.js";
 import { blendOnto, type PlacedMask } from "./blend.js";
 import { backdropRemoved, lerpInto, maskInPlace } from "./mix.js";
 import { atopOnto } from "./clipping.js";
-import { effectiveMask, productMask } from "./masks.js";
+import { drawnFromRecord, effectiveMask, productMask } from "./masks.js";
 import { knockOutOnto } from "./knockout.js";
 import { artboardCanvas, artboardRect, clipToArtboard } from "./artboard.js";
 import { drawRecordedLayer, recordedRows } from "./content-layers.js";
@@ -203,7 +203,7 @@ function renderThroughClipGroup(out: Raster, base: GroupLayer, clipped: readonly
 function placedMask(layer: EmbeddedLayer, region: HostBounds): PlacedMask | undefined {
   if (layer.mask === undefined && layer.vectorMask === undefined && layer.vectorShape === undefined) return undefined;
   // A group's mask, and that of a layer without pixels (an adjustment, a fill drawn from its record), covers the region.
-  const own = layer.kind !== "group" && layer.width > 0 && layer.height > 0;
+  const own = layer.kind !== "group" && layer.width > 0 && layer.height > 0 && !drawnFromRecord(layer);
   const area = own ? { left: layer.left, top: layer.top, right: layer.left + layer.width, bottom: layer.top + layer.height } : region;
   const mask = effectiveMask(layer, area);
   return mask ? { mask, dx: mask.x - region.left, dy: mask.y - region.top } : undefined;

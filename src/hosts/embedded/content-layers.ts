@@ -1,6 +1,7 @@
 /*
  * Layers whose picture comes from their record rather than from pixels alone: adjustment layers (a change of what
- * is below them), and fill and shape layers a file stored no pixels for (16- and 32-bit files).
+ * is below them), and fill and shape layers a file stored no pixels for (16- and 32-bit files) or whose vector
+ * mask has a density or feather.
  */
 import type { PatternInfo } from "ag-psd";
 import type { HostBounds } from "../../protocol/index.js";
@@ -9,6 +10,7 @@ import { atopOnto } from "./clipping.js";
 import { drawLayer, type StyleContext } from "./effects/index.js";
 import type { LayerMask, PixelLayer, SourceColor } from "./document.js";
 import { pathBounds, renderFill } from "./fills/index.js";
+import { drawnFromRecord } from "./masks.js";
 import type { Raster } from "./raster.js";
 import type { RowWork } from "./work.js";
 
@@ -48,12 +50,13 @@ export function adjustOnto(dst: Raster, layer: PixelLayer, opacity: number, plac
 }
 
 /**
- * The pixels of a fill or shape layer drawn from its record over `region`, for one the file stored no pixels for;
- * undefined when the layer has pixels of its own (Photoshop's rendering, used as it is) or is no fill.
+ * The pixels of a fill or shape layer drawn from its record over `region`, for one the file stored no pixels for
+ * or whose vector mask has a density or feather (see {@link drawnFromRecord}); undefined when its own pixels are
+ * its picture (Photoshop's rendering, used as it is) or it is no fill.
  */
 export function recordedFill(layer: PixelLayer, region: HostBounds, context: ContentContext, work?: RowWork): Raster | undefined {
   const content = layer.record?.vectorFill;
-  if (content === undefined || (layer.width > 0 && layer.height > 0)) return undefined;
+  if (content === undefined || !drawnFromRecord(layer)) return undefined;
   const reference = layer.record?.referencePoint;
   const shape = pathBounds(layer.record?.vectorMask);
   return renderFill(content, region, {
@@ -109,6 +112,6 @@ export function drawRecordedLayer(
 export function recordedRows(layer: PixelLayer, region: HostBounds): number | undefined {
   const height = region.bottom - region.top;
   if (layer.kind === "adjustment") return layer.record?.adjustment === undefined ? 0 : 2 * height;
-  if (layer.record?.vectorFill === undefined || (layer.width > 0 && layer.height > 0)) return undefined;
+  if (!drawnFromRecord(layer)) return undefined;
   return 2 * height;
 }

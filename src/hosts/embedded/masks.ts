@@ -20,12 +20,32 @@ export interface LayerMasks {
   readonly kind?: string | undefined;
   readonly width?: number | undefined;
   readonly height?: number | undefined;
+  /** Whether its record holds the fill it can be drawn from. */
+  readonly record?: { readonly vectorFill?: unknown } | undefined;
+}
+
+/**
+ * Whether a fill or shape layer is drawn from its record (its fill over the canvas, cut by its masks) rather than
+ * from its pixels: when the file stored none, and when its vector mask has a density or feather. Photoshop's
+ * cached pixels are the fill inside the path at full strength, but it renders the fill everywhere and lets the
+ * mask's density show it outside the path (a vector mask at 80% shows 20% of the fill across the whole canvas).
+ */
+export function drawnFromRecord(layer: LayerMasks): boolean {
+  if ((layer.kind !== "shape" && layer.kind !== "fill") || layer.record?.vectorFill === undefined) return false;
+  if ((layer.width ?? 0) === 0 || (layer.height ?? 0) === 0) return true;
+  const vector = layer.vectorMask;
+  return vector !== undefined && !isInert(vector) && !isPlain(vector);
+}
+
+/** Whether the layer's pixels have its path drawn into them: a shape or fill layer with pixels it renders from. */
+export function bakesVectorMask(layer: LayerMasks): boolean {
+  const pixels = (layer.width ?? 0) > 0 && (layer.height ?? 0) > 0;
+  return (layer.kind === "shape" || layer.kind === "fill") && pixels && !drawnFromRecord(layer);
 }
 
 /** The vector mask a layer renders with: its path rasterised here, else the file's own rasterisation. */
 function vectorOf(layer: LayerMasks): LayerMask | undefined {
-  const baked = (layer.kind === "shape" || layer.kind === "fill") && (layer.width ?? 0) > 0 && (layer.height ?? 0) > 0;
-  return baked ? undefined : (layer.vectorShape ?? layer.vectorMask);
+  return bakesVectorMask(layer) ? undefined : (layer.vectorShape ?? layer.vectorMask);
 }
 
 const combined = new WeakMap<object, Map<string, LayerMask | undefined>>();
@@ -107,25 +127,46 @@ function multiply(masks: readonly LayerMask[], area: HostBounds): LayerMask {
   return { x: area.left, y: area.top, width, height, data, defaultColor: 0 };
 }
 
-/** The mask blurred by its feather radius (three box passes approximate a Gaussian), grown by the blur's reach. */
+/**
+ * The mask blurred by its feather radius, grown by the blur's reach. Photoshop's feather is a Gaussian whose
+ * standard deviation is the radius (measured: a feathered mask edge follows the normal distribution's curve with
+ * σ = radius to within a level); three box passes of two neighbouring widths match that variance.
+ */
 function feathered(mask: LayerMask): LayerMask {
-  const radius = Math.min(MAX_MASK_FEATHER_PX, Math.round(mask.feather ?? 0));
-  if (radius <= 0) return mask;
-  const box = Math.max(1, Math.round(radius / 1.5));
-  const pad = box * 3;
+  const radius = Math.min(MAX_MASK_FEATHER_PX, mask.feather ?? 0);
+  if (!(radius > 0)) return mask;
+  const boxes = gaussianBoxes(radius, 3);
+  const pad = boxes.reduce((sum, r) => sum + r, 0);
   const width = mask.width + 2 * pad;
   const height = mask.height + 2 * pad;
   let plane = new Float32Array(width * height).fill(mask.defaultColor);
   for (let y = 0; y < mask.height; y++) {
     for (let x = 0; x < mask.width; x++) plane[(y + pad) * width + x + pad] = mask.data[y * mask.width + x] as number;
   }
-  for (let pass = 0; pass < 3; pass++) {
+  for (const box of boxes) {
     plane = boxBlur(plane, width, height, box, true, mask.defaultColor);
     plane = boxBlur(plane, width, height, box, false, mask.defaultColor);
   }
   const data = new Uint8Array(width * height);
   for (let i = 0; i < data.length; i++) data[i] = Math.round(plane[i] as number);
   return { x: mask.x - pad, y: mask.y - pad, width, height, data, defaultColor: mask.defaultColor };
+}
+
+/**
+ * Radii of `passes` box blurs whose combined variance is `sigma`²: a box of width w adds (w² − 1) / 12, so some
+ * passes take the odd width just below the ideal one and the rest the next odd width up.
+ */
+export function gaussianBoxes(sigma: number, passes: number): number[] {
+  const variance = sigma * sigma;
+  const ideal = Math.sqrt((12 * variance) / passes + 1);
+  let lower = Math.floor(ideal);
+  if (lower % 2 === 0) lower--;
+  lower = Math.max(1, lower);
+  const upper = lower + 2;
+  // m passes of `lower` and the rest of `upper`: m·(lower² − 1) + (passes − m)·(upper² − 1) = 12·variance.
+  const m = Math.round((passes * (upper * upper - 1) - 12 * variance) / (upper * upper - lower * lower));
+  const count = Math.min(passes, Math.max(0, m));
+  return Array.from({ length: passes }, (_, i) => ((i < count ? lower : upper) - 1) / 2);
 }
 
 /** One box blur pass of radius `r` along rows (`horizontal`) or columns; outside the plane is `edge`. */

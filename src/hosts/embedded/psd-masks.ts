@@ -5,6 +5,7 @@
  */
 import type { Layer, LayerMaskData } from "ag-psd";
 import type { EmbeddedLayer, LayerMask } from "./document.js";
+import { bakesVectorMask } from "./masks.js";
 import type { PsdLayerRecord } from "./psd-records.js";
 import { rasterizeVectorMask } from "./vector-mask.js";
 
@@ -101,7 +102,7 @@ export function rasteriseVectorMasks(layers: readonly EmbeddedLayer[], canvas: {
     const path = layer.record?.vectorMask;
     if (path === undefined || path.disable === true) continue;
     if (layer.vectorMask !== undefined && layer.mask === undefined) continue;
-    if (layer.kind !== "group" && (layer.kind === "shape" || layer.kind === "fill") && layer.width > 0 && layer.height > 0) continue;
+    if (layer.kind !== "group" && bakesVectorMask(layer)) continue;
     const stored = layer.vectorMask;
     layer.vectorShape = {
       ...rasterizeVectorMask(path, canvas),

@@ -48,7 +48,7 @@ describe("a shape layer whose vector mask has a density", () => {
     const height = 10;
     const data = new Uint8ClampedArray(width * height * 4);
     for (let i = 0; i < width * height; i++) data.set([0, 0, 255, 255], i * 4);
-    const path = { x: 20, y: 20, width, height, data: new Uint8Array(width * height).fill(255), defaultColor: 0, density: 204 };
+    const path: LayerMask = { x: 20, y: 20, width, height, data: new Uint8Array(width * height).fill(255), defaultColor: 0, density: 204 };
     const shape: PixelLayer = {
       id: 1,
       kind: "shape",

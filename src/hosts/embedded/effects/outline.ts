@@ -104,5 +104,16 @@ export function outlineBox(layer: PixelLayer): HostBounds | undefined {
     }
   }
   if (!(left < right && top < bottom)) return undefined;
-  return { left: Math.floor(left), top: Math.floor(top), right: Math.floor(right), bottom: Math.floor(bottom) };
+  return { left: floorNear(left), top: floorNear(top), right: floorNear(right), bottom: floorNear(bottom) };
+}
+
+/**
+ * How far below a whole pixel a path coordinate may fall and still count as on it: a file stores anchor points as
+ * fixed-point fractions of the canvas, so a point drawn on pixel 153 reads back as 152.99999994 (and one on 34 as
+ * 33.999998), which rounded down would shift the box by a whole pixel.
+ */
+const PATH_SNAP_PX = 1e-3;
+
+function floorNear(v: number): number {
+  return Math.floor(v + PATH_SNAP_PX);
 }

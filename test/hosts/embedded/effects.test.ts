@@ -27,10 +27,10 @@ const RATCHET: ReadonlyArray<{ file: string; rmse: number; share: number; why?: 
   { file: "psd-tools/effects/shape-fx2.psd", rmse: 4.3, share: 0.021, why: "the inside stroke's inner edge lands a fraction of a pixel off along slanted sides" },
   { file: "psd-tools/layer_params.psd", rmse: 4.9, share: 0.051, why: "the pillow emboss is approximated" },
   { file: "psd-tools/layer_effects.psd", rmse: 4.1, share: 0.068, why: "the emboss is approximated; one layer blends only its red and green channels; its text edges follow no model of their cached alpha" },
-  { file: "psd-tools/layer_comps.psd", rmse: 9.2, share: 0.446, why: "a 100 px inner bevel with gloss is approximated" },
+  { file: "psd-tools/layer_comps.psd", rmse: 9.2, share: 0.447, why: "a 100 px inner bevel with gloss is approximated" },
   { file: "psd-tools/effect-stroke-gradient.psd", rmse: 38.5, share: 0.226, why: "a noise gradient stroke is drawn as a plain ramp" },
-  { file: "psd-tools/fill_adjustments.psd", rmse: 36.2, share: 1, why: "adjustment layers are not rendered" },
-  { file: "psd-tools/effects/stroke-effects.psd", rmse: 7, share: 0.025, why: "strokes on paths with holes, and a gradient stroke, land a fraction of a pixel off" },
+  { file: "psd-tools/fill_adjustments.psd", rmse: 15, share: 1, why: "a chain of twelve adjustments, brightness/contrast and photo filter among them, drifts a few levels" },
+  { file: "psd-tools/effects/stroke-effects.psd", rmse: 6.9, share: 0.017, why: "strokes on paths with holes land a fraction of a pixel off" },
 ];
 
 describe("layer effects of real Photoshop files", () => {

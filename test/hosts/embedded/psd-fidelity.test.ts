@@ -18,6 +18,10 @@ import { connectedHost, ctx } from "./helpers.js";
 
 const ARTIFACT = join(resolve(import.meta.dirname, "../../.."), "test-artifacts", "psd-fidelity.json");
 const manifest = await loadManifest();
+/** Share of opened files (with a stored composite) whose export must be identical or close to Photoshop's. */
+const COMPOSITE_BAR = 0.9;
+/** Share of opened files that must save in place with nothing to lose and reopen the same. */
+const ROUND_TRIP_BAR = 0.95;
 
 describe("the PSD fidelity corpus through the embedded editor", () => {
   let host: HostAdapter;
@@ -50,6 +54,16 @@ describe("the PSD fidelity corpus through the embedded editor", () => {
       expect(sha256(await readFile(corpusFile(entry))), entry.path).toBe(entry.sha256);
       expect(entry.expected, `${entry.path} has recorded outcomes`).toBeDefined();
     }
+  });
+
+  it("the recorded outcomes hold the bar: 90 % of opened files match Photoshop's composite, 95 % save losslessly", () => {
+    // Each file is held to its record below, so the whole corpus is held to this too.
+    const opened = manifest.files.filter((entry) => entry.expected?.open === "opens");
+    const withReference = opened.filter((entry) => entry.expected?.composite !== undefined && entry.expected.composite !== "n/a");
+    const matching = withReference.filter((entry) => entry.expected?.composite === "identical" || entry.expected?.composite === "close");
+    const lossless = opened.filter((entry) => entry.expected?.roundTrip === "lossless");
+    expect(matching.length / withReference.length).toBeGreaterThanOrEqual(COMPOSITE_BAR);
+    expect(lossless.length / opened.length).toBeGreaterThanOrEqual(ROUND_TRIP_BAR);
   });
 
   it.each(manifest.files.map((entry) => [entry.path, entry] as const))(

@@ -91,10 +91,11 @@ function sortedStops<T extends { location: number; midpoint: number }>(stops: re
  * curve by `smooth` (the gradient's smoothness, 0 linear, 1 fully smooth).
  *
  * The smooth curve is a cubic Hermite through the stops whose slope at each inner stop is the secant of its two
- * neighbours (Catmull–Rom) and at the first and last stop half the secant to its neighbour. Measured on
- * Photoshop's renderings: a blue–yellow–blue stroke gradient at 100 % follows it to a level (its peak is flat, its
- * ends ease in), and for two stops it is exactly half linear, half smoothstep, the blend two-stop renderings
- * showed.
+ * neighbours (Catmull–Rom) and at the first and last stop half the secant to its neighbour, kept between the two
+ * stops it joins. Measured on Photoshop's renderings: a blue–yellow–blue stroke gradient at 100 % follows it to a
+ * level (its peak is flat, its ends ease in), three-stop grey and CMYK ramps match it where a steep neighbour
+ * would swing the cubic past a stop, and for two stops it is exactly half linear, half smoothstep, the blend
+ * two-stop renderings showed.
  */
 function sample(stops: readonly Stop[], x: number, smooth: number, toSpace?: (level: number) => number): number[] {
   const first = stops[0];
@@ -125,7 +126,8 @@ function sample(stops: readonly Stop[], x: number, smooth: number, toSpace?: (le
       const secant = (w - v) / span;
       const slopeA = vBefore && before && a.at - before.at + span > 0 ? (w - (vBefore[c] ?? v)) / (b.at - before.at) : secant / 2;
       const slopeB = vAfter && after && after.at - a.at > 0 ? ((vAfter[c] ?? w) - v) / (after.at - a.at) : secant / 2;
-      const cubic = v + (w - v) * h01 + span * (slopeA * h10 + slopeB * h11);
+      // Never past either stop of the segment: a steep neighbour would swing the cubic beyond them.
+      const cubic = Math.min(Math.max(v, w), Math.max(Math.min(v, w), v + (w - v) * h01 + span * (slopeA * h10 + slopeB * h11)));
       const straight = v + (w - v) * u;
       return straight + smooth * (cubic - straight);
     });

@@ -30,8 +30,11 @@ const RSS_SLACK_BYTES = 64 * MiB;
  * frames, growth peaked at 155-205 MiB on 2 cores; with no cap, 400 MiB.
  */
 const PARSE_AMPLIFICATION = 6;
-/** `/health` must answer; the bound is generous (tests never assert speed tightly), far from the 10 s stalls seen. */
-const HEALTH_WORST_MS = 2_000;
+/**
+ * `/health` must answer; the bound is generous (tests never assert speed tightly): a blocked event loop stalls it
+ * for 10 s and more, while a 2-core machine running the rest of the suite beside this file was seen at 2.5 s.
+ */
+const HEALTH_WORST_MS = 4_000;
 /** Deadline of one row: each takes a few seconds on 2 cores. */
 const ROW_TIMEOUT_MS = 45_000;
 

@@ -166,7 +166,11 @@ export function toReadablePsd(bytes: Uint8Array, options: { path?: string | unde
   const psb = source.version === 2;
   const maxPixels = options.maxPixels ?? Number.POSITIVE_INFINITY;
   const readableLayers = plain ? layers : layers.map((layer) => ({ ...layer, channels: oversized(layer, maxPixels) ? [] : layerToEditor(layer, source, psb) }));
-  const { merged, channels } = mergedOrNone(file, source);
+  // An 8-bit RGB or grey file with no extra channels needs its merged image as it is: a layered one is rewritten
+  // only for its layers (ids made unique), and decoding and re-encoding a poster-sized composite cost a third of
+  // the open. A flattened file's image is the document, so it still goes through the checked conversion.
+  const keepMerged = plain && source.extraChannels === 0 && layers.length > 0 && file.merged !== undefined;
+  const { merged, channels } = keepMerged ? { merged: file.merged, channels: file.header.channels } : mergedOrNone(file, source);
   const readable: PsdFile = {
     header: { ...file.header, channels, depth: 8, colorMode: source.opensAs === 3 ? COLOR_MODE.rgb : COLOR_MODE.grayscale },
     colorModeData: new Uint8Array(0),

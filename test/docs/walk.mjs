@@ -70,15 +70,25 @@ async function readerPaths() {
 }
 
 /** Waits until a client of the bridge (the one `proc` runs) is subscribed to every type in `types`. */
-function subscribed(proc, types) {
+function subscribed(proc, types, earlier) {
   return until(`a client subscribed to ${types.join(", ")}`, SUBSCRIBE_TIMEOUT_MS, async () => {
     if (proc.child.exitCode !== null || proc.child.signalCode !== null) throw new Error(`exited before it subscribed: ${proc.out.slice(0, 500)}`);
     const response = await http("/status").catch(() => undefined);
     if (response?.status !== 200) return undefined;
     const { clients } = await response.json();
-    // Attached only: a program stopped earlier leaves its logical client detached (resumable) with its subscriptions.
-    return clients.some((c) => c.state === "attached" && types.every((t) => c.subscriptions.includes(t))) ? true : undefined;
+    // A client the command made: one stopped earlier may still show as attached (its socket's close not yet read),
+    // and then leaves its subscriptions to a detached, resumable client.
+    const made = clients.filter((c) => !earlier.has(c.idPrefix));
+    return made.some((c) => c.state === "attached" && types.every((t) => c.subscriptions.includes(t))) ? true : undefined;
   });
+}
+
+/** The id prefixes of the clients the bridge has now (attached or not). */
+async function clientPrefixes() {
+  const response = await http("/status").catch(() => undefined);
+  if (response?.status !== 200) return new Set();
+  const { clients } = await response.json();
+  return new Set(clients.map((c) => c.idPrefix));
 }
 
 /**
@@ -168,9 +178,10 @@ export async function walkPage(page, machine, paths) {
         await step.check?.(ctx);
       } else if (step.background !== undefined) {
         result.mode = "run (background)";
+        const earlier = await clientPrefixes();
         const proc = start(machine, command, { cwd: ctx.cwd });
         try {
-          await subscribed(proc, step.background.types);
+          await subscribed(proc, step.background.types, earlier);
           await step.background.drive(ctx);
         } catch (error) {
           signalGroup(proc, "SIGKILL");

@@ -3,6 +3,11 @@
  * prediction (each row delta-coded: bytes at 8 bits, 16-bit values at 16; at 32 bits the row's bytes are first
  * split into four planes, most significant first, then delta-coded as bytes). Samples are big-endian, rows
  * `ceil(width × depth / 8)` bytes. ZIP goes through node:zlib.
+ *
+ * Synchronous on purpose, zlib included: reading and writing a PSD is one synchronous pass (ag-psd's reader and
+ * writer are too), and it runs in the embedded editor's own process (the bridge's default, `isolation: "process"`),
+ * never on the thread that serves clients. Only the in-thread editor of tests and the plugin test kit
+ * (`isolation: "inline"`) runs it beside its caller, where that is what was asked for.
  */
 import { deflateSync, inflateSync } from "node:zlib";
 import { psdFormatError } from "./binary.js";
@@ -169,6 +174,7 @@ export function decodeChannel(compression: number, data: Uint8Array, shape: Chan
       let raw: Uint8Array;
       try {
         // Bounded by the size the header declares: a small deflate stream cannot balloon.
+        // In the editor's process (see the file comment), capped at the channel's size.
         raw = new Uint8Array(inflateSync(data, { maxOutputLength: size }));
       } catch (cause) {
         throw psdFormatError(`ZIP channel data does not inflate to ${size} bytes (${(cause as Error).message})`, section, data.byteOffset);
@@ -186,6 +192,7 @@ export function decodeChannel(compression: number, data: Uint8Array, shape: Chan
 export function encodeChannel(raw: Uint8Array, shape: ChannelShape, compression: number): Uint8Array {
   if (raw.length === 0) return raw;
   if (compression === COMPRESSION.rle) return packRows(raw, shape.height, rowBytes(shape.width, shape.depth), shape.psb);
+  // In the editor's process, as a save's other steps (see the file comment).
   if (compression === COMPRESSION.zipPrediction) return new Uint8Array(deflateSync(predict(raw, shape)));
   if (compression === COMPRESSION.zip) return new Uint8Array(deflateSync(raw));
   return raw;

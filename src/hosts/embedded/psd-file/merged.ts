@@ -49,6 +49,7 @@ export function mergedChannels(merged: MergedImage, shape: ChannelShape, channel
     // Photoshop does not write ZIP here; other writers may (without prediction, which would need per-row state).
     let raw: Uint8Array;
     try {
+      // Synchronous in the editor's own process, as the rest of a PSD's reading (see `channels.ts`).
       raw = new Uint8Array(inflateSync(data, { maxOutputLength: size * channels }));
     } catch (cause) {
       throw psdFormatError(`ZIP image data does not inflate (${(cause as Error).message})`, "image data", data.byteOffset);

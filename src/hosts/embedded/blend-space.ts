@@ -14,7 +14,7 @@ import { BLEND_FUNCTIONS, NON_SEPARABLE, type Rgb } from "./blend-modes.js";
 import type { LayerMask } from "./document.js";
 import { overlap } from "./pixel-loops.js";
 import type { BlendSpace, Raster } from "./raster.js";
-import { ROW_BAND, type RowWork } from "./work.js";
+import { RowBands, type RowWork } from "./work.js";
 
 
 /** The space a document's layers blend in, from the mode and depth of its file; undefined for sRGB. */
@@ -112,12 +112,9 @@ export function blendInSpace(space: BlendSpace, dst: Raster, src: Raster, dx: nu
   const cb: Rgb = [0, 0, 0];
   const cs: Rgb = [0, 0, 0];
   const mixed: Rgb = [0, 0, 0];
-  let mark = y0;
+  const bands = new RowBands(work);
   for (let y = y0; y < y1; y++) {
-    if (work !== undefined && y - mark === ROW_BAND) {
-      work.rows(ROW_BAND);
-      mark = y;
-    }
+    bands.next();
     let si = ((y - dy) * src.width + (x0 - dx)) * 4;
     let di = (y * dst.width + x0) * 4;
     const my = y - (how.placed?.dy ?? 0);
@@ -163,7 +160,7 @@ export function blendInSpace(space: BlendSpace, dst: Raster, src: Raster, dx: nu
       d[di + 3] = ao * 255;
     }
   }
-  work?.rows(y1 - y0 - (mark - y0));
+  bands.end(y1 - y0);
 }
 
 /**

@@ -10,7 +10,7 @@
 import type { LayerMask } from "./document.js";
 import type { Raster } from "./raster.js";
 import { normalOnto, overlap, separableOnto } from "./pixel-loops.js";
-import { ROW_BAND, type RowWork } from "./work.js";
+import { RowBands, type RowWork } from "./work.js";
 import { BLEND_FUNCTIONS, blendTable, NON_SEPARABLE, type Rgb } from "./blend-modes.js";
 import { blendInSpace } from "./blend-space.js";
 
@@ -72,12 +72,9 @@ export function blendOnto(
   const cs: Rgb = [0, 0, 0];
   const mixed: Rgb = [0, 0, 0];
   const plainNormal = !blend && !nonSeparable;
-  let mark = y0;
+  const bands = new RowBands(work);
   for (let y = y0; y < y1; y++) {
-    if (work !== undefined && y - mark === ROW_BAND) {
-      work.rows(ROW_BAND);
-      mark = y;
-    }
+    bands.next();
     let si = ((y - dy) * src.width + (x0 - dx)) * 4;
     let di = (y * dst.width + x0) * 4;
     const my = y - mdy;
@@ -133,7 +130,7 @@ export function blendOnto(
       d[di + 3] = ao * 255;
     }
   }
-  work?.rows(rowsInBox - (mark - y0));
+  bands.end(rowsInBox);
 }
 
 /** A repeatable pseudo-random value in [0, 1) for a layer pixel: dissolve's pattern. */

@@ -9,7 +9,7 @@ import { blendInSpace } from "./blend-space.js";
 import type { LayerMask } from "./document.js";
 import { overlap } from "./pixel-loops.js";
 import type { Raster } from "./raster.js";
-import { ROW_BAND, type RowWork } from "./work.js";
+import { RowBands, type RowWork } from "./work.js";
 
 /**
  * Draws `src` (top-left at `dx, dy` in `dst`) source-atop `dst`: `co = αs·B(Cb, Cs) + (1 − αs)·Cb` where `dst`
@@ -42,12 +42,9 @@ export function atopOnto(
   const cs: Rgb = [0, 0, 0];
   const mixed: Rgb = [0, 0, 0];
   const mask = placed?.mask;
-  let mark = y0;
+  const bands = new RowBands(work);
   for (let y = y0; y < y1; y++) {
-    if (work !== undefined && y - mark === ROW_BAND) {
-      work.rows(ROW_BAND);
-      mark = y;
-    }
+    bands.next();
     let si = ((y - dy) * src.width + (x0 - dx)) * 4;
     let di = (y * dst.width + x0) * 4;
     const my = y - (placed?.dy ?? 0);
@@ -79,5 +76,5 @@ export function atopOnto(
       }
     }
   }
-  work?.rows(y1 - y0 - (mark - y0));
+  bands.end(y1 - y0);
 }

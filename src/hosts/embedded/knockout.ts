@@ -12,7 +12,7 @@
 import type { Raster } from "./raster.js";
 import { overlap } from "./pixel-loops.js";
 import type { LayerMask } from "./document.js";
-import { ROW_BAND, type RowWork } from "./work.js";
+import { RowBands, type RowWork } from "./work.js";
 
 /** Draws `src` onto `dst` with its opacity, mode and mask: the compositor's `blendOnto`. */
 export type Draw = (dst: Raster, src: Raster, dx: number, dy: number) => void;
@@ -47,12 +47,9 @@ export function knockOutOnto(
   const d = dst.data;
   const s = src.data;
   const o = over.data;
-  let mark = 0;
+  const bands = new RowBands(work);
   for (let y = 0; y < height; y++) {
-    if (work !== undefined && y - mark === ROW_BAND) {
-      work.rows(ROW_BAND);
-      mark = y;
-    }
+    bands.next();
     for (let x = 0; x < width; x++) {
       let f = (s[((y0 + y - dy) * src.width + (x0 + x - dx)) * 4 + 3] as number) / 255;
       if (f === 0) continue;
@@ -78,7 +75,7 @@ export function knockOutOnto(
       d[di + 3] = ao * 255;
     }
   }
-  work?.rows(height - mark);
+  bands.end(height);
 }
 
 /** `src` with every pixel it covers at all made opaque: its colour at full coverage. */

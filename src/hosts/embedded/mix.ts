@@ -5,7 +5,7 @@
 import type { PlacedMask } from "./blend.js";
 import type { Raster } from "./raster.js";
 import { emptyRaster } from "./raster.js";
-import { ROW_BAND, type RowWork } from "./work.js";
+import { RowBands, type RowWork } from "./work.js";
 import { lerpInSpace } from "./blend-space.js";
 
 /**
@@ -21,13 +21,10 @@ export function lerpInto(dst: Raster, target: Raster, t: number, placed: PlacedM
   const d = dst.data;
   const g = target.data;
   const rowBytes = dst.width * 4;
-  let mark = 0;
+  const bands = new RowBands(work);
   const row = placed ? new Float32Array(dst.width) : undefined;
   for (let y = 0; y < dst.height; y++) {
-    if (work !== undefined && y - mark === ROW_BAND) {
-      work.rows(ROW_BAND);
-      mark = y;
-    }
+    bands.next();
     if (placed && row) {
       maskRow(placed, y, row, t);
       lerpRowMasked(d, g, y * rowBytes, row);
@@ -35,7 +32,7 @@ export function lerpInto(dst: Raster, target: Raster, t: number, placed: PlacedM
       lerpRow(d, g, y * rowBytes, (y + 1) * rowBytes, t);
     }
   }
-  work?.rows(dst.height - mark);
+  bands.end(dst.height);
 }
 
 /** The mask's value (0–1) at pixel `(x, y)` of the destination. */

@@ -4,7 +4,7 @@
  * rows (a cancelled call throws from there) and once at its end.
  */
 import type { Raster } from "./raster.js";
-import { ROW_BAND, type RowWork } from "./work.js";
+import { RowBands, type RowWork } from "./work.js";
 
 /** The part of `dst` that `src`, placed with its top-left at `(dx, dy)`, covers; null when they do not overlap. */
 export function overlap(dst: Raster, src: Raster, dx: number, dy: number): { x0: number; y0: number; x1: number; y1: number } | null {
@@ -28,12 +28,9 @@ export function normalOnto(dst: Raster, src: Raster, dx: number, dy: number, opa
   const s = new Uint8Array(src.data.buffer, src.data.byteOffset, src.data.length);
   const rowBytes = (x1 - x0) * 4;
   const scale = opacity / 255;
-  let mark = y0;
+  const bands = new RowBands(work);
   for (let y = y0; y < y1; y++) {
-    if (work !== undefined && y - mark === ROW_BAND) {
-      work.rows(ROW_BAND);
-      mark = y;
-    }
+    bands.next();
     const sRow = ((y - dy) * src.width + (x0 - dx)) * 4;
     const dRow = (y * dst.width + x0) * 4;
     let si = sRow;
@@ -62,7 +59,7 @@ export function normalOnto(dst: Raster, src: Raster, dx: number, dy: number, opa
       d[di + 3] = ao * 255 + 0.5;
     }
   }
-  work?.rows(y1 - mark);
+  bands.end(y1 - y0);
 }
 
 /**
@@ -85,12 +82,9 @@ export function separableOnto(
   const d = new Uint8Array(dst.data.buffer, dst.data.byteOffset, dst.data.length);
   const s = new Uint8Array(src.data.buffer, src.data.byteOffset, src.data.length);
   const scale = opacity / 255;
-  let mark = y0;
+  const bands = new RowBands(work);
   for (let y = y0; y < y1; y++) {
-    if (work !== undefined && y - mark === ROW_BAND) {
-      work.rows(ROW_BAND);
-      mark = y;
-    }
+    bands.next();
     let si = ((y - dy) * src.width + (x0 - dx)) * 4;
     let di = (y * dst.width + x0) * 4;
     for (let x = x0; x < x1; x++, si += 4, di += 4) {
@@ -120,7 +114,7 @@ export function separableOnto(
       d[di + 3] = ao * 255 + 0.5;
     }
   }
-  work?.rows(y1 - mark);
+  bands.end(y1 - y0);
 }
 
 /** Copies the overlapping part of `src` (top-left at `dx, dy`) into `dst`, replacing its pixels. */
@@ -128,14 +122,11 @@ export function copyOnto(dst: Raster, src: Raster, dx: number, dy: number, work?
   const box = overlap(dst, src, dx, dy);
   if (box === null) return;
   const { x0, y0, x1, y1 } = box;
-  let mark = y0;
+  const bands = new RowBands(work);
   for (let y = y0; y < y1; y++) {
-    if (work !== undefined && y - mark === ROW_BAND) {
-      work.rows(ROW_BAND);
-      mark = y;
-    }
+    bands.next();
     const from = ((y - dy) * src.width + (x0 - dx)) * 4;
     dst.data.set(src.data.subarray(from, from + (x1 - x0) * 4), (y * dst.width + x0) * 4);
   }
-  work?.rows(y1 - mark);
+  bands.end(y1 - y0);
 }

@@ -33,6 +33,40 @@ export interface RowWork {
 }
 
 /**
+ * A pixel loop's rows counted into `work` every {@link ROW_BAND} rows: `next()` at the top of each row, `end(total)`
+ * once the loop is over, which reports the rest of the `total` rows the loop announced (each report is a
+ * checkpoint, so either may throw to stop the loop). Without `work` it does nothing.
+ *
+ * @example
+ * const bands = new RowBands(work);
+ * for (let y = y0; y < y1; y++) {
+ *   bands.next();
+ *   // …one row…
+ * }
+ * bands.end(y1 - y0);
+ */
+export class RowBands {
+  private reported = 0;
+  private inBand = 0;
+
+  constructor(private readonly work: RowWork | undefined) {}
+
+  next(): void {
+    if (this.work === undefined) return;
+    if (this.inBand === ROW_BAND) {
+      this.work.rows(ROW_BAND);
+      this.reported += ROW_BAND;
+      this.inBand = 0;
+    }
+    this.inBand++;
+  }
+
+  end(total: number): void {
+    this.work?.rows(total - this.reported);
+  }
+}
+
+/**
  * Stages of one operation reported as `done` of `total` units (`message` names what runs now). Each stage call
  * is a checkpoint too. Loops inside a stage count their rows with {@link Stages.rows}.
  */

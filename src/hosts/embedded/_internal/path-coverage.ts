@@ -4,7 +4,7 @@
  * horizontal extent, so vertical edges are exact and horizontal ones are right to 1/16. Spans go into a
  * difference array, so a long span costs the same as a short one.
  */
-import { ROW_BAND, type RowWork } from "../work.js";
+import { ROW_BAND, RowBands, type RowWork } from "../work.js";
 
 /** Sample lines per pixel row: 16 puts an edge at a half pixel at exactly 0.5 and keeps errors under 1/32. */
 export const SUBSCANLINES = 16;
@@ -42,12 +42,9 @@ export function polygonCoverage(polygons: readonly Polygon[], rule: "even-odd" |
   const crossings: Array<{ x: number; dir: number }> = [];
   let next = 0;
   let active: Edge[] = [];
-  let mark = 0;
+  const bands = new RowBands(work);
   for (let row = 0; row < box.height; row++) {
-    if (work !== undefined && row - mark === ROW_BAND) {
-      work.rows(ROW_BAND);
-      mark = row;
-    }
+    bands.next();
     acc.fill(0);
     const py = box.y + row;
     for (let k = 0; k < SUBSCANLINES; k++) {
@@ -75,7 +72,7 @@ export function polygonCoverage(polygons: readonly Polygon[], rule: "even-odd" |
       out[base + x] = Math.min(1, Math.max(0, run / SUBSCANLINES));
     }
   }
-  work?.rows(box.height - mark);
+  bands.end(box.height);
 }
 
 /** Adds a span `[a, b)` (box coordinates) to a row's difference array: fractional ends, whole pixels between. */

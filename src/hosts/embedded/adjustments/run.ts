@@ -4,7 +4,7 @@
  * flat areas and limited palettes (most real layers) cost one lookup instead of one colour-space round trip.
  */
 import { emptyRaster, type Raster } from "../raster.js";
-import { ROW_BAND, type RowWork } from "../work.js";
+import { ROW_BAND, RowBands, type RowWork } from "../work.js";
 import type { ColorProgram } from "./program.js";
 
 /** Entries of the colour cache: 64 Ki colours, 512 KiB, a miss rate near zero on flat artwork. */
@@ -18,12 +18,9 @@ export function runProgram(program: ColorProgram, pixels: Raster, work?: RowWork
   const rowBytes = pixels.width * 4;
   const pixel = program.kind === "color" ? cachedColor(program.fn) : undefined;
   const tables = program.kind === "tables" ? program.tables : undefined;
-  let mark = 0;
+  const bands = new RowBands(work);
   for (let y = 0; y < pixels.height; y++) {
-    if (work !== undefined && y - mark === ROW_BAND) {
-      work.rows(ROW_BAND);
-      mark = y;
-    }
+    bands.next();
     const end = (y + 1) * rowBytes;
     if (tables) {
       const [tr, tg, tb] = tables;
@@ -43,7 +40,7 @@ export function runProgram(program: ColorProgram, pixels: Raster, work?: RowWork
       }
     }
   }
-  work?.rows(pixels.height - mark);
+  bands.end(pixels.height);
   return out;
 }
 

@@ -5,7 +5,7 @@
  * that pixel's coverage places the edge inside it, so anti-aliased and half-transparent edges grow smoothly
  * (a pixel of 20 % coverage moves the edge 0.8 px back) instead of in whole-pixel steps.
  */
-import { ROW_BAND, type RowWork } from "../work.js";
+import { RowBands, type RowWork } from "../work.js";
 import type { Plane } from "./planes.js";
 
 /** "No covered pixel in this column": farther than any plane is wide. */
@@ -70,12 +70,9 @@ function nearestCovered(values: Float32Array, width: number, height: number, wor
   const hull = new Int32Array(width);
   const bounds = new Float64Array(width + 1);
   const f = new Float64Array(width);
-  let mark = 0;
+  const bands = new RowBands(work);
   for (let y = 0; y < height; y++) {
-    if (work !== undefined && y - mark === ROW_BAND) {
-      work.rows(ROW_BAND);
-      mark = y;
-    }
+    bands.next();
     const row = y * width;
     let k = -1;
     for (let q = 0; q < width; q++) {
@@ -111,6 +108,6 @@ function nearestCovered(values: Float32Array, width: number, height: number, wor
       site[row + x] = (colRow[row + q] as number) * width + q;
     }
   }
-  work?.rows(height - mark);
+  bands.end(height);
   return { dist2, site };
 }

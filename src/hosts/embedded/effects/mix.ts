@@ -7,7 +7,7 @@
 import type { HostBounds } from "../../../protocol/index.js";
 import type { PixelLayer } from "../document.js";
 import type { Raster } from "../raster.js";
-import { ROW_BAND, type RowWork } from "../work.js";
+import { RowBands, type RowWork } from "../work.js";
 import type { Plane } from "./planes.js";
 
 /**
@@ -57,12 +57,9 @@ export function mixInto(out: Raster, region: HostBounds, interior: Raster, shape
   const d = new Uint8Array(out.data.buffer, out.data.byteOffset, out.data.length);
   const v = interior.data;
   const a = shape.data;
-  let mark = 0;
+  const bands = new RowBands(work);
   for (let y = 0; y < height; y++) {
-    if (work !== undefined && y - mark === ROW_BAND) {
-      work.rows(ROW_BAND);
-      mark = y;
-    }
+    bands.next();
     let di = ((box.top + y - region.top) * out.width + (box.left - region.left)) * 4;
     let o = y * width * 4;
     for (let i = y * width, end = i + width; i < end; i++, di += 4, o += 4) {
@@ -83,5 +80,5 @@ export function mixInto(out: Raster, region: HostBounds, interior: Raster, shape
       d[di + 3] = oa * 255 + 0.5;
     }
   }
-  work?.rows(height - mark);
+  bands.end(height);
 }

@@ -7,7 +7,7 @@
 import type { HostBounds } from "../../../protocol/index.js";
 import type { LayerMask, PixelLayer } from "../document.js";
 import { effectiveMask } from "../masks.js";
-import { ROW_BAND, type RowWork } from "../work.js";
+import { RowBands, type RowWork } from "../work.js";
 
 /** Values in 0–1 over `box` (document coordinates), row-major. */
 export interface Plane {
@@ -149,12 +149,9 @@ function vertical(plane: Plane, src: Float32Array, dst: Float32Array, before: nu
     if (k < 0 || k >= height) for (let x = 0; x < width; x++) sums[x] = (sums[x] as number) + outside;
     else for (let x = 0; x < width; x++) sums[x] = (sums[x] as number) + (src[k * width + x] as number);
   }
-  let mark = 0;
+  const bands = new RowBands(work);
   for (let y = 0; y < height; y++) {
-    if (work !== undefined && y - mark === ROW_BAND) {
-      work.rows(ROW_BAND);
-      mark = y;
-    }
+    bands.next();
     const row = y * width;
     const enter = y + after + 1;
     const leave = y - before;
@@ -166,7 +163,7 @@ function vertical(plane: Plane, src: Float32Array, dst: Float32Array, before: nu
       sums[x] = s + (enterRow >= 0 ? (src[enterRow + x] as number) : outside) - (leaveRow >= 0 ? (src[leaveRow + x] as number) : outside);
     }
   }
-  work?.rows(height - mark);
+  bands.end(height);
 }
 
 /** The plane's value at document pixel `(x, y)`, or `outside` beyond its box. */

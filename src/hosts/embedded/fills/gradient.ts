@@ -21,7 +21,7 @@ import type { EffectSolidGradient, ExtraGradientInfo } from "ag-psd";
 import type { HostBounds } from "../../../protocol/index.js";
 import { buildRamp, RAMP_SIZE } from "../_internal/gradient-ramp.js";
 import { emptyRaster, type Raster } from "../raster.js";
-import { ROW_BAND, type RowWork } from "../work.js";
+import { RowBands, type RowWork } from "../work.js";
 
 /** Offset of the ramp's last entry. */
 const LAST = (RAMP_SIZE - 1) * 4;
@@ -40,12 +40,9 @@ export function renderGradient(content: GradientContent, region: HostBounds, box
   const ramp = buildRamp(content, { scale: "descriptor", reverse: content.reverse, method: content.interpolationMethod, linearStops: linear });
   const position = gradientPosition(content, box);
   const d = out.data;
-  let mark = 0;
+  const bands = new RowBands(work);
   for (let y = 0; y < height; y++) {
-    if (work !== undefined && y - mark === ROW_BAND) {
-      work.rows(ROW_BAND);
-      mark = y;
-    }
+    bands.next();
     const py = region.top + y;
     let o = y * width * 4;
     for (let x = 0; x < width; x++, o += 4) {
@@ -57,7 +54,7 @@ export function renderGradient(content: GradientContent, region: HostBounds, box
       d[o + 3] = ramp[i + 3] as number;
     }
   }
-  work?.rows(height - mark);
+  bands.end(height);
   return out;
 }
 

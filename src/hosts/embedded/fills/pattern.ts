@@ -8,7 +8,7 @@ import { BridgeError } from "../../../protocol/index.js";
 import type { HostBounds } from "../../../protocol/index.js";
 import { hasPixels, sampleTile } from "../_internal/pattern-sample.js";
 import { emptyRaster, type Raster } from "../raster.js";
-import { ROW_BAND, type RowWork } from "../work.js";
+import { RowBands, type RowWork } from "../work.js";
 
 /** Where and how a pattern lies. */
 export interface PatternPlacement {
@@ -37,12 +37,9 @@ export function renderPattern(pattern: PatternInfo, placement: PatternPlacement,
   const whole = scale === 1 && Number.isInteger(phaseX) && Number.isInteger(phaseY);
   const src = pattern.data;
   const d = out.data;
-  let mark = 0;
+  const bands = new RowBands(work);
   for (let y = 0; y < height; y++) {
-    if (work !== undefined && y - mark === ROW_BAND) {
-      work.rows(ROW_BAND);
-      mark = y;
-    }
+    bands.next();
     if (!whole) {
       for (let x = 0; x < width; x++) sampleTile(pattern, place, region.left + x, region.top + y, d, (y * width + x) * 4);
       continue;
@@ -58,6 +55,6 @@ export function renderPattern(pattern: PatternInfo, placement: PatternPlacement,
       d[o + 3] = src[s + 3] ?? 255;
     }
   }
-  work?.rows(height - mark);
+  bands.end(height);
   return out;
 }

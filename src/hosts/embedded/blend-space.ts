@@ -11,7 +11,7 @@
  */
 import { labToLinearSrgb, linearToSrgb, rgbToLab, srgbToLinear } from "./psd-file/color.js";
 import { BLEND_FUNCTIONS, NON_SEPARABLE, type Rgb } from "./blend-modes.js";
-import type { LayerMask } from "./document.js";
+import type { PlacedMask } from "./masks.js";
 import { overlap } from "./pixel-loops.js";
 import type { BlendSpace, Raster } from "./raster.js";
 import { RowBands, type RowWork } from "./work.js";
@@ -90,7 +90,7 @@ function fromSpace(space: BlendSpace, c: Rgb, bytes: Uint8ClampedArray, i: numbe
 export interface SpacedBlend {
   readonly opacity: number;
   readonly blendMode: string;
-  readonly placed?: { readonly mask: LayerMask; readonly dx: number; readonly dy: number } | undefined;
+  readonly placed?: PlacedMask | undefined;
   readonly atop?: boolean | undefined;
   /** A pixel's chance of being drawn whole (dissolve); undefined for every other mode. */
   readonly dissolve?: ((x: number, y: number) => number) | undefined;

@@ -6,7 +6,7 @@
  */
 import { BLEND_FUNCTIONS, blendTable, NON_SEPARABLE, type Rgb } from "./blend-modes.js";
 import { blendInSpace } from "./blend-space.js";
-import type { LayerMask } from "./document.js";
+import type { PlacedMask } from "./masks.js";
 import { overlap } from "./pixel-loops.js";
 import type { Raster } from "./raster.js";
 import { RowBands, type RowWork } from "./work.js";
@@ -23,7 +23,7 @@ export function atopOnto(
   dy: number,
   opacity: number,
   blendMode: string,
-  placed?: { readonly mask: LayerMask; readonly dx: number; readonly dy: number },
+  placed?: PlacedMask,
   work?: RowWork,
 ): void {
   if (dst.space !== undefined) {

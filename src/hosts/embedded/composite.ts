@@ -11,10 +11,10 @@ import { boundsToRect, cropRaster, emptyRaster, isEmptyBounds } from "./raster.j
 import { layerBounds } from "./tree.js";
 import { copyOnto } from "./pixel-loops.js";
 import type { RowWork } from "./work.js";
-import { blendOnto, type PlacedMask } from "./blend.js";
+import { blendOnto } from "./blend.js";
 import { backdropRemoved, lerpInto, maskInPlace } from "./mix.js";
 import { atopOnto } from "./clipping.js";
-import { drawnFromRecord, effectiveMask, productMask } from "./masks.js";
+import { drawnFromRecord, effectiveMask, type PlacedMask, productMask } from "./masks.js";
 import { knockOutOnto } from "./knockout.js";
 import { artboardCanvas, artboardRect, clipToArtboard } from "./artboard.js";
 import { drawRecordedLayer, recordedRows } from "./content-layers.js";

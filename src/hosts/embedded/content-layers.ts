@@ -8,9 +8,9 @@ import type { HostBounds } from "../../protocol/index.js";
 import { applyAdjustment } from "./adjustments/index.js";
 import { atopOnto } from "./clipping.js";
 import { drawLayer, type StyleContext } from "./effects/index.js";
-import type { LayerMask, PixelLayer, SourceColor } from "./document.js";
+import type { PixelLayer, SourceColor } from "./document.js";
 import { pathBounds, renderFill } from "./fills/index.js";
-import { drawnFromRecord } from "./masks.js";
+import { drawnFromRecord, type PlacedMask } from "./masks.js";
 import type { Raster } from "./raster.js";
 import type { RowWork } from "./work.js";
 
@@ -27,19 +27,13 @@ export interface ContentContext {
   readonly sourceColor?: SourceColor | undefined;
 }
 
-/** A mask placed in a raster's coordinates, as the compositor passes it. */
-export interface Placed {
-  readonly mask: LayerMask;
-  readonly dx: number;
-  readonly dy: number;
-}
 
 /**
  * Applies an adjustment layer to `dst` (what is below it in its group, covering `region`): the adjusted picture
  * mixed in with the layer's blend mode, opacity and mask; alpha stays as it was (an adjustment changes colours,
  * never coverage). A layer without a record of its adjustment does nothing.
  */
-export function adjustOnto(dst: Raster, layer: PixelLayer, opacity: number, placed: Placed | undefined, context: ContentContext, work?: RowWork): void {
+export function adjustOnto(dst: Raster, layer: PixelLayer, opacity: number, placed: PlacedMask | undefined, context: ContentContext, work?: RowWork): void {
   const adjustment = layer.record?.adjustment;
   if (adjustment === undefined || opacity <= 0) return;
   const adjusted = applyAdjustment(adjustment, dst, { grayscale: context.grayscale === true, ...(work ? { work } : {}) });
@@ -81,7 +75,7 @@ export function drawRecordedLayer(
   out: Raster,
   layer: PixelLayer,
   region: HostBounds,
-  placed: Placed | undefined,
+  placed: PlacedMask | undefined,
   style: StyleContext | undefined,
   options: { atop?: boolean | undefined; work?: RowWork | undefined } = {},
 ): boolean {

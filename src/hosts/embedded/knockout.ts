@@ -11,7 +11,7 @@
  */
 import type { Raster } from "./raster.js";
 import { overlap } from "./pixel-loops.js";
-import type { LayerMask } from "./document.js";
+import type { PlacedMask } from "./masks.js";
 import { RowBands, type RowWork } from "./work.js";
 
 /** Draws `src` onto `dst` with its opacity, mode and mask: the compositor's `blendOnto`. */
@@ -28,7 +28,7 @@ export function knockOutOnto(
   src: Raster,
   dx: number,
   dy: number,
-  placed: { readonly mask: LayerMask; readonly dx: number; readonly dy: number } | undefined,
+  placed: PlacedMask | undefined,
   draw: Draw,
   work?: RowWork,
 ): void {

@@ -11,6 +11,13 @@ import { isEmptyBounds } from "./raster.js";
 /** Largest feather radius rendered, in pixels: Photoshop's own limit for mask feather is 1000 px. */
 export const MAX_MASK_FEATHER_PX = 1000;
 
+/** A mask placed in the destination raster's coordinates: its `(0, 0)` at `(dx, dy)` there. */
+export interface PlacedMask {
+  readonly mask: LayerMask;
+  readonly dx: number;
+  readonly dy: number;
+}
+
 /** The masks of a layer as the model keeps them. */
 export interface LayerMasks {
   readonly mask?: LayerMask | undefined;

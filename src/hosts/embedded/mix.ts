@@ -2,7 +2,7 @@
  * Mixing whole rasters by a mask: a pass-through group's opacity and mask fading its result toward the backdrop,
  * a group's mask cutting its composite, and the backdrop taken back out of a non-isolated group.
  */
-import type { PlacedMask } from "./blend.js";
+import type { PlacedMask } from "./masks.js";
 import type { Raster } from "./raster.js";
 import { emptyRaster } from "./raster.js";
 import { RowBands, type RowWork } from "./work.js";

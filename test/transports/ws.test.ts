@@ -1,6 +1,7 @@
 import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
 import { ConnectedEventDataSchema, ErrorEventDataSchema, PROTOCOL_VERSION } from "../../src/protocol/index.js";
+import { greeting, newClientGreeting } from "../../src/transports/ws/connection.js";
 import { startBridge } from "../helpers/bridge.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
 import { refusedUpgrade, TestClient, waitForClient } from "../helpers/ws-client.js";
@@ -14,6 +15,25 @@ describe("WebSocket handshake", () => {
     expect(ConnectedEventDataSchema.safeParse(client.frames[0]!.data).success).toBe(true);
     expect(client.hello).toMatchObject({ resumed: false, protocolVersion: PROTOCOL_VERSION });
     expect(client.hello.clientId).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it("a new client's greeting, serialized once per server, is the JSON of the full `connected` object", async () => {
+    const server = { name: "image-editor-bridge", version: "9.9.9-\"quoted\"" };
+    for (const binary of [false, true]) {
+      const id = `id-${binary}-"\\`;
+      const fast = newClientGreeting(server, id, binary);
+      const full = {
+        type: "connected",
+        data: { clientId: id, resumed: false, protocolVersion: PROTOCOL_VERSION, server, features: binary ? ["binary", "cancel", "progress", "batch"] : ["cancel", "progress", "batch"] },
+      };
+      expect(fast).toBe(JSON.stringify(full));
+      // A resumed client's greeting (replay counts) and a plugin endpoint's (its name) are built in full.
+      const resumed = JSON.parse(greeting(server, { id, endpoint: "root" }, binary, { frames: [], lost: 2 }, 0)) as { data: Record<string, unknown> };
+      expect(resumed.data).toMatchObject({ clientId: id, resumed: true, replayed: 0, lost: 2 });
+      expect(ConnectedEventDataSchema.safeParse(resumed.data).success).toBe(true);
+    }
+    const plugin = JSON.parse(greeting(server, { id: "p", endpoint: "stats" }, false, undefined, 0)) as { data: Record<string, unknown> };
+    expect(plugin.data).toMatchObject({ clientId: "p", resumed: false, endpoint: "stats" });
   });
 
   it("a request without params is accepted as if params were absent", async () => {

@@ -22,6 +22,41 @@ import { errorEvent, WsSession } from "./session.js";
 const WS_FEATURES = [CANCEL_FEATURE, PROGRESS_FEATURE, BATCH_FEATURE];
 const BINARY_FEATURES = [BINARY_FEATURE, ...WS_FEATURES];
 
+/** What follows the client id in a new root client's greeting, per server identity: `[plain, binary]`. */
+const greetingTails = new WeakMap<TransportTarget["server"], readonly [string, string]>();
+
+/**
+ * The `connected` frame of a new client of the root endpoint: everything but its id is the same for every such
+ * client of a server, so it is serialized once and the id put in front (the same JSON as `greeting` would write).
+ */
+export function newClientGreeting(server: TransportTarget["server"], clientId: string, binary: boolean): string {
+  let tails = greetingTails.get(server);
+  if (tails === undefined) {
+    const tail = (features: string[]): string => {
+      const rest: Omit<ConnectedEventData, "clientId"> = { resumed: false, protocolVersion: PROTOCOL_VERSION, server, features };
+      return `${JSON.stringify(rest).slice(1)}}`;
+    };
+    tails = [tail(WS_FEATURES), tail(BINARY_FEATURES)];
+    greetingTails.set(server, tails);
+  }
+  return `{"type":"${CONNECTION_EVENTS.connected}","data":{"clientId":${JSON.stringify(clientId)},${tails[binary ? 1 : 0]}`;
+}
+
+/** The `connected` frame, as its schema types it (`ConnectedEventDataSchema`): what clients parse is what is sent. */
+export function greeting(server: TransportTarget["server"], client: Pick<LogicalClient, "id" | "endpoint">, binary: boolean, batch: ReplayBatch | undefined, replayed: number): string {
+  if (batch === undefined && client.endpoint === "root") return newClientGreeting(server, client.id, binary);
+  const connected: ConnectedEventData = {
+    clientId: client.id,
+    resumed: batch !== undefined,
+    protocolVersion: PROTOCOL_VERSION,
+    server,
+    ...(client.endpoint !== "root" ? { endpoint: client.endpoint } : {}),
+    ...(batch !== undefined ? { replayed, lost: batch.lost } : {}),
+    features: binary ? BINARY_FEATURES : WS_FEATURES,
+  };
+  return JSON.stringify({ type: CONNECTION_EVENTS.connected, data: connected });
+}
+
 /** Answers an accepted socket that may not stay: an `error` event, then a close. */
 export function refuse(ws: WebSocket, target: TransportTarget, error: BridgeError, code: number): void {
   ws.send(errorEvent(target.dispatcher.toWireError(error, {})));
@@ -85,18 +120,7 @@ function serve(ws: WebSocket, socket: WsClientSocket, target: TransportTarget, c
   const resumed = batch !== undefined;
   const replayed = batch === undefined ? 0 : messageCount(socket, batch.frames);
   target.log.info({ actor: client.logName, endpoint, name: client.name, resumed, replayed, binary: socket.binary }, "client connected");
-
-  // The handshake is typed by its schema (`ConnectedEventDataSchema`): what clients parse is what is sent.
-  const connected: ConnectedEventData = {
-    clientId: client.id,
-    resumed,
-    protocolVersion: PROTOCOL_VERSION,
-    server: target.server,
-    ...(endpoint !== "root" ? { endpoint } : {}),
-    ...(batch !== undefined ? { replayed, lost: batch.lost } : {}),
-    features: socket.binary ? BINARY_FEATURES : WS_FEATURES,
-  };
-  socket.send(JSON.stringify({ type: CONNECTION_EVENTS.connected, data: connected }));
+  socket.send(greeting(target.server, client, socket.binary, batch, replayed));
   for (const frame of batch?.frames ?? []) sendFrame(socket, frame);
   new WsSession(ws, socket, target, client);
 }

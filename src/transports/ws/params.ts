@@ -56,3 +56,6 @@ export function parseConnectParams(query: URLSearchParams): ConnectParams | Brid
   }
   return { resume: query.get("resume") ?? undefined, takeover, name, editor: query.get("editor") ?? undefined, binary };
 }
+
+/** What an upgrade with no query asks for (a new client, takeover allowed, no name, no editor, no `binary`). */
+export const NO_CONNECT_PARAMS: ConnectParams = Object.freeze({ resume: undefined, takeover: true, name: undefined, editor: undefined, binary: false });

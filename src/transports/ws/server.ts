@@ -8,7 +8,7 @@ import type { ConnectionGate } from "../connections.js";
 import { inboundBudgetFor, inboundOwner } from "../inbound.js";
 import { bindConnection, refuse } from "./connection.js";
 import { watchInboundFrames } from "./inbound-frames.js";
-import { parseConnectParams } from "./params.js";
+import { NO_CONNECT_PARAMS, parseConnectParams, type ConnectParams } from "./params.js";
 
 /** Root endpoint path; plugin endpoints are `/ws/{pluginId}`. */
 export const WS_PATH = "/ws";
@@ -39,10 +39,13 @@ function rejectUpgrade(socket: Duplex, error: ProtocolError): void {
   );
 }
 
-/** The request target as a URL, or undefined for one that does not parse (`//`, `//host:99999/`). */
-function upgradeUrl(target: string | undefined): URL | undefined {
+/** The request target's path and what its query asks for, or undefined for a target that does not parse (`//`, `//host:99999/`). */
+function upgradeTarget(target: string | undefined): { pathname: string; params: ConnectParams | BridgeError } | undefined {
+  // Nearly every upgrade is a plain `/ws`: no URL to build for it.
+  if (target === WS_PATH) return { pathname: WS_PATH, params: NO_CONNECT_PARAMS };
   try {
-    return new URL(target ?? "/", "http://bridge");
+    const url = new URL(target ?? "/", "http://bridge");
+    return { pathname: url.pathname, params: parseConnectParams(url.searchParams) };
   } catch {
     return undefined;
   }
@@ -91,7 +94,7 @@ export function attachWebSocket(server: Server, target: TransportTarget, connect
   const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer, claimed: boolean): void => {
     // Past the socket caps the upgrade is answered there (503 or 429) before anything else is read.
     if (!claimed && connections !== undefined && !connections.admitUpgrade(req, socket)) return;
-    const url = upgradeUrl(req.url);
+    const url = upgradeTarget(req.url);
     if (url === undefined) {
       rejectUpgrade(socket, target.dispatcher.toWireError(new BridgeError("BAD_REQUEST", "The upgrade request's target is not a valid path", { details: { target: req.url } }), {}));
       return;
@@ -104,7 +107,7 @@ export function attachWebSocket(server: Server, target: TransportTarget, connect
     let refusal: BridgeError | null = null;
     if (endpoint === undefined) refusal = new BridgeError("NOT_FOUND", `No WebSocket endpoint at ${url.pathname}`);
     else refusal = checkAccess(header, target.security);
-    const params = parseConnectParams(url.searchParams);
+    const params = url.params;
     if (refusal === null && isBridgeError(params)) refusal = params;
     if (refusal === null && !isBridgeError(params) && params.editor !== undefined) refusal = target.checkEditor(params.editor);
     if (refusal === null && !target.accepting()) refusal = new BridgeError("SHUTTING_DOWN", "The bridge is shutting down");

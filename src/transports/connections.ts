@@ -68,8 +68,8 @@ interface SocketState {
   readonly trusted: boolean;
   /** The address this socket counts against, if any. */
   address: string | undefined;
-  /** Until the first request or upgrade. */
-  idle: NodeJS.Timeout | undefined;
+  /** When it must have asked for something (`idleConnectionMs` after it arrived); 0 once it has. */
+  idleDeadline: number;
   refused: boolean;
   /** Counted in `open` (until closed or evicted). */
   counted: boolean;
@@ -165,8 +165,27 @@ export function guardConnections(server: Server, limits: Limits, options: Connec
   let open = 0;
   let full = false;
   const tally = { refusedFull: 0, refusedReserve: 0, refusedPerAddress: 0, idleClosed: 0, silentEvicted: 0 };
-  /** Sockets that have sent no request or upgrade yet, oldest first: the first to go when the cap is reached. */
+  /**
+   * Sockets that have sent no request or upgrade yet, oldest first: the first to go when the cap is reached, and
+   * the ones the idle deadline closes. Their deadlines come in the same order, so one timer, set for the oldest's,
+   * serves them all (a timer per socket cost every connection a timer made and cleared).
+   */
   const silent = new Map<Socket, SocketState>();
+  let idleTimer: NodeJS.Timeout | undefined;
+  const closeIdle = (): void => {
+    idleTimer = undefined;
+    const now = performance.now();
+    for (const [socket, state] of silent) {
+      if (state.idleDeadline > now) {
+        idleTimer = setTimeout(closeIdle, state.idleDeadline - now).unref();
+        return;
+      }
+      silent.delete(socket);
+      state.idleDeadline = 0;
+      tally.idleClosed++;
+      socket.destroy();
+    }
+  };
 
   const attach = (state: SocketState, address: string): void => {
     state.address = address;
@@ -222,11 +241,10 @@ export function guardConnections(server: Server, limits: Limits, options: Connec
     const socket = req.socket;
     const state = states.get(socket);
     if (state === undefined) return null;
-    if (state.idle !== undefined) {
-      clearTimeout(state.idle);
-      state.idle = undefined;
+    if (state.idleDeadline !== 0) {
+      state.idleDeadline = 0;
+      silent.delete(socket);
     }
-    silent.delete(socket);
     if (state.reserveOnly) {
       const path = (req.url ?? "/").split("?")[0]!;
       const operator = !upgrade && (req.method === "GET" || req.method === "HEAD") && OPERATOR_PATHS.includes(path);
@@ -240,9 +258,10 @@ export function guardConnections(server: Server, limits: Limits, options: Connec
 
   /** Stops counting a socket (closed, or evicted and closing). */
   const release = (socket: Socket, state: SocketState): void => {
-    if (state.idle !== undefined) clearTimeout(state.idle);
-    state.idle = undefined;
-    silent.delete(socket);
+    if (state.idleDeadline !== 0) {
+      state.idleDeadline = 0;
+      silent.delete(socket);
+    }
     detach(state);
     if (!state.counted) return;
     state.counted = false;
@@ -252,6 +271,12 @@ export function guardConnections(server: Server, limits: Limits, options: Connec
       log?.info({ actor: "bridge", open }, "connections below the cap again");
     }
   };
+
+  /** A socket's `close` listener: one function for every socket, which finds the socket's state by `this`. */
+  function releaseOnClose(this: Socket): void {
+    const state = states.get(this);
+    if (state !== undefined) release(this, state);
+  }
 
   server.on("connection", (socket: Socket) => {
     open++;
@@ -269,13 +294,13 @@ export function guardConnections(server: Server, limits: Limits, options: Connec
       reserveOnly: open > limits.maxConnections - limits.connectionReserve,
       trusted: peer !== "" && isTrusted(peer),
       address: undefined,
-      idle: undefined,
+      idleDeadline: 0,
       refused: false,
       counted: true,
     };
     states.set(socket, state);
     // `on`, not `once`: a socket closes once, and `once` would add a wrapper and a bound function per socket.
-    socket.on("close", () => release(socket, state));
+    socket.on("close", releaseOnClose);
     if (open > limits.maxConnections) {
       tally.refusedFull++;
       refuseSocket(socket, state, busyError("maxConnections"));
@@ -293,13 +318,9 @@ export function guardConnections(server: Server, limits: Limits, options: Connec
       full = true;
       log?.warn({ actor: "bridge", open, max: limits.maxConnections, reserve: limits.connectionReserve }, "connections reached the cap less the reserve");
     }
-    state.idle = setTimeout(() => {
-      state.idle = undefined;
-      tally.idleClosed++;
-      socket.destroy();
-    }, limits.idleConnectionMs);
-    state.idle.unref();
+    state.idleDeadline = performance.now() + limits.idleConnectionMs;
     silent.set(socket, state);
+    idleTimer ??= setTimeout(closeIdle, limits.idleConnectionMs).unref();
   });
 
   return {

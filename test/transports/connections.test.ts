@@ -168,6 +168,33 @@ describe("silent sockets and slow headers", () => {
     expect(status.connections.idleClosed).toBe(1);
   });
 
+  it("each silent socket gets its own full idleConnectionMs: one arriving later, one arriving after the others closed", async () => {
+    // Keep-alive sockets are closed by Node after 5 s: the deadline here stays well below that.
+    const harness = await startBridge({ host: new ScriptedHost(), limits: { idleConnectionMs: 400 } });
+    const port = harness.bridge.port;
+    const closedAfter = async (socket: Socket, opened: number): Promise<number> => {
+      await once(socket, "close");
+      return Date.now() - opened;
+    };
+    const first = Date.now();
+    const a = await silentSocket(port);
+    const asked = await keptAlive(port); // asked for something: never closed for being silent
+    // The stimulus, not a wait for a result: a socket that arrives while the first one's deadline is still running.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const secondOpened = Date.now();
+    const b = await silentSocket(port);
+    const [aLived, bLived] = await Promise.all([closedAfter(a, first), closedAfter(b, secondOpened)]);
+    expect(aLived).toBeGreaterThanOrEqual(350);
+    expect(bLived).toBeGreaterThanOrEqual(350);
+    // A socket that arrives once no silent socket is left gets a deadline of its own too.
+    const lateOpened = Date.now();
+    const late = await silentSocket(port);
+    expect(await closedAfter(late, lateOpened)).toBeGreaterThanOrEqual(350);
+    expect(asked.destroyed).toBe(false);
+    const status = (await (await harness.http("/status")).json()) as { connections: { idleClosed: number } };
+    expect(status.connections.idleClosed).toBe(3);
+  });
+
   it("a request whose headers never end is answered 408 after httpHeadersTimeoutMs", async () => {
     const harness = await startBridge({ host: new ScriptedHost(), limits: { idleConnectionMs: 60_000, httpHeadersTimeoutMs: 300 } });
     const socket = await silentSocket(harness.bridge.port);

@@ -167,6 +167,20 @@ export async function startServer(kind, { answers = {}, cli = CLI, args = [] } =
   };
 }
 
+/**
+ * Resolves once `server` is idle: its CPU (with its children's) grew by at most `quietMs` over `windowMs`, or after
+ * `maxMs`. After closing many sockets, so the work their closing leaves (a bridge keeps a closed client for its
+ * resume) is not charged to what is measured next.
+ */
+export async function settled(server, { windowMs = 100, quietMs = 3, maxMs = 10_000 } = {}) {
+  const deadline = Date.now() + maxMs;
+  for (;;) {
+    const c0 = server.cpuMs();
+    await new Promise((resolve) => setTimeout(resolve, windowMs));
+    if (server.cpuMs() - c0 <= quietMs || Date.now() > deadline) return;
+  }
+}
+
 /** The bridge's own answers, for the bare server to give the same bytes (selection set to `rect` first). */
 export async function bridgeAnswers(bridge, rect) {
   const post = await fetch(`${bridge.url}/selection/set`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ rect }) });

@@ -9,7 +9,7 @@
 // Besides throughput it reports the server's CPU per call (the server process and its children, read from /proc over
 // the counted window), which does not depend on whether the driver kept up.
 import { fmtBytes, fmtRatio, log, max, median, min, printIfMain, ROUNDS, verdict } from "./_lib.js";
-import { bridgeAnswers, placement, startDriver, startServer } from "./_procs.js";
+import { bridgeAnswers, placement, settled, startDriver, startServer } from "./_procs.js";
 
 const DURATION_MS = Number(process.env.BENCH_DURATION_MS ?? 2_000);
 const WARMUP_MS = Number(process.env.BENCH_WARMUP_MS ?? 500);
@@ -101,12 +101,14 @@ async function idleOnce(kind, answers, n, cli) {
     // Warm-up: lazy initialisation (code compiled, pools grown) is not charged per client.
     const warm = await driver.send({ cmd: "open", url: server.wsUrl, n: 200, subscribe: "selection:changed" });
     await driver.send({ cmd: "close", handle: warm.handle });
+    await settled(server);
     const before = await server.memory();
     const c0 = server.cpuMs();
     const opened = await driver.send({ cmd: "open", url: server.wsUrl, n, subscribe: "selection:changed" });
     const cpuPerOpen = ((server.cpuMs() - c0) * 1000) / n;
     const after = await server.memory();
     await driver.send({ cmd: "close", handle: opened.handle });
+    await settled(server);
     // The same again on a server that has opened (and compiled for) as many already: the steady state, without the
     // first burst's optimizing compiler work on the server's own core.
     const w0 = server.cpuMs();

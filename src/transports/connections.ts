@@ -171,13 +171,15 @@ export function guardConnections(server: Server, limits: Limits, options: Connec
    * serves them all (a timer per socket cost every connection a timer made and cleared).
    */
   const silent = new Map<Socket, SocketState>();
-  let idleTimer: NodeJS.Timeout | undefined;
+  /** The idle timer is set (for the oldest silent socket's deadline). */
+  let idleArmed = false;
   const closeIdle = (): void => {
-    idleTimer = undefined;
+    idleArmed = false;
     const now = performance.now();
     for (const [socket, state] of silent) {
       if (state.idleDeadline > now) {
-        idleTimer = setTimeout(closeIdle, state.idleDeadline - now).unref();
+        idleArmed = true;
+        setTimeout(closeIdle, state.idleDeadline - now).unref();
         return;
       }
       silent.delete(socket);
@@ -320,7 +322,10 @@ export function guardConnections(server: Server, limits: Limits, options: Connec
     }
     state.idleDeadline = performance.now() + limits.idleConnectionMs;
     silent.set(socket, state);
-    idleTimer ??= setTimeout(closeIdle, limits.idleConnectionMs).unref();
+    if (!idleArmed) {
+      idleArmed = true;
+      setTimeout(closeIdle, limits.idleConnectionMs).unref();
+    }
   });
 
   return {

@@ -8,8 +8,9 @@ import type { EventCursor, SerializedEvent } from "../methods/index.js";
 import { RequestRegistry } from "./requests.js";
 import { FrameRate } from "./frame-rate.js";
 import { ReplayBudget, type ReplayHolder } from "./replay-budget.js";
+import { ReplayBuffer, type ReplayBatch } from "./client-replay.js";
 import type { ClientSession, CursorPosition, HandedOverSession } from "./client-session.js";
-import { clientIdPrefix, clientLogName, eventFrameBytes, frameBytes, sendFrame, type ClientSocket, type OutboundFrame } from "./client-frames.js";
+import { clientIdPrefix, clientLogName, eventFrameBytes, sendFrame, type ClientSocket, type OutboundFrame } from "./client-frames.js";
 
 export { CLOSE_CODES } from "../protocol/index.js";
 export type { ClientSession, CursorPosition, HandedOverSession } from "./client-session.js";
@@ -41,10 +42,7 @@ export interface DeliveryCounts {
   slowCloses: number;
 }
 
-export interface ReplayBatch {
-  frames: OutboundFrame[];
-  lost: number;
-}
+export type { ReplayBatch } from "./client-replay.js";
 
 /**
  * A logical client: outlives its sockets for the resume TTL, owns its subscriptions, its in-flight count, its
@@ -76,14 +74,8 @@ export class LogicalClient implements ReplayHolder {
   /** The actor's state, mirrored on change: it is read on every frame. */
   private phase: ClientState = "attached";
   private seq = 0;
-  private replay: OutboundFrame[] = [];
-  /** UTF-8 size of `replay`, bounded by `replayBufferBytes`. */
-  private replayBytes = 0;
-  private lost = 0;
-  /** The replay budget dropped this client's buffer: nothing more is kept (only counted lost) until it resumes. */
-  private replayDropped = false;
-  /** Per-client replay cap: `replayBufferBytes`, never above the total budget. */
-  private readonly replayCap: number;
+  /** Frames kept while detached; made on the first one (an attached client that keeps up never needs it). */
+  private replay: ReplayBuffer | undefined;
   /** Made on the first subscription, as `watchers` and the rest: an idle client holds no empty maps. */
   private subscriptions: Map<string, Subscription> | undefined;
   /** Keep-alive subscriptions that hold a host watcher open without delivering (`selection:change`). */
@@ -113,7 +105,6 @@ export class LogicalClient implements ReplayHolder {
   ) {
     this.socket = socket;
     this.frameRate = new FrameRate(limits);
-    this.replayCap = Math.min(limits.replayBufferBytes, limits.replayTotalBytes);
     this.name = name;
     this.logName = clientLogName(id);
   }
@@ -150,15 +141,9 @@ export class LogicalClient implements ReplayHolder {
     this.actor?.send({ type: "ATTACH" });
     this.sentCursors = undefined;
     this.sessionDirty = true;
-    const batch = { frames: this.replay, lost: this.lost };
     // The batch is written to the new socket at once: it leaves the budget now.
     this.replayBudget.forget(this);
-    this.replayBudget.release(this.replayBytes);
-    this.replay = [];
-    this.replayBytes = 0;
-    this.lost = 0;
-    this.replayDropped = false;
-    return batch;
+    return this.replay?.take() ?? { frames: [], lost: 0 };
   }
 
   /** The socket went away; the client stays resumable for the TTL. Ignored for a socket no longer bound. */
@@ -178,11 +163,7 @@ export class LogicalClient implements ReplayHolder {
    * and every frame until the client resumes, is counted as `lost`, which the resume reports.
    */
   dropReplay(): void {
-    this.lost += this.replay.length;
-    this.replayBudget.release(this.replayBytes);
-    this.replay = [];
-    this.replayBytes = 0;
-    this.replayDropped = true;
+    this.replayBuffer().drop();
   }
 
   /** Why the client was disposed; `expired` when its resume TTL ran out. */
@@ -226,8 +207,7 @@ export class LogicalClient implements ReplayHolder {
       this.detach(socket);
       socket.close(CLOSE_CODES.TAKEN_OVER, "taken over by another connection");
     }
-    const frames = this.replay.map((f) => (typeof f === "string" ? f : Buffer.isBuffer(f) ? f.toString() : f.textForm()));
-    const handed: HandedOverSession = { ...this.session(), frames, lost: this.lost };
+    const handed: HandedOverSession = { ...this.session(), ...(this.replay?.texts() ?? { frames: [], lost: 0 }) };
     this.dispose("moved");
     return handed;
   }
@@ -237,8 +217,9 @@ export class LogicalClient implements ReplayHolder {
     this.seq = state.seq;
     this.cursors = new Map(Object.entries(state.cursors));
     this.sentCursors = new Map(this.cursors);
-    for (const frame of state.frames) this.buffer(frame);
-    this.lost += state.lost;
+    const replay = this.replayBuffer();
+    for (const frame of state.frames) replay.push(frame);
+    replay.addLost(state.lost);
   }
 
   /** What `server:clients` shows of this client: the id's prefix only, never the resumable id. */
@@ -353,12 +334,12 @@ export class LogicalClient implements ReplayHolder {
   private write(frame: OutboundFrame): void {
     const socket = this.socket;
     if (socket === null) {
-      this.buffer(frame);
+      this.replayBuffer().push(frame);
       return;
     }
     if (socket.bufferedAmount > this.limits.outboundHardBytes) {
       // Slow consumer: drop the socket, keep the logical client and everything it has not received.
-      this.buffer(frame);
+      this.replayBuffer().push(frame);
       this.dropIfBehind(socket);
       return;
     }
@@ -374,24 +355,10 @@ export class LogicalClient implements ReplayHolder {
     return true;
   }
 
-  private buffer(frame: OutboundFrame): void {
-    if (this.replayDropped) {
-      this.lost++;
-      return;
-    }
-    const bytes = frameBytes(frame);
-    this.replay.push(frame);
-    this.replayBytes += bytes;
-    // Bounded by count and by size; a single frame larger than the whole budget is dropped too.
-    let trimmed = 0;
-    while (this.replay.length > 0 && (this.replay.length > this.limits.replayBufferEvents || this.replayBytes > this.replayCap)) {
-      const dropped = frameBytes(this.replay.shift()!);
-      this.replayBytes -= dropped;
-      trimmed += dropped;
-      this.lost++;
-    }
-    // Charged last: past the total, the longest-detached clients' buffers go (this one's too, if it is the oldest).
-    this.replayBudget.charge(bytes - trimmed);
+  /** The replay buffer, made on first need; its cap is `replayBufferBytes`, never above the total budget. */
+  private replayBuffer(): ReplayBuffer {
+    this.replay ??= new ReplayBuffer(this.limits.replayBufferEvents, Math.min(this.limits.replayBufferBytes, this.limits.replayTotalBytes), this.replayBudget);
+    return this.replay;
   }
 
   private scheduleFlush(): void {
@@ -422,9 +389,7 @@ export class LogicalClient implements ReplayHolder {
     // Nobody can receive their answers any more: queued calls leave the editor's queue, running ones are stopped.
     this.requests.cancelAll();
     this.replayBudget.forget(this);
-    this.replayBudget.release(this.replayBytes);
-    this.replay = [];
-    this.replayBytes = 0;
+    this.replay?.clear();
     this.socket = null;
     this.onDisposed(this);
   }

@@ -2,9 +2,8 @@ import { BINARY_FEATURE } from "../protocol/binary-frames.js";
 import { CANCEL_FEATURE, PROGRESS_EVENT } from "../protocol/control-names.js";
 import { BEARER_PROTOCOL_PREFIX } from "../protocol/constants.js";
 import type { ConnectedEventData } from "../protocol/events.js";
-import type { Health, PluginHealth, Readiness } from "../protocol/resources.js";
 import { BridgeError, CLIENT_ERROR_CODES, looksLikeProtocolError } from "./errors.js";
-import { type BridgePlugins, type BridgeStatus, health, pluginHealth, plugins, readiness, status } from "./http.js";
+import { BridgeResources } from "./http.js";
 import { createMethodGroups, type MethodGroup, type MethodGroups } from "./methods.js";
 import { BinaryAnswers, hasBlobParams, readBlobParams } from "./binary.js";
 import { clientResult } from "./image.js";
@@ -19,10 +18,9 @@ import {
   DEFAULT_RATE_LIMIT_RETRIES,
   DEFAULT_RECONNECT,
   DEFAULT_REQUEST_TIMEOUT_MS,
-  type ReconnectOptions,
   SUBPROTOCOL,
 } from "./options.js";
-import { backoffDelay } from "./_internal/backoff.js";
+import { ReconnectSchedule } from "./_internal/backoff.js";
 import { asBridgeError, closedBy, closedError, connectFailure, gaveUp, isFinalClose, requestError } from "./_internal/connection-errors.js";
 import { type AnyListener, Listeners } from "./_internal/listeners.js";
 import { RequestTable } from "./_internal/requests.js";
@@ -31,7 +29,6 @@ import { type BatchMethod, bindBatch } from "./batch.js";
 import { checkClientName, endpointsOf, socketUrl } from "./_internal/url.js";
 import type {
   EventName,
-  FetchLike,
   InvokeArgs,
   InvokeOptions,
   InvokeResult,
@@ -59,7 +56,7 @@ const OPEN = 1;
  * client.on("selection:changed", (rect) => console.log(rect));
  * await client.close();
  */
-export class Connection implements MethodGroups {
+export class Connection extends BridgeResources implements MethodGroups {
   /** The WebSocket address (with the plugin path when `pluginId` was given). */
   readonly wsUrl: string;
   /** The HTTP base address of the same bridge. */
@@ -81,21 +78,15 @@ export class Connection implements MethodGroups {
 
   private readonly options: ConnectionOptions;
   private readonly WebSocketClass: WebSocketConstructor;
-  private readonly reconnectOptions: ReconnectOptions | null;
+  /** Null when `reconnect: false`. */
+  private readonly reconnects: ReconnectSchedule | null;
   private phase: ConnectionState = "connecting";
   private socket: WebSocketLike | null = null;
   private hello: ConnectedEventData | undefined;
   private readonly requests: RequestTable;
   private readonly sequence = new EventSequence();
   private refusal: BridgeError | undefined;
-  private attempt = 0;
-  /**
-   * Closes for flooding (1008) since a request was last answered: each one lengthens the next reconnect's delay as a
-   * failed attempt would, though the handshakes between them succeed, so a flooding app resumes ever more slowly.
-   */
-  private policyCloses = 0;
   private connectTimer: ReturnType<typeof setTimeout> | undefined;
-  private reconnectTimer: ReturnType<typeof setTimeout> | undefined;
   private readyWaiters: Array<{ resolve: (hello: ConnectedEventData) => void; reject: (error: unknown) => void }> = [];
   private finalError: BridgeError | undefined;
   private closedPromise: Promise<void> | undefined;
@@ -103,9 +94,10 @@ export class Connection implements MethodGroups {
   private readonly binaryAnswers = new BinaryAnswers();
 
   constructor(options: ConnectionOptions) {
-    this.options = options;
     if (options.name !== undefined) checkClientName(options.name);
     const endpoints = endpointsOf(options.url, options.pluginId);
+    super({ url: endpoints.http, token: options.token, fetch: options.fetch });
+    this.options = options;
     this.wsUrl = endpoints.ws;
     this.httpUrl = endpoints.http;
     const WebSocketClass = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
@@ -113,8 +105,10 @@ export class Connection implements MethodGroups {
       throw new TypeError("No global WebSocket (Node 20): pass the `WebSocket` option, e.g. the class of the ws package");
     }
     this.WebSocketClass = WebSocketClass;
-    this.reconnectOptions =
-      options.reconnect === false ? null : { ...DEFAULT_RECONNECT, ...(typeof options.reconnect === "object" ? options.reconnect : {}) };
+    this.reconnects =
+      options.reconnect === false
+        ? null
+        : new ReconnectSchedule({ ...DEFAULT_RECONNECT, ...(typeof options.reconnect === "object" ? options.reconnect : {}) }, options.random);
     this.requests = new RequestTable(
       {
         timeoutMs: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
@@ -234,31 +228,6 @@ export class Connection implements MethodGroups {
     };
   }
 
-  /** `GET /health` of this bridge: liveness. */
-  health(options: { signal?: AbortSignal } = {}): Promise<Health> {
-    return health({ ...this.httpOptions(), signal: options.signal });
-  }
-
-  /** `GET /ready` of this bridge: `ok`, `degraded` or `down` with the reasons. */
-  readiness(options: { signal?: AbortSignal } = {}): Promise<Readiness> {
-    return readiness({ ...this.httpOptions(), signal: options.signal });
-  }
-
-  /** `GET /status` of this bridge: the operator's detailed view. */
-  status(options: { signal?: AbortSignal } = {}): Promise<BridgeStatus> {
-    return status({ ...this.httpOptions(), signal: options.signal });
-  }
-
-  /** `GET /plugins` of this bridge: loaded plugins and failed ones. */
-  plugins(options: { signal?: AbortSignal } = {}): Promise<BridgePlugins> {
-    return plugins({ ...this.httpOptions(), signal: options.signal });
-  }
-
-  /** `GET /plugins/{id}/health` of this bridge. */
-  pluginHealth(id: string, options: { signal?: AbortSignal } = {}): Promise<PluginHealth> {
-    return pluginHealth({ ...this.httpOptions(), signal: options.signal }, id);
-  }
-
   /**
    * Ends the connection and disposes the logical client on the bridge at once (close code 4000). Pending
    * requests fail with CONNECTION_CLOSED. Resolves when the socket has closed.
@@ -337,7 +306,7 @@ export class Connection implements MethodGroups {
     const f = frame as Record<string, unknown>;
     this.sequence.countFrame();
     if (typeof f["id"] === "string" && typeof f["ok"] === "boolean") {
-      if (f["ok"] === true) this.policyCloses = 0; // the bridge is answering again: the flood is over
+      if (f["ok"] === true) this.reconnects?.answered();
       const answer = this.binaryAnswers.hold(f);
       if (answer !== undefined) this.requests.answer(answer);
     }
@@ -377,7 +346,7 @@ export class Connection implements MethodGroups {
     const forgotten = previous !== undefined && !hello.resumed;
     this.hello = hello;
     this.phase = "open";
-    this.attempt = 0;
+    this.reconnects?.opened();
     if (forgotten) {
       // A new logical client: answers to what the old one was asked can never come, and it has no subscriptions.
       this.sequence.reset();
@@ -425,29 +394,18 @@ export class Connection implements MethodGroups {
       void failed.then((error) => this.finish(error, null));
       return;
     }
-    if (isFinalClose(code, this.refusal) || this.reconnectOptions === null) {
+    if (isFinalClose(code, this.refusal) || this.reconnects === null) {
       this.finish(this.refusal ?? closedBy(code, reason), { code, reason });
       return;
     }
     this.phase = "reconnecting";
-    if (code === CLOSE_CODES.POLICY_VIOLATION) this.policyCloses++;
+    if (code === CLOSE_CODES.POLICY_VIOLATION) this.reconnects.closedForFlooding();
     if (wasOpen) this.listeners.emitLocal("$close", { code, reason, willReconnect: true });
-    this.scheduleReconnect(code);
-  }
-
-  private scheduleReconnect(lastCode: number): void {
-    const options = this.reconnectOptions!;
-    this.attempt++;
-    if (this.attempt > options.maxAttempts) {
-      this.finish(gaveUp(options.maxAttempts, lastCode), null);
-      return;
-    }
-    const delayMs = backoffDelay(this.attempt + this.policyCloses, options, this.options.random);
-    this.listeners.emitLocal("$reconnecting", { attempt: this.attempt, delayMs });
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = undefined;
+    const next = this.reconnects.next(() => {
       if (this.phase === "reconnecting") this.openSocket();
-    }, delayMs);
+    });
+    if (next === undefined) this.finish(gaveUp(this.reconnects.maxAttempts, code), null);
+    else this.listeners.emitLocal("$reconnecting", next);
   }
 
   /** Ends the connection for good: everything waiting fails with `error`. */
@@ -456,7 +414,7 @@ export class Connection implements MethodGroups {
     this.phase = "closed";
     this.finalError = error;
     clearTimeout(this.connectTimer);
-    clearTimeout(this.reconnectTimer);
+    this.reconnects?.stop();
     this.requests.failAll((requestId, method, sent) => requestError(error, requestId, method, sent));
     for (const waiter of this.readyWaiters.splice(0)) waiter.reject(error);
     this.listeners.subscriptions.rejectAll(error);
@@ -464,11 +422,5 @@ export class Connection implements MethodGroups {
     if (this.hello !== undefined) {
       this.listeners.emitLocal("$close", { code: closed?.code ?? 1006, reason: closed?.reason ?? error.message, willReconnect: false });
     }
-  }
-
-  // ——— helpers ———
-
-  private httpOptions(): { url: string; token: string | undefined; fetch: FetchLike | undefined } {
-    return { url: this.httpUrl, token: this.options.token, fetch: this.options.fetch };
   }
 }

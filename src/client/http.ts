@@ -140,3 +140,39 @@ export function plugins(options: HttpClientOptions): Promise<BridgePlugins> {
 export function pluginHealth(options: HttpClientOptions, id: string): Promise<PluginHealth> {
   return httpCall<PluginHealth>(options, `/plugins/${encodeURIComponent(id)}/health`);
 }
+
+/** Where one bridge's HTTP resources are and how to reach them. */
+export type BridgeHttpOptions = Pick<HttpClientOptions, "url" | "token" | "fetch">;
+
+/**
+ * One bridge's HTTP resources: `/health`, `/ready`, `/status`, `/plugins` and a plugin's health. A `Connection` is
+ * one (of the bridge it talks to), so an app that holds a connection needs no address twice.
+ */
+export class BridgeResources {
+  constructor(private readonly resourceOptions: BridgeHttpOptions) {}
+
+  /** `GET /health` of this bridge: liveness. */
+  health(options: { signal?: AbortSignal } = {}): Promise<Health> {
+    return health({ ...this.resourceOptions, signal: options.signal });
+  }
+
+  /** `GET /ready` of this bridge: `ok`, `degraded` or `down` with the reasons. */
+  readiness(options: { signal?: AbortSignal } = {}): Promise<Readiness> {
+    return readiness({ ...this.resourceOptions, signal: options.signal });
+  }
+
+  /** `GET /status` of this bridge: the operator's detailed view. */
+  status(options: { signal?: AbortSignal } = {}): Promise<BridgeStatus> {
+    return status({ ...this.resourceOptions, signal: options.signal });
+  }
+
+  /** `GET /plugins` of this bridge: loaded plugins and failed ones. */
+  plugins(options: { signal?: AbortSignal } = {}): Promise<BridgePlugins> {
+    return plugins({ ...this.resourceOptions, signal: options.signal });
+  }
+
+  /** `GET /plugins/{id}/health` of this bridge. */
+  pluginHealth(id: string, options: { signal?: AbortSignal } = {}): Promise<PluginHealth> {
+    return pluginHealth({ ...this.resourceOptions, signal: options.signal }, id);
+  }
+}

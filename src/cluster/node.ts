@@ -22,6 +22,7 @@ import { ClusterEvents } from "./events.js";
 import type { ClusterOptions } from "./options.js";
 import { Transfers } from "./transfers.js";
 import { ClusterSessions, type SessionClaim } from "./sessions.js";
+import { Roster } from "./roster.js";
 import type { LogicalClient } from "../actors/client.js";
 import type { CancelSignal } from "../actors/requests.js";
 import { checkClusterOptions, keyOf, MAX_CLUSTER_BRIDGES, parseMember, type ClusterMember, type ClusterState, type ClusterStatus } from "./members.js";
@@ -52,13 +53,11 @@ export class ClusterNode {
   private revision = 0;
   private state: ClusterState = "connecting";
   private problem: string | undefined = "not connected to NATS yet";
-  /** Other bridges by slot: their entry, when it was last read, and when it last changed (this bridge's clock). */
-  private peers = new Map<number, { member: ClusterMember; seenAt: number; changedAt: number }>();
+  /** The other bridges as last read, and those that went away. */
+  private readonly roster: Roster;
   private heartbeat: NodeJS.Timeout | undefined;
   private beating: Promise<void> | undefined;
   private stopped = false;
-  /** See `ClusterStatus.lost`. */
-  private readonly lost = new Map<string, { bridge: string; at: number; editors: string[]; documents: number; lastAt: number }>();
   private calls: ClusterCalls | undefined;
   private events: ClusterEvents | undefined;
   private transfers: Transfers | undefined;
@@ -75,6 +74,7 @@ export class ClusterNode {
     private readonly sources: ClusterNodeSources,
   ) {
     ({ name: this.name, bridge: this.bridge } = checkClusterOptions(options));
+    this.roster = new Roster(limits.clusterMemberTtlMs, limits.clusterLostVisibleMs, log);
   }
 
   /** Connects and joins; never rejects because NATS is down (only for options that cannot work, such as a missing credentials file). */
@@ -111,16 +111,15 @@ export class ClusterNode {
   }
 
   status(): ClusterStatus {
-    this.sweep();
     return {
       name: this.name,
       bridge: this.bridge,
       ...(this.slot !== undefined ? { slot: this.slot } : {}),
       state: this.state,
       ...(this.problem !== undefined ? { problem: this.problem } : {}),
-      peers: [...this.peers.values()].map(({ member }) => member).sort((a, b) => a.slot - b.slot),
+      peers: this.roster.members().sort((a, b) => a.slot - b.slot),
       following: this.events?.following() ?? [],
-      lost: [...this.lost.values()].map(({ bridge, at, editors, documents }) => ({ bridge, at, editors, documents })),
+      lost: this.roster.lostBridges(),
     };
   }
 
@@ -130,8 +129,7 @@ export class ClusterNode {
    */
   remoteEditors(): Array<{ bridge: string; id: string; load: number[] }> {
     if (this.calls === undefined || this.state !== "connected") return [];
-    this.sweep();
-    const members = [...this.peers.values()].map(({ member }) => member);
+    const members = this.roster.members();
     const elsewhere = (id: string): number =>
       members.reduce((n, m) => n + (m.remoteClients?.[id] ?? 0), 0) + (this.sources.remoteClients().get(id) ?? 0);
     return members.flatMap((member) =>
@@ -143,8 +141,7 @@ export class ClusterNode {
 
   /** The other bridge holding an editor id (`…@<bridge>`) or a document id (of its slot's range), if a live one does. */
   holder({ editor, documentId }: { editor?: string; documentId?: number }): string | undefined {
-    this.sweep();
-    for (const { member } of this.peers.values()) {
+    for (const member of this.roster.members()) {
       if (editor !== undefined && member.editors.some((e) => e.id === editor)) return member.bridge;
       if (documentId !== undefined && Math.floor(documentId / DOCUMENT_ID_RANGE) === member.slot) return member.bridge;
     }
@@ -230,9 +227,8 @@ export class ClusterNode {
 
   /** The `/ready` reason while the cluster is not fully working: degraded, never down (local editors still serve). */
   readiness(): ReadinessReason | undefined {
-    this.sweep();
     if (this.problem !== undefined) return { component: "cluster", status: "degraded", message: `cluster "${this.name}": ${this.problem}` };
-    const lost = [...this.lost.values()];
+    const lost = this.roster.lostBridges();
     if (lost.length === 0) return undefined;
     const editors = lost.reduce((n, l) => n + l.editors.length, 0);
     const documents = lost.reduce((n, l) => n + l.documents, 0);
@@ -269,7 +265,7 @@ export class ClusterNode {
     void this.watchStatus(nc);
     this.transfers = new Transfers(nc, `${this.name}.transfer.${this.bridge}`, this.limits);
     this.transfers.start();
-    this.calls = new ClusterCalls(nc, this.name, this.bridge, this.transfers, this.log, this.limits.clusterHeartbeatMs, (bridge) => this.noResponders(bridge));
+    this.calls = new ClusterCalls(nc, this.name, this.bridge, this.transfers, this.log, this.limits.clusterHeartbeatMs, (bridge) => this.roster.noResponders(bridge));
     if (this.runCall !== undefined) this.calls.serve(this.runCall);
     this.events = new ClusterEvents(
       nc,
@@ -287,7 +283,7 @@ export class ClusterNode {
       const { Kvm } = await import("@nats-io/kv");
       this.kv = await new Kvm(nc).create(`${this.name}-members`, { history: 1, ttl: this.limits.clusterMemberTtlMs });
       await this.beat();
-      const sessions = new ClusterSessions(nc, this.name, this.bridge, this.limits, this.log, this.transfers, (bridge) => this.isMember(bridge), () => this.clients(), (bridge) => this.noResponders(bridge));
+      const sessions = new ClusterSessions(nc, this.name, this.bridge, this.limits, this.log, this.transfers, (bridge) => this.roster.has(bridge), () => this.clients(), (bridge) => this.roster.noResponders(bridge));
       await sessions.start();
       this.sessions = sessions;
     } catch (error) {
@@ -384,62 +380,14 @@ export class ClusterNode {
   }
 
   private async readPeers(kv: KV): Promise<void> {
-    const seen = new Map<number, { member: ClusterMember; seenAt: number; changedAt: number }>();
+    const entries: ClusterMember[] = [];
     for await (const key of await kv.keys()) {
       const entry = await kv.get(key);
       if (entry === null || entry.operation !== "PUT") continue;
       const member = parseMember(entry.string());
-      if (member === undefined || member.slot === this.slot) continue;
-      // Marked gone by a call: its entry stays until it expires; back only once it writes a new one.
-      const lost = this.lost.get(member.bridge);
-      if (lost !== undefined && lost.lastAt === member.at) continue;
-      this.lost.delete(member.bridge);
-      const before = this.peers.get(member.slot);
-      const now = Date.now();
-      seen.set(member.slot, { member, seenAt: now, changedAt: before?.member.bridge === member.bridge && before.member.at === member.at ? before.changedAt : now });
+      if (member !== undefined && member.slot !== this.slot) entries.push(member);
     }
-    // Keys deleted since the last read: those bridges left (a bridge that dies leaves its key until it expires).
-    // Entries gone since the last read: deleted by a bridge that left (written moments before), or expired (its
-    // bridge died or lost NATS: nothing written for the time to live).
-    for (const [slot, peer] of this.peers) {
-      if (seen.has(slot) || this.lost.has(peer.member.bridge)) continue;
-      if (Date.now() - peer.changedAt < this.limits.clusterMemberTtlMs) this.left(peer.member.bridge);
-      else this.goneAway(slot);
-    }
-    this.peers = seen;
-  }
-
-  private isMember(bridge: string): boolean {
-    this.sweep();
-    for (const { member } of this.peers.values()) if (member.bridge === bridge) return true;
-    return false;
-  }
-
-  /** Forgets peers not read for longer than the members' time to live (what the bucket would have dropped). */
-  private sweep(): void {
-    const now = Date.now();
-    for (const [slot, peer] of this.peers) if (peer.seenAt < now - this.limits.clusterMemberTtlMs) this.goneAway(slot);
-    for (const [bridge, lost] of this.lost) if (lost.at < now - this.limits.clusterLostVisibleMs) this.lost.delete(bridge);
-  }
-
-  /** A peer vanished without leaving: forgotten, and remembered as lost for a while. */
-  private goneAway(slot: number): void {
-    const peer = this.peers.get(slot);
-    if (peer === undefined) return;
-    this.peers.delete(slot);
-    const { bridge, editors } = peer.member;
-    const documents = editors.reduce((n, e) => n + e.documents, 0);
-    this.lost.set(bridge, { bridge, at: Date.now(), editors: editors.map((e) => e.id), documents, lastAt: peer.member.at });
-    this.log.warn({ bridge, editors: editors.map((e) => e.id) }, "a bridge of the cluster went away; its editors and documents are gone");
-  }
-
-  /** A bridge NATS has no subscriber for (it died): gone now, not at the end of its time to live. */
-  private noResponders(bridge: string): void {
-    for (const [slot, peer] of this.peers) if (peer.member.bridge === bridge) this.goneAway(slot);
-  }
-
-  private left(bridge: string): void {
-    this.log.info({ bridge }, "a bridge left the cluster");
+    this.roster.update(entries);
   }
 
   private failed(problem: string): void {

@@ -13,6 +13,7 @@ import type {
   PluginRouteHandler,
   PluginRouteRequest,
 } from "./api.js";
+import { Admissions } from "./_internal/admissions.js";
 import { withDeadline } from "./_internal/deadline.js";
 import { MainListeners } from "./_internal/main-listeners.js";
 import { RunningCalls } from "./_internal/running-calls.js";
@@ -57,10 +58,12 @@ export class PluginInstance {
   private readonly local: LocalEvents;
   /** Its listeners on main events (`ctx.bridge.on`). */
   private readonly main: MainListeners;
-  /** Clients whose `onConnect` succeeded: only they get `onDisconnect`. */
-  private readonly admitted = new Set<string>();
-  /** Hook runs not awaited by their trigger (onDisconnect, onConnect run again); shutdown waits for them. */
-  private readonly pending = new Set<Promise<unknown>>();
+  /** Clients whose `onConnect` succeeded, and the hook runs nobody awaits (shutdown waits for them). */
+  private readonly admissions = new Admissions(
+    () => this.id,
+    () => this.hooks,
+    (phase, hook) => this.runHook(phase, hook),
+  );
   /** Running method and route calls: bounded, aborted at shutdown, awaited by a reload. */
   private readonly calls = new RunningCalls();
   /** Why the plugin is stopping, for `onDispose`. */
@@ -90,7 +93,7 @@ export class PluginInstance {
         // The context as of the transition: the actor's snapshot is not updated yet while actions run.
         announceRestart: ({ context }) => {
           this.announce("plugin:restarted", context);
-          this.readmit("restart");
+          this.admissions.readmit("restart");
         },
         announceFailure: ({ context }) => this.announce("plugin:failed", context),
       },
@@ -233,26 +236,8 @@ export class PluginInstance {
    */
   adopt(previous: PluginInstance): void {
     this.local.adopt(previous.local);
-    for (const clientId of previous.admitted) this.admitted.add(clientId);
-    previous.admitted.clear();
-    this.readmit("reload");
-  }
-
-  /**
-   * Runs `onConnect` again (`again` set) for the clients still connected, once a restart or a reload gave the plugin
-   * fresh module state, so per-client state is rebuilt. A client whose hook fails now stays connected but is no
-   * longer admitted (no `onDisconnect` for it); the failure is contained as any hook's.
-   */
-  private readmit(again: "restart" | "reload"): void {
-    const hook = this.hooks.onConnect;
-    if (hook === undefined) return;
-    for (const clientId of this.admitted) {
-      const run = this.runHook("onConnect", () => hook.call(this.hooks, { clientId, endpoint: this.id, again })).then((ok) => {
-        if (!ok) this.admitted.delete(clientId);
-      });
-      this.pending.add(run);
-      void run.finally(() => this.pending.delete(run));
-    }
+    this.admissions.takeOver(previous.admissions);
+    this.admissions.readmit("reload");
   }
 
   /** A reload of this plugin failed: it keeps serving, and its health says why. */
@@ -355,27 +340,16 @@ export class PluginInstance {
 
   /** Runs `onConnect` for a new client; throws `PLUGIN_LIFECYCLE_FAILED` to refuse the connection. */
   async connect(clientId: string): Promise<void> {
-    const hook = this.hooks.onConnect;
-    if (hook !== undefined) {
-      const ok = await this.runHook("onConnect", () => hook.call(this.hooks, { clientId, endpoint: this.id }));
-      if (!ok) {
-        throw new BridgeError("PLUGIN_LIFECYCLE_FAILED", `Plugin "${this.id}" refused the connection: its onConnect hook failed`, {
-          details: { phase: "onConnect", reason: this.actor.getSnapshot().context.lastError?.details?.["reason"] },
-          pluginId: this.id,
-        });
-      }
-    }
-    this.admitted.add(clientId);
+    if (await this.admissions.admit(clientId)) return;
+    throw new BridgeError("PLUGIN_LIFECYCLE_FAILED", `Plugin "${this.id}" refused the connection: its onConnect hook failed`, {
+      details: { phase: "onConnect", reason: this.actor.getSnapshot().context.lastError?.details?.["reason"] },
+      pluginId: this.id,
+    });
   }
 
   /** Runs `onDisconnect` for a disposed client that was admitted; not awaited by the caller, awaited at shutdown. */
   disconnect(clientId: string, reason: PluginDisconnectInfo["reason"]): void {
-    if (!this.admitted.delete(clientId)) return;
-    const hook = this.hooks.onDisconnect;
-    if (hook === undefined) return;
-    const run = this.runHook("onDisconnect", () => hook.call(this.hooks, { clientId, endpoint: this.id, reason }));
-    this.pending.add(run);
-    void run.finally(() => this.pending.delete(run));
+    this.admissions.release(clientId, reason);
   }
 
   /** Stops the plugin; a loaded one is disposed by its machine (`stopping`), bounded per hook. */
@@ -388,7 +362,7 @@ export class PluginInstance {
 
   /** The machine's `dispose`: waits for running disconnect hooks, aborts running calls, runs `onDispose`, drops streams. */
   private async dispose(): Promise<void> {
-    await Promise.all([...this.pending]);
+    await this.admissions.settled();
     this.calls.abortAll();
     const hook = this.hooks.onDispose;
     if (hook !== undefined) await this.runHook("onDispose", () => hook.call(this.hooks, { reason: this.stopReason }));

@@ -25,6 +25,7 @@ import { asBridgeError, closedBy, closedError, connectFailure, gaveUp, isFinalCl
 import { type AnyListener, Listeners } from "./_internal/listeners.js";
 import { RequestTable } from "./_internal/requests.js";
 import { EventSequence } from "./_internal/sequence.js";
+import { readFrame } from "./_internal/frames.js";
 import { type BatchMethod, bindBatch } from "./batch.js";
 import { checkClientName, endpointsOf, socketUrl } from "./_internal/url.js";
 import type {
@@ -214,18 +215,8 @@ export class Connection extends BridgeResources implements MethodGroups {
    * Like {@link on} for a bridge event, but resolves once the bridge confirmed the subscription (and rejects,
    * without keeping the listener, when it refused). Resolves with an async remover.
    */
-  async subscribe<T extends EventName>(type: T, listener: Listener<T>): Promise<() => Promise<void>> {
-    this.listeners.add(type, listener as AnyListener, false);
-    try {
-      await this.listeners.subscriptions.settled(type);
-    } catch (error) {
-      this.off(type, listener);
-      throw error;
-    }
-    return async () => {
-      this.off(type, listener);
-      await this.listeners.subscriptions.settled(type).catch(() => undefined);
-    };
+  subscribe<T extends EventName>(type: T, listener: Listener<T>): Promise<() => Promise<void>> {
+    return this.listeners.addConfirmed(type, listener as AnyListener);
   }
 
   /**
@@ -296,21 +287,14 @@ export class Connection extends BridgeResources implements MethodGroups {
       this.reportReplayLoss();
       return;
     }
-    let frame: unknown;
-    try {
-      frame = JSON.parse(data);
-    } catch {
-      return; // the bridge only sends JSON; ignore anything else
-    }
-    if (typeof frame !== "object" || frame === null) return;
-    const f = frame as Record<string, unknown>;
+    const frame = readFrame(data);
+    if (frame === undefined) return;
     this.sequence.countFrame();
-    if (typeof f["id"] === "string" && typeof f["ok"] === "boolean") {
-      if (f["ok"] === true) this.reconnects?.answered();
-      const answer = this.binaryAnswers.hold(f);
+    if (frame.kind === "answer") {
+      if (frame.ok) this.reconnects?.answered(); // the bridge is answering again: a flood, if any, is over
+      const answer = this.binaryAnswers.hold(frame.frame);
       if (answer !== undefined) this.requests.answer(answer);
-    }
-    else if (typeof f["type"] === "string") this.onEvent(f["type"], f["data"], typeof f["seq"] === "number" ? f["seq"] : undefined);
+    } else if (frame.kind === "event") this.onEvent(frame.type, frame.data, frame.seq);
     this.reportReplayLoss();
   }
 

@@ -32,6 +32,24 @@ export class Listeners {
   }
 
   /** Hands a bridge event to its listeners. */
+  /**
+   * Adds a listener of a bridge event and resolves once the bridge confirmed the subscription; when it refused, the
+   * listener is removed again and the refusal rejects. Resolves with an async remover.
+   */
+  async addConfirmed(type: string, listener: AnyListener): Promise<() => Promise<void>> {
+    this.add(type, listener, false);
+    try {
+      await this.subscriptions.settled(type);
+    } catch (error) {
+      this.remove(type, listener);
+      throw error;
+    }
+    return async () => {
+      this.remove(type, listener);
+      await this.subscriptions.settled(type).catch(() => undefined);
+    };
+  }
+
   dispatch(type: string, data: unknown, meta: EventMeta): void {
     this.subscriptions.dispatch(type, data, meta, (error) => this.failed(type, error));
   }

@@ -7,6 +7,7 @@
 import type { HostBounds } from "../../protocol/index.js";
 import type { LayerMask } from "./document.js";
 import { isEmptyBounds } from "./raster.js";
+import { blurPlane, gaussianBoxes } from "./_internal/blur.js";
 
 /** Largest feather radius rendered, in pixels: Photoshop's own limit for mask feather is 1000 px. */
 export const MAX_MASK_FEATHER_PX = 1000;
@@ -142,57 +143,17 @@ function multiply(masks: readonly LayerMask[], area: HostBounds): LayerMask {
 function feathered(mask: LayerMask): LayerMask {
   const radius = Math.min(MAX_MASK_FEATHER_PX, mask.feather ?? 0);
   if (!(radius > 0)) return mask;
-  const boxes = gaussianBoxes(radius, 3);
-  const pad = boxes.reduce((sum, r) => sum + r, 0);
+  // Grown by the blur's reach (the three boxes' radii), so nothing of the blurred edge is cut off.
+  const pad = gaussianBoxes(radius, 3).reduce((sum, r) => sum + r, 0);
   const width = mask.width + 2 * pad;
   const height = mask.height + 2 * pad;
-  let plane = new Float32Array(width * height).fill(mask.defaultColor);
+  const plane = new Float32Array(width * height).fill(mask.defaultColor);
   for (let y = 0; y < mask.height; y++) {
     for (let x = 0; x < mask.width; x++) plane[(y + pad) * width + x + pad] = mask.data[y * mask.width + x] as number;
   }
-  for (const box of boxes) {
-    plane = boxBlur(plane, width, height, box, true, mask.defaultColor);
-    plane = boxBlur(plane, width, height, box, false, mask.defaultColor);
-  }
+  const outside = mask.defaultColor;
+  blurPlane(plane, width, height, radius, { left: outside, right: outside, top: outside, bottom: outside });
   const data = new Uint8Array(width * height);
   for (let i = 0; i < data.length; i++) data[i] = Math.round(plane[i] as number);
   return { x: mask.x - pad, y: mask.y - pad, width, height, data, defaultColor: mask.defaultColor };
-}
-
-/**
- * Radii of `passes` box blurs whose combined variance is `sigma`²: a box of width w adds (w² − 1) / 12, so some
- * passes take the odd width just below the ideal one and the rest the next odd width up.
- */
-export function gaussianBoxes(sigma: number, passes: number): number[] {
-  const variance = sigma * sigma;
-  const ideal = Math.sqrt((12 * variance) / passes + 1);
-  let lower = Math.floor(ideal);
-  if (lower % 2 === 0) lower--;
-  lower = Math.max(1, lower);
-  const upper = lower + 2;
-  // m passes of `lower` and the rest of `upper`: m·(lower² − 1) + (passes − m)·(upper² − 1) = 12·variance.
-  const m = Math.round((passes * (upper * upper - 1) - 12 * variance) / (upper * upper - lower * lower));
-  const count = Math.min(passes, Math.max(0, m));
-  return Array.from({ length: passes }, (_, i) => ((i < count ? lower : upper) - 1) / 2);
-}
-
-/** One box blur pass of radius `r` along rows (`horizontal`) or columns; outside the plane is `edge`. */
-function boxBlur(src: Float32Array<ArrayBuffer>, width: number, height: number, r: number, horizontal: boolean, edge: number): Float32Array<ArrayBuffer> {
-  const out = new Float32Array(src.length);
-  const lines = horizontal ? height : width;
-  const length = horizontal ? width : height;
-  const step = horizontal ? 1 : width;
-  const span = 2 * r + 1;
-  for (let line = 0; line < lines; line++) {
-    const start = horizontal ? line * width : line;
-    let sum = 0;
-    for (let i = -r; i <= r; i++) sum += i < 0 || i >= length ? edge : (src[start + i * step] as number);
-    for (let i = 0; i < length; i++) {
-      out[start + i * step] = sum / span;
-      const enter = i + r + 1;
-      const leave = i - r;
-      sum += (enter >= length ? edge : (src[start + enter * step] as number)) - (leave < 0 ? edge : (src[start + leave * step] as number));
-    }
-  }
-  return out;
 }

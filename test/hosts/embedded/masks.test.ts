@@ -1,7 +1,8 @@
 import { describe, expect, test } from "vitest";
 import { renderDocument } from "../../../src/hosts/embedded/composite.js";
 import type { LayerMask, PixelLayer } from "../../../src/hosts/embedded/document.js";
-import { effectiveMask, gaussianBoxes } from "../../../src/hosts/embedded/masks.js";
+import { gaussianBoxes } from "../../../src/hosts/embedded/_internal/blur.js";
+import { effectiveMask } from "../../../src/hosts/embedded/masks.js";
 
 /** The standard normal distribution's cumulative function (Abramowitz–Stegun 7.1.26 for erf, ±1.5e-7). */
 function normalCdf(z: number): number {

@@ -13,14 +13,21 @@ export interface Beyond {
   readonly bottom: number | "edge";
 }
 
-/** Box widths of three passes whose combination has standard deviation `sigma`. */
-function boxWidths(sigma: number): [number, number, number] {
-  const ideal = Math.sqrt((12 * sigma * sigma) / 3 + 1);
+/**
+ * Radii of `passes` box blurs whose combined variance is `sigma`²: a box of width w adds (w² − 1) / 12, so some
+ * passes take the odd width just below the ideal one and the rest the next odd width up.
+ */
+export function gaussianBoxes(sigma: number, passes: number): number[] {
+  const variance = sigma * sigma;
+  const ideal = Math.sqrt((12 * variance) / passes + 1);
   let lower = Math.floor(ideal);
   if (lower % 2 === 0) lower--;
+  lower = Math.max(1, lower);
   const upper = lower + 2;
-  const m = Math.round((12 * sigma * sigma - 3 * lower * lower - 12 * lower - 9) / (-4 * lower - 4));
-  return [0, 1, 2].map((i) => (i < m ? lower : upper)) as [number, number, number];
+  // m passes of `lower` and the rest of `upper`: m·(lower² − 1) + (passes − m)·(upper² − 1) = 12·variance.
+  const m = Math.round((passes * (upper * upper - 1) - 12 * variance) / (upper * upper - lower * lower));
+  const count = Math.min(passes, Math.max(0, m));
+  return Array.from({ length: passes }, (_, i) => ((i < count ? lower : upper) - 1) / 2);
 }
 
 /** Blurs `plane` (`width × height`, row-major) in place with standard deviation `sigma` px. */
@@ -29,8 +36,7 @@ export function blurPlane(plane: Float32Array, width: number, height: number, si
   const line = new Float64Array(width);
   const result = new Float64Array(width);
   const source = new Float32Array(plane.length);
-  for (const size of boxWidths(sigma)) {
-    const radius = (size - 1) / 2;
+  for (const radius of gaussianBoxes(sigma, 3)) {
     for (let y = 0; y < height; y++) {
       for (let x = 0; x < width; x++) line[x] = plane[y * width + x] as number;
       boxLine(line, result, width, radius, beyond.left, beyond.right);

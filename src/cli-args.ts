@@ -211,7 +211,6 @@ function checkFrontDoor(options: ServeOptions): ServeOptions {
   return options;
 }
 
-
 /**
  * `BRIDGE_WEBHOOKS` (entries separated by spaces: a URL has none, while its types are separated by commas) then
  * every `--webhook`, each `URL[#type,type]`.

@@ -19,7 +19,6 @@ export { type ClientSocket, CLIENT_ID_PREFIX_LENGTH, clientIdPrefix, clientLogNa
 /** How often coalesced state events are retried while a socket is backed up. */
 const COALESCE_FLUSH_MS = 25;
 
-
 export type ClientState = "attached" | "detached" | "disposed";
 
 /**
@@ -27,7 +26,6 @@ export type ClientState = "attached" | "detached" | "disposed";
  * moved to another bridge of the cluster (resumed there).
  */
 export type DisposeReason = "closed" | "expired" | "evicted" | "shutdown" | "moved";
-
 
 /**
  * What a logical client counts for `/metrics`: plain fields bumped on the frame path; the bridge sums them over

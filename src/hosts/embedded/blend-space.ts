@@ -16,7 +16,6 @@ import { overlap } from "./pixel-loops.js";
 import type { BlendSpace, Raster } from "./raster.js";
 import { RowBands, type RowWork } from "./work.js";
 
-
 /** The space a document's layers blend in, from the mode and depth of its file; undefined for sRGB. */
 export function blendSpaceOf(source: { readonly mode: string; readonly depth: number } | undefined): BlendSpace | undefined {
   if (source === undefined) return undefined;

@@ -1,11 +1,18 @@
-
+/**
+ * Blending one raster onto another with the W3C compositing formula:
+ * `co·αo = αs·((1 − αb)·Cs + αb·B(Cb, Cs)) + (1 − αs)·αb·Cb`, `αo = αs + αb·(1 − αs)`.
+ * `αs` is the source's alpha × opacity × mask. Separable modes apply `B` per channel; hue, saturation, color,
+ * luminosity, darker/lighter color use the W3C non-separable definitions. `dissolve` draws each pixel whole or not
+ * at all, with a chance of its alpha (a fixed pattern per layer pixel, so renders are repeatable; Photoshop's own
+ * pattern is not reproduced); unknown names composite as `normal`. Loops report their rows to an optional
+ * {@link RowWork}, which throws to stop a cancelled render.
+ */
 import type { PlacedMask } from "./masks.js";
 import type { Raster } from "./raster.js";
 import { normalOnto, overlap, separableOnto } from "./pixel-loops.js";
 import { RowBands, type RowWork } from "./work.js";
 import { BLEND_FUNCTIONS, blendTable, NON_SEPARABLE, type Rgb } from "./blend-modes.js";
 import { blendInSpace } from "./blend-space.js";
-
 
 /**
  * Composites `src` onto `dst` in place, `src`'s top-left at `(dx, dy)` in `dst`, with `opacity` (0–1), a PSD

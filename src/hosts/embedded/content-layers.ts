@@ -27,7 +27,6 @@ export interface ContentContext {
   readonly sourceColor?: SourceColor | undefined;
 }
 
-
 /**
  * Applies an adjustment layer to `dst` (what is below it in its group, covering `region`): the adjusted picture
  * mixed in with the layer's blend mode, opacity and mask; alpha stays as it was (an adjustment changes colours,

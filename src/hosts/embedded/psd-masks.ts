@@ -89,7 +89,6 @@ export function toPsdMasks(layer: EmbeddedLayer): Pick<Layer, "mask" | "realMask
   return record?.mask && !record.mask.fromVectorData ? { mask: { ...record.mask } } : {};
 }
 
-
 /**
  * Gives every layer whose vector mask the file did not cache on its own its rasterisation (`vectorShape`): Photoshop
  * caches a vector mask's pixels, but multiplied with the user mask when a layer has both, and not at all in some

@@ -135,7 +135,9 @@ export function parsePsd(
   // A flattened bottom layer named "Background" is what Photoshop writes for a background layer.
   if (bottom && bottom.kind === "pixel" && bottom.name === "Background") layers[layers.length - 1] = { ...bottom, kind: "background" };
   const resolution = psd.imageResources?.resolutionInfo?.horizontalResolution;
-  const nextLayerId = Math.max(0, ...ids.values(), ...layers.map((layer) => layer.id)) + 1;
+  // Above every id of the file, the hidden records that close groups included: a new layer given a divider's id
+  // would be matched to that divider's record on save and written as a group end, leaving a file nobody can read.
+  const nextLayerId = Math.max(0, ...ids.values(), ...layers.map((layer) => layer.id), ...readable.original.layers.keys()) + 1;
   const first = layers[0];
   const content: DocumentContent = {
     width: psd.width,

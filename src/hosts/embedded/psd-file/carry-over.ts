@@ -3,9 +3,19 @@
  * (matched by its `lyid`) that the written record lacks is carried over byte for byte, and so are the document's
  * global blocks (patterns, filter masks, linked files of smart objects, compositor settings…). Content a save
  * deliberately left out (a rasterised layer's text or smart object) stays out.
+ *
+ * The invariant a save keeps: the group nesting of the written file is the writer's alone. Groups are stored as a
+ * flat run of records, each group opened by a record with a section divider block (`lsct`, or `lsdk` nested in a
+ * PSB) and closed by a hidden "</Layer group>" record with its own `lyid`. The editor's tree is the truth about
+ * nesting, and ag-psd writes the dividers from it; the original's divider records (kept for lossless saves) must
+ * never lend their blocks to another record. A divider block carried onto a plain layer, or a plain layer's blocks
+ * onto a divider, unbalances the groups and no reader can open the file again. So: divider keys are never carried,
+ * blocks pass only between records of the same kind (divider to divider, layer to layer), and the original's ids
+ * are the unique ones the editor opened it with (records sharing or lacking an id were numbered then).
  */
-import type { InfoBlock } from "./layers.js";
+import type { InfoBlock, LayerRecord } from "./layers.js";
 import { withBlocks } from "./layers.js";
+import { uniqueIds } from "./readable.js";
 import { readPsdFile, writePsdFile } from "./sections.js";
 
 /**
@@ -25,6 +35,14 @@ export const CONTENT_KEYS: ReadonlySet<string> = new Set([
  * Global keys a writer derives from the content it writes (16/32-bit layers, merged transparency markers): the
  * written file's own are right, the original's would be stale.
  */
+/** Keys that open or close a group: the written tree's own, never the original's (see the invariant above). */
+const DIVIDER_KEYS: ReadonlySet<string> = new Set(["lsct", "lsdk"]);
+
+/** Whether a record opens or closes a group. */
+function isDivider(layer: LayerRecord): boolean {
+  return layer.blocks.some((block) => DIVIDER_KEYS.has(block.key));
+}
+
 const DERIVED_GLOBAL_KEYS: ReadonlySet<string> = new Set(["Lr16", "Lr32", "Layr", "Mt16", "Mt32", "Mtrn"]);
 
 /** `(layerId, key)` pairs: what a save left out on purpose, or what the original says better than the writer. */
@@ -46,13 +64,14 @@ export function carryOverBlocks(written: Uint8Array, originalBytes: Uint8Array, 
   const file = readPsdFile(written);
   const original = readPsdFile(originalBytes);
   const psb = file.header.version === 2;
-  const byId = new Map<number, readonly InfoBlock[]>();
-  for (const layer of original.layers.layers) if (layer.id !== undefined) byId.set(layer.id, layer.blocks);
+  const byId = new Map<number, LayerRecord>();
+  for (const layer of uniqueIds(original.layers.layers)) byId.set(layer.id!, layer);
   let changed = false;
   const layers = file.layers.layers.map((layer) => {
-    const from = layer.id === undefined ? undefined : byId.get(layer.id);
-    if (from === undefined || layer.id === undefined) return layer;
+    const record = layer.id === undefined ? undefined : byId.get(layer.id);
+    if (record === undefined || layer.id === undefined || isDivider(record) !== isDivider(layer)) return layer;
     const id = layer.id;
+    const from = record.blocks.filter((block) => !DIVIDER_KEYS.has(block.key));
     const originals = new Map(from.map((block) => [block.key, block]));
     let replaced = false;
     const blocks = layer.blocks.map((block) => {

@@ -66,8 +66,13 @@ function withLayerId(layer: LayerRecord, id: number): LayerRecord {
   return { ...layer, tail, id };
 }
 
-/** Gives every record a unique positive id, so the editor's layer ids find their original channels on save. */
-function uniqueIds(layers: readonly LayerRecord[]): LayerRecord[] {
+/**
+ * Gives every record a unique positive id, so the editor's layer ids find their original channels on save. Section
+ * dividers (the hidden records that close a group) get one too, and the editor's ids are counted above all of them:
+ * an id is never given to two records of one file. Deterministic, so the save finds the same ids again in the
+ * original bytes.
+ */
+export function uniqueIds(layers: readonly LayerRecord[]): LayerRecord[] {
   const used = new Set<number>();
   const keep = layers.map((layer) => {
     const ok = layer.id !== undefined && layer.id > 0 && !used.has(layer.id);

@@ -20,6 +20,12 @@ export interface WriteOptions {
   readonly label?: string | undefined;
   /** Permissions of a new file, before the umask (a replaced file keeps its own). @default 0o666 */
   readonly mode?: number | undefined;
+  /**
+   * Reads the finished temporary file back before it replaces the target, answering why it would not open again
+   * (undefined when it would). A file that does not read back is removed and never renamed: the save fails with
+   * `INTERNAL` and the target stays byte for byte as it was. @default no check
+   */
+  readonly verify?: ((temp: string) => Promise<string | undefined>) | undefined;
 }
 
 export interface WriteOutcome {
@@ -78,6 +84,13 @@ function writeError(cause: unknown, label: string): BridgeError {
   });
 }
 
+/** A written file that would not open again: the writer's fault, not the caller's, and nothing was replaced. */
+function readBackError(problem: string, label: string): BridgeError {
+  return new BridgeError("INTERNAL", `The file written for ${label} does not read back (${problem}); ${label} is unchanged`, {
+    details: { path: label, reason: "readBack", problem },
+  });
+}
+
 /**
  * Writes a file so that readers and crashes only ever see the old file or the new one, never a mix: the bytes go
  * to a uniquely named temporary sibling (created exclusively), are flushed to disk, then renamed over the target;
@@ -124,6 +137,8 @@ function install(temp: string, target: string, options: WriteOptions, prepare: (
   return serialised(target, async () => {
     try {
       await prepare();
+      const problem = await options.verify?.(temp);
+      if (problem !== undefined) throw readBackError(problem, options.label ?? target);
       return await commit(temp, target, options.backup === true);
     } catch (cause) {
       await rm(temp, { force: true });

@@ -1,5 +1,6 @@
 import { basename } from "node:path";
 import { refuseSilentLoss, writeFileAtomic } from "../../files/index.js";
+import { psdFileReadBackProblem } from "./psd-file/index.js";
 import type { DataLoss, HostDocument } from "../../protocol/index.js";
 import type { DocumentTree, HostAdapter, HostCallContext } from "../host.js";
 import type { EmbeddedDocument } from "./document.js";
@@ -188,7 +189,8 @@ export function documentOps(deps: DocumentOpsDeps): DocumentOps & { openFile(pat
         );
         bytes = prepared.bytes;
       }
-      const written = await writeFileAtomic(path, bytes, { backup });
+      // Read back before it replaces anything: a file no reader can open never takes the place of the user's.
+      const written = await writeFileAtomic(path, bytes, { backup, verify: psdFileReadBackProblem });
       stages.done();
       doc.filePath = path;
       doc.name = basename(path);

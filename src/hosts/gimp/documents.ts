@@ -1,6 +1,7 @@
 import { rm } from "node:fs/promises";
 import { extname } from "node:path";
 import { DEFAULT_MAX_OPEN_FILE_BYTES, replaceWithFile, temporarySibling } from "../../files/index.js";
+import { psdFileReadBackProblem } from "../embedded/psd-file/verify.js";
 import { BridgeError, type DataLoss, type HostDocument, type HostLayer } from "../../protocol/index.js";
 import type { DocumentTree, HostAdapter } from "../host.js";
 import type { GimpSession } from "./connection.js";
@@ -109,7 +110,8 @@ export function documentOps(session: GimpSession, options: { maxSourceBytes?: nu
         await rm(temp, { force: true });
         throw error;
       }
-      const written = await replaceWithFile(temp, path, { backup });
+      // GIMP's PSD writer is read back before it replaces anything, as the embedded editor's is (XCF is GIMP's own).
+      const written = await replaceWithFile(temp, path, { backup, ...(format === "psd" ? { verify: psdFileReadBackProblem } : {}) });
       await call(ctx, `(br-saved ${int(documentId)} ${lit(path)})`);
       return { path, format, ...(written.backupPath !== undefined ? { backupPath: written.backupPath } : {}) };
     },

@@ -15,3 +15,4 @@ export { keepSets, rememberRead } from "./keep.js";
 export type { PsdFileSource } from "./keep.js";
 export { CONTENT_KEYS, carryOverBlocks, VERBATIM_KEYS } from "./carry-over.js";
 export type { SkipBlock } from "./carry-over.js";
+export { psdFileReadBackProblem, psdReadBackProblem } from "./verify.js";

@@ -16,7 +16,7 @@ import { flattenLayers, requireLayer, toHostDocument, toHostLayer } from "../tre
 import type { LayerEntry } from "../tree.js";
 import { checkpoint } from "../work.js";
 import { ColorArg, DocArgs, LayerArgs, RectArg, coordinate, docId, layerId, parse, toRgba } from "./args.js";
-import { addLayer, duplicateLayer, fillLayer, flattenDocument, pixelLayer, removeLayer, translateLayer } from "./edits.js";
+import { addLayer, duplicateLayer, fillLayer, flattenDocument, moveLayer, pixelLayer, removeLayer, translateLayer } from "./edits.js";
 import { hostCalls } from "./host-calls.js";
 import { SCRIPT_MAX_PROGRESS_MESSAGE_CHARS } from "./limits.js";
 
@@ -240,6 +240,22 @@ export function createScriptApi(env: ScriptEnv, ctx: HostCallContext): ScriptApi
       const before = doc.activeLayerIds.length;
       removeLayer(doc, entryOf(doc, layer));
       changed(doc, { layers: true, pixels: true, activeLayers: doc.activeLayerIds.length !== before });
+      return null;
+    },
+    "layer.move": (args, op) => {
+      const { doc: id, layer, ...place } = parse(
+        z.union([
+          z.object({ doc: docId, layer: layerId, above: layerId }).strict(),
+          z.object({ doc: docId, layer: layerId, below: layerId }).strict(),
+          z.object({ doc: docId, layer: layerId, parent: layerId }).strict(),
+          z.object({ doc: docId, layer: layerId, to: z.enum(["top", "bottom"]) }).strict(),
+        ]),
+        op,
+        args,
+      );
+      const doc = store.get(id);
+      moveLayer(doc, entryOf(doc, layer), place);
+      changed(doc, { layers: true, pixels: true });
       return null;
     },
     "layer.fill": (args, op) => {

@@ -13,7 +13,7 @@ import type { EditorMemory } from "../memory.js";
 import { ROW_BAND, type RowWork } from "../work.js";
 import type { SelectionMask } from "../selection.js";
 import type { LayerEntry } from "../tree.js";
-import { flattenLayers } from "../tree.js";
+import { flattenLayers, requireLayer } from "../tree.js";
 import { rasterisedRecord, translatedRecord } from "../psd-records.js";
 
 /**
@@ -166,6 +166,46 @@ export function removeLayer(doc: EmbeddedDocument, entry: LayerEntry): void {
   entry.siblings.splice(entry.siblings.indexOf(entry.layer), 1);
   const gone = new Set(subtreeIds(entry.layer));
   doc.activeLayerIds = doc.activeLayerIds.filter((id) => !gone.has(id));
+}
+
+/** Where a moved layer goes: above or below a layer (in that layer's group), at the top of a group, or of the document. */
+export type LayerPlace =
+  | { readonly above: number }
+  | { readonly below: number }
+  | { readonly parent: number }
+  | { readonly to: "top" | "bottom" };
+
+/**
+ * Moves a layer (a group with everything inside it) to `place`. The document's bottom stays a background layer's
+ * when it has one: "bottom" then means just above it, as in Photoshop.
+ * @throws BridgeError `LAYER_NOT_FOUND` for an unknown reference, `BAD_REQUEST` for a place inside the moved layer
+ * itself or a `parent` that is not a group.
+ */
+export function moveLayer(doc: EmbeddedDocument, entry: LayerEntry, place: LayerPlace): void {
+  const moved = entry.layer;
+  const inside = new Set(subtreeIds(moved));
+  const reference = "to" in place ? undefined : "above" in place ? place.above : "below" in place ? place.below : place.parent;
+  const target = reference === undefined ? undefined : requireLayer(doc, reference);
+  if (reference !== undefined && inside.has(reference)) {
+    throw new BridgeError("BAD_REQUEST", `Cannot move ${moved.name} into or next to itself or its own content`, {
+      details: { layerId: moved.id, place },
+    });
+  }
+  if ("parent" in place && target?.layer.kind !== "group") {
+    throw new BridgeError("BAD_REQUEST", `${target?.layer.name ?? place.parent} is not a group`, { details: { layerId: moved.id, parent: place.parent } });
+  }
+  entry.siblings.splice(entry.siblings.indexOf(moved), 1);
+  if ("to" in place) {
+    const bottom = doc.layers.at(-1);
+    const end = bottom !== undefined && bottom.kind === "background" ? doc.layers.length - 1 : doc.layers.length;
+    doc.layers.splice(place.to === "top" ? 0 : end, 0, moved);
+  } else if ("parent" in place) {
+    (target!.layer as GroupLayer).children.splice(0, 0, moved);
+  } else {
+    const siblings = target!.siblings;
+    const at = siblings.indexOf(target!.layer);
+    siblings.splice("above" in place ? at : at + 1, 0, moved);
+  }
 }
 
 /**

@@ -81,6 +81,15 @@ export const EDITOR_API_PRELUDE = `(function () {
       return new Layer(this.documentId, copy.id, copy.kind);
     }
     remove() { call("layer.remove", { doc: this.documentId, layer: this.id }); }
+    /* Moves the layer: place is one of { above: layer }, { below: layer }, { parent: group } (its top) or { to: "top" | "bottom" }; layers may be given as Layer objects or ids. */
+    move(place) {
+      const ref = (value) => (value !== null && typeof value === "object" ? value.id : value);
+      const key = ["above", "below", "parent", "to"].find((name) => place && place[name] !== undefined);
+      const args = { doc: this.documentId, layer: this.id };
+      if (key !== undefined) args[key] = key === "to" ? place.to : ref(place[key]);
+      call("layer.move", args);
+      return this;
+    }
     fill(color) { call("layer.fill", { doc: this.documentId, layer: this.id, color: color }); return this; }
     clear() { call("layer.fill", { doc: this.documentId, layer: this.id, color: "transparent", clear: true }); return this; }
     /* Hides the background through a layer mask, like Remove Background in Photoshop; resolves whether it found a subject. options.method: "auto", "model", "grabcut" or "flood". */

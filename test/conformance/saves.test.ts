@@ -7,7 +7,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { DataLoss } from "../../src/protocol/index.js";
 import type { Harness } from "../helpers/bridge.js";
-import { diskFullMidWrite } from "../helpers/disk-full.js";
+import { diskFullMidWrite, silentlyTruncatedWrites } from "../helpers/disk-full.js";
 import { flattenedPsd, psdWithoutImage, textAndIccPsd } from "../helpers/psd-fixtures.js";
 import { itFor, presentEditors } from "./_editors.js";
 import { TRANSPORTS, type ConformanceTransport, type Outcome } from "./_transports.js";
@@ -128,6 +128,26 @@ describe.each(MATRIX)("saving without losing data over $label", ({ editor, trans
       restore();
     }
     expect(outcome.error).toMatchObject({ code: "BAD_REQUEST", details: { reason: "ENOSPC" } });
+    expect((await readFile(path)).equals(poster)).toBe(true);
+    expect((await readdir(dir)).sort()).toEqual(["poster.psd"]);
+  });
+
+  itEmbedded("a save whose written bytes are damaged answers INTERNAL and leaves the original byte for byte, with no temporary file", async () => {
+    // The fault is injected into this process's file writes (half of each write lands, all of it is reported), so
+    // the editor runs in this process here; only reading the file back before the rename can notice.
+    await setup({ embedded: { isolation: "inline" } });
+    const path = join(dir, "poster.psd");
+    await writeFile(path, poster);
+    ok(await t.call("document:open", { path: "poster.psd" }));
+    const restore = await silentlyTruncatedWrites(base);
+    let outcome: Outcome;
+    try {
+      outcome = await t.call("document:save", { allowLossy: true });
+    } finally {
+      restore();
+    }
+    expect(outcome.error).toMatchObject({ code: "INTERNAL", details: { reason: "readBack" } });
+    expect(outcome.error?.message).toMatch(/does not read back/);
     expect((await readFile(path)).equals(poster)).toBe(true);
     expect((await readdir(dir)).sort()).toEqual(["poster.psd"]);
   });

@@ -22,3 +22,25 @@ export async function diskFullMidWrite(scratchDir: string): Promise<() => void> 
     proto.write = original;
   };
 }
+
+/**
+ * Makes every FileHandle write in this process put down only the first half of its bytes while reporting them all
+ * written (a disk or driver that loses data without an error), until the returned function restores it. A writer
+ * that trusts its writes then holds a truncated file; only reading it back shows the damage.
+ */
+export async function silentlyTruncatedWrites(scratchDir: string): Promise<() => void> {
+  const probePath = join(scratchDir, ".probe");
+  const probe = await open(probePath, "w");
+  const proto = Object.getPrototypeOf(probe) as { write: (...args: unknown[]) => Promise<{ bytesWritten: number; buffer: unknown }> };
+  await probe.close();
+  await rm(probePath, { force: true });
+  const original = proto.write;
+  proto.write = async function (this: unknown, buffer: unknown, offset?: unknown, length?: unknown, ...rest: unknown[]) {
+    const asked = Number(length ?? (buffer as Uint8Array).byteLength);
+    await original.call(this, buffer, offset ?? 0, Math.floor(asked / 2), ...rest);
+    return { bytesWritten: asked, buffer };
+  };
+  return () => {
+    proto.write = original;
+  };
+}

@@ -53,7 +53,7 @@ const disc = (size, rgb) =>
  * The layers top-most first, as the file's panel lists them: `{ name, left, top, image, blendMode, opacity, mask,
  * text, group }`; `group` names the pass-through group a layer sits in.
  */
-function designLayers() {
+export function designLayers() {
   const W = WIDTH;
   const H = HEIGHT;
   const card = { w: s(2400), h: s(1600) };
@@ -83,7 +83,7 @@ function designLayers() {
 }
 
 /** The PSD the editor opens: groups "Cards" and "Badges" (pass-through) around their layers. */
-function psdOf(layers) {
+export function psdOf(layers) {
   initializeCanvas(
     (width, height) => ({ width, height }),
     (width, height) => ({ width, height, data: new Uint8ClampedArray(width * height * 4) }),

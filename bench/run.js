@@ -33,6 +33,7 @@ const BENCHMARKS = {
   "embedded-script": () => import("./embedded-script.js"),
   "embedded-big": () => import("./embedded-big.js"),
   "psd-open-export": () => import("./psd-open-export.js"),
+  "psd-save": () => import("./psd-save.js"),
   "cutout-iou": () => import("./cutout-iou.js"),
   "cutout-model": () => import("./cutout-model.js"),
   gimp: () => import("./gimp.js"),

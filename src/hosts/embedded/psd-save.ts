@@ -4,6 +4,12 @@
  * linked files of smart objects…), plus a fresh merged image and the "has real merged data" flag so other readers
  * show it instead of compositing the layers themselves.
  *
+ * Layers are matched to the records they were opened from by id, so two invariants hold for every save: an id the
+ * editor gives a new layer is above every record id of the opened file (the hidden records that close groups
+ * included, which ag-psd's tree leaves out), and the group nesting written is the editor's tree, never a divider
+ * block carried from the original onto another record (see `psd-file/carry-over.ts`). A save that broke either
+ * wrote a file no reader could open; the written file is also read back before it replaces anything.
+ *
  * What a save would drop is measured on the bytes it writes: the file is read back (records only) and compared
  * feature by feature with what the document was opened with ({@link psdSaveLosses}).
  */

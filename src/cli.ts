@@ -206,6 +206,17 @@ function editorLine(bridge: Bridge): string {
   return count > 1 ? `${bridge.host.kind} ×${count}` : bridge.host.kind;
 }
 
+/**
+ * The embedded editors' memory budget and cap in force, in the startup line: by default they follow the machine's
+ * memory, and an operator sharing the machine should see what the bridge may take before it takes it.
+ */
+function memoryLine(bridge: Bridge, options: ServeOptions): string {
+  if (options.editor !== "embedded" || options.editors === 0) return "";
+  const gib = (bytes: number): string => `${(bytes / 1024 ** 3).toFixed(1)} GiB`;
+  const each = bridge.editors().length > 1 ? " each" : "";
+  return ` · memory: ${gib(bridge.limits.editorMemoryBudgetBytes)} budget, ${gib(bridge.limits.editorMaxMemoryBytes)} cap${each} (--limit editorMaxMemoryBytes=4GiB lowers both)`;
+}
+
 export interface MainIo {
   /** Where the startup line, help and version go. @default process.stdout */
   stdout?: { write(text: string): unknown };
@@ -314,7 +325,7 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
   const roots = bridge.filesRoots;
   const files = roots === null ? "any path (unconfined; --files-root confines)" : roots.join(", ");
   stdout.write(
-    `image-editor-bridge ${PACKAGE.version} · ${bridge.url} · WebSocket ${bridge.wsUrl} · editor: ${editorLine(bridge)} · document: ${doc} · files: ${files}\n`,
+    `image-editor-bridge ${PACKAGE.version} · ${bridge.url} · WebSocket ${bridge.wsUrl} · editor: ${editorLine(bridge)} · document: ${doc} · files: ${files}${memoryLine(bridge, options)}\n`,
   );
   if (options.webhooks.hooks.length > 0 && options.webhooks.secret === undefined) {
     stdout.write(`webhooks (--webhook) sign with the secret ${webhookSecret}; set BRIDGE_WEBHOOK_SECRET to choose it\n`);

@@ -174,6 +174,20 @@ describe("command line", () => {
     await expect(main(["serve", "--editor", "krita"], { handleSignals: false, env: {} })).rejects.toThrow(/--editor expects one of/);
   });
 
+  it("the startup line shows the editor memory budget and cap in force, lowered by --limit editorMaxMemoryBytes", async () => {
+    let printed = "";
+    const bridge = await main(["serve", "--listen", "127.0.0.1:0", "--log-level", "silent", "--limit", "editorMaxMemoryBytes=2GiB"], {
+      handleSignals: false,
+      env: {},
+      stdout: { write: (text: string) => (printed += text) },
+    });
+    try {
+      expect(printed).toContain(" · memory: 1.5 GiB budget, 2.0 GiB cap (");
+    } finally {
+      await bridge!.close();
+    }
+  });
+
   it("serve starts a bridge, prints a startup line with URL, editor and document, and closes", async () => {
     let printed = "";
     const bridge = await main(["serve", "--listen", "127.0.0.1:0", "--log-level", "silent"], {
@@ -184,6 +198,8 @@ describe("command line", () => {
     try {
       expect(printed).toContain(bridge!.url);
       expect(printed).toMatch(/editor: embedded · document: Sample \(800×600\)/);
+      // The memory it may take, as the machine's size made it.
+      expect(printed).toMatch(/ · memory: \d+\.\d GiB budget, \d+\.\d GiB cap \(--limit editorMaxMemoryBytes=4GiB lowers both\)\n$/);
       expect((await fetch(`${bridge!.url}/health`)).status).toBe(200);
     } finally {
       await bridge!.close();

@@ -287,11 +287,18 @@ export const DEFAULT_LIMITS = {
   /** Deadline of a plugin method or route handler; its signal aborts and the caller gets TIMEOUT. */
   pluginCallTimeoutMs: 120_000,
   /**
-   * JavaScript heap of a plugin running in a worker thread (`isolation: "worker"`, V8's old generation via the
-   * worker's `resourceLimits`): a plugin that leaks or allocates without bound is stopped at this cap and restarted,
-   * never taking the bridge's own heap with it.
+   * Memory of an isolated plugin: in a worker thread its heap (V8's old generation, via `resourceLimits`) plus the
+   * external memory its isolate holds (`Buffer`s and other array buffers, which live in the bridge's own process);
+   * in a child process its resident memory (native modules included). A plugin that leaks or allocates without
+   * bound is stopped at this cap and restarted, never taking the bridge's memory with it.
    */
   pluginMaxMemoryBytes: 256 * 1024 * 1024,
+  /**
+   * How often an isolated plugin's memory is checked against `pluginMaxMemoryBytes` between pings (a worker by its
+   * own timer, a child process's resident memory from `/proc`): what it can allocate past the cap before it is
+   * stopped is what it allocates in this time.
+   */
+  pluginMemorySampleMs: 100,
   /** How often the bridge pings an isolated plugin; a worker spinning in a synchronous loop cannot answer. */
   pluginPingIntervalMs: 5_000,
   /** How long an isolated plugin may take to answer a ping (or a cancelled call's check) before it is terminated and restarted. */

@@ -4,6 +4,7 @@ import type { Limits } from "../../limits.js";
 import { BridgeError } from "../../protocol/index.js";
 import type { InvokeOptions } from "../api.js";
 import { fromWireError, toWireError, type CallKind, type FromWorker, type ToWorker, type WireRegistration, type WorkerInit } from "./protocol.js";
+import { heldBytes, overCapReason, type PluginMemory } from "./memory.js";
 import { startRunner, type Runner } from "./runner.js";
 import { whenAborted } from "../_internal/running-calls.js";
 
@@ -82,8 +83,14 @@ export class WorkerLink {
     const entry = resolveWorkerEntry();
     if (entry === undefined) throw Object.assign(new Error("the plugin worker entry is missing; build the bridge with `npm run build`"), { phase: "isolation" });
     const { limits } = this.options;
-    const init: WorkerInit = { entry: this.options.entry, mainTypes: this.options.mainTypes };
-    const worker: Runner = startRunner(this.options.mode, entry, init, limits.pluginMaxMemoryBytes, {
+    const init: WorkerInit = {
+      entry: this.options.entry,
+      mainTypes: this.options.mainTypes,
+      mode: this.options.mode,
+      maxMemoryBytes: limits.pluginMaxMemoryBytes,
+      memorySampleMs: limits.pluginMemorySampleMs,
+    };
+    const worker: Runner = startRunner(this.options.mode, entry, init, {
       message: (message) => {
         if (worker === this.worker) this.onMessage(message);
       },
@@ -213,6 +220,16 @@ export class WorkerLink {
     this.crashListener?.(reason);
   }
 
+  /**
+   * Ends the plugin past `pluginMaxMemoryBytes` by what it reported: in a worker its heap and external memory (the
+   * `Buffer`s V8's heap cap does not count, held in the bridge's own process). A child process's resident memory is
+   * also read from outside by its runner.
+   */
+  private checkMemory(memory: PluginMemory): void {
+    const { mode, limits } = this.options;
+    if (heldBytes(mode, memory) > limits.pluginMaxMemoryBytes) this.crash(overCapReason(limits.pluginMaxMemoryBytes, mode, memory));
+  }
+
   /** Takes a call out of those in flight, to answer it. */
   private settle(cid: number): PendingCall | undefined {
     const call = this.calls.get(cid);
@@ -245,6 +262,10 @@ export class WorkerLink {
           clearTimeout(this.pingDeadline);
           this.pingDeadline = undefined;
         }
+        this.checkMemory(message.memory);
+        return;
+      case "memory":
+        this.checkMemory(message.memory);
         return;
       case "emit":
         try {

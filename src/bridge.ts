@@ -21,6 +21,7 @@ import { PluginHost } from "./plugins/index.js";
 import { BridgeError, PROTOCOL_VERSION, STATE_EVENTS, type ClosingReason, type EditorSummary, type ServerInfo } from "./protocol/index.js";
 import { healthView, readinessView, statusView } from "./status.js";
 import { createHttpApp } from "./transports/http/app.js";
+import { addressCounter } from "./transports/client-address.js";
 import { withFastPath } from "./transports/http/fast-path.js";
 import { createEventStreams } from "./transports/http/sse.js";
 import { WebhookRegistry } from "./actors/webhooks.js";
@@ -281,6 +282,9 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
             }),
           allowScripts: options.mcp?.allowScripts === true,
           maxSessions: limits.mcpMaxSessions,
+          maxSessionsPerAddress: limits.mcpMaxSessionsPerAddress,
+          sessionIdleMs: limits.mcpSessionIdleMs,
+          addressOf: addressCounter({ trustProxy, countLoopback: options.countLoopbackPerAddress === true }),
           maxImageBytes: limits.mcpMaxImageBytes,
           log,
         });

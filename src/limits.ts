@@ -336,10 +336,22 @@ export const DEFAULT_LIMITS = {
    */
   mcpMaxImageBytes: 4 * MiB,
   /**
-   * MCP sessions open at once on `/mcp`; past it a new session is refused (503 HOST_BUSY). Each holds a server and
-   * its subscriptions until the client ends it (DELETE) or the bridge closes.
+   * MCP sessions open at once on `/mcp`; each holds a server and its subscriptions. Past it a new session ends the
+   * longest-idle one (refused 503 HOST_BUSY only when every session is answering a request), so sessions opened and
+   * abandoned cannot lock other agents out.
    */
   mcpMaxSessions: 64,
+  /**
+   * MCP sessions one client address may hold (counted as the connection limits count addresses: loopback only with
+   * `countLoopbackPerAddress`); past it that address's own longest-idle session ends, so one address cannot take
+   * the others' room.
+   */
+  mcpMaxSessionsPerAddress: 16,
+  /**
+   * An MCP session with no request for this long ends (its client re-initializes on the 404 it then gets): a
+   * client that never sends DELETE would otherwise hold its server and subscriptions until the bridge restarts.
+   */
+  mcpSessionIdleMs: 30 * 60_000,
   /** Period of the comment line an event stream (`GET /events`) sends when idle, so proxies keep it open and dead readers show. */
   sseHeartbeatMs: 15_000,
   /** Events the event-stream log keeps for readers resuming with `Last-Event-ID`; older ones are reported as `lost`. */

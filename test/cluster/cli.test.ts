@@ -28,6 +28,13 @@ describe("the command line's cluster options", () => {
     });
   });
 
+  it("--cluster-allow-anonymous (or BRIDGE_CLUSTER_ALLOW_ANONYMOUS) is the operator's consent to a NATS without credentials", () => {
+    expect(serve(["--cluster", "nats://127.0.0.1:4222"]).cluster?.allowAnonymous).toBeUndefined();
+    expect(serve(["--cluster", "nats://127.0.0.1:4222", "--cluster-allow-anonymous"]).cluster?.allowAnonymous).toBe(true);
+    expect(serve(["--cluster", "nats://127.0.0.1:4222"], { BRIDGE_CLUSTER_ALLOW_ANONYMOUS: "1" }).cluster?.allowAnonymous).toBe(true);
+    expect(() => serve(["--cluster-allow-anonymous"])).toThrow(/--cluster-\* options need --cluster/);
+  });
+
   it("a server that is not a NATS address, or a --cluster-* option without a server, is a usage error", () => {
     expect(() => serve(["--cluster", "127.0.0.1:4222"])).toThrow(UsageError);
     expect(() => serve(["--cluster", "127.0.0.1:4222"])).toThrow(/expects a NATS address such as nats:\/\/127\.0\.0\.1:4222, got "127\.0\.0\.1:4222"/);

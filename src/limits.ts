@@ -248,6 +248,12 @@ export const DEFAULT_LIMITS = {
    * client whose bridge died resumes on another with the events it missed.
    */
   clusterSessionSyncMs: 500,
+  /**
+   * With a cluster secret, how far a signed call's time may be from the receiving bridge's clock: a call recorded
+   * off NATS cannot be replayed later (nor twice within it: its nonce is remembered). Bridges' clocks must agree
+   * within it.
+   */
+  clusterCallMaxAgeMs: 30_000,
   clusterReplayStreamBytes: 64 * MiB,
   clusterReplayStreamMs: 30 * 60_000,
   /**

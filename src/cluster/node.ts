@@ -268,7 +268,8 @@ export class ClusterNode {
     void this.watchStatus(nc);
     this.transfers = new Transfers(nc, `${this.name}.transfer.${this.bridge}`, this.limits);
     this.transfers.start();
-    this.calls = new ClusterCalls(nc, this.name, this.bridge, this.transfers, this.log, this.limits.clusterHeartbeatMs, (bridge) => this.roster.noResponders(bridge));
+    const signing = this.options.secret === undefined ? undefined : { secret: this.options.secret, maxAgeMs: this.limits.clusterCallMaxAgeMs };
+    this.calls = new ClusterCalls(nc, this.name, this.bridge, this.transfers, this.log, this.limits.clusterHeartbeatMs, (bridge) => this.roster.noResponders(bridge), signing);
     if (this.runCall !== undefined) this.calls.serve(this.runCall);
     this.events = new ClusterEvents(
       nc,

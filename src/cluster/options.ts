@@ -25,6 +25,13 @@ export interface ClusterOptions {
    * @default false (such a bridge refuses to start)
    */
   readonly allowAnonymous?: boolean | undefined;
+  /**
+   * A secret every bridge of the cluster shares (`--cluster-secret`, at least 16 characters): calls to other
+   * bridges leave signed with it, and calls arriving unsigned, signed with another secret, too old
+   * (`clusterCallMaxAgeMs`) or seen before are refused `FORBIDDEN`. A client of the cluster's NATS without it can
+   * then neither forge a call nor replay one. It guards calls only: NATS credentials guard the rest.
+   */
+  readonly secret?: string | undefined;
 }
 
 /** Whether the bridge shows NATS who it is: a token, a user, a credentials file or a TLS client certificate. */

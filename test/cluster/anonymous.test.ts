@@ -5,6 +5,7 @@
  */
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { sealFrame } from "../../src/cluster/signing.js";
 import { encodeFrame, decodeFrame } from "../../src/cluster/wire.js";
 import type { ClusterStatus } from "../../src/cluster/node.js";
 import { startBridgeProcess, type BridgeProcess } from "../helpers/bridge-process.js";
@@ -27,11 +28,18 @@ async function joined(served: BridgeProcess, token?: string): Promise<ClusterSta
   }
 }
 
+type Reply = { ok: boolean; result?: unknown; error?: { code: string; message: string } };
+
+/** Sends raw bytes as a call to `bridge` of `cluster` and reads the answer's header. */
+async function send(nc: NatsConnection, bridge: string, bytes: Uint8Array, cluster = CLUSTER): Promise<Reply> {
+  const reply = await nc.request(`${cluster}.call.${bridge}`, bytes, { timeout: 10_000 });
+  return decodeFrame<Reply>(reply.data).header;
+}
+
 /** What a rogue client of the same NATS sends: a call as another bridge would forward it, and the answer it gets. */
-async function forge(nc: NatsConnection, bridge: string, method: string, params: unknown): Promise<{ ok: boolean; result?: unknown; error?: { code: string; message: string } }> {
+function forge(nc: NatsConnection, bridge: string, method: string, params: unknown, cluster = CLUSTER): Promise<Reply> {
   const header = { t: "call", id: 1, from: "rogue", method, params, lane: "rogue", timeoutMs: 5_000 };
-  const reply = await nc.request(`${CLUSTER}.call.${bridge}`, encodeFrame(header), { timeout: 10_000 });
-  return decodeFrame<{ ok: boolean; result?: unknown; error?: { code: string; message: string } }>(reply.data).header;
+  return send(nc, bridge, encodeFrame(header), cluster);
 }
 
 describe.skipIf(!hasNatsServer)("a bridge and a NATS that lets anyone in", () => {
@@ -51,8 +59,8 @@ describe.skipIf(!hasNatsServer)("a bridge and a NATS that lets anyone in", () =>
     await nats?.stop();
   });
 
-  const serve = async (args: string[]): Promise<BridgeProcess> => {
-    const served = await startBridgeProcess({ args: ["--cluster", nats.url, "--cluster-name", CLUSTER, ...args], limits });
+  const serve = async (args: string[], cluster = CLUSTER): Promise<BridgeProcess> => {
+    const served = await startBridgeProcess({ args: ["--cluster", nats.url, "--cluster-name", cluster, ...args], limits });
     running.push(served);
     return served;
   };
@@ -83,5 +91,43 @@ describe.skipIf(!hasNatsServer)("a bridge and a NATS that lets anyone in", () =>
     const served = await serve(["--cluster-bridge", "local"]);
     await joined(served);
     expect(served.lines.some((line) => line.includes(WARNING))).toBe(true);
+  });
+
+  it("with a cluster secret, calls between its bridges work and a call forged, signed with another secret or replayed is refused FORBIDDEN", async () => {
+    const cluster = "t38s";
+    const secret = "a-secret-the-bridges-share-38";
+    const flags = ["--cluster-allow-anonymous", "--cluster-secret", secret];
+    const [a, b] = await Promise.all([serve([...flags, "--cluster-bridge", "a"], cluster), serve([...flags, "--cluster-bridge", "b"], cluster)]);
+    await Promise.all([joined(a), joined(b)]);
+    // The rogue listens to what is sent to b, as anyone on an open NATS can.
+    const heard = rogue.subscribe(`${cluster}.call.b`, { max: 1 });
+    // Bridge a's client works on b's editor: the call crosses signed and runs.
+    let forwarded: Response | undefined;
+    for (;;) {
+      forwarded = await fetch(`${a.url}/document/current`, { headers: { "x-bridge-editor": "embedded-1@b" } });
+      if (forwarded.status !== 400) break; // b's editor not announced to a yet
+      await forwarded.arrayBuffer();
+    }
+    expect(forwarded.status).toBe(200);
+    expect(((await forwarded.json()) as { editorId: string }).editorId).toBe("embedded-1@b");
+    let recorded: Uint8Array | undefined;
+    for await (const message of heard) recorded = message.data;
+    // A call forged without the secret, one signed with another, and the recorded one sent again: all refused.
+    const unsigned = await forge(rogue, "b", "document:list", {}, cluster);
+    expect(unsigned.error).toMatchObject({ code: "FORBIDDEN" });
+    expect(unsigned.error?.message).toMatch(/not signed/);
+    const header = { t: "call", id: 1, from: "rogue", method: "document:list", params: {}, lane: "rogue", timeoutMs: 5_000 };
+    const wrong = await send(rogue, "b", sealFrame("not-the-cluster-secret", encodeFrame(header)), cluster);
+    expect(wrong.error?.message).toMatch(/does not match this cluster's secret/);
+    const replayed = await send(rogue, "b", recorded!, cluster);
+    expect(replayed.error).toMatchObject({ code: "FORBIDDEN" });
+    expect(replayed.error?.message).toMatch(/a replay/);
+    // b said so in its log, once for the burst.
+    await b.morePings(3);
+    expect(b.lines.filter((line) => line.includes("calls from the cluster refused for their signature")).length).toBe(1);
+    for (const served of [a, b]) {
+      expect(served.health().failures).toEqual([]);
+      expect(served.health().worstMs).toBeLessThan(HEALTH_WORST_MS);
+    }
   });
 });

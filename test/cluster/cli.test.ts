@@ -24,6 +24,7 @@ describe("the command line's cluster options", () => {
       user: "bridges",
       pass: "s3cret",
       credsFile: undefined,
+      secret: undefined,
       tls: { caFile: "/etc/nats/ca.pem", certFile: undefined, keyFile: undefined },
     });
   });

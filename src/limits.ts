@@ -300,9 +300,9 @@ export const DEFAULT_LIMITS = {
    */
   pluginMaxMemoryBytes: 256 * 1024 * 1024,
   /**
-   * How often an isolated plugin's memory is checked against `pluginMaxMemoryBytes` between pings (a worker by its
-   * own timer, a child process's resident memory from `/proc`): what it can allocate past the cap before it is
-   * stopped is what it allocates in this time.
+   * How often an isolated plugin's memory is checked against `pluginMaxMemoryBytes` between pings (a worker reports
+   * it, and three samples of silence mark it blocked; a child process's resident memory is read from `/proc`): what
+   * it can allocate past the cap before it is stopped is what it allocates in this time.
    */
   pluginMemorySampleMs: 100,
   /** How often the bridge pings an isolated plugin; a worker spinning in a synchronous loop cannot answer. */

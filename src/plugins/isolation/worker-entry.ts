@@ -278,13 +278,14 @@ async function load(): Promise<void> {
 }
 
 /**
- * Between the bridge's pings, the plugin checks what it holds on its own timer, so a plugin filling `Buffer`s from
- * asynchronous code is stopped within one sample of passing the cap. A plugin blocked in a synchronous loop runs no
- * timer; the missed ping ends it.
+ * Between the bridge's pings, the plugin reads what it holds on its own timer, so a plugin filling `Buffer`s from
+ * asynchronous code is stopped within one sample of passing the cap. A worker thread reports every sample (its
+ * silence tells the bridge it is blocked, see `WorkerLink`); a process only when past the cap, as the bridge reads
+ * its resident memory itself.
  */
 const sampler = setInterval(() => {
   const memory = measureOwnMemory();
-  if (heldBytes(init.mode, memory) > init.maxMemoryBytes) post({ t: "memory", memory });
+  if (init.mode === "worker" || heldBytes(init.mode, memory) > init.maxMemoryBytes) post({ t: "memory", memory });
 }, init.memorySampleMs);
 sampler.unref();
 

@@ -280,6 +280,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
       webhooks: { ...webhooks.counts, hooks: webhooks.list() },
       ...(connections !== undefined ? { connections: connections.counts() } : {}),
       ...(inbound !== undefined ? { inbound: inbound.counts() } : {}),
+      ...(mcp !== undefined ? { mcp: mcp.counts() } : {}),
     }),
     plugins: () => ({ plugins: plugins.list(), failed: plugins.failures() }),
     pluginContracts: () => plugins.contracts(),

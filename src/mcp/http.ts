@@ -58,9 +58,21 @@ export interface McpHttp {
    * the Node request under it, to count sessions by address.
    */
   handle(request: Request, body: unknown, peer?: IncomingMessage): Promise<Response>;
-  /** Sessions open now. */
-  size(): number;
+  /** `GET /status` `mcp`: sessions open, the caps, and how many ended idle, made room or were refused. */
+  counts(): McpSessionCounts;
   close(): Promise<void>;
+}
+
+export interface McpSessionCounts {
+  readonly open: number;
+  readonly max: number;
+  readonly maxPerAddress: number;
+  /** Ended after `mcpSessionIdleMs` without a request. */
+  readonly idleEnded: number;
+  /** Ended to make room for a new session (past either cap). */
+  readonly evicted: number;
+  /** `initialize` refused because every session in the way was busy. */
+  readonly refused: number;
 }
 
 /**
@@ -115,6 +127,7 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
   let opening = 0;
   const openingBy = new Map<string, number>();
   let sweeper: NodeJS.Timeout | undefined;
+  const tally = { idleEnded: 0, evicted: 0, refused: 0 };
 
   /** Ends a session: it leaves the table at once (its room is free), its server and backend close after. */
   const end = async (id: string, why = "ended by its client"): Promise<void> => {
@@ -134,7 +147,10 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
     for (const session of [...sessions.values()]) {
       if (session.busy > 0) continue;
       const deadline = session.lastSeen + options.sessionIdleMs;
-      if (deadline <= now) void end(session.id, `idle for ${options.sessionIdleMs} ms (limits.mcpSessionIdleMs)`);
+      if (deadline <= now) {
+        tally.idleEnded++;
+        void end(session.id, `idle for ${options.sessionIdleMs} ms (limits.mcpSessionIdleMs)`);
+      }
       else next = Math.min(next, deadline);
     }
     if (next !== Number.POSITIVE_INFINITY) arm(next - now);
@@ -170,19 +186,23 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
     if (address !== undefined && heldBy(address) >= options.maxSessionsPerAddress) {
       const victim = longestIdle((session) => session.address === address);
       if (victim === undefined) {
+        tally.refused++;
         throw new BridgeError("TOO_MANY_REQUESTS", `This address already holds ${options.maxSessionsPerAddress} MCP sessions, all of them busy; end one (DELETE ${MCP_PATH}) first`, {
           details: { limit: "mcpMaxSessionsPerAddress", max: options.maxSessionsPerAddress, retryAfterMs: MCP_RETRY_AFTER_MS },
         });
       }
+      tally.evicted++;
       void end(victim.id, `its address opened one more than limits.mcpMaxSessionsPerAddress (${options.maxSessionsPerAddress}) and it was the longest idle`);
     }
     if (sessions.size + opening >= options.maxSessions) {
       const victim = longestIdle(() => true);
       if (victim === undefined) {
+        tally.refused++;
         throw new BridgeError("HOST_BUSY", `All ${options.maxSessions} MCP sessions are busy; try again shortly`, {
           details: { limit: "mcpMaxSessions", max: options.maxSessions, retryAfterMs: MCP_RETRY_AFTER_MS },
         });
       }
+      tally.evicted++;
       void end(victim.id, `a session was opened past limits.mcpMaxSessions (${options.maxSessions}) and it was the longest idle`);
     }
   };
@@ -252,7 +272,7 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
         throw error;
       }
     },
-    size: () => sessions.size,
+    counts: () => ({ open: sessions.size, max: options.maxSessions, maxPerAddress: options.maxSessionsPerAddress, ...tally }),
     async close() {
       clearTimeout(sweeper);
       sweeper = undefined;

@@ -114,6 +114,11 @@ describe("MCP sessions opened and abandoned", () => {
     for (const session of fromLone) loneAlive.push(await alive(served, lone, session));
     expect(loneAlive.filter(Boolean).length).toBeLessThanOrEqual(PER_ADDRESS);
     expect(loneAlive.slice(0, -PER_ADDRESS).some(Boolean)).toBe(false);
+    // The operator sees it: never more than the cap open, sessions ended to make room, none refused.
+    const { mcp } = (await (await fetch(`${served.url}/status`)).json()) as { mcp: { open: number; max: number; evicted: number; refused: number } };
+    expect(mcp).toMatchObject({ max: MAX_SESSIONS, refused: 0 });
+    expect(mcp.open).toBeLessThanOrEqual(MAX_SESSIONS);
+    expect(mcp.evicted).toBeGreaterThanOrEqual(ABANDONED + 4 - MAX_SESSIONS);
     await served.morePings(3);
     expectServedThroughout(served);
   });

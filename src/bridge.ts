@@ -11,6 +11,7 @@ import type { HostSession } from "./actors/host-session.js";
 import { DEFAULT_LISTEN, type BridgeOptions } from "./bridge-options.js";
 import { createFilePolicy, UNCONFINED, type FileAccess, type FilePolicy } from "./files/index.js";
 import { bridgeLimits, clusterCalls, clusterResume, editorHosts, editorPool } from "./bridge-editors.js";
+import { ANONYMOUS_CLUSTER_RISK, hasClusterCredentials } from "./cluster/options.js";
 import type { HostAdapter } from "./hosts/host.js";
 import type { ImportPolicy } from "./imports/index.js";
 import type { Limits } from "./limits.js";
@@ -21,6 +22,7 @@ import { PluginHost } from "./plugins/index.js";
 import { BridgeError, PROTOCOL_VERSION, STATE_EVENTS, type ClosingReason, type EditorSummary, type ServerInfo } from "./protocol/index.js";
 import { healthView, readinessView, statusView } from "./status.js";
 import { createHttpApp } from "./transports/http/app.js";
+import { addressCounter } from "./transports/client-address.js";
 import { withFastPath } from "./transports/http/fast-path.js";
 import { createEventStreams } from "./transports/http/sse.js";
 import { WebhookRegistry } from "./actors/webhooks.js";
@@ -86,6 +88,23 @@ function checkListen(listenHost: string, options: BridgeOptions): void {
 }
 
 /**
+ * Refuses to join a cluster's NATS without credentials when the bridge guards its own door (a token, or an address
+ * off loopback): calls from NATS run past that door, so anyone NATS lets in would be let in here too. Consent is
+ * `cluster.allowAnonymous` (`--cluster-allow-anonymous`).
+ */
+function checkClusterCredentials(listenHost: string, options: BridgeOptions): void {
+  const cluster = options.cluster;
+  if (cluster === undefined || hasClusterCredentials(cluster) || cluster.allowAnonymous === true) return;
+  const guarded = options.token ? "has an access token" : isLoopbackHost(listenHost) ? undefined : `listens on ${listenHost} (not loopback)`;
+  if (guarded === undefined) return;
+  throw new BridgeError(
+    "FORBIDDEN",
+    `This bridge ${guarded} but would join NATS without credentials: ${ANONYMOUS_CLUSTER_RISK}. Give NATS credentials ` +
+      "(--cluster-user and --cluster-pass, --cluster-token, --cluster-creds or a TLS client certificate), or --cluster-allow-anonymous to accept that",
+  );
+}
+
+/**
  * Composes the bridge: host session, logical clients, event bus, method table, plugins, and the HTTP + WS
  * transports on one port. No singletons, so tests run many bridges in one process.
  *
@@ -104,6 +123,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
   const listenHost = options.listen?.host ?? DEFAULT_LISTEN.host;
   const listenPort = options.listen?.port ?? DEFAULT_LISTEN.port;
   checkListen(listenHost, options);
+  checkClusterCredentials(listenHost, options);
   checkConnectionLimits(limits);
   const trustProxy = checkTrustProxy(options.trustProxy === true ? [TRUST_LOOPBACK] : options.trustProxy || []);
   const roots = options.files?.roots ?? [];
@@ -260,6 +280,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
       webhooks: { ...webhooks.counts, hooks: webhooks.list() },
       ...(connections !== undefined ? { connections: connections.counts() } : {}),
       ...(inbound !== undefined ? { inbound: inbound.counts() } : {}),
+      ...(mcp !== undefined ? { mcp: mcp.counts() } : {}),
     }),
     plugins: () => ({ plugins: plugins.list(), failed: plugins.failures() }),
     pluginContracts: () => plugins.contracts(),
@@ -281,6 +302,9 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
             }),
           allowScripts: options.mcp?.allowScripts === true,
           maxSessions: limits.mcpMaxSessions,
+          maxSessionsPerAddress: limits.mcpMaxSessionsPerAddress,
+          sessionIdleMs: limits.mcpSessionIdleMs,
+          addressOf: addressCounter({ trustProxy, countLoopback: options.countLoopbackPerAddress === true }),
           maxImageBytes: limits.mcpMaxImageBytes,
           log,
         });

@@ -197,9 +197,14 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
       allowPrivate: switched(values["allow-private-webhooks"], env, "BRIDGE_ALLOW_PRIVATE_WEBHOOKS"),
       secret: webhookSecret(env),
     },
-    cluster: clusterOf(values, env, (message) => {
-      throw new UsageError(message);
-    }),
+    cluster: clusterOf(
+      values,
+      env,
+      (message) => {
+        throw new UsageError(message);
+      },
+      switched(values["cluster-allow-anonymous"], env, "BRIDGE_CLUSTER_ALLOW_ANONYMOUS"),
+    ),
   });
 }
 

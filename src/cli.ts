@@ -88,6 +88,10 @@ a repeatable flag adds to its variable's comma-separated list):
                            NATS credentials (prefer the env)  [BRIDGE_CLUSTER_TOKEN, _USER, _PASS, _CREDS]
   --cluster-tls-ca <file>, --cluster-tls-cert <file> --cluster-tls-key <file>
                            TLS to NATS                        [BRIDGE_CLUSTER_TLS_CA, _TLS_CERT, _TLS_KEY]
+  --cluster-allow-anonymous join NATS without credentials though the bridge has a token or listens off loopback
+                           (anyone NATS lets in can then run calls here)  [BRIDGE_CLUSTER_ALLOW_ANONYMOUS]
+  --cluster-secret <s>     sign calls between bridges with this shared secret (16+ characters) and run only
+                           calls signed with it                               [BRIDGE_CLUSTER_SECRET]
   --allow-private-webhooks let webhooks target loopback/private addresses            [BRIDGE_ALLOW_PRIVATE_WEBHOOKS]
   --log-level <level>      ${LOG_LEVELS.join(" | ")}         [BRIDGE_LOG_LEVEL]   default info
   --public-health          answer /health and /ready without the token (they carry no paths, ids or secrets;

@@ -248,6 +248,12 @@ export const DEFAULT_LIMITS = {
    * client whose bridge died resumes on another with the events it missed.
    */
   clusterSessionSyncMs: 500,
+  /**
+   * With a cluster secret, how far a signed call's time may be from the receiving bridge's clock: a call recorded
+   * off NATS cannot be replayed later (nor twice within it: its nonce is remembered). Bridges' clocks must agree
+   * within it.
+   */
+  clusterCallMaxAgeMs: 30_000,
   clusterReplayStreamBytes: 64 * MiB,
   clusterReplayStreamMs: 30 * 60_000,
   /**
@@ -287,11 +293,18 @@ export const DEFAULT_LIMITS = {
   /** Deadline of a plugin method or route handler; its signal aborts and the caller gets TIMEOUT. */
   pluginCallTimeoutMs: 120_000,
   /**
-   * JavaScript heap of a plugin running in a worker thread (`isolation: "worker"`, V8's old generation via the
-   * worker's `resourceLimits`): a plugin that leaks or allocates without bound is stopped at this cap and restarted,
-   * never taking the bridge's own heap with it.
+   * Memory of an isolated plugin: in a worker thread its heap (V8's old generation, via `resourceLimits`) plus the
+   * external memory its isolate holds (`Buffer`s and other array buffers, which live in the bridge's own process);
+   * in a child process its resident memory (native modules included). A plugin that leaks or allocates without
+   * bound is stopped at this cap and restarted, never taking the bridge's memory with it.
    */
   pluginMaxMemoryBytes: 256 * 1024 * 1024,
+  /**
+   * How often an isolated plugin's memory is checked against `pluginMaxMemoryBytes` between pings (a worker reports
+   * it, and three samples of silence mark it blocked; a child process's resident memory is read from `/proc`): what
+   * it can allocate past the cap before it is stopped is what it allocates in this time.
+   */
+  pluginMemorySampleMs: 100,
   /** How often the bridge pings an isolated plugin; a worker spinning in a synchronous loop cannot answer. */
   pluginPingIntervalMs: 5_000,
   /** How long an isolated plugin may take to answer a ping (or a cancelled call's check) before it is terminated and restarted. */
@@ -329,10 +342,22 @@ export const DEFAULT_LIMITS = {
    */
   mcpMaxImageBytes: 4 * MiB,
   /**
-   * MCP sessions open at once on `/mcp`; past it a new session is refused (503 HOST_BUSY). Each holds a server and
-   * its subscriptions until the client ends it (DELETE) or the bridge closes.
+   * MCP sessions open at once on `/mcp`; each holds a server and its subscriptions. Past it a new session ends the
+   * longest-idle one (refused 503 HOST_BUSY only when every session is answering a request), so sessions opened and
+   * abandoned cannot lock other agents out.
    */
   mcpMaxSessions: 64,
+  /**
+   * MCP sessions one client address may hold (counted as the connection limits count addresses: loopback only with
+   * `countLoopbackPerAddress`); past it that address's own longest-idle session ends, so one address cannot take
+   * the others' room.
+   */
+  mcpMaxSessionsPerAddress: 16,
+  /**
+   * An MCP session with no request for this long ends (its client re-initializes on the 404 it then gets): a
+   * client that never sends DELETE would otherwise hold its server and subscriptions until the bridge restarts.
+   */
+  mcpSessionIdleMs: 30 * 60_000,
   /** Period of the comment line an event stream (`GET /events`) sends when idle, so proxies keep it open and dead readers show. */
   sseHeartbeatMs: 15_000,
   /** Events the event-stream log keeps for readers resuming with `Last-Event-ID`; older ones are reported as `lost`. */

@@ -13,6 +13,7 @@ import type { CancelSignal } from "../actors/requests.js";
 import { isWireImage, WireImage } from "../methods/index.js";
 import { BridgeError, toProtocolError } from "../protocol/index.js";
 import type { EncodedImage, ProgressReporter } from "../hosts/host.js";
+import { isSealed, sealFrame, SealChecker, unsealUnchecked } from "./signing.js";
 import type { TransferRef, Transfers } from "./transfers.js";
 import { decodeFrame, encodeFrame } from "./wire.js";
 
@@ -21,6 +22,14 @@ export const CLUSTER_LANE_PREFIX = "cluster:";
 
 /** How much longer than the call's own deadline a bridge waits for another bridge's answer before giving up on it. */
 export const FORWARD_GRACE_MS = 2_000;
+/** At most one log line per this long about calls refused for their signature, with how many: a flood writes a few lines. */
+const REFUSED_LOG_INTERVAL_MS = 10_000;
+
+/** `--cluster-secret` and `limits.clusterCallMaxAgeMs`: calls leave signed, and only signed ones are run. */
+export interface CallSigning {
+  readonly secret: string;
+  readonly maxAgeMs: number;
+}
 
 /** A call as it leaves the bridge its client is on. */
 export interface ForwardedCall {
@@ -68,6 +77,9 @@ export class ClusterCalls {
   private next = 1;
   private readonly running = new Map<string, AbortController>();
   private readonly subs: Subscription[] = [];
+  private readonly checker: SealChecker | undefined;
+  /** Calls refused for their signature since the last log line about them, and when that was. */
+  private refused = { count: 0, loggedAt: Number.NEGATIVE_INFINITY };
 
   constructor(
     private readonly nc: NatsConnection,
@@ -79,7 +91,10 @@ export class ClusterCalls {
     private readonly aliveEveryMs: number,
     /** A bridge turned out not to be there (NATS has no subscriber for it). */
     private readonly gone: (bridge: string) => void,
-  ) {}
+    private readonly signing?: CallSigning | undefined,
+  ) {
+    this.checker = signing === undefined ? undefined : new SealChecker(signing.secret, signing.maxAgeMs);
+  }
 
   /** Runs the calls other bridges send here with `run`. */
   serve(run: (call: IncomingCall) => Promise<unknown>): void {
@@ -149,7 +164,9 @@ export class ClusterCalls {
       });
     }, this.aliveEveryMs);
     try {
-      const request = this.nc.request(`${this.cluster}.call.${bridge}`, this.fitted(encodeFrame(header, call.parts)), { timeout: waitMs }).catch((error: unknown) => {
+      const message = encodeFrame(header, call.parts);
+      const sealed = this.signing === undefined ? message : sealFrame(this.signing.secret, message);
+      const request = this.nc.request(`${this.cluster}.call.${bridge}`, this.fitted(sealed), { timeout: waitMs }).catch((error: unknown) => {
         if (!isNoResponders(error)) throw unavailable(`did not answer within ${waitMs} ms`);
         this.gone(bridge);
         throw unavailable("is not reachable");
@@ -175,7 +192,7 @@ export class ClusterCalls {
   private async answer(data: Uint8Array, run: (call: IncomingCall) => Promise<unknown>): Promise<Uint8Array> {
     let reply: Uint8Array;
     try {
-      const { header, parts } = await this.unfitted<CallHeader>(data, FORWARD_GRACE_MS * 5);
+      const { header, parts } = this.unsealed(await this.unfitted<object>(data, FORWARD_GRACE_MS * 5));
       const key = `${header.from} ${header.id}`;
       const controller = new AbortController();
       this.running.set(key, controller);
@@ -203,6 +220,25 @@ export class ClusterCalls {
       reply = encodeFrame({ ok: false, error: { code, message, ...(details !== undefined ? { details } : {}), retryable } });
     }
     return this.fitted(reply);
+  }
+
+  /**
+   * The call in a received message: with a secret, only once its seal holds (a refusal is counted and logged at
+   * most once per interval); without one, as it came, unwrapped if another bridge sealed it.
+   */
+  private unsealed(frame: { header: object; parts: readonly Uint8Array[] }): { header: CallHeader; parts: readonly Uint8Array[] } {
+    if (this.checker === undefined) return isSealed(frame) ? unsealUnchecked<CallHeader>(frame) : (frame as { header: CallHeader; parts: readonly Uint8Array[] });
+    try {
+      return this.checker.open<CallHeader>(frame);
+    } catch (error) {
+      this.refused.count++;
+      const now = performance.now();
+      if (now - this.refused.loggedAt >= REFUSED_LOG_INTERVAL_MS) {
+        this.log.warn({ refused: this.refused.count, reason: (error as Error).message }, "calls from the cluster refused for their signature");
+        this.refused = { count: 0, loggedAt: now };
+      }
+      throw error;
+    }
   }
 
   /** The message as it can cross: itself, or a reference to it when it is over what one NATS message carries. */

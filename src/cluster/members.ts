@@ -6,6 +6,7 @@ import { hostname } from "node:os";
 import { BridgeError, type EditorSummary } from "../protocol/index.js";
 import type { FollowedStream } from "./events.js";
 import { CLUSTER_NAME_PATTERN, type ClusterOptions } from "./options.js";
+import { MIN_CLUSTER_SECRET_LENGTH } from "./signing.js";
 
 /** Slots a cluster hands out: the most bridges one cluster holds. */
 export const MAX_CLUSTER_BRIDGES = 1_000;
@@ -54,6 +55,9 @@ export function checkClusterOptions(options: ClusterOptions): { name: string; br
   const name = options.name ?? "bridge";
   const bridge = options.bridge ?? defaultBridgeName();
   if (options.servers.length === 0) throw new BridgeError("BAD_REQUEST", "A cluster needs at least one NATS server (--cluster nats://host:4222)");
+  if (options.secret !== undefined && options.secret.length < MIN_CLUSTER_SECRET_LENGTH) {
+    throw new BridgeError("BAD_REQUEST", `A cluster secret needs at least ${MIN_CLUSTER_SECRET_LENGTH} characters`);
+  }
   for (const [what, value] of [
     ["cluster name", name],
     ["bridge name", bridge],

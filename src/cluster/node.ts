@@ -19,7 +19,7 @@ import { BridgeError, type ClusterInfo, type EditorSummary, type ReadinessReason
 import { PACKAGE } from "../version.js";
 import { ClusterCalls, type ForwardedCall, type IncomingCall } from "./calls.js";
 import { ClusterEvents } from "./events.js";
-import type { ClusterOptions } from "./options.js";
+import { ANONYMOUS_CLUSTER_RISK, hasClusterCredentials, type ClusterOptions } from "./options.js";
 import { Transfers } from "./transfers.js";
 import { ClusterSessions, type SessionClaim } from "./sessions.js";
 import { Roster } from "./roster.js";
@@ -82,6 +82,9 @@ export class ClusterNode {
     const { connect, credsAuthenticator } = await import("@nats-io/transport-node");
     const { options, limits } = this;
     const creds = options.credsFile === undefined ? undefined : await readFile(options.credsFile);
+    if (!hasClusterCredentials(options)) {
+      this.log.warn({ servers: options.servers, risk: ANONYMOUS_CLUSTER_RISK }, "joining the cluster's NATS without credentials: give the bridges a NATS account of their own");
+    }
     const connecting = connect({
       servers: [...options.servers],
       name: `${PACKAGE.name} ${this.bridge}`,
@@ -265,7 +268,8 @@ export class ClusterNode {
     void this.watchStatus(nc);
     this.transfers = new Transfers(nc, `${this.name}.transfer.${this.bridge}`, this.limits);
     this.transfers.start();
-    this.calls = new ClusterCalls(nc, this.name, this.bridge, this.transfers, this.log, this.limits.clusterHeartbeatMs, (bridge) => this.roster.noResponders(bridge));
+    const signing = this.options.secret === undefined ? undefined : { secret: this.options.secret, maxAgeMs: this.limits.clusterCallMaxAgeMs };
+    this.calls = new ClusterCalls(nc, this.name, this.bridge, this.transfers, this.log, this.limits.clusterHeartbeatMs, (bridge) => this.roster.noResponders(bridge), signing);
     if (this.runCall !== undefined) this.calls.serve(this.runCall);
     this.events = new ClusterEvents(
       nc,

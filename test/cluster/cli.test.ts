@@ -24,8 +24,16 @@ describe("the command line's cluster options", () => {
       user: "bridges",
       pass: "s3cret",
       credsFile: undefined,
+      secret: undefined,
       tls: { caFile: "/etc/nats/ca.pem", certFile: undefined, keyFile: undefined },
     });
+  });
+
+  it("--cluster-allow-anonymous (or BRIDGE_CLUSTER_ALLOW_ANONYMOUS) is the operator's consent to a NATS without credentials", () => {
+    expect(serve(["--cluster", "nats://127.0.0.1:4222"]).cluster?.allowAnonymous).toBeUndefined();
+    expect(serve(["--cluster", "nats://127.0.0.1:4222", "--cluster-allow-anonymous"]).cluster?.allowAnonymous).toBe(true);
+    expect(serve(["--cluster", "nats://127.0.0.1:4222"], { BRIDGE_CLUSTER_ALLOW_ANONYMOUS: "1" }).cluster?.allowAnonymous).toBe(true);
+    expect(() => serve(["--cluster-allow-anonymous"])).toThrow(/--cluster-\* options need --cluster/);
   });
 
   it("a server that is not a NATS address, or a --cluster-* option without a server, is a usage error", () => {

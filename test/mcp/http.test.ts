@@ -171,13 +171,47 @@ describe("MCP over Streamable HTTP at /mcp", () => {
     expect(unknown.status).toBe(404);
   });
 
-  it("refuses a session past mcpMaxSessions and takes one again after a session ends", async () => {
+  it("a session past mcpMaxSessions ends the longest-idle one, whose client then gets 404", async () => {
     const harness = await startBridge({ ...inline, limits: { mcpMaxSessions: 1 } });
     const first = await mcpClient(harness);
-    await expect(mcpClient(harness)).rejects.toThrow(/HOST_BUSY|503/);
-    await (first.transport as StreamableHTTPClientTransport).terminateSession();
+    expect((await first.listTools()).tools.length).toBeGreaterThan(0);
+    const second = await mcpClient(harness);
+    expect((await second.listTools()).tools.length).toBeGreaterThan(0);
+    await expect(first.listTools()).rejects.toThrow(/404|not found|session/i);
+    await (second.transport as StreamableHTTPClientTransport).terminateSession();
     const again = await mcpClient(harness);
     expect((await again.listTools()).tools.length).toBeGreaterThan(0);
+  });
+
+  it("a session answering a tool call is never ended to make room: the next initialize is refused until the call ends", async () => {
+    const folder = await mkdtemp(join(tmpdir(), "mcp-hold-"));
+    // The plugin runs in the bridge's thread (isolation none) and holds its call until the test lets it go.
+    let entered!: () => void;
+    let release!: () => void;
+    const inCall = new Promise<void>((resolve) => (entered = resolve));
+    const hold = { entered: () => entered(), released: new Promise<void>((resolve) => (release = resolve)) };
+    (globalThis as { __mcpHold?: unknown }).__mcpHold = hold;
+    try {
+      await writeFile(join(folder, "package.json"), JSON.stringify({ name: "hold", type: "module", main: "index.js", imageEditorBridge: { id: "hold", mcp: true } }));
+      await writeFile(
+        join(folder, "index.js"),
+        `export default { id: "hold", setup(ctx) { ctx.method("hold:wait", async () => { globalThis.__mcpHold.entered(); await globalThis.__mcpHold.released; return { done: true }; }); } };`,
+      );
+      const harness = await startBridge({ ...inline, plugins: [folder], pluginIsolation: "none", limits: { mcpMaxSessions: 1 } });
+      const busy = await mcpClient(harness);
+      const call = busy.callTool({ name: "hold__hold_wait", arguments: {} });
+      await inCall;
+      await expect(mcpClient(harness)).rejects.toThrow(/HOST_BUSY|503/);
+      release();
+      expect(CallToolResultSchema.parse(await call).structuredContent).toEqual({ done: true });
+      // Its answer read to the end, the session is idle: a new one takes its place.
+      const next = await mcpClient(harness);
+      expect((await next.listTools()).tools.length).toBeGreaterThan(0);
+    } finally {
+      release();
+      delete (globalThis as { __mcpHold?: unknown }).__mcpHold;
+      await rm(folder, { recursive: true, force: true });
+    }
   });
 
   it("a plugin's method is a tool named after its plugin, run on the plugin's endpoint, when its manifest offers it", async () => {

@@ -15,6 +15,8 @@ describe("MCP without its optional SDK", () => {
       },
       allowScripts: false,
       maxSessions: 4,
+      maxSessionsPerAddress: 4,
+      sessionIdleMs: 60_000,
       maxImageBytes: 1024,
       log: silentLogger(),
       loadSdk: () => Promise.reject(sdkLoadError(notInstalled())),

@@ -4,6 +4,7 @@ import type { Limits } from "../../limits.js";
 import { BridgeError } from "../../protocol/index.js";
 import type { InvokeOptions } from "../api.js";
 import { fromWireError, toWireError, type CallKind, type FromWorker, type ToWorker, type WireRegistration, type WorkerInit } from "./protocol.js";
+import { heldBytes, overCapReason, type PluginMemory } from "./memory.js";
 import { startRunner, type Runner } from "./runner.js";
 import { whenAborted } from "../_internal/running-calls.js";
 
@@ -46,6 +47,12 @@ interface PendingCall {
 type Waiter = { resolve: (message: FromWorker) => void; reject: (reason: string) => void };
 
 /**
+ * A worker thread silent for this many of its memory samples is blocked (a synchronous loop): it cannot report
+ * what it allocates, so the bridge's own process growth stands in for it (see `WorkerLink.watchBlocked`).
+ */
+const BLOCKED_AFTER_SAMPLES = 3;
+
+/**
  * The bridge's side of one plugin worker: starts it, forwards calls with ids (their signals crossing as abort
  * messages), answers its requests, pings it, and on a crash (exit, out of memory, missed ping) terminates it,
  * answers every call in flight `PLUGIN_UNAVAILABLE` and tells its supervisor (`onCrash`).
@@ -61,6 +68,10 @@ export class WorkerLink {
   private pingDeadline: NodeJS.Timeout | undefined;
   private pinger: NodeJS.Timeout | undefined;
   private crashListener: ((reason: string) => void) | undefined;
+  /** A worker thread: when it was last heard from, the bridge's resident memory then, and the timer watching. */
+  private heardAt = 0;
+  private residentWhenHeard = 0;
+  private blockWatch: NodeJS.Timeout | undefined;
   /** Why the worker is down, while it is; calls then answer `PLUGIN_UNAVAILABLE` at once. */
   private down: string | undefined = "not started";
   private stopped = false;
@@ -82,8 +93,14 @@ export class WorkerLink {
     const entry = resolveWorkerEntry();
     if (entry === undefined) throw Object.assign(new Error("the plugin worker entry is missing; build the bridge with `npm run build`"), { phase: "isolation" });
     const { limits } = this.options;
-    const init: WorkerInit = { entry: this.options.entry, mainTypes: this.options.mainTypes };
-    const worker: Runner = startRunner(this.options.mode, entry, init, limits.pluginMaxMemoryBytes, {
+    const init: WorkerInit = {
+      entry: this.options.entry,
+      mainTypes: this.options.mainTypes,
+      mode: this.options.mode,
+      maxMemoryBytes: limits.pluginMaxMemoryBytes,
+      memorySampleMs: limits.pluginMemorySampleMs,
+    };
+    const worker: Runner = startRunner(this.options.mode, entry, init, {
       message: (message) => {
         if (worker === this.worker) this.onMessage(message);
       },
@@ -93,6 +110,7 @@ export class WorkerLink {
       refused: (message, error) => this.refused(message, error),
     });
     this.worker = worker;
+    if (this.options.mode === "worker") this.watchBlocked();
     const message = await this.expect();
     if (message.t === "load-failed") throw Object.assign(new Error(message.reason), { phase: message.phase });
     if (message.t !== "loaded") throw new Error(`unexpected ${message.t} while loading`);
@@ -192,6 +210,8 @@ export class WorkerLink {
     this.worker = undefined;
     clearInterval(this.pinger);
     clearTimeout(this.pingDeadline);
+    clearInterval(this.blockWatch);
+    this.blockWatch = undefined;
     this.pinger = undefined;
     this.pingDeadline = undefined;
     for (const off of this.subs.values()) off();
@@ -211,6 +231,46 @@ export class WorkerLink {
     if (!wasUp) return;
     this.host?.log("error", { reason }, "plugin worker crashed; restarting it");
     this.crashListener?.(reason);
+  }
+
+  /**
+   * Ends the plugin past `pluginMaxMemoryBytes` by what it reported: in a worker its heap and external memory (the
+   * `Buffer`s V8's heap cap does not count, held in the bridge's own process). A child process's resident memory is
+   * also read from outside by its runner.
+   */
+  private checkMemory(memory: PluginMemory): void {
+    const { mode, limits } = this.options;
+    if (heldBytes(mode, memory) > limits.pluginMaxMemoryBytes) this.crash(overCapReason(limits.pluginMaxMemoryBytes, mode, memory));
+  }
+
+  /**
+   * A worker thread blocked in a synchronous loop runs no timer and answers no ping until it returns, so it cannot
+   * report the `Buffer`s it fills there, in the bridge's own process. While it is silent for `BLOCKED_AFTER_SAMPLES`
+   * samples, the bridge's resident memory is read instead: grown by more than the cap since the worker's last
+   * report (which carries the process's resident memory then), the worker is ended. (Another part of the bridge growing that much at that moment would end a worker
+   * that is only busy; the cap is far above what the bridge's thread allocates, its heavy work being elsewhere.)
+   */
+  private watchBlocked(): void {
+    const { pluginMemorySampleMs, pluginMaxMemoryBytes } = this.options.limits;
+    // Until its first report, the worker is starting: measured from now.
+    this.heardAt = performance.now();
+    this.residentWhenHeard = process.memoryUsage.rss();
+    clearInterval(this.blockWatch);
+    this.blockWatch = setInterval(() => {
+      if (performance.now() - this.heardAt < BLOCKED_AFTER_SAMPLES * pluginMemorySampleMs) return;
+      const grown = process.memoryUsage.rss() - this.residentWhenHeard;
+      if (grown <= pluginMaxMemoryBytes) return;
+      this.crash(
+        `ran out of memory (limits.pluginMaxMemoryBytes: ${pluginMaxMemoryBytes} bytes): the bridge's process grew by ${Math.round(grown / 1024 / 1024)} MiB while the worker was blocked`,
+      );
+    }, pluginMemorySampleMs);
+    this.blockWatch.unref();
+  }
+
+  /** A memory report: the worker runs, and the bridge's process (the worker's too) was this big then. */
+  private heard(memory: PluginMemory): void {
+    this.heardAt = performance.now();
+    this.residentWhenHeard = memory.residentBytes;
   }
 
   /** Takes a call out of those in flight, to answer it. */
@@ -245,6 +305,12 @@ export class WorkerLink {
           clearTimeout(this.pingDeadline);
           this.pingDeadline = undefined;
         }
+        this.heard(message.memory);
+        this.checkMemory(message.memory);
+        return;
+      case "memory":
+        this.heard(message.memory);
+        this.checkMemory(message.memory);
         return;
       case "emit":
         try {

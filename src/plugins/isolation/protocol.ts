@@ -3,6 +3,7 @@
  * clone: plain data only (no functions, no class instances beyond Error-like objects flattened by `toWireError`).
  */
 import type { PluginRouteVerb } from "../api.js";
+import type { PluginMemory } from "./memory.js";
 
 /** Isolation modes: where a plugin's code runs. */
 export const ISOLATION_MODES = ["worker", "process", "none"] as const;
@@ -21,6 +22,12 @@ export interface WorkerInit {
   readonly entry: string;
   /** Main event types, so `ctx.bridge.on` can refuse an unknown one synchronously, as in-process. */
   readonly mainTypes: readonly string[];
+  /** Where it runs, which says what counts against the memory cap (see `heldBytes`). */
+  readonly mode: "worker" | "process";
+  /** `limits.pluginMaxMemoryBytes`: the plugin checks itself against it between pings and says when it is past. */
+  readonly maxMemoryBytes: number;
+  /** `limits.pluginMemorySampleMs`: how often it checks. */
+  readonly memorySampleMs: number;
 }
 
 /** An error as it crosses: enough for the bridge to rebuild what the plugin threw. */
@@ -77,7 +84,9 @@ export type FromWorker =
   | { readonly t: "setup-failed"; readonly error: WireError }
   | { readonly t: "result"; readonly cid: number; readonly ok: true; readonly value: unknown }
   | { readonly t: "result"; readonly cid: number; readonly ok: false; readonly error: WireError }
-  | { readonly t: "pong"; readonly n: number }
+  | { readonly t: "pong"; readonly n: number; readonly memory: PluginMemory }
+  /** Sent by the plugin's own sampler when what it holds passed the cap; the bridge then ends it. */
+  | { readonly t: "memory"; readonly memory: PluginMemory }
   | { readonly t: "emit"; readonly type: string; readonly data: unknown }
   | { readonly t: "log"; readonly level: "debug" | "info" | "warn" | "error"; readonly obj: unknown; readonly msg: string | undefined }
   | { readonly t: "invoke"; readonly iid: number; readonly method: string; readonly params: unknown; readonly options: unknown }

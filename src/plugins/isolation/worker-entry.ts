@@ -13,6 +13,7 @@ import { shareBridgeModules } from "../_internal/imports.js";
 import { routePath } from "../_internal/route-pattern.js";
 import { createPluginContext, type Staged } from "../registration.js";
 import { definitionOf, hooksProblem, isDefinition, issuesToDetails } from "./definition.js";
+import { heldBytes, measureOwnMemory } from "./memory.js";
 import { messagesOf, Outbox, type Crossing } from "./outbox.js";
 import { fromWireError, PLUGIN_INIT_ENV, toWireError, type CallKind, type FromWorker, type ToWorker, type WireRouteResult, type WorkerInit } from "./protocol.js";
 
@@ -234,7 +235,7 @@ function onMessage(message: ToWorker): void {
       calls.delete(message.cid);
       return;
     case "ping":
-      post({ t: "pong", n: message.n });
+      post({ t: "pong", n: message.n, memory: measureOwnMemory() });
       return;
     case "event": {
       const listener = listeners.get(message.sub);
@@ -275,6 +276,18 @@ async function load(): Promise<void> {
   });
   post({ t: "loaded", id: value.id, events: plain(value.events) });
 }
+
+/**
+ * Between the bridge's pings, the plugin reads what it holds on its own timer, so a plugin filling `Buffer`s from
+ * asynchronous code is stopped within one sample of passing the cap. A worker thread reports every sample (its
+ * silence tells the bridge it is blocked, see `WorkerLink`); a process only when past the cap, as the bridge reads
+ * its resident memory itself.
+ */
+const sampler = setInterval(() => {
+  const memory = measureOwnMemory();
+  if (init.mode === "worker" || heldBytes(init.mode, memory) > init.maxMemoryBytes) post({ t: "memory", memory });
+}, init.memorySampleMs);
+sampler.unref();
 
 void load();
 

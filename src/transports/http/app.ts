@@ -19,9 +19,13 @@ import { EVENTS_PATH, EVENTS_TICKET_PATH, isEventStreamPath, requestedTypes, ser
 /** How long a browser may cache a CORS preflight answer, in seconds: ten minutes of no extra round trips. */
 const PREFLIGHT_MAX_AGE_S = 600;
 
+/** The Node request under an h3 event (absent when the app runs outside a Node server). */
+function nodeRequestOf(event: H3Event): IncomingMessage | undefined {
+  return (event.req as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req;
+}
+
 function laneOf(event: H3Event): string {
-  const node = (event.req as { runtime?: { node?: { req?: IncomingMessage } } }).runtime?.node?.req;
-  const socket = node?.socket;
+  const socket = nodeRequestOf(event)?.socket;
   return socket ? `http:${socket.remoteAddress ?? "?"}:${socket.remotePort ?? 0}` : "http";
 }
 
@@ -185,7 +189,7 @@ export function createHttpApp(target: TransportTarget, mcp?: McpHttp, events?: E
       app.on(verb, MCP_PATH, async (event) => {
         try {
           const body = verb === "POST" ? await readRouteBody(event.req, target.limits.maxHttpBodyBytes) : undefined;
-          return await mcp.handle(event.req, body);
+          return await mcp.handle(event.req, body, nodeRequestOf(event));
         } catch (error) {
           return errorResponse(target.dispatcher.toWireError(error, {}));
         }

@@ -1,0 +1,87 @@
+/**
+ * An isolated plugin filling `Buffer`s (memory outside V8's heap, which `resourceLimits` and
+ * `--max-old-space-size` do not count) against the bridge as users run it (the CLI in a child process): the plugin is
+ * stopped at `pluginMaxMemoryBytes` and restarted, the memory of the bridge and every process under it (sampled
+ * every 10 ms) grows by little more than the cap, and another client's `/health` answers 200 throughout.
+ */
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { mib, startBridgeProcess, type BridgeProcess } from "../helpers/bridge-process.js";
+import { TestClient } from "../helpers/ws-client.js";
+
+const MiB = 1024 * 1024;
+const FIXTURE = fileURLToPath(new URL("../plugins/fixtures/buffer-hog/", import.meta.url));
+/** The plugin's cap: room for a Node process of its own (about 50 MiB resident) and some buffers. */
+const CAP_BYTES = 128 * MiB;
+/** What the plugin tries to hold; unbounded, the whole of it stays resident in the bridge's process tree. */
+const WANTS_BYTES = 1024 * MiB;
+/**
+ * Room above the cap: what the plugin allocates between two of its checks (`pluginMemorySampleMs`, 100 ms, while
+ * the machine is busy) and what any busy Node process grows by on its own. Unbounded, growth reaches WANTS_BYTES.
+ */
+const RSS_SLACK_BYTES = 320 * MiB;
+/** Generous, as in the abuse tests: a blocked event loop stalls `/health` for 10 s and more. */
+const HEALTH_WORST_MS = 4_000;
+const ROW_TIMEOUT_MS = 60_000;
+
+let bridge: BridgeProcess | undefined;
+const clients: TestClient[] = [];
+
+afterEach(async () => {
+  for (const client of clients.splice(0)) client.ws.terminate();
+  await bridge?.stop();
+  bridge = undefined;
+});
+
+async function start(isolation: "worker" | "process"): Promise<{ served: BridgeProcess; client: TestClient }> {
+  bridge = await startBridgeProcess({
+    args: ["--plugin", FIXTURE, "--plugin-isolation", isolation],
+    limits: { pluginMaxMemoryBytes: CAP_BYTES, pluginRestartBackoffMs: 10, pluginCallTimeoutMs: 60_000 },
+  });
+  const client = await TestClient.open(`${bridge.wsUrl}/buffer-hog`);
+  clients.push(client);
+  expect(await client.call("hog:ok")).toBe("ok");
+  expect(await client.call("event:subscribe", { type: "plugin:restarted" })).toBeDefined();
+  bridge.reset();
+  return { served: bridge, client };
+}
+
+/** The plugin was stopped for its memory, restarted and answers again; the bridge held its memory and kept answering. */
+async function expectStoppedAtCap(served: BridgeProcess, client: TestClient, answer: Awaited<ReturnType<TestClient["send"]>>): Promise<void> {
+  expect(answer.error, JSON.stringify(answer)).toMatchObject({ code: "PLUGIN_UNAVAILABLE", retryable: true });
+  expect(answer.error?.message).toMatch(/ran out of memory \(limits\.pluginMaxMemoryBytes: 134217728 bytes\)/);
+  await client.next((f) => f.type === "plugin:restarted");
+  expect(await client.call("hog:ok")).toBe("ok");
+  const health = (await (await fetch(`${served.url}/plugins/buffer-hog/health`)).json()) as { restarts?: number; lastCrash?: { reason: string } };
+  expect(health.restarts).toBe(1);
+  expect(health.lastCrash?.reason).toMatch(/limits\.pluginMaxMemoryBytes/);
+  await served.morePings(3);
+  const pings = served.health();
+  expect(pings.failures).toEqual([]);
+  expect(pings.worstMs).toBeLessThan(HEALTH_WORST_MS);
+  const rss = served.rss();
+  if (rss === undefined) return; // no /proc here
+  expect(rss.growth, `RSS grew ${mib(rss.growth)} over ${mib(rss.baseline)}; bound ${mib(CAP_BYTES + RSS_SLACK_BYTES)}`).toBeLessThan(CAP_BYTES + RSS_SLACK_BYTES);
+}
+
+describe.each(["worker", "process"] as const)("a %s plugin's native memory", (isolation) => {
+  it("a plugin filling Buffers between awaits is stopped at pluginMaxMemoryBytes and restarted; the bridge's tree stays near the cap", { timeout: ROW_TIMEOUT_MS }, async () => {
+    const { served, client } = await start(isolation);
+    const answer = await client.send("hog:fill", { maxBytes: WANTS_BYTES });
+    await expectStoppedAtCap(served, client, answer);
+    console.info(`${isolation}, Buffers between awaits: tree RSS peak growth ${mib(served.rss()?.growth ?? 0)}, /health worst ${served.health().worstMs.toFixed(0)} ms`);
+  });
+});
+
+describe.each([
+  ["process", /its process was resident at \d+ MiB/],
+  ["worker", /the bridge's process grew by \d+ MiB while the worker was blocked/],
+] as const)("a %s plugin blocked in a synchronous loop", (isolation, how) => {
+  it("filling Buffers without yielding, it is stopped at its cap, seen from outside it", { timeout: ROW_TIMEOUT_MS }, async () => {
+    const { served, client } = await start(isolation);
+    const answer = await client.send("hog:gulp", { maxBytes: WANTS_BYTES });
+    await expectStoppedAtCap(served, client, answer);
+    expect(answer.error?.message).toMatch(how);
+    console.info(`${isolation}, Buffers in a synchronous loop: tree RSS peak growth ${mib(served.rss()?.growth ?? 0)}`);
+  });
+});

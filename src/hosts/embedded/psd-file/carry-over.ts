@@ -13,7 +13,7 @@
  * blocks pass only between records of the same kind (divider to divider, layer to layer), and the original's ids
  * are the unique ones the editor opened it with (records sharing or lacking an id were numbered then).
  */
-import type { InfoBlock, LayerRecord } from "./layers.js";
+import type { LayerRecord } from "./layers.js";
 import { withBlocks } from "./layers.js";
 import { uniqueIds } from "./readable.js";
 import { readPsdFile, writePsdFile } from "./sections.js";

@@ -303,12 +303,13 @@ export const DEFAULT_LIMITS = {
   /** Wait before the first restart of a crashed plugin; it doubles with each crash in the window, so a crash loop cannot spin the CPU. */
   pluginRestartBackoffMs: 100,
   /**
-   * After a call to an editor running in its own process is cancelled (deadline or shutdown), how long the editor
-   * may take to answer before it is killed and restarted: a `for(;;){}` in a script or a stuck native call must
-   * not hold the editor forever. Shorter than `abortGraceMs`, so the editor is restarted before the next queued call
-   * is given to it.
+   * While a call to an editor running in its own process is still running after it was cancelled (deadline or
+   * shutdown), how long the editor's main thread may stay silent (no heartbeat) before the editor is killed and
+   * restarted: a `for(;;){}` no checkpoint reaches must not hold the editor forever, but an editor busy in native
+   * work (sharp encoding a big export) keeps beating and is never killed for it, since killing it loses every
+   * client's documents. Longer than the longest stretch of legitimate synchronous work (compositing a large document).
    */
-  editorKillGraceMs: 1_000,
+  editorKillGraceMs: 10_000,
   /**
    * Memory of an editor running in its own process, native memory included (`RLIMIT_DATA` plus an RSS sampler):
    * one huge document or a leak kills and restarts that editor, never the bridge or the machine. Default: half the

@@ -75,6 +75,27 @@ describe("the embedded editor in its own process", () => {
     expect((await client.call<{ id: number }>("document:create", { width: 4, height: 4 })).id).toBeGreaterThan(1);
   });
 
+  it("exports whose deadline passes mid-encode do not get the editor killed: another client's unsaved document is still there", async () => {
+    // A kill grace of the old default and a short export deadline: a WebP encode of 6000×6000 runs in sharp's own
+    // threads for seconds past both. Slots are freed only when the editor really answers (abortGraceMs), so the
+    // holder's next change runs after every export is back.
+    const harness = await startBridge({ limits: { longCallTimeoutMs: 1_500, editorKillGraceMs: 1_000, abortGraceMs: 120_000, callTimeoutMs: 120_000 } });
+    const owner = await harness.connect();
+    const big = await owner.call<{ id: number }>("document:create", { width: 6000, height: 6000, name: "big" });
+    const holder = await harness.connect();
+    const kept = await holder.call<{ id: number }>("document:create", { width: 32, height: 32, name: "unsaved" });
+    await holder.call("jsx:run", { script: 'app.activeDocument.artLayers.add("unsaved change").fill("#ff0000ff");' });
+    const exports = await Promise.all([1, 2].map(() => owner.send("image:exportDocument", { documentId: big.id, format: "webp" })));
+    for (const answer of exports) expect(answer.error, JSON.stringify(answer.error)).toMatchObject({ code: "TIMEOUT" });
+    // A change runs alone: it starts once both encodes have come back from the editor.
+    expect((await holder.send("selection:set", { documentId: kept.id, rect: { x: 0, y: 0, width: 8, height: 8 } })).error).toBeUndefined();
+    expect((await editors(harness))[0]).toMatchObject({ state: "ready", restarts: 0 });
+    const layers = await holder.call<Array<{ name: string }>>("document:layers", { documentId: kept.id });
+    expect(layers.map((layer) => layer.name)).toContain("unsaved change");
+    const docs = await holder.call<Array<{ id: number; isDirty: boolean }>>("document:list");
+    expect(docs.find((doc) => doc.id === kept.id)).toMatchObject({ isDirty: true });
+  });
+
   for (const hook of ["crash", "heapOom", "nativeOom"] as const) {
     it(`an editor that ${hook === "crash" ? "crashes natively" : hook === "heapOom" ? "runs out of V8 heap" : "runs out of native memory"} is restarted; the bridge keeps serving`, async () => {
       const harness = await startBridge({ limits: { editorMaxMemoryBytes: 768 * 1024 * 1024 } });

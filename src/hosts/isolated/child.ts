@@ -142,6 +142,9 @@ function serve(channel: Channel<ParentMessage, ChildMessage>, flags: CancelFlags
   }
 
   async function start(init: EditorInit): Promise<void> {
+    // Beats while the main thread turns; a thread stuck where no checkpoint reaches stops it, which is how the
+    // bridge tells a stuck editor (killed) from one busy in native work (left to finish).
+    setInterval(() => send({ kind: "heartbeat" }), init.heartbeatMs).unref();
     try {
       host = buildEditor(init, send);
       const info = await host.connect();

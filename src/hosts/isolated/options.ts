@@ -8,9 +8,10 @@ export interface IsolatedEmbeddedHostOptions
   /** The bridge's logger; the editor's own log lines arrive in it with `actor: "editor"`. @default none */
   readonly logger?: Logger | undefined;
   /**
-   * After a call is cancelled (its `ctx.signal` aborted), how long the editor may take to answer before its process
-   * is killed and `lost$` emits: a `for(;;){}` in a script or a stuck native call must not hold the editor.
-   * @default DEFAULT_LIMITS.editorKillGraceMs (2_000)
+   * While a cancelled call (its `ctx.signal` aborted) is still running, how long the editor's main thread may send
+   * nothing, not even its heartbeat, before its process is killed and `lost$` emits: a `for(;;){}` no checkpoint
+   * reaches must not hold the editor, while native work that keeps the thread free (an encode) is left to finish.
+   * @default DEFAULT_LIMITS.editorKillGraceMs (10_000)
    */
   readonly killGraceMs?: number | undefined;
   /**

@@ -37,6 +37,8 @@ export interface EditorInit {
   readonly files: FileAccess | undefined;
   /** Lowest level worth sending to the parent (`silent` sends nothing). */
   readonly logLevel: string;
+  /** How often the editor's main thread sends `heartbeat` (see `EDITOR_HEARTBEAT_MS`). */
+  readonly heartbeatMs: number;
 }
 
 /** An error as it crosses the hop, rebuilt as a `BridgeError` on the other side. */
@@ -77,6 +79,11 @@ export type ChildMessage =
   | { readonly kind: "progress"; readonly id: number; readonly progress: number; readonly total?: number; readonly message?: string }
   | { readonly kind: "log"; readonly level: string; readonly obj: Record<string, unknown>; readonly msg: string | undefined }
   | { readonly kind: "documents"; readonly ids: number[]; readonly nextId: number }
+  /**
+   * Sent by the editor's main thread on a timer: it stops coming only when that thread is stuck (a loop no
+   * checkpoint reaches), never while the editor waits on native work (an encode in sharp's threads).
+   */
+  | { readonly kind: "heartbeat" }
   /** The editor's memory budget and use, sent when ready and after each call that changed it. */
   | { readonly kind: "memory"; readonly use: EditorMemoryUse };
 

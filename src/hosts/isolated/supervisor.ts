@@ -4,7 +4,7 @@ import { BridgeError } from "../../protocol/index.js";
 import type { EditorMemoryUse, HostCallContext, HostInfo } from "../host.js";
 import { PendingCalls } from "./calls.js";
 import { EditorProcess, type EditorProcessOptions } from "./editor-process.js";
-import { EDITOR_CLOSE_GRACE_MS, EDITOR_START_TIMEOUT_MS } from "./limits.js";
+import { EDITOR_CLOSE_GRACE_MS, EDITOR_HEARTBEAT_MS, EDITOR_START_TIMEOUT_MS } from "./limits.js";
 import { EDITOR_RESTARTED_EVENT, fromWireError, type ChildMessage, type EditorInit, type EditorRestartedEvent } from "./protocol.js";
 import { EventRelay } from "./relay.js";
 import { resolveChildEntry } from "./spawn.js";
@@ -12,7 +12,7 @@ import { resolveChildEntry } from "./spawn.js";
 /** Everything a supervisor needs to start editor processes. */
 export interface SupervisorSettings {
   /** The editor's options; `sample` and `open` apply to the first start only (not after a loss). */
-  readonly init: Omit<EditorInit, "firstDocumentId">;
+  readonly init: Omit<EditorInit, "firstDocumentId" | "heartbeatMs">;
   readonly process: Omit<EditorProcessOptions, "entry">;
   readonly killGraceMs: number;
   /** Every event type the editor process can emit (`events()` answers `undefined` for others). */
@@ -61,7 +61,12 @@ export class EditorSupervisor {
 
   constructor(private readonly settings: SupervisorSettings) {
     this.lost$ = this.lostSubject.asObservable();
-    this.calls = new PendingCalls(settings.killGraceMs);
+    this.calls = new PendingCalls(settings.killGraceMs, this.heartbeatMs);
+  }
+
+  /** The editor's heartbeat: `EDITOR_HEARTBEAT_MS`, or a quarter of a shorter kill grace. */
+  private get heartbeatMs(): number {
+    return Math.max(10, Math.min(EDITOR_HEARTBEAT_MS, Math.floor(this.settings.killGraceMs / 4)));
   }
 
   get restarts(): number {
@@ -124,7 +129,13 @@ export class EditorSupervisor {
     const { init } = this.settings;
     editor.send({
       kind: "init",
-      options: { ...init, sample: first && init.sample, open: first ? init.open : undefined, firstDocumentId: this.nextId },
+      options: {
+        ...init,
+        sample: first && init.sample,
+        open: first ? init.open : undefined,
+        firstDocumentId: this.nextId,
+        heartbeatMs: this.heartbeatMs,
+      },
     });
     try {
       this.hostVersion = await ready;
@@ -150,6 +161,8 @@ export class EditorSupervisor {
       case "memory":
         this.memory = message.use;
         return;
+      case "heartbeat":
+        return; // counted by the process as it arrived
       case "documents":
         this.openIds = message.ids;
         this.nextId = Math.max(this.nextId, message.nextId);

@@ -48,7 +48,7 @@ describe("isolated embedded editor: deadlines enforced from outside, restarts", 
     const stuck = runTestHook(host, "block", ctx(AbortSignal.timeout(CALL_DEADLINE_MS)));
     const error = await stuck.catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: "HOST_UNAVAILABLE", retryable: true, details: { reason: expect.stringMatching(/ignoring a cancelled call/) } });
-    expect((await lost).message).toBe(`editor killed after ignoring a cancelled call for ${KILL_GRACE_MS} ms (test:block)`);
+    expect((await lost).message).toBe(`editor killed after ignoring a cancelled call with its event loop stuck for ${KILL_GRACE_MS} ms (test:block)`);
     expect(host.pid).toBeUndefined();
     expect(isRunning(firstPid!)).toBe(false);
     expect(host.restarts).toBe(1);

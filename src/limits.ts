@@ -143,6 +143,12 @@ export const DEFAULT_LIMITS = {
   hostReadConcurrency: 8,
   /** Deadline of an ordinary host call, queueing included. */
   callTimeoutMs: 30_000,
+  /**
+   * Least of its deadline a call must have left when it leaves the queue, or it is not started (TIMEOUT,
+   * `outcome: "not-started"`, retryable): work begun with a moment left would be abandoned at its deadline, its
+   * result thrown away, while it holds the editor from the calls behind it. At most half the call's own timeout.
+   */
+  callMinTimeLeftMs: 2_000,
   /** Deadline of scripts and exports, which legitimately take long on big documents. */
   longCallTimeoutMs: 120_000,
   /**

@@ -317,6 +317,19 @@ export const DEFAULT_LIMITS = {
    */
   editorKillGraceMs: 10_000,
   /**
+   * Least time between two recovery copies of one changed document of an embedded editor (kept so that a restarted
+   * editor reopens it under its id): the most of its work an editor's loss can take, against the copying an editor
+   * does between calls. A new document gets its first copy as soon as it settles.
+   */
+  editorRecoveryIntervalMs: 5_000,
+  /** A changed document is copied once it has not changed for this long: a burst of edits costs one copy. */
+  editorRecoverySettleMs: 1_000,
+  /**
+   * Disk the recovery copies of one embedded editor may take together (in a private folder under the system's
+   * temporary folder); a document whose copy would pass it gets none and is lost with its editor. 0 turns copies off.
+   */
+  editorRecoveryMaxBytes: 4 * 1024 * MiB,
+  /**
    * Memory of an editor running in its own process, native memory included (`RLIMIT_DATA` plus an RSS sampler):
    * one huge document or a leak kills and restarts that editor, never the bridge or the machine. Default: half the
    * machine's memory shared equally by the editors (`--editors`), at least 1 GiB each (the figure here is for one).

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { IsolatedHost } from "../../src/hosts/isolated/index.js";
 import { runTestHook, TEST_HOOKS_ENV } from "../../src/hosts/isolated/test-hooks.js";
+import { eventually } from "../helpers/gc.js";
 import { startBridge, type Harness } from "../helpers/bridge.js";
 import type { TestClient } from "../helpers/ws-client.js";
 
@@ -39,7 +40,8 @@ doc.exportImage({ format: "png" });`;
 
 describe("the embedded editor in its own process", () => {
   it("killed mid-call: the caller gets HOST_UNAVAILABLE, subscribers learn what was lost, the other editor carries on", async () => {
-    const harness = await startBridge({ editors: 2 });
+    // Without recovery copies: what a lost editor's documents become is what this test is about.
+    const harness = await startBridge({ editors: 2, limits: { editorRecoveryMaxBytes: 0 } });
     const watch = await watcher(harness, "embedded-2");
     const other = await harness.connect("/ws?editor=embedded-2");
     const kept = await other.call<{ id: number }>("document:create", { width: 10, height: 10 });
@@ -94,6 +96,53 @@ describe("the embedded editor in its own process", () => {
     expect(layers.map((layer) => layer.name)).toContain("unsaved change");
     const docs = await holder.call<Array<{ id: number; isDirty: boolean }>>("document:list");
     expect(docs.find((doc) => doc.id === kept.id)).toMatchObject({ isDirty: true });
+  });
+
+  it("an editor killed with SIGKILL comes back with every document under its id, layer ids, dirty flag and active document, the loss reported", async () => {
+    // A document is copied once its changes settle (50 ms), then not again within the test: a change made after
+    // its first copy is the one a loss takes.
+    const harness = await startBridge({ limits: { editorRecoverySettleMs: 50, editorRecoveryIntervalMs: 600_000 } });
+    const watch = await watcher(harness, "embedded-1");
+    const host = harness.bridge.host as IsolatedHost;
+    const a = await harness.connect();
+    // Made and changed in one call: its first copy has the change.
+    await a.call("jsx:run", { script: 'app.documents.add(64, 48, "A").artLayers.add("kept change").fill("#00ff0080");' });
+    const docA = await a.call<{ id: number }>("document:current");
+    const b = await harness.connect();
+    const docB = await b.call<{ id: number }>("document:create", { width: 32, height: 32, name: "B" });
+    await eventually(() => [1, docA.id, docB.id].every((id) => host.copiedDocumentIds.includes(id)), "the first recovery copies");
+    // After the copies: a selection on A, a change on B (the active document) that no copy holds.
+    await a.call("selection:set", { documentId: docA.id, rect: { x: 2, y: 2, width: 10, height: 10 } });
+    await b.call("jsx:run", { script: 'app.activeDocument.artLayers.add("late change");' });
+    const layersA = await a.call<Array<{ id: number; name: string }>>("document:layers", { documentId: docA.id });
+    const treeB = await b.call<Array<{ id: number; name: string }>>("document:layers", { documentId: docB.id });
+    expect(treeB.map((layer) => layer.name)).toContain("late change");
+
+    process.kill(host.pid!, "SIGKILL");
+    const restarted = await watch.next((f) => f.type === "editor:restarted");
+    expect(restarted.data).toMatchObject({ editorId: "embedded-1", restarts: 1, lostDocumentIds: [] });
+    const data = restarted.data as { recoveredDocumentIds: number[]; documents: Array<{ documentId: number }> };
+    expect([...data.recoveredDocumentIds].sort((x, y) => x - y)).toEqual([1, docA.id, docB.id]);
+    expect([...data.documents].sort((x, y) => x.documentId - y.documentId)).toEqual([
+      { documentId: 1, recovered: true, lost: [] },
+      { documentId: docA.id, recovered: true, lost: ["selection"] },
+      { documentId: docB.id, recovered: true, lost: ["changes"] },
+    ]);
+    await until(harness, (all) => all[0]!.state === "ready");
+    // Every document is back under its id: A with its unsaved change and its layer ids, B as its copy had it.
+    expect(await a.call("document:layers", { documentId: docA.id })).toEqual(layersA);
+    const docs = await a.call<Array<{ id: number; name: string; isDirty: boolean }>>("document:list");
+    expect(docs.map((doc) => [doc.id, doc.name, doc.isDirty])).toEqual([
+      [1, "Sample", false],
+      [docA.id, "A", true],
+      [docB.id, "B", false],
+    ]);
+    const backB = await b.call<Array<{ name: string }>>("document:layers", { documentId: docB.id });
+    expect(backB.map((layer) => layer.name)).not.toContain("late change");
+    expect((await b.call<{ id: number }>("document:current")).id).toBe(docB.id);
+    expect(await a.call("selection:getArea", { documentId: docA.id })).toBeNull();
+    // The editor works on, and new ids still come after the old ones.
+    expect((await b.call<{ id: number }>("document:create", { width: 4, height: 4 })).id).toBeGreaterThan(docB.id);
   });
 
   for (const hook of ["crash", "heapOom", "nativeOom"] as const) {

@@ -1,6 +1,15 @@
 import { filter, map, merge, Subject, type Observable } from "rxjs";
-import { BridgeError, type HostDocument } from "../../protocol/index.js";
-import { NOT_AT_HAND, OPTIONAL_HOST_OPS, type DocumentTree, type HostAdapter, type HostCallContext, type HostEventType, type PeekableOp } from "../../hosts/host.js";
+import { BridgeError, type EditorRestartedEventData, type HostDocument, type RestartedDocument } from "../../protocol/index.js";
+import {
+  NOT_AT_HAND,
+  OPTIONAL_HOST_OPS,
+  type DocumentTree,
+  type EditorRecovery,
+  type HostAdapter,
+  type HostCallContext,
+  type HostEventType,
+  type PeekableOp,
+} from "../../hosts/host.js";
 import type { DocumentIds } from "./document-ids.js";
 
 /** Event types every pooled editor accepts, whatever its kind: the pool reports lost documents and restarts. */
@@ -26,8 +35,8 @@ export class PooledHost implements HostAdapter {
   /** How many times the editor was lost after it had connected. */
   restarts = 0;
   private readonly closed$ = new Subject<{ documentId: number }>();
-  private readonly restarted$ = new Subject<{ editorId: string; reason: string; restarts: number; lostDocumentIds: number[] }>();
-  private pendingLoss: { reason: string; ids: number[] } | undefined;
+  private readonly restarted$ = new Subject<EditorRestartedEventData>();
+  private pendingLoss: { reason: string; pairs: Array<{ native: number; id: number }> } | undefined;
 
   constructor(
     readonly id: string,
@@ -43,7 +52,7 @@ export class PooledHost implements HostAdapter {
     this.lost$ = inner.lost$.pipe(
       map((error) => {
         this.restarts++;
-        this.pendingLoss = { reason: error.message, ids: [...(this.pendingLoss?.ids ?? []), ...ids.forgetEditor(id)] };
+        this.pendingLoss = { reason: error.message, pairs: [...(this.pendingLoss?.pairs ?? []), ...ids.forgetEditor(id)] };
         return error;
       }),
     );
@@ -82,11 +91,34 @@ export class PooledHost implements HostAdapter {
     }
     const loss = this.pendingLoss;
     this.pendingLoss = undefined;
-    if (loss !== undefined) {
-      for (const documentId of loss.ids) this.closed$.next({ documentId });
-      this.restarted$.next({ editorId: this.id, reason: loss.reason, restarts: this.restarts, lostDocumentIds: loss.ids });
-    }
+    const recovery = this.inner.takeRecovery?.();
+    if (loss !== undefined) this.announceRestart(loss, recovery);
     return info;
+  }
+
+  /**
+   * The documents the restarted editor reopened keep their bridge ids; the others are reported closed, then one
+   * `editor:restarted` says which came back and what each lost.
+   */
+  private announceRestart(loss: { reason: string; pairs: Array<{ native: number; id: number }> }, recovery: EditorRecovery | undefined): void {
+    const byNative = new Map((recovery?.documents ?? []).map((doc) => [doc.documentId, doc]));
+    const documents: RestartedDocument[] = [];
+    const seen = new Set<number>();
+    for (const { native, id } of loss.pairs) {
+      seen.add(native);
+      const doc = byNative.get(native);
+      if (doc?.recovered === true) this.ids.restore(this.id, native, id);
+      documents.push({ documentId: id, recovered: doc?.recovered === true, lost: doc?.lost ?? ["document"] });
+    }
+    // Recovered documents the bridge had not seen yet (a sole editor's ids are its own) get their ids now.
+    for (const doc of recovery?.documents ?? []) {
+      if (seen.has(doc.documentId) || !doc.recovered) continue;
+      documents.push({ documentId: this.ids.toBridge(this.id, doc.documentId), recovered: true, lost: doc.lost });
+    }
+    const lostDocumentIds = documents.filter((doc) => !doc.recovered).map((doc) => doc.documentId);
+    const recoveredDocumentIds = documents.filter((doc) => doc.recovered).map((doc) => doc.documentId);
+    for (const documentId of lostDocumentIds) this.closed$.next({ documentId });
+    this.restarted$.next({ editorId: this.id, reason: loss.reason, restarts: this.restarts, lostDocumentIds, recoveredDocumentIds, documents });
   }
 
   close(): Promise<void> {

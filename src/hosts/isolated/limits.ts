@@ -63,3 +63,6 @@ export const EDITOR_PROGRESS_INTERVAL_MS = 50;
  * kill grace, so a shortened grace is not reached between two beats. @default 250
  */
 export const EDITOR_HEARTBEAT_MS = 250;
+
+/** Bytes of a recovery copy written per turn of the editor's event loop (a large copy never holds it long). @default 4 MiB */
+export const RECOVERY_WRITE_SLICE_BYTES = 4 * 1024 * 1024;

@@ -26,6 +26,12 @@ export interface IsolatedEmbeddedHostOptions
    * @default true
    */
   readonly rlimit?: boolean | undefined;
+  /**
+   * Recovery copies of the open documents (a PSD per changed document, in a private folder the editor's loss does
+   * not touch), so a restarted editor reopens them under their ids; `false` (or `maxBytes` 0) turns them off.
+   * @default DEFAULT_LIMITS.editorRecoveryIntervalMs, editorRecoverySettleMs, editorRecoveryMaxBytes
+   */
+  readonly recovery?: { readonly intervalMs?: number; readonly settleMs?: number; readonly maxBytes?: number } | false | undefined;
   /** Extra Node flags for the editor process (the bridge's own `execArgv` is not inherited). @default [] */
   readonly execArgv?: readonly string[] | undefined;
   /** Forward the editor process's stderr to the bridge's. @default true */
@@ -38,4 +44,6 @@ export type IsolatedHost = HostAdapter & {
   readonly restarts: number;
   /** Pid of the running editor process, if one is running. */
   readonly pid: number | undefined;
+  /** Open documents (the editor's ids) whose recovery copy holds their latest change. */
+  readonly copiedDocumentIds: number[];
 };

@@ -5,8 +5,9 @@
 import { BridgeError, isBridgeError, type ErrorSource } from "../../protocol/index.js";
 import type { FileAccess } from "../../files/index.js";
 import type { EmbeddedCutoutOptions } from "../embedded/cutout/index.js";
+import type { RecoveredDocument, RecoveryOptions, RecoveryState } from "../embedded/recovery.js";
 import type { ScriptLimits } from "../embedded/scripts/index.js";
-import { OPTIONAL_HOST_OPS, REQUIRED_HOST_OPS, type EditorMemoryUse } from "../host.js";
+import { OPTIONAL_HOST_OPS, REQUIRED_HOST_OPS, type EditorMemoryUse, type EditorRecovery } from "../host.js";
 
 /** Data of the `editor:restarted` event: the editor process was lost and a fresh one took its place. */
 export interface EditorRestartedEvent {
@@ -14,8 +15,12 @@ export interface EditorRestartedEvent {
   readonly reason: string;
   /** Restarts so far, this one included. */
   readonly restarts: number;
-  /** Documents that were open in the lost process, each also reported by a `closedDocument` event. */
+  /** Documents of the lost process that are gone, each also reported by a `closedDocument` event. */
   readonly lostDocumentIds: number[];
+  /** Documents of the lost process reopened from their recovery copies, under the same ids. */
+  readonly recoveredDocumentIds: number[];
+  /** Per document of the lost process: recovered or not, and what was lost. */
+  readonly documents: EditorRecovery["documents"];
 }
 
 /** The event announcing a restart; the isolated editor adds it to its `eventTypes`. */
@@ -39,6 +44,10 @@ export interface EditorInit {
   readonly logLevel: string;
   /** How often the editor's main thread sends `heartbeat` (see `EDITOR_HEARTBEAT_MS`). */
   readonly heartbeatMs: number;
+  /** Where and how often to keep recovery copies of the open documents; none when absent. */
+  readonly recovery: RecoveryOptions | undefined;
+  /** After a loss: the lost process's documents, reopened from the recovery copies. */
+  readonly recover: number[] | undefined;
 }
 
 /** An error as it crosses the hop, rebuilt as a `BridgeError` on the other side. */
@@ -71,7 +80,9 @@ export type ParentMessage =
 
 /** Child → parent. */
 export type ChildMessage =
-  | { readonly kind: "ready"; readonly hostVersion: string | undefined }
+  | { readonly kind: "ready"; readonly hostVersion: string | undefined; readonly recovered?: RecoveredDocument[] | undefined }
+  /** Whether each open document's recovery copy holds its latest change, and whether it has a selection. */
+  | { readonly kind: "recovery"; readonly state: RecoveryState }
   | { readonly kind: "failed"; readonly error: WireError }
   | { readonly kind: "result"; readonly id: number; readonly ok: true; readonly value: unknown }
   | { readonly kind: "result"; readonly id: number; readonly ok: false; readonly error: WireError }

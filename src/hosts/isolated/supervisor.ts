@@ -1,6 +1,3 @@
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { merge, Subject, type Observable } from "rxjs";
 import type { Logger } from "../../logger.js";
 import { BridgeError } from "../../protocol/index.js";
@@ -10,6 +7,7 @@ import { PendingCalls } from "./calls.js";
 import { EditorProcess, type EditorProcessOptions } from "./editor-process.js";
 import { EDITOR_CLOSE_GRACE_MS, EDITOR_HEARTBEAT_MS, EDITOR_START_TIMEOUT_MS } from "./limits.js";
 import { EDITOR_RESTARTED_EVENT, fromWireError, type ChildMessage, type EditorInit, type EditorRestartedEvent } from "./protocol.js";
+import { createRecoveryFolder, removeRecoveryFolder } from "./recovery-folder.js";
 import { EventRelay } from "./relay.js";
 import { resolveChildEntry } from "./spawn.js";
 
@@ -144,8 +142,12 @@ export class EditorSupervisor {
     const entry = resolveChildEntry();
     const first = !this.started;
     if (this.settings.recovery !== undefined && this.recoveryDir === undefined) {
-      // Private to this bridge's user (mkdtemp makes it 0700), outside the process it must outlive.
-      this.recoveryDir = await mkdtemp(join(tmpdir(), "image-editor-bridge-recovery-"));
+      try {
+        this.recoveryDir = await createRecoveryFolder();
+      } catch (error) {
+        // No copies is the old behaviour (documents lost with the editor), not a reason to refuse to start.
+        this.settings.logger?.warn({ actor: "editor", err: error instanceof Error ? error.message : String(error) }, "no recovery copies: folder not made");
+      }
     }
     const recover = first ? undefined : this.pendingLoss?.ids;
     const editor: EditorProcess = new EditorProcess(
@@ -285,7 +287,7 @@ export class EditorSupervisor {
     // Closed on purpose: the documents are closed too, and their copies of no more use.
     const dir = this.recoveryDir;
     this.recoveryDir = undefined;
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+    if (dir !== undefined) await removeRecoveryFolder(dir);
   }
 
   private forwardLog({ level, obj, msg }: Extract<ChildMessage, { kind: "log" }>): void {

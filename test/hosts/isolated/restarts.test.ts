@@ -80,6 +80,36 @@ describe("isolated embedded editor: deadlines enforced from outside, restarts", 
     expect(await host.listDocuments(ctx())).toEqual([]);
   });
 
+  it("a document whose recovery copy would pass the disk budget gets none and is reported lost; the others come back", async () => {
+    const host = await startIsolated({ sample: false, recovery: { settleMs: 20, intervalMs: 600_000, maxBytes: 100_000 } });
+    // 160,000 bytes of pixels against a budget of 100,000; the small one takes a few kB.
+    const big = await host.createDocument!(ctx(), { width: 200, height: 200, name: "big", background: [1, 2, 3, 255] });
+    const small = await host.createDocument!(ctx(), { width: 8, height: 8, name: "small", background: [1, 2, 3, 255] });
+    // The big one settled first and was passed over in the same round or an earlier one.
+    await eventually(() => host.copiedDocumentIds.includes(small.id), "the small document's copy");
+    expect(host.copiedDocumentIds).not.toContain(big.id);
+    const lost = firstValueFrom(host.lost$);
+    const announced = announcements(host, 2);
+    process.kill(host.pid!, "SIGKILL");
+    expect((await lost).message).toMatch(/killed from outside/);
+    await host.connect();
+    expect(await announced).toEqual([
+      { closed: big.id },
+      {
+        restarted: expect.objectContaining({
+          restarts: 1,
+          lostDocumentIds: [big.id],
+          recoveredDocumentIds: [small.id],
+          documents: [
+            { documentId: big.id, recovered: false, lost: ["document"] },
+            { documentId: small.id, recovered: true, lost: [] },
+          ],
+        }),
+      },
+    ]);
+    expect((await host.listDocuments(ctx())).map((doc) => [doc.id, doc.name])).toEqual([[small.id, "small"]]);
+  });
+
   it("a call whose signal already aborted answers TIMEOUT without reaching the editor", async () => {
     const host = await startIsolated({ sample: true, killGraceMs: KILL_GRACE_MS });
     const controller = new AbortController();

@@ -319,7 +319,7 @@ export const DEFAULT_LIMITS = {
   /**
    * Least time between two recovery copies of one changed document of an embedded editor (kept so that a restarted
    * editor reopens it under its id): the most of its work an editor's loss can take, against the copying an editor
-   * does between calls. A new document gets its first copy as soon as it settles.
+   * does. A new document gets its first copy as soon as it settles.
    */
   editorRecoveryIntervalMs: 5_000,
   /** A changed document is copied once it has not changed for this long: a burst of edits costs one copy. */

@@ -78,7 +78,7 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
   const recovery =
     options.recovery === undefined
       ? undefined
-      : new RecoveryCopies(options.recovery, store, options.busy ?? (() => false), (state) => options.onRecoveryState?.(state), options.logger);
+      : new RecoveryCopies(options.recovery, store, (state) => options.onRecoveryState?.(state), options.logger);
   // Every change makes a copy stale (or a selection exist): the bridge hears it before the call's answer.
   if (recovery !== undefined) events.stream("documentChanged")?.subscribe(() => recovery.reportState());
 

@@ -70,6 +70,5 @@ export interface EmbeddedHostOptions {
   readonly onRecovered?: ((documents: RecoveredDocument[]) => void) | undefined;
   /** Told whether each open document's recovery copy holds its latest change, whenever that changes. @default none */
   readonly onRecoveryState?: ((state: RecoveryState) => void) | undefined;
-  /** Whether a call is running: recovery copies are made only between calls. @default never busy */
-  readonly busy?: (() => boolean) | undefined;
+
 }

@@ -52,7 +52,7 @@ export interface RecoveryState {
 /**
  * Recovery copies of an embedded editor's open documents, so that a restarted editor finds them back under their
  * ids. A document that changed is copied once its changes settle (`settleMs`), at most once every `intervalMs`
- * (its first copy as soon as it settles), only while no call runs (`busy`), one document per turn. A copy is the document's snapshot
+ * (its first copy as soon as it settles), one document per turn, whether or not calls run. A copy is the document's snapshot
  * (`snapshot.ts`): taking it holds the editor only for the small structured part of the model; its buffers are then
  * written `writeSliceBytes` at a time off the editor's thread, and the copy is kept only if the document did not
  * change meanwhile. An unchanged document opened from a file is listed by its path. A copy that would pass
@@ -74,7 +74,6 @@ export class RecoveryCopies {
   constructor(
     private readonly options: RecoveryOptions,
     private readonly store: DocumentStore,
-    private readonly busy: () => boolean,
     private readonly report: (state: RecoveryState) => void,
     private readonly logger: Logger | undefined,
   ) {}
@@ -112,7 +111,7 @@ export class RecoveryCopies {
 
   /** One round: copies what settled, rewrites the index, drops the copies of closed documents. */
   private async round(): Promise<void> {
-    if (this.running || this.stopped || this.busy()) return;
+    if (this.running || this.stopped) return;
     const now = performance.now();
     this.running = true;
     try {
@@ -129,7 +128,7 @@ export class RecoveryCopies {
         if (copy !== undefined && now - copy.at < this.options.intervalMs) continue;
         // One document per turn: calls that came in meanwhile go first.
         await new Promise((resolve) => setImmediate(resolve));
-        if (this.busy() || this.store.list().every((open) => open !== doc)) continue;
+        if (this.store.list().every((open) => open !== doc)) continue;
         await this.copy(doc);
       }
       const open = new Set(this.store.list().map((doc) => doc.id));

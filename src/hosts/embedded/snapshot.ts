@@ -77,7 +77,9 @@ class BlobDeserializer extends DefaultDeserializer {
 
 /**
  * The parts of a document's snapshot file: `[u32 header length][header JSON][structured part][blobs…]`. The blobs
- * are the document's own buffers, not copies: write them before the document changes, or check that it did not.
+ * are the document's own buffers, not copies: an edit replaces a layer's or a mask's buffer rather than writing
+ * into it, so they still hold this state while they are written later; the caller checks that the document did not
+ * change meanwhile all the same.
  */
 export function snapshotDocument(doc: EmbeddedDocument): DocumentSnapshot {
   const serializer = new BlobSerializer();

@@ -53,7 +53,7 @@ function plainFields(obj: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** Builds the editor from the bridge's `init`, reporting the open documents whenever they change. */
-function buildEditor(init: EditorInit, send: Send, hooks: { busy(): boolean; recovered(documents: RecoveredDocument[]): void }): HostAdapter {
+function buildEditor(init: EditorInit, send: Send, hooks: { recovered(documents: RecoveredDocument[]): void }): HostAdapter {
   return createEmbeddedHost({
     sample: init.sample,
     open: init.open,
@@ -68,7 +68,6 @@ function buildEditor(init: EditorInit, send: Send, hooks: { busy(): boolean; rec
     onDocumentsChange: (ids, nextId) => send({ kind: "documents", ids, nextId }),
     recovery: init.recovery,
     recover: init.recover,
-    busy: hooks.busy,
     onRecovered: hooks.recovered,
     onRecoveryState: (state) => send({ kind: "recovery", state }),
   });
@@ -153,7 +152,7 @@ function serve(channel: Channel<ParentMessage, ChildMessage>, flags: CancelFlags
     setInterval(() => send({ kind: "heartbeat" }), init.heartbeatMs).unref();
     try {
       let recovered: RecoveredDocument[] | undefined;
-      host = buildEditor(init, send, { busy: () => running.size > 0, recovered: (documents) => (recovered = documents) });
+      host = buildEditor(init, send, { recovered: (documents) => (recovered = documents) });
       const info = await host.connect();
       reportMemory();
       send({ kind: "ready", hostVersion: info.hostVersion, recovered });

@@ -148,6 +148,31 @@ describe("the embedded editor in its own process", () => {
     expect((await b.call<{ id: number }>("document:create", { width: 4, height: 4 })).id).toBeGreaterThan(docB.id);
   });
 
+  it("in a pool, a killed editor's documents come back under the bridge's ids, not the editor's own", async () => {
+    const harness = await startBridge({ editors: 2, limits: { editorRecoverySettleMs: 50, editorRecoveryIntervalMs: 600_000 } });
+    const watch = await watcher(harness, "embedded-1");
+    const host = harness.bridge.host as IsolatedHost;
+    // The second editor's document takes bridge id 2, so the first editor's next document differs from its own id.
+    const other = await harness.connect("/ws?editor=embedded-2");
+    const taken = await other.call<{ id: number }>("document:create", { width: 4, height: 4 });
+    const client = await harness.connect("/ws?editor=embedded-1");
+    const doc = await client.call<{ id: number; editorId: string }>("document:create", { width: 16, height: 16, name: "pooled" });
+    expect(doc.editorId).toBe("embedded-1");
+    await eventually(() => host.copiedDocumentIds.length === 2, "copies of the sample and the new document");
+    const layers = await client.call("document:layers", { documentId: doc.id });
+    const before = await client.call<Array<{ id: number }>>("document:list");
+
+    process.kill(host.pid!, "SIGKILL");
+    const restarted = await watch.next((f) => f.type === "editor:restarted");
+    expect(restarted.data).toMatchObject({ editorId: "embedded-1", lostDocumentIds: [], recoveredDocumentIds: [1, doc.id] });
+    await until(harness, (all) => all[0]!.state === "ready");
+    expect(await client.call("document:layers", { documentId: doc.id })).toEqual(layers);
+    expect((await client.call<Array<{ id: number }>>("document:list")).map((d) => d.id).sort()).toEqual(before.map((d) => d.id).sort());
+    // No id was handed out for the reopened documents: the next new one comes right after the ids in use.
+    const next = await client.call<{ id: number }>("document:create", { width: 4, height: 4 });
+    expect(next.id).toBe(Math.max(doc.id, taken.id) + 1);
+  });
+
   for (const hook of ["crash", "heapOom", "nativeOom"] as const) {
     it(`an editor that ${hook === "crash" ? "crashes natively" : hook === "heapOom" ? "runs out of V8 heap" : "runs out of native memory"} is restarted; the bridge keeps serving`, async () => {
       const harness = await startBridge({ limits: { editorMaxMemoryBytes: 768 * 1024 * 1024 } });

@@ -84,23 +84,27 @@ export class PooledHost implements HostAdapter {
 
   async connect() {
     const info = await this.inner.connect();
+    const loss = this.pendingLoss;
+    this.pendingLoss = undefined;
+    // Documents reopened after a loss get their bridge ids back before any other id is handed out for them.
+    const restarted = loss === undefined ? undefined : this.restoreAfterLoss(loss, this.inner.takeRecovery?.());
     // In a pool, the documents an editor starts with get their ids now, in pool order: the first editor's sample
     // keeps id 1. A sole editor's ids are always its own.
     if (!this.sole) {
       for (const doc of await this.inner.listDocuments({ signal: NEVER_ABORTED, caller: "bridge" })) this.ids.toBridge(this.id, doc.id);
     }
-    const loss = this.pendingLoss;
-    this.pendingLoss = undefined;
-    const recovery = this.inner.takeRecovery?.();
-    if (loss !== undefined) this.announceRestart(loss, recovery);
+    if (restarted !== undefined) {
+      for (const documentId of restarted.lostDocumentIds) this.closed$.next({ documentId });
+      this.restarted$.next(restarted);
+    }
     return info;
   }
 
   /**
-   * The documents the restarted editor reopened keep their bridge ids; the others are reported closed, then one
-   * `editor:restarted` says which came back and what each lost.
+   * The documents the restarted editor reopened keep their bridge ids; the others are to be reported closed, then
+   * one `editor:restarted` says which came back and what each lost.
    */
-  private announceRestart(loss: { reason: string; pairs: Array<{ native: number; id: number }> }, recovery: EditorRecovery | undefined): void {
+  private restoreAfterLoss(loss: { reason: string; pairs: Array<{ native: number; id: number }> }, recovery: EditorRecovery | undefined): EditorRestartedEventData {
     const byNative = new Map((recovery?.documents ?? []).map((doc) => [doc.documentId, doc]));
     const documents: RestartedDocument[] = [];
     const seen = new Set<number>();
@@ -117,8 +121,7 @@ export class PooledHost implements HostAdapter {
     }
     const lostDocumentIds = documents.filter((doc) => !doc.recovered).map((doc) => doc.documentId);
     const recoveredDocumentIds = documents.filter((doc) => doc.recovered).map((doc) => doc.documentId);
-    for (const documentId of lostDocumentIds) this.closed$.next({ documentId });
-    this.restarted$.next({ editorId: this.id, reason: loss.reason, restarts: this.restarts, lostDocumentIds, recoveredDocumentIds, documents });
+    return { editorId: this.id, reason: loss.reason, restarts: this.restarts, lostDocumentIds, recoveredDocumentIds, documents };
   }
 
   close(): Promise<void> {

@@ -63,7 +63,12 @@ export function editorHosts(options: BridgeOptions, log: Logger, files: FileAcce
       ...(i === 0 ? {} : { sample: false, open: undefined }),
     };
     if (isolation === "inline") return createEmbeddedHost(own);
-    return createIsolatedEmbeddedHost({ ...own, killGraceMs: limits.editorKillGraceMs, maxMemoryBytes: limits.editorMaxMemoryBytes });
+    return createIsolatedEmbeddedHost({
+      ...own,
+      killGraceMs: limits.editorKillGraceMs,
+      maxMemoryBytes: limits.editorMaxMemoryBytes,
+      recovery: { intervalMs: limits.editorRecoveryIntervalMs, settleMs: limits.editorRecoverySettleMs, maxBytes: limits.editorRecoveryMaxBytes },
+    });
   });
 }
 

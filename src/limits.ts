@@ -143,6 +143,12 @@ export const DEFAULT_LIMITS = {
   hostReadConcurrency: 8,
   /** Deadline of an ordinary host call, queueing included. */
   callTimeoutMs: 30_000,
+  /**
+   * Least of its deadline a call must have left when it leaves the queue, or it is not started (TIMEOUT,
+   * `outcome: "not-started"`, retryable): work begun with a moment left would be abandoned at its deadline, its
+   * result thrown away, while it holds the editor from the calls behind it. At most half the call's own timeout.
+   */
+  callMinTimeLeftMs: 2_000,
   /** Deadline of scripts and exports, which legitimately take long on big documents. */
   longCallTimeoutMs: 120_000,
   /**
@@ -316,12 +322,26 @@ export const DEFAULT_LIMITS = {
   /** Wait before the first restart of a crashed plugin; it doubles with each crash in the window, so a crash loop cannot spin the CPU. */
   pluginRestartBackoffMs: 100,
   /**
-   * After a call to an editor running in its own process is cancelled (deadline or shutdown), how long the editor
-   * may take to answer before it is killed and restarted: a `for(;;){}` in a script or a stuck native call must
-   * not hold the editor forever. Shorter than `abortGraceMs`, so the editor is restarted before the next queued call
-   * is given to it.
+   * While a call to an editor running in its own process is still running after it was cancelled (deadline or
+   * shutdown), how long the editor's main thread may stay silent (no heartbeat) before the editor is killed and
+   * restarted: a `for(;;){}` no checkpoint reaches must not hold the editor forever, but an editor busy in native
+   * work (sharp encoding a big export) keeps beating and is never killed for it, since killing it loses every
+   * client's documents. Longer than the longest stretch of legitimate synchronous work (compositing a large document).
    */
-  editorKillGraceMs: 1_000,
+  editorKillGraceMs: 10_000,
+  /**
+   * Least time between two recovery copies of one changed document of an embedded editor (kept so that a restarted
+   * editor reopens it under its id): the most of its work an editor's loss can take, against the copying an editor
+   * does. A new document gets its first copy as soon as it settles.
+   */
+  editorRecoveryIntervalMs: 5_000,
+  /** A changed document is copied once it has not changed for this long: a burst of edits costs one copy. */
+  editorRecoverySettleMs: 1_000,
+  /**
+   * Disk the recovery copies of one embedded editor may take together (in a private folder under the system's
+   * temporary folder); a document whose copy would pass it gets none and is lost with its editor. 0 turns copies off.
+   */
+  editorRecoveryMaxBytes: 4 * 1024 * MiB,
   /**
    * Memory of an editor running in its own process, native memory included (`RLIMIT_DATA` plus an RSS sampler):
    * one huge document or a leak kills and restarts that editor, never the bridge or the machine. Default: half the

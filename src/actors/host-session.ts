@@ -262,11 +262,31 @@ export class HostSession {
     for (;;) {
       const next = this.mailbox.peek();
       if (next === undefined || !this.mayStart(next.options.mutates)) break;
-      this.startJob(this.mailbox.take()!);
+      const job = this.mailbox.take()!;
+      if (!this.tooLateToStart(job)) this.startJob(job);
     }
   }
 
-
+  /**
+   * A call leaving the queue with less than `callMinTimeLeftMs` (at most half its timeout) of its deadline left is
+   * answered `TIMEOUT` without starting: it would be abandoned mid-work and hold the editor from the calls behind it.
+   */
+  private tooLateToStart(job: Job): boolean {
+    const { method, timeoutMs } = job.options;
+    const leftMs = job.deadline - performance.now();
+    const minLeftMs = Math.min(this.limits.callMinTimeLeftMs, timeoutMs / 2);
+    if (leftMs >= minLeftMs) return false;
+    job.released = true;
+    this.answer(
+      job,
+      false,
+      new BridgeError("TIMEOUT", `${method} waited in the editor's queue until too little of its ${timeoutMs} ms was left, and was not started`, {
+        details: { timeoutMs, outcome: "not-started", leftMs: Math.max(0, Math.round(leftMs)), minLeftMs, limit: "callMinTimeLeftMs" },
+        retryable: true,
+      }),
+    );
+    return true;
+  }
 
   /** Whether a running call changes the document (then it runs alone). */
   private get mutating(): boolean {

@@ -162,6 +162,11 @@ export interface EditorMemoryUse {
   readonly documents: number;
 }
 
+/** What an editor brought back after a loss, in its own document ids. */
+export interface EditorRecovery {
+  readonly documents: ReadonlyArray<{ readonly documentId: number; readonly recovered: boolean; readonly lost: Array<"document" | "changes" | "selection"> }>;
+}
+
 /**
  * One editor behind the bridge. An editor that cannot do an operation leaves the optional member out and the
  * bridge answers `NOT_SUPPORTED` naming it. `documentId` absent means the editor's active document.
@@ -208,6 +213,12 @@ export interface HostAdapter {
    * @default none
    */
   memoryUse?(): EditorMemoryUse | undefined;
+  /**
+   * After `connect()` brought the editor back from a loss: which of the lost editor's documents (its own ids) were
+   * reopened from recovery copies, and what each lost. Taken once; `undefined` when there is nothing new to report.
+   * @default none: every document of a lost editor is gone
+   */
+  takeRecovery?(): EditorRecovery | undefined;
 
   /** Connects to (or starts) the editor. Rejects when the editor cannot be reached. */
   connect(): Promise<HostInfo>;

@@ -29,15 +29,31 @@ export const EVENT_DESCRIPTIONS = {
   "layer:selectionChange": "The active layers changed: the layers now active, or `null` when there is no document.",
 } as const satisfies Record<MainEventType, string>;
 
+/** What a restart cost one document: `document` (it is gone), `changes` (since its last recovery copy), `selection`. */
+export const RestartLossSchema = z.enum(["document", "changes", "selection"]);
+export type RestartLoss = z.infer<typeof RestartLossSchema>;
+
+/** One document of a restarted editor: brought back from its recovery copy or not, and what it lost. */
+export const RestartedDocumentSchema = z.object({
+  documentId: z.number().int(),
+  recovered: z.boolean(),
+  lost: z.array(RestartLossSchema),
+});
+export type RestartedDocument = z.infer<typeof RestartedDocumentSchema>;
+
 /**
- * `editor:restarted`: an editor was lost (it crashed, ran out of memory, or was stopped after ignoring a call's
- * deadline) and a fresh one took its place. Its documents are gone; a `closedDocument` event for each came first.
+ * `editor:restarted`: an editor was lost (it crashed, ran out of memory, or was stopped with its thread stuck past
+ * a call's deadline) and a fresh one took its place. The documents it could reopen from their recovery copies keep
+ * their ids (`recoveredDocumentIds`); the others are gone, and a `closedDocument` event for each came first.
+ * `documents` says, per document, what was lost.
  */
 export const EditorRestartedEventDataSchema = z.object({
   editorId: z.string(),
   reason: z.string(),
   restarts: z.number().int().positive(),
   lostDocumentIds: z.array(z.number().int()),
+  recoveredDocumentIds: z.array(z.number().int()),
+  documents: z.array(RestartedDocumentSchema),
 });
 export type EditorRestartedEventData = z.infer<typeof EditorRestartedEventDataSchema>;
 

@@ -65,6 +65,21 @@ describe.each(TRANSPORTS)("the editor mailbox over $name", ({ make }) => {
     host.release();
   });
 
+  it("a call that leaves the queue with too little of its deadline left is not started", async () => {
+    const host = new ScriptedHost();
+    const t = await make(await startBridge({ host, limits: { callTimeoutMs: 2_000, callMinTimeLeftMs: 1_000 } }));
+    host.hold();
+    const first = t.call("document:current");
+    await host.whenStarted(1);
+    // Queued right behind it: when the first call's deadline frees the editor, this one has moments left.
+    const second = await t.call("document:current");
+    expect(second.error).toMatchObject({ code: "TIMEOUT", retryable: true, details: { outcome: "not-started", limit: "callMinTimeLeftMs", minLeftMs: 1_000 } });
+    expect((await first).error?.code).toBe("TIMEOUT");
+    expect(host.calls).toHaveLength(1);
+    host.release();
+    expect((await t.call("document:current")).ok).toBe(true);
+  });
+
   it("losing the editor fails running and queued calls with HOST_UNAVAILABLE, then the bridge reconnects", async () => {
     const { host, harness, t, running } = await busyEditor(make, { limits: { reconnectInitialMs: 10 } });
     const queued = t.call("selection:getArea");

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { IsolatedHost } from "../../src/hosts/isolated/index.js";
 import { runTestHook, TEST_HOOKS_ENV } from "../../src/hosts/isolated/test-hooks.js";
+import { eventually } from "../helpers/gc.js";
 import { startBridge, type Harness } from "../helpers/bridge.js";
 import type { TestClient } from "../helpers/ws-client.js";
 
@@ -39,7 +40,8 @@ doc.exportImage({ format: "png" });`;
 
 describe("the embedded editor in its own process", () => {
   it("killed mid-call: the caller gets HOST_UNAVAILABLE, subscribers learn what was lost, the other editor carries on", async () => {
-    const harness = await startBridge({ editors: 2 });
+    // Without recovery copies: what a lost editor's documents become is what this test is about.
+    const harness = await startBridge({ editors: 2, limits: { editorRecoveryMaxBytes: 0 } });
     const watch = await watcher(harness, "embedded-2");
     const other = await harness.connect("/ws?editor=embedded-2");
     const kept = await other.call<{ id: number }>("document:create", { width: 10, height: 10 });
@@ -73,6 +75,102 @@ describe("the embedded editor in its own process", () => {
     await until(harness, (all) => all[0]!.running === 0);
     expect((await editors(harness))[0]).toMatchObject({ state: "ready", restarts: 0 });
     expect((await client.call<{ id: number }>("document:create", { width: 4, height: 4 })).id).toBeGreaterThan(1);
+  });
+
+  it("exports whose deadline passes mid-encode do not get the editor killed: another client's unsaved document is still there", async () => {
+    // A kill grace of the old default and a short export deadline: a WebP encode of 8000×8000 runs in sharp's own
+    // threads for seconds past both. Slots are freed only when the editor really answers (abortGraceMs), so the
+    // holder's next change runs after every export is back. Recovery copies off: the document must survive because
+    // the editor does, not because a restarted one reopened it.
+    const harness = await startBridge({
+      limits: { longCallTimeoutMs: 1_500, editorKillGraceMs: 1_000, abortGraceMs: 120_000, callTimeoutMs: 120_000, editorRecoveryMaxBytes: 0 },
+    });
+    const owner = await harness.connect();
+    const big = await owner.call<{ id: number }>("document:create", { width: 8000, height: 8000, name: "big" });
+    const holder = await harness.connect();
+    const kept = await holder.call<{ id: number }>("document:create", { width: 32, height: 32, name: "unsaved" });
+    await holder.call("jsx:run", { script: 'app.activeDocument.artLayers.add("unsaved change").fill("#ff0000ff");' });
+    const exports = await Promise.all([1, 2].map(() => owner.send("image:exportDocument", { documentId: big.id, format: "webp" })));
+    for (const answer of exports) expect(answer.error, JSON.stringify(answer.error)).toMatchObject({ code: "TIMEOUT" });
+    // A change runs alone: it starts once both encodes have come back from the editor.
+    expect((await holder.send("selection:set", { documentId: kept.id, rect: { x: 0, y: 0, width: 8, height: 8 } })).error).toBeUndefined();
+    expect((await editors(harness))[0]).toMatchObject({ state: "ready", restarts: 0 });
+    const layers = await holder.call<Array<{ name: string }>>("document:layers", { documentId: kept.id });
+    expect(layers.map((layer) => layer.name)).toContain("unsaved change");
+    const docs = await holder.call<Array<{ id: number; isDirty: boolean }>>("document:list");
+    expect(docs.find((doc) => doc.id === kept.id)).toMatchObject({ isDirty: true });
+  });
+
+  it("an editor killed with SIGKILL comes back with every document under its id, layer ids, dirty flag and active document, the loss reported", async () => {
+    // A document is copied once its changes settle (50 ms), then not again within the test: a change made after
+    // its first copy is the one a loss takes.
+    const harness = await startBridge({ limits: { editorRecoverySettleMs: 50, editorRecoveryIntervalMs: 600_000 } });
+    const watch = await watcher(harness, "embedded-1");
+    const host = harness.bridge.host as IsolatedHost;
+    const a = await harness.connect();
+    // Made and changed in one call: its first copy has the change.
+    await a.call("jsx:run", { script: 'app.documents.add(64, 48, "A").artLayers.add("kept change").fill("#00ff0080");' });
+    const docA = await a.call<{ id: number }>("document:current");
+    const b = await harness.connect();
+    const docB = await b.call<{ id: number }>("document:create", { width: 32, height: 32, name: "B" });
+    await eventually(() => [1, docA.id, docB.id].every((id) => host.copiedDocumentIds.includes(id)), "the first recovery copies");
+    // After the copies: a selection on A, a change on B (the active document) that no copy holds.
+    await a.call("selection:set", { documentId: docA.id, rect: { x: 2, y: 2, width: 10, height: 10 } });
+    await b.call("jsx:run", { script: 'app.activeDocument.artLayers.add("late change");' });
+    const layersA = await a.call<Array<{ id: number; name: string }>>("document:layers", { documentId: docA.id });
+    const treeB = await b.call<Array<{ id: number; name: string }>>("document:layers", { documentId: docB.id });
+    expect(treeB.map((layer) => layer.name)).toContain("late change");
+
+    process.kill(host.pid!, "SIGKILL");
+    const restarted = await watch.next((f) => f.type === "editor:restarted");
+    expect(restarted.data).toMatchObject({ editorId: "embedded-1", restarts: 1, lostDocumentIds: [] });
+    const data = restarted.data as { recoveredDocumentIds: number[]; documents: Array<{ documentId: number }> };
+    expect([...data.recoveredDocumentIds].sort((x, y) => x - y)).toEqual([1, docA.id, docB.id]);
+    expect([...data.documents].sort((x, y) => x.documentId - y.documentId)).toEqual([
+      { documentId: 1, recovered: true, lost: [] },
+      { documentId: docA.id, recovered: true, lost: ["selection"] },
+      { documentId: docB.id, recovered: true, lost: ["changes"] },
+    ]);
+    await until(harness, (all) => all[0]!.state === "ready");
+    // Every document is back under its id: A with its unsaved change and its layer ids, B as its copy had it.
+    expect(await a.call("document:layers", { documentId: docA.id })).toEqual(layersA);
+    const docs = await a.call<Array<{ id: number; name: string; isDirty: boolean }>>("document:list");
+    expect(docs.map((doc) => [doc.id, doc.name, doc.isDirty])).toEqual([
+      [1, "Sample", false],
+      [docA.id, "A", true],
+      [docB.id, "B", false],
+    ]);
+    const backB = await b.call<Array<{ name: string }>>("document:layers", { documentId: docB.id });
+    expect(backB.map((layer) => layer.name)).not.toContain("late change");
+    expect((await b.call<{ id: number }>("document:current")).id).toBe(docB.id);
+    expect(await a.call("selection:getArea", { documentId: docA.id })).toBeNull();
+    // The editor works on, and new ids still come after the old ones.
+    expect((await b.call<{ id: number }>("document:create", { width: 4, height: 4 })).id).toBeGreaterThan(docB.id);
+  });
+
+  it("in a pool, a killed editor's documents come back under the bridge's ids, not the editor's own", async () => {
+    const harness = await startBridge({ editors: 2, limits: { editorRecoverySettleMs: 50, editorRecoveryIntervalMs: 600_000 } });
+    const watch = await watcher(harness, "embedded-1");
+    const host = harness.bridge.host as IsolatedHost;
+    // The second editor's document takes bridge id 2, so the first editor's next document differs from its own id.
+    const other = await harness.connect("/ws?editor=embedded-2");
+    const taken = await other.call<{ id: number }>("document:create", { width: 4, height: 4 });
+    const client = await harness.connect("/ws?editor=embedded-1");
+    const doc = await client.call<{ id: number; editorId: string }>("document:create", { width: 16, height: 16, name: "pooled" });
+    expect(doc.editorId).toBe("embedded-1");
+    await eventually(() => host.copiedDocumentIds.length === 2, "copies of the sample and the new document");
+    const layers = await client.call("document:layers", { documentId: doc.id });
+    const before = await client.call<Array<{ id: number }>>("document:list");
+
+    process.kill(host.pid!, "SIGKILL");
+    const restarted = await watch.next((f) => f.type === "editor:restarted");
+    expect(restarted.data).toMatchObject({ editorId: "embedded-1", lostDocumentIds: [], recoveredDocumentIds: [1, doc.id] });
+    await until(harness, (all) => all[0]!.state === "ready");
+    expect(await client.call("document:layers", { documentId: doc.id })).toEqual(layers);
+    expect((await client.call<Array<{ id: number }>>("document:list")).map((d) => d.id).sort()).toEqual(before.map((d) => d.id).sort());
+    // No id was handed out for the reopened documents: the next new one comes right after the ids in use.
+    const next = await client.call<{ id: number }>("document:create", { width: 4, height: 4 });
+    expect(next.id).toBe(Math.max(doc.id, taken.id) + 1);
   });
 
   for (const hook of ["crash", "heapOom", "nativeOom"] as const) {

@@ -86,14 +86,28 @@ export class DocumentIds {
     return id;
   }
 
-  /** Forgets every document of an editor (it restarted, its documents are gone); returns their bridge ids. */
-  forgetEditor(editor: string): number[] {
+  /**
+   * Forgets every document of an editor (it was lost; those it reopens from recovery copies are given back with
+   * {@link restore}); returns each one's native and bridge id.
+   */
+  forgetEditor(editor: string): Array<{ native: number; id: number }> {
     const natives = this.byEditor.get(editor);
     if (natives === undefined) return [];
-    const ids = [...natives.values()];
-    for (const id of ids) this.homes.delete(id);
+    const pairs = [...natives].map(([native, id]) => ({ native, id }));
+    for (const { id } of pairs) this.homes.delete(id);
     natives.clear();
-    return ids;
+    return pairs;
+  }
+
+  /** Maps a bridge id to its document again: a restarted editor reopened it under the same native id. */
+  restore(editor: string, native: number, id: number): void {
+    let natives = this.byEditor.get(editor);
+    if (natives === undefined) {
+      natives = new Map();
+      this.byEditor.set(editor, natives);
+    }
+    natives.set(native, id);
+    this.homes.set(id, { editor, native });
   }
 
   /** Bridge ids of an editor's known documents. */

@@ -1,6 +1,15 @@
 import { filter, map, merge, Subject, type Observable } from "rxjs";
-import { BridgeError, type HostDocument } from "../../protocol/index.js";
-import { NOT_AT_HAND, OPTIONAL_HOST_OPS, type DocumentTree, type HostAdapter, type HostCallContext, type HostEventType, type PeekableOp } from "../../hosts/host.js";
+import { BridgeError, type EditorRestartedEventData, type HostDocument, type RestartedDocument } from "../../protocol/index.js";
+import {
+  NOT_AT_HAND,
+  OPTIONAL_HOST_OPS,
+  type DocumentTree,
+  type EditorRecovery,
+  type HostAdapter,
+  type HostCallContext,
+  type HostEventType,
+  type PeekableOp,
+} from "../../hosts/host.js";
 import type { DocumentIds } from "./document-ids.js";
 
 /** Event types every pooled editor accepts, whatever its kind: the pool reports lost documents and restarts. */
@@ -26,8 +35,8 @@ export class PooledHost implements HostAdapter {
   /** How many times the editor was lost after it had connected. */
   restarts = 0;
   private readonly closed$ = new Subject<{ documentId: number }>();
-  private readonly restarted$ = new Subject<{ editorId: string; reason: string; restarts: number; lostDocumentIds: number[] }>();
-  private pendingLoss: { reason: string; ids: number[] } | undefined;
+  private readonly restarted$ = new Subject<EditorRestartedEventData>();
+  private pendingLoss: { reason: string; pairs: Array<{ native: number; id: number }> } | undefined;
 
   constructor(
     readonly id: string,
@@ -43,7 +52,7 @@ export class PooledHost implements HostAdapter {
     this.lost$ = inner.lost$.pipe(
       map((error) => {
         this.restarts++;
-        this.pendingLoss = { reason: error.message, ids: [...(this.pendingLoss?.ids ?? []), ...ids.forgetEditor(id)] };
+        this.pendingLoss = { reason: error.message, pairs: [...(this.pendingLoss?.pairs ?? []), ...ids.forgetEditor(id)] };
         return error;
       }),
     );
@@ -75,18 +84,44 @@ export class PooledHost implements HostAdapter {
 
   async connect() {
     const info = await this.inner.connect();
+    const loss = this.pendingLoss;
+    this.pendingLoss = undefined;
+    // Documents reopened after a loss get their bridge ids back before any other id is handed out for them.
+    const restarted = loss === undefined ? undefined : this.restoreAfterLoss(loss, this.inner.takeRecovery?.());
     // In a pool, the documents an editor starts with get their ids now, in pool order: the first editor's sample
     // keeps id 1. A sole editor's ids are always its own.
     if (!this.sole) {
       for (const doc of await this.inner.listDocuments({ signal: NEVER_ABORTED, caller: "bridge" })) this.ids.toBridge(this.id, doc.id);
     }
-    const loss = this.pendingLoss;
-    this.pendingLoss = undefined;
-    if (loss !== undefined) {
-      for (const documentId of loss.ids) this.closed$.next({ documentId });
-      this.restarted$.next({ editorId: this.id, reason: loss.reason, restarts: this.restarts, lostDocumentIds: loss.ids });
+    if (restarted !== undefined) {
+      for (const documentId of restarted.lostDocumentIds) this.closed$.next({ documentId });
+      this.restarted$.next(restarted);
     }
     return info;
+  }
+
+  /**
+   * The documents the restarted editor reopened keep their bridge ids; the others are to be reported closed, then
+   * one `editor:restarted` says which came back and what each lost.
+   */
+  private restoreAfterLoss(loss: { reason: string; pairs: Array<{ native: number; id: number }> }, recovery: EditorRecovery | undefined): EditorRestartedEventData {
+    const byNative = new Map((recovery?.documents ?? []).map((doc) => [doc.documentId, doc]));
+    const documents: RestartedDocument[] = [];
+    const seen = new Set<number>();
+    for (const { native, id } of loss.pairs) {
+      seen.add(native);
+      const doc = byNative.get(native);
+      if (doc?.recovered === true) this.ids.restore(this.id, native, id);
+      documents.push({ documentId: id, recovered: doc?.recovered === true, lost: doc?.lost ?? ["document"] });
+    }
+    // Recovered documents the bridge had not seen yet (a sole editor's ids are its own) get their ids now.
+    for (const doc of recovery?.documents ?? []) {
+      if (seen.has(doc.documentId) || !doc.recovered) continue;
+      documents.push({ documentId: this.ids.toBridge(this.id, doc.documentId), recovered: true, lost: doc.lost });
+    }
+    const lostDocumentIds = documents.filter((doc) => !doc.recovered).map((doc) => doc.documentId);
+    const recoveredDocumentIds = documents.filter((doc) => doc.recovered).map((doc) => doc.documentId);
+    return { editorId: this.id, reason: loss.reason, restarts: this.restarts, lostDocumentIds, recoveredDocumentIds, documents };
   }
 
   close(): Promise<void> {

@@ -13,6 +13,7 @@ import { DEFAULT_MAX_DOCUMENT_PIXELS, DEFAULT_MAX_PSD_GROUP_DEPTH } from "./limi
 import { EditorMemory } from "./memory.js";
 import { EMBEDDED_HOST_VERSION, type EmbeddedHostOptions } from "./options.js";
 import { SAMPLE_NAME, buildSampleContent } from "./sample.js";
+import { RecoveryCopies, restoreDocuments } from "./recovery.js";
 import { embeddedScriptLanguage, scriptOps } from "./scripts.js";
 import { DEFAULT_SCRIPT_LIMITS, type ScriptLimits } from "./scripts/index.js";
 import { selectionOps } from "./selection.js";
@@ -41,7 +42,13 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
     maxOpenFileBytes: DEFAULT_MAX_OPEN_FILE_BYTES,
     allowEditorScripts: false,
   };
-  const store = new DocumentStore({ firstId: options.firstDocumentId, onChange: options.onDocumentsChange });
+  const store = new DocumentStore({
+    firstId: options.firstDocumentId,
+    onChange: (ids, nextId) => {
+      options.onDocumentsChange?.(ids, nextId);
+      recovery?.reportState();
+    },
+  });
   const memory = new EditorMemory(options.memoryBudgetBytes ?? DEFAULT_LIMITS.editorMemoryBudgetBytes, () => store.list(), modelSessionBytes);
   const events = new EmbeddedEvents({
     selection: () => {
@@ -68,6 +75,12 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
   const { reports$, ...actions } = actionOps({ ...deps, options: options.cutout, logger: options.logger });
   const scriptLimits: ScriptLimits = { ...DEFAULT_SCRIPT_LIMITS, ...options.scriptLimits };
   let connected = false;
+  const recovery =
+    options.recovery === undefined
+      ? undefined
+      : new RecoveryCopies(options.recovery, store, (state) => options.onRecoveryState?.(state), options.logger);
+  // Every change makes a copy stale (or a selection exist): the bridge hears it before the call's answer.
+  if (recovery !== undefined) events.stream("documentChanged")?.subscribe(() => recovery.reportState());
 
   const host: HostAdapter = {
     kind: "embedded",
@@ -79,7 +92,12 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
 
     async connect(): Promise<HostInfo> {
       if (!connected) {
-        if (options.open !== undefined) {
+        if (options.recover !== undefined && options.recover.length > 0 && options.recovery !== undefined) {
+          const read = { maxPixels: maxDocumentPixels, maxGroupDepth: maxPsdGroupDepth, maxBytes: Number.MAX_SAFE_INTEGER };
+          const recovered = await restoreDocuments(options.recovery.dir, options.recover, store, read, recovery);
+          if (store.active() !== undefined) events.activeDocumentChanged();
+          options.onRecovered?.(recovered);
+        } else if (options.open !== undefined) {
           // `--open` is read like any client path: inside the files roots, a regular file, bounded.
           await openFile((await resolveOpenPath(files, host, options.open)).path);
         } else if (options.sample !== false) {
@@ -87,6 +105,8 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
           events.activeDocumentChanged();
         }
         connected = true;
+        recovery?.start();
+        recovery?.reportState();
       }
       return { hostVersion: EMBEDDED_HOST_VERSION };
     },
@@ -94,6 +114,7 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
     async close(): Promise<void> {
       if (!connected) return;
       connected = false;
+      recovery?.stop();
       store.clear();
     },
 

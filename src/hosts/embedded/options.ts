@@ -1,6 +1,7 @@
 import type { FileAccess } from "../../files/index.js";
 import type { Logger } from "../../logger.js";
 import type { EmbeddedCutoutOptions } from "./cutout/index.js";
+import type { RecoveredDocument, RecoveryOptions, RecoveryState } from "./recovery.js";
 import type { ScriptLimits } from "./scripts/index.js";
 
 /** `hostVersion` the embedded editor reports. */
@@ -55,4 +56,19 @@ export interface EmbeddedHostOptions {
   readonly firstDocumentId?: number | undefined;
   /** Called with the open document ids and the next id whenever the set of open documents changes. @default none */
   readonly onDocumentsChange?: ((ids: number[], nextId: number) => void) | undefined;
+  /**
+   * Keep recovery copies of the open documents in this private folder (see `recovery.ts`), so that an editor
+   * started after this one was lost finds them back. @default none
+   */
+  readonly recovery?: RecoveryOptions | undefined;
+  /**
+   * Documents a lost editor had open, reopened from `recovery.dir` by `connect()` under their ids (instead of the
+   * sample or `open`). @default none
+   */
+  readonly recover?: readonly number[] | undefined;
+  /** Told, once `connect()` has reopened `recover`, what came back. @default none */
+  readonly onRecovered?: ((documents: RecoveredDocument[]) => void) | undefined;
+  /** Told whether each open document's recovery copy holds its latest change, whenever that changes. @default none */
+  readonly onRecoveryState?: ((state: RecoveryState) => void) | undefined;
+
 }

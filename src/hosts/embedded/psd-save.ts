@@ -108,12 +108,13 @@ function savedResources(doc: EmbeddedDocument, thumbnail: PsdThumbnail | undefin
 }
 
 /**
- * A PSD file (RLE) of the document: its layers, its kept records and `composite` as the merged image. `psb`
- * writes the large document format (edges past 30,000 px). `stages` hears "encoding" (one unit per row).
+ * A PSD file (RLE) of the document: its layers, its kept records and `composite` as the merged image (without one,
+ * a blank merged image: enough for the editor's own recovery copies, which reopen from the layers). `psb` writes
+ * the large document format (edges past 30,000 px). `stages` hears "encoding" (one unit per row).
  */
 export function serializePsd(
   doc: EmbeddedDocument,
-  options: { composite: Raster; psb?: boolean | undefined; thumbnail?: PsdThumbnail | undefined; stages?: Stages | undefined },
+  options: { composite?: Raster | undefined; psb?: boolean | undefined; thumbnail?: PsdThumbnail | undefined; stages?: Stages | undefined },
 ): Buffer {
   ensureCanvasFactory();
   const record: Record<string, unknown> = { ...doc.source?.record };
@@ -124,7 +125,7 @@ export function serializePsd(
     width: doc.width,
     height: doc.height,
     imageResources: savedResources(doc, options.thumbnail),
-    imageData: { width: composite.width, height: composite.height, data: composite.data },
+    ...(composite === undefined ? {} : { imageData: { width: composite.width, height: composite.height, data: composite.data } }),
     children: doc.layers.slice().reverse().map(toPsdLayer),
   };
   options.stages?.stage("encoding", doc.height);

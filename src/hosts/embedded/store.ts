@@ -73,6 +73,30 @@ export class DocumentStore {
     return doc;
   }
 
+  /**
+   * Puts back a document a lost editor had open, under its old id (below `nextId`: ids are never handed out
+   * twice, so no open document has it), and makes it active; restoring in the old activation order keeps the
+   * active document.
+   */
+  restore(
+    id: number,
+    content: DocumentContent,
+    meta: { name: string; filePath: string | undefined; source: DocumentSource | undefined; isDirty: boolean; revision: number },
+  ): EmbeddedDocument {
+    if (this.documents.has(id)) throw new BridgeError("INTERNAL", `Document ${id} is already open`);
+    const doc: EmbeddedDocument = { ...content, ...meta, id, selection: null };
+    this.documents.set(id, doc);
+    this.nextId = Math.max(this.nextId, id + 1);
+    this.activate(id);
+    this.changed();
+    return doc;
+  }
+
+  /** Open documents in activation order, the active one last. */
+  recentDocuments(): EmbeddedDocument[] {
+    return this.recent.map((id) => this.documents.get(id)!);
+  }
+
   /** Makes a document the active one. */
   activate(id: number): void {
     this.recent = this.recent.filter((other) => other !== id);

@@ -16,16 +16,21 @@ type ProgressMessage = Extract<ChildMessage, { kind: "progress" }>;
 
 /**
  * The calls sent to the editor process and not answered yet. A call whose `ctx.signal` aborts is stopped in the
- * editor (see `EditorProcess.cancel`). When it aborted for running out of time and the editor has not answered
- * `killGraceMs` later, the editor is killed (its thread is stuck: a native call that never returns) and every call
- * fails with `HOST_UNAVAILABLE`. A call the caller cancelled is not worth the editor's documents: the editor is
- * killed only if it is still not back `killGraceMs` past the call's own deadline.
+ * editor (see `EditorProcess.cancel`); the host session has already answered its caller, and a late answer is
+ * dropped. An editor still working on it is killed only when it is stuck: its main thread has sent nothing (not
+ * even a heartbeat) for `killGraceMs`. An editor whose thread beats is alive, busy in native work that cannot stop
+ * (sharp encoding a big export): it is left to finish, since killing it would lose every client's documents. A call
+ * the caller cancelled is watched from its own deadline on, not from the cancel.
  */
 export class PendingCalls {
   private readonly calls = new Map<number, PendingCall>();
   private lastId = 0;
 
-  constructor(private readonly killGraceMs: number) {}
+  constructor(
+    private readonly killGraceMs: number,
+    /** How often the editor beats: how often a stopped call's editor is looked at again. */
+    private readonly heartbeatMs: number,
+  ) {}
 
   get size(): number {
     return this.calls.size;
@@ -40,20 +45,31 @@ export class PendingCalls {
     const id = ++this.lastId;
     return new Promise((resolve, reject) => {
       let killTimer: NodeJS.Timeout | undefined;
+      let immediate: NodeJS.Immediate | undefined;
+      const reason = `editor killed after ignoring a cancelled call with its event loop stuck for ${this.killGraceMs} ms (${op})`;
+      // Looked at after a turn's I/O: heartbeats already in the socket are read before the bridge judges the
+      // editor silent (the bridge's own thread may have been the late one).
+      const check = (): void => {
+        immediate = setImmediate(() => {
+          immediate = undefined;
+          if (!this.calls.has(id)) return;
+          const silent = editor.silentForMs;
+          if (silent >= this.killGraceMs) editor.kill(reason);
+          else killTimer = setTimeout(check, Math.max(this.heartbeatMs, this.killGraceMs - silent));
+        });
+      };
       const onAbort = (): void => {
         editor.cancel(id);
         const cancelled = isBridgeError(signal.reason) && signal.reason.code === "CANCELLED";
         const wait = cancelled ? (ctx.deadline === undefined ? undefined : Math.max(0, ctx.deadline - performance.now())) : 0;
         if (wait === undefined) return;
-        const reason = cancelled
-          ? `editor killed after ignoring a cancelled call past its deadline and ${this.killGraceMs} ms more (${op})`
-          : `editor killed after ignoring a cancelled call for ${this.killGraceMs} ms (${op})`;
-        killTimer = setTimeout(() => editor.kill(reason), wait + this.killGraceMs);
+        killTimer = setTimeout(check, wait + this.killGraceMs);
       };
       signal.addEventListener("abort", onAbort, { once: true });
       const cleanup = (): void => {
         signal.removeEventListener("abort", onAbort);
         clearTimeout(killTimer);
+        if (immediate !== undefined) clearImmediate(immediate);
       };
       this.calls.set(id, { resolve, reject, progress: ctx.progress, cleanup });
       try {

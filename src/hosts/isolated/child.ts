@@ -9,6 +9,7 @@ import type { Subscription } from "rxjs";
 import { pino, type Logger } from "pino";
 import { BridgeError } from "../../protocol/index.js";
 import { createEmbeddedHost } from "../embedded/index.js";
+import type { RecoveredDocument } from "../embedded/recovery.js";
 import type { HostAdapter, HostCallContext } from "../host.js";
 import { type CancelFlags, watchCancels } from "./cancel-flags.js";
 import { Channel } from "./channel.js";
@@ -52,7 +53,7 @@ function plainFields(obj: Record<string, unknown>): Record<string, unknown> {
 }
 
 /** Builds the editor from the bridge's `init`, reporting the open documents whenever they change. */
-function buildEditor(init: EditorInit, send: Send): HostAdapter {
+function buildEditor(init: EditorInit, send: Send, hooks: { recovered(documents: RecoveredDocument[]): void }): HostAdapter {
   return createEmbeddedHost({
     sample: init.sample,
     open: init.open,
@@ -65,6 +66,10 @@ function buildEditor(init: EditorInit, send: Send): HostAdapter {
     firstDocumentId: init.firstDocumentId,
     logger: forwardingLogger(init.logLevel, send),
     onDocumentsChange: (ids, nextId) => send({ kind: "documents", ids, nextId }),
+    recovery: init.recovery,
+    recover: init.recover,
+    onRecovered: hooks.recovered,
+    onRecoveryState: (state) => send({ kind: "recovery", state }),
   });
 }
 
@@ -142,11 +147,15 @@ function serve(channel: Channel<ParentMessage, ChildMessage>, flags: CancelFlags
   }
 
   async function start(init: EditorInit): Promise<void> {
+    // Beats while the main thread turns; a thread stuck where no checkpoint reaches stops it, which is how the
+    // bridge tells a stuck editor (killed) from one busy in native work (left to finish).
+    setInterval(() => send({ kind: "heartbeat" }), init.heartbeatMs).unref();
     try {
-      host = buildEditor(init, send);
+      let recovered: RecoveredDocument[] | undefined;
+      host = buildEditor(init, send, { recovered: (documents) => (recovered = documents) });
       const info = await host.connect();
       reportMemory();
-      send({ kind: "ready", hostVersion: info.hostVersion });
+      send({ kind: "ready", hostVersion: info.hostVersion, recovered });
     } catch (error) {
       send({ kind: "failed", error: toWireError(error) });
     }

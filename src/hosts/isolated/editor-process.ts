@@ -43,6 +43,8 @@ export class EditorProcess {
   private readonly spillDir: string | undefined;
   private readonly forgetSpill: () => void;
   private readonly writeCancel: (id: number) => void;
+  /** When the editor last sent anything (`performance.now()`): a heartbeat, an answer, a log line. */
+  private lastHeardAt = performance.now();
 
   constructor(
     private readonly options: EditorProcessOptions,
@@ -63,6 +65,10 @@ export class EditorProcess {
       },
       { dir: spillDir },
     );
+    // Any bytes count as a sign of life, read as they arrive (before a message waiting on a spilled blob is delivered).
+    (this.child.stdio[3] as Duplex).on("data", () => {
+      this.lastHeardAt = performance.now();
+    });
     this.writeCancel = cancelWriter(this.child.stdio[4] as Duplex | null);
     this.child.stderr?.on("data", (chunk: Buffer) => this.onStderr(chunk));
     this.exited = new Promise((resolve) => {
@@ -88,6 +94,11 @@ export class EditorProcess {
 
   get alive(): boolean {
     return !this.gone;
+  }
+
+  /** Milliseconds since the editor last sent anything (its main thread beats every `EDITOR_HEARTBEAT_MS`). */
+  get silentForMs(): number {
+    return performance.now() - this.lastHeardAt;
   }
 
   send(message: ParentMessage): void {

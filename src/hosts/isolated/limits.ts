@@ -55,3 +55,14 @@ export const SPILL_MIN_BYTES = 1024 * 1024;
  * last one before the answer is not needed: the answer says the call is done). @default 50
  */
 export const EDITOR_PROGRESS_INTERVAL_MS = 50;
+
+/**
+ * How often the editor's main thread tells the bridge it is alive. The bridge kills an editor only when a call it
+ * was told to stop is still running and no heartbeat came for `editorKillGraceMs`: busy native work (sharp encoding
+ * in its own threads) leaves the main thread free to beat, a stuck loop does not. Never more than a quarter of the
+ * kill grace, so a shortened grace is not reached between two beats. @default 250
+ */
+export const EDITOR_HEARTBEAT_MS = 250;
+
+/** Bytes of a recovery copy written per turn of the editor's event loop (a large copy never holds it long). @default 4 MiB */
+export const RECOVERY_WRITE_SLICE_BYTES = 4 * 1024 * 1024;

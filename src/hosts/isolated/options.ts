@@ -8,9 +8,10 @@ export interface IsolatedEmbeddedHostOptions
   /** The bridge's logger; the editor's own log lines arrive in it with `actor: "editor"`. @default none */
   readonly logger?: Logger | undefined;
   /**
-   * After a call is cancelled (its `ctx.signal` aborted), how long the editor may take to answer before its process
-   * is killed and `lost$` emits: a `for(;;){}` in a script or a stuck native call must not hold the editor.
-   * @default DEFAULT_LIMITS.editorKillGraceMs (2_000)
+   * While a cancelled call (its `ctx.signal` aborted) is still running, how long the editor's main thread may send
+   * nothing, not even its heartbeat, before its process is killed and `lost$` emits: a `for(;;){}` no checkpoint
+   * reaches must not hold the editor, while native work that keeps the thread free (an encode) is left to finish.
+   * @default DEFAULT_LIMITS.editorKillGraceMs (10_000)
    */
   readonly killGraceMs?: number | undefined;
   /**
@@ -25,6 +26,12 @@ export interface IsolatedEmbeddedHostOptions
    * @default true
    */
   readonly rlimit?: boolean | undefined;
+  /**
+   * Recovery copies of the open documents (a PSD per changed document, in a private folder the editor's loss does
+   * not touch), so a restarted editor reopens them under their ids; `false` (or `maxBytes` 0) turns them off.
+   * @default DEFAULT_LIMITS.editorRecoveryIntervalMs, editorRecoverySettleMs, editorRecoveryMaxBytes
+   */
+  readonly recovery?: { readonly intervalMs?: number; readonly settleMs?: number; readonly maxBytes?: number } | false | undefined;
   /** Extra Node flags for the editor process (the bridge's own `execArgv` is not inherited). @default [] */
   readonly execArgv?: readonly string[] | undefined;
   /** Forward the editor process's stderr to the bridge's. @default true */
@@ -37,4 +44,6 @@ export type IsolatedHost = HostAdapter & {
   readonly restarts: number;
   /** Pid of the running editor process, if one is running. */
   readonly pid: number | undefined;
+  /** Open documents (the editor's ids) whose recovery copy holds their latest change. */
+  readonly copiedDocumentIds: number[];
 };

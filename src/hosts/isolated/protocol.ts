@@ -5,8 +5,9 @@
 import { BridgeError, isBridgeError, type ErrorSource } from "../../protocol/index.js";
 import type { FileAccess } from "../../files/index.js";
 import type { EmbeddedCutoutOptions } from "../embedded/cutout/index.js";
+import type { RecoveredDocument, RecoveryOptions, RecoveryState } from "../embedded/recovery.js";
 import type { ScriptLimits } from "../embedded/scripts/index.js";
-import { OPTIONAL_HOST_OPS, REQUIRED_HOST_OPS, type EditorMemoryUse } from "../host.js";
+import { OPTIONAL_HOST_OPS, REQUIRED_HOST_OPS, type EditorMemoryUse, type EditorRecovery } from "../host.js";
 
 /** Data of the `editor:restarted` event: the editor process was lost and a fresh one took its place. */
 export interface EditorRestartedEvent {
@@ -14,8 +15,12 @@ export interface EditorRestartedEvent {
   readonly reason: string;
   /** Restarts so far, this one included. */
   readonly restarts: number;
-  /** Documents that were open in the lost process, each also reported by a `closedDocument` event. */
+  /** Documents of the lost process that are gone, each also reported by a `closedDocument` event. */
   readonly lostDocumentIds: number[];
+  /** Documents of the lost process reopened from their recovery copies, under the same ids. */
+  readonly recoveredDocumentIds: number[];
+  /** Per document of the lost process: recovered or not, and what was lost. */
+  readonly documents: EditorRecovery["documents"];
 }
 
 /** The event announcing a restart; the isolated editor adds it to its `eventTypes`. */
@@ -37,6 +42,12 @@ export interface EditorInit {
   readonly files: FileAccess | undefined;
   /** Lowest level worth sending to the parent (`silent` sends nothing). */
   readonly logLevel: string;
+  /** How often the editor's main thread sends `heartbeat` (see `EDITOR_HEARTBEAT_MS`). */
+  readonly heartbeatMs: number;
+  /** Where and how often to keep recovery copies of the open documents; none when absent. */
+  readonly recovery: RecoveryOptions | undefined;
+  /** After a loss: the lost process's documents, reopened from the recovery copies. */
+  readonly recover: number[] | undefined;
 }
 
 /** An error as it crosses the hop, rebuilt as a `BridgeError` on the other side. */
@@ -69,7 +80,9 @@ export type ParentMessage =
 
 /** Child → parent. */
 export type ChildMessage =
-  | { readonly kind: "ready"; readonly hostVersion: string | undefined }
+  | { readonly kind: "ready"; readonly hostVersion: string | undefined; readonly recovered?: RecoveredDocument[] | undefined }
+  /** Whether each open document's recovery copy holds its latest change, and whether it has a selection. */
+  | { readonly kind: "recovery"; readonly state: RecoveryState }
   | { readonly kind: "failed"; readonly error: WireError }
   | { readonly kind: "result"; readonly id: number; readonly ok: true; readonly value: unknown }
   | { readonly kind: "result"; readonly id: number; readonly ok: false; readonly error: WireError }
@@ -77,6 +90,11 @@ export type ChildMessage =
   | { readonly kind: "progress"; readonly id: number; readonly progress: number; readonly total?: number; readonly message?: string }
   | { readonly kind: "log"; readonly level: string; readonly obj: Record<string, unknown>; readonly msg: string | undefined }
   | { readonly kind: "documents"; readonly ids: number[]; readonly nextId: number }
+  /**
+   * Sent by the editor's main thread on a timer: it stops coming only when that thread is stuck (a loop no
+   * checkpoint reaches), never while the editor waits on native work (an encode in sharp's threads).
+   */
+  | { readonly kind: "heartbeat" }
   /** The editor's memory budget and use, sent when ready and after each call that changed it. */
   | { readonly kind: "memory"; readonly use: EditorMemoryUse };
 

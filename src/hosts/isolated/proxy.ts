@@ -5,9 +5,10 @@ import { embeddedScriptLanguage } from "../embedded/scripts.js";
 import { DEFAULT_SCRIPT_LIMITS } from "../embedded/scripts/index.js";
 import type { HostAdapter, HostCallContext } from "../host.js";
 import type { IsolatedEmbeddedHostOptions, IsolatedHost } from "./options.js";
+import { RECOVERY_WRITE_SLICE_BYTES } from "./limits.js";
 import { EDITOR_RESTARTED_EVENT, HOST_OPS, TEST_OP_PREFIX, type HostOp } from "./protocol.js";
 import { ReadCache } from "./read-cache.js";
-import { EditorSupervisor } from "./supervisor.js";
+import { EditorSupervisor, type SupervisorSettings } from "./supervisor.js";
 import { TEST_HOOK, type TestHook } from "./test-hooks.js";
 
 /** The spec's main events, which the embedded editor produces besides its own. */
@@ -49,6 +50,7 @@ export function createIsolatedEmbeddedHost(options: IsolatedEmbeddedHostOptions 
       forwardStderr: options.forwardStderr !== false,
     },
     killGraceMs: options.killGraceMs ?? DEFAULT_LIMITS.editorKillGraceMs,
+    recovery: recoverySettings(options.recovery),
     eventTypes: new Set<string>([...MAIN_EVENT_TYPES, ...EMBEDDED_EVENT_TYPES, CUTOUT_EVENT]),
     logger: options.logger,
   });
@@ -82,7 +84,11 @@ export function createIsolatedEmbeddedHost(options: IsolatedEmbeddedHostOptions 
     get pid() {
       return supervisor.pid;
     },
+    get copiedDocumentIds() {
+      return supervisor.copiedDocumentIds;
+    },
     memoryUse: () => supervisor.memoryUse,
+    takeRecovery: () => supervisor.takeRecovery(),
   };
   // The tests' way to make the editor fail on purpose (`test-hooks.ts`); hidden from enumeration.
   Object.defineProperty(host, TEST_HOOK, {
@@ -90,4 +96,17 @@ export function createIsolatedEmbeddedHost(options: IsolatedEmbeddedHostOptions 
       supervisor.call(`${TEST_OP_PREFIX}${hook}`, ctx ?? { signal: new AbortController().signal, caller: "test" }, []),
   });
   return host;
+}
+
+/** The recovery copies' settings, with the bridge's defaults; `undefined` when they are off. */
+function recoverySettings(recovery: IsolatedEmbeddedHostOptions["recovery"]): SupervisorSettings["recovery"] {
+  if (recovery === false) return undefined;
+  const maxBytes = recovery?.maxBytes ?? DEFAULT_LIMITS.editorRecoveryMaxBytes;
+  if (maxBytes <= 0) return undefined;
+  return {
+    intervalMs: recovery?.intervalMs ?? DEFAULT_LIMITS.editorRecoveryIntervalMs,
+    settleMs: recovery?.settleMs ?? DEFAULT_LIMITS.editorRecoverySettleMs,
+    maxBytes,
+    writeSliceBytes: RECOVERY_WRITE_SLICE_BYTES,
+  };
 }

@@ -1,18 +1,22 @@
 import { merge, Subject, type Observable } from "rxjs";
 import type { Logger } from "../../logger.js";
 import { BridgeError } from "../../protocol/index.js";
-import type { EditorMemoryUse, HostCallContext, HostInfo } from "../host.js";
+import type { EditorMemoryUse, EditorRecovery, HostCallContext, HostInfo } from "../host.js";
+import type { RecoveredDocument, RecoveryOptions, RecoveryState } from "../embedded/recovery.js";
 import { PendingCalls } from "./calls.js";
 import { EditorProcess, type EditorProcessOptions } from "./editor-process.js";
-import { EDITOR_CLOSE_GRACE_MS, EDITOR_START_TIMEOUT_MS } from "./limits.js";
+import { EDITOR_CLOSE_GRACE_MS, EDITOR_HEARTBEAT_MS, EDITOR_START_TIMEOUT_MS } from "./limits.js";
 import { EDITOR_RESTARTED_EVENT, fromWireError, type ChildMessage, type EditorInit, type EditorRestartedEvent } from "./protocol.js";
+import { createRecoveryFolder, removeRecoveryFolder } from "./recovery-folder.js";
 import { EventRelay } from "./relay.js";
 import { resolveChildEntry } from "./spawn.js";
 
 /** Everything a supervisor needs to start editor processes. */
 export interface SupervisorSettings {
   /** The editor's options; `sample` and `open` apply to the first start only (not after a loss). */
-  readonly init: Omit<EditorInit, "firstDocumentId">;
+  readonly init: Omit<EditorInit, "firstDocumentId" | "heartbeatMs" | "recovery" | "recover">;
+  /** How the editor keeps recovery copies (the folder is the supervisor's own); none when absent. */
+  readonly recovery: Omit<RecoveryOptions, "dir"> | undefined;
   readonly process: Omit<EditorProcessOptions, "entry">;
   readonly killGraceMs: number;
   /** Every event type the editor process can emit (`events()` answers `undefined` for others). */
@@ -26,6 +30,8 @@ const LOG_LEVELS = new Set(["trace", "debug", "info", "warn", "error", "fatal"])
 interface Loss {
   readonly reason: string;
   readonly ids: number[];
+  /** What the lost process last said of each document's recovery copy. */
+  readonly copies: Map<number, RecoveryState["documents"][number]>;
 }
 
 /**
@@ -58,10 +64,21 @@ export class EditorSupervisor {
   private pendingLoss: Loss | undefined;
   private losses = 0;
   private memory: EditorMemoryUse | undefined;
+  /** The private folder of recovery copies, made at the first start and removed by `close()`. */
+  private recoveryDir: string | undefined;
+  /** What the running process last said of its recovery copies. */
+  private copies = new Map<number, RecoveryState["documents"][number]>();
+  /** What the last restart brought back, until the pool takes it. */
+  private recovery: EditorRecovery | undefined;
 
   constructor(private readonly settings: SupervisorSettings) {
     this.lost$ = this.lostSubject.asObservable();
-    this.calls = new PendingCalls(settings.killGraceMs);
+    this.calls = new PendingCalls(settings.killGraceMs, this.heartbeatMs);
+  }
+
+  /** The editor's heartbeat: `EDITOR_HEARTBEAT_MS`, or a quarter of a shorter kill grace. */
+  private get heartbeatMs(): number {
+    return Math.max(10, Math.min(EDITOR_HEARTBEAT_MS, Math.floor(this.settings.killGraceMs / 4)));
   }
 
   get restarts(): number {
@@ -70,6 +87,18 @@ export class EditorSupervisor {
 
   get pid(): number | undefined {
     return this.editor?.pid;
+  }
+
+  /** Open documents whose recovery copy holds their latest change, as the editor last reported. */
+  get copiedDocumentIds(): number[] {
+    return [...this.copies.values()].filter((doc) => doc.current).map((doc) => doc.id);
+  }
+
+  /** What the last restart brought back (the editor's own ids), once. */
+  takeRecovery(): EditorRecovery | undefined {
+    const recovery = this.recovery;
+    this.recovery = undefined;
+    return recovery;
   }
 
   /** The running process's memory budget and use as it last reported them; `undefined` while none is ready. */
@@ -112,6 +141,15 @@ export class EditorSupervisor {
     if (this.closing !== undefined) await this.closing;
     const entry = resolveChildEntry();
     const first = !this.started;
+    if (this.settings.recovery !== undefined && this.recoveryDir === undefined) {
+      try {
+        this.recoveryDir = await createRecoveryFolder();
+      } catch (error) {
+        // No copies is the old behaviour (documents lost with the editor), not a reason to refuse to start.
+        this.settings.logger?.warn({ actor: "editor", err: error instanceof Error ? error.message : String(error) }, "no recovery copies: folder not made");
+      }
+    }
+    const recover = first ? undefined : this.pendingLoss?.ids;
     const editor: EditorProcess = new EditorProcess(
       { ...this.settings.process, entry },
       { message: (message) => this.onMessage(editor, message), exit: (reason) => this.onExit(editor, reason) },
@@ -124,7 +162,15 @@ export class EditorSupervisor {
     const { init } = this.settings;
     editor.send({
       kind: "init",
-      options: { ...init, sample: first && init.sample, open: first ? init.open : undefined, firstDocumentId: this.nextId },
+      options: {
+        ...init,
+        sample: first && init.sample,
+        open: first ? init.open : undefined,
+        firstDocumentId: this.nextId,
+        heartbeatMs: this.heartbeatMs,
+        recovery: this.recoveryDir === undefined || this.settings.recovery === undefined ? undefined : { ...this.settings.recovery, dir: this.recoveryDir },
+        recover,
+      },
     });
     try {
       this.hostVersion = await ready;
@@ -150,6 +196,11 @@ export class EditorSupervisor {
       case "memory":
         this.memory = message.use;
         return;
+      case "heartbeat":
+        return; // counted by the process as it arrived
+      case "recovery":
+        this.copies = new Map(message.state.documents.map((doc) => [doc.id, doc]));
+        return;
       case "documents":
         this.openIds = message.ids;
         this.nextId = Math.max(this.nextId, message.nextId);
@@ -158,7 +209,7 @@ export class EditorSupervisor {
         this.forwardLog(message);
         return;
       case "ready":
-        this.onReady(message.hostVersion);
+        this.onReady(message.hostVersion, message.recovered);
         return;
       case "failed":
         // The editor could not start (`open` unreadable…): this process is done, deliberately.
@@ -169,16 +220,32 @@ export class EditorSupervisor {
     }
   }
 
-  private onReady(hostVersion: string | undefined): void {
+  private onReady(hostVersion: string | undefined, recovered: RecoveredDocument[] | undefined): void {
     this.ready = true;
     this.started = true;
     this.relay.resubscribe();
     const loss = this.pendingLoss;
     this.pendingLoss = undefined;
     if (loss !== undefined) {
-      for (const documentId of loss.ids) this.closedDocuments.next({ documentId });
-      this.restarted.next({ reason: loss.reason, restarts: this.losses, lostDocumentIds: loss.ids });
-      this.settings.logger?.info({ actor: "editor", pid: this.pid, restarts: this.losses, lostDocumentIds: loss.ids }, "editor restarted");
+      const back = new Set((recovered ?? []).filter((doc) => doc.recovered).map((doc) => doc.documentId));
+      const documents = loss.ids.map((documentId): EditorRecovery["documents"][number] => {
+        if (!back.has(documentId)) return { documentId, recovered: false, lost: ["document"] };
+        const copy = loss.copies.get(documentId);
+        const lost: Array<"changes" | "selection"> = [];
+        if (copy?.current !== true) lost.push("changes");
+        if (copy?.selection === true) lost.push("selection");
+        return { documentId, recovered: true, lost };
+      });
+      const lostDocumentIds = loss.ids.filter((id) => !back.has(id));
+      const recoveredDocumentIds = loss.ids.filter((id) => back.has(id));
+      this.recovery = { documents };
+      for (const documentId of lostDocumentIds) this.closedDocuments.next({ documentId });
+      this.restarted.next({ reason: loss.reason, restarts: this.losses, lostDocumentIds, recoveredDocumentIds, documents });
+      const notBack = (recovered ?? []).filter((doc) => !doc.recovered).map((doc) => ({ documentId: doc.documentId, reason: doc.reason }));
+      this.settings.logger?.info(
+        { actor: "editor", pid: this.pid, restarts: this.losses, lostDocumentIds, recoveredDocumentIds, notRecovered: notBack },
+        "editor restarted",
+      );
     }
     this.startWaiter?.resolve(hostVersion);
   }
@@ -197,8 +264,10 @@ export class EditorSupervisor {
       return;
     }
     this.losses++;
-    this.pendingLoss = { reason, ids: [...(this.pendingLoss?.ids ?? []), ...this.openIds] };
+    const copies = new Map([...(this.pendingLoss?.copies ?? []), ...this.copies]);
+    this.pendingLoss = { reason, ids: [...(this.pendingLoss?.ids ?? []), ...this.openIds], copies };
     this.openIds = [];
+    this.copies = new Map();
     this.settings.logger?.warn({ actor: "editor", reason, restarts: this.losses }, "editor process lost");
     this.lostSubject.next(new Error(reason));
   }
@@ -210,9 +279,15 @@ export class EditorSupervisor {
     this.started = false;
     this.pendingLoss = undefined;
     this.openIds = [];
+    this.copies = new Map();
+    this.recovery = undefined;
     this.calls.failAll(() => new BridgeError("HOST_UNAVAILABLE", "The embedded editor was closed", { retryable: true }));
     this.startWaiter?.reject(new BridgeError("HOST_UNAVAILABLE", "The embedded editor was closed while it started", { retryable: true }));
     await editor?.close(EDITOR_CLOSE_GRACE_MS);
+    // Closed on purpose: the documents are closed too, and their copies of no more use.
+    const dir = this.recoveryDir;
+    this.recoveryDir = undefined;
+    if (dir !== undefined) await removeRecoveryFolder(dir);
   }
 
   private forwardLog({ level, obj, msg }: Extract<ChildMessage, { kind: "log" }>): void {

@@ -123,7 +123,7 @@ export const CONTRACT_EVENTS: readonly ContractEvent[] = [
   {
     type: "editor:restarted",
     description:
-      "An editor was lost (it crashed, ran out of memory, or ignored a call's deadline) and a fresh one took its place; its documents are gone, and a `closedDocument` event for each came first. Editors send other events of their own under their own names (for example `documentChanged` on the embedded editor).",
+      "An editor was lost (it crashed, ran out of memory, or its thread stayed stuck past a call's deadline) and a fresh one took its place. Documents reopened from their recovery copies keep their ids (`recoveredDocumentIds`); the others are gone (`lostDocumentIds`), and a `closedDocument` event for each came first. `documents` says per document what was lost: `document`, `changes` made since its last recovery copy, or its `selection`. Editors send other events of their own under their own names (for example `documentChanged` on the embedded editor).",
     data: EditorRestartedEventDataSchema,
     subscribed: true,
   },

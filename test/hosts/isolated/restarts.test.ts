@@ -39,7 +39,7 @@ describe("isolated embedded editor: deadlines enforced from outside, restarts", 
   });
 
   it("an editor stuck where no checkpoint reaches is killed after the grace; a fresh editor reports the lost documents and never reuses an id", async () => {
-    const host = await startIsolated({ sample: true, killGraceMs: KILL_GRACE_MS });
+    const host = await startIsolated({ sample: true, killGraceMs: KILL_GRACE_MS, recovery: false });
     const created = await host.createDocument!(ctx(), { width: 10, height: 10, name: "Second", background: [0, 0, 0, 255] });
     expect(created.id).toBe(2);
     const firstPid = host.pid;
@@ -48,7 +48,7 @@ describe("isolated embedded editor: deadlines enforced from outside, restarts", 
     const stuck = runTestHook(host, "block", ctx(AbortSignal.timeout(CALL_DEADLINE_MS)));
     const error = await stuck.catch((caught: unknown) => caught);
     expect(error).toMatchObject({ code: "HOST_UNAVAILABLE", retryable: true, details: { reason: expect.stringMatching(/ignoring a cancelled call/) } });
-    expect((await lost).message).toBe(`editor killed after ignoring a cancelled call for ${KILL_GRACE_MS} ms (test:block)`);
+    expect((await lost).message).toBe(`editor killed after ignoring a cancelled call with its event loop stuck for ${KILL_GRACE_MS} ms (test:block)`);
     expect(host.pid).toBeUndefined();
     expect(isRunning(firstPid!)).toBe(false);
     expect(host.restarts).toBe(1);
@@ -58,7 +58,7 @@ describe("isolated embedded editor: deadlines enforced from outside, restarts", 
     expect(await announced).toEqual([
       { closed: 1 },
       { closed: 2 },
-      { restarted: { reason: expect.stringMatching(/ignoring a cancelled call/), restarts: 1, lostDocumentIds: [1, 2] } },
+      { restarted: expect.objectContaining({ reason: expect.stringMatching(/ignoring a cancelled call/), restarts: 1, lostDocumentIds: [1, 2], recoveredDocumentIds: [] }) },
     ]);
     // The sample is not made again: the documents are gone and the bridge says so.
     expect(await host.listDocuments(ctx())).toEqual([]);
@@ -67,7 +67,7 @@ describe("isolated embedded editor: deadlines enforced from outside, restarts", 
   });
 
   it("a stuck native call that never reads its cancel is killed after the grace, and every call in flight fails", async () => {
-    const host = await startIsolated({ sample: false, killGraceMs: KILL_GRACE_MS });
+    const host = await startIsolated({ sample: false, killGraceMs: KILL_GRACE_MS, recovery: false });
     const controller = new AbortController();
     const lost = firstValueFrom(host.lost$);
     const stuck = runTestHook(host, "block", ctx(controller.signal)).catch((caught: unknown) => caught);
@@ -78,6 +78,36 @@ describe("isolated embedded editor: deadlines enforced from outside, restarts", 
     expect((await lost).message).toMatch(/ignoring a cancelled call/);
     await host.connect();
     expect(await host.listDocuments(ctx())).toEqual([]);
+  });
+
+  it("a document whose recovery copy would pass the disk budget gets none and is reported lost; the others come back", async () => {
+    const host = await startIsolated({ sample: false, recovery: { settleMs: 20, intervalMs: 600_000, maxBytes: 100_000 } });
+    // 160,000 bytes of pixels against a budget of 100,000; the small one takes a few kB.
+    const big = await host.createDocument!(ctx(), { width: 200, height: 200, name: "big", background: [1, 2, 3, 255] });
+    const small = await host.createDocument!(ctx(), { width: 8, height: 8, name: "small", background: [1, 2, 3, 255] });
+    // The big one settled first and was passed over in the same round or an earlier one.
+    await eventually(() => host.copiedDocumentIds.includes(small.id), "the small document's copy");
+    expect(host.copiedDocumentIds).not.toContain(big.id);
+    const lost = firstValueFrom(host.lost$);
+    const announced = announcements(host, 2);
+    process.kill(host.pid!, "SIGKILL");
+    expect((await lost).message).toMatch(/killed from outside/);
+    await host.connect();
+    expect(await announced).toEqual([
+      { closed: big.id },
+      {
+        restarted: expect.objectContaining({
+          restarts: 1,
+          lostDocumentIds: [big.id],
+          recoveredDocumentIds: [small.id],
+          documents: [
+            { documentId: big.id, recovered: false, lost: ["document"] },
+            { documentId: small.id, recovered: true, lost: [] },
+          ],
+        }),
+      },
+    ]);
+    expect((await host.listDocuments(ctx())).map((doc) => [doc.id, doc.name])).toEqual([[small.id, "small"]]);
   });
 
   it("a call whose signal already aborted answers TIMEOUT without reaching the editor", async () => {

@@ -7,8 +7,12 @@ import { isLoopbackHost } from "../../loopback.js";
 import { BridgeError, type ErrorCode, isBridgeError } from "../../protocol/index.js";
 import type { HostCallContext, HostInfo } from "../host.js";
 import { GimpClient, type ScriptOutcome } from "./client.js";
+import { DEFAULT_LIMITS } from "../../limits.js";
+import type { GimpIds } from "./ids.js";
+import { IdSpace } from "./ids.js";
 import { DEFAULT_GIMP_CALL_TIMEOUT_MS, POLL_TIMEOUT_MS } from "./limits.js";
 import type { GimpHostOptions } from "./options.js";
+import { GimpRecovery } from "./recovery.js";
 import { CLOSE_ALL_SCRIPT, SAMPLE_SCRIPT } from "./sample.js";
 import { int, type Sexp } from "./scheme.js";
 import { GimpSupervisor } from "./supervisor.js";
@@ -39,6 +43,10 @@ export interface GimpSession {
   image(documentId: number | undefined): string;
   /** Runs `use` with a fresh path in the exchange directory and removes the file afterwards. */
   scratch<T>(ext: string, use: (file: string) => Promise<T>): Promise<T>;
+  /** The image and layer ids the adapter shows, stable across GIMP restarts (GIMP's own until the first one). */
+  readonly ids: GimpIds;
+  /** Recovery copies of the images calls changed; absent when attached (the bridge never restarts that GIMP). */
+  readonly recovery: GimpRecovery | undefined;
 }
 
 /** The session plus the connection's lifecycle, which only the adapter's assembly sees. */
@@ -84,10 +92,15 @@ export function createGimpConnection(options: GimpHostOptions): GimpConnection {
   let workDir: string | undefined;
   let ownWorkDir = false;
   let fileCounter = 0;
+  const ids: GimpIds = { images: new IdSpace(), layers: new IdSpace() };
+  /** The image the bridge treated as active when GIMP was lost (adapter id), to be made active again. */
+  let activeAtLoss: number | undefined;
 
   const goneAway = (reason: string): void => {
     if (!connected) return;
     connected = false;
+    activeAtLoss = session.activeImage === undefined ? undefined : ids.images.out(session.activeImage);
+    recovery?.lost();
     session.activeImage = undefined;
     session.sources.clear();
     client.reset();
@@ -118,12 +131,36 @@ export function createGimpConnection(options: GimpHostOptions): GimpConnection {
 
   if (supervisor) supervisor.onUnexpectedExit = (reason) => goneAway(reason);
 
+  const recoveryOptions = options.recovery === false ? undefined : options.recovery;
+  const maxCopyBytes = recoveryOptions?.maxBytes ?? DEFAULT_LIMITS.editorRecoveryMaxBytes;
+  const recovery =
+    supervisor === undefined || options.recovery === false || maxCopyBytes <= 0
+      ? undefined
+      : new GimpRecovery(
+          {
+            intervalMs: recoveryOptions?.intervalMs ?? DEFAULT_LIMITS.editorRecoveryIntervalMs,
+            settleMs: recoveryOptions?.settleMs ?? DEFAULT_LIMITS.editorRecoverySettleMs,
+            maxBytes: maxCopyBytes,
+          },
+          {
+            call: (form) => client.call(form, { timeoutMs: callTimeoutMs }),
+            dir: () => supervisor.recoveryDir(),
+            get sources() {
+              return session.sources;
+            },
+            ids,
+            log,
+          },
+        );
+
   const session: GimpConnection = {
     // A GIMP on another machine opens and writes paths there: the bridge can only check them lexically.
     filesystem: attached !== undefined && !isLoopbackHost(attached.host) ? "remote" : "local",
     activeImage: undefined,
     sources: new Map(),
     callTimeoutMs,
+    ids,
+    recovery,
     lost$,
     get pid() {
       return supervisor?.pid;
@@ -168,12 +205,15 @@ export function createGimpConnection(options: GimpHostOptions): GimpConnection {
       if (options.sample === true) await client.call(SAMPLE_SCRIPT, { timeoutMs: callTimeoutMs });
       else if (options.sample === "empty") await client.call(CLOSE_ALL_SCRIPT, { timeoutMs: callTimeoutMs });
       session.activeImage = undefined;
+      if (recovery) session.activeImage = await recovery.reopen(activeAtLoss);
+      activeAtLoss = undefined;
       connected = true;
       return { hostVersion: `gimp ${String(version)}` };
     },
 
     async close(): Promise<void> {
       connected = false;
+      recovery?.stop();
       client.failQueued(new BridgeError("SHUTTING_DOWN", "The GIMP host is closing"));
       if (supervisor) await supervisor.stop();
       else if (ownWorkDir && workDir !== undefined) await rm(workDir, { recursive: true, force: true });

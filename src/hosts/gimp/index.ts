@@ -12,6 +12,7 @@ import type { GimpHostOptions } from "./options.js";
 import { asList, asNumber, int } from "./scheme.js";
 import { GIMP_SCRIPT_LANGUAGE, scriptOps } from "./scripts.js";
 import { selectionOps } from "./selection.js";
+import { stableEvent, withStableIds } from "./stable-ids.js";
 import { activeLayer, parseTree, withoutChildren } from "./tree.js";
 import type { Endpoint } from "./wire.js";
 
@@ -34,12 +35,15 @@ export interface GimpHost extends HostAdapter {
   readonly pid: number | undefined;
   /** The Script-Fu endpoint in use. */
   readonly endpoint: Endpoint | undefined;
+  /** Open images (the adapter's ids) whose recovery copy holds their latest change. */
+  readonly copiedDocumentIds: number[];
 }
 
 /**
  * GIMP 2.10 driven headless through its Script-Fu server. Without `attach` the
  * adapter starts and supervises `gimp-console-2.10` itself: a crash or a call past its deadline kills the process
- * group, `lost$` fires, and the bridge's reconnect starts a fresh GIMP (every image is lost; ids restart).
+ * group, `lost$` fires, and the bridge's reconnect starts a fresh GIMP, which reopens the recovery copies of the
+ * images calls changed under their old image and layer ids (`recovery.ts`, `ids.ts`); the others are lost.
  * With `attach` it uses a server someone else runs and never restarts it. Index spaces: `docs/gimp.md`.
  *
  * @example
@@ -94,12 +98,25 @@ export function createGimpHost(options: GimpHostOptions): GimpHost {
       events.stopAll();
       await session.close();
     },
-    events: (type) => events.stream(type) as Observable<unknown> | undefined,
-    ...documentOps(session, { maxSourceBytes: options.maxSourceBytes }),
-    ...layerOps(session),
-    ...imageOps(session),
-    ...selectionOps(session),
-    ...actionOps(session),
-    ...scriptOps(session),
+    get copiedDocumentIds() {
+      return session.recovery?.copiedDocumentIds ?? [];
+    },
+    takeRecovery: () => session.recovery?.take(),
+    events: (type) => {
+      const stream = events.stream(type);
+      return stream === undefined ? undefined : (stableEvent(type, stream, session.ids) as Observable<unknown>);
+    },
+    ...withStableIds(
+      {
+        ...documentOps(session, { maxSourceBytes: options.maxSourceBytes }),
+        ...layerOps(session),
+        ...imageOps(session),
+        ...selectionOps(session),
+        ...actionOps(session),
+        ...scriptOps(session),
+      },
+      session.ids,
+      session.recovery,
+    ),
   };
 }

@@ -209,6 +209,34 @@ export const LIBRARY_SOURCE = `(begin
   (gimp-image-clean-all img)
   #t)
 
+;; Recovery copies. Every layer with its tattoo, groups before their children: ((layer tattoo) ...).
+(define (br-tattoos-of layers)
+  (if (null? layers) '()
+      (let ((l (car layers)))
+        (cons (list l (car (gimp-item-get-tattoo l)))
+              (append (if (= (car (gimp-item-is-group l)) 1) (br-tattoos-of (vector->list (cadr (gimp-item-get-children l)))) '())
+                      (br-tattoos-of (cdr layers)))))))
+
+(define (br-tattoos img) (br-tattoos-of (vector->list (cadr (gimp-image-get-layers img)))))
+
+; Writes img as XCF to file (a copy: the image keeps its file name and dirty flag) and answers what reopening it
+; needs that XCF does not keep: (dirty filename bridge-name ((layer tattoo) ...)).
+(define (br-copy img file)
+  (br-image img)
+  (gimp-xcf-save 0 img (car (gimp-image-get-active-drawable img)) file file)
+  (list (car (gimp-image-is-dirty img)) (car (gimp-image-get-filename img)) (br-name img) (br-tattoos img)))
+
+; Reopens a copy as the image it was: its file name ("" for none), bridge name and dirty flag (an undoable
+; parasite attached and detached dirties it). Answers (img ((layer tattoo) ...)).
+(define (br-reopen copy path name dirty)
+  (let ((img (car (gimp-xcf-load 0 copy copy))))
+    (gimp-image-set-filename img path)
+    (if (not (string=? name "")) (br-set-name img name))
+    (gimp-image-clean-all img)
+    (if (= dirty 1)
+        (begin (gimp-image-attach-parasite img (list "bridge-dirty" 2 "1")) (gimp-image-detach-parasite img "bridge-dirty")))
+    (list img (br-tattoos img))))
+
 ; Loads file as a layer directly above the layer above (in its group), or at the top for -1; makes it active.
 (define (br-import img file above name x y)
   (br-image img)

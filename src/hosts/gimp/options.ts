@@ -28,6 +28,12 @@ export interface GimpHostOptions extends GimpConnectOptions {
    * @default false
    */
   sample?: boolean | "empty" | undefined;
+  /**
+   * Recovery copies of the images calls changed (XCF, in the supervised GIMP's private temporary folder), so that
+   * a GIMP that is killed or crashes comes back with them under their ids. Off when attached. `false` turns them off.
+   * @default DEFAULT_LIMITS.editorRecoveryIntervalMs, editorRecoverySettleMs, editorRecoveryMaxBytes
+   */
+  recovery?: { readonly intervalMs?: number; readonly settleMs?: number; readonly maxBytes?: number } | false | undefined;
   /** Largest file the bridge reads to learn what a file GIMP opens holds. @default DEFAULT_MAX_OPEN_FILE_BYTES */
   maxSourceBytes?: number | undefined;
 }

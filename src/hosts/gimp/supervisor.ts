@@ -74,6 +74,16 @@ export class GimpSupervisor {
     return dir;
   }
 
+  /**
+   * The private folder of recovery copies, inside the profile's temp root: a restart keeps it, `stop()` removes it.
+   */
+  async recoveryDir(): Promise<string> {
+    const root = await this.ensureRoot();
+    const dir = join(root, "recovery");
+    await mkdir(dir, { recursive: true, mode: 0o700 });
+    return dir;
+  }
+
   /** Starts GIMP unless it runs; resolves with its endpoint once the Script-Fu port accepts connections. */
   start(): Promise<Endpoint> {
     if (this.current && this.child) return Promise.resolve(this.current);

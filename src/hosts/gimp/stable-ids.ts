@@ -1,0 +1,167 @@
+import { map, type Observable } from "rxjs";
+import { BridgeError, type HostDocument, type HostLayer } from "../../protocol/index.js";
+import type { DocumentTree, HostAdapter, HostCallContext, PreviewEvent } from "../host.js";
+import type { GimpIds } from "./ids.js";
+import type { GimpRecovery } from "./recovery.js";
+
+/** The operations whose ids are GIMP's inside the adapter and stable outside it. */
+type Ops = Required<
+  Pick<
+    HostAdapter,
+    | "listDocuments"
+    | "getDocument"
+    | "getDocumentTree"
+    | "openDocument"
+    | "createDocument"
+    | "closeDocument"
+    | "saveLosses"
+    | "saveDocument"
+    | "selectLayers"
+    | "importLayer"
+    | "exportDocumentImage"
+    | "exportLayerImage"
+    | "getSelection"
+    | "setSelection"
+    | "getSelectionOutline"
+    | "autoCutout"
+    | "removeBackground"
+    | "runScript"
+  >
+>;
+
+/**
+ * The GIMP operations seen through the adapter's stable ids (see `ids.ts`): every image and layer id going in is
+ * turned into GIMP's and every one coming out (documents, trees, new layers, events, error details) into the
+ * adapter's. Calls that may change an image are reported to the recovery copies as they start and end. Scripts
+ * (`jsx:run`) see and return GIMP's own ids: after a restart those differ from the ids the other calls use.
+ */
+export function withStableIds(ops: Ops, ids: GimpIds, recovery: GimpRecovery | undefined): Ops {
+  /** Errors that already name the adapter's ids. */
+  const stable = new WeakSet<BridgeError>();
+  const notFound = (error: BridgeError): never => {
+    stable.add(error);
+    throw error;
+  };
+  const image = (id: number): number => {
+    const gimpId = ids.images.in(id);
+    if (gimpId === undefined) return notFound(new BridgeError("DOCUMENT_NOT_FOUND", `No open GIMP image with id ${id}`, { details: { documentId: id } }));
+    return gimpId;
+  };
+  const optionalImage = (id: number | undefined): number | undefined => (id === undefined ? undefined : image(id));
+  const layer = (id: number): number => {
+    const gimpId = ids.layers.in(id);
+    if (gimpId === undefined) return notFound(new BridgeError("LAYER_NOT_FOUND", `No layer with id ${id} in this image`, { details: { layerId: id } }));
+    return gimpId;
+  };
+  const outLayer = (l: HostLayer): HostLayer => {
+    const out: HostLayer = { ...l, id: ids.layers.out(l.id) };
+    if (l.children !== undefined) out.children = l.children.map(outLayer);
+    return out;
+  };
+  const outDocument = (doc: HostDocument): HostDocument => ({
+    ...doc,
+    id: ids.images.out(doc.id),
+    activeLayerIds: doc.activeLayerIds.map((id) => ids.layers.out(id)),
+  });
+
+  /** Runs a call, turning GIMP's ids in its error into the adapter's. */
+  async function run<T>(call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      if (!(error instanceof BridgeError) || stable.has(error)) throw error;
+      const details = error.details ?? {};
+      const documentId = details["documentId"];
+      const layerId = details["layerId"];
+      if (typeof documentId !== "number" && typeof layerId !== "number") throw error;
+      const mapped = { ...details };
+      let message = error.message;
+      if (typeof documentId === "number") {
+        mapped["documentId"] = ids.images.out(documentId);
+        message = message.replace(String(documentId), String(mapped["documentId"]));
+      }
+      if (typeof layerId === "number") {
+        mapped["layerId"] = ids.layers.out(layerId);
+        message = message.replace(String(layerId), String(mapped["layerId"]));
+      }
+      throw new BridgeError(error.code, message, { details: mapped, ...(error.retryable === undefined ? {} : { retryable: error.retryable }), cause: error });
+    }
+  }
+
+  /** Runs a call that may change image `id` (adapter id; `"all"` for any), telling the copies before and after. */
+  async function changing<T>(id: number | "all" | undefined, call: () => Promise<T>): Promise<T> {
+    const target = id ?? "all";
+    recovery?.changed(target);
+    try {
+      return await run(call);
+    } finally {
+      recovery?.changed(target);
+    }
+  }
+
+  return {
+    listDocuments: (ctx) => run(async () => (await ops.listDocuments(ctx)).map(outDocument)),
+    getDocument: (ctx, documentId) => run(async () => outDocument(await ops.getDocument(ctx, optionalImage(documentId)))),
+    getDocumentTree: (ctx, documentId) =>
+      run(async (): Promise<DocumentTree> => {
+        const tree = await ops.getDocumentTree(ctx, optionalImage(documentId));
+        return { document: outDocument(tree.document), layers: tree.layers.map(outLayer) };
+      }),
+    openDocument: async (ctx, path) => {
+      const doc = outDocument(await run(() => ops.openDocument(ctx, path)));
+      recovery?.changed(doc.id);
+      return doc;
+    },
+    createDocument: async (ctx, options) => {
+      const doc = outDocument(await run(() => ops.createDocument(ctx, options)));
+      recovery?.changed(doc.id);
+      return doc;
+    },
+    closeDocument: async (ctx, documentId) => {
+      await run(() => ops.closeDocument(ctx, image(documentId)));
+      ids.images.drop(documentId);
+      recovery?.closed(documentId);
+    },
+    saveLosses: (ctx, options) => run(() => ops.saveLosses(ctx, { ...options, documentId: image(options.documentId) })),
+    saveDocument: (ctx, options) => changing(options.documentId, () => ops.saveDocument(ctx, { ...options, documentId: image(options.documentId) })),
+    selectLayers: (ctx, options) =>
+      changing(options.documentId, () => ops.selectLayers(ctx, { documentId: image(options.documentId), ids: options.ids.map(layer) })),
+    importLayer: (ctx, options) =>
+      changing(options.documentId, async () =>
+        ids.layers.out(
+          await ops.importLayer(ctx, {
+            ...options,
+            documentId: image(options.documentId),
+            aboveLayerId: options.aboveLayerId === null ? null : layer(options.aboveLayerId),
+          }),
+        ),
+      ),
+    exportDocumentImage: (ctx, options) => run(() => ops.exportDocumentImage(ctx, { ...options, documentId: optionalImage(options.documentId) })),
+    exportLayerImage: (ctx, options) =>
+      run(() => ops.exportLayerImage(ctx, { ...options, documentId: image(options.documentId), layerId: layer(options.layerId) })),
+    getSelection: (ctx, documentId) => run(() => ops.getSelection(ctx, optionalImage(documentId))),
+    setSelection: (ctx, options) => changing(options.documentId, () => ops.setSelection(ctx, { ...options, documentId: image(options.documentId) })),
+    getSelectionOutline: (ctx, options) => run(() => ops.getSelectionOutline(ctx, { ...options, documentId: optionalImage(options.documentId) })),
+    autoCutout: (ctx, options) =>
+      changing(options.documentId, () => ops.autoCutout(ctx, { ...options, documentId: image(options.documentId), layerId: layer(options.layerId) })),
+    removeBackground: (ctx, options) =>
+      changing(options.documentId, () => ops.removeBackground(ctx, { ...options, documentId: image(options.documentId), layerId: layer(options.layerId) })),
+    runScript: (ctx: HostCallContext, options) => changing("all", () => ops.runScript(ctx, options)),
+  };
+}
+
+/** An event of the GIMP poller with its ids turned into the adapter's. */
+export function stableEvent(type: string, source: Observable<unknown>, ids: GimpIds): Observable<unknown> {
+  const outLayer = (l: HostLayer): HostLayer => ({ ...l, id: ids.layers.out(l.id) });
+  if (type === "layer:selectionChange") return source.pipe(map((layers) => (Array.isArray(layers) ? (layers as HostLayer[]).map(outLayer) : layers)));
+  if (type === "layer:previewChange") {
+    return source.pipe(
+      map((event) => {
+        if (event === null || typeof event !== "object") return event;
+        const preview = event as PreviewEvent;
+        return { ...preview, documentId: ids.images.out(preview.documentId), layer: { ...preview.layer, id: ids.layers.out(preview.layer.id) } };
+      }),
+    );
+  }
+  return source;
+}

@@ -1,0 +1,114 @@
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createBridge, type Bridge } from "../../../src/bridge.js";
+import { createGimpHost, type GimpHost } from "../../../src/hosts/gimp/index.js";
+import { TestClient } from "../../helpers/ws-client.js";
+import { GIMP_BINARY, GIMP_SKIP } from "./_support.js";
+
+type Layer = { id: number; name: string; children?: Layer[] };
+type Doc = { id: number; name: string; isDirty: boolean; filePath?: string; activeLayerIds: number[] };
+
+/** Resolves once `condition` holds; a generous bound turns a broken invariant into a message, not a hang. */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const started = Date.now();
+  while (!condition()) {
+    if (Date.now() - started > 60_000) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const names = (layers: Layer[]): string[] => layers.flatMap((l) => [l.name, ...names(l.children ?? [])]);
+const idsAndNames = (layers: Layer[]): Array<[number, string]> => layers.flatMap((l) => [[l.id, l.name] as [number, string], ...idsAndNames(l.children ?? [])]);
+
+/*
+ * A supervised GIMP killed with SIGKILL: the images calls changed come back from their XCF recovery copies under
+ * their old document and layer ids, with their unsaved changes, and editor:restarted says what each lost.
+ */
+describe.skipIf(GIMP_SKIP !== undefined)("a supervised GIMP killed with its images open", () => {
+  let bridge: Bridge;
+  let host: GimpHost;
+  let client: TestClient;
+  let watch: TestClient;
+
+  beforeAll(async () => {
+    // An image is copied once its changes settle (50 ms), then not again within the test: a change made after
+    // its first copy is the one the loss takes.
+    host = createGimpHost({ binary: GIMP_BINARY, attach: undefined, sample: false, recovery: { settleMs: 50, intervalMs: 600_000 } });
+    bridge = createBridge({ host, listen: { host: "127.0.0.1", port: 0 }, limits: { callTimeoutMs: 30_000, reconnectInitialMs: 10 } });
+    await bridge.start();
+    client = await TestClient.open(bridge.wsUrl);
+    watch = await TestClient.open(bridge.wsUrl);
+    await watch.call("event:subscribe", { type: "editor:restarted" });
+  }, 90_000);
+
+  afterAll(async () => {
+    await watch?.close();
+    await client?.close();
+    await bridge?.close();
+  });
+
+  it("comes back with every copied image under its id, its layer ids, unsaved change, dirty flag and active layer, the loss reported", async () => {
+    const png = `data:image/png;base64,${(await sharp({ create: { width: 8, height: 8, channels: 4, background: "#ff000080" } }).png().toBuffer()).toString("base64")}`;
+    // A is made and changed in one call (a script), so its first copy holds every change: a layer, the bottom
+    // layer made active, a selection.
+    await client.call("jsx:run", {
+      language: "script-fu",
+      script:
+        '(let* ((img (car (gimp-image-new 64 48 RGB))) (bg (car (gimp-layer-new img 64 48 RGB-IMAGE "Background" 100 LAYER-MODE-NORMAL)))' +
+        ' (l (car (gimp-layer-new img 8 8 RGBA-IMAGE "kept change" 100 LAYER-MODE-NORMAL))))' +
+        ' (gimp-image-insert-layer img bg 0 0) (gimp-drawable-fill bg FILL-WHITE) (gimp-image-insert-layer img l 0 -1)' +
+        ' (gimp-image-set-active-layer img bg) (gimp-image-select-rectangle img CHANNEL-OP-REPLACE 2 3 10 12) (br-set-name img "A") img)',
+    });
+    const a = (await client.call<Doc[]>("document:list")).find((d) => d.name === "A")!;
+    const kept = (await client.call<Layer[]>("document:layers", { documentId: a.id })).find((l) => l.name === "kept change")!;
+    const bottom = (await client.call<Layer[]>("document:layers", { documentId: a.id })).find((l) => l.name === "Background")!;
+    await until(() => host.copiedDocumentIds.includes(a.id), "the copy of A");
+    const b = await client.call<Doc>("document:create", { width: 32, height: 32, name: "B" });
+    await until(() => host.copiedDocumentIds.includes(b.id), "the copy of B");
+    // After B's copy: a change no copy holds.
+    await client.call("layer:importImage", { documentId: b.id, image: png, name: "late change" });
+    expect(host.copiedDocumentIds).not.toContain(b.id);
+
+    const layersA = await client.call<Layer[]>("document:layers", { documentId: a.id });
+    expect(names(layersA)).toContain("kept change");
+    const beforeA = (await client.call<Doc[]>("document:list")).find((d) => d.id === a.id)!;
+    expect(beforeA).toMatchObject({ isDirty: true, activeLayerIds: [bottom.id] });
+    const layersB = await client.call<Layer[]>("document:layers", { documentId: b.id });
+
+    const pid = host.pid!;
+    process.kill(-pid, "SIGKILL");
+    const restarted = await watch.next((f) => f.type === "editor:restarted");
+    const data = restarted.data as { lostDocumentIds: number[]; recoveredDocumentIds: number[]; documents: Array<{ documentId: number }> };
+    expect(data.lostDocumentIds).toEqual([]);
+    expect([...data.recoveredDocumentIds].sort((x, y) => x - y)).toEqual([a.id, b.id]);
+    expect([...data.documents].sort((x, y) => x.documentId - y.documentId)).toEqual([
+      { documentId: a.id, recovered: true, lost: [] },
+      { documentId: b.id, recovered: true, lost: ["changes"] },
+    ]);
+    expect(host.pid).not.toBe(pid);
+
+    // A is back under its id with the same layer ids and names, its unsaved change, dirty flag, active layer and selection.
+    const backA = await client.call<Layer[]>("document:layers", { documentId: a.id });
+    expect(idsAndNames(backA)).toEqual(idsAndNames(layersA));
+    expect(idsAndNames(backA)).toContainEqual([kept.id, "kept change"]);
+    const docs = await client.call<Doc[]>("document:list");
+    expect(docs.map((d) => [d.id, d.name, d.isDirty])).toEqual([
+      [a.id, "A", true],
+      [b.id, "B", false],
+    ]);
+    expect(docs.find((d) => d.id === a.id)!.activeLayerIds).toEqual([bottom.id]);
+    expect(await client.call("selection:getArea", { documentId: a.id })).toEqual({ x: 2, y: 3, width: 10, height: 12 });
+    // B is back as its copy had it: without the late change, with its old layer ids.
+    const backB = await client.call<Layer[]>("document:layers", { documentId: b.id });
+    expect(idsAndNames(backB)).toEqual(idsAndNames(layersB).filter(([, name]) => name !== "late change"));
+
+    // Calls by the old ids reach the reopened images; new images and layers get ids no old one had.
+    const exported = await client.call<{ width: number }>("image:exportLayer", { documentId: a.id, layerId: kept.id });
+    expect(exported).toBeTruthy();
+    const c = await client.call<Doc>("document:create", { width: 4, height: 4, name: "C" });
+    expect([a.id, b.id]).not.toContain(c.id);
+    const added = await client.call<Layer>("layer:importImage", { documentId: a.id, image: png, name: "after" });
+    expect(idsAndNames(layersA).map(([id]) => id)).not.toContain(added.id);
+    expect(idsAndNames(layersB).map(([id]) => id)).not.toContain(added.id);
+  }, 120_000);
+});

@@ -250,7 +250,15 @@ async function editorPool(options: ServeOptions, log: Logger): Promise<Pick<Brid
     editor: options.editor,
     editors: options.editors,
     photoshop: options.photoshop,
-    gimp: options.gimp,
+    gimp: {
+      ...options.gimp,
+      // A supervised GIMP's recovery copies follow the embedded editor's limits (`--limit editorRecovery…`).
+      recovery: {
+        intervalMs: options.limits.editorRecoveryIntervalMs ?? DEFAULT_LIMITS.editorRecoveryIntervalMs,
+        settleMs: options.limits.editorRecoverySettleMs ?? DEFAULT_LIMITS.editorRecoverySettleMs,
+        maxBytes: options.limits.editorRecoveryMaxBytes ?? DEFAULT_LIMITS.editorRecoveryMaxBytes,
+      },
+    },
     sample: options.sample,
     logger: log,
   });

@@ -185,7 +185,7 @@ export class GimpClient {
       if (!(error instanceof WireError)) throw error;
       if (error.failure === "aborted") {
         const { restarted } = this.hooks.fault(why === "deadline" ? `a call ran past its ${options.timeoutMs} ms deadline` : "a running call was abandoned", "stuck");
-        throw new BridgeError("TIMEOUT", `GIMP did not answer within the deadline${restarted ? "; GIMP is being restarted and every open image is lost" : ""}`, {
+        throw new BridgeError("TIMEOUT", `GIMP did not answer within the deadline${restarted ? "; GIMP is being restarted: images with a recovery copy come back under their ids, the others are lost" : ""}`, {
           details: { outcome: "unknown", restarted, timeoutMs: options.timeoutMs },
         });
       }

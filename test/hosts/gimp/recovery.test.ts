@@ -111,4 +111,24 @@ describe.skipIf(GIMP_SKIP !== undefined)("a supervised GIMP killed with its imag
     expect(idsAndNames(layersA).map(([id]) => id)).not.toContain(added.id);
     expect(idsAndNames(layersB).map(([id]) => id)).not.toContain(added.id);
   }, 120_000);
+
+  it("a GIMP killed past a call's deadline brings its images back too, each reported as possibly changed by the stuck script", async () => {
+    const d = await client.call<Doc>("document:create", { width: 24, height: 24, name: "D" });
+    await until(() => host.copiedDocumentIds.includes(d.id), "the copy of D");
+    const layersD = await client.call<Layer[]>("document:layers", { documentId: d.id });
+    const before = (await client.call<Doc[]>("document:list")).map((doc) => doc.id);
+    const pid = host.pid!;
+    const stuck = await client.send("jsx:run", { script: "(let loop () (loop))", language: "script-fu", timeoutMs: 1_000 });
+    expect(stuck.error).toMatchObject({ code: "TIMEOUT", details: { restarted: true } });
+    const restarted = await watch.nth((f) => f.type === "editor:restarted", 2);
+    const data = restarted.data as { recoveredDocumentIds: number[]; documents: Array<{ documentId: number; lost: string[] }> };
+    expect(data.recoveredDocumentIds).toContain(d.id);
+    // The script could have changed any image before it was stopped: none of their copies is known to hold it all.
+    expect(data.documents.find((doc) => doc.documentId === d.id)).toEqual({ documentId: d.id, recovered: true, lost: ["changes"] });
+    expect(host.pid).not.toBe(pid);
+    expect(await client.call("document:layers", { documentId: d.id })).toEqual(layersD);
+    const after = (await client.call<Doc[]>("document:list")).map((doc) => doc.id);
+    for (const id of data.recoveredDocumentIds) expect(after).toContain(id);
+    expect(before).toEqual(expect.arrayContaining(data.recoveredDocumentIds));
+  }, 120_000);
 });

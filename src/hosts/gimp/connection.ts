@@ -205,7 +205,15 @@ export function createGimpConnection(options: GimpHostOptions): GimpConnection {
       if (options.sample === true) await client.call(SAMPLE_SCRIPT, { timeoutMs: callTimeoutMs });
       else if (options.sample === "empty") await client.call(CLOSE_ALL_SCRIPT, { timeoutMs: callTimeoutMs });
       session.activeImage = undefined;
-      if (recovery) session.activeImage = await recovery.reopen(activeAtLoss);
+      if (recovery) {
+        try {
+          session.activeImage = await recovery.reopen(activeAtLoss);
+        } catch (error) {
+          // A GIMP that died or hung while reopening is replaced on the next attempt, which reopens every copy.
+          if (supervisor) await supervisor.kill();
+          throw error;
+        }
+      }
       activeAtLoss = undefined;
       connected = true;
       return { hostVersion: `gimp ${String(version)}` };

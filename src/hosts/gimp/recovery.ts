@@ -228,6 +228,12 @@ export class GimpRecovery {
         this.images.set(id, { revision: 0, copy: { ...copy, revision: 0 }, lastCopyAt: Date.now(), timer: undefined });
         documents.push({ documentId: id, recovered: true, lost: current ? [] : ["changes"] });
       } catch (error) {
+        if (isBridgeError(error) && (error.code === "HOST_UNAVAILABLE" || error.code === "TIMEOUT")) {
+          // This GIMP is gone too: the next one reopens every copy (this start fails and the bridge retries).
+          this.pending = pending;
+          this.images.clear();
+          throw error;
+        }
         this.deps.log?.warn({ actor: "host", editor: "gimp", documentId: id, err: String(error) }, "a recovery copy could not be reopened");
         await rm(copy.file, { force: true });
         documents.push({ documentId: id, recovered: false, lost: ["document"] });

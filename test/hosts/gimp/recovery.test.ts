@@ -1,3 +1,6 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBridge, type Bridge } from "../../../src/bridge.js";
@@ -29,6 +32,7 @@ describe.skipIf(GIMP_SKIP !== undefined)("a supervised GIMP killed with its imag
   let host: GimpHost;
   let client: TestClient;
   let watch: TestClient;
+  let dir: string;
 
   beforeAll(async () => {
     // An image is copied once its changes settle (50 ms), then not again within the test: a change made after
@@ -39,12 +43,14 @@ describe.skipIf(GIMP_SKIP !== undefined)("a supervised GIMP killed with its imag
     client = await TestClient.open(bridge.wsUrl);
     watch = await TestClient.open(bridge.wsUrl);
     await watch.call("event:subscribe", { type: "editor:restarted" });
+    dir = await mkdtemp(join(tmpdir(), "gimp-recovery-test-"));
   }, 90_000);
 
   afterAll(async () => {
     await watch?.close();
     await client?.close();
     await bridge?.close();
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
   });
 
   it("comes back with every copied image under its id, its layer ids, unsaved change, dirty flag and active layer, the loss reported", async () => {
@@ -63,6 +69,14 @@ describe.skipIf(GIMP_SKIP !== undefined)("a supervised GIMP killed with its imag
     const kept = (await client.call<Layer[]>("document:layers", { documentId: a.id })).find((l) => l.name === "kept change")!;
     const bottom = (await client.call<Layer[]>("document:layers", { documentId: a.id })).find((l) => l.name === "Background")!;
     await until(() => host.copiedDocumentIds.includes(a.id), "the copy of A");
+    // E (after the script, which counts as changing every image open): a file opened and left unchanged comes back with its file path and clean.
+    const path = join(dir, "photo.png");
+    await sharp({ create: { width: 20, height: 10, channels: 3, background: "#336699" } }).png().toFile(path);
+    const e = await host.openDocument!({ signal: new AbortController().signal, caller: "test" }, path);
+    await until(() => host.copiedDocumentIds.includes(e.id), "the copy of E");
+    const layersE = await client.call<Layer[]>("document:layers", { documentId: e.id });
+    const beforeE = (await client.call<Doc[]>("document:list")).find((d) => d.id === e.id)!;
+    expect(beforeE).toMatchObject({ filePath: path, isDirty: false });
     const b = await client.call<Doc>("document:create", { width: 32, height: 32, name: "B" });
     await until(() => host.copiedDocumentIds.includes(b.id), "the copy of B");
     // After B's copy: a change no copy holds.
@@ -80,9 +94,10 @@ describe.skipIf(GIMP_SKIP !== undefined)("a supervised GIMP killed with its imag
     const restarted = await watch.next((f) => f.type === "editor:restarted");
     const data = restarted.data as { lostDocumentIds: number[]; recoveredDocumentIds: number[]; documents: Array<{ documentId: number }> };
     expect(data.lostDocumentIds).toEqual([]);
-    expect([...data.recoveredDocumentIds].sort((x, y) => x - y)).toEqual([a.id, b.id]);
+    expect([...data.recoveredDocumentIds].sort((x, y) => x - y)).toEqual([a.id, e.id, b.id]);
     expect([...data.documents].sort((x, y) => x.documentId - y.documentId)).toEqual([
       { documentId: a.id, recovered: true, lost: [] },
+      { documentId: e.id, recovered: true, lost: [] },
       { documentId: b.id, recovered: true, lost: ["changes"] },
     ]);
     expect(host.pid).not.toBe(pid);
@@ -94,9 +109,12 @@ describe.skipIf(GIMP_SKIP !== undefined)("a supervised GIMP killed with its imag
     const docs = await client.call<Doc[]>("document:list");
     expect(docs.map((d) => [d.id, d.name, d.isDirty])).toEqual([
       [a.id, "A", true],
+      [e.id, beforeE.name, false],
       [b.id, "B", false],
     ]);
     expect(docs.find((d) => d.id === a.id)!.activeLayerIds).toEqual([bottom.id]);
+    expect(docs.find((d) => d.id === e.id)!.filePath).toBe(path);
+    expect(idsAndNames(await client.call<Layer[]>("document:layers", { documentId: e.id }))).toEqual(idsAndNames(layersE));
     expect(await client.call("selection:getArea", { documentId: a.id })).toEqual({ x: 2, y: 3, width: 10, height: 12 });
     // B is back as its copy had it: without the late change, with its old layer ids.
     const backB = await client.call<Layer[]>("document:layers", { documentId: b.id });

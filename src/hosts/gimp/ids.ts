@@ -10,7 +10,7 @@ export class IdSpace {
   private readonly shown = new Map<number, number>();
   private readonly native = new Map<number, number>();
   private offset = 0;
-  /** The largest id shown or accepted so far. */
+  /** The largest id shown so far. */
   private highest = 0;
 
   /** The id shown for GIMP's `gimpId`. */
@@ -23,7 +23,7 @@ export class IdSpace {
 
   /** GIMP's id of the shown `id`, or undefined when no live image or item of this process has it. */
   in(id: number): number | undefined {
-    if (id > this.highest) this.highest = id;
+    // Only ids shown move the offset: an id a client makes up must not push later ids out of the safe integers.
     const mapped = this.native.get(id);
     if (mapped !== undefined) return mapped;
     const gimpId = id - this.offset;

@@ -356,6 +356,19 @@ export const DEFAULT_LIMITS = {
   sseHardBytes: 8 * MiB,
   /** How long an event stream may stay above `sseSoftBytes` before it is closed: a reader that stopped reading. */
   sseSlowReaderMs: 30_000,
+  /**
+   * Bytes queued on all event streams together, each stream's queue counted whole (streams share the encoded
+   * events, so the memory held is at most this): a thousand readers that never read, each below its own caps, would
+   * otherwise hold gigabytes. Past it the streams furthest behind are closed first (they may resume with their id).
+   */
+  sseTotalBytes: 64 * MiB,
+  /** Event streams open at once: each holds a socket, listeners and timers, whatever its queue. Past it `503 HOST_BUSY`. */
+  sseMaxStreams: 1_024,
+  /**
+   * Event streams open at once from one remote address, loopback included (a dashboard tab holds one or two), so one
+   * program cannot take every stream. Past it `429 TOO_MANY_REQUESTS`.
+   */
+  sseMaxStreamsPerAddress: 64,
   /** Webhooks at once: each holds subscriptions, a queue and a delivery log. */
   maxWebhooks: 100,
   /** Deliveries waiting per webhook; past it the oldest is dropped and counted, so a dead receiver cannot grow memory. */

@@ -210,6 +210,12 @@ export const DEFAULT_LIMITS = {
    */
   clientFramePauseMs: 250,
   /**
+   * Frames read from one WebSocket before the bridge lets the event loop go round (other sockets, timers): a client
+   * pipelining megabytes of small frames would otherwise have tens of thousands parsed and answered in one go while
+   * every other client waits. Above what a pipelined burst of calls sends at once, so ordinary clients never wait.
+   */
+  clientFramesPerTurn: 256,
+  /**
    * Log lines of one kind about client mistakes (failed calls by code, unparseable frames, refused frames, socket
    * errors) written per `clientMistakeLogIntervalMs`; past it they are counted, and one line gives the count.
    */

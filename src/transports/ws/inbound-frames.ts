@@ -10,6 +10,13 @@ import { pauseReading, resumeReading } from "./pauses.js";
  * fragmented one reserves the most it may still grow to, up to `maxPayloadBytes`); when that does not fit, the
  * socket stops being read until it does. Bytes are released once the message is emitted and its handler has run.
  * What a waiting socket holds beyond its count is the one read that carried the header (at most 64 KiB).
+ *
+ * The same watcher makes one socket yield the thread: a client pipelining small frames fills the kernel's buffer
+ * with megabytes of them, and Node reads a socket's buffer in up to 32 reads of 64 KiB before it looks at any other
+ * socket, so `ws` would parse and the bridge answer some 40,000 frames in one go while every other client waits.
+ * After `clientFramesPerTurn` frames the socket stops being read until the event loop has gone round once
+ * (`setImmediate`): other sockets, timers and `/health` get their turn. What the read already holds is still parsed
+ * whole, so a turn reads at most that many frames and one read's worth more.
  */
 
 /** One message seen on the wire and not yet emitted by `ws`. */
@@ -42,6 +49,8 @@ class InboundWatcher {
   private waiting = 0;
   /** A frame `ws` will refuse (bad opcode, too large): it closes the socket, so counting stops. */
   private stopped = false;
+  /** Frames announced since the socket last yielded. */
+  private framesThisTurn = 0;
 
   constructor(
     private readonly ws: WebSocket,
@@ -49,6 +58,7 @@ class InboundWatcher {
     private readonly budget: InboundBudget,
     private readonly owner: string,
     private readonly maxPayloadBytes: number,
+    private readonly framesPerTurn: number,
   ) {
     // Ahead of ws's own listener, so every frame is counted (and may pause the socket) before ws buffers it.
     socket.prependListener("data", this.onData);
@@ -70,7 +80,16 @@ class InboundWatcher {
     if (wasWaiting) this.granted();
   }
 
+  private readonly nextTurn = (): void => {
+    this.framesThisTurn = 0;
+    resumeReading(this.ws, "turn");
+  };
+
   private onHeader(fin: boolean, opcode: number, length: number): void {
+    if (++this.framesThisTurn === this.framesPerTurn) {
+      pauseReading(this.ws, "turn");
+      setImmediate(this.nextTurn);
+    }
     if (opcode >= 8) return; // ping, pong, close: at most 125 bytes, never buffered as a message
     const messages = this.messages;
     if (opcode === 1 || opcode === 2) messages.push({ seen: 0, small: 0, ticket: undefined });
@@ -147,6 +166,6 @@ class InboundWatcher {
  * Watches `socket` (the upgraded socket of `ws`) for the rest of its life. Call it right after `handleUpgrade`
  * handed the socket to `ws`, before any byte was read, so the watcher sees every byte first.
  */
-export function watchInboundFrames(ws: WebSocket, socket: Duplex, budget: InboundBudget, owner: string, maxPayloadBytes: number): void {
-  new InboundWatcher(ws, socket, budget, owner, maxPayloadBytes);
+export function watchInboundFrames(ws: WebSocket, socket: Duplex, budget: InboundBudget, owner: string, maxPayloadBytes: number, framesPerTurn: number): void {
+  new InboundWatcher(ws, socket, budget, owner, maxPayloadBytes, framesPerTurn);
 }

@@ -221,6 +221,13 @@ export const DEFAULT_LIMITS = {
    */
   clientMistakeLogLines: 20,
   clientMistakeLogIntervalMs: 10_000,
+  /**
+   * Log lines about clients connecting, closing and being disposed, per remote address per `connectionLogIntervalMs`;
+   * past it they are counted and one summary line per address gives the counts, so a program that connects and
+   * drops in a loop cannot fill the log (each line is some 300 bytes).
+   */
+  connectionLogLines: 20,
+  connectionLogIntervalMs: 10_000,
   /** Deadline for reconnecting to a lost editor: first retry delay, doubling up to the max. */
   reconnectInitialMs: 250,
   reconnectMaxMs: 10_000,

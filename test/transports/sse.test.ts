@@ -448,6 +448,21 @@ describe("event streams together", () => {
     expect((await streamFrom(harness, "127.0.0.3")).statusCode).toBe(200);
   });
 
+  it("behind a trusted proxy each forwarded address has its own share of streams", async () => {
+    const harness = await startBridge({ trustProxy: true, limits: { sseMaxStreamsPerAddress: 1 } });
+    const forwardedFor = (address: string): Promise<IncomingMessage> =>
+      new Promise((resolve, reject) => {
+        const request = get(`${harness.bridge.url}/events?type=selection:changed`, { headers: { "x-forwarded-for": address } }, (response) => {
+          opened.push(response);
+          resolve(response);
+        });
+        request.once("error", reject);
+      });
+    expect((await forwardedFor("203.0.113.7")).statusCode).toBe(200);
+    expect((await forwardedFor("203.0.113.7")).statusCode).toBe(429);
+    expect((await forwardedFor("203.0.113.8")).statusCode).toBe(200);
+  });
+
   it("a reader left above sseSoftBytes is closed after sseSlowReaderMs even when no event follows", async () => {
     const host = new PreviewHost();
     const harness = await startBridge({ host, limits: { sseSoftBytes: 64 * 1024, sseHardBytes: 256 * 1024 * 1024, sseSlowReaderMs: 300, sseTotalBytes: 1024 * 1024 * 1024 } });

@@ -5,7 +5,7 @@ import type { SerializedEvent } from "../../methods/index.js";
 import { BridgeError, STATE_EVENTS } from "../../protocol/index.js";
 import type { Limits } from "../../limits.js";
 import type { Logger } from "../../logger.js";
-import { normalizeAddress } from "../connections.js";
+import { requestAddress } from "../connections.js";
 import { EventStreamBudget, type BudgetedStream } from "./sse-budget.js";
 
 /** Path of the root endpoint's event stream; a plugin's is `/plugins/{id}/events`. */
@@ -232,6 +232,8 @@ export interface SseContext {
   readonly logger: Logger;
   readonly counts: SseCounts;
   readonly budget: EventStreamBudget;
+  /** Proxies whose `X-Forwarded-For` names the address a stream counts against (`checkTrustProxy`'s entries). */
+  readonly trustProxy: readonly string[];
 }
 
 /** A stream's request, already past the Origin/Host/token (or ticket) checks. */
@@ -300,7 +302,7 @@ export function serveEventStream(context: SseContext, sources: EventSources, req
   const source = sourceOf(request.endpoint, request.editorId);
   const wanted = new Set(types);
   const passes = filterOf(request.url);
-  const address = normalizeAddress(req.socket.remoteAddress ?? "unknown");
+  const address = requestAddress(req, context.trustProxy);
   let lastSent = 0;
   let ended = false;
   let pending: Map<string, LogEntry> | undefined;
@@ -446,7 +448,7 @@ export interface EventStreams extends SseContext {
   readonly tickets: TicketStore;
 }
 
-export function createEventStreams(sources: EventSources, limits: Limits, logger: Logger): EventStreams {
+export function createEventStreams(sources: EventSources, limits: Limits, logger: Logger, trustProxy: readonly string[] = []): EventStreams {
   return {
     sources,
     limits,
@@ -455,6 +457,7 @@ export function createEventStreams(sources: EventSources, limits: Limits, logger
     tickets: new TicketStore(limits),
     counts: { open: 0, delivered: 0, coalesced: 0, slowCloses: 0, budgetCloses: 0, refused: 0 },
     budget: new EventStreamBudget(limits, logger),
+    trustProxy,
   };
 }
 

@@ -15,8 +15,10 @@ import { pauseReading, resumeReading } from "./pauses.js";
  * with megabytes of them, and Node reads a socket's buffer in up to 32 reads of 64 KiB before it looks at any other
  * socket, so `ws` would parse and the bridge answer some 40,000 frames in one go while every other client waits.
  * After `clientFramesPerTurn` frames the socket stops being read until the event loop has gone round once
- * (`setImmediate`): other sockets, timers and `/health` get their turn. What the read already holds is still parsed
- * whole, so a turn reads at most that many frames and one read's worth more.
+ * (`setImmediate`): other sockets, timers and `/health` get their turn. The read that holds more is cut at the next
+ * frame boundary: `ws` gets the part before it, and the rest goes back to the front of the socket's buffer
+ * (`unshift`), to be handed on when the socket is read again. The watcher therefore stands in front of the socket's
+ * `data` event itself (its `emit`), not beside `ws` as one more listener: a listener sees the whole read.
  */
 
 /** One message seen on the wire and not yet emitted by `ws`. */
@@ -51,6 +53,8 @@ class InboundWatcher {
   private stopped = false;
   /** Frames announced since the socket last yielded. */
   private framesThisTurn = 0;
+  /** The socket's own `emit`, which hands bytes to `ws`. */
+  private readonly emit: Duplex["emit"];
 
   constructor(
     private readonly ws: WebSocket,
@@ -60,8 +64,16 @@ class InboundWatcher {
     private readonly maxPayloadBytes: number,
     private readonly framesPerTurn: number,
   ) {
-    // Ahead of ws's own listener, so every frame is counted (and may pause the socket) before ws buffers it.
-    socket.prependListener("data", this.onData);
+    // Ahead of ws's own listener, so every frame is counted (and may pause the socket) before ws buffers it, and a
+    // read past this turn's share of frames can be cut before ws sees it.
+    this.emit = socket.emit;
+    const onData = this.onData;
+    const emit = this.emit;
+    socket.emit = function (this: Duplex, event: string | symbol, ...args: unknown[]): boolean {
+      if (event !== "data") return emit.call(this, event, ...args);
+      onData(args[0] as Buffer);
+      return true;
+    };
     ws.on("message", this.onMessage);
     ws.on("close", this.onClose); // emitted once; `once` would wrap it per socket
   }
@@ -86,10 +98,7 @@ class InboundWatcher {
   };
 
   private onHeader(fin: boolean, opcode: number, length: number): void {
-    if (++this.framesThisTurn === this.framesPerTurn) {
-      pauseReading(this.ws, "turn");
-      setImmediate(this.nextTurn);
-    }
+    this.framesThisTurn++;
     if (opcode >= 8) return; // ping, pong, close: at most 125 bytes, never buffered as a message
     const messages = this.messages;
     if (opcode === 1 || opcode === 2) messages.push({ seen: 0, small: 0, ticket: undefined });
@@ -116,6 +125,15 @@ class InboundWatcher {
     }
   }
 
+  /** Hands `ws` the frames before `at` and puts the rest back in the socket's buffer for the next turn. */
+  private yieldTurn(chunk: Buffer, at: number): void {
+    if (at > 0) this.emit.call(this.socket, "data", chunk.subarray(0, at));
+    if (this.socket.destroyed || this.ws.readyState !== this.ws.OPEN) return;
+    pauseReading(this.ws, "turn");
+    this.socket.unshift(chunk.subarray(at));
+    setImmediate(this.nextTurn);
+  }
+
   private readonly onData = (chunk: Buffer): void => {
     let at = 0;
     while (at < chunk.length && !this.stopped) {
@@ -124,6 +142,11 @@ class InboundWatcher {
         this.payloadLeft -= take;
         at += take;
         continue;
+      }
+      // A frame boundary past this turn's share (only while ws reads frames: a closing socket is drained at once).
+      if (this.headerLength === 0 && this.framesThisTurn >= this.framesPerTurn && this.ws.readyState === this.ws.OPEN) {
+        this.yieldTurn(chunk, at);
+        return;
       }
       const byte = chunk[at++]!;
       const n = this.headerLength++;
@@ -143,6 +166,7 @@ class InboundWatcher {
       this.payloadLeft = length;
       this.onHeader((this.b0 & 0x80) !== 0, this.b0 & 0x0f, length);
     }
+    this.emit.call(this.socket, "data", chunk);
   };
 
   private readonly onMessage = (): void => {
@@ -152,7 +176,6 @@ class InboundWatcher {
   };
 
   private readonly onClose = (): void => {
-    this.socket.off("data", this.onData);
     this.stopped = true;
     for (const message of this.messages.splice(0)) this.release(message);
     if (this.waiting > 0) {

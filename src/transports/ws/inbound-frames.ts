@@ -32,8 +32,8 @@ interface Message {
 }
 
 /**
- * One socket's watcher: a frame header is read byte by byte into plain numbers (no buffer of its own), and the
- * socket's three listeners are bound once. Every idle socket holds one.
+ * One socket's watcher: a frame header is read byte by byte into plain numbers (no buffer of its own), its two
+ * listeners are bound once, and one small function stands in front of the socket's `emit`. Every idle socket holds one.
  */
 class InboundWatcher {
   /** Bytes of the current frame header read so far (0 between frames). */

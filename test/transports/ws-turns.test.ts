@@ -1,10 +1,13 @@
+import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { startBridge } from "../helpers/bridge.js";
 import { encodeFrame, OPCODES, RawWsClient } from "../helpers/raw-ws.js";
 
 const raws: RawWsClient[] = [];
+const sockets: Socket[] = [];
 afterEach(() => {
   for (const raw of raws.splice(0)) raw.socket.destroy();
+  for (const socket of sockets.splice(0)) socket.destroy();
 });
 
 describe("a socket yields the thread every clientFramesPerTurn frames", () => {
@@ -36,5 +39,34 @@ describe("a socket yields the thread every clientFramesPerTurn frames", () => {
       else expect(answer).toMatchObject({ ok: false, error: { code: "UNKNOWN_METHOD" } });
     }
     expect(raw.closeCode).toBeUndefined();
+  });
+
+  it("frames that close the socket mid-read still let the rest of the read through: the peer's close frame ends it at once", { timeout: 15_000 }, async () => {
+    const harness = await startBridge({ limits: { clientFramesPerTurn: 3, maxMalformedFrames: 2 } });
+    const port = Number(new URL(harness.bridge.url).port);
+    // A client that answers nothing the bridge sends: only the close frame it wrote itself can end the handshake.
+    const socket = connect(port, "127.0.0.1");
+    sockets.push(socket);
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    let received = "";
+    const upgraded = new Promise<void>((resolve) =>
+      socket.on("data", (chunk: Buffer) => {
+        received += chunk.toString("latin1");
+        if (received.includes('"connected"')) resolve();
+      }),
+    );
+    socket.write(`GET /ws HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n`);
+    await upgraded;
+    // Two frames that are not JSON close the socket (1007) in the first turn; the client's own close frame comes
+    // after the cut. Held back, it would leave the socket open until ws's close timeout (30 s).
+    const frames = [encodeFrame(OPCODES.text, "not json"), encodeFrame(OPCODES.text, "not json either")];
+    for (let i = 0; i < 6; i++) frames.push(encodeFrame(OPCODES.text, JSON.stringify({ id: i, method: "getServerInfo" })));
+    const code = Buffer.alloc(2);
+    code.writeUInt16BE(1000);
+    frames.push(encodeFrame(OPCODES.close, code));
+    socket.write(Buffer.concat(frames));
+    await closed;
+    // The bridge's close frame (opcode 8) said 1007.
+    expect(/\x88[\s\S]\x03\xef/.test(received)).toBe(true);
   });
 });

@@ -128,7 +128,12 @@ class InboundWatcher {
   /** Hands `ws` the frames before `at` and puts the rest back in the socket's buffer for the next turn. */
   private yieldTurn(chunk: Buffer, at: number): void {
     if (at > 0) this.emit.call(this.socket, "data", chunk.subarray(0, at));
-    if (this.socket.destroyed || this.ws.readyState !== this.ws.OPEN) return;
+    if (this.socket.destroyed) return;
+    // Closing since (those frames made it close): the rest goes on at once, the peer's close frame may be in it.
+    if (this.ws.readyState !== this.ws.OPEN) {
+      this.emit.call(this.socket, "data", chunk.subarray(at));
+      return;
+    }
     pauseReading(this.ws, "turn");
     this.socket.unshift(chunk.subarray(at));
     setImmediate(this.nextTurn);

@@ -216,11 +216,24 @@ export const DEFAULT_LIMITS = {
    */
   clientFramePauseMs: 250,
   /**
+   * Frames read from one WebSocket before the bridge lets the event loop go round (other sockets, timers): a client
+   * pipelining megabytes of small frames would otherwise have tens of thousands parsed and answered in one go while
+   * every other client waits. Above what a pipelined burst of calls sends at once, so ordinary clients never wait.
+   */
+  clientFramesPerTurn: 256,
+  /**
    * Log lines of one kind about client mistakes (failed calls by code, unparseable frames, refused frames, socket
    * errors) written per `clientMistakeLogIntervalMs`; past it they are counted, and one line gives the count.
    */
   clientMistakeLogLines: 20,
   clientMistakeLogIntervalMs: 10_000,
+  /**
+   * Log lines about clients connecting, closing and being disposed, per remote address per `connectionLogIntervalMs`;
+   * past it they are counted and one summary line per address gives the counts, so a program that connects and
+   * drops in a loop cannot fill the log (each line is some 300 bytes).
+   */
+  connectionLogLines: 20,
+  connectionLogIntervalMs: 10_000,
   /** Deadline for reconnecting to a lost editor: first retry delay, doubling up to the max. */
   reconnectInitialMs: 250,
   reconnectMaxMs: 10_000,
@@ -401,6 +414,19 @@ export const DEFAULT_LIMITS = {
   sseHardBytes: 8 * MiB,
   /** How long an event stream may stay above `sseSoftBytes` before it is closed: a reader that stopped reading. */
   sseSlowReaderMs: 30_000,
+  /**
+   * Bytes queued on all event streams together, each stream's queue counted whole (streams share the encoded
+   * events, so the memory held is at most this): a thousand readers that never read, each below its own caps, would
+   * otherwise hold gigabytes. Past it the streams furthest behind are closed first (they may resume with their id).
+   */
+  sseTotalBytes: 64 * MiB,
+  /** Event streams open at once: each holds a socket, listeners and timers, whatever its queue. Past it `503 HOST_BUSY`. */
+  sseMaxStreams: 1_024,
+  /**
+   * Event streams open at once from one remote address, loopback included (a dashboard tab holds one or two), so one
+   * program cannot take every stream. Past it `429 TOO_MANY_REQUESTS`.
+   */
+  sseMaxStreamsPerAddress: 64,
   /** Webhooks at once: each holds subscriptions, a queue and a delivery log. */
   maxWebhooks: 100,
   /** Deliveries waiting per webhook; past it the oldest is dropped and counted, so a dead receiver cannot grow memory. */

@@ -10,6 +10,15 @@ import { pauseReading, resumeReading } from "./pauses.js";
  * fragmented one reserves the most it may still grow to, up to `maxPayloadBytes`); when that does not fit, the
  * socket stops being read until it does. Bytes are released once the message is emitted and its handler has run.
  * What a waiting socket holds beyond its count is the one read that carried the header (at most 64 KiB).
+ *
+ * The same watcher makes one socket yield the thread: a client pipelining small frames fills the kernel's buffer
+ * with megabytes of them, and Node reads a socket's buffer in up to 32 reads of 64 KiB before it looks at any other
+ * socket, so `ws` would parse and the bridge answer some 40,000 frames in one go while every other client waits.
+ * After `clientFramesPerTurn` frames the socket stops being read until the event loop has gone round once
+ * (`setImmediate`): other sockets, timers and `/health` get their turn. The read that holds more is cut at the next
+ * frame boundary: `ws` gets the part before it, and the rest goes back to the front of the socket's buffer
+ * (`unshift`), to be handed on when the socket is read again. The watcher therefore stands in front of the socket's
+ * `data` event itself (its `emit`), not beside `ws` as one more listener: a listener sees the whole read.
  */
 
 /** One message seen on the wire and not yet emitted by `ws`. */
@@ -23,8 +32,8 @@ interface Message {
 }
 
 /**
- * One socket's watcher: a frame header is read byte by byte into plain numbers (no buffer of its own), and the
- * socket's three listeners are bound once. Every idle socket holds one.
+ * One socket's watcher: a frame header is read byte by byte into plain numbers (no buffer of its own), its two
+ * listeners are bound once, and one small function stands in front of the socket's `emit`. Every idle socket holds one.
  */
 class InboundWatcher {
   /** Bytes of the current frame header read so far (0 between frames). */
@@ -42,6 +51,10 @@ class InboundWatcher {
   private waiting = 0;
   /** A frame `ws` will refuse (bad opcode, too large): it closes the socket, so counting stops. */
   private stopped = false;
+  /** Frames announced since the socket last yielded. */
+  private framesThisTurn = 0;
+  /** The socket's own `emit`, which hands bytes to `ws`. */
+  private readonly emit: Duplex["emit"];
 
   constructor(
     private readonly ws: WebSocket,
@@ -49,9 +62,18 @@ class InboundWatcher {
     private readonly budget: InboundBudget,
     private readonly owner: string,
     private readonly maxPayloadBytes: number,
+    private readonly framesPerTurn: number,
   ) {
-    // Ahead of ws's own listener, so every frame is counted (and may pause the socket) before ws buffers it.
-    socket.prependListener("data", this.onData);
+    // Ahead of ws's own listener, so every frame is counted (and may pause the socket) before ws buffers it, and a
+    // read past this turn's share of frames can be cut before ws sees it.
+    this.emit = socket.emit;
+    const onData = this.onData;
+    const emit = this.emit;
+    socket.emit = function (this: Duplex, event: string | symbol, ...args: unknown[]): boolean {
+      if (event !== "data") return emit.call(this, event, ...args);
+      onData(args[0] as Buffer);
+      return true;
+    };
     ws.on("message", this.onMessage);
     ws.on("close", this.onClose); // emitted once; `once` would wrap it per socket
   }
@@ -70,7 +92,13 @@ class InboundWatcher {
     if (wasWaiting) this.granted();
   }
 
+  private readonly nextTurn = (): void => {
+    this.framesThisTurn = 0;
+    resumeReading(this.ws, "turn");
+  };
+
   private onHeader(fin: boolean, opcode: number, length: number): void {
+    this.framesThisTurn++;
     if (opcode >= 8) return; // ping, pong, close: at most 125 bytes, never buffered as a message
     const messages = this.messages;
     if (opcode === 1 || opcode === 2) messages.push({ seen: 0, small: 0, ticket: undefined });
@@ -97,6 +125,20 @@ class InboundWatcher {
     }
   }
 
+  /** Hands `ws` the frames before `at` and puts the rest back in the socket's buffer for the next turn. */
+  private yieldTurn(chunk: Buffer, at: number): void {
+    if (at > 0) this.emit.call(this.socket, "data", chunk.subarray(0, at));
+    if (this.socket.destroyed) return;
+    // Closing since (those frames made it close): the rest goes on at once, the peer's close frame may be in it.
+    if (this.ws.readyState !== this.ws.OPEN) {
+      this.emit.call(this.socket, "data", chunk.subarray(at));
+      return;
+    }
+    pauseReading(this.ws, "turn");
+    this.socket.unshift(chunk.subarray(at));
+    setImmediate(this.nextTurn);
+  }
+
   private readonly onData = (chunk: Buffer): void => {
     let at = 0;
     while (at < chunk.length && !this.stopped) {
@@ -105,6 +147,11 @@ class InboundWatcher {
         this.payloadLeft -= take;
         at += take;
         continue;
+      }
+      // A frame boundary past this turn's share (only while ws reads frames: a closing socket is drained at once).
+      if (this.headerLength === 0 && this.framesThisTurn >= this.framesPerTurn && this.ws.readyState === this.ws.OPEN) {
+        this.yieldTurn(chunk, at);
+        return;
       }
       const byte = chunk[at++]!;
       const n = this.headerLength++;
@@ -124,6 +171,7 @@ class InboundWatcher {
       this.payloadLeft = length;
       this.onHeader((this.b0 & 0x80) !== 0, this.b0 & 0x0f, length);
     }
+    this.emit.call(this.socket, "data", chunk);
   };
 
   private readonly onMessage = (): void => {
@@ -133,7 +181,6 @@ class InboundWatcher {
   };
 
   private readonly onClose = (): void => {
-    this.socket.off("data", this.onData);
     this.stopped = true;
     for (const message of this.messages.splice(0)) this.release(message);
     if (this.waiting > 0) {
@@ -147,6 +194,6 @@ class InboundWatcher {
  * Watches `socket` (the upgraded socket of `ws`) for the rest of its life. Call it right after `handleUpgrade`
  * handed the socket to `ws`, before any byte was read, so the watcher sees every byte first.
  */
-export function watchInboundFrames(ws: WebSocket, socket: Duplex, budget: InboundBudget, owner: string, maxPayloadBytes: number): void {
-  new InboundWatcher(ws, socket, budget, owner, maxPayloadBytes);
+export function watchInboundFrames(ws: WebSocket, socket: Duplex, budget: InboundBudget, owner: string, maxPayloadBytes: number, framesPerTurn: number): void {
+  new InboundWatcher(ws, socket, budget, owner, maxPayloadBytes, framesPerTurn);
 }

@@ -6,7 +6,7 @@ import type { WebSocket } from "ws";
  */
 
 /** Why a socket is not read. */
-export type PauseReason = "admission" | "inbound" | "rate";
+export type PauseReason = "admission" | "inbound" | "rate" | "turn";
 
 const held = new WeakMap<WebSocket, Set<PauseReason>>();
 

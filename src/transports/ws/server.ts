@@ -144,7 +144,7 @@ export function attachWebSocket(server: Server, target: TransportTarget, connect
     socket.cork();
     process.nextTick(uncorkSocket, socket);
     wss.handleUpgrade(req, socket, head, (ws) => {
-      watchInboundFrames(ws, socket, inbound, inboundOwner(req.socket), target.limits.maxPayloadBytes);
+      watchInboundFrames(ws, socket, inbound, inboundOwner(req.socket), target.limits.maxPayloadBytes, target.limits.clientFramesPerTurn);
       ws.on("pong", answered);
       ws.on("close", answered); // emitted once; `once` would wrap it per socket
       const endpointError = target.endpointError(endpoint);

@@ -179,7 +179,7 @@ export class WsSession implements DispatchCaller {
     if (this.current()) {
       if (code === CLOSE_CODES.DISPOSE) this.client.dispose("closed");
       else this.client.detach(this.socket);
-      this.target.log.info({ actor: this.client.logName, code }, "client socket closed");
+      this.target.clients.churn.write(this.client.address, "closed", { actor: this.client.logName, code }, "client socket closed");
     }
     // After the detach, so the failure is kept for a resume rather than written to the closed socket.
     this.parts?.abandon();

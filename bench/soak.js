@@ -309,7 +309,7 @@ const pause = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A normal client: ordinary reads and a small export, one call at a time, until `state.stop`. */
 async function normalClient(wsUrl, target, state, stats) {
-  const ws = await openSocket(wsUrl);
+  let ws;
   const calls = [
     ["document:current", {}],
     ["layer:getInfoById", { documentId: target.documentId, layerId: target.layerId }],
@@ -317,6 +317,21 @@ async function normalClient(wsUrl, target, state, stats) {
   ];
   let n = 0;
   while (!state.stop) {
+    if (ws === undefined || ws.readyState !== ws.OPEN) {
+      // A connection the bridge closed, or did not open within openSocket's 10 s, is an error of a normal client;
+      // it connects again.
+      if (ws !== undefined) stats.errors.push("socket closed by the bridge");
+      const started = performance.now();
+      try {
+        ws = await openSocket(wsUrl);
+      } catch (error) {
+        ws = undefined;
+        stats.errors.push(`connect: ${error.message}`);
+        stats.latencies.push(performance.now() - started);
+        await pause(100);
+        continue;
+      }
+    }
     const [method, params] = calls[n % calls.length];
     const started = performance.now();
     try {
@@ -329,7 +344,7 @@ async function normalClient(wsUrl, target, state, stats) {
     n++;
     await pause(THINK_MS);
   }
-  ws.terminate();
+  ws?.terminate();
 }
 
 /** `GET /health` on a new connection every 20 ms, as another process would. */
@@ -607,7 +622,7 @@ function abusers({ rows: selected, wsUrl, port, files, target, state, seen }) {
           const list = await request(ws, "list", "webhook:list", {}, CALL_TIMEOUT_MS).catch(() => undefined);
           const sum = (key) => (list?.result?.webhooks ?? []).reduce((s, h) => s + (h[key] ?? 0), 0);
           seen.note(`9 webhooks at the end: delivered ${sum("delivered")}, failed attempts ${sum("failedAttempts")}, dropped ${sum("dropped")}, queued ${sum("queued")}`);
-          for (const id of hooks) await request(ws, `x${id}`, "webhook:remove", { id }, CALL_TIMEOUT_MS).catch(() => undefined);
+          await Promise.all(hooks.map((id) => request(ws, `x${id}`, "webhook:remove", { id }, CALL_TIMEOUT_MS).catch(() => undefined)));
           ws.terminate();
           const closed = responses.filter((r) => r.ms !== undefined);
           seen.note(

@@ -364,6 +364,11 @@ export const DEFAULT_LIMITS = {
   webhookLogEntries: 100,
   /** Deadline of one delivery attempt, connection to answer: a receiver that never answers fails the attempt. */
   webhookTimeoutMs: 10_000,
+  /**
+   * Bytes of a receiver's answer body kept for the delivery log; the rest is never read (the socket is closed), so
+   * a receiver streaming an endless body cannot keep the bridge's thread reading it until the attempt's deadline.
+   */
+  webhookResponseBodyBytes: 4 * 1024,
   /** Delay before the first retry of a failed delivery; doubles per attempt up to the max, with jitter. */
   webhookRetryInitialMs: 1_000,
   webhookRetryMaxMs: 5 * 60_000,

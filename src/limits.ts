@@ -68,6 +68,13 @@ function defaultMaxConnections(): number {
 export const DEFAULT_LIMITS = {
   /** Largest WS frame accepted; bigger frames close the socket with 1009 before they are buffered. */
   maxPayloadBytes: 96 * MiB,
+  /**
+   * Largest WS text message (JSON), refused from its header, before it is buffered or parsed: parsing holds the
+   * bridge's thread (a 90 MB frame for seconds), and images travel as binary parts. The largest legitimate text
+   * frames, measured: a script at its 1 MiB source limit (1.04 MiB as JSON for real bundles, 2 MiB if every
+   * character needed escaping) and a 10,000-point polygon selection (0.35 MiB): twice the worst of them.
+   */
+  maxTextFrameBytes: 4 * MiB,
   /** Largest JSON body on HTTP routes; guards memory against oversized bodies. */
   maxHttpBodyBytes: 8 * MiB,
   /** Largest body of the import route, which carries whole images as base64. */

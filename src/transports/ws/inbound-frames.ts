@@ -1,5 +1,6 @@
 import type { Duplex } from "node:stream";
 import type { WebSocket } from "ws";
+import { BridgeError } from "../../protocol/index.js";
 import type { InboundBudget, InboundTicket } from "../inbound.js";
 import { pauseReading, resumeReading } from "./pauses.js";
 
@@ -10,6 +11,10 @@ import { pauseReading, resumeReading } from "./pauses.js";
  * fragmented one reserves the most it may still grow to, up to `maxPayloadBytes`); when that does not fit, the
  * socket stops being read until it does. Bytes are released once the message is emitted and its handler has run.
  * What a waiting socket holds beyond its count is the one read that carried the header (at most 64 KiB).
+ *
+ * A text message announced past `maxTextFrameBytes` is refused there, from its header: `refuseText` answers the
+ * client, and the socket's bytes are read and dropped from then on (never buffered by `ws`, never parsed) until the
+ * client closes, so the close frame and the answer reach it instead of a reset.
  */
 
 /** One message seen on the wire and not yet emitted by `ws`. */
@@ -20,6 +25,16 @@ interface Message {
   small: number;
   /** Its reservation once it became large. */
   ticket: InboundTicket | undefined;
+  /** A text message (JSON), bounded by `maxTextFrameBytes`. */
+  text: boolean;
+}
+
+/** What the watcher is told: the size limits, and how to answer a text message refused for its size. */
+export interface InboundFrameRules {
+  readonly maxPayloadBytes: number;
+  readonly maxTextFrameBytes: number;
+  /** Answers the client (an `error` event) and starts the close (1009); the watcher then drops what follows. */
+  readonly refuseText: (ws: WebSocket, bytes: number) => void;
 }
 
 /**
@@ -48,7 +63,7 @@ class InboundWatcher {
     private readonly socket: Duplex,
     private readonly budget: InboundBudget,
     private readonly owner: string,
-    private readonly maxPayloadBytes: number,
+    private readonly rules: InboundFrameRules,
   ) {
     // Ahead of ws's own listener, so every frame is counted (and may pause the socket) before ws buffers it.
     socket.prependListener("data", this.onData);
@@ -73,10 +88,14 @@ class InboundWatcher {
   private onHeader(fin: boolean, opcode: number, length: number): void {
     if (opcode >= 8) return; // ping, pong, close: at most 125 bytes, never buffered as a message
     const messages = this.messages;
-    if (opcode === 1 || opcode === 2) messages.push({ seen: 0, small: 0, ticket: undefined });
+    if (opcode === 1 || opcode === 2) messages.push({ seen: 0, small: 0, ticket: undefined, text: opcode === 1 });
     const message = messages.at(-1);
-    if ((opcode !== 0 && opcode !== 1 && opcode !== 2) || message === undefined || message.seen + length > this.maxPayloadBytes) {
+    if ((opcode !== 0 && opcode !== 1 && opcode !== 2) || message === undefined || message.seen + length > this.rules.maxPayloadBytes) {
       this.stopped = true; // ws closes the socket for this frame (1002 or 1009); the close releases what is held
+      return;
+    }
+    if (message.text && message.seen + length > this.rules.maxTextFrameBytes) {
+      this.refuse(message.seen + length);
       return;
     }
     const seen = message.seen + length;
@@ -88,13 +107,28 @@ class InboundWatcher {
       return;
     }
     // A fragmented message may grow up to maxPayloadBytes: reserve that, so it never waits halfway.
-    const bytes = fin ? length : this.maxPayloadBytes - (seen - length);
+    const bytes = fin ? length : (message.text ? this.rules.maxTextFrameBytes : this.rules.maxPayloadBytes) - (seen - length);
     const ticket = this.budget.reserve(this.owner, bytes, this.granted);
     message.ticket = ticket;
     if (!ticket.granted) {
       this.waiting++;
       if (this.waiting === 1) pauseReading(this.ws, "inbound");
     }
+  }
+
+  /**
+   * A text message too large to take: answered, then every byte that follows is dropped unread by `ws` (the client
+   * may still be sending the rest of it), and our side of the connection is ended once the close frame is out.
+   */
+  private refuse(bytes: number): void {
+    this.stopped = true;
+    const { ws, socket } = this;
+    this.rules.refuseText(ws, bytes);
+    // `ws` would otherwise buffer the rest of the message, and the client's close frame only comes after it.
+    socket.removeAllListeners("data");
+    socket.on("data", dropBytes);
+    socket.end();
+    socket.resume();
   }
 
   private readonly onData = (chunk: Buffer): void => {
@@ -144,9 +178,24 @@ class InboundWatcher {
 }
 
 /**
+ * The refusal of a text message over `maxTextFrameBytes`: it names binary parts, the way to send what made it large
+ * (an image), since text frames carry JSON only.
+ */
+export function textFrameTooLarge(bytes: number, maxBytes: number): BridgeError {
+  return new BridgeError(
+    "PAYLOAD_TOO_LARGE",
+    `A text message of ${bytes} bytes is over the ${maxBytes}-byte limit for JSON frames (maxTextFrameBytes); send images as binary parts: connect with ?binary=1, put { "binary": 0 } where the image goes and the bytes in a binary message after the request (the SDK does this by itself)`,
+    { details: { limit: "maxTextFrameBytes", bytes, maxBytes, use: "binary parts" } },
+  );
+}
+
+/** Reads past a refused message: nothing is kept. */
+function dropBytes(): void {}
+
+/**
  * Watches `socket` (the upgraded socket of `ws`) for the rest of its life. Call it right after `handleUpgrade`
  * handed the socket to `ws`, before any byte was read, so the watcher sees every byte first.
  */
-export function watchInboundFrames(ws: WebSocket, socket: Duplex, budget: InboundBudget, owner: string, maxPayloadBytes: number): void {
-  new InboundWatcher(ws, socket, budget, owner, maxPayloadBytes);
+export function watchInboundFrames(ws: WebSocket, socket: Duplex, budget: InboundBudget, owner: string, rules: InboundFrameRules): void {
+  new InboundWatcher(ws, socket, budget, owner, rules);
 }

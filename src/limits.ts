@@ -75,6 +75,17 @@ export const DEFAULT_LIMITS = {
    * character needed escaping) and a 10,000-point polygon selection (0.35 MiB): twice the worst of them.
    */
   maxTextFrameBytes: 4 * MiB,
+  /**
+   * WebSocket text messages and JSON bodies from this size on are parsed on a worker thread, not the bridge's:
+   * parsing costs as long as the text is long or deep (a 2 MB array nested a million deep, two seconds). Below it,
+   * at most some 30,000 levels fit, parsed in tens of milliseconds.
+   */
+  jsonOffThreadBytes: 64 * 1024,
+  /**
+   * Deepest nesting of JSON parsed on the worker; deeper is refused before it is parsed (it could not be handed back
+   * to the bridge's thread either). Requests nest a few levels (a batch of polygon selections, six).
+   */
+  maxJsonDepth: 256,
   /** Largest JSON body on HTTP routes; guards memory against oversized bodies. */
   maxHttpBodyBytes: 8 * MiB,
   /** Largest body of the import route, which carries whole images as base64. */

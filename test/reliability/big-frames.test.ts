@@ -109,6 +109,36 @@ describe("large text frames", () => {
     if (rss !== undefined) expect(rss.growth, `RSS grew ${mib(rss.growth)} over ${mib(rss.baseline)}`).toBeLessThan(RSS_GROWTH_BOUND);
   });
 
+  it("frames and bodies nested a million deep are refused naming maxJsonDepth, parsed off the bridge's thread; a large valid frame is answered; /health answers", { timeout: 90_000 }, async () => {
+    bridge = await startBridgeProcess();
+    const served = bridge;
+    const bystander = await TestClient.open(served.wsUrl);
+    clients.push(bystander);
+    await bystander.call("document:layers");
+    served.reset();
+    // 2 MB each, under the text limit: on the bridge's thread each took two seconds to parse.
+    const DEPTH = 1_000_000;
+    const deep = `${"[".repeat(DEPTH)}${"]".repeat(DEPTH)}`;
+    const senders = await Promise.all(Array.from({ length: 8 }, () => TestClient.open(served.wsUrl)));
+    clients.push(...senders);
+    for (const sender of senders) sender.sendRaw(deep);
+    const refusals = await Promise.all(senders.map((sender) => sender.next((f) => f.type === "error")));
+    for (const refusal of refusals) expect(refusal).toMatchObject({ data: { code: "BAD_REQUEST", details: { limit: "maxJsonDepth", maxDepth: DEFAULT_LIMITS.maxJsonDepth } } });
+    const body = await fetch(`${served.url}/selection/set`, { method: "POST", headers: { "content-type": "application/json" }, body: `{"rect":${deep}}` });
+    expect(body.status).toBe(400);
+    expect(await body.json()).toMatchObject({ code: "BAD_REQUEST", details: { limit: "maxJsonDepth" } });
+    // A large valid frame (a 10,000-point polygon, 0.35 MB) is parsed off the thread too; the frame after it waits its turn and is answered as well.
+    const polygon = Array.from({ length: 10_000 }, (_, i) => ({ x: 10 + (i % 100) * 0.5, y: 10 + Math.floor(i / 100) * 0.5 }));
+    const [selected, after] = await Promise.all([bystander.send("selection:set", { polygon }), bystander.send("getServerInfo")]);
+    expect(selected).toMatchObject({ ok: true });
+    expect(after).toMatchObject({ ok: true });
+
+    await served.morePings(3);
+    const health = served.health();
+    expect(health.failures).toEqual([]);
+    expect(health.worstMs).toBeLessThan(HEALTH_WORST_MS);
+  });
+
   it("the SDK imports an image given as a data URI larger than the text-frame limit: it goes as a binary part by itself", { timeout: 60_000 }, async () => {
     bridge = await startBridgeProcess();
     // Noise does not compress: a 1400×1400 PNG of it is about 7.5 MiB, 10 MiB as base64.

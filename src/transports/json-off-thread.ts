@@ -29,8 +29,26 @@ function depthOf(text, max) {
   }
   return 0;
 }
+// The value of a top-level "id" key (a string or a number), found without parsing: a refused request is answered on it.
+function topLevelId(text) {
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) {
+      let end = i + 1;
+      while (end < text.length && text.charCodeAt(end) !== 34) end += text.charCodeAt(end) === 92 ? 2 : 1;
+      if (depth === 1 && text.slice(i, end + 1) === '"id"') {
+        const rest = /^\\s*:\\s*("(?:[^"\\\\]|\\\\.)*"|-?\\d+(?:\\.\\d+)?(?:[eE][-+]?\\d+)?)/.exec(text.slice(end + 1, end + 1 + 400));
+        if (rest !== null) { try { return JSON.parse(rest[1]); } catch { return undefined; } }
+      }
+      i = end;
+    } else if (c === 91 || c === 123) depth++;
+    else if (c === 93 || c === 125) depth--;
+  }
+  return undefined;
+}
 parentPort.on("message", ({ id, text, maxDepth }) => {
-  if (depthOf(text, maxDepth) > maxDepth) return parentPort.postMessage({ id, error: "deep" });
+  if (depthOf(text, maxDepth) > maxDepth) return parentPort.postMessage({ id, error: "deep", requestId: topLevelId(text) });
   let value;
   try { value = JSON.parse(text); } catch { return parentPort.postMessage({ id, error: "json" }); }
   try { parentPort.postMessage({ id, value }); } catch { parentPort.postMessage({ id, error: "clone" }); }
@@ -43,12 +61,21 @@ interface Job {
   readonly maxDepth: number;
 }
 
-type Answer = { id: number; value: unknown; error?: undefined } | { id: number; error: "deep" | "json" | "clone" };
+type Answer = { id: number; value: unknown; error?: undefined } | { id: number; error: "deep" | "json" | "clone"; requestId?: unknown };
 
-/** Why a text could not be parsed: not JSON, or nested past the limit. */
-export function tooDeep(maxDepth: number): BridgeError {
-  return new BridgeError("BAD_REQUEST", `JSON nested deeper than ${maxDepth} levels is refused (maxJsonDepth)`, { details: { limit: "maxJsonDepth", maxDepth } });
+/** JSON nested past the limit; `requestId` is its top-level `id`, when it has a valid one to be answered on. */
+export class TooDeep extends BridgeError {
+  constructor(
+    maxDepth: number,
+    readonly requestId: string | number | undefined,
+  ) {
+    super("BAD_REQUEST", `JSON nested deeper than ${maxDepth} levels is refused (maxJsonDepth)`, { details: { limit: "maxJsonDepth", maxDepth } });
+  }
 }
+
+/** A request id as the protocol takes it: 1–256 characters, or a safe integer. */
+const validId = (id: unknown): string | number | undefined =>
+  (typeof id === "string" && id.length >= 1 && id.length <= 256) || (typeof id === "number" && Number.isSafeInteger(id)) ? (id as string | number) : undefined;
 
 /** A thrown value that says the text is not JSON (the caller words its own refusal). */
 export class NotJson extends Error {}
@@ -79,7 +106,7 @@ class OffThreadParser {
       // Held open only while a text is being parsed.
       if (this.jobs.size === 0) worker.unref();
       if (answer.error === undefined) job.resolve(answer.value);
-      else if (answer.error === "deep") job.reject(tooDeep(job.maxDepth));
+      else if (answer.error === "deep") job.reject(new TooDeep(job.maxDepth, validId(answer.requestId)));
       else job.reject(new NotJson(answer.error));
     });
     const fail = (error: Error): void => {
@@ -100,7 +127,7 @@ const parser = new OffThreadParser();
 
 /**
  * Parses `text` on the worker thread. Rejects with {@link NotJson} for text that is not JSON and with a
- * `BAD_REQUEST` BridgeError ({@link tooDeep}) for nesting deeper than `maxDepth`.
+ * `BAD_REQUEST` {@link TooDeep} for nesting deeper than `maxDepth`.
  */
 export function parseJsonOffThread(text: string, maxDepth: number): Promise<unknown> {
   return parser.parse(text, maxDepth);

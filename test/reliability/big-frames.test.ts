@@ -52,9 +52,9 @@ function textHeader(length: number): Buffer {
  * Streams one `FRAME_BYTES` text frame (a valid `getServerInfo` request padded with `x`) as fast as the bridge
  * reads it, until it is all written or the connection closes.
  */
-async function streamBigFrame(raw: RawWsClient): Promise<void> {
-  const head = '{"id":"big","method":"getServerInfo","params":{"pad":"';
-  const tail = '"}}';
+async function streamBigFrame(raw: RawWsClient, idFirst: boolean): Promise<void> {
+  const head = idFirst ? '{"id":"big","method":"getServerInfo","params":{"pad":"' : '{"method":"getServerInfo","params":{"pad":"';
+  const tail = idFirst ? '"}}' : '"},"id":"big"}';
   raw.write(textHeader(FRAME_BYTES));
   raw.write(Buffer.from(head));
   let left = FRAME_BYTES - head.length - tail.length;
@@ -74,7 +74,7 @@ async function streamBigFrame(raw: RawWsClient): Promise<void> {
 }
 
 describe("large text frames", () => {
-  it("16 clients sending 90 MB text frames are each refused PAYLOAD_TOO_LARGE naming binary parts and closed 1009, memory stays flat, /health answers", { timeout: 90_000 }, async () => {
+  it("16 clients sending 90 MB text frames are each refused PAYLOAD_TOO_LARGE naming binary parts (on the request's id when the frame starts with it) and closed 1009, memory stays flat, /health answers", { timeout: 90_000 }, async () => {
     bridge = await startBridgeProcess();
     const served = bridge;
     const bystander = await TestClient.open(served.wsUrl);
@@ -84,16 +84,17 @@ describe("large text frames", () => {
 
     const senders = await Promise.all(Array.from({ length: SENDERS }, () => RawWsClient.open(served.port)));
     raws.push(...senders);
-    const streams = senders.map((raw) => streamBigFrame(raw));
+    // Half start with their id, as the SDK writes requests; the others name it at the end.
+    const streams = senders.map((raw, i) => streamBigFrame(raw, i % 2 === 0));
     // Each is answered (an error event, or an answer on its id), whichever comes first.
     await Promise.all(senders.map((raw) => raw.until(() => raw.json().some((f) => f["type"] === "error" || f["id"] === "big"))));
-    for (const raw of senders) {
+    const refusal = { code: "PAYLOAD_TOO_LARGE", details: { limit: "maxTextFrameBytes", bytes: FRAME_BYTES, maxBytes: DEFAULT_LIMITS.maxTextFrameBytes, use: "binary parts" } };
+    for (const [i, raw] of senders.entries()) {
       const answer = raw.json().find((f) => f["type"] === "error" || f["id"] === "big")!;
-      expect(answer).toMatchObject({
-        type: "error",
-        data: { code: "PAYLOAD_TOO_LARGE", details: { limit: "maxTextFrameBytes", bytes: FRAME_BYTES, maxBytes: DEFAULT_LIMITS.maxTextFrameBytes, use: "binary parts" } },
-      });
-      expect(String((answer["data"] as { message: string }).message)).toMatch(/binary part/);
+      if (i % 2 === 0) expect(answer).toMatchObject({ id: "big", ok: false, error: { ...refusal, requestId: "big" } });
+      else expect(answer).toMatchObject({ type: "error", data: refusal });
+      const error = (answer["error"] ?? answer["data"]) as { message: string };
+      expect(error.message).toMatch(/binary part/);
     }
     await Promise.all(senders.map((raw) => raw.closed));
     for (const raw of senders) expect(raw.closeCode).toBe(1009);
@@ -151,6 +152,11 @@ describe("large text frames", () => {
     const sdk = new Connection({ url: bridge.url, WebSocket: WebSocket as never });
     sdks.push(sdk);
     await sdk.ready();
+    // Without binary messages the same call is one text frame too large: it fails at once, on its id, saying why.
+    const textOnly = new Connection({ url: bridge.url, WebSocket: WebSocket as never, binary: false });
+    sdks.push(textOnly);
+    await textOnly.ready();
+    await expect(textOnly.invoke("layer:importImage", { image: dataUri })).rejects.toMatchObject({ code: "PAYLOAD_TOO_LARGE", details: { limit: "maxTextFrameBytes" } });
     const { bounds } = (await sdk.invoke("layer:importImage", { image: dataUri })) as { bounds: { left: number; top: number; right: number; bottom: number } };
     expect({ width: bounds.right - bounds.left, height: bounds.bottom - bounds.top }).toEqual({ width: side, height: side });
   });

@@ -13,7 +13,7 @@ import { pauseReading, resumeReading } from "./pauses.js";
  * What a waiting socket holds beyond its count is the one read that carried the header (at most 64 KiB).
  *
  * A text message announced past `maxTextFrameBytes` is refused there, from its header: `refuseText` answers the
- * client, and the socket's bytes are read and dropped from then on (never buffered by `ws`, never parsed) until the
+ * client (on the request's id when the payload's first bytes, in the same read, show it), and the socket's bytes are read and dropped from then on (never buffered by `ws`, never parsed) until the
  * client closes, so the close frame and the answer reach it instead of a reset.
  */
 
@@ -34,7 +34,7 @@ export interface InboundFrameRules {
   readonly maxPayloadBytes: number;
   readonly maxTextFrameBytes: number;
   /** Answers the client (an `error` event) and starts the close (1009); the watcher then drops what follows. */
-  readonly refuseText: (ws: WebSocket, bytes: number) => void;
+  readonly refuseText: (ws: WebSocket, bytes: number, requestId: string | number | undefined) => void;
 }
 
 /**
@@ -49,6 +49,12 @@ class InboundWatcher {
   private b1 = 0;
   /** Extended length read so far (16 or 64 bits, big-endian). */
   private extended = 0;
+  /** The frame's mask key (client frames are masked), as one 32-bit number: to read the start of a refused message. */
+  private maskKey = 0;
+  /** Set by `onHeader` when the message is to be refused: its size, read by `onData` with the payload's start. */
+  private refusing: number | undefined;
+  /** The refused frame is the message's first: its payload starts with the request, id first as clients write it. */
+  private refusingFirst = false;
   /** Payload bytes of the current frame still to come. */
   private payloadLeft = 0;
   /** Messages announced and not yet emitted, oldest first: `ws` emits them in this order. */
@@ -95,7 +101,9 @@ class InboundWatcher {
       return;
     }
     if (message.text && message.seen + length > this.rules.maxTextFrameBytes) {
-      this.refuse(message.seen + length);
+      // Refused once `onData` has the payload's first bytes in hand, to answer on the request's id.
+      this.refusing = message.seen + length;
+      this.refusingFirst = opcode === 1;
       return;
     }
     const seen = message.seen + length;
@@ -120,10 +128,10 @@ class InboundWatcher {
    * A text message too large to take: answered, then every byte that follows is dropped unread by `ws` (the client
    * may still be sending the rest of it), and our side of the connection is ended once the close frame is out.
    */
-  private refuse(bytes: number): void {
+  private refuse(bytes: number, start: Buffer): void {
     this.stopped = true;
     const { ws, socket } = this;
-    this.rules.refuseText(ws, bytes);
+    this.rules.refuseText(ws, bytes, this.refusingFirst ? requestIdAtStart(start, this.maskKey, (this.b1 & 0x80) !== 0) : undefined);
     // `ws` would otherwise buffer the rest of the message, and the client's close frame only comes after it.
     socket.removeAllListeners("data");
     socket.on("data", dropBytes);
@@ -149,14 +157,17 @@ class InboundWatcher {
       if (n === 1) this.b1 = byte;
       const len7 = this.b1 & 0x7f;
       const extendedBytes = len7 === 126 ? 2 : len7 === 127 ? 8 : 0;
-      // Extended length bytes follow the first two, big-endian; the mask key after them is only counted.
+      // Extended length bytes follow the first two, big-endian; the mask key after them is kept (a refused
+      // message's start is read with it).
       if (n >= 2 && n < 2 + extendedBytes) this.extended = this.extended * 256 + byte;
+      else if (n >= 2 + extendedBytes) this.maskKey = ((this.maskKey << 8) | byte) >>> 0;
       if (this.headerLength < 2 + extendedBytes + ((this.b1 & 0x80) !== 0 ? 4 : 0)) continue;
       const length = extendedBytes === 0 ? len7 : this.extended;
       this.headerLength = 0;
       this.extended = 0;
       this.payloadLeft = length;
       this.onHeader((this.b0 & 0x80) !== 0, this.b0 & 0x0f, length);
+      if (this.refusing !== undefined) this.refuse(this.refusing, chunk.subarray(at, at + ID_PEEK_BYTES));
     }
   };
 
@@ -187,6 +198,31 @@ export function textFrameTooLarge(bytes: number, maxBytes: number): BridgeError 
     `A text message of ${bytes} bytes is over the ${maxBytes}-byte limit for JSON frames (maxTextFrameBytes); send images as binary parts: connect with ?binary=1, put { "binary": 0 } where the image goes and the bytes in a binary message after the request (the SDK does this by itself)`,
     { details: { limit: "maxTextFrameBytes", bytes, maxBytes, use: "binary parts" } },
   );
+}
+
+/** Bytes of a refused message's start looked at for its request id: `{"id":` and an id of up to 256 characters. */
+const ID_PEEK_BYTES = 320;
+/** A request that starts with its id, as the SDK writes it (a string id of 1–256 characters, or a safe integer). */
+const LEADING_ID = /^\s*\{\s*"id"\s*:\s*(?:"((?:[^"\\]|\\.){1,256})"|(-?\d{1,16})\s*[,}])/;
+
+/**
+ * The request id a refused text message starts with, when the bytes at hand (unmasked with `maskKey`) show one:
+ * the refusal is then its answer, and the caller's request fails instead of waiting for its deadline.
+ */
+function requestIdAtStart(start: Buffer, maskKey: number, masked: boolean): string | number | undefined {
+  const bytes = Buffer.from(start);
+  if (masked) for (let i = 0; i < bytes.length; i++) bytes[i]! ^= (maskKey >>> (8 * (3 - (i & 3)))) & 0xff;
+  const match = LEADING_ID.exec(bytes.toString("latin1"));
+  if (match === null) return undefined;
+  if (match[2] !== undefined) {
+    const id = Number(match[2]);
+    return Number.isSafeInteger(id) ? id : undefined;
+  }
+  try {
+    return JSON.parse(`"${match[1]}"`) as string;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Reads past a refused message: nothing is kept. */

@@ -81,7 +81,13 @@ export function attachWebSocket(server: Server, target: TransportTarget, connect
   const frameRules: InboundFrameRules = {
     maxPayloadBytes: target.limits.maxPayloadBytes,
     maxTextFrameBytes: target.limits.maxTextFrameBytes,
-    refuseText: (ws, bytes) => refuse(ws, target, textFrameTooLarge(bytes, target.limits.maxTextFrameBytes), CLOSE_CODES.MESSAGE_TOO_BIG),
+    refuseText: (ws, bytes, requestId) => {
+      const error = textFrameTooLarge(bytes, target.limits.maxTextFrameBytes);
+      if (requestId === undefined) return refuse(ws, target, error, CLOSE_CODES.MESSAGE_TOO_BIG);
+      // The answer to that request, so the caller's call fails now rather than at its deadline.
+      ws.send(JSON.stringify({ id: requestId, ok: false, error: target.dispatcher.toWireError(error, { requestId }) }));
+      ws.close(CLOSE_CODES.MESSAGE_TOO_BIG, error.code);
+    },
   };
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     socket.on("error", destroyOnError);

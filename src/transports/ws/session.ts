@@ -2,7 +2,7 @@ import type { WebSocket } from "ws";
 import { BridgeError, CLOSE_CODES, CONNECTION_EVENTS, checkRequest, type ProtocolError, type RequestId } from "../../protocol/index.js";
 import type { LogicalClient } from "../../actors/client.js";
 import type { DispatchCaller } from "../../actors/dispatcher.js";
-import { NotJson, parseJsonOffThread } from "../json-off-thread.js";
+import { NotJson, parseJsonOffThread, TooDeep } from "../json-off-thread.js";
 import type { TransportTarget } from "../target.js";
 import { BinaryPartCollector, binaryPartsNamed, type PartRequest } from "./binary-parts.js";
 import type { WsClientSocket } from "./client-socket.js";
@@ -154,7 +154,10 @@ export class WsSession implements DispatchCaller {
         (error: unknown) => {
           if (!this.current()) return;
           if (error instanceof NotJson) this.malformedFrame(new BridgeError("BAD_REQUEST", "Frame is not valid JSON"));
-          else this.client.deliverNotice(errorEvent(this.target.dispatcher.toWireError(error, { caller: this })));
+          else if (error instanceof TooDeep && error.requestId !== undefined) {
+            const wire = this.target.dispatcher.toWireError(error, { requestId: error.requestId, caller: this });
+            this.client.deliverResponse(JSON.stringify({ id: error.requestId, ok: false, error: wire }));
+          } else this.client.deliverNotice(errorEvent(this.target.dispatcher.toWireError(error, { caller: this })));
         },
       )
       .finally(() => {

@@ -68,6 +68,24 @@ function defaultMaxConnections(): number {
 export const DEFAULT_LIMITS = {
   /** Largest WS frame accepted; bigger frames close the socket with 1009 before they are buffered. */
   maxPayloadBytes: 96 * MiB,
+  /**
+   * Largest WS text message (JSON), refused from its header, before it is buffered or parsed: parsing holds the
+   * bridge's thread (a 90 MB frame for seconds), and images travel as binary parts. The largest legitimate text
+   * frames, measured: a script at its 1 MiB source limit (1.04 MiB as JSON for real bundles, 2 MiB if every
+   * character needed escaping) and a 10,000-point polygon selection (0.35 MiB): twice the worst of them.
+   */
+  maxTextFrameBytes: 4 * MiB,
+  /**
+   * WebSocket text messages and JSON bodies from this size on are parsed on a worker thread, not the bridge's:
+   * parsing costs as long as the text is long or deep (a 2 MB array nested a million deep, two seconds). Below it,
+   * at most some 30,000 levels fit, parsed in tens of milliseconds.
+   */
+  jsonOffThreadBytes: 64 * 1024,
+  /**
+   * Deepest nesting of JSON parsed on the worker; deeper is refused before it is parsed (it could not be handed back
+   * to the bridge's thread either). Requests nest a few levels (a batch of polygon selections, six).
+   */
+  maxJsonDepth: 256,
   /** Largest JSON body on HTTP routes; guards memory against oversized bodies. */
   maxHttpBodyBytes: 8 * MiB,
   /** Largest body of the import route, which carries whole images as base64. */
@@ -435,6 +453,11 @@ export const DEFAULT_LIMITS = {
   webhookLogEntries: 100,
   /** Deadline of one delivery attempt, connection to answer: a receiver that never answers fails the attempt. */
   webhookTimeoutMs: 10_000,
+  /**
+   * Bytes of a receiver's answer body kept for the delivery log; the rest is never read (the socket is closed), so
+   * a receiver streaming an endless body cannot keep the bridge's thread reading it until the attempt's deadline.
+   */
+  webhookResponseBodyBytes: 4 * 1024,
   /** Delay before the first retry of a failed delivery; doubles per attempt up to the max, with jitter. */
   webhookRetryInitialMs: 1_000,
   webhookRetryMaxMs: 5 * 60_000,

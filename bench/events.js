@@ -84,7 +84,8 @@ function counter() {
 }
 
 async function fanoutCpu() {
-  const bridge = createBridge({ listen: { host: "127.0.0.1", port: 0 } });
+  // All readers come from one loopback address: the per-address stream cap (64 by default) is raised to hold them.
+  const bridge = createBridge({ listen: { host: "127.0.0.1", port: 0 }, limits: { sseMaxStreamsPerAddress: SUBSCRIBERS, sseMaxStreams: SUBSCRIBERS + 24 } });
   await bridge.start();
   const ws = counter();
   const sse = counter();

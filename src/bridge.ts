@@ -314,6 +314,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     { stream: (endpoint, type, editorId) => services.eventStream(endpoint, type, editorId), accepted: (endpoint) => services.acceptedEvents(endpoint) },
     limits,
     log,
+    trustProxy,
   );
   // Webhooks POST the same events, signed, to their receivers.
   const webhooks = new WebhookRegistry(

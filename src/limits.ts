@@ -68,6 +68,24 @@ function defaultMaxConnections(): number {
 export const DEFAULT_LIMITS = {
   /** Largest WS frame accepted; bigger frames close the socket with 1009 before they are buffered. */
   maxPayloadBytes: 96 * MiB,
+  /**
+   * Largest WS text message (JSON), refused from its header, before it is buffered or parsed: parsing holds the
+   * bridge's thread (a 90 MB frame for seconds), and images travel as binary parts. The largest legitimate text
+   * frames, measured: a script at its 1 MiB source limit (1.04 MiB as JSON for real bundles, 2 MiB if every
+   * character needed escaping) and a 10,000-point polygon selection (0.35 MiB): twice the worst of them.
+   */
+  maxTextFrameBytes: 4 * MiB,
+  /**
+   * WebSocket text messages and JSON bodies from this size on are parsed on a worker thread, not the bridge's:
+   * parsing costs as long as the text is long or deep (a 2 MB array nested a million deep, two seconds). Below it,
+   * at most some 30,000 levels fit, parsed in tens of milliseconds.
+   */
+  jsonOffThreadBytes: 64 * 1024,
+  /**
+   * Deepest nesting of JSON parsed on the worker; deeper is refused before it is parsed (it could not be handed back
+   * to the bridge's thread either). Requests nest a few levels (a batch of polygon selections, six).
+   */
+  maxJsonDepth: 256,
   /** Largest JSON body on HTTP routes; guards memory against oversized bodies. */
   maxHttpBodyBytes: 8 * MiB,
   /** Largest body of the import route, which carries whole images as base64. */
@@ -216,11 +234,24 @@ export const DEFAULT_LIMITS = {
    */
   clientFramePauseMs: 250,
   /**
+   * Frames read from one WebSocket before the bridge lets the event loop go round (other sockets, timers): a client
+   * pipelining megabytes of small frames would otherwise have tens of thousands parsed and answered in one go while
+   * every other client waits. Above what a pipelined burst of calls sends at once, so ordinary clients never wait.
+   */
+  clientFramesPerTurn: 256,
+  /**
    * Log lines of one kind about client mistakes (failed calls by code, unparseable frames, refused frames, socket
    * errors) written per `clientMistakeLogIntervalMs`; past it they are counted, and one line gives the count.
    */
   clientMistakeLogLines: 20,
   clientMistakeLogIntervalMs: 10_000,
+  /**
+   * Log lines about clients connecting, closing and being disposed, per remote address per `connectionLogIntervalMs`;
+   * past it they are counted and one summary line per address gives the counts, so a program that connects and
+   * drops in a loop cannot fill the log (each line is some 300 bytes).
+   */
+  connectionLogLines: 20,
+  connectionLogIntervalMs: 10_000,
   /** Deadline for reconnecting to a lost editor: first retry delay, doubling up to the max. */
   reconnectInitialMs: 250,
   reconnectMaxMs: 10_000,
@@ -401,6 +432,19 @@ export const DEFAULT_LIMITS = {
   sseHardBytes: 8 * MiB,
   /** How long an event stream may stay above `sseSoftBytes` before it is closed: a reader that stopped reading. */
   sseSlowReaderMs: 30_000,
+  /**
+   * Bytes queued on all event streams together, each stream's queue counted whole (streams share the encoded
+   * events, so the memory held is at most this): a thousand readers that never read, each below its own caps, would
+   * otherwise hold gigabytes. Past it the streams furthest behind are closed first (they may resume with their id).
+   */
+  sseTotalBytes: 64 * MiB,
+  /** Event streams open at once: each holds a socket, listeners and timers, whatever its queue. Past it `503 HOST_BUSY`. */
+  sseMaxStreams: 1_024,
+  /**
+   * Event streams open at once from one remote address, loopback included (a dashboard tab holds one or two), so one
+   * program cannot take every stream. Past it `429 TOO_MANY_REQUESTS`.
+   */
+  sseMaxStreamsPerAddress: 64,
   /** Webhooks at once: each holds subscriptions, a queue and a delivery log. */
   maxWebhooks: 100,
   /** Deliveries waiting per webhook; past it the oldest is dropped and counted, so a dead receiver cannot grow memory. */
@@ -409,6 +453,11 @@ export const DEFAULT_LIMITS = {
   webhookLogEntries: 100,
   /** Deadline of one delivery attempt, connection to answer: a receiver that never answers fails the attempt. */
   webhookTimeoutMs: 10_000,
+  /**
+   * Bytes of a receiver's answer body kept for the delivery log; the rest is never read (the socket is closed), so
+   * a receiver streaming an endless body cannot keep the bridge's thread reading it until the attempt's deadline.
+   */
+  webhookResponseBodyBytes: 4 * 1024,
   /** Delay before the first retry of a failed delivery; doubles per attempt up to the max, with jitter. */
   webhookRetryInitialMs: 1_000,
   webhookRetryMaxMs: 5 * 60_000,

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import { LogicalClient, type ClientSocket } from "./client.js";
+import { ChurnLog } from "./churn-log.js";
 import { ReplayBudget } from "./replay-budget.js";
 
 /** How clients get their editor: the least loaded, or the one asked for (`?editor=`); released at disposal. */
@@ -32,6 +33,8 @@ export class ClientRegistry {
   private readonly clients = new Map<string, LogicalClient>();
   /** Replay bytes held by every client, bounded by `replayTotalBytes`. */
   readonly replayBudget: ReplayBudget;
+  /** Log lines about clients connecting, closing and being disposed, sampled per address. */
+  readonly churn: ChurnLog;
 
   constructor(
     private readonly limits: Limits,
@@ -39,6 +42,7 @@ export class ClientRegistry {
     private readonly onDisposed: (client: LogicalClient) => void = () => {},
     private readonly editors?: EditorAssignment,
   ) {
+    this.churn = new ChurnLog(log, limits);
     this.replayBudget = new ReplayBudget(limits.replayTotalBytes, (holder, bytesBefore) => {
       // At most one line per detached client: a dropped client is not a candidate again until it resumes.
       const actor = (holder as LogicalClient).logName;
@@ -125,12 +129,13 @@ export class ClientRegistry {
     // Its editor now: the bridge may have moved it since (`editor:changed`).
     const current = client.editorId ?? assigned;
     if (current !== undefined) this.editors?.release(current);
-    this.log.info({ actor: client.logName, endpoint: client.endpoint, reason: client.disposeReason }, "client disposed");
+    this.churn.write(client.address, "disposed", { actor: client.logName, endpoint: client.endpoint, reason: client.disposeReason }, "client disposed");
     this.onDisposed(client);
   }
 
   disposeAll(): void {
     // Deleting the current entry while iterating a Map is safe: disposal removes each client as it goes.
     for (const client of this.clients.values()) client.dispose("shutdown");
+    this.churn.flush();
   }
 }

@@ -64,6 +64,8 @@ export class LogicalClient implements ReplayHolder {
   name: string | undefined;
   /** How logs name this client (`client:<prefix>`), never the full id. */
   readonly logName: string;
+  /** The remote address of its latest socket, by which its comings and goings are logged (`ChurnLog`). */
+  address = "unknown";
   /** Events delivered and coalesced, slow-consumer closes: read by `/metrics`. */
   readonly delivery: DeliveryCounts = { delivered: 0, coalesced: 0, slowCloses: 0 };
   /** Inbound frames this client may send (token bucket); kept across resumes so reconnecting does not refill it. */

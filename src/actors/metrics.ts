@@ -49,7 +49,7 @@ export interface MetricsSources {
   /** Every plugin the bridge knows, loaded or not: `ok` false when it failed to load or fails a health check. */
   plugins(): ReadonlyArray<{ readonly id: string; readonly ok: boolean }>;
   /** The webhooks' totals since start, and how many there are by state. @default none */
-  webhooks?(): { readonly delivered: number; readonly failed: number; readonly dropped: number; readonly enabled: number; readonly disabled: number };
+  webhooks?(): { readonly delivered: number; readonly failed: number; readonly dropped: number; readonly bodiesCut: number; readonly enabled: number; readonly disabled: number };
   /** The server's socket accounting; undefined until it listens. @default none */
   connections?(): ConnectionTally | undefined;
   /** Server-sent event streams open now (each holds one HTTP socket). @default none */
@@ -218,6 +218,12 @@ export class Metrics {
       summed(registers, "bridge_webhook_deliveries_total", "Webhook deliveries a receiver accepted (a 2xx answer).", () => webhooks().delivered);
       summed(registers, "bridge_webhook_failed_attempts_total", "Webhook delivery attempts that failed (no answer in time, an error status, a redirect).", () => webhooks().failed);
       summed(registers, "bridge_webhook_dropped_total", "Webhook deliveries dropped unsent because a webhook's queue was full.", () => webhooks().dropped);
+      summed(
+        registers,
+        "bridge_webhook_response_bodies_cut_total",
+        "Webhook answers whose body went past webhookResponseBodyBytes: cut there, the rest never read.",
+        () => webhooks().bodiesCut,
+      );
       new Gauge({
         name: "bridge_webhooks",
         help: "Webhooks by state: enabled, or disabled after a run of failed deliveries.",

@@ -81,6 +81,8 @@ export interface WebhookCounts {
   delivered: number;
   failed: number;
   dropped: number;
+  /** Attempts whose answer body went past `webhookResponseBodyBytes`: cut there, the rest never read. */
+  bodiesCut: number;
 }
 
 /**
@@ -88,11 +90,12 @@ export interface WebhookCounts {
  * A failed attempt (no answer within `webhookTimeoutMs`, a non-2xx answer, a redirect) is retried after an
  * exponential backoff with jitter; after `webhookDisableAfterFailures` failed attempts in a row the webhook is
  * disabled (its queue kept, bounded) until `enable`. Each queue holds at most `webhookQueueEvents`; the oldest is
- * dropped and counted. Deliveries are at least once: a receiver that answered too late gets the same delivery id again.
+ * dropped and counted. Of each answer the status and at most `webhookResponseBodyBytes` of body are read (kept in
+ * the delivery log); a longer body is cut there and counted. Deliveries are at least once: a receiver that answered too late gets the same delivery id again.
  */
 export class WebhookRegistry {
   private readonly hooks = new Map<string, Hook>();
-  readonly counts: WebhookCounts = { delivered: 0, failed: 0, dropped: 0 };
+  readonly counts: WebhookCounts = { delivered: 0, failed: 0, dropped: 0, bodiesCut: 0 };
   private closed = false;
   /** The attempts in flight: ended when the bridge closes, so none holds the process open until its deadline. */
   private readonly inFlight = new Set<ClientRequest>();
@@ -303,9 +306,10 @@ export class WebhookRegistry {
     const head = hook.queue[0]!;
     hook.sending = true;
     head.attempt++;
-    const target = { url: hook.url, secret: hook.secret, allowPrivate: this.sources.allowPrivate, timeoutMs: this.limits.webhookTimeoutMs };
-    void postDelivery(target, head, this.inFlight, () => this.closed).then((record) => {
+    const target = { url: hook.url, secret: hook.secret, allowPrivate: this.sources.allowPrivate, timeoutMs: this.limits.webhookTimeoutMs, maxBodyBytes: this.limits.webhookResponseBodyBytes };
+    void postDelivery(target, head, this.inFlight, () => this.closed).then(({ record, bodyCut }) => {
       if (this.closed) return;
+      if (bodyCut) this.counts.bodiesCut++;
       hook.sending = false;
       hook.log.push(record);
       if (hook.log.length > this.limits.webhookLogEntries) hook.log.shift();

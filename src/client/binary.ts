@@ -1,7 +1,7 @@
 import { decodeBinaryFrame, encodeBinaryHeader, isBinaryPartReference } from "../protocol/binary-frames.js";
 import type { BinaryImageReference, ImageFormat, HostBounds } from "../protocol/resources.js";
 import { CLIENT_ERROR_CODES } from "./errors.js";
-import { BridgeImage, toBase64 } from "./image.js";
+import { BridgeImage, fromBase64, toBase64 } from "./image.js";
 
 /*
  * The client's side of the `binary` feature (`?binary=1`): JSON answers that reference a binary message are held
@@ -43,6 +43,34 @@ function sniffMime(bytes: Uint8Array): string {
   return "image/tiff";
 }
 
+/**
+ * Longest image string (a base64 data URI, or bare base64) a request carries inline on a connection with binary
+ * messages; a longer one is decoded and sent as a binary part instead, so a big image never makes a big text frame
+ * (the bridge refuses text frames over its `maxTextFrameBytes`, 4 MiB by default, and parsing one costs its thread).
+ */
+export const INLINE_IMAGE_MAX_CHARS = 64 * 1024;
+
+/** The params that take an image as a string as well as a binary part, per method: only these are converted. */
+const IMAGE_STRING_PARAMS: Readonly<Record<string, string>> = { "layer:importImage": "image" };
+
+/** A base64 data URI: its payload after the comma. */
+const DATA_URI = /^data:[^,;]*(?:;[^,;]*)*;base64,/i;
+/** Bare base64 (standard or URL-safe, padding optional): how the bridge tells an image from a path. */
+const BASE64 = /^[A-Za-z0-9+/_-]+={0,2}$/;
+
+/** The bytes of a long image string (base64 data URI or bare base64), or undefined when it is neither or short. */
+function imageStringBytes(value: unknown): Uint8Array | undefined {
+  if (typeof value !== "string" || value.length <= INLINE_IMAGE_MAX_CHARS) return undefined;
+  const header = DATA_URI.exec(value);
+  const payload = header === null ? value : value.slice(header[0].length);
+  if (!BASE64.test(payload)) return undefined;
+  try {
+    return fromBase64(payload);
+  } catch {
+    return undefined; // not decodable after all: sent as written, the bridge says what is wrong with it
+  }
+}
+
 /** A request as written to the socket: its JSON frame and the binary messages that follow it. */
 export interface EncodedRequest {
   readonly frame: string;
@@ -51,23 +79,27 @@ export interface EncodedRequest {
 
 /**
  * Encodes a request. Top-level params that are bytes become `{ "binary": n }` and follow as binary part n (header
- * naming the request) when the connection negotiated `binary`; otherwise they are sent inline as data URIs.
+ * naming the request) when the connection negotiated `binary`; otherwise they are sent inline as data URIs. On a
+ * `binary` connection, `layer:importImage`'s image given as a string (base64 data URI or bare base64) longer than
+ * {@link INLINE_IMAGE_MAX_CHARS} is decoded and sent as a binary part too.
  */
 export function encodeRequest(id: string, method: string, params: unknown, binary: boolean, progress = false): EncodedRequest {
   // `progress: true` asks for progress events about this request; it is a field of the request, not of its params.
   const asks = progress ? { progress: true } : {};
   if (params === undefined) return { frame: JSON.stringify({ id, method, ...asks }), parts: [] };
-  if (typeof params !== "object" || params === null || Array.isArray(params) || !Object.values(params).some(isBytes)) {
-    return { frame: JSON.stringify({ id, method, params, ...asks }), parts: [] };
-  }
+  if (typeof params !== "object" || params === null || Array.isArray(params)) return { frame: JSON.stringify({ id, method, params, ...asks }), parts: [] };
+  // Each param once: decoding a long image string is the costly step.
+  const imageKey = binary ? IMAGE_STRING_PARAMS[method] : undefined;
+  const entries = Object.entries(params).map(([key, value]) => [key, value, isBytes(value) ? value : key === imageKey ? imageStringBytes(value) : undefined] as const);
+  if (entries.every(([, , bytes]) => bytes === undefined)) return { frame: JSON.stringify({ id, method, params, ...asks }), parts: [] };
   const parts: Uint8Array[] = [];
   const encoded: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(params)) {
-    if (!isBytes(value)) {
+  for (const [key, value, given] of entries) {
+    if (given === undefined) {
       encoded[key] = value;
       continue;
     }
-    const bytes = value instanceof Uint8Array ? value : new Uint8Array(value);
+    const bytes = given instanceof Uint8Array ? given : new Uint8Array(given);
     if (!binary) {
       encoded[key] = `data:${sniffMime(bytes)};base64,${toBase64(bytes)}`;
       continue;

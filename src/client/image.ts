@@ -35,8 +35,9 @@ export function toBase64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
-function fromBase64(text: string): Uint8Array {
-  const binary = atob(text);
+/** Bytes of base64 (standard or URL-safe) with the platform's `atob`. */
+export function fromBase64(text: string): Uint8Array {
+  const binary = atob(/[-_]/.test(text) ? text.replaceAll("-", "+").replaceAll("_", "/") : text);
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   return bytes;

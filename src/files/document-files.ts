@@ -134,6 +134,6 @@ export async function exportDocumentFile<C>(
   const size = { width: doc.width, height: doc.height };
   checkEncodable(format, size);
   const image = await editor.exportDocumentImage(ctx, { documentId: doc.id, format, quality: params.quality, size, ...(params.alpha === true ? { alpha: true } : {}) });
-  await writeFileAtomic(target.path, image.bytes, { label: params.path });
+  await writeFileAtomic(target.path, image.bytes, { label: params.path, within: editor.filesystem === "remote" ? null : access.policy.roots });
   return { path: target.path, format, width: image.width, height: image.height, size: image.bytes.byteLength };
 }

@@ -60,7 +60,7 @@ export async function readNamedScript(dirs: readonly string[], name: string, kin
     let source: Buffer;
     try {
       // Never blocks on a FIFO and never streams a device: see readRegularFile.
-      source = await readRegularFile(real, { maxBytes: kind.maxBytes, label: name });
+      source = await readRegularFile(real, { maxBytes: kind.maxBytes, label: name, within: [folder] });
     } catch (error) {
       if (isBridgeError(error) && error.code === "PAYLOAD_TOO_LARGE") {
         throw new BridgeError("PAYLOAD_TOO_LARGE", `Script ${name} exceeds ${kind.maxBytes} bytes`, { details: { ...error.details, name } });

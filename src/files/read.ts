@@ -1,7 +1,9 @@
 import { constants } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
+import { basename, dirname } from "node:path";
 import { BridgeError } from "../protocol/index.js";
 import { checkRegularFile } from "./resolve.js";
+import { openFolderWithin } from "./within.js";
 
 /**
  * Bytes read per step; between steps the call's abort signal is checked, so a big file read stops soon after its
@@ -22,6 +24,11 @@ export interface ReadOptions {
   readonly signal?: AbortSignal | undefined;
   /** How to name the file in errors (the client's own path); defaults to `path`. */
   readonly label?: string | undefined;
+  /**
+   * The files roots `path` was resolved inside: its folder is then reached from the root without following a link,
+   * so a folder swapped for a link to elsewhere after the check is refused, not read through. @default none
+   */
+  readonly within?: readonly string[] | null | undefined;
 }
 
 /**
@@ -35,13 +42,16 @@ export interface ReadOptions {
 export async function readRegularFile(path: string, options: ReadOptions): Promise<Buffer> {
   const label = options.label ?? path;
   let handle: FileHandle;
+  const folder = await openFolderWithin(options.within, dirname(path), label);
   try {
-    handle = await open(path, READ_FLAGS);
+    handle = await open(folder === undefined ? path : folder.entry(basename(path)), READ_FLAGS);
   } catch (cause) {
     const code = (cause as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "ENOTDIR") throw new BridgeError("NOT_FOUND", `No file at ${label}`, { details: { path: label } });
     if (code === "ELOOP") throw new BridgeError("BAD_REQUEST", `${label} is a symbolic link`, { details: { path: label } });
     throw new BridgeError("BAD_REQUEST", `Cannot read ${label} (${code ?? "error"})`, { details: { path: label, reason: code ?? "error" }, cause });
+  } finally {
+    await folder?.close();
   }
   try {
     const info = await handle.stat();

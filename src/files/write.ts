@@ -3,6 +3,7 @@ import { constants } from "node:fs";
 import { chmod, copyFile, link, open, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { BridgeError, isBridgeError } from "../protocol/index.js";
+import { openFolderWithin } from "./within.js";
 
 /** Suffix of the one backup kept when a save replaces a file: `photo.psd` → `photo.psd.bak`. */
 export const BACKUP_SUFFIX = ".bak";
@@ -26,6 +27,12 @@ export interface WriteOptions {
    * `INTERNAL` and the target stays byte for byte as it was. @default no check
    */
   readonly verify?: ((temp: string) => Promise<string | undefined>) | undefined;
+  /**
+   * The files roots `target` was resolved inside: its folder is then reached from the root without following a
+   * link, and the temporary file, the backup and the rename are made through that folder's descriptor, so a folder
+   * swapped for a link to elsewhere after the check is refused, never written into. @default none
+   */
+  readonly within?: readonly string[] | null | undefined;
 }
 
 export interface WriteOutcome {
@@ -101,8 +108,7 @@ function readBackError(problem: string, label: string): BridgeError {
  * @throws BridgeError `BAD_REQUEST` with `details.reason` (the errno, e.g. `ENOSPC`).
  */
 export function writeFileAtomic(target: string, bytes: Uint8Array, options: WriteOptions = {}): Promise<WriteOutcome> {
-  const temp = temporarySibling(target);
-  return install(temp, target, options, async () => {
+  return install(target, options, basename(temporarySibling(target)), async (temp) => {
     const handle = await open(temp, CREATE_FLAGS, options.mode ?? 0o666);
     try {
       for (let offset = 0; offset < bytes.byteLength; ) {
@@ -122,8 +128,8 @@ export function writeFileAtomic(target: string, bytes: Uint8Array, options: Writ
  * failure.
  */
 export function replaceWithFile(temp: string, target: string, options: WriteOptions = {}): Promise<WriteOutcome> {
-  return install(temp, target, options, async () => {
-    const handle = await open(temp, constants.O_RDONLY);
+  return install(target, options, basename(temp), async (held) => {
+    const handle = await open(held, constants.O_RDONLY);
     try {
       await handle.sync();
     } finally {
@@ -132,17 +138,32 @@ export function replaceWithFile(temp: string, target: string, options: WriteOpti
   });
 }
 
-/** Runs `prepare` (which leaves the bytes in `temp`, on disk), then puts `temp` in place; one writer per path. */
-function install(temp: string, target: string, options: WriteOptions, prepare: () => Promise<void>): Promise<WriteOutcome> {
+/**
+ * Runs `prepare` (which leaves the bytes in the temporary file `tempName`, a sibling of `target`, on disk), then
+ * puts it in place; one writer per path. With `within`, every name is taken inside the folder held from the root.
+ */
+function install(target: string, options: WriteOptions, tempName: string, prepare: (temp: string) => Promise<void>): Promise<WriteOutcome> {
   return serialised(target, async () => {
+    const label = options.label ?? target;
+    // Inside the queue, so a writer waiting its turn holds no descriptor.
+    const folder = await openFolderWithin(options.within, dirname(target), label).catch(async (cause: unknown) => {
+      // A temporary file the editor wrote (GIMP) is not put in place: it is removed by the path it was given.
+      if (options.within !== undefined) await rm(join(dirname(target), tempName), { force: true });
+      throw cause;
+    });
+    const name = (entry: string): string => (folder === undefined ? join(dirname(target), entry) : folder.entry(entry));
+    const temp = name(tempName);
     try {
-      await prepare();
+      await prepare(temp);
       const problem = await options.verify?.(temp);
-      if (problem !== undefined) throw readBackError(problem, options.label ?? target);
-      return await commit(temp, target, options.backup === true);
+      if (problem !== undefined) throw readBackError(problem, label);
+      const done = await commit(temp, name(basename(target)), options.backup === true);
+      return { path: target, backupPath: done.backupPath === undefined ? undefined : `${target}${BACKUP_SUFFIX}` };
     } catch (cause) {
       await rm(temp, { force: true });
-      throw isBridgeError(cause) ? cause : writeError(cause, options.label ?? target);
+      throw isBridgeError(cause) ? cause : writeError(cause, label);
+    } finally {
+      await folder?.close();
     }
   });
 }

@@ -126,7 +126,7 @@ async function readLocalFile(path: string, policy: ImportPolicy, signal: AbortSi
     throw new BridgeError("FORBIDDEN", "Importing local files is disabled on this bridge", { details: { capability: "import:file" } });
   }
   const file = await resolveClientPath(policy.files, path, { purpose: "read", maxBytes: policy.limits.maxBytes });
-  return readRegularFile(file.path, { maxBytes: policy.limits.maxBytes, signal, label: path });
+  return readRegularFile(file.path, { maxBytes: policy.limits.maxBytes, signal, label: path, within: policy.files.roots });
 }
 
 // --- URLs -------------------------------------------------------------------------------------------------

@@ -28,6 +28,11 @@ export const CLOSE_CODES = {
    * `clientFrameAbuseRejections` times within `clientFrameAbuseWindowMs`. The logical client stays resumable.
    */
   POLICY_VIOLATION: 1008,
+  /**
+   * A text message over `maxTextFrameBytes` (or any message over `maxPayloadBytes`): refused from its header, before
+   * it is read. Large images go as binary parts.
+   */
+  MESSAGE_TOO_BIG: 1009,
   /** A hook failed while accepting the connection. */
   INTERNAL: 1011,
 } as const;

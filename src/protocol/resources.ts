@@ -359,6 +359,10 @@ export const WebhookDeliverySchema = z.object({
   ok: z.boolean(),
   durationMs: z.number().int().nonnegative(),
   error: z.string().optional(),
+  /** The start of the receiver's answer body (at most `webhookResponseBodyBytes`), when it sent one. */
+  responseBody: z.string().optional(),
+  /** True when the answer body went on past what is kept: the rest was not read and the connection was closed. */
+  responseBodyCut: z.boolean().optional(),
   at: z.string(),
 });
 export type WebhookDelivery = z.infer<typeof WebhookDeliverySchema>;

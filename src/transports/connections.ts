@@ -94,6 +94,16 @@ export function forwardedAddress(header: string | string[] | undefined): string 
   return isIP(bare) === 0 ? undefined : normalizeAddress(bare);
 }
 
+/**
+ * The address a request counts against: its peer's, or, when the peer is a trusted proxy (`trusted`, as
+ * `checkTrustProxy` returns it), the address the proxy added to `X-Forwarded-For`.
+ */
+export function requestAddress(req: IncomingMessage, trusted: readonly string[]): string {
+  const peer = normalizeAddress(req.socket.remoteAddress ?? "unknown");
+  const proxy = (trusted.includes(TRUST_LOOPBACK) && isLoopbackHost(peer)) || trusted.includes(peer);
+  return (proxy ? forwardedAddress(req.headers["x-forwarded-for"]) : undefined) ?? peer;
+}
+
 /** `trustProxy` entries checked: `loopback` or IP addresses. */
 export function checkTrustProxy(entries: readonly string[]): string[] {
   return entries.map((entry) => {

@@ -262,7 +262,8 @@ describe("abuse of a bridge in its own process (one case per row of the table)",
     async () => {
       const inbound = 32 * MiB;
       const FRAME_BYTES = 12 * MiB;
-      const served = await start({ limits: { [INBOUND_LIMIT]: inbound, inboundBytesPerAddress: inbound, maxPayloadBytes: "16MiB" } });
+      // Text frames this large are refused by default (maxTextFrameBytes); raised here, this row is about the inbound cap.
+      const served = await start({ limits: { [INBOUND_LIMIT]: inbound, inboundBytesPerAddress: inbound, maxPayloadBytes: "16MiB", maxTextFrameBytes: "16MiB" } });
       const senders = await Promise.all(Array.from({ length: 24 }, () => open(served)));
       const frame = JSON.stringify({ id: "big", method: "getServerInfo", params: { pad: "x".repeat(FRAME_BYTES) } });
       for (const sender of senders) sender.sendRaw(frame);

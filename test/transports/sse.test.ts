@@ -397,3 +397,112 @@ class PreviewHost extends ScriptedHost {
     this.selections.next(value);
   }
 }
+
+describe("event streams together", () => {
+  type Counts = { open: number; slowCloses: number; budgetCloses: number; refused: number };
+  const countsOf = async (harness: Harness): Promise<Counts> => ((await (await harness.http("/status")).json()) as { eventStreams: Counts }).eventStreams;
+  /** Asks `/status` until `done` holds; the test's own timeout bounds it. */
+  const until = async (harness: Harness, done: (counts: Counts) => boolean): Promise<Counts> => {
+    for (;;) {
+      const counts = await countsOf(harness);
+      if (done(counts)) return counts;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  };
+
+  /** A stream asked for from one loopback source address; resolves with the answer's head. */
+  const streamFrom = (harness: Harness, localAddress: string): Promise<IncomingMessage> =>
+    new Promise((resolve, reject) => {
+      const request = get(`${harness.bridge.url}/events?type=selection:changed`, { localAddress }, (response) => {
+        opened.push(response);
+        resolve(response);
+      });
+      request.once("error", reject);
+    });
+  const opened: IncomingMessage[] = [];
+  afterEach(() => {
+    for (const response of opened.splice(0)) response.destroy();
+  });
+  const bodyOf = async (response: IncomingMessage): Promise<unknown> => {
+    let text = "";
+    for await (const chunk of response) text += String(chunk);
+    return JSON.parse(text);
+  };
+
+  it("streams past sseMaxStreamsPerAddress get 429 and past sseMaxStreams 503, naming the limit; a closed stream frees its place", async () => {
+    const harness = await startBridge({ limits: { sseMaxStreams: 3, sseMaxStreamsPerAddress: 2 } });
+    const a1 = await streamFrom(harness, "127.0.0.1");
+    expect((await streamFrom(harness, "127.0.0.1")).statusCode).toBe(200);
+    const perAddress = await streamFrom(harness, "127.0.0.1");
+    expect(perAddress.statusCode).toBe(429);
+    expect(await bodyOf(perAddress)).toMatchObject({ code: "TOO_MANY_REQUESTS", details: { limit: "sseMaxStreamsPerAddress", max: 2 } });
+    // Another address has its own share, up to the total.
+    expect((await streamFrom(harness, "127.0.0.2")).statusCode).toBe(200);
+    const full = await streamFrom(harness, "127.0.0.3");
+    expect(full.statusCode).toBe(503);
+    expect(await bodyOf(full)).toMatchObject({ code: "HOST_BUSY", details: { limit: "sseMaxStreams", max: 3 } });
+    expect(await countsOf(harness)).toMatchObject({ open: 3, refused: 2 });
+    // A stream that ends gives its place back.
+    a1.destroy();
+    await until(harness, (counts) => counts.open === 2);
+    expect((await streamFrom(harness, "127.0.0.3")).statusCode).toBe(200);
+  });
+
+  it("behind a trusted proxy each forwarded address has its own share of streams", async () => {
+    const harness = await startBridge({ trustProxy: true, limits: { sseMaxStreamsPerAddress: 1 } });
+    const forwardedFor = (address: string): Promise<IncomingMessage> =>
+      new Promise((resolve, reject) => {
+        const request = get(`${harness.bridge.url}/events?type=selection:changed`, { headers: { "x-forwarded-for": address } }, (response) => {
+          opened.push(response);
+          resolve(response);
+        });
+        request.once("error", reject);
+      });
+    expect((await forwardedFor("203.0.113.7")).statusCode).toBe(200);
+    expect((await forwardedFor("203.0.113.7")).statusCode).toBe(429);
+    expect((await forwardedFor("203.0.113.8")).statusCode).toBe(200);
+  });
+
+  it("a reader left above sseSoftBytes is closed after sseSlowReaderMs even when no event follows", async () => {
+    const host = new PreviewHost();
+    const harness = await startBridge({ host, limits: { sseSoftBytes: 64 * 1024, sseHardBytes: 256 * 1024 * 1024, sseSlowReaderMs: 300, sseTotalBytes: 1024 * 1024 * 1024 } });
+    const reader = await openStream(harness, "?type=selection:changed");
+    reader.response.pause();
+    // One event larger than what the kernel's buffers take: the stream's queue stays above the soft cap, and nothing
+    // more is sent to look at it.
+    host.emitSelection({ ...rect, pad: "x".repeat(32 * 1024 * 1024) });
+    const closed = await until(harness, (counts) => counts.slowCloses > 0);
+    expect(closed).toMatchObject({ open: 0, slowCloses: 1, budgetCloses: 0 });
+  });
+
+  it("past sseTotalBytes the streams furthest behind are closed first; a reader that keeps up gets every event", async () => {
+    const host = new PreviewHost();
+    const MiB = 1024 * 1024;
+    const harness = await startBridge({ host, limits: { sseSoftBytes: 256 * MiB, sseHardBytes: 512 * MiB, sseSlowReaderMs: 600_000, sseTotalBytes: 4 * MiB } });
+    const reading = await openStream(harness, "?type=selection:changed");
+    const stuck = [];
+    for (let i = 0; i < 4; i++) {
+      const reader = await openStream(harness, "?type=selection:changed");
+      reader.response.pause();
+      stuck.push(reader);
+    }
+    // Events of 1 MiB, one at a time once the reading reader has it, until the budget closes someone.
+    const pad = "x".repeat(MiB);
+    let sent = 0;
+    let counts = await countsOf(harness);
+    while (counts.budgetCloses === 0) {
+      expect(sent).toBeLessThan(500);
+      host.emitSelection({ ...rect, x: ++sent, pad });
+      await reading.until("selection:changed", sent);
+      counts = await countsOf(harness);
+    }
+    // Only stuck readers were closed, and never past what it took to bring the total back under the budget.
+    expect(reading.response.destroyed).toBe(false);
+    expect(counts.open).toBeGreaterThanOrEqual(1);
+    expect(counts.open).toBeLessThan(5);
+    host.emitSelection({ ...rect, x: ++sent, pad: "" });
+    const events = await reading.until("selection:changed", sent);
+    expect(events.map((e) => (JSON.parse(e.data) as { x: number }).x)).toEqual(Array.from({ length: sent }, (_, i) => i + 1));
+    expect(counts.slowCloses).toBe(0);
+  });
+});

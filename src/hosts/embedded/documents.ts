@@ -36,6 +36,8 @@ export interface DocumentOpsDeps {
   readonly maxPsdGroupDepth: number;
   /** Largest file `openDocument` reads, in bytes. */
   readonly maxOpenFileBytes: number;
+  /** The files roots paths were resolved inside: opens and saves reach their folder from the root, following no link. */
+  readonly roots?: readonly string[] | null | undefined;
   /** Throws the abort reason once the call is cancelled or out of time (see `work.ts`). */
   checkpoint(ctx: HostCallContext): void;
 }
@@ -73,6 +75,7 @@ export function documentOps(deps: DocumentOpsDeps): DocumentOps & { openFile(pat
         maxPixels: deps.maxDocumentPixels,
         maxGroupDepth: deps.maxPsdGroupDepth,
         maxBytes: deps.maxOpenFileBytes,
+        within: deps.roots,
         signal: ctx?.signal,
         stages,
         charge,
@@ -190,7 +193,7 @@ export function documentOps(deps: DocumentOpsDeps): DocumentOps & { openFile(pat
         bytes = prepared.bytes;
       }
       // Read back before it replaces anything: a file no reader can open never takes the place of the user's.
-      const written = await writeFileAtomic(path, bytes, { backup, verify: psdFileReadBackProblem });
+      const written = await writeFileAtomic(path, bytes, { backup, within: deps.roots, verify: psdFileReadBackProblem });
       stages.done();
       doc.filePath = path;
       doc.name = basename(path);

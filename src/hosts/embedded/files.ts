@@ -29,6 +29,8 @@ export interface ReadDocumentOptions {
   readonly maxGroupDepth?: number | undefined;
   /** Largest file read (checked on its size before reading). */
   readonly maxBytes: number;
+  /** The files roots the path was resolved inside (see `readRegularFile`). @default none */
+  readonly within?: readonly string[] | null | undefined;
   readonly signal?: AbortSignal | undefined;
   /** Hears "reading", "parsing"/"decoding" and "building layers": {@link OPEN_UNITS} units; may throw to stop. */
   readonly stages?: Stages | undefined;
@@ -58,7 +60,7 @@ export async function readDocumentFile(filePath: string, options: ReadDocumentOp
   }
   const { stages } = options;
   stages?.stage("reading");
-  const bytes = await readRegularFile(filePath, { maxBytes: options.maxBytes, signal: options.signal });
+  const bytes = await readRegularFile(filePath, { maxBytes: options.maxBytes, signal: options.signal, within: options.within });
   options.charge?.(bytes.byteLength, { stage: "file" });
   const name = basename(filePath);
   const { maxPixels, charge } = options;

@@ -70,7 +70,7 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
     // Stops work whose caller has given up (cancelled, deadline passed, bridge shutting down).
     checkpoint,
   };
-  const documents = documentOps({ store, events, memory, maxDocumentPixels, maxPsdGroupDepth, maxOpenFileBytes: files.maxOpenFileBytes, checkpoint });
+  const documents = documentOps({ store, events, memory, maxDocumentPixels, maxPsdGroupDepth, maxOpenFileBytes: files.maxOpenFileBytes, roots: files.policy.roots, checkpoint });
   const { openFile, ...documentMethods } = documents;
   const { reports$, ...actions } = actionOps({ ...deps, options: options.cutout, logger: options.logger });
   const scriptLimits: ScriptLimits = { ...DEFAULT_SCRIPT_LIMITS, ...options.scriptLimits };

@@ -167,6 +167,7 @@ export const CLOSE_CODE_DESCRIPTIONS: Readonly<Record<keyof typeof CLOSE_CODES, 
   GOING_AWAY: "The bridge is shutting down.",
   INVALID_DATA: "Too many frames that were not JSON.",
   POLICY_VIOLATION: "The client kept sending frames past its rate after being answered TOO_MANY_REQUESTS; the logical client stays resumable.",
+  MESSAGE_TOO_BIG: "A text message over maxTextFrameBytes (answered first with a PAYLOAD_TOO_LARGE error event naming binary parts), or any message over maxPayloadBytes; the logical client stays resumable.",
   INTERNAL: "A hook failed while accepting the connection.",
 };
 
@@ -191,4 +192,7 @@ export const WS_QUERY: ReadonlyArray<{ readonly name: string; readonly type: "st
 /** The layout of a binary message, as the contract describes it. */
 export const BINARY_LAYOUT =
   "On a connection opened with `?binary=1`: an image result's bytes right after its JSON response (which names them `{binary: n, mime, bytes}`), or an import's bytes right after the JSON request naming `{binary: n}`. " +
-  "Layout: byte 0 is the header version (1); byte 1 is n, the part index; bytes 2–3 are L, the length of the request id in bytes (unsigned, big-endian); bytes 4 to 4+L are the request id in UTF-8 (a numeric id as its digits); the rest is the payload.";
+  "Layout: byte 0 is the header version (1); byte 1 is n, the part index; bytes 2–3 are L, the length of the request id in bytes (unsigned, big-endian); bytes 4 to 4+L are the request id in UTF-8 (a numeric id as its digits); the rest is the payload. " +
+  "Text messages carry JSON only and are limited to `maxTextFrameBytes` (4 MiB by default), far below binary ones (`maxPayloadBytes`, 96 MiB). This is a change: text messages used to be accepted up to `maxPayloadBytes`, and a big import inline as base64. " +
+  "A larger text message is refused from its header, before it is read: `PAYLOAD_TOO_LARGE` as the answer on its request id when the message starts with `{\"id\":…` (as the SDK writes requests), else as an `error` event (`details: { limit: \"maxTextFrameBytes\", bytes, maxBytes, use: \"binary parts\" }`), then close 1009. " +
+  "An image bigger than that must go as a binary part: the SDK sends `layer:importImage`'s image as one by itself, whether given as bytes or as a data URI or base64 longer than 64 KiB.";

@@ -188,7 +188,7 @@ export function createHttpApp(target: TransportTarget, mcp?: McpHttp, events?: E
       routes.add(verb, MCP_PATH);
       app.on(verb, MCP_PATH, async (event) => {
         try {
-          const body = verb === "POST" ? await readRouteBody(event.req, target.limits.maxHttpBodyBytes) : undefined;
+          const body = verb === "POST" ? await readRouteBody(event.req, target.limits.maxHttpBodyBytes, target.limits) : undefined;
           return await mcp.handle(event.req, body, nodeRequestOf(event));
         } catch (error) {
           return errorResponse(target.dispatcher.toWireError(error, {}));
@@ -215,7 +215,7 @@ async function runMethod(target: TransportTarget, method: MethodDefinition, even
       params = { ...coerceStrings(method, queryOf(event)), ...pathParams };
     } else {
       const limit = binding.body === "import" ? target.limits.maxImportBodyBytes : target.limits.maxHttpBodyBytes;
-      params = { ...(await readJsonBody(event.req, limit)), ...pathParams };
+      params = { ...(await readJsonBody(event.req, limit, target.limits)), ...pathParams };
     }
     // `Accept: image/…` picks the format only when the params name none: an explicit `format` wins, and the
     // `Content-Type` says what was sent. Routes without a `format` param (previews) answer PNG whatever image
@@ -250,7 +250,7 @@ async function runPluginRoute(target: TransportTarget, event: H3Event): Promise<
     const found = target.pluginRoute(id, event.req.method, segments);
     if ("verbs" in found) throw noRouteError(event.req.method, url.pathname, found.verbs, id);
     const hasBody = event.req.method !== "GET" && event.req.method !== "HEAD" && event.req.method !== "DELETE";
-    const body = hasBody ? await readRouteBody(event.req, target.limits.maxHttpBodyBytes) : undefined;
+    const body = hasBody ? await readRouteBody(event.req, target.limits.maxHttpBodyBytes, target.limits) : undefined;
     const result = await found.run({ path: `/${segments.join("/")}`, query: queryOf(event), headers: event.req.headers, body });
     if (result instanceof Response) return result;
     if (result === undefined) return new HttpResponse(null, { status: 204 });

@@ -16,7 +16,7 @@ export const BATCH_PATH = "/batch";
  */
 export async function runBatchRoute(target: TransportTarget, event: H3Event, callerOf: () => DispatchCaller): Promise<Response> {
   try {
-    const params = await readJsonBody(event.req, target.limits.maxHttpBodyBytes);
+    const params = await readJsonBody(event.req, target.limits.maxHttpBodyBytes, target.limits);
     const outcomes = await target.dispatcher.batch(callerOf(), params);
     const body = await batchJson(outcomes, "", "");
     if (typeof body !== "string") return jsonBytesResponse(body);

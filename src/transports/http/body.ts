@@ -1,16 +1,22 @@
 import type { IncomingMessage } from "node:http";
 import type { Socket } from "node:net";
+import type { Limits } from "../../limits.js";
 import { BridgeError } from "../../protocol/index.js";
 import { inboundBudgetOfSocket, inboundOwner, type InboundBudget, type InboundTicket } from "../inbound.js";
+import { NotJson, parseJsonOffThread } from "../json-off-thread.js";
+
+/** Where a body's JSON is parsed: from `jsonOffThreadBytes` on, on the JSON worker, nested at most `maxJsonDepth`. */
+export type JsonLimits = Pick<Limits, "jsonOffThreadBytes" | "maxJsonDepth">;
 
 /**
  * Reads a JSON object body, refusing more than `limit` bytes before buffering them (a declared
- * Content-Length is checked first, a chunked body is counted as it streams). An empty body is `{}`.
+ * Content-Length is checked first, a chunked body is counted as it streams). An empty body is `{}`. A large body
+ * is parsed off the bridge's thread.
  */
-export async function readJsonBody(request: Request, limit: number): Promise<Record<string, unknown>> {
-  return readBody(request, limit, (text) => {
+export async function readJsonBody(request: Request, limit: number, json: JsonLimits): Promise<Record<string, unknown>> {
+  return readBody(request, limit, async (text) => {
     if (text === undefined) return {};
-    const value = parseJson(text);
+    const value = await parseJson(text, json);
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
       throw new BridgeError("BAD_REQUEST", "Request body must be a JSON object (the method's params)");
     }
@@ -22,19 +28,25 @@ export async function readJsonBody(request: Request, limit: number): Promise<Rec
  * Reads a body for a plugin route with the same limit: JSON when the content type says so (or none is given),
  * else the text as is; undefined when there is no body.
  */
-export async function readRouteBody(request: Request, limit: number): Promise<unknown> {
-  return readBody(request, limit, (text) => {
+export async function readRouteBody(request: Request, limit: number, json: JsonLimits): Promise<unknown> {
+  return readBody(request, limit, async (text) => {
     if (text === undefined) return undefined;
     const type = request.headers.get("content-type");
-    return type === null || /[/+]json\b/i.test(type) ? parseJson(text) : text;
+    return type === null || /[/+]json\b/i.test(type) ? parseJson(text, json) : text;
   });
 }
 
-function parseJson(text: string): unknown {
+async function parseJson(text: string, json: JsonLimits): Promise<unknown> {
+  const notJson = (): BridgeError => new BridgeError("BAD_REQUEST", "Request body is not valid JSON");
+  if (text.length >= json.jsonOffThreadBytes) {
+    return parseJsonOffThread(text, json.maxJsonDepth).catch((error: unknown) => {
+      throw error instanceof NotJson ? notJson() : error;
+    });
+  }
   try {
     return JSON.parse(text);
   } catch {
-    throw new BridgeError("BAD_REQUEST", "Request body is not valid JSON");
+    throw notJson();
   }
 }
 
@@ -79,7 +91,7 @@ function reserveBody(inbound: BodyInbound, bytes: number): Promise<InboundTicket
  * of `inboundSmallBytes` or more reserves its declared length before it is read (without one, the most it may still
  * grow to, once it gets there), and waits while that does not fit.
  */
-async function readBody<T>(request: Request, limit: number, use: (text: string | undefined) => T): Promise<T> {
+async function readBody<T>(request: Request, limit: number, use: (text: string | undefined) => Promise<T>): Promise<T> {
   const declared = Number(request.headers.get("content-length") ?? Number.NaN);
   const tooLarge = (): BridgeError =>
     new BridgeError("PAYLOAD_TOO_LARGE", `Request body is larger than ${limit} bytes`, { details: { limit } });
@@ -89,7 +101,7 @@ async function readBody<T>(request: Request, limit: number, use: (text: string |
   let small = 0;
   try {
     if (inbound !== undefined && Number.isFinite(declared) && declared >= inbound.budget.smallBytes) ticket = await reserveBody(inbound, declared);
-    if (request.body === null) return use(undefined);
+    if (request.body === null) return await use(undefined);
     const chunks: Uint8Array[] = [];
     let size = 0;
     const reader = request.body.getReader();
@@ -109,7 +121,8 @@ async function readBody<T>(request: Request, limit: number, use: (text: string |
     }
     const text = size === 0 ? undefined : Buffer.concat(chunks, size).toString("utf8");
     chunks.length = 0;
-    return use(text);
+    // Awaited here, so the body's bytes stay counted until it is parsed.
+    return await use(text);
   } finally {
     inbound?.budget.discharge(small);
     if (ticket !== undefined) inbound?.budget.release(ticket);

@@ -5,6 +5,8 @@ import type { SerializedEvent } from "../../methods/index.js";
 import { BridgeError, STATE_EVENTS } from "../../protocol/index.js";
 import type { Limits } from "../../limits.js";
 import type { Logger } from "../../logger.js";
+import { requestAddress } from "../connections.js";
+import { EventStreamBudget, type BudgetedStream } from "./sse-budget.js";
 
 /** Path of the root endpoint's event stream; a plugin's is `/plugins/{id}/events`. */
 export const EVENTS_PATH = "/events";
@@ -32,7 +34,15 @@ interface LogEntry {
   /** The endpoint and editor it was recorded for (`root`, `root@embedded-2`, a plugin id): a stream reads only its own. */
   readonly source: string;
   readonly type: string;
-  readonly json: string;
+  /**
+   * The whole SSE message (`id`, `event`, `data`), encoded once when the event is recorded: every stream writes this
+   * same buffer, so a preview sent to a thousand readers is held once, not once per reader.
+   */
+  readonly frame: Buffer;
+  /** Where its `data` starts in `frame`. */
+  readonly dataStart: number;
+  /** What `?documentId=`/`?layerId=` filters read from its data, parsed once for all streams (null: names nothing). */
+  named?: Record<string, unknown> | null;
 }
 
 type Listener = (entry: LogEntry) => void;
@@ -154,13 +164,17 @@ export class EventLog {
   }
 
   private append(source: string, event: SerializedEvent): LogEntry {
-    const entry: LogEntry = { seq: ++this.seq, source, type: event.type, json: event.json };
+    const seq = ++this.seq;
+    const head = `id: ${this.boot}-${seq}\nevent: ${event.type}\ndata: `;
+    // JSON.stringify never emits a raw newline, so `data:` stays one line.
+    const frame = Buffer.from(`${head}${event.json}\n\n`);
+    const entry: LogEntry = { seq, source, type: event.type, frame, dataStart: Buffer.byteLength(head) };
     this.entries.push(entry);
-    this.bytes += event.json.length;
+    this.bytes += frame.length;
     // Bounded by count and by size: a few large previews must not hold more memory than many small events.
     while (this.entries.length - this.head > this.limits.sseLogEvents || (this.bytes > this.limits.sseLogBytes && this.entries.length - this.head > 1)) {
       const gone = this.entries[this.head]!;
-      this.bytes -= gone.json.length;
+      this.bytes -= gone.frame.length;
       this.head++;
       this.dropped.push({ seq: gone.seq, source: gone.source, type: gone.type });
       if (this.dropped.length > this.limits.sseLogDroppedEvents) this.forgotten = this.dropped.shift()!.seq;
@@ -204,7 +218,12 @@ export interface SseCounts {
   open: number;
   delivered: number;
   coalesced: number;
+  /** Streams closed past their own caps (`sseHardBytes`, or `sseSoftBytes` for `sseSlowReaderMs`). */
   slowCloses: number;
+  /** Streams closed, furthest behind first, because all streams together queued more than `sseTotalBytes`. */
+  budgetCloses: number;
+  /** Streams refused for `sseMaxStreams` or `sseMaxStreamsPerAddress`. */
+  refused: number;
 }
 
 export interface SseContext {
@@ -212,6 +231,9 @@ export interface SseContext {
   readonly limits: Limits;
   readonly logger: Logger;
   readonly counts: SseCounts;
+  readonly budget: EventStreamBudget;
+  /** Proxies whose `X-Forwarded-For` names the address a stream counts against (`checkTrustProxy`'s entries). */
+  readonly trustProxy: readonly string[];
 }
 
 /** A stream's request, already past the Origin/Host/token (or ticket) checks. */
@@ -240,15 +262,22 @@ export function requestedTypes(sources: EventSources, endpoint: string, url: URL
   return types;
 }
 
+/** An entry's data as an object, parsed on the first stream that filters and kept for the others. */
+function namedOf(entry: LogEntry): Record<string, unknown> | null {
+  if (entry.named !== undefined) return entry.named;
+  const data = JSON.parse(entry.frame.toString("utf8", entry.dataStart, entry.frame.length - 2)) as unknown;
+  entry.named = data !== null && typeof data === "object" ? (data as Record<string, unknown>) : null;
+  return entry.named;
+}
+
 /** `?documentId=` / `?layerId=`: an event naming another document or layer is skipped; events naming none pass. */
 function filterOf(url: URL): (entry: LogEntry) => boolean {
   const documentId = url.searchParams.get("documentId");
   const layerId = url.searchParams.get("layerId");
   if (documentId === null && layerId === null) return () => true;
   return (entry) => {
-    const data = JSON.parse(entry.json) as unknown;
-    if (data === null || typeof data !== "object") return true;
-    const named = data as Record<string, unknown>;
+    const named = namedOf(entry);
+    if (named === null) return true;
     if (documentId !== null && "documentId" in named && String(named["documentId"]) !== documentId) return false;
     // A preview's `id` is its layer's.
     if (layerId !== null && entry.type === "layer:previewChange" && String(named["id"]) !== layerId) return false;
@@ -256,34 +285,31 @@ function filterOf(url: URL): (entry: LogEntry) => boolean {
   };
 }
 
-function frame(id: string, type: string, json: string): string {
-  // JSON.stringify never emits a raw newline, so `data:` stays one line.
-  return `id: ${id}\nevent: ${type}\ndata: ${json}\n\n`;
-}
+/** How often a stream above `sseSoftBytes` is looked at when no event comes: it may drain, or be closed as slow. */
+const BEHIND_CHECK_MS = 1_000;
 
 /**
  * Serves one `text/event-stream` on a Node response: replays from `Last-Event-ID`, then follows the live events,
  * with a heartbeat comment. A reader whose queue passes `sseSoftBytes` gets only the latest value of each state event;
- * past `sseHardBytes`, or above the soft cap for `sseSlowReaderMs`, it is closed (it may reconnect with its last id).
- * Resolves when the stream ends.
+ * past `sseHardBytes`, or above the soft cap for `sseSlowReaderMs` (checked on a timer, whether events come or not),
+ * it is closed (it may reconnect with its last id). All streams together share `sseTotalBytes`, and their number is
+ * capped in total and per address (`sseMaxStreams`, `sseMaxStreamsPerAddress`): a refused stream throws before its
+ * answer starts. Resolves when the stream ends.
  */
 export function serveEventStream(context: SseContext, sources: EventSources, request: SseRequest, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const { log, limits, counts } = context;
+  const { log, limits, counts, budget } = context;
   const types = requestedTypes(sources, request.endpoint, request.url);
   const source = sourceOf(request.endpoint, request.editorId);
   const wanted = new Set(types);
   const passes = filterOf(request.url);
-  const headers: Record<string, string> = {};
-  request.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
-  res.writeHead(200, { ...headers, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", connection: "keep-alive", "x-accel-buffering": "no" });
-  counts.open++;
+  const address = requestAddress(req, context.trustProxy);
   let lastSent = 0;
   let ended = false;
   let pending: Map<string, LogEntry> | undefined;
+  /** When the queue was first seen above the soft cap, while it stays there. */
   let behindSince: number | undefined;
   let flushTimer: NodeJS.Timeout | undefined;
+  let behindTimer: NodeJS.Timeout | undefined;
   let heartbeat: NodeJS.Timeout | undefined;
   const stops: Array<() => void> = [];
 
@@ -291,31 +317,73 @@ export function serveEventStream(context: SseContext, sources: EventSources, req
     if (ended) return;
     ended = true;
     counts.open--;
+    budget.remove(stream, address);
     for (const stop of stops) stop();
     clearInterval(heartbeat);
     clearInterval(flushTimer);
+    clearTimeout(behindTimer);
     if (!res.destroyed) res.destroy();
   };
+  const stream: BudgetedStream = {
+    queuedBytes: () => (ended ? 0 : res.writableLength),
+    closeForBudget: () => {
+      counts.budgetCloses++;
+      end();
+    },
+  };
+  try {
+    budget.add(stream, address);
+  } catch (error) {
+    counts.refused++;
+    throw error;
+  }
+  const headers: Record<string, string> = {};
+  request.headers.forEach((value, name) => {
+    headers[name] = value;
+  });
+  res.writeHead(200, { ...headers, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", connection: "keep-alive", "x-accel-buffering": "no" });
+  counts.open++;
+
   const closeSlow = (): void => {
     counts.slowCloses++;
     context.logger.info({ actor: "sse", endpoint: request.endpoint, queuedBytes: res.writableLength }, "slow event-stream reader closed");
     end();
   };
+  /** Looks at a stream above the soft cap: closed once it has stayed there `sseSlowReaderMs`, else looked at again. */
+  const checkBehind = (): void => {
+    behindTimer = undefined;
+    if (ended) return;
+    if (res.writableLength <= limits.sseSoftBytes) {
+      behindSince = undefined;
+      if (pending !== undefined) flush();
+      return;
+    }
+    const now = Date.now();
+    behindSince ??= now;
+    if (now - behindSince >= limits.sseSlowReaderMs) {
+      closeSlow();
+      return;
+    }
+    behindTimer = setTimeout(checkBehind, Math.min(BEHIND_CHECK_MS, behindSince + limits.sseSlowReaderMs - now));
+    behindTimer.unref();
+  };
+  /** After a write: a queue above the soft cap starts being watched, events or not. */
+  const noteQueue = (): void => {
+    budget.wrote();
+    if (behindTimer === undefined && res.writableLength > limits.sseSoftBytes) checkBehind();
+  };
   const write = (entry: LogEntry): void => {
     if (entry.seq <= lastSent) return;
     lastSent = entry.seq;
     counts.delivered++;
-    res.write(frame(log.idOf(entry), entry.type, entry.json));
+    res.write(entry.frame);
+    noteQueue();
   };
   const flush = (): void => {
     if (ended || pending === undefined) return;
-    if (res.writableLength > limits.sseSoftBytes) {
-      if (Date.now() - (behindSince ?? Date.now()) > limits.sseSlowReaderMs) closeSlow();
-      return;
-    }
+    if (res.writableLength > limits.sseSoftBytes) return; // still behind: checkBehind closes it in time
     const held = [...pending.values()].sort((a, b) => a.seq - b.seq);
     pending = undefined;
-    behindSince = undefined;
     clearInterval(flushTimer);
     flushTimer = undefined;
     for (const entry of held) write(entry);
@@ -329,10 +397,10 @@ export function serveEventStream(context: SseContext, sources: EventSources, req
     }
     if (queued > limits.sseSoftBytes && STATE_EVENTS.has(entry.type)) {
       pending ??= new Map();
-      behindSince ??= Date.now();
       if (pending.has(entry.type)) counts.coalesced++;
       pending.set(entry.type, entry);
       flushTimer ??= setInterval(flush, COALESCE_FLUSH_MS);
+      if (behindTimer === undefined) checkBehind();
       return;
     }
     write(entry);
@@ -380,8 +448,17 @@ export interface EventStreams extends SseContext {
   readonly tickets: TicketStore;
 }
 
-export function createEventStreams(sources: EventSources, limits: Limits, logger: Logger): EventStreams {
-  return { sources, limits, logger, log: new EventLog(sources, limits), tickets: new TicketStore(limits), counts: { open: 0, delivered: 0, coalesced: 0, slowCloses: 0 } };
+export function createEventStreams(sources: EventSources, limits: Limits, logger: Logger, trustProxy: readonly string[] = []): EventStreams {
+  return {
+    sources,
+    limits,
+    logger,
+    log: new EventLog(sources, limits),
+    tickets: new TicketStore(limits),
+    counts: { open: 0, delivered: 0, coalesced: 0, slowCloses: 0, budgetCloses: 0, refused: 0 },
+    budget: new EventStreamBudget(limits, logger),
+    trustProxy,
+  };
 }
 
 /** Whether a path is an event stream: `/events` or `/plugins/{id}/events`. */

@@ -1,3 +1,4 @@
+import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import type { WebSocket } from "ws";
 import {
@@ -13,6 +14,7 @@ import {
 } from "../../protocol/index.js";
 import { messageCount, sendFrame, type LogicalClient, type ReplayBatch } from "../../actors/client.js";
 import type { TransportTarget } from "../target.js";
+import { normalizeAddress } from "../connections.js";
 import type { ConnectParams } from "./params.js";
 import { pauseReading, resumeReading } from "./pauses.js";
 import { WsClientSocket } from "./client-socket.js";
@@ -119,7 +121,8 @@ function serve(ws: WebSocket, socket: WsClientSocket, target: TransportTarget, c
   const endpoint = client.endpoint;
   const resumed = batch !== undefined;
   const replayed = batch === undefined ? 0 : messageCount(socket, batch.frames);
-  target.log.info({ actor: client.logName, endpoint, name: client.name, resumed, replayed, binary: socket.binary }, "client connected");
+  client.address = normalizeAddress((socket.raw as Partial<Socket>).remoteAddress ?? "unknown");
+  target.clients.churn.write(client.address, "connected", { actor: client.logName, endpoint, name: client.name, resumed, replayed, binary: socket.binary }, "client connected");
   socket.send(greeting(target.server, client, socket.binary, batch, replayed));
   for (const frame of batch?.frames ?? []) sendFrame(socket, frame);
   new WsSession(ws, socket, target, client);

@@ -2,11 +2,11 @@ import type { WebSocket } from "ws";
 
 /*
  * Reading a socket may be paused for more than one reason at once (a plugin's `onConnect` has not answered yet; a
- * large frame waits for inbound room). `ws.resume()` for one reason must not resume a socket another still holds.
+ * large frame waits for inbound room; a large frame is being parsed on the JSON worker). `ws.resume()` for one reason must not resume a socket another still holds.
  */
 
 /** Why a socket is not read. */
-export type PauseReason = "admission" | "inbound" | "rate";
+export type PauseReason = "admission" | "inbound" | "rate" | "turn" | "parse";
 
 const held = new WeakMap<WebSocket, Set<PauseReason>>();
 

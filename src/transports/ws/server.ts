@@ -7,7 +7,7 @@ import type { TransportTarget } from "../target.js";
 import type { ConnectionGate } from "../connections.js";
 import { inboundBudgetFor, inboundOwner } from "../inbound.js";
 import { bindConnection, refuse } from "./connection.js";
-import { watchInboundFrames } from "./inbound-frames.js";
+import { textFrameTooLarge, watchInboundFrames, type InboundFrameRules } from "./inbound-frames.js";
 import { NO_CONNECT_PARAMS, parseConnectParams, type ConnectParams } from "./params.js";
 
 /** Root endpoint path; plugin endpoints are `/ws/{pluginId}`. */
@@ -78,6 +78,18 @@ export function attachWebSocket(server: Server, target: TransportTarget, connect
   // Frames and HTTP bodies being received draw from one budget per server: large ones wait for room.
   const inbound = inboundBudgetFor(server, target.limits);
 
+  const frameRules: InboundFrameRules = {
+    maxPayloadBytes: target.limits.maxPayloadBytes,
+    maxTextFrameBytes: target.limits.maxTextFrameBytes,
+    framesPerTurn: target.limits.clientFramesPerTurn,
+    refuseText: (ws, bytes, requestId) => {
+      const error = textFrameTooLarge(bytes, target.limits.maxTextFrameBytes);
+      if (requestId === undefined) return refuse(ws, target, error, CLOSE_CODES.MESSAGE_TOO_BIG);
+      // The answer to that request, so the caller's call fails now rather than at its deadline.
+      ws.send(JSON.stringify({ id: requestId, ok: false, error: target.dispatcher.toWireError(error, { requestId }) }));
+      ws.close(CLOSE_CODES.MESSAGE_TOO_BIG, error.code);
+    },
+  };
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     socket.on("error", destroyOnError);
     safely(req, socket, head, false);
@@ -144,7 +156,7 @@ export function attachWebSocket(server: Server, target: TransportTarget, connect
     socket.cork();
     process.nextTick(uncorkSocket, socket);
     wss.handleUpgrade(req, socket, head, (ws) => {
-      watchInboundFrames(ws, socket, inbound, inboundOwner(req.socket), target.limits.maxPayloadBytes);
+      watchInboundFrames(ws, socket, inbound, inboundOwner(req.socket), frameRules);
       ws.on("pong", answered);
       ws.on("close", answered); // emitted once; `once` would wrap it per socket
       const endpointError = target.endpointError(endpoint);

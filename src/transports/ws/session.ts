@@ -2,6 +2,7 @@ import type { WebSocket } from "ws";
 import { BridgeError, CLOSE_CODES, CONNECTION_EVENTS, checkRequest, type ProtocolError, type RequestId } from "../../protocol/index.js";
 import type { LogicalClient } from "../../actors/client.js";
 import type { DispatchCaller } from "../../actors/dispatcher.js";
+import { NotJson, parseJsonOffThread, TooDeep } from "../json-off-thread.js";
 import type { TransportTarget } from "../target.js";
 import { BinaryPartCollector, binaryPartsNamed, type PartRequest } from "./binary-parts.js";
 import type { WsClientSocket } from "./client-socket.js";
@@ -35,6 +36,11 @@ export class WsSession implements DispatchCaller {
   private ratePaused = false;
   /** Made on the first request that names binary parts (only on a `binary` socket). */
   private parts: BinaryPartCollector | undefined;
+  /**
+   * While a large frame is parsed on the JSON worker: the messages that came after it, taken in order once it is
+   * done (its binary parts among them). Reading is paused meanwhile, so this holds at most one read's worth.
+   */
+  private backlog: Array<readonly [unknown, boolean]> | undefined;
 
   constructor(
     private readonly ws: WebSocket,
@@ -89,13 +95,15 @@ export class WsSession implements DispatchCaller {
     });
     let id: RequestId | undefined;
     try {
+      // A large frame is not parsed here just to find its id: that is the cost the rate limit spares.
+      if (text.length >= target.limits.jsonOffThreadBytes) throw new RangeError("not parsed");
       const check = checkRequest(JSON.parse(text));
       id = check.ok ? check.request.id : check.id;
       // Its parts are already on their way (a client sends them right after the request).
       const named = check.ok && this.binary ? binaryPartsNamed(check.request.params, target.limits) : 0;
       if (typeof named === "number") this.refusedParts += named;
     } catch {
-      // Not JSON: still refused for the rate, not counted as malformed (it was never read as a request).
+      // Not JSON, or not parsed: still refused for the rate, not counted as malformed (never read as a request).
     }
     if (id !== undefined) {
       const wire = target.dispatcher.toWireError(error, { requestId: id, caller: this });
@@ -130,6 +138,46 @@ export class WsSession implements DispatchCaller {
   }
 
   private readonly onMessage = (data: unknown, isBinary: boolean): void => {
+    if (this.backlog !== undefined) this.backlog.push([data, isBinary]);
+    else this.receive(data, isBinary);
+  };
+
+  /** A large frame's text, parsed on the JSON worker; the frames after it wait their turn. */
+  private parseOffThread(text: string): void {
+    this.backlog = [];
+    pauseReading(this.ws, "parse");
+    parseJsonOffThread(text, this.target.limits.maxJsonDepth)
+      .then(
+        (value) => {
+          if (this.current()) this.request(value);
+        },
+        (error: unknown) => {
+          if (!this.current()) return;
+          if (error instanceof NotJson) this.malformedFrame(new BridgeError("BAD_REQUEST", "Frame is not valid JSON"));
+          else if (error instanceof TooDeep && error.requestId !== undefined) {
+            const wire = this.target.dispatcher.toWireError(error, { requestId: error.requestId, caller: this });
+            this.client.deliverResponse(JSON.stringify({ id: error.requestId, ok: false, error: wire }));
+          } else this.client.deliverNotice(errorEvent(this.target.dispatcher.toWireError(error, { caller: this })));
+        },
+      )
+      .finally(() => {
+        const waiting = this.backlog ?? [];
+        this.backlog = undefined;
+        resumeReading(this.ws, "parse");
+        while (waiting.length > 0) {
+          const [data, isBinary] = waiting.shift()!;
+          this.receive(data, isBinary);
+          // Another large frame: what is left goes before anything that arrives while it is parsed.
+          const again = this.backlog as Array<readonly [unknown, boolean]> | undefined; // set by receive
+          if (again !== undefined) {
+            again.push(...waiting);
+            return;
+          }
+        }
+      });
+  }
+
+  private receive(data: unknown, isBinary: boolean): void {
     if (!this.current()) return;
     if (isBinary && this.binary) {
       const unexpected = this.collector().receive(data as Buffer);
@@ -148,6 +196,10 @@ export class WsSession implements DispatchCaller {
     this.refusedInARow = 0;
     this.parts?.interrupt();
     this.refusedParts = 0;
+    if (text.length >= this.target.limits.jsonOffThreadBytes) {
+      this.parseOffThread(text);
+      return;
+    }
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -155,6 +207,11 @@ export class WsSession implements DispatchCaller {
       this.malformedFrame(new BridgeError("BAD_REQUEST", "Frame is not valid JSON"));
       return;
     }
+    this.request(value);
+  }
+
+  /** A parsed frame: checked as a request, then run (after its binary parts, when it names any). */
+  private request(value: unknown): void {
     const check = checkRequest(value);
     if (!check.ok) {
       const error = new BridgeError("BAD_REQUEST", `Not a valid request: ${check.reason}`);
@@ -173,13 +230,13 @@ export class WsSession implements DispatchCaller {
     if (typeof named !== "number") this.answerError(request, named);
     else if (named > 0) this.collector().expect(request, named);
     else this.run(request, []);
-  };
+  }
 
   private readonly onClose = (code: number): void => {
     if (this.current()) {
       if (code === CLOSE_CODES.DISPOSE) this.client.dispose("closed");
       else this.client.detach(this.socket);
-      this.target.log.info({ actor: this.client.logName, code }, "client socket closed");
+      this.target.clients.churn.write(this.client.address, "closed", { actor: this.client.logName, code }, "client socket closed");
     }
     // After the detach, so the failure is kept for a resume rather than written to the closed socket.
     this.parts?.abandon();

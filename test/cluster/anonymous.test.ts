@@ -129,5 +129,7 @@ describe.skipIf(!hasNatsServer)("a bridge and a NATS that lets anyone in", () =>
       expect(served.health().failures).toEqual([]);
       expect(served.health().worstMs).toBeLessThan(HEALTH_WORST_MS);
     }
-  });
+    // Two bridges in processes of their own, each with its editor, forming a cluster: a loaded 2-core machine running
+    // the rest of the suite beside this file was seen past the default minute.
+  }, 180_000);
 });

@@ -235,8 +235,19 @@ class InboundWatcher {
 
   private readonly onMessage = (): void => {
     const message = this.messages.shift();
-    // After the message's handlers have run: the frame's bytes are parsed by then.
-    if (message !== undefined) queueMicrotask(() => this.release(message));
+    if (message === undefined) return;
+    // After the message's handlers have run: the frame's bytes are parsed by then, unless a handler handed them to
+    // work that holds them longer (a parse on a worker thread), which keeps them counted until it settles.
+    queueMicrotask(() => {
+      const held = holds.get(this.ws);
+      if (held === undefined) {
+        this.release(message);
+        return;
+      }
+      holds.delete(this.ws);
+      const release = (): void => this.release(message);
+      held.then(release, release);
+    });
   };
 
   private readonly onClose = (): void => {
@@ -288,6 +299,19 @@ function requestIdAtStart(start: Buffer, maskKey: number, masked: boolean): stri
 
 /** Reads past a refused message: nothing is kept. */
 function dropBytes(): void {}
+
+/** Work a message's handler started that still holds the message's bytes, per socket (see {@link holdInboundUntil}). */
+const holds = new WeakMap<WebSocket, Promise<unknown>>();
+
+/**
+ * Keeps the message being handled on `ws` counted against the inbound budget until `work` settles, instead of until
+ * its handler returns. For work that holds the frame's text after the handler (a parse on a worker thread, which
+ * copies it and builds the value there): without it, many sockets' large frames would all be in memory at once
+ * while the budget counted none of them. Call it from the `message` handler itself.
+ */
+export function holdInboundUntil(ws: WebSocket, work: Promise<unknown>): void {
+  holds.set(ws, work);
+}
 
 /**
  * Watches `socket` (the upgraded socket of `ws`) for the rest of its life. Call it right after `handleUpgrade`

@@ -6,6 +6,7 @@ import { NotJson, parseJsonOffThread, TooDeep } from "../json-off-thread.js";
 import type { TransportTarget } from "../target.js";
 import { BinaryPartCollector, binaryPartsNamed, type PartRequest } from "./binary-parts.js";
 import type { WsClientSocket } from "./client-socket.js";
+import { holdInboundUntil } from "./inbound-frames.js";
 import { pauseReading, resumeReading } from "./pauses.js";
 
 /** Close code of a socket whose client kept flooding frames past its rate (RFC 6455 policy violation). */
@@ -146,7 +147,10 @@ export class WsSession implements DispatchCaller {
   private parseOffThread(text: string): void {
     this.backlog = [];
     pauseReading(this.ws, "parse");
-    parseJsonOffThread(text, this.target.limits.maxJsonDepth)
+    const parsing = parseJsonOffThread(text, this.target.limits.maxJsonDepth);
+    // The frame stays counted against the inbound budget while the worker holds it, not only until this returns.
+    holdInboundUntil(this.ws, parsing);
+    parsing
       .then(
         (value) => {
           if (this.current()) this.request(value);

@@ -1,6 +1,7 @@
 import { mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { isProcessAlive } from "./_internal/alive.js";
 
 /*
  * The private folder where an editor's recovery copies live: made by the supervisor (the editor's death must not
@@ -32,7 +33,7 @@ async function sweepDeadFolders(root: string): Promise<void> {
   }
   for (const name of names) {
     const owner = FOLDER_NAME.exec(name)?.[1];
-    if (owner === undefined || Number(owner) === process.pid || alive(Number(owner))) continue;
+    if (owner === undefined || Number(owner) === process.pid || isProcessAlive(Number(owner))) continue;
     try {
       // Only this user's: another user's folder is theirs to sweep.
       if ((await stat(join(root, name))).uid === process.getuid?.()) await removeRecoveryFolder(join(root, name));
@@ -42,12 +43,3 @@ async function sweepDeadFolders(root: string): Promise<void> {
   }
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}

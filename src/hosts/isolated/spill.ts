@@ -1,6 +1,7 @@
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { open, unlink } from "node:fs/promises";
 import { join } from "node:path";
+import { isProcessAlive } from "./_internal/alive.js";
 
 /*
  * Large blobs from the editor process (encoded exports, pixels) cross through files in a folder in shared memory
@@ -41,22 +42,12 @@ export function createSpillFolder(): string | undefined {
 function sweepDeadFolders(): void {
   for (const name of readdirSync(SHARED_MEMORY)) {
     const owner = FOLDER_NAME.exec(name)?.[1];
-    if (owner === undefined || Number(owner) === process.pid || alive(Number(owner))) continue;
+    if (owner === undefined || Number(owner) === process.pid || isProcessAlive(Number(owner))) continue;
     try {
       if (statSync(join(SHARED_MEMORY, name)).uid === process.getuid?.()) removeSpillFolder(join(SHARED_MEMORY, name));
     } catch {
       // Another bridge swept it first.
     }
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

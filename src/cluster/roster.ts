@@ -49,9 +49,11 @@ export class Roster {
   update(entries: Iterable<ClusterMember>): void {
     const seen = new Map<number, Peer>();
     for (const member of entries) {
-      // Marked gone by a call: its entry stays until it expires; back only once it writes a new one.
+      // Marked gone: its entry stays until it expires; back only once it writes a new one. An entry written before
+      // it was marked gone is not new either: the bridge may have beaten once more between this bridge's last read
+      // and its death, and that entry must not bring back a dead bridge's editors for a whole time to live.
       const lost = this.lost.get(member.bridge);
-      if (lost !== undefined && lost.lastAt === member.at) continue;
+      if (lost !== undefined && (lost.lastAt === member.at || member.at <= lost.at)) continue;
       this.lost.delete(member.bridge);
       const before = this.peers.get(member.slot);
       const now = Date.now();

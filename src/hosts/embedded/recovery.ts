@@ -33,6 +33,31 @@ interface IndexEntry {
   readonly revision: number;
 }
 
+/** What a copy records of its document besides the model: what the document was when the copy was taken. */
+interface CopiedState {
+  readonly name: string;
+  readonly filePath: string | undefined;
+  readonly isDirty: boolean;
+  readonly activeLayerIds: number[];
+}
+
+/** One document's copy on disk: the revision it holds, its file and size, when it was made and what it recorded. */
+interface Copy {
+  readonly revision: number;
+  readonly file: string | null;
+  readonly bytes: number;
+  readonly at: number;
+  /** Undefined for a copy adopted at a restore, which holds the document as it is now. */
+  readonly state?: CopiedState;
+}
+
+const copiedState = (doc: EmbeddedDocument): CopiedState => ({
+  name: doc.name,
+  filePath: doc.filePath,
+  isDirty: doc.isDirty,
+  activeLayerIds: [...doc.activeLayerIds],
+});
+
 /** The index file: documents in activation order, the active one last. */
 const INDEX_FILE = "documents.json";
 
@@ -64,8 +89,8 @@ export class RecoveryCopies {
   private stopped = false;
   /** Per document: the revision seen last, and when it was first seen. */
   private readonly seen = new Map<number, { revision: number; since: number }>();
-  /** Per document: the revision its copy on disk holds, its file and size, and when it was made. */
-  private readonly copies = new Map<number, { revision: number; file: string | null; bytes: number; at: number }>();
+  /** Per document: its copy on disk. */
+  private readonly copies = new Map<number, Copy>();
   /** Per document: a revision whose copy failed or did not fit, not tried again (a later change is). */
   private readonly skipped = new Map<number, number>();
   private lastIndex = "";
@@ -153,13 +178,14 @@ export class RecoveryCopies {
     const revision = doc.revision;
     if (doc.filePath !== undefined && !doc.isDirty && revision === 0) {
       // Unchanged since it was opened: its own file is its copy.
-      this.copies.set(doc.id, { revision, file: null, bytes: 0, at: performance.now() });
+      this.copies.set(doc.id, { revision, file: null, bytes: 0, at: performance.now(), state: copiedState(doc) });
       if (previous?.file) await rm(join(this.options.dir, previous.file), { force: true });
       return;
     }
     // The document as it is now, its large buffers (pixels, masks) taken by reference: only the rest is copied,
     // which is quick whatever the document's size. The buffers are written from where they are, between turns.
     let snapshot: DocumentSnapshot;
+    const state = copiedState(doc);
     try {
       snapshot = snapshotDocument(doc);
     } catch (error) {
@@ -177,7 +203,7 @@ export class RecoveryCopies {
     // A change while the buffers were written may have torn them (an edit in place): that copy is not kept.
     const kept = await this.writeSliced(join(this.options.dir, file), snapshot.parts, () => doc.revision === revision && this.store.list().includes(doc));
     if (!kept) return;
-    this.copies.set(doc.id, { revision, file, bytes: snapshot.bytes, at: performance.now() });
+    this.copies.set(doc.id, { revision, file, bytes: snapshot.bytes, at: performance.now(), state });
     if (previous?.file) await rm(join(this.options.dir, previous.file), { force: true });
   }
 
@@ -212,12 +238,13 @@ export class RecoveryCopies {
     for (const doc of this.store.recentDocuments()) {
       const copy = this.copies.get(doc.id);
       if (copy === undefined) continue;
+      // A document changed since its copy comes back as the copy has it, dirty flag and all; one that did not
+      // change (a save or a rename keeps its revision) as it is now. Layer ids go on from where they are now, so
+      // no id a client saw after the copy is given to another layer.
+      const state = copy.revision === doc.revision || copy.state === undefined ? copiedState(doc) : copy.state;
       entries.push({
         id: doc.id,
-        name: doc.name,
-        filePath: doc.filePath,
-        isDirty: doc.isDirty,
-        activeLayerIds: [...doc.activeLayerIds],
+        ...state,
         nextLayerId: doc.nextLayerId,
         copy: copy.file,
         revision: copy.revision,

@@ -345,6 +345,7 @@ export class EditorPool {
         restarts: editor.host.restarts,
         documents: this.ids.of(editor.id).length,
         clients: editor.clients,
+        ...(editor.host.editCapabilities !== undefined ? { edits: editor.host.editCapabilities as Record<string, { unsupported?: string[] }> } : {}),
       };
     });
   }

@@ -1,6 +1,7 @@
 import type { Observable } from "rxjs";
 import type { Filesystem } from "../files/index.js";
 import type { CutoutMethod, DataLoss, FileFormat, HostBounds, HostDocument, HostLayer, HostRect } from "../protocol/index.js";
+import type { EditCapabilities, EditOutcome, EditRequest } from "./edits.js";
 
 /*
  * The narrow editor interface. `src/methods` decides behaviour (defaults, layer references, sizes, previews, data
@@ -298,6 +299,15 @@ export interface HostAdapter {
   /** The selection's outline grown by `expand` pixels, or `null` when nothing is selected. */
   getSelectionOutline?(ctx: HostCallContext, options: { documentId: number | undefined; expand: number }): Promise<SelectionOutline | null>;
 
+  // Editing.
+  /**
+   * Makes one edit of the vocabulary (see `edits.ts`), checked and with its defaults decided by the methods, as one
+   * history step; raises the document's revision and emits `documentChanged` with `{documentId, revision, method}`.
+   */
+  edit?(ctx: HostCallContext, request: EditRequest): Promise<EditOutcome>;
+  /** The edits this editor makes, and the fields of each it cannot honour. @default none */
+  readonly editCapabilities?: EditCapabilities;
+
   // Actions and scripts.
   /**
    * Selects the subject of a pixel layer; whether it found one. `method` other than `auto` is only passed when the
@@ -351,4 +361,5 @@ export const OPTIONAL_HOST_OPS = [
   "autoCutout",
   "removeBackground",
   "runScript",
+  "edit",
 ] as const satisfies ReadonlyArray<keyof HostAdapter>;

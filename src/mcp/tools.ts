@@ -22,7 +22,16 @@ export const EXCLUDED_METHODS: readonly string[] = [
 export const SCRIPT_METHODS: readonly string[] = ["jsx:run", "jsx:execute"];
 
 /** Methods that lose or overwrite work: a client should ask before calling them. */
-export const DESTRUCTIVE_METHODS: readonly string[] = ["document:save", "document:close", "document:export"];
+export const DESTRUCTIVE_METHODS: readonly string[] = [
+  "document:save",
+  "document:close",
+  "document:export",
+  "layer:delete",
+  "layer:merge",
+  "layer:clear",
+  "document:flatten",
+  "document:crop",
+];
 
 /** What a tool name may hold, as MCP clients accept it. */
 export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -70,6 +79,15 @@ export function answersImage(method: McpMethodInfo): boolean {
   return json["type"] === "object" && properties !== undefined && "data" in properties && "width" in properties && "format" in properties;
 }
 
+/**
+ * A result schema that also admits `{ error }`; the definitions a recursive schema refers to (`#/definitions/…`,
+ * a layer's children) stay at the root, where the references look for them.
+ */
+function withErrorResult(output: JsonObject): JsonObject & { type: "object" } {
+  const { definitions, ...result } = output;
+  return { type: "object", ...(definitions !== undefined ? { definitions } : {}), anyOf: [result, ERROR_RESULT_SCHEMA] };
+}
+
 /** One tool as `tools/list` answers it. */
 export interface McpTool {
   readonly name: string;
@@ -95,7 +113,7 @@ export function toolOf(method: McpMethodInfo): McpTool | undefined {
     description,
     inputSchema: input as JsonObject & { type: "object" },
     // A failed call answers `{ error }` as its structured content, so the schema admits that shape as well.
-    ...(output?.["type"] === "object" ? { outputSchema: { type: "object" as const, anyOf: [output, ERROR_RESULT_SCHEMA] } } : {}),
+    ...(output?.["type"] === "object" ? { outputSchema: withErrorResult(output) } : {}),
     annotations: {
       title,
       readOnlyHint: !method.mutates && !DESTRUCTIVE_METHODS.includes(method.name),

@@ -1,6 +1,9 @@
 import type { MethodDefinition } from "./define.js";
 import { actionMethods } from "./action.js";
 import { documentMethods } from "./document.js";
+import { documentEditMethods } from "./edit-document.js";
+import { layerEditMethods } from "./edit-layer.js";
+import { selectionEditMethods } from "./edit-selection.js";
 import { eventMethods } from "./events.js";
 import { imageMethods } from "./image.js";
 import { jsxMethods } from "./jsx.js";
@@ -17,6 +20,9 @@ export const BUILTIN_METHODS: readonly MethodDefinition[] = [
   ...layerMethods,
   ...imageMethods,
   ...selectionMethods,
+  ...layerEditMethods,
+  ...documentEditMethods,
+  ...selectionEditMethods,
   ...actionMethods,
   ...jsxMethods,
   ...webhookMethods,

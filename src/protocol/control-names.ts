@@ -8,6 +8,9 @@ export const CANCEL_FEATURE = "cancel";
 /** Feature name: a request may carry `progress: true` and then receives `progress` events. */
 export const PROGRESS_FEATURE = "progress";
 
+/** Feature name: the editing vocabulary (`layer:update`, `document:resize`, `selection:invert`…) is served. */
+export const EDIT_FEATURE = "edit";
+
 /** The method that cancels one of the caller's own requests. */
 export const CANCEL_METHOD = "request:cancel";
 

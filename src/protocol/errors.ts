@@ -16,6 +16,7 @@ export const ERROR_CODES = {
   LAYER_NOT_FOUND: "LAYER_NOT_FOUND",
   PAYLOAD_TOO_LARGE: "PAYLOAD_TOO_LARGE",
   WOULD_LOSE_DATA: "WOULD_LOSE_DATA",
+  CONFLICT: "CONFLICT",
   CLIENT_ATTACHED: "CLIENT_ATTACHED",
   JSX_FAILED: "JSX_FAILED",
   TOO_MANY_REQUESTS: "TOO_MANY_REQUESTS",
@@ -72,6 +73,11 @@ export const ERROR_RULES: Readonly<Record<ErrorCode, ErrorRule>> = {
   PAYLOAD_TOO_LARGE: { status: 413, retryable: false, source: "protocol" },
   /** A save would write a file lacking what the document was opened with; the caller must pass `allowLossy`. */
   WOULD_LOSE_DATA: { status: 409, retryable: false, source: "bridge" },
+  /**
+   * An edit passed `ifRevision` and the document has moved on since: nothing was changed; `details.revision` is
+   * the document's revision now.
+   */
+  CONFLICT: { status: 409, retryable: false, source: "bridge" },
   /** `?resume=<id>&takeover=0` named a logical client that another socket holds. */
   CLIENT_ATTACHED: { status: 409, retryable: false, source: "bridge" },
   JSX_FAILED: { status: 422, retryable: false, source: "jsx" },

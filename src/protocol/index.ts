@@ -9,3 +9,4 @@ export * from "./constants.js";
 export * from "./binary-frames.js";
 export * from "./control.js";
 export * from "./batch.js";
+export * from "./edit-methods.js";

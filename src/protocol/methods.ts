@@ -17,6 +17,7 @@ import {
   WebhookDeliverySchema,
   WebhookViewSchema,
 } from "./resources.js";
+import { EDIT_METHOD_SCHEMAS } from "./edit-methods.js";
 
 /*
  * Params and result schemas of every built-in method (the protocol's methods plus the bridge's extras).
@@ -296,6 +297,7 @@ export const METHOD_SCHEMAS = {
   "webhook:remove": { params: WebhookRef, result: z.object({ id: z.string(), removed: z.boolean() }) },
   "webhook:enable": { params: WebhookRef, result: WebhookViewSchema },
   "webhook:deliveries": { params: WebhookRef, result: z.object({ webhook: WebhookViewSchema, deliveries: z.array(WebhookDeliverySchema) }) },
+  ...EDIT_METHOD_SCHEMAS,
 } as const;
 
 export type BuiltinMethodName = keyof typeof METHOD_SCHEMAS;

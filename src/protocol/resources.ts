@@ -35,6 +35,12 @@ export const HostDocumentSchema = z.object({
    */
   conversion: z.string().optional(),
   isDirty: z.boolean(),
+  /**
+   * Raised by every edit (each method of the editing vocabulary, selection edits included) and by every other change
+   * of the document's layers or pixels made through the bridge (a script, an import); an edit passing `ifRevision`
+   * is refused with `CONFLICT` when the document moved on.
+   */
+  revision: z.number().int().nonnegative().optional(),
   filePath: z.string().optional(),
   activeLayerIds: z.array(z.number().int()),
   /** The editor the document lives on (`<kind>-<n>`); documents of a bridge with several editors differ here. */
@@ -61,28 +67,59 @@ export interface HostLayer {
   bounds: HostBounds;
   rect: HostRect;
   clipped: boolean;
+  /** Whether the layer is locked against edits; absent where the editor does not say. */
+  locked?: boolean | undefined;
+  /** The opacity of the layer's own pixels, not of its effects (0–100); absent where the editor does not say. */
+  fillOpacity?: number | undefined;
+  /** The layer's pixel mask, when it has one (and the editor reports masks). */
+  mask?: LayerMask | undefined;
   children?: HostLayer[] | undefined;
 }
+
+/** A layer's pixel mask: whether it applies, moves with the layer, how strongly (0–100) and how soft (pixels). */
+export interface LayerMask {
+  enabled: boolean;
+  linked: boolean;
+  density: number;
+  feather: number;
+}
+export const LayerMaskSchema = z.object({
+  enabled: z.boolean(),
+  linked: z.boolean(),
+  density: z.number().min(0).max(100),
+  feather: z.number().nonnegative(),
+});
 
 /**
  * A layer. `index` is the host's layer index space (each host documents its own);
  * `layer:getInfoByIndex(l.index).id === l.id` holds on every host. `opacity` is 0–100.
  */
-export const HostLayerSchema: z.ZodType<HostLayer> = z.lazy(() =>
-  z.object({
-    id: z.number().int(),
-    index: z.number().int(),
-    name: z.string(),
-    kind: LayerKindSchema.describe("What the layer is. New kinds may be added (fill was): treat one you do not know as an opaque layer."),
-    visible: z.boolean(),
-    opacity: z.number().min(0).max(100),
-    blendMode: z.string(),
-    bounds: HostBoundsSchema,
-    rect: HostRectSchema,
-    clipped: z.boolean(),
-    children: z.array(HostLayerSchema).optional(),
-  }),
-);
+/** The fields of a layer object, for the layer schema and for results that add to it. */
+const hostLayerFields = () => ({
+  id: z.number().int(),
+  index: z.number().int(),
+  name: z.string(),
+  kind: LayerKindSchema.describe("What the layer is. New kinds may be added (fill was): treat one you do not know as an opaque layer."),
+  visible: z.boolean(),
+  opacity: z.number().min(0).max(100),
+  blendMode: z.string(),
+  bounds: HostBoundsSchema,
+  rect: HostRectSchema,
+  clipped: z.boolean(),
+  locked: z.boolean().optional(),
+  fillOpacity: z.number().min(0).max(100).optional(),
+  mask: LayerMaskSchema.optional(),
+  children: z.array(HostLayerSchema).optional(),
+});
+
+export const HostLayerSchema: z.ZodType<HostLayer> = z.lazy(() => z.object(hostLayerFields()));
+
+/** One layer after an edit, with its document's id and the document's revision after the edit. */
+export const EditedLayerSchema = z.object({
+  ...hostLayerFields(),
+  documentId: z.number().int(),
+  revision: z.number().int().nonnegative(),
+});
 
 export const IMAGE_FORMATS = ["png", "jpeg", "webp"] as const;
 export const ImageFormatSchema = z.enum(IMAGE_FORMATS);
@@ -174,6 +211,11 @@ export const EditorSummarySchema = z.object({
   restarts: z.number().int().nonnegative(),
   documents: z.number().int().nonnegative(),
   clients: z.number().int().nonnegative(),
+  /**
+   * The edits this editor makes, by method, each with the fields it cannot honour (a call passing one answers
+   * `NOT_SUPPORTED` naming it); a method not listed answers `NOT_SUPPORTED`.
+   */
+  edits: z.record(z.string(), z.object({ unsupported: z.array(z.string()).optional() })).optional(),
 });
 export type EditorSummary = z.infer<typeof EditorSummarySchema>;
 

@@ -124,11 +124,12 @@ describe("the published contract", () => {
     expect(openapi.paths["/plugins/stats/echo"]?.["post"]).toBeDefined();
     expect(asyncapi.operations["plugin.stats.statsCount"]).toMatchObject({ title: "stats:count", "x-plugin": "stats" });
     expect(asyncapi.operations["plugin.stats.event.statsCounted"]).toMatchObject({ action: "send", title: "stats:counted" });
-    expect(await openApiErrors(openapi)).toBe("");
-    expect(await asyncApiErrors(asyncapi)).toEqual([]);
+    // Read before the validators run for seconds: a kept-alive socket idle that long may be closed under the request.
     const docs = await (await harness.http("/docs")).text();
     expect(docs).toContain("<td><code>stats</code></td><td><code>/ws/stats</code></td>");
     expect(docs).toContain("GET /plugins/stats/layers/{index}");
+    expect(await openApiErrors(openapi)).toBe("");
+    expect(await asyncApiErrors(asyncapi)).toEqual([]);
   });
 
   it("a plugin's methods, routes and events appear when the bridge knows them, and the documents stay valid", async () => {

@@ -81,6 +81,9 @@ export class PooledHost implements HostAdapter {
   get cutoutMethods(): HostAdapter["cutoutMethods"] {
     return this.inner.cutoutMethods;
   }
+  get editCapabilities(): HostAdapter["editCapabilities"] {
+    return this.inner.editCapabilities;
+  }
 
   async connect() {
     const info = await this.inner.connect();

@@ -28,6 +28,10 @@ export interface DocumentChanges {
 /** Data of the `documentChanged` event: the document and what changed in it. */
 export interface DocumentChangedData {
   readonly documentId: number;
+  /** The document's revision after the change. */
+  readonly revision: number;
+  /** The edit method that made the change; absent for changes made otherwise (a script, an import). */
+  readonly method?: string;
   readonly pixels: boolean;
   readonly selection: boolean;
   readonly activeLayers: boolean;
@@ -93,19 +97,16 @@ export class EmbeddedEvents {
    * @example
    * layer.data = filled; events.notifyChanged(doc, { pixels: true });
    */
-  notifyChanged(doc: { readonly id: number; isDirty: boolean; revision: number }, changes: DocumentChanges): void {
-    const data: DocumentChangedData = {
-      documentId: doc.id,
-      pixels: changes.pixels === true,
-      selection: changes.selection === true,
-      activeLayers: changes.activeLayers === true,
-      layers: changes.layers === true,
-    };
-    if (!data.pixels && !data.selection && !data.activeLayers && !data.layers) return;
-    if (data.pixels || data.layers) {
-      doc.isDirty = true;
-      doc.revision++;
-    }
+  notifyChanged(doc: { readonly id: number; isDirty: boolean; revision: number }, changes: DocumentChanges, method?: string): void {
+    const pixels = changes.pixels === true;
+    const selection = changes.selection === true;
+    const activeLayers = changes.activeLayers === true;
+    const layers = changes.layers === true;
+    // An edit of the vocabulary is one step whatever it changed: it always raises the revision and is reported.
+    if (method === undefined && !pixels && !selection && !activeLayers && !layers) return;
+    if (pixels || layers) doc.isDirty = true;
+    if (pixels || layers || method !== undefined) doc.revision++;
+    const data: DocumentChangedData = { documentId: doc.id, revision: doc.revision, ...(method !== undefined ? { method } : {}), pixels, selection, activeLayers, layers };
     this.documentChanged$.next(data);
     if (this.sources.activeDocumentId() !== doc.id) return;
     if (data.selection) this.selection$.next();

@@ -6,6 +6,7 @@ import { DEFAULT_LIMITS } from "../../limits.js";
 import { CUTOUT_EVENT, EMBEDDED_CUTOUT_METHODS, modelSessionBytes } from "./cutout/index.js";
 import type { EmbeddedDocument } from "./document.js";
 import { documentOps } from "./documents.js";
+import { EMBEDDED_EDIT_CAPABILITIES, editOps } from "./edits/index.js";
 import { EMBEDDED_EVENT_TYPES, EmbeddedEvents, type DocumentChanges } from "./events.js";
 import { imageOps, previewEvent } from "./images.js";
 import { layerOps } from "./layers.js";
@@ -125,6 +126,8 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
     ...selectionOps(deps),
     ...actions,
     runScript: (ctx, scriptOptions) => scripts.runScript(ctx, scriptOptions),
+    ...editOps({ ...deps, store, changed: (doc, changes, method) => events.notifyChanged(doc, changes, method) }),
+    editCapabilities: EMBEDDED_EDIT_CAPABILITIES,
   };
   // The script API calls the editor's own operations (open, save, export, cutouts), so it needs `host` itself.
   const scripts = scriptOps({ store, events, host, files, memory, maxDocumentPixels, limits: scriptLimits });

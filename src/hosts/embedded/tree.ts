@@ -126,6 +126,7 @@ export function toHostDocument(doc: EmbeddedDocument): HostDocument {
     resolution: doc.resolution,
     colorMode: psd?.source.colorModeName ?? "RGB",
     isDirty: doc.isDirty,
+    revision: doc.revision,
     activeLayerIds: activeEntries(doc).map((entry) => entry.layer.id),
   };
   if (psd?.conversion !== undefined) out.conversion = psd.conversion;

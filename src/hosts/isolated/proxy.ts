@@ -1,5 +1,6 @@
 import { DEFAULT_LIMITS } from "../../limits.js";
 import { CUTOUT_EVENT, EMBEDDED_CUTOUT_METHODS } from "../embedded/cutout/index.js";
+import { EMBEDDED_EDIT_CAPABILITIES } from "../embedded/edits/index.js";
 import { EMBEDDED_EVENT_TYPES } from "../embedded/events.js";
 import { embeddedScriptLanguage } from "../embedded/scripts.js";
 import { DEFAULT_SCRIPT_LIMITS } from "../embedded/scripts/index.js";
@@ -68,6 +69,7 @@ export function createIsolatedEmbeddedHost(options: IsolatedEmbeddedHostOptions 
     readConcurrency: Number.MAX_SAFE_INTEGER,
     scriptLanguage: embeddedScriptLanguage({ ...DEFAULT_SCRIPT_LIMITS, ...options.scriptLimits }),
     cutoutMethods: EMBEDDED_CUTOUT_METHODS,
+    editCapabilities: EMBEDDED_EDIT_CAPABILITIES,
     lost$: supervisor.lost$,
     connect: () => {
       cache.clear();

@@ -6,6 +6,7 @@ import {
   BINARY_FEATURE,
   BridgeError,
   CANCEL_FEATURE,
+  EDIT_FEATURE,
   CLOSE_CODES,
   CONNECTION_EVENTS,
   PROGRESS_FEATURE,
@@ -21,7 +22,7 @@ import { WsClientSocket } from "./client-socket.js";
 import { errorEvent, WsSession } from "./session.js";
 
 /** Protocol 1.1 features every WebSocket connection has; `binary` is added where it was asked for. */
-const WS_FEATURES = [CANCEL_FEATURE, PROGRESS_FEATURE, BATCH_FEATURE];
+const WS_FEATURES = [CANCEL_FEATURE, PROGRESS_FEATURE, BATCH_FEATURE, EDIT_FEATURE];
 const BINARY_FEATURES = [BINARY_FEATURE, ...WS_FEATURES];
 
 /** What follows the client id in a new root client's greeting, per server identity: `[plain, binary]`. */

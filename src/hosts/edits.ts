@@ -1,0 +1,158 @@
+import type { HostRect } from "../protocol/index.js";
+import type { Rgba } from "./host.js";
+
+/*
+ * The editing vocabulary as editors receive it. The methods (`src/methods/edit/`) decide every default, check every
+ * reference against the document's tree and turn colours, anchors and places into the plain values below, so an
+ * editor implements each edit once, narrowly, with nothing left to interpret. Each edit is one step of the
+ * document's history where the editor has one (an undo group on GIMP, one history state on Photoshop).
+ */
+
+/** Where a layer goes in the stack: above or below a layer, at the top of a group's children, or at a stack end. */
+export type EditPlace =
+  | { readonly above: number }
+  | { readonly below: number }
+  /** Inside this group, at the top of its children. */
+  | { readonly parent: number }
+  /** The top or bottom of the document's own stack (outside every group). */
+  | { readonly to: "top" | "bottom" };
+
+export type ResampleMethod = "nearest" | "bilinear" | "bicubic";
+
+export type FlipDirection = "horizontal" | "vertical" | "both";
+
+/** How a new selection combines with the one there is. */
+export type SelectionMode = "replace" | "add" | "subtract" | "intersect";
+
+export type LayerEdit =
+  | { readonly op: "layer:create"; readonly kind: "pixel" | "group"; readonly name: string; readonly fillColor?: Rgba | undefined; readonly place: EditPlace }
+  | {
+      readonly op: "layer:update";
+      readonly layerId: number;
+      readonly name?: string | undefined;
+      readonly visible?: boolean | undefined;
+      /** 0–100. */
+      readonly opacity?: number | undefined;
+      /** One of the layer records' names (`normal`, `multiply`, `linear burn`…). */
+      readonly blendMode?: string | undefined;
+      readonly locked?: boolean | undefined;
+      /** 0–100. */
+      readonly fillOpacity?: number | undefined;
+    }
+  | { readonly op: "layer:delete"; readonly layerId: number }
+  | { readonly op: "layer:duplicate"; readonly layerId: number; readonly name: string; readonly place: EditPlace }
+  | { readonly op: "layer:move"; readonly layerId: number; readonly place: EditPlace }
+  /** The layers (top-most first, as in the tree) become the children of a new group, put where the top-most was. */
+  | { readonly op: "layer:group"; readonly layerIds: readonly number[]; readonly name: string }
+  /** The group's children take its place, in order; the group goes. */
+  | { readonly op: "layer:ungroup"; readonly layerId: number }
+  /** The layers (top-most first, at least two) become one pixel layer named `name`, where the top-most was. */
+  | { readonly op: "layer:merge"; readonly layerIds: readonly number[]; readonly name: string }
+  | { readonly op: "layer:rasterize"; readonly layerId: number }
+  /** Fills the selection, or the whole layer when nothing is selected. */
+  | { readonly op: "layer:fill"; readonly layerId: number; readonly color: Rgba; readonly opacity: number; readonly blendMode: string }
+  /** Makes the selected pixels transparent (the whole layer when nothing is selected). */
+  | { readonly op: "layer:clear"; readonly layerId: number }
+  /**
+   * Scale (percent), then rotate (degrees, clockwise), then flip, all about `anchor` (document pixels), then move by
+   * `dx`, `dy`.
+   */
+  | {
+      readonly op: "layer:transform";
+      readonly layerId: number;
+      readonly dx: number;
+      readonly dy: number;
+      readonly scaleX: number;
+      readonly scaleY: number;
+      readonly angle: number;
+      readonly flip: FlipDirection | "none";
+      readonly anchor: { readonly x: number; readonly y: number };
+      readonly resample: ResampleMethod;
+    }
+  | { readonly op: "layer:addMask"; readonly layerId: number; readonly from: "selection" | "revealAll" | "hideAll" }
+  | { readonly op: "layer:deleteMask"; readonly layerId: number }
+  | { readonly op: "layer:applyMask"; readonly layerId: number }
+  | {
+      readonly op: "layer:updateMask";
+      readonly layerId: number;
+      readonly enabled?: boolean | undefined;
+      readonly linked?: boolean | undefined;
+      /** 0–100. */
+      readonly density?: number | undefined;
+      /** Pixels. */
+      readonly feather?: number | undefined;
+    };
+
+export type DocumentEdit =
+  /** Resamples every layer to the new size; `resolution` is written as given (ppi). */
+  | { readonly op: "document:resize"; readonly width: number; readonly height: number; readonly resolution: number; readonly resample: ResampleMethod }
+  /** The canvas becomes `width` × `height`; what was at (0, 0) lands at (`offsetX`, `offsetY`). */
+  | {
+      readonly op: "document:resizeCanvas";
+      readonly width: number;
+      readonly height: number;
+      readonly offsetX: number;
+      readonly offsetY: number;
+      /** What a background layer's new area is filled with (other layers grow transparent). */
+      readonly fillColor: Rgba;
+    }
+  | { readonly op: "document:crop"; readonly rect: HostRect }
+  /** Degrees clockwise; the canvas grows to hold the whole rotated image. */
+  | { readonly op: "document:rotate"; readonly angle: number }
+  | { readonly op: "document:flip"; readonly direction: FlipDirection }
+  | { readonly op: "document:duplicate"; readonly name: string }
+  | { readonly op: "document:flatten" }
+  /** Crops away the fully transparent edges of the composite (nothing when it has none or is all transparent). */
+  | { readonly op: "document:trim" };
+
+export type SelectionEdit =
+  | { readonly op: "selection:all" }
+  | { readonly op: "selection:clear" }
+  | { readonly op: "selection:invert" }
+  | { readonly op: "selection:modify"; readonly how: "expand" | "contract" | "feather" | "smooth" | "border"; readonly pixels: number }
+  /** The layer's transparency (alpha) as a selection. */
+  | { readonly op: "selection:fromLayer"; readonly layerId: number; readonly mode: SelectionMode }
+  /**
+   * Pixels close to a colour (each channel within `tolerance`, 0–255): the colour at `point` (contiguous: the region
+   * connected to it, as a magic wand) or `color` (everywhere, as a colour range), sampled from `layerId` or, with
+   * `sampleMerged`, from the composite.
+   */
+  | {
+      readonly op: "selection:fromColor";
+      readonly point?: { readonly x: number; readonly y: number } | undefined;
+      readonly color?: Rgba | undefined;
+      readonly tolerance: number;
+      readonly contiguous: boolean;
+      readonly sampleMerged: boolean;
+      /** The layer sampled; undefined with `sampleMerged` when none was named and none is active. */
+      readonly layerId: number | undefined;
+      readonly mode: SelectionMode;
+    };
+
+/** One edit, as the methods send it to an editor. */
+export type EditOp = LayerEdit | DocumentEdit | SelectionEdit;
+
+/** Every edit's name: the method that sends it. */
+export type EditName = EditOp["op"];
+
+/** An edit of one document. */
+export interface EditRequest {
+  readonly documentId: number;
+  readonly edit: EditOp;
+}
+
+/** What an edit answers. */
+export interface EditOutcome {
+  /** The document's revision after the edit (for `document:duplicate`, the source's). */
+  readonly revision: number;
+  /** The layer the edit made (`layer:create`, `duplicate`, `group`, `merge`). */
+  readonly layerId?: number | undefined;
+  /** The document the edit made (`document:duplicate`). */
+  readonly documentId?: number | undefined;
+}
+
+/**
+ * What an editor can edit: each edit it implements, with the fields of that edit it cannot honour (an edit passing
+ * one answers `NOT_SUPPORTED` naming the field). An edit left out is `NOT_SUPPORTED` as a whole.
+ */
+export type EditCapabilities = { readonly [K in EditName]?: { readonly unsupported?: readonly string[] } };

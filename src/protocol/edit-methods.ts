@@ -1,0 +1,231 @@
+import { z } from "zod";
+import { EditedLayerSchema, HostDocumentSchema, HostLayerSchema, HostRectSchema, PointSchema } from "./resources.js";
+
+/*
+ * Params and result schemas of the editing vocabulary: layers, documents, selections and masks as typed methods
+ * that behave the same on every editor. Every one takes `documentId?` (default: the active document) and
+ * `ifRevision?` (answered `CONFLICT` when the document's revision moved on); one acting on one layer takes
+ * `layerId?` or `layerIndex?` (none: the active layer).
+ */
+
+/** Longest side of a document or a canvas an edit may ask for, in pixels (as `document:create`). */
+export const MAX_EDIT_SIDE = 30_000;
+/** Most layers one edit may name. */
+export const MAX_EDIT_LAYERS = 10_000;
+/** Largest move, in pixels, either way. */
+const MAX_OFFSET = 1_000_000;
+/** Largest scale, in percent. */
+const MAX_SCALE_PERCENT = 10_000;
+/** Largest radius of a selection change, in pixels. */
+export const MAX_SELECTION_RADIUS = 1_000;
+
+const documentId = z.number().int().optional();
+const layerId = z.number().int();
+const layerIndex = z.number().int().nonnegative();
+/** The revision the caller last saw; the edit is refused with `CONFLICT` when the document has another. */
+const ifRevision = z.number().int().nonnegative().optional();
+/** A colour string: `#rgb`, `#rrggbb`, `#rrggbbaa`, or a name (white, black, transparent, red, green, blue, gray). */
+const color = z.string().min(1).max(64);
+const percent = z.number().min(0).max(100);
+const side = z.number().int().min(1).max(MAX_EDIT_SIDE);
+const name = z.string().min(1).max(255);
+const resample = z.enum(["nearest", "bilinear", "bicubic"]);
+const flip = z.enum(["horizontal", "vertical", "both"]);
+const selectionMode = z.enum(["replace", "add", "subtract", "intersect"]);
+/** The nine points of a box by name, or a point in document pixels. */
+export const ANCHOR_NAMES = ["center", "topLeft", "top", "topRight", "left", "right", "bottomLeft", "bottom", "bottomRight"] as const;
+const anchor = z.union([z.enum(ANCHOR_NAMES), PointSchema]);
+const ids = z.array(layerId).min(1).max(MAX_EDIT_LAYERS);
+
+const Edit = { documentId, ifRevision };
+const Ref = { ...Edit, layerId: layerId.optional(), layerIndex: layerIndex.optional() };
+/** Where a layer goes: at most one; none means above the active layer (the top of the stack when none is active). */
+const Place = {
+  above: layerId.optional(),
+  below: layerId.optional(),
+  /** A group: at the top of its children. */
+  parent: layerId.optional(),
+  to: z.enum(["top", "bottom"]).optional(),
+};
+
+type RefFields = { layerId?: number | undefined; layerIndex?: number | undefined };
+type PlaceFields = { above?: number | undefined; below?: number | undefined; parent?: number | undefined; to?: string | undefined };
+const oneRef = (p: unknown): boolean => (p as RefFields).layerId === undefined || (p as RefFields).layerIndex === undefined;
+const oneRefMessage = { message: "pass at most one of layerId and layerIndex", path: ["layerId"] };
+const onePlace = (p: PlaceFields): boolean => [p.above, p.below, p.parent, p.to].filter((v) => v !== undefined).length <= 1;
+const onePlaceMessage = { message: "pass at most one of above, below, parent and to", path: ["above"] };
+const distinct = (list: readonly number[] | undefined): boolean => list === undefined || new Set(list).size === list.length;
+const distinctMessage = { message: "ids must not repeat", path: ["ids"] };
+
+/** A selection after an edit: its bounds (`null`: nothing selected) and the document's revision. */
+export const EditedSelectionSchema = z.object({ documentId: z.number().int(), revision: z.number().int().nonnegative(), bounds: HostRectSchema.nullable() });
+
+const layerEdit = <S extends z.ZodRawShape>(shape: S) => z.object({ ...Ref, ...shape }).strict().refine(oneRef, oneRefMessage);
+
+/** The editing methods' schemas, merged into the method table. */
+export const EDIT_METHOD_SCHEMAS = {
+  "layer:create": {
+    params: z
+      .object({ ...Edit, kind: z.enum(["pixel", "group"]).optional(), name: name.optional(), fillColor: color.optional(), ...Place })
+      .strict()
+      .refine(onePlace, onePlaceMessage),
+    result: EditedLayerSchema,
+  },
+  "layer:update": {
+    params: layerEdit({
+      name: name.optional(),
+      visible: z.boolean().optional(),
+      opacity: percent.optional(),
+      blendMode: z.string().min(1).max(64).optional(),
+      locked: z.boolean().optional(),
+      fillOpacity: percent.optional(),
+    }),
+    result: EditedLayerSchema,
+  },
+  "layer:delete": {
+    params: layerEdit({}),
+    result: z.object({ documentId: z.number().int(), layerId: z.number().int(), deleted: z.literal(true), revision: z.number().int().nonnegative() }),
+  },
+  "layer:duplicate": {
+    params: z
+      .object({ ...Ref, name: name.optional(), ...Place })
+      .strict()
+      .refine(oneRef, oneRefMessage)
+      .refine(onePlace, onePlaceMessage),
+    result: EditedLayerSchema,
+  },
+  "layer:move": {
+    params: z
+      .object({ ...Ref, ...Place })
+      .strict()
+      .refine(oneRef, oneRefMessage)
+      .refine(onePlace, onePlaceMessage),
+    result: EditedLayerSchema,
+  },
+  "layer:group": {
+    params: z
+      .object({ ...Edit, ids, name: name.optional() })
+      .strict()
+      .refine((p) => distinct(p.ids), distinctMessage),
+    result: EditedLayerSchema,
+  },
+  "layer:ungroup": {
+    params: layerEdit({}),
+    result: z.object({ documentId: z.number().int(), revision: z.number().int().nonnegative(), layers: z.array(HostLayerSchema) }),
+  },
+  "layer:merge": {
+    // `ids` (two or more), or one layer (a ref, or the active one) merged down into the layer below it.
+    params: z
+      .object({ ...Ref, ids: ids.min(2).optional() })
+      .strict()
+      .refine(oneRef, oneRefMessage)
+      .refine((p) => distinct(p.ids), distinctMessage)
+      .refine((p) => p.ids === undefined || (p.layerId === undefined && p.layerIndex === undefined), {
+        message: "pass ids, or one layer to merge down, not both",
+        path: ["ids"],
+      }),
+    result: EditedLayerSchema,
+  },
+  "layer:rasterize": { params: layerEdit({}), result: EditedLayerSchema },
+  "layer:fill": {
+    params: layerEdit({ color, opacity: percent.optional(), blendMode: z.string().min(1).max(64).optional() }),
+    result: EditedLayerSchema,
+  },
+  "layer:clear": { params: layerEdit({}), result: EditedLayerSchema },
+  "layer:transform": {
+    params: layerEdit({
+      dx: z.number().min(-MAX_OFFSET).max(MAX_OFFSET).optional(),
+      dy: z.number().min(-MAX_OFFSET).max(MAX_OFFSET).optional(),
+      scaleX: z.number().positive().max(MAX_SCALE_PERCENT).optional(),
+      scaleY: z.number().positive().max(MAX_SCALE_PERCENT).optional(),
+      angle: z.number().min(-3600).max(3600).optional(),
+      flip: flip.optional(),
+      anchor: anchor.optional(),
+      resample: resample.optional(),
+    }),
+    result: EditedLayerSchema,
+  },
+  "layer:addMask": {
+    params: layerEdit({ from: z.enum(["selection", "revealAll", "hideAll"]).optional() }),
+    result: EditedLayerSchema,
+  },
+  "layer:deleteMask": { params: layerEdit({}), result: EditedLayerSchema },
+  "layer:applyMask": { params: layerEdit({}), result: EditedLayerSchema },
+  "layer:updateMask": {
+    params: layerEdit({
+      enabled: z.boolean().optional(),
+      linked: z.boolean().optional(),
+      density: percent.optional(),
+      feather: z.number().min(0).max(MAX_SELECTION_RADIUS).optional(),
+    }),
+    result: EditedLayerSchema,
+  },
+  "document:resize": {
+    params: z
+      .object({
+        ...Edit,
+        width: side.optional(),
+        height: side.optional(),
+        percent: z.number().positive().max(MAX_SCALE_PERCENT).optional(),
+        resolution: z.number().positive().max(30_000).optional(),
+        resample: resample.optional(),
+      })
+      .strict()
+      .refine((p) => p.percent === undefined || (p.width === undefined && p.height === undefined), {
+        message: "pass percent, or width and/or height, not both",
+        path: ["percent"],
+      })
+      .refine((p) => [p.width, p.height, p.percent, p.resolution].some((v) => v !== undefined), {
+        message: "pass width, height, percent or resolution",
+        path: ["width"],
+      }),
+    result: HostDocumentSchema,
+  },
+  "document:resizeCanvas": {
+    params: z.object({ ...Edit, width: side, height: side, anchor: z.enum(ANCHOR_NAMES).optional(), fillColor: color.optional() }).strict(),
+    result: HostDocumentSchema,
+  },
+  "document:crop": { params: z.object({ ...Edit, rect: HostRectSchema.optional() }).strict(), result: HostDocumentSchema },
+  "document:rotate": { params: z.object({ ...Edit, angle: z.number().min(-3600).max(3600) }).strict(), result: HostDocumentSchema },
+  "document:flip": { params: z.object({ ...Edit, direction: flip }).strict(), result: HostDocumentSchema },
+  "document:duplicate": { params: z.object({ ...Edit, name: name.optional() }).strict(), result: HostDocumentSchema },
+  "document:flatten": { params: z.object(Edit).strict(), result: HostDocumentSchema },
+  "document:trim": { params: z.object(Edit).strict(), result: HostDocumentSchema },
+  "selection:all": { params: z.object(Edit).strict(), result: EditedSelectionSchema },
+  "selection:clear": { params: z.object(Edit).strict(), result: EditedSelectionSchema },
+  "selection:invert": { params: z.object(Edit).strict(), result: EditedSelectionSchema },
+  "selection:modify": {
+    params: z
+      .object({
+        ...Edit,
+        expand: z.number().int().min(1).max(MAX_SELECTION_RADIUS).optional(),
+        contract: z.number().int().min(1).max(MAX_SELECTION_RADIUS).optional(),
+        feather: z.number().positive().max(MAX_SELECTION_RADIUS).optional(),
+        smooth: z.number().int().min(1).max(MAX_SELECTION_RADIUS).optional(),
+        border: z.number().int().min(1).max(MAX_SELECTION_RADIUS).optional(),
+      })
+      .strict()
+      .refine((p) => [p.expand, p.contract, p.feather, p.smooth, p.border].filter((v) => v !== undefined).length === 1, {
+        message: "pass exactly one of expand, contract, feather, smooth and border",
+        path: ["expand"],
+      }),
+    result: EditedSelectionSchema,
+  },
+  "selection:fromLayer": { params: layerEdit({ mode: selectionMode.optional() }), result: EditedSelectionSchema },
+  "selection:fromColor": {
+    params: z
+      .object({
+        ...Ref,
+        point: PointSchema.optional(),
+        color: color.optional(),
+        tolerance: z.number().int().min(0).max(255),
+        contiguous: z.boolean().optional(),
+        sampleMerged: z.boolean().optional(),
+        mode: selectionMode.optional(),
+      })
+      .strict()
+      .refine(oneRef, oneRefMessage)
+      .refine((p) => (p.point === undefined) !== (p.color === undefined), { message: "pass exactly one of point and color", path: ["point"] }),
+    result: EditedSelectionSchema,
+  },
+} as const;

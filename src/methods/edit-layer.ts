@@ -1,6 +1,5 @@
 import { parseColor } from "../hosts/_internal/color.js";
-import { BridgeError } from "../protocol/index.js";
-import { ANCHOR_NAMES } from "../protocol/index.js";
+import { type ANCHOR_NAMES, BridgeError } from "../protocol/index.js";
 import { defineMethod, type MethodDefinition } from "./define.js";
 import {
   aboveActive,

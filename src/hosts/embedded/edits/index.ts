@@ -33,7 +33,10 @@ export function editOps(
       }
       const doc = deps.document(documentId);
       let changes: DocumentChanges = {};
-      const context = { ...deps, call, doc, changed: (_doc: unknown, more: DocumentChanges) => void (changes = mergeChanges(changes, more)) };
+      const changed = (_doc: unknown, more: DocumentChanges): void => {
+        changes = mergeChanges(changes, more);
+      };
+      const context = { ...deps, call, doc, changed };
       const made = (await handler(context, edit)) ?? {};
       // One step: the revision rises once and one `documentChanged` names the method, whatever the handler touched.
       deps.changed(doc, changes, edit.op);

@@ -58,6 +58,21 @@ export const EditorRestartedEventDataSchema = z.object({
 export type EditorRestartedEventData = z.infer<typeof EditorRestartedEventDataSchema>;
 
 /** The event a logical client gets when the bridge moved it to another editor. */
+/**
+ * `documentChanged`: a document changed. After every edit of the editing vocabulary every editor sends it with the
+ * document, its revision after the edit and the method; editors also send it for changes made otherwise (a script, an
+ * import, a person at the editor), with fields of their own (the embedded editor says what changed: `pixels`,
+ * `layers`, `selection`, `activeLayers`).
+ */
+export const DOCUMENT_CHANGED_EVENT = "documentChanged";
+export const DocumentChangedEventDataSchema = z.looseObject({
+  documentId: z.number().int(),
+  /** The document's revision after the change, where the editor counts them. */
+  revision: z.number().int().nonnegative().optional(),
+  /** The edit method that made the change; absent for other changes. */
+  method: z.string().optional(),
+});
+
 export const EDITOR_CHANGED_EVENT = "editor:changed";
 
 /**

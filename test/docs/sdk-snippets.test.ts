@@ -45,7 +45,7 @@ async function typeCheck(snippets: string[]): Promise<{ code: number; output: st
 
 describe("the documented SDK setup type-checks with ws and @types/ws", () => {
   it("README and docs/client.md, as written", async () => {
-    const snippets = [...(await nodeSnippets("README.md")), ...(await nodeSnippets("docs/client.md"))];
+    const snippets = [...(await nodeSnippets("README.md")), ...(await nodeSnippets("docs/client.md")), ...(await nodeSnippets("docs/editing.md"))];
     expect(snippets.length).toBeGreaterThanOrEqual(2);
     const result = await typeCheck(snippets);
     expect(result.output).toBe("");

@@ -7,6 +7,8 @@ import {
   CLOSE_CODES,
   CONNECTION_EVENTS,
   ConnectedEventDataSchema,
+  DOCUMENT_CHANGED_EVENT,
+  DocumentChangedEventDataSchema,
   EDITOR_CHANGED_EVENT,
   EditorChangedEventDataSchema,
   EditorRestartedEventDataSchema,
@@ -125,6 +127,13 @@ export const CONTRACT_EVENTS: readonly ContractEvent[] = [
     description:
       "An editor was lost (it crashed, ran out of memory, or its thread stayed stuck past a call's deadline) and a fresh one took its place. Documents reopened from their recovery copies keep their ids (`recoveredDocumentIds`); the others are gone (`lostDocumentIds`), and a `closedDocument` event for each came first. `documents` says per document what was lost: `document`, `changes` made since its last recovery copy, or its `selection`. Editors send other events of their own under their own names (for example `documentChanged` on the embedded editor).",
     data: EditorRestartedEventDataSchema,
+    subscribed: true,
+  },
+  {
+    type: DOCUMENT_CHANGED_EVENT,
+    description:
+      "A document changed: after every edit (`layer:update`, `document:resize`, `selection:invert`…) on every editor, with the document's `revision` after it and the edit's `method`; also for changes made otherwise (a script, an import, a person at the editor), where the editor reports them, with fields of its own.",
+    data: DocumentChangedEventDataSchema,
     subscribed: true,
   },
   {

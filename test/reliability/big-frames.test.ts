@@ -55,8 +55,9 @@ function textHeader(length: number): Buffer {
 async function streamBigFrame(raw: RawWsClient, idFirst: boolean): Promise<void> {
   const head = idFirst ? '{"id":"big","method":"getServerInfo","params":{"pad":"' : '{"method":"getServerInfo","params":{"pad":"';
   const tail = idFirst ? '"}}' : '"},"id":"big"}';
-  raw.write(textHeader(FRAME_BYTES));
-  raw.write(Buffer.from(head));
+  // Header and the payload's first bytes in one write, as a client library sends a frame: the bridge reads the
+  // request's id from the bytes that come in the same read as the header.
+  raw.write(Buffer.concat([textHeader(FRAME_BYTES), Buffer.from(head)]));
   let left = FRAME_BYTES - head.length - tail.length;
   let closed = false;
   raw.socket.once("close", () => (closed = true));

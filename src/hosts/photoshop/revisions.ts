@@ -50,7 +50,7 @@ export class Revisions {
 
   /** A change Photoshop reported for a document: counted unless it echoes a bridge change. */
   observed(documentId: number): void {
-    if (this.running.has(documentId) || this.now() <= (this.echoUntil.get(documentId) ?? Number.NEGATIVE_INFINITY)) return;
+    if (this.running.has(documentId) || this.now() < (this.echoUntil.get(documentId) ?? Number.NEGATIVE_INFINITY)) return;
     this.raise(documentId);
   }
 

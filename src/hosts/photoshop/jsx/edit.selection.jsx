@@ -77,7 +77,7 @@ function run(p) {
       if (e.how === "expand") __repeat(e.pixels, function (by) { s.expand(by); });
       else if (e.how === "contract") __repeat(e.pixels, function (by) { s.contract(by); });
       else if (e.how === "feather") s.feather(UnitValue(e.pixels, "px"));
-      else if (e.how === "smooth") s.smooth(UnitValue(e.pixels, "px"));
+      else if (e.how === "smooth") s.smooth(e.pixels);
       else s.selectBorder(UnitValue(e.pixels, "px"));
     } else if (e.op === "selection:fromLayer") __fromLayer(e);
     else if (e.op === "selection:fromColor") {

@@ -173,6 +173,7 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
       list().unshift(l);
       d.active = [l.id];
       d.dirty = true;
+      editStub.change(`${group ? "layerSets" : "artLayers"}.add()`);
       return layerObject(d, l);
     },
   });
@@ -189,7 +190,7 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
       typename: group ? "LayerSet" : "ArtLayer",
       get id() { return l.id; },
       get name() { return l.name; },
-      set name(v: string) { l.name = String(v); },
+      set name(v: string) { l.name = String(v); editStub.change(`${l.id}.name = ${JSON.stringify(String(v))}`); },
       get kind() {
         if (group) throw fail("LayerSet.kind does not exist (LayerSet has no kind property)");
         const kind = LayerKind[l.psKind ?? KIND_OF[l.kind]!];
@@ -198,7 +199,7 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
       },
       get isBackgroundLayer() { return l.kind === "background"; },
       get visible() { return l.visible; },
-      set visible(v: boolean) { l.visible = v === true; },
+      set visible(v: boolean) { l.visible = v === true; editStub.change(`${l.id}.visible = ${v === true}`); },
       get grouped() { return false; },
       // ArtLayer.bounds: the bounding rectangle of the layer's non-transparent pixels, in the ruler units.
       get bounds() { const b = layerBounds(l); return arr([len(d, b.left), len(d, b.top), len(d, b.right), len(d, b.bottom)]); },
@@ -271,6 +272,7 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
         if (!s) throw new Error("General Photoshop error occurred. The command is not currently available.");
         // An ellipse grown by px on every side is still (close to) an ellipse.
         d.selection = (s.ellipse ? ellipse : clip)(d, s.x - px, s.y - px, s.x + s.width + px, s.y + s.height + px);
+        editStub.change(`selection.expand(${px})`);
       },
       // Selection.makeWorkPath(tolerance): the selection becomes the document's work path and is dropped
       // (Photoshop User Guide, "Convert between paths and selection borders": the selection is replaced by the path).
@@ -308,6 +310,7 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
       },
       get layers() { return collection("Layers", () => d.layers.map((l) => layerObject(d, l))); },
       get layerSets() { return layerSets(d, () => d.layers); },
+      get artLayers() { return artLayers(d, () => d.layers); },
       get activeLayer() {
         const l = layerEntries(d.layers).find((e) => e.layer.id === d.active[0])?.layer;
         if (!l) throw new Error("General Photoshop error occurred. No such element");

@@ -195,6 +195,7 @@ export function documentEditMembers(s: EditStub, d: FakeDocument): object {
         s.history.suspended = false;
       }
       s.history.states.push(String(historyName));
+      d.history = [...(d.history ?? []), String(historyName)];
     },
     // Document.resizeImage(width, height, resolution, resampleMethod): every layer and the selection scale with it.
     resizeImage(w: unknown, h: unknown, resolution: number, method: Enumerator) {
@@ -239,10 +240,13 @@ export function documentEditMembers(s: EditStub, d: FakeDocument): object {
      */
     rotateCanvas(angle: number) {
       const c: [number, number] = [d.width / 2, d.height / 2];
-      const canvas = boxOf([[0, 0], [d.width, 0], [d.width, d.height], [0, d.height]].map((p) => turn(p as [number, number], angle, c)));
+      const turned = [[0, 0], [d.width, 0], [d.width, d.height], [0, d.height]].map((p) => turn(p as [number, number], angle, c));
+      const [left, top] = [Math.min(...turned.map((p) => p[0])), Math.min(...turned.map((p) => p[1]))];
+      const size = (values: number[]): number => Math.ceil(Math.max(...values) - Math.min(...values) - 1e-6);
+      const canvas = { left: 0, top: 0, right: size(turned.map((p) => p[0])), bottom: size(turned.map((p) => p[1])) };
       const f = (p: [number, number]): [number, number] => {
         const [x, y] = turn(p, angle, c);
-        return [x - canvas.left, y - canvas.top];
+        return [x - left, y - top];
       };
       mapLayers(d.layers, f);
       if (d.selection) {

@@ -138,7 +138,10 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
     fail,
     change(call) {
       effects.calls.push(call);
-      if (!history.suspended) effects.history.push(call);
+      if (history.suspended) return;
+      effects.history.push(call);
+      const d = model.docs.find((x) => x.id === model.activeDoc);
+      if (d) d.history = [...(d.history ?? []), call];
     },
     realm,
     px: (d, v) => lengthPx(v, ruler(), res(d)),
@@ -323,11 +326,14 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
         d.active = [l.id];
       },
       get selection() { return selectionObject(d); },
+      // Document.historyStates: the states of the History panel.
+      get historyStates() { return collection("HistoryStates", () => (d.history ?? []).map((name) => ({ name }))); },
       get pathItems() { return collection("PathItems", () => (d.paths ?? []).map((p) => pathObject(d, p))); },
       // Document.activeHistoryState: setting an earlier state undoes what came after it.
-      get activeHistoryState() { return structuredClone({ selection: d.selection, paths: d.paths, layers: d.layers, active: d.active, dirty: d.dirty, width: d.width, height: d.height, resolution: d.resolution }); },
-      set activeHistoryState(state: Pick<FakeDocument, "selection" | "paths" | "layers" | "active" | "dirty" | "width" | "height" | "resolution">) {
-        Object.assign(d, structuredClone(state));
+      // HistoryState.name is the state's name in the History panel.
+      get activeHistoryState() { return structuredClone({ name: d.history?.at(-1) ?? "Open", state: { selection: d.selection, paths: d.paths, layers: d.layers, active: d.active, dirty: d.dirty, width: d.width, height: d.height, resolution: d.resolution } }); },
+      set activeHistoryState(to: { state: Pick<FakeDocument, "selection" | "paths" | "layers" | "active" | "dirty" | "width" | "height" | "resolution"> }) {
+        Object.assign(d, structuredClone(to.state));
       },
       close(mode: Enumerator) {
         if (mode !== SaveOptions["DONOTSAVECHANGES"]) throw fail(`Document.close(${String(mode)}) is not modelled`);

@@ -1,7 +1,10 @@
 import { describe, expect, it } from "vitest";
-import type { HostDocument, HostLayer, HostRect } from "../../../src/protocol/index.js";
+import { EDIT_METHOD_SCHEMAS, type HostDocument, type HostLayer, type HostRect } from "../../../src/protocol/index.js";
+import { PHOTOSHOP_EDIT_CAPABILITIES } from "../../../src/hosts/photoshop/edits.js";
 import { buildScript } from "../../../src/hosts/photoshop/operations.js";
+import { Revisions } from "../../../src/hosts/photoshop/revisions.js";
 import { runExtendScript } from "../../fakes/photoshop/extendscript/run.js";
+import { FakeModel } from "../../fakes/photoshop/model.js";
 import type { FakePhotoshop } from "../../fakes/photoshop/server.js";
 import type { TestClient } from "../../helpers/ws-client.js";
 import { bridgeOn, startFake } from "./_setup.js";
@@ -68,8 +71,7 @@ async function session(limits: Parameters<typeof bridgeOn>[2] = {}): Promise<Ses
 describe("Photoshop edits: capabilities", () => {
   it("lists every edit of the vocabulary; selection:fromColor's color alone is NOT_SUPPORTED, naming the field", async () => {
     const s = await session();
-    const { host } = await import("../../../src/hosts/photoshop/edits.js").then((m) => ({ host: m.PHOTOSHOP_EDIT_CAPABILITIES }));
-    expect(Object.keys(host)).toHaveLength(30);
+    expect(Object.keys(PHOTOSHOP_EDIT_CAPABILITIES).sort()).toEqual(Object.keys(EDIT_METHOD_SCHEMAS).sort());
     const error = await s.refused("selection:fromColor", { color: "#ffffff", tolerance: 0, sampleMerged: true });
     expect(error).toMatchObject({ code: "NOT_SUPPORTED", details: { editor: "photoshop", capability: "selection:fromColor", field: "color" } });
     expect(s.fake.runs.filter((r) => r.op.startsWith("edit."))).toEqual([]);
@@ -475,6 +477,36 @@ describe("Photoshop edits: revisions, events and refusals", () => {
     s.fake.model.changed(doc, { layers: [] });
     await outside;
     expect((await s.tree()).document.revision).toBe(2);
+  });
+
+  it("a change Photoshop reports within editEchoMs of the bridge's own change is its echo; one after that counts", async () => {
+    let now = 1_000;
+    const revisions = new Revisions(500, () => now);
+    const { revision } = await revisions.change(7, async () => {
+      revisions.observed(7);
+      return null;
+    });
+    expect(revision).toBe(1);
+    now += 500 - 1;
+    revisions.observed(7);
+    expect(revisions.of(7)).toBe(1);
+    now += 1;
+    revisions.observed(7);
+    revisions.observed(8);
+    expect([revisions.of(7), revisions.of(8)]).toEqual([2, 1]);
+    await expect(revisions.change(7, () => Promise.reject(new Error("refused")))).rejects.toThrow("refused");
+    expect(revisions.of(7)).toBe(2);
+  });
+
+  it("a failure inside the history state goes back to the state before it: nothing the edit did is left", () => {
+    const model = FakeModel.withSample(() => {});
+    const a = model.docs[0]!.layers[1]!.children![0]!;
+    // Straight to the script: the method would refuse "pass through" on a pixel layer; Photoshop throws on it
+    // after the name was already set.
+    const edit = { op: "layer:update", layerId: a.id, name: "Renamed", blendMode: "pass through" };
+    const out = JSON.parse(runExtendScript(model, buildScript("edit.layer", { documentId: model.docs[0]!.id, edit, history: "layer:update" })).text);
+    expect(out).toMatchObject({ ok: false, error: { code: "JSX_FAILED", message: expect.stringMatching(/Illegal argument/) } });
+    expect(model.docs[0]!.layers[1]!.children![0]).toMatchObject({ name: "A", id: a.id });
   });
 
   it("a script error inside the edit undoes what it did and changes nothing", async () => {

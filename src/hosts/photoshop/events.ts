@@ -53,10 +53,19 @@ export interface ChangeCounting {
   readonly edited$: Observable<unknown>;
 }
 
-/** The document an `imageChanged` / `documentChanged` payload names (`id`), if any. */
-function documentOf(text: string): number | undefined {
-  const value = parseEventData("imageChanged", text);
-  const id = typeof value === "object" && value !== null ? (value as { id?: unknown }).id : undefined;
+/**
+ * An `imageChanged` key that reports a change of layers, pixels or the canvas (`layers` lists the layers changed,
+ * pixels included; `bounds` and `resolution` are the document's): a payload with none of them (the active layers
+ * as `selection`, a save's `metaDataOnly`) changed no content.
+ */
+const CONTENT_KEYS = ["layers", "bounds", "resolution"];
+
+/** The document whose content a change event reports (`id`), if any: every `documentChanged`, `imageChanged` with content. */
+function changedDocument(name: string, text: string): number | undefined {
+  const value = parseEventData(name, text);
+  if (typeof value !== "object" || value === null) return undefined;
+  if (name === "imageChanged" && !CONTENT_KEYS.some((key) => key in value)) return undefined;
+  const id = (value as { id?: unknown }).id;
   return typeof id === "number" && Number.isInteger(id) ? id : undefined;
 }
 
@@ -88,7 +97,7 @@ export function photoshopEventStreams(
   const counted = (name: string): Observable<string> =>
     link.event(name).pipe(
       tap((text) => {
-        const id = documentOf(text);
+        const id = changedDocument(name, text);
         if (id !== undefined) counting.observed(id);
       }),
       share(),

@@ -472,9 +472,12 @@ describe("Photoshop edits: revisions, events and refusals", () => {
     await s.edit("layer:update", { layerId: s.id("A"), visible: false });
     await echoed;
     expect((await s.tree()).document.revision).toBe(1);
-    // Someone edits in Photoshop: a change the bridge did not make.
-    const outside = s.client.nth((f) => f.type === "imageChanged", 2);
-    s.fake.model.changed(doc, { layers: [] });
+    // Someone edits in Photoshop: a change the bridge did not make. A save (metaDataOnly) or another active layer
+    // (selection) changes no content and does not count.
+    const outside = s.client.nth((f) => f.type === "imageChanged", 4);
+    s.fake.model.changed(doc, { metaDataOnly: true });
+    s.fake.model.changed(doc, { selection: [0] });
+    s.fake.model.changed(doc, { layers: [{ id: s.id("B"), index: 2 }] });
     await outside;
     expect((await s.tree()).document.revision).toBe(2);
   });

@@ -181,8 +181,9 @@ describe("Photoshop edits: layers", () => {
     const s = await session();
     expect(await s.edit("layer:rasterize", { layerId: s.id("Title") })).toMatchObject({ kind: "pixel", name: "Title" });
     expect(s.last().calls).toEqual([`${s.id("Title")}.rasterize(ENTIRELAYER)`]);
+    // Nothing to rasterize: no change, so no history state either.
     await s.client.call("layer:rasterize", { layerId: s.id("A") });
-    expect(s.last().calls).toEqual([]);
+    expect([s.last().calls, s.last().history]).toEqual([[], []]);
     expect(await s.refused("layer:rasterize", { layerId: s.id("Group G") })).toMatchObject({ code: "BAD_REQUEST" });
   });
 

@@ -63,7 +63,8 @@ function run(p) {
   p_history = p.history;
   if (e.op === "document:duplicate") return { documentId: doc.duplicate(e.name, false).id };
   if (e.op === "document:resizeCanvas") return __canvas(doc, e);
-  if (e.op === "document:trim" && !__trimmable(doc)) return {};
+  // Nothing to do makes no history state: trimming what has no transparent edge, turning by 0°.
+  if ((e.op === "document:trim" && !__trimmable(doc)) || (e.op === "document:rotate" && e.angle === 0)) return {};
   return __inHistory(doc, p.history, function () {
     if (e.op === "document:resize") {
       doc.resizeImage(UnitValue(e.width, "px"), UnitValue(e.height, "px"), e.resolution, ResampleMethod[__RESAMPLE_METHODS[e.resample]]);
@@ -72,7 +73,7 @@ function run(p) {
       doc.crop([UnitValue(r.x, "px"), UnitValue(r.y, "px"), UnitValue(r.x + r.width, "px"), UnitValue(r.y + r.height, "px")]);
     } else if (e.op === "document:rotate") {
       // The canvas grows to hold the turned image; a Background layer's new corners are white.
-      if (e.angle !== 0) __withBackgroundColor([255, 255, 255, 255], function () { doc.rotateCanvas(e.angle); });
+      __withBackgroundColor([255, 255, 255, 255], function () { doc.rotateCanvas(e.angle); });
     } else if (e.op === "document:flip") {
       if (e.direction !== "vertical") doc.flipCanvas(Direction.HORIZONTAL);
       if (e.direction !== "horizontal") doc.flipCanvas(Direction.VERTICAL);

@@ -178,14 +178,14 @@ function __merge(doc, e) {
   });
 }
 
-// ArtLayer.rasterize(RasterizeType.ENTIRELAYER); a pixel layer has nothing to rasterize and is left as it is.
+// ArtLayer.rasterize(RasterizeType.ENTIRELAYER); a pixel layer has nothing to rasterize: no change, no history state.
 function __rasterize(doc, e) {
   var layer = __domLayer(doc, e.layerId);
   if (layer.typename !== "ArtLayer") __fail("BAD_REQUEST", "Layer " + e.layerId + " is a group: merge its layers instead", { layerId: e.layerId });
   __unlocked(doc, layer);
-  var kind = String(layer.kind);
+  if (String(layer.kind) === "LayerKind.NORMAL") return {};
   return __inHistory(doc, p_history, function () {
-    if (kind !== "LayerKind.NORMAL") layer.rasterize(RasterizeType.ENTIRELAYER);
+    layer.rasterize(RasterizeType.ENTIRELAYER);
     return {};
   });
 }

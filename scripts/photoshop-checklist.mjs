@@ -213,6 +213,166 @@ try {
     });
     await check("action.removeBackground", async () => String(await call("action.removeBackground", { documentId: first.id, layerId: placed })));
   }
+  // The edit operations, each in a scratch document of its own (a fresh History panel: Photoshop keeps 50 states).
+  // Every edit must add exactly one history state, named after its method.
+  const scratch = async (name, background = "#ffffff") => {
+    const doc = await call("document.create", { name, width: 200, height: 150, background });
+    docs.push(doc);
+    return doc.id;
+  };
+  const history = async (documentId) =>
+    JSON.parse(
+      await evaluate(`(function () { for (var i = 0; i < app.documents.length; i++) { var d = app.documents[i]; if (d.id === ${documentId}) return '{"count":' + d.historyStates.length + ',"name":"' + String(d.activeHistoryState.name).replace(/["\\\\]/g, "") + '"}'; } return "null"; })()`),
+    );
+  /** Runs one edit and checks its history state; answers what the script answered. */
+  const edit = async (documentId, op, e) => {
+    const before = await history(documentId);
+    const result = await call(op, { documentId, edit: e, history: e.op });
+    const after = await history(documentId);
+    if (after.count !== before.count + 1 || after.name !== e.op) {
+      throw new Error(`${e.op} made ${after.count - before.count} history states, the last named "${after.name}"`);
+    }
+    return result;
+  };
+  const layerOf = async (documentId, id) => call("layer.get", { documentId, layerId: id });
+  const rectOf = async (documentId, id) => (await layerOf(documentId, id)).rect;
+  const box = (x, y, width, height) => ({ x, y, width, height });
+  const fails = (list) => (list.length === 0 ? "" : `FAIL ${list.join("; ")}; `);
+  const expectSame = (problems, label, actual, expected) => {
+    if (!same(actual, expected)) problems.push(`${label} ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`);
+  };
+
+  await check("edit.layer: create, update, duplicate, move, group, ungroup, merge, rasterize, fill, clear, delete; one history state each (E1)", async () => {
+    const id = await scratch("bridge-checklist-layers");
+    const problems = [];
+    const { layerId: red } = await edit(id, "edit.layer", { op: "layer:create", kind: "pixel", name: "red", fillColor: [255, 0, 0, 255], place: { to: "top" } });
+    expectSame(problems, "filled layer", await rectOf(id, red), box(0, 0, 200, 150));
+    await edit(id, "edit.layer", { op: "layer:update", layerId: red, opacity: 50, blendMode: "linear burn", fillOpacity: 40, locked: true });
+    const updated = await layerOf(id, red);
+    expectSame(problems, "updated", [updated.opacity, updated.blendMode, updated.fillOpacity, updated.locked], [50, "linear burn", 40, true]);
+    await edit(id, "edit.layer", { op: "layer:update", layerId: red, locked: false });
+    const { layerId: copy } = await edit(id, "edit.layer", { op: "layer:duplicate", layerId: red, name: "red copy", place: { above: red } });
+    await edit(id, "edit.layer", { op: "layer:move", layerId: copy, place: { to: "bottom" } });
+    const { layerId: group } = await edit(id, "edit.layer", { op: "layer:group", layerIds: [red, copy], name: "checklist group" });
+    const grouped = await call("document.tree", { documentId: id });
+    expectSame(problems, "grouped", grouped.layers.map((l) => [l.name, (l.children ?? []).map((c) => c.name)]), [["checklist group", ["red", "red copy"]], ["Background", []]]);
+    await edit(id, "edit.layer", { op: "layer:ungroup", layerId: group });
+    const { layerId: merged } = await edit(id, "edit.layer", { op: "layer:merge", layerIds: [red, copy], name: "merged" });
+    await call("selection.set", { documentId: id, shape: { kind: "rect", rect: box(0, 0, 200, 50) } });
+    await edit(id, "edit.layer", { op: "layer:clear", layerId: merged });
+    expectSame(problems, "cleared", await rectOf(id, merged), box(0, 50, 200, 100));
+    await edit(id, "edit.layer", { op: "layer:fill", layerId: merged, color: [0, 0, 255, 255], opacity: 100, blendMode: "normal" });
+    expectSame(problems, "filled back", await rectOf(id, merged), box(0, 0, 200, 150));
+    // A pixel layer has nothing to rasterize: no history state is expected.
+    await call("edit.layer", { documentId: id, edit: { op: "layer:rasterize", layerId: merged }, history: "layer:rasterize" });
+    await edit(id, "edit.layer", { op: "layer:delete", layerId: merged });
+    const left = await call("document.tree", { documentId: id });
+    expectSame(problems, "left", left.layers.map((l) => l.name), ["Background"]);
+    return `${fails(problems)}10 edits, one named history state each`;
+  });
+  await check("edit.transform: Free Transform turns clockwise, mirrors before turning, about the anchor (E2)", async () => {
+    const id = await scratch("bridge-checklist-transform");
+    const { layerId } = await edit(id, "edit.layer", { op: "layer:create", kind: "pixel", name: "bar", place: { to: "top" } });
+    await call("selection.set", { documentId: id, shape: { kind: "rect", rect: box(60, 40, 40, 20) } });
+    await edit(id, "edit.layer", { op: "layer:fill", layerId, color: [0, 128, 0, 255], opacity: 100, blendMode: "normal" });
+    await call("selection.set", { documentId: id, shape: null });
+    const transform = (more) => edit(id, "edit.transform", { op: "layer:transform", layerId, dx: 0, dy: 0, scaleX: 100, scaleY: 100, angle: 0, flip: "none", anchor: { x: 60, y: 40 }, resample: "bicubic", ...more });
+    const problems = [];
+    await transform({ dx: 10, dy: 5 });
+    expectSame(problems, "moved", await rectOf(id, layerId), box(70, 45, 40, 20));
+    await transform({ anchor: { x: 70, y: 45 }, scaleX: 50, scaleY: 50 });
+    expectSame(problems, "scaled about its top-left", await rectOf(id, layerId), box(70, 45, 20, 10));
+    // Clockwise about the top-left corner: the bar hangs down to the left of it.
+    await transform({ anchor: { x: 70, y: 45 }, angle: 90 });
+    expectSame(problems, "turned 90° clockwise", await rectOf(id, layerId), box(60, 45, 10, 20));
+    // Turned, then mirrored about the anchor's vertical: back to the right of it.
+    await transform({ anchor: { x: 70, y: 45 }, angle: 90, flip: "horizontal" });
+    expectSame(problems, "turned, then mirrored", await rectOf(id, layerId), box(70, 35, 20, 10));
+    return `${fails(problems)}4 transforms`;
+  });
+  await check("edit.mask: masks made, set, read back, deleted and applied through the ActionManager (E3)", async () => {
+    const id = await scratch("bridge-checklist-mask");
+    const { layerId } = await edit(id, "edit.layer", { op: "layer:create", kind: "pixel", name: "masked", fillColor: [255, 0, 0, 255], place: { to: "top" } });
+    const problems = [];
+    await call("selection.set", { documentId: id, shape: { kind: "rect", rect: box(20, 30, 50, 40) } });
+    await edit(id, "edit.mask", { op: "layer:addMask", layerId, from: "selection" });
+    const masked = await layerOf(id, layerId);
+    expectSame(problems, "mask", masked.mask, { enabled: true, linked: true, density: 100, feather: 0 });
+    expectSame(problems, "bounds with the mask", masked.rect, box(20, 30, 50, 40));
+    await edit(id, "edit.mask", { op: "layer:updateMask", layerId, enabled: false, linked: false, density: 60, feather: 2.5 });
+    expectSame(problems, "mask set", (await layerOf(id, layerId)).mask, { enabled: false, linked: false, density: 60, feather: 2.5 });
+    await edit(id, "edit.mask", { op: "layer:deleteMask", layerId });
+    expectSame(problems, "mask deleted", [(await layerOf(id, layerId)).mask, await rectOf(id, layerId)], [undefined, box(0, 0, 200, 150)]);
+    await call("selection.set", { documentId: id, shape: { kind: "rect", rect: box(0, 0, 100, 150) } });
+    await edit(id, "edit.mask", { op: "layer:addMask", layerId, from: "selection" });
+    await edit(id, "edit.mask", { op: "layer:applyMask", layerId });
+    expectSame(problems, "mask applied", [(await layerOf(id, layerId)).mask, await rectOf(id, layerId)], [undefined, box(0, 0, 100, 150)]);
+    return `${fails(problems)}mask read back as ${JSON.stringify(masked.mask)}`;
+  });
+  await check("edit.document: resize, canvas (how a centred odd difference rounds), crop, rotate, flip, trim, flatten, duplicate (E4)", async () => {
+    const id = await scratch("bridge-checklist-document");
+    const problems = [];
+    const { layerId } = await edit(id, "edit.layer", { op: "layer:create", kind: "pixel", name: "block", place: { to: "top" } });
+    await call("selection.set", { documentId: id, shape: { kind: "rect", rect: box(20, 30, 40, 20) } });
+    await edit(id, "edit.layer", { op: "layer:fill", layerId, color: [0, 0, 0, 255], opacity: 100, blendMode: "normal" });
+    await call("selection.set", { documentId: id, shape: null });
+    const size = async () => {
+      const d = await call("document.get", { documentId: id });
+      return [d.width, d.height];
+    };
+    await edit(id, "edit.document", { op: "document:resize", width: 100, height: 75, resolution: 144, resample: "bicubic" });
+    expectSame(problems, "resized", [await size(), await rectOf(id, layerId)], [[100, 75], box(10, 15, 20, 10)]);
+    await edit(id, "edit.document", { op: "document:resizeCanvas", width: 121, height: 75, offsetX: 11, offsetY: 0, fillColor: [255, 255, 255, 255] });
+    const odd = (await rectOf(id, layerId)).x - 10;
+    await edit(id, "edit.document", { op: "document:crop", rect: box(odd, 0, 100, 75) });
+    expectSame(problems, "cropped", [await size(), await rectOf(id, layerId)], [[100, 75], box(10, 15, 20, 10)]);
+    await edit(id, "edit.document", { op: "document:rotate", angle: 90 });
+    expectSame(problems, "turned", [await size(), await rectOf(id, layerId)], [[75, 100], box(50, 10, 10, 20)]);
+    await edit(id, "edit.document", { op: "document:flip", direction: "both" });
+    expectSame(problems, "flipped", await rectOf(id, layerId), box(15, 70, 10, 20));
+    const { documentId: copy } = await call("edit.document", { documentId: id, edit: { op: "document:duplicate", name: "bridge-checklist-copy" }, history: "document:duplicate" });
+    docs.push({ id: copy });
+    await edit(id, "edit.layer", { op: "layer:update", layerId: (await call("document.tree", { documentId: id })).layers.at(-1).id, visible: false });
+    await edit(id, "edit.document", { op: "document:trim" });
+    expectSame(problems, "trimmed", await size(), [10, 20]);
+    await edit(id, "edit.document", { op: "document:flatten" });
+    expectSame(problems, "flattened", (await call("document.tree", { documentId: id })).layers.map((l) => l.kind), ["background"]);
+    return `${fails(problems)}a centred odd difference of 21 px put the image ${odd} px in (the bridge asks for 11)`;
+  });
+  await check("edit.selection: all, clear, invert, modify (border centred on the edge), a layer's transparency, the magic wand (E5)", async () => {
+    const id = await scratch("bridge-checklist-selection");
+    const problems = [];
+    const area = () => call("selection.get", { documentId: id });
+    const sel = (e) => edit(id, "edit.selection", e);
+    await sel({ op: "selection:all" });
+    expectSame(problems, "all", await area(), box(0, 0, 200, 150));
+    await sel({ op: "selection:clear" });
+    expectSame(problems, "clear", await area(), null);
+    await sel({ op: "selection:invert" });
+    expectSame(problems, "invert of nothing", await area(), box(0, 0, 200, 150));
+    await call("selection.set", { documentId: id, shape: { kind: "rect", rect: box(50, 50, 40, 40) } });
+    await sel({ op: "selection:modify", how: "expand", pixels: 10 });
+    expectSame(problems, "expand", await area(), box(40, 40, 60, 60));
+    await sel({ op: "selection:modify", how: "contract", pixels: 10 });
+    await sel({ op: "selection:modify", how: "smooth", pixels: 2 });
+    await sel({ op: "selection:modify", how: "feather", pixels: 1.5 });
+    await call("selection.set", { documentId: id, shape: { kind: "rect", rect: box(50, 50, 40, 40) } });
+    await sel({ op: "selection:modify", how: "border", pixels: 8 });
+    const border = await area();
+    const { layerId } = await edit(id, "edit.layer", { op: "layer:create", kind: "pixel", name: "spot", place: { to: "top" } });
+    await call("selection.set", { documentId: id, shape: { kind: "rect", rect: box(10, 20, 30, 40) } });
+    await edit(id, "edit.layer", { op: "layer:fill", layerId, color: [255, 0, 0, 255], opacity: 100, blendMode: "normal" });
+    await sel({ op: "selection:clear" });
+    await sel({ op: "selection:fromLayer", layerId, mode: "replace" });
+    expectSame(problems, "transparency", await area(), box(10, 20, 30, 40));
+    await sel({ op: "selection:fromLayer", layerId, mode: "subtract" });
+    expectSame(problems, "transparency subtracted", await area(), null);
+    await sel({ op: "selection:fromColor", point: { x: 15, y: 25 }, tolerance: 0, contiguous: true, sampleMerged: false, layerId, mode: "replace" });
+    expectSame(problems, "magic wand on the layer", await area(), box(10, 20, 30, 40));
+    await sel({ op: "selection:fromColor", point: { x: 150, y: 100 }, tolerance: 0, contiguous: false, sampleMerged: true, mode: "add" });
+    expectSame(problems, "magic wand on the image, added", await area(), box(0, 0, 200, 150));
+    return `${fails(problems)}border of 8 px around 50,50 40×40: ${JSON.stringify(border)} (centred on the edge: 46,46 48×48)`;
+  });
   await check("foregroundColorChanged data stays a string (D10)", async () => {
     const seen = [];
     const sub = link.event("foregroundColorChanged").subscribe((data) => seen.push(data));

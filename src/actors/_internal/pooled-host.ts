@@ -262,10 +262,13 @@ export class PooledHost implements HostAdapter {
     this.run(() => this.inner.getSelectionOutline!(ctx, this.inOptions(options)));
   autoCutout?: HostAdapter["autoCutout"] = (ctx, options) => this.run(() => this.inner.autoCutout!(ctx, this.inOptions(options)));
   removeBackground?: HostAdapter["removeBackground"] = (ctx, options) => this.run(() => this.inner.removeBackground!(ctx, this.inOptions(options)));
-  /** An edit of a bridge document; a document it makes (`document:duplicate`) is answered under its bridge id. */
+  /** An edit of one document; the document `document:duplicate` made comes back under a bridge id. */
   edit?: HostAdapter["edit"] = async (ctx, request) => {
-    const outcome = await this.run(() => this.inner.edit!(ctx, this.inOptions(request)));
-    return outcome.documentId === undefined ? outcome : { ...outcome, documentId: this.ids.toBridge(this.id, outcome.documentId) };
+    const outcome = await this.run(() => this.inner.edit!(ctx, { ...request, documentId: this.inId(request.documentId) }));
+    if (outcome?.documentId === undefined) return outcome;
+    const documentId = this.ids.toBridge(this.id, outcome.documentId);
+    this.touched(documentId);
+    return { ...outcome, documentId };
   };
   /** Scripts see and return the editor's own document ids (equal to the bridge's unless a pool had to renumber). */
   runScript?: HostAdapter["runScript"] = (ctx, options) => this.inner.runScript!(ctx, options);

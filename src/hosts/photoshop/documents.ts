@@ -4,11 +4,14 @@ import { BridgeError } from "../../protocol/index.js";
 import type { HostDocument } from "../../protocol/index.js";
 import type { DocumentTree, HostAdapter, Rgba } from "../host.js";
 import type { RunOperation } from "./operations.js";
+import type { Revisions } from "./revisions.js";
 
 /** What the document operations need from the adapter. */
 export interface DocumentDeps {
   readonly run: RunOperation;
   readonly filesystem: Filesystem;
+  /** The host's count of each document's changes, reported as `revision`. */
+  readonly revisions: Revisions;
 }
 
 /** The document members of the adapter. */
@@ -34,22 +37,27 @@ function documentFill([r, g, b, a]: Rgba): string {
 }
 
 /** Photoshop's document operations: each one `.jsx` evaluation; Photoshop reads and writes the files itself. */
-export function documentOps({ run, filesystem }: DocumentDeps): DocumentOps {
+export function documentOps({ run, filesystem, revisions }: DocumentDeps): DocumentOps {
+  const counted = (doc: HostDocument): HostDocument => ({ ...doc, revision: revisions.of(doc.id) });
   return {
-    listDocuments: (ctx) => run<HostDocument[]>(ctx.signal, "document.list"),
+    listDocuments: async (ctx) => (await run<HostDocument[]>(ctx.signal, "document.list")).map(counted),
 
-    getDocument: (ctx, documentId) => run<HostDocument>(ctx.signal, "document.get", { documentId }),
+    getDocument: async (ctx, documentId) => counted(await run<HostDocument>(ctx.signal, "document.get", { documentId })),
 
-    getDocumentTree: (ctx, documentId) => run<DocumentTree>(ctx.signal, "document.tree", { documentId }),
+    async getDocumentTree(ctx, documentId) {
+      const tree = await run<DocumentTree>(ctx.signal, "document.tree", { documentId });
+      return { ...tree, document: counted(tree.document) };
+    },
 
-    openDocument: (ctx, path) => run<HostDocument>(ctx.signal, "document.open", { path }),
+    openDocument: async (ctx, path) => counted(await run<HostDocument>(ctx.signal, "document.open", { path })),
 
     async createDocument(ctx, { width, height, name, background }) {
-      return run<HostDocument>(ctx.signal, "document.create", { width, height, name, background: documentFill(background) });
+      return counted(await run<HostDocument>(ctx.signal, "document.create", { width, height, name, background: documentFill(background) }));
     },
 
     async closeDocument(ctx, documentId) {
       await run<null>(ctx.signal, "document.close", { documentId });
+      if (documentId !== undefined) revisions.forget(documentId);
     },
 
     async saveDocument(ctx, { documentId, path, backup }) {

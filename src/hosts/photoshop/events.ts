@@ -1,4 +1,4 @@
-import { EMPTY, catchError, debounceTime, distinctUntilChanged, filter, from, map, merge, share, switchMap } from "rxjs";
+import { EMPTY, catchError, debounceTime, distinctUntilChanged, filter, from, map, merge, share, switchMap, tap } from "rxjs";
 import type { Observable } from "rxjs";
 import type { HostLayer, HostRect } from "../../protocol/index.js";
 import type { PreviewEvent } from "../host.js";
@@ -45,6 +45,30 @@ export function parseEventData(name: string, text: string): unknown {
   }
 }
 
+/** What the host's revision count needs from the event streams. */
+export interface ChangeCounting {
+  /** Photoshop reported a change of this document. */
+  observed(documentId: number): void;
+  /** The host's own `documentChanged` events (one per edit), emitted beside Photoshop's. */
+  readonly edited$: Observable<unknown>;
+}
+
+/**
+ * An `imageChanged` key that reports a change of layers, pixels or the canvas (`layers` lists the layers changed,
+ * pixels included; `bounds` and `resolution` are the document's): a payload with none of them (the active layers
+ * as `selection`, a save's `metaDataOnly`) changed no content.
+ */
+const CONTENT_KEYS = ["layers", "bounds", "resolution"];
+
+/** The document whose content a change event reports (`id`), if any: every `documentChanged`, `imageChanged` with content. */
+function changedDocument(name: string, text: string): number | undefined {
+  const value = parseEventData(name, text);
+  if (typeof value !== "object" || value === null) return undefined;
+  if (name === "imageChanged" && !CONTENT_KEYS.some((key) => key in value)) return undefined;
+  const id = (value as { id?: unknown }).id;
+  return typeof id === "number" && Number.isInteger(id) ? id : undefined;
+}
+
 /** Keys of an `imageChanged` payload (`selection`, `layers`, `active`, …), empty when it is not an object. */
 function keysOf(text: string): Set<string> {
   const value = parseEventData("imageChanged", text);
@@ -56,7 +80,12 @@ function keysOf(text: string): Set<string> {
  * event needs them, bursts are debounced, and each event re-queries the state it reports rather than trusting
  * `imageChanged` (duplicates, fires for our own edits, may stop after timeline edits).
  */
-export function photoshopEventStreams(link: PhotoshopLink, queries: EventQueries, debounceMs: number): Map<string, Observable<unknown>> {
+export function photoshopEventStreams(
+  link: PhotoshopLink,
+  queries: EventQueries,
+  debounceMs: number,
+  counting: ChangeCounting,
+): Map<string, Observable<unknown>> {
   const requery = <T>(trigger: Observable<unknown>, query: () => Promise<T>): Observable<T> =>
     trigger.pipe(
       debounceTime(debounceMs),
@@ -64,8 +93,22 @@ export function photoshopEventStreams(link: PhotoshopLink, queries: EventQueries
       switchMap(() => from(query()).pipe(catchError(() => EMPTY))),
       share(),
     );
+  // Each change Photoshop reports is counted once, however many streams listen (and only while one does).
+  const counted = (name: string): Observable<string> =>
+    link.event(name).pipe(
+      tap((text) => {
+        const id = changedDocument(name, text);
+        if (id !== undefined) counting.observed(id);
+      }),
+      share(),
+    );
+  const changes = new Map([
+    ["imageChanged", counted("imageChanged")],
+    ["documentChanged", counted("documentChanged")],
+  ]);
+  const source = (name: string): Observable<string> => changes.get(name) ?? link.event(name);
   const imageChanged = (...keys: string[]): Observable<unknown> =>
-    link.event("imageChanged").pipe(filter((text) => keys.length === 0 || [...keysOf(text)].some((k) => keys.includes(k))));
+    source("imageChanged").pipe(filter((text) => keys.length === 0 || [...keysOf(text)].some((k) => keys.includes(k))));
   const switched = link.event("currentDocumentChanged");
 
   const streams = new Map<string, Observable<unknown>>([
@@ -76,9 +119,11 @@ export function photoshopEventStreams(link: PhotoshopLink, queries: EventQueries
     ["layer:selectionChange", requery(merge(imageChanged("selection", "active"), switched), queries.activeLayers)],
     [
       "layer:previewChange",
-      requery(merge(imageChanged("layers", "selection", "active"), link.event("documentChanged"), switched), queries.preview),
+      requery(merge(imageChanged("layers", "selection", "active"), source("documentChanged"), switched), queries.preview),
     ],
   ]);
-  for (const name of PHOTOSHOP_EVENTS) streams.set(name, link.event(name).pipe(map((text) => parseEventData(name, text))));
+  for (const name of PHOTOSHOP_EVENTS) streams.set(name, source(name).pipe(map((text) => parseEventData(name, text))));
+  // `documentChanged` also carries the host's own report of each edit, `{documentId, revision, method}`.
+  streams.set("documentChanged", merge(streams.get("documentChanged")!, counting.edited$));
   return streams;
 }

@@ -4,6 +4,7 @@ import type { HostLayer, HostRect } from "../../protocol/index.js";
 import type { HostAdapter, HostInfo } from "../host.js";
 import { actionOps } from "./actions.js";
 import { documentOps } from "./documents.js";
+import { editOps } from "./edits.js";
 import { PHOTOSHOP_EVENTS, photoshopEventStreams } from "./events.js";
 import { imageOps } from "./images.js";
 import { layerOps } from "./layers.js";
@@ -12,6 +13,7 @@ import { operationRunner } from "./operations.js";
 import { noteLogger } from "./_internal/notes.js";
 import type { PhotoshopAdapterOptions, PhotoshopHostOptions } from "./options.js";
 import { RemoteLink } from "./remote-link.js";
+import { Revisions } from "./revisions.js";
 import { scriptOps } from "./scripts.js";
 import { selectionOps } from "./selection.js";
 
@@ -33,6 +35,7 @@ export function createPhotoshopAdapter(options: PhotoshopAdapterOptions): HostAd
   const filesystem = options.filesystem ?? "local";
   const run = operationRunner(link, noteLogger(log));
   const images = imageOps({ run, link, limits });
+  const revisions = new Revisions(limits.editEchoMs);
 
   // Derived events re-query outside the bridge's mailbox, each with its own deadline; a failed query reads as
   // "nothing" (no selection, no active layer), as when no document is open.
@@ -49,6 +52,7 @@ export function createPhotoshopAdapter(options: PhotoshopAdapterOptions): HostAd
       preview: () => images.activePreview(eventSignal()).catch(() => null),
     },
     limits.eventDebounceMs,
+    revisions,
   );
 
   return {
@@ -68,12 +72,13 @@ export function createPhotoshopAdapter(options: PhotoshopAdapterOptions): HostAd
 
     events: (type) => streams.get(type),
 
-    ...documentOps({ run, filesystem }),
-    ...layerOps({ run, filesystem }),
+    ...documentOps({ run, filesystem, revisions }),
+    ...layerOps({ run, filesystem, revisions }),
+    ...editOps({ run, revisions }),
     exportDocumentImage: images.exportDocumentImage,
     exportLayerImage: images.exportLayerImage,
     ...selectionOps({ run }),
-    ...actionOps({ run }),
+    ...actionOps({ run, revisions }),
     ...scriptOps({ link, limits }),
   };
 }

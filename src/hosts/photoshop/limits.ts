@@ -27,6 +27,11 @@ export const PHOTOSHOP_LIMITS = {
   eventDebounceMs: 50,
   /** Deadline of the re-queries behind derived events (they run outside the bridge's mailbox). */
   eventQueryTimeoutMs: 10_000,
+  /**
+   * How long after a bridge change of a document Photoshop's own change events for it are taken as that change's
+   * echo rather than someone else's edit (they count towards the document's revision otherwise).
+   */
+  editEchoMs: 500,
   /** Largest script `jsx:run`/`jsx:execute` send, in bytes (one frame per script). */
   maxScriptChars: 1_000_000,
 } as const;

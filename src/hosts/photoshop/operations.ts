@@ -28,6 +28,11 @@ export const OPERATIONS = [
   "action.removeBackground",
   "pixmap",
   "events.subscribe",
+  "edit.layer",
+  "edit.transform",
+  "edit.mask",
+  "edit.document",
+  "edit.selection",
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 
@@ -63,9 +68,10 @@ export function paramsPrefix(params: unknown): string {
   return `var params = ${paramsLiteral(params)};\n`;
 }
 
-/** The complete, self-contained script of one operation with its params. */
+/** The complete, self-contained script of one operation with its params; the edits also get `_edit.jsx`. */
 export function buildScript(op: Operation, params: Record<string, unknown>): string {
-  return `${paramsPrefix(params)}${readJsx("_lib.jsx")}\n${readJsx("_tree.jsx")}\n${readJsx(`${op}.jsx`)}\n__bridgeMain();`;
+  const edit = op.startsWith("edit.") ? `${readJsx("_edit.jsx")}\n` : "";
+  return `${paramsPrefix(params)}${readJsx("_lib.jsx")}\n${readJsx("_tree.jsx")}\n${edit}${readJsx(`${op}.jsx`)}\n__bridgeMain();`;
 }
 
 /** Runs one operation in Photoshop and answers its envelope's result (or throws its error). */

@@ -22,6 +22,37 @@ export interface FakeLayer {
   children?: FakeLayer[];
   /** The LayerKind Photoshop reports when `kind` alone does not say it (VIDEO, LAYER3D, CURVES…). */
   psKind?: string;
+  /** The blend mode by its ActionManager id (`multiply`, `colorBurn`, `passThrough`…). @default normal (groups: passThrough) */
+  blendMode?: string;
+  /** Lock All. */
+  locked?: boolean;
+  /** Fill opacity, 0–100. @default 100 */
+  fillOpacity?: number;
+  /** The layer's pixel mask. */
+  mask?: FakeMask;
+}
+
+/**
+ * A layer mask: its settings as the Properties panel shows them, and what it reveals: everything, nothing, or a
+ * box (a mask made from a rectangular selection).
+ */
+export interface FakeMask {
+  enabled: boolean;
+  linked: boolean;
+  /** 0–100. */
+  density: number;
+  /** Pixels. */
+  feather: number;
+  reveals: "all" | "none" | Bounds;
+}
+
+/** The part of `b` an enabled mask lets through. */
+function masked(b: Bounds, mask: FakeMask | undefined): Bounds {
+  if (!mask?.enabled || mask.reveals === "all") return b;
+  if (mask.reveals === "none") return { left: 0, top: 0, right: 0, bottom: 0 };
+  const r = mask.reveals;
+  const out = { left: Math.max(b.left, r.left), top: Math.max(b.top, r.top), right: Math.min(b.right, r.right), bottom: Math.min(b.bottom, r.bottom) };
+  return out.right > out.left && out.bottom > out.top ? out : { left: 0, top: 0, right: 0, bottom: 0 };
 }
 
 /** A layer with its generator index and its depth in the tree. */
@@ -55,9 +86,15 @@ export function layerEntries(layers: FakeLayer[]): Entry[] {
   return out;
 }
 
-/** A layer's bounds; a group's cover its children's, all zero when they are empty. */
+/**
+ * A layer's bounds; a group's cover its children's, all zero when they are empty. An enabled mask cuts them to
+ * what it reveals (the ActionManager's `bounds` counts the mask; `boundsNoMask` is the key that does not).
+ */
 export function layerBounds(layer: FakeLayer): Bounds {
-  if (!layer.children) return { left: layer.left, top: layer.top, right: layer.right, bottom: layer.bottom };
+  if (!layer.children) {
+    const b = masked({ left: layer.left, top: layer.top, right: layer.right, bottom: layer.bottom }, layer.mask);
+    return b.right > b.left && b.bottom > b.top ? b : { left: 0, top: 0, right: 0, bottom: 0 };
+  }
   const parts = layer.children.map(layerBounds).filter((b) => b.right > b.left);
   if (parts.length === 0) return { left: 0, top: 0, right: 0, bottom: 0 };
   return {
@@ -120,7 +157,8 @@ export function render(b: Bounds, topFirst: FakeLayer[], scale: number): PixelSo
       const dy = b.top + (y + 0.5) / scale;
       let out: [number, number, number, number] = [0, 0, 0, 0];
       for (const l of bottomUp) {
-        if (dx >= l.left && dx < l.right && dy >= l.top && dy < l.bottom && l.color[3] > 0) {
+        const m = layerBounds(l);
+        if (dx >= m.left && dx < m.right && dy >= m.top && dy < m.bottom && l.color[3] > 0) {
           out = [Math.round((l.color[3] * l.opacity) / 100), l.color[0], l.color[1], l.color[2]];
         }
       }

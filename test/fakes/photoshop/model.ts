@@ -23,6 +23,8 @@ export interface FakeDocument {
   format?: string;
   /** Path items in the Paths panel (the work path, saved paths, vector masks). */
   paths?: FakePath[];
+  /** The names of the document's history states, oldest first (the History panel). */
+  history?: string[];
 }
 
 /**

@@ -8,6 +8,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { StubEffects } from "./extendscript/dom.js";
 import { StubFailure, decodeImages, runExtendScript } from "./extendscript/run.js";
 import { FakeModel, type PixelSource } from "./model.js";
 import { FrameSplitter, SDK_IV, frame, keyFor, pixmapBody, statusFrame } from "./wire.js";
@@ -90,6 +91,8 @@ function parseParams(script: string): unknown {
 
 export class FakePhotoshop {
   readonly requests: Recorded[] = [];
+  /** What each bridge operation's script did through the DOM stub (its changes, history states, ActionManager events). */
+  readonly runs: Array<{ op: string; params: unknown } & Pick<StubEffects, "calls" | "history" | "actions">> = [];
   /** Ids of the requests answered, in the order their replies were written. */
   readonly replyOrder: number[] = [];
   faults: Faults = {};
@@ -303,6 +306,7 @@ export class FakePhotoshop {
       // The operation's own ExtendScript runs against the model through the DOM stub (extendscript/), so its
       // serializer, its API use and its ES3-ness are what answer, not a TypeScript restatement of it.
       const run = runExtendScript(this.model, script, await decodeImages(p));
+      this.runs.push({ op, params, calls: run.calls, history: run.history, actions: run.actions });
       for (const { event, subscribe } of run.subscriptions) {
         const ids = conn.subscriptions.get(event) ?? new Set<number>();
         conn.subscriptions.set(event, ids);

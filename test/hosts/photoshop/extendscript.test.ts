@@ -52,7 +52,7 @@ describe("the Photoshop operations run as ExtendScript against the DOM stub", ()
   });
 
   it("an API the stub does not model fails the run instead of answering undefined", () => {
-    expect(() => runExtendScript(sample(), "app.activeDocument.artLayers.length")).toThrow(/Document.artLayers is not modelled/);
+    expect(() => runExtendScript(sample(), "app.activeDocument.histogram.length")).toThrow(/Document.histogram is not modelled/);
     expect(() => runExtendScript(sample(), "charIDToTypeID('Zzzz')")).toThrow(/four-character id/);
   });
 

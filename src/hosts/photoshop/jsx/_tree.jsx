@@ -25,10 +25,39 @@ function __kind(layer) {
   return k === "LayerKind.NORMAL" ? "pixel" : "adjustment";
 }
 
-function __infoFrom(id, index, name, kind, visible, opacity, blendMode, b, clipped) {
-  return { id: id, index: index, name: name, kind: kind, visible: visible, opacity: opacity, blendMode: blendMode,
+function __infoFrom(id, index, name, kind, visible, opacity, blendMode, b, clipped, extras) {
+  var info = { id: id, index: index, name: name, kind: kind, visible: visible, opacity: opacity, blendMode: __blendName(blendMode),
     bounds: { left: b[0], top: b[1], right: b[2], bottom: b[3] },
-    rect: { x: b[0], y: b[1], width: b[2] - b[0], height: b[3] - b[1] }, clipped: clipped };
+    rect: { x: b[0], y: b[1], width: b[2] - b[0], height: b[3] - b[1] }, clipped: clipped, locked: extras.locked };
+  if (extras.fillOpacity !== undefined) info.fillOpacity = extras.fillOpacity;
+  if (extras.mask) info.mask = extras.mask;
+  return info;
+}
+
+// Blend modes by the names layer records use: the ActionManager's ids and the DOM's constants, lower-cased, run
+// together ("colorBurn", BlendMode.COLORBURN); the rest are already one word.
+var __BLEND_NAMES = { passthrough: "pass through", colorburn: "color burn", linearburn: "linear burn", darkercolor: "darker color",
+  colordodge: "color dodge", lineardodge: "linear dodge", lightercolor: "lighter color", softlight: "soft light",
+  hardlight: "hard light", vividlight: "vivid light", linearlight: "linear light", pinlight: "pin light", hardmix: "hard mix",
+  blendsubtraction: "subtract", subtraction: "subtract", blenddivide: "divide", colorblend: "color" };
+
+function __blendName(mode) { return __BLEND_NAMES.hasOwnProperty(mode) ? __BLEND_NAMES[mode] : mode; }
+
+// A number the ActionManager keeps as a unit value, or as an integer 0-255 (as it keeps opacities).
+function __amPercentOrPixels(desc, key, scale255) {
+  try { return desc.getUnitDoubleValue(key); } catch (e) {}
+  return scale255 ? Math.round(desc.getInteger(key) * 100 / 255) : desc.getDouble(key);
+}
+
+// A layer's pixel mask ({enabled, linked, density 0-100, feather px}) or undefined, read by id through the
+// ActionManager (`hasUserMask`, then userMaskEnabled / userMaskLinked / userMaskDensity / userMaskFeather), in
+// both walks: the DOM says nothing of a mask's state.
+function __maskOf(docId, id) {
+  var k = stringIDToTypeID, get = function (key) { return __amLayer("id", id, docId, key); };
+  try { if (get("hasUserMask").getBoolean(k("hasUserMask")) !== true) return undefined; } catch (e) { return undefined; }
+  return { enabled: get("userMaskEnabled").getBoolean(k("userMaskEnabled")), linked: get("userMaskLinked").getBoolean(k("userMaskLinked")),
+    density: Math.round(__amPercentOrPixels(get("userMaskDensity"), k("userMaskDensity"), true)),
+    feather: __amPercentOrPixels(get("userMaskFeather"), k("userMaskFeather"), false) };
 }
 
 // ---- The DOM walk -------------------------------------------------------------------------------------------
@@ -39,30 +68,32 @@ function __slots(layers) {
   return n;
 }
 
-function __walk(layers, top, depth, out, into) {
+function __walk(doc, layers, top, depth, out, into) {
   var index = top;
   for (var i = 0; i < layers.length; i++) {
     var layer = layers[i];
-    var entry = { id: layer.id, layer: layer, index: index, depth: depth };
+    var entry = { id: layer.id, layer: layer, doc: doc, index: index, depth: depth };
     out.push(entry);
     into.push(entry);
     index--;
     if (layer.typename === "LayerSet") {
       entry.children = [];
-      index = __walk(layer.layers, index, depth + 1, out, entry.children);
+      index = __walk(doc, layer.layers, index, depth + 1, out, entry.children);
       index--; // the divider
     }
   }
   return index;
 }
 
-function __domEntries(doc) { var out = []; __walk(doc.layers, __slots(doc.layers) - 1, 0, out, []); return out; }
+function __domEntries(doc) { var out = []; __walk(doc, doc.layers, __slots(doc.layers) - 1, 0, out, []); return out; }
 
+// `allLocked` is Lock All; a group has no fill opacity (LayerSet has none).
 function __domInfo(entry) {
-  var l = entry.layer, b = l.bounds;
+  var l = entry.layer, b = l.bounds, group = l.typename === "LayerSet";
+  var extras = { locked: l.allLocked === true, fillOpacity: group ? undefined : Math.round(l.fillOpacity), mask: __maskOf(entry.doc.id, l.id) };
   return __infoFrom(l.id, entry.index, l.name, __kind(l), l.visible, Math.round(l.opacity),
     String(l.blendMode).replace("BlendMode.", "").toLowerCase(), [__px(b[0]), __px(b[1]), __px(b[2]), __px(b[3])],
-    l.grouped === true);
+    l.grouped === true, extras);
 }
 
 // The DOM layer with this id (for the DOM methods that need the object itself, such as move).
@@ -119,11 +150,15 @@ function __amInfo(entry) {
   // as the DOM's `grouped` does.
   var clipped = false;
   try { clipped = get("group").getBoolean(k("group")) === true; } catch (e) {}
-  // opacity is 0-255 (an opaque layer reads 255), the DOM's is a percentage.
+  // opacity and fillOpacity are 0-255 (an opaque layer reads 255), the DOM's are percentages; `layerLocking`'s
+  // protectAll is Lock All.
+  var extras = { locked: get("layerLocking").getObjectValue(k("layerLocking")).getBoolean(k("protectAll")) === true,
+    fillOpacity: entry.children ? undefined : Math.round(get("fillOpacity").getInteger(k("fillOpacity")) * 100 / 255),
+    mask: __maskOf(entry.doc.id, entry.id) };
   return __infoFrom(entry.id, entry.index, get("name").getString(k("name")), kind, get("visible").getBoolean(k("visible")),
     Math.round(get("opacity").getInteger(k("opacity")) * 100 / 255),
     typeIDToStringID(get("mode").getEnumerationValue(k("mode"))).toLowerCase(),
-    [side("left"), side("top"), side("right"), side("bottom")], clipped);
+    [side("left"), side("top"), side("right"), side("bottom")], clipped, extras);
 }
 
 // Entries built from the stack, or a string saying why the stack cannot be right.
@@ -153,7 +188,7 @@ function __amTree(doc) {
   // and must agree field by field: two layers whatever the document's size keep the check cheap.
   var checked = top.length > 1 ? [0, top.length - 1] : [0];
   for (var c = 0; c < checked.length; c++) {
-    var at = checked[c], domInfo = __json(__domInfo({ layer: dom[at], index: top[at].index }));
+    var at = checked[c], domInfo = __json(__domInfo({ layer: dom[at], doc: doc, index: top[at].index }));
     var amInfo = __json(top[at].info = __amInfo(top[at]));
     if (domInfo !== amInfo) return "top-level layer " + at + " reads " + amInfo + " where the DOM reads " + domInfo;
   }
@@ -169,7 +204,7 @@ function __infoOf(entry) {
     entry.info = __amInfo(entry);
   } catch (e) {
     __note("layer " + entry.id + " read through the DOM: the ActionManager read failed (" + String(e) + ")");
-    entry.info = __domInfo({ layer: __domLayer(entry.doc, entry.id), index: entry.index });
+    entry.info = __domInfo({ layer: __domLayer(entry.doc, entry.id), doc: entry.doc, index: entry.index });
   }
   return entry.info;
 }

@@ -137,7 +137,27 @@ export function actionGet({ model, ids, fail, activeDocument, quirks }: ActionGe
     else if (key === "visible") out.putBoolean(k(key), l.visible);
     // 0-255: the batchPlay page's multiGet example reads "opacity": 255 from an opaque layer.
     else if (key === "opacity") out.putInteger(k(key), Math.round((l.opacity * 255) / 100));
-    else if (key === "mode") out.putEnumerated(k(key), k("blendMode"), k("normal"));
+    else if (key === "mode") out.putEnumerated(k(key), k("blendMode"), k(l.blendMode ?? (l.children ? "passThrough" : "normal")));
+    // 0-255 like opacity; a group has no fill opacity.
+    else if (key === "fillOpacity" && !l.children) out.putInteger(k(key), Math.round(((l.fillOpacity ?? 100) * 255) / 100));
+    // layerLocking: an object of the lock flags; protectAll is Lock All.
+    else if (key === "layerLocking") {
+      const locks = new StubActionDescriptor();
+      locks.putBoolean(k("protectAll"), l.locked === true);
+      out.putObject(k(key), k("layerLocking"), locks);
+    }
+    // The layer mask: hasUserMask, then its settings (density in percent, feather in pixels), as the batchPlay
+    // page's layer get lists them. Reading a setting of a layer without a mask fails, as a missing key does.
+    else if (key === "hasUserMask") out.putBoolean(k(key), l.mask !== undefined);
+    else if (key.startsWith("userMask")) {
+      const m = l.mask;
+      if (!m) throw missing();
+      if (key === "userMaskEnabled") out.putBoolean(k(key), m.enabled);
+      else if (key === "userMaskLinked") out.putBoolean(k(key), m.linked);
+      else if (key === "userMaskDensity") out.putUnitDouble(k(key), k("percentUnit"), m.density);
+      else if (key === "userMaskFeather") out.putUnitDouble(k(key), k("pixelsUnit"), m.feather);
+      else throw fail(`executeActionGet: layer property "${key}" is not modelled`);
+    }
     // Clipped to the layer below ("Create Clipping Mask"); the model has no clipping.
     else if (key === "group") out.putBoolean(k(key), false);
     else if (key === "layerKind") {

@@ -8,7 +8,7 @@
 export const CHAR_IDS: Record<string, string> = {
   Dcmn: "document", "Lyr ": "layer", Ordn: "ordinal", Trgt: "targetEnum", null: "null", slct: "select", setd: "set",
   Chnl: "channel", fsel: "selection", Elps: "ellipse", "T   ": "to", "Top ": "top", Left: "left", Btom: "bottom",
-  Rght: "right", "#Pxl": "pixelsUnit", AntA: "antiAlias", MkVs: "makeVisible", Wdth: "width", Hght: "height",
+  Rght: "right", "#Pxl": "pixelsUnit", "Add ": "add", Sbtr: "subtract", Intr: "intersect", AntA: "antiAlias", MkVs: "makeVisible", Wdth: "width", Hght: "height",
   save: "save", "As  ": "as", "In  ": "in", Cpy: "copy", LwCs: "lowerCase", Prpr: "property",
 };
 
@@ -127,4 +127,29 @@ export class StubActionList {
   putObject(classID: number, v: StubActionDescriptor): void { void classID; this.values.push(v); }
   getReference(i: number): StubActionReference { return this.values[i] as StubActionReference; }
   getInteger(i: number): number { return this.values[i] as number; }
+}
+
+/** A descriptor as plain data with every type id as its string id: what the tests read recorded events as. */
+export function plainDescriptor(desc: StubActionDescriptor | undefined, s: (n: number) => string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of desc?.items ?? []) out[s(key)] = plainItem(item, s);
+  return out;
+}
+
+function plainItem(item: Item, s: (n: number) => string): unknown {
+  if (item.type === "object") return { _class: s(item.classID!), ...plainDescriptor(item.value as StubActionDescriptor, s) };
+  if (item.type === "unitDouble") return { _unit: s(item.classID!), _value: item.value };
+  if (item.type === "enumerated") return { _enum: s(item.enumType!), _value: s(item.value as number) };
+  if (item.type === "class") return { _class: s(item.value as number) };
+  if (item.type === "reference") {
+    return (item.value as StubActionReference).parts.map((p) => {
+      const base = { _ref: s(p.desiredClass) };
+      if (p.form === "property") return { ...base, _property: s(p.property) };
+      if (p.form === "enumerated") return { ...base, _enum: s(p.enumType), _value: s(p.value) };
+      if (p.form === "identifier") return { ...base, _id: p.id };
+      if (p.form === "index") return { ...base, _index: p.index };
+      return { ...base, _name: p.name };
+    });
+  }
+  return item.value;
 }

@@ -10,8 +10,10 @@ import { basename, extname, resolve } from "node:path";
 import type { Context } from "node:vm";
 import { readPsd, writePsdBuffer } from "ag-psd";
 import type { FakeDocument, FakeModel, FakePath } from "../model.js";
-import { type FakeLayer, layerBounds, layerEntries, parentList } from "../layers.js";
-import { StubActionDescriptor, StubActionList, StubActionReference, type TypeIds, typeIds } from "./action.js";
+import { type FakeLayer, layerBounds, layerEntries } from "../layers.js";
+import { StubActionDescriptor, StubActionList, StubActionReference, type TypeIds, plainDescriptor, typeIds } from "./action.js";
+import { actionEdit } from "./action-edit.js";
+import { BLEND_IDS, COLOR_BLEND_MODES, type EditStub, addMembers, documentEditMembers, layerEditMembers, selectionEditMembers } from "./dom-edits.js";
 import { type StubQuirks, actionGet } from "./action-get.js";
 import { actionRun } from "./action-run.js";
 import { clip, ellipse, workPath } from "./paths.js";
@@ -44,6 +46,12 @@ export interface StubEffects {
   pixmaps: PixmapRequest[];
   subscriptions: Array<{ event: string; subscribe: boolean }>;
   failures: string[];
+  /** Every change a script made through the DOM or the ActionManager, in order (dom-edits.ts, action-edit.ts). */
+  calls: string[];
+  /** The history states a script made: one per suspendHistory, one per change made outside it. */
+  history: string[];
+  /** Every ActionManager event played, with its descriptor as plain data. */
+  actions: Array<{ event: string; descriptor: Record<string, unknown> }>;
   /** Properties read from ArtLayer and LayerSet objects: what walking the DOM costs a script. */
   domLayerReads: number;
 }
@@ -64,7 +72,7 @@ export interface Stub {
 
 /** Builds the globals one script run sees. `realm` makes arrays the script may iterate. */
 export function photoshopStub(model: FakeModel, realm: () => Context, images: Map<string, DecodedImage>, quirks: StubQuirks = {}): Stub {
-  const effects: StubEffects = { pixmaps: [], subscriptions: [], failures: [], domLayerReads: 0 };
+  const effects: StubEffects = { pixmaps: [], subscriptions: [], failures: [], domLayerReads: 0, calls: [], history: [], actions: [] };
   const fail = (message: string): Error => {
     effects.failures.push(message);
     return new Error(`stub: ${message}`);
@@ -111,16 +119,41 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
   const ElementPlacement = enumeration("ElementPlacement", ["PLACEATBEGINNING", "PLACEATEND", "PLACEBEFORE", "PLACEAFTER", "INSIDE"]);
   const LayerKind = enumeration("LayerKind", ["NORMAL", "TEXT", "SOLIDFILL", "GRADIENTFILL", "PATTERNFILL", "SMARTOBJECT", "LEVELS", "CURVES", "VIDEO", "LAYER3D"]);
   const PathKind = enumeration("PathKind", ["WORKPATH", "NORMALPATH", "CLIPPINGPATH", "VECTORMASK", "TEXTMASK"]);
-  const BlendMode = enumeration("BlendMode", ["NORMAL"]);
+  const BlendMode = enumeration("BlendMode", Object.keys(BLEND_IDS));
+  const ColorBlendMode = enumeration("ColorBlendMode", COLOR_BLEND_MODES);
+  const AnchorPosition = enumeration("AnchorPosition", ["TOPLEFT", "TOPCENTER", "TOPRIGHT", "MIDDLELEFT", "MIDDLECENTER", "MIDDLERIGHT", "BOTTOMLEFT", "BOTTOMCENTER", "BOTTOMRIGHT"]);
+  const Direction = enumeration("Direction", ["HORIZONTAL", "VERTICAL"]);
+  const ResampleMethod = enumeration("ResampleMethod", ["NONE", "NEARESTNEIGHBOR", "BILINEAR", "BICUBIC", "BICUBICSHARPER", "BICUBICSMOOTHER", "BICUBICAUTOMATIC", "AUTOMATIC", "PRESERVEDETAILS"]);
+  const TrimType = enumeration("TrimType", ["TRANSPARENT", "TOPLEFT", "BOTTOMRIGHT"]);
+  const RasterizeType = enumeration("RasterizeType", ["ENTIRELAYER", "FILLCONTENT", "LAYERCLIPPINGPATH", "LINKEDLAYERS", "SHAPE", "TEXTCONTENTS", "VECTORMASK", "LAYERSTYLE"]);
   const DocumentMode = enumeration("DocumentMode", ["RGB"]);
   const DocumentFill = enumeration("DocumentFill", ["WHITE", "TRANSPARENT", "BACKGROUNDCOLOR"]);
   const NewDocumentMode = enumeration("NewDocumentMode", ["RGB"]);
   const Extension = enumeration("Extension", ["LOWERCASE", "NONE", "UPPERCASE"]);
   const SelectionType = enumeration("SelectionType", ["REPLACE", "EXTEND", "DIMINISH", "INTERSECT"]);
 
+  const history = { suspended: false, states: effects.history };
+  const editStub: EditStub = {
+    model,
+    fail,
+    change(call) {
+      effects.calls.push(call);
+      if (history.suspended) return;
+      effects.history.push(call);
+      const d = model.docs.find((x) => x.id === model.activeDoc);
+      if (d) d.history = [...(d.history ?? []), call];
+    },
+    realm,
+    px: (d, v) => lengthPx(v, ruler(), res(d)),
+    layerObject: (d, l) => layerObject(d, l),
+    docObject: (d) => docObject(d),
+    enums: { ElementPlacement, BlendMode, ColorBlendMode, AnchorPosition, Direction, ResampleMethod, TrimType, RasterizeType },
+    history,
+  };
   const docs = new Map<FakeDocument, object>();
   const layers = new Map<FakeLayer, object>();
   let dialogs: Enumerator = DialogModes["ALL"]!;
+  let background: object = {};
 
   const activeDocument = (): FakeDocument => {
     const d = model.docs.find((x) => x.id === model.activeDoc);
@@ -143,6 +176,7 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
       list().unshift(l);
       d.active = [l.id];
       d.dirty = true;
+      editStub.change(`${group ? "layerSets" : "artLayers"}.add()`);
       return layerObject(d, l);
     },
   });
@@ -155,11 +189,11 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
     let o = layers.get(l);
     if (o) return o;
     const group = l.children !== undefined;
-    o = strict(group ? "LayerSet" : "ArtLayer", {
+    o = strict(group ? "LayerSet" : "ArtLayer", addMembers({
       typename: group ? "LayerSet" : "ArtLayer",
       get id() { return l.id; },
       get name() { return l.name; },
-      set name(v: string) { l.name = String(v); },
+      set name(v: string) { l.name = String(v); editStub.change(`${l.id}.name = ${JSON.stringify(String(v))}`); },
       get kind() {
         if (group) throw fail("LayerSet.kind does not exist (LayerSet has no kind property)");
         const kind = LayerKind[l.psKind ?? KIND_OF[l.kind]!];
@@ -168,9 +202,7 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
       },
       get isBackgroundLayer() { return l.kind === "background"; },
       get visible() { return l.visible; },
-      set visible(v: boolean) { l.visible = v === true; },
-      get opacity() { return l.opacity; },
-      get blendMode() { return BlendMode["NORMAL"]; },
+      set visible(v: boolean) { l.visible = v === true; editStub.change(`${l.id}.visible = ${v === true}`); },
       get grouped() { return false; },
       // ArtLayer.bounds: the bounding rectangle of the layer's non-transparent pixels, in the ruler units.
       get bounds() { const b = layerBounds(l); return arr([len(d, b.left), len(d, b.top), len(d, b.right), len(d, b.bottom)]); },
@@ -196,25 +228,7 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
         move(l);
         d.dirty = true;
       },
-      move(target: { id: number }, placement: Enumerator) {
-        if (placement !== ElementPlacement["PLACEBEFORE"]) throw fail(`ArtLayer.move with ${String(placement)} is not modelled`);
-        const to = layerEntries(d.layers).find((e) => e.layer.id === target.id)!.layer;
-        const from = parentList(d.layers, l);
-        from.splice(from.indexOf(l), 1);
-        const list = parentList(d.layers, to);
-        list.splice(list.indexOf(to), 0, l);
-      },
-      // ArtLayer.duplicate(relativeObject, insertionLocation): into another document, at its top.
-      duplicate(into: object, placement: Enumerator) {
-        const dest = [...docs.entries()].find(([, v]) => v === into)?.[0];
-        if (!dest || placement !== ElementPlacement["PLACEATBEGINNING"]) throw fail("ArtLayer.duplicate: only into a document, at its beginning");
-        const copy: FakeLayer = { ...l, id: model.newLayerId(), kind: l.kind === "background" ? "pixel" : l.kind, children: undefined };
-        delete copy.children;
-        dest.layers.unshift(copy);
-        dest.dirty = true;
-        return layerObject(dest, copy);
-      },
-    });
+    }, layerEditMembers(editStub, d, l)));
     layers.set(l, o);
     return o;
   }
@@ -232,7 +246,7 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
   }
 
   function selectionObject(d: FakeDocument): object {
-    return strict("Selection", {
+    return strict("Selection", addMembers({
       typename: "Selection",
       // Selection.bounds: reading it without a selection is an error ("General Photoshop error occurred").
       get bounds() {
@@ -251,16 +265,8 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
         }
         d.selection = clip(d, Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys));
       },
-      selectAll() { d.selection = { x: 0, y: 0, width: d.width, height: d.height }; },
-      deselect() { d.selection = null; },
-      // Selection.fill(fillType): the model's layers are solid colours, so the active layer takes the colour.
-      fill(color: { rgb: { hexValue: string } }) {
-        const l = layerEntries(d.layers).find((e) => e.layer.id === d.active[0])?.layer;
-        if (!l || !d.selection) throw new Error("General Photoshop error occurred. The command is not currently available.");
-        const hex = color.rgb.hexValue;
-        l.color = [Number.parseInt(hex.slice(0, 2), 16), Number.parseInt(hex.slice(2, 4), 16), Number.parseInt(hex.slice(4, 6), 16), 255];
-        d.dirty = true;
-      },
+      selectAll() { d.selection = { x: 0, y: 0, width: d.width, height: d.height }; editStub.change("selection.selectAll()"); },
+      deselect() { d.selection = null; editStub.change("selection.deselect()"); },
       // Selection.expand(by): Photoshop's Modify > Expand takes 1 to 500 pixels.
       expand(by: unknown) {
         const px = lengthPx(by, ruler(), res(d));
@@ -269,6 +275,7 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
         if (!s) throw new Error("General Photoshop error occurred. The command is not currently available.");
         // An ellipse grown by px on every side is still (close to) an ellipse.
         d.selection = (s.ellipse ? ellipse : clip)(d, s.x - px, s.y - px, s.x + s.width + px, s.y + s.height + px);
+        editStub.change(`selection.expand(${px})`);
       },
       // Selection.makeWorkPath(tolerance): the selection becomes the document's work path and is dropped
       // (Photoshop User Guide, "Convert between paths and selection borders": the selection is replaced by the path).
@@ -284,13 +291,13 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
         d.paths = paths;
         d.selection = null;
       },
-    });
+    }, selectionEditMembers(editStub, d)));
   }
 
   function docObject(d: FakeDocument): object {
     let o = docs.get(d);
     if (o) return o;
-    o = strict("Document", {
+    o = strict("Document", addMembers({
       typename: "Document",
       get id() { return d.id; },
       get name() { return d.name; },
@@ -306,6 +313,7 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
       },
       get layers() { return collection("Layers", () => d.layers.map((l) => layerObject(d, l))); },
       get layerSets() { return layerSets(d, () => d.layers); },
+      get artLayers() { return artLayers(d, () => d.layers); },
       get activeLayer() {
         const l = layerEntries(d.layers).find((e) => e.layer.id === d.active[0])?.layer;
         if (!l) throw new Error("General Photoshop error occurred. No such element");
@@ -318,11 +326,14 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
         d.active = [l.id];
       },
       get selection() { return selectionObject(d); },
+      // Document.historyStates: the states of the History panel.
+      get historyStates() { return collection("HistoryStates", () => (d.history ?? []).map((name) => ({ name }))); },
       get pathItems() { return collection("PathItems", () => (d.paths ?? []).map((p) => pathObject(d, p))); },
       // Document.activeHistoryState: setting an earlier state undoes what came after it.
-      get activeHistoryState() { return structuredClone({ selection: d.selection, paths: d.paths, layers: d.layers, active: d.active, dirty: d.dirty }); },
-      set activeHistoryState(state: Pick<FakeDocument, "selection" | "paths" | "layers" | "active" | "dirty">) {
-        Object.assign(d, structuredClone(state));
+      // HistoryState.name is the state's name in the History panel.
+      get activeHistoryState() { return structuredClone({ name: d.history?.at(-1) ?? "Open", state: { selection: d.selection, paths: d.paths, layers: d.layers, active: d.active, dirty: d.dirty, width: d.width, height: d.height, resolution: d.resolution } }); },
+      set activeHistoryState(to: { state: Pick<FakeDocument, "selection" | "paths" | "layers" | "active" | "dirty" | "width" | "height" | "resolution"> }) {
+        Object.assign(d, structuredClone(to.state));
       },
       close(mode: Enumerator) {
         if (mode !== SaveOptions["DONOTSAVECHANGES"]) throw fail(`Document.close(${String(mode)}) is not modelled`);
@@ -346,7 +357,7 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
         writePsd(d, d.filePath);
         d.dirty = false;
       },
-    });
+    }, documentEditMembers(editStub, d)));
     docs.set(d, o);
     return o;
   }
@@ -409,6 +420,9 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
     documents,
     preferences: prefs,
     get displayDialogs() { return dialogs; },
+    // Application.backgroundColor: what canvas edits paint a Background layer's new area with.
+    get backgroundColor() { return background; },
+    set backgroundColor(v: object) { background = v; },
     set displayDialogs(v: Enumerator) { dialogs = v; },
     get activeDocument() { return docObject(activeDocument()); },
     set activeDocument(v: object) {
@@ -426,10 +440,29 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
   };
   const executeActionGet = actionGet({ model, ids, fail, activeDocument, quirks });
 
-  const executeAction = actionRun({ ids, fail, activeDocument, docById, effects, writePsd });
+  const runAction = actionRun({ ids, fail, activeDocument, docById, effects, writePsd });
+  const editAction = actionEdit({ model, ids, fail, activeDocument, change: (call) => editStub.change(call) });
+  // executeAction(eventID, descriptor, displayDialogs): every event is recorded with its descriptor.
+  const executeAction = (event: number, desc: StubActionDescriptor | undefined, mode?: unknown): StubActionDescriptor => {
+    const name = ids.typeIDToStringID(event);
+    effects.actions.push({ event: name, descriptor: plainDescriptor(desc, ids.typeIDToStringID) });
+    if (editAction(name, desc)) return new StubActionDescriptor();
+    return runAction(event, desc, mode);
+  };
 
   class PhotoshopSaveOptions { kind = "psd"; layers = true; }
-  class SolidColor { rgb = { hexValue: "000000" }; }
+  // SolidColor.rgb (RGBColor): red, green and blue 0–255, and the same colour as hexValue.
+  class RGBColor {
+    red = 0;
+    green = 0;
+    blue = 0;
+    get hexValue(): string { return [this.red, this.green, this.blue].map((v) => Math.round(v).toString(16).padStart(2, "0")).join(""); }
+    set hexValue(hex: string) {
+      const [r, g, b] = [0, 2, 4].map((i) => Number.parseInt(String(hex).slice(i, i + 2), 16));
+      [this.red, this.green, this.blue] = [r!, g!, b!];
+    }
+  }
+  class SolidColor { rgb = new RGBColor(); }
   const construct = <T extends object>(label: string, C: new () => T) => function (this: unknown) { return strict(label, new C()); };
 
   const globals: Record<string, unknown> = {
@@ -447,6 +480,12 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
     NewDocumentMode,
     Extension,
     SelectionType,
+    ColorBlendMode,
+    AnchorPosition,
+    Direction,
+    ResampleMethod,
+    TrimType,
+    RasterizeType,
     ActionDescriptor: construct("ActionDescriptor", StubActionDescriptor),
     ActionReference: construct("ActionReference", StubActionReference),
     ActionList: construct("ActionList", StubActionList),

@@ -27,7 +27,15 @@ export interface LayerTree {
   readonly flat: HostLayer[];
 }
 
-/** Parses `br-tree`: `(active (layer …) …)`, each layer `(id name kind visible opacity mode x y w h children)`. */
+/** What GIMP's layer masks are besides applied or not: they move with their layer, at full density, unfeathered. */
+const MASK_LINKED = true;
+const MASK_DENSITY = 100;
+const MASK_FEATHER = 0;
+
+/**
+ * Parses `br-tree`: `(active (layer …) …)`, each layer `(id name kind visible opacity mode x y w h children locked
+ * mask)`, mask -1 without one, else whether it applies.
+ */
 export function parseTree(value: Sexp): LayerTree {
   const [active, layers] = asList(value, "layer tree") as [Sexp, Sexp];
   const flat: HostLayer[] = [];
@@ -48,7 +56,10 @@ export function parseTree(value: Sexp): LayerTree {
       bounds: { left: x, top: y, right: x + width, bottom: y + height },
       rect: { x, y, width, height },
       clipped: false,
+      locked: asNumber(f[11], "layer lock") === 1,
     };
+    const mask = asNumber(f[12], "layer mask");
+    if (mask >= 0) layer.mask = { enabled: mask === 1, linked: MASK_LINKED, density: MASK_DENSITY, feather: MASK_FEATHER };
     flat.push(layer);
     const children = asList(f[10] ?? [], "layer children").map(build);
     if (layer.kind === "group") layer.children = children;

@@ -177,8 +177,14 @@ describe.skipIf(GIMP_SKIP !== undefined)("edits on GIMP", () => {
     const label = await named("Label");
     expect((await call<Layer>("layer:rasterize", { layerId: label.id })).kind).toBe("pixel");
     const { result } = await call<{ result: unknown }>("jsx:run", {
-      script: `(gimp-fonts-refresh) (let ((fonts (cadr (gimp-fonts-get-list "")))) (if (null? fonts) -1 (let* ((img (car (gimp-image-get-active-image))) (t (car (gimp-text-layer-new (car (vector->list (cadr (gimp-image-list)))) "Hi" (car fonts) 40 PIXELS)))) (gimp-image-insert-layer (car (vector->list (cadr (gimp-image-list)))) t 0 0) t)))`,
-    }).catch(() => ({ result: -1 }));
+      script: `(gimp-fonts-refresh)
+        (let ((fonts (cadr (gimp-fonts-get-list ""))) (img (car (vector->list (cadr (gimp-image-list))))))
+          (if (null? fonts) -1
+              (let ((t (car (gimp-text-layer-new img "Hi" (car fonts) 40 PIXELS))))
+                (gimp-image-insert-layer img t 0 0)
+                (gimp-layer-set-offsets t 20 150)
+                t)))`,
+    });
     if (result === -1) return ctx.skip("GIMP has no fonts here to make a text layer");
     const text = (await layers()).find((l) => l.kind === "text")!;
     const before = await composite();

@@ -2,7 +2,7 @@ import type { HostDocument, HostLayer, LayerKind } from "../../protocol/index.js
 import { asList, asNumber, asString, type Sexp } from "./scheme.js";
 
 /** GIMP 2.10 layer modes (`GimpLayerMode`) by number, as blend-mode names of the protocol. */
-const LAYER_MODES: Readonly<Record<number, string>> = {
+export const LAYER_MODES: Readonly<Record<number, string>> = {
   0: "normal", 1: "dissolve", 3: "multiply", 4: "screen", 5: "overlay", 6: "difference", 7: "linear dodge",
   8: "subtract", 9: "darken", 10: "lighten", 11: "hue", 12: "saturation", 13: "color", 14: "luminosity",
   15: "divide", 16: "color dodge", 17: "color burn", 18: "hard light", 19: "soft light", 20: "grain extract",

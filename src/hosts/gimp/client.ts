@@ -2,7 +2,6 @@ import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { BridgeError, isBridgeError, type ErrorCode } from "../../protocol/index.js";
 import { LIBRARY_MARKER, LIBRARY_SOURCE, REPLY_MARK } from "./library.js";
-import { MAX_INLINE_REPLY_CHARS } from "./limits.js";
 import { lit, parseSexp, type Sexp } from "./scheme.js";
 import { exchange, WireError, type Endpoint } from "./wire.js";
 
@@ -134,7 +133,7 @@ export class GimpClient {
 
   private async evaluate(job: Job): Promise<ScriptOutcome> {
     const file = join(this.hooks.workDir(), `reply-${process.pid}-${++this.sequence}.txt`);
-    const script = `(begin (set! *handlers* '()) (br-reply (lambda () ${job.form}) ${lit(file)} ${MAX_INLINE_REPLY_CHARS}))`;
+    const script = `(begin (set! *handlers* '()) (br-reply (lambda () ${job.form}) ${lit(file)}))`;
     const body = await this.send(script, job.options);
     const split = splitReply(body);
     if (!split) throw new BridgeError("INTERNAL", "GIMP answered without the bridge's reply mark", { details: { reply: body.slice(0, 200) } });

@@ -4,6 +4,7 @@ import { previewSize } from "../_internal/target-size.js";
 import { actionOps } from "./actions.js";
 import { createGimpConnection } from "./connection.js";
 import { documentOps } from "./documents.js";
+import { editOps, GIMP_EDIT_CAPABILITIES } from "./edits/index.js";
 import { GimpEvents } from "./events.js";
 import { exportLayer, imageOps } from "./images.js";
 import { layerOps } from "./layers.js";
@@ -12,6 +13,7 @@ import type { GimpHostOptions } from "./options.js";
 import { asList, asNumber, int } from "./scheme.js";
 import { GIMP_SCRIPT_LANGUAGE, scriptOps } from "./scripts.js";
 import { selectionOps } from "./selection.js";
+import { GimpRevisions } from "./revisions.js";
 import { stableEvent, withStableIds } from "./stable-ids.js";
 import { activeLayer, parseTree, withoutChildren } from "./tree.js";
 import type { Endpoint } from "./wire.js";
@@ -28,6 +30,12 @@ export type { Sexp } from "./scheme.js";
 export { SAMPLE_NAME, SAMPLE_SCRIPT } from "./sample.js";
 export * from "./limits.js";
 export { MAX_PARAMS_DEPTH } from "./scripts.js";
+
+/**
+ * The GIMP adapter's own events beyond the main ones: `documentChanged` `{documentId, revision, method?}` after every
+ * edit and every other change the bridge made to an image's layers or pixels (scripts excepted: they say no image).
+ */
+export const GIMP_EVENT_TYPES: readonly string[] = ["documentChanged"];
 
 /** The GIMP adapter: a `HostAdapter` plus what tests and operators need to see of the process. */
 export interface GimpHost extends HostAdapter {
@@ -52,6 +60,7 @@ export interface GimpHost extends HostAdapter {
  */
 export function createGimpHost(options: GimpHostOptions): GimpHost {
   const session = createGimpConnection(options);
+  const revisions = new GimpRevisions();
 
   /** The active layer of an image, read fresh for an event. */
   const activeOf = async (id: number) => activeLayer(parseTree(await session.call(undefined, `(br-tree ${int(id)})`)));
@@ -83,6 +92,8 @@ export function createGimpHost(options: GimpHostOptions): GimpHost {
 
   return {
     kind: "gimp",
+    eventTypes: GIMP_EVENT_TYPES,
+    editCapabilities: GIMP_EDIT_CAPABILITIES,
     filesystem: session.filesystem,
     scriptsReachFiles: true,
     scriptLanguage: GIMP_SCRIPT_LANGUAGE,
@@ -103,6 +114,7 @@ export function createGimpHost(options: GimpHostOptions): GimpHost {
     },
     takeRecovery: () => session.recovery?.take(),
     events: (type) => {
+      if (type === "documentChanged") return revisions.events;
       const stream = events.stream(type);
       return stream === undefined ? undefined : (stableEvent(type, stream, session.ids) as Observable<unknown>);
     },
@@ -114,9 +126,11 @@ export function createGimpHost(options: GimpHostOptions): GimpHost {
         ...selectionOps(session),
         ...actionOps(session),
         ...scriptOps(session),
+        ...editOps(session),
       },
       session.ids,
       session.recovery,
+      revisions,
     ),
   };
 }

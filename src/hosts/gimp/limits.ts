@@ -7,9 +7,9 @@
 export const MAX_SCRIPT_BYTES = 65_535;
 
 /**
- * The server writes the response length as `len & 0xFFFF` without checking, so a longer body desyncs the stream.
- * Replies longer than this many characters go through a temporary file instead (a character is at most 4 UTF-8
- * bytes, so 16 000 characters stay below 64 KiB).
+ * The server writes the response length as `len & 0xFFFF` without checking, so a longer body desyncs the stream:
+ * a reply of this many characters (up to 64 KiB of UTF-8) could still be sent inline. Values are written through
+ * a file all the same (`br-reply`: Script-Fu's string ports drop characters), so only printed output goes inline.
  */
 export const MAX_INLINE_REPLY_CHARS = 16_000;
 

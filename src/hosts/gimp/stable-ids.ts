@@ -1,8 +1,11 @@
 import { map, type Observable } from "rxjs";
 import { BridgeError, type HostDocument, type HostLayer } from "../../protocol/index.js";
+import type { EditOp, EditPlace } from "../edits.js";
 import type { DocumentTree, HostAdapter, HostCallContext, PreviewEvent } from "../host.js";
+import type { GimpEditMade } from "./edits/index.js";
 import type { GimpIds } from "./ids.js";
 import type { GimpRecovery } from "./recovery.js";
+import type { GimpRevisions } from "./revisions.js";
 
 /** The operations whose ids are GIMP's inside the adapter and stable outside it. */
 type Ops = Required<
@@ -29,13 +32,35 @@ type Ops = Required<
   >
 >;
 
+/** The GIMP operations in GIMP's ids, edits included (answering what they made in GIMP's ids). */
+type GimpOps = Ops & { edit(ctx: HostCallContext, documentId: number, edit: EditOp): Promise<GimpEditMade> };
+
+/** Errors of an edit that refused it before anything changed. */
+const REFUSED: ReadonlySet<string> = new Set(["BAD_REQUEST", "LAYER_NOT_FOUND", "DOCUMENT_NOT_FOUND", "NO_DOCUMENT", "NOT_SUPPORTED"]);
+
+/** An edit with every layer id it names turned by `layer`. */
+function editWithLayers(edit: EditOp, layer: (id: number) => number): EditOp {
+  const place = (p: EditPlace): EditPlace =>
+    "above" in p ? { above: layer(p.above) } : "below" in p ? { below: layer(p.below) } : "parent" in p ? { parent: layer(p.parent) } : p;
+  const out: Record<string, unknown> = { ...edit };
+  if ("layerId" in edit && edit.layerId !== undefined) out["layerId"] = layer(edit.layerId);
+  if ("layerIds" in edit) out["layerIds"] = edit.layerIds.map(layer);
+  if ("place" in edit) out["place"] = place(edit.place);
+  return out as unknown as EditOp;
+}
+
 /**
  * The GIMP operations seen through the adapter's stable ids (see `ids.ts`): every image and layer id going in is
  * turned into GIMP's and every one coming out (documents, trees, new layers, events, error details) into the
  * adapter's. Calls that may change an image are reported to the recovery copies as they start and end. Scripts
  * (`jsx:run`) see and return GIMP's own ids: after a restart those differ from the ids the other calls use.
  */
-export function withStableIds(ops: Ops, ids: GimpIds, recovery: GimpRecovery | undefined): Ops {
+export function withStableIds(
+  ops: GimpOps,
+  ids: GimpIds,
+  recovery: GimpRecovery | undefined,
+  revisions: GimpRevisions,
+): Ops & Required<Pick<HostAdapter, "edit">> {
   /** Errors that already name the adapter's ids. */
   const stable = new WeakSet<BridgeError>();
   const notFound = (error: BridgeError): never => {
@@ -58,11 +83,10 @@ export function withStableIds(ops: Ops, ids: GimpIds, recovery: GimpRecovery | u
     if (l.children !== undefined) out.children = l.children.map(outLayer);
     return out;
   };
-  const outDocument = (doc: HostDocument): HostDocument => ({
-    ...doc,
-    id: ids.images.out(doc.id),
-    activeLayerIds: doc.activeLayerIds.map((id) => ids.layers.out(id)),
-  });
+  const outDocument = (doc: HostDocument): HostDocument => {
+    const id = ids.images.out(doc.id);
+    return { ...doc, id, revision: revisions.of(id), activeLayerIds: doc.activeLayerIds.map((layerId) => ids.layers.out(layerId)) };
+  };
 
   /** Runs a call, turning GIMP's ids in its error into the adapter's. */
   async function run<T>(call: () => Promise<T>): Promise<T> {
@@ -99,7 +123,33 @@ export function withStableIds(ops: Ops, ids: GimpIds, recovery: GimpRecovery | u
     }
   }
 
+  /** Runs a call changing image `id`'s layers or pixels, raising its revision once the change is made. */
+  async function revising<T>(id: number, call: () => Promise<T>): Promise<T> {
+    const result = await changing(id, call);
+    revisions.raise(id);
+    return result;
+  }
+
   return {
+    edit: (ctx, { documentId, edit }) =>
+      changing(documentId, async () => {
+        let made: GimpEditMade;
+        try {
+          made = await ops.edit(ctx, image(documentId), editWithLayers(edit, layer));
+        } catch (error) {
+          // A failure inside GIMP's undo group may have changed the image part way: it counts as a change.
+          if (!(error instanceof BridgeError) || !REFUSED.has(error.code)) revisions.raise(documentId, edit.op);
+          throw error;
+        }
+        const revision = revisions.raise(documentId, edit.op);
+        const copy = made.documentId === undefined ? undefined : ids.images.out(made.documentId);
+        if (copy !== undefined) recovery?.changed(copy);
+        return {
+          revision,
+          ...(made.layerId !== undefined ? { layerId: ids.layers.out(made.layerId) } : {}),
+          ...(copy !== undefined ? { documentId: copy } : {}),
+        };
+      }),
     listDocuments: (ctx) => run(async () => (await ops.listDocuments(ctx)).map(outDocument)),
     getDocument: (ctx, documentId) => run(async () => outDocument(await ops.getDocument(ctx, optionalImage(documentId)))),
     getDocumentTree: (ctx, documentId) =>
@@ -120,6 +170,7 @@ export function withStableIds(ops: Ops, ids: GimpIds, recovery: GimpRecovery | u
     closeDocument: async (ctx, documentId) => {
       await run(() => ops.closeDocument(ctx, image(documentId)));
       ids.images.drop(documentId);
+      revisions.forget(documentId);
       recovery?.closed(documentId);
     },
     saveLosses: (ctx, options) => run(() => ops.saveLosses(ctx, { ...options, documentId: image(options.documentId) })),
@@ -127,7 +178,7 @@ export function withStableIds(ops: Ops, ids: GimpIds, recovery: GimpRecovery | u
     selectLayers: (ctx, options) =>
       changing(options.documentId, () => ops.selectLayers(ctx, { documentId: image(options.documentId), ids: options.ids.map(layer) })),
     importLayer: (ctx, options) =>
-      changing(options.documentId, async () =>
+      revising(options.documentId, async () =>
         ids.layers.out(
           await ops.importLayer(ctx, {
             ...options,
@@ -145,8 +196,14 @@ export function withStableIds(ops: Ops, ids: GimpIds, recovery: GimpRecovery | u
     autoCutout: (ctx, options) =>
       changing(options.documentId, () => ops.autoCutout(ctx, { ...options, documentId: image(options.documentId), layerId: layer(options.layerId) })),
     removeBackground: (ctx, options) =>
-      changing(options.documentId, () => ops.removeBackground(ctx, { ...options, documentId: image(options.documentId), layerId: layer(options.layerId) })),
-    runScript: (ctx: HostCallContext, options) => changing("all", () => ops.runScript(ctx, options)),
+      revising(options.documentId, () => ops.removeBackground(ctx, { ...options, documentId: image(options.documentId), layerId: layer(options.layerId) })),
+    runScript: async (ctx: HostCallContext, options) => {
+      try {
+        return await changing("all", () => ops.runScript(ctx, options));
+      } finally {
+        revisions.raiseAll();
+      }
+    },
   };
 }
 

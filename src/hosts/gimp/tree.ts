@@ -2,7 +2,7 @@ import type { HostDocument, HostLayer, LayerKind } from "../../protocol/index.js
 import { asList, asNumber, asString, type Sexp } from "./scheme.js";
 
 /** GIMP 2.10 layer modes (`GimpLayerMode`) by number, as blend-mode names of the protocol. */
-const LAYER_MODES: Readonly<Record<number, string>> = {
+export const LAYER_MODES: Readonly<Record<number, string>> = {
   0: "normal", 1: "dissolve", 3: "multiply", 4: "screen", 5: "overlay", 6: "difference", 7: "linear dodge",
   8: "subtract", 9: "darken", 10: "lighten", 11: "hue", 12: "saturation", 13: "color", 14: "luminosity",
   15: "divide", 16: "color dodge", 17: "color burn", 18: "hard light", 19: "soft light", 20: "grain extract",
@@ -27,7 +27,15 @@ export interface LayerTree {
   readonly flat: HostLayer[];
 }
 
-/** Parses `br-tree`: `(active (layer …) …)`, each layer `(id name kind visible opacity mode x y w h children)`. */
+/** What GIMP's layer masks are besides applied or not: they move with their layer, at full density, unfeathered. */
+const MASK_LINKED = true;
+const MASK_DENSITY = 100;
+const MASK_FEATHER = 0;
+
+/**
+ * Parses `br-tree`: `(active (layer …) …)`, each layer `(id name kind visible opacity mode x y w h children locked
+ * mask)`, mask -1 without one, else whether it applies.
+ */
 export function parseTree(value: Sexp): LayerTree {
   const [active, layers] = asList(value, "layer tree") as [Sexp, Sexp];
   const flat: HostLayer[] = [];
@@ -48,7 +56,10 @@ export function parseTree(value: Sexp): LayerTree {
       bounds: { left: x, top: y, right: x + width, bottom: y + height },
       rect: { x, y, width, height },
       clipped: false,
+      locked: asNumber(f[11], "layer lock") === 1,
     };
+    const mask = asNumber(f[12], "layer mask");
+    if (mask >= 0) layer.mask = { enabled: mask === 1, linked: MASK_LINKED, density: MASK_DENSITY, feather: MASK_FEATHER };
     flat.push(layer);
     const children = asList(f[10] ?? [], "layer children").map(build);
     if (layer.kind === "group") layer.children = children;

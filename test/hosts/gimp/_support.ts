@@ -12,9 +12,15 @@ function onPath(binary: string): boolean {
   return (process.env["PATH"] ?? "").split(delimiter).some((dir) => dir !== "" && existsSync(join(dir, binary)));
 }
 
-/** Why the GIMP suites skip here, or undefined when GIMP is installed. */
+/**
+ * Why the GIMP suites skip here, or undefined when GIMP is installed. With `REQUIRE_GIMP=1` (CI) a missing GIMP
+ * is an error instead: every file of a GIMP suite fails rather than passing with nothing run.
+ */
 export const GIMP_SKIP: string | undefined = onPath(GIMP_BINARY) ? undefined : `${GIMP_BINARY} is not installed (apt-get install gimp)`;
-if (GIMP_SKIP !== undefined) console.warn(`GIMP tests skipped: ${GIMP_SKIP}`);
+if (GIMP_SKIP !== undefined) {
+  if (process.env["REQUIRE_GIMP"] === "1") throw new Error(`REQUIRE_GIMP=1 but the GIMP suites cannot run: ${GIMP_SKIP}`);
+  console.warn(`GIMP tests skipped: ${GIMP_SKIP}`);
+}
 
 const shared: Array<GimpSupervisor | undefined> = [];
 const starting: Array<Promise<Endpoint> | undefined> = [];

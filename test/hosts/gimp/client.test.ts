@@ -80,6 +80,11 @@ describe.skipIf(GIMP_SKIP !== undefined)("the Script-Fu client against a real GI
     expect(value).toBe("q".repeat(size));
   });
 
+  it("a reply of many atoms arrives whole (Script-Fu's string ports would cut atoms at their 256-byte blocks)", async () => {
+    const numbers = Array.from({ length: 400 }, (_, i) => 10_000 + i);
+    expect(await call(`(list ${numbers.join(" ")})`)).toEqual(numbers);
+  });
+
   it("a script longer than the 16-bit length field is refused before sending", async () => {
     await expect(call(lit("y".repeat(70_000)))).rejects.toMatchObject({ code: "PAYLOAD_TOO_LARGE" });
     expect(faults).toEqual([]);

@@ -1,0 +1,230 @@
+/**
+ * GIMP's edits (see `../../edits.ts` for the vocabulary): each edit becomes one call of a `br-…` procedure of the
+ * library (`scheme-*.ts`), which checks its references, then changes the image as one undo step. Ids here are
+ * GIMP's; `../stable-ids.ts` turns them into the adapter's, raises the document's revision and reports the change.
+ */
+import { BridgeError } from "../../../protocol/index.js";
+import type { DocumentEdit, EditCapabilities, EditOp, EditPlace, FlipDirection, LayerEdit, ResampleMethod, SelectionEdit, SelectionMode } from "../../edits.js";
+import type { HostCallContext, Rgba } from "../../host.js";
+import type { GimpSession } from "../connection.js";
+import { asNumber, int, lit, num, type Sexp } from "../scheme.js";
+import { GIMP_LAYER_MODES, NOT_PAINT_MODES } from "./modes.js";
+import { layerMatrix } from "./transform.js";
+
+/**
+ * Every edit GIMP 2.10 makes, with the fields it cannot honour: GIMP has no fill opacity apart from a layer's
+ * opacity, and a layer mask that always moves with its layer, at full density, with no feather of its own.
+ */
+export const GIMP_EDIT_CAPABILITIES: EditCapabilities = {
+  "layer:create": {},
+  "layer:update": { unsupported: ["fillOpacity"] },
+  "layer:delete": {},
+  "layer:duplicate": {},
+  "layer:move": {},
+  "layer:group": {},
+  "layer:ungroup": {},
+  "layer:merge": {},
+  "layer:rasterize": {},
+  "layer:fill": {},
+  "layer:clear": {},
+  "layer:transform": {},
+  "layer:addMask": {},
+  "layer:deleteMask": {},
+  "layer:applyMask": {},
+  "layer:updateMask": { unsupported: ["linked", "density", "feather"] },
+  "document:resize": {},
+  "document:resizeCanvas": {},
+  "document:crop": {},
+  "document:rotate": {},
+  "document:flip": {},
+  "document:duplicate": {},
+  "document:flatten": {},
+  "document:trim": {},
+  "selection:all": {},
+  "selection:clear": {},
+  "selection:invert": {},
+  "selection:modify": {},
+  "selection:fromLayer": {},
+  "selection:fromColor": {},
+};
+
+/** What an edit made, in GIMP's ids. */
+export interface GimpEditMade {
+  readonly layerId?: number | undefined;
+  readonly documentId?: number | undefined;
+}
+
+/** `br-where`'s place kinds. */
+const PLACE_KIND = { above: 0, below: 1, parent: 2, top: 3, bottom: 4 } as const;
+
+/** GIMP's `GimpInterpolationType` per resampling method. */
+const INTERPOLATION: Readonly<Record<ResampleMethod, number>> = { nearest: 0, bilinear: 1, bicubic: 2 };
+
+/** GIMP's `GimpChannelOps` per selection mode. */
+const CHANNEL_OP: Readonly<Record<SelectionMode, number>> = { add: 0, subtract: 1, replace: 2, intersect: 3 };
+
+/** `br-doc-flip`'s directions. */
+const FLIP: Readonly<Record<FlipDirection, number>> = { horizontal: 1, vertical: 2, both: 3 };
+
+/** `br-select-modify`'s changes. */
+const MODIFY = { expand: 0, contract: 1, feather: 2, smooth: 3, border: 4 } as const;
+
+/** GIMP's `GimpAddMaskType` per mask source, and `GimpMaskApplyMode`. */
+const ADD_MASK = { revealAll: 0, hideAll: 1, selection: 4 } as const;
+const MASK_APPLY = 0;
+const MASK_DISCARD = 1;
+
+/** Most a colour channel differs from another (0–255) as GIMP's sample threshold (0–1), inclusive of `tolerance`. */
+function threshold(tolerance: number): string {
+  return num(Math.min(1, (tolerance + 0.5) / 255));
+}
+
+/** `place` as `br-where`'s kind and target. */
+function where(place: EditPlace): string {
+  if ("above" in place) return `${PLACE_KIND.above} ${int(place.above)}`;
+  if ("below" in place) return `${PLACE_KIND.below} ${int(place.below)}`;
+  if ("parent" in place) return `${PLACE_KIND.parent} ${int(place.parent)}`;
+  return `${PLACE_KIND[place.to]} -1`;
+}
+
+const rgb = ([r, g, b]: Rgba): string => `${int(r)} ${int(g)} ${int(b)}`;
+const ids = (list: readonly number[]): string => `(list ${list.map(int).join(" ")})`;
+const flag = (value: boolean | undefined): string => (value === undefined ? "-1" : value ? "1" : "0");
+
+/** A layer mode by the records' name. @throws BridgeError `NOT_SUPPORTED` naming `blendMode` when GIMP has none. */
+function layerMode(edit: EditOp, name: string, painting: boolean): string {
+  const mode = GIMP_LAYER_MODES[name];
+  if (mode === undefined || (painting && NOT_PAINT_MODES.has(name))) {
+    throw new BridgeError("NOT_SUPPORTED", `GIMP cannot ${painting ? "paint" : "blend"} in ${name} mode`, {
+      details: { editor: "gimp", capability: edit.op, field: "blendMode", blendMode: name },
+    });
+  }
+  return int(mode);
+}
+
+function layerForm(img: string, edit: LayerEdit): string {
+  switch (edit.op) {
+    case "layer:create": {
+      const [fill, color, opacity] = edit.fillColor === undefined ? [0, [0, 0, 0, 0] as const, 0] : [1, edit.fillColor, (edit.fillColor[3] * 100) / 255];
+      return `(br-layer-create ${img} ${edit.kind === "group" ? 1 : 0} ${lit(edit.name)} ${fill} ${rgb(color)} ${num(opacity)} ${where(edit.place)})`;
+    }
+    case "layer:update": {
+      const mode = edit.blendMode === undefined ? "-1" : layerMode(edit, edit.blendMode, false);
+      const name = edit.name === undefined ? "#f" : lit(edit.name);
+      return `(br-layer-update ${img} ${int(edit.layerId)} ${name} ${flag(edit.visible)} ${edit.opacity === undefined ? "-1" : num(edit.opacity)} ${mode} ${flag(edit.locked)})`;
+    }
+    case "layer:delete":
+      return `(br-layer-delete ${img} ${int(edit.layerId)})`;
+    case "layer:duplicate":
+      return `(br-layer-duplicate ${img} ${int(edit.layerId)} ${lit(edit.name)} ${where(edit.place)})`;
+    case "layer:move":
+      return `(br-layer-move ${img} ${int(edit.layerId)} ${where(edit.place)})`;
+    case "layer:group":
+      return `(br-layer-group ${img} ${ids(edit.layerIds)} ${lit(edit.name)})`;
+    case "layer:ungroup":
+      return `(br-layer-ungroup ${img} ${int(edit.layerId)})`;
+    case "layer:merge":
+      return `(br-layer-merge ${img} ${ids(edit.layerIds)} ${lit(edit.name)})`;
+    case "layer:rasterize":
+      return `(br-layer-rasterize ${img} ${int(edit.layerId)})`;
+    case "layer:fill": {
+      const opacity = (edit.opacity * edit.color[3]) / 255;
+      return `(br-layer-fill ${img} ${int(edit.layerId)} ${rgb(edit.color)} ${num(opacity)} ${layerMode(edit, edit.blendMode, true)})`;
+    }
+    case "layer:clear":
+      return `(br-layer-clear ${img} ${int(edit.layerId)})`;
+    case "layer:transform": {
+      const m = layerMatrix(edit);
+      const whole = m.translation && Number.isInteger(m.c) && Number.isInteger(m.f);
+      const coefficients = [m.a, m.b, m.c, m.d, m.e, m.f].map(num).join(" ");
+      return `(br-layer-transform ${img} ${int(edit.layerId)} ${whole ? 1 : 0} ${coefficients} ${INTERPOLATION[edit.resample]})`;
+    }
+    case "layer:addMask":
+      return `(br-mask-add ${img} ${int(edit.layerId)} ${ADD_MASK[edit.from]})`;
+    case "layer:deleteMask":
+      return `(br-mask-remove ${img} ${int(edit.layerId)} ${MASK_DISCARD})`;
+    case "layer:applyMask":
+      return `(br-mask-remove ${img} ${int(edit.layerId)} ${MASK_APPLY})`;
+    case "layer:updateMask":
+      return `(br-mask-update ${img} ${int(edit.layerId)} ${flag(edit.enabled)})`;
+  }
+}
+
+function documentForm(img: string, edit: DocumentEdit): string {
+  switch (edit.op) {
+    case "document:resize":
+      return `(br-doc-resize ${img} ${int(edit.width)} ${int(edit.height)} ${num(edit.resolution)} ${INTERPOLATION[edit.resample]})`;
+    case "document:resizeCanvas":
+      return `(br-doc-canvas ${img} ${int(edit.width)} ${int(edit.height)} ${int(edit.offsetX)} ${int(edit.offsetY)} ${rgb(edit.fillColor)} ${int(edit.fillColor[3])})`;
+    case "document:crop": {
+      const { x, y, width, height } = edit.rect;
+      return `(br-doc-crop ${img} ${int(x)} ${int(y)} ${int(width)} ${int(height)})`;
+    }
+    case "document:rotate":
+      return `(br-doc-rotate ${img} ${num(edit.angle)})`;
+    case "document:flip":
+      return `(br-doc-flip ${img} ${FLIP[edit.direction]})`;
+    case "document:duplicate":
+      return `(br-doc-duplicate ${img} ${lit(edit.name)})`;
+    case "document:flatten":
+      return `(br-doc-flatten ${img})`;
+    case "document:trim":
+      return `(br-doc-trim ${img})`;
+  }
+}
+
+function selectionForm(img: string, edit: SelectionEdit): string {
+  switch (edit.op) {
+    case "selection:all":
+      return `(br-select-all ${img})`;
+    case "selection:clear":
+      return `(br-select-none ${img})`;
+    case "selection:invert":
+      return `(br-select-invert ${img})`;
+    case "selection:modify":
+      return `(br-select-modify ${img} ${MODIFY[edit.how]} ${num(edit.pixels)})`;
+    case "selection:fromLayer":
+      return `(br-select-layer ${img} ${CHANNEL_OP[edit.mode]} ${int(edit.layerId)})`;
+    case "selection:fromColor": {
+      const point = edit.point ?? { x: 0, y: 0 };
+      const color = edit.color ?? [0, 0, 0, 255];
+      const layer = edit.layerId ?? -1;
+      const args = [CHANNEL_OP[edit.mode], int(layer), edit.sampleMerged ? 1 : 0, edit.contiguous ? 1 : 0, int(point.x), int(point.y), rgb(color), threshold(edit.tolerance)];
+      return `(br-select-color ${img} ${args.join(" ")})`;
+    }
+  }
+}
+
+/** The `br-…` call making one edit of image `documentId`. */
+export function editForm(documentId: number, edit: EditOp): string {
+  const img = int(documentId);
+  if (edit.op.startsWith("layer:")) return layerForm(img, edit as LayerEdit);
+  if (edit.op.startsWith("document:")) return documentForm(img, edit as DocumentEdit);
+  return selectionForm(img, edit as SelectionEdit);
+}
+
+/** Edits whose answer is the layer they made. */
+const MAKES_LAYER: ReadonlySet<string> = new Set(["layer:create", "layer:duplicate", "layer:group", "layer:merge"]);
+
+/** The GIMP adapter's edits, in GIMP's ids. */
+export function editOps(session: GimpSession): { edit(ctx: HostCallContext, documentId: number, edit: EditOp): Promise<GimpEditMade> } {
+  return {
+    async edit(ctx, documentId, edit) {
+      let value: Sexp;
+      try {
+        value = await session.call(ctx, editForm(documentId, edit));
+      } catch (error) {
+        // A PDB error inside the undo group ends the request with the group open: close it now.
+        await session.call(ctx, "(br-edit-repair)").catch(() => {});
+        throw error;
+      }
+      if (MAKES_LAYER.has(edit.op)) return { layerId: asNumber(value, "new layer id") };
+      if (edit.op === "document:duplicate") {
+        const copy = asNumber(value, "new image id");
+        session.activeImage = copy;
+        return { documentId: copy };
+      }
+      return {};
+    },
+  };
+}

@@ -1,0 +1,146 @@
+/*
+ * The Scheme of layer edits (loaded with the library). Each `br-layer-*` procedure checks its references first,
+ * then makes its change as one undo step (`br-edit`); ids are GIMP's.
+ */
+export const EDIT_LAYER_SCHEME = `
+(define (br-layer-create img kind name fill r g b opacity where target)
+  (br-image img)
+  (let ((place (br-where img where target -1)))
+    (br-edit img (lambda ()
+      (let ((l (if (= kind 1)
+                   (car (gimp-layer-group-new img))
+                   (car (gimp-layer-new img (car (gimp-image-width img)) (car (gimp-image-height img)) (br-new-layer-type img) name 100 LAYER-MODE-NORMAL)))))
+        (gimp-image-insert-layer img l (car place) (cadr place))
+        (gimp-item-set-name l name)
+        (if (= kind 0)
+            (begin
+              (gimp-drawable-fill l FILL-TRANSPARENT)
+              (if (= fill 1) (br-unselected img (lambda () (br-paint l r g b opacity LAYER-MODE-NORMAL))))))
+        (gimp-image-set-active-layer img l)
+        l)))))
+
+; name is #f to keep it; visible, lock: -1 to keep, else 0/1; opacity, mode: -1 to keep.
+(define (br-layer-update img l name visible opacity mode lock)
+  (br-layer img l)
+  (br-edit img (lambda ()
+    (if name (gimp-item-set-name l name))
+    (if (>= visible 0) (gimp-item-set-visible l visible))
+    (if (>= opacity 0) (gimp-layer-set-opacity l opacity))
+    (if (>= mode 0) (gimp-layer-set-mode l mode))
+    (if (>= lock 0) (gimp-item-set-lock-content l lock))
+    l)))
+
+(define (br-layer-delete img l)
+  (br-layer img l)
+  (br-edit img (lambda () (gimp-image-remove-layer img l) #t)))
+
+(define (br-layer-duplicate img l name where target)
+  (br-layer img l)
+  (let ((place (br-where img where target -1)))
+    (br-edit img (lambda ()
+      (let ((c (car (gimp-layer-copy l FALSE))))
+        (gimp-image-insert-layer img c (car place) (cadr place))
+        (gimp-item-set-name c name)
+        (gimp-image-set-active-layer img c)
+        c)))))
+
+(define (br-layer-move img l where target)
+  (br-layer img l)
+  (let ((place (br-where img where target l)))
+    (br-edit img (lambda () (gimp-image-reorder-item img l (car place) (cadr place)) l))))
+
+; ids top-most first: a new group where the first was, holding them in order.
+(define (br-group-layers img ids name)
+  (let* ((top (car ids))
+         (g (car (gimp-layer-group-new img))))
+    (gimp-image-insert-layer img g (br-parent top) (car (gimp-image-get-item-position img top)))
+    (gimp-item-set-name g name)
+    (let loop ((rest ids) (i 0))
+      (if (pair? rest) (begin (gimp-image-reorder-item img (car rest) g i) (loop (cdr rest) (+ i 1)))))
+    (gimp-image-set-active-layer img g)
+    g))
+
+(define (br-layer-group img ids name)
+  (for-each (lambda (l) (br-layer img l)) ids)
+  (br-edit img (lambda () (br-group-layers img ids name))))
+
+(define (br-layer-ungroup img g)
+  (br-layer img g)
+  (if (= (car (gimp-item-is-group g)) 0) (br-bad (string-append "Layer " (number->string g) " is not a group")))
+  (br-edit img (lambda ()
+    (let ((parent (br-parent g))
+          (at (car (gimp-image-get-item-position img g)))
+          (kids (br-layers-of img g))
+          (active (= (car (gimp-image-get-active-layer img)) g)))
+      (let loop ((rest kids) (i at))
+        (if (pair? rest) (begin (gimp-image-reorder-item img (car rest) parent i) (loop (cdr rest) (+ i 1)))))
+      (gimp-image-remove-layer img g)
+      (if (and active (pair? kids)) (gimp-image-set-active-layer img (car kids)))
+      #t))))
+
+; The layers (top-most first) composited as a group would show them, as one new pixel layer where the first was.
+(define (br-layer-merge img ids name)
+  (for-each (lambda (l) (br-layer img l)) ids)
+  (br-edit img (lambda ()
+    (let* ((g (br-group-layers img ids name))
+           (m (begin (gimp-layer-set-mode g LAYER-MODE-NORMAL) (car (gimp-image-merge-layer-group img g)))))
+      (gimp-item-set-name m name)
+      (gimp-image-set-active-layer img m)
+      m))))
+
+; A text layer becomes a pixel layer once its pixels change: two inversions change them back exactly.
+(define (br-layer-rasterize img l)
+  (br-unlocked (br-layer img l))
+  (br-edit img (lambda ()
+    (if (= (car (gimp-item-is-text-layer l)) 1)
+        (br-unselected img (lambda () (gimp-drawable-invert l FALSE) (gimp-drawable-invert l FALSE))))
+    l)))
+
+(define (br-layer-fill img l r g b opacity mode)
+  (br-unlocked (br-layer img l))
+  (br-edit img (lambda () (br-paint l r g b opacity mode) l)))
+
+; Clearing a layer without alpha would paint the background colour: it gets an alpha channel first.
+(define (br-layer-clear img l)
+  (br-unlocked (br-layer img l))
+  (br-edit img (lambda () (gimp-layer-add-alpha l) (gimp-drawable-edit-clear l) l)))
+
+; translate: 1 for a whole-pixel move (dx dy in c dy f), else the affine matrix (a b c / d e f).
+(define (br-layer-transform img l translate a b c d e f interpolation)
+  (br-unlocked (br-layer img l))
+  (if (= (car (gimp-item-get-lock-position l)) 1)
+      (br-bad (string-append "Layer " (number->string l) " has its position locked")))
+  (br-edit img (lambda ()
+    ; A drawable transformed while something is selected would float the selected part only.
+    (br-unselected img (lambda ()
+      (if (= translate 1)
+          (gimp-item-transform-translate l c f)
+          (begin
+            (gimp-context-set-interpolation interpolation)
+            (gimp-context-set-transform-direction TRANSFORM-FORWARD)
+            (gimp-context-set-transform-resize TRANSFORM-RESIZE-ADJUST)
+            (gimp-item-transform-matrix l a b c d e f 0 0 1)))))
+    l)))
+
+(define (br-mask-of l) (car (gimp-layer-get-mask l)))
+
+(define (br-with-mask img l)
+  (br-layer img l)
+  (if (< (br-mask-of l) 0) (br-bad (string-append "Layer " (number->string l) " has no mask")))
+  l)
+
+; type: ADD-MASK-WHITE, ADD-MASK-BLACK or ADD-MASK-SELECTION.
+(define (br-mask-add img l type)
+  (br-layer img l)
+  (if (>= (br-mask-of l) 0) (br-bad (string-append "Layer " (number->string l) " already has a mask")))
+  (br-edit img (lambda () (gimp-layer-add-mask l (car (gimp-layer-create-mask l type))) l)))
+
+(define (br-mask-remove img l how)
+  (br-with-mask img l)
+  (if (= how MASK-APPLY) (br-unlocked l))
+  (br-edit img (lambda () (gimp-layer-remove-mask l how) l)))
+
+(define (br-mask-update img l enabled)
+  (br-with-mask img l)
+  (br-edit img (lambda () (if (>= enabled 0) (gimp-layer-set-apply-mask l enabled)) l)))
+`;

@@ -26,6 +26,13 @@ export interface LayerCommon {
    */
   fillOpacity?: number | undefined;
   /**
+   * Locked (Photoshop's "lock all": its pixels and position are protected). Edits of the layer's pixels, masks,
+   * position, stacking, opacity, fill opacity and blend mode are refused while it, or a group holding it, is locked
+   * (see `edits/locks.ts`); renaming, hiding, unlocking, duplicating and deleting it are not. Saved as the PSD's
+   * protection flags. @default false
+   */
+  locked?: boolean | undefined;
+  /**
    * The layer style (Photoshop's layer effects: shadows, glows, overlays, stroke, bevel) as the PSD records it, only
    * set when at least one effect is on. Only rendering reads it (`effects/`); saving writes `record`'s.
    */
@@ -88,6 +95,11 @@ export interface LayerMask {
   readonly density?: number | undefined;
   /** Feather radius in pixels Photoshop applies when rendering (kept; rendered as a blur). @default 0 */
   readonly feather?: number | undefined;
+  /**
+   * Not linked to the layer: moving the layer leaves the mask where it is (the PSD mask's "position relative to
+   * layer" flag). @default false
+   */
+  readonly unlinked?: boolean | undefined;
 }
 
 /**
@@ -254,4 +266,9 @@ export function newDocumentContent(width: number, height: number, color: readonl
 /** Percent (0–100, at most one decimal) of a 0–255 opacity byte. */
 export function opacityPercent(byte: number): number {
   return Math.round((byte / 255) * 1000) / 10;
+}
+
+/** The 0–255 byte of a percentage (0–100): how opacities, fill opacities and mask densities are kept. */
+export function percentByte(percent: number): number {
+  return Math.round((percent / 100) * 255);
 }

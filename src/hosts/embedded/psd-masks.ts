@@ -16,10 +16,10 @@ export function fromPsdMasks(layer: Layer): { mask?: LayerMask; vectorMask?: Lay
   const user = { density: first.userMaskDensity, feather: first.userMaskFeather };
   if (first.fromVectorData) {
     const vectorMask = fromPsdMask(first, { density: first.vectorMaskDensity, feather: first.vectorMaskFeather, disabled: layer.vectorMask?.disable });
-    const mask = layer.realMask ? fromPsdMask(layer.realMask, { ...user, disabled: layer.realMask.disabled }) : undefined;
+    const mask = layer.realMask ? fromPsdMask(layer.realMask, { ...user, disabled: layer.realMask.disabled, unlinked: layer.realMask.positionRelativeToLayer }) : undefined;
     return { ...(vectorMask ? { vectorMask } : {}), ...(mask ? { mask } : {}) };
   }
-  const mask = fromPsdMask(first, { ...user, disabled: first.disabled });
+  const mask = fromPsdMask(first, { ...user, disabled: first.disabled, unlinked: first.positionRelativeToLayer });
   return mask ? { mask } : {};
 }
 
@@ -29,7 +29,7 @@ export function fromPsdMasks(layer: Layer): { mask?: LayerMask; vectorMask?: Lay
  */
 function fromPsdMask(
   mask: LayerMaskData,
-  options: { density?: number | undefined; feather?: number | undefined; disabled?: boolean | undefined },
+  options: { density?: number | undefined; feather?: number | undefined; disabled?: boolean | undefined; unlinked?: boolean | undefined },
 ): LayerMask | undefined {
   const defaultColor = (mask.defaultColor ?? 0) >= 128 ? 255 : 0;
   const image = mask.imageData;
@@ -37,6 +37,8 @@ function fromPsdMask(
   const y = mask.top ?? 0;
   const extras = {
     ...(options.disabled === true ? { disabled: true } : {}),
+    // Photoshop sets "position relative to layer" on a mask unlinked from its layer.
+    ...(options.unlinked === true ? { unlinked: true } : {}),
     ...(options.density !== undefined && options.density < 1 ? { density: Math.round(Math.max(0, options.density) * 255) } : {}),
     ...(options.feather !== undefined && options.feather > 0 ? { feather: options.feather } : {}),
   };
@@ -80,13 +82,18 @@ export function toPsdMasks(layer: EmbeddedLayer): Pick<Layer, "mask" | "realMask
   };
   if (layer.vectorMask) {
     const mask = toPsdMask(layer.vectorMask, { ...base(record?.mask), fromVectorData: true, ...params });
-    if (layer.mask) return { mask, realMask: toPsdMask(layer.mask, { ...base(record?.realMask), disabled: layer.mask.disabled === true, fromVectorData: false }) };
+    if (layer.mask) return { mask, realMask: toPsdMask(layer.mask, { ...base(record?.realMask), ...userFlags(layer.mask) }) };
     return record?.realMask ? { mask, realMask: { ...record.realMask } } : { mask };
   }
-  if (layer.mask) return { mask: toPsdMask(layer.mask, { ...base(record?.mask), disabled: layer.mask.disabled === true, fromVectorData: false, ...params }) };
+  if (layer.mask) return { mask: toPsdMask(layer.mask, { ...base(record?.mask), ...userFlags(layer.mask), ...params }) };
   // An empty mask that lets everything through (what Photoshop gives every new fill or adjustment layer) is no
   // mask to the model, but the file had one: write it back as it was.
   return record?.mask && !record.mask.fromVectorData ? { mask: { ...record.mask } } : {};
+}
+
+/** The flags of a user mask the model owns. */
+function userFlags(mask: LayerMask): Pick<LayerMaskData, "disabled" | "fromVectorData" | "positionRelativeToLayer"> {
+  return { disabled: mask.disabled === true, fromVectorData: false, positionRelativeToLayer: mask.unlinked === true };
 }
 
 /**

@@ -19,7 +19,7 @@ import type { DataLoss } from "../../protocol/index.js";
 import { imageResourceIds, psdFeatures, readPsdHeader } from "../_internal/psd-features.js";
 import { canvasRegion, renderDocument, renderRows } from "./composite.js";
 import type { EmbeddedDocument, EmbeddedLayer } from "./document.js";
-import { ensureCanvasFactory, PSD_BLEND_MODES } from "./psd.js";
+import { ensureCanvasFactory, isLocked, PSD_BLEND_MODES } from "./psd.js";
 import { toPsdMasks } from "./psd-masks.js";
 import { CONTENT_KEYS, carryOverBlocks, carryOverResources, keepSets, toOriginalMode, VERBATIM_KEYS } from "./psd-file/index.js";
 import { psdBytesLosses } from "./psd-losses.js";
@@ -32,6 +32,9 @@ const WRITER_NAME = "image-editor-bridge";
 
 /** Document record fields ag-psd cannot write (it writes 8-bit RGB): the colour mode layer answers for them. */
 const HEADER_FIELDS = ["bitsPerChannel", "colorMode", "channels", "palette"] as const;
+
+/** Blocks that hold a layer's vector mask path. */
+const VECTOR_MASK_KEYS: ReadonlySet<string> = new Set(["vmsk", "vsms"]);
 
 /** Every layer of a tree, groups included. */
 function allLayers(layers: readonly EmbeddedLayer[]): EmbeddedLayer[] {
@@ -50,8 +53,15 @@ function toPsdLayer(layer: EmbeddedLayer): Layer {
   out.knockout = layer.knockout === true;
   // The model's list, read from the bytes: the record's is ag-psd's reading, which loses the last channel.
   if (layer.restrictedChannels !== undefined) out.channelBlendingRestrictions = [...layer.restrictedChannels];
+  // A fill opacity back at 100% is written when the file had one: left out, the file's own block would be carried
+  // back over it (see `psd-file/carry-over.ts`).
   if (layer.fillOpacity !== undefined && layer.fillOpacity < 255) out.fillOpacity = layer.fillOpacity / 255;
+  else if (kept.fillOpacity !== undefined) out.fillOpacity = 1;
   else delete out.fillOpacity;
+  // Locked is the model's; partial locks (transparency alone) stay as the record has them. Unlocked is written
+  // when the record had flags, for the same reason.
+  if (layer.locked === true && !isLocked(kept.protected)) out.protected = { ...kept.protected, transparency: true, composite: true, position: true };
+  else if (isLocked(kept.protected)) out.protected = { ...kept.protected, transparency: false, composite: false, position: false };
   Object.assign(out, toPsdMasks(layer));
   if (layer.kind === "group") return { ...out, opened: layer.record?.opened ?? true, children: layer.children.slice().reverse().map(toPsdLayer) };
   if (layer.width === 0 || layer.height === 0) return out;
@@ -147,10 +157,14 @@ export function serializePsd(
   const contentless = new Set(layers.filter((layer) => recordKind(layer.record) === undefined).map((layer) => layer.id));
   // A record as read (not moved, not rasterised) is written from the file's own bytes where ag-psd would round it.
   const asRead = new Set(layers.filter((layer) => layer.record !== undefined && source.read.get(layer.record) === layer.id).map((layer) => layer.id));
+  // A vector mask path an edit took out of a record (a rasterised shape: its path is in its pixels now).
+  const pathless = new Set(
+    layers.filter((layer) => layer.record !== undefined && source.read.get(layer.record) !== layer.id && layer.record.vectorMask === undefined).map((layer) => layer.id),
+  );
   const kept = carryOverBlocks(
     carryOverResources(written, original),
     original,
-    (id, key) => contentless.has(id) && CONTENT_KEYS.has(key),
+    (id, key) => (contentless.has(id) && CONTENT_KEYS.has(key)) || (pathless.has(id) && VECTOR_MASK_KEYS.has(key)),
     (id, key) => asRead.has(id) && VERBATIM_KEYS.has(key),
   );
   const saved = toOriginalMode(kept, source.opened, keepSets(source, doc));

@@ -261,6 +261,14 @@ function assignLayerIds(roots: readonly Layer[]): Map<Layer, number> {
   return ids;
 }
 
+/**
+ * Whether a record's protection flags lock the layer as the model's `locked` does: its pixels and its position
+ * (what Photoshop's "lock all" sets, with transparency). A lock of transparency alone is kept in the record only.
+ */
+export function isLocked(flags: Layer["protected"]): boolean {
+  return flags?.composite === true && flags.position === true;
+}
+
 function fromPsdLayer(layer: Layer, ids: ReadonlyMap<Layer, number>, restrictions: (id: number) => readonly number[] | undefined): EmbeddedLayer {
   const record = layerRecord(layer);
   const id = ids.get(layer) ?? 0;
@@ -274,6 +282,7 @@ function fromPsdLayer(layer: Layer, ids: ReadonlyMap<Layer, number>, restriction
     ...(layer.clipping === true ? { clipping: true } : {}),
     ...(layer.fillOpacity !== undefined && layer.fillOpacity < 1 ? { fillOpacity: Math.round(Math.max(0, layer.fillOpacity) * 255) } : {}),
     ...(layer.knockout === true ? { knockout: true } : {}),
+    ...(isLocked(layer.protected) ? { locked: true } : {}),
     ...(restrictedChannels !== undefined && restrictedChannels.length > 0 ? { restrictedChannels } : {}),
     // Only a style with an effect on is kept for rendering (a file often records a whole style switched off).
     ...(hasActiveEffects(layer.effects) ? { effects: layer.effects, ...(layer.referencePoint ? { effectsOrigin: layer.referencePoint } : {}) } : {}),

@@ -7,7 +7,7 @@
  */
 import { BridgeError } from "../../protocol/index.js";
 import type { HostBounds, HostDocument, HostLayer } from "../../protocol/index.js";
-import type { EmbeddedDocument, EmbeddedLayer, GroupLayer, PixelLayer } from "./document.js";
+import type { EmbeddedDocument, EmbeddedLayer, GroupLayer, LayerMask, PixelLayer } from "./document.js";
 import { opacityPercent } from "./document.js";
 import { EMPTY_BOUNDS, boundsToRect, unionBounds } from "./raster.js";
 
@@ -99,9 +99,17 @@ export function toHostLayer(entry: LayerEntry, entries: readonly LayerEntry[], w
     bounds,
     rect: boundsToRect(bounds),
     clipped: layer.clipping === true,
+    locked: layer.locked === true,
+    fillOpacity: opacityPercent(layer.fillOpacity ?? 255),
   };
+  if (layer.mask !== undefined) out.mask = hostMask(layer.mask);
   if (withChildren && layer.kind === "group") out.children = childEntries(layer, entries).map((child) => toHostLayer(child, entries, true));
   return out;
+}
+
+/** A layer mask on the wire: density 0–100 as opacity is, feather in pixels. */
+function hostMask(mask: LayerMask): NonNullable<HostLayer["mask"]> {
+  return { enabled: mask.disabled !== true, linked: mask.unlinked !== true, density: opacityPercent(mask.density ?? 255), feather: mask.feather ?? 0 };
 }
 
 function childEntries(group: GroupLayer, entries: readonly LayerEntry[]): LayerEntry[] {

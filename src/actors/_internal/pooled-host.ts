@@ -272,13 +272,5 @@ export class PooledHost implements HostAdapter {
   };
   /** Scripts see and return the editor's own document ids (equal to the bridge's unless a pool had to renumber). */
   runScript?: HostAdapter["runScript"] = (ctx, options) => this.inner.runScript!(ctx, options);
-  /** An edit; a document it made (`document:duplicate`) comes out under a bridge id. */
-  edit?: HostAdapter["edit"] = async (ctx, request) => {
-    const outcome = await this.run(() => this.inner.edit!(ctx, { ...request, documentId: this.inId(request.documentId) }));
-    if (outcome.documentId === undefined) return outcome;
-    const documentId = this.ids.toBridge(this.id, outcome.documentId);
-    this.touched(documentId);
-    return { ...outcome, documentId };
-  };
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import type { EditOp } from "../../../src/hosts/edits.js";
-import { ContentBuilder, type EmbeddedDocument, type PixelLayer } from "../../../src/hosts/embedded/document.js";
+import { ContentBuilder, type EmbeddedDocument, type LayerMask, type PixelLayer } from "../../../src/hosts/embedded/document.js";
 import { editOps } from "../../../src/hosts/embedded/edits/index.js";
 import { newWork, planLayer, runWork } from "../../../src/hosts/embedded/edits/geometry.js";
 import { EditorMemory } from "../../../src/hosts/embedded/memory.js";
@@ -162,7 +162,7 @@ describe("layer:transform", () => {
     await runWork(work, { what: "test", maxPixels: 1e6, memory: new EditorMemory(1e9, () => []) }, () => {});
     expect([...layer.mask.data]).toEqual([20, 10]);
     const unlinked = { ...new ContentBuilder(10, 10).pixel("U", coordinates(2, 1)) };
-    unlinked.mask = { x: 0, y: 0, width: 2, height: 1, data: Uint8Array.from([10, 20]), defaultColor: 0, linked: false } as never;
+    unlinked.mask = { x: 0, y: 0, width: 2, height: 1, data: Uint8Array.from([10, 20]), defaultColor: 0, linked: false } as LayerMask;
     const again = newWork();
     planLayer(again, unlinked, [unlinked], g, "linked");
     await runWork(again, { what: "test", maxPixels: 1e6, memory: new EditorMemory(1e9, () => []) }, () => {});

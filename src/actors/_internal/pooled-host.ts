@@ -262,6 +262,14 @@ export class PooledHost implements HostAdapter {
     this.run(() => this.inner.getSelectionOutline!(ctx, this.inOptions(options)));
   autoCutout?: HostAdapter["autoCutout"] = (ctx, options) => this.run(() => this.inner.autoCutout!(ctx, this.inOptions(options)));
   removeBackground?: HostAdapter["removeBackground"] = (ctx, options) => this.run(() => this.inner.removeBackground!(ctx, this.inOptions(options)));
+  /** An edit of one document; a document the edit made (`document:duplicate`) is answered with its bridge id. */
+  edit?: HostAdapter["edit"] = async (ctx, request) => {
+    const outcome = await this.run(() => this.inner.edit!(ctx, { ...request, documentId: this.inId(request.documentId) }));
+    if (outcome === null || typeof outcome !== "object" || typeof outcome.documentId !== "number") return outcome;
+    const id = this.ids.toBridge(this.id, outcome.documentId);
+    this.touched(id);
+    return { ...outcome, documentId: id };
+  };
   /** Scripts see and return the editor's own document ids (equal to the bridge's unless a pool had to renumber). */
   runScript?: HostAdapter["runScript"] = (ctx, options) => this.inner.runScript!(ctx, options);
 }

@@ -46,7 +46,7 @@ function planSelection(work: LayerWork, doc: EmbeddedDocument, g: Placement): bo
   return true;
 }
 
-/** Plans the canvas's new size (committed before the selection, which is clipped to it). */
+/** Plans the canvas's new size, checked first (committed before the selection, which is clipped to it). */
 function planCanvas(work: LayerWork, doc: EmbeddedDocument, size: { width: number; height: number }, resolution = doc.resolution): void {
   work.buffers.push({ what: "The document", ...size });
   work.steps.push(async () => () => {
@@ -177,8 +177,8 @@ export const documentEdits: EditHandlers = {
     let selection = false;
     if (edit.width !== doc.width || edit.height !== doc.height) {
       const g: Placement = { sx: edit.width / doc.width, sy: edit.height / doc.height, q: IDENTITY, tx: 0, ty: 0, resample: edit.resample };
-      planLayers(work, doc, g);
       planCanvas(work, doc, edit, edit.resolution);
+      planLayers(work, doc, g);
       selection = planSelection(work, doc, g);
     } else {
       // The same size: only the resolution changes, no pixel is resampled.
@@ -193,8 +193,8 @@ export const documentEdits: EditHandlers = {
     const size = { width: edit.width, height: edit.height };
     const g: Placement = { sx: 1, sy: 1, q: IDENTITY, tx: edit.offsetX, ty: edit.offsetY, resample: "nearest" };
     const work = newWork();
-    planLayers(work, doc, g, { size, fill: edit.fillColor });
     planCanvas(work, doc, size);
+    planLayers(work, doc, g, { size, fill: edit.fillColor });
     const selection = planSelection(work, doc, g);
     await finish(context, work, `Resizing the canvas of ${doc.name} to ${edit.width}×${edit.height}`, selection);
     return undefined;
@@ -223,8 +223,8 @@ export const documentEdits: EditHandlers = {
     const ty = quarter ? -Math.min(...ys) : size.height / 2 - (q[2] * w + q[3] * h) / 2;
     const g: Placement = { sx: 1, sy: 1, q, tx, ty, resample: "bicubic" };
     const work = newWork();
-    planLayers(work, doc, g, quarter ? undefined : { size, fill: ROTATED_BACKGROUND_FILL });
     planCanvas(work, doc, size);
+    planLayers(work, doc, g, quarter ? undefined : { size, fill: ROTATED_BACKGROUND_FILL });
     const selection = planSelection(work, doc, g);
     await finish(context, work, `Rotating ${doc.name}`, selection);
     return undefined;

@@ -97,21 +97,32 @@ function cubic(t: number): number {
   return 0;
 }
 
-/** Taps of each method (per axis) and their weights at fraction `f` of the way from the first centre to the next. */
+/** Taps of each method per axis. */
 const TAPS: Record<ResampleMethod, number> = { nearest: 1, bilinear: 2, bicubic: 4 };
 
-function weights(method: ResampleMethod, f: number, out: Float64Array): void {
-  if (method === "bilinear") {
-    out[0] = 1 - f;
-    out[1] = f;
-  } else if (method === "bicubic") {
-    out[0] = cubic(1 + f);
-    out[1] = cubic(f);
-    out[2] = cubic(1 - f);
-    out[3] = cubic(2 - f);
-  } else {
-    out[0] = 1;
+/**
+ * Steps per pixel at which the cubic's weights are tabulated: positions are rounded to 1/1024 px (far below what
+ * 8-bit pixels show), and a whole-pixel position still weighs its own pixel alone.
+ */
+const CUBIC_STEPS = 1024;
+
+/** The four Catmull-Rom weights at each step `k / CUBIC_STEPS` past the second tap, four by four. */
+const CUBIC_TABLE = (() => {
+  const table = new Float64Array((CUBIC_STEPS + 1) * 4);
+  for (let k = 0; k <= CUBIC_STEPS; k++) {
+    const f = k / CUBIC_STEPS;
+    table.set([cubic(1 + f), cubic(f), cubic(1 - f), cubic(2 - f)], k * 4);
   }
+  return table;
+})();
+
+/** The four weights at fraction `f` (0–1) past the second tap. */
+function cubicWeights(f: number, out: Float64Array): void {
+  const k = Math.round(f * CUBIC_STEPS) * 4;
+  out[0] = CUBIC_TABLE[k] as number;
+  out[1] = CUBIC_TABLE[k + 1] as number;
+  out[2] = CUBIC_TABLE[k + 2] as number;
+  out[3] = CUBIC_TABLE[k + 3] as number;
 }
 
 /**
@@ -130,9 +141,13 @@ export function mapPlane(
 ): Plane {
   const { width: w, height: h, channels } = plane;
   const out = blank(plane, size.width, size.height);
-  const src = plane.data;
+  // One element type each way keeps the loop's array reads monomorphic.
+  const src = new Uint8Array(plane.data.buffer, plane.data.byteOffset, plane.data.byteLength);
   const dst = out.data;
+  const rgba = channels === 4 ? (out.data as Uint8ClampedArray) : undefined;
   const taps = TAPS[method];
+  const cubicTaps = method === "bicubic";
+  const nearest = method === "nearest";
   const wx = new Float64Array(4);
   const wy = new Float64Array(4);
   for (let Y = 0; Y < size.height; Y++) {
@@ -143,27 +158,34 @@ export function mapPlane(
       // First tap and the fraction past it.
       let i0: number;
       let j0: number;
-      if (method === "nearest") {
+      if (nearest) {
         i0 = Math.floor(u + 0.5);
         j0 = Math.floor(v + 0.5);
+        wx[0] = 1;
+        wy[0] = 1;
       } else {
         const fu = Math.floor(u);
         const fv = Math.floor(v);
-        weights(method, u - fu, wx);
-        weights(method, v - fv, wy);
-        i0 = method === "bicubic" ? fu - 1 : fu;
-        j0 = method === "bicubic" ? fv - 1 : fv;
-      }
-      if (method === "nearest") {
-        wx[0] = 1;
-        wy[0] = 1;
+        if (cubicTaps) {
+          cubicWeights(u - fu, wx);
+          cubicWeights(v - fv, wy);
+          i0 = fu - 1;
+          j0 = fv - 1;
+        } else {
+          wx[0] = 1 - (u - fu);
+          wx[1] = u - fu;
+          wy[0] = 1 - (v - fv);
+          wy[1] = v - fv;
+          i0 = fu;
+          j0 = fv;
+        }
       }
       // Wholly outside: nothing to add up.
       if (i0 + taps <= 0 || j0 + taps <= 0 || i0 >= w || j0 >= h) {
         if (channels === 1 && outside !== 0) dst[Y * size.width + X] = outside;
         continue;
       }
-      if (channels === 1) {
+      if (rgba === undefined) {
         let sum = 0;
         for (let b = 0; b < taps; b++) {
           const j = j0 + b;
@@ -181,14 +203,15 @@ export function mapPlane(
       let sr = 0;
       let sg = 0;
       let sb = 0;
-      for (let b = 0; b < taps; b++) {
-        const j = j0 + b;
-        if (j < 0 || j >= h) continue;
+      // Taps inside the source: most of them, away from its edges.
+      const a0 = i0 < 0 ? -i0 : 0;
+      const a1 = i0 + taps > w ? w - i0 : taps;
+      const b0 = j0 < 0 ? -j0 : 0;
+      const b1 = j0 + taps > h ? h - j0 : taps;
+      for (let b = b0; b < b1; b++) {
         const weightY = wy[b] as number;
-        for (let a = 0; a < taps; a++) {
-          const i = i0 + a;
-          if (i < 0 || i >= w) continue;
-          const s = (j * w + i) * 4;
+        let s = ((j0 + b) * w + i0 + a0) * 4;
+        for (let a = a0; a < a1; a++, s += 4) {
           const alpha = src[s + 3] as number;
           if (alpha === 0) continue;
           const k = (wx[a] as number) * weightY * alpha;
@@ -202,10 +225,10 @@ export function mapPlane(
       const d = (Y * size.width + X) * 4;
       const inv = 1 / sa;
       // Uint8ClampedArray rounds and clamps (a cubic overshoots a little at hard edges).
-      dst[d] = sr * inv;
-      dst[d + 1] = sg * inv;
-      dst[d + 2] = sb * inv;
-      dst[d + 3] = sa;
+      rgba[d] = sr * inv;
+      rgba[d + 1] = sg * inv;
+      rgba[d + 2] = sb * inv;
+      rgba[d + 3] = sa;
     }
   }
   return out;

@@ -83,10 +83,10 @@ function planLayers(work: LayerWork, doc: EmbeddedDocument, g: Placement, backgr
   }
 }
 
-/** Runs a whole-document edit's work and reports what it changed. */
+/** Runs a whole-document edit's work and reports what it changed (nothing, for work with no step). */
 async function finish(context: Context, work: LayerWork, what: string, selection: boolean): Promise<void> {
   await runWork(work, { what, maxPixels: context.maxDocumentPixels, memory: context.memory }, checker(context));
-  context.changed(context.doc, { pixels: true, layers: true, selection });
+  if (work.steps.length > 0) context.changed(context.doc, { pixels: true, layers: true, selection });
 }
 
 /**

@@ -1,3 +1,4 @@
+import { BridgeError } from "../../../protocol/index.js";
 import type { Rgba } from "../../host.js";
 import type { SelectionMode } from "../../edits.js";
 import { renderDocument, renderLayer } from "../composite.js";
@@ -179,11 +180,8 @@ export const selectionEdits: EditHandlers = {
   "selection:modify": (context, edit) => {
     const { doc } = context;
     const current = selectionMask(doc);
-    // The methods refuse an empty selection; a script or another client may have cleared it meanwhile.
-    if (current === null) {
-      context.changed(doc, { selection: true });
-      return undefined;
-    }
+    // The methods refuse an empty selection; another client may have cleared it since they looked.
+    if (current === null) throw new BridgeError("BAD_REQUEST", `Nothing is selected to ${edit.how}`, { details: { documentId: doc.id, [edit.how]: edit.pixels } });
     charge(context, `Changing the selection (${edit.how})`, selectionChangeBytes(doc));
     const check = (): void => context.checkpoint(context.call);
     select(context, modifySelection(current, edit.how, edit.pixels, { width: doc.width, height: doc.height, check }), "replace");

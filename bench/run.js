@@ -12,7 +12,7 @@
 // BENCH_FANOUT_EVENTS (6 per round), BENCH_HTTP_CONCURRENCY (32), BENCH_IDLE_CLIENTS (10000), BENCH_EXPORT_WIDTH/HEIGHT
 // (2000×1500), BENCH_EXPORT_REPEATS (3), BENCH_SCRIPT_CALLS (30), BENCH_BIG_SIZE (8000), BENCH_HOP_CALLS (2000),
 // BENCH_HOP_BIG_CALLS (40), BENCH_MCP_CALLS (300), BENCH_EVENTS_CLIENTS (1000), BENCH_EVENTS_EVENTS (20 per round),
-// BENCH_WEBHOOKS (10), BENCH_WEBHOOK_EVENTS (200), BENCH_PSD_RUNS (3), BENCH_PSD_WIDTH/HEIGHT (3508×4960),
+// BENCH_WEBHOOKS (10), BENCH_WEBHOOK_EVENTS (200), BENCH_PSD_RUNS (3), BENCH_PSD_WIDTH/HEIGHT (3508×4960), BENCH_EDIT_WIDTH/HEIGHT (4000×3000), BENCH_EDIT_REPEATS (1),
 // BENCH_SOAK_SECONDS (60), BENCH_SOAK_BASELINE_SECONDS (10),
 // BENCH_SOAK_CLIENTS (50), BENCH_SOAK_THINK_MS (20), BENCH_SOAK_ABUSES (1,2,3,4,5,6,7).
 // Exit code 0 when every benchmark ran, whether or not it met its target; 1 when a benchmark crashed.
@@ -34,6 +34,7 @@ const BENCHMARKS = {
   "embedded-big": () => import("./embedded-big.js"),
   "psd-open-export": () => import("./psd-open-export.js"),
   "psd-save": () => import("./psd-save.js"),
+  edit: () => import("./edit.js"),
   "cutout-iou": () => import("./cutout-iou.js"),
   "cutout-model": () => import("./cutout-model.js"),
   gimp: () => import("./gimp.js"),

@@ -84,7 +84,7 @@ describe.each(MATRIX)("live events from edits over $label", ({ editor, transport
     expect((await selection).data).toEqual({ x: 0, y: 0, width: 50, height: 50 });
     expect(((await active).data as HostLayer[]).map((l) => l.id)).toEqual([id]);
     expect((await preview).data).toMatchObject({ id, width: 50, height: 50 });
-    expect((await changed).data).toEqual({ documentId: 1, pixels: true, selection: true, activeLayers: true, layers: true });
+    expect((await changed).data).toEqual({ documentId: 1, revision: 1, pixels: true, selection: true, activeLayers: true, layers: true });
   });
 
   test.runIf(embedded)("creating and closing documents emits currentDocumentChanged and closedDocument", async () => {

@@ -126,7 +126,12 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
     ...selectionOps(deps),
     ...actions,
     runScript: (ctx, scriptOptions) => scripts.runScript(ctx, scriptOptions),
-    ...editOps({ ...deps, store, changed: (doc, changes, method) => events.notifyChanged(doc, changes, method) }),
+    ...editOps({
+      ...deps,
+      store,
+      changed: (doc, changes, method) => events.notifyChanged(doc, changes, method),
+      documentAdded: () => events.activeDocumentChanged(),
+    }),
     editCapabilities: EMBEDDED_EDIT_CAPABILITIES,
   };
   // The script API calls the editor's own operations (open, save, export, cutouts), so it needs `host` itself.

@@ -15,6 +15,8 @@ export interface EditContext {
   readonly memory: EditorMemory;
   /** The open documents (for `document:duplicate`, which makes one). */
   readonly store: DocumentStore;
+  /** Announces a document an edit added to `store` and made active (`currentDocumentChanged`). */
+  documentAdded(doc: EmbeddedDocument): void;
   document(documentId: number | undefined): EmbeddedDocument;
   /** Records what the edit changed (the dispatcher reports it once, as one step). */
   changed(doc: EmbeddedDocument, changes: DocumentChanges): void;

@@ -13,8 +13,8 @@ describe.each(EDIT_MATRIX)("layer:transform over $label", ({ editor, transport: 
 
   it("moves by dx, dy, turns a quarter exactly about a named anchor, and with every field left out stays put", async () => {
     s = await editSession(editor, make);
+    if (!(await s.supports("layer:transform", { dx: 1 }))) return;
     const label = await s.layer("Label");
-    if (!(await s.supports("layer:transform", { layerId: label.id, dx: 1 }))) return;
     const { revision } = await s.current();
     // Every default: no move, 100 %, no turn, no flip, about the centre, bicubic — the layer is as it was.
     const same = await transform({ layerId: label.id });
@@ -34,8 +34,8 @@ describe.each(EDIT_MATRIX)("layer:transform over $label", ({ editor, transport: 
 
   it("scales about the centre by default, flips, and carries a group's layers; the composite shows it", async () => {
     s = await editSession(editor, make);
+    if (!(await s.supports("layer:transform", { dx: 1 }))) return;
     const label = await s.layer("Label");
-    if (!(await s.supports("layer:transform", { layerId: label.id, dx: 1 }))) return;
     const half = await transform({ layerId: label.id, scaleX: 50, scaleY: 50 });
     expect(Math.abs(half.rect.width - label.rect.width / 2)).toBeLessThanOrEqual(1);
     expect(Math.abs(half.rect.x + half.rect.width / 2 - (label.rect.x + label.rect.width / 2))).toBeLessThanOrEqual(1);
@@ -60,8 +60,8 @@ describe.each(EDIT_MATRIX)("layer:transform over $label", ({ editor, transport: 
 
   it("a layer past maxDocumentPixels, a stale ifRevision, the background and an unknown layer are refused and change nothing", async () => {
     s = await editSession(editor, make, { limits: { maxDocumentPixels: 1_000_000 } });
+    if (!(await s.supports("layer:transform", { dx: 1 }))) return;
     const label = await s.layer("Label");
-    if (!(await s.supports("layer:transform", { layerId: label.id, dx: 1 }))) return;
     const { revision } = await s.current();
     const huge = await s.call("layer:transform", { layerId: label.id, scaleX: 2000, scaleY: 2000 });
     await expectRefused(s, huge, "PAYLOAD_TOO_LARGE", revision!);

@@ -370,7 +370,9 @@ describe.each(MATRIX)("layer and mask edits over $label", ({ editor, transport: 
     const seen = await revision();
     expectResult("layer:delete", await other.call("layer:delete", { layerId: red.id }));
     expectError(await call("layer:update", { layerId: red.id, name: "mine" }), "LAYER_NOT_FOUND");
-    const plain = (await layers()).find((l) => l.kind === "pixel")!;
+    const all = (list: HostLayer[]): HostLayer[] => list.flatMap((l) => [l, ...all(l.children ?? [])]);
+    // Any layer will do: the edit is refused before it is looked at.
+    const plain = all(await layers())[0]!;
     expectError(await call("layer:update", { layerId: plain.id, name: "mine", ifRevision: seen }), "CONFLICT");
     expect(await revision()).toBe(seen + 1);
   });

@@ -1,6 +1,6 @@
 import { parseColor } from "../hosts/_internal/color.js";
 import type { DocumentTree } from "../hosts/host.js";
-import { ANCHOR_NAMES, BridgeError, MAX_EDIT_SIDE, type HostDocument, type HostRect } from "../protocol/index.js";
+import { type ANCHOR_NAMES, BridgeError, MAX_EDIT_SIDE, type HostDocument, type HostRect } from "../protocol/index.js";
 import { defineMethod, type MethodContext, type MethodDefinition } from "./define.js";
 import { editTarget, sendEdit } from "./_internal/edits.js";
 

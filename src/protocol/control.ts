@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { RequestIdSchema } from "./frames.js";
 
-export { CANCEL_FEATURE, CANCEL_METHOD, EDIT_FEATURE, PROGRESS_EVENT, PROGRESS_FEATURE } from "./control-names.js";
+export { CANCEL_FEATURE, CANCEL_METHOD, PROGRESS_EVENT, PROGRESS_FEATURE } from "./control-names.js";
 
 /*
  * Protocol 1.1's request control, additive to protocol 1: a caller may cancel a request it sent, and ask for

@@ -61,7 +61,7 @@ function toPsdLayer(layer: EmbeddedLayer): Layer {
   // Locked is the model's; partial locks (transparency alone) stay as the record has them. Unlocked is written
   // when the record had flags, for the same reason.
   if (layer.locked === true && !isLocked(kept.protected)) out.protected = { ...kept.protected, transparency: true, composite: true, position: true };
-  else if (isLocked(kept.protected)) out.protected = { ...kept.protected, transparency: false, composite: false, position: false };
+  else if (layer.locked !== true && isLocked(kept.protected)) out.protected = { ...kept.protected, transparency: false, composite: false, position: false };
   Object.assign(out, toPsdMasks(layer));
   if (layer.kind === "group") return { ...out, opened: layer.record?.opened ?? true, children: layer.children.slice().reverse().map(toPsdLayer) };
   if (layer.width === 0 || layer.height === 0) return out;

@@ -6,13 +6,13 @@ import {
   BINARY_FEATURE,
   BridgeError,
   CANCEL_FEATURE,
-  EDIT_FEATURE,
   CLOSE_CODES,
   CONNECTION_EVENTS,
   PROGRESS_FEATURE,
   PROTOCOL_VERSION,
   type ConnectedEventData,
 } from "../../protocol/index.js";
+import { EDIT_FEATURE } from "../../protocol/control-names.js";
 import { messageCount, sendFrame, type LogicalClient, type ReplayBatch } from "../../actors/client.js";
 import type { TransportTarget } from "../target.js";
 import { normalizeAddress } from "../connections.js";

@@ -8,8 +8,8 @@ import { translatedRecord } from "../psd-records.js";
 import { cropRaster, emptyRaster, solidRaster } from "../raster.js";
 import { flattenDocument } from "../scripts/edits.js";
 import { selectionMask, setSelectionMask } from "../selection.js";
-import { ROW_BAND } from "../work.js";
 import type { EditContext, EditHandlers } from "./context.js";
+import { alphaBox } from "./layer-pixels.js";
 import {
   IDENTITY,
   type LayerWork,
@@ -133,23 +133,8 @@ function opaqueBox(context: Context): HostRect | null {
   context.memory.check("Trimming the document", rgbaBytes(doc.width, doc.height), { width: doc.width, height: doc.height });
   const check = checker(context);
   const composite = renderDocument(doc, { rows: check });
-  const { data, width, height } = composite;
-  let left = width;
-  let right = 0;
-  let top = height;
-  let bottom = 0;
-  for (let y = 0; y < height; y++) {
-    if (y % ROW_BAND === 0) check();
-    const row = y * width * 4;
-    for (let x = 0; x < width; x++) {
-      if (data[row + x * 4 + 3] === 0) continue;
-      if (x < left) left = x;
-      if (x >= right) right = x + 1;
-      if (y < top) top = y;
-      bottom = y + 1;
-    }
-  }
-  return right > left ? { x: left, y: top, width: right - left, height: bottom - top } : null;
+  const box = alphaBox(composite, check);
+  return box === undefined ? null : { x: box.left, y: box.top, width: box.right - box.left, height: box.bottom - box.top };
 }
 
 /** A copy of a document's content: layers copied object by object, sharing their buffers (never mutated in place). */

@@ -34,7 +34,7 @@ function ownRect(layer: PixelLayer): HostBounds {
 }
 
 /** The box of a raster's non-transparent pixels (relative to it), or undefined when it has none. */
-function alphaBox(raster: Raster, check: () => void): HostBounds | undefined {
+export function alphaBox(raster: Raster, check: () => void): HostBounds | undefined {
   let left = raster.width;
   let top = raster.height;
   let right = 0;

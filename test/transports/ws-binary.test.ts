@@ -7,7 +7,7 @@ import { ScriptedHost } from "../helpers/scripted-host.js";
 import { refusedUpgrade, waitForClient, type TestClient } from "../helpers/ws-client.js";
 
 /** The protocol 1.1 features every WebSocket connection announces. */
-const EVERYWHERE = ["cancel", "progress", "batch"];
+const EVERYWHERE = ["cancel", "progress", "batch", "edit"];
 
 const opened: BinaryTestClient[] = [];
 afterEach(async () => {
@@ -90,7 +90,7 @@ describe("binary images over WebSocket", () => {
     const binary = await binaryClient(harness);
     const textRaw = await binaryClient(harness, "binary=0");
     const plain = await binaryClient(harness, "name=plain");
-    // Cancel, progress and batch are there for every connection; binary only where it was asked for.
+    // Cancel, progress, batch and edit are there for every connection; binary only where it was asked for.
     expect(binary.hello["features"]).toEqual(["binary", ...EVERYWHERE]);
     expect(textRaw.hello["features"]).toEqual(EVERYWHERE);
     expect(plain.hello["features"]).toEqual(EVERYWHERE);

@@ -279,7 +279,7 @@ describe("embedded host: scripts", () => {
        for (let i = 0; i < 20; i++) doc.activeLayer.fill([i, 0, 0]);`,
     );
     sub.unsubscribe();
-    expect(changed).toEqual([{ documentId: 1, pixels: true, selection: true, activeLayers: false, layers: false }]);
+    expect(changed).toEqual([{ documentId: 1, revision: expect.any(Number), pixels: true, selection: true, activeLayers: false, layers: false }]);
     expect(await selection).toEqual({ x: 0, y: 0, width: 10, height: 10 });
     expect(await preview).toMatchObject({ documentId: 1, layer: { name: "Subject" } });
   });

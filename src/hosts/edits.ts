@@ -1,5 +1,4 @@
 import type { HostRect } from "../protocol/index.js";
-import type { Rgba } from "./host.js";
 
 /*
  * The editing vocabulary as editors receive it. The methods (`src/methods/edit/`) decide every default, check every
@@ -7,6 +6,12 @@ import type { Rgba } from "./host.js";
  * editor implements each edit once, narrowly, with nothing left to interpret. Each edit is one step of the
  * document's history where the editor has one (an undo group on GIMP, one history state on Photoshop).
  */
+
+/**
+ * A colour as red, green, blue and alpha, each 0–255: the same shape as the editor interface's `Rgba`, written out
+ * here because that interface is built on this file (a type import back would make a circle).
+ */
+type Rgba = readonly [number, number, number, number];
 
 /** Where a layer goes in the stack: above or below a layer, at the top of a group's children, or at a stack end. */
 export type EditPlace =

@@ -1,7 +1,7 @@
 import type { HostRect } from "../protocol/index.js";
 
 /*
- * The editing vocabulary as editors receive it. The methods (`src/methods/edit/`) decide every default, check every
+ * The editing vocabulary as editors receive it. The methods (`src/methods/edit-layer.ts`, `edit-document.ts`, `edit-selection.ts`) decide every default, check every
  * reference against the document's tree and turn colours, anchors and places into the plain values below, so an
  * editor implements each edit once, narrowly, with nothing left to interpret. Each edit is one step of the
  * document's history where the editor has one (an undo group on GIMP, one history state on Photoshop).

@@ -1,24 +1,12 @@
 import { parseColor } from "../hosts/_internal/color.js";
 import type { DocumentTree } from "../hosts/host.js";
-import { type ANCHOR_NAMES, BridgeError, MAX_EDIT_SIDE, type HostDocument, type HostRect } from "../protocol/index.js";
+import { BridgeError, MAX_EDIT_SIDE, type HostDocument, type HostRect } from "../protocol/index.js";
 import { defineMethod, type MethodContext, type MethodDefinition } from "./define.js";
-import { editTarget, sendEdit } from "./_internal/edits.js";
+import { ANCHOR_FRACTIONS, editTarget, sendEdit } from "./_internal/edits.js";
 
 /** What a new canvas area of a background layer is filled with unless `fillColor` says otherwise. */
 export const DEFAULT_CANVAS_FILL = "white";
 
-/** Where the old canvas lands in the new one for each anchor, as fractions of the difference in size. */
-const CANVAS_ANCHORS: Readonly<Record<(typeof ANCHOR_NAMES)[number], readonly [number, number]>> = {
-  center: [0.5, 0.5],
-  topLeft: [0, 0],
-  top: [0.5, 0],
-  topRight: [1, 0],
-  left: [0, 0.5],
-  right: [1, 0.5],
-  bottomLeft: [0, 1],
-  bottom: [0.5, 1],
-  bottomRight: [1, 1],
-};
 
 /** @throws BridgeError `BAD_REQUEST` naming the side when a computed size is outside 1–{@link MAX_EDIT_SIDE}. */
 function checkSide(value: number, field: string): number {
@@ -87,7 +75,7 @@ export const documentEditMethods: MethodDefinition[] = [
     http: { verb: "POST", path: "/document/resize-canvas" },
     run: async (ctx, params) => {
       const tree = await editTarget(ctx, "document:resizeCanvas", params);
-      const [fx, fy] = CANVAS_ANCHORS[params.anchor ?? "center"];
+      const [fx, fy] = ANCHOR_FRACTIONS[params.anchor ?? "center"];
       const offsetX = Math.round((params.width - tree.document.width) * fx);
       const offsetY = Math.round((params.height - tree.document.height) * fy);
       const fillColor = parseColor(params.fillColor ?? DEFAULT_CANVAS_FILL, "fillColor");

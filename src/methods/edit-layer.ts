@@ -2,6 +2,7 @@ import { parseColor } from "../hosts/_internal/color.js";
 import { type ANCHOR_NAMES, BridgeError } from "../protocol/index.js";
 import { defineMethod, type MethodDefinition } from "./define.js";
 import {
+  ANCHOR_FRACTIONS,
   aboveActive,
   checkBlendMode,
   editTarget,
@@ -16,18 +17,6 @@ import {
 import { shownLayer } from "./_internal/targets.js";
 import type { HostLayer } from "../protocol/index.js";
 
-/** Where a named anchor sits in a box, as fractions of its width and height. */
-const ANCHOR_FRACTIONS: Readonly<Record<(typeof ANCHOR_NAMES)[number], readonly [number, number]>> = {
-  center: [0.5, 0.5],
-  topLeft: [0, 0],
-  top: [0.5, 0],
-  topRight: [1, 0],
-  left: [0, 0.5],
-  right: [1, 0.5],
-  bottomLeft: [0, 1],
-  bottom: [0.5, 1],
-  bottomRight: [1, 1],
-};
 
 /** A named anchor of a layer's bounds, or a point given in document pixels. */
 function anchorPoint(layer: HostLayer, anchor: (typeof ANCHOR_NAMES)[number] | { x: number; y: number } | undefined): { x: number; y: number } {

@@ -5,7 +5,7 @@
  */
 import type { DocumentTree } from "../../hosts/host.js";
 import type { EditName, EditOp, EditOutcome, EditPlace } from "../../hosts/edits.js";
-import { BridgeError, type HostLayer } from "../../protocol/index.js";
+import { type ANCHOR_NAMES, BridgeError, type HostLayer } from "../../protocol/index.js";
 import type { MethodContext } from "../define.js";
 import { flattenTree, findLayer, requireLayer, layerRefOf, shownLayer } from "./targets.js";
 
@@ -16,6 +16,22 @@ export const EDIT_BLEND_MODES: readonly string[] = [
   "linear light", "pin light", "hard mix", "difference", "exclusion", "subtract", "divide", "hue", "saturation",
   "color", "luminosity",
 ];
+
+/**
+ * Where each named anchor sits in a box, as fractions of its width and height: a point of a layer's bounds for a
+ * transform, where the old canvas lands within the size difference for a canvas resize.
+ */
+export const ANCHOR_FRACTIONS: Readonly<Record<(typeof ANCHOR_NAMES)[number], readonly [number, number]>> = {
+  center: [0.5, 0.5],
+  topLeft: [0, 0],
+  top: [0.5, 0],
+  topRight: [1, 0],
+  left: [0, 0.5],
+  right: [1, 0.5],
+  bottomLeft: [0, 1],
+  bottom: [0.5, 1],
+  bottomRight: [1, 1],
+};
 
 /** A document's revision as its editor reports it (0 for an editor that does not count them). */
 export const revisionOf = (tree: DocumentTree): number => tree.document.revision ?? 0;

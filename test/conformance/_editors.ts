@@ -22,6 +22,11 @@ export interface ConformanceEditor {
   start(options?: BridgeOptions): Promise<Harness>;
   /** Name of the sample document `start()` opens. */
   readonly sampleName: string;
+  /**
+   * Whether exports show the pixels an edit paints. The fake Photoshop models the layer tree, sizes and selections
+   * but paints nothing, so edit cases check its tree and leave the pixels to the editors that paint.
+   */
+  readonly paints: boolean;
   /** Case names this editor cannot model, each with the reason (the case is skipped and says so). */
   readonly lacks: Readonly<Record<string, string>>;
 }

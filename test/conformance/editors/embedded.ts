@@ -7,6 +7,7 @@ export const embedded: ConformanceEditor = {
   editors: 1,
   skip: undefined,
   start: (options) => startBridge(options),
+  paints: true,
   sampleName: "Sample",
   lacks: {},
 };

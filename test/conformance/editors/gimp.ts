@@ -15,6 +15,7 @@ export const gimp: ConformanceEditor = {
   skip: GIMP_SKIP,
   start: async (options = {}) =>
     startBridge({ ...options, host: createGimpHost({ binary: GIMP_BINARY, attach: await sharedGimpAttach(), sample: true }) }),
+  paints: true,
   sampleName: SAMPLE_NAME,
   lacks: {
     "layer:getInfoBySelectionIndex walks the active layers in index order": "GIMP 2.10 has exactly one active layer",

@@ -21,6 +21,7 @@ export const photoshop: ConformanceEditor = {
     fakes.push(fake);
     return startBridge({ ...options, host: options?.host ?? createPhotoshopHost(fake.address) });
   },
+  paints: false,
   sampleName: SAMPLE_NAME,
   lacks: {
     "a flattened PSD opens as one background layer holding its picture":

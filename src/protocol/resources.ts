@@ -40,7 +40,7 @@ export const HostDocumentSchema = z.object({
    * of the document's layers or pixels made through the bridge (a script, an import); an edit passing `ifRevision`
    * is refused with `CONFLICT` when the document moved on.
    */
-  revision: z.number().int().nonnegative().optional(),
+  revision: z.number().int().nonnegative(),
   filePath: z.string().optional(),
   activeLayerIds: z.array(z.number().int()),
   /** The editor the document lives on (`<kind>-<n>`); documents of a bridge with several editors differ here. */

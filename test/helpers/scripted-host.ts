@@ -31,6 +31,7 @@ export class ScriptedHost implements HostAdapter {
     resolution: 72,
     colorMode: "RGB",
     isDirty: false,
+    revision: 0,
     activeLayerIds: [2],
   };
 

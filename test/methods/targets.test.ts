@@ -21,7 +21,7 @@ function layer(id: number, index: number, children?: HostLayer[]): HostLayer {
 
 /** Top to bottom: 10, group 20 (21, 22), 30. `index` counts from the bottom, as Photoshop's does. */
 const bottomUp: DocumentTree = {
-  document: { id: 1, name: "d", width: 10, height: 10, resolution: 72, colorMode: "RGB", isDirty: false, activeLayerIds: [30, 21] },
+  document: { id: 1, name: "d", width: 10, height: 10, resolution: 72, colorMode: "RGB", isDirty: false, revision: 0, activeLayerIds: [30, 21] },
   layers: [layer(10, 4), layer(20, 3, [layer(21, 2), layer(22, 1)]), layer(30, 0)],
 };
 

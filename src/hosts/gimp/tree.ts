@@ -95,6 +95,8 @@ export function parseDocument(value: Sexp): HostDocument {
     resolution: asNumber(f[5], "image resolution") || 72,
     colorMode: COLOR_MODES[asNumber(f[6], "image type")] ?? "RGB",
     isDirty: asNumber(f[7], "dirty flag") !== 0,
+    // GIMP keeps no count of changes: the adapter's own count (revisions.ts) replaces this on the way out.
+    revision: 0,
     activeLayerIds: active >= 0 ? [active] : [],
   };
   if (filename !== "") doc.filePath = filename;

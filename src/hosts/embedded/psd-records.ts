@@ -99,3 +99,36 @@ export function translatedRecord(record: PsdLayerRecord | undefined, dx: number,
   }
   return out as PsdLayerRecord;
 }
+
+/** Where an edit puts a point of the document (document pixels in, document pixels out). */
+export type PointMap = (x: number, y: number) => readonly [number, number];
+
+const mapPairs = (points: readonly number[], map: PointMap): number[] =>
+  points.flatMap((v, i) => (i % 2 === 0 ? [...map(v, points[i + 1]!)] : []));
+
+/**
+ * The record of a layer scaled, turned or mirrored by `map` (an affine map of the document): the vector mask path
+ * and a smart object's corners go where the pixels went. Every knot's anchor and both handles are mapped, and an
+ * affine map keeps a Bézier path the same curve, so the path still outlines the mask the pixels were cut by. Text
+ * is not mapped: a layer transformed this way is rasterised first.
+ */
+export function mappedRecord(record: PsdLayerRecord | undefined, map: PointMap): PsdLayerRecord | undefined {
+  if (record === undefined) return undefined;
+  const { placedLayer, vectorMask } = record;
+  if (!placedLayer && !vectorMask) return record;
+  const out: Record<string, unknown> = { ...record };
+  if (placedLayer) {
+    out.placedLayer = {
+      ...placedLayer,
+      transform: mapPairs(placedLayer.transform, map),
+      ...(placedLayer.nonAffineTransform ? { nonAffineTransform: mapPairs(placedLayer.nonAffineTransform, map) } : {}),
+    };
+  }
+  if (vectorMask) {
+    out.vectorMask = {
+      ...vectorMask,
+      paths: vectorMask.paths.map((path) => ({ ...path, knots: path.knots.map((knot) => ({ ...knot, points: mapPairs(knot.points, map) })) })),
+    };
+  }
+  return out as PsdLayerRecord;
+}

@@ -180,6 +180,41 @@ describe("layer:transform", () => {
   });
 });
 
+describe("a vector mask's path goes where its pixels go", () => {
+  /** A closed path through `corners` (each knot's handles on its anchor), as ag-psd reads one. */
+  const pathRecord = (corners: ReadonlyArray<readonly [number, number]>): PixelLayer["record"] =>
+    ({ vectorMask: { paths: [{ open: false, fillRule: "even-odd", knots: corners.map(([x, y]) => ({ linked: true, points: [x, y, x, y, x, y] })) }] } }) as unknown as PixelLayer["record"];
+  const anchors = (record: PixelLayer["record"]): number[][] =>
+    (record?.vectorMask?.paths[0]?.knots ?? []).map((knot) => [Math.round(knot.points[2]! * 1000) / 1000, Math.round(knot.points[3]! * 1000) / 1000]);
+  const handlesOnAnchors = (record: PixelLayer["record"]): boolean =>
+    (record?.vectorMask?.paths[0]?.knots ?? []).every((k) => Math.abs(k.points[0]! - k.points[2]!) + Math.abs(k.points[5]! - k.points[3]!) < 1e-9);
+
+  test("layer:transform turns the path with the layer (a quarter turn exactly), and a move shifts it", async () => {
+    const e = editor();
+    e.layerOf().record = pathRecord([[10, 20], [14, 20], [14, 23], [10, 23]]);
+    await e.edit(transform(e.layerId, { angle: 90, anchor: { x: 10, y: 20 } }));
+    // (x, y) → (10 − (y − 20), 20 + (x − 10)), as the pixels went.
+    expect(anchors(e.layerOf().record)).toEqual([[10, 20], [10, 24], [7, 24], [7, 20]]);
+    expect(handlesOnAnchors(e.layerOf().record)).toBe(true);
+    await e.edit(transform(e.layerId, { dx: 2, dy: -1 }));
+    expect(anchors(e.layerOf().record)).toEqual([[12, 19], [12, 23], [9, 23], [9, 19]]);
+  });
+
+  test("document:resize scales the path with the pixels, and document:crop moves a group's path", async () => {
+    const e = editor();
+    e.layerOf().record = pathRecord([[10, 20], [14, 20], [14, 24]]);
+    await e.edit({ op: "document:resize", width: 20, height: 15, resample: "bicubic" });
+    expect(anchors(e.layerOf().record)).toEqual([[5, 10], [7, 10], [7, 12]]);
+    const b = new ContentBuilder(1, 1);
+    const group = b.group("Group", []);
+    group.record = pathRecord([[4, 4], [8, 8]]);
+    e.doc.layers.unshift(group);
+    await e.edit({ op: "document:crop", rect: { x: 2, y: 3, width: 10, height: 10 } });
+    expect(anchors(group.record)).toEqual([[2, 1], [6, 5]]);
+    expect(anchors(e.layerOf().record)).toEqual([[3, 7], [5, 7], [5, 9]]);
+  });
+});
+
 describe("document edits", () => {
   test("document:resize halves every layer and the selection; the same size changes only the resolution", async () => {
     const e = editor({ layer: solidRaster(4, 4, [0, 0, 255, 255]) });

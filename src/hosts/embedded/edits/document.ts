@@ -105,6 +105,9 @@ function planCrop(work: LayerWork, doc: EmbeddedDocument, rect: HostRect): boole
       });
     }
     if (layer.kind === "group") {
+      work.steps.push(async () => () => {
+        layer.record = translatedRecord(layer.record, dx, dy);
+      });
       layer.children.forEach(visit);
       return;
     }

@@ -10,7 +10,7 @@ import { BridgeError } from "../../../protocol/index.js";
 import type { ResampleMethod } from "../../edits.js";
 import type { EmbeddedLayer, LayerMask, PixelLayer } from "../document.js";
 import type { EditorMemory } from "../memory.js";
-import { rasterisedRecord, translatedRecord } from "../psd-records.js";
+import { mappedRecord, rasterisedRecord, translatedRecord } from "../psd-records.js";
 import { isQuarterTurn, mapPlane, type Matrix, type Plane, resizePlane, turnPlane } from "../resample.js";
 import type { SelectionMask } from "../selection.js";
 
@@ -69,6 +69,12 @@ interface PlanePlan {
   readonly out: Box;
   /** `move`: only shifted; `turn`: quarter turns and mirrors, exact; `map`: resampled. */
   readonly how: "move" | "turn" | "map";
+}
+
+/** Where a placement puts a point of the document: scaled, then turned or mirrored by `q`, then moved by `t`. */
+export function placePoint(g: Placement, x: number, y: number): readonly [number, number] {
+  const [a, b, c, d] = g.q;
+  return [a * x * g.sx + b * y * g.sy + g.tx, c * x * g.sx + d * y * g.sy + g.ty];
 }
 
 /** Whether a placement only moves (by whole pixels once rounded). */
@@ -192,6 +198,17 @@ function planMasks(work: LayerWork, layer: () => EmbeddedLayer, g: Placement, ru
   }
 }
 
+/** Whether a layer's vector mask path moves with it: always when the whole document moves, else when linked. */
+function pathMoves(layer: EmbeddedLayer, rule: MaskRule): boolean {
+  return rule === "all" || layer.vectorMask === undefined || maskLinked(layer.vectorMask);
+}
+
+/** `moved` with the vector mask path of `before` when the path stays (an unlinked mask stays where it is). */
+function keepPath(moved: EmbeddedLayer["record"], before: EmbeddedLayer["record"], moves: boolean): EmbeddedLayer["record"] {
+  if (moves || moved === undefined || before?.vectorMask === undefined) return moved;
+  return { ...moved, vectorMask: before.vectorMask };
+}
+
 /** Kinds whose content lives in their record: moved pixels are no longer that content, so they become pixel layers. */
 const RECORDED = new Set(["text", "smartObject", "shape", "fill"]);
 
@@ -205,6 +222,12 @@ export function planLayer(work: LayerWork, layer: EmbeddedLayer, siblings: Embed
   const get = (): EmbeddedLayer => current;
   planMasks(work, get, g, rule);
   if (layer.kind === "group") {
+    // A group's own vector mask path goes with its mask.
+    if (layer.record?.vectorMask !== undefined && pathMoves(layer, rule)) {
+      work.steps.push(async () => () => {
+        layer.record = isMove(g) ? translatedRecord(layer.record, Math.round(g.tx), Math.round(g.ty)) : mappedRecord(layer.record, (x, y) => placePoint(g, x, y));
+      });
+    }
     for (const child of layer.children) planLayer(work, child, layer.children, g, rule);
     return;
   }
@@ -215,7 +238,7 @@ export function planLayer(work: LayerWork, layer: EmbeddedLayer, siblings: Embed
       const pixels = current as PixelLayer;
       pixels.left += dx;
       pixels.top += dy;
-      pixels.record = translatedRecord(pixels.record, dx, dy);
+      pixels.record = keepPath(translatedRecord(pixels.record, dx, dy), pixels.record, pathMoves(pixels, rule));
     });
     return;
   }
@@ -230,12 +253,15 @@ export function planLayer(work: LayerWork, layer: EmbeddedLayer, siblings: Embed
     const data = placed.data instanceof Uint8ClampedArray ? placed.data : new Uint8ClampedArray(placed.data.buffer, placed.data.byteOffset, placed.data.byteLength);
     return () => {
       const box = { left: plan.out.left, top: plan.out.top, width: plan.out.width, height: plan.out.height, data };
+      // The vector mask path goes where the pixels went (the mask's pixels are resampled beside them).
+      const kept = RECORDED.has(layer.kind) ? rasterisedRecord(layer.record) : layer.record;
+      const record = keepPath(mappedRecord(kept, (x, y) => placePoint(g, x, y)), kept, pathMoves(layer, rule));
       if (RECORDED.has(layer.kind)) {
-        const pixel: PixelLayer = { ...layer, ...box, kind: "pixel", record: rasterisedRecord(layer.record) };
+        const pixel: PixelLayer = { ...layer, ...box, kind: "pixel", record };
         siblings.splice(siblings.indexOf(layer), 1, pixel);
         current = pixel;
       } else {
-        Object.assign(layer, box);
+        Object.assign(layer, box, { record });
       }
     };
   });

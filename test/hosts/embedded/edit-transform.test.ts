@@ -203,7 +203,7 @@ describe("a vector mask's path goes where its pixels go", () => {
   test("document:resize scales the path with the pixels, and document:crop moves a group's path", async () => {
     const e = editor();
     e.layerOf().record = pathRecord([[10, 20], [14, 20], [14, 24]]);
-    await e.edit({ op: "document:resize", width: 20, height: 15, resample: "bicubic" });
+    await e.edit({ op: "document:resize", width: 20, height: 15, resolution: 72, resample: "bicubic" });
     expect(anchors(e.layerOf().record)).toEqual([[5, 10], [7, 10], [7, 12]]);
     const b = new ContentBuilder(1, 1);
     const group = b.group("Group", []);

@@ -26,7 +26,7 @@ if (isClientCommand(argv[0])) {
   // Client commands (call, subscribe, health, …) load only the client, not the bridge and its editor.
   process.exitCode = await runClientCommand(argv);
 } else {
-  const { main, StartupError, UsageError } = await import("../dist/cli.js").catch(editorLibrariesMissing);
+  const { main, StartupError, UsageError } = await import("../dist/cli/serve.js").catch(editorLibrariesMissing);
   main(argv).catch((error) => {
     if (error instanceof UsageError) {
       process.stderr.write(`image-editor-bridge: ${error.message}\nRun with --help for usage.\n`);

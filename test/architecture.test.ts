@@ -14,10 +14,10 @@ const LAYERS: ReadonlyArray<readonly [number, RegExp]> = [
   [2, /^(limits\.ts$|imports\/)/],
   [3, /^hosts\//],
   [4, /^methods\//],
-  [5, /^(actors|cluster)\//],
+  [5, /^(actors|cluster|calls|events|observability)\//],
   [6, /^plugins\//],
   [7, /^(transports|mcp)\//],
-  [8, /^(testing\/.*|bridge|bridge-editors|bridge-options|status|cli|cli-args|cli-addresses|cli-errors|cli-cluster|cli-mcp-args|cli-limits|photoshop-plugin|photoshop-relay|index)\.ts$/],
+  [8, /^(testing\/.*|bridge\/.*|cli\/.*|photoshop-plugin|photoshop-relay|index)\.ts$/],
 ];
 /** The client SDK runs in browsers: it may import only the zod-free part of the protocol. */
 const CLIENT = /^client\//;

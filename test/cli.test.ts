@@ -6,9 +6,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { MAX_EDITORS } from "../src/bridge-options.js";
-import { parseListen, parseServeArgs, UsageError } from "../src/cli-args.js";
-import { main } from "../src/cli.js";
+import { MAX_EDITORS } from "../src/bridge/options.js";
+import { parseListen, parseServeArgs, UsageError } from "../src/cli/args.js";
+import { main } from "../src/cli/serve.js";
 import { PACKAGE } from "../src/version.js";
 
 const BIN = fileURLToPath(new URL("../bin/image-editor-bridge.js", import.meta.url));

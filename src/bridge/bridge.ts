@@ -4,30 +4,30 @@ import { resolve as resolvePath } from "node:path";
 import { setImmediate as nextTick } from "node:timers/promises";
 import { toNodeHandler } from "h3";
 import { createActor } from "xstate";
-import { bridgeMachine } from "./actors/bridge.machine.js";
-import { ClientRegistry } from "./actors/client-registry.js";
-import { Dispatcher } from "./actors/dispatcher.js";
-import type { HostSession } from "./actors/host-session.js";
-import { DEFAULT_LISTEN, type BridgeOptions } from "./bridge-options.js";
-import { createFilePolicy, UNCONFINED, type FileAccess, type FilePolicy } from "./files/index.js";
-import { bridgeLimits, clusterCalls, clusterResume, editorHosts, editorPool } from "./bridge-editors.js";
-import { ANONYMOUS_CLUSTER_RISK, hasClusterCredentials } from "./cluster/options.js";
-import type { HostAdapter } from "./hosts/host.js";
-import type { ImportPolicy } from "./imports/index.js";
-import type { Limits } from "./limits.js";
-import { isLoopbackHost } from "./loopback.js";
-import { silentLogger } from "./logger.js";
-import { BUILTIN_METHODS, isWireImage, methodTable, type BridgeServices } from "./methods/index.js";
-import { PluginHost } from "./plugins/index.js";
-import { BridgeError, PROTOCOL_VERSION, STATE_EVENTS, type ClosingReason, type EditorSummary, type ServerInfo } from "./protocol/index.js";
+import { bridgeMachine } from "./bridge.machine.js";
+import { ClientRegistry } from "../actors/clients/registry.js";
+import { Dispatcher } from "../calls/dispatcher.js";
+import type { HostSession } from "../actors/editors/host-session.js";
+import { DEFAULT_LISTEN, type BridgeOptions } from "./options.js";
+import { createFilePolicy, UNCONFINED, type FileAccess, type FilePolicy } from "../files/index.js";
+import { bridgeLimits, clusterCalls, clusterResume, editorHosts, editorPool } from "./editors.js";
+import { ANONYMOUS_CLUSTER_RISK, hasClusterCredentials } from "../cluster/options.js";
+import type { HostAdapter } from "../hosts/host.js";
+import type { ImportPolicy } from "../imports/index.js";
+import type { Limits } from "../limits.js";
+import { isLoopbackHost } from "../loopback.js";
+import { silentLogger } from "../logger.js";
+import { BUILTIN_METHODS, isWireImage, methodTable, type BridgeServices } from "../methods/index.js";
+import { PluginHost } from "../plugins/index.js";
+import { BridgeError, PROTOCOL_VERSION, STATE_EVENTS, type ClosingReason, type EditorSummary, type ServerInfo } from "../protocol/index.js";
 import { healthView, readinessView, statusView } from "./status.js";
-import { createHttpApp } from "./transports/http/app.js";
-import { addressCounter } from "./transports/client-address.js";
-import { withFastPath } from "./transports/http/fast-path.js";
-import { createEventStreams } from "./transports/http/sse.js";
-import { WebhookRegistry } from "./actors/webhooks.js";
-import { createMcpHttp, inProcessBackend, type McpHttp } from "./mcp/index.js";
-import type { TransportTarget } from "./transports/target.js";
+import { createHttpApp } from "../transports/http/app.js";
+import { addressCounter } from "../transports/client-address.js";
+import { withFastPath } from "../transports/http/fast-path.js";
+import { createEventStreams } from "../transports/http/sse.js";
+import { WebhookRegistry } from "../events/webhooks.js";
+import { createMcpHttp, inProcessBackend, type McpHttp } from "../mcp/index.js";
+import type { TransportTarget } from "../transports/target.js";
 import {
   checkConnectionLimits,
   checkTrustProxy,
@@ -35,12 +35,12 @@ import {
   guardConnections,
   TRUST_LOOPBACK,
   type ConnectionGate,
-} from "./transports/connections.js";
-import { attachWebSocket, WS_PATH, type WsTransport } from "./transports/ws/server.js";
-import { inboundBudgetFor, type InboundBudget } from "./transports/inbound.js";
-import { PACKAGE } from "./version.js";
+} from "../transports/connections.js";
+import { attachWebSocket, WS_PATH, type WsTransport } from "../transports/ws/server.js";
+import { inboundBudgetFor, type InboundBudget } from "../transports/inbound.js";
+import { PACKAGE } from "../version.js";
 
-export { DEFAULT_LISTEN, type BridgeOptions, type FilesOptions, type ImportOptions } from "./bridge-options.js";
+export { DEFAULT_LISTEN, type BridgeOptions, type FilesOptions, type ImportOptions } from "./options.js";
 
 /** Plugin ids that would shadow the bridge's own paths (`/plugins/health`, top-level route segments). */
 const FIXED_RESERVED_IDS = ["health", "ready", "status", "ws", "plugins", "schema", "metrics", "root"];

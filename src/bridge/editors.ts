@@ -2,22 +2,22 @@
  * The bridge's editors, their pool (and its cluster membership), and the limits that depend on how many there are:
  * the embedded editors' memory cap and budget are shares of the machine's memory.
  */
-import type { Dispatcher, DispatcherOptions } from "./actors/dispatcher.js";
-import { EditorPool, MAX_EDITORS } from "./actors/editor-pool.js";
-import { CLUSTER_LANE_PREFIX } from "./cluster/calls.js";
-import { checkClusterOptions, ClusterNode } from "./cluster/node.js";
-import type { SessionClaim } from "./cluster/sessions.js";
-import type { ClientRegistry } from "./actors/client-registry.js";
-import type { BridgeServices } from "./methods/index.js";
-import type { BridgeOptions } from "./bridge-options.js";
-import type { FileAccess } from "./files/index.js";
-import { createEmbeddedHost } from "./hosts/embedded/index.js";
-import { createNoEditorHost } from "./hosts/none.js";
-import type { HostAdapter } from "./hosts/host.js";
-import { createIsolatedEmbeddedHost } from "./hosts/isolated/index.js";
-import { resolveLimits, type Limits } from "./limits.js";
-import type { Logger } from "./logger.js";
-import { BridgeError } from "./protocol/index.js";
+import type { Dispatcher, DispatcherOptions } from "../calls/dispatcher.js";
+import { EditorPool, MAX_EDITORS } from "../actors/editors/pool.js";
+import { CLUSTER_LANE_PREFIX } from "../cluster/calls.js";
+import { checkClusterOptions, ClusterNode } from "../cluster/node.js";
+import type { SessionClaim } from "../cluster/sessions.js";
+import type { ClientRegistry } from "../actors/clients/registry.js";
+import type { BridgeServices } from "../methods/index.js";
+import type { BridgeOptions } from "./options.js";
+import type { FileAccess } from "../files/index.js";
+import { createEmbeddedHost } from "../hosts/embedded/index.js";
+import { createNoEditorHost } from "../hosts/none.js";
+import type { HostAdapter } from "../hosts/host.js";
+import { createIsolatedEmbeddedHost } from "../hosts/isolated/index.js";
+import { resolveLimits, type Limits } from "../limits.js";
+import type { Logger } from "../logger.js";
+import { BridgeError } from "../protocol/index.js";
 
 /**
  * The limits in force for these options: the editors' memory derived for their number unless given.

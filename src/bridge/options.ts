@@ -1,12 +1,12 @@
-import type { HostAdapter } from "./hosts/host.js";
-import type { EmbeddedHostOptions } from "./hosts/embedded/index.js";
-import type { ConfiguredWebhook } from "./actors/webhooks.js";
-import type { ClusterOptions } from "./cluster/options.js";
-import type { Limits } from "./limits.js";
-import type { Logger } from "./logger.js";
-import type { MethodDefinition } from "./methods/index.js";
+import type { HostAdapter } from "../hosts/host.js";
+import type { EmbeddedHostOptions } from "../hosts/embedded/index.js";
+import type { ConfiguredWebhook } from "../events/webhooks.js";
+import type { ClusterOptions } from "../cluster/options.js";
+import type { Limits } from "../limits.js";
+import type { Logger } from "../logger.js";
+import type { MethodDefinition } from "../methods/index.js";
 
-export { MAX_EDITORS } from "./actors/editor-pool.js";
+export { MAX_EDITORS } from "../actors/editors/pool.js";
 
 /** Where the bridge listens unless told otherwise. */
 export const DEFAULT_LISTEN = { host: "127.0.0.1", port: 7700 } as const;

@@ -2,13 +2,13 @@
  * What `/health`, `/ready` and `/status` show: liveness in a small fixed body cheap to poll, readiness with its
  * reasons for a load balancer, and the operator's detailed view. Composed from the parts the bridge wires together.
  */
-import type { ClientRegistry } from "./actors/client-registry.js";
-import type { EditorPool } from "./actors/editor-pool.js";
-import type { ClusterNode } from "./cluster/node.js";
-import type { FileAccess } from "./files/index.js";
-import type { PluginHost } from "./plugins/index.js";
-import type { Health, Readiness, ReadinessReason, RecentCalls } from "./protocol/index.js";
-import { PACKAGE } from "./version.js";
+import type { ClientRegistry } from "../actors/clients/registry.js";
+import type { EditorPool } from "../actors/editors/pool.js";
+import type { ClusterNode } from "../cluster/node.js";
+import type { FileAccess } from "../files/index.js";
+import type { PluginHost } from "../plugins/index.js";
+import type { Health, Readiness, ReadinessReason, RecentCalls } from "../protocol/index.js";
+import { PACKAGE } from "../version.js";
 
 export interface StatusSources {
   readonly pool: EditorPool;

@@ -10,8 +10,8 @@ import {
 } from "../protocol/index.js";
 import { imageResultJson, isWireImage, LARGE_IMAGE_BYTES, type Caller, type SubscribingClient } from "../methods/index.js";
 import type { Limits } from "../limits.js";
-import type { CancelSignal } from "./requests.js";
-import { invalidParamsError } from "./_internal/method-hints.js";
+import type { CancelSignal } from "../actors/clients/requests.js";
+import { invalidParamsError } from "./method-hints.js";
 
 /*
  * A `batch` request runs its calls one after the other for its caller and answers one response listing every

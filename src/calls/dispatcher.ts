@@ -1,12 +1,12 @@
 import { BridgeError, CANCEL_METHOD, issuesOf, toProtocolError, type ProtocolError, type RequestId } from "../protocol/index.js";
 import { BinaryImageResponse, imageResultJson, isWireImage, LARGE_IMAGE_BYTES, type BridgeServices, type Caller, type MethodContext, type MethodDefinition } from "../methods/index.js";
-import type { LogicalClient } from "./client.js";
+import type { LogicalClient } from "../actors/clients/client.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
-import { laneLogName } from "./client.js";
-import { invalidParamsError, unknownMethodError } from "./_internal/method-hints.js";
+import { laneLogName } from "../actors/clients/client.js";
+import { invalidParamsError, unknownMethodError } from "./method-hints.js";
 import { isBatch, respondBatch, runBatch, type BatchOutcome } from "./batch.js";
-import { cancelTarget, progressEvents, type CancelSignal, type RequestControl } from "./requests.js";
+import { cancelTarget, progressEvents, type CancelSignal, type RequestControl } from "../actors/clients/requests.js";
 
 /** A caller as the transports hand it over: the methods see a `Caller`; the dispatcher also counts in-flight. */
 export interface DispatchCaller extends Caller {
@@ -17,9 +17,9 @@ export interface DispatchCaller extends Caller {
 import { CLUSTER_LANE_PREFIX, type ForwardedCall } from "../cluster/calls.js";
 import { NOT_AT_HAND, type ProgressReporter } from "../hosts/host.js";
 import { noEditorHere } from "../hosts/none.js";
-import type { EditorPool, PoolEditor } from "./editor-pool.js";
-import { Metrics, type CallTransport } from "./metrics.js";
-import { SampledLog } from "./sampled-log.js";
+import type { EditorPool, PoolEditor } from "../actors/editors/pool.js";
+import { Metrics, type CallTransport } from "../observability/metrics.js";
+import { SampledLog } from "../observability/sampled-log.js";
 
 /** A call's own control, on which `onEditor` notes the editor it was sent to (the `editor` label of its metrics). */
 type RoutedControl = RequestControl & { editor?: string };

@@ -1,4 +1,4 @@
-import { BridgeError } from "../../protocol/index.js";
+import { BridgeError } from "../protocol/index.js";
 
 /**
  * Largest edit distance (insertions, deletions, substitutions; letter case ignored) at which an unknown method

@@ -1,6 +1,6 @@
-import { DEFAULT_LISTEN } from "./bridge-options.js";
-import { UsageError } from "./cli-errors.js";
-import type { PhotoshopAddress } from "./hosts/factory.js";
+import { DEFAULT_LISTEN } from "../bridge/options.js";
+import { UsageError } from "./errors.js";
+import type { PhotoshopAddress } from "../hosts/factory.js";
 
 /* Addresses on the command line: where the bridge listens, and the editors' `host:port`. */
 

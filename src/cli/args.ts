@@ -1,14 +1,14 @@
 import { isIP } from "node:net";
 import { parseArgs } from "node:util";
-import { DEFAULT_LISTEN, MAX_EDITORS } from "./bridge-options.js";
-import { CLUSTER_FLAGS, clusterOf } from "./cli-cluster.js";
-import { parseLimits } from "./cli-limits.js";
-import type { ClusterOptions } from "./cluster/options.js";
-import type { PhotoshopAddress } from "./hosts/factory.js";
-import type { Limits } from "./limits.js";
-import { WEBHOOK_SECRET_MIN_CHARS } from "./protocol/methods.js";
-import { formatHostPort, parseHostPort, parseListen } from "./cli-addresses.js";
-import { UsageError } from "./cli-errors.js";
+import { DEFAULT_LISTEN, MAX_EDITORS } from "../bridge/options.js";
+import { CLUSTER_FLAGS, clusterOf } from "./cluster.js";
+import { parseLimits } from "./limits.js";
+import type { ClusterOptions } from "../cluster/options.js";
+import type { PhotoshopAddress } from "../hosts/factory.js";
+import type { Limits } from "../limits.js";
+import { WEBHOOK_SECRET_MIN_CHARS } from "../protocol/methods.js";
+import { formatHostPort, parseHostPort, parseListen } from "./addresses.js";
+import { UsageError } from "./errors.js";
 
 /*
  * The command line of `image-editor-bridge serve`, parsed into options: flags win over environment variables
@@ -19,8 +19,8 @@ export const DEFAULT_PHOTOSHOP_PORT = 49494;
 export const DEFAULT_GIMP_BINARY = "gimp-console-2.10";
 export const DEFAULT_PHOTOSHOP_HOST = "127.0.0.1";
 
-export { StartupError, UsageError } from "./cli-errors.js";
-export { formatHostPort, LISTEN_FORMS, parseHostPort, parseListen } from "./cli-addresses.js";
+export { StartupError, UsageError } from "./errors.js";
+export { formatHostPort, LISTEN_FORMS, parseHostPort, parseListen } from "./addresses.js";
 
 export const EDITORS = ["embedded", "photoshop", "gimp"] as const;
 export type EditorName = (typeof EDITORS)[number];

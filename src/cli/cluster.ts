@@ -1,6 +1,6 @@
 /* The command line's cluster options: `--cluster` and the NATS credentials that go with it. */
-import type { ClusterOptions } from "./cluster/options.js";
-import { MIN_CLUSTER_SECRET_LENGTH } from "./cluster/signing.js";
+import type { ClusterOptions } from "../cluster/options.js";
+import { MIN_CLUSTER_SECRET_LENGTH } from "../cluster/signing.js";
 
 /** The flags, for `parseArgs`. */
 export const CLUSTER_FLAGS = {

@@ -1,4 +1,4 @@
-import { DEFAULT_LIMITS, type Limits } from "./limits.js";
+import { DEFAULT_LIMITS, type Limits } from "../limits.js";
 
 /*
  * `--limit name=value` (repeatable) and `BRIDGE_LIMITS` (comma-separated): any named limit from the command line

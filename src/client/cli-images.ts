@@ -4,7 +4,7 @@ import { isBridgeImage } from "./image.js";
 /*
  * Images on the command line: the export options shared by `export-document` and `export-layer`, and the bytes
  * of a returned image (the SDK's `BridgeImage`, or a data URI from a plugin method) that `-o` writes. No Node imports:
- * `cli.ts` alone touches the file system.
+ * `cli/serve.ts` alone touches the file system.
  */
 
 /**

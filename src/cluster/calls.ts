@@ -7,9 +7,9 @@
  */
 import { createHash } from "node:crypto";
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
-import { isClientIdLane } from "../actors/client-frames.js";
+import { isClientIdLane } from "../actors/clients/frames.js";
 import type { Logger } from "../logger.js";
-import type { CancelSignal } from "../actors/requests.js";
+import type { CancelSignal } from "../actors/clients/requests.js";
 import { isWireImage, WireImage } from "../methods/index.js";
 import { BridgeError, toProtocolError } from "../protocol/index.js";
 import type { EncodedImage, ProgressReporter } from "../hosts/host.js";

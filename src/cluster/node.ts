@@ -10,7 +10,7 @@ import { readFile } from "node:fs/promises";
 import type { NatsConnection } from "@nats-io/transport-node";
 import type { KV } from "@nats-io/kv";
 import type { Observable } from "rxjs";
-import { DOCUMENT_ID_RANGE } from "../actors/_internal/document-ids.js";
+import { DOCUMENT_ID_RANGE } from "../actors/editors/document-ids.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import type { ProgressReporter } from "../hosts/host.js";
@@ -23,8 +23,8 @@ import { ANONYMOUS_CLUSTER_RISK, hasClusterCredentials, type ClusterOptions } fr
 import { Transfers } from "./transfers.js";
 import { ClusterSessions, type SessionClaim } from "./sessions.js";
 import { Roster } from "./roster.js";
-import type { LogicalClient } from "../actors/client.js";
-import type { CancelSignal } from "../actors/requests.js";
+import type { LogicalClient } from "../actors/clients/client.js";
+import type { CancelSignal } from "../actors/clients/requests.js";
 import { checkClusterOptions, keyOf, MAX_CLUSTER_BRIDGES, parseMember, type ClusterMember, type ClusterState, type ClusterStatus } from "./members.js";
 
 export { checkClusterOptions, defaultBridgeName, MAX_CLUSTER_BRIDGES, type ClusterMember, type ClusterState, type ClusterStatus } from "./members.js";

@@ -1,8 +1,8 @@
 import { createHmac } from "node:crypto";
 import { request as httpRequest, type ClientRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { guardedLookup } from "../../imports/index.js";
-import { BridgeError, type WebhookDelivery as DeliveryRecord } from "../../protocol/index.js";
+import { guardedLookup } from "../imports/index.js";
+import { BridgeError, type WebhookDelivery as DeliveryRecord } from "../protocol/index.js";
 
 /* One webhook delivery on the wire: its headers, its signature, and the HTTP request that carries it. */
 

@@ -7,12 +7,12 @@ import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import type { SerializedEvent } from "../methods/index.js";
 import { BridgeError, type WebhookDelivery as DeliveryRecord, type WebhookView } from "../protocol/index.js";
-import { type Pending, postDelivery, privateTarget } from "./_internal/webhook-post.js";
+import { type Pending, postDelivery, privateTarget } from "./webhook-post.js";
 import { readWebhooksFile, type StoredWebhook, writeWebhooksFile } from "./webhook-file.js";
 
 export type { StoredWebhook } from "./webhook-file.js";
 
-export { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signDelivery, TIMESTAMP_HEADER } from "./_internal/webhook-post.js";
+export { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signDelivery, TIMESTAMP_HEADER } from "./webhook-post.js";
 
 /** What an operator or a client asks for. */
 export interface WebhookSpec {

@@ -1,5 +1,5 @@
 import type { Observable } from "rxjs";
-import type { Dispatcher } from "../actors/dispatcher.js";
+import type { Dispatcher } from "../calls/dispatcher.js";
 import { isWireImage, type SerializedEvent } from "../methods/index.js";
 import type { ServerInfo } from "../protocol/index.js";
 import type { McpBackend, McpCallResult, McpMethodInfo } from "./backend.js";

@@ -5,9 +5,9 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Registry, type Metric } from "prom-client";
 import { ERROR_CODES, type RecentCalls } from "../protocol/index.js";
-import type { DeliveryCounts } from "./client.js";
-import { RecentCallsRing } from "./_internal/recent-calls.js";
-import { LeanHistogram, type HistogramSeries } from "./_internal/lean-histogram.js";
+import type { DeliveryCounts } from "../actors/clients/client.js";
+import { RecentCallsRing } from "./recent-calls.js";
+import { LeanHistogram, type HistogramSeries } from "./lean-histogram.js";
 
 /** Request durations in seconds: from a cached read (ms) to a long export (minutes). */
 export const REQUEST_DURATION_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];

@@ -1,4 +1,4 @@
-import type { RecentCalls } from "../../protocol/index.js";
+import type { RecentCalls } from "../protocol/index.js";
 
 /** How far back `/status` `calls` looks: long enough to see a trend on a dashboard, short enough to stay small. */
 export const RECENT_CALLS_WINDOW_MS = 5 * 60_000;

@@ -1,6 +1,6 @@
 import { fileURLToPath } from "node:url";
 import WebSocket from "ws";
-import { createBridge, type Bridge } from "../bridge.js";
+import { createBridge, type Bridge } from "../bridge/bridge.js";
 import { Connection } from "../client/index.js";
 import type { Limits } from "../limits.js";
 import { silentLogger, type Logger } from "../logger.js";

@@ -1,6 +1,6 @@
 import type { BridgeError, Health, PluginHealth, PluginInfo, Readiness } from "../protocol/index.js";
-import type { ClientRegistry } from "../actors/client-registry.js";
-import type { Dispatcher } from "../actors/dispatcher.js";
+import type { ClientRegistry } from "../actors/clients/registry.js";
+import type { Dispatcher } from "../calls/dispatcher.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import type { PluginRouteRun } from "../plugins/index.js";

@@ -1,6 +1,6 @@
 import { Subject } from "rxjs";
 import { afterEach, describe, expect, it } from "vitest";
-import { CLOSE_CODES, LogicalClient, type ClientSocket } from "../../src/actors/client.js";
+import { CLOSE_CODES, LogicalClient, type ClientSocket } from "../../src/actors/clients/client.js";
 import type { SerializedEvent } from "../../src/methods/index.js";
 import { resolveLimits } from "../../src/limits.js";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { LogicalClient, type ClientSocket } from "../../src/actors/client.js";
-import { ReplayBudget } from "../../src/actors/replay-budget.js";
+import { LogicalClient, type ClientSocket } from "../../src/actors/clients/client.js";
+import { ReplayBudget } from "../../src/actors/clients/replay-budget.js";
 import { resolveLimits } from "../../src/limits.js";
 import { startBridge, type Harness } from "../helpers/bridge.js";
 import { eventually } from "../helpers/gc.js";

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { main } from "../../src/cli.js";
+import { main } from "../../src/cli/serve.js";
 import { buildParams, runClientCommand } from "../../src/client/cli.js";
 import { localPaths } from "../../src/client/cli-params.js";
 import { startBridge } from "../helpers/bridge.js";

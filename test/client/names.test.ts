@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { WebSocketServer, type WebSocket } from "ws";
-import { clientIdPrefix } from "../../src/actors/client.js";
+import { clientIdPrefix } from "../../src/actors/clients/client.js";
 import { CLOSE_CODES, MAX_CLIENT_NAME_LENGTH } from "../../src/client/options.js";
 import { startBridge } from "../helpers/bridge.js";
 import { connect, onCleanup, record } from "./_support.js";

@@ -106,7 +106,7 @@ describe("client package", () => {
       for (const name of readdirSync(dir)) {
         const path = join(dir, name);
         if (statSync(path).isDirectory()) walk(path);
-        // cli.ts and its cli-*.ts parts are the Node CLI; node-*.ts are Node-only helpers the browser entry never loads
+        // cli/serve.ts and its cli-*.ts parts are the Node CLI; node-*.ts are Node-only helpers the browser entry never loads
         else if (name.endsWith(".ts") && !/^(cli|node)(-[a-z-]+)?\.ts$/.test(name)) files.push(path);
       }
     };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { parseServeArgs, UsageError, type ServeOptions } from "../../src/cli-args.js";
+import { parseServeArgs, UsageError, type ServeOptions } from "../../src/cli/args.js";
 
 const serve = (args: string[], env: NodeJS.ProcessEnv = {}): ServeOptions => parseServeArgs(["serve", ...args], env) as ServeOptions;
 

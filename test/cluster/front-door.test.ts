@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseServeArgs } from "../../src/cli-args.js";
+import { parseServeArgs } from "../../src/cli/args.js";
 import type { ClusterStatus } from "../../src/cluster/node.js";
 import type { Readiness } from "../../src/protocol/index.js";
 import { startBridge, startSuiteBridge } from "../helpers/bridge.js";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createBridge, type Bridge } from "../../src/bridge.js";
+import { createBridge, type Bridge } from "../../src/bridge/bridge.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const run = promisify(execFile);

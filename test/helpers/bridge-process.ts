@@ -15,7 +15,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { request } from "node:http";
 import { fileURLToPath } from "node:url";
 
-/** The CLI entry point as installed (`bin` runs `dist/cli.js`). */
+/** The CLI entry point as installed (`bin` runs `dist/cli/serve.js`). */
 const BIN = fileURLToPath(new URL("../../bin/image-editor-bridge.js", import.meta.url));
 
 /** How often memory is sampled: often enough to see a short spike of a few hundred MB being allocated. */

@@ -1,5 +1,5 @@
 import { afterEach } from "vitest";
-import { createBridge, type Bridge, type BridgeOptions } from "../../src/bridge.js";
+import { createBridge, type Bridge, type BridgeOptions } from "../../src/bridge/bridge.js";
 import { TestClient } from "./ws-client.js";
 
 const running: Array<{ bridge: Bridge; clients: TestClient[] }> = [];

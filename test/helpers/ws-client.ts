@@ -1,5 +1,5 @@
 import { WebSocket } from "ws";
-import { clientIdPrefix } from "../../src/actors/client.js";
+import { clientIdPrefix } from "../../src/actors/clients/client.js";
 
 export interface Frame {
   type?: string;

@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { main } from "../../src/cli.js";
-import type { Bridge } from "../../src/bridge.js";
+import { main } from "../../src/cli/serve.js";
+import type { Bridge } from "../../src/bridge/bridge.js";
 import { TestClient } from "../helpers/ws-client.js";
 
 const EXAMPLES = fileURLToPath(new URL("../../examples/plugins/", import.meta.url));

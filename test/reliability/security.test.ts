@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createBridge } from "../../src/bridge.js";
+import { createBridge } from "../../src/bridge/bridge.js";
 import { startBridge } from "../helpers/bridge.js";
 import { FaultHost } from "../helpers/fault-host.js";
 import { rawHttp, requestHead } from "../helpers/raw-http.js";

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { connect, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
-import type { Bridge } from "../../src/bridge.js";
+import type { Bridge } from "../../src/bridge/bridge.js";
 import { inboundCounts, type InboundCounts } from "../../src/transports/inbound.js";
 import { startBridge } from "../helpers/bridge.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";

@@ -2,7 +2,7 @@ import { connect, type Socket } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { RecentCallsRing } from "../../src/actors/_internal/recent-calls.js";
+import { RecentCallsRing } from "../../src/observability/recent-calls.js";
 import { RecentCallsSchema } from "../../src/protocol/index.js";
 import { startBridge, waitForQueued, type Harness } from "../helpers/bridge.js";
 import { eventually } from "../helpers/gc.js";

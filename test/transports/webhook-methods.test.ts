@@ -2,9 +2,9 @@ import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { createBridge } from "../../src/bridge.js";
-import { parseServeArgs, UsageError, type ServeOptions } from "../../src/cli-args.js";
-import { main } from "../../src/cli.js";
+import { createBridge } from "../../src/bridge/bridge.js";
+import { parseServeArgs, UsageError, type ServeOptions } from "../../src/cli/args.js";
+import { main } from "../../src/cli/serve.js";
 import { startBridge, type Harness } from "../helpers/bridge.js";
 import { TestClient } from "../helpers/ws-client.js";
 import { closeReceivers, Receiver, signedWith } from "../helpers/webhook-receiver.js";

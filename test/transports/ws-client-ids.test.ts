@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { WebSocket, type RawData } from "ws";
-import { CLIENT_ID_PREFIX_LENGTH, CLOSE_CODES, clientIdPrefix } from "../../src/actors/client.js";
+import { CLIENT_ID_PREFIX_LENGTH, CLOSE_CODES, clientIdPrefix } from "../../src/actors/clients/client.js";
 import { ErrorEventDataSchema, METHOD_SCHEMAS } from "../../src/protocol/index.js";
 import { MAX_CLIENT_NAME_LENGTH } from "../../src/protocol/index.js";
 import { startBridge, type Harness } from "../helpers/bridge.js";

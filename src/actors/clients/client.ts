@@ -1,20 +1,20 @@
 import { createActor, type Actor } from "xstate";
 import type { Observable, Subscription } from "rxjs";
-import { CLOSE_CODES, EDITOR_CHANGED_EVENT, STATE_EVENTS, type ClientSummarySchema, type EditorChangedEventData } from "../protocol/index.js";
+import { CLOSE_CODES, EDITOR_CHANGED_EVENT, STATE_EVENTS, type ClientSummarySchema, type EditorChangedEventData } from "../../protocol/index.js";
 import type { z } from "zod";
-import type { Limits } from "../limits.js";
+import type { Limits } from "../../limits.js";
 import { clientMachine } from "./client.machine.js";
-import type { EventCursor, SerializedEvent } from "../methods/index.js";
+import type { EventCursor, SerializedEvent } from "../../methods/index.js";
 import { RequestRegistry } from "./requests.js";
 import { FrameRate } from "./frame-rate.js";
 import { ReplayBudget, type ReplayHolder } from "./replay-budget.js";
-import { ReplayBuffer, type ReplayBatch } from "./client-replay.js";
-import type { ClientSession, CursorPosition, HandedOverSession } from "./client-session.js";
-import { clientIdPrefix, clientLogName, eventFrameBytes, sendFrame, type ClientSocket, type OutboundFrame } from "./client-frames.js";
+import { ReplayBuffer, type ReplayBatch } from "./replay.js";
+import type { ClientSession, CursorPosition, HandedOverSession } from "./session.js";
+import { clientIdPrefix, clientLogName, eventFrameBytes, sendFrame, type ClientSocket, type OutboundFrame } from "./frames.js";
 
-export { CLOSE_CODES } from "../protocol/index.js";
-export type { ClientSession, CursorPosition, HandedOverSession } from "./client-session.js";
-export { type ClientSocket, CLIENT_ID_PREFIX_LENGTH, clientIdPrefix, clientLogName, laneLogName, messageCount, sendFrame, type OutboundFrame } from "./client-frames.js";
+export { CLOSE_CODES } from "../../protocol/index.js";
+export type { ClientSession, CursorPosition, HandedOverSession } from "./session.js";
+export { type ClientSocket, CLIENT_ID_PREFIX_LENGTH, clientIdPrefix, clientLogName, laneLogName, messageCount, sendFrame, type OutboundFrame } from "./frames.js";
 
 /** How often coalesced state events are retried while a socket is backed up. */
 const COALESCE_FLUSH_MS = 25;
@@ -40,7 +40,7 @@ export interface DeliveryCounts {
   slowCloses: number;
 }
 
-export type { ReplayBatch } from "./client-replay.js";
+export type { ReplayBatch } from "./replay.js";
 
 /**
  * A logical client: outlives its sockets for the resume TTL, owns its subscriptions, its in-flight count, its

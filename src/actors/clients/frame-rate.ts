@@ -1,4 +1,4 @@
-import type { Limits } from "../limits.js";
+import type { Limits } from "../../limits.js";
 
 /** What `FrameRate.admit` decides about one inbound frame. */
 export type FrameVerdict =

@@ -1,7 +1,7 @@
 /*
  * How a logical client is named (never by its whole id: ids are bearer secrets) and how its frames are written.
  */
-import type { BinaryImageResponse, SerializedEvent } from "../methods/index.js";
+import type { BinaryImageResponse, SerializedEvent } from "../../methods/index.js";
 
 /** What a transport hands a logical client to write frames to. */
 export interface ClientSocket {

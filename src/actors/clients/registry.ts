@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto";
-import type { Limits } from "../limits.js";
-import type { Logger } from "../logger.js";
+import type { Limits } from "../../limits.js";
+import type { Logger } from "../../logger.js";
 import { LogicalClient, type ClientSocket } from "./client.js";
-import { ChurnLog } from "./churn-log.js";
+import { ChurnLog } from "../../observability/churn-log.js";
 import { ReplayBudget } from "./replay-budget.js";
 
 /** How clients get their editor: the least loaded, or the one asked for (`?editor=`); released at disposal. */

@@ -1,4 +1,4 @@
-import { frameBytes, type OutboundFrame } from "./client-frames.js";
+import { frameBytes, type OutboundFrame } from "./frames.js";
 import type { ReplayBudget } from "./replay-budget.js";
 
 /** What a resumed client is sent before anything new: the frames kept for it, and how many could not be kept. */

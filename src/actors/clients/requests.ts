@@ -1,5 +1,5 @@
-import type { ProgressReporter } from "../hosts/host.js";
-import { BridgeError, CANCEL_METHOD, issuesOf, PROGRESS_EVENT, RequestCancelParamsSchema, type RequestCancelResult, type RequestId } from "../protocol/index.js";
+import type { ProgressReporter } from "../../hosts/host.js";
+import { BridgeError, CANCEL_METHOD, issuesOf, PROGRESS_EVENT, RequestCancelParamsSchema, type RequestCancelResult, type RequestId } from "../../protocol/index.js";
 
 /**
  * A call's cancellation as whoever runs it sees it: the part of `AbortSignal` the bridge uses, so an HTTP request's

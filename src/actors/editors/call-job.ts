@@ -1,11 +1,11 @@
 import { BridgeError } from "../../protocol/index.js";
 import type { HostCallContext, ProgressReporter } from "../../hosts/host.js";
 import type { MailboxJob } from "./mailbox.js";
-import type { CancelSignal } from "../requests.js";
+import type { CancelSignal } from "../clients/requests.js";
 
 /*
  * One host-bound call as the host session keeps it: its options, its record while queued and running, the context
- * the editor sees, and the answer a cancelled call gets. The session (`../host-session.ts`) decides when each
+ * the editor sees, and the answer a cancelled call gets. The session (`./host-session.ts`) decides when each
  * happens; this file only says what each is.
  */
 

@@ -1,5 +1,5 @@
 import { assign, fromPromise, setup } from "xstate";
-import type { HostInfo } from "../hosts/host.js";
+import type { HostInfo } from "../../hosts/host.js";
 
 /**
  * Connection state of the editor: `disconnected → connecting → ready → closing → closed`, with

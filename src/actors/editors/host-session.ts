@@ -1,15 +1,15 @@
 import { createActor, type Actor } from "xstate";
 import type { Subscription } from "rxjs";
-import { BridgeError } from "../protocol/index.js";
-import { NOT_AT_HAND, type HostAdapter, type HostCallContext, type HostInfo, type PeekableOp } from "../hosts/host.js";
-import type { Limits } from "../limits.js";
-import type { Logger } from "../logger.js";
-import { callContext, cancelledError, newJob, type CallOptions, type Job } from "./_internal/call-job.js";
-import { Mailbox } from "./_internal/mailbox.js";
-import { laneLogName } from "./client.js";
+import { BridgeError } from "../../protocol/index.js";
+import { NOT_AT_HAND, type HostAdapter, type HostCallContext, type HostInfo, type PeekableOp } from "../../hosts/host.js";
+import type { Limits } from "../../limits.js";
+import type { Logger } from "../../logger.js";
+import { callContext, cancelledError, newJob, type CallOptions, type Job } from "./call-job.js";
+import { Mailbox } from "./mailbox.js";
+import { laneLogName } from "../clients/client.js";
 import { hostSessionMachine } from "./host-session.machine.js";
 
-export type { CallOptions } from "./_internal/call-job.js";
+export type { CallOptions } from "./call-job.js";
 
 export type HostSessionState = "disconnected" | "connecting" | "backoff" | "ready" | "busy" | "closing" | "closed";
 

@@ -1,13 +1,13 @@
 import { merge, type Observable } from "rxjs";
-import { BridgeError, type EditorChangedEventData, type EditorSummary } from "../protocol/index.js";
-import type { HostAdapter } from "../hosts/host.js";
-import type { Limits } from "../limits.js";
-import type { Logger } from "../logger.js";
-import { DOCUMENT_ID_RANGE, DocumentIds } from "./_internal/document-ids.js";
-import { PooledHost } from "./_internal/pooled-host.js";
-import { EventBus } from "./event-bus.js";
+import { BridgeError, type EditorChangedEventData, type EditorSummary } from "../../protocol/index.js";
+import type { HostAdapter } from "../../hosts/host.js";
+import type { Limits } from "../../limits.js";
+import type { Logger } from "../../logger.js";
+import { DOCUMENT_ID_RANGE, DocumentIds } from "./document-ids.js";
+import { PooledHost } from "./pooled-host.js";
+import { EventBus } from "../../events/bus.js";
 import { HostSession } from "./host-session.js";
-import type { MethodRoute, SerializedEvent } from "../methods/index.js";
+import type { MethodRoute, SerializedEvent } from "../../methods/index.js";
 
 /** Most editors one bridge runs (`--editors`). */
 export const MAX_EDITORS = 64;

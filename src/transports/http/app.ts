@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { H3, type H3Event } from "h3";
 import { BridgeError, isBridgeError } from "../../protocol/index.js";
-import type { DispatchCaller } from "../../actors/dispatcher.js";
+import type { DispatchCaller } from "../../calls/dispatcher.js";
 import { imageResultJson, isWireImage, LARGE_IMAGE_BYTES, publishSchema, type MethodDefinition } from "../../methods/index.js";
 import { publishContract } from "../../methods/contract/index.js";
 import { checkAccess, checkOrigin, isPublicDashboardPath, PUBLIC_HEALTH_PATHS } from "../security.js";

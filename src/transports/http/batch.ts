@@ -1,6 +1,6 @@
 import type { H3Event } from "h3";
-import type { DispatchCaller } from "../../actors/dispatcher.js";
-import { batchJson } from "../../actors/batch.js";
+import type { DispatchCaller } from "../../calls/dispatcher.js";
+import { batchJson } from "../../calls/batch.js";
 import { BATCH_METHOD } from "../../protocol/index.js";
 import type { TransportTarget } from "../target.js";
 import { readJsonBody } from "./body.js";

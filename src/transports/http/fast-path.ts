@@ -1,7 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { statusForError } from "../../protocol/index.js";
-import { Cancellation } from "../../actors/requests.js";
-import type { DispatchCaller } from "../../actors/dispatcher.js";
+import { Cancellation } from "../../actors/clients/requests.js";
+import type { DispatchCaller } from "../../calls/dispatcher.js";
 import { imageResultJson, isWireImage, LARGE_IMAGE_BYTES, type MethodDefinition } from "../../methods/index.js";
 import { checkAccess, PUBLIC_HEALTH_PATHS } from "../security.js";
 import type { TransportTarget } from "../target.js";

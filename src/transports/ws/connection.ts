@@ -13,7 +13,7 @@ import {
   type ConnectedEventData,
 } from "../../protocol/index.js";
 import { EDIT_FEATURE } from "../../protocol/control-names.js";
-import { messageCount, sendFrame, type LogicalClient, type ReplayBatch } from "../../actors/client.js";
+import { messageCount, sendFrame, type LogicalClient, type ReplayBatch } from "../../actors/clients/client.js";
 import type { TransportTarget } from "../target.js";
 import { normalizeAddress } from "../connections.js";
 import type { ConnectParams } from "./params.js";

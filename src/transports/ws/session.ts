@@ -1,7 +1,7 @@
 import type { WebSocket } from "ws";
 import { BridgeError, CLOSE_CODES, CONNECTION_EVENTS, checkRequest, type ProtocolError, type RequestId } from "../../protocol/index.js";
-import type { LogicalClient } from "../../actors/client.js";
-import type { DispatchCaller } from "../../actors/dispatcher.js";
+import type { LogicalClient } from "../../actors/clients/client.js";
+import type { DispatchCaller } from "../../calls/dispatcher.js";
 import { NotJson, parseJsonOffThread, TooDeep } from "../json-off-thread.js";
 import type { TransportTarget } from "../target.js";
 import { BinaryPartCollector, binaryPartsNamed, type PartRequest } from "./binary-parts.js";

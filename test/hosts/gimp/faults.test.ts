@@ -1,6 +1,6 @@
 import { connect as tcpConnect, type Socket } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createBridge, type Bridge } from "../../../src/bridge.js";
+import { createBridge, type Bridge } from "../../../src/bridge/bridge.js";
 import { createGimpHost, type GimpHost } from "../../../src/hosts/gimp/index.js";
 import { TestClient } from "../../helpers/ws-client.js";
 import { GIMP_BINARY, GIMP_SKIP } from "./_support.js";

@@ -4,7 +4,7 @@
  * it, and a budget at or above the editor's memory cap is refused at start.
  */
 import { describe, expect, it } from "vitest";
-import { createBridge } from "../../../src/bridge.js";
+import { createBridge } from "../../../src/bridge/bridge.js";
 import { editorMemoryDefaults, EDITOR_MIN_MEMORY_BYTES } from "../../../src/limits.js";
 import { startBridge } from "../../helpers/bridge.js";
 

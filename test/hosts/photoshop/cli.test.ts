@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { Bridge } from "../../../src/bridge.js";
-import { main } from "../../../src/cli.js";
+import type { Bridge } from "../../../src/bridge/bridge.js";
+import { main } from "../../../src/cli/serve.js";
 import { TestClient } from "../../helpers/ws-client.js";
 import { startFake } from "./_setup.js";
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createRequire } from "node:module";
 import { afterEach, describe, expect, it } from "vitest";
-import type { Bridge } from "../../../src/bridge.js";
+import type { Bridge } from "../../../src/bridge/bridge.js";
 import { TestClient } from "../../helpers/ws-client.js";
 import { startFake } from "./_setup.js";
 

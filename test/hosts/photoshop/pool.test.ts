@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import type { Bridge } from "../../../src/bridge.js";
-import { main } from "../../../src/cli.js";
+import type { Bridge } from "../../../src/bridge/bridge.js";
+import { main } from "../../../src/cli/serve.js";
 import { createEditorHosts } from "../../../src/hosts/factory.js";
 import type { HostAdapter } from "../../../src/hosts/host.js";
 import { silentLogger } from "../../../src/logger.js";

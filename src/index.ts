@@ -1,4 +1,5 @@
-export { createBridge, DEFAULT_LISTEN, type Bridge, type BridgeOptions, type FilesOptions, type ImportOptions } from "./bridge/bridge.js";
+export { createBridge, type Bridge } from "./bridge/bridge.js";
+export { DEFAULT_LISTEN, type BridgeOptions, type FilesOptions, type ImportOptions } from "./bridge/options.js";
 export { DEFAULT_LIMITS, type Limits } from "./limits.js";
 export { createLogger, silentLogger, type Logger } from "./logger.js";
 export type {
@@ -18,6 +19,5 @@ export type {
 } from "./hosts/host.js";
 export { createEmbeddedHost } from "./hosts/embedded/index.js";
 export { defineMethod, type MethodDefinition, type MethodContext } from "./methods/index.js";
-export { CLOSE_CODES } from "./actors/clients/client.js";
 export { saveTo } from "./client/node-save.js";
 export * from "./protocol/index.js";

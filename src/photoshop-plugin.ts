@@ -1,5 +1,5 @@
 import { createBridge, type Bridge } from "./bridge/bridge.js";
-import { parseListen } from "./cli/args.js";
+import { parseListen } from "./cli/addresses.js";
 import { createPhotoshopAdapter } from "./hosts/photoshop/index.js";
 import { GeneratorLink, type GeneratorLike } from "./hosts/photoshop/generator-link.js";
 import { resolvePhotoshopLimits } from "./hosts/photoshop/limits.js";

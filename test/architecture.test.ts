@@ -82,6 +82,13 @@ describe("architecture", () => {
     expect(violations).toEqual([]);
   });
 
+  it("only index.ts files re-export: code that moves takes its importers along instead of leaving a shim", () => {
+    const shims = [...graph.keys()]
+      .filter((file) => !file.endsWith("index.ts"))
+      .flatMap((file) => (readFileSync(join(SRC, file), "utf8").match(/^export\s+(type\s+)?(\*|\{[^}]*\})\s+from\s+"[^"]+"/gm) ?? []).map((line) => `${file}: ${line}`));
+    expect(shims).toEqual([]);
+  });
+
   it("no import circle, type-only imports included", () => {
     const cycles: string[] = [];
     const state = new Map<string, "open" | "done">();

@@ -5,7 +5,8 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { eventually } from "./helpers/gc.js";
-import { parseServeArgs, startupWarnings, UsageError, type ServeOptions } from "../src/cli/args.js";
+import { parseServeArgs, startupWarnings, type ServeOptions } from "../src/cli/args.js";
+import { UsageError } from "../src/cli/errors.js";
 
 const BIN = fileURLToPath(new URL("../bin/image-editor-bridge.js", import.meta.url));
 /** The line `serve` prints once it listens. */

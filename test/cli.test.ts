@@ -6,8 +6,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { MAX_EDITORS } from "../src/bridge/options.js";
-import { parseListen, parseServeArgs, UsageError } from "../src/cli/args.js";
+import { MAX_EDITORS } from "../src/actors/editors/pool.js";
+import { parseServeArgs } from "../src/cli/args.js";
+import { parseListen } from "../src/cli/addresses.js";
+import { UsageError } from "../src/cli/errors.js";
 import { main } from "../src/cli/serve.js";
 import { PACKAGE } from "../src/version.js";
 

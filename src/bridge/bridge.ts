@@ -40,7 +40,6 @@ import { attachWebSocket, WS_PATH, type WsTransport } from "../transports/ws/ser
 import { inboundBudgetFor, type InboundBudget } from "../transports/inbound.js";
 import { PACKAGE } from "../version.js";
 
-export { DEFAULT_LISTEN, type BridgeOptions, type FilesOptions, type ImportOptions } from "./options.js";
 
 /** Plugin ids that would shadow the bridge's own paths (`/plugins/health`, top-level route segments). */
 const FIXED_RESERVED_IDS = ["health", "ready", "status", "ws", "plugins", "schema", "metrics", "root"];

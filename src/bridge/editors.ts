@@ -5,7 +5,8 @@
 import type { Dispatcher, DispatcherOptions } from "../calls/dispatcher.js";
 import { EditorPool, MAX_EDITORS } from "../actors/editors/pool.js";
 import { CLUSTER_LANE_PREFIX } from "../cluster/calls.js";
-import { checkClusterOptions, ClusterNode } from "../cluster/node.js";
+import { ClusterNode } from "../cluster/node.js";
+import { checkClusterOptions } from "../cluster/members.js";
 import type { SessionClaim } from "../cluster/sessions.js";
 import type { ClientRegistry } from "../actors/clients/registry.js";
 import type { BridgeServices } from "../methods/index.js";

@@ -6,7 +6,6 @@ import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import type { MethodDefinition } from "../methods/index.js";
 
-export { MAX_EDITORS } from "../actors/editors/pool.js";
 
 /** Where the bridge listens unless told otherwise. */
 export const DEFAULT_LISTEN = { host: "127.0.0.1", port: 7700 } as const;

@@ -3,7 +3,7 @@ import { BinaryImageResponse, imageResultJson, isWireImage, LARGE_IMAGE_BYTES, t
 import type { LogicalClient } from "../actors/clients/client.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
-import { laneLogName } from "../actors/clients/client.js";
+import { laneLogName } from "../actors/clients/frames.js";
 import { invalidParamsError, unknownMethodError } from "./method-hints.js";
 import { isBatch, respondBatch, runBatch, type BatchOutcome } from "./batch.js";
 import { cancelTarget, progressEvents, type CancelSignal, type RequestControl } from "../actors/clients/requests.js";

@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
 import { parseArgs } from "node:util";
-import { DEFAULT_LISTEN, MAX_EDITORS } from "../bridge/options.js";
+import { DEFAULT_LISTEN } from "../bridge/options.js";
+import { MAX_EDITORS } from "../actors/editors/pool.js";
 import { CLUSTER_FLAGS, clusterOf } from "./cluster.js";
 import { parseLimits } from "./limits.js";
 import type { ClusterOptions } from "../cluster/options.js";
@@ -19,8 +20,6 @@ export const DEFAULT_PHOTOSHOP_PORT = 49494;
 export const DEFAULT_GIMP_BINARY = "gimp-console-2.10";
 export const DEFAULT_PHOTOSHOP_HOST = "127.0.0.1";
 
-export { StartupError, UsageError } from "./errors.js";
-export { formatHostPort, LISTEN_FORMS, parseHostPort, parseListen } from "./addresses.js";
 
 export const EDITORS = ["embedded", "photoshop", "gimp"] as const;
 export type EditorName = (typeof EDITORS)[number];

@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { DEFAULT_LISTEN } from "../bridge/options.js";
-import { LOG_LEVELS, switched, UsageError } from "./args.js";
+import { LOG_LEVELS, switched } from "./args.js";
+import { UsageError } from "./errors.js";
 
 /* The command line of `image-editor-bridge mcp`: an MCP server on stdin/stdout, driving a bridge. */
 

@@ -7,19 +7,8 @@ import { BridgeResources } from "./http.js";
 import { createMethodGroups, type MethodGroup, type MethodGroups } from "./methods.js";
 import { BinaryAnswers, hasBlobParams, readBlobParams } from "./binary.js";
 import { clientResult } from "./image.js";
-import {
-  CLOSE_CODES,
-  type ConnectionOptions,
-  type ConnectionState,
-  DEFAULT_CLOSE_TIMEOUT_MS,
-  DEFAULT_CONNECT_TIMEOUT_MS,
-  DEFAULT_MAX_IN_FLIGHT,
-  DEFAULT_MAX_QUEUED_REQUESTS,
-  DEFAULT_RATE_LIMIT_RETRIES,
-  DEFAULT_RECONNECT,
-  DEFAULT_REQUEST_TIMEOUT_MS,
-  SUBPROTOCOL,
-} from "./options.js";
+import { type ConnectionOptions, type ConnectionState, DEFAULT_CLOSE_TIMEOUT_MS, DEFAULT_CONNECT_TIMEOUT_MS, DEFAULT_MAX_IN_FLIGHT, DEFAULT_MAX_QUEUED_REQUESTS, DEFAULT_RATE_LIMIT_RETRIES, DEFAULT_RECONNECT, DEFAULT_REQUEST_TIMEOUT_MS } from "./options.js";
+import { CLOSE_CODES, BRIDGE_SUBPROTOCOL as SUBPROTOCOL } from "../protocol/constants.js";
 import { ReconnectSchedule } from "./_internal/backoff.js";
 import { asBridgeError, closedBy, closedError, connectFailure, gaveUp, isFinalClose, requestError } from "./_internal/connection-errors.js";
 import { type AnyListener, Listeners } from "./_internal/listeners.js";

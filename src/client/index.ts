@@ -1,5 +1,6 @@
 export * from "./connection.js";
 export * from "./options.js";
+export { BRIDGE_SUBPROTOCOL as SUBPROTOCOL, CLOSE_CODES, MAX_CLIENT_NAME_LENGTH } from "../protocol/constants.js";
 export * from "./errors.js";
 export * from "./http.js";
 export * from "./methods.js";

@@ -33,7 +33,6 @@ export const DEFAULT_RECONNECT: Readonly<ReconnectOptions> = {
 };
 
 // The wire's constants, from the zod-free part of the protocol (the client must not load zod).
-export { BRIDGE_SUBPROTOCOL as SUBPROTOCOL, CLOSE_CODES, MAX_CLIENT_NAME_LENGTH } from "../protocol/constants.js";
 
 export interface ConnectionOptions {
   /** The bridge: `http://127.0.0.1:7700`, or a WebSocket URL such as `ws://127.0.0.1:7700/ws`. */

@@ -27,7 +27,6 @@ import type { LogicalClient } from "../actors/clients/client.js";
 import type { CancelSignal } from "../actors/clients/requests.js";
 import { checkClusterOptions, keyOf, MAX_CLUSTER_BRIDGES, parseMember, type ClusterMember, type ClusterState, type ClusterStatus } from "./members.js";
 
-export { checkClusterOptions, defaultBridgeName, MAX_CLUSTER_BRIDGES, type ClusterMember, type ClusterState, type ClusterStatus } from "./members.js";
 
 export interface ClusterNodeSources {
   /** This bridge's editors as `/status` shows them. */

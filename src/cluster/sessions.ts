@@ -14,7 +14,8 @@
 import { createHash } from "node:crypto";
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
 import type { KV } from "@nats-io/kv";
-import type { ClientSession, CursorPosition, HandedOverSession, LogicalClient } from "../actors/clients/client.js";
+import type { LogicalClient } from "../actors/clients/client.js";
+import type { ClientSession, CursorPosition, HandedOverSession } from "../actors/clients/session.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import type { SerializedEvent } from "../methods/index.js";

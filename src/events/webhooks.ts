@@ -10,9 +10,7 @@ import { BridgeError, type WebhookDelivery as DeliveryRecord, type WebhookView }
 import { type Pending, postDelivery, privateTarget } from "./webhook-post.js";
 import { readWebhooksFile, type StoredWebhook, writeWebhooksFile } from "./webhook-file.js";
 
-export type { StoredWebhook } from "./webhook-file.js";
 
-export { DELIVERY_HEADER, EVENT_HEADER, SIGNATURE_HEADER, signDelivery, TIMESTAMP_HEADER } from "./webhook-post.js";
 
 /** What an operator or a client asks for. */
 export interface WebhookSpec {
@@ -25,7 +23,6 @@ export interface WebhookSpec {
 }
 
 
-export type { WebhookDelivery as DeliveryRecord, WebhookView } from "../protocol/index.js";
 
 /** Where deliveries come from, and whether private targets are allowed. */
 export interface WebhookSources {

@@ -4,8 +4,6 @@ import type { GimpHostOptions } from "./gimp/index.js";
 import type { HostAdapter } from "./host.js";
 import type { PhotoshopLimits } from "./photoshop/index.js";
 
-export type { GimpConnectOptions } from "./gimp/index.js";
-export type { PhotoshopConnectOptions } from "./photoshop/index.js";
 
 /** Where one Photoshop listens for Remote Connections. */
 export interface PhotoshopAddress {

@@ -24,7 +24,6 @@ import { LocalEvents, PLUGIN_LIFECYCLE_EVENTS } from "./local-events.js";
 import { healthOf, isAvailable, pluginMachine, type LoadedPlugin, type PluginMachineContext, type Supervised } from "./plugin.machine.js";
 import { createPluginContext, type MethodEntry, type RouteEntry, type Staged } from "./registration.js";
 
-export { PLUGIN_EVENT_PATTERN, PLUGIN_LIFECYCLE_EVENTS } from "./local-events.js";
 
 /** What a plugin needs from the bridge around it. */
 export interface PluginEnvironment {

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import { RequestIdSchema } from "./frames.js";
 
-export { CANCEL_FEATURE, CANCEL_METHOD, PROGRESS_EVENT, PROGRESS_FEATURE } from "./control-names.js";
 
 /*
  * Protocol 1.1's request control, additive to protocol 1: a caller may cancel a request it sent, and ask for

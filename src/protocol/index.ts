@@ -8,5 +8,6 @@ export * from "./events.js";
 export * from "./constants.js";
 export * from "./binary-frames.js";
 export * from "./control.js";
+export * from "./control-names.js";
 export * from "./batch.js";
 export * from "./edit-methods.js";

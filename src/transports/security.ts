@@ -45,7 +45,6 @@ export function isPublicDashboardPath(path: string): boolean {
 }
 
 
-export { isLoopbackHost } from "../loopback.js";
 
 /** Hostname of a Host header value (`a.b:80`, `[::1]:7700`). */
 function hostnameOf(host: string): string {

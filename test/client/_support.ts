@@ -1,6 +1,6 @@
 import { afterEach } from "vitest";
 import { WebSocket } from "ws";
-import { clientIdPrefix } from "../../src/actors/clients/client.js";
+import { clientIdPrefix } from "../../src/actors/clients/frames.js";
 import { Connection, type ConnectionOptions } from "../../src/client/index.js";
 import type { LocalEventName, LocalEvents } from "../../src/client/types.js";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isBridgeError as isProtocolBridgeError } from "../../src/protocol/index.js";
 import { WebSocket } from "ws";
-import { clientIdPrefix } from "../../src/actors/clients/client.js";
+import { clientIdPrefix } from "../../src/actors/clients/frames.js";
 import { BridgeError, type Connection, type ConnectionOptions } from "../../src/client/index.js";
 import { startBridge, type Harness } from "../helpers/bridge.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";

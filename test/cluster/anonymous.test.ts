@@ -7,7 +7,7 @@ import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { sealFrame } from "../../src/cluster/signing.js";
 import { encodeFrame, decodeFrame } from "../../src/cluster/wire.js";
-import type { ClusterStatus } from "../../src/cluster/node.js";
+import type { ClusterStatus } from "../../src/cluster/members.js";
 import { startBridgeProcess, type BridgeProcess } from "../helpers/bridge-process.js";
 import { hasNatsServer, startNatsServer, type NatsServer } from "../helpers/nats-server.js";
 

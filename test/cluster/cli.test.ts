@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseServeArgs, UsageError, type ServeOptions } from "../../src/cli/args.js";
+import { parseServeArgs, type ServeOptions } from "../../src/cli/args.js";
+import { UsageError } from "../../src/cli/errors.js";
 
 const serve = (args: string[], env: NodeJS.ProcessEnv = {}): ServeOptions => parseServeArgs(["serve", ...args], env) as ServeOptions;
 

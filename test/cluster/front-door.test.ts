@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseServeArgs } from "../../src/cli/args.js";
-import type { ClusterStatus } from "../../src/cluster/node.js";
+import type { ClusterStatus } from "../../src/cluster/members.js";
 import type { Readiness } from "../../src/protocol/index.js";
 import { startBridge, startSuiteBridge } from "../helpers/bridge.js";
 import { hasNatsServer, startNatsServer, type NatsServer } from "../helpers/nats-server.js";

@@ -1,7 +1,7 @@
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ClusterStatus } from "../../src/cluster/node.js";
+import type { ClusterStatus } from "../../src/cluster/members.js";
 import type { Readiness } from "../../src/protocol/index.js";
 import { startBridge, startSuiteBridge, type Harness } from "../helpers/bridge.js";
 import { hasNatsServer, startNatsServer, type NatsServer } from "../helpers/nats-server.js";

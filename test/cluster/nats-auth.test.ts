@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ClusterOptions } from "../../src/cluster/options.js";
-import type { ClusterStatus } from "../../src/cluster/node.js";
+import type { ClusterStatus } from "../../src/cluster/members.js";
 import { startBridge, type Harness } from "../helpers/bridge.js";
 import { hasNatsServer, startNatsServer, type NatsServer } from "../helpers/nats-server.js";
 

@@ -1,7 +1,7 @@
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { Kvm, type KV } from "@nats-io/kv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ClusterStatus } from "../../src/cluster/node.js";
+import type { ClusterStatus } from "../../src/cluster/members.js";
 import { sessionKey, type SessionRecord } from "../../src/cluster/sessions.js";
 import { startSuiteBridge } from "../helpers/bridge.js";
 import { startBridgeProcess } from "../helpers/bridge-process.js";

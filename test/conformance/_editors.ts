@@ -1,5 +1,5 @@
 import { it } from "vitest";
-import type { BridgeOptions } from "../../src/bridge/bridge.js";
+import type { BridgeOptions } from "../../src/bridge/options.js";
 import type { Harness } from "../helpers/bridge.js";
 import { embedded, embeddedPool } from "./editors/embedded.js";
 import { gimp, gimpPool } from "./editors/gimp.js";

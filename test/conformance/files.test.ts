@@ -6,7 +6,7 @@ import { pathToFileURL } from "node:url";
 import { writePsdBuffer } from "ag-psd";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import type { BridgeOptions } from "../../src/bridge/bridge.js";
+import type { BridgeOptions } from "../../src/bridge/options.js";
 import type { Harness } from "../helpers/bridge.js";
 import { solid } from "../helpers/psd-fixtures.js";
 import { itFor, presentEditors } from "./_editors.js";

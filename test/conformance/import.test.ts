@@ -7,7 +7,7 @@ import { pathToFileURL } from "node:url";
 import { crc32 } from "node:zlib";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect } from "vitest";
-import type { BridgeOptions } from "../../src/bridge/bridge.js";
+import type { BridgeOptions } from "../../src/bridge/options.js";
 import { METHOD_SCHEMAS, type HostLayer } from "../../src/protocol/index.js";
 import { itFor, presentEditors } from "./_editors.js";
 import { TRANSPORTS, type ConformanceTransport, type Outcome } from "./_transports.js";

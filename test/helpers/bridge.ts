@@ -1,5 +1,6 @@
 import { afterEach } from "vitest";
-import { createBridge, type Bridge, type BridgeOptions } from "../../src/bridge/bridge.js";
+import { createBridge, type Bridge } from "../../src/bridge/bridge.js";
+import type { BridgeOptions } from "../../src/bridge/options.js";
 import { TestClient } from "./ws-client.js";
 
 const running: Array<{ bridge: Bridge; clients: TestClient[] }> = [];

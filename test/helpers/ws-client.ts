@@ -1,5 +1,5 @@
 import { WebSocket } from "ws";
-import { clientIdPrefix } from "../../src/actors/clients/client.js";
+import { clientIdPrefix } from "../../src/actors/clients/frames.js";
 
 export interface Frame {
   type?: string;

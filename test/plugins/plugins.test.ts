@@ -2,7 +2,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
-import type { BridgeOptions } from "../../src/bridge/bridge.js";
+import type { BridgeOptions } from "../../src/bridge/options.js";
 import { PluginHealthSchema, ProtocolErrorSchema, type PluginHealth } from "../../src/protocol/index.js";
 import { startBridge, type Harness } from "../helpers/bridge.js";
 

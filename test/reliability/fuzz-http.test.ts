@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { BridgeOptions } from "../../src/bridge/bridge.js";
+import type { BridgeOptions } from "../../src/bridge/options.js";
 import { BUILTIN_METHODS } from "../../src/methods/index.js";
 import { startBridge } from "../helpers/bridge.js";
 import { settledHeapBytes } from "../helpers/gc.js";

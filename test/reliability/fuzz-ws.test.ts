@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { BUILTIN_METHODS } from "../../src/methods/index.js";
 import { MAX_REQUEST_ID_LENGTH } from "../../src/protocol/index.js";
-import type { BridgeOptions } from "../../src/bridge/bridge.js";
+import type { BridgeOptions } from "../../src/bridge/options.js";
 import { startBridge, type Harness } from "../helpers/bridge.js";
 import { eventually, settledHeapBytes } from "../helpers/gc.js";
 import { encodeFrame, OPCODES, RawWsClient } from "../helpers/raw-ws.js";

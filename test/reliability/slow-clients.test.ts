@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { connect, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { clientIdPrefix } from "../../src/actors/clients/client.js";
+import { clientIdPrefix } from "../../src/actors/clients/frames.js";
 import { startBridge, waitForQueued, type Harness } from "../helpers/bridge.js";
 import { eventually } from "../helpers/gc.js";
 import { encodeFrame, OPCODES, RawWsClient } from "../helpers/raw-ws.js";

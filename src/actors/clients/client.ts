@@ -12,9 +12,6 @@ import { ReplayBuffer, type ReplayBatch } from "./replay.js";
 import type { ClientSession, CursorPosition, HandedOverSession } from "./session.js";
 import { clientIdPrefix, clientLogName, eventFrameBytes, sendFrame, type ClientSocket, type OutboundFrame } from "./frames.js";
 
-export { CLOSE_CODES } from "../../protocol/index.js";
-export type { ClientSession, CursorPosition, HandedOverSession } from "./session.js";
-export { type ClientSocket, CLIENT_ID_PREFIX_LENGTH, clientIdPrefix, clientLogName, laneLogName, messageCount, sendFrame, type OutboundFrame } from "./frames.js";
 
 /** How often coalesced state events are retried while a socket is backed up. */
 const COALESCE_FLUSH_MS = 25;
@@ -40,7 +37,6 @@ export interface DeliveryCounts {
   slowCloses: number;
 }
 
-export type { ReplayBatch } from "./replay.js";
 
 /**
  * A logical client: outlives its sockets for the resume TTL, owns its subscriptions, its in-flight count, its

@@ -1,7 +1,8 @@
 import { randomUUID } from "node:crypto";
 import type { Limits } from "../../limits.js";
 import type { Logger } from "../../logger.js";
-import { LogicalClient, type ClientSocket } from "./client.js";
+import { LogicalClient } from "./client.js";
+import type { ClientSocket } from "./frames.js";
 import { ChurnLog } from "../../observability/churn-log.js";
 import { ReplayBudget } from "./replay-budget.js";
 

@@ -6,10 +6,9 @@ import type { Limits } from "../../limits.js";
 import type { Logger } from "../../logger.js";
 import { callContext, cancelledError, newJob, type CallOptions, type Job } from "./call-job.js";
 import { Mailbox } from "./mailbox.js";
-import { laneLogName } from "../clients/client.js";
+import { laneLogName } from "../clients/frames.js";
 import { hostSessionMachine } from "./host-session.machine.js";
 
-export type { CallOptions } from "./call-job.js";
 
 export type HostSessionState = "disconnected" | "connecting" | "backoff" | "ready" | "busy" | "closing" | "closed";
 

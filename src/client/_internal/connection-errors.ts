@@ -1,5 +1,5 @@
 import { BridgeError, CLIENT_ERROR_CODES, isBridgeError } from "../errors.js";
-import { CLOSE_CODES } from "../options.js";
+import { CLOSE_CODES } from "../../protocol/constants.js";
 
 /* The errors a connection fails with: how it ended, what a pending request learns, why a first connect failed. */
 

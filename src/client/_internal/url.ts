@@ -1,4 +1,4 @@
-import { MAX_CLIENT_NAME_LENGTH } from "../options.js";
+import { MAX_CLIENT_NAME_LENGTH } from "../../protocol/constants.js";
 import { BINARY_FEATURE } from "../../protocol/binary-frames.js";
 
 /** Root WebSocket path of the bridge; plugin endpoints are `/ws/{pluginId}`. */

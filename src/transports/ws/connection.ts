@@ -13,7 +13,9 @@ import {
   type ConnectedEventData,
 } from "../../protocol/index.js";
 import { EDIT_FEATURE } from "../../protocol/control-names.js";
-import { messageCount, sendFrame, type LogicalClient, type ReplayBatch } from "../../actors/clients/client.js";
+import type { LogicalClient } from "../../actors/clients/client.js";
+import { messageCount, sendFrame } from "../../actors/clients/frames.js";
+import type { ReplayBatch } from "../../actors/clients/replay.js";
 import type { TransportTarget } from "../target.js";
 import { normalizeAddress } from "../connections.js";
 import type { ConnectParams } from "./params.js";

@@ -1,5 +1,5 @@
 import { afterEach } from "vitest";
-import type { BridgeOptions } from "../../../src/bridge/bridge.js";
+import type { BridgeOptions } from "../../../src/bridge/options.js";
 import { createPhotoshopHost, type PhotoshopLimits } from "../../../src/hosts/photoshop/index.js";
 import type { HostAdapter, HostCallContext } from "../../../src/hosts/host.js";
 import { startBridge, type Harness } from "../../helpers/bridge.js";

@@ -22,7 +22,6 @@ import { SCRIPT_MAX_PROGRESS_MESSAGE_CHARS } from "./limits.js";
 
 import type { ScriptEnv } from "./env.js";
 
-export type { ScriptEnv } from "./env.js";
 
 export interface ScriptApi {
   call(op: string, args: unknown): unknown;

@@ -6,11 +6,13 @@ import {
   SCRIPT_MEMORY_LIMIT_BYTES,
 } from "./limits.js";
 
-export { createScriptApi, type ScriptApi, type ScriptEnv } from "./api.js";
+export { createScriptApi, type ScriptApi } from "./api.js";
+export type { ScriptEnv } from "./env.js";
 export * from "./limits.js";
 export { EDITOR_API_PRELUDE } from "./prelude.js";
 export { runInSandbox, warmUpSandbox } from "./sandbox.js";
-export type { SandboxOptions, ScriptFailureKind } from "./sandbox.js";
+export type { SandboxOptions } from "./sandbox.js";
+export type { ScriptFailureKind } from "./failures.js";
 
 /** The sandbox limits of the embedded editor's scripts; each defaults to the constant of the same name. */
 export interface ScriptLimits {

@@ -20,7 +20,6 @@ import {
 } from "./limits.js";
 import { failure, type GuestFailure, guestFailure, machineFailure } from "./failures.js";
 
-export type { ScriptFailureKind } from "./failures.js";
 
 /** What the guest sees of a host error: `code` and `details` of a `BridgeError`, never a stack. */
 export interface GuestError {

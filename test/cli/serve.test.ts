@@ -6,14 +6,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { MAX_EDITORS } from "../src/actors/editors/pool.js";
-import { parseServeArgs } from "../src/cli/args.js";
-import { parseListen } from "../src/cli/addresses.js";
-import { UsageError } from "../src/cli/errors.js";
-import { main } from "../src/cli/serve.js";
-import { PACKAGE } from "../src/version.js";
+import { MAX_EDITORS } from "../../src/actors/editors/pool.js";
+import { parseServeArgs } from "../../src/cli/args.js";
+import { parseListen } from "../../src/cli/addresses.js";
+import { UsageError } from "../../src/cli/errors.js";
+import { main } from "../../src/cli/serve.js";
+import { PACKAGE } from "../../src/version.js";
 
-const BIN = fileURLToPath(new URL("../bin/image-editor-bridge.js", import.meta.url));
+const BIN = fileURLToPath(new URL("../../bin/image-editor-bridge.js", import.meta.url));
 /** The line `serve` prints once it listens: `image-editor-bridge 0.1.0 · http://…`. */
 const STARTUP_LINE = /^image-editor-bridge \S+ · .*\n/m;
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { startBridge, waitForQueued } from "../helpers/bridge.js";
-import { ScriptedHost } from "../helpers/scripted-host.js";
-import { TRANSPORTS, type ConformanceTransport, type Outcome } from "../conformance/_transports.js";
-import type { BridgeOptions } from "../../src/bridge/options.js";
-import type { Harness } from "../helpers/bridge.js";
+import { startBridge, waitForQueued } from "../../helpers/bridge.js";
+import { ScriptedHost } from "../../helpers/scripted-host.js";
+import { TRANSPORTS, type ConformanceTransport, type Outcome } from "../../conformance/_transports.js";
+import type { BridgeOptions } from "../../../src/bridge/options.js";
+import type { Harness } from "../../helpers/bridge.js";
 
 /** A bridge on a scripted editor that is busy: one held call is running when this resolves. */
 async function busyEditor(

@@ -4,11 +4,11 @@ import { createServer, type AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { eventually } from "./helpers/gc.js";
-import { parseServeArgs, startupWarnings, type ServeOptions } from "../src/cli/args.js";
-import { UsageError } from "../src/cli/errors.js";
+import { eventually } from "../helpers/gc.js";
+import { parseServeArgs, startupWarnings, type ServeOptions } from "../../src/cli/args.js";
+import { UsageError } from "../../src/cli/errors.js";
 
-const BIN = fileURLToPath(new URL("../bin/image-editor-bridge.js", import.meta.url));
+const BIN = fileURLToPath(new URL("../../bin/image-editor-bridge.js", import.meta.url));
 /** The line `serve` prints once it listens. */
 const STARTUP_LINE = /^image-editor-bridge \S+ · .*\n/m;
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { LogicalClient } from "../../src/actors/clients/client.js";
-import type { ClientSocket } from "../../src/actors/clients/frames.js";
-import { ReplayBudget } from "../../src/actors/clients/replay-budget.js";
-import { resolveLimits } from "../../src/limits.js";
-import { startBridge, type Harness } from "../helpers/bridge.js";
-import { eventually } from "../helpers/gc.js";
-import { ScriptedHost } from "../helpers/scripted-host.js";
-import { waitForClient, type TestClient } from "../helpers/ws-client.js";
+import { LogicalClient } from "../../../src/actors/clients/client.js";
+import type { ClientSocket } from "../../../src/actors/clients/frames.js";
+import { ReplayBudget } from "../../../src/actors/clients/replay-budget.js";
+import { resolveLimits } from "../../../src/limits.js";
+import { startBridge, type Harness } from "../../helpers/bridge.js";
+import { eventually } from "../../helpers/gc.js";
+import { ScriptedHost } from "../../helpers/scripted-host.js";
+import { waitForClient, type TestClient } from "../../helpers/ws-client.js";
 
 /** Connects a client subscribed to selection changes, then drops its socket and waits until the bridge sees it detached. */
 async function detachedSubscriber(harness: Harness, observer: TestClient): Promise<string> {

@@ -4,11 +4,11 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import type { HostDocument } from "../../src/protocol/index.js";
-import { startBridge, waitForQueued } from "../helpers/bridge.js";
-import { ScriptedHost } from "../helpers/scripted-host.js";
+import type { HostDocument } from "../../../src/protocol/index.js";
+import { startBridge, waitForQueued } from "../../helpers/bridge.js";
+import { ScriptedHost } from "../../helpers/scripted-host.js";
 
-const ROUTER_PLUGIN = fileURLToPath(new URL("../plugins/fixtures/router", import.meta.url));
+const ROUTER_PLUGIN = fileURLToPath(new URL("../../plugins/fixtures/router", import.meta.url));
 
 type PooledDoc = HostDocument & { editorId: string };
 

@@ -304,33 +304,6 @@ export type BuiltinMethodName = keyof typeof METHOD_SCHEMAS;
 export type MethodParams<M extends BuiltinMethodName> = z.infer<(typeof METHOD_SCHEMAS)[M]["params"]>;
 export type MethodResult<M extends BuiltinMethodName> = z.infer<(typeof METHOD_SCHEMAS)[M]["result"]>;
 
-/** The 23 methods of the protocol. */
-export const SPEC_METHODS = [
-  "getServerInfo",
-  "jsx:run",
-  "jsx:execute",
-  "event:subscribe",
-  "event:unsubscribe",
-  "action:autoCutout",
-  "action:removeBackground",
-  "layer:getInfo",
-  "layer:getInfoById",
-  "layer:getInfoByIndex",
-  "layer:getInfoBySelectionIndex",
-  "layer:getCurrentPreview",
-  "layer:importImage",
-  "document:current",
-  "document:export",
-  "document:save",
-  "image:exportLayer",
-  "image:exportLayerWithSelectedPath",
-  "image:getPreview",
-  "image:exportDocument",
-  "selection:getArea",
-  "selection:getPath",
-  "selection:change",
-] as const satisfies readonly BuiltinMethodName[];
-
 /**
  * Whether a name is a built-in method.
  * @deprecated The bridge no longer uses it; it stays exported for users of `image-editor-bridge/protocol`.

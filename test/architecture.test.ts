@@ -89,6 +89,20 @@ describe("architecture", () => {
     expect(shims).toEqual([]);
   });
 
+  it("no two rooms import each other (a room: a folder of src, each kind of actor under actors/, or a file at the top)", () => {
+    const room = (file: string): string => {
+      const parts = file.split("/");
+      return parts.length === 1 ? file : parts[0] === "actors" && parts.length > 2 ? `actors/${parts[1]}` : parts[0]!;
+    };
+    const edges = new Set<string>();
+    for (const [file, imports] of graph) for (const { target } of imports) if (room(file) !== room(target)) edges.add(`${room(file)} → ${room(target)}`);
+    const loops = [...edges].filter((edge) => {
+      const [from, to] = edge.split(" → ");
+      return from! < to! && edges.has(`${to} → ${from}`);
+    });
+    expect(loops).toEqual([]);
+  });
+
   it("no import circle, type-only imports included", () => {
     const cycles: string[] = [];
     const state = new Map<string, "open" | "done">();

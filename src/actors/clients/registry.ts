@@ -3,7 +3,7 @@ import type { Limits } from "../../limits.js";
 import type { Logger } from "../../logger.js";
 import { LogicalClient } from "./client.js";
 import type { ClientSocket } from "./frames.js";
-import { ChurnLog } from "../../observability/churn-log.js";
+import { ChurnLog } from "./churn-log.js";
 import { ReplayBudget } from "./replay-budget.js";
 
 /** How clients get their editor: the least loaded, or the one asked for (`?editor=`); released at disposal. */

@@ -1,5 +1,5 @@
-import type { Limits } from "../limits.js";
-import type { Logger } from "../logger.js";
+import type { Limits } from "../../limits.js";
+import type { Logger } from "../../logger.js";
 
 /** What a client's coming or going is logged as. */
 export type ChurnKind = "connected" | "closed" | "disposed";

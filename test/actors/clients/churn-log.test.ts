@@ -1,6 +1,6 @@
 import { pino } from "pino";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { ChurnLog } from "../../src/observability/churn-log.js";
+import { ChurnLog } from "../../../src/actors/clients/churn-log.js";
 
 function collect(): { lines: Array<Record<string, unknown>>; log: ChurnLog } {
   const lines: Array<Record<string, unknown>> = [];

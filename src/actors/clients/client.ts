@@ -1,3 +1,4 @@
+import { StateCoalescer } from "../../events/coalesce.js";
 import { createActor, type Actor } from "xstate";
 import type { Observable, Subscription } from "rxjs";
 import { CLOSE_CODES, EDITOR_CHANGED_EVENT, STATE_EVENTS, type ClientSummarySchema, type EditorChangedEventData } from "../../protocol/index.js";
@@ -13,8 +14,6 @@ import type { ClientSession, CursorPosition, HandedOverSession } from "./session
 import { clientIdPrefix, clientLogName, eventFrameBytes, sendFrame, type ClientSocket, type OutboundFrame } from "./frames.js";
 
 
-/** How often coalesced state events are retried while a socket is backed up. */
-const COALESCE_FLUSH_MS = 25;
 
 export type ClientState = "attached" | "detached" | "disposed";
 
@@ -76,14 +75,19 @@ export class LogicalClient implements ReplayHolder {
   private subscriptions: Map<string, Subscription> | undefined;
   /** Keep-alive subscriptions that hold a host watcher open without delivering (`selection:change`). */
   private watchers: Map<string, Subscription> | undefined;
-  private pendingState: Map<string, SerializedEvent> | undefined;
+  /** State events held while the socket is backed up; flushed once it drains, or into the replay buffer on detach. */
+  private readonly held = new StateCoalescer<SerializedEvent>(
+    () => this.socket === null || this.socket.bufferedAmount <= this.limits.outboundSoftBytes,
+    (events) => {
+      for (const event of events) this.write(this.eventFrame(event));
+    },
+  );
   /** In a cluster: how far each editor's events reached this client (sent, or kept for replay). */
   private cursors: Map<string, CursorPosition> | undefined;
   /** `cursors` as they were when the socket went away: what the client really received. */
   private sentCursors: Map<string, CursorPosition> | undefined;
   /** Something a cluster's copy of the session shows changed since it was last written (see `session()`). */
   sessionDirty = true;
-  private flushTimer: NodeJS.Timeout | undefined;
   private disposedBecause: Exclude<DisposeReason, "expired"> | undefined;
 
   constructor(
@@ -149,7 +153,7 @@ export class LogicalClient implements ReplayHolder {
     this.sessionDirty = true;
     this.socket = null;
     this.detachedAt = Date.now();
-    this.flushPending(); // coalesced state events go to the replay buffer, not to the dead socket
+    this.held.drain(); // coalesced state events go to the replay buffer, not to the dead socket
     this.replayBudget.detached(this);
     this.lifecycle().send({ type: "DETACH" });
   }
@@ -289,10 +293,7 @@ export class LogicalClient implements ReplayHolder {
     if (socket !== null && STATE_EVENTS.has(event.type)) {
       const queued = socket.bufferedAmount;
       if (queued > this.limits.outboundSoftBytes && queued <= this.limits.outboundHardBytes) {
-        if (this.pendingState === undefined) this.pendingState = new Map();
-        if (this.pendingState.has(event.type)) this.delivery.coalesced++;
-        this.pendingState.set(event.type, event);
-        this.scheduleFlush();
+        if (this.held.hold(event.type, event)) this.delivery.coalesced++;
         return;
       }
     }
@@ -357,27 +358,8 @@ export class LogicalClient implements ReplayHolder {
     return this.replay;
   }
 
-  private scheduleFlush(): void {
-    if (this.flushTimer !== undefined) return;
-    this.flushTimer = setInterval(() => {
-      const socket = this.socket;
-      if (socket === null || socket.bufferedAmount <= this.limits.outboundSoftBytes) this.flushPending();
-    }, COALESCE_FLUSH_MS);
-  }
-
-  private flushPending(): void {
-    clearInterval(this.flushTimer);
-    this.flushTimer = undefined;
-    const pending = this.pendingState;
-    if (pending === undefined) return;
-    this.pendingState = undefined;
-    for (const event of pending.values()) this.write(this.eventFrame(event));
-  }
-
   private cleanup(): void {
-    clearInterval(this.flushTimer);
-    this.flushTimer = undefined;
-    this.pendingState = undefined;
+    this.held.stop();
     for (const sub of this.subscriptions?.values() ?? []) sub.unsubscribe();
     this.subscriptions = undefined;
     for (const sub of this.watchers?.values() ?? []) sub.unsubscribe();

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { Observable, Subscription } from "rxjs";
-import type { SerializedEvent } from "../../methods/index.js";
+import { StateCoalescer } from "../../events/coalesce.js";
+import { entryFilter, EventLog, sourceOf, type EventSources, type LogEntry } from "../../events/log.js";
 import { BridgeError, STATE_EVENTS } from "../../protocol/index.js";
 import type { Limits } from "../../limits.js";
 import type { Logger } from "../../logger.js";
@@ -15,177 +15,6 @@ export const EVENTS_TICKET_PATH = "/events/ticket";
 /** Query key of a ticket; the ticket stands in for the token on exactly one event-stream request. */
 export const TICKET_QUERY_KEY = "ticket";
 
-/** How often coalesced state events are retried while a reader is backed up (as for WS clients). */
-const COALESCE_FLUSH_MS = 25;
-
-/** Where an SSE stream's events come from: the bridge's shared event streams, by endpoint (`root` or a plugin id). */
-export interface EventSources {
-  /**
-   * The shared stream of one type on an endpoint, or undefined when nothing produces it there. State events (the
-   * active document's) come from `editorId`'s editor, or the first one; other events from every editor.
-   */
-  stream(endpoint: string, type: string, editorId: string | undefined): Observable<SerializedEvent> | undefined;
-  /** Event types the endpoint accepts (for the error naming them). */
-  accepted(endpoint: string): string[];
-}
-
-interface LogEntry {
-  readonly seq: number;
-  /** The endpoint and editor it was recorded for (`root`, `root@embedded-2`, a plugin id): a stream reads only its own. */
-  readonly source: string;
-  readonly type: string;
-  /**
-   * The whole SSE message (`id`, `event`, `data`), encoded once when the event is recorded: every stream writes this
-   * same buffer, so a preview sent to a thousand readers is held once, not once per reader.
-   */
-  readonly frame: Buffer;
-  /** Where its `data` starts in `frame`. */
-  readonly dataStart: number;
-  /** What `?documentId=`/`?layerId=` filters read from its data, parsed once for all streams (null: names nothing). */
-  named?: Record<string, unknown> | null;
-}
-
-type Listener = (entry: LogEntry) => void;
-
-function sourceOf(endpoint: string, editorId: string | undefined): string {
-  return editorId === undefined ? endpoint : `${endpoint}@${editorId}`;
-}
-
-interface Watch {
-  readonly subscription: Subscription;
-  readonly listeners: Set<Listener>;
-  /** Stops the watch once no stream has listened for `sseLogRetainMs`, so a reconnecting reader finds what it missed. */
-  idle: NodeJS.Timeout | undefined;
-}
-
-/**
- * What a reconnecting reader gets: the events after its id, and how many of its events the log no longer holds
- * (null: unknown). `exact` is false when even the record of dropped events is too old: `lost` then counts every
- * event dropped since the id, whatever its type, an upper bound.
- */
-export interface Resume {
-  readonly entries: readonly LogEntry[];
-  readonly lost: number | null;
-  readonly exact: boolean;
-}
-
-/** What the log remembers of an event it dropped: enough to count, per reader, what that reader missed. */
-interface Dropped {
-  readonly seq: number;
-  readonly source: string;
-  readonly type: string;
-}
-
-/**
- * The bounded log every SSE stream reads from. Ids are `<boot>-<seq>`: `seq` counts every event the log records
- * (all types, all endpoints, so one id orders them all) and `boot` is random per bridge, so an id from before a
- * restart is known to be from another log. A type is recorded while a stream listens to it and for
- * `sseLogRetainMs` after the last one left, so a reader that reconnects within that time misses nothing the log
- * still holds.
- */
-export class EventLog {
-  readonly boot = randomBytes(4).toString("hex");
-  private readonly entries: LogEntry[] = [];
-  private head = 0;
-  private bytes = 0;
-  private seq = 0;
-  private readonly watches = new Map<string, Watch>();
-  /** The last `sseLogDroppedEvents` dropped events (no data), oldest first; `forgotten` is the newest seq no longer in it. */
-  private readonly dropped: Dropped[] = [];
-  private forgotten = 0;
-
-  constructor(
-    private readonly sources: EventSources,
-    private readonly limits: Limits,
-  ) {}
-
-  /** The id a stream sends with an entry. */
-  idOf(entry: LogEntry): string {
-    return `${this.boot}-${entry.seq}`;
-  }
-
-  /** Listens to one type on one endpoint (for one editor); undefined when nothing produces it there. */
-  listen(endpoint: string, editorId: string | undefined, type: string, listener: Listener): (() => void) | undefined {
-    const source = sourceOf(endpoint, editorId);
-    const key = `${source}\u0000${type}`;
-    let watch = this.watches.get(key);
-    if (watch === undefined) {
-      const stream = this.sources.stream(endpoint, type, editorId);
-      if (stream === undefined) return undefined;
-      const listeners = new Set<Listener>();
-      const subscription = stream.subscribe((event) => {
-        const entry = this.append(source, event);
-        for (const each of [...listeners]) each(entry);
-      });
-      watch = { subscription, listeners, idle: undefined };
-      this.watches.set(key, watch);
-    }
-    const current = watch;
-    clearTimeout(current.idle);
-    current.idle = undefined;
-    current.listeners.add(listener);
-    return () => {
-      current.listeners.delete(listener);
-      if (current.listeners.size > 0 || current.idle !== undefined) return;
-      current.idle = setTimeout(() => {
-        current.subscription.unsubscribe();
-        this.watches.delete(key);
-      }, this.limits.sseLogRetainMs);
-      current.idle.unref();
-    };
-  }
-
-  /**
-   * The events of `source` and `types` recorded after `lastEventId` (oldest first), and how many of them the log
-   * dropped since then.
-   */
-  since(lastEventId: string, source: string, types: ReadonlySet<string>): Resume {
-    const match = /^([0-9a-f]+)-(\d+)$/.exec(lastEventId);
-    if (match === null || match[1] !== this.boot) return { entries: [], lost: null, exact: false };
-    const last = Number(match[2]);
-    if (last > this.seq) return { entries: [], lost: null, exact: false };
-    const held = this.entries.slice(this.head);
-    const entries = held.filter((e) => e.seq > last && e.source === source && types.has(e.type));
-    if (last >= this.forgotten) {
-      const lost = this.dropped.filter((d) => d.seq > last && d.source === source && types.has(d.type)).length;
-      return { entries, lost, exact: true };
-    }
-    const oldest = held[0]?.seq ?? this.seq + 1;
-    return { entries, lost: Math.max(0, oldest - 1 - last), exact: false };
-  }
-
-  /** Stops every watch (bridge shutdown). */
-  close(): void {
-    for (const watch of this.watches.values()) {
-      clearTimeout(watch.idle);
-      watch.subscription.unsubscribe();
-    }
-    this.watches.clear();
-  }
-
-  private append(source: string, event: SerializedEvent): LogEntry {
-    const seq = ++this.seq;
-    const head = `id: ${this.boot}-${seq}\nevent: ${event.type}\ndata: `;
-    // JSON.stringify never emits a raw newline, so `data:` stays one line.
-    const frame = Buffer.from(`${head}${event.json}\n\n`);
-    const entry: LogEntry = { seq, source, type: event.type, frame, dataStart: Buffer.byteLength(head) };
-    this.entries.push(entry);
-    this.bytes += frame.length;
-    // Bounded by count and by size: a few large previews must not hold more memory than many small events.
-    while (this.entries.length - this.head > this.limits.sseLogEvents || (this.bytes > this.limits.sseLogBytes && this.entries.length - this.head > 1)) {
-      const gone = this.entries[this.head]!;
-      this.bytes -= gone.frame.length;
-      this.head++;
-      this.dropped.push({ seq: gone.seq, source: gone.source, type: gone.type });
-      if (this.dropped.length > this.limits.sseLogDroppedEvents) this.forgotten = this.dropped.shift()!.seq;
-    }
-    if (this.head > 1024 && this.head * 2 > this.entries.length) {
-      this.entries.splice(0, this.head);
-      this.head = 0;
-    }
-    return entry;
-  }
-}
 
 /**
  * Single-use tickets for `EventSource`: valid for `sseTicketTtlMs`, at most `sseMaxTickets` outstanding (the oldest
@@ -262,29 +91,6 @@ export function requestedTypes(sources: EventSources, endpoint: string, url: URL
   return types;
 }
 
-/** An entry's data as an object, parsed on the first stream that filters and kept for the others. */
-function namedOf(entry: LogEntry): Record<string, unknown> | null {
-  if (entry.named !== undefined) return entry.named;
-  const data = JSON.parse(entry.frame.toString("utf8", entry.dataStart, entry.frame.length - 2)) as unknown;
-  entry.named = data !== null && typeof data === "object" ? (data as Record<string, unknown>) : null;
-  return entry.named;
-}
-
-/** `?documentId=` / `?layerId=`: an event naming another document or layer is skipped; events naming none pass. */
-function filterOf(url: URL): (entry: LogEntry) => boolean {
-  const documentId = url.searchParams.get("documentId");
-  const layerId = url.searchParams.get("layerId");
-  if (documentId === null && layerId === null) return () => true;
-  return (entry) => {
-    const named = namedOf(entry);
-    if (named === null) return true;
-    if (documentId !== null && "documentId" in named && String(named["documentId"]) !== documentId) return false;
-    // A preview's `id` is its layer's.
-    if (layerId !== null && entry.type === "layer:previewChange" && String(named["id"]) !== layerId) return false;
-    return true;
-  };
-}
-
 /** How often a stream above `sseSoftBytes` is looked at when no event comes: it may drain, or be closed as slow. */
 const BEHIND_CHECK_MS = 1_000;
 
@@ -301,14 +107,12 @@ export function serveEventStream(context: SseContext, sources: EventSources, req
   const types = requestedTypes(sources, request.endpoint, request.url);
   const source = sourceOf(request.endpoint, request.editorId);
   const wanted = new Set(types);
-  const passes = filterOf(request.url);
+  const passes = entryFilter(request.url.searchParams.get("documentId"), request.url.searchParams.get("layerId"));
   const address = requestAddress(req, context.trustProxy);
   let lastSent = 0;
   let ended = false;
-  let pending: Map<string, LogEntry> | undefined;
   /** When the queue was first seen above the soft cap, while it stays there. */
   let behindSince: number | undefined;
-  let flushTimer: NodeJS.Timeout | undefined;
   let behindTimer: NodeJS.Timeout | undefined;
   let heartbeat: NodeJS.Timeout | undefined;
   const stops: Array<() => void> = [];
@@ -320,7 +124,7 @@ export function serveEventStream(context: SseContext, sources: EventSources, req
     budget.remove(stream, address);
     for (const stop of stops) stop();
     clearInterval(heartbeat);
-    clearInterval(flushTimer);
+    held.stop();
     clearTimeout(behindTimer);
     if (!res.destroyed) res.destroy();
   };
@@ -355,7 +159,7 @@ export function serveEventStream(context: SseContext, sources: EventSources, req
     if (ended) return;
     if (res.writableLength <= limits.sseSoftBytes) {
       behindSince = undefined;
-      if (pending !== undefined) flush();
+      held.offer();
       return;
     }
     const now = Date.now();
@@ -379,15 +183,13 @@ export function serveEventStream(context: SseContext, sources: EventSources, req
     res.write(entry.frame);
     noteQueue();
   };
-  const flush = (): void => {
-    if (ended || pending === undefined) return;
-    if (res.writableLength > limits.sseSoftBytes) return; // still behind: checkBehind closes it in time
-    const held = [...pending.values()].sort((a, b) => a.seq - b.seq);
-    pending = undefined;
-    clearInterval(flushTimer);
-    flushTimer = undefined;
-    for (const entry of held) write(entry);
-  };
+  // State events held while the reader is behind; still behind, checkBehind closes it in time.
+  const held = new StateCoalescer<LogEntry>(
+    () => !ended && res.writableLength <= limits.sseSoftBytes,
+    (entries) => {
+      for (const entry of entries.sort((a, b) => a.seq - b.seq)) write(entry);
+    },
+  );
   const deliver = (entry: LogEntry): void => {
     if (ended || !wanted.has(entry.type) || entry.source !== source || !passes(entry)) return;
     const queued = res.writableLength;
@@ -396,10 +198,7 @@ export function serveEventStream(context: SseContext, sources: EventSources, req
       return;
     }
     if (queued > limits.sseSoftBytes && STATE_EVENTS.has(entry.type)) {
-      pending ??= new Map();
-      if (pending.has(entry.type)) counts.coalesced++;
-      pending.set(entry.type, entry);
-      flushTimer ??= setInterval(flush, COALESCE_FLUSH_MS);
+      if (held.hold(entry.type, entry)) counts.coalesced++;
       if (behindTimer === undefined) checkBehind();
       return;
     }
@@ -425,7 +224,7 @@ export function serveEventStream(context: SseContext, sources: EventSources, req
   heartbeat = setInterval(() => {
     if (ended) return;
     if (res.writableLength > limits.sseHardBytes) closeSlow();
-    else if (pending !== undefined) flush();
+    else if (held.holding) held.offer();
     else res.write(": heartbeat\n\n");
   }, limits.sseHeartbeatMs);
   heartbeat.unref();

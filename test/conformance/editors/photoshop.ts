@@ -10,14 +10,17 @@ afterEach(async () => {
   await Promise.all(fakes.splice(0).map((fake) => fake.stop()));
 });
 
-/** Photoshop over Remote Connections, against a fresh fake Photoshop per bridge (test/fakes/photoshop). */
+/**
+ * Photoshop over Remote Connections, against a fresh fake Photoshop per bridge (test/fakes/photoshop) showing the
+ * suite's sample tree (`Label`, `Product` [`Subject`, `Shadow`], `Background`, 800×600) as the other editors do.
+ */
 export const photoshop: ConformanceEditor = {
   name: "photoshop",
   label: "photoshop",
   editors: 1,
   skip: undefined,
   async start(options) {
-    const fake = await FakePhotoshop.start();
+    const fake = await FakePhotoshop.start({ sample: "conformance" });
     fakes.push(fake);
     return startBridge({ ...options, host: options?.host ?? createPhotoshopHost(fake.address) });
   },

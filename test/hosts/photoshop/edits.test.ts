@@ -377,6 +377,28 @@ describe("Photoshop edits: documents", () => {
   });
 });
 
+describe("Photoshop edits: the bridge's maxDocumentPixels", () => {
+  it("a canvas or a transformed layer past it is PAYLOAD_TOO_LARGE before any script runs, and the revision stays", async () => {
+    const fake = await startFake();
+    const client = await (await bridgeOn(fake, { limits: { maxDocumentPixels: 100_000 } })).connect();
+    const a = fake.model.docs[0]!.layers[1]!.children![0]!.id;
+    const refusals = [
+      ["document:resize", { percent: 200 }],
+      ["document:resizeCanvas", { width: 400, height: 300 }],
+      ["document:rotate", { angle: 45 }],
+      ["layer:transform", { layerId: a, scaleX: 500, scaleY: 500 }],
+    ] as const;
+    for (const [method, params] of refusals) {
+      const frame = await client.send(method, params);
+      expect(frame.error, method).toMatchObject({ code: "PAYLOAD_TOO_LARGE", details: { limit: "maxDocumentPixels", maxPixels: 100_000 } });
+    }
+    expect(fake.runs.filter((r) => r.op.startsWith("edit."))).toEqual([]);
+    expect((await client.call<HostDocument>("document:current")).revision).toBe(0);
+    // Within it, the same edit is made.
+    expect(await client.call("layer:transform", { layerId: a, scaleX: 200, scaleY: 200 })).toMatchObject({ rect: { width: 160, height: 160 } });
+  });
+});
+
 describe("Photoshop edits: selections", () => {
   const bounds = (out: unknown): HostRect | null => (out as { bounds: HostRect | null }).bounds;
 

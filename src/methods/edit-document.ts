@@ -2,7 +2,7 @@ import { parseColor } from "../hosts/_internal/color.js";
 import type { DocumentTree } from "../hosts/host.js";
 import { BridgeError, MAX_EDIT_SIDE, type HostDocument, type HostRect } from "../protocol/index.js";
 import { defineMethod, type MethodContext, type MethodDefinition } from "./define.js";
-import { ANCHOR_FRACTIONS, editTarget, sendEdit } from "./_internal/edits.js";
+import { ANCHOR_FRACTIONS, checkDocumentPixels, editTarget, sendEdit, turnedSize } from "./_internal/edits.js";
 
 /** What a new canvas area of a background layer is filled with unless `fillColor` says otherwise. */
 export const DEFAULT_CANVAS_FILL = "white";
@@ -61,6 +61,7 @@ export const documentEditMethods: MethodDefinition[] = [
       }
       checkSide(width, "width");
       checkSide(height, "height");
+      checkDocumentPixels(ctx, "The canvas", width, height);
       await sendEdit(ctx, tree, { op: "document:resize", width, height, resolution: params.resolution ?? resolution, resample: params.resample ?? "bicubic" });
       return documentAfter(ctx, tree.document.id);
     },
@@ -79,6 +80,7 @@ export const documentEditMethods: MethodDefinition[] = [
       const offsetX = Math.round((params.width - tree.document.width) * fx);
       const offsetY = Math.round((params.height - tree.document.height) * fy);
       const fillColor = parseColor(params.fillColor ?? DEFAULT_CANVAS_FILL, "fillColor");
+      checkDocumentPixels(ctx, "The canvas", params.width, params.height);
       await sendEdit(ctx, tree, { op: "document:resizeCanvas", width: params.width, height: params.height, offsetX, offsetY, fillColor });
       return documentAfter(ctx, tree.document.id);
     },
@@ -114,10 +116,10 @@ export const documentEditMethods: MethodDefinition[] = [
     run: async (ctx, params) => {
       const tree = await editTarget(ctx, "document:rotate", params);
       const angle = ((params.angle % 360) + 360) % 360;
-      const { width, height } = tree.document;
-      const radians = (angle * Math.PI) / 180;
-      checkSide(Math.ceil(Math.abs(width * Math.cos(radians)) + Math.abs(height * Math.sin(radians)) - 1e-9), "width");
-      checkSide(Math.ceil(Math.abs(width * Math.sin(radians)) + Math.abs(height * Math.cos(radians)) - 1e-9), "height");
+      const turned = turnedSize(tree.document.width, tree.document.height, angle);
+      checkSide(turned.width, "width");
+      checkSide(turned.height, "height");
+      checkDocumentPixels(ctx, "The canvas", turned.width, turned.height);
       await sendEdit(ctx, tree, { op: "document:rotate", angle });
       return documentAfter(ctx, tree.document.id);
     },

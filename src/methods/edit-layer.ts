@@ -5,6 +5,7 @@ import {
   ANCHOR_FRACTIONS,
   aboveActive,
   checkBlendMode,
+  checkDocumentPixels,
   editTarget,
   editedLayer,
   layersByIds,
@@ -13,8 +14,9 @@ import {
   sendEdit,
   siblingsOf,
   targetLayer,
+  turnedSize,
 } from "./_internal/edits.js";
-import { shownLayer } from "./_internal/targets.js";
+import { flattenTree, shownLayer } from "./_internal/targets.js";
 import type { HostLayer } from "../protocol/index.js";
 
 
@@ -230,6 +232,11 @@ export const layerEditMethods: MethodDefinition[] = [
       const layer = targetLayer(tree, params);
       if (layer.kind === "background") {
         throw new BridgeError("BAD_REQUEST", "The background layer cannot be transformed: duplicate it first", { details: { layerId: layer.id } });
+      }
+      // Each layer it moves (a group's every layer) must still fit maxDocumentPixels once scaled and turned.
+      for (const moved of [layer, ...flattenTree(layer.children ?? [])].filter((l) => l.kind !== "group")) {
+        const scaled = turnedSize(Math.abs((moved.rect.width * (params.scaleX ?? 100)) / 100), Math.abs((moved.rect.height * (params.scaleY ?? 100)) / 100), params.angle ?? 0);
+        checkDocumentPixels(ctx, `Layer ${moved.name}`, scaled.width, scaled.height);
       }
       const outcome = await sendEdit(ctx, tree, {
         op: "layer:transform",

@@ -41,6 +41,11 @@ export interface EditSession {
    * editor and the capability (the honest case of an editor whose edits land later).
    */
   supports(method: BuiltinMethodName, params?: Record<string, unknown>): Promise<boolean>;
+  /**
+   * Whether the editor honours `field` of an edit it makes; when its `unsupported` lists the field, checks that a
+   * call with `params` answers `NOT_SUPPORTED` naming the editor, the capability and the field.
+   */
+  honours(method: BuiltinMethodName, field: string, params: Record<string, unknown>): Promise<boolean>;
 }
 
 export async function editSession(
@@ -54,7 +59,7 @@ export async function editSession(
   // What the editor says it edits, as any client reads it.
   const info = await (await harness.connect()).send("getServerInfo");
   const summaries = (info.result as { editors?: Array<{ kind: string; edits?: Record<string, unknown> }> }).editors ?? [];
-  const edits = summaries.find((e) => e.kind === editor.name)?.edits ?? {};
+  const edits = (summaries.find((e) => e.kind === editor.name)?.edits ?? {}) as Record<string, { unsupported?: string[] } | undefined>;
   return {
     harness,
     t,
@@ -70,6 +75,13 @@ export async function editSession(
       const outcome = await call(method, params);
       expect(outcome.error?.code).toBe("NOT_SUPPORTED");
       expect(outcome.error?.details).toMatchObject({ editor: editor.name, capability: method });
+      return false;
+    },
+    honours: async (method, field, params) => {
+      if (!(edits[method]?.unsupported ?? []).includes(field)) return true;
+      const outcome = await call(method, params);
+      expect(outcome.error?.code).toBe("NOT_SUPPORTED");
+      expect(outcome.error?.details).toMatchObject({ editor: editor.name, capability: method, field });
       return false;
     },
   };

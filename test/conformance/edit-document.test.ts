@@ -44,7 +44,7 @@ describe.each(EDIT_MATRIX)("document edits over $label", ({ editor, transport: {
     expect(dpi).toMatchObject({ width: 200, height: 150, resolution: 300, revision: before.revision! + 3 });
     const image = await exportComposite(s);
     expect([image.width, image.height]).toEqual([200, 150]);
-    expect(image.at(2, 148)).toEqual(GREY);
+    if (editor.paints) expect(image.at(2, 148)).toEqual(GREY);
   });
 
   it("document:resizeCanvas, document:crop and document:trim change the canvas around the pixels", async () => {
@@ -56,13 +56,13 @@ describe.each(EDIT_MATRIX)("document edits over $label", ({ editor, transport: {
       expect((await s.layer("Label")).bounds).toMatchObject({ left: label.bounds.left + 100, top: label.bounds.top + 100 });
       expect((await s.layer("Background")).rect).toEqual({ x: 0, y: 0, width: 1000, height: 800 });
       let image = await exportComposite(s);
-      expect(image.at(5, 5)).toEqual(WHITE);
-      expect(image.at(105, 795 - 100)).toEqual(GREY);
+      if (editor.paints) expect(image.at(5, 5)).toEqual(WHITE);
+      if (editor.paints) expect(image.at(105, 795 - 100)).toEqual(GREY);
       const wider = doc(await s.call("document:resizeCanvas", { width: 1100, height: 800, anchor: "topLeft", fillColor: "#ff0000" }), "document:resizeCanvas");
       expect(wider.width).toBe(1100);
       image = await exportComposite(s);
-      expect(image.at(1050, 400)).toEqual([255, 0, 0, 255]);
-      expect(image.at(5, 5)).toEqual(WHITE);
+      if (editor.paints) expect(image.at(1050, 400)).toEqual([255, 0, 0, 255]);
+      if (editor.paints) expect(image.at(5, 5)).toEqual(WHITE);
     }
     if (await s.supports("document:crop", { rect: { x: 0, y: 0, width: 10, height: 10 } })) {
       const label = await s.layer("Label");
@@ -88,7 +88,7 @@ describe.each(EDIT_MATRIX)("document edits over $label", ({ editor, transport: {
       const trimmed = doc(await s.call("document:trim"), "document:trim");
       expect([trimmed.width, trimmed.height]).toEqual([30, 20]);
       const image = await exportComposite(s);
-      expect(image.at(0, 0)).toEqual([0, 255, 0, 255]);
+      if (editor.paints) expect(image.at(0, 0)).toEqual([0, 255, 0, 255]);
     }
   });
 
@@ -107,10 +107,10 @@ describe.each(EDIT_MATRIX)("document edits over $label", ({ editor, transport: {
       const r = Math.PI / 6;
       expect([tilted.width, tilted.height]).toEqual([Math.ceil(800 * Math.cos(r) + 600 * Math.sin(r)), Math.ceil(800 * Math.sin(r) + 600 * Math.cos(r))]);
       const image = await exportComposite(s);
-      expect(image.at(0, 0)).toEqual(WHITE);
+      if (editor.paints) expect(image.at(0, 0)).toEqual(WHITE);
       // The centre stays the centre.
       const [a, b] = [image.at(Math.floor(tilted.width / 2), Math.floor(tilted.height / 2)), upright.at(400, 300)];
-      for (let c = 0; c < 4; c++) expect(Math.abs(a[c]! - b[c]!)).toBeLessThanOrEqual(4);
+      if (editor.paints) for (let c = 0; c < 4; c++) expect(Math.abs(a[c]! - b[c]!)).toBeLessThanOrEqual(4);
     }
     if (await s.supports("document:flip", { direction: "horizontal" })) {
       const label = await s.layer("Label");
@@ -119,7 +119,7 @@ describe.each(EDIT_MATRIX)("document edits over $label", ({ editor, transport: {
       expectResult("document:flip", await s.call("document:flip", { direction: "horizontal" }));
       expect((await s.layer("Label")).rect).toMatchObject({ x: width - label.rect.x - label.rect.width, y: label.rect.y });
       const after = await exportComposite(s);
-      for (const [x, y] of [[50, 60], [400, 300], [700, 450]] as const) expect(after.at(width - 1 - x, y)).toEqual(before.at(x, y));
+      if (editor.paints) for (const [x, y] of [[50, 60], [400, 300], [700, 450]] as const) expect(after.at(width - 1 - x, y)).toEqual(before.at(x, y));
     }
   });
 
@@ -150,7 +150,7 @@ describe.each(EDIT_MATRIX)("document edits over $label", ({ editor, transport: {
       expect(layers).toHaveLength(1);
       expect(layers[0]).toMatchObject({ kind: "background", rect: { x: 0, y: 0, width: flat.width, height: flat.height } });
       const after = await exportComposite(s);
-      for (const [x, y] of [[50, 60], [400, 300], [300, 430]] as const) {
+      for (const [x, y] of editor.paints ? ([[50, 60], [400, 300], [300, 430]] as const) : []) {
         const [a, b] = [after.at(x, y), before.at(x, y)];
         for (let c = 0; c < 4; c++) expect(Math.abs(a[c]! - b[c]!)).toBeLessThanOrEqual(1);
       }

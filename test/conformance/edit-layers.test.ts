@@ -145,12 +145,12 @@ describe.each(MATRIX)("layer and mask edits over $label", ({ editor, transport: 
     expect(renamed).toMatchObject({ name: "Renamed", opacity: 100, visible: true, blendMode: "normal" });
     await edited("layer:update", { layerId: red.id, opacity: 40 });
     const faded = await composite();
-    expect(near(at(faded, 5, 5), mix([255, 0, 0, 255], at(below, 5, 5), 0.4)), JSON.stringify(at(faded, 5, 5))).toBe(true);
+    if (editor.paints) expect(near(at(faded, 5, 5), mix([255, 0, 0, 255], at(below, 5, 5), 0.4)), JSON.stringify(at(faded, 5, 5))).toBe(true);
     await edited("layer:update", { layerId: red.id, visible: false, blendMode: "multiply" });
     const layer = await info(red.id);
     expect(layer).toMatchObject({ name: "Renamed", visible: false, blendMode: "multiply" });
     expect(layer.opacity).toBeCloseTo(40, 0);
-    expect(at(await composite(), 5, 5)).toEqual(at(below, 5, 5));
+    if (editor.paints) expect(at(await composite(), 5, 5)).toEqual(at(below, 5, 5));
     if (await honours("layer:update", "fillOpacity", { layerId: red.id, fillOpacity: 50 })) {
       expect((await edited("layer:update", { layerId: red.id, fillOpacity: 50 })).fillOpacity).toBeCloseTo(50, 0);
     }
@@ -228,7 +228,7 @@ describe.each(MATRIX)("layer and mask edits over $label", ({ editor, transport: 
     const after = await composite();
     let worst = 0;
     for (let i = 0; i < after.data.length; i++) worst = Math.max(worst, Math.abs(after.data[i]! - before.data[i]!));
-    expect(worst).toBeLessThanOrEqual(TOLERANCE);
+    if (editor.paints) expect(worst).toBeLessThanOrEqual(TOLERANCE);
     // One layer named: merged into the layer below it, keeping that one's name.
     if (!(await makes("layer:create", {}))) return;
     const red = await edited("layer:create", { name: "Red", fillColor: "#ff000080", above: merged.id });
@@ -246,24 +246,24 @@ describe.each(MATRIX)("layer and mask edits over $label", ({ editor, transport: 
     // opacity and blendMode left out: 100 and normal.
     await edited("layer:fill", { layerId: plain.id, color: "#00ff00" });
     let image = await composite();
-    expect(at(image, 15, 15)).toEqual([0, 255, 0, 255]);
-    expect(at(image, 5, 5)).toEqual(at(below, 5, 5));
+    if (editor.paints) expect(at(image, 15, 15)).toEqual([0, 255, 0, 255]);
+    if (editor.paints) expect(at(image, 5, 5)).toEqual(at(below, 5, 5));
     await edited("layer:fill", { layerId: plain.id, color: "#0000ff", opacity: 50 });
-    expect(near(at(await composite(), 15, 15), [0, 128, 128, 255])).toBe(true);
+    if (editor.paints) expect(near(at(await composite(), 15, 15), [0, 128, 128, 255])).toBe(true);
     if (await makes("layer:clear", { layerId: plain.id })) {
       await edited("layer:clear", { layerId: plain.id });
       image = await composite();
-      expect(at(image, 15, 15)).toEqual(at(below, 15, 15));
+      if (editor.paints) expect(at(image, 15, 15)).toEqual(at(below, 15, 15));
     }
     expectResult("selection:set", await call("selection:set", { rect: null }));
     await edited("layer:fill", { layerId: plain.id, color: "#00ff00", blendMode: "normal", opacity: 100 });
     image = await composite();
-    expect(at(image, 0, 0)).toEqual([0, 255, 0, 255]);
-    expect(at(image, image.width - 1, image.height - 1)).toEqual([0, 255, 0, 255]);
+    if (editor.paints) expect(at(image, 0, 0)).toEqual([0, 255, 0, 255]);
+    if (editor.paints) expect(at(image, image.width - 1, image.height - 1)).toEqual([0, 255, 0, 255]);
     if (edits["layer:clear"] !== undefined) {
       const cleared = await edited("layer:clear", { layerId: plain.id });
       expect(cleared.rect.width * cleared.rect.height).toBe(0);
-      expect(same(await composite(), below)).toBe(true);
+      if (editor.paints) expect(same(await composite(), below)).toBe(true);
     }
     const group = await firstGroup();
     expectError(await call("layer:fill", { layerId: group.id, color: "#00ff00" }), "BAD_REQUEST");
@@ -294,7 +294,7 @@ describe.each(MATRIX)("layer and mask edits over $label", ({ editor, transport: 
     if (await honours("layer:updateMask", "density", { layerId: red.id, density: 50 })) {
       const half = await edited("layer:updateMask", { layerId: red.id, density: 50 });
       expect(half.mask!.density).toBeCloseTo(50, 0);
-      expect(near(at(await composite(), 40, 40), mix([255, 0, 0, 255], at(below, 40, 40), 0.5))).toBe(true);
+      if (editor.paints) expect(near(at(await composite(), 40, 40), mix([255, 0, 0, 255], at(below, 40, 40), 0.5))).toBe(true);
       await edited("layer:updateMask", { layerId: red.id, density: 100 });
     }
     if (await honours("layer:updateMask", "enabled", { layerId: red.id, enabled: false })) {

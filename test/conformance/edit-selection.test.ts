@@ -83,19 +83,22 @@ describe.each(EDIT_MATRIX)("selection edits over $label", ({ editor, transport: 
     }
     if (fromColor) {
       // A colour everywhere (not contiguous by default), sampled from the layer.
-      const inLabel = (await edit("selection:fromColor", { layerId: label.id, color: "#2563eb", tolerance: 16 })).bounds!;
-      expect(inLabel.x).toBeGreaterThanOrEqual(label.rect.x);
-      expect(inLabel.x + inLabel.width).toBeLessThanOrEqual(label.rect.x + label.rect.width);
-      expect(inLabel.width).toBeGreaterThan(label.rect.width - 4);
+      if (await s.honours("selection:fromColor", "color", { layerId: label.id, color: "#2563eb", tolerance: 16 })) {
+        const inLabel = (await edit("selection:fromColor", { layerId: label.id, color: "#2563eb", tolerance: 16 })).bounds!;
+        expect(inLabel.x).toBeGreaterThanOrEqual(label.rect.x);
+        expect(inLabel.x + inLabel.width).toBeLessThanOrEqual(label.rect.x + label.rect.width);
+        expect(inLabel.width).toBeGreaterThan(label.rect.width - 4);
+      }
       // From a point (contiguous by default) on the whole image: the grey around everything.
       expect((await edit("selection:fromColor", { point: { x: 5, y: 300 }, tolerance: 0, sampleMerged: true })).bounds).toEqual(CANVAS);
       // The active layer (Subject) sampled at a point outside it: its transparent pixels, everywhere but the circle.
       expect((await edit("selection:fromColor", { point: { x: 5, y: 5 }, tolerance: 0, mode: "intersect" })).bounds).toEqual(CANVAS);
+      if (!(await s.honours("selection:fromColor", "color", { color: "#2563eb", tolerance: 16, sampleMerged: true }))) return;
       await edit("selection:fromColor", { color: "#2563eb", tolerance: 16, sampleMerged: true });
       if ((await s.supports("document:crop", { rect: { x: 0, y: 0, width: 1, height: 1 } })) === true) {
         expectResult("document:crop", await s.call("document:crop"));
         const image = await exportComposite(s);
-        expect(image.at(Math.floor(image.width / 2), Math.floor(image.height / 2))).toEqual(LABEL_BLUE);
+        if (editor.paints) expect(image.at(Math.floor(image.width / 2), Math.floor(image.height / 2))).toEqual(LABEL_BLUE);
       }
     }
   });
@@ -106,8 +109,8 @@ describe.each(EDIT_MATRIX)("selection edits over $label", ({ editor, transport: 
     const { revision } = await s.current();
     await expectRefused(s, await s.call("selection:fromColor", { point: { x: 900, y: 5 }, tolerance: 0 }), "BAD_REQUEST", revision!);
     await expectRefused(s, await s.call("selection:fromColor", { point: { x: 5, y: 5 }, tolerance: 256 }), "BAD_REQUEST", revision!);
-    await expectRefused(s, await s.call("selection:fromColor", { color: "#fff", tolerance: 0, layerId: 9999 }), "LAYER_NOT_FOUND", revision!);
-    await expectRefused(s, await s.call("selection:fromColor", { color: "#fff", tolerance: 0, ifRevision: revision! + 1 }), "CONFLICT", revision!);
+    await expectRefused(s, await s.call("selection:fromColor", { point: { x: 5, y: 5 }, tolerance: 0, layerId: 9999 }), "LAYER_NOT_FOUND", revision!);
+    await expectRefused(s, await s.call("selection:fromColor", { point: { x: 5, y: 5 }, tolerance: 0, ifRevision: revision! + 1 }), "CONFLICT", revision!);
     expect(expectResult("selection:getArea", await s.call("selection:getArea"))).toBeNull();
   });
 });

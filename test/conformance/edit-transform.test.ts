@@ -28,7 +28,7 @@ describe.each(EDIT_MATRIX)("layer:transform over $label", ({ editor, transport: 
     expect(turned.rect).toEqual({ x: moved.rect.x - moved.rect.height, y: moved.rect.y, width: moved.rect.height, height: moved.rect.width });
     const after = await exportLayer(label.id);
     const expected = await sharp(before.data, { raw: { width: before.width, height: before.height, channels: 4 } }).rotate(90).raw().toBuffer();
-    expect(after.data.equals(expected)).toBe(true);
+    if (editor.paints) expect(after.data.equals(expected)).toBe(true);
     expect((await s.current()).revision).toBe(revision! + 3);
   });
 
@@ -46,7 +46,7 @@ describe.each(EDIT_MATRIX)("layer:transform over $label", ({ editor, transport: 
     expect(flipped.rect).toEqual(subject.rect);
     const after = await exportLayer(subject.id);
     const expected = await sharp(before.data, { raw: { width: before.width, height: before.height, channels: 4 } }).flip().raw().toBuffer();
-    expect(after.data.equals(expected)).toBe(true);
+    if (editor.paints) expect(after.data.equals(expected)).toBe(true);
     const shadow = await s.layer("Shadow");
     const product = await s.layer("Product");
     const image = await exportComposite(s);
@@ -55,7 +55,7 @@ describe.each(EDIT_MATRIX)("layer:transform over $label", ({ editor, transport: 
     expect((await s.layer("Shadow")).rect.x).toBe(shadow.rect.x + 20);
     const moved = await exportComposite(s);
     const [x, y] = [subject.rect.x + subject.rect.width / 2, subject.rect.y + subject.rect.height / 2];
-    expect(moved.at(x + 20, y)).toEqual(image.at(x, y));
+    if (editor.paints) expect(moved.at(x + 20, y)).toEqual(image.at(x, y));
   });
 
   it("a layer past maxDocumentPixels, a stale ifRevision, the background and an unknown layer are refused and change nothing", async () => {

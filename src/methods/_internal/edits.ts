@@ -72,6 +72,27 @@ export function checkRevision(tree: DocumentTree, ifRevision: number | undefined
   });
 }
 
+/**
+ * What an edit would make, checked against the bridge's `maxDocumentPixels` (the limit `document:create` checks) before
+ * it is sent: every editor refuses the same canvases and layers, those whose editor checks nothing itself (Photoshop,
+ * GIMP) too. `width` × `height` in whole pixels; `what` names it in the message (`The canvas`, `Layer Label`).
+ * @throws BridgeError `PAYLOAD_TOO_LARGE` `{limit: "maxDocumentPixels", maxPixels, width, height, what}`
+ */
+export function checkDocumentPixels(ctx: MethodContext, what: string, width: number, height: number): void {
+  const maxPixels = ctx.bridge.limits.maxDocumentPixels;
+  if (width * height <= maxPixels) return;
+  throw new BridgeError("PAYLOAD_TOO_LARGE", `${what} would become ${width}×${height} px, more than the ${maxPixels} pixels of maxDocumentPixels`, {
+    details: { limit: "maxDocumentPixels", maxPixels, width, height, what },
+  });
+}
+
+/** The bounding box of a `width` × `height` box turned `degrees`, in whole pixels (what a rotation makes room for). */
+export function turnedSize(width: number, height: number, degrees: number): { width: number; height: number } {
+  const r = (degrees * Math.PI) / 180;
+  const [c, s] = [Math.abs(Math.cos(r)), Math.abs(Math.sin(r))];
+  return { width: Math.ceil(width * c + height * s - 1e-9), height: Math.ceil(width * s + height * c - 1e-9) };
+}
+
 /** Sends one edit of the tree's document. */
 export function sendEdit(ctx: MethodContext, tree: DocumentTree, edit: EditOp): Promise<EditOutcome> {
   // `editTarget` checked the editor has it.

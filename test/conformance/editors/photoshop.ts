@@ -10,14 +10,17 @@ afterEach(async () => {
   await Promise.all(fakes.splice(0).map((fake) => fake.stop()));
 });
 
-/** Photoshop over Remote Connections, against a fresh fake Photoshop per bridge (test/fakes/photoshop). */
+/**
+ * Photoshop over Remote Connections, against a fresh fake Photoshop per bridge (test/fakes/photoshop) showing the
+ * suite's sample tree (`Label`, `Product` [`Subject`, `Shadow`], `Background`, 800×600) as the other editors do.
+ */
 export const photoshop: ConformanceEditor = {
   name: "photoshop",
   label: "photoshop",
   editors: 1,
   skip: undefined,
   async start(options) {
-    const fake = await FakePhotoshop.start();
+    const fake = await FakePhotoshop.start({ sample: "conformance" });
     fakes.push(fake);
     return startBridge({ ...options, host: options?.host ?? createPhotoshopHost(fake.address) });
   },
@@ -28,10 +31,7 @@ export const photoshop: ConformanceEditor = {
       "the fake Photoshop builds layers from layer records only; Photoshop itself opens the merged image",
     "a save that would drop the text layer answers WOULD_LOSE_DATA and leaves the file as it was; allowLossy saves and keeps .bak":
       "Photoshop saves its own documents natively: nothing is dropped, so there is nothing to refuse",
-    // The fake checks what the edit scripts ask of Photoshop (test/hosts/photoshop/edits.test.ts), not the pixels they paint.
-    "layer:fill and layer:clear work inside the selection, or on the whole layer": "the fake Photoshop models layers, sizes and selections, not the pixels an edit paints",
-    "layer:merge composites layers as they render into one, and merges a layer down": "the fake Photoshop models layers, sizes and selections, not the pixels an edit paints",
-    "layer:update changes each field it is given and leaves the rest": "the fake Photoshop models layers, sizes and selections, not the pixels an edit paints",
-    "layer:rasterize draws a fill layer into pixels, and a save keeps the edits": "the fake Photoshop reads a PSD's fill layer as a pixel layer",
+    "layer:rasterize draws a fill layer into pixels, and a save keeps the edits":
+      "the fake Photoshop reads a PSD's colour fill layer (a vectorFill record without pixels) as an empty pixel layer and saves no blend modes; and the Photoshop host names a Color Fill layer (LayerKind.SOLIDFILL) `shape`, as it does a shape layer, where the case looks for `fill`",
   },
 };

@@ -56,6 +56,12 @@ export class Fail extends Error {
 
 export const SAMPLE_NAME = "Sample";
 
+/**
+ * Which sample document the fake opens: its own (`Title` · `Group G` [`A`, `B`] · `Background`, 320×240, which
+ * the Photoshop host tests describe) or the conformance suite's (the tree every editor there shows).
+ */
+export type FakeSample = "fake" | "conformance";
+
 /** Anything the model wants the server to push: Photoshop events. */
 export type Emit = (event: string, data: string) => void;
 
@@ -68,8 +74,9 @@ export class FakeModel {
 
   constructor(private readonly emit: Emit) {}
 
-  static withSample(emit: Emit): FakeModel {
+  static withSample(emit: Emit, sample: FakeSample = "fake"): FakeModel {
     const model = new FakeModel(emit);
+    if (sample === "conformance") return model.withConformanceSample();
     const id = () => model.nextLayerId++;
     const bg: FakeLayer = { id: id(), name: "Background", kind: "background", visible: true, opacity: 100, left: 0, top: 0, right: 320, bottom: 240, color: [255, 255, 255, 255] };
     const b: FakeLayer = { id: id(), name: "B", kind: "pixel", visible: true, opacity: 100, left: 100, top: 80, right: 200, bottom: 180, color: [0, 0, 255, 255] };
@@ -78,6 +85,22 @@ export class FakeModel {
     const title: FakeLayer = { id: id(), name: "Title", kind: "text", visible: true, opacity: 100, left: 20, top: 10, right: 300, bottom: 50, color: [255, 0, 0, 255] };
     model.add({ name: SAMPLE_NAME, width: 320, height: 240, layers: [title, group, bg], active: [title.id], selection: null, dirty: false });
     return model;
+  }
+
+  /**
+   * The sample the conformance suite expects of every editor (the embedded editor and GIMP build the same tree):
+   * 800×600, top to bottom `Label`, group `Product` (`Subject`, active; `Shadow` at 60 %), an opaque light grey
+   * `Background`; nothing selected. Layers are solid rectangles here: the boxes of the embedded sample's shapes.
+   */
+  private withConformanceSample(): FakeModel {
+    const id = () => this.nextLayerId++;
+    const bg: FakeLayer = { id: id(), name: "Background", kind: "background", visible: true, opacity: 100, left: 0, top: 0, right: 800, bottom: 600, color: [238, 238, 238, 255] };
+    const shadow: FakeLayer = { id: id(), name: "Shadow", kind: "pixel", visible: true, opacity: 60, left: 240, top: 400, right: 560, bottom: 490, color: [0, 0, 0, 230] };
+    const subject: FakeLayer = { id: id(), name: "Subject", kind: "pixel", visible: true, opacity: 100, left: 290, top: 180, right: 510, bottom: 400, color: [229, 57, 53, 255] };
+    const product: FakeLayer = { id: id(), name: "Product", kind: "group", visible: true, opacity: 100, left: 0, top: 0, right: 0, bottom: 0, color: [0, 0, 0, 0], children: [subject, shadow] };
+    const label: FakeLayer = { id: id(), name: "Label", kind: "pixel", visible: true, opacity: 100, left: 40, top: 40, right: 260, bottom: 80, color: [37, 99, 235, 255] };
+    this.add({ name: SAMPLE_NAME, width: 800, height: 600, layers: [label, product, bg], active: [subject.id], selection: null, dirty: false });
+    return this;
   }
 
   add(doc: Omit<FakeDocument, "id">): FakeDocument {

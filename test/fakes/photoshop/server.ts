@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { StubEffects } from "./extendscript/dom.js";
 import { StubFailure, decodeImages, runExtendScript } from "./extendscript/run.js";
-import { FakeModel, type PixelSource } from "./model.js";
+import { type FakeSample, FakeModel, type PixelSource } from "./model.js";
 import { FrameSplitter, SDK_IV, frame, keyFor, pixmapBody, statusFrame } from "./wire.js";
 
 const T_ERROR = 1;
@@ -71,6 +71,8 @@ export interface FakePhotoshopOptions {
   maxFrameBytes?: number;
   /** A fixed port (for restarts). @default 0 */
   port?: number;
+  /** The document open at the start (and after a restart). @default "fake" */
+  sample?: FakeSample;
 }
 
 interface Connection {
@@ -116,7 +118,7 @@ export class FakePhotoshop {
   ) {
     this.key = keyFor(password);
     this.iv = options.iv ?? SDK_IV;
-    this.model = FakeModel.withSample((name, data) => this.emitEvent(name, data));
+    this.model = FakeModel.withSample((name, data) => this.emitEvent(name, data), this.options.sample);
   }
 
   static async start(options: FakePhotoshopOptions = {}): Promise<FakePhotoshop> {
@@ -186,7 +188,7 @@ export class FakePhotoshop {
   /** Stops, resets the documents to the sample, and listens again on the same port. */
   async restart(): Promise<void> {
     await this.stop();
-    this.model = FakeModel.withSample((name, data) => this.emitEvent(name, data));
+    this.model = FakeModel.withSample((name, data) => this.emitEvent(name, data), this.options.sample);
     await this.listen(this.port);
   }
 

@@ -377,6 +377,28 @@ describe("Photoshop edits: documents", () => {
   });
 });
 
+describe("Photoshop edits: the bridge's maxDocumentPixels", () => {
+  it("a canvas or a transformed layer past it is PAYLOAD_TOO_LARGE before any script runs, and the revision stays", async () => {
+    const fake = await startFake();
+    const client = await (await bridgeOn(fake, { limits: { maxDocumentPixels: 100_000 } })).connect();
+    const a = fake.model.docs[0]!.layers[1]!.children![0]!.id;
+    const refusals = [
+      ["document:resize", { percent: 200 }],
+      ["document:resizeCanvas", { width: 400, height: 300 }],
+      ["document:rotate", { angle: 45 }],
+      ["layer:transform", { layerId: a, scaleX: 500, scaleY: 500 }],
+    ] as const;
+    for (const [method, params] of refusals) {
+      const frame = await client.send(method, params);
+      expect(frame.error, method).toMatchObject({ code: "PAYLOAD_TOO_LARGE", details: { limit: "maxDocumentPixels", maxPixels: 100_000 } });
+    }
+    expect(fake.runs.filter((r) => r.op.startsWith("edit."))).toEqual([]);
+    expect((await client.call<HostDocument>("document:current")).revision).toBe(0);
+    // Within it, the same edit is made.
+    expect(await client.call("layer:transform", { layerId: a, scaleX: 200, scaleY: 200 })).toMatchObject({ rect: { width: 160, height: 160 } });
+  });
+});
+
 describe("Photoshop edits: selections", () => {
   const bounds = (out: unknown): HostRect | null => (out as { bounds: HostRect | null }).bounds;
 
@@ -396,10 +418,12 @@ describe("Photoshop edits: selections", () => {
     await s.client.call("selection:set", { rect: { x: 100, y: 100, width: 50, height: 50 } });
     expect(bounds(await s.edit("selection:modify", { expand: 10 }))).toEqual({ x: 90, y: 90, width: 70, height: 70 });
     expect(bounds(await s.edit("selection:modify", { contract: 20 }))).toEqual({ x: 110, y: 110, width: 30, height: 30 });
-    await s.edit("selection:modify", { feather: 2.5 });
+    // A feathered edge takes in the partly selected pixels around it.
+    expect(bounds(await s.edit("selection:modify", { feather: 2.5 }))).toEqual({ x: 107, y: 107, width: 36, height: 36 });
+    expect(s.last().calls).toEqual(["selection.feather(2.5)"]);
     await s.edit("selection:modify", { smooth: 3 });
     expect(s.last().calls).toEqual(["selection.smooth(3)"]);
-    expect(bounds(await s.edit("selection:modify", { border: 8 }))).toEqual({ x: 106, y: 106, width: 38, height: 38 });
+    expect(bounds(await s.edit("selection:modify", { border: 8 }))).toEqual({ x: 103, y: 103, width: 44, height: 44 });
     expect(await s.refused("selection:modify", { border: 201 })).toMatchObject({ code: "BAD_REQUEST", details: { max: 200 } });
     expect(bounds(await s.edit("selection:modify", { expand: 700 }))).toEqual({ x: 0, y: 0, width: 320, height: 240 });
     expect(s.last().calls).toEqual(["selection.expand(500)", "selection.expand(200)"]);

@@ -350,10 +350,17 @@ export function selectionEditMembers(s: EditStub, d: FakeDocument): object {
       d.selection = selectionOf({ left: b.left + px, top: b.top + px, right: b.right - px, bottom: b.bottom - px });
       s.change(`selection.contract(${px})`);
     },
-    // Selection.feather(by): softens the edge; the bounds stay those of the pixels partly selected.
+    /**
+     * Selection.feather(by): softens the edge over `by` pixels on both sides of it. A selection is pixel-based with
+     * 8-bit transparency and its bounds are "the bounding rectangle of the entire selection" (Photoshop UXP
+     * reference, Selection: `bounds`), so they take in the partly selected pixels outside the old edge: the box
+     * grows by the radius, rounded up, within the canvas.
+     */
     feather(by: unknown) {
-      need();
-      s.change(`selection.feather(${s.px(d, by)})`);
+      const px = s.px(d, by);
+      if (!(px > 0 && px <= 1000)) throw new Error(`Illegal argument - argument 1: feather by ${px} px is outside 0.1-1000 px`);
+      grow(Math.ceil(px));
+      s.change(`selection.feather(${px})`);
     },
     // Selection.smooth(radius): rounds the corners; the bounds stay.
     smooth(radius: number) {

@@ -5,10 +5,9 @@
  * Layers are the model's solid-colour rectangles; a selection is its bounding box or the ellipse in it (paths.ts).
  * ActionManager reads and events live in action-get.ts and action-run.ts.
  */
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { basename, extname, resolve } from "node:path";
 import type { Context } from "node:vm";
-import { readPsd, writePsdBuffer } from "ag-psd";
 import type { FakeDocument, FakeModel, FakePath } from "../model.js";
 import { type FakeLayer, layerBounds, layerEntries } from "../layers.js";
 import { StubActionDescriptor, StubActionList, StubActionReference, type TypeIds, plainDescriptor, typeIds } from "./action.js";
@@ -17,6 +16,7 @@ import { BLEND_IDS, COLOR_BLEND_MODES, type EditStub, addMembers, documentEditMe
 import { type StubQuirks, actionGet } from "./action-get.js";
 import { actionRun } from "./action-run.js";
 import { clip, ellipse, workPath } from "./paths.js";
+import { readFakePsd, writeFakePsd } from "../psd-file.js";
 import { realmArray } from "./realm.js";
 import { RULER_UNITS, StubUnitValue, lengthPx, toRuler, unitValueFunction } from "./units.js";
 
@@ -363,9 +363,9 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
   }
 
   // PhotoshopSaveOptions write PSD (version 1) whatever the extension; only the Large Document Format writes PSB.
+  // The document's layer tree goes into the file and comes back from it (psd-file.ts).
   function writePsd(d: FakeDocument, path: string, psb = false): void {
-    const names = layerEntries(d.layers).filter((e) => !e.layer.children).map((e) => e.layer.name).reverse();
-    writeFileSync(path, writePsdBuffer({ width: d.width, height: d.height, children: names.map((name) => ({ name })) }, { psb }));
+    writeFakePsd(d, path, psb);
   }
 
   function fileObject(path: string): object {
@@ -377,9 +377,9 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
     if (!existsSync(path)) throw new Error(`File or folder does not exist: ${path}`);
     let d: Omit<FakeDocument, "id">;
     if (extname(path).toLowerCase() === ".psd" || extname(path).toLowerCase() === ".psb") {
-      const psd = readPsd(readFileSync(path), { skipLayerImageData: true, skipCompositeImageData: true, skipThumbnail: true });
-      const ls = (psd.children ?? []).map((c) => c.name ?? "Layer").reverse().map((name): FakeLayer => ({ id: model.newLayerId(), name, kind: "pixel", visible: true, opacity: 100, left: 0, top: 0, right: psd.width, bottom: psd.height, color: [128, 128, 128, 255] }));
-      d = { name: basename(path), width: psd.width, height: psd.height, layers: ls, active: ls.length ? [ls[0]!.id] : [], selection: null, dirty: false, filePath: path, format: "psd" };
+      const psd = readFakePsd(path, () => model.newLayerId());
+      const first = layerEntries(psd.layers).find((e) => !e.layer.children)?.layer;
+      d = { name: basename(path), ...psd, active: first ? [first.id] : [], selection: null, dirty: false, filePath: path, format: "psd" };
     } else {
       const img = images.get(resolve(path));
       if (!img) throw fail(`app.open: ${path} was not decoded before the script ran`);
@@ -407,7 +407,9 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
       void mode;
       const [width, height] = [lengthPx(w, ruler(), resolution), lengthPx(h, ruler(), resolution)];
       const transparent = fill === DocumentFill["TRANSPARENT"];
-      const layer: FakeLayer = { id: model.newLayerId(), name: transparent ? "Layer 1" : "Background", kind: transparent ? "pixel" : "background", visible: true, opacity: 100, left: 0, top: 0, right: width, bottom: height, color: transparent ? [0, 0, 0, 0] : [255, 255, 255, 255] };
+      // A transparent document's Layer 1 holds no pixels: its bounds are empty (ArtLayer.bounds of an empty layer
+      // is 0, 0, 0, 0), so Image > Trim has nothing to keep until something is painted or placed.
+      const layer: FakeLayer = { id: model.newLayerId(), name: transparent ? "Layer 1" : "Background", kind: transparent ? "pixel" : "background", visible: true, opacity: 100, left: 0, top: 0, right: transparent ? 0 : width, bottom: transparent ? 0 : height, color: transparent ? [0, 0, 0, 0] : [255, 255, 255, 255] };
       const doc = model.add({ name, width, height, resolution, layers: [layer], active: [layer.id], selection: null, dirty: false });
       model.switched();
       return docObject(doc);

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Subject, type Observable } from "rxjs";
@@ -12,9 +12,10 @@ import type { GimpIds } from "./ids.js";
 import { IdSpace } from "./ids.js";
 import { DEFAULT_GIMP_CALL_TIMEOUT_MS, POLL_TIMEOUT_MS } from "./limits.js";
 import type { GimpHostOptions } from "./options.js";
+import { identityOf, sameIdentity, type ImageOrigin } from "./origins.js";
 import { GimpRecovery } from "./recovery.js";
 import { CLOSE_ALL_SCRIPT, SAMPLE_SCRIPT } from "./sample.js";
-import { int, type Sexp } from "./scheme.js";
+import { int, lit, type Sexp } from "./scheme.js";
 import { GimpSupervisor } from "./supervisor.js";
 import type { Endpoint } from "./wire.js";
 
@@ -30,6 +31,8 @@ export interface GimpSession {
   activeImage: number | undefined;
   /** What the file each image was opened from held (for the no-silent-loss rule), by image id. */
   readonly sources: Map<number, FileFeatures>;
+  /** How each image a call opened or made came to be, by image id (recovery makes an unchanged one again from it). */
+  readonly origins: Map<number, ImageOrigin>;
   /** The adapter's own deadline of one call. */
   readonly callTimeoutMs: number;
   /** Evaluates a form for a call (its signal, the adapter's deadline); `ctx` is absent for event reads. */
@@ -103,6 +106,7 @@ export function createGimpConnection(options: GimpHostOptions): GimpConnection {
     recovery?.lost();
     session.activeImage = undefined;
     session.sources.clear();
+    session.origins.clear();
     client.reset();
     client.failQueued(new BridgeError("HOST_UNAVAILABLE", `GIMP went away: ${reason}`, { details: { reason } }));
     lost$.next(new Error(reason));
@@ -148,6 +152,14 @@ export function createGimpConnection(options: GimpHostOptions): GimpConnection {
             get sources() {
               return session.sources;
             },
+            get origins() {
+              return session.origins;
+            },
+            reopenFile: async (path, identity) => {
+              const now = await stat(path).catch(() => undefined);
+              if (now === undefined || !now.isFile() || !sameIdentity(identityOf(now), identity)) return undefined;
+              return client.call(`(br-remade (br-open ${lit(path)} ${lit(path)}))`, { timeoutMs: callTimeoutMs });
+            },
             ids,
             log,
           },
@@ -158,6 +170,7 @@ export function createGimpConnection(options: GimpHostOptions): GimpConnection {
     filesystem: attached !== undefined && !isLoopbackHost(attached.host) ? "remote" : "local",
     activeImage: undefined,
     sources: new Map(),
+    origins: new Map(),
     callTimeoutMs,
     ids,
     recovery,

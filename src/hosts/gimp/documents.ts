@@ -1,11 +1,12 @@
 import { rm } from "node:fs/promises";
 import { extname } from "node:path";
-import { DEFAULT_MAX_OPEN_FILE_BYTES, replaceWithFile, temporarySibling } from "../../files/index.js";
+import { DEFAULT_MAX_OPEN_FILE_BYTES, readRegularFileInfo, replaceWithFile, temporarySibling } from "../../files/index.js";
 import { psdFileReadBackProblem } from "../embedded/psd-file/verify.js";
 import { BridgeError, type DataLoss, type HostDocument, type HostLayer } from "../../protocol/index.js";
 import type { DocumentTree, HostAdapter } from "../host.js";
 import type { GimpSession } from "./connection.js";
 import { gimpSaveLosses, sourceFeatures } from "./files.js";
+import { identityOf, parseTattoos } from "./origins.js";
 import { asList, int, lit } from "./scheme.js";
 import { parseDocument, parseDocumentTree, parseTree } from "./tree.js";
 
@@ -62,9 +63,13 @@ export function documentOps(session: GimpSession, options: { maxSourceBytes?: nu
 
     async openDocument(ctx, path): Promise<HostDocument> {
       const maxBytes = options.maxSourceBytes ?? DEFAULT_MAX_OPEN_FILE_BYTES;
-      const features = session.filesystem === "local" ? await sourceFeatures(path, maxBytes, ctx.signal) : [];
-      const document = parseDocument(await call(ctx, `(br-doc (br-open ${lit(path)}))`, "BAD_REQUEST"));
+      // An unreadable file has no features (GIMP's own open then reports the error).
+      const read = session.filesystem === "local" ? await readRegularFileInfo(path, { maxBytes, signal: ctx.signal }).catch(() => undefined) : undefined;
+      const features = read === undefined ? [] : await sourceFeatures(read.bytes);
+      const [doc, tattoos] = asList(await call(ctx, `(br-opened (br-open ${lit(path)} ${lit(path)}))`, "BAD_REQUEST"), "opened image");
+      const document = parseDocument(doc!);
       session.sources.set(document.id, features);
+      if (read !== undefined) session.origins.set(document.id, { kind: "file", path, identity: identityOf(read.info), tattoos: parseTattoos(tattoos ?? []) });
       session.activeImage = document.id;
       return document;
     },
@@ -72,8 +77,11 @@ export function documentOps(session: GimpSession, options: { maxSourceBytes?: nu
     async createDocument(ctx, { width, height, name, background }): Promise<HostDocument> {
       const [r, g, b, a] = background;
       // A fully transparent background is a transparent layer; any other is an opaque fill of its colour.
-      const form = `(br-doc (br-create ${int(width)} ${int(height)} ${lit(name)} ${a === 0 ? 0 : 1} ${int(r)} ${int(g)} ${int(b)}))`;
-      const document = parseDocument(await call(ctx, form));
+      const make = `(br-create ${int(width)} ${int(height)} ${lit(name)} ${a === 0 ? 0 : 1} ${int(r)} ${int(g)} ${int(b)})`;
+      const [doc, tattoos] = asList(await call(ctx, `(br-opened ${make})`), "new image");
+      const document = parseDocument(doc!);
+      // Made again by the same form after a loss, as long as no call changed it.
+      session.origins.set(document.id, { kind: "new", form: make, tattoos: parseTattoos(tattoos ?? []) });
       session.activeImage = document.id;
       return document;
     },
@@ -81,6 +89,7 @@ export function documentOps(session: GimpSession, options: { maxSourceBytes?: nu
     async closeDocument(ctx, documentId): Promise<void> {
       await call(ctx, `(begin (br-image ${int(documentId)}) (gimp-image-delete ${int(documentId)}) #t)`);
       session.sources.delete(documentId);
+      session.origins.delete(documentId);
       if (session.activeImage === documentId) session.activeImage = undefined;
     },
 

@@ -145,6 +145,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     },
   };
   const hosts = editorHosts(options, log, files, limits);
+  for (const editor of hosts) editor.useFileAccess?.(files);
   const { pool, cluster } = editorPool(options, hosts, limits, log);
   // The first editor's kind is the bridge's (`getServerInfo.editor`); a front door's stand-in says "none".
   const host: HostAdapter = hosts[0] ?? pool.first.host;

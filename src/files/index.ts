@@ -1,7 +1,7 @@
 export { createFilePolicy, UNCONFINED, type FilePolicy } from "./policy.js";
 export { checkRegularFile, resolveClientPath, type Filesystem, type ResolveOptions, type ResolvedPath } from "./resolve.js";
-export { readRegularFile, READ_CHUNK_BYTES, type ReadOptions } from "./read.js";
-export { BACKUP_SUFFIX, copyBackup, replaceWithFile, temporarySibling, writeFileAtomic, type WriteOptions, type WriteOutcome } from "./write.js";
+export { readRegularFile, readRegularFileInfo, READ_CHUNK_BYTES, type ReadOptions } from "./read.js";
+export { BACKUP_SUFFIX, copyBackup, copyFileAtomic, replaceWithFile, temporarySibling, writeFileAtomic, type WriteOptions, type WriteOutcome } from "./write.js";
 export { addFeature, lostFeatures, refuseReplacingSource, refuseSilentLoss, type FileFeatures } from "./losses.js";
 export {
   exportDocumentFile,

@@ -1,4 +1,4 @@
-import { constants } from "node:fs";
+import { constants, type Stats } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { basename, dirname } from "node:path";
 import { BridgeError } from "../protocol/index.js";
@@ -40,6 +40,14 @@ export interface ReadOptions {
  *   `TIMEOUT` (aborted).
  */
 export async function readRegularFile(path: string, options: ReadOptions): Promise<Buffer> {
+  return (await readRegularFileInfo(path, options)).bytes;
+}
+
+/**
+ * {@link readRegularFile}, with the `stat` of the very file the bytes were read from (size, modification time):
+ * what an editor that reopens the file later compares to tell whether it is still the same.
+ */
+export async function readRegularFileInfo(path: string, options: ReadOptions): Promise<{ bytes: Buffer; info: Stats }> {
   const label = options.label ?? path;
   let handle: FileHandle;
   const folder = await openFolderWithin(options.within, dirname(path), label);
@@ -56,7 +64,7 @@ export async function readRegularFile(path: string, options: ReadOptions): Promi
   try {
     const info = await handle.stat();
     checkRegularFile(info, label, options.maxBytes);
-    return await readAll(handle, info.size, label, options.signal);
+    return { bytes: await readAll(handle, info.size, label, options.signal), info };
   } finally {
     await handle.close();
   }

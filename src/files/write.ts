@@ -139,6 +139,34 @@ export function replaceWithFile(temp: string, target: string, options: WriteOpti
 }
 
 /**
+ * Copies a finished file an editor wrote elsewhere (GIMP, into its private exchange folder) over `target`, with the
+ * same ordering, backup, read-back and failure rules as {@link writeFileAtomic}: the bytes go to a temporary file
+ * created inside the target's folder (held from the files root with `within`), then it is renamed over the target.
+ * `source` is left for its owner to remove.
+ */
+export function copyFileAtomic(source: string, target: string, options: WriteOptions = {}): Promise<WriteOutcome> {
+  return install(target, options, basename(temporarySibling(target)), async (temp) => {
+    const from = await open(source, constants.O_RDONLY);
+    try {
+      const handle = await open(temp, CREATE_FLAGS, options.mode ?? 0o666);
+      try {
+        const chunk = Buffer.allocUnsafe(WRITE_CHUNK_BYTES);
+        for (;;) {
+          const { bytesRead } = await from.read(chunk, 0, chunk.byteLength, null);
+          if (bytesRead === 0) break;
+          for (let offset = 0; offset < bytesRead; ) offset += (await handle.write(chunk, offset, bytesRead - offset)).bytesWritten;
+        }
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    } finally {
+      await from.close();
+    }
+  });
+}
+
+/**
  * Runs `prepare` (which leaves the bytes in the temporary file `tempName`, a sibling of `target`, on disk), then
  * puts it in place; one writer per path. With `within`, every name is taken inside the folder held from the root.
  */

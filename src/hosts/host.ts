@@ -1,5 +1,5 @@
 import type { Observable } from "rxjs";
-import type { Filesystem } from "../files/index.js";
+import type { FileAccess, Filesystem } from "../files/index.js";
 import type { CutoutMethod, DataLoss, FileFormat, HostBounds, HostDocument, HostLayer, HostRect } from "../protocol/index.js";
 import type { EditCapabilities, EditOutcome, EditRequest } from "./edits.js";
 
@@ -186,6 +186,13 @@ export interface HostAdapter {
    * @default "local"
    */
   readonly filesystem?: Filesystem;
+  /**
+   * Hands the editor the bridge's file rules (live: the roots become real paths when the bridge starts), once,
+   * before `connect()`. An editor that opens or writes files by path itself (GIMP) keeps to them: it reads and
+   * writes the client's paths through the bridge's confined file access instead of by path.
+   * @default none: the editor is only given paths the bridge resolved
+   */
+  useFileAccess?(files: FileAccess): void;
   /**
    * Whether scripts can read and write any file (Photoshop's ExtendScript, GIMP's Script-Fu). Such scripts are
    * refused while file access is confined, unless the operator allows them.

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Subject, type Observable } from "rxjs";
-import type { FileFeatures, Filesystem } from "../../files/index.js";
+import { DEFAULT_MAX_OPEN_FILE_BYTES, type FileAccess, type FileFeatures, type Filesystem } from "../../files/index.js";
 import { isLoopbackHost } from "../../loopback.js";
 import { BridgeError, type ErrorCode, isBridgeError } from "../../protocol/index.js";
 import type { HostCallContext, HostInfo } from "../host.js";
@@ -12,9 +12,11 @@ import type { GimpIds } from "./ids.js";
 import { IdSpace } from "./ids.js";
 import { DEFAULT_GIMP_CALL_TIMEOUT_MS, POLL_TIMEOUT_MS } from "./limits.js";
 import type { GimpHostOptions } from "./options.js";
+import { sameIdentity, type ImageOrigin } from "./origins.js";
 import { GimpRecovery } from "./recovery.js";
 import { CLOSE_ALL_SCRIPT, SAMPLE_SCRIPT } from "./sample.js";
-import { int, type Sexp } from "./scheme.js";
+import { int, lit, type Sexp } from "./scheme.js";
+import { readClientFile, staged } from "./staging.js";
 import { GimpSupervisor } from "./supervisor.js";
 import type { Endpoint } from "./wire.js";
 
@@ -30,8 +32,14 @@ export interface GimpSession {
   activeImage: number | undefined;
   /** What the file each image was opened from held (for the no-silent-loss rule), by image id. */
   readonly sources: Map<number, FileFeatures>;
+  /** How each image a call opened or made came to be, by image id (recovery makes an unchanged one again from it). */
+  readonly origins: Map<number, ImageOrigin>;
   /** The adapter's own deadline of one call. */
   readonly callTimeoutMs: number;
+  /** Largest client file GIMP is given to open (the bridge reads it whole to stage it). */
+  readonly maxSourceBytes: number;
+  /** The files roots in force (the bridge's, once it handed them over), or null when unconfined. */
+  roots(): readonly string[] | null;
   /** Evaluates a form for a call (its signal, the adapter's deadline); `ctx` is absent for event reads. */
   call(ctx: HostCallContext | undefined, form: string, errorCode?: ErrorCode): Promise<Sexp>;
   /** Evaluates a user script with its own deadline, answering its output and value. */
@@ -62,6 +70,8 @@ export interface GimpConnection extends GimpSession {
   busy(): boolean;
   /** One event poll, with the poll's short deadline. */
   poll(form: string): Promise<Sexp>;
+  /** The bridge's file rules, which the session then keeps to. */
+  useFileAccess(files: FileAccess): void;
 }
 
 /** Parses `host:port` of `--gimp-attach`. */
@@ -92,6 +102,7 @@ export function createGimpConnection(options: GimpHostOptions): GimpConnection {
   let workDir: string | undefined;
   let ownWorkDir = false;
   let fileCounter = 0;
+  let files: FileAccess | undefined;
   const ids: GimpIds = { images: new IdSpace(), layers: new IdSpace() };
   /** The image the bridge treated as active when GIMP was lost (adapter id), to be made active again. */
   let activeAtLoss: number | undefined;
@@ -103,6 +114,7 @@ export function createGimpConnection(options: GimpHostOptions): GimpConnection {
     recovery?.lost();
     session.activeImage = undefined;
     session.sources.clear();
+    session.origins.clear();
     client.reset();
     client.failQueued(new BridgeError("HOST_UNAVAILABLE", `GIMP went away: ${reason}`, { details: { reason } }));
     lost$.next(new Error(reason));
@@ -148,6 +160,15 @@ export function createGimpConnection(options: GimpHostOptions): GimpConnection {
             get sources() {
               return session.sources;
             },
+            get origins() {
+              return session.origins;
+            },
+            reopenFile: async (path, identity) => {
+              // Read as an open reads it (inside the files roots), compared, and the bytes compared are what GIMP loads.
+              const read = await readClientFile(session, path, { maxBytes: session.maxSourceBytes }).catch(() => undefined);
+              if (read === undefined || !sameIdentity(read.identity, identity)) return undefined;
+              return staged(session, path, read.bytes, (file) => client.call(`(br-remade (br-open ${lit(file)} ${lit(path)}))`, { timeoutMs: callTimeoutMs }));
+            },
             ids,
             log,
           },
@@ -158,7 +179,15 @@ export function createGimpConnection(options: GimpHostOptions): GimpConnection {
     filesystem: attached !== undefined && !isLoopbackHost(attached.host) ? "remote" : "local",
     activeImage: undefined,
     sources: new Map(),
+    origins: new Map(),
     callTimeoutMs,
+    get maxSourceBytes() {
+      return options.maxSourceBytes ?? files?.maxOpenFileBytes ?? DEFAULT_MAX_OPEN_FILE_BYTES;
+    },
+    roots: () => files?.policy.roots ?? null,
+    useFileAccess: (access) => {
+      files = access;
+    },
     ids,
     recovery,
     lost$,

@@ -1,12 +1,14 @@
 import { rm } from "node:fs/promises";
 import { extname } from "node:path";
-import { DEFAULT_MAX_OPEN_FILE_BYTES, replaceWithFile, temporarySibling } from "../../files/index.js";
+import { copyFileAtomic, replaceWithFile, temporarySibling } from "../../files/index.js";
 import { psdFileReadBackProblem } from "../embedded/psd-file/verify.js";
 import { BridgeError, type DataLoss, type HostDocument, type HostLayer } from "../../protocol/index.js";
 import type { DocumentTree, HostAdapter } from "../host.js";
 import type { GimpSession } from "./connection.js";
 import { gimpSaveLosses, sourceFeatures } from "./files.js";
-import { asList, int, lit } from "./scheme.js";
+import { parseTattoos } from "./origins.js";
+import { asList, int, lit, type Sexp } from "./scheme.js";
+import { readClientFile, staged } from "./staging.js";
 import { parseDocument, parseDocumentTree, parseTree } from "./tree.js";
 
 type DocumentOps = Required<
@@ -32,9 +34,12 @@ function flattenTree(layers: readonly HostLayer[]): HostLayer[] {
 
 /**
  * Documents: listing, reading (a document with its tree in one Script-Fu call), opening, creating, closing and
- * saving. Saves write a temporary sibling and rename it over the target (atomic, with an optional `.bak`).
+ * saving. On this machine GIMP opens no client path itself: the bridge reads the file inside the files roots and
+ * GIMP loads a staged copy (`staging.ts`). Saves write a temporary file and rename it over the target (atomic,
+ * with an optional `.bak`): a temporary sibling GIMP writes when unconfined; under files roots GIMP writes into the
+ * exchange folder and the bridge copies the bytes into the target's folder, held from the root.
  */
-export function documentOps(session: GimpSession, options: { maxSourceBytes?: number | undefined }): DocumentOps {
+export function documentOps(session: GimpSession): DocumentOps {
   const { call } = session;
 
   /** Records the image a call without a document id resolved to, so later calls keep targeting it. */
@@ -61,10 +66,20 @@ export function documentOps(session: GimpSession, options: { maxSourceBytes?: nu
     },
 
     async openDocument(ctx, path): Promise<HostDocument> {
-      const maxBytes = options.maxSourceBytes ?? DEFAULT_MAX_OPEN_FILE_BYTES;
-      const features = session.filesystem === "local" ? await sourceFeatures(path, maxBytes, ctx.signal) : [];
-      const document = parseDocument(await call(ctx, `(br-doc (br-open ${lit(path)}))`, "BAD_REQUEST"));
+      const opened = (file: string): Promise<Sexp> => call(ctx, `(br-opened (br-open ${lit(file)} ${lit(path)}))`, "BAD_REQUEST");
+      if (session.filesystem === "remote") {
+        // A GIMP on another machine opens the path there: nothing of it can be read or staged from here.
+        const document = parseDocument(asList(await opened(path), "opened image")[0]!);
+        session.sources.set(document.id, []);
+        session.activeImage = document.id;
+        return document;
+      }
+      const read = await readClientFile(session, path, { maxBytes: session.maxSourceBytes, signal: ctx.signal });
+      const features = await sourceFeatures(read.bytes);
+      const [doc, tattoos] = asList(await staged(session, path, read.bytes, opened), "opened image");
+      const document = parseDocument(doc!);
       session.sources.set(document.id, features);
+      session.origins.set(document.id, { kind: "file", path, identity: read.identity, tattoos: parseTattoos(tattoos ?? []) });
       session.activeImage = document.id;
       return document;
     },
@@ -72,8 +87,11 @@ export function documentOps(session: GimpSession, options: { maxSourceBytes?: nu
     async createDocument(ctx, { width, height, name, background }): Promise<HostDocument> {
       const [r, g, b, a] = background;
       // A fully transparent background is a transparent layer; any other is an opaque fill of its colour.
-      const form = `(br-doc (br-create ${int(width)} ${int(height)} ${lit(name)} ${a === 0 ? 0 : 1} ${int(r)} ${int(g)} ${int(b)}))`;
-      const document = parseDocument(await call(ctx, form));
+      const make = `(br-create ${int(width)} ${int(height)} ${lit(name)} ${a === 0 ? 0 : 1} ${int(r)} ${int(g)} ${int(b)})`;
+      const [doc, tattoos] = asList(await call(ctx, `(br-opened ${make})`), "new image");
+      const document = parseDocument(doc!);
+      // Made again by the same form after a loss, as long as no call changed it.
+      session.origins.set(document.id, { kind: "new", form: make, tattoos: parseTattoos(tattoos ?? []) });
       session.activeImage = document.id;
       return document;
     },
@@ -81,6 +99,7 @@ export function documentOps(session: GimpSession, options: { maxSourceBytes?: nu
     async closeDocument(ctx, documentId): Promise<void> {
       await call(ctx, `(begin (br-image ${int(documentId)}) (gimp-image-delete ${int(documentId)}) #t)`);
       session.sources.delete(documentId);
+      session.origins.delete(documentId);
       if (session.activeImage === documentId) session.activeImage = undefined;
     },
 
@@ -103,15 +122,26 @@ export function documentOps(session: GimpSession, options: { maxSourceBytes?: nu
         await call(ctx, `(begin (br-save ${int(documentId)} ${lit(path)} ${psd}) (br-saved ${int(documentId)} ${lit(path)}))`, "BAD_REQUEST");
         return { path, format };
       }
-      const temp = temporarySibling(path);
-      try {
-        await call(ctx, `(br-save ${int(documentId)} ${lit(temp)} ${psd})`, "BAD_REQUEST");
-      } catch (error) {
-        await rm(temp, { force: true });
-        throw error;
-      }
       // GIMP's PSD writer is read back before it replaces anything, as the embedded editor's is (XCF is GIMP's own).
-      const written = await replaceWithFile(temp, path, { backup, ...(format === "psd" ? { verify: psdFileReadBackProblem } : {}) });
+      const rules = { backup, ...(format === "psd" ? { verify: psdFileReadBackProblem } : {}) };
+      const roots = session.roots();
+      let written: { backupPath?: string | undefined };
+      if (roots !== null) {
+        // Confined: GIMP writes nothing in the client's folders; the bytes go there through the folder held from the root.
+        written = await session.scratch(`.${format}`, async (file) => {
+          await call(ctx, `(br-save ${int(documentId)} ${lit(file)} ${psd})`, "BAD_REQUEST");
+          return copyFileAtomic(file, path, { ...rules, within: roots });
+        });
+      } else {
+        const temp = temporarySibling(path);
+        try {
+          await call(ctx, `(br-save ${int(documentId)} ${lit(temp)} ${psd})`, "BAD_REQUEST");
+        } catch (error) {
+          await rm(temp, { force: true });
+          throw error;
+        }
+        written = await replaceWithFile(temp, path, rules);
+      }
       await call(ctx, `(br-saved ${int(documentId)} ${lit(path)})`);
       return { path, format, ...(written.backupPath !== undefined ? { backupPath: written.backupPath } : {}) };
     },

@@ -6,7 +6,7 @@
 import type { Psd } from "ag-psd";
 import { readPsd } from "ag-psd";
 import sharp, { type Metadata } from "sharp";
-import { addFeature, lostFeatures, readRegularFile, type FileFeatures } from "../../files/index.js";
+import { addFeature, lostFeatures, type FileFeatures } from "../../files/index.js";
 import type { DataLoss } from "../../protocol/index.js";
 import { imageFeatures } from "../_internal/image-features.js";
 import { imageResourceIds, psdFeatures, readPsdHeader } from "../_internal/psd-features.js";
@@ -27,16 +27,10 @@ export const GIMP_KEEPS: Readonly<Record<"psd" | "xcf", ReadonlySet<string>>> = 
 const keptColorMode = (feature: DataLoss): boolean => feature.kind === "colorMode" && feature.detail === "grayscale";
 
 /**
- * Features of a file GIMP is about to open, read by the bridge (bounded like every read). Layer ids are left
- * out: they are the file's, not GIMP's. An unreadable file has none (GIMP's own open then reports the error).
+ * Features of a file GIMP is about to open, from the bytes the bridge read of it (bounded like every read). Layer
+ * ids are left out: they are the file's, not GIMP's.
  */
-export async function sourceFeatures(path: string, maxBytes: number, signal: AbortSignal | undefined): Promise<FileFeatures> {
-  let bytes: Buffer;
-  try {
-    bytes = await readRegularFile(path, { maxBytes, signal });
-  } catch {
-    return [];
-  }
+export async function sourceFeatures(bytes: Buffer): Promise<FileFeatures> {
   const header = readPsdHeader(bytes);
   if (header === undefined) return imageFeatures(await sharp(bytes, { limitInputPixels: false }).metadata().catch(() => ({}) as Metadata));
   let psd: Psd;

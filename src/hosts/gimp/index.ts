@@ -104,6 +104,7 @@ export function createGimpHost(options: GimpHostOptions): GimpHost {
     get endpoint() {
       return session.endpoint;
     },
+    useFileAccess: (files) => session.useFileAccess(files),
     connect: () => session.connect(),
     async close(): Promise<void> {
       events.stopAll();
@@ -120,7 +121,7 @@ export function createGimpHost(options: GimpHostOptions): GimpHost {
     },
     ...withStableIds(
       {
-        ...documentOps(session, { maxSourceBytes: options.maxSourceBytes }),
+        ...documentOps(session),
         ...layerOps(session),
         ...imageOps(session),
         ...selectionOps(session),

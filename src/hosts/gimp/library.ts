@@ -188,10 +188,18 @@ export const LIBRARY_SOURCE = `(begin
     (gimp-image-clean-all img)
     img))
 
-(define (br-open file)
+; Loads file as the image of path, clean: file is the bridge's staged copy of path, or path itself.
+(define (br-open file path)
   (let ((img (car (gimp-file-load RUN-NONINTERACTIVE file file))))
+    (if (not (string=? file path)) (gimp-image-set-filename img path))
     (gimp-image-clean-all img)
     img))
+
+; An image just opened or made, with what making it again needs: (document ((layer tattoo) ...)).
+(define (br-opened img) (list (br-doc img) (br-tattoos img)))
+
+; An image made again after a loss (opened anew, or by the form that first made it): (img ((layer tattoo) ...)).
+(define (br-remade img) (list img (br-tattoos img)))
 
 ; Writes the image to file (a temporary sibling the bridge then renames over the target).
 (define (br-save img file psd)

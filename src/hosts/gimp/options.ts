@@ -34,6 +34,9 @@ export interface GimpHostOptions extends GimpConnectOptions {
    * @default DEFAULT_LIMITS.editorRecoveryIntervalMs, editorRecoverySettleMs, editorRecoveryMaxBytes
    */
   recovery?: { readonly intervalMs?: number; readonly settleMs?: number; readonly maxBytes?: number } | false | undefined;
-  /** Largest file the bridge reads to learn what a file GIMP opens holds. @default DEFAULT_MAX_OPEN_FILE_BYTES */
+  /**
+   * Largest file GIMP is given to open: the bridge reads it whole (to learn what it holds, and to stage it for GIMP).
+   * @default the bridge's `maxOpenFileBytes`, else DEFAULT_MAX_OPEN_FILE_BYTES
+   */
   maxSourceBytes?: number | undefined;
 }

@@ -5,6 +5,7 @@ import type { Logger } from "../../logger.js";
 import { isBridgeError } from "../../protocol/index.js";
 import type { EditorRecovery } from "../host.js";
 import type { GimpIds } from "./ids.js";
+import { parseTattoos, type FileIdentity, type ImageOrigin } from "./origins.js";
 import { asList, asNumber, asString, int, lit, type Sexp } from "./scheme.js";
 
 /** How often and within what disk budget a supervised GIMP's images are copied. */
@@ -25,6 +26,13 @@ export interface RecoveryDeps {
   dir(): Promise<string>;
   /** What the file each image was opened from held, by GIMP image id (carried over to the reopened image). */
   readonly sources: Map<number, FileFeatures>;
+  /** How each image came to be (opened from a file, made by `document:create`), by GIMP image id. */
+  readonly origins: ReadonlyMap<number, ImageOrigin>;
+  /**
+   * Loads the file at `path` into GIMP as an image of that path, clean, when it is still the file of `identity`;
+   * answers `(img ((layer tattoo) ...))`, or undefined when the file changed, is gone or cannot be read.
+   */
+  reopenFile(path: string, identity: FileIdentity): Promise<Sexp | undefined>;
   readonly ids: GimpIds;
   readonly log?: Logger | undefined;
 }
@@ -43,11 +51,21 @@ interface Copy {
   readonly features: FileFeatures | undefined;
 }
 
-/** One image the adapter knows changed. */
+/** How an image came to be, in the adapter's ids: an image no call changed is made again from it, without a copy. */
+interface Origin {
+  readonly from: { readonly kind: "file"; readonly path: string; readonly identity: FileIdentity } | { readonly kind: "new"; readonly form: string };
+  /** Each layer's id by its tattoo, as the image was made (a file loaded again gives its layers the same tattoos). */
+  readonly layers: ReadonlyMap<number, number>;
+  readonly features: FileFeatures | undefined;
+}
+
+/** One image the adapter knows: opened or made by a call, or changed by one. */
 interface Tracked {
-  /** Bumped when a call that may change the image starts and when it ends. */
+  /** Bumped when a call that may change the image starts and when it ends; 0 while none has. */
   revision: number;
   copy: Copy | undefined;
+  /** How it came to be, when a call opened or made it. */
+  origin: Origin | undefined;
   lastCopyAt: number;
   timer: NodeJS.Timeout | undefined;
 }
@@ -58,6 +76,11 @@ interface Tracked {
  * most every `intervalMs`, within `maxBytes` on disk. When GIMP is lost, `reopen()` loads every copy into the new
  * GIMP, restores file name, name and dirty flag (XCF keeps the layers, their tattoos, the active layer and the
  * selection), and maps the new image and layer ids back to the old ones (layers by tattoo).
+ *
+ * An image a call opened or made needs no copy while no call has changed it: it is made again from its origin, a
+ * file opened anew when it is still the file that was read (same size and modification time; a changed or vanished
+ * file loses the image), a new image by the same `document:create`. An image that changed but has no copy (not
+ * settled yet, over the disk budget) comes back the same way, reported as having lost its changes.
  */
 export class GimpRecovery {
   private readonly images = new Map<number, Tracked>();
@@ -67,7 +90,7 @@ export class GimpRecovery {
   private everything = false;
   private everythingTimer: NodeJS.Timeout | undefined;
   /** After a loss: the copies to reopen and whether each holds the image's latest change. */
-  private pending: Array<{ id: number; copy: Copy; current: boolean }> | undefined;
+  private pending: Array<{ id: number; copy: Copy | undefined; origin: Origin | undefined; current: boolean }> | undefined;
   private report: EditorRecovery | undefined;
   private stopped = false;
 
@@ -94,11 +117,28 @@ export class GimpRecovery {
     }
     let tracked = this.images.get(id);
     if (tracked === undefined) {
-      tracked = { revision: 0, copy: undefined, lastCopyAt: 0, timer: undefined };
+      tracked = { revision: 0, copy: undefined, origin: undefined, lastCopyAt: 0, timer: undefined };
       this.images.set(id, tracked);
     }
     tracked.revision++;
     this.schedule(id, tracked);
+  }
+
+  /**
+   * A call opened or made image `id` (adapter id): it is tracked with its origin (`deps.origins`), and copied only
+   * once a call changes it.
+   */
+  made(id: number): void {
+    if (this.stopped) return;
+    const gimpId = this.deps.ids.images.in(id);
+    const origin = gimpId === undefined ? undefined : this.deps.origins.get(gimpId);
+    if (gimpId === undefined || origin === undefined) {
+      this.changed(id);
+      return;
+    }
+    const layers = new Map(origin.tattoos.map(([layer, tattoo]) => [tattoo, this.deps.ids.layers.out(layer)] as const));
+    const from = origin.kind === "file" ? { kind: "file" as const, path: origin.path, identity: origin.identity } : { kind: "new" as const, form: origin.form };
+    this.images.set(id, { revision: 0, copy: undefined, origin: { from, layers, features: this.deps.sources.get(gimpId) }, lastCopyAt: 0, timer: undefined });
   }
 
   /** The image was closed: its copy goes too. */
@@ -187,7 +227,8 @@ export class GimpRecovery {
     for (const [id, tracked] of this.images) {
       clearTimeout(tracked.timer);
       tracked.timer = undefined;
-      if (tracked.copy !== undefined) pending.push({ id, copy: tracked.copy, current: tracked.copy.revision === tracked.revision });
+      if (tracked.copy !== undefined) pending.push({ id, copy: tracked.copy, origin: tracked.origin, current: tracked.copy.revision === tracked.revision });
+      else if (tracked.origin !== undefined) pending.push({ id, copy: undefined, origin: tracked.origin, current: tracked.revision === 0 });
     }
     clearTimeout(this.everythingTimer);
     this.everything = false;
@@ -209,23 +250,27 @@ export class GimpRecovery {
     await this.chain;
     const documents: Array<EditorRecovery["documents"][number]> = [];
     let activeGimpId: number | undefined;
-    for (const { id, copy, current } of pending.sort((a, b) => a.id - b.id)) {
+    for (const { id, copy, origin, current } of pending.sort((a, b) => a.id - b.id)) {
       try {
-        const [image, tattoos] = asList(
-          await this.deps.call(`(br-reopen ${lit(copy.file)} ${lit(copy.path)} ${lit(copy.name)} ${copy.dirty ? 1 : 0})`),
-          "reopened image",
-        );
+        const reply = copy !== undefined ? await this.reopenCopy(copy) : await this.remake(origin!);
+        if (reply === undefined) {
+          this.deps.log?.warn({ actor: "host", editor: "gimp", documentId: id }, "the file an image was opened from changed or is gone: the image is lost");
+          documents.push({ documentId: id, recovered: false, lost: ["document"] });
+          continue;
+        }
+        const [image, tattoos] = asList(reply, "reopened image");
         const gimpId = asNumber(image, "image id");
         this.deps.ids.images.keep(id, gimpId);
-        for (const entry of asList(tattoos ?? [], "layer tattoos")) {
-          const [layer, tattoo] = asList(entry, "layer tattoo");
-          const old = copy.layers.get(asNumber(tattoo, "tattoo"));
-          if (old !== undefined) this.deps.ids.layers.keep(old, asNumber(layer, "layer id"));
+        const layers = copy?.layers ?? origin!.layers;
+        for (const [layer, tattoo] of parseTattoos(tattoos ?? [])) {
+          const old = layers.get(tattoo);
+          if (old !== undefined) this.deps.ids.layers.keep(old, layer);
         }
-        if (copy.features !== undefined) this.deps.sources.set(gimpId, copy.features);
+        const features = copy !== undefined ? copy.features : origin!.features;
+        if (features !== undefined) this.deps.sources.set(gimpId, features);
         if (id === active) activeGimpId = gimpId;
-        // The reopened image is its copy: a later loss reopens the same copy unless a call changes it.
-        this.images.set(id, { revision: 0, copy: { ...copy, revision: 0 }, lastCopyAt: Date.now(), timer: undefined });
+        // The reopened image is its copy (or its origin): a later loss reopens the same unless a call changes it.
+        this.images.set(id, { revision: 0, copy: copy === undefined ? undefined : { ...copy, revision: 0 }, origin, lastCopyAt: Date.now(), timer: undefined });
         documents.push({ documentId: id, recovered: true, lost: current ? [] : ["changes"] });
       } catch (error) {
         if (isBridgeError(error) && (error.code === "HOST_UNAVAILABLE" || error.code === "TIMEOUT")) {
@@ -235,16 +280,27 @@ export class GimpRecovery {
           throw error;
         }
         this.deps.log?.warn({ actor: "host", editor: "gimp", documentId: id, err: String(error) }, "a recovery copy could not be reopened");
-        await rm(copy.file, { force: true });
+        if (copy !== undefined) await rm(copy.file, { force: true });
         documents.push({ documentId: id, recovered: false, lost: ["document"] });
       }
     }
     this.report = { documents };
     this.deps.log?.info(
       { actor: "host", editor: "gimp", recoveredDocumentIds: documents.filter((d) => d.recovered).map((d) => d.documentId) },
-      "GIMP images reopened from their recovery copies",
+      "GIMP images reopened from their recovery copies and origins",
     );
     return activeGimpId;
+  }
+
+  /** Loads a copy as the image it was: `(img ((layer tattoo) ...))`. */
+  private reopenCopy(copy: Copy): Promise<Sexp> {
+    return this.deps.call(`(br-reopen ${lit(copy.file)} ${lit(copy.path)} ${lit(copy.name)} ${copy.dirty ? 1 : 0})`);
+  }
+
+  /** Makes an image again from its origin: `(img ((layer tattoo) ...))`, or undefined when its file changed. */
+  private remake(origin: Origin): Promise<Sexp | undefined> {
+    if (origin.from.kind === "file") return this.deps.reopenFile(origin.from.path, origin.from.identity);
+    return this.deps.call(`(br-remade ${origin.from.form})`);
   }
 
   /** What the last restart brought back (adapter ids), once. */

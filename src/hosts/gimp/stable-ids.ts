@@ -159,12 +159,12 @@ export function withStableIds(
       }),
     openDocument: async (ctx, path) => {
       const doc = outDocument(await run(() => ops.openDocument(ctx, path)));
-      recovery?.changed(doc.id);
+      recovery?.made(doc.id);
       return doc;
     },
     createDocument: async (ctx, options) => {
       const doc = outDocument(await run(() => ops.createDocument(ctx, options)));
-      recovery?.changed(doc.id);
+      recovery?.made(doc.id);
       return doc;
     },
     closeDocument: async (ctx, documentId) => {

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
@@ -72,16 +72,18 @@ describe.skipIf(GIMP_SKIP !== undefined)("a supervised GIMP killed with its imag
     // E (after the script, which counts as changing every image open): a file opened and left unchanged comes back with its file path and clean.
     const path = join(dir, "photo.png");
     await sharp({ create: { width: 20, height: 10, channels: 3, background: "#336699" } }).png().toFile(path);
+    // E needs no copy: it comes back by opening its file again.
     const e = await host.openDocument!({ signal: new AbortController().signal, caller: "test" }, path);
-    await until(() => host.copiedDocumentIds.includes(e.id), "the copy of E");
     const layersE = await client.call<Layer[]>("document:layers", { documentId: e.id });
     const beforeE = (await client.call<Doc[]>("document:list")).find((d) => d.id === e.id)!;
     expect(beforeE).toMatchObject({ filePath: path, isDirty: false });
     const b = await client.call<Doc>("document:create", { width: 32, height: 32, name: "B" });
+    await client.call("layer:importImage", { documentId: b.id, image: png, name: "early change" });
     await until(() => host.copiedDocumentIds.includes(b.id), "the copy of B");
     // After B's copy: a change no copy holds.
     await client.call("layer:importImage", { documentId: b.id, image: png, name: "late change" });
     expect(host.copiedDocumentIds).not.toContain(b.id);
+    expect(host.copiedDocumentIds).not.toContain(e.id);
 
     const layersA = await client.call<Layer[]>("document:layers", { documentId: a.id });
     expect(names(layersA)).toContain("kept change");
@@ -110,7 +112,8 @@ describe.skipIf(GIMP_SKIP !== undefined)("a supervised GIMP killed with its imag
     expect(docs.map((d) => [d.id, d.name, d.isDirty])).toEqual([
       [a.id, "A", true],
       [e.id, beforeE.name, false],
-      [b.id, "B", false],
+      // B's copy holds its early change: unsaved, so dirty.
+      [b.id, "B", true],
     ]);
     expect(docs.find((d) => d.id === a.id)!.activeLayerIds).toEqual([bottom.id]);
     expect(docs.find((d) => d.id === e.id)!.filePath).toBe(path);
@@ -132,6 +135,8 @@ describe.skipIf(GIMP_SKIP !== undefined)("a supervised GIMP killed with its imag
 
   it("a GIMP killed past a call's deadline brings its images back too, each reported as possibly changed by the stuck script", async () => {
     const d = await client.call<Doc>("document:create", { width: 24, height: 24, name: "D" });
+    const dot = `data:image/png;base64,${(await sharp({ create: { width: 2, height: 2, channels: 4, background: "#00ff00" } }).png().toBuffer()).toString("base64")}`;
+    await client.call("layer:importImage", { documentId: d.id, image: dot, name: "copied change" });
     await until(() => host.copiedDocumentIds.includes(d.id), "the copy of D");
     const layersD = await client.call<Layer[]>("document:layers", { documentId: d.id });
     const before = (await client.call<Doc[]>("document:list")).map((doc) => doc.id);
@@ -149,4 +154,111 @@ describe.skipIf(GIMP_SKIP !== undefined)("a supervised GIMP killed with its imag
     for (const id of data.recoveredDocumentIds) expect(after).toContain(id);
     expect(before).toEqual(expect.arrayContaining(data.recoveredDocumentIds));
   }, 120_000);
+});
+
+/*
+ * A supervised GIMP killed before any image was copied (copies settle only after ten minutes here): an image no
+ * call changed is made again from its origin under its old ids (its file, or the document:create that made it),
+ * an image that changed comes back as it was made, reported as having lost its changes, and an image whose file
+ * changed or vanished since it was opened is reported lost.
+ */
+describe.skipIf(GIMP_SKIP !== undefined)("a supervised GIMP killed before its images were copied", () => {
+  let bridge: Bridge;
+  let host: GimpHost;
+  let client: TestClient;
+  let watch: TestClient;
+  let dir: string;
+
+  beforeAll(async () => {
+    host = createGimpHost({ binary: GIMP_BINARY, attach: undefined, sample: false, recovery: { settleMs: 600_000, intervalMs: 600_000 } });
+    bridge = createBridge({ host, listen: { host: "127.0.0.1", port: 0 }, limits: { callTimeoutMs: 30_000, reconnectInitialMs: 10 } });
+    await bridge.start();
+    client = await TestClient.open(bridge.wsUrl);
+    watch = await TestClient.open(bridge.wsUrl);
+    await watch.call("event:subscribe", { type: "editor:restarted" });
+    dir = await mkdtemp(join(tmpdir(), "gimp-origin-test-"));
+  }, 90_000);
+
+  afterAll(async () => {
+    await watch?.close();
+    await client?.close();
+    await bridge?.close();
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+  });
+
+  it("brings unchanged images back from their file or their creation under their ids, and loses the ones whose file changed", async () => {
+    const pngOf = async (width: number, colour: string): Promise<Buffer> =>
+      sharp({ create: { width, height: 6, channels: 3, background: colour } }).png().toBuffer();
+    const dataUrl = (bytes: Buffer): string => `data:image/png;base64,${bytes.toString("base64")}`;
+    // A layered file to open: two layers, the lower one active.
+    const layered = join(dir, "layered.xcf");
+    const maker = await client.call<Doc>("document:create", { width: 16, height: 12, name: "maker" });
+    const top = await client.call<Layer>("layer:importImage", { documentId: maker.id, image: dataUrl(await pngOf(4, "#ff0000")), name: "top" });
+    const bottomOfMaker = (await client.call<Layer[]>("document:layers", { documentId: maker.id })).find((l) => l.id !== top.id)!;
+    await client.call("layer:select", { documentId: maker.id, ids: [bottomOfMaker.id] });
+    await client.call("document:save", { documentId: maker.id, savePath: layered });
+    await client.call("document:close", { documentId: maker.id });
+    for (const name of ["changed.png", "gone.png", "edited.png"]) await writeFile(join(dir, name), await pngOf(10, "#336699"));
+
+    // F: opened, never changed. N: created, never changed. K and M: changed with no copy. G and H: files that move on.
+    const f = await client.call<Doc>("document:open", { path: layered });
+    const n = await client.call<Doc>("document:create", { width: 20, height: 14, name: "N" });
+    const k = await client.call<Doc>("document:open", { path: join(dir, "edited.png") });
+    await client.call("layer:importImage", { documentId: k.id, image: dataUrl(await pngOf(3, "#00ff00")), name: "k change" });
+    const m = await client.call<Doc>("document:create", { width: 8, height: 8, name: "M" });
+    await client.call("layer:importImage", { documentId: m.id, image: dataUrl(await pngOf(3, "#0000ff")), name: "m change" });
+    const g = await client.call<Doc>("document:open", { path: join(dir, "changed.png") });
+    const h = await client.call<Doc>("document:open", { path: join(dir, "gone.png") });
+    await writeFile(join(dir, "changed.png"), await pngOf(12, "#996633"));
+    await rm(join(dir, "gone.png"));
+    expect(host.copiedDocumentIds).toEqual([]);
+
+    const before = await client.call<Doc[]>("document:list");
+    const layers = new Map<number, Layer[]>();
+    for (const doc of [f, n, k, m]) layers.set(doc.id, await client.call<Layer[]>("document:layers", { documentId: doc.id }));
+
+    const pid = host.pid!;
+    process.kill(-pid, "SIGKILL");
+    const restarted = await watch.next((frame) => frame.type === "editor:restarted");
+    const data = restarted.data as { lostDocumentIds: number[]; recoveredDocumentIds: number[]; documents: Array<{ documentId: number }> };
+    const byId = (x: { documentId: number }, y: { documentId: number }): number => x.documentId - y.documentId;
+    expect([...data.documents].sort(byId)).toEqual(
+      [
+        { documentId: f.id, recovered: true, lost: [] },
+        { documentId: n.id, recovered: true, lost: [] },
+        { documentId: k.id, recovered: true, lost: ["changes"] },
+        { documentId: m.id, recovered: true, lost: ["changes"] },
+        { documentId: g.id, recovered: false, lost: ["document"] },
+        { documentId: h.id, recovered: false, lost: ["document"] },
+      ].sort(byId),
+    );
+    expect([...data.lostDocumentIds].sort((x, y) => x - y)).toEqual([g.id, h.id].sort((x, y) => x - y));
+    expect(host.pid).not.toBe(pid);
+
+    // The unchanged ones are as they were: ids, layer ids, names, file path, clean, active layer.
+    const after = await client.call<Doc[]>("document:list");
+    const view = (doc: Doc): unknown => ({ id: doc.id, name: doc.name, isDirty: doc.isDirty, filePath: doc.filePath, activeLayerIds: doc.activeLayerIds });
+    for (const id of [f.id, n.id]) {
+      expect(view(after.find((doc) => doc.id === id)!)).toEqual(view(before.find((doc) => doc.id === id)!));
+      expect(idsAndNames(await client.call<Layer[]>("document:layers", { documentId: id }))).toEqual(idsAndNames(layers.get(id)!));
+    }
+    const bottomOfF = layers.get(f.id)!.find((l) => l.name === bottomOfMaker.name)!;
+    expect(after.find((doc) => doc.id === f.id)).toMatchObject({ filePath: layered, isDirty: false, activeLayerIds: [bottomOfF.id] });
+    // The changed ones are back as they were made, their old layers under their old ids, the change gone.
+    for (const [doc, change] of [[k, "k change"], [m, "m change"]] as const) {
+      const back = await client.call<Layer[]>("document:layers", { documentId: doc.id });
+      expect(idsAndNames(back)).toEqual(idsAndNames(layers.get(doc.id)!).filter(([, name]) => name !== change));
+      expect(after.find((d) => d.id === doc.id)).toMatchObject({ isDirty: false });
+    }
+    expect(after.map((doc) => doc.id)).not.toContain(g.id);
+    expect(after.map((doc) => doc.id)).not.toContain(h.id);
+
+    // A second loss brings the unchanged ones back again the same way.
+    const second = host.pid!;
+    process.kill(-second, "SIGKILL");
+    const again = await watch.nth((frame) => frame.type === "editor:restarted", 2);
+    const recovered = (again.data as { recoveredDocumentIds: number[] }).recoveredDocumentIds;
+    expect([...recovered].sort((x, y) => x - y)).toEqual([f.id, n.id, k.id, m.id].sort((x, y) => x - y));
+    expect(idsAndNames(await client.call<Layer[]>("document:layers", { documentId: f.id }))).toEqual(idsAndNames(layers.get(f.id)!));
+  }, 180_000);
 });

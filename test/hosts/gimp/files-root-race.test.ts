@@ -1,0 +1,132 @@
+/**
+ * `--files-root` against a race, with GIMP as the editor: while clients open and save documents in a folder inside
+ * the root, another process keeps swapping that folder for a symlink to a folder outside the root and back. The
+ * check at resolution passes on the real folder; GIMP's load and the save's temporary file and rename come a moment
+ * later. No open may read the outside file and no save may leave a file in the outside folder: GIMP only ever
+ * loads and writes files of the bridge's private exchange folder, and the bridge moves the bytes through the
+ * folder it holds from the root (test/reliability/files-root-race.test.ts does the same for the embedded editor).
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createBridge, type Bridge } from "../../../src/bridge.js";
+import { createGimpHost } from "../../../src/hosts/gimp/index.js";
+import { TestClient } from "../../helpers/ws-client.js";
+import { GIMP_BINARY, GIMP_SKIP } from "./_support.js";
+
+/** Calls of each kind raced (GIMP is slow; before the fix about one in ten opens and saves escaped). */
+const CALLS = 60;
+/** Calls in flight at once per kind: GIMP runs one at a time, so a second one only keeps its queue full. */
+const CONCURRENCY = 2;
+/** Canvas sizes telling the two files apart by what an open answers. */
+const INSIDE = 3;
+const OUTSIDE = 7;
+
+/** Swaps `<root>/sub` for a symlink to `outside` and back, as fast as it can, until killed. */
+const SWAPPER = `
+const fs = require("node:fs");
+const [sub, moved, outside] = process.argv.slice(1);
+for (;;) {
+  try { fs.renameSync(sub, moved); fs.symlinkSync(outside, sub); fs.unlinkSync(sub); fs.renameSync(moved, sub); } catch {}
+}`;
+
+const png = (side: number): Promise<Buffer> =>
+  sharp({ create: { width: side, height: side, channels: 4, background: { r: 200, g: 10, b: 10, alpha: 1 } } })
+    .png()
+    .toBuffer();
+
+/** Runs `work(i)` for i < count, `concurrency` at a time. */
+async function pool(count: number, concurrency: number, work: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) await work(next++);
+    }),
+  );
+}
+
+describe.skipIf(GIMP_SKIP !== undefined)("--files-root with GIMP against a folder swapped for a symlink", () => {
+  let bridge: Bridge;
+  let swapper: ChildProcess | undefined;
+  const clients: TestClient[] = [];
+  let dir = "";
+  let root = "";
+  let outside = "";
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "gimp-files-race-"));
+    root = join(dir, "root");
+    outside = join(dir, "outside");
+    await mkdir(join(root, "sub"), { recursive: true });
+    await mkdir(outside);
+    const host = createGimpHost({ binary: GIMP_BINARY, attach: undefined, sample: false, recovery: false });
+    bridge = createBridge({ host, listen: { host: "127.0.0.1", port: 0 }, files: { roots: [root] }, limits: { callTimeoutMs: 60_000 } });
+    await bridge.start();
+  }, 90_000);
+
+  afterAll(async () => {
+    if (swapper !== undefined && swapper.exitCode === null && swapper.signalCode === null) {
+      swapper.kill("SIGKILL");
+      await once(swapper, "exit");
+    }
+    for (const client of clients.splice(0)) await client.close();
+    await bridge?.close();
+    if (dir !== "") await rm(dir, { recursive: true, force: true });
+  });
+
+  it("no open reads the outside file and no save writes into the outside folder", { timeout: 300_000 }, async () => {
+    await writeFile(join(root, "sub", "a.png"), await png(INSIDE));
+    const secret = await png(OUTSIDE);
+    await writeFile(join(outside, "a.png"), secret);
+    const [opener, saver] = await Promise.all([0, 1].map(() => TestClient.open(bridge.wsUrl)));
+    clients.push(opener!, saver!);
+    // The saved document, opened before the race (its path is inside the root, so nothing refuses it).
+    const saved = await saver!.call<{ id: number }>("document:open", { path: "sub/a.png" });
+
+    swapper = spawn(process.execPath, ["-e", SWAPPER, join(root, "sub"), join(root, "sub-moved"), outside], { stdio: "ignore" });
+
+    const escapes: string[] = [];
+    const done = { opens: 0, saves: 0 };
+    const refusals = new Map<string, number>();
+    const refused = (error: unknown): void => {
+      const code = String((error as { code?: string }).code ?? error);
+      refusals.set(code, (refusals.get(code) ?? 0) + 1);
+    };
+    await Promise.all([
+      pool(CALLS, CONCURRENCY, async () => {
+        try {
+          const doc = await opener!.call<{ id: number; width: number }>("document:open", { path: "sub/a.png" });
+          done.opens++;
+          if (doc.width === OUTSIDE) escapes.push(`document:open read the outside file (document ${doc.id})`);
+          await opener!.call("document:close", { documentId: doc.id });
+        } catch (error) {
+          refused(error);
+        }
+      }),
+      pool(CALLS, CONCURRENCY, async (i) => {
+        try {
+          await saver!.call("document:save", { documentId: saved.id, savePath: `sub/s-${i}.xcf` });
+          done.saves++;
+        } catch (error) {
+          refused(error);
+        }
+      }),
+    ]);
+    swapper.kill("SIGKILL");
+    await once(swapper, "exit");
+
+    expect(escapes).toEqual([]);
+    // Nothing was written outside: the folder holds its one file, unchanged.
+    expect(await readdir(outside)).toEqual(["a.png"]);
+    expect((await readFile(join(outside, "a.png"))).equals(secret)).toBe(true);
+    // The race was real both ways: calls went through, and some met the link (or the folder gone) and were refused.
+    expect(done.opens, JSON.stringify([...refusals])).toBeGreaterThan(0);
+    expect(done.saves, JSON.stringify([...refusals])).toBeGreaterThan(0);
+    expect(refusals.size).toBeGreaterThan(0);
+    expect([...refusals.keys()].every((code) => ["FORBIDDEN", "NOT_FOUND", "BAD_REQUEST"].includes(code)), JSON.stringify([...refusals])).toBe(true);
+  });
+});

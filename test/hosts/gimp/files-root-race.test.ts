@@ -13,7 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createBridge, type Bridge } from "../../../src/bridge.js";
+import { createBridge, type Bridge } from "../../../src/bridge/bridge.js";
 import { createGimpHost } from "../../../src/hosts/gimp/index.js";
 import { TestClient } from "../../helpers/ws-client.js";
 import { GIMP_BINARY, GIMP_SKIP } from "./_support.js";

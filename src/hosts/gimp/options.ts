@@ -34,6 +34,12 @@ export interface GimpHostOptions extends GimpConnectOptions {
    * @default DEFAULT_LIMITS.editorRecoveryIntervalMs, editorRecoverySettleMs, editorRecoveryMaxBytes
    */
   recovery?: { readonly intervalMs?: number; readonly settleMs?: number; readonly maxBytes?: number } | false | undefined;
+  /**
+   * Largest document or layer (width × height) an edit may make: an edit past it is refused as `PAYLOAD_TOO_LARGE`
+   * before GIMP starts on it (a 16 000 px resize holds GIMP for a minute). The bridge's `maxDocumentPixels`.
+   * @default DEFAULT_LIMITS.maxDocumentPixels
+   */
+  maxDocumentPixels?: number | undefined;
   /** Largest file the bridge reads to learn what a file GIMP opens holds. @default DEFAULT_MAX_OPEN_FILE_BYTES */
   maxSourceBytes?: number | undefined;
 }

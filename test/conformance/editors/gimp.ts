@@ -1,8 +1,13 @@
+import type { BridgeOptions } from "../../../src/bridge.js";
 import { createGimpHost, SAMPLE_NAME } from "../../../src/hosts/gimp/index.js";
 import { startBridge } from "../../helpers/bridge.js";
 import { pinnedTo } from "./embedded.js";
 import { GIMP_BINARY, GIMP_SKIP, sharedGimpAttach } from "../../hosts/gimp/_support.js";
 import type { ConformanceEditor } from "../_editors.js";
+
+/** The bridge limits a GIMP host applies itself, as the CLI hands them over. */
+const gimpLimits = (options: BridgeOptions): { maxDocumentPixels?: number } =>
+  options.limits?.maxDocumentPixels === undefined ? {} : { maxDocumentPixels: options.limits.maxDocumentPixels };
 
 /**
  * A real GIMP 2.10. One supervised GIMP is shared by the test file (started on first use); every `start()` gives
@@ -14,7 +19,7 @@ export const gimp: ConformanceEditor = {
   editors: 1,
   skip: GIMP_SKIP,
   start: async (options = {}) =>
-    startBridge({ ...options, host: createGimpHost({ binary: GIMP_BINARY, attach: await sharedGimpAttach(), sample: true }) }),
+    startBridge({ ...options, host: createGimpHost({ ...gimpLimits(options), binary: GIMP_BINARY, attach: await sharedGimpAttach(), sample: true }) }),
   paints: true,
   sampleName: SAMPLE_NAME,
   lacks: {
@@ -25,7 +30,6 @@ export const gimp: ConformanceEditor = {
     "layer:duplicate copies a group under new ids, layer:move places it, layer:delete removes it for good": "GIMP keeps layer names unique: a copied group's layers come back as `Subject #1`",
     "layer:fill and layer:clear work inside the selection, or on the whole layer": "GIMP 2.10 blends in linear light: a half-opaque fill paints other values than sRGB blending",
     "layer:rasterize draws a fill layer into pixels, and a save keeps the edits": "GIMP opens a PSD's fill layer as pixels: there is no fill layer to rasterize",
-    "layer:update changes each field it is given and leaves the rest": "GIMP 2.10 blends in linear light: a blend mode's pixels differ from sRGB blending",
   },
 };
 

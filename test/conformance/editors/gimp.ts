@@ -46,8 +46,8 @@ export const gimpPool: ConformanceEditor = {
     const harness = await startBridge({
       ...options,
       hosts: [
-        createGimpHost({ binary: GIMP_BINARY, attach: first, sample: true }),
-        createGimpHost({ binary: GIMP_BINARY, attach: second, sample: "empty" }),
+        createGimpHost({ ...gimpLimits(options), binary: GIMP_BINARY, attach: first, sample: true }),
+        createGimpHost({ ...gimpLimits(options), binary: GIMP_BINARY, attach: second, sample: "empty" }),
       ],
     });
     return pinnedTo("gimp-1", harness);

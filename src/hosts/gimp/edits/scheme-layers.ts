@@ -12,6 +12,8 @@ export const EDIT_LAYER_SCHEME = `
                    (car (gimp-layer-new img (car (gimp-image-width img)) (car (gimp-image-height img)) (br-new-layer-type img) name 100 LAYER-MODE-NORMAL)))))
         (gimp-image-insert-layer img l (car place) (cadr place))
         (gimp-item-set-name l name)
+        ; A new group passes its layers' modes through, as GIMP's own New Layer Group does (the PDB's is normal).
+        (if (= kind 1) (gimp-layer-set-mode l LAYER-MODE-PASS-THROUGH))
         (if (= kind 0)
             (begin
               (gimp-drawable-fill l FILL-TRANSPARENT)
@@ -153,10 +155,23 @@ export const EDIT_LAYER_SCHEME = `
   (if (>= (br-mask-of l) 0) (br-bad (string-append "Layer " (number->string l) " already has a mask")))
   (br-edit img (lambda () (gimp-layer-add-mask l (car (gimp-layer-create-mask l type))) l)))
 
+; Applying a mask also shrinks the layer to what it left showing (GIMP masks cover the whole layer; the layer's
+; extent is then the mask's, as on the other editors); a layer left all transparent keeps its extent.
 (define (br-mask-remove img l how)
   (br-with-mask img l)
   (if (= how MASK-APPLY) (br-unlocked l))
-  (br-edit img (lambda () (gimp-layer-remove-mask l how) l)))
+  (br-edit img (lambda ()
+    (gimp-layer-remove-mask l how)
+    (if (= how MASK-APPLY) (br-unselected img (lambda () (br-crop-to-content img l))))
+    l)))
+
+(define (br-crop-to-content img l)
+  (gimp-image-select-item img CHANNEL-OP-REPLACE l)
+  (let ((b (gimp-selection-bounds img)) (off (gimp-drawable-offsets l)))
+    (gimp-selection-none img)
+    (if (= (car b) 1)
+        (let ((x0 (cadr b)) (y0 (caddr b)) (x1 (cadddr b)) (y1 (car (cddddr b))))
+          (gimp-layer-resize l (- x1 x0) (- y1 y0) (- (car off) x0) (- (cadr off) y0))))))
 
 (define (br-mask-update img l enabled)
   (br-with-mask img l)

@@ -25,10 +25,6 @@ export const gimp: ConformanceEditor = {
   lacks: {
     "layer:getInfoBySelectionIndex walks the active layers in index order": "GIMP 2.10 has exactly one active layer",
     // The edits GIMP makes its own way; each is checked on GIMP in test/hosts/gimp/edits.test.ts.
-    "layer:addMask, updateMask, applyMask and deleteMask change what shows": "a GIMP mask always covers its whole layer, so its extent is the layer's, not the selection's",
-    "layer:create makes transparent, filled and group layers, each default left out once": "a new transparent GIMP layer is a canvas-sized drawable, so its bounds are the canvas, not empty",
-    "layer:duplicate copies a group under new ids, layer:move places it, layer:delete removes it for good": "GIMP keeps layer names unique: a copied group's layers come back as `Subject #1`",
-    "layer:fill and layer:clear work inside the selection, or on the whole layer": "GIMP 2.10 blends in linear light: a half-opaque fill paints other values than sRGB blending",
     "layer:rasterize draws a fill layer into pixels, and a save keeps the edits": "GIMP opens a PSD's fill layer as pixels: there is no fill layer to rasterize",
   },
 };

@@ -255,6 +255,8 @@ async function editorPool(options: ServeOptions, log: Logger): Promise<Pick<Brid
     photoshop: options.photoshop,
     gimp: {
       ...options.gimp,
+      // Edits past the bridge's document limit are refused, as the embedded editor refuses them.
+      maxDocumentPixels: options.limits.maxDocumentPixels ?? DEFAULT_LIMITS.maxDocumentPixels,
       // A supervised GIMP's recovery copies follow the embedded editor's limits (`--limit editorRecovery…`).
       recovery: {
         intervalMs: options.limits.editorRecoveryIntervalMs ?? DEFAULT_LIMITS.editorRecoveryIntervalMs,

@@ -3,9 +3,9 @@ import type { HostRect } from "../../src/protocol/index.js";
 import { itFor } from "./_editors.js";
 import { EDIT_MATRIX, editSession, expectRefused, expectResult, exportComposite, type EditSession } from "./_edits.js";
 
-/** The sample's label colour (`#2563eb`). */
-const LABEL_BLUE = [37, 99, 235, 255];
-const CANVAS = { x: 0, y: 0, width: 800, height: 600 };
+/** The whole canvas of a document. */
+const canvasOf = ({ width, height }: { width: number; height: number }): HostRect => ({ x: 0, y: 0, width, height });
+const hex = (rgba: readonly number[]): string => `#${rgba.slice(0, 3).map((c) => c.toString(16).padStart(2, "0")).join("")}`;
 
 describe.each(EDIT_MATRIX)("selection edits over $label", ({ editor, transport: { make } }) => {
   const it = itFor(editor);
@@ -23,6 +23,7 @@ describe.each(EDIT_MATRIX)("selection edits over $label", ({ editor, transport: 
 
   it("selection:all, selection:clear and selection:invert", async () => {
     s = await editSession(editor, make);
+    const CANVAS = canvasOf(await s.current());
     if (await s.supports("selection:all")) {
       const { revision } = await s.current();
       const all = await edit("selection:all");
@@ -32,8 +33,8 @@ describe.each(EDIT_MATRIX)("selection edits over $label", ({ editor, transport: 
     if (await s.supports("selection:invert")) {
       // Nothing selected inverts to everything; a rectangle to everything around it.
       expect((await edit("selection:invert")).bounds).toEqual(CANVAS);
-      await select({ x: 0, y: 0, width: 800, height: 100 });
-      expect((await edit("selection:invert")).bounds).toEqual({ x: 0, y: 100, width: 800, height: 500 });
+      await select({ x: 0, y: 0, width: CANVAS.width, height: 100 });
+      expect((await edit("selection:invert")).bounds).toEqual({ x: 0, y: 100, width: CANVAS.width, height: CANVAS.height - 100 });
     }
   });
 
@@ -61,6 +62,7 @@ describe.each(EDIT_MATRIX)("selection edits over $label", ({ editor, transport: 
 
   it("selection:fromLayer and selection:fromColor select pixels, combined by mode (replace by default)", async () => {
     s = await editSession(editor, make);
+    const CANVAS = canvasOf(await s.current());
     const fromLayer = await s.supports("selection:fromLayer", {});
     const fromColor = await s.supports("selection:fromColor", { color: "#ffffff", tolerance: 0 });
     if (!fromLayer && !fromColor) return;
@@ -69,36 +71,40 @@ describe.each(EDIT_MATRIX)("selection edits over $label", ({ editor, transport: 
     if (fromLayer) {
       expect((await edit("selection:fromLayer", { layerId: label.id })).bounds).toEqual(label.rect);
       const both = (await edit("selection:fromLayer", { layerId: subject.id, mode: "add" })).bounds!;
+      // The box around both.
+      const [left, top] = [Math.min(label.rect.x, subject.rect.x), Math.min(label.rect.y, subject.rect.y)];
       expect(both).toEqual({
-        x: label.rect.x,
-        y: label.rect.y,
-        width: subject.rect.x + subject.rect.width - label.rect.x,
-        height: subject.rect.y + subject.rect.height - label.rect.y,
+        x: left,
+        y: top,
+        width: Math.max(label.rect.x + label.rect.width, subject.rect.x + subject.rect.width) - left,
+        height: Math.max(label.rect.y + label.rect.height, subject.rect.y + subject.rect.height) - top,
       });
       // Hard-edged rectangles through the label's opaque middle (its corners are rounded and soft).
-      await select({ x: label.rect.x + 20, y: 0, width: 50, height: 600 });
+      await select({ x: label.rect.x + 20, y: 0, width: 50, height: CANVAS.height });
       expect((await edit("selection:fromLayer", { layerId: label.id, mode: "intersect" })).bounds).toEqual({ ...label.rect, x: label.rect.x + 20, width: 50 });
       await select({ x: label.rect.x + 20, y: label.rect.y + 5, width: 50, height: 10 });
       expect((await edit("selection:fromLayer", { layerId: label.id, mode: "subtract" })).bounds).toBeNull();
     }
     if (fromColor) {
+      // The label's colour as the editor shows it (the embedded sample's is #2563eb).
+      const labelColor = (await exportComposite(s)).at(label.rect.x + Math.floor(label.rect.width / 2), label.rect.y + Math.floor(label.rect.height / 2));
       // A colour everywhere (not contiguous by default), sampled from the layer.
-      if (await s.honours("selection:fromColor", "color", { layerId: label.id, color: "#2563eb", tolerance: 16 })) {
-        const inLabel = (await edit("selection:fromColor", { layerId: label.id, color: "#2563eb", tolerance: 16 })).bounds!;
+      if (await s.honours("selection:fromColor", "color", { layerId: label.id, color: hex(labelColor), tolerance: 16 })) {
+        const inLabel = (await edit("selection:fromColor", { layerId: label.id, color: hex(labelColor), tolerance: 16 })).bounds!;
         expect(inLabel.x).toBeGreaterThanOrEqual(label.rect.x);
         expect(inLabel.x + inLabel.width).toBeLessThanOrEqual(label.rect.x + label.rect.width);
         expect(inLabel.width).toBeGreaterThan(label.rect.width - 4);
       }
       // From a point (contiguous by default) on the whole image: the grey around everything.
-      expect((await edit("selection:fromColor", { point: { x: 5, y: 300 }, tolerance: 0, sampleMerged: true })).bounds).toEqual(CANVAS);
+      expect((await edit("selection:fromColor", { point: { x: 5, y: CANVAS.height / 2 }, tolerance: 0, sampleMerged: true })).bounds).toEqual(CANVAS);
       // The active layer (Subject) sampled at a point outside it: its transparent pixels, everywhere but the circle.
       expect((await edit("selection:fromColor", { point: { x: 5, y: 5 }, tolerance: 0, mode: "intersect" })).bounds).toEqual(CANVAS);
-      if (!(await s.honours("selection:fromColor", "color", { color: "#2563eb", tolerance: 16, sampleMerged: true }))) return;
-      await edit("selection:fromColor", { color: "#2563eb", tolerance: 16, sampleMerged: true });
+      if (!(await s.honours("selection:fromColor", "color", { color: hex(labelColor), tolerance: 16, sampleMerged: true }))) return;
+      await edit("selection:fromColor", { color: hex(labelColor), tolerance: 16, sampleMerged: true });
       if ((await s.supports("document:crop", { rect: { x: 0, y: 0, width: 1, height: 1 } })) === true) {
         expectResult("document:crop", await s.call("document:crop"));
         const image = await exportComposite(s);
-        if (editor.paints) expect(image.at(Math.floor(image.width / 2), Math.floor(image.height / 2))).toEqual(LABEL_BLUE);
+        if (editor.paints) expect(image.at(Math.floor(image.width / 2), Math.floor(image.height / 2))).toEqual(labelColor);
       }
     }
   });

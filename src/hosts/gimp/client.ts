@@ -230,6 +230,18 @@ export function schemeError(body: string, fallback: ErrorCode): BridgeError {
     const [, code, detail] = ours as unknown as [string, string, string];
     if (code === "DOCUMENT_NOT_FOUND") return new BridgeError(code, `No open GIMP image with id ${detail}`, { details: { documentId: Number(detail) } });
     if (code === "LAYER_NOT_FOUND") return new BridgeError(code, `No layer with id ${detail} in this image`, { details: { layerId: Number(detail) } });
+    if (code === "LOCKED") {
+      return new BridgeError("BAD_REQUEST", `Layer ${detail} is locked: unlock it (layer:update locked: false) first`, {
+        details: { layerId: Number(detail), locked: true },
+      });
+    }
+    if (code === "PAYLOAD_TOO_LARGE") {
+      // `br-fits`: "<width> <height> <max>".
+      const [width, height, maxPixels] = detail.split(" ").map(Number) as [number, number, number];
+      return new BridgeError(code, `A result of ${width}×${height} exceeds ${maxPixels} pixels`, {
+        details: { width, height, maxPixels, limit: "maxDocumentPixels" },
+      });
+    }
     return new BridgeError(code, detail);
   }
   return new BridgeError(fallback, `GIMP: ${text}`, { details: { gimpError: text.slice(0, 1_000) } });

@@ -1,4 +1,5 @@
 import type { Observable } from "rxjs";
+import { DEFAULT_LIMITS } from "../../limits.js";
 import type { HostAdapter, PreviewEvent } from "../host.js";
 import { previewSize } from "../_internal/target-size.js";
 import { actionOps } from "./actions.js";
@@ -127,7 +128,7 @@ export function createGimpHost(options: GimpHostOptions): GimpHost {
         ...selectionOps(session),
         ...actionOps(session),
         ...scriptOps(session),
-        ...editOps(session),
+        ...editOps(session, { maxDocumentPixels: options.maxDocumentPixels ?? DEFAULT_LIMITS.maxDocumentPixels }),
       },
       session.ids,
       session.recovery,

@@ -86,10 +86,20 @@ export const LIBRARY_SOURCE = `(begin
           (car (gimp-item-get-lock-content l))
           (if (< (car (gimp-layer-get-mask l)) 0) -1 (car (gimp-layer-get-apply-mask l))))))
 
+; The image's top-level layers; the bottom one is GIMP's background layer (kind 3) when it is a pixel layer
+; without an alpha channel, as GIMP makes it for a flattened image or an opened JPEG.
 (define (br-tree img)
   (br-image img)
   (list (car (gimp-image-get-active-layer img))
-        (map br-layer-info (vector->list (cadr (gimp-image-get-layers img))))))
+        (let ((infos (map br-layer-info (vector->list (cadr (gimp-image-get-layers img))))))
+          (if (null? infos) infos (br-mark-background infos)))))
+
+(define (br-mark-background infos)
+  (if (pair? (cdr infos)) (cons (car infos) (br-mark-background (cdr infos)))
+      (let* ((info (car infos)) (l (car info)))
+        (if (and (= (caddr info) 0) (= (car (gimp-drawable-has-alpha l)) 0))
+            (list (cons l (cons (cadr info) (cons 3 (cdddr info)))))
+            infos))))
 
 ; A document and its layer tree in one round trip: every layer-scoped call reads it first.
 (define (br-doc-tree img) (list (br-doc img) (br-tree img)))

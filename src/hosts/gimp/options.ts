@@ -35,6 +35,12 @@ export interface GimpHostOptions extends GimpConnectOptions {
    */
   recovery?: { readonly intervalMs?: number; readonly settleMs?: number; readonly maxBytes?: number } | false | undefined;
   /**
+   * Largest document or layer (width × height) an edit may make: an edit past it is refused as `PAYLOAD_TOO_LARGE`
+   * before GIMP starts on it (a 16 000 px resize holds GIMP for a minute). The bridge's `maxDocumentPixels`.
+   * @default DEFAULT_LIMITS.maxDocumentPixels
+   */
+  maxDocumentPixels?: number | undefined;
+  /**
    * Largest file GIMP is given to open: the bridge reads it whole (to learn what it holds, and to stage it for GIMP).
    * @default the bridge's `maxOpenFileBytes`, else DEFAULT_MAX_OPEN_FILE_BYTES
    */

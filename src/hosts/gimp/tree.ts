@@ -15,7 +15,8 @@ export const LAYER_MODES: Readonly<Record<number, string>> = {
   61: "pass through", 62: "replace", 63: "anti erase",
 };
 
-const KINDS: readonly LayerKind[] = ["pixel", "group", "text"];
+/** `br-layer-info`'s kinds; `br-tree` marks the background layer (see `../../../docs/gimp.md`). */
+const KINDS: readonly LayerKind[] = ["pixel", "group", "text", "background"];
 
 const COLOR_MODES: readonly string[] = ["RGB", "Grayscale", "Indexed"];
 

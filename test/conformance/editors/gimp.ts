@@ -1,8 +1,13 @@
+import type { BridgeOptions } from "../../../src/bridge/options.js";
 import { createGimpHost, SAMPLE_NAME } from "../../../src/hosts/gimp/index.js";
 import { startBridge } from "../../helpers/bridge.js";
 import { pinnedTo } from "./embedded.js";
 import { GIMP_BINARY, GIMP_SKIP, sharedGimpAttach } from "../../hosts/gimp/_support.js";
 import type { ConformanceEditor } from "../_editors.js";
+
+/** The bridge limits a GIMP host applies itself, as the CLI hands them over. */
+const gimpLimits = (options: BridgeOptions): { maxDocumentPixels?: number } =>
+  options.limits?.maxDocumentPixels === undefined ? {} : { maxDocumentPixels: options.limits.maxDocumentPixels };
 
 /**
  * A real GIMP 2.10. One supervised GIMP is shared by the test file (started on first use); every `start()` gives
@@ -14,18 +19,13 @@ export const gimp: ConformanceEditor = {
   editors: 1,
   skip: GIMP_SKIP,
   start: async (options = {}) =>
-    startBridge({ ...options, host: createGimpHost({ binary: GIMP_BINARY, attach: await sharedGimpAttach(), sample: true }) }),
+    startBridge({ ...options, host: createGimpHost({ ...gimpLimits(options), binary: GIMP_BINARY, attach: await sharedGimpAttach(), sample: true }) }),
   paints: true,
   sampleName: SAMPLE_NAME,
   lacks: {
     "layer:getInfoBySelectionIndex walks the active layers in index order": "GIMP 2.10 has exactly one active layer",
     // The edits GIMP makes its own way; each is checked on GIMP in test/hosts/gimp/edits.test.ts.
-    "layer:addMask, updateMask, applyMask and deleteMask change what shows": "a GIMP mask always covers its whole layer, so its extent is the layer's, not the selection's",
-    "layer:create makes transparent, filled and group layers, each default left out once": "a new transparent GIMP layer is a canvas-sized drawable, so its bounds are the canvas, not empty",
-    "layer:duplicate copies a group under new ids, layer:move places it, layer:delete removes it for good": "GIMP keeps layer names unique: a copied group's layers come back as `Subject #1`",
-    "layer:fill and layer:clear work inside the selection, or on the whole layer": "GIMP 2.10 blends in linear light: a half-opaque fill paints other values than sRGB blending",
     "layer:rasterize draws a fill layer into pixels, and a save keeps the edits": "GIMP opens a PSD's fill layer as pixels: there is no fill layer to rasterize",
-    "layer:update changes each field it is given and leaves the rest": "GIMP 2.10 blends in linear light: a blend mode's pixels differ from sRGB blending",
   },
 };
 
@@ -42,8 +42,8 @@ export const gimpPool: ConformanceEditor = {
     const harness = await startBridge({
       ...options,
       hosts: [
-        createGimpHost({ binary: GIMP_BINARY, attach: first, sample: true }),
-        createGimpHost({ binary: GIMP_BINARY, attach: second, sample: "empty" }),
+        createGimpHost({ ...gimpLimits(options), binary: GIMP_BINARY, attach: first, sample: true }),
+        createGimpHost({ ...gimpLimits(options), binary: GIMP_BINARY, attach: second, sample: "empty" }),
       ],
     });
     return pinnedTo("gimp-1", harness);

@@ -56,7 +56,7 @@ describe.skipIf(GIMP_SKIP !== undefined)("the GIMP host", () => {
       [1, "Product", "group"],
       [2, "Subject", "pixel"],
       [3, "Shadow", "pixel"],
-      [4, "Background", "pixel"],
+      [4, "Background", "background"],
     ]);
     expect(document.activeLayerIds).toEqual([flat[2]!.id]);
     const shadow = flat[3]!;

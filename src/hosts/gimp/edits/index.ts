@@ -9,7 +9,7 @@ import type { HostCallContext, Rgba } from "../../host.js";
 import type { GimpSession } from "../connection.js";
 import { asNumber, int, lit, num, type Sexp } from "../scheme.js";
 import { GIMP_LAYER_MODES, NOT_PAINT_MODES } from "./modes.js";
-import { layerMatrix } from "./transform.js";
+import { exactTurn, layerMatrix } from "./transform.js";
 
 /**
  * Every edit GIMP 2.10 makes, with the fields it cannot honour: GIMP has no fill opacity apart from a layer's
@@ -102,7 +102,21 @@ function layerMode(edit: EditOp, name: string, painting: boolean): string {
   return int(mode);
 }
 
-function layerForm(img: string, edit: LayerEdit): string {
+/** What the edits need to know besides the edit. */
+export interface GimpEditLimits {
+  /** Most pixels (width × height) a document or layer may have after an edit: the bridge's `maxDocumentPixels`. */
+  readonly maxDocumentPixels: number;
+}
+
+/** @throws BridgeError `PAYLOAD_TOO_LARGE` `{limit: "maxDocumentPixels"}` when a `width` × `height` result passes the limit. */
+export function checkPixels(width: number, height: number, maxPixels: number): void {
+  if (width * height <= maxPixels) return;
+  throw new BridgeError("PAYLOAD_TOO_LARGE", `A result of ${width}×${height} exceeds ${maxPixels} pixels`, {
+    details: { width, height, maxPixels, limit: "maxDocumentPixels" },
+  });
+}
+
+function layerForm(img: string, edit: LayerEdit, limits: GimpEditLimits): string {
   switch (edit.op) {
     case "layer:create": {
       const [fill, color, opacity] = edit.fillColor === undefined ? [0, [0, 0, 0, 0] as const, 0] : [1, edit.fillColor, (edit.fillColor[3] * 100) / 255];
@@ -135,9 +149,12 @@ function layerForm(img: string, edit: LayerEdit): string {
       return `(br-layer-clear ${img} ${int(edit.layerId)})`;
     case "layer:transform": {
       const m = layerMatrix(edit);
-      const whole = m.translation && Number.isInteger(m.c) && Number.isInteger(m.f);
+      const turn = exactTurn(m);
+      // 1: a whole-pixel move; 2: quarter turns and a mirror, made exactly; 0: resampled through the matrix.
+      const how = turn === undefined ? 0 : m.translation ? 1 : 2;
       const coefficients = [m.a, m.b, m.c, m.d, m.e, m.f].map(num).join(" ");
-      return `(br-layer-transform ${img} ${int(edit.layerId)} ${whole ? 1 : 0} ${coefficients} ${INTERPOLATION[edit.resample]})`;
+      const exact = `${turn?.quarters ?? 0} ${turn?.mirror === true ? 1 : 0}`;
+      return `(br-layer-transform ${img} ${int(edit.layerId)} ${how} ${exact} ${coefficients} ${INTERPOLATION[edit.resample]} ${int(limits.maxDocumentPixels)})`;
     }
     case "layer:addMask":
       return `(br-mask-add ${img} ${int(edit.layerId)} ${ADD_MASK[edit.from]})`;
@@ -150,18 +167,20 @@ function layerForm(img: string, edit: LayerEdit): string {
   }
 }
 
-function documentForm(img: string, edit: DocumentEdit): string {
+function documentForm(img: string, edit: DocumentEdit, limits: GimpEditLimits): string {
   switch (edit.op) {
     case "document:resize":
+      checkPixels(edit.width, edit.height, limits.maxDocumentPixels);
       return `(br-doc-resize ${img} ${int(edit.width)} ${int(edit.height)} ${num(edit.resolution)} ${INTERPOLATION[edit.resample]})`;
     case "document:resizeCanvas":
+      checkPixels(edit.width, edit.height, limits.maxDocumentPixels);
       return `(br-doc-canvas ${img} ${int(edit.width)} ${int(edit.height)} ${int(edit.offsetX)} ${int(edit.offsetY)} ${rgb(edit.fillColor)} ${int(edit.fillColor[3])})`;
     case "document:crop": {
       const { x, y, width, height } = edit.rect;
       return `(br-doc-crop ${img} ${int(x)} ${int(y)} ${int(width)} ${int(height)})`;
     }
     case "document:rotate":
-      return `(br-doc-rotate ${img} ${num(edit.angle)})`;
+      return `(br-doc-rotate ${img} ${num(edit.angle)} ${int(limits.maxDocumentPixels)})`;
     case "document:flip":
       return `(br-doc-flip ${img} ${FLIP[edit.direction]})`;
     case "document:duplicate":
@@ -196,10 +215,10 @@ function selectionForm(img: string, edit: SelectionEdit): string {
 }
 
 /** The `br-…` call making one edit of image `documentId`. */
-export function editForm(documentId: number, edit: EditOp): string {
+export function editForm(documentId: number, edit: EditOp, limits: GimpEditLimits): string {
   const img = int(documentId);
-  if (edit.op.startsWith("layer:")) return layerForm(img, edit as LayerEdit);
-  if (edit.op.startsWith("document:")) return documentForm(img, edit as DocumentEdit);
+  if (edit.op.startsWith("layer:")) return layerForm(img, edit as LayerEdit, limits);
+  if (edit.op.startsWith("document:")) return documentForm(img, edit as DocumentEdit, limits);
   return selectionForm(img, edit as SelectionEdit);
 }
 
@@ -207,12 +226,14 @@ export function editForm(documentId: number, edit: EditOp): string {
 const MAKES_LAYER: ReadonlySet<string> = new Set(["layer:create", "layer:duplicate", "layer:group", "layer:merge"]);
 
 /** The GIMP adapter's edits, in GIMP's ids. */
-export function editOps(session: GimpSession): { edit(ctx: HostCallContext, documentId: number, edit: EditOp): Promise<GimpEditMade> } {
+export function editOps(session: GimpSession, limits: GimpEditLimits): { edit(ctx: HostCallContext, documentId: number, edit: EditOp): Promise<GimpEditMade> } {
   return {
     async edit(ctx, documentId, edit) {
+      // Refused before anything is sent when the form alone shows the result is too large.
+      const form = editForm(documentId, edit, limits);
       let value: Sexp;
       try {
-        value = await session.call(ctx, editForm(documentId, edit));
+        value = await session.call(ctx, form);
       } catch (error) {
         // A PDB error inside the undo group ends the request with the group open: close it now.
         await session.call(ctx, "(br-edit-repair)").catch(() => {});

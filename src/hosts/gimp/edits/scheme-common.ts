@@ -30,6 +30,11 @@ export const EDIT_COMMON_SCHEME = `
 
 (define (br-bad text) (br-fail "BAD_REQUEST" text))
 
+; Refuses (before any change) a result of w x h pixels past max, the bridge's maxDocumentPixels.
+(define (br-fits w h max)
+  (if (> (* w h) max)
+      (br-fail "PAYLOAD_TOO_LARGE" (string-append (number->string w) " " (number->string h) " " (number->string max)))))
+
 (define (br-layers-of img parent)
   (vector->list (cadr (if (> parent 0) (gimp-item-get-children parent) (gimp-image-get-layers img)))))
 
@@ -53,10 +58,9 @@ export const EDIT_COMMON_SCHEME = `
          (let* ((parent (br-parent target)) (i (br-index-of target (br-without moving (br-layers-of img parent)))))
            (list parent (if (= kind 0) i (+ i 1)))))))
 
-; Layers whose pixels an edit changes must not be locked.
+; Layers whose pixels an edit changes must not be locked (the adapter answers BAD_REQUEST naming the lock).
 (define (br-unlocked l)
-  (if (= (car (gimp-item-get-lock-content l)) 1)
-      (br-bad (string-append "Layer " (number->string l) " is locked: unlock it (layer:update locked: false) first")))
+  (if (= (car (gimp-item-get-lock-content l)) 1) (br-fail "LOCKED" (number->string l)))
   l)
 
 ; Runs thunk with nothing selected, then brings the selection (and the active layer it displaced) back.

@@ -41,9 +41,11 @@ export const EDIT_DOCUMENT_SCHEME = `
   (br-edit img (lambda () (gimp-image-crop img w h x y) #t)))
 
 ; Degrees clockwise in [0, 360). Quarter turns are exact; other angles rotate every top-level layer about the
-; canvas centre and grow the canvas to hold them (the background's new area white).
-(define (br-doc-rotate img angle)
+; canvas centre and grow the canvas to hold them (the background's new area white), refused past max pixels.
+(define (br-doc-rotate img angle max)
   (br-image img)
+  (let ((size (br-rotated-size img angle)))
+    (br-fits (car size) (cadr size) max))
   (br-edit img (lambda ()
     (cond ((= angle 0) #t)
           ((= angle 90) (gimp-image-rotate img ROTATE-90))
@@ -52,11 +54,18 @@ export const EDIT_DOCUMENT_SCHEME = `
           (else (br-rotate-free img angle)))
     #t)))
 
+; The canvas (w h) that holds the whole image turned by angle degrees.
+(define (br-rotated-size img angle)
+  (let ((w (car (gimp-image-width img))) (h (car (gimp-image-height img)))
+        (rad (/ (* angle 3.141592653589793) 180)))
+    (list (inexact->exact (ceiling (- (+ (abs (* w (cos rad))) (abs (* h (sin rad)))) 1e-9)))
+          (inexact->exact (ceiling (- (+ (abs (* w (sin rad))) (abs (* h (cos rad)))) 1e-9))))))
+
 (define (br-rotate-free img angle)
   (let* ((w (car (gimp-image-width img))) (h (car (gimp-image-height img)))
          (rad (/ (* angle 3.141592653589793) 180))
-         (nw (inexact->exact (ceiling (- (+ (abs (* w (cos rad))) (abs (* h (sin rad)))) 1e-9))))
-         (nh (inexact->exact (ceiling (- (+ (abs (* w (sin rad))) (abs (* h (cos rad)))) 1e-9))))
+         (size (br-rotated-size img angle))
+         (nw (car size)) (nh (cadr size))
          (bg (br-background img)))
     (if (>= bg 0) (gimp-layer-add-alpha bg))
     (br-unselected img (lambda ()

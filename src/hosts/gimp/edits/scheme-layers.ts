@@ -12,6 +12,8 @@ export const EDIT_LAYER_SCHEME = `
                    (car (gimp-layer-new img (car (gimp-image-width img)) (car (gimp-image-height img)) (br-new-layer-type img) name 100 LAYER-MODE-NORMAL)))))
         (gimp-image-insert-layer img l (car place) (cadr place))
         (gimp-item-set-name l name)
+        ; A new group passes its layers' modes through, as GIMP's own New Layer Group does (the PDB's is normal).
+        (if (= kind 1) (gimp-layer-set-mode l LAYER-MODE-PASS-THROUGH))
         (if (= kind 0)
             (begin
               (gimp-drawable-fill l FILL-TRANSPARENT)
@@ -105,22 +107,40 @@ export const EDIT_LAYER_SCHEME = `
   (br-unlocked (br-layer img l))
   (br-edit img (lambda () (gimp-layer-add-alpha l) (gimp-drawable-edit-clear l) l)))
 
-; translate: 1 for a whole-pixel move (dx dy in c dy f), else the affine matrix (a b c / d e f).
-(define (br-layer-transform img l translate a b c d e f interpolation)
+; The bounds (x0 y0 x1 y1) of layer l once mapped by the matrix (a b c / d e f), grown to whole pixels.
+(define (br-mapped-box l a b c d e f)
+  (let* ((off (gimp-drawable-offsets l))
+         (x0 (car off)) (y0 (cadr off))
+         (x1 (+ x0 (car (gimp-drawable-width l)))) (y1 (+ y0 (car (gimp-drawable-height l))))
+         (xs (list (+ (* a x0) (* b y0) c) (+ (* a x1) (* b y0) c) (+ (* a x0) (* b y1) c) (+ (* a x1) (* b y1) c)))
+         (ys (list (+ (* d x0) (* e y0) f) (+ (* d x1) (* e y0) f) (+ (* d x0) (* e y1) f) (+ (* d x1) (* e y1) f)))
+         (whole (lambda (v) (inexact->exact (round v)))))
+    (list (whole (floor (apply min xs))) (whole (floor (apply min ys))) (whole (ceiling (apply max xs))) (whole (ceiling (apply max ys))))))
+
+; how: 1 a whole-pixel move (dx dy in c and f); 2 quarter turns (clockwise), then a horizontal mirror (mirror 1),
+; then a whole-pixel move, all exact; 0 the affine matrix (a b c / d e f), resampled. max: most pixels the layer
+; may have after.
+(define (br-layer-transform img l how quarters mirror a b c d e f interpolation max)
   (br-unlocked (br-layer img l))
   (if (= (car (gimp-item-get-lock-position l)) 1)
       (br-bad (string-append "Layer " (number->string l) " has its position locked")))
-  (br-edit img (lambda ()
-    ; A drawable transformed while something is selected would float the selected part only.
-    (br-unselected img (lambda ()
-      (if (= translate 1)
-          (gimp-item-transform-translate l c f)
-          (begin
-            (gimp-context-set-interpolation interpolation)
-            (gimp-context-set-transform-direction TRANSFORM-FORWARD)
-            (gimp-context-set-transform-resize TRANSFORM-RESIZE-ADJUST)
-            (gimp-item-transform-matrix l a b c d e f 0 0 1)))))
-    l)))
+  (let ((box (br-mapped-box l a b c d e f)))
+    (br-fits (- (caddr box) (car box)) (- (cadddr box) (cadr box)) max)
+    (br-edit img (lambda ()
+      ; A drawable transformed while something is selected would float the selected part only.
+      (br-unselected img (lambda ()
+        (cond ((= how 1) (gimp-item-transform-translate l c f))
+              ((= how 2)
+               (if (> quarters 0) (gimp-item-transform-rotate-simple l (- quarters 1) TRUE 0 0))
+               (if (= mirror 1) (gimp-item-transform-flip-simple l ORIENTATION-HORIZONTAL TRUE 0))
+               (let ((off (gimp-drawable-offsets l)))
+                 (gimp-item-transform-translate l (- (car box) (car off)) (- (cadr box) (cadr off)))))
+              (else
+               (gimp-context-set-interpolation interpolation)
+               (gimp-context-set-transform-direction TRANSFORM-FORWARD)
+               (gimp-context-set-transform-resize TRANSFORM-RESIZE-ADJUST)
+               (gimp-item-transform-matrix l a b c d e f 0 0 1)))))
+      l))))
 
 (define (br-mask-of l) (car (gimp-layer-get-mask l)))
 
@@ -135,10 +155,23 @@ export const EDIT_LAYER_SCHEME = `
   (if (>= (br-mask-of l) 0) (br-bad (string-append "Layer " (number->string l) " already has a mask")))
   (br-edit img (lambda () (gimp-layer-add-mask l (car (gimp-layer-create-mask l type))) l)))
 
+; Applying a mask also shrinks the layer to what it left showing (GIMP masks cover the whole layer; the layer's
+; extent is then the mask's, as on the other editors); a layer left all transparent keeps its extent.
 (define (br-mask-remove img l how)
   (br-with-mask img l)
   (if (= how MASK-APPLY) (br-unlocked l))
-  (br-edit img (lambda () (gimp-layer-remove-mask l how) l)))
+  (br-edit img (lambda ()
+    (gimp-layer-remove-mask l how)
+    (if (= how MASK-APPLY) (br-unselected img (lambda () (br-crop-to-content img l))))
+    l)))
+
+(define (br-crop-to-content img l)
+  (gimp-image-select-item img CHANNEL-OP-REPLACE l)
+  (let ((b (gimp-selection-bounds img)) (off (gimp-drawable-offsets l)))
+    (gimp-selection-none img)
+    (if (= (car b) 1)
+        (let ((x0 (cadr b)) (y0 (caddr b)) (x1 (cadddr b)) (y1 (car (cddddr b))))
+          (gimp-layer-resize l (- x1 x0) (- y1 y0) (- (car off) x0) (- (cadr off) y0))))))
 
 (define (br-mask-update img l enabled)
   (br-with-mask img l)

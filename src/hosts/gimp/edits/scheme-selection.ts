@@ -68,8 +68,28 @@ export const EDIT_SELECTION_SCHEME = `
       (gimp-context-set-sample-threshold threshold)
       (gimp-context-set-sample-transparent TRUE)
       (gimp-context-set-diagonal-neighbors FALSE)
-      (if (= contiguous 1)
-          (let ((off (if (= merged 1) '(0 0) (gimp-drawable-offsets drawable))))
-            (gimp-image-select-contiguous-color img op drawable (- x (car off)) (- y (cadr off))))
-          (gimp-image-select-color img op drawable (list r g b)))))))
+      (cond ((= contiguous 0) (gimp-image-select-color img op drawable (list r g b)))
+            ((or (= merged 1) (br-covers-canvas? img drawable)) (br-wand img op drawable x y))
+            ; Past its edges a layer is transparent: a canvas-sized copy lets the region grow from a point
+            ; outside the layer, and through its transparent pixels to beyond it.
+            (else
+             (let ((active (car (gimp-image-get-active-layer img)))
+                   (copy (car (gimp-layer-copy drawable TRUE))))
+               (gimp-image-insert-layer img copy 0 0)
+               (gimp-layer-resize-to-image-size copy)
+               (gimp-image-select-contiguous-color img op copy x y)
+               (gimp-image-remove-layer img copy)
+               (if (= (car (gimp-item-is-valid active)) 1) (gimp-image-set-active-layer img active)))))))))
+
+(define (br-wand img op drawable x y)
+  (let ((off (if (= (car (gimp-context-get-sample-merged)) 1) '(0 0) (gimp-drawable-offsets drawable))))
+    (gimp-image-select-contiguous-color img op drawable (- x (car off)) (- y (cadr off)))))
+
+; Whether a layer's pixels cover the whole canvas (groups count as covering: GIMP samples their projection).
+(define (br-covers-canvas? img l)
+  (let ((off (gimp-drawable-offsets l)))
+    (or (= (car (gimp-item-is-group l)) 1)
+        (and (<= (car off) 0) (<= (cadr off) 0)
+             (>= (+ (car off) (car (gimp-drawable-width l))) (car (gimp-image-width img)))
+             (>= (+ (cadr off) (car (gimp-drawable-height l))) (car (gimp-image-height img)))))))
 `;

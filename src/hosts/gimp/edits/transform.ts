@@ -35,3 +35,19 @@ export function layerMatrix(edit: Extract<LayerEdit, { op: "layer:transform" }>)
   if (translation) return { a, b, c: edit.dx, d, e, f: edit.dy, translation };
   return { a, b, c: x + edit.dx - (a * x + b * y), d, e, f: y + edit.dy - (d * x + e * y), translation };
 }
+
+/**
+ * A matrix that only turns by quarters and mirrors, with a whole-pixel move: as clockwise quarter turns, then a
+ * horizontal mirror (`M = mirror · turn`). GIMP makes these exactly (`gimp-item-transform-rotate-simple`,
+ * `…-flip-simple`); through the general matrix it resamples them and softens the layer's edges. Undefined for any
+ * other matrix.
+ */
+export function exactTurn(m: ReturnType<typeof layerMatrix>): { quarters: 0 | 1 | 2 | 3; mirror: boolean } | undefined {
+  const unit = [m.a, m.b, m.d, m.e].every((v) => v === 0 || v === 1 || v === -1);
+  if (!unit || Math.abs(m.a) === Math.abs(m.b) || !Number.isInteger(m.c) || !Number.isInteger(m.f)) return undefined;
+  const mirror = m.a * m.e - m.b * m.d < 0;
+  // The turn left once the mirror is taken off: [[cos, −sin], [sin, cos]].
+  const [cos, sin] = mirror ? [-m.a, m.d] : [m.a, m.d];
+  const quarters = cos === 1 ? 0 : sin === 1 ? 1 : cos === -1 ? 2 : 3;
+  return { quarters, mirror };
+}

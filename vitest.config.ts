@@ -7,6 +7,9 @@ export default defineConfig({
     // on events, so the timeout only decides how long a broken test takes to fail.
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // expect.poll gives up after 1 s by default: on a loaded machine a browser page or a child process can take
+    // longer to show what it will show. The test's own timeout bounds it instead, so no verdict hangs on speed.
+    expect: { poll: { timeout: 55_000 } },
     // Two cores: two workers keep the suite fast without starving the servers under test.
     maxWorkers: 2,
   },

@@ -10,6 +10,7 @@ import { encodeFrame, decodeFrame } from "../../src/cluster/wire.js";
 import type { ClusterStatus } from "../../src/cluster/members.js";
 import { startBridgeProcess, type BridgeProcess } from "../helpers/bridge-process.js";
 import { hasNatsServer, startNatsServer, type NatsServer } from "../helpers/nats-server.js";
+import { clusterOf, until } from "../helpers/until.js";
 
 const CLUSTER = "t38";
 const TOKEN = "bridge-token-38";
@@ -19,13 +20,8 @@ const HEALTH_WORST_MS = 4_000;
 const WARNING = "joining the cluster's NATS without credentials";
 
 /** Reads `/status` until the bridge holds a slot in the cluster (each read a round trip: no sleeps). */
-async function joined(served: BridgeProcess, token?: string): Promise<ClusterStatus> {
-  for (;;) {
-    const response = await fetch(`${served.url}/status`, token === undefined ? {} : { headers: { authorization: `Bearer ${token}` } });
-    const { cluster } = (await response.json()) as { cluster: ClusterStatus };
-    if (cluster.slot !== undefined && cluster.state === "connected") return cluster;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+function joined(served: BridgeProcess, token?: string): Promise<ClusterStatus> {
+  return until(() => clusterOf(served.url, token), (cluster) => cluster.slot !== undefined && cluster.state === "connected", { what: "a slot in the cluster" });
 }
 
 type Reply = { ok: boolean; result?: unknown; error?: { code: string; message: string } };

@@ -5,25 +5,17 @@ import type { ClusterStatus } from "../../src/cluster/members.js";
 import { startSuiteBridge } from "../helpers/bridge.js";
 import { startBridgeProcess } from "../helpers/bridge-process.js";
 import { hasNatsServer, startNatsServer, type NatsServer } from "../helpers/nats-server.js";
+import { clusterOf, seesReadyPeers, untilCluster } from "../helpers/until.js";
 
 // Heartbeats fast enough for a test. Chunks of 256 KiB: the multi-MB messages below cross in a dozen or more.
 const limits = { clusterHeartbeatMs: 100, clusterMemberTtlMs: 2_000, clusterReconnectWaitMs: 100, clusterChunkBytes: 256 * 1024, progressIntervalMs: 0 };
 
 type Suite = Awaited<ReturnType<typeof startSuiteBridge>>;
 
-async function peersOf(url: string): Promise<ClusterStatus["peers"]> {
-  const status = (await (await fetch(`${url}/status`)).json()) as { cluster: ClusterStatus };
-  return status.cluster.peers;
-}
+const peersOf = async (url: string): Promise<ClusterStatus["peers"]> => (await clusterOf(url)).peers;
 
-/** Reads `/status` until the bridge at `url` lists `bridges` as its peers, their editors ready (each read a round trip: no sleeps). */
-async function seesPeers(url: string, bridges: string[]): Promise<void> {
-  for (;;) {
-    const peers = await peersOf(url);
-    if (bridges.every((b) => peers.some((p) => p.bridge === b && p.editors.length > 0 && p.editors.every((e) => e.state === "ready")))) return;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
+/** Reads `/status` until the bridge at `url` lists `bridges` as its peers, their editors ready. */
+const seesPeers = (url: string, bridges: string[]) => untilCluster(url, (cluster) => seesReadyPeers(cluster, bridges), `peers ${bridges.join(", ")}`);
 
 /** A PNG of noise: it does not compress, so `width × height × 3` bytes or so. */
 const noise = (width: number, height: number): Promise<Buffer> =>

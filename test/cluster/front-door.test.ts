@@ -1,23 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parseServeArgs } from "../../src/cli/args.js";
-import type { ClusterStatus } from "../../src/cluster/members.js";
 import type { Readiness } from "../../src/protocol/index.js";
 import { startBridge, startSuiteBridge } from "../helpers/bridge.js";
 import { hasNatsServer, startNatsServer, type NatsServer } from "../helpers/nats-server.js";
+import { untilCluster } from "../helpers/until.js";
 
 const CLUSTER = "t6";
 const limits = { clusterHeartbeatMs: 100, clusterMemberTtlMs: 2_000, clusterReconnectWaitMs: 100 };
 
 type Suite = Awaited<ReturnType<typeof startSuiteBridge>>;
 
-async function clusterOf(url: string): Promise<ClusterStatus> {
-  return ((await (await fetch(`${url}/status`)).json()) as { cluster: ClusterStatus }).cluster;
-}
-
-/** Reads `/status` until `done` holds of the bridge's cluster view (each read a round trip: no sleeps). */
-async function until(url: string, done: (cluster: ClusterStatus) => boolean): Promise<void> {
-  while (!done(await clusterOf(url))) await new Promise((resolve) => setImmediate(resolve));
-}
+const until = untilCluster;
 
 const readiness = async (url: string): Promise<Readiness> => (await (await fetch(`${url}/ready`)).json()) as Readiness;
 

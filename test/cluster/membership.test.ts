@@ -1,27 +1,15 @@
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ClusterStatus } from "../../src/cluster/members.js";
 import type { Readiness } from "../../src/protocol/index.js";
 import { startBridge, startSuiteBridge, type Harness } from "../helpers/bridge.js";
 import { hasNatsServer, startNatsServer, type NatsServer } from "../helpers/nats-server.js";
+import { clusterOf, untilCluster } from "../helpers/until.js";
 
 // Heartbeats fast enough for a test; the members' time to live a few of them.
 const limits = { clusterHeartbeatMs: 100, clusterMemberTtlMs: 2_000, clusterReconnectWaitMs: 100, clusterConnectTimeoutMs: 5_000 };
 
-async function clusterOf(h: Harness): Promise<ClusterStatus> {
-  const status = (await (await h.http("/status")).json()) as { cluster: ClusterStatus };
-  return status.cluster;
-}
-
-/** Reads `/status` until `done` holds of the bridge's cluster view (each read a round trip: no sleeps). */
-async function until(h: Harness, done: (cluster: ClusterStatus) => boolean): Promise<ClusterStatus> {
-  for (;;) {
-    const cluster = await clusterOf(h);
-    if (done(cluster)) return cluster;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
+const until = untilCluster;
 
 const readiness = async (h: Harness): Promise<Readiness> => (await (await h.http("/ready")).json()) as Readiness;
 

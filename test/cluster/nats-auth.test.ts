@@ -7,24 +7,14 @@ import type { ClusterOptions } from "../../src/cluster/options.js";
 import type { ClusterStatus } from "../../src/cluster/members.js";
 import { startBridge, type Harness } from "../helpers/bridge.js";
 import { hasNatsServer, startNatsServer, type NatsServer } from "../helpers/nats-server.js";
+import { clusterOf, untilCluster } from "../helpers/until.js";
 
 // A bridge that cannot get in says so after clusterConnectTimeoutMs: short here.
 const limits = { clusterHeartbeatMs: 100, clusterMemberTtlMs: 2_000, clusterReconnectWaitMs: 100, clusterConnectTimeoutMs: 500 };
 
 const hasOpenssl = spawnSync("openssl", ["version"], { stdio: "ignore" }).status === 0;
 
-async function clusterOf(h: Harness): Promise<ClusterStatus> {
-  return ((await (await h.http("/status")).json()) as { cluster: ClusterStatus }).cluster;
-}
-
-/** Reads `/status` until `done` holds (each read a round trip: no sleeps). */
-async function until(h: Harness, done: (cluster: ClusterStatus) => boolean): Promise<ClusterStatus> {
-  for (;;) {
-    const cluster = await clusterOf(h);
-    if (done(cluster)) return cluster;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
+const until = untilCluster;
 
 const joined = (h: Harness): Promise<ClusterStatus> => until(h, (c) => c.slot !== undefined && c.state === "connected" && c.problem === undefined);
 

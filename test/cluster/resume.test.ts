@@ -1,12 +1,12 @@
 import { connect, type NatsConnection } from "@nats-io/transport-node";
 import { Kvm, type KV } from "@nats-io/kv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { ClusterStatus } from "../../src/cluster/members.js";
 import { sessionKey, type SessionRecord } from "../../src/cluster/sessions.js";
 import { startSuiteBridge } from "../helpers/bridge.js";
 import { startBridgeProcess } from "../helpers/bridge-process.js";
 import { hasNatsServer, startNatsServer, type NatsServer } from "../helpers/nats-server.js";
 import { TestClient, type Frame } from "../helpers/ws-client.js";
+import { seesReadyPeers, untilCluster } from "../helpers/until.js";
 
 const CLUSTER = "t5";
 // Fast heartbeats and session writes for a test.
@@ -14,14 +14,8 @@ const limits = { clusterHeartbeatMs: 100, clusterMemberTtlMs: 2_000, clusterReco
 
 type Suite = Awaited<ReturnType<typeof startSuiteBridge>>;
 
-/** Reads `/status` until the bridge at `url` lists `bridges` as peers with ready editors (each read a round trip). */
-async function seesPeers(url: string, bridges: string[]): Promise<void> {
-  for (;;) {
-    const { cluster } = (await (await fetch(`${url}/status`)).json()) as { cluster: ClusterStatus };
-    if (bridges.every((b) => cluster.peers.some((p) => p.bridge === b && p.editors.length > 0 && p.editors.every((e) => e.state === "ready")))) return;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
+/** Reads `/status` until the bridge at `url` lists `bridges` as peers with ready editors. */
+const seesPeers = (url: string, bridges: string[]) => untilCluster(url, (cluster) => seesReadyPeers(cluster, bridges), `peers ${bridges.join(", ")}`);
 
 const selectionX = (frame: Frame): number => (frame.data as { x: number }).x;
 

@@ -119,7 +119,7 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
   /** The layer names of the first editor card once every sample layer is listed. */
   async function layerNames(page: Page): Promise<string[]> {
     const names = page.locator(".editor-card [data-layer-id] .layer-name");
-    await expect.poll(() => names.count(), { timeout: 10_000 }).toBe(SAMPLE_LAYERS.length);
+    await expect.poll(() => names.count()).toBe(SAMPLE_LAYERS.length);
     return names.allTextContents();
   }
 
@@ -128,14 +128,14 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
     const img = page.locator(".editor-card img.preview");
     const size = (): Promise<{ width: number; height: number }> =>
       img.evaluate((i: { naturalWidth: number; naturalHeight: number }) => ({ width: i.naturalWidth, height: i.naturalHeight }));
-    await expect.poll(async () => (await size()).width, { timeout: 10_000 }).toBeGreaterThan(0);
+    await expect.poll(async () => (await size()).width).toBeGreaterThan(0);
     return size();
   }
 
   /** The event types shown in the log's rendered rows. */
   const loggedTypes = (page: Page): Promise<string[]> => page.locator("#event-log .log-row .log-type").allTextContents();
 
-  it("shows the sample document's layers, its preview and the editor", { timeout: 30_000 }, async () => {
+  it("shows the sample document's layers, its preview and the editor", async () => {
     const harness = await startBridge();
     const failures: string[] = [];
     const page = await open(harness, failures);
@@ -154,15 +154,15 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
     await page.close();
   });
 
-  it("a client that connects with ?name=from-test appears within 1 s, with its name", { timeout: 30_000 }, async () => {
+  it("a client that connects with ?name=from-test appears in the list, with its name", async () => {
     const harness = await startBridge();
     const failures: string[] = [];
     const page = await open(harness, failures);
     const names = page.locator("#clients .client-name");
-    await expect.poll(() => names.allTextContents(), { timeout: 10_000 }).toEqual(["dashboard"]);
+    await expect.poll(() => names.allTextContents()).toEqual(["dashboard"]);
     await harness.connect("/ws?name=from-test");
     const started = Date.now();
-    await expect.poll(() => names.allTextContents(), { timeout: 1_000, interval: 20 }).toContain("from-test");
+    await expect.poll(() => names.allTextContents(), { interval: 20 }).toContain("from-test");
     expect(Date.now() - started).toBeLessThan(1_000);
     expect(await page.textContent("#client-count")).toBe("2");
     expect(failures).toEqual([]);
@@ -177,7 +177,7 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
     for (let start = 0; start < many; start += 50) {
       await Promise.all(Array.from({ length: 50 }, (_, i) => harness.connect(`/ws?name=many-${start + i}`)));
     }
-    await expect.poll(() => page.locator("#client-count").textContent(), { timeout: 10_000 }).toBe(String(many + 1));
+    await expect.poll(() => page.locator("#client-count").textContent()).toBe(String(many + 1));
     // The list is 264 px high with 22 px rows: 12 in view plus the margin, whatever the number of clients.
     const rendered = await page.locator("#clients .client-row").count();
     expect(rendered).toBeGreaterThan(10);
@@ -192,7 +192,7 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
     // The log (300 px, 20 px rows) likewise, after more events than fit.
     const selector = await harness.connect("/ws?name=selector");
     for (let i = 1; i <= 60; i++) await selector.call("selection:set", { rect: { x: i, y: i, width: 10, height: 10 } });
-    await expect.poll(async () => Number((await page.locator("#event-count").textContent())?.split(" ")[0]), { timeout: 10_000 }).toBeGreaterThanOrEqual(60);
+    await expect.poll(async () => Number((await page.locator("#event-count").textContent())?.split(" ")[0])).toBeGreaterThanOrEqual(60);
     expect(await page.locator("#event-log .log-row").count()).toBeLessThan(40);
     // It follows the newest event.
     await expect.poll(() => page.locator("#event-log .log-data").allTextContents()).toContain('{"x":60,"y":60,"width":10,"height":10}');
@@ -211,7 +211,7 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
     await page.close();
   });
 
-  it("a selection set by another client shows in the event log and as an outline over the preview", { timeout: 30_000 }, async () => {
+  it("a selection set by another client shows in the event log and as an outline over the preview", async () => {
     const harness = await startBridge();
     const failures: string[] = [];
     const page = await open(harness, failures);
@@ -252,7 +252,7 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
     await page.close();
   });
 
-  it("with a pool of editors each gets a card, and each card follows its own editor's document and selection", { timeout: 30_000 }, async () => {
+  it("with a pool of editors each gets a card, and each card follows its own editor's document and selection", async () => {
     const harness = await startBridge({ editors: 2 });
     const failures: string[] = [];
     const page = await open(harness, failures);
@@ -281,7 +281,7 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
     await page.close();
   });
 
-  it("a plugin that failed to load shows its reason", { timeout: 30_000 }, async () => {
+  it("a plugin that failed to load shows its reason", async () => {
     const harness = await startBridge({ plugins: [FAILING_PLUGIN] });
     const failures: string[] = [];
     const page = await open(harness, failures);
@@ -295,7 +295,7 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
     await page.close();
   });
 
-  it("a webhook's row shows its counts, and its delivery log lists a failed then a retried attempt, newest first", { timeout: 30_000 }, async () => {
+  it("a webhook's row shows its counts, and its delivery log lists a failed then a retried attempt, newest first", async () => {
     const receiver = await startReceiver((n, res) => res.writeHead(n === 1 ? 500 : 200).end());
     try {
       const harness = await startBridge({
@@ -308,7 +308,7 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
       await page.fill("#token-input", "hook-t0ken");
       await page.click("#token-form button[type=submit]");
       const row = page.locator("#webhooks tr[data-webhook]");
-      await expect.poll(() => row.count(), { timeout: 10_000 }).toBe(1);
+      await expect.poll(() => row.count()).toBe(1);
       expect(await page.isHidden("#webhooks-none")).toBe(true);
       expect(await row.locator(".webhook-url").textContent()).toBe(receiver.url);
       // No hook selected: the page reads no delivery log.
@@ -319,7 +319,7 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
       const other = await harness.connect("/ws?name=selector", { headers: { authorization: "Bearer hook-t0ken" } });
       await other.call("selection:set", { rect: { x: 1, y: 2, width: 3, height: 4 } });
       await receiver.count(2);
-      await expect.poll(() => row.locator(".delivered").textContent(), { timeout: 10_000 }).toBe("1");
+      await expect.poll(() => row.locator(".delivered").textContent()).toBe("1");
       expect(await row.locator(".failed").textContent()).toBe("1");
       expect(await row.locator(".state").textContent()).toBe("enabled");
       expect(await page.textContent("#webhook-totals")).toBe("1 hook · delivered 1 · failed 1 · dropped 0");
@@ -327,7 +327,7 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
       expect(await page.isHidden("#webhook-log")).toBe(true);
       await row.locator("button").click();
       const deliveries = page.locator("#webhook-deliveries tr[data-delivery]");
-      await expect.poll(() => deliveries.count(), { timeout: 10_000 }).toBe(2);
+      await expect.poll(() => deliveries.count()).toBe(2);
       const cells = (): Promise<string[][]> =>
         deliveries.evaluateAll((rows: Array<{ children: ArrayLike<{ textContent: string | null }> }>) => rows.map((r) => Array.from(r.children, (c) => c.textContent ?? "")));
       const shown = await cells();
@@ -341,7 +341,7 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
       expect(shown[0]![5]).toBe("");
       expect(await page.textContent("#webhook-log-url")).toBe(receiver.url);
       // Shown, the log is read with the token, and again with the status polling.
-      await expect.poll(() => logReads.length, { timeout: 5_000 }).toBeGreaterThanOrEqual(2);
+      await expect.poll(() => logReads.length).toBeGreaterThanOrEqual(2);
       await page.screenshot({ path: join(ARTIFACTS, "dashboard-webhooks.png"), fullPage: true });
       // Selecting it again hides the log.
       await row.locator("button").click();
@@ -353,7 +353,7 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
     }
   });
 
-  it("a webhook disabled after failed attempts shows why, in a degraded row", { timeout: 30_000 }, async () => {
+  it("a webhook disabled after failed attempts shows why, in a degraded row", async () => {
     const receiver = await startReceiver((_n, res) => res.writeHead(500).end());
     try {
       const harness = await startBridge({
@@ -363,11 +363,11 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
       const failures: string[] = [];
       const page = await open(harness, failures);
       const row = page.locator("#webhooks tr[data-webhook]");
-      await expect.poll(() => row.locator(".state").textContent(), { timeout: 10_000 }).toBe("enabled");
+      await expect.poll(() => row.locator(".state").textContent()).toBe("enabled");
       const other = await harness.connect("/ws?name=selector");
       await other.call("selection:set", { rect: { x: 1, y: 2, width: 3, height: 4 } });
       await receiver.count(2);
-      await expect.poll(() => row.locator(".state").textContent(), { timeout: 10_000 }).toBe("disabled: 2 failed attempts in a row (last: HTTP 500)");
+      await expect.poll(() => row.locator(".state").textContent()).toBe("disabled: 2 failed attempts in a row (last: HTTP 500)");
       expect(await row.getAttribute("class")).toBe("degraded");
       expect([await row.locator(".delivered").textContent(), await row.locator(".failed").textContent(), await row.locator(".queued").textContent()]).toEqual(["0", "2", "1"]);
       expect(failures).toEqual([]);
@@ -377,7 +377,7 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
     }
   });
 
-  it("with no webhook the section says none and reads no delivery log", { timeout: 30_000 }, async () => {
+  it("with no webhook the section says none and reads no delivery log", async () => {
     const harness = await startBridge();
     const failures: string[] = [];
     const page = await open(harness, failures);
@@ -385,7 +385,7 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
     page.on("request", (request) => {
       if (request.url().includes("/webhooks/")) logReads.push(request.url());
     });
-    await expect.poll(() => page.locator("#editors tr").count(), { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => page.locator("#editors tr").count()).toBe(1);
     expect(await page.isVisible("#webhooks-none")).toBe(true);
     expect(await page.isHidden("#webhooks-table")).toBe(true);
     expect(await page.textContent("#webhook-totals")).toBe("");
@@ -394,7 +394,7 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
     await page.close();
   });
 
-  it("with a token-protected bridge the page asks for the token, keeps it for the tab, and then works", { timeout: 30_000 }, async () => {
+  it("with a token-protected bridge the page asks for the token, keeps it for the tab, and then works", async () => {
     const harness = await startBridge({ token: "dash-t0ken" });
     const failures: string[] = [];
     const page = await open(harness, failures);

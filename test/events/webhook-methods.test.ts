@@ -10,6 +10,7 @@ import { startBridge, type Harness } from "../helpers/bridge.js";
 import { TestClient } from "../helpers/ws-client.js";
 import { closeReceivers, Receiver, signedWith } from "../helpers/webhook-receiver.js";
 import { TRANSPORTS, type ConformanceTransport } from "../conformance/_transports.js";
+import { until } from "../helpers/until.js";
 
 const rect = { x: 1, y: 2, width: 3, height: 4 };
 
@@ -40,15 +41,6 @@ async function ok<T>(transport: ConformanceTransport, method: string, params?: R
   const outcome = await transport.call(method, params);
   if (!outcome.ok) throw new Error(`${method} failed: ${JSON.stringify(outcome.error)}`);
   return outcome.result as T;
-}
-
-/** Calls `read` until `done` says its answer is the one awaited: the deliveries happen after the calls answer. */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  for (;;) {
-    const value = await read();
-    if (done(value)) return value;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
 }
 
 describe.each(TRANSPORTS)("webhook methods over $name", ({ make }) => {

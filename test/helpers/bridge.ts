@@ -2,6 +2,7 @@ import { afterEach } from "vitest";
 import { createBridge, type Bridge } from "../../src/bridge/bridge.js";
 import type { BridgeOptions } from "../../src/bridge/options.js";
 import { TestClient } from "./ws-client.js";
+import { statusOf, until } from "./until.js";
 
 const running: Array<{ bridge: Bridge; clients: TestClient[] }> = [];
 
@@ -62,14 +63,10 @@ function open(options: BridgeOptions): { harness: Harness; entry: { bridge: Brid
   return { harness, entry };
 }
 
-/** Resolves once the editor mailbox holds `count` waiting calls (read from `/status`, no sleeps). */
+/** Resolves once the editor mailbox holds `count` waiting calls (read from `/status`). */
 export async function waitForQueued(harness: Harness, count: number, signal?: AbortSignal): Promise<void> {
-  for (;;) {
-    if (signal?.aborted) return;
-    const health = (await (await harness.http("/status")).json()) as { editor: { queued: number } };
-    if (health.editor.queued >= count) return;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+  if (signal?.aborted) return;
+  await until(() => statusOf<{ editor: { queued: number } }>(harness), (status) => status.editor.queued >= count, { what: `${count} queued calls`, signal });
 }
 
 /** What `/status` says of one editor, as tests read it. */
@@ -86,7 +83,7 @@ export async function firstEditor(harness: Harness): Promise<EditorView> {
   return ((await (await harness.http("/status")).json()) as { editors: EditorView[] }).editors[0]!;
 }
 
-/** Resolves once `condition` holds for the first editor (read from `/status` after each turn, no sleeps). */
+/** Resolves once `condition` holds for the first editor (read from `/status`). */
 export async function untilEditor(harness: Harness, condition: (view: EditorView) => boolean): Promise<void> {
-  while (!condition(await firstEditor(harness))) await new Promise((resolve) => setImmediate(resolve));
+  await until(() => firstEditor(harness), condition, { what: "the editor's state" });
 }

@@ -4,6 +4,7 @@ import { runTestHook, TEST_HOOKS_ENV } from "../../src/hosts/isolated/test-hooks
 import { eventually } from "../helpers/gc.js";
 import { startBridge, type Harness } from "../helpers/bridge.js";
 import type { TestClient } from "../helpers/ws-client.js";
+import { until as untilRead } from "../helpers/until.js";
 
 // The editor processes these bridges start serve the test hooks (they inherit this environment).
 process.env[TEST_HOOKS_ENV] = "1";
@@ -21,7 +22,7 @@ async function editors(harness: Harness): Promise<EditorView[]> {
 
 /** Resolves once `condition` holds for the bridge's editors (read from `/status` after each turn, no sleeps). */
 async function until(harness: Harness, condition: (editors: EditorView[]) => boolean): Promise<void> {
-  while (!condition(await editors(harness))) await new Promise((resolve) => setImmediate(resolve));
+  await untilRead(() => editors(harness), condition, { what: "the editors' state" });
 }
 
 /** A client of `editor` subscribed to what a lost editor reports. */

@@ -31,7 +31,5 @@ export const photoshop: ConformanceEditor = {
       "the fake Photoshop builds layers from layer records only; Photoshop itself opens the merged image",
     "a save that would drop the text layer answers WOULD_LOSE_DATA and leaves the file as it was; allowLossy saves and keeps .bak":
       "Photoshop saves its own documents natively: nothing is dropped, so there is nothing to refuse",
-    "layer:rasterize draws a fill layer into pixels, and a save keeps the edits":
-      "the fake Photoshop reads a PSD's colour fill layer (a vectorFill record without pixels) as an empty pixel layer and saves no blend modes; and the Photoshop host names a Color Fill layer (LayerKind.SOLIDFILL) `shape`, as it does a shape layer, where the case looks for `fill`",
   },
 };

@@ -4,7 +4,13 @@
  * rendered as pixmaps with nearest-neighbour sampling.
  */
 
-export type Kind = "pixel" | "group" | "text" | "shape" | "adjustment" | "smartObject" | "background";
+/**
+ * `fill` is a fill layer (Layer > New Fill Layer: "Fill layers let you fill a layer with a solid color, a gradient,
+ * or a pattern", Photoshop User Guide, "Adjustment and fill layers"), here a solid colour one over the canvas;
+ * `shape` is a fill layer drawn through a vector mask (a path active when a fill layer is made gives it "a layer
+ * clipping path instead of a layer mask", Photoshop 6.0 User Guide, "Creating adjustment layers or fill layers").
+ */
+export type Kind = "pixel" | "group" | "text" | "shape" | "fill" | "adjustment" | "smartObject" | "background";
 export type Rgba = [number, number, number, number];
 export type Bounds = { left: number; top: number; right: number; bottom: number };
 

@@ -4,7 +4,10 @@
  * layers) and app.open reads it back with the same layers: groups and what is in them, each layer's position,
  * opacity and visibility, and the Background layer. The fake writes its solid rectangles as layer records with
  * their pixels (ag-psd) and reads them back the same way: a layer's colour is the colour of its middle pixel.
- * Text, shape and other kinds come back as pixel layers, blend modes and masks are not written.
+ * A colour fill layer is written and read as its fill record. Each layer's blend mode is written and read back
+ * (the Layers panel's blending mode is part of the layer record Photoshop saves: "Adobe Photoshop File Formats
+ * Specification", Layer records, "Blend mode key"). Text, shape and other kinds come back as pixel layers; masks are
+ * not written.
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { type Layer, readPsd, writePsdBuffer } from "ag-psd";
@@ -12,10 +15,21 @@ import { ensureCanvasFactory } from "../../../src/hosts/embedded/psd.js";
 import type { FakeDocument } from "./model.js";
 import type { FakeLayer, Rgba } from "./layers.js";
 
-/** A layer's record: a group with its children, or the layer's pixels at its position. */
+/**
+ * Blend modes by ag-psd's names (the spaced words of the Layers panel) and the model's (the ActionManager's ids):
+ * the same words run together in camel case, but for the two the ActionManager prefixes.
+ */
+const BLEND_RECORD: Record<string, NonNullable<Layer["blendMode"]>> = { blendSubtraction: "subtract", blendDivide: "divide" };
+const recordBlend = (id: string): NonNullable<Layer["blendMode"]> =>
+  BLEND_RECORD[id] ?? (id.replace(/[A-Z]/g, (c) => ` ${c.toLowerCase()}`) as NonNullable<Layer["blendMode"]>);
+const modelBlend = (mode: string): string =>
+  Object.keys(BLEND_RECORD).find((id) => BLEND_RECORD[id] === mode) ?? mode.replace(/ (\w)/g, (_, c: string) => c.toUpperCase());
+
+/** A layer's record: a group with its children, a colour fill layer's fill, or the layer's pixels at its position. */
 function recordOf(l: FakeLayer): Layer {
-  const base: Layer = { name: l.name, hidden: !l.visible, opacity: l.opacity / 100 };
+  const base: Layer = { name: l.name, hidden: !l.visible, opacity: l.opacity / 100, blendMode: recordBlend(l.blendMode ?? (l.children ? "passThrough" : "normal")) };
   if (l.children) return { ...base, opened: true, children: l.children.map(recordOf).reverse() };
+  if (l.kind === "fill") return { ...base, vectorFill: { type: "color", color: { r: l.color[0], g: l.color[1], b: l.color[2] } } };
   const [width, height] = [Math.max(0, l.right - l.left), Math.max(0, l.bottom - l.top)];
   if (width === 0 || height === 0) return base;
   const data = new Uint8ClampedArray(width * height * 4);
@@ -37,8 +51,21 @@ export function readFakePsd(path: string, newId: () => number): Pick<FakeDocumen
   ensureCanvasFactory();
   const psd = readPsd(readFileSync(path), { skipCompositeImageData: true, skipThumbnail: true, useImageData: true });
   const layerOf = (r: Layer): FakeLayer => {
-    const base = { id: newId(), name: r.name ?? "Layer", visible: r.hidden !== true, opacity: Math.round((r.opacity ?? 1) * 100) };
+    const base: Pick<FakeLayer, "id" | "name" | "visible" | "opacity" | "blendMode"> = { id: newId(), name: r.name ?? "Layer", visible: r.hidden !== true, opacity: Math.round((r.opacity ?? 1) * 100) };
+    // A record's blend mode comes back as the layer's; the default ones (normal, a group's pass through) stay unset.
+    const mode = r.blendMode === undefined ? undefined : modelBlend(r.blendMode);
+    if (mode !== undefined && mode !== (r.children ? "passThrough" : "normal")) base.blendMode = mode;
     if (r.children) return { ...base, kind: "group", left: 0, top: 0, right: 0, bottom: 0, color: [0, 0, 0, 0], children: r.children.map(layerOf).reverse() };
+    // A colour fill without a vector mask is a fill layer: it fills the whole canvas, and Photoshop reports the
+    // canvas as its bounds (a fill layer made without a selection fills the entire document; "If you don't want a
+    // fill layer to fill your entire document, then make a selection before creating one, which will create a
+    // layer mask", Adobe Photoshop CS2 guide at adobephotoshopcs2.info, "Fill Layers"). A fill with a vector mask
+    // is a shape layer, which the fake does not read from a PSD.
+    const fill = r.vectorFill;
+    if (fill?.type === "color" && r.vectorMask === undefined && "r" in fill.color) {
+      const { r: red, g, b } = fill.color;
+      return { ...base, kind: "fill", left: 0, top: 0, right: psd.width, bottom: psd.height, color: [Math.round(red), Math.round(g), Math.round(b), 255] };
+    }
     const [left, top, right, bottom] = [r.left ?? 0, r.top ?? 0, r.right ?? 0, r.bottom ?? 0];
     const image = r.imageData;
     const middle = image && image.width > 0 ? (Math.floor(image.height / 2) * image.width + Math.floor(image.width / 2)) * 4 : -1;

@@ -77,6 +77,18 @@ describe("the layer tree read through the ActionManager", () => {
     expect(envelope(model, "layer.get", { layerId: 999 }).error).toMatchObject({ code: "LAYER_NOT_FOUND" });
   });
 
+  it("names a fill layer `fill` and a fill drawn through a vector mask `shape`; the DOM walk, which cannot tell them apart, names both `shape`", () => {
+    const model = new FakeModel(() => {});
+    const layer = (name: string, kind: FakeLayer["kind"]): FakeLayer => ({ id: model.newLayerId(), name, kind, visible: true, opacity: 100, left: 0, top: 0, right: 320, bottom: 240, color: [0, 0, 255, 255] });
+    // The fill layer is top-most and so one of the two layers the ActionManager read checks against the DOM.
+    const layers = [layer("Fill", "fill"), layer("Shape", "shape"), layer("Background", "background")];
+    model.add({ name: "Fills", width: 320, height: 240, layers, active: [layers[0]!.id], selection: null, dirty: false });
+    const read = envelope(model, "document.tree");
+    expect(read.notes).toBeUndefined();
+    expect(read.result.layers.map((l: { kind: string }) => l.kind)).toEqual(["fill", "shape", "background"]);
+    expect(throughDom(model, "document.tree").result.layers.map((l: { kind: string }) => l.kind)).toEqual(["shape", "shape", "background"]);
+  });
+
   it("reads the DOM only for the top level it checks, however deep the document", () => {
     const reads = (extra: number, layerTree?: string): number =>
       runExtendScript(documentModel({ background: true, extra }), buildScript("document.tree", layerTree ? { layerTree } : {})).domLayerReads;

@@ -9,13 +9,25 @@
 // disagrees, with a note in the envelope: a wrong assumption costs speed, never a wrong layer address.
 
 // Video and 3D layers hold rendered pixels of their own: pixel layers to a client, not adjustments.
+// The DOM cannot tell a fill layer from a shape layer: both are LayerKind.SOLIDFILL / GRADIENTFILL / PATTERNFILL
+// (a shape layer is a fill layer drawn through a vector mask), and the ArtLayer reference documents no property
+// that says whether a layer has a vector mask. The DOM walk keeps calling them all `shape`; the ActionManager
+// read below tells them apart.
 var __KINDS = { "LayerKind.TEXT": "text", "LayerKind.SOLIDFILL": "shape", "LayerKind.GRADIENTFILL": "shape",
   "LayerKind.PATTERNFILL": "shape", "LayerKind.SMARTOBJECT": "smartObject", "LayerKind.VIDEO": "pixel", "LayerKind.LAYER3D": "pixel" };
 
 // The same kinds by the ActionManager's `layerKind` code (the SheetKind table of CopyCSSToClipboard.jsx, which
-// Adobe ships in Photoshop's Required folder): vector and fill layers are shapes, video and 3D pixel layers.
+// Adobe ships in Photoshop's Required folder): vector layers (4) are shapes, video and 3D pixel layers. The fill
+// codes (9 gradient, 10 pattern, 11 solid colour) are `fill`, or `shape` when the layer has a vector mask (see
+// __FILL_CODES): the bridge's kinds name a fill drawn through a path a shape, as the embedded editor does.
 var __SHEET_KINDS = { 1: "pixel", 2: "adjustment", 3: "text", 4: "shape", 5: "smartObject", 6: "pixel", 8: "pixel",
-  9: "shape", 10: "shape", 11: "shape", 12: "background" };
+  9: "fill", 10: "fill", 11: "fill", 12: "background" };
+
+// The `layerKind` codes of fill layers, whose kind depends on the layer descriptor's `hasVectorMask` boolean: the
+// key sits beside layerKind, hasUserMask and vectorMaskDensity in a layer's executeActionGet descriptor (as
+// dumped, for one, in the README of JavierAroche/descriptor-info on GitHub), and scripts read it by layer id as
+// getBoolean(stringIDToTypeID("hasVectorMask")). It is read only for these codes: one more get per fill layer.
+var __FILL_CODES = { 9: true, 10: true, 11: true };
 
 function __kind(layer) {
   if (layer.typename === "LayerSet") return "group";
@@ -145,6 +157,7 @@ function __amInfo(entry) {
     var code = get("layerKind").getInteger(k("layerKind"));
     kind = __SHEET_KINDS[code];
     if (!kind) throw new Error("layerKind " + code + " is not a kind the bridge knows");
+    if (__FILL_CODES[code] === true && get("hasVectorMask").getBoolean(k("hasVectorMask")) === true) kind = "shape";
   }
   // `group` (clipped to the layer below) may be absent where nothing can be clipped: absent reads as not clipped,
   // as the DOM's `grouped` does.
@@ -188,8 +201,11 @@ function __amTree(doc) {
   // and must agree field by field: two layers whatever the document's size keep the check cheap.
   var checked = top.length > 1 ? [0, top.length - 1] : [0];
   for (var c = 0; c < checked.length; c++) {
-    var at = checked[c], domInfo = __json(__domInfo({ layer: dom[at], doc: doc, index: top[at].index }));
-    var amInfo = __json(top[at].info = __amInfo(top[at]));
+    var at = checked[c], domRead = __domInfo({ layer: dom[at], doc: doc, index: top[at].index });
+    top[at].info = __amInfo(top[at]);
+    // The DOM reads every fill layer as `shape` (see __KINDS): a `fill` here agrees with it.
+    if (top[at].info.kind === "fill" && domRead.kind === "shape") domRead.kind = "fill";
+    var domInfo = __json(domRead), amInfo = __json(top[at].info);
     if (domInfo !== amInfo) return "top-level layer " + at + " reads " + amInfo + " where the DOM reads " + domInfo;
   }
   return out;

@@ -40,7 +40,9 @@ const SHEET_KIND: Record<string, number> = {
   NORMAL: 1, LEVELS: 2, CURVES: 2, TEXT: 3, SMARTOBJECT: 5, VIDEO: 6, GROUP: 7, LAYER3D: 8,
   GRADIENTFILL: 9, PATTERNFILL: 10, SOLIDFILL: 11, BACKGROUND: 12, DIVIDER: 13,
 };
-const PS_KIND: Record<string, string> = { pixel: "NORMAL", background: "BACKGROUND", text: "TEXT", shape: "SOLIDFILL", smartObject: "SMARTOBJECT", adjustment: "LEVELS", group: "GROUP" };
+// A shape layer and a fill layer are both fill kinds to Photoshop (a shape is a fill drawn through a vector mask):
+// the model's are solid colour ones (SOLIDFILL); `hasVectorMask` tells them apart.
+const PS_KIND: Record<string, string> = { pixel: "NORMAL", background: "BACKGROUND", text: "TEXT", shape: "SOLIDFILL", fill: "SOLIDFILL", smartObject: "SMARTOBJECT", adjustment: "LEVELS", group: "GROUP" };
 
 /** One entry of the layer stack, bottom-up: a layer, a group's own slot, or a group's divider. */
 interface StackRecord {
@@ -149,6 +151,9 @@ export function actionGet({ model, ids, fail, activeDocument, quirks }: ActionGe
     // The layer mask: hasUserMask, then its settings (density in percent, feather in pixels), as the batchPlay
     // page's layer get lists them. Reading a setting of a layer without a mask fails, as a missing key does.
     else if (key === "hasUserMask") out.putBoolean(k(key), l.mask !== undefined);
+    // Whether the layer has a vector mask, beside hasUserMask in a layer's descriptor: a shape layer draws its
+    // fill through one, a fill layer (and every other kind in the model) has none.
+    else if (key === "hasVectorMask") out.putBoolean(k(key), l.kind === "shape");
     else if (key.startsWith("userMask")) {
       const m = l.mask;
       if (!m) throw missing();

@@ -106,7 +106,9 @@ export function layerEditMembers(s: EditStub, d: FakeDocument, l: FakeLayer): ob
       d.dirty = true;
       s.change(`${l.id}.remove()`);
     },
-    // ArtLayer.rasterize(target): the layer becomes a pixel layer with the same pixels.
+    // ArtLayer.rasterize(target): "Converts the targeted content in the layer into a flat, raster image" (ENTIRELAYER:
+    // "Rasterizes all vector data on the layer"): the layer becomes a pixel layer (LayerKind.NORMAL) with the same
+    // pixels. A fill layer's are its colour over the canvas (its bounds), so the pixel layer keeps both.
     rasterize(target: Enumerator) {
       if (group || name(target) !== "ENTIRELAYER") throw s.fail(`rasterize(${String(target)}) is not modelled`);
       if (l.kind === "pixel" || l.kind === "background") throw unavailable();

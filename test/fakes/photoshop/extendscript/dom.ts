@@ -63,7 +63,9 @@ function enumeration(name: string, values: readonly string[]): Record<string, En
   return out;
 }
 
-const KIND_OF: Record<string, string> = { pixel: "NORMAL", background: "NORMAL", text: "TEXT", shape: "SOLIDFILL", smartObject: "SMARTOBJECT", adjustment: "LEVELS" };
+// ArtLayer.kind (LayerKind): a Color Fill layer is SOLIDFILL, and so is a shape layer filled with a colour (the
+// DOM has no kind of its own for a fill drawn through a vector mask).
+const KIND_OF: Record<string, string> = { pixel: "NORMAL", background: "NORMAL", text: "TEXT", shape: "SOLIDFILL", fill: "SOLIDFILL", smartObject: "SMARTOBJECT", adjustment: "LEVELS" };
 
 export interface Stub {
   globals: Record<string, unknown>;

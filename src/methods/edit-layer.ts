@@ -183,8 +183,10 @@ export const layerEditMethods: MethodDefinition[] = [
     run: async (ctx, params) => {
       const tree = await editTarget(ctx, "layer:rasterize", params);
       const layer = targetLayer(tree, params);
-      if (layer.kind === "group") {
-        throw new BridgeError("BAD_REQUEST", `Layer ${layer.id} is a group: merge its layers instead`, { details: { layerId: layer.id, kind: layer.kind } });
+      // Decided here so every editor refuses alike (Photoshop's own rasterize of a pixel layer changes nothing).
+      if (layer.kind === "group" || layer.kind === "pixel" || layer.kind === "background" || layer.kind === "adjustment") {
+        const why = layer.kind === "adjustment" ? "has no pixels of its own" : layer.kind === "group" ? "is a group: merge its layers instead" : "is already a pixel layer";
+        throw new BridgeError("BAD_REQUEST", `Layer ${layer.id} ${why}`, { details: { layerId: layer.id, kind: layer.kind } });
       }
       const outcome = await sendEdit(ctx, tree, { op: "layer:rasterize", layerId: layer.id });
       return editedLayer(ctx, tree.document.id, layer.id, outcome);

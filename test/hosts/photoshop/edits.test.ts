@@ -177,13 +177,14 @@ describe("Photoshop edits: layers", () => {
     expect(names((await s.tree()).layers)).toEqual(["Group G", "Background"]);
   });
 
-  it("layer:rasterize makes a text layer a pixel layer (RasterizeType.ENTIRELAYER) and leaves a pixel layer as it is", async () => {
+  it("layer:rasterize makes a text layer a pixel layer (RasterizeType.ENTIRELAYER); a pixel layer or a group is refused before any script", async () => {
     const s = await session();
     expect(await s.edit("layer:rasterize", { layerId: s.id("Title") })).toMatchObject({ kind: "pixel", name: "Title" });
     expect(s.last().calls).toEqual([`${s.id("Title")}.rasterize(ENTIRELAYER)`]);
-    // Nothing to rasterize: no change, so no history state either.
-    await s.client.call("layer:rasterize", { layerId: s.id("A") });
-    expect([s.last().calls, s.last().history]).toEqual([[], []]);
+    // Nothing to rasterize: the bridge refuses it as it does on every editor, and Photoshop is not asked.
+    const ran = s.last();
+    expect(await s.refused("layer:rasterize", { layerId: s.id("A") })).toMatchObject({ code: "BAD_REQUEST", details: { kind: "pixel" } });
+    expect(s.last()).toBe(ran);
     expect(await s.refused("layer:rasterize", { layerId: s.id("Group G") })).toMatchObject({ code: "BAD_REQUEST" });
   });
 

@@ -5,33 +5,21 @@
  * as users run it (the CLI in a child process, its editor in its own process): no call may read the outside file or
  * leave a file in the outside folder, and another client's `/health` answers throughout.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { once } from "node:events";
+import type { ChildProcess } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
 import { startBridgeProcess, type BridgeProcess } from "../helpers/bridge-process.js";
 import { TestClient } from "../helpers/ws-client.js";
+import { INSIDE, OUTSIDE, png, pool, startSwapper, stopSwapper } from "../helpers/symlink-race.js";
 
 /** Calls of each kind raced: the audit saw 7 of 300 opens and 6 exports escape before the fix. */
 const CALLS = 300;
 /** Calls in flight at once per kind, so the race window comes up often on a busy machine. */
 const CONCURRENCY = 4;
-/** Canvas sizes telling the two files apart by what an open answers. */
-const INSIDE = 3;
-const OUTSIDE = 7;
 /** Generous bound: only a stall of several seconds fails it (see abuse.test.ts). */
 const HEALTH_WORST_MS = 4_000;
-
-/** Swaps `<root>/sub` for a symlink to `outside` and back, as fast as it can, until killed. */
-const SWAPPER = `
-const fs = require("node:fs");
-const [sub, moved, outside] = process.argv.slice(1);
-for (;;) {
-  try { fs.renameSync(sub, moved); fs.symlinkSync(outside, sub); fs.unlinkSync(sub); fs.renameSync(moved, sub); } catch {}
-}`;
 
 let bridge: BridgeProcess | undefined;
 let swapper: ChildProcess | undefined;
@@ -39,10 +27,7 @@ const clients: TestClient[] = [];
 let dir = "";
 
 afterEach(async () => {
-  if (swapper !== undefined && swapper.exitCode === null && swapper.signalCode === null) {
-    swapper.kill("SIGKILL");
-    await once(swapper, "exit");
-  }
+  await stopSwapper(swapper);
   swapper = undefined;
   for (const client of clients.splice(0)) client.ws.terminate();
   await bridge?.stop();
@@ -50,21 +35,6 @@ afterEach(async () => {
   if (dir !== "") await rm(dir, { recursive: true, force: true });
   dir = "";
 });
-
-const png = (side: number): Promise<Buffer> =>
-  sharp({ create: { width: side, height: side, channels: 4, background: { r: 200, g: 10, b: 10, alpha: 1 } } })
-    .png()
-    .toBuffer();
-
-/** Runs `work(i)` for i < count, `concurrency` at a time. */
-async function pool(count: number, concurrency: number, work: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) await work(next++);
-    }),
-  );
-}
 
 describe("--files-root against a folder swapped for a symlink", () => {
   it("no open, import or export reaches the outside folder while a folder inside is swapped for a link to it, and /health answers", { timeout: 120_000 }, async () => {
@@ -86,7 +56,7 @@ describe("--files-root against a folder swapped for a symlink", () => {
     const target = await importer!.call<{ id: number }>("document:open", { path: "sub/a.png" });
     served.reset();
 
-    swapper = spawn(process.execPath, ["-e", SWAPPER, join(root, "sub"), join(root, "sub-moved"), outside], { stdio: "ignore" });
+    swapper = startSwapper(join(root, "sub"), join(root, "sub-moved"), outside);
 
     const escapes: string[] = [];
     const refusals = new Map<string, number>();
@@ -120,8 +90,7 @@ describe("--files-root against a folder swapped for a symlink", () => {
         }
       }),
     ]);
-    swapper.kill("SIGKILL");
-    await once(swapper, "exit");
+    await stopSwapper(swapper);
 
     expect(escapes).toEqual([]);
     // Nothing was written outside: the folder holds its one file, unchanged.

@@ -6,48 +6,21 @@
  * loads and writes files of the bridge's private exchange folder, and the bridge moves the bytes through the
  * folder it holds from the root (test/reliability/files-root-race.test.ts does the same for the embedded editor).
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { once } from "node:events";
+import type { ChildProcess } from "node:child_process";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBridge, type Bridge } from "../../../src/bridge/bridge.js";
 import { createGimpHost } from "../../../src/hosts/gimp/index.js";
 import { TestClient } from "../../helpers/ws-client.js";
 import { GIMP_BINARY, GIMP_SKIP } from "./_support.js";
+import { INSIDE, OUTSIDE, png, pool, startSwapper, stopSwapper } from "../../helpers/symlink-race.js";
 
 /** Calls of each kind raced (GIMP is slow; before the fix about one in ten opens and saves escaped). */
 const CALLS = 60;
 /** Calls in flight at once per kind: GIMP runs one at a time, so a second one only keeps its queue full. */
 const CONCURRENCY = 2;
-/** Canvas sizes telling the two files apart by what an open answers. */
-const INSIDE = 3;
-const OUTSIDE = 7;
-
-/** Swaps `<root>/sub` for a symlink to `outside` and back, as fast as it can, until killed. */
-const SWAPPER = `
-const fs = require("node:fs");
-const [sub, moved, outside] = process.argv.slice(1);
-for (;;) {
-  try { fs.renameSync(sub, moved); fs.symlinkSync(outside, sub); fs.unlinkSync(sub); fs.renameSync(moved, sub); } catch {}
-}`;
-
-const png = (side: number): Promise<Buffer> =>
-  sharp({ create: { width: side, height: side, channels: 4, background: { r: 200, g: 10, b: 10, alpha: 1 } } })
-    .png()
-    .toBuffer();
-
-/** Runs `work(i)` for i < count, `concurrency` at a time. */
-async function pool(count: number, concurrency: number, work: (i: number) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < count) await work(next++);
-    }),
-  );
-}
 
 describe.skipIf(GIMP_SKIP !== undefined)("--files-root with GIMP against a folder swapped for a symlink", () => {
   let bridge: Bridge;
@@ -69,10 +42,7 @@ describe.skipIf(GIMP_SKIP !== undefined)("--files-root with GIMP against a folde
   }, 90_000);
 
   afterAll(async () => {
-    if (swapper !== undefined && swapper.exitCode === null && swapper.signalCode === null) {
-      swapper.kill("SIGKILL");
-      await once(swapper, "exit");
-    }
+    await stopSwapper(swapper);
     for (const client of clients.splice(0)) await client.close();
     await bridge?.close();
     if (dir !== "") await rm(dir, { recursive: true, force: true });
@@ -87,7 +57,7 @@ describe.skipIf(GIMP_SKIP !== undefined)("--files-root with GIMP against a folde
     // The saved document, opened before the race (its path is inside the root, so nothing refuses it).
     const saved = await saver!.call<{ id: number }>("document:open", { path: "sub/a.png" });
 
-    swapper = spawn(process.execPath, ["-e", SWAPPER, join(root, "sub"), join(root, "sub-moved"), outside], { stdio: "ignore" });
+    swapper = startSwapper(join(root, "sub"), join(root, "sub-moved"), outside);
 
     const escapes: string[] = [];
     const done = { opens: 0, saves: 0 };
@@ -116,8 +86,7 @@ describe.skipIf(GIMP_SKIP !== undefined)("--files-root with GIMP against a folde
         }
       }),
     ]);
-    swapper.kill("SIGKILL");
-    await once(swapper, "exit");
+    await stopSwapper(swapper);
 
     expect(escapes).toEqual([]);
     // Nothing was written outside: the folder holds its one file, unchanged.

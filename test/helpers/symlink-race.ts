@@ -1,0 +1,48 @@
+/**
+ * What the files-root race tests share: a child process that swaps a folder for a symlink to somewhere outside the
+ * root and back as fast as it can, the two images whose sizes tell an inside read from an outside one, and a pool
+ * that keeps calls in flight while it runs.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import sharp from "sharp";
+
+/** Canvas sizes telling the two files apart by what an open answers. */
+export const INSIDE = 3;
+export const OUTSIDE = 7;
+
+/** Swaps `sub` for a symlink to `outside` and back (through `moved`), as fast as it can, until killed. */
+const SWAPPER = `
+const fs = require("node:fs");
+const [sub, moved, outside] = process.argv.slice(1);
+for (;;) {
+  try { fs.renameSync(sub, moved); fs.symlinkSync(outside, sub); fs.unlinkSync(sub); fs.renameSync(moved, sub); } catch {}
+}`;
+
+/** Starts the swapper on `sub` (moved aside as `moved` while the link stands in for it). */
+export function startSwapper(sub: string, moved: string, outside: string): ChildProcess {
+  return spawn(process.execPath, ["-e", SWAPPER, sub, moved, outside], { stdio: "ignore" });
+}
+
+/** Stops the swapper if it still runs; resolves once it has exited, so the folder is left as it was last swapped. */
+export async function stopSwapper(swapper: ChildProcess | undefined): Promise<void> {
+  if (swapper === undefined || swapper.exitCode !== null || swapper.signalCode !== null) return;
+  swapper.kill("SIGKILL");
+  await once(swapper, "exit");
+}
+
+/** A red PNG `side` pixels square. */
+export const png = (side: number): Promise<Buffer> =>
+  sharp({ create: { width: side, height: side, channels: 4, background: { r: 200, g: 10, b: 10, alpha: 1 } } })
+    .png()
+    .toBuffer();
+
+/** Runs `work(i)` for i < count, `concurrency` at a time. */
+export async function pool(count: number, concurrency: number, work: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) await work(next++);
+    }),
+  );
+}

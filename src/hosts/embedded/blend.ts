@@ -14,20 +14,24 @@ import { RowBands, type RowWork } from "./work.js";
 import { BLEND_FUNCTIONS, blendTable, NON_SEPARABLE, type Rgb } from "./blend-modes.js";
 import { blendInSpace } from "./blend-space.js";
 
-/**
- * Composites `src` onto `dst` in place, `src`'s top-left at `(dx, dy)` in `dst`, with `opacity` (0–1), a PSD
- * blend mode and optionally a layer mask placed at `(mask.dx, mask.dy)` in `dst`.
- */
-export function blendOnto(
-  dst: Raster,
-  src: Raster,
-  dx: number,
-  dy: number,
-  opacity: number,
-  blendMode: string,
-  placed?: PlacedMask,
-  work?: RowWork,
-): void {
+/** Where and how a source raster is drawn onto another. */
+export interface BlendPlacement {
+  /** The source's top-left corner in the destination. */
+  readonly dx: number;
+  readonly dy: number;
+  /** 0–1. */
+  readonly opacity: number;
+  /** A PSD blend mode name; unknown names draw as `normal`. */
+  readonly blendMode: string;
+  /** A layer mask placed at `(placed.dx, placed.dy)` in the destination. */
+  readonly placed?: PlacedMask | undefined;
+  /** The render's row accounting, which throws to stop a cancelled render. */
+  readonly work?: RowWork | undefined;
+}
+
+/** Composites `src` onto `dst` in place, as `at` places it. */
+export function blendOnto(dst: Raster, src: Raster, at: BlendPlacement): void {
+  const { dx, dy, opacity, blendMode, placed, work } = at;
   const dissolve = blendMode === "dissolve";
   if (dst.space !== undefined) {
     blendInSpace(dst.space, dst, src, dx, dy, { opacity, blendMode, placed, ...(dissolve ? { dissolve: dissolveThreshold } : {}) }, work);

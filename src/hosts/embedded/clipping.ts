@@ -6,26 +6,17 @@
  */
 import { BLEND_FUNCTIONS, blendTable, NON_SEPARABLE, type Rgb } from "./blend-modes.js";
 import { blendInSpace } from "./blend-space.js";
-import type { PlacedMask } from "./masks.js";
+import type { BlendPlacement } from "./blend.js";
 import { overlap } from "./pixel-loops.js";
 import type { Raster } from "./raster.js";
-import { RowBands, type RowWork } from "./work.js";
+import { RowBands, } from "./work.js";
 
 /**
- * Draws `src` (top-left at `dx, dy` in `dst`) source-atop `dst`: `co = αs·B(Cb, Cs) + (1 − αs)·Cb` where `dst`
- * has pixels, nothing where it has none, `dst`'s alpha unchanged. `αs` is the source's alpha × `opacity` × its
- * mask (placed at `mask.dx, mask.dy` in `dst`).
+ * Draws `src` source-atop `dst`, as `at` places it: `co = αs·B(Cb, Cs) + (1 − αs)·Cb` where `dst` has pixels,
+ * nothing where it has none, `dst`'s alpha unchanged. `αs` is the source's alpha × `opacity` × its mask.
  */
-export function atopOnto(
-  dst: Raster,
-  src: Raster,
-  dx: number,
-  dy: number,
-  opacity: number,
-  blendMode: string,
-  placed?: PlacedMask,
-  work?: RowWork,
-): void {
+export function atopOnto(dst: Raster, src: Raster, at: BlendPlacement): void {
+  const { dx, dy, opacity, blendMode, placed, work } = at;
   if (dst.space !== undefined) {
     blendInSpace(dst.space, dst, src, dx, dy, { opacity, blendMode, placed, atop: true }, work);
     return;

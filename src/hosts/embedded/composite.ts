@@ -71,7 +71,7 @@ function drawOne(out: Raster, layer: EmbeddedLayer, region: HostBounds, placed: 
       const canvas = inSpace(artboardCanvas(layer, board, region), out.space);
       renderInto(canvas, layer.children, region, false, work, style);
       clipToArtboard(canvas, board, region);
-      blendOnto(out, canvas, 0, 0, layer.opacity / 255, "normal", placed, work);
+      blendOnto(out, canvas, { dx: 0, dy: 0, opacity: layer.opacity / 255, blendMode: "normal", placed, work });
       return;
     }
     if (isEmptyBounds(layerBounds(layer)) && !drawsFromRecords(layer)) return;
@@ -85,7 +85,7 @@ function drawOne(out: Raster, layer: EmbeddedLayer, region: HostBounds, placed: 
         lerpInto(out, through, (layer.opacity / 255) * groupFill(layer), placed, work);
       }
     } else {
-      blendOnto(out, renderLayers(layer.children, region, work, style), 0, 0, (layer.opacity / 255) * groupFill(layer), layer.blendMode, placed, work);
+      blendOnto(out, renderLayers(layer.children, region, work, style), { dx: 0, dy: 0, opacity: (layer.opacity / 255) * groupFill(layer), blendMode: layer.blendMode, placed, work });
     }
   } else if (drawRecordedLayer(out, layer, region, placed, style, { work })) {
     // An adjustment, or a fill without pixels of its own: drawn from its record.
@@ -93,7 +93,7 @@ function drawOne(out: Raster, layer: EmbeddedLayer, region: HostBounds, placed: 
     const opacity = (layer.opacity / 255) * fillOf(layer);
     if (backdrop !== undefined && layer.knockout === true) {
       // The mask is part of the layer's coverage, which mixes the result in (see `knockout.ts`).
-      const draw = (dst: Raster, src: Raster, dx: number, dy: number): void => blendOnto(dst, src, dx, dy, opacity, layer.blendMode);
+      const draw = (dst: Raster, src: Raster, dx: number, dy: number): void => blendOnto(dst, src, { dx, dy, opacity, blendMode: layer.blendMode });
       knockOutOnto(out, backdrop, layer, layer.left - region.left, layer.top - region.top, placed, draw, work);
     } else {
       // Its mask, fill opacity and layer effects included (a knockout layer's effects are not drawn).
@@ -158,11 +158,11 @@ function renderClipGroup(out: Raster, base: EmbeddedLayer, clipped: readonly Emb
     const placed = placedMask(base, region);
     if (placed) maskInPlace(group, placed);
   }
-  else if (base.width > 0 && base.height > 0) blendOnto(group, base, base.left - region.left, base.top - region.top, fillOf(base), "normal", placedMask(base, region), work);
+  else if (base.width > 0 && base.height > 0) blendOnto(group, base, { dx: base.left - region.left, dy: base.top - region.top, opacity: fillOf(base), blendMode: "normal", placed: placedMask(base, region), work });
   drawClipped(group, clipped, region, work, style);
   // A pixel base's effects wrap the whole group (its overlays and stroke cover the clipped layers too).
   if (base.kind !== "group") drawLayer(out, base, region, work, { style, content: group });
-  else blendOnto(out, group, 0, 0, base.opacity / 255, base.blendMode === "pass through" ? "normal" : base.blendMode, undefined, work);
+  else blendOnto(out, group, { dx: 0, dy: 0, opacity: base.opacity / 255, blendMode: base.blendMode === "pass through" ? "normal" : base.blendMode, work });
 }
 
 /** Draws the layers clipped to a base (top-most first) source-atop the clipping group so far. */
@@ -172,7 +172,7 @@ function drawClipped(group: Raster, clipped: readonly EmbeddedLayer[], region: H
     if (!clip.visible || clip.opacity === 0) continue;
     if (clip.kind === "group") {
       const mode = clip.blendMode === "pass through" ? "normal" : clip.blendMode;
-      atopOnto(group, renderLayers(clip.children, region, work, style), 0, 0, clip.opacity / 255, mode, placedMask(clip, region), work);
+      atopOnto(group, renderLayers(clip.children, region, work, style), { dx: 0, dy: 0, opacity: clip.opacity / 255, blendMode: mode, placed: placedMask(clip, region), work });
     } else if (!drawRecordedLayer(group, clip, region, placedMask(clip, region), style, { atop: true, work }) && clip.width > 0 && clip.height > 0) {
       drawLayer(group, clip, region, work, { style, atop: true });
     }
@@ -193,7 +193,7 @@ function renderThroughClipGroup(out: Raster, base: GroupLayer, clipped: readonly
   renderInto(through, [base], region, false, work, style);
   const group = inSpace(backdropRemoved(through, out, own, base.opacity / 255), out.space);
   drawClipped(group, clipped, region, work, style);
-  blendOnto(out, group, 0, 0, 1, "normal", undefined, work);
+  blendOnto(out, group, { dx: 0, dy: 0, opacity: 1, blendMode: "normal", work });
 }
 
 /**
@@ -326,7 +326,7 @@ export function renderLayer(layer: EmbeddedLayer, work?: RowWork): { raster: Ras
   const placed = placedMask(layer, bounds);
   if (placed) {
     const raster = emptyRaster(bounds.right - bounds.left, bounds.bottom - bounds.top);
-    blendOnto(raster, layer, layer.left - bounds.left, layer.top - bounds.top, 1, "normal", placed, work);
+    blendOnto(raster, layer, { dx: layer.left - bounds.left, dy: layer.top - bounds.top, opacity: 1, blendMode: "normal", placed, work });
     return { raster, bounds };
   }
   const rect = boundsToRect(bounds);

@@ -39,7 +39,7 @@ export function adjustOnto(dst: Raster, layer: PixelLayer, opacity: number, plac
   // Full strength wherever there is anything to adjust: the backdrop's own alpha limits the result (source-atop).
   const a = adjusted.data;
   for (let i = 3; i < a.length; i += 4) a[i] = (a[i] as number) > 0 ? 255 : 0;
-  atopOnto(dst, adjusted, 0, 0, opacity, layer.blendMode, placed, work);
+  atopOnto(dst, adjusted, { dx: 0, dy: 0, opacity, blendMode: layer.blendMode, placed, work });
 }
 
 /**

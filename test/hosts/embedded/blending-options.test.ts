@@ -28,7 +28,7 @@ const near = (got: number[], want: number[]): void => {
 describe("blend-mode extremes as Photoshop draws them", () => {
   const one = (mode: string, backdrop: Rgba, source: Rgba): number[] => {
     const dst: Raster = { width: 1, height: 1, data: new Uint8ClampedArray(backdrop) };
-    blendOnto(dst, { width: 1, height: 1, data: new Uint8ClampedArray(source) }, 0, 0, 1, mode);
+    blendOnto(dst, { width: 1, height: 1, data: new Uint8ClampedArray(source) }, { dx: 0, dy: 0, opacity: 1, blendMode: mode });
     return at(dst, 0, 0);
   };
 

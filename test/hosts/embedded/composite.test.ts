@@ -33,7 +33,7 @@ describe("separable blend modes", () => {
     ];
     const source = [30, 180, 90, 150];
     const dst = raster(backdrops);
-    blendOnto(dst, raster(backdrops.map(() => source)), 0, 0, 0.8, mode);
+    blendOnto(dst, raster(backdrops.map(() => source)), { dx: 0, dy: 0, opacity: 0.8, blendMode: mode });
     backdrops.forEach((backdrop, i) => {
       const want = reference(backdrop, source, 0.8, blend);
       const got = [...dst.data.subarray(i * 4, i * 4 + 4)];

@@ -69,7 +69,7 @@ function drawLayers(canvas: Raster, layers: readonly Layer[], psd: Psd, choice: 
       const group = emptyRaster(canvas.width, canvas.height);
       drawLayer(group, { ...layer, opacity: 1, blendMode: "normal" }, psd, choice);
       for (const clipped of layers.slice(i + 1, end)) if (!clipped.hidden) drawLayer(group, clipped, psd, choice, true);
-      blendOnto(canvas, group, 0, 0, layer.opacity ?? 1, layer.blendMode ?? "normal");
+      blendOnto(canvas, group, { dx: 0, dy: 0, opacity: layer.opacity ?? 1, blendMode: layer.blendMode ?? "normal" });
       i = end - 1;
     }
   }
@@ -90,8 +90,8 @@ function drawLayer(canvas: Raster, layer: Layer, psd: Psd, given: RenderChoice, 
   } else {
     const content = layerContent(layer, psd, choice);
     if (!content) return;
-    if (atop) atopOnto(canvas, content.pixels, content.left, content.top, opacity, mode, placed);
-    else blendOnto(canvas, content.pixels, content.left, content.top, opacity, mode, placed);
+    if (atop) atopOnto(canvas, content.pixels, { dx: content.left, dy: content.top, opacity, blendMode: mode, placed });
+    else blendOnto(canvas, content.pixels, { dx: content.left, dy: content.top, opacity, blendMode: mode, placed });
   }
 }
 
@@ -111,7 +111,7 @@ function drawGroup(canvas: Raster, children: readonly Layer[], blend: Blend, psd
   const group = mode === "pass through" ? { ...canvas, data: canvas.data.slice() } : emptyRaster(canvas.width, canvas.height);
   drawLayers(group, children, psd, choice);
   if (mode === "pass through") mixInto(canvas, group, opacity, mask);
-  else blendOnto(canvas, group, 0, 0, opacity, mode, mask ? { mask, dx: 0, dy: 0 } : undefined);
+  else blendOnto(canvas, group, { dx: 0, dy: 0, opacity, blendMode: mode, placed: mask ? { mask, dx: 0, dy: 0 } : undefined });
 }
 
 /** The adjusted backdrop drawn over the backdrop with the layer's blend, its alpha kept. */
@@ -122,7 +122,7 @@ function drawAdjustment(canvas: Raster, adjusted: Raster, blend: Blend): void {
     return;
   }
   const before = canvas.data.slice();
-  blendOnto(canvas, adjusted, 0, 0, opacity, mode, mask ? { mask, dx: 0, dy: 0 } : undefined);
+  blendOnto(canvas, adjusted, { dx: 0, dy: 0, opacity, blendMode: mode, placed: mask ? { mask, dx: 0, dy: 0 } : undefined });
   for (let i = 3; i < before.length; i += 4) canvas.data[i] = before[i]!;
 }
 

@@ -74,7 +74,7 @@ export function unrenderedAdjustmentReason(adjustment: AdjustmentLayer): string 
  * {@link unrenderedAdjustmentReason} names; a `work` report may throw (cancellation).
  * @example
  * const adjusted = applyAdjustment(layer.adjustment, backdrop);
- * blendOnto(backdrop, adjusted, 0, 0, layer.opacity, layer.blendMode, mask);
+ * blendOnto(backdrop, adjusted, { dx: 0, dy: 0, opacity: layer.opacity, blendMode: layer.blendMode, placed: mask });
  */
 export function applyAdjustment(adjustment: AdjustmentLayer, pixels: Raster, options: AdjustmentOptions = {}): Raster {
   return runProgram(compileAdjustment(adjustment, options.grayscale ?? false), pixels, options.work);

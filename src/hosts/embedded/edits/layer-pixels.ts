@@ -139,7 +139,7 @@ export const pixelEdits: EditHandlers = {
         let drawn = fill;
         if (vector !== undefined) {
           drawn = emptyRaster(fill.width, fill.height);
-          blendOnto(drawn, fill, 0, 0, 1, "normal", { mask: vector, dx: vector.x - region.left, dy: vector.y - region.top }, rowsOf(context));
+          blendOnto(drawn, fill, { dx: 0, dy: 0, opacity: 1, blendMode: "normal", placed: { mask: vector, dx: vector.x - region.left, dy: vector.y - region.top }, work: rowsOf(context) });
         }
         pixels = trimmed(drawn, region, () => context.checkpoint(context.call));
       } finally {
@@ -178,7 +178,7 @@ export const pixelEdits: EditHandlers = {
       if (layer.width > 0 && layer.height > 0) copyOnto(out, layer, layer.left - target.left, layer.top - target.top, rowsOf(context));
       const color = solidRaster(area.right - area.left, area.bottom - area.top, edit.color);
       const placed = selection === null ? undefined : { mask: { ...selection, defaultColor: 0 as const }, dx: selection.x - target.left, dy: selection.y - target.top };
-      blendOnto(out, color, area.left - target.left, area.top - target.top, edit.opacity / 100, edit.blendMode, placed, rowsOf(context));
+      blendOnto(out, color, { dx: area.left - target.left, dy: area.top - target.top, opacity: edit.opacity / 100, blendMode: edit.blendMode, placed, work: rowsOf(context) });
       layer.left = target.left;
       layer.top = target.top;
       layer.width = width;

@@ -83,7 +83,7 @@ export function drawLayer(out: Raster, pixels: PixelLayer, region: HostBounds, w
   const layer: ShapedLayer = outline ? { ...pixels, outline } : pixels;
   const onto = (target: Raster, at: HostBounds, element: Element | undefined, scale: number): void => {
     if (element === undefined || element.opacity === 0) return;
-    blend(target, element.raster, element.box.left - at.left, element.box.top - at.top, element.opacity * scale, element.blendMode, undefined, meter);
+    blend(target, element.raster, { dx: element.box.left - at.left, dy: element.box.top - at.top, opacity: element.opacity * scale, blendMode: element.blendMode, work: meter });
   };
   for (const effect of onTopLast(info.dropShadow)) onto(out, region, dropShadow(layer, effect, region, style, meter), opacity);
   if (isOn(info.outerGlow)) onto(out, region, outerGlow(layer, info.outerGlow!, region, meter), opacity);
@@ -107,7 +107,7 @@ export function drawLayer(out: Raster, pixels: PixelLayer, region: HostBounds, w
   const interior = { ...cropRaster(out, local), space: out.space };
   const body = outline && !options.content ? bodyPlane(pixels, box) : undefined;
   const content = interiorContent(layer, shape, fill, options.content ? { raster: options.content, region } : undefined, body);
-  blend(interior, content, 0, 0, 1, layer.blendMode, undefined, meter);
+  blend(interior, content, { dx: 0, dy: 0, opacity: 1, blendMode: layer.blendMode, work: meter });
   if (isOn(info.patternOverlay)) onto(interior, box, patternOverlay(layer, info.patternOverlay!, region, style), 1);
   for (const effect of onTopLast(info.gradientOverlay)) onto(interior, box, gradientOverlay(layer, effect, region, style), 1);
   for (const effect of onTopLast(info.solidFill)) onto(interior, box, colorOverlay(layer, effect, region), 1);
@@ -134,14 +134,14 @@ function outsideOf(layer: PixelLayer, element: Element): Element {
 
 function drawContent(out: Raster, layer: PixelLayer, region: HostBounds, opacity: number, blend: typeof blendOnto, content: Raster | undefined, work?: RowWork): void {
   if (content !== undefined) {
-    blend(out, content, 0, 0, opacity, layer.blendMode, undefined, work);
+    blend(out, content, { dx: 0, dy: 0, opacity, blendMode: layer.blendMode, work });
     return;
   }
   if (layer.width === 0 || layer.height === 0) return;
   const fill = layer.fillOpacity === undefined ? 1 : layer.fillOpacity / 255;
   const mask = effectiveMask(layer, layerBox(layer));
   const placed = mask ? { mask, dx: mask.x - region.left, dy: mask.y - region.top } : undefined;
-  blend(out, layer, layer.left - region.left, layer.top - region.top, opacity * fill, layer.blendMode, placed, work);
+  blend(out, layer, { dx: layer.left - region.left, dy: layer.top - region.top, opacity: opacity * fill, blendMode: layer.blendMode, placed, work });
 }
 
 /** Rows of `region` within `reach` pixels of the layer's box. */

@@ -103,7 +103,7 @@ export function fillLayer(
     const row = solidRaster(rect.width, 1, color).data;
     for (let y = 0; y < rect.height; y++) out.data.set(row, ((rect.y - top + y) * out.width + (rect.x - left)) * 4);
   } else {
-    blendOnto(out, solidRaster(rect.width, rect.height, color), rect.x - left, rect.y - top, 1, "normal", undefined, work);
+    blendOnto(out, solidRaster(rect.width, rect.height, color), { dx: rect.x - left, dy: rect.y - top, opacity: 1, blendMode: "normal", work });
   }
   layer.left = left;
   layer.top = top;
@@ -237,7 +237,7 @@ export function flattenDocument(doc: EmbeddedDocument, check?: () => void): Pixe
   const composite = renderDocument(doc, work);
   const background = emptyRaster(doc.width, doc.height);
   background.data.fill(255);
-  blendOnto(background, composite, 0, 0, 1, "normal", undefined, work);
+  blendOnto(background, composite, { dx: 0, dy: 0, opacity: 1, blendMode: "normal", work });
   const layer: PixelLayer = {
     id: doc.nextLayerId++,
     kind: "background",

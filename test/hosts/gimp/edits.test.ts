@@ -173,9 +173,9 @@ describe.skipIf(GIMP_SKIP !== undefined)("edits on GIMP", () => {
     near((await composite()).at(150, 100), [200, 60, 40, 255]);
   });
 
-  it("layer:rasterize turns a text layer into pixels that look the same, and leaves a pixel layer as it is", async (ctx) => {
+  it("layer:rasterize turns a text layer into pixels that look the same; a pixel layer is refused", async (ctx) => {
     const label = await named("Label");
-    expect((await call<Layer>("layer:rasterize", { layerId: label.id })).kind).toBe("pixel");
+    expect(await refusal("layer:rasterize", { layerId: label.id })).toMatchObject({ code: "BAD_REQUEST", details: { kind: "pixel" } });
     const { result } = await call<{ result: unknown }>("jsx:run", {
       script: `(gimp-fonts-refresh)
         (let ((fonts (cadr (gimp-fonts-get-list ""))) (img (car (vector->list (cadr (gimp-image-list))))))

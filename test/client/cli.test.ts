@@ -11,6 +11,7 @@ import { startBridge } from "../helpers/bridge.js";
 import { eventually } from "../helpers/gc.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
 import { connect, onCleanup, waitForServerState } from "./_support.js";
+import { until } from "../helpers/until.js";
 
 interface Run {
   code: number;
@@ -84,11 +85,11 @@ describe("client commands", () => {
     const interrupt = new AbortController();
     const running = run(["call", "jsx:run", JSON.stringify({ script: "for(;;){}", timeoutMs: 60_000 }), "--url", harness.bridge.url], {}, interrupt.signal);
     const busy = async (): Promise<number> => ((await (await harness.http("/status")).json()) as { editors: Array<{ running: number }> }).editors[0]!.running;
-    while ((await busy()) === 0) await new Promise((resolve) => setImmediate(resolve));
+    await until(busy, (running) => running > 0, { what: "the script running" });
     interrupt.abort();
     expect((await running).code).not.toBe(0);
     // Cancelled on the bridge, not only abandoned: the editor is free long before the script's minute is up.
-    while ((await busy()) !== 0) await new Promise((resolve) => setImmediate(resolve));
+    await until(busy, (running) => running === 0, { what: "the editor free again" });
     const status = (await (await harness.http("/status")).json()) as { editors: Array<{ restarts: number }> };
     expect(status.editors[0]!.restarts).toBe(0);
   });

@@ -7,6 +7,7 @@ import { threadId } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
 import { PluginHealthSchema, type PluginHealth } from "../../src/protocol/index.js";
 import { startBridge, type Harness } from "../helpers/bridge.js";
+import { until } from "../helpers/until.js";
 
 // The worker entry runs from dist/: build (`npm run build`) before running these tests.
 const FIXTURES = fileURLToPath(new URL("./fixtures/", import.meta.url));
@@ -20,12 +21,8 @@ async function health(h: Harness, id: string): Promise<PluginHealth> {
   return body;
 }
 
-async function healthUntil(h: Harness, id: string, done: (health: PluginHealth) => boolean): Promise<PluginHealth> {
-  for (;;) {
-    const current = await health(h, id);
-    if (done(current)) return current;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+function healthUntil(h: Harness, id: string, done: (health: PluginHealth) => boolean): Promise<PluginHealth> {
+  return until(() => health(h, id), done, { what: `plugin ${id}'s health` });
 }
 
 describe.each(["worker", "process"] as const)("isolation %s", (isolation) => {

@@ -5,6 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { BridgeOptions } from "../../src/bridge/options.js";
 import { PluginHealthSchema, ProtocolErrorSchema, type PluginHealth } from "../../src/protocol/index.js";
 import { startBridge, type Harness } from "../helpers/bridge.js";
+import { until } from "../helpers/until.js";
 
 const FIXTURES = fileURLToPath(new URL("./fixtures/", import.meta.url));
 const fixture = (name: string): string => join(FIXTURES, name);
@@ -23,21 +24,13 @@ const health = async (h: Harness, id: string): Promise<PluginHealth> => {
 };
 
 /** Polls a plugin's health over HTTP until it satisfies `done` (hooks run after the triggering frame). */
-async function healthUntil(h: Harness, id: string, done: (health: PluginHealth) => boolean): Promise<PluginHealth> {
-  for (;;) {
-    const current = await health(h, id);
-    if (done(current)) return current;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+function healthUntil(h: Harness, id: string, done: (health: PluginHealth) => boolean): Promise<PluginHealth> {
+  return until(() => health(h, id), done, { what: `plugin ${id}'s health` });
 }
 
 /** Polls the stats fixture's hook log (GET /plugins/stats/log) until `done`. */
-async function statsLogUntil(h: Harness, done: (log: unknown[][]) => boolean): Promise<unknown[][]> {
-  for (;;) {
-    const { body } = await json<unknown[][]>(h, "/plugins/stats/log");
-    if (done(body)) return body;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+function statsLogUntil(h: Harness, done: (log: unknown[][]) => boolean): Promise<unknown[][]> {
+  return until(async () => (await json<unknown[][]>(h, "/plugins/stats/log")).body, done, { what: "the stats plugin's log" });
 }
 
 /** Collects log lines of a bridge so tests can read what it logged. */

@@ -5,16 +5,13 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it, onTestFinished } from "vitest";
 import type { PluginHealth } from "../../src/protocol/index.js";
 import { startBridge, type Harness } from "../helpers/bridge.js";
+import { until } from "../helpers/until.js";
 
 // The worker entry runs from dist/: build (`npm run build`) before running these tests.
 const fixture = (name: string): string => join(fileURLToPath(new URL("./fixtures/", import.meta.url)), name);
 
-async function healthUntil(h: Harness, id: string, done: (health: PluginHealth) => boolean): Promise<PluginHealth> {
-  for (;;) {
-    const current = (await (await h.http(`/plugins/${id}/health`)).json()) as PluginHealth;
-    if (done(current)) return current;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+function healthUntil(h: Harness, id: string, done: (health: PluginHealth) => boolean): Promise<PluginHealth> {
+  return until(async () => (await (await h.http(`/plugins/${id}/health`)).json()) as PluginHealth, done, { what: `plugin ${id}'s health` });
 }
 
 describe.each(["worker", "process"] as const)("plugin supervision (isolation %s)", (isolation) => {

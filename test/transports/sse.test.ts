@@ -7,6 +7,7 @@ import { Subject, type Observable } from "rxjs";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { startBridge, type Harness } from "../helpers/bridge.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
+import { until as untilRead } from "../helpers/until.js";
 
 const rect = { x: 1, y: 2, width: 3, height: 4 };
 
@@ -403,11 +404,7 @@ describe("event streams together", () => {
   const countsOf = async (harness: Harness): Promise<Counts> => ((await (await harness.http("/status")).json()) as { eventStreams: Counts }).eventStreams;
   /** Asks `/status` until `done` holds; the test's own timeout bounds it. */
   const until = async (harness: Harness, done: (counts: Counts) => boolean): Promise<Counts> => {
-    for (;;) {
-      const counts = await countsOf(harness);
-      if (done(counts)) return counts;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    return untilRead(() => countsOf(harness), done, { what: "the event streams' counts" });
   };
 
   /** A stream asked for from one loopback source address; resolves with the answer's head. */

@@ -4,6 +4,7 @@ import { createBridge, type Bridge } from "../../../src/bridge/bridge.js";
 import { createGimpHost, type GimpHost } from "../../../src/hosts/gimp/index.js";
 import { TestClient } from "../../helpers/ws-client.js";
 import { GIMP_BINARY, GIMP_SKIP } from "./_support.js";
+import { statusOf, until } from "../../helpers/until.js";
 
 /*
  * Faults against a GIMP the bridge supervises itself. One bridge for the file (each GIMP start costs seconds);
@@ -18,19 +19,11 @@ describe.skipIf(GIMP_SKIP !== undefined)("a supervised GIMP that fails", () => {
   /** Resolves after the adapter's next successful connect() and once the bridge reports the editor ready. */
   const nextConnect = (): Promise<void> => new Promise((resolve) => reconnected.push(resolve));
   async function ready(): Promise<void> {
-    for (;;) {
-      const health = (await (await fetch(`${bridge.url}/status`)).json()) as { editor: { state: string } };
-      if (health.editor.state === "ready") return;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    await until(() => statusOf<{ editor: { state: string } }>(bridge.url), (status) => status.editor.state === "ready", { what: "GIMP ready" });
   }
   /** Resolves once the bridge has a call running in the editor. */
   async function running(): Promise<void> {
-    for (;;) {
-      const health = (await (await fetch(`${bridge.url}/status`)).json()) as { editor: { running: number } };
-      if (health.editor.running > 0) return;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    await until(() => statusOf<{ editor: { running: number } }>(bridge.url), (status) => status.editor.running > 0, { what: "a call running on GIMP" });
   }
 
   beforeAll(async () => {

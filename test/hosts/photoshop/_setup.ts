@@ -4,6 +4,7 @@ import { createPhotoshopHost, type PhotoshopLimits } from "../../../src/hosts/ph
 import type { HostAdapter, HostCallContext } from "../../../src/hosts/host.js";
 import { startBridge, type Harness } from "../../helpers/bridge.js";
 import { FakePhotoshop, type FakePhotoshopOptions } from "../../fakes/photoshop/server.js";
+import { statusOf, until } from "../../helpers/until.js";
 
 const fakes: FakePhotoshop[] = [];
 const hosts: HostAdapter[] = [];
@@ -45,9 +46,5 @@ export const ctx = (ms = 5_000): HostCallContext => ({ signal: AbortSignal.timeo
 
 /** Resolves once the bridge's host session is connected to the editor (read from `/status`, no sleeps). */
 export async function waitForHostReady(harness: Harness): Promise<void> {
-  for (;;) {
-    const health = (await (await harness.http("/status")).json()) as { editor: { state: string } };
-    if (health.editor.state === "ready" || health.editor.state === "busy") return;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
+  await until(() => statusOf<{ editor: { state: string } }>(harness), (status) => status.editor.state === "ready" || status.editor.state === "busy", { what: "Photoshop connected" });
 }

@@ -19,10 +19,10 @@ import { MainListeners } from "./_internal/main-listeners.js";
 import { RunningCalls } from "./_internal/running-calls.js";
 import { matchRoute, routePath } from "./_internal/route-pattern.js";
 import { reasonOf, toPluginError } from "./errors.js";
-import { hooksProblem, issuesToDetails } from "./isolation/definition.js";
+import { issuesToDetails } from "./isolation/definition.js";
 import { LocalEvents, PLUGIN_LIFECYCLE_EVENTS } from "./local-events.js";
 import { healthOf, isAvailable, pluginMachine, type LoadedPlugin, type PluginMachineContext, type Supervised } from "./plugin.machine.js";
-import { createPluginContext, type MethodEntry, type RouteEntry, type Staged } from "./registration.js";
+import { runSetup, type MethodEntry, type RouteEntry, type Staged } from "./registration.js";
 
 
 /** What a plugin needs from the bridge around it. */
@@ -83,7 +83,7 @@ export class PluginInstance {
     const machine = pluginMachine.provide({
       actors: {
         load: fromPromise(() => load(this)),
-        register: fromPromise<unknown, LoadedPlugin>(({ input, signal }) => this.runSetup(input, signal)),
+        register: fromPromise<unknown, LoadedPlugin>(({ input, signal }) => this.register(input, signal)),
         dispose: fromPromise(() => this.dispose()),
         restart: fromPromise(() => this.supervised?.restart() ?? Promise.reject(new Error("the plugin is not isolated"))),
       },
@@ -168,7 +168,7 @@ export class PluginInstance {
    * Runs `setup` (the machine bounds it with its `setupDeadline`). Registrations are staged and become live only
    * when the machine commits them; once `signal` aborts (deadline, stop) the context refuses further ones.
    */
-  private async runSetup(loaded: LoadedPlugin, signal: AbortSignal): Promise<Registered> {
+  private async register(loaded: LoadedPlugin, signal: AbortSignal): Promise<Registered> {
     const { definition } = loaded;
     this.config = loaded.config;
     const events: string[] = [];
@@ -186,8 +186,8 @@ export class PluginInstance {
       loaded.supervised.onCrash((reason) => this.actor.send({ type: "CRASHED", reason }));
       events.push(...PLUGIN_LIFECYCLE_EVENTS);
     }
-    let open = true;
-    const ctx = createPluginContext(
+    const hooks = await runSetup(
+      definition,
       {
         id: this.id,
         config: this.config,
@@ -199,17 +199,9 @@ export class PluginInstance {
         listen: (type, listener) => this.listen(type, listener),
       },
       staged,
-      () => open && !signal.aborted,
+      () => !signal.aborted,
     );
-    let hooks: unknown;
-    try {
-      hooks = await definition.setup(ctx);
-    } finally {
-      open = false;
-    }
-    const problem = hooksProblem(hooks);
-    if (problem !== null) throw new Error(problem);
-    return { staged, hooks: (hooks as PluginHooks | undefined) ?? {}, events };
+    return { staged, hooks, events };
   }
 
   /** Makes a successful registration live (the machine's `commit`, on entering `loaded`). */

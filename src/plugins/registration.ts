@@ -2,7 +2,7 @@ import type { Observable } from "rxjs";
 import type { SerializedEvent } from "../methods/index.js";
 import type { Logger } from "../logger.js";
 import { BridgeError } from "../protocol/index.js";
-import type { InvokeOptions, PluginContext, PluginMethodHandler, PluginRouteHandler, PluginRouteVerb, StandardSchemaV1 } from "./api.js";
+import type { InvokeOptions, PluginContext, PluginDefinition, PluginHooks, PluginMethodHandler, PluginRouteHandler, PluginRouteVerb, StandardSchemaV1 } from "./api.js";
 import { parseRoutePattern, patternKey, type RoutePattern } from "./_internal/route-pattern.js";
 
 /** First segments of plugin routes the bridge answers itself: a plugin's health, its hot reload and its event stream. */
@@ -106,4 +106,39 @@ export function createPluginContext(plugin: PluginContextHost, staged: Staged, o
       },
     },
   };
+}
+
+/** Why `setup`'s return value is not nothing or an object of hooks, or null when it is fine. */
+export function hooksProblem(hooks: unknown): string | null {
+  if (hooks !== undefined && (typeof hooks !== "object" || hooks === null)) return "setup must return nothing or an object of hooks";
+  for (const name of ["onConnect", "onDisconnect", "onDispose"] as const) {
+    const hook = (hooks as Record<string, unknown> | undefined)?.[name];
+    if (hook !== undefined && typeof hook !== "function") return `${name} must be a function`;
+  }
+  return null;
+}
+
+/**
+ * Runs a plugin's `setup` with a context that takes registrations only while it runs (and while `stillWanted()`
+ * holds: a setup past its deadline registers nothing), and checks what it returns. The one path for plugins in
+ * the bridge's thread and in a worker.
+ * @throws Error when `setup` throws or returns something other than nothing or an object of hooks.
+ */
+export async function runSetup(
+  definition: Pick<PluginDefinition, "setup">,
+  host: PluginContextHost,
+  staged: Staged,
+  stillWanted: () => boolean = () => true,
+): Promise<PluginHooks> {
+  let open = true;
+  const ctx = createPluginContext(host, staged, () => open && stillWanted());
+  let result: unknown;
+  try {
+    result = await definition.setup(ctx);
+  } finally {
+    open = false;
+  }
+  const problem = hooksProblem(result);
+  if (problem !== null) throw new Error(problem);
+  return (result as PluginHooks | undefined) ?? {};
 }

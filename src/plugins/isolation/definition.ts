@@ -12,16 +12,6 @@ export function definitionOf(mod: Record<string, unknown>): unknown {
   return nested ?? first;
 }
 
-/** Why `setup`'s return value is not nothing or an object of hooks, or null when it is fine. */
-export function hooksProblem(hooks: unknown): string | null {
-  if (hooks !== undefined && (typeof hooks !== "object" || hooks === null)) return "setup must return nothing or an object of hooks";
-  for (const name of ["onConnect", "onDisconnect", "onDispose"] as const) {
-    const hook = (hooks as Record<string, unknown> | undefined)?.[name];
-    if (hook !== undefined && typeof hook !== "function") return `${name} must be a function`;
-  }
-  return null;
-}
-
 type Issues = ReadonlyArray<{ message: string; path?: ReadonlyArray<PropertyKey | { key: PropertyKey }> | undefined }>;
 
 /** Standard Schema issues as `details.issues` entries: a dotted path and a message. */

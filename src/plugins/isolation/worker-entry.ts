@@ -11,8 +11,8 @@ import type { Logger } from "../../logger.js";
 import type { PluginDefinition, PluginHooks } from "../api.js";
 import { shareBridgeModules } from "../_internal/imports.js";
 import { routePath } from "../_internal/route-pattern.js";
-import { createPluginContext, type Staged } from "../registration.js";
-import { definitionOf, hooksProblem, isDefinition, issuesToDetails } from "./definition.js";
+import { runSetup, type Staged } from "../registration.js";
+import { definitionOf, isDefinition, issuesToDetails } from "./definition.js";
 import { heldBytes, measureOwnMemory } from "./memory.js";
 import { messagesOf, Outbox, type Crossing } from "./outbox.js";
 import { fromWireError, PLUGIN_INIT_ENV, toWireError, type CallKind, type FromWorker, type ToWorker, type WireRouteResult, type WorkerInit } from "./protocol.js";
@@ -103,38 +103,29 @@ function listen(type: string, listener: (data: unknown) => void): () => void {
   };
 }
 
-async function runSetup(config: Readonly<Record<string, unknown>>): Promise<void> {
-  let open = true;
-  const ctx = createPluginContext(
-    {
-      id: definition.id,
-      config,
-      log: makeLogger(),
-      emit: (type, data) => post({ t: "emit", type, data }),
-      invoke: (method, params, options) =>
-        new Promise((resolve, reject) => {
-          const iid = nextId++;
-          invokes.set(iid, { resolve, reject });
-          post({ t: "invoke", iid, method, params, options });
-        }),
-      // Only whether the type exists matters here; events arrive as messages (`listen`).
-      mainStream: (type) => (type.startsWith("#") || init.mainTypes.includes(type) ? EMPTY : undefined),
-      mainTypes: () => init.mainTypes,
-      listen,
-    },
-    staged,
-    () => open,
-  );
+/** Sets the plugin up in this worker and tells the bridge what it registered, or why it failed. */
+async function setUp(config: Readonly<Record<string, unknown>>): Promise<void> {
   try {
-    let result: unknown;
-    try {
-      result = await definition.setup(ctx);
-    } finally {
-      open = false;
-    }
-    const problem = hooksProblem(result);
-    if (problem !== null) throw new Error(problem);
-    hooks = (result as PluginHooks | undefined) ?? {};
+    hooks = await runSetup(
+      definition,
+      {
+        id: definition.id,
+        config,
+        log: makeLogger(),
+        emit: (type, data) => post({ t: "emit", type, data }),
+        invoke: (method, params, options) =>
+          new Promise((resolve, reject) => {
+            const iid = nextId++;
+            invokes.set(iid, { resolve, reject });
+            post({ t: "invoke", iid, method, params, options });
+          }),
+        // Only whether the type exists matters here; events arrive as messages (`listen`).
+        mainStream: (type) => (type.startsWith("#") || init.mainTypes.includes(type) ? EMPTY : undefined),
+        mainTypes: () => init.mainTypes,
+        listen,
+      },
+      staged,
+    );
   } catch (error) {
     post({ t: "setup-failed", error: toWireError(error) });
     return;
@@ -225,7 +216,7 @@ async function answer(message: Extract<ToWorker, { t: "call" }>): Promise<void> 
 function onMessage(message: ToWorker): void {
   switch (message.t) {
     case "setup":
-      void runSetup(message.config);
+      void setUp(message.config);
       return;
     case "call":
       void answer(message);

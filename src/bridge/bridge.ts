@@ -19,12 +19,13 @@ import { isLoopbackHost } from "../loopback.js";
 import { silentLogger } from "../logger.js";
 import { BUILTIN_METHODS, isWireImage, methodTable, type BridgeServices } from "../methods/index.js";
 import { PluginHost } from "../plugins/index.js";
-import { BridgeError, PROTOCOL_VERSION, STATE_EVENTS, type ClosingReason, type EditorSummary, type ServerInfo } from "../protocol/index.js";
+import { BridgeError, PROTOCOL_VERSION, type ClosingReason, type EditorSummary, type ServerInfo } from "../protocol/index.js";
 import { healthView, readinessView, statusView } from "./status.js";
 import { createHttpApp } from "../transports/http/app.js";
 import { addressCounter } from "../transports/client-address.js";
 import { withFastPath } from "../transports/http/fast-path.js";
 import { createEventStreams } from "../transports/http/sse.js";
+import { eventSources } from "../events/sources.js";
 import { WebhookRegistry } from "../events/webhooks.js";
 import { createMcpHttp, inProcessBackend, type McpHttp } from "../mcp/index.js";
 import type { TransportTarget } from "../transports/target.js";
@@ -154,6 +155,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
   const session = pool.first.session;
   // Bridge-wide events (`#ready`, `#closing`) go out through the first editor's bus.
   const bus = pool.first.bus;
+  const sources = eventSources(bus, pool, () => plugins);
   let port = 0;
   const allMethods = [...BUILTIN_METHODS, ...(options.methods ?? [])];
   const reservedIds = new Set([...FIXED_RESERVED_IDS, ...allMethods.flatMap((m) => (m.http ? [m.http.path.split("/")[1]!.toLowerCase()] : []))]);
@@ -194,12 +196,8 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     get webhooks() {
       return webhooks;
     },
-    acceptedEvents: (endpoint) => (endpoint === "root" ? pool.acceptedTypes() : [...pool.acceptedTypes(), ...plugins.eventTypes(endpoint)]),
-    // State events describe an editor's active document: they come from the caller's editor. Bridge events
-    // (`#…`) come once, and events naming their document come from every editor.
-    eventStream: (endpoint, type, editorId) =>
-      (type.startsWith("#") ? bus.stream(type) : STATE_EVENTS.has(type) ? pool.stateStream(editorId, type) : pool.wideStream(type)) ??
-      (endpoint === "root" ? undefined : plugins.eventStream(endpoint, type)),
+    acceptedEvents: (endpoint) => sources.accepted(endpoint),
+    eventStream: (endpoint, type, editorId) => sources.stream(endpoint, type, editorId),
   };
   // Plugin methods are found through the plugin host, which calls built-ins through the dispatcher: each side
   // reaches the other only when a call runs, after both exist.
@@ -234,7 +232,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
         // Plugins see results exactly as a WS client would (images as data URIs).
         return isWireImage(result) ? result.toJSON() : result;
       },
-      mainStream: (type) => (type.startsWith("#") ? bus.stream(type) : pool.mergedStream(type)),
+      mainStream: (type) => sources.main(type),
       mainTypes: () => pool.acceptedTypes(),
     },
   );
@@ -311,7 +309,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
 
   // Server-Sent Events (`GET /events`) read the same shared streams through one bounded log.
   const events = createEventStreams(
-    { stream: (endpoint, type, editorId) => services.eventStream(endpoint, type, editorId), accepted: (endpoint) => services.acceptedEvents(endpoint) },
+    sources,
     limits,
     log,
     trustProxy,

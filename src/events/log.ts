@@ -4,20 +4,13 @@
  * how much it missed.
  */
 import { randomBytes } from "node:crypto";
-import type { Observable, Subscription } from "rxjs";
+import type { Subscription } from "rxjs";
 import type { Limits } from "../limits.js";
 import type { SerializedEvent } from "../methods/index.js";
+import type { EventSources } from "./sources.js";
 
-/** Where the log's events come from: the bridge's shared event streams, by endpoint (`root` or a plugin id). */
-export interface EventSources {
-  /**
-   * The shared stream of one type on an endpoint, or undefined when nothing produces it there. State events (the
-   * active document's) come from `editorId`'s editor, or the first one; other events from every editor.
-   */
-  stream(endpoint: string, type: string, editorId: string | undefined): Observable<SerializedEvent> | undefined;
-  /** Event types the endpoint accepts (for the error naming them). */
-  accepted(endpoint: string): string[];
-}
+/** What the log reads: the streams of `sources.ts`, and the types an endpoint accepts (for the error naming them). */
+export type LogSources = Pick<EventSources, "stream" | "accepted">;
 
 export interface LogEntry {
   readonly seq: number;
@@ -85,7 +78,7 @@ export class EventLog {
   private forgotten = 0;
 
   constructor(
-    private readonly sources: EventSources,
+    private readonly sources: LogSources,
     private readonly limits: Limits,
   ) {}
 

@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { StateCoalescer } from "../../events/coalesce.js";
-import { entryFilter, EventLog, sourceOf, type EventSources, type LogEntry } from "../../events/log.js";
+import { entryFilter, EventLog, sourceOf, type LogEntry, type LogSources } from "../../events/log.js";
 import { BridgeError, STATE_EVENTS } from "../../protocol/index.js";
 import type { Limits } from "../../limits.js";
 import type { Logger } from "../../logger.js";
@@ -77,7 +77,7 @@ export interface SseRequest {
 }
 
 /** The types a request names (`?type=` repeated), checked against what the endpoint produces. */
-export function requestedTypes(sources: EventSources, endpoint: string, url: URL): string[] {
+export function requestedTypes(sources: LogSources, endpoint: string, url: URL): string[] {
   const types = [...new Set(url.searchParams.getAll("type"))];
   const accepted = sources.accepted(endpoint);
   if (types.length === 0) {
@@ -102,7 +102,7 @@ const BEHIND_CHECK_MS = 1_000;
  * capped in total and per address (`sseMaxStreams`, `sseMaxStreamsPerAddress`): a refused stream throws before its
  * answer starts. Resolves when the stream ends.
  */
-export function serveEventStream(context: SseContext, sources: EventSources, request: SseRequest, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export function serveEventStream(context: SseContext, sources: LogSources, request: SseRequest, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const { log, limits, counts, budget } = context;
   const types = requestedTypes(sources, request.endpoint, request.url);
   const source = sourceOf(request.endpoint, request.editorId);
@@ -243,11 +243,11 @@ export function serveEventStream(context: SseContext, sources: EventSources, req
 
 /** The event streams of one bridge: its log, tickets and counts, and where events come from. */
 export interface EventStreams extends SseContext {
-  readonly sources: EventSources;
+  readonly sources: LogSources;
   readonly tickets: TicketStore;
 }
 
-export function createEventStreams(sources: EventSources, limits: Limits, logger: Logger, trustProxy: readonly string[] = []): EventStreams {
+export function createEventStreams(sources: LogSources, limits: Limits, logger: Logger, trustProxy: readonly string[] = []): EventStreams {
   return {
     sources,
     limits,

@@ -46,3 +46,20 @@ export async function pool(count: number, concurrency: number, work: (i: number)
     }),
   );
 }
+
+/**
+ * Runs `work(i)` (true when the call went through, false when it was refused), `concurrency` at a time, at least
+ * `count` times and on until one went through, at most `max` times. A swapper that wins every round of `count`
+ * leaves a race with nothing to check (everything refused); going on until a call gets through keeps the test's
+ * verdict from depending on how the machine schedules the swapper.
+ */
+export async function raceUntilThrough(count: number, max: number, concurrency: number, work: (i: number) => Promise<boolean>): Promise<number> {
+  let next = 0;
+  let through = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < max && (next < count || through === 0)) if (await work(next++)) through++;
+    }),
+  );
+  return through;
+}

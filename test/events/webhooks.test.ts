@@ -151,7 +151,8 @@ describe("webhooks", () => {
 
   it("a private or loopback URL is refused without --allow-private-webhooks", async () => {
     for (const url of ["http://127.0.0.1:9/hook", "http://[::1]:9/hook", "http://10.0.0.8/hook", "http://localhost:9/hook"]) {
-      const bridge = createBridge({ listen: { host: "127.0.0.1", port: 0 }, webhooks: { hooks: [{ url, types: ["selection:changed"] }] } });
+      // A scripted editor: the refusal is about the URL, and four embedded editor processes took a loaded machine past the timeout.
+      const bridge = createBridge({ listen: { host: "127.0.0.1", port: 0 }, host: new ScriptedHost(), webhooks: { hooks: [{ url, types: ["selection:changed"] }] } });
       // A failed start has already stopped what it started.
       await expect(bridge.start(), url).rejects.toMatchObject({ code: "FORBIDDEN", details: { capability: "webhook:private-url" } });
     }

@@ -23,6 +23,35 @@ async function until(condition: () => boolean, what: string): Promise<void> {
 const names = (layers: Layer[]): string[] => layers.flatMap((l) => [l.name, ...names(l.children ?? [])]);
 const idsAndNames = (layers: Layer[]): Array<[number, string]> => layers.flatMap((l) => [[l.id, l.name] as [number, string], ...idsAndNames(l.children ?? [])]);
 
+interface Supervised {
+  bridge: Bridge;
+  host: GimpHost;
+  client: TestClient;
+  /** A client subscribed to `editor:restarted`. */
+  watch: TestClient;
+  /** A temporary folder for the test's files. */
+  dir: string;
+}
+
+/** A bridge on a GIMP it supervises, with recovery copies as `recovery` says, a client and a watcher. */
+async function startSupervised(recovery: { settleMs: number; intervalMs: number }, prefix: string): Promise<Supervised> {
+  const host = createGimpHost({ binary: GIMP_BINARY, attach: undefined, sample: false, recovery });
+  const bridge = createBridge({ host, listen: { host: "127.0.0.1", port: 0 }, limits: { callTimeoutMs: 30_000, reconnectInitialMs: 10 } });
+  await bridge.start();
+  const client = await TestClient.open(bridge.wsUrl);
+  const watch = await TestClient.open(bridge.wsUrl);
+  await watch.call("event:subscribe", { type: "editor:restarted" });
+  return { bridge, host, client, watch, dir: await mkdtemp(join(tmpdir(), prefix)) };
+}
+
+/** Stops what `startSupervised` started (whatever of it did start). */
+async function stopSupervised({ bridge, client, watch, dir }: Partial<Omit<Supervised, "host">>): Promise<void> {
+  await watch?.close();
+  await client?.close();
+  await bridge?.close();
+  if (dir !== undefined) await rm(dir, { recursive: true, force: true });
+}
+
 /*
  * A supervised GIMP killed with SIGKILL: the images calls changed come back from their XCF recovery copies under
  * their old document and layer ids, with their unsaved changes, and editor:restarted says what each lost.
@@ -37,21 +66,10 @@ describe.skipIf(GIMP_SKIP !== undefined)("a supervised GIMP killed with its imag
   beforeAll(async () => {
     // An image is copied once its changes settle (50 ms), then not again within the test: a change made after
     // its first copy is the one the loss takes.
-    host = createGimpHost({ binary: GIMP_BINARY, attach: undefined, sample: false, recovery: { settleMs: 50, intervalMs: 600_000 } });
-    bridge = createBridge({ host, listen: { host: "127.0.0.1", port: 0 }, limits: { callTimeoutMs: 30_000, reconnectInitialMs: 10 } });
-    await bridge.start();
-    client = await TestClient.open(bridge.wsUrl);
-    watch = await TestClient.open(bridge.wsUrl);
-    await watch.call("event:subscribe", { type: "editor:restarted" });
-    dir = await mkdtemp(join(tmpdir(), "gimp-recovery-test-"));
+    ({ bridge, host, client, watch, dir } = await startSupervised({ settleMs: 50, intervalMs: 600_000 }, "gimp-recovery-test-"));
   }, 90_000);
 
-  afterAll(async () => {
-    await watch?.close();
-    await client?.close();
-    await bridge?.close();
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => stopSupervised({ bridge, client, watch, dir }));
 
   it("comes back with every copied image under its id, its layer ids, unsaved change, dirty flag and active layer, the loss reported", async () => {
     const png = `data:image/png;base64,${(await sharp({ create: { width: 8, height: 8, channels: 4, background: "#ff000080" } }).png().toBuffer()).toString("base64")}`;
@@ -170,21 +188,10 @@ describe.skipIf(GIMP_SKIP !== undefined)("a supervised GIMP killed before its im
   let dir: string;
 
   beforeAll(async () => {
-    host = createGimpHost({ binary: GIMP_BINARY, attach: undefined, sample: false, recovery: { settleMs: 600_000, intervalMs: 600_000 } });
-    bridge = createBridge({ host, listen: { host: "127.0.0.1", port: 0 }, limits: { callTimeoutMs: 30_000, reconnectInitialMs: 10 } });
-    await bridge.start();
-    client = await TestClient.open(bridge.wsUrl);
-    watch = await TestClient.open(bridge.wsUrl);
-    await watch.call("event:subscribe", { type: "editor:restarted" });
-    dir = await mkdtemp(join(tmpdir(), "gimp-origin-test-"));
+    ({ bridge, host, client, watch, dir } = await startSupervised({ settleMs: 600_000, intervalMs: 600_000 }, "gimp-origin-test-"));
   }, 90_000);
 
-  afterAll(async () => {
-    await watch?.close();
-    await client?.close();
-    await bridge?.close();
-    if (dir !== undefined) await rm(dir, { recursive: true, force: true });
-  });
+  afterAll(() => stopSupervised({ bridge, client, watch, dir }));
 
   it("brings unchanged images back from their file or their creation under their ids, and loses the ones whose file changed", async () => {
     const pngOf = async (width: number, colour: string): Promise<Buffer> =>

@@ -6,13 +6,8 @@
  */
 import { blurPlane, gaussianBoxes } from "./_internal/blur.js";
 import type { SelectionMask } from "./selection.js";
+import { squaredDistance } from "./trace/distance.js";
 import { ROW_BAND } from "./work.js";
-
-/**
- * The distance (squared) of a pixel with no feature in its line: beyond any real one (sides are at most 30,000 px),
- * yet small enough that the transform's sums of squares stay exact integers.
- */
-const FAR = 1e12;
 
 /** What a change needs to know of the canvas, and its checkpoint. */
 interface Canvas {
@@ -42,60 +37,8 @@ function valuesOver(mask: SelectionMask, box: { x: number; y: number; width: num
 
 /** Bytes a change of a selection works with at most, over the canvas (for the memory budget). */
 export function selectionChangeBytes(canvas: { width: number; height: number }): number {
-  // The grown values, two distance planes of 4 bytes, the result.
-  return canvas.width * canvas.height * 10;
-}
-
-/**
- * Squared distance from each pixel to the nearest pixel where `feature` holds (Felzenszwalb and Huttenlocher's
- * lower envelope of parabolas, one pass along the rows and one along the columns).
- */
-function squaredDistance(width: number, height: number, feature: (i: number) => boolean, check: () => void): Float32Array {
-  const d = new Float32Array(width * height);
-  for (let i = 0; i < d.length; i++) d[i] = feature(i) ? 0 : FAR;
-  const n = Math.max(width, height);
-  const f = new Float64Array(n);
-  const out = new Float64Array(n);
-  const v = new Int32Array(n);
-  const z = new Float64Array(n + 1);
-  const pass = (count: number, length: number, index: (line: number, k: number) => number): void => {
-    for (let line = 0; line < count; line++) {
-      if (line % ROW_BAND === 0) check();
-      for (let k = 0; k < length; k++) f[k] = d[index(line, k)] as number;
-      envelope(f, length, out, v, z);
-      for (let k = 0; k < length; k++) d[index(line, k)] = out[k] as number;
-    }
-  };
-  pass(height, width, (y, x) => y * width + x);
-  pass(width, height, (x, y) => y * width + x);
-  return d;
-}
-
-/** One line of the distance transform: `out[q] = min over p of (q − p)² + f[p]`. */
-function envelope(f: Float64Array, n: number, out: Float64Array, v: Int32Array, z: Float64Array): void {
-  let k = 0;
-  v[0] = 0;
-  z[0] = -Infinity;
-  z[1] = Infinity;
-  // Where the parabola of q comes below the lowest one so far (exact: every value is an integer below 2^53).
-  const meet = (q: number, p: number): number => ((f[q] as number) + q * q - ((f[p] as number) + p * p)) / (2 * q - 2 * p);
-  for (let q = 1; q < n; q++) {
-    let s = meet(q, v[k] as number);
-    while (s <= (z[k] as number)) {
-      k--;
-      s = meet(q, v[k] as number);
-    }
-    k++;
-    v[k] = q;
-    z[k] = s;
-    z[k + 1] = Infinity;
-  }
-  k = 0;
-  for (let q = 0; q < n; q++) {
-    while ((z[k + 1] as number) < q) k++;
-    const p = v[k] as number;
-    out[q] = (q - p) * (q - p) + (f[p] as number);
-  }
+  // The grown values, two seed planes, two distance planes of 8 bytes, the result.
+  return canvas.width * canvas.height * 20;
 }
 
 /** The selection changed by `pixels` (see the file comment); `null` when nothing is left. */
@@ -114,8 +57,13 @@ export function modifySelection(mask: SelectionMask, how: SelectionChange, pixel
   }
   const r2 = r * r;
   // Beyond the canvas counts as selected: only pixels of the canvas that are not selected shrink a selection.
-  const toOutside = how === "expand" ? undefined : squaredDistance(width, height, (i) => !selected(i), canvas.check);
-  const toInside = how === "contract" ? undefined : squaredDistance(width, height, selected, canvas.check);
+  const seeds = (inside: boolean): Uint8Array => {
+    const seed = new Uint8Array(width * height);
+    for (let i = 0; i < seed.length; i++) seed[i] = selected(i) === inside ? 1 : 0;
+    return seed;
+  };
+  const toOutside = how === "expand" ? undefined : squaredDistance(seeds(false), width, height, canvas.check);
+  const toInside = how === "contract" ? undefined : squaredDistance(seeds(true), width, height, canvas.check);
   for (let i = 0; i < out.length; i++) {
     if (i % (ROW_BAND * width) === 0) canvas.check();
     if (how === "expand") out[i] = (toInside![i] as number) <= r2 ? 255 : 0;

@@ -5,9 +5,14 @@
 import type { MaskLike } from "./contour.js";
 
 const FAR = 1e20;
+/** Lines of a pass between two calls of `squaredDistance`'s checkpoint. */
+const CHECK_LINES = 64;
 
-/** Squared distance from every pixel to the nearest pixel where `seed` is non-zero (`FAR` when there is none). */
-export function squaredDistance(seed: Uint8Array, width: number, height: number): Float64Array {
+/**
+ * Squared distance from every pixel to the nearest pixel where `seed` is non-zero (`FAR` when there is none).
+ * `check` is called every `CHECK_LINES` lines of each pass: a cancellation checkpoint for large planes.
+ */
+export function squaredDistance(seed: Uint8Array, width: number, height: number, check?: () => void): Float64Array {
   const out = new Float64Array(width * height);
   for (let i = 0; i < out.length; i++) out[i] = seed[i] ? 0 : FAR;
   const size = Math.max(width, height);
@@ -16,11 +21,13 @@ export function squaredDistance(seed: Uint8Array, width: number, height: number)
   const v = new Int32Array(size);
   const z = new Float64Array(size + 1);
   for (let x = 0; x < width; x++) {
+    if (check !== undefined && x % CHECK_LINES === 0) check();
     for (let y = 0; y < height; y++) f[y] = out[y * width + x] ?? FAR;
     transform1d(f, height, d, v, z);
     for (let y = 0; y < height; y++) out[y * width + x] = d[y] ?? FAR;
   }
   for (let y = 0; y < height; y++) {
+    if (check !== undefined && y % CHECK_LINES === 0) check();
     const row = y * width;
     for (let x = 0; x < width; x++) f[x] = out[row + x] ?? FAR;
     transform1d(f, width, d, v, z);

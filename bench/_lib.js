@@ -285,3 +285,18 @@ export async function withBridgeAndBaseline(startBaseline, body) {
 export async function printIfMain(meta, run) {
   if (meta.url === `file://${process.argv[1]}`) console.table(await run());
 }
+
+/** Straight RGBA: a diagonal gradient whose alpha varies, so resampling and compositing do real work with alpha. */
+export function gradientLayer(width, height, seed) {
+  const data = new Uint8ClampedArray(width * height * 4);
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      const i = (y * width + x) * 4;
+      data[i] = (x * 255) / width;
+      data[i + 1] = (y * 255) / height;
+      data[i + 2] = (seed * 70) % 256;
+      data[i + 3] = 96 + ((x + y + seed * 31) % 160);
+    }
+  }
+  return { width, height, data };
+}

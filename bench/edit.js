@@ -7,7 +7,7 @@
 // Each run edits a fresh `document:duplicate` of the document (it shares the layers' buffers), closed afterwards.
 import sharp from "sharp";
 import { createEmbeddedHost } from "../dist/index.js";
-import { fmtMs, latencyRow, log, max, median, medianDuration, min, printIfMain, ROUNDS } from "./_lib.js";
+import { fmtMs, gradientLayer, latencyRow, log, max, median, medianDuration, min, printIfMain, ROUNDS } from "./_lib.js";
 
 const RESIZE_WIDTH = Number(process.env.BENCH_EDIT_WIDTH ?? 4000);
 const RESIZE_HEIGHT = Number(process.env.BENCH_EDIT_HEIGHT ?? 3000);
@@ -17,21 +17,6 @@ const ANGLE = 30;
 const REPEATS = Number(process.env.BENCH_EDIT_REPEATS ?? 1);
 
 const ctx = { signal: new AbortController().signal, caller: "bench" };
-
-/** Straight RGBA: a diagonal gradient whose alpha varies, so resampling weighs real alpha. */
-function gradientLayer(width, height, seed) {
-  const data = new Uint8ClampedArray(width * height * 4);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const i = (y * width + x) * 4;
-      data[i] = (x * 255) / width;
-      data[i + 1] = (y * 255) / height;
-      data[i + 2] = (seed * 70) % 256;
-      data[i + 3] = 96 + ((x + y + seed * 31) % 160);
-    }
-  }
-  return { width, height, data };
-}
 
 /** A document of `layers` (raw RGBA, each at 0, 0) on an opaque background, built through the host's own operations. */
 async function documentOf(host, width, height, layers) {

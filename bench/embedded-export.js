@@ -14,7 +14,7 @@ import sharp from "sharp";
 import { createEmbeddedHost } from "../dist/index.js";
 import { PREVIEW_DEBOUNCE_MS } from "../dist/hosts/embedded/events.js";
 import { previewSize } from "../dist/hosts/_internal/target-size.js";
-import { fmtMs, fmtRatio, latencyRow, log, max, median, medianDuration, min, now, printIfMain, ROUNDS } from "./_lib.js";
+import { fmtMs, fmtRatio, gradientLayer, latencyRow, log, max, median, medianDuration, min, now, printIfMain, ROUNDS } from "./_lib.js";
 
 const WIDTH = Number(process.env.BENCH_EXPORT_WIDTH ?? 2000);
 const HEIGHT = Number(process.env.BENCH_EXPORT_HEIGHT ?? 1500);
@@ -22,21 +22,6 @@ const REPEATS = Number(process.env.BENCH_EXPORT_REPEATS ?? 3);
 const EXPORT_TARGET = 1.3;
 
 const ctx = { signal: new AbortController().signal, caller: "bench" };
-
-/** Straight RGBA: a diagonal gradient whose alpha varies, so compositing does real blending work. */
-function gradientLayer(width, height, seed) {
-  const data = new Uint8ClampedArray(width * height * 4);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const i = (y * width + x) * 4;
-      data[i] = (x * 255) / width;
-      data[i + 1] = (y * 255) / height;
-      data[i + 2] = (seed * 70) % 256;
-      data[i + 3] = 96 + ((x + y + seed * 31) % 160);
-    }
-  }
-  return { width, height, data };
-}
 
 /** The layers both sides composite: an opaque background and three half-transparent offset layers. */
 function layersOf(modes) {

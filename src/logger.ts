@@ -44,13 +44,14 @@ export const LOG_FLUSH_CHARS = 16 * 1024;
 
 /**
  * A log destination that writes its lines in batches: a line waits at most `flushMs` (or until `LOG_FLUSH_CHARS`
- * are held) and leaves in one write with the lines logged meanwhile. pino's own destination (sonic-boom,
- * asynchronous) hands every line to the thread pool on its own when no write is under way, and each hand-over wakes a
- * pool thread: a thousand clients connecting in a burst cost a thousand of them for their "connected" lines, about
- * a tenth of the bridge's work per connection. Writing stays asynchronous, so a slow reader of the log never blocks
- * the event loop. Lines still held when the process exits (`process.exit`, a fatal error) are written synchronously
- * from the `exit` event, after what sonic-boom still holds; only a process killed outright (SIGKILL) loses the
- * lines of its last `flushMs`.
+ * are held) and leaves in one write with the lines logged meanwhile. pino's own asynchronous destination hands every
+ * line to libuv's thread pool on its own when no write is under way, and each hand-over wakes a pool thread: a
+ * thousand clients connecting in a burst cost a thousand of them for their "connected" lines, about a tenth of the
+ * bridge's work per connection. A batch is written synchronously on the main thread (one `write` per batch, as Node
+ * writes `process.stdout` to a pipe on Linux): an asynchronous write still in the pool when the process exits lands
+ * after the lines written at exit, so the log would come out of order. Lines still held when the process exits
+ * (`process.exit`, a fatal error) are written from the `exit` event; only a process killed outright (SIGKILL) loses
+ * the lines of its last `flushMs`.
  */
 export class BatchedDestination implements DestinationStream {
   private lines: string[] = [];
@@ -62,7 +63,7 @@ export class BatchedDestination implements DestinationStream {
     readonly fd: number,
     private readonly flushMs = LOG_FLUSH_MS,
   ) {
-    this.dest = pino.destination({ dest: fd, sync: false });
+    this.dest = pino.destination({ dest: fd, sync: true });
     if (atExit.size === 0) process.on("exit", flushAllAtExit);
     atExit.add(new WeakRef(this));
   }
@@ -74,7 +75,7 @@ export class BatchedDestination implements DestinationStream {
     else if (this.timer === undefined) this.timer = setTimeout(this.drain, this.flushMs).unref();
   }
 
-  /** Hands the held lines to sonic-boom, which writes them, or queues them behind the write under way. */
+  /** Writes the held lines in one synchronous write (sonic-boom retries a full non-blocking pipe). */
   private readonly drain = (): void => {
     clearTimeout(this.timer);
     this.timer = undefined;
@@ -91,18 +92,13 @@ export class BatchedDestination implements DestinationStream {
     this.dest.flush(cb);
   }
 
-  /** At exit: what sonic-boom holds, then the held lines, both synchronously (the event loop has stopped). */
+  /** At exit: the held lines, written synchronously (the event loop has stopped; nothing else is in flight). */
   readonly flushSync = (): void => {
     clearTimeout(this.timer);
     this.timer = undefined;
     const rest = Buffer.from(this.lines.join(""));
     this.lines = [];
     this.chars = 0;
-    try {
-      this.dest.flushSync();
-    } catch {
-      // not open yet, or closed: the held lines still go out below
-    }
     for (let written = 0, tries = 0; written < rest.length && tries < 100; tries++) {
       try {
         written += writeSync(this.fd, rest, written);

@@ -17,12 +17,17 @@ export const embedded: ConformanceEditor = {
  * must behave exactly as on one editor. HTTP calls find the sample's editor by the routing rules; WebSocket
  * clients ask for it with `?editor=` as collaborating clients would (a second client would otherwise be given
  * the least loaded editor, where the state events of the sample's editor do not reach it).
+ *
+ * What this row checks is the pool's routing, so its editors run inline (`isolation: "inline"`): three editor
+ * processes per case cost seconds of start-up each on two cores, and the process boundary is already checked,
+ * case for case, by the one-editor row.
  */
 export const embeddedPool: ConformanceEditor = {
   ...embedded,
   label: "embedded ×3",
   editors: 3,
-  start: async (options) => pinnedTo("embedded-1", await startBridge({ editors: 3, ...options })),
+  start: async (options = {}) =>
+    pinnedTo("embedded-1", await startBridge({ editors: 3, ...options, embedded: { isolation: "inline", ...options.embedded } })),
 };
 
 /** The harness with its WebSocket clients connecting to one editor unless a test names another. */

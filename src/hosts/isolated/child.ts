@@ -75,7 +75,7 @@ function buildEditor(init: EditorInit, send: Send, hooks: { recovered(documents:
 
 /** The operation a `call` names, or `undefined` when the editor has none by that name. */
 function operationOf(host: HostAdapter, op: string): Operation | undefined {
-  const hook = testOp(op);
+  const hook = testOp(op, host);
   if (hook !== undefined) return () => hook();
   if (!(HOST_OPS as readonly string[]).includes(op)) return undefined;
   const fn = host[op as HostOp];

@@ -22,7 +22,12 @@ export type TestHook =
   /** Sends itself SIGSEGV, as a fault in native code would. */
   | "crash"
   /** Blocks its thread (a stuck native call), ignoring every cancel. */
-  | "block";
+  | "block"
+  /**
+   * Closes every document and makes the sample (or the `open` file) again, as a fresh editor process starts: lets a
+   * test file reuse one editor process across cases where the process's own start is not what a case checks.
+   */
+  | "reset";
 
 /** Bytes of native memory the `nativeOom` hook adds per turn of the event loop. */
 const NATIVE_STEP_BYTES = 16 * 1024 * 1024;
@@ -40,8 +45,8 @@ export function runTestHook(host: HostAdapter, hook: TestHook, ctx?: HostCallCon
   return entry(hook, ctx);
 }
 
-/** Serves a test op in the child; `undefined` when the op is not one (or the hooks are off). */
-export function testOp(op: string): (() => Promise<unknown>) | undefined {
+/** Serves a test op in the child (on its editor, `host`); `undefined` when the op is not one (or the hooks are off). */
+export function testOp(op: string, host: HostAdapter): (() => Promise<unknown>) | undefined {
   if (!op.startsWith(TEST_OP_PREFIX)) return undefined;
   if (process.env[TEST_HOOKS_ENV] !== "1") {
     return () => Promise.reject(new BridgeError("NOT_SUPPORTED", `${op} is a test hook; the editor process has them off`));
@@ -58,6 +63,12 @@ export function testOp(op: string): (() => Promise<unknown>) | undefined {
         for (;;) {
           // A stuck native call never returns: neither does this.
         }
+      };
+    case "reset":
+      return async () => {
+        await host.close();
+        await host.connect();
+        return true;
       };
     default:
       return undefined;

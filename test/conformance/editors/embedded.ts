@@ -1,4 +1,5 @@
 import { startBridge, type Harness } from "../../helpers/bridge.js";
+import { startOnSharedEditor } from "../../helpers/shared-editor.js";
 import type { ConformanceEditor } from "../_editors.js";
 
 export const embedded: ConformanceEditor = {
@@ -6,7 +7,9 @@ export const embedded: ConformanceEditor = {
   label: "embedded",
   editors: 1,
   skip: undefined,
-  start: (options) => startBridge(options),
+  // One editor process per test file, reset between cases (`shared-editor.ts`): the process boundary is crossed in
+  // every case without paying a process start in each.
+  start: (options) => startOnSharedEditor(options),
   paints: true,
   sampleName: "Sample",
   lacks: {},

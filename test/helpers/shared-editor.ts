@@ -1,0 +1,71 @@
+import { afterAll } from "vitest";
+import { bridgeLimits, editorHosts } from "../../src/bridge/editors.js";
+import type { BridgeOptions } from "../../src/bridge/options.js";
+import { createFilePolicy, type FileAccess } from "../../src/files/index.js";
+import type { HostAdapter } from "../../src/hosts/host.js";
+import type { IsolatedHost } from "../../src/hosts/isolated/options.js";
+import { runTestHook, TEST_HOOKS_ENV } from "../../src/hosts/isolated/test-hooks.js";
+import { silentLogger } from "../../src/logger.js";
+import { startBridge, type Harness } from "./bridge.js";
+
+/** Options a shared editor process can be made for: the ones that reach the editor, all plain data. */
+const EDITOR_OPTIONS = new Set(["files", "limits"]);
+/** Options only the bridge reads: any may go with a shared editor process. */
+const BRIDGE_OPTIONS = new Set(["scriptDirs"]);
+
+/** The editor process the test file's bridges share, and the options it was made for. */
+let shared: { key: string; host: IsolatedHost } | undefined;
+
+afterAll(async () => {
+  await retire();
+});
+
+/**
+ * Starts a bridge (closed after the test, as `startBridge`'s) on the test file's one embedded editor process instead
+ * of a new one: starting an editor process costs seconds on a loaded two-core machine, and most cases check what a
+ * method does, not how the process starts. Closing the bridge resets the editor as a fresh process starts (every
+ * document closed, the sample made again; document ids keep increasing, as after any restart) instead of ending it.
+ *
+ * Options other than `files`, `limits` and `scriptDirs` get a bridge with its own editor process, as do `files` and
+ * `limits` differing from the last ones (the process is made for them); an editor that restarted, or fails to
+ * reset, is ended and the next case starts a new one.
+ */
+export async function startOnSharedEditor(options: BridgeOptions = {}): Promise<Harness> {
+  if (!Object.keys(options).every((key) => EDITOR_OPTIONS.has(key) || BRIDGE_OPTIONS.has(key))) return startBridge(options);
+  const editorOptions = Object.fromEntries(Object.entries(options).filter(([key]) => EDITOR_OPTIONS.has(key))) as BridgeOptions;
+  const key = JSON.stringify(editorOptions);
+  if (shared !== undefined && shared.key !== key) await retire();
+  shared ??= { key, host: await editorFor(editorOptions) };
+  return startBridge({ ...options, host: resettingOnClose(shared.host) });
+}
+
+/** The embedded editor a bridge with `options` runs, made as the bridge makes it. */
+async function editorFor(options: BridgeOptions): Promise<IsolatedHost> {
+  // The reset is a test hook of the editor process; the process reads the switch from its environment at start.
+  process.env[TEST_HOOKS_ENV] = "1";
+  const limits = bridgeLimits(options);
+  const files: FileAccess = {
+    policy: await createFilePolicy(options.files?.roots),
+    backupOnOverwrite: options.files?.backupOnOverwrite ?? true,
+    maxOpenFileBytes: limits.maxOpenFileBytes,
+    allowEditorScripts: options.files?.allowEditorScripts ?? false,
+  };
+  return editorHosts(options, silentLogger(), files, limits)[0] as IsolatedHost;
+}
+
+/** `host`, except that `close()` resets the editor for the next bridge (or ends it when it cannot be reused). */
+function resettingOnClose(host: IsolatedHost): HostAdapter {
+  const close = async (): Promise<void> => {
+    if (shared?.host !== host) return host.close();
+    if (host.restarts > 0) return retire();
+    await runTestHook(host, "reset").catch(retire);
+  };
+  return new Proxy(host, { get: (target, property) => (property === "close" ? close : Reflect.get(target, property, target)) });
+}
+
+/** Ends the shared editor process, if any. */
+async function retire(): Promise<void> {
+  const host = shared?.host;
+  shared = undefined;
+  await host?.close();
+}

@@ -7,7 +7,7 @@ import { WebSocket, WebSocketServer } from "ws";
 import { BridgeImage, isBridgeImage, type WebSocketConstructor } from "../../src/client/index.js";
 import { encodeBinaryHeader } from "../../src/protocol/index.js";
 import { saveTo } from "../../src/index.js";
-import { startBridge } from "../helpers/bridge.js";
+import { startOnSharedEditor } from "../helpers/shared-editor.js";
 import { connect, onCleanup } from "./_support.js";
 
 type Kind = "text" | "binary";
@@ -36,7 +36,7 @@ async function rgba(bytes: Uint8Array): Promise<string> {
 
 describe("client SDK and binary images", () => {
   it("negotiates binary by default and gives images as bytes; binary: false keeps text frames and gives the same pixels", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const binaryWire = recordingSocket();
     const textWire = recordingSocket();
     const binary = connect(harness.bridge.url, { WebSocket: binaryWire.WebSocket });
@@ -76,7 +76,7 @@ describe("client SDK and binary images", () => {
   });
 
   it("importImage takes bytes: a binary part on a binary connection, a data URI on a text one, a Blob on either", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const binaryWire = recordingSocket();
     const textWire = recordingSocket();
     const binary = connect(harness.bridge.url, { WebSocket: binaryWire.WebSocket });
@@ -96,7 +96,7 @@ describe("client SDK and binary images", () => {
   });
 
   it("a refused import reports the bridge's error to the caller and the connection carries on", async () => {
-    const harness = await startBridge({ limits: { maxBinaryPartBytes: 64 } });
+    const harness = await startOnSharedEditor({ limits: { maxBinaryPartBytes: 64 } });
     const binary = connect(harness.bridge.url);
     const png = new Uint8Array(await sharp({ create: { width: 20, height: 10, channels: 4, background: "#000" } }).png().toBuffer());
     await expect(binary.layer.importImage({ image: png })).rejects.toMatchObject({ code: "PAYLOAD_TOO_LARGE", method: "layer:importImage" });
@@ -104,7 +104,7 @@ describe("client SDK and binary images", () => {
   });
 
   it("saveTo writes an image's bytes to a file in Node", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const client = connect(harness.bridge.url);
     const dir = await mkdtemp(join(tmpdir(), "ieb-save-"));
     onCleanup(() => rm(dir, { recursive: true, force: true }));

@@ -3,7 +3,8 @@ import { isBridgeError as isProtocolBridgeError } from "../../src/protocol/index
 import { WebSocket } from "ws";
 import { clientIdPrefix } from "../../src/actors/clients/frames.js";
 import { BridgeError, type Connection, type ConnectionOptions } from "../../src/client/index.js";
-import { startBridge, type Harness } from "../helpers/bridge.js";
+import type { Harness } from "../helpers/bridge.js";
+import { startOnSharedEditor } from "../helpers/shared-editor.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
 import { DropProxy } from "./_proxy.js";
 import { collect, connect, onCleanup, record, waitForServerState } from "./_support.js";
@@ -32,7 +33,7 @@ async function subscriptionsOf(observer: Connection, clientId: string): Promise<
 
 describe("requests", () => {
   it("typed helpers call the built-in methods and return their results", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const client = connect(harness.bridge.url);
     const hello = await client.ready();
     expect(hello).toMatchObject({ resumed: false, protocolVersion: 1 });
@@ -47,7 +48,7 @@ describe("requests", () => {
   });
 
   it("a failed request rejects with a BridgeError carrying the ProtocolError fields", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const client = connect(harness.bridge.url);
     const error = await client.layer.getInfoById({ layerId: 987654 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BridgeError);
@@ -62,7 +63,7 @@ describe("requests", () => {
 
   it("a request with no answer in time rejects with TIMEOUT and outcome unknown", async () => {
     const host = new ScriptedHost();
-    const harness = await startBridge({ host });
+    const harness = await startOnSharedEditor({ host });
     const client = connect(harness.bridge.url);
     await client.ready();
     host.hold();
@@ -75,7 +76,7 @@ describe("requests", () => {
 
   it("an aborted request rejects with ABORTED; an already aborted signal sends nothing", async () => {
     const host = new ScriptedHost();
-    const harness = await startBridge({ host });
+    const harness = await startOnSharedEditor({ host });
     const client = connect(harness.bridge.url);
     await client.ready();
     host.hold();
@@ -93,7 +94,7 @@ describe("requests", () => {
 
   it("no more than maxInFlight requests are on the wire; the rest wait their turn in order", async () => {
     const host = new ScriptedHost();
-    const harness = await startBridge({ host });
+    const harness = await startOnSharedEditor({ host });
     const observer = connect(harness.bridge.url);
     const client = connect(harness.bridge.url, { maxInFlight: 1 });
     const { clientId } = await client.ready();
@@ -110,7 +111,7 @@ describe("requests", () => {
 
   it("close() disposes the logical client at once (4000) and fails what is pending", async () => {
     const host = new ScriptedHost();
-    const harness = await startBridge({ host });
+    const harness = await startOnSharedEditor({ host });
     const observer = connect(harness.bridge.url);
     const client = connect(harness.bridge.url);
     const { clientId } = await client.ready();
@@ -128,7 +129,7 @@ describe("requests", () => {
 
 describe("subscriptions", () => {
   it("listeners are reference-counted onto the wire: the first subscribes, the last unsubscribes", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const client = connect(harness.bridge.url);
     const { clientId } = await client.ready();
     const a: unknown[] = [];
@@ -147,7 +148,7 @@ describe("subscriptions", () => {
   });
 
   it("once() listens for one event; a refused type rejects subscribe() and is reported on $error for on()", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const client = connect(harness.bridge.url);
     const { clientId } = await client.ready();
     const seen: unknown[] = [];
@@ -167,7 +168,7 @@ describe("subscriptions", () => {
 
 describe("reconnect and resume", () => {
   it("a socket dropped by the network resumes the same client with no lost or duplicated events", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const proxy = await proxyFor(harness);
     const observer = connect(harness.bridge.url);
     const client = connect(proxy.url);
@@ -198,7 +199,7 @@ describe("reconnect and resume", () => {
   });
 
   it("a request made just after the socket died locally waits for the resume instead of vanishing", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const sockets: WebSocket[] = [];
     class Tracked extends WebSocket {
       constructor(...args: ConstructorParameters<typeof WebSocket>) {
@@ -216,7 +217,7 @@ describe("reconnect and resume", () => {
   });
 
   it("an overflowed replay buffer is reported as $lost with the missing event count", async () => {
-    const harness = await startBridge({ limits: { replayBufferEvents: 2 } });
+    const harness = await startOnSharedEditor({ limits: { replayBufferEvents: 2 } });
     const proxy = await proxyFor(harness);
     const observer = connect(harness.bridge.url);
     const client = connect(proxy.url);
@@ -241,7 +242,7 @@ describe("reconnect and resume", () => {
   });
 
   it("when the bridge forgot the client, subscriptions are renewed and $lost says to re-read state", async () => {
-    const harness = await startBridge({ limits: { resumeTtlMs: 20 } });
+    const harness = await startOnSharedEditor({ limits: { resumeTtlMs: 20 } });
     const proxy = await proxyFor(harness);
     const observer = connect(harness.bridge.url);
     const client = connect(proxy.url);
@@ -267,7 +268,7 @@ describe("reconnect and resume", () => {
 
   it("a request whose logical client was forgotten fails with CONNECTION_LOST (retryable, outcome unknown)", async () => {
     const host = new ScriptedHost();
-    const harness = await startBridge({ host, limits: { resumeTtlMs: 20 } });
+    const harness = await startOnSharedEditor({ host, limits: { resumeTtlMs: 20 } });
     const proxy = await proxyFor(harness);
     const observer = connect(harness.bridge.url);
     const client = connect(proxy.url);
@@ -285,7 +286,7 @@ describe("reconnect and resume", () => {
   });
 
   it("a socket taken over by another resume is not fought over: the connection ends", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const client = connect(harness.bridge.url);
     const { clientId } = await client.ready();
     const closes = record(client, "$close");
@@ -298,7 +299,7 @@ describe("reconnect and resume", () => {
 
   it("without reconnect a dropped socket ends the connection and fails what was pending", async () => {
     const host = new ScriptedHost();
-    const harness = await startBridge({ host });
+    const harness = await startOnSharedEditor({ host });
     const proxy = await proxyFor(harness);
     const client = connect(proxy.url, { reconnect: false });
     await client.ready();
@@ -314,7 +315,7 @@ describe("reconnect and resume", () => {
 
 describe("connecting", () => {
   it("a token is sent as the bearer subprotocol; a wrong one rejects ready() with UNAUTHORIZED", async () => {
-    const harness = await startBridge({ token: "s3cret" });
+    const harness = await startOnSharedEditor({ token: "s3cret" });
     const good = connect(harness.bridge.url, { token: "s3cret" });
     expect((await good.ready()).resumed).toBe(false);
     expect((await good.status()).status).toBe("ok");
@@ -324,7 +325,7 @@ describe("connecting", () => {
   });
 
   it("a plugin endpoint that does not exist rejects ready() with the bridge's PLUGIN_NOT_FOUND", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const client = connect(harness.bridge.url, { pluginId: "missing-plugin" });
     expect(client.wsUrl).toBe(`${harness.bridge.wsUrl}/missing-plugin`);
     await expect(client.ready()).rejects.toMatchObject({ code: "PLUGIN_NOT_FOUND" });
@@ -332,7 +333,7 @@ describe("connecting", () => {
   });
 
   it("a bridge that is not there rejects ready() with CONNECTION_FAILED", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const port = harness.bridge.port;
     await harness.bridge.close();
     const client = connect(`http://127.0.0.1:${port}`);
@@ -340,7 +341,7 @@ describe("connecting", () => {
   });
 
   it("HTTP helpers read /health, /ready, /status, /plugins and a plugin's health", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const client = connect(harness.bridge.wsUrl);
     expect(client.httpUrl).toBe(harness.bridge.url);
     expect(await client.health()).toMatchObject({ status: "ok", name: "image-editor-bridge" });

@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { ERROR_RULES, ProtocolErrorSchema, type ErrorCode } from "../../src/protocol/index.js";
-import { startBridge } from "../helpers/bridge.js";
+import { startOnSharedEditor } from "../helpers/shared-editor.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
 import { TRANSPORTS, type Outcome } from "./_transports.js";
 
@@ -19,19 +19,19 @@ function expectError(outcome: Outcome, code: ErrorCode): void {
 
 describe.each(TRANSPORTS)("errors over $name", ({ name, make }) => {
   it("invalid params answer BAD_REQUEST listing the issues", async () => {
-    const t = await make(await startBridge());
+    const t = await make(await startOnSharedEditor());
     const outcome = await t.call("selection:set", { rect: { x: "left" } });
     expectError(outcome, "BAD_REQUEST");
     expect(outcome.error?.details?.["issues"]).toEqual(expect.arrayContaining([expect.objectContaining({ path: "rect.x" })]));
   });
 
   it("unknown params are refused rather than silently ignored", async () => {
-    const t = await make(await startBridge());
+    const t = await make(await startOnSharedEditor());
     expectError(await t.call("selection:getArea", { documentID: 1 }), "BAD_REQUEST");
   });
 
   it("an invalid-params message names the first issue's path and message; details.issues keeps them all", async () => {
-    const t = await make(await startBridge());
+    const t = await make(await startOnSharedEditor());
     const outcome = await t.call("document:create", { width: "wide", height: -1 });
     expectError(outcome, "BAD_REQUEST");
     const issues = outcome.error?.details?.["issues"] as Array<{ path: string; message: string }>;
@@ -40,7 +40,7 @@ describe.each(TRANSPORTS)("errors over $name", ({ name, make }) => {
   });
 
   it("an issue about the params object as a whole is named without a path", async () => {
-    const t = await make(await startBridge());
+    const t = await make(await startOnSharedEditor());
     const outcome = await t.call("selection:getArea", { documentID: 1 });
     const issues = outcome.error?.details?.["issues"] as Array<{ path: string; message: string }>;
     expect(issues).toHaveLength(1);
@@ -50,23 +50,23 @@ describe.each(TRANSPORTS)("errors over $name", ({ name, make }) => {
   });
 
   it("a missing layer answers LAYER_NOT_FOUND", async () => {
-    const t = await make(await startBridge());
+    const t = await make(await startOnSharedEditor());
     expectError(await t.call("layer:getInfoById", { layerId: 9999 }), "LAYER_NOT_FOUND");
   });
 
   it("a missing document answers DOCUMENT_NOT_FOUND", async () => {
-    const t = await make(await startBridge());
+    const t = await make(await startOnSharedEditor());
     expectError(await t.call("document:layers", { documentId: 999 }), "DOCUMENT_NOT_FOUND");
   });
 
   it("no open document answers NO_DOCUMENT", async () => {
-    const t = await make(await startBridge({ embedded: { sample: false } }));
+    const t = await make(await startOnSharedEditor({ embedded: { sample: false } }));
     expectError(await t.call("document:current"), "NO_DOCUMENT");
   });
 
   it.runIf(name === "http")("an oversized body answers PAYLOAD_TOO_LARGE and the bridge keeps serving", async () => {
     // Over WS the frame limit is the socket's maxPayload, which closes the socket with 1009 (ws.test.ts).
-    const t = await make(await startBridge({ limits: { maxHttpBodyBytes: 1024, maxImportBodyBytes: 1024 } }));
+    const t = await make(await startOnSharedEditor({ limits: { maxHttpBodyBytes: 1024, maxImportBodyBytes: 1024 } }));
     expectError(await t.call("layer:importImage", { image: "A".repeat(4096) }), "PAYLOAD_TOO_LARGE");
     expectError(await t.call("selection:set", { rect: null, padding: "B".repeat(4096) }), "PAYLOAD_TOO_LARGE");
     expect((await t.call("selection:getArea")).ok).toBe(true);
@@ -77,7 +77,7 @@ describe.each(TRANSPORTS)("errors over $name", ({ name, make }) => {
     host.getSelection = async () => {
       throw new Error("secret stack detail");
     };
-    const t = await make(await startBridge({ host }));
+    const t = await make(await startOnSharedEditor({ host }));
     const outcome = await t.call("selection:getArea");
     expectError(outcome, "INTERNAL");
     expect(JSON.stringify(outcome.error)).not.toContain("secret");
@@ -86,13 +86,13 @@ describe.each(TRANSPORTS)("errors over $name", ({ name, make }) => {
 
 describe("errors only one transport can produce", () => {
   it("an unknown WS method answers UNKNOWN_METHOD with requestId and method", async () => {
-    const client = await (await startBridge()).connect();
+    const client = await (await startOnSharedEditor()).connect();
     const frame = await client.send("no:such", {}, "abc");
     expect(frame.error).toMatchObject({ code: "UNKNOWN_METHOD", requestId: "abc", method: "no:such", source: "protocol" });
   });
 
   it("a misspelt method answers UNKNOWN_METHOD suggesting the nearest known name", async () => {
-    const client = await (await startBridge()).connect();
+    const client = await (await startOnSharedEditor()).connect();
     const frame = await client.send("document:curent", {});
     expect(frame.error).toMatchObject({
       code: "UNKNOWN_METHOD",
@@ -104,14 +104,14 @@ describe("errors only one transport can produce", () => {
   });
 
   it("a name far from every method gets no suggestion", async () => {
-    const client = await (await startBridge()).connect();
+    const client = await (await startOnSharedEditor()).connect();
     const frame = await client.send("frobnicate", {});
     expect(frame.error).toMatchObject({ code: "UNKNOWN_METHOD", message: 'Unknown method "frobnicate" on /ws' });
     expect(frame.error?.details).not.toHaveProperty("suggestion");
   });
 
   it("a plugin's method called on the root endpoint says which endpoint serves it", async () => {
-    const harness = await startBridge({ plugins: [STATS_PLUGIN], pluginConfig: { stats: { greeting: "hi" } } });
+    const harness = await startOnSharedEditor({ plugins: [STATS_PLUGIN], pluginConfig: { stats: { greeting: "hi" } } });
     const root = await harness.connect();
     const frame = await root.send("stats:count", {});
     expect(frame.error).toMatchObject({
@@ -125,21 +125,21 @@ describe("errors only one transport can produce", () => {
   });
 
   it("an unknown method on a plugin endpoint names that endpoint", async () => {
-    const harness = await startBridge({ plugins: [STATS_PLUGIN], pluginConfig: { stats: { greeting: "hi" } } });
+    const harness = await startOnSharedEditor({ plugins: [STATS_PLUGIN], pluginConfig: { stats: { greeting: "hi" } } });
     const plugin = await harness.connect("/ws/stats");
     const frame = await plugin.send("selection:getAria", {});
     expect(frame.error).toMatchObject({ code: "UNKNOWN_METHOD", details: { endpoint: "/ws/stats", suggestion: "selection:getArea" } });
   });
 
   it("an unknown HTTP route answers NOT_FOUND as a ProtocolError", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const response = await harness.http("/no/such/route");
     expect(response.status).toBe(404);
     expect(await response.json()).toMatchObject({ code: "NOT_FOUND" });
   });
 
   it("a known HTTP route asked with the wrong verb answers 405 METHOD_NOT_ALLOWED with Allow", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const wrongVerb = await harness.http("/document/export");
     expect(wrongVerb.status).toBe(405);
     expect(wrongVerb.headers.get("allow")).toBe("POST");
@@ -151,7 +151,7 @@ describe("errors only one transport can produce", () => {
   });
 
   it("event methods over HTTP do not exist; over WS they need a logical client", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     expect((await harness.http("/event/subscribe", { method: "POST" })).status).toBe(404);
   });
 });

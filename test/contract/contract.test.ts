@@ -9,7 +9,8 @@ import { createAsyncApi, createOpenApi, referenceMarkdown, renderReferenceHtml, 
 import { operationIdOf } from "../../src/methods/contract/catalog.js";
 import { BATCH_METHOD, CANCEL_METHOD, ERROR_RULES, EVENT_SCHEMAS, PROGRESS_EVENT } from "../../src/protocol/index.js";
 import { PACKAGE } from "../../src/version.js";
-import { startBridge, type Harness } from "../helpers/bridge.js";
+import type { Harness } from "../helpers/bridge.js";
+import { startOnSharedEditor } from "../helpers/shared-editor.js";
 
 const ROOT = join(import.meta.dirname, "../..");
 const PLUGIN_FIXTURES = join(import.meta.dirname, "../plugins/fixtures");
@@ -38,7 +39,7 @@ const h3Path = (path: string): string => path.replace(/:(\w+)/g, "{$1}");
 
 describe("the published contract", () => {
   it("a bridge serves a valid OpenAPI 3.1 document and a valid AsyncAPI 3.0 document", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const { openapi, asyncapi } = await documents(harness);
     expect(openapi["openapi"]).toBe("3.1.0");
     expect(await openApiErrors(openapi)).toBe("");
@@ -49,7 +50,7 @@ describe("the published contract", () => {
   });
 
   it("the validators reject a broken document, so a pass means something", async () => {
-    const { openapi, asyncapi } = await documents(await startBridge());
+    const { openapi, asyncapi } = await documents(await startOnSharedEditor());
     const paths = openapi.paths as Record<string, Record<string, Record<string, unknown>>>;
     (paths["/layer/by-id/{layerId}"]!["get"]!["parameters"] as unknown[])[0] = { name: "layerId", required: true };
     expect(await openApiErrors(openapi)).not.toBe("");
@@ -58,7 +59,7 @@ describe("the published contract", () => {
   });
 
   it("every method of the table appears with its params, result and HTTP route, and every route answers", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const { openapi, asyncapi } = await documents(harness);
     const names = [...BUILTIN_METHODS.map((m) => m.name), CANCEL_METHOD, BATCH_METHOD];
     for (const name of names) {
@@ -101,7 +102,7 @@ describe("the published contract", () => {
   });
 
   it("every event appears: the main events, editor:restarted, progress and the connection events", async () => {
-    const { asyncapi } = await documents(await startBridge());
+    const { asyncapi } = await documents(await startOnSharedEditor());
     for (const type of [...Object.keys(EVENT_SCHEMAS), "editor:restarted", PROGRESS_EVENT, "connected", "error"]) {
       const operation = asyncapi.operations[`send.${operationIdOf(type)}`];
       expect(operation, type).toMatchObject({ action: "send", title: type });
@@ -114,7 +115,7 @@ describe("the published contract", () => {
   });
 
   it("a loaded plugin's endpoint, methods, routes and events appear in both documents, which stay valid", async () => {
-    const harness = await startBridge({ plugins: [join(PLUGIN_FIXTURES, "stats")] });
+    const harness = await startOnSharedEditor({ plugins: [join(PLUGIN_FIXTURES, "stats")] });
     const { openapi, asyncapi } = await documents(harness);
     expect(openapi["x-plugins"]).toEqual(["stats"]);
     expect(openapi["tags"]).toContainEqual(expect.objectContaining({ name: "plugin:stats" }));
@@ -166,7 +167,7 @@ describe("the published contract", () => {
   });
 
   it("the contract follows the token rules of /schema, and /docs is one self-contained page with an anchor per method", async () => {
-    const harness = await startBridge({ token: "s3cret" });
+    const harness = await startOnSharedEditor({ token: "s3cret" });
     for (const path of ["/schema", "/openapi.json", "/asyncapi.json", "/docs"]) {
       const refused = await harness.http(path);
       expect(refused.status, path).toBe(401);
@@ -206,7 +207,7 @@ const PYTHON = ["/usr/bin/python3", "python3"].find((candidate) => {
 
 describe(PYTHON === undefined ? "the Python example (skipped: this machine has no python3)" : "the Python example", () => {
   it.skipIf(PYTHON === undefined)("finds operations by operationId in /openapi.json and calls them", async () => {
-    const harness = await startBridge({ token: "py-token" });
+    const harness = await startOnSharedEditor({ token: "py-token" });
     const output = await new Promise<string>((resolve, reject) => {
       execFile(PYTHON!, [join(ROOT, "examples/python/openapi_client.py"), harness.bridge.url], { env: { ...process.env, BRIDGE_TOKEN: "py-token" } }, (error, stdout, stderr) =>
         error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),

@@ -1,14 +1,14 @@
 import { Observable } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { EVENT_SCHEMAS } from "../../src/protocol/index.js";
-import { startBridge } from "../helpers/bridge.js";
+import { startOnSharedEditor } from "../helpers/shared-editor.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
 
 const rect = { x: 10, y: 10, width: 20, height: 20 };
 
 describe("event subscriptions", () => {
   it("a client gets only the events it subscribed to", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const [selection, layers, none] = [await harness.connect(), await harness.connect(), await harness.connect()];
     await selection.call("event:subscribe", { type: "selection:changed" });
     await layers.call("event:subscribe", { type: "layer:selectionChange" });
@@ -27,7 +27,7 @@ describe("event subscriptions", () => {
   });
 
   it("events arrive in order with increasing seq, and stop after unsubscribing", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const client = await harness.connect();
     expect(await client.call("event:subscribe", { type: "selection:changed" })).toEqual({ ok: true, type: "selection:changed", subscribed: true });
     expect(await client.call("event:subscribe", { type: "selection:changed" })).toEqual({ ok: true, type: "selection:changed", subscribed: true });
@@ -47,7 +47,7 @@ describe("event subscriptions", () => {
   });
 
   it("layer:previewChange carries a preview of the newly active layer", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const client = await harness.connect();
     await client.call("event:subscribe", { type: "layer:previewChange" });
     const layers = await client.call<Array<{ id: number }>>("document:layers");
@@ -58,14 +58,14 @@ describe("event subscriptions", () => {
   });
 
   it("an unknown event type answers BAD_REQUEST listing the accepted types", async () => {
-    const client = await (await startBridge()).connect();
+    const client = await (await startOnSharedEditor()).connect();
     const frame = await client.send("event:subscribe", { type: "bogus" });
     expect(frame.error?.code).toBe("BAD_REQUEST");
     expect(frame.error?.details?.["accepted"]).toEqual(expect.arrayContaining(["#ready", "selection:changed"]));
   });
 
   it("#ready is sticky: a late subscriber receives it once right away", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const client = await harness.connect();
     await client.call("event:subscribe", { type: "#ready" });
     const ready = await client.next((f) => f.type === "#ready");
@@ -76,7 +76,7 @@ describe("event subscriptions", () => {
   });
 
   it("#closing {process-exit} reaches subscribers before their sockets close with 1001", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const client = await harness.connect();
     const bystander = await harness.connect();
     await client.call("event:subscribe", { type: "#closing" });
@@ -103,7 +103,7 @@ describe("the selection watcher", () => {
             };
           })
         : undefined;
-    const harness = await startBridge({ host });
+    const harness = await startOnSharedEditor({ host });
     const [a, b] = [await harness.connect(), await harness.connect()];
     await a.call("event:subscribe", { type: "selection:changed" });
     await b.call("event:subscribe", { type: "selection:changed" });
@@ -137,7 +137,7 @@ describe("a failing host event stream", () => {
             return () => sub.unsubscribe();
           })
         : undefined;
-    const harness = await startBridge({ host });
+    const harness = await startOnSharedEditor({ host });
     const client = await harness.connect();
     await client.call("event:subscribe", { type: "selection:changed" });
     await resubscribed;

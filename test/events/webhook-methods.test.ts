@@ -6,7 +6,8 @@ import { createBridge } from "../../src/bridge/bridge.js";
 import { parseServeArgs, type ServeOptions } from "../../src/cli/args.js";
 import { UsageError } from "../../src/cli/errors.js";
 import { main } from "../../src/cli/serve.js";
-import { startBridge, type Harness } from "../helpers/bridge.js";
+import type { Harness } from "../helpers/bridge.js";
+import { startOnSharedEditor } from "../helpers/shared-editor.js";
 import { TestClient } from "../helpers/ws-client.js";
 import { closeReceivers, Receiver, signedWith } from "../helpers/webhook-receiver.js";
 import { TRANSPORTS, type ConformanceTransport } from "../conformance/_transports.js";
@@ -46,7 +47,7 @@ async function ok<T>(transport: ConformanceTransport, method: string, params?: R
 describe.each(TRANSPORTS)("webhook methods over $name", ({ make }) => {
   it("webhook:add, list, deliveries and remove: a client's webhook gets signed events until removed", async () => {
     const [first, second] = [await Receiver.start(), await Receiver.start()];
-    const harness = await startBridge({ webhooks: { allowPrivate: true } });
+    const harness = await startOnSharedEditor({ webhooks: { allowPrivate: true } });
     const transport = await make(harness);
     const added = await ok<View>(transport, "webhook:add", { url: first.url, types: ["selection:changed"] });
     // No secret given: one is made up, answered once here and never again.
@@ -81,7 +82,7 @@ describe.each(TRANSPORTS)("webhook methods over $name", ({ make }) => {
   });
 
   it("refuses bad webhooks with a clear error and carries on", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const transport = await make(harness);
     const refused = async (params: Record<string, unknown>, method = "webhook:add") => {
       const outcome = await transport.call(method, params);
@@ -109,7 +110,7 @@ describe("webhook:enable", () => {
   it("re-enables a webhook disabled after failures: what it queued goes out, and /ready is ok again", async () => {
     let answering = false;
     const receiver = await Receiver.start((_n, res) => res.writeHead(answering ? 200 : 503).end());
-    const harness = await startBridge({ limits: { webhookRetryInitialMs: 5, webhookDisableAfterFailures: 2 }, webhooks: { allowPrivate: true } });
+    const harness = await startOnSharedEditor({ limits: { webhookRetryInitialMs: 5, webhookDisableAfterFailures: 2 }, webhooks: { allowPrivate: true } });
     const client = await harness.connect();
     const added = (await client.call("webhook:add", { url: receiver.url, types: ["selection:changed"] })) as View;
     await client.call("selection:set", { rect });
@@ -136,7 +137,7 @@ describe("webhook:enable", () => {
 describe("metrics", () => {
   it("count webhook deliveries, failed attempts and webhooks by state", async () => {
     const receiver = await Receiver.start((n, res) => res.writeHead(n === 1 ? 500 : 204).end());
-    const harness = await startBridge({ limits: { webhookRetryInitialMs: 5 }, webhooks: { allowPrivate: true, hooks: [{ url: receiver.url, types: ["selection:changed"] }] } });
+    const harness = await startOnSharedEditor({ limits: { webhookRetryInitialMs: 5 }, webhooks: { allowPrivate: true, hooks: [{ url: receiver.url, types: ["selection:changed"] }] } });
     const client = await harness.connect();
     await client.call("selection:set", { rect });
     await receiver.count(2);
@@ -157,7 +158,7 @@ describe("the webhooks file", () => {
     const receiver = await Receiver.start();
     const configured = await Receiver.start();
     const options = { webhooks: { allowPrivate: true, file, hooks: [{ url: configured.url, types: ["selection:changed"] }] } };
-    const first = await startBridge(options);
+    const first = await startOnSharedEditor(options);
     const client = await first.connect();
     const added = (await client.call("webhook:add", { url: receiver.url, types: ["selection:changed"], secret: "kept-across-restarts" })) as View;
     expect(added.persistent).toBe(true);
@@ -166,7 +167,7 @@ describe("the webhooks file", () => {
     expect(kept).toEqual({ format: 1, webhooks: [{ id: added.id, url: receiver.url, types: ["selection:changed"], secret: "kept-across-restarts", enabled: true }] });
     await first.bridge.close();
 
-    const second = await startBridge(options);
+    const second = await startOnSharedEditor(options);
     const again = await second.connect();
     const listed = ((await again.call("webhook:list")) as { webhooks: View[] }).webhooks;
     expect(listed.map(({ id, url, persistent }) => ({ id, url, persistent }))).toEqual([
@@ -193,7 +194,7 @@ describe("the webhooks file", () => {
     const dir = join(await folder(), "gone");
     await mkdir(dir);
     const receiver = await Receiver.start();
-    const harness: Harness = await startBridge({ webhooks: { allowPrivate: true, file: join(dir, "webhooks.json") } });
+    const harness: Harness = await startOnSharedEditor({ webhooks: { allowPrivate: true, file: join(dir, "webhooks.json") } });
     // The file's folder goes away after the start: every write fails.
     await rm(dir, { recursive: true });
     const client = await harness.connect();

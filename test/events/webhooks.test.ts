@@ -2,7 +2,8 @@ import type { ServerResponse } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { createBridge } from "../../src/bridge/bridge.js";
 import { Subject, type Observable } from "rxjs";
-import { startBridge, type Harness } from "../helpers/bridge.js";
+import type { Harness } from "../helpers/bridge.js";
+import { startOnSharedEditor } from "../helpers/shared-editor.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
 import { closeReceivers, Receiver, signedWith, type Received } from "../helpers/webhook-receiver.js";
 
@@ -28,7 +29,7 @@ async function hooks(harness: Harness): Promise<HookView[]> {
 describe("webhooks", () => {
   it("a loopback receiver (allowed by the flag) gets signed deliveries that verify, in order", async () => {
     const receiver = await Receiver.start();
-    const harness = await startBridge({ webhooks: { allowPrivate: true, hooks: [{ url: receiver.url, types: ["selection:changed"], secret }] } });
+    const harness = await startOnSharedEditor({ webhooks: { allowPrivate: true, hooks: [{ url: receiver.url, types: ["selection:changed"], secret }] } });
     const other = await harness.connect();
     const sent = [rect, { ...rect, x: 9 }, null];
     for (const each of sent) await other.call("selection:set", { rect: each });
@@ -45,7 +46,7 @@ describe("webhooks", () => {
 
   it("a receiver answering 500 twice then 200 gets the same delivery again, with the attempts in the delivery log", async () => {
     const receiver = await Receiver.start((n, res) => res.writeHead(n <= 2 ? 500 : 200).end());
-    const harness = await startBridge({
+    const harness = await startOnSharedEditor({
       limits: { webhookRetryInitialMs: 20 },
       webhooks: { allowPrivate: true, hooks: [{ url: receiver.url, types: ["selection:changed"], secret }] },
     });
@@ -67,7 +68,7 @@ describe("webhooks", () => {
 
   it("a receiver that never answers is disabled after the limit and shows in /status", async () => {
     const receiver = await Receiver.start(() => {}); // never answers
-    const harness = await startBridge({
+    const harness = await startOnSharedEditor({
       limits: { webhookTimeoutMs: 100, webhookRetryInitialMs: 10, webhookDisableAfterFailures: 3 },
       webhooks: { allowPrivate: true, hooks: [{ url: receiver.url, types: ["selection:changed"], secret }] },
     });
@@ -94,7 +95,7 @@ describe("webhooks", () => {
     const receiver = await Receiver.start(); // answers nothing until the request ends, which it never does
     receiver.server.removeAllListeners("request");
     receiver.server.on("request", (req) => gone.push(new Promise((resolve) => req.socket.once("close", () => resolve()))));
-    const harness = await startBridge({ limits: { webhookTimeoutMs: 30 * 60_000 }, webhooks: { allowPrivate: true, hooks: [{ url: receiver.url, types: ["selection:changed"], secret }] } });
+    const harness = await startOnSharedEditor({ limits: { webhookTimeoutMs: 30 * 60_000 }, webhooks: { allowPrivate: true, hooks: [{ url: receiver.url, types: ["selection:changed"], secret }] } });
     const other = await harness.connect();
     await other.call("selection:set", { rect });
     while (gone.length === 0) await new Promise((resolve) => setImmediate(resolve));
@@ -105,7 +106,7 @@ describe("webhooks", () => {
   it("a webhook with a documentId gets only events about that document, and events naming none", async () => {
     const host = new EmittingHost();
     const receiver = await Receiver.start();
-    await startBridge({ host, webhooks: { allowPrivate: true, hooks: [{ url: receiver.url, types: ["layer:previewChange", "selection:changed"], secret, documentId: 7 }] } });
+    await startOnSharedEditor({ host, webhooks: { allowPrivate: true, hooks: [{ url: receiver.url, types: ["layer:previewChange", "selection:changed"], secret, documentId: 7 }] } });
     const preview = (documentId: number) => ({ documentId, layer: { id: 2, name: "L", index: 0 }, image: { format: "png", width: 1, height: 1, bytes: ONE_PIXEL_PNG } });
     host.previews.next(preview(8));
     host.previews.next(preview(7));
@@ -120,7 +121,7 @@ describe("webhooks", () => {
   it("a full queue drops its oldest waiting delivery and counts it", async () => {
     const hanging: ServerResponse[] = [];
     const receiver = await Receiver.start((_n, res) => hanging.push(res));
-    const harness = await startBridge({ limits: { webhookQueueEvents: 2 }, webhooks: { allowPrivate: true, hooks: [{ url: receiver.url, types: ["selection:changed"], secret }] } });
+    const harness = await startOnSharedEditor({ limits: { webhookQueueEvents: 2 }, webhooks: { allowPrivate: true, hooks: [{ url: receiver.url, types: ["selection:changed"], secret }] } });
     const other = await harness.connect();
     for (let x = 1; x <= 4; x++) await other.call("selection:set", { rect: { ...rect, x } });
     await receiver.count(1);
@@ -144,7 +145,14 @@ describe("webhooks", () => {
       { hooks: [{ ...hook, types: ["#ready"] }], details: { type: "#ready" } },
     ];
     for (const { hooks: given, details } of cases) {
-      const bridge = createBridge({ listen: { host: "127.0.0.1", port: 0 }, limits: { maxWebhooks: 1 }, webhooks: { allowPrivate: true, hooks: given } });
+      // A scripted editor: the refusal is about the configuration, and four editor processes cost a loaded machine
+      // most of the test's time.
+      const bridge = createBridge({
+        listen: { host: "127.0.0.1", port: 0 },
+        host: new ScriptedHost(),
+        limits: { maxWebhooks: 1 },
+        webhooks: { allowPrivate: true, hooks: given },
+      });
       await expect(bridge.start()).rejects.toMatchObject({ code: "BAD_REQUEST", details });
     }
   });

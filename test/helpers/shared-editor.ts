@@ -11,7 +11,26 @@ import { startBridge, type Harness } from "./bridge.js";
 /** Options a shared editor process can be made for: the ones that reach the editor, all plain data. */
 const EDITOR_OPTIONS = new Set(["files", "limits"]);
 /** Options only the bridge reads: any may go with a shared editor process. */
-const BRIDGE_OPTIONS = new Set(["scriptDirs"]);
+const BRIDGE_OPTIONS = new Set([
+  "scriptDirs",
+  "imports",
+  "listen",
+  "token",
+  "allowOrigins",
+  "allowHosts",
+  "publicHealth",
+  "trustProxy",
+  "countLoopbackPerAddress",
+  "methods",
+  "plugins",
+  "pluginsDir",
+  "pluginConfig",
+  "pluginIsolation",
+  "watchPlugins",
+  "checkResults",
+  "mcp",
+  "webhooks",
+]);
 
 /** The editor process the test file's bridges share, and the options it was made for. */
 let shared: { key: string; host: IsolatedHost } | undefined;
@@ -26,9 +45,9 @@ afterAll(async () => {
  * method does, not how the process starts. Closing the bridge resets the editor as a fresh process starts (every
  * document closed, the sample made again; document ids keep increasing, as after any restart) instead of ending it.
  *
- * Options other than `files`, `limits` and `scriptDirs` get a bridge with its own editor process, as do `files` and
- * `limits` differing from the last ones (the process is made for them); an editor that restarted, or fails to
- * reset, is ended and the next case starts a new one.
+ * Options the editor reads other than `files` and `limits` (`host`, `editors`, `embedded`, `logger`, …) get a bridge
+ * with its own editor process, as do `files` and `limits` differing from the last ones (the process is made for
+ * them); an editor that restarted, or fails to reset, is ended and the next case starts a new one.
  */
 export async function startOnSharedEditor(options: BridgeOptions = {}): Promise<Harness> {
   if (!Object.keys(options).every((key) => EDITOR_OPTIONS.has(key) || BRIDGE_OPTIONS.has(key))) return startBridge(options);

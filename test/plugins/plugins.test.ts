@@ -4,7 +4,8 @@ import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import type { BridgeOptions } from "../../src/bridge/options.js";
 import { PluginHealthSchema, ProtocolErrorSchema, type PluginHealth } from "../../src/protocol/index.js";
-import { startBridge, type Harness } from "../helpers/bridge.js";
+import type { Harness } from "../helpers/bridge.js";
+import { startOnSharedEditor } from "../helpers/shared-editor.js";
 import { until } from "../helpers/until.js";
 
 const FIXTURES = fileURLToPath(new URL("./fixtures/", import.meta.url));
@@ -50,7 +51,7 @@ async function refusedWith(h: Harness, id: string): Promise<{ code: string; clos
 
 describe("plugin host", () => {
   it("loads ESM and CommonJS plugins and lists them in /plugins, getServerInfo and #ready", async () => {
-    const h = await startBridge({ plugins: [fixture("stats"), fixture("cjs")] });
+    const h = await startOnSharedEditor({ plugins: [fixture("stats"), fixture("cjs")] });
     const { body } = await json<{ plugins: unknown[]; failed: unknown[] }>(h, "/plugins");
     expect(body).toEqual({ plugins: [{ id: "stats" }, { id: "cjs-fixture" }], failed: [] });
     const root = await h.connect();
@@ -63,7 +64,7 @@ describe("plugin host", () => {
   });
 
   it("a client on /ws/{id} calls plugin methods first, then built-ins, and receives the plugin's events", async () => {
-    const h = await startBridge({ plugins: [fixture("stats")] });
+    const h = await startOnSharedEditor({ plugins: [fixture("stats")] });
     const client = await h.connect("/ws/stats");
     expect(client.hello).toMatchObject({ resumed: false });
     await client.call("event:subscribe", { type: "stats:counted" });
@@ -82,7 +83,7 @@ describe("plugin host", () => {
   });
 
   it("plugin-local events reach only that plugin's subscribers, never root or other plugins", async () => {
-    const h = await startBridge({ plugins: [fixture("stats"), fixture("cjs")] });
+    const h = await startOnSharedEditor({ plugins: [fixture("stats"), fixture("cjs")] });
     const root = await h.connect();
     const other = await h.connect("/ws/cjs-fixture");
     const stats = await h.connect("/ws/stats");
@@ -101,7 +102,7 @@ describe("plugin host", () => {
   });
 
   it("ctx.bridge.on hears main events: the plugin turns selection changes into its own event", async () => {
-    const h = await startBridge({ plugins: [fixture("stats")] });
+    const h = await startOnSharedEditor({ plugins: [fixture("stats")] });
     const stats = await h.connect("/ws/stats");
     await stats.call("event:subscribe", { type: "stats:selection" });
     const root = await h.connect();
@@ -111,7 +112,7 @@ describe("plugin host", () => {
   });
 
   it("errors a plugin throws pass through with source plugin; uncoded errors become INTERNAL without internals", async () => {
-    const h = await startBridge({ plugins: [fixture("stats")] });
+    const h = await startOnSharedEditor({ plugins: [fixture("stats")] });
     const client = await h.connect("/ws/stats");
     const coded = await client.send("stats:fail", { kind: "coded" });
     expect(coded.error).toMatchObject({ code: "QUOTA_EXCEEDED", message: "Only 3 a minute", retryable: true, source: "plugin", pluginId: "stats" });
@@ -123,7 +124,7 @@ describe("plugin host", () => {
   });
 
   it("a plugin method past its deadline answers TIMEOUT and its signal aborts", async () => {
-    const h = await startBridge({ plugins: [fixture("stats")], limits: { pluginCallTimeoutMs: 150 } });
+    const h = await startOnSharedEditor({ plugins: [fixture("stats")], limits: { pluginCallTimeoutMs: 150 } });
     const client = await h.connect("/ws/stats");
     const frame = await client.send("stats:hang");
     expect(frame.error).toMatchObject({ code: "TIMEOUT", pluginId: "stats", details: { outcome: "unknown" } });
@@ -131,7 +132,7 @@ describe("plugin host", () => {
   });
 
   it("plugin routes serve under /plugins/{id}/ with params, query, JSON bodies, 204, clear 404s and 405s", async () => {
-    const h = await startBridge({ plugins: [fixture("stats")] });
+    const h = await startOnSharedEditor({ plugins: [fixture("stats")] });
     expect(await json(h, "/plugins/stats/layers/3?deep=1")).toEqual({ status: 200, body: { index: "3", query: { deep: "1" } } });
     const echoed = await json(h, "/plugins/stats/echo", {
       method: "POST",
@@ -157,7 +158,7 @@ describe("plugin host", () => {
 
   it("health counts attached clients and reports loadedAt and passing checks", async () => {
     const before = Date.now();
-    const h = await startBridge({ plugins: [fixture("stats")] });
+    const h = await startOnSharedEditor({ plugins: [fixture("stats")] });
     await h.connect("/ws/stats");
     const second = await h.connect("/ws/stats");
     await h.connect(); // a root client is not the plugin's
@@ -173,7 +174,7 @@ describe("plugin host", () => {
   });
 
   it("onConnect runs once per logical client and onDisconnect when it is disposed, with the reason", async () => {
-    const h = await startBridge({ plugins: [fixture("stats")] });
+    const h = await startOnSharedEditor({ plugins: [fixture("stats")] });
     const first = await h.connect("/ws/stats");
     const id = first.hello.clientId;
     await first.close(1000); // detached, not disposed: no onDisconnect, and resuming is no new connection
@@ -191,7 +192,7 @@ describe("plugin host", () => {
 
 describe("plugin client lifetime", () => {
   it("a detached client whose resume TTL runs out gets onDisconnect with reason expired", async () => {
-    const h = await startBridge({ plugins: [fixture("stats")], limits: { resumeTtlMs: 50 } });
+    const h = await startOnSharedEditor({ plugins: [fixture("stats")], limits: { resumeTtlMs: 50 } });
     const client = await h.connect("/ws/stats");
     const id = client.hello.clientId;
     await client.close(1000);
@@ -204,7 +205,7 @@ describe("plugin failures are contained and diagnosable", () => {
   const FAILING = ["bad-manifest", "import-throws", "not-a-function", "bad-id", "dup-a", "dup-b", "setup-throws", "setup-hangs"];
 
   const start = (): Promise<Harness> =>
-    startBridge({ plugins: [...FAILING.map(fixture), fixture("stats")], limits: { pluginSetupTimeoutMs: 300 } });
+    startOnSharedEditor({ plugins: [...FAILING.map(fixture), fixture("stats")], limits: { pluginSetupTimeoutMs: 300 } });
 
   it.each([
     ["bad-manifest", "PLUGIN_LOAD_FAILED", "manifest", /not valid JSON/],
@@ -259,7 +260,7 @@ describe("plugin failures are contained and diagnosable", () => {
   });
 
   it("a throwing onConnect rejects only that connection (error event, 1011) and marks runtime failed", async () => {
-    const h = await startBridge({ plugins: [fixture("fragile"), fixture("stats")], pluginConfig: { fragile: { failOn: ["onConnect"] } } });
+    const h = await startOnSharedEditor({ plugins: [fixture("fragile"), fixture("stats")], pluginConfig: { fragile: { failOn: ["onConnect"] } } });
     const bystander = await h.connect("/ws/stats");
     const refused = await h.connect("/ws/fragile");
     const event = await refused.next((f) => f.type === "error");
@@ -274,7 +275,7 @@ describe("plugin failures are contained and diagnosable", () => {
   });
 
   it("a throwing onDisconnect is contained: the plugin stays loaded with runtime failed", async () => {
-    const h = await startBridge({ plugins: [fixture("fragile")], pluginConfig: { fragile: { failOn: ["onDisconnect"] } } });
+    const h = await startOnSharedEditor({ plugins: [fixture("fragile")], pluginConfig: { fragile: { failOn: ["onDisconnect"] } } });
     const client = await h.connect("/ws/fragile");
     expect(await client.call("fragile:ping")).toBe("pong");
     await client.close(4000);
@@ -287,7 +288,7 @@ describe("plugin failures are contained and diagnosable", () => {
   it("shutdown runs onDispose in reverse load order; a throwing or hanging onDispose cannot stop it", async () => {
     for (const failOn of ["onDispose", "hangOnDispose"]) {
       const { logger, lines } = capturingLogger();
-      const h = await startBridge({
+      const h = await startOnSharedEditor({
         plugins: [fixture("fragile"), fixture("stats")],
         pluginConfig: { fragile: { failOn: [failOn] } },
         limits: { pluginHookTimeoutMs: 200 },
@@ -304,13 +305,13 @@ describe("plugin failures are contained and diagnosable", () => {
   });
 
   it("a missing --plugins-dir stops the start with a clear error", async () => {
-    await expect(startBridge({ pluginsDir: fixture("no-such-folder") })).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    await expect(startOnSharedEditor({ pluginsDir: fixture("no-such-folder") })).rejects.toMatchObject({ code: "BAD_REQUEST" });
   });
 });
 
 describe("plugin discovery", () => {
   it("--plugins-dir loads child folders sorted by name after --plugin folders, skipping dot-folders and node_modules", async () => {
-    const h = await startBridge({ plugins: [fixture("cjs")], pluginsDir: join(FIXTURES, "..", "dir-fixtures") });
+    const h = await startOnSharedEditor({ plugins: [fixture("cjs")], pluginsDir: join(FIXTURES, "..", "dir-fixtures") });
     const { body } = await json<{ plugins: Array<{ id: string }> }>(h, "/plugins");
     expect(body.plugins.map((p) => p.id)).toEqual(["cjs-fixture", "alpha", "beta"]);
   });

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { firstEditor, startBridge, untilEditor } from "../helpers/bridge.js";
+import { firstEditor, untilEditor } from "../helpers/bridge.js";
+import { startOnSharedEditor } from "../helpers/shared-editor.js";
 import type { Frame, TestClient } from "../helpers/ws-client.js";
 
 /** A document whose export runs the JavaScript compositor (blend modes) for a while. */
@@ -22,13 +23,13 @@ const LOOP = { script: "for(;;){}", timeoutMs: 60_000 };
 
 describe("cancellation over WebSocket", () => {
   it("the connected handshake announces cancel, progress and batch", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const client = await harness.connect();
     expect((client.hello as { features?: string[] }).features).toEqual(expect.arrayContaining(["cancel", "progress", "batch"]));
   });
 
   it("a looping script is stopped: CANCELLED at once, the editor is free again without a restart", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const client = await harness.connect();
     const looping = client.send("jsx:run", LOOP, "loop");
     await untilEditor(harness, (view) => view.running === 1);
@@ -41,7 +42,7 @@ describe("cancellation over WebSocket", () => {
   });
 
   it("a queued export leaves the queue and never runs; the running script is then cancelled too", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const client = await harness.connect();
     const looping = client.send("jsx:run", LOOP, "loop");
     await untilEditor(harness, (view) => view.running === 1);
@@ -57,7 +58,7 @@ describe("cancellation over WebSocket", () => {
   });
 
   it("a running export is stopped mid-composite and the editor serves the next call", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const client = await harness.connect();
     const documentId = await blendDocument(client, 3000);
     const exporting = client.send("image:exportDocument", { documentId, format: "png" }, "big");
@@ -69,7 +70,7 @@ describe("cancellation over WebSocket", () => {
   });
 
   it("cancelling an unknown or answered id changes nothing; another client's request cannot be cancelled", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const owner = await harness.connect();
     const stranger = await harness.connect();
     expect(await owner.call("request:cancel", { id: "never-sent" })).toEqual({ id: "never-sent", cancelled: false, state: "unknown" });
@@ -83,7 +84,7 @@ describe("cancellation over WebSocket", () => {
   });
 
   it("cancelling a batch stops the call running and runs none after it", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const client = await harness.connect();
     const batch = client.send("batch", { requests: [{ method: "jsx:run", params: LOOP }, { method: "document:create", params: { width: 11, height: 11 } }] }, "b1");
     await untilEditor(harness, (view) => view.running === 1);
@@ -98,7 +99,7 @@ describe("cancellation over WebSocket", () => {
   });
 
   it("request:cancel without a usable id is BAD_REQUEST", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const client = await harness.connect();
     for (const params of [{}, { id: "" }, { id: 1.5 }, { id: ["x"] }]) {
       const answer = await client.send("request:cancel", params);
@@ -109,7 +110,7 @@ describe("cancellation over WebSocket", () => {
 
 describe("progress over WebSocket", () => {
   it("an export asked with progress: true gets progress events in order, only before its answer, only to its client", async () => {
-    const harness = await startBridge({ limits: { progressIntervalMs: 0 } });
+    const harness = await startOnSharedEditor({ limits: { progressIntervalMs: 0 } });
     const client = await harness.connect();
     const other = await harness.connect();
     const documentId = await blendDocument(client, 1500);
@@ -131,7 +132,7 @@ describe("progress over WebSocket", () => {
   });
 
   it("a request without progress: true gets no progress events", async () => {
-    const harness = await startBridge({ limits: { progressIntervalMs: 0 } });
+    const harness = await startOnSharedEditor({ limits: { progressIntervalMs: 0 } });
     const client = await harness.connect();
     const documentId = await blendDocument(client, 600);
     await client.call("image:exportDocument", { documentId, format: "png" });
@@ -140,7 +141,7 @@ describe("progress over WebSocket", () => {
   });
 
   it("a script reports its own progress", async () => {
-    const harness = await startBridge({ limits: { progressIntervalMs: 0 } });
+    const harness = await startOnSharedEditor({ limits: { progressIntervalMs: 0 } });
     const client = await harness.connect();
     const script = `progress(0.25, "a quarter"); let x = 0; for (let i = 0; i < 2e6; i++) x += i; progress(0.75, "most"); x`;
     const answer = await sendFrame(client, { id: "s1", method: "jsx:run", params: { script }, progress: true });
@@ -155,7 +156,7 @@ describe("progress over WebSocket", () => {
 
 describe("cancellation over HTTP", () => {
   it("a client that goes away before its answer takes its queued call out of the queue", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const client = await harness.connect();
     const looping = client.send("jsx:run", LOOP, "loop");
     await untilEditor(harness, (view) => view.running === 1);

@@ -7,7 +7,7 @@ import { Writable } from "node:stream";
 import { pino } from "pino";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createBridge } from "../../src/bridge/bridge.js";
-import { startBridge } from "../helpers/bridge.js";
+import { startOnSharedEditor } from "../helpers/shared-editor.js";
 import { FaultHost } from "../helpers/fault-host.js";
 import { rawHttp, requestHead } from "../helpers/raw-http.js";
 import { RawWsClient } from "../helpers/raw-ws.js";
@@ -23,7 +23,7 @@ const LOOPBACK_ORIGINS = ["http://localhost:3000", "https://127.0.0.1", "http://
 
 describe("DNS rebinding and cross-site requests", () => {
   it("a foreign Host is refused with 403 over HTTP and WS; loopback names are accepted", async () => {
-    const harness = await startBridge({ host: new ScriptedHost() });
+    const harness = await startOnSharedEditor({ host: new ScriptedHost() });
     const port = harness.bridge.port;
     for (const host of FOREIGN_HOSTS) {
       const response = await rawHttp(port, requestHead("GET", "/document/current", port, { Host: host }).replace(`Host: 127.0.0.1:${port}\r\n`, ""));
@@ -38,7 +38,7 @@ describe("DNS rebinding and cross-site requests", () => {
   });
 
   it("a foreign Origin is refused for requests, preflights and upgrades; loopback origins are accepted", async () => {
-    const harness = await startBridge({ host: new ScriptedHost() });
+    const harness = await startOnSharedEditor({ host: new ScriptedHost() });
     const port = harness.bridge.port;
     for (const origin of FOREIGN_ORIGINS) {
       expect((await rawHttp(port, requestHead("GET", "/health", port, { Origin: origin }))).status, origin).toBe(403);
@@ -58,7 +58,7 @@ describe("access token", () => {
   const wrongTokens = ["", "s", TOKEN.slice(0, -1), `${TOKEN}x`, TOKEN.toUpperCase(), `${TOKEN.slice(0, -1)}?`, "x".repeat(10_000), "s3cret-Token-012345678\u00e9"];
 
   it("wrong tokens of every length are refused 401 over HTTP and WS, and the right one is accepted", async () => {
-    const harness = await startBridge({ host: new ScriptedHost(), token: TOKEN });
+    const harness = await startOnSharedEditor({ host: new ScriptedHost(), token: TOKEN });
     const port = harness.bridge.port;
     for (const wrong of wrongTokens) {
       const response = await rawHttp(port, requestHead("GET", "/document/current", port, { Authorization: `Bearer ${wrong}` }));
@@ -95,7 +95,7 @@ describe("access token", () => {
 
   it("with a token, requests without it are 401 whatever their Host, and any Host is accepted with it", async () => {
     // Listens on loopback only (tests never bind other addresses); the Host header plays the remote name.
-    const harness = await startBridge({ host: new ScriptedHost(), token: TOKEN });
+    const harness = await startOnSharedEditor({ host: new ScriptedHost(), token: TOKEN });
     const port = harness.bridge.port;
     for (const host of ["192.168.1.10:7700", "bridge.example", `127.0.0.1:${port}`]) {
       const head = (auth: Record<string, string>) => requestHead("GET", "/health", port, { Host: host, ...auth });
@@ -116,7 +116,7 @@ describe("what errors and logs reveal", () => {
       },
     });
     const host = new FaultHost();
-    const harness = await startBridge({ host, token: TOKEN, logger: pino({ level: "trace" }, sink) });
+    const harness = await startOnSharedEditor({ host, token: TOKEN, logger: pino({ level: "trace" }, sink) });
     const port = harness.bridge.port;
     const auth = { Authorization: `Bearer ${TOKEN}` };
     host.inject({ kind: "throw", value: new Error(`editor exploded near ${TOKEN.slice(0, 4)}-secret-detail`) });
@@ -169,7 +169,7 @@ describe("paths and URLs the editor may be pointed at", () => {
   });
 
   it("jsx:execute runs named scripts only from inside the script folders", async () => {
-    const harness = await startBridge({ scriptDirs: [scriptsDir] });
+    const harness = await startOnSharedEditor({ scriptDirs: [scriptsDir] });
     const client = await harness.connect();
     const ok = await client.send("jsx:execute", { name: "ok" });
     expect(ok.ok, JSON.stringify(ok.error)).toBe(true);
@@ -183,7 +183,7 @@ describe("paths and URLs the editor may be pointed at", () => {
   });
 
   it("layer:importImage refuses file: URIs and local paths when file import is off", async () => {
-    const harness = await startBridge({ imports: { allowFile: false } });
+    const harness = await startOnSharedEditor({ imports: { allowFile: false } });
     const client = await harness.connect();
     for (const image of [`file://${join(dir, "secret.txt")}`, join(dir, "secret.txt"), "../../etc/passwd", "./x.png", "~/x.png", "FILE:///etc/passwd"]) {
       const frame = await client.send("layer:importImage", { image });
@@ -192,7 +192,7 @@ describe("paths and URLs the editor may be pointed at", () => {
   });
 
   it("with file import on, a file that is not an image is refused without echoing its content", async () => {
-    const harness = await startBridge({});
+    const harness = await startOnSharedEditor({});
     const client = await harness.connect();
     for (const image of [join(dir, "secret.txt"), `file://${join(dir, "secret.txt")}`, `${dir}/scripts/../secret.txt`]) {
       const frame = await client.send("layer:importImage", { image });
@@ -206,7 +206,7 @@ describe("paths and URLs the editor may be pointed at", () => {
   });
 
   it("URL imports to loopback and private addresses are refused by default and never fetched", async () => {
-    const harness = await startBridge({});
+    const harness = await startOnSharedEditor({});
     const client = await harness.connect();
     const port = (target.address() as AddressInfo).port;
     const urls = [
@@ -228,7 +228,7 @@ describe("paths and URLs the editor may be pointed at", () => {
   });
 
   it("with private URLs allowed, the same loopback URL is fetched (the refusal above is real)", async () => {
-    const harness = await startBridge({ imports: { allowPrivateUrl: true } });
+    const harness = await startOnSharedEditor({ imports: { allowPrivateUrl: true } });
     const client = await harness.connect();
     const port = (target.address() as AddressInfo).port;
     const before = hits;

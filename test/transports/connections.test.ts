@@ -9,7 +9,8 @@ import { UsageError } from "../../src/cli/errors.js";
 import { createBridge } from "../../src/bridge/bridge.js";
 import { DEFAULT_LIMITS } from "../../src/limits.js";
 import { forwardedAddress } from "../../src/transports/connections.js";
-import { startBridge, type Harness } from "../helpers/bridge.js";
+import type { Harness } from "../helpers/bridge.js";
+import { startOnSharedEditor } from "../helpers/shared-editor.js";
 import { rawHttp, requestHead } from "../helpers/raw-http.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
 import { refusedUpgrade, TestClient } from "../helpers/ws-client.js";
@@ -56,7 +57,7 @@ async function clients(harness: Harness, count: number, options: Parameters<Harn
 describe("the socket cap and its reserve", () => {
   it("past the cap less the reserve, a new WS and a new HTTP request get 503 HOST_BUSY at once while /health and /status answer", async () => {
     // 4 sockets for clients, 6 in the reserve: refused sockets still closing cannot push a probe past the cap.
-    const harness = await startBridge({ host: new ScriptedHost(), limits: { maxConnections: 10, connectionReserve: 6 } });
+    const harness = await startOnSharedEditor({ host: new ScriptedHost(), limits: { maxConnections: 10, connectionReserve: 6 } });
     const held = await clients(harness, 4);
     const ws = await refusedUpgrade(harness.bridge.wsUrl);
     expect(ws).toMatchObject({ status: 503, body: { code: "HOST_BUSY", retryable: true, details: { limit: "connectionReserve", max: 10, reserve: 6 } } });
@@ -77,7 +78,7 @@ describe("the socket cap and its reserve", () => {
   });
 
   it("past the cap itself, with no silent socket to close, a new socket is answered 503 HOST_BUSY on arrival and closed, WS or HTTP", async () => {
-    const harness = await startBridge({ host: new ScriptedHost(), limits: { maxConnections: 6, connectionReserve: 2 } });
+    const harness = await startOnSharedEditor({ host: new ScriptedHost(), limits: { maxConnections: 6, connectionReserve: 2 } });
     const held = await clients(harness, 4);
     // Two keep-alive sockets that asked for /health take the reserve (they are not silent any more).
     for (let i = 0; i < 2; i++) await keptAlive(harness.bridge.port);
@@ -96,7 +97,7 @@ describe("the socket cap and its reserve", () => {
   });
 
   it("at the cap, the oldest socket that never sent anything is closed to make room", async () => {
-    const harness = await startBridge({ host: new ScriptedHost(), limits: { maxConnections: 6, connectionReserve: 2 } });
+    const harness = await startOnSharedEditor({ host: new ScriptedHost(), limits: { maxConnections: 6, connectionReserve: 2 } });
     await clients(harness, 4);
     const oldest = await silentSocket(harness.bridge.port);
     const closed = new Promise((resolve) => oldest.once("close", resolve));
@@ -110,7 +111,7 @@ describe("the socket cap and its reserve", () => {
   });
 
   it("a flood of silent sockets far past the cap does not keep /health from answering", async () => {
-    const harness = await startBridge({ host: new ScriptedHost(), limits: { maxConnections: 60, connectionReserve: 10 } });
+    const harness = await startOnSharedEditor({ host: new ScriptedHost(), limits: { maxConnections: 60, connectionReserve: 10 } });
     const client = await harness.connect();
     let flooding = true;
     const flood = (async () => {
@@ -155,7 +156,7 @@ describe("the socket cap and its reserve", () => {
 
 describe("silent sockets and slow headers", () => {
   it("a socket that sends nothing is closed after idleConnectionMs; an upgraded one stays", async () => {
-    const harness = await startBridge({ host: new ScriptedHost(), limits: { idleConnectionMs: 300 } });
+    const harness = await startOnSharedEditor({ host: new ScriptedHost(), limits: { idleConnectionMs: 300 } });
     const client = await harness.connect();
     const silent = await silentSocket(harness.bridge.port);
     const opened = Date.now();
@@ -171,7 +172,7 @@ describe("silent sockets and slow headers", () => {
 
   it("each silent socket gets its own full idleConnectionMs: one arriving later, one arriving after the others closed", async () => {
     // Keep-alive sockets are closed by Node after 5 s: the deadline here stays well below that.
-    const harness = await startBridge({ host: new ScriptedHost(), limits: { idleConnectionMs: 400 } });
+    const harness = await startOnSharedEditor({ host: new ScriptedHost(), limits: { idleConnectionMs: 400 } });
     const port = harness.bridge.port;
     const closedAfter = async (socket: Socket, opened: number): Promise<number> => {
       await once(socket, "close");
@@ -197,7 +198,7 @@ describe("silent sockets and slow headers", () => {
   });
 
   it("a request whose headers never end is answered 408 after httpHeadersTimeoutMs", async () => {
-    const harness = await startBridge({ host: new ScriptedHost(), limits: { idleConnectionMs: 60_000, httpHeadersTimeoutMs: 300 } });
+    const harness = await startOnSharedEditor({ host: new ScriptedHost(), limits: { idleConnectionMs: 60_000, httpHeadersTimeoutMs: 300 } });
     const socket = await silentSocket(harness.bridge.port);
     const chunks: Buffer[] = [];
     socket.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -214,7 +215,7 @@ describe("silent sockets and slow headers", () => {
 
 describe("connections per address", () => {
   it("with loopback counted, the address's N+1th socket gets 429 TOO_MANY_REQUESTS, WS or HTTP", async () => {
-    const harness = await startBridge({ host: new ScriptedHost(), countLoopbackPerAddress: true, limits: { maxConnectionsPerAddress: 3 } });
+    const harness = await startOnSharedEditor({ host: new ScriptedHost(), countLoopbackPerAddress: true, limits: { maxConnectionsPerAddress: 3 } });
     const held = await clients(harness, 3);
     const ws = await refusedUpgrade(harness.bridge.wsUrl);
     expect(ws).toMatchObject({ status: 429, body: { code: "TOO_MANY_REQUESTS", retryable: true, details: { limit: "maxConnectionsPerAddress", max: 3 } } });
@@ -229,13 +230,13 @@ describe("connections per address", () => {
   });
 
   it("loopback is exempt by default", async () => {
-    const harness = await startBridge({ host: new ScriptedHost(), limits: { maxConnectionsPerAddress: 2 } });
+    const harness = await startOnSharedEditor({ host: new ScriptedHost(), limits: { maxConnectionsPerAddress: 2 } });
     await clients(harness, 4);
     expect((await get(harness, "/health")).status).toBe(200);
   });
 
   it("behind a trusted proxy, the address it forwards is counted: the third socket for one client is refused, another client is not", async () => {
-    const harness = await startBridge({ host: new ScriptedHost(), trustProxy: true, limits: { maxConnectionsPerAddress: 2 } });
+    const harness = await startOnSharedEditor({ host: new ScriptedHost(), trustProxy: true, limits: { maxConnectionsPerAddress: 2 } });
     // The first entry is whatever the client claimed; the last is what the proxy saw.
     const from = (chain: string) => ({ headers: { "x-forwarded-for": chain } });
     await clients(harness, 2, from("198.51.100.1, 203.0.113.7"));
@@ -254,7 +255,7 @@ describe("connections per address", () => {
 
   it("without trustProxy, or from a peer that is not the trusted proxy, X-Forwarded-For is ignored", async () => {
     for (const trustProxy of [undefined, ["10.9.9.9"]]) {
-      const harness = await startBridge({ host: new ScriptedHost(), ...(trustProxy ? { trustProxy } : {}), limits: { maxConnectionsPerAddress: 1 } });
+      const harness = await startOnSharedEditor({ host: new ScriptedHost(), ...(trustProxy ? { trustProxy } : {}), limits: { maxConnectionsPerAddress: 1 } });
       await clients(harness, 3, { headers: { "x-forwarded-for": "203.0.113.7" } });
       expect((await get(harness, "/health", { "X-Forwarded-For": "203.0.113.7" })).status).toBe(200);
       await harness.bridge.close();

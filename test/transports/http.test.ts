@@ -1,13 +1,13 @@
 import { fileURLToPath } from "node:url";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
-import { startBridge } from "../helpers/bridge.js";
+import { startOnSharedEditor } from "../helpers/shared-editor.js";
 import { eventually } from "../helpers/gc.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
 
 describe("HTTP mirror", () => {
   it("results are bare JSON without an envelope", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const response = await harness.http("/document/current");
     expect(response.headers.get("content-type")).toMatch(/^application\/json/);
     expect(await response.json()).toMatchObject({ name: "Sample" });
@@ -15,7 +15,7 @@ describe("HTTP mirror", () => {
   });
 
   it("Accept: image/png answers an image route with the raw bytes", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const response = await harness.http("/image/export-document", {
       method: "POST",
       headers: { accept: "image/png" },
@@ -28,14 +28,14 @@ describe("HTTP mirror", () => {
   });
 
   it("Accept: image/webp picks the export format when the body names none", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const response = await harness.http("/image/export-layer", { method: "POST", headers: { accept: "image/webp" } });
     expect(response.headers.get("content-type")).toBe("image/webp");
     expect((await sharp(Buffer.from(await response.arrayBuffer())).metadata()).format).toBe("webp");
   });
 
   it("path and query values are coerced by the method's schema", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const layers = (await (await harness.http("/document/layers")).json()) as Array<{ id: number; kind: string; index: number }>;
     const group = layers.find((l) => l.kind === "group")!;
     const byId = (await (await harness.http(`/layer/by-id/${group.id}?getChildren=true`)).json()) as { children?: unknown[] };
@@ -51,7 +51,7 @@ describe("HTTP mirror", () => {
   });
 
   it("a body that is not JSON, or not an object, answers BAD_REQUEST", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     for (const body of ["{oops", "[1,2]", '"text"']) {
       const response = await harness.http("/selection/set", { method: "POST", body });
       expect(response.status).toBe(400);
@@ -60,7 +60,7 @@ describe("HTTP mirror", () => {
   });
 
   it("a chunked body over the limit answers PAYLOAD_TOO_LARGE", async () => {
-    const harness = await startBridge({ limits: { maxHttpBodyBytes: 1000 } });
+    const harness = await startOnSharedEditor({ limits: { maxHttpBodyBytes: 1000 } });
     const chunks = new ReadableStream({
       start(controller) {
         for (let i = 0; i < 10; i++) controller.enqueue(new TextEncoder().encode(" ".repeat(500)));
@@ -73,7 +73,7 @@ describe("HTTP mirror", () => {
   });
 
   it("GET /health, /plugins, /plugins/{id}/health and /metrics", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const health = await (await harness.http("/health")).json();
     expect(health).toEqual({ status: "ok", name: "image-editor-bridge", version: expect.any(String), uptimeMs: expect.any(Number) });
     expect(await (await harness.http("/plugins")).json()).toEqual({ plugins: [], failed: [] });
@@ -86,7 +86,7 @@ describe("HTTP mirror", () => {
   });
 
   it("a foreign Origin is refused 403; a loopback Origin gets CORS headers and preflight answers", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const evil = await harness.http("/document/current", { headers: { origin: "https://evil.example" } });
     expect(evil.status).toBe(403);
     expect(await evil.json()).toMatchObject({ code: "FORBIDDEN" });
@@ -102,7 +102,7 @@ describe("HTTP mirror", () => {
   });
 
   it("with a token, requests need Authorization: Bearer", async () => {
-    const harness = await startBridge({ token: "t0ken" });
+    const harness = await startOnSharedEditor({ token: "t0ken" });
     const denied = await harness.http("/document/current");
     expect(denied.status).toBe(401);
     expect(await denied.json()).toMatchObject({ code: "UNAUTHORIZED" });
@@ -111,9 +111,9 @@ describe("HTTP mirror", () => {
   });
 
   it("with --public-health, /health and /ready answer without the token; /status and data routes still need it", async () => {
-    const closed = await startBridge({ token: "t0ken" });
+    const closed = await startOnSharedEditor({ token: "t0ken" });
     for (const path of ["/health", "/ready"]) expect((await closed.http(path)).status, path).toBe(401);
-    const harness = await startBridge({ token: "t0ken", publicHealth: true });
+    const harness = await startOnSharedEditor({ token: "t0ken", publicHealth: true });
     expect(await (await harness.http("/health")).json()).toMatchObject({ status: "ok" });
     const ready = await harness.http("/ready");
     expect(ready.status).toBe(200);
@@ -129,7 +129,7 @@ describe("HTTP mirror", () => {
 
   it("/ready says degraded (200) when a plugin failed and down (503) when no editor is ready, with reasons", async () => {
     const broken = fileURLToPath(new URL("../plugins/fixtures/import-throws", import.meta.url));
-    const degraded = await startBridge({ plugins: [broken] });
+    const degraded = await startOnSharedEditor({ plugins: [broken] });
     const answer = await degraded.http("/ready");
     expect(answer.status).toBe(200);
     expect(await answer.json()).toEqual({
@@ -139,7 +139,7 @@ describe("HTTP mirror", () => {
       plugins: { loaded: 0, failed: 1 },
     });
     const host = new ScriptedHost();
-    const harness = await startBridge({ host });
+    const harness = await startOnSharedEditor({ host });
     host.lose("editor crashed", 1_000_000);
     await eventually(async () => (await harness.http("/ready")).status === 503, "/ready to answer 503");
     expect(await (await harness.http("/ready")).json()).toMatchObject({
@@ -155,7 +155,7 @@ describe("HTTP mirror", () => {
   });
 
   it("a foreign Host header is refused without a token", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     // fetch forbids setting Host, so use node:http.
     const { request } = await import("node:http");
     const status = await new Promise<number>((resolve, reject) => {
@@ -172,13 +172,13 @@ describe("HTTP mirror", () => {
 
 describe("listening off loopback", () => {
   it("requires a token", async () => {
-    await expect(startBridge({ listen: { host: "0.0.0.0" } })).rejects.toMatchObject({ code: "FORBIDDEN" });
+    await expect(startOnSharedEditor({ listen: { host: "0.0.0.0" } })).rejects.toMatchObject({ code: "FORBIDDEN" });
   });
 });
 
 describe("published schema", () => {
   it("GET /schema publishes JSON Schema for every method and event, derived from the method table", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const schema = (await (await harness.http("/schema")).json()) as {
       protocolVersion: number;
       methods: Record<string, { params: { type?: string }; http?: { verb: string; path: string } }>;
@@ -200,7 +200,7 @@ describe("published schema", () => {
 
 describe("requests h3 refuses before routing", () => {
   it("a malformed URL answers BAD_REQUEST as a ProtocolError", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const { request } = await import("node:http");
     const { status, body } = await new Promise<{ status: number; body: string }>((resolve, reject) => {
       const req = request(`${harness.bridge.url}/layer/by-id/%ZZ`, (res) => {

@@ -2,7 +2,7 @@ import { Writable } from "node:stream";
 import { pino } from "pino";
 import type { Logger } from "../../src/logger.js";
 import { describe, expect, it } from "vitest";
-import { startBridge } from "../helpers/bridge.js";
+import { startOnSharedEditor } from "../helpers/shared-editor.js";
 import { eventually } from "../helpers/gc.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
 import type { Frame } from "../helpers/ws-client.js";
@@ -25,7 +25,7 @@ describe("a client's frame rate", () => {
   it("frames past the rate are answered TOO_MANY_REQUESTS with retryAfterMs and not dispatched, while another client is served", async () => {
     // One frame per 10 s after a burst of 5: whatever runs in this test, the bucket cannot refill by more than a frame or two.
     const limits = { clientFramesPerSecond: 0.1, clientFrameBurst: 5 };
-    const harness = await startBridge({ host: new ScriptedHost(), limits });
+    const harness = await startOnSharedEditor({ host: new ScriptedHost(), limits });
     const flooder = await harness.connect();
     const bystander = await harness.connect();
     const FRAMES = 40;
@@ -67,7 +67,7 @@ describe("a client's frame rate", () => {
 
   it("a client that keeps flooding past the abuse count is closed with 1008, and resuming does not refill its bucket", async () => {
     const limits = { clientFramesPerSecond: 0.1, clientFrameBurst: 2, clientFrameAbuseRejections: 20, clientFrameAbuseWindowMs: 60_000 };
-    const harness = await startBridge({ host: new ScriptedHost(), limits });
+    const harness = await startOnSharedEditor({ host: new ScriptedHost(), limits });
     const flooder = await harness.connect();
     const bystander = await harness.connect();
     const id = flooder.hello.clientId;
@@ -91,7 +91,7 @@ describe("a client's frame rate", () => {
 
   it("after clientFramePauseAfter refusals in a row the socket is not read for clientFramePauseMs, while others are served", async () => {
     const limits = { clientFramesPerSecond: 0.1, clientFrameBurst: 1, clientFramePauseAfter: 5, clientFramePauseMs: 60_000 };
-    const harness = await startBridge({ host: new ScriptedHost(), limits });
+    const harness = await startOnSharedEditor({ host: new ScriptedHost(), limits });
     const flooder = await harness.connect();
     const bystander = await harness.connect();
     expect((await flooder.send("getServerInfo", undefined, "first")).ok).toBe(true);
@@ -107,7 +107,7 @@ describe("a client's frame rate", () => {
 
   it("a client refused fewer times than clientFramePauseAfter in a row is still read: its next frame is answered", async () => {
     const limits = { clientFramesPerSecond: 0.1, clientFrameBurst: 1, clientFramePauseAfter: 5, clientFramePauseMs: 60_000 };
-    const harness = await startBridge({ host: new ScriptedHost(), limits });
+    const harness = await startOnSharedEditor({ host: new ScriptedHost(), limits });
     const client = await harness.connect();
     expect((await client.send("getServerInfo")).ok).toBe(true);
     for (let i = 0; i < 4; i++) expect((await client.send("getServerInfo")).error?.code).toBe("TOO_MANY_REQUESTS");
@@ -117,7 +117,7 @@ describe("a client's frame rate", () => {
   it("an answer still being computed when the 1008 close comes is kept for the resume, not lost", async () => {
     const limits = { clientFramesPerSecond: 0.1, clientFrameBurst: 1, clientFrameAbuseRejections: 5, clientFrameAbuseWindowMs: 60_000 };
     const host = new ScriptedHost();
-    const harness = await startBridge({ host, limits });
+    const harness = await startOnSharedEditor({ host, limits });
     const flooder = await harness.connect();
     const id = flooder.hello.clientId;
     host.hold();
@@ -135,7 +135,7 @@ describe("a client's frame rate", () => {
 
   it("binary parts of a request refused for the rate are dropped quietly, never counted as malformed", async () => {
     const limits = { clientFramesPerSecond: 0.1, clientFrameBurst: 1, maxMalformedFrames: 3 };
-    const harness = await startBridge({ host: new ScriptedHost(), limits });
+    const harness = await startOnSharedEditor({ host: new ScriptedHost(), limits });
     const client = await BinaryTestClient.open(`ws://127.0.0.1:${harness.bridge.port}/ws?binary=1`);
     try {
       expect((await client.request("first", "getServerInfo")).frame.ok).toBe(true);
@@ -157,7 +157,7 @@ describe("a client's frame rate", () => {
   });
 
   it("the default rate admits a pipelined burst of a thousand calls from one client", async () => {
-    const harness = await startBridge({ host: new ScriptedHost() });
+    const harness = await startOnSharedEditor({ host: new ScriptedHost() });
     const client = await harness.connect();
     for (let i = 0; i < 1_000; i++) client.sendRaw(JSON.stringify({ id: `b${i}`, method: "getServerInfo" }));
     await client.nth(isResponse, 1_000);
@@ -170,7 +170,7 @@ describe("log lines about client mistakes", () => {
   it("are sampled per kind, and the lines suppressed are counted in one line", async () => {
     const lines: Array<Record<string, unknown>> = [];
     const limits = { clientMistakeLogLines: 3, clientMistakeLogIntervalMs: 300 };
-    const harness = await startBridge({ host: new ScriptedHost(), limits, logger: capturingLogger(lines) });
+    const harness = await startOnSharedEditor({ host: new ScriptedHost(), limits, logger: capturingLogger(lines) });
     const client = await harness.connect();
     const unknown = (l: Record<string, unknown>): boolean => l["msg"] === "call failed" && l["code"] === "UNKNOWN_METHOD";
     const summaries = (): Array<Record<string, unknown>> => lines.filter((l) => l["msg"] === "client mistake log lines suppressed" && l["kind"] === "UNKNOWN_METHOD");
@@ -196,7 +196,7 @@ describe("log lines about client mistakes", () => {
   it("frames refused for the rate are sampled too: a flood writes a few lines, not one per frame", async () => {
     const lines: Array<Record<string, unknown>> = [];
     const limits = { clientFramesPerSecond: 0.1, clientFrameBurst: 1, clientMistakeLogLines: 5, clientMistakeLogIntervalMs: 60_000 };
-    const harness = await startBridge({ host: new ScriptedHost(), limits, logger: capturingLogger(lines) });
+    const harness = await startOnSharedEditor({ host: new ScriptedHost(), limits, logger: capturingLogger(lines) });
     const client = await harness.connect();
     for (let i = 0; i < 200; i++) client.sendRaw(JSON.stringify({ id: `f${i}`, method: "getServerInfo" }));
     await client.nth(isResponse, 200);

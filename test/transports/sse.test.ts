@@ -5,7 +5,8 @@ import type { Browser } from "playwright-core";
 import { pino } from "pino";
 import { Subject, type Observable } from "rxjs";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { startBridge, type Harness } from "../helpers/bridge.js";
+import type { Harness } from "../helpers/bridge.js";
+import { startOnSharedEditor } from "../helpers/shared-editor.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
 import { until as untilRead } from "../helpers/until.js";
 
@@ -92,7 +93,7 @@ async function openStream(harness: Harness, query: string, headers: Record<strin
 
 describe("event streams (SSE)", () => {
   it("a curl-style reader receives selection:changed after another client's selection:set", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const reader = await openStream(harness, "?type=selection:changed");
     expect(reader.response.statusCode).toBe(200);
     expect(reader.response.headers["content-type"]).toBe("text/event-stream; charset=utf-8");
@@ -104,7 +105,7 @@ describe("event streams (SSE)", () => {
   });
 
   it("a reconnect with Last-Event-ID gets exactly the missed events, in order, then live ones", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const other = await harness.connect();
     const first = await openStream(harness, "?type=selection:changed");
     await other.call("selection:set", { rect });
@@ -129,7 +130,7 @@ describe("event streams (SSE)", () => {
   });
 
   it("a reconnect past what the log holds gets `lost` with the count, then what the log still has", async () => {
-    const harness = await startBridge({ limits: { sseLogEvents: 2 } });
+    const harness = await startOnSharedEditor({ limits: { sseLogEvents: 2 } });
     const other = await harness.connect();
     const first = await openStream(harness, "?type=selection:changed");
     await other.call("selection:set", { rect });
@@ -149,7 +150,7 @@ describe("event streams (SSE)", () => {
 
   it("the lost count is the reader's own types only, exact while the log remembers what it dropped", async () => {
     const host = new PreviewHost();
-    const harness = await startBridge({ host, limits: { sseLogEvents: 2 } });
+    const harness = await startOnSharedEditor({ host, limits: { sseLogEvents: 2 } });
     const preview = { documentId: 1, layer: { id: 2, name: "L", index: 0 }, image: { format: "png", width: 1, height: 1, bytes: ONE_PIXEL_PNG } };
     // Another reader keeps previews in the log, so they push selection events out of it.
     const previews = await openStream(harness, "?type=layer:previewChange");
@@ -171,7 +172,7 @@ describe("event streams (SSE)", () => {
   });
 
   it("past what the log remembers of dropped events, the lost count is an upper bound and says so", async () => {
-    const harness = await startBridge({ limits: { sseLogEvents: 1, sseLogDroppedEvents: 1 } });
+    const harness = await startOnSharedEditor({ limits: { sseLogEvents: 1, sseLogDroppedEvents: 1 } });
     const other = await harness.connect();
     const first = await openStream(harness, "?type=selection:changed");
     await other.call("selection:set", { rect });
@@ -184,7 +185,7 @@ describe("event streams (SSE)", () => {
   });
 
   it("names unknown or missing types with BAD_REQUEST and the accepted list", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const none = await harness.http("/events");
     expect(none.status).toBe(400);
     expect(await none.json()).toMatchObject({ code: "BAD_REQUEST", details: { accepted: expect.arrayContaining(["selection:changed"]) } });
@@ -194,7 +195,7 @@ describe("event streams (SSE)", () => {
 
   it("filters events by ?documentId=, letting events that name no document through", async () => {
     const host = new PreviewHost();
-    const harness = await startBridge({ host });
+    const harness = await startOnSharedEditor({ host });
     const reader = await openStream(harness, "?type=layer:previewChange&type=selection:changed&documentId=7");
     const preview = (documentId: number) => ({ documentId, layer: { id: 2, name: "L", index: 0 }, image: { format: "png", width: 1, height: 1, bytes: ONE_PIXEL_PNG } });
     host.previews.next(preview(8));
@@ -208,7 +209,7 @@ describe("event streams (SSE)", () => {
 
 describe("plugin event streams and heartbeats", () => {
   it("/plugins/{id}/events streams the plugin's own events; an unknown plugin is PLUGIN_NOT_FOUND", async () => {
-    const harness = await startBridge({ plugins: [fileURLToPath(new URL("../plugins/fixtures/stats", import.meta.url))] });
+    const harness = await startOnSharedEditor({ plugins: [fileURLToPath(new URL("../plugins/fixtures/stats", import.meta.url))] });
     const reader = await SseReader.open(`${harness.bridge.url}/plugins/stats/events?type=stats:selection`);
     await reader.comment("connected");
     const root = await harness.connect();
@@ -225,7 +226,7 @@ describe("plugin event streams and heartbeats", () => {
   it("?editor= picks the editor whose state events a stream follows; without it, the first editor's", async () => {
     const first = new PreviewHost();
     const second = new PreviewHost();
-    const harness = await startBridge({ hosts: [first, second] });
+    const harness = await startOnSharedEditor({ hosts: [first, second] });
     const ofSecond = await openStream(harness, "?type=selection:changed&editor=scripted-2");
     const ofFirst = await openStream(harness, "?type=selection:changed");
     second.emitSelection({ ...rect, x: 2 });
@@ -241,7 +242,7 @@ describe("plugin event streams and heartbeats", () => {
   });
 
   it("an idle stream gets a heartbeat comment every sseHeartbeatMs", async () => {
-    const harness = await startBridge({ limits: { sseHeartbeatMs: 30 } });
+    const harness = await startOnSharedEditor({ limits: { sseHeartbeatMs: 30 } });
     const reader = await openStream(harness, "?type=selection:changed");
     await reader.comment("heartbeat");
     expect(reader.messages).toEqual([]);
@@ -252,7 +253,7 @@ describe("event stream access", () => {
   const token = "s3cret-token-for-sse";
 
   it("needs the token, or a single-use ticket that expires", async () => {
-    const harness = await startBridge({ token, limits: { sseTicketTtlMs: 200 } });
+    const harness = await startOnSharedEditor({ token, limits: { sseTicketTtlMs: 200 } });
     expect((await harness.http("/events?type=selection:changed")).status).toBe(401);
     expect((await harness.http("/events/ticket", { method: "POST" })).status).toBe(401);
     const issue = async (): Promise<string> => {
@@ -281,7 +282,7 @@ describe("event stream access", () => {
   it("never logs a ticket, used or refused", async () => {
     const lines: string[] = [];
     const logger = pino({ level: "trace" }, { write: (line: string) => void lines.push(line) });
-    const harness = await startBridge({ token, logger });
+    const harness = await startOnSharedEditor({ token, logger });
     const answer = await harness.http("/events/ticket", { method: "POST", headers: { authorization: `Bearer ${token}` } });
     const { ticket } = (await answer.json()) as { ticket: string };
     const reader = await openStream(harness, `?type=selection:changed&ticket=${ticket}`);
@@ -294,7 +295,7 @@ describe("event stream access", () => {
   });
 
   it("refuses a foreign Origin as every route does", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const refused = await harness.http("/events?type=selection:changed", { headers: { origin: "https://evil.example" } });
     expect(refused.status).toBe(403);
   });
@@ -303,7 +304,7 @@ describe("event stream access", () => {
 describe("slow event-stream readers", () => {
   it("a reader that stops reading is coalesced, then closed, and never gets the backlog", async () => {
     const host = new PreviewHost();
-    const harness = await startBridge({ host, limits: { sseSoftBytes: 64 * 1024, sseHardBytes: 1024 * 1024, sseSlowReaderMs: 200 } });
+    const harness = await startOnSharedEditor({ host, limits: { sseSoftBytes: 64 * 1024, sseHardBytes: 1024 * 1024, sseSlowReaderMs: 200 } });
     const reader = await openStream(harness, "?type=selection:changed");
     reader.response.pause();
     const streams = async (): Promise<{ open: number; slowCloses: number; coalesced: number }> =>
@@ -364,7 +365,7 @@ describe.skipIf(!hasChromium)("EventSource in a browser", () => {
 
   it("a page's EventSource, opened with a ticket, receives selection:changed after another client's selection:set", { timeout: 60_000 }, async () => {
     const token = "page-token";
-    const harness = await startBridge({ token, allowOrigins: [origin] });
+    const harness = await startOnSharedEditor({ token, allowOrigins: [origin] });
     const page = await browser.newPage();
     await page.goto(`${origin}/`);
     // The page's global scope, typed for what the page defines (no DOM types in this project).
@@ -427,7 +428,7 @@ describe("event streams together", () => {
   };
 
   it("streams past sseMaxStreamsPerAddress get 429 and past sseMaxStreams 503, naming the limit; a closed stream frees its place", async () => {
-    const harness = await startBridge({ limits: { sseMaxStreams: 3, sseMaxStreamsPerAddress: 2 } });
+    const harness = await startOnSharedEditor({ limits: { sseMaxStreams: 3, sseMaxStreamsPerAddress: 2 } });
     const a1 = await streamFrom(harness, "127.0.0.1");
     expect((await streamFrom(harness, "127.0.0.1")).statusCode).toBe(200);
     const perAddress = await streamFrom(harness, "127.0.0.1");
@@ -446,7 +447,7 @@ describe("event streams together", () => {
   });
 
   it("behind a trusted proxy each forwarded address has its own share of streams", async () => {
-    const harness = await startBridge({ trustProxy: true, limits: { sseMaxStreamsPerAddress: 1 } });
+    const harness = await startOnSharedEditor({ trustProxy: true, limits: { sseMaxStreamsPerAddress: 1 } });
     const forwardedFor = (address: string): Promise<IncomingMessage> =>
       new Promise((resolve, reject) => {
         const request = get(`${harness.bridge.url}/events?type=selection:changed`, { headers: { "x-forwarded-for": address } }, (response) => {
@@ -462,7 +463,7 @@ describe("event streams together", () => {
 
   it("a reader left above sseSoftBytes is closed after sseSlowReaderMs even when no event follows", async () => {
     const host = new PreviewHost();
-    const harness = await startBridge({ host, limits: { sseSoftBytes: 64 * 1024, sseHardBytes: 256 * 1024 * 1024, sseSlowReaderMs: 300, sseTotalBytes: 1024 * 1024 * 1024 } });
+    const harness = await startOnSharedEditor({ host, limits: { sseSoftBytes: 64 * 1024, sseHardBytes: 256 * 1024 * 1024, sseSlowReaderMs: 300, sseTotalBytes: 1024 * 1024 * 1024 } });
     const reader = await openStream(harness, "?type=selection:changed");
     reader.response.pause();
     // One event larger than what the kernel's buffers take: the stream's queue stays above the soft cap, and nothing
@@ -475,7 +476,7 @@ describe("event streams together", () => {
   it("past sseTotalBytes the streams furthest behind are closed first; a reader that keeps up gets every event", async () => {
     const host = new PreviewHost();
     const MiB = 1024 * 1024;
-    const harness = await startBridge({ host, limits: { sseSoftBytes: 256 * MiB, sseHardBytes: 512 * MiB, sseSlowReaderMs: 600_000, sseTotalBytes: 4 * MiB } });
+    const harness = await startOnSharedEditor({ host, limits: { sseSoftBytes: 256 * MiB, sseHardBytes: 512 * MiB, sseSlowReaderMs: 600_000, sseTotalBytes: 4 * MiB } });
     const reading = await openStream(harness, "?type=selection:changed");
     const stuck = [];
     for (let i = 0; i < 4; i++) {

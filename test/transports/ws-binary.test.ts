@@ -1,7 +1,8 @@
 import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
 import { decodeBinaryFrame, type BinaryFrame } from "../../src/protocol/index.js";
-import { startBridge, type Harness } from "../helpers/bridge.js";
+import type { Harness } from "../helpers/bridge.js";
+import { startOnSharedEditor } from "../helpers/shared-editor.js";
 import { BinaryTestClient } from "../helpers/binary-ws.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
 import { refusedUpgrade, waitForClient, type TestClient } from "../helpers/ws-client.js";
@@ -50,7 +51,7 @@ function solidPng(width: number, height: number, color: string): Promise<Buffer>
 
 describe("binary images over WebSocket", () => {
   it("binary and text clients side by side get identical pixels for a document export and a layer export", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const text = await harness.connect("/ws");
     const binary = await binaryClient(harness);
 
@@ -76,7 +77,7 @@ describe("binary images over WebSocket", () => {
   });
 
   it("a numeric request id is named in the binary header by its digits and echoed as a number", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const binary = await binaryClient(harness);
     binary.ws.send(JSON.stringify({ id: 42, method: "image:exportDocument", params: { maxSize: 32 } }));
     const at = await binary.waitFor((m) => "text" in m && (m.text.id as unknown) === 42);
@@ -86,7 +87,7 @@ describe("binary images over WebSocket", () => {
   });
 
   it("connected announces features: binary with ?binary=1 and none otherwise; a text client still gets data URIs and only text frames", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const binary = await binaryClient(harness);
     const textRaw = await binaryClient(harness, "binary=0");
     const plain = await binaryClient(harness, "name=plain");
@@ -101,7 +102,7 @@ describe("binary images over WebSocket", () => {
   });
 
   it("a bad binary switch refuses the upgrade with BAD_REQUEST", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const refused = await refusedUpgrade(`ws://127.0.0.1:${harness.bridge.port}/ws?binary=maybe`);
     expect(refused.status).toBe(400);
     expect(refused.body).toMatchObject({ code: "BAD_REQUEST", details: { param: "binary" } });
@@ -109,7 +110,7 @@ describe("binary images over WebSocket", () => {
 
   it("an image answered while the client was away is replayed as JSON and binary message on a binary resume, as a data URI on a text one", async () => {
     const host = new ScriptedHost();
-    const harness = await startBridge({ host });
+    const harness = await startOnSharedEditor({ host });
     const observer = await harness.connect("/ws");
     const url = (query: string): string => `ws://127.0.0.1:${harness.bridge.port}/ws?${query}`;
 
@@ -147,7 +148,7 @@ describe("binary images over WebSocket", () => {
   });
 
   it("layer:importImage takes its image as the binary message after the request", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const binary = await binaryClient(harness);
     const png = await solidPng(40, 30, "#22aa44");
     binary.ws.send(JSON.stringify({ id: "imp", method: "layer:importImage", params: { image: { binary: 0 }, name: "from bytes", position: { x: 0, y: 0 } } }));
@@ -161,7 +162,7 @@ describe("binary images over WebSocket", () => {
 
   describe("a bad binary part fails its request only; the connection and other clients carry on", () => {
     async function setup(limits = {}): Promise<{ harness: Harness; binary: BinaryTestClient; other: TestClient }> {
-      const harness = await startBridge({ limits });
+      const harness = await startOnSharedEditor({ limits });
       return { harness, binary: await binaryClient(harness), other: await harness.connect("/ws") };
     }
 

@@ -6,7 +6,8 @@ import { CLIENT_ID_PREFIX_LENGTH, clientIdPrefix } from "../../src/actors/client
 import { CLOSE_CODES } from "../../src/protocol/index.js";
 import { ErrorEventDataSchema, METHOD_SCHEMAS } from "../../src/protocol/index.js";
 import { MAX_CLIENT_NAME_LENGTH } from "../../src/protocol/index.js";
-import { startBridge, type Harness } from "../helpers/bridge.js";
+import type { Harness } from "../helpers/bridge.js";
+import { startOnSharedEditor } from "../helpers/shared-editor.js";
 import { FaultHost } from "../helpers/fault-host.js";
 import { refusedUpgrade, type TestClient, waitForClient } from "../helpers/ws-client.js";
 
@@ -53,7 +54,7 @@ async function expectOwnerWorks(owner: TestClient, other: TestClient, events: nu
 
 describe("server:clients shows no resumable id", () => {
   it("lists each client by an 8-character id prefix and the name it gave; no full id is in the response", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const owner = await harness.connect(`/ws?name=${encodeURIComponent("thumbnailer@build-7")}`);
     const agent = await harness.connect(`/ws?name=${encodeURIComponent("agent \u{1F916}")}`);
     const observer = await harness.connect();
@@ -74,7 +75,7 @@ describe("server:clients shows no resumable id", () => {
   });
 
   it("nothing taken from a listed entry resumes its client: each try is a new client and the owner keeps working", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const owner = await harness.connect("/ws?name=owner");
     await owner.call("event:subscribe", { type: "selection:changed" });
     const observer = await harness.connect("/ws?name=observer");
@@ -107,7 +108,7 @@ describe("server:clients shows no resumable id", () => {
 
 describe("takeover=0", () => {
   it.each(["0", "false"])("takeover=%s against an attached client is refused with CLIENT_ATTACHED and close 4409; the owner is untouched", async (value) => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const owner = await harness.connect("/ws?name=owner");
     await owner.call("event:subscribe", { type: "selection:changed" });
     const observer = await harness.connect();
@@ -125,7 +126,7 @@ describe("takeover=0", () => {
   });
 
   it("takeover=0 resumes a detached client normally, and the name is kept across the resume", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const first = await harness.connect("/ws?name=owner");
     await first.call("event:subscribe", { type: "selection:changed" });
     const id = first.hello.clientId;
@@ -139,7 +140,7 @@ describe("takeover=0", () => {
   });
 
   it.each(["", "&takeover=1", "&takeover=true"])("a resume with %s still takes over: the old socket is closed with 4009", async (query) => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const first = await harness.connect("/ws?name=before");
     const observer = await harness.connect();
     const second = await harness.connect(`/ws?resume=${first.hello.clientId}${query}&name=after`);
@@ -150,7 +151,7 @@ describe("takeover=0", () => {
   });
 
   it.each(["yes", "", "2", "off"])("takeover=%s is refused at upgrade with 400 BAD_REQUEST", async (value) => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const owner = await harness.connect();
     const refused = await refusedUpgrade(`${harness.bridge.wsUrl}?resume=${owner.hello.clientId}&takeover=${value}`);
     expect(refused).toMatchObject({ status: 400, body: { code: "BAD_REQUEST", details: { param: "takeover" } } });
@@ -170,7 +171,7 @@ describe("client names", () => {
   ];
 
   it.each(refusedNames)("a name that is %s is refused at upgrade with 400 BAD_REQUEST naming the rule", async (_, name, rule) => {
-    const harness = await startBridge({ plugins: [STATS_PLUGIN] });
+    const harness = await startOnSharedEditor({ plugins: [STATS_PLUGIN] });
     for (const path of ["/ws", "/ws/stats"]) {
       const refused = await refusedUpgrade(`ws://127.0.0.1:${harness.bridge.port}${path}?name=${encodeURIComponent(name)}`);
       expect(refused).toMatchObject({ status: 400, body: { code: "BAD_REQUEST", details: { param: "name" } } });
@@ -179,7 +180,7 @@ describe("client names", () => {
   });
 
   it("names up to 64 characters (emoji count as one) are accepted, on the root and on plugin endpoints", async () => {
-    const harness = await startBridge({ plugins: [STATS_PLUGIN] });
+    const harness = await startOnSharedEditor({ plugins: [STATS_PLUGIN] });
     const longest = "n".repeat(MAX_CLIENT_NAME_LENGTH);
     const emoji = "\u{1F600}".repeat(MAX_CLIENT_NAME_LENGTH);
     const root = await harness.connect(`/ws?name=${longest}`);
@@ -191,10 +192,10 @@ describe("client names", () => {
 });
 
 /** A bridge whose log lines are kept as text, exactly as they would be written. */
-async function loggedBridge(options: Parameters<typeof startBridge>[0] = {}): Promise<{ harness: Harness; lines: string[] }> {
+async function loggedBridge(options: Parameters<typeof startOnSharedEditor>[0] = {}): Promise<{ harness: Harness; lines: string[] }> {
   const lines: string[] = [];
   const logger = pino({ level: "trace" }, { write: (line: string) => void lines.push(line) });
-  return { harness: await startBridge({ ...options, logger }), lines };
+  return { harness: await startOnSharedEditor({ ...options, logger }), lines };
 }
 
 function linesOf(lines: string[], prefix: string): string[] {

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { LARGE_IMAGE_BYTES } from "../../src/methods/index.js";
 import { isRequest, isResponse, MAX_REQUEST_ID_LENGTH, parseFrame } from "../../src/protocol/index.js";
-import { startBridge } from "../helpers/bridge.js";
+import { startOnSharedEditor } from "../helpers/shared-editor.js";
 import { OPCODES, RawWsClient } from "../helpers/raw-ws.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
 
@@ -34,7 +34,7 @@ async function answerText(ws: RawWsClient, text: string, id: unknown): Promise<s
 
 describe("request ids over raw WebSocket", () => {
   it("a numeric id (the JSON-RPC habit) is answered with the same number, not a string", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const ws = await open(harness.bridge.port);
     // The README's raw-frames line, sent literally.
     const text = await answerText(ws, JSON.stringify({ id: 1, method: "getServerInfo" }), 1);
@@ -43,7 +43,7 @@ describe("request ids over raw WebSocket", () => {
   });
 
   it("zero, negative and large safe integers are echoed exactly; a string id stays a string", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const ws = await open(harness.bridge.port);
     for (const id of [0, -42, Number.MAX_SAFE_INTEGER, "7"]) {
       const frame = JSON.parse(await answerText(ws, JSON.stringify({ id, method: "selection:getArea" }), id)) as Frame;
@@ -53,7 +53,7 @@ describe("request ids over raw WebSocket", () => {
   });
 
   it('the numeric id 1 and the string id "1" are different requests, each answered with its own id', async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const ws = await open(harness.bridge.port);
     ws.sendText(JSON.stringify({ id: 1, method: "getServerInfo" }));
     ws.sendText(JSON.stringify({ id: "1", method: "no:such" }));
@@ -64,14 +64,14 @@ describe("request ids over raw WebSocket", () => {
   });
 
   it("a failure keeps the numeric id on the frame, and error.requestId carries it as text", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const ws = await open(harness.bridge.port);
     const frame = JSON.parse(await answerText(ws, JSON.stringify({ id: 9, method: "document:curent" }), 9)) as Frame;
     expect(frame).toMatchObject({ id: 9, ok: false, error: { code: "UNKNOWN_METHOD", requestId: "9", method: "document:curent" } });
   });
 
   it("a malformed request with a numeric id is answered on that id", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const ws = await open(harness.bridge.port);
     const frame = JSON.parse(await answerText(ws, JSON.stringify({ id: 3, method: "" }), 3)) as Frame;
     expect(frame).toMatchObject({ id: 3, ok: false, error: { code: "BAD_REQUEST", requestId: "3" } });
@@ -81,7 +81,7 @@ describe("request ids over raw WebSocket", () => {
     const host = new ScriptedHost();
     const bytes = randomBytes(LARGE_IMAGE_BYTES + 1);
     host.exportDocumentImage = async () => ({ bytes, format: "png", width: 64, height: 48, bounds: { left: 0, top: 0, right: 64, bottom: 48 } });
-    const harness = await startBridge({ host });
+    const harness = await startOnSharedEditor({ host });
     const ws = await open(harness.bridge.port);
     const text = await answerText(ws, JSON.stringify({ id: 12, method: "image:exportDocument" }), 12);
     expect(text.startsWith('{"id":12,"ok":true,"result":')).toBe(true);
@@ -96,7 +96,7 @@ describe("request ids over raw WebSocket", () => {
     ["an over-long string", "x".repeat(MAX_REQUEST_ID_LENGTH + 1)],
     ["a boolean", true],
   ])("an id that is %s is refused with an error event naming the accepted forms", async (_kind, id) => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const ws = await open(harness.bridge.port);
     const frame = JSON.parse(await answerText(ws, JSON.stringify({ id, method: "getServerInfo" }), undefined)) as Frame;
     expect(frame).toMatchObject({ type: "error", data: { code: "BAD_REQUEST" } });

@@ -2,6 +2,7 @@ import { connect, type Socket } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { startBridge } from "../helpers/bridge.js";
 import { encodeFrame, OPCODES, RawWsClient } from "../helpers/raw-ws.js";
+import { ScriptedHost } from "../helpers/scripted-host.js";
 
 const raws: RawWsClient[] = [];
 const sockets: Socket[] = [];
@@ -42,7 +43,8 @@ describe("a socket yields the thread every clientFramesPerTurn frames", () => {
   });
 
   it("frames that close the socket mid-read still let the rest of the read through: the peer's close frame ends it at once", { timeout: 15_000 }, async () => {
-    const harness = await startBridge({ limits: { clientFramesPerTurn: 3, maxMalformedFrames: 2 } });
+    // A scripted editor: the time bound is for the close (ws's own close timeout is 30 s), not for an editor's start.
+    const harness = await startBridge({ host: new ScriptedHost(), limits: { clientFramesPerTurn: 3, maxMalformedFrames: 2 } });
     const port = Number(new URL(harness.bridge.url).port);
     // A client that answers nothing the bridge sends: only the close frame it wrote itself can end the handshake.
     const socket = connect(port, "127.0.0.1");

@@ -2,7 +2,7 @@ import { connect } from "node:net";
 import { describe, expect, it } from "vitest";
 import { ConnectedEventDataSchema, ErrorEventDataSchema, PROTOCOL_VERSION } from "../../src/protocol/index.js";
 import { greeting, newClientGreeting } from "../../src/transports/ws/connection.js";
-import { startBridge } from "../helpers/bridge.js";
+import { startOnSharedEditor } from "../helpers/shared-editor.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
 import { refusedUpgrade, TestClient, waitForClient } from "../helpers/ws-client.js";
 
@@ -10,7 +10,7 @@ const rect = { x: 1, y: 2, width: 3, height: 4 };
 
 describe("WebSocket handshake", () => {
   it("the first frame is `connected` with a server-issued client id and the protocol version", async () => {
-    const client = await (await startBridge()).connect();
+    const client = await (await startOnSharedEditor()).connect();
     expect(client.frames[0]).toMatchObject({ type: "connected" });
     expect(ConnectedEventDataSchema.safeParse(client.frames[0]!.data).success).toBe(true);
     expect(client.hello).toMatchObject({ resumed: false, protocolVersion: PROTOCOL_VERSION });
@@ -37,13 +37,13 @@ describe("WebSocket handshake", () => {
   });
 
   it("a request without params is accepted as if params were absent", async () => {
-    const client = await (await startBridge()).connect();
+    const client = await (await startOnSharedEditor()).connect();
     client.sendRaw(JSON.stringify({ id: "x", method: "getServerInfo" }));
     expect(await client.next((f) => f.id === "x")).toMatchObject({ ok: true });
   });
 
   it("a plugin endpoint that does not exist answers PLUGIN_NOT_FOUND and closes", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const client = await harness.connect("/ws/nope");
     expect(client.frames[0]).toMatchObject({ type: "error", data: { code: "PLUGIN_NOT_FOUND" } });
     expect(ErrorEventDataSchema.safeParse(client.frames[0]!.data).success).toBe(true);
@@ -51,13 +51,13 @@ describe("WebSocket handshake", () => {
   });
 
   it("an unknown path is refused with NOT_FOUND before upgrading", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const refused = await refusedUpgrade(`ws://127.0.0.1:${harness.bridge.port}/elsewhere`);
     expect(refused).toMatchObject({ status: 404, body: { code: "NOT_FOUND" } });
   });
 
   it("an upgrade whose target does not parse as a URL is BAD_REQUEST, and the bridge carries on", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     for (const target of ["//", "//[::1", "//host:99999/ws"]) {
       const answer = await rawUpgrade(harness.bridge.port, target);
       expect(answer).toMatch(/^HTTP\/1\.1 400 BAD_REQUEST\r\n/);
@@ -86,7 +86,7 @@ function rawUpgrade(port: number, target: string): Promise<string> {
 
 describe("resume, takeover and dispose", () => {
   it("a resumed client receives the events it missed, in order, with their seq", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const first = await harness.connect();
     await first.call("event:subscribe", { type: "selection:changed" });
     const id = first.hello.clientId;
@@ -109,7 +109,7 @@ describe("resume, takeover and dispose", () => {
   });
 
   it("a replay buffer that overflowed reports how many events were lost", async () => {
-    const harness = await startBridge({ limits: { replayBufferEvents: 2 } });
+    const harness = await startOnSharedEditor({ limits: { replayBufferEvents: 2 } });
     const first = await harness.connect();
     await first.call("event:subscribe", { type: "selection:changed" });
     await first.close();
@@ -123,7 +123,7 @@ describe("resume, takeover and dispose", () => {
   });
 
   it("an unknown or expired resume id silently starts a new client", async () => {
-    const harness = await startBridge({ limits: { resumeTtlMs: 30 } });
+    const harness = await startOnSharedEditor({ limits: { resumeTtlMs: 30 } });
     const first = await harness.connect();
     const server = await harness.connect();
     await first.close();
@@ -136,7 +136,7 @@ describe("resume, takeover and dispose", () => {
   });
 
   it("a second socket resuming an attached client takes it over and the first is closed with 4009", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const first = await harness.connect();
     await first.call("event:subscribe", { type: "selection:changed" });
     const second = await harness.connect(`/ws?resume=${first.hello.clientId}`);
@@ -147,7 +147,7 @@ describe("resume, takeover and dispose", () => {
   });
 
   it("closing with 4000 disposes the logical client at once", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const first = await harness.connect();
     const observer = await harness.connect();
     await first.close(4000);
@@ -158,7 +158,7 @@ describe("resume, takeover and dispose", () => {
 
   it("a response that completes while the client is away is delivered on resume", async () => {
     const host = new ScriptedHost();
-    const harness = await startBridge({ host });
+    const harness = await startOnSharedEditor({ host });
     const first = await harness.connect();
     const observer = await harness.connect();
     host.hold();
@@ -174,7 +174,7 @@ describe("resume, takeover and dispose", () => {
 
 describe("malformed and oversized frames", () => {
   it("a frame that is not JSON gets an error event; repeated garbage closes the socket with 1007", async () => {
-    const harness = await startBridge({ limits: { maxMalformedFrames: 3 } });
+    const harness = await startOnSharedEditor({ limits: { maxMalformedFrames: 3 } });
     const client = await harness.connect();
     client.sendRaw("{nope");
     expect(await client.next((f) => f.type === "error")).toMatchObject({ data: { code: "BAD_REQUEST" } });
@@ -188,7 +188,7 @@ describe("malformed and oversized frames", () => {
   });
 
   it("JSON with an id that is not a request gets a failure response with that id", async () => {
-    const client = await (await startBridge()).connect();
+    const client = await (await startOnSharedEditor()).connect();
     client.sendRaw(JSON.stringify({ id: "q", params: {} }));
     expect(await client.next((f) => f.id === "q")).toMatchObject({ ok: false, error: { code: "BAD_REQUEST", requestId: "q" } });
     client.sendRaw(JSON.stringify([1, 2]));
@@ -196,7 +196,7 @@ describe("malformed and oversized frames", () => {
   });
 
   it("a frame over maxPayload closes that socket with 1009 and nothing else", async () => {
-    const harness = await startBridge({ limits: { maxPayloadBytes: 1024 } });
+    const harness = await startOnSharedEditor({ limits: { maxPayloadBytes: 1024 } });
     const client = await harness.connect();
     client.sendRaw(JSON.stringify({ id: "big", method: "getServerInfo", params: { pad: "x".repeat(2048) } }));
     expect((await client.closed).code).toBe(1009);
@@ -207,7 +207,7 @@ describe("malformed and oversized frames", () => {
 
 describe("heartbeat", () => {
   it("a socket that stops answering pings is dropped and its client detached", async () => {
-    const harness = await startBridge({ limits: { heartbeatMs: 40 } });
+    const harness = await startOnSharedEditor({ limits: { heartbeatMs: 40 } });
     const silent = await harness.connect();
     const observer = await harness.connect();
     // Stop reading: the client can no longer answer pings.
@@ -219,7 +219,7 @@ describe("heartbeat", () => {
 
 describe("access control", () => {
   it("a browser Origin that is not allowed is refused with 403 FORBIDDEN", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const refused = await refusedUpgrade(harness.bridge.wsUrl, { origin: "https://evil.example" });
     expect(refused).toMatchObject({ status: 403, body: { code: "FORBIDDEN" } });
     const local = await harness.connect("/ws", { origin: "http://localhost:5173" });
@@ -227,19 +227,19 @@ describe("access control", () => {
   });
 
   it("an allowed extra Origin is accepted", async () => {
-    const harness = await startBridge({ allowOrigins: ["https://tool.example"] });
+    const harness = await startOnSharedEditor({ allowOrigins: ["https://tool.example"] });
     const client = await harness.connect("/ws", { origin: "https://tool.example" });
     expect(client.hello.protocolVersion).toBe(1);
   });
 
   it("a foreign Host header is refused (DNS rebinding) unless a token is configured", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const refused = await refusedUpgrade(harness.bridge.wsUrl, { headers: { host: "attacker.example" } });
     expect(refused).toMatchObject({ status: 403, body: { code: "FORBIDDEN" } });
   });
 
   it("with a token, a socket without it is refused 401 and one with it (header or subprotocol) is accepted", async () => {
-    const harness = await startBridge({ token: "s3cret" });
+    const harness = await startOnSharedEditor({ token: "s3cret" });
     expect(await refusedUpgrade(harness.bridge.wsUrl)).toMatchObject({ status: 401, body: { code: "UNAUTHORIZED" } });
     const wrong = await refusedUpgrade(harness.bridge.wsUrl, { headers: { authorization: "Bearer nope" } });
     expect(wrong.status).toBe(401);
@@ -253,7 +253,7 @@ describe("access control", () => {
 
 describe("client limit", () => {
   it("at maxClients the longest-detached client makes room; with none detached new sockets are refused", async () => {
-    const harness = await startBridge({ limits: { maxClients: 2 } });
+    const harness = await startOnSharedEditor({ limits: { maxClients: 2 } });
     const a = await harness.connect();
     const b = await harness.connect();
     expect(await refusedUpgrade(harness.bridge.wsUrl)).toMatchObject({ status: 503, body: { code: "HOST_BUSY" } });

@@ -70,6 +70,11 @@ const STEPS = [
     run: () => node("scripts/copy-dashboard.mjs"),
   },
   {
+    name: "CLI catalog",
+    files: () => [...sources(), "package.json", "scripts/gen-cli-catalog.mjs", "dist/cli/catalog.json"],
+    run: () => node("scripts/gen-cli-catalog.mjs"),
+  },
+  {
     name: "API docs",
     files: () => [...sources(), "package.json", "scripts/gen-api-docs.mjs", "docs/api.md"],
     run: () => node("scripts/gen-api-docs.mjs"),

@@ -57,7 +57,7 @@ if (catalog !== undefined) {
     process.stdout.write(offline.offlineText(argv, catalog));
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`image-editor-bridge: ${error.message}\nRun with --help for usage.\n`);
+    process.stderr.write(`image-editor-bridge: ${error.message}\n`);
     process.exitCode = 2;
   }
 } else if (client?.isClientCommand(argv[0])) {
@@ -67,7 +67,7 @@ if (catalog !== undefined) {
   const { main, StartupError, UsageError } = await import("../dist/cli/serve.js").catch(editorLibrariesMissing);
   main(argv).catch((error) => {
     if (error instanceof UsageError) {
-      process.stderr.write(`image-editor-bridge: ${error.message}\nRun with --help for usage.\n`);
+      process.stderr.write(`image-editor-bridge: ${error.message}\n`);
       process.exit(2);
     }
     if (error instanceof StartupError) {

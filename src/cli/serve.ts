@@ -51,16 +51,21 @@ async function findBinary(binary: string, env: NodeJS.ProcessEnv): Promise<strin
 
 /**
  * What must exist before anything starts, checked up front so a typo ends in one clear line instead of an editor
- * retrying in the background. Missing folders follow one rule: a plugin folder named with `--plugin` or
- * `--plugins-dir` that does not exist stops the bridge; a folder that exists but holds a broken plugin does not
- * (that plugin is reported failed in its health and the rest carries on).
+ * retrying in the background. Missing folders follow one rule: a files root, or a plugin folder named with
+ * `--plugin` or `--plugins-dir`, that does not exist stops the bridge (`cannot start`, exit 1); a folder that exists
+ * but holds a broken plugin does not (that plugin is reported failed in its health and the rest carries on).
  */
 async function preflight(options: ServeOptions, env: NodeJS.ProcessEnv): Promise<void> {
   // A relative --open resolves against the first files root when there is one: the editor checks that case itself.
   const open = options.open;
   const openHere = open !== undefined && options.editor === "embedded" && (isAbsolute(open) || options.filesRoots.length === 0);
   if (openHere && !(await isKind(resolve(open), "file"))) throw new StartupError(`--open ${open}: no such file`);
-  for (const [flag, dir] of [...options.plugins.map((p) => ["--plugin", p] as const), ["--plugins-dir", options.pluginsDir] as const]) {
+  const folders = [
+    ...options.filesRoots.map((root) => ["--files-root", root] as const),
+    ...options.plugins.map((p) => ["--plugin", p] as const),
+    ["--plugins-dir", options.pluginsDir] as const,
+  ];
+  for (const [flag, dir] of folders) {
     if (dir !== undefined && !(await isKind(resolve(dir), "folder"))) throw new StartupError(`${flag} ${dir}: no such folder`);
   }
   if (options.editor === "gimp" && options.gimp.attach.length === 0 && (await findBinary(options.gimp.binary, env)) === undefined) {
@@ -74,8 +79,8 @@ async function startBridge(bridge: Bridge, listen: ServeOptions["listen"]): Prom
     await bridge.start();
   } catch (error) {
     await bridge.close().catch(() => {});
-    // A files root that does not exist is a bad command line, like any other flag.
-    // So is a webhook the bridge refuses (a private target without --allow-private-webhooks, an unknown event type).
+    // A webhook the bridge refuses is a bad command line, like any other flag (a private target without
+    // --allow-private-webhooks, an unknown event type).
     if (isBridgeError(error) && (error.code === "BAD_REQUEST" || error.code === "FORBIDDEN")) throw new UsageError(error.message);
     if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
       const where = formatHostPort(listen);

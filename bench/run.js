@@ -14,7 +14,7 @@
 // BENCH_HOP_BIG_CALLS (40), BENCH_MCP_CALLS (300), BENCH_EVENTS_CLIENTS (1000), BENCH_EVENTS_EVENTS (20 per round),
 // BENCH_WEBHOOKS (10), BENCH_WEBHOOK_EVENTS (200), BENCH_PSD_RUNS (3), BENCH_PSD_WIDTH/HEIGHT (3508×4960), BENCH_EDIT_WIDTH/HEIGHT (4000×3000), BENCH_EDIT_REPEATS (1),
 // BENCH_SOAK_SECONDS (60), BENCH_SOAK_BASELINE_SECONDS (10),
-// BENCH_SOAK_CLIENTS (50), BENCH_SOAK_THINK_MS (20), BENCH_SOAK_ABUSES (1,2,3,4,5,6,7).
+// BENCH_SOAK_CLIENTS (50), BENCH_SOAK_THINK_MS (20), BENCH_SOAK_ABUSES (1,2,3,4,5,6,7), BENCH_START_ROUNDS (5).
 // Exit code 0 when every benchmark ran, whether or not it met its target; 1 when a benchmark crashed.
 import os from "node:os";
 import { DURATION_MS, log, printTable, ROUNDS, WARMUP_MS } from "./_lib.js";
@@ -49,6 +49,7 @@ const BENCHMARKS = {
   mcp: () => import("./mcp.js"),
   events: () => import("./events.js"),
   soak: () => import("./soak.js"),
+  start: () => import("./start.js"),
 };
 
 /** `--name value` options taken out of the arguments; the rest are benchmark names. */

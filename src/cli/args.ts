@@ -10,6 +10,7 @@ import type { Limits } from "../limits.js";
 import { WEBHOOK_SECRET_MIN_CHARS } from "../protocol/methods.js";
 import { formatHostPort, parseHostPort, parseListen } from "./addresses.js";
 import { UsageError } from "./errors.js";
+import { parseArgsMessage } from "../client/cli-params.js";
 
 /*
  * The command line of `image-editor-bridge serve`, parsed into options: flags win over environment variables
@@ -147,7 +148,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
   try {
     parsed = parseFlags(argv);
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(parseArgsMessage(error, argv.find((arg) => !arg.startsWith("-"))));
   }
   const { values, positionals } = parsed;
   const command = positionals[0];

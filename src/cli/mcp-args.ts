@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { DEFAULT_LISTEN } from "../bridge/options.js";
 import { LOG_LEVELS, switched } from "./args.js";
 import { UsageError } from "./errors.js";
+import { parseArgsMessage } from "../client/cli-params.js";
 
 /* The command line of `image-editor-bridge mcp`: an MCP server on stdin/stdout, driving a bridge. */
 
@@ -27,7 +28,7 @@ export function parseMcpArgs(argv: string[], env: NodeJS.ProcessEnv = process.en
   try {
     parsed = parseArgs({ args: argv, options: MCP_FLAGS });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(parseArgsMessage(error, "mcp", "help"));
   }
   const { values } = parsed;
   const embedded = values.embedded === true;

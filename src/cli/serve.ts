@@ -3,147 +3,27 @@ import { constants } from "node:fs";
 import { access, stat } from "node:fs/promises";
 import { delimiter, isAbsolute, join, resolve } from "node:path";
 import { createBridge, type Bridge } from "../bridge/bridge.js";
-import { DEFAULT_LISTEN, type BridgeOptions } from "../bridge/options.js";
-import { MAX_EDITORS } from "../actors/editors/pool.js";
-import { LOG_LEVELS, parseServeArgs, startupWarnings, type ServeOptions } from "./args.js";
-import { formatHostPort, LISTEN_FORMS } from "./addresses.js";
+import type { BridgeOptions } from "../bridge/options.js";
+import { parseServeArgs, startupWarnings, type ServeOptions } from "./args.js";
+import { formatHostPort } from "./addresses.js";
 import { StartupError, UsageError } from "./errors.js";
 import { parseMcpArgs } from "./mcp-args.js";
 import { loadMcpSdk, remoteBackend, serveMcpStdio, type McpBackend } from "../mcp/index.js";
 import { pino } from "pino";
-import { isBridgeError, MAIN_EVENTS } from "../protocol/index.js";
-import { CLIENT_USAGE, isClientCommand, runClientCommand } from "../client/cli.js";
-import { renderMethod, renderMethodList } from "../client/cli-schema.js";
-import { CUTOUT_EVENT } from "../hosts/embedded/cutout/report.js";
-import { EMBEDDED_EVENT_TYPES } from "../hosts/embedded/events.js";
+import { isBridgeError } from "../protocol/index.js";
+import { isClientCommand, runClientCommand } from "../client/cli.js";
 import { createEditorHosts } from "../hosts/factory.js";
-import { EDITOR_RESTARTED_EVENT } from "../hosts/isolated/index.js";
-import { PHOTOSHOP_EVENTS } from "../hosts/photoshop/events.js";
-import { BUILTIN_METHODS, publishSchema } from "../methods/index.js";
+import { isOfflineCommand, offlineText } from "./offline.js";
+import { cliCatalog, USAGE } from "./usage.js";
 import { createLogger, type Logger } from "../logger.js";
 import { DEFAULT_LIMITS } from "../limits.js";
 import { PACKAGE } from "../version.js";
 
 export { StartupError, UsageError };
 
-const USAGE = `Usage: image-editor-bridge <command> [options]
-
-Commands:
-  serve [options]          start the bridge (options below)
-  mcp [--url <url>] [--token <t>] | --embedded [--files-root <dir>]   an MCP server on stdin/stdout for AI agents:
-                           drives the bridge at --url [BRIDGE_URL] (default http://${DEFAULT_LISTEN.host}:${DEFAULT_LISTEN.port}), or
-                           starts one here confined to this folder (docs/mcp.md); --mcp-allow-scripts offers jsx tools
-  call, subscribe, health, plugins, export-document, export-layer   talk to a running bridge (see below)
-  methods [name]           list the built-in methods, or one method's params, result and HTTP route
-  events                   list the event types clients can subscribe to
-  help, --help, -h         show this help (also shown when no command is given)
-  version, --version, -v   print the version
-
-Serve options (environment variable in brackets; a switch's variable takes 1/true/yes/on or 0/false/no/off;
-a repeatable flag adds to its variable's comma-separated list):
-  --listen <addr>          ${LISTEN_FORMS}; a bare port listens on 127.0.0.1
-                                                           [BRIDGE_LISTEN]      default ${DEFAULT_LISTEN.host}:${DEFAULT_LISTEN.port}
-  --editor <name>          embedded | photoshop | gimp     [BRIDGE_EDITOR]      default embedded
-  --open <file>            open this PSD/PNG/JPEG/WebP instead of the sample document   [BRIDGE_OPEN]
-  --no-sample              start with no document                                     [BRIDGE_NO_SAMPLE]
-  --token <token>          require this access token (required off loopback)          [BRIDGE_TOKEN]
-  --allow-origin <origin>  also allow this browser Origin (repeatable, or "*")        [BRIDGE_ALLOW_ORIGIN, comma-separated]
-  --allow-host <name>      also allow this Host name (repeatable)                     [BRIDGE_ALLOW_HOST, comma-separated]
-  --scripts-dir <dir>      folder of named scripts for jsx:execute (repeatable)      [BRIDGE_SCRIPTS_DIRS, comma-separated]
-  --files-root <dir>       confine every path clients send (open, save, export, imports, scripts) to this
-                           folder (repeatable; required off loopback unless --allow-any-path)   [BRIDGE_FILES_ROOT, comma-separated]
-  --allow-any-path         listen off loopback without --files-root: token holders reach any file   [BRIDGE_ALLOW_ANY_PATH]
-  --allow-editor-scripts   run Photoshop/GIMP scripts (jsx:run, jsx:execute) while confined to files roots
-                                                                                      [BRIDGE_ALLOW_EDITOR_SCRIPTS]
-  --no-backup              do not keep <name>.bak when a save replaces a file         [BRIDGE_NO_BACKUP]
-  --no-file-import         refuse file: URIs and local paths in layer:importImage     [BRIDGE_NO_FILE_IMPORT]
-  --allow-private-import   let layer:importImage fetch loopback/private URLs          [BRIDGE_ALLOW_PRIVATE_IMPORT]
-  --editors <n>            how many editors, 1 to ${MAX_EDITORS}: embedded ones (embedded: about one per core minus one)
-                           or GIMPs the bridge starts; with --photoshop-host or --gimp-attach, one per server
-                           (leave it out or give their number); 0 with --cluster: a front door with no editor
-                           of its own                                                 [BRIDGE_EDITORS]        default 1
-  --photoshop-host <h[:p]> Photoshop's Remote Connections address (IPv6 as [addr]:port); repeat for one editor
-                           per Photoshop machine                      [BRIDGE_PHOTOSHOP_HOST, comma-separated] default 127.0.0.1
-  --photoshop-port <port>  Photoshop's Remote Connections port when a host names none [BRIDGE_PHOTOSHOP_PORT] default 49494
-  --photoshop-password <p> password of every Photoshop's Remote Connections (prefer the env)  [BRIDGE_PHOTOSHOP_PASSWORD]
-  --gimp-binary <path>     GIMP console binary to start                               [BRIDGE_GIMP_BINARY]    default gimp-console-2.10
-  --gimp-attach <host:port> use a Script-Fu server already running instead; repeat for one editor per server
-                                                                      [BRIDGE_GIMP_ATTACH, comma-separated]
-  --plugins-dir <dir>      load plugins from this folder                              [BRIDGE_PLUGINS_DIR]
-  --plugin <dir>           load this plugin folder (repeatable)                       [BRIDGE_PLUGINS, comma-separated]
-  --plugin-isolation <m>   run every plugin in worker (own thread, memory cap, restarted on a crash), process
-                           (a child process, same) or none (the bridge's thread), whatever its manifest says
-                                                                                      [BRIDGE_PLUGIN_ISOLATION]
-  --watch-plugins          reload a plugin when its folder changes (development)     [BRIDGE_WATCH_PLUGINS]
-  --mcp-allow-scripts      offer jsx:run and jsx:execute as MCP tools on /mcp (off: a model could be talked into
-                           running code)                                              [BRIDGE_MCP_ALLOW_SCRIPTS]
-  --webhook <url[#types]>  POST events to this URL, signed (repeatable); #selection:changed,documentChanged picks
-                           the types (default: all but previews); secret from BRIDGE_WEBHOOK_SECRET, else printed
-                                                                      [BRIDGE_WEBHOOKS, space-separated]
-  --webhooks-file <path>   keep the webhooks clients add (webhook:add) here, so they survive a restart; holds
-                           their secrets (mode 0600)                                  [BRIDGE_WEBHOOKS_FILE]
-  --cluster <nats-url>     join a cluster of bridges over NATS (JetStream on), e.g. nats://127.0.0.1:4222;
-                           repeat for several servers                    [BRIDGE_CLUSTER, comma-separated]
-  --cluster-name <name>    the cluster's name: its NATS subjects and buckets  [BRIDGE_CLUSTER_NAME]  default bridge
-  --cluster-bridge <name>  this bridge's name, unique in the cluster; ends its editor ids (embedded-1@<name>)
-                                                              [BRIDGE_CLUSTER_BRIDGE]  default <host>-<pid>
-  --cluster-token <t>, --cluster-user <u> --cluster-pass <p>, --cluster-creds <file>
-                           NATS credentials (prefer the env)  [BRIDGE_CLUSTER_TOKEN, _USER, _PASS, _CREDS]
-  --cluster-tls-ca <file>, --cluster-tls-cert <file> --cluster-tls-key <file>
-                           TLS to NATS                        [BRIDGE_CLUSTER_TLS_CA, _TLS_CERT, _TLS_KEY]
-  --cluster-allow-anonymous join NATS without credentials though the bridge has a token or listens off loopback
-                           (anyone NATS lets in can then run calls here)  [BRIDGE_CLUSTER_ALLOW_ANONYMOUS]
-  --cluster-secret <s>     sign calls between bridges with this shared secret (16+ characters) and run only
-                           calls signed with it                               [BRIDGE_CLUSTER_SECRET]
-  --allow-private-webhooks let webhooks target loopback/private addresses            [BRIDGE_ALLOW_PRIVATE_WEBHOOKS]
-  --log-level <level>      ${LOG_LEVELS.join(" | ")}         [BRIDGE_LOG_LEVEL]   default info
-  --public-health          answer /health and /ready without the token (they carry no paths, ids or secrets;
-                           /status never)                                             [BRIDGE_PUBLIC_HEALTH]
-  --trust-proxy <addr>     count clients by the address this reverse proxy forwards (X-Forwarded-For's last
-                           entry) against maxConnectionsPerAddress: "loopback" or the proxy's IP (repeatable)
-                                                                      [BRIDGE_TRUST_PROXY, comma-separated]
-  --limit <name=value>     set one named limit, e.g. maxPayloadBytes=64MiB, callTimeoutMs=60s (repeatable;
-                           sizes take KiB/MiB/GiB, durations ms/s/min/h; docs/reliability.md lists them)
-                                                                      [BRIDGE_LIMITS, comma-separated]
-
-${CLIENT_USAGE}`;
-
-/** Event types by who offers them, for `image-editor-bridge events`. */
-const EVENT_SOURCES: ReadonlyArray<readonly [string, readonly string[]]> = [
-  ["every editor (the bridge's own events)", MAIN_EVENTS],
-  ["the embedded editor", [...EMBEDDED_EVENT_TYPES, CUTOUT_EVENT, EDITOR_RESTARTED_EVENT]],
-  ["Photoshop", PHOTOSHOP_EVENTS],
-];
-
-function eventsText(): string {
-  const sections = EVENT_SOURCES.map(([source, types]) => `${source}:\n${types.map((t) => `  ${t}\n`).join("")}`);
-  return `${sections.join("")}Plugins add their own events on their endpoint (/ws/<id>); GET /status lists the loaded plugins.\n`;
-}
-
-/** `methods [name]`: rendered from the same published schema as `GET /schema`, without a running bridge. */
-function methodsText(args: string[]): string {
-  if (args.length > 1) throw new UsageError(`methods takes at most one method name, got "${args.join(" ")}"`);
-  const schema = publishSchema(BUILTIN_METHODS);
-  if (args[0] === undefined) {
-    return `${renderMethodList(schema)}Run "image-editor-bridge methods <name>" for a method's params and result.\n`;
-  }
-  const text = renderMethod(schema, args[0]);
-  if (text === undefined) throw new UsageError(`No built-in method "${args[0]}"; run "image-editor-bridge methods" for the list`);
-  return text;
-}
-
-/** Commands that only print (usage, version, methods, events) give their text; `serve` gives its options. */
+/** The usage, the version, `methods` and `events` (from the catalog); `serve` gives its options. */
 function parseCommand(argv: string[], env: NodeJS.ProcessEnv): { text: string } | ServeOptions {
-  const [command, ...rest] = argv;
-  const option = rest.find((arg) => arg.startsWith("-"));
-  if ((command === "methods" || command === "events") && option !== undefined) {
-    throw new UsageError(`${command} takes no options, got "${option}"`);
-  }
-  if (command === "methods") return { text: methodsText(rest) };
-  if (command === "events") {
-    if (rest.length > 0) throw new UsageError(`events takes no arguments, got "${rest.join(" ")}"`);
-    return { text: eventsText() };
-  }
+  if (isOfflineCommand(argv)) return { text: offlineText(argv, cliCatalog()) };
   const options = parseServeArgs(argv, env);
   if (options === "help") return { text: USAGE };
   if (options === "version") return { text: `${PACKAGE.version}\n` };
@@ -171,16 +51,21 @@ async function findBinary(binary: string, env: NodeJS.ProcessEnv): Promise<strin
 
 /**
  * What must exist before anything starts, checked up front so a typo ends in one clear line instead of an editor
- * retrying in the background. Missing folders follow one rule: a plugin folder named with `--plugin` or
- * `--plugins-dir` that does not exist stops the bridge; a folder that exists but holds a broken plugin does not
- * (that plugin is reported failed in its health and the rest carries on).
+ * retrying in the background. Missing folders follow one rule: a files root, or a plugin folder named with
+ * `--plugin` or `--plugins-dir`, that does not exist stops the bridge (`cannot start`, exit 1); a folder that exists
+ * but holds a broken plugin does not (that plugin is reported failed in its health and the rest carries on).
  */
 async function preflight(options: ServeOptions, env: NodeJS.ProcessEnv): Promise<void> {
   // A relative --open resolves against the first files root when there is one: the editor checks that case itself.
   const open = options.open;
   const openHere = open !== undefined && options.editor === "embedded" && (isAbsolute(open) || options.filesRoots.length === 0);
   if (openHere && !(await isKind(resolve(open), "file"))) throw new StartupError(`--open ${open}: no such file`);
-  for (const [flag, dir] of [...options.plugins.map((p) => ["--plugin", p] as const), ["--plugins-dir", options.pluginsDir] as const]) {
+  const folders = [
+    ...options.filesRoots.map((root) => ["--files-root", root] as const),
+    ...options.plugins.map((p) => ["--plugin", p] as const),
+    ["--plugins-dir", options.pluginsDir] as const,
+  ];
+  for (const [flag, dir] of folders) {
     if (dir !== undefined && !(await isKind(resolve(dir), "folder"))) throw new StartupError(`${flag} ${dir}: no such folder`);
   }
   if (options.editor === "gimp" && options.gimp.attach.length === 0 && (await findBinary(options.gimp.binary, env)) === undefined) {
@@ -194,8 +79,8 @@ async function startBridge(bridge: Bridge, listen: ServeOptions["listen"]): Prom
     await bridge.start();
   } catch (error) {
     await bridge.close().catch(() => {});
-    // A files root that does not exist is a bad command line, like any other flag.
-    // So is a webhook the bridge refuses (a private target without --allow-private-webhooks, an unknown event type).
+    // A webhook the bridge refuses is a bad command line, like any other flag (a private target without
+    // --allow-private-webhooks, an unknown event type).
     if (isBridgeError(error) && (error.code === "BAD_REQUEST" || error.code === "FORBIDDEN")) throw new UsageError(error.message);
     if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
       const where = formatHostPort(listen);

@@ -1,7 +1,7 @@
 import { BridgeError, CLIENT_ERROR_CODES, isBridgeError } from "./errors.js";
 import { LocalFileError } from "./cli-images.js";
 import { UsageError } from "./cli-params.js";
-import { CLIENT_USAGE, EXIT_CODES } from "./cli-usage.js";
+import { EXIT_CODES } from "./cli-usage.js";
 
 /* How a client command ends: what it prints for a failure and the exit status it returns, and the interrupt. */
 
@@ -11,10 +11,13 @@ const CONNECTION_CODES: ReadonlySet<string> = new Set([
   CLIENT_ERROR_CODES.CONNECTION_CLOSED,
 ]);
 
-/** Prints a command's failure (usage, local file, the bridge's error) and returns its exit status. */
-export function report(error: unknown, err: { write(text: string): unknown }, json: boolean): number {
+/**
+ * Prints a command's failure (usage, local file, the bridge's error) and returns its exit status. A bad command
+ * line is one line, not the whole usage; `unreachable` is said after a connection failure.
+ */
+export function report(error: unknown, err: { write(text: string): unknown }, json: boolean, unreachable?: string): number {
   if (error instanceof UsageError) {
-    err.write(json ? `${JSON.stringify({ error: { code: "USAGE", message: error.message } })}\n` : `image-editor-bridge: ${error.message}\n${CLIENT_USAGE}`);
+    err.write(json ? `${JSON.stringify({ error: { code: "USAGE", message: error.message } })}\n` : `image-editor-bridge: ${error.message}\n`);
     return EXIT_CODES.USAGE;
   }
   if (error instanceof LocalFileError) {
@@ -26,10 +29,11 @@ export function report(error: unknown, err: { write(text: string): unknown }, js
     ? error
     : { code: "INTERNAL", message: (error as Error)?.message ?? String(error) };
   const wire = failure instanceof BridgeError ? failure.toJSON() : { code: failure.code, message: failure.message, details: failure.details };
-  if (json) err.write(`${JSON.stringify({ error: wire })}\n`);
+  const hint = failure.code === CLIENT_ERROR_CODES.CONNECTION_FAILED ? unreachable : undefined;
+  if (json) err.write(`${JSON.stringify({ error: wire, ...(hint === undefined ? {} : { hint }) })}\n`);
   else {
     const details = wire.details === undefined ? "" : `\n  details: ${JSON.stringify(wire.details)}`;
-    err.write(`image-editor-bridge: ${wire.code}: ${wire.message}${details}\n`);
+    err.write(`image-editor-bridge: ${wire.code}: ${wire.message}${details}\n${hint === undefined ? "" : `  ${hint}\n`}`);
   }
   return CONNECTION_CODES.has(failure.code) ? EXIT_CODES.UNAVAILABLE : EXIT_CODES.FAILED;
 }

@@ -4,6 +4,19 @@ import { isAbsolute, resolve } from "node:path";
 /** Thrown for bad command lines; the CLI prints the message and the usage and exits with status 2. */
 export class UsageError extends Error {}
 
+/**
+ * A failure of `node:util`'s `parseArgs` as one line: an unknown option names itself, the command and where that
+ * command's options are listed (`unknown option --bogus for call; see call --help`), rather than parseArgs's
+ * advice about `--` and positionals.
+ */
+export function parseArgsMessage(error: unknown, command: string | undefined, help = command === undefined ? "help" : `${command} --help`): string {
+  const { code, message } = error as { code?: string; message?: string };
+  const text = String(message ?? error).split("\n")[0]!;
+  if (code !== "ERR_PARSE_ARGS_UNKNOWN_OPTION") return `${text}; see ${help}`;
+  const option = /'([^']+)'/.exec(text)?.[1] ?? text;
+  return `unknown option ${option}${command === undefined ? "" : ` for ${command}`}; see ${help}`;
+}
+
 export function positiveInt(flag: string, text: string): number {
   const value = Number(text);
   if (!/^\d+$/.test(text) || value < 1) throw new UsageError(`${flag} expects a positive integer, got "${text}"`);

@@ -42,7 +42,7 @@ Client options (a command refuses options it does not use):
   --json               machine-readable output (one JSON value per line; errors as JSON on stderr)
 Ctrl-C during a call cancels it on the bridge too: queued, it never runs; running, the editor is told to stop.
 Exit status: 0 ok, 1 the bridge answered an error, 2 bad command line, 3 bridge unreachable, 4 a local file
-could not be written.
+could not be written, 5 degraded (health: something missing; plugins: one failed).
 `;
 
 /** `call --help`: how to call, and every built-in method by name. */

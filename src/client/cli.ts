@@ -9,7 +9,7 @@ import { BridgeError } from "./errors.js";
 import { pluginHealth, plugins, readiness, status } from "./http.js";
 import { checkClientName, endpointsOf } from "./_internal/url.js";
 import { CALL_USAGE, CLIENT_USAGE, DEFAULT_BRIDGE_URL, EXIT_CODES } from "./cli-usage.js";
-import { buildParams, localPaths, nonNegativeInt, positiveInt, UsageError } from "./cli-params.js";
+import { buildParams, localPaths, nonNegativeInt, parseArgsMessage, positiveInt, UsageError } from "./cli-params.js";
 
 /** Methods whose params may hold a file path on the bridge's side. */
 const PATH_METHOD = /^document:(open|save|export)$/;
@@ -132,12 +132,14 @@ export async function runClientCommand(argv: string[], io: ClientCommandIo = {})
   const env = io.env ?? process.env;
   const stop = io.signal === undefined ? processSignal() : { signal: io.signal, dispose: () => {} };
   let json = argv.includes("--json");
+  /** No `--url` nor `BRIDGE_URL`: a bridge that cannot be reached may simply be elsewhere. */
+  let defaultUrl = false;
   try {
     let parsed: ReturnType<typeof parseFlags>;
     try {
       parsed = parseFlags(argv);
     } catch (error) {
-      throw new UsageError((error as Error).message);
+      throw new UsageError(parseArgsMessage(error, argv.find((arg) => !arg.startsWith("-"))));
     }
     const { values, positionals } = parsed;
     json = values.json ?? false;
@@ -148,6 +150,7 @@ export async function runClientCommand(argv: string[], io: ClientCommandIo = {})
     }
     if (!isClientCommand(command)) throw new UsageError(`Unknown client command "${command ?? ""}"`);
     checkOptions(command, values);
+    defaultUrl = values.url === undefined && env["BRIDGE_URL"] === undefined;
     const ctx: Context = {
       out,
       err,
@@ -162,7 +165,7 @@ export async function runClientCommand(argv: string[], io: ClientCommandIo = {})
     };
     return await COMMANDS[command](ctx);
   } catch (error) {
-    return report(error, err, json);
+    return report(error, err, json, defaultUrl ? DEFAULT_URL_HINT : undefined);
   } finally {
     stop.dispose();
   }
@@ -360,6 +363,9 @@ function progressLine(report: RequestProgress, json: boolean): string {
   const fraction = report.total === undefined ? report.progress : report.progress / report.total;
   return `progress ${Math.round(fraction * 100)}%${report.message === undefined ? "" : ` ${report.message}`}\n`;
 }
+
+/** Said when no bridge answers at the default address. */
+const DEFAULT_URL_HINT = `no bridge answers at ${DEFAULT_BRIDGE_URL}, the default: start one (image-editor-bridge serve), or give yours with --url or BRIDGE_URL`;
 
 function clientName(text: string): string {
   try {

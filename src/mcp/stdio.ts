@@ -31,7 +31,11 @@ export async function serveMcpStdio(backend: McpBackend, options: McpStdioOption
   });
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
-    closing ??= mcp.close().then(finish, finish);
+    // `closing` is set before the SDK closes: its close calls the transport's `onclose` at once, which lands here
+    // again and, with nothing set yet, closed again, until the stack ran out.
+    closing ??= Promise.resolve()
+      .then(() => mcp.close())
+      .then(finish, finish);
     return closing;
   };
   transport.onclose = () => void close();

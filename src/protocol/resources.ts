@@ -142,9 +142,15 @@ export type BinaryImageReference = z.infer<typeof BinaryImageReferenceSchema>;
 /** A request param whose bytes follow the JSON request as binary part `binary` (a `binary` connection only). */
 export const BinaryPartSchema = z.object({ binary: z.int().min(0).max(MAX_BINARY_PART_INDEX) });
 
+/**
+ * A data URI starting with `prefix`, as a pattern: zod's `startsWith` also publishes `format: "starts_with"`, a
+ * format JSON Schema does not define, which strict validators (Ajv) refuse.
+ */
+const DataUriSchema = (prefix: string): z.ZodString => z.string().regex(new RegExp(`^${prefix.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}`));
+
 /** An encoded image returned inline: `data` is a data URI, or a reference to a binary part on a `binary` connection. */
 export const ImageResultSchema = z.object({
-  data: z.union([z.string().startsWith("data:image/"), BinaryImageReferenceSchema]),
+  data: z.union([DataUriSchema("data:image/"), BinaryImageReferenceSchema]),
   format: ImageFormatSchema,
   width: z.number().int().nonnegative(),
   height: z.number().int().nonnegative(),
@@ -161,7 +167,7 @@ export const LayerPreviewPayloadSchema = z
     index: z.number().int(),
     width: z.number().int().nonnegative(),
     height: z.number().int().nonnegative(),
-    data: z.string().startsWith("data:image/png"),
+    data: DataUriSchema("data:image/png"),
   })
   .nullable();
 export type LayerPreviewPayload = z.infer<typeof LayerPreviewPayloadSchema>;

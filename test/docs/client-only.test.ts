@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtemp, readdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -22,6 +22,16 @@ async function exec(command: string, args: string[], cwd: string): Promise<{ cod
     return { code: typeof failed.code === "number" ? failed.code : 1, stdout: failed.stdout ?? "", stderr: failed.stderr ?? "" };
   }
 }
+
+/** The size of every file under `dir`, summed (what the files hold, whatever the file system's blocks). */
+async function filesBytes(dir: string): Promise<number> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  const sizes = await Promise.all(entries.filter((e) => e.isFile()).map(async (e) => (await stat(join(e.parentPath, e.name))).size));
+  return sizes.reduce((a, b) => a + b, 0);
+}
+
+/** How far a measured figure may be from the README's before the README is wrong: dependencies move within their ranges. */
+const FIGURE_TOLERANCE = 0.1;
 
 describe("a client-only install (npm install --omit=optional), as the README says", () => {
   let dir: string;
@@ -49,6 +59,18 @@ describe("a client-only install (npm install --omit=optional), as the README say
     const modules = await readdir(join(dir, "node_modules"));
     expect(modules).toContain("image-editor-bridge");
     for (const library of EDITOR_LIBRARIES) expect(modules, library).not.toContain(library);
+  });
+
+  it("takes the megabytes and packages the README says", async () => {
+    const readme = await readFile(join(ROOT, "README.md"), "utf8");
+    const said = /installs the SDK and the command-line\s+client in (\d+) MB and (\d+) packages/.exec(readme);
+    expect(said, "the README's sentence with the figures").not.toBeNull();
+    const listed = await exec("npm", ["ls", "--all", "--parseable", "--omit=optional"], dir);
+    // The first line is the user's project itself.
+    const packages = listed.stdout.trim().split("\n").length - 1;
+    const megabytes = (await filesBytes(join(dir, "node_modules"))) / 1e6;
+    expect(Math.abs(megabytes / Number(said![1]) - 1), `measured ${megabytes.toFixed(1)} MB`).toBeLessThanOrEqual(FIGURE_TOLERANCE);
+    expect(Math.abs(packages / Number(said![2]) - 1), `measured ${packages} packages`).toBeLessThanOrEqual(FIGURE_TOLERANCE);
   });
 
   it("the command's client commands work against a running bridge", async () => {

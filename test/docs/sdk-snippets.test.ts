@@ -52,6 +52,11 @@ describe("the documented SDK setup type-checks with ws and @types/ws", () => {
     expect(result.code).toBe(0);
   });
 
+  it("the README's snippet ends by closing its client, so a program copied from it exits", async () => {
+    const [first] = await nodeSnippets("README.md");
+    expect(first!.trimEnd().split("\n").at(-1)).toMatch(/^await client\.close\(\);/);
+  });
+
   it("can fail: a wrong option is reported", async () => {
     const result = await typeCheck(['import WebSocket from "ws";\nimport { Connection } from "image-editor-bridge/client";\nnew Connection({ url: 7700, WebSocket });']);
     expect(result.code).not.toBe(0);

@@ -64,6 +64,32 @@ describe("image-editor-bridge mcp (stdio)", () => {
     expect(result.structuredContent).toMatchObject({ id: expected.id, name: expected.name });
   });
 
+  it("a client closing the session ends the process quietly: nothing on stderr", async () => {
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, "mcp", "--embedded"],
+      env: { PATH: process.env["PATH"] ?? "", BRIDGE_LOG_LEVEL: "silent" },
+      stderr: "pipe",
+    });
+    let stderr = "";
+    transport.stderr?.on("data", (chunk: Buffer) => (stderr += String(chunk)));
+    const client = new Client({ name: "test", version: "1.0.0" });
+    await client.connect(transport);
+    const pid = transport.pid!;
+    await client.listTools();
+    await client.close();
+    const running = (): boolean => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    while (running()) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(stderr).toBe("");
+  });
+
   it("--url of a bridge that is not running ends with one clear line and a non-zero status", async () => {
     const child = spawn(process.execPath, [BIN, "mcp", "--url", "http://127.0.0.1:9"], { env: { PATH: process.env["PATH"] ?? "" }, stdio: "pipe" });
     let stderr = "";

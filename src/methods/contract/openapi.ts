@@ -157,6 +157,39 @@ function fixedPaths(bank: SchemaBank): Record<string, Record<string, Operation>>
         ],
       },
     },
+    "/dashboard": { get: fixedOperation("getDashboard", "The dashboard: editors, clients, plugins and the open documents, live, for people in a browser.", text("text/html", "The page.")) },
+    "/dashboard/assets/{path}": {
+      get: {
+        ...fixedOperation("getDashboardAsset", "A script, style sheet or image of the dashboard page.", { description: "The file.", content: { "*/*": { schema: { type: "string" } } } }, { "404": errorRef(404) }),
+        parameters: [{ name: "path", in: "path", required: true, schema: { type: "string" } }],
+      },
+    },
+    "/mcp": Object.fromEntries(
+      (["get", "post", "delete"] as const).map((verb) => [
+        verb,
+        {
+          ...fixedOperation(
+          `${verb}Mcp`,
+          `MCP's Streamable HTTP endpoint for AI agents (${verb === "post" ? "a JSON-RPC message; the answer is JSON or an event stream" : verb === "get" ? "the session's stream of server messages" : "ends the session named by `Mcp-Session-Id`"}); the bridge's methods as MCP tools. Answered unless the bridge was started with MCP off (then 404).`,
+            verb === "get" ? text("text/event-stream", "The stream.") : { description: "The answer.", content: { "application/json": { schema: {} }, "text/event-stream": { schema: { type: "string" } } } },
+            { "400": errorRef(400), "404": errorRef(404) },
+          ),
+          // Only an `initialize` POST starts a session; everything else names the one it belongs to.
+          parameters: [{ name: "Mcp-Session-Id", in: "header", required: verb !== "post", schema: { type: "string" }, description: "The session, from the answer to `initialize`." }],
+        },
+      ]),
+    ),
+    "/plugins/{id}/reload": {
+      post: {
+        ...fixedOperation(
+          "reloadPlugin",
+          "Hot reload: loads and sets up the plugin's current code beside the running one, then swaps; on a failure the running code keeps serving and the health says why.",
+          { description: "The plugin's health after the reload.", ...json(bank.ref("PluginHealth")) },
+          { "404": errorRef(404) },
+        ),
+        parameters: [{ name: "id", in: "path", required: true, schema: { type: "string" } }],
+      },
+    },
     "/plugins/{id}/health": {
       get: {
         ...fixedOperation("getPluginHealth", "One plugin's health: loaded or failed, its clients, its last error and its checks.", { description: "The plugin's health.", ...json(bank.ref("PluginHealth")) }, { "404": errorRef(404) }),

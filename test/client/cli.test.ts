@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli/serve.js";
 import { buildParams, runClientCommand } from "../../src/client/cli.js";
 import { localPaths } from "../../src/client/cli-params.js";
-import { startBridge } from "../helpers/bridge.js";
+import { startOnSharedEditor } from "../helpers/shared-editor.js";
 import { eventually } from "../helpers/gc.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
 import { connect, onCleanup, waitForServerState } from "./_support.js";
@@ -39,7 +39,7 @@ async function tempDir(): Promise<string> {
 
 describe("client commands", () => {
   it("call prints a method's result; --json prints it on one line", async () => {
-    const { bridge } = await startBridge();
+    const { bridge } = await startOnSharedEditor();
     const pretty = await run(["call", "document:current", "--url", bridge.url]);
     expect(pretty).toMatchObject({ code: 0, stderr: "" });
     expect(JSON.parse(pretty.stdout)).toMatchObject({ name: "Sample", width: 800 });
@@ -50,7 +50,7 @@ describe("client commands", () => {
   });
 
   it("call takes params as JSON or as --param k=v with dotted keys", async () => {
-    const { bridge } = await startBridge();
+    const { bridge } = await startOnSharedEditor();
     const rect = { x: 1, y: 2, width: 30, height: 40 };
     const viaJson = await run(["call", "selection:set", JSON.stringify({ rect }), "--url", bridge.url, "--json"]);
     expect(JSON.parse(viaJson.stdout)).toEqual(rect);
@@ -74,7 +74,7 @@ describe("client commands", () => {
   });
 
   it("call --progress prints the bridge's progress reports on stderr; an interrupt cancels the call on the bridge", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const script = `progress(0.5, "half way"); 1`;
     const reported = await run(["call", "jsx:run", JSON.stringify({ script }), "--progress", "--url", harness.bridge.url]);
     expect(reported).toMatchObject({ code: 0 });
@@ -95,7 +95,7 @@ describe("client commands", () => {
   });
 
   it("a failing call exits 1 with the error code and message on stderr", async () => {
-    const { bridge } = await startBridge();
+    const { bridge } = await startOnSharedEditor();
     const missing = await run(["call", "layer:getInfoById", "--param", "layerId=999999", "--url", bridge.url]);
     expect(missing.code).toBe(1);
     expect(missing.stdout).toBe("");
@@ -106,7 +106,7 @@ describe("client commands", () => {
   });
 
   it("an unreachable bridge exits 3, a wrong token 1, a bad command line 2", async () => {
-    const harness = await startBridge({ token: "t0ken" });
+    const harness = await startOnSharedEditor({ token: "t0ken" });
     const url = harness.bridge.url;
     const denied = await run(["call", "getServerInfo", "--url", url, "--token", "nope"]);
     expect(denied.code).toBe(1);
@@ -126,7 +126,7 @@ describe("client commands", () => {
   });
 
   it("subscribe --count n prints n events as JSON lines and exits 0", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const observer = connect(harness.bridge.url);
     const running = run(["subscribe", "selection:changed", "--count", "2", "--url", harness.bridge.url]);
     // Wait until the command's client has subscribed, as seen by the bridge.
@@ -146,7 +146,7 @@ describe("client commands", () => {
   });
 
   it("subscribe stops when interrupted and disposes its client", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const observer = connect(harness.bridge.url);
     const controller = new AbortController();
     const running = run(["subscribe", "#ready", "--url", harness.bridge.url], {}, controller.signal);
@@ -165,7 +165,7 @@ describe("client commands", () => {
   });
 
   it("--name names the command's client in server:clients; a name the bridge would refuse is a usage error", async () => {
-    const { bridge } = await startBridge();
+    const { bridge } = await startOnSharedEditor();
     const listed = await run(["call", "server:clients", "--name", "cli-probe", "--json", "--url", bridge.url]);
     expect(listed).toMatchObject({ code: 0, stderr: "" });
     expect(JSON.parse(listed.stdout).clients).toEqual([expect.objectContaining({ name: "cli-probe", state: "attached" })]);
@@ -175,7 +175,7 @@ describe("client commands", () => {
   });
 
   it("health reads /ready: ok exits 0; plugins lists the loaded ones", async () => {
-    const { bridge } = await startBridge();
+    const { bridge } = await startOnSharedEditor();
     const health = await run(["health", "--url", bridge.url]);
     expect(health).toMatchObject({ code: 0, stdout: "ok · editors 1/1 ready · plugins 0 loaded, 0 failed\n" });
     expect(JSON.parse((await run(["health", "--json", "--url", bridge.url])).stdout)).toMatchObject({ status: "ok", reasons: [] });
@@ -188,7 +188,7 @@ describe("client commands", () => {
 
   it("a failed plugin makes health degraded (exit 5) and is named by health and plugins", async () => {
     const plugin = (name: string): string => fileURLToPath(new URL(`../plugins/fixtures/${name}`, import.meta.url));
-    const { bridge } = await startBridge({ plugins: [plugin("import-throws"), plugin("stats")] });
+    const { bridge } = await startOnSharedEditor({ plugins: [plugin("import-throws"), plugin("stats")] });
     const health = await run(["health", "--url", bridge.url]);
     expect(health.code).toBe(5);
     expect(health.stdout).toMatch(/^degraded · editors 1\/1 ready · plugins 1 loaded, 1 failed\n/);
@@ -204,7 +204,7 @@ describe("client commands", () => {
 
   it("an editor that cannot be reached makes health down (exit 3), naming the editor and why", async () => {
     const host = new ScriptedHost();
-    const harness = await startBridge({ host });
+    const harness = await startOnSharedEditor({ host });
     host.lose("editor crashed", 1_000_000);
     await eventually(async () => (await harness.http("/ready")).status === 503, "/ready to say down");
     const health = await run(["health", "--url", harness.bridge.url]);
@@ -215,7 +215,7 @@ describe("client commands", () => {
   });
 
   it("export-document writes the composite image in the format of the file name or --format", async () => {
-    const { bridge } = await startBridge();
+    const { bridge } = await startOnSharedEditor();
     const dir = await tempDir();
     const png = join(dir, "doc.png");
     const result = await run(["export-document", "-o", png, "--url", bridge.url]);
@@ -229,7 +229,7 @@ describe("client commands", () => {
   });
 
   it("the image-editor-bridge command line hands client commands over and sets the exit code", async () => {
-    const { bridge } = await startBridge();
+    const { bridge } = await startOnSharedEditor();
     let printed = "";
     const previous = process.exitCode;
     try {
@@ -283,7 +283,7 @@ describe("client command line checks", () => {
   });
 
   it("call -o writes a returned image to a file; a result without an image is a usage error", async () => {
-    const { bridge } = await startBridge();
+    const { bridge } = await startOnSharedEditor();
     const dir = await tempDir();
     const file = join(dir, "layer.webp");
     const result = await run(["call", "image:exportLayer", "--param", "format=webp", "-o", file, "--url", bridge.url]);
@@ -298,7 +298,7 @@ describe("client command line checks", () => {
   });
 
   it("export-layer writes one layer's image: the active one, or by --layer-id or --layer-index", async () => {
-    const { bridge } = await startBridge();
+    const { bridge } = await startOnSharedEditor();
     const dir = await tempDir();
     const layers = JSON.parse((await run(["call", "document:layers", "--json", "--url", bridge.url])).stdout) as Array<{ id: number; rect: { width: number } }>;
     const byId = await run(["export-layer", "-o", join(dir, "by-id.png"), "--layer-id", String(layers[1]!.id), "--url", bridge.url]);
@@ -316,7 +316,7 @@ describe("client command line checks", () => {
   });
 
   it("a file that cannot be written is a local error naming the file and the reason: exit 4, not INTERNAL", async () => {
-    const { bridge } = await startBridge();
+    const { bridge } = await startOnSharedEditor();
     const dir = await tempDir();
     const target = join(dir, "no-such-folder", "doc.png");
     const failed = await run(["export-document", "-o", target, "--url", bridge.url]);
@@ -343,7 +343,7 @@ describe("relative paths in call params", () => {
   });
 
   it("over the command line: call document:export with a relative path writes where this process runs", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const name = `relative-${process.pid}.png`;
     try {
       const out: string[] = [];

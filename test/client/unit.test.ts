@@ -6,7 +6,7 @@ import { METHOD_SCHEMAS } from "../../src/protocol/index.js";
 import { BUILTIN_METHOD_NAMES, METHOD_GROUPS } from "../../src/client/index.js";
 import { backoffDelay } from "../../src/client/_internal/backoff.js";
 import { endpointsOf } from "../../src/client/_internal/url.js";
-import { startBridge } from "../helpers/bridge.js";
+import { startOnSharedEditor } from "../helpers/shared-editor.js";
 import { collect, connect, onCleanup, record } from "./_support.js";
 
 /** A scripted bridge stand-in: answers subscribes, then sends the frames a test needs. */
@@ -54,7 +54,7 @@ describe("listeners", () => {
   });
 
   it("off() removes a once() listener of a local notification before it fires", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const client = connect(harness.bridge.url);
     const calls: unknown[] = [];
     const listener = (data: unknown): void => {
@@ -77,7 +77,7 @@ describe("reconnect schedule", () => {
   });
 
   it("after maxAttempts failed reconnects the connection gives up with CONNECTION_LOST", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const client = connect(harness.bridge.url, { reconnect: { initialDelayMs: 1, maxDelayMs: 4, maxAttempts: 3 } });
     await client.ready();
     const attempts = record(client, "$reconnecting");

@@ -6,7 +6,8 @@ import { fileURLToPath } from "node:url";
 import { chromiumPresent, launchChromium } from "../helpers/chromium.js";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startBridge, type Harness } from "../helpers/bridge.js";
+import type { Harness } from "../helpers/bridge.js";
+import { startOnSharedEditor } from "../helpers/shared-editor.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const ARTIFACTS = join(ROOT, "test-artifacts");
@@ -47,7 +48,7 @@ const SAMPLE_LAYERS = ["Label", "Product", "Subject", "Shadow", "Background"];
 
 describe.skipIf(!built)("the dashboard's static files", () => {
   it("the page and its scripts answer without the token; the data behind them does not", async () => {
-    const harness = await startBridge({ token: "t0ken" });
+    const harness = await startOnSharedEditor({ token: "t0ken" });
     for (const path of ["/", "/dashboard"]) {
       const page = await harness.http(path);
       expect([path, page.status, page.headers.get("content-type")]).toEqual([path, 200, "text/html; charset=utf-8"]);
@@ -64,7 +65,7 @@ describe.skipIf(!built)("the dashboard's static files", () => {
   });
 
   it("serves only the listed files: no other part of the package, no traversal, no Node-only client files", async () => {
-    const harness = await startBridge({ token: "t0ken" });
+    const harness = await startOnSharedEditor({ token: "t0ken" });
     const auth = { headers: { authorization: "Bearer t0ken" } };
     for (const path of [
       "/dashboard/assets/bridge.js",
@@ -86,7 +87,7 @@ describe.skipIf(!built)("the dashboard's static files", () => {
   });
 
   it("a foreign Origin is refused even for the static files, and other verbs are not allowed", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const evil = await harness.http("/dashboard/assets/dashboard/main.js", { headers: { origin: "https://evil.example" } });
     expect(evil.status).toBe(403);
     expect(await evil.json()).toMatchObject({ code: "FORBIDDEN", details: { origin: "https://evil.example" } });
@@ -136,7 +137,7 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
   const loggedTypes = (page: Page): Promise<string[]> => page.locator("#event-log .log-row .log-type").allTextContents();
 
   it("shows the sample document's layers, its preview and the editor", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const failures: string[] = [];
     const page = await open(harness, failures);
     expect(await layerNames(page)).toEqual(SAMPLE_LAYERS);
@@ -155,7 +156,7 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
   });
 
   it("a client that connects with ?name=from-test appears in the list, with its name", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const failures: string[] = [];
     const page = await open(harness, failures);
     const names = page.locator("#clients .client-name");
@@ -170,7 +171,7 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
   });
 
   it("the clients list and the event log create elements only for the rows in view", { timeout: 60_000 }, async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const failures: string[] = [];
     const page = await open(harness, failures);
     const many = 300;
@@ -212,7 +213,7 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
   });
 
   it("a selection set by another client shows in the event log and as an outline over the preview", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const failures: string[] = [];
     const page = await open(harness, failures);
     await previewSize(page);
@@ -253,7 +254,7 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
   });
 
   it("with a pool of editors each gets a card, and each card follows its own editor's document and selection", async () => {
-    const harness = await startBridge({ editors: 2 });
+    const harness = await startOnSharedEditor({ editors: 2 });
     const failures: string[] = [];
     const page = await open(harness, failures);
     await expect.poll(() => page.locator("#editors tr").count()).toBe(2);
@@ -282,7 +283,7 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
   });
 
   it("a plugin that failed to load shows its reason", async () => {
-    const harness = await startBridge({ plugins: [FAILING_PLUGIN] });
+    const harness = await startOnSharedEditor({ plugins: [FAILING_PLUGIN] });
     const failures: string[] = [];
     const page = await open(harness, failures);
     await page.waitForSelector("[data-plugin='setup-throws'] .plugin-error");
@@ -298,7 +299,7 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
   it("a webhook's row shows its counts, and its delivery log lists a failed then a retried attempt, newest first", async () => {
     const receiver = await startReceiver((n, res) => res.writeHead(n === 1 ? 500 : 200).end());
     try {
-      const harness = await startBridge({
+      const harness = await startOnSharedEditor({
         token: "hook-t0ken",
         limits: { webhookRetryInitialMs: 20 },
         webhooks: { allowPrivate: true, hooks: [{ url: receiver.url, types: ["selection:changed"], secret: "s" }] },
@@ -356,7 +357,7 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
   it("a webhook disabled after failed attempts shows why, in a degraded row", async () => {
     const receiver = await startReceiver((_n, res) => res.writeHead(500).end());
     try {
-      const harness = await startBridge({
+      const harness = await startOnSharedEditor({
         limits: { webhookRetryInitialMs: 20, webhookDisableAfterFailures: 2 },
         webhooks: { allowPrivate: true, hooks: [{ url: receiver.url, types: ["selection:changed"], secret: "s" }] },
       });
@@ -378,7 +379,7 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
   });
 
   it("with no webhook the section says none and reads no delivery log", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const failures: string[] = [];
     const page = await open(harness, failures);
     const logReads: string[] = [];
@@ -395,7 +396,7 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
   });
 
   it("with a token-protected bridge the page asks for the token, keeps it for the tab, and then works", async () => {
-    const harness = await startBridge({ token: "dash-t0ken" });
+    const harness = await startOnSharedEditor({ token: "dash-t0ken" });
     const failures: string[] = [];
     const page = await open(harness, failures);
     await page.waitForSelector("#token-form", { state: "visible" });

@@ -8,7 +8,7 @@ import { initializeCanvas, writePsdBuffer } from "ag-psd";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeScenes } from "../../scripts/generate-product-shots.js";
-import { startBridge } from "../helpers/bridge.js";
+import { startOnSharedEditor } from "../helpers/shared-editor.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const RECIPES = join(ROOT, "examples", "recipes");
@@ -53,7 +53,7 @@ async function pngSizes(folder: string): Promise<Record<string, [number, number]
 
 describe("the recipes in examples/recipes, run as documented against the embedded editor", () => {
   it("batch-export.mjs exports every PSD of a folder as a PNG", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const out = join(dir, "exported-node");
     const { stdout } = await run(process.execPath, [join(RECIPES, "batch-export.mjs"), join(dir, "psds"), out, "--url", harness.bridge.url]);
     expect(stdout).toContain("poster.psd →");
@@ -61,14 +61,14 @@ describe("the recipes in examples/recipes, run as documented against the embedde
   });
 
   it.skipIf(PYTHON_SKIP !== undefined)(`batch_export.py does the same over HTTP with Python's standard library${PYTHON_SKIP ? ` (${PYTHON_SKIP})` : ""}`, async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const out = join(dir, "exported-python");
     await run("python3", [join(RECIPES, "batch_export.py"), join(dir, "psds"), out, "--url", harness.bridge.url]);
     expect(await pngSizes(out)).toEqual({ "banner.png": [64, 16], "poster.png": [40, 30] });
   });
 
   it("remove-backgrounds.mjs writes a transparent cutout of each product shot", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const out = join(dir, "cutouts");
     const { stdout } = await run(process.execPath, [join(RECIPES, "remove-backgrounds.mjs"), join(dir, "photos"), out, "--url", harness.bridge.url]);
     const written = await readdir(out);
@@ -81,7 +81,7 @@ describe("the recipes in examples/recipes, run as documented against the embedde
   });
 
   it("watch-selection.mjs reacts to each selection change", async () => {
-    const harness = await startBridge();
+    const harness = await startOnSharedEditor();
     const child = spawn(process.execPath, [join(RECIPES, "watch-selection.mjs"), "--count", "2", "--url", harness.bridge.url], { stdio: ["ignore", "pipe", "inherit"] });
     let out = "";
     const waiters: Array<{ text: string; resolve: () => void }> = [];

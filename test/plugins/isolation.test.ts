@@ -6,7 +6,8 @@ import { performance } from "node:perf_hooks";
 import { threadId } from "node:worker_threads";
 import { describe, expect, it } from "vitest";
 import { PluginHealthSchema, type PluginHealth } from "../../src/protocol/index.js";
-import { startBridge, type Harness } from "../helpers/bridge.js";
+import type { Harness } from "../helpers/bridge.js";
+import { startOnSharedEditor } from "../helpers/shared-editor.js";
 import { until } from "../helpers/until.js";
 
 // The worker entry runs from dist/: build (`npm run build`) before running these tests.
@@ -27,7 +28,7 @@ function healthUntil(h: Harness, id: string, done: (health: PluginHealth) => boo
 
 describe.each(["worker", "process"] as const)("isolation %s", (isolation) => {
   it("a plugin spinning in while (true) leaves other clients answered, times out, and is restarted", async () => {
-    const h = await startBridge({
+    const h = await startOnSharedEditor({
       plugins: [fixture("spinner")],
       pluginIsolation: isolation,
       limits: { pluginCallTimeoutMs: 800, pluginPingTimeoutMs: 300, pluginRestartBackoffMs: 10 },
@@ -70,7 +71,7 @@ describe.each(["worker", "process"] as const)("isolation %s", (isolation) => {
   });
 
   it("the plugin API is the same off the bridge's thread: params validated there, invoke crosses back, signals abort", async () => {
-    const h = await startBridge({ plugins: [fixture("spinner")], pluginIsolation: isolation, limits: { pluginCallTimeoutMs: 200 } });
+    const h = await startOnSharedEditor({ plugins: [fixture("spinner")], pluginIsolation: isolation, limits: { pluginCallTimeoutMs: 200 } });
     const client = await h.connect("/ws/spinner");
     expect(await client.call("spin:echo", { n: 21 })).toBe(42);
     const bad = await client.send("spin:echo", { n: "x" });
@@ -85,7 +86,7 @@ describe.each(["worker", "process"] as const)("isolation %s", (isolation) => {
   });
 
   it("calls crossing together answer each on its own: a result that cannot cross fails alone", async () => {
-    const h = await startBridge({ plugins: [fixture("spinner")], pluginIsolation: isolation });
+    const h = await startOnSharedEditor({ plugins: [fixture("spinner")], pluginIsolation: isolation });
     const client = await h.connect("/ws/spinner");
     // Sent in one turn, these cross to the plugin (and back) as one batch.
     const answers = await Promise.all([1, 2, 3].flatMap((n) => [client.send("spin:echo", { n }), client.send("spin:fn")]));
@@ -99,7 +100,7 @@ describe.each(["worker", "process"] as const)("isolation %s", (isolation) => {
   it("a plugin allocating without bound is stopped at its memory cap and restarted; the call answers PLUGIN_UNAVAILABLE", async () => {
     // A process's cap counts all it holds resident, and Node alone is some 50 MiB of it.
     const cap = isolation === "worker" ? 32 * 1024 * 1024 : 96 * 1024 * 1024;
-    const h = await startBridge({
+    const h = await startOnSharedEditor({
       plugins: [fixture("hog")],
       pluginIsolation: isolation,
       limits: { pluginMaxMemoryBytes: cap, pluginRestartBackoffMs: 10, pluginCallTimeoutMs: 60_000 },
@@ -120,7 +121,7 @@ describe.each(["worker", "process"] as const)("isolation %s", (isolation) => {
 
 describe("isolation choices", () => {
   it("a plugin route claiming a reserved path (reload) is refused at registration with the reason", async () => {
-    const h = await startBridge({ plugins: [fixture("reserved-route")] });
+    const h = await startOnSharedEditor({ plugins: [fixture("reserved-route")] });
     const report = await healthUntil(h, "reserved-route", (x) => x.status === "failed");
     expect(report.lastError).toMatchObject({ code: "PLUGIN_REGISTRATION_FAILED" });
     expect(report.lastError?.message).toMatch(/route path "\/reload" is reserved/);
@@ -136,7 +137,7 @@ describe("isolation choices", () => {
         await writeFile(join(root, id, "package.json"), JSON.stringify({ name: id, type: "module", main: "index.js", imageEditorBridge: { id, isolation } }));
         await writeFile(join(root, id, "index.js"), `export default { id: "${id}", setup(ctx) { ctx.method("echo", (p) => ({ who: "${id}", n: p.n })); } };`);
       }
-      const h = await startBridge({ plugins: ids.map((id) => join(root, id)) });
+      const h = await startOnSharedEditor({ plugins: ids.map((id) => join(root, id)) });
       const clients = await Promise.all(ids.map((id) => h.connect(`/ws/${id}`)));
       const answers = await Promise.all(clients.flatMap((client) => [1, 2, 3].map((n) => client.call("echo", { n }))));
       expect(answers).toEqual(ids.flatMap((who) => [1, 2, 3].map((n) => ({ who, n }))));
@@ -146,7 +147,7 @@ describe("isolation choices", () => {
   });
 
   it("--plugin-isolation none runs the plugin in the bridge's thread", async () => {
-    const h = await startBridge({ plugins: [fixture("spinner")], pluginIsolation: "none" });
+    const h = await startOnSharedEditor({ plugins: [fixture("spinner")], pluginIsolation: "none" });
     const client = await h.connect("/ws/spinner");
     expect((await client.call<{ threadId: number }>("spin:ok")).threadId).toBe(threadId);
   });

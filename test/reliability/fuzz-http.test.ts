@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { BridgeOptions } from "../../src/bridge/options.js";
 import { BUILTIN_METHODS } from "../../src/methods/index.js";
-import { startBridge } from "../helpers/bridge.js";
+import { startOnSharedEditor } from "../helpers/shared-editor.js";
 import { settledHeapBytes } from "../helpers/gc.js";
 import { rawHttp, requestHead } from "../helpers/raw-http.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
@@ -68,7 +68,7 @@ const EDITORS: Array<{ name: string; options: () => BridgeOptions }> = [
 
 describe.each(EDITORS)("HTTP fuzzing on $name", ({ options }) => {
   it("random paths, query strings and bodies always get a ProtocolError or a result, never INTERNAL, and the bridge keeps serving", async () => {
-    const harness = await startBridge({ ...options(), limits: { maxHttpBodyBytes: 256 * 1024 } });
+    const harness = await startOnSharedEditor({ ...options(), limits: { maxHttpBodyBytes: 256 * 1024 } });
     const bystander = await harness.connect();
     const port = harness.bridge.port;
     const heapBefore = settledHeapBytes();
@@ -104,7 +104,7 @@ describe.each(EDITORS)("HTTP fuzzing on $name", ({ options }) => {
 
 describe("HTTP edge cases", () => {
   it("query keys named after Object.prototype members are ordinary params, refused like any unknown key", async () => {
-    const harness = await startBridge({ host: new ScriptedHost() });
+    const harness = await startOnSharedEditor({ host: new ScriptedHost() });
     for (const key of ["constructor", "__proto__", "toString", "hasOwnProperty"]) {
       const response = await harness.http(`/layer/by-id/2?${key}=1`);
       expect(response.status, key).toBe(400);
@@ -114,7 +114,7 @@ describe("HTTP edge cases", () => {
   });
 
   it("malformed request lines and headers are refused by the HTTP parser without touching other clients", async () => {
-    const harness = await startBridge({ host: new ScriptedHost() });
+    const harness = await startOnSharedEditor({ host: new ScriptedHost() });
     const bystander = await harness.connect();
     const port = harness.bridge.port;
     const heads = [

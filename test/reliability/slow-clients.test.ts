@@ -3,7 +3,8 @@ import { connect, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { clientIdPrefix } from "../../src/actors/clients/frames.js";
-import { startBridge, waitForQueued, type Harness } from "../helpers/bridge.js";
+import { waitForQueued, type Harness } from "../helpers/bridge.js";
+import { startOnSharedEditor } from "../helpers/shared-editor.js";
 import { eventually } from "../helpers/gc.js";
 import { encodeFrame, OPCODES, RawWsClient } from "../helpers/raw-ws.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
@@ -86,7 +87,7 @@ async function openListeners(harness: Harness, n: number, onRound: (round: numbe
 
 describe("a slow consumer among a thousand listeners", () => {
   it("is coalesced, then closed with 4008 past the hard cap, while the others' latency stays within 2× of a run without it", async () => {
-    const harness = await startBridge({
+    const harness = await startOnSharedEditor({
       host: new ScriptedHost(),
       // The replay must hold what the flood's last batch answers after the close (up to 32 answers of ~160 KiB,
       // more than the default 4 MiB): this test is about coalescing and the close, not the replay's byte cap
@@ -183,7 +184,7 @@ describe("a slow consumer among a thousand listeners", () => {
 describe("what a detached client holds", () => {
   it("its replay is bounded in bytes as well as events: the oldest are dropped and counted as lost", async () => {
     const REPLAY_BYTES = 1_000;
-    const harness = await startBridge({ host: new ScriptedHost(), limits: { replayBufferBytes: REPLAY_BYTES } });
+    const harness = await startOnSharedEditor({ host: new ScriptedHost(), limits: { replayBufferBytes: REPLAY_BYTES } });
     const away = await harness.connect();
     const id = away.hello.clientId;
     await away.call("event:subscribe", { type: "selection:changed" });
@@ -206,7 +207,7 @@ describe("what a detached client holds", () => {
 
 describe("floods and storms", () => {
   it("a connection flood past maxClients is refused with 503 HOST_BUSY and the bridge serves again once they leave", async () => {
-    const harness = await startBridge({ host: new ScriptedHost(), limits: { maxClients: 50 } });
+    const harness = await startOnSharedEditor({ host: new ScriptedHost(), limits: { maxClients: 50 } });
     const attempts = await Promise.allSettled(Array.from({ length: 150 }, () => TestClient.open(harness.bridge.wsUrl)));
     const accepted = attempts.flatMap((a) => (a.status === "fulfilled" ? [a.value] : []));
     const refused = attempts.flatMap((a) => (a.status === "rejected" ? [String(a.reason)] : []));
@@ -219,7 +220,7 @@ describe("floods and storms", () => {
   });
 
   it("a client that never reads and sends frames without a request id is closed past the hard cap too", async () => {
-    const harness = await startBridge({ host: new ScriptedHost(), limits: { outboundSoftBytes: 16 * 1024, outboundHardBytes: 256 * 1024, clientFrameAbuseRejections: 1_000_000 } });
+    const harness = await startOnSharedEditor({ host: new ScriptedHost(), limits: { outboundSoftBytes: 16 * 1024, outboundHardBytes: 256 * 1024, clientFrameAbuseRejections: 1_000_000 } });
     const bystander = await harness.connect();
     const hostile = await RawWsClient.open(harness.bridge.port);
     await hostile.until(() => hostile.json().some((f) => f["type"] === "connected"));
@@ -246,7 +247,7 @@ describe("floods and storms", () => {
   });
 
   it("hundreds of connections that never finish their request line or upgrade do not block anyone else", async () => {
-    const harness = await startBridge({ host: new ScriptedHost() });
+    const harness = await startOnSharedEditor({ host: new ScriptedHost() });
     const port = harness.bridge.port;
     const stalled = await Promise.all(
       Array.from({ length: 300 }, (_, i) =>
@@ -268,7 +269,7 @@ describe("floods and storms", () => {
 
   it("an in-flight flood from many clients answers every request exactly once: TOO_MANY_REQUESTS, HOST_BUSY or a result", async () => {
     const host = new ScriptedHost();
-    const harness = await startBridge({ host, limits: { maxInFlightPerClient: 16, mailboxDepth: 64 } });
+    const harness = await startOnSharedEditor({ host, limits: { maxInFlightPerClient: 16, mailboxDepth: 64 } });
     const clients = await Promise.all(Array.from({ length: 10 }, () => harness.connect()));
     host.hold();
     const pending = clients.flatMap((c, ci) => Array.from({ length: 40 }, (_, i) => c.send("document:current", undefined, `c${ci}-${i}`)));
@@ -293,7 +294,7 @@ describe("floods and storms", () => {
 
   it("a subscribe/unsubscribe storm leaves each client with exactly its last choice", async () => {
     const host = new ScriptedHost();
-    const harness = await startBridge({ host });
+    const harness = await startOnSharedEditor({ host });
     const clients = await Promise.all(Array.from({ length: 40 }, () => harness.connect()));
     const storms = clients.map((c, ci) => {
       const sends: Array<Promise<Frame>> = [];
@@ -313,7 +314,7 @@ describe("floods and storms", () => {
   });
 
   it("a resume storm: random and forged ids start new clients; many sockets stealing one id leave exactly one attached", async () => {
-    const harness = await startBridge({ host: new ScriptedHost() });
+    const harness = await startOnSharedEditor({ host: new ScriptedHost() });
     const observer = await harness.connect();
     const victim = await harness.connect();
     const victimId = victim.hello.clientId;

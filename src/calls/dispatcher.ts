@@ -1,4 +1,4 @@
-import { BridgeError, CANCEL_METHOD, issuesOf, toProtocolError, type ProtocolError, type RequestId } from "../protocol/index.js";
+import { BridgeError, CANCEL_METHOD, isBridgeError, issuesOf, toProtocolError, type ProtocolError, type RequestId } from "../protocol/index.js";
 import { BinaryImageResponse, imageResultJson, isWireImage, LARGE_IMAGE_BYTES, type BridgeServices, type Caller, type MethodContext, type MethodDefinition } from "../methods/index.js";
 import type { LogicalClient } from "../actors/clients/client.js";
 import type { Limits } from "../limits.js";
@@ -315,7 +315,7 @@ export class Dispatcher {
     const client = caller.client;
     // A batch is not itself in flight: each of its calls counts while it runs (./batch.ts). Cancelling its id stops it.
     if (isBatch(name)) {
-      const registered = client?.requests.begin(id);
+      const registered = client?.register(id);
       registered?.control.started?.();
       try {
         return await respondBatch(this, this.limits, caller, id, params, binaryParts, registered?.control.cancel);
@@ -325,21 +325,11 @@ export class Dispatcher {
     }
     // Cancelling is not itself in flight either: a client at its limit must still be able to cancel.
     if (name === CANCEL_METHOD) return this.respondCancel(caller, id, params);
-    if (client !== null && client.inFlight >= this.limits.maxInFlightPerClient) {
-      return this.failure(
-        id,
-        name,
-        new BridgeError("TOO_MANY_REQUESTS", `At most ${this.limits.maxInFlightPerClient} requests may be in flight per client`, {
-          details: { limit: this.limits.maxInFlightPerClient },
-        }),
-        caller,
-      );
-    }
-    if (client !== null) client.inFlight++;
-    const registered = client?.requests.begin(id);
+    const ticket = client?.beginCall(id);
+    if (isBridgeError(ticket)) return this.failure(id, name, ticket, caller);
     const progress = options.progress === true && client !== null ? progressEvents(id, this.limits.progressIntervalMs, (frame) => client.deliverNotice(frame)) : undefined;
     try {
-      const control = progress === undefined ? (registered?.control ?? NO_CONTROL) : { ...registered?.control, progress: progress.report };
+      const control = progress === undefined ? (ticket?.control ?? NO_CONTROL) : { ...ticket?.control, progress: progress.report };
       const result = await this.call(caller, name, params, binaryParts, control);
       if (isWireImage(result)) {
         if (caller.binary === true) return new BinaryImageResponse(id, result);
@@ -350,8 +340,7 @@ export class Dispatcher {
       return this.failure(id, name, error, caller);
     } finally {
       progress?.close();
-      registered?.end();
-      if (client !== null) client.inFlight--;
+      ticket?.end();
     }
   }
 
@@ -359,7 +348,7 @@ export class Dispatcher {
   private respondCancel(caller: DispatchCaller, id: RequestId, params: unknown): string {
     try {
       const target = cancelTarget(params);
-      const result = caller.client?.requests.cancel(target) ?? { id: target, cancelled: false, state: "unknown" };
+      const result = caller.client?.cancel(target) ?? { id: target, cancelled: false, state: "unknown" };
       return JSON.stringify({ id, ok: true, result });
     } catch (error) {
       return this.failure(id, CANCEL_METHOD, error, caller);

@@ -1,12 +1,21 @@
 import { StateCoalescer } from "../../events/coalesce.js";
 import { createActor, type Actor } from "xstate";
 import type { Observable, Subscription } from "rxjs";
-import { CLOSE_CODES, EDITOR_CHANGED_EVENT, STATE_EVENTS, type ClientSummarySchema, type EditorChangedEventData } from "../../protocol/index.js";
+import {
+  BridgeError,
+  CLOSE_CODES,
+  EDITOR_CHANGED_EVENT,
+  STATE_EVENTS,
+  type ClientSummarySchema,
+  type EditorChangedEventData,
+  type RequestCancelResult,
+  type RequestId,
+} from "../../protocol/index.js";
 import type { z } from "zod";
 import type { Limits } from "../../limits.js";
 import { clientMachine } from "./client.machine.js";
 import type { EventCursor, SerializedEvent } from "../../methods/index.js";
-import { RequestRegistry } from "./requests.js";
+import { RequestRegistry, type RequestControl } from "./requests.js";
 import { FrameRate } from "./frame-rate.js";
 import { ReplayBudget, type ReplayHolder } from "./replay-budget.js";
 import { ReplayBuffer, type ReplayBatch } from "./replay.js";
@@ -36,6 +45,14 @@ export interface DeliveryCounts {
   slowCloses: number;
 }
 
+/** One call begun by a client: what to pass with it, and what to call once it is answered. */
+export interface CallTicket {
+  readonly control: RequestControl;
+  end(): void;
+}
+
+/** The control of a call nobody can cancel. */
+const NO_CONTROL: RequestControl = {};
 
 /**
  * A logical client: outlives its sockets for the resume TTL, owns its subscriptions, its in-flight count, its
@@ -52,9 +69,10 @@ export class LogicalClient implements ReplayHolder {
   readonly connectedAt = Date.now();
   /** When the client last lost its socket (0 while attached); the longest-detached goes first at the limit. */
   detachedAt = 0;
-  inFlight = 0;
+  /** Calls of this client running or queued now: counted by the client alone ({@link LogicalClient.beginCall}). */
+  private running = 0;
   /** This client's unanswered requests by id as sent, for `request:cancel` (see `./requests.ts`). */
-  readonly requests = new RequestRegistry();
+  private readonly requests = new RequestRegistry();
   /** The display name the client gave with `?name=`; a resume that passes one replaces it. */
   name: string | undefined;
   /** How logs name this client (`client:<prefix>`), never the full id. */
@@ -222,6 +240,45 @@ export class LogicalClient implements ReplayHolder {
     replay.addLost(state.lost);
   }
 
+  /** Calls of this client in flight now (`server:clients` shows it). */
+  get inFlight(): number {
+    return this.running;
+  }
+
+  /**
+   * Begins one call: counted in flight until `end()`, and registered for `request:cancel` under `id` when it has one
+   * (a batch's calls have none: the batch's id cancels them). A client at `maxInFlightPerClient` is refused
+   * `TOO_MANY_REQUESTS` and nothing is counted.
+   */
+  beginCall(id: RequestId | undefined): CallTicket | BridgeError {
+    const limit = this.limits.maxInFlightPerClient;
+    if (this.running >= limit) {
+      return new BridgeError("TOO_MANY_REQUESTS", `At most ${limit} requests may be in flight per client`, { details: { limit } });
+    }
+    this.running++;
+    const registered = id === undefined ? undefined : this.requests.begin(id);
+    return {
+      control: registered?.control ?? NO_CONTROL,
+      end: () => {
+        registered?.end();
+        this.running--;
+      },
+    };
+  }
+
+  /**
+   * Registers a request for `request:cancel` without counting it in flight: a batch, whose calls count one by one
+   * as they run, so a batch holds one in-flight slot at a time.
+   */
+  register(id: RequestId): CallTicket {
+    return this.requests.begin(id);
+  }
+
+  /** Cancels one of this client's own unanswered requests: what `request:cancel` answers. */
+  cancel(id: RequestId): RequestCancelResult {
+    return this.requests.cancel(id);
+  }
+
   /** What `server:clients` shows of this client: the id's prefix only, never the resumable id. */
   summary(): z.infer<typeof ClientSummarySchema> {
     return {
@@ -231,7 +288,7 @@ export class LogicalClient implements ReplayHolder {
       ...(this.editorId === undefined ? {} : { editorId: this.editorId }),
       state: this.phase === "attached" ? "attached" : "detached",
       subscriptions: this.subscriptionTypes(),
-      inFlight: this.inFlight,
+      inFlight: this.running,
       connectedAt: this.connectedAt,
     };
   }

@@ -12,7 +12,7 @@ import {
 import { imageResultJson, isWireImage, LARGE_IMAGE_BYTES, type Caller, type SubscribingClient } from "../methods/index.js";
 import type { Limits } from "../limits.js";
 import type { CancelSignal } from "../actors/clients/requests.js";
-import type { LogicalClient } from "../actors/clients/client.js";
+import type { ClientHandle } from "../actors/clients/port.js";
 import { invalidParamsError } from "./method-hints.js";
 
 /*
@@ -25,7 +25,7 @@ import { invalidParamsError } from "./method-hints.js";
 
 /** The caller as a batch needs it: its logical client (none over HTTP) counts the calls in flight. */
 export interface BatchCaller extends Caller {
-  readonly client: (SubscribingClient & Pick<LogicalClient, "beginCall">) | null;
+  readonly client: (SubscribingClient & Pick<ClientHandle, "beginCall">) | null;
 }
 
 /** What a batch needs from the dispatcher: one call, and the one way a failure reaches the wire. */

@@ -1,6 +1,5 @@
 import { BridgeError, CANCEL_METHOD, isBridgeError, issuesOf, toProtocolError, type ProtocolError, type RequestId } from "../protocol/index.js";
-import { BinaryImageResponse, imageResultJson, isWireImage, LARGE_IMAGE_BYTES, type BridgeServices, type Caller, type MethodContext, type MethodDefinition } from "../methods/index.js";
-import type { LogicalClient } from "../actors/clients/client.js";
+import { BinaryImageResponse, imageResultJson, isWireImage, LARGE_IMAGE_BYTES, type BridgeServices, type MethodContext, type MethodDefinition } from "../methods/index.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import { laneLogName } from "../actors/clients/frames.js";
@@ -8,12 +7,8 @@ import { invalidParamsError, unknownMethodError } from "./method-hints.js";
 import { isBatch, respondBatch, runBatch, type BatchOutcome } from "./batch.js";
 import { cancelTarget, progressEvents, type CancelSignal, type RequestControl } from "../actors/clients/requests.js";
 
-/** A caller as the transports hand it over: the methods see a `Caller`; the dispatcher also counts in-flight. */
-export interface DispatchCaller extends Caller {
-  readonly client: LogicalClient | null;
-  /** The caller's WebSocket negotiated `binary`: image results are answered as a {@link BinaryImageResponse}. */
-  readonly binary?: boolean;
-}
+import { answerHttpCall } from "./answer.js";
+import type { CallsPort, DispatchCaller, HttpAnswer, HttpCall } from "./port.js";
 import { CLUSTER_LANE_PREFIX, type ForwardedCall } from "../cluster/calls.js";
 import { NOT_AT_HAND, type ProgressReporter } from "../hosts/host.js";
 import { noEditorHere } from "../hosts/none.js";
@@ -64,7 +59,7 @@ export interface DispatcherOptions {
  * params against the method's schema, and runs it directly or through the host mailbox. Transports only
  * translate bytes to and from this.
  */
-export class Dispatcher {
+export class Dispatcher implements CallsPort {
   readonly metrics = new Metrics();
   /**
    * Log lines about client mistakes (failed calls, bad frames), sampled per kind so a flooding client cannot flood
@@ -97,6 +92,16 @@ export class Dispatcher {
   /** The method table this dispatcher serves. */
   get table(): ReadonlyMap<string, MethodDefinition> {
     return this.methods;
+  }
+
+  /** Answers one HTTP method call: the router's routes and its fast path both come here. */
+  answer(call: HttpCall): Promise<HttpAnswer> {
+    return answerHttpCall(this, call);
+  }
+
+  /** `null` when the bridge has an editor with this id, else the `BAD_REQUEST` to answer. */
+  checkEditor(editorId: string): BridgeError | null {
+    return this.pool.refusal(editorId);
   }
 
   /** Runs one call and resolves with its result; rejects with a `BridgeError` (or anything a host threw). */

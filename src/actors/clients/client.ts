@@ -20,7 +20,9 @@ import { FrameRate } from "./frame-rate.js";
 import { ReplayBudget, type ReplayHolder } from "./replay-budget.js";
 import { ReplayBuffer, type ReplayBatch } from "./replay.js";
 import type { ClientSession, CursorPosition, HandedOverSession } from "./session.js";
-import { clientIdPrefix, clientLogName, eventFrameBytes, sendFrame, type ClientSocket, type OutboundFrame } from "./frames.js";
+import { clientIdPrefix, clientLogName, eventFrameBytes, sendFrame } from "./frames.js";
+import type { ChurnLog } from "./churn-log.js";
+import type { CallTicket, ClientHandle, ClientSocket, FrameAnswer, OutboundFrame } from "./port.js";
 
 
 
@@ -45,12 +47,6 @@ export interface DeliveryCounts {
   slowCloses: number;
 }
 
-/** One call begun by a client: what to pass with it, and what to call once it is answered. */
-export interface CallTicket {
-  readonly control: RequestControl;
-  end(): void;
-}
-
 /** The control of a call nobody can cancel. */
 const NO_CONTROL: RequestControl = {};
 
@@ -60,7 +56,7 @@ const NO_CONTROL: RequestControl = {};
  * detached client's by a shared {@link ReplayBudget}). Lifecycle is the XState `clientMachine`; the fields touched
  * on every frame are plain for speed.
  */
-export class LogicalClient implements ReplayHolder {
+export class LogicalClient implements ReplayHolder, ClientHandle {
   /**
    * The lifecycle actor, made when the client first leaves `attached` (detached, or disposed): an attached client has
    * no timer to run, and thousands of idle attached clients would each hold an actor and its system for nothing.
@@ -82,7 +78,7 @@ export class LogicalClient implements ReplayHolder {
   /** Events delivered and coalesced, slow-consumer closes: read by `/metrics`. */
   readonly delivery: DeliveryCounts = { delivered: 0, coalesced: 0, slowCloses: 0 };
   /** Inbound frames this client may send (token bucket); kept across resumes so reconnecting does not refill it. */
-  readonly frameRate: FrameRate;
+  private readonly frameRate: FrameRate;
   private socket: ClientSocket | null;
   /** The actor's state, mirrored on change: it is read on every frame. */
   private phase: ClientState = "attached";
@@ -120,6 +116,8 @@ export class LogicalClient implements ReplayHolder {
     private editor?: string,
     /** Replay bytes shared with the other clients of the bridge; a client on its own gets a budget of its own. */
     private readonly replayBudget: ReplayBudget = new ReplayBudget(limits.replayTotalBytes),
+    /** Where its sockets closing are logged, with the rest of the clients' comings and goings. */
+    private readonly churn?: ChurnLog,
   ) {
     this.socket = socket;
     this.frameRate = new FrameRate(limits);
@@ -157,6 +155,7 @@ export class LogicalClient implements ReplayHolder {
     this.detachedAt = 0;
     if (previous !== null && previous !== socket) previous.close(CLOSE_CODES.TAKEN_OVER, "taken over by another connection");
     this.actor?.send({ type: "ATTACH" });
+    this.frameRate.newSocket();
     this.sentCursors = undefined;
     this.sessionDirty = true;
     // The batch is written to the new socket at once: it leaves the budget now.
@@ -174,6 +173,25 @@ export class LogicalClient implements ReplayHolder {
     this.held.drain(); // coalesced state events go to the replay buffer, not to the dead socket
     this.replayBudget.detached(this);
     this.lifecycle().send({ type: "DETACH" });
+  }
+
+  /** What the frame rate says about one more inbound text frame (see `FrameRate.answer`). */
+  admitFrame(socketOpen: boolean): FrameAnswer {
+    return this.frameRate.answer(socketOpen);
+  }
+
+  /** Closes a socket the client is done with (abuse): detached first, as a slow consumer is, so answers still being computed go to its replay. */
+  closeSocket(socket: ClientSocket, code: number, reason: string): void {
+    this.detach(socket);
+    socket.close(code, reason);
+  }
+
+  /** Its socket closed: disposed for 4000 (the client said it is done), else detached and resumable. Logged. */
+  socketClosed(socket: ClientSocket, code: number): void {
+    if (this.socket !== socket) return;
+    if (code === CLOSE_CODES.DISPOSE) this.dispose("closed");
+    else this.detach(socket);
+    this.churn?.write(this.address, "closed", { actor: this.logName, code }, "client socket closed");
   }
 
   /**

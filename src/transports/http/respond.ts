@@ -1,5 +1,6 @@
 import { FastResponse } from "srvx/node";
 import { statusForError, type ProtocolError } from "../../protocol/index.js";
+import type { HttpAnswer } from "../../calls/port.js";
 
 /**
  * srvx's Node response writes a string or buffer body straight to the socket; a standard `Response` would send
@@ -9,12 +10,12 @@ export const HttpResponse: typeof Response = FastResponse as unknown as typeof R
 
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" } as const;
 
-/** A bare JSON result (no envelope, strings included). */
 /** A JSON body already serialized (a large image result built in slices). */
 export function jsonBytesResponse(body: Buffer): Response {
   return new HttpResponse(body as Buffer<ArrayBuffer>, { status: 200, headers: JSON_HEADERS });
 }
 
+/** A bare JSON result (no envelope, strings included). */
 export function jsonResponse(value: unknown, status = 200): Response {
   return new HttpResponse(JSON.stringify(value === undefined ? null : value), { status, headers: JSON_HEADERS });
 }
@@ -22,4 +23,9 @@ export function jsonResponse(value: unknown, status = 200): Response {
 /** A bare ProtocolError with the status of the one error table, and any extra headers (`Allow` on a 405). */
 export function errorResponse(error: ProtocolError, headers: Record<string, string> = {}): Response {
   return new HttpResponse(JSON.stringify(error), { status: statusForError(error), headers: { ...JSON_HEADERS, ...headers } });
+}
+
+/** A method call's answer as the calls gave it (JSON, an image's bytes, or 204). */
+export function answerResponse(answer: HttpAnswer): Response {
+  return new HttpResponse(answer.body as ConstructorParameters<typeof Response>[0], { status: answer.status, headers: answer.headers });
 }

@@ -58,6 +58,22 @@ function importsOf(file: string): Import[] {
 
 const graph = new Map(sources(SRC).map((file) => [relative(SRC, file), importsOf(file)] as const));
 
+/**
+ * The transports translate; the logical clients and the event log decide. A transport reaches those rooms only
+ * through their ports, never their internals (the registry, the client, the log, …).
+ */
+const BEHIND_PORTS = /^(actors\/clients|events)\//;
+const PORTS = ["actors/clients/port.ts", "events/port.ts"];
+
+function portViolations(imports: ReadonlyMap<string, readonly Import[]>): string[] {
+  const violations: string[] = [];
+  for (const [file, targets] of imports) {
+    if (!file.startsWith("transports/")) continue;
+    for (const { target } of targets) if (BEHIND_PORTS.test(target) && !PORTS.includes(target)) violations.push(`${file} → ${target}`);
+  }
+  return violations;
+}
+
 describe("architecture", () => {
   it("no module imports a layer above its own; the client SDK and the dashboard import only the zod-free protocol", () => {
     const violations: string[] = [];
@@ -101,6 +117,23 @@ describe("architecture", () => {
       return from! < to! && edges.has(`${to} → ${from}`);
     });
     expect(loops).toEqual([]);
+  });
+
+  it("the transports import the logical clients and the event log only through their ports", () => {
+    expect(portViolations(graph)).toEqual([]);
+    // The rule itself: a transport reaching into the registry, the client or the log is caught, a port is not.
+    const reaching = new Map<string, Import[]>([
+      [
+        "transports/ws/server.ts",
+        [
+          { target: "actors/clients/registry.ts", typeOnly: false },
+          { target: "actors/clients/port.ts", typeOnly: true },
+        ],
+      ],
+      ["transports/http/sse.ts", [{ target: "events/log.ts", typeOnly: true }]],
+      ["calls/dispatcher.ts", [{ target: "actors/clients/client.ts", typeOnly: true }]],
+    ]);
+    expect(portViolations(reaching)).toEqual(["transports/ws/server.ts → actors/clients/registry.ts", "transports/http/sse.ts → events/log.ts"]);
   });
 
   it("no import circle, type-only imports included", () => {

@@ -26,9 +26,14 @@ import { addressCounter } from "../transports/client-address.js";
 import { withFastPath } from "../transports/http/fast-path.js";
 import { createEventStreams } from "../transports/http/sse.js";
 import { eventSources } from "../events/sources.js";
+import { EventLog } from "../events/log.js";
+import { EventFollowing } from "../events/follow.js";
+import { Admission } from "../actors/clients/admission.js";
+import type { PluginsPort } from "../plugins/port.js";
+import type { BridgeViews } from "../transports/views.js";
+import type { SecurityOptions } from "../transports/security.js";
 import { WebhookRegistry } from "../events/webhooks.js";
 import { createMcpHttp, inProcessBackend, type McpHttp } from "../mcp/index.js";
-import type { TransportTarget } from "../transports/target.js";
 import {
   checkConnectionLimits,
   checkTrustProxy,
@@ -257,19 +262,24 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
   });
   const resumeElsewhere = clusterResume(cluster, clients, pool, services.eventStream);
   const views = { pool, clients, plugins, files, cluster, startedAt: Date.now(), calls: () => dispatcher.metrics.recentCalls(), disabledWebhooks: () => webhooks.disabled().length };
-  const target: TransportTarget = {
-    dispatcher,
-    clients,
-    limits,
-    security: { token: options.token, allowOrigins: options.allowOrigins ?? [], allowHosts: options.allowHosts ?? [], listenHost, publicHealth: options.publicHealth === true },
+  // The transports' ports: the clients' door, the calls (the dispatcher), the event log, the plugins, the views.
+  const admission = new Admission(clients, {
     log,
-    server: { name: PACKAGE.name, version: PACKAGE.version },
     accepting,
     checkEditor: (editorId) => pool.refusal(editorId),
-    ...(resumeElsewhere !== undefined ? { resumeElsewhere } : {}),
     endpointError: (endpoint) => (endpoint === "root" ? null : plugins.endpointError(endpoint)),
-    admit: (endpoint, clientId) => plugins.admit(endpoint, clientId),
-    pluginRoute: (id, verb, segments) => plugins.route(id, verb, segments),
+    admitToPlugin: (endpoint, clientId) => plugins.admit(endpoint, clientId),
+    resumeElsewhere,
+  });
+  const pluginsPort: PluginsPort = {
+    endpointError: (endpoint) => (endpoint === "root" ? null : plugins.endpointError(endpoint)),
+    route: (id, verb, segments) => plugins.route(id, verb, segments),
+    list: () => ({ plugins: plugins.list(), failed: plugins.failures() }),
+    contracts: () => plugins.contracts(),
+    health: (id) => plugins.health(id),
+  };
+  const bridgeViews: BridgeViews = {
+    server: { name: PACKAGE.name, version: PACKAGE.version },
     health: () => healthView(views),
     readiness: () => readinessView(views, running),
     status: () => ({
@@ -280,11 +290,9 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
       ...(inbound !== undefined ? { inbound: inbound.counts() } : {}),
       ...(mcp !== undefined ? { mcp: mcp.counts() } : {}),
     }),
-    plugins: () => ({ plugins: plugins.list(), failed: plugins.failures() }),
-    pluginContracts: () => plugins.contracts(),
-    pluginHealth: (id) => plugins.health(id),
     metrics: () => dispatcher.metrics.render(),
   };
+  const security: SecurityOptions = { token: options.token, allowOrigins: options.allowOrigins ?? [], allowHosts: options.allowHosts ?? [], listenHost, publicHealth: options.publicHealth === true };
 
   // The MCP endpoint's sessions call the dispatcher like a WS client, each on its own lane.
   const mcp: McpHttp | undefined =
@@ -308,12 +316,8 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
         });
 
   // Server-Sent Events (`GET /events`) read the same shared streams through one bounded log.
-  const events = createEventStreams(
-    sources,
-    limits,
-    log,
-    trustProxy,
-  );
+  const eventLog = new EventLog(sources, limits);
+  const events = createEventStreams(new EventFollowing(eventLog, sources, limits, log), limits, log, trustProxy);
   // Webhooks POST the same events, signed, to their receivers.
   const webhooks = new WebhookRegistry(
     {
@@ -371,8 +375,9 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
         connections = guardConnections(listening, limits, { trustProxy, countLoopback: options.countLoopbackPerAddress === true }, log);
         // WS frames and HTTP bodies of every accepted socket draw from one budget of bytes being received.
         inbound = inboundBudgetFor(listening, limits);
-        listening.on("request", connections.requests(withFastPath(target, toNodeHandler(createHttpApp(target, mcp, events)))));
-        ws = attachWebSocket(listening, target, connections);
+        const http = { calls: dispatcher, plugins: pluginsPort, views: bridgeViews, limits, security };
+        listening.on("request", connections.requests(withFastPath(http, toNodeHandler(createHttpApp(http, mcp, events)))));
+        ws = attachWebSocket(listening, { clients: admission, calls: dispatcher, limits, security, server: bridgeViews.server }, connections);
         await new Promise<void>((resolve, reject) => {
           listening.once("error", reject);
           listening.listen(listenPort, listenHost, () => {
@@ -384,7 +389,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
       } catch (error) {
         actor.send({ type: "FAILED" });
         webhooks.close();
-        events.log.close();
+        eventLog.close();
         await plugins.stop("start-failed");
         await pool.close();
         await cluster?.stop();
@@ -404,7 +409,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
         await nextTick(); // let answers of the last calls reach their sockets before they close
         await ws?.close();
         await mcp?.close();
-        events.log.close();
+        eventLog.close();
         webhooks.close();
         clients.disposeAll();
         await plugins.stop(reason);

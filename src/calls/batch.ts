@@ -3,6 +3,7 @@ import {
   BatchParamsSchema,
   BridgeError,
   isBinaryPartReference,
+  isBridgeError,
   issuesOf,
   type BatchRequest,
   type ProtocolError,
@@ -11,6 +12,7 @@ import {
 import { imageResultJson, isWireImage, LARGE_IMAGE_BYTES, type Caller, type SubscribingClient } from "../methods/index.js";
 import type { Limits } from "../limits.js";
 import type { CancelSignal } from "../actors/clients/requests.js";
+import type { ClientHandle } from "../actors/clients/port.js";
 import { invalidParamsError } from "./method-hints.js";
 
 /*
@@ -23,7 +25,7 @@ import { invalidParamsError } from "./method-hints.js";
 
 /** The caller as a batch needs it: its logical client (none over HTTP) counts the calls in flight. */
 export interface BatchCaller extends Caller {
-  readonly client: (SubscribingClient & { inFlight: number }) | null;
+  readonly client: (SubscribingClient & Pick<ClientHandle, "beginCall">) | null;
 }
 
 /** What a batch needs from the dispatcher: one call, and the one way a failure reaches the wire. */
@@ -76,7 +78,7 @@ export async function runBatch<C extends BatchCaller>(
   for (const request of parsed.data.requests) {
     // A cancelled batch stops like a halted one: the call running answers CANCELLED, the rest are not run.
     if (cancel?.aborted === true) break;
-    const outcome = await runOne(dispatch, limits, caller, request, batchId, cancel);
+    const outcome = await runOne(dispatch, caller, request, batchId, cancel);
     outcomes.push(outcome);
     if (!outcome.ok && parsed.data.haltOnFailure === true) break;
   }
@@ -86,7 +88,6 @@ export async function runBatch<C extends BatchCaller>(
 /** One call of a batch; never rejects. Its error names the call's id when it has one, else the batch's. */
 async function runOne<C extends BatchCaller>(
   dispatch: BatchDispatch<C>,
-  limits: Limits,
   caller: C,
   request: BatchRequest,
   batchId: RequestId | undefined,
@@ -95,14 +96,16 @@ async function runOne<C extends BatchCaller>(
   const echo = request.id === undefined ? {} : { id: request.id };
   const client = caller.client;
   try {
-    const refusal = refusalOf(request, limits, client);
+    const refusal = refusalOf(request);
     if (refusal !== null) throw refusal;
-    if (client !== null) client.inFlight++;
+    // The same limit and answer as a separate request: the client counts its calls.
+    const ticket = client?.beginCall(undefined);
+    if (isBridgeError(ticket)) throw ticket;
     try {
       const result = await dispatch.call(caller, request.method, request.params, [], { cancel });
       return { ...echo, ok: true, result: result === undefined ? null : result };
     } finally {
-      if (client !== null) client.inFlight--;
+      ticket?.end();
     }
   } catch (error) {
     const requestId = request.id ?? batchId;
@@ -111,7 +114,7 @@ async function runOne<C extends BatchCaller>(
 }
 
 /** What a batch refuses of one call before dispatching it, or null. */
-function refusalOf(request: BatchRequest, limits: Limits, client: { inFlight: number } | null): BridgeError | null {
+function refusalOf(request: BatchRequest): BridgeError | null {
   if (isBatch(request.method)) return new BridgeError("BAD_REQUEST", "A batch may not contain a batch", { details: { method: BATCH_METHOD } });
   const params = request.params;
   if (typeof params === "object" && params !== null && !Array.isArray(params)) {
@@ -123,12 +126,6 @@ function refusalOf(request: BatchRequest, limits: Limits, client: { inFlight: nu
         { details: { param } },
       );
     }
-  }
-  // The same limit and answer as a separate request (Dispatcher.respond).
-  if (client !== null && client.inFlight >= limits.maxInFlightPerClient) {
-    return new BridgeError("TOO_MANY_REQUESTS", `At most ${limits.maxInFlightPerClient} requests may be in flight per client`, {
-      details: { limit: limits.maxInFlightPerClient },
-    });
   }
   return null;
 }

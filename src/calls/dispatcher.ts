@@ -1,6 +1,5 @@
-import { BridgeError, CANCEL_METHOD, issuesOf, toProtocolError, type ProtocolError, type RequestId } from "../protocol/index.js";
-import { BinaryImageResponse, imageResultJson, isWireImage, LARGE_IMAGE_BYTES, type BridgeServices, type Caller, type MethodContext, type MethodDefinition } from "../methods/index.js";
-import type { LogicalClient } from "../actors/clients/client.js";
+import { BridgeError, CANCEL_METHOD, isBridgeError, issuesOf, toProtocolError, type ProtocolError, type RequestId } from "../protocol/index.js";
+import { BinaryImageResponse, imageResultJson, isWireImage, LARGE_IMAGE_BYTES, type BridgeServices, type MethodContext, type MethodDefinition } from "../methods/index.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import { laneLogName } from "../actors/clients/frames.js";
@@ -8,12 +7,8 @@ import { invalidParamsError, unknownMethodError } from "./method-hints.js";
 import { isBatch, respondBatch, runBatch, type BatchOutcome } from "./batch.js";
 import { cancelTarget, progressEvents, type CancelSignal, type RequestControl } from "../actors/clients/requests.js";
 
-/** A caller as the transports hand it over: the methods see a `Caller`; the dispatcher also counts in-flight. */
-export interface DispatchCaller extends Caller {
-  readonly client: LogicalClient | null;
-  /** The caller's WebSocket negotiated `binary`: image results are answered as a {@link BinaryImageResponse}. */
-  readonly binary?: boolean;
-}
+import { answerHttpCall } from "./answer.js";
+import type { CallsPort, DispatchCaller, HttpAnswer, HttpCall } from "./port.js";
 import { CLUSTER_LANE_PREFIX, type ForwardedCall } from "../cluster/calls.js";
 import { NOT_AT_HAND, type ProgressReporter } from "../hosts/host.js";
 import { noEditorHere } from "../hosts/none.js";
@@ -64,7 +59,7 @@ export interface DispatcherOptions {
  * params against the method's schema, and runs it directly or through the host mailbox. Transports only
  * translate bytes to and from this.
  */
-export class Dispatcher {
+export class Dispatcher implements CallsPort {
   readonly metrics = new Metrics();
   /**
    * Log lines about client mistakes (failed calls, bad frames), sampled per kind so a flooding client cannot flood
@@ -97,6 +92,16 @@ export class Dispatcher {
   /** The method table this dispatcher serves. */
   get table(): ReadonlyMap<string, MethodDefinition> {
     return this.methods;
+  }
+
+  /** Answers one HTTP method call: the router's routes and its fast path both come here. */
+  answer(call: HttpCall): Promise<HttpAnswer> {
+    return answerHttpCall(this, call);
+  }
+
+  /** `null` when the bridge has an editor with this id, else the `BAD_REQUEST` to answer. */
+  checkEditor(editorId: string): BridgeError | null {
+    return this.pool.refusal(editorId);
   }
 
   /** Runs one call and resolves with its result; rejects with a `BridgeError` (or anything a host threw). */
@@ -315,7 +320,7 @@ export class Dispatcher {
     const client = caller.client;
     // A batch is not itself in flight: each of its calls counts while it runs (./batch.ts). Cancelling its id stops it.
     if (isBatch(name)) {
-      const registered = client?.requests.begin(id);
+      const registered = client?.register(id);
       registered?.control.started?.();
       try {
         return await respondBatch(this, this.limits, caller, id, params, binaryParts, registered?.control.cancel);
@@ -325,21 +330,11 @@ export class Dispatcher {
     }
     // Cancelling is not itself in flight either: a client at its limit must still be able to cancel.
     if (name === CANCEL_METHOD) return this.respondCancel(caller, id, params);
-    if (client !== null && client.inFlight >= this.limits.maxInFlightPerClient) {
-      return this.failure(
-        id,
-        name,
-        new BridgeError("TOO_MANY_REQUESTS", `At most ${this.limits.maxInFlightPerClient} requests may be in flight per client`, {
-          details: { limit: this.limits.maxInFlightPerClient },
-        }),
-        caller,
-      );
-    }
-    if (client !== null) client.inFlight++;
-    const registered = client?.requests.begin(id);
+    const ticket = client?.beginCall(id);
+    if (isBridgeError(ticket)) return this.failure(id, name, ticket, caller);
     const progress = options.progress === true && client !== null ? progressEvents(id, this.limits.progressIntervalMs, (frame) => client.deliverNotice(frame)) : undefined;
     try {
-      const control = progress === undefined ? (registered?.control ?? NO_CONTROL) : { ...registered?.control, progress: progress.report };
+      const control = progress === undefined ? (ticket?.control ?? NO_CONTROL) : { ...ticket?.control, progress: progress.report };
       const result = await this.call(caller, name, params, binaryParts, control);
       if (isWireImage(result)) {
         if (caller.binary === true) return new BinaryImageResponse(id, result);
@@ -350,8 +345,7 @@ export class Dispatcher {
       return this.failure(id, name, error, caller);
     } finally {
       progress?.close();
-      registered?.end();
-      if (client !== null) client.inFlight--;
+      ticket?.end();
     }
   }
 
@@ -359,7 +353,7 @@ export class Dispatcher {
   private respondCancel(caller: DispatchCaller, id: RequestId, params: unknown): string {
     try {
       const target = cancelTarget(params);
-      const result = caller.client?.requests.cancel(target) ?? { id: target, cancelled: false, state: "unknown" };
+      const result = caller.client?.cancel(target) ?? { id: target, cancelled: false, state: "unknown" };
       return JSON.stringify({ id, ok: true, result });
     } catch (error) {
       return this.failure(id, CANCEL_METHOD, error, caller);

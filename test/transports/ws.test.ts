@@ -28,7 +28,7 @@ describe("WebSocket handshake", () => {
       };
       expect(fast).toBe(JSON.stringify(full));
       // A resumed client's greeting (replay counts) and a plugin endpoint's (its name) are built in full.
-      const resumed = JSON.parse(greeting(server, { id, endpoint: "root" }, binary, { frames: [], lost: 2 }, 0)) as { data: Record<string, unknown> };
+      const resumed = JSON.parse(greeting(server, { id, endpoint: "root" }, binary, { lost: 2 }, 0)) as { data: Record<string, unknown> };
       expect(resumed.data).toMatchObject({ clientId: id, resumed: true, replayed: 0, lost: 2 });
       expect(ConnectedEventDataSchema.safeParse(resumed.data).success).toBe(true);
     }

@@ -1,17 +1,28 @@
 import { StateCoalescer } from "../../events/coalesce.js";
 import { createActor, type Actor } from "xstate";
 import type { Observable, Subscription } from "rxjs";
-import { CLOSE_CODES, EDITOR_CHANGED_EVENT, STATE_EVENTS, type ClientSummarySchema, type EditorChangedEventData } from "../../protocol/index.js";
+import {
+  BridgeError,
+  CLOSE_CODES,
+  EDITOR_CHANGED_EVENT,
+  STATE_EVENTS,
+  type ClientSummarySchema,
+  type EditorChangedEventData,
+  type RequestCancelResult,
+  type RequestId,
+} from "../../protocol/index.js";
 import type { z } from "zod";
 import type { Limits } from "../../limits.js";
 import { clientMachine } from "./client.machine.js";
 import type { EventCursor, SerializedEvent } from "../../methods/index.js";
-import { RequestRegistry } from "./requests.js";
+import { RequestRegistry, type RequestControl } from "./requests.js";
 import { FrameRate } from "./frame-rate.js";
 import { ReplayBudget, type ReplayHolder } from "./replay-budget.js";
 import { ReplayBuffer, type ReplayBatch } from "./replay.js";
 import type { ClientSession, CursorPosition, HandedOverSession } from "./session.js";
-import { clientIdPrefix, clientLogName, eventFrameBytes, sendFrame, type ClientSocket, type OutboundFrame } from "./frames.js";
+import { clientIdPrefix, clientLogName, eventFrameBytes, sendFrame } from "./frames.js";
+import type { ChurnLog } from "./churn-log.js";
+import type { CallTicket, ClientHandle, ClientSocket, FrameAnswer, OutboundFrame } from "./port.js";
 
 
 
@@ -36,6 +47,8 @@ export interface DeliveryCounts {
   slowCloses: number;
 }
 
+/** The control of a call nobody can cancel. */
+const NO_CONTROL: RequestControl = {};
 
 /**
  * A logical client: outlives its sockets for the resume TTL, owns its subscriptions, its in-flight count, its
@@ -43,7 +56,7 @@ export interface DeliveryCounts {
  * detached client's by a shared {@link ReplayBudget}). Lifecycle is the XState `clientMachine`; the fields touched
  * on every frame are plain for speed.
  */
-export class LogicalClient implements ReplayHolder {
+export class LogicalClient implements ReplayHolder, ClientHandle {
   /**
    * The lifecycle actor, made when the client first leaves `attached` (detached, or disposed): an attached client has
    * no timer to run, and thousands of idle attached clients would each hold an actor and its system for nothing.
@@ -52,9 +65,10 @@ export class LogicalClient implements ReplayHolder {
   readonly connectedAt = Date.now();
   /** When the client last lost its socket (0 while attached); the longest-detached goes first at the limit. */
   detachedAt = 0;
-  inFlight = 0;
+  /** Calls of this client running or queued now: counted by the client alone ({@link LogicalClient.beginCall}). */
+  private running = 0;
   /** This client's unanswered requests by id as sent, for `request:cancel` (see `./requests.ts`). */
-  readonly requests = new RequestRegistry();
+  private readonly requests = new RequestRegistry();
   /** The display name the client gave with `?name=`; a resume that passes one replaces it. */
   name: string | undefined;
   /** How logs name this client (`client:<prefix>`), never the full id. */
@@ -64,7 +78,7 @@ export class LogicalClient implements ReplayHolder {
   /** Events delivered and coalesced, slow-consumer closes: read by `/metrics`. */
   readonly delivery: DeliveryCounts = { delivered: 0, coalesced: 0, slowCloses: 0 };
   /** Inbound frames this client may send (token bucket); kept across resumes so reconnecting does not refill it. */
-  readonly frameRate: FrameRate;
+  private readonly frameRate: FrameRate;
   private socket: ClientSocket | null;
   /** The actor's state, mirrored on change: it is read on every frame. */
   private phase: ClientState = "attached";
@@ -102,6 +116,8 @@ export class LogicalClient implements ReplayHolder {
     private editor?: string,
     /** Replay bytes shared with the other clients of the bridge; a client on its own gets a budget of its own. */
     private readonly replayBudget: ReplayBudget = new ReplayBudget(limits.replayTotalBytes),
+    /** Where its sockets closing are logged, with the rest of the clients' comings and goings. */
+    private readonly churn?: ChurnLog,
   ) {
     this.socket = socket;
     this.frameRate = new FrameRate(limits);
@@ -139,6 +155,7 @@ export class LogicalClient implements ReplayHolder {
     this.detachedAt = 0;
     if (previous !== null && previous !== socket) previous.close(CLOSE_CODES.TAKEN_OVER, "taken over by another connection");
     this.actor?.send({ type: "ATTACH" });
+    this.frameRate.newSocket();
     this.sentCursors = undefined;
     this.sessionDirty = true;
     // The batch is written to the new socket at once: it leaves the budget now.
@@ -156,6 +173,25 @@ export class LogicalClient implements ReplayHolder {
     this.held.drain(); // coalesced state events go to the replay buffer, not to the dead socket
     this.replayBudget.detached(this);
     this.lifecycle().send({ type: "DETACH" });
+  }
+
+  /** What the frame rate says about one more inbound text frame (see `FrameRate.answer`). */
+  admitFrame(socketOpen: boolean): FrameAnswer {
+    return this.frameRate.answer(socketOpen);
+  }
+
+  /** Closes a socket the client is done with (abuse): detached first, as a slow consumer is, so answers still being computed go to its replay. */
+  closeSocket(socket: ClientSocket, code: number, reason: string): void {
+    this.detach(socket);
+    socket.close(code, reason);
+  }
+
+  /** Its socket closed: disposed for 4000 (the client said it is done), else detached and resumable. Logged. */
+  socketClosed(socket: ClientSocket, code: number): void {
+    if (this.socket !== socket) return;
+    if (code === CLOSE_CODES.DISPOSE) this.dispose("closed");
+    else this.detach(socket);
+    this.churn?.write(this.address, "closed", { actor: this.logName, code }, "client socket closed");
   }
 
   /**
@@ -222,6 +258,45 @@ export class LogicalClient implements ReplayHolder {
     replay.addLost(state.lost);
   }
 
+  /** Calls of this client in flight now (`server:clients` shows it). */
+  get inFlight(): number {
+    return this.running;
+  }
+
+  /**
+   * Begins one call: counted in flight until `end()`, and registered for `request:cancel` under `id` when it has one
+   * (a batch's calls have none: the batch's id cancels them). A client at `maxInFlightPerClient` is refused
+   * `TOO_MANY_REQUESTS` and nothing is counted.
+   */
+  beginCall(id: RequestId | undefined): CallTicket | BridgeError {
+    const limit = this.limits.maxInFlightPerClient;
+    if (this.running >= limit) {
+      return new BridgeError("TOO_MANY_REQUESTS", `At most ${limit} requests may be in flight per client`, { details: { limit } });
+    }
+    this.running++;
+    const registered = id === undefined ? undefined : this.requests.begin(id);
+    return {
+      control: registered?.control ?? NO_CONTROL,
+      end: () => {
+        registered?.end();
+        this.running--;
+      },
+    };
+  }
+
+  /**
+   * Registers a request for `request:cancel` without counting it in flight: a batch, whose calls count one by one
+   * as they run, so a batch holds one in-flight slot at a time.
+   */
+  register(id: RequestId): CallTicket {
+    return this.requests.begin(id);
+  }
+
+  /** Cancels one of this client's own unanswered requests: what `request:cancel` answers. */
+  cancel(id: RequestId): RequestCancelResult {
+    return this.requests.cancel(id);
+  }
+
   /** What `server:clients` shows of this client: the id's prefix only, never the resumable id. */
   summary(): z.infer<typeof ClientSummarySchema> {
     return {
@@ -231,7 +306,7 @@ export class LogicalClient implements ReplayHolder {
       ...(this.editorId === undefined ? {} : { editorId: this.editorId }),
       state: this.phase === "attached" ? "attached" : "detached",
       subscriptions: this.subscriptionTypes(),
-      inFlight: this.inFlight,
+      inFlight: this.running,
       connectedAt: this.connectedAt,
     };
   }

@@ -1,20 +1,8 @@
 /*
  * How a logical client is named (never by its whole id: ids are bearer secrets) and how its frames are written.
  */
-import type { BinaryImageResponse, SerializedEvent } from "../../methods/index.js";
-
-/** What a transport hands a logical client to write frames to. */
-export interface ClientSocket {
-  /** Sends one text frame (a string, or its UTF-8 bytes). */
-  send(text: string | Buffer): void;
-  /** Whether the connection negotiated `binary` (`?binary=1`): image answers may be written as binary messages. */
-  readonly binary: boolean;
-  /** Sends one binary message: `header` then `payload`, the payload not copied. */
-  sendBinary(header: Uint8Array, payload: Uint8Array): void;
-  /** Bytes accepted by `send` but not yet written to the network. */
-  readonly bufferedAmount: number;
-  close(code: number, reason: string): void;
-}
+import type { SerializedEvent } from "../../methods/index.js";
+import type { ClientSocket, OutboundFrame } from "./port.js";
 
 /** Characters of a client id that lists, logs and metrics show: enough to tell clients apart, far too few to resume. */
 export const CLIENT_ID_PREFIX_LENGTH = 8;
@@ -45,8 +33,6 @@ export function laneLogName(lane: string): string {
   return CLIENT_ID_SHAPE.test(lane) ? clientLogName(lane) : lane;
 }
 
-/** What a client writes: a text frame, or an image answer (its JSON, then its bytes as a binary message). */
-export type OutboundFrame = string | Buffer | BinaryImageResponse;
 
 /** `{"type":<type>,"seq":` per event type as UTF-8, made once: every subscriber's frame starts with it. */
 const frameHeads = new Map<string, Buffer>();

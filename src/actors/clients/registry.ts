@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Limits } from "../../limits.js";
 import type { Logger } from "../../logger.js";
 import { LogicalClient } from "./client.js";
-import type { ClientSocket } from "./frames.js";
+import type { ClientSocket } from "./port.js";
 import { ChurnLog } from "./churn-log.js";
 import { ReplayBudget } from "./replay-budget.js";
 
@@ -85,7 +85,7 @@ export class ClientRegistry {
     // Summaries of every client carry it; with one editor and no cluster it says nothing, so it is left out.
     const named = (this.editors?.editors.length ?? 0) > 1 || this.editors?.forwarding === true;
     const editorId = named || (assigned !== undefined && this.editors?.has?.(assigned) === false) ? assigned : undefined;
-    const client = new LogicalClient(randomUUID(), endpoint, socket, this.limits, (c) => this.disposed(c, assigned), name, editorId, this.replayBudget);
+    const client = new LogicalClient(randomUUID(), endpoint, socket, this.limits, (c) => this.disposed(c, assigned), name, editorId, this.replayBudget, this.churn);
     this.clients.set(client.id, client);
     return client;
   }
@@ -98,7 +98,7 @@ export class ClientRegistry {
   adopt(id: string, endpoint: string, name: string | undefined, editor: string | undefined): LogicalClient {
     const placeholder: ClientSocket = { send: () => {}, binary: false, sendBinary: () => {}, bufferedAmount: 0, close: () => {} };
     const assigned = this.editors?.assign(editor)?.id;
-    const client = new LogicalClient(id, endpoint, placeholder, this.limits, (c) => this.disposed(c, assigned), name, assigned, this.replayBudget);
+    const client = new LogicalClient(id, endpoint, placeholder, this.limits, (c) => this.disposed(c, assigned), name, assigned, this.replayBudget, this.churn);
     this.clients.set(id, client);
     client.detach(placeholder);
     return client;

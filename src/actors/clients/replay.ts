@@ -1,4 +1,5 @@
-import { frameBytes, type OutboundFrame } from "./frames.js";
+import { frameBytes } from "./frames.js";
+import type { OutboundFrame } from "./port.js";
 import type { ReplayBudget } from "./replay-budget.js";
 
 /** What a resumed client is sent before anything new: the frames kept for it, and how many could not be kept. */

@@ -1,8 +1,8 @@
 import type { H3Event } from "h3";
-import type { DispatchCaller } from "../../calls/dispatcher.js";
+import type { CallsPort, DispatchCaller } from "../../calls/port.js";
 import { batchJson } from "../../calls/batch.js";
 import { BATCH_METHOD } from "../../protocol/index.js";
-import type { TransportTarget } from "../target.js";
+import type { Limits } from "../../limits.js";
 import { readJsonBody } from "./body.js";
 import { errorResponse, HttpResponse, jsonBytesResponse } from "./respond.js";
 
@@ -14,14 +14,14 @@ export const BATCH_PATH = "/batch";
  * failed: each entry says). An invalid batch answers its error with the error table's status. The caller is built
  * per request by the app (`callerOf` may throw, e.g. for an unknown `?editor=`).
  */
-export async function runBatchRoute(target: TransportTarget, event: H3Event, callerOf: () => DispatchCaller): Promise<Response> {
+export async function runBatchRoute(ports: { readonly calls: CallsPort; readonly limits: Limits }, event: H3Event, callerOf: () => DispatchCaller): Promise<Response> {
   try {
-    const params = await readJsonBody(event.req, target.limits.maxHttpBodyBytes, target.limits);
-    const outcomes = await target.dispatcher.batch(callerOf(), params);
+    const params = await readJsonBody(event.req, ports.limits.maxHttpBodyBytes, ports.limits);
+    const outcomes = await ports.calls.batch(callerOf(), params);
     const body = await batchJson(outcomes, "", "");
     if (typeof body !== "string") return jsonBytesResponse(body);
     return new HttpResponse(body, { headers: { "content-type": "application/json; charset=utf-8" } });
   } catch (error) {
-    return errorResponse(target.dispatcher.toWireError(error, { method: BATCH_METHOD }));
+    return errorResponse(ports.calls.toWireError(error, { method: BATCH_METHOD }));
   }
 }

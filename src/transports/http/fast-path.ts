@@ -1,11 +1,8 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
-import { statusForError } from "../../protocol/index.js";
-import { Cancellation } from "../../actors/clients/requests.js";
-import type { DispatchCaller } from "../../calls/dispatcher.js";
-import { imageResultJson, isWireImage, LARGE_IMAGE_BYTES, type MethodDefinition } from "../../methods/index.js";
+import type { DispatchCaller, HttpAnswer } from "../../calls/port.js";
+import type { MethodDefinition } from "../../methods/index.js";
 import { checkAccess, PUBLIC_HEALTH_PATHS } from "../security.js";
-import type { TransportTarget } from "../target.js";
-import { EDITOR_HEADER } from "./app.js";
+import { EDITOR_HEADER, type HttpPorts } from "./app.js";
 
 /*
  * The plainest requests skip the router: a GET (or HEAD) of `/health` or of a method route with a fixed path and no
@@ -16,7 +13,7 @@ import { EDITOR_HEADER } from "./app.js";
  * route, a path with parameters) goes to the router, which answers it as before.
  */
 
-const JSON_TYPE = "application/json; charset=utf-8";
+const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" } as const;
 
 /**
  * A request header's first value (`name` lower-case), read from the raw list: `req.headers` is built on first use,
@@ -33,50 +30,34 @@ function rawHeader(req: IncomingMessage, name: string): string | undefined {
   return undefined;
 }
 
-/** Writes one JSON answer as the router's `jsonResponse` does (HEAD: Node leaves the body out). */
-function answer(res: ServerResponse, status: number, body: string | Buffer): void {
-  res.writeHead(status, { "content-type": JSON_TYPE, "content-length": Buffer.byteLength(body) });
+/** Writes one answer as the router's `answerResponse` does (HEAD: Node leaves the body out). */
+function write(res: ServerResponse, answer: HttpAnswer): void {
+  const body = answer.body ?? "";
+  res.writeHead(answer.status, { ...answer.headers, "content-length": typeof body === "string" ? Buffer.byteLength(body) : body.byteLength });
   res.end(body);
 }
 
-/** The request's cancellation: aborts when the client goes away before its answer, as the router's signal does. */
-class ClientGone extends Cancellation {
-  private watching = false;
-
-  constructor(private readonly res: ServerResponse) {
-    super();
-  }
-
-  override addEventListener(type: "abort", listener: () => void): void {
-    if (!this.watching) {
-      this.watching = true;
-      if (this.res.destroyed) this.abort();
-      else this.res.on("close", () => this.res.writableEnded || this.abort());
-    }
-    super.addEventListener(type, listener);
-  }
+/** Aborts the call when the client goes away before its answer, as the router's signal does; watched on first need. */
+function whenGone(res: ServerResponse): (abort: () => void) => void {
+  return (abort) => {
+    if (res.destroyed) abort();
+    else res.on("close", () => res.writableEnded || abort());
+  };
 }
 
-async function runMethod(target: TransportTarget, method: MethodDefinition, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function runMethod(ports: Pick<HttpPorts, "calls">, method: MethodDefinition, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const socket = req.socket;
   const caller: DispatchCaller = { lane: `http:${socket.remoteAddress ?? "?"}:${socket.remotePort ?? 0}`, client: null, endpoint: "root", editorId: undefined };
-  try {
-    const result = await target.dispatcher.call(caller, method.name, {}, [], { cancel: new ClientGone(res) });
-    if (isWireImage(result) && result.image.bytes.byteLength > LARGE_IMAGE_BYTES) answer(res, 200, await imageResultJson(result, "", ""));
-    else answer(res, 200, JSON.stringify(result === undefined ? null : result));
-  } catch (error) {
-    const wire = target.dispatcher.toWireError(error, { method: method.name });
-    answer(res, statusForError(wire), JSON.stringify(wire));
-  }
+  write(res, await ports.calls.answer({ caller, method, params: {}, accept: null, cancel: whenGone(res) }));
 }
 
 /**
  * `fallback` (the router) with the plainest GET and HEAD requests answered before it: `/health` and method routes
  * with a fixed path. Give it what the connection gate hands requests to, so refusals still come first.
  */
-export function withFastPath(target: TransportTarget, fallback: RequestListener): RequestListener {
+export function withFastPath(ports: Pick<HttpPorts, "calls" | "views" | "security">, fallback: RequestListener): RequestListener {
   const methods = new Map<string, MethodDefinition>();
-  for (const method of target.dispatcher.table.values()) {
+  for (const method of ports.calls.table.values()) {
     const http = method.http;
     if (http?.verb === "GET" && http.image !== true && !http.path.includes(":")) methods.set(http.path, method);
   }
@@ -86,10 +67,10 @@ export function withFastPath(target: TransportTarget, fallback: RequestListener)
     const health = path === "/health";
     const method = health ? undefined : methods.get(path);
     if (!health && method === undefined) return fallback(req, res);
-    const open = target.security.publicHealth === true && PUBLIC_HEALTH_PATHS.includes(path);
-    if (!open && checkAccess((name) => rawHeader(req, name), target.security) !== null) return fallback(req, res);
-    if (health) return answer(res, 200, JSON.stringify(target.health()));
+    const open = ports.security.publicHealth === true && PUBLIC_HEALTH_PATHS.includes(path);
+    if (!open && checkAccess((name) => rawHeader(req, name), ports.security) !== null) return fallback(req, res);
+    if (health) return write(res, { status: 200, headers: JSON_HEADERS, body: JSON.stringify(ports.views.health()) });
     if (rawHeader(req, EDITOR_HEADER) !== undefined) return fallback(req, res);
-    void runMethod(target, method!, req, res);
+    void runMethod(ports, method!, req, res);
   };
 }

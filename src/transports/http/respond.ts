@@ -1,6 +1,7 @@
 import { STATUS_CODES } from "node:http";
 import { FastResponse } from "srvx/node";
 import { statusForError, type ProtocolError } from "../../protocol/index.js";
+import type { HttpAnswer } from "../../calls/port.js";
 
 /** srvx's response with the reason phrase on its status line (`401 Unauthorized`), which srvx would leave empty. */
 class ReasonedResponse extends FastResponse {
@@ -20,12 +21,12 @@ const UNAUTHORIZED_HEADERS = { "www-authenticate": 'Bearer realm="image-editor-b
 
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" } as const;
 
-/** A bare JSON result (no envelope, strings included). */
 /** A JSON body already serialized (a large image result built in slices). */
 export function jsonBytesResponse(body: Buffer): Response {
   return new HttpResponse(body as Buffer<ArrayBuffer>, { status: 200, headers: JSON_HEADERS });
 }
 
+/** A bare JSON result (no envelope, strings included). */
 export function jsonResponse(value: unknown, status = 200): Response {
   return new HttpResponse(JSON.stringify(value === undefined ? null : value), { status, headers: JSON_HEADERS });
 }
@@ -34,4 +35,9 @@ export function jsonResponse(value: unknown, status = 200): Response {
 export function errorResponse(error: ProtocolError, headers: Record<string, string> = {}): Response {
   const status = statusForError(error);
   return new HttpResponse(JSON.stringify(error), { status, headers: { ...JSON_HEADERS, ...(status === 401 ? UNAUTHORIZED_HEADERS : {}), ...headers } });
+}
+
+/** A method call's answer as the calls gave it (JSON, an image's bytes, or 204). */
+export function answerResponse(answer: HttpAnswer): Response {
+  return new HttpResponse(answer.body as ConstructorParameters<typeof Response>[0], { status: answer.status, headers: answer.headers });
 }

@@ -1,8 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { StateCoalescer } from "../../events/coalesce.js";
-import { entryFilter, EventLog, sourceOf, type LogEntry, type LogSources } from "../../events/log.js";
-import { BridgeError, STATE_EVENTS } from "../../protocol/index.js";
+import type { EventReader, EventsPort, FollowCounts } from "../../events/port.js";
 import type { Limits } from "../../limits.js";
 import type { Logger } from "../../logger.js";
 import { requestAddress } from "../connections.js";
@@ -14,12 +12,6 @@ export const EVENTS_PATH = "/events";
 export const EVENTS_TICKET_PATH = "/events/ticket";
 /** Query key of a ticket; the ticket stands in for the token on exactly one event-stream request. */
 export const TICKET_QUERY_KEY = "ticket";
-/**
- * The `retry:` a stream opens with: how long an `EventSource` waits before reconnecting after the stream drops.
- * Browsers default to about 3 s; 1 s resumes sooner after a bridge restart, where the log replays what was missed.
- */
-export const SSE_RETRY_MS = 1_000;
-
 
 /**
  * Single-use tickets for `EventSource`: valid for `sseTicketTtlMs`, at most `sseMaxTickets` outstanding (the oldest
@@ -48,22 +40,18 @@ export class TicketStore {
 }
 
 /** Counts read by `/metrics` and `/status`. */
-export interface SseCounts {
+export interface SseCounts extends FollowCounts {
   open: number;
-  delivered: number;
-  coalesced: number;
-  /** Streams closed past their own caps (`sseHardBytes`, or `sseSoftBytes` for `sseSlowReaderMs`). */
-  slowCloses: number;
   /** Streams closed, furthest behind first, because all streams together queued more than `sseTotalBytes`. */
   budgetCloses: number;
   /** Streams refused for `sseMaxStreams` or `sseMaxStreamsPerAddress`. */
   refused: number;
 }
 
-export interface SseContext {
-  readonly log: EventLog;
-  readonly limits: Limits;
-  readonly logger: Logger;
+/** The event streams of one bridge: the log they follow, their tickets, counts and shared budget. */
+export interface EventStreams {
+  readonly events: EventsPort;
+  readonly tickets: TicketStore;
   readonly counts: SseCounts;
   readonly budget: EventStreamBudget;
   /** Proxies whose `X-Forwarded-For` names the address a stream counts against (`checkTrustProxy`'s entries). */
@@ -82,55 +70,29 @@ export interface SseRequest {
 }
 
 /** The types a request names (`?type=` repeated), checked against what the endpoint produces. */
-export function requestedTypes(sources: LogSources, endpoint: string, url: URL): string[] {
-  const types = [...new Set(url.searchParams.getAll("type"))];
-  const accepted = sources.accepted(endpoint);
-  if (types.length === 0) {
-    throw new BridgeError("BAD_REQUEST", `Name at least one event type (?type=…); accepted: ${accepted.join(", ")}`, { details: { accepted } });
-  }
-  for (const type of types) {
-    if (!accepted.includes(type)) {
-      throw new BridgeError("BAD_REQUEST", `Unknown event type "${type}"; accepted: ${accepted.join(", ")}`, { details: { type, accepted } });
-    }
-  }
-  return types;
+export function requestedTypes(events: EventsPort, endpoint: string, url: URL): string[] {
+  return events.types(endpoint, url.searchParams.getAll("type"));
 }
 
-/** How often a stream above `sseSoftBytes` is looked at when no event comes: it may drain, or be closed as slow. */
-const BEHIND_CHECK_MS = 1_000;
-
 /**
- * Serves one `text/event-stream` on a Node response: replays from `Last-Event-ID`, then follows the live events,
- * with a heartbeat comment. A reader whose queue passes `sseSoftBytes` gets only the latest value of each state event;
- * past `sseHardBytes`, or above the soft cap for `sseSlowReaderMs` (checked on a timer, whether events come or not),
- * it is closed (it may reconnect with its last id). All streams together share `sseTotalBytes`, and their number is
- * capped in total and per address (`sseMaxStreams`, `sseMaxStreamsPerAddress`): a refused stream throws before its
- * answer starts. Resolves when the stream ends.
+ * Serves one `text/event-stream` on a Node response, following the event log (see `EventsPort.follow`: replay from
+ * `Last-Event-ID`, live events, coalescing and closing a reader that falls behind). All streams together share
+ * `sseTotalBytes`, and their number is capped in total and per address (`sseMaxStreams`, `sseMaxStreamsPerAddress`):
+ * a refused stream throws before its answer starts. Resolves when the stream ends.
  */
-export function serveEventStream(context: SseContext, sources: LogSources, request: SseRequest, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  const { log, limits, counts, budget } = context;
-  const types = requestedTypes(sources, request.endpoint, request.url);
-  const source = sourceOf(request.endpoint, request.editorId);
-  const wanted = new Set(types);
-  const passes = entryFilter(request.url.searchParams.get("documentId"), request.url.searchParams.get("layerId"));
-  const address = requestAddress(req, context.trustProxy);
-  let lastSent = 0;
+export function serveEventStream(streams: EventStreams, request: SseRequest, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const { counts, budget } = streams;
+  const types = requestedTypes(streams.events, request.endpoint, request.url);
+  const address = requestAddress(req, streams.trustProxy);
   let ended = false;
-  /** When the queue was first seen above the soft cap, while it stays there. */
-  let behindSince: number | undefined;
-  let behindTimer: NodeJS.Timeout | undefined;
-  let heartbeat: NodeJS.Timeout | undefined;
-  const stops: Array<() => void> = [];
+  let unfollow: (() => void) | undefined;
 
   const end = (): void => {
     if (ended) return;
     ended = true;
     counts.open--;
     budget.remove(stream, address);
-    for (const stop of stops) stop();
-    clearInterval(heartbeat);
-    held.stop();
-    clearTimeout(behindTimer);
+    unfollow?.();
     if (!res.destroyed) res.destroy();
   };
   const stream: BudgetedStream = {
@@ -153,86 +115,21 @@ export function serveEventStream(context: SseContext, sources: LogSources, reque
   res.writeHead(200, { ...headers, "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", connection: "keep-alive", "x-accel-buffering": "no" });
   counts.open++;
 
-  const closeSlow = (): void => {
-    counts.slowCloses++;
-    context.logger.info({ actor: "sse", endpoint: request.endpoint, queuedBytes: res.writableLength }, "slow event-stream reader closed");
-    end();
-  };
-  /** Looks at a stream above the soft cap: closed once it has stayed there `sseSlowReaderMs`, else looked at again. */
-  const checkBehind = (): void => {
-    behindTimer = undefined;
-    if (ended) return;
-    if (res.writableLength <= limits.sseSoftBytes) {
-      behindSince = undefined;
-      held.offer();
-      return;
-    }
-    const now = Date.now();
-    behindSince ??= now;
-    if (now - behindSince >= limits.sseSlowReaderMs) {
-      closeSlow();
-      return;
-    }
-    behindTimer = setTimeout(checkBehind, Math.min(BEHIND_CHECK_MS, behindSince + limits.sseSlowReaderMs - now));
-    behindTimer.unref();
-  };
-  /** After a write: a queue above the soft cap starts being watched, events or not. */
-  const noteQueue = (): void => {
-    budget.wrote();
-    if (behindTimer === undefined && res.writableLength > limits.sseSoftBytes) checkBehind();
-  };
-  const write = (entry: LogEntry): void => {
-    if (entry.seq <= lastSent) return;
-    lastSent = entry.seq;
-    counts.delivered++;
-    res.write(entry.frame);
-    noteQueue();
-  };
-  // State events held while the reader is behind; still behind, checkBehind closes it in time.
-  const held = new StateCoalescer<LogEntry>(
-    () => !ended && res.writableLength <= limits.sseSoftBytes,
-    (entries) => {
-      for (const entry of entries.sort((a, b) => a.seq - b.seq)) write(entry);
+  const reader: EventReader = {
+    queuedBytes: () => res.writableLength,
+    write: (text) => {
+      res.write(text);
     },
-  );
-  const deliver = (entry: LogEntry): void => {
-    if (ended || !wanted.has(entry.type) || entry.source !== source || !passes(entry)) return;
-    const queued = res.writableLength;
-    if (queued > limits.sseHardBytes) {
-      closeSlow();
-      return;
-    }
-    if (queued > limits.sseSoftBytes && STATE_EVENTS.has(entry.type)) {
-      if (held.hold(entry.type, entry)) counts.coalesced++;
-      if (behindTimer === undefined) checkBehind();
-      return;
-    }
-    write(entry);
+    deliver: (frame) => {
+      res.write(frame);
+      budget.wrote();
+    },
+    close: end,
   };
-
-  // Listen first, then replay: an event arriving in between is both logged and delivered once (ids only grow).
-  const live: LogEntry[] = [];
-  let replaying = true;
-  for (const type of types) {
-    const stop = log.listen(request.endpoint, request.editorId, type, (entry) => (replaying ? live.push(entry) : deliver(entry)));
-    if (stop !== undefined) stops.push(stop);
-  }
-  res.write(`: connected\nretry: ${SSE_RETRY_MS}\n\n`);
-  if (request.lastEventId !== undefined && request.lastEventId !== "") {
-    const resume = log.since(request.lastEventId, source, wanted);
-    // An id from another log (a restart) or beyond this one: what was missed is unknown, and said so.
-    if (resume.lost !== 0) res.write(`event: lost\ndata: ${JSON.stringify({ count: resume.lost, exact: resume.exact, since: request.lastEventId })}\n\n`);
-    for (const entry of resume.entries) deliver(entry);
-  }
-  replaying = false;
-  for (const entry of live) deliver(entry);
-  heartbeat = setInterval(() => {
-    if (ended) return;
-    if (res.writableLength > limits.sseHardBytes) closeSlow();
-    else if (held.holding) held.offer();
-    else res.write(": heartbeat\n\n");
-  }, limits.sseHeartbeatMs);
-  heartbeat.unref();
+  const search = request.url.searchParams;
+  const following = { endpoint: request.endpoint, editorId: request.editorId, types, documentId: search.get("documentId"), layerId: search.get("layerId"), lastEventId: request.lastEventId, counts };
+  unfollow = streams.events.follow(following, reader);
+  if (ended) unfollow();
 
   return new Promise((resolve) => {
     const finish = (): void => {
@@ -246,18 +143,9 @@ export function serveEventStream(context: SseContext, sources: LogSources, reque
   });
 }
 
-/** The event streams of one bridge: its log, tickets and counts, and where events come from. */
-export interface EventStreams extends SseContext {
-  readonly sources: LogSources;
-  readonly tickets: TicketStore;
-}
-
-export function createEventStreams(sources: LogSources, limits: Limits, logger: Logger, trustProxy: readonly string[] = []): EventStreams {
+export function createEventStreams(events: EventsPort, limits: Limits, logger: Logger, trustProxy: readonly string[] = []): EventStreams {
   return {
-    sources,
-    limits,
-    logger,
-    log: new EventLog(sources, limits),
+    events,
     tickets: new TicketStore(limits),
     counts: { open: 0, delivered: 0, coalesced: 0, slowCloses: 0, budgetCloses: 0, refused: 0 },
     budget: new EventStreamBudget(limits, logger),

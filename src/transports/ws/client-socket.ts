@@ -1,6 +1,6 @@
 import type { Writable } from "node:stream";
 import type { WebSocket } from "ws";
-import type { ClientSocket } from "../../actors/clients/frames.js";
+import type { ClientSocket } from "../../actors/clients/port.js";
 
 const TEXT = { binary: false } as const;
 const BINARY_HEAD = { binary: true, fin: false } as const;

@@ -1,12 +1,14 @@
 import type { IncomingMessage, Server } from "node:http";
+import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
 import { BEARER_PROTOCOL_PREFIX, BridgeError, CLOSE_CODES, isBridgeError, statusForError, type ProtocolError } from "../../protocol/index.js";
 import { checkAccess } from "../security.js";
-import type { TransportTarget } from "../target.js";
-import type { ConnectionGate } from "../connections.js";
+import type { Admitted, ConnectRequest, Refused } from "../../actors/clients/port.js";
+import type { WsPorts } from "./ports.js";
+import { normalizeAddress, type ConnectionGate } from "../connections.js";
 import { inboundBudgetFor, inboundOwner } from "../inbound.js";
-import { bindConnection, refuse } from "./connection.js";
+import { openConnection, refuse } from "./connection.js";
 import { textFrameTooLarge, watchInboundFrames, type InboundFrameRules } from "./inbound-frames.js";
 import { NO_CONNECT_PARAMS, parseConnectParams, type ConnectParams } from "./params.js";
 
@@ -51,15 +53,44 @@ function upgradeTarget(target: string | undefined): { pathname: string; params: 
   }
 }
 
+/** A connection asking the clients for a logical client: a class, so an upgrade makes no closures for it. */
+class UpgradeRequest implements ConnectRequest {
+  readonly resume: string | undefined;
+  readonly takeover: boolean;
+  readonly name: string | undefined;
+  readonly editor: string | undefined;
+  readonly binary: boolean;
+  /** The socket once upgraded: from then on, connected while it is open. */
+  ws: WebSocket | undefined;
+
+  constructor(
+    readonly endpoint: string,
+    params: ConnectParams,
+    private readonly socket: Duplex,
+  ) {
+    this.resume = params.resume;
+    this.takeover = params.takeover;
+    this.name = params.name;
+    this.editor = params.editor;
+    this.binary = params.binary;
+  }
+
+  connected(): boolean {
+    const ws = this.ws;
+    return ws === undefined ? !this.socket.destroyed : ws.readyState === ws.OPEN;
+  }
+}
+
 /**
  * WebSocket transport on the HTTP server's port: checks Host/Origin/token before upgrading, binds each socket to a
  * logical client, and pings every `heartbeatMs`, dropping sockets that missed the previous pong. Large incoming
  * messages wait for room in the server's inbound budget (`inboundBytesInFlight`), which HTTP bodies share.
  */
-export function attachWebSocket(server: Server, target: TransportTarget, connections?: Pick<ConnectionGate, "admitUpgrade">): WsTransport {
+export function attachWebSocket(server: Server, ports: WsPorts, connections?: Pick<ConnectionGate, "admitUpgrade">): WsTransport {
+  const { calls, limits } = ports;
   const wss = new WebSocketServer({
     noServer: true,
-    maxPayload: target.limits.maxPayloadBytes,
+    maxPayload: limits.maxPayloadBytes,
     perMessageDeflate: false,
     // Browsers must see one of their offered subprotocols echoed; prefer one that is not the token.
     handleProtocols: (protocols) => {
@@ -76,39 +107,38 @@ export function attachWebSocket(server: Server, target: TransportTarget, connect
     unanswered.delete(this);
   }
   // Frames and HTTP bodies being received draw from one budget per server: large ones wait for room.
-  const inbound = inboundBudgetFor(server, target.limits);
+  const inbound = inboundBudgetFor(server, limits);
 
   const frameRules: InboundFrameRules = {
-    maxPayloadBytes: target.limits.maxPayloadBytes,
-    maxTextFrameBytes: target.limits.maxTextFrameBytes,
-    framesPerTurn: target.limits.clientFramesPerTurn,
+    maxPayloadBytes: limits.maxPayloadBytes,
+    maxTextFrameBytes: limits.maxTextFrameBytes,
+    framesPerTurn: limits.clientFramesPerTurn,
     refuseText: (ws, bytes, requestId) => {
-      const error = textFrameTooLarge(bytes, target.limits.maxTextFrameBytes);
-      if (requestId === undefined) return refuse(ws, target, error, CLOSE_CODES.MESSAGE_TOO_BIG);
+      const error = textFrameTooLarge(bytes, limits.maxTextFrameBytes);
+      if (requestId === undefined) return refuse(ws, calls, error, CLOSE_CODES.MESSAGE_TOO_BIG);
       // The answer to that request, so the caller's call fails now rather than at its deadline.
-      ws.send(JSON.stringify({ id: requestId, ok: false, error: target.dispatcher.toWireError(error, { requestId }) }));
+      ws.send(JSON.stringify({ id: requestId, ok: false, error: calls.toWireError(error, { requestId }) }));
       ws.close(CLOSE_CODES.MESSAGE_TOO_BIG, error.code);
     },
   };
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     socket.on("error", destroyOnError);
-    safely(req, socket, head, false);
+    safely(req, socket, head);
   };
   // An exception here would be thrown from the HTTP server's event and end the process: answer it instead.
-  const safely = (req: IncomingMessage, socket: Duplex, head: Buffer, claimed: boolean): void => {
+  const safely = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     try {
-      upgrade(req, socket, head, claimed);
+      upgrade(req, socket, head);
     } catch (error) {
-      if (!socket.destroyed) rejectUpgrade(socket, target.dispatcher.toWireError(error, {}));
+      if (!socket.destroyed) rejectUpgrade(socket, calls.toWireError(error, {}));
     }
   };
-  /** `claimed`: a cluster already looked for the client to resume on the other bridges (see below). */
-  const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer, claimed: boolean): void => {
+  const upgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     // Past the socket caps the upgrade is answered there (503 or 429) before anything else is read.
-    if (!claimed && connections !== undefined && !connections.admitUpgrade(req, socket)) return;
+    if (connections !== undefined && !connections.admitUpgrade(req, socket)) return;
     const url = upgradeTarget(req.url);
     if (url === undefined) {
-      rejectUpgrade(socket, target.dispatcher.toWireError(new BridgeError("BAD_REQUEST", "The upgrade request's target is not a valid path", { details: { target: req.url } }), {}));
+      rejectUpgrade(socket, calls.toWireError(new BridgeError("BAD_REQUEST", "The upgrade request's target is not a valid path", { details: { target: req.url } }), {}));
       return;
     }
     const endpoint = url.pathname === WS_PATH ? "root" : PLUGIN_ENDPOINT.exec(url.pathname)?.[1];
@@ -116,39 +146,33 @@ export function attachWebSocket(server: Server, target: TransportTarget, connect
       const value = req.headers[name];
       return Array.isArray(value) ? value[0] : value;
     };
-    let refusal: BridgeError | null = null;
-    if (endpoint === undefined) refusal = new BridgeError("NOT_FOUND", `No WebSocket endpoint at ${url.pathname}`);
-    else refusal = checkAccess(header, target.security);
     const params = url.params;
-    if (refusal === null && isBridgeError(params)) refusal = params;
-    if (refusal === null && !isBridgeError(params) && params.editor !== undefined) refusal = target.checkEditor(params.editor);
-    if (refusal === null && !target.accepting()) refusal = new BridgeError("SHUTTING_DOWN", "The bridge is shutting down");
-    const resume = isBridgeError(params) ? undefined : params.resume;
-    const resumable = resume !== undefined && endpoint !== undefined && target.clients.find(resume, endpoint) !== undefined;
-    // In a cluster, a client this bridge does not have may be another bridge's: brought here first, then resumed.
-    if (refusal === null && !claimed && !resumable && resume !== undefined && endpoint !== undefined && !isBridgeError(params) && target.resumeElsewhere) {
-      target.resumeElsewhere(resume, endpoint, params.takeover).then(
-        (refused) => {
-          if (socket.destroyed) return;
-          if (refused === undefined) return safely(req, socket, head, true);
-          // As on one bridge: attached elsewhere is refused after the upgrade (error event, close 4409), the rest before.
-          if (refused.code !== "CLIENT_ATTACHED") return rejectUpgrade(socket, target.dispatcher.toWireError(refused, {}));
-          wss.handleUpgrade(req, socket, head, (ws) => refuse(ws, target, refused, CLOSE_CODES.CLIENT_ATTACHED));
-        },
-        (error: unknown) => {
-          target.log.warn({ reason: String(error) }, "looking for a resumed client on the cluster failed; resuming here as on one bridge");
-          if (!socket.destroyed) safely(req, socket, head, true);
-        },
-      );
+    const refusal = endpoint === undefined ? new BridgeError("NOT_FOUND", `No WebSocket endpoint at ${url.pathname}`) : (checkAccess(header, ports.security) ?? (isBridgeError(params) ? params : null));
+    if (refusal !== null || endpoint === undefined || isBridgeError(params)) {
+      rejectUpgrade(socket, calls.toWireError(refusal, {}));
       return;
     }
-    if (refusal === null && !resumable && !target.clients.reserve()) {
-      refusal = new BridgeError("HOST_BUSY", `The bridge already serves ${target.limits.maxClients} clients`, {
-        details: { limit: target.limits.maxClients },
-      });
+    const request = new UpgradeRequest(endpoint, params, socket);
+    // The clients decide, once; this only writes their answer.
+    const admission = ports.clients.admit(request);
+    if (!(admission instanceof Promise)) {
+      answer(req, socket, head, admission, request);
+      return;
     }
-    if (refusal !== null || endpoint === undefined || isBridgeError(params)) {
-      rejectUpgrade(socket, target.dispatcher.toWireError(refusal, {}));
+    admission.then(
+      (answered) => {
+        if (answered !== undefined && !socket.destroyed) answer(req, socket, head, answered, request);
+      },
+      (error: unknown) => {
+        if (!socket.destroyed) rejectUpgrade(socket, calls.toWireError(error, {}));
+      },
+    );
+  };
+  const answer = (req: IncomingMessage, socket: Duplex, head: Buffer, admission: Refused | Admitted, request: UpgradeRequest): void => {
+    if (admission.refusal !== undefined) {
+      const { refusal, closeCode } = admission;
+      if (closeCode === undefined) rejectUpgrade(socket, calls.toWireError(refusal, {}));
+      else wss.handleUpgrade(req, socket, head, (ws) => refuse(ws, calls, refusal, closeCode));
       return;
     }
     // The 101 answer and the greeting leave in one write: ws writes the answer, the client's socket corks for the
@@ -156,15 +180,11 @@ export function attachWebSocket(server: Server, target: TransportTarget, connect
     socket.cork();
     process.nextTick(uncorkSocket, socket);
     wss.handleUpgrade(req, socket, head, (ws) => {
+      request.ws = ws;
       watchInboundFrames(ws, socket, inbound, inboundOwner(req.socket), frameRules);
       ws.on("pong", answered);
       ws.on("close", answered); // emitted once; `once` would wrap it per socket
-      const endpointError = target.endpointError(endpoint);
-      if (endpointError !== null) {
-        refuse(ws, target, endpointError, CLOSE_CODES.PLUGIN_UNAVAILABLE);
-        return;
-      }
-      bindConnection(ws, socket, target, endpoint, params);
+      openConnection(ws, socket, ports, admission, request.binary, normalizeAddress((socket as Partial<Socket>).remoteAddress ?? "unknown"));
     });
   };
   server.on("upgrade", onUpgrade);
@@ -178,7 +198,7 @@ export function attachWebSocket(server: Server, target: TransportTarget, connect
       unanswered.add(ws);
       ws.ping();
     }
-  }, target.limits.heartbeatMs);
+  }, limits.heartbeatMs);
   heartbeat.unref();
 
   return {

@@ -1,16 +1,13 @@
 import type { WebSocket } from "ws";
 import { BridgeError, CLOSE_CODES, CONNECTION_EVENTS, checkRequest, type ProtocolError, type RequestId } from "../../protocol/index.js";
-import type { LogicalClient } from "../../actors/clients/client.js";
-import type { DispatchCaller } from "../../calls/dispatcher.js";
+import type { ClientHandle, FrameAnswer } from "../../actors/clients/port.js";
+import type { DispatchCaller } from "../../calls/port.js";
 import { NotJson, parseJsonOffThread, TooDeep } from "../json-off-thread.js";
-import type { TransportTarget } from "../target.js";
 import { BinaryPartCollector, binaryPartsNamed, type PartRequest } from "./binary-parts.js";
 import type { WsClientSocket } from "./client-socket.js";
 import { holdInboundUntil } from "./inbound-frames.js";
 import { pauseReading, resumeReading } from "./pauses.js";
-
-/** Close code of a socket whose client kept flooding frames past its rate (RFC 6455 policy violation). */
-const POLICY_VIOLATION = CLOSE_CODES.POLICY_VIOLATION;
+import type { WsPorts } from "./ports.js";
 
 /** An `error` event's frame. */
 export function errorEvent(error: ProtocolError): string {
@@ -31,10 +28,6 @@ export class WsSession implements DispatchCaller {
   private malformed = 0;
   /** Binary parts still to come of a request refused for the rate: dropped quietly, never counted as malformed. */
   private refusedParts = 0;
-  /** Frames refused for the rate since the last one admitted; from `clientFramePauseAfter` on, reading pauses. */
-  private refusedInARow = 0;
-  /** Reading is paused for `clientFramePauseMs`. */
-  private ratePaused = false;
   /** Made on the first request that names binary parts (only on a `binary` socket). */
   private parts: BinaryPartCollector | undefined;
   /**
@@ -46,8 +39,8 @@ export class WsSession implements DispatchCaller {
   constructor(
     private readonly ws: WebSocket,
     private readonly socket: WsClientSocket,
-    private readonly target: TransportTarget,
-    readonly client: LogicalClient,
+    private readonly ports: Pick<WsPorts, "calls" | "limits">,
+    readonly client: ClientHandle,
   ) {
     this.lane = client.id;
     this.endpoint = client.endpoint;
@@ -68,16 +61,16 @@ export class WsSession implements DispatchCaller {
 
   private run(request: PartRequest, parts: Uint8Array[]): void {
     const client = this.client;
-    void this.target.dispatcher.respond(this, request.id, request.method, request.params, parts, { progress: request.progress === true }).then((text) => client.deliverResponse(text));
+    void this.ports.calls.respond(this, request.id, request.method, request.params, parts, { progress: request.progress === true }).then((text) => client.deliverResponse(text));
   }
 
   private answerError(request: PartRequest, error: BridgeError): void {
-    const wire = this.target.dispatcher.toWireError(error, { requestId: request.id, method: request.method, caller: this });
+    const wire = this.ports.calls.toWireError(error, { requestId: request.id, method: request.method, caller: this });
     this.client.deliverResponse(JSON.stringify({ id: request.id, ok: false, error: wire }));
   }
 
   private collector(): BinaryPartCollector {
-    this.parts ??= new BinaryPartCollector(this.target.limits, {
+    this.parts ??= new BinaryPartCollector(this.ports.limits, {
       complete: (request, parts) => this.run(request, parts),
       fail: (request, error) => this.answerError(request, error),
     });
@@ -85,57 +78,46 @@ export class WsSession implements DispatchCaller {
   }
 
   /**
-   * A text frame past the client's rate: not dispatched, answered TOO_MANY_REQUESTS on its id when it has one (an
-   * `error` event otherwise). A client that keeps flooding within the abuse window is closed with 1008.
+   * A text frame the client's rate refused: not dispatched, answered TOO_MANY_REQUESTS on its id when it has one (an
+   * `error` event otherwise); then reading pauses, or the socket closes, as the answer says.
    */
-  private tooMany(text: string, retryAfterMs: number, abusive: boolean): void {
-    const { target, ws, client } = this;
-    const { clientFramesPerSecond: max, clientFrameBurst: burst } = target.limits;
-    const error = new BridgeError("TOO_MANY_REQUESTS", `At most ${max} frames per second (bursts of ${burst}) per client; retry in ${retryAfterMs} ms`, {
-      details: { limit: "clientFramesPerSecond", max, burst, retryAfterMs },
-    });
+  private tooMany(text: string, answer: Exclude<FrameAnswer, { admitted: true }>): void {
+    const { ports, ws, client } = this;
+    const { calls, limits } = ports;
     let id: RequestId | undefined;
     try {
       // A large frame is not parsed here just to find its id: that is the cost the rate limit spares.
-      if (text.length >= target.limits.jsonOffThreadBytes) throw new RangeError("not parsed");
+      if (text.length >= limits.jsonOffThreadBytes) throw new RangeError("not parsed");
       const check = checkRequest(JSON.parse(text));
       id = check.ok ? check.request.id : check.id;
       // Its parts are already on their way (a client sends them right after the request).
-      const named = check.ok && this.binary ? binaryPartsNamed(check.request.params, target.limits) : 0;
+      const named = check.ok && this.binary ? binaryPartsNamed(check.request.params, limits) : 0;
       if (typeof named === "number") this.refusedParts += named;
     } catch {
       // Not JSON, or not parsed: still refused for the rate, not counted as malformed (never read as a request).
     }
     if (id !== undefined) {
-      const wire = target.dispatcher.toWireError(error, { requestId: id, caller: this });
+      const wire = calls.toWireError(answer.error, { requestId: id, caller: this });
       client.deliverResponse(JSON.stringify({ id, ok: false, error: wire }));
     } else {
-      client.deliverNotice(errorEvent(target.dispatcher.toWireError(error, { caller: this })));
+      client.deliverNotice(errorEvent(calls.toWireError(answer.error, { caller: this })));
     }
-    // Not read for a moment: what the client sends meanwhile waits in the kernel (TCP backpressure) instead of
-    // costing the bridge a parse and an answer per frame, and one read's worth is refused per pause at most.
-    this.refusedInARow++;
-    if (!this.ratePaused && this.refusedInARow >= target.limits.clientFramePauseAfter && ws.readyState === ws.OPEN) {
-      this.ratePaused = true;
+    // Not read for a moment: what the client sends meanwhile waits in the kernel (TCP backpressure).
+    if (answer.pauseMs !== undefined) {
       pauseReading(ws, "rate");
-      setTimeout(() => {
-        this.ratePaused = false;
-        resumeReading(ws, "rate");
-      }, target.limits.clientFramePauseMs).unref();
+      setTimeout(() => resumeReading(ws, "rate"), answer.pauseMs).unref();
     }
-    if (abusive && ws.readyState === ws.OPEN) {
-      const { clientFrameAbuseRejections: rejections, clientFrameAbuseWindowMs: windowMs } = target.limits;
-      target.dispatcher.mistakes.write("frame-rate abuse", "warn", { actor: client.logName, limit: "clientFrameAbuseRejections", max: rejections, windowMs }, "socket closed: frames kept coming past the rate limit");
-      // Detached first, as a slow consumer is: answers still being computed go to its replay, not to a closing socket.
-      client.detach(this.socket);
-      ws.close(POLICY_VIOLATION, "too many frames");
+    if (answer.close !== undefined) {
+      const { clientFrameAbuseRejections: rejections, clientFrameAbuseWindowMs: windowMs } = limits;
+      calls.mistakes.write("frame-rate abuse", "warn", { actor: client.logName, limit: "clientFrameAbuseRejections", max: rejections, windowMs }, "socket closed: frames kept coming past the rate limit");
+      client.closeSocket(this.socket, answer.close.code, answer.close.reason);
     }
   }
 
   private malformedFrame(error: BridgeError): void {
     this.malformed++;
-    this.client.deliverNotice(errorEvent(this.target.dispatcher.toWireError(error, { caller: this })));
-    if (this.malformed >= this.target.limits.maxMalformedFrames) this.ws.close(CLOSE_CODES.INVALID_DATA, "too many malformed frames");
+    this.client.deliverNotice(errorEvent(this.ports.calls.toWireError(error, { caller: this })));
+    if (this.malformed >= this.ports.limits.maxMalformedFrames) this.ws.close(CLOSE_CODES.INVALID_DATA, "too many malformed frames");
   }
 
   private readonly onMessage = (data: unknown, isBinary: boolean): void => {
@@ -147,7 +129,7 @@ export class WsSession implements DispatchCaller {
   private parseOffThread(text: string): void {
     this.backlog = [];
     pauseReading(this.ws, "parse");
-    const parsing = parseJsonOffThread(text, this.target.limits.maxJsonDepth);
+    const parsing = parseJsonOffThread(text, this.ports.limits.maxJsonDepth);
     // The frame stays counted against the inbound budget while the worker holds it, not only until this returns.
     holdInboundUntil(this.ws, parsing);
     parsing
@@ -159,9 +141,9 @@ export class WsSession implements DispatchCaller {
           if (!this.current()) return;
           if (error instanceof NotJson) this.malformedFrame(new BridgeError("BAD_REQUEST", "Frame is not valid JSON"));
           else if (error instanceof TooDeep && error.requestId !== undefined) {
-            const wire = this.target.dispatcher.toWireError(error, { requestId: error.requestId, caller: this });
+            const wire = this.ports.calls.toWireError(error, { requestId: error.requestId, caller: this });
             this.client.deliverResponse(JSON.stringify({ id: error.requestId, ok: false, error: wire }));
-          } else this.client.deliverNotice(errorEvent(this.target.dispatcher.toWireError(error, { caller: this })));
+          } else this.client.deliverNotice(errorEvent(this.ports.calls.toWireError(error, { caller: this })));
         },
       )
       .finally(() => {
@@ -192,15 +174,14 @@ export class WsSession implements DispatchCaller {
     }
     // Binary parts are not counted: each follows a text request that was, and a stray one is malformed.
     const text = isBinary || typeof data !== "string" ? String(data) : data;
-    const verdict = this.client.frameRate.admit();
-    if (!verdict.admitted) {
-      this.tooMany(text, verdict.retryAfterMs, verdict.abusive);
+    const answer = this.client.admitFrame(this.ws.readyState === this.ws.OPEN);
+    if (!answer.admitted) {
+      this.tooMany(text, answer);
       return;
     }
-    this.refusedInARow = 0;
     this.parts?.interrupt();
     this.refusedParts = 0;
-    if (text.length >= this.target.limits.jsonOffThreadBytes) {
+    if (text.length >= this.ports.limits.jsonOffThreadBytes) {
       this.parseOffThread(text);
       return;
     }
@@ -220,33 +201,29 @@ export class WsSession implements DispatchCaller {
     if (!check.ok) {
       const error = new BridgeError("BAD_REQUEST", `Not a valid request: ${check.reason}`);
       if (check.id !== undefined) {
-        const wire = this.target.dispatcher.toWireError(error, { requestId: check.id, caller: this });
+        const wire = this.ports.calls.toWireError(error, { requestId: check.id, caller: this });
         this.client.deliverResponse(JSON.stringify({ id: check.id, ok: false, error: wire }));
       } else {
         // Through the client, so the outbound caps apply: these frames are valid JSON and never count as malformed.
-        this.client.deliverNotice(errorEvent(this.target.dispatcher.toWireError(error, { caller: this })));
+        this.client.deliverNotice(errorEvent(this.ports.calls.toWireError(error, { caller: this })));
       }
       return;
     }
     const request: PartRequest = check.request;
     // Binary parts exist only where they were negotiated; elsewhere `{ "binary": n }` reaches the method, which says so.
-    const named = this.binary ? binaryPartsNamed(request.params, this.target.limits) : 0;
+    const named = this.binary ? binaryPartsNamed(request.params, this.ports.limits) : 0;
     if (typeof named !== "number") this.answerError(request, named);
     else if (named > 0) this.collector().expect(request, named);
     else this.run(request, []);
   }
 
   private readonly onClose = (code: number): void => {
-    if (this.current()) {
-      if (code === CLOSE_CODES.DISPOSE) this.client.dispose("closed");
-      else this.client.detach(this.socket);
-      this.target.clients.churn.write(this.client.address, "closed", { actor: this.client.logName, code }, "client socket closed");
-    }
+    this.client.socketClosed(this.socket, code);
     // After the detach, so the failure is kept for a resume rather than written to the closed socket.
     this.parts?.abandon();
   };
 
   // Sampled: a client's protocol violations (bad opcodes, invalid UTF-8, oversized frames) are its own mistakes.
   private readonly onError = (error: Error): void =>
-    this.target.dispatcher.mistakes.write("socket error", "warn", { actor: this.client.logName, err: error.message }, "client socket error");
+    this.ports.calls.mistakes.write("socket error", "warn", { actor: this.client.logName, err: error.message }, "client socket error");
 }

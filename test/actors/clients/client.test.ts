@@ -2,7 +2,7 @@ import { Subject } from "rxjs";
 import { afterEach, describe, expect, it } from "vitest";
 import { LogicalClient } from "../../../src/actors/clients/client.js";
 import { CLOSE_CODES } from "../../../src/protocol/index.js";
-import type { ClientSocket } from "../../../src/actors/clients/frames.js";
+import type { ClientSocket } from "../../../src/actors/clients/port.js";
 import type { SerializedEvent } from "../../../src/methods/index.js";
 import { resolveLimits } from "../../../src/limits.js";
 

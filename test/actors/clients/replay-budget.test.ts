@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { LogicalClient } from "../../../src/actors/clients/client.js";
-import type { ClientSocket } from "../../../src/actors/clients/frames.js";
+import type { ClientSocket } from "../../../src/actors/clients/port.js";
 import { ReplayBudget } from "../../../src/actors/clients/replay-budget.js";
 import { resolveLimits } from "../../../src/limits.js";
 import { startBridge, type Harness } from "../../helpers/bridge.js";

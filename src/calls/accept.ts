@@ -1,6 +1,10 @@
-import type { ImageFormat } from "../../protocol/index.js";
-import { IMAGE_MIME, isWireImage } from "../../methods/index.js";
-import { HttpResponse } from "./respond.js";
+import type { ImageFormat } from "../protocol/index.js";
+import { IMAGE_MIME, isWireImage } from "../methods/index.js";
+
+/*
+ * Content negotiation of the HTTP image routes: what an `Accept` header asks of a method (its bytes, perhaps a
+ * format), and the image a result carries.
+ */
 
 const FORMAT_BY_MIME: Readonly<Record<string, ImageFormat>> = {
   "image/png": "png",
@@ -26,7 +30,7 @@ export function imageWanted(accept: string | null): { format: ImageFormat | unde
 }
 
 /** An image result as raw bytes with what the response headers say about it. */
-interface ImageBytes {
+export interface ImageBytes {
   readonly bytes: Uint8Array;
   readonly mime: string;
   readonly width: number;
@@ -40,7 +44,7 @@ const DATA_URI = /^data:(image\/[a-z0-9.+-]+);base64,/i;
  * The bytes of an image result: an export (kept as bytes) or a preview payload (`{data, width, height, …}` with a
  * data URI). Null when the route answered no image (no active layer); undefined when the result is no image.
  */
-function imageBytesOf(result: unknown): ImageBytes | null | undefined {
+export function imageBytesOf(result: unknown): ImageBytes | null | undefined {
   if (result === null) return null;
   if (isWireImage(result)) {
     const { bytes, format, width, height } = result.image;
@@ -52,21 +56,4 @@ function imageBytesOf(result: unknown): ImageBytes | null | undefined {
   const match = DATA_URI.exec(data);
   if (match === null) return undefined;
   return { bytes: Buffer.from(data.slice(match[0].length), "base64"), mime: match[1]!.toLowerCase(), width, height };
-}
-
-/**
- * The answer to an image route asked for `Accept: image/*`: the raw bytes with their `Content-Type` and size
- * headers, 204 when there is no image to send, or undefined to answer JSON as usual.
- */
-export function imageResponse(result: unknown): Response | undefined {
-  const image = imageBytesOf(result);
-  if (image === undefined) return undefined;
-  if (image === null) return new HttpResponse(null, { status: 204 });
-  return new HttpResponse(image.bytes as Uint8Array<ArrayBuffer>, {
-    headers: {
-      "content-type": image.mime,
-      "x-image-width": String(image.width),
-      "x-image-height": String(image.height),
-    },
-  });
 }

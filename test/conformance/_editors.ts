@@ -33,12 +33,19 @@ export interface ConformanceEditor {
 
 export const EDITORS: readonly ConformanceEditor[] = [embedded, embeddedPool, photoshop, gimp, gimpPool];
 
+/**
+ * The editors conformance runs against when `BRIDGE_TEST_EDITORS` names some (comma-separated editor names, e.g.
+ * `embedded` for `npm run test:quick`); every editor otherwise.
+ */
+const CHOSEN = process.env["BRIDGE_TEST_EDITORS"]?.split(",").map((name) => name.trim());
+
 /** The editors that run here; skipped ones are reported once with their reason. */
 export function presentEditors(): readonly ConformanceEditor[] {
-  for (const editor of EDITORS) {
+  const chosen = EDITORS.filter((e) => CHOSEN === undefined || CHOSEN.includes(e.name));
+  for (const editor of chosen) {
     if (editor.skip !== undefined) console.warn(`conformance: ${editor.label} editor skipped: ${editor.skip}`);
   }
-  return EDITORS.filter((e) => e.skip === undefined);
+  return chosen.filter((e) => e.skip === undefined);
 }
 
 /** `it` for one editor: a case the editor lacks is skipped with its reason in the title. */

@@ -98,7 +98,8 @@ export class EditorPool {
 
   /**
    * Which other bridge of a cluster holds an editor id or document id, if one does (set by the cluster). The
-   * dispatcher forwards calls to editors there; what this pool is asked for them answers `NOT_SUPPORTED` naming it.
+   * cluster's router (`route.ts`) sends calls for editors there to that bridge; what this pool is asked for them
+   * answers `NOT_SUPPORTED` naming it.
    */
   elsewhere: ((what: { editor?: string; documentId?: number }) => string | undefined) | undefined;
 

@@ -66,8 +66,8 @@ export interface DispatcherOptions {
 
 /**
  * Decides what happens to a request: finds the method, enforces the per-client in-flight limit, validates
- * params against the method's schema, and runs it directly or through the host mailbox. Transports only
- * translate bytes to and from this.
+ * params against the method's schema, asks the router where a host-bound call goes and runs that route (directly,
+ * through an editor's mailbox, on another bridge or on every one). Transports only translate bytes to and from this.
  */
 export class Dispatcher {
   readonly metrics = new Metrics();
@@ -265,6 +265,7 @@ export class Dispatcher {
     rawParams: unknown,
     control: RequestControl,
   ): Promise<unknown[]> {
+    const remote = this.remoteRunner();
     const here = this.pool.frontDoor
       ? Promise.resolve([])
       : this.pool.editors.length > 1
@@ -272,7 +273,6 @@ export class Dispatcher {
         : (this.onEditor(this.pool.first, caller, name, method, params, [], { cancel: control.cancel, started: control.started }) as Promise<unknown[]>);
     const bridges = [...new Set((this.pool.remoteEditors?.() ?? []).map((editor) => editor.bridge))];
     const timeoutMs = method.long ? this.limits.longCallTimeoutMs : this.limits.callTimeoutMs;
-    const remote = this.remoteRunner();
     const there = bridges.map((bridge) => remote(bridge, { method: name, params: rawParams, lane: caller.lane, timeoutMs, parts: [] }, control.cancel) as Promise<unknown[]>);
     const [own, ...others] = await Promise.allSettled([here, ...there]);
     if (own!.status === "rejected") throw own!.reason;

@@ -28,6 +28,7 @@ const BENCHMARKS = {
   "fanout-saturate": () => import("./fanout-saturate.js"),
   "clients-10k": () => import("./clients-10k.js"),
   "ws-rpc": () => import("./ws-rpc.js"),
+  "per-call": () => import("./per-call.js"),
   fanout: () => import("./fanout.js"),
   http: () => import("./http.js"),
   "idle-clients": () => import("./idle-clients.js"),

@@ -6,7 +6,8 @@
 //
 // `answers` are the bridge's own answers, fetched from it by the parent so both sides write the same bytes:
 // `{ health, serverInfo, selection }`. WS: every request is answered `{ id, ok: true, result }` (getServerInfo with
-// `serverInfo`, selection:getArea with `selection`, event:subscribe with `{ type, subscribed }`); `selection:set`
+// `serverInfo`, selection:getArea with `selection`, event:subscribe with `{ type, subscribed }`, and `ping` with a
+// small fixed body of its own, what a minimal server answers rather than the bridge's bytes); `selection:set`
 // also broadcasts one `selection:changed` frame, stringified once, to every subscriber. HTTP: `GET /health` and
 // `GET /selection/area` answer their JSON with `content-length`.
 import http from "node:http";
@@ -16,6 +17,8 @@ const port = Number(process.argv[2]);
 const answers = JSON.parse(process.argv[3] ?? "{}");
 const started = Date.now();
 const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" };
+/** `ping`'s answer: a minimal server's small fixed body. */
+const PING = { name: "bare", version: "1.0.0" };
 
 const server = http.createServer((req, res) => {
   let body;
@@ -40,6 +43,7 @@ wss.on("connection", (ws) => {
     const req = JSON.parse(String(data));
     let result = null;
     if (req.method === "getServerInfo") result = answers.serverInfo;
+    else if (req.method === "ping") result = PING;
     else if (req.method === "selection:getArea") result = answers.selection;
     else if (req.method === "event:subscribe") {
       subscribers.add(ws);

@@ -5,6 +5,7 @@
 //
 //   node bench/limit.js                     every case
 //   BENCH_LIMIT_CASES=ws16,health node bench/limit.js
+//   BENCH_LIMIT_CASES=ws1 node bench/limit.js   one client, one call in flight: the per-call cost
 //
 // Besides throughput it reports the server's CPU per call (the server process and its children, read from /proc over
 // the counted window), which does not depend on whether the driver kept up.
@@ -17,8 +18,12 @@ const IDLE_CLIENTS = Number(process.env.BENCH_LIMIT_IDLE ?? 2_000);
 /** A selection is set first, so `selection:getArea` answers a rectangle rather than `null`. */
 const RECT = { x: 10, y: 20, width: 300, height: 200 };
 
-/** The cases of the issue's table: name, load, goal (ratio to the bare server). */
+/**
+ * The cases of the issue's table: name, load, goal (ratio to the bare server). `bareMethod` is what the bare server
+ * is asked instead of `method` (`ping`: a small fixed body, as a minimal server would answer, not the bridge's bytes).
+ */
 export const CASES = [
+  { key: "ws1", name: "WS RPC getServerInfo 1x1", kind: "ws", sockets: 1, inflight: 1, method: "getServerInfo", bareMethod: "ping", goal: 0.8, p50: true },
   { key: "ws16", name: "WS RPC getServerInfo 16x4", kind: "ws", sockets: 16, inflight: 4, method: "getServerInfo", goal: 0.95 },
   { key: "ws64", name: "WS RPC getServerInfo 64x8", kind: "ws", sockets: 64, inflight: 8, method: "getServerInfo", goal: 0.95 },
   { key: "health", name: "HTTP GET /health 16 conns", kind: "http", path: "/health", conns: 16, goal: 0.9 },
@@ -30,7 +35,15 @@ export const CASES = [
 async function measureCase(driver, server, c) {
   const command =
     c.kind === "ws"
-      ? { cmd: "ws", url: server.wsUrl, sockets: c.sockets, inflight: c.inflight, method: c.method, warmupMs: WARMUP_MS, durationMs: DURATION_MS }
+      ? {
+          cmd: "ws",
+          url: server.wsUrl,
+          sockets: c.sockets,
+          inflight: c.inflight,
+          method: server.kind === "bare" ? (c.bareMethod ?? c.method) : c.method,
+          warmupMs: WARMUP_MS,
+          durationMs: DURATION_MS,
+        }
       : { cmd: "http", port: server.port, path: c.path, conns: c.conns, warmupMs: WARMUP_MS, durationMs: DURATION_MS };
   let c0 = 0;
   let c1 = 0;
@@ -40,7 +53,7 @@ async function measureCase(driver, server, c) {
   });
   if (out.failed > 0) log(`    note: ${out.failed} failed calls (${server.kind}, ${c.name})`);
   const calls = (out.rate * out.elapsed) / 1000;
-  return { rate: out.rate, cpuUs: ((c1 - c0) * 1000) / calls, p99: out.p99, driverBusy: out.cpuMs / out.elapsed };
+  return { rate: out.rate, cpuUs: ((c1 - c0) * 1000) / calls, p50: out.p50, p99: out.p99, driverBusy: out.cpuMs / out.elapsed };
 }
 
 const fmtK = (n) => (Number.isFinite(n) ? `${(n / 1000).toFixed(1)}k/s` : "n/a");
@@ -70,14 +83,16 @@ export async function throughputCases(cases = CASES, { rounds = ROUNDS, cli } = 
         bare: median(pick("bare", "rate")),
         bridgeCpu: median(pick("bridge", "cpuUs")),
         bareCpu: median(pick("bare", "cpuUs")),
+        bridgeP50: median(pick("bridge", "p50")),
+        bareP50: median(pick("bare", "p50")),
         bridgeP99: median(pick("bridge", "p99")),
         bareP99: median(pick("bare", "p99")),
         driverBusy: max([...pick("bridge", "driverBusy"), ...pick("bare", "driverBusy")]),
       };
       log(
         `  ${c.name}: bridge ${fmtK(r.bridge)} [${fmtK(min(pick("bridge", "rate")))}..${fmtK(max(pick("bridge", "rate")))}] ` +
-          `${fmtUs(r.bridgeCpu)}/call p99 ${r.bridgeP99.toFixed(2)} ms; bare ${fmtK(r.bare)} [${fmtK(min(pick("bare", "rate")))}..${fmtK(max(pick("bare", "rate")))}] ` +
-          `${fmtUs(r.bareCpu)}/call p99 ${r.bareP99.toFixed(2)} ms; ratio ${fmtRatio(r.bridge / r.bare)}, CPU/call ${fmtRatio(r.bridgeCpu / r.bareCpu)}` +
+          `${fmtUs(r.bridgeCpu)}/call p50 ${r.bridgeP50.toFixed(3)} p99 ${r.bridgeP99.toFixed(2)} ms; bare ${fmtK(r.bare)} [${fmtK(min(pick("bare", "rate")))}..${fmtK(max(pick("bare", "rate")))}] ` +
+          `${fmtUs(r.bareCpu)}/call p50 ${r.bareP50.toFixed(3)} p99 ${r.bareP99.toFixed(2)} ms; ratio ${fmtRatio(r.bridge / r.bare)}, CPU/call ${fmtRatio(r.bridgeCpu / r.bareCpu)}` +
           (r.driverBusy > 0.9 ? ` (driver core ${(r.driverBusy * 100).toFixed(0)}% busy: throughput may be the driver's)` : ""),
       );
       results.push(r);
@@ -184,6 +199,18 @@ function rows(results, idle) {
       value: r.bridgeCpu,
       higherIsBetter: false,
     });
+    if (r.case.p50) {
+      out.push({
+        benchmark: `limit: ${r.case.name} p50`,
+        bridge: `${(r.bridgeP50 * 1000).toFixed(1)} µs`,
+        baseline: `${(r.bareP50 * 1000).toFixed(1)} µs`,
+        ratio: fmtRatio(r.bridgeP50 / r.bareP50),
+        target: "(info)",
+        result: "-",
+        value: r.bridgeP50,
+        higherIsBetter: false,
+      });
+    }
   }
   if (idle !== undefined) {
     out.push({

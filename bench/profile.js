@@ -1,7 +1,7 @@
 // A CPU profile of one server under one case of `limit.js`: the server alone in its process with `--cpu-prof`,
 // pinned as in the bench, driven for a while, then stopped; prints where its time went (`profile-summary.js`).
 //
-//   node bench/profile.js <case> [seconds=8] [bridge|bare]      cases: ws16 ws64 health area-http area-ws
+//   node bench/profile.js <case> [seconds=8] [bridge|bare]      cases: ws1 ws16 ws64 health area-http area-ws
 //
 // The profile is left in BENCH_PROFILE_DIR (a temporary folder by default) for Chrome DevTools or speedscope.
 import { mkdtempSync, readdirSync } from "node:fs";
@@ -20,7 +20,7 @@ if (c === undefined) {
 const seconds = Number(secondsArg ?? 8);
 const kind = kindArg ?? "bridge";
 const dir = process.env.BENCH_PROFILE_DIR ?? mkdtempSync(join(tmpdir(), "bridge-profile-"));
-process.env.BENCH_SERVER_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${dir}`;
+process.env.BENCH_SERVER_NODE_ARGS = `--cpu-prof --cpu-prof-interval=${process.env.BENCH_PROFILE_INTERVAL_US ?? 1000} --cpu-prof-dir=${dir}`;
 
 let answers = {};
 if (kind === "bare") {
@@ -28,7 +28,7 @@ if (kind === "bare") {
   const bridge = await startServer("bridge");
   answers = await bridgeAnswers(bridge, { x: 10, y: 20, width: 300, height: 200 });
   await bridge.close();
-  process.env.BENCH_SERVER_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${dir}`;
+  process.env.BENCH_SERVER_NODE_ARGS = `--cpu-prof --cpu-prof-interval=${process.env.BENCH_PROFILE_INTERVAL_US ?? 1000} --cpu-prof-dir=${dir}`;
 }
 const t0 = Date.now();
 const server = await startServer(kind, { answers });
@@ -38,7 +38,7 @@ const warmupMs = 500;
 const from = Date.now() - t0 + warmupMs;
 const command =
   c.kind === "ws"
-    ? { cmd: "ws", url: server.wsUrl, sockets: c.sockets, inflight: c.inflight, method: c.method, warmupMs, durationMs: seconds * 1000 }
+    ? { cmd: "ws", url: server.wsUrl, sockets: c.sockets, inflight: c.inflight, method: kind === "bare" ? (c.bareMethod ?? c.method) : c.method, warmupMs, durationMs: seconds * 1000 }
     : { cmd: "http", port: server.port, path: c.path, conns: c.conns, warmupMs, durationMs: seconds * 1000 };
 const out = await driver.send(command);
 await driver.close();

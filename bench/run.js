@@ -2,8 +2,9 @@
 //
 //   npm run bench                       build, then everything
 //   node bench/run.js ws-rpc http       only the named benchmarks (after `npm run build`)
-//   npm run bench -- limit --compare main   the named benchmarks on this build and on another git ref, alternately,
-//                                       with the ratio of each figure (bench/_compare.js)
+//   npm run bench -- limit --compare main   the named benchmarks on this build and on another git ref, alternately
+//                                       (--rounds, 5), with each bridge/baseline ratio's median on both and its change
+//                                       (bench/_compare.js)
 //   npm run bench -- limit --compare HEAD --patch bench/ablations/x.patch   the same, the other side with a guarantee
 //                                       switched off (bench/ablations/README.md): what the guarantee costs
 //   node bench/run.js limit --json rows.json   also writes the summary rows as JSON
@@ -14,7 +15,8 @@
 // BENCH_HOP_BIG_CALLS (40), BENCH_MCP_CALLS (300), BENCH_EVENTS_CLIENTS (1000), BENCH_EVENTS_EVENTS (20 per round),
 // BENCH_WEBHOOKS (10), BENCH_WEBHOOK_EVENTS (200), BENCH_PSD_RUNS (3), BENCH_PSD_WIDTH/HEIGHT (3508×4960), BENCH_EDIT_WIDTH/HEIGHT (4000×3000), BENCH_EDIT_REPEATS (1),
 // BENCH_SOAK_SECONDS (60), BENCH_SOAK_BASELINE_SECONDS (10),
-// BENCH_SOAK_CLIENTS (50), BENCH_SOAK_THINK_MS (20), BENCH_SOAK_ABUSES (1,2,3,4,5,6,7), BENCH_START_ROUNDS (5).
+// BENCH_SOAK_CLIENTS (50), BENCH_SOAK_THINK_MS (20), BENCH_SOAK_ABUSES (1,2,3,4,5,6,7), BENCH_START_ROUNDS (5),
+// BENCH_COMPARE_ROUNDS (5), BENCH_COMPARE_NOISE (0.10).
 // Exit code 0 when every benchmark ran, whether or not it met its target; 1 when a benchmark crashed.
 import os from "node:os";
 import { DURATION_MS, log, printTable, ROUNDS, WARMUP_MS } from "./_lib.js";
@@ -26,6 +28,7 @@ const BENCHMARKS = {
   "fanout-saturate": () => import("./fanout-saturate.js"),
   "clients-10k": () => import("./clients-10k.js"),
   "ws-rpc": () => import("./ws-rpc.js"),
+  "per-call": () => import("./per-call.js"),
   fanout: () => import("./fanout.js"),
   http: () => import("./http.js"),
   "idle-clients": () => import("./idle-clients.js"),
@@ -66,6 +69,7 @@ const option = (name) => {
 };
 const compareRef = option("--compare");
 const patch = option("--patch");
+const compareRounds = option("--rounds");
 const jsonOut = option("--json");
 const wanted = args;
 for (const name of wanted) {
@@ -77,8 +81,13 @@ for (const name of wanted) {
 const selected = wanted.length > 0 ? wanted : Object.keys(BENCHMARKS);
 
 if (compareRef !== undefined) {
-  const { compare } = await import("./_compare.js");
-  await compare(compareRef, selected, patch);
+  const { compare, COMPARE_ROUNDS } = await import("./_compare.js");
+  const rounds = compareRounds === undefined ? COMPARE_ROUNDS : Number(compareRounds);
+  if (!Number.isInteger(rounds) || rounds < 1) {
+    console.error(`--rounds needs a whole number of at least 1, got ${compareRounds}`);
+    process.exit(2);
+  }
+  await compare(compareRef, selected, patch, rounds);
   process.exit(0);
 }
 

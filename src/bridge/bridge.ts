@@ -156,7 +156,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
   // The first editor's kind is the bridge's (`getServerInfo.editor`); a front door's stand-in says "none".
   const host: HostAdapter = hosts[0] ?? pool.first.host;
   const actor = createActor(bridgeMachine).start();
-  const crossing = clusterCalls(cluster);
+  const crossing = clusterCalls(cluster, pool, log);
   const session = pool.first.session;
   // Bridge-wide events (`#ready`, `#closing`) go out through the first editor's bus.
   const bus = pool.first.bus;
@@ -214,6 +214,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     accepting,
     pluginMethod: (endpoint, name) => plugins.methodFor(endpoint, name),
     checkResults: options.checkResults ?? CHECK_RESULTS_BY_DEFAULT,
+    route: crossing.route,
     remote: crossing.remote,
   });
   crossing.serve(dispatcher);

@@ -4,6 +4,7 @@
  */
 import type { Dispatcher, DispatcherOptions } from "../calls/dispatcher.js";
 import { EditorPool, MAX_EDITORS } from "../actors/editors/pool.js";
+import { clusterRouter } from "../actors/editors/route.js";
 import { CLUSTER_LANE_PREFIX } from "../cluster/calls.js";
 import { ClusterNode } from "../cluster/node.js";
 import { checkClusterOptions } from "../cluster/members.js";
@@ -98,15 +99,22 @@ export function editorPool(options: BridgeOptions, hosts: readonly HostAdapter[]
 }
 
 /**
- * The dispatcher's side of a cluster: calls for other bridges leave through `forward`; calls other bridges send
- * here run through `dispatcher` as a client of this bridge would, each calling client in a lane of its own.
+ * The dispatcher's side of a cluster: where calls go (`route`, which knows a call another bridge sent by its lane);
+ * calls for other bridges leave through `forward`; calls other bridges send here run through `dispatcher` as a
+ * client of this bridge would, each calling client in a lane of its own.
  */
-export function clusterCalls(cluster: ClusterNode | undefined): {
+export function clusterCalls(
+  cluster: ClusterNode | undefined,
+  pool: EditorPool,
+  log: Logger,
+): {
+  route: DispatcherOptions["route"];
   remote: DispatcherOptions["remote"];
   serve(dispatcher: Dispatcher): void;
 } {
-  if (cluster === undefined) return { remote: undefined, serve: () => {} };
+  if (cluster === undefined) return { route: undefined, remote: undefined, serve: () => {} };
   return {
+    route: clusterRouter(pool, log, (lane) => lane.startsWith(CLUSTER_LANE_PREFIX)),
     remote: (bridge, call, cancel, progress) => cluster.forward(bridge, call, cancel, progress),
     serve: (dispatcher) =>
       cluster.serveCalls((call) =>

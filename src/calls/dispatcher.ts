@@ -9,10 +9,10 @@ import { cancelTarget, progressEvents, type CancelSignal, type RequestControl } 
 
 import { answerHttpCall } from "./answer.js";
 import type { CallsPort, DispatchCaller, HttpAnswer, HttpCall } from "./port.js";
-import { CLUSTER_LANE_PREFIX, type ForwardedCall } from "../cluster/calls.js";
 import { NOT_AT_HAND, type ProgressReporter } from "../hosts/host.js";
 import { noEditorHere } from "../hosts/none.js";
 import type { EditorPool, PoolEditor } from "../actors/editors/pool.js";
+import { routeHere, type ForwardedCall, type Router } from "../actors/editors/route.js";
 import { Metrics, type CallTransport } from "../observability/metrics.js";
 import { SampledLog } from "../observability/sampled-log.js";
 
@@ -48,16 +48,21 @@ export interface DispatcherOptions {
    */
   readonly checkResults?: boolean;
   /**
-   * Sends a call to another bridge of the cluster (a document or editor the pool says is there). @default none:
-   * such calls answer `NOT_SUPPORTED` naming the bridge
+   * Decides where each host-bound call goes (`actors/editors/route.ts`); the dispatcher runs the route it is
+   * handed. @default every call on this bridge's editors
+   */
+  readonly route?: Router | undefined;
+  /**
+   * Runs a `remote` route: sends the call to that bridge of the cluster. @default none: a router that hands out
+   * remote routes needs it
    */
   readonly remote?: ((bridge: string, call: ForwardedCall, cancel?: CancelSignal, progress?: ProgressReporter) => Promise<unknown>) | undefined;
 }
 
 /**
  * Decides what happens to a request: finds the method, enforces the per-client in-flight limit, validates
- * params against the method's schema, and runs it directly or through the host mailbox. Transports only
- * translate bytes to and from this.
+ * params against the method's schema, asks the router where a host-bound call goes and runs that route (directly,
+ * through an editor's mailbox, on another bridge or on every one). Transports only translate bytes to and from this.
  */
 export class Dispatcher implements CallsPort {
   readonly metrics = new Metrics();
@@ -74,6 +79,7 @@ export class Dispatcher implements CallsPort {
   private readonly accepting: () => boolean;
   private readonly pluginMethod: (endpoint: string, name: string) => MethodDefinition | undefined;
   private readonly checkResults: boolean;
+  private readonly route: Router;
   private readonly remote: DispatcherOptions["remote"];
 
   constructor(options: DispatcherOptions) {
@@ -86,6 +92,7 @@ export class Dispatcher implements CallsPort {
     this.accepting = options.accepting ?? (() => true);
     this.pluginMethod = options.pluginMethod ?? (() => undefined);
     this.checkResults = options.checkResults ?? false;
+    this.route = options.route ?? routeHere;
     this.remote = options.remote;
   }
 
@@ -177,30 +184,23 @@ export class Dispatcher implements CallsPort {
       return method.run(ctx, params);
     }
     const route = method.route ?? "document";
-    // Across a cluster, once: a bridge asked by another answers for its own editors only.
-    if (route === "all" && this.remote !== undefined && !caller.lane.startsWith(CLUSTER_LANE_PREFIX)) {
-      return this.onEveryBridge(caller, name, method, params, rawParams, control);
-    }
-    if (route === "all" && this.pool.editors.length > 1) return this.onEveryEditor(caller, name, method, params, control);
     const documentId = (params as { documentId?: unknown }).documentId;
     const named = typeof documentId === "number" ? documentId : undefined;
-    if (this.remote !== undefined && caller.client !== null) {
-      const moved = this.pool.moveFromGoneEditor(caller.client);
-      if (moved !== undefined) this.log.info({ actor: caller.client.logName, from: moved.from, to: moved.to }, "client moved to another editor: its bridge is gone");
-    }
-    const away = this.remote === undefined ? undefined : this.pool.elsewhereFor(route, named, caller.editorId, caller.client !== null);
-    if (away !== undefined) {
+    const to = this.route(route, named, caller);
+    if (to.to === "every-bridge") return this.onEveryBridge(caller, name, method, params, rawParams, control);
+    if (to.to === "remote") {
       control.started?.();
-      (control as RoutedControl).editor = away.editor ?? `@${away.bridge}`;
+      (control as RoutedControl).editor = to.editor ?? `@${to.bridge}`;
       const timeoutMs = method.long ? this.limits.longCallTimeoutMs : this.limits.callTimeoutMs;
-      const call = { method: name, params: rawParams, editor: away.editor, lane: caller.lane, timeoutMs, parts: binaryParts };
-      return this.remote!(away.bridge, call, control.cancel, control.progress);
+      const call = { method: name, params: rawParams, editor: to.editor, lane: caller.lane, timeoutMs, parts: binaryParts };
+      return this.remoteRunner()(to.bridge, call, control.cancel, control.progress);
     }
     // A front door runs nothing itself: what no other bridge can take is refused here.
-    if (this.pool.frontDoor) {
+    if (to.to === "front-door") {
       if (named !== undefined) throw new BridgeError("DOCUMENT_NOT_FOUND", `No open document with id ${named} in the cluster`, { details: { documentId: named } });
       throw noEditorHere();
     }
+    if (route === "all" && this.pool.editors.length > 1) return this.onEveryEditor(caller, name, method, params, control);
     // A document the pool has not seen yet (a script's new one): look on every editor once before refusing.
     if (named !== undefined && route !== "place" && !this.pool.knows(named) && this.pool.editors.length > 1) {
       await this.onEveryEditor(caller, "document:list", this.methods.get("document:list")!, {});
@@ -217,6 +217,12 @@ export class Dispatcher implements CallsPort {
       }
     }
     return this.onEditor(editor, caller, name, method, params, binaryParts, control);
+  }
+
+  /** What runs `remote` routes. @throws BridgeError `INTERNAL` when the router hands one out and nothing runs it. */
+  private remoteRunner(): NonNullable<DispatcherOptions["remote"]> {
+    if (this.remote === undefined) throw new BridgeError("INTERNAL", "A call was routed to another bridge, but this bridge has no cluster to send it through");
+    return this.remote;
   }
 
   /** The error for a method no table has: which plugin endpoints serve it, or the nearest built-in name. */
@@ -264,6 +270,7 @@ export class Dispatcher implements CallsPort {
     rawParams: unknown,
     control: RequestControl,
   ): Promise<unknown[]> {
+    const remote = this.remoteRunner();
     const here = this.pool.frontDoor
       ? Promise.resolve([])
       : this.pool.editors.length > 1
@@ -271,7 +278,7 @@ export class Dispatcher implements CallsPort {
         : (this.onEditor(this.pool.first, caller, name, method, params, [], { cancel: control.cancel, started: control.started }) as Promise<unknown[]>);
     const bridges = [...new Set((this.pool.remoteEditors?.() ?? []).map((editor) => editor.bridge))];
     const timeoutMs = method.long ? this.limits.longCallTimeoutMs : this.limits.callTimeoutMs;
-    const there = bridges.map((bridge) => this.remote!(bridge, { method: name, params: rawParams, lane: caller.lane, timeoutMs, parts: [] }, control.cancel) as Promise<unknown[]>);
+    const there = bridges.map((bridge) => remote(bridge, { method: name, params: rawParams, lane: caller.lane, timeoutMs, parts: [] }, control.cancel) as Promise<unknown[]>);
     const [own, ...others] = await Promise.allSettled([here, ...there]);
     if (own!.status === "rejected") throw own!.reason;
     const items = [...own!.value, ...others.flatMap((answer) => (answer.status === "fulfilled" && Array.isArray(answer.value) ? answer.value : []))];

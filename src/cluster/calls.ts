@@ -13,6 +13,7 @@ import type { CancelSignal } from "../actors/clients/requests.js";
 import { isWireImage, WireImage } from "../methods/index.js";
 import { BridgeError, toProtocolError } from "../protocol/index.js";
 import type { EncodedImage, ProgressReporter } from "../hosts/host.js";
+import type { ForwardedCall } from "../actors/editors/route.js";
 import { isSealed, sealFrame, SealChecker, unsealUnchecked } from "./signing.js";
 import type { TransferRef, Transfers } from "./transfers.js";
 import { decodeFrame, encodeFrame } from "./wire.js";
@@ -29,19 +30,6 @@ const REFUSED_LOG_INTERVAL_MS = 10_000;
 export interface CallSigning {
   readonly secret: string;
   readonly maxAgeMs: number;
-}
-
-/** A call as it leaves the bridge its client is on. */
-export interface ForwardedCall {
-  readonly method: string;
-  readonly params: unknown;
-  /** The editor the caller named, if any (an id of the other bridge's). */
-  readonly editor?: string | undefined;
-  /** The caller's mailbox lane on its own bridge. */
-  readonly lane: string;
-  /** The call's deadline, from when it is sent. */
-  readonly timeoutMs: number;
-  readonly parts: readonly Uint8Array[];
 }
 
 /** A call as the bridge that runs it sees it. */

@@ -89,6 +89,7 @@ export interface BridgeServices {
   readonly imports: ImportPolicy;
   /** Folders `jsx:execute` finds named scripts in (never outside them). */
   readonly scriptDirs: readonly string[];
+  /** A new object on every call: `getServerInfo` adds `psVersion` to it. */
   serverInfo(): ServerInfo;
   clients(): Array<z.infer<typeof ClientSummarySchema>>;
   /** The stream `selection:change` keeps running (the selection watcher) on an editor. */

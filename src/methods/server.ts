@@ -10,7 +10,10 @@ export const serverMethods: MethodDefinition[] = [
     // `psVersion` repeats `hostVersion` for clients of the Generator bridge service.
     run: (ctx) => {
       const info = ctx.bridge.serverInfo();
-      return info.hostVersion === undefined ? info : { ...info, psVersion: info.hostVersion };
+      // Added to the object `serverInfo()` has just made, not to a copy: spreading it into a new one took about as
+      // long as the rest of the dispatcher's work for this call. Last, as in the copy, so the JSON is the same.
+      if (info.hostVersion !== undefined) info.psVersion = info.hostVersion;
+      return info;
     },
   }),
   defineMethod("server:clients", {

@@ -114,4 +114,9 @@ export class DocumentIds {
   of(editor: string): number[] {
     return [...(this.byEditor.get(editor)?.values() ?? [])];
   }
+
+  /** How many known documents an editor has: read on every `getServerInfo`, so no array is made for it. */
+  count(editor: string): number {
+    return this.byEditor.get(editor)?.size ?? 0;
+  }
 }

@@ -98,7 +98,8 @@ export class EditorPool {
 
   /**
    * Which other bridge of a cluster holds an editor id or document id, if one does (set by the cluster). The
-   * dispatcher forwards calls to editors there; what this pool is asked for them answers `NOT_SUPPORTED` naming it.
+   * cluster's router (`route.ts`) sends calls for editors there to that bridge; what this pool is asked for them
+   * answers `NOT_SUPPORTED` naming it.
    */
   elsewhere: ((what: { editor?: string; documentId?: number }) => string | undefined) | undefined;
 
@@ -141,7 +142,7 @@ export class EditorPool {
     for (const editor of this.editors) {
       if (anyReady && !editor.session.isReady) continue;
       const { queued, running } = editor.session.status();
-      const load = [queued + running, editor.clients, forDocument ? this.ids.of(editor.id).length : 0];
+      const load = [queued + running, editor.clients, forDocument ? this.ids.count(editor.id) : 0];
       if (best === undefined || lighter(load, bestLoad)) {
         best = editor;
         bestLoad = load;
@@ -189,7 +190,7 @@ export class EditorPool {
     const { queued, running } = here.session.status();
     let best: { bridge: string; id: string } | undefined;
     // A front door has none of its own: any other bridge's editor is lighter.
-    let bestLoad: readonly number[] = this.frontDoor ? [Infinity] : [queued + running, here.clients, forDocument ? this.ids.of(here.id).length : 0];
+    let bestLoad: readonly number[] = this.frontDoor ? [Infinity] : [queued + running, here.clients, forDocument ? this.ids.count(here.id) : 0];
     for (const other of others) {
       const load = forDocument ? other.load : [other.load[0]!, other.load[1]!, 0];
       if (lighter(load, bestLoad)) {
@@ -343,7 +344,7 @@ export class EditorPool {
         queued: status.queued,
         running: status.running,
         restarts: editor.host.restarts,
-        documents: this.ids.of(editor.id).length,
+        documents: this.ids.count(editor.id),
         clients: editor.clients,
         ...(editor.host.editCapabilities !== undefined ? { edits: editor.host.editCapabilities as Record<string, { unsupported?: string[] }> } : {}),
       };

@@ -455,6 +455,7 @@ export const PLAN = {
       },
     },
     { cmd: "npm run bench -- limit --compare main", form: benchFlag("--compare") },
+    { cmd: "npm run bench -- limit fanout-saturate --compare main --rounds 5", form: benchFlag("--rounds") },
     {
       cmd: "npm run bench -- fanout-saturate --compare HEAD --patch bench/ablations/no-per-client-seq.patch",
       form: async (ctx) => {

@@ -10,6 +10,8 @@ import { startBridge, type Harness } from "./bridge.js";
 
 /** Options a shared editor process can be made for: the ones that reach the editor, all plain data. */
 const EDITOR_OPTIONS = new Set(["files", "limits"]);
+/** The limits the editor process is made with; the others are the bridge's own, and may differ case by case. */
+const EDITOR_LIMITS = /^(editor|maxDocumentPixels$|maxOpenFileBytes$)/;
 /** Options only the bridge reads: any may go with a shared editor process. */
 const BRIDGE_OPTIONS = new Set([
   "scriptDirs",
@@ -46,12 +48,13 @@ afterAll(async () => {
  * document closed, the sample made again; document ids keep increasing, as after any restart) instead of ending it.
  *
  * Options the editor reads other than `files` and `limits` (`host`, `editors`, `embedded`, `logger`, …) get a bridge
- * with its own editor process, as do `files` and `limits` differing from the last ones (the process is made for
- * them); an editor that restarted, or fails to reset, is ended and the next case starts a new one.
+ * with its own editor process, as do `files` and editor limits differing from the last ones (the process is made
+ * for them); an editor that restarted, or fails to reset, is ended and the next case starts a new one.
  */
 export async function startOnSharedEditor(options: BridgeOptions = {}): Promise<Harness> {
   if (!Object.keys(options).every((key) => EDITOR_OPTIONS.has(key) || BRIDGE_OPTIONS.has(key))) return startBridge(options);
-  const editorOptions = Object.fromEntries(Object.entries(options).filter(([key]) => EDITOR_OPTIONS.has(key))) as BridgeOptions;
+  const editorLimits = Object.fromEntries(Object.entries(options.limits ?? {}).filter(([name]) => EDITOR_LIMITS.test(name)));
+  const editorOptions: BridgeOptions = { ...(options.files === undefined ? {} : { files: options.files }), limits: editorLimits };
   const key = JSON.stringify(editorOptions);
   if (shared !== undefined && shared.key !== key) await retire();
   shared ??= { key, host: await editorFor(editorOptions) };

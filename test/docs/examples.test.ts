@@ -67,7 +67,9 @@ describe("the recipes in examples/recipes, run as documented against the embedde
     expect(await pngSizes(out)).toEqual({ "banner.png": [64, 16], "poster.png": [40, 30] });
   });
 
-  it("remove-backgrounds.mjs writes a transparent cutout of each product shot", async () => {
+  // Every shot goes through the cutout model in the editor process: about 50 s of native work on a loaded two-core
+  // machine, so the timeout (how long a broken run takes to fail) is wider than the suite's.
+  it("remove-backgrounds.mjs writes a transparent cutout of each product shot", { timeout: 240_000 }, async () => {
     const harness = await startOnSharedEditor();
     const out = join(dir, "cutouts");
     const { stdout } = await run(process.execPath, [join(RECIPES, "remove-backgrounds.mjs"), join(dir, "photos"), out, "--url", harness.bridge.url]);

@@ -1,29 +1,28 @@
-import { defineConfig, mergeConfig } from "vitest/config";
+import { defineConfig } from "vitest/config";
 import base from "./vitest.config.js";
 
 /**
  * `npm run test:quick`, the edit-test loop: the unit suites and the conformance suite on the embedded editor. No
- * browser, GIMP, NATS, child-process bridges, docs walk or soak; `npm test` runs everything.
+ * browser, GIMP, NATS, child-process bridges, docs walk or soak; `npm test` runs everything. The suite's settings
+ * are `vitest.config.ts`'s; only what runs differs (a merged config would add these files to all of them).
  */
-export default mergeConfig(
-  base,
-  defineConfig({
-    test: {
-      include: [
-        "test/architecture.test.ts",
-        "test/logger.test.ts",
-        "test/protocol/**/*.test.ts",
-        "test/methods/**/*.test.ts",
-        "test/files/**/*.test.ts",
-        "test/imports/**/*.test.ts",
-        "test/actors/**/*.test.ts",
-        "test/observability/**/*.test.ts",
-        "test/hosts/embedded/**/*.test.ts",
-        "test/conformance/**/*.test.ts",
-      ],
-      // Real photos through every cutout method: minutes of native work, not an edit-test loop's.
-      exclude: ["test/hosts/embedded/cutout-photos.test.ts"],
-      env: { BRIDGE_TEST_EDITORS: "embedded" },
-    },
-  }),
-);
+export default defineConfig({
+  test: {
+    ...base.test,
+    include: [
+      "test/architecture.test.ts",
+      "test/logger.test.ts",
+      "test/protocol/**/*.test.ts",
+      "test/methods/**/*.test.ts",
+      "test/files/**/*.test.ts",
+      "test/imports/**/*.test.ts",
+      "test/actors/**/*.test.ts",
+      "test/observability/**/*.test.ts",
+      "test/hosts/embedded/**/*.test.ts",
+      "test/conformance/**/*.test.ts",
+    ],
+    // Real photos through every cutout method: minutes of native work, not an edit-test loop's.
+    exclude: ["test/hosts/embedded/cutout-photos.test.ts", "**/node_modules/**"],
+    env: { BRIDGE_TEST_EDITORS: "embedded" },
+  },
+});

@@ -11,12 +11,18 @@ const run = promisify(execFile);
 
 /** Where the docs' commands talk to: the default address, free in the walk's own network namespace. */
 export const BRIDGE_URL = "http://127.0.0.1:7700";
-/** A command that has not finished by then is stuck (the slowest, a client command, takes about a second). */
-const COMMAND_TIMEOUT_MS = 60_000;
-/** Three GIMPs starting at once on a loaded two-core machine take about 15 s. */
-const READY_TIMEOUT_MS = 90_000;
-/** The bridge closes its editors before it exits; a GIMP asked to quit takes up to its 2 s grace, then is killed. */
-const EXIT_TIMEOUT_MS = 20_000;
+/** A command that has not finished by then is stuck (the slowest, a client command, takes about a second alone). */
+const COMMAND_TIMEOUT_MS = 120_000;
+/**
+ * Three GIMPs starting at once take about 15 s on a loaded two-core machine, and minutes beside a whole test suite;
+ * only a broken start waits this out.
+ */
+const READY_TIMEOUT_MS = 240_000;
+/**
+ * The bridge closes its editors before it exits; a GIMP asked to quit takes up to its 2 s grace, then is killed,
+ * and a loaded machine stretches both. Only a bridge that does not exit waits this out.
+ */
+const EXIT_TIMEOUT_MS = 90_000;
 /** How often a wait on outside state (a port, /ready, /proc) looks again. */
 const POLL_MS = 50;
 

@@ -20,8 +20,11 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { http, printed } from "./machine.mjs";
 
-/** How long a served command's start-up line may follow its readiness (a loaded machine starts slower). */
-const BANNER_WAIT_MS = 30_000;
+/**
+ * How long a served command's start-up line may follow its readiness. Only a broken start waits it out: a GIMP
+ * page beside a whole test suite on two cores was seen past 30 s.
+ */
+const BANNER_WAIT_MS = 120_000;
 
 const which = (binary) =>
   promisify(execFile)("bash", ["-c", `command -v ${binary}`]).then(

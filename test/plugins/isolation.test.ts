@@ -71,7 +71,8 @@ describe.each(["worker", "process"] as const)("isolation %s", (isolation) => {
   });
 
   it("the plugin API is the same off the bridge's thread: params validated there, invoke crosses back, signals abort", async () => {
-    const h = await startOnSharedEditor({ plugins: [fixture("spinner")], pluginIsolation: isolation, limits: { pluginCallTimeoutMs: 200 } });
+    // Long enough for every call here to cross and come back on a loaded machine; spin:wait alone waits it out.
+    const h = await startOnSharedEditor({ plugins: [fixture("spinner")], pluginIsolation: isolation, limits: { pluginCallTimeoutMs: 3_000 } });
     const client = await h.connect("/ws/spinner");
     expect(await client.call("spin:echo", { n: 21 })).toBe(42);
     const bad = await client.send("spin:echo", { n: "x" });

@@ -1,11 +1,11 @@
 // `npm run build` (and `npm start`'s prestart, `npm ci`'s prepare): builds only what is stale. Each step keeps a
-// fingerprint of its inputs and outputs (paths, sizes, modification times) in dist/.build/stamps.json; a step
+// fingerprint of its inputs and outputs (paths and contents) in dist/.build/stamps.json; a step
 // whose fingerprint is unchanged is skipped, so a start after `npm ci` builds nothing and serves at once. When a
 // step does run, one line says which. The compiler itself is incremental (its build info in dist/.build, so
 // deleting dist/ starts afresh). `node scripts/build.mjs --force` rebuilds everything.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -30,12 +30,18 @@ let sourceList;
 /** The TypeScript sources, listed once: every step but the dashboard's reads them. */
 const sources = () => (sourceList ??= filesUnder("src", isTypeScript));
 
-/** A file's path, size and modification time; a missing file counts too (it must be made again). */
+/**
+ * The files' paths and contents; a missing file counts too (it must be made again). Contents, not modification
+ * times: a copy of the repository (the docs walk's fresh machine, a CI cache, a container's COPY) gives every file a
+ * new time but needs no build, and reading the sources costs tens of milliseconds.
+ */
 function fingerprint(paths) {
   const hash = createHash("sha256");
   for (const path of [...paths].sort()) {
-    const info = statSync(join(root, path), { throwIfNoEntry: false });
-    hash.update(`${path}\0${info === undefined ? "missing" : `${info.size}\0${info.mtimeMs}`}\n`);
+    const file = join(root, path);
+    hash.update(`${path}\0`);
+    hash.update(existsSync(file) ? readFileSync(file) : "missing");
+    hash.update("\n");
   }
   return hash.digest("hex");
 }

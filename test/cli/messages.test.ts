@@ -4,7 +4,8 @@ import { readFile } from "node:fs/promises";
 import { connect, createServer, type AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { CLIENT_USAGE, DEFAULT_BRIDGE_URL, EXIT_CODES, runClientCommand } from "../../src/client/cli.js";
+import { CLIENT_USAGE, DEFAULT_BRIDGE_URL, EXIT_CODES } from "../../src/client/cli.js";
+import { runCommand } from "../helpers/client-command.js";
 
 const BIN = fileURLToPath(new URL("../../bin/image-editor-bridge.js", import.meta.url));
 const README = new URL("../../README.md", import.meta.url);
@@ -19,17 +20,6 @@ async function runBin(args: string[]): Promise<{ code: number | null; stdout: st
   return { code, stdout, stderr };
 }
 
-async function client(argv: string[], env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = "";
-  let stderr = "";
-  const code = await runClientCommand(argv, {
-    stdout: { write: (text: string) => (stdout += text) },
-    stderr: { write: (text: string) => (stderr += text) },
-    env,
-    signal: new AbortController().signal,
-  });
-  return { code, stdout, stderr };
-}
 
 /** A loopback port nothing listens on. */
 async function closedPort(): Promise<number> {
@@ -54,7 +44,7 @@ async function defaultAddressTaken(): Promise<boolean> {
 
 describe("the command line's own messages", () => {
   it("an unknown option is one line naming the option, the command and its help, with exit status 2", async () => {
-    expect(await client(["call", "document:current", "--bogus"])).toEqual({ code: 2, stdout: "", stderr: "image-editor-bridge: unknown option --bogus for call; see call --help\n" });
+    expect(await runCommand(["call", "document:current", "--bogus"])).toEqual({ code: 2, stdout: "", stderr: "image-editor-bridge: unknown option --bogus for call; see call --help\n" });
     expect(await runBin(["serve", "--bogus"])).toEqual({ code: 2, stdout: "", stderr: "image-editor-bridge: unknown option --bogus for serve; see serve --help\n" });
     expect(await runBin(["mcp", "--bogus"])).toEqual({ code: 2, stdout: "", stderr: "image-editor-bridge: unknown option --bogus for mcp; see help\n" });
   });
@@ -70,10 +60,10 @@ describe("the command line's own messages", () => {
 
   it("a bridge unreachable at the default address hints at --url and BRIDGE_URL; one named by --url does not", async () => {
     if (await defaultAddressTaken()) return; // something answers there: not the case this test is about
-    const failed = await client(["health"]);
+    const failed = await runCommand(["health"]);
     expect(failed.code).toBe(EXIT_CODES.UNAVAILABLE);
     expect(failed.stderr).toMatch(/^image-editor-bridge: CONNECTION_FAILED: [\s\S]+\n {2}no bridge answers at http:\/\/127\.0\.0\.1:7700, the default: start one \(image-editor-bridge serve\), or give yours with --url or BRIDGE_URL\n$/);
-    const named = await client(["health", "--url", `http://127.0.0.1:${await closedPort()}`]);
+    const named = await runCommand(["health", "--url", `http://127.0.0.1:${await closedPort()}`]);
     expect(named.code).toBe(EXIT_CODES.UNAVAILABLE);
     expect(named.stderr).not.toContain("--url");
   });

@@ -12,24 +12,8 @@ import { eventually } from "../helpers/gc.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
 import { connect, onCleanup, waitForServerState } from "./_support.js";
 import { until } from "../helpers/until.js";
+import { runCommand } from "../helpers/client-command.js";
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-async function run(argv: string[], env: Record<string, string> = {}, signal?: AbortSignal): Promise<Run> {
-  let stdout = "";
-  let stderr = "";
-  const code = await runClientCommand(argv, {
-    stdout: { write: (t: string) => (stdout += t) },
-    stderr: { write: (t: string) => (stderr += t) },
-    env,
-    signal: signal ?? new AbortController().signal,
-  });
-  return { code, stdout, stderr };
-}
 
 async function tempDir(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), "ieb-cli-"));
@@ -40,11 +24,11 @@ async function tempDir(): Promise<string> {
 describe("client commands", () => {
   it("call prints a method's result; --json prints it on one line", async () => {
     const { bridge } = await startOnSharedEditor();
-    const pretty = await run(["call", "document:current", "--url", bridge.url]);
+    const pretty = await runCommand(["call", "document:current", "--url", bridge.url]);
     expect(pretty).toMatchObject({ code: 0, stderr: "" });
     expect(JSON.parse(pretty.stdout)).toMatchObject({ name: "Sample", width: 800 });
     expect(pretty.stdout.split("\n").length).toBeGreaterThan(3);
-    const json = await run(["call", "document:current", "--json"], { BRIDGE_URL: bridge.url });
+    const json = await runCommand(["call", "document:current", "--json"], { BRIDGE_URL: bridge.url });
     expect(json.stdout.trim().split("\n")).toHaveLength(1);
     expect(JSON.parse(json.stdout)).toMatchObject({ name: "Sample" });
   });
@@ -52,9 +36,9 @@ describe("client commands", () => {
   it("call takes params as JSON or as --param k=v with dotted keys", async () => {
     const { bridge } = await startOnSharedEditor();
     const rect = { x: 1, y: 2, width: 30, height: 40 };
-    const viaJson = await run(["call", "selection:set", JSON.stringify({ rect }), "--url", bridge.url, "--json"]);
+    const viaJson = await runCommand(["call", "selection:set", JSON.stringify({ rect }), "--url", bridge.url, "--json"]);
     expect(JSON.parse(viaJson.stdout)).toEqual(rect);
-    const viaParams = await run([
+    const viaParams = await runCommand([
       "call",
       "selection:set",
       "--url",
@@ -76,14 +60,14 @@ describe("client commands", () => {
   it("call --progress prints the bridge's progress reports on stderr; an interrupt cancels the call on the bridge", async () => {
     const harness = await startOnSharedEditor();
     const script = `progress(0.5, "half way"); 1`;
-    const reported = await run(["call", "jsx:run", JSON.stringify({ script }), "--progress", "--url", harness.bridge.url]);
+    const reported = await runCommand(["call", "jsx:run", JSON.stringify({ script }), "--progress", "--url", harness.bridge.url]);
     expect(reported).toMatchObject({ code: 0 });
     expect(reported.stderr).toContain("progress 50% half way\n");
-    const asJson = await run(["call", "jsx:run", JSON.stringify({ script }), "--progress", "--json", "--url", harness.bridge.url]);
+    const asJson = await runCommand(["call", "jsx:run", JSON.stringify({ script }), "--progress", "--json", "--url", harness.bridge.url]);
     expect(JSON.parse(asJson.stderr.split("\n")[0]!)).toEqual({ progress: { progress: 0.5, total: 1, message: "half way" } });
 
     const interrupt = new AbortController();
-    const running = run(["call", "jsx:run", JSON.stringify({ script: "for(;;){}", timeoutMs: 60_000 }), "--url", harness.bridge.url], {}, interrupt.signal);
+    const running = runCommand(["call", "jsx:run", JSON.stringify({ script: "for(;;){}", timeoutMs: 60_000 }), "--url", harness.bridge.url], {}, interrupt.signal);
     const busy = async (): Promise<number> => ((await (await harness.http("/status")).json()) as { editors: Array<{ running: number }> }).editors[0]!.running;
     await until(busy, (running) => running > 0, { what: "the script running" });
     interrupt.abort();
@@ -96,11 +80,11 @@ describe("client commands", () => {
 
   it("a failing call exits 1 with the error code and message on stderr", async () => {
     const { bridge } = await startOnSharedEditor();
-    const missing = await run(["call", "layer:getInfoById", "--param", "layerId=999999", "--url", bridge.url]);
+    const missing = await runCommand(["call", "layer:getInfoById", "--param", "layerId=999999", "--url", bridge.url]);
     expect(missing.code).toBe(1);
     expect(missing.stdout).toBe("");
     expect(missing.stderr).toMatch(/^image-editor-bridge: LAYER_NOT_FOUND: .+/);
-    const unknown = await run(["call", "no:such", "--url", bridge.url, "--json"]);
+    const unknown = await runCommand(["call", "no:such", "--url", bridge.url, "--json"]);
     expect(unknown.code).toBe(1);
     expect(JSON.parse(unknown.stderr)).toMatchObject({ error: { code: "UNKNOWN_METHOD" } });
   });
@@ -108,27 +92,27 @@ describe("client commands", () => {
   it("an unreachable bridge exits 3, a wrong token 1, a bad command line 2", async () => {
     const harness = await startOnSharedEditor({ token: "t0ken" });
     const url = harness.bridge.url;
-    const denied = await run(["call", "getServerInfo", "--url", url, "--token", "nope"]);
+    const denied = await runCommand(["call", "getServerInfo", "--url", url, "--token", "nope"]);
     expect(denied.code).toBe(1);
     expect(denied.stderr).toMatch(/UNAUTHORIZED/);
-    const allowed = await run(["call", "getServerInfo", "--url", url, "--json"], { BRIDGE_TOKEN: "t0ken" });
+    const allowed = await runCommand(["call", "getServerInfo", "--url", url, "--json"], { BRIDGE_TOKEN: "t0ken" });
     expect(allowed.code).toBe(0);
     await harness.bridge.close();
-    const down = await run(["health", "--url", url]);
+    const down = await runCommand(["health", "--url", url]);
     expect(down.code).toBe(3);
     expect(down.stderr).toMatch(/CONNECTION_FAILED/);
-    const call = await run(["call", "getServerInfo", "--url", url]);
+    const call = await runCommand(["call", "getServerInfo", "--url", url]);
     expect(call.code).toBe(3);
-    expect((await run(["call"])).code).toBe(2);
-    expect((await run(["call", "x", "{not json"])).stderr).toMatch(/not valid JSON/);
-    expect((await run(["export-document"])).code).toBe(2);
-    expect((await run(["subscribe", "--count", "0", "x"])).stderr).toMatch(/--count expects a positive integer/);
+    expect((await runCommand(["call"])).code).toBe(2);
+    expect((await runCommand(["call", "x", "{not json"])).stderr).toMatch(/not valid JSON/);
+    expect((await runCommand(["export-document"])).code).toBe(2);
+    expect((await runCommand(["subscribe", "--count", "0", "x"])).stderr).toMatch(/--count expects a positive integer/);
   });
 
   it("subscribe --count n prints n events as JSON lines and exits 0", async () => {
     const harness = await startOnSharedEditor();
     const observer = connect(harness.bridge.url);
-    const running = run(["subscribe", "selection:changed", "--count", "2", "--url", harness.bridge.url]);
+    const running = runCommand(["subscribe", "selection:changed", "--count", "2", "--url", harness.bridge.url]);
     // Wait until the command's client has subscribed, as seen by the bridge.
     for (;;) {
       const { clients } = await observer.server.clients();
@@ -149,7 +133,7 @@ describe("client commands", () => {
     const harness = await startOnSharedEditor();
     const observer = connect(harness.bridge.url);
     const controller = new AbortController();
-    const running = run(["subscribe", "#ready", "--url", harness.bridge.url], {}, controller.signal);
+    const running = runCommand(["subscribe", "#ready", "--url", harness.bridge.url], {}, controller.signal);
     let id: string | undefined;
     for (;;) {
       const { clients } = await observer.server.clients();
@@ -166,22 +150,22 @@ describe("client commands", () => {
 
   it("--name names the command's client in server:clients; a name the bridge would refuse is a usage error", async () => {
     const { bridge } = await startOnSharedEditor();
-    const listed = await run(["call", "server:clients", "--name", "cli-probe", "--json", "--url", bridge.url]);
+    const listed = await runCommand(["call", "server:clients", "--name", "cli-probe", "--json", "--url", bridge.url]);
     expect(listed).toMatchObject({ code: 0, stderr: "" });
     expect(JSON.parse(listed.stdout).clients).toEqual([expect.objectContaining({ name: "cli-probe", state: "attached" })]);
-    const bad = await run(["call", "getServerInfo", "--name", "x".repeat(65), "--url", bridge.url]);
+    const bad = await runCommand(["call", "getServerInfo", "--name", "x".repeat(65), "--url", bridge.url]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--name: name must be 1 to 64 characters/);
   });
 
   it("health reads /ready: ok exits 0; plugins lists the loaded ones", async () => {
     const { bridge } = await startOnSharedEditor();
-    const health = await run(["health", "--url", bridge.url]);
+    const health = await runCommand(["health", "--url", bridge.url]);
     expect(health).toMatchObject({ code: 0, stdout: "ok · editors 1/1 ready · plugins 0 loaded, 0 failed\n" });
-    expect(JSON.parse((await run(["health", "--json", "--url", bridge.url])).stdout)).toMatchObject({ status: "ok", reasons: [] });
-    expect((await run(["plugins", "--url", bridge.url])).stdout).toBe("no plugins loaded\n");
-    expect(JSON.parse((await run(["plugins", "--json", "--url", bridge.url])).stdout)).toEqual({ plugins: [], failed: [] });
-    const missing = await run(["plugins", "nope", "--url", bridge.url]);
+    expect(JSON.parse((await runCommand(["health", "--json", "--url", bridge.url])).stdout)).toMatchObject({ status: "ok", reasons: [] });
+    expect((await runCommand(["plugins", "--url", bridge.url])).stdout).toBe("no plugins loaded\n");
+    expect(JSON.parse((await runCommand(["plugins", "--json", "--url", bridge.url])).stdout)).toEqual({ plugins: [], failed: [] });
+    const missing = await runCommand(["plugins", "nope", "--url", bridge.url]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/PLUGIN_NOT_FOUND/);
   });
@@ -189,15 +173,15 @@ describe("client commands", () => {
   it("a failed plugin makes health degraded (exit 5) and is named by health and plugins", async () => {
     const plugin = (name: string): string => fileURLToPath(new URL(`../plugins/fixtures/${name}`, import.meta.url));
     const { bridge } = await startOnSharedEditor({ plugins: [plugin("import-throws"), plugin("stats")] });
-    const health = await run(["health", "--url", bridge.url]);
+    const health = await runCommand(["health", "--url", bridge.url]);
     expect(health.code).toBe(5);
     expect(health.stdout).toMatch(/^degraded · editors 1\/1 ready · plugins 1 loaded, 1 failed\n/);
     expect(health.stdout).toContain("  degraded: 1 plugin failed to load\n");
     expect(health.stdout).toMatch(/ {2}- plugin import-throws failed: .*boom at import/);
-    const list = await run(["plugins", "--url", bridge.url]);
+    const list = await runCommand(["plugins", "--url", bridge.url]);
     expect(list.code).toBe(5);
     expect(list.stdout).toMatch(/^stats\nimport-throws FAILED: .*boom at import.* \(.*fixtures\/import-throws\)\n$/);
-    const json = JSON.parse((await run(["plugins", "--json", "--url", bridge.url])).stdout) as { plugins: unknown[]; failed: { id: string }[] };
+    const json = JSON.parse((await runCommand(["plugins", "--json", "--url", bridge.url])).stdout) as { plugins: unknown[]; failed: { id: string }[] };
     expect(json.plugins).toEqual([{ id: "stats" }]);
     expect(json.failed.map((f) => f.id)).toEqual(["import-throws"]);
   });
@@ -207,7 +191,7 @@ describe("client commands", () => {
     const harness = await startOnSharedEditor({ host });
     host.lose("editor crashed", 1_000_000);
     await eventually(async () => (await harness.http("/ready")).status === 503, "/ready to say down");
-    const health = await run(["health", "--url", harness.bridge.url]);
+    const health = await runCommand(["health", "--url", harness.bridge.url]);
     expect(health.code).toBe(3);
     expect(health.stdout).toMatch(/^down · editors 0\/1 ready/);
     expect(health.stdout).toMatch(/ {2}down: no editor is ready \(scripted (backoff|connecting)\)\n/);
@@ -218,12 +202,12 @@ describe("client commands", () => {
     const { bridge } = await startOnSharedEditor();
     const dir = await tempDir();
     const png = join(dir, "doc.png");
-    const result = await run(["export-document", "-o", png, "--url", bridge.url]);
+    const result = await runCommand(["export-document", "-o", png, "--url", bridge.url]);
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^wrote .*doc\.png \(800×600 png, \d+ bytes\)/);
     expect(await sharp(await readFile(png)).metadata()).toMatchObject({ format: "png", width: 800, height: 600 });
     const jpeg = join(dir, "small.out");
-    const json = await run(["export-document", "-o", jpeg, "--format", "jpeg", "--max-size", "100", "--json", "--url", bridge.url]);
+    const json = await runCommand(["export-document", "-o", jpeg, "--format", "jpeg", "--max-size", "100", "--json", "--url", bridge.url]);
     expect(JSON.parse(json.stdout)).toMatchObject({ format: "jpeg", width: 100 });
     expect(await sharp(await readFile(jpeg)).metadata()).toMatchObject({ format: "jpeg", width: 100 });
   });
@@ -248,7 +232,7 @@ describe("client commands", () => {
 
 describe("client command line checks", () => {
   it("call --help lists every built-in method and points to methods <name>", async () => {
-    const help = await run(["call", "--help"]);
+    const help = await runCommand(["call", "--help"]);
     expect(help).toMatchObject({ code: 0, stderr: "" });
     for (const name of ["document:current", "layer:getInfoById", "image:exportLayer", "selection:set"]) {
       expect(help.stdout).toMatch(new RegExp(`^  ${name}$`, "m"));
@@ -264,20 +248,20 @@ describe("client command line checks", () => {
       [["call", "document:current", "--count", "1"], "call does not take --count"],
       [["export-document", "-o", "x.png", "--layer-id", "3"], "export-document does not take --layer-id"],
     ] as const) {
-      const result = await run([...argv]);
+      const result = await runCommand([...argv]);
       expect(result.code).toBe(2);
       expect(result.stderr).toContain(`image-editor-bridge: ${message}\n`);
     }
   });
 
   it("a bad --url or BRIDGE_URL is a usage error (exit 2) naming the schemes it takes", async () => {
-    const scheme = await run(["health", "--url", "localhost:7700"]);
+    const scheme = await runCommand(["health", "--url", "localhost:7700"]);
     expect(scheme.code).toBe(2);
     expect(scheme.stderr).toMatch(/^image-editor-bridge: --url: Unsupported URL scheme "localhost:" \(expected http, https, ws or wss\)/);
-    const port = await run(["call", "document:current", "--url", "7700"]);
+    const port = await runCommand(["call", "document:current", "--url", "7700"]);
     expect(port.code).toBe(2);
     expect(port.stderr).toMatch(/--url: Not a URL: "7700" \(expected e\.g\. http:\/\/127\.0\.0\.1:7700/);
-    const env = await run(["health"], { BRIDGE_URL: "ftp://127.0.0.1:7700" });
+    const env = await runCommand(["health"], { BRIDGE_URL: "ftp://127.0.0.1:7700" });
     expect(env.code).toBe(2);
     expect(env.stderr).toMatch(/^image-editor-bridge: BRIDGE_URL: Unsupported URL scheme "ftp:"/);
   });
@@ -286,13 +270,13 @@ describe("client command line checks", () => {
     const { bridge } = await startOnSharedEditor();
     const dir = await tempDir();
     const file = join(dir, "layer.webp");
-    const result = await run(["call", "image:exportLayer", "--param", "format=webp", "-o", file, "--url", bridge.url]);
+    const result = await runCommand(["call", "image:exportLayer", "--param", "format=webp", "-o", file, "--url", bridge.url]);
     expect(result).toMatchObject({ code: 0, stderr: "" });
     expect(result.stdout).toMatch(/^wrote .*layer\.webp \(\d+×\d+ webp, \d+ bytes\)\n$/);
     expect(await sharp(await readFile(file)).metadata()).toMatchObject({ format: "webp" });
-    const json = await run(["call", "image:exportDocument", "-o", join(dir, "doc.png"), "--json", "--url", bridge.url]);
+    const json = await runCommand(["call", "image:exportDocument", "-o", join(dir, "doc.png"), "--json", "--url", bridge.url]);
     expect(JSON.parse(json.stdout)).toMatchObject({ path: join(dir, "doc.png"), mediaType: "image/png", format: "png", width: 800, height: 600 });
-    const none = await run(["call", "document:current", "-o", join(dir, "doc.json"), "--url", bridge.url]);
+    const none = await runCommand(["call", "document:current", "-o", join(dir, "doc.json"), "--url", bridge.url]);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain("-o writes a returned image, but document:current returned no image (no data URI)");
   });
@@ -300,17 +284,17 @@ describe("client command line checks", () => {
   it("export-layer writes one layer's image: the active one, or by --layer-id or --layer-index", async () => {
     const { bridge } = await startOnSharedEditor();
     const dir = await tempDir();
-    const layers = JSON.parse((await run(["call", "document:layers", "--json", "--url", bridge.url])).stdout) as Array<{ id: number; rect: { width: number } }>;
-    const byId = await run(["export-layer", "-o", join(dir, "by-id.png"), "--layer-id", String(layers[1]!.id), "--url", bridge.url]);
+    const layers = JSON.parse((await runCommand(["call", "document:layers", "--json", "--url", bridge.url])).stdout) as Array<{ id: number; rect: { width: number } }>;
+    const byId = await runCommand(["export-layer", "-o", join(dir, "by-id.png"), "--layer-id", String(layers[1]!.id), "--url", bridge.url]);
     expect(byId.code).toBe(0);
     expect(await sharp(await readFile(join(dir, "by-id.png"))).metadata()).toMatchObject({ format: "png", width: layers[1]!.rect.width });
-    const byIndex = await run(["export-layer", "-o", join(dir, "by-index.jpg"), "--layer-index", "0", "--json", "--url", bridge.url]);
+    const byIndex = await runCommand(["export-layer", "-o", join(dir, "by-index.jpg"), "--layer-index", "0", "--json", "--url", bridge.url]);
     expect(JSON.parse(byIndex.stdout)).toMatchObject({ format: "jpeg", width: layers[0]!.rect.width });
-    expect((await run(["export-layer", "-o", join(dir, "active.png"), "--url", bridge.url])).code).toBe(0);
-    const both = await run(["export-layer", "-o", "x.png", "--layer-id", "1", "--layer-index", "0"]);
+    expect((await runCommand(["export-layer", "-o", join(dir, "active.png"), "--url", bridge.url])).code).toBe(0);
+    const both = await runCommand(["export-layer", "-o", "x.png", "--layer-id", "1", "--layer-index", "0"]);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain("export-layer takes --layer-id or --layer-index, not both");
-    const missing = await run(["export-layer", "-o", join(dir, "x.png"), "--layer-id", "999999", "--url", bridge.url]);
+    const missing = await runCommand(["export-layer", "-o", join(dir, "x.png"), "--layer-id", "999999", "--url", bridge.url]);
     expect(missing.code).toBe(1);
     expect(missing.stderr).toMatch(/LAYER_NOT_FOUND/);
   });
@@ -319,10 +303,10 @@ describe("client command line checks", () => {
     const { bridge } = await startOnSharedEditor();
     const dir = await tempDir();
     const target = join(dir, "no-such-folder", "doc.png");
-    const failed = await run(["export-document", "-o", target, "--url", bridge.url]);
+    const failed = await runCommand(["export-document", "-o", target, "--url", bridge.url]);
     expect(failed).toMatchObject({ code: 4, stdout: "" });
     expect(failed.stderr).toBe(`image-editor-bridge: cannot write ${target}: ENOENT (the folder does not exist)\n`);
-    const json = await run(["call", "image:exportDocument", "-o", dir, "--json", "--url", bridge.url]);
+    const json = await runCommand(["call", "image:exportDocument", "-o", dir, "--json", "--url", bridge.url]);
     expect(json.code).toBe(4);
     expect(JSON.parse(json.stderr)).toEqual({ error: { code: "LOCAL_FILE", message: `cannot write ${dir}: EISDIR (it is a folder)` } });
   });

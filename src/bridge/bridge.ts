@@ -1,13 +1,8 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { resolve as resolvePath } from "node:path";
-import { setImmediate as nextTick } from "node:timers/promises";
-import { toNodeHandler } from "h3";
-import { createActor } from "xstate";
-import { bridgeMachine } from "./bridge.machine.js";
 import { ClientRegistry } from "../actors/clients/registry.js";
 import { Dispatcher } from "../calls/dispatcher.js";
 import type { HostSession } from "../actors/editors/host-session.js";
+import { Lifecycle } from "./lifecycle.js";
 import { DEFAULT_LISTEN, type BridgeOptions } from "./options.js";
 import { createFilePolicy, UNCONFINED, type FileAccess, type FilePolicy } from "../files/index.js";
 import { bridgeLimits, clusterCalls, clusterResume, editorHosts, editorPool } from "./editors.js";
@@ -17,34 +12,23 @@ import type { ImportPolicy } from "../imports/index.js";
 import type { Limits } from "../limits.js";
 import { isLoopbackHost } from "../loopback.js";
 import { silentLogger } from "../logger.js";
-import { BUILTIN_METHODS, isWireImage, methodTable, type BridgeServices } from "../methods/index.js";
+import { BUILTIN_METHODS, methodTable, type BridgeServices } from "../methods/index.js";
 import { PluginHost } from "../plugins/index.js";
-import { BridgeError, PROTOCOL_VERSION, type ClosingReason, type EditorSummary, type ServerInfo } from "../protocol/index.js";
-import { healthView, readinessView, statusView } from "./status.js";
-import { createHttpApp } from "../transports/http/app.js";
+import { BridgeError, type ClosingReason, type EditorSummary } from "../protocol/index.js";
+import { bridgeViews, serverInfoView } from "./status.js";
 import { addressCounter } from "../transports/client-address.js";
-import { withFastPath } from "../transports/http/fast-path.js";
 import { createEventStreams } from "../transports/http/sse.js";
 import { eventSources } from "../events/sources.js";
 import { EventLog } from "../events/log.js";
 import { EventFollowing } from "../events/follow.js";
 import { Admission } from "../actors/clients/admission.js";
 import type { PluginsPort } from "../plugins/port.js";
-import type { BridgeViews } from "../transports/views.js";
 import type { SecurityOptions } from "../transports/security.js";
 import { WebhookRegistry } from "../events/webhooks.js";
 import { createMcpHttp, inProcessBackend, type McpHttp } from "../mcp/index.js";
-import {
-  checkConnectionLimits,
-  checkTrustProxy,
-  connectionsCheckingInterval,
-  guardConnections,
-  TRUST_LOOPBACK,
-  type ConnectionGate,
-} from "../transports/connections.js";
-import { attachWebSocket, WS_PATH, type WsTransport } from "../transports/ws/server.js";
-import { inboundBudgetFor, type InboundBudget } from "../transports/inbound.js";
-import { PACKAGE } from "../version.js";
+import { checkConnectionLimits, checkTrustProxy, TRUST_LOOPBACK } from "../transports/connections.js";
+import { listen } from "../transports/listener.js";
+import { WS_PATH } from "../transports/ws/server.js";
 
 
 /** Plugin ids that would shadow the bridge's own paths (`/plugins/health`, top-level route segments). */
@@ -56,9 +40,6 @@ const FIXED_RESERVED_IDS = ["health", "ready", "status", "ws", "plugins", "schem
  * parse for speed.
  */
 const CHECK_RESULTS_BY_DEFAULT = process.env["NODE_ENV"] === "development" || process.env["NODE_ENV"] === "test";
-
-/** How long an idle HTTP keep-alive connection stays open: long enough for a polling client, short enough to free sockets. */
-const HTTP_KEEP_ALIVE_MS = 5_000;
 
 export interface Bridge {
   start(): Promise<void>;
@@ -131,6 +112,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
   checkClusterCredentials(listenHost, options);
   checkConnectionLimits(limits);
   const trustProxy = checkTrustProxy(options.trustProxy === true ? [TRUST_LOOPBACK] : options.trustProxy || []);
+  const countLoopback = options.countLoopbackPerAddress === true;
   const roots = options.files?.roots ?? [];
   // Until start() has followed the roots' symlinks, their plain absolute form confines (fails closed).
   let filePolicy: FilePolicy = roots.length === 0 ? UNCONFINED : { roots: roots.map((root) => resolvePath(root)) };
@@ -155,13 +137,10 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
   const { pool, cluster } = editorPool(options, hosts, limits, log);
   // The first editor's kind is the bridge's (`getServerInfo.editor`); a front door's stand-in says "none".
   const host: HostAdapter = hosts[0] ?? pool.first.host;
-  const actor = createActor(bridgeMachine).start();
   const crossing = clusterCalls(cluster, pool, log);
-  const session = pool.first.session;
   // Bridge-wide events (`#ready`, `#closing`) go out through the first editor's bus.
   const bus = pool.first.bus;
   const sources = eventSources(bus, pool, () => plugins);
-  let port = 0;
   const allMethods = [...BUILTIN_METHODS, ...(options.methods ?? [])];
   const reservedIds = new Set([...FIXED_RESERVED_IDS, ...allMethods.flatMap((m) => (m.http ? [m.http.path.split("/")[1]!.toLowerCase()] : []))]);
   const clients: ClientRegistry = new ClientRegistry(
@@ -174,28 +153,16 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     },
     pool,
   );
-  // Mirrored on change: read on every request.
-  let running = false;
-  actor.subscribe((snapshot) => {
-    running = snapshot.matches("running");
-  });
-  const accepting = (): boolean => running;
+  const accepting = (): boolean => lifecycle.running;
+  const statusSources = { pool, clients, files, cluster, startedAt: Date.now(), calls: () => dispatcher.metrics.recentCalls(), disabledWebhooks: () => webhooks.disabled().length, get plugins() {
+    return plugins;
+  } };
   const services: BridgeServices = {
     limits,
     files,
     imports,
     scriptDirs: options.scriptDirs ?? [],
-    serverInfo: (): ServerInfo => ({
-      name: PACKAGE.name,
-      version: PACKAGE.version,
-      protocolVersion: PROTOCOL_VERSION,
-      editor: host.kind,
-      editors: pool.summaries(),
-      plugins: plugins.list(),
-      filesRoots: filePolicy.roots === null ? null : [...filePolicy.roots],
-      ...(session.hostVersion !== undefined ? { hostVersion: session.hostVersion } : {}),
-      ...(cluster !== undefined ? { cluster: cluster.info() } : {}),
-    }),
+    serverInfo: () => serverInfoView(statusSources, host.kind),
     clients: () => clients.list().map((c) => c.summary()),
     selectionWatch: (editorId) => pool.stateStream(editorId, "selection:changed")!,
     get webhooks() {
@@ -231,13 +198,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     {
       limits,
       log,
-      invoke: async (pluginId, method, params, invokeOptions) => {
-        const editorId = invokeOptions?.editor;
-        if (editorId !== undefined) pool.get(editorId); // an unknown editor is the plugin's BAD_REQUEST
-        const result = await dispatcher.call({ lane: `plugin:${pluginId}`, client: null, endpoint: "root", editorId }, method, params);
-        // Plugins see results exactly as a WS client would (images as data URIs).
-        return isWireImage(result) ? result.toJSON() : result;
-      },
+      invoke: (pluginId, method, params, invokeOptions) => dispatcher.callForPlugin(pluginId, method, params, invokeOptions?.editor),
       mainStream: (type) => sources.main(type),
       mainTypes: () => pool.acceptedTypes(),
     },
@@ -254,15 +215,13 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
       return use === undefined ? [] : [{ id: editor.id, usedBytes: use.usedBytes, budgetBytes: use.budgetBytes }];
     }),
     clients: () => clients.list(),
-    connections: () => connections?.counts(),
+    connections: () => lifecycle.port?.connections.counts(),
     eventStreams: () => events.counts,
     plugins: () => [
       ...plugins.list().map(({ id }) => ({ id, ok: !Object.values(plugins.health(id).checks ?? {}).includes("failed") })),
       ...plugins.failures().map(({ id }) => ({ id, ok: false })),
     ],
   });
-  const resumeElsewhere = clusterResume(cluster, clients, pool, services.eventStream);
-  const views = { pool, clients, plugins, files, cluster, startedAt: Date.now(), calls: () => dispatcher.metrics.recentCalls(), disabledWebhooks: () => webhooks.disabled().length };
   // The transports' ports: the clients' door, the calls (the dispatcher), the event log, the plugins, the views.
   const admission = new Admission(clients, {
     log,
@@ -270,7 +229,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     checkEditor: (editorId) => pool.refusal(editorId),
     endpointError: (endpoint) => (endpoint === "root" ? null : plugins.endpointError(endpoint)),
     admitToPlugin: (endpoint, clientId) => plugins.admit(endpoint, clientId),
-    resumeElsewhere,
+    resumeElsewhere: clusterResume(cluster, clients, pool, services.eventStream),
   });
   const pluginsPort: PluginsPort = {
     endpointError: (endpoint) => (endpoint === "root" ? null : plugins.endpointError(endpoint)),
@@ -279,20 +238,20 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     contracts: () => plugins.contracts(),
     health: (id) => plugins.health(id),
   };
-  const bridgeViews: BridgeViews = {
-    server: { name: PACKAGE.name, version: PACKAGE.version },
-    health: () => healthView(views),
-    readiness: () => readinessView(views, running),
-    status: () => ({
-      ...statusView(views, running),
-      eventStreams: { ...events.counts },
-      webhooks: { ...webhooks.counts, hooks: webhooks.list() },
-      ...(connections !== undefined ? { connections: connections.counts() } : {}),
-      ...(inbound !== undefined ? { inbound: inbound.counts() } : {}),
-      ...(mcp !== undefined ? { mcp: mcp.counts() } : {}),
-    }),
-    metrics: () => dispatcher.metrics.render(),
-  };
+  const views = bridgeViews(
+    statusSources,
+    accepting,
+    () => {
+      const listener = lifecycle.port;
+      return {
+        eventStreams: { ...events.counts },
+        webhooks: { ...webhooks.counts, hooks: webhooks.list() },
+        ...(listener !== undefined ? { connections: listener.connections.counts(), inbound: listener.inbound.counts() } : {}),
+        ...(mcp !== undefined ? { mcp: mcp.counts() } : {}),
+      };
+    },
+    () => dispatcher.metrics.render(),
+  );
   const security: SecurityOptions = { token: options.token, allowOrigins: options.allowOrigins ?? [], allowHosts: options.allowHosts ?? [], listenHost, publicHealth: options.publicHealth === true };
 
   // The MCP endpoint's sessions call the dispatcher like a WS client, each on its own lane.
@@ -311,7 +270,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
           maxSessions: limits.mcpMaxSessions,
           maxSessionsPerAddress: limits.mcpMaxSessionsPerAddress,
           sessionIdleMs: limits.mcpSessionIdleMs,
-          addressOf: addressCounter({ trustProxy, countLoopback: options.countLoopbackPerAddress === true }),
+          addressOf: addressCounter({ trustProxy, countLoopback }),
           maxImageBytes: limits.mcpMaxImageBytes,
           log,
         });
@@ -331,99 +290,58 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     log,
   );
 
-  let server: Server | undefined;
-  let ws: WsTransport | undefined;
-  let connections: ConnectionGate | undefined;
-  let inbound: InboundBudget | undefined;
-  let closing: Promise<void> | undefined;
   const displayHost = listenHost.includes(":") ? `[${listenHost}]` : listenHost;
+  const lifecycle: Lifecycle = new Lifecycle({
+    log,
+    shutdownGraceMs: limits.shutdownGraceMs,
+    cluster,
+    pool,
+    plugins,
+    webhooks,
+    hooks: options.webhooks?.hooks ?? [],
+    eventLog,
+    mcp,
+    clients,
+    bus,
+    // Before anything starts: a root that does not exist is a configuration error, not a half-started bridge.
+    prepare: async () => {
+      filePolicy = await createFilePolicy(roots);
+    },
+    listen: () =>
+      listen(listenHost, listenPort, {
+        calls: dispatcher,
+        plugins: pluginsPort,
+        views,
+        limits,
+        security,
+        clients: admission,
+        mcp,
+        events,
+        connectionOptions: { trustProxy, countLoopback },
+        log,
+      }),
+    editorKind: host.kind,
+    url: (port) => `http://${displayHost}:${port}`,
+  });
 
   return {
     host,
     limits,
-    hostStatus: () => session.status(),
+    hostStatus: () => pool.first.session.status(),
     editors: () => pool.summaries(),
     get filesRoots() {
       return filePolicy.roots;
     },
     get port() {
-      return port;
+      return lifecycle.port?.port ?? 0;
     },
     get url() {
-      return `http://${displayHost}:${port}`;
+      return `http://${displayHost}:${this.port}`;
     },
     get wsUrl() {
-      return `ws://${displayHost}:${port}${WS_PATH}`;
+      return `ws://${displayHost}:${this.port}${WS_PATH}`;
     },
-    async start() {
-      if (!actor.getSnapshot().matches("idle")) throw new BridgeError("BAD_REQUEST", "The bridge was already started");
-      // Before anything starts: a root that does not exist is a configuration error, not a half-started bridge.
-      filePolicy = await createFilePolicy(roots);
-      actor.send({ type: "START" });
-      try {
-        // Joined first, so documents get ids of this bridge's cluster range; NATS down delays this (bounded) only.
-        await cluster?.start();
-        // An editor not reachable yet was logged once by its session and is retried in the background.
-        await pool.start();
-        // Before listening, so `/plugins`, `getServerInfo` and `#ready` are complete from the first request.
-        await plugins.load();
-        // The operator's webhooks, then those kept from before a restart: a bad one fails the start.
-        await webhooks.load(options.webhooks?.hooks ?? []);
-        const listening = createServer({ connectionsCheckingInterval: connectionsCheckingInterval(limits) });
-        server = listening;
-        listening.keepAliveTimeout = HTTP_KEEP_ALIVE_MS;
-        // Sockets are counted and capped before any request or upgrade is read.
-        connections = guardConnections(listening, limits, { trustProxy, countLoopback: options.countLoopbackPerAddress === true }, log);
-        // WS frames and HTTP bodies of every accepted socket draw from one budget of bytes being received.
-        inbound = inboundBudgetFor(listening, limits);
-        const http = { calls: dispatcher, plugins: pluginsPort, views: bridgeViews, limits, security };
-        listening.on("request", connections.requests(withFastPath(http, toNodeHandler(createHttpApp(http, mcp, events)))));
-        ws = attachWebSocket(listening, { clients: admission, calls: dispatcher, limits, security, server: bridgeViews.server }, connections);
-        await new Promise<void>((resolve, reject) => {
-          listening.once("error", reject);
-          listening.listen(listenPort, listenHost, () => {
-            listening.off("error", reject);
-            resolve();
-          });
-        });
-        port = (listening.address() as AddressInfo).port;
-      } catch (error) {
-        actor.send({ type: "FAILED" });
-        webhooks.close();
-        eventLog.close();
-        await plugins.stop("start-failed");
-        await pool.close();
-        await cluster?.stop();
-        throw error;
-      }
-      actor.send({ type: "STARTED" });
-      bus.emitReady({ port, plugins: plugins.list() });
-      log.info({ actor: "bridge", url: `http://${displayHost}:${port}`, editor: host.kind }, "bridge listening");
-    },
-    close(reason: ClosingReason = "process-exit") {
-      closing ??= (async () => {
-        const wasRunning = actor.getSnapshot().matches("running");
-        actor.send({ type: "CLOSE" });
-        if (wasRunning) bus.emitClosing({ reason });
-        await pool.close(limits.shutdownGraceMs);
-        await cluster?.stop();
-        await nextTick(); // let answers of the last calls reach their sockets before they close
-        await ws?.close();
-        await mcp?.close();
-        eventLog.close();
-        webhooks.close();
-        clients.disposeAll();
-        await plugins.stop(reason);
-        const listening = server;
-        if (listening !== undefined) {
-          listening.closeAllConnections();
-          await new Promise<void>((resolve) => listening.close(() => resolve()));
-        }
-        actor.send({ type: "CLOSED" });
-        actor.stop();
-        log.info({ actor: "bridge", reason }, "bridge closed");
-      })();
-      return closing;
-    },
+    start: () => lifecycle.start(),
+    close: (reason: ClosingReason = "process-exit") => lifecycle.close(reason),
   };
 }

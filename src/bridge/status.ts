@@ -7,7 +7,8 @@ import type { EditorPool } from "../actors/editors/pool.js";
 import type { ClusterNode } from "../cluster/node.js";
 import type { FileAccess } from "../files/index.js";
 import type { PluginHost } from "../plugins/index.js";
-import type { Health, Readiness, ReadinessReason, RecentCalls } from "../protocol/index.js";
+import { PROTOCOL_VERSION, type Health, type Readiness, type ReadinessReason, type RecentCalls, type ServerInfo } from "../protocol/index.js";
+import type { BridgeViews } from "../transports/views.js";
 import { PACKAGE } from "../version.js";
 
 export interface StatusSources {
@@ -22,6 +23,23 @@ export interface StatusSources {
   readonly disabledWebhooks?: () => number;
   /** The bridge's membership of a cluster, when it runs in one. */
   readonly cluster?: Pick<ClusterNode, "status" | "readiness" | "info"> | undefined;
+}
+
+/** `getServerInfo`: who answers, its editors (the first one's kind is the bridge's), plugins and files roots. */
+export function serverInfoView({ pool, plugins, files, cluster }: Pick<StatusSources, "pool" | "plugins" | "files" | "cluster">, editorKind: string): ServerInfo {
+  const session = pool.first.session;
+  const roots = files.policy.roots;
+  return {
+    name: PACKAGE.name,
+    version: PACKAGE.version,
+    protocolVersion: PROTOCOL_VERSION,
+    editor: editorKind,
+    editors: pool.summaries(),
+    plugins: plugins.list(),
+    filesRoots: roots === null ? null : [...roots],
+    ...(session.hostVersion !== undefined ? { hostVersion: session.hostVersion } : {}),
+    ...(cluster !== undefined ? { cluster: cluster.info() } : {}),
+  };
 }
 
 /** `GET /health`: liveness only, a small fixed body (no lists) cheap enough to poll hard. */
@@ -109,5 +127,24 @@ export function statusView(sources: StatusSources, accepting: boolean): Record<s
     },
     calls: calls(),
     ...(sources.cluster !== undefined ? { cluster: sources.cluster.status() } : {}),
+  };
+}
+
+/**
+ * The views the HTTP transport serves: `/status` is the detailed view plus what only the transports count (event
+ * streams, connections, bytes being received, MCP sessions) and the webhooks.
+ */
+export function bridgeViews(
+  sources: StatusSources,
+  accepting: () => boolean,
+  extra: () => Record<string, unknown>,
+  metrics: () => Promise<string>,
+): BridgeViews {
+  return {
+    server: { name: PACKAGE.name, version: PACKAGE.version },
+    health: () => healthView(sources),
+    readiness: () => readinessView(sources, accepting()),
+    status: () => ({ ...statusView(sources, accepting()), ...extra() }),
+    metrics,
   };
 }

@@ -135,6 +135,16 @@ export class Dispatcher implements CallsPort {
     }
   }
 
+  /**
+   * A plugin's call of a method (`ctx.invoke`), on the plugin's own lane: answered exactly as a WS client sees it
+   * (images as data URIs). An unknown `editor` is the plugin's `BAD_REQUEST`.
+   */
+  async callForPlugin(pluginId: string, name: string, params: unknown, editorId?: string): Promise<unknown> {
+    if (editorId !== undefined) this.pool.get(editorId);
+    const result = await this.call({ lane: `plugin:${pluginId}`, client: null, endpoint: "root", editorId }, name, params);
+    return isWireImage(result) ? result.toJSON() : result;
+  }
+
   /** Counts a finished call under its method, transport and editor (`all`: run on every editor; `none`: on no editor). */
   private record(caller: DispatchCaller, name: string, method: MethodDefinition | undefined, routed: RoutedControl, started: number, code: string | undefined): void {
     const editor = routed.editor ?? (method?.host === true && method.route === "all" && this.pool.editors.length > 1 ? "all" : "none");

@@ -6,7 +6,8 @@
 //             with BENCH_SOAK_THINK_MS (20) between calls, `document:current`, `layer:getInfoById` and a ≤ 64 px PNG
 //             `image:exportLayer` of the sample document; another client pings `GET /health` (a new connection)
 //             every 20 ms.
-//   soak:     the same, for BENCH_SOAK_SECONDS (60), while abusers run, each row on a thread of its own:
+//   soak:     the same, for BENCH_SOAK_SECONDS (60), while abusers run, each row on a thread of its own (of a child
+//             process at the lowest priority, or with BENCH_SOAK_ABUSERS_AT=inline of this process):
 //             1 open a 1×1 PSD declaring a 22000×22000 layer        2 create 3000×3000 documents until refused, import a
 //             tiny PNG at 8000×8000, close them, again              3 subscribe 20 sockets to previews, drop them, make
 //             10 preview events, again                              4 four clients each sending one 32 MiB frame, again
@@ -28,7 +29,7 @@
 //   node bench/soak.js                          (after `npm run build`)
 //   BENCH_SOAK_SECONDS=8 BENCH_SOAK_BASELINE_SECONDS=4 node bench/soak.js     a short check that it works
 //   BENCH_SOAK_ABUSES=8,12 node bench/soak.js   some rows only (the bridge gets row 9's and 11's flags only with them)
-import { spawn } from "node:child_process";
+import { fork, spawn } from "node:child_process";
 import { once } from "node:events";
 import { readdirSync, readFileSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -70,6 +71,17 @@ const BIG_FRAME_MIB = 48;
 /** Row 13: connect/drop loops, and the pause in each between two connections (at most ~400 a second in all). */
 const CHURN_LOOPS = 4;
 const CHURN_PAUSE_MS = 10;
+/**
+ * Where the abusers' own work runs (`BENCH_SOAK_ABUSERS_AT`). `inline` (the default, as every soak so far): threads
+ * of this process at normal priority, so on two cores what the abusers spend making their abuse (48 MiB frames,
+ * floods, thousands of sockets) competes with the bridge for the same cores. `nice`: a child process at the lowest
+ * priority, each row a thread of it, to tell the bridge's own cost of an abuse from the abusers': their work then
+ * takes a core only when the bridge and the normal clients leave it idle, so on a busy machine they abuse little —
+ * read the counts of what they were answered before reading the latencies.
+ */
+const ABUSERS_AT = process.env.BENCH_SOAK_ABUSERS_AT ?? "inline";
+/** The priority of the abusers' process: the lowest. */
+const ABUSER_NICENESS = 19;
 const RSS_EVERY_MS = 20;
 const PING_EVERY_MS = 20;
 const CALL_TIMEOUT_MS = 30_000;
@@ -731,26 +743,75 @@ async function phase(bridge, target, seconds, abuse, files) {
   const loggedBefore = bridge.logged.bytes;
   let peak = baseline;
   const sampler = setInterval(() => (peak = Math.max(peak, treeRss(bridge.child.pid))), RSS_EVERY_MS);
-  // Each abuse runs on a thread of its own, so its work delays neither the normal clients' event loop here nor the
-  // other abuses (masking 48 MiB frames or writing an endless body would hold a shared thread for seconds).
-  const workers = abuse
-    ? [...ABUSES].map(
-        (row) =>
-          new Worker(new URL(import.meta.url), {
-            workerData: { role: "abusers", rows: [row], wsUrl, port: bridge.port, files: row === "12" ? files : { ...files, bigPngDataUri: undefined }, target },
-          }),
-      )
-    : [];
-  const abused = Promise.all(workers.map((worker) => new Promise((resolve, reject) => worker.once("message", resolve).once("error", reject))));
+  const abusing = abuse ? startAbusers(abuserData(bridge.port, files, target)) : undefined;
   const running = [...Array.from({ length: NORMAL_CLIENTS }, () => normalClient(wsUrl, target, state, normal)), healthPinger(bridge.port, state, health)];
   await pause(seconds * 1000);
   state.stop = true;
-  for (const worker of workers) worker.postMessage("stop");
+  const answered = abusing?.stop();
   await Promise.all(running);
-  for (const counts of await abused) for (const [key, n] of counts) seen.counts.set(key, n);
-  await Promise.all(workers.map((worker) => worker.terminate()));
+  for (const counts of (await answered) ?? []) for (const [key, n] of counts) seen.counts.set(key, n);
   clearInterval(sampler);
   return { growth: peak - baseline, baseline, peak, normal, health, seen, logBytes: bridge.logged.bytes - loggedBefore };
+}
+
+/** What each row's thread is given: row 12 alone carries the big frame's data URI. */
+function abuserData(port, files, target) {
+  const wsUrl = `ws://127.0.0.1:${port}/ws`;
+  return [...ABUSES].map((row) => ({ role: "abusers", rows: [row], wsUrl, port, files: row === "12" ? files : { ...files, bigPngDataUri: undefined }, target }));
+}
+
+/**
+ * Each abuse on a thread of its own, so its work delays neither the normal clients' event loop here nor the other
+ * abuses (masking 48 MiB frames or writing an endless body would hold a shared thread for seconds); the threads in
+ * this process or in a child process at the lowest priority (`ABUSERS_AT`). `stop()` resolves with what each row
+ * was answered.
+ */
+function startAbusers(data) {
+  if (ABUSERS_AT === "inline") return startAbusersInline(data);
+  // Through `nice`, so the process is at the lowest priority before it loads a module (sharp and ag-psd take a second).
+  const child = fork(fileURLToPath(import.meta.url), [], {
+    execPath: "nice",
+    execArgv: ["-n", String(ABUSER_NICENESS), process.execPath],
+    env: { ...process.env, BENCH_SOAK_ROLE: "abusers" },
+    serialization: "advanced",
+  });
+  child.send({ data });
+  const answered = new Promise((resolve, reject) => {
+    child.once("message", resolve);
+    child.once("exit", (code) => reject(new Error(`the abusers' process exited with ${code} before answering`)));
+  });
+  return {
+    async stop() {
+      child.send("stop");
+      const counts = await answered;
+      if (child.exitCode === null) await once(child, "exit");
+      return counts;
+    },
+  };
+}
+
+/** The abuses as threads of this process. */
+function startAbusersInline(data) {
+  const workers = data.map((workerData) => new Worker(new URL(import.meta.url), { workerData }));
+  const answered = Promise.all(workers.map((worker) => new Promise((resolve, reject) => worker.once("message", resolve).once("error", reject))));
+  return {
+    async stop() {
+      for (const worker of workers) worker.postMessage("stop");
+      const counts = await answered;
+      await Promise.all(workers.map((worker) => worker.terminate()));
+      return counts;
+    },
+  };
+}
+
+/** The abusers' process (started at the lowest priority: its threads inherit it): one thread per row. */
+function abuserProcess() {
+  process.once("message", ({ data }) => {
+    const abuse = startAbusersInline(data);
+    process.once("message", async () => {
+      process.send(await abuse.stop(), () => process.exit(0));
+    });
+  });
 }
 
 export async function run() {
@@ -795,7 +856,7 @@ export async function run() {
     const pluginBudget = ABUSES.has("11") ? limits.pluginMaxMemoryBytes : 0;
     const budget = editorBudget + limits.replayTotalBytes + (limits.inboundBytesInFlight ?? 0) + pluginBudget;
     log(
-      `Soak: ${NORMAL_CLIENTS} normal clients (${THINK_MS} ms between calls), ${BASELINE_SECONDS} s alone then ${SOAK_SECONDS} s with abuses ${[...ABUSES].join(",")}; ` +
+      `Soak: ${NORMAL_CLIENTS} normal clients (${THINK_MS} ms between calls), ${BASELINE_SECONDS} s alone then ${SOAK_SECONDS} s with abuses ${[...ABUSES].join(",")} (${ABUSERS_AT === "inline" ? "threads of this process" : `a process at nice ${ABUSER_NICENESS}`}); ` +
         `budgets: editors ${fmtBytes(editorBudget)} + replay ${fmtBytes(limits.replayTotalBytes)} + inbound ${fmtBytes(limits.inboundBytesInFlight ?? 0)}` +
         `${pluginBudget > 0 ? ` + plugin ${fmtBytes(pluginBudget)}` : ""} = ${fmtBytes(budget)}`,
     );
@@ -856,5 +917,6 @@ async function abuserThread() {
   parentPort.postMessage([...seen.counts]);
 }
 
-if (isMainThread) await printIfMain(import.meta, run);
+if (isMainThread && process.env.BENCH_SOAK_ROLE === "abusers") abuserProcess();
+else if (isMainThread) await printIfMain(import.meta, run);
 else if (workerData?.role === "abusers") await abuserThread();

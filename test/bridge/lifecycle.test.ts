@@ -43,21 +43,21 @@ describe("the bridge's lifecycle machine", () => {
     expect(actor.getSnapshot().value).toBe("starting");
     start.open();
     await waitFor(actor, (s) => s.matches("running"));
-    actor.send({ type: "CLOSE", reason: "shutdown" });
+    actor.send({ type: "CLOSE", reason: "host-close" });
     actor.send({ type: "CLOSE", reason: "process-exit" }); // a second close is the same close
     await settled();
-    expect(ran).toEqual(["start", "announce", "close shutdown after running"]);
+    expect(ran).toEqual(["start", "announce", "close host-close after running"]);
   });
 
   it("holds a close that comes while starting until the start settles, and never announces", async () => {
     const { actor, ran, start, settled } = lifecycle();
     actor.send({ type: "START" });
-    actor.send({ type: "CLOSE", reason: "shutdown" });
+    actor.send({ type: "CLOSE", reason: "host-close" });
     expect(actor.getSnapshot().value).toBe("starting");
     expect(ran).toEqual(["start"]);
     start.open();
     await settled();
-    expect(ran).toEqual(["start", "close shutdown before running"]);
+    expect(ran).toEqual(["start", "close host-close before running"]);
   });
 
   it("abandons a failed start and keeps its error", async () => {

@@ -1,3 +1,5 @@
+import { Writable } from "node:stream";
+import { pino } from "pino";
 import { firstValueFrom, merge, map, type Observable } from "rxjs";
 import { describe, expect, it } from "vitest";
 import { createIsolatedEmbeddedHost, type EditorRestartedEvent } from "../../../src/hosts/isolated/index.js";
@@ -81,12 +83,17 @@ describe("isolated embedded editor: deadlines enforced from outside, restarts", 
   });
 
   it("a document whose recovery copy would pass the disk budget gets none and is reported lost; the others come back", async () => {
-    const host = await startIsolated({ sample: false, recovery: { settleMs: 20, intervalMs: 600_000, maxBytes: 100_000 } });
+    // The editor's log says what its recovery rounds did, should the small copy not come.
+    const lines: string[] = [];
+    const logger = pino({ level: "debug" }, new Writable({ write: (chunk, _encoding, done) => done(void lines.push(String(chunk))) }));
+    const host = await startIsolated({ sample: false, logger, recovery: { settleMs: 20, intervalMs: 600_000, maxBytes: 100_000 } });
     // 160,000 bytes of pixels against a budget of 100,000; the small one takes a few kB.
     const big = await host.createDocument!(ctx(), { width: 200, height: 200, name: "big", background: [1, 2, 3, 255] });
     const small = await host.createDocument!(ctx(), { width: 8, height: 8, name: "small", background: [1, 2, 3, 255] });
     // The big one settled first and was passed over in the same round or an earlier one.
-    await eventually(() => host.copiedDocumentIds.includes(small.id), "the small document's copy");
+    await eventually(() => host.copiedDocumentIds.includes(small.id), "the small document's copy").catch((error: Error) => {
+      throw new Error(`${error.message}; copies current: [${host.copiedDocumentIds.join(", ")}]; the editor's log:\n${lines.join("")}`);
+    });
     expect(host.copiedDocumentIds).not.toContain(big.id);
     const lost = firstValueFrom(host.lost$);
     const announced = announcements(host, 2);

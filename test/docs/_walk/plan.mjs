@@ -21,13 +21,15 @@ import { execFile } from "node:child_process";
 import { cp, lstat, mkdir, readdir, readFile, realpath, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { http, printed } from "./machine.mjs";
+import { http, printed, until } from "./machine.mjs";
 
 /**
  * How long a served command's start-up line may follow its readiness. Only a broken start waits it out: a GIMP
  * page beside a whole test suite on two cores was seen past 30 s.
  */
 const BANNER_WAIT_MS = 120_000;
+/** How long the rest of a pool may follow its first ready editor: three GIMPs beside a suite start in minutes. */
+const EDITORS_READY_MS = 240_000;
 
 const which = (binary) =>
   promisify(execFile)("bash", ["-c", `command -v ${binary}`]).then(
@@ -361,7 +363,11 @@ export const PLAN = {
       needs: needsGimp,
       serve: { ready: 200 },
       check: async () => {
-        const { editors: list } = await status();
+        // /ready answers once one GIMP takes calls; the others may still be starting on a loaded machine.
+        const list = await until("three GIMPs ready", EDITORS_READY_MS, async () => {
+          const { editors: now } = await status();
+          return now.length === 3 && now.every((e) => e.state === "ready") ? now : undefined;
+        }).catch(async () => (await status()).editors);
         assert.deepEqual(
           list.map((e) => [e.id, e.state]),
           [

@@ -16,7 +16,7 @@ async function editorLibrariesMissing(error) {
   process.stderr.write(
     `image-editor-bridge: cannot start: ${missing} is not installed. This install left out the editor libraries ` +
       `(optional dependencies, e.g. npm install --omit=optional): client commands work; to serve, run ` +
-      `npm install --include=optional image-editor-bridge\n`,
+      `npm install --include=optional in the project that installed it\n`,
   );
   process.exit(1);
 }

@@ -37,7 +37,7 @@ export function sdkLoadError(error: unknown): unknown {
   if ((error as { code?: unknown }).code !== "ERR_MODULE_NOT_FOUND") return error;
   return new BridgeError(
     "NOT_SUPPORTED",
-    `MCP needs the optional package ${MCP_SDK_PACKAGE}, which this install left out; install it with npm install --include=optional image-editor-bridge`,
+    `MCP needs the optional package ${MCP_SDK_PACKAGE}, which this install left out; add it with npm install --include=optional in the project that installed the bridge`,
     { details: { package: MCP_SDK_PACKAGE } },
   );
 }

@@ -101,6 +101,6 @@ describe("a client-only install (npm install --omit=optional), as the README say
   it("serve says in one line which editor library is missing and how to get it", async () => {
     const served = await exec(process.execPath, ["node_modules/.bin/image-editor-bridge", "serve", "--listen", "0"], dir);
     expect(served.code).toBe(1);
-    expect(served.stderr).toMatch(/^image-editor-bridge: cannot start: \S+ is not installed\. .*npm install --include=optional image-editor-bridge\n$/);
+    expect(served.stderr).toMatch(/^image-editor-bridge: cannot start: \S+ is not installed\. .*npm install --include=optional in the project that installed it\n$/);
   });
 });

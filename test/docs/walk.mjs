@@ -15,7 +15,9 @@
 // The machine: a temp copy of the repository (its files as the working tree has them, `node_modules` linked
 // since CI's own `npm ci` installed it, `dist/` as that install's `prepare` built it), a home folder of its own,
 // and `image-editor-bridge` on PATH as `npm link` would put it there: a symlink to bin/image-editor-bridge.js in
-// a folder on PATH (no global install is made). `npm start` runs as written, so it builds the copy first.
+// a folder on PATH (no global install is made). `npm start` runs as written, so it builds the copy first. The
+// reader's own projects are folders beside the copy (`../image-editor-bridge` from them is the clone), and npm runs
+// offline from the runner's npm cache: the namespace has no network.
 //
 //   node test/docs/walk.mjs <page.md>     (inside the namespaces; prints one JSON line per step)
 import { mkdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
@@ -166,6 +168,12 @@ export async function walkPage(page, machine, paths) {
         await runSnippet(ctx, text, step.snippet);
         continue;
       }
+      if (step.drive !== undefined) {
+        result.mode = "run (driven)";
+        await step.before?.(ctx);
+        await step.drive(ctx, text);
+        continue;
+      }
       const command = step.setup ?? step.run ?? literal.get(step.cmd);
       if (command === undefined) throw new Error("the page has no such command");
       await step.before?.(ctx);
@@ -197,6 +205,11 @@ export async function walkPage(page, machine, paths) {
         await step.check?.(r, ctx);
       } else {
         const r = await ctx.run(command);
+        const skip = step.skipWhen?.(r);
+        if (skip !== undefined) {
+          Object.assign(result, { mode: "skipped", note: skip });
+          continue;
+        }
         if (r.code !== (step.code ?? 0)) throw new Error(`exit ${r.code}, expected ${step.code ?? 0}: ${(r.stderr || r.stdout).slice(0, 500)}`);
         await step.check?.(r, ctx);
       }

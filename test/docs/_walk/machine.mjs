@@ -43,7 +43,8 @@ export async function until(what, timeoutMs, probe) {
  * A fresh machine as the docs assume one: the repository's files (tracked and new, as the working tree has them)
  * in a temp folder with `node_modules` linked and `dist/` as `npm ci` (its `prepare` script) builds it; a home
  * folder of its own; `image-editor-bridge` on PATH the way `npm link` puts it there (a symlink to
- * bin/image-editor-bridge.js: no global install is made); no BRIDGE_* or test variables.
+ * bin/image-editor-bridge.js: no global install is made); no BRIDGE_* or test variables; npm offline. The
+ * reader's own project folders (`../image-editor-bridge` from them is the clone) are made beside the copy.
  */
 export async function createMachine(root) {
   const base = await mkdtemp(join(tmpdir(), "docs-walk-"));
@@ -63,6 +64,11 @@ export async function createMachine(root) {
     if (!/^(BRIDGE_|VITEST|NODE_ENV$|NODE_OPTIONS$|npm_)/.test(key)) env[key] = value;
   }
   Object.assign(env, { HOME: home, PATH: [bin, join(repo, "node_modules", ".bin"), process.env.PATH].join(delimiter), NO_COLOR: "1" });
+  // No network in the walk's namespace: npm is told so, and reads the runner's cache (where CI's npm ci put the
+  // lockfile's packages), as on a machine that installed them before. A package npm has never resolved there
+  // answers ENOTCACHED.
+  const { stdout: cache } = await run("npm", ["config", "get", "cache"], { cwd: base });
+  Object.assign(env, { npm_config_offline: "true", npm_config_cache: cache.trim(), npm_config_update_notifier: "false" });
   return { base, repo, home, bin, env, processes: new Set(), helpers: new Set() };
 }
 

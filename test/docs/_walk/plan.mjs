@@ -11,20 +11,25 @@
 //   form        the page marks the block form-only: this checks the command's form instead of running it
 //   setup       not a doc command: what the page assumes is running (its reason in `why`)
 //   snippet     not a shell command: a code block of the page run as a user's program (see runSnippet in walk.mjs)
+//   drive       not a shell command: a function given the page's text, run against the walk's machine (the MCP
+//               client configurations of docs/mcp.md, started as an MCP client starts them)
 //   needs       a reason to skip the step on this machine (GIMP or curl missing), or undefined
+//   skipWhen    given the command's result, a reason it could not run here (npm's cache lacks what it needs)
 //   code/check  the exit status expected (0) and what the output or the bridge must show afterwards
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
-import { cp, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { cp, lstat, mkdir, readdir, readFile, realpath, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { http, printed } from "./machine.mjs";
+import { http, printed, until } from "./machine.mjs";
 
 /**
  * How long a served command's start-up line may follow its readiness. Only a broken start waits it out: a GIMP
  * page beside a whole test suite on two cores was seen past 30 s.
  */
 const BANNER_WAIT_MS = 120_000;
+/** How long the rest of a pool may follow its first ready editor: three GIMPs beside a suite start in minutes. */
+const EDITORS_READY_MS = 240_000;
 
 const which = (binary) =>
   promisify(execFile)("bash", ["-c", `command -v ${binary}`]).then(
@@ -33,6 +38,28 @@ const which = (binary) =>
   );
 const needsGimp = () => which("gimp-console-2.10");
 const needsCurl = () => which("curl");
+
+/**
+ * Starts `command args` as an MCP client starts a stdio server (in the client's folder, with the configuration's
+ * environment), lists its tools and reads the current document through one, then closes the session.
+ */
+async function mcpSession(ctx, command, args, env) {
+  const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+  const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+  const transport = new StdioClientTransport({ command, args, cwd: ctx.cwd, env: { ...ctx.machine.env, ...env }, stderr: "pipe" });
+  let stderr = "";
+  transport.stderr?.on("data", (chunk) => (stderr += String(chunk)));
+  const client = new Client({ name: "docs-walk", version: "1.0.0" });
+  try {
+    await client.connect(transport);
+    const { tools } = await client.listTools();
+    assert.ok(tools.some((t) => t.name === "document_current"), `${args.join(" ")}: tools ${tools.map((t) => t.name).join(", ")} ${stderr}`);
+    const result = await client.callTool({ name: "document_current", arguments: {} });
+    assert.match(JSON.stringify(result.structuredContent ?? result.content), /Sample/, `${args.join(" ")}: ${stderr}`);
+  } finally {
+    await client.close();
+  }
+}
 
 /** The bridge's operator view. */
 async function status() {
@@ -190,7 +217,44 @@ export const PLAN = {
       check: (r) => assert.equal(JSON.parse(r.stdout).document, "Sample"),
     },
     { cmd: "curl http://127.0.0.1:7700/plugins/layer-stats/health", needs: needsCurl, check: (r) => assert.equal(JSON.parse(r.stdout).status, "loaded") },
+    {
+      cmd: "npm install ../image-editor-bridge",
+      why: "in the reader's project folder beside the clone (a package.json of its own), offline",
+      before: async (ctx) => {
+        ctx.cwd = join(ctx.machine.base, "my-app");
+        await mkdir(ctx.cwd, { recursive: true });
+        await writeFile(join(ctx.cwd, "package.json"), `${JSON.stringify({ name: "my-app", version: "1.0.0", private: true }, null, 2)}\n`);
+      },
+      check: async (_r, ctx) => {
+        const { dependencies } = JSON.parse(await readFile(join(ctx.cwd, "package.json"), "utf8"));
+        assert.deepEqual(dependencies, { "image-editor-bridge": "file:../image-editor-bridge" });
+        assert.equal(await realpath(join(ctx.cwd, "node_modules", "image-editor-bridge")), await realpath(ctx.machine.repo));
+      },
+    },
+    { cmd: "npx image-editor-bridge health", check: (r) => assert.match(r.stdout, /^ok\b/) },
+    // In the project: the package resolves as the reader's own programs import it.
     { snippet: { name: "Embedding", lang: "ts", pick: (code) => code.includes("createBridge("), file: "embed.mjs" } },
+    {
+      cmd: "npm pack ../image-editor-bridge",
+      check: async (_r, ctx) => {
+        const { version } = JSON.parse(await readFile(join(ctx.machine.repo, "package.json"), "utf8"));
+        assert.ok((await stat(join(ctx.cwd, `image-editor-bridge-${version}.tgz`))).size > 0);
+      },
+    },
+    {
+      cmd: "npm install --omit=optional ./image-editor-bridge-0.1.0.tgz",
+      // The packed package's dependencies are ranges: npm resolves them from the registry's index, which only an
+      // install with the network (the client-only test's) leaves in npm's cache. Without it the walk cannot run this.
+      skipWhen: (r) => (r.code !== 0 && /\bENOTCACHED\b/.test(r.stderr) ? `npm's cache cannot resolve the package's dependencies offline: ${/request to \S+/.exec(r.stderr)?.[0] ?? "ENOTCACHED"}` : undefined),
+      check: async (_r, ctx) => {
+        const installed = join(ctx.cwd, "node_modules", "image-editor-bridge");
+        assert.ok(!(await lstat(installed)).isSymbolicLink(), "a copy of its own, not the linked clone");
+        const modules = await readdir(join(ctx.cwd, "node_modules"));
+        for (const library of ["sharp", "ag-psd", "@techstark"]) assert.ok(!modules.includes(library), `${library} left out`);
+        const health = await ctx.run("npx image-editor-bridge health");
+        assert.match(health.stdout, /^ok\b/, health.stderr);
+      },
+    },
   ],
 
   "docs/client.md": [
@@ -228,6 +292,30 @@ export const PLAN = {
       check: async (r, ctx) => {
         assert.match(r.stdout, /\(400×300 webp/);
         assert.equal((await image(ctx, "small.webp")).type, "webp");
+      },
+    },
+  ],
+
+  "docs/mcp.md": [
+    {
+      setup: "the page's stdio configurations (--embedded, then --url with a token), started as an MCP client starts them",
+      why: "the clone is the walk's copy; the client runs in a folder of its own, outside it",
+      before: async (ctx) => {
+        ctx.cwd = join(ctx.machine.base, "mcp-client");
+        await mkdir(ctx.cwd, { recursive: true });
+      },
+      drive: async (ctx, text) => {
+        const configs = [...text.matchAll(/```json\n([\s\S]*?)```/g)]
+          .map((m) => Object.values(JSON.parse(m[1]).mcpServers ?? {})[0])
+          .filter((server) => server?.command !== undefined);
+        assert.deepEqual(configs.map((c) => c.args.slice(1, 3)), [["mcp", "--embedded"], ["mcp", "--url"]]);
+        // The --url configuration drives a bridge already running on the docs' address, with a token.
+        await ctx.serve("image-editor-bridge serve --token walk-token --public-health", 200);
+        for (const config of configs) {
+          const args = config.args.map((arg) => arg.replace("/path/to/image-editor-bridge", ctx.machine.repo));
+          const env = Object.fromEntries(Object.entries(config.env ?? {}).map(([key, value]) => [key, value.replace("<the bridge's token>", "walk-token")]));
+          await mcpSession(ctx, config.command, args, env);
+        }
       },
     },
   ],
@@ -275,7 +363,11 @@ export const PLAN = {
       needs: needsGimp,
       serve: { ready: 200 },
       check: async () => {
-        const { editors: list } = await status();
+        // /ready answers once one GIMP takes calls; the others may still be starting on a loaded machine.
+        const list = await until("three GIMPs ready", EDITORS_READY_MS, async () => {
+          const { editors: now } = await status();
+          return now.length === 3 && now.every((e) => e.state === "ready") ? now : undefined;
+        }).catch(async () => (await status()).editors);
         assert.deepEqual(
           list.map((e) => [e.id, e.state]),
           [

@@ -43,6 +43,14 @@ export const CLOSE_CODES = {
  */
 export const BEARER_PROTOCOL_PREFIX = "bearer.";
 
+/**
+ * What a token lets its holder do. `full` (`--token`): everything. `read` (`--read-token`): the methods that change
+ * nothing (see the bridge's SECURITY.md), subscriptions, event streams, `/status` and `/metrics`; anything else answers
+ * `FORBIDDEN`. A bridge without a token gives every caller `full`.
+ */
+export const ACCESS_SCOPES = ["full", "read"] as const;
+export type AccessScope = (typeof ACCESS_SCOPES)[number];
+
 /** The subprotocol clients offer beside the token, so the bridge echoes this name rather than the token. */
 export const BRIDGE_SUBPROTOCOL = "image-editor-bridge";
 

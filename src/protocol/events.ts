@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ACCESS_SCOPES } from "./constants.js";
 import { ProtocolErrorSchema } from "./errors.js";
 import { HostLayerSchema, HostRectSchema, LayerPreviewPayloadSchema, PluginInfoSchema } from "./resources.js";
 
@@ -126,6 +127,11 @@ export const ConnectedEventDataSchema = z.object({
    * Empty for a connection that asked for nothing; absent from bridges that predate the field.
    */
   features: z.array(z.string()).optional(),
+  /**
+   * `"read"` on a connection opened with the read token (`--read-token`): calls outside that scope answer
+   * `FORBIDDEN`. Absent with full access.
+   */
+  scope: z.enum(ACCESS_SCOPES).optional(),
 });
 export type ConnectedEventData = z.infer<typeof ConnectedEventDataSchema>;
 

@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { get } from "node:http";
 import { describe, expect, it } from "vitest";
@@ -26,6 +27,13 @@ describe("the read scope, by each method's own definition", () => {
     for (const name of ["document:export", "document:save", "selection:set", "jsx:run", "jsx:execute", "webhook:add"]) expect(readable).not.toContain(name);
     // Everything is allowed to the full scope, and to callers that name none (the bridge's own, plugins).
     expect(BUILTIN_METHODS.every((m) => allowedFor("full", m) && allowedFor(undefined, m))).toBe(true);
+  });
+
+  it("SECURITY.md lists exactly the methods of the read scope", async () => {
+    const text = await readFile(fileURLToPath(new URL("../../SECURITY.md", import.meta.url)), "utf8");
+    const block = /<!-- read-scope -->([\s\S]*?)<!-- \/read-scope -->/.exec(text)?.[1] ?? "";
+    const listed = [...block.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
+    expect(listed).toEqual(BUILTIN_METHODS.filter((m) => allowedFor("read", m)).map((m) => m.name));
   });
 });
 

@@ -270,7 +270,8 @@ export function createOpenApi(input: ContractInput): OpenApiDocument {
         bearer: {
           type: "http",
           scheme: "bearer",
-          description: "The bridge's access token, `Authorization: Bearer <token>`: required when the bridge has one (always off loopback), and then on every route.",
+          description:
+            "The bridge's access token, `Authorization: Bearer <token>`: required when the bridge has one (always off loopback), and then on every route. A read token (`--read-token`) is accepted too; a call outside its scope (anything that changes something) answers 403 `FORBIDDEN` with `details.scope`.",
         },
       },
     },

@@ -56,3 +56,6 @@ export const BRIDGE_SUBPROTOCOL = "image-editor-bridge";
 
 /** Longest display name (`?name=`) a client may give: room for a program and a host name; keeps lists small. */
 export const MAX_CLIENT_NAME_LENGTH = 64;
+
+/** The event type that stands for every other (`event:subscribe {type: "*"}`, an event stream without `?type=`). */
+export const EVERY_EVENT = "*";

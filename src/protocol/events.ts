@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ACCESS_SCOPES } from "./constants.js";
+import { ACCESS_SCOPES, EVERY_EVENT } from "./constants.js";
 import { ProtocolErrorSchema } from "./errors.js";
 import { HostLayerSchema, HostRectSchema, LayerPreviewPayloadSchema, PluginInfoSchema } from "./resources.js";
 
@@ -9,9 +9,6 @@ export type MainEventType = (typeof MAIN_EVENTS)[number];
 
 /** State events: when a client's socket is backed up only the latest value per type is kept. */
 export const STATE_EVENTS: ReadonlySet<string> = new Set(["selection:changed", "layer:previewChange", "layer:selectionChange"]);
-
-/** The event type that stands for every other (`event:subscribe {type: "*"}`, an event stream without `?type=`). */
-export const EVERY_EVENT = "*";
 
 /**
  * Events `"*"` leaves out: a preview (an image at every change of the active layer) costs far more than the other

@@ -12,7 +12,7 @@ export interface InProcessBackendOptions {
   readonly lane: string;
   /** The loaded plugins' methods, each with its `pluginId` (they come and go with their plugins). @default none */
   readonly pluginMethods?: () => readonly McpMethodInfo[];
-  /** What the session's token may do: a `read` session sees (and calls) only the methods that change nothing. @default "full" */
+  /** What the session's token may do: a `read` session sees (and calls) only methods that change nothing. @default "full" */
   readonly scope?: AccessScope;
 }
 

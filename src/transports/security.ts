@@ -11,7 +11,7 @@ export interface SecurityOptions {
   readonly token?: string | undefined;
   /**
    * Read-only access token (`--read-token`), taken as `token` is: its holder gets the `read` scope (see
-   * {@link READ_SCOPE_VIEWS}). Only beside `token`.
+   * {@link readScopeRefusal} and the dispatcher's `allowedFor`). Only beside `token`.
    */
   readonly readToken?: string | undefined;
   /**
@@ -51,30 +51,15 @@ export function isPublicDashboardPath(path: string): boolean {
 
 
 
-/**
- * The HTTP routes of the bridge's own a read token reaches (`GET`/`HEAD`, and `POST /events/ticket`), besides the
- * method routes, `POST /batch` and `/mcp`, whose calls are judged one by one. Everything else under `/plugins/{id}/`
- * (a plugin's own routes, `reload`) is refused: the bridge cannot tell what a plugin's route changes.
- */
-export const READ_SCOPE_VIEWS: readonly string[] = [
-  "/health",
-  "/ready",
-  "/status",
-  "/metrics",
-  "/events",
-  "/schema",
-  "/openapi.json",
-  "/asyncapi.json",
-  "/docs",
-  "/plugins",
-  "/plugins/{id}/health",
-  "/plugins/{id}/events",
-];
-
 /** A plugin's path the read scope reaches: its health and its event stream. */
 const PLUGIN_READ_PATH = /^\/plugins\/[^/]+\/(health|events)$/;
 
-/** The refusal of a request a read token may not make, or null. Method calls are judged by the dispatcher. */
+/**
+ * The refusal of a request a read token may not make, or null. The bridge's own views (`/status`, `/metrics`,
+ * `/health`, `/ready`, the contract, `/plugins` and each plugin's health), its event streams and their tickets are
+ * all reads; method routes, `POST /batch` and `/mcp` are judged call by call (the dispatcher, the MCP session). What
+ * is left is a plugin's own routes and `reload`, refused: the bridge cannot tell what a plugin's route changes.
+ */
 export function readScopeRefusal(verb: string, path: string): BridgeError | null {
   if (!path.startsWith("/plugins/") || ((verb === "GET" || verb === "HEAD") && PLUGIN_READ_PATH.test(path))) return null;
   return new BridgeError("FORBIDDEN", `${verb} ${path} is outside this token's read scope: a read token may not use a plugin's own routes`, {

@@ -98,8 +98,8 @@ function scopeOf(event: H3Event): AccessScope {
 }
 
 /**
- * Runs before every route: the Origin, Host and token checks (and the read scope's refusal of plugin routes), the CORS headers for an allowed Origin, and the
- * preflight's answer.
+ * Runs before every route: the Origin, Host and token checks (and the read scope's refusal of plugin routes), the
+ * CORS headers for an allowed Origin, and the preflight's answer. Leaves the token's scope for the routes.
  */
 async function guard(ports: HttpPorts, event: H3Event, next: () => unknown, events?: EventStreams): Promise<unknown> {
   const header = ticketHeaders(event, ports, events) ?? ((name: string): string | undefined => event.req.headers.get(name) ?? undefined);

@@ -61,8 +61,15 @@ export interface Bridge {
   readonly filesRoots: readonly string[] | null;
 }
 
-/** Refuses listen addresses the security defaults forbid: off loopback, a token and files roots (or consent). */
+/**
+ * Refuses listen addresses the security defaults forbid (off loopback, a token and files roots, or consent), and a
+ * read token that would mean nothing: without the full token every caller has full access.
+ */
 function checkListen(listenHost: string, options: BridgeOptions): void {
+  if (options.readToken !== undefined) {
+    if (!options.token) throw new BridgeError("BAD_REQUEST", "A read token (--read-token) needs the full access token (--token) beside it: without one every caller has full access");
+    if (options.readToken === options.token) throw new BridgeError("BAD_REQUEST", "The read token (--read-token) must differ from the access token (--token)");
+  }
   if (isLoopbackHost(listenHost)) return;
   if (!options.token) throw new BridgeError("FORBIDDEN", `Listening on ${listenHost} (not loopback) requires an access token (--token)`);
   if ((options.files?.roots ?? []).length === 0 && options.files?.allowAnyPath !== true) {
@@ -252,17 +259,18 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     },
     () => dispatcher.metrics.render(),
   );
-  const security: SecurityOptions = { token: options.token, allowOrigins: options.allowOrigins ?? [], allowHosts: options.allowHosts ?? [], listenHost, publicHealth: options.publicHealth === true };
+  const security: SecurityOptions = { token: options.token, readToken: options.readToken, allowOrigins: options.allowOrigins ?? [], allowHosts: options.allowHosts ?? [], listenHost, publicHealth: options.publicHealth === true };
 
   // The MCP endpoint's sessions call the dispatcher like a WS client, each on its own lane.
   const mcp: McpHttp | undefined =
     options.mcp === false
       ? undefined
       : createMcpHttp({
-          backend: (lane) =>
+          backend: (lane, scope) =>
             inProcessBackend({
               dispatcher,
               lane,
+              scope,
               events: (type) => services.eventStream("root", type, undefined),
               pluginMethods: () => plugins.mcpToolMethods(),
             }),

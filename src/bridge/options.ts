@@ -47,6 +47,12 @@ export interface BridgeOptions {
   listen?: { host?: string; port?: number };
   /** Access token; required when `listen.host` is not a loopback address. */
   token?: string;
+  /**
+   * Read-only access token, for dashboards, monitors and event-stream readers: the methods that change nothing,
+   * subscriptions, `/events`, `/status` and `/metrics`; everything else answers `FORBIDDEN` (SECURITY.md has the
+   * table). Needs `token` (without one every caller has full access), and must differ from it.
+   */
+  readToken?: string;
   /** Extra allowed Origins (see `SecurityOptions.allowOrigins`). */
   allowOrigins?: string[];
   /** Extra allowed Host names (see `SecurityOptions.allowHosts`). */

@@ -1,5 +1,5 @@
 import { BridgeError, CANCEL_METHOD, isBridgeError, issuesOf, toProtocolError, type ProtocolError, type RequestId } from "../protocol/index.js";
-import { BinaryImageResponse, imageResultJson, isWireImage, LARGE_IMAGE_BYTES, type BridgeServices, type MethodContext, type MethodDefinition } from "../methods/index.js";
+import { allowedFor, BinaryImageResponse, imageResultJson, outsideScope, isWireImage, LARGE_IMAGE_BYTES, type BridgeServices, type MethodContext, type MethodDefinition } from "../methods/index.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import { laneLogName } from "../actors/clients/frames.js";
@@ -176,6 +176,7 @@ export class Dispatcher implements CallsPort {
   ): Promise<unknown> {
     if (!this.accepting()) throw new BridgeError("SHUTTING_DOWN", "The bridge is shutting down");
     if (method === undefined) throw this.unknownMethod(caller.endpoint, name);
+    if (!allowedFor(caller.scope, method)) throw outsideScope(caller.scope!, name);
     const parsed = method.params.safeParse(rawParams === undefined || rawParams === null ? {} : rawParams);
     if (!parsed.success) throw invalidParamsError(name, issuesOf(parsed.error));
     const params = parsed.data;

@@ -36,6 +36,8 @@ export interface ServeOptions {
   open: string | undefined;
   sample: boolean;
   token: string | undefined;
+  /** `--read-token`: the read scope (methods that change nothing, events, `/status`, `/metrics`); needs `token`. */
+  readToken: string | undefined;
   allowOrigins: string[];
   allowHosts: string[];
   plugins: string[];
@@ -98,6 +100,7 @@ function parseFlags(argv: string[]) {
       open: { type: "string" },
       "no-sample": { type: "boolean" },
       token: { type: "string" },
+      "read-token": { type: "string" },
       "allow-origin": { type: "string", multiple: true },
       "allow-host": { type: "string", multiple: true },
       "plugins-dir": { type: "string" },
@@ -173,6 +176,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     open: values.open ?? env["BRIDGE_OPEN"],
     sample: !switched(values["no-sample"], env, "BRIDGE_NO_SAMPLE"),
     token: values.token ?? (env["BRIDGE_TOKEN"] || undefined),
+    readToken: values["read-token"] ?? (env["BRIDGE_READ_TOKEN"] || undefined),
     allowOrigins: added(values["allow-origin"], env, "BRIDGE_ALLOW_ORIGIN"),
     allowHosts: added(values["allow-host"], env, "BRIDGE_ALLOW_HOST"),
     plugins: added(values.plugin, env, "BRIDGE_PLUGINS"),
@@ -208,8 +212,15 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
   });
 }
 
-/** `--editors 0` is a cluster's front door: it needs a cluster to send its calls to. */
+/**
+ * `--editors 0` is a cluster's front door: it needs a cluster to send its calls to. A read token needs the full
+ * token beside it (without one every caller has full access) and must differ from it.
+ */
 function checkFrontDoor(options: ServeOptions): ServeOptions {
+  if (options.readToken !== undefined && options.token === undefined) {
+    throw new UsageError("--read-token needs --token beside it: without the full access token every caller has full access");
+  }
+  if (options.readToken !== undefined && options.readToken === options.token) throw new UsageError("--read-token must differ from --token");
   if (options.editors === 0 && options.cluster === undefined) {
     throw new UsageError("--editors 0 (a front door with no editor of its own) needs --cluster: its calls go to other bridges' editors");
   }
@@ -352,9 +363,13 @@ const SUBPROTOCOL_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 /** Settings that start but will not work as the user probably expects, said once at startup. */
 export function startupWarnings(options: ServeOptions): string[] {
   const warnings: string[] = [];
-  if (options.token !== undefined && !SUBPROTOCOL_TOKEN.test(options.token)) {
+  for (const [flag, token] of [
+    ["--token", options.token],
+    ["--read-token", options.readToken],
+  ] as const) {
+    if (token === undefined || SUBPROTOCOL_TOKEN.test(token)) continue;
     warnings.push(
-      "the token has characters a WebSocket subprotocol cannot carry, so browsers cannot send it as bearer.<token> " +
+      `the ${flag === "--token" ? "token" : "read token"} has characters a WebSocket subprotocol cannot carry, so browsers cannot send it as bearer.<token> ` +
         "(Authorization: Bearer still works); use letters, digits and -._~ only",
     );
   }

@@ -185,6 +185,7 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
     scriptDirs: options.scriptDirs,
     imports: { allowFile: options.allowFileImport, allowPrivateUrl: options.allowPrivateUrlImport },
     ...(options.token ? { token: options.token } : {}),
+    ...(options.readToken ? { readToken: options.readToken } : {}),
     allowOrigins: options.allowOrigins,
     allowHosts: options.allowHosts,
     plugins: options.plugins,

@@ -37,6 +37,8 @@ a repeatable flag adds to its variable's comma-separated list):
   --open <file>            open this PSD/PNG/JPEG/WebP instead of the sample document   [BRIDGE_OPEN]
   --no-sample              start with no document                                     [BRIDGE_NO_SAMPLE]
   --token <token>          require this access token (required off loopback)          [BRIDGE_TOKEN]
+  --read-token <token>     also accept this token for reading only: methods that change nothing, events,
+                           /status, /metrics; the rest answers FORBIDDEN (needs --token)   [BRIDGE_READ_TOKEN]
   --allow-origin <origin>  also allow this browser Origin (repeatable, or "*")        [BRIDGE_ALLOW_ORIGIN, comma-separated]
   --allow-host <name>      also allow this Host name (repeatable)                     [BRIDGE_ALLOW_HOST, comma-separated]
   --scripts-dir <dir>      folder of named scripts for jsx:execute (repeatable)      [BRIDGE_SCRIPTS_DIRS, comma-separated]

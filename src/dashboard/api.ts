@@ -117,6 +117,8 @@ export interface StatusView {
   plugins: { loaded: Array<{ id: string }>; failed: Array<PluginHealth & { dir?: string }> };
   calls?: CallStats;
   webhooks?: WebhooksStatus;
+  /** What the token that asked may do (absent from bridges before scoped tokens: full). */
+  scope?: "full" | "read";
 }
 
 /** `GET /status`; throws a `BridgeError` (`UNAUTHORIZED` when the token is missing or wrong). */

@@ -97,6 +97,11 @@ function render(): void {
   overall.className = `badge ${status.status}`;
   byId("bridge-reasons").textContent = status.reasons.map((r) => r.message).join("; ");
   byId("uptime").textContent = `up ${age(status.uptimeMs)}`;
+  // What this tab's token may do: a read token sees everything and changes nothing.
+  const scope = byId("token-scope");
+  scope.textContent = status.scope === "read" ? "read-only token" : "full access";
+  scope.className = `badge scope ${status.scope ?? "full"}`;
+  scope.title = status.scope === "read" ? "This tab's token may read and follow events; calls that change anything answer FORBIDDEN." : "This tab may call every method.";
   renderEditors(status.editors);
   byId("client-count").textContent = String(status.clients.length);
   clientList.update(status.clients);

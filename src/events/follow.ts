@@ -1,4 +1,4 @@
-import { BridgeError, STATE_EVENTS } from "../protocol/index.js";
+import { BridgeError, EVERY_EVENT, spellOutEventTypes, STATE_EVENTS } from "../protocol/index.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import { StateCoalescer } from "./coalesce.js";
@@ -27,12 +27,10 @@ export class EventFollowing implements EventsPort {
     private readonly logger: Logger,
   ) {}
 
+  /** No type named is `"*"`: every type but previews (`spellOutEventTypes`), as for `event:subscribe`. */
   types(endpoint: string, named: readonly string[]): string[] {
-    const types = [...new Set(named)];
     const accepted = this.sources.accepted(endpoint);
-    if (types.length === 0) {
-      throw new BridgeError("BAD_REQUEST", `Name at least one event type (?type=…); accepted: ${accepted.join(", ")}`, { details: { accepted } });
-    }
+    const types = spellOutEventTypes(named.length === 0 ? [EVERY_EVENT] : named, accepted);
     for (const type of types) {
       if (!accepted.includes(type)) {
         throw new BridgeError("BAD_REQUEST", `Unknown event type "${type}"; accepted: ${accepted.join(", ")}`, { details: { type, accepted } });

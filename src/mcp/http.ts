@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { IncomingMessage } from "node:http";
 import type { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import type { Logger } from "../logger.js";
-import { BridgeError } from "../protocol/index.js";
+import { type AccessScope, BridgeError } from "../protocol/index.js";
 import type { McpBackend } from "./backend.js";
 import { loadMcpSdk, type McpSdk } from "./sdk.js";
 import { createMcpServer, type BridgeMcpServer } from "./server.js";
@@ -17,8 +17,8 @@ const SESSION_PREFIX_LENGTH = 8;
 const MCP_RETRY_AFTER_MS = 1_000;
 
 export interface McpHttpOptions {
-  /** A backend for one session's calls, on the given mailbox lane. */
-  readonly backend: (lane: string) => McpBackend;
+  /** A backend for one session's calls, on the given mailbox lane, with the scope of the token that opened it. */
+  readonly backend: (lane: string, scope: AccessScope) => McpBackend;
   readonly allowScripts: boolean;
   /** `mcpMaxSessions`: past it, a new session ends the longest-idle one. */
   readonly maxSessions: number;
@@ -40,6 +40,8 @@ interface Session {
   readonly transport: WebStandardStreamableHTTPServerTransport;
   readonly mcp: BridgeMcpServer;
   readonly backend: McpBackend;
+  /** The scope of the token that opened it: a later request needs a token of that scope (or `full`). */
+  readonly scope: AccessScope;
   /** The address it counts under, if counted. */
   readonly address: string | undefined;
   /** When a request of it last arrived or ended (`performance.now()`). */
@@ -55,9 +57,10 @@ interface Session {
 export interface McpHttp {
   /**
    * Answers one request whose JSON body (if any) was already read; throws a `BridgeError` to refuse it. `peer` is
-   * the Node request under it, to count sessions by address.
+   * the Node request under it, to count sessions by address; `scope` what its token may do (a read-scoped session
+   * offers only the tools that change nothing). @default scope "full"
    */
-  handle(request: Request, body: unknown, peer?: IncomingMessage): Promise<Response>;
+  handle(request: Request, body: unknown, peer?: IncomingMessage, scope?: AccessScope): Promise<Response>;
   /** `GET /status` `mcp`: sessions open, the caps, and how many ended idle, made room or were refused. */
   counts(): McpSessionCounts;
   close(): Promise<void>;
@@ -207,7 +210,7 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
     }
   };
 
-  const open = async (request: Request, body: unknown, peer: IncomingMessage | undefined): Promise<Response> => {
+  const open = async (request: Request, body: unknown, peer: IncomingMessage | undefined, scope: AccessScope): Promise<Response> => {
     const address = options.addressOf?.(peer);
     makeRoom(address);
     opening++;
@@ -216,12 +219,12 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
       const sdk = await (options.loadSdk ?? loadMcpSdk)();
       const id = randomUUID();
       const lane = `mcp:${id.slice(0, SESSION_PREFIX_LENGTH)}`;
-      const backend = options.backend(lane);
+      const backend = options.backend(lane, scope);
       const mcp = createMcpServer(sdk, backend, { allowScripts: options.allowScripts, maxImageBytes: options.maxImageBytes });
       const transport = new sdk.http.WebStandardStreamableHTTPServerTransport({
         sessionIdGenerator: () => id,
         onsessioninitialized: (sessionId) => {
-          sessions.set(sessionId, { id: sessionId, transport, mcp, backend, address, lastSeen: performance.now(), busy: 0 });
+          sessions.set(sessionId, { id: sessionId, transport, mcp, backend, scope, address, lastSeen: performance.now(), busy: 0 });
           arm();
           options.log.info({ actor: lane }, "MCP session started");
         },
@@ -244,14 +247,18 @@ export function createMcpHttp(options: McpHttpOptions): McpHttp {
   };
 
   return {
-    async handle(request, body, peer) {
+    async handle(request, body, peer, scope = "full") {
       const id = request.headers.get(SESSION_HEADER);
       if (id === null) {
-        if (request.method === "POST" && isInitialize(body)) return open(request, body, peer);
+        if (request.method === "POST" && isInitialize(body)) return open(request, body, peer, scope);
         throw new BridgeError("BAD_REQUEST", `An MCP request needs the ${SESSION_HEADER} header of its session; a session starts with an initialize request`);
       }
       const session = sessions.get(id);
       if (session === undefined) throw new BridgeError("NOT_FOUND", "No MCP session has this id (it ended, or the bridge restarted): initialize a new one");
+      // A read token may not drive a session a full token opened (its tools change documents).
+      if (scope === "read" && session.scope !== "read") {
+        throw new BridgeError("FORBIDDEN", "This MCP session was opened with the full token; a read token may use only sessions it opened", { details: { scope } });
+      }
       touch(session);
       // A GET is the session's stream of notifications, open for as long as the client listens: it is not work.
       if (request.method === "GET") return session.transport.handleRequest(request);

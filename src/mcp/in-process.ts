@@ -1,7 +1,7 @@
 import type { Observable } from "rxjs";
 import type { Dispatcher } from "../calls/dispatcher.js";
-import { isWireImage, type SerializedEvent } from "../methods/index.js";
-import type { ServerInfo } from "../protocol/index.js";
+import { allowedFor, isWireImage, type SerializedEvent } from "../methods/index.js";
+import type { AccessScope, ServerInfo } from "../protocol/index.js";
 import type { McpBackend, McpCallResult, McpMethodInfo } from "./backend.js";
 
 export interface InProcessBackendOptions {
@@ -12,6 +12,8 @@ export interface InProcessBackendOptions {
   readonly lane: string;
   /** The loaded plugins' methods, each with its `pluginId` (they come and go with their plugins). @default none */
   readonly pluginMethods?: () => readonly McpMethodInfo[];
+  /** What the session's token may do: a `read` session sees (and calls) only methods that change nothing. @default "full" */
+  readonly scope?: AccessScope;
 }
 
 /**
@@ -20,12 +22,14 @@ export interface InProcessBackendOptions {
  */
 export function inProcessBackend(options: InProcessBackendOptions): McpBackend {
   const { dispatcher, lane } = options;
-  const caller = { lane, client: null, endpoint: "root" } as const;
-  const builtins: McpMethodInfo[] = [...dispatcher.table.values()];
+  const scope = options.scope ?? "full";
+  const caller = { lane, client: null, endpoint: "root", scope } as const;
+  // Tools are offered by the same rule the dispatcher applies to each call.
+  const builtins: McpMethodInfo[] = [...dispatcher.table.values()].filter((method) => allowedFor(scope, method));
   // The same array while the plugins' methods stay the same, so the server derives its tools again only on a change.
   let cached: { key: string; methods: readonly McpMethodInfo[] } = { key: "", methods: builtins };
   const methods = (): readonly McpMethodInfo[] => {
-    const plugins = options.pluginMethods?.() ?? [];
+    const plugins = (options.pluginMethods?.() ?? []).filter((method) => allowedFor(scope, method));
     const key = plugins.map((m) => `${m.pluginId}\u0000${m.name}`).join("\u0001");
     if (key !== cached.key) cached = { key, methods: [...builtins, ...plugins] };
     return cached.methods;

@@ -4,14 +4,16 @@ import type { McpMethodInfo } from "./backend.js";
 
 /**
  * Methods that are not tools: event delivery is the MCP server's own business (resource subscriptions),
- * `server:clients` is about the bridge's other clients, not the editor, and webhooks make the bridge send data to
- * URLs, which a model talked into it by untrusted text must not do. Documented in docs/mcp.md.
+ * `server:clients` is about the bridge's other clients, not the editor, `server:ping` is a WebSocket client's keep-alive
+ * (MCP has its own `ping`), and webhooks make the bridge send data to URLs, which a model talked into it by untrusted
+ * text must not do. Documented in docs/mcp.md.
  */
 export const EXCLUDED_METHODS: readonly string[] = [
   "event:subscribe",
   "event:unsubscribe",
   "selection:change",
   "server:clients",
+  "server:ping",
   ...BUILTIN_METHOD_NAMES.filter((name) => name.startsWith("webhook:")),
 ];
 

@@ -1,6 +1,8 @@
 import type { Observable } from "rxjs";
 import type { z } from "zod";
 import {
+  type AccessScope,
+  BridgeError,
   METHOD_SCHEMAS,
   type BuiltinMethodName,
   type ClientSummarySchema,
@@ -64,6 +66,8 @@ export interface Caller {
   readonly client: SubscribingClient | null;
   /** `"root"` or a plugin id. */
   readonly endpoint: string;
+  /** What the caller's token lets it call (see `allowedFor`). @default "full": the bridge's own callers, plugins */
+  readonly scope?: AccessScope | undefined;
   /**
    * The editor the caller works with: a logical client's assigned one, or the one an HTTP request or a plugin
    * named. Undefined lets each call find its editor (see {@link MethodRoute}).
@@ -137,6 +141,11 @@ export interface MethodDefinition<P = unknown, R = unknown> {
   readonly host: boolean;
   /** Changes editor state; a timed-out mutation reports `outcome: "unknown"` and is not retryable. */
   readonly mutates: boolean;
+  /**
+   * Whether a read-scoped token (`--read-token`) may call it: a method that changes no editor state may, unless it
+   * has other effects (it writes a file, runs a script). @default `!mutates`
+   */
+  readonly readable?: boolean;
   /** Uses the long deadline (scripts, exports). */
   readonly long?: boolean;
   /** How the call finds its editor in a pool. @default "document" */
@@ -161,6 +170,18 @@ export interface MethodDefinition<P = unknown, R = unknown> {
    */
   readonly peek?: (params: P) => { readonly op: PeekableOp; readonly args: readonly unknown[] };
   run(ctx: MethodContext, params: P): Promise<R> | R;
+}
+
+/** Whether a caller of `scope` may call `method`: every method for `full`, the method's own `readable` for `read`. */
+export function allowedFor(scope: AccessScope | undefined, method: Pick<MethodDefinition, "readable" | "mutates">): boolean {
+  return scope !== "read" || (method.readable ?? !method.mutates);
+}
+
+/** The refusal of a call outside the caller's scope. */
+export function outsideScope(scope: AccessScope, method: string): BridgeError {
+  return new BridgeError("FORBIDDEN", `${method} is outside this token's ${scope} scope: a read token may call only methods that change nothing`, {
+    details: { scope, method },
+  });
 }
 
 type Schemas<N extends BuiltinMethodName> = (typeof METHOD_SCHEMAS)[N];

@@ -109,6 +109,8 @@ export const documentMethods: MethodDefinition[] = [
     examples: [{ path: "/work/out/poster.png", format: "png" }],
     host: true,
     mutates: false,
+    // It changes no document, but it writes a file: not for a read token.
+    readable: false,
     long: true,
     http: { verb: "POST", path: "/document/export" },
     run: (ctx, params) => exportDocumentFile(ctx.host, ctx.call, ctx.bridge.files, params),

@@ -1,4 +1,4 @@
-import { BridgeError } from "../protocol/index.js";
+import { BridgeError, spellOutEventTypes } from "../protocol/index.js";
 import { defineMethod, type MethodContext, type MethodDefinition, type SubscribingClient } from "./define.js";
 
 function clientOf(ctx: MethodContext, method: string): SubscribingClient {
@@ -9,36 +9,58 @@ function clientOf(ctx: MethodContext, method: string): SubscribingClient {
   return client;
 }
 
-/** Subscriptions belong to the logical client; both calls are idempotent. */
+/** What `event:subscribe` and `event:unsubscribe` take: one type, or several (exactly one of the two; the schema says so). */
+interface SubscriptionParams {
+  readonly type?: string | undefined;
+  readonly types?: readonly string[] | undefined;
+}
+
+/** `{type}` answers as it always has; `{types}` lists each type (`"*"` spelled out) and whether it is now subscribed. */
+function subscriptionAnswer(params: SubscriptionParams, types: readonly string[], subscribed: boolean) {
+  if (params.types === undefined) return { type: params.type!, subscribed, ok: true as const };
+  return { subscriptions: types.map((type) => ({ type, subscribed })), ok: true as const };
+}
+
+/**
+ * Subscriptions belong to the logical client; both calls are idempotent. `"*"` is every type the endpoint accepts but
+ * previews (see `spellOutEventTypes`). A subscription naming a type the endpoint does not accept changes nothing.
+ */
 export const eventMethods: MethodDefinition[] = [
   defineMethod("event:subscribe", {
     description:
-      "Subscribes this logical client to an event type; the events then arrive as event frames. Idempotent; WebSocket only.",
-    examples: [{ type: "selection:changed" }],
+      'Subscribes this logical client to an event type (`type`), or to several (`types`); `"*"` means every event type except previews (`layer:previewChange`), which come only when named. The events then arrive as event frames. `{type}` answers `{type, subscribed, ok}`, `{types}` answers `{subscriptions: [{type, subscribed}], ok}`. Idempotent; WebSocket only.',
+    examples: [{ type: "selection:changed" }, { types: ["*", "layer:previewChange"] }],
     host: false,
     mutates: false,
-    run: (ctx, { type }) => {
+    run: (ctx, params) => {
       const client = clientOf(ctx, "event:subscribe");
-      const stream = ctx.bridge.eventStream(client.endpoint, type, ctx.caller.editorId);
-      if (stream === undefined) {
-        const accepted = ctx.bridge.acceptedEvents(client.endpoint);
-        throw new BridgeError("BAD_REQUEST", `Unknown event type "${type}"; accepted: ${accepted.join(", ")}`, {
-          details: { type, accepted },
-        });
+      const named = params.types ?? [params.type!];
+      const accepted = ctx.bridge.acceptedEvents(client.endpoint);
+      const streams: Array<[string, NonNullable<ReturnType<typeof ctx.bridge.eventStream>>]> = [];
+      // Every type is found before any is subscribed: a call that names an unknown type changes nothing.
+      for (const type of spellOutEventTypes(named, accepted)) {
+        const stream = ctx.bridge.eventStream(client.endpoint, type, ctx.caller.editorId);
+        if (stream !== undefined) streams.push([type, stream]);
+        // A type `"*"` brought in that nothing produces on this editor is left out; a type named is refused.
+        else if (named.includes(type)) {
+          throw new BridgeError("BAD_REQUEST", `Unknown event type "${type}"; accepted: ${accepted.join(", ")}`, { details: { type, accepted } });
+        }
       }
-      client.subscribe(type, stream);
-      return { type, subscribed: true, ok: true as const };
+      for (const [type, stream] of streams) client.subscribe(type, stream);
+      return subscriptionAnswer(params, streams.map(([type]) => type), true);
     },
   }),
   defineMethod("event:unsubscribe", {
     description:
-      "Stops delivering an event type to this logical client. Idempotent; WebSocket only.",
-    examples: [{ type: "selection:changed" }],
+      'Stops delivering an event type (`type`), or several (`types`), to this logical client; `"*"` means the same types as for `event:subscribe`. Answers as `event:subscribe` does. Idempotent; WebSocket only.',
+    examples: [{ type: "selection:changed" }, { types: ["*"] }],
     host: false,
     mutates: false,
-    run: (ctx, { type }) => {
-      clientOf(ctx, "event:unsubscribe").unsubscribe(type);
-      return { type, subscribed: false, ok: true as const };
+    run: (ctx, params) => {
+      const client = clientOf(ctx, "event:unsubscribe");
+      const types = spellOutEventTypes(params.types ?? [params.type!], ctx.bridge.acceptedEvents(client.endpoint));
+      for (const type of types) client.unsubscribe(type);
+      return subscriptionAnswer(params, types, false);
     },
   }),
   defineMethod("selection:change", {

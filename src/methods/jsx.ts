@@ -54,6 +54,8 @@ export const jsxMethods: MethodDefinition[] = [
     examples: [{ script: "app.activeDocument.name", timeoutMs: 5000 }],
     host: true,
     mutates: true,
+    // A script may do anything the editor can: never for a read token, whatever it is said to do.
+    readable: false,
     long: true,
     run: async (ctx, { script, language: requested, timeoutMs }) => {
       checkScriptsAllowed(ctx, "jsx:run");
@@ -73,6 +75,8 @@ export const jsxMethods: MethodDefinition[] = [
     examples: [{ name: "resize-all", params: { width: 512 } }],
     host: true,
     mutates: true,
+    // A script may do anything the editor can: never for a read token, whatever it is said to do.
+    readable: false,
     long: true,
     run: async (ctx, { name, params, timeoutMs }) => {
       checkScriptsAllowed(ctx, "jsx:execute");

@@ -16,6 +16,13 @@ export const serverMethods: MethodDefinition[] = [
       return info;
     },
   }),
+  defineMethod("server:ping", {
+    description:
+      "Answers `{pong: true, time}` (the bridge's clock, ms since the epoch) without touching the editor: a keep-alive and round-trip check for clients.",
+    host: false,
+    mutates: false,
+    run: () => ({ pong: true as const, time: Date.now() }),
+  }),
   defineMethod("server:clients", {
     description:
       "The logical clients (id prefix, display name, endpoint, state, subscriptions, requests in flight) and the editors they work with.",

@@ -43,8 +43,19 @@ export const CLOSE_CODES = {
  */
 export const BEARER_PROTOCOL_PREFIX = "bearer.";
 
+/**
+ * What a token lets its holder do. `full` (`--token`): everything. `read` (`--read-token`): the methods that change
+ * nothing (see the bridge's SECURITY.md), subscriptions, event streams, `/status` and `/metrics`; anything else answers
+ * `FORBIDDEN`. A bridge without a token gives every caller `full`.
+ */
+export const ACCESS_SCOPES = ["full", "read"] as const;
+export type AccessScope = (typeof ACCESS_SCOPES)[number];
+
 /** The subprotocol clients offer beside the token, so the bridge echoes this name rather than the token. */
 export const BRIDGE_SUBPROTOCOL = "image-editor-bridge";
 
 /** Longest display name (`?name=`) a client may give: room for a program and a host name; keeps lists small. */
 export const MAX_CLIENT_NAME_LENGTH = 64;
+
+/** The event type that stands for every other (`event:subscribe {type: "*"}`, an event stream without `?type=`). */
+export const EVERY_EVENT = "*";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { ACCESS_SCOPES, EVERY_EVENT } from "./constants.js";
 import { ProtocolErrorSchema } from "./errors.js";
 import { HostLayerSchema, HostRectSchema, LayerPreviewPayloadSchema, PluginInfoSchema } from "./resources.js";
 
@@ -8,6 +9,26 @@ export type MainEventType = (typeof MAIN_EVENTS)[number];
 
 /** State events: when a client's socket is backed up only the latest value per type is kept. */
 export const STATE_EVENTS: ReadonlySet<string> = new Set(["selection:changed", "layer:previewChange", "layer:selectionChange"]);
+
+/**
+ * Events `"*"` leaves out: a preview (an image at every change of the active layer) costs far more than the other
+ * events together, so it comes only to those who name it.
+ */
+export const PREVIEW_EVENTS: ReadonlySet<string> = new Set(["layer:previewChange"]);
+
+/**
+ * The event types a subscription names, `"*"` spelled out: every accepted type except previews, which come only when
+ * named beside it. Each type once, in the order named (those of `"*"` in the endpoint's order); types not accepted
+ * are returned as they are, for the caller to refuse.
+ */
+export function spellOutEventTypes(named: readonly string[], accepted: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const type of named) {
+    if (type !== EVERY_EVENT) out.add(type);
+    else for (const each of accepted) if (!PREVIEW_EVENTS.has(each)) out.add(each);
+  }
+  return [...out];
+}
 
 export const ClosingReasonSchema = z.enum(["host-close", "process-exit"]);
 export type ClosingReason = z.infer<typeof ClosingReasonSchema>;
@@ -103,6 +124,11 @@ export const ConnectedEventDataSchema = z.object({
    * Empty for a connection that asked for nothing; absent from bridges that predate the field.
    */
   features: z.array(z.string()).optional(),
+  /**
+   * `"read"` on a connection opened with the read token (`--read-token`): calls outside that scope answer
+   * `FORBIDDEN`. Absent with full access.
+   */
+  scope: z.enum(ACCESS_SCOPES).optional(),
 });
 export type ConnectedEventData = z.infer<typeof ConnectedEventDataSchema>;
 

@@ -53,6 +53,32 @@ export const ScriptResultSchema = z.object({ result: z.unknown() });
 /** `ok` is always true: clients of the Generator bridge service read it from these results. */
 export const SubscriptionResultSchema = z.object({ type: z.string(), subscribed: z.boolean(), ok: z.literal(true) });
 
+/** Most event types one `event:subscribe` or `event:unsubscribe` may name in `types`. */
+export const SUBSCRIBE_MAX_TYPES = 256;
+
+const eventType = z.string().min(1).max(256);
+
+/**
+ * `{type}` (one type, or `"*"`) or `{types: [...]}`, exactly one of the two. `"*"` stands for every event type the
+ * endpoint accepts except previews (`layer:previewChange`), which come only when named.
+ */
+const SubscriptionParamsSchema = z
+  .object({ type: eventType.optional(), types: z.array(eventType).min(1).max(SUBSCRIBE_MAX_TYPES).optional() })
+  .strict()
+  .refine((p) => (p.type === undefined) !== (p.types === undefined), { message: "pass exactly one of type and types", path: ["type"] });
+
+/** The answer to `{types}`: each event type the call named (`"*"` spelled out), and whether it is now subscribed. */
+export const SubscriptionsResultSchema = z.object({
+  subscriptions: z.array(z.object({ type: z.string(), subscribed: z.boolean() })),
+  ok: z.literal(true),
+});
+
+/** `{type}` answers as it always has (`{type, subscribed, ok}`); `{types}` answers `{subscriptions, ok}`. */
+const SubscribeResultSchema = z.union([SubscriptionResultSchema, SubscriptionsResultSchema]);
+
+/** `server:ping`: the bridge is there and answering; `time` is its clock (ms since the epoch). */
+export const PingResultSchema = z.object({ pong: z.literal(true), time: z.number().int() });
+
 /**
  * Keep an alpha channel in PNG, WebP and TIFF even when every pixel of the document is opaque (left out then by
  * default, as image editors do). JPEG never has one.
@@ -138,11 +164,8 @@ export const METHOD_SCHEMAS = {
       .strict(),
     result: ScriptResultSchema,
   },
-  "event:subscribe": { params: z.object({ type: z.string().min(1).max(256) }).strict(), result: SubscriptionResultSchema },
-  "event:unsubscribe": {
-    params: z.object({ type: z.string().min(1).max(256) }).strict(),
-    result: SubscriptionResultSchema,
-  },
+  "event:subscribe": { params: SubscriptionParamsSchema, result: SubscribeResultSchema },
+  "event:unsubscribe": { params: SubscriptionParamsSchema, result: SubscribeResultSchema },
   "action:autoCutout": { params: z.object({ documentId, layerId: layerId.optional(), method: CutoutMethodSchema.optional() }).strict(), result: z.boolean() },
   "action:removeBackground": {
     params: z.object({ documentId, layerId: layerId.optional(), method: CutoutMethodSchema.optional() }).strict(),
@@ -279,6 +302,7 @@ export const METHOD_SCHEMAS = {
       }),
     result: HostRectSchema.nullable(),
   },
+  "server:ping": { params: Empty, result: PingResultSchema },
   "server:clients": { params: Empty, result: z.object({ clients: z.array(ClientSummarySchema), editors: z.array(EditorSummarySchema).optional() }) },
   "webhook:add": {
     params: z

@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from "node:crypto";
 import { isLoopbackHost } from "../loopback.js";
-import { BEARER_PROTOCOL_PREFIX, BridgeError } from "../protocol/index.js";
+import { type AccessScope, BEARER_PROTOCOL_PREFIX, BridgeError } from "../protocol/index.js";
 
 /** Who may talk to the bridge. */
 export interface SecurityOptions {
@@ -9,6 +9,11 @@ export interface SecurityOptions {
    * `Authorization: Bearer <token>` or as the WebSocket subprotocol `bearer.<token>`.
    */
   readonly token?: string | undefined;
+  /**
+   * Read-only access token (`--read-token`), taken as `token` is: its holder gets the `read` scope (see
+   * {@link readScopeRefusal} and the dispatcher's `allowedFor`). Only beside `token`.
+   */
+  readonly readToken?: string | undefined;
   /**
    * Extra allowed `Origin` values (exact, e.g. `https://tool.example`), or `"*"`. Loopback origins on any port are
    * always allowed. Guards against web pages driving the editor from a visitor's browser.
@@ -45,6 +50,22 @@ export function isPublicDashboardPath(path: string): boolean {
 }
 
 
+
+/** A plugin's path the read scope reaches: its health and its event stream. */
+const PLUGIN_READ_PATH = /^\/plugins\/[^/]+\/(health|events)$/;
+
+/**
+ * The refusal of a request a read token may not make, or null. The bridge's own views (`/status`, `/metrics`,
+ * `/health`, `/ready`, the contract, `/plugins` and each plugin's health), its event streams and their tickets are
+ * all reads; method routes, `POST /batch` and `/mcp` are judged call by call (the dispatcher, the MCP session). What
+ * is left is a plugin's own routes and `reload`, refused: the bridge cannot tell what a plugin's route changes.
+ */
+export function readScopeRefusal(verb: string, path: string): BridgeError | null {
+  if (!path.startsWith("/plugins/") || ((verb === "GET" || verb === "HEAD") && PLUGIN_READ_PATH.test(path))) return null;
+  return new BridgeError("FORBIDDEN", `${verb} ${path} is outside this token's read scope: a read token may not use a plugin's own routes`, {
+    details: { scope: "read" satisfies AccessScope, path },
+  });
+}
 
 /** Hostname of a Host header value (`a.b:80`, `[::1]:7700`). */
 function hostnameOf(host: string): string {
@@ -90,15 +111,21 @@ export function originAllowed(origin: string, options: SecurityOptions): boolean
 }
 
 /**
- * Checks Host, Origin and token of an HTTP request or WS upgrade. Returns the error to answer with, or null.
+ * Checks Host, Origin and token of an HTTP request or WS upgrade: the scope the token gives (`full` without tokens),
+ * or the error to answer with.
  */
-export function checkAccess(header: (name: string) => string | undefined, options: SecurityOptions): BridgeError | null {
+export function accessOf(header: (name: string) => string | undefined, options: SecurityOptions): AccessScope | BridgeError {
+  let scope: AccessScope = "full";
   if (options.token !== undefined && options.token !== "") {
     const presented = presentedToken(header);
     if (presented === undefined) {
       return new BridgeError("UNAUTHORIZED", "An access token is required (Authorization: Bearer <token>)");
     }
-    if (!tokenMatches(presented, options.token)) return new BridgeError("UNAUTHORIZED", "The access token is not valid");
+    // Both compared, always: which one matched does not show in the time taken.
+    const full = tokenMatches(presented, options.token);
+    const read = options.readToken !== undefined && options.readToken !== "" && tokenMatches(presented, options.readToken);
+    if (!full && !read) return new BridgeError("UNAUTHORIZED", "The access token is not valid");
+    scope = full ? "full" : "read";
   } else {
     const host = header("host");
     if (host !== undefined) {
@@ -114,7 +141,7 @@ export function checkAccess(header: (name: string) => string | undefined, option
     }
   }
   const origin = header("origin");
-  return origin === undefined ? null : checkOrigin(origin, options);
+  return (origin === undefined ? null : checkOrigin(origin, options)) ?? scope;
 }
 
 /** The error for an Origin that may not use the bridge, or null (also used alone for CORS preflights). */

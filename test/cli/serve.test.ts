@@ -209,6 +209,30 @@ describe("command line", () => {
   });
 });
 
+describe("scoped tokens on the command line", () => {
+  it("serve --read-token (or BRIDGE_READ_TOKEN) reads with the read token and refuses it a change with 403; it needs --token and must differ", async () => {
+    expect(parseServeArgs(["serve", "--token", "t"], { BRIDGE_READ_TOKEN: "r" })).toMatchObject({ token: "t", readToken: "r" });
+    expect(() => parseServeArgs(["serve", "--read-token", "r"], {})).toThrow(/^--read-token needs --token/);
+    expect(() => parseServeArgs(["serve", "--token", "t", "--read-token", "t"], {})).toThrow(/^--read-token must differ from --token/);
+    const bridge = await main(["serve", "--listen", "127.0.0.1:0", "--log-level", "silent", "--token", "full-t", "--read-token", "read-t"], {
+      handleSignals: false,
+      env: {},
+      stdout: { write: () => true },
+    });
+    try {
+      const as = (token: string, path: string, init: RequestInit = {}) => fetch(`${bridge!.url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" } });
+      expect(await (await as("read-t", "/status")).json()).toMatchObject({ scope: "read" });
+      expect((await as("read-t", "/document/current")).status).toBe(200);
+      const refused = await as("read-t", "/selection/set", { method: "POST", body: JSON.stringify({ rect: null }) });
+      expect(refused.status).toBe(403);
+      expect(await refused.json()).toMatchObject({ code: "FORBIDDEN", details: { scope: "read", method: "selection:set" } });
+      expect((await as("full-t", "/selection/set", { method: "POST", body: JSON.stringify({ rect: null }) })).status).toBe(200);
+    } finally {
+      await bridge!.close();
+    }
+  });
+});
+
 describe("file access on the command line", () => {
   it("--files-root is repeatable (or BRIDGE_FILES_ROOT, comma-separated); the other file flags default off", () => {
     expect(parseServeArgs(["serve", "--files-root", "/a", "--files-root", "/b"], {})).toMatchObject({ filesRoots: ["/a", "/b"] });

@@ -53,6 +53,17 @@ describe("listeners", () => {
     expect(await errors.nth(1)).toMatchObject({ code: "LISTENER_FAILED", details: { type: "tick" } });
   });
 
+  it('a listener of "*" is refused at once: events arrive under their own types, so it would never be called', async () => {
+    const harness = await startOnSharedEditor();
+    const client = connect(harness.bridge.url);
+    expect(() => client.on("*", () => {})).toThrow(expect.objectContaining({ code: "BAD_REQUEST", details: { type: "*" } }));
+    await expect(client.subscribe("*", () => {})).rejects.toMatchObject({ code: "BAD_REQUEST" });
+    // A typed call with `types` answers the list, as the bridge sends it.
+    const answer = await client.invoke("event:subscribe", { types: ["selection:changed"] });
+    expect(answer).toEqual({ subscriptions: [{ type: "selection:changed", subscribed: true }], ok: true });
+    expect(await client.server.ping()).toMatchObject({ pong: true });
+  });
+
   it("off() removes a once() listener of a local notification before it fires", async () => {
     const harness = await startOnSharedEditor();
     const client = connect(harness.bridge.url);

@@ -1,6 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { ERROR_RULES, ProtocolErrorSchema, type ErrorCode } from "../../src/protocol/index.js";
+import type { Harness } from "../helpers/bridge.js";
 import { startOnSharedEditor } from "../helpers/shared-editor.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
 import { TRANSPORTS, type Outcome } from "./_transports.js";
@@ -17,7 +18,29 @@ function expectError(outcome: Outcome, code: ErrorCode): void {
   if (outcome.status !== undefined) expect(outcome.status).toBe(ERROR_RULES[code].status);
 }
 
+/** The harness as a holder of `token` sees it: every socket and request carries the token. */
+function withToken(harness: Harness, token: string): Harness {
+  const authorization = `Bearer ${token}`;
+  return {
+    ...harness,
+    connect: (path = "/ws", options = {}) => harness.connect(path, { ...options, headers: { authorization } }),
+    http: (path, init = {}) => harness.http(path, { ...init, headers: { ...(init.headers as Record<string, string> | undefined), authorization } }),
+  };
+}
+
 describe.each(TRANSPORTS)("errors over $name", ({ name, make }) => {
+  it("a call outside a read token's scope answers FORBIDDEN naming the scope and the method; a read is answered", async () => {
+    const harness = await startOnSharedEditor({ token: "full-t0ken", readToken: "read-t0ken" });
+    const reader = await make(withToken(harness, "read-t0ken"));
+    const refused = await reader.call("selection:set", { rect: null });
+    expectError(refused, "FORBIDDEN");
+    expect(refused.error?.details).toEqual({ scope: "read", method: "selection:set" });
+    expectError(await reader.call("document:export", { path: "never.png" }), "FORBIDDEN");
+    expect((await reader.call("document:current")).ok).toBe(true);
+    const writer = await make(withToken(harness, "full-t0ken"));
+    expect((await writer.call("selection:set", { rect: null })).ok).toBe(true);
+  });
+
   it("invalid params answer BAD_REQUEST listing the issues", async () => {
     const t = await make(await startOnSharedEditor());
     const outcome = await t.call("selection:set", { rect: { x: "left" } });

@@ -196,7 +196,7 @@ describe.each(MATRIX)("built-in methods over $label", ({ editor, transport: { na
     expect((await call("layer:getInfoBySelectionIndex", { selectionIndex: 2 })).error?.code).toBe("LAYER_NOT_FOUND");
   });
 
-  test.runIf(name === "ws")("getServerInfo and server:clients answer over WS", async () => {
+  test.runIf(name === "ws")("getServerInfo, server:clients and server:ping answer over WS", async () => {
     await setup();
     const info = expectResult("getServerInfo", await call("getServerInfo")) as { name: string; hostVersion: string; plugins: unknown[] };
     expect(info.name).toBe("image-editor-bridge");
@@ -204,6 +204,7 @@ describe.each(MATRIX)("built-in methods over $label", ({ editor, transport: { na
     expect(info.plugins).toEqual([]);
     const { clients } = expectResult("server:clients", await call("server:clients")) as { clients: unknown[] };
     expect(clients).toHaveLength(1);
+    expect(expectResult("server:ping", await call("server:ping"))).toMatchObject({ pong: true });
   });
 });
 

@@ -395,8 +395,8 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
     await page.close();
   });
 
-  it("with a token-protected bridge the page asks for the token, keeps it for the tab, and then works", async () => {
-    const harness = await startOnSharedEditor({ token: "dash-t0ken" });
+  it("with a token-protected bridge the page asks for the token, keeps it for the tab, and then works, with the read token too", async () => {
+    const harness = await startOnSharedEditor({ token: "dash-t0ken", readToken: "dash-read" });
     const failures: string[] = [];
     const page = await open(harness, failures);
     await page.waitForSelector("#token-form", { state: "visible" });
@@ -408,10 +408,20 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
     await page.click("#token-form button[type=submit]");
     expect(await layerNames(page)).toEqual(SAMPLE_LAYERS);
     expect(await page.evaluate(() => Object.values((globalThis as unknown as { sessionStorage: object }).sessionStorage))).toEqual(["dash-t0ken"]);
+    await expect.poll(() => page.locator("#token-scope").textContent()).toBe("full access");
     // A reload finds the token in the tab and asks nothing.
     await page.reload();
     expect(await layerNames(page)).toEqual(SAMPLE_LAYERS);
     expect(await page.isHidden("#token-form")).toBe(true);
+
+    // The read token shows everything too, and the page says which scope it has.
+    await page.click("#forget-token");
+    await page.waitForSelector("#token-form", { state: "visible" });
+    await page.fill("#token-input", "dash-read");
+    await page.click("#token-form button[type=submit]");
+    await expect.poll(() => page.locator("#token-scope").textContent()).toBe("read-only token");
+    await page.reload();
+    expect(await layerNames(page)).toEqual(SAMPLE_LAYERS);
     expect(failures).toEqual([]);
     await page.close();
   });

@@ -18,6 +18,7 @@ const BRIDGE_OPTIONS = new Set([
   "imports",
   "listen",
   "token",
+  "readToken",
   "allowOrigins",
   "allowHosts",
   "publicHealth",

@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { BUILTIN_METHODS } from "../../src/methods/index.js";
+import { allowedFor, BUILTIN_METHODS } from "../../src/methods/index.js";
 import { EXCLUDED_METHODS, SCRIPT_METHODS, toolName } from "../../src/mcp/index.js";
 import { startBridge, type Harness } from "../helpers/bridge.js";
 
@@ -160,6 +160,30 @@ describe("MCP over Streamable HTTP at /mcp", () => {
     await expect(mcpClient(harness)).rejects.toThrow();
     const client = await mcpClient(harness, { authorization: "Bearer secret-token" });
     expect((await client.listTools()).tools.length).toBeGreaterThan(0);
+  });
+
+  it("a read-token session offers only the tools that change nothing, and may not drive a full session", async () => {
+    const harness = await startBridge({ ...inline, token: "full-token", readToken: "read-token" });
+    const reader = await mcpClient(harness, { authorization: "Bearer read-token" });
+    const names = (await reader.listTools()).tools.map((tool) => tool.name).sort();
+    const readable = BUILTIN_METHODS.filter((m) => allowedFor("read", m) && !EXCLUDED_METHODS.includes(m.name) && !SCRIPT_METHODS.includes(m.name)).map(toolName).sort();
+    expect(names).toEqual(readable);
+    expect(names).toContain("document_current");
+    expect(names).not.toContain("selection_set");
+    expect(names).not.toContain("document_export");
+    const current = CallToolResultSchema.parse(await reader.callTool({ name: "document_current", arguments: {} }));
+    expect(current.isError).not.toBe(true);
+
+    // The full token's session, named by a request that carries the read token: refused.
+    const transport = new StreamableHTTPClientTransport(new URL(`${harness.bridge.url}/mcp`), { requestInit: { headers: { authorization: "Bearer full-token" } } });
+    const writer = new Client({ name: "test", version: "1.0.0" });
+    await writer.connect(transport);
+    open.push(writer);
+    expect((await writer.listTools()).tools.map((tool) => tool.name)).toContain("selection_set");
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: "Bearer read-token", "mcp-session-id": transport.sessionId! };
+    const borrowed = await harness.http("/mcp", { method: "POST", headers, body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list" }) });
+    expect(borrowed.status).toBe(403);
+    expect(await borrowed.json()).toMatchObject({ code: "FORBIDDEN", details: { scope: "read" } });
   });
 
   it("refuses a request naming no session or an unknown one", async () => {

@@ -184,13 +184,28 @@ describe("event streams (SSE)", () => {
     expect(JSON.parse(resumed.messages.find((m) => m.event === "lost")!.data)).toEqual({ count: 2, exact: false, since: seen!.id });
   });
 
-  it("names unknown or missing types with BAD_REQUEST and the accepted list", async () => {
+  it("names an unknown type with BAD_REQUEST and the accepted list", async () => {
     const harness = await startOnSharedEditor();
-    const none = await harness.http("/events");
-    expect(none.status).toBe(400);
-    expect(await none.json()).toMatchObject({ code: "BAD_REQUEST", details: { accepted: expect.arrayContaining(["selection:changed"]) } });
     const unknown = await harness.http("/events?type=nope:never");
-    expect(await unknown.json()).toMatchObject({ code: "BAD_REQUEST", details: { type: "nope:never" } });
+    expect(unknown.status).toBe(400);
+    expect(await unknown.json()).toMatchObject({ code: "BAD_REQUEST", details: { type: "nope:never", accepted: expect.arrayContaining(["selection:changed"]) } });
+  });
+
+  it('a stream without ?type= follows "*": every event type but previews, which come only when named', async () => {
+    const harness = await startOnSharedEditor();
+    const every = await openStream(harness, "");
+    const withPreviews = await openStream(harness, "?type=*&type=layer:previewChange");
+    const other = await harness.connect();
+    const layers = await other.call<Array<{ id: number }>>("document:layers");
+    await other.call("layer:select", { ids: [layers[layers.length - 1]!.id] });
+    await withPreviews.until("layer:previewChange", 1);
+    await every.until("layer:selectionChange", 1);
+    // A selection logged after the preview: once the first stream has it, it has had every event logged before.
+    await other.call("selection:set", { rect });
+    await every.until("selection:changed", 1);
+    await withPreviews.until("selection:changed", 1);
+    expect(every.messages.map((m) => m.event)).toContain("documentChanged");
+    expect(every.messages.map((m) => m.event)).not.toContain("layer:previewChange");
   });
 
   it("filters events by ?documentId=, letting events that name no document through", async () => {

@@ -84,6 +84,74 @@ function rawUpgrade(port: number, target: string): Promise<string> {
   });
 }
 
+/** The event types `server:clients` lists for one client (found by its id's prefix). */
+async function subscriptionsOf(client: TestClient): Promise<string[]> {
+  const { clients } = await client.call<{ clients: Array<{ idPrefix: string; subscriptions: string[] }> }>("server:clients");
+  return clients.find((c) => client.hello.clientId.startsWith(c.idPrefix))!.subscriptions;
+}
+
+describe("subscriptions", () => {
+  it("event:subscribe takes exactly one of type and types, and {type} answers as it always has", async () => {
+    const client = await (await startOnSharedEditor()).connect();
+    for (const params of [{}, { type: "selection:changed", types: ["selection:changed"] }, { types: [] }]) {
+      const refused = await client.send("event:subscribe", params);
+      expect(refused.error).toMatchObject({ code: "BAD_REQUEST" });
+    }
+    expect(await client.call("event:subscribe", { type: "selection:changed" })).toEqual({ type: "selection:changed", subscribed: true, ok: true });
+    expect(await client.call("event:unsubscribe", { type: "selection:changed" })).toEqual({ type: "selection:changed", subscribed: false, ok: true });
+    expect(await subscriptionsOf(client)).toEqual([]);
+  });
+
+  it("{types} subscribes to each type and lists them; an unknown type among them subscribes to none", async () => {
+    const client = await (await startOnSharedEditor()).connect();
+    const unknown = await client.send("event:subscribe", { types: ["selection:changed", "nope:never"] });
+    expect(unknown.error).toMatchObject({ code: "BAD_REQUEST", details: { type: "nope:never" } });
+    expect(await subscriptionsOf(client)).toEqual([]);
+    const answer = await client.call("event:subscribe", { types: ["selection:changed", "layer:selectionChange", "selection:changed"] });
+    expect(answer).toEqual({
+      subscriptions: [
+        { type: "selection:changed", subscribed: true },
+        { type: "layer:selectionChange", subscribed: true },
+      ],
+      ok: true,
+    });
+    expect((await subscriptionsOf(client)).sort()).toEqual(["layer:selectionChange", "selection:changed"]);
+    expect(await client.call("event:unsubscribe", { types: ["layer:selectionChange"] })).toEqual({ subscriptions: [{ type: "layer:selectionChange", subscribed: false }], ok: true });
+    expect(await subscriptionsOf(client)).toEqual(["selection:changed"]);
+  });
+
+  it('"*" subscribes to every event type but previews, which come only when named; unsubscribing "*" leaves them', async () => {
+    const harness = await startOnSharedEditor();
+    const client = await harness.connect();
+    expect(await client.call("event:subscribe", { type: "*" })).toEqual({ type: "*", subscribed: true, ok: true });
+    const all = await subscriptionsOf(client);
+    expect(all).toEqual(expect.arrayContaining(["#closing", "selection:changed", "layer:selectionChange", "documentChanged"]));
+    expect(all).not.toContain("layer:previewChange");
+
+    // The events of every type arrive: a selection and a document change from another client's edit.
+    const other = await harness.connect();
+    await other.call("selection:set", { rect });
+    expect((await client.next((f) => f.type === "selection:changed")).data).toEqual(rect);
+    await client.next((f) => f.type === "documentChanged");
+
+    const named = await client.call<{ subscriptions: Array<{ type: string; subscribed: boolean }> }>("event:subscribe", { types: ["*", "layer:previewChange"] });
+    expect(named.subscriptions.map((s) => s.type)).toEqual([...all, "layer:previewChange"]);
+    expect(named.subscriptions.every((s) => s.subscribed)).toBe(true);
+    const dropped = await client.call<{ subscriptions: Array<{ type: string; subscribed: boolean }> }>("event:unsubscribe", { types: ["*"] });
+    expect(dropped.subscriptions.map((s) => s.type)).toEqual(all);
+    expect(await subscriptionsOf(client)).toEqual(["layer:previewChange"]);
+  });
+
+  it("server:ping answers pong with the bridge's clock", async () => {
+    const client = await (await startOnSharedEditor()).connect();
+    const before = Date.now();
+    const answer = await client.call<{ pong: boolean; time: number }>("server:ping");
+    expect(answer).toEqual({ pong: true, time: expect.any(Number) });
+    expect(answer.time).toBeGreaterThanOrEqual(before);
+    expect(answer.time).toBeLessThanOrEqual(Date.now());
+  });
+});
+
 describe("resume, takeover and dispose", () => {
   it("a resumed client receives the events it missed, in order, with their seq", async () => {
     const harness = await startOnSharedEditor();

@@ -1,3 +1,4 @@
+import { EVERY_EVENT } from "../../protocol/constants.js";
 import { BridgeError, CLIENT_ERROR_CODES } from "../errors.js";
 import type { EventMeta, LocalEventName, LocalEvents } from "../types.js";
 import { LocalNotifier } from "./notifier.js";
@@ -20,7 +21,14 @@ export class Listeners {
     this.subscriptions = new SubscriptionTable({ ...wire, refused: (type, error) => this.emitLocal("$error", refusedError(type, error)) });
   }
 
+  /**
+   * @throws BridgeError `BAD_REQUEST` for `"*"`: the bridge delivers each event under its own type, so a listener of
+   * `"*"` would never be called; listen to each type (raw `event:subscribe {types: ["*"]}` frames are for other clients).
+   */
   add(type: string, listener: AnyListener, once: boolean): void {
+    if (type === EVERY_EVENT) {
+      throw new BridgeError("BAD_REQUEST", 'Listeners are per event type: "*" is not one (add a listener for each type you want)', { details: { type } });
+    }
     if (type.startsWith("$")) this.local.add(type, listener as (data: unknown) => void, once);
     else this.subscriptions.add(type, listener as (data: unknown, meta: EventMeta) => void, once);
   }

@@ -113,7 +113,7 @@ function fixedPaths(bank: SchemaBank): Record<string, Record<string, Operation>>
         { "503": { description: "`down`.", ...json(bank.ref("Readiness")) } },
       ),
     },
-    "/status": { get: fixedOperation("getStatus", "The operator's view: the readiness verdict, editors with their last error and memory use against their budget, clients by id prefix and name, plugins, files roots.", { description: "The view.", ...json(anyObject) }) },
+    "/status": { get: fixedOperation("getStatus", "The operator's view: the readiness verdict, editors with their last error and memory use against their budget, clients by id prefix and name, plugins, files roots, and `scope`: what the token that asked may do (`full` or `read`).", { description: "The view.", ...json(anyObject) }) },
     "/metrics": { get: fixedOperation("getMetrics", "Prometheus counters and gauges of the bridge, in the text exposition format.", text("text/plain", "The metrics.")) },
     "/schema": { get: fixedOperation("getSchema", "JSON Schema of every method's params and result and of every main event.", { description: "The schemas.", ...json(anyObject) }) },
     "/openapi.json": { get: fixedOperation("getOpenApi", "The HTTP side of the contract, OpenAPI 3.1.", { description: "The document.", ...json(anyObject) }) },
@@ -270,7 +270,8 @@ export function createOpenApi(input: ContractInput): OpenApiDocument {
         bearer: {
           type: "http",
           scheme: "bearer",
-          description: "The bridge's access token, `Authorization: Bearer <token>`: required when the bridge has one (always off loopback), and then on every route.",
+          description:
+            "The bridge's access token, `Authorization: Bearer <token>`: required when the bridge has one (always off loopback), and then on every route. A read token (`--read-token`) is accepted too; a call outside its scope (anything that changes something) answers 403 `FORBIDDEN` with `details.scope`.",
         },
       },
     },

@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { H3, type H3Event } from "h3";
-import { BridgeError, isBridgeError } from "../../protocol/index.js";
+import { type AccessScope, BridgeError, isBridgeError } from "../../protocol/index.js";
 import type { CallsPort, DispatchCaller } from "../../calls/port.js";
 import { publishSchema, type MethodDefinition } from "../../methods/index.js";
 import { publishContract } from "../../methods/contract/index.js";
 import type { Limits } from "../../limits.js";
 import type { PluginsPort } from "../../plugins/port.js";
-import { checkAccess, checkOrigin, isPublicDashboardPath, PUBLIC_HEALTH_PATHS, type SecurityOptions } from "../security.js";
+import { accessOf, checkOrigin, isPublicDashboardPath, PUBLIC_HEALTH_PATHS, readScopeRefusal, type SecurityOptions } from "../security.js";
 import type { BridgeViews } from "../views.js";
 import { MCP_PATH, type McpHttp } from "../../mcp/http.js";
 import { BATCH_PATH, runBatchRoute } from "./batch.js";
@@ -80,17 +80,26 @@ function ticketHeaders(event: H3Event, ports: HttpPorts, events: EventStreams | 
   const url = new URL(event.req.url);
   const ticket = url.searchParams.get(TICKET_QUERY_KEY);
   if (ticket === null || !isEventStreamPath(url.pathname)) return undefined;
-  const valid = events.tickets.consume(ticket);
-  const token = ports.security.token;
+  // A ticket stands for the token it was issued under: one a read token fetched opens a read-scoped stream.
+  const scope = events.tickets.consume(ticket);
+  const token = scope === "read" ? ports.security.readToken : scope === "full" ? ports.security.token : undefined;
   return (name) => {
-    if (name === "authorization") return valid && token !== undefined && token !== "" ? `Bearer ${token}` : undefined;
+    if (name === "authorization") return token !== undefined && token !== "" ? `Bearer ${token}` : undefined;
     return event.req.headers.get(name) ?? undefined;
   };
 }
 
+/** Where the guard leaves the scope of the request's token on the h3 event's context. */
+const SCOPE_KEY = "bridgeScope";
+
+/** The scope the guard found for this request (`full` when it did not run: an app outside a bridge's server). */
+function scopeOf(event: H3Event): AccessScope {
+  return (event.context[SCOPE_KEY] as AccessScope | undefined) ?? "full";
+}
+
 /**
- * Runs before every route: the Origin, Host and token checks, the CORS headers for an allowed Origin, and the
- * preflight's answer.
+ * Runs before every route: the Origin, Host and token checks (and the read scope's refusal of plugin routes), the
+ * CORS headers for an allowed Origin, and the preflight's answer. Leaves the token's scope for the routes.
  */
 async function guard(ports: HttpPorts, event: H3Event, next: () => unknown, events?: EventStreams): Promise<unknown> {
   const header = ticketHeaders(event, ports, events) ?? ((name: string): string | undefined => event.req.headers.get(name) ?? undefined);
@@ -98,13 +107,11 @@ async function guard(ports: HttpPorts, event: H3Event, next: () => unknown, even
   const preflight = event.req.method === "OPTIONS" && origin !== undefined;
   // A preflight carries no credentials: only its Origin can be judged; neither does a probe of a public health route
   // or a request for one of the dashboard's static files.
-  const refusal =
-    preflight || publicProbe(ports, event) || publicStatic(event)
-      ? origin === undefined
-        ? null
-        : checkOrigin(origin, ports.security)
-      : checkAccess(header, ports.security);
+  const open = preflight || publicProbe(ports, event) || publicStatic(event);
+  const access = open ? ((origin === undefined ? null : checkOrigin(origin, ports.security)) ?? "full") : accessOf(header, ports.security);
+  const refusal = typeof access === "string" ? (access === "read" ? readScopeRefusal(event.req.method, new URL(event.req.url).pathname) : null) : access;
   if (refusal !== null) return errorResponse(ports.calls.toWireError(refusal, {}));
+  event.context[SCOPE_KEY] = access;
   if (origin !== undefined) {
     event.res.headers.set("access-control-allow-origin", origin);
     event.res.headers.set("access-control-expose-headers", "mcp-session-id");
@@ -153,7 +160,8 @@ export function createHttpApp(ports: HttpPorts, mcp?: McpHttp, events?: EventStr
   const get = (path: string, handler: (event: H3Event) => Response | Promise<Response>): void => on("GET", path, handler);
   registerDashboard(get, (error) => errorResponse(ports.calls.toWireError(error, {})));
   get("/health", () => jsonResponse(ports.views.health()));
-  get("/status", () => jsonResponse(ports.views.status()));
+  // With the scope of the token that asked: a dashboard shows what it may do.
+  get("/status", (event) => jsonResponse({ ...ports.views.status(), scope: scopeOf(event) }));
   get("/ready", () => {
     const readiness = ports.views.readiness();
     return jsonResponse(readiness, readiness.status === "down" ? 503 : 200);
@@ -184,9 +192,9 @@ export function createHttpApp(ports: HttpPorts, mcp?: McpHttp, events?: EventStr
     on(method.http.verb, method.http.path, (event) => runMethod(ports, method, event));
   }
 
-  on("POST", BATCH_PATH, (event) => runBatchRoute(ports, event, () => ({ lane: laneOf(event), client: null, endpoint: "root", editorId: editorOf(ports, event) })));
+  on("POST", BATCH_PATH, (event) => runBatchRoute(ports, event, () => ({ lane: laneOf(event), client: null, endpoint: "root", editorId: editorOf(ports, event), scope: scopeOf(event) })));
   if (events !== undefined) {
-    on("POST", EVENTS_TICKET_PATH, () => jsonResponse(events.tickets.issue()));
+    on("POST", EVENTS_TICKET_PATH, (event) => jsonResponse(events.tickets.issue(scopeOf(event))));
     get(EVENTS_PATH, (event) => runEventStream(ports, events, "root", event));
     // Reserved under every plugin's prefix: a plugin's own events, with the same rules as the root stream.
     get("/plugins/:id/events", (event) => runEventStream(ports, events, event.context.params?.["id"] ?? "", event));
@@ -199,7 +207,7 @@ export function createHttpApp(ports: HttpPorts, mcp?: McpHttp, events?: EventStr
       app.on(verb, MCP_PATH, async (event) => {
         try {
           const body = verb === "POST" ? await readRouteBody(event.req, ports.limits.maxHttpBodyBytes, ports.limits) : undefined;
-          return await mcp.handle(event.req, body, nodeRequestOf(event));
+          return await mcp.handle(event.req, body, nodeRequestOf(event), scopeOf(event));
         } catch (error) {
           return errorResponse(ports.calls.toWireError(error, {}));
         }
@@ -228,7 +236,7 @@ async function runMethod(ports: HttpPorts, method: MethodDefinition, event: H3Ev
       const limit = binding.body === "import" ? ports.limits.maxImportBodyBytes : ports.limits.maxHttpBodyBytes;
       params = { ...(await readJsonBody(event.req, limit, ports.limits)), ...pathParams };
     }
-    const caller: DispatchCaller = { lane: laneOf(event), client: null, endpoint: "root", editorId: editorOf(ports, event) };
+    const caller: DispatchCaller = { lane: laneOf(event), client: null, endpoint: "root", editorId: editorOf(ports, event), scope: scopeOf(event) };
     call = { caller, method, params, accept: event.req.headers.get("accept"), cancel: event.req.signal };
   } catch (error) {
     return errorResponse(ports.calls.toWireError(error, { method: method.name }));

@@ -1,7 +1,8 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import type { DispatchCaller, HttpAnswer } from "../../calls/port.js";
 import type { MethodDefinition } from "../../methods/index.js";
-import { checkAccess, PUBLIC_HEALTH_PATHS } from "../security.js";
+import type { AccessScope } from "../../protocol/index.js";
+import { accessOf, PUBLIC_HEALTH_PATHS } from "../security.js";
 import { EDITOR_HEADER, type HttpPorts } from "./app.js";
 
 /*
@@ -45,9 +46,9 @@ function whenGone(res: ServerResponse): (abort: () => void) => void {
   };
 }
 
-async function runMethod(ports: Pick<HttpPorts, "calls">, method: MethodDefinition, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function runMethod(ports: Pick<HttpPorts, "calls">, method: MethodDefinition, scope: AccessScope, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const socket = req.socket;
-  const caller: DispatchCaller = { lane: `http:${socket.remoteAddress ?? "?"}:${socket.remotePort ?? 0}`, client: null, endpoint: "root", editorId: undefined };
+  const caller: DispatchCaller = { lane: `http:${socket.remoteAddress ?? "?"}:${socket.remotePort ?? 0}`, client: null, endpoint: "root", editorId: undefined, scope };
   write(res, await ports.calls.answer({ caller, method, params: {}, accept: null, cancel: whenGone(res) }));
 }
 
@@ -68,9 +69,10 @@ export function withFastPath(ports: Pick<HttpPorts, "calls" | "views" | "securit
     const method = health ? undefined : methods.get(path);
     if (!health && method === undefined) return fallback(req, res);
     const open = ports.security.publicHealth === true && PUBLIC_HEALTH_PATHS.includes(path);
-    if (!open && checkAccess((name) => rawHeader(req, name), ports.security) !== null) return fallback(req, res);
+    const access = open ? "full" : accessOf((name) => rawHeader(req, name), ports.security);
+    if (typeof access !== "string") return fallback(req, res);
     if (health) return write(res, { status: 200, headers: JSON_HEADERS, body: JSON.stringify(ports.views.health()) });
     if (rawHeader(req, EDITOR_HEADER) !== undefined) return fallback(req, res);
-    void runMethod(ports, method!, req, res);
+    void runMethod(ports, method!, access, req, res);
   };
 }

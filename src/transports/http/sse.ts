@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { AccessScope } from "../../protocol/index.js";
 import type { EventReader, EventsPort, FollowCounts } from "../../events/port.js";
 import type { Limits } from "../../limits.js";
 import type { Logger } from "../../logger.js";
@@ -18,24 +19,26 @@ export const TICKET_QUERY_KEY = "ticket";
  * is forgotten first). Tickets are secrets like the token: nothing logs them.
  */
 export class TicketStore {
-  private readonly tickets = new Map<string, number>();
+  /** Each ticket's expiry and the scope of the token it was issued under. */
+  private readonly tickets = new Map<string, { expires: number; scope: AccessScope }>();
 
   constructor(private readonly limits: Limits) {}
 
-  issue(): { ticket: string; expiresInMs: number } {
+  /** A ticket standing for a token of `scope`, on one stream. */
+  issue(scope: AccessScope = "full"): { ticket: string; expiresInMs: number } {
     const now = Date.now();
-    for (const [ticket, expires] of this.tickets) if (expires <= now) this.tickets.delete(ticket);
+    for (const [ticket, { expires }] of this.tickets) if (expires <= now) this.tickets.delete(ticket);
     while (this.tickets.size >= this.limits.sseMaxTickets) this.tickets.delete(this.tickets.keys().next().value!);
     const ticket = randomBytes(24).toString("base64url");
-    this.tickets.set(ticket, now + this.limits.sseTicketTtlMs);
+    this.tickets.set(ticket, { expires: now + this.limits.sseTicketTtlMs, scope });
     return { ticket, expiresInMs: this.limits.sseTicketTtlMs };
   }
 
-  /** Whether the ticket was valid; it is spent either way. */
-  consume(ticket: string): boolean {
-    const expires = this.tickets.get(ticket);
+  /** The scope of the token a valid ticket was issued under, or undefined for an invalid one; it is spent either way. */
+  consume(ticket: string): AccessScope | undefined {
+    const issued = this.tickets.get(ticket);
     this.tickets.delete(ticket);
-    return expires !== undefined && expires > Date.now();
+    return issued !== undefined && issued.expires > Date.now() ? issued.scope : undefined;
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Writable } from "node:stream";
 import type { WebSocket } from "ws";
 import type { ClientSocket } from "../../actors/clients/port.js";
+import type { AccessScope } from "../../protocol/index.js";
 
 const TEXT = { binary: false } as const;
 const BINARY_HEAD = { binary: true, fin: false } as const;
@@ -42,6 +43,8 @@ export class WsClientSocket implements ClientSocket {
     readonly raw: Writable,
     /** Whether the connection negotiated `binary`. */
     readonly binary: boolean,
+    /** What the token of the upgrade lets this socket's requests call. */
+    readonly scope: AccessScope = "full",
   ) {}
 
   /** One text frame (a large image result comes as its UTF-8 bytes, never as a binary frame). */

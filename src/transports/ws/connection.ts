@@ -1,6 +1,7 @@
 import type { Duplex } from "node:stream";
 import type { WebSocket } from "ws";
 import {
+  type AccessScope,
   BATCH_FEATURE,
   BINARY_FEATURE,
   type BridgeError,
@@ -44,9 +45,12 @@ export function newClientGreeting(server: ServerIdentity, clientId: string, bina
   return `{"type":"${CONNECTION_EVENTS.connected}","data":{"clientId":${JSON.stringify(clientId)},${tails[binary ? 1 : 0]}`;
 }
 
-/** The `connected` frame, as its schema types it (`ConnectedEventDataSchema`): what clients parse is what is sent. */
-export function greeting(server: ServerIdentity, client: Pick<ClientHandle, "id" | "endpoint">, binary: boolean, batch: { readonly lost: number } | undefined, replayed: number): string {
-  if (batch === undefined && client.endpoint === "root") return newClientGreeting(server, client.id, binary);
+/**
+ * The `connected` frame, as its schema types it (`ConnectedEventDataSchema`): what clients parse is what is sent. A
+ * read-scoped connection says so (`scope: "read"`); a full one leaves the field out, as bridges before scopes did.
+ */
+export function greeting(server: ServerIdentity, client: Pick<ClientHandle, "id" | "endpoint">, binary: boolean, batch: { readonly lost: number } | undefined, replayed: number, scope: AccessScope = "full"): string {
+  if (batch === undefined && client.endpoint === "root" && scope === "full") return newClientGreeting(server, client.id, binary);
   const connected: ConnectedEventData = {
     clientId: client.id,
     resumed: batch !== undefined,
@@ -55,6 +59,7 @@ export function greeting(server: ServerIdentity, client: Pick<ClientHandle, "id"
     ...(client.endpoint !== "root" ? { endpoint: client.endpoint } : {}),
     ...(batch !== undefined ? { replayed, lost: batch.lost } : {}),
     features: binary ? BINARY_FEATURES : WS_FEATURES,
+    ...(scope !== "full" ? { scope } : {}),
   };
   return JSON.stringify({ type: CONNECTION_EVENTS.connected, data: connected });
 }
@@ -65,16 +70,17 @@ export function refuse(ws: WebSocket, calls: Pick<CallsPort, "toWireError">, err
   ws.close(code, error.code);
 }
 
-/** The `connected` frame of one transport's clients: one function for them all, so no closure is made per socket. */
-const greeters = new WeakMap<ServerIdentity, Greeter>();
+/** The `connected` frame of one transport's clients, per scope: one function for them all, so no closure is made per socket. */
+const greeters = new WeakMap<ServerIdentity, Record<AccessScope, Greeter>>();
 
-function greeterFor(server: ServerIdentity): Greeter {
+function greeterFor(server: ServerIdentity, scope: AccessScope): Greeter {
   let greet = greeters.get(server);
   if (greet === undefined) {
-    greet = (client, socket, resumed) => greeting(server, client, socket.binary, resumed, resumed?.replayed ?? 0);
+    const of = (each: AccessScope): Greeter => (client, socket, resumed) => greeting(server, client, socket.binary, resumed, resumed?.replayed ?? 0, each);
+    greet = { full: of("full"), read: of("read") };
     greeters.set(server, greet);
   }
-  return greet;
+  return greet[scope];
 }
 
 /**
@@ -82,9 +88,17 @@ function greeterFor(server: ServerIdentity): Greeter {
  * admission through `greeting`), then its frames, served by a {@link WsSession}. While a plugin's `onConnect` decides
  * about a new client the socket is not read; a refusal is an `error` event and a close with the code it names.
  */
-export function openConnection(ws: WebSocket, raw: Duplex, ports: Pick<WsPorts, "calls" | "limits" | "server">, admitted: Admitted, binary: boolean, address: string): void {
-  const socket = new WsClientSocket(ws, raw, binary);
-  const opened = admitted.open(socket, address, greeterFor(ports.server));
+export function openConnection(
+  ws: WebSocket,
+  raw: Duplex,
+  ports: Pick<WsPorts, "calls" | "limits" | "server">,
+  admitted: Admitted,
+  binary: boolean,
+  address: string,
+  scope: AccessScope = "full",
+): void {
+  const socket = new WsClientSocket(ws, raw, binary, scope);
+  const opened = admitted.open(socket, address, greeterFor(ports.server, scope));
   if (!(opened instanceof Promise)) {
     serve(ws, socket, ports, opened);
     return;

@@ -2,8 +2,8 @@ import type { IncomingMessage, Server } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { WebSocketServer, type WebSocket } from "ws";
-import { BEARER_PROTOCOL_PREFIX, BridgeError, CLOSE_CODES, isBridgeError, statusForError, type ProtocolError } from "../../protocol/index.js";
-import { checkAccess } from "../security.js";
+import { type AccessScope, BEARER_PROTOCOL_PREFIX, BridgeError, CLOSE_CODES, isBridgeError, statusForError, type ProtocolError } from "../../protocol/index.js";
+import { accessOf } from "../security.js";
 import type { Admitted, ConnectRequest, Refused } from "../../actors/clients/port.js";
 import type { WsPorts } from "./ports.js";
 import { normalizeAddress, type ConnectionGate } from "../connections.js";
@@ -60,6 +60,8 @@ class UpgradeRequest implements ConnectRequest {
   readonly name: string | undefined;
   readonly editor: string | undefined;
   readonly binary: boolean;
+  /** What the upgrade's token lets the socket call. */
+  readonly scope: AccessScope;
   /** The socket once upgraded: from then on, connected while it is open. */
   ws: WebSocket | undefined;
 
@@ -67,7 +69,9 @@ class UpgradeRequest implements ConnectRequest {
     readonly endpoint: string,
     params: ConnectParams,
     private readonly socket: Duplex,
+    scope: AccessScope,
   ) {
+    this.scope = scope;
     this.resume = params.resume;
     this.takeover = params.takeover;
     this.name = params.name;
@@ -147,12 +151,12 @@ export function attachWebSocket(server: Server, ports: WsPorts, connections?: Pi
       return Array.isArray(value) ? value[0] : value;
     };
     const params = url.params;
-    const refusal = endpoint === undefined ? new BridgeError("NOT_FOUND", `No WebSocket endpoint at ${url.pathname}`) : (checkAccess(header, ports.security) ?? (isBridgeError(params) ? params : null));
-    if (refusal !== null || endpoint === undefined || isBridgeError(params)) {
-      rejectUpgrade(socket, calls.toWireError(refusal, {}));
+    const access = endpoint === undefined ? new BridgeError("NOT_FOUND", `No WebSocket endpoint at ${url.pathname}`) : accessOf(header, ports.security);
+    if (typeof access !== "string" || endpoint === undefined || isBridgeError(params)) {
+      rejectUpgrade(socket, calls.toWireError(typeof access !== "string" ? access : params, {}));
       return;
     }
-    const request = new UpgradeRequest(endpoint, params, socket);
+    const request = new UpgradeRequest(endpoint, params, socket, access);
     // The clients decide, once; this only writes their answer.
     const admission = ports.clients.admit(request);
     if (!(admission instanceof Promise)) {
@@ -184,7 +188,7 @@ export function attachWebSocket(server: Server, ports: WsPorts, connections?: Pi
       watchInboundFrames(ws, socket, inbound, inboundOwner(req.socket), frameRules);
       ws.on("pong", answered);
       ws.on("close", answered); // emitted once; `once` would wrap it per socket
-      openConnection(ws, socket, ports, admission, request.binary, normalizeAddress((socket as Partial<Socket>).remoteAddress ?? "unknown"));
+      openConnection(ws, socket, ports, admission, request.binary, normalizeAddress((socket as Partial<Socket>).remoteAddress ?? "unknown"), request.scope);
     });
   };
   server.on("upgrade", onUpgrade);

@@ -1,5 +1,5 @@
 import type { WebSocket } from "ws";
-import { BridgeError, CLOSE_CODES, CONNECTION_EVENTS, checkRequest, type ProtocolError, type RequestId } from "../../protocol/index.js";
+import { type AccessScope, BridgeError, CLOSE_CODES, CONNECTION_EVENTS, checkRequest, type ProtocolError, type RequestId } from "../../protocol/index.js";
 import type { ClientHandle, FrameAnswer } from "../../actors/clients/port.js";
 import type { DispatchCaller } from "../../calls/port.js";
 import { NotJson, parseJsonOffThread, TooDeep } from "../json-off-thread.js";
@@ -25,6 +25,8 @@ export class WsSession implements DispatchCaller {
   readonly lane: string;
   readonly endpoint: string;
   readonly binary: boolean;
+  /** What the socket's token lets its requests call; a resumed client takes the scope of the socket that resumed it. */
+  readonly scope: AccessScope;
   private malformed = 0;
   /** Binary parts still to come of a request refused for the rate: dropped quietly, never counted as malformed. */
   private refusedParts = 0;
@@ -45,6 +47,7 @@ export class WsSession implements DispatchCaller {
     this.lane = client.id;
     this.endpoint = client.endpoint;
     this.binary = socket.binary;
+    this.scope = socket.scope;
     ws.on("message", this.onMessage);
     ws.on("close", this.onClose);
     ws.on("error", this.onError);

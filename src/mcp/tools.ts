@@ -4,7 +4,7 @@ import type { McpMethodInfo } from "./backend.js";
 
 /**
  * Methods that are not tools: event delivery is the MCP server's own business (resource subscriptions),
- * `server:clients` is about the bridge's other clients, not the editor, and webhooks make the bridge send data to
+ * `server:clients` and `server:disconnectClient` are about the bridge's other clients, not the editor, and webhooks make the bridge send data to
  * URLs, which a model talked into it by untrusted text must not do. Documented in docs/mcp.md.
  */
 export const EXCLUDED_METHODS: readonly string[] = [
@@ -12,6 +12,7 @@ export const EXCLUDED_METHODS: readonly string[] = [
   "event:unsubscribe",
   "selection:change",
   "server:clients",
+  "server:disconnectClient",
   ...BUILTIN_METHOD_NAMES.filter((name) => name.startsWith("webhook:")),
 ];
 

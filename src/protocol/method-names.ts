@@ -38,6 +38,7 @@ export const BUILTIN_METHODS = {
   "selection:change": { spec: true },
   "selection:set": { spec: false },
   "server:clients": { spec: false },
+  "server:disconnectClient": { spec: false },
   "webhook:add": { spec: false },
   "webhook:list": { spec: false },
   "webhook:remove": { spec: false },

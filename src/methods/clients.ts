@@ -4,7 +4,7 @@ import { defineMethod, type MethodDefinition } from "./define.js";
 export const clientMethods: MethodDefinition[] = [
   defineMethod("server:disconnectClient", {
     description:
-      "Closes the socket of the client whose id starts with `clientIdPrefix` (as `server:clients` shows it) with 4010: the logical client stays resumable. With `evict: true` the logical client is disposed too and its socket closed with 4410. `NOT_FOUND` when no client's id starts with the prefix, `BAD_REQUEST` when several do.",
+      "Closes the socket of the client whose id starts with `clientIdPrefix` (at least 4 characters, as `server:clients` shows 8) with 4010: the logical client stays resumable. With `evict: true` the logical client is disposed too and its socket closed with 4410. `NOT_FOUND` when no client's id starts with the prefix, `BAD_REQUEST` when several do.",
     host: false,
     mutates: true,
     http: { verb: "POST", path: "/clients/:clientIdPrefix/disconnect" },

@@ -116,6 +116,12 @@ export const ClientSummarySchema = z.object({
 });
 
 /**
+ * Fewest characters of a client id `server:disconnectClient` accepts (`server:clients` shows 8): a slip such as a
+ * single character cannot close a client it happens to match.
+ */
+export const MIN_CLIENT_ID_PREFIX_CHARS = 4;
+
+/**
  * `server:disconnectClient`: which client (the start of its id, as `server:clients` shows it, in any case; a full id
  * works too) and whether to dispose it (`evict`) or only close its socket.
  */
@@ -123,7 +129,7 @@ export const DisconnectClientParamsSchema = z
   .object({
     clientIdPrefix: z
       .string()
-      .min(1)
+      .min(MIN_CLIENT_ID_PREFIX_CHARS)
       .max(36)
       .regex(/^[0-9A-Fa-f-]+$/, "expected the start of a client id, as server:clients shows it"),
     evict: z.boolean().optional(),

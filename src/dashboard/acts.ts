@@ -6,7 +6,7 @@
  * blocks the page and its polling); what the bridge answered shows in the result line.
  */
 import type { StatusView } from "./api.js";
-import type { Elem } from "./dom.js";
+import { el, type Elem } from "./dom.js";
 
 /**
  * Whether this dashboard may act. Every token the bridge accepts today is its full token (and a bridge without one
@@ -15,6 +15,16 @@ import type { Elem } from "./dom.js";
  */
 export function actsAllowed(status: StatusView | undefined): boolean {
   return status !== undefined;
+}
+
+/** An act's button (`data-act` names the act); a click proposes it, nothing is sent yet. */
+export function actButton(act: string, title: string, onClick: () => void): Elem {
+  const button = el("button", "act", act);
+  button.setAttribute("type", "button");
+  button.setAttribute("data-act", act);
+  button.title = title;
+  button.addEventListener("click", onClick);
+  return button;
 }
 
 /** The elements of the confirm bar and the result line (all defined by index.html). */

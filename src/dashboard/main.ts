@@ -7,7 +7,7 @@
  * them detached for the resume TTL.
  */
 import type { PluginHealth } from "../protocol/index.js";
-import { Acts } from "./acts.js";
+import { Acts, actButton } from "./acts.js";
 import {
   disconnectClient,
   enableWebhook,
@@ -154,15 +154,6 @@ function clientActs(client: ClientStatus): Elem[] {
     ),
   );
   return buttons;
-}
-
-function actButton(act: string, title: string, onClick: () => void): Elem {
-  const button = el("button", "act", act);
-  button.setAttribute("type", "button");
-  button.setAttribute("data-act", act);
-  button.title = title;
-  button.addEventListener("click", onClick);
-  return button;
 }
 
 function age(ms: number): string {

@@ -5,6 +5,7 @@
  * and errors come from users, so they are set as text only.
  */
 import type { DeliveryLog, DeliveryRecord, WebhookStatus, WebhooksStatus } from "./api.js";
+import { actButton } from "./acts.js";
 import { el, type Elem } from "./dom.js";
 
 /** The elements the panel draws into (all defined by index.html). */
@@ -143,12 +144,7 @@ export class WebhooksView {
   private enableButton(hook: WebhookStatus): Array<Elem | string> {
     const enable = this.enable();
     if (hook.enabled || enable === undefined) return [];
-    const button = el("button", "act", "enable");
-    button.setAttribute("type", "button");
-    button.setAttribute("data-act", "enable");
-    button.title = "Enable this webhook again: what it queued is delivered, oldest first";
-    button.addEventListener("click", () => enable(hook));
-    return [" ", button];
+    return [" ", actButton("enable", "Enable this webhook again: what it queued is delivered, oldest first", () => enable(hook))];
   }
 
   private renderLog(): void {

@@ -171,6 +171,7 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
     scriptDirs: options.scriptDirs ?? [],
     serverInfo: () => serverInfoView(statusSources, host.kind),
     clients: () => clients.list().map((c) => c.summary()),
+    disconnectClient: (prefix, evict) => clients.disconnect(prefix, evict),
     selectionWatch: (editorId) => pool.stateStream(editorId, "selection:changed")!,
     get webhooks() {
       return webhooks;

@@ -140,3 +140,56 @@ export function readDeliveries(token: string | undefined, id: string): Promise<D
 export function isUnauthorized(error: unknown): boolean {
   return error instanceof BridgeError && error.code === "UNAUTHORIZED";
 }
+
+/** One method as `GET /schema` publishes it: what the "try it" form is built from. */
+export interface MethodSchema {
+  params: JsonSchema;
+  result: unknown;
+  http?: { verb: string; path: string };
+  /** Whether the method changes anything; absent for the dispatcher's own (`batch`, `request:cancel`). */
+  mutates?: boolean;
+  description?: string;
+}
+
+/** The part of JSON Schema the "try it" form reads. */
+export interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  enum?: unknown[];
+  const?: unknown;
+  anyOf?: JsonSchema[];
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  description?: string;
+}
+
+/** `GET /schema`: every built-in method's params and result schemas. */
+export function readSchema(token: string | undefined): Promise<{ methods: Record<string, MethodSchema> }> {
+  return httpCall({ url: browser.location.origin, token }, "/schema");
+}
+
+/** What `server:disconnectClient` answers. */
+export interface DisconnectAnswer {
+  client: ClientStatus;
+  disconnected: boolean;
+  evicted: boolean;
+}
+
+/** `POST /clients/{prefix}/disconnect` (`server:disconnectClient`): closes the client's socket, or evicts it. */
+export function disconnectClient(token: string | undefined, idPrefix: string, evict: boolean): Promise<DisconnectAnswer> {
+  return httpCall({ url: browser.location.origin, token }, `/clients/${encodeURIComponent(idPrefix)}/disconnect`, { method: "POST", body: { evict } });
+}
+
+/** `POST /plugins/{id}/reload`: loads the plugin's code again; answers its health once the new code serves. */
+export function reloadPlugin(token: string | undefined, id: string): Promise<PluginHealth> {
+  return httpCall({ url: browser.location.origin, token }, `/plugins/${encodeURIComponent(id)}/reload`, { method: "POST" });
+}
+
+/** `POST /webhooks/{id}/enable` (`webhook:enable`): a disabled webhook delivers again, what it queued first. */
+export function enableWebhook(token: string | undefined, id: string): Promise<WebhookStatus> {
+  return httpCall({ url: browser.location.origin, token }, `/webhooks/${encodeURIComponent(id)}/enable`, { method: "POST", body: {} });
+}

@@ -46,7 +46,8 @@ interface DomDocument {
 
 interface BrowserGlobals {
   readonly document: DomDocument;
-  readonly location: { readonly origin: string; readonly protocol: string; readonly host: string };
+  readonly location: { readonly origin: string; readonly protocol: string; readonly host: string; reload(): void };
+  addEventListener(type: "pagehide" | "pageshow", listener: (event: { readonly persisted?: boolean }) => void): void;
   readonly sessionStorage: { getItem(key: string): string | null; setItem(key: string, value: string): void; removeItem(key: string): void };
   requestAnimationFrame(callback: (time: number) => void): number;
   readonly URL: { createObjectURL(blob: Blob): string; revokeObjectURL(url: string): void };

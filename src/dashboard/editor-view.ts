@@ -16,6 +16,8 @@ export const MAX_THUMBNAILS = 40;
 /** Least time between two refreshes of one card: a burst of edits costs one read per interval, not one per edit. */
 export const REFRESH_INTERVAL_MS = 250;
 
+/** Characters of a client id that `server:clients` shows. */
+const CLIENT_ID_PREFIX_CHARS = 8;
 /** State events: they describe the editor's active document and come from this connection's editor only. */
 const STATE_EVENTS = ["selection:changed", "layer:selectionChange", "layer:previewChange"] as const;
 /**
@@ -70,6 +72,8 @@ export class EditorView {
   private timer: ReturnType<typeof setTimeout> | undefined;
   private closed = false;
   private shownDocumentId: number | undefined;
+  /** The first characters of this card's client id, as `server:clients` shows them, once connected. */
+  private ownPrefix: string | undefined;
 
   constructor(private readonly options: EditorViewOptions) {
     this.title = el("h3", "", options.editorId);
@@ -105,9 +109,21 @@ export class EditorView {
     await this.connection.close();
   }
 
+  /** Calls a method over this card's connection (the dashboard's "try it"): it goes to this card's editor. */
+  invoke(method: string, params: Record<string, unknown>): Promise<unknown> {
+    return this.connection.invoke(method, params);
+  }
+
+  /** The id prefix of this card's logical client (the clients table's row that is this tab), once connected. */
+  get clientIdPrefix(): string | undefined {
+    return this.ownPrefix;
+  }
+
   private async start(): Promise<void> {
     try {
-      await this.connection.ready();
+      const hello = await this.connection.ready();
+      // Only the prefix is kept: the whole id would let anyone who reads it resume this client.
+      this.ownPrefix = hello.clientId.slice(0, CLIENT_ID_PREFIX_CHARS);
     } catch (error) {
       this.show(`cannot connect: ${(error as Error).message}`);
       return;

@@ -1,14 +1,33 @@
 /*
  * The dashboard page: asks for the token when the bridge wants one, polls `GET /status` for editors, clients,
  * plugins, webhooks and call statistics (and the delivery log of the webhook the user selected), keeps one connection per editor for its document and events, and redraws at most
- * once per RENDER_INTERVAL_MS whatever the rate of changes.
+ * once per RENDER_INTERVAL_MS whatever the rate of changes. Where the dashboard may act (`acts.ts` decides), rows get
+ * buttons (disconnect or evict a client, reload a plugin, enable a webhook) and the "try it" panel shows; each act
+ * waits for the user's confirmation. A tab that closes disposes its connections (close 4000) rather than leaving
+ * them detached for the resume TTL.
  */
 import type { PluginHealth } from "../protocol/index.js";
-import { isUnauthorized, readDeliveries, readPluginHealth, readStatus, savedToken, saveToken, type ClientStatus, type EditorStatus, type StatusView } from "./api.js";
+import { Acts, actButton } from "./acts.js";
+import {
+  disconnectClient,
+  enableWebhook,
+  isUnauthorized,
+  readDeliveries,
+  readPluginHealth,
+  readSchema,
+  readStatus,
+  reloadPlugin,
+  savedToken,
+  saveToken,
+  type ClientStatus,
+  type EditorStatus,
+  type StatusView,
+} from "./api.js";
 import { renderCharts } from "./charts.js";
 import { browser, byId, el, type Elem, type InputElem } from "./dom.js";
 import { EditorView } from "./editor-view.js";
 import { EventLog } from "./event-log.js";
+import { TryIt } from "./try-it.js";
 import { VirtualList } from "./virtual-list.js";
 import { WebhooksView } from "./webhooks-view.js";
 
@@ -32,6 +51,14 @@ const editors = new Map<string, EditorView>();
 let dirty = true;
 let renderScheduled = false;
 let lastRender = 0;
+/** The next status read, while one is scheduled; a read in progress sets `polling`. */
+let pollTimer: ReturnType<typeof setTimeout> | undefined;
+let polling = false;
+
+const acts = new Acts(
+  { confirm: byId("act-confirm"), question: byId("act-question"), yes: byId("act-yes"), no: byId("act-no"), result: byId("act-result") },
+  () => pollNow(),
+);
 
 const log = new EventLog(byId("event-log"), byId("event-filters"), byId("event-pause"), byId("event-count"), () => scheduleRender());
 
@@ -48,6 +75,35 @@ const webhooks = new WebhooksView(
   },
   (id) => readDeliveries(token, id),
   () => scheduleRender(),
+  () =>
+    acts.allowed
+      ? (hook) =>
+          acts.propose(`Enable the webhook to ${hook.url}? What it queued is delivered, oldest first.`, async () => {
+            const enabled = await enableWebhook(token, hook.id);
+            return `enabled the webhook to ${enabled.url} (${enabled.queued} queued)`;
+          })
+      : undefined,
+);
+
+const tryIt = new TryIt(
+  {
+    section: byId("try-it"),
+    method: byId("try-method"),
+    editor: byId("try-editor"),
+    description: byId("try-description"),
+    fields: byId("try-fields"),
+    send: byId("try-send"),
+    error: byId("try-error"),
+    answer: byId("try-answer"),
+    image: byId("try-image"),
+  },
+  acts,
+  () => readSchema(token),
+  (editorId, method, params) => {
+    const view = editors.get(editorId);
+    if (view === undefined) return Promise.reject(new Error(`no editor ${editorId}`));
+    return view.invoke(method, params);
+  },
 );
 
 const clientList = new VirtualList<ClientStatus>(byId("clients"), CLIENT_ROW_HEIGHT, (client) => {
@@ -62,10 +118,43 @@ const clientList = new VirtualList<ClientStatus>(byId("clients"), CLIENT_ROW_HEI
     el("span", "client-subs", client.subscriptions.join(" ") || "–"),
     el("span", "num", String(client.inFlight)),
     el("span", "num", age(Date.now() - client.connectedAt)),
+    el("span", "client-acts", ...clientActs(client)),
   );
   row.title = `${client.name ?? "(no name)"} ${client.idPrefix}: ${client.subscriptions.join(", ") || "no subscriptions"}`;
+  row.setAttribute("data-client", client.idPrefix);
   return row;
 });
+
+/** The id prefixes of this tab's own connections (one per editor card). */
+function ownPrefixes(): Set<string> {
+  return new Set([...editors.values()].flatMap((view) => (view.clientIdPrefix === undefined ? [] : [view.clientIdPrefix])));
+}
+
+/** A client row's buttons: disconnect (an attached client) and evict, while the dashboard may act. */
+function clientActs(client: ClientStatus): Elem[] {
+  if (!acts.allowed) return [];
+  const who = `${client.name ?? "client"} (${client.idPrefix})${ownPrefixes().has(client.idPrefix) ? ", this tab's own connection," : ""}`;
+  const buttons: Elem[] = [];
+  if (client.state === "attached") {
+    buttons.push(
+      actButton("disconnect", "Close this client's socket; it may resume", () =>
+        acts.propose(`Disconnect ${who}? Its socket is closed; it may resume.`, async () => {
+          const answer = await disconnectClient(token, client.idPrefix, false);
+          return answer.disconnected ? `disconnected ${answer.client.name ?? answer.client.idPrefix}` : `${answer.client.idPrefix} had no socket to close`;
+        }),
+      ),
+    );
+  }
+  buttons.push(
+    actButton("evict", "Dispose this client: it cannot resume", () =>
+      acts.propose(`Evict ${who}? It is disposed and cannot resume.`, async () => {
+        const answer = await disconnectClient(token, client.idPrefix, true);
+        return `evicted ${answer.client.name ?? answer.client.idPrefix}`;
+      }),
+    ),
+  );
+  return buttons;
+}
 
 function age(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
@@ -127,7 +216,7 @@ function renderEditors(list: readonly EditorStatus[]): void {
         cell(String(e.queued), "num"),
         cell(String(e.running), "num"),
         cell(String(e.restarts), "num"),
-        cell(String(e.clients), "num"),
+        cell(String(e.clients), "num editor-clients"),
         cell(e.lastError ?? ""),
       );
       row.setAttribute("data-editor", e.id);
@@ -154,6 +243,17 @@ function pluginRow(id: string, state: string, health: PluginHealth | undefined):
   const reason = error === undefined ? "" : `${error.code}: ${error.message}${typeof error.details?.["reason"] === "string" ? ` (${error.details["reason"]})` : ""}`;
   const row = el("li", `plugin ${state}`, el("strong", "", id), " ", el("span", `badge ${state}`, state), checks === "" ? "" : ` ${checks}`);
   if (reason !== "") row.append(el("div", "plugin-error", reason));
+  if (acts.allowed) {
+    row.append(
+      " ",
+      actButton("reload", "Load this plugin's code again; the old code keeps serving if the new one fails", () =>
+        acts.propose(`Reload the plugin ${id}? Its clients move to the new code.`, async () => {
+          const health = await reloadPlugin(token, id);
+          return `reloaded ${health.id} (${health.status})`;
+        }),
+      ),
+    );
+  }
   row.setAttribute("data-plugin", id);
   return row;
 }
@@ -214,21 +314,45 @@ async function pollPlugins(view: StatusView): Promise<void> {
 }
 
 async function poll(): Promise<void> {
+  pollTimer = undefined;
+  polling = true;
   try {
     const view = await readStatus(token);
     status = view;
     statusError = "";
     syncEditors(view.editors);
+    acts.update(view);
+    tryIt.update(view.editors.map((e) => e.id));
     await Promise.all([pollPlugins(view), webhooks.refresh(view.webhooks?.hooks ?? [])]);
   } catch (error) {
     if (isUnauthorized(error)) {
+      polling = false;
+      acts.update(undefined);
       askForToken(token === undefined ? "This bridge needs its access token." : "The token was refused; enter it again.");
       return;
     }
     statusError = `cannot read /status: ${(error as Error).message}`;
   }
+  polling = false;
   scheduleRender();
-  setTimeout(() => void poll(), browser.document.hidden ? HIDDEN_POLL_MS : STATUS_POLL_MS);
+  pollTimer = setTimeout(() => void poll(), browser.document.hidden ? HIDDEN_POLL_MS : STATUS_POLL_MS);
+}
+
+/** Reads `/status` now (after an act) instead of at the next poll; a read in progress is left to finish. */
+function pollNow(): void {
+  if (polling || pollTimer === undefined) return;
+  clearTimeout(pollTimer);
+  // A closed (or navigated away) tab ends its connections with 4000: its logical clients are disposed at once instead
+// of staying detached, and listed, for the resume TTL.
+browser.addEventListener("pagehide", () => {
+  for (const view of editors.values()) void view.close();
+});
+// Back from the back/forward cache with its connections closed: start again.
+browser.addEventListener("pageshow", (event) => {
+  if (event.persisted === true) browser.location.reload();
+});
+
+void poll();
 }
 
 function askForToken(why: string): void {
@@ -246,6 +370,7 @@ byId("token-form").addEventListener("submit", (event) => {
   saveToken(token);
   byId("token-form").hidden = true;
   byId("dashboard").hidden = false;
+  clearTimeout(pollTimer);
   void poll();
 });
 

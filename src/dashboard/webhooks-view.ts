@@ -1,9 +1,11 @@
 /*
  * The webhooks panel: each webhook from `GET /status` with its counters and state, the totals, and, for the one
  * webhook the user selects, its delivery log (`GET /webhooks/{id}/deliveries`) read with each status poll, newest
- * first. Read-only: nothing here changes a webhook. URLs and errors come from users, so they are set as text only.
+ * first. A disabled webhook gets an "enable" button while the dashboard may act (the page confirms and sends it). URLs
+ * and errors come from users, so they are set as text only.
  */
 import type { DeliveryLog, DeliveryRecord, WebhookStatus, WebhooksStatus } from "./api.js";
+import { actButton } from "./acts.js";
 import { el, type Elem } from "./dom.js";
 
 /** The elements the panel draws into (all defined by index.html). */
@@ -62,6 +64,8 @@ export class WebhooksView {
     private readonly dom: WebhooksElements,
     private readonly read: (id: string) => Promise<DeliveryLog>,
     private readonly changed: () => void,
+    /** Proposes enabling a disabled webhook; undefined while the dashboard may not act (no button is drawn). */
+    private readonly enable: () => ((hook: WebhookStatus) => void) | undefined,
   ) {}
 
   /**
@@ -100,7 +104,7 @@ export class WebhooksView {
 
   render(webhooks: WebhooksStatus | undefined): void {
     const hooks = webhooks?.hooks ?? [];
-    const key = JSON.stringify([webhooks, this.selected]);
+    const key = JSON.stringify([webhooks, this.selected, this.enable() !== undefined]);
     if (key !== this.drawnHooks) {
       this.drawnHooks = key;
       this.dom.totals.textContent =
@@ -130,11 +134,17 @@ export class WebhooksView {
       cell(String(hook.delivered), "num delivered"),
       cell(String(hook.failedAttempts), "num failed"),
       cell(String(hook.dropped), "num dropped"),
-      el("td", "", button),
+      el("td", "", button, ...this.enableButton(hook)),
     );
     row.title = hook.url;
     row.setAttribute("data-webhook", hook.id);
     return row;
+  }
+
+  private enableButton(hook: WebhookStatus): Array<Elem | string> {
+    const enable = this.enable();
+    if (hook.enabled || enable === undefined) return [];
+    return [" ", actButton("enable", "Enable this webhook again: what it queued is delivered, oldest first", () => enable(hook))];
   }
 
   private renderLog(): void {

@@ -4,9 +4,9 @@ import type { McpMethodInfo } from "./backend.js";
 
 /**
  * Methods that are not tools: event delivery is the MCP server's own business (resource subscriptions),
- * `server:clients` is about the bridge's other clients, not the editor, `server:ping` is a WebSocket client's keep-alive
- * (MCP has its own `ping`), and webhooks make the bridge send data to URLs, which a model talked into it by untrusted
- * text must not do. Documented in docs/mcp.md.
+ * `server:clients` and `server:disconnectClient` are about the bridge's other clients, not the editor, `server:ping` is a
+ * WebSocket client's keep-alive (MCP has its own `ping`), and webhooks make the bridge send data to URLs, which a model
+ * talked into it by untrusted text must not do. Documented in docs/mcp.md.
  */
 export const EXCLUDED_METHODS: readonly string[] = [
   "event:subscribe",
@@ -14,6 +14,7 @@ export const EXCLUDED_METHODS: readonly string[] = [
   "selection:change",
   "server:clients",
   "server:ping",
+  "server:disconnectClient",
   ...BUILTIN_METHOD_NAMES.filter((name) => name.startsWith("webhook:")),
 ];
 

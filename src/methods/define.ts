@@ -96,6 +96,12 @@ export interface BridgeServices {
   /** A new object on every call: `getServerInfo` adds `psVersion` to it. */
   serverInfo(): ServerInfo;
   clients(): Array<z.infer<typeof ClientSummarySchema>>;
+  /**
+   * Closes the socket of the client whose id starts with `prefix` (it stays resumable), or with `evict` disposes it
+   * (`server:disconnectClient`).
+   * @throws BridgeError `NOT_FOUND` for no such client, `BAD_REQUEST` when several ids start with `prefix`.
+   */
+  disconnectClient(prefix: string, evict: boolean): { client: z.infer<typeof ClientSummarySchema>; disconnected: boolean; evicted: boolean };
   /** The stream `selection:change` keeps running (the selection watcher) on an editor. */
   selectionWatch(editorId: string | undefined): Observable<unknown>;
   /** Event types an endpoint accepts: the main ones, plus a plugin endpoint's local ones. */

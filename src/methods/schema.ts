@@ -22,7 +22,11 @@ export interface PublishedSchema {
   protocolVersion: number;
   /** What protocol 1.1 adds, as the `connected` handshake names it (`binary` only where a connection asks). */
   features: string[];
-  methods: Record<string, { params: unknown; result: unknown; http?: { verb: string; path: string } }>;
+  /**
+   * Each method's params and result, its HTTP route, whether it changes anything (`mutates`: what the dashboard's
+   * "try it" offers only when false) and what it does.
+   */
+  methods: Record<string, { params: unknown; result: unknown; http?: { verb: string; path: string }; mutates?: boolean; description?: string }>;
   events: Record<string, unknown>;
 }
 
@@ -40,7 +44,8 @@ export function publishSchema(methods: Iterable<MethodDefinition>): PublishedSch
     events: {},
   };
   for (const method of methods) {
-    const entry: PublishedSchema["methods"][string] = { params: toJson(method.params), result: toJson(method.result) };
+    const entry: PublishedSchema["methods"][string] = { params: toJson(method.params), result: toJson(method.result), mutates: method.mutates };
+    if (method.description !== undefined) entry.description = method.description;
     if (method.http !== undefined) {
       // OpenAPI-style path parameters: `/layer/by-id/{layerId}`.
       entry.http = { verb: method.http.verb, path: method.http.path.replace(/:(\w+)/g, "{$1}") };

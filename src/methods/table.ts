@@ -1,5 +1,6 @@
 import type { MethodDefinition } from "./define.js";
 import { actionMethods } from "./action.js";
+import { clientMethods } from "./clients.js";
 import { documentMethods } from "./document.js";
 import { documentEditMethods } from "./edit-document.js";
 import { layerEditMethods } from "./edit-layer.js";
@@ -15,6 +16,7 @@ import { webhookMethods } from "./webhook.js";
 /** The built-in method table: WS dispatch, HTTP routes and published schemas all derive from it. */
 export const BUILTIN_METHODS: readonly MethodDefinition[] = [
   ...serverMethods,
+  ...clientMethods,
   ...eventMethods,
   ...documentMethods,
   ...layerMethods,

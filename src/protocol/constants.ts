@@ -17,8 +17,12 @@ export const CLOSE_CODES = {
   SLOW_CONSUMER: 4008,
   /** Another socket resumed this logical client. */
   TAKEN_OVER: 4009,
+  /** An operator closed the socket (`server:disconnectClient`); the logical client stays resumable. */
+  DISCONNECTED: 4010,
   /** `?resume=<id>&takeover=0` named a client another socket holds; that socket was left alone. */
   CLIENT_ATTACHED: 4409,
+  /** An operator disposed the logical client (`server:disconnectClient` with `evict`): there is nothing to resume. */
+  EVICTED: 4410,
   /** The bridge is shutting down. */
   GOING_AWAY: 1001,
   /** Too many frames that were not JSON. */

@@ -39,6 +39,7 @@ export const BUILTIN_METHODS = {
   "selection:set": { spec: false },
   "server:clients": { spec: false },
   "server:ping": { spec: false },
+  "server:disconnectClient": { spec: false },
   "webhook:add": { spec: false },
   "webhook:list": { spec: false },
   "webhook:remove": { spec: false },

@@ -141,6 +141,36 @@ export const ClientSummarySchema = z.object({
   connectedAt: z.number(),
 });
 
+/**
+ * Fewest characters of a client id `server:disconnectClient` accepts (`server:clients` shows 8): a slip such as a
+ * single character cannot close a client it happens to match.
+ */
+export const MIN_CLIENT_ID_PREFIX_CHARS = 4;
+
+/**
+ * `server:disconnectClient`: which client (the start of its id, as `server:clients` shows it, in any case; a full id
+ * works too) and whether to dispose it (`evict`) or only close its socket.
+ */
+export const DisconnectClientParamsSchema = z
+  .object({
+    clientIdPrefix: z
+      .string()
+      .min(MIN_CLIENT_ID_PREFIX_CHARS)
+      .max(36)
+      .regex(/^[0-9A-Fa-f-]+$/, "expected the start of a client id, as server:clients shows it"),
+    evict: z.boolean().optional(),
+  })
+  .strict();
+
+export const DisconnectClientResultSchema = z.object({
+  /** The client as it was before: its id prefix, name and state. */
+  client: ClientSummarySchema,
+  /** Whether a socket was closed (4010, or 4410 for an evicted client); false when the client had none attached. */
+  disconnected: z.boolean(),
+  /** Whether the logical client was disposed: it cannot be resumed. */
+  evicted: z.boolean(),
+});
+
 /** Every built-in method's params and result schema, keyed by method name. */
 export const METHOD_SCHEMAS = {
   getServerInfo: { params: Empty, result: ServerInfoSchema },
@@ -304,6 +334,7 @@ export const METHOD_SCHEMAS = {
   },
   "server:ping": { params: Empty, result: PingResultSchema },
   "server:clients": { params: Empty, result: z.object({ clients: z.array(ClientSummarySchema), editors: z.array(EditorSummarySchema).optional() }) },
+  "server:disconnectClient": { params: DisconnectClientParamsSchema, result: DisconnectClientResultSchema },
   "webhook:add": {
     params: z
       .object({

@@ -8,10 +8,12 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Harness } from "../helpers/bridge.js";
 import { startOnSharedEditor } from "../helpers/shared-editor.js";
+import { CLOSE_CODES } from "../../src/protocol/index.js";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const ARTIFACTS = join(ROOT, "test-artifacts");
 const FAILING_PLUGIN = fileURLToPath(new URL("../plugins/fixtures/setup-throws", import.meta.url));
+const STATS_PLUGIN = fileURLToPath(new URL("../plugins/fixtures/stats", import.meta.url));
 const hasChromium = chromiumPresent("dashboard browser test");
 // The bridge serves the dashboard from dist/ (the build compiles it); these tests need `npm run build` first.
 const built = existsSync(join(ROOT, "dist/dashboard/main.js")) && existsSync(join(ROOT, "dist/dashboard/index.html"));
@@ -395,6 +397,125 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
     await page.close();
   });
 
+  it(
+    "acts after a confirmation: disconnects and evicts clients, enables a webhook, reloads a plugin, tries read-only calls; a closed tab disposes its clients",
+    { timeout: 120_000 },
+    async () => {
+      // The receiver refuses two deliveries (the webhook is disabled after them), then takes every one.
+      const receiver = await startReceiver((n, res) => res.writeHead(n <= 2 ? 500 : 200).end());
+      try {
+        const token = "act-t0ken";
+        const auth = { headers: { authorization: `Bearer ${token}` } };
+        const harness = await startOnSharedEditor({
+          token,
+          plugins: [STATS_PLUGIN],
+          limits: { webhookRetryInitialMs: 20, webhookDisableAfterFailures: 2 },
+          webhooks: { allowPrivate: true, hooks: [{ url: receiver.url, types: ["selection:changed"], secret: "s" }] },
+        });
+        const status = async (): Promise<{ clients: Array<{ idPrefix: string; name?: string; state: string }>; editors: Array<{ clients: number }> }> =>
+          (await harness.http("/status", auth)).json() as never;
+        const failures: string[] = [];
+        const page = await open(harness, failures);
+        await page.fill("#token-input", token);
+        await page.click("#token-form button[type=submit]");
+        const [kept, evicted] = await Promise.all([harness.connect("/ws?name=kept", auth), harness.connect("/ws?name=evicted", auth)]);
+        const rowOf = (client: typeof kept) => page.locator(`#clients .client-row[data-client='${client.hello.clientId.slice(0, 8)}']`);
+        await expect.poll(() => rowOf(evicted).count()).toBe(1);
+        /** Clicks an act's button, checks the question, and confirms it. */
+        const act = async (button: ReturnType<Page["locator"]>, question: string): Promise<void> => {
+          await button.click();
+          await page.waitForSelector("#act-confirm", { state: "visible" });
+          expect(await page.textContent("#act-question")).toContain(question);
+          await page.click("#act-yes");
+        };
+        const result = (): Promise<string | null> => page.textContent("#act-result");
+
+        // Cancelled: nothing is sent.
+        await rowOf(kept).locator("button[data-act=evict]").click();
+        expect(await page.textContent("#act-question")).toContain(`Evict kept (${kept.hello.clientId.slice(0, 8)})?`);
+        await page.click("#act-no");
+        expect(await result()).toBe("cancelled");
+        expect(await page.isHidden("#act-confirm")).toBe(true);
+        expect(kept.ws.readyState).toBe(kept.ws.OPEN);
+
+        // Disconnected: its socket closes with 4010 and its row stays, detached.
+        await act(rowOf(kept).locator("button[data-act=disconnect]"), "Disconnect kept");
+        expect((await kept.closed).code).toBe(CLOSE_CODES.DISCONNECTED);
+        await expect.poll(result).toBe("disconnected kept");
+        await expect.poll(() => rowOf(kept).getAttribute("class")).toContain("detached");
+        // A detached client has no socket to close: only evict is offered.
+        expect(await rowOf(kept).locator("button[data-act]").allTextContents()).toEqual(["evict"]);
+
+        // Evicted: closed with 4410, and its row goes.
+        await act(rowOf(evicted).locator("button[data-act=evict]"), "Evict evicted");
+        expect((await evicted.closed).code).toBe(CLOSE_CODES.EVICTED);
+        await expect.poll(result).toBe("evicted evicted");
+        await expect.poll(() => rowOf(evicted).count()).toBe(0);
+        // The editor row counts the clients the table lists (the dashboard's own and the detached one).
+        const shown = async (): Promise<string[]> => [(await page.textContent("#editors td.editor-clients")) ?? "", (await page.textContent("#client-count")) ?? ""];
+        await expect.poll(shown).toEqual(["2", "2"]);
+        expect((await status()).editors[0]!.clients).toBe(2);
+
+        // A webhook disabled after failed deliveries is enabled again and delivers what it queued.
+        const hook = page.locator("#webhooks tr[data-webhook]");
+        const select = await harness.http("/selection/set", { method: "POST", headers: { ...auth.headers, "content-type": "application/json" }, body: JSON.stringify({ rect: { x: 1, y: 2, width: 3, height: 4 } }) });
+        expect(select.status).toBe(200);
+        await receiver.count(2);
+        await expect.poll(() => hook.locator(".state").textContent()).toContain("disabled");
+        await act(hook.locator("button[data-act=enable]"), `Enable the webhook to ${receiver.url}?`);
+        await receiver.count(3);
+        await expect.poll(() => hook.locator(".delivered").textContent()).toBe("1");
+        expect(await hook.locator(".state").textContent()).toBe("enabled");
+        expect(await hook.locator("button[data-act=enable]").count()).toBe(0);
+
+        // A plugin reloaded: its health's load time moves on.
+        const loadedAt = async (): Promise<number> => ((await (await harness.http("/plugins/stats/health", auth)).json()) as { loadedAt: number }).loadedAt;
+        const before = await loadedAt();
+        await act(page.locator("[data-plugin='stats'] button[data-act=reload]"), "Reload the plugin stats?");
+        await expect.poll(result).toBe("reloaded stats (loaded)");
+        expect(await loadedAt()).toBeGreaterThan(before);
+
+        // "Try it" offers the read-only methods only, with a form made from the params' schema.
+        const offered = await page.locator("#try-method option").allTextContents();
+        expect(offered).toEqual(expect.arrayContaining(["document:current", "layer:getInfoById", "image:getPreview", "server:clients", "webhook:deliveries"]));
+        for (const name of ["layer:delete", "document:save", "server:disconnectClient", "document:export", "event:subscribe", "jsx:run"]) expect(offered).not.toContain(name);
+        await page.selectOption("#try-method", "layer:getInfoById");
+        expect(await page.locator("#try-fields [data-param]").evaluateAll((inputs: Array<{ name: string; type: string; required: boolean }>) => inputs.map((i) => [i.name, i.type, i.required]))).toEqual([
+          ["documentId", "number", false],
+          ["layerId", "number", true],
+          ["getChildren", "select-one", false],
+        ]);
+        const layers = (await (await harness.http("/document/layers", auth)).json()) as Array<{ id: number; name: string; children?: Array<{ id: number; name: string }> }>;
+        const subject = layers.flatMap((layer) => [layer, ...(layer.children ?? [])]).find((layer) => layer.name === "Subject")!;
+        await page.fill("#try-fields [data-param=layerId]", String(subject.id));
+        await act(page.locator("#try-send"), `Run layer:getInfoById {"layerId":${subject.id}}?`);
+        await expect.poll(result).toBe("layer:getInfoById answered");
+        expect(JSON.parse((await page.textContent("#try-answer")) ?? "")).toMatchObject({ id: subject.id, name: "Subject" });
+        // A refusal shows the bridge's error.
+        await page.fill("#try-fields [data-param=layerId]", "987654");
+        await act(page.locator("#try-send"), "Run layer:getInfoById");
+        await expect.poll(result).toContain("failed: LAYER_NOT_FOUND");
+        expect(JSON.parse((await page.textContent("#try-answer")) ?? "")).toMatchObject({ error: { code: "LAYER_NOT_FOUND" } });
+        // An image result shows as an image.
+        await page.selectOption("#try-method", "image:getPreview");
+        await page.fill("#try-fields [data-param=layerSpec]", "current");
+        await page.fill("#try-fields [data-param=maxSize]", "64");
+        await act(page.locator("#try-send"), 'Run image:getPreview {"layerSpec":"current","maxSize":64}?');
+        await expect.poll(() => page.locator("#try-image").evaluate((img: { naturalWidth: number }) => img.naturalWidth)).toBe(64);
+        expect(JSON.parse((await page.textContent("#try-answer")) ?? "")).toMatchObject({ image: { mime: "image/png", width: 64 } });
+        await page.screenshot({ path: join(ARTIFACTS, "dashboard-acts.png"), fullPage: true });
+        expect(failures).toEqual([]);
+
+        // The closed tab disposes its own client (close 4000) instead of leaving it detached: only `kept` is left.
+        await page.close();
+        await expect.poll(async () => (await status()).clients.map((c) => c.name)).toEqual(["kept"]);
+        expect((await status()).editors[0]!.clients).toBe(1);
+      } finally {
+        await receiver.close();
+      }
+    },
+  );
+
   it("with a token-protected bridge the page asks for the token, keeps it for the tab, and then works, with the read token too", async () => {
     const harness = await startOnSharedEditor({ token: "dash-t0ken", readToken: "dash-read" });
     const failures: string[] = [];
@@ -409,6 +530,9 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
     expect(await layerNames(page)).toEqual(SAMPLE_LAYERS);
     expect(await page.evaluate(() => Object.values((globalThis as unknown as { sessionStorage: object }).sessionStorage))).toEqual(["dash-t0ken"]);
     await expect.poll(() => page.locator("#token-scope").textContent()).toBe("full access");
+    // The full token acts: "try it" shows, and the tab's own client row offers its acts.
+    await expect.poll(() => page.isVisible("#try-it")).toBe(true);
+    await expect.poll(() => page.locator("#clients button[data-act]").count()).toBeGreaterThan(0);
     // A reload finds the token in the tab and asks nothing.
     await page.reload();
     expect(await layerNames(page)).toEqual(SAMPLE_LAYERS);
@@ -422,6 +546,10 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
     await expect.poll(() => page.locator("#token-scope").textContent()).toBe("read-only token");
     await page.reload();
     expect(await layerNames(page)).toEqual(SAMPLE_LAYERS);
+    // The read token acts on nothing: no act button, no "try it".
+    await expect.poll(() => page.locator("#token-scope").textContent()).toBe("read-only token");
+    expect(await page.isHidden("#try-it")).toBe(true);
+    expect(await page.locator("button[data-act]").count()).toBe(0);
     expect(failures).toEqual([]);
     await page.close();
   });

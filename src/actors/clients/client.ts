@@ -186,6 +186,23 @@ export class LogicalClient implements ReplayHolder, ClientHandle {
     socket.close(code, reason);
   }
 
+  /**
+   * An operator's `server:disconnectClient`: closes the socket with 4010 (the client stays resumable, as after a
+   * dropped connection), or with `evict` disposes the client and closes it with 4410. Returns whether a socket was
+   * closed (a detached client has none).
+   */
+  disconnect(evict: boolean): boolean {
+    const socket = this.socket;
+    if (evict) {
+      // Disposed first: the close that follows finds no socket bound and cannot detach it into a resumable client.
+      this.dispose("evicted");
+      socket?.close(CLOSE_CODES.EVICTED, "evicted by an operator");
+    } else if (socket !== null) {
+      this.closeSocket(socket, CLOSE_CODES.DISCONNECTED, "disconnected by an operator");
+    }
+    return socket !== null;
+  }
+
   /** Its socket closed: disposed for 4000 (the client said it is done), else detached and resumable. Logged. */
   socketClosed(socket: ClientSocket, code: number): void {
     if (this.socket !== socket) return;

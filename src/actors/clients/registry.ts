@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto";
+import { BridgeError } from "../../protocol/index.js";
 import type { Limits } from "../../limits.js";
 import type { Logger } from "../../logger.js";
 import { LogicalClient } from "./client.js";
@@ -111,6 +112,38 @@ export class ClientRegistry {
   find(id: string, endpoint: string): LogicalClient | undefined {
     const client = this.clients.get(id);
     return client !== undefined && client.endpoint === endpoint && client.state !== "disposed" ? client : undefined;
+  }
+
+  /**
+   * The live client whose id starts with `prefix` (any case): how an operator names a client, by the prefix
+   * `server:clients` shows.
+   * @throws BridgeError `NOT_FOUND` when no client's id starts with it, `BAD_REQUEST` when several do.
+   */
+  byPrefix(prefix: string): LogicalClient {
+    const wanted = prefix.toLowerCase();
+    const matches = [...this.clients.values()].filter((client) => client.id.startsWith(wanted) && client.state !== "disposed");
+    if (matches.length === 0) {
+      throw new BridgeError("NOT_FOUND", `No client's id starts with "${prefix}"`, { details: { clientIdPrefix: prefix } });
+    }
+    if (matches.length > 1) {
+      throw new BridgeError("BAD_REQUEST", `${matches.length} clients' ids start with "${prefix}"; give more of the id`, {
+        details: { clientIdPrefix: prefix, matches: matches.length },
+      });
+    }
+    return matches[0]!;
+  }
+
+  /**
+   * `server:disconnectClient`: closes the socket of the client named by `prefix` (it stays resumable), or with
+   * `evict` disposes it. Logged with the client's log name, never its id.
+   * @throws BridgeError as {@link byPrefix}.
+   */
+  disconnect(prefix: string, evict: boolean): { client: ReturnType<LogicalClient["summary"]>; disconnected: boolean; evicted: boolean } {
+    const client = this.byPrefix(prefix);
+    const summary = client.summary();
+    const disconnected = client.disconnect(evict);
+    this.log.info({ actor: client.logName, endpoint: client.endpoint, evict, disconnected }, evict ? "client evicted by an operator" : "client disconnected by an operator");
+    return { client: summary, disconnected, evicted: evict };
   }
 
   /** Live logical clients (a disposed client leaves the registry as it is disposed). */

@@ -9,6 +9,7 @@ const FINAL_CLOSE_CODES: ReadonlySet<number> = new Set([
   CLOSE_CODES.TAKEN_OVER,
   CLOSE_CODES.PLUGIN_UNAVAILABLE,
   CLOSE_CODES.CLIENT_ATTACHED,
+  CLOSE_CODES.EVICTED,
 ]);
 
 /** Refusals (`error` events) that end the connection whatever close code follows: retrying gets the same answer. */

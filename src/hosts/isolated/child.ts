@@ -120,7 +120,7 @@ function serve(channel: Channel<ParentMessage, ChildMessage>, flags: CancelFlags
     send({ kind: "memory", use });
   }
 
-  async function call(id: number, op: string, args: unknown[], caller: string, wantsProgress: boolean): Promise<void> {
+  async function call(id: number, op: string, args: unknown[], caller: string, method: string | undefined, wantsProgress: boolean): Promise<void> {
     const controller = new AbortController();
     running.set(id, controller);
     const checkpoint = (): void => {
@@ -130,6 +130,7 @@ function serve(channel: Channel<ParentMessage, ChildMessage>, flags: CancelFlags
     const ctx: HostCallContext = {
       signal: controller.signal,
       caller,
+      method,
       checkpoint,
       ...(wantsProgress ? { progress: progressSender(id, send) } : {}),
     };
@@ -181,7 +182,7 @@ function serve(channel: Channel<ParentMessage, ChildMessage>, flags: CancelFlags
         void start(message.options);
         return;
       case "call":
-        void call(message.id, message.op, message.args, message.caller, message.progress === true);
+        void call(message.id, message.op, message.args, message.caller, message.method, message.progress === true);
         return;
       case "cancel":
         running.get(message.id)?.abort(stopped());

@@ -70,6 +70,8 @@ export type ParentMessage =
       readonly op: string;
       readonly args: unknown[];
       readonly caller: string;
+      /** The method the call runs for, where the bridge knows it. */
+      readonly method?: string | undefined;
       /** The caller asked for progress: the editor sends `progress` messages for this call. */
       readonly progress?: boolean;
     }

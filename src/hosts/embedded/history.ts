@@ -180,8 +180,10 @@ export class EmbeddedHistory {
       case "commit":
         this.commit(doc, history, { method: request.name, by });
         break;
-      case "rollback":
-        return { ...this.answer(doc, history), rolledBack: this.rollback(doc, history) };
+      case "rollback": {
+        const rolledBack = this.rollback(doc, history);
+        return { ...this.answer(doc, history), rolledBack };
+      }
     }
     return this.answer(doc, history);
   }

@@ -60,6 +60,8 @@ function buildEditor(init: EditorInit, send: Send, hooks: { recovered(documents:
     maxDocumentPixels: init.maxDocumentPixels,
     maxPsdGroupDepth: init.maxPsdGroupDepth,
     memoryBudgetBytes: init.memoryBudgetBytes,
+    historySteps: init.historySteps,
+    historyBudgetPercent: init.historyBudgetPercent,
     scriptLimits: init.scriptLimits,
     cutout: init.cutout,
     files: init.files === undefined ? undefined : { ...init.files, policy: Object.freeze({ ...init.files.policy }) },

@@ -37,6 +37,8 @@ export interface EditorInit {
   readonly maxDocumentPixels: number | undefined;
   readonly maxPsdGroupDepth: number | undefined;
   readonly memoryBudgetBytes: number | undefined;
+  readonly historySteps: number | undefined;
+  readonly historyBudgetPercent: number | undefined;
   readonly scriptLimits: Partial<ScriptLimits> | undefined;
   readonly cutout: Partial<Omit<EmbeddedCutoutOptions, "checkpoint">> | undefined;
   readonly files: FileAccess | undefined;

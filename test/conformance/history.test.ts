@@ -139,6 +139,50 @@ describe.each(EDIT_MATRIX)("history over $label", ({ editor, transport: { make }
     expect(await treeOf(s)).toEqual(tree);
   });
 
+  it("one client's undo undoes another's edit, and both are sent history:changed", async () => {
+    s = await editSession(editor, make);
+    if (!(await hasHistory())) return;
+    const [first, second] = [await s.harness.connect(), await s.harness.connect()];
+    for (const client of [first, second]) expect((await client.send("event:subscribe", { type: "history:changed" })).ok).toBe(true);
+    const label = await s.layer("Label");
+    const edited = await first.send("layer:update", { layerId: label.id, visible: false });
+    expect(edited.ok).toBe(true);
+    const { id } = await s.current();
+    for (const client of [first, second]) await client.next((f) => f.type === "history:changed" && (f.data as { current: number }).current === 1);
+    // The second client undoes over the row's transport what the first did.
+    const undone = expectResult("history:undo", await s.call("history:undo")) as Position;
+    expect(undone).toMatchObject({ documentId: id, current: 0, length: 1 });
+    expect((await s.layer("Label")).visible).toBe(true);
+    for (const client of [first, second]) {
+      const event = await client.next((f) => f.type === "history:changed" && (f.data as { current: number }).current === 0);
+      expect(event.data).toEqual({ documentId: id, current: 0, length: 1 });
+    }
+    const listed = expectResult("history:list", await s.call("history:list")) as { steps: Array<{ clientIdPrefix: string | null }> };
+    expect(listed.steps[0]!.clientIdPrefix).toBe(first.hello.clientId.slice(0, listed.steps[0]!.clientIdPrefix!.length));
+  });
+
+  it("another client's edit sent while an atomic batch runs lands after the whole batch", async () => {
+    s = await editSession(editor, make);
+    if (!(await hasHistory())) return;
+    const subject = await s.layer("Subject");
+    const label = await s.layer("Label");
+    const other = await s.harness.connect();
+    expect((await other.send("event:subscribe", { type: "documentChanged" })).ok).toBe(true);
+    const fills = Array.from({ length: 12 }, (_, i) => ({ method: "layer:fill", params: { layerId: subject.id, color: `#0000${(i * 16).toString(16).padStart(2, "0")}` } }));
+    const running = batch(s, { requests: fills, atomic: true });
+    // Sent once the batch's first edit is made, while the rest of it runs (or after it, on a fast machine).
+    await other.next((f) => f.type === "documentChanged" && (f.data as { method?: string }).method === "layer:fill");
+    const edit = other.send("layer:update", { layerId: label.id, opacity: 20 });
+    const [outcomes, answered] = await Promise.all([running, edit]);
+    expect((outcomes as Array<{ ok: boolean }>).every((o) => o.ok)).toBe(true);
+    expect(answered.ok).toBe(true);
+    const methods = other.events("documentChanged").map((f) => (f.data as { method?: string }).method);
+    // Every fill of the batch, then the other client's edit: nothing of it between the batch's entries.
+    expect(methods.slice(0, 13)).toEqual([...fills.map(() => "layer:fill"), "layer:update"]);
+    const listed = expectResult("history:list", await s.call("history:list")) as { steps: Array<{ method: string }> };
+    expect(listed.steps.map((step) => step.method)).toEqual(["batch", "layer:update"]);
+  });
+
   it("an atomic batch addressing two documents is BAD_REQUEST before any entry runs", async () => {
     s = await editSession(editor, make);
     if (!(await hasHistory())) return;

@@ -194,7 +194,7 @@ describe("published schema", () => {
     expect(schema.methods["batch"]?.http).toEqual({ verb: "POST", path: "/batch" });
     expect(schema.methods["request:cancel"]?.params.type).toBe("object");
     expect(Object.keys(schema.events)).toEqual(expect.arrayContaining(["selection:changed", "progress"]));
-    expect((schema as unknown as { features: string[] }).features).toEqual(["binary", "cancel", "progress", "batch", "edit"]);
+    expect((schema as unknown as { features: string[] }).features).toEqual(["binary", "cancel", "progress", "batch", "edit", "history"]);
   });
 });
 

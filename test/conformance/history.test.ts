@@ -49,6 +49,12 @@ describe.each(EDIT_MATRIX)("history over $label", ({ editor, transport: { make }
     const outcome = await s.call("history:undo");
     expect(outcome.error?.code).toBe("NOT_SUPPORTED");
     expect(outcome.error?.details).toMatchObject({ editor: editor.name, capability: "history" });
+    // An atomic batch needs a history too: refused whole, nothing run.
+    const { revision } = await s.current();
+    const atomic = await batchOutcome(s, { atomic: true, requests: [{ method: "selection:all" }] });
+    expect(atomic.error?.code).toBe("NOT_SUPPORTED");
+    expect(atomic.error?.details).toMatchObject({ editor: editor.name, capability: "history" });
+    expect((await s.current()).revision).toBe(revision);
     return false;
   };
 

@@ -140,7 +140,7 @@ export class EmbeddedHistory {
   }
 
   /** Told of every change of a document (`notifyChanged`). */
-  noteChange(doc: EmbeddedDocument, changes: DocumentChanges): void {
+  noteChange(doc: { readonly id: number }, changes: DocumentChanges): void {
     this.heldBytes = undefined;
     if (this.busy.has(doc.id)) return;
     // Which layers are active is not a step of its own (as in Photoshop); an undo puts back the step's.

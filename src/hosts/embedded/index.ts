@@ -74,7 +74,7 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
     preview: () => previewEvent(store.active()),
     activeDocumentId: () => store.active()?.id,
   });
-  events.onChange = (doc, changes) => history.noteChange(store.get(doc.id), changes);
+  events.onChange = (doc, changes) => history.noteChange(doc, changes);
   const deps = {
     maxDocumentPixels,
     memory,

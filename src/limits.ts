@@ -387,6 +387,14 @@ export const DEFAULT_LIMITS = {
    * what its runtime needs (512 MiB, or a quarter of a smaller cap).
    */
   editorMemoryBudgetBytes: ONE_EDITOR_MEMORY.budgetBytes,
+  /** Most undo steps an embedded editor keeps per document (`history:*`); the oldest go first. */
+  editorHistorySteps: 100,
+  /**
+   * Share of an embedded editor's memory budget, in percent, the undo histories of its documents may hold together
+   * (what they hold beyond the documents themselves: the pixels an edit replaced); the oldest steps go first, and
+   * before any work is refused for memory.
+   */
+  editorHistoryBudgetPercent: 25,
   /**
    * Largest image an MCP tool result carries as image content (before base64). A bigger one is downscaled and
    * re-encoded until it fits, with a note saying so: a model's context cannot take a 40 MB export.

@@ -59,6 +59,8 @@ export function editorHosts(options: BridgeOptions, log: Logger, files: FileAcce
     const own = {
       maxDocumentPixels: limits.maxDocumentPixels,
       memoryBudgetBytes: limits.editorMemoryBudgetBytes,
+      historySteps: limits.editorHistorySteps,
+      historyBudgetPercent: limits.editorHistoryBudgetPercent,
       ...embedded,
       logger,
       files,

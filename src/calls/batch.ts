@@ -32,6 +32,8 @@ export interface BatchCaller extends Caller {
 export interface BatchDispatch<C extends BatchCaller> {
   call(caller: C, name: string, params: unknown, binaryParts?: readonly Uint8Array[], control?: { readonly cancel?: CancelSignal | undefined }): Promise<unknown>;
   toWireError(error: unknown, context: { requestId?: RequestId; method?: string; caller?: C }): ProtocolError;
+  /** Runs an atomic batch's calls as one job of their document's editor (`./atomic-batch.ts`). @default none: `NOT_SUPPORTED` */
+  atomic?(caller: C, requests: readonly BatchRequest[], batchId: RequestId | undefined, cancel: CancelSignal | undefined): Promise<BatchOutcome[]>;
 }
 
 /** One call's outcome. A result may still be an image keeping its bytes; it is answered as a data URI. */
@@ -74,6 +76,7 @@ export async function runBatch<C extends BatchCaller>(
   }
   const parsed = BatchParamsSchema.safeParse(rawParams ?? {});
   if (!parsed.success) throw invalidParamsError(BATCH_METHOD, issuesOf(parsed.error));
+  if (parsed.data.atomic === true) return runAtomicBatch(dispatch, caller, parsed.data.requests, batchId, cancel);
   const outcomes: BatchOutcome[] = [];
   for (const request of parsed.data.requests) {
     // A cancelled batch stops like a halted one: the call running answers CANCELLED, the rest are not run.
@@ -83,6 +86,31 @@ export async function runBatch<C extends BatchCaller>(
     if (!outcome.ok && parsed.data.haltOnFailure === true) break;
   }
   return outcomes;
+}
+
+/**
+ * An atomic batch: checked whole before any call runs (each call as a batch refuses it, then as one of one document),
+ * then run as one call of the caller, counted once against its in-flight limit.
+ */
+async function runAtomicBatch<C extends BatchCaller>(
+  dispatch: BatchDispatch<C>,
+  caller: C,
+  requests: readonly BatchRequest[],
+  batchId: RequestId | undefined,
+  cancel: CancelSignal | undefined,
+): Promise<BatchOutcome[]> {
+  for (const request of requests) {
+    const refusal = refusalOf(request);
+    if (refusal !== null) throw refusal;
+  }
+  if (dispatch.atomic === undefined) throw new BridgeError("NOT_SUPPORTED", "This bridge cannot run atomic batches", { details: { capability: "history" } });
+  const ticket = caller.client?.beginCall(undefined);
+  if (isBridgeError(ticket)) throw ticket;
+  try {
+    return await dispatch.atomic(caller, requests, batchId, cancel);
+  } finally {
+    ticket?.end();
+  }
 }
 
 /** One call of a batch; never rejects. Its error names the call's id when it has one, else the batch's. */

@@ -1,10 +1,11 @@
-import { BridgeError, CANCEL_METHOD, isBridgeError, issuesOf, toProtocolError, type ProtocolError, type RequestId } from "../protocol/index.js";
+import { BATCH_METHOD, BridgeError, CANCEL_METHOD, isBridgeError, issuesOf, toProtocolError, type BatchRequest, type ProtocolError, type RequestId } from "../protocol/index.js";
 import { allowedFor, BinaryImageResponse, imageResultJson, outsideScope, isWireImage, LARGE_IMAGE_BYTES, type BridgeServices, type MethodContext, type MethodDefinition } from "../methods/index.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import { laneLogName } from "../actors/clients/frames.js";
 import { invalidParamsError, unknownMethodError } from "./method-hints.js";
 import { isBatch, respondBatch, runBatch, type BatchOutcome } from "./batch.js";
+import { atomicEntries, runAtomic } from "./atomic-batch.js";
 import { cancelTarget, progressEvents, type CancelSignal, type RequestControl } from "../actors/clients/requests.js";
 
 import { answerHttpCall } from "./answer.js";
@@ -384,6 +385,33 @@ export class Dispatcher implements CallsPort {
    */
   batch(caller: DispatchCaller, params: unknown): Promise<BatchOutcome[]> {
     return runBatch(this, this.limits, caller, params, []);
+  }
+
+  /**
+   * Runs an atomic batch's calls as one job of their document's editor: nothing of another client's runs between
+   * them, and a failure undoes what the earlier ones did (`./atomic-batch.ts`).
+   * @throws BridgeError `BAD_REQUEST` before any call runs when the calls are not all of one document on this bridge
+   */
+  async atomic(caller: DispatchCaller, requests: readonly BatchRequest[], batchId: RequestId | undefined, cancel: CancelSignal | undefined): Promise<BatchOutcome[]> {
+    if (!this.accepting()) throw new BridgeError("SHUTTING_DOWN", "The bridge is shutting down");
+    const methodOf = (name: string): MethodDefinition | undefined => (caller.endpoint === "root" ? undefined : this.pluginMethod(caller.endpoint, name)) ?? this.methods.get(name);
+    // The entries run on the host directly, not through `invoke`: the caller's scope is checked here, before any runs.
+    for (const { method: name } of requests) {
+      const method = methodOf(name);
+      if (method !== undefined && !allowedFor(caller.scope, method)) throw outsideScope(caller.scope!, name);
+    }
+    const { entries, documentId } = atomicEntries(requests, methodOf);
+    const to = this.route("document", documentId, caller);
+    if (to.to !== "local") {
+      throw new BridgeError("NOT_SUPPORTED", "An atomic batch runs on this bridge's own editors: send it to the bridge that holds the document", {
+        details: { capability: "history", documentId },
+      });
+    }
+    const editor = this.pool.route("document", documentId, caller.editorId);
+    return editor.session.call(
+      { lane: caller.lane, callerName: caller.client?.logName, method: BATCH_METHOD, mutates: true, timeoutMs: this.limits.longCallTimeoutMs, cancel },
+      (call) => runAtomic({ host: editor.host, caller, bridge: this.services, batchId, toWireError: (error, context) => this.toWireError(error, { ...context, caller }) }, call, entries, documentId),
+    );
   }
 
   /** Converts a failure to the wire and logs it once. */

@@ -23,7 +23,8 @@ Commands:
   mcp [--url <url>] [--token <t>] | --embedded [--files-root <dir>]   an MCP server on stdin/stdout for AI agents:
                            drives the bridge at --url [BRIDGE_URL] (default http://${DEFAULT_LISTEN.host}:${DEFAULT_LISTEN.port}), or
                            starts one here confined to this folder (docs/mcp.md); --mcp-allow-scripts offers jsx tools
-  call, subscribe, health, plugins, export-document, export-layer   talk to a running bridge (see below)
+  call, subscribe, health, plugins, export-document, export-layer, undo, redo, history
+                                                                   talk to a running bridge (see below)
   methods [name]           list the built-in methods, or one method's params, result and HTTP route
   events                   list the event types clients can subscribe to
   help, --help, -h         show this help (also shown when no command is given)

@@ -39,6 +39,12 @@ export interface BatchOptions extends InvokeOptions {
    * failure. @default false
    */
   haltOnFailure?: boolean;
+  /**
+   * All or nothing: every call addresses one document, they run with no other client's call between them as one
+   * history step, and when one fails what the earlier ones changed is undone (they answer `ROLLED_BACK`; the failed
+   * one's error has `details.rolledBack`). Implies `haltOnFailure`. @default false
+   */
+  atomic?: boolean;
 }
 
 /** What `batch` needs of a client: its `invoke` (a `Connection` has it). */
@@ -75,9 +81,10 @@ export function batch<const T extends readonly BatchCall[]>(
   options?: BatchOptions,
 ): Promise<Array<BatchEntries<T>[number]>>;
 export async function batch(client: BatchInvoker, requests: readonly BatchCall[], options: BatchOptions = {}): Promise<BatchEntry[]> {
-  const { haltOnFailure, ...invokeOptions } = options;
+  const { haltOnFailure, atomic, ...invokeOptions } = options;
   const params: BatchParams = { requests: await Promise.all(requests.map(inline)) };
   if (haltOnFailure !== undefined) params.haltOnFailure = haltOnFailure;
+  if (atomic !== undefined) params.atomic = atomic;
   const result = await client.invoke(BATCH, params, invokeOptions);
   if (!Array.isArray(result)) throw new BridgeError("INTERNAL", "Malformed batch answer: the result is not an array", { method: BATCH });
   return (result as BatchResult).map((entry, index) => toEntry(entry, requests[index]?.method ?? ""));

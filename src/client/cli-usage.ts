@@ -33,6 +33,10 @@ export const CLIENT_USAGE = `Client commands (talk to a running bridge):
                                            write the composite image of the active document
   export-layer -o <file> [--layer-id n | --layer-index n] [the export-document options]
                                            write one layer's image (the active layer by default)
+  undo [--steps n] [--document-id n]       undo the last n steps (default 1) of the document's history, whoever
+                                           made them (the active document by default)
+  redo [--steps n] [--document-id n]       redo n undone steps (default 1)
+  history [--document-id n]                the document's history: its steps, oldest first, and where it stands
 Client options (a command refuses options it does not use):
   --url <url>          the bridge: http(s)://host:port or ws(s)://…  [BRIDGE_URL]   default ${DEFAULT_BRIDGE_URL}
   --token <token>      access token                                  [BRIDGE_TOKEN]

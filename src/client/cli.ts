@@ -24,7 +24,7 @@ import { processSignal, report } from "./cli-exit.js";
 export { buildParams, CLIENT_USAGE, DEFAULT_BRIDGE_URL, EXIT_CODES };
 
 /** Commands `image-editor-bridge` hands to {@link runClientCommand}. */
-export const CLIENT_COMMANDS = ["call", "subscribe", "health", "plugins", "export-document", "export-layer"] as const;
+export const CLIENT_COMMANDS = ["call", "subscribe", "health", "plugins", "export-document", "export-layer", "undo", "redo", "history"] as const;
 export type ClientCommand = (typeof CLIENT_COMMANDS)[number];
 
 
@@ -78,6 +78,8 @@ function parseFlags(argv: string[]) {
       "layer-id": { type: "string" },
       "layer-index": { type: "string" },
       progress: { type: "boolean" },
+      steps: { type: "string" },
+      "document-id": { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -98,6 +100,9 @@ const COMMAND_OPTIONS: Readonly<Record<ClientCommand, readonly Flag[]>> = {
   plugins: [],
   "export-document": EXPORT_OPTIONS,
   "export-layer": [...EXPORT_OPTIONS, "layer-id", "layer-index"],
+  undo: ["name", "steps", "document-id"],
+  redo: ["name", "steps", "document-id"],
+  history: ["name", "document-id"],
 };
 
 /** Refuses an option the command does not use, rather than ignoring it silently. */
@@ -196,7 +201,49 @@ const COMMANDS: Record<ClientCommand, (ctx: Context) => Promise<number>> = {
   },
   "export-document": (ctx) => runExport(ctx, "image:exportDocument", {}),
   "export-layer": (ctx) => runExport(ctx, "image:exportLayer", layerParams(ctx.values)),
+  undo: (ctx) => runHistoryMove(ctx, "history:undo"),
+  redo: (ctx) => runHistoryMove(ctx, "history:redo"),
+  history: runHistory,
 };
+
+/** `--document-id` as params (none: the active document). */
+function documentParams(ctx: Context): Record<string, unknown> {
+  const id = ctx.values["document-id"];
+  return id === undefined ? {} : { documentId: nonNegativeInt("--document-id", id) };
+}
+
+/** `undo` and `redo`: moves the document's history by `--steps` (default 1) and says where it stands. */
+async function runHistoryMove(ctx: Context, method: "history:undo" | "history:redo"): Promise<number> {
+  if (ctx.args.length > 0) throw new UsageError(`${method === "history:undo" ? "undo" : "redo"} takes no arguments, got "${ctx.args.join(" ")}"`);
+  const steps = ctx.values.steps === undefined ? {} : { steps: positiveInt("--steps", ctx.values.steps) };
+  return withConnection(ctx, { reconnect: false }, async (connection) => {
+    const moved = (await connection.invoke(method, { ...documentParams(ctx), ...steps }, invokeOptions(ctx))) as { documentId: number; current: number; length: number; revision: number };
+    if (ctx.json) print(ctx, moved);
+    else ctx.out.write(`document ${moved.documentId} at step ${moved.current} of ${moved.length} (revision ${moved.revision})\n`);
+    return EXIT_CODES.OK;
+  });
+}
+
+/** `history`: the document's steps, oldest first, the current one marked. */
+async function runHistory(ctx: Context): Promise<number> {
+  if (ctx.args.length > 0) throw new UsageError(`history takes no arguments, got "${ctx.args.join(" ")}"`);
+  return withConnection(ctx, { reconnect: false }, async (connection) => {
+    type Listed = { documentId: number; current: number; length: number; dropped: number; steps: Array<{ index: number; name: string; clientIdPrefix: string | null }> };
+    const listed = (await connection.invoke("history:list", documentParams(ctx), invokeOptions(ctx))) as Listed;
+    if (ctx.json) {
+      print(ctx, listed);
+      return EXIT_CODES.OK;
+    }
+    const dropped = listed.dropped > 0 ? `, ${listed.dropped} older dropped` : "";
+    ctx.out.write(`document ${listed.documentId}: at step ${listed.current} of ${listed.length}${dropped}\n`);
+    if (listed.current === 0 && listed.length > 0) ctx.out.write("> 0 (before every step)\n");
+    for (const step of listed.steps) {
+      const by = step.clientIdPrefix === null ? "" : `  client ${step.clientIdPrefix}`;
+      ctx.out.write(`${step.index === listed.current ? ">" : " "} ${step.index} ${step.name}${by}${step.index > listed.current ? "  (undone)" : ""}\n`);
+    }
+    return EXIT_CODES.OK;
+  });
+}
 
 /**
  * `health`: the bridge's readiness (`GET /ready`) and, when it is not `ok`, what failed by name from `GET /status`

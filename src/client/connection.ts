@@ -65,6 +65,8 @@ export class Connection extends BridgeResources implements MethodGroups {
   readonly jsx: MethodGroup<"jsx">;
   readonly server: MethodGroup<"server">;
   readonly webhook: MethodGroup<"webhook">;
+  /** A document's history: `client.history.undo()`, `redo`, `go`, `list`. */
+  readonly history: MethodGroup<"history">;
 
   private readonly options: ConnectionOptions;
   private readonly WebSocketClass: WebSocketConstructor;
@@ -135,6 +137,7 @@ export class Connection extends BridgeResources implements MethodGroups {
     this.jsx = groups.jsx;
     this.server = groups.server;
     this.webhook = groups.webhook;
+    this.history = groups.history;
     this.openSocket();
   }
 

@@ -2,6 +2,7 @@ import type { Observable } from "rxjs";
 import type { FileAccess, Filesystem } from "../files/index.js";
 import type { CutoutMethod, DataLoss, FileFormat, HostBounds, HostDocument, HostLayer, HostRect } from "../protocol/index.js";
 import type { EditCapabilities, EditOutcome, EditRequest } from "./edits.js";
+import type { HistoryAnswer, HistoryRequest } from "./history.js";
 
 /*
  * The narrow editor interface. `src/methods` decides behaviour (defaults, layer references, sizes, previews, data
@@ -19,6 +20,8 @@ export interface HostCallContext {
   readonly signal: AbortSignal;
   /** Who the call runs for, as logs may name it (`client:<id prefix>`, `http:<address>`, `plugin:<id>`). */
   readonly caller: string;
+  /** The method the call runs for (`layer:fill`, `layer:importImage`…), where the bridge knows it. */
+  readonly method?: string | undefined;
   /**
    * Reports how far the call has come: `progress` of `total` (a fraction of 1 when `total` is omitted), with an
    * optional short message. Cheap to call often: the bridge keeps values monotonic and rate-limits what it sends.
@@ -159,6 +162,8 @@ export interface EditorMemoryUse {
   readonly workingBytes: number;
   /** The segmentation model's session, once loaded. */
   readonly modelBytes: number;
+  /** Held by the documents' undo history beyond what the documents themselves hold. */
+  readonly historyBytes?: number | undefined;
   /** Open documents. */
   readonly documents: number;
 }
@@ -314,6 +319,13 @@ export interface HostAdapter {
   edit?(ctx: HostCallContext, request: EditRequest): Promise<EditOutcome>;
   /** The edits this editor makes, and the fields of each it cannot honour. @default none */
   readonly editCapabilities?: EditCapabilities;
+  /**
+   * The document's history: list, undo, redo, go to a step, and the atomic batch's begin, commit and rollback (see
+   * `history.ts`). Undo, redo and go raise the document's revision and emit `history:changed`
+   * `{documentId, current, length}`. An editor without one leaves it out: `history:*` and atomic batches then answer
+   * `NOT_SUPPORTED {editor, capability: "history"}`.
+   */
+  history?(ctx: HostCallContext, request: HistoryRequest): Promise<HistoryAnswer>;
 
   // Actions and scripts.
   /**
@@ -369,4 +381,5 @@ export const OPTIONAL_HOST_OPS = [
   "removeBackground",
   "runScript",
   "edit",
+  "history",
 ] as const satisfies ReadonlyArray<keyof HostAdapter>;

@@ -1,4 +1,4 @@
-import { EDIT_FEATURE } from "../protocol/control-names.js";
+import { EDIT_FEATURE, HISTORY_FEATURE } from "../protocol/control-names.js";
 import { z } from "zod";
 import {
   BATCH_FEATURE,
@@ -39,7 +39,7 @@ const toJson = (schema: z.ZodType): unknown => z.toJSONSchema(schema, { unrepres
 export function publishSchema(methods: Iterable<MethodDefinition>): PublishedSchema {
   const out: PublishedSchema = {
     protocolVersion: PROTOCOL_VERSION,
-    features: [BINARY_FEATURE, CANCEL_FEATURE, PROGRESS_FEATURE, BATCH_FEATURE, EDIT_FEATURE],
+    features: [BINARY_FEATURE, CANCEL_FEATURE, PROGRESS_FEATURE, BATCH_FEATURE, EDIT_FEATURE, HISTORY_FEATURE],
     methods: {},
     events: {},
   };

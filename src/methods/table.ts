@@ -6,6 +6,7 @@ import { documentEditMethods } from "./edit-document.js";
 import { layerEditMethods } from "./edit-layer.js";
 import { selectionEditMethods } from "./edit-selection.js";
 import { eventMethods } from "./events.js";
+import { historyMethods } from "./history.js";
 import { imageMethods } from "./image.js";
 import { jsxMethods } from "./jsx.js";
 import { layerMethods } from "./layer.js";
@@ -25,6 +26,7 @@ export const BUILTIN_METHODS: readonly MethodDefinition[] = [
   ...layerEditMethods,
   ...documentEditMethods,
   ...selectionEditMethods,
+  ...historyMethods,
   ...actionMethods,
   ...jsxMethods,
   ...webhookMethods,

@@ -29,6 +29,12 @@ export type BatchRequest = z.infer<typeof BatchRequestSchema>;
 export const BatchParamsSchema = z.object({
   requests: z.array(BatchRequestSchema),
   haltOnFailure: z.boolean().optional(),
+  /**
+   * All or nothing: every request addresses one document, they run as one job that holds its editor (no other
+   * client's call runs between them) and make one history step; when one fails, what the earlier ones changed is
+   * undone. Implies `haltOnFailure`. Needs an editor with a history (`NOT_SUPPORTED` otherwise).
+   */
+  atomic: z.boolean().optional(),
 });
 export type BatchParams = z.infer<typeof BatchParamsSchema>;
 

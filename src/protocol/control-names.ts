@@ -11,6 +11,12 @@ export const PROGRESS_FEATURE = "progress";
 /** Feature name: the editing vocabulary (`layer:update`, `document:resize`, `selection:invert`…) is served. */
 export const EDIT_FEATURE = "edit";
 
+/** Feature name: `history:undo`, `history:redo`, `history:go`, `history:list` and atomic batches are served. */
+export const HISTORY_FEATURE = "history";
+
+/** The error code of a batch entry whose change was undone because a later entry of its atomic batch failed. */
+export const ROLLED_BACK_CODE = "ROLLED_BACK";
+
 /** The method that cancels one of the caller's own requests. */
 export const CANCEL_METHOD = "request:cancel";
 

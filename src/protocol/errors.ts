@@ -26,6 +26,7 @@ export const ERROR_CODES = {
   SHUTTING_DOWN: "SHUTTING_DOWN",
   TIMEOUT: "TIMEOUT",
   CANCELLED: "CANCELLED",
+  ROLLED_BACK: "ROLLED_BACK",
   PLUGIN_NOT_FOUND: "PLUGIN_NOT_FOUND",
   PLUGIN_LOAD_FAILED: "PLUGIN_LOAD_FAILED",
   PLUGIN_REGISTRATION_FAILED: "PLUGIN_REGISTRATION_FAILED",
@@ -89,6 +90,11 @@ export const ERROR_RULES: Readonly<Record<ErrorCode, ErrorRule>> = {
   TIMEOUT: { status: 504, retryable: true, source: "bridge" },
   /** The caller cancelled the call (`request:cancel`, an aborted SDK call, an HTTP client that went away). */
   CANCELLED: { status: 499, retryable: false, source: "bridge" },
+  /**
+   * An entry of an atomic batch that succeeded, then was undone because a later entry failed (that entry's error
+   * says how many steps were undone in `details.rolledBack`). Only ever an entry of a batch's result.
+   */
+  ROLLED_BACK: { status: 409, retryable: false, source: "bridge" },
   PLUGIN_NOT_FOUND: { status: 404, retryable: false, source: "plugin" },
   PLUGIN_LOAD_FAILED: { status: 503, retryable: false, source: "plugin" },
   PLUGIN_REGISTRATION_FAILED: { status: 503, retryable: false, source: "plugin" },

@@ -11,3 +11,4 @@ export * from "./control.js";
 export * from "./control-names.js";
 export * from "./batch.js";
 export * from "./edit-methods.js";
+export * from "./history.js";

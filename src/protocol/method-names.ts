@@ -75,6 +75,10 @@ export const BUILTIN_METHODS = {
   "selection:modify": { spec: false },
   "selection:fromLayer": { spec: false },
   "selection:fromColor": { spec: false },
+  "history:list": { spec: false },
+  "history:undo": { spec: false },
+  "history:redo": { spec: false },
+  "history:go": { spec: false },
 } as const satisfies Record<BuiltinMethodName, { readonly spec: boolean }>;
 
 /** The built-in methods' names, in the table's order. */

@@ -18,6 +18,7 @@ import {
   WebhookViewSchema,
 } from "./resources.js";
 import { EDIT_METHOD_SCHEMAS } from "./edit-methods.js";
+import { HISTORY_METHOD_SCHEMAS } from "./history.js";
 
 /*
  * Params and result schemas of every built-in method (the protocol's methods plus the bridge's extras).
@@ -353,6 +354,7 @@ export const METHOD_SCHEMAS = {
   "webhook:enable": { params: WebhookRef, result: WebhookViewSchema },
   "webhook:deliveries": { params: WebhookRef, result: z.object({ webhook: WebhookViewSchema, deliveries: z.array(WebhookDeliverySchema) }) },
   ...EDIT_METHOD_SCHEMAS,
+  ...HISTORY_METHOD_SCHEMAS,
 } as const;
 
 export type BuiltinMethodName = keyof typeof METHOD_SCHEMAS;

@@ -222,6 +222,8 @@ export const EditorSummarySchema = z.object({
    * `NOT_SUPPORTED` naming it); a method not listed answers `NOT_SUPPORTED`.
    */
   edits: z.record(z.string(), z.object({ unsupported: z.array(z.string()).optional() })).optional(),
+  /** Whether the editor keeps a history the bridge can move (`history:*`, atomic batches); absent from older bridges. */
+  history: z.boolean().optional(),
 });
 export type EditorSummary = z.infer<typeof EditorSummarySchema>;
 

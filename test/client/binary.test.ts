@@ -41,8 +41,8 @@ describe("client SDK and binary images", () => {
     const textWire = recordingSocket();
     const binary = connect(harness.bridge.url, { WebSocket: binaryWire.WebSocket });
     const text = connect(harness.bridge.url, { WebSocket: textWire.WebSocket, binary: false });
-    expect((await binary.ready()).features).toEqual(["binary", "cancel", "progress", "batch", "edit"]);
-    expect((await text.ready()).features).toEqual(["cancel", "progress", "batch", "edit"]);
+    expect((await binary.ready()).features).toEqual(["binary", "cancel", "progress", "batch", "edit", "history"]);
+    expect((await text.ready()).features).toEqual(["cancel", "progress", "batch", "edit", "history"]);
 
     const fromBinary = await binary.image.exportDocument({ format: "png" });
     const fromText = await text.image.exportDocument({ format: "png" });

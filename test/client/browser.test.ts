@@ -119,7 +119,7 @@ describe.skipIf(!hasChromium)("client in a browser", () => {
     );
     expect(result).toEqual({
       resumed: false,
-      features: ["binary", "cancel", "progress", "batch", "edit"],
+      features: ["binary", "cancel", "progress", "batch", "edit", "history"],
       name: "Sample",
       changed: { data: { x: 4, y: 5, width: 6, height: 7 }, seq: 1 },
       error: { code: "LAYER_NOT_FOUND", isBridgeError: true },

@@ -33,6 +33,24 @@ describe("client commands", () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ name: "Sample" });
   });
 
+  it("undo, redo and history move and show the active document's history", async () => {
+    const { bridge } = await startOnSharedEditor();
+    const url = ["--url", bridge.url];
+    expect((await runCommand(["call", "selection:all", ...url])).code).toBe(0);
+    expect((await runCommand(["call", "selection:clear", ...url])).code).toBe(0);
+    const listed = await runCommand(["history", ...url]);
+    expect(listed).toMatchObject({ code: 0, stderr: "" });
+    expect(listed.stdout).toMatch(/^document \d+: at step 2 of 2\n {2}1 selection:all {2}client \w+\n> 2 selection:clear {2}client \w+\n$/);
+    const undone = await runCommand(["undo", "--steps", "2", ...url]);
+    expect(undone.stdout).toMatch(/^document \d+ at step 0 of 2 \(revision \d+\)\n$/);
+    const redone = await runCommand(["redo", "--json", ...url]);
+    expect(JSON.parse(redone.stdout)).toMatchObject({ current: 1, length: 2 });
+    expect((await runCommand(["history", ...url])).stdout).toContain("  2 selection:clear");
+    // Nothing more to redo than was undone: the bridge's BAD_REQUEST, exit status 1.
+    expect((await runCommand(["redo", "--steps", "5", ...url])).code).toBe(1);
+    expect((await runCommand(["history", "--steps", "2", ...url])).code).toBe(2);
+  });
+
   it("call takes params as JSON or as --param k=v with dotted keys", async () => {
     const { bridge } = await startOnSharedEditor();
     const rect = { x: 1, y: 2, width: 30, height: 40 };

@@ -47,6 +47,22 @@ describe("requests", () => {
     expect(await client.selection.getArea()).toBeNull();
   });
 
+  it("client.history undoes and redoes, and an atomic batch that fails undoes what it did", async () => {
+    const harness = await startOnSharedEditor();
+    const client = connect(harness.bridge.url);
+    await client.selection.all();
+    expect(await client.history.undo()).toMatchObject({ current: 0, length: 1 });
+    expect(await client.selection.getArea()).toBeNull();
+    expect(await client.history.redo()).toMatchObject({ current: 1, length: 1 });
+    const { revision } = await client.document.current();
+    const entries = await client.batch([{ method: "selection:clear" }, { method: "layer:update", params: { layerId: 99_999, visible: false } }], { atomic: true });
+    expect(entries.map((entry) => (entry.ok ? "ok" : entry.error.code))).toEqual(["ROLLED_BACK", "LAYER_NOT_FOUND"]);
+    expect(entries[1]!.ok || entries[1]!.error.details).toMatchObject({ rolledBack: 1 });
+    expect(await client.selection.getArea()).not.toBeNull();
+    expect((await client.document.current()).revision).toBe(revision);
+    expect((await client.history.list()).steps.map((step) => step.method)).toEqual(["selection:all"]);
+  });
+
   it("a failed request rejects with a BridgeError carrying the ProtocolError fields", async () => {
     const harness = await startOnSharedEditor();
     const client = connect(harness.bridge.url);

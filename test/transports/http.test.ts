@@ -185,16 +185,16 @@ describe("published schema", () => {
       events: Record<string, unknown>;
     };
     expect(schema.protocolVersion).toBe(1);
-    // The 67 built-in methods (30 of them the editing vocabulary), plus request:cancel and batch, which the
+    // The 72 built-in methods (30 of them the editing vocabulary, 4 the history), plus request:cancel and batch, which the
     // dispatcher serves itself.
-    expect(Object.keys(schema.methods)).toHaveLength(70);
+    expect(Object.keys(schema.methods)).toHaveLength(74);
     expect(schema.methods["webhook:deliveries"]?.http).toEqual({ verb: "GET", path: "/webhooks/{id}/deliveries" });
     expect(schema.methods["layer:getInfoById"]?.http).toEqual({ verb: "GET", path: "/layer/by-id/{layerId}" });
     expect(schema.methods["jsx:run"]?.http).toBeUndefined();
     expect(schema.methods["batch"]?.http).toEqual({ verb: "POST", path: "/batch" });
     expect(schema.methods["request:cancel"]?.params.type).toBe("object");
     expect(Object.keys(schema.events)).toEqual(expect.arrayContaining(["selection:changed", "progress"]));
-    expect((schema as unknown as { features: string[] }).features).toEqual(["binary", "cancel", "progress", "batch", "edit"]);
+    expect((schema as unknown as { features: string[] }).features).toEqual(["binary", "cancel", "progress", "batch", "edit", "history"]);
   });
 });
 

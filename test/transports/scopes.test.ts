@@ -61,6 +61,9 @@ describe("scoped tokens over WebSocket", () => {
     const batch = await reader.call<Array<{ ok: boolean; error?: unknown }>>("batch", { requests: [{ method: "server:ping" }, { method: "selection:set", params: { rect } }] });
     expect(batch[0]!.ok).toBe(true);
     expect(batch[1]!.error).toMatchObject(forbidden("selection:set"));
+    // An atomic batch's entries run as one job on the editor: refused whole, before any runs.
+    const atomic = await reader.send("batch", { atomic: true, requests: [{ method: "layer:update", params: { layerId: 1, visible: false } }] });
+    expect(atomic.error).toMatchObject(forbidden("layer:update"));
 
     // The full token's socket changes the selection; the read socket sees the event.
     const writer = await TestClient.open(harness.bridge.wsUrl, { protocols: ["image-editor-bridge", `bearer.${TOKEN}`] });

@@ -8,7 +8,7 @@ import { ScriptedHost } from "../helpers/scripted-host.js";
 import { refusedUpgrade, waitForClient, type TestClient } from "../helpers/ws-client.js";
 
 /** The protocol 1.1 features every WebSocket connection announces. */
-const EVERYWHERE = ["cancel", "progress", "batch", "edit"];
+const EVERYWHERE = ["cancel", "progress", "batch", "edit", "history"];
 
 const opened: BinaryTestClient[] = [];
 afterEach(async () => {

@@ -24,7 +24,7 @@ describe("WebSocket handshake", () => {
       const fast = newClientGreeting(server, id, binary);
       const full = {
         type: "connected",
-        data: { clientId: id, resumed: false, protocolVersion: PROTOCOL_VERSION, server, features: binary ? ["binary", "cancel", "progress", "batch", "edit"] : ["cancel", "progress", "batch", "edit"] },
+        data: { clientId: id, resumed: false, protocolVersion: PROTOCOL_VERSION, server, features: binary ? ["binary", "cancel", "progress", "batch", "edit", "history"] : ["cancel", "progress", "batch", "edit", "history"] },
       };
       expect(fast).toBe(JSON.stringify(full));
       // A resumed client's greeting (replay counts) and a plugin endpoint's (its name) are built in full.

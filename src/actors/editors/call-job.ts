@@ -86,6 +86,7 @@ export function callContext(job: Job, caller: string): HostCallContext {
       return job.controller.signal;
     },
     caller,
+    method: job.options.method,
     checkpoint: () => {
       if (job.abortReason !== undefined) throw job.abortReason;
     },

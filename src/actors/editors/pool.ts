@@ -347,6 +347,7 @@ export class EditorPool {
         documents: this.ids.count(editor.id),
         clients: editor.clients,
         ...(editor.host.editCapabilities !== undefined ? { edits: editor.host.editCapabilities as Record<string, { unsupported?: string[] }> } : {}),
+        history: typeof editor.host.history === "function",
       };
     });
   }

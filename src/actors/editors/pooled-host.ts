@@ -270,6 +270,11 @@ export class PooledHost implements HostAdapter {
     this.touched(documentId);
     return { ...outcome, documentId };
   };
+  /** A document's history: the document id goes in as the editor's own and comes back as the bridge's. */
+  history?: HostAdapter["history"] = async (ctx, request) => {
+    const answer = await this.run(() => this.inner.history!(ctx, { ...request, documentId: this.inId(request.documentId) }));
+    return { ...answer, documentId: request.documentId };
+  };
   /** Scripts see and return the editor's own document ids (equal to the bridge's unless a pool had to renumber). */
   runScript?: HostAdapter["runScript"] = (ctx, options) => this.inner.runScript!(ctx, options);
 }

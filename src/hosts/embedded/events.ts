@@ -11,7 +11,7 @@ import type { PreviewEvent } from "../host.js";
 export const PREVIEW_DEBOUNCE_MS = 30;
 
 /** The editor's own event names (Photoshop Generator's names), accepted by `event:subscribe` besides the main events. */
-export const EMBEDDED_EVENT_TYPES = ["documentChanged", "currentDocumentChanged", "closedDocument"] as const;
+export const EMBEDDED_EVENT_TYPES = ["documentChanged", "currentDocumentChanged", "closedDocument", "history:changed"] as const;
 
 /** What an edit changed; every flag defaults to false. */
 export interface DocumentChanges {
@@ -64,6 +64,9 @@ export class EmbeddedEvents {
   private readonly closed$ = new Subject<{ documentId: number }>();
   private readonly streams: ReadonlyMap<string, Observable<unknown>>;
 
+  /** Told of every change before it is reported (the history: a change made otherwise than by an edit is a step). */
+  onChange: ((doc: { readonly id: number }, changes: DocumentChanges) => void) | undefined;
+
   constructor(private readonly sources: EventSources) {
     this.streams = new Map<string, Observable<unknown>>([
       ["selection:changed", this.selection$.pipe(map(() => sources.selection()))],
@@ -94,18 +97,23 @@ export class EmbeddedEvents {
    * pixels or layers changed, emits `documentChanged` for any document, and for the active document the spec
    * events that apply: `selection:changed`, `layer:selectionChange`, `layer:previewChange` (debounced).
    *
+   * `revision`, when given, is the document's revision after the change instead of one more (a rolled-back batch).
+   *
    * @example
    * layer.data = filled; events.notifyChanged(doc, { pixels: true });
    */
-  notifyChanged(doc: { readonly id: number; isDirty: boolean; revision: number }, changes: DocumentChanges, method?: string): void {
+  notifyChanged(doc: { readonly id: number; isDirty: boolean; revision: number }, changes: DocumentChanges, method?: string, revision?: number): void {
     const pixels = changes.pixels === true;
     const selection = changes.selection === true;
     const activeLayers = changes.activeLayers === true;
     const layers = changes.layers === true;
     // An edit of the vocabulary is one step whatever it changed: it always raises the revision and is reported.
     if (method === undefined && !pixels && !selection && !activeLayers && !layers) return;
+    this.onChange?.(doc, changes);
     if (pixels || layers) doc.isDirty = true;
-    if (pixels || layers || method !== undefined) doc.revision++;
+    // A rolled-back batch puts the document back at the revision it had; every other change raises it.
+    if (revision !== undefined) doc.revision = revision;
+    else if (pixels || layers || method !== undefined) doc.revision++;
     const data: DocumentChangedData = { documentId: doc.id, revision: doc.revision, ...(method !== undefined ? { method } : {}), pixels, selection, activeLayers, layers };
     this.documentChanged$.next(data);
     if (this.sources.activeDocumentId() !== doc.id) return;

@@ -1,6 +1,6 @@
 import { NEVER } from "rxjs";
 import { DEFAULT_MAX_OPEN_FILE_BYTES, resolveOpenPath, type FileAccess } from "../../files/index.js";
-import type { HostAdapter, HostInfo } from "../host.js";
+import type { HostAdapter, HostCallContext, HostInfo } from "../host.js";
 import { actionOps } from "./actions.js";
 import { DEFAULT_LIMITS } from "../../limits.js";
 import { CUTOUT_EVENT, EMBEDDED_CUTOUT_METHODS, modelSessionBytes } from "./cutout/index.js";
@@ -12,6 +12,8 @@ import { imageOps, previewEvent } from "./images.js";
 import { layerOps } from "./layers.js";
 import { DEFAULT_MAX_DOCUMENT_PIXELS, DEFAULT_MAX_PSD_GROUP_DEPTH } from "./limits.js";
 import { EditorMemory } from "./memory.js";
+import { DEFAULT_HISTORY_BUDGET_PERCENT, DEFAULT_HISTORY_STEPS, EmbeddedHistory } from "./history.js";
+import { HISTORY_CHANGED_EVENT } from "../../protocol/index.js";
 import { EMBEDDED_HOST_VERSION, type EmbeddedHostOptions } from "./options.js";
 import { SAMPLE_NAME, buildSampleContent } from "./sample.js";
 import { RecoveryCopies, restoreDocuments } from "./recovery.js";
@@ -46,11 +48,20 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
   const store = new DocumentStore({
     firstId: options.firstDocumentId,
     onChange: (ids, nextId) => {
+      // A document's history ends when it closes.
+      history.keepOnly(ids);
       options.onDocumentsChange?.(ids, nextId);
       recovery?.reportState();
     },
   });
   const memory = new EditorMemory(options.memoryBudgetBytes ?? DEFAULT_LIMITS.editorMemoryBudgetBytes, () => store.list(), modelSessionBytes);
+  const history = new EmbeddedHistory({
+    maxSteps: options.historySteps ?? DEFAULT_HISTORY_STEPS,
+    maxBytes: Math.floor((memory.budgetBytes * (options.historyBudgetPercent ?? DEFAULT_HISTORY_BUDGET_PERCENT)) / 100),
+    documents: () => store.list(),
+    changed: (doc, changes, method, revision) => events.notifyChanged(doc, changes, method, revision),
+  });
+  memory.attachHistory(history);
   const events = new EmbeddedEvents({
     selection: () => {
       const selection = store.active()?.selection;
@@ -63,6 +74,7 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
     preview: () => previewEvent(store.active()),
     activeDocumentId: () => store.active()?.id,
   });
+  events.onChange = (doc, changes) => history.noteChange(doc, changes);
   const deps = {
     maxDocumentPixels,
     memory,
@@ -119,7 +131,7 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
       store.clear();
     },
 
-    events: (type) => (type === CUTOUT_EVENT ? reports$ : events.stream(type)),
+    events: (type) => (type === CUTOUT_EVENT ? reports$ : type === HISTORY_CHANGED_EVENT ? history.events : events.stream(type)),
     ...documentMethods,
     ...layerOps(deps),
     ...imageOps(deps),
@@ -129,11 +141,20 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
     ...editOps({
       ...deps,
       store,
+      history,
       changed: (doc, changes, method) => events.notifyChanged(doc, changes, method),
       documentAdded: () => events.activeDocumentChanged(),
     }),
     editCapabilities: EMBEDDED_EDIT_CAPABILITIES,
+    history: async (ctx, request) => history.run(store.get(request.documentId), request, ctx.caller),
   };
+  // What changes documents otherwise than by an edit is a step of its own, named after its method.
+  const methodOf = { importLayer: "layer:importImage", setSelection: "selection:set", autoCutout: "action:autoCutout", removeBackground: "action:removeBackground", runScript: "jsx:run" } as const;
+  for (const [op, method] of Object.entries(methodOf) as Array<[keyof typeof methodOf, string]>) {
+    const inner = host[op] as ((ctx: HostCallContext, ...args: unknown[]) => Promise<unknown>) | undefined;
+    if (inner === undefined) continue;
+    (host as unknown as Record<string, unknown>)[op] = (ctx: HostCallContext, ...args: unknown[]) => history.around(ctx, method, () => inner(ctx, ...args));
+  }
   // The script API calls the editor's own operations (open, save, export, cutouts), so it needs `host` itself.
   const scripts = scriptOps({ store, events, host, files, memory, maxDocumentPixels, limits: scriptLimits });
   return host;

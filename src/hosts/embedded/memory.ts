@@ -72,6 +72,8 @@ export function documentsBytes(documents: Iterable<EmbeddedDocument>): number {
  */
 export class EditorMemory {
   private working = 0;
+  /** The documents' undo history: what it holds beyond the documents is charged, and it gives memory back first. */
+  private history: { bytes(): number; reclaim(bytes: number): void } | undefined;
 
   constructor(
     readonly budgetBytes: number,
@@ -79,17 +81,24 @@ export class EditorMemory {
     private readonly modelBytes: () => number = () => 0,
   ) {}
 
+  /** Charges the documents' history to this budget; it is asked to give memory back before work is refused. */
+  attachHistory(history: { bytes(): number; reclaim(bytes: number): void }): void {
+    this.history = history;
+  }
+
   /** What is charged now, and the budget. */
   use(): EditorMemoryUse {
     const docs = [...this.documents()];
     const documentBytes = documentsBytes(docs);
     const modelBytes = this.modelBytes();
+    const historyBytes = this.history?.bytes() ?? 0;
     return {
       budgetBytes: this.budgetBytes,
-      usedBytes: documentBytes + this.working + modelBytes,
+      usedBytes: documentBytes + this.working + modelBytes + historyBytes,
       documentBytes,
       workingBytes: this.working,
       modelBytes,
+      historyBytes,
       documents: docs.length,
     };
   }
@@ -101,8 +110,14 @@ export class EditorMemory {
    */
   check(what: string, bytes: number, details: Record<string, unknown> = {}): void {
     if (bytes <= 0) return;
-    const { usedBytes } = this.use();
+    let { usedBytes } = this.use();
     if (usedBytes + bytes <= this.budgetBytes) return;
+    // The oldest undo steps go before any work is refused.
+    if (this.history !== undefined && this.history.bytes() > 0) {
+      this.history.reclaim(usedBytes + bytes - this.budgetBytes);
+      ({ usedBytes } = this.use());
+      if (usedBytes + bytes <= this.budgetBytes) return;
+    }
     const free = Math.max(0, this.budgetBytes - usedBytes);
     throw new BridgeError(
       "PAYLOAD_TOO_LARGE",

@@ -36,6 +36,13 @@ export interface EmbeddedHostOptions {
    * @default DEFAULT_LIMITS.editorMemoryBudgetBytes (derived from the machine's memory)
    */
   readonly memoryBudgetBytes?: number | undefined;
+  /** Most undo steps kept per document; the oldest go first. @default DEFAULT_HISTORY_STEPS (100) */
+  readonly historySteps?: number | undefined;
+  /**
+   * Share of the memory budget, in percent, the documents' undo histories may hold together (what they hold beyond
+   * the documents themselves); the oldest steps go first. @default DEFAULT_HISTORY_BUDGET_PERCENT (25)
+   */
+  readonly historyBudgetPercent?: number | undefined;
   /** Script sandbox limits (deadline cap, heap, result size, …). @default DEFAULT_SCRIPT_LIMITS */
   readonly scriptLimits?: Partial<ScriptLimits> | undefined;
   /** Cutout settings (GrabCut refinement, minimum confidence, work size). @default DEFAULT_CUTOUT_OPTIONS */

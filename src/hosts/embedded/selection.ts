@@ -57,6 +57,24 @@ export function selectionMaskBytes(doc: SelectionHolder): number {
   return masks.get(doc)?.data.byteLength ?? 0;
 }
 
+/** The selection as it stands: its rectangle and its stored mask (both replaced, never changed in place). */
+export interface SelectionState {
+  readonly rect: HostRect | null;
+  readonly mask: SelectionMask | undefined;
+}
+
+/** The selection now, to put back later with {@link restoreSelection}. */
+export function selectionState(doc: SelectionHolder): SelectionState {
+  return { rect: doc.selection === null ? null : { ...doc.selection }, mask: masks.get(doc) };
+}
+
+/** Puts back a selection {@link selectionState} read. */
+export function restoreSelection(doc: SelectionHolder, state: SelectionState): void {
+  doc.selection = state.rect === null ? null : { ...state.rect };
+  if (state.mask === undefined) masks.delete(doc);
+  else masks.set(doc, state.mask);
+}
+
 /** The selection's mask, or `null` when nothing is selected. A plain rectangle becomes a full mask of it. */
 export function selectionMask(doc: SelectionHolder): SelectionMask | null {
   const rect = doc.selection;

@@ -73,7 +73,7 @@ export class PendingCalls {
       };
       this.calls.set(id, { resolve, reject, progress: ctx.progress, cleanup });
       try {
-        editor.send({ kind: "call", id, op, args, caller: ctx.caller, progress: ctx.progress !== undefined });
+        editor.send({ kind: "call", id, op, args, caller: ctx.caller, method: ctx.method, progress: ctx.progress !== undefined });
       } catch (error) {
         // The message could not be framed (a blob past 4 GiB): nothing was sent.
         this.take(id)?.reject(error);

@@ -60,6 +60,8 @@ function buildEditor(init: EditorInit, send: Send, hooks: { recovered(documents:
     maxDocumentPixels: init.maxDocumentPixels,
     maxPsdGroupDepth: init.maxPsdGroupDepth,
     memoryBudgetBytes: init.memoryBudgetBytes,
+    historySteps: init.historySteps,
+    historyBudgetPercent: init.historyBudgetPercent,
     scriptLimits: init.scriptLimits,
     cutout: init.cutout,
     files: init.files === undefined ? undefined : { ...init.files, policy: Object.freeze({ ...init.files.policy }) },
@@ -120,7 +122,7 @@ function serve(channel: Channel<ParentMessage, ChildMessage>, flags: CancelFlags
     send({ kind: "memory", use });
   }
 
-  async function call(id: number, op: string, args: unknown[], caller: string, wantsProgress: boolean): Promise<void> {
+  async function call(id: number, op: string, args: unknown[], caller: string, method: string | undefined, wantsProgress: boolean): Promise<void> {
     const controller = new AbortController();
     running.set(id, controller);
     const checkpoint = (): void => {
@@ -130,6 +132,7 @@ function serve(channel: Channel<ParentMessage, ChildMessage>, flags: CancelFlags
     const ctx: HostCallContext = {
       signal: controller.signal,
       caller,
+      method,
       checkpoint,
       ...(wantsProgress ? { progress: progressSender(id, send) } : {}),
     };
@@ -181,7 +184,7 @@ function serve(channel: Channel<ParentMessage, ChildMessage>, flags: CancelFlags
         void start(message.options);
         return;
       case "call":
-        void call(message.id, message.op, message.args, message.caller, message.progress === true);
+        void call(message.id, message.op, message.args, message.caller, message.method, message.progress === true);
         return;
       case "cancel":
         running.get(message.id)?.abort(stopped());

@@ -37,6 +37,8 @@ export interface EditorInit {
   readonly maxDocumentPixels: number | undefined;
   readonly maxPsdGroupDepth: number | undefined;
   readonly memoryBudgetBytes: number | undefined;
+  readonly historySteps: number | undefined;
+  readonly historyBudgetPercent: number | undefined;
   readonly scriptLimits: Partial<ScriptLimits> | undefined;
   readonly cutout: Partial<Omit<EmbeddedCutoutOptions, "checkpoint">> | undefined;
   readonly files: FileAccess | undefined;
@@ -70,6 +72,8 @@ export type ParentMessage =
       readonly op: string;
       readonly args: unknown[];
       readonly caller: string;
+      /** The method the call runs for, where the bridge knows it. */
+      readonly method?: string | undefined;
       /** The caller asked for progress: the editor sends `progress` messages for this call. */
       readonly progress?: boolean;
     }

@@ -39,6 +39,8 @@ export function createIsolatedEmbeddedHost(options: IsolatedEmbeddedHostOptions 
       maxDocumentPixels: options.maxDocumentPixels,
       maxPsdGroupDepth: options.maxPsdGroupDepth,
       memoryBudgetBytes: options.memoryBudgetBytes,
+      historySteps: options.historySteps,
+      historyBudgetPercent: options.historyBudgetPercent,
       scriptLimits: options.scriptLimits,
       cutout: options.cutout,
       files: options.files,

@@ -1,10 +1,11 @@
 import { isLoopbackHost } from "../../loopback.js";
 import { silentLogger } from "../../logger.js";
-import type { HostLayer, HostRect } from "../../protocol/index.js";
+import { HISTORY_CHANGED_EVENT, type HostLayer, type HostRect } from "../../protocol/index.js";
 import type { HostAdapter, HostInfo } from "../host.js";
 import { actionOps } from "./actions.js";
 import { documentOps } from "./documents.js";
 import { editOps } from "./edits.js";
+import { historyOps } from "./history.js";
 import { PHOTOSHOP_EVENTS, photoshopEventStreams } from "./events.js";
 import { imageOps } from "./images.js";
 import { layerOps } from "./layers.js";
@@ -55,9 +56,11 @@ export function createPhotoshopAdapter(options: PhotoshopAdapterOptions): HostAd
     revisions,
   );
 
+  const { changes$, history } = historyOps({ run, revisions });
+
   return {
     kind: "photoshop",
-    eventTypes: PHOTOSHOP_EVENTS,
+    eventTypes: [...PHOTOSHOP_EVENTS, HISTORY_CHANGED_EVENT],
     filesystem,
     scriptsReachFiles: true,
     lost$: link.lost$,
@@ -70,11 +73,12 @@ export function createPhotoshopAdapter(options: PhotoshopAdapterOptions): HostAd
 
     close: () => link.close(),
 
-    events: (type) => streams.get(type),
+    events: (type) => (type === HISTORY_CHANGED_EVENT ? changes$.asObservable() : streams.get(type)),
 
     ...documentOps({ run, filesystem, revisions }),
     ...layerOps({ run, filesystem, revisions }),
     ...editOps({ run, revisions }),
+    history,
     exportDocumentImage: images.exportDocumentImage,
     exportLayerImage: images.exportLayerImage,
     ...selectionOps({ run }),

@@ -33,6 +33,7 @@ export const OPERATIONS = [
   "edit.mask",
   "edit.document",
   "edit.selection",
+  "history",
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 

@@ -1,4 +1,4 @@
-import { EDIT_FEATURE } from "../../protocol/control-names.js";
+import { EDIT_FEATURE, HISTORY_FEATURE } from "../../protocol/control-names.js";
 import { BATCH_FEATURE, BINARY_FEATURE, BRIDGE_SUBPROTOCOL, CANCEL_FEATURE, PROGRESS_FEATURE, PROTOCOL_VERSION } from "../../protocol/index.js";
 import {
   BINARY_LAYOUT,
@@ -214,6 +214,6 @@ export function createAsyncApi(input: ContractInput, host: string = DEFAULT_CONT
         },
       },
     },
-    "x-features": [BINARY_FEATURE, CANCEL_FEATURE, PROGRESS_FEATURE, BATCH_FEATURE, EDIT_FEATURE],
+    "x-features": [BINARY_FEATURE, CANCEL_FEATURE, PROGRESS_FEATURE, BATCH_FEATURE, EDIT_FEATURE, HISTORY_FEATURE],
   };
 }

@@ -8,6 +8,8 @@ import {
   CONNECTION_EVENTS,
   ConnectedEventDataSchema,
   DOCUMENT_CHANGED_EVENT,
+  HISTORY_CHANGED_EVENT,
+  HistoryChangedEventDataSchema,
   DocumentChangedEventDataSchema,
   EDITOR_CHANGED_EVENT,
   EditorChangedEventDataSchema,
@@ -134,6 +136,13 @@ export const CONTRACT_EVENTS: readonly ContractEvent[] = [
     description:
       "A document changed: after every edit (`layer:update`, `document:resize`, `selection:invert`…) on every editor, with the document's `revision` after it and the edit's `method`; also for changes made otherwise (a script, an import, a person at the editor), where the editor reports them, with fields of its own.",
     data: DocumentChangedEventDataSchema,
+    subscribed: true,
+  },
+  {
+    type: HISTORY_CHANGED_EVENT,
+    description:
+      "A document's history moved: an edit by any client added a step, or a client undid, redid or went to a step (`history:undo`, `history:redo`, `history:go`), or an atomic batch ended. `current` is the step the document is at, `length` the steps kept. Sent by editors with a history (see `getServerInfo` `editors[].history`).",
+    data: HistoryChangedEventDataSchema,
     subscribed: true,
   },
   {

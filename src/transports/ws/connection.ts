@@ -12,7 +12,7 @@ import {
   PROTOCOL_VERSION,
   type ConnectedEventData,
 } from "../../protocol/index.js";
-import { EDIT_FEATURE } from "../../protocol/control-names.js";
+import { EDIT_FEATURE, HISTORY_FEATURE } from "../../protocol/control-names.js";
 import type { Admitted, ClientHandle, Greeter, Opened } from "../../actors/clients/port.js";
 import type { CallsPort } from "../../calls/port.js";
 import type { ServerIdentity } from "../views.js";
@@ -22,7 +22,7 @@ import { WsClientSocket } from "./client-socket.js";
 import { errorEvent, WsSession } from "./session.js";
 
 /** Protocol 1.1 features every WebSocket connection has; `binary` is added where it was asked for. */
-const WS_FEATURES = [CANCEL_FEATURE, PROGRESS_FEATURE, BATCH_FEATURE, EDIT_FEATURE];
+const WS_FEATURES = [CANCEL_FEATURE, PROGRESS_FEATURE, BATCH_FEATURE, EDIT_FEATURE, HISTORY_FEATURE];
 const BINARY_FEATURES = [BINARY_FEATURE, ...WS_FEATURES];
 
 /** What follows the client id in a new root client's greeting, per server identity: `[plain, binary]`. */

@@ -38,7 +38,7 @@ describe("embedded editor: memory budget", () => {
   it("charges new documents, refuses the one that would not fit, and gives the memory back on close", async () => {
     const budget = 3 * DOC_BYTES + DOC_BYTES / 2;
     const host = await connectedHost({ sample: false, memoryBudgetBytes: budget });
-    expect(use(host)).toEqual({ budgetBytes: budget, usedBytes: 0, documentBytes: 0, workingBytes: 0, modelBytes: 0, documents: 0 });
+    expect(use(host)).toEqual({ budgetBytes: budget, usedBytes: 0, documentBytes: 0, workingBytes: 0, modelBytes: 0, historyBytes: 0, documents: 0 });
     const docs = [await create(host), await create(host), await create(host)];
     expect(use(host)).toMatchObject({ usedBytes: 3 * DOC_BYTES, documentBytes: 3 * DOC_BYTES, documents: 3 });
     const refused = await failureOf(create(host));

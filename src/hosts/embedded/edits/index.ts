@@ -9,6 +9,7 @@ import type { EditCapabilities, EditName } from "../../edits.js";
 import type { HostAdapter } from "../../host.js";
 import type { EmbeddedDocument } from "../document.js";
 import type { DocumentChanges } from "../events.js";
+import type { EmbeddedHistory } from "../history.js";
 import type { EditContext, EditHandlers } from "./context.js";
 import { documentEdits } from "./document.js";
 import { layerEdits } from "./layers.js";
@@ -23,7 +24,7 @@ export const EMBEDDED_EDIT_CAPABILITIES: EditCapabilities = Object.fromEntries(O
 
 /** The embedded editor's `edit` operation. */
 export function editOps(
-  deps: Omit<EditContext, "changed" | "call"> & { changed(doc: EmbeddedDocument, changes: DocumentChanges, method: string): void },
+  deps: Omit<EditContext, "changed" | "call"> & { changed(doc: EmbeddedDocument, changes: DocumentChanges, method: string): void; history?: EmbeddedHistory | undefined },
 ): Required<Pick<HostAdapter, "edit">> {
   return {
     async edit(call, { documentId, edit }) {
@@ -32,15 +33,19 @@ export function editOps(
         throw new BridgeError("NOT_SUPPORTED", `The embedded editor cannot do ${edit.op}`, { details: { editor: "embedded", capability: edit.op } });
       }
       const doc = deps.document(documentId);
-      let changes: DocumentChanges = {};
-      const changed = (_doc: unknown, more: DocumentChanges): void => {
-        changes = mergeChanges(changes, more);
+      // One step of the document's history, named after the method.
+      const once = async () => {
+        let changes: DocumentChanges = {};
+        const changed = (_doc: unknown, more: DocumentChanges): void => {
+          changes = mergeChanges(changes, more);
+        };
+        const context = { ...deps, call, doc, changed };
+        const made = (await handler(context, edit)) ?? {};
+        // One step: the revision rises once and one `documentChanged` names the method, whatever the handler touched.
+        deps.changed(doc, changes, edit.op);
+        return { revision: doc.revision, ...made };
       };
-      const context = { ...deps, call, doc, changed };
-      const made = (await handler(context, edit)) ?? {};
-      // One step: the revision rises once and one `documentChanged` names the method, whatever the handler touched.
-      deps.changed(doc, changes, edit.op);
-      return { revision: doc.revision, ...made };
+      return deps.history === undefined ? once() : deps.history.record(doc, { method: edit.op, by: call.caller }, once);
     },
   };
 }

@@ -10,6 +10,7 @@ import type { FakeDocument, FakeModel } from "../model.js";
 import { type Bounds, type FakeLayer, layerBounds, layerEntries, parentList, render } from "../layers.js";
 import { boundsOf, boxOf, clipLayers, intersect, isEmpty, leaves, mapLayers, selectionOf, subtract, turn, union } from "../geometry.js";
 import { clip } from "./paths.js";
+import { addState, keep } from "./history-panel.js";
 
 type Enumerator = { toString(): string };
 type Enumeration = Record<string, Enumerator>;
@@ -190,6 +191,7 @@ export function documentEditMembers(s: EditStub, d: FakeDocument): object {
      */
     suspendHistory(historyName: string, code: string) {
       if (s.history.suspended) throw s.fail("suspendHistory inside suspendHistory is not modelled");
+      const before = keep(d);
       s.history.suspended = true;
       try {
         runInContext(String(code), s.realm());
@@ -198,6 +200,7 @@ export function documentEditMembers(s: EditStub, d: FakeDocument): object {
       }
       s.history.states.push(String(historyName));
       d.history = [...(d.history ?? []), String(historyName)];
+      addState(d, String(historyName), before);
     },
     // Document.resizeImage(width, height, resolution, resampleMethod): every layer and the selection scale with it.
     resizeImage(w: unknown, h: unknown, resolution: number, method: Enumerator) {

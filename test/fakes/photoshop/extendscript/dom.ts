@@ -18,6 +18,7 @@ import { actionRun } from "./action-run.js";
 import { clip, ellipse, workPath } from "./paths.js";
 import { readFakePsd, writeFakePsd } from "../psd-file.js";
 import { realmArray } from "./realm.js";
+import { activate, activeEntry, addState, entries, type PanelState } from "./history-panel.js";
 import { RULER_UNITS, StubUnitValue, lengthPx, toRuler, unitValueFunction } from "./units.js";
 
 /** A decoded image the stub can open (app.open is synchronous; the fake decodes files before the script runs). */
@@ -143,7 +144,10 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
       if (history.suspended) return;
       effects.history.push(call);
       const d = model.docs.find((x) => x.id === model.activeDoc);
-      if (d) d.history = [...(d.history ?? []), call];
+      if (d) {
+        d.history = [...(d.history ?? []), call];
+        addState(d, call);
+      }
     },
     realm,
     px: (d, v) => lengthPx(v, ruler(), res(d)),
@@ -151,6 +155,16 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
     docObject: (d) => docObject(d),
     enums: { ElementPlacement, BlendMode, ColorBlendMode, AnchorPosition, Direction, ResampleMethod, TrimType, RasterizeType },
     history,
+  };
+  const historyStates = new WeakMap<PanelState, object>();
+  // HistoryState: name and snapshot; the same state is the same object (scripts compare them with ==).
+  const historyStateObject = (entry: PanelState): object => {
+    let o = historyStates.get(entry);
+    if (o === undefined) {
+      o = strict("HistoryState", { typename: "HistoryState", name: entry.name, snapshot: entry.snapshot });
+      historyStates.set(entry, o);
+    }
+    return o;
   };
   const docs = new Map<FakeDocument, object>();
   const layers = new Map<FakeLayer, object>();
@@ -328,14 +342,16 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
         d.active = [l.id];
       },
       get selection() { return selectionObject(d); },
-      // Document.historyStates: the states of the History panel.
-      get historyStates() { return collection("HistoryStates", () => (d.history ?? []).map((name) => ({ name }))); },
+      // Document.historyStates: the snapshot and the states of the History panel (`history-panel.ts`).
+      get historyStates() { return collection("HistoryStates", () => entries(d).map((entry) => historyStateObject(entry))); },
       get pathItems() { return collection("PathItems", () => (d.paths ?? []).map((p) => pathObject(d, p))); },
       // Document.activeHistoryState: setting an earlier state undoes what came after it.
       // HistoryState.name is the state's name in the History panel.
-      get activeHistoryState() { return structuredClone({ name: d.history?.at(-1) ?? "Open", state: { selection: d.selection, paths: d.paths, layers: d.layers, active: d.active, dirty: d.dirty, width: d.width, height: d.height, resolution: d.resolution } }); },
-      set activeHistoryState(to: { state: Pick<FakeDocument, "selection" | "paths" | "layers" | "active" | "dirty" | "width" | "height" | "resolution"> }) {
-        Object.assign(d, structuredClone(to.state));
+      get activeHistoryState() { return historyStateObject(activeEntry(d)); },
+      set activeHistoryState(to: object) {
+        const entry = entries(d).find((e) => historyStates.get(e) === to);
+        if (entry === undefined || !activate(d, entry)) throw new Error("General Photoshop error occurred. No such history state");
+        effects.calls.push(`activeHistoryState = ${entry.name}`);
       },
       close(mode: Enumerator) {
         if (mode !== SaveOptions["DONOTSAVECHANGES"]) throw fail(`Document.close(${String(mode)}) is not modelled`);

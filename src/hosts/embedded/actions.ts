@@ -1,5 +1,5 @@
 import { Subject, type Observable } from "rxjs";
-import { BridgeError } from "../../protocol/index.js";
+import { BridgeError } from "../../protocol/errors.js";
 import type { Logger } from "../../logger.js";
 import type { CutoutMethod } from "../../protocol/index.js";
 import type { CutoutOutcome, HostAdapter, HostCallContext } from "../host.js";

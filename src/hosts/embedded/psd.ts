@@ -5,7 +5,7 @@
 import { createRequire } from "node:module";
 import type { BlendMode, Layer, Psd, ReadOptions } from "ag-psd";
 import type { FileFeatures } from "../../files/index.js";
-import { BridgeError } from "../../protocol/index.js";
+import { BridgeError } from "../../protocol/errors.js";
 import { imageResourceIds, psdFeatures, psdLayoutProblem, psdSections, readPsdHeader } from "../_internal/psd-features.js";
 import { DEFAULT_MAX_PSD_GROUP_DEPTH } from "./limits.js";
 import type { DocumentContent, EmbeddedLayer, PixelLayer } from "./document.js";

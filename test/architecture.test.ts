@@ -123,6 +123,25 @@ describe("architecture", () => {
     expect(shims).toEqual([]);
   });
 
+  it("an editor process loads at start neither the protocol's index, nor rxjs's index, nor ag-psd", () => {
+    // Its start is paid on every restart and by every test that starts one: the method schemas are never read in
+    // the editor, rxjs's index loads every operator, and ag-psd is loaded by the first PSD opened or saved.
+    const loaded = new Set<string>();
+    const visit = (file: string): void => {
+      if (loaded.has(file)) return;
+      loaded.add(file);
+      for (const { target, typeOnly } of graph.get(file) ?? []) if (!typeOnly) visit(target);
+    };
+    visit("hosts/isolated/child.ts");
+    const heavy = [...loaded].flatMap((file) => {
+      const text = readFileSync(join(SRC, file), "utf8");
+      const packages = [...text.matchAll(/^import\s+(?!type\s)[^;]*?from\s*"(rxjs|ag-psd)"/gm)].map((m) => `${file} → ${m[1]}`);
+      return file === "protocol/index.ts" ? [file, ...packages] : packages;
+    });
+    expect(loaded.size).toBeGreaterThan(50);
+    expect(heavy).toEqual([]);
+  });
+
   it("no rooms import each other, in a pair or round a longer circle (a room: a folder of src, each kind of actor under actors/, or a file at the top)", () => {
     const room = (file: string): string => {
       const parts = file.split("/");

@@ -4,7 +4,8 @@
  * that would drop data is refused unless allowed, and an export never silently replaces a document's source file.
  */
 import { extname } from "node:path";
-import { BridgeError, type DataLoss, type FileFormat } from "../protocol/index.js";
+import { BridgeError } from "../protocol/errors.js";
+import type { DataLoss, FileFormat } from "../protocol/resources.js";
 import { checkEncodable, formatForExtension, UNKNOWN_FILE_FORMAT } from "./formats.js";
 import { refuseReplacingSource, refuseSilentLoss } from "./losses.js";
 import type { FilePolicy } from "./policy.js";

@@ -1,4 +1,5 @@
-import { BridgeError, type FileFormat } from "../protocol/index.js";
+import { BridgeError } from "../protocol/errors.js";
+import type { FileFormat } from "../protocol/resources.js";
 
 /** WebP cannot encode an edge longer than this (a limit of the format). */
 export const MAX_WEBP_EDGE = 16_383;

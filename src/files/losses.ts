@@ -1,4 +1,5 @@
-import { BridgeError, type DataLoss } from "../protocol/index.js";
+import { BridgeError } from "../protocol/errors.js";
+import type { DataLoss } from "../protocol/resources.js";
 
 /**
  * What a file holds beyond plain layered 8-bit RGB pixels: the features an editor may not be able to write

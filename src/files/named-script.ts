@@ -1,7 +1,7 @@
 import { realpath } from "node:fs/promises";
 import { isAbsolute, join, relative, resolve, sep } from "node:path";
 import { readRegularFile } from "./read.js";
-import { BridgeError, isBridgeError } from "../protocol/index.js";
+import { BridgeError, isBridgeError } from "../protocol/errors.js";
 
 /** A named script read from a script folder (`jsx:execute`). */
 export interface NamedScript {

@@ -1,6 +1,6 @@
 import { realpath, stat } from "node:fs/promises";
 import { resolve } from "node:path";
-import { BridgeError } from "../protocol/index.js";
+import { BridgeError } from "../protocol/errors.js";
 
 /**
  * Where clients may read and write files. `roots: null` is unconfined: any path the bridge user can reach, as a

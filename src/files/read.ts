@@ -1,7 +1,7 @@
 import { constants, type Stats } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import { basename, dirname } from "node:path";
-import { BridgeError } from "../protocol/index.js";
+import { BridgeError } from "../protocol/errors.js";
 import { checkRegularFile } from "./resolve.js";
 import { openFolderWithin } from "./within.js";
 

@@ -1,7 +1,7 @@
 import type { Stats } from "node:fs";
 import { lstat, realpath, stat } from "node:fs/promises";
 import path from "node:path";
-import { BridgeError } from "../protocol/index.js";
+import { BridgeError } from "../protocol/errors.js";
 import type { FilePolicy } from "./policy.js";
 
 /**

@@ -1,7 +1,7 @@
 import { constants } from "node:fs";
 import { open, type FileHandle } from "node:fs/promises";
 import path from "node:path";
-import { BridgeError } from "../protocol/index.js";
+import { BridgeError } from "../protocol/errors.js";
 
 /*
  * Opening a resolved path inside a files root so that no link swapped in after the check can lead outside.

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { constants } from "node:fs";
 import { chmod, copyFile, link, open, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
-import { BridgeError, isBridgeError } from "../protocol/index.js";
+import { BridgeError, isBridgeError } from "../protocol/errors.js";
 import { openFolderWithin } from "./within.js";
 
 /** Suffix of the one backup kept when a save replaces a file: `photo.psd` → `photo.psd.bak`. */

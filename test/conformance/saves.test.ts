@@ -13,9 +13,16 @@ import { itFor, presentEditors } from "./_editors.js";
 import { TRANSPORTS, type ConformanceTransport, type Outcome } from "./_transports.js";
 
 let base = "";
+/**
+ * The files root of every case: one folder for the whole file, emptied before each case, so the cases share the
+ * file's editor process (a new root would make a new one) and each still starts from an empty root.
+ */
+let dir = "";
 let poster: Buffer;
 beforeAll(async () => {
   base = await realpath(await mkdtemp(join(tmpdir(), "bridge-saves-conf-")));
+  dir = join(base, "root");
+  await mkdir(dir);
   poster = await textAndIccPsd();
   initializeCanvas(
     (width: number, height: number) => ({ width, height }) as never,
@@ -33,10 +40,9 @@ describe.each(MATRIX)("saving without losing data over $label", ({ editor, trans
   const itEmbedded = test.runIf(editor.name === "embedded");
   let harness: Harness;
   let t: ConformanceTransport;
-  let dir = "";
   const setup = async (options: BridgeOptions = {}): Promise<void> => {
-    dir = join(base, `${editor.label.replace(" ×", "x")}-${transportName}-${Math.random().toString(36).slice(2)}`);
-    await mkdir(dir);
+    // The folder itself stays (the editor was made for it); only what the last case left in it goes.
+    await Promise.all((await readdir(dir)).map((name) => rm(join(dir, name), { recursive: true, force: true })));
     harness = await editor.start({ ...options, files: { roots: [dir] } });
     t = await make(harness);
   };

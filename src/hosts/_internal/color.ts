@@ -1,4 +1,4 @@
-import { BridgeError } from "../../protocol/index.js";
+import { BridgeError } from "../../protocol/errors.js";
 import type { Rgba } from "../host.js";
 
 const NAMED_COLORS: Readonly<Record<string, Rgba>> = {

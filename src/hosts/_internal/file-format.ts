@@ -1,6 +1,6 @@
 import { crc32 } from "node:zlib";
 import sharp, { type Sharp } from "sharp";
-import { BridgeError } from "../../protocol/index.js";
+import { BridgeError } from "../../protocol/errors.js";
 import type { FileFormat, ImageFormat } from "../../protocol/index.js";
 
 /**

@@ -1,4 +1,4 @@
-import { PREVIEW_MAX_SIZE } from "../../protocol/index.js";
+import { PREVIEW_MAX_SIZE } from "../../protocol/constants.js";
 import type { PixelSize } from "../host.js";
 
 /**

@@ -1,5 +1,7 @@
-import { Subject, type Observable } from "rxjs";
-import { BridgeError } from "../../protocol/index.js";
+// One rxjs module, not its index (see events.ts).
+import type { Observable } from "rxjs/internal/Observable";
+import { Subject } from "rxjs/internal/Subject";
+import { BridgeError } from "../../protocol/errors.js";
 import type { Logger } from "../../logger.js";
 import type { CutoutMethod } from "../../protocol/index.js";
 import type { CutoutOutcome, HostAdapter, HostCallContext } from "../host.js";

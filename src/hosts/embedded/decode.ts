@@ -1,7 +1,7 @@
 import sharp from "sharp";
 import type { Metadata } from "sharp";
 import type { FileFeatures } from "../../files/index.js";
-import { BridgeError } from "../../protocol/index.js";
+import { BridgeError } from "../../protocol/errors.js";
 import { imageFeatures } from "../_internal/image-features.js";
 import type { Raster } from "./raster.js";
 

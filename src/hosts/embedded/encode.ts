@@ -1,5 +1,5 @@
 import sharp from "sharp";
-import { BridgeError } from "../../protocol/index.js";
+import { BridgeError } from "../../protocol/errors.js";
 import type { FileFormat, HostBounds } from "../../protocol/index.js";
 import type { EncodedImage, HostCallContext, PixelSize } from "../host.js";
 import type { OverlayInput } from "../_internal/outline.js";

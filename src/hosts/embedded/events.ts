@@ -1,5 +1,13 @@
-import { EMPTY, Subject, catchError, debounceTime, from, map, share, switchMap } from "rxjs";
-import type { Observable } from "rxjs";
+// rxjs's modules one by one, not its index: the index loads every operator (a tenth of an editor process's start).
+import { EMPTY } from "rxjs/internal/observable/empty";
+import { from } from "rxjs/internal/observable/from";
+import type { Observable } from "rxjs/internal/Observable";
+import { catchError } from "rxjs/internal/operators/catchError";
+import { debounceTime } from "rxjs/internal/operators/debounceTime";
+import { map } from "rxjs/internal/operators/map";
+import { share } from "rxjs/internal/operators/share";
+import { switchMap } from "rxjs/internal/operators/switchMap";
+import { Subject } from "rxjs/internal/Subject";
 import type { HostLayer, HostRect } from "../../protocol/index.js";
 import type { PreviewEvent } from "../host.js";
 

@@ -1,6 +1,6 @@
 import { basename, extname } from "node:path";
 import { formatForExtension, readRegularFile } from "../../files/index.js";
-import { BridgeError } from "../../protocol/index.js";
+import { BridgeError } from "../../protocol/errors.js";
 import { decodeImage } from "./decode.js";
 import type { DocumentContent, DocumentSource } from "./document.js";
 import { ContentBuilder } from "./document.js";

@@ -1,4 +1,5 @@
-import { NEVER } from "rxjs";
+// One rxjs module, not its index (see events.ts).
+import { NEVER } from "rxjs/internal/observable/never";
 import { DEFAULT_MAX_OPEN_FILE_BYTES, resolveOpenPath, type FileAccess } from "../../files/index.js";
 import type { HostAdapter, HostCallContext, HostInfo } from "../host.js";
 import { actionOps } from "./actions.js";

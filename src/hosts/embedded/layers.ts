@@ -1,4 +1,4 @@
-import { BridgeError } from "../../protocol/index.js";
+import { BridgeError } from "../../protocol/errors.js";
 import type { HostAdapter, HostCallContext } from "../host.js";
 import { decodeImage } from "./decode.js";
 import type { EmbeddedDocument, PixelLayer } from "./document.js";

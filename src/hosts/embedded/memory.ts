@@ -8,7 +8,7 @@
  * the layers, microseconds for thousands of layers, and it can never drift: closing a document gives its memory
  * back by no longer being there.
  */
-import { BridgeError } from "../../protocol/index.js";
+import { BridgeError } from "../../protocol/errors.js";
 import type { EditorMemoryUse } from "../host.js";
 import type { EmbeddedDocument, EmbeddedLayer } from "./document.js";
 import { selectionMaskBytes } from "./selection.js";

@@ -13,13 +13,12 @@
  * What a save would drop is measured on the bytes it writes: the file is read back (records only) and compared
  * feature by feature with what the document was opened with ({@link psdSaveLosses}).
  */
-import { readPsd, writePsdBuffer } from "ag-psd";
 import type { BlendMode, ImageResources, Layer, Psd } from "ag-psd";
 import type { DataLoss } from "../../protocol/index.js";
 import { imageResourceIds, psdFeatures, readPsdHeader } from "../_internal/psd-features.js";
 import { canvasRegion, renderDocument, renderRows } from "./composite.js";
 import type { EmbeddedDocument, EmbeddedLayer } from "./document.js";
-import { ensureCanvasFactory, isLocked, PSD_BLEND_MODES } from "./psd.js";
+import { agPsd, ensureCanvasFactory, isLocked, PSD_BLEND_MODES } from "./psd.js";
 import { toPsdMasks } from "./psd-masks.js";
 import { CONTENT_KEYS, carryOverBlocks, carryOverResources, keepSets, toOriginalMode, VERBATIM_KEYS } from "./psd-file/index.js";
 import { psdBytesLosses } from "./psd-losses.js";
@@ -142,11 +141,11 @@ export function serializePsd(
   const psb = options.psb === true;
   let written: Uint8Array;
   try {
-    written = writePsdBuffer(psd, { psb });
+    written = agPsd().writePsdBuffer(psd, { psb });
   } catch {
     // ag-psd cannot write back some records it reads (a timeline resource, some effect or gradient-map
     // descriptors): leave those out, and the comparison with the opened file reports them.
-    written = writePsdBuffer(withoutUnwritable(psd, psb), { psb });
+    written = agPsd().writePsdBuffer(withoutUnwritable(psd, psb), { psb });
   }
   const source = doc.source?.psdFile;
   if (source === undefined) return Buffer.from(written.buffer, written.byteOffset, written.byteLength);
@@ -174,7 +173,7 @@ export function serializePsd(
 /** A throwaway write of `psd` without pixels: whether ag-psd can write its records. */
 function writes(psd: Psd, psb: boolean): boolean {
   try {
-    writePsdBuffer({ ...psd, imageData: undefined, children: psd.children }, { psb });
+    agPsd().writePsdBuffer({ ...psd, imageData: undefined, children: psd.children }, { psb });
     return true;
   } catch {
     return false;
@@ -225,7 +224,7 @@ export function psdSaveLosses(doc: EmbeddedDocument, bytes: Buffer): DataLoss[] 
   const header = readPsdHeader(bytes);
   if (header === undefined) return source.map((feature) => ({ ...feature }));
   ensureCanvasFactory();
-  const written = readPsd(bytes, { useImageData: true, skipLayerImageData: true, skipCompositeImageData: true, skipThumbnail: true, skipLinkedFilesData: true });
+  const written = agPsd().readPsd(bytes, { useImageData: true, skipLayerImageData: true, skipCompositeImageData: true, skipThumbnail: true, skipLinkedFilesData: true });
   const now = psdFeatures(written, header, imageResourceIds(bytes));
   const out: DataLoss[] = [];
   for (const feature of source) {

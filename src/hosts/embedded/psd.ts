@@ -2,10 +2,10 @@
  * PSD open and save with ag-psd. Layer order differs: ag-psd lists children bottom-most first, the model
  * top-most first. Opacity is a byte in both, so values round-trip exactly.
  */
-import { initializeCanvas, readPsd } from "ag-psd";
+import { createRequire } from "node:module";
 import type { BlendMode, Layer, Psd, ReadOptions } from "ag-psd";
 import type { FileFeatures } from "../../files/index.js";
-import { BridgeError } from "../../protocol/index.js";
+import { BridgeError } from "../../protocol/errors.js";
 import { imageResourceIds, psdFeatures, psdLayoutProblem, psdSections, readPsdHeader } from "../_internal/psd-features.js";
 import { DEFAULT_MAX_PSD_GROUP_DEPTH } from "./limits.js";
 import type { DocumentContent, EmbeddedLayer, PixelLayer } from "./document.js";
@@ -24,6 +24,19 @@ export const PSD_BLEND_MODES: ReadonlySet<string> = new Set<BlendMode>([
   "color", "luminosity",
 ]);
 
+type AgPsd = typeof import("ag-psd");
+let agPsdModule: AgPsd | undefined;
+
+/**
+ * ag-psd, loaded the first time a PSD is opened or saved rather than when the editor starts: most editor processes
+ * never touch a PSD, and loading it is a good part of an editor process's start. It is CommonJS, so `require`
+ * loads it synchronously and the PSD code stays synchronous.
+ */
+export function agPsd(): AgPsd {
+  agPsdModule ??= createRequire(import.meta.url)("ag-psd") as AgPsd;
+  return agPsdModule;
+}
+
 let canvasReady = false;
 
 /**
@@ -32,7 +45,7 @@ let canvasReady = false;
  */
 export function ensureCanvasFactory(): void {
   if (canvasReady) return;
-  initializeCanvas(
+  agPsd().initializeCanvas(
     (width: number, height: number) => ({ width, height }) as never,
     (width: number, height: number) => ({ width, height, data: new Uint8ClampedArray(width * height * 4) }) as never,
   );
@@ -220,7 +233,7 @@ function isFlattened(records: readonly Layer[]): boolean {
 /** The file read again with its merged image, or undefined when it has none (truncated or zero-sized). */
 function readMergedImage(bytes: Buffer): Psd | undefined {
   try {
-    const psd = readPsd(bytes, { ...READ_OPTIONS, skipLayerImageData: true });
+    const psd = agPsd().readPsd(bytes, { ...READ_OPTIONS, skipLayerImageData: true });
     return psd.imageData !== undefined && psd.imageData.width > 0 && psd.imageData.height > 0 ? psd : undefined;
   } catch {
     return undefined;
@@ -229,7 +242,7 @@ function readMergedImage(bytes: Buffer): Psd | undefined {
 
 function readOrRefuse(bytes: Buffer, path: string, options: ReadOptions): Psd {
   try {
-    return readPsd(bytes, options);
+    return agPsd().readPsd(bytes, options);
   } catch (cause) {
     // The reader's own words say what it met (a bad block signature, a length past the end…).
     const reason = cause instanceof Error ? cause.message : String(cause);

@@ -4,7 +4,7 @@
  * itself lives beside the document here. A mask whose bounds no longer match `doc.selection` (something set
  * the rectangle directly) is ignored and the rectangle counts as the selection.
  */
-import { BridgeError } from "../../protocol/index.js";
+import { BridgeError } from "../../protocol/errors.js";
 import type { HostRect } from "../../protocol/index.js";
 import type { HostAdapter, HostCallContext, SelectionOutline, SelectionShape } from "../host.js";
 import type { EmbeddedDocument } from "./document.js";

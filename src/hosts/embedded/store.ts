@@ -1,4 +1,4 @@
-import { BridgeError } from "../../protocol/index.js";
+import { BridgeError } from "../../protocol/errors.js";
 import type { DocumentContent, DocumentSource, EmbeddedDocument } from "./document.js";
 
 /** Options of a {@link DocumentStore}. */

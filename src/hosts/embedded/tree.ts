@@ -5,7 +5,7 @@
  * counted before its children. Example: `[Label, Product, Subject, Shadow, Background]` → indices 0–4 with
  * `Product` (a group) at 1 and its children at 2 and 3. The methods resolve layer references from this tree.
  */
-import { BridgeError } from "../../protocol/index.js";
+import { BridgeError } from "../../protocol/errors.js";
 import type { HostBounds, HostDocument, HostLayer } from "../../protocol/index.js";
 import type { EmbeddedDocument, EmbeddedLayer, GroupLayer, LayerMask, PixelLayer } from "./document.js";
 import { opacityPercent } from "./document.js";

@@ -10,7 +10,7 @@
  * `a − b`, intersect `ab`, exclude `a + b − 2ab`.
  */
 import type { BezierPath, LayerVectorMask } from "ag-psd";
-import { BridgeError } from "../../protocol/index.js";
+import { BridgeError } from "../../protocol/errors.js";
 import { blurPlane } from "./_internal/blur.js";
 import { type Box, type Polygon, polygonCoverage } from "./_internal/path-coverage.js";
 import type { LayerMask } from "./document.js";

@@ -3,7 +3,7 @@
  * operation calls {@link checkpoint} between its stages and its long loops call it every {@link ROW_BAND} rows,
  * so a cancelled export, save or cutout stops within a few milliseconds instead of running to the end.
  */
-import { BridgeError, isBridgeError } from "../../protocol/index.js";
+import { BridgeError, isBridgeError } from "../../protocol/errors.js";
 import type { HostCallContext } from "../host.js";
 
 /**

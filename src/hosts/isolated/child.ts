@@ -7,7 +7,9 @@ import { Socket } from "node:net";
 import { Worker } from "node:worker_threads";
 import type { Subscription } from "rxjs";
 import { pino, type Logger } from "pino";
-import { BridgeError } from "../../protocol/index.js";
+// The editor's modules import the protocol's modules they use, not protocol/index.js: the index builds every
+// method's schema, which an editor process never reads, and its start is paid on every restart (and in most tests).
+import { BridgeError } from "../../protocol/errors.js";
 import { createEmbeddedHost } from "../embedded/index.js";
 import type { RecoveredDocument } from "../embedded/recovery.js";
 import type { HostAdapter, HostCallContext } from "../host.js";

@@ -2,7 +2,7 @@
  * The messages between the bridge (parent) and the embedded editor running in its own process (child). Each is one
  * frame of `framing.ts`; `kind` tells them apart (`type` is the event type of `subscribe`/`event`, as on the wire).
  */
-import { BridgeError, isBridgeError, type ErrorSource } from "../../protocol/index.js";
+import { BridgeError, isBridgeError, type ErrorSource } from "../../protocol/errors.js";
 import type { FileAccess } from "../../files/index.js";
 import type { EmbeddedCutoutOptions } from "../embedded/cutout/index.js";
 import type { RecoveredDocument, RecoveryOptions, RecoveryState } from "../embedded/recovery.js";

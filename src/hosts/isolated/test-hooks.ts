@@ -4,7 +4,7 @@
  * `IMAGE_EDITOR_BRIDGE_TEST_HOOKS=1` (the tests set it); otherwise they answer `NOT_SUPPORTED` like any unknown op.
  */
 import { setImmediate as nextTurn } from "node:timers/promises";
-import { BridgeError } from "../../protocol/index.js";
+import { BridgeError } from "../../protocol/errors.js";
 import type { HostAdapter, HostCallContext } from "../host.js";
 import { TEST_OP_PREFIX } from "./protocol.js";
 

@@ -4,7 +4,7 @@
  * opacity and blend mode, as Photoshop does.
  */
 import type { AdjustmentLayer } from "ag-psd";
-import { BridgeError } from "../../../protocol/index.js";
+import { BridgeError } from "../../../protocol/errors.js";
 import type { Raster } from "../raster.js";
 import type { RowWork } from "../work.js";
 import { brightnessContrastProgram } from "./brightness-contrast.js";

@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import sharp from "sharp";
-import { BridgeError } from "../../../protocol/index.js";
+import { BridgeError } from "../../../protocol/errors.js";
 import type { Raster } from "../raster.js";
 import { rasterBuffer } from "../raster.js";
 import { forEachBox } from "./box.js";

@@ -1,5 +1,5 @@
 /** New pixel and mask buffers of an edit: refused past the editor's limits before anything is allocated. */
-import { BridgeError } from "../../../protocol/index.js";
+import { BridgeError } from "../../../protocol/errors.js";
 import type { Reservation } from "../memory.js";
 import type { EditContext } from "./context.js";
 

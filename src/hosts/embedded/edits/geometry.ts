@@ -6,7 +6,7 @@
  * against `maxDocumentPixels`, charged to the memory budget), made while the document is untouched, and only then
  * committed in one synchronous step, so a refused or cancelled edit leaves the document as it was.
  */
-import { BridgeError } from "../../../protocol/index.js";
+import { BridgeError } from "../../../protocol/errors.js";
 import type { ResampleMethod } from "../../edits.js";
 import type { EmbeddedLayer, LayerMask, PixelLayer } from "../document.js";
 import type { EditorMemory } from "../memory.js";

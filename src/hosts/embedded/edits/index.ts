@@ -4,7 +4,7 @@
  * capabilities are exactly the handlers there are. Each handler changes the document in place and reports it with
  * `changed(doc, changes)`; the dispatcher then raises the revision and emits `documentChanged` naming the method.
  */
-import { BridgeError } from "../../../protocol/index.js";
+import { BridgeError } from "../../../protocol/errors.js";
 import type { EditCapabilities, EditName } from "../../edits.js";
 import type { HostAdapter } from "../../host.js";
 import type { EmbeddedDocument } from "../document.js";

@@ -4,7 +4,7 @@
  * nothing is selected). Each new buffer is reserved against the editor's limits before it is made, loops stop at
  * the call's checkpoints, and the layer's buffer is replaced, never written into (see `document.ts`).
  */
-import { BridgeError } from "../../../protocol/index.js";
+import { BridgeError } from "../../../protocol/errors.js";
 import type { HostBounds } from "../../../protocol/index.js";
 import { blendOnto } from "../blend.js";
 import { canvasRegion, renderLayers } from "../composite.js";

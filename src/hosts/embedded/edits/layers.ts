@@ -4,7 +4,7 @@
  * anything, so a refused edit leaves the document as it was. New, copied and merged layers take fresh ids
  * (`doc.nextLayerId`, never reused) and become the active layer.
  */
-import { BridgeError } from "../../../protocol/index.js";
+import { BridgeError } from "../../../protocol/errors.js";
 import { type EmbeddedLayer, type GroupLayer, type PixelLayer, percentByte } from "../document.js";
 import { emptyRaster, solidRaster } from "../raster.js";
 import { flattenLayers, requireLayer } from "../tree.js";

@@ -9,7 +9,7 @@
  * Allowed: renaming, showing or hiding, locking and unlocking (an update that unlocks may change the rest in the
  * same step), duplicating (the copy is locked too) and deleting it.
  */
-import { BridgeError } from "../../../protocol/index.js";
+import { BridgeError } from "../../../protocol/errors.js";
 import type { EmbeddedDocument, GroupLayer } from "../document.js";
 import { requireLayer } from "../tree.js";
 import { ancestorsOf } from "./stack.js";

@@ -4,7 +4,7 @@
  * vector mask is left alone); masks are replaced, never written into. A mask the model drops also leaves the
  * layer's kept record, or a save would write the file's old mask back.
  */
-import { BridgeError } from "../../../protocol/index.js";
+import { BridgeError } from "../../../protocol/errors.js";
 import { type EmbeddedDocument, type EmbeddedLayer, type LayerMask, type PixelLayer, percentByte } from "../document.js";
 import { MAX_MASK_FEATHER_PX, productMask } from "../masks.js";
 import type { PsdLayerRecord } from "../psd-records.js";

@@ -1,4 +1,4 @@
-import { BridgeError } from "../../../protocol/index.js";
+import { BridgeError } from "../../../protocol/errors.js";
 import type { Rgba } from "../../host.js";
 import type { SelectionMode } from "../../edits.js";
 import { renderDocument, renderLayer } from "../composite.js";

@@ -3,7 +3,7 @@
  * copied layers, and the active layers kept pointing at layers that exist. Nothing here checks locks (see
  * `locks.ts`); every function either changes nothing and throws, or does all it says.
  */
-import { BridgeError } from "../../../protocol/index.js";
+import { BridgeError } from "../../../protocol/errors.js";
 import type { EditPlace } from "../../edits.js";
 import type { EmbeddedDocument, EmbeddedLayer, GroupLayer } from "../document.js";
 import { flattenLayers, requireLayer } from "../tree.js";

@@ -4,7 +4,7 @@
  * scale when one is given (resampled as `_internal/pattern-sample.ts` says).
  */
 import type { PatternInfo } from "ag-psd";
-import { BridgeError } from "../../../protocol/index.js";
+import { BridgeError } from "../../../protocol/errors.js";
 import type { HostBounds } from "../../../protocol/index.js";
 import { hasPixels, sampleTile } from "../_internal/pattern-sample.js";
 import { emptyRaster, type Raster } from "../raster.js";

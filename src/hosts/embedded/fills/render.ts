@@ -5,7 +5,7 @@
  */
 import type { PatternInfo, VectorContent } from "ag-psd";
 import type { HostBounds } from "../../../protocol/index.js";
-import { BridgeError } from "../../../protocol/index.js";
+import { BridgeError } from "../../../protocol/errors.js";
 import { colorToRgb, encodeSrgb } from "../_internal/psd-color.js";
 import { type Raster, solidRaster } from "../raster.js";
 import type { RowWork } from "../work.js";

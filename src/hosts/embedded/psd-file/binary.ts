@@ -2,7 +2,7 @@
  * Big-endian reading and writing for the PSD byte layer. Reads are bounds-checked and fail with the section and
  * byte offset they were at, so a damaged file is named, never half-read.
  */
-import { BridgeError } from "../../../protocol/index.js";
+import { BridgeError } from "../../../protocol/errors.js";
 
 /** The parts of a PSD file, as errors name them. */
 export type PsdSection =

@@ -3,7 +3,7 @@
  * blend-mode signature to the end of its extra data (masks, blending ranges, name, additional information) is
  * carried verbatim, so a rewrite changes only the channels it means to.
  */
-import { isBridgeError } from "../../../protocol/index.js";
+import { isBridgeError } from "../../../protocol/errors.js";
 import { ByteReader, ByteSink, psdFormatError } from "./binary.js";
 
 /** One additional-layer-information block (`8BIM`/`8B64`, a four-letter key, its data). */

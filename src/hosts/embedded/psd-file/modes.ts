@@ -2,7 +2,7 @@
  * Colour modes and depths: what each holds, how it opens (as 8-bit RGB or 8-bit grayscale, the two ag-psd reads)
  * and which combinations are refused, with the reason named.
  */
-import { BridgeError } from "../../../protocol/index.js";
+import { BridgeError } from "../../../protocol/errors.js";
 import type { FileHeader, ResourceBlock } from "./sections.js";
 
 /** PSD colour mode numbers. */

@@ -2,7 +2,7 @@
  * Opening any mode: a copy of the file that ag-psd reads (8-bit RGB, or 8-bit grayscale kept grayscale) with the
  * same records and additional information, plus what saving back in the original mode needs.
  */
-import { BridgeError, isBridgeError } from "../../../protocol/index.js";
+import { BridgeError, isBridgeError } from "../../../protocol/errors.js";
 import { COMPRESSION } from "./channels.js";
 import { alphaToEditor, colorToEditor } from "./to-editor.js";
 import type { ChannelData, LayerRecord, Rect } from "./layers.js";

@@ -5,7 +5,7 @@
  * section dividers spell, and the merged image's header (its compression and, for RLE, the row length table).
  */
 import { readFile } from "node:fs/promises";
-import { isBridgeError } from "../../../protocol/index.js";
+import { isBridgeError } from "../../../protocol/errors.js";
 import type { LayerRecord } from "./layers.js";
 import type { PsdFile } from "./sections.js";
 import { readPsdFile } from "./sections.js";

@@ -5,7 +5,7 @@
  * emits one `documentChanged` and one debounced preview, not thousands.
  */
 import { z } from "zod";
-import { BridgeError } from "../../../protocol/index.js";
+import { BridgeError } from "../../../protocol/errors.js";
 import type { HostCallContext } from "../../host.js";
 import type { EmbeddedDocument, EmbeddedLayer } from "../document.js";
 import { newDocumentContent } from "../document.js";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { BridgeError, issuesOf } from "../../../protocol/index.js";
+import { BridgeError, issuesOf } from "../../../protocol/errors.js";
 import type { Rgba } from "../../host.js";
 import { parseColor } from "../../_internal/color.js";
 

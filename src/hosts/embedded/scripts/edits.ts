@@ -2,7 +2,7 @@
  * Edits of the layer tree used by the script API. Pixel buffers and masks are replaced, never mutated in place
  * (cached bounds are keyed by buffer), so a duplicate may share them with its original.
  */
-import { BridgeError } from "../../../protocol/index.js";
+import { BridgeError } from "../../../protocol/errors.js";
 import type { HostRect } from "../../../protocol/index.js";
 import type { Rgba } from "../../host.js";
 import { renderDocument } from "../composite.js";

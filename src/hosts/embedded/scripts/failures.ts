@@ -1,4 +1,4 @@
-import { BridgeError } from "../../../protocol/index.js";
+import { BridgeError } from "../../../protocol/errors.js";
 
 /*
  * How a script's failure is reported: `JSX_FAILED` with `details.kind` and, when the guest's stack says, the line.

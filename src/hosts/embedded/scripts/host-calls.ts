@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { checkEncodable, exportDocumentFile, resolveOpenPath, saveDocumentFile } from "../../../files/index.js";
-import { BridgeError, CutoutMethodSchema, FileFormatSchema, ImageFormatSchema } from "../../../protocol/index.js";
+import { BridgeError } from "../../../protocol/errors.js";
+import { CutoutMethodSchema, FileFormatSchema, ImageFormatSchema } from "../../../protocol/resources.js";
 import type { EncodedImage, HostCallContext } from "../../host.js";
 import { previewSize } from "../../_internal/target-size.js";
 import type { EmbeddedDocument } from "../document.js";

@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 import * as releaseSync from "@jitl/quickjs-wasmfile-release-sync";
 import { newQuickJSWASMModuleFromVariant, newVariant } from "quickjs-emscripten-core";
 import type { QuickJSContext, QuickJSDeferredPromise, QuickJSHandle, QuickJSSyncVariant } from "quickjs-emscripten-core";
-import { BridgeError, isBridgeError } from "../../../protocol/index.js";
+import { BridgeError, isBridgeError } from "../../../protocol/errors.js";
 import {
   SCRIPT_INITIAL_MEMORY_BYTES,
   SCRIPT_MAX_CALL_BYTES,

@@ -12,8 +12,9 @@
  * Changes made otherwise than by an edit (an import, a selection set, a cutout, a script) become steps of their own,
  * named after their method, so an undo never silently takes them back with the edit before them.
  */
-import { Subject } from "rxjs";
-import { BridgeError, type HistoryChangedEventData } from "../../protocol/index.js";
+import { Subject } from "rxjs/internal/Subject";
+import { BridgeError } from "../../protocol/errors.js";
+import type { HistoryChangedEventData } from "../../protocol/history.js";
 import type { HostCallContext } from "../host.js";
 import type { HistoryAnswer, HistoryRequest, HostHistoryStep } from "../history.js";
 import type { EmbeddedDocument, EmbeddedLayer } from "./document.js";

@@ -14,7 +14,7 @@ import { layerOps } from "./layers.js";
 import { DEFAULT_MAX_DOCUMENT_PIXELS, DEFAULT_MAX_PSD_GROUP_DEPTH } from "./limits.js";
 import { EditorMemory } from "./memory.js";
 import { DEFAULT_HISTORY_BUDGET_PERCENT, DEFAULT_HISTORY_STEPS, EmbeddedHistory } from "./history.js";
-import { HISTORY_CHANGED_EVENT } from "../../protocol/index.js";
+import { HISTORY_CHANGED_EVENT } from "../../protocol/history.js";
 import { EMBEDDED_HOST_VERSION, type EmbeddedHostOptions } from "./options.js";
 import { SAMPLE_NAME, buildSampleContent } from "./sample.js";
 import { RecoveryCopies, restoreDocuments } from "./recovery.js";

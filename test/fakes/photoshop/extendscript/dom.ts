@@ -280,6 +280,8 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
           ys.push(lengthPx(region[i]![1], ruler(), res(d)));
         }
         d.selection = clip(d, Math.min(...xs), Math.min(...ys), Math.max(...xs), Math.max(...ys));
+        // A new selection is a history state of its own in Photoshop, so going back to it brings the selection back.
+        editStub.change("selection.select()");
       },
       selectAll() { d.selection = { x: 0, y: 0, width: d.width, height: d.height }; editStub.change("selection.selectAll()"); },
       deselect() { d.selection = null; editStub.change("selection.deselect()"); },

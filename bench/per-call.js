@@ -33,7 +33,27 @@ export async function run() {
   const table = methodTable();
   const dispatcher = new Dispatcher({ methods: table, pool, services: { limits, serverInfo: () => serverInfo() }, log });
   const registry = new RequestRegistry();
-  const client = { inFlight: 0, requests: registry, logName: "client:bench", editorId: undefined, deliverNotice() {} };
+  // The logical client's side of a call as `LogicalClient.beginCall` does it: its own in-flight count against the
+  // limit, and the request registered for `request:cancel`.
+  const client = {
+    running: 0,
+    requests: registry,
+    logName: "client:bench",
+    editorId: undefined,
+    deliverNotice() {},
+    beginCall(id) {
+      if (this.running >= limits.maxInFlightPerClient) throw new Error("bench: in-flight limit reached");
+      this.running++;
+      const registered = id === undefined ? undefined : this.requests.begin(id);
+      return {
+        control: registered?.control ?? {},
+        end: () => {
+          registered?.end();
+          this.running--;
+        },
+      };
+    },
+  };
   const caller = { lane: "bench", client, endpoint: "root", editorId: undefined };
   const method = table.get("getServerInfo");
   const params = method.params;

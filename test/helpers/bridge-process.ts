@@ -52,6 +52,8 @@ export interface RssReport {
   /** `peak - baseline`. */
   growth: number;
   samples: number;
+  /** The same figures for the bridge's own process alone, without its editors. */
+  own: { baseline: number; peak: number; growth: number };
 }
 
 export interface BridgeProcess {
@@ -178,6 +180,8 @@ export async function startBridgeProcess(options: BridgeProcessOptions = {}): Pr
   const readable = treeRss(pid) !== undefined;
   let baseline = 0;
   let peak = 0;
+  let ownBaseline = 0;
+  let ownPeak = 0;
   let samples = 0;
   let pings = 0;
   let worstMs = 0;
@@ -189,10 +193,13 @@ export async function startBridgeProcess(options: BridgeProcessOptions = {}): Pr
     if (now === undefined) return;
     samples++;
     peak = Math.max(peak, now);
+    ownPeak = Math.max(ownPeak, rssOf(pid) ?? 0);
   };
   const reset = (): void => {
     baseline = treeRss(pid) ?? 0;
     peak = baseline;
+    ownBaseline = rssOf(pid) ?? 0;
+    ownPeak = ownBaseline;
     samples = 0;
     pings = 0;
     worstMs = 0;
@@ -229,7 +236,10 @@ export async function startBridgeProcess(options: BridgeProcessOptions = {}): Pr
     url: `http://127.0.0.1:${port}`,
     wsUrl: `ws://127.0.0.1:${port}/ws`,
     lines,
-    rss: () => (readable ? { baseline, peak, growth: peak - baseline, samples } : undefined),
+    rss: () =>
+      readable
+        ? { baseline, peak, growth: peak - baseline, samples, own: { baseline: ownBaseline, peak: ownPeak, growth: ownPeak - ownBaseline } }
+        : undefined,
     health: () => ({ pings, failures: [...failures], worstMs }),
     morePings: (count) => new Promise((resolve) => pingWaiters.push({ at: pinged + count, resolve })),
     reset,

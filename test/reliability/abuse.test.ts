@@ -81,8 +81,12 @@ async function open(served: BridgeProcess, path = "/ws"): Promise<TestClient> {
   return client;
 }
 
-/** The row's three promises, once its abuse is over: memory under `budget` + slack, and `/health` answered throughout. */
-async function expectHeld(served: BridgeProcess, budget: number): Promise<void> {
+/**
+ * The row's three promises, once its abuse is over: memory under `budget` + slack, and `/health` answered throughout.
+ * `where` names whose memory the budget bounds: the bridge with its editors (the default), or the bridge's own
+ * process when what the row fills lives there and the editor's work beside it (encoding images) is not the subject.
+ */
+async function expectHeld(served: BridgeProcess, budget: number, where: "tree" | "bridge" = "tree"): Promise<void> {
   await served.morePings(3);
   const health = served.health();
   expect(health.pings).toBeGreaterThan(3);
@@ -91,7 +95,8 @@ async function expectHeld(served: BridgeProcess, budget: number): Promise<void> 
   const rss = served.rss();
   if (rss === undefined) return; // no /proc here
   expect(rss.samples).toBeGreaterThan(3);
-  expect(rss.growth, `RSS grew ${mib(rss.growth)} over ${mib(rss.baseline)}; bound ${mib(budget + RSS_SLACK_BYTES)}`).toBeLessThan(budget + RSS_SLACK_BYTES);
+  const { growth, baseline } = where === "tree" ? rss : rss.own;
+  expect(growth, `${where} RSS grew ${mib(growth)} over ${mib(baseline)}; bound ${mib(budget + RSS_SLACK_BYTES)}`).toBeLessThan(budget + RSS_SLACK_BYTES);
 }
 
 async function file(name: string, bytes: Uint8Array): Promise<string> {
@@ -253,7 +258,9 @@ describe("abuse of a bridge in its own process (one case per row of the table)",
     }
     expect(replayedBytes).toBeLessThanOrEqual(replayTotalBytes);
     expect(lost).toBeGreaterThan(0);
-    await expectHeld(served, replayTotalBytes);
+    // The replay buffers live in the bridge's process; the editor's PNG encoding of 60 previews is not this row's subject
+    // (a CI run saw the pair grow 71 MiB with the replay held at 2 MiB).
+    await expectHeld(served, replayTotalBytes, "bridge");
   });
 
   it.skipIf(!INBOUND_LANDED)(

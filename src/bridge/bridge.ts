@@ -15,7 +15,8 @@ import { silentLogger } from "../logger.js";
 import { BUILTIN_METHODS, methodTable, type BridgeServices } from "../methods/index.js";
 import { PluginHost } from "../plugins/index.js";
 import { BridgeError, type ClosingReason, type EditorSummary } from "../protocol/index.js";
-import { bridgeViews, serverInfoView } from "./status.js";
+import { ServerInfoAnswer } from "./server-info.js";
+import { bridgeViews } from "./status.js";
 import { addressCounter } from "../transports/client-address.js";
 import { createEventStreams } from "../transports/http/sse.js";
 import { eventSources } from "../events/sources.js";
@@ -164,12 +165,13 @@ export function createBridge(options: BridgeOptions = {}): Bridge {
   const statusSources = { pool, clients, files, cluster, startedAt: Date.now(), calls: () => dispatcher.metrics.recentCalls(), disabledWebhooks: () => webhooks.disabled().length, get plugins() {
     return plugins;
   } };
+  const serverInfo = new ServerInfoAnswer(statusSources, host.kind);
   const services: BridgeServices = {
     limits,
     files,
     imports,
     scriptDirs: options.scriptDirs ?? [],
-    serverInfo: () => serverInfoView(statusSources, host.kind),
+    serverInfo: () => serverInfo.current(),
     clients: () => clients.list().map((c) => c.summary()),
     disconnectClient: (prefix, evict) => clients.disconnect(prefix, evict),
     selectionWatch: (editorId) => pool.stateStream(editorId, "selection:changed")!,

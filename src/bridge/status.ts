@@ -7,7 +7,7 @@ import type { EditorPool } from "../actors/editors/pool.js";
 import type { ClusterNode } from "../cluster/node.js";
 import type { FileAccess } from "../files/index.js";
 import type { PluginHost } from "../plugins/index.js";
-import { PROTOCOL_VERSION, type Health, type Readiness, type ReadinessReason, type RecentCalls, type ServerInfo } from "../protocol/index.js";
+import type { Health, Readiness, ReadinessReason, RecentCalls } from "../protocol/index.js";
 import type { BridgeViews } from "../transports/views.js";
 import { PACKAGE } from "../version.js";
 
@@ -23,23 +23,6 @@ export interface StatusSources {
   readonly disabledWebhooks?: () => number;
   /** The bridge's membership of a cluster, when it runs in one. */
   readonly cluster?: Pick<ClusterNode, "status" | "readiness" | "info"> | undefined;
-}
-
-/** `getServerInfo`: who answers, its editors (the first one's kind is the bridge's), plugins and files roots. */
-export function serverInfoView({ pool, plugins, files, cluster }: Pick<StatusSources, "pool" | "plugins" | "files" | "cluster">, editorKind: string): ServerInfo {
-  const session = pool.first.session;
-  const roots = files.policy.roots;
-  return {
-    name: PACKAGE.name,
-    version: PACKAGE.version,
-    protocolVersion: PROTOCOL_VERSION,
-    editor: editorKind,
-    editors: pool.summaries(),
-    plugins: plugins.list(),
-    filesRoots: roots === null ? null : [...roots],
-    ...(session.hostVersion !== undefined ? { hostVersion: session.hostVersion } : {}),
-    ...(cluster !== undefined ? { cluster: cluster.info() } : {}),
-  };
 }
 
 /** `GET /health`: liveness only, a small fixed body (no lists) cheap enough to poll hard. */

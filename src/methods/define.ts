@@ -93,7 +93,7 @@ export interface BridgeServices {
   readonly imports: ImportPolicy;
   /** Folders `jsx:execute` finds named scripts in (never outside them). */
   readonly scriptDirs: readonly string[];
-  /** A new object on every call: `getServerInfo` adds `psVersion` to it. */
+  /** `getServerInfo`'s answer: frozen, and the same object while nothing in it changes. */
   serverInfo(): ServerInfo;
   clients(): Array<z.infer<typeof ClientSummarySchema>>;
   /**

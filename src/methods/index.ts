@@ -3,4 +3,5 @@ export { allowedFor, defineMethod, outsideScope } from "./define.js";
 export { BinaryImageResponse, WireImage, imageResultJson, isWireImage, LARGE_IMAGE_BYTES } from "./image-result.js";
 export { IMAGE_MIME, previewPayload } from "./_internal/images.js";
 export { BUILTIN_METHODS, methodTable } from "./table.js";
+export { encodingOf, keepEncoding } from "./encoded.js";
 export { publishSchema, type PublishedSchema } from "./schema.js";

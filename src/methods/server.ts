@@ -7,14 +7,7 @@ export const serverMethods: MethodDefinition[] = [
       "The bridge's name and version, protocol version, the editor and its version, every editor of a pool, the loaded plugins and the files roots. Answered by the bridge without touching the editor.",
     host: false,
     mutates: false,
-    // `psVersion` repeats `hostVersion` for clients of the Generator bridge service.
-    run: (ctx) => {
-      const info = ctx.bridge.serverInfo();
-      // Added to the object `serverInfo()` has just made, not to a copy: spreading it into a new one took about as
-      // long as the rest of the dispatcher's work for this call. Last, as in the copy, so the JSON is the same.
-      if (info.hostVersion !== undefined) info.psVersion = info.hostVersion;
-      return info;
-    },
+    run: (ctx) => ctx.bridge.serverInfo(),
   }),
   defineMethod("server:ping", {
     description:

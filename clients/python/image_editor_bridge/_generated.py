@@ -2391,7 +2391,7 @@ class LayerMethods:
     async def import_image(
         self,
         *,
-        image: str | LayerImportImageImage2,
+        image: bytes | BridgeImage | str | LayerImportImageImage2,
         document_id: int | None = None,
         name: str | None = None,
         position: LayerImportImagePosition | None = None,
@@ -3727,7 +3727,7 @@ class SyncLayerMethods:
     def import_image(
         self,
         *,
-        image: str | LayerImportImageImage2,
+        image: bytes | BridgeImage | str | LayerImportImageImage2,
         document_id: int | None = None,
         name: str | None = None,
         position: LayerImportImagePosition | None = None,

@@ -150,6 +150,15 @@ class PythonTypes {
   }
 }
 
+/** Whether a schema (or one of its variants) is a binary part reference, an object with a `binary` index. */
+function takesBinaryPart(schema: JsonSchema): boolean {
+  const variants = (schema["anyOf"] ?? schema["oneOf"] ?? [schema]) as JsonSchema[];
+  return variants.some((variant) => {
+    const properties = variant["properties"] as Record<string, JsonSchema> | undefined;
+    return variant["type"] === "object" && properties?.["binary"]?.["type"] === "integer";
+  });
+}
+
 function isObjectWithProperties(schema: JsonSchema): boolean {
   return schema["type"] === "object" && typeof schema["properties"] === "object" && schema["properties"] !== null && Object.keys(schema["properties"]).length > 0;
 }
@@ -275,7 +284,10 @@ export function pythonClientModule(input: ContractInput): string {
       pyName: snakeCase(colon === -1 ? method : method.slice(colon + 1)),
       description: message.summary ?? "",
       params: Object.entries(properties).map(([name, property]) => {
-        const type = types.type(property, `${op}${pascalCase(name)}`);
+        // A param that takes a binary part (`{binary: n}`) takes bytes too: the client sends them as that part.
+        const type = takesBinaryPart(property)
+          ? union(["bytes", "BridgeImage", types.type(property, `${op}${pascalCase(name)}`)])
+          : types.type(property, `${op}${pascalCase(name)}`);
         return { key: name, arg: snakeCase(name), type, required: required.has(name), nullable: !required.has(name) && /(^| )None$/.test(type) };
       }),
       paramsType,

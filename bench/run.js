@@ -43,6 +43,7 @@ const BENCHMARKS = {
   "cutout-model": () => import("./cutout-model.js"),
   gimp: () => import("./gimp.js"),
   "client-plugin": () => import("./client-plugin.js"),
+  "python-client": () => import("./python-client.js"),
   "plugin-isolation": () => import("./plugin-isolation.js"),
   cluster: () => import("./cluster.js"),
   files: () => import("./files.js"),

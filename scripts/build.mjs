@@ -86,6 +86,11 @@ const STEPS = [
     run: () => node("scripts/gen-api-docs.mjs"),
   },
   {
+    name: "Python client",
+    files: () => [...sources(), "package.json", "scripts/gen-python-client.mjs", "clients/python/image_editor_bridge/_generated.py"],
+    run: () => node("scripts/gen-python-client.mjs"),
+  },
+  {
     name: "lifecycle diagram",
     files: () => [...sources(), "scripts/gen-lifecycle.mjs", "docs/plugins.md"],
     run: () => node("scripts/gen-lifecycle.mjs"),

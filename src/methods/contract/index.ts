@@ -3,3 +3,4 @@ export type { ContractInput, PluginContract } from "./catalog.js";
 export { createOpenApi, type OpenApiDocument } from "./openapi.js";
 export { renderReferenceHtml, renderReferenceMarkdown } from "./reference.js";
 export { publishContract, referenceMarkdown, type PublishedContract } from "./published.js";
+export { pythonClientModule } from "./python.js";

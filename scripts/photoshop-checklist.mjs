@@ -373,6 +373,25 @@ try {
     expectSame(problems, "magic wand on the image, added", await area(), box(0, 0, 200, 150));
     return `${fails(problems)}border of 8 px around 50,50 40×40: ${JSON.stringify(border)} (centred on the edge: 46,46 48×48)`;
   });
+  // What the history (and an atomic batch, which the bridge groups over its entries' states) relies on: a state set
+  // active keeps the later ones until the next change discards them; states keep the names the bridge gave them.
+  await check("history: going back keeps the later states until the next change; names as given (H1)", async () => {
+    const id = await scratch("bridge-checklist-history");
+    const problems = [];
+    const list = () => call("history", { documentId: id, op: "list" });
+    const start = await list();
+    for (const op of ["selection:all", "selection:clear", "selection:invert"]) await edit(id, "edit.selection", { op });
+    const three = await list();
+    expectSame(problems, "three edits", [three.names.slice(start.names.length), three.current], [["selection:all", "selection:clear", "selection:invert"], start.current + 3]);
+    const back = await call("history", { documentId: id, op: "go", index: start.current + 1 });
+    expectSame(problems, "gone back", [back.names.length, back.current], [three.names.length, start.current + 1]);
+    expectSame(problems, "selection there", await call("selection.get", { documentId: id }), box(0, 0, 200, 150));
+    // Not `edit`: this change adds one state and discards one.
+    await call("edit.selection", { documentId: id, edit: { op: "selection:clear" }, history: "selection:clear" });
+    const after = await list();
+    expectSame(problems, "next change", [after.names.slice(start.names.length), after.current], [["selection:all", "selection:clear"], start.current + 2]);
+    return `${fails(problems)}${three.names.length} states, back to ${start.current + 1}, ${after.names.length} after the next change`;
+  });
   await check("foregroundColorChanged data stays a string (D10)", async () => {
     const seen = [];
     const sub = link.event("foregroundColorChanged").subscribe((data) => seen.push(data));

@@ -22,6 +22,8 @@ export class Revisions {
   private readonly echoUntil = new Map<number, number>();
   /** The host's own `documentChanged` events, one per edit. */
   readonly edited$ = new Subject<EditChangedData>();
+  /** Documents closed: what is kept about them can go. */
+  readonly forgotten$ = new Subject<number>();
 
   constructor(
     private readonly echoMs: number,
@@ -35,17 +37,18 @@ export class Revisions {
 
   /** Runs one bridge change of a document; once it succeeded, the revision rises by one. Answers both. */
   async change<T>(documentId: number, work: () => Promise<T>): Promise<{ result: T; revision: number }> {
-    this.running.set(documentId, (this.running.get(documentId) ?? 0) + 1);
-    let result: T;
-    try {
-      result = await work();
-    } finally {
-      const left = (this.running.get(documentId) ?? 1) - 1;
-      if (left === 0) this.running.delete(documentId);
-      else this.running.set(documentId, left);
-      this.echoUntil.set(documentId, this.now() + this.echoMs);
-    }
+    const result = await this.run(documentId, work);
     return { result, revision: this.raise(documentId) };
+  }
+
+  /**
+   * Runs one bridge change that puts the document back as it was at `revision` (an atomic batch rolled back); once
+   * it succeeded, the revision is that one again.
+   */
+  async restore<T>(documentId: number, revision: number, work: () => Promise<T>): Promise<T> {
+    const result = await this.run(documentId, work);
+    this.counts.set(documentId, revision);
+    return result;
   }
 
   /** A change Photoshop reported for a document: counted unless it echoes a bridge change. */
@@ -58,6 +61,20 @@ export class Revisions {
   forget(documentId: number): void {
     this.counts.delete(documentId);
     this.echoUntil.delete(documentId);
+    this.forgotten$.next(documentId);
+  }
+
+  /** Runs a bridge change: Photoshop's events of the document meanwhile, and for `echoMs` after, are its echo. */
+  private async run<T>(documentId: number, work: () => Promise<T>): Promise<T> {
+    this.running.set(documentId, (this.running.get(documentId) ?? 0) + 1);
+    try {
+      return await work();
+    } finally {
+      const left = (this.running.get(documentId) ?? 1) - 1;
+      if (left === 0) this.running.delete(documentId);
+      else this.running.set(documentId, left);
+      this.echoUntil.set(documentId, this.now() + this.echoMs);
+    }
   }
 
   private raise(documentId: number): number {

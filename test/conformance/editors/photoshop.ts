@@ -29,9 +29,6 @@ export const photoshop: ConformanceEditor = {
   lacks: {
     "a flattened PSD opens as one background layer holding its picture":
       "the fake Photoshop builds layers from layer records only; Photoshop itself opens the merged image",
-    "an atomic batch whose fourth entry fails leaves the document as it was, rolledBack: 3":
-      "Photoshop cannot merge several history states into one: atomic batches answer NOT_SUPPORTED there (test/hosts/photoshop/history.test.ts)",
-    "another client's edit sent while an atomic batch runs lands after the whole batch": "atomic batches answer NOT_SUPPORTED on Photoshop",
     "a save that would drop the text layer answers WOULD_LOSE_DATA and leaves the file as it was; allowLossy saves and keeps .bak":
       "Photoshop saves its own documents natively: nothing is dropped, so there is nothing to refuse",
   },

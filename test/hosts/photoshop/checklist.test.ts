@@ -29,8 +29,8 @@ describe("scripts/photoshop-checklist.mjs", () => {
     for (const d of ["(D1, D7)", "(D2)", "(D3", "(D4)", "(D5)", "(D6)", "(D8)", "(D12)"]) {
       expect(rows.some((r) => r.check.includes(d)), d).toBe(true);
     }
-    // One row per edit script, each passing on the stub, which models the documentation.
-    for (const e of ["(E1)", "(E2)", "(E3)", "(E4)", "(E5)"]) {
+    // One row per edit script and one for the history, each passing on the stub, which models the documentation.
+    for (const e of ["(E1)", "(E2)", "(E3)", "(E4)", "(E5)", "(H1)"]) {
       expect(rows.find((r) => r.check.includes(e))?.ok, e).toBe("ok");
     }
     expect(verdict["document.close"]).toBe("ok");

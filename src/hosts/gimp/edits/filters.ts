@@ -23,8 +23,7 @@ const RGB_NOISE_PER_SIGMA = 2;
 /** `plug-in-despeckle`'s largest radius. */
 const DESPECKLE_MAX_RADIUS = 20;
 
-/** GIMP's `GimpHistogramChannel` of each colour channel, and its hue ranges (`GimpHueRange`). */
-const CHANNEL = { red: 1, green: 2, blue: 3 } as const;
+/** GIMP's hue ranges (`GimpHueRange`). */
 const HUE_RANGE = { reds: 1, yellows: 2, greens: 3, cyans: 4, blues: 5, magentas: 6 } as const;
 /** How far each hue range reaches into its neighbours in `gimp-drawable-hue-saturation` (percent): Photoshop's 30° fades of a 60° range. */
 const HUE_OVERLAP = 50;
@@ -39,7 +38,7 @@ function refuse(capability: string, field: string, why: string): never {
   throw new BridgeError("NOT_SUPPORTED", `GIMP cannot ${why}`, { details: { editor: "gimp", capability, field } });
 }
 
-/** Per-channel tables as `gimp-drawable-curves-explicit` calls: exact, the same tables the embedded editor applies. */
+/** Per-channel tables as `gimp-drawable-curves-explicit` calls (channels 1–3: red, green, blue): exact, the same tables the embedded editor applies. */
 function explicitCurves(l: string, adjustment: ResolvedAdjustment): string {
   const program = compileAdjustment(adjustmentRecord(adjustment), false);
   if (program.kind !== "tables") throw new Error(`${adjustment.type} is not a per-channel adjustment`);

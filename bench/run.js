@@ -38,6 +38,7 @@ const BENCHMARKS = {
   "psd-open-export": () => import("./psd-open-export.js"),
   "psd-save": () => import("./psd-save.js"),
   edit: () => import("./edit.js"),
+  filters: () => import("./filters.js"),
   history: () => import("./history.js"),
   "cutout-iou": () => import("./cutout-iou.js"),
   "cutout-model": () => import("./cutout-model.js"),

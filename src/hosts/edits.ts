@@ -1,3 +1,4 @@
+import type { ResolvedAdjustment, ResolvedFilter } from "../protocol/adjustments.js";
 import type { HostRect } from "../protocol/index.js";
 
 /*
@@ -134,8 +135,16 @@ export type SelectionEdit =
       readonly mode: SelectionMode;
     };
 
+/**
+ * The destructive operations: an adjustment or a filter applied to a pixel layer's pixels, inside the selection
+ * when there is one (soft edges partly), everywhere otherwise. Settings arrive resolved (see `protocol/adjustments.ts`).
+ */
+export type FilterEdit =
+  | { readonly op: "layer:adjust"; readonly layerId: number; readonly adjustment: ResolvedAdjustment }
+  | { readonly op: "filter:apply"; readonly layerId: number; readonly filter: ResolvedFilter };
+
 /** One edit, as the methods send it to an editor. */
-export type EditOp = LayerEdit | DocumentEdit | SelectionEdit;
+export type EditOp = LayerEdit | DocumentEdit | SelectionEdit | FilterEdit;
 
 /** Every edit's name: the method that sends it. */
 export type EditName = EditOp["op"];
@@ -160,4 +169,13 @@ export interface EditOutcome {
  * What an editor can edit: each edit it implements, with the fields of that edit it cannot honour (an edit passing
  * one answers `NOT_SUPPORTED` naming the field). An edit left out is `NOT_SUPPORTED` as a whole.
  */
-export type EditCapabilities = { readonly [K in EditName]?: { readonly unsupported?: readonly string[] } };
+export type EditCapabilities = { readonly [K in EditName]?: EditCapability };
+
+/**
+ * One edit an editor makes: the fields it cannot honour, and for `layer:adjust` / `filter:apply` the adjustment or
+ * filter types it cannot make (a call naming one answers `NOT_SUPPORTED` `{editor, capability, type}`).
+ */
+export interface EditCapability {
+  readonly unsupported?: readonly string[];
+  readonly unsupportedTypes?: readonly string[];
+}

@@ -3,6 +3,7 @@ import { actionMethods } from "./action.js";
 import { clientMethods } from "./clients.js";
 import { documentMethods } from "./document.js";
 import { documentEditMethods } from "./edit-document.js";
+import { filterEditMethods } from "./edit-filters.js";
 import { layerEditMethods } from "./edit-layer.js";
 import { selectionEditMethods } from "./edit-selection.js";
 import { eventMethods } from "./events.js";
@@ -26,6 +27,7 @@ export const BUILTIN_METHODS: readonly MethodDefinition[] = [
   ...layerEditMethods,
   ...documentEditMethods,
   ...selectionEditMethods,
+  ...filterEditMethods,
   ...historyMethods,
   ...actionMethods,
   ...jsxMethods,

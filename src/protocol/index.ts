@@ -11,4 +11,5 @@ export * from "./control.js";
 export * from "./control-names.js";
 export * from "./batch.js";
 export * from "./edit-methods.js";
+export * from "./adjustments.js";
 export * from "./history.js";

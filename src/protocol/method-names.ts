@@ -61,6 +61,8 @@ export const BUILTIN_METHODS = {
   "layer:deleteMask": { spec: false },
   "layer:applyMask": { spec: false },
   "layer:updateMask": { spec: false },
+  "layer:adjust": { spec: false },
+  "filter:apply": { spec: false },
   "document:resize": { spec: false },
   "document:resizeCanvas": { spec: false },
   "document:crop": { spec: false },

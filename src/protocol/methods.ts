@@ -17,6 +17,7 @@ import {
   WebhookDeliverySchema,
   WebhookViewSchema,
 } from "./resources.js";
+import { FILTER_METHOD_SCHEMAS } from "./adjustments.js";
 import { EDIT_METHOD_SCHEMAS } from "./edit-methods.js";
 import { HISTORY_METHOD_SCHEMAS } from "./history.js";
 
@@ -354,6 +355,7 @@ export const METHOD_SCHEMAS = {
   "webhook:enable": { params: WebhookRef, result: WebhookViewSchema },
   "webhook:deliveries": { params: WebhookRef, result: z.object({ webhook: WebhookViewSchema, deliveries: z.array(WebhookDeliverySchema) }) },
   ...EDIT_METHOD_SCHEMAS,
+  ...FILTER_METHOD_SCHEMAS,
   ...HISTORY_METHOD_SCHEMAS,
 } as const;
 

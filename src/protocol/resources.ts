@@ -219,9 +219,10 @@ export const EditorSummarySchema = z.object({
   clients: z.number().int().nonnegative(),
   /**
    * The edits this editor makes, by method, each with the fields it cannot honour (a call passing one answers
-   * `NOT_SUPPORTED` naming it); a method not listed answers `NOT_SUPPORTED`.
+   * `NOT_SUPPORTED` naming it) and, for `layer:adjust` and `filter:apply`, the adjustment or filter types it cannot
+   * make (`unsupportedTypes`); a method not listed answers `NOT_SUPPORTED`.
    */
-  edits: z.record(z.string(), z.object({ unsupported: z.array(z.string()).optional() })).optional(),
+  edits: z.record(z.string(), z.object({ unsupported: z.array(z.string()).optional(), unsupportedTypes: z.array(z.string()).optional() })).optional(),
   /** Whether the editor keeps a history the bridge can move (`history:*`, atomic batches); absent from older bridges. */
   history: z.boolean().optional(),
 });

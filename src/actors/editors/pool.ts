@@ -346,7 +346,7 @@ export class EditorPool {
         restarts: editor.host.restarts,
         documents: this.ids.count(editor.id),
         clients: editor.clients,
-        ...(editor.host.editCapabilities !== undefined ? { edits: editor.host.editCapabilities as Record<string, { unsupported?: string[] }> } : {}),
+        ...(editor.host.editCapabilities !== undefined ? { edits: editor.host.editCapabilities as Record<string, { unsupported?: string[]; unsupportedTypes?: string[] }> } : {}),
         history: typeof editor.host.history === "function",
       };
     });

@@ -10,6 +10,7 @@
 import { createHash } from "node:crypto";
 import { EDIT_COMMON_SCHEME } from "./edits/scheme-common.js";
 import { EDIT_DOCUMENT_SCHEME } from "./edits/scheme-document.js";
+import { EDIT_FILTER_SCHEME } from "./edits/scheme-filters.js";
 import { EDIT_LAYER_SCHEME } from "./edits/scheme-layers.js";
 import { EDIT_SELECTION_SCHEME } from "./edits/scheme-selection.js";
 
@@ -343,7 +344,7 @@ export const LIBRARY_SOURCE = `(begin
     (gimp-image-remove-channel img m)
     (gimp-context-pop)
     (= (car (gimp-selection-is-empty img)) 0)))
-${EDIT_COMMON_SCHEME}${EDIT_LAYER_SCHEME}${EDIT_DOCUMENT_SCHEME}${EDIT_SELECTION_SCHEME}
+${EDIT_COMMON_SCHEME}${EDIT_LAYER_SCHEME}${EDIT_DOCUMENT_SCHEME}${EDIT_SELECTION_SCHEME}${EDIT_FILTER_SCHEME}
 #t)`;
 
 /**

@@ -4,7 +4,7 @@ import type { Operation, RunOperation } from "./operations.js";
 import type { Revisions } from "./revisions.js";
 
 /** The script that makes each edit (`jsx/edit.*.jsx`). */
-const SCRIPT_OF: Readonly<Record<EditName, Operation>> = {
+const SCRIPT_OF: Readonly<Partial<Record<EditName, Operation>>> = {
   "layer:create": "edit.layer",
   "layer:update": "edit.layer",
   "layer:delete": "edit.layer",
@@ -63,7 +63,7 @@ export function editOps({ run, revisions }: EditDeps): Required<Pick<HostAdapter
 
     async edit(ctx, { documentId, edit }): Promise<EditOutcome> {
       const { result, revision } = await revisions.change(documentId, () =>
-        run<{ layerId?: number; documentId?: number }>(ctx.signal, SCRIPT_OF[edit.op], { documentId, edit, history: edit.op }),
+        run<{ layerId?: number; documentId?: number }>(ctx.signal, SCRIPT_OF[edit.op]!, { documentId, edit, history: edit.op }),
       );
       revisions.edited$.next({ documentId, revision, method: edit.op });
       return { revision, ...result };

@@ -78,7 +78,7 @@ describe.skipIf(GIMP_SKIP !== undefined)("edits on GIMP", () => {
   it("lists every edit with the fields GIMP cannot honour", async () => {
     const info = await call<{ editors: Array<{ edits?: Record<string, { unsupported?: string[] }> }> }>("getServerInfo");
     const edits = info.editors[0]!.edits!;
-    expect(Object.keys(edits)).toHaveLength(30);
+    expect(Object.keys(edits)).toHaveLength(32);
     expect(edits["layer:update"]).toEqual({ unsupported: ["fillOpacity"] });
     expect(edits["layer:updateMask"]).toEqual({ unsupported: ["linked", "density", "feather"] });
     const error = await refusal("layer:update", { layerId: (await named("Label")).id, fillOpacity: 50 });

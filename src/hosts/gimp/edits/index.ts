@@ -4,10 +4,11 @@
  * GIMP's; `../stable-ids.ts` turns them into the adapter's, raises the document's revision and reports the change.
  */
 import { BridgeError } from "../../../protocol/index.js";
-import type { DocumentEdit, EditCapabilities, EditOp, EditPlace, FlipDirection, LayerEdit, ResampleMethod, SelectionEdit, SelectionMode } from "../../edits.js";
+import type { DocumentEdit, EditCapabilities, EditOp, EditPlace, FilterEdit, FlipDirection, LayerEdit, ResampleMethod, SelectionEdit, SelectionMode } from "../../edits.js";
 import type { HostCallContext, Rgba } from "../../host.js";
 import type { GimpSession } from "../connection.js";
 import { asNumber, int, lit, num, type Sexp } from "../scheme.js";
+import { filterForm, GIMP_UNSUPPORTED_ADJUSTMENTS, GIMP_UNSUPPORTED_FILTERS } from "./filters.js";
 import { GIMP_LAYER_MODES, NOT_PAINT_MODES } from "./modes.js";
 import { exactTurn, layerMatrix } from "./transform.js";
 
@@ -46,6 +47,8 @@ export const GIMP_EDIT_CAPABILITIES: EditCapabilities = {
   "selection:modify": {},
   "selection:fromLayer": {},
   "selection:fromColor": {},
+  "layer:adjust": { unsupportedTypes: GIMP_UNSUPPORTED_ADJUSTMENTS },
+  "filter:apply": { unsupportedTypes: GIMP_UNSUPPORTED_FILTERS },
 };
 
 /** What an edit made, in GIMP's ids. */
@@ -217,6 +220,7 @@ function selectionForm(img: string, edit: SelectionEdit): string {
 /** The `br-…` call making one edit of image `documentId`. */
 export function editForm(documentId: number, edit: EditOp, limits: GimpEditLimits): string {
   const img = int(documentId);
+  if (edit.op === "layer:adjust" || edit.op === "filter:apply") return filterForm(img, edit as FilterEdit);
   if (edit.op.startsWith("layer:")) return layerForm(img, edit as LayerEdit, limits);
   if (edit.op.startsWith("document:")) return documentForm(img, edit as DocumentEdit, limits);
   return selectionForm(img, edit as SelectionEdit);

@@ -1,0 +1,138 @@
+/**
+ * `layer:adjust` and `filter:apply` on GIMP 2.10: each one PDB procedure (or a named combination) on the layer,
+ * inside `br-pixels`, one undo group; the PDB honours the selection itself. What GIMP has no procedure for answers
+ * `NOT_SUPPORTED`: the types in {@link GIMP_UNSUPPORTED_ADJUSTMENTS} / {@link GIMP_UNSUPPORTED_FILTERS} before
+ * anything is read, a setting GIMP cannot take here (naming the field). The mappings are in docs/gimp.md.
+ */
+import type { ResolvedAdjustment, ResolvedFilter } from "../../../protocol/adjustments.js";
+import { BridgeError } from "../../../protocol/index.js";
+import { compileAdjustment } from "../../embedded/adjustments/apply.js";
+import { adjustmentRecord } from "../../embedded/adjustments/typed.js";
+import type { FilterEdit } from "../../edits.js";
+import { int } from "../scheme.js";
+
+/** Adjustments GIMP 2.10 has no procedure or exact combination for. */
+export const GIMP_UNSUPPORTED_ADJUSTMENTS = ["vibrance", "blackAndWhite", "selectiveColor"] as const;
+/** Filters GIMP 2.10 has no procedure or exact combination for. */
+export const GIMP_UNSUPPORTED_FILTERS = ["boxBlur", "highPass"] as const;
+
+/** `plug-in-gauss`'s radius per pixel of σ: GIMP's radius is where the Gaussian falls to 1/255, √(2 ln 255) σ. */
+export const GIMP_GAUSS_RADIUS_PER_SIGMA = Math.sqrt(2 * Math.log(255));
+/** `plug-in-rgb-noise`'s value per unit of standard deviation (of full scale): measured, σ = value / 2. */
+const RGB_NOISE_PER_SIGMA = 2;
+/** `plug-in-despeckle`'s largest radius. */
+const DESPECKLE_MAX_RADIUS = 20;
+
+/** GIMP's hue ranges (`GimpHueRange`). */
+const HUE_RANGE = { reds: 1, yellows: 2, greens: 3, cyans: 4, blues: 5, magentas: 6 } as const;
+/** How far each hue range reaches into its neighbours in `gimp-drawable-hue-saturation` (percent): Photoshop's 30° fades of a 60° range. */
+const HUE_OVERLAP = 50;
+
+/** A number as Script-Fu reads it (fixed notation: no exponent). */
+function fx(value: number): string {
+  if (!Number.isFinite(value)) throw new BridgeError("BAD_REQUEST", "Expected a finite number", { details: { value } });
+  return value.toFixed(6);
+}
+
+function refuse(capability: string, field: string, why: string): never {
+  throw new BridgeError("NOT_SUPPORTED", `GIMP cannot ${why}`, { details: { editor: "gimp", capability, field } });
+}
+
+/** Per-channel tables as `gimp-drawable-curves-explicit` calls (channels 1–3: red, green, blue): exact, the same tables the embedded editor applies. */
+function explicitCurves(l: string, adjustment: ResolvedAdjustment): string {
+  const program = compileAdjustment(adjustmentRecord(adjustment), false);
+  if (program.kind !== "tables") throw new Error(`${adjustment.type} is not a per-channel adjustment`);
+  return program.tables.map((table, c) => `(gimp-drawable-curves-explicit ${l} ${c + 1} 256 (vector ${Array.from(table, (v) => fx(v / 255)).join(" ")}))`).join(" ");
+}
+
+function adjustBody(l: string, a: ResolvedAdjustment): string {
+  switch (a.type) {
+    case "brightnessContrast":
+    case "levels":
+    case "curves":
+    case "exposure":
+    case "posterize":
+      return explicitCurves(l, a);
+    case "photoFilter":
+      if (a.preserveLuminosity) refuse("layer:adjust", "adjustment.preserveLuminosity", "keep the luminosity through a photo filter");
+      return explicitCurves(l, a);
+    case "invert":
+      return `(gimp-drawable-invert ${l} FALSE)`;
+    case "threshold":
+      // Photoshop's grey (0.3 R + 0.59 G + 0.11 B), then white from the level up.
+      return `(plug-in-colors-channel-mixer RUN-NONINTERACTIVE (car (gimp-item-get-image ${l})) ${l} TRUE 0.3 0.59 0.11 0 0 0 0 0 0) (gimp-drawable-threshold ${l} HISTOGRAM-VALUE ${fx((a.level - 0.5) / 255)} 1.0)`;
+    case "hueSaturation": {
+      if (a.colorize !== null) return `(gimp-drawable-colorize-hsl ${l} ${fx(a.colorize.hue)} ${fx(a.colorize.saturation)} ${fx(a.colorize.lightness)})`;
+      const calls = [`(gimp-drawable-hue-saturation ${l} 0 ${fx(a.hue)} ${fx(a.lightness)} ${fx(a.saturation)} 0)`];
+      for (const [name, range] of Object.entries(a.ranges)) {
+        if (range === null) continue;
+        calls.push(`(gimp-drawable-hue-saturation ${l} ${HUE_RANGE[name as keyof typeof HUE_RANGE]} ${fx(range.hue)} ${fx(range.lightness)} ${fx(range.saturation)} ${HUE_OVERLAP})`);
+      }
+      return calls.join(" ");
+    }
+    case "colorBalance": {
+      const keep = a.preserveLuminosity ? "TRUE" : "FALSE";
+      return ([a.shadows, a.midtones, a.highlights] as const)
+        .map((s, range) => `(gimp-drawable-color-balance ${l} ${range} ${keep} ${fx(s.cyanRed)} ${fx(s.magentaGreen)} ${fx(s.yellowBlue)})`)
+        .join(" ");
+    }
+    case "channelMixer": {
+      for (const [name, row] of [["red", a.red], ["green", a.green], ["blue", a.blue]] as const) {
+        if (row.constant !== 0) refuse("layer:adjust", `adjustment.${a.monochrome ? "monochrome" : name}.constant`, "add a constant in its channel mixer");
+      }
+      const rows = [a.red, a.green, a.blue].flatMap((row) => [row.red, row.green, row.blue]).map((v) => fx(v / 100));
+      return `(plug-in-colors-channel-mixer RUN-NONINTERACTIVE (car (gimp-item-get-image ${l})) ${l} ${a.monochrome ? "TRUE" : "FALSE"} ${rows.join(" ")})`;
+    }
+    case "gradientMap": {
+      const stops = (a.reverse ? [...a.stops].reverse().map((s) => ({ ...s, location: 100 - s.location })) : a.stops).map(
+        (s) => `(list ${fx(s.location / 100)} (list ${int(s.color[0])} ${int(s.color[1])} ${int(s.color[2])}))`,
+      );
+      return `(br-gradient-map ${l} (list ${stops.join(" ")}))`;
+    }
+    case "vibrance":
+    case "blackAndWhite":
+    case "selectiveColor":
+      return refuse("layer:adjust", "adjustment.type", `make a ${a.type} adjustment`);
+  }
+}
+
+function filterBody(l: string, f: ResolvedFilter): string {
+  const img = `(car (gimp-item-get-image ${l}))`;
+  switch (f.type) {
+    case "gaussianBlur": {
+      const radius = fx(f.radius * GIMP_GAUSS_RADIUS_PER_SIGMA);
+      return `(plug-in-gauss RUN-NONINTERACTIVE ${img} ${l} ${radius} ${radius} 1)`;
+    }
+    case "motionBlur":
+      return `(plug-in-mblur RUN-NONINTERACTIVE ${img} ${l} 0 ${fx(f.distance)} ${fx(((f.angle % 360) + 360) % 360)} 0 0)`;
+    case "unsharpMask":
+      return `(plug-in-unsharp-mask RUN-NONINTERACTIVE ${img} ${l} ${fx(f.radius)} ${fx(f.amount / 100)} ${int(f.threshold)})`;
+    case "sharpen":
+      // The same 3×3 kernel as the embedded editor, in the middle of convmatrix's 5×5, edges extended.
+      return `(plug-in-convmatrix RUN-NONINTERACTIVE ${img} ${l} 25 (vector 0 0 0 0 0 0 0 -1 0 0 0 -1 5 -1 0 0 0 -1 0 0 0 0 0 0 0) 0 1 0 5 (vector 1 1 1 0 0) 0)`;
+    case "addNoise": {
+      if (f.distribution !== "gaussian") refuse("filter:apply", "filter.distribution", "add uniform noise (its RGB noise is Gaussian)");
+      const value = (f.amount / 100) * RGB_NOISE_PER_SIGMA;
+      if (value > 1) refuse("filter:apply", "filter.amount", `add noise above ${100 / RGB_NOISE_PER_SIGMA} % (its RGB noise stops at 1)`);
+      return `(plug-in-rgb-noise RUN-NONINTERACTIVE ${img} ${l} ${f.monochromatic ? 0 : 1} 0 ${fx(value)} ${fx(value)} ${fx(value)} 0)`;
+    }
+    case "median":
+      if (f.radius > DESPECKLE_MAX_RADIUS) refuse("filter:apply", "filter.radius", `take a median over more than ${DESPECKLE_MAX_RADIUS} pixels around`);
+      // Despeckle, neither adaptive nor recursive, every level taken: a plain median of the square.
+      return `(plug-in-despeckle RUN-NONINTERACTIVE ${img} ${l} ${int(f.radius)} 0 -1 256)`;
+    case "pixelate":
+      return `(plug-in-pixelize RUN-NONINTERACTIVE ${img} ${l} ${int(f.size)})`;
+    case "emboss":
+      return `(plug-in-emboss RUN-NONINTERACTIVE ${img} ${l} ${fx(f.azimuth)} ${fx(f.elevation)} ${int(f.depth)} TRUE)`;
+    case "boxBlur":
+    case "highPass":
+      return refuse("filter:apply", "filter.type", `make a ${f.type} filter`);
+  }
+}
+
+/** The `br-pixels` call making one destructive operation of image `img`. */
+export function filterForm(img: string, edit: FilterEdit): string {
+  const l = int(edit.layerId);
+  const body = edit.op === "layer:adjust" ? adjustBody(l, edit.adjustment) : filterBody(l, edit.filter);
+  return `(br-pixels ${img} ${l} (lambda () ${body}))`;
+}

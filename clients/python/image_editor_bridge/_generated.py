@@ -93,6 +93,7 @@ class EditorSummary(_EditorSummaryRequired, total=False):
 class EditorSummaryEditsValue(TypedDict, total=False):
     """The `EditorSummaryEditsValue` object of the bridge's schema."""
     unsupported: list[str]
+    unsupportedTypes: list[str]
 
 
 class _ClientSummaryRequired(TypedDict):
@@ -1358,6 +1359,1124 @@ class SelectionFromColorPoint(TypedDict):
     y: float
 
 
+class _LayerAdjustParamsRequired(TypedDict):
+    adjustment: LayerAdjustParamsAdjustment1 | LayerAdjustParamsAdjustment2 | LayerAdjustParamsAdjustment3 | LayerAdjustParamsAdjustment4 | LayerAdjustParamsAdjustment5 | LayerAdjustParamsAdjustment6 | LayerAdjustParamsAdjustment7 | LayerAdjustParamsAdjustment8 | LayerAdjustParamsAdjustment9 | LayerAdjustParamsAdjustment10 | LayerAdjustParamsAdjustment11 | LayerAdjustParamsAdjustment12 | LayerAdjustParamsAdjustment13 | LayerAdjustParamsAdjustment14 | LayerAdjustParamsAdjustment15
+
+
+class LayerAdjustParams(_LayerAdjustParamsRequired, total=False):
+    """The `LayerAdjustParams` object of the bridge's schema."""
+    documentId: int
+    ifRevision: int
+    layerId: int
+    layerIndex: int
+
+
+class _LayerAdjustParamsAdjustment1Required(TypedDict):
+    type: Literal["brightnessContrast"]
+
+
+class LayerAdjustParamsAdjustment1(_LayerAdjustParamsAdjustment1Required, total=False):
+    """The `LayerAdjustParamsAdjustment1` object of the bridge's schema."""
+    brightness: float
+    contrast: float
+    legacy: bool
+
+
+class _LayerAdjustParamsAdjustment2Required(TypedDict):
+    type: Literal["levels"]
+
+
+class LayerAdjustParamsAdjustment2(_LayerAdjustParamsAdjustment2Required, total=False):
+    """The `LayerAdjustParamsAdjustment2` object of the bridge's schema."""
+    rgb: LayerAdjustParamsAdjustment2Rgb
+    red: LayerAdjustParamsAdjustment2Red
+    green: LayerAdjustParamsAdjustment2Green
+    blue: LayerAdjustParamsAdjustment2Blue
+
+
+class LayerAdjustParamsAdjustment2Rgb(TypedDict, total=False):
+    """The `LayerAdjustParamsAdjustment2Rgb` object of the bridge's schema."""
+    inputBlack: int
+    inputWhite: int
+    gamma: float
+    outputBlack: int
+    outputWhite: int
+
+
+class LayerAdjustParamsAdjustment2Red(TypedDict, total=False):
+    """The `LayerAdjustParamsAdjustment2Red` object of the bridge's schema."""
+    inputBlack: int
+    inputWhite: int
+    gamma: float
+    outputBlack: int
+    outputWhite: int
+
+
+class LayerAdjustParamsAdjustment2Green(TypedDict, total=False):
+    """The `LayerAdjustParamsAdjustment2Green` object of the bridge's schema."""
+    inputBlack: int
+    inputWhite: int
+    gamma: float
+    outputBlack: int
+    outputWhite: int
+
+
+class LayerAdjustParamsAdjustment2Blue(TypedDict, total=False):
+    """The `LayerAdjustParamsAdjustment2Blue` object of the bridge's schema."""
+    inputBlack: int
+    inputWhite: int
+    gamma: float
+    outputBlack: int
+    outputWhite: int
+
+
+class _LayerAdjustParamsAdjustment3Required(TypedDict):
+    type: Literal["curves"]
+
+
+class LayerAdjustParamsAdjustment3(_LayerAdjustParamsAdjustment3Required, total=False):
+    """The `LayerAdjustParamsAdjustment3` object of the bridge's schema."""
+    rgb: list[LayerAdjustParamsAdjustment3RgbItem]
+    red: list[LayerAdjustParamsAdjustment3RedItem]
+    green: list[LayerAdjustParamsAdjustment3GreenItem]
+    blue: list[LayerAdjustParamsAdjustment3BlueItem]
+
+
+class LayerAdjustParamsAdjustment3RgbItem(TypedDict):
+    """The `LayerAdjustParamsAdjustment3RgbItem` object of the bridge's schema."""
+    input: float
+    output: float
+
+
+class LayerAdjustParamsAdjustment3RedItem(TypedDict):
+    """The `LayerAdjustParamsAdjustment3RedItem` object of the bridge's schema."""
+    input: float
+    output: float
+
+
+class LayerAdjustParamsAdjustment3GreenItem(TypedDict):
+    """The `LayerAdjustParamsAdjustment3GreenItem` object of the bridge's schema."""
+    input: float
+    output: float
+
+
+class LayerAdjustParamsAdjustment3BlueItem(TypedDict):
+    """The `LayerAdjustParamsAdjustment3BlueItem` object of the bridge's schema."""
+    input: float
+    output: float
+
+
+class _LayerAdjustParamsAdjustment4Required(TypedDict):
+    type: Literal["exposure"]
+
+
+class LayerAdjustParamsAdjustment4(_LayerAdjustParamsAdjustment4Required, total=False):
+    """The `LayerAdjustParamsAdjustment4` object of the bridge's schema."""
+    exposure: float
+    offset: float
+    gamma: float
+
+
+class _LayerAdjustParamsAdjustment5Required(TypedDict):
+    type: Literal["hueSaturation"]
+
+
+class LayerAdjustParamsAdjustment5(_LayerAdjustParamsAdjustment5Required, total=False):
+    """The `LayerAdjustParamsAdjustment5` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+    ranges: LayerAdjustParamsAdjustment5Ranges
+    colorize: LayerAdjustParamsAdjustment5Colorize
+
+
+class LayerAdjustParamsAdjustment5Ranges(TypedDict, total=False):
+    """The `LayerAdjustParamsAdjustment5Ranges` object of the bridge's schema."""
+    reds: LayerAdjustParamsAdjustment5RangesReds
+    yellows: LayerAdjustParamsAdjustment5RangesYellows
+    greens: LayerAdjustParamsAdjustment5RangesGreens
+    cyans: LayerAdjustParamsAdjustment5RangesCyans
+    blues: LayerAdjustParamsAdjustment5RangesBlues
+    magentas: LayerAdjustParamsAdjustment5RangesMagentas
+
+
+class LayerAdjustParamsAdjustment5RangesReds(TypedDict, total=False):
+    """The `LayerAdjustParamsAdjustment5RangesReds` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+
+
+class LayerAdjustParamsAdjustment5RangesYellows(TypedDict, total=False):
+    """The `LayerAdjustParamsAdjustment5RangesYellows` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+
+
+class LayerAdjustParamsAdjustment5RangesGreens(TypedDict, total=False):
+    """The `LayerAdjustParamsAdjustment5RangesGreens` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+
+
+class LayerAdjustParamsAdjustment5RangesCyans(TypedDict, total=False):
+    """The `LayerAdjustParamsAdjustment5RangesCyans` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+
+
+class LayerAdjustParamsAdjustment5RangesBlues(TypedDict, total=False):
+    """The `LayerAdjustParamsAdjustment5RangesBlues` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+
+
+class LayerAdjustParamsAdjustment5RangesMagentas(TypedDict, total=False):
+    """The `LayerAdjustParamsAdjustment5RangesMagentas` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+
+
+class _LayerAdjustParamsAdjustment5ColorizeRequired(TypedDict):
+    hue: float
+    saturation: float
+
+
+class LayerAdjustParamsAdjustment5Colorize(_LayerAdjustParamsAdjustment5ColorizeRequired, total=False):
+    """The `LayerAdjustParamsAdjustment5Colorize` object of the bridge's schema."""
+    lightness: float
+
+
+class _LayerAdjustParamsAdjustment6Required(TypedDict):
+    type: Literal["vibrance"]
+
+
+class LayerAdjustParamsAdjustment6(_LayerAdjustParamsAdjustment6Required, total=False):
+    """The `LayerAdjustParamsAdjustment6` object of the bridge's schema."""
+    vibrance: float
+    saturation: float
+
+
+class _LayerAdjustParamsAdjustment7Required(TypedDict):
+    type: Literal["colorBalance"]
+
+
+class LayerAdjustParamsAdjustment7(_LayerAdjustParamsAdjustment7Required, total=False):
+    """The `LayerAdjustParamsAdjustment7` object of the bridge's schema."""
+    shadows: LayerAdjustParamsAdjustment7Shadows
+    midtones: LayerAdjustParamsAdjustment7Midtones
+    highlights: LayerAdjustParamsAdjustment7Highlights
+    preserveLuminosity: bool
+
+
+class LayerAdjustParamsAdjustment7Shadows(TypedDict, total=False):
+    """The `LayerAdjustParamsAdjustment7Shadows` object of the bridge's schema."""
+    cyanRed: float
+    magentaGreen: float
+    yellowBlue: float
+
+
+class LayerAdjustParamsAdjustment7Midtones(TypedDict, total=False):
+    """The `LayerAdjustParamsAdjustment7Midtones` object of the bridge's schema."""
+    cyanRed: float
+    magentaGreen: float
+    yellowBlue: float
+
+
+class LayerAdjustParamsAdjustment7Highlights(TypedDict, total=False):
+    """The `LayerAdjustParamsAdjustment7Highlights` object of the bridge's schema."""
+    cyanRed: float
+    magentaGreen: float
+    yellowBlue: float
+
+
+class _LayerAdjustParamsAdjustment8Required(TypedDict):
+    type: Literal["blackAndWhite"]
+
+
+class LayerAdjustParamsAdjustment8(_LayerAdjustParamsAdjustment8Required, total=False):
+    """The `LayerAdjustParamsAdjustment8` object of the bridge's schema."""
+    reds: float
+    yellows: float
+    greens: float
+    cyans: float
+    blues: float
+    magentas: float
+    tint: str
+
+
+class _LayerAdjustParamsAdjustment9Required(TypedDict):
+    type: Literal["photoFilter"]
+
+
+class LayerAdjustParamsAdjustment9(_LayerAdjustParamsAdjustment9Required, total=False):
+    """The `LayerAdjustParamsAdjustment9` object of the bridge's schema."""
+    color: str
+    density: float
+    preserveLuminosity: bool
+
+
+class _LayerAdjustParamsAdjustment10Required(TypedDict):
+    type: Literal["channelMixer"]
+
+
+class LayerAdjustParamsAdjustment10(_LayerAdjustParamsAdjustment10Required, total=False):
+    """The `LayerAdjustParamsAdjustment10` object of the bridge's schema."""
+    red: LayerAdjustParamsAdjustment10Red
+    green: LayerAdjustParamsAdjustment10Green
+    blue: LayerAdjustParamsAdjustment10Blue
+    monochrome: LayerAdjustParamsAdjustment10Monochrome
+
+
+class LayerAdjustParamsAdjustment10Red(TypedDict, total=False):
+    """The `LayerAdjustParamsAdjustment10Red` object of the bridge's schema."""
+    red: float
+    green: float
+    blue: float
+    constant: float
+
+
+class LayerAdjustParamsAdjustment10Green(TypedDict, total=False):
+    """The `LayerAdjustParamsAdjustment10Green` object of the bridge's schema."""
+    red: float
+    green: float
+    blue: float
+    constant: float
+
+
+class LayerAdjustParamsAdjustment10Blue(TypedDict, total=False):
+    """The `LayerAdjustParamsAdjustment10Blue` object of the bridge's schema."""
+    red: float
+    green: float
+    blue: float
+    constant: float
+
+
+class LayerAdjustParamsAdjustment10Monochrome(TypedDict, total=False):
+    """The `LayerAdjustParamsAdjustment10Monochrome` object of the bridge's schema."""
+    red: float
+    green: float
+    blue: float
+    constant: float
+
+
+class LayerAdjustParamsAdjustment11(TypedDict):
+    """The `LayerAdjustParamsAdjustment11` object of the bridge's schema."""
+    type: Literal["invert"]
+
+
+class _LayerAdjustParamsAdjustment12Required(TypedDict):
+    type: Literal["posterize"]
+
+
+class LayerAdjustParamsAdjustment12(_LayerAdjustParamsAdjustment12Required, total=False):
+    """The `LayerAdjustParamsAdjustment12` object of the bridge's schema."""
+    levels: int
+
+
+class _LayerAdjustParamsAdjustment13Required(TypedDict):
+    type: Literal["threshold"]
+
+
+class LayerAdjustParamsAdjustment13(_LayerAdjustParamsAdjustment13Required, total=False):
+    """The `LayerAdjustParamsAdjustment13` object of the bridge's schema."""
+    level: int
+
+
+class _LayerAdjustParamsAdjustment14Required(TypedDict):
+    type: Literal["gradientMap"]
+
+
+class LayerAdjustParamsAdjustment14(_LayerAdjustParamsAdjustment14Required, total=False):
+    """The `LayerAdjustParamsAdjustment14` object of the bridge's schema."""
+    stops: list[LayerAdjustParamsAdjustment14StopsItem]
+    reverse: bool
+
+
+class LayerAdjustParamsAdjustment14StopsItem(TypedDict):
+    """The `LayerAdjustParamsAdjustment14StopsItem` object of the bridge's schema."""
+    location: float
+    color: str
+
+
+class _LayerAdjustParamsAdjustment15Required(TypedDict):
+    type: Literal["selectiveColor"]
+
+
+class LayerAdjustParamsAdjustment15(_LayerAdjustParamsAdjustment15Required, total=False):
+    """The `LayerAdjustParamsAdjustment15` object of the bridge's schema."""
+    mode: Literal["relative", "absolute"]
+    reds: LayerAdjustParamsAdjustment15Reds
+    yellows: LayerAdjustParamsAdjustment15Yellows
+    greens: LayerAdjustParamsAdjustment15Greens
+    cyans: LayerAdjustParamsAdjustment15Cyans
+    blues: LayerAdjustParamsAdjustment15Blues
+    magentas: LayerAdjustParamsAdjustment15Magentas
+    whites: LayerAdjustParamsAdjustment15Whites
+    neutrals: LayerAdjustParamsAdjustment15Neutrals
+    blacks: LayerAdjustParamsAdjustment15Blacks
+
+
+class LayerAdjustParamsAdjustment15Reds(TypedDict, total=False):
+    """The `LayerAdjustParamsAdjustment15Reds` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerAdjustParamsAdjustment15Yellows(TypedDict, total=False):
+    """The `LayerAdjustParamsAdjustment15Yellows` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerAdjustParamsAdjustment15Greens(TypedDict, total=False):
+    """The `LayerAdjustParamsAdjustment15Greens` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerAdjustParamsAdjustment15Cyans(TypedDict, total=False):
+    """The `LayerAdjustParamsAdjustment15Cyans` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerAdjustParamsAdjustment15Blues(TypedDict, total=False):
+    """The `LayerAdjustParamsAdjustment15Blues` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerAdjustParamsAdjustment15Magentas(TypedDict, total=False):
+    """The `LayerAdjustParamsAdjustment15Magentas` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerAdjustParamsAdjustment15Whites(TypedDict, total=False):
+    """The `LayerAdjustParamsAdjustment15Whites` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerAdjustParamsAdjustment15Neutrals(TypedDict, total=False):
+    """The `LayerAdjustParamsAdjustment15Neutrals` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerAdjustParamsAdjustment15Blacks(TypedDict, total=False):
+    """The `LayerAdjustParamsAdjustment15Blacks` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class _LayerAdjustResultRequired(TypedDict):
+    id: int
+    index: int
+    name: str
+    kind: Literal["pixel", "group", "text", "shape", "adjustment", "smartObject", "background", "fill"]
+    visible: bool
+    opacity: float
+    blendMode: str
+    bounds: HostBounds
+    rect: HostRect
+    clipped: bool
+    documentId: int
+    revision: int
+
+
+class LayerAdjustResult(_LayerAdjustResultRequired, total=False):
+    """The `LayerAdjustResult` object of the bridge's schema."""
+    locked: bool
+    fillOpacity: float
+    mask: LayerAdjustResultMask
+    children: list[HostLayer]
+
+
+class LayerAdjustResultMask(TypedDict):
+    """The `LayerAdjustResultMask` object of the bridge's schema."""
+    enabled: bool
+    linked: bool
+    density: float
+    feather: float
+
+
+class _LayerAdjustAdjustment1Required(TypedDict):
+    type: Literal["brightnessContrast"]
+
+
+class LayerAdjustAdjustment1(_LayerAdjustAdjustment1Required, total=False):
+    """The `LayerAdjustAdjustment1` object of the bridge's schema."""
+    brightness: float
+    contrast: float
+    legacy: bool
+
+
+class _LayerAdjustAdjustment2Required(TypedDict):
+    type: Literal["levels"]
+
+
+class LayerAdjustAdjustment2(_LayerAdjustAdjustment2Required, total=False):
+    """The `LayerAdjustAdjustment2` object of the bridge's schema."""
+    rgb: LayerAdjustAdjustment2Rgb
+    red: LayerAdjustAdjustment2Red
+    green: LayerAdjustAdjustment2Green
+    blue: LayerAdjustAdjustment2Blue
+
+
+class LayerAdjustAdjustment2Rgb(TypedDict, total=False):
+    """The `LayerAdjustAdjustment2Rgb` object of the bridge's schema."""
+    inputBlack: int
+    inputWhite: int
+    gamma: float
+    outputBlack: int
+    outputWhite: int
+
+
+class LayerAdjustAdjustment2Red(TypedDict, total=False):
+    """The `LayerAdjustAdjustment2Red` object of the bridge's schema."""
+    inputBlack: int
+    inputWhite: int
+    gamma: float
+    outputBlack: int
+    outputWhite: int
+
+
+class LayerAdjustAdjustment2Green(TypedDict, total=False):
+    """The `LayerAdjustAdjustment2Green` object of the bridge's schema."""
+    inputBlack: int
+    inputWhite: int
+    gamma: float
+    outputBlack: int
+    outputWhite: int
+
+
+class LayerAdjustAdjustment2Blue(TypedDict, total=False):
+    """The `LayerAdjustAdjustment2Blue` object of the bridge's schema."""
+    inputBlack: int
+    inputWhite: int
+    gamma: float
+    outputBlack: int
+    outputWhite: int
+
+
+class _LayerAdjustAdjustment3Required(TypedDict):
+    type: Literal["curves"]
+
+
+class LayerAdjustAdjustment3(_LayerAdjustAdjustment3Required, total=False):
+    """The `LayerAdjustAdjustment3` object of the bridge's schema."""
+    rgb: list[LayerAdjustAdjustment3RgbItem]
+    red: list[LayerAdjustAdjustment3RedItem]
+    green: list[LayerAdjustAdjustment3GreenItem]
+    blue: list[LayerAdjustAdjustment3BlueItem]
+
+
+class LayerAdjustAdjustment3RgbItem(TypedDict):
+    """The `LayerAdjustAdjustment3RgbItem` object of the bridge's schema."""
+    input: float
+    output: float
+
+
+class LayerAdjustAdjustment3RedItem(TypedDict):
+    """The `LayerAdjustAdjustment3RedItem` object of the bridge's schema."""
+    input: float
+    output: float
+
+
+class LayerAdjustAdjustment3GreenItem(TypedDict):
+    """The `LayerAdjustAdjustment3GreenItem` object of the bridge's schema."""
+    input: float
+    output: float
+
+
+class LayerAdjustAdjustment3BlueItem(TypedDict):
+    """The `LayerAdjustAdjustment3BlueItem` object of the bridge's schema."""
+    input: float
+    output: float
+
+
+class _LayerAdjustAdjustment4Required(TypedDict):
+    type: Literal["exposure"]
+
+
+class LayerAdjustAdjustment4(_LayerAdjustAdjustment4Required, total=False):
+    """The `LayerAdjustAdjustment4` object of the bridge's schema."""
+    exposure: float
+    offset: float
+    gamma: float
+
+
+class _LayerAdjustAdjustment5Required(TypedDict):
+    type: Literal["hueSaturation"]
+
+
+class LayerAdjustAdjustment5(_LayerAdjustAdjustment5Required, total=False):
+    """The `LayerAdjustAdjustment5` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+    ranges: LayerAdjustAdjustment5Ranges
+    colorize: LayerAdjustAdjustment5Colorize
+
+
+class LayerAdjustAdjustment5Ranges(TypedDict, total=False):
+    """The `LayerAdjustAdjustment5Ranges` object of the bridge's schema."""
+    reds: LayerAdjustAdjustment5RangesReds
+    yellows: LayerAdjustAdjustment5RangesYellows
+    greens: LayerAdjustAdjustment5RangesGreens
+    cyans: LayerAdjustAdjustment5RangesCyans
+    blues: LayerAdjustAdjustment5RangesBlues
+    magentas: LayerAdjustAdjustment5RangesMagentas
+
+
+class LayerAdjustAdjustment5RangesReds(TypedDict, total=False):
+    """The `LayerAdjustAdjustment5RangesReds` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+
+
+class LayerAdjustAdjustment5RangesYellows(TypedDict, total=False):
+    """The `LayerAdjustAdjustment5RangesYellows` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+
+
+class LayerAdjustAdjustment5RangesGreens(TypedDict, total=False):
+    """The `LayerAdjustAdjustment5RangesGreens` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+
+
+class LayerAdjustAdjustment5RangesCyans(TypedDict, total=False):
+    """The `LayerAdjustAdjustment5RangesCyans` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+
+
+class LayerAdjustAdjustment5RangesBlues(TypedDict, total=False):
+    """The `LayerAdjustAdjustment5RangesBlues` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+
+
+class LayerAdjustAdjustment5RangesMagentas(TypedDict, total=False):
+    """The `LayerAdjustAdjustment5RangesMagentas` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+
+
+class _LayerAdjustAdjustment5ColorizeRequired(TypedDict):
+    hue: float
+    saturation: float
+
+
+class LayerAdjustAdjustment5Colorize(_LayerAdjustAdjustment5ColorizeRequired, total=False):
+    """The `LayerAdjustAdjustment5Colorize` object of the bridge's schema."""
+    lightness: float
+
+
+class _LayerAdjustAdjustment6Required(TypedDict):
+    type: Literal["vibrance"]
+
+
+class LayerAdjustAdjustment6(_LayerAdjustAdjustment6Required, total=False):
+    """The `LayerAdjustAdjustment6` object of the bridge's schema."""
+    vibrance: float
+    saturation: float
+
+
+class _LayerAdjustAdjustment7Required(TypedDict):
+    type: Literal["colorBalance"]
+
+
+class LayerAdjustAdjustment7(_LayerAdjustAdjustment7Required, total=False):
+    """The `LayerAdjustAdjustment7` object of the bridge's schema."""
+    shadows: LayerAdjustAdjustment7Shadows
+    midtones: LayerAdjustAdjustment7Midtones
+    highlights: LayerAdjustAdjustment7Highlights
+    preserveLuminosity: bool
+
+
+class LayerAdjustAdjustment7Shadows(TypedDict, total=False):
+    """The `LayerAdjustAdjustment7Shadows` object of the bridge's schema."""
+    cyanRed: float
+    magentaGreen: float
+    yellowBlue: float
+
+
+class LayerAdjustAdjustment7Midtones(TypedDict, total=False):
+    """The `LayerAdjustAdjustment7Midtones` object of the bridge's schema."""
+    cyanRed: float
+    magentaGreen: float
+    yellowBlue: float
+
+
+class LayerAdjustAdjustment7Highlights(TypedDict, total=False):
+    """The `LayerAdjustAdjustment7Highlights` object of the bridge's schema."""
+    cyanRed: float
+    magentaGreen: float
+    yellowBlue: float
+
+
+class _LayerAdjustAdjustment8Required(TypedDict):
+    type: Literal["blackAndWhite"]
+
+
+class LayerAdjustAdjustment8(_LayerAdjustAdjustment8Required, total=False):
+    """The `LayerAdjustAdjustment8` object of the bridge's schema."""
+    reds: float
+    yellows: float
+    greens: float
+    cyans: float
+    blues: float
+    magentas: float
+    tint: str
+
+
+class _LayerAdjustAdjustment9Required(TypedDict):
+    type: Literal["photoFilter"]
+
+
+class LayerAdjustAdjustment9(_LayerAdjustAdjustment9Required, total=False):
+    """The `LayerAdjustAdjustment9` object of the bridge's schema."""
+    color: str
+    density: float
+    preserveLuminosity: bool
+
+
+class _LayerAdjustAdjustment10Required(TypedDict):
+    type: Literal["channelMixer"]
+
+
+class LayerAdjustAdjustment10(_LayerAdjustAdjustment10Required, total=False):
+    """The `LayerAdjustAdjustment10` object of the bridge's schema."""
+    red: LayerAdjustAdjustment10Red
+    green: LayerAdjustAdjustment10Green
+    blue: LayerAdjustAdjustment10Blue
+    monochrome: LayerAdjustAdjustment10Monochrome
+
+
+class LayerAdjustAdjustment10Red(TypedDict, total=False):
+    """The `LayerAdjustAdjustment10Red` object of the bridge's schema."""
+    red: float
+    green: float
+    blue: float
+    constant: float
+
+
+class LayerAdjustAdjustment10Green(TypedDict, total=False):
+    """The `LayerAdjustAdjustment10Green` object of the bridge's schema."""
+    red: float
+    green: float
+    blue: float
+    constant: float
+
+
+class LayerAdjustAdjustment10Blue(TypedDict, total=False):
+    """The `LayerAdjustAdjustment10Blue` object of the bridge's schema."""
+    red: float
+    green: float
+    blue: float
+    constant: float
+
+
+class LayerAdjustAdjustment10Monochrome(TypedDict, total=False):
+    """The `LayerAdjustAdjustment10Monochrome` object of the bridge's schema."""
+    red: float
+    green: float
+    blue: float
+    constant: float
+
+
+class LayerAdjustAdjustment11(TypedDict):
+    """The `LayerAdjustAdjustment11` object of the bridge's schema."""
+    type: Literal["invert"]
+
+
+class _LayerAdjustAdjustment12Required(TypedDict):
+    type: Literal["posterize"]
+
+
+class LayerAdjustAdjustment12(_LayerAdjustAdjustment12Required, total=False):
+    """The `LayerAdjustAdjustment12` object of the bridge's schema."""
+    levels: int
+
+
+class _LayerAdjustAdjustment13Required(TypedDict):
+    type: Literal["threshold"]
+
+
+class LayerAdjustAdjustment13(_LayerAdjustAdjustment13Required, total=False):
+    """The `LayerAdjustAdjustment13` object of the bridge's schema."""
+    level: int
+
+
+class _LayerAdjustAdjustment14Required(TypedDict):
+    type: Literal["gradientMap"]
+
+
+class LayerAdjustAdjustment14(_LayerAdjustAdjustment14Required, total=False):
+    """The `LayerAdjustAdjustment14` object of the bridge's schema."""
+    stops: list[LayerAdjustAdjustment14StopsItem]
+    reverse: bool
+
+
+class LayerAdjustAdjustment14StopsItem(TypedDict):
+    """The `LayerAdjustAdjustment14StopsItem` object of the bridge's schema."""
+    location: float
+    color: str
+
+
+class _LayerAdjustAdjustment15Required(TypedDict):
+    type: Literal["selectiveColor"]
+
+
+class LayerAdjustAdjustment15(_LayerAdjustAdjustment15Required, total=False):
+    """The `LayerAdjustAdjustment15` object of the bridge's schema."""
+    mode: Literal["relative", "absolute"]
+    reds: LayerAdjustAdjustment15Reds
+    yellows: LayerAdjustAdjustment15Yellows
+    greens: LayerAdjustAdjustment15Greens
+    cyans: LayerAdjustAdjustment15Cyans
+    blues: LayerAdjustAdjustment15Blues
+    magentas: LayerAdjustAdjustment15Magentas
+    whites: LayerAdjustAdjustment15Whites
+    neutrals: LayerAdjustAdjustment15Neutrals
+    blacks: LayerAdjustAdjustment15Blacks
+
+
+class LayerAdjustAdjustment15Reds(TypedDict, total=False):
+    """The `LayerAdjustAdjustment15Reds` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerAdjustAdjustment15Yellows(TypedDict, total=False):
+    """The `LayerAdjustAdjustment15Yellows` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerAdjustAdjustment15Greens(TypedDict, total=False):
+    """The `LayerAdjustAdjustment15Greens` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerAdjustAdjustment15Cyans(TypedDict, total=False):
+    """The `LayerAdjustAdjustment15Cyans` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerAdjustAdjustment15Blues(TypedDict, total=False):
+    """The `LayerAdjustAdjustment15Blues` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerAdjustAdjustment15Magentas(TypedDict, total=False):
+    """The `LayerAdjustAdjustment15Magentas` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerAdjustAdjustment15Whites(TypedDict, total=False):
+    """The `LayerAdjustAdjustment15Whites` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerAdjustAdjustment15Neutrals(TypedDict, total=False):
+    """The `LayerAdjustAdjustment15Neutrals` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerAdjustAdjustment15Blacks(TypedDict, total=False):
+    """The `LayerAdjustAdjustment15Blacks` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class _FilterApplyParamsRequired(TypedDict):
+    filter: FilterApplyParamsFilter1 | FilterApplyParamsFilter2 | FilterApplyParamsFilter3 | FilterApplyParamsFilter4 | FilterApplyParamsFilter5 | FilterApplyParamsFilter6 | FilterApplyParamsFilter7 | FilterApplyParamsFilter8 | FilterApplyParamsFilter9 | FilterApplyParamsFilter10
+
+
+class FilterApplyParams(_FilterApplyParamsRequired, total=False):
+    """The `FilterApplyParams` object of the bridge's schema."""
+    documentId: int
+    ifRevision: int
+    layerId: int
+    layerIndex: int
+
+
+class _FilterApplyParamsFilter1Required(TypedDict):
+    type: Literal["gaussianBlur"]
+
+
+class FilterApplyParamsFilter1(_FilterApplyParamsFilter1Required, total=False):
+    """The `FilterApplyParamsFilter1` object of the bridge's schema."""
+    radius: float
+
+
+class _FilterApplyParamsFilter2Required(TypedDict):
+    type: Literal["motionBlur"]
+
+
+class FilterApplyParamsFilter2(_FilterApplyParamsFilter2Required, total=False):
+    """The `FilterApplyParamsFilter2` object of the bridge's schema."""
+    angle: float
+    distance: int
+
+
+class _FilterApplyParamsFilter3Required(TypedDict):
+    type: Literal["boxBlur"]
+
+
+class FilterApplyParamsFilter3(_FilterApplyParamsFilter3Required, total=False):
+    """The `FilterApplyParamsFilter3` object of the bridge's schema."""
+    radius: int
+
+
+class _FilterApplyParamsFilter4Required(TypedDict):
+    type: Literal["unsharpMask"]
+
+
+class FilterApplyParamsFilter4(_FilterApplyParamsFilter4Required, total=False):
+    """The `FilterApplyParamsFilter4` object of the bridge's schema."""
+    amount: float
+    radius: float
+    threshold: int
+
+
+class FilterApplyParamsFilter5(TypedDict):
+    """The `FilterApplyParamsFilter5` object of the bridge's schema."""
+    type: Literal["sharpen"]
+
+
+class _FilterApplyParamsFilter6Required(TypedDict):
+    type: Literal["addNoise"]
+
+
+class FilterApplyParamsFilter6(_FilterApplyParamsFilter6Required, total=False):
+    """The `FilterApplyParamsFilter6` object of the bridge's schema."""
+    amount: float
+    distribution: Literal["uniform", "gaussian"]
+    monochromatic: bool
+
+
+class _FilterApplyParamsFilter7Required(TypedDict):
+    type: Literal["median"]
+
+
+class FilterApplyParamsFilter7(_FilterApplyParamsFilter7Required, total=False):
+    """The `FilterApplyParamsFilter7` object of the bridge's schema."""
+    radius: int
+
+
+class _FilterApplyParamsFilter8Required(TypedDict):
+    type: Literal["pixelate"]
+
+
+class FilterApplyParamsFilter8(_FilterApplyParamsFilter8Required, total=False):
+    """The `FilterApplyParamsFilter8` object of the bridge's schema."""
+    size: int
+
+
+class _FilterApplyParamsFilter9Required(TypedDict):
+    type: Literal["emboss"]
+
+
+class FilterApplyParamsFilter9(_FilterApplyParamsFilter9Required, total=False):
+    """The `FilterApplyParamsFilter9` object of the bridge's schema."""
+    azimuth: float
+    elevation: float
+    depth: int
+
+
+class _FilterApplyParamsFilter10Required(TypedDict):
+    type: Literal["highPass"]
+
+
+class FilterApplyParamsFilter10(_FilterApplyParamsFilter10Required, total=False):
+    """The `FilterApplyParamsFilter10` object of the bridge's schema."""
+    radius: float
+
+
+class _FilterApplyResultRequired(TypedDict):
+    id: int
+    index: int
+    name: str
+    kind: Literal["pixel", "group", "text", "shape", "adjustment", "smartObject", "background", "fill"]
+    visible: bool
+    opacity: float
+    blendMode: str
+    bounds: HostBounds
+    rect: HostRect
+    clipped: bool
+    documentId: int
+    revision: int
+
+
+class FilterApplyResult(_FilterApplyResultRequired, total=False):
+    """The `FilterApplyResult` object of the bridge's schema."""
+    locked: bool
+    fillOpacity: float
+    mask: FilterApplyResultMask
+    children: list[HostLayer]
+
+
+class FilterApplyResultMask(TypedDict):
+    """The `FilterApplyResultMask` object of the bridge's schema."""
+    enabled: bool
+    linked: bool
+    density: float
+    feather: float
+
+
+class _FilterApplyFilter1Required(TypedDict):
+    type: Literal["gaussianBlur"]
+
+
+class FilterApplyFilter1(_FilterApplyFilter1Required, total=False):
+    """The `FilterApplyFilter1` object of the bridge's schema."""
+    radius: float
+
+
+class _FilterApplyFilter2Required(TypedDict):
+    type: Literal["motionBlur"]
+
+
+class FilterApplyFilter2(_FilterApplyFilter2Required, total=False):
+    """The `FilterApplyFilter2` object of the bridge's schema."""
+    angle: float
+    distance: int
+
+
+class _FilterApplyFilter3Required(TypedDict):
+    type: Literal["boxBlur"]
+
+
+class FilterApplyFilter3(_FilterApplyFilter3Required, total=False):
+    """The `FilterApplyFilter3` object of the bridge's schema."""
+    radius: int
+
+
+class _FilterApplyFilter4Required(TypedDict):
+    type: Literal["unsharpMask"]
+
+
+class FilterApplyFilter4(_FilterApplyFilter4Required, total=False):
+    """The `FilterApplyFilter4` object of the bridge's schema."""
+    amount: float
+    radius: float
+    threshold: int
+
+
+class FilterApplyFilter5(TypedDict):
+    """The `FilterApplyFilter5` object of the bridge's schema."""
+    type: Literal["sharpen"]
+
+
+class _FilterApplyFilter6Required(TypedDict):
+    type: Literal["addNoise"]
+
+
+class FilterApplyFilter6(_FilterApplyFilter6Required, total=False):
+    """The `FilterApplyFilter6` object of the bridge's schema."""
+    amount: float
+    distribution: Literal["uniform", "gaussian"]
+    monochromatic: bool
+
+
+class _FilterApplyFilter7Required(TypedDict):
+    type: Literal["median"]
+
+
+class FilterApplyFilter7(_FilterApplyFilter7Required, total=False):
+    """The `FilterApplyFilter7` object of the bridge's schema."""
+    radius: int
+
+
+class _FilterApplyFilter8Required(TypedDict):
+    type: Literal["pixelate"]
+
+
+class FilterApplyFilter8(_FilterApplyFilter8Required, total=False):
+    """The `FilterApplyFilter8` object of the bridge's schema."""
+    size: int
+
+
+class _FilterApplyFilter9Required(TypedDict):
+    type: Literal["emboss"]
+
+
+class FilterApplyFilter9(_FilterApplyFilter9Required, total=False):
+    """The `FilterApplyFilter9` object of the bridge's schema."""
+    azimuth: float
+    elevation: float
+    depth: int
+
+
+class _FilterApplyFilter10Required(TypedDict):
+    type: Literal["highPass"]
+
+
+class FilterApplyFilter10(_FilterApplyFilter10Required, total=False):
+    """The `FilterApplyFilter10` object of the bridge's schema."""
+    radius: float
+
+
 class HistoryListParams(TypedDict, total=False):
     """The `HistoryListParams` object of the bridge's schema."""
     documentId: int
@@ -1772,7 +2891,7 @@ or a connection refused after the upgrade.
 IMAGE_METHODS: frozenset[str] = frozenset({"image:exportDocument", "image:exportLayer", "image:exportLayerWithSelectedPath", "image:getPreview"})
 """Methods that answer an image: their result is a `BridgeImage`."""
 
-METHOD_NAMES: tuple[str, ...] = ("getServerInfo", "server:ping", "server:clients", "server:disconnectClient", "selection:change", "document:current", "document:list", "document:layers", "document:open", "document:create", "document:close", "document:save", "document:export", "layer:getInfo", "layer:getInfoById", "layer:getInfoByIndex", "layer:getInfoBySelectionIndex", "layer:getCurrentPreview", "layer:select", "layer:importImage", "image:exportDocument", "image:exportLayer", "image:exportLayerWithSelectedPath", "image:getPreview", "selection:getArea", "selection:getPath", "selection:set", "layer:create", "layer:update", "layer:delete", "layer:duplicate", "layer:move", "layer:group", "layer:ungroup", "layer:merge", "layer:rasterize", "layer:fill", "layer:clear", "layer:transform", "layer:addMask", "layer:deleteMask", "layer:applyMask", "layer:updateMask", "document:resize", "document:resizeCanvas", "document:crop", "document:rotate", "document:flip", "document:duplicate", "document:flatten", "document:trim", "selection:all", "selection:clear", "selection:invert", "selection:modify", "selection:fromLayer", "selection:fromColor", "history:list", "history:undo", "history:redo", "history:go", "action:autoCutout", "action:removeBackground", "jsx:run", "jsx:execute", "webhook:add", "webhook:list", "webhook:remove", "webhook:enable", "webhook:deliveries")
+METHOD_NAMES: tuple[str, ...] = ("getServerInfo", "server:ping", "server:clients", "server:disconnectClient", "selection:change", "document:current", "document:list", "document:layers", "document:open", "document:create", "document:close", "document:save", "document:export", "layer:getInfo", "layer:getInfoById", "layer:getInfoByIndex", "layer:getInfoBySelectionIndex", "layer:getCurrentPreview", "layer:select", "layer:importImage", "image:exportDocument", "image:exportLayer", "image:exportLayerWithSelectedPath", "image:getPreview", "selection:getArea", "selection:getPath", "selection:set", "layer:create", "layer:update", "layer:delete", "layer:duplicate", "layer:move", "layer:group", "layer:ungroup", "layer:merge", "layer:rasterize", "layer:fill", "layer:clear", "layer:transform", "layer:addMask", "layer:deleteMask", "layer:applyMask", "layer:updateMask", "document:resize", "document:resizeCanvas", "document:crop", "document:rotate", "document:flip", "document:duplicate", "document:flatten", "document:trim", "selection:all", "selection:clear", "selection:invert", "selection:modify", "selection:fromLayer", "selection:fromColor", "layer:adjust", "filter:apply", "history:list", "history:undo", "history:redo", "history:go", "action:autoCutout", "action:removeBackground", "jsx:run", "jsx:execute", "webhook:add", "webhook:list", "webhook:remove", "webhook:enable", "webhook:deliveries")
 """The built-in methods with a typed helper."""
 
 
@@ -2742,6 +3861,28 @@ class LayerMethods:
         answer = await self._invoke_method("layer:updateMask", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("layerId", layer_id, False), ("layerIndex", layer_index, False), ("enabled", enabled, False), ("linked", linked, False), ("density", density, False), ("feather", feather, False)), timeout, on_progress)
         return cast("LayerUpdateMaskResult", answer)
 
+    async def adjust(
+        self,
+        *,
+        adjustment: LayerAdjustAdjustment1 | LayerAdjustAdjustment2 | LayerAdjustAdjustment3 | LayerAdjustAdjustment4 | LayerAdjustAdjustment5 | LayerAdjustAdjustment6 | LayerAdjustAdjustment7 | LayerAdjustAdjustment8 | LayerAdjustAdjustment9 | LayerAdjustAdjustment10 | LayerAdjustAdjustment11 | LayerAdjustAdjustment12 | LayerAdjustAdjustment13 | LayerAdjustAdjustment14 | LayerAdjustAdjustment15,
+        document_id: int | None = None,
+        if_revision: int | None = None,
+        layer_id: int | None = None,
+        layer_index: int | None = None,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> LayerAdjustResult:
+        """`layer:adjust`: Applies an adjustment to a pixel layer's pixels, inside the selection when there is
+        one (soft edges partly): `adjustment` `{type, …settings}` with `type` one of brightnessContrast,
+        levels, curves, exposure, hueSaturation, vibrance, colorBalance, blackAndWhite, photoFilter,
+        channelMixer, invert, posterize, threshold, gradientMap, selectiveColor; settings left out take
+        Photoshop's defaults (see docs/editing.md for each one's units and ranges). Answers the layer.
+
+        Wire params: `LayerAdjustParams`.
+        """
+        answer = await self._invoke_method("layer:adjust", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("layerId", layer_id, False), ("layerIndex", layer_index, False), ("adjustment", adjustment, False)), timeout, on_progress)
+        return cast("LayerAdjustResult", answer)
+
 
 class ImageMethods:
     """The `image:*` methods."""
@@ -2830,6 +3971,36 @@ class ImageMethods:
         """
         answer = await self._invoke_method("image:getPreview", _pick(("documentId", document_id, False), ("layerSpec", layer_spec, False), ("maxSize", max_size, False)), timeout, on_progress)
         return cast("BridgeImage", answer)
+
+
+class FilterMethods:
+    """The `filter:*` methods."""
+
+    def __init__(self, call: AsyncCaller) -> None:
+        self._invoke_method = call
+
+    async def apply(
+        self,
+        *,
+        filter: FilterApplyFilter1 | FilterApplyFilter2 | FilterApplyFilter3 | FilterApplyFilter4 | FilterApplyFilter5 | FilterApplyFilter6 | FilterApplyFilter7 | FilterApplyFilter8 | FilterApplyFilter9 | FilterApplyFilter10,
+        document_id: int | None = None,
+        if_revision: int | None = None,
+        layer_id: int | None = None,
+        layer_index: int | None = None,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> FilterApplyResult:
+        """`filter:apply`: Applies a filter to a pixel layer's pixels, inside the selection when there is one
+        (soft edges partly): `filter` `{type, …settings}` with `type` one of gaussianBlur (`radius` σ px),
+        motionBlur (`angle`°, `distance` px), boxBlur (`radius` px), unsharpMask (`amount` %, `radius` σ px,
+        `threshold` levels), sharpen, addNoise (`amount` %, `distribution` uniform|gaussian, `monochromatic`),
+        median (`radius` px), pixelate (`size` px), emboss (`azimuth`°, `elevation`°, `depth`), highPass
+        (`radius` σ px); see docs/editing.md. Answers the layer.
+
+        Wire params: `FilterApplyParams`.
+        """
+        answer = await self._invoke_method("filter:apply", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("layerId", layer_id, False), ("layerIndex", layer_index, False), ("filter", filter, False)), timeout, on_progress)
+        return cast("FilterApplyResult", answer)
 
 
 class HistoryMethods:
@@ -3081,6 +4252,7 @@ class MethodGroups:
     document: DocumentMethods
     layer: LayerMethods
     image: ImageMethods
+    filter: FilterMethods
     history: HistoryMethods
     action: ActionMethods
     jsx: JsxMethods
@@ -3093,6 +4265,7 @@ class MethodGroups:
         self.document = DocumentMethods(call)
         self.layer = LayerMethods(call)
         self.image = ImageMethods(call)
+        self.filter = FilterMethods(call)
         self.history = HistoryMethods(call)
         self.action = ActionMethods(call)
         self.jsx = JsxMethods(call)
@@ -4078,6 +5251,28 @@ class SyncLayerMethods:
         answer = self._invoke_method("layer:updateMask", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("layerId", layer_id, False), ("layerIndex", layer_index, False), ("enabled", enabled, False), ("linked", linked, False), ("density", density, False), ("feather", feather, False)), timeout, on_progress)
         return cast("LayerUpdateMaskResult", answer)
 
+    def adjust(
+        self,
+        *,
+        adjustment: LayerAdjustAdjustment1 | LayerAdjustAdjustment2 | LayerAdjustAdjustment3 | LayerAdjustAdjustment4 | LayerAdjustAdjustment5 | LayerAdjustAdjustment6 | LayerAdjustAdjustment7 | LayerAdjustAdjustment8 | LayerAdjustAdjustment9 | LayerAdjustAdjustment10 | LayerAdjustAdjustment11 | LayerAdjustAdjustment12 | LayerAdjustAdjustment13 | LayerAdjustAdjustment14 | LayerAdjustAdjustment15,
+        document_id: int | None = None,
+        if_revision: int | None = None,
+        layer_id: int | None = None,
+        layer_index: int | None = None,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> LayerAdjustResult:
+        """`layer:adjust`: Applies an adjustment to a pixel layer's pixels, inside the selection when there is
+        one (soft edges partly): `adjustment` `{type, …settings}` with `type` one of brightnessContrast,
+        levels, curves, exposure, hueSaturation, vibrance, colorBalance, blackAndWhite, photoFilter,
+        channelMixer, invert, posterize, threshold, gradientMap, selectiveColor; settings left out take
+        Photoshop's defaults (see docs/editing.md for each one's units and ranges). Answers the layer.
+
+        Wire params: `LayerAdjustParams`.
+        """
+        answer = self._invoke_method("layer:adjust", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("layerId", layer_id, False), ("layerIndex", layer_index, False), ("adjustment", adjustment, False)), timeout, on_progress)
+        return cast("LayerAdjustResult", answer)
+
 
 class SyncImageMethods:
     """The `image:*` methods, blocking."""
@@ -4166,6 +5361,36 @@ class SyncImageMethods:
         """
         answer = self._invoke_method("image:getPreview", _pick(("documentId", document_id, False), ("layerSpec", layer_spec, False), ("maxSize", max_size, False)), timeout, on_progress)
         return cast("BridgeImage", answer)
+
+
+class SyncFilterMethods:
+    """The `filter:*` methods, blocking."""
+
+    def __init__(self, call: SyncCaller) -> None:
+        self._invoke_method = call
+
+    def apply(
+        self,
+        *,
+        filter: FilterApplyFilter1 | FilterApplyFilter2 | FilterApplyFilter3 | FilterApplyFilter4 | FilterApplyFilter5 | FilterApplyFilter6 | FilterApplyFilter7 | FilterApplyFilter8 | FilterApplyFilter9 | FilterApplyFilter10,
+        document_id: int | None = None,
+        if_revision: int | None = None,
+        layer_id: int | None = None,
+        layer_index: int | None = None,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> FilterApplyResult:
+        """`filter:apply`: Applies a filter to a pixel layer's pixels, inside the selection when there is one
+        (soft edges partly): `filter` `{type, …settings}` with `type` one of gaussianBlur (`radius` σ px),
+        motionBlur (`angle`°, `distance` px), boxBlur (`radius` px), unsharpMask (`amount` %, `radius` σ px,
+        `threshold` levels), sharpen, addNoise (`amount` %, `distribution` uniform|gaussian, `monochromatic`),
+        median (`radius` px), pixelate (`size` px), emboss (`azimuth`°, `elevation`°, `depth`), highPass
+        (`radius` σ px); see docs/editing.md. Answers the layer.
+
+        Wire params: `FilterApplyParams`.
+        """
+        answer = self._invoke_method("filter:apply", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("layerId", layer_id, False), ("layerIndex", layer_index, False), ("filter", filter, False)), timeout, on_progress)
+        return cast("FilterApplyResult", answer)
 
 
 class SyncHistoryMethods:
@@ -4417,6 +5642,7 @@ class SyncMethodGroups:
     document: SyncDocumentMethods
     layer: SyncLayerMethods
     image: SyncImageMethods
+    filter: SyncFilterMethods
     history: SyncHistoryMethods
     action: SyncActionMethods
     jsx: SyncJsxMethods
@@ -4429,6 +5655,7 @@ class SyncMethodGroups:
         self.document = SyncDocumentMethods(call)
         self.layer = SyncLayerMethods(call)
         self.image = SyncImageMethods(call)
+        self.filter = SyncFilterMethods(call)
         self.history = SyncHistoryMethods(call)
         self.action = SyncActionMethods(call)
         self.jsx = SyncJsxMethods(call)

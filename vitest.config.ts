@@ -12,5 +12,7 @@ export default defineConfig({
     expect: { poll: { timeout: 55_000 } },
     // Two cores: two workers keep the suite fast without starving the servers under test.
     maxWorkers: 2,
+    // Starts GIMPs on request and keeps each worker's for its next test files (`test/helpers/gimp-broker.ts`).
+    globalSetup: ["test/helpers/gimp-broker.ts"],
   },
 });

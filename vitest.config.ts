@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { SlowestFirst } from "./test/helpers/sequencer.js";
 
 export default defineConfig({
   test: {
@@ -14,5 +15,7 @@ export default defineConfig({
     maxWorkers: 2,
     // Starts GIMPs on request and keeps each worker's for its next test files (`test/helpers/gimp-broker.ts`).
     globalSetup: ["test/helpers/gimp-broker.ts"],
+    // The slowest files first (`test/timings.json`), so the two workers end together.
+    sequence: { sequencer: SlowestFirst },
   },
 });

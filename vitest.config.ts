@@ -4,8 +4,8 @@ import { SlowestFirst } from "./test/helpers/sequencer.js";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts"],
-    // Generous: the first GIMP case of a file starts GIMP (about 10 s on a loaded 2-core machine). Tests wait
-    // on events, so the timeout only decides how long a broken test takes to fail.
+    // Generous: the first GIMP case of a worker starts GIMP (10 s on an idle 2-core machine, 20–45 s beside other
+    // work). Tests wait on events, so the timeout only decides how long a broken test takes to fail.
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // expect.poll gives up after 1 s by default: on a loaded machine a browser page or a child process can take

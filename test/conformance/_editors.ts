@@ -1,6 +1,6 @@
-import { it } from "vitest";
+import { afterAll, it } from "vitest";
 import type { BridgeOptions } from "../../src/bridge/options.js";
-import type { Harness } from "../helpers/bridge.js";
+import { keepForSuite, type Harness } from "../helpers/bridge.js";
 import { embedded, embeddedPool } from "./editors/embedded.js";
 import { gimp, gimpPool } from "./editors/gimp.js";
 import { photoshop } from "./editors/photoshop.js";
@@ -54,5 +54,43 @@ export function itFor(editor: ConformanceEditor): (title: string, fn: () => Prom
     const reason = editor.lacks[title];
     if (reason === undefined) it(title, fn);
     else it.skip(`${title} (not on ${editor.label}: ${reason})`, fn);
+  };
+}
+
+/**
+ * The bridges of one `describe`'s cases on `editor`, each with what `make` builds on it (a transport, a client).
+ * `fresh()` gives a case a bridge of its own, closed after it: every case that changes anything. `reading()` gives
+ * the describe's reading cases one bridge between them, for cases that only read the sample (documents, layers,
+ * previews, exports to data URIs) and change nothing: on GIMP a bridge's start closes every image and rebuilds the
+ * sample through Script-Fu. The shared bridge is started by the first reading case and closed before the next
+ * `fresh()` (the two would share the editor) and after the describe, so reading cases go first in a describe.
+ * Call it in the `describe`'s body.
+ */
+export function bridgesFor<T>(editor: ConformanceEditor, make: (harness: Harness) => Promise<T>): { fresh(): Promise<T>; reading(): Promise<T> } {
+  let shared: Promise<{ made: T; close: () => Promise<void> }> | undefined;
+  const closeShared = async (): Promise<void> => {
+    const open = shared;
+    shared = undefined;
+    await open?.then(({ close }) => close(), () => {});
+  };
+  afterAll(closeShared);
+  return {
+    async fresh() {
+      await closeShared();
+      return make(await editor.start());
+    },
+    async reading() {
+      shared ??= (async () => {
+        const harness = await editor.start();
+        const close = keepForSuite(harness);
+        try {
+          return { made: await make(harness), close };
+        } catch (error) {
+          await close();
+          throw error;
+        }
+      })();
+      return (await shared).made;
+    },
   };
 }

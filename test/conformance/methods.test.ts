@@ -4,8 +4,7 @@ import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it, test } from "vitest";
 import { METHOD_SCHEMAS, SPEC_METHODS, type BuiltinMethodName, type HostLayer } from "../../src/protocol/index.js";
-import type { Harness } from "../helpers/bridge.js";
-import { itFor, presentEditors } from "./_editors.js";
+import { bridgesFor, itFor, presentEditors } from "./_editors.js";
 import { TRANSPORTS, type ConformanceTransport, type Outcome } from "./_transports.js";
 
 function expectResult<M extends BuiltinMethodName>(method: M, outcome: Outcome): unknown {
@@ -34,25 +33,28 @@ const MATRIX = presentEditors().flatMap((editor) => TRANSPORTS.map((transport) =
 
 describe.each(MATRIX)("built-in methods over $label", ({ editor, transport: { name, make } }) => {
   const it = itFor(editor);
-  let harness: Harness;
   let t: ConformanceTransport;
   const call = (method: BuiltinMethodName, params?: Record<string, unknown>): Promise<Outcome> => t.call(method, params);
 
-  // A fresh bridge per test keeps cases independent.
+  // A case that changes anything gets a fresh bridge, so cases stay independent; the cases that only read the
+  // sample (first in this describe) share one.
+  const bridges = bridgesFor(editor, make);
   const setup = async (): Promise<void> => {
-    harness = await editor.start();
-    t = await make(harness);
+    t = await bridges.fresh();
+  };
+  const reading = async (): Promise<void> => {
+    t = await bridges.reading();
   };
 
   it("document:current describes the sample document", async () => {
-    await setup();
+    await reading();
     const doc = expectResult("document:current", await call("document:current")) as { name: string; width: number };
     expect(doc.name).toBe(editor.sampleName);
     expect(doc.width).toBeGreaterThan(0);
   });
 
   it("document:list and document:layers return schema-valid documents and layer trees", async () => {
-    await setup();
+    await reading();
     const docs = expectResult("document:list", await call("document:list")) as unknown[];
     expect(docs).toHaveLength(1);
     const tree = expectResult("document:layers", await call("document:layers")) as HostLayer[];
@@ -60,7 +62,7 @@ describe.each(MATRIX)("built-in methods over $label", ({ editor, transport: { na
   });
 
   it("every layer found by index has the id it was listed with", async () => {
-    await setup();
+    await reading();
     const layers = flatten(expectResult("document:layers", await call("document:layers")) as HostLayer[]);
     for (const layer of layers) {
       const byIndex = expectResult("layer:getInfoByIndex", await call("layer:getInfoByIndex", { layerIndex: layer.index })) as HostLayer;
@@ -71,7 +73,7 @@ describe.each(MATRIX)("built-in methods over $label", ({ editor, transport: { na
   });
 
   it("layer:getInfo without a reference returns the active layer, with children on request", async () => {
-    await setup();
+    await reading();
     const doc = expectResult("document:current", await call("document:current")) as { activeLayerIds: number[] };
     const layer = expectResult("layer:getInfo", await call("layer:getInfo")) as HostLayer;
     expect(layer.id).toBe(doc.activeLayerIds[0]);
@@ -83,13 +85,13 @@ describe.each(MATRIX)("built-in methods over $label", ({ editor, transport: { na
   });
 
   it("layer:getCurrentPreview returns a PNG preview no longer than 300 px", async () => {
-    await setup();
+    await reading();
     const preview = expectResult("layer:getCurrentPreview", await call("layer:getCurrentPreview")) as { width: number; height: number };
     expect(Math.max(preview.width, preview.height)).toBeLessThanOrEqual(300);
   });
 
   it("image:exportDocument returns a decodable image scaled to maxSize", async () => {
-    await setup();
+    await reading();
     const image = expectResult("image:exportDocument", await call("image:exportDocument", { format: "jpeg", maxSize: 200 })) as {
       data: string;
       width: number;
@@ -103,12 +105,33 @@ describe.each(MATRIX)("built-in methods over $label", ({ editor, transport: { na
   });
 
   it("image:exportLayer and image:getPreview export one layer", async () => {
-    await setup();
+    await reading();
     const layer = expectResult("layer:getInfo", await call("layer:getInfo")) as HostLayer;
     const exported = expectResult("image:exportLayer", await call("image:exportLayer", { layerId: layer.id })) as { bounds: unknown };
     expect(exported.bounds).toEqual(layer.bounds);
     expectResult("image:getPreview", await call("image:getPreview", { layerSpec: layer.id }));
     expectResult("image:getPreview", await call("image:getPreview", { layerSpec: "current", maxSize: 64 }));
+  });
+
+  test.runIf(editor.name === "embedded")("what the embedded editor cannot do yet answers NOT_SUPPORTED naming the capability", async () => {
+    await reading();
+    if (t.supports("jsx:run")) {
+      // Scripts run (test/conformance/scripts.test.ts); only languages other than JavaScript are refused.
+      const script = await call("jsx:run", { script: "1+1", language: "script-fu" });
+      expect(script.error?.code).toBe("NOT_SUPPORTED");
+      expect(script.error?.details?.["capability"]).toBe("jsx:run");
+    }
+  });
+
+  test.runIf(name === "ws")("getServerInfo, server:clients and server:ping answer over WS", async () => {
+    await reading();
+    const info = expectResult("getServerInfo", await call("getServerInfo")) as { name: string; hostVersion: string; plugins: unknown[] };
+    expect(info.name).toBe("image-editor-bridge");
+    expect(info.hostVersion).toMatch(new RegExp(editor.name));
+    expect(info.plugins).toEqual([]);
+    const { clients } = expectResult("server:clients", await call("server:clients")) as { clients: unknown[] };
+    expect(clients).toHaveLength(1);
+    expect(expectResult("server:ping", await call("server:ping"))).toMatchObject({ pong: true });
   });
 
   it("selection:set then selection:getArea returns the clipped rectangle, and null after clearing", async () => {
@@ -175,16 +198,6 @@ describe.each(MATRIX)("built-in methods over $label", ({ editor, transport: { na
     expect(closed.documentId).not.toBe(created.id);
   });
 
-  test.runIf(editor.name === "embedded")("what the embedded editor cannot do yet answers NOT_SUPPORTED naming the capability", async () => {
-    await setup();
-    if (t.supports("jsx:run")) {
-      // Scripts run (test/conformance/scripts.test.ts); only languages other than JavaScript are refused.
-      const script = await call("jsx:run", { script: "1+1", language: "script-fu" });
-      expect(script.error?.code).toBe("NOT_SUPPORTED");
-      expect(script.error?.details?.["capability"]).toBe("jsx:run");
-    }
-  });
-
   if (name === "ws") it("layer:getInfoBySelectionIndex walks the active layers in index order", async () => {
     await setup();
     const layers = flatten(expectResult("document:layers", await call("document:layers")) as HostLayer[]);
@@ -196,16 +209,6 @@ describe.each(MATRIX)("built-in methods over $label", ({ editor, transport: { na
     expect((await call("layer:getInfoBySelectionIndex", { selectionIndex: 2 })).error?.code).toBe("LAYER_NOT_FOUND");
   });
 
-  test.runIf(name === "ws")("getServerInfo, server:clients and server:ping answer over WS", async () => {
-    await setup();
-    const info = expectResult("getServerInfo", await call("getServerInfo")) as { name: string; hostVersion: string; plugins: unknown[] };
-    expect(info.name).toBe("image-editor-bridge");
-    expect(info.hostVersion).toMatch(new RegExp(editor.name));
-    expect(info.plugins).toEqual([]);
-    const { clients } = expectResult("server:clients", await call("server:clients")) as { clients: unknown[] };
-    expect(clients).toHaveLength(1);
-    expect(expectResult("server:ping", await call("server:ping"))).toMatchObject({ pong: true });
-  });
 });
 
 describe("method coverage", () => {

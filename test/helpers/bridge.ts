@@ -48,6 +48,20 @@ export async function startSuiteBridge(options: BridgeOptions = {}): Promise<Har
   };
 }
 
+/**
+ * Takes a bridge `startBridge` started (or one a conformance editor's `start()` gave) out of the after-test close,
+ * so several tests in turn can use it; the returned function closes it with its clients, e.g. in `afterAll`.
+ */
+export function keepForSuite(harness: Harness): () => Promise<void> {
+  const index = running.findIndex((entry) => entry.bridge === harness.bridge);
+  if (index < 0) throw new Error("keepForSuite: the bridge is not one startBridge started, or it is closed");
+  const [entry] = running.splice(index, 1);
+  return async () => {
+    await Promise.all(entry!.clients.map((c) => c.close().catch(() => {})));
+    await entry!.bridge.close();
+  };
+}
+
 function open(options: BridgeOptions): { harness: Harness; entry: { bridge: Bridge; clients: TestClient[] } } {
   const bridge = createBridge({ ...options, listen: { host: "127.0.0.1", port: 0, ...options.listen } });
   const entry = { bridge, clients: [] as TestClient[] };

@@ -103,6 +103,8 @@ describe("a client's frame rate", () => {
     for (let i = 0; i < 5; i++) expect((await harness.http("/health")).status).toBe(200);
     expect(flooder.frames.some((f) => f.id === "waits")).toBe(false);
     expect(flooder.ws.readyState).toBe(flooder.ws.OPEN);
+    // The paused socket would not read a close handshake for the rest of its pause (the client gives up after 30 s).
+    flooder.ws.terminate();
   });
 
   it("a client refused fewer times than clientFramePauseAfter in a row is still read: its next frame is answered", async () => {
@@ -112,6 +114,8 @@ describe("a client's frame rate", () => {
     expect((await client.send("getServerInfo")).ok).toBe(true);
     for (let i = 0; i < 4; i++) expect((await client.send("getServerInfo")).error?.code).toBe("TOO_MANY_REQUESTS");
     expect((await client.send("getServerInfo")).error?.code).toBe("TOO_MANY_REQUESTS");
+    // That fifth refusal in a row paused the socket, which would not read a close handshake for the rest of the pause.
+    client.ws.terminate();
   });
 
   it("an answer still being computed when the 1008 close comes is kept for the resume, not lost", async () => {

@@ -1,14 +1,29 @@
 import { afterEach } from "vitest";
+import type { HostAdapter } from "../../../src/hosts/host.js";
 import { createPhotoshopHost } from "../../../src/hosts/photoshop/index.js";
 import { startBridge } from "../../helpers/bridge.js";
 import { FakePhotoshop } from "../../fakes/photoshop/server.js";
 import { SAMPLE_NAME } from "../../fakes/photoshop/model.js";
 import type { ConformanceEditor } from "../_editors.js";
 
+/** Fakes started for a test that brought its own host: nothing closes them with the bridge. */
 const fakes: FakePhotoshop[] = [];
 afterEach(async () => {
   await Promise.all(fakes.splice(0).map((fake) => fake.stop()));
 });
+
+/** The Photoshop host on `fake`, which stops the fake when the bridge closes it: the fake lives as long as its bridge. */
+function hostOn(fake: FakePhotoshop): HostAdapter {
+  const host = createPhotoshopHost(fake.address);
+  const close = async (): Promise<void> => {
+    try {
+      await host.close();
+    } finally {
+      await fake.stop();
+    }
+  };
+  return new Proxy(host, { get: (target, property) => (property === "close" ? close : Reflect.get(target, property, target)) });
+}
 
 /**
  * Photoshop over Remote Connections, against a fresh fake Photoshop per bridge (test/fakes/photoshop) showing the
@@ -21,8 +36,8 @@ export const photoshop: ConformanceEditor = {
   skip: undefined,
   async start(options) {
     const fake = await FakePhotoshop.start({ sample: "conformance" });
-    fakes.push(fake);
-    return startBridge({ ...options, host: options?.host ?? createPhotoshopHost(fake.address) });
+    if (options?.host !== undefined) fakes.push(fake);
+    return startBridge({ ...options, host: options?.host ?? hostOn(fake) });
   },
   paints: false,
   sampleName: SAMPLE_NAME,

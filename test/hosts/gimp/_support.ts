@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
-import { afterAll } from "vitest";
+import { afterAll, inject } from "vitest";
 import { GimpSupervisor } from "../../../src/hosts/gimp/index.js";
 import type { Endpoint } from "../../../src/hosts/gimp/index.js";
 
@@ -25,12 +25,22 @@ if (GIMP_SKIP !== undefined) {
 const shared: Array<GimpSupervisor | undefined> = [];
 const starting: Array<Promise<Endpoint> | undefined> = [];
 
+/** The run's GIMP broker (`test/helpers/gimp-broker.ts`, vitest's global setup), when the config has it. */
+const BROKER = inject("gimpBroker");
+
 /**
- * One supervised GIMP per test file and `index`, started on first use (a start costs seconds) and stopped after
- * the file. Bridges reach it with `attach`, so closing a bridge leaves it running for the next test. Index 1 is a
- * second GIMP for pools of two.
+ * One GIMP per vitest worker and `index`, started on first use (a start costs seconds) and kept for the worker's
+ * next test files by the run's GIMP broker; without the broker (a config without its global setup), one per test
+ * file, stopped after the file. Bridges reach it with `attach`, so closing a bridge leaves it running for the next
+ * test, and a bridge's connect with `sample` closes whatever images the previous file left. Index 1 is a second
+ * GIMP for pools of two.
  */
-export function sharedGimp(index = 0): Promise<Endpoint> {
+export async function sharedGimp(index = 0): Promise<Endpoint> {
+  if (BROKER !== undefined) {
+    const response = await fetch(`${BROKER}/gimp?key=${process.env["VITEST_POOL_ID"] ?? "0"}-${index}`);
+    if (!response.ok) throw new Error(`the GIMP broker could not start GIMP ${index}: ${await response.text()}`);
+    return (await response.json()) as Endpoint;
+  }
   shared[index] ??= new GimpSupervisor({ binary: GIMP_BINARY });
   const supervisor = shared[index];
   starting[index] ??= supervisor.start().finally(() => {

@@ -12,6 +12,7 @@ import { jsxMethods } from "./jsx.js";
 import { layerMethods } from "./layer.js";
 import { selectionMethods } from "./selection.js";
 import { serverMethods } from "./server.js";
+import { textMethods } from "./text.js";
 import { webhookMethods } from "./webhook.js";
 
 /** The built-in method table: WS dispatch, HTTP routes and published schemas all derive from it. */
@@ -26,6 +27,7 @@ export const BUILTIN_METHODS: readonly MethodDefinition[] = [
   ...layerEditMethods,
   ...documentEditMethods,
   ...selectionEditMethods,
+  ...textMethods,
   ...historyMethods,
   ...actionMethods,
   ...jsxMethods,

@@ -12,3 +12,4 @@ export * from "./control-names.js";
 export * from "./batch.js";
 export * from "./edit-methods.js";
 export * from "./history.js";
+export * from "./text.js";

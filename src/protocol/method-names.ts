@@ -61,6 +61,7 @@ export const BUILTIN_METHODS = {
   "layer:deleteMask": { spec: false },
   "layer:applyMask": { spec: false },
   "layer:updateMask": { spec: false },
+  "layer:updateText": { spec: false },
   "document:resize": { spec: false },
   "document:resizeCanvas": { spec: false },
   "document:crop": { spec: false },
@@ -79,6 +80,7 @@ export const BUILTIN_METHODS = {
   "history:undo": { spec: false },
   "history:redo": { spec: false },
   "history:go": { spec: false },
+  "font:list": { spec: false },
 } as const satisfies Record<BuiltinMethodName, { readonly spec: boolean }>;
 
 /** The built-in methods' names, in the table's order. */

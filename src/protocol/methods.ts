@@ -19,6 +19,7 @@ import {
 } from "./resources.js";
 import { EDIT_METHOD_SCHEMAS } from "./edit-methods.js";
 import { HISTORY_METHOD_SCHEMAS } from "./history.js";
+import { TEXT_METHOD_SCHEMAS } from "./text.js";
 
 /*
  * Params and result schemas of every built-in method (the protocol's methods plus the bridge's extras).
@@ -355,6 +356,7 @@ export const METHOD_SCHEMAS = {
   "webhook:deliveries": { params: WebhookRef, result: z.object({ webhook: WebhookViewSchema, deliveries: z.array(WebhookDeliverySchema) }) },
   ...EDIT_METHOD_SCHEMAS,
   ...HISTORY_METHOD_SCHEMAS,
+  ...TEXT_METHOD_SCHEMAS,
 } as const;
 
 export type BuiltinMethodName = keyof typeof METHOD_SCHEMAS;

@@ -185,9 +185,9 @@ describe("published schema", () => {
       events: Record<string, unknown>;
     };
     expect(schema.protocolVersion).toBe(1);
-    // The 72 built-in methods (30 of them the editing vocabulary, 4 the history), plus request:cancel and batch, which the
+    // The 74 built-in methods (31 of them the editing vocabulary, 4 the history, font:list), plus request:cancel and batch, which the
     // dispatcher serves itself.
-    expect(Object.keys(schema.methods)).toHaveLength(74);
+    expect(Object.keys(schema.methods)).toHaveLength(76);
     expect(schema.methods["webhook:deliveries"]?.http).toEqual({ verb: "GET", path: "/webhooks/{id}/deliveries" });
     expect(schema.methods["layer:getInfoById"]?.http).toEqual({ verb: "GET", path: "/layer/by-id/{layerId}" });
     expect(schema.methods["jsx:run"]?.http).toBeUndefined();

@@ -1,10 +1,11 @@
+import { textNotSupported } from "../_internal/fonts.js";
 import type { EditCapabilities, EditName, EditOutcome } from "../edits.js";
 import type { HostAdapter } from "../host.js";
 import type { Operation, RunOperation } from "./operations.js";
 import type { Revisions } from "./revisions.js";
 
-/** The script that makes each edit (`jsx/edit.*.jsx`). */
-const SCRIPT_OF: Readonly<Record<EditName, Operation>> = {
+/** The script that makes each edit (`jsx/edit.*.jsx`); text layers are not made here yet. */
+const SCRIPT_OF: Readonly<Record<Exclude<EditName, "layer:updateText">, Operation>> = {
   "layer:create": "edit.layer",
   "layer:update": "edit.layer",
   "layer:delete": "edit.layer",
@@ -62,8 +63,10 @@ export function editOps({ run, revisions }: EditDeps): Required<Pick<HostAdapter
     editCapabilities: PHOTOSHOP_EDIT_CAPABILITIES,
 
     async edit(ctx, { documentId, edit }): Promise<EditOutcome> {
+      if (edit.op === "layer:updateText" || (edit.op === "layer:create" && edit.kind === "text")) throw textNotSupported("photoshop");
+      const script = SCRIPT_OF[edit.op];
       const { result, revision } = await revisions.change(documentId, () =>
-        run<{ layerId?: number; documentId?: number }>(ctx.signal, SCRIPT_OF[edit.op], { documentId, edit, history: edit.op }),
+        run<{ layerId?: number; documentId?: number }>(ctx.signal, script, { documentId, edit, history: edit.op }),
       );
       revisions.edited$.next({ documentId, revision, method: edit.op });
       return { revision, ...result };

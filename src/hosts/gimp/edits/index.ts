@@ -4,6 +4,7 @@
  * GIMP's; `../stable-ids.ts` turns them into the adapter's, raises the document's revision and reports the change.
  */
 import { BridgeError } from "../../../protocol/index.js";
+import { textNotSupported } from "../../_internal/fonts.js";
 import type { DocumentEdit, EditCapabilities, EditOp, EditPlace, FlipDirection, LayerEdit, ResampleMethod, SelectionEdit, SelectionMode } from "../../edits.js";
 import type { HostCallContext, Rgba } from "../../host.js";
 import type { GimpSession } from "../connection.js";
@@ -119,6 +120,7 @@ export function checkPixels(width: number, height: number, maxPixels: number): v
 function layerForm(img: string, edit: LayerEdit, limits: GimpEditLimits): string {
   switch (edit.op) {
     case "layer:create": {
+      if (edit.kind === "text") throw textNotSupported("gimp");
       const [fill, color, opacity] = edit.fillColor === undefined ? [0, [0, 0, 0, 0] as const, 0] : [1, edit.fillColor, (edit.fillColor[3] * 100) / 255];
       return `(br-layer-create ${img} ${edit.kind === "group" ? 1 : 0} ${lit(edit.name)} ${fill} ${rgb(color)} ${num(opacity)} ${where(edit.place)})`;
     }
@@ -127,6 +129,8 @@ function layerForm(img: string, edit: LayerEdit, limits: GimpEditLimits): string
       const name = edit.name === undefined ? "#f" : lit(edit.name);
       return `(br-layer-update ${img} ${int(edit.layerId)} ${name} ${flag(edit.visible)} ${edit.opacity === undefined ? "-1" : num(edit.opacity)} ${mode} ${flag(edit.locked)})`;
     }
+    case "layer:updateText":
+      throw textNotSupported("gimp");
     case "layer:delete":
       return `(br-layer-delete ${img} ${int(edit.layerId)})`;
     case "layer:duplicate":

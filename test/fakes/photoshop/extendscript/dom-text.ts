@@ -65,9 +65,12 @@ function layout(d: FakeDocument, l: FakeLayer): void {
 
 /** ArtLayer.textItem of a text layer: every setting recorded as the call the script made. */
 export function textItem(s: TextStub, d: FakeDocument, l: FakeLayer): object {
-  const t = l.text!;
+  // A text layer of a sample or an opened file reads as its name, its first baseline at its bottom-left corner;
+  // reading changes nothing, the first setting keeps it.
+  const t = l.text ?? { ...newText(), contents: l.name, position: [l.left, l.bottom] };
   const { TextType, Justification, AntiAlias } = s.enums;
   const set = (prop: string, shown: string, apply: () => void): void => {
+    l.text = t;
     apply();
     layout(d, l);
     d.dirty = true;

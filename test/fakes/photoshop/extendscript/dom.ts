@@ -240,7 +240,7 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
       },
       // ArtLayer.textItem: valid only for a text layer.
       get textItem() {
-        if (group || l.text === undefined) throw new Error("General Photoshop error occurred. The layer is not a text layer.");
+        if (group || l.kind !== "text") throw new Error("General Photoshop error occurred. The layer is not a text layer.");
         return textItem(textStub, d, l);
       },
       get isBackgroundLayer() { return l.kind === "background"; },

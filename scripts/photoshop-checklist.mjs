@@ -339,6 +339,22 @@ try {
     expectSame(problems, "flattened", (await call("document.tree", { documentId: id })).layers.map((l) => l.kind), ["background"]);
     return `${fails(problems)}a centred odd difference of 21 px put the image ${odd} px in (the bridge asks for 11)`;
   });
+  await check("edit.text: a text layer made and changed through TextItem reads back as set; where the glyphs went (E6)", async () => {
+    const id = await scratch("bridge-checklist-text");
+    const problems = [];
+    const { fonts } = await call("font.list", {});
+    const font = fonts.find((f) => /^(ArialMT|Arial-BoldMT|MyriadPro-Regular|DejaVuSans)$/.test(f.postScriptName)) ?? fonts[0];
+    if (font === undefined) return "FAIL app.fonts is empty";
+    const spec = { text: "Bridge\ntext", font: font.postScriptName, size: 24, color: [192, 0, 0, 255], position: { x: 100, y: 60 }, alignment: "center", tracking: 0, antiAlias: true };
+    const { layerId } = await edit(id, "edit.layer", { op: "layer:create", kind: "text", name: "text", text: spec, place: { to: "top" } });
+    const made = await layerOf(id, layerId);
+    expectSame(problems, "made", made.text, { text: "Bridge\ntext", font: font.postScriptName, size: 24, color: "#c00000", alignment: "center", tracking: 0, antiAlias: true, direction: "ltr", position: { x: 100, y: 60 } });
+    const box = { x: 10, y: 20, width: 150, height: 80 };
+    await edit(id, "edit.layer", { op: "layer:updateText", layerId, text: { ...spec, position: undefined, box, leading: 30, alignment: "left" } });
+    const changed = await layerOf(id, layerId);
+    expectSame(problems, "changed", [changed.text.box, changed.text.leading, changed.text.alignment], [box, 30, "left"]);
+    return `${fails(problems)}${font.postScriptName} 24 pt centred on 100, 60: bounds ${JSON.stringify(made.rect)} (${fonts.length} fonts)`;
+  });
   await check("edit.selection: all, clear, invert, modify (border centred on the edge), a layer's transparency, the magic wand (E5)", async () => {
     const id = await scratch("bridge-checklist-selection");
     const problems = [];

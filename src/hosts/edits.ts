@@ -1,5 +1,5 @@
 import type { ResolvedAdjustment, ResolvedFilter } from "../protocol/adjustments.js";
-import type { HostRect } from "../protocol/index.js";
+import type { HostRect, TEXT_ALIGNMENTS, TEXT_DIRECTIONS } from "../protocol/index.js";
 
 /*
  * The editing vocabulary as editors receive it. The methods (`src/methods/edit-layer.ts`, `edit-document.ts`, `edit-selection.ts`) decide every default, check every
@@ -30,8 +30,46 @@ export type FlipDirection = "horizontal" | "vertical" | "both";
 /** How a new selection combines with the one there is. */
 export type SelectionMode = "replace" | "add" | "subtract" | "intersect";
 
+/**
+ * A text layer's text and type settings, resolved by the methods: every field decided (an update's fields merged
+ * over what the layer had), colours parsed. The editor finds `font` among its fonts (`FONT_NOT_FOUND` with the
+ * closest names when it has none such) and turns points into pixels with the document's resolution.
+ */
+export interface TextSpec {
+  /** `\n` breaks lines. */
+  readonly text: string;
+  /** A PostScript name, a full name (`Noto Sans Bold`) or a family (its regular style), as the caller gave it. */
+  readonly font: string;
+  /** Points. */
+  readonly size: number;
+  readonly color: Rgba;
+  /**
+   * Point text: where the first line's baseline starts, in document pixels (its left end for left alignment, its
+   * middle for centre, its right end for right). Exactly one of `position` and `box`.
+   */
+  readonly position?: { readonly x: number; readonly y: number } | undefined;
+  /** Paragraph text: the box, in document pixels, the lines wrap in (and are cut at). */
+  readonly box?: HostRect | undefined;
+  readonly alignment: (typeof TEXT_ALIGNMENTS)[number];
+  /** Points between baselines; undefined: the font's own line height. */
+  readonly leading?: number | undefined;
+  /** Thousandths of an em added after every character. */
+  readonly tracking: number;
+  readonly antiAlias: boolean;
+  /** Undefined: from the text's script. Vertical directions are refused by editors that cannot set them. */
+  readonly direction?: (typeof TEXT_DIRECTIONS)[number] | undefined;
+  /** ISO 15924 tag; undefined: from the text. */
+  readonly script?: string | undefined;
+  /** BCP 47 tag; undefined: none. */
+  readonly language?: string | undefined;
+}
+
 export type LayerEdit =
   | { readonly op: "layer:create"; readonly kind: "pixel" | "group"; readonly name: string; readonly fillColor?: Rgba | undefined; readonly place: EditPlace }
+  /** A new text layer, made the active one. */
+  | { readonly op: "layer:create"; readonly kind: "text"; readonly name: string; readonly text: TextSpec; readonly place: EditPlace }
+  /** The layer's text and settings become `text` (every field, merged by the methods); it is drawn again. */
+  | { readonly op: "layer:updateText"; readonly layerId: number; readonly text: TextSpec }
   | {
       readonly op: "layer:update";
       readonly layerId: number;
@@ -179,3 +217,9 @@ export interface EditCapability {
   readonly unsupported?: readonly string[];
   readonly unsupportedTypes?: readonly string[];
 }
+
+/**
+ * Whether an editor makes text layers: it has `layer:updateText` among its edits, and with it `layer:create`
+ * `{kind: "text"}` and `listFonts`. One capability, `text`, for the three.
+ */
+export const hasText = (capabilities: EditCapabilities | undefined): boolean => capabilities?.["layer:updateText"] !== undefined;

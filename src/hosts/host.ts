@@ -1,6 +1,6 @@
 import type { Observable } from "rxjs";
 import type { FileAccess, Filesystem } from "../files/index.js";
-import type { CutoutMethod, DataLoss, FileFormat, HostBounds, HostDocument, HostLayer, HostRect } from "../protocol/index.js";
+import type { CutoutMethod, DataLoss, FileFormat, FontInfo, HostBounds, HostDocument, HostLayer, HostRect } from "../protocol/index.js";
 import type { EditCapabilities, EditOutcome, EditRequest } from "./edits.js";
 import type { HistoryAnswer, HistoryRequest } from "./history.js";
 
@@ -326,6 +326,12 @@ export interface HostAdapter {
    * `NOT_SUPPORTED {editor, capability: "history"}`.
    */
   history?(ctx: HostCallContext, request: HistoryRequest): Promise<HistoryAnswer>;
+  /**
+   * The fonts a text edit may name, each once (family, style, PostScript name), sorted by family then style. An
+   * editor with it makes text layers (`layer:updateText` among its edits); without it, `font:list` and text edits
+   * answer `NOT_SUPPORTED {editor, capability: "text"}`.
+   */
+  listFonts?(ctx: HostCallContext): Promise<FontInfo[]>;
 
   // Actions and scripts.
   /**
@@ -382,4 +388,5 @@ export const OPTIONAL_HOST_OPS = [
   "runScript",
   "edit",
   "history",
+  "listFonts",
 ] as const satisfies ReadonlyArray<keyof HostAdapter>;

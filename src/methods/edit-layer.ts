@@ -17,6 +17,7 @@ import {
   turnedSize,
 } from "./_internal/edits.js";
 import { flattenTree, shownLayer } from "./_internal/targets.js";
+import { createTextLayer, requireText } from "./text.js";
 import type { HostLayer } from "../protocol/index.js";
 
 
@@ -31,14 +32,25 @@ function anchorPoint(layer: HostLayer, anchor: (typeof ANCHOR_NAMES)[number] | {
 export const layerEditMethods: MethodDefinition[] = [
   defineMethod("layer:create", {
     description:
-      "Makes a new pixel layer (`kind` `pixel`, the default; transparent, or filled with `fillColor`) or an empty group, named `Layer <n>` / `Group <n>` unless `name` is given, above the active layer unless placed with `above`, `below`, `parent` or `to`; it becomes the active layer. Answers the new layer.",
-    examples: [{ name: "Highlights", fillColor: "#ffffff80", above: 3 }, { kind: "group", name: "Icons", to: "top" }],
+      "Makes a new pixel layer (`kind` `pixel`, the default; transparent, or filled with `fillColor`), an empty group, or a text layer (`kind` `text`: `text`, `font`, `size` in points, and optionally `color`, `position` (where the first baseline starts) or `box` (a paragraph box the lines wrap in), `alignment`, `leading`, `tracking`, `antiAlias`, `direction`, `script`, `language`; see `layer:updateText`), named `Layer <n>` / `Group <n>` / after its text unless `name` is given, above the active layer unless placed with `above`, `below`, `parent` or `to`; it becomes the active layer. Answers the new layer with its bounds.",
+    examples: [
+      { name: "Highlights", fillColor: "#ffffff80", above: 3 },
+      { kind: "group", name: "Icons", to: "top" },
+      { kind: "text", text: "Summer sale", font: "DejaVu Sans Bold", size: 48, color: "#ffffff", position: { x: 40, y: 120 } },
+    ],
     host: true,
     mutates: true,
     http: { verb: "POST", path: "/layer/create" },
     run: async (ctx, params) => {
+      if (params.kind === "text") requireText(ctx);
       const tree = await editTarget(ctx, "layer:create", params);
       const kind = params.kind ?? "pixel";
+      if (kind === "text") {
+        if (params.fillColor !== undefined) {
+          throw new BridgeError("BAD_REQUEST", "A text layer takes color, not fillColor", { details: { kind, fillColor: params.fillColor } });
+        }
+        return createTextLayer(ctx, tree, params, resolvePlace(tree, params, aboveActive(tree)));
+      }
       if (kind === "group" && params.fillColor !== undefined) {
         throw new BridgeError("BAD_REQUEST", "A group has no pixels to fill: leave out fillColor", { details: { kind, fillColor: params.fillColor } });
       }

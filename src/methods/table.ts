@@ -13,6 +13,7 @@ import { jsxMethods } from "./jsx.js";
 import { layerMethods } from "./layer.js";
 import { selectionMethods } from "./selection.js";
 import { serverMethods } from "./server.js";
+import { textMethods } from "./text.js";
 import { webhookMethods } from "./webhook.js";
 
 /** The built-in method table: WS dispatch, HTTP routes and published schemas all derive from it. */
@@ -28,6 +29,7 @@ export const BUILTIN_METHODS: readonly MethodDefinition[] = [
   ...documentEditMethods,
   ...selectionEditMethods,
   ...filterEditMethods,
+  ...textMethods,
   ...historyMethods,
   ...actionMethods,
   ...jsxMethods,

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { EditedLayerSchema, HostDocumentSchema, HostLayerSchema, HostRectSchema, PointSchema } from "./resources.js";
+import { onePlacement, onePlacementMessage, TEXT_SETTINGS, TextStringSchema } from "./text.js";
 
 /*
  * Params and result schemas of the editing vocabulary: layers, documents, selections and masks as typed methods
@@ -60,15 +61,38 @@ const distinctMessage = { message: "ids must not repeat", path: ["ids"] };
 /** A selection after an edit: its bounds (`null`: nothing selected) and the document's revision. */
 export const EditedSelectionSchema = z.object({ documentId: z.number().int(), revision: z.number().int().nonnegative(), bounds: HostRectSchema.nullable() });
 
+/** The fields only a text layer takes. */
+const TEXT_FIELDS = ["text", ...Object.keys(TEXT_SETTINGS)] as ReadonlyArray<"text" | keyof typeof TEXT_SETTINGS>;
+
 const layerEdit = <S extends z.ZodRawShape>(shape: S) => z.object({ ...Ref, ...shape }).strict().refine(oneRef, oneRefMessage);
 
 /** The editing methods' schemas, merged into the method table. */
 export const EDIT_METHOD_SCHEMAS = {
   "layer:create": {
+    // `kind: "text"` takes `text`, `font` and `size` (and the other type settings); no other kind takes any of them.
     params: z
-      .object({ ...Edit, kind: z.enum(["pixel", "group"]).optional(), name: name.optional(), fillColor: color.optional(), ...Place })
+      .object({
+        ...Edit,
+        kind: z.enum(["pixel", "group", "text"]).optional(),
+        name: name.optional(),
+        fillColor: color.optional(),
+        ...Place,
+        text: TextStringSchema.optional(),
+        ...TEXT_SETTINGS,
+        font: TEXT_SETTINGS.font.optional(),
+        size: TEXT_SETTINGS.size.optional(),
+      })
       .strict()
-      .refine(onePlace, onePlaceMessage),
+      .refine(onePlace, onePlaceMessage)
+      .refine(onePlacement, onePlacementMessage)
+      .refine((p) => p.kind !== "text" || (p.text !== undefined && p.font !== undefined && p.size !== undefined), {
+        message: "a text layer needs text, font and size",
+        path: ["text"],
+      })
+      .refine((p) => p.kind === "text" || TEXT_FIELDS.every((field) => p[field] === undefined), {
+        message: `only kind "text" takes ${TEXT_FIELDS.join(", ")}`,
+        path: ["kind"],
+      }),
     result: EditedLayerSchema,
   },
   "layer:update": {

@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   NO_DOCUMENT: "NO_DOCUMENT",
   DOCUMENT_NOT_FOUND: "DOCUMENT_NOT_FOUND",
   LAYER_NOT_FOUND: "LAYER_NOT_FOUND",
+  FONT_NOT_FOUND: "FONT_NOT_FOUND",
   PAYLOAD_TOO_LARGE: "PAYLOAD_TOO_LARGE",
   WOULD_LOSE_DATA: "WOULD_LOSE_DATA",
   CONFLICT: "CONFLICT",
@@ -71,6 +72,8 @@ export const ERROR_RULES: Readonly<Record<ErrorCode, ErrorRule>> = {
   NO_DOCUMENT: { status: 409, retryable: false, source: "host" },
   DOCUMENT_NOT_FOUND: { status: 404, retryable: false, source: "host" },
   LAYER_NOT_FOUND: { status: 404, retryable: false, source: "host" },
+  /** A text edit named a font the editor does not have; `details.near` lists up to 10 of its fonts closest to the name. */
+  FONT_NOT_FOUND: { status: 404, retryable: false, source: "host" },
   PAYLOAD_TOO_LARGE: { status: 413, retryable: false, source: "protocol" },
   /** A save would write a file lacking what the document was opened with; the caller must pass `allowLossy`. */
   WOULD_LOSE_DATA: { status: 409, retryable: false, source: "bridge" },

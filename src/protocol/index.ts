@@ -13,3 +13,4 @@ export * from "./batch.js";
 export * from "./edit-methods.js";
 export * from "./adjustments.js";
 export * from "./history.js";
+export * from "./text.js";

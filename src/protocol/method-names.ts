@@ -63,6 +63,7 @@ export const BUILTIN_METHODS = {
   "layer:updateMask": { spec: false },
   "layer:adjust": { spec: false },
   "filter:apply": { spec: false },
+  "layer:updateText": { spec: false },
   "document:resize": { spec: false },
   "document:resizeCanvas": { spec: false },
   "document:crop": { spec: false },
@@ -81,6 +82,7 @@ export const BUILTIN_METHODS = {
   "history:undo": { spec: false },
   "history:redo": { spec: false },
   "history:go": { spec: false },
+  "font:list": { spec: false },
 } as const satisfies Record<BuiltinMethodName, { readonly spec: boolean }>;
 
 /** The built-in methods' names, in the table's order. */

@@ -20,6 +20,7 @@ import {
 import { FILTER_METHOD_SCHEMAS } from "./adjustments.js";
 import { EDIT_METHOD_SCHEMAS } from "./edit-methods.js";
 import { HISTORY_METHOD_SCHEMAS } from "./history.js";
+import { TEXT_METHOD_SCHEMAS } from "./text.js";
 
 /*
  * Params and result schemas of every built-in method (the protocol's methods plus the bridge's extras).
@@ -357,6 +358,7 @@ export const METHOD_SCHEMAS = {
   ...EDIT_METHOD_SCHEMAS,
   ...FILTER_METHOD_SCHEMAS,
   ...HISTORY_METHOD_SCHEMAS,
+  ...TEXT_METHOD_SCHEMAS,
 } as const;
 
 export type BuiltinMethodName = keyof typeof METHOD_SCHEMAS;

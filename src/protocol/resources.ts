@@ -11,6 +11,9 @@ export const HostRectSchema = z.object({
 });
 export type HostRect = z.infer<typeof HostRectSchema>;
 
+/** A point in document pixels. */
+export const PointSchema = z.object({ x: z.number(), y: z.number() });
+
 /** Edges in document pixels; `right`/`bottom` are exclusive. */
 export const HostBoundsSchema = z.object({
   left: z.number(),
@@ -73,6 +76,8 @@ export interface HostLayer {
   fillOpacity?: number | undefined;
   /** The layer's pixel mask, when it has one (and the editor reports masks). */
   mask?: LayerMask | undefined;
+  /** A text layer's text and type settings, where the editor reads them (`kind` `text`). */
+  text?: LayerText | undefined;
   children?: HostLayer[] | undefined;
 }
 
@@ -89,6 +94,43 @@ export const LayerMaskSchema = z.object({
   density: z.number().min(0).max(100),
   feather: z.number().nonnegative(),
 });
+
+/** How the lines of a text layer line up: against the point (`position`) or within the box. */
+export const TEXT_ALIGNMENTS = ["left", "center", "right", "justify"] as const;
+/**
+ * The way text runs. `ltr` and `rtl` are horizontal; `ttb` and `btt` are vertical, which no editor of the bridge
+ * sets yet (`NOT_SUPPORTED`). Left out: from the text's script.
+ */
+export const TEXT_DIRECTIONS = ["ltr", "rtl", "ttb", "btt"] as const;
+
+/**
+ * A text layer's text and type settings, as the editor reads them back. Sizes are points (1/72 inch, turned into
+ * pixels with the document's resolution); `position` is where the first line's baseline starts (its left end for
+ * left alignment, its middle for centre, its right end for right), `box` the paragraph box the lines wrap in;
+ * exactly one of them. `tracking` is in thousandths of an em; `leading` absent is automatic (the font's own line
+ * height). `fallbackFonts` names the fonts that drew characters `font` lacks.
+ */
+export const LayerTextSchema = z.object({
+  text: z.string(),
+  /** The font the editor uses, by its PostScript name where the editor knows it. */
+  font: z.string(),
+  size: z.number().positive(),
+  /** `#rrggbb`, or `#rrggbbaa` when not opaque. */
+  color: z.string(),
+  position: PointSchema.optional(),
+  box: HostRectSchema.optional(),
+  alignment: z.enum(TEXT_ALIGNMENTS),
+  leading: z.number().positive().optional(),
+  tracking: z.number(),
+  antiAlias: z.boolean(),
+  direction: z.enum(TEXT_DIRECTIONS).optional(),
+  /** ISO 15924 script tag (`Arab`, `Deva`), when one was set. */
+  script: z.string().optional(),
+  /** BCP 47 language tag (`ar`, `hi`), when one was set. */
+  language: z.string().optional(),
+  fallbackFonts: z.array(z.string()).optional(),
+});
+export type LayerText = z.infer<typeof LayerTextSchema>;
 
 /**
  * A layer. `index` is the host's layer index space (each host documents its own);
@@ -109,6 +151,7 @@ const hostLayerFields = () => ({
   locked: z.boolean().optional(),
   fillOpacity: z.number().min(0).max(100).optional(),
   mask: LayerMaskSchema.optional(),
+  text: LayerTextSchema.optional(),
   children: z.array(HostLayerSchema).optional(),
 });
 
@@ -172,7 +215,6 @@ export const LayerPreviewPayloadSchema = z
   .nullable();
 export type LayerPreviewPayload = z.infer<typeof LayerPreviewPayloadSchema>;
 
-export const PointSchema = z.object({ x: z.number(), y: z.number() });
 export const SizeSchema = z.object({ width: z.number().int().positive(), height: z.number().int().positive() });
 
 /** Params of `layer:importImage`: at most one of `layerId` / `layerIndex` (insert above it). */

@@ -148,6 +148,7 @@ class HostLayer(_HostLayerRequired, total=False):
     locked: bool
     fillOpacity: float
     mask: HostLayerMask
+    text: HostLayerText
     children: list[HostLayer]
 
 
@@ -157,6 +158,33 @@ class HostLayerMask(TypedDict):
     linked: bool
     density: float
     feather: float
+
+
+class _HostLayerTextRequired(TypedDict):
+    text: str
+    font: str
+    size: float
+    color: str
+    alignment: Literal["left", "center", "right", "justify"]
+    tracking: float
+    antiAlias: bool
+
+
+class HostLayerText(_HostLayerTextRequired, total=False):
+    """The `HostLayerText` object of the bridge's schema."""
+    position: HostLayerTextPosition
+    box: HostRect
+    leading: float
+    direction: Literal["ltr", "rtl", "ttb", "btt"]
+    script: str
+    language: str
+    fallbackFonts: list[str]
+
+
+class HostLayerTextPosition(TypedDict):
+    """The `HostLayerTextPosition` object of the bridge's schema."""
+    x: float
+    y: float
 
 
 class HostBounds(TypedDict):
@@ -550,13 +578,32 @@ class LayerCreateParams(TypedDict, total=False):
     """The `LayerCreateParams` object of the bridge's schema."""
     documentId: int
     ifRevision: int
-    kind: Literal["pixel", "group"]
+    kind: Literal["pixel", "group", "text"]
     name: str
     fillColor: str
     above: int
     below: int
     parent: int
     to: Literal["top", "bottom"]
+    text: str
+    font: str
+    size: float
+    color: str
+    position: LayerCreateParamsPosition
+    box: HostRect
+    alignment: Literal["left", "center", "right", "justify"]
+    leading: float
+    tracking: float
+    antiAlias: bool
+    direction: Literal["ltr", "rtl", "ttb", "btt"]
+    script: str
+    language: str
+
+
+class LayerCreateParamsPosition(TypedDict):
+    """The `LayerCreateParamsPosition` object of the bridge's schema."""
+    x: float
+    y: float
 
 
 class _LayerCreateResultRequired(TypedDict):
@@ -579,6 +626,7 @@ class LayerCreateResult(_LayerCreateResultRequired, total=False):
     locked: bool
     fillOpacity: float
     mask: LayerCreateResultMask
+    text: LayerCreateResultText
     children: list[HostLayer]
 
 
@@ -588,6 +636,39 @@ class LayerCreateResultMask(TypedDict):
     linked: bool
     density: float
     feather: float
+
+
+class _LayerCreateResultTextRequired(TypedDict):
+    text: str
+    font: str
+    size: float
+    color: str
+    alignment: Literal["left", "center", "right", "justify"]
+    tracking: float
+    antiAlias: bool
+
+
+class LayerCreateResultText(_LayerCreateResultTextRequired, total=False):
+    """The `LayerCreateResultText` object of the bridge's schema."""
+    position: LayerCreateResultTextPosition
+    box: HostRect
+    leading: float
+    direction: Literal["ltr", "rtl", "ttb", "btt"]
+    script: str
+    language: str
+    fallbackFonts: list[str]
+
+
+class LayerCreateResultTextPosition(TypedDict):
+    """The `LayerCreateResultTextPosition` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class LayerCreatePosition(TypedDict):
+    """The `LayerCreatePosition` object of the bridge's schema."""
+    x: float
+    y: float
 
 
 class LayerUpdateParams(TypedDict, total=False):
@@ -624,6 +705,7 @@ class LayerUpdateResult(_LayerUpdateResultRequired, total=False):
     locked: bool
     fillOpacity: float
     mask: LayerUpdateResultMask
+    text: LayerUpdateResultText
     children: list[HostLayer]
 
 
@@ -633,6 +715,33 @@ class LayerUpdateResultMask(TypedDict):
     linked: bool
     density: float
     feather: float
+
+
+class _LayerUpdateResultTextRequired(TypedDict):
+    text: str
+    font: str
+    size: float
+    color: str
+    alignment: Literal["left", "center", "right", "justify"]
+    tracking: float
+    antiAlias: bool
+
+
+class LayerUpdateResultText(_LayerUpdateResultTextRequired, total=False):
+    """The `LayerUpdateResultText` object of the bridge's schema."""
+    position: LayerUpdateResultTextPosition
+    box: HostRect
+    leading: float
+    direction: Literal["ltr", "rtl", "ttb", "btt"]
+    script: str
+    language: str
+    fallbackFonts: list[str]
+
+
+class LayerUpdateResultTextPosition(TypedDict):
+    """The `LayerUpdateResultTextPosition` object of the bridge's schema."""
+    x: float
+    y: float
 
 
 class LayerDeleteParams(TypedDict, total=False):
@@ -684,6 +793,7 @@ class LayerDuplicateResult(_LayerDuplicateResultRequired, total=False):
     locked: bool
     fillOpacity: float
     mask: LayerDuplicateResultMask
+    text: LayerDuplicateResultText
     children: list[HostLayer]
 
 
@@ -693,6 +803,33 @@ class LayerDuplicateResultMask(TypedDict):
     linked: bool
     density: float
     feather: float
+
+
+class _LayerDuplicateResultTextRequired(TypedDict):
+    text: str
+    font: str
+    size: float
+    color: str
+    alignment: Literal["left", "center", "right", "justify"]
+    tracking: float
+    antiAlias: bool
+
+
+class LayerDuplicateResultText(_LayerDuplicateResultTextRequired, total=False):
+    """The `LayerDuplicateResultText` object of the bridge's schema."""
+    position: LayerDuplicateResultTextPosition
+    box: HostRect
+    leading: float
+    direction: Literal["ltr", "rtl", "ttb", "btt"]
+    script: str
+    language: str
+    fallbackFonts: list[str]
+
+
+class LayerDuplicateResultTextPosition(TypedDict):
+    """The `LayerDuplicateResultTextPosition` object of the bridge's schema."""
+    x: float
+    y: float
 
 
 class LayerMoveParams(TypedDict, total=False):
@@ -727,6 +864,7 @@ class LayerMoveResult(_LayerMoveResultRequired, total=False):
     locked: bool
     fillOpacity: float
     mask: LayerMoveResultMask
+    text: LayerMoveResultText
     children: list[HostLayer]
 
 
@@ -736,6 +874,33 @@ class LayerMoveResultMask(TypedDict):
     linked: bool
     density: float
     feather: float
+
+
+class _LayerMoveResultTextRequired(TypedDict):
+    text: str
+    font: str
+    size: float
+    color: str
+    alignment: Literal["left", "center", "right", "justify"]
+    tracking: float
+    antiAlias: bool
+
+
+class LayerMoveResultText(_LayerMoveResultTextRequired, total=False):
+    """The `LayerMoveResultText` object of the bridge's schema."""
+    position: LayerMoveResultTextPosition
+    box: HostRect
+    leading: float
+    direction: Literal["ltr", "rtl", "ttb", "btt"]
+    script: str
+    language: str
+    fallbackFonts: list[str]
+
+
+class LayerMoveResultTextPosition(TypedDict):
+    """The `LayerMoveResultTextPosition` object of the bridge's schema."""
+    x: float
+    y: float
 
 
 class _LayerGroupParamsRequired(TypedDict):
@@ -769,6 +934,7 @@ class LayerGroupResult(_LayerGroupResultRequired, total=False):
     locked: bool
     fillOpacity: float
     mask: LayerGroupResultMask
+    text: LayerGroupResultText
     children: list[HostLayer]
 
 
@@ -778,6 +944,33 @@ class LayerGroupResultMask(TypedDict):
     linked: bool
     density: float
     feather: float
+
+
+class _LayerGroupResultTextRequired(TypedDict):
+    text: str
+    font: str
+    size: float
+    color: str
+    alignment: Literal["left", "center", "right", "justify"]
+    tracking: float
+    antiAlias: bool
+
+
+class LayerGroupResultText(_LayerGroupResultTextRequired, total=False):
+    """The `LayerGroupResultText` object of the bridge's schema."""
+    position: LayerGroupResultTextPosition
+    box: HostRect
+    leading: float
+    direction: Literal["ltr", "rtl", "ttb", "btt"]
+    script: str
+    language: str
+    fallbackFonts: list[str]
+
+
+class LayerGroupResultTextPosition(TypedDict):
+    """The `LayerGroupResultTextPosition` object of the bridge's schema."""
+    x: float
+    y: float
 
 
 class LayerUngroupParams(TypedDict, total=False):
@@ -824,6 +1017,7 @@ class LayerMergeResult(_LayerMergeResultRequired, total=False):
     locked: bool
     fillOpacity: float
     mask: LayerMergeResultMask
+    text: LayerMergeResultText
     children: list[HostLayer]
 
 
@@ -833,6 +1027,33 @@ class LayerMergeResultMask(TypedDict):
     linked: bool
     density: float
     feather: float
+
+
+class _LayerMergeResultTextRequired(TypedDict):
+    text: str
+    font: str
+    size: float
+    color: str
+    alignment: Literal["left", "center", "right", "justify"]
+    tracking: float
+    antiAlias: bool
+
+
+class LayerMergeResultText(_LayerMergeResultTextRequired, total=False):
+    """The `LayerMergeResultText` object of the bridge's schema."""
+    position: LayerMergeResultTextPosition
+    box: HostRect
+    leading: float
+    direction: Literal["ltr", "rtl", "ttb", "btt"]
+    script: str
+    language: str
+    fallbackFonts: list[str]
+
+
+class LayerMergeResultTextPosition(TypedDict):
+    """The `LayerMergeResultTextPosition` object of the bridge's schema."""
+    x: float
+    y: float
 
 
 class LayerRasterizeParams(TypedDict, total=False):
@@ -863,6 +1084,7 @@ class LayerRasterizeResult(_LayerRasterizeResultRequired, total=False):
     locked: bool
     fillOpacity: float
     mask: LayerRasterizeResultMask
+    text: LayerRasterizeResultText
     children: list[HostLayer]
 
 
@@ -872,6 +1094,33 @@ class LayerRasterizeResultMask(TypedDict):
     linked: bool
     density: float
     feather: float
+
+
+class _LayerRasterizeResultTextRequired(TypedDict):
+    text: str
+    font: str
+    size: float
+    color: str
+    alignment: Literal["left", "center", "right", "justify"]
+    tracking: float
+    antiAlias: bool
+
+
+class LayerRasterizeResultText(_LayerRasterizeResultTextRequired, total=False):
+    """The `LayerRasterizeResultText` object of the bridge's schema."""
+    position: LayerRasterizeResultTextPosition
+    box: HostRect
+    leading: float
+    direction: Literal["ltr", "rtl", "ttb", "btt"]
+    script: str
+    language: str
+    fallbackFonts: list[str]
+
+
+class LayerRasterizeResultTextPosition(TypedDict):
+    """The `LayerRasterizeResultTextPosition` object of the bridge's schema."""
+    x: float
+    y: float
 
 
 class _LayerFillParamsRequired(TypedDict):
@@ -908,6 +1157,7 @@ class LayerFillResult(_LayerFillResultRequired, total=False):
     locked: bool
     fillOpacity: float
     mask: LayerFillResultMask
+    text: LayerFillResultText
     children: list[HostLayer]
 
 
@@ -917,6 +1167,33 @@ class LayerFillResultMask(TypedDict):
     linked: bool
     density: float
     feather: float
+
+
+class _LayerFillResultTextRequired(TypedDict):
+    text: str
+    font: str
+    size: float
+    color: str
+    alignment: Literal["left", "center", "right", "justify"]
+    tracking: float
+    antiAlias: bool
+
+
+class LayerFillResultText(_LayerFillResultTextRequired, total=False):
+    """The `LayerFillResultText` object of the bridge's schema."""
+    position: LayerFillResultTextPosition
+    box: HostRect
+    leading: float
+    direction: Literal["ltr", "rtl", "ttb", "btt"]
+    script: str
+    language: str
+    fallbackFonts: list[str]
+
+
+class LayerFillResultTextPosition(TypedDict):
+    """The `LayerFillResultTextPosition` object of the bridge's schema."""
+    x: float
+    y: float
 
 
 class LayerClearParams(TypedDict, total=False):
@@ -947,6 +1224,7 @@ class LayerClearResult(_LayerClearResultRequired, total=False):
     locked: bool
     fillOpacity: float
     mask: LayerClearResultMask
+    text: LayerClearResultText
     children: list[HostLayer]
 
 
@@ -956,6 +1234,33 @@ class LayerClearResultMask(TypedDict):
     linked: bool
     density: float
     feather: float
+
+
+class _LayerClearResultTextRequired(TypedDict):
+    text: str
+    font: str
+    size: float
+    color: str
+    alignment: Literal["left", "center", "right", "justify"]
+    tracking: float
+    antiAlias: bool
+
+
+class LayerClearResultText(_LayerClearResultTextRequired, total=False):
+    """The `LayerClearResultText` object of the bridge's schema."""
+    position: LayerClearResultTextPosition
+    box: HostRect
+    leading: float
+    direction: Literal["ltr", "rtl", "ttb", "btt"]
+    script: str
+    language: str
+    fallbackFonts: list[str]
+
+
+class LayerClearResultTextPosition(TypedDict):
+    """The `LayerClearResultTextPosition` object of the bridge's schema."""
+    x: float
+    y: float
 
 
 class LayerTransformParams(TypedDict, total=False):
@@ -1000,6 +1305,7 @@ class LayerTransformResult(_LayerTransformResultRequired, total=False):
     locked: bool
     fillOpacity: float
     mask: LayerTransformResultMask
+    text: LayerTransformResultText
     children: list[HostLayer]
 
 
@@ -1009,6 +1315,33 @@ class LayerTransformResultMask(TypedDict):
     linked: bool
     density: float
     feather: float
+
+
+class _LayerTransformResultTextRequired(TypedDict):
+    text: str
+    font: str
+    size: float
+    color: str
+    alignment: Literal["left", "center", "right", "justify"]
+    tracking: float
+    antiAlias: bool
+
+
+class LayerTransformResultText(_LayerTransformResultTextRequired, total=False):
+    """The `LayerTransformResultText` object of the bridge's schema."""
+    position: LayerTransformResultTextPosition
+    box: HostRect
+    leading: float
+    direction: Literal["ltr", "rtl", "ttb", "btt"]
+    script: str
+    language: str
+    fallbackFonts: list[str]
+
+
+class LayerTransformResultTextPosition(TypedDict):
+    """The `LayerTransformResultTextPosition` object of the bridge's schema."""
+    x: float
+    y: float
 
 
 class LayerTransformAnchor2(TypedDict):
@@ -1048,6 +1381,7 @@ class LayerAddMaskResult(_LayerAddMaskResultRequired, total=False):
     locked: bool
     fillOpacity: float
     mask: LayerAddMaskResultMask
+    text: LayerAddMaskResultText
     children: list[HostLayer]
 
 
@@ -1057,6 +1391,33 @@ class LayerAddMaskResultMask(TypedDict):
     linked: bool
     density: float
     feather: float
+
+
+class _LayerAddMaskResultTextRequired(TypedDict):
+    text: str
+    font: str
+    size: float
+    color: str
+    alignment: Literal["left", "center", "right", "justify"]
+    tracking: float
+    antiAlias: bool
+
+
+class LayerAddMaskResultText(_LayerAddMaskResultTextRequired, total=False):
+    """The `LayerAddMaskResultText` object of the bridge's schema."""
+    position: LayerAddMaskResultTextPosition
+    box: HostRect
+    leading: float
+    direction: Literal["ltr", "rtl", "ttb", "btt"]
+    script: str
+    language: str
+    fallbackFonts: list[str]
+
+
+class LayerAddMaskResultTextPosition(TypedDict):
+    """The `LayerAddMaskResultTextPosition` object of the bridge's schema."""
+    x: float
+    y: float
 
 
 class LayerDeleteMaskParams(TypedDict, total=False):
@@ -1087,6 +1448,7 @@ class LayerDeleteMaskResult(_LayerDeleteMaskResultRequired, total=False):
     locked: bool
     fillOpacity: float
     mask: LayerDeleteMaskResultMask
+    text: LayerDeleteMaskResultText
     children: list[HostLayer]
 
 
@@ -1096,6 +1458,33 @@ class LayerDeleteMaskResultMask(TypedDict):
     linked: bool
     density: float
     feather: float
+
+
+class _LayerDeleteMaskResultTextRequired(TypedDict):
+    text: str
+    font: str
+    size: float
+    color: str
+    alignment: Literal["left", "center", "right", "justify"]
+    tracking: float
+    antiAlias: bool
+
+
+class LayerDeleteMaskResultText(_LayerDeleteMaskResultTextRequired, total=False):
+    """The `LayerDeleteMaskResultText` object of the bridge's schema."""
+    position: LayerDeleteMaskResultTextPosition
+    box: HostRect
+    leading: float
+    direction: Literal["ltr", "rtl", "ttb", "btt"]
+    script: str
+    language: str
+    fallbackFonts: list[str]
+
+
+class LayerDeleteMaskResultTextPosition(TypedDict):
+    """The `LayerDeleteMaskResultTextPosition` object of the bridge's schema."""
+    x: float
+    y: float
 
 
 class LayerApplyMaskParams(TypedDict, total=False):
@@ -1126,6 +1515,7 @@ class LayerApplyMaskResult(_LayerApplyMaskResultRequired, total=False):
     locked: bool
     fillOpacity: float
     mask: LayerApplyMaskResultMask
+    text: LayerApplyMaskResultText
     children: list[HostLayer]
 
 
@@ -1135,6 +1525,33 @@ class LayerApplyMaskResultMask(TypedDict):
     linked: bool
     density: float
     feather: float
+
+
+class _LayerApplyMaskResultTextRequired(TypedDict):
+    text: str
+    font: str
+    size: float
+    color: str
+    alignment: Literal["left", "center", "right", "justify"]
+    tracking: float
+    antiAlias: bool
+
+
+class LayerApplyMaskResultText(_LayerApplyMaskResultTextRequired, total=False):
+    """The `LayerApplyMaskResultText` object of the bridge's schema."""
+    position: LayerApplyMaskResultTextPosition
+    box: HostRect
+    leading: float
+    direction: Literal["ltr", "rtl", "ttb", "btt"]
+    script: str
+    language: str
+    fallbackFonts: list[str]
+
+
+class LayerApplyMaskResultTextPosition(TypedDict):
+    """The `LayerApplyMaskResultTextPosition` object of the bridge's schema."""
+    x: float
+    y: float
 
 
 class LayerUpdateMaskParams(TypedDict, total=False):
@@ -1169,6 +1586,7 @@ class LayerUpdateMaskResult(_LayerUpdateMaskResultRequired, total=False):
     locked: bool
     fillOpacity: float
     mask: LayerUpdateMaskResultMask
+    text: LayerUpdateMaskResultText
     children: list[HostLayer]
 
 
@@ -1178,6 +1596,33 @@ class LayerUpdateMaskResultMask(TypedDict):
     linked: bool
     density: float
     feather: float
+
+
+class _LayerUpdateMaskResultTextRequired(TypedDict):
+    text: str
+    font: str
+    size: float
+    color: str
+    alignment: Literal["left", "center", "right", "justify"]
+    tracking: float
+    antiAlias: bool
+
+
+class LayerUpdateMaskResultText(_LayerUpdateMaskResultTextRequired, total=False):
+    """The `LayerUpdateMaskResultText` object of the bridge's schema."""
+    position: LayerUpdateMaskResultTextPosition
+    box: HostRect
+    leading: float
+    direction: Literal["ltr", "rtl", "ttb", "btt"]
+    script: str
+    language: str
+    fallbackFonts: list[str]
+
+
+class LayerUpdateMaskResultTextPosition(TypedDict):
+    """The `LayerUpdateMaskResultTextPosition` object of the bridge's schema."""
+    x: float
+    y: float
 
 
 class DocumentResizeParams(TypedDict, total=False):
@@ -1814,6 +2259,7 @@ class LayerAdjustResult(_LayerAdjustResultRequired, total=False):
     locked: bool
     fillOpacity: float
     mask: LayerAdjustResultMask
+    text: LayerAdjustResultText
     children: list[HostLayer]
 
 
@@ -1823,6 +2269,33 @@ class LayerAdjustResultMask(TypedDict):
     linked: bool
     density: float
     feather: float
+
+
+class _LayerAdjustResultTextRequired(TypedDict):
+    text: str
+    font: str
+    size: float
+    color: str
+    alignment: Literal["left", "center", "right", "justify"]
+    tracking: float
+    antiAlias: bool
+
+
+class LayerAdjustResultText(_LayerAdjustResultTextRequired, total=False):
+    """The `LayerAdjustResultText` object of the bridge's schema."""
+    position: LayerAdjustResultTextPosition
+    box: HostRect
+    leading: float
+    direction: Literal["ltr", "rtl", "ttb", "btt"]
+    script: str
+    language: str
+    fallbackFonts: list[str]
+
+
+class LayerAdjustResultTextPosition(TypedDict):
+    """The `LayerAdjustResultTextPosition` object of the bridge's schema."""
+    x: float
+    y: float
 
 
 class _LayerAdjustAdjustment1Required(TypedDict):
@@ -2373,6 +2846,7 @@ class FilterApplyResult(_FilterApplyResultRequired, total=False):
     locked: bool
     fillOpacity: float
     mask: FilterApplyResultMask
+    text: FilterApplyResultText
     children: list[HostLayer]
 
 
@@ -2382,6 +2856,33 @@ class FilterApplyResultMask(TypedDict):
     linked: bool
     density: float
     feather: float
+
+
+class _FilterApplyResultTextRequired(TypedDict):
+    text: str
+    font: str
+    size: float
+    color: str
+    alignment: Literal["left", "center", "right", "justify"]
+    tracking: float
+    antiAlias: bool
+
+
+class FilterApplyResultText(_FilterApplyResultTextRequired, total=False):
+    """The `FilterApplyResultText` object of the bridge's schema."""
+    position: FilterApplyResultTextPosition
+    box: HostRect
+    leading: float
+    direction: Literal["ltr", "rtl", "ttb", "btt"]
+    script: str
+    language: str
+    fallbackFonts: list[str]
+
+
+class FilterApplyResultTextPosition(TypedDict):
+    """The `FilterApplyResultTextPosition` object of the bridge's schema."""
+    x: float
+    y: float
 
 
 class _FilterApplyFilter1Required(TypedDict):
@@ -2475,6 +2976,110 @@ class _FilterApplyFilter10Required(TypedDict):
 class FilterApplyFilter10(_FilterApplyFilter10Required, total=False):
     """The `FilterApplyFilter10` object of the bridge's schema."""
     radius: float
+
+
+class LayerUpdateTextParams(TypedDict, total=False):
+    """The `LayerUpdateTextParams` object of the bridge's schema."""
+    documentId: int
+    ifRevision: int
+    layerId: int
+    layerIndex: int
+    text: str
+    font: str
+    size: float
+    color: str
+    position: LayerUpdateTextParamsPosition
+    box: HostRect
+    alignment: Literal["left", "center", "right", "justify"]
+    leading: float
+    tracking: float
+    antiAlias: bool
+    direction: Literal["ltr", "rtl", "ttb", "btt"]
+    script: str
+    language: str
+
+
+class LayerUpdateTextParamsPosition(TypedDict):
+    """The `LayerUpdateTextParamsPosition` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class _LayerUpdateTextResultRequired(TypedDict):
+    id: int
+    index: int
+    name: str
+    kind: Literal["pixel", "group", "text", "shape", "adjustment", "smartObject", "background", "fill"]
+    visible: bool
+    opacity: float
+    blendMode: str
+    bounds: HostBounds
+    rect: HostRect
+    clipped: bool
+    documentId: int
+    revision: int
+
+
+class LayerUpdateTextResult(_LayerUpdateTextResultRequired, total=False):
+    """The `LayerUpdateTextResult` object of the bridge's schema."""
+    locked: bool
+    fillOpacity: float
+    mask: LayerUpdateTextResultMask
+    text: LayerUpdateTextResultText
+    children: list[HostLayer]
+
+
+class LayerUpdateTextResultMask(TypedDict):
+    """The `LayerUpdateTextResultMask` object of the bridge's schema."""
+    enabled: bool
+    linked: bool
+    density: float
+    feather: float
+
+
+class _LayerUpdateTextResultTextRequired(TypedDict):
+    text: str
+    font: str
+    size: float
+    color: str
+    alignment: Literal["left", "center", "right", "justify"]
+    tracking: float
+    antiAlias: bool
+
+
+class LayerUpdateTextResultText(_LayerUpdateTextResultTextRequired, total=False):
+    """The `LayerUpdateTextResultText` object of the bridge's schema."""
+    position: LayerUpdateTextResultTextPosition
+    box: HostRect
+    leading: float
+    direction: Literal["ltr", "rtl", "ttb", "btt"]
+    script: str
+    language: str
+    fallbackFonts: list[str]
+
+
+class LayerUpdateTextResultTextPosition(TypedDict):
+    """The `LayerUpdateTextResultTextPosition` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class LayerUpdateTextPosition(TypedDict):
+    """The `LayerUpdateTextPosition` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class FontListResult(TypedDict):
+    """The `FontListResult` object of the bridge's schema."""
+    fonts: list[FontListResultFontsItem]
+
+
+class FontListResultFontsItem(TypedDict):
+    """The `FontListResultFontsItem` object of the bridge's schema."""
+    family: str
+    style: str
+    postScriptName: str
 
 
 class HistoryListParams(TypedDict, total=False):
@@ -2891,7 +3496,7 @@ or a connection refused after the upgrade.
 IMAGE_METHODS: frozenset[str] = frozenset({"image:exportDocument", "image:exportLayer", "image:exportLayerWithSelectedPath", "image:getPreview"})
 """Methods that answer an image: their result is a `BridgeImage`."""
 
-METHOD_NAMES: tuple[str, ...] = ("getServerInfo", "server:ping", "server:clients", "server:disconnectClient", "selection:change", "document:current", "document:list", "document:layers", "document:open", "document:create", "document:close", "document:save", "document:export", "layer:getInfo", "layer:getInfoById", "layer:getInfoByIndex", "layer:getInfoBySelectionIndex", "layer:getCurrentPreview", "layer:select", "layer:importImage", "image:exportDocument", "image:exportLayer", "image:exportLayerWithSelectedPath", "image:getPreview", "selection:getArea", "selection:getPath", "selection:set", "layer:create", "layer:update", "layer:delete", "layer:duplicate", "layer:move", "layer:group", "layer:ungroup", "layer:merge", "layer:rasterize", "layer:fill", "layer:clear", "layer:transform", "layer:addMask", "layer:deleteMask", "layer:applyMask", "layer:updateMask", "document:resize", "document:resizeCanvas", "document:crop", "document:rotate", "document:flip", "document:duplicate", "document:flatten", "document:trim", "selection:all", "selection:clear", "selection:invert", "selection:modify", "selection:fromLayer", "selection:fromColor", "layer:adjust", "filter:apply", "history:list", "history:undo", "history:redo", "history:go", "action:autoCutout", "action:removeBackground", "jsx:run", "jsx:execute", "webhook:add", "webhook:list", "webhook:remove", "webhook:enable", "webhook:deliveries")
+METHOD_NAMES: tuple[str, ...] = ("getServerInfo", "server:ping", "server:clients", "server:disconnectClient", "selection:change", "document:current", "document:list", "document:layers", "document:open", "document:create", "document:close", "document:save", "document:export", "layer:getInfo", "layer:getInfoById", "layer:getInfoByIndex", "layer:getInfoBySelectionIndex", "layer:getCurrentPreview", "layer:select", "layer:importImage", "image:exportDocument", "image:exportLayer", "image:exportLayerWithSelectedPath", "image:getPreview", "selection:getArea", "selection:getPath", "selection:set", "layer:create", "layer:update", "layer:delete", "layer:duplicate", "layer:move", "layer:group", "layer:ungroup", "layer:merge", "layer:rasterize", "layer:fill", "layer:clear", "layer:transform", "layer:addMask", "layer:deleteMask", "layer:applyMask", "layer:updateMask", "document:resize", "document:resizeCanvas", "document:crop", "document:rotate", "document:flip", "document:duplicate", "document:flatten", "document:trim", "selection:all", "selection:clear", "selection:invert", "selection:modify", "selection:fromLayer", "selection:fromColor", "layer:adjust", "filter:apply", "layer:updateText", "font:list", "history:list", "history:undo", "history:redo", "history:go", "action:autoCutout", "action:removeBackground", "jsx:run", "jsx:execute", "webhook:add", "webhook:list", "webhook:remove", "webhook:enable", "webhook:deliveries")
 """The built-in methods with a typed helper."""
 
 
@@ -3533,24 +4138,40 @@ class LayerMethods:
         *,
         document_id: int | None = None,
         if_revision: int | None = None,
-        kind: Literal["pixel", "group"] | None = None,
+        kind: Literal["pixel", "group", "text"] | None = None,
         name: str | None = None,
         fill_color: str | None = None,
         above: int | None = None,
         below: int | None = None,
         parent: int | None = None,
         to: Literal["top", "bottom"] | None = None,
+        text: str | None = None,
+        font: str | None = None,
+        size: float | None = None,
+        color: str | None = None,
+        position: LayerCreatePosition | None = None,
+        box: HostRect | None = None,
+        alignment: Literal["left", "center", "right", "justify"] | None = None,
+        leading: float | None = None,
+        tracking: float | None = None,
+        anti_alias: bool | None = None,
+        direction: Literal["ltr", "rtl", "ttb", "btt"] | None = None,
+        script: str | None = None,
+        language: str | None = None,
         timeout: float | None = None,
         on_progress: ProgressCallback | None = None,
     ) -> LayerCreateResult:
         """`layer:create`: Makes a new pixel layer (`kind` `pixel`, the default; transparent, or filled with
-        `fillColor`) or an empty group, named `Layer <n>` / `Group <n>` unless `name` is given, above the
-        active layer unless placed with `above`, `below`, `parent` or `to`; it becomes the active layer.
-        Answers the new layer.
+        `fillColor`), an empty group, or a text layer (`kind` `text`: `text`, `font`, `size` in points, and
+        optionally `color`, `position` (where the first baseline starts) or `box` (a paragraph box the lines
+        wrap in), `alignment`, `leading`, `tracking`, `antiAlias`, `direction`, `script`, `language`; see
+        `layer:updateText`), named `Layer <n>` / `Group <n>` / after its text unless `name` is given, above
+        the active layer unless placed with `above`, `below`, `parent` or `to`; it becomes the active layer.
+        Answers the new layer with its bounds.
 
         Wire params: `LayerCreateParams`.
         """
-        answer = await self._invoke_method("layer:create", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("kind", kind, False), ("name", name, False), ("fillColor", fill_color, False), ("above", above, False), ("below", below, False), ("parent", parent, False), ("to", to, False)), timeout, on_progress)
+        answer = await self._invoke_method("layer:create", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("kind", kind, False), ("name", name, False), ("fillColor", fill_color, False), ("above", above, False), ("below", below, False), ("parent", parent, False), ("to", to, False), ("text", text, False), ("font", font, False), ("size", size, False), ("color", color, False), ("position", position, False), ("box", box, False), ("alignment", alignment, False), ("leading", leading, False), ("tracking", tracking, False), ("antiAlias", anti_alias, False), ("direction", direction, False), ("script", script, False), ("language", language, False)), timeout, on_progress)
         return cast("LayerCreateResult", answer)
 
     async def update(
@@ -3883,6 +4504,40 @@ class LayerMethods:
         answer = await self._invoke_method("layer:adjust", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("layerId", layer_id, False), ("layerIndex", layer_index, False), ("adjustment", adjustment, False)), timeout, on_progress)
         return cast("LayerAdjustResult", answer)
 
+    async def update_text(
+        self,
+        *,
+        document_id: int | None = None,
+        if_revision: int | None = None,
+        layer_id: int | None = None,
+        layer_index: int | None = None,
+        text: str | None = None,
+        font: str | None = None,
+        size: float | None = None,
+        color: str | None = None,
+        position: LayerUpdateTextPosition | None = None,
+        box: HostRect | None = None,
+        alignment: Literal["left", "center", "right", "justify"] | None = None,
+        leading: float | None = None,
+        tracking: float | None = None,
+        anti_alias: bool | None = None,
+        direction: Literal["ltr", "rtl", "ttb", "btt"] | None = None,
+        script: str | None = None,
+        language: str | None = None,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> LayerUpdateTextResult:
+        """`layer:updateText`: Changes a text layer's `text` (`\\n` breaks lines), `font`, `size` (points),
+        `color`, `position` or `box`, `alignment`, `leading` (points), `tracking` (1/1000 em), `antiAlias`,
+        `direction`, `script` or `language`; fields left out stay as they are. The editor draws it again. An
+        unknown font is `FONT_NOT_FOUND` with the closest names in `details.near`. Answers the layer with its
+        bounds.
+
+        Wire params: `LayerUpdateTextParams`.
+        """
+        answer = await self._invoke_method("layer:updateText", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("layerId", layer_id, False), ("layerIndex", layer_index, False), ("text", text, False), ("font", font, False), ("size", size, False), ("color", color, False), ("position", position, False), ("box", box, False), ("alignment", alignment, False), ("leading", leading, False), ("tracking", tracking, False), ("antiAlias", anti_alias, False), ("direction", direction, False), ("script", script, False), ("language", language, False)), timeout, on_progress)
+        return cast("LayerUpdateTextResult", answer)
+
 
 class ImageMethods:
     """The `image:*` methods."""
@@ -4001,6 +4656,25 @@ class FilterMethods:
         """
         answer = await self._invoke_method("filter:apply", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("layerId", layer_id, False), ("layerIndex", layer_index, False), ("filter", filter, False)), timeout, on_progress)
         return cast("FilterApplyResult", answer)
+
+
+class FontMethods:
+    """The `font:*` methods."""
+
+    def __init__(self, call: AsyncCaller) -> None:
+        self._invoke_method = call
+
+    async def list(
+        self,
+        *,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> FontListResult:
+        """`font:list`: The fonts text layers may name on the editor: each font's `family`, `style` and
+        `postScriptName` (any of the PostScript name, `<family> <style>` or the family alone names it).
+        """
+        answer = await self._invoke_method("font:list", {}, timeout, on_progress)
+        return cast("FontListResult", answer)
 
 
 class HistoryMethods:
@@ -4253,6 +4927,7 @@ class MethodGroups:
     layer: LayerMethods
     image: ImageMethods
     filter: FilterMethods
+    font: FontMethods
     history: HistoryMethods
     action: ActionMethods
     jsx: JsxMethods
@@ -4266,6 +4941,7 @@ class MethodGroups:
         self.layer = LayerMethods(call)
         self.image = ImageMethods(call)
         self.filter = FilterMethods(call)
+        self.font = FontMethods(call)
         self.history = HistoryMethods(call)
         self.action = ActionMethods(call)
         self.jsx = JsxMethods(call)
@@ -4923,24 +5599,40 @@ class SyncLayerMethods:
         *,
         document_id: int | None = None,
         if_revision: int | None = None,
-        kind: Literal["pixel", "group"] | None = None,
+        kind: Literal["pixel", "group", "text"] | None = None,
         name: str | None = None,
         fill_color: str | None = None,
         above: int | None = None,
         below: int | None = None,
         parent: int | None = None,
         to: Literal["top", "bottom"] | None = None,
+        text: str | None = None,
+        font: str | None = None,
+        size: float | None = None,
+        color: str | None = None,
+        position: LayerCreatePosition | None = None,
+        box: HostRect | None = None,
+        alignment: Literal["left", "center", "right", "justify"] | None = None,
+        leading: float | None = None,
+        tracking: float | None = None,
+        anti_alias: bool | None = None,
+        direction: Literal["ltr", "rtl", "ttb", "btt"] | None = None,
+        script: str | None = None,
+        language: str | None = None,
         timeout: float | None = None,
         on_progress: ProgressCallback | None = None,
     ) -> LayerCreateResult:
         """`layer:create`: Makes a new pixel layer (`kind` `pixel`, the default; transparent, or filled with
-        `fillColor`) or an empty group, named `Layer <n>` / `Group <n>` unless `name` is given, above the
-        active layer unless placed with `above`, `below`, `parent` or `to`; it becomes the active layer.
-        Answers the new layer.
+        `fillColor`), an empty group, or a text layer (`kind` `text`: `text`, `font`, `size` in points, and
+        optionally `color`, `position` (where the first baseline starts) or `box` (a paragraph box the lines
+        wrap in), `alignment`, `leading`, `tracking`, `antiAlias`, `direction`, `script`, `language`; see
+        `layer:updateText`), named `Layer <n>` / `Group <n>` / after its text unless `name` is given, above
+        the active layer unless placed with `above`, `below`, `parent` or `to`; it becomes the active layer.
+        Answers the new layer with its bounds.
 
         Wire params: `LayerCreateParams`.
         """
-        answer = self._invoke_method("layer:create", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("kind", kind, False), ("name", name, False), ("fillColor", fill_color, False), ("above", above, False), ("below", below, False), ("parent", parent, False), ("to", to, False)), timeout, on_progress)
+        answer = self._invoke_method("layer:create", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("kind", kind, False), ("name", name, False), ("fillColor", fill_color, False), ("above", above, False), ("below", below, False), ("parent", parent, False), ("to", to, False), ("text", text, False), ("font", font, False), ("size", size, False), ("color", color, False), ("position", position, False), ("box", box, False), ("alignment", alignment, False), ("leading", leading, False), ("tracking", tracking, False), ("antiAlias", anti_alias, False), ("direction", direction, False), ("script", script, False), ("language", language, False)), timeout, on_progress)
         return cast("LayerCreateResult", answer)
 
     def update(
@@ -5273,6 +5965,40 @@ class SyncLayerMethods:
         answer = self._invoke_method("layer:adjust", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("layerId", layer_id, False), ("layerIndex", layer_index, False), ("adjustment", adjustment, False)), timeout, on_progress)
         return cast("LayerAdjustResult", answer)
 
+    def update_text(
+        self,
+        *,
+        document_id: int | None = None,
+        if_revision: int | None = None,
+        layer_id: int | None = None,
+        layer_index: int | None = None,
+        text: str | None = None,
+        font: str | None = None,
+        size: float | None = None,
+        color: str | None = None,
+        position: LayerUpdateTextPosition | None = None,
+        box: HostRect | None = None,
+        alignment: Literal["left", "center", "right", "justify"] | None = None,
+        leading: float | None = None,
+        tracking: float | None = None,
+        anti_alias: bool | None = None,
+        direction: Literal["ltr", "rtl", "ttb", "btt"] | None = None,
+        script: str | None = None,
+        language: str | None = None,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> LayerUpdateTextResult:
+        """`layer:updateText`: Changes a text layer's `text` (`\\n` breaks lines), `font`, `size` (points),
+        `color`, `position` or `box`, `alignment`, `leading` (points), `tracking` (1/1000 em), `antiAlias`,
+        `direction`, `script` or `language`; fields left out stay as they are. The editor draws it again. An
+        unknown font is `FONT_NOT_FOUND` with the closest names in `details.near`. Answers the layer with its
+        bounds.
+
+        Wire params: `LayerUpdateTextParams`.
+        """
+        answer = self._invoke_method("layer:updateText", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("layerId", layer_id, False), ("layerIndex", layer_index, False), ("text", text, False), ("font", font, False), ("size", size, False), ("color", color, False), ("position", position, False), ("box", box, False), ("alignment", alignment, False), ("leading", leading, False), ("tracking", tracking, False), ("antiAlias", anti_alias, False), ("direction", direction, False), ("script", script, False), ("language", language, False)), timeout, on_progress)
+        return cast("LayerUpdateTextResult", answer)
+
 
 class SyncImageMethods:
     """The `image:*` methods, blocking."""
@@ -5391,6 +6117,25 @@ class SyncFilterMethods:
         """
         answer = self._invoke_method("filter:apply", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("layerId", layer_id, False), ("layerIndex", layer_index, False), ("filter", filter, False)), timeout, on_progress)
         return cast("FilterApplyResult", answer)
+
+
+class SyncFontMethods:
+    """The `font:*` methods, blocking."""
+
+    def __init__(self, call: SyncCaller) -> None:
+        self._invoke_method = call
+
+    def list(
+        self,
+        *,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> FontListResult:
+        """`font:list`: The fonts text layers may name on the editor: each font's `family`, `style` and
+        `postScriptName` (any of the PostScript name, `<family> <style>` or the family alone names it).
+        """
+        answer = self._invoke_method("font:list", {}, timeout, on_progress)
+        return cast("FontListResult", answer)
 
 
 class SyncHistoryMethods:
@@ -5643,6 +6388,7 @@ class SyncMethodGroups:
     layer: SyncLayerMethods
     image: SyncImageMethods
     filter: SyncFilterMethods
+    font: SyncFontMethods
     history: SyncHistoryMethods
     action: SyncActionMethods
     jsx: SyncJsxMethods
@@ -5656,6 +6402,7 @@ class SyncMethodGroups:
         self.layer = SyncLayerMethods(call)
         self.image = SyncImageMethods(call)
         self.filter = SyncFilterMethods(call)
+        self.font = SyncFontMethods(call)
         self.history = SyncHistoryMethods(call)
         self.action = SyncActionMethods(call)
         self.jsx = SyncJsxMethods(call)

@@ -275,6 +275,8 @@ export class PooledHost implements HostAdapter {
     const answer = await this.run(() => this.inner.history!(ctx, { ...request, documentId: this.inId(request.documentId) }));
     return { ...answer, documentId: request.documentId };
   };
+  /** The editor's fonts: nothing of a document in them. */
+  listFonts?: HostAdapter["listFonts"] = (ctx) => this.run(() => this.inner.listFonts!(ctx));
   /** Scripts see and return the editor's own document ids (equal to the bridge's unless a pool had to renumber). */
   runScript?: HostAdapter["runScript"] = (ctx, options) => this.inner.runScript!(ctx, options);
 }

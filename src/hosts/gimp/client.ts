@@ -235,6 +235,12 @@ export function schemeError(body: string, fallback: ErrorCode): BridgeError {
         details: { layerId: Number(detail), locked: true },
       });
     }
+    if (code === "TEXT_BOX") {
+      // The detail is GIMP's layer id, which need not be the bridge's: the caller knows the layer it named.
+      return new BridgeError("NOT_SUPPORTED", "This text layer is a box: GIMP 2.10 cannot turn it back into point text; pass a box", {
+        details: { editor: "gimp", capability: "layer:updateText", field: "position" },
+      });
+    }
     if (code === "PAYLOAD_TOO_LARGE") {
       // `br-fits`: "<width> <height> <max>".
       const [width, height, maxPixels] = detail.split(" ").map(Number) as [number, number, number];

@@ -1,12 +1,14 @@
 import type { Observable } from "rxjs";
 import { DEFAULT_LIMITS } from "../../limits.js";
-import type { HostAdapter, PreviewEvent } from "../host.js";
+import type { FontInfo } from "../../protocol/index.js";
+import type { HostAdapter, HostCallContext, PreviewEvent } from "../host.js";
 import { previewSize } from "../_internal/target-size.js";
 import { actionOps } from "./actions.js";
 import { createGimpConnection } from "./connection.js";
 import { documentOps } from "./documents.js";
 import { editOps, GIMP_EDIT_CAPABILITIES } from "./edits/index.js";
 import { GimpEvents } from "./events.js";
+import { parseFontList } from "./fonts.js";
 import { exportLayer, imageOps } from "./images.js";
 import { layerOps } from "./layers.js";
 import { DEFAULT_POLL_INTERVAL_MS } from "./limits.js";
@@ -91,6 +93,21 @@ export function createGimpHost(options: GimpHostOptions): GimpHost {
   });
   session.lost$.subscribe(() => events.stopAll());
 
+  // GIMP reads its fonts once, as it starts: the list holds until a restart (a GIMP attached to may be another).
+  let fonts: Promise<FontInfo[]> | undefined;
+  session.lost$.subscribe(() => {
+    fonts = undefined;
+  });
+  const listFonts = (ctx: HostCallContext): Promise<FontInfo[]> => {
+    if (fonts !== undefined) return fonts;
+    const listed = session.call(ctx, `(gimp-fonts-get-list "")`).then(parseFontList);
+    fonts = listed;
+    listed.catch(() => {
+      if (fonts === listed) fonts = undefined;
+    });
+    return listed;
+  };
+
   return {
     kind: "gimp",
     eventTypes: GIMP_EVENT_TYPES,
@@ -115,6 +132,7 @@ export function createGimpHost(options: GimpHostOptions): GimpHost {
       return session.recovery?.copiedDocumentIds ?? [];
     },
     takeRecovery: () => session.recovery?.take(),
+    listFonts,
     events: (type) => {
       if (type === "documentChanged") return revisions.events;
       const stream = events.stream(type);
@@ -128,7 +146,7 @@ export function createGimpHost(options: GimpHostOptions): GimpHost {
         ...selectionOps(session),
         ...actionOps(session),
         ...scriptOps(session),
-        ...editOps(session, { maxDocumentPixels: options.maxDocumentPixels ?? DEFAULT_LIMITS.maxDocumentPixels }),
+        ...editOps(session, { maxDocumentPixels: options.maxDocumentPixels ?? DEFAULT_LIMITS.maxDocumentPixels }, listFonts),
       },
       session.ids,
       session.recovery,

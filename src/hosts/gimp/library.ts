@@ -13,6 +13,7 @@ import { EDIT_DOCUMENT_SCHEME } from "./edits/scheme-document.js";
 import { EDIT_FILTER_SCHEME } from "./edits/scheme-filters.js";
 import { EDIT_LAYER_SCHEME } from "./edits/scheme-layers.js";
 import { EDIT_SELECTION_SCHEME } from "./edits/scheme-selection.js";
+import { EDIT_TEXT_SCHEME } from "./edits/scheme-text.js";
 
 /** Prefix of replies: what follows is `<kind><length>:<payload>` (see `br-reply`). */
 export const REPLY_MARK = "\u0001BR";
@@ -73,19 +74,22 @@ export const LIBRARY_SOURCE = `(begin
 (define (br-empty-group? l)
   (and (= (car (gimp-item-is-group l)) 1) (= (car (gimp-item-get-children l)) 0)))
 
-; (id name kind visible opacity mode x y w h children locked mask-applies), mask-applies -1 without a mask.
+; (id name kind visible opacity mode x y w h children locked mask-applies text), mask-applies -1 without a mask,
+; text a text layer's br-text-info, () for any other layer.
 (define (br-layer-info l)
   (let ((group (= (car (gimp-item-is-group l)) 1))
+        (text (= (car (gimp-item-is-text-layer l)) 1))
         (empty (br-empty-group? l))
         (off (gimp-drawable-offsets l)))
     (list l (car (gimp-item-get-name l))
-          (if group 1 (if (= (car (gimp-item-is-text-layer l)) 1) 2 0))
+          (if group 1 (if text 2 0))
           (car (gimp-item-get-visible l)) (car (gimp-layer-get-opacity l)) (car (gimp-layer-get-mode l))
           (if empty 0 (car off)) (if empty 0 (cadr off))
           (if empty 0 (car (gimp-drawable-width l))) (if empty 0 (car (gimp-drawable-height l)))
           (if group (map br-layer-info (vector->list (cadr (gimp-item-get-children l)))) '())
           (car (gimp-item-get-lock-content l))
-          (if (< (car (gimp-layer-get-mask l)) 0) -1 (car (gimp-layer-get-apply-mask l))))))
+          (if (< (car (gimp-layer-get-mask l)) 0) -1 (car (gimp-layer-get-apply-mask l)))
+          (if text (br-text-info l) '()))))
 
 ; The image's top-level layers; the bottom one is GIMP's background layer (kind 3) when it is a pixel layer
 ; without an alpha channel, as GIMP makes it for a flattened image or an opened JPEG.
@@ -344,7 +348,7 @@ export const LIBRARY_SOURCE = `(begin
     (gimp-image-remove-channel img m)
     (gimp-context-pop)
     (= (car (gimp-selection-is-empty img)) 0)))
-${EDIT_COMMON_SCHEME}${EDIT_LAYER_SCHEME}${EDIT_DOCUMENT_SCHEME}${EDIT_SELECTION_SCHEME}${EDIT_FILTER_SCHEME}
+${EDIT_COMMON_SCHEME}${EDIT_LAYER_SCHEME}${EDIT_TEXT_SCHEME}${EDIT_DOCUMENT_SCHEME}${EDIT_SELECTION_SCHEME}${EDIT_FILTER_SCHEME}
 #t)`;
 
 /**

@@ -36,7 +36,7 @@ type Ops = Required<
 type GimpOps = Ops & { edit(ctx: HostCallContext, documentId: number, edit: EditOp): Promise<GimpEditMade> };
 
 /** Errors of an edit that refused it before anything changed. */
-const REFUSED: ReadonlySet<string> = new Set(["BAD_REQUEST", "LAYER_NOT_FOUND", "DOCUMENT_NOT_FOUND", "NO_DOCUMENT", "NOT_SUPPORTED", "PAYLOAD_TOO_LARGE"]);
+const REFUSED: ReadonlySet<string> = new Set(["BAD_REQUEST", "LAYER_NOT_FOUND", "DOCUMENT_NOT_FOUND", "NO_DOCUMENT", "NOT_SUPPORTED", "PAYLOAD_TOO_LARGE", "FONT_NOT_FOUND"]);
 
 /** An edit with every layer id it names turned by `layer`. */
 function editWithLayers(edit: EditOp, layer: (id: number) => number): EditOp {

@@ -181,7 +181,7 @@ export class GimpSupervisor {
       XDG_CACHE_HOME: join(root, "cache"),
     };
     delete env["DISPLAY"];
-    const child = spawn(this.binary, ["-i", "--no-data", "--no-fonts", "--no-splash", "-b", serverCall], {
+    const child = spawn(this.binary, ["-i", "--no-data", "--no-splash", "-b", serverCall], {
       env,
       stdio: ["ignore", "ignore", "pipe"],
       detached: true, // own process group: kill(-pid) reaches the script-fu children too

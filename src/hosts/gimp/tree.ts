@@ -1,4 +1,4 @@
-import type { HostDocument, HostLayer, LayerKind } from "../../protocol/index.js";
+import type { HostDocument, HostLayer, LayerKind, LayerText } from "../../protocol/index.js";
 import { asList, asNumber, asString, type Sexp } from "./scheme.js";
 
 /** GIMP 2.10 layer modes (`GimpLayerMode`) by number, as blend-mode names of the protocol. */
@@ -35,7 +35,7 @@ const MASK_FEATHER = 0;
 
 /**
  * Parses `br-tree`: `(active (layer …) …)`, each layer `(id name kind visible opacity mode x y w h children locked
- * mask)`, mask -1 without one, else whether it applies.
+ * mask text)`, mask -1 without one, else whether it applies; text `()` but for a text layer (`br-text-info`).
  */
 export function parseTree(value: Sexp): LayerTree {
   const [active, layers] = asList(value, "layer tree") as [Sexp, Sexp];
@@ -61,6 +61,8 @@ export function parseTree(value: Sexp): LayerTree {
     };
     const mask = asNumber(f[12], "layer mask");
     if (mask >= 0) layer.mask = { enabled: mask === 1, linked: MASK_LINKED, density: MASK_DENSITY, feather: MASK_FEATHER };
+    const text = asList(f[13] ?? [], "layer text");
+    if (text.length > 0) layer.text = parseText(text, x, y, width, height);
     flat.push(layer);
     const children = asList(f[10] ?? [], "layer children").map(build);
     if (layer.kind === "group") layer.children = children;
@@ -108,4 +110,47 @@ export function parseDocument(value: Sexp): HostDocument {
 export function parseDocumentTree(value: Sexp): { document: HostDocument; tree: LayerTree } {
   const [document, tree] = asList(value, "document tree") as [Sexp, Sexp];
   return { document: parseDocument(document), tree: parseTree(tree) };
+}
+
+/** GIMP's `GimpTextJustification` by number. */
+const JUSTIFICATIONS: readonly LayerText["alignment"][] = ["left", "right", "center", "justify"];
+/** GIMP's `GimpTextDirection`: 0 and 1 run horizontally, 2–5 are its vertical directions. */
+const DIRECTIONS: readonly NonNullable<LayerText["direction"]>[] = ["ltr", "rtl", "ttb", "ttb", "ttb", "ttb"];
+/** Points per inch. */
+const POINTS_PER_INCH = 72;
+
+const hex = (channels: readonly number[]): string => `#${channels.map((c) => Math.round(c).toString(16).padStart(2, "0")).join("")}`;
+/** Enough digits to give back the size a call set, without the float noise of the turn into pixels and back. */
+const settle = (value: number): number => Math.round(value * 10_000) / 10_000;
+
+/**
+ * Parses `br-text-info` of a text layer at (x, y), w × h: `(text font px resolution (r g b) justify line-spacing
+ * letter-spacing antialias direction language mark ascent line-height)`. Sizes come back in points, tracking in
+ * thousandths of an em; the placement from the bridge's mark (see `edits/scheme-text.ts`), or for a layer made
+ * without the bridge, its first baseline one ascent below its top-left corner.
+ */
+export function parseText(f: readonly Sexp[], x: number, y: number, width: number, height: number): LayerText {
+  const px = asNumber(f[2], "text size");
+  const resolution = asNumber(f[3], "image resolution") || POINTS_PER_INCH;
+  const points = (value: number): number => settle((value * POINTS_PER_INCH) / resolution);
+  const lineSpacing = asNumber(f[6], "line spacing");
+  const mark = asString(f[11], "text mark").split(" ");
+  const language = asString(f[10], "text language");
+  const text: LayerText = {
+    text: asString(f[0], "text"),
+    font: asString(f[1], "font"),
+    size: points(px),
+    color: hex(asList(f[4] ?? [], "text colour").map((c) => asNumber(c, "colour channel"))),
+    alignment: JUSTIFICATIONS[asNumber(f[5], "justification")] ?? "left",
+    tracking: px > 0 ? settle((asNumber(f[7], "letter spacing") / px) * 1000) : 0,
+    antiAlias: asNumber(f[8], "antialias") === 1,
+    direction: DIRECTIONS[asNumber(f[9], "text direction")] ?? "ltr",
+  };
+  if (lineSpacing !== 0) text.leading = points(asNumber(f[13], "line height") + lineSpacing);
+  if (mark[0] === "b") text.box = { x, y, width, height };
+  else if (mark[0] === "p") text.position = { x: x + Number(mark[1]), y: y + Number(mark[2]) };
+  else text.position = { x, y: y + asNumber(f[12], "ascent") };
+  // GIMP's language follows the locale ("C" here) unless a call set one.
+  if (language !== "" && language !== "C" && language !== "POSIX") text.language = language;
+  return text;
 }

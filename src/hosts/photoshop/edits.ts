@@ -1,11 +1,14 @@
-import type { EditCapabilities, EditName, EditOutcome } from "../edits.js";
-import type { HostAdapter } from "../host.js";
+import { fontNotFound, matchFont } from "../_internal/fonts.js";
+import { BridgeError, type FontInfo } from "../../protocol/index.js";
+import type { EditCapabilities, EditName, EditOp, EditOutcome } from "../edits.js";
+import type { HostAdapter, HostCallContext } from "../host.js";
 import type { Operation, RunOperation } from "./operations.js";
 import type { Revisions } from "./revisions.js";
 
 /** The script that makes each edit (`jsx/edit.*.jsx`). */
 const SCRIPT_OF: Readonly<Partial<Record<EditName, Operation>>> = {
   "layer:create": "edit.layer",
+  "layer:updateText": "edit.layer",
   "layer:update": "edit.layer",
   "layer:delete": "edit.layer",
   "layer:duplicate": "edit.layer",
@@ -38,14 +41,46 @@ const SCRIPT_OF: Readonly<Partial<Record<EditName, Operation>>> = {
 };
 
 /**
- * Every edit of the vocabulary, with one field Photoshop cannot honour: `selection:fromColor`'s `color`. Photoshop
- * selects by colour from a point (the magic wand, which compares each channel with a 0–255 tolerance); its Color
- * Range takes a fuzziness over Lab colours, which is not the same selection, so a colour without a point is
- * `NOT_SUPPORTED` rather than something close to it.
+ * The fields Photoshop cannot honour. `selection:fromColor`'s `color`: Photoshop selects by colour from a point (the
+ * magic wand, which compares each channel with a 0–255 tolerance); its Color Range takes a fuzziness over Lab
+ * colours, which is not the same selection, so a colour without a point is `NOT_SUPPORTED` rather than something
+ * close to it. Text's `script` and `language`: the DOM's TextItem has no script, and its `language` is a list of
+ * Photoshop's own dictionaries, not BCP 47 tags.
  */
+const UNSUPPORTED: Partial<Record<EditName, readonly string[]>> = {
+  "selection:fromColor": ["color"],
+  "layer:create": ["script", "language"],
+  "layer:updateText": ["script", "language"],
+};
+
+/** Every edit of the vocabulary, with the fields Photoshop cannot honour. */
 export const PHOTOSHOP_EDIT_CAPABILITIES: EditCapabilities = Object.fromEntries(
-  Object.keys(SCRIPT_OF).map((name) => [name, name === "selection:fromColor" ? { unsupported: ["color"] } : {}]),
+  Object.keys(SCRIPT_OF).map((name) => [name, UNSUPPORTED[name as EditName] === undefined ? {} : { unsupported: UNSUPPORTED[name as EditName] }]),
 );
+
+/**
+ * A text edit with its font named by the PostScript name Photoshop takes.
+ * @throws BridgeError `FONT_NOT_FOUND` `{font, near}`; `NOT_SUPPORTED` for a direction the DOM cannot set
+ */
+async function withFont(ctx: HostCallContext, edit: EditOp, fonts: (ctx: HostCallContext) => Promise<FontInfo[]>): Promise<EditOp> {
+  if (edit.op !== "layer:updateText" && !(edit.op === "layer:create" && edit.kind === "text")) return edit;
+  const spec = edit.text;
+  // TextItem.direction is horizontal or vertical only; right-to-left text needs Photoshop's Middle Eastern composer.
+  if (spec.direction !== undefined && spec.direction !== "ltr") {
+    throw new BridgeError("NOT_SUPPORTED", `Photoshop's scripting cannot set ${spec.direction} text`, {
+      details: { editor: "photoshop", capability: edit.op, field: "direction", direction: spec.direction },
+    });
+  }
+  if (spec.color[3] !== 255) {
+    throw new BridgeError("NOT_SUPPORTED", "Photoshop's text colours are opaque: set the layer's opacity instead", {
+      details: { editor: "photoshop", capability: edit.op, field: "color" },
+    });
+  }
+  const list = await fonts(ctx);
+  const font = matchFont(list, spec.font);
+  if (font === undefined) throw fontNotFound(list, spec.font);
+  return { ...edit, text: { ...spec, font: font.postScriptName } };
+}
 
 /** What the edits need from the adapter. */
 export interface EditDeps {
@@ -57,13 +92,24 @@ export interface EditDeps {
  * Photoshop's edits: one script run each, one history state named after the method; the document's revision rises
  * and the host emits `documentChanged` `{documentId, revision, method}` after each.
  */
-export function editOps({ run, revisions }: EditDeps): Required<Pick<HostAdapter, "edit" | "editCapabilities">> {
+export function editOps({ run, revisions }: EditDeps): Required<Pick<HostAdapter, "edit" | "editCapabilities" | "listFonts">> {
+  // Photoshop's fonts are read for each text edit: fonts installed while it runs show up at once.
+  const listFonts = async (ctx: HostCallContext): Promise<FontInfo[]> => {
+    const { fonts } = await run<{ fonts: FontInfo[] }>(ctx.signal, "font.list");
+    const seen = new Set<string>();
+    return fonts
+      .filter((f) => !seen.has(f.postScriptName) && seen.add(f.postScriptName) !== undefined)
+      .sort((a, b) => a.family.localeCompare(b.family) || a.style.localeCompare(b.style));
+  };
   return {
     editCapabilities: PHOTOSHOP_EDIT_CAPABILITIES,
+    listFonts,
 
-    async edit(ctx, { documentId, edit }): Promise<EditOutcome> {
+    async edit(ctx, { documentId, edit: asked }): Promise<EditOutcome> {
+      const edit = await withFont(ctx, asked, listFonts);
+      const script = SCRIPT_OF[edit.op];
       const { result, revision } = await revisions.change(documentId, () =>
-        run<{ layerId?: number; documentId?: number }>(ctx.signal, SCRIPT_OF[edit.op]!, { documentId, edit, history: edit.op }),
+        run<{ layerId?: number; documentId?: number }>(ctx.signal, script!, { documentId, edit, history: edit.op }),
       );
       revisions.edited$.next({ documentId, revision, method: edit.op });
       return { revision, ...result };

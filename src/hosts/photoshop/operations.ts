@@ -34,6 +34,7 @@ export const OPERATIONS = [
   "edit.document",
   "edit.selection",
   "history",
+  "font.list",
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];
 

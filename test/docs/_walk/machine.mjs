@@ -183,7 +183,7 @@ export async function scriptFuServer(machine, port) {
   await mkdir(profile, { recursive: true });
   await writeFile(join(profile, "gimprc"), `(tile-cache-size 256M)\n(swap-path "${profile}")\n`);
   const call = `(plug-in-script-fu-server RUN-NONINTERACTIVE "127.0.0.1" ${port} "${join(profile, "server.log")}")`;
-  const text = `gimp-console-2.10 -i --no-data --no-fonts --no-splash -b '${call}'`;
+  const text = `gimp-console-2.10 -i --no-data --no-splash -b '${call}'`;
   const helper = start(machine, text, { env: { GIMP2_DIRECTORY: profile, XDG_CACHE_HOME: join(profile, "cache"), LC_ALL: "C.UTF-8" } });
   machine.processes.delete(helper);
   machine.helpers.add(helper);

@@ -36,6 +36,25 @@ export interface FakeLayer {
   fillOpacity?: number;
   /** The layer's pixel mask. */
   mask?: FakeMask;
+  /** A text layer's TextItem, as scripts set it (dom-text.ts). */
+  text?: FakeText;
+}
+
+/** A text layer's settings, in the units the DOM takes them: points, pixels, thousandths of an em. */
+export interface FakeText {
+  contents: string;
+  font: string;
+  size: number;
+  color: string;
+  kind: "POINTTEXT" | "PARAGRAPHTEXT";
+  position: [number, number];
+  width: number;
+  height: number;
+  justification: string;
+  useAutoLeading: boolean;
+  leading: number;
+  tracking: number;
+  antiAlias: string;
 }
 
 /**

@@ -12,6 +12,7 @@ import { reserveBuffer } from "./buffers.js";
 import type { EditHandlers } from "./context.js";
 import { pixelEdits } from "./layer-pixels.js";
 import { checkOpenGroup, checkUnlocked, lockHolder } from "./locks.js";
+import { textNotSupported } from "../../_internal/fonts.js";
 import { checkAboveBackground, copyLayer, keepActiveValid, neighbourOf, parentOfSiblings, slotOf, subtree, takeOut } from "./stack.js";
 
 /** @throws BridgeError `BAD_REQUEST`: the background layer stays the bottom of the document, outside any group. */
@@ -28,6 +29,7 @@ const stackEdits: EditHandlers = {
     checkAboveBackground(slot);
     let layer: EmbeddedLayer;
     let pixels = false;
+    if (edit.kind === "text") throw textNotSupported("embedded");
     if (edit.kind === "group") {
       layer = { id: doc.nextLayerId++, kind: "group", name: edit.name, visible: true, opacity: 255, blendMode: "pass through", children: [] };
     } else {

@@ -3,8 +3,21 @@
  * library (`scheme-*.ts`), which checks its references, then changes the image as one undo step. Ids here are
  * GIMP's; `../stable-ids.ts` turns them into the adapter's, raises the document's revision and reports the change.
  */
-import { BridgeError } from "../../../protocol/index.js";
-import type { DocumentEdit, EditCapabilities, EditOp, EditPlace, FilterEdit, FlipDirection, LayerEdit, ResampleMethod, SelectionEdit, SelectionMode } from "../../edits.js";
+import { BridgeError, type FontInfo } from "../../../protocol/index.js";
+import { fontNotFound, matchFont } from "../../_internal/fonts.js";
+import type {
+  DocumentEdit,
+  EditCapabilities,
+  EditOp,
+  EditPlace,
+  FilterEdit,
+  FlipDirection,
+  LayerEdit,
+  ResampleMethod,
+  SelectionEdit,
+  SelectionMode,
+  TextSpec,
+} from "../../edits.js";
 import type { HostCallContext, Rgba } from "../../host.js";
 import type { GimpSession } from "../connection.js";
 import { asNumber, int, lit, num, type Sexp } from "../scheme.js";
@@ -14,10 +27,12 @@ import { exactTurn, layerMatrix } from "./transform.js";
 
 /**
  * Every edit GIMP 2.10 makes, with the fields it cannot honour: GIMP has no fill opacity apart from a layer's
- * opacity, and a layer mask that always moves with its layer, at full density, with no feather of its own.
+ * opacity, a layer mask that always moves with its layer, at full density, with no feather of its own, and text
+ * whose script Pango finds from the characters (no setting for it).
  */
 export const GIMP_EDIT_CAPABILITIES: EditCapabilities = {
-  "layer:create": {},
+  "layer:create": { unsupported: ["script"] },
+  "layer:updateText": { unsupported: ["script"] },
   "layer:update": { unsupported: ["fillOpacity"] },
   "layer:delete": {},
   "layer:duplicate": {},
@@ -119,9 +134,46 @@ export function checkPixels(width: number, height: number, maxPixels: number): v
   });
 }
 
-function layerForm(img: string, edit: LayerEdit, limits: GimpEditLimits): string {
+/** GIMP's `GimpTextJustification` per alignment. */
+const JUSTIFY: Readonly<Record<TextSpec["alignment"], number>> = { left: 0, right: 1, center: 2, justify: 3 };
+/** GIMP's `GimpTextDirection` for the horizontal directions. */
+const TEXT_DIRECTION = { ltr: 0, rtl: 1 } as const;
+
+/**
+ * `br-text-create`'s and `br-text-update`'s arguments after the layer: text, GIMP's name of the font, size, colour,
+ * justification, leading (0: the font's own), tracking in ems, antialiasing, direction, language, then the
+ * placement (`x y w h`, `w` 0 for a point).
+ * @throws BridgeError `FONT_NOT_FOUND` `{font, near}`; `NOT_SUPPORTED` for vertical text or a colour that is not opaque
+ */
+function textArgs(edit: EditOp & { readonly text: TextSpec }, fonts: readonly FontInfo[]): string {
+  const spec = edit.text;
+  const font = matchFont(fonts, spec.font);
+  if (font === undefined) throw fontNotFound(fonts, spec.font);
+  const refuse = (field: string, why: string, value: unknown): BridgeError =>
+    new BridgeError("NOT_SUPPORTED", `GIMP 2.10 ${why}`, { details: { editor: "gimp", capability: edit.op, field, [field]: value } });
+  if (spec.direction === "ttb" || spec.direction === "btt") throw refuse("direction", "text layers run horizontally here", spec.direction);
+  // A text layer's colour has no alpha in GIMP (the layer's opacity is a separate setting).
+  if (spec.color[3] !== 255) throw refuse("color", "text colours are opaque: set the layer's opacity instead", spec.color[3]);
+  const place = spec.box === undefined ? `${num(spec.position?.x ?? 0)} ${num(spec.position?.y ?? 0)} 0 0` : `${int(Math.round(spec.box.x))} ${int(Math.round(spec.box.y))} ${int(Math.max(1, Math.round(spec.box.width)))} ${int(Math.max(1, Math.round(spec.box.height)))}`;
+  return [
+    lit(spec.text),
+    lit(font.postScriptName),
+    num(spec.size),
+    rgb(spec.color),
+    JUSTIFY[spec.alignment],
+    num(spec.leading ?? 0),
+    num(spec.tracking / 1000),
+    spec.antiAlias ? 1 : 0,
+    TEXT_DIRECTION[spec.direction ?? "ltr"],
+    lit(spec.language ?? ""),
+    place,
+  ].join(" ");
+}
+
+function layerForm(img: string, edit: LayerEdit, limits: GimpEditLimits, fonts: readonly FontInfo[]): string {
   switch (edit.op) {
     case "layer:create": {
+      if (edit.kind === "text") return `(br-text-create ${img} ${lit(edit.name)} ${textArgs(edit, fonts)} ${where(edit.place)})`;
       const [fill, color, opacity] = edit.fillColor === undefined ? [0, [0, 0, 0, 0] as const, 0] : [1, edit.fillColor, (edit.fillColor[3] * 100) / 255];
       return `(br-layer-create ${img} ${edit.kind === "group" ? 1 : 0} ${lit(edit.name)} ${fill} ${rgb(color)} ${num(opacity)} ${where(edit.place)})`;
     }
@@ -130,6 +182,8 @@ function layerForm(img: string, edit: LayerEdit, limits: GimpEditLimits): string
       const name = edit.name === undefined ? "#f" : lit(edit.name);
       return `(br-layer-update ${img} ${int(edit.layerId)} ${name} ${flag(edit.visible)} ${edit.opacity === undefined ? "-1" : num(edit.opacity)} ${mode} ${flag(edit.locked)})`;
     }
+    case "layer:updateText":
+      return `(br-text-update ${img} ${int(edit.layerId)} ${textArgs(edit, fonts)})`;
     case "layer:delete":
       return `(br-layer-delete ${img} ${int(edit.layerId)})`;
     case "layer:duplicate":
@@ -217,11 +271,14 @@ function selectionForm(img: string, edit: SelectionEdit): string {
   }
 }
 
-/** The `br-…` call making one edit of image `documentId`. */
-export function editForm(documentId: number, edit: EditOp, limits: GimpEditLimits): string {
+/** Whether an edit names a font (a text layer made or changed). */
+export const namesFont = (edit: EditOp): boolean => edit.op === "layer:updateText" || (edit.op === "layer:create" && edit.kind === "text");
+
+/** The `br-…` call making one edit of image `documentId`; `fonts`, GIMP's, for an edit that {@link namesFont}. */
+export function editForm(documentId: number, edit: EditOp, limits: GimpEditLimits, fonts: readonly FontInfo[] = []): string {
   const img = int(documentId);
   if (edit.op === "layer:adjust" || edit.op === "filter:apply") return filterForm(img, edit as FilterEdit);
-  if (edit.op.startsWith("layer:")) return layerForm(img, edit as LayerEdit, limits);
+  if (edit.op.startsWith("layer:")) return layerForm(img, edit as LayerEdit, limits, fonts);
   if (edit.op.startsWith("document:")) return documentForm(img, edit as DocumentEdit, limits);
   return selectionForm(img, edit as SelectionEdit);
 }
@@ -229,12 +286,16 @@ export function editForm(documentId: number, edit: EditOp, limits: GimpEditLimit
 /** Edits whose answer is the layer they made. */
 const MAKES_LAYER: ReadonlySet<string> = new Set(["layer:create", "layer:duplicate", "layer:group", "layer:merge"]);
 
-/** The GIMP adapter's edits, in GIMP's ids. */
-export function editOps(session: GimpSession, limits: GimpEditLimits): { edit(ctx: HostCallContext, documentId: number, edit: EditOp): Promise<GimpEditMade> } {
+/** The GIMP adapter's edits, in GIMP's ids; `fonts` lists GIMP's fonts (for the text edits). */
+export function editOps(
+  session: GimpSession,
+  limits: GimpEditLimits,
+  fonts: (ctx: HostCallContext) => Promise<FontInfo[]>,
+): { edit(ctx: HostCallContext, documentId: number, edit: EditOp): Promise<GimpEditMade> } {
   return {
     async edit(ctx, documentId, edit) {
-      // Refused before anything is sent when the form alone shows the result is too large.
-      const form = editForm(documentId, edit, limits);
+      // Refused before anything is sent when the form alone shows the result is too large or names no font GIMP has.
+      const form = editForm(documentId, edit, limits, namesFont(edit) ? await fonts(ctx) : []);
       let value: Sexp;
       try {
         value = await session.call(ctx, form);

@@ -37,12 +37,27 @@ function __kind(layer) {
   return k === "LayerKind.NORMAL" ? "pixel" : "adjustment";
 }
 
+// A text layer's text and settings through its TextItem (the DOM layer found by id for the ActionManager read): the
+// size and leading as points, the position or the paragraph box in pixels, lines broken by "\n".
+var __ALIGNMENTS = { "Justification.LEFT": "left", "Justification.CENTER": "center", "Justification.RIGHT": "right" };
+
+function __textOf(layer) {
+  var t = layer.textItem, paragraph = String(t.kind) === "TextType.PARAGRAPHTEXT", at = t.position;
+  var out = { text: String(t.contents).replace(/\r/g, "\n"), font: t.font, size: t.size.as("pt"), color: "#" + String(t.color.rgb.hexValue).toLowerCase(),
+    alignment: __ALIGNMENTS[String(t.justification)] || "justify", tracking: t.tracking, antiAlias: String(t.antiAliasMethod) !== "AntiAlias.NONE", direction: "ltr" };
+  if (t.useAutoLeading !== true) out.leading = t.leading.as("pt");
+  if (paragraph) out.box = { x: __px(at[0]), y: __px(at[1]), width: __px(t.width), height: __px(t.height) };
+  else out.position = { x: __px(at[0]), y: __px(at[1]) };
+  return out;
+}
+
 function __infoFrom(id, index, name, kind, visible, opacity, blendMode, b, clipped, extras) {
   var info = { id: id, index: index, name: name, kind: kind, visible: visible, opacity: opacity, blendMode: __blendName(blendMode),
     bounds: { left: b[0], top: b[1], right: b[2], bottom: b[3] },
     rect: { x: b[0], y: b[1], width: b[2] - b[0], height: b[3] - b[1] }, clipped: clipped, locked: extras.locked };
   if (extras.fillOpacity !== undefined) info.fillOpacity = extras.fillOpacity;
   if (extras.mask) info.mask = extras.mask;
+  if (extras.text) info.text = extras.text;
   return info;
 }
 
@@ -102,8 +117,10 @@ function __domEntries(doc) { var out = []; __walk(doc, doc.layers, __slots(doc.l
 // `allLocked` is Lock All; a group has no fill opacity (LayerSet has none).
 function __domInfo(entry) {
   var l = entry.layer, b = l.bounds, group = l.typename === "LayerSet";
-  var extras = { locked: l.allLocked === true, fillOpacity: group ? undefined : Math.round(l.fillOpacity), mask: __maskOf(entry.doc.id, l.id) };
-  return __infoFrom(l.id, entry.index, l.name, __kind(l), l.visible, Math.round(l.opacity),
+  var kind = __kind(l);
+  var extras = { locked: l.allLocked === true, fillOpacity: group ? undefined : Math.round(l.fillOpacity), mask: __maskOf(entry.doc.id, l.id),
+    text: kind === "text" ? __textOf(l) : undefined };
+  return __infoFrom(l.id, entry.index, l.name, kind, l.visible, Math.round(l.opacity),
     String(l.blendMode).replace("BlendMode.", "").toLowerCase(), [__px(b[0]), __px(b[1]), __px(b[2]), __px(b[3])],
     l.grouped === true, extras);
 }
@@ -167,7 +184,7 @@ function __amInfo(entry) {
   // protectAll is Lock All.
   var extras = { locked: get("layerLocking").getObjectValue(k("layerLocking")).getBoolean(k("protectAll")) === true,
     fillOpacity: entry.children ? undefined : Math.round(get("fillOpacity").getInteger(k("fillOpacity")) * 100 / 255),
-    mask: __maskOf(entry.doc.id, entry.id) };
+    mask: __maskOf(entry.doc.id, entry.id), text: kind === "text" ? __textOf(__domLayer(entry.doc, entry.id)) : undefined };
   return __infoFrom(entry.id, entry.index, get("name").getString(k("name")), kind, get("visible").getBoolean(k("visible")),
     Math.round(get("opacity").getInteger(k("opacity")) * 100 / 255),
     typeIDToStringID(get("mode").getEnumerationValue(k("mode"))).toLowerCase(),

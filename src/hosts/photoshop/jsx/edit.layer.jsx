@@ -1,7 +1,8 @@
 // @bridge-op edit.layer
 // biome-ignore-all lint: ExtendScript is ES3 (var-scoped, no JSON object), not modern JavaScript
 // The layer edits of the vocabulary (p.edit, every default decided by the bridge), each one history state named
-// p.history: create, update, delete, duplicate, move, group, ungroup, merge, rasterize, fill, clear. Layers are
+// p.history: create, update, delete, duplicate, move, group, ungroup, merge, rasterize, fill, clear, and text layers
+// made and changed (layer:create {kind: "text"}, layer:updateText). Layers are
 // found by id and changed through the DOM; `layer.move(relativeObject, ElementPlacement)` places them
 // (PLACEBEFORE is above a layer, PLACEAFTER below it, INSIDE into an empty group). Answers {layerId?}.
 
@@ -214,13 +215,69 @@ function __clear(doc, e) {
   });
 }
 
+
+// ---- Text layers: the DOM's TextItem (Photoshop JavaScript Reference, ArtLayer.kind and TextItem) ----------------
+// An empty art layer becomes a text layer by setting its kind to LayerKind.TEXT; its textItem then takes the text
+// (contents, lines broken by "\r"), the font by PostScript name, the size in points (a UnitValue), a SolidColor,
+// and the placement: TextType.POINTTEXT with the position where the first baseline starts, or
+// TextType.PARAGRAPHTEXT with the box's top-left as position and its width and height.
+var __JUSTIFICATIONS = { left: "LEFT", center: "CENTER", right: "RIGHT", justify: "LEFTJUSTIFIED" };
+
+function __textSettings(item, s) {
+  var box = s.box;
+  item.kind = box ? TextType.PARAGRAPHTEXT : TextType.POINTTEXT;
+  item.contents = s.text.replace(/\r\n|\n/g, "\r");
+  item.font = s.font;
+  item.size = new UnitValue(s.size, "pt");
+  item.color = __solid(s.color);
+  item.justification = Justification[__JUSTIFICATIONS[s.alignment]];
+  if (s.leading === undefined || s.leading === null) {
+    item.useAutoLeading = true;
+  } else {
+    item.useAutoLeading = false;
+    item.leading = new UnitValue(s.leading, "pt");
+  }
+  item.tracking = s.tracking;
+  item.antiAliasMethod = s.antiAlias ? AntiAlias.SMOOTH : AntiAlias.NONE;
+  if (box) {
+    item.position = [new UnitValue(box.x, "px"), new UnitValue(box.y, "px")];
+    item.width = new UnitValue(box.width, "px");
+    item.height = new UnitValue(box.height, "px");
+  } else {
+    item.position = [new UnitValue(s.position.x, "px"), new UnitValue(s.position.y, "px")];
+  }
+}
+
+function __createText(doc, e) {
+  var to = __placeTarget(doc, e.place);
+  return __inHistory(doc, p_history, function () {
+    var layer = doc.artLayers.add();
+    layer.kind = LayerKind.TEXT;
+    __textSettings(layer.textItem, e.text);
+    layer.name = e.name;
+    __place(doc, layer, to);
+    return { layerId: layer.id };
+  });
+}
+
+function __updateText(doc, e) {
+  var layer = __domLayer(doc, e.layerId);
+  if (layer.typename !== "ArtLayer" || String(layer.kind) !== "LayerKind.TEXT") __fail("BAD_REQUEST", "Layer " + e.layerId + " is not a text layer", { layerId: e.layerId });
+  __unlocked(doc, layer);
+  return __inHistory(doc, p_history, function () {
+    __textSettings(layer.textItem, e.text);
+    return {};
+  });
+}
+
 var p_history;
 function run(p) {
   var doc = __activate(__doc(p.documentId)), e = p.edit;
   p_history = p.history;
   var ops = { "layer:create": __create, "layer:update": __update, "layer:delete": __remove, "layer:duplicate": __duplicate,
     "layer:move": __moveLayer, "layer:group": __group, "layer:ungroup": __ungroup, "layer:merge": __merge,
-    "layer:rasterize": __rasterize, "layer:fill": __fill, "layer:clear": __clear };
+    "layer:rasterize": __rasterize, "layer:fill": __fill, "layer:clear": __clear, "layer:updateText": __updateText };
+  if (e.op === "layer:create" && e.kind === "text") return __createText(doc, e);
   if (!ops[e.op]) __fail("BAD_REQUEST", "edit.layer does not make " + e.op, { op: e.op });
   return ops[e.op](doc, e);
 }

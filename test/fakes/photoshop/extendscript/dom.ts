@@ -20,6 +20,7 @@ import { readFakePsd, writeFakePsd } from "../psd-file.js";
 import { realmArray } from "./realm.js";
 import { activate, activeEntry, addState, entries, type PanelState } from "./history-panel.js";
 import { RULER_UNITS, StubUnitValue, lengthPx, toRuler, unitValueFunction } from "./units.js";
+import { STUB_FONTS, type TextStub, newText, textItem } from "./dom-text.js";
 
 /** A decoded image the stub can open (app.open is synchronous; the fake decodes files before the script runs). */
 export interface DecodedImage {
@@ -134,6 +135,9 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
   const NewDocumentMode = enumeration("NewDocumentMode", ["RGB"]);
   const Extension = enumeration("Extension", ["LOWERCASE", "NONE", "UPPERCASE"]);
   const SelectionType = enumeration("SelectionType", ["REPLACE", "EXTEND", "DIMINISH", "INTERSECT"]);
+  const TextType = enumeration("TextType", ["POINTTEXT", "PARAGRAPHTEXT"]);
+  const Justification = enumeration("Justification", ["LEFT", "CENTER", "RIGHT", "LEFTJUSTIFIED", "CENTERJUSTIFIED", "RIGHTJUSTIFIED", "FULLYJUSTIFIED"]);
+  const AntiAlias = enumeration("AntiAlias", ["NONE", "SHARP", "CRISP", "STRONG", "SMOOTH"]);
 
   const history = { suspended: false, states: effects.history };
   const editStub: EditStub = {
@@ -155,6 +159,15 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
     docObject: (d) => docObject(d),
     enums: { ElementPlacement, BlendMode, ColorBlendMode, AnchorPosition, Direction, ResampleMethod, TrimType, RasterizeType },
     history,
+  };
+  const textStub: TextStub = {
+    fail,
+    change: (call) => editStub.change(call),
+    px: (d, v) => lengthPx(v, ruler(), res(d)),
+    arr,
+    strict,
+    enums: { TextType, Justification, AntiAlias },
+    SolidColor: function SolidColorOfStub(this: unknown) { return strict("SolidColor", new SolidColor()); } as unknown as TextStub["SolidColor"],
   };
   const historyStates = new WeakMap<PanelState, object>();
   // HistoryState: name and snapshot; the same state is the same object (scripts compare them with ==).
@@ -215,6 +228,20 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
         const kind = LayerKind[l.psKind ?? KIND_OF[l.kind]!];
         if (!kind) throw fail(`LayerKind.${l.psKind} is not in the stub`);
         return kind;
+      },
+      // ArtLayer.kind: settable only for an empty layer, and here only to LayerKind.TEXT (dom-text.ts).
+      set kind(v: Enumerator) {
+        if (group) throw fail("LayerSet.kind does not exist (LayerSet has no kind property)");
+        if (v !== LayerKind["TEXT"]) throw fail(`ArtLayer.kind = ${String(v)} is not modelled`);
+        if (l.kind !== "pixel" || l.right - l.left > 0 || l.bottom - l.top > 0) throw new Error("General Photoshop error occurred. The layer is not empty.");
+        l.kind = "text";
+        l.text = newText();
+        editStub.change(`${l.id}.kind = LayerKind.TEXT`);
+      },
+      // ArtLayer.textItem: valid only for a text layer.
+      get textItem() {
+        if (group || l.kind !== "text") throw new Error("General Photoshop error occurred. The layer is not a text layer.");
+        return textItem(textStub, d, l);
       },
       get isBackgroundLayer() { return l.kind === "background"; },
       get visible() { return l.visible; },
@@ -441,6 +468,8 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
     version: "26.1.0",
     documents,
     preferences: prefs,
+    // Application.fonts: TextFonts, each a TextFont (family, name, postScriptName, style).
+    fonts: collection("TextFonts", () => STUB_FONTS.map((f) => strict("TextFont", { typename: "TextFont", ...f }))),
     get displayDialogs() { return dialogs; },
     // Application.backgroundColor: what canvas edits paint a Background layer's new area with.
     get backgroundColor() { return background; },
@@ -508,6 +537,9 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
     ResampleMethod,
     TrimType,
     RasterizeType,
+    TextType,
+    Justification,
+    AntiAlias,
     ActionDescriptor: construct("ActionDescriptor", StubActionDescriptor),
     ActionReference: construct("ActionReference", StubActionReference),
     ActionList: construct("ActionList", StubActionList),

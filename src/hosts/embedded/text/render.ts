@@ -99,8 +99,29 @@ export async function renderText(layout: TextLayout, color: Rgba, antiAlias: boo
       data[o + 2] = b;
       data[o + 3] = Math.round((coverage * a) / 255);
     }
-    return { left: area.x, top: area.y, width: area.width, height: area.height, data };
+    return trimmed({ left: area.x, top: area.y, width: area.width, height: area.height, data });
   } finally {
     held.release();
   }
+}
+
+/** The pixels cut to the box their ink covers (the drawing area keeps a margin for anti-aliasing). */
+function trimmed(pixels: TextPixels): TextPixels {
+  const { width, height, data } = pixels;
+  let [x0, y0, x1, y1] = [width, height, -1, -1];
+  for (let y = 0; y < height; y++) {
+    for (let x = 0; x < width; x++) {
+      if (data[(y * width + x) * 4 + 3] === 0) continue;
+      if (x < x0) x0 = x;
+      if (x > x1) x1 = x;
+      if (y < y0) y0 = y;
+      y1 = y;
+    }
+  }
+  if (x1 < 0) return { left: 0, top: 0, width: 0, height: 0, data: new Uint8ClampedArray(0) };
+  if (x0 === 0 && y0 === 0 && x1 === width - 1 && y1 === height - 1) return pixels;
+  const [w, h] = [x1 - x0 + 1, y1 - y0 + 1];
+  const out = new Uint8ClampedArray(w * h * 4);
+  for (let y = 0; y < h; y++) out.set(data.subarray(((y + y0) * width + x0) * 4, ((y + y0) * width + x0 + w) * 4), y * w * 4);
+  return { left: pixels.left + x0, top: pixels.top + y0, width: w, height: h, data: out };
 }

@@ -42,40 +42,43 @@ function inkBox(layout: TextLayout): HostRect | undefined {
   return { x: left, y: top, width: Math.ceil(x1) + 1 - left, height: Math.ceil(y1) + 1 - top };
 }
 
+/** Sub-pixel positions a glyph is drawn at across a pixel: a glyph is drawn once per position it takes. */
+export const GLYPH_SUBPIXELS = 4;
+
+/** One glyph at one sub-pixel position: its outline drawn once into the atlas, at `(ax, ay)`, `width × height`. */
+interface Cell {
+  readonly path: string;
+  readonly scale: number;
+  /** The glyph's origin within its cell. */
+  readonly ox: number;
+  readonly oy: number;
+  /** The cell's top-left corner from the glyph's whole-pixel origin. */
+  readonly left: number;
+  readonly top: number;
+  readonly width: number;
+  readonly height: number;
+  ax: number;
+  ay: number;
+}
+
+const cellKey = (face: number, glyph: number, fx: number, fy: number): string => `${face}/${glyph}/${fx}/${fy}`;
+
 /**
- * The SVG of the layout within `area` (document pixels): one path per glyph of each face, placed with `<use>`.
- * `clip`: a paragraph box the ink is cut at.
+ * The atlas SVG: every cell's outline placed at its spot, drawn in one pass by librsvg. Drawing each glyph once (per
+ * sub-pixel position) rather than once per occurrence is what keeps a paragraph fast: librsvg has no glyph cache.
  */
-export function textSvg(layout: TextLayout, area: HostRect, antiAlias: boolean, clip?: HostRect): string {
-  const defs = new Map<string, string>();
-  const faces = new Map<object, number>();
-  const uses: string[] = [];
-  for (const g of layout.glyphs) {
-    let f = faces.get(g.face);
-    if (f === undefined) {
-      f = faces.size;
-      faces.set(g.face, f);
-    }
-    const id = `f${f}g${g.glyph}`;
-    if (!defs.has(id)) {
-      const d = outline(g.face, g.glyph);
-      if (d === "") continue;
-      defs.set(id, `<path id="${id}" d="${d}"/>`);
-    }
-    const scale = layout.sizePixels / g.face.upem;
-    uses.push(`<use href="#${id}" transform="translate(${round(g.x - area.x)} ${round(g.y - area.y)}) scale(${round(scale)} ${round(-scale)})"/>`);
-  }
-  const clipPath =
-    clip === undefined ? "" : `<clipPath id="box"><rect x="${round(clip.x - area.x)}" y="${round(clip.y - area.y)}" width="${round(clip.width)}" height="${round(clip.height)}"/></clipPath>`;
+export function atlasSvg(cells: readonly Cell[], width: number, height: number, antiAlias: boolean): string {
+  const paths = cells.map((c) => `<path transform="translate(${round(c.ax + c.ox)} ${round(c.ay + c.oy)}) scale(${round(c.scale)} ${round(-c.scale)})" d="${c.path}"/>`);
   return (
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${area.width}" height="${area.height}" viewBox="0 0 ${area.width} ${area.height}" shape-rendering="${antiAlias ? "geometricPrecision" : "crispEdges"}">` +
-    `<defs>${[...defs.values()].join("")}${clipPath}</defs><g fill="#000"${clip === undefined ? "" : ' clip-path="url(#box)"'}>${uses.join("")}</g></svg>`
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" shape-rendering="${antiAlias ? "geometricPrecision" : "crispEdges"}">` +
+    `<g fill="#000">${paths.join("")}</g></svg>`
   );
 }
 
 /**
  * The layer's pixels: the text's coverage in `color`. `box`: the paragraph box (ink outside it is cut). Checks the
- * size with `reserve` (the editor's memory and pixel limits) before drawing.
+ * size with `reserve` (the editor's memory and pixel limits) before drawing. Each glyph is drawn once per sub-pixel
+ * position into an atlas, and the atlas's cells are added into the layer where the glyphs go.
  */
 export async function renderText(layout: TextLayout, color: Rgba, antiAlias: boolean, box: HostRect | undefined, reserve: (width: number, height: number) => { release(): void }): Promise<TextPixels> {
   let area = inkBox(layout);
@@ -87,17 +90,85 @@ export async function renderText(layout: TextLayout, color: Rgba, antiAlias: boo
   if (area === undefined) return { left: 0, top: 0, width: 0, height: 0, data: new Uint8ClampedArray(0) };
   const held = reserve(area.width, area.height);
   try {
-    const svg = textSvg(layout, area, antiAlias, box);
-    const alpha = await sharp(Buffer.from(svg), { density: 72, unlimited: true, limitInputPixels: false }).ensureAlpha().extractChannel(3).raw().toBuffer();
+    // The cells, and where each glyph goes (the whole pixel its cell's corner lands on).
+    const faces = new Map<object, number>();
+    const cells = new Map<string, Cell>();
+    const placed: Array<{ cell: Cell; x: number; y: number }> = [];
+    for (const g of layout.glyphs) {
+      const extents = g.face.font.glyphExtents(g.glyph);
+      if (extents === undefined || extents.width === 0 || extents.height === 0) continue;
+      let f = faces.get(g.face);
+      if (f === undefined) {
+        f = faces.size;
+        faces.set(g.face, f);
+      }
+      // Across, the position rounded to the nearest sub-pixel step (a whole pixel and a step within it); down, to the
+      // nearest whole pixel: baselines sit on pixel rows, as most renderers put them.
+      const qx = Math.round(g.x * GLYPH_SUBPIXELS);
+      const [px, py] = [Math.floor(qx / GLYPH_SUBPIXELS), Math.round(g.y)];
+      const [fx, fy] = [qx - px * GLYPH_SUBPIXELS, 0];
+      const key = cellKey(f, g.glyph, fx, fy);
+      let cell = cells.get(key);
+      if (cell === undefined) {
+        const scale = layout.sizePixels / g.face.upem;
+        // The ink's box relative to the glyph's whole-pixel origin, a pixel of room each side.
+        const left = Math.floor(fx / GLYPH_SUBPIXELS + extents.xBearing * scale) - 1;
+        const top = Math.floor(fy / GLYPH_SUBPIXELS - extents.yBearing * scale) - 1;
+        const right = Math.ceil(fx / GLYPH_SUBPIXELS + (extents.xBearing + extents.width) * scale) + 1;
+        const bottom = Math.ceil(fy / GLYPH_SUBPIXELS - (extents.yBearing + extents.height) * scale) + 1;
+        cell = { path: outline(g.face, g.glyph), scale, ox: fx / GLYPH_SUBPIXELS - left, oy: fy / GLYPH_SUBPIXELS - top, left, top, width: right - left, height: bottom - top, ax: 0, ay: 0 };
+        cells.set(key, cell);
+      }
+      placed.push({ cell, x: px + cell.left, y: py + cell.top });
+    }
+    // Cells in rows of the atlas, no wider than 2048 px.
+    const list = [...cells.values()];
+    let [x, y, rowHeight, atlasWidth] = [0, 0, 0, 1];
+    for (const cell of list) {
+      if (x > 0 && x + cell.width > 2048) {
+        [x, y, rowHeight] = [0, y + rowHeight, 0];
+      }
+      [cell.ax, cell.ay] = [x, y];
+      x += cell.width;
+      rowHeight = Math.max(rowHeight, cell.height);
+      atlasWidth = Math.max(atlasWidth, x);
+    }
+    const atlasHeight = Math.max(1, y + rowHeight);
+    const atlas = await sharp(Buffer.from(atlasSvg(list, atlasWidth, atlasHeight, antiAlias)), { density: 72, unlimited: true, limitInputPixels: false })
+      .ensureAlpha()
+      .extractChannel(3)
+      .raw()
+      .toBuffer();
+    // Each glyph's cell added into the layer's coverage (saturating: overlapping ink stays covered).
+    const coverage = new Uint8ClampedArray(area.width * area.height);
+    for (const { cell, x: gx, y: gy } of placed) {
+      for (let row = 0; row < cell.height; row++) {
+        const ty = gy + row - area.y;
+        if (ty < 0 || ty >= area.height) continue;
+        for (let col = 0; col < cell.width; col++) {
+          const tx = gx + col - area.x;
+          if (tx < 0 || tx >= area.width) continue;
+          const ink = atlas[(cell.ay + row) * atlasWidth + cell.ax + col]!;
+          const at = ty * area.width + tx;
+          if (ink !== 0) coverage[at] = coverage[at]! + ink;
+        }
+      }
+    }
+    const clip = box === undefined ? undefined : { x0: box.x - area.x, y0: box.y - area.y, x1: box.x + box.width - area.x, y1: box.y + box.height - area.y };
     const data = new Uint8ClampedArray(area.width * area.height * 4);
     const [r, g, b, a] = color;
-    for (let i = 0, o = 0; i < alpha.length; i++, o += 4) {
-      const coverage = antiAlias ? alpha[i]! : alpha[i]! >= 128 ? 255 : 0;
-      if (coverage === 0) continue;
+    for (let i = 0, o = 0; i < coverage.length; i++, o += 4) {
+      const covered = antiAlias ? coverage[i]! : coverage[i]! >= 128 ? 255 : 0;
+      if (covered === 0) continue;
+      if (clip !== undefined) {
+        const [px, py] = [i % area.width, Math.floor(i / area.width)];
+        // A pixel is in the box when its centre is.
+        if (px + 0.5 < clip.x0 || px + 0.5 >= clip.x1 || py + 0.5 < clip.y0 || py + 0.5 >= clip.y1) continue;
+      }
       data[o] = r;
       data[o + 1] = g;
       data[o + 2] = b;
-      data[o + 3] = Math.round((coverage * a) / 255);
+      data[o + 3] = Math.round((covered * a) / 255);
     }
     return trimmed({ left: area.x, top: area.y, width: area.width, height: area.height, data });
   } finally {

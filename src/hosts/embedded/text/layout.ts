@@ -8,12 +8,11 @@
  * run keeping its own; numbers inside right-to-left text follow the run they sit in), hyphenation, and the line
  * breaking rules of scripts without spaces (Chinese, Japanese and Thai text breaks only where a box forces it).
  */
+import { POINTS_PER_INCH } from "../../../protocol/text.js";
 import type { TextSpec } from "../../edits.js";
 import type { FontCatalogue, FontFace } from "./catalogue.js";
 import { isRtl, type LoadedFace, loadFace, shapeRun } from "./shaper.js";
 
-/** Points in an inch. */
-const POINTS_PER_INCH = 72;
 /** Automatic leading as a share of the type size: Photoshop's (120 %). */
 export const AUTO_LEADING = 1.2;
 

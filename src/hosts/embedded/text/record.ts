@@ -10,6 +10,7 @@
  */
 import type { AntiAlias, Color, Justification, LayerTextData } from "ag-psd";
 import type { LayerText } from "../../../protocol/index.js";
+import { POINTS_PER_INCH } from "../../../protocol/text.js";
 import type { TextSpec } from "../../edits.js";
 import type { Rgba } from "../../host.js";
 
@@ -21,7 +22,6 @@ export interface EngineText {
   readonly fallbackFonts: readonly string[];
 }
 
-const POINTS_PER_INCH = 72;
 const hex = (v: number): string => Math.round(v).toString(16).padStart(2, "0");
 
 /** `#rrggbb`, `#rrggbbaa` when not opaque. */

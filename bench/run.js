@@ -40,6 +40,7 @@ const BENCHMARKS = {
   edit: () => import("./edit.js"),
   filters: () => import("./filters.js"),
   history: () => import("./history.js"),
+  text: () => import("./text.js"),
   "cutout-iou": () => import("./cutout-iou.js"),
   "cutout-model": () => import("./cutout-model.js"),
   gimp: () => import("./gimp.js"),

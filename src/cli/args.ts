@@ -35,6 +35,8 @@ export interface ServeOptions {
   editors: number;
   open: string | undefined;
   sample: boolean;
+  /** `--fonts-dir`: folders of fonts the embedded editor's text layers may use besides the machine's. */
+  fontsDirs: string[];
   token: string | undefined;
   /** `--read-token`: the read scope (methods that change nothing, events, `/status`, `/metrics`); needs `token`. */
   readToken: string | undefined;
@@ -98,6 +100,7 @@ function parseFlags(argv: string[]) {
       listen: { type: "string" },
       editor: { type: "string" },
       open: { type: "string" },
+      "fonts-dir": { type: "string", multiple: true },
       "no-sample": { type: "boolean" },
       token: { type: "string" },
       "read-token": { type: "string" },
@@ -175,6 +178,7 @@ export function parseServeArgs(argv: string[], env: NodeJS.ProcessEnv = process.
     ...parsePool(values, env, editor as EditorName),
     open: values.open ?? env["BRIDGE_OPEN"],
     sample: !switched(values["no-sample"], env, "BRIDGE_NO_SAMPLE"),
+    fontsDirs: added(values["fonts-dir"], env, "BRIDGE_FONTS_DIRS"),
     token: values.token ?? (env["BRIDGE_TOKEN"] || undefined),
     readToken: values["read-token"] ?? (env["BRIDGE_READ_TOKEN"] || undefined),
     allowOrigins: added(values["allow-origin"], env, "BRIDGE_ALLOW_ORIGIN"),

@@ -181,7 +181,7 @@ export async function main(argv: string[], io: MainIo = {}): Promise<Bridge | un
   const bridge = serveBridge({
     listen: options.listen,
     ...pool,
-    embedded: { sample: options.sample, ...(options.open ? { open: options.open } : {}) },
+    embedded: { sample: options.sample, ...(options.open ? { open: options.open } : {}), ...(options.fontsDirs.length > 0 ? { fontsDirs: options.fontsDirs } : {}) },
     scriptDirs: options.scriptDirs,
     imports: { allowFile: options.allowFileImport, allowPrivateUrl: options.allowPrivateUrlImport },
     ...(options.token ? { token: options.token } : {}),

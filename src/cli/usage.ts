@@ -37,6 +37,7 @@ a repeatable flag adds to its variable's comma-separated list):
   --editor <name>          embedded | photoshop | gimp     [BRIDGE_EDITOR]      default embedded
   --open <file>            open this PSD/PNG/JPEG/WebP instead of the sample document   [BRIDGE_OPEN]
   --no-sample              start with no document                                     [BRIDGE_NO_SAMPLE]
+  --fonts-dir <dir>        fonts for text layers besides the machine's (repeatable)    [BRIDGE_FONTS_DIRS, comma-separated]
   --token <token>          require this access token (required off loopback)          [BRIDGE_TOKEN]
   --read-token <token>     also accept this token for reading only: methods that change nothing, events,
                            /status, /metrics; the rest answers FORBIDDEN (needs --token)   [BRIDGE_READ_TOKEN]

@@ -67,6 +67,8 @@ export class Connection extends BridgeResources implements MethodGroups {
   readonly webhook: MethodGroup<"webhook">;
   /** A document's history: `client.history.undo()`, `redo`, `go`, `list`. */
   readonly history: MethodGroup<"history">;
+  /** `font:list`: the editor's fonts for text layers. */
+  readonly font: MethodGroup<"font">;
 
   private readonly options: ConnectionOptions;
   private readonly WebSocketClass: WebSocketConstructor;
@@ -138,6 +140,7 @@ export class Connection extends BridgeResources implements MethodGroups {
     this.server = groups.server;
     this.webhook = groups.webhook;
     this.history = groups.history;
+    this.font = groups.font;
     this.openSocket();
   }
 

@@ -1,13 +1,10 @@
 import { parseColor } from "../hosts/_internal/color.js";
 import { type EditPlace, hasText, type TextSpec } from "../hosts/edits.js";
 import type { DocumentTree } from "../hosts/host.js";
-import { BridgeError, type LayerText, type MethodParams } from "../protocol/index.js";
+import { BridgeError, type LayerText, type MethodParams, POINTS_PER_INCH } from "../protocol/index.js";
 import { defineMethod, type MethodContext, type MethodDefinition } from "./define.js";
 import { editTarget, editedLayer, sendEdit, targetLayer } from "./_internal/edits.js";
 import { requireOp } from "./_internal/support.js";
-
-/** Points in an inch: a size in points is `size × resolution / 72` pixels. */
-const POINTS_PER_INCH = 72;
 
 /** The longest name a text layer takes from its text when the caller gives none. */
 const TEXT_LAYER_NAME_CHARS = 64;

@@ -8,6 +8,9 @@ import { EditedLayerSchema, HostRectSchema, PointSchema, TEXT_ALIGNMENTS, TEXT_D
  * unknown one is `FONT_NOT_FOUND` with the closest names the editor has in `details.near`.
  */
 
+/** Points in an inch: a size in points is `size × resolution / 72` pixels. */
+export const POINTS_PER_INCH = 72;
+
 /** Longest text of one layer, in UTF-16 code units. */
 export const MAX_TEXT_LENGTH = 100_000;
 /** Largest type size and leading, in points (Photoshop's own ceiling is 1296 pt). */

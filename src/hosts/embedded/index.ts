@@ -1,4 +1,5 @@
 // One rxjs module, not its index (see events.ts).
+import { FontCatalogue } from "./text/catalogue.js";
 import { NEVER } from "rxjs/internal/observable/never";
 import { DEFAULT_MAX_OPEN_FILE_BYTES, resolveOpenPath, type FileAccess } from "../../files/index.js";
 import type { HostAdapter, HostCallContext, HostInfo } from "../host.js";
@@ -88,6 +89,7 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
   const { openFile, ...documentMethods } = documents;
   const { reports$, ...actions } = actionOps({ ...deps, options: options.cutout, logger: options.logger });
   const scriptLimits: ScriptLimits = { ...DEFAULT_SCRIPT_LIMITS, ...options.scriptLimits };
+  const fonts = new FontCatalogue(options.fontsDirs ?? [], options.systemFonts !== false);
   let connected = false;
   const recovery =
     options.recovery === undefined
@@ -141,6 +143,7 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
     runScript: (ctx, scriptOptions) => scripts.runScript(ctx, scriptOptions),
     ...editOps({
       ...deps,
+      fonts,
       store,
       history,
       changed: (doc, changes, method) => events.notifyChanged(doc, changes, method),
@@ -148,6 +151,7 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
     }),
     editCapabilities: EMBEDDED_EDIT_CAPABILITIES,
     history: async (ctx, request) => history.run(store.get(request.documentId), request, ctx.caller),
+    listFonts: () => fonts.list(),
   };
   // What changes documents otherwise than by an edit is a step of its own, named after its method.
   const methodOf = { importLayer: "layer:importImage", setSelection: "selection:set", autoCutout: "action:autoCutout", removeBackground: "action:removeBackground", runScript: "jsx:run" } as const;

@@ -47,6 +47,13 @@ export interface EmbeddedHostOptions {
   readonly scriptLimits?: Partial<ScriptLimits> | undefined;
   /** Cutout settings (GrabCut refinement, minimum confidence, work size). @default DEFAULT_CUTOUT_OPTIONS */
   readonly cutout?: Partial<EmbeddedCutoutOptions> | undefined;
+  /**
+   * Folders of fonts (OpenType, TrueType, collections) text layers may use besides the machine's (`--fonts-dir`),
+   * searched first. @default none
+   */
+  readonly fontsDirs?: readonly string[] | undefined;
+  /** Use the machine's fonts (fontconfig's folders); off, only `fontsDirs`. @default true */
+  readonly systemFonts?: boolean | undefined;
   /** Where cutout confidences are logged. @default none */
   readonly logger?: Logger | undefined;
   /**

@@ -5,6 +5,7 @@
  * effects, vector mask paths, adjustments, fills, artboards, blending ranges, timestamps…) passes through untouched.
  */
 import type { Layer, LayerMaskData, Psd } from "ag-psd";
+import type { EngineText } from "./text/record.js";
 
 /** What a record can make a layer besides plain pixels. */
 export type RecordKind = "text" | "smartObject" | "shape" | "fill" | "adjustment";
@@ -13,13 +14,15 @@ export type RecordKind = "text" | "smartObject" | "shape" | "fill" | "adjustment
 export type PsdLayerRecord = Readonly<Omit<Layer, "children" | "imageData" | "canvas" | "mask" | "realMask">> & {
   readonly mask?: Readonly<Omit<LayerMaskData, "imageData" | "canvas">> | undefined;
   readonly realMask?: Readonly<Omit<LayerMaskData, "imageData" | "canvas">> | undefined;
+  /** A text layer this editor drew: what it drew it with (never saved; `text` is written from it). */
+  readonly engineText?: EngineText | undefined;
 };
 
 /** The document record without layers or pixels: image resources, patterns, linked files, global info. */
 export type PsdDocumentRecord = Readonly<Omit<Psd, "children" | "imageData" | "canvas" | "width" | "height">>;
 
 /** Record keys that make a layer something other than plain pixels; dropped when its pixels are edited. */
-const CONTENT_KEYS = ["text", "placedLayer", "vectorFill", "vectorStroke", "vectorOrigination", "adjustment", "usingAlignedRendering"] as const;
+const CONTENT_KEYS = ["text", "engineText", "placedLayer", "vectorFill", "vectorStroke", "vectorOrigination", "adjustment", "usingAlignedRendering"] as const;
 
 /** Keys that only describe the pixels of a layer (so are re-derived from the model when written). */
 const PIXEL_KEYS = new Set(["children", "imageData", "canvas", "mask", "realMask", "rawData", "top", "left", "bottom", "right"]);
@@ -79,10 +82,19 @@ const shiftPair = (points: readonly number[], dx: number, dy: number): number[] 
 export function translatedRecord(record: PsdLayerRecord | undefined, dx: number, dy: number): PsdLayerRecord | undefined {
   if (record === undefined || (dx === 0 && dy === 0)) return record;
   const out: Record<string, unknown> = { ...record };
-  const { text, placedLayer, vectorMask } = record;
+  const { text, placedLayer, vectorMask, engineText } = record;
   if (text?.transform && text.transform.length === 6) {
     const [xx, xy, yx, yy, tx, ty] = text.transform as [number, number, number, number, number, number];
     out.text = { ...text, transform: [xx, xy, yx, yy, tx + dx, ty + dy] };
+  }
+  if (engineText) {
+    const { position, box } = engineText.spec;
+    const spec = {
+      ...engineText.spec,
+      ...(position === undefined ? {} : { position: { x: position.x + dx, y: position.y + dy } }),
+      ...(box === undefined ? {} : { box: { ...box, x: box.x + dx, y: box.y + dy } }),
+    };
+    out.engineText = { ...engineText, spec };
   }
   if (placedLayer) {
     out.placedLayer = {

@@ -46,7 +46,7 @@ function allLayers(layers: readonly EmbeddedLayer[]): EmbeddedLayer[] {
  */
 function toPsdLayer(layer: EmbeddedLayer): Layer {
   const blendMode = (PSD_BLEND_MODES.has(layer.blendMode) ? layer.blendMode : "normal") as BlendMode;
-  const { mask: _mask, realMask: _realMask, ...kept } = layer.record ?? {};
+  const { mask: _mask, realMask: _realMask, engineText: _engineText, ...kept } = layer.record ?? {};
   const out: Layer = { ...(kept as Layer), id: layer.id, name: layer.name, hidden: !layer.visible, opacity: layer.opacity / 255, blendMode };
   out.clipping = layer.clipping === true;
   out.knockout = layer.knockout === true;

@@ -6,6 +6,7 @@
  * `Product` (a group) at 1 and its children at 2 and 3. The methods resolve layer references from this tree.
  */
 import { BridgeError } from "../../protocol/errors.js";
+import { engineLayerText, recordLayerText } from "./text/record.js";
 import type { HostBounds, HostDocument, HostLayer } from "../../protocol/index.js";
 import type { EmbeddedDocument, EmbeddedLayer, GroupLayer, LayerMask, PixelLayer } from "./document.js";
 import { opacityPercent } from "./document.js";
@@ -84,8 +85,11 @@ export function layerBounds(layer: EmbeddedLayer): HostBounds {
   return { left: box.left + layer.left, top: box.top + layer.top, right: box.right + layer.left, bottom: box.bottom + layer.top };
 }
 
-/** The wire shape of a layer; `children` (recursively) only for groups and only when asked. */
-export function toHostLayer(entry: LayerEntry, entries: readonly LayerEntry[], withChildren: boolean): HostLayer {
+/**
+ * The wire shape of a layer; `children` (recursively) only for groups and only when asked. `resolution`: the
+ * document's, which a text layer's size in points is read with.
+ */
+export function toHostLayer(entry: LayerEntry, entries: readonly LayerEntry[], withChildren: boolean, resolution = 72): HostLayer {
   const { layer } = entry;
   const bounds = layerBounds(layer);
   const out: HostLayer = {
@@ -103,7 +107,11 @@ export function toHostLayer(entry: LayerEntry, entries: readonly LayerEntry[], w
     fillOpacity: opacityPercent(layer.fillOpacity ?? 255),
   };
   if (layer.mask !== undefined) out.mask = hostMask(layer.mask);
-  if (withChildren && layer.kind === "group") out.children = childEntries(layer, entries).map((child) => toHostLayer(child, entries, true));
+  if (layer.kind === "text") {
+    const text = layer.record?.engineText !== undefined ? engineLayerText(layer.record.engineText) : recordLayerText(layer.record?.text, resolution);
+    if (text !== undefined) out.text = text;
+  }
+  if (withChildren && layer.kind === "group") out.children = childEntries(layer, entries).map((child) => toHostLayer(child, entries, true, resolution));
   return out;
 }
 
@@ -119,7 +127,7 @@ function childEntries(group: GroupLayer, entries: readonly LayerEntry[]): LayerE
 /** The layer tree of a document on the wire, top-most first, groups with `children`. */
 export function toHostLayerTree(doc: EmbeddedDocument): HostLayer[] {
   const entries = flattenLayers(doc.layers);
-  return entries.filter((entry) => entry.siblings === doc.layers).map((entry) => toHostLayer(entry, entries, true));
+  return entries.filter((entry) => entry.siblings === doc.layers).map((entry) => toHostLayer(entry, entries, true, doc.resolution));
 }
 
 /** The wire shape of a document; `activeLayerIds` in index order. */
@@ -145,5 +153,5 @@ export function toHostDocument(doc: EmbeddedDocument): HostDocument {
 /** The active layers on the wire (without children), in index order: the data of `layer:selectionChange`. */
 export function activeHostLayers(doc: EmbeddedDocument): HostLayer[] {
   const entries = flattenLayers(doc.layers);
-  return activeEntries(doc).map((entry) => toHostLayer(entry, entries, false));
+  return activeEntries(doc).map((entry) => toHostLayer(entry, entries, false, doc.resolution));
 }

@@ -64,6 +64,8 @@ function buildEditor(init: EditorInit, send: Send, hooks: { recovered(documents:
     memoryBudgetBytes: init.memoryBudgetBytes,
     historySteps: init.historySteps,
     historyBudgetPercent: init.historyBudgetPercent,
+    fontsDirs: init.fontsDirs,
+    systemFonts: init.systemFonts,
     scriptLimits: init.scriptLimits,
     cutout: init.cutout,
     files: init.files === undefined ? undefined : { ...init.files, policy: Object.freeze({ ...init.files.policy }) },

@@ -4,7 +4,7 @@ import type { HostAdapter } from "../host.js";
 
 /** Options of `createIsolatedEmbeddedHost`: the embedded editor's own, plus how its process is run. */
 export interface IsolatedEmbeddedHostOptions
-  extends Pick<EmbeddedHostOptions, "sample" | "open" | "maxDocumentPixels" | "maxPsdGroupDepth" | "memoryBudgetBytes" | "historySteps" | "historyBudgetPercent" | "scriptLimits" | "cutout" | "files"> {
+  extends Pick<EmbeddedHostOptions, "sample" | "open" | "maxDocumentPixels" | "maxPsdGroupDepth" | "memoryBudgetBytes" | "historySteps" | "historyBudgetPercent" | "fontsDirs" | "systemFonts" | "scriptLimits" | "cutout" | "files"> {
   /** The bridge's logger; the editor's own log lines arrive in it with `actor: "editor"`. @default none */
   readonly logger?: Logger | undefined;
   /**

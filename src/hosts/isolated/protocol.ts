@@ -39,6 +39,8 @@ export interface EditorInit {
   readonly memoryBudgetBytes: number | undefined;
   readonly historySteps: number | undefined;
   readonly historyBudgetPercent: number | undefined;
+  readonly fontsDirs: readonly string[] | undefined;
+  readonly systemFonts: boolean | undefined;
   readonly scriptLimits: Partial<ScriptLimits> | undefined;
   readonly cutout: Partial<Omit<EmbeddedCutoutOptions, "checkpoint">> | undefined;
   readonly files: FileAccess | undefined;

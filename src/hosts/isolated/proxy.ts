@@ -41,6 +41,8 @@ export function createIsolatedEmbeddedHost(options: IsolatedEmbeddedHostOptions 
       memoryBudgetBytes: options.memoryBudgetBytes,
       historySteps: options.historySteps,
       historyBudgetPercent: options.historyBudgetPercent,
+      fontsDirs: options.fontsDirs,
+      systemFonts: options.systemFonts,
       scriptLimits: options.scriptLimits,
       cutout: options.cutout,
       files: options.files,

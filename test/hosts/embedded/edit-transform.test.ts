@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+import { FontCatalogue } from "../../../src/hosts/embedded/text/catalogue.js";
 import type { EditOp } from "../../../src/hosts/edits.js";
 import { ContentBuilder, type EmbeddedDocument, type LayerMask, type PixelLayer } from "../../../src/hosts/embedded/document.js";
 import { editOps } from "../../../src/hosts/embedded/edits/index.js";
@@ -38,6 +39,7 @@ function editor(options: { maxDocumentPixels?: number; layer?: Raster; left?: nu
   const changes: string[] = [];
   const ops = editOps({
     maxDocumentPixels: options.maxDocumentPixels ?? 100_000_000,
+    fonts: new FontCatalogue(),
     memory,
     store,
     document: (id) => store.get(id),
@@ -140,6 +142,7 @@ describe("layer:transform", () => {
     const doc = store.add(b.build([group], [group.id]), { name: "G" });
     const ops = editOps({
       maxDocumentPixels: 1e8,
+      fonts: new FontCatalogue(),
       memory: new EditorMemory(1 << 30, () => store.list()),
       store,
       document: (id) => store.get(id),

@@ -4,6 +4,7 @@ import type { EmbeddedDocument } from "../document.js";
 import type { DocumentChanges } from "../events.js";
 import type { EditorMemory } from "../memory.js";
 import type { DocumentStore } from "../store.js";
+import type { FontCatalogue } from "../text/catalogue.js";
 
 /** What an edit handler works with. */
 export interface EditContext {
@@ -13,6 +14,8 @@ export interface EditContext {
   readonly maxDocumentPixels: number;
   /** The editor's memory budget: new pixel buffers are reserved before they are made. */
   readonly memory: EditorMemory;
+  /** The fonts text layers are drawn with. */
+  readonly fonts: FontCatalogue;
   /** The open documents (for `document:duplicate`, which makes one). */
   readonly store: DocumentStore;
   /** Announces a document an edit added to `store` and made active (`currentDocumentChanged`). */

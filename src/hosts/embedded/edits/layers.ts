@@ -12,7 +12,7 @@ import { reserveBuffer } from "./buffers.js";
 import type { EditHandlers } from "./context.js";
 import { pixelEdits } from "./layer-pixels.js";
 import { checkOpenGroup, checkUnlocked, lockHolder } from "./locks.js";
-import { textNotSupported } from "../../_internal/fonts.js";
+import { createTextLayer, updateTextLayer } from "./text.js";
 import { checkAboveBackground, copyLayer, keepActiveValid, neighbourOf, parentOfSiblings, slotOf, subtree, takeOut } from "./stack.js";
 
 /** @throws BridgeError `BAD_REQUEST`: the background layer stays the bottom of the document, outside any group. */
@@ -23,13 +23,13 @@ function checkNotBackground(layer: EmbeddedLayer, what: string): void {
 
 const stackEdits: EditHandlers = {
   "layer:create"(context, edit) {
+    if (edit.kind === "text") return createTextLayer(context, edit);
     const { doc } = context;
     const slot = slotOf(doc, edit.place);
     checkOpenGroup(doc, slot.parent);
     checkAboveBackground(slot);
     let layer: EmbeddedLayer;
     let pixels = false;
-    if (edit.kind === "text") throw textNotSupported("embedded");
     if (edit.kind === "group") {
       layer = { id: doc.nextLayerId++, kind: "group", name: edit.name, visible: true, opacity: 255, blendMode: "pass through", children: [] };
     } else {
@@ -175,4 +175,4 @@ const stackEdits: EditHandlers = {
 };
 
 /** Layer edits: create, update, delete, duplicate, move, group, ungroup, merge, rasterize, fill, clear. */
-export const layerEdits: EditHandlers = { ...stackEdits, ...pixelEdits };
+export const layerEdits: EditHandlers = { ...stackEdits, ...pixelEdits, "layer:updateText": updateTextLayer };

@@ -1,0 +1,206 @@
+/**
+ * Laying text out: paragraphs (split at `\n`) cut into runs of one face and one direction (a character the face
+ * lacks goes to a fallback face), each run shaped by HarfBuzz with its paragraph as context, lines broken after
+ * spaces where a box is narrower than a paragraph (a word longer than the box is cut between letters), then each
+ * line placed: aligned to the point or the box, baselines `leading` apart, `tracking` added after each character.
+ *
+ * Not done: the full Unicode bidirectional algorithm (a line's runs are ordered by the paragraph's direction, each
+ * run keeping its own; numbers inside right-to-left text follow the run they sit in), hyphenation, and the line
+ * breaking rules of scripts without spaces (Chinese, Japanese and Thai text breaks only where a box forces it).
+ */
+import { POINTS_PER_INCH } from "../../../protocol/text.js";
+import type { TextSpec } from "../../edits.js";
+import type { FontCatalogue, FontFace } from "./catalogue.js";
+import { isRtl, type LoadedFace, loadFace, shapeRun } from "./shaper.js";
+
+/** Automatic leading as a share of the type size: Photoshop's (120 %). */
+export const AUTO_LEADING = 1.2;
+
+/** A glyph placed in the document: its face, id, and origin on the baseline in document pixels. */
+export interface PlacedGlyph {
+  readonly face: LoadedFace;
+  readonly glyph: number;
+  readonly x: number;
+  readonly y: number;
+}
+
+/** A laid-out text: its glyphs, the pixels per font unit of each face, and what it used. */
+export interface TextLayout {
+  readonly glyphs: PlacedGlyph[];
+  /** Type size in pixels. */
+  readonly sizePixels: number;
+  /** The face `font` named. */
+  readonly primary: FontFace;
+  /** Faces other than `primary` that drew characters, by PostScript name. */
+  readonly fallbackFonts: string[];
+  /** Lines laid out, and how many of them fit in the box (all, for point text). */
+  readonly lines: number;
+  readonly shownLines: number;
+}
+
+/** One cluster of a paragraph (one or more characters shaped together), with its glyphs in visual order. */
+interface Cluster {
+  readonly start: number;
+  readonly face: LoadedFace;
+  readonly rtl: boolean;
+  /** Run the cluster belongs to (runs keep their own order of glyphs). */
+  readonly run: number;
+  readonly glyphs: ReadonlyArray<{ glyph: number; dx: number; x: number; y: number }>;
+  /** Width in pixels, tracking included. */
+  readonly width: number;
+  /** Whether the line may break after it (it is white space). */
+  readonly space: boolean;
+}
+
+/** Characters that take the face of the character before them: marks, joiners, variation selectors. */
+const STICKY = /^(?:\p{M}|\u200c|\u200d|[\ufe00-\ufe0f])$/u;
+const SPACE = /^\s+$/u;
+const STRONG_RTL = /[\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Syriac}\p{Script=Thaana}\p{Script=Nko}]/u;
+const STRONG = /\p{L}/u;
+
+/** A paragraph's runs: `[start, end)` UTF-16 ranges of one face and one direction. */
+async function itemize(paragraph: string, primary: FontFace, catalogue: FontCatalogue, spec: TextSpec): Promise<Array<{ start: number; end: number; face: FontFace; rtl: boolean }>> {
+  const runs: Array<{ start: number; end: number; face: FontFace; rtl: boolean }> = [];
+  const paragraphRtl = isRtl(paragraph, { direction: spec.direction === "rtl" || spec.direction === "ltr" ? spec.direction : undefined, script: spec.script });
+  let index = 0;
+  for (const char of paragraph) {
+    const codePoint = char.codePointAt(0)!;
+    const last = runs.at(-1);
+    let face: FontFace = primary;
+    if (last !== undefined && STICKY.test(char)) face = last.face;
+    else if (!(await catalogue.covers(primary, codePoint)) && !SPACE.test(char)) face = (await catalogue.fallback(primary, codePoint)) ?? primary;
+    // A letter sets its run's direction; spaces, digits and punctuation go with the run they are in.
+    const rtl = spec.direction === "rtl" || spec.direction === "ltr" ? spec.direction === "rtl" : STRONG.test(char) ? STRONG_RTL.test(char) : (last?.rtl ?? paragraphRtl);
+    if (last !== undefined && last.face === face && last.rtl === rtl) last.end = index + char.length;
+    else runs.push({ start: index, end: index + char.length, face, rtl });
+    index += char.length;
+  }
+  return runs;
+}
+
+/** A paragraph shaped into clusters, in logical order. */
+async function shapeParagraph(paragraph: string, spec: TextSpec, primary: FontFace, catalogue: FontCatalogue, sizePixels: number, used: Set<FontFace>): Promise<Cluster[]> {
+  const runs = await itemize(paragraph, primary, catalogue, spec);
+  const clusters: Cluster[] = [];
+  const tracking = (spec.tracking / 1000) * sizePixels;
+  for (const [runIndex, run] of runs.entries()) {
+    const face = await loadFace(run.face);
+    if (run.face !== primary) used.add(run.face);
+    const shaped = shapeRun(face, paragraph.slice(run.start, run.end), { direction: run.rtl ? "rtl" : "ltr", script: spec.script, language: spec.language }, { paragraph, start: run.start });
+    const scale = sizePixels / face.upem;
+    // Glyphs come in visual order; a cluster's glyphs stay together in it.
+    const byCluster = new Map<number, Array<{ glyph: number; dx: number; x: number; y: number }>>();
+    for (const g of shaped.glyphs) {
+      const list = byCluster.get(g.cluster) ?? [];
+      list.push({ glyph: g.glyph, dx: g.xAdvance * scale, x: g.xOffset * scale, y: g.yOffset * scale });
+      byCluster.set(g.cluster, list);
+    }
+    const starts = [...byCluster.keys()].sort((a, b) => a - b);
+    for (const [i, start] of starts.entries()) {
+      const glyphs = byCluster.get(start)!;
+      const end = starts[i + 1] ?? run.end;
+      const text = paragraph.slice(start, end);
+      const width = glyphs.reduce((sum, g) => sum + g.dx, 0) + tracking * [...text].length;
+      clusters.push({ start, face, rtl: run.rtl, run: runIndex, glyphs, width, space: SPACE.test(text) });
+    }
+  }
+  return clusters;
+}
+
+/** Cuts a paragraph's clusters into lines no wider than `width` (undefined: one line). */
+function breakLines(clusters: readonly Cluster[], width: number | undefined): Cluster[][] {
+  if (width === undefined || clusters.length === 0) return [clusters.slice()];
+  const lines: Cluster[][] = [];
+  let line: Cluster[] = [];
+  let lineWidth = 0;
+  let lastBreak = -1;
+  for (const cluster of clusters) {
+    if (line.length > 0 && !cluster.space && lineWidth + cluster.width > width) {
+      const cut = lastBreak >= 0 ? lastBreak + 1 : line.length;
+      lines.push(line.slice(0, cut));
+      line = line.slice(cut);
+      lineWidth = line.reduce((sum, c) => sum + c.width, 0);
+      lastBreak = -1;
+    }
+    line.push(cluster);
+    lineWidth += cluster.width;
+    if (cluster.space) lastBreak = line.length - 1;
+  }
+  lines.push(line);
+  return lines;
+}
+
+/** The width a line shows: without the spaces it ends with. */
+function shownWidth(line: readonly Cluster[]): number {
+  let end = line.length;
+  while (end > 0 && line[end - 1]!.space) end--;
+  return line.slice(0, end).reduce((sum, c) => sum + c.width, 0);
+}
+
+/**
+ * Lays out a text layer's text at `resolution` (pixels per inch): what `render.ts` draws.
+ * @throws BridgeError `FONT_NOT_FOUND` for a font the editor does not have
+ */
+export async function layoutText(spec: TextSpec, resolution: number, catalogue: FontCatalogue): Promise<TextLayout> {
+  const pixelsPerPoint = resolution / POINTS_PER_INCH;
+  const sizePixels = spec.size * pixelsPerPoint;
+  const leading = (spec.leading ?? spec.size * AUTO_LEADING) * pixelsPerPoint;
+  const primary = await catalogue.find(spec.font);
+  const primaryFace = await loadFace(primary);
+  const used = new Set<FontFace>();
+  const box = spec.box;
+  const lines: Array<{ clusters: Cluster[]; rtl: boolean; last: boolean }> = [];
+  for (const paragraph of spec.text.replace(/\r\n?/g, "\n").split("\n")) {
+    const clusters = await shapeParagraph(paragraph, spec, primary, catalogue, sizePixels, used);
+    const rtl = isRtl(paragraph, { direction: spec.direction === "rtl" || spec.direction === "ltr" ? spec.direction : undefined, script: spec.script });
+    const broken = breakLines(clusters, box?.width);
+    for (const [i, line] of broken.entries()) lines.push({ clusters: line, rtl, last: i === broken.length - 1 });
+  }
+  const firstBaseline = box === undefined ? spec.position!.y : box.y + (primaryFace.ascender * sizePixels) / primaryFace.upem;
+  const descent = (-primaryFace.descender * sizePixels) / primaryFace.upem;
+  const glyphs: PlacedGlyph[] = [];
+  let shownLines = 0;
+  for (const [index, line] of lines.entries()) {
+    const baseline = firstBaseline + index * leading;
+    // A box shows the lines that fit in it, as Photoshop's paragraph text does.
+    if (box !== undefined && baseline + descent > box.y + box.height + 0.5 && index > 0) break;
+    shownLines++;
+    const width = shownWidth(line.clusters);
+    const spaces = line.clusters.filter((c, i) => c.space && i < line.clusters.length - 1).length;
+    const justify = spec.alignment === "justify" && box !== undefined && !line.last && spaces > 0 ? (box.width - width) / spaces : 0;
+    const anchor = box === undefined ? spec.position!.x : box.x;
+    const room = box === undefined ? 0 : box.width;
+    const align = spec.alignment === "justify" ? "left" : spec.alignment;
+    let x = align === "left" ? anchor : align === "center" ? anchor + (room - width) / 2 : anchor + room - width;
+    if (box === undefined && align === "center") x = anchor - width / 2;
+    if (box === undefined && align === "right") x = anchor - width;
+    // Visual order: runs left to right, or right to left in a right-to-left paragraph; a run's clusters in its own
+    // direction.
+    const runs: Cluster[][] = [];
+    for (const cluster of line.clusters) {
+      const current = runs.at(-1);
+      if (current !== undefined && current[0]!.run === cluster.run) current.push(cluster);
+      else runs.push([cluster]);
+    }
+    if (line.rtl) runs.reverse();
+    for (const run of runs) {
+      const ordered = run[0]!.rtl ? run.slice().reverse() : run;
+      for (const cluster of ordered) {
+        let pen = x;
+        for (const g of cluster.glyphs) {
+          glyphs.push({ face: cluster.face, glyph: g.glyph, x: pen + g.x, y: baseline - g.y });
+          pen += g.dx;
+        }
+        x += cluster.width + (cluster.space ? justify : 0);
+      }
+    }
+  }
+  return {
+    glyphs,
+    sizePixels,
+    primary,
+    fallbackFonts: [...used].map((f) => f.postScriptName),
+    lines: lines.length,
+    shownLines,
+  };
+}

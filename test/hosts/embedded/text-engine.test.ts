@@ -1,0 +1,113 @@
+/**
+ * The embedded editor's text engine as the subject: its shaping against HarfBuzz's own `hb-shape` (glyph ids and
+ * advances, Arabic and Devanagari in Noto fonts), its text record as ag-psd reads a saved file back, and a PSD text
+ * layer opened from a file drawn again. Fonts and `hb-shape` come from Debian packages (`fonts-noto-core`,
+ * `fonts-dejavu-core`, `libharfbuzz-bin`); a case whose package is absent is skipped and says which.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { readPsd } from "ag-psd";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureCanvasFactory } from "../../../src/hosts/embedded/psd.js";
+import { FontCatalogue } from "../../../src/hosts/embedded/text/catalogue.js";
+import { layoutText } from "../../../src/hosts/embedded/text/layout.js";
+import { loadFace, shapeRun } from "../../../src/hosts/embedded/text/shaper.js";
+import type { HostLayer } from "../../../src/protocol/index.js";
+import { startOnSharedEditor } from "../../helpers/shared-editor.js";
+
+const NOTO = "/usr/share/fonts/truetype/noto";
+const hasHbShape = (() => {
+  try {
+    execFileSync("hb-shape", ["--version"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
+/** What `hb-shape` makes of `text`: glyph ids, clusters and advances in font units. */
+function hbShape(file: string, text: string, options: { direction: string; script: string; language: string }): Array<{ g: number; cl: number; ax: number; ay: number; dx: number; dy: number }> {
+  const out = execFileSync(
+    "hb-shape",
+    ["--output-format=json", "--no-glyph-names", `--direction=${options.direction}`, `--script=${options.script}`, `--language=${options.language}`, file, text],
+    { encoding: "utf8" },
+  );
+  return JSON.parse(out.trim());
+}
+
+const SAMPLES = [
+  { name: "Arabic", font: "NotoSansArabic-Regular", file: `${NOTO}/NotoSansArabic-Regular.ttf`, text: "مرحبا بالعالم، كيف حالك؟", direction: "rtl", script: "Arab", language: "ar" },
+  { name: "Devanagari", font: "NotoSansDevanagari-Regular", file: `${NOTO}/NotoSansDevanagari-Regular.ttf`, text: "नमस्ते दुनिया, क्षत्रिय द्विज", direction: "ltr", script: "Deva", language: "hi" },
+] as const;
+
+describe("shaping equals hb-shape's", () => {
+  const catalogue = new FontCatalogue();
+  for (const sample of SAMPLES) {
+    const missing = !existsSync(sample.file) ? `${sample.file} is absent (Debian: fonts-noto-core)` : !hasHbShape ? "hb-shape is absent (Debian: libharfbuzz-bin)" : undefined;
+    it.skipIf(missing !== undefined)(`${sample.name} in ${sample.font}: the same glyph ids, clusters and advances${missing ? ` (skipped: ${missing})` : ""}`, async () => {
+      const reference = hbShape(sample.file, sample.text, { direction: sample.direction, script: sample.script, language: sample.language });
+      const face = await loadFace(await catalogue.find(sample.font));
+      const ours = shapeRun(face, sample.text, { direction: sample.direction, script: sample.script, language: sample.language }, { paragraph: sample.text, start: 0 });
+      expect(ours.glyphs.map((g) => [g.glyph, g.cluster, g.xAdvance, g.yAdvance, g.xOffset, g.yOffset])).toEqual(reference.map((g) => [g.g, g.cl, g.ax, g.ay, g.dx, g.dy]));
+      // The engine lays out exactly those glyphs, in that order (one run: the font has every character).
+      const layout = await layoutText(
+        { text: sample.text, font: sample.font, size: 20, color: [0, 0, 0, 255], position: { x: 0, y: 30 }, alignment: "left", tracking: 0, antiAlias: true, script: sample.script, language: sample.language },
+        72,
+        catalogue,
+      );
+      expect(layout.fallbackFonts).toEqual([]);
+      expect(layout.glyphs.map((g) => g.glyph)).toEqual(reference.map((g) => g.g));
+    });
+  }
+
+  it.skipIf(!existsSync(`${NOTO}/NotoSansDevanagari-Regular.ttf`))("a character the font lacks is drawn with a fallback face, named", async () => {
+    const layout = await layoutText(
+      { text: "Hello नमस्ते", font: "DejaVu Sans", size: 20, color: [0, 0, 0, 255], position: { x: 0, y: 30 }, alignment: "left", tracking: 0, antiAlias: true },
+      72,
+      catalogue,
+    );
+    expect(layout.fallbackFonts).toEqual(["NotoSansDevanagari-Regular"]);
+  });
+});
+
+describe("text layers in PSD files", () => {
+  let dir = "";
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), "bridge-text-psd-"));
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("a text layer saved to PSD reads back in ag-psd as a text layer with the same text, font, size and colour", async () => {
+    const harness = await startOnSharedEditor();
+    const client = await harness.connect();
+    const made = (await client.send("layer:create", { kind: "text", text: "Price: 9,99 €\nToday", font: "DejaVuSans-Bold", size: 30, color: "#336699" })).result as HostLayer;
+    expect(made.kind).toBe("text");
+    const path = join(dir, "text.psd");
+    const saved = await client.send("document:save", { savePath: path, allowLossy: true });
+    expect(saved.ok, JSON.stringify(saved.error)).toBe(true);
+    ensureCanvasFactory();
+    const psd = readPsd(await readFile(path), { skipCompositeImageData: true, skipThumbnail: true, useImageData: true });
+    const walk = (layers: typeof psd.children): NonNullable<typeof psd.children> => (layers ?? []).flatMap((l) => [l, ...walk(l.children)]);
+    const layer = walk(psd.children).find((l) => l.name === made.name);
+    expect(layer?.text).toBeDefined();
+    const resolution = psd.imageResources?.resolutionInfo?.horizontalResolution ?? 72;
+    expect(layer!.text!.text.replace(/\r/g, "\n")).toBe("Price: 9,99 €\nToday");
+    expect(layer!.text!.style?.font?.name).toBe("DejaVuSans-Bold");
+    expect(((layer!.text!.style?.fontSize ?? 0) * 72) / resolution).toBeCloseTo(30, 3);
+    expect(layer!.text!.style?.fillColor).toMatchObject({ r: 0x33, g: 0x66, b: 0x99 });
+    // The pixels saved are the engine's.
+    expect([layer!.left, layer!.top, layer!.right, layer!.bottom]).toEqual([made.bounds.left, made.bounds.top, made.bounds.right, made.bounds.bottom]);
+    // Opened again, it is a text layer whose settings read back from the record.
+    const reopened = await client.send("document:open", { path });
+    expect(reopened.ok, JSON.stringify(reopened.error)).toBe(true);
+    const layers = (await client.send("document:layers", { documentId: (reopened.result as { id: number }).id })).result as HostLayer[];
+    const all = (list: readonly HostLayer[]): HostLayer[] => list.flatMap((l) => [l, ...all(l.children ?? [])]);
+    const back = all(layers).find((l) => l.name === made.name);
+    expect(back?.text).toMatchObject({ text: "Price: 9,99 €\nToday", font: "DejaVuSans-Bold", size: 30, color: "#336699" });
+  });
+});

@@ -1,7 +1,9 @@
 /**
- * Text layers on every present editor, over WebSocket and HTTP: `layer:create {kind: "text"}`, `layer:updateText`
- * and `font:list`. An editor without text answers `NOT_SUPPORTED {editor, capability: "text"}` to all three; the
- * case checks that and stops. Cases use DejaVu Sans (Debian's `fonts-dejavu-core`), and say so when it is absent.
+ * Text layers drawn by the embedded editor's own engine (one editor and a pool), over WebSocket and HTTP:
+ * `layer:create {kind: "text"}`, `layer:updateText` and `font:list`, where the bounds, the ink and the wrapping are
+ * the engine's. GIMP and Photoshop draw text with their own engines: their rows are in `text-editors.test.ts`. An
+ * editor without text answers `NOT_SUPPORTED {editor, capability: "text"}` to all three; the case checks that and
+ * stops. Cases use DejaVu Sans (Debian's `fonts-dejavu-core`), and say so when it is absent.
  */
 import { describe, expect } from "vitest";
 import type { FontInfo, HostLayer } from "../../src/protocol/index.js";
@@ -10,7 +12,7 @@ import { EDIT_MATRIX, editSession, expectResult, exportComposite, type EditSessi
 
 const FONT = "DejaVu Sans";
 
-describe.each(EDIT_MATRIX)("text layers over $label", ({ editor, transport: { make } }) => {
+describe.each(EDIT_MATRIX.filter(({ editor }) => editor.name === "embedded"))("text layers over $label", ({ editor, transport: { make } }) => {
   const it = itFor(editor);
   let s: EditSession;
   /** The editor's fonts, or undefined (checked `NOT_SUPPORTED`) for an editor without text. */

@@ -35,17 +35,30 @@ const SCRIPT_OF: Readonly<Partial<Record<EditName, Operation>>> = {
   "selection:modify": "edit.selection",
   "selection:fromLayer": "edit.selection",
   "selection:fromColor": "edit.selection",
+  "layer:adjust": "edit.filter",
+  "filter:apply": "edit.filter",
 };
+
+/**
+ * The adjustments and filters Photoshop's DOM has no ArtLayer method for. Each could be played as an ActionManager
+ * event, but their descriptors' keys are not documented anywhere the bridge can cite, so they answer
+ * `NOT_SUPPORTED` rather than a guessed descriptor.
+ */
+export const PHOTOSHOP_UNSUPPORTED_ADJUSTMENTS = ["exposure", "hueSaturation", "vibrance", "blackAndWhite", "gradientMap"] as const;
+export const PHOTOSHOP_UNSUPPORTED_FILTERS = ["boxBlur", "pixelate", "emboss"] as const;
 
 /**
  * Every edit of the vocabulary, with one field Photoshop cannot honour: `selection:fromColor`'s `color`. Photoshop
  * selects by colour from a point (the magic wand, which compares each channel with a 0–255 tolerance); its Color
  * Range takes a fuzziness over Lab colours, which is not the same selection, so a colour without a point is
- * `NOT_SUPPORTED` rather than something close to it.
+ * `NOT_SUPPORTED` rather than something close to it. The adjustment and filter types without a DOM method are
+ * listed as `unsupportedTypes`.
  */
-export const PHOTOSHOP_EDIT_CAPABILITIES: EditCapabilities = Object.fromEntries(
-  Object.keys(SCRIPT_OF).map((name) => [name, name === "selection:fromColor" ? { unsupported: ["color"] } : {}]),
-);
+export const PHOTOSHOP_EDIT_CAPABILITIES: EditCapabilities = {
+  ...Object.fromEntries(Object.keys(SCRIPT_OF).map((name) => [name, name === "selection:fromColor" ? { unsupported: ["color"] } : {}])),
+  "layer:adjust": { unsupportedTypes: PHOTOSHOP_UNSUPPORTED_ADJUSTMENTS },
+  "filter:apply": { unsupportedTypes: PHOTOSHOP_UNSUPPORTED_FILTERS },
+};
 
 /** What the edits need from the adapter. */
 export interface EditDeps {

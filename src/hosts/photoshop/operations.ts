@@ -33,6 +33,7 @@ export const OPERATIONS = [
   "edit.mask",
   "edit.document",
   "edit.selection",
+  "edit.filter",
   "history",
 ] as const;
 export type Operation = (typeof OPERATIONS)[number];

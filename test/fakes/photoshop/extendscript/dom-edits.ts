@@ -183,8 +183,8 @@ export const activeChannelsOf = (d: FakeDocument): string[] => activeChannels.ge
 /** One Channel object per name, so scripts may compare them. */
 const channelObjects = new Map<string, { name: string; typename: string }>();
 const channelObject = (n: string): { name: string; typename: string } => {
-  let c = channelObjects.get(n);
-  if (c === undefined) channelObjects.set(n, (c = { name: n, typename: "Channel" }));
+  const c = channelObjects.get(n) ?? { name: n, typename: "Channel" };
+  channelObjects.set(n, c);
   return c;
 };
 

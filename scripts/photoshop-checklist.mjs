@@ -389,6 +389,46 @@ try {
     expectSame(problems, "magic wand on the image, added", await area(), box(0, 0, 200, 150));
     return `${fails(problems)}border of 8 px around 50,50 40×40: ${JSON.stringify(border)} (centred on the edge: 46,46 48×48)`;
   });
+  await check("edit.filter: every DOM adjustment and filter the bridge uses, one history state each; what DOM Brightness/Contrast does to grey 100 (E7)", async () => {
+    const id = await scratch("bridge-checklist-filters");
+    const { layerId } = await edit(id, "edit.layer", { op: "layer:create", kind: "pixel", name: "grey", fillColor: [100, 100, 100, 255], place: { to: "top" } });
+    const level = async () => {
+      const { pixmap } = await link.pixmap({ documentId: id, scale: 1, maxDimension: 8192 }, AbortSignal.timeout(CALL_MS));
+      return pixmap.rgba[(75 * pixmap.width + 100) * 4];
+    };
+    const adjust = (adjustment) => edit(id, "edit.filter", { op: "layer:adjust", layerId, adjustment });
+    const filter = (f) => edit(id, "edit.filter", { op: "filter:apply", layerId, filter: f });
+    // Brightness +50 alone: Use Legacy adds 50 (150); the current Brightness/Contrast maps 100 along a curve.
+    await adjust({ type: "brightnessContrast", brightness: 50, contrast: 0, legacy: false });
+    const bright = await level();
+    const identity = { inputBlack: 0, inputWhite: 255, gamma: 1, outputBlack: 0, outputWhite: 255 };
+    const line = [{ input: 0, output: 0 }, { input: 255, output: 255 }];
+    const none = { cyan: 0, magenta: 0, yellow: 0, black: 0 };
+    const flat = { cyanRed: 0, magentaGreen: 0, yellowBlue: 0 };
+    await adjust({ type: "levels", rgb: identity, red: identity, green: null, blue: null });
+    await adjust({ type: "curves", rgb: line, red: null, green: line, blue: null });
+    await adjust({ type: "colorBalance", shadows: flat, midtones: { ...flat, cyanRed: 10 }, highlights: flat, preserveLuminosity: true });
+    await adjust({ type: "photoFilter", color: [236, 138, 0, 255], density: 25, preserveLuminosity: true });
+    const row = (r, g, b) => ({ red: r, green: g, blue: b, constant: 0 });
+    await adjust({ type: "channelMixer", red: row(100, 0, 0), green: row(0, 100, 0), blue: row(0, 0, 100), monochrome: false });
+    await adjust({ type: "invert" });
+    await adjust({ type: "posterize", levels: 8 });
+    await adjust({ type: "threshold", level: 128 });
+    const classes = Object.fromEntries(["reds", "yellows", "greens", "cyans", "blues", "magentas", "whites", "neutrals", "blacks"].map((c) => [c, none]));
+    await adjust({ type: "selectiveColor", mode: "relative", ...classes });
+    for (const f of [
+      { type: "gaussianBlur", radius: 2 },
+      { type: "motionBlur", angle: 30, distance: 8 },
+      { type: "unsharpMask", amount: 50, radius: 1, threshold: 0 },
+      { type: "sharpen" },
+      { type: "addNoise", amount: 5, distribution: "gaussian", monochromatic: true },
+      { type: "median", radius: 2 },
+      { type: "highPass", radius: 4 },
+    ]) {
+      await filter(f);
+    }
+    return `brightness +50 made grey 100 read ${bright} (Use Legacy gives 150: if it reads 150, the DOM call is the legacy one and layer:adjust's legacy: false is not what Photoshop ran); 10 adjustments and 7 filters, one state each`;
+  });
   // What the history (and an atomic batch, which the bridge groups over its entries' states) relies on: a state set
   // active keeps the later ones until the next change discards them; states keep the names the bridge gave them.
   await check("history: going back keeps the later states until the next change; names as given (H1)", async () => {

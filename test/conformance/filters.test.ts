@@ -134,4 +134,20 @@ describe.each(EDIT_MATRIX)("adjustments and filters over $label", ({ editor, tra
       expect(outcome.error?.details).toMatchObject({ editor: "gimp", capability: method, field });
     }
   });
+
+  it("Photoshop refuses the settings its DOM methods cannot take, naming the field", async () => {
+    await start();
+    if (editor.name !== "photoshop") return;
+    const layer = await colourLayer();
+    const { revision } = await s.current();
+    for (const [method, params, field] of [
+      ["layer:adjust", { adjustment: { type: "brightnessContrast", legacy: true } }, "adjustment.legacy"],
+      ["layer:adjust", { adjustment: { type: "brightnessContrast", brightness: 140 } }, "adjustment.brightness"],
+      ["filter:apply", { filter: { type: "motionBlur", distance: 1500 } }, "filter.distance"],
+    ] as const) {
+      const outcome = await s.call(method, { layerId: layer.id, ...params });
+      await expectRefused(s, outcome, "NOT_SUPPORTED", revision!);
+      expect(outcome.error?.details).toMatchObject({ editor: "photoshop", capability: method, field });
+    }
+  });
 });

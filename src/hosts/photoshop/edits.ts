@@ -38,6 +38,8 @@ const SCRIPT_OF: Readonly<Partial<Record<EditName, Operation>>> = {
   "selection:modify": "edit.selection",
   "selection:fromLayer": "edit.selection",
   "selection:fromColor": "edit.selection",
+  "layer:adjust": "edit.filter",
+  "filter:apply": "edit.filter",
 };
 
 /**
@@ -53,10 +55,23 @@ const UNSUPPORTED: Partial<Record<EditName, readonly string[]>> = {
   "layer:updateText": ["script", "language"],
 };
 
-/** Every edit of the vocabulary, with the fields Photoshop cannot honour. */
-export const PHOTOSHOP_EDIT_CAPABILITIES: EditCapabilities = Object.fromEntries(
-  Object.keys(SCRIPT_OF).map((name) => [name, UNSUPPORTED[name as EditName] === undefined ? {} : { unsupported: UNSUPPORTED[name as EditName] }]),
-);
+/**
+ * The adjustments and filters Photoshop's DOM has no ArtLayer method for. Each could be played as an ActionManager
+ * event, but their descriptors' keys are not documented anywhere the bridge can cite, so they answer
+ * `NOT_SUPPORTED` rather than a guessed descriptor.
+ */
+export const PHOTOSHOP_UNSUPPORTED_ADJUSTMENTS = ["exposure", "hueSaturation", "vibrance", "blackAndWhite", "gradientMap"] as const;
+export const PHOTOSHOP_UNSUPPORTED_FILTERS = ["boxBlur", "pixelate", "emboss"] as const;
+
+/**
+ * Every edit of the vocabulary, with the fields Photoshop cannot honour; the adjustment and filter types without a
+ * DOM method are listed as `unsupportedTypes`.
+ */
+export const PHOTOSHOP_EDIT_CAPABILITIES: EditCapabilities = {
+  ...Object.fromEntries(Object.keys(SCRIPT_OF).map((name) => [name, UNSUPPORTED[name as EditName] === undefined ? {} : { unsupported: UNSUPPORTED[name as EditName] }])),
+  "layer:adjust": { unsupportedTypes: PHOTOSHOP_UNSUPPORTED_ADJUSTMENTS },
+  "filter:apply": { unsupportedTypes: PHOTOSHOP_UNSUPPORTED_FILTERS },
+};
 
 /**
  * A text edit with its font named by the PostScript name Photoshop takes.

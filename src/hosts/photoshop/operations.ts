@@ -33,6 +33,7 @@ export const OPERATIONS = [
   "edit.mask",
   "edit.document",
   "edit.selection",
+  "edit.filter",
   "history",
   "font.list",
 ] as const;

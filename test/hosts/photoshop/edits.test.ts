@@ -71,8 +71,9 @@ async function session(limits: Parameters<typeof bridgeOn>[2] = {}): Promise<Ses
 describe("Photoshop edits: capabilities", () => {
   it("lists every edit of the vocabulary; selection:fromColor's color alone is NOT_SUPPORTED, naming the field", async () => {
     const s = await session();
-    // layer:updateText is the text methods' (src/protocol/text.ts), beside the editing vocabulary.
-    expect(Object.keys(PHOTOSHOP_EDIT_CAPABILITIES).sort()).toEqual([...Object.keys(EDIT_METHOD_SCHEMAS), "layer:updateText"].sort());
+    // layer:updateText is the text methods' (src/protocol/text.ts), layer:adjust and filter:apply the filters'
+    // (src/protocol/adjustments.ts), beside the editing vocabulary.
+    expect(Object.keys(PHOTOSHOP_EDIT_CAPABILITIES).sort()).toEqual([...Object.keys(EDIT_METHOD_SCHEMAS), "layer:updateText", "layer:adjust", "filter:apply"].sort());
     const error = await s.refused("selection:fromColor", { color: "#ffffff", tolerance: 0, sampleMerged: true });
     expect(error).toMatchObject({ code: "NOT_SUPPORTED", details: { editor: "photoshop", capability: "selection:fromColor", field: "color" } });
     expect(s.fake.runs.filter((r) => r.op.startsWith("edit."))).toEqual([]);

@@ -38,6 +38,30 @@ function refuse(capability: string, field: string, why: string): never {
   throw new BridgeError("NOT_SUPPORTED", `GIMP cannot ${why}`, { details: { editor: "gimp", capability, field } });
 }
 
+/** sRGB's encoding of a linear value 0–1. */
+const srgbEncode = (v: number): number => (v <= 0.0031308 ? 12.92 * v : 1.055 * v ** (1 / 2.4) - 0.055);
+/** sRGB's decoding to a linear value 0–1. */
+const srgbDecode = (v: number): number => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4);
+const curveOf = (f: (v: number) => number): string => Array.from({ length: 256 }, (_, i) => fx(f(i / 255))).join(" ");
+
+/**
+ * GIMP 2.10's channel mixer mixes linear light (a monochrome 0.3/0.59/0.11 mix of an 8-bit picture matched sRGB's
+ * linear values to 0.5 level, and missed the mix of the stored values by up to 54 levels); Photoshop mixes the
+ * stored (gamma-encoded) values. So the mix runs on the image made 32-bit float (gamma) for the moment: the
+ * stored values are first encoded once more (`gimp-drawable-curves-explicit` of sRGB's encoding: the mixer's own
+ * decoding gives them back), mixed, then `after` runs on the result, still encoded once, and the image gets its
+ * precision back (8-bit values survive float exactly). In float nothing is rounded between the steps.
+ */
+function perceptualMix(l: string, mixer: string, after: string): string {
+  const img = `(car (gimp-item-get-image ${l}))`;
+  return (
+    `(let ((precision (car (gimp-image-get-precision ${img})))) ` +
+    `(if (not (= precision PRECISION-FLOAT-GAMMA)) (gimp-image-convert-precision ${img} PRECISION-FLOAT-GAMMA)) ` +
+    `(gimp-drawable-curves-explicit ${l} HISTOGRAM-VALUE 256 (vector ${curveOf(srgbEncode)})) ${mixer} ${after} ` +
+    `(if (not (= precision PRECISION-FLOAT-GAMMA)) (gimp-image-convert-precision ${img} precision)))`
+  );
+}
+
 /** Per-channel tables as `gimp-drawable-curves-explicit` calls (channels 1–3: red, green, blue): exact, the same tables the embedded editor applies. */
 function explicitCurves(l: string, adjustment: ResolvedAdjustment): string {
   const program = compileAdjustment(adjustmentRecord(adjustment), false);
@@ -59,8 +83,14 @@ function adjustBody(l: string, a: ResolvedAdjustment): string {
     case "invert":
       return `(gimp-drawable-invert ${l} FALSE)`;
     case "threshold":
-      // Photoshop's grey (0.3 R + 0.59 G + 0.11 B), then white from the level up.
-      return `(plug-in-colors-channel-mixer RUN-NONINTERACTIVE (car (gimp-item-get-image ${l})) ${l} TRUE 0.3 0.59 0.11 0 0 0 0 0 0) (gimp-drawable-threshold ${l} HISTOGRAM-VALUE ${fx((a.level - 0.5) / 255)} 1.0)`;
+      // Photoshop's grey (0.3 R + 0.59 G + 0.11 B of the stored values), then white from the level up: the grey is
+      // left encoded once more by perceptualMix, and gimp-drawable-threshold compares stored values, so the level
+      // is encoded too. A grey that rounds to the level is white (the embedded editor rounds the grey).
+      return perceptualMix(
+        l,
+        `(plug-in-colors-channel-mixer RUN-NONINTERACTIVE (car (gimp-item-get-image ${l})) ${l} TRUE 0.3 0.59 0.11 0 0 0 0 0 0)`,
+        `(gimp-drawable-threshold ${l} HISTOGRAM-VALUE ${fx(srgbEncode((a.level - 0.5) / 255))} 1.0)`,
+      );
     case "hueSaturation": {
       if (a.colorize !== null) return `(gimp-drawable-colorize-hsl ${l} ${fx(a.colorize.hue)} ${fx(a.colorize.saturation)} ${fx(a.colorize.lightness)})`;
       const calls = [`(gimp-drawable-hue-saturation ${l} 0 ${fx(a.hue)} ${fx(a.lightness)} ${fx(a.saturation)} 0)`];
@@ -81,7 +111,12 @@ function adjustBody(l: string, a: ResolvedAdjustment): string {
         if (row.constant !== 0) refuse("layer:adjust", `adjustment.${a.monochrome ? "monochrome" : name}.constant`, "add a constant in its channel mixer");
       }
       const rows = [a.red, a.green, a.blue].flatMap((row) => [row.red, row.green, row.blue]).map((v) => fx(v / 100));
-      return `(plug-in-colors-channel-mixer RUN-NONINTERACTIVE (car (gimp-item-get-image ${l})) ${l} ${a.monochrome ? "TRUE" : "FALSE"} ${rows.join(" ")})`;
+      // Mixed as Photoshop mixes (the stored values, perceptualMix), then decoded back to them.
+      return perceptualMix(
+        l,
+        `(plug-in-colors-channel-mixer RUN-NONINTERACTIVE (car (gimp-item-get-image ${l})) ${l} ${a.monochrome ? "TRUE" : "FALSE"} ${rows.join(" ")})`,
+        `(gimp-drawable-curves-explicit ${l} HISTOGRAM-VALUE 256 (vector ${curveOf(srgbDecode)}))`,
+      );
     }
     case "gradientMap": {
       const stops = (a.reverse ? [...a.stops].reverse().map((s) => ({ ...s, location: 100 - s.location })) : a.stops).map(

@@ -21,11 +21,16 @@ export interface EditStub {
   /** A change: recorded as a call, and as a history state of its own unless Document.suspendHistory is running. */
   change(call: string): void;
   realm(): Context;
+  /** An array of the script's realm (one it may iterate and index). */
+  realmArray<T>(items: readonly T[]): T[];
   /** A length argument in pixels (a UnitValue, or a plain number in the ruler units). */
   px(d: FakeDocument, v: unknown): number;
   layerObject(d: FakeDocument, l: FakeLayer): object;
   docObject(d: FakeDocument): object;
-  enums: Record<"ElementPlacement" | "BlendMode" | "ColorBlendMode" | "AnchorPosition" | "Direction" | "ResampleMethod" | "TrimType" | "RasterizeType", Enumeration>;
+  enums: Record<
+    "ElementPlacement" | "BlendMode" | "ColorBlendMode" | "AnchorPosition" | "Direction" | "ResampleMethod" | "TrimType" | "RasterizeType" | "NoiseDistribution" | "AdjustmentReference",
+    Enumeration
+  >;
   history: { suspended: boolean; states: string[] };
 }
 
@@ -169,6 +174,19 @@ export function layerEditMembers(s: EditStub, d: FakeDocument, l: FakeLayer): ob
 
 /** The stored selections of Selection.store (alpha channels), by channel object. */
 const stored = new WeakMap<object, FakeDocument["selection"]>();
+
+/** The colour channels of an RGB document, by Channel.name. */
+const COMPONENT_CHANNELS = ["Red", "Green", "Blue"];
+/** Each document's active channels by name (all colour channels unless a script chose some). */
+const activeChannels = new WeakMap<FakeDocument, string[]>();
+export const activeChannelsOf = (d: FakeDocument): string[] => activeChannels.get(d) ?? COMPONENT_CHANNELS;
+/** One Channel object per name, so scripts may compare them. */
+const channelObjects = new Map<string, { name: string; typename: string }>();
+const channelObject = (n: string): { name: string; typename: string } => {
+  const c = channelObjects.get(n) ?? { name: n, typename: "Channel" };
+  channelObjects.set(n, c);
+  return c;
+};
 
 /** Document members the edits use. */
 export function documentEditMembers(s: EditStub, d: FakeDocument): object {
@@ -322,10 +340,17 @@ export function documentEditMembers(s: EditStub, d: FakeDocument): object {
         },
       };
     },
-    // Document.componentChannels / activeChannels: the colour channels, and the channels edits act on.
-    get componentChannels() { return ["red", "green", "blue"]; },
-    get activeChannels() { return ["red", "green", "blue"]; },
-    set activeChannels(v: unknown) { void v; },
+    /**
+     * Document.componentChannels / activeChannels: the colour channels (Channel objects named Red, Green, Blue), and
+     * the ones adjustments act on (ArtLayer.adjustLevels and adjustCurves change the active channels only).
+     */
+    get componentChannels() { return s.realmArray(COMPONENT_CHANNELS.map(channelObject)); },
+    get activeChannels() { return s.realmArray(activeChannelsOf(d).map(channelObject)); },
+    set activeChannels(v: ArrayLike<{ name: string }>) {
+      const names = Array.from(v, (c) => String(c?.name));
+      if (names.length === 0 || names.some((n) => !COMPONENT_CHANNELS.includes(n))) throw s.fail(`activeChannels = [${names.join(", ")}]: only colour channels are modelled`);
+      activeChannels.set(d, names);
+    },
   };
 }
 

@@ -13,6 +13,7 @@ import { type FakeLayer, layerBounds, layerEntries } from "../layers.js";
 import { StubActionDescriptor, StubActionList, StubActionReference, type TypeIds, plainDescriptor, typeIds } from "./action.js";
 import { actionEdit } from "./action-edit.js";
 import { BLEND_IDS, COLOR_BLEND_MODES, type EditStub, addMembers, documentEditMembers, layerEditMembers, selectionEditMembers } from "./dom-edits.js";
+import { layerFilterMembers } from "./dom-filters.js";
 import { type StubQuirks, actionGet } from "./action-get.js";
 import { actionRun } from "./action-run.js";
 import { clip, ellipse, workPath } from "./paths.js";
@@ -138,6 +139,8 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
   const TextType = enumeration("TextType", ["POINTTEXT", "PARAGRAPHTEXT"]);
   const Justification = enumeration("Justification", ["LEFT", "CENTER", "RIGHT", "LEFTJUSTIFIED", "CENTERJUSTIFIED", "RIGHTJUSTIFIED", "FULLYJUSTIFIED"]);
   const AntiAlias = enumeration("AntiAlias", ["NONE", "SHARP", "CRISP", "STRONG", "SMOOTH"]);
+  const NoiseDistribution = enumeration("NoiseDistribution", ["GAUSSIAN", "UNIFORM"]);
+  const AdjustmentReference = enumeration("AdjustmentReference", ["ABSOLUTE", "RELATIVE"]);
 
   const history = { suspended: false, states: effects.history };
   const editStub: EditStub = {
@@ -157,7 +160,8 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
     px: (d, v) => lengthPx(v, ruler(), res(d)),
     layerObject: (d, l) => layerObject(d, l),
     docObject: (d) => docObject(d),
-    enums: { ElementPlacement, BlendMode, ColorBlendMode, AnchorPosition, Direction, ResampleMethod, TrimType, RasterizeType },
+    realmArray: (items) => arr(items) as never,
+    enums: { ElementPlacement, BlendMode, ColorBlendMode, AnchorPosition, Direction, ResampleMethod, TrimType, RasterizeType, NoiseDistribution, AdjustmentReference },
     history,
   };
   const textStub: TextStub = {
@@ -271,7 +275,7 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
         move(l);
         d.dirty = true;
       },
-    }, layerEditMembers(editStub, d, l)));
+    }, group ? layerEditMembers(editStub, d, l) : addMembers(layerEditMembers(editStub, d, l), layerFilterMembers(editStub, d, l))));
     layers.set(l, o);
     return o;
   }
@@ -540,6 +544,8 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
     TextType,
     Justification,
     AntiAlias,
+    NoiseDistribution,
+    AdjustmentReference,
     ActionDescriptor: construct("ActionDescriptor", StubActionDescriptor),
     ActionReference: construct("ActionReference", StubActionReference),
     ActionList: construct("ActionList", StubActionList),

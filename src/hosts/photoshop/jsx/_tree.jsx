@@ -184,11 +184,24 @@ function __amInfo(entry) {
   // protectAll is Lock All.
   var extras = { locked: get("layerLocking").getObjectValue(k("layerLocking")).getBoolean(k("protectAll")) === true,
     fillOpacity: entry.children ? undefined : Math.round(get("fillOpacity").getInteger(k("fillOpacity")) * 100 / 255),
-    mask: __maskOf(entry.doc.id, entry.id), text: kind === "text" ? __textOf(__domLayer(entry.doc, entry.id)) : undefined };
+    mask: __maskOf(entry.doc.id, entry.id), text: kind === "text" ? __amText(entry) : undefined };
   return __infoFrom(entry.id, entry.index, get("name").getString(k("name")), kind, get("visible").getBoolean(k("visible")),
     Math.round(get("opacity").getInteger(k("opacity")) * 100 / 255),
     typeIDToStringID(get("mode").getEnumerationValue(k("mode"))).toLowerCase(),
     [side("left"), side("top"), side("right"), side("bottom")], clipped, extras);
+}
+
+// The DOM layer of an entry of the ActionManager read, found by its place among its parent's layers (the stack's
+// order, top first, is the DOM's): as many DOM reads as the entry is deep, not a walk of the whole document.
+function __domOfEntry(entry) {
+  return (entry.parent ? __domOfEntry(entry.parent).layers : entry.doc.layers)[entry.position];
+}
+
+// A text layer's text, which only the DOM's TextItem gives. Where the layer turns out not to be a text layer (the
+// ActionManager's layerKind disagreeing with the DOM) there is none, and the layer reads without `text`: for the
+// top-level layers the read checks, the disagreement then sends the whole read through the DOM, saying why.
+function __amText(entry) {
+  try { return __textOf(__domOfEntry(entry)); } catch (e) { return undefined; }
 }
 
 // Entries built from the stack, or a string saying why the stack cannot be right.
@@ -206,8 +219,9 @@ function __amTree(doc) {
       continue;
     }
     if (r.section !== "layerSectionStart" && r.section !== "layerSectionContent") return "layerSection " + r.section + " is unknown";
-    var entry = { id: r.id, doc: doc, index: i, depth: open.length };
-    (open.length === 0 ? top : open[open.length - 1].children).push(entry);
+    var siblings = open.length === 0 ? top : open[open.length - 1].children;
+    var entry = { id: r.id, doc: doc, index: i, depth: open.length, parent: open.length === 0 ? null : open[open.length - 1], position: siblings.length };
+    siblings.push(entry);
     out.push(entry);
     if (r.section === "layerSectionStart") { entry.children = []; open.push(entry); }
   }

@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { AdjustmentSchema } from "./adjustments.js";
+import { FillSchema } from "./fills.js";
 import { EditedLayerSchema, HostDocumentSchema, HostLayerSchema, HostRectSchema, PointSchema } from "./resources.js";
 
 /*
@@ -66,9 +68,21 @@ const layerEdit = <S extends z.ZodRawShape>(shape: S) => z.object({ ...Ref, ...s
 export const EDIT_METHOD_SCHEMAS = {
   "layer:create": {
     params: z
-      .object({ ...Edit, kind: z.enum(["pixel", "group"]).optional(), name: name.optional(), fillColor: color.optional(), ...Place })
+      .object({
+        ...Edit,
+        kind: z.enum(["pixel", "group", "adjustment", "fill"]).optional(),
+        name: name.optional(),
+        fillColor: color.optional(),
+        /** With `kind: "adjustment"`: what it does (see `adjustments.ts`). */
+        adjustment: AdjustmentSchema.optional(),
+        /** With `kind: "fill"`: what it is filled with (see `fills.ts`). */
+        fill: FillSchema.optional(),
+        ...Place,
+      })
       .strict()
-      .refine(onePlace, onePlaceMessage),
+      .refine(onePlace, onePlaceMessage)
+      .refine((p) => (p.kind === "adjustment") === (p.adjustment !== undefined), { message: "an adjustment layer takes adjustment, and only it does", path: ["adjustment"] })
+      .refine((p) => (p.kind === "fill") === (p.fill !== undefined), { message: "a fill layer takes fill, and only it does", path: ["fill"] }),
     result: EditedLayerSchema,
   },
   "layer:update": {
@@ -79,6 +93,10 @@ export const EDIT_METHOD_SCHEMAS = {
       blendMode: z.string().min(1).max(64).optional(),
       locked: z.boolean().optional(),
       fillOpacity: percent.optional(),
+      /** An adjustment layer's new settings (replacing all of them; left out: Photoshop's defaults). */
+      adjustment: AdjustmentSchema.optional(),
+      /** A fill layer's new fill. */
+      fill: FillSchema.optional(),
     }),
     result: EditedLayerSchema,
   },

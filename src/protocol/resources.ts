@@ -73,6 +73,10 @@ export interface HostLayer {
   fillOpacity?: number | undefined;
   /** The layer's pixel mask, when it has one (and the editor reports masks). */
   mask?: LayerMask | undefined;
+  /** An adjustment layer's settings, as `layer:create {kind: "adjustment"}` takes them (where the editor reads them). */
+  adjustment?: { type: string; [setting: string]: unknown } | undefined;
+  /** A fill layer's settings, as `layer:create {kind: "fill"}` takes them (a pattern's as `{type: "pattern", name}`). */
+  fill?: { type: string; [setting: string]: unknown } | undefined;
   children?: HostLayer[] | undefined;
 }
 
@@ -109,6 +113,8 @@ const hostLayerFields = () => ({
   locked: z.boolean().optional(),
   fillOpacity: z.number().min(0).max(100).optional(),
   mask: LayerMaskSchema.optional(),
+  adjustment: z.object({ type: z.string() }).catchall(z.unknown()).optional(),
+  fill: z.object({ type: z.string() }).catchall(z.unknown()).optional(),
   children: z.array(HostLayerSchema).optional(),
 });
 

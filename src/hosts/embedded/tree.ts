@@ -5,6 +5,8 @@
  * counted before its children. Example: `[Label, Product, Subject, Shadow, Background]` → indices 0–4 with
  * `Product` (a group) at 1 and its children at 2 and 3. The methods resolve layer references from this tree.
  */
+import { typedAdjustment } from "./adjustments/typed.js";
+import { typedFill } from "./fills/typed.js";
 import { BridgeError } from "../../protocol/errors.js";
 import type { HostBounds, HostDocument, HostLayer } from "../../protocol/index.js";
 import type { EmbeddedDocument, EmbeddedLayer, GroupLayer, LayerMask, PixelLayer } from "./document.js";
@@ -103,6 +105,9 @@ export function toHostLayer(entry: LayerEntry, entries: readonly LayerEntry[], w
     fillOpacity: opacityPercent(layer.fillOpacity ?? 255),
   };
   if (layer.mask !== undefined) out.mask = hostMask(layer.mask);
+  const record = layer.kind === "group" ? undefined : layer.record;
+  if (layer.kind === "adjustment" && record?.adjustment !== undefined) out.adjustment = typedAdjustment(record.adjustment);
+  if ((layer.kind === "fill" || layer.kind === "shape") && record?.vectorFill !== undefined) out.fill = typedFill(record.vectorFill);
   if (withChildren && layer.kind === "group") out.children = childEntries(layer, entries).map((child) => toHostLayer(child, entries, true));
   return out;
 }

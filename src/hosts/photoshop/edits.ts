@@ -1,4 +1,4 @@
-import type { EditCapabilities, EditName, EditOutcome } from "../edits.js";
+import type { EditCapabilities, EditCapability, EditName, EditOutcome } from "../edits.js";
 import type { HostAdapter } from "../host.js";
 import type { Operation, RunOperation } from "./operations.js";
 import type { Revisions } from "./revisions.js";
@@ -38,13 +38,20 @@ const SCRIPT_OF: Readonly<Partial<Record<EditName, Operation>>> = {
 };
 
 /**
- * Every edit of the vocabulary, with one field Photoshop cannot honour: `selection:fromColor`'s `color`. Photoshop
+ * Every edit of the vocabulary, with what Photoshop cannot honour. `selection:fromColor`'s `color`: Photoshop
  * selects by colour from a point (the magic wand, which compares each channel with a 0–255 tolerance); its Color
  * Range takes a fuzziness over Lab colours, which is not the same selection, so a colour without a point is
- * `NOT_SUPPORTED` rather than something close to it.
+ * `NOT_SUPPORTED` rather than something close to it. Adjustment and fill layers are not made through the scripts
+ * yet (ActionManager's `make` of an adjustment or content layer): `NOT_SUPPORTED`.
  */
+const LIMITS: Partial<Record<EditName, EditCapability>> = {
+  "selection:fromColor": { unsupported: ["color"] },
+  "layer:create": { unsupportedTypes: ["adjustment", "fill"] },
+  "layer:update": { unsupported: ["adjustment", "fill"] },
+};
+
 export const PHOTOSHOP_EDIT_CAPABILITIES: EditCapabilities = Object.fromEntries(
-  Object.keys(SCRIPT_OF).map((name) => [name, name === "selection:fromColor" ? { unsupported: ["color"] } : {}]),
+  Object.keys(SCRIPT_OF).map((name) => [name, LIMITS[name as EditName] ?? {}]),
 );
 
 /** What the edits need from the adapter. */

@@ -14,11 +14,13 @@ import { exactTurn, layerMatrix } from "./transform.js";
 
 /**
  * Every edit GIMP 2.10 makes, with the fields it cannot honour: GIMP has no fill opacity apart from a layer's
- * opacity, and a layer mask that always moves with its layer, at full density, with no feather of its own.
+ * opacity, a layer mask that always moves with its layer, at full density, with no feather of its own, and no
+ * adjustment or fill layers.
  */
 export const GIMP_EDIT_CAPABILITIES: EditCapabilities = {
-  "layer:create": {},
-  "layer:update": { unsupported: ["fillOpacity"] },
+  // GIMP 2.10 has no adjustment or fill layers (its adjustments and gradient fills change pixels: layer:adjust).
+  "layer:create": { unsupportedTypes: ["adjustment", "fill"] },
+  "layer:update": { unsupported: ["fillOpacity", "adjustment", "fill"] },
   "layer:delete": {},
   "layer:duplicate": {},
   "layer:move": {},

@@ -32,6 +32,8 @@ export const FillSchema = z.discriminatedUnion("type", [
       reverse: z.boolean().optional(),
       /** Laid over the layer's box (true, the default) or the canvas; a fill layer without a shape spans the canvas either way. */
       align: z.boolean().optional(),
+      /** The gradient's centre moved from the box's centre, percent of the box's width and height (default 0, 0). */
+      offset: z.object({ x: z.number().min(-1000).max(1000), y: z.number().min(-1000).max(1000) }).strict().optional(),
     })
     .strict(),
   /** A pattern tiled from the canvas's top-left: `image` a file path or `data:` URL, as `layer:importImage` takes. */
@@ -53,4 +55,6 @@ export type ResolvedFill =
       readonly scale: number;
       readonly reverse: boolean;
       readonly align: boolean;
+      /** Percent of the box. */
+      readonly offset: { readonly x: number; readonly y: number };
     };

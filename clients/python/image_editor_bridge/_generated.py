@@ -707,6 +707,7 @@ class LayerCreateParamsAdjustment5RangesReds(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerCreateParamsAdjustment5RangesYellows(TypedDict, total=False):
@@ -714,6 +715,7 @@ class LayerCreateParamsAdjustment5RangesYellows(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerCreateParamsAdjustment5RangesGreens(TypedDict, total=False):
@@ -721,6 +723,7 @@ class LayerCreateParamsAdjustment5RangesGreens(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerCreateParamsAdjustment5RangesCyans(TypedDict, total=False):
@@ -728,6 +731,7 @@ class LayerCreateParamsAdjustment5RangesCyans(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerCreateParamsAdjustment5RangesBlues(TypedDict, total=False):
@@ -735,6 +739,7 @@ class LayerCreateParamsAdjustment5RangesBlues(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerCreateParamsAdjustment5RangesMagentas(TypedDict, total=False):
@@ -742,6 +747,7 @@ class LayerCreateParamsAdjustment5RangesMagentas(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class _LayerCreateParamsAdjustment5ColorizeRequired(TypedDict):
@@ -1014,12 +1020,19 @@ class LayerCreateParamsFill2(_LayerCreateParamsFill2Required, total=False):
     scale: float
     reverse: bool
     align: bool
+    offset: LayerCreateParamsFill2Offset
 
 
 class LayerCreateParamsFill2StopsItem(TypedDict):
     """The `LayerCreateParamsFill2StopsItem` object of the bridge's schema."""
     location: float
     color: str
+
+
+class LayerCreateParamsFill2Offset(TypedDict):
+    """The `LayerCreateParamsFill2Offset` object of the bridge's schema."""
+    x: float
+    y: float
 
 
 class LayerCreateParamsFill3(TypedDict):
@@ -1205,6 +1218,7 @@ class LayerCreateAdjustment5RangesReds(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerCreateAdjustment5RangesYellows(TypedDict, total=False):
@@ -1212,6 +1226,7 @@ class LayerCreateAdjustment5RangesYellows(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerCreateAdjustment5RangesGreens(TypedDict, total=False):
@@ -1219,6 +1234,7 @@ class LayerCreateAdjustment5RangesGreens(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerCreateAdjustment5RangesCyans(TypedDict, total=False):
@@ -1226,6 +1242,7 @@ class LayerCreateAdjustment5RangesCyans(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerCreateAdjustment5RangesBlues(TypedDict, total=False):
@@ -1233,6 +1250,7 @@ class LayerCreateAdjustment5RangesBlues(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerCreateAdjustment5RangesMagentas(TypedDict, total=False):
@@ -1240,6 +1258,7 @@ class LayerCreateAdjustment5RangesMagentas(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class _LayerCreateAdjustment5ColorizeRequired(TypedDict):
@@ -1512,12 +1531,19 @@ class LayerCreateFill2(_LayerCreateFill2Required, total=False):
     scale: float
     reverse: bool
     align: bool
+    offset: LayerCreateFill2Offset
 
 
 class LayerCreateFill2StopsItem(TypedDict):
     """The `LayerCreateFill2StopsItem` object of the bridge's schema."""
     location: float
     color: str
+
+
+class LayerCreateFill2Offset(TypedDict):
+    """The `LayerCreateFill2Offset` object of the bridge's schema."""
+    x: float
+    y: float
 
 
 class LayerCreateFill3(TypedDict):
@@ -1676,6 +1702,7 @@ class LayerUpdateParamsAdjustment5RangesReds(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerUpdateParamsAdjustment5RangesYellows(TypedDict, total=False):
@@ -1683,6 +1710,7 @@ class LayerUpdateParamsAdjustment5RangesYellows(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerUpdateParamsAdjustment5RangesGreens(TypedDict, total=False):
@@ -1690,6 +1718,7 @@ class LayerUpdateParamsAdjustment5RangesGreens(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerUpdateParamsAdjustment5RangesCyans(TypedDict, total=False):
@@ -1697,6 +1726,7 @@ class LayerUpdateParamsAdjustment5RangesCyans(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerUpdateParamsAdjustment5RangesBlues(TypedDict, total=False):
@@ -1704,6 +1734,7 @@ class LayerUpdateParamsAdjustment5RangesBlues(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerUpdateParamsAdjustment5RangesMagentas(TypedDict, total=False):
@@ -1711,6 +1742,7 @@ class LayerUpdateParamsAdjustment5RangesMagentas(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class _LayerUpdateParamsAdjustment5ColorizeRequired(TypedDict):
@@ -1983,12 +2015,19 @@ class LayerUpdateParamsFill2(_LayerUpdateParamsFill2Required, total=False):
     scale: float
     reverse: bool
     align: bool
+    offset: LayerUpdateParamsFill2Offset
 
 
 class LayerUpdateParamsFill2StopsItem(TypedDict):
     """The `LayerUpdateParamsFill2StopsItem` object of the bridge's schema."""
     location: float
     color: str
+
+
+class LayerUpdateParamsFill2Offset(TypedDict):
+    """The `LayerUpdateParamsFill2Offset` object of the bridge's schema."""
+    x: float
+    y: float
 
 
 class LayerUpdateParamsFill3(TypedDict):
@@ -2174,6 +2213,7 @@ class LayerUpdateAdjustment5RangesReds(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerUpdateAdjustment5RangesYellows(TypedDict, total=False):
@@ -2181,6 +2221,7 @@ class LayerUpdateAdjustment5RangesYellows(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerUpdateAdjustment5RangesGreens(TypedDict, total=False):
@@ -2188,6 +2229,7 @@ class LayerUpdateAdjustment5RangesGreens(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerUpdateAdjustment5RangesCyans(TypedDict, total=False):
@@ -2195,6 +2237,7 @@ class LayerUpdateAdjustment5RangesCyans(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerUpdateAdjustment5RangesBlues(TypedDict, total=False):
@@ -2202,6 +2245,7 @@ class LayerUpdateAdjustment5RangesBlues(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerUpdateAdjustment5RangesMagentas(TypedDict, total=False):
@@ -2209,6 +2253,7 @@ class LayerUpdateAdjustment5RangesMagentas(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class _LayerUpdateAdjustment5ColorizeRequired(TypedDict):
@@ -2481,12 +2526,19 @@ class LayerUpdateFill2(_LayerUpdateFill2Required, total=False):
     scale: float
     reverse: bool
     align: bool
+    offset: LayerUpdateFill2Offset
 
 
 class LayerUpdateFill2StopsItem(TypedDict):
     """The `LayerUpdateFill2StopsItem` object of the bridge's schema."""
     location: float
     color: str
+
+
+class LayerUpdateFill2Offset(TypedDict):
+    """The `LayerUpdateFill2Offset` object of the bridge's schema."""
+    x: float
+    y: float
 
 
 class LayerUpdateFill3(TypedDict):
@@ -3509,6 +3561,7 @@ class LayerAdjustParamsAdjustment5RangesReds(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerAdjustParamsAdjustment5RangesYellows(TypedDict, total=False):
@@ -3516,6 +3569,7 @@ class LayerAdjustParamsAdjustment5RangesYellows(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerAdjustParamsAdjustment5RangesGreens(TypedDict, total=False):
@@ -3523,6 +3577,7 @@ class LayerAdjustParamsAdjustment5RangesGreens(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerAdjustParamsAdjustment5RangesCyans(TypedDict, total=False):
@@ -3530,6 +3585,7 @@ class LayerAdjustParamsAdjustment5RangesCyans(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerAdjustParamsAdjustment5RangesBlues(TypedDict, total=False):
@@ -3537,6 +3593,7 @@ class LayerAdjustParamsAdjustment5RangesBlues(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerAdjustParamsAdjustment5RangesMagentas(TypedDict, total=False):
@@ -3544,6 +3601,7 @@ class LayerAdjustParamsAdjustment5RangesMagentas(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class _LayerAdjustParamsAdjustment5ColorizeRequired(TypedDict):
@@ -3975,6 +4033,7 @@ class LayerAdjustAdjustment5RangesReds(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerAdjustAdjustment5RangesYellows(TypedDict, total=False):
@@ -3982,6 +4041,7 @@ class LayerAdjustAdjustment5RangesYellows(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerAdjustAdjustment5RangesGreens(TypedDict, total=False):
@@ -3989,6 +4049,7 @@ class LayerAdjustAdjustment5RangesGreens(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerAdjustAdjustment5RangesCyans(TypedDict, total=False):
@@ -3996,6 +4057,7 @@ class LayerAdjustAdjustment5RangesCyans(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerAdjustAdjustment5RangesBlues(TypedDict, total=False):
@@ -4003,6 +4065,7 @@ class LayerAdjustAdjustment5RangesBlues(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerAdjustAdjustment5RangesMagentas(TypedDict, total=False):
@@ -4010,6 +4073,7 @@ class LayerAdjustAdjustment5RangesMagentas(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class _LayerAdjustAdjustment5ColorizeRequired(TypedDict):

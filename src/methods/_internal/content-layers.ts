@@ -36,6 +36,7 @@ export function resolveFill(ctx: MethodContext, fill: FillInput, method: string)
         scale: fill.scale ?? FILL_GRADIENT_DEFAULTS.scale,
         reverse: fill.reverse ?? FILL_GRADIENT_DEFAULTS.reverse,
         align: fill.align ?? FILL_GRADIENT_DEFAULTS.align,
+        offset: fill.offset ?? { x: 0, y: 0 },
       };
     case "pattern":
       // A pattern would be added to the document's patterns and saved with them: not made yet on any editor.

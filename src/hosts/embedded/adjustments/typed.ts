@@ -53,7 +53,7 @@ export function adjustmentRecord(a: ResolvedAdjustment): AdjustmentLayer {
       for (const name of HUE_RANGES) {
         const range = a.ranges[name];
         if (range === null) continue;
-        const [ra, rb, rc, rd] = RANGE_BOUNDS[name];
+        const [ra, rb, rc, rd] = range.bounds ?? RANGE_BOUNDS[name];
         record[name] = { a: ra, b: rb, c: rc, d: rd, hue: range.hue, saturation: range.saturation, lightness: range.lightness };
       }
       return record;
@@ -123,8 +123,8 @@ const hexOf = (c: Color | undefined): string | undefined => (c === undefined ? u
 /**
  * An adjustment record as typed settings, in the shape `layer:create {kind: "adjustment"}` takes (every value the
  * record holds, so passing it back makes the same record). A colour lookup, which the typed settings cannot say,
- * reads as `{type: "colorLookup"}`. Hue/Saturation ranges read by name: a range a file moved off Photoshop's default
- * hues reads as the range of that name.
+ * reads as `{type: "colorLookup"}`. A Hue/Saturation range a file moved off Photoshop's default hues carries its
+ * `bounds`.
  */
 export function typedAdjustment(record: AdjustmentLayer): Settings {
   switch (record.type) {
@@ -156,7 +156,10 @@ export function typedAdjustment(record: AdjustmentLayer): Settings {
       const ranges: Record<string, unknown> = {};
       for (const name of HUE_RANGES) {
         const r = record[name];
-        if (r !== undefined && (r.hue !== 0 || r.saturation !== 0 || r.lightness !== 0)) ranges[name] = { hue: r.hue, saturation: r.saturation, lightness: r.lightness };
+        if (r === undefined || (r.hue === 0 && r.saturation === 0 && r.lightness === 0)) continue;
+        const bounds = [r.a, r.b, r.c, r.d];
+        const moved = bounds.some((v, i) => v !== RANGE_BOUNDS[name][i]);
+        ranges[name] = { hue: r.hue, saturation: r.saturation, lightness: r.lightness, ...(moved ? { bounds } : {}) };
       }
       if (Object.keys(ranges).length > 0) out.ranges = ranges;
       return out;

@@ -32,7 +32,7 @@ export function fillRecord(fill: ResolvedFill): VectorContent {
     reverse: fill.reverse,
     align: fill.align,
     dither: false,
-    offset: { x: 0, y: 0 },
+    offset: { x: fill.offset.x / 100, y: fill.offset.y / 100 },
   };
 }
 
@@ -78,7 +78,7 @@ export function typedFill(content: VectorContent): { type: string; [setting: str
         scale: round((content.scale ?? 1) * 100),
         reverse: content.reverse === true,
         align: content.align !== false,
-        ...(offset !== undefined && (offset.x !== 0 || offset.y !== 0) ? { offset: { x: offset.x, y: offset.y } } : {}),
+        ...(offset !== undefined && (offset.x !== 0 || offset.y !== 0) ? { offset: { x: round(offset.x * 100), y: round(offset.y * 100) } } : {}),
       };
     }
     case "pattern":

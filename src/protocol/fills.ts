@@ -22,8 +22,15 @@ export const FillSchema = z.discriminatedUnion("type", [
       type: z.literal("gradient"),
       /** Default `linear`. */
       style: z.enum(GRADIENT_STYLES).optional(),
-      /** Colour stops, `location` 0–100 % along the gradient, 2–32 of them. */
-      stops: z.array(z.object({ location: z.number().min(0).max(100), color }).strict()).min(2).max(MAX_FILL_STOPS),
+      /**
+       * Colour stops, `location` 0–100 % along the gradient, 2–32 of them; `midpoint` 5–95 % of the way to the next
+       * stop where the two colours mix half and half (default 50).
+       */
+      stops: z.array(z.object({ location: z.number().min(0).max(100), color, midpoint: z.number().min(5).max(95).optional() }).strict()).min(2).max(MAX_FILL_STOPS),
+      /** Photoshop's Smoothness, percent 0–100 (default 100). */
+      smoothness: z.number().min(0).max(100).optional(),
+      /** How colours mix between stops: `classic` (the default), `perceptual`, `linear` (in linear light) or `smooth`. */
+      interpolation: z.enum(["classic", "perceptual", "linear", "smooth"]).optional(),
       /** Degrees −360–360, counter-clockwise from the x axis (default 90: bottom to top). */
       angle: z.number().min(-360).max(360).optional(),
       /** Percent 10–150 of the layer's box, as Photoshop's dialog (default 100). */
@@ -50,7 +57,10 @@ export type ResolvedFill =
   | {
       readonly type: "gradient";
       readonly style: (typeof GRADIENT_STYLES)[number];
-      readonly stops: readonly { readonly location: number; readonly color: Rgba }[];
+      readonly stops: readonly { readonly location: number; readonly color: Rgba; readonly midpoint: number }[];
+      /** Percent. */
+      readonly smoothness: number;
+      readonly interpolation: "classic" | "perceptual" | "linear" | "smooth";
       readonly angle: number;
       readonly scale: number;
       readonly reverse: boolean;

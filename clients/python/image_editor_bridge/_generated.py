@@ -1016,6 +1016,8 @@ class _LayerCreateParamsFill2Required(TypedDict):
 class LayerCreateParamsFill2(_LayerCreateParamsFill2Required, total=False):
     """The `LayerCreateParamsFill2` object of the bridge's schema."""
     style: Literal["linear", "radial", "angle", "reflected", "diamond"]
+    smoothness: float
+    interpolation: Literal["classic", "perceptual", "linear", "smooth"]
     angle: float
     scale: float
     reverse: bool
@@ -1023,10 +1025,14 @@ class LayerCreateParamsFill2(_LayerCreateParamsFill2Required, total=False):
     offset: LayerCreateParamsFill2Offset
 
 
-class LayerCreateParamsFill2StopsItem(TypedDict):
-    """The `LayerCreateParamsFill2StopsItem` object of the bridge's schema."""
+class _LayerCreateParamsFill2StopsItemRequired(TypedDict):
     location: float
     color: str
+
+
+class LayerCreateParamsFill2StopsItem(_LayerCreateParamsFill2StopsItemRequired, total=False):
+    """The `LayerCreateParamsFill2StopsItem` object of the bridge's schema."""
+    midpoint: float
 
 
 class LayerCreateParamsFill2Offset(TypedDict):
@@ -1527,6 +1533,8 @@ class _LayerCreateFill2Required(TypedDict):
 class LayerCreateFill2(_LayerCreateFill2Required, total=False):
     """The `LayerCreateFill2` object of the bridge's schema."""
     style: Literal["linear", "radial", "angle", "reflected", "diamond"]
+    smoothness: float
+    interpolation: Literal["classic", "perceptual", "linear", "smooth"]
     angle: float
     scale: float
     reverse: bool
@@ -1534,10 +1542,14 @@ class LayerCreateFill2(_LayerCreateFill2Required, total=False):
     offset: LayerCreateFill2Offset
 
 
-class LayerCreateFill2StopsItem(TypedDict):
-    """The `LayerCreateFill2StopsItem` object of the bridge's schema."""
+class _LayerCreateFill2StopsItemRequired(TypedDict):
     location: float
     color: str
+
+
+class LayerCreateFill2StopsItem(_LayerCreateFill2StopsItemRequired, total=False):
+    """The `LayerCreateFill2StopsItem` object of the bridge's schema."""
+    midpoint: float
 
 
 class LayerCreateFill2Offset(TypedDict):
@@ -2011,6 +2023,8 @@ class _LayerUpdateParamsFill2Required(TypedDict):
 class LayerUpdateParamsFill2(_LayerUpdateParamsFill2Required, total=False):
     """The `LayerUpdateParamsFill2` object of the bridge's schema."""
     style: Literal["linear", "radial", "angle", "reflected", "diamond"]
+    smoothness: float
+    interpolation: Literal["classic", "perceptual", "linear", "smooth"]
     angle: float
     scale: float
     reverse: bool
@@ -2018,10 +2032,14 @@ class LayerUpdateParamsFill2(_LayerUpdateParamsFill2Required, total=False):
     offset: LayerUpdateParamsFill2Offset
 
 
-class LayerUpdateParamsFill2StopsItem(TypedDict):
-    """The `LayerUpdateParamsFill2StopsItem` object of the bridge's schema."""
+class _LayerUpdateParamsFill2StopsItemRequired(TypedDict):
     location: float
     color: str
+
+
+class LayerUpdateParamsFill2StopsItem(_LayerUpdateParamsFill2StopsItemRequired, total=False):
+    """The `LayerUpdateParamsFill2StopsItem` object of the bridge's schema."""
+    midpoint: float
 
 
 class LayerUpdateParamsFill2Offset(TypedDict):
@@ -2522,6 +2540,8 @@ class _LayerUpdateFill2Required(TypedDict):
 class LayerUpdateFill2(_LayerUpdateFill2Required, total=False):
     """The `LayerUpdateFill2` object of the bridge's schema."""
     style: Literal["linear", "radial", "angle", "reflected", "diamond"]
+    smoothness: float
+    interpolation: Literal["classic", "perceptual", "linear", "smooth"]
     angle: float
     scale: float
     reverse: bool
@@ -2529,10 +2549,14 @@ class LayerUpdateFill2(_LayerUpdateFill2Required, total=False):
     offset: LayerUpdateFill2Offset
 
 
-class LayerUpdateFill2StopsItem(TypedDict):
-    """The `LayerUpdateFill2StopsItem` object of the bridge's schema."""
+class _LayerUpdateFill2StopsItemRequired(TypedDict):
     location: float
     color: str
+
+
+class LayerUpdateFill2StopsItem(_LayerUpdateFill2StopsItemRequired, total=False):
+    """The `LayerUpdateFill2StopsItem` object of the bridge's schema."""
+    midpoint: float
 
 
 class LayerUpdateFill2Offset(TypedDict):

@@ -31,7 +31,11 @@ export function resolveFill(ctx: MethodContext, fill: FillInput, method: string)
       return {
         type: "gradient",
         style: fill.style ?? FILL_GRADIENT_DEFAULTS.style,
-        stops: fill.stops.map((stop, i) => ({ location: stop.location, color: parseColor(stop.color, `fill.stops.${i}.color`) })).sort((a, b) => a.location - b.location),
+        stops: fill.stops
+          .map((stop, i) => ({ location: stop.location, color: parseColor(stop.color, `fill.stops.${i}.color`), midpoint: stop.midpoint ?? 50 }))
+          .sort((a, b) => a.location - b.location),
+        smoothness: fill.smoothness ?? 100,
+        interpolation: fill.interpolation ?? "classic",
         angle: fill.angle ?? FILL_GRADIENT_DEFAULTS.angle,
         scale: fill.scale ?? FILL_GRADIENT_DEFAULTS.scale,
         reverse: fill.reverse ?? FILL_GRADIENT_DEFAULTS.reverse,

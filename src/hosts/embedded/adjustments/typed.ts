@@ -146,8 +146,9 @@ export function typedAdjustment(record: AdjustmentLayer): Settings {
     case "hue/saturation": {
       const master = record.master;
       const out: Settings = { type: "hueSaturation" };
-      if (master !== undefined && master.a === 1) {
-        out.colorize = { hue: master.b, saturation: master.c, lightness: master.d };
+      // Any non-zero switch is on (a byte and its pad byte: some files hold 256), as the renderer reads it.
+      if (master !== undefined && Number.isFinite(master.a) && master.a !== 0) {
+        out.colorize = { hue: (((master.b % 360) + 360) % 360), saturation: master.c, lightness: master.d };
         return out;
       }
       out.hue = num(master?.hue, 0);

@@ -19,13 +19,16 @@ export function colorString(color: readonly number[], alpha = 255): string {
 /** The record of a typed fill. */
 export function fillRecord(fill: ResolvedFill): VectorContent {
   if (fill.type === "solid") return { type: "color", color: rgb(fill.color) };
+  // ag-psd keeps stop locations divided by the smoothness (it writes them times the smoothness's 4096ths).
+  const smoothness = fill.smoothness / 100;
+  const at = (location: number) => location / 100 / (smoothness > 0 ? smoothness : 1);
   return {
     type: "solid",
     name: "Custom",
-    // Stop locations are whole fractions: ag-psd scales them by the smoothness it writes (4096 × this).
-    smoothness: 1,
-    colorStops: fill.stops.map((stop) => ({ color: rgb(stop.color), location: stop.location / 100, midpoint: 0.5 })),
-    opacityStops: fill.stops.map((stop) => ({ opacity: stop.color[3] / 255, location: stop.location / 100, midpoint: 0.5 })),
+    smoothness,
+    colorStops: fill.stops.map((stop) => ({ color: rgb(stop.color), location: at(stop.location), midpoint: stop.midpoint / 100 })),
+    opacityStops: fill.stops.map((stop) => ({ opacity: stop.color[3] / 255, location: at(stop.location), midpoint: stop.midpoint / 100 })),
+    ...(fill.interpolation !== "classic" ? { interpolationMethod: fill.interpolation } : {}),
     style: fill.style,
     angle: fill.angle,
     scale: fill.scale / 100,
@@ -66,9 +69,13 @@ export function typedFill(content: VectorContent): { type: string; [setting: str
         .map((s) => ({ opacity: Math.min(1, Math.max(0, s.opacity)), location: trueLocation(s.location, smooth) }))
         .sort((a, b) => a.location - b.location);
       const stops = [...(content.colorStops ?? [])]
-        .map((s) => ({ at: trueLocation(s.location, smooth), color: color(s.color) }))
+        .map((s) => ({ at: trueLocation(s.location, smooth), color: color(s.color), midpoint: s.midpoint }))
         .sort((a, b) => a.at - b.at)
-        .map((s) => ({ location: round(s.at * 100), color: colorString(s.color, opacityAt(opacity, s.at) * 255) }));
+        .map((s) => ({
+          location: round(s.at * 100),
+          color: colorString(s.color, opacityAt(opacity, s.at) * 255),
+          ...(Number.isFinite(s.midpoint) && Math.abs(s.midpoint - 0.5) > 1e-6 ? { midpoint: round(s.midpoint * 100) } : {}),
+        }));
       const offset = content.offset;
       return {
         type: "gradient",
@@ -78,6 +85,8 @@ export function typedFill(content: VectorContent): { type: string; [setting: str
         scale: round((content.scale ?? 1) * 100),
         reverse: content.reverse === true,
         align: content.align !== false,
+        ...(smooth !== undefined && Number.isFinite(smooth) && smooth !== 1 ? { smoothness: round(smooth * 100) } : {}),
+        ...(content.interpolationMethod !== undefined && content.interpolationMethod !== "classic" ? { interpolation: content.interpolationMethod } : {}),
         ...(offset !== undefined && (offset.x !== 0 || offset.y !== 0) ? { offset: { x: round(offset.x * 100), y: round(offset.y * 100) } } : {}),
       };
     }

@@ -1,4 +1,5 @@
 import type { ResolvedAdjustment, ResolvedFilter } from "../protocol/adjustments.js";
+import type { ResolvedFill } from "../protocol/fills.js";
 import type { HostRect, TEXT_ALIGNMENTS, TEXT_DIRECTIONS } from "../protocol/index.js";
 
 /*
@@ -65,7 +66,17 @@ export interface TextSpec {
 }
 
 export type LayerEdit =
-  | { readonly op: "layer:create"; readonly kind: "pixel" | "group"; readonly name: string; readonly fillColor?: Rgba | undefined; readonly place: EditPlace }
+  | {
+      readonly op: "layer:create";
+      readonly kind: "pixel" | "group" | "adjustment" | "fill";
+      readonly name: string;
+      readonly fillColor?: Rgba | undefined;
+      /** With kind `adjustment`. */
+      readonly adjustment?: ResolvedAdjustment | undefined;
+      /** With kind `fill`. */
+      readonly fill?: ResolvedFill | undefined;
+      readonly place: EditPlace;
+    }
   /** A new text layer, made the active one. */
   | { readonly op: "layer:create"; readonly kind: "text"; readonly name: string; readonly text: TextSpec; readonly place: EditPlace }
   /** The layer's text and settings become `text` (every field, merged by the methods); it is drawn again. */
@@ -82,6 +93,10 @@ export type LayerEdit =
       readonly locked?: boolean | undefined;
       /** 0–100. */
       readonly fillOpacity?: number | undefined;
+      /** An adjustment layer's settings, replacing its own. */
+      readonly adjustment?: ResolvedAdjustment | undefined;
+      /** A fill layer's fill, replacing its own. */
+      readonly fill?: ResolvedFill | undefined;
     }
   | { readonly op: "layer:delete"; readonly layerId: number }
   | { readonly op: "layer:duplicate"; readonly layerId: number; readonly name: string; readonly place: EditPlace }
@@ -211,7 +226,9 @@ export type EditCapabilities = { readonly [K in EditName]?: EditCapability };
 
 /**
  * One edit an editor makes: the fields it cannot honour, and for `layer:adjust` / `filter:apply` the adjustment or
- * filter types it cannot make (a call naming one answers `NOT_SUPPORTED` `{editor, capability, type}`).
+ * filter types it cannot make (a call naming one answers `NOT_SUPPORTED` `{editor, capability, type}`); for
+ * `layer:create`, the layer kinds it cannot make (`adjustment`, `fill`: `NOT_SUPPORTED` `{editor, capability:
+ * "adjustment layers" | "fill layers"}`).
  */
 export interface EditCapability {
   readonly unsupported?: readonly string[];

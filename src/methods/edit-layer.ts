@@ -17,6 +17,7 @@ import {
   turnedSize,
 } from "./_internal/edits.js";
 import { flattenTree, shownLayer } from "./_internal/targets.js";
+import { checkContentUpdate, contentOfNewLayer, contentUpdate, newLayerStem } from "./_internal/content-layers.js";
 import { createTextLayer, requireText } from "./text.js";
 import type { HostLayer } from "../protocol/index.js";
 
@@ -32,17 +33,20 @@ function anchorPoint(layer: HostLayer, anchor: (typeof ANCHOR_NAMES)[number] | {
 export const layerEditMethods: MethodDefinition[] = [
   defineMethod("layer:create", {
     description:
-      "Makes a new pixel layer (`kind` `pixel`, the default; transparent, or filled with `fillColor`), an empty group, or a text layer (`kind` `text`: `text`, `font`, `size` in points, and optionally `color`, `position` (where the first baseline starts) or `box` (a paragraph box the lines wrap in), `alignment`, `leading`, `tracking`, `antiAlias`, `direction`, `script`, `language`; see `layer:updateText`), named `Layer <n>` / `Group <n>` / after its text unless `name` is given, above the active layer unless placed with `above`, `below`, `parent` or `to`; it becomes the active layer. Answers the new layer with its bounds.",
+      "Makes a new pixel layer (`kind` `pixel`, the default; transparent, or filled with `fillColor`), an empty group, a text layer (`kind` `text`: `text`, `font`, `size` in points, and optionally `color`, `position` (where the first baseline starts) or `box` (a paragraph box the lines wrap in), `alignment`, `leading`, `tracking`, `antiAlias`, `direction`, `script`, `language`; see `layer:updateText`), an adjustment layer (`kind` `adjustment` with `adjustment` `{type, …settings}` as `layer:adjust` takes) or a fill layer (`kind` `fill` with `fill` `{type: solid, color}` or `{type: gradient, style, stops, angle?, scale?}`), named `Layer <n>` / `Group <n>` / after its text unless `name` is given, above the active layer unless placed with `above`, `below`, `parent` or `to`; it becomes the active layer. Answers the new layer with its bounds.",
     examples: [
       { name: "Highlights", fillColor: "#ffffff80", above: 3 },
       { kind: "group", name: "Icons", to: "top" },
       { kind: "text", text: "Summer sale", font: "DejaVu Sans Bold", size: 48, color: "#ffffff", position: { x: 40, y: 120 } },
+      { kind: "adjustment", adjustment: { type: "hueSaturation", saturation: -40 }, above: 3 },
+      { kind: "fill", fill: { type: "gradient", stops: [{ location: 0, color: "#002060" }, { location: 100, color: "#ffd080" }] } },
     ],
     host: true,
     mutates: true,
     http: { verb: "POST", path: "/layer/create" },
     run: async (ctx, params) => {
       if (params.kind === "text") requireText(ctx);
+      const content = contentOfNewLayer(ctx, params);
       const tree = await editTarget(ctx, "layer:create", params);
       const kind = params.kind ?? "pixel";
       if (kind === "text") {
@@ -56,19 +60,20 @@ export const layerEditMethods: MethodDefinition[] = [
       }
       const fillColor = params.fillColor === undefined ? undefined : parseColor(params.fillColor, "fillColor");
       const place = resolvePlace(tree, params, aboveActive(tree));
-      const name = params.name ?? nextLayerName(tree, kind === "group" ? "Group" : "Layer");
-      const outcome = await sendEdit(ctx, tree, { op: "layer:create", kind, name, fillColor, place });
+      const name = params.name ?? nextLayerName(tree, newLayerStem(params));
+      const outcome = await sendEdit(ctx, tree, { op: "layer:create", kind, name, fillColor, place, ...content });
       return editedLayer(ctx, tree.document.id, outcome.layerId!, outcome);
     },
   }),
   defineMethod("layer:update", {
     description:
-      "Changes a layer's `name`, `visible`, `opacity` (0–100), `blendMode` (the names layer objects show: `normal`, `multiply`, `linear burn`…), `locked` or `fillOpacity` (0–100); fields left out stay as they are. Answers the layer.",
+      "Changes a layer's `name`, `visible`, `opacity` (0–100), `blendMode` (the names layer objects show: `normal`, `multiply`, `linear burn`…), `locked`, `fillOpacity` (0–100), an adjustment layer's `adjustment` or a fill layer's `fill` (replaced whole, as `layer:create` takes them); fields left out stay as they are. Answers the layer.",
     examples: [{ layerId: 3, visible: false }, { layerId: 3, name: "Shadow", opacity: 40, blendMode: "multiply" }],
     host: true,
     mutates: true,
     http: { verb: "POST", path: "/layer/update" },
     run: async (ctx, params) => {
+      checkContentUpdate(ctx, params);
       const tree = await editTarget(ctx, "layer:update", params);
       const layer = targetLayer(tree, params);
       checkBlendMode(params.blendMode);
@@ -76,7 +81,8 @@ export const layerEditMethods: MethodDefinition[] = [
         throw new BridgeError("BAD_REQUEST", "Only a group can pass through", { details: { layerId: layer.id, blendMode: params.blendMode } });
       }
       const { name, visible, opacity, blendMode, locked, fillOpacity } = params;
-      const outcome = await sendEdit(ctx, tree, { op: "layer:update", layerId: layer.id, name, visible, opacity, blendMode, locked, fillOpacity });
+      const content = contentUpdate(ctx, layer, params);
+      const outcome = await sendEdit(ctx, tree, { op: "layer:update", layerId: layer.id, name, visible, opacity, blendMode, locked, fillOpacity, ...content });
       return editedLayer(ctx, tree.document.id, layer.id, outcome);
     },
   }),

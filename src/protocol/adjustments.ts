@@ -52,7 +52,20 @@ const Curve = z
   .refine((points) => new Set(points.map((p) => p.input)).size === points.length, { message: "two points of a curve share an input" });
 
 /** A hue range's change: hue −180–180°, saturation and lightness −100–100. */
-const HueChange = z.object({ hue: z.number().min(-180).max(180).optional(), saturation: signedPercent.optional(), lightness: signedPercent.optional() }).strict();
+const degree = z.number().min(0).max(360);
+const HueChange = z
+  .object({
+    hue: z.number().min(-180).max(180).optional(),
+    saturation: signedPercent.optional(),
+    lightness: signedPercent.optional(),
+    /**
+     * The hues the range covers, degrees 0–360 `[a, b, c, d]`: fading in from a to b, full from b to c, fading out
+     * from c to d (wrapping round 360). Default Photoshop's for the range's name (reds `[315, 345, 15, 45]`, each next
+     * one 60° on).
+     */
+    bounds: z.tuple([degree, degree, degree, degree]).optional(),
+  })
+  .strict();
 
 /** A tonal range's shift toward red (cyan below 0), green (magenta) and blue (yellow), each −100–100. */
 const BalanceShift = z.object({ cyanRed: signedPercent.optional(), magentaGreen: signedPercent.optional(), yellowBlue: signedPercent.optional() }).strict();
@@ -278,7 +291,8 @@ export type ResolvedAdjustment =
       readonly hue: number;
       readonly saturation: number;
       readonly lightness: number;
-      readonly ranges: { readonly [K in (typeof HUE_RANGES)[number]]: Hsl | null };
+      /** `bounds` null: Photoshop's default hues for the range. */
+      readonly ranges: { readonly [K in (typeof HUE_RANGES)[number]]: (Hsl & { readonly bounds: readonly [number, number, number, number] | null }) | null };
       readonly colorize: Hsl | null;
     }
   | { readonly type: "vibrance"; readonly vibrance: number; readonly saturation: number }

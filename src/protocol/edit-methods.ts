@@ -1,4 +1,6 @@
 import { z } from "zod";
+import { AdjustmentSchema } from "./adjustments.js";
+import { FillSchema } from "./fills.js";
 import { EditedLayerSchema, HostDocumentSchema, HostLayerSchema, HostRectSchema, PointSchema } from "./resources.js";
 import { onePlacement, onePlacementMessage, TEXT_SETTINGS, TextStringSchema } from "./text.js";
 
@@ -73,9 +75,13 @@ export const EDIT_METHOD_SCHEMAS = {
     params: z
       .object({
         ...Edit,
-        kind: z.enum(["pixel", "group", "text"]).optional(),
+        kind: z.enum(["pixel", "group", "text", "adjustment", "fill"]).optional(),
         name: name.optional(),
         fillColor: color.optional(),
+        /** With `kind: "adjustment"`: what it does (see `adjustments.ts`). */
+        adjustment: AdjustmentSchema.optional(),
+        /** With `kind: "fill"`: what it is filled with (see `fills.ts`). */
+        fill: FillSchema.optional(),
         ...Place,
         text: TextStringSchema.optional(),
         ...TEXT_SETTINGS,
@@ -92,7 +98,9 @@ export const EDIT_METHOD_SCHEMAS = {
       .refine((p) => p.kind === "text" || TEXT_FIELDS.every((field) => p[field] === undefined), {
         message: `only kind "text" takes ${TEXT_FIELDS.join(", ")}`,
         path: ["kind"],
-      }),
+      })
+      .refine((p) => (p.kind === "adjustment") === (p.adjustment !== undefined), { message: "an adjustment layer takes adjustment, and only it does", path: ["adjustment"] })
+      .refine((p) => (p.kind === "fill") === (p.fill !== undefined), { message: "a fill layer takes fill, and only it does", path: ["fill"] }),
     result: EditedLayerSchema,
   },
   "layer:update": {
@@ -103,6 +111,10 @@ export const EDIT_METHOD_SCHEMAS = {
       blendMode: z.string().min(1).max(64).optional(),
       locked: z.boolean().optional(),
       fillOpacity: percent.optional(),
+      /** An adjustment layer's new settings (replacing all of them; left out: Photoshop's defaults). */
+      adjustment: AdjustmentSchema.optional(),
+      /** A fill layer's new fill. */
+      fill: FillSchema.optional(),
     }),
     result: EditedLayerSchema,
   },

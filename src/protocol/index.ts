@@ -12,5 +12,6 @@ export * from "./control-names.js";
 export * from "./batch.js";
 export * from "./edit-methods.js";
 export * from "./adjustments.js";
+export * from "./fills.js";
 export * from "./history.js";
 export * from "./text.js";

@@ -78,6 +78,10 @@ export interface HostLayer {
   mask?: LayerMask | undefined;
   /** A text layer's text and type settings, where the editor reads them (`kind` `text`). */
   text?: LayerText | undefined;
+  /** An adjustment layer's settings, as `layer:create {kind: "adjustment"}` takes them (where the editor reads them). */
+  adjustment?: { type: string; [setting: string]: unknown } | undefined;
+  /** A fill layer's settings, as `layer:create {kind: "fill"}` takes them (a pattern's as `{type: "pattern", name}`). */
+  fill?: { type: string; [setting: string]: unknown } | undefined;
   children?: HostLayer[] | undefined;
 }
 
@@ -152,6 +156,8 @@ const hostLayerFields = () => ({
   fillOpacity: z.number().min(0).max(100).optional(),
   mask: LayerMaskSchema.optional(),
   text: LayerTextSchema.optional(),
+  adjustment: z.object({ type: z.string() }).catchall(z.unknown()).optional(),
+  fill: z.object({ type: z.string() }).catchall(z.unknown()).optional(),
   children: z.array(HostLayerSchema).optional(),
 });
 

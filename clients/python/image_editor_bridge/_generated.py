@@ -149,6 +149,8 @@ class HostLayer(_HostLayerRequired, total=False):
     fillOpacity: float
     mask: HostLayerMask
     text: HostLayerText
+    adjustment: HostLayerAdjustment
+    fill: HostLayerFill
     children: list[HostLayer]
 
 
@@ -185,6 +187,16 @@ class HostLayerTextPosition(TypedDict):
     """The `HostLayerTextPosition` object of the bridge's schema."""
     x: float
     y: float
+
+
+class HostLayerAdjustment(TypedDict):
+    """The `HostLayerAdjustment` object of the bridge's schema."""
+    type: str
+
+
+class HostLayerFill(TypedDict):
+    """The `HostLayerFill` object of the bridge's schema."""
+    type: str
 
 
 class HostBounds(TypedDict):
@@ -578,9 +590,11 @@ class LayerCreateParams(TypedDict, total=False):
     """The `LayerCreateParams` object of the bridge's schema."""
     documentId: int
     ifRevision: int
-    kind: Literal["pixel", "group", "text"]
+    kind: Literal["pixel", "group", "text", "adjustment", "fill"]
     name: str
     fillColor: str
+    adjustment: LayerCreateParamsAdjustment1 | LayerCreateParamsAdjustment2 | LayerCreateParamsAdjustment3 | LayerCreateParamsAdjustment4 | LayerCreateParamsAdjustment5 | LayerCreateParamsAdjustment6 | LayerCreateParamsAdjustment7 | LayerCreateParamsAdjustment8 | LayerCreateParamsAdjustment9 | LayerCreateParamsAdjustment10 | LayerCreateParamsAdjustment11 | LayerCreateParamsAdjustment12 | LayerCreateParamsAdjustment13 | LayerCreateParamsAdjustment14 | LayerCreateParamsAdjustment15
+    fill: LayerCreateParamsFill1 | LayerCreateParamsFill2 | LayerCreateParamsFill3
     above: int
     below: int
     parent: int
@@ -598,6 +612,480 @@ class LayerCreateParams(TypedDict, total=False):
     direction: Literal["ltr", "rtl", "ttb", "btt"]
     script: str
     language: str
+
+
+class _LayerCreateParamsAdjustment1Required(TypedDict):
+    type: Literal["brightnessContrast"]
+
+
+class LayerCreateParamsAdjustment1(_LayerCreateParamsAdjustment1Required, total=False):
+    """The `LayerCreateParamsAdjustment1` object of the bridge's schema."""
+    brightness: float
+    contrast: float
+    legacy: bool
+
+
+class _LayerCreateParamsAdjustment2Required(TypedDict):
+    type: Literal["levels"]
+
+
+class LayerCreateParamsAdjustment2(_LayerCreateParamsAdjustment2Required, total=False):
+    """The `LayerCreateParamsAdjustment2` object of the bridge's schema."""
+    rgb: LayerCreateParamsAdjustment2Rgb
+    red: LayerCreateParamsAdjustment2Red
+    green: LayerCreateParamsAdjustment2Green
+    blue: LayerCreateParamsAdjustment2Blue
+
+
+class LayerCreateParamsAdjustment2Rgb(TypedDict, total=False):
+    """The `LayerCreateParamsAdjustment2Rgb` object of the bridge's schema."""
+    inputBlack: int
+    inputWhite: int
+    gamma: float
+    outputBlack: int
+    outputWhite: int
+
+
+class LayerCreateParamsAdjustment2Red(TypedDict, total=False):
+    """The `LayerCreateParamsAdjustment2Red` object of the bridge's schema."""
+    inputBlack: int
+    inputWhite: int
+    gamma: float
+    outputBlack: int
+    outputWhite: int
+
+
+class LayerCreateParamsAdjustment2Green(TypedDict, total=False):
+    """The `LayerCreateParamsAdjustment2Green` object of the bridge's schema."""
+    inputBlack: int
+    inputWhite: int
+    gamma: float
+    outputBlack: int
+    outputWhite: int
+
+
+class LayerCreateParamsAdjustment2Blue(TypedDict, total=False):
+    """The `LayerCreateParamsAdjustment2Blue` object of the bridge's schema."""
+    inputBlack: int
+    inputWhite: int
+    gamma: float
+    outputBlack: int
+    outputWhite: int
+
+
+class _LayerCreateParamsAdjustment3Required(TypedDict):
+    type: Literal["curves"]
+
+
+class LayerCreateParamsAdjustment3(_LayerCreateParamsAdjustment3Required, total=False):
+    """The `LayerCreateParamsAdjustment3` object of the bridge's schema."""
+    rgb: list[LayerCreateParamsAdjustment3RgbItem]
+    red: list[LayerCreateParamsAdjustment3RedItem]
+    green: list[LayerCreateParamsAdjustment3GreenItem]
+    blue: list[LayerCreateParamsAdjustment3BlueItem]
+
+
+class LayerCreateParamsAdjustment3RgbItem(TypedDict):
+    """The `LayerCreateParamsAdjustment3RgbItem` object of the bridge's schema."""
+    input: float
+    output: float
+
+
+class LayerCreateParamsAdjustment3RedItem(TypedDict):
+    """The `LayerCreateParamsAdjustment3RedItem` object of the bridge's schema."""
+    input: float
+    output: float
+
+
+class LayerCreateParamsAdjustment3GreenItem(TypedDict):
+    """The `LayerCreateParamsAdjustment3GreenItem` object of the bridge's schema."""
+    input: float
+    output: float
+
+
+class LayerCreateParamsAdjustment3BlueItem(TypedDict):
+    """The `LayerCreateParamsAdjustment3BlueItem` object of the bridge's schema."""
+    input: float
+    output: float
+
+
+class _LayerCreateParamsAdjustment4Required(TypedDict):
+    type: Literal["exposure"]
+
+
+class LayerCreateParamsAdjustment4(_LayerCreateParamsAdjustment4Required, total=False):
+    """The `LayerCreateParamsAdjustment4` object of the bridge's schema."""
+    exposure: float
+    offset: float
+    gamma: float
+
+
+class _LayerCreateParamsAdjustment5Required(TypedDict):
+    type: Literal["hueSaturation"]
+
+
+class LayerCreateParamsAdjustment5(_LayerCreateParamsAdjustment5Required, total=False):
+    """The `LayerCreateParamsAdjustment5` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+    ranges: LayerCreateParamsAdjustment5Ranges
+    colorize: LayerCreateParamsAdjustment5Colorize
+
+
+class LayerCreateParamsAdjustment5Ranges(TypedDict, total=False):
+    """The `LayerCreateParamsAdjustment5Ranges` object of the bridge's schema."""
+    reds: LayerCreateParamsAdjustment5RangesReds
+    yellows: LayerCreateParamsAdjustment5RangesYellows
+    greens: LayerCreateParamsAdjustment5RangesGreens
+    cyans: LayerCreateParamsAdjustment5RangesCyans
+    blues: LayerCreateParamsAdjustment5RangesBlues
+    magentas: LayerCreateParamsAdjustment5RangesMagentas
+
+
+class LayerCreateParamsAdjustment5RangesReds(TypedDict, total=False):
+    """The `LayerCreateParamsAdjustment5RangesReds` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+    bounds: list[Any]
+
+
+class LayerCreateParamsAdjustment5RangesYellows(TypedDict, total=False):
+    """The `LayerCreateParamsAdjustment5RangesYellows` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+    bounds: list[Any]
+
+
+class LayerCreateParamsAdjustment5RangesGreens(TypedDict, total=False):
+    """The `LayerCreateParamsAdjustment5RangesGreens` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+    bounds: list[Any]
+
+
+class LayerCreateParamsAdjustment5RangesCyans(TypedDict, total=False):
+    """The `LayerCreateParamsAdjustment5RangesCyans` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+    bounds: list[Any]
+
+
+class LayerCreateParamsAdjustment5RangesBlues(TypedDict, total=False):
+    """The `LayerCreateParamsAdjustment5RangesBlues` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+    bounds: list[Any]
+
+
+class LayerCreateParamsAdjustment5RangesMagentas(TypedDict, total=False):
+    """The `LayerCreateParamsAdjustment5RangesMagentas` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+    bounds: list[Any]
+
+
+class _LayerCreateParamsAdjustment5ColorizeRequired(TypedDict):
+    hue: float
+    saturation: float
+
+
+class LayerCreateParamsAdjustment5Colorize(_LayerCreateParamsAdjustment5ColorizeRequired, total=False):
+    """The `LayerCreateParamsAdjustment5Colorize` object of the bridge's schema."""
+    lightness: float
+
+
+class _LayerCreateParamsAdjustment6Required(TypedDict):
+    type: Literal["vibrance"]
+
+
+class LayerCreateParamsAdjustment6(_LayerCreateParamsAdjustment6Required, total=False):
+    """The `LayerCreateParamsAdjustment6` object of the bridge's schema."""
+    vibrance: float
+    saturation: float
+
+
+class _LayerCreateParamsAdjustment7Required(TypedDict):
+    type: Literal["colorBalance"]
+
+
+class LayerCreateParamsAdjustment7(_LayerCreateParamsAdjustment7Required, total=False):
+    """The `LayerCreateParamsAdjustment7` object of the bridge's schema."""
+    shadows: LayerCreateParamsAdjustment7Shadows
+    midtones: LayerCreateParamsAdjustment7Midtones
+    highlights: LayerCreateParamsAdjustment7Highlights
+    preserveLuminosity: bool
+
+
+class LayerCreateParamsAdjustment7Shadows(TypedDict, total=False):
+    """The `LayerCreateParamsAdjustment7Shadows` object of the bridge's schema."""
+    cyanRed: float
+    magentaGreen: float
+    yellowBlue: float
+
+
+class LayerCreateParamsAdjustment7Midtones(TypedDict, total=False):
+    """The `LayerCreateParamsAdjustment7Midtones` object of the bridge's schema."""
+    cyanRed: float
+    magentaGreen: float
+    yellowBlue: float
+
+
+class LayerCreateParamsAdjustment7Highlights(TypedDict, total=False):
+    """The `LayerCreateParamsAdjustment7Highlights` object of the bridge's schema."""
+    cyanRed: float
+    magentaGreen: float
+    yellowBlue: float
+
+
+class _LayerCreateParamsAdjustment8Required(TypedDict):
+    type: Literal["blackAndWhite"]
+
+
+class LayerCreateParamsAdjustment8(_LayerCreateParamsAdjustment8Required, total=False):
+    """The `LayerCreateParamsAdjustment8` object of the bridge's schema."""
+    reds: float
+    yellows: float
+    greens: float
+    cyans: float
+    blues: float
+    magentas: float
+    tint: str
+
+
+class _LayerCreateParamsAdjustment9Required(TypedDict):
+    type: Literal["photoFilter"]
+
+
+class LayerCreateParamsAdjustment9(_LayerCreateParamsAdjustment9Required, total=False):
+    """The `LayerCreateParamsAdjustment9` object of the bridge's schema."""
+    color: str
+    density: float
+    preserveLuminosity: bool
+
+
+class _LayerCreateParamsAdjustment10Required(TypedDict):
+    type: Literal["channelMixer"]
+
+
+class LayerCreateParamsAdjustment10(_LayerCreateParamsAdjustment10Required, total=False):
+    """The `LayerCreateParamsAdjustment10` object of the bridge's schema."""
+    red: LayerCreateParamsAdjustment10Red
+    green: LayerCreateParamsAdjustment10Green
+    blue: LayerCreateParamsAdjustment10Blue
+    monochrome: LayerCreateParamsAdjustment10Monochrome
+
+
+class LayerCreateParamsAdjustment10Red(TypedDict, total=False):
+    """The `LayerCreateParamsAdjustment10Red` object of the bridge's schema."""
+    red: float
+    green: float
+    blue: float
+    constant: float
+
+
+class LayerCreateParamsAdjustment10Green(TypedDict, total=False):
+    """The `LayerCreateParamsAdjustment10Green` object of the bridge's schema."""
+    red: float
+    green: float
+    blue: float
+    constant: float
+
+
+class LayerCreateParamsAdjustment10Blue(TypedDict, total=False):
+    """The `LayerCreateParamsAdjustment10Blue` object of the bridge's schema."""
+    red: float
+    green: float
+    blue: float
+    constant: float
+
+
+class LayerCreateParamsAdjustment10Monochrome(TypedDict, total=False):
+    """The `LayerCreateParamsAdjustment10Monochrome` object of the bridge's schema."""
+    red: float
+    green: float
+    blue: float
+    constant: float
+
+
+class LayerCreateParamsAdjustment11(TypedDict):
+    """The `LayerCreateParamsAdjustment11` object of the bridge's schema."""
+    type: Literal["invert"]
+
+
+class _LayerCreateParamsAdjustment12Required(TypedDict):
+    type: Literal["posterize"]
+
+
+class LayerCreateParamsAdjustment12(_LayerCreateParamsAdjustment12Required, total=False):
+    """The `LayerCreateParamsAdjustment12` object of the bridge's schema."""
+    levels: int
+
+
+class _LayerCreateParamsAdjustment13Required(TypedDict):
+    type: Literal["threshold"]
+
+
+class LayerCreateParamsAdjustment13(_LayerCreateParamsAdjustment13Required, total=False):
+    """The `LayerCreateParamsAdjustment13` object of the bridge's schema."""
+    level: int
+
+
+class _LayerCreateParamsAdjustment14Required(TypedDict):
+    type: Literal["gradientMap"]
+
+
+class LayerCreateParamsAdjustment14(_LayerCreateParamsAdjustment14Required, total=False):
+    """The `LayerCreateParamsAdjustment14` object of the bridge's schema."""
+    stops: list[LayerCreateParamsAdjustment14StopsItem]
+    reverse: bool
+
+
+class LayerCreateParamsAdjustment14StopsItem(TypedDict):
+    """The `LayerCreateParamsAdjustment14StopsItem` object of the bridge's schema."""
+    location: float
+    color: str
+
+
+class _LayerCreateParamsAdjustment15Required(TypedDict):
+    type: Literal["selectiveColor"]
+
+
+class LayerCreateParamsAdjustment15(_LayerCreateParamsAdjustment15Required, total=False):
+    """The `LayerCreateParamsAdjustment15` object of the bridge's schema."""
+    mode: Literal["relative", "absolute"]
+    reds: LayerCreateParamsAdjustment15Reds
+    yellows: LayerCreateParamsAdjustment15Yellows
+    greens: LayerCreateParamsAdjustment15Greens
+    cyans: LayerCreateParamsAdjustment15Cyans
+    blues: LayerCreateParamsAdjustment15Blues
+    magentas: LayerCreateParamsAdjustment15Magentas
+    whites: LayerCreateParamsAdjustment15Whites
+    neutrals: LayerCreateParamsAdjustment15Neutrals
+    blacks: LayerCreateParamsAdjustment15Blacks
+
+
+class LayerCreateParamsAdjustment15Reds(TypedDict, total=False):
+    """The `LayerCreateParamsAdjustment15Reds` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerCreateParamsAdjustment15Yellows(TypedDict, total=False):
+    """The `LayerCreateParamsAdjustment15Yellows` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerCreateParamsAdjustment15Greens(TypedDict, total=False):
+    """The `LayerCreateParamsAdjustment15Greens` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerCreateParamsAdjustment15Cyans(TypedDict, total=False):
+    """The `LayerCreateParamsAdjustment15Cyans` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerCreateParamsAdjustment15Blues(TypedDict, total=False):
+    """The `LayerCreateParamsAdjustment15Blues` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerCreateParamsAdjustment15Magentas(TypedDict, total=False):
+    """The `LayerCreateParamsAdjustment15Magentas` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerCreateParamsAdjustment15Whites(TypedDict, total=False):
+    """The `LayerCreateParamsAdjustment15Whites` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerCreateParamsAdjustment15Neutrals(TypedDict, total=False):
+    """The `LayerCreateParamsAdjustment15Neutrals` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerCreateParamsAdjustment15Blacks(TypedDict, total=False):
+    """The `LayerCreateParamsAdjustment15Blacks` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerCreateParamsFill1(TypedDict):
+    """The `LayerCreateParamsFill1` object of the bridge's schema."""
+    type: Literal["solid"]
+    color: str
+
+
+class _LayerCreateParamsFill2Required(TypedDict):
+    type: Literal["gradient"]
+    stops: list[LayerCreateParamsFill2StopsItem]
+
+
+class LayerCreateParamsFill2(_LayerCreateParamsFill2Required, total=False):
+    """The `LayerCreateParamsFill2` object of the bridge's schema."""
+    style: Literal["linear", "radial", "angle", "reflected", "diamond"]
+    smoothness: float
+    interpolation: Literal["classic", "perceptual", "linear", "smooth"]
+    angle: float
+    scale: float
+    reverse: bool
+    align: bool
+    offset: LayerCreateParamsFill2Offset
+
+
+class _LayerCreateParamsFill2StopsItemRequired(TypedDict):
+    location: float
+    color: str
+
+
+class LayerCreateParamsFill2StopsItem(_LayerCreateParamsFill2StopsItemRequired, total=False):
+    """The `LayerCreateParamsFill2StopsItem` object of the bridge's schema."""
+    midpoint: float
+
+
+class LayerCreateParamsFill2Offset(TypedDict):
+    """The `LayerCreateParamsFill2Offset` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class LayerCreateParamsFill3(TypedDict):
+    """The `LayerCreateParamsFill3` object of the bridge's schema."""
+    type: Literal["pattern"]
+    image: str
 
 
 class LayerCreateParamsPosition(TypedDict):
@@ -627,6 +1115,8 @@ class LayerCreateResult(_LayerCreateResultRequired, total=False):
     fillOpacity: float
     mask: LayerCreateResultMask
     text: LayerCreateResultText
+    adjustment: LayerCreateResultAdjustment
+    fill: LayerCreateResultFill
     children: list[HostLayer]
 
 
@@ -665,6 +1155,490 @@ class LayerCreateResultTextPosition(TypedDict):
     y: float
 
 
+class LayerCreateResultAdjustment(TypedDict):
+    """The `LayerCreateResultAdjustment` object of the bridge's schema."""
+    type: str
+
+
+class LayerCreateResultFill(TypedDict):
+    """The `LayerCreateResultFill` object of the bridge's schema."""
+    type: str
+
+
+class _LayerCreateAdjustment1Required(TypedDict):
+    type: Literal["brightnessContrast"]
+
+
+class LayerCreateAdjustment1(_LayerCreateAdjustment1Required, total=False):
+    """The `LayerCreateAdjustment1` object of the bridge's schema."""
+    brightness: float
+    contrast: float
+    legacy: bool
+
+
+class _LayerCreateAdjustment2Required(TypedDict):
+    type: Literal["levels"]
+
+
+class LayerCreateAdjustment2(_LayerCreateAdjustment2Required, total=False):
+    """The `LayerCreateAdjustment2` object of the bridge's schema."""
+    rgb: LayerCreateAdjustment2Rgb
+    red: LayerCreateAdjustment2Red
+    green: LayerCreateAdjustment2Green
+    blue: LayerCreateAdjustment2Blue
+
+
+class LayerCreateAdjustment2Rgb(TypedDict, total=False):
+    """The `LayerCreateAdjustment2Rgb` object of the bridge's schema."""
+    inputBlack: int
+    inputWhite: int
+    gamma: float
+    outputBlack: int
+    outputWhite: int
+
+
+class LayerCreateAdjustment2Red(TypedDict, total=False):
+    """The `LayerCreateAdjustment2Red` object of the bridge's schema."""
+    inputBlack: int
+    inputWhite: int
+    gamma: float
+    outputBlack: int
+    outputWhite: int
+
+
+class LayerCreateAdjustment2Green(TypedDict, total=False):
+    """The `LayerCreateAdjustment2Green` object of the bridge's schema."""
+    inputBlack: int
+    inputWhite: int
+    gamma: float
+    outputBlack: int
+    outputWhite: int
+
+
+class LayerCreateAdjustment2Blue(TypedDict, total=False):
+    """The `LayerCreateAdjustment2Blue` object of the bridge's schema."""
+    inputBlack: int
+    inputWhite: int
+    gamma: float
+    outputBlack: int
+    outputWhite: int
+
+
+class _LayerCreateAdjustment3Required(TypedDict):
+    type: Literal["curves"]
+
+
+class LayerCreateAdjustment3(_LayerCreateAdjustment3Required, total=False):
+    """The `LayerCreateAdjustment3` object of the bridge's schema."""
+    rgb: list[LayerCreateAdjustment3RgbItem]
+    red: list[LayerCreateAdjustment3RedItem]
+    green: list[LayerCreateAdjustment3GreenItem]
+    blue: list[LayerCreateAdjustment3BlueItem]
+
+
+class LayerCreateAdjustment3RgbItem(TypedDict):
+    """The `LayerCreateAdjustment3RgbItem` object of the bridge's schema."""
+    input: float
+    output: float
+
+
+class LayerCreateAdjustment3RedItem(TypedDict):
+    """The `LayerCreateAdjustment3RedItem` object of the bridge's schema."""
+    input: float
+    output: float
+
+
+class LayerCreateAdjustment3GreenItem(TypedDict):
+    """The `LayerCreateAdjustment3GreenItem` object of the bridge's schema."""
+    input: float
+    output: float
+
+
+class LayerCreateAdjustment3BlueItem(TypedDict):
+    """The `LayerCreateAdjustment3BlueItem` object of the bridge's schema."""
+    input: float
+    output: float
+
+
+class _LayerCreateAdjustment4Required(TypedDict):
+    type: Literal["exposure"]
+
+
+class LayerCreateAdjustment4(_LayerCreateAdjustment4Required, total=False):
+    """The `LayerCreateAdjustment4` object of the bridge's schema."""
+    exposure: float
+    offset: float
+    gamma: float
+
+
+class _LayerCreateAdjustment5Required(TypedDict):
+    type: Literal["hueSaturation"]
+
+
+class LayerCreateAdjustment5(_LayerCreateAdjustment5Required, total=False):
+    """The `LayerCreateAdjustment5` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+    ranges: LayerCreateAdjustment5Ranges
+    colorize: LayerCreateAdjustment5Colorize
+
+
+class LayerCreateAdjustment5Ranges(TypedDict, total=False):
+    """The `LayerCreateAdjustment5Ranges` object of the bridge's schema."""
+    reds: LayerCreateAdjustment5RangesReds
+    yellows: LayerCreateAdjustment5RangesYellows
+    greens: LayerCreateAdjustment5RangesGreens
+    cyans: LayerCreateAdjustment5RangesCyans
+    blues: LayerCreateAdjustment5RangesBlues
+    magentas: LayerCreateAdjustment5RangesMagentas
+
+
+class LayerCreateAdjustment5RangesReds(TypedDict, total=False):
+    """The `LayerCreateAdjustment5RangesReds` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+    bounds: list[Any]
+
+
+class LayerCreateAdjustment5RangesYellows(TypedDict, total=False):
+    """The `LayerCreateAdjustment5RangesYellows` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+    bounds: list[Any]
+
+
+class LayerCreateAdjustment5RangesGreens(TypedDict, total=False):
+    """The `LayerCreateAdjustment5RangesGreens` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+    bounds: list[Any]
+
+
+class LayerCreateAdjustment5RangesCyans(TypedDict, total=False):
+    """The `LayerCreateAdjustment5RangesCyans` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+    bounds: list[Any]
+
+
+class LayerCreateAdjustment5RangesBlues(TypedDict, total=False):
+    """The `LayerCreateAdjustment5RangesBlues` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+    bounds: list[Any]
+
+
+class LayerCreateAdjustment5RangesMagentas(TypedDict, total=False):
+    """The `LayerCreateAdjustment5RangesMagentas` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+    bounds: list[Any]
+
+
+class _LayerCreateAdjustment5ColorizeRequired(TypedDict):
+    hue: float
+    saturation: float
+
+
+class LayerCreateAdjustment5Colorize(_LayerCreateAdjustment5ColorizeRequired, total=False):
+    """The `LayerCreateAdjustment5Colorize` object of the bridge's schema."""
+    lightness: float
+
+
+class _LayerCreateAdjustment6Required(TypedDict):
+    type: Literal["vibrance"]
+
+
+class LayerCreateAdjustment6(_LayerCreateAdjustment6Required, total=False):
+    """The `LayerCreateAdjustment6` object of the bridge's schema."""
+    vibrance: float
+    saturation: float
+
+
+class _LayerCreateAdjustment7Required(TypedDict):
+    type: Literal["colorBalance"]
+
+
+class LayerCreateAdjustment7(_LayerCreateAdjustment7Required, total=False):
+    """The `LayerCreateAdjustment7` object of the bridge's schema."""
+    shadows: LayerCreateAdjustment7Shadows
+    midtones: LayerCreateAdjustment7Midtones
+    highlights: LayerCreateAdjustment7Highlights
+    preserveLuminosity: bool
+
+
+class LayerCreateAdjustment7Shadows(TypedDict, total=False):
+    """The `LayerCreateAdjustment7Shadows` object of the bridge's schema."""
+    cyanRed: float
+    magentaGreen: float
+    yellowBlue: float
+
+
+class LayerCreateAdjustment7Midtones(TypedDict, total=False):
+    """The `LayerCreateAdjustment7Midtones` object of the bridge's schema."""
+    cyanRed: float
+    magentaGreen: float
+    yellowBlue: float
+
+
+class LayerCreateAdjustment7Highlights(TypedDict, total=False):
+    """The `LayerCreateAdjustment7Highlights` object of the bridge's schema."""
+    cyanRed: float
+    magentaGreen: float
+    yellowBlue: float
+
+
+class _LayerCreateAdjustment8Required(TypedDict):
+    type: Literal["blackAndWhite"]
+
+
+class LayerCreateAdjustment8(_LayerCreateAdjustment8Required, total=False):
+    """The `LayerCreateAdjustment8` object of the bridge's schema."""
+    reds: float
+    yellows: float
+    greens: float
+    cyans: float
+    blues: float
+    magentas: float
+    tint: str
+
+
+class _LayerCreateAdjustment9Required(TypedDict):
+    type: Literal["photoFilter"]
+
+
+class LayerCreateAdjustment9(_LayerCreateAdjustment9Required, total=False):
+    """The `LayerCreateAdjustment9` object of the bridge's schema."""
+    color: str
+    density: float
+    preserveLuminosity: bool
+
+
+class _LayerCreateAdjustment10Required(TypedDict):
+    type: Literal["channelMixer"]
+
+
+class LayerCreateAdjustment10(_LayerCreateAdjustment10Required, total=False):
+    """The `LayerCreateAdjustment10` object of the bridge's schema."""
+    red: LayerCreateAdjustment10Red
+    green: LayerCreateAdjustment10Green
+    blue: LayerCreateAdjustment10Blue
+    monochrome: LayerCreateAdjustment10Monochrome
+
+
+class LayerCreateAdjustment10Red(TypedDict, total=False):
+    """The `LayerCreateAdjustment10Red` object of the bridge's schema."""
+    red: float
+    green: float
+    blue: float
+    constant: float
+
+
+class LayerCreateAdjustment10Green(TypedDict, total=False):
+    """The `LayerCreateAdjustment10Green` object of the bridge's schema."""
+    red: float
+    green: float
+    blue: float
+    constant: float
+
+
+class LayerCreateAdjustment10Blue(TypedDict, total=False):
+    """The `LayerCreateAdjustment10Blue` object of the bridge's schema."""
+    red: float
+    green: float
+    blue: float
+    constant: float
+
+
+class LayerCreateAdjustment10Monochrome(TypedDict, total=False):
+    """The `LayerCreateAdjustment10Monochrome` object of the bridge's schema."""
+    red: float
+    green: float
+    blue: float
+    constant: float
+
+
+class LayerCreateAdjustment11(TypedDict):
+    """The `LayerCreateAdjustment11` object of the bridge's schema."""
+    type: Literal["invert"]
+
+
+class _LayerCreateAdjustment12Required(TypedDict):
+    type: Literal["posterize"]
+
+
+class LayerCreateAdjustment12(_LayerCreateAdjustment12Required, total=False):
+    """The `LayerCreateAdjustment12` object of the bridge's schema."""
+    levels: int
+
+
+class _LayerCreateAdjustment13Required(TypedDict):
+    type: Literal["threshold"]
+
+
+class LayerCreateAdjustment13(_LayerCreateAdjustment13Required, total=False):
+    """The `LayerCreateAdjustment13` object of the bridge's schema."""
+    level: int
+
+
+class _LayerCreateAdjustment14Required(TypedDict):
+    type: Literal["gradientMap"]
+
+
+class LayerCreateAdjustment14(_LayerCreateAdjustment14Required, total=False):
+    """The `LayerCreateAdjustment14` object of the bridge's schema."""
+    stops: list[LayerCreateAdjustment14StopsItem]
+    reverse: bool
+
+
+class LayerCreateAdjustment14StopsItem(TypedDict):
+    """The `LayerCreateAdjustment14StopsItem` object of the bridge's schema."""
+    location: float
+    color: str
+
+
+class _LayerCreateAdjustment15Required(TypedDict):
+    type: Literal["selectiveColor"]
+
+
+class LayerCreateAdjustment15(_LayerCreateAdjustment15Required, total=False):
+    """The `LayerCreateAdjustment15` object of the bridge's schema."""
+    mode: Literal["relative", "absolute"]
+    reds: LayerCreateAdjustment15Reds
+    yellows: LayerCreateAdjustment15Yellows
+    greens: LayerCreateAdjustment15Greens
+    cyans: LayerCreateAdjustment15Cyans
+    blues: LayerCreateAdjustment15Blues
+    magentas: LayerCreateAdjustment15Magentas
+    whites: LayerCreateAdjustment15Whites
+    neutrals: LayerCreateAdjustment15Neutrals
+    blacks: LayerCreateAdjustment15Blacks
+
+
+class LayerCreateAdjustment15Reds(TypedDict, total=False):
+    """The `LayerCreateAdjustment15Reds` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerCreateAdjustment15Yellows(TypedDict, total=False):
+    """The `LayerCreateAdjustment15Yellows` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerCreateAdjustment15Greens(TypedDict, total=False):
+    """The `LayerCreateAdjustment15Greens` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerCreateAdjustment15Cyans(TypedDict, total=False):
+    """The `LayerCreateAdjustment15Cyans` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerCreateAdjustment15Blues(TypedDict, total=False):
+    """The `LayerCreateAdjustment15Blues` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerCreateAdjustment15Magentas(TypedDict, total=False):
+    """The `LayerCreateAdjustment15Magentas` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerCreateAdjustment15Whites(TypedDict, total=False):
+    """The `LayerCreateAdjustment15Whites` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerCreateAdjustment15Neutrals(TypedDict, total=False):
+    """The `LayerCreateAdjustment15Neutrals` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerCreateAdjustment15Blacks(TypedDict, total=False):
+    """The `LayerCreateAdjustment15Blacks` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerCreateFill1(TypedDict):
+    """The `LayerCreateFill1` object of the bridge's schema."""
+    type: Literal["solid"]
+    color: str
+
+
+class _LayerCreateFill2Required(TypedDict):
+    type: Literal["gradient"]
+    stops: list[LayerCreateFill2StopsItem]
+
+
+class LayerCreateFill2(_LayerCreateFill2Required, total=False):
+    """The `LayerCreateFill2` object of the bridge's schema."""
+    style: Literal["linear", "radial", "angle", "reflected", "diamond"]
+    smoothness: float
+    interpolation: Literal["classic", "perceptual", "linear", "smooth"]
+    angle: float
+    scale: float
+    reverse: bool
+    align: bool
+    offset: LayerCreateFill2Offset
+
+
+class _LayerCreateFill2StopsItemRequired(TypedDict):
+    location: float
+    color: str
+
+
+class LayerCreateFill2StopsItem(_LayerCreateFill2StopsItemRequired, total=False):
+    """The `LayerCreateFill2StopsItem` object of the bridge's schema."""
+    midpoint: float
+
+
+class LayerCreateFill2Offset(TypedDict):
+    """The `LayerCreateFill2Offset` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class LayerCreateFill3(TypedDict):
+    """The `LayerCreateFill3` object of the bridge's schema."""
+    type: Literal["pattern"]
+    image: str
+
+
 class LayerCreatePosition(TypedDict):
     """The `LayerCreatePosition` object of the bridge's schema."""
     x: float
@@ -683,6 +1657,482 @@ class LayerUpdateParams(TypedDict, total=False):
     blendMode: str
     locked: bool
     fillOpacity: float
+    adjustment: LayerUpdateParamsAdjustment1 | LayerUpdateParamsAdjustment2 | LayerUpdateParamsAdjustment3 | LayerUpdateParamsAdjustment4 | LayerUpdateParamsAdjustment5 | LayerUpdateParamsAdjustment6 | LayerUpdateParamsAdjustment7 | LayerUpdateParamsAdjustment8 | LayerUpdateParamsAdjustment9 | LayerUpdateParamsAdjustment10 | LayerUpdateParamsAdjustment11 | LayerUpdateParamsAdjustment12 | LayerUpdateParamsAdjustment13 | LayerUpdateParamsAdjustment14 | LayerUpdateParamsAdjustment15
+    fill: LayerUpdateParamsFill1 | LayerUpdateParamsFill2 | LayerUpdateParamsFill3
+
+
+class _LayerUpdateParamsAdjustment1Required(TypedDict):
+    type: Literal["brightnessContrast"]
+
+
+class LayerUpdateParamsAdjustment1(_LayerUpdateParamsAdjustment1Required, total=False):
+    """The `LayerUpdateParamsAdjustment1` object of the bridge's schema."""
+    brightness: float
+    contrast: float
+    legacy: bool
+
+
+class _LayerUpdateParamsAdjustment2Required(TypedDict):
+    type: Literal["levels"]
+
+
+class LayerUpdateParamsAdjustment2(_LayerUpdateParamsAdjustment2Required, total=False):
+    """The `LayerUpdateParamsAdjustment2` object of the bridge's schema."""
+    rgb: LayerUpdateParamsAdjustment2Rgb
+    red: LayerUpdateParamsAdjustment2Red
+    green: LayerUpdateParamsAdjustment2Green
+    blue: LayerUpdateParamsAdjustment2Blue
+
+
+class LayerUpdateParamsAdjustment2Rgb(TypedDict, total=False):
+    """The `LayerUpdateParamsAdjustment2Rgb` object of the bridge's schema."""
+    inputBlack: int
+    inputWhite: int
+    gamma: float
+    outputBlack: int
+    outputWhite: int
+
+
+class LayerUpdateParamsAdjustment2Red(TypedDict, total=False):
+    """The `LayerUpdateParamsAdjustment2Red` object of the bridge's schema."""
+    inputBlack: int
+    inputWhite: int
+    gamma: float
+    outputBlack: int
+    outputWhite: int
+
+
+class LayerUpdateParamsAdjustment2Green(TypedDict, total=False):
+    """The `LayerUpdateParamsAdjustment2Green` object of the bridge's schema."""
+    inputBlack: int
+    inputWhite: int
+    gamma: float
+    outputBlack: int
+    outputWhite: int
+
+
+class LayerUpdateParamsAdjustment2Blue(TypedDict, total=False):
+    """The `LayerUpdateParamsAdjustment2Blue` object of the bridge's schema."""
+    inputBlack: int
+    inputWhite: int
+    gamma: float
+    outputBlack: int
+    outputWhite: int
+
+
+class _LayerUpdateParamsAdjustment3Required(TypedDict):
+    type: Literal["curves"]
+
+
+class LayerUpdateParamsAdjustment3(_LayerUpdateParamsAdjustment3Required, total=False):
+    """The `LayerUpdateParamsAdjustment3` object of the bridge's schema."""
+    rgb: list[LayerUpdateParamsAdjustment3RgbItem]
+    red: list[LayerUpdateParamsAdjustment3RedItem]
+    green: list[LayerUpdateParamsAdjustment3GreenItem]
+    blue: list[LayerUpdateParamsAdjustment3BlueItem]
+
+
+class LayerUpdateParamsAdjustment3RgbItem(TypedDict):
+    """The `LayerUpdateParamsAdjustment3RgbItem` object of the bridge's schema."""
+    input: float
+    output: float
+
+
+class LayerUpdateParamsAdjustment3RedItem(TypedDict):
+    """The `LayerUpdateParamsAdjustment3RedItem` object of the bridge's schema."""
+    input: float
+    output: float
+
+
+class LayerUpdateParamsAdjustment3GreenItem(TypedDict):
+    """The `LayerUpdateParamsAdjustment3GreenItem` object of the bridge's schema."""
+    input: float
+    output: float
+
+
+class LayerUpdateParamsAdjustment3BlueItem(TypedDict):
+    """The `LayerUpdateParamsAdjustment3BlueItem` object of the bridge's schema."""
+    input: float
+    output: float
+
+
+class _LayerUpdateParamsAdjustment4Required(TypedDict):
+    type: Literal["exposure"]
+
+
+class LayerUpdateParamsAdjustment4(_LayerUpdateParamsAdjustment4Required, total=False):
+    """The `LayerUpdateParamsAdjustment4` object of the bridge's schema."""
+    exposure: float
+    offset: float
+    gamma: float
+
+
+class _LayerUpdateParamsAdjustment5Required(TypedDict):
+    type: Literal["hueSaturation"]
+
+
+class LayerUpdateParamsAdjustment5(_LayerUpdateParamsAdjustment5Required, total=False):
+    """The `LayerUpdateParamsAdjustment5` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+    ranges: LayerUpdateParamsAdjustment5Ranges
+    colorize: LayerUpdateParamsAdjustment5Colorize
+
+
+class LayerUpdateParamsAdjustment5Ranges(TypedDict, total=False):
+    """The `LayerUpdateParamsAdjustment5Ranges` object of the bridge's schema."""
+    reds: LayerUpdateParamsAdjustment5RangesReds
+    yellows: LayerUpdateParamsAdjustment5RangesYellows
+    greens: LayerUpdateParamsAdjustment5RangesGreens
+    cyans: LayerUpdateParamsAdjustment5RangesCyans
+    blues: LayerUpdateParamsAdjustment5RangesBlues
+    magentas: LayerUpdateParamsAdjustment5RangesMagentas
+
+
+class LayerUpdateParamsAdjustment5RangesReds(TypedDict, total=False):
+    """The `LayerUpdateParamsAdjustment5RangesReds` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+    bounds: list[Any]
+
+
+class LayerUpdateParamsAdjustment5RangesYellows(TypedDict, total=False):
+    """The `LayerUpdateParamsAdjustment5RangesYellows` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+    bounds: list[Any]
+
+
+class LayerUpdateParamsAdjustment5RangesGreens(TypedDict, total=False):
+    """The `LayerUpdateParamsAdjustment5RangesGreens` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+    bounds: list[Any]
+
+
+class LayerUpdateParamsAdjustment5RangesCyans(TypedDict, total=False):
+    """The `LayerUpdateParamsAdjustment5RangesCyans` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+    bounds: list[Any]
+
+
+class LayerUpdateParamsAdjustment5RangesBlues(TypedDict, total=False):
+    """The `LayerUpdateParamsAdjustment5RangesBlues` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+    bounds: list[Any]
+
+
+class LayerUpdateParamsAdjustment5RangesMagentas(TypedDict, total=False):
+    """The `LayerUpdateParamsAdjustment5RangesMagentas` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+    bounds: list[Any]
+
+
+class _LayerUpdateParamsAdjustment5ColorizeRequired(TypedDict):
+    hue: float
+    saturation: float
+
+
+class LayerUpdateParamsAdjustment5Colorize(_LayerUpdateParamsAdjustment5ColorizeRequired, total=False):
+    """The `LayerUpdateParamsAdjustment5Colorize` object of the bridge's schema."""
+    lightness: float
+
+
+class _LayerUpdateParamsAdjustment6Required(TypedDict):
+    type: Literal["vibrance"]
+
+
+class LayerUpdateParamsAdjustment6(_LayerUpdateParamsAdjustment6Required, total=False):
+    """The `LayerUpdateParamsAdjustment6` object of the bridge's schema."""
+    vibrance: float
+    saturation: float
+
+
+class _LayerUpdateParamsAdjustment7Required(TypedDict):
+    type: Literal["colorBalance"]
+
+
+class LayerUpdateParamsAdjustment7(_LayerUpdateParamsAdjustment7Required, total=False):
+    """The `LayerUpdateParamsAdjustment7` object of the bridge's schema."""
+    shadows: LayerUpdateParamsAdjustment7Shadows
+    midtones: LayerUpdateParamsAdjustment7Midtones
+    highlights: LayerUpdateParamsAdjustment7Highlights
+    preserveLuminosity: bool
+
+
+class LayerUpdateParamsAdjustment7Shadows(TypedDict, total=False):
+    """The `LayerUpdateParamsAdjustment7Shadows` object of the bridge's schema."""
+    cyanRed: float
+    magentaGreen: float
+    yellowBlue: float
+
+
+class LayerUpdateParamsAdjustment7Midtones(TypedDict, total=False):
+    """The `LayerUpdateParamsAdjustment7Midtones` object of the bridge's schema."""
+    cyanRed: float
+    magentaGreen: float
+    yellowBlue: float
+
+
+class LayerUpdateParamsAdjustment7Highlights(TypedDict, total=False):
+    """The `LayerUpdateParamsAdjustment7Highlights` object of the bridge's schema."""
+    cyanRed: float
+    magentaGreen: float
+    yellowBlue: float
+
+
+class _LayerUpdateParamsAdjustment8Required(TypedDict):
+    type: Literal["blackAndWhite"]
+
+
+class LayerUpdateParamsAdjustment8(_LayerUpdateParamsAdjustment8Required, total=False):
+    """The `LayerUpdateParamsAdjustment8` object of the bridge's schema."""
+    reds: float
+    yellows: float
+    greens: float
+    cyans: float
+    blues: float
+    magentas: float
+    tint: str
+
+
+class _LayerUpdateParamsAdjustment9Required(TypedDict):
+    type: Literal["photoFilter"]
+
+
+class LayerUpdateParamsAdjustment9(_LayerUpdateParamsAdjustment9Required, total=False):
+    """The `LayerUpdateParamsAdjustment9` object of the bridge's schema."""
+    color: str
+    density: float
+    preserveLuminosity: bool
+
+
+class _LayerUpdateParamsAdjustment10Required(TypedDict):
+    type: Literal["channelMixer"]
+
+
+class LayerUpdateParamsAdjustment10(_LayerUpdateParamsAdjustment10Required, total=False):
+    """The `LayerUpdateParamsAdjustment10` object of the bridge's schema."""
+    red: LayerUpdateParamsAdjustment10Red
+    green: LayerUpdateParamsAdjustment10Green
+    blue: LayerUpdateParamsAdjustment10Blue
+    monochrome: LayerUpdateParamsAdjustment10Monochrome
+
+
+class LayerUpdateParamsAdjustment10Red(TypedDict, total=False):
+    """The `LayerUpdateParamsAdjustment10Red` object of the bridge's schema."""
+    red: float
+    green: float
+    blue: float
+    constant: float
+
+
+class LayerUpdateParamsAdjustment10Green(TypedDict, total=False):
+    """The `LayerUpdateParamsAdjustment10Green` object of the bridge's schema."""
+    red: float
+    green: float
+    blue: float
+    constant: float
+
+
+class LayerUpdateParamsAdjustment10Blue(TypedDict, total=False):
+    """The `LayerUpdateParamsAdjustment10Blue` object of the bridge's schema."""
+    red: float
+    green: float
+    blue: float
+    constant: float
+
+
+class LayerUpdateParamsAdjustment10Monochrome(TypedDict, total=False):
+    """The `LayerUpdateParamsAdjustment10Monochrome` object of the bridge's schema."""
+    red: float
+    green: float
+    blue: float
+    constant: float
+
+
+class LayerUpdateParamsAdjustment11(TypedDict):
+    """The `LayerUpdateParamsAdjustment11` object of the bridge's schema."""
+    type: Literal["invert"]
+
+
+class _LayerUpdateParamsAdjustment12Required(TypedDict):
+    type: Literal["posterize"]
+
+
+class LayerUpdateParamsAdjustment12(_LayerUpdateParamsAdjustment12Required, total=False):
+    """The `LayerUpdateParamsAdjustment12` object of the bridge's schema."""
+    levels: int
+
+
+class _LayerUpdateParamsAdjustment13Required(TypedDict):
+    type: Literal["threshold"]
+
+
+class LayerUpdateParamsAdjustment13(_LayerUpdateParamsAdjustment13Required, total=False):
+    """The `LayerUpdateParamsAdjustment13` object of the bridge's schema."""
+    level: int
+
+
+class _LayerUpdateParamsAdjustment14Required(TypedDict):
+    type: Literal["gradientMap"]
+
+
+class LayerUpdateParamsAdjustment14(_LayerUpdateParamsAdjustment14Required, total=False):
+    """The `LayerUpdateParamsAdjustment14` object of the bridge's schema."""
+    stops: list[LayerUpdateParamsAdjustment14StopsItem]
+    reverse: bool
+
+
+class LayerUpdateParamsAdjustment14StopsItem(TypedDict):
+    """The `LayerUpdateParamsAdjustment14StopsItem` object of the bridge's schema."""
+    location: float
+    color: str
+
+
+class _LayerUpdateParamsAdjustment15Required(TypedDict):
+    type: Literal["selectiveColor"]
+
+
+class LayerUpdateParamsAdjustment15(_LayerUpdateParamsAdjustment15Required, total=False):
+    """The `LayerUpdateParamsAdjustment15` object of the bridge's schema."""
+    mode: Literal["relative", "absolute"]
+    reds: LayerUpdateParamsAdjustment15Reds
+    yellows: LayerUpdateParamsAdjustment15Yellows
+    greens: LayerUpdateParamsAdjustment15Greens
+    cyans: LayerUpdateParamsAdjustment15Cyans
+    blues: LayerUpdateParamsAdjustment15Blues
+    magentas: LayerUpdateParamsAdjustment15Magentas
+    whites: LayerUpdateParamsAdjustment15Whites
+    neutrals: LayerUpdateParamsAdjustment15Neutrals
+    blacks: LayerUpdateParamsAdjustment15Blacks
+
+
+class LayerUpdateParamsAdjustment15Reds(TypedDict, total=False):
+    """The `LayerUpdateParamsAdjustment15Reds` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerUpdateParamsAdjustment15Yellows(TypedDict, total=False):
+    """The `LayerUpdateParamsAdjustment15Yellows` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerUpdateParamsAdjustment15Greens(TypedDict, total=False):
+    """The `LayerUpdateParamsAdjustment15Greens` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerUpdateParamsAdjustment15Cyans(TypedDict, total=False):
+    """The `LayerUpdateParamsAdjustment15Cyans` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerUpdateParamsAdjustment15Blues(TypedDict, total=False):
+    """The `LayerUpdateParamsAdjustment15Blues` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerUpdateParamsAdjustment15Magentas(TypedDict, total=False):
+    """The `LayerUpdateParamsAdjustment15Magentas` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerUpdateParamsAdjustment15Whites(TypedDict, total=False):
+    """The `LayerUpdateParamsAdjustment15Whites` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerUpdateParamsAdjustment15Neutrals(TypedDict, total=False):
+    """The `LayerUpdateParamsAdjustment15Neutrals` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerUpdateParamsAdjustment15Blacks(TypedDict, total=False):
+    """The `LayerUpdateParamsAdjustment15Blacks` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerUpdateParamsFill1(TypedDict):
+    """The `LayerUpdateParamsFill1` object of the bridge's schema."""
+    type: Literal["solid"]
+    color: str
+
+
+class _LayerUpdateParamsFill2Required(TypedDict):
+    type: Literal["gradient"]
+    stops: list[LayerUpdateParamsFill2StopsItem]
+
+
+class LayerUpdateParamsFill2(_LayerUpdateParamsFill2Required, total=False):
+    """The `LayerUpdateParamsFill2` object of the bridge's schema."""
+    style: Literal["linear", "radial", "angle", "reflected", "diamond"]
+    smoothness: float
+    interpolation: Literal["classic", "perceptual", "linear", "smooth"]
+    angle: float
+    scale: float
+    reverse: bool
+    align: bool
+    offset: LayerUpdateParamsFill2Offset
+
+
+class _LayerUpdateParamsFill2StopsItemRequired(TypedDict):
+    location: float
+    color: str
+
+
+class LayerUpdateParamsFill2StopsItem(_LayerUpdateParamsFill2StopsItemRequired, total=False):
+    """The `LayerUpdateParamsFill2StopsItem` object of the bridge's schema."""
+    midpoint: float
+
+
+class LayerUpdateParamsFill2Offset(TypedDict):
+    """The `LayerUpdateParamsFill2Offset` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class LayerUpdateParamsFill3(TypedDict):
+    """The `LayerUpdateParamsFill3` object of the bridge's schema."""
+    type: Literal["pattern"]
+    image: str
 
 
 class _LayerUpdateResultRequired(TypedDict):
@@ -706,6 +2156,8 @@ class LayerUpdateResult(_LayerUpdateResultRequired, total=False):
     fillOpacity: float
     mask: LayerUpdateResultMask
     text: LayerUpdateResultText
+    adjustment: LayerUpdateResultAdjustment
+    fill: LayerUpdateResultFill
     children: list[HostLayer]
 
 
@@ -742,6 +2194,490 @@ class LayerUpdateResultTextPosition(TypedDict):
     """The `LayerUpdateResultTextPosition` object of the bridge's schema."""
     x: float
     y: float
+
+
+class LayerUpdateResultAdjustment(TypedDict):
+    """The `LayerUpdateResultAdjustment` object of the bridge's schema."""
+    type: str
+
+
+class LayerUpdateResultFill(TypedDict):
+    """The `LayerUpdateResultFill` object of the bridge's schema."""
+    type: str
+
+
+class _LayerUpdateAdjustment1Required(TypedDict):
+    type: Literal["brightnessContrast"]
+
+
+class LayerUpdateAdjustment1(_LayerUpdateAdjustment1Required, total=False):
+    """The `LayerUpdateAdjustment1` object of the bridge's schema."""
+    brightness: float
+    contrast: float
+    legacy: bool
+
+
+class _LayerUpdateAdjustment2Required(TypedDict):
+    type: Literal["levels"]
+
+
+class LayerUpdateAdjustment2(_LayerUpdateAdjustment2Required, total=False):
+    """The `LayerUpdateAdjustment2` object of the bridge's schema."""
+    rgb: LayerUpdateAdjustment2Rgb
+    red: LayerUpdateAdjustment2Red
+    green: LayerUpdateAdjustment2Green
+    blue: LayerUpdateAdjustment2Blue
+
+
+class LayerUpdateAdjustment2Rgb(TypedDict, total=False):
+    """The `LayerUpdateAdjustment2Rgb` object of the bridge's schema."""
+    inputBlack: int
+    inputWhite: int
+    gamma: float
+    outputBlack: int
+    outputWhite: int
+
+
+class LayerUpdateAdjustment2Red(TypedDict, total=False):
+    """The `LayerUpdateAdjustment2Red` object of the bridge's schema."""
+    inputBlack: int
+    inputWhite: int
+    gamma: float
+    outputBlack: int
+    outputWhite: int
+
+
+class LayerUpdateAdjustment2Green(TypedDict, total=False):
+    """The `LayerUpdateAdjustment2Green` object of the bridge's schema."""
+    inputBlack: int
+    inputWhite: int
+    gamma: float
+    outputBlack: int
+    outputWhite: int
+
+
+class LayerUpdateAdjustment2Blue(TypedDict, total=False):
+    """The `LayerUpdateAdjustment2Blue` object of the bridge's schema."""
+    inputBlack: int
+    inputWhite: int
+    gamma: float
+    outputBlack: int
+    outputWhite: int
+
+
+class _LayerUpdateAdjustment3Required(TypedDict):
+    type: Literal["curves"]
+
+
+class LayerUpdateAdjustment3(_LayerUpdateAdjustment3Required, total=False):
+    """The `LayerUpdateAdjustment3` object of the bridge's schema."""
+    rgb: list[LayerUpdateAdjustment3RgbItem]
+    red: list[LayerUpdateAdjustment3RedItem]
+    green: list[LayerUpdateAdjustment3GreenItem]
+    blue: list[LayerUpdateAdjustment3BlueItem]
+
+
+class LayerUpdateAdjustment3RgbItem(TypedDict):
+    """The `LayerUpdateAdjustment3RgbItem` object of the bridge's schema."""
+    input: float
+    output: float
+
+
+class LayerUpdateAdjustment3RedItem(TypedDict):
+    """The `LayerUpdateAdjustment3RedItem` object of the bridge's schema."""
+    input: float
+    output: float
+
+
+class LayerUpdateAdjustment3GreenItem(TypedDict):
+    """The `LayerUpdateAdjustment3GreenItem` object of the bridge's schema."""
+    input: float
+    output: float
+
+
+class LayerUpdateAdjustment3BlueItem(TypedDict):
+    """The `LayerUpdateAdjustment3BlueItem` object of the bridge's schema."""
+    input: float
+    output: float
+
+
+class _LayerUpdateAdjustment4Required(TypedDict):
+    type: Literal["exposure"]
+
+
+class LayerUpdateAdjustment4(_LayerUpdateAdjustment4Required, total=False):
+    """The `LayerUpdateAdjustment4` object of the bridge's schema."""
+    exposure: float
+    offset: float
+    gamma: float
+
+
+class _LayerUpdateAdjustment5Required(TypedDict):
+    type: Literal["hueSaturation"]
+
+
+class LayerUpdateAdjustment5(_LayerUpdateAdjustment5Required, total=False):
+    """The `LayerUpdateAdjustment5` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+    ranges: LayerUpdateAdjustment5Ranges
+    colorize: LayerUpdateAdjustment5Colorize
+
+
+class LayerUpdateAdjustment5Ranges(TypedDict, total=False):
+    """The `LayerUpdateAdjustment5Ranges` object of the bridge's schema."""
+    reds: LayerUpdateAdjustment5RangesReds
+    yellows: LayerUpdateAdjustment5RangesYellows
+    greens: LayerUpdateAdjustment5RangesGreens
+    cyans: LayerUpdateAdjustment5RangesCyans
+    blues: LayerUpdateAdjustment5RangesBlues
+    magentas: LayerUpdateAdjustment5RangesMagentas
+
+
+class LayerUpdateAdjustment5RangesReds(TypedDict, total=False):
+    """The `LayerUpdateAdjustment5RangesReds` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+    bounds: list[Any]
+
+
+class LayerUpdateAdjustment5RangesYellows(TypedDict, total=False):
+    """The `LayerUpdateAdjustment5RangesYellows` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+    bounds: list[Any]
+
+
+class LayerUpdateAdjustment5RangesGreens(TypedDict, total=False):
+    """The `LayerUpdateAdjustment5RangesGreens` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+    bounds: list[Any]
+
+
+class LayerUpdateAdjustment5RangesCyans(TypedDict, total=False):
+    """The `LayerUpdateAdjustment5RangesCyans` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+    bounds: list[Any]
+
+
+class LayerUpdateAdjustment5RangesBlues(TypedDict, total=False):
+    """The `LayerUpdateAdjustment5RangesBlues` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+    bounds: list[Any]
+
+
+class LayerUpdateAdjustment5RangesMagentas(TypedDict, total=False):
+    """The `LayerUpdateAdjustment5RangesMagentas` object of the bridge's schema."""
+    hue: float
+    saturation: float
+    lightness: float
+    bounds: list[Any]
+
+
+class _LayerUpdateAdjustment5ColorizeRequired(TypedDict):
+    hue: float
+    saturation: float
+
+
+class LayerUpdateAdjustment5Colorize(_LayerUpdateAdjustment5ColorizeRequired, total=False):
+    """The `LayerUpdateAdjustment5Colorize` object of the bridge's schema."""
+    lightness: float
+
+
+class _LayerUpdateAdjustment6Required(TypedDict):
+    type: Literal["vibrance"]
+
+
+class LayerUpdateAdjustment6(_LayerUpdateAdjustment6Required, total=False):
+    """The `LayerUpdateAdjustment6` object of the bridge's schema."""
+    vibrance: float
+    saturation: float
+
+
+class _LayerUpdateAdjustment7Required(TypedDict):
+    type: Literal["colorBalance"]
+
+
+class LayerUpdateAdjustment7(_LayerUpdateAdjustment7Required, total=False):
+    """The `LayerUpdateAdjustment7` object of the bridge's schema."""
+    shadows: LayerUpdateAdjustment7Shadows
+    midtones: LayerUpdateAdjustment7Midtones
+    highlights: LayerUpdateAdjustment7Highlights
+    preserveLuminosity: bool
+
+
+class LayerUpdateAdjustment7Shadows(TypedDict, total=False):
+    """The `LayerUpdateAdjustment7Shadows` object of the bridge's schema."""
+    cyanRed: float
+    magentaGreen: float
+    yellowBlue: float
+
+
+class LayerUpdateAdjustment7Midtones(TypedDict, total=False):
+    """The `LayerUpdateAdjustment7Midtones` object of the bridge's schema."""
+    cyanRed: float
+    magentaGreen: float
+    yellowBlue: float
+
+
+class LayerUpdateAdjustment7Highlights(TypedDict, total=False):
+    """The `LayerUpdateAdjustment7Highlights` object of the bridge's schema."""
+    cyanRed: float
+    magentaGreen: float
+    yellowBlue: float
+
+
+class _LayerUpdateAdjustment8Required(TypedDict):
+    type: Literal["blackAndWhite"]
+
+
+class LayerUpdateAdjustment8(_LayerUpdateAdjustment8Required, total=False):
+    """The `LayerUpdateAdjustment8` object of the bridge's schema."""
+    reds: float
+    yellows: float
+    greens: float
+    cyans: float
+    blues: float
+    magentas: float
+    tint: str
+
+
+class _LayerUpdateAdjustment9Required(TypedDict):
+    type: Literal["photoFilter"]
+
+
+class LayerUpdateAdjustment9(_LayerUpdateAdjustment9Required, total=False):
+    """The `LayerUpdateAdjustment9` object of the bridge's schema."""
+    color: str
+    density: float
+    preserveLuminosity: bool
+
+
+class _LayerUpdateAdjustment10Required(TypedDict):
+    type: Literal["channelMixer"]
+
+
+class LayerUpdateAdjustment10(_LayerUpdateAdjustment10Required, total=False):
+    """The `LayerUpdateAdjustment10` object of the bridge's schema."""
+    red: LayerUpdateAdjustment10Red
+    green: LayerUpdateAdjustment10Green
+    blue: LayerUpdateAdjustment10Blue
+    monochrome: LayerUpdateAdjustment10Monochrome
+
+
+class LayerUpdateAdjustment10Red(TypedDict, total=False):
+    """The `LayerUpdateAdjustment10Red` object of the bridge's schema."""
+    red: float
+    green: float
+    blue: float
+    constant: float
+
+
+class LayerUpdateAdjustment10Green(TypedDict, total=False):
+    """The `LayerUpdateAdjustment10Green` object of the bridge's schema."""
+    red: float
+    green: float
+    blue: float
+    constant: float
+
+
+class LayerUpdateAdjustment10Blue(TypedDict, total=False):
+    """The `LayerUpdateAdjustment10Blue` object of the bridge's schema."""
+    red: float
+    green: float
+    blue: float
+    constant: float
+
+
+class LayerUpdateAdjustment10Monochrome(TypedDict, total=False):
+    """The `LayerUpdateAdjustment10Monochrome` object of the bridge's schema."""
+    red: float
+    green: float
+    blue: float
+    constant: float
+
+
+class LayerUpdateAdjustment11(TypedDict):
+    """The `LayerUpdateAdjustment11` object of the bridge's schema."""
+    type: Literal["invert"]
+
+
+class _LayerUpdateAdjustment12Required(TypedDict):
+    type: Literal["posterize"]
+
+
+class LayerUpdateAdjustment12(_LayerUpdateAdjustment12Required, total=False):
+    """The `LayerUpdateAdjustment12` object of the bridge's schema."""
+    levels: int
+
+
+class _LayerUpdateAdjustment13Required(TypedDict):
+    type: Literal["threshold"]
+
+
+class LayerUpdateAdjustment13(_LayerUpdateAdjustment13Required, total=False):
+    """The `LayerUpdateAdjustment13` object of the bridge's schema."""
+    level: int
+
+
+class _LayerUpdateAdjustment14Required(TypedDict):
+    type: Literal["gradientMap"]
+
+
+class LayerUpdateAdjustment14(_LayerUpdateAdjustment14Required, total=False):
+    """The `LayerUpdateAdjustment14` object of the bridge's schema."""
+    stops: list[LayerUpdateAdjustment14StopsItem]
+    reverse: bool
+
+
+class LayerUpdateAdjustment14StopsItem(TypedDict):
+    """The `LayerUpdateAdjustment14StopsItem` object of the bridge's schema."""
+    location: float
+    color: str
+
+
+class _LayerUpdateAdjustment15Required(TypedDict):
+    type: Literal["selectiveColor"]
+
+
+class LayerUpdateAdjustment15(_LayerUpdateAdjustment15Required, total=False):
+    """The `LayerUpdateAdjustment15` object of the bridge's schema."""
+    mode: Literal["relative", "absolute"]
+    reds: LayerUpdateAdjustment15Reds
+    yellows: LayerUpdateAdjustment15Yellows
+    greens: LayerUpdateAdjustment15Greens
+    cyans: LayerUpdateAdjustment15Cyans
+    blues: LayerUpdateAdjustment15Blues
+    magentas: LayerUpdateAdjustment15Magentas
+    whites: LayerUpdateAdjustment15Whites
+    neutrals: LayerUpdateAdjustment15Neutrals
+    blacks: LayerUpdateAdjustment15Blacks
+
+
+class LayerUpdateAdjustment15Reds(TypedDict, total=False):
+    """The `LayerUpdateAdjustment15Reds` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerUpdateAdjustment15Yellows(TypedDict, total=False):
+    """The `LayerUpdateAdjustment15Yellows` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerUpdateAdjustment15Greens(TypedDict, total=False):
+    """The `LayerUpdateAdjustment15Greens` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerUpdateAdjustment15Cyans(TypedDict, total=False):
+    """The `LayerUpdateAdjustment15Cyans` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerUpdateAdjustment15Blues(TypedDict, total=False):
+    """The `LayerUpdateAdjustment15Blues` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerUpdateAdjustment15Magentas(TypedDict, total=False):
+    """The `LayerUpdateAdjustment15Magentas` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerUpdateAdjustment15Whites(TypedDict, total=False):
+    """The `LayerUpdateAdjustment15Whites` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerUpdateAdjustment15Neutrals(TypedDict, total=False):
+    """The `LayerUpdateAdjustment15Neutrals` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerUpdateAdjustment15Blacks(TypedDict, total=False):
+    """The `LayerUpdateAdjustment15Blacks` object of the bridge's schema."""
+    cyan: float
+    magenta: float
+    yellow: float
+    black: float
+
+
+class LayerUpdateFill1(TypedDict):
+    """The `LayerUpdateFill1` object of the bridge's schema."""
+    type: Literal["solid"]
+    color: str
+
+
+class _LayerUpdateFill2Required(TypedDict):
+    type: Literal["gradient"]
+    stops: list[LayerUpdateFill2StopsItem]
+
+
+class LayerUpdateFill2(_LayerUpdateFill2Required, total=False):
+    """The `LayerUpdateFill2` object of the bridge's schema."""
+    style: Literal["linear", "radial", "angle", "reflected", "diamond"]
+    smoothness: float
+    interpolation: Literal["classic", "perceptual", "linear", "smooth"]
+    angle: float
+    scale: float
+    reverse: bool
+    align: bool
+    offset: LayerUpdateFill2Offset
+
+
+class _LayerUpdateFill2StopsItemRequired(TypedDict):
+    location: float
+    color: str
+
+
+class LayerUpdateFill2StopsItem(_LayerUpdateFill2StopsItemRequired, total=False):
+    """The `LayerUpdateFill2StopsItem` object of the bridge's schema."""
+    midpoint: float
+
+
+class LayerUpdateFill2Offset(TypedDict):
+    """The `LayerUpdateFill2Offset` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class LayerUpdateFill3(TypedDict):
+    """The `LayerUpdateFill3` object of the bridge's schema."""
+    type: Literal["pattern"]
+    image: str
 
 
 class LayerDeleteParams(TypedDict, total=False):
@@ -794,6 +2730,8 @@ class LayerDuplicateResult(_LayerDuplicateResultRequired, total=False):
     fillOpacity: float
     mask: LayerDuplicateResultMask
     text: LayerDuplicateResultText
+    adjustment: LayerDuplicateResultAdjustment
+    fill: LayerDuplicateResultFill
     children: list[HostLayer]
 
 
@@ -832,6 +2770,16 @@ class LayerDuplicateResultTextPosition(TypedDict):
     y: float
 
 
+class LayerDuplicateResultAdjustment(TypedDict):
+    """The `LayerDuplicateResultAdjustment` object of the bridge's schema."""
+    type: str
+
+
+class LayerDuplicateResultFill(TypedDict):
+    """The `LayerDuplicateResultFill` object of the bridge's schema."""
+    type: str
+
+
 class LayerMoveParams(TypedDict, total=False):
     """The `LayerMoveParams` object of the bridge's schema."""
     documentId: int
@@ -865,6 +2813,8 @@ class LayerMoveResult(_LayerMoveResultRequired, total=False):
     fillOpacity: float
     mask: LayerMoveResultMask
     text: LayerMoveResultText
+    adjustment: LayerMoveResultAdjustment
+    fill: LayerMoveResultFill
     children: list[HostLayer]
 
 
@@ -903,6 +2853,16 @@ class LayerMoveResultTextPosition(TypedDict):
     y: float
 
 
+class LayerMoveResultAdjustment(TypedDict):
+    """The `LayerMoveResultAdjustment` object of the bridge's schema."""
+    type: str
+
+
+class LayerMoveResultFill(TypedDict):
+    """The `LayerMoveResultFill` object of the bridge's schema."""
+    type: str
+
+
 class _LayerGroupParamsRequired(TypedDict):
     ids: list[int]
 
@@ -935,6 +2895,8 @@ class LayerGroupResult(_LayerGroupResultRequired, total=False):
     fillOpacity: float
     mask: LayerGroupResultMask
     text: LayerGroupResultText
+    adjustment: LayerGroupResultAdjustment
+    fill: LayerGroupResultFill
     children: list[HostLayer]
 
 
@@ -971,6 +2933,16 @@ class LayerGroupResultTextPosition(TypedDict):
     """The `LayerGroupResultTextPosition` object of the bridge's schema."""
     x: float
     y: float
+
+
+class LayerGroupResultAdjustment(TypedDict):
+    """The `LayerGroupResultAdjustment` object of the bridge's schema."""
+    type: str
+
+
+class LayerGroupResultFill(TypedDict):
+    """The `LayerGroupResultFill` object of the bridge's schema."""
+    type: str
 
 
 class LayerUngroupParams(TypedDict, total=False):
@@ -1018,6 +2990,8 @@ class LayerMergeResult(_LayerMergeResultRequired, total=False):
     fillOpacity: float
     mask: LayerMergeResultMask
     text: LayerMergeResultText
+    adjustment: LayerMergeResultAdjustment
+    fill: LayerMergeResultFill
     children: list[HostLayer]
 
 
@@ -1056,6 +3030,16 @@ class LayerMergeResultTextPosition(TypedDict):
     y: float
 
 
+class LayerMergeResultAdjustment(TypedDict):
+    """The `LayerMergeResultAdjustment` object of the bridge's schema."""
+    type: str
+
+
+class LayerMergeResultFill(TypedDict):
+    """The `LayerMergeResultFill` object of the bridge's schema."""
+    type: str
+
+
 class LayerRasterizeParams(TypedDict, total=False):
     """The `LayerRasterizeParams` object of the bridge's schema."""
     documentId: int
@@ -1085,6 +3069,8 @@ class LayerRasterizeResult(_LayerRasterizeResultRequired, total=False):
     fillOpacity: float
     mask: LayerRasterizeResultMask
     text: LayerRasterizeResultText
+    adjustment: LayerRasterizeResultAdjustment
+    fill: LayerRasterizeResultFill
     children: list[HostLayer]
 
 
@@ -1123,6 +3109,16 @@ class LayerRasterizeResultTextPosition(TypedDict):
     y: float
 
 
+class LayerRasterizeResultAdjustment(TypedDict):
+    """The `LayerRasterizeResultAdjustment` object of the bridge's schema."""
+    type: str
+
+
+class LayerRasterizeResultFill(TypedDict):
+    """The `LayerRasterizeResultFill` object of the bridge's schema."""
+    type: str
+
+
 class _LayerFillParamsRequired(TypedDict):
     color: str
 
@@ -1158,6 +3154,8 @@ class LayerFillResult(_LayerFillResultRequired, total=False):
     fillOpacity: float
     mask: LayerFillResultMask
     text: LayerFillResultText
+    adjustment: LayerFillResultAdjustment
+    fill: LayerFillResultFill
     children: list[HostLayer]
 
 
@@ -1196,6 +3194,16 @@ class LayerFillResultTextPosition(TypedDict):
     y: float
 
 
+class LayerFillResultAdjustment(TypedDict):
+    """The `LayerFillResultAdjustment` object of the bridge's schema."""
+    type: str
+
+
+class LayerFillResultFill(TypedDict):
+    """The `LayerFillResultFill` object of the bridge's schema."""
+    type: str
+
+
 class LayerClearParams(TypedDict, total=False):
     """The `LayerClearParams` object of the bridge's schema."""
     documentId: int
@@ -1225,6 +3233,8 @@ class LayerClearResult(_LayerClearResultRequired, total=False):
     fillOpacity: float
     mask: LayerClearResultMask
     text: LayerClearResultText
+    adjustment: LayerClearResultAdjustment
+    fill: LayerClearResultFill
     children: list[HostLayer]
 
 
@@ -1261,6 +3271,16 @@ class LayerClearResultTextPosition(TypedDict):
     """The `LayerClearResultTextPosition` object of the bridge's schema."""
     x: float
     y: float
+
+
+class LayerClearResultAdjustment(TypedDict):
+    """The `LayerClearResultAdjustment` object of the bridge's schema."""
+    type: str
+
+
+class LayerClearResultFill(TypedDict):
+    """The `LayerClearResultFill` object of the bridge's schema."""
+    type: str
 
 
 class LayerTransformParams(TypedDict, total=False):
@@ -1306,6 +3326,8 @@ class LayerTransformResult(_LayerTransformResultRequired, total=False):
     fillOpacity: float
     mask: LayerTransformResultMask
     text: LayerTransformResultText
+    adjustment: LayerTransformResultAdjustment
+    fill: LayerTransformResultFill
     children: list[HostLayer]
 
 
@@ -1342,6 +3364,16 @@ class LayerTransformResultTextPosition(TypedDict):
     """The `LayerTransformResultTextPosition` object of the bridge's schema."""
     x: float
     y: float
+
+
+class LayerTransformResultAdjustment(TypedDict):
+    """The `LayerTransformResultAdjustment` object of the bridge's schema."""
+    type: str
+
+
+class LayerTransformResultFill(TypedDict):
+    """The `LayerTransformResultFill` object of the bridge's schema."""
+    type: str
 
 
 class LayerTransformAnchor2(TypedDict):
@@ -1382,6 +3414,8 @@ class LayerAddMaskResult(_LayerAddMaskResultRequired, total=False):
     fillOpacity: float
     mask: LayerAddMaskResultMask
     text: LayerAddMaskResultText
+    adjustment: LayerAddMaskResultAdjustment
+    fill: LayerAddMaskResultFill
     children: list[HostLayer]
 
 
@@ -1420,6 +3454,16 @@ class LayerAddMaskResultTextPosition(TypedDict):
     y: float
 
 
+class LayerAddMaskResultAdjustment(TypedDict):
+    """The `LayerAddMaskResultAdjustment` object of the bridge's schema."""
+    type: str
+
+
+class LayerAddMaskResultFill(TypedDict):
+    """The `LayerAddMaskResultFill` object of the bridge's schema."""
+    type: str
+
+
 class LayerDeleteMaskParams(TypedDict, total=False):
     """The `LayerDeleteMaskParams` object of the bridge's schema."""
     documentId: int
@@ -1449,6 +3493,8 @@ class LayerDeleteMaskResult(_LayerDeleteMaskResultRequired, total=False):
     fillOpacity: float
     mask: LayerDeleteMaskResultMask
     text: LayerDeleteMaskResultText
+    adjustment: LayerDeleteMaskResultAdjustment
+    fill: LayerDeleteMaskResultFill
     children: list[HostLayer]
 
 
@@ -1487,6 +3533,16 @@ class LayerDeleteMaskResultTextPosition(TypedDict):
     y: float
 
 
+class LayerDeleteMaskResultAdjustment(TypedDict):
+    """The `LayerDeleteMaskResultAdjustment` object of the bridge's schema."""
+    type: str
+
+
+class LayerDeleteMaskResultFill(TypedDict):
+    """The `LayerDeleteMaskResultFill` object of the bridge's schema."""
+    type: str
+
+
 class LayerApplyMaskParams(TypedDict, total=False):
     """The `LayerApplyMaskParams` object of the bridge's schema."""
     documentId: int
@@ -1516,6 +3572,8 @@ class LayerApplyMaskResult(_LayerApplyMaskResultRequired, total=False):
     fillOpacity: float
     mask: LayerApplyMaskResultMask
     text: LayerApplyMaskResultText
+    adjustment: LayerApplyMaskResultAdjustment
+    fill: LayerApplyMaskResultFill
     children: list[HostLayer]
 
 
@@ -1554,6 +3612,16 @@ class LayerApplyMaskResultTextPosition(TypedDict):
     y: float
 
 
+class LayerApplyMaskResultAdjustment(TypedDict):
+    """The `LayerApplyMaskResultAdjustment` object of the bridge's schema."""
+    type: str
+
+
+class LayerApplyMaskResultFill(TypedDict):
+    """The `LayerApplyMaskResultFill` object of the bridge's schema."""
+    type: str
+
+
 class LayerUpdateMaskParams(TypedDict, total=False):
     """The `LayerUpdateMaskParams` object of the bridge's schema."""
     documentId: int
@@ -1587,6 +3655,8 @@ class LayerUpdateMaskResult(_LayerUpdateMaskResultRequired, total=False):
     fillOpacity: float
     mask: LayerUpdateMaskResultMask
     text: LayerUpdateMaskResultText
+    adjustment: LayerUpdateMaskResultAdjustment
+    fill: LayerUpdateMaskResultFill
     children: list[HostLayer]
 
 
@@ -1623,6 +3693,16 @@ class LayerUpdateMaskResultTextPosition(TypedDict):
     """The `LayerUpdateMaskResultTextPosition` object of the bridge's schema."""
     x: float
     y: float
+
+
+class LayerUpdateMaskResultAdjustment(TypedDict):
+    """The `LayerUpdateMaskResultAdjustment` object of the bridge's schema."""
+    type: str
+
+
+class LayerUpdateMaskResultFill(TypedDict):
+    """The `LayerUpdateMaskResultFill` object of the bridge's schema."""
+    type: str
 
 
 class DocumentResizeParams(TypedDict, total=False):
@@ -1950,6 +4030,7 @@ class LayerAdjustParamsAdjustment5RangesReds(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerAdjustParamsAdjustment5RangesYellows(TypedDict, total=False):
@@ -1957,6 +4038,7 @@ class LayerAdjustParamsAdjustment5RangesYellows(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerAdjustParamsAdjustment5RangesGreens(TypedDict, total=False):
@@ -1964,6 +4046,7 @@ class LayerAdjustParamsAdjustment5RangesGreens(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerAdjustParamsAdjustment5RangesCyans(TypedDict, total=False):
@@ -1971,6 +4054,7 @@ class LayerAdjustParamsAdjustment5RangesCyans(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerAdjustParamsAdjustment5RangesBlues(TypedDict, total=False):
@@ -1978,6 +4062,7 @@ class LayerAdjustParamsAdjustment5RangesBlues(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerAdjustParamsAdjustment5RangesMagentas(TypedDict, total=False):
@@ -1985,6 +4070,7 @@ class LayerAdjustParamsAdjustment5RangesMagentas(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class _LayerAdjustParamsAdjustment5ColorizeRequired(TypedDict):
@@ -2260,6 +4346,8 @@ class LayerAdjustResult(_LayerAdjustResultRequired, total=False):
     fillOpacity: float
     mask: LayerAdjustResultMask
     text: LayerAdjustResultText
+    adjustment: LayerAdjustResultAdjustment
+    fill: LayerAdjustResultFill
     children: list[HostLayer]
 
 
@@ -2296,6 +4384,16 @@ class LayerAdjustResultTextPosition(TypedDict):
     """The `LayerAdjustResultTextPosition` object of the bridge's schema."""
     x: float
     y: float
+
+
+class LayerAdjustResultAdjustment(TypedDict):
+    """The `LayerAdjustResultAdjustment` object of the bridge's schema."""
+    type: str
+
+
+class LayerAdjustResultFill(TypedDict):
+    """The `LayerAdjustResultFill` object of the bridge's schema."""
+    type: str
 
 
 class _LayerAdjustAdjustment1Required(TypedDict):
@@ -2432,6 +4530,7 @@ class LayerAdjustAdjustment5RangesReds(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerAdjustAdjustment5RangesYellows(TypedDict, total=False):
@@ -2439,6 +4538,7 @@ class LayerAdjustAdjustment5RangesYellows(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerAdjustAdjustment5RangesGreens(TypedDict, total=False):
@@ -2446,6 +4546,7 @@ class LayerAdjustAdjustment5RangesGreens(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerAdjustAdjustment5RangesCyans(TypedDict, total=False):
@@ -2453,6 +4554,7 @@ class LayerAdjustAdjustment5RangesCyans(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerAdjustAdjustment5RangesBlues(TypedDict, total=False):
@@ -2460,6 +4562,7 @@ class LayerAdjustAdjustment5RangesBlues(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class LayerAdjustAdjustment5RangesMagentas(TypedDict, total=False):
@@ -2467,6 +4570,7 @@ class LayerAdjustAdjustment5RangesMagentas(TypedDict, total=False):
     hue: float
     saturation: float
     lightness: float
+    bounds: list[Any]
 
 
 class _LayerAdjustAdjustment5ColorizeRequired(TypedDict):
@@ -2847,6 +4951,8 @@ class FilterApplyResult(_FilterApplyResultRequired, total=False):
     fillOpacity: float
     mask: FilterApplyResultMask
     text: FilterApplyResultText
+    adjustment: FilterApplyResultAdjustment
+    fill: FilterApplyResultFill
     children: list[HostLayer]
 
 
@@ -2883,6 +4989,16 @@ class FilterApplyResultTextPosition(TypedDict):
     """The `FilterApplyResultTextPosition` object of the bridge's schema."""
     x: float
     y: float
+
+
+class FilterApplyResultAdjustment(TypedDict):
+    """The `FilterApplyResultAdjustment` object of the bridge's schema."""
+    type: str
+
+
+class FilterApplyResultFill(TypedDict):
+    """The `FilterApplyResultFill` object of the bridge's schema."""
+    type: str
 
 
 class _FilterApplyFilter1Required(TypedDict):
@@ -3026,6 +5142,8 @@ class LayerUpdateTextResult(_LayerUpdateTextResultRequired, total=False):
     fillOpacity: float
     mask: LayerUpdateTextResultMask
     text: LayerUpdateTextResultText
+    adjustment: LayerUpdateTextResultAdjustment
+    fill: LayerUpdateTextResultFill
     children: list[HostLayer]
 
 
@@ -3062,6 +5180,16 @@ class LayerUpdateTextResultTextPosition(TypedDict):
     """The `LayerUpdateTextResultTextPosition` object of the bridge's schema."""
     x: float
     y: float
+
+
+class LayerUpdateTextResultAdjustment(TypedDict):
+    """The `LayerUpdateTextResultAdjustment` object of the bridge's schema."""
+    type: str
+
+
+class LayerUpdateTextResultFill(TypedDict):
+    """The `LayerUpdateTextResultFill` object of the bridge's schema."""
+    type: str
 
 
 class LayerUpdateTextPosition(TypedDict):
@@ -4138,9 +6266,11 @@ class LayerMethods:
         *,
         document_id: int | None = None,
         if_revision: int | None = None,
-        kind: Literal["pixel", "group", "text"] | None = None,
+        kind: Literal["pixel", "group", "text", "adjustment", "fill"] | None = None,
         name: str | None = None,
         fill_color: str | None = None,
+        adjustment: LayerCreateAdjustment1 | LayerCreateAdjustment2 | LayerCreateAdjustment3 | LayerCreateAdjustment4 | LayerCreateAdjustment5 | LayerCreateAdjustment6 | LayerCreateAdjustment7 | LayerCreateAdjustment8 | LayerCreateAdjustment9 | LayerCreateAdjustment10 | LayerCreateAdjustment11 | LayerCreateAdjustment12 | LayerCreateAdjustment13 | LayerCreateAdjustment14 | LayerCreateAdjustment15 | None = None,
+        fill: LayerCreateFill1 | LayerCreateFill2 | LayerCreateFill3 | None = None,
         above: int | None = None,
         below: int | None = None,
         parent: int | None = None,
@@ -4162,16 +6292,18 @@ class LayerMethods:
         on_progress: ProgressCallback | None = None,
     ) -> LayerCreateResult:
         """`layer:create`: Makes a new pixel layer (`kind` `pixel`, the default; transparent, or filled with
-        `fillColor`), an empty group, or a text layer (`kind` `text`: `text`, `font`, `size` in points, and
+        `fillColor`), an empty group, a text layer (`kind` `text`: `text`, `font`, `size` in points, and
         optionally `color`, `position` (where the first baseline starts) or `box` (a paragraph box the lines
         wrap in), `alignment`, `leading`, `tracking`, `antiAlias`, `direction`, `script`, `language`; see
-        `layer:updateText`), named `Layer <n>` / `Group <n>` / after its text unless `name` is given, above
-        the active layer unless placed with `above`, `below`, `parent` or `to`; it becomes the active layer.
-        Answers the new layer with its bounds.
+        `layer:updateText`), an adjustment layer (`kind` `adjustment` with `adjustment` `{type, …settings}` as
+        `layer:adjust` takes) or a fill layer (`kind` `fill` with `fill` `{type: solid, color}` or `{type:
+        gradient, style, stops, angle?, scale?}`), named `Layer <n>` / `Group <n>` / after its text unless
+        `name` is given, above the active layer unless placed with `above`, `below`, `parent` or `to`; it
+        becomes the active layer. Answers the new layer with its bounds.
 
         Wire params: `LayerCreateParams`.
         """
-        answer = await self._invoke_method("layer:create", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("kind", kind, False), ("name", name, False), ("fillColor", fill_color, False), ("above", above, False), ("below", below, False), ("parent", parent, False), ("to", to, False), ("text", text, False), ("font", font, False), ("size", size, False), ("color", color, False), ("position", position, False), ("box", box, False), ("alignment", alignment, False), ("leading", leading, False), ("tracking", tracking, False), ("antiAlias", anti_alias, False), ("direction", direction, False), ("script", script, False), ("language", language, False)), timeout, on_progress)
+        answer = await self._invoke_method("layer:create", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("kind", kind, False), ("name", name, False), ("fillColor", fill_color, False), ("adjustment", adjustment, False), ("fill", fill, False), ("above", above, False), ("below", below, False), ("parent", parent, False), ("to", to, False), ("text", text, False), ("font", font, False), ("size", size, False), ("color", color, False), ("position", position, False), ("box", box, False), ("alignment", alignment, False), ("leading", leading, False), ("tracking", tracking, False), ("antiAlias", anti_alias, False), ("direction", direction, False), ("script", script, False), ("language", language, False)), timeout, on_progress)
         return cast("LayerCreateResult", answer)
 
     async def update(
@@ -4187,16 +6319,19 @@ class LayerMethods:
         blend_mode: str | None = None,
         locked: bool | None = None,
         fill_opacity: float | None = None,
+        adjustment: LayerUpdateAdjustment1 | LayerUpdateAdjustment2 | LayerUpdateAdjustment3 | LayerUpdateAdjustment4 | LayerUpdateAdjustment5 | LayerUpdateAdjustment6 | LayerUpdateAdjustment7 | LayerUpdateAdjustment8 | LayerUpdateAdjustment9 | LayerUpdateAdjustment10 | LayerUpdateAdjustment11 | LayerUpdateAdjustment12 | LayerUpdateAdjustment13 | LayerUpdateAdjustment14 | LayerUpdateAdjustment15 | None = None,
+        fill: LayerUpdateFill1 | LayerUpdateFill2 | LayerUpdateFill3 | None = None,
         timeout: float | None = None,
         on_progress: ProgressCallback | None = None,
     ) -> LayerUpdateResult:
         """`layer:update`: Changes a layer's `name`, `visible`, `opacity` (0–100), `blendMode` (the names layer
-        objects show: `normal`, `multiply`, `linear burn`…), `locked` or `fillOpacity` (0–100); fields left
-        out stay as they are. Answers the layer.
+        objects show: `normal`, `multiply`, `linear burn`…), `locked`, `fillOpacity` (0–100), an adjustment
+        layer's `adjustment` or a fill layer's `fill` (replaced whole, as `layer:create` takes them); fields
+        left out stay as they are. Answers the layer.
 
         Wire params: `LayerUpdateParams`.
         """
-        answer = await self._invoke_method("layer:update", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("layerId", layer_id, False), ("layerIndex", layer_index, False), ("name", name, False), ("visible", visible, False), ("opacity", opacity, False), ("blendMode", blend_mode, False), ("locked", locked, False), ("fillOpacity", fill_opacity, False)), timeout, on_progress)
+        answer = await self._invoke_method("layer:update", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("layerId", layer_id, False), ("layerIndex", layer_index, False), ("name", name, False), ("visible", visible, False), ("opacity", opacity, False), ("blendMode", blend_mode, False), ("locked", locked, False), ("fillOpacity", fill_opacity, False), ("adjustment", adjustment, False), ("fill", fill, False)), timeout, on_progress)
         return cast("LayerUpdateResult", answer)
 
     async def delete(
@@ -5599,9 +7734,11 @@ class SyncLayerMethods:
         *,
         document_id: int | None = None,
         if_revision: int | None = None,
-        kind: Literal["pixel", "group", "text"] | None = None,
+        kind: Literal["pixel", "group", "text", "adjustment", "fill"] | None = None,
         name: str | None = None,
         fill_color: str | None = None,
+        adjustment: LayerCreateAdjustment1 | LayerCreateAdjustment2 | LayerCreateAdjustment3 | LayerCreateAdjustment4 | LayerCreateAdjustment5 | LayerCreateAdjustment6 | LayerCreateAdjustment7 | LayerCreateAdjustment8 | LayerCreateAdjustment9 | LayerCreateAdjustment10 | LayerCreateAdjustment11 | LayerCreateAdjustment12 | LayerCreateAdjustment13 | LayerCreateAdjustment14 | LayerCreateAdjustment15 | None = None,
+        fill: LayerCreateFill1 | LayerCreateFill2 | LayerCreateFill3 | None = None,
         above: int | None = None,
         below: int | None = None,
         parent: int | None = None,
@@ -5623,16 +7760,18 @@ class SyncLayerMethods:
         on_progress: ProgressCallback | None = None,
     ) -> LayerCreateResult:
         """`layer:create`: Makes a new pixel layer (`kind` `pixel`, the default; transparent, or filled with
-        `fillColor`), an empty group, or a text layer (`kind` `text`: `text`, `font`, `size` in points, and
+        `fillColor`), an empty group, a text layer (`kind` `text`: `text`, `font`, `size` in points, and
         optionally `color`, `position` (where the first baseline starts) or `box` (a paragraph box the lines
         wrap in), `alignment`, `leading`, `tracking`, `antiAlias`, `direction`, `script`, `language`; see
-        `layer:updateText`), named `Layer <n>` / `Group <n>` / after its text unless `name` is given, above
-        the active layer unless placed with `above`, `below`, `parent` or `to`; it becomes the active layer.
-        Answers the new layer with its bounds.
+        `layer:updateText`), an adjustment layer (`kind` `adjustment` with `adjustment` `{type, …settings}` as
+        `layer:adjust` takes) or a fill layer (`kind` `fill` with `fill` `{type: solid, color}` or `{type:
+        gradient, style, stops, angle?, scale?}`), named `Layer <n>` / `Group <n>` / after its text unless
+        `name` is given, above the active layer unless placed with `above`, `below`, `parent` or `to`; it
+        becomes the active layer. Answers the new layer with its bounds.
 
         Wire params: `LayerCreateParams`.
         """
-        answer = self._invoke_method("layer:create", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("kind", kind, False), ("name", name, False), ("fillColor", fill_color, False), ("above", above, False), ("below", below, False), ("parent", parent, False), ("to", to, False), ("text", text, False), ("font", font, False), ("size", size, False), ("color", color, False), ("position", position, False), ("box", box, False), ("alignment", alignment, False), ("leading", leading, False), ("tracking", tracking, False), ("antiAlias", anti_alias, False), ("direction", direction, False), ("script", script, False), ("language", language, False)), timeout, on_progress)
+        answer = self._invoke_method("layer:create", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("kind", kind, False), ("name", name, False), ("fillColor", fill_color, False), ("adjustment", adjustment, False), ("fill", fill, False), ("above", above, False), ("below", below, False), ("parent", parent, False), ("to", to, False), ("text", text, False), ("font", font, False), ("size", size, False), ("color", color, False), ("position", position, False), ("box", box, False), ("alignment", alignment, False), ("leading", leading, False), ("tracking", tracking, False), ("antiAlias", anti_alias, False), ("direction", direction, False), ("script", script, False), ("language", language, False)), timeout, on_progress)
         return cast("LayerCreateResult", answer)
 
     def update(
@@ -5648,16 +7787,19 @@ class SyncLayerMethods:
         blend_mode: str | None = None,
         locked: bool | None = None,
         fill_opacity: float | None = None,
+        adjustment: LayerUpdateAdjustment1 | LayerUpdateAdjustment2 | LayerUpdateAdjustment3 | LayerUpdateAdjustment4 | LayerUpdateAdjustment5 | LayerUpdateAdjustment6 | LayerUpdateAdjustment7 | LayerUpdateAdjustment8 | LayerUpdateAdjustment9 | LayerUpdateAdjustment10 | LayerUpdateAdjustment11 | LayerUpdateAdjustment12 | LayerUpdateAdjustment13 | LayerUpdateAdjustment14 | LayerUpdateAdjustment15 | None = None,
+        fill: LayerUpdateFill1 | LayerUpdateFill2 | LayerUpdateFill3 | None = None,
         timeout: float | None = None,
         on_progress: ProgressCallback | None = None,
     ) -> LayerUpdateResult:
         """`layer:update`: Changes a layer's `name`, `visible`, `opacity` (0–100), `blendMode` (the names layer
-        objects show: `normal`, `multiply`, `linear burn`…), `locked` or `fillOpacity` (0–100); fields left
-        out stay as they are. Answers the layer.
+        objects show: `normal`, `multiply`, `linear burn`…), `locked`, `fillOpacity` (0–100), an adjustment
+        layer's `adjustment` or a fill layer's `fill` (replaced whole, as `layer:create` takes them); fields
+        left out stay as they are. Answers the layer.
 
         Wire params: `LayerUpdateParams`.
         """
-        answer = self._invoke_method("layer:update", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("layerId", layer_id, False), ("layerIndex", layer_index, False), ("name", name, False), ("visible", visible, False), ("opacity", opacity, False), ("blendMode", blend_mode, False), ("locked", locked, False), ("fillOpacity", fill_opacity, False)), timeout, on_progress)
+        answer = self._invoke_method("layer:update", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("layerId", layer_id, False), ("layerIndex", layer_index, False), ("name", name, False), ("visible", visible, False), ("opacity", opacity, False), ("blendMode", blend_mode, False), ("locked", locked, False), ("fillOpacity", fill_opacity, False), ("adjustment", adjustment, False), ("fill", fill, False)), timeout, on_progress)
         return cast("LayerUpdateResult", answer)
 
     def delete(

@@ -5,6 +5,8 @@
  * counted before its children. Example: `[Label, Product, Subject, Shadow, Background]` → indices 0–4 with
  * `Product` (a group) at 1 and its children at 2 and 3. The methods resolve layer references from this tree.
  */
+import { typedAdjustment } from "./adjustments/typed.js";
+import { typedFill } from "./fills/typed.js";
 import { BridgeError } from "../../protocol/errors.js";
 import { engineLayerText, recordLayerText } from "./text/record.js";
 import type { HostBounds, HostDocument, HostLayer } from "../../protocol/index.js";
@@ -111,6 +113,9 @@ export function toHostLayer(entry: LayerEntry, entries: readonly LayerEntry[], w
     const text = layer.record?.engineText !== undefined ? engineLayerText(layer.record.engineText) : recordLayerText(layer.record?.text, resolution);
     if (text !== undefined) out.text = text;
   }
+  const record = layer.kind === "group" ? undefined : layer.record;
+  if (layer.kind === "adjustment" && record?.adjustment !== undefined) out.adjustment = typedAdjustment(record.adjustment);
+  if ((layer.kind === "fill" || layer.kind === "shape") && record?.vectorFill !== undefined) out.fill = typedFill(record.vectorFill);
   if (withChildren && layer.kind === "group") out.children = childEntries(layer, entries).map((child) => toHostLayer(child, entries, true, resolution));
   return out;
 }

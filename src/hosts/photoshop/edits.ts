@@ -1,6 +1,6 @@
 import { fontNotFound, matchFont } from "../_internal/fonts.js";
 import { BridgeError, type FontInfo } from "../../protocol/index.js";
-import type { EditCapabilities, EditName, EditOp, EditOutcome } from "../edits.js";
+import type { EditCapabilities, EditCapability, EditName, EditOp, EditOutcome } from "../edits.js";
 import type { HostAdapter, HostCallContext } from "../host.js";
 import type { Operation, RunOperation } from "./operations.js";
 import type { Revisions } from "./revisions.js";
@@ -43,19 +43,6 @@ const SCRIPT_OF: Readonly<Partial<Record<EditName, Operation>>> = {
 };
 
 /**
- * The fields Photoshop cannot honour. `selection:fromColor`'s `color`: Photoshop selects by colour from a point (the
- * magic wand, which compares each channel with a 0–255 tolerance); its Color Range takes a fuzziness over Lab
- * colours, which is not the same selection, so a colour without a point is `NOT_SUPPORTED` rather than something
- * close to it. Text's `script` and `language`: the DOM's TextItem has no script, and its `language` is a list of
- * Photoshop's own dictionaries, not BCP 47 tags.
- */
-const UNSUPPORTED: Partial<Record<EditName, readonly string[]>> = {
-  "selection:fromColor": ["color"],
-  "layer:create": ["script", "language"],
-  "layer:updateText": ["script", "language"],
-};
-
-/**
  * The adjustments and filters Photoshop's DOM has no ArtLayer method for. Each could be played as an ActionManager
  * event, but their descriptors' keys are not documented anywhere the bridge can cite, so they answer
  * `NOT_SUPPORTED` rather than a guessed descriptor.
@@ -64,14 +51,27 @@ export const PHOTOSHOP_UNSUPPORTED_ADJUSTMENTS = ["exposure", "hueSaturation", "
 export const PHOTOSHOP_UNSUPPORTED_FILTERS = ["boxBlur", "pixelate", "emboss"] as const;
 
 /**
- * Every edit of the vocabulary, with the fields Photoshop cannot honour; the adjustment and filter types without a
- * DOM method are listed as `unsupportedTypes`.
+ * What Photoshop cannot honour of each edit. `selection:fromColor`'s `color`: Photoshop selects by colour from a
+ * point (the magic wand, which compares each channel with a 0–255 tolerance); its Color Range takes a fuzziness over
+ * Lab colours, which is not the same selection, so a colour without a point is `NOT_SUPPORTED` rather than something
+ * close to it. Text's `script` and `language`: the DOM's TextItem has no script, and its `language` is a list of
+ * Photoshop's own dictionaries, not BCP 47 tags. Adjustment and fill layers are not made through the scripts yet
+ * (ActionManager's `make` of an adjustment or content layer). The adjustment and filter types without a DOM method
+ * are listed as `unsupportedTypes`.
  */
-export const PHOTOSHOP_EDIT_CAPABILITIES: EditCapabilities = {
-  ...Object.fromEntries(Object.keys(SCRIPT_OF).map((name) => [name, UNSUPPORTED[name as EditName] === undefined ? {} : { unsupported: UNSUPPORTED[name as EditName] }])),
+const LIMITS: Partial<Record<EditName, EditCapability>> = {
+  "selection:fromColor": { unsupported: ["color"] },
+  "layer:create": { unsupported: ["script", "language"], unsupportedTypes: ["adjustment", "fill"] },
+  "layer:updateText": { unsupported: ["script", "language"] },
+  "layer:update": { unsupported: ["adjustment", "fill"] },
   "layer:adjust": { unsupportedTypes: PHOTOSHOP_UNSUPPORTED_ADJUSTMENTS },
   "filter:apply": { unsupportedTypes: PHOTOSHOP_UNSUPPORTED_FILTERS },
 };
+
+/** Every edit of the vocabulary, with what Photoshop cannot honour of it. */
+export const PHOTOSHOP_EDIT_CAPABILITIES: EditCapabilities = Object.fromEntries(
+  Object.keys(SCRIPT_OF).map((name) => [name, LIMITS[name as EditName] ?? {}]),
+);
 
 /**
  * A text edit with its font named by the PostScript name Photoshop takes.

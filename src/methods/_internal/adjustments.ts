@@ -54,7 +54,7 @@ export function resolveAdjustment(a: AdjustmentInput): ResolvedAdjustment {
       const ranges = Object.fromEntries(
         HUE_RANGES.map((name) => {
           const r = a.ranges?.[name];
-          return [name, r === undefined ? null : { hue: r.hue ?? 0, saturation: r.saturation ?? 0, lightness: r.lightness ?? 0 }];
+          return [name, r === undefined ? null : { hue: r.hue ?? 0, saturation: r.saturation ?? 0, lightness: r.lightness ?? 0, bounds: r.bounds ?? null }];
         }),
       ) as Extract<ResolvedAdjustment, { type: "hueSaturation" }>["ranges"];
       const colorize = a.colorize === undefined ? null : { hue: a.colorize.hue, saturation: a.colorize.saturation, lightness: a.colorize.lightness ?? 0 };

@@ -79,7 +79,8 @@ describe.skipIf(GIMP_SKIP !== undefined)("edits on GIMP", () => {
     const info = await call<{ editors: Array<{ edits?: Record<string, { unsupported?: string[] }> }> }>("getServerInfo");
     const edits = info.editors[0]!.edits!;
     expect(Object.keys(edits)).toHaveLength(32);
-    expect(edits["layer:update"]).toEqual({ unsupported: ["fillOpacity"] });
+    expect(edits["layer:update"]).toEqual({ unsupported: ["fillOpacity", "adjustment", "fill"] });
+    expect(edits["layer:create"]).toEqual({ unsupportedTypes: ["adjustment", "fill"] });
     expect(edits["layer:updateMask"]).toEqual({ unsupported: ["linked", "density", "feather"] });
     const error = await refusal("layer:update", { layerId: (await named("Label")).id, fillOpacity: 50 });
     expect([error.code, error.details]).toEqual(["NOT_SUPPORTED", { editor: "gimp", capability: "layer:update", field: "fillOpacity" }]);

@@ -9,6 +9,7 @@ import { type EmbeddedLayer, type GroupLayer, type PixelLayer, percentByte } fro
 import { emptyRaster, solidRaster } from "../raster.js";
 import { flattenLayers, requireLayer } from "../tree.js";
 import { reserveBuffer } from "./buffers.js";
+import { newContentLayer, updateContent } from "./content-layers.js";
 import type { EditHandlers } from "./context.js";
 import { pixelEdits } from "./layer-pixels.js";
 import { checkOpenGroup, checkUnlocked, lockHolder } from "./locks.js";
@@ -32,6 +33,9 @@ const stackEdits: EditHandlers = {
     let pixels = false;
     if (edit.kind === "group") {
       layer = { id: doc.nextLayerId++, kind: "group", name: edit.name, visible: true, opacity: 255, blendMode: "pass through", children: [] };
+    } else if (edit.kind === "adjustment" || edit.kind === "fill") {
+      layer = newContentLayer(doc, { ...edit, kind: edit.kind });
+      pixels = true;
     } else {
       // A transparent layer holds no buffer (its bounds are empty either way); a filled one covers the canvas.
       const color = edit.fillColor;
@@ -64,6 +68,7 @@ const stackEdits: EditHandlers = {
     if (edit.blendMode === "pass through" && layer.kind !== "group") {
       throw new BridgeError("BAD_REQUEST", "Only a group can pass through", { details: { layerId: layer.id, blendMode: edit.blendMode } });
     }
+    const content = updateContent(doc, layer, edit);
     if (edit.name !== undefined) layer.name = edit.name;
     if (edit.visible !== undefined) layer.visible = edit.visible;
     if (edit.opacity !== undefined) layer.opacity = percentByte(edit.opacity);
@@ -73,7 +78,7 @@ const stackEdits: EditHandlers = {
       const byte = percentByte(edit.fillOpacity);
       layer.fillOpacity = byte === 255 ? undefined : byte;
     }
-    context.changed(doc, { layers: true, pixels: blends || edit.visible !== undefined });
+    context.changed(doc, { layers: true, pixels: blends || content || edit.visible !== undefined });
     return undefined;
   },
 

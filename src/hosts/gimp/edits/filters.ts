@@ -96,6 +96,7 @@ function adjustBody(l: string, a: ResolvedAdjustment): string {
       const calls = [`(gimp-drawable-hue-saturation ${l} 0 ${fx(a.hue)} ${fx(a.lightness)} ${fx(a.saturation)} 0)`];
       for (const [name, range] of Object.entries(a.ranges)) {
         if (range === null) continue;
+        if (range.bounds !== null) refuse("layer:adjust", `adjustment.ranges.${name}.bounds`, "move a hue range's hues (its ranges are fixed)");
         calls.push(`(gimp-drawable-hue-saturation ${l} ${HUE_RANGE[name as keyof typeof HUE_RANGE]} ${fx(range.hue)} ${fx(range.lightness)} ${fx(range.saturation)} ${HUE_OVERLAP})`);
       }
       return calls.join(" ");

@@ -27,13 +27,14 @@ import { exactTurn, layerMatrix } from "./transform.js";
 
 /**
  * Every edit GIMP 2.10 makes, with the fields it cannot honour: GIMP has no fill opacity apart from a layer's
- * opacity, a layer mask that always moves with its layer, at full density, with no feather of its own, and text
- * whose script Pango finds from the characters (no setting for it).
+ * opacity, a layer mask that always moves with its layer, at full density, with no feather of its own, text whose
+ * script Pango finds from the characters (no setting for it), and no adjustment or fill layers.
  */
 export const GIMP_EDIT_CAPABILITIES: EditCapabilities = {
-  "layer:create": { unsupported: ["script"] },
+  // GIMP 2.10 has no adjustment or fill layers (its adjustments and gradient fills change pixels: layer:adjust).
+  "layer:create": { unsupported: ["script"], unsupportedTypes: ["adjustment", "fill"] },
   "layer:updateText": { unsupported: ["script"] },
-  "layer:update": { unsupported: ["fillOpacity"] },
+  "layer:update": { unsupported: ["fillOpacity", "adjustment", "fill"] },
   "layer:delete": {},
   "layer:duplicate": {},
   "layer:move": {},

@@ -78,9 +78,11 @@ describe.skipIf(GIMP_SKIP !== undefined)("edits on GIMP", () => {
   it("lists every edit with the fields GIMP cannot honour", async () => {
     const info = await call<{ editors: Array<{ edits?: Record<string, { unsupported?: string[] }> }> }>("getServerInfo");
     const edits = info.editors[0]!.edits!;
-    expect(Object.keys(edits)).toHaveLength(32);
+    // The 30 edits of the vocabulary, layer:adjust, filter:apply and layer:updateText.
+    expect(Object.keys(edits)).toHaveLength(33);
     expect(edits["layer:update"]).toEqual({ unsupported: ["fillOpacity", "adjustment", "fill"] });
-    expect(edits["layer:create"]).toEqual({ unsupportedTypes: ["adjustment", "fill"] });
+    expect(edits["layer:create"]).toEqual({ unsupported: ["script"], unsupportedTypes: ["adjustment", "fill"] });
+    expect(edits["layer:updateText"]).toEqual({ unsupported: ["script"] });
     expect(edits["layer:updateMask"]).toEqual({ unsupported: ["linked", "density", "feather"] });
     const error = await refusal("layer:update", { layerId: (await named("Label")).id, fillOpacity: 50 });
     expect([error.code, error.details]).toEqual(["NOT_SUPPORTED", { editor: "gimp", capability: "layer:update", field: "fillOpacity" }]);

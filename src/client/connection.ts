@@ -69,6 +69,8 @@ export class Connection extends BridgeResources implements MethodGroups {
   readonly history: MethodGroup<"history">;
   /** `font:list`: the editor's fonts for text layers. */
   readonly font: MethodGroup<"font">;
+  /** `filter:apply`: blurs, sharpening, noise and the other filters, applied to a layer's pixels. */
+  readonly filter: MethodGroup<"filter">;
 
   private readonly options: ConnectionOptions;
   private readonly WebSocketClass: WebSocketConstructor;
@@ -141,6 +143,7 @@ export class Connection extends BridgeResources implements MethodGroups {
     this.webhook = groups.webhook;
     this.history = groups.history;
     this.font = groups.font;
+    this.filter = groups.filter;
     this.openSocket();
   }
 

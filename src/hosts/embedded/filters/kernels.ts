@@ -105,57 +105,44 @@ function straight(values: Float32Array, width: number, height: number): Raster {
   return out;
 }
 
+/**
+ * One pass of a symmetric 1-D kernel over premultiplied pixels, `from` into `to`: along rows (`across`) or along
+ * columns, edges clamped.
+ */
+function convolvePass(from: Float32Array, to: Float32Array, width: number, height: number, taps: readonly number[], across: boolean, bands: RowBands): void {
+  const half = (taps.length - 1) / 2;
+  for (let y = 0; y < height; y++) {
+    bands.next();
+    for (let x = 0; x < width; x++) {
+      let r = 0;
+      let g = 0;
+      let bl = 0;
+      let al = 0;
+      for (let t = -half; t <= half; t++) {
+        const w = taps[t + half] as number;
+        const i = across ? (y * width + Math.min(width - 1, Math.max(0, x + t))) * 4 : (Math.min(height - 1, Math.max(0, y + t)) * width + x) * 4;
+        r += w * (from[i] as number);
+        g += w * (from[i + 1] as number);
+        bl += w * (from[i + 2] as number);
+        al += w * (from[i + 3] as number);
+      }
+      const o = (y * width + x) * 4;
+      to[o] = r;
+      to[o + 1] = g;
+      to[o + 2] = bl;
+      to[o + 3] = al;
+    }
+  }
+}
+
 /** A symmetric 1-D kernel (odd length, summing to 1) run along rows then columns, edges clamped. */
 function separable(src: Raster, taps: readonly number[], work: RowWork): Raster {
   const { width, height } = src;
-  const half = (taps.length - 1) / 2;
   const a = premultiplied(src);
   const b = new Float32Array(a.length);
   const bands = new RowBands(work);
-  for (let y = 0; y < height; y++) {
-    bands.next();
-    for (let x = 0; x < width; x++) {
-      let r = 0;
-      let g = 0;
-      let bl = 0;
-      let al = 0;
-      for (let t = -half; t <= half; t++) {
-        const w = taps[t + half] as number;
-        const i = (y * width + Math.min(width - 1, Math.max(0, x + t))) * 4;
-        r += w * (a[i] as number);
-        g += w * (a[i + 1] as number);
-        bl += w * (a[i + 2] as number);
-        al += w * (a[i + 3] as number);
-      }
-      const o = (y * width + x) * 4;
-      b[o] = r;
-      b[o + 1] = g;
-      b[o + 2] = bl;
-      b[o + 3] = al;
-    }
-  }
-  for (let y = 0; y < height; y++) {
-    bands.next();
-    for (let x = 0; x < width; x++) {
-      let r = 0;
-      let g = 0;
-      let bl = 0;
-      let al = 0;
-      for (let t = -half; t <= half; t++) {
-        const w = taps[t + half] as number;
-        const i = (Math.min(height - 1, Math.max(0, y + t)) * width + x) * 4;
-        r += w * (b[i] as number);
-        g += w * (b[i + 1] as number);
-        bl += w * (b[i + 2] as number);
-        al += w * (b[i + 3] as number);
-      }
-      const o = (y * width + x) * 4;
-      a[o] = r;
-      a[o + 1] = g;
-      a[o + 2] = bl;
-      a[o + 3] = al;
-    }
-  }
+  convolvePass(a, b, width, height, taps, true, bands);
+  convolvePass(b, a, width, height, taps, false, bands);
   bands.end(height * 2);
   return straight(a, width, height);
 }

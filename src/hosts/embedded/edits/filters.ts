@@ -17,13 +17,12 @@ import { copyOnto } from "../pixel-loops.js";
 import { cropRaster, emptyRaster, type Raster, unionBounds } from "../raster.js";
 import { selectionMask } from "../selection.js";
 import { requireLayer } from "../tree.js";
-import { ROW_BAND, type RowWork } from "../work.js";
+import { ROW_BAND } from "../work.js";
 import { reserveBuffer } from "./buffers.js";
 import type { EditContext, EditHandlers } from "./context.js";
-import { alphaBox } from "./layer-pixels.js";
+import { alphaBox, ownRect, rowsOf } from "./layer-pixels.js";
 import { checkUnlocked } from "./locks.js";
 
-const rowsOf = (context: EditContext): RowWork => ({ rows: () => context.checkpoint(context.call) });
 
 /** A pixel layer of the document by id. @throws BridgeError `BAD_REQUEST` for another kind, `LOCKED` when its pixels are locked. */
 function pixelLayer(doc: EmbeddedDocument, layerId: number, what: string): PixelLayer {
@@ -89,7 +88,7 @@ export const filterEdits: EditHandlers = {
     const { doc } = context;
     const layer = pixelLayer(doc, edit.layerId, "adjust");
     if (layer.width === 0 || layer.height === 0) return undefined;
-    const region = { left: layer.left, top: layer.top, right: layer.left + layer.width, bottom: layer.top + layer.height };
+    const region = ownRect(layer);
     const held = reserveBuffer(context, "An adjusted layer", layer.width, layer.height, 8);
     try {
       const before: Raster = { width: layer.width, height: layer.height, data: layer.data };
@@ -107,8 +106,7 @@ export const filterEdits: EditHandlers = {
   async "filter:apply"(context, edit) {
     const { doc } = context;
     const layer = pixelLayer(doc, edit.layerId, "filter");
-    const own = { left: layer.left, top: layer.top, right: layer.left + layer.width, bottom: layer.top + layer.height };
-    const region = layer.width > 0 && layer.height > 0 ? unionBounds(own, canvasRegion(doc)) : canvasRegion(doc);
+    const region = layer.width > 0 && layer.height > 0 ? unionBounds(ownRect(layer), canvasRegion(doc)) : canvasRegion(doc);
     const width = region.right - region.left;
     const height = region.bottom - region.top;
     // The layer over the region, the filtered copy, the selection's mix and the library's own copies.

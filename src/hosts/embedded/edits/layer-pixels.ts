@@ -26,10 +26,10 @@ import { checkUnlocked } from "./locks.js";
 import { subtree, takeOut } from "./stack.js";
 
 /** The call's checkpoints as the compositor's row reports. */
-const rowsOf = (context: EditContext): RowWork => ({ rows: () => context.checkpoint(context.call) });
+export const rowsOf = (context: EditContext): RowWork => ({ rows: () => context.checkpoint(context.call) });
 
 /** A pixel layer's own rectangle in document pixels (empty for a layer without a buffer). */
-function ownRect(layer: PixelLayer): HostBounds {
+export function ownRect(layer: PixelLayer): HostBounds {
   return layer.width > 0 && layer.height > 0 ? { left: layer.left, top: layer.top, right: layer.left + layer.width, bottom: layer.top + layer.height } : { left: 0, top: 0, right: 0, bottom: 0 };
 }
 

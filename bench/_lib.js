@@ -300,3 +300,16 @@ export function gradientLayer(width, height, seed) {
   }
   return { width, height, data };
 }
+
+/** A call context for host calls made directly by a bench (no transport, never cancelled). */
+export const BENCH_CTX = { signal: new AbortController().signal, caller: "bench" };
+
+/** Times one `edit` of an editor host on a fresh copy of the document (the copy is made and closed outside the timing). */
+export async function editOnCopy(host, documentId, edit) {
+  const copy = (await host.edit(BENCH_CTX, { documentId, edit: { op: "document:duplicate", name: "copy" } })).documentId;
+  const t0 = performance.now();
+  await host.edit(BENCH_CTX, { documentId: copy, edit });
+  const elapsed = performance.now() - t0;
+  await host.closeDocument(BENCH_CTX, copy);
+  return elapsed;
+}

@@ -7,7 +7,7 @@
 // Each run edits a fresh `document:duplicate` of the document (it shares the layers' buffers), closed afterwards.
 import sharp from "sharp";
 import { createEmbeddedHost } from "../dist/index.js";
-import { fmtMs, gradientLayer, latencyRow, log, max, median, medianDuration, min, printIfMain, ROUNDS } from "./_lib.js";
+import { BENCH_CTX, editOnCopy, fmtMs, gradientLayer, latencyRow, log, max, median, medianDuration, min, printIfMain, ROUNDS } from "./_lib.js";
 
 const RESIZE_WIDTH = Number(process.env.BENCH_EDIT_WIDTH ?? 4000);
 const RESIZE_HEIGHT = Number(process.env.BENCH_EDIT_HEIGHT ?? 3000);
@@ -16,7 +16,7 @@ const TURN_HEIGHT = 1500;
 const ANGLE = 30;
 const REPEATS = Number(process.env.BENCH_EDIT_REPEATS ?? 1);
 
-const ctx = { signal: new AbortController().signal, caller: "bench" };
+const ctx = BENCH_CTX;
 
 /** A document of `layers` (raw RGBA, each at 0, 0) on an opaque background, built through the host's own operations. */
 async function documentOf(host, width, height, layers) {
@@ -35,18 +35,8 @@ async function documentOf(host, width, height, layers) {
 /** Median time of `edit` over `REPEATS` fresh copies of the document (each made and closed outside the timing). */
 async function onCopies(host, documentId, edit) {
   const samples = [];
-  for (let i = 0; i < REPEATS; i++) samples.push(await onCopy(host, documentId, edit));
+  for (let i = 0; i < REPEATS; i++) samples.push(await editOnCopy(host, documentId, edit));
   return median(samples);
-}
-
-/** Times `edit` on a fresh copy of the document (the copy is made and closed outside the timing). */
-async function onCopy(host, documentId, edit) {
-  const copy = (await host.edit(ctx, { documentId, edit: { op: "document:duplicate", name: "copy" } })).documentId;
-  const t0 = performance.now();
-  await host.edit(ctx, { documentId: copy, edit });
-  const elapsed = performance.now() - t0;
-  await host.closeDocument(ctx, copy);
-  return elapsed;
 }
 
 /** Alternates host and sharp runs over the rounds; medians of each. */

@@ -9,23 +9,14 @@
 // Each run edits a fresh `document:duplicate` of the document (made and closed outside the timing).
 import sharp from "sharp";
 import { createEmbeddedHost } from "../dist/index.js";
-import { fmtMs, gradientLayer, latencyRow, log, max, median, medianDuration, min, printIfMain, ROUNDS } from "./_lib.js";
+import { BENCH_CTX, editOnCopy, fmtMs, gradientLayer, latencyRow, log, max, median, medianDuration, min, printIfMain, ROUNDS } from "./_lib.js";
 
 const WIDTH = 2000;
 const HEIGHT = 1500;
 const SIGMA = 10;
 const REPEATS = Number(process.env.BENCH_FILTER_REPEATS ?? 1);
 
-const ctx = { signal: new AbortController().signal, caller: "bench" };
-
-async function onCopy(host, documentId, edit) {
-  const copy = (await host.edit(ctx, { documentId, edit: { op: "document:duplicate", name: "copy" } })).documentId;
-  const t0 = performance.now();
-  await host.edit(ctx, { documentId: copy, edit });
-  const elapsed = performance.now() - t0;
-  await host.closeDocument(ctx, copy);
-  return elapsed;
-}
+const ctx = BENCH_CTX;
 
 export async function run() {
   const rows = [];
@@ -50,7 +41,7 @@ export async function run() {
     for (let round = 0; round < ROUNDS; round++) {
       const hostRun = async () => {
         const samples = [];
-        for (let i = 0; i < REPEATS; i++) samples.push(await onCopy(host, doc.id, edit));
+        for (let i = 0; i < REPEATS; i++) samples.push(await editOnCopy(host, doc.id, edit));
         bridge.push(median(samples));
       };
       const sharpRun = async () => baseline.push(await medianDuration(REPEATS, sharpBlur));

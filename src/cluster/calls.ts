@@ -79,6 +79,13 @@ export class ClusterCalls {
     private readonly aliveEveryMs: number,
     /** A bridge turned out not to be there (NATS has no subscriber for it). */
     private readonly gone: (bridge: string) => void,
+    /**
+     * Whether `bridge` is still a member of the cluster (its entry in the members bucket has not expired). NATS
+     * answers "no responders" for a dead bridge only when nobody else subscribes to its subjects: a monitor
+     * subscribed to the cluster's whole subject tree, or a half-open connection, leaves the liveness request
+     * unanswered instead, and the members' time to live is what ends the wait then.
+     */
+    private readonly present: (bridge: string) => boolean,
     private readonly signing?: CallSigning | undefined,
   ) {
     this.checker = signing === undefined ? undefined : new SealChecker(signing.secret, signing.maxAgeMs);
@@ -140,11 +147,16 @@ export class ClusterCalls {
     cancel?.addEventListener("abort", onCancel, { once: true });
     const unavailable = (why: string): BridgeError =>
       new BridgeError("HOST_UNAVAILABLE", `Bridge "${bridge}" of this cluster ${why}`, { details: { bridge, method: call.method }, retryable: true });
-    // A bridge that dies mid-call never answers: while waiting, check every `aliveEveryMs` that it is still there.
+    // A bridge that dies mid-call never answers: while waiting, check every `aliveEveryMs` that it is still there,
+    // by asking it (NATS answers at once when nobody holds its subjects) and by the members bucket.
     let gone: (error: BridgeError) => void = () => {};
     const died = new Promise<never>((_, reject) => (gone = reject));
     died.catch(() => {}); // settled after the answer came: nobody waits for it any more
     const watch = setInterval(() => {
+      if (!this.present(bridge)) {
+        gone(unavailable("went away while running the call"));
+        return;
+      }
       this.nc.request(`${this.cluster}.alive.${bridge}`, undefined, { timeout: this.aliveEveryMs }).catch((error: unknown) => {
         if (!isNoResponders(error)) return;
         this.gone(bridge);

@@ -269,7 +269,7 @@ export class ClusterNode {
     this.transfers = new Transfers(nc, `${this.name}.transfer.${this.bridge}`, this.limits);
     this.transfers.start();
     const signing = this.options.secret === undefined ? undefined : { secret: this.options.secret, maxAgeMs: this.limits.clusterCallMaxAgeMs };
-    this.calls = new ClusterCalls(nc, this.name, this.bridge, this.transfers, this.log, this.limits.clusterHeartbeatMs, (bridge) => this.roster.noResponders(bridge), signing);
+    this.calls = new ClusterCalls(nc, this.name, this.bridge, this.transfers, this.log, this.limits.clusterHeartbeatMs, (bridge) => this.roster.noResponders(bridge), (bridge) => this.roster.has(bridge), signing);
     if (this.runCall !== undefined) this.calls.serve(this.runCall);
     this.events = new ClusterEvents(
       nc,

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { layerRef, oneRef } from "./adjustments.js";
 import { GRADIENT_STYLES, MAX_FILL_STOPS } from "./fills.js";
 import { EditedLayerSchema } from "./resources.js";
 
@@ -283,15 +284,6 @@ export interface ResolvedGlobalLight {
   readonly angle: number;
   readonly altitude?: number | undefined;
 }
-
-const layerRef = {
-  documentId: z.number().int().optional(),
-  /** The revision the caller last saw; the edit is refused with `CONFLICT` when the document has another. */
-  ifRevision: z.number().int().nonnegative().optional(),
-  layerId: z.number().int().optional(),
-  layerIndex: z.number().int().nonnegative().optional(),
-};
-const oneRef = (p: { layerId?: number | undefined; layerIndex?: number | undefined }): boolean => p.layerId === undefined || p.layerIndex === undefined;
 
 /** `layer:setEffects`'s schema, merged into the method table. */
 export const EFFECT_METHOD_SCHEMAS = {

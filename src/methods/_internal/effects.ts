@@ -102,35 +102,21 @@ export function resolveEffects(
   const D = EFFECT_DEFAULTS;
   const out: { -readonly [K in keyof ResolvedEffects]: ResolvedEffects[K] } = {};
   const { dropShadow: ds, innerShadow: is, outerGlow: og, innerGlow: ig, bevel: bv, satin: st, colorOverlay: co, gradientOverlay: go, stroke: sk } = input;
+  const shadow = (e: NonNullable<EffectsInput["innerShadow"]>, d: typeof D.dropShadow | typeof D.innerShadow, name: string) => ({
+    ...blend(e, d, name),
+    color: color(e.color, d.color, `effects.${name}.color`),
+    ...lit(e, name),
+    distance: e.distance ?? d.distance,
+    size: e.size ?? d.size,
+    contour: e.contour,
+    antiAlias: e.antiAlias ?? d.antiAlias,
+    noise: e.noise ?? d.noise,
+  });
   if (ds) {
     const d = D.dropShadow;
-    out.dropShadow = {
-      ...blend(ds, d, "dropShadow"),
-      color: color(ds.color, d.color, "effects.dropShadow.color"),
-      ...lit(ds, "dropShadow"),
-      distance: ds.distance ?? d.distance,
-      spread: ds.spread ?? d.spread,
-      size: ds.size ?? d.size,
-      contour: ds.contour,
-      antiAlias: ds.antiAlias ?? d.antiAlias,
-      noise: ds.noise ?? d.noise,
-      layerKnocksOut: ds.layerKnocksOut ?? d.layerKnocksOut,
-    };
+    out.dropShadow = { ...shadow(ds, d, "dropShadow"), spread: ds.spread ?? d.spread, layerKnocksOut: ds.layerKnocksOut ?? d.layerKnocksOut };
   }
-  if (is) {
-    const d = D.innerShadow;
-    out.innerShadow = {
-      ...blend(is, d, "innerShadow"),
-      color: color(is.color, d.color, "effects.innerShadow.color"),
-      ...lit(is, "innerShadow"),
-      distance: is.distance ?? d.distance,
-      choke: is.choke ?? d.choke,
-      size: is.size ?? d.size,
-      contour: is.contour,
-      antiAlias: is.antiAlias ?? d.antiAlias,
-      noise: is.noise ?? d.noise,
-    };
-  }
+  if (is) out.innerShadow = { ...shadow(is, D.innerShadow, "innerShadow"), choke: is.choke ?? D.innerShadow.choke };
   const glow = (g: NonNullable<EffectsInput["outerGlow"]>, d: typeof D.outerGlow | typeof D.innerGlow, name: string) => ({
     ...blend(g, d, name),
     color: color(g.color, d.color, `effects.${name}.color`),

@@ -233,35 +233,20 @@ export function typedEffects(info: LayerEffectsInfo | undefined, globalAngle: nu
     const useGlobalLight = e.useGlobalLight !== false;
     return { angle: round(useGlobalLight ? globalAngle : finite(e.angle, globalAngle)), useGlobalLight };
   };
+  const shadow = (e: LayerEffectShadow) => ({
+    ...blendOf(e, "multiply"),
+    color: colorOf(e.color, "#000000"),
+    ...light(e),
+    distance: pxOf(e.distance),
+    size: pxOf(e.size),
+    noise: pct((e as { noise?: number }).noise, 0),
+    antiAlias: e.antialiased === true,
+    ...pointsOf(e.contour),
+  });
   const ds = first(info.dropShadow);
-  if (ds) {
-    out.dropShadow = {
-      ...blendOf(ds, "multiply"),
-      color: colorOf(ds.color, "#000000"),
-      ...light(ds),
-      distance: pxOf(ds.distance),
-      spread: pxOf(ds.choke),
-      size: pxOf(ds.size),
-      noise: pct((ds as { noise?: number }).noise, 0),
-      antiAlias: ds.antialiased === true,
-      layerKnocksOut: ds.layerConceals !== false,
-      ...pointsOf(ds.contour),
-    };
-  }
+  if (ds) out.dropShadow = { ...shadow(ds), spread: pxOf(ds.choke), layerKnocksOut: ds.layerConceals !== false };
   const is = first(info.innerShadow);
-  if (is) {
-    out.innerShadow = {
-      ...blendOf(is, "multiply"),
-      color: colorOf(is.color, "#000000"),
-      ...light(is),
-      distance: pxOf(is.distance),
-      choke: pxOf(is.choke),
-      size: pxOf(is.size),
-      noise: pct((is as { noise?: number }).noise, 0),
-      antiAlias: is.antialiased === true,
-      ...pointsOf(is.contour),
-    };
-  }
+  if (is) out.innerShadow = { ...shadow(is), choke: pxOf(is.choke) };
   const glow = (g: NonNullable<LayerEffectsInfo["outerGlow"] | LayerEffectsInfo["innerGlow"]>) => ({
     ...blendOf(g, "screen"),
     color: colorOf(g.color, "#ffffbe"),

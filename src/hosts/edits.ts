@@ -1,4 +1,5 @@
 import type { ResolvedAdjustment, ResolvedFilter } from "../protocol/adjustments.js";
+import type { ResolvedEffects, ResolvedGlobalLight } from "../protocol/effects.js";
 import type { ResolvedFill } from "../protocol/fills.js";
 import type { HostRect, TEXT_ALIGNMENTS, TEXT_DIRECTIONS } from "../protocol/index.js";
 
@@ -196,8 +197,19 @@ export type FilterEdit =
   | { readonly op: "layer:adjust"; readonly layerId: number; readonly adjustment: ResolvedAdjustment }
   | { readonly op: "filter:apply"; readonly layerId: number; readonly filter: ResolvedFilter };
 
+/**
+ * A layer's effects replaced whole (an empty `effects` clears them), and the document's global light set when the
+ * call names it, in one step. Settings arrive resolved (see `protocol/effects.ts`).
+ */
+export interface EffectsEdit {
+  readonly op: "layer:setEffects";
+  readonly layerId: number;
+  readonly effects: ResolvedEffects;
+  readonly globalLight?: ResolvedGlobalLight | undefined;
+}
+
 /** One edit, as the methods send it to an editor. */
-export type EditOp = LayerEdit | DocumentEdit | SelectionEdit | FilterEdit;
+export type EditOp = LayerEdit | DocumentEdit | SelectionEdit | FilterEdit | EffectsEdit;
 
 /** Every edit's name: the method that sends it. */
 export type EditName = EditOp["op"];

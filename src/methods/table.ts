@@ -3,6 +3,7 @@ import { actionMethods } from "./action.js";
 import { clientMethods } from "./clients.js";
 import { documentMethods } from "./document.js";
 import { documentEditMethods } from "./edit-document.js";
+import { effectEditMethods } from "./edit-effects.js";
 import { filterEditMethods } from "./edit-filters.js";
 import { layerEditMethods } from "./edit-layer.js";
 import { selectionEditMethods } from "./edit-selection.js";
@@ -29,6 +30,7 @@ export const BUILTIN_METHODS: readonly MethodDefinition[] = [
   ...documentEditMethods,
   ...selectionEditMethods,
   ...filterEditMethods,
+  ...effectEditMethods,
   ...textMethods,
   ...historyMethods,
   ...actionMethods,

@@ -328,14 +328,16 @@ export type ResolvedFilter =
   | { readonly type: "emboss"; readonly azimuth: number; readonly elevation: number; readonly depth: number }
   | { readonly type: "highPass"; readonly radius: number };
 
-const layerRef = {
+/** A layer reference of an edit of one layer, with the revision the caller last saw. */
+export const layerRef = {
   documentId: z.number().int().optional(),
   /** The revision the caller last saw; the edit is refused with `CONFLICT` when the document has another. */
   ifRevision: z.number().int().nonnegative().optional(),
   layerId: z.number().int().optional(),
   layerIndex: z.number().int().nonnegative().optional(),
 };
-const oneRef = (p: { layerId?: number | undefined; layerIndex?: number | undefined }): boolean => p.layerId === undefined || p.layerIndex === undefined;
+/** At most one of `layerId` and `layerIndex`. */
+export const oneRef = (p: { layerId?: number | undefined; layerIndex?: number | undefined }): boolean => p.layerId === undefined || p.layerIndex === undefined;
 
 /** The destructive operations' schemas (`layer:adjust`, `filter:apply`), merged into the method table. */
 export const FILTER_METHOD_SCHEMAS = {

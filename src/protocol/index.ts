@@ -13,5 +13,6 @@ export * from "./batch.js";
 export * from "./edit-methods.js";
 export * from "./adjustments.js";
 export * from "./fills.js";
+export * from "./effects.js";
 export * from "./history.js";
 export * from "./text.js";

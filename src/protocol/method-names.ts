@@ -63,6 +63,7 @@ export const BUILTIN_METHODS = {
   "layer:updateMask": { spec: false },
   "layer:adjust": { spec: false },
   "filter:apply": { spec: false },
+  "layer:setEffects": { spec: false },
   "layer:updateText": { spec: false },
   "document:resize": { spec: false },
   "document:resizeCanvas": { spec: false },

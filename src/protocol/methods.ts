@@ -18,6 +18,7 @@ import {
   WebhookViewSchema,
 } from "./resources.js";
 import { FILTER_METHOD_SCHEMAS } from "./adjustments.js";
+import { EFFECT_METHOD_SCHEMAS } from "./effects.js";
 import { EDIT_METHOD_SCHEMAS } from "./edit-methods.js";
 import { HISTORY_METHOD_SCHEMAS } from "./history.js";
 import { TEXT_METHOD_SCHEMAS } from "./text.js";
@@ -357,6 +358,7 @@ export const METHOD_SCHEMAS = {
   "webhook:deliveries": { params: WebhookRef, result: z.object({ webhook: WebhookViewSchema, deliveries: z.array(WebhookDeliverySchema) }) },
   ...EDIT_METHOD_SCHEMAS,
   ...FILTER_METHOD_SCHEMAS,
+  ...EFFECT_METHOD_SCHEMAS,
   ...HISTORY_METHOD_SCHEMAS,
   ...TEXT_METHOD_SCHEMAS,
 } as const;

@@ -82,6 +82,11 @@ export interface HostLayer {
   adjustment?: { type: string; [setting: string]: unknown } | undefined;
   /** A fill layer's settings, as `layer:create {kind: "fill"}` takes them (a pattern's as `{type: "pattern", name}`). */
   fill?: { type: string; [setting: string]: unknown } | undefined;
+  /**
+   * The layer's effects that are on, as `layer:setEffects` takes them (where the editor reads them); absent when it
+   * has none. An effect using the global light reads back the light's angle.
+   */
+  effects?: { [effect: string]: unknown } | undefined;
   children?: HostLayer[] | undefined;
 }
 
@@ -158,6 +163,7 @@ const hostLayerFields = () => ({
   text: LayerTextSchema.optional(),
   adjustment: z.object({ type: z.string() }).catchall(z.unknown()).optional(),
   fill: z.object({ type: z.string() }).catchall(z.unknown()).optional(),
+  effects: z.record(z.string(), z.unknown()).optional(),
   children: z.array(HostLayerSchema).optional(),
 });
 

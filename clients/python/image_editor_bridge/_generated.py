@@ -151,6 +151,7 @@ class HostLayer(_HostLayerRequired, total=False):
     text: HostLayerText
     adjustment: HostLayerAdjustment
     fill: HostLayerFill
+    effects: dict[str, Any]
     children: list[HostLayer]
 
 
@@ -1117,6 +1118,7 @@ class LayerCreateResult(_LayerCreateResultRequired, total=False):
     text: LayerCreateResultText
     adjustment: LayerCreateResultAdjustment
     fill: LayerCreateResultFill
+    effects: dict[str, Any]
     children: list[HostLayer]
 
 
@@ -2158,6 +2160,7 @@ class LayerUpdateResult(_LayerUpdateResultRequired, total=False):
     text: LayerUpdateResultText
     adjustment: LayerUpdateResultAdjustment
     fill: LayerUpdateResultFill
+    effects: dict[str, Any]
     children: list[HostLayer]
 
 
@@ -2732,6 +2735,7 @@ class LayerDuplicateResult(_LayerDuplicateResultRequired, total=False):
     text: LayerDuplicateResultText
     adjustment: LayerDuplicateResultAdjustment
     fill: LayerDuplicateResultFill
+    effects: dict[str, Any]
     children: list[HostLayer]
 
 
@@ -2815,6 +2819,7 @@ class LayerMoveResult(_LayerMoveResultRequired, total=False):
     text: LayerMoveResultText
     adjustment: LayerMoveResultAdjustment
     fill: LayerMoveResultFill
+    effects: dict[str, Any]
     children: list[HostLayer]
 
 
@@ -2897,6 +2902,7 @@ class LayerGroupResult(_LayerGroupResultRequired, total=False):
     text: LayerGroupResultText
     adjustment: LayerGroupResultAdjustment
     fill: LayerGroupResultFill
+    effects: dict[str, Any]
     children: list[HostLayer]
 
 
@@ -2992,6 +2998,7 @@ class LayerMergeResult(_LayerMergeResultRequired, total=False):
     text: LayerMergeResultText
     adjustment: LayerMergeResultAdjustment
     fill: LayerMergeResultFill
+    effects: dict[str, Any]
     children: list[HostLayer]
 
 
@@ -3071,6 +3078,7 @@ class LayerRasterizeResult(_LayerRasterizeResultRequired, total=False):
     text: LayerRasterizeResultText
     adjustment: LayerRasterizeResultAdjustment
     fill: LayerRasterizeResultFill
+    effects: dict[str, Any]
     children: list[HostLayer]
 
 
@@ -3156,6 +3164,7 @@ class LayerFillResult(_LayerFillResultRequired, total=False):
     text: LayerFillResultText
     adjustment: LayerFillResultAdjustment
     fill: LayerFillResultFill
+    effects: dict[str, Any]
     children: list[HostLayer]
 
 
@@ -3235,6 +3244,7 @@ class LayerClearResult(_LayerClearResultRequired, total=False):
     text: LayerClearResultText
     adjustment: LayerClearResultAdjustment
     fill: LayerClearResultFill
+    effects: dict[str, Any]
     children: list[HostLayer]
 
 
@@ -3328,6 +3338,7 @@ class LayerTransformResult(_LayerTransformResultRequired, total=False):
     text: LayerTransformResultText
     adjustment: LayerTransformResultAdjustment
     fill: LayerTransformResultFill
+    effects: dict[str, Any]
     children: list[HostLayer]
 
 
@@ -3416,6 +3427,7 @@ class LayerAddMaskResult(_LayerAddMaskResultRequired, total=False):
     text: LayerAddMaskResultText
     adjustment: LayerAddMaskResultAdjustment
     fill: LayerAddMaskResultFill
+    effects: dict[str, Any]
     children: list[HostLayer]
 
 
@@ -3495,6 +3507,7 @@ class LayerDeleteMaskResult(_LayerDeleteMaskResultRequired, total=False):
     text: LayerDeleteMaskResultText
     adjustment: LayerDeleteMaskResultAdjustment
     fill: LayerDeleteMaskResultFill
+    effects: dict[str, Any]
     children: list[HostLayer]
 
 
@@ -3574,6 +3587,7 @@ class LayerApplyMaskResult(_LayerApplyMaskResultRequired, total=False):
     text: LayerApplyMaskResultText
     adjustment: LayerApplyMaskResultAdjustment
     fill: LayerApplyMaskResultFill
+    effects: dict[str, Any]
     children: list[HostLayer]
 
 
@@ -3657,6 +3671,7 @@ class LayerUpdateMaskResult(_LayerUpdateMaskResultRequired, total=False):
     text: LayerUpdateMaskResultText
     adjustment: LayerUpdateMaskResultAdjustment
     fill: LayerUpdateMaskResultFill
+    effects: dict[str, Any]
     children: list[HostLayer]
 
 
@@ -4348,6 +4363,7 @@ class LayerAdjustResult(_LayerAdjustResultRequired, total=False):
     text: LayerAdjustResultText
     adjustment: LayerAdjustResultAdjustment
     fill: LayerAdjustResultFill
+    effects: dict[str, Any]
     children: list[HostLayer]
 
 
@@ -4953,6 +4969,7 @@ class FilterApplyResult(_FilterApplyResultRequired, total=False):
     text: FilterApplyResultText
     adjustment: FilterApplyResultAdjustment
     fill: FilterApplyResultFill
+    effects: dict[str, Any]
     children: list[HostLayer]
 
 
@@ -5094,6 +5111,589 @@ class FilterApplyFilter10(_FilterApplyFilter10Required, total=False):
     radius: float
 
 
+class _LayerSetEffectsParamsRequired(TypedDict):
+    effects: LayerSetEffectsParamsEffects
+
+
+class LayerSetEffectsParams(_LayerSetEffectsParamsRequired, total=False):
+    """The `LayerSetEffectsParams` object of the bridge's schema."""
+    documentId: int
+    ifRevision: int
+    layerId: int
+    layerIndex: int
+    globalLight: LayerSetEffectsParamsGlobalLight
+
+
+class LayerSetEffectsParamsEffects(TypedDict, total=False):
+    """The `LayerSetEffectsParamsEffects` object of the bridge's schema."""
+    dropShadow: LayerSetEffectsParamsEffectsDropShadow
+    innerShadow: LayerSetEffectsParamsEffectsInnerShadow
+    outerGlow: LayerSetEffectsParamsEffectsOuterGlow
+    innerGlow: LayerSetEffectsParamsEffectsInnerGlow
+    bevel: LayerSetEffectsParamsEffectsBevel
+    satin: LayerSetEffectsParamsEffectsSatin
+    colorOverlay: LayerSetEffectsParamsEffectsColorOverlay
+    gradientOverlay: LayerSetEffectsParamsEffectsGradientOverlay
+    stroke: LayerSetEffectsParamsEffectsStroke
+
+
+class LayerSetEffectsParamsEffectsDropShadow(TypedDict, total=False):
+    """The `LayerSetEffectsParamsEffectsDropShadow` object of the bridge's schema."""
+    blendMode: str
+    opacity: float
+    color: str
+    angle: float
+    useGlobalLight: bool
+    distance: float
+    size: float
+    contour: list[LayerSetEffectsParamsEffectsDropShadowContourItem]
+    antiAlias: bool
+    noise: float
+    spread: float
+    layerKnocksOut: bool
+
+
+class LayerSetEffectsParamsEffectsDropShadowContourItem(TypedDict):
+    """The `LayerSetEffectsParamsEffectsDropShadowContourItem` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class LayerSetEffectsParamsEffectsInnerShadow(TypedDict, total=False):
+    """The `LayerSetEffectsParamsEffectsInnerShadow` object of the bridge's schema."""
+    blendMode: str
+    opacity: float
+    color: str
+    angle: float
+    useGlobalLight: bool
+    distance: float
+    size: float
+    contour: list[LayerSetEffectsParamsEffectsInnerShadowContourItem]
+    antiAlias: bool
+    noise: float
+    choke: float
+
+
+class LayerSetEffectsParamsEffectsInnerShadowContourItem(TypedDict):
+    """The `LayerSetEffectsParamsEffectsInnerShadowContourItem` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class LayerSetEffectsParamsEffectsOuterGlow(TypedDict, total=False):
+    """The `LayerSetEffectsParamsEffectsOuterGlow` object of the bridge's schema."""
+    blendMode: str
+    opacity: float
+    color: str
+    noise: float
+    technique: Literal["softer", "precise"]
+    size: float
+    contour: list[LayerSetEffectsParamsEffectsOuterGlowContourItem]
+    antiAlias: bool
+    range: float
+    jitter: float
+    spread: float
+
+
+class LayerSetEffectsParamsEffectsOuterGlowContourItem(TypedDict):
+    """The `LayerSetEffectsParamsEffectsOuterGlowContourItem` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class LayerSetEffectsParamsEffectsInnerGlow(TypedDict, total=False):
+    """The `LayerSetEffectsParamsEffectsInnerGlow` object of the bridge's schema."""
+    blendMode: str
+    opacity: float
+    color: str
+    noise: float
+    technique: Literal["softer", "precise"]
+    size: float
+    contour: list[LayerSetEffectsParamsEffectsInnerGlowContourItem]
+    antiAlias: bool
+    range: float
+    jitter: float
+    source: Literal["edge", "center"]
+    choke: float
+
+
+class LayerSetEffectsParamsEffectsInnerGlowContourItem(TypedDict):
+    """The `LayerSetEffectsParamsEffectsInnerGlowContourItem` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class LayerSetEffectsParamsEffectsBevel(TypedDict, total=False):
+    """The `LayerSetEffectsParamsEffectsBevel` object of the bridge's schema."""
+    style: Literal["innerBevel", "outerBevel", "emboss", "pillowEmboss", "strokeEmboss"]
+    technique: Literal["smooth", "chiselHard", "chiselSoft"]
+    depth: float
+    direction: Literal["up", "down"]
+    size: float
+    soften: float
+    angle: float
+    altitude: float
+    useGlobalLight: bool
+    contour: list[LayerSetEffectsParamsEffectsBevelContourItem]
+    antiAlias: bool
+    highlight: LayerSetEffectsParamsEffectsBevelHighlight
+    shadow: LayerSetEffectsParamsEffectsBevelShadow
+
+
+class LayerSetEffectsParamsEffectsBevelContourItem(TypedDict):
+    """The `LayerSetEffectsParamsEffectsBevelContourItem` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class LayerSetEffectsParamsEffectsBevelHighlight(TypedDict, total=False):
+    """The `LayerSetEffectsParamsEffectsBevelHighlight` object of the bridge's schema."""
+    color: str
+    blendMode: str
+    opacity: float
+
+
+class LayerSetEffectsParamsEffectsBevelShadow(TypedDict, total=False):
+    """The `LayerSetEffectsParamsEffectsBevelShadow` object of the bridge's schema."""
+    color: str
+    blendMode: str
+    opacity: float
+
+
+class LayerSetEffectsParamsEffectsSatin(TypedDict, total=False):
+    """The `LayerSetEffectsParamsEffectsSatin` object of the bridge's schema."""
+    blendMode: str
+    opacity: float
+    color: str
+    angle: float
+    distance: float
+    size: float
+    contour: list[LayerSetEffectsParamsEffectsSatinContourItem]
+    antiAlias: bool
+    invert: bool
+
+
+class LayerSetEffectsParamsEffectsSatinContourItem(TypedDict):
+    """The `LayerSetEffectsParamsEffectsSatinContourItem` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class LayerSetEffectsParamsEffectsColorOverlay(TypedDict, total=False):
+    """The `LayerSetEffectsParamsEffectsColorOverlay` object of the bridge's schema."""
+    blendMode: str
+    opacity: float
+    color: str
+
+
+class _LayerSetEffectsParamsEffectsGradientOverlayRequired(TypedDict):
+    stops: list[LayerSetEffectsParamsEffectsGradientOverlayStopsItem]
+
+
+class LayerSetEffectsParamsEffectsGradientOverlay(_LayerSetEffectsParamsEffectsGradientOverlayRequired, total=False):
+    """The `LayerSetEffectsParamsEffectsGradientOverlay` object of the bridge's schema."""
+    blendMode: str
+    opacity: float
+    style: Literal["linear", "radial", "angle", "reflected", "diamond"]
+    angle: float
+    scale: float
+    reverse: bool
+    align: bool
+    offset: LayerSetEffectsParamsEffectsGradientOverlayOffset
+    smoothness: float
+    interpolation: Literal["classic", "perceptual", "linear", "smooth"]
+    dither: bool
+
+
+class _LayerSetEffectsParamsEffectsGradientOverlayStopsItemRequired(TypedDict):
+    location: float
+    color: str
+
+
+class LayerSetEffectsParamsEffectsGradientOverlayStopsItem(_LayerSetEffectsParamsEffectsGradientOverlayStopsItemRequired, total=False):
+    """The `LayerSetEffectsParamsEffectsGradientOverlayStopsItem` object of the bridge's schema."""
+    midpoint: float
+
+
+class LayerSetEffectsParamsEffectsGradientOverlayOffset(TypedDict):
+    """The `LayerSetEffectsParamsEffectsGradientOverlayOffset` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class LayerSetEffectsParamsEffectsStroke(TypedDict, total=False):
+    """The `LayerSetEffectsParamsEffectsStroke` object of the bridge's schema."""
+    blendMode: str
+    opacity: float
+    size: float
+    position: Literal["outside", "inside", "center"]
+    color: str
+    gradient: LayerSetEffectsParamsEffectsStrokeGradient
+
+
+class _LayerSetEffectsParamsEffectsStrokeGradientRequired(TypedDict):
+    stops: list[LayerSetEffectsParamsEffectsStrokeGradientStopsItem]
+
+
+class LayerSetEffectsParamsEffectsStrokeGradient(_LayerSetEffectsParamsEffectsStrokeGradientRequired, total=False):
+    """The `LayerSetEffectsParamsEffectsStrokeGradient` object of the bridge's schema."""
+    style: Literal["linear", "radial", "angle", "reflected", "diamond"]
+    angle: float
+    scale: float
+    reverse: bool
+    align: bool
+    offset: LayerSetEffectsParamsEffectsStrokeGradientOffset
+    smoothness: float
+    interpolation: Literal["classic", "perceptual", "linear", "smooth"]
+    dither: bool
+
+
+class _LayerSetEffectsParamsEffectsStrokeGradientStopsItemRequired(TypedDict):
+    location: float
+    color: str
+
+
+class LayerSetEffectsParamsEffectsStrokeGradientStopsItem(_LayerSetEffectsParamsEffectsStrokeGradientStopsItemRequired, total=False):
+    """The `LayerSetEffectsParamsEffectsStrokeGradientStopsItem` object of the bridge's schema."""
+    midpoint: float
+
+
+class LayerSetEffectsParamsEffectsStrokeGradientOffset(TypedDict):
+    """The `LayerSetEffectsParamsEffectsStrokeGradientOffset` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class _LayerSetEffectsParamsGlobalLightRequired(TypedDict):
+    angle: float
+
+
+class LayerSetEffectsParamsGlobalLight(_LayerSetEffectsParamsGlobalLightRequired, total=False):
+    """The `LayerSetEffectsParamsGlobalLight` object of the bridge's schema."""
+    altitude: float
+
+
+class _LayerSetEffectsResultRequired(TypedDict):
+    id: int
+    index: int
+    name: str
+    kind: Literal["pixel", "group", "text", "shape", "adjustment", "smartObject", "background", "fill"]
+    visible: bool
+    opacity: float
+    blendMode: str
+    bounds: HostBounds
+    rect: HostRect
+    clipped: bool
+    documentId: int
+    revision: int
+
+
+class LayerSetEffectsResult(_LayerSetEffectsResultRequired, total=False):
+    """The `LayerSetEffectsResult` object of the bridge's schema."""
+    locked: bool
+    fillOpacity: float
+    mask: LayerSetEffectsResultMask
+    text: LayerSetEffectsResultText
+    adjustment: LayerSetEffectsResultAdjustment
+    fill: LayerSetEffectsResultFill
+    effects: dict[str, Any]
+    children: list[HostLayer]
+
+
+class LayerSetEffectsResultMask(TypedDict):
+    """The `LayerSetEffectsResultMask` object of the bridge's schema."""
+    enabled: bool
+    linked: bool
+    density: float
+    feather: float
+
+
+class _LayerSetEffectsResultTextRequired(TypedDict):
+    text: str
+    font: str
+    size: float
+    color: str
+    alignment: Literal["left", "center", "right", "justify"]
+    tracking: float
+    antiAlias: bool
+
+
+class LayerSetEffectsResultText(_LayerSetEffectsResultTextRequired, total=False):
+    """The `LayerSetEffectsResultText` object of the bridge's schema."""
+    position: LayerSetEffectsResultTextPosition
+    box: HostRect
+    leading: float
+    direction: Literal["ltr", "rtl", "ttb", "btt"]
+    script: str
+    language: str
+    fallbackFonts: list[str]
+
+
+class LayerSetEffectsResultTextPosition(TypedDict):
+    """The `LayerSetEffectsResultTextPosition` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class LayerSetEffectsResultAdjustment(TypedDict):
+    """The `LayerSetEffectsResultAdjustment` object of the bridge's schema."""
+    type: str
+
+
+class LayerSetEffectsResultFill(TypedDict):
+    """The `LayerSetEffectsResultFill` object of the bridge's schema."""
+    type: str
+
+
+class LayerSetEffectsEffects(TypedDict, total=False):
+    """The `LayerSetEffectsEffects` object of the bridge's schema."""
+    dropShadow: LayerSetEffectsEffectsDropShadow
+    innerShadow: LayerSetEffectsEffectsInnerShadow
+    outerGlow: LayerSetEffectsEffectsOuterGlow
+    innerGlow: LayerSetEffectsEffectsInnerGlow
+    bevel: LayerSetEffectsEffectsBevel
+    satin: LayerSetEffectsEffectsSatin
+    colorOverlay: LayerSetEffectsEffectsColorOverlay
+    gradientOverlay: LayerSetEffectsEffectsGradientOverlay
+    stroke: LayerSetEffectsEffectsStroke
+
+
+class LayerSetEffectsEffectsDropShadow(TypedDict, total=False):
+    """The `LayerSetEffectsEffectsDropShadow` object of the bridge's schema."""
+    blendMode: str
+    opacity: float
+    color: str
+    angle: float
+    useGlobalLight: bool
+    distance: float
+    size: float
+    contour: list[LayerSetEffectsEffectsDropShadowContourItem]
+    antiAlias: bool
+    noise: float
+    spread: float
+    layerKnocksOut: bool
+
+
+class LayerSetEffectsEffectsDropShadowContourItem(TypedDict):
+    """The `LayerSetEffectsEffectsDropShadowContourItem` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class LayerSetEffectsEffectsInnerShadow(TypedDict, total=False):
+    """The `LayerSetEffectsEffectsInnerShadow` object of the bridge's schema."""
+    blendMode: str
+    opacity: float
+    color: str
+    angle: float
+    useGlobalLight: bool
+    distance: float
+    size: float
+    contour: list[LayerSetEffectsEffectsInnerShadowContourItem]
+    antiAlias: bool
+    noise: float
+    choke: float
+
+
+class LayerSetEffectsEffectsInnerShadowContourItem(TypedDict):
+    """The `LayerSetEffectsEffectsInnerShadowContourItem` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class LayerSetEffectsEffectsOuterGlow(TypedDict, total=False):
+    """The `LayerSetEffectsEffectsOuterGlow` object of the bridge's schema."""
+    blendMode: str
+    opacity: float
+    color: str
+    noise: float
+    technique: Literal["softer", "precise"]
+    size: float
+    contour: list[LayerSetEffectsEffectsOuterGlowContourItem]
+    antiAlias: bool
+    range: float
+    jitter: float
+    spread: float
+
+
+class LayerSetEffectsEffectsOuterGlowContourItem(TypedDict):
+    """The `LayerSetEffectsEffectsOuterGlowContourItem` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class LayerSetEffectsEffectsInnerGlow(TypedDict, total=False):
+    """The `LayerSetEffectsEffectsInnerGlow` object of the bridge's schema."""
+    blendMode: str
+    opacity: float
+    color: str
+    noise: float
+    technique: Literal["softer", "precise"]
+    size: float
+    contour: list[LayerSetEffectsEffectsInnerGlowContourItem]
+    antiAlias: bool
+    range: float
+    jitter: float
+    source: Literal["edge", "center"]
+    choke: float
+
+
+class LayerSetEffectsEffectsInnerGlowContourItem(TypedDict):
+    """The `LayerSetEffectsEffectsInnerGlowContourItem` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class LayerSetEffectsEffectsBevel(TypedDict, total=False):
+    """The `LayerSetEffectsEffectsBevel` object of the bridge's schema."""
+    style: Literal["innerBevel", "outerBevel", "emboss", "pillowEmboss", "strokeEmboss"]
+    technique: Literal["smooth", "chiselHard", "chiselSoft"]
+    depth: float
+    direction: Literal["up", "down"]
+    size: float
+    soften: float
+    angle: float
+    altitude: float
+    useGlobalLight: bool
+    contour: list[LayerSetEffectsEffectsBevelContourItem]
+    antiAlias: bool
+    highlight: LayerSetEffectsEffectsBevelHighlight
+    shadow: LayerSetEffectsEffectsBevelShadow
+
+
+class LayerSetEffectsEffectsBevelContourItem(TypedDict):
+    """The `LayerSetEffectsEffectsBevelContourItem` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class LayerSetEffectsEffectsBevelHighlight(TypedDict, total=False):
+    """The `LayerSetEffectsEffectsBevelHighlight` object of the bridge's schema."""
+    color: str
+    blendMode: str
+    opacity: float
+
+
+class LayerSetEffectsEffectsBevelShadow(TypedDict, total=False):
+    """The `LayerSetEffectsEffectsBevelShadow` object of the bridge's schema."""
+    color: str
+    blendMode: str
+    opacity: float
+
+
+class LayerSetEffectsEffectsSatin(TypedDict, total=False):
+    """The `LayerSetEffectsEffectsSatin` object of the bridge's schema."""
+    blendMode: str
+    opacity: float
+    color: str
+    angle: float
+    distance: float
+    size: float
+    contour: list[LayerSetEffectsEffectsSatinContourItem]
+    antiAlias: bool
+    invert: bool
+
+
+class LayerSetEffectsEffectsSatinContourItem(TypedDict):
+    """The `LayerSetEffectsEffectsSatinContourItem` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class LayerSetEffectsEffectsColorOverlay(TypedDict, total=False):
+    """The `LayerSetEffectsEffectsColorOverlay` object of the bridge's schema."""
+    blendMode: str
+    opacity: float
+    color: str
+
+
+class _LayerSetEffectsEffectsGradientOverlayRequired(TypedDict):
+    stops: list[LayerSetEffectsEffectsGradientOverlayStopsItem]
+
+
+class LayerSetEffectsEffectsGradientOverlay(_LayerSetEffectsEffectsGradientOverlayRequired, total=False):
+    """The `LayerSetEffectsEffectsGradientOverlay` object of the bridge's schema."""
+    blendMode: str
+    opacity: float
+    style: Literal["linear", "radial", "angle", "reflected", "diamond"]
+    angle: float
+    scale: float
+    reverse: bool
+    align: bool
+    offset: LayerSetEffectsEffectsGradientOverlayOffset
+    smoothness: float
+    interpolation: Literal["classic", "perceptual", "linear", "smooth"]
+    dither: bool
+
+
+class _LayerSetEffectsEffectsGradientOverlayStopsItemRequired(TypedDict):
+    location: float
+    color: str
+
+
+class LayerSetEffectsEffectsGradientOverlayStopsItem(_LayerSetEffectsEffectsGradientOverlayStopsItemRequired, total=False):
+    """The `LayerSetEffectsEffectsGradientOverlayStopsItem` object of the bridge's schema."""
+    midpoint: float
+
+
+class LayerSetEffectsEffectsGradientOverlayOffset(TypedDict):
+    """The `LayerSetEffectsEffectsGradientOverlayOffset` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class LayerSetEffectsEffectsStroke(TypedDict, total=False):
+    """The `LayerSetEffectsEffectsStroke` object of the bridge's schema."""
+    blendMode: str
+    opacity: float
+    size: float
+    position: Literal["outside", "inside", "center"]
+    color: str
+    gradient: LayerSetEffectsEffectsStrokeGradient
+
+
+class _LayerSetEffectsEffectsStrokeGradientRequired(TypedDict):
+    stops: list[LayerSetEffectsEffectsStrokeGradientStopsItem]
+
+
+class LayerSetEffectsEffectsStrokeGradient(_LayerSetEffectsEffectsStrokeGradientRequired, total=False):
+    """The `LayerSetEffectsEffectsStrokeGradient` object of the bridge's schema."""
+    style: Literal["linear", "radial", "angle", "reflected", "diamond"]
+    angle: float
+    scale: float
+    reverse: bool
+    align: bool
+    offset: LayerSetEffectsEffectsStrokeGradientOffset
+    smoothness: float
+    interpolation: Literal["classic", "perceptual", "linear", "smooth"]
+    dither: bool
+
+
+class _LayerSetEffectsEffectsStrokeGradientStopsItemRequired(TypedDict):
+    location: float
+    color: str
+
+
+class LayerSetEffectsEffectsStrokeGradientStopsItem(_LayerSetEffectsEffectsStrokeGradientStopsItemRequired, total=False):
+    """The `LayerSetEffectsEffectsStrokeGradientStopsItem` object of the bridge's schema."""
+    midpoint: float
+
+
+class LayerSetEffectsEffectsStrokeGradientOffset(TypedDict):
+    """The `LayerSetEffectsEffectsStrokeGradientOffset` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class _LayerSetEffectsGlobalLightRequired(TypedDict):
+    angle: float
+
+
+class LayerSetEffectsGlobalLight(_LayerSetEffectsGlobalLightRequired, total=False):
+    """The `LayerSetEffectsGlobalLight` object of the bridge's schema."""
+    altitude: float
+
+
 class LayerUpdateTextParams(TypedDict, total=False):
     """The `LayerUpdateTextParams` object of the bridge's schema."""
     documentId: int
@@ -5144,6 +5744,7 @@ class LayerUpdateTextResult(_LayerUpdateTextResultRequired, total=False):
     text: LayerUpdateTextResultText
     adjustment: LayerUpdateTextResultAdjustment
     fill: LayerUpdateTextResultFill
+    effects: dict[str, Any]
     children: list[HostLayer]
 
 
@@ -5624,7 +6225,7 @@ or a connection refused after the upgrade.
 IMAGE_METHODS: frozenset[str] = frozenset({"image:exportDocument", "image:exportLayer", "image:exportLayerWithSelectedPath", "image:getPreview"})
 """Methods that answer an image: their result is a `BridgeImage`."""
 
-METHOD_NAMES: tuple[str, ...] = ("getServerInfo", "server:ping", "server:clients", "server:disconnectClient", "selection:change", "document:current", "document:list", "document:layers", "document:open", "document:create", "document:close", "document:save", "document:export", "layer:getInfo", "layer:getInfoById", "layer:getInfoByIndex", "layer:getInfoBySelectionIndex", "layer:getCurrentPreview", "layer:select", "layer:importImage", "image:exportDocument", "image:exportLayer", "image:exportLayerWithSelectedPath", "image:getPreview", "selection:getArea", "selection:getPath", "selection:set", "layer:create", "layer:update", "layer:delete", "layer:duplicate", "layer:move", "layer:group", "layer:ungroup", "layer:merge", "layer:rasterize", "layer:fill", "layer:clear", "layer:transform", "layer:addMask", "layer:deleteMask", "layer:applyMask", "layer:updateMask", "document:resize", "document:resizeCanvas", "document:crop", "document:rotate", "document:flip", "document:duplicate", "document:flatten", "document:trim", "selection:all", "selection:clear", "selection:invert", "selection:modify", "selection:fromLayer", "selection:fromColor", "layer:adjust", "filter:apply", "layer:updateText", "font:list", "history:list", "history:undo", "history:redo", "history:go", "action:autoCutout", "action:removeBackground", "jsx:run", "jsx:execute", "webhook:add", "webhook:list", "webhook:remove", "webhook:enable", "webhook:deliveries")
+METHOD_NAMES: tuple[str, ...] = ("getServerInfo", "server:ping", "server:clients", "server:disconnectClient", "selection:change", "document:current", "document:list", "document:layers", "document:open", "document:create", "document:close", "document:save", "document:export", "layer:getInfo", "layer:getInfoById", "layer:getInfoByIndex", "layer:getInfoBySelectionIndex", "layer:getCurrentPreview", "layer:select", "layer:importImage", "image:exportDocument", "image:exportLayer", "image:exportLayerWithSelectedPath", "image:getPreview", "selection:getArea", "selection:getPath", "selection:set", "layer:create", "layer:update", "layer:delete", "layer:duplicate", "layer:move", "layer:group", "layer:ungroup", "layer:merge", "layer:rasterize", "layer:fill", "layer:clear", "layer:transform", "layer:addMask", "layer:deleteMask", "layer:applyMask", "layer:updateMask", "document:resize", "document:resizeCanvas", "document:crop", "document:rotate", "document:flip", "document:duplicate", "document:flatten", "document:trim", "selection:all", "selection:clear", "selection:invert", "selection:modify", "selection:fromLayer", "selection:fromColor", "layer:adjust", "filter:apply", "layer:setEffects", "layer:updateText", "font:list", "history:list", "history:undo", "history:redo", "history:go", "action:autoCutout", "action:removeBackground", "jsx:run", "jsx:execute", "webhook:add", "webhook:list", "webhook:remove", "webhook:enable", "webhook:deliveries")
 """The built-in methods with a typed helper."""
 
 
@@ -6638,6 +7239,31 @@ class LayerMethods:
         """
         answer = await self._invoke_method("layer:adjust", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("layerId", layer_id, False), ("layerIndex", layer_index, False), ("adjustment", adjustment, False)), timeout, on_progress)
         return cast("LayerAdjustResult", answer)
+
+    async def set_effects(
+        self,
+        *,
+        effects: LayerSetEffectsEffects,
+        document_id: int | None = None,
+        if_revision: int | None = None,
+        layer_id: int | None = None,
+        layer_index: int | None = None,
+        global_light: LayerSetEffectsGlobalLight | None = None,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> LayerSetEffectsResult:
+        """`layer:setEffects`: Replaces a layer's effects (its layer style) with `effects` `{dropShadow?,
+        innerShadow?, outerGlow?, innerGlow?, bevel?, satin?, colorOverlay?, gradientOverlay?, stroke?}`:
+        effects left out are removed, `{}` clears them; settings left out take Photoshop's defaults.
+        Opacities, spreads, chokes, ranges in percent; sizes and distances in pixels; angles in degrees (0 =
+        light from the right); colours as strings. Shadows and the bevel use the document's global light
+        unless `useGlobalLight: false` (an `angle` given with it, or `globalLight {angle, altitude?}`, sets
+        the global light). See docs/editing.md. Answers the layer, whose `effects` reads them back.
+
+        Wire params: `LayerSetEffectsParams`.
+        """
+        answer = await self._invoke_method("layer:setEffects", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("layerId", layer_id, False), ("layerIndex", layer_index, False), ("effects", effects, False), ("globalLight", global_light, False)), timeout, on_progress)
+        return cast("LayerSetEffectsResult", answer)
 
     async def update_text(
         self,
@@ -8106,6 +8732,31 @@ class SyncLayerMethods:
         """
         answer = self._invoke_method("layer:adjust", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("layerId", layer_id, False), ("layerIndex", layer_index, False), ("adjustment", adjustment, False)), timeout, on_progress)
         return cast("LayerAdjustResult", answer)
+
+    def set_effects(
+        self,
+        *,
+        effects: LayerSetEffectsEffects,
+        document_id: int | None = None,
+        if_revision: int | None = None,
+        layer_id: int | None = None,
+        layer_index: int | None = None,
+        global_light: LayerSetEffectsGlobalLight | None = None,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> LayerSetEffectsResult:
+        """`layer:setEffects`: Replaces a layer's effects (its layer style) with `effects` `{dropShadow?,
+        innerShadow?, outerGlow?, innerGlow?, bevel?, satin?, colorOverlay?, gradientOverlay?, stroke?}`:
+        effects left out are removed, `{}` clears them; settings left out take Photoshop's defaults.
+        Opacities, spreads, chokes, ranges in percent; sizes and distances in pixels; angles in degrees (0 =
+        light from the right); colours as strings. Shadows and the bevel use the document's global light
+        unless `useGlobalLight: false` (an `angle` given with it, or `globalLight {angle, altitude?}`, sets
+        the global light). See docs/editing.md. Answers the layer, whose `effects` reads them back.
+
+        Wire params: `LayerSetEffectsParams`.
+        """
+        answer = self._invoke_method("layer:setEffects", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("layerId", layer_id, False), ("layerIndex", layer_index, False), ("effects", effects, False), ("globalLight", global_light, False)), timeout, on_progress)
+        return cast("LayerSetEffectsResult", answer)
 
     def update_text(
         self,

@@ -37,6 +37,8 @@ interface DocumentState {
   readonly activeLayerIds: readonly number[];
   readonly layers: readonly EmbeddedLayer[];
   readonly selection: SelectionState;
+  /** The global light, which `layer:setEffects` may set with a layer's style. */
+  readonly globalLight: EmbeddedDocument["globalLight"];
 }
 
 interface Step extends HostHistoryStep {
@@ -293,6 +295,7 @@ export class EmbeddedHistory {
       doc.activeLayerIds = [...state.activeLayerIds];
       doc.layers = state.layers.map(materialize);
       restoreSelection(doc, state.selection);
+      doc.globalLight = state.globalLight;
       this.options.changed(doc, EVERYTHING, method, revision);
     } finally {
       this.busy.delete(doc.id);
@@ -403,6 +406,7 @@ function capture(doc: EmbeddedDocument, previous: DocumentState | undefined): Do
     activeLayerIds: sameActive ? previous.activeLayerIds : Object.freeze([...doc.activeLayerIds]),
     layers: Object.freeze(doc.layers.map((layer) => snapshot(layer, known))),
     selection: selectionState(doc),
+    globalLight: doc.globalLight,
   };
 }
 

@@ -16,6 +16,8 @@ export type PsdLayerRecord = Readonly<Omit<Layer, "children" | "imageData" | "ca
   readonly realMask?: Readonly<Omit<LayerMaskData, "imageData" | "canvas">> | undefined;
   /** A text layer this editor drew: what it drew it with (never saved; `text` is written from it). */
   readonly engineText?: EngineText | undefined;
+  /** The style was set by `layer:setEffects`: `effects` is the whole of it (never saved; the file's own blocks are stale). */
+  readonly effectsSet?: boolean | undefined;
 };
 
 /** The document record without layers or pixels: image resources, patterns, linked files, global info. */

@@ -34,6 +34,8 @@ const HEADER_FIELDS = ["bitsPerChannel", "colorMode", "channels", "palette"] as 
 
 /** Blocks that hold a layer's vector mask path. */
 const VECTOR_MASK_KEYS: ReadonlySet<string> = new Set(["vmsk", "vsms"]);
+/** The blocks of a layer style (the current, the several-of-a-kind and the old one): never carried onto a style `layer:setEffects` set. */
+const STYLE_KEYS: ReadonlySet<string> = new Set(["lfx2", "lmfx", "lrFX"]);
 
 /** Every layer of a tree, groups included. */
 function allLayers(layers: readonly EmbeddedLayer[]): EmbeddedLayer[] {
@@ -46,7 +48,7 @@ function allLayers(layers: readonly EmbeddedLayer[]): EmbeddedLayer[] {
  */
 function toPsdLayer(layer: EmbeddedLayer): Layer {
   const blendMode = (PSD_BLEND_MODES.has(layer.blendMode) ? layer.blendMode : "normal") as BlendMode;
-  const { mask: _mask, realMask: _realMask, engineText: _engineText, ...kept } = layer.record ?? {};
+  const { mask: _mask, realMask: _realMask, engineText: _engineText, effectsSet: _effectsSet, ...kept } = layer.record ?? {};
   const out: Layer = { ...(kept as Layer), id: layer.id, name: layer.name, hidden: !layer.visible, opacity: layer.opacity / 255, blendMode };
   out.clipping = layer.clipping === true;
   out.knockout = layer.knockout === true;
@@ -96,6 +98,8 @@ function savedResources(doc: EmbeddedDocument, thumbnail: PsdThumbnail | undefin
   delete kept.thumbnailRaw;
   if (thumbnail !== undefined) kept.thumbnailRaw = { ...thumbnail };
   const version = kept.versionInfo;
+  // The global light the document has now (`layer:setEffects` may have set it).
+  if (doc.globalLight !== undefined) Object.assign(kept, { globalAngle: doc.globalLight.angle, globalAltitude: doc.globalLight.altitude });
   return {
     ...kept,
     resolutionInfo: {
@@ -160,10 +164,11 @@ export function serializePsd(
   const pathless = new Set(
     layers.filter((layer) => layer.record !== undefined && source.read.get(layer.record) !== layer.id && layer.record.vectorMask === undefined).map((layer) => layer.id),
   );
+  const styled = new Set(layers.filter((layer) => layer.record?.effectsSet === true).map((layer) => layer.id));
   const kept = carryOverBlocks(
     carryOverResources(written, original),
     original,
-    (id, key) => (contentless.has(id) && CONTENT_KEYS.has(key)) || (pathless.has(id) && VECTOR_MASK_KEYS.has(key)),
+    (id, key) => (contentless.has(id) && CONTENT_KEYS.has(key)) || (pathless.has(id) && VECTOR_MASK_KEYS.has(key)) || (styled.has(id) && STYLE_KEYS.has(key)),
     (id, key) => asRead.has(id) && VERBATIM_KEYS.has(key),
   );
   const saved = toOriginalMode(kept, source.opened, keepSets(source, doc));

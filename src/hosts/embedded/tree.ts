@@ -7,6 +7,8 @@
  */
 import { typedAdjustment } from "./adjustments/typed.js";
 import { typedFill } from "./fills/typed.js";
+import { DEFAULT_GLOBAL_ANGLE } from "./effects/style.js";
+import { typedEffects } from "./effects/typed.js";
 import { BridgeError } from "../../protocol/errors.js";
 import { engineLayerText, recordLayerText } from "./text/record.js";
 import type { HostBounds, HostDocument, HostLayer } from "../../protocol/index.js";
@@ -87,11 +89,15 @@ export function layerBounds(layer: EmbeddedLayer): HostBounds {
   return { left: box.left + layer.left, top: box.top + layer.top, right: box.right + layer.left, bottom: box.bottom + layer.top };
 }
 
+/** What reading a layer takes from its document. */
+type LayerDocument = Pick<EmbeddedDocument, "resolution" | "globalLight">;
+
 /**
- * The wire shape of a layer; `children` (recursively) only for groups and only when asked. `resolution`: the
- * document's, which a text layer's size in points is read with.
+ * The wire shape of a layer; `children` (recursively) only for groups and only when asked. `doc`: its resolution,
+ * which a text layer's size in points is read with, and its global light, which effects using it are drawn with.
  */
-export function toHostLayer(entry: LayerEntry, entries: readonly LayerEntry[], withChildren: boolean, resolution = 72): HostLayer {
+export function toHostLayer(entry: LayerEntry, entries: readonly LayerEntry[], withChildren: boolean, doc: LayerDocument = { resolution: 72 }): HostLayer {
+  const { resolution } = doc;
   const { layer } = entry;
   const bounds = layerBounds(layer);
   const out: HostLayer = {
@@ -116,7 +122,9 @@ export function toHostLayer(entry: LayerEntry, entries: readonly LayerEntry[], w
   const record = layer.kind === "group" ? undefined : layer.record;
   if (layer.kind === "adjustment" && record?.adjustment !== undefined) out.adjustment = typedAdjustment(record.adjustment);
   if ((layer.kind === "fill" || layer.kind === "shape") && record?.vectorFill !== undefined) out.fill = typedFill(record.vectorFill);
-  if (withChildren && layer.kind === "group") out.children = childEntries(layer, entries).map((child) => toHostLayer(child, entries, true, resolution));
+  const effects = typedEffects(layer.effects, doc.globalLight?.angle ?? DEFAULT_GLOBAL_ANGLE);
+  if (effects !== undefined) out.effects = effects;
+  if (withChildren && layer.kind === "group") out.children = childEntries(layer, entries).map((child) => toHostLayer(child, entries, true, doc));
   return out;
 }
 
@@ -132,7 +140,7 @@ function childEntries(group: GroupLayer, entries: readonly LayerEntry[]): LayerE
 /** The layer tree of a document on the wire, top-most first, groups with `children`. */
 export function toHostLayerTree(doc: EmbeddedDocument): HostLayer[] {
   const entries = flattenLayers(doc.layers);
-  return entries.filter((entry) => entry.siblings === doc.layers).map((entry) => toHostLayer(entry, entries, true, doc.resolution));
+  return entries.filter((entry) => entry.siblings === doc.layers).map((entry) => toHostLayer(entry, entries, true, doc));
 }
 
 /** The wire shape of a document; `activeLayerIds` in index order. */
@@ -158,5 +166,5 @@ export function toHostDocument(doc: EmbeddedDocument): HostDocument {
 /** The active layers on the wire (without children), in index order: the data of `layer:selectionChange`. */
 export function activeHostLayers(doc: EmbeddedDocument): HostLayer[] {
   const entries = flattenLayers(doc.layers);
-  return activeEntries(doc).map((entry) => toHostLayer(entry, entries, false, doc.resolution));
+  return activeEntries(doc).map((entry) => toHostLayer(entry, entries, false, doc));
 }

@@ -12,13 +12,14 @@ import type { DocumentChanges } from "../events.js";
 import type { EmbeddedHistory } from "../history.js";
 import type { EditContext, EditHandlers } from "./context.js";
 import { documentEdits } from "./document.js";
+import { effectEdits } from "./effects.js";
 import { filterEdits } from "./filters.js";
 import { layerEdits } from "./layers.js";
 import { maskEdits } from "./masks.js";
 import { selectionEdits } from "./selection.js";
 import { transformEdits } from "./transform.js";
 
-const HANDLERS: EditHandlers = { ...layerEdits, ...maskEdits, ...transformEdits, ...documentEdits, ...selectionEdits, ...filterEdits };
+const HANDLERS: EditHandlers = { ...layerEdits, ...maskEdits, ...transformEdits, ...documentEdits, ...selectionEdits, ...filterEdits, ...effectEdits };
 
 /** Every edit the embedded editor makes; it honours every field of each. */
 export const EMBEDDED_EDIT_CAPABILITIES: EditCapabilities = Object.fromEntries(Object.keys(HANDLERS).map((name) => [name, {}]));

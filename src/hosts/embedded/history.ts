@@ -37,6 +37,7 @@ interface DocumentState {
   readonly activeLayerIds: readonly number[];
   readonly layers: readonly EmbeddedLayer[];
   readonly selection: SelectionState;
+  readonly layerComps: EmbeddedDocument["layerComps"];
 }
 
 interface Step extends HostHistoryStep {
@@ -293,6 +294,7 @@ export class EmbeddedHistory {
       doc.activeLayerIds = [...state.activeLayerIds];
       doc.layers = state.layers.map(materialize);
       restoreSelection(doc, state.selection);
+      doc.layerComps = state.layerComps;
       this.options.changed(doc, EVERYTHING, method, revision);
     } finally {
       this.busy.delete(doc.id);
@@ -403,6 +405,7 @@ function capture(doc: EmbeddedDocument, previous: DocumentState | undefined): Do
     activeLayerIds: sameActive ? previous.activeLayerIds : Object.freeze([...doc.activeLayerIds]),
     layers: Object.freeze(doc.layers.map((layer) => snapshot(layer, known))),
     selection: selectionState(doc),
+    layerComps: doc.layerComps,
   };
 }
 

@@ -67,6 +67,15 @@ function toPsdLayer(layer: EmbeddedLayer): Layer {
   return { ...out, left: layer.left, top: layer.top, imageData: { width: layer.width, height: layer.height, data: layer.data } };
 }
 
+/** The file's embedded files and those `layer:replaceContents` gave smart objects; undefined when there are none new. */
+function savedLinkedFiles(doc: EmbeddedDocument): Psd["linkedFiles"] {
+  const added = allLayers(doc.layers).flatMap((layer) => (layer.embeddedFile === undefined ? [] : [layer.embeddedFile]));
+  if (added.length === 0) return undefined;
+  const ids = new Set(added.map((file) => file.id));
+  const own = (doc.source?.record?.linkedFiles ?? []).filter((file) => !ids.has(file.id));
+  return [...own, ...added.filter((file, i) => added.findIndex((other) => other.id === file.id) === i).map((file) => ({ ...file }))];
+}
+
 /** The progress units of a save: the compositor's rows, then one per row for encoding. */
 export function psdSaveUnits(doc: EmbeddedDocument): number {
   return renderRows(doc.layers, canvasRegion(doc)) + doc.height;
@@ -91,6 +100,8 @@ export interface PsdThumbnail {
  */
 function savedResources(doc: EmbeddedDocument, thumbnail: PsdThumbnail | undefined): ImageResources {
   const kept: ImageResources = { ...doc.source?.record?.imageResources };
+  // The comps as they are now (a list emptied is written empty: left out, the file's own would be carried back).
+  if (doc.layerComps !== undefined) kept.layerComps = { list: doc.layerComps.list.map((comp) => ({ ...comp })), ...(doc.layerComps.lastApplied === undefined ? {} : { lastApplied: doc.layerComps.lastApplied }) };
   const previous = kept.resolutionInfo;
   delete kept.thumbnail;
   delete kept.thumbnailRaw;
@@ -129,8 +140,10 @@ export function serializePsd(
   const record: Record<string, unknown> = { ...doc.source?.record };
   for (const key of HEADER_FIELDS) delete record[key];
   const { composite } = options;
+  const linkedFiles = savedLinkedFiles(doc);
   const psd: Psd = {
     ...(record as Omit<Psd, "width" | "height">),
+    ...(linkedFiles === undefined ? {} : { linkedFiles }),
     width: doc.width,
     height: doc.height,
     imageResources: savedResources(doc, options.thumbnail),

@@ -32,6 +32,9 @@ const WRITER_NAME = "image-editor-bridge";
 /** Document record fields ag-psd cannot write (it writes 8-bit RGB): the colour mode layer answers for them. */
 const HEADER_FIELDS = ["bitsPerChannel", "colorMode", "channels", "palette"] as const;
 
+/** The document's blocks that hold the embedded files of smart objects (ag-psd writes `lnk2`). */
+const LINKED_FILE_KEYS: ReadonlySet<string> = new Set(["lnk2", "lnkD", "lnk3"]);
+
 /** Blocks that hold a layer's vector mask path. */
 const VECTOR_MASK_KEYS: ReadonlySet<string> = new Set(["vmsk", "vsms"]);
 
@@ -178,6 +181,7 @@ export function serializePsd(
     original,
     (id, key) => (contentless.has(id) && CONTENT_KEYS.has(key)) || (pathless.has(id) && VECTOR_MASK_KEYS.has(key)),
     (id, key) => asRead.has(id) && VERBATIM_KEYS.has(key),
+    linkedFiles === undefined ? undefined : LINKED_FILE_KEYS,
   );
   const saved = toOriginalMode(kept, source.opened, keepSets(source, doc));
   return Buffer.from(saved.buffer, saved.byteOffset, saved.byteLength);

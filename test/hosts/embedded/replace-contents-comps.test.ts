@@ -138,7 +138,7 @@ describe("layer:replaceContents on a smart object", () => {
     expect(layer.placedLayer).toBeDefined();
     expect(layer.placedLayer!.width).toBe(64);
     expect(layer.placedLayer!.height).toBe(64);
-    layer.placedLayer!.transform.forEach((v, i) => expect(Math.abs(v - corners[i]!)).toBeLessThan(0.01));
+    for (const [i, v] of layer.placedLayer!.transform.entries()) expect(Math.abs(v - corners[i]!)).toBeLessThan(0.01);
     const file = psd.linkedFiles?.find((f) => f.id === layer.placedLayer!.id);
     expect(psd.linkedFiles?.map((f) => f.id)).toContain(layer.placedLayer!.id);
     expect(Buffer.from(file!.data!).equals(replacement)).toBe(true);

@@ -132,6 +132,8 @@ describe("layer:replaceContents on a smart object", () => {
     }
     // Saved: still a smart object, its transform the frame's corners, its embedded file the new image.
     const saved = join(dir, "smart-saved.psd");
+    // Nothing of the file is lost by the save (the smart object, its embedded file, its opacity and blend mode).
+    expect(await host.saveLosses!(ctx(), { documentId: doc.id, path: saved })).toEqual([]);
     await host.saveDocument!(ctx(), { documentId: doc.id, path: saved, backup: false });
     const psd = readPsd(await readFile(saved), { skipLayerImageData: true, skipCompositeImageData: true, skipThumbnail: true });
     const layer = psd.children!.find((l) => l.name === "Photo")!;
@@ -237,6 +239,7 @@ describe("layer comps", () => {
     const made = await edit(doc.id, { op: "layerComp:create", name: "Scary copy", comment: null, captures: { visibility: true, position: true, appearance: false } });
     await edit(doc.id, { op: "layerComp:delete", compId: cheeky!.id });
     const saved = join(dir, "comps-saved.psd");
+    expect(await host.saveLosses!(ctx(), { documentId: doc.id, path: saved })).toEqual([]);
     await host.saveDocument!(ctx(), { documentId: doc.id, path: saved, backup: false });
     ensureCanvasFactory();
     const psd = readPsd(await readFile(saved), { skipLayerImageData: true, skipCompositeImageData: true, skipThumbnail: true });

@@ -27,6 +27,15 @@ function findComp(list: LayerCompList, ref: { id?: number | undefined; name?: st
   });
 }
 
+/** @throws BridgeError `BAD_REQUEST` `{documentId, name, id}` when another comp than `self` has this name. */
+function checkNameFree(list: LayerCompList, name: string, self?: number): void {
+  const taken = list.comps.find((comp) => comp.id !== self && comp.name === name);
+  if (taken === undefined) return;
+  throw new BridgeError("BAD_REQUEST", `Document ${list.documentId} already has a layer comp named "${name}"`, {
+    details: { documentId: list.documentId, name, id: taken.id },
+  });
+}
+
 /** The comp after an edit, read back, with the document's revision. */
 async function editedComp(ctx: MethodContext, documentId: number, compId: number, revision: number) {
   const comp = findComp(await comps(ctx, documentId), { id: compId });
@@ -79,12 +88,7 @@ export const compMethods: MethodDefinition[] = [
     http: { verb: "POST", path: "/layer-comp/create" },
     run: async (ctx, params) => {
       const { tree, list } = await compTarget(ctx, "layerComp:create", params);
-      const taken = list.comps.find((comp) => comp.name === params.name);
-      if (taken !== undefined) {
-        throw new BridgeError("BAD_REQUEST", `Document ${tree.document.id} already has a layer comp named "${params.name}"`, {
-          details: { documentId: tree.document.id, name: params.name, id: taken.id },
-        });
-      }
+      checkNameFree(list, params.name);
       const captures = { ...CAPTURE_ALL, ...params.captures };
       const outcome = await sendEdit(ctx, tree, { op: "layerComp:create", name: params.name, comment: params.comment ?? null, captures });
       return editedComp(ctx, tree.document.id, outcome.compId!, outcome.revision);
@@ -101,12 +105,7 @@ export const compMethods: MethodDefinition[] = [
       const { tree, list } = await compTarget(ctx, "layerComp:update", params);
       const comp = findComp(list, params);
       const name = params.rename ?? comp.name;
-      const clash = list.comps.find((other) => other.id !== comp.id && other.name === name);
-      if (clash !== undefined) {
-        throw new BridgeError("BAD_REQUEST", `Document ${tree.document.id} already has a layer comp named "${name}"`, {
-          details: { documentId: tree.document.id, name, id: clash.id },
-        });
-      }
+      checkNameFree(list, name, comp.id);
       const outcome = await sendEdit(ctx, tree, {
         op: "layerComp:update",
         compId: comp.id,

@@ -90,7 +90,7 @@ export function frameMap(layer: PixelLayer): FrameMap {
   if (width === undefined || height === undefined || !(width > 0 && height > 0) || transform.length !== 8) {
     throw unsupported(layer, "unknown size", "its record gives no size or corners for its content");
   }
-  if (placed.nonAffineTransform !== undefined && placed.nonAffineTransform.some((v, i) => Math.abs(v - (transform[i] as number)) > AFFINE_TOLERANCE)) {
+  if (placed.nonAffineTransform?.some((v, i) => Math.abs(v - (transform[i] as number)) > AFFINE_TOLERANCE) === true) {
     throw unsupported(layer, "perspective", "it has a perspective transform");
   }
   const [x0, y0, x1, y1, x2, y2, x3, y3] = transform as [number, number, number, number, number, number, number, number];

@@ -71,6 +71,8 @@ export class Connection extends BridgeResources implements MethodGroups {
   readonly font: MethodGroup<"font">;
   /** `filter:apply`: blurs, sharpening, noise and the other filters, applied to a layer's pixels. */
   readonly filter: MethodGroup<"filter">;
+  /** Layer comps: `client.layerComp.apply({name})`, `create`, `update`, `delete` (`client.document.layerComps()` lists them). */
+  readonly layerComp: MethodGroup<"layerComp">;
 
   private readonly options: ConnectionOptions;
   private readonly WebSocketClass: WebSocketConstructor;
@@ -144,6 +146,7 @@ export class Connection extends BridgeResources implements MethodGroups {
     this.history = groups.history;
     this.font = groups.font;
     this.filter = groups.filter;
+    this.layerComp = groups.layerComp;
     this.openSocket();
   }
 

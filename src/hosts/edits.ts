@@ -114,6 +114,11 @@ export type LayerEdit =
   /** Makes the selected pixels transparent (the whole layer when nothing is selected). */
   | { readonly op: "layer:clear"; readonly layerId: number }
   /**
+   * Puts `image` into the layer, which keeps its name, place, masks, style, blend mode and opacity (see
+   * {@link ReplaceContents}).
+   */
+  | ReplaceContents
+  /**
    * Scale (percent), then rotate (degrees, clockwise), then flip, all about `anchor` (document pixels), then move by
    * `dx`, `dy`.
    */
@@ -142,6 +147,72 @@ export type LayerEdit =
       /** Pixels. */
       readonly feather?: number | undefined;
     };
+
+/** An image the methods read and checked (its header: format and size), not yet decoded. */
+export interface EditImage {
+  readonly bytes: Uint8Array;
+  readonly format: string;
+  readonly width: number;
+  readonly height: number;
+}
+
+/** How an image is sized into a box: whole inside it, covering it (cut), stretched to it, or at its own size. */
+export type FitMode = "contain" | "cover" | "fill" | "none";
+
+/**
+ * `layer:replaceContents`. A pixel layer (text, shape and fill layers become one) takes the image sized by `fit`
+ * into `box` (document pixels), placed by `alignment` (fractions of the spare room: 0 left/top, 1 right/bottom),
+ * cut to the box. A smart object takes the image into its own frame (`box` is then null) through its transform,
+ * and stays a smart object whose embedded file is the image.
+ */
+export interface ReplaceContents {
+  readonly op: "layer:replaceContents";
+  readonly layerId: number;
+  readonly image: EditImage;
+  readonly fit: FitMode;
+  readonly alignment: readonly [number, number];
+  /** Null: the layer's own bounds (the canvas when it is empty); always null on a smart object. */
+  readonly box: HostRect | null;
+}
+
+/** What a layer comp records of each layer. */
+export interface LayerCompCaptures {
+  readonly visibility: boolean;
+  readonly position: boolean;
+  readonly appearance: boolean;
+}
+
+/** A layer comp as editors report it. */
+export interface LayerCompInfo {
+  readonly id: number;
+  readonly name: string;
+  readonly comment: string | null;
+  readonly captures: LayerCompCaptures;
+}
+
+/** A document's layer comps, in the file's order, and the one last applied (null: none). */
+export interface LayerCompList {
+  readonly documentId: number;
+  readonly comps: readonly LayerCompInfo[];
+  readonly lastApplied: number | null;
+}
+
+/** The layer comp edits: each one step of the document's history. Comps are named by id (the methods look names up). */
+export type CompEdit =
+  /** Sets every layer's visibility and position (as the comp captures them) to what the comp recorded. */
+  | { readonly op: "layerComp:apply"; readonly compId: number }
+  /** A new comp recording every layer as it is now; the outcome's `compId` names it. */
+  | { readonly op: "layerComp:create"; readonly name: string; readonly comment: string | null; readonly captures: LayerCompCaptures }
+  /** Renames, re-describes or changes what the comp captures; with `recapture`, records the layers as they are now. */
+  | {
+      readonly op: "layerComp:update";
+      readonly compId: number;
+      readonly name: string;
+      readonly comment: string | null;
+      readonly captures: LayerCompCaptures;
+      readonly recapture: boolean;
+    }
+  | { readonly op: "layerComp:delete"; readonly compId: number };
 
 export type DocumentEdit =
   /** Resamples every layer to the new size; `resolution` is written as given (ppi). */
@@ -209,7 +280,7 @@ export interface EffectsEdit {
 }
 
 /** One edit, as the methods send it to an editor. */
-export type EditOp = LayerEdit | DocumentEdit | SelectionEdit | FilterEdit | EffectsEdit;
+export type EditOp = LayerEdit | DocumentEdit | SelectionEdit | FilterEdit | EffectsEdit | CompEdit;
 
 /** Every edit's name: the method that sends it. */
 export type EditName = EditOp["op"];
@@ -228,6 +299,8 @@ export interface EditOutcome {
   readonly layerId?: number | undefined;
   /** The document the edit made (`document:duplicate`). */
   readonly documentId?: number | undefined;
+  /** The layer comp the edit made (`layerComp:create`). */
+  readonly compId?: number | undefined;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Observable } from "rxjs";
 import type { FileAccess, Filesystem } from "../files/index.js";
 import type { CutoutMethod, DataLoss, FileFormat, FontInfo, HostBounds, HostDocument, HostLayer, HostRect } from "../protocol/index.js";
-import type { EditCapabilities, EditOutcome, EditRequest } from "./edits.js";
+import type { EditCapabilities, EditOutcome, EditRequest, LayerCompList } from "./edits.js";
 import type { HistoryAnswer, HistoryRequest } from "./history.js";
 
 /*
@@ -332,6 +332,11 @@ export interface HostAdapter {
    * answer `NOT_SUPPORTED {editor, capability: "text"}`.
    */
   listFonts?(ctx: HostCallContext): Promise<FontInfo[]>;
+  /**
+   * The document's layer comps (what a PSD keeps in image resource 1065). An editor with it makes the
+   * `layerComp:*` edits; without it, `document:layerComps` answers `NOT_SUPPORTED {editor, capability: "layer comps"}`.
+   */
+  layerComps?(ctx: HostCallContext, options: { documentId: number }): Promise<LayerCompList>;
 
   // Actions and scripts.
   /**
@@ -389,4 +394,5 @@ export const OPTIONAL_HOST_OPS = [
   "edit",
   "history",
   "listFonts",
+  "layerComps",
 ] as const satisfies ReadonlyArray<keyof HostAdapter>;

@@ -27,7 +27,7 @@ async function activePreview(ctx: MethodContext, documentId: number | undefined,
 }
 
 /** The bytes of an import: its `image` source read, or the binary part it names (sent right after the request). */
-function importSource(ctx: MethodContext, image: string | BinaryPartReference): Promise<ImportedBytes> | ImportedBytes {
+export function importSource(ctx: MethodContext, image: string | BinaryPartReference): Promise<ImportedBytes> | ImportedBytes {
   if (typeof image === "string") return readImportSource(image, ctx.bridge.imports, ctx.call.signal);
   const part = ctx.binaryParts?.[image.binary];
   if (part === undefined) {

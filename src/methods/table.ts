@@ -2,6 +2,8 @@ import type { MethodDefinition } from "./define.js";
 import { actionMethods } from "./action.js";
 import { clientMethods } from "./clients.js";
 import { documentMethods } from "./document.js";
+import { compMethods } from "./edit-comps.js";
+import { contentEditMethods } from "./edit-contents.js";
 import { documentEditMethods } from "./edit-document.js";
 import { effectEditMethods } from "./edit-effects.js";
 import { filterEditMethods } from "./edit-filters.js";
@@ -27,7 +29,9 @@ export const BUILTIN_METHODS: readonly MethodDefinition[] = [
   ...imageMethods,
   ...selectionMethods,
   ...layerEditMethods,
+  ...contentEditMethods,
   ...documentEditMethods,
+  ...compMethods,
   ...selectionEditMethods,
   ...filterEditMethods,
   ...effectEditMethods,

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { AdjustmentSchema } from "./adjustments.js";
 import { FillSchema } from "./fills.js";
-import { EditedLayerSchema, HostDocumentSchema, HostLayerSchema, HostRectSchema, PointSchema } from "./resources.js";
+import { BinaryPartSchema, EditedLayerSchema, HostDocumentSchema, HostLayerSchema, HostRectSchema, PointSchema } from "./resources.js";
 import { onePlacement, onePlacementMessage, TEXT_SETTINGS, TextStringSchema } from "./text.js";
 
 /*
@@ -67,6 +67,28 @@ export const EditedSelectionSchema = z.object({ documentId: z.number().int(), re
 const TEXT_FIELDS = ["text", ...Object.keys(TEXT_SETTINGS)] as ReadonlyArray<"text" | keyof typeof TEXT_SETTINGS>;
 
 const layerEdit = <S extends z.ZodRawShape>(shape: S) => z.object({ ...Ref, ...shape }).strict().refine(oneRef, oneRefMessage);
+
+/** How `layer:replaceContents` sizes an image into its box (see docs/editing.md). */
+export const FIT_MODES = ["contain", "cover", "fill", "none"] as const;
+/** Longest layer comp name, and comment, in characters. */
+const MAX_COMP_NAME = 255;
+const MAX_COMP_COMMENT = 4_096;
+
+/** What a layer comp records of each layer. */
+export const LayerCompCapturesSchema = z.object({ visibility: z.boolean(), position: z.boolean(), appearance: z.boolean() });
+/** One layer comp: its id (Photoshop's, kept in the file), name, comment (`null`: none) and what it captures. */
+export const LayerCompSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  comment: z.string().nullable(),
+  captures: LayerCompCapturesSchema,
+});
+/** A comp by `id` or by `name` (exactly one). */
+const compRef = { id: z.number().int().optional(), name: z.string().min(1).max(MAX_COMP_NAME).optional() };
+const oneComp = (p: { id?: number | undefined; name?: string | undefined }): boolean => (p.id === undefined) !== (p.name === undefined);
+const oneCompMessage = { message: "pass exactly one of id and name", path: ["id"] };
+/** What the layer comp edits answer: the comp as it is now, the document and its revision. */
+const EditedCompSchema = z.object({ documentId: z.number().int(), revision: z.number().int().nonnegative(), comp: LayerCompSchema });
 
 /** The editing methods' schemas, merged into the method table. */
 export const EDIT_METHOD_SCHEMAS = {
@@ -168,6 +190,16 @@ export const EDIT_METHOD_SCHEMAS = {
     result: EditedLayerSchema,
   },
   "layer:clear": { params: layerEdit({}), result: EditedLayerSchema },
+  "layer:replaceContents": {
+    // `box` is for pixel layers: a smart object's content always takes the frame its transform places.
+    params: layerEdit({
+      image: z.union([z.string().min(1), BinaryPartSchema]),
+      fit: z.enum(FIT_MODES).optional(),
+      alignment: z.enum(ANCHOR_NAMES).optional(),
+      box: HostRectSchema.refine((r) => r.width >= 1 && r.height >= 1, { message: "box must be at least 1×1" }).optional(),
+    }),
+    result: EditedLayerSchema,
+  },
   "layer:transform": {
     params: layerEdit({
       dx: z.number().min(-MAX_OFFSET).max(MAX_OFFSET).optional(),
@@ -227,6 +259,44 @@ export const EDIT_METHOD_SCHEMAS = {
   "document:duplicate": { params: z.object({ ...Edit, name: name.optional() }).strict(), result: HostDocumentSchema },
   "document:flatten": { params: z.object(Edit).strict(), result: HostDocumentSchema },
   "document:trim": { params: z.object(Edit).strict(), result: HostDocumentSchema },
+  "document:layerComps": {
+    params: z.object({ documentId }).strict(),
+    result: z.object({ documentId: z.number().int(), comps: z.array(LayerCompSchema), lastApplied: z.number().int().nullable() }),
+  },
+  "layerComp:apply": {
+    params: z.object({ ...Edit, ...compRef }).strict().refine(oneComp, oneCompMessage),
+    result: EditedCompSchema,
+  },
+  "layerComp:create": {
+    params: z
+      .object({
+        ...Edit,
+        name: z.string().min(1).max(MAX_COMP_NAME),
+        comment: z.string().max(MAX_COMP_COMMENT).optional(),
+        captures: LayerCompCapturesSchema.partial().strict().optional(),
+      })
+      .strict(),
+    result: EditedCompSchema,
+  },
+  "layerComp:update": {
+    params: z
+      .object({
+        ...Edit,
+        ...compRef,
+        rename: z.string().min(1).max(MAX_COMP_NAME).optional(),
+        comment: z.string().max(MAX_COMP_COMMENT).nullable().optional(),
+        captures: LayerCompCapturesSchema.partial().strict().optional(),
+        /** Record the layers as they are now (default true); false changes only the name, comment or captures. */
+        recapture: z.boolean().optional(),
+      })
+      .strict()
+      .refine(oneComp, oneCompMessage),
+    result: EditedCompSchema,
+  },
+  "layerComp:delete": {
+    params: z.object({ ...Edit, ...compRef }).strict().refine(oneComp, oneCompMessage),
+    result: z.object({ documentId: z.number().int(), revision: z.number().int().nonnegative(), id: z.number().int(), deleted: z.literal(true) }),
+  },
   "selection:all": { params: z.object(Edit).strict(), result: EditedSelectionSchema },
   "selection:clear": { params: z.object(Edit).strict(), result: EditedSelectionSchema },
   "selection:invert": { params: z.object(Edit).strict(), result: EditedSelectionSchema },

@@ -185,9 +185,9 @@ describe("published schema", () => {
       events: Record<string, unknown>;
     };
     expect(schema.protocolVersion).toBe(1);
-    // The 77 built-in methods (35 of them the editing vocabulary, 4 the history, font:list), plus request:cancel and batch, which the
+    // The 83 built-in methods (40 of them the editing vocabulary, 4 the history, font:list, document:layerComps), plus request:cancel and batch, which the
     // dispatcher serves itself.
-    expect(Object.keys(schema.methods)).toHaveLength(79);
+    expect(Object.keys(schema.methods)).toHaveLength(85);
     expect(schema.methods["webhook:deliveries"]?.http).toEqual({ verb: "GET", path: "/webhooks/{id}/deliveries" });
     expect(schema.methods["layer:getInfoById"]?.http).toEqual({ verb: "GET", path: "/layer/by-id/{layerId}" });
     expect(schema.methods["jsx:run"]?.http).toBeUndefined();

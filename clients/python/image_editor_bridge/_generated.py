@@ -3720,6 +3720,103 @@ class LayerUpdateMaskResultFill(TypedDict):
     type: str
 
 
+class _LayerReplaceContentsParamsRequired(TypedDict):
+    image: str | LayerReplaceContentsParamsImage2
+
+
+class LayerReplaceContentsParams(_LayerReplaceContentsParamsRequired, total=False):
+    """The `LayerReplaceContentsParams` object of the bridge's schema."""
+    documentId: int
+    ifRevision: int
+    layerId: int
+    layerIndex: int
+    fit: Literal["contain", "cover", "fill", "none"]
+    alignment: Literal["center", "topLeft", "top", "topRight", "left", "right", "bottomLeft", "bottom", "bottomRight"]
+    box: HostRect
+
+
+class LayerReplaceContentsParamsImage2(TypedDict):
+    """The `LayerReplaceContentsParamsImage2` object of the bridge's schema."""
+    binary: int
+
+
+class _LayerReplaceContentsResultRequired(TypedDict):
+    id: int
+    index: int
+    name: str
+    kind: Literal["pixel", "group", "text", "shape", "adjustment", "smartObject", "background", "fill"]
+    visible: bool
+    opacity: float
+    blendMode: str
+    bounds: HostBounds
+    rect: HostRect
+    clipped: bool
+    documentId: int
+    revision: int
+
+
+class LayerReplaceContentsResult(_LayerReplaceContentsResultRequired, total=False):
+    """The `LayerReplaceContentsResult` object of the bridge's schema."""
+    locked: bool
+    fillOpacity: float
+    mask: LayerReplaceContentsResultMask
+    text: LayerReplaceContentsResultText
+    adjustment: LayerReplaceContentsResultAdjustment
+    fill: LayerReplaceContentsResultFill
+    effects: dict[str, Any]
+    children: list[HostLayer]
+
+
+class LayerReplaceContentsResultMask(TypedDict):
+    """The `LayerReplaceContentsResultMask` object of the bridge's schema."""
+    enabled: bool
+    linked: bool
+    density: float
+    feather: float
+
+
+class _LayerReplaceContentsResultTextRequired(TypedDict):
+    text: str
+    font: str
+    size: float
+    color: str
+    alignment: Literal["left", "center", "right", "justify"]
+    tracking: float
+    antiAlias: bool
+
+
+class LayerReplaceContentsResultText(_LayerReplaceContentsResultTextRequired, total=False):
+    """The `LayerReplaceContentsResultText` object of the bridge's schema."""
+    position: LayerReplaceContentsResultTextPosition
+    box: HostRect
+    leading: float
+    direction: Literal["ltr", "rtl", "ttb", "btt"]
+    script: str
+    language: str
+    fallbackFonts: list[str]
+
+
+class LayerReplaceContentsResultTextPosition(TypedDict):
+    """The `LayerReplaceContentsResultTextPosition` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class LayerReplaceContentsResultAdjustment(TypedDict):
+    """The `LayerReplaceContentsResultAdjustment` object of the bridge's schema."""
+    type: str
+
+
+class LayerReplaceContentsResultFill(TypedDict):
+    """The `LayerReplaceContentsResultFill` object of the bridge's schema."""
+    type: str
+
+
+class LayerReplaceContentsImage2(TypedDict):
+    """The `LayerReplaceContentsImage2` object of the bridge's schema."""
+    binary: int
+
+
 class DocumentResizeParams(TypedDict, total=False):
     """The `DocumentResizeParams` object of the bridge's schema."""
     documentId: int
@@ -3788,6 +3885,175 @@ class DocumentTrimParams(TypedDict, total=False):
     """The `DocumentTrimParams` object of the bridge's schema."""
     documentId: int
     ifRevision: int
+
+
+class DocumentLayerCompsParams(TypedDict, total=False):
+    """The `DocumentLayerCompsParams` object of the bridge's schema."""
+    documentId: int
+
+
+class DocumentLayerCompsResult(TypedDict):
+    """The `DocumentLayerCompsResult` object of the bridge's schema."""
+    documentId: int
+    comps: list[DocumentLayerCompsResultCompsItem]
+    lastApplied: int | None
+
+
+class DocumentLayerCompsResultCompsItem(TypedDict):
+    """The `DocumentLayerCompsResultCompsItem` object of the bridge's schema."""
+    id: int
+    name: str
+    comment: str | None
+    captures: DocumentLayerCompsResultCompsItemCaptures
+
+
+class DocumentLayerCompsResultCompsItemCaptures(TypedDict):
+    """The `DocumentLayerCompsResultCompsItemCaptures` object of the bridge's schema."""
+    visibility: bool
+    position: bool
+    appearance: bool
+
+
+class LayerCompApplyParams(TypedDict, total=False):
+    """The `LayerCompApplyParams` object of the bridge's schema."""
+    documentId: int
+    ifRevision: int
+    id: int
+    name: str
+
+
+class LayerCompApplyResult(TypedDict):
+    """The `LayerCompApplyResult` object of the bridge's schema."""
+    documentId: int
+    revision: int
+    comp: LayerCompApplyResultComp
+
+
+class LayerCompApplyResultComp(TypedDict):
+    """The `LayerCompApplyResultComp` object of the bridge's schema."""
+    id: int
+    name: str
+    comment: str | None
+    captures: LayerCompApplyResultCompCaptures
+
+
+class LayerCompApplyResultCompCaptures(TypedDict):
+    """The `LayerCompApplyResultCompCaptures` object of the bridge's schema."""
+    visibility: bool
+    position: bool
+    appearance: bool
+
+
+class _LayerCompCreateParamsRequired(TypedDict):
+    name: str
+
+
+class LayerCompCreateParams(_LayerCompCreateParamsRequired, total=False):
+    """The `LayerCompCreateParams` object of the bridge's schema."""
+    documentId: int
+    ifRevision: int
+    comment: str
+    captures: LayerCompCreateParamsCaptures
+
+
+class LayerCompCreateParamsCaptures(TypedDict, total=False):
+    """The `LayerCompCreateParamsCaptures` object of the bridge's schema."""
+    visibility: bool
+    position: bool
+    appearance: bool
+
+
+class LayerCompCreateResult(TypedDict):
+    """The `LayerCompCreateResult` object of the bridge's schema."""
+    documentId: int
+    revision: int
+    comp: LayerCompCreateResultComp
+
+
+class LayerCompCreateResultComp(TypedDict):
+    """The `LayerCompCreateResultComp` object of the bridge's schema."""
+    id: int
+    name: str
+    comment: str | None
+    captures: LayerCompCreateResultCompCaptures
+
+
+class LayerCompCreateResultCompCaptures(TypedDict):
+    """The `LayerCompCreateResultCompCaptures` object of the bridge's schema."""
+    visibility: bool
+    position: bool
+    appearance: bool
+
+
+class LayerCompCreateCaptures(TypedDict, total=False):
+    """The `LayerCompCreateCaptures` object of the bridge's schema."""
+    visibility: bool
+    position: bool
+    appearance: bool
+
+
+class LayerCompUpdateParams(TypedDict, total=False):
+    """The `LayerCompUpdateParams` object of the bridge's schema."""
+    documentId: int
+    ifRevision: int
+    id: int
+    name: str
+    rename: str
+    comment: str | None
+    captures: LayerCompUpdateParamsCaptures
+    recapture: bool
+
+
+class LayerCompUpdateParamsCaptures(TypedDict, total=False):
+    """The `LayerCompUpdateParamsCaptures` object of the bridge's schema."""
+    visibility: bool
+    position: bool
+    appearance: bool
+
+
+class LayerCompUpdateResult(TypedDict):
+    """The `LayerCompUpdateResult` object of the bridge's schema."""
+    documentId: int
+    revision: int
+    comp: LayerCompUpdateResultComp
+
+
+class LayerCompUpdateResultComp(TypedDict):
+    """The `LayerCompUpdateResultComp` object of the bridge's schema."""
+    id: int
+    name: str
+    comment: str | None
+    captures: LayerCompUpdateResultCompCaptures
+
+
+class LayerCompUpdateResultCompCaptures(TypedDict):
+    """The `LayerCompUpdateResultCompCaptures` object of the bridge's schema."""
+    visibility: bool
+    position: bool
+    appearance: bool
+
+
+class LayerCompUpdateCaptures(TypedDict, total=False):
+    """The `LayerCompUpdateCaptures` object of the bridge's schema."""
+    visibility: bool
+    position: bool
+    appearance: bool
+
+
+class LayerCompDeleteParams(TypedDict, total=False):
+    """The `LayerCompDeleteParams` object of the bridge's schema."""
+    documentId: int
+    ifRevision: int
+    id: int
+    name: str
+
+
+class LayerCompDeleteResult(TypedDict):
+    """The `LayerCompDeleteResult` object of the bridge's schema."""
+    documentId: int
+    revision: int
+    id: int
+    deleted: Literal[True]
 
 
 class SelectionAllParams(TypedDict, total=False):
@@ -6225,7 +6491,7 @@ or a connection refused after the upgrade.
 IMAGE_METHODS: frozenset[str] = frozenset({"image:exportDocument", "image:exportLayer", "image:exportLayerWithSelectedPath", "image:getPreview"})
 """Methods that answer an image: their result is a `BridgeImage`."""
 
-METHOD_NAMES: tuple[str, ...] = ("getServerInfo", "server:ping", "server:clients", "server:disconnectClient", "selection:change", "document:current", "document:list", "document:layers", "document:open", "document:create", "document:close", "document:save", "document:export", "layer:getInfo", "layer:getInfoById", "layer:getInfoByIndex", "layer:getInfoBySelectionIndex", "layer:getCurrentPreview", "layer:select", "layer:importImage", "image:exportDocument", "image:exportLayer", "image:exportLayerWithSelectedPath", "image:getPreview", "selection:getArea", "selection:getPath", "selection:set", "layer:create", "layer:update", "layer:delete", "layer:duplicate", "layer:move", "layer:group", "layer:ungroup", "layer:merge", "layer:rasterize", "layer:fill", "layer:clear", "layer:transform", "layer:addMask", "layer:deleteMask", "layer:applyMask", "layer:updateMask", "document:resize", "document:resizeCanvas", "document:crop", "document:rotate", "document:flip", "document:duplicate", "document:flatten", "document:trim", "selection:all", "selection:clear", "selection:invert", "selection:modify", "selection:fromLayer", "selection:fromColor", "layer:adjust", "filter:apply", "layer:setEffects", "layer:updateText", "font:list", "history:list", "history:undo", "history:redo", "history:go", "action:autoCutout", "action:removeBackground", "jsx:run", "jsx:execute", "webhook:add", "webhook:list", "webhook:remove", "webhook:enable", "webhook:deliveries")
+METHOD_NAMES: tuple[str, ...] = ("getServerInfo", "server:ping", "server:clients", "server:disconnectClient", "selection:change", "document:current", "document:list", "document:layers", "document:open", "document:create", "document:close", "document:save", "document:export", "layer:getInfo", "layer:getInfoById", "layer:getInfoByIndex", "layer:getInfoBySelectionIndex", "layer:getCurrentPreview", "layer:select", "layer:importImage", "image:exportDocument", "image:exportLayer", "image:exportLayerWithSelectedPath", "image:getPreview", "selection:getArea", "selection:getPath", "selection:set", "layer:create", "layer:update", "layer:delete", "layer:duplicate", "layer:move", "layer:group", "layer:ungroup", "layer:merge", "layer:rasterize", "layer:fill", "layer:clear", "layer:transform", "layer:addMask", "layer:deleteMask", "layer:applyMask", "layer:updateMask", "layer:replaceContents", "document:resize", "document:resizeCanvas", "document:crop", "document:rotate", "document:flip", "document:duplicate", "document:flatten", "document:trim", "document:layerComps", "layerComp:apply", "layerComp:create", "layerComp:update", "layerComp:delete", "selection:all", "selection:clear", "selection:invert", "selection:modify", "selection:fromLayer", "selection:fromColor", "layer:adjust", "filter:apply", "layer:setEffects", "layer:updateText", "font:list", "history:list", "history:undo", "history:redo", "history:go", "action:autoCutout", "action:removeBackground", "jsx:run", "jsx:execute", "webhook:add", "webhook:list", "webhook:remove", "webhook:enable", "webhook:deliveries")
 """The built-in methods with a typed helper."""
 
 
@@ -6736,6 +7002,23 @@ class DocumentMethods:
         answer = await self._invoke_method("document:trim", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False)), timeout, on_progress)
         return cast("HostDocument", answer)
 
+    async def layer_comps(
+        self,
+        *,
+        document_id: int | None = None,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> DocumentLayerCompsResult:
+        """`document:layerComps`: The document's layer comps, in the file's order: each one's `id`, `name`,
+        `comment` (`null`: none) and `captures` (`visibility`, `position`, `appearance`: what it records of
+        each layer), and `lastApplied` (the id of the comp last applied, `null`: none). A PSD's comps are read
+        from the file and saved back into it.
+
+        Wire params: `DocumentLayerCompsParams`.
+        """
+        answer = await self._invoke_method("document:layerComps", _pick(("documentId", document_id, False)), timeout, on_progress)
+        return cast("DocumentLayerCompsResult", answer)
+
 
 class LayerMethods:
     """The `layer:*` methods."""
@@ -7218,6 +7501,35 @@ class LayerMethods:
         answer = await self._invoke_method("layer:updateMask", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("layerId", layer_id, False), ("layerIndex", layer_index, False), ("enabled", enabled, False), ("linked", linked, False), ("density", density, False), ("feather", feather, False)), timeout, on_progress)
         return cast("LayerUpdateMaskResult", answer)
 
+    async def replace_contents(
+        self,
+        *,
+        image: bytes | BridgeImage | str | LayerReplaceContentsImage2,
+        document_id: int | None = None,
+        if_revision: int | None = None,
+        layer_id: int | None = None,
+        layer_index: int | None = None,
+        fit: Literal["contain", "cover", "fill", "none"] | None = None,
+        alignment: Literal["center", "topLeft", "top", "topRight", "left", "right", "bottomLeft", "bottom", "bottomRight"] | None = None,
+        box: HostRect | None = None,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> LayerReplaceContentsResult:
+        """`layer:replaceContents`: Puts an image (`image`: a data URI, base64, a `file:` URI or path, an http(s)
+        URL, or a binary part, as `layer:importImage` takes) into an existing layer, which keeps its name,
+        place in the stack, masks, style, blend mode and opacity. `fit` `contain` (the default: the whole
+        image, undistorted), `cover` (fills the box, the overflow cut), `fill` (stretched to the box) or
+        `none` (its own size), placed by `alignment` (`center` by default, or `topLeft`, `top`, …
+        `bottomRight`) in `box` (document pixels; default the layer's bounds, the canvas for an empty layer).
+        A text, shape or fill layer becomes a pixel layer. A smart object stays one: the image goes into its
+        frame through its transform (scale, rotation, skew; `box` is refused, a perspective or warp answers
+        `NOT_SUPPORTED`) and becomes its embedded file. One history step. Answers the layer.
+
+        Wire params: `LayerReplaceContentsParams`.
+        """
+        answer = await self._invoke_method("layer:replaceContents", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("layerId", layer_id, False), ("layerIndex", layer_index, False), ("image", image, False), ("fit", fit, False), ("alignment", alignment, False), ("box", box, False)), timeout, on_progress)
+        return cast("LayerReplaceContentsResult", answer)
+
     async def adjust(
         self,
         *,
@@ -7387,6 +7699,93 @@ class ImageMethods:
         """
         answer = await self._invoke_method("image:getPreview", _pick(("documentId", document_id, False), ("layerSpec", layer_spec, False), ("maxSize", max_size, False)), timeout, on_progress)
         return cast("BridgeImage", answer)
+
+
+class LayerCompMethods:
+    """The `layerComp:*` methods."""
+
+    def __init__(self, call: AsyncCaller) -> None:
+        self._invoke_method = call
+
+    async def apply(
+        self,
+        *,
+        document_id: int | None = None,
+        if_revision: int | None = None,
+        id: int | None = None,
+        name: str | None = None,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> LayerCompApplyResult:
+        """`layerComp:apply`: Applies a layer comp (by `id` or `name`): each layer's visibility and position, as
+        far as the comp captures them, become what it recorded. Appearance (layer styles) is listed but not
+        switched by the embedded editor. One history step. Answers the comp.
+
+        Wire params: `LayerCompApplyParams`.
+        """
+        answer = await self._invoke_method("layerComp:apply", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("id", id, False), ("name", name, False)), timeout, on_progress)
+        return cast("LayerCompApplyResult", answer)
+
+    async def create(
+        self,
+        *,
+        name: str,
+        document_id: int | None = None,
+        if_revision: int | None = None,
+        comment: str | None = None,
+        captures: LayerCompCreateCaptures | None = None,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> LayerCompCreateResult:
+        """`layerComp:create`: Records the layers as they are now as a new layer comp named `name` (with
+        `comment`); `captures` `{visibility, position, appearance}` says what it records (each true unless set
+        false). A name already taken is refused. One history step. Answers the comp with its new id.
+
+        Wire params: `LayerCompCreateParams`.
+        """
+        answer = await self._invoke_method("layerComp:create", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("name", name, False), ("comment", comment, False), ("captures", captures, False)), timeout, on_progress)
+        return cast("LayerCompCreateResult", answer)
+
+    async def update(
+        self,
+        *,
+        document_id: int | None = None,
+        if_revision: int | None = None,
+        id: int | None = None,
+        name: str | None = None,
+        rename: str | None = None,
+        comment: str | None | Omitted = OMITTED,
+        captures: LayerCompUpdateCaptures | None = None,
+        recapture: bool | None = None,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> LayerCompUpdateResult:
+        """`layerComp:update`: Changes a layer comp (by `id` or `name`): records the layers as they are now
+        (unless `recapture: false`), and takes a new name (`rename`), `comment` (`null` clears it) or
+        `captures`. One history step. Answers the comp.
+
+        Wire params: `LayerCompUpdateParams`.
+        """
+        answer = await self._invoke_method("layerComp:update", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("id", id, False), ("name", name, False), ("rename", rename, False), ("comment", comment, True), ("captures", captures, False), ("recapture", recapture, False)), timeout, on_progress)
+        return cast("LayerCompUpdateResult", answer)
+
+    async def delete(
+        self,
+        *,
+        document_id: int | None = None,
+        if_revision: int | None = None,
+        id: int | None = None,
+        name: str | None = None,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> LayerCompDeleteResult:
+        """`layerComp:delete`: Deletes a layer comp (by `id` or `name`); the layers stay as they are. One history
+        step.
+
+        Wire params: `LayerCompDeleteParams`.
+        """
+        answer = await self._invoke_method("layerComp:delete", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("id", id, False), ("name", name, False)), timeout, on_progress)
+        return cast("LayerCompDeleteResult", answer)
 
 
 class FilterMethods:
@@ -7687,6 +8086,7 @@ class MethodGroups:
     document: DocumentMethods
     layer: LayerMethods
     image: ImageMethods
+    layer_comp: LayerCompMethods
     filter: FilterMethods
     font: FontMethods
     history: HistoryMethods
@@ -7701,6 +8101,7 @@ class MethodGroups:
         self.document = DocumentMethods(call)
         self.layer = LayerMethods(call)
         self.image = ImageMethods(call)
+        self.layer_comp = LayerCompMethods(call)
         self.filter = FilterMethods(call)
         self.font = FontMethods(call)
         self.history = HistoryMethods(call)
@@ -8229,6 +8630,23 @@ class SyncDocumentMethods:
         answer = self._invoke_method("document:trim", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False)), timeout, on_progress)
         return cast("HostDocument", answer)
 
+    def layer_comps(
+        self,
+        *,
+        document_id: int | None = None,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> DocumentLayerCompsResult:
+        """`document:layerComps`: The document's layer comps, in the file's order: each one's `id`, `name`,
+        `comment` (`null`: none) and `captures` (`visibility`, `position`, `appearance`: what it records of
+        each layer), and `lastApplied` (the id of the comp last applied, `null`: none). A PSD's comps are read
+        from the file and saved back into it.
+
+        Wire params: `DocumentLayerCompsParams`.
+        """
+        answer = self._invoke_method("document:layerComps", _pick(("documentId", document_id, False)), timeout, on_progress)
+        return cast("DocumentLayerCompsResult", answer)
+
 
 class SyncLayerMethods:
     """The `layer:*` methods, blocking."""
@@ -8711,6 +9129,35 @@ class SyncLayerMethods:
         answer = self._invoke_method("layer:updateMask", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("layerId", layer_id, False), ("layerIndex", layer_index, False), ("enabled", enabled, False), ("linked", linked, False), ("density", density, False), ("feather", feather, False)), timeout, on_progress)
         return cast("LayerUpdateMaskResult", answer)
 
+    def replace_contents(
+        self,
+        *,
+        image: bytes | BridgeImage | str | LayerReplaceContentsImage2,
+        document_id: int | None = None,
+        if_revision: int | None = None,
+        layer_id: int | None = None,
+        layer_index: int | None = None,
+        fit: Literal["contain", "cover", "fill", "none"] | None = None,
+        alignment: Literal["center", "topLeft", "top", "topRight", "left", "right", "bottomLeft", "bottom", "bottomRight"] | None = None,
+        box: HostRect | None = None,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> LayerReplaceContentsResult:
+        """`layer:replaceContents`: Puts an image (`image`: a data URI, base64, a `file:` URI or path, an http(s)
+        URL, or a binary part, as `layer:importImage` takes) into an existing layer, which keeps its name,
+        place in the stack, masks, style, blend mode and opacity. `fit` `contain` (the default: the whole
+        image, undistorted), `cover` (fills the box, the overflow cut), `fill` (stretched to the box) or
+        `none` (its own size), placed by `alignment` (`center` by default, or `topLeft`, `top`, …
+        `bottomRight`) in `box` (document pixels; default the layer's bounds, the canvas for an empty layer).
+        A text, shape or fill layer becomes a pixel layer. A smart object stays one: the image goes into its
+        frame through its transform (scale, rotation, skew; `box` is refused, a perspective or warp answers
+        `NOT_SUPPORTED`) and becomes its embedded file. One history step. Answers the layer.
+
+        Wire params: `LayerReplaceContentsParams`.
+        """
+        answer = self._invoke_method("layer:replaceContents", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("layerId", layer_id, False), ("layerIndex", layer_index, False), ("image", image, False), ("fit", fit, False), ("alignment", alignment, False), ("box", box, False)), timeout, on_progress)
+        return cast("LayerReplaceContentsResult", answer)
+
     def adjust(
         self,
         *,
@@ -8880,6 +9327,93 @@ class SyncImageMethods:
         """
         answer = self._invoke_method("image:getPreview", _pick(("documentId", document_id, False), ("layerSpec", layer_spec, False), ("maxSize", max_size, False)), timeout, on_progress)
         return cast("BridgeImage", answer)
+
+
+class SyncLayerCompMethods:
+    """The `layerComp:*` methods, blocking."""
+
+    def __init__(self, call: SyncCaller) -> None:
+        self._invoke_method = call
+
+    def apply(
+        self,
+        *,
+        document_id: int | None = None,
+        if_revision: int | None = None,
+        id: int | None = None,
+        name: str | None = None,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> LayerCompApplyResult:
+        """`layerComp:apply`: Applies a layer comp (by `id` or `name`): each layer's visibility and position, as
+        far as the comp captures them, become what it recorded. Appearance (layer styles) is listed but not
+        switched by the embedded editor. One history step. Answers the comp.
+
+        Wire params: `LayerCompApplyParams`.
+        """
+        answer = self._invoke_method("layerComp:apply", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("id", id, False), ("name", name, False)), timeout, on_progress)
+        return cast("LayerCompApplyResult", answer)
+
+    def create(
+        self,
+        *,
+        name: str,
+        document_id: int | None = None,
+        if_revision: int | None = None,
+        comment: str | None = None,
+        captures: LayerCompCreateCaptures | None = None,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> LayerCompCreateResult:
+        """`layerComp:create`: Records the layers as they are now as a new layer comp named `name` (with
+        `comment`); `captures` `{visibility, position, appearance}` says what it records (each true unless set
+        false). A name already taken is refused. One history step. Answers the comp with its new id.
+
+        Wire params: `LayerCompCreateParams`.
+        """
+        answer = self._invoke_method("layerComp:create", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("name", name, False), ("comment", comment, False), ("captures", captures, False)), timeout, on_progress)
+        return cast("LayerCompCreateResult", answer)
+
+    def update(
+        self,
+        *,
+        document_id: int | None = None,
+        if_revision: int | None = None,
+        id: int | None = None,
+        name: str | None = None,
+        rename: str | None = None,
+        comment: str | None | Omitted = OMITTED,
+        captures: LayerCompUpdateCaptures | None = None,
+        recapture: bool | None = None,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> LayerCompUpdateResult:
+        """`layerComp:update`: Changes a layer comp (by `id` or `name`): records the layers as they are now
+        (unless `recapture: false`), and takes a new name (`rename`), `comment` (`null` clears it) or
+        `captures`. One history step. Answers the comp.
+
+        Wire params: `LayerCompUpdateParams`.
+        """
+        answer = self._invoke_method("layerComp:update", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("id", id, False), ("name", name, False), ("rename", rename, False), ("comment", comment, True), ("captures", captures, False), ("recapture", recapture, False)), timeout, on_progress)
+        return cast("LayerCompUpdateResult", answer)
+
+    def delete(
+        self,
+        *,
+        document_id: int | None = None,
+        if_revision: int | None = None,
+        id: int | None = None,
+        name: str | None = None,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> LayerCompDeleteResult:
+        """`layerComp:delete`: Deletes a layer comp (by `id` or `name`); the layers stay as they are. One history
+        step.
+
+        Wire params: `LayerCompDeleteParams`.
+        """
+        answer = self._invoke_method("layerComp:delete", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("id", id, False), ("name", name, False)), timeout, on_progress)
+        return cast("LayerCompDeleteResult", answer)
 
 
 class SyncFilterMethods:
@@ -9180,6 +9714,7 @@ class SyncMethodGroups:
     document: SyncDocumentMethods
     layer: SyncLayerMethods
     image: SyncImageMethods
+    layer_comp: SyncLayerCompMethods
     filter: SyncFilterMethods
     font: SyncFontMethods
     history: SyncHistoryMethods
@@ -9194,6 +9729,7 @@ class SyncMethodGroups:
         self.document = SyncDocumentMethods(call)
         self.layer = SyncLayerMethods(call)
         self.image = SyncImageMethods(call)
+        self.layer_comp = SyncLayerCompMethods(call)
         self.filter = SyncFilterMethods(call)
         self.font = SyncFontMethods(call)
         self.history = SyncHistoryMethods(call)

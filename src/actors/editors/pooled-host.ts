@@ -277,6 +277,11 @@ export class PooledHost implements HostAdapter {
   };
   /** The editor's fonts: nothing of a document in them. */
   listFonts?: HostAdapter["listFonts"] = (ctx) => this.run(() => this.inner.listFonts!(ctx));
+  /** A document's layer comps: the document id goes in as the editor's own and comes back as the bridge's. */
+  layerComps?: HostAdapter["layerComps"] = async (ctx, options) => {
+    const answer = await this.run(() => this.inner.layerComps!(ctx, this.inOptions(options)));
+    return { ...answer, documentId: options.documentId };
+  };
   /** Scripts see and return the editor's own document ids (equal to the bridge's unless a pool had to renumber). */
   runScript?: HostAdapter["runScript"] = (ctx, options) => this.inner.runScript!(ctx, options);
 }

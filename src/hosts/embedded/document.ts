@@ -70,10 +70,31 @@ export interface LayerCommon {
    */
   restrictedChannels?: readonly number[] | undefined;
   /**
+   * A smart object's embedded file when `layer:replaceContents` gave it a new one (its `record.placedLayer.id`
+   * names it): saved among the document's linked files. The file's own embedded files stay in the document record.
+   */
+  embeddedFile?: EmbeddedFile | undefined;
+  /**
    * Everything the file's layer record held that this model does not own (text, smart object, effects, vector
    * mask path, adjustment, fill, artboard, blending ranges…), kept so that a save writes it back unchanged.
    */
   record?: PsdLayerRecord | undefined;
+}
+
+/** An embedded (linked) file of a smart object, as the PSD's linked files hold it. */
+export interface EmbeddedFile {
+  /** A UUID, which the layer's `placedLayer.id` names. */
+  readonly id: string;
+  readonly name: string;
+  /** The four-letter file type (`png `, `JPEG`). */
+  readonly type: string;
+  readonly data: Uint8Array;
+}
+
+/** The layer comps of a document, as image resource 1065 holds them (each layer's own states are in its record's `comps`). */
+export interface DocumentLayerComps {
+  readonly list: ReadonlyArray<{ readonly id: number; readonly name: string; readonly comment?: string | undefined; readonly capturedInfo: number }>;
+  readonly lastApplied?: number | undefined;
 }
 
 /**
@@ -147,6 +168,11 @@ export interface DocumentContent {
    * @default { angle: 120, altitude: 30 } (Photoshop's)
    */
   globalLight?: { readonly angle: number; readonly altitude: number } | undefined;
+  /**
+   * The layer comps (saved states of the layers' visibility, position and appearance). Replaced, never mutated.
+   * Undefined: none was ever made or read (a save then writes none).
+   */
+  layerComps?: DocumentLayerComps | undefined;
   /** Patterns stored in the file (RGBA tiles), which pattern overlays and strokes name by id. */
   patterns?: readonly PatternInfo[] | undefined;
   /** A grayscale document (its pixels carry the grey level in all three channels): adjustments work on grey. */

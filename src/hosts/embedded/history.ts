@@ -39,6 +39,7 @@ interface DocumentState {
   readonly selection: SelectionState;
   /** The global light, which `layer:setEffects` may set with a layer's style. */
   readonly globalLight: EmbeddedDocument["globalLight"];
+  readonly layerComps: EmbeddedDocument["layerComps"];
 }
 
 interface Step extends HostHistoryStep {
@@ -296,6 +297,7 @@ export class EmbeddedHistory {
       doc.layers = state.layers.map(materialize);
       restoreSelection(doc, state.selection);
       doc.globalLight = state.globalLight;
+      doc.layerComps = state.layerComps;
       this.options.changed(doc, EVERYTHING, method, revision);
     } finally {
       this.busy.delete(doc.id);
@@ -407,6 +409,7 @@ function capture(doc: EmbeddedDocument, previous: DocumentState | undefined): Do
     layers: Object.freeze(doc.layers.map((layer) => snapshot(layer, known))),
     selection: selectionState(doc),
     globalLight: doc.globalLight,
+    layerComps: doc.layerComps,
   };
 }
 

@@ -9,6 +9,7 @@ import { CUTOUT_EVENT, EMBEDDED_CUTOUT_METHODS, modelSessionBytes } from "./cuto
 import type { EmbeddedDocument } from "./document.js";
 import { documentOps } from "./documents.js";
 import { EMBEDDED_EDIT_CAPABILITIES, editOps } from "./edits/index.js";
+import { listComps } from "./edits/comps.js";
 import { EMBEDDED_EVENT_TYPES, EmbeddedEvents, type DocumentChanges } from "./events.js";
 import { imageOps, previewEvent } from "./images.js";
 import { layerOps } from "./layers.js";
@@ -152,6 +153,7 @@ export function createEmbeddedHost(options: EmbeddedHostOptions = {}): HostAdapt
     editCapabilities: EMBEDDED_EDIT_CAPABILITIES,
     history: async (ctx, request) => history.run(store.get(request.documentId), request, ctx.caller),
     listFonts: () => fonts.list(),
+    layerComps: async (_ctx, { documentId }) => listComps(store.get(documentId)),
   };
   // What changes documents otherwise than by an edit is a step of its own, named after its method.
   const methodOf = { importLayer: "layer:importImage", setSelection: "selection:set", autoCutout: "action:autoCutout", removeBackground: "action:removeBackground", runScript: "jsx:run" } as const;

@@ -146,3 +146,15 @@ export function mappedRecord(record: PsdLayerRecord | undefined, map: PointMap):
   }
   return out as PsdLayerRecord;
 }
+
+/**
+ * The record of a layer the user moved by `dx, dy`: its layer comp states hold offsets from where the layer is, so
+ * each comp still puts it where the comp recorded it. (A move of the whole document, a crop, moves the comps'
+ * places too, and leaves the offsets alone.)
+ */
+export function compsAfterMove(record: PsdLayerRecord | undefined, dx: number, dy: number): PsdLayerRecord | undefined {
+  const comps = record?.comps;
+  if (comps === undefined || (dx === 0 && dy === 0)) return record;
+  const settings = comps.settings.map((setting) => ({ ...setting, offset: { x: (setting.offset?.x ?? 0) - dx, y: (setting.offset?.y ?? 0) - dy } }));
+  return { ...record, comps: { ...comps, settings } };
+}

@@ -32,6 +32,9 @@ const WRITER_NAME = "image-editor-bridge";
 /** Document record fields ag-psd cannot write (it writes 8-bit RGB): the colour mode layer answers for them. */
 const HEADER_FIELDS = ["bitsPerChannel", "colorMode", "channels", "palette"] as const;
 
+/** The document's blocks that hold the embedded files of smart objects (ag-psd writes `lnk2`). */
+const LINKED_FILE_KEYS: ReadonlySet<string> = new Set(["lnk2", "lnkD", "lnk3"]);
+
 /** Blocks that hold a layer's vector mask path. */
 const VECTOR_MASK_KEYS: ReadonlySet<string> = new Set(["vmsk", "vsms"]);
 /** The blocks of a layer style (the current, the several-of-a-kind and the old one): never carried onto a style `layer:setEffects` set. */
@@ -69,6 +72,15 @@ function toPsdLayer(layer: EmbeddedLayer): Layer {
   return { ...out, left: layer.left, top: layer.top, imageData: { width: layer.width, height: layer.height, data: layer.data } };
 }
 
+/** The file's embedded files and those `layer:replaceContents` gave smart objects; undefined when there are none new. */
+function savedLinkedFiles(doc: EmbeddedDocument): Psd["linkedFiles"] {
+  const added = allLayers(doc.layers).flatMap((layer) => (layer.embeddedFile === undefined ? [] : [layer.embeddedFile]));
+  if (added.length === 0) return undefined;
+  const ids = new Set(added.map((file) => file.id));
+  const own = (doc.source?.record?.linkedFiles ?? []).filter((file) => !ids.has(file.id));
+  return [...own, ...added.filter((file, i) => added.findIndex((other) => other.id === file.id) === i).map((file) => ({ ...file }))];
+}
+
 /** The progress units of a save: the compositor's rows, then one per row for encoding. */
 export function psdSaveUnits(doc: EmbeddedDocument): number {
   return renderRows(doc.layers, canvasRegion(doc)) + doc.height;
@@ -93,6 +105,8 @@ export interface PsdThumbnail {
  */
 function savedResources(doc: EmbeddedDocument, thumbnail: PsdThumbnail | undefined): ImageResources {
   const kept: ImageResources = { ...doc.source?.record?.imageResources };
+  // The comps as they are now (a list emptied is written empty: left out, the file's own would be carried back).
+  if (doc.layerComps !== undefined) kept.layerComps = { list: doc.layerComps.list.map((comp) => ({ ...comp })), ...(doc.layerComps.lastApplied === undefined ? {} : { lastApplied: doc.layerComps.lastApplied }) };
   const previous = kept.resolutionInfo;
   delete kept.thumbnail;
   delete kept.thumbnailRaw;
@@ -133,8 +147,10 @@ export function serializePsd(
   const record: Record<string, unknown> = { ...doc.source?.record };
   for (const key of HEADER_FIELDS) delete record[key];
   const { composite } = options;
+  const linkedFiles = savedLinkedFiles(doc);
   const psd: Psd = {
     ...(record as Omit<Psd, "width" | "height">),
+    ...(linkedFiles === undefined ? {} : { linkedFiles }),
     width: doc.width,
     height: doc.height,
     imageResources: savedResources(doc, options.thumbnail),
@@ -170,6 +186,7 @@ export function serializePsd(
     original,
     (id, key) => (contentless.has(id) && CONTENT_KEYS.has(key)) || (pathless.has(id) && VECTOR_MASK_KEYS.has(key)) || (styled.has(id) && STYLE_KEYS.has(key)),
     (id, key) => asRead.has(id) && VERBATIM_KEYS.has(key),
+    linkedFiles === undefined ? undefined : LINKED_FILE_KEYS,
   );
   const saved = toOriginalMode(kept, source.opened, keepSets(source, doc));
   return Buffer.from(saved.buffer, saved.byteOffset, saved.byteLength);

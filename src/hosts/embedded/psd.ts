@@ -163,6 +163,7 @@ export function parsePsd(
   const { globalAngle, globalAltitude } = psd.imageResources ?? {};
   if (globalAngle !== undefined) content.globalLight = { angle: globalAngle, altitude: globalAltitude ?? 30 };
   if (psd.patterns !== undefined && psd.patterns.length > 0) content.patterns = psd.patterns;
+  if (psd.imageResources?.layerComps !== undefined) content.layerComps = psd.imageResources.layerComps;
   if (readable.source.opensAs === 1) content.grayscale = true;
   const { colorModeName, depth } = readable.source;
   if (colorModeName !== "RGB" || depth !== 8) content.sourceColor = { mode: colorModeName.toLowerCase(), depth };

@@ -12,7 +12,7 @@ import type { HostOp } from "./protocol.js";
 export const CACHED_READS: ReadonlySet<HostOp> = new Set<HostOp>(["getDocument", "getDocumentTree", "listDocuments", "getSelection"]);
 
 /** Operations that read without changing anything, so they leave the cache as it is. */
-const PURE_READS: ReadonlySet<HostOp> = new Set<HostOp>([...CACHED_READS, "getSelectionOutline", "exportDocumentImage", "exportLayerImage", "saveLosses"]);
+const PURE_READS: ReadonlySet<HostOp> = new Set<HostOp>([...CACHED_READS, "getSelectionOutline", "exportDocumentImage", "exportLayerImage", "saveLosses", "layerComps"]);
 
 /** A read's key: most reads name no document (the active one), and their key is the operation alone. */
 function keyOf(op: HostOp, args: readonly unknown[]): string {

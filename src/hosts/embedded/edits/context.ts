@@ -28,7 +28,7 @@ export interface EditContext {
 }
 
 /** What a handler answers: the layer or document it made, if any. */
-export type EditMade = { readonly layerId?: number; readonly documentId?: number } | undefined;
+export type EditMade = { readonly layerId?: number; readonly documentId?: number; readonly compId?: number } | undefined;
 
 /** One edit's handler: the document is `context.document(edit's documentId)`, already checked to exist. */
 export type EditHandler<K extends EditName> = (context: EditContext & { readonly doc: EmbeddedDocument }, edit: Extract<EditOp, { op: K }>) => Promise<EditMade> | EditMade;

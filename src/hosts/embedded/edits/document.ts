@@ -152,6 +152,7 @@ function copyContent(doc: EmbeddedDocument): DocumentContent {
     activeLayerIds: [...doc.activeLayerIds],
     ...(doc.globalLight !== undefined ? { globalLight: doc.globalLight } : {}),
     ...(doc.patterns !== undefined ? { patterns: doc.patterns } : {}),
+    ...(doc.layerComps !== undefined ? { layerComps: doc.layerComps } : {}),
     ...(doc.grayscale !== undefined ? { grayscale: doc.grayscale } : {}),
     ...(doc.sourceColor !== undefined ? { sourceColor: doc.sourceColor } : {}),
   };

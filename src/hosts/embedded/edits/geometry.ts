@@ -10,7 +10,7 @@ import { BridgeError } from "../../../protocol/errors.js";
 import type { ResampleMethod } from "../../edits.js";
 import type { EmbeddedLayer, LayerMask, PixelLayer } from "../document.js";
 import type { EditorMemory } from "../memory.js";
-import { mappedRecord, rasterisedRecord, translatedRecord } from "../psd-records.js";
+import { compsAfterMove, mappedRecord, rasterisedRecord, translatedRecord } from "../psd-records.js";
 import { isQuarterTurn, mapPlane, type Matrix, type Plane, resizePlane, turnPlane } from "../resample.js";
 import type { SelectionMask } from "../selection.js";
 
@@ -221,6 +221,12 @@ export function planLayer(work: LayerWork, layer: EmbeddedLayer, siblings: Embed
   let current: EmbeddedLayer = layer;
   const get = (): EmbeddedLayer => current;
   planMasks(work, get, g, rule);
+  // A layer the user moves keeps its layer comps' places: their offsets from it shrink by the move.
+  if (rule === "linked" && isMove(g) && layer.record?.comps !== undefined) {
+    work.steps.push(async () => () => {
+      current.record = compsAfterMove(current.record, Math.round(g.tx), Math.round(g.ty));
+    });
+  }
   if (layer.kind === "group") {
     // A group's own vector mask path goes with its mask.
     if (layer.record?.vectorMask !== undefined && pathMoves(layer, rule)) {

@@ -1,6 +1,6 @@
 /**
  * The embedded editor's edits (see `../../edits.ts` for the vocabulary): one handler per edit, each in the file of
- * what it works on (`layers.ts`, `masks.ts`, `transform.ts`, `document.ts`, `selection.ts`, `filters.ts`). The editor's
+ * what it works on (`layers.ts`, `contents.ts`, `comps.ts`, `masks.ts`, `transform.ts`, `document.ts`, `selection.ts`, `filters.ts`). The editor's
  * capabilities are exactly the handlers there are. Each handler changes the document in place and reports it with
  * `changed(doc, changes)`; the dispatcher then raises the revision and emits `documentChanged` naming the method.
  */
@@ -10,6 +10,8 @@ import type { HostAdapter } from "../../host.js";
 import type { EmbeddedDocument } from "../document.js";
 import type { DocumentChanges } from "../events.js";
 import type { EmbeddedHistory } from "../history.js";
+import { compEdits } from "./comps.js";
+import { contentEdits } from "./contents.js";
 import type { EditContext, EditHandlers } from "./context.js";
 import { documentEdits } from "./document.js";
 import { effectEdits } from "./effects.js";
@@ -19,7 +21,7 @@ import { maskEdits } from "./masks.js";
 import { selectionEdits } from "./selection.js";
 import { transformEdits } from "./transform.js";
 
-const HANDLERS: EditHandlers = { ...layerEdits, ...maskEdits, ...transformEdits, ...documentEdits, ...selectionEdits, ...filterEdits, ...effectEdits };
+const HANDLERS: EditHandlers = { ...layerEdits, ...contentEdits, ...maskEdits, ...transformEdits, ...documentEdits, ...selectionEdits, ...filterEdits, ...effectEdits, ...compEdits };
 
 /** Every edit the embedded editor makes; it honours every field of each. */
 export const EMBEDDED_EDIT_CAPABILITIES: EditCapabilities = Object.fromEntries(Object.keys(HANDLERS).map((name) => [name, {}]));

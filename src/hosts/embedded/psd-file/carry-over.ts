@@ -57,10 +57,17 @@ export const VERBATIM_KEYS: ReadonlySet<string> = new Set([...CONTENT_KEYS, "lfx
 
 /**
  * `written` with the additional-information blocks of `originalBytes` that it lacks: per layer (by id) and for the
- * document, in the original's order after the written blocks. Returns `written` itself when nothing is missing.
+ * document, in the original's order after the written blocks; of the document's own blocks, those in `editedGlobals`
+ * stay as written (and the original's of those keys go). Returns `written` itself when nothing is missing.
  * @throws BridgeError `BAD_REQUEST` when either file cannot be parsed.
  */
-export function carryOverBlocks(written: Uint8Array, originalBytes: Uint8Array, skip: SkipBlock, prefer: SkipBlock = () => false): Uint8Array {
+export function carryOverBlocks(
+  written: Uint8Array,
+  originalBytes: Uint8Array,
+  skip: SkipBlock,
+  prefer: SkipBlock = () => false,
+  editedGlobals: ReadonlySet<string> = new Set(),
+): Uint8Array {
   const file = readPsdFile(written);
   const original = readPsdFile(originalBytes);
   const psb = file.header.version === 2;
@@ -86,8 +93,11 @@ export function carryOverBlocks(written: Uint8Array, originalBytes: Uint8Array, 
     changed = true;
     return withBlocks(layer, [...blocks, ...missing], psb);
   });
-  // Document-level blocks (patterns, linked files, global text data) are never edited: the original's bytes win.
-  const originalGlobals = new Map(original.globalBlocks.filter((block) => !DERIVED_GLOBAL_KEYS.has(block.key)).map((block) => [block.key, block]));
+  // Document-level blocks (patterns, linked files, global text data) are not edited, so the original's bytes win,
+  // except those the caller names as edited (the linked files once a smart object was given a new embedded file).
+  const originalGlobals = new Map(
+    original.globalBlocks.filter((block) => !DERIVED_GLOBAL_KEYS.has(block.key) && !editedGlobals.has(block.key)).map((block) => [block.key, block]),
+  );
   const kept = file.globalBlocks.map((block) => {
     const from = originalGlobals.get(block.key);
     if (from === undefined || sameBytes(from.data, block.data)) return block;

@@ -222,6 +222,9 @@ function layerForm(img: string, edit: LayerEdit, limits: GimpEditLimits, fonts: 
       return `(br-mask-remove ${img} ${int(edit.layerId)} ${MASK_APPLY})`;
     case "layer:updateMask":
       return `(br-mask-update ${img} ${int(edit.layerId)} ${flag(edit.enabled)})`;
+    case "layer:replaceContents":
+      // Not among GIMP_EDIT_CAPABILITIES: the methods refuse it before anything is sent.
+      throw new BridgeError("NOT_SUPPORTED", "The gimp editor cannot do layer:replaceContents", { details: { editor: "gimp", capability: edit.op } });
   }
 }
 

@@ -1,10 +1,10 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { pino } from "pino";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { BridgeOptions } from "../../src/bridge/options.js";
 import { PluginHealthSchema, ProtocolErrorSchema, type PluginHealth } from "../../src/protocol/index.js";
-import type { Harness } from "../helpers/bridge.js";
+import { keepForSuite, type Harness } from "../helpers/bridge.js";
 import { startOnSharedEditor } from "../helpers/shared-editor.js";
 import { until } from "../helpers/until.js";
 
@@ -204,59 +204,74 @@ describe("plugin client lifetime", () => {
 describe("plugin failures are contained and diagnosable", () => {
   const FAILING = ["bad-manifest", "import-throws", "not-a-function", "bad-id", "dup-a", "dup-b", "setup-throws", "setup-hangs"];
 
-  const start = (): Promise<Harness> =>
-    startOnSharedEditor({ plugins: [...FAILING.map(fixture), fixture("stats")], limits: { pluginSetupTimeoutMs: 300 } });
+  /*
+   * These cases only read what the loading left (health, /plugins, refused connections): they share one bridge, which
+   * starts a worker for each plugin that gets as far as its import. The cases after them start their own.
+   */
+  describe("one bridge with every failing plugin", () => {
+    let shared: Promise<{ h: Harness; close: () => Promise<void> }> | undefined;
+    const start = async (): Promise<Harness> => {
+      shared ??= startOnSharedEditor({ plugins: [...FAILING.map(fixture), fixture("stats")], limits: { pluginSetupTimeoutMs: 300 } }).then((h) => ({
+        h,
+        close: keepForSuite(h),
+      }));
+      return (await shared).h;
+    };
+    afterAll(async () => {
+      await (await shared)?.close();
+    });
 
-  it.each([
-    ["bad-manifest", "PLUGIN_LOAD_FAILED", "manifest", /not valid JSON/],
-    ["import-throws", "PLUGIN_LOAD_FAILED", "import", /boom at import/],
-    ["not-a-function", "PLUGIN_LOAD_FAILED", "definition", /not a plugin definition/],
-    ["bad-id", "PLUGIN_LOAD_FAILED", "definition", /must match/],
-    ["setup-throws", "PLUGIN_REGISTRATION_FAILED", "setup", /cannot reach the licence server/],
-    ["setup-hangs", "PLUGIN_REGISTRATION_FAILED", "setup", /within 300 ms/],
-  ])("%s reports %s (phase %s) over HTTP and over the wire", async (id, code, phase, reason) => {
-    const h = await start();
-    const report = await health(h, id);
-    expect(report).toMatchObject({ id, status: "failed", clients: 0, lastError: { code, source: "plugin", details: { phase } } });
-    expect(String(report.lastError?.details?.["reason"])).toMatch(reason);
-    expect(report.checks).toEqual(
-      code === "PLUGIN_LOAD_FAILED" ? { load: "failed", registration: "skipped" } : { load: "ok", registration: "failed" },
-    );
-    expect(report.loadedAt).toBeUndefined();
-    expect(await refusedWith(h, id)).toEqual({ code, closeCode: 4004 });
-    // The rest of the bridge carries on.
-    const stats = await h.connect("/ws/stats");
-    expect(await stats.call("stats:greet", { name: "x" })).toBe("hello x");
-    expect((await h.connect()).hello.resumed).toBe(false);
-  });
+    it.each([
+      ["bad-manifest", "PLUGIN_LOAD_FAILED", "manifest", /not valid JSON/],
+      ["import-throws", "PLUGIN_LOAD_FAILED", "import", /boom at import/],
+      ["not-a-function", "PLUGIN_LOAD_FAILED", "definition", /not a plugin definition/],
+      ["bad-id", "PLUGIN_LOAD_FAILED", "definition", /must match/],
+      ["setup-throws", "PLUGIN_REGISTRATION_FAILED", "setup", /cannot reach the licence server/],
+      ["setup-hangs", "PLUGIN_REGISTRATION_FAILED", "setup", /within 300 ms/],
+    ])("%s reports %s (phase %s) over HTTP and over the wire", async (id, code, phase, reason) => {
+      const h = await start();
+      const report = await health(h, id);
+      expect(report).toMatchObject({ id, status: "failed", clients: 0, lastError: { code, source: "plugin", details: { phase } } });
+      expect(String(report.lastError?.details?.["reason"])).toMatch(reason);
+      expect(report.checks).toEqual(
+        code === "PLUGIN_LOAD_FAILED" ? { load: "failed", registration: "skipped" } : { load: "ok", registration: "failed" },
+      );
+      expect(report.loadedAt).toBeUndefined();
+      expect(await refusedWith(h, id)).toEqual({ code, closeCode: 4004 });
+      // The rest of the bridge carries on.
+      const stats = await h.connect("/ws/stats");
+      expect(await stats.call("stats:greet", { name: "x" })).toBe("hello x");
+      expect((await h.connect()).hello.resumed).toBe(false);
+    });
 
-  it("/plugins lists only loaded plugins and names every failure with its folder", async () => {
-    const h = await start();
-    const { body } = await json<{ plugins: unknown[]; failed: Array<PluginHealth & { dir: string }> }>(h, "/plugins");
-    expect(body.plugins).toEqual([{ id: "dup" }, { id: "stats" }]);
-    expect(body.failed.map((f) => f.dir.split("/").pop()).sort()).toEqual(
-      ["bad-id", "bad-manifest", "dup-b", "import-throws", "not-a-function", "setup-hangs", "setup-throws"].sort(),
-    );
-    const ready = await json<{ status: string; plugins: unknown }>(h, "/ready");
-    expect([ready.status, ready.body.status, ready.body.plugins]).toEqual([200, "degraded", { loaded: 2, failed: 7 }]);
-  });
+    it("/plugins lists only loaded plugins and names every failure with its folder", async () => {
+      const h = await start();
+      const { body } = await json<{ plugins: unknown[]; failed: Array<PluginHealth & { dir: string }> }>(h, "/plugins");
+      expect(body.plugins).toEqual([{ id: "dup" }, { id: "stats" }]);
+      expect(body.failed.map((f) => f.dir.split("/").pop()).sort()).toEqual(
+        ["bad-id", "bad-manifest", "dup-b", "import-throws", "not-a-function", "setup-hangs", "setup-throws"].sort(),
+      );
+      const ready = await json<{ status: string; plugins: unknown }>(h, "/ready");
+      expect([ready.status, ready.body.status, ready.body.plugins]).toEqual([200, "degraded", { loaded: 2, failed: 7 }]);
+    });
 
-  it("a duplicate id loses to the first plugin, which keeps the id; the failure names the owner", async () => {
-    const h = await start();
-    expect(await health(h, "dup")).toMatchObject({ status: "loaded" });
-    const client = await h.connect("/ws/dup");
-    expect(await client.call("dup:who")).toBe("a");
-    const { body } = await json<{ failed: Array<PluginHealth & { dir: string }> }>(h, "/plugins");
-    const loser = body.failed.find((f) => f.dir.endsWith("dup-b"))!;
-    expect(loser.lastError).toMatchObject({ code: "PLUGIN_LOAD_FAILED", details: { phase: "duplicate", owner: fixture("dup-a") } });
-  });
+    it("a duplicate id loses to the first plugin, which keeps the id; the failure names the owner", async () => {
+      const h = await start();
+      expect(await health(h, "dup")).toMatchObject({ status: "loaded" });
+      const client = await h.connect("/ws/dup");
+      expect(await client.call("dup:who")).toBe("a");
+      const { body } = await json<{ failed: Array<PluginHealth & { dir: string }> }>(h, "/plugins");
+      const loser = body.failed.find((f) => f.dir.endsWith("dup-b"))!;
+      expect(loser.lastError).toMatchObject({ code: "PLUGIN_LOAD_FAILED", details: { phase: "duplicate", owner: fixture("dup-a") } });
+    });
 
-  it("registration is atomic: what a failing setup registered is not reachable", async () => {
-    const h = await start();
-    const route = await json<{ code: string }>(h, "/plugins/setup-throws/half");
-    expect([route.status, route.body.code]).toEqual([503, "PLUGIN_REGISTRATION_FAILED"]);
-    const late = await json<{ code: string }>(h, "/plugins/setup-hangs/anything");
-    expect(late.body.code).toBe("PLUGIN_REGISTRATION_FAILED");
+    it("registration is atomic: what a failing setup registered is not reachable", async () => {
+      const h = await start();
+      const route = await json<{ code: string }>(h, "/plugins/setup-throws/half");
+      expect([route.status, route.body.code]).toEqual([503, "PLUGIN_REGISTRATION_FAILED"]);
+      const late = await json<{ code: string }>(h, "/plugins/setup-hangs/anything");
+      expect(late.body.code).toBe("PLUGIN_REGISTRATION_FAILED");
+    });
   });
 
   it("a throwing onConnect rejects only that connection (error event, 1011) and marks runtime failed", async () => {

@@ -1,10 +1,10 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { pino } from "pino";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { BridgeOptions } from "../../src/bridge/options.js";
 import { PluginHealthSchema, ProtocolErrorSchema, type PluginHealth } from "../../src/protocol/index.js";
-import type { Harness } from "../helpers/bridge.js";
+import { keepForSuite, type Harness } from "../helpers/bridge.js";
 import { startOnSharedEditor } from "../helpers/shared-editor.js";
 import { until } from "../helpers/until.js";
 
@@ -49,57 +49,115 @@ async function refusedWith(h: Harness, id: string): Promise<{ code: string; clos
   return { code: (event.data as { code: string }).code, closeCode: code };
 }
 
+/**
+ * One bridge, started on first use, for a `describe`'s cases that only read what it serves; closed after them (cases
+ * that change anything start their own, after these).
+ */
+function readingBridge(options: BridgeOptions): () => Promise<Harness> {
+  let shared: Promise<{ h: Harness; close: () => Promise<void> }> | undefined;
+  afterAll(async () => {
+    await (await shared)?.close();
+  });
+  return async () => {
+    shared ??= startOnSharedEditor(options).then((h) => ({ h, close: keepForSuite(h) }));
+    return (await shared).h;
+  };
+}
+
 describe("plugin host", () => {
-  it("loads ESM and CommonJS plugins and lists them in /plugins, getServerInfo and #ready", async () => {
-    const h = await startOnSharedEditor({ plugins: [fixture("stats"), fixture("cjs")] });
-    const { body } = await json<{ plugins: unknown[]; failed: unknown[] }>(h, "/plugins");
-    expect(body).toEqual({ plugins: [{ id: "stats" }, { id: "cjs-fixture" }], failed: [] });
-    const root = await h.connect();
-    expect((await root.call<{ plugins: unknown[] }>("getServerInfo")).plugins).toEqual(body.plugins);
-    await root.call("event:subscribe", { type: "#ready" });
-    const ready = await root.next((f) => f.type === "#ready");
-    expect((ready.data as { plugins: unknown[] }).plugins).toEqual(body.plugins);
-    const cjs = await h.connect("/ws/cjs-fixture");
-    expect(await cjs.call("cjs:hello")).toBe("hello from CommonJS");
+  /* The cases that only read share one bridge with both plugins (a worker each); the ones after them start their own. */
+  describe("one bridge with the stats and CommonJS plugins", () => {
+    const start = readingBridge({ plugins: [fixture("stats"), fixture("cjs")] });
+
+    it("loads ESM and CommonJS plugins and lists them in /plugins, getServerInfo and #ready", async () => {
+      const h = await start();
+      const { body } = await json<{ plugins: unknown[]; failed: unknown[] }>(h, "/plugins");
+      expect(body).toEqual({ plugins: [{ id: "stats" }, { id: "cjs-fixture" }], failed: [] });
+      const root = await h.connect();
+      expect((await root.call<{ plugins: unknown[] }>("getServerInfo")).plugins).toEqual(body.plugins);
+      await root.call("event:subscribe", { type: "#ready" });
+      const ready = await root.next((f) => f.type === "#ready");
+      expect((ready.data as { plugins: unknown[] }).plugins).toEqual(body.plugins);
+      const cjs = await h.connect("/ws/cjs-fixture");
+      expect(await cjs.call("cjs:hello")).toBe("hello from CommonJS");
+    });
+
+    it("a client on /ws/{id} calls plugin methods first, then built-ins, and receives the plugin's events", async () => {
+      const h = await start();
+      const client = await h.connect("/ws/stats");
+      expect(client.hello).toMatchObject({ resumed: false });
+      await client.call("event:subscribe", { type: "stats:counted" });
+      const layers = await h.connect().then((root) => root.call<unknown[]>("document:layers"));
+      expect(await client.call("stats:count")).toEqual({ count: layers.length });
+      const event = await client.next((f) => f.type === "stats:counted");
+      expect(event.data).toEqual({ count: layers.length, by: client.hello.clientId });
+      expect(event.seq).toBeGreaterThan(0);
+      // The plugin's own document:current shadows the built-in on its endpoint only; other built-ins still answer.
+      expect(await client.call("document:current")).toEqual({ shadowed: true });
+      expect(await client.call("layer:getInfo")).toMatchObject({ id: expect.any(Number) });
+      expect(await client.call("stats:greet", { name: "Ann" })).toBe("hello Ann");
+      const bad = await client.send("stats:greet", { name: 3 });
+      expect(bad.error).toMatchObject({ code: "BAD_REQUEST", details: { issues: [{ path: "name", message: "name must be a string" }] } });
+      expect((await client.send("stats:nope")).error?.code).toBe("UNKNOWN_METHOD");
+    });
+
+    it("plugin-local events reach only that plugin's subscribers, never root or other plugins", async () => {
+      const h = await start();
+      const root = await h.connect();
+      const other = await h.connect("/ws/cjs-fixture");
+      const stats = await h.connect("/ws/stats");
+      for (const client of [root, other]) {
+        const refused = await client.send("event:subscribe", { type: "stats:counted" });
+        expect(refused.error?.code).toBe("BAD_REQUEST");
+        expect(refused.error?.details?.["accepted"]).not.toContain("stats:counted");
+      }
+      await stats.call("event:subscribe", { type: "stats:counted" });
+      await stats.call("stats:count");
+      await stats.next((f) => f.type === "stats:counted");
+      // A round trip on each other socket after the event was sent: anything leaked would have arrived first.
+      await root.call("getServerInfo");
+      await other.call("getServerInfo");
+      expect([...root.frames, ...other.frames].some((f) => f.type?.startsWith("stats:"))).toBe(false);
+    });
+
+    it("errors a plugin throws pass through with source plugin; uncoded errors become INTERNAL without internals", async () => {
+      const h = await start();
+      const client = await h.connect("/ws/stats");
+      const coded = await client.send("stats:fail", { kind: "coded" });
+      expect(coded.error).toMatchObject({ code: "QUOTA_EXCEEDED", message: "Only 3 a minute", retryable: true, source: "plugin", pluginId: "stats" });
+      expect(coded.error?.details).toEqual({ httpStatus: 429 });
+      const plain = await client.send("stats:fail", { kind: "plain" });
+      expect(plain.error).toMatchObject({ code: "INTERNAL", source: "plugin", pluginId: "stats" });
+      expect(JSON.stringify(plain.error)).not.toMatch(/passwd|at .*\.js/);
+      expect(await client.call("stats:fail", { kind: "none" })).toBeNull();
+    });
+
+    it("plugin routes serve under /plugins/{id}/ with params, query, JSON bodies, 204, clear 404s and 405s", async () => {
+      const h = await start();
+      expect(await json(h, "/plugins/stats/layers/3?deep=1")).toEqual({ status: 200, body: { index: "3", query: { deep: "1" } } });
+      const echoed = await json(h, "/plugins/stats/echo", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify([1, { a: "b" }]),
+      });
+      expect(echoed).toEqual({ status: 200, body: { body: [1, { a: "b" }] } });
+      expect((await h.http("/plugins/stats/empty", { method: "DELETE" })).status).toBe(204);
+      const raw = await h.http("/plugins/stats/raw");
+      expect([raw.status, raw.headers.get("content-type"), await raw.text()]).toEqual([201, "text/plain", "raw text"]);
+      // A GET route answers HEAD with the same status and headers and no body.
+      const head = await h.http("/plugins/stats/raw", { method: "HEAD" });
+      expect([head.status, head.headers.get("content-type"), await head.text()]).toEqual([201, "text/plain", ""]);
+      const missing = await json<{ code: string }>(h, "/plugins/stats/nope");
+      expect([missing.status, missing.body.code]).toEqual([404, "NOT_FOUND"]);
+      const wrongVerb = await json<{ code: string; message: string }>(h, "/plugins/stats/log", { method: "POST" });
+      expect([wrongVerb.status, wrongVerb.body.code, wrongVerb.body.message]).toEqual([405, "METHOD_NOT_ALLOWED", "/plugins/stats/log answers GET, HEAD, not POST"]);
+      const unknown = await json<{ code: string }>(h, "/plugins/ghost/anything");
+      expect([unknown.status, unknown.body.code]).toEqual([404, "PLUGIN_NOT_FOUND"]);
+      const badJson = await json<{ code: string }>(h, "/plugins/stats/echo", { method: "POST", headers: { "content-type": "application/json" }, body: "{" });
+      expect([badJson.status, badJson.body.code]).toEqual([400, "BAD_REQUEST"]);
+    });
   });
 
-  it("a client on /ws/{id} calls plugin methods first, then built-ins, and receives the plugin's events", async () => {
-    const h = await startOnSharedEditor({ plugins: [fixture("stats")] });
-    const client = await h.connect("/ws/stats");
-    expect(client.hello).toMatchObject({ resumed: false });
-    await client.call("event:subscribe", { type: "stats:counted" });
-    const layers = await h.connect().then((root) => root.call<unknown[]>("document:layers"));
-    expect(await client.call("stats:count")).toEqual({ count: layers.length });
-    const event = await client.next((f) => f.type === "stats:counted");
-    expect(event.data).toEqual({ count: layers.length, by: client.hello.clientId });
-    expect(event.seq).toBeGreaterThan(0);
-    // The plugin's own document:current shadows the built-in on its endpoint only; other built-ins still answer.
-    expect(await client.call("document:current")).toEqual({ shadowed: true });
-    expect(await client.call("layer:getInfo")).toMatchObject({ id: expect.any(Number) });
-    expect(await client.call("stats:greet", { name: "Ann" })).toBe("hello Ann");
-    const bad = await client.send("stats:greet", { name: 3 });
-    expect(bad.error).toMatchObject({ code: "BAD_REQUEST", details: { issues: [{ path: "name", message: "name must be a string" }] } });
-    expect((await client.send("stats:nope")).error?.code).toBe("UNKNOWN_METHOD");
-  });
-
-  it("plugin-local events reach only that plugin's subscribers, never root or other plugins", async () => {
-    const h = await startOnSharedEditor({ plugins: [fixture("stats"), fixture("cjs")] });
-    const root = await h.connect();
-    const other = await h.connect("/ws/cjs-fixture");
-    const stats = await h.connect("/ws/stats");
-    for (const client of [root, other]) {
-      const refused = await client.send("event:subscribe", { type: "stats:counted" });
-      expect(refused.error?.code).toBe("BAD_REQUEST");
-      expect(refused.error?.details?.["accepted"]).not.toContain("stats:counted");
-    }
-    await stats.call("event:subscribe", { type: "stats:counted" });
-    await stats.call("stats:count");
-    await stats.next((f) => f.type === "stats:counted");
-    // A round trip on each other socket after the event was sent: anything leaked would have arrived first.
-    await root.call("getServerInfo");
-    await other.call("getServerInfo");
-    expect([...root.frames, ...other.frames].some((f) => f.type?.startsWith("stats:"))).toBe(false);
-  });
 
   it("ctx.bridge.on hears main events: the plugin turns selection changes into its own event", async () => {
     const h = await startOnSharedEditor({ plugins: [fixture("stats")] });
@@ -111,49 +169,12 @@ describe("plugin host", () => {
     expect(event.data).toMatchObject({ x: 1, y: 2, width: 3, height: 4 });
   });
 
-  it("errors a plugin throws pass through with source plugin; uncoded errors become INTERNAL without internals", async () => {
-    const h = await startOnSharedEditor({ plugins: [fixture("stats")] });
-    const client = await h.connect("/ws/stats");
-    const coded = await client.send("stats:fail", { kind: "coded" });
-    expect(coded.error).toMatchObject({ code: "QUOTA_EXCEEDED", message: "Only 3 a minute", retryable: true, source: "plugin", pluginId: "stats" });
-    expect(coded.error?.details).toEqual({ httpStatus: 429 });
-    const plain = await client.send("stats:fail", { kind: "plain" });
-    expect(plain.error).toMatchObject({ code: "INTERNAL", source: "plugin", pluginId: "stats" });
-    expect(JSON.stringify(plain.error)).not.toMatch(/passwd|at .*\.js/);
-    expect(await client.call("stats:fail", { kind: "none" })).toBeNull();
-  });
-
   it("a plugin method past its deadline answers TIMEOUT and its signal aborts", async () => {
     const h = await startOnSharedEditor({ plugins: [fixture("stats")], limits: { pluginCallTimeoutMs: 150 } });
     const client = await h.connect("/ws/stats");
     const frame = await client.send("stats:hang");
     expect(frame.error).toMatchObject({ code: "TIMEOUT", pluginId: "stats", details: { outcome: "unknown" } });
     expect(await client.call("stats:greet", { name: "still served" })).toBe("hello still served");
-  });
-
-  it("plugin routes serve under /plugins/{id}/ with params, query, JSON bodies, 204, clear 404s and 405s", async () => {
-    const h = await startOnSharedEditor({ plugins: [fixture("stats")] });
-    expect(await json(h, "/plugins/stats/layers/3?deep=1")).toEqual({ status: 200, body: { index: "3", query: { deep: "1" } } });
-    const echoed = await json(h, "/plugins/stats/echo", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify([1, { a: "b" }]),
-    });
-    expect(echoed).toEqual({ status: 200, body: { body: [1, { a: "b" }] } });
-    expect((await h.http("/plugins/stats/empty", { method: "DELETE" })).status).toBe(204);
-    const raw = await h.http("/plugins/stats/raw");
-    expect([raw.status, raw.headers.get("content-type"), await raw.text()]).toEqual([201, "text/plain", "raw text"]);
-    // A GET route answers HEAD with the same status and headers and no body.
-    const head = await h.http("/plugins/stats/raw", { method: "HEAD" });
-    expect([head.status, head.headers.get("content-type"), await head.text()]).toEqual([201, "text/plain", ""]);
-    const missing = await json<{ code: string }>(h, "/plugins/stats/nope");
-    expect([missing.status, missing.body.code]).toEqual([404, "NOT_FOUND"]);
-    const wrongVerb = await json<{ code: string; message: string }>(h, "/plugins/stats/log", { method: "POST" });
-    expect([wrongVerb.status, wrongVerb.body.code, wrongVerb.body.message]).toEqual([405, "METHOD_NOT_ALLOWED", "/plugins/stats/log answers GET, HEAD, not POST"]);
-    const unknown = await json<{ code: string }>(h, "/plugins/ghost/anything");
-    expect([unknown.status, unknown.body.code]).toEqual([404, "PLUGIN_NOT_FOUND"]);
-    const badJson = await json<{ code: string }>(h, "/plugins/stats/echo", { method: "POST", headers: { "content-type": "application/json" }, body: "{" });
-    expect([badJson.status, badJson.body.code]).toEqual([400, "BAD_REQUEST"]);
   });
 
   it("health counts attached clients and reports loadedAt and passing checks", async () => {
@@ -204,59 +225,64 @@ describe("plugin client lifetime", () => {
 describe("plugin failures are contained and diagnosable", () => {
   const FAILING = ["bad-manifest", "import-throws", "not-a-function", "bad-id", "dup-a", "dup-b", "setup-throws", "setup-hangs"];
 
-  const start = (): Promise<Harness> =>
-    startOnSharedEditor({ plugins: [...FAILING.map(fixture), fixture("stats")], limits: { pluginSetupTimeoutMs: 300 } });
+  /*
+   * These cases only read what the loading left (health, /plugins, refused connections): they share one bridge, which
+   * starts a worker for each plugin that gets as far as its import. The cases after them start their own.
+   */
+  describe("one bridge with every failing plugin", () => {
+    const start = readingBridge({ plugins: [...FAILING.map(fixture), fixture("stats")], limits: { pluginSetupTimeoutMs: 300 } });
 
-  it.each([
-    ["bad-manifest", "PLUGIN_LOAD_FAILED", "manifest", /not valid JSON/],
-    ["import-throws", "PLUGIN_LOAD_FAILED", "import", /boom at import/],
-    ["not-a-function", "PLUGIN_LOAD_FAILED", "definition", /not a plugin definition/],
-    ["bad-id", "PLUGIN_LOAD_FAILED", "definition", /must match/],
-    ["setup-throws", "PLUGIN_REGISTRATION_FAILED", "setup", /cannot reach the licence server/],
-    ["setup-hangs", "PLUGIN_REGISTRATION_FAILED", "setup", /within 300 ms/],
-  ])("%s reports %s (phase %s) over HTTP and over the wire", async (id, code, phase, reason) => {
-    const h = await start();
-    const report = await health(h, id);
-    expect(report).toMatchObject({ id, status: "failed", clients: 0, lastError: { code, source: "plugin", details: { phase } } });
-    expect(String(report.lastError?.details?.["reason"])).toMatch(reason);
-    expect(report.checks).toEqual(
-      code === "PLUGIN_LOAD_FAILED" ? { load: "failed", registration: "skipped" } : { load: "ok", registration: "failed" },
-    );
-    expect(report.loadedAt).toBeUndefined();
-    expect(await refusedWith(h, id)).toEqual({ code, closeCode: 4004 });
-    // The rest of the bridge carries on.
-    const stats = await h.connect("/ws/stats");
-    expect(await stats.call("stats:greet", { name: "x" })).toBe("hello x");
-    expect((await h.connect()).hello.resumed).toBe(false);
-  });
+    it.each([
+      ["bad-manifest", "PLUGIN_LOAD_FAILED", "manifest", /not valid JSON/],
+      ["import-throws", "PLUGIN_LOAD_FAILED", "import", /boom at import/],
+      ["not-a-function", "PLUGIN_LOAD_FAILED", "definition", /not a plugin definition/],
+      ["bad-id", "PLUGIN_LOAD_FAILED", "definition", /must match/],
+      ["setup-throws", "PLUGIN_REGISTRATION_FAILED", "setup", /cannot reach the licence server/],
+      ["setup-hangs", "PLUGIN_REGISTRATION_FAILED", "setup", /within 300 ms/],
+    ])("%s reports %s (phase %s) over HTTP and over the wire", async (id, code, phase, reason) => {
+      const h = await start();
+      const report = await health(h, id);
+      expect(report).toMatchObject({ id, status: "failed", clients: 0, lastError: { code, source: "plugin", details: { phase } } });
+      expect(String(report.lastError?.details?.["reason"])).toMatch(reason);
+      expect(report.checks).toEqual(
+        code === "PLUGIN_LOAD_FAILED" ? { load: "failed", registration: "skipped" } : { load: "ok", registration: "failed" },
+      );
+      expect(report.loadedAt).toBeUndefined();
+      expect(await refusedWith(h, id)).toEqual({ code, closeCode: 4004 });
+      // The rest of the bridge carries on.
+      const stats = await h.connect("/ws/stats");
+      expect(await stats.call("stats:greet", { name: "x" })).toBe("hello x");
+      expect((await h.connect()).hello.resumed).toBe(false);
+    });
 
-  it("/plugins lists only loaded plugins and names every failure with its folder", async () => {
-    const h = await start();
-    const { body } = await json<{ plugins: unknown[]; failed: Array<PluginHealth & { dir: string }> }>(h, "/plugins");
-    expect(body.plugins).toEqual([{ id: "dup" }, { id: "stats" }]);
-    expect(body.failed.map((f) => f.dir.split("/").pop()).sort()).toEqual(
-      ["bad-id", "bad-manifest", "dup-b", "import-throws", "not-a-function", "setup-hangs", "setup-throws"].sort(),
-    );
-    const ready = await json<{ status: string; plugins: unknown }>(h, "/ready");
-    expect([ready.status, ready.body.status, ready.body.plugins]).toEqual([200, "degraded", { loaded: 2, failed: 7 }]);
-  });
+    it("/plugins lists only loaded plugins and names every failure with its folder", async () => {
+      const h = await start();
+      const { body } = await json<{ plugins: unknown[]; failed: Array<PluginHealth & { dir: string }> }>(h, "/plugins");
+      expect(body.plugins).toEqual([{ id: "dup" }, { id: "stats" }]);
+      expect(body.failed.map((f) => f.dir.split("/").pop()).sort()).toEqual(
+        ["bad-id", "bad-manifest", "dup-b", "import-throws", "not-a-function", "setup-hangs", "setup-throws"].sort(),
+      );
+      const ready = await json<{ status: string; plugins: unknown }>(h, "/ready");
+      expect([ready.status, ready.body.status, ready.body.plugins]).toEqual([200, "degraded", { loaded: 2, failed: 7 }]);
+    });
 
-  it("a duplicate id loses to the first plugin, which keeps the id; the failure names the owner", async () => {
-    const h = await start();
-    expect(await health(h, "dup")).toMatchObject({ status: "loaded" });
-    const client = await h.connect("/ws/dup");
-    expect(await client.call("dup:who")).toBe("a");
-    const { body } = await json<{ failed: Array<PluginHealth & { dir: string }> }>(h, "/plugins");
-    const loser = body.failed.find((f) => f.dir.endsWith("dup-b"))!;
-    expect(loser.lastError).toMatchObject({ code: "PLUGIN_LOAD_FAILED", details: { phase: "duplicate", owner: fixture("dup-a") } });
-  });
+    it("a duplicate id loses to the first plugin, which keeps the id; the failure names the owner", async () => {
+      const h = await start();
+      expect(await health(h, "dup")).toMatchObject({ status: "loaded" });
+      const client = await h.connect("/ws/dup");
+      expect(await client.call("dup:who")).toBe("a");
+      const { body } = await json<{ failed: Array<PluginHealth & { dir: string }> }>(h, "/plugins");
+      const loser = body.failed.find((f) => f.dir.endsWith("dup-b"))!;
+      expect(loser.lastError).toMatchObject({ code: "PLUGIN_LOAD_FAILED", details: { phase: "duplicate", owner: fixture("dup-a") } });
+    });
 
-  it("registration is atomic: what a failing setup registered is not reachable", async () => {
-    const h = await start();
-    const route = await json<{ code: string }>(h, "/plugins/setup-throws/half");
-    expect([route.status, route.body.code]).toEqual([503, "PLUGIN_REGISTRATION_FAILED"]);
-    const late = await json<{ code: string }>(h, "/plugins/setup-hangs/anything");
-    expect(late.body.code).toBe("PLUGIN_REGISTRATION_FAILED");
+    it("registration is atomic: what a failing setup registered is not reachable", async () => {
+      const h = await start();
+      const route = await json<{ code: string }>(h, "/plugins/setup-throws/half");
+      expect([route.status, route.body.code]).toEqual([503, "PLUGIN_REGISTRATION_FAILED"]);
+      const late = await json<{ code: string }>(h, "/plugins/setup-hangs/anything");
+      expect(late.body.code).toBe("PLUGIN_REGISTRATION_FAILED");
+    });
   });
 
   it("a throwing onConnect rejects only that connection (error event, 1011) and marks runtime failed", async () => {

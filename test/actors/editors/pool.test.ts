@@ -5,16 +5,26 @@ import { fileURLToPath } from "node:url";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import type { HostDocument } from "../../../src/protocol/index.js";
-import { startBridge, waitForQueued } from "../../helpers/bridge.js";
+import type { BridgeOptions } from "../../../src/bridge/options.js";
+import { startBridge, waitForQueued, type Harness } from "../../helpers/bridge.js";
 import { ScriptedHost } from "../../helpers/scripted-host.js";
 
 const ROUTER_PLUGIN = fileURLToPath(new URL("../../plugins/fixtures/router", import.meta.url));
 
 type PooledDoc = HostDocument & { editorId: string };
 
+/**
+ * A bridge with a pool of `editors` embedded editors, run inline: these cases check the pool's routing, which is the
+ * same whether an editor runs in its own process or not, and starting two or three editor processes per case cost
+ * most of their time. Crossing the process boundary is covered wherever one editor runs in its process.
+ */
+function startPool(editors: number, options: BridgeOptions = {}): Promise<Harness> {
+  return startBridge({ ...options, editors, embedded: { isolation: "inline", ...options.embedded } });
+}
+
 describe("a pool of embedded editors", () => {
   it("gives each new client the least loaded editor and keeps it across a resume", async () => {
-    const harness = await startBridge({ editors: 3 });
+    const harness = await startPool(3);
     const a = await harness.connect("/ws?name=a");
     const b = await harness.connect("/ws?name=b");
     await harness.connect("/ws?name=c");
@@ -42,7 +52,7 @@ describe("a pool of embedded editors", () => {
   });
 
   it("routes a call naming a document to its owner, and lists every editor's documents with unique ids", async () => {
-    const harness = await startBridge({ editors: 3 });
+    const harness = await startPool(3);
     const one = await harness.connect("/ws?editor=embedded-1");
     const two = await harness.connect("/ws?editor=embedded-2");
     const three = await harness.connect("/ws?editor=embedded-3");
@@ -67,7 +77,7 @@ describe("a pool of embedded editors", () => {
   });
 
   it("refuses an unknown editor on WS and HTTP with BAD_REQUEST naming the editors", async () => {
-    const harness = await startBridge({ editors: 2 });
+    const harness = await startPool(2);
     await expect(harness.connect("/ws?editor=embedded-9")).rejects.toThrow(/400/);
     const response = await harness.http("/document/current?editor=gimp-1");
     expect(response.status).toBe(400);
@@ -80,7 +90,7 @@ describe("a pool of embedded editors", () => {
     const dir = await mkdtemp(join(tmpdir(), "pool-open-"));
     const photo = join(dir, "photo.png");
     await sharp({ create: { width: 40, height: 30, channels: 4, background: "#3366ff" } }).png().toFile(photo);
-    const harness = await startBridge({ editors: 2 });
+    const harness = await startPool(2);
     const post = async (path: string, body: unknown): Promise<Response> =>
       harness.http(path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
     // A client on embedded-1 makes embedded-2 the least loaded: the opened document is placed there.
@@ -98,7 +108,7 @@ describe("a pool of embedded editors", () => {
   });
 
   it("spreads new documents without a caller's editor across the pool", async () => {
-    const harness = await startBridge({ editors: 3, embedded: { sample: false } });
+    const harness = await startPool(3, { embedded: { sample: false } });
     const create = async (): Promise<PooledDoc> =>
       (await (await harness.http("/document/create", { method: "POST", headers: { "content-type": "application/json" }, body: '{"width":8,"height":8}' })).json()) as PooledDoc;
     const placed = [await create(), await create(), await create(), await create()].map((d) => d.editorId);
@@ -106,7 +116,7 @@ describe("a pool of embedded editors", () => {
   });
 
   it("shows every editor in getServerInfo, /status, /ready and /metrics", async () => {
-    const harness = await startBridge({ editors: 2 });
+    const harness = await startPool(2);
     const client = await harness.connect();
     const info = await client.call<{ editors: Array<{ id: string; kind: string; state: string; restarts: number; documents: number }> }>("getServerInfo");
     expect(info.editors.map((e) => [e.id, e.kind, e.state, e.restarts])).toEqual([
@@ -122,7 +132,7 @@ describe("a pool of embedded editors", () => {
   });
 
   it("state events come from the client's editor; events naming a document from every editor", async () => {
-    const harness = await startBridge({ editors: 2 });
+    const harness = await startPool(2);
     const one = await harness.connect("/ws?editor=embedded-1");
     const two = await harness.connect("/ws?editor=embedded-2");
     await one.call("event:subscribe", { type: "selection:changed" });
@@ -139,7 +149,7 @@ describe("a pool of embedded editors", () => {
   });
 
   it("plugins route like clients and may name an editor", async () => {
-    const harness = await startBridge({ editors: 2, plugins: [ROUTER_PLUGIN] });
+    const harness = await startPool(2, { plugins: [ROUTER_PLUGIN] });
     const client = await harness.connect("/ws/router");
     const made = await client.call<PooledDoc>("router:create", { editor: "embedded-2" });
     expect(made.editorId).toBe("embedded-2");

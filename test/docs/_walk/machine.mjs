@@ -51,9 +51,12 @@ export async function createMachine(root) {
   const repo = join(base, "image-editor-bridge");
   const home = join(base, "home");
   const bin = join(base, "bin");
-  const { stdout } = await run("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: root, maxBuffer: 16 * 1024 * 1024 });
-  const files = stdout.split("\0").filter(Boolean);
-  await Promise.all(files.map((file) => cp(join(root, file), join(repo, file), { recursive: true }).catch(() => {}))); // a file deleted meanwhile
+  // One tar stream rather than a copy per file: about 2 s against 14 s for the repository's thousand files at load 18.
+  // The files get this moment's times (-m), as a fresh clone's do; a file deleted meanwhile is passed over.
+  await mkdir(repo, { recursive: true });
+  await run("bash", ["-c", 'set -o pipefail; git ls-files -z --cached --others --exclude-standard | tar --null --ignore-failed-read -T - -cf - | tar -xmf - -C "$1"', "copy", repo], {
+    cwd: root,
+  });
   await cp(join(root, "dist"), join(repo, "dist"), { recursive: true });
   await symlink(join(root, "node_modules"), join(repo, "node_modules"));
   await mkdir(home, { recursive: true });
@@ -61,14 +64,14 @@ export async function createMachine(root) {
   await symlink(join(repo, "bin", "image-editor-bridge.js"), join(bin, "image-editor-bridge"));
   const env = {};
   for (const [key, value] of Object.entries(process.env)) {
-    if (!/^(BRIDGE_|VITEST|NODE_ENV$|NODE_OPTIONS$|npm_)/.test(key)) env[key] = value;
+    if (!/^(BRIDGE_|VITEST|WALK_|NODE_ENV$|NODE_OPTIONS$|npm_)/.test(key)) env[key] = value;
   }
   Object.assign(env, { HOME: home, PATH: [bin, join(repo, "node_modules", ".bin"), process.env.PATH].join(delimiter), NO_COLOR: "1" });
   // No network in the walk's namespace: npm is told so, and reads the runner's cache (where CI's npm ci put the
   // lockfile's packages), as on a machine that installed them before. A package npm has never resolved there
-  // answers ENOTCACHED.
-  const { stdout: cache } = await run("npm", ["config", "get", "cache"], { cwd: base });
-  Object.assign(env, { npm_config_offline: "true", npm_config_cache: cache.trim(), npm_config_update_notifier: "false" });
+  // answers ENOTCACHED. The walk's runner asks npm for the cache once (WALK_NPM_CACHE) rather than every page.
+  const cache = process.env.WALK_NPM_CACHE || (await run("npm", ["config", "get", "cache"], { cwd: base })).stdout.trim();
+  Object.assign(env, { npm_config_offline: "true", npm_config_cache: cache, npm_config_update_notifier: "false" });
   return { base, repo, home, bin, env, processes: new Set(), helpers: new Set() };
 }
 

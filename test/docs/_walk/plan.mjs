@@ -259,8 +259,9 @@ export const PLAN = {
 
   "docs/client.md": [
     {
-      setup: "npm start -- --plugins-dir examples/plugins",
-      why: "the commands talk to a running bridge: the README's plugins command, so `plugins layer-stats` has a plugin",
+      setup: "image-editor-bridge serve --plugins-dir examples/plugins",
+      why:
+        "the commands talk to a running bridge: the README's plugins command (its npm start runs in the README's walk), so `plugins layer-stats` has a plugin",
       serve: { ready: 200 },
     },
     { cmd: "image-editor-bridge call document:current", check: (r) => assert.equal(JSON.parse(r.stdout).name, "Sample") },

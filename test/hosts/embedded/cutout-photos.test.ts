@@ -1,8 +1,9 @@
 import { join } from "node:path";
 import sharp from "sharp";
-import { describe, expect, it } from "vitest";
-import { startBridge } from "../../helpers/bridge.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { startSuiteBridge } from "../../helpers/bridge.js";
 import { photoDir, PHOTOS, type Photo } from "../../helpers/photos.js";
+import type { TestClient } from "../../helpers/ws-client.js";
 
 const dir = photoDir();
 if (dir === undefined) console.warn("cutout photo tests skipped: the scikit-image photos are missing (.ci/run unpacks Debian's python3-skimage)");
@@ -56,12 +57,33 @@ function cornerBox({ width, height }: Alpha, corner: Corner): Box {
   return [x, y, x + w, y + h];
 }
 
-describe.skipIf(dir === undefined)("removeBackground on real photos (the segmentation model, in the editor process)", () => {
-  const runs = PHOTOS.flatMap((photo) => (["never", "always"] as const).map((refine) => [photo, refine] as const));
-  it.each(runs)("%s (GrabCut refinement: %s): the subject stays opaque, the background corners go transparent", { timeout: 60_000 }, async (photo, refine) => {
-    const harness = await startBridge({ embedded: { sample: false, cutout: { refine } } });
-    const client = await harness.connect();
-    const doc = (await client.call("document:open", { path: join(dir!, photo) })) as { id: number; width: number; height: number };
+/**
+ * One editor process per refinement setting, its photos opened and closed in turn: the model's verdict on a photo is
+ * the subject, not the process's start, and each start loads the segmentation model again.
+ */
+function editorWith(refine: "never" | "always"): { open(photo: Photo): Promise<{ client: TestClient; doc: { id: number } }> } {
+  let bridge: Promise<Awaited<ReturnType<typeof startSuiteBridge>>> | undefined;
+  let last: { client: TestClient; doc: { id: number } } | undefined;
+  afterAll(async () => {
+    await (await bridge)?.close();
+  });
+  return {
+    async open(photo) {
+      bridge ??= startSuiteBridge({ embedded: { sample: false, cutout: { refine } } });
+      const harness = await bridge;
+      if (last !== undefined) await last.client.call("document:close", { documentId: last.doc.id });
+      const client = await harness.connect();
+      const doc = (await client.call("document:open", { path: join(dir!, photo) })) as { id: number; width: number; height: number };
+      last = { client, doc };
+      return last;
+    },
+  };
+}
+
+/** The photo cases on `editor`, whose refinement setting is `refine`. */
+function photoCases(refine: "never" | "always", editor: ReturnType<typeof editorWith>): void {
+  it.each(PHOTOS)("%s: the subject stays opaque, the background corners go transparent", { timeout: 60_000 }, async (photo) => {
+    const { client, doc } = await editor.open(photo);
     await client.call("event:subscribe", { type: "cutoutFinished" });
     const removed = (await client.call("action:removeBackground", { documentId: doc.id })) as { success: boolean; method: string; coverage: number };
     expect(removed).toMatchObject({ success: true, method: "model" });
@@ -83,21 +105,31 @@ describe.skipIf(dir === undefined)("removeBackground on real photos (the segment
     expect(meanAlpha(alpha, subject), "subject box").toBeGreaterThanOrEqual(0.8);
     for (const corner of corners) expect(meanAlpha(alpha, cornerBox(alpha, corner)), corner).toBeLessThanOrEqual(0.1);
   });
+}
 
-  it("method picks the way: flood fill declines the cluttered motorcycle photo honestly; an unknown method is BAD_REQUEST", async () => {
-    const harness = await startBridge({ embedded: { sample: false } });
-    const client = await harness.connect();
-    const doc = (await client.call("document:open", { path: join(dir!, "motorcycle_left.png") })) as { id: number };
-    const flood = (await client.call("action:removeBackground", { documentId: doc.id, method: "flood" })) as { success: boolean; method: string; details?: { reason: string } };
-    expect(flood).toMatchObject({ success: false, method: "flood", details: { reason: expect.any(String) } });
-    expect(await client.call("action:autoCutout", { documentId: doc.id, method: "model" })).toBe(true);
-    expect(await client.call("selection:getArea", { documentId: doc.id })).toMatchObject({ width: expect.any(Number) });
-    // The script API takes the same option.
-    const script = (await client.call("jsx:run", {
-      script: `const doc = app.activeDocument; Promise.all([doc.layers[0].removeBackground({ method: "flood" }), doc.selection.selectSubject({ method: "model" })]);`,
-    })) as { result: unknown };
-    expect(script.result).toEqual([false, true]);
-    const refused = await client.send("action:removeBackground", { documentId: doc.id, method: "magic" });
-    expect(refused).toMatchObject({ ok: false, error: { code: "BAD_REQUEST" } });
+describe.skipIf(dir === undefined)("removeBackground on real photos (the segmentation model, in the editor process)", () => {
+  describe("GrabCut refinement: never", () => {
+    const editor = editorWith("never");
+    photoCases("never", editor);
+
+    it("method picks the way: flood fill declines the cluttered motorcycle photo honestly; an unknown method is BAD_REQUEST", async () => {
+      // Which way a method picks does not depend on the refinement: this editor serves.
+      const { client, doc } = await editor.open("motorcycle_left.png");
+      const flood = (await client.call("action:removeBackground", { documentId: doc.id, method: "flood" })) as { success: boolean; method: string; details?: { reason: string } };
+      expect(flood).toMatchObject({ success: false, method: "flood", details: { reason: expect.any(String) } });
+      expect(await client.call("action:autoCutout", { documentId: doc.id, method: "model" })).toBe(true);
+      expect(await client.call("selection:getArea", { documentId: doc.id })).toMatchObject({ width: expect.any(Number) });
+      // The script API takes the same option.
+      const script = (await client.call("jsx:run", {
+        script: `const doc = app.activeDocument; Promise.all([doc.layers[0].removeBackground({ method: "flood" }), doc.selection.selectSubject({ method: "model" })]);`,
+      })) as { result: unknown };
+      expect(script.result).toEqual([false, true]);
+      const refused = await client.send("action:removeBackground", { documentId: doc.id, method: "magic" });
+      expect(refused).toMatchObject({ ok: false, error: { code: "BAD_REQUEST" } });
+    });
+  });
+
+  describe("GrabCut refinement: always", () => {
+    photoCases("always", editorWith("always"));
   });
 });

@@ -1,6 +1,7 @@
 import { afterAll, it } from "vitest";
 import type { BridgeOptions } from "../../src/bridge/options.js";
 import { keepForSuite, type Harness } from "../helpers/bridge.js";
+import { TRANSPORTS } from "./_transports.js";
 import { embedded, embeddedPool } from "./editors/embedded.js";
 import { gimp, gimpPool } from "./editors/gimp.js";
 import { photoshop } from "./editors/photoshop.js";
@@ -46,6 +47,20 @@ export function presentEditors(): readonly ConformanceEditor[] {
     if (editor.skip !== undefined) console.warn(`conformance: ${editor.label} editor skipped: ${editor.skip}`);
   }
   return chosen.filter((e) => e.skip === undefined);
+}
+
+/**
+ * A conformance file's rows: every present editor over every transport (`ws on gimp`, `http on gimp`, …). The GIMP
+ * pool (`gimp ×2`) is a row only where a file asks for it (`gimpPool: true`): where documents are created, opened
+ * and saved, so that the pool routes them between two real GIMPs whose image ids collide (methods, files, saves).
+ * Everywhere else a call on the sample document is forwarded to its GIMP by the pool's routing, which does not
+ * depend on the editor and which the `embedded ×3` row checks for every case; running each such case again on two
+ * GIMPs cost minutes per file and checked nothing the `gimp` and `embedded ×3` rows do not (docs/testing.md).
+ */
+export function conformanceMatrix(options: { gimpPool?: boolean } = {}) {
+  return presentEditors()
+    .filter((editor) => options.gimpPool === true || !(editor.name === "gimp" && editor.editors > 1))
+    .flatMap((editor) => TRANSPORTS.map((transport) => ({ editor, transport, label: `${transport.name} on ${editor.label}` })));
 }
 
 /** `it` for one editor: a case the editor lacks is skipped with its reason in the title. */

@@ -51,11 +51,11 @@ export function presentEditors(): readonly ConformanceEditor[] {
 
 /**
  * A conformance file's rows: every present editor over every transport (`ws on gimp`, `http on gimp`, …). The GIMP
- * pool (`gimp ×2`) is a row only where a file asks for it (`gimpPool: true`): where documents are created, opened
- * and saved, so that the pool routes them between two real GIMPs whose image ids collide (methods, files, saves).
- * Everywhere else a call on the sample document is forwarded to its GIMP by the pool's routing, which does not
- * depend on the editor and which the `embedded ×3` row checks for every case; running each such case again on two
- * GIMPs cost minutes per file and checked nothing the `gimp` and `embedded ×3` rows do not (docs/testing.md).
+ * pool (`gimp ×2`) is a row only where a file asks for it (`gimpPool: true`): the files where documents are created,
+ * opened, saved and exported (methods, files, saves), which the pool places on and finds among two real GIMPs.
+ * Elsewhere every call goes to the sample document's GIMP by the pool's routing, which does not depend on the
+ * editor and which the `embedded ×3` row checks case for case; running those cases again on two GIMPs cost minutes
+ * per file (docs/testing.md, "Keeping the suite fast").
  */
 export function conformanceMatrix(options: { gimpPool?: boolean } = {}) {
   return presentEditors()

@@ -1,6 +1,7 @@
 import { afterAll, it } from "vitest";
 import type { BridgeOptions } from "../../src/bridge/options.js";
 import { keepForSuite, type Harness } from "../helpers/bridge.js";
+import { TRANSPORTS } from "./_transports.js";
 import { embedded, embeddedPool } from "./editors/embedded.js";
 import { gimp, gimpPool } from "./editors/gimp.js";
 import { photoshop } from "./editors/photoshop.js";
@@ -46,6 +47,20 @@ export function presentEditors(): readonly ConformanceEditor[] {
     if (editor.skip !== undefined) console.warn(`conformance: ${editor.label} editor skipped: ${editor.skip}`);
   }
   return chosen.filter((e) => e.skip === undefined);
+}
+
+/**
+ * A conformance file's rows: every present editor over every transport (`ws on gimp`, `http on gimp`, …). The GIMP
+ * pool (`gimp ×2`) is a row only where a file asks for it (`gimpPool: true`): the files where documents are created,
+ * opened, saved and exported (methods, files, saves), which the pool places on and finds among two real GIMPs.
+ * Elsewhere every call goes to the sample document's GIMP by the pool's routing, which does not depend on the
+ * editor and which the `embedded ×3` row checks case for case; running those cases again on two GIMPs cost minutes
+ * per file (docs/testing.md, "Keeping the suite fast").
+ */
+export function conformanceMatrix(options: { gimpPool?: boolean } = {}) {
+  return presentEditors()
+    .filter((editor) => options.gimpPool === true || !(editor.name === "gimp" && editor.editors > 1))
+    .flatMap((editor) => TRANSPORTS.map((transport) => ({ editor, transport, label: `${transport.name} on ${editor.label}` })));
 }
 
 /** `it` for one editor: a case the editor lacks is skipped with its reason in the title. */

@@ -3,18 +3,15 @@ import { expect } from "vitest";
 import { METHOD_SCHEMAS, type BuiltinMethodName, type HostDocument, type HostLayer } from "../../src/protocol/index.js";
 import type { Harness } from "../helpers/bridge.js";
 import type { ConformanceEditor } from "./_editors.js";
-import { TRANSPORTS, type ConformanceTransport, type Outcome } from "./_transports.js";
-import { presentEditors } from "./_editors.js";
+import type { ConformanceTransport, Outcome } from "./_transports.js";
+import { conformanceMatrix } from "./_editors.js";
 
 /**
- * Every present editor over every transport, except the GIMP pool: two GIMPs behind one bridge route edits as
- * they route every other call (the layer cases check that on `gimp ×2`), and a second real GIMP per file costs
- * minutes. Where an editor makes an edit its own way, the case says so in that editor's `lacks` (editors/*.ts) or
- * allows the difference where it is checked.
+ * Every present editor over every transport, the GIMP pool aside (`conformanceMatrix`). Where an editor makes an
+ * edit its own way, the case says so in that editor's `lacks` (editors/*.ts) or allows the difference where it is
+ * checked.
  */
-export const EDIT_MATRIX = presentEditors()
-  .filter((editor) => !(editor.name === "gimp" && editor.editors > 1))
-  .flatMap((editor) => TRANSPORTS.map((transport) => ({ editor, transport, label: `${transport.name} on ${editor.label}` })));
+export const EDIT_MATRIX = conformanceMatrix();
 
 /** The result of a call that must succeed, checked against its schema. */
 export function expectResult(method: BuiltinMethodName, outcome: Outcome): unknown {

@@ -2,15 +2,15 @@ import sharp from "sharp";
 import { describe, expect } from "vitest";
 import { renderScene } from "../../scripts/generate-product-shots.js";
 import { METHOD_SCHEMAS, type BuiltinMethodName, type HostLayer, type HostRect } from "../../src/protocol/index.js";
-import { itFor, presentEditors } from "./_editors.js";
-import { TRANSPORTS, type ConformanceTransport, type Outcome } from "./_transports.js";
+import { itFor, conformanceMatrix } from "./_editors.js";
+import type { ConformanceTransport, Outcome } from "./_transports.js";
 
 function expectResult(method: BuiltinMethodName, outcome: Outcome): unknown {
   if (!outcome.ok) throw new Error(`${method} failed: ${JSON.stringify(outcome.error)}`);
   return METHOD_SCHEMAS[method].result.parse(outcome.result);
 }
 
-const MATRIX = presentEditors().flatMap((editor) => TRANSPORTS.map((transport) => ({ editor, transport, label: `${transport.name} on ${editor.label}` })));
+const MATRIX = conformanceMatrix();
 
 describe.each(MATRIX)("cutout actions over $label", ({ editor, transport: { make } }) => {
   const it = itFor(editor);

@@ -1,8 +1,8 @@
 import sharp from "sharp";
 import { beforeAll, describe, expect } from "vitest";
 import type { HostDocument, HostLayer } from "../../src/protocol/index.js";
-import { itFor, presentEditors } from "./_editors.js";
-import { TRANSPORTS, type ConformanceTransport, type Outcome } from "./_transports.js";
+import { itFor, conformanceMatrix } from "./_editors.js";
+import type { ConformanceTransport, Outcome } from "./_transports.js";
 
 /*
  * Every optional field left out, on every editor: the defaults are decided once (in the methods), so each case
@@ -36,7 +36,7 @@ function siblingsOf(layers: readonly HostLayer[], id: number): readonly HostLaye
   return undefined;
 }
 
-const MATRIX = presentEditors().flatMap((editor) => TRANSPORTS.map((transport) => ({ editor, transport, label: `${transport.name} on ${editor.label}` })));
+const MATRIX = conformanceMatrix();
 
 describe.each(MATRIX)("defaults when optional fields are left out, over $label", ({ editor, transport: { make } }) => {
   const it = itFor(editor);

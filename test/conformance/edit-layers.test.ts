@@ -15,8 +15,8 @@ import { afterAll, beforeAll, describe, expect } from "vitest";
 import { ensureCanvasFactory } from "../../src/hosts/embedded/psd.js";
 import { METHOD_SCHEMAS, type BuiltinMethodName, type HostDocument, type HostLayer } from "../../src/protocol/index.js";
 import type { Harness } from "../helpers/bridge.js";
-import { itFor, presentEditors } from "./_editors.js";
-import { TRANSPORTS, type ConformanceTransport, type Outcome } from "./_transports.js";
+import { itFor, conformanceMatrix } from "./_editors.js";
+import type { ConformanceTransport, Outcome } from "./_transports.js";
 
 /** Largest difference of one channel between an editor's render and the expected colour. */
 const TOLERANCE = 3;
@@ -54,7 +54,7 @@ const linearMix = (a: readonly number[], b: readonly number[], t: number): numbe
   return a.map((v, i) => (i === 3 ? Math.round(v * t + b[i]! * (1 - t)) : srgb(light(v) * t + light(b[i]!) * (1 - t))));
 };
 
-const MATRIX = presentEditors().flatMap((editor) => TRANSPORTS.map((transport) => ({ editor, transport, label: `${transport.name} on ${editor.label}` })));
+const MATRIX = conformanceMatrix();
 
 let base = "";
 let root = "";

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { BridgeOptions } from "../../src/bridge/options.js";
 import type { Harness } from "../helpers/bridge.js";
 import { solid } from "../helpers/psd-fixtures.js";
-import { itFor, presentEditors } from "./_editors.js";
-import { TRANSPORTS, type ConformanceTransport, type Outcome } from "./_transports.js";
+import { itFor, conformanceMatrix } from "./_editors.js";
+import type { ConformanceTransport, Outcome } from "./_transports.js";
 
 /** Read limits small enough that a test file is over them. */
 const SMALL_LIMIT = 64 * 1024;
@@ -57,7 +57,7 @@ const HOSTILE = (): Array<[string, string, string]> => [
 /** The error code of a refused call; `undefined` when it succeeded. */
 const code = (outcome: Outcome): string | undefined => (outcome.ok ? undefined : outcome.error?.code);
 
-const MATRIX = presentEditors().flatMap((editor) => TRANSPORTS.map((transport) => ({ editor, transport, label: `${transport.name} on ${editor.label}` })));
+const MATRIX = conformanceMatrix({ gimpPool: true });
 
 describe.each(MATRIX)("file access over $label", ({ editor, transport: { name: transportName, make } }) => {
   const it = itFor(editor);

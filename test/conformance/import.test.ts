@@ -9,8 +9,8 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import type { BridgeOptions } from "../../src/bridge/options.js";
 import { METHOD_SCHEMAS, type HostLayer } from "../../src/protocol/index.js";
-import { itFor, presentEditors } from "./_editors.js";
-import { TRANSPORTS, type ConformanceTransport, type Outcome } from "./_transports.js";
+import { itFor, conformanceMatrix } from "./_editors.js";
+import type { ConformanceTransport, Outcome } from "./_transports.js";
 
 let dir: string;
 let png: Buffer;
@@ -33,7 +33,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const MATRIX = presentEditors().flatMap((editor) => TRANSPORTS.map((transport) => ({ editor, transport, label: `${transport.name} on ${editor.label}` })));
+const MATRIX = conformanceMatrix();
 
 describe.each(MATRIX)("layer:importImage over $label", ({ editor, transport: { make } }) => {
   const it = itFor(editor);

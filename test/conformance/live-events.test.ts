@@ -3,10 +3,10 @@ import { describe, expect, test } from "vitest";
 import type { HostLayer, HostRect } from "../../src/protocol/index.js";
 import type { Harness } from "../helpers/bridge.js";
 import type { Frame, TestClient } from "../helpers/ws-client.js";
-import { presentEditors } from "./_editors.js";
+import { conformanceMatrix } from "./_editors.js";
 import { TRANSPORTS, type ConformanceTransport } from "./_transports.js";
 
-const MATRIX = presentEditors().flatMap((editor) => TRANSPORTS.map((transport) => ({ editor, transport, label: `${transport.name} on ${editor.label}` })));
+const MATRIX = conformanceMatrix();
 
 const EVENTS = ["selection:changed", "layer:selectionChange", "layer:previewChange", "documentChanged", "currentDocumentChanged", "closedDocument"];
 

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it, test } from "vitest";
 import { METHOD_SCHEMAS, SPEC_METHODS, type BuiltinMethodName, type HostLayer } from "../../src/protocol/index.js";
-import { bridgesFor, itFor, presentEditors } from "./_editors.js";
-import { TRANSPORTS, type ConformanceTransport, type Outcome } from "./_transports.js";
+import { bridgesFor, itFor, conformanceMatrix } from "./_editors.js";
+import type { ConformanceTransport, Outcome } from "./_transports.js";
 
 function expectResult<M extends BuiltinMethodName>(method: M, outcome: Outcome): unknown {
   if (!outcome.ok) throw new Error(`${method} failed: ${JSON.stringify(outcome.error)}`);
@@ -29,7 +29,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const MATRIX = presentEditors().flatMap((editor) => TRANSPORTS.map((transport) => ({ editor, transport, label: `${transport.name} on ${editor.label}` })));
+const MATRIX = conformanceMatrix({ gimpPool: true });
 
 describe.each(MATRIX)("built-in methods over $label", ({ editor, transport: { name, make } }) => {
   const it = itFor(editor);

@@ -9,8 +9,8 @@ import type { DataLoss } from "../../src/protocol/index.js";
 import type { Harness } from "../helpers/bridge.js";
 import { diskFullMidWrite, silentlyTruncatedWrites } from "../helpers/disk-full.js";
 import { flattenedPsd, psdWithoutImage, textAndIccPsd } from "../helpers/psd-fixtures.js";
-import { itFor, presentEditors } from "./_editors.js";
-import { TRANSPORTS, type ConformanceTransport, type Outcome } from "./_transports.js";
+import { itFor, conformanceMatrix } from "./_editors.js";
+import type { ConformanceTransport, Outcome } from "./_transports.js";
 
 let base = "";
 /**
@@ -33,7 +33,7 @@ afterAll(async () => {
   await rm(base, { recursive: true, force: true });
 });
 
-const MATRIX = presentEditors().flatMap((editor) => TRANSPORTS.map((transport) => ({ editor, transport, label: `${transport.name} on ${editor.label}` })));
+const MATRIX = conformanceMatrix({ gimpPool: true });
 
 describe.each(MATRIX)("saving without losing data over $label", ({ editor, transport: { name: transportName, make } }) => {
   const it = itFor(editor);

@@ -5,8 +5,8 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { METHOD_SCHEMAS, type BuiltinMethodName, type HostLayer } from "../../src/protocol/index.js";
 import type { Harness } from "../helpers/bridge.js";
-import { itFor, presentEditors } from "./_editors.js";
-import { TRANSPORTS, type ConformanceTransport, type Outcome } from "./_transports.js";
+import { itFor, conformanceMatrix } from "./_editors.js";
+import type { ConformanceTransport, Outcome } from "./_transports.js";
 
 function expectResult(method: BuiltinMethodName, outcome: Outcome): unknown {
   if (!outcome.ok) throw new Error(`${method} failed: ${JSON.stringify(outcome.error)}`);
@@ -24,7 +24,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const MATRIX = presentEditors().flatMap((editor) => TRANSPORTS.map((transport) => ({ editor, transport, label: `${transport.name} on ${editor.label}` })));
+const MATRIX = conformanceMatrix();
 
 describe.each(MATRIX)("scripts over $label", ({ editor, transport: { name, make } }) => {
   const it = itFor(editor);

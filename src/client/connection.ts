@@ -71,6 +71,8 @@ export class Connection extends BridgeResources implements MethodGroups {
   readonly font: MethodGroup<"font">;
   /** `filter:apply`: blurs, sharpening, noise and the other filters, applied to a layer's pixels. */
   readonly filter: MethodGroup<"filter">;
+  /** `template:render`: a layered template filled from a table of variants, each rendered to a file or an image. */
+  readonly template: MethodGroup<"template">;
 
   private readonly options: ConnectionOptions;
   private readonly WebSocketClass: WebSocketConstructor;
@@ -144,6 +146,7 @@ export class Connection extends BridgeResources implements MethodGroups {
     this.history = groups.history;
     this.font = groups.font;
     this.filter = groups.filter;
+    this.template = groups.template;
     this.openSocket();
   }
 

@@ -13,6 +13,7 @@ import { jsxMethods } from "./jsx.js";
 import { layerMethods } from "./layer.js";
 import { selectionMethods } from "./selection.js";
 import { serverMethods } from "./server.js";
+import { templateMethods } from "./template.js";
 import { textMethods } from "./text.js";
 import { webhookMethods } from "./webhook.js";
 
@@ -30,6 +31,7 @@ export const BUILTIN_METHODS: readonly MethodDefinition[] = [
   ...selectionEditMethods,
   ...filterEditMethods,
   ...textMethods,
+  ...templateMethods,
   ...historyMethods,
   ...actionMethods,
   ...jsxMethods,

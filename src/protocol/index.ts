@@ -15,3 +15,4 @@ export * from "./adjustments.js";
 export * from "./fills.js";
 export * from "./history.js";
 export * from "./text.js";
+export * from "./templates.js";

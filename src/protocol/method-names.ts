@@ -64,6 +64,7 @@ export const BUILTIN_METHODS = {
   "layer:adjust": { spec: false },
   "filter:apply": { spec: false },
   "layer:updateText": { spec: false },
+  "template:render": { spec: false },
   "document:resize": { spec: false },
   "document:resizeCanvas": { spec: false },
   "document:crop": { spec: false },

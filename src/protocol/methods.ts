@@ -21,6 +21,7 @@ import { FILTER_METHOD_SCHEMAS } from "./adjustments.js";
 import { EDIT_METHOD_SCHEMAS } from "./edit-methods.js";
 import { HISTORY_METHOD_SCHEMAS } from "./history.js";
 import { TEXT_METHOD_SCHEMAS } from "./text.js";
+import { TEMPLATE_METHOD_SCHEMAS } from "./templates.js";
 
 /*
  * Params and result schemas of every built-in method (the protocol's methods plus the bridge's extras).
@@ -359,6 +360,7 @@ export const METHOD_SCHEMAS = {
   ...FILTER_METHOD_SCHEMAS,
   ...HISTORY_METHOD_SCHEMAS,
   ...TEXT_METHOD_SCHEMAS,
+  ...TEMPLATE_METHOD_SCHEMAS,
 } as const;
 
 export type BuiltinMethodName = keyof typeof METHOD_SCHEMAS;

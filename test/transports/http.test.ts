@@ -187,7 +187,7 @@ describe("published schema", () => {
     expect(schema.protocolVersion).toBe(1);
     // The 76 built-in methods (34 of them the editing vocabulary, 4 the history, font:list), plus request:cancel and batch, which the
     // dispatcher serves itself.
-    expect(Object.keys(schema.methods)).toHaveLength(78);
+    expect(Object.keys(schema.methods)).toHaveLength(79);
     expect(schema.methods["webhook:deliveries"]?.http).toEqual({ verb: "GET", path: "/webhooks/{id}/deliveries" });
     expect(schema.methods["layer:getInfoById"]?.http).toEqual({ verb: "GET", path: "/layer/by-id/{layerId}" });
     expect(schema.methods["jsx:run"]?.http).toBeUndefined();

@@ -6,7 +6,8 @@ import type { InvokeOptions } from "./types.js";
 /*
  * `render-template`: rows of a CSV or JSON file turned into `template:render` variants, one call, with a progress
  * bar on a terminal and a summary. Columns: `id`, `text:<layer>`, `image:<layer>`, `visible:<layer>`,
- * `fill:<layer>`, `comp`; any other column is a var of the output path (`{sku}`).
+ * `fill:<layer>`, `comp`; any other column is a var of the output path (`{sku}`). An empty cell leaves its layer as
+ * the template has it.
  */
 
 type Variant = {
@@ -55,7 +56,7 @@ export function parseCsv(text: string): Record<string, string>[] {
 }
 
 const TRUE = new Set(["true", "1", "yes", "y", "on", "shown"]);
-const FALSE = new Set(["false", "0", "no", "n", "off", "hidden", ""]);
+const FALSE = new Set(["false", "0", "no", "n", "off", "hidden"]);
 
 /** One row of columns as a variant. @throws UsageError naming the row and column of a value that is not a boolean */
 export function rowToVariant(row: Record<string, unknown>, index: number, comp: string | undefined): Variant {
@@ -73,13 +74,15 @@ export function rowToVariant(row: Record<string, unknown>, index: number, comp: 
     if (column === "id") variant.id = value;
     else if (column === "comp") {
       if (value !== "") variant.comp = value;
-    } else if (colon !== -1 && kind === "text") put("text", layer, value);
-    else if (colon !== -1 && kind === "image") {
+    } else if (colon !== -1 && kind === "text") {
+      if (value !== "") put("text", layer, value);
+    } else if (colon !== -1 && kind === "image") {
       if (value !== "") put("images", layer, value);
     } else if (colon !== -1 && kind === "fill") {
       if (value !== "") put("fills", layer, value);
     } else if (colon !== -1 && kind === "visible") {
       const word = typeof raw === "boolean" ? String(raw) : value.trim().toLowerCase();
+      if (word === "") continue;
       if (!TRUE.has(word) && !FALSE.has(word)) throw new UsageError(`row ${index + 1}, column ${column}: "${value}" is not true or false`);
       put("visible", layer, TRUE.has(word));
     } else put("vars", column, value);

@@ -5,6 +5,7 @@ import { type Layer, writePsdBuffer } from "ag-psd";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HostLayer } from "../../src/protocol/index.js";
+import { runClientCommand } from "../../src/client/cli.js";
 import { startBridge, type Harness } from "../helpers/bridge.js";
 import { solid } from "../helpers/psd-fixtures.js";
 import type { Frame, TestClient } from "../helpers/ws-client.js";
@@ -153,5 +154,35 @@ describe("template:render", () => {
     const cancelled = outcomes.filter((o) => !o.ok && o.error?.code === "CANCELLED");
     expect(cancelled.length).toBeGreaterThanOrEqual(12 - 1 - 2);
     expect(await copiesOpen(client)).toEqual([]);
+  });
+
+  it("render-template renders a CSV's rows, prints a line per variant and a summary, and exits 1 when a row failed", async () => {
+    const harness = await start();
+    const csv = join(dir, "rows.csv");
+    await writeFile(csv, 'id,text:Headline,visible:Badge,size\ncli-a,"Sale, today",false,s\ncli-b,Hello,true,m\ncli-c,Bad,maybe,l\n');
+    const usage: string[] = [];
+    const refused = await runClientCommand(["render-template", template, "--data", csv, "-o", `${dir}/out/{id}.png`, "--url", harness.bridge.url], {
+      stdout: { write: (t: string) => usage.push(t) },
+      stderr: { write: (t: string) => usage.push(t) },
+      env: {},
+    });
+    // A value that is not a boolean is the command line's mistake, found before anything is sent.
+    expect(refused).toBe(2);
+    expect(usage.join("")).toMatch(/row 3, column visible:Badge: "maybe"/);
+    await writeFile(csv, 'id,text:Headline,visible:Badge,text:Missing\ncli-a,"Sale, today",false,\ncli-b,Hello,true,\ncli-c,Bad,true,x\n');
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runClientCommand(["render-template", template, "--data", csv, "-o", `${dir}/out/{id}.png`, "--url", harness.bridge.url], {
+      stdout: { write: (t: string) => out.push(t) },
+      stderr: { write: (t: string) => err.push(t) },
+      env: {},
+    });
+    expect(code).toBe(1);
+    // Not a terminal: one plain line per finished variant, then the summary naming the failure.
+    expect(err.join("").trim().split("\n")).toHaveLength(3);
+    expect(out.join("")).toMatch(/^2 done, 1 failed, [\d.]+ s\n {2}cli-c: LAYER_NOT_FOUND /);
+    const client = await harness.connect();
+    await byHand(client, { text: { Headline: "Sale, today" }, visible: { Badge: false } }, join(dir, "ref", "cli-a.png"));
+    expect((await pixels(join(dir, "out", "cli-a.png"))).equals(await pixels(join(dir, "ref", "cli-a.png")))).toBe(true);
   });
 });

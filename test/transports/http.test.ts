@@ -185,7 +185,7 @@ describe("published schema", () => {
       events: Record<string, unknown>;
     };
     expect(schema.protocolVersion).toBe(1);
-    // The 76 built-in methods (34 of them the editing vocabulary, 4 the history, font:list), plus request:cancel and batch, which the
+    // The 77 built-in methods (34 of them the editing vocabulary, 4 the history, font:list, template:render), plus request:cancel and batch, which the
     // dispatcher serves itself.
     expect(Object.keys(schema.methods)).toHaveLength(79);
     expect(schema.methods["webhook:deliveries"]?.http).toEqual({ verb: "GET", path: "/webhooks/{id}/deliveries" });

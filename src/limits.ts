@@ -143,6 +143,16 @@ export const DEFAULT_LIMITS = {
    * work and the answer one frame can ask for, since a batch's calls count in flight only one at a time.
    */
   maxBatchRequests: 64,
+  /**
+   * Variants one `template:render` call may carry; past it the call is refused (BAD_REQUEST) before any runs. Each
+   * opens a document, so this bounds the editor memory and time one call can ask for.
+   */
+  maxTemplateVariants: 500,
+  /**
+   * Variants of one `template:render` call answered inline (no output `path`): each image rides in the answer, so
+   * this bounds the answer's size. Past it the call is refused (BAD_REQUEST): write files instead.
+   */
+  maxInlineTemplateVariants: 16,
   /** Host-bound calls waiting in the mailbox across all clients; past it → HOST_BUSY. */
   mailboxDepth: 256,
   /**

@@ -1,5 +1,5 @@
 import { BATCH_METHOD, BridgeError, CANCEL_METHOD, isBridgeError, issuesOf, toProtocolError, type BatchRequest, type ProtocolError, type RequestId } from "../protocol/index.js";
-import { allowedFor, BinaryImageResponse, encodingOf, imageResultJson, outsideScope, isWireImage, LARGE_IMAGE_BYTES, type BridgeServices, type MethodContext, type MethodDefinition } from "../methods/index.js";
+import { allowedFor, BinaryImageResponse, type CallOthers, encodingOf, imageResultJson, outsideScope, isWireImage, LARGE_IMAGE_BYTES, type BridgeServices, type MethodContext, type MethodDefinition } from "../methods/index.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import { laneLogName } from "../actors/clients/frames.js";
@@ -192,6 +192,7 @@ export class Dispatcher implements CallsPort {
         bridge: this.services,
         call: { signal: IDLE_SIGNAL, caller: caller.client?.logName ?? laneLogName(caller.lane) },
         binaryParts,
+        dispatch: this.callOthers(caller, control),
       };
       return method.run(ctx, params);
     }
@@ -229,6 +230,20 @@ export class Dispatcher implements CallsPort {
       }
     }
     return this.onEditor(editor, caller, name, method, params, binaryParts, control);
+  }
+
+  /** What a method that runs others calls them through: this dispatcher, as the same caller, on its lane. */
+  private callOthers(caller: DispatchCaller, control: RequestControl): CallOthers {
+    return {
+      call: (name, params, options = {}) =>
+        this.call(options.editorId === undefined ? caller : { ...caller, editorId: options.editorId }, name, params, [], { cancel: options.cancel }),
+      editors: () => {
+        const ready = this.pool.editors.filter((editor) => editor.session.isReady);
+        return (ready.length > 0 ? ready : this.pool.editors).map((editor) => editor.id);
+      },
+      cancel: control.cancel,
+      progress: control.progress,
+    };
   }
 
   /** What runs `remote` routes. @throws BridgeError `INTERNAL` when the router hands one out and nothing runs it. */

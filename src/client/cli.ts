@@ -15,6 +15,7 @@ import { buildParams, localPaths, nonNegativeInt, parseArgsMessage, positiveInt,
 const PATH_METHOD = /^document:(open|save|export)$/;
 import { describeWritten, exportParams, imageOf, localFileError, type WrittenImage } from "./cli-images.js";
 import { processSignal, report } from "./cli-exit.js";
+import { renderTemplate, type RenderTemplateIo } from "./cli-template.js";
 
 /*
  * The client half of the command line (Node only): `call`, `subscribe`, `health`, `plugins`, `export-document`,
@@ -24,7 +25,7 @@ import { processSignal, report } from "./cli-exit.js";
 export { buildParams, CLIENT_USAGE, DEFAULT_BRIDGE_URL, EXIT_CODES };
 
 /** Commands `image-editor-bridge` hands to {@link runClientCommand}. */
-export const CLIENT_COMMANDS = ["call", "subscribe", "health", "plugins", "export-document", "export-layer", "undo", "redo", "history"] as const;
+export const CLIENT_COMMANDS = ["call", "subscribe", "health", "plugins", "export-document", "export-layer", "undo", "redo", "history", "render-template"] as const;
 export type ClientCommand = (typeof CLIENT_COMMANDS)[number];
 
 
@@ -80,6 +81,9 @@ function parseFlags(argv: string[]) {
       progress: { type: "boolean" },
       steps: { type: "string" },
       "document-id": { type: "string" },
+      data: { type: "string" },
+      comp: { type: "string" },
+      concurrency: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -103,6 +107,7 @@ const COMMAND_OPTIONS: Readonly<Record<ClientCommand, readonly Flag[]>> = {
   undo: ["name", "steps", "document-id"],
   redo: ["name", "steps", "document-id"],
   history: ["name", "document-id"],
+  "render-template": ["name", "output", "data", "comp", "concurrency"],
 };
 
 /** Refuses an option the command does not use, rather than ignoring it silently. */
@@ -204,7 +209,25 @@ const COMMANDS: Record<ClientCommand, (ctx: Context) => Promise<number>> = {
   undo: (ctx) => runHistoryMove(ctx, "history:undo"),
   redo: (ctx) => runHistoryMove(ctx, "history:redo"),
   history: runHistory,
+  "render-template": runRenderTemplate,
 };
+
+/** `render-template <template> --data rows.csv -o 'out/{id}.png'`: exit status 1 when any variant failed. */
+async function runRenderTemplate(ctx: Context): Promise<number> {
+  const [template, ...extra] = ctx.args;
+  if (template === undefined) throw new UsageError("render-template needs the template file, e.g. render-template card.psd --data rows.csv -o 'out/{id}.png'");
+  if (extra.length > 0) throw new UsageError(`render-template takes one template, got also "${extra.join(" ")}"`);
+  const { data, output, comp } = ctx.values;
+  if (data === undefined) throw new UsageError("render-template needs --data rows.csv or rows.json");
+  if (output === undefined) throw new UsageError("render-template needs -o with a file name pattern, e.g. -o 'out/{id}.png'");
+  const concurrency = ctx.values.concurrency === undefined ? undefined : positiveInt("--concurrency", ctx.values.concurrency);
+  return withConnection(ctx, { reconnect: false }, async (connection) => {
+    const io = { out: ctx.out, err: ctx.err as RenderTemplateIo["err"], json: ctx.json };
+    const options = { template, data, output, comp, concurrency, invoke: invokeOptions(ctx) };
+    const allDone = await renderTemplate(io, (method, params, invoke) => connection.invoke(method, params, invoke), options);
+    return allDone ? EXIT_CODES.OK : EXIT_CODES.FAILED;
+  });
+}
 
 /** `--document-id` as params (none: the active document). */
 function documentParams(ctx: Context): Record<string, unknown> {

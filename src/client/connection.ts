@@ -73,6 +73,8 @@ export class Connection extends BridgeResources implements MethodGroups {
   readonly filter: MethodGroup<"filter">;
   /** Layer comps: `client.layerComp.apply({name})`, `create`, `update`, `delete` (`client.document.layerComps()` lists them). */
   readonly layerComp: MethodGroup<"layerComp">;
+  /** `template:render`: a layered template filled from a table of variants, each rendered to a file or an image. */
+  readonly template: MethodGroup<"template">;
 
   private readonly options: ConnectionOptions;
   private readonly WebSocketClass: WebSocketConstructor;
@@ -147,6 +149,7 @@ export class Connection extends BridgeResources implements MethodGroups {
     this.font = groups.font;
     this.filter = groups.filter;
     this.layerComp = groups.layerComp;
+    this.template = groups.template;
     this.openSocket();
   }
 

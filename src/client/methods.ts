@@ -3,7 +3,7 @@ import type { BuiltinMethodName } from "../protocol/methods.js";
 import type { InvokeArgs, InvokeOptions, InvokeResult } from "./types.js";
 
 /** Groups that get helpers; `event:*` is driven by `on`/`off` instead. */
-export const METHOD_GROUPS = ["document", "layer", "image", "selection", "action", "jsx", "server", "webhook", "history", "font", "filter", "layerComp"] as const;
+export const METHOD_GROUPS = ["document", "layer", "image", "selection", "action", "jsx", "server", "webhook", "history", "font", "filter", "layerComp", "template"] as const;
 export type MethodGroupName = (typeof METHOD_GROUPS)[number];
 
 /** `client.<group>.<name>(params?, options?)` for every built-in `<group>:<name>`. */

@@ -126,6 +126,30 @@ export interface MethodContext {
    * param stands for. Empty on HTTP, on text connections and for requests that named none.
    */
   readonly binaryParts?: readonly Uint8Array[];
+  /**
+   * Methods that run others (`template:render`): calls a method by name exactly as a request of the same caller would
+   * be (lookup, params, scope, routing, the editor's mailbox on the caller's lane), optionally on a named editor.
+   * Given to methods that are not host-bound; absent in harnesses that run methods alone.
+   */
+  readonly dispatch?: CallOthers | undefined;
+}
+
+/** What `MethodContext.dispatch` offers: calls by name, and the editors they can be spread over. */
+export interface CallOthers {
+  call(name: string, params: unknown, options?: { readonly editorId?: string | undefined; readonly cancel?: CallCancelSignal | undefined }): Promise<unknown>;
+  /** The ids of this bridge's editors that take calls now (all of them when none does yet). */
+  editors(): readonly string[];
+  /** Aborts when the caller cancels this call (`request:cancel`, an HTTP client gone). */
+  readonly cancel?: CallCancelSignal | undefined;
+  /** The caller's progress reports for this call, when it asked for them. */
+  readonly progress?: ((progress: number, total?: number, message?: string) => void) | undefined;
+}
+
+/** A cancellation signal as the bridge's calls carry it. */
+export interface CallCancelSignal {
+  readonly aborted: boolean;
+  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: "abort", listener: () => void): void;
 }
 
 /** How a method is exposed over HTTP. */

@@ -1,4 +1,4 @@
-export type { BridgeServices, Caller, EventCursor, HttpBinding, MethodContext, MethodDefinition, MethodRoute, SerializedEvent, SubscribingClient, WebhookService } from "./define.js";
+export type { BridgeServices, CallCancelSignal, CallOthers, Caller, EventCursor, HttpBinding, MethodContext, MethodDefinition, MethodRoute, SerializedEvent, SubscribingClient, WebhookService } from "./define.js";
 export { allowedFor, defineMethod, outsideScope } from "./define.js";
 export { BinaryImageResponse, WireImage, imageResultJson, isWireImage, LARGE_IMAGE_BYTES } from "./image-result.js";
 export { IMAGE_MIME, previewPayload } from "./_internal/images.js";

@@ -16,6 +16,7 @@ import { jsxMethods } from "./jsx.js";
 import { layerMethods } from "./layer.js";
 import { selectionMethods } from "./selection.js";
 import { serverMethods } from "./server.js";
+import { templateMethods } from "./template.js";
 import { textMethods } from "./text.js";
 import { webhookMethods } from "./webhook.js";
 
@@ -36,6 +37,7 @@ export const BUILTIN_METHODS: readonly MethodDefinition[] = [
   ...filterEditMethods,
   ...effectEditMethods,
   ...textMethods,
+  ...templateMethods,
   ...historyMethods,
   ...actionMethods,
   ...jsxMethods,

@@ -16,3 +16,4 @@ export * from "./fills.js";
 export * from "./effects.js";
 export * from "./history.js";
 export * from "./text.js";
+export * from "./templates.js";

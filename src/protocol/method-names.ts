@@ -66,6 +66,7 @@ export const BUILTIN_METHODS = {
   "filter:apply": { spec: false },
   "layer:setEffects": { spec: false },
   "layer:updateText": { spec: false },
+  "template:render": { spec: false },
   "document:resize": { spec: false },
   "document:resizeCanvas": { spec: false },
   "document:crop": { spec: false },

@@ -22,6 +22,7 @@ import { EFFECT_METHOD_SCHEMAS } from "./effects.js";
 import { EDIT_METHOD_SCHEMAS } from "./edit-methods.js";
 import { HISTORY_METHOD_SCHEMAS } from "./history.js";
 import { TEXT_METHOD_SCHEMAS } from "./text.js";
+import { TEMPLATE_METHOD_SCHEMAS } from "./templates.js";
 
 /*
  * Params and result schemas of every built-in method (the protocol's methods plus the bridge's extras).
@@ -361,6 +362,7 @@ export const METHOD_SCHEMAS = {
   ...EFFECT_METHOD_SCHEMAS,
   ...HISTORY_METHOD_SCHEMAS,
   ...TEXT_METHOD_SCHEMAS,
+  ...TEMPLATE_METHOD_SCHEMAS,
 } as const;
 
 export type BuiltinMethodName = keyof typeof METHOD_SCHEMAS;

@@ -185,9 +185,9 @@ describe("published schema", () => {
       events: Record<string, unknown>;
     };
     expect(schema.protocolVersion).toBe(1);
-    // The 83 built-in methods (40 of them the editing vocabulary, 4 the history, font:list, document:layerComps), plus request:cancel and batch, which the
+    // The 84 built-in methods (40 of them the editing vocabulary, 4 the history, font:list, document:layerComps, template:render), plus request:cancel and batch, which the
     // dispatcher serves itself.
-    expect(Object.keys(schema.methods)).toHaveLength(85);
+    expect(Object.keys(schema.methods)).toHaveLength(86);
     expect(schema.methods["webhook:deliveries"]?.http).toEqual({ verb: "GET", path: "/webhooks/{id}/deliveries" });
     expect(schema.methods["layer:getInfoById"]?.http).toEqual({ verb: "GET", path: "/layer/by-id/{layerId}" });
     expect(schema.methods["jsx:run"]?.http).toBeUndefined();

@@ -6077,6 +6077,112 @@ class FontListResultFontsItem(TypedDict):
     postScriptName: str
 
 
+class _TemplateRenderParamsRequired(TypedDict):
+    template: TemplateRenderParamsTemplate1 | TemplateRenderParamsTemplate2
+    variants: list[TemplateRenderParamsVariantsItem]
+
+
+class TemplateRenderParams(_TemplateRenderParamsRequired, total=False):
+    """The `TemplateRenderParams` object of the bridge's schema."""
+    output: TemplateRenderParamsOutput
+    concurrency: int
+
+
+class TemplateRenderParamsTemplate1(TypedDict):
+    """The `TemplateRenderParamsTemplate1` object of the bridge's schema."""
+    path: str
+
+
+class TemplateRenderParamsTemplate2(TypedDict):
+    """The `TemplateRenderParamsTemplate2` object of the bridge's schema."""
+    documentId: int
+
+
+class TemplateRenderParamsVariantsItem(TypedDict, total=False):
+    """The `TemplateRenderParamsVariantsItem` object of the bridge's schema."""
+    id: str
+    text: dict[str, str]
+    images: dict[str, str | dict[str, Any]]
+    visible: dict[str, bool]
+    fills: dict[str, str]
+    comp: str
+    vars: dict[str, str]
+    edits: list[TemplateRenderParamsVariantsItemEditsItem]
+
+
+class _TemplateRenderParamsVariantsItemEditsItemRequired(TypedDict):
+    method: str
+
+
+class TemplateRenderParamsVariantsItemEditsItem(_TemplateRenderParamsVariantsItemEditsItemRequired, total=False):
+    """The `TemplateRenderParamsVariantsItemEditsItem` object of the bridge's schema."""
+    params: dict[str, Any]
+
+
+class TemplateRenderParamsOutput(TypedDict, total=False):
+    """The `TemplateRenderParamsOutput` object of the bridge's schema."""
+    path: str
+    format: Literal["png", "jpeg", "webp", "tiff"]
+    quality: int
+    scale: float
+
+
+class TemplateRenderResult(TypedDict):
+    """The `TemplateRenderResult` object of the bridge's schema."""
+    variants: list[TemplateRenderResultVariantsItem]
+
+
+class _TemplateRenderResultVariantsItemRequired(TypedDict):
+    id: str
+    ok: bool
+
+
+class TemplateRenderResultVariantsItem(_TemplateRenderResultVariantsItemRequired, total=False):
+    """The `TemplateRenderResultVariantsItem` object of the bridge's schema."""
+    path: str
+    image: ImageResult
+    error: ProtocolError
+
+
+class TemplateRenderTemplate1(TypedDict):
+    """The `TemplateRenderTemplate1` object of the bridge's schema."""
+    path: str
+
+
+class TemplateRenderTemplate2(TypedDict):
+    """The `TemplateRenderTemplate2` object of the bridge's schema."""
+    documentId: int
+
+
+class TemplateRenderVariantsItem(TypedDict, total=False):
+    """The `TemplateRenderVariantsItem` object of the bridge's schema."""
+    id: str
+    text: dict[str, str]
+    images: dict[str, str | dict[str, Any]]
+    visible: dict[str, bool]
+    fills: dict[str, str]
+    comp: str
+    vars: dict[str, str]
+    edits: list[TemplateRenderVariantsItemEditsItem]
+
+
+class _TemplateRenderVariantsItemEditsItemRequired(TypedDict):
+    method: str
+
+
+class TemplateRenderVariantsItemEditsItem(_TemplateRenderVariantsItemEditsItemRequired, total=False):
+    """The `TemplateRenderVariantsItemEditsItem` object of the bridge's schema."""
+    params: dict[str, Any]
+
+
+class TemplateRenderOutput(TypedDict, total=False):
+    """The `TemplateRenderOutput` object of the bridge's schema."""
+    path: str
+    format: Literal["png", "jpeg", "webp", "tiff"]
+    quality: int
+    scale: float
+
+
 class HistoryListParams(TypedDict, total=False):
     """The `HistoryListParams` object of the bridge's schema."""
     documentId: int
@@ -6491,7 +6597,7 @@ or a connection refused after the upgrade.
 IMAGE_METHODS: frozenset[str] = frozenset({"image:exportDocument", "image:exportLayer", "image:exportLayerWithSelectedPath", "image:getPreview"})
 """Methods that answer an image: their result is a `BridgeImage`."""
 
-METHOD_NAMES: tuple[str, ...] = ("getServerInfo", "server:ping", "server:clients", "server:disconnectClient", "selection:change", "document:current", "document:list", "document:layers", "document:open", "document:create", "document:close", "document:save", "document:export", "layer:getInfo", "layer:getInfoById", "layer:getInfoByIndex", "layer:getInfoBySelectionIndex", "layer:getCurrentPreview", "layer:select", "layer:importImage", "image:exportDocument", "image:exportLayer", "image:exportLayerWithSelectedPath", "image:getPreview", "selection:getArea", "selection:getPath", "selection:set", "layer:create", "layer:update", "layer:delete", "layer:duplicate", "layer:move", "layer:group", "layer:ungroup", "layer:merge", "layer:rasterize", "layer:fill", "layer:clear", "layer:transform", "layer:addMask", "layer:deleteMask", "layer:applyMask", "layer:updateMask", "layer:replaceContents", "document:resize", "document:resizeCanvas", "document:crop", "document:rotate", "document:flip", "document:duplicate", "document:flatten", "document:trim", "document:layerComps", "layerComp:apply", "layerComp:create", "layerComp:update", "layerComp:delete", "selection:all", "selection:clear", "selection:invert", "selection:modify", "selection:fromLayer", "selection:fromColor", "layer:adjust", "filter:apply", "layer:setEffects", "layer:updateText", "font:list", "history:list", "history:undo", "history:redo", "history:go", "action:autoCutout", "action:removeBackground", "jsx:run", "jsx:execute", "webhook:add", "webhook:list", "webhook:remove", "webhook:enable", "webhook:deliveries")
+METHOD_NAMES: tuple[str, ...] = ("getServerInfo", "server:ping", "server:clients", "server:disconnectClient", "selection:change", "document:current", "document:list", "document:layers", "document:open", "document:create", "document:close", "document:save", "document:export", "layer:getInfo", "layer:getInfoById", "layer:getInfoByIndex", "layer:getInfoBySelectionIndex", "layer:getCurrentPreview", "layer:select", "layer:importImage", "image:exportDocument", "image:exportLayer", "image:exportLayerWithSelectedPath", "image:getPreview", "selection:getArea", "selection:getPath", "selection:set", "layer:create", "layer:update", "layer:delete", "layer:duplicate", "layer:move", "layer:group", "layer:ungroup", "layer:merge", "layer:rasterize", "layer:fill", "layer:clear", "layer:transform", "layer:addMask", "layer:deleteMask", "layer:applyMask", "layer:updateMask", "layer:replaceContents", "document:resize", "document:resizeCanvas", "document:crop", "document:rotate", "document:flip", "document:duplicate", "document:flatten", "document:trim", "document:layerComps", "layerComp:apply", "layerComp:create", "layerComp:update", "layerComp:delete", "selection:all", "selection:clear", "selection:invert", "selection:modify", "selection:fromLayer", "selection:fromColor", "layer:adjust", "filter:apply", "layer:setEffects", "layer:updateText", "font:list", "template:render", "history:list", "history:undo", "history:redo", "history:go", "action:autoCutout", "action:removeBackground", "jsx:run", "jsx:execute", "webhook:add", "webhook:list", "webhook:remove", "webhook:enable", "webhook:deliveries")
 """The built-in methods with a typed helper."""
 
 
@@ -7837,6 +7943,32 @@ class FontMethods:
         return cast("FontListResult", answer)
 
 
+class TemplateMethods:
+    """The `template:*` methods."""
+
+    def __init__(self, call: AsyncCaller) -> None:
+        self._invoke_method = call
+
+    async def render(
+        self,
+        *,
+        template: TemplateRenderTemplate1 | TemplateRenderTemplate2,
+        variants: builtins.list[TemplateRenderVariantsItem],
+        output: TemplateRenderOutput | None = None,
+        concurrency: int | None = None,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> TemplateRenderResult:
+        """`template:render`: Renders a layered template once per variant (text, images, visibility, fill colours
+        and a layer comp by layer name, then extra edits) on copies spread over the editors, writing each to a
+        file named from a pattern or answering its image; one variant's failure is its own entry.
+
+        Wire params: `TemplateRenderParams`.
+        """
+        answer = await self._invoke_method("template:render", _pick(("template", template, False), ("variants", variants, False), ("output", output, False), ("concurrency", concurrency, False)), timeout, on_progress)
+        return cast("TemplateRenderResult", answer)
+
+
 class HistoryMethods:
     """The `history:*` methods."""
 
@@ -8089,6 +8221,7 @@ class MethodGroups:
     layer_comp: LayerCompMethods
     filter: FilterMethods
     font: FontMethods
+    template: TemplateMethods
     history: HistoryMethods
     action: ActionMethods
     jsx: JsxMethods
@@ -8104,6 +8237,7 @@ class MethodGroups:
         self.layer_comp = LayerCompMethods(call)
         self.filter = FilterMethods(call)
         self.font = FontMethods(call)
+        self.template = TemplateMethods(call)
         self.history = HistoryMethods(call)
         self.action = ActionMethods(call)
         self.jsx = JsxMethods(call)
@@ -9465,6 +9599,32 @@ class SyncFontMethods:
         return cast("FontListResult", answer)
 
 
+class SyncTemplateMethods:
+    """The `template:*` methods, blocking."""
+
+    def __init__(self, call: SyncCaller) -> None:
+        self._invoke_method = call
+
+    def render(
+        self,
+        *,
+        template: TemplateRenderTemplate1 | TemplateRenderTemplate2,
+        variants: builtins.list[TemplateRenderVariantsItem],
+        output: TemplateRenderOutput | None = None,
+        concurrency: int | None = None,
+        timeout: float | None = None,
+        on_progress: ProgressCallback | None = None,
+    ) -> TemplateRenderResult:
+        """`template:render`: Renders a layered template once per variant (text, images, visibility, fill colours
+        and a layer comp by layer name, then extra edits) on copies spread over the editors, writing each to a
+        file named from a pattern or answering its image; one variant's failure is its own entry.
+
+        Wire params: `TemplateRenderParams`.
+        """
+        answer = self._invoke_method("template:render", _pick(("template", template, False), ("variants", variants, False), ("output", output, False), ("concurrency", concurrency, False)), timeout, on_progress)
+        return cast("TemplateRenderResult", answer)
+
+
 class SyncHistoryMethods:
     """The `history:*` methods, blocking."""
 
@@ -9717,6 +9877,7 @@ class SyncMethodGroups:
     layer_comp: SyncLayerCompMethods
     filter: SyncFilterMethods
     font: SyncFontMethods
+    template: SyncTemplateMethods
     history: SyncHistoryMethods
     action: SyncActionMethods
     jsx: SyncJsxMethods
@@ -9732,6 +9893,7 @@ class SyncMethodGroups:
         self.layer_comp = SyncLayerCompMethods(call)
         self.filter = SyncFilterMethods(call)
         self.font = SyncFontMethods(call)
+        self.template = SyncTemplateMethods(call)
         self.history = SyncHistoryMethods(call)
         self.action = SyncActionMethods(call)
         self.jsx = SyncJsxMethods(call)

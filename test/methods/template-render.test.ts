@@ -1,0 +1,188 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Layer, writePsdBuffer } from "ag-psd";
+import sharp from "sharp";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { HostLayer } from "../../src/protocol/index.js";
+import { runClientCommand } from "../../src/client/cli.js";
+import { startBridge, type Harness } from "../helpers/bridge.js";
+import { solid } from "../helpers/psd-fixtures.js";
+import type { Frame, TestClient } from "../helpers/ws-client.js";
+
+/*
+ * `template:render` on two embedded editors (inline: what is checked is the job's spread and its steps, not the
+ * process boundary): each output against the same edits sent one method at a time on a fresh copy.
+ */
+
+type Outcome = { id: string; ok: boolean; path?: string; image?: { data: string }; error?: { code: string; details?: Record<string, unknown> } };
+
+/** Background, two text layers and a red badge, as a designer's template would have them. */
+function templatePsd(): Buffer {
+  const style = { font: { name: "DejaVuSans" }, fontSize: 12, fillColor: { r: 0, g: 0, b: 0 } };
+  const children: Layer[] = [
+    { name: "Background", id: 1, imageData: solid(96, 64, [255, 255, 255, 255]) },
+    { name: "Headline", id: 2, left: 4, top: 4, imageData: solid(60, 14, [0, 0, 0, 255]), text: { text: "Headline", transform: [1, 0, 0, 1, 4, 14], style } },
+    { name: "Price", id: 3, left: 4, top: 30, imageData: solid(40, 14, [0, 0, 0, 255]), text: { text: "9.99", transform: [1, 0, 0, 1, 4, 40], style } },
+    { name: "Badge", id: 4, left: 70, top: 40, imageData: solid(20, 20, [255, 0, 0, 255]) },
+  ];
+  return writePsdBuffer({ width: 96, height: 64, imageData: solid(96, 64, [255, 255, 255, 255]), children });
+}
+
+async function pixels(path: string): Promise<Buffer> {
+  return sharp(path).ensureAlpha().raw().toBuffer();
+}
+
+function sendFrame(client: TestClient, frame: Record<string, unknown>): Promise<Frame> {
+  client.sendRaw(JSON.stringify(frame));
+  return client.next((f) => f.id === frame["id"]);
+}
+
+/** Documents open from the template: the bridge's own sample document aside, none should outlive a render. */
+async function copiesOpen(client: TestClient): Promise<unknown[]> {
+  return (await client.call<Array<{ filePath?: string }>>("document:list")).filter((doc) => doc.filePath === template);
+}
+
+let dir: string;
+let template: string;
+let templateBytes: Buffer;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "template-render-"));
+  await mkdir(join(dir, "out"));
+  await mkdir(join(dir, "ref"));
+  template = join(dir, "card.psd");
+  templateBytes = templatePsd();
+  await writeFile(template, templateBytes);
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+
+function start(): Promise<Harness> {
+  return startBridge({ editors: 2, embedded: { isolation: "inline" }, files: { roots: [dir] }, limits: { progressIntervalMs: 0 } });
+}
+
+/** The same variant made one method at a time on a fresh copy of the template, exported to `path`. */
+async function byHand(client: TestClient, variant: { text?: Record<string, string>; visible?: Record<string, boolean> }, path: string): Promise<void> {
+  const { id: documentId } = await client.call<{ id: number }>("document:open", { path: template });
+  const layers = await client.call<HostLayer[]>("document:layers", { documentId });
+  const idOf = (name: string): number => layers.find((layer) => layer.name === name)!.id;
+  for (const [name, visible] of Object.entries(variant.visible ?? {})) await client.call("layer:update", { documentId, layerId: idOf(name), visible });
+  for (const [name, text] of Object.entries(variant.text ?? {})) await client.call("layer:updateText", { documentId, layerId: idOf(name), text });
+  await client.call("document:export", { documentId, path });
+  await client.call("document:close", { documentId });
+}
+
+describe("template:render", () => {
+  it("renders each variant over both editors as the same edits made by hand; a bad row fails alone; the template is untouched", async () => {
+    const harness = await start();
+    const client = await harness.connect();
+    const variants: Array<{ id: string; text?: Record<string, string>; visible?: Record<string, boolean> }> = [
+      { id: "a", text: { Headline: "Spring sale", Price: "4.50" }, visible: { Badge: false } },
+      { id: "b", text: { Headline: "Summer" } },
+      { id: "bad", text: { Nope: "x" } },
+      { id: "c", text: { Price: "12.00" }, visible: { Badge: false } },
+    ];
+    const answer = await sendFrame(client, {
+      id: "job",
+      method: "template:render",
+      params: { template: { path: template }, variants, output: { path: `${dir}/out/{id}.png` } },
+      progress: true,
+    });
+    expect(answer.ok).toBe(true);
+    const outcomes = (answer.result as { variants: Outcome[] }).variants;
+    expect(outcomes.map((o) => [o.id, o.ok])).toEqual([
+      ["a", true],
+      ["b", true],
+      ["bad", false],
+      ["c", true],
+    ]);
+    expect(outcomes[2]!.error).toMatchObject({ code: "LAYER_NOT_FOUND", details: { name: "Nope", names: expect.arrayContaining(["Headline", "Price", "Badge"]) } });
+    expect(client.frames.filter((f) => f.type === "progress")).toHaveLength(4);
+    for (const variant of variants.filter((v) => v.id !== "bad")) {
+      const reference = join(dir, "ref", `${variant.id}.png`);
+      await byHand(client, variant, reference);
+      const rendered = outcomes.find((o) => o.id === variant.id)!;
+      expect(rendered.path).toBe(join(dir, "out", `${variant.id}.png`));
+      expect((await pixels(rendered.path!)).equals(await pixels(reference))).toBe(true);
+    }
+    // The variants differ from each other (the edits took), and no copy was left open.
+    expect((await pixels(join(dir, "out", "a.png"))).equals(await pixels(join(dir, "out", "b.png")))).toBe(false);
+    expect(await copiesOpen(client)).toEqual([]);
+    expect((await readFile(template)).equals(templateBytes)).toBe(true);
+  });
+
+  it("refuses an unknown placeholder and two variants writing one path before anything runs; answers images inline over HTTP", async () => {
+    const harness = await start();
+    const client = await harness.connect();
+    const unknown = await client.send("template:render", { template: { path: template }, variants: [{ id: "x" }], output: { path: `${dir}/out/{sku}.png` } });
+    expect(unknown.error).toMatchObject({ code: "BAD_REQUEST", details: { placeholder: "sku", variant: "x" } });
+    const clash = await client.send("template:render", {
+      template: { path: template },
+      variants: [{ vars: { size: "s" } }, { vars: { size: "s" } }],
+      output: { path: `${dir}/out/same-{size}.png` },
+    });
+    expect(clash.error).toMatchObject({ code: "BAD_REQUEST", details: { variants: ["1", "2"] } });
+    expect(await copiesOpen(client)).toEqual([]);
+    const response = await harness.http("/template/render", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ template: { path: template }, variants: [{ id: "one", visible: { Badge: false } }, { id: "two" }] }),
+    });
+    const body = (await response.json()) as { variants: Outcome[] };
+    expect(body.variants.map((o) => [o.id, o.ok, o.image?.data.slice(0, 22)])).toEqual([
+      ["one", true, "data:image/png;base64,"],
+      ["two", true, "data:image/png;base64,"],
+    ]);
+    expect(body.variants[0]!.image!.data).not.toBe(body.variants[1]!.image!.data);
+  });
+
+  it("request:cancel stops the variants not yet started", async () => {
+    const harness = await start();
+    const client = await harness.connect();
+    const variants = Array.from({ length: 12 }, (_, i) => ({ id: `v${i}`, text: { Headline: `Item ${i}` } }));
+    const answer = sendFrame(client, {
+      id: "long",
+      method: "template:render",
+      params: { template: { path: template }, variants, output: { path: `${dir}/out/cancel-{id}.png` } },
+      progress: true,
+    });
+    await client.next((f) => f.type === "progress");
+    await client.call("request:cancel", { id: "long" });
+    const outcomes = ((await answer).result as { variants: Outcome[] }).variants;
+    expect(outcomes).toHaveLength(12);
+    // At most one variant per editor was running when the cancel came: the rest never started.
+    const cancelled = outcomes.filter((o) => !o.ok && o.error?.code === "CANCELLED");
+    expect(cancelled.length).toBeGreaterThanOrEqual(12 - 1 - 2);
+    expect(await copiesOpen(client)).toEqual([]);
+  });
+
+  it("render-template renders a CSV's rows, prints a line per variant and a summary, and exits 1 when a row failed", async () => {
+    const harness = await start();
+    const csv = join(dir, "rows.csv");
+    await writeFile(csv, 'id,text:Headline,visible:Badge,size\ncli-a,"Sale, today",false,s\ncli-b,Hello,true,m\ncli-c,Bad,maybe,l\n');
+    const usage: string[] = [];
+    const refused = await runClientCommand(["render-template", template, "--data", csv, "-o", `${dir}/out/{id}.png`, "--url", harness.bridge.url], {
+      stdout: { write: (t: string) => usage.push(t) },
+      stderr: { write: (t: string) => usage.push(t) },
+      env: {},
+    });
+    // A value that is not a boolean is the command line's mistake, found before anything is sent.
+    expect(refused).toBe(2);
+    expect(usage.join("")).toMatch(/row 3, column visible:Badge: "maybe"/);
+    await writeFile(csv, 'id,text:Headline,visible:Badge,text:Missing\ncli-a,"Sale, today",false,\ncli-b,Hello,true,\ncli-c,Bad,true,x\n');
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runClientCommand(["render-template", template, "--data", csv, "-o", `${dir}/out/{id}.png`, "--url", harness.bridge.url], {
+      stdout: { write: (t: string) => out.push(t) },
+      stderr: { write: (t: string) => err.push(t) },
+      env: {},
+    });
+    expect(code).toBe(1);
+    // Not a terminal: one plain line per finished variant, then the summary naming the failure.
+    expect(err.join("").trim().split("\n")).toHaveLength(3);
+    expect(out.join("")).toMatch(/^2 done, 1 failed, [\d.]+ s\n {2}cli-c: LAYER_NOT_FOUND /);
+    const client = await harness.connect();
+    await byHand(client, { text: { Headline: "Sale, today" }, visible: { Badge: false } }, join(dir, "ref", "cli-a.png"));
+    expect((await pixels(join(dir, "out", "cli-a.png"))).equals(await pixels(join(dir, "ref", "cli-a.png")))).toBe(true);
+  });
+});

@@ -21,10 +21,10 @@ export const ISOLATED_FILES = [
 export function projects(include: string[], exclude: string[], isolated: string[]): TestProjectInlineConfiguration[] {
   const shared: TestProjectInlineConfiguration = {
     extends: true,
-    test: { name: "shared", include, exclude: [...exclude, ...isolated], isolate: false, provide: { isolatedFiles: false } },
+    test: { name: "shared", include, exclude: [...exclude, ...isolated], isolate: false },
   };
   if (isolated.length === 0) return [shared];
-  return [shared, { extends: true, test: { name: "isolated", include: isolated, exclude, isolate: true, provide: { isolatedFiles: true } } }];
+  return [shared, { extends: true, test: { name: "isolated", include: isolated, exclude, isolate: true } }];
 }
 
 export default defineConfig({

@@ -1,4 +1,3 @@
-import { inject } from "vitest";
 import { bridgeLimits, editorHosts } from "../../src/bridge/editors.js";
 import type { BridgeOptions } from "../../src/bridge/options.js";
 import { createFilePolicy, type FileAccess } from "../../src/files/index.js";
@@ -8,13 +7,6 @@ import { runTestHook, TEST_HOOKS_ENV } from "../../src/hosts/isolated/test-hooks
 import { silentLogger } from "../../src/logger.js";
 import { startBridge, type Harness } from "./bridge.js";
 import { afterEachFile } from "./cleanups.js";
-
-declare module "vitest" {
-  export interface ProvidedContext {
-    /** Whether each test file runs in a worker of its own (`vitest.config.ts`'s `isolated` project). */
-    isolatedFiles: boolean;
-  }
-}
 
 /** Options a shared editor process can be made for: the ones that reach the editor, all plain data. */
 const EDITOR_OPTIONS = new Set(["files", "limits"]);
@@ -43,22 +35,16 @@ const BRIDGE_OPTIONS = new Set([
   "webhooks",
 ]);
 
-/** The editor process the worker's bridges share, and the options it was made for. */
+/** The editor process the test file's bridges share, and the options it was made for. */
 let shared: { key: string; host: IsolatedHost } | undefined;
 
-/** vitest's worker state, for its worker-cleanup hook (the one its own worker-scoped fixtures are ended by). */
-const worker = (globalThis as { __vitest_worker__?: { onCleanup?(listener: () => unknown): void } }).__vitest_worker__;
-
-// Files that share a worker (`isolate: false`) share its editor process too: each bridge's close resets it, so the
-// next file finds it as a fresh process starts. It ends when vitest stops the worker (and, were the worker killed
-// outright, with it: `setpriv --pdeathsig`, or the editor's own watch on its parent). A file in a worker of its own
-// (the `isolated` project, `vitest.config.ts`), or a vitest without that hook, ends it after each file.
-if (inject("isolatedFiles") === true || worker?.onCleanup === undefined) afterEachFile(retire);
-else worker.onCleanup(retire);
+// Ended after each test file, also when files share a worker (`isolate: false`): a case that timed out may have left
+// the editor busy with its call, and the next file would pay for it; a file's first case starts a fresh one.
+afterEachFile(retire);
 
 /**
- * Starts a bridge (closed after the test, as `startBridge`'s) on the worker's one embedded editor process instead of
- * a new one: starting an editor process costs seconds on a loaded two-core machine, and most cases check what a
+ * Starts a bridge (closed after the test, as `startBridge`'s) on the test file's one embedded editor process instead
+ * of a new one: starting an editor process costs seconds on a loaded two-core machine, and most cases check what a
  * method does, not how the process starts. Closing the bridge resets the editor as a fresh process starts (every
  * document closed, the sample made again; document ids keep increasing, as after any restart) instead of ending it.
  *

@@ -1,9 +1,38 @@
-import { defineConfig } from "vitest/config";
+import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config";
 import { SlowestFirst } from "./test/helpers/sequencer.js";
+
+/**
+ * Test files that need a worker process of their own. Each replaces a module with `vi.mock`: a mock holds for the
+ * worker's whole module registry, and a module an earlier file of the worker already loaded would keep the real
+ * one, so in a shared worker the mock would either miss or leak into the next files.
+ */
+export const ISOLATED_FILES = [
+  // Wraps node:crypto's timingSafeEqual to see how the token check calls it.
+  "test/reliability/token-compare.test.ts",
+  // Hands out chosen ports to put a GIMP on a port another server holds.
+  "test/hosts/gimp/pool.test.ts",
+];
+
+/**
+ * The suite's two projects: every file but `isolated` in workers that run file after file on one module registry
+ * (`isolate: false`: the bridge's modules are evaluated once per worker, not once per file), and `isolated` each
+ * in a new worker. Both take the rest of their settings from the root config.
+ */
+export function projects(include: string[], exclude: string[], isolated: string[]): TestProjectInlineConfiguration[] {
+  const shared: TestProjectInlineConfiguration = {
+    extends: true,
+    test: { name: "shared", include, exclude: [...exclude, ...isolated], isolate: false },
+  };
+  if (isolated.length === 0) return [shared];
+  return [shared, { extends: true, test: { name: "isolated", include: isolated, exclude, isolate: true } }];
+}
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
+    projects: projects(["test/**/*.test.ts"], ["**/node_modules/**"], ISOLATED_FILES),
+    // Runs, again for every test file, the cleanups helper modules register (`test/helpers/cleanups.ts`): a hook at
+    // a helper's top level would only run for the first file of a worker.
+    setupFiles: ["test/helpers/per-file.ts"],
     // Generous: the first GIMP case of a worker starts GIMP (10 s on an idle 2-core machine, 20–45 s beside other
     // work). Tests wait on events, so the timeout only decides how long a broken test takes to fail.
     testTimeout: 60_000,

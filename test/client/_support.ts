@@ -1,13 +1,13 @@
-import { afterEach } from "vitest";
 import { WebSocket } from "ws";
 import { clientIdPrefix } from "../../src/actors/clients/frames.js";
 import { Connection, type ConnectionOptions } from "../../src/client/index.js";
 import type { LocalEventName, LocalEvents } from "../../src/client/types.js";
+import { afterEachTest } from "../helpers/cleanups.js";
 
 const open: Connection[] = [];
 const cleanups: Array<() => Promise<void>> = [];
 
-afterEach(async () => {
+afterEachTest(async () => {
   await Promise.all(open.splice(0).map((c) => c.close()));
   await Promise.all(cleanups.splice(0).map((f) => f()));
 });

@@ -1,12 +1,12 @@
-import { afterEach } from "vitest";
 import { createBridge, type Bridge } from "../../src/bridge/bridge.js";
 import type { BridgeOptions } from "../../src/bridge/options.js";
+import { afterEachTest } from "./cleanups.js";
 import { TestClient } from "./ws-client.js";
 import { statusOf, until } from "./until.js";
 
 const running: Array<{ bridge: Bridge; clients: TestClient[] }> = [];
 
-afterEach(async () => {
+afterEachTest(async () => {
   const all = running.splice(0);
   await Promise.all(
     all.map(async ({ bridge, clients }) => {

@@ -1,4 +1,3 @@
-import { afterAll } from "vitest";
 import { bridgeLimits, editorHosts } from "../../src/bridge/editors.js";
 import type { BridgeOptions } from "../../src/bridge/options.js";
 import { createFilePolicy, type FileAccess } from "../../src/files/index.js";
@@ -7,6 +6,7 @@ import type { IsolatedHost } from "../../src/hosts/isolated/options.js";
 import { runTestHook, TEST_HOOKS_ENV } from "../../src/hosts/isolated/test-hooks.js";
 import { silentLogger } from "../../src/logger.js";
 import { startBridge, type Harness } from "./bridge.js";
+import { afterEachFile } from "./cleanups.js";
 
 /** Options a shared editor process can be made for: the ones that reach the editor, all plain data. */
 const EDITOR_OPTIONS = new Set(["files", "limits"]);
@@ -38,9 +38,9 @@ const BRIDGE_OPTIONS = new Set([
 /** The editor process the test file's bridges share, and the options it was made for. */
 let shared: { key: string; host: IsolatedHost } | undefined;
 
-afterAll(async () => {
-  await retire();
-});
+// Ended after each test file, also when files share a worker (`isolate: false`): a case that timed out may have left
+// the editor busy with its call, and the next file would pay for it; a file's first case starts a fresh one.
+afterEachFile(retire);
 
 /**
  * Starts a bridge (closed after the test, as `startBridge`'s) on the test file's one embedded editor process instead

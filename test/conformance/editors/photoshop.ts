@@ -1,14 +1,14 @@
-import { afterEach } from "vitest";
 import type { HostAdapter } from "../../../src/hosts/host.js";
 import { createPhotoshopHost } from "../../../src/hosts/photoshop/index.js";
 import { startBridge } from "../../helpers/bridge.js";
+import { afterEachTest } from "../../helpers/cleanups.js";
 import { FakePhotoshop } from "../../fakes/photoshop/server.js";
 import { SAMPLE_NAME } from "../../fakes/photoshop/model.js";
 import type { ConformanceEditor } from "../_editors.js";
 
 /** Fakes started for a test that brought its own host: nothing closes them with the bridge. */
 const fakes: FakePhotoshop[] = [];
-afterEach(async () => {
+afterEachTest(async () => {
   await Promise.all(fakes.splice(0).map((fake) => fake.stop()));
 });
 

@@ -1,8 +1,9 @@
 import { existsSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
-import { afterAll, inject } from "vitest";
+import { inject } from "vitest";
 import { GimpSupervisor } from "../../../src/hosts/gimp/index.js";
 import type { Endpoint } from "../../../src/hosts/gimp/index.js";
+import { afterEachFile } from "../../helpers/cleanups.js";
 
 /** The GIMP console binary the GIMP suites use (`BRIDGE_GIMP_BINARY` overrides). */
 export const GIMP_BINARY = process.env["BRIDGE_GIMP_BINARY"] || "gimp-console-2.10";
@@ -55,7 +56,7 @@ export async function sharedGimpAttach(index = 0): Promise<string> {
   return `${host}:${port}`;
 }
 
-afterAll(async () => {
+afterEachFile(async () => {
   await Promise.all(shared.map((supervisor) => supervisor?.stop()));
   shared.length = 0;
 });

@@ -1,12 +1,9 @@
 import { readFileSync } from "node:fs";
 import { firstValueFrom, type Observable, ReplaySubject, take, toArray } from "rxjs";
-import { afterEach } from "vitest";
 import type { HostCallContext } from "../../../src/hosts/host.js";
 import { createIsolatedEmbeddedHost, type IsolatedEmbeddedHostOptions, type IsolatedHost } from "../../../src/hosts/isolated/index.js";
 import { TEST_HOOKS_ENV } from "../../../src/hosts/isolated/test-hooks.js";
-
-// The editor processes of these tests serve the test hooks (they inherit this environment).
-process.env[TEST_HOOKS_ENV] = "1";
+import { afterEachTest } from "../../helpers/cleanups.js";
 
 const MiB = 1024 * 1024;
 
@@ -15,12 +12,15 @@ export const SMALL_CAP_BYTES = 768 * MiB;
 
 const running: IsolatedHost[] = [];
 
-afterEach(async () => {
+afterEachTest(async () => {
   await Promise.all(running.splice(0).map((host) => host.close()));
 });
 
 /** A connected isolated editor, closed after the test. Crash output stays out of the test log. */
 export async function startIsolated(options: IsolatedEmbeddedHostOptions = {}): Promise<IsolatedHost> {
+  // The editor process serves the test hooks: it inherits this environment (set for each file: a file's changes to
+  // the environment are undone after it, `test/helpers/per-file.ts`).
+  process.env[TEST_HOOKS_ENV] = "1";
   const host = createIsolatedEmbeddedHost({ forwardStderr: false, ...options });
   running.push(host);
   await host.connect();

@@ -1,14 +1,14 @@
-import { afterEach } from "vitest";
 import type { BridgeOptions } from "../../../src/bridge/options.js";
 import { createPhotoshopHost, type PhotoshopLimits } from "../../../src/hosts/photoshop/index.js";
 import type { HostAdapter, HostCallContext } from "../../../src/hosts/host.js";
 import { startBridge, type Harness } from "../../helpers/bridge.js";
+import { afterEachTest } from "../../helpers/cleanups.js";
 import { FakePhotoshop, type FakePhotoshopOptions } from "../../fakes/photoshop/server.js";
 import { statusOf, until } from "../../helpers/until.js";
 
 const fakes: FakePhotoshop[] = [];
 const hosts: HostAdapter[] = [];
-afterEach(async () => {
+afterEachTest(async () => {
   await Promise.all(hosts.splice(0).map((h) => h.close()));
   await Promise.all(fakes.splice(0).map((f) => f.stop()));
 });

@@ -1,0 +1,47 @@
+/*
+ * What helper modules clean up after each test and after each test file.
+ *
+ * The suite runs with vitest's `isolate: false`: a worker evaluates a helper module once and keeps it for every file
+ * it runs after. A hook a helper registered at its top level (`afterEach(...)` beside its imports) would belong to
+ * the first file that imported the helper, and never run for the next ones. Helpers register their cleanups here
+ * instead; `test/helpers/per-file.ts`, a setup file (vitest evaluates those again for every test file), runs them
+ * after each test and after each file.
+ */
+
+type Cleanup = () => unknown;
+
+const afterTest: Cleanup[] = [];
+const afterFile: Cleanup[] = [];
+
+/** Runs `cleanup` after every test of every file, from now on (register once, at a helper's top level). */
+export function afterEachTest(cleanup: Cleanup): void {
+  afterTest.push(cleanup);
+}
+
+/** Runs `cleanup` after every test file, from now on (register once, at a helper's top level). */
+export function afterEachFile(cleanup: Cleanup): void {
+  afterFile.push(cleanup);
+}
+
+/** The cleanups due after a test, the last registered first (as vitest runs after-hooks), every one even if one fails. */
+export function runAfterTest(): Promise<void> {
+  return runAll(afterTest);
+}
+
+/** The cleanups due after a test file, in the same way. */
+export function runAfterFile(): Promise<void> {
+  return runAll(afterFile);
+}
+
+async function runAll(cleanups: readonly Cleanup[]): Promise<void> {
+  const errors: unknown[] = [];
+  for (const cleanup of [...cleanups].reverse()) {
+    try {
+      await cleanup();
+    } catch (error) {
+      errors.push(error);
+    }
+  }
+  if (errors.length === 1) throw errors[0];
+  if (errors.length > 1) throw new AggregateError(errors, `${errors.length} cleanups failed`);
+}

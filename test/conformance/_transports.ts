@@ -19,6 +19,18 @@ export interface ConformanceTransport {
   call(method: string, params?: Record<string, unknown>): Promise<Outcome>;
 }
 
+/**
+ * `transport`'s calls that must succeed: each answers its result, or throws naming the method and the error code
+ * (the whole outcome on the error's `outcome`).
+ */
+export function succeeding(transport: ConformanceTransport): (method: string, params: Record<string, unknown>) => Promise<unknown> {
+  return async (method, params) => {
+    const outcome = await transport.call(method, params);
+    if (!outcome.ok) throw Object.assign(new Error(`${method}: ${outcome.error?.code}: ${outcome.error?.message}`), { outcome });
+    return outcome.result;
+  };
+}
+
 const ROUTES = new Map(BUILTIN_METHODS.filter((m) => m.http).map((m) => [m.name, m.http!]));
 
 export async function wsTransport(harness: Harness): Promise<ConformanceTransport> {

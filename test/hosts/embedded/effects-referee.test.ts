@@ -15,7 +15,7 @@ import { describe, expect, it } from "vitest";
 import { compareImages, compositeStatus } from "../../../scripts/psd-fidelity/compare.js";
 import { decodeRgba } from "../../../scripts/psd-fidelity/measure.js";
 import type { HostLayer } from "../../../src/protocol/index.js";
-import { wsTransport } from "../../conformance/_transports.js";
+import { succeeding, wsTransport } from "../../conformance/_transports.js";
 import { corpusFile, decodeMerged, loadManifest, readLayerTree, type RecordLayer } from "../../helpers/psd-merged.js";
 import { startOnSharedEditor } from "../../helpers/shared-editor.js";
 
@@ -68,12 +68,7 @@ interface Row {
 describe("layer effects re-made by method against Photoshop's composites", () => {
   it("every remade style keeps its file within the corpus thresholds", { timeout: 600_000 }, async () => {
     const harness = await startOnSharedEditor({ files: { roots: [dirname(corpusFile(manifest.files[0]!))] } });
-    const t = await wsTransport(harness);
-    const ok = async (method: string, params: Record<string, unknown>): Promise<unknown> => {
-      const outcome = await t.call(method, params);
-      if (!outcome.ok) throw Object.assign(new Error(`${method}: ${outcome.error?.code}: ${outcome.error?.message}`), { outcome });
-      return outcome.result;
-    };
+    const ok = succeeding(await wsTransport(harness));
     const rows: Row[] = [];
     for (const entry of FILES) {
       const path = corpusFile(entry);

@@ -446,6 +446,25 @@ export const PLAN = {
     },
   ],
 
+  "docs/templates.md": [
+    // A designed card.psd and its rows are the reader's own; the CLI renders against a bridge in
+    // test/methods/template-render.test.ts. Here: the options the page uses are the ones the CLI documents.
+    {
+      cmd: 'image-editor-bridge serve --editors 2 --files-root "$PWD" &',
+      form: async (ctx) => {
+        const r = await ctx.run("image-editor-bridge help");
+        for (const option of ["--editors", "--files-root"]) assert.ok(r.stdout.includes(option), option);
+      },
+    },
+    {
+      cmd: "image-editor-bridge render-template card.psd --data rows.csv -o 'out/{id}.png'",
+      form: async (ctx) => {
+        const r = await ctx.run("image-editor-bridge help");
+        assert.match(r.stdout, /render-template <file> --data <rows\.csv\|rows\.json> -o <pattern>/);
+      },
+    },
+  ],
+
   "docs/cluster.md": [
     {
       cmd: "nats-server -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats",

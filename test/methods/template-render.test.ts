@@ -244,6 +244,43 @@ describe("template:render", () => {
     expect((await readFile(template)).equals(templateBytes)).toBe(true);
   });
 
+  it("renders from an open document as the template, leaving it as it was", async () => {
+    const harness = await start();
+    const client = await harness.connect();
+    const { id: documentId } = await client.call<{ id: number }>("document:open", { path: template });
+    const layersBefore = await client.call<HostLayer[]>("document:layers", { documentId });
+    const before = join(dir, "ref", "open-before.png");
+    await client.call("document:export", { documentId, path: before });
+    const listBefore = await client.call<Array<{ id: number }>>("document:list");
+    const photo = await pngOf(250, 180, 0);
+    const variants: Variant[] = [
+      { id: "open-a", comp: "Story", text: { Headline: "From the open one" }, images: { Photo: photo.uri } },
+      { id: "open-b", fills: { Tint: "#202020" }, visible: { Badge: false } },
+    ];
+    const answer = await client.call<{ variants: Outcome[] }>("template:render", {
+      template: { documentId },
+      variants,
+      output: { path: `${dir}/out/{id}.png` },
+    });
+    expect(answer.variants.map((o) => [o.id, o.ok])).toEqual([
+      ["open-a", true],
+      ["open-b", true],
+    ]);
+    for (const variant of variants) {
+      const reference = join(dir, "ref", `${variant.id}.png`);
+      await byHand(client, variant, reference);
+      expect((await pixels(join(dir, "out", `${variant.id}.png`))).equals(await pixels(reference)), variant.id).toBe(true);
+    }
+    // The open document: the same layers, the same picture, no copy left beside it, its comps not applied.
+    expect(await client.call<HostLayer[]>("document:layers", { documentId })).toEqual(layersBefore);
+    const after = join(dir, "ref", "open-after.png");
+    await client.call("document:export", { documentId, path: after });
+    expect((await pixels(after)).equals(await pixels(before))).toBe(true);
+    // Its entry (modified flag and all) as it was; no copy left beside it.
+    expect(await client.call<Array<{ id: number }>>("document:list")).toEqual(listBefore);
+    expect((await readFile(template)).equals(templateBytes)).toBe(true);
+  });
+
   it("refuses an unknown placeholder and two variants writing one path before anything runs; answers images inline over HTTP", async () => {
     const harness = await start();
     const client = await harness.connect();

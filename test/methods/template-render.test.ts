@@ -1,13 +1,15 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Layer, writePsdBuffer } from "ag-psd";
+import { type Layer, readPsd, writePsdBuffer } from "ag-psd";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HostLayer } from "../../src/protocol/index.js";
 import { runClientCommand } from "../../src/client/cli.js";
+import { ensureCanvasFactory } from "../../src/hosts/embedded/psd.js";
 import { startBridge, type Harness } from "../helpers/bridge.js";
 import { solid } from "../helpers/psd-fixtures.js";
+import { quadrants, smartObjectLayer } from "../helpers/psd-smart.js";
 import type { Frame, TestClient } from "../helpers/ws-client.js";
 
 /*
@@ -17,16 +19,74 @@ import type { Frame, TestClient } from "../helpers/ws-client.js";
 
 type Outcome = { id: string; ok: boolean; path?: string; image?: { data: string }; error?: { code: string; details?: Record<string, unknown> } };
 
-/** Background, two text layers and a red badge, as a designer's template would have them. */
-function templatePsd(): Buffer {
+const PHOTO_ID = "7f0c2b9e-5d1a-4c8e-9a3b-2e6f4d8c1a70";
+/** Layer comp ids: Square is the file as saved; Story hides the badge and moves the headline 30 px down. */
+const SQUARE = 100;
+const STORY = 101;
+
+/**
+ * A designer's template: a white background, a solid fill layer "Tint" at 30 %, a smart object "Photo" (a 40×20
+ * embedded PNG scaled 150 % and turned 30°), two text layers, a red badge, and the layer comps Square and Story.
+ */
+async function templatePsd(): Promise<Buffer> {
+  ensureCanvasFactory();
   const style = { font: { name: "DejaVuSans" }, fontSize: 12, fillColor: { r: 0, g: 0, b: 0 } };
+  const frame = { width: 40, height: 20, scale: 1.5, degrees: 30, centre: { x: 60, y: 50 } };
+  const photo = smartObjectLayer("Photo", PHOTO_ID, await quadrants(40, 20), frame);
   const children: Layer[] = [
-    { name: "Background", id: 1, imageData: solid(96, 64, [255, 255, 255, 255]) },
-    { name: "Headline", id: 2, left: 4, top: 4, imageData: solid(60, 14, [0, 0, 0, 255]), text: { text: "Headline", transform: [1, 0, 0, 1, 4, 14], style } },
-    { name: "Price", id: 3, left: 4, top: 30, imageData: solid(40, 14, [0, 0, 0, 255]), text: { text: "9.99", transform: [1, 0, 0, 1, 4, 40], style } },
-    { name: "Badge", id: 4, left: 70, top: 40, imageData: solid(20, 20, [255, 0, 0, 255]) },
+    { name: "Background", id: 1, imageData: solid(120, 100, [255, 255, 255, 255]) },
+    { name: "Tint", id: 2, opacity: 0.3, vectorFill: { type: "color", color: { r: 0, g: 160, b: 0 } } },
+    { ...photo.layer, id: 3 },
+    {
+      name: "Headline",
+      id: 4,
+      left: 4,
+      top: 4,
+      imageData: solid(60, 14, [0, 0, 0, 255]),
+      text: { text: "Headline", transform: [1, 0, 0, 1, 4, 14], style },
+      comps: {
+        settings: [
+          { compList: [SQUARE], offset: { x: 0, y: 0 } },
+          { compList: [STORY], offset: { x: 0, y: 30 } },
+        ],
+      },
+    },
+    { name: "Price", id: 5, left: 4, top: 80, imageData: solid(40, 14, [0, 0, 0, 255]), text: { text: "9.99", transform: [1, 0, 0, 1, 4, 90], style } },
+    {
+      name: "Badge",
+      id: 6,
+      left: 94,
+      top: 74,
+      imageData: solid(20, 20, [255, 0, 0, 255]),
+      comps: {
+        settings: [
+          { compList: [SQUARE], enabled: true },
+          { compList: [STORY], enabled: false },
+        ],
+      },
+    },
   ];
-  return writePsdBuffer({ width: 96, height: 64, imageData: solid(96, 64, [255, 255, 255, 255]), children });
+  const layerComps = {
+    list: [
+      { id: SQUARE, name: "Square", capturedInfo: 3 },
+      { id: STORY, name: "Story", capturedInfo: 3 },
+    ],
+    lastApplied: SQUARE,
+  };
+  return writePsdBuffer({
+    width: 120,
+    height: 100,
+    imageData: solid(120, 100, [255, 255, 255, 255]),
+    children,
+    linkedFiles: [photo.file],
+    imageResources: { layerComps },
+  });
+}
+
+/** A solid PNG, as a data URI: each variant's photo is its own colour. */
+async function pngOf(r: number, g: number, b: number, width = 30, height = 24): Promise<{ uri: string; bytes: Buffer }> {
+  const bytes = await sharp({ create: { width, height, channels: 4, background: { r, g, b, alpha: 1 } } }).png().toBuffer();
+  return { uri: `data:image/png;base64,${bytes.toString("base64")}`, bytes };
 }
 
 async function pixels(path: string): Promise<Buffer> {
@@ -51,8 +111,9 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "template-render-"));
   await mkdir(join(dir, "out"));
   await mkdir(join(dir, "ref"));
+  await mkdir(join(dir, "psd"));
   template = join(dir, "card.psd");
-  templateBytes = templatePsd();
+  templateBytes = await templatePsd();
   await writeFile(template, templateBytes);
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
@@ -61,13 +122,28 @@ function start(): Promise<Harness> {
   return startBridge({ editors: 2, embedded: { isolation: "inline" }, files: { roots: [dir] }, limits: { progressIntervalMs: 0 } });
 }
 
-/** The same variant made one method at a time on a fresh copy of the template, exported to `path`. */
-async function byHand(client: TestClient, variant: { text?: Record<string, string>; visible?: Record<string, boolean> }, path: string): Promise<void> {
+type Variant = {
+  id: string;
+  text?: Record<string, string>;
+  visible?: Record<string, boolean>;
+  images?: Record<string, string | Record<string, unknown>>;
+  fills?: Record<string, string>;
+  comp?: string;
+  edits?: Array<{ method: string; params: Record<string, unknown> }>;
+};
+
+/** The same variant made one method at a time on a fresh copy of the template (its extra edits aside), exported to `path`. */
+async function byHand(client: TestClient, variant: Omit<Variant, "id">, path: string): Promise<void> {
   const { id: documentId } = await client.call<{ id: number }>("document:open", { path: template });
+  if (variant.comp !== undefined) await client.call("layerComp:apply", { documentId, name: variant.comp });
   const layers = await client.call<HostLayer[]>("document:layers", { documentId });
   const idOf = (name: string): number => layers.find((layer) => layer.name === name)!.id;
   for (const [name, visible] of Object.entries(variant.visible ?? {})) await client.call("layer:update", { documentId, layerId: idOf(name), visible });
   for (const [name, text] of Object.entries(variant.text ?? {})) await client.call("layer:updateText", { documentId, layerId: idOf(name), text });
+  for (const [name, image] of Object.entries(variant.images ?? {})) {
+    await client.call("layer:replaceContents", { ...(typeof image === "string" ? { image } : image), documentId, layerId: idOf(name) });
+  }
+  for (const [name, color] of Object.entries(variant.fills ?? {})) await client.call("layer:update", { documentId, layerId: idOf(name), fill: { type: "solid", color } });
   await client.call("document:export", { documentId, path });
   await client.call("document:close", { documentId });
 }
@@ -108,6 +184,100 @@ describe("template:render", () => {
     // The variants differ from each other (the edits took), and no copy was left open.
     expect((await pixels(join(dir, "out", "a.png"))).equals(await pixels(join(dir, "out", "b.png")))).toBe(false);
     expect(await copiesOpen(client)).toEqual([]);
+    expect((await readFile(template)).equals(templateBytes)).toBe(true);
+  });
+
+  it("renders comps, images into the smart object, fills, text and visibility as the same edits made by hand, and saves each as a PSD", async () => {
+    const harness = await start();
+    const client = await harness.connect();
+    const [red, green, blue] = await Promise.all([pngOf(220, 30, 30), pngOf(30, 200, 60, 50, 50), pngOf(40, 60, 230, 16, 40)]);
+    const save = (id: string) => [{ method: "document:save", params: { savePath: join(dir, "psd", `${id}.psd`) } }];
+    const variants: Variant[] = [
+      { id: "square-red", comp: "Square", text: { Headline: "Red shoes", Price: "19.00" }, images: { Photo: red.uri }, fills: { Tint: "#3060c0" }, edits: save("square-red") },
+      { id: "story-green", comp: "Story", text: { Headline: "Green hat" }, images: { Photo: green.uri }, visible: { Badge: true }, edits: save("story-green") },
+      { id: "story-blue", comp: "Story", images: { Photo: { image: blue.uri, fit: "contain" } }, fills: { Tint: "#c03030" }, edits: save("story-blue") },
+      { id: "plain", text: { Price: "0.99" }, visible: { Badge: false } },
+      { id: "bad-image", images: { Photo: "data:image/png;base64,AAAA" } },
+      { id: "bad-comp", comp: "Landscape" },
+    ];
+    const answer = await sendFrame(client, {
+      id: "cards",
+      method: "template:render",
+      params: { template: { path: template }, variants, output: { path: `${dir}/out/{id}.png` } },
+    });
+    expect(answer.ok).toBe(true);
+    const outcomes = (answer.result as { variants: Outcome[] }).variants;
+    expect(outcomes.map((o) => [o.id, o.ok])).toEqual(variants.map((v) => [v.id, !v.id.startsWith("bad")]));
+    expect(outcomes[5]!.error).toMatchObject({ code: "NOT_FOUND" });
+    const rendered = new Map<string, Buffer>();
+    for (const variant of variants.filter((v) => !v.id.startsWith("bad"))) {
+      const reference = join(dir, "ref", `${variant.id}.png`);
+      await byHand(client, variant, reference);
+      const out = await pixels(join(dir, "out", `${variant.id}.png`));
+      expect(out.equals(await pixels(reference)), variant.id).toBe(true);
+      rendered.set(variant.id, out);
+    }
+    // The comps took: Square shows the badge (red at 104, 84), Story hides it unless the variant shows it again.
+    const at = (id: string, x: number, y: number) => [...rendered.get(id)!.subarray((y * 120 + x) * 4, (y * 120 + x) * 4 + 3)];
+    expect(at("square-red", 104, 84)).toEqual([255, 0, 0]);
+    expect(at("story-green", 104, 84)).toEqual([255, 0, 0]);
+    expect(at("story-blue", 104, 84)).not.toEqual([255, 0, 0]);
+    // Every variant looks different from every other: each of its steps took.
+    expect(new Set([...rendered.values()].map((b) => b.toString("base64"))).size).toBe(rendered.size);
+    // Each saved copy keeps its text layers and its smart object, whose embedded file is the variant's image.
+    ensureCanvasFactory();
+    for (const [variant, image] of [
+      [variants[0]!, red],
+      [variants[1]!, green],
+      [variants[2]!, blue],
+    ] as const) {
+      const psd = readPsd(await readFile(join(dir, "psd", `${variant.id}.psd`)), { skipLayerImageData: true, skipCompositeImageData: true, skipThumbnail: true });
+      const named = (name: string) => psd.children!.find((layer) => layer.name === name)!;
+      expect(named("Headline").text?.text, variant.id).toBe(variant.text?.["Headline"] ?? "Headline");
+      expect(named("Price").text?.text, variant.id).toBe(variant.text?.["Price"] ?? "9.99");
+      const placed = named("Photo").placedLayer!;
+      const file = psd.linkedFiles?.find((f) => f.id === placed.id);
+      expect(Buffer.from(file!.data!).equals(image.bytes), variant.id).toBe(true);
+      expect(psd.imageResources?.layerComps?.list.map((comp) => comp.name)).toEqual(["Square", "Story"]);
+    }
+    expect(await copiesOpen(client)).toEqual([]);
+    expect((await readFile(template)).equals(templateBytes)).toBe(true);
+  });
+
+  it("renders from an open document as the template, leaving it as it was", async () => {
+    const harness = await start();
+    const client = await harness.connect();
+    const { id: documentId } = await client.call<{ id: number }>("document:open", { path: template });
+    const layersBefore = await client.call<HostLayer[]>("document:layers", { documentId });
+    const before = join(dir, "ref", "open-before.png");
+    await client.call("document:export", { documentId, path: before });
+    const listBefore = await client.call<Array<{ id: number }>>("document:list");
+    const photo = await pngOf(250, 180, 0);
+    const variants: Variant[] = [
+      { id: "open-a", comp: "Story", text: { Headline: "From the open one" }, images: { Photo: photo.uri } },
+      { id: "open-b", fills: { Tint: "#202020" }, visible: { Badge: false } },
+    ];
+    const answer = await client.call<{ variants: Outcome[] }>("template:render", {
+      template: { documentId },
+      variants,
+      output: { path: `${dir}/out/{id}.png` },
+    });
+    expect(answer.variants.map((o) => [o.id, o.ok])).toEqual([
+      ["open-a", true],
+      ["open-b", true],
+    ]);
+    for (const variant of variants) {
+      const reference = join(dir, "ref", `${variant.id}.png`);
+      await byHand(client, variant, reference);
+      expect((await pixels(join(dir, "out", `${variant.id}.png`))).equals(await pixels(reference)), variant.id).toBe(true);
+    }
+    // The open document: the same layers, the same picture, no copy left beside it, its comps not applied.
+    expect(await client.call<HostLayer[]>("document:layers", { documentId })).toEqual(layersBefore);
+    const after = join(dir, "ref", "open-after.png");
+    await client.call("document:export", { documentId, path: after });
+    expect((await pixels(after)).equals(await pixels(before))).toBe(true);
+    // Its entry (modified flag and all) as it was; no copy left beside it.
+    expect(await client.call<Array<{ id: number }>>("document:list")).toEqual(listBefore);
     expect((await readFile(template)).equals(templateBytes)).toBe(true);
   });
 

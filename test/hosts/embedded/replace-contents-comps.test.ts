@@ -13,41 +13,16 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EditImage, EditOp } from "../../../src/hosts/edits.js";
 import type { HostAdapter } from "../../../src/hosts/host.js";
 import { ensureCanvasFactory } from "../../../src/hosts/embedded/psd.js";
+import { quadrants, smartObjectLayer, turnedCorners } from "../../helpers/psd-smart.js";
 import { connectedHost, ctx, exportLayer, failureOf, layerNamed, layersOf, pixelAt, rawPixels } from "./helpers.js";
 
 
 const CORPUS = join(import.meta.dirname, "../../fixtures/psd/psd-tools");
 
-/** An image of four solid quadrants (red top-left, green top-right, blue bottom-right, yellow bottom-left). */
-async function quadrants(width: number, height: number): Promise<Buffer> {
-  const data = Buffer.alloc(width * height * 4);
-  for (let y = 0; y < height; y++) {
-    for (let x = 0; x < width; x++) {
-      const right = x >= width / 2;
-      const bottom = y >= height / 2;
-      const rgb = !bottom ? (right ? [0, 255, 0] : [255, 0, 0]) : right ? [0, 0, 255] : [255, 255, 0];
-      data.set([...rgb, 255], (y * width + x) * 4);
-    }
-  }
-  return sharp(data, { raw: { width, height, channels: 4 } }).png().toBuffer();
-}
-
 const asImage = async (bytes: Buffer): Promise<EditImage> => {
   const meta = await sharp(bytes).metadata();
   return { bytes: new Uint8Array(bytes), format: meta.format!, width: meta.width!, height: meta.height! };
 };
-
-/** The corners (top-left, top-right, bottom-right, bottom-left) of a w×h frame scaled by `scale`, turned by `degrees` about (cx, cy). */
-function turnedCorners(w: number, h: number, scale: number, degrees: number, cx: number, cy: number): number[] {
-  const r = (degrees * Math.PI) / 180;
-  const [cos, sin] = [Math.cos(r), Math.sin(r)];
-  return [
-    [-w / 2, -h / 2],
-    [w / 2, -h / 2],
-    [w / 2, h / 2],
-    [-w / 2, h / 2],
-  ].flatMap(([x, y]) => [cx + scale * (x! * cos - y! * sin), cy + scale * (x! * sin + y! * cos)]);
-}
 
 const FRAME = { width: 40, height: 20 };
 const SCALE = 1.5;
@@ -59,24 +34,10 @@ const SMART_ID = "20953ddb-9391-11ec-b4f1-c15674f50bc4";
 async function smartObjectPsd(path: string): Promise<void> {
   ensureCanvasFactory();
   const embedded = await quadrants(FRAME.width, FRAME.height);
-  const corners = turnedCorners(FRAME.width, FRAME.height, SCALE, ANGLE, CENTRE.x, CENTRE.y);
-  const xs = corners.filter((_, i) => i % 2 === 0);
-  const ys = corners.filter((_, i) => i % 2 === 1);
-  const left = Math.floor(Math.min(...xs));
-  const top = Math.floor(Math.min(...ys));
-  const w = Math.ceil(Math.max(...xs)) - left;
-  const h = Math.ceil(Math.max(...ys)) - top;
+  const frame = { ...FRAME, scale: SCALE, degrees: ANGLE, centre: CENTRE };
+  const { layer: photo, file } = smartObjectLayer("Photo", SMART_ID, embedded, frame, { opacity: 0.8, blendMode: "multiply" });
   const background: Layer = { name: "Background", imageData: { width: 120, height: 100, data: new Uint8ClampedArray(120 * 100 * 4).fill(255) } };
-  const photo: Layer = {
-    name: "Photo",
-    left,
-    top,
-    opacity: 0.8,
-    blendMode: "multiply",
-    imageData: { width: w, height: h, data: new Uint8ClampedArray(w * h * 4).fill(128) },
-    placedLayer: { id: SMART_ID, placed: SMART_ID, type: "raster", transform: corners, width: FRAME.width, height: FRAME.height },
-  };
-  const psd: Psd = { width: 120, height: 100, children: [background, photo], linkedFiles: [{ id: SMART_ID, name: "photo.png", type: "png ", data: new Uint8Array(embedded) }] };
+  const psd: Psd = { width: 120, height: 100, children: [background, photo], linkedFiles: [{ ...file, name: "photo.png" }] };
   await writeFile(path, writePsdBuffer(psd));
 }
 

@@ -26,6 +26,9 @@ const HANDLERS: EditHandlers = { ...layerEdits, ...contentEdits, ...maskEdits, .
 /** Every edit the embedded editor makes; it honours every field of each. */
 export const EMBEDDED_EDIT_CAPABILITIES: EditCapabilities = Object.fromEntries(Object.keys(HANDLERS).map((name) => [name, {}]));
 
+/** Edits that read their document and make another: no step of its history, its revision as it was, no `documentChanged`. */
+const LEAVES_ITS_DOCUMENT = new Set<string>(["document:duplicate"]);
+
 /** The embedded editor's `edit` operation. */
 export function editOps(
   deps: Omit<EditContext, "changed" | "call"> & { changed(doc: EmbeddedDocument, changes: DocumentChanges, method: string): void; history?: EmbeddedHistory | undefined },
@@ -37,6 +40,10 @@ export function editOps(
         throw new BridgeError("NOT_SUPPORTED", `The embedded editor cannot do ${edit.op}`, { details: { editor: "embedded", capability: edit.op } });
       }
       const doc = deps.document(documentId);
+      if (LEAVES_ITS_DOCUMENT.has(edit.op)) {
+        const made = (await handler({ ...deps, call, doc, changed: () => undefined }, edit)) ?? {};
+        return { revision: doc.revision, ...made };
+      }
       // One step of the document's history, named after the method.
       const once = async () => {
         let changes: DocumentChanges = {};

@@ -11,6 +11,11 @@ export const ISOLATED_FILES = [
   "test/reliability/token-compare.test.ts",
   // Hands out chosen ports to put a GIMP on a port another server holds.
   "test/hosts/gimp/pool.test.ts",
+  // Measure an in-process editor's memory budget to the byte: the process's one segmentation model is charged to
+  // every editor in it once any earlier file of the worker loaded it.
+  "test/hosts/embedded/memory-budget.test.ts",
+  "test/hosts/embedded/history.test.ts",
+  "test/hosts/embedded/effects.test.ts",
 ];
 
 /**

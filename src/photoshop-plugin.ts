@@ -68,6 +68,13 @@ export async function startPlugin(generator: GeneratorLike, config: PluginConfig
     void bridge.close("process-exit");
   };
   process.once("SIGTERM", exit);
+  // However the bridge closes (Photoshop went away, the plugin host closed it), the listener goes with it: a
+  // Generator process that starts the plugin again must not close a bridge that is already gone.
+  const close = bridge.close;
+  bridge.close = (reason) => {
+    process.removeListener("SIGTERM", exit);
+    return close(reason);
+  };
   await bridge.start();
   logger.info("image-editor-bridge listening on %s", bridge.url);
   return bridge;

@@ -259,10 +259,6 @@ export const EDIT_METHOD_SCHEMAS = {
   "document:duplicate": { params: z.object({ ...Edit, name: name.optional() }).strict(), result: HostDocumentSchema },
   "document:flatten": { params: z.object(Edit).strict(), result: HostDocumentSchema },
   "document:trim": { params: z.object(Edit).strict(), result: HostDocumentSchema },
-  "document:layerComps": {
-    params: z.object({ documentId }).strict(),
-    result: z.object({ documentId: z.number().int(), comps: z.array(LayerCompSchema), lastApplied: z.number().int().nullable() }),
-  },
   "layerComp:apply": {
     params: z.object({ ...Edit, ...compRef }).strict().refine(oneComp, oneCompMessage),
     result: EditedCompSchema,
@@ -333,5 +329,13 @@ export const EDIT_METHOD_SCHEMAS = {
       .refine(oneRef, oneRefMessage)
       .refine((p) => (p.point === undefined) !== (p.color === undefined), { message: "pass exactly one of point and color", path: ["point"] }),
     result: EditedSelectionSchema,
+  },
+} as const;
+
+/** The layer comps' read, beside the edits that make and change them: it changes nothing, so it is no edit. */
+export const COMP_READ_SCHEMAS = {
+  "document:layerComps": {
+    params: z.object({ documentId }).strict(),
+    result: z.object({ documentId: z.number().int(), comps: z.array(LayerCompSchema), lastApplied: z.number().int().nullable() }),
   },
 } as const;

@@ -19,7 +19,7 @@ import {
 } from "./resources.js";
 import { FILTER_METHOD_SCHEMAS } from "./adjustments.js";
 import { EFFECT_METHOD_SCHEMAS } from "./effects.js";
-import { EDIT_METHOD_SCHEMAS } from "./edit-methods.js";
+import { COMP_READ_SCHEMAS, EDIT_METHOD_SCHEMAS } from "./edit-methods.js";
 import { HISTORY_METHOD_SCHEMAS } from "./history.js";
 import { TEXT_METHOD_SCHEMAS } from "./text.js";
 import { TEMPLATE_METHOD_SCHEMAS } from "./templates.js";
@@ -358,6 +358,7 @@ export const METHOD_SCHEMAS = {
   "webhook:enable": { params: WebhookRef, result: WebhookViewSchema },
   "webhook:deliveries": { params: WebhookRef, result: z.object({ webhook: WebhookViewSchema, deliveries: z.array(WebhookDeliverySchema) }) },
   ...EDIT_METHOD_SCHEMAS,
+  ...COMP_READ_SCHEMAS,
   ...FILTER_METHOD_SCHEMAS,
   ...EFFECT_METHOD_SCHEMAS,
   ...HISTORY_METHOD_SCHEMAS,

@@ -2,9 +2,9 @@ import { defineConfig, type TestProjectInlineConfiguration } from "vitest/config
 import { SlowestFirst } from "./test/helpers/sequencer.js";
 
 /**
- * Test files that need a worker process of their own. Each replaces a module with `vi.mock`: a mock holds for the
- * worker's whole module registry, and a module an earlier file of the worker already loaded would keep the real
- * one, so in a shared worker the mock would either miss or leak into the next files.
+ * Test files that need a worker process of their own, each for its reason below. A file that replaces a module
+ * with `vi.mock` is one: a mock holds for the worker's whole module registry, and a module an earlier file of the
+ * worker already loaded would keep the real one, so in a shared worker the mock would either miss or leak.
  */
 export const ISOLATED_FILES = [
   // Wraps node:crypto's timingSafeEqual to see how the token check calls it.
@@ -16,6 +16,10 @@ export const ISOLATED_FILES = [
   "test/hosts/embedded/memory-budget.test.ts",
   "test/hosts/embedded/history.test.ts",
   "test/hosts/embedded/effects.test.ts",
+  // Bridges joined over NATS: after other files in the same worker, the forwarding file's bridges did not see each
+  // other's editors (a new client asking for the peer's editor was refused, 400), while it passes in a worker of its
+  // own every time. Not yet explained; isolated until it is.
+  "test/cluster/**/*.test.ts",
 ];
 
 /**

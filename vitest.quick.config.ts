@@ -1,5 +1,5 @@
 import { defineConfig } from "vitest/config";
-import base, { projects } from "./vitest.config.js";
+import base, { ISOLATED_FILES, projects } from "./vitest.config.js";
 
 /**
  * `npm run test:quick`, the edit-test loop: the unit suites and the conformance suite on the embedded editor. No
@@ -25,7 +25,8 @@ export default defineConfig({
       ],
       // Real photos through every cutout method: minutes of native work, not an edit-test loop's.
       ["test/hosts/embedded/cutout-photos.test.ts", "**/node_modules/**"],
-      [],
+      // The files of this command that need a worker of their own (the embedded editor's memory-budget files).
+      ISOLATED_FILES.filter((file) => file.startsWith("test/hosts/embedded/")),
     ),
     env: { BRIDGE_TEST_EDITORS: "embedded" },
   },

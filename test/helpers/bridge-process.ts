@@ -4,19 +4,22 @@
  *
  * - an RSS sampler summing the resident memory of the bridge and every process under it (the editors run as child
  *   processes), recording the peak growth over a baseline taken once the bridge has started;
- * - a `/health` pinger that opens a new loopback connection every `pingEveryMs`, recording the worst latency and
- *   every failure (an error, a timeout or a status other than 200), as another client would see the bridge.
+ * - a `/health` pinger, on a thread of its own so the test's own work never delays it, that opens a new loopback
+ *   connection every `HEALTH_PING_EVERY_MS`, recording the worst latency and every failure (an error, a timeout or
+ *   a status other than 200), as another client would see the bridge.
  *
  * Linux only for the memory figures (`/proc`); elsewhere `rss` reports undefined and tests skip the memory bound.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { readdirSync, readFileSync } from "node:fs";
-import { request } from "node:http";
 import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
 
 /** The CLI entry point as installed (`bin` runs `dist/cli/serve.js`). */
 const BIN = fileURLToPath(new URL("../../bin/image-editor-bridge.js", import.meta.url));
+/** The `/health` pinger, run on a thread of its own. */
+const PINGER = new URL("./health-pinger.mjs", import.meta.url);
 
 /** How often memory is sampled: often enough to see a short spike of a few hundred MB being allocated. */
 export const RSS_SAMPLE_EVERY_MS = 10;
@@ -120,20 +123,6 @@ export function treeRss(pid: number): number | undefined {
   return processTree(pid).reduce((sum, p) => sum + (p === pid ? own : (rssOf(p) ?? 0)), 0);
 }
 
-/** One `GET /health` on a new connection; resolves with the status, rejects on an error or after the timeout. */
-function healthOnce(port: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port, path: "/health", agent: false, timeout: HEALTH_TIMEOUT_MS }, (res) => {
-      res.resume();
-      res.once("end", () => resolve(res.statusCode ?? 0));
-      res.once("error", reject);
-    });
-    req.once("timeout", () => req.destroy(new Error(`no answer within ${HEALTH_TIMEOUT_MS} ms`)));
-    req.once("error", reject);
-    req.end();
-  });
-}
-
 /** Starts `image-editor-bridge serve --listen 0` and its observers; resolves once it printed its startup line. */
 export async function startBridgeProcess(options: BridgeProcessOptions = {}): Promise<BridgeProcess> {
   const limitArgs = Object.entries(options.limits ?? {}).flatMap(([name, value]) => ["--limit", `${name}=${value}`]);
@@ -208,26 +197,19 @@ export async function startBridgeProcess(options: BridgeProcessOptions = {}): Pr
   reset();
   const sampler = setInterval(sample, RSS_SAMPLE_EVERY_MS);
 
-  let pinging = true;
-  const pinger = (async () => {
-    while (pinging) {
-      const started = performance.now();
-      try {
-        const status = await healthOnce(port);
-        if (status !== 200) failures.push({ at: Date.now(), error: `status ${status}` });
-      } catch (error) {
-        failures.push({ at: Date.now(), error: (error as Error).message });
-      }
-      worstMs = Math.max(worstMs, performance.now() - started);
-      pings++;
-      pinged++;
-      for (const waiter of pingWaiters.filter((w) => w.at <= pinged)) {
-        pingWaiters.splice(pingWaiters.indexOf(waiter), 1);
-        waiter.resolve();
-      }
-      await new Promise((resolve) => setTimeout(resolve, HEALTH_PING_EVERY_MS));
+  // The pinger's own thread: see health-pinger.mjs.
+  const pinger = new Worker(PINGER, { workerData: { port, everyMs: HEALTH_PING_EVERY_MS, timeoutMs: HEALTH_TIMEOUT_MS } });
+  const pingerExited = once(pinger, "exit");
+  pinger.on("message", ({ ms, error }: { ms: number; error?: string }) => {
+    if (error !== undefined) failures.push({ at: Date.now(), error });
+    worstMs = Math.max(worstMs, ms);
+    pings++;
+    pinged++;
+    for (const waiter of pingWaiters.filter((w) => w.at <= pinged)) {
+      pingWaiters.splice(pingWaiters.indexOf(waiter), 1);
+      waiter.resolve();
     }
-  })();
+  });
 
   return {
     child,
@@ -245,8 +227,8 @@ export async function startBridgeProcess(options: BridgeProcessOptions = {}): Pr
     reset,
     async stop() {
       clearInterval(sampler);
-      pinging = false;
-      await pinger;
+      pinger.postMessage("stop");
+      await pingerExited;
       for (const waiter of pingWaiters.splice(0)) waiter.resolve();
       if (child.exitCode !== null || child.signalCode !== null) return;
       // Its editors, should the bridge die before closing them.

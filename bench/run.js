@@ -39,6 +39,7 @@ const BENCHMARKS = {
   "psd-save": () => import("./psd-save.js"),
   edit: () => import("./edit.js"),
   filters: () => import("./filters.js"),
+  "styled-export": () => import("./styled-export.js"),
   history: () => import("./history.js"),
   text: () => import("./text.js"),
   "cutout-iou": () => import("./cutout-iou.js"),

@@ -5,7 +5,8 @@
  */
 import type { PatternInfo } from "ag-psd";
 import type { HostBounds } from "../../protocol/index.js";
-import { applyAdjustment } from "./adjustments/index.js";
+import { applyAdjustment, applyAdjustmentInPlace } from "./adjustments/index.js";
+import { BLEND_FUNCTIONS, NON_SEPARABLE } from "./blend-modes.js";
 import { atopOnto } from "./clipping.js";
 import { drawLayer, type StyleContext } from "./effects/index.js";
 import type { PixelLayer, SourceColor } from "./document.js";
@@ -35,11 +36,22 @@ export interface ContentContext {
 export function adjustOnto(dst: Raster, layer: PixelLayer, opacity: number, placed: PlacedMask | undefined, context: ContentContext, work?: RowWork): void {
   const adjustment = layer.record?.adjustment;
   if (adjustment === undefined || opacity <= 0) return;
-  const adjusted = applyAdjustment(adjustment, dst, { grayscale: context.grayscale === true, ...(work ? { work } : {}) });
+  const options = { grayscale: context.grayscale === true, ...(work ? { work } : {}) };
+  // At full strength the adjusted colour replaces the one below, exactly what drawing the copy source-atop gives.
+  if (opacity >= 1 && placed === undefined && dst.space === undefined && isPlainBlend(layer.blendMode)) {
+    applyAdjustmentInPlace(adjustment, dst, options);
+    return;
+  }
+  const adjusted = applyAdjustment(adjustment, dst, options);
   // Full strength wherever there is anything to adjust: the backdrop's own alpha limits the result (source-atop).
   const a = adjusted.data;
   for (let i = 3; i < a.length; i += 4) a[i] = (a[i] as number) > 0 ? 255 : 0;
   atopOnto(dst, adjusted, { dx: 0, dy: 0, opacity, blendMode: layer.blendMode, placed, work });
+}
+
+/** Whether a blend mode mixes as `normal` does (every mode without a function of its own is rendered as normal). */
+function isPlainBlend(blendMode: string): boolean {
+  return BLEND_FUNCTIONS[blendMode] === undefined && NON_SEPARABLE[blendMode] === undefined;
 }
 
 /**

@@ -1,6 +1,7 @@
 import type { AdjustmentLayer, LevelsAdjustmentChannel } from "ag-psd";
 import { describe, expect, test } from "vitest";
-import { applyAdjustment, unrenderedAdjustmentReason } from "../../../src/hosts/embedded/adjustments/index.js";
+import { applyAdjustment, applyAdjustmentInPlace, unrenderedAdjustmentReason } from "../../../src/hosts/embedded/adjustments/index.js";
+import { atopOnto } from "../../../src/hosts/embedded/clipping.js";
 import type { Raster } from "../../../src/hosts/embedded/raster.js";
 import { isBridgeError } from "../../../src/protocol/index.js";
 import { difference, readFixture, renderFixture } from "./psd-reference.js";
@@ -108,6 +109,34 @@ const levels = (channel: Partial<LevelsAdjustmentChannel>): LevelsAdjustmentChan
 });
 
 describe("adjustments on synthetic pixels", () => {
+  test("at full strength, adjusting in place gives the bytes drawing the adjusted copy source-atop gives", () => {
+    // Noise with a sixth of the pixels fully transparent and the rest of every alpha.
+    const width = 97;
+    const height = 31;
+    const data = new Uint8ClampedArray(width * height * 4);
+    let seed = 7;
+    for (let i = 0; i < data.length; i++) {
+      seed = (seed * 1103515245 + 12345) >>> 0;
+      data[i] = seed >>> 24;
+    }
+    for (let i = 3; i < data.length; i += 24) data[i] = 0;
+    const adjustments: AdjustmentLayer[] = [
+      { type: "levels", rgb: levels({ shadowInput: 20, highlightInput: 200, midtoneInput: 1.3 }) },
+      { type: "invert" },
+      { type: "hue/saturation", master: { a: 0, b: 0, c: 0, d: 0, hue: 25, saturation: 30, lightness: -10 } },
+      { type: "posterize", levels: 5 },
+    ];
+    for (const adjustment of adjustments) {
+      const drawn: Raster = { width, height, data: new Uint8ClampedArray(data) };
+      const copy = applyAdjustment(adjustment, drawn);
+      for (let i = 3; i < copy.data.length; i += 4) copy.data[i] = (copy.data[i] as number) > 0 ? 255 : 0;
+      atopOnto(drawn, copy, { dx: 0, dy: 0, opacity: 1, blendMode: "normal", placed: undefined });
+      const inPlace: Raster = { width, height, data: new Uint8ClampedArray(data) };
+      applyAdjustmentInPlace(adjustment, inPlace);
+      expect(Buffer.from(inPlace.data).equals(Buffer.from(drawn.data)), adjustment.type).toBe(true);
+    }
+  });
+
   test("levels map the input black and white points exactly onto the output ones", () => {
     const adjusted = applyAdjustment({ type: "levels", rgb: levels({ shadowInput: 20, highlightInput: 200, shadowOutput: 10, highlightOutput: 240 }) }, row([20, 200, 110], [0, 255, 10]));
     expect(pixel(adjusted, 0)).toEqual([10, 240, 125, 255]);

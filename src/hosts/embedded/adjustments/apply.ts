@@ -14,7 +14,7 @@ import { hueSaturationProgram } from "./hue-saturation.js";
 import { blackAndWhiteProgram, channelMixerProgram } from "./mixers.js";
 import { photoFilterProgram } from "./photo-filter.js";
 import { type ColorProgram, identityTable, sameTables } from "./program.js";
-import { runProgram } from "./run.js";
+import { runProgram, runProgramInPlace } from "./run.js";
 import { selectiveColorProgram } from "./selective-color.js";
 import { curvesProgram, exposureProgram, invertProgram, levelsProgram, posterizeProgram, thresholdProgram } from "./tone.js";
 import { vibranceProgram } from "./vibrance.js";
@@ -78,6 +78,15 @@ export function unrenderedAdjustmentReason(adjustment: AdjustmentLayer): string 
  */
 export function applyAdjustment(adjustment: AdjustmentLayer, pixels: Raster, options: AdjustmentOptions = {}): Raster {
   return runProgram(compileAdjustment(adjustment, options.grayscale ?? false), pixels, options.work);
+}
+
+/**
+ * `pixels` with the adjustment applied to their colour where they are, pixels without alpha left as they are: an
+ * adjustment layer at full strength (normal blend, full opacity, no mask), with no copy to draw back.
+ * @throws as {@link applyAdjustment}.
+ */
+export function applyAdjustmentInPlace(adjustment: AdjustmentLayer, pixels: Raster, options: AdjustmentOptions = {}): void {
+  runProgramInPlace(compileAdjustment(adjustment, options.grayscale ?? false), pixels, options.work);
 }
 
 /** The adjustment as a {@link ColorProgram} (tables or a colour function). */

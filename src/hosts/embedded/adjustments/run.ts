@@ -13,6 +13,22 @@ const COLOR_CACHE_ENTRIES = 1 << 16;
 /** Runs a compiled adjustment over every pixel of `pixels`, reporting rows to `work` every {@link ROW_BAND}. */
 export function runProgram(program: ColorProgram, pixels: Raster, work?: RowWork): Raster {
   const out = emptyRaster(pixels.width, pixels.height);
+  runInto(program, pixels, out, work);
+  return out;
+}
+
+/**
+ * Runs a compiled adjustment over the pixels of `pixels` that have any alpha, changing them where they are: what
+ * an adjustment layer at full strength does to the picture below it (pixels without alpha keep their colour, as
+ * they do when the adjusted copy is drawn source-atop them).
+ */
+export function runProgramInPlace(program: ColorProgram, pixels: Raster, work?: RowWork): void {
+  runInto(program, pixels, pixels, work);
+}
+
+/** The loop of both: into a new raster every pixel, in place only those with alpha. */
+function runInto(program: ColorProgram, pixels: Raster, out: Raster, work: RowWork | undefined): void {
+  const inPlace = out === pixels;
   const src = new Uint8Array(pixels.data.buffer, pixels.data.byteOffset, pixels.data.length);
   const dst = new Uint8Array(out.data.buffer, out.data.byteOffset, out.data.length);
   const rowBytes = pixels.width * 4;
@@ -22,7 +38,25 @@ export function runProgram(program: ColorProgram, pixels: Raster, work?: RowWork
   for (let y = 0; y < pixels.height; y++) {
     bands.next();
     const end = (y + 1) * rowBytes;
-    if (tables) {
+    if (inPlace) {
+      if (tables) {
+        const [tr, tg, tb] = tables;
+        for (let i = y * rowBytes; i < end; i += 4) {
+          if (src[i + 3] === 0) continue;
+          dst[i] = tr[src[i] as number] as number;
+          dst[i + 1] = tg[src[i + 1] as number] as number;
+          dst[i + 2] = tb[src[i + 2] as number] as number;
+        }
+      } else if (pixel) {
+        for (let i = y * rowBytes; i < end; i += 4) {
+          if (src[i + 3] === 0) continue;
+          const rgb = pixel((src[i] as number) << 16 | (src[i + 1] as number) << 8 | (src[i + 2] as number));
+          dst[i] = rgb >>> 16;
+          dst[i + 1] = (rgb >>> 8) & 255;
+          dst[i + 2] = rgb & 255;
+        }
+      }
+    } else if (tables) {
       const [tr, tg, tb] = tables;
       for (let i = y * rowBytes; i < end; i += 4) {
         dst[i] = tr[src[i] as number] as number;
@@ -41,7 +75,6 @@ export function runProgram(program: ColorProgram, pixels: Raster, work?: RowWork
     }
   }
   bands.end(pixels.height);
-  return out;
 }
 
 /** A colour function over packed `0xRRGGBB` colours, rounded and clamped, behind the direct-mapped cache. */

@@ -6,6 +6,7 @@
 //   npm run build && node scripts/make-editing-pictures.mjs [out-dir (default docs)]
 //
 // writes edit-adjustments.png, edit-content-layers.png and edit-effects.png.
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import sharp from "sharp";
 import { createEmbeddedHost } from "../dist/index.js";
@@ -15,12 +16,13 @@ import { resolveEffects } from "../dist/methods/_internal/effects.js";
 import { renderScene } from "./generate-product-shots.js";
 
 const OUT = process.argv[2] ?? "docs";
+await mkdir(OUT, { recursive: true });
 const WIDTH = 280;
 const HEIGHT = 210;
 const GAP = 8;
 const CAPTION_HEIGHT = 34;
 const ctx = { signal: new AbortController().signal, caller: "pictures" };
-/** What resolving a fill needs of a method's context: the editor's kind, for its errors. */
+/** What resolving a solid or gradient fill needs of a method's context: the editor's kind, for its errors. */
 const methodCtx = { host: { kind: "embedded" } };
 
 /** In an edit's `layerId`: the layer the panel's previous edit made. */
@@ -29,8 +31,8 @@ const MADE = Symbol("the layer just made");
 const adjust = (a) => (layerId) => [{ op: "layer:adjust", layerId, adjustment: resolveAdjustment(a) }];
 const filter = (f) => (layerId) => [{ op: "filter:apply", layerId, filter: resolveFilter(f) }];
 const adjustmentLayer = (a) => () => [{ op: "layer:create", kind: "adjustment", name: a.type, adjustment: resolveAdjustment(a), place: { to: "top" } }];
-const fillLayer = (fill, then = []) => () => [
-  { op: "layer:create", kind: "fill", name: fill.type, fill: resolveFill(methodCtx, fill, "layer:create"), place: { to: "top" } },
+const fillLayer = (fill, then = []) => async () => [
+  { op: "layer:create", kind: "fill", name: fill.type, fill: await resolveFill(methodCtx, fill, "layer:create"), place: { to: "top" } },
   ...then,
 ];
 const effects = (e) => (layerId) => {
@@ -104,7 +106,7 @@ async function panel(host, { documentId, layerId }, edits) {
   const copy = (await host.edit(ctx, { documentId, edit: { op: "document:duplicate", name: "copy" } })).documentId;
   try {
     let made;
-    for (const edit of edits(layerId)) {
+    for (const edit of await edits(layerId)) {
       const result = await host.edit(ctx, { documentId: copy, edit: edit.layerId === MADE ? { ...edit, layerId: made } : edit });
       made = result.layerId ?? made;
     }

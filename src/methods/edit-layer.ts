@@ -46,7 +46,7 @@ export const layerEditMethods: MethodDefinition[] = [
     http: { verb: "POST", path: "/layer/create" },
     run: async (ctx, params) => {
       if (params.kind === "text") requireText(ctx);
-      const content = contentOfNewLayer(ctx, params);
+      const content = await contentOfNewLayer(ctx, params);
       const tree = await editTarget(ctx, "layer:create", params);
       const kind = params.kind ?? "pixel";
       if (kind === "text") {
@@ -81,7 +81,7 @@ export const layerEditMethods: MethodDefinition[] = [
         throw new BridgeError("BAD_REQUEST", "Only a group can pass through", { details: { layerId: layer.id, blendMode: params.blendMode } });
       }
       const { name, visible, opacity, blendMode, locked, fillOpacity } = params;
-      const content = contentUpdate(ctx, layer, params);
+      const content = await contentUpdate(ctx, layer, params);
       const outcome = await sendEdit(ctx, tree, { op: "layer:update", layerId: layer.id, name, visible, opacity, blendMode, locked, fillOpacity, ...content });
       return editedLayer(ctx, tree.document.id, layer.id, outcome);
     },

@@ -43,8 +43,18 @@ export const FillSchema = z.discriminatedUnion("type", [
       offset: z.object({ x: z.number().min(-1000).max(1000), y: z.number().min(-1000).max(1000) }).strict().optional(),
     })
     .strict(),
-  /** A pattern tiled from the canvas's top-left: `image` a file path or `data:` URL, as `layer:importImage` takes. */
-  z.object({ type: z.literal("pattern"), image: z.string().min(1) }).strict(),
+  /**
+   * A pattern tiled from the canvas's top-left at its own size: `image` a data URI, base64, a `file:` URI or path, or an
+   * http(s) URL, as `layer:importImage` takes it. It becomes one of the document's patterns, saved with it.
+   */
+  z
+    .object({
+      type: z.literal("pattern"),
+      image: z.string().min(1),
+      /** The pattern's name in the document (Photoshop's Patterns panel). @default "Pattern" */
+      name: z.string().min(1).max(255).optional(),
+    })
+    .strict(),
 ]);
 export type FillInput = z.infer<typeof FillSchema>;
 export type FillType = FillInput["type"];
@@ -67,4 +77,10 @@ export type ResolvedFill =
       readonly align: boolean;
       /** Percent of the box. */
       readonly offset: { readonly x: number; readonly y: number };
+    }
+  | {
+      readonly type: "pattern";
+      readonly name: string;
+      /** The tile, read and checked (format and size from its header), not decoded. */
+      readonly image: { readonly bytes: Uint8Array; readonly format: string; readonly width: number; readonly height: number };
     };

@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readPsd, type Layer } from "ag-psd";
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import type { HostLayer } from "../../src/protocol/index.js";
 import { itFor } from "./_editors.js";
@@ -144,7 +145,7 @@ describe.each(EDIT_MATRIX)("adjustment and fill layers over $label", ({ editor, 
     if (editor.paints) expect((await exportComposite(s)).at(5, 5)).toEqual([0, 255, 0, 255]);
   });
 
-  it("bad settings are BAD_REQUEST naming the field, a pattern fill NOT_SUPPORTED, and nothing changes", async () => {
+  it("bad settings are BAD_REQUEST naming the field, a pattern whose image is not one too, and nothing changes", async () => {
     await start();
     if (kinds.length === 0) return;
     const layer = await colourLayer();
@@ -168,9 +169,8 @@ describe.each(EDIT_MATRIX)("adjustment and fill layers over $label", ({ editor, 
     const colour = await s.call("layer:create", { kind: "fill", fill: { type: "solid", color: "mauve-ish" } });
     await expectRefused(s, colour, "BAD_REQUEST", revision!);
     expect(colour.error?.details).toMatchObject({ "fill.color": "mauve-ish" });
-    const pattern = await s.call("layer:create", { kind: "fill", fill: { type: "pattern", image: "tile.png" } });
-    await expectRefused(s, pattern, "NOT_SUPPORTED", revision!);
-    expect(pattern.error?.details).toMatchObject({ editor: editor.name, capability: "pattern fills" });
+    const pattern = await s.call("layer:create", { kind: "fill", fill: { type: "pattern", image: "data:image/png;base64,AAAAAAAA" } });
+    await expectRefused(s, pattern, "BAD_REQUEST", revision!);
     const wrong = await s.call("layer:update", { layerId: layer.id, fill: { type: "solid", color: "red" } });
     await expectRefused(s, wrong, "BAD_REQUEST", revision!);
   });
@@ -199,5 +199,36 @@ describe.each(EDIT_MATRIX)("adjustment and fill layers over $label", ({ editor, 
     expect(named("Hue")).toMatchObject({ kind: "adjustment", adjustment: { type: "hueSaturation", hue: 120, saturation: -20, ranges: { reds: { lightness: 10 } } } });
     expect(named("Ramp")).toMatchObject({ kind: "fill", fill: { type: "gradient", style: "linear", angle: 0, stops: [{ location: 0, color: "#ff0000" }, { location: 100, color: "#0000ff" }] } });
     expect(named("Solid")).toMatchObject({ kind: "fill", fill: { type: "solid", color: "#2050c0" } });
+  });
+
+  it("a pattern fill tiles its image from the canvas's top-left, and saves with the tile among the document's patterns", async () => {
+    await start();
+    if (!kinds.includes("fill") || !editor.paints) return;
+    // A 3×2 tile of six colours: every pixel of the canvas tells which tile pixel it shows.
+    const tile = [
+      [255, 0, 0], [0, 255, 0], [0, 0, 255],
+      [255, 255, 0], [0, 255, 255], [255, 0, 255],
+    ];
+    const png = await sharp(Buffer.from(tile.flat()), { raw: { width: 3, height: 2, channels: 3 } }).png().toBuffer();
+    const made = expectResult(
+      "layer:create",
+      await s.call("layer:create", { kind: "fill", name: "Tiles", fill: { type: "pattern", image: `data:image/png;base64,${png.toString("base64")}`, name: "six" }, to: "top" }),
+    ) as Edited;
+    expect(made).toMatchObject({ kind: "fill", fill: { type: "pattern", name: "six" } });
+    const picture = await exportComposite(s);
+    for (const [x, y] of [[0, 0], [1, 0], [2, 1], [3, 0], [4, 1], [10, 7]] as const) {
+      expect(picture.at(x, y), `${x},${y}`).toEqual([...tile[(y % 2) * 3 + (x % 3)]!, 255]);
+    }
+    const path = join(dir, `${editor.label.replace(" ×", "x")}-pattern-${Math.random().toString(36).slice(2)}.psd`);
+    expectResult("document:save", await s.call("document:save", { savePath: path }));
+    const psd = readPsd(await readFile(path), { skipLayerImageData: true, skipCompositeImageData: true, skipThumbnail: true, useImageData: true });
+    const saved = (psd.children ?? []).find((l) => l.name === "Tiles")!;
+    const patternId = saved.vectorFill?.type === "pattern" ? saved.vectorFill.id : undefined;
+    const stored = psd.patterns?.find((p) => p.id === patternId);
+    expect(stored).toMatchObject({ name: "six", bounds: { w: 3, h: 2 } });
+    expect([...stored!.data.slice(0, 8)]).toEqual([255, 0, 0, 255, 0, 255, 0, 255]);
+    // Opened again, the layer still draws the tiles from the saved pattern.
+    expectResult("document:open", await s.call("document:open", { path }));
+    expect((await exportComposite(s)).at(4, 1)).toEqual([0, 255, 255, 255]);
   });
 });

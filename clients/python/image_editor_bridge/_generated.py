@@ -1083,10 +1083,14 @@ class LayerCreateParamsFill2Offset(TypedDict):
     y: float
 
 
-class LayerCreateParamsFill3(TypedDict):
-    """The `LayerCreateParamsFill3` object of the bridge's schema."""
+class _LayerCreateParamsFill3Required(TypedDict):
     type: Literal["pattern"]
     image: str
+
+
+class LayerCreateParamsFill3(_LayerCreateParamsFill3Required, total=False):
+    """The `LayerCreateParamsFill3` object of the bridge's schema."""
+    name: str
 
 
 class LayerCreateParamsPosition(TypedDict):
@@ -1635,10 +1639,14 @@ class LayerCreateFill2Offset(TypedDict):
     y: float
 
 
-class LayerCreateFill3(TypedDict):
-    """The `LayerCreateFill3` object of the bridge's schema."""
+class _LayerCreateFill3Required(TypedDict):
     type: Literal["pattern"]
     image: str
+
+
+class LayerCreateFill3(_LayerCreateFill3Required, total=False):
+    """The `LayerCreateFill3` object of the bridge's schema."""
+    name: str
 
 
 class LayerCreatePosition(TypedDict):
@@ -2131,10 +2139,14 @@ class LayerUpdateParamsFill2Offset(TypedDict):
     y: float
 
 
-class LayerUpdateParamsFill3(TypedDict):
-    """The `LayerUpdateParamsFill3` object of the bridge's schema."""
+class _LayerUpdateParamsFill3Required(TypedDict):
     type: Literal["pattern"]
     image: str
+
+
+class LayerUpdateParamsFill3(_LayerUpdateParamsFill3Required, total=False):
+    """The `LayerUpdateParamsFill3` object of the bridge's schema."""
+    name: str
 
 
 class _LayerUpdateResultRequired(TypedDict):
@@ -2677,10 +2689,14 @@ class LayerUpdateFill2Offset(TypedDict):
     y: float
 
 
-class LayerUpdateFill3(TypedDict):
-    """The `LayerUpdateFill3` object of the bridge's schema."""
+class _LayerUpdateFill3Required(TypedDict):
     type: Literal["pattern"]
     image: str
+
+
+class LayerUpdateFill3(_LayerUpdateFill3Required, total=False):
+    """The `LayerUpdateFill3` object of the bridge's schema."""
+    name: str
 
 
 class LayerDeleteParams(TypedDict, total=False):

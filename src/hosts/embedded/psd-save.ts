@@ -34,6 +34,8 @@ const HEADER_FIELDS = ["bitsPerChannel", "colorMode", "channels", "palette"] as 
 
 /** The document's blocks that hold the embedded files of smart objects (ag-psd writes `lnk2`). */
 const LINKED_FILE_KEYS: ReadonlySet<string> = new Set(["lnk2", "lnkD", "lnk3"]);
+/** Blocks that hold the document's patterns (ag-psd writes them all as `Patt`). */
+const PATTERN_KEYS: ReadonlySet<string> = new Set(["Patt", "Pat2", "Pat3"]);
 
 /** Blocks that hold a layer's vector mask path. */
 const VECTOR_MASK_KEYS: ReadonlySet<string> = new Set(["vmsk", "vsms"]);
@@ -148,9 +150,12 @@ export function serializePsd(
   for (const key of HEADER_FIELDS) delete record[key];
   const { composite } = options;
   const linkedFiles = savedLinkedFiles(doc);
+  // A pattern fill made here added a tile: the document's list is a new one, written whole.
+  const patternsAdded = doc.patterns !== undefined && doc.patterns !== doc.source?.record?.patterns;
   const psd: Psd = {
     ...(record as Omit<Psd, "width" | "height">),
     ...(linkedFiles === undefined ? {} : { linkedFiles }),
+    ...(patternsAdded ? { patterns: [...doc.patterns!] } : {}),
     width: doc.width,
     height: doc.height,
     imageResources: savedResources(doc, options.thumbnail),
@@ -186,7 +191,7 @@ export function serializePsd(
     original,
     (id, key) => (contentless.has(id) && CONTENT_KEYS.has(key)) || (pathless.has(id) && VECTOR_MASK_KEYS.has(key)) || (styled.has(id) && STYLE_KEYS.has(key)),
     (id, key) => asRead.has(id) && VERBATIM_KEYS.has(key),
-    linkedFiles === undefined ? undefined : LINKED_FILE_KEYS,
+    new Set([...(linkedFiles === undefined ? [] : LINKED_FILE_KEYS), ...(patternsAdded ? PATTERN_KEYS : [])]),
   );
   const saved = toOriginalMode(kept, source.opened, keepSets(source, doc));
   return Buffer.from(saved.buffer, saved.byteOffset, saved.byteLength);

@@ -7,7 +7,9 @@ import type { ResolvedFill } from "../../protocol/fills.js";
 import type { ResolvedAdjustment } from "../../protocol/adjustments.js";
 import { type AdjustmentInput, BridgeError, type FillInput, type HostLayer } from "../../protocol/index.js";
 import { parseColor } from "../../hosts/_internal/color.js";
+import { probeImage } from "../../imports/index.js";
 import type { MethodContext } from "../define.js";
+import { importSource } from "../layer.js";
 import { resolveAdjustment } from "./adjustments.js";
 
 const CAPABILITY = { adjustment: "adjustment layers", fill: "fill layers" } as const;
@@ -22,8 +24,14 @@ function notSupported(ctx: MethodContext, kind: "adjustment" | "fill", method: s
   });
 }
 
-/** A fill with its defaults. @throws BridgeError `NOT_SUPPORTED` for a pattern, `BAD_REQUEST` naming a colour it cannot read. */
-export function resolveFill(ctx: MethodContext, fill: FillInput, method: string): ResolvedFill {
+/** The name a pattern fill's tile takes in the document when the call gives none. */
+export const DEFAULT_PATTERN_NAME = "Pattern";
+
+/**
+ * A fill with its defaults; a pattern's image read (as `layer:importImage` reads one) and checked against the import
+ * limits. @throws BridgeError `BAD_REQUEST` naming a colour it cannot read, an image that cannot be read.
+ */
+export async function resolveFill(ctx: MethodContext, fill: FillInput, method: string): Promise<ResolvedFill> {
   switch (fill.type) {
     case "solid":
       return { type: "solid", color: parseColor(fill.color, "fill.color") };
@@ -42,11 +50,10 @@ export function resolveFill(ctx: MethodContext, fill: FillInput, method: string)
         align: fill.align ?? FILL_GRADIENT_DEFAULTS.align,
         offset: fill.offset ?? { x: 0, y: 0 },
       };
-    case "pattern":
-      // A pattern would be added to the document's patterns and saved with them: not made yet on any editor.
-      throw new BridgeError("NOT_SUPPORTED", `The ${ctx.host.kind} editor cannot make pattern fill layers yet`, {
-        details: { editor: ctx.host.kind, capability: "pattern fills", method, field: "fill.type" },
-      });
+    case "pattern": {
+      const image = await probeImage(await importSource(ctx, fill.image), ctx.bridge.imports.limits.maxPixels, undefined);
+      return { type: "pattern", name: fill.name ?? DEFAULT_PATTERN_NAME, image: { bytes: image.bytes, format: image.format, width: image.width, height: image.height } };
+    }
   }
 }
 
@@ -54,10 +61,10 @@ export function resolveFill(ctx: MethodContext, fill: FillInput, method: string)
  * `layer:create`'s adjustment or fill, resolved; nothing for other kinds. Checked before the document is read.
  * @throws BridgeError `NOT_SUPPORTED` when the editor cannot make the kind (its `layer:create` `unsupportedTypes`).
  */
-export function contentOfNewLayer(
+export async function contentOfNewLayer(
   ctx: MethodContext,
   params: { kind?: string | undefined; adjustment?: AdjustmentInput | undefined; fill?: FillInput | undefined; fillColor?: string | undefined },
-): { adjustment?: ResolvedAdjustment; fill?: ResolvedFill } {
+): Promise<{ adjustment?: ResolvedAdjustment; fill?: ResolvedFill }> {
   const kind = params.kind;
   if (kind !== "adjustment" && kind !== "fill") return {};
   if (ctx.host.editCapabilities?.["layer:create"]?.unsupportedTypes?.includes(kind) === true) throw notSupported(ctx, kind, "layer:create");
@@ -65,7 +72,7 @@ export function contentOfNewLayer(
     throw new BridgeError("BAD_REQUEST", `An ${kind} layer has no pixels to fill: leave out fillColor`, { details: { kind, fillColor: params.fillColor } });
   }
   if (kind === "adjustment") return { adjustment: resolveAdjustment(params.adjustment!) };
-  return { fill: resolveFill(ctx, params.fill!, "layer:create") };
+  return { fill: await resolveFill(ctx, params.fill!, "layer:create") };
 }
 
 /** `layer:update`'s `adjustment` or `fill` checked against the editor, before the document is read. */
@@ -80,11 +87,11 @@ export function checkContentUpdate(ctx: MethodContext, params: { adjustment?: Ad
  * `layer:update`'s `adjustment` or `fill` for `layer`, resolved. @throws BridgeError `BAD_REQUEST` when the layer is
  * not of that kind (a fill goes on a fill or shape layer).
  */
-export function contentUpdate(
+export async function contentUpdate(
   ctx: MethodContext,
   layer: HostLayer,
   params: { adjustment?: AdjustmentInput | undefined; fill?: FillInput | undefined },
-): { adjustment?: ResolvedAdjustment; fill?: ResolvedFill } {
+): Promise<{ adjustment?: ResolvedAdjustment; fill?: ResolvedFill }> {
   const out: { adjustment?: ResolvedAdjustment; fill?: ResolvedFill } = {};
   if (params.adjustment !== undefined) {
     if (layer.kind !== "adjustment") {
@@ -96,7 +103,7 @@ export function contentUpdate(
     if (layer.kind !== "fill" && layer.kind !== "shape") {
       throw new BridgeError("BAD_REQUEST", `Layer ${layer.id} is a ${layer.kind} layer, not a fill layer`, { details: { layerId: layer.id, kind: layer.kind, field: "fill" } });
     }
-    out.fill = resolveFill(ctx, params.fill, "layer:update");
+    out.fill = await resolveFill(ctx, params.fill, "layer:update");
   }
   return out;
 }

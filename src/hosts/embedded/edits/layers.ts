@@ -23,7 +23,7 @@ function checkNotBackground(layer: EmbeddedLayer, what: string): void {
 }
 
 const stackEdits: EditHandlers = {
-  "layer:create"(context, edit) {
+  async "layer:create"(context, edit) {
     if (edit.kind === "text") return createTextLayer(context, edit);
     const { doc } = context;
     const slot = slotOf(doc, edit.place);
@@ -34,7 +34,7 @@ const stackEdits: EditHandlers = {
     if (edit.kind === "group") {
       layer = { id: doc.nextLayerId++, kind: "group", name: edit.name, visible: true, opacity: 255, blendMode: "pass through", children: [] };
     } else if (edit.kind === "adjustment" || edit.kind === "fill") {
-      layer = newContentLayer(doc, { ...edit, kind: edit.kind });
+      layer = await newContentLayer(context, doc, { ...edit, kind: edit.kind });
       pixels = true;
     } else {
       // A transparent layer holds no buffer (its bounds are empty either way); a filled one covers the canvas.
@@ -58,7 +58,7 @@ const stackEdits: EditHandlers = {
     return { layerId: layer.id };
   },
 
-  "layer:update"(context, edit) {
+  async "layer:update"(context, edit) {
     const { doc } = context;
     const { layer } = requireLayer(doc, edit.layerId);
     const blends = edit.opacity !== undefined || edit.blendMode !== undefined || edit.fillOpacity !== undefined;
@@ -68,7 +68,7 @@ const stackEdits: EditHandlers = {
     if (edit.blendMode === "pass through" && layer.kind !== "group") {
       throw new BridgeError("BAD_REQUEST", "Only a group can pass through", { details: { layerId: layer.id, blendMode: edit.blendMode } });
     }
-    const content = updateContent(doc, layer, edit);
+    const content = await updateContent(context, doc, layer, edit);
     if (edit.name !== undefined) layer.name = edit.name;
     if (edit.visible !== undefined) layer.visible = edit.visible;
     if (edit.opacity !== undefined) layer.opacity = percentByte(edit.opacity);

@@ -16,8 +16,11 @@ export function colorString(color: readonly number[], alpha = 255): string {
   return `#${hex(color[0] ?? 0)}${hex(color[1] ?? 0)}${hex(color[2] ?? 0)}${a < 255 ? hex(a) : ""}`;
 }
 
-/** The record of a typed fill. */
-export function fillRecord(fill: ResolvedFill): VectorContent {
+/**
+ * The record of a typed solid or gradient fill. A pattern fill's record names a tile of the document's patterns, so
+ * it is made where the tile joins them (`edits/content-layers.ts`).
+ */
+export function fillRecord(fill: Exclude<ResolvedFill, { type: "pattern" }>): VectorContent {
   if (fill.type === "solid") return { type: "color", color: rgb(fill.color) };
   // ag-psd keeps stop locations divided by the smoothness (it writes them times the smoothness's 4096ths).
   const smoothness = fill.smoothness / 100;

@@ -32,7 +32,7 @@ const adjust = (a) => (layerId) => [{ op: "layer:adjust", layerId, adjustment: r
 const filter = (f) => (layerId) => [{ op: "filter:apply", layerId, filter: resolveFilter(f) }];
 const adjustmentLayer = (a) => () => [{ op: "layer:create", kind: "adjustment", name: a.type, adjustment: resolveAdjustment(a), place: { to: "top" } }];
 const fillLayer = (fill, then = []) => async () => [
-  { op: "layer:create", kind: "fill", name: fill.type, fill: await resolveFill(methodCtx, fill, "layer:create"), place: { to: "top" } },
+  { op: "layer:create", kind: "fill", name: fill.type, fill: await resolveFill(methodCtx, fill), place: { to: "top" } },
   ...then,
 ];
 const effects = (e) => (layerId) => {

@@ -31,7 +31,7 @@ export const DEFAULT_PATTERN_NAME = "Pattern";
  * A fill with its defaults; a pattern's image read (as `layer:importImage` reads one) and checked against the import
  * limits. @throws BridgeError `BAD_REQUEST` naming a colour it cannot read, an image that cannot be read.
  */
-export async function resolveFill(ctx: MethodContext, fill: FillInput, method: string): Promise<ResolvedFill> {
+export async function resolveFill(ctx: MethodContext, fill: FillInput): Promise<ResolvedFill> {
   switch (fill.type) {
     case "solid":
       return { type: "solid", color: parseColor(fill.color, "fill.color") };
@@ -72,7 +72,7 @@ export async function contentOfNewLayer(
     throw new BridgeError("BAD_REQUEST", `An ${kind} layer has no pixels to fill: leave out fillColor`, { details: { kind, fillColor: params.fillColor } });
   }
   if (kind === "adjustment") return { adjustment: resolveAdjustment(params.adjustment!) };
-  return { fill: await resolveFill(ctx, params.fill!, "layer:create") };
+  return { fill: await resolveFill(ctx, params.fill!) };
 }
 
 /** `layer:update`'s `adjustment` or `fill` checked against the editor, before the document is read. */
@@ -103,7 +103,7 @@ export async function contentUpdate(
     if (layer.kind !== "fill" && layer.kind !== "shape") {
       throw new BridgeError("BAD_REQUEST", `Layer ${layer.id} is a ${layer.kind} layer, not a fill layer`, { details: { layerId: layer.id, kind: layer.kind, field: "fill" } });
     }
-    out.fill = await resolveFill(ctx, params.fill, "layer:update");
+    out.fill = await resolveFill(ctx, params.fill);
   }
   return out;
 }

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { runClientCommand } from "../../src/client/cli.js";
 import { ensureCanvasFactory } from "../../src/hosts/embedded/psd.js";
 import type { MethodDefinition } from "../../src/methods/index.js";
+import { namePattern } from "../../src/methods/template.js";
 import { type Harness, startSuiteBridge } from "../helpers/bridge.js";
 import { solid } from "../helpers/psd-fixtures.js";
 import { BADGE_AT, byHand, CARD, type CardVariant, cardTemplatePsd, pixels, pngOf } from "../helpers/template-card.js";
@@ -221,7 +222,7 @@ describe("a product card's table of 20 variants on two editors", () => {
     expect(badge(3)).not.toEqual(red);
     expect(await copiesOf(card)).toEqual([]);
     expect((await readFile(card)).equals(cardBytes)).toBe(true);
-  });
+  }, 180_000);
 
   it("saves each variant's document as a PSD whose text layers hold the row's headline and price, read back by ag-psd", async () => {
     ensureCanvasFactory();
@@ -231,7 +232,7 @@ describe("a product card's table of 20 variants on two editors", () => {
       expect(named("Headline")?.text?.text, variant.id).toBe(variant.text!["Headline"]);
       expect(named("Price")?.text?.text, variant.id).toBe(variant.text!["Price"]);
     }
-  });
+  }, 180_000);
 });
 
 describe("visibility by name pattern", () => {
@@ -265,6 +266,24 @@ describe("visibility by name pattern", () => {
       details: { name: "dot*", pattern: true, matches: [], names: expect.arrayContaining(["Background", "Dot*", "Dot1", "Dot2"]) },
     });
     expect(outcomes[4]!.error!.message).toContain('"Dot1"');
+  }, 180_000);
+
+  it("reads every character but * and ? as itself, and matches whole names", () => {
+    const cases: Array<[string, string, boolean]> = [
+      ["Price (USD)*", "Price (USD) big", true],
+      ["Price (USD)*", "Price USD big", false],
+      ["a.b*", "a.bc", true],
+      ["a.b*", "axbc", false],
+      ["[sale]+?", "[sale]+!", true],
+      ["[sale]+?", "s", false],
+      ["$^|{1}\\/?", "$^|{1}\\/x", true],
+      ["Badge", "Badge 2", false],
+      ["*adge", "Badge 2", false],
+      ["B*", "B", true],
+      ["?", "😀", true],
+      ["b*", "Badge", false],
+    ];
+    expect(cases.map(([pattern, name]) => namePattern(pattern).test(name))).toEqual(cases.map(([, , matches]) => matches));
   });
 
   it("render-template takes a pattern in a visible: column", async () => {
@@ -283,7 +302,7 @@ describe("visibility by name pattern", () => {
       [255, 255, 255],
       [0, 0, 255],
     ]);
-  });
+  }, 180_000);
 });
 
 describe("request:cancel in the middle of a job", () => {
@@ -328,7 +347,7 @@ describe("request:cancel in the middle of a job", () => {
     // Their copies were closed all the same.
     expect(await copiesOf(card)).toEqual([]);
     expect((await readFile(card)).equals(cardBytes)).toBe(true);
-  });
+  }, 180_000);
 });
 
 describe("a bad row among good ones", () => {
@@ -363,5 +382,5 @@ describe("a bad row among good ones", () => {
       (id) => join(dir, "out", `rows-${id}.png`),
     );
     expect(await copiesOf(card)).toEqual([]);
-  });
+  }, 180_000);
 });

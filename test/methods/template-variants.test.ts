@@ -136,6 +136,18 @@ function rgbAt(picture: Buffer, width: number, x: number, y: number): number[] {
   return [...picture.subarray(at, at + 3)];
 }
 
+/** How many `document:open` calls each editor has answered, from `/metrics`. */
+async function opensByEditor(): Promise<Map<string, number>> {
+  const text = await (await harness.http("/metrics")).text();
+  const opens = new Map<string, number>();
+  for (const line of text.split("\n")) {
+    if (!line.startsWith("bridge_request_duration_seconds_count{") || !line.includes('method="document:open"')) continue;
+    const editor = /editor="([^"]*)"/.exec(line)![1]!;
+    opens.set(editor, (opens.get(editor) ?? 0) + Number(line.slice(line.lastIndexOf(" ") + 1)));
+  }
+  return opens;
+}
+
 /** Makes each variant by hand (two at a time, one per editor) and checks the rendered file against it. */
 async function expectSameAsByHand(rows: ReadonlyArray<{ variant: CardVariant; hand?: Omit<CardVariant, "id"> }>, out: (id: string) => string): Promise<void> {
   const queue = [...rows];
@@ -174,6 +186,8 @@ describe("a product card's table of 20 variants on two editors", () => {
   ];
   const rows: Array<{ variant: CardVariant; hand?: Omit<CardVariant, "id"> }> = [];
   let answer: Frame;
+  /** The copies each editor opened for the job. */
+  const spread = new Map<string, number>();
 
   beforeAll(async () => {
     for (const [i, headline] of PRODUCTS.entries()) {
@@ -196,12 +210,14 @@ describe("a product card's table of 20 variants on two editors", () => {
       }
       rows.push({ variant });
     }
+    const before = await opensByEditor();
     answer = await sendFrame({
       id: "table",
       method: "template:render",
       params: { template: { path: card }, variants: rows.map((row) => row.variant), output: { path: `${dir}/out/{id}.png` } },
       progress: true,
     });
+    for (const [editor, count] of await opensByEditor()) spread.set(editor, count - (before.get(editor) ?? 0));
   }, 300_000);
 
   it("renders every variant, each the same picture as its edits made one method at a time on a fresh copy; the template's bytes are unchanged", async () => {
@@ -209,6 +225,9 @@ describe("a product card's table of 20 variants on two editors", () => {
     const outcomes = (answer.result as { variants: Outcome[] }).variants;
     expect(outcomes.map((o) => [o.id, o.ok, o.path])).toEqual(rows.map(({ variant }) => [variant.id, true, join(dir, "out", `${variant.id}.png`)]));
     expect(client.frames.filter(progressOf("table"))).toHaveLength(rows.length);
+    // Both editors took copies, and one copy was opened per variant.
+    expect([...spread.values()].filter((count) => count > 0)).toHaveLength(EDITORS);
+    expect([...spread.values()].reduce((a, b) => a + b, 0)).toBe(rows.length);
     await expectSameAsByHand(rows, (id) => join(dir, "out", `${id}.png`));
     // Every variant differs from every other (each one's edits took), and the comps took: Square shows the badge,
     // Story hides it unless the row shows it again.

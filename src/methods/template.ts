@@ -56,6 +56,11 @@ function flatten(layers: readonly HostLayer[], into: HostLayer[] = []): HostLaye
   return into;
 }
 
+/** The names a template's layers have, each once, for the error of a name that picks none or several. */
+function namesOf(layers: readonly HostLayer[]): string[] {
+  return [...new Set(layers.map((layer) => layer.name))];
+}
+
 /**
  * The one layer named `name`.
  * @throws BridgeError `LAYER_NOT_FOUND` when none or several have the name, listing the names there are
@@ -63,7 +68,7 @@ function flatten(layers: readonly HostLayer[], into: HostLayer[] = []): HostLaye
 function layerNamed(layers: readonly HostLayer[], name: string, documentId: number): HostLayer {
   const found = layers.filter((layer) => layer.name === name);
   if (found.length === 1) return found[0]!;
-  const names = [...new Set(layers.map((layer) => layer.name))];
+  const names = namesOf(layers);
   const message =
     found.length === 0
       ? `The template has no layer named ${JSON.stringify(name)}; its layers: ${names.map((n) => JSON.stringify(n)).join(", ")}`
@@ -71,6 +76,35 @@ function layerNamed(layers: readonly HostLayer[], name: string, documentId: numb
   throw new BridgeError("LAYER_NOT_FOUND", message, {
     details: { name, documentId, matches: found.map((layer) => layer.id), names },
   });
+}
+
+/** Whether a `visible` key is a name pattern (when no layer has it as its name): `*` any run of characters, `?` one. */
+function isNamePattern(key: string): boolean {
+  return key.includes("*") || key.includes("?");
+}
+
+/** A name pattern as a regular expression matching whole names, case-sensitive; every other character stands for itself. */
+export function namePattern(pattern: string): RegExp {
+  const source = [...pattern].map((c) => (c === "*" ? "[\\s\\S]*" : c === "?" ? "[\\s\\S]" : c.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&"))).join("");
+  return new RegExp(`^${source}$`, "u");
+}
+
+/**
+ * The layers a `visible` key addresses: the one layer with that name; else, for a key with `*` or `?`, every layer
+ * whose whole name the pattern matches.
+ * @throws BridgeError `LAYER_NOT_FOUND` when the key picks no layer (listing the names there are), or is a name several have
+ */
+function layersAddressed(layers: readonly HostLayer[], key: string, documentId: number): HostLayer[] {
+  if (!isNamePattern(key) || layers.some((layer) => layer.name === key)) return [layerNamed(layers, key, documentId)];
+  const pattern = namePattern(key);
+  const found = layers.filter((layer) => pattern.test(layer.name));
+  if (found.length > 0) return found;
+  const names = namesOf(layers);
+  throw new BridgeError(
+    "LAYER_NOT_FOUND",
+    `No layer of the template has a name matching the pattern ${JSON.stringify(key)}; its layers: ${names.map((n) => JSON.stringify(n)).join(", ")}`,
+    { details: { name: key, pattern: true, documentId, matches: [], names } },
+  );
 }
 
 /** Checks the whole call before any variant runs; answers each variant's id and output path. */
@@ -128,10 +162,19 @@ async function renderVariant(
   editorId: string | undefined,
   cancel: CallCancelSignal | undefined,
 ): Promise<{ path?: string; image?: unknown }> {
-  const call = (name: string, p: Record<string, unknown>): Promise<unknown> => dispatch.call(name, p, { editorId, cancel });
+  // Each step checks the cancel before it starts: an editor's mailbox refuses a cancelled call, but reads it answers
+  // from what it holds and methods that run off the editors would not.
+  const call = (name: string, p: Record<string, unknown>): Promise<unknown> => {
+    if (cancel?.aborted === true) return Promise.reject(cancelledBefore(name));
+    return dispatch.call(name, p, { editorId, cancel });
+  };
   const template = params.template;
+  // The copy is made whatever the cancel: an open cancelled while running could still leave a document nobody knows
+  // to close. It is closed below as soon as it exists.
   const opened = (
-    "path" in template ? await call("document:open", { path: template.path }) : await call("document:duplicate", { documentId: template.documentId })
+    "path" in template
+      ? await dispatch.call("document:open", { path: template.path }, { editorId })
+      : await dispatch.call("document:duplicate", { documentId: template.documentId }, { editorId })
   ) as { id: number };
   const documentId = opened.id;
   try {
@@ -139,7 +182,9 @@ async function renderVariant(
     const named = [variant.visible, variant.text, variant.images, variant.fills].some((map) => map !== undefined && Object.keys(map).length > 0);
     const layers = named ? flatten((await call("document:layers", { documentId })) as HostLayer[]) : [];
     const layerId = (name: string): number => layerNamed(layers, name, documentId).id;
-    for (const [name, visible] of Object.entries(variant.visible ?? {})) await call("layer:update", { documentId, layerId: layerId(name), visible });
+    for (const [key, visible] of Object.entries(variant.visible ?? {})) {
+      for (const layer of layersAddressed(layers, key, documentId)) await call("layer:update", { documentId, layerId: layer.id, visible });
+    }
     for (const [name, text] of Object.entries(variant.text ?? {})) await call("layer:updateText", { documentId, layerId: layerId(name), text });
     for (const [name, source] of Object.entries(variant.images ?? {})) {
       await call("layer:replaceContents", { ...imageParams(source), documentId, layerId: layerId(name) });
@@ -160,6 +205,11 @@ async function renderVariant(
     // Closed even when cancelled: the copy is the job's own and nobody else will close it.
     await dispatch.call("document:close", { documentId }, { editorId }).catch(() => undefined);
   }
+}
+
+/** The error of a variant's step not made because the render was cancelled. */
+function cancelledBefore(method: string): BridgeError {
+  return new BridgeError("CANCELLED", `The render was cancelled before this variant's ${method}`, { details: { outcome: "not-started", method } });
 }
 
 /** The error entry of a variant that failed or never ran, as a failed response's `error`. */
@@ -204,7 +254,7 @@ async function render(ctx: MethodContext, params: Params): Promise<{ variants: V
 export const templateMethods: readonly MethodDefinition[] = [
   defineMethod("template:render", {
     description:
-      "Renders a layered template once per variant (text, images, visibility, fill colours and a layer comp by layer name, then extra edits) on copies spread over the editors, writing each to a file named from a pattern or answering its image; one variant's failure is its own entry.",
+      "Renders a layered template once per variant (text, images, fill colours and a layer comp by layer name, visibility by name or name pattern, then extra edits) on copies spread over the editors, writing each to a file named from a pattern or answering its image; one variant's failure is its own entry.",
     examples: [
       {
         template: { path: "/work/templates/card.psd" },

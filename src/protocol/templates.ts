@@ -20,7 +20,11 @@ export const TemplateVariantSchema = z
     text: z.record(layerName, z.string().max(100_000)).optional(),
     /** New contents of layers, by layer name: an image source as `layer:replaceContents` takes it. */
     images: z.record(layerName, z.union([z.string().min(1), z.record(z.string(), z.unknown())])).optional(),
-    /** Layers shown or hidden, by layer name. */
+    /**
+     * Layers shown or hidden, by layer name or name pattern: a key that is some layer's name is that layer; otherwise a
+     * key with `*` (any run of characters) or `?` (one character) sets every layer whose whole name it matches
+     * (case-sensitive). Keys apply in order, so a later one overrides an earlier one on the layers both address.
+     */
     visible: z.record(layerName, z.boolean()).optional(),
     /** New colour of solid fill layers, by layer name (`layer:update {fill}`). */
     fills: z.record(layerName, z.string().min(1).max(64)).optional(),

@@ -1,15 +1,13 @@
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Layer, readPsd, writePsdBuffer } from "ag-psd";
-import sharp from "sharp";
+import { readPsd } from "ag-psd";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HostLayer } from "../../src/protocol/index.js";
 import { runClientCommand } from "../../src/client/cli.js";
 import { ensureCanvasFactory } from "../../src/hosts/embedded/psd.js";
 import { startBridge, type Harness } from "../helpers/bridge.js";
-import { solid } from "../helpers/psd-fixtures.js";
-import { quadrants, smartObjectLayer } from "../helpers/psd-smart.js";
+import { byHand as handMade, type CardVariant, cardTemplatePsd, pixels, pngOf } from "../helpers/template-card.js";
 import type { Frame, TestClient } from "../helpers/ws-client.js";
 
 /*
@@ -18,80 +16,6 @@ import type { Frame, TestClient } from "../helpers/ws-client.js";
  */
 
 type Outcome = { id: string; ok: boolean; path?: string; image?: { data: string }; error?: { code: string; details?: Record<string, unknown> } };
-
-const PHOTO_ID = "7f0c2b9e-5d1a-4c8e-9a3b-2e6f4d8c1a70";
-/** Layer comp ids: Square is the file as saved; Story hides the badge and moves the headline 30 px down. */
-const SQUARE = 100;
-const STORY = 101;
-
-/**
- * A designer's template: a white background, a solid fill layer "Tint" at 30 %, a smart object "Photo" (a 40×20
- * embedded PNG scaled 150 % and turned 30°), two text layers, a red badge, and the layer comps Square and Story.
- */
-async function templatePsd(): Promise<Buffer> {
-  ensureCanvasFactory();
-  const style = { font: { name: "DejaVuSans" }, fontSize: 12, fillColor: { r: 0, g: 0, b: 0 } };
-  const frame = { width: 40, height: 20, scale: 1.5, degrees: 30, centre: { x: 60, y: 50 } };
-  const photo = smartObjectLayer("Photo", PHOTO_ID, await quadrants(40, 20), frame);
-  const children: Layer[] = [
-    { name: "Background", id: 1, imageData: solid(120, 100, [255, 255, 255, 255]) },
-    { name: "Tint", id: 2, opacity: 0.3, vectorFill: { type: "color", color: { r: 0, g: 160, b: 0 } } },
-    { ...photo.layer, id: 3 },
-    {
-      name: "Headline",
-      id: 4,
-      left: 4,
-      top: 4,
-      imageData: solid(60, 14, [0, 0, 0, 255]),
-      text: { text: "Headline", transform: [1, 0, 0, 1, 4, 14], style },
-      comps: {
-        settings: [
-          { compList: [SQUARE], offset: { x: 0, y: 0 } },
-          { compList: [STORY], offset: { x: 0, y: 30 } },
-        ],
-      },
-    },
-    { name: "Price", id: 5, left: 4, top: 80, imageData: solid(40, 14, [0, 0, 0, 255]), text: { text: "9.99", transform: [1, 0, 0, 1, 4, 90], style } },
-    {
-      name: "Badge",
-      id: 6,
-      left: 94,
-      top: 74,
-      imageData: solid(20, 20, [255, 0, 0, 255]),
-      comps: {
-        settings: [
-          { compList: [SQUARE], enabled: true },
-          { compList: [STORY], enabled: false },
-        ],
-      },
-    },
-  ];
-  const layerComps = {
-    list: [
-      { id: SQUARE, name: "Square", capturedInfo: 3 },
-      { id: STORY, name: "Story", capturedInfo: 3 },
-    ],
-    lastApplied: SQUARE,
-  };
-  return writePsdBuffer({
-    width: 120,
-    height: 100,
-    imageData: solid(120, 100, [255, 255, 255, 255]),
-    children,
-    linkedFiles: [photo.file],
-    imageResources: { layerComps },
-  });
-}
-
-/** A solid PNG, as a data URI: each variant's photo is its own colour. */
-async function pngOf(r: number, g: number, b: number, width = 30, height = 24): Promise<{ uri: string; bytes: Buffer }> {
-  const bytes = await sharp({ create: { width, height, channels: 4, background: { r, g, b, alpha: 1 } } }).png().toBuffer();
-  return { uri: `data:image/png;base64,${bytes.toString("base64")}`, bytes };
-}
-
-async function pixels(path: string): Promise<Buffer> {
-  return sharp(path).ensureAlpha().raw().toBuffer();
-}
 
 function sendFrame(client: TestClient, frame: Record<string, unknown>): Promise<Frame> {
   client.sendRaw(JSON.stringify(frame));
@@ -113,7 +37,7 @@ beforeAll(async () => {
   await mkdir(join(dir, "ref"));
   await mkdir(join(dir, "psd"));
   template = join(dir, "card.psd");
-  templateBytes = await templatePsd();
+  templateBytes = await cardTemplatePsd();
   await writeFile(template, templateBytes);
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
@@ -122,30 +46,11 @@ function start(): Promise<Harness> {
   return startBridge({ editors: 2, embedded: { isolation: "inline" }, files: { roots: [dir] }, limits: { progressIntervalMs: 0 } });
 }
 
-type Variant = {
-  id: string;
-  text?: Record<string, string>;
-  visible?: Record<string, boolean>;
-  images?: Record<string, string | Record<string, unknown>>;
-  fills?: Record<string, string>;
-  comp?: string;
-  edits?: Array<{ method: string; params: Record<string, unknown> }>;
-};
+type Variant = CardVariant;
 
 /** The same variant made one method at a time on a fresh copy of the template (its extra edits aside), exported to `path`. */
-async function byHand(client: TestClient, variant: Omit<Variant, "id">, path: string): Promise<void> {
-  const { id: documentId } = await client.call<{ id: number }>("document:open", { path: template });
-  if (variant.comp !== undefined) await client.call("layerComp:apply", { documentId, name: variant.comp });
-  const layers = await client.call<HostLayer[]>("document:layers", { documentId });
-  const idOf = (name: string): number => layers.find((layer) => layer.name === name)!.id;
-  for (const [name, visible] of Object.entries(variant.visible ?? {})) await client.call("layer:update", { documentId, layerId: idOf(name), visible });
-  for (const [name, text] of Object.entries(variant.text ?? {})) await client.call("layer:updateText", { documentId, layerId: idOf(name), text });
-  for (const [name, image] of Object.entries(variant.images ?? {})) {
-    await client.call("layer:replaceContents", { ...(typeof image === "string" ? { image } : image), documentId, layerId: idOf(name) });
-  }
-  for (const [name, color] of Object.entries(variant.fills ?? {})) await client.call("layer:update", { documentId, layerId: idOf(name), fill: { type: "solid", color } });
-  await client.call("document:export", { documentId, path });
-  await client.call("document:close", { documentId });
+function byHand(client: TestClient, variant: Omit<Variant, "id">, path: string): Promise<void> {
+  return handMade(client, template, variant, path);
 }
 
 describe("template:render", () => {
@@ -304,26 +209,6 @@ describe("template:render", () => {
       ["two", true, "data:image/png;base64,"],
     ]);
     expect(body.variants[0]!.image!.data).not.toBe(body.variants[1]!.image!.data);
-  });
-
-  it("request:cancel stops the variants not yet started", async () => {
-    const harness = await start();
-    const client = await harness.connect();
-    const variants = Array.from({ length: 12 }, (_, i) => ({ id: `v${i}`, text: { Headline: `Item ${i}` } }));
-    const answer = sendFrame(client, {
-      id: "long",
-      method: "template:render",
-      params: { template: { path: template }, variants, output: { path: `${dir}/out/cancel-{id}.png` } },
-      progress: true,
-    });
-    await client.next((f) => f.type === "progress");
-    await client.call("request:cancel", { id: "long" });
-    const outcomes = ((await answer).result as { variants: Outcome[] }).variants;
-    expect(outcomes).toHaveLength(12);
-    // At most one variant per editor was running when the cancel came: the rest never started.
-    const cancelled = outcomes.filter((o) => !o.ok && o.error?.code === "CANCELLED");
-    expect(cancelled.length).toBeGreaterThanOrEqual(12 - 1 - 2);
-    expect(await copiesOpen(client)).toEqual([]);
   });
 
   it("render-template renders a CSV's rows, prints a line per variant and a summary, and exits 1 when a row failed", async () => {

@@ -7975,9 +7975,10 @@ class TemplateMethods:
         timeout: float | None = None,
         on_progress: ProgressCallback | None = None,
     ) -> TemplateRenderResult:
-        """`template:render`: Renders a layered template once per variant (text, images, visibility, fill colours
-        and a layer comp by layer name, then extra edits) on copies spread over the editors, writing each to a
-        file named from a pattern or answering its image; one variant's failure is its own entry.
+        """`template:render`: Renders a layered template once per variant (text, images, fill colours and a layer
+        comp by layer name, visibility by name or name pattern, then extra edits) on copies spread over the
+        editors, writing each to a file named from a pattern or answering its image; one variant's failure is
+        its own entry.
 
         Wire params: `TemplateRenderParams`.
         """
@@ -9631,9 +9632,10 @@ class SyncTemplateMethods:
         timeout: float | None = None,
         on_progress: ProgressCallback | None = None,
     ) -> TemplateRenderResult:
-        """`template:render`: Renders a layered template once per variant (text, images, visibility, fill colours
-        and a layer comp by layer name, then extra edits) on copies spread over the editors, writing each to a
-        file named from a pattern or answering its image; one variant's failure is its own entry.
+        """`template:render`: Renders a layered template once per variant (text, images, fill colours and a layer
+        comp by layer name, visibility by name or name pattern, then extra edits) on copies spread over the
+        editors, writing each to a file named from a pattern or answering its image; one variant's failure is
+        its own entry.
 
         Wire params: `TemplateRenderParams`.
         """

@@ -24,6 +24,9 @@ export const BINARY_HEADER_FIXED_BYTES = 4;
 /** The part index is one byte. */
 export const MAX_BINARY_PART_INDEX = 255;
 
+/** Binary parts one request or answer can number (0 to {@link MAX_BINARY_PART_INDEX}). */
+export const MAX_BINARY_PARTS = MAX_BINARY_PART_INDEX + 1;
+
 /** A binary message split into what its header says and its payload (a view on the message, not a copy). */
 export interface BinaryFrame {
   readonly requestId: string;

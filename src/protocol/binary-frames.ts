@@ -1,7 +1,9 @@
 /*
  * Binary messages of a WebSocket connection that negotiated the `binary` feature (`?binary=1`): an image result's
- * bytes after its JSON response, and an image a request attaches (`{ "binary": n }` in its params) after the JSON
- * request. Each binary message starts with a short header naming the request, then the bytes as they are:
+ * bytes after its JSON response (a result holding several images, such as `template:render`'s variants, numbers
+ * them 0, 1, … in the JSON's order and sends them in that order), and an image a request attaches
+ * (`{ "binary": n }` in its params) after the JSON request. Each binary message starts with a short header naming
+ * the request, then the bytes as they are:
  *
  *   byte 0        layout version: 1
  *   byte 1        n, which binary part of that request this is (0 for the first)

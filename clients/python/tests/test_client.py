@@ -16,6 +16,7 @@ import pytest
 from conftest import TOKEN, Bridge
 
 from image_editor_bridge import BridgeError, BridgeImage, Client, Event, Progress, ReconnectOptions
+from image_editor_bridge._generated import TemplateRenderVariantsItem
 from image_editor_bridge.client import _binary_header, _Pending, _Sequence, endpoints
 
 T = TypeVar("T")
@@ -164,10 +165,11 @@ def test_template_render_images_arrive_as_binary_parts(bridge: Bridge, tmp_path:
         async with Client(bridge.url, token=TOKEN) as client, Client(bridge.url, token=TOKEN, binary=False) as text:
             doc = await client.document.create(width=40, height=20, name="template")
             sizes = [(30, 20), (50, 24), (64, 10)]
-            variants = [
+            variants: list[TemplateRenderVariantsItem] = [
                 {"id": f"v{n}", "edits": [{"method": "document:resize", "params": {"width": w, "height": h}}]} for n, (w, h) in enumerate(sizes)
             ]
             params: dict[str, Any] = {"template": {"documentId": doc["id"]}, "variants": variants, "output": {"format": "png"}}
+            typed = await client.template.render(template={"documentId": doc["id"]}, variants=variants, output={"format": "png"})
             binary = await client.invoke("template:render", params)
             inline = await text.invoke("template:render", params)
             await client.document.close(document_id=doc["id"])
@@ -177,8 +179,9 @@ def test_template_render_images_arrive_as_binary_parts(bridge: Bridge, tmp_path:
                 assert got["ok"] is True and isinstance(image, BridgeImage) and image.mime == "image/png"
                 assert png_size(image.data) == (w, h) == (image.width, image.height)
                 assert isinstance(want["image"], BridgeImage) and want["image"].data == image.data
+            # The typed helper's result says what the client gives: a `BridgeImage` with `save`.
             target = tmp_path / "v1.png"
-            binary["variants"][1]["image"].save(target)
+            typed["variants"][1]["image"].save(target)
             assert target.read_bytes() == binary["variants"][1]["image"].data
 
     run(scenario)

@@ -1,5 +1,5 @@
 import { BATCH_METHOD, BridgeError, CANCEL_METHOD, isBridgeError, issuesOf, toProtocolError, type BatchRequest, type ProtocolError, type RequestId } from "../protocol/index.js";
-import { allowedFor, BinaryImageResponse, type CallOthers, encodingOf, imageResultJson, outsideScope, isWireImage, LARGE_IMAGE_BYTES, type BridgeServices, type MethodContext, type MethodDefinition } from "../methods/index.js";
+import { allowedFor, BinaryImageResponse, type CallOthers, encodingOf, imageResultJson, outsideScope, isWireImage, LARGE_IMAGE_BYTES, withDataUris, type BridgeServices, type MethodContext, type MethodDefinition } from "../methods/index.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import { laneLogName } from "../actors/clients/frames.js";
@@ -143,7 +143,7 @@ export class Dispatcher implements CallsPort {
   async callForPlugin(pluginId: string, name: string, params: unknown, editorId?: string): Promise<unknown> {
     if (editorId !== undefined) this.pool.get(editorId);
     const result = await this.call({ lane: `plugin:${pluginId}`, client: null, endpoint: "root", editorId }, name, params);
-    return isWireImage(result) ? result.toJSON() : result;
+    return withDataUris(result);
   }
 
   /** Counts a finished call under its method, transport and editor (`all`: run on every editor; `none`: on no editor). */
@@ -154,7 +154,7 @@ export class Dispatcher implements CallsPort {
 
   /** Fails loudly when a result does not match the method's published schema (development and tests). */
   private checkResult(method: MethodDefinition, result: unknown): void {
-    const checked = method.result.safeParse(isWireImage(result) ? result.toJSON() : (result ?? null));
+    const checked = method.result.safeParse(withDataUris(result) ?? null);
     if (checked.success) return;
     const issues = issuesOf(checked.error);
     this.log.error({ actor: "bridge", method: method.name, issues }, "result does not match its published schema");
@@ -340,7 +340,7 @@ export class Dispatcher implements CallsPort {
    * Answers one WS request frame with the response frame's text (UTF-8 bytes for a large image). Never throws: every failure becomes a
    * failure response carrying `requestId` and `method`. The response's `id` is the request's as sent (a number
    * stays a number); `error.requestId` is its text. On a `binary` connection an image result is a
-   * {@link BinaryImageResponse} (JSON with a reference, then the bytes); `binaryParts` are the binary messages that
+   * {@link BinaryImageResponse} (JSON with a reference per image, then their bytes); `binaryParts` are the binary messages that
    * followed the request.
    */
   async respond(
@@ -370,8 +370,9 @@ export class Dispatcher implements CallsPort {
     try {
       const control = progress === undefined ? (ticket?.control ?? NO_CONTROL) : { ...ticket?.control, progress: progress.report };
       const result = await this.call(caller, name, params, binaryParts, control);
+      const binary = caller.binary === true ? BinaryImageResponse.of(id, result) : undefined;
+      if (binary !== undefined) return binary;
       if (isWireImage(result)) {
-        if (caller.binary === true) return new BinaryImageResponse(id, result);
         if (result.image.bytes.byteLength > LARGE_IMAGE_BYTES) return await imageResultJson(result, `{"id":${JSON.stringify(id)},"ok":true,"result":`, "}");
       }
       const encoded = encodingOf(result);

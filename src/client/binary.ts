@@ -114,9 +114,39 @@ export function encodeRequest(id: string, method: string, params: unknown, binar
   return { frame: JSON.stringify({ id, method, params: encoded, ...asks }), parts };
 }
 
+/** An image of an answer whose bytes come as a binary message: `{ data: { binary, mime, bytes }, format, width, height, bounds }`. */
+type ImageReference = { readonly data: BinaryImageReference; readonly format: ImageFormat; readonly width: number; readonly height: number; readonly bounds: HostBounds };
+
+function isImageReference(value: unknown): value is ImageReference {
+  const data = (value as { data?: unknown } | null | undefined)?.data;
+  return isBinaryPartReference(data) && typeof (data as { mime?: unknown }).mime === "string" && typeof (data as { bytes?: unknown }).bytes === "number";
+}
+
+/** The image references in a result, at any depth (the result itself, or `variants[i].image`, …). */
+function imageReferences(value: unknown, into: ImageReference[] = []): ImageReference[] {
+  if (typeof value !== "object" || value === null) return into;
+  if (isImageReference(value)) {
+    into.push(value);
+    return into;
+  }
+  for (const item of Array.isArray(value) ? value : Object.values(value)) imageReferences(item, into);
+  return into;
+}
+
+/** A copy of `value` with each image reference replaced by the image of its part. */
+function withImages(value: unknown, images: readonly BridgeImage[]): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  if (isImageReference(value)) return images[value.data.binary];
+  if (Array.isArray(value)) return value.map((item) => withImages(item, images));
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, withImages(item, images)]));
+}
+
 interface HeldAnswer {
   readonly frame: Record<string, unknown>;
-  readonly reference: BinaryImageReference;
+  /** The references by part index: part n is `references[n]`. */
+  readonly references: readonly ImageReference[];
+  /** Images of the parts received so far, in order. */
+  readonly images: BridgeImage[];
 }
 
 /** A failure answer for a request whose image was announced but never came whole. */
@@ -129,40 +159,57 @@ function lostImage(frame: Record<string, unknown>, message: string): Record<stri
 }
 
 /**
- * Pairs answers whose result references a binary message (`data: { binary, mime, bytes }`) with that message,
- * which the bridge sends right after the JSON. The answer then carries a {@link BridgeImage} over the payload (a
- * view on the received message, not a copy).
+ * Pairs answers whose result references binary messages (`data: { binary: n, mime, bytes }` in place of an image's
+ * data URI: the result itself, or images inside it such as `template:render`'s `variants[i].image`) with those
+ * messages, which the bridge sends right after the JSON, part 0 first. Once all have come the answer carries a
+ * {@link BridgeImage} over each payload (a view on the received message, not a copy) where its reference was.
  */
 export class BinaryAnswers {
   private held: HeldAnswer | undefined;
 
-  /** A JSON answer: itself when it references no binary message, otherwise undefined until the bytes arrive. */
+  /** A JSON answer: itself when it references no binary message, otherwise undefined until all the bytes arrive. */
   hold(frame: Record<string, unknown>): Record<string, unknown> | undefined {
-    const data = (frame["result"] as { data?: unknown } | null | undefined)?.data;
-    if (frame["ok"] !== true || !isBinaryPartReference(data)) return frame;
-    this.held = { frame, reference: data as BinaryImageReference };
+    if (frame["ok"] !== true) return frame;
+    const found = imageReferences(frame["result"]);
+    if (found.length === 0) return frame;
+    const references: ImageReference[] = [];
+    for (const reference of found) {
+      if (references[reference.data.binary] !== undefined) return lostImage(frame, `The answer to request ${String(frame["id"])} names binary part ${reference.data.binary} twice`);
+      references[reference.data.binary] = reference;
+    }
+    if (references.length !== found.length) return lostImage(frame, `The answer to request ${String(frame["id"])} skips a binary part number`);
+    this.held = { frame, references, images: [] };
     return undefined;
   }
 
-  /** A binary message: the held answer completed with its image (or failed when the message does not match it). */
+  /**
+   * A binary message: the held answer completed with its images once this was the last of them (or failed when the
+   * message does not match it); undefined while more are to come.
+   */
   complete(message: ArrayBuffer | Uint8Array): Record<string, unknown> | undefined {
     const held = this.held;
-    this.held = undefined;
     if (held === undefined) return undefined; // the bridge sends none unannounced; nothing to give it to
     const decoded = decodeBinaryFrame(message instanceof Uint8Array ? message : new Uint8Array(message));
-    const { frame, reference } = held;
-    if (typeof decoded === "string") return lostImage(frame, `The image of request ${String(frame["id"])} could not be read: ${decoded}`);
-    if (decoded.requestId !== String(frame["id"]) || decoded.index !== reference.binary || decoded.payload.byteLength !== reference.bytes) {
+    const { frame, references, images } = held;
+    const reference = references[images.length]!;
+    if (typeof decoded === "string") {
+      this.held = undefined;
+      return lostImage(frame, `The image of request ${String(frame["id"])} could not be read: ${decoded}`);
+    }
+    if (decoded.requestId !== String(frame["id"]) || decoded.index !== images.length || decoded.payload.byteLength !== reference.data.bytes) {
+      this.held = undefined;
       return lostImage(frame, `The binary message after request ${String(frame["id"])} did not match its answer`);
     }
-    const result = frame["result"] as { format: ImageFormat; width: number; height: number; bounds: HostBounds };
-    return { ...frame, result: BridgeImage.fromBytes(result, reference.mime, decoded.payload) };
+    images.push(BridgeImage.fromBytes(reference, reference.data.mime, decoded.payload));
+    if (images.length < references.length) return undefined;
+    this.held = undefined;
+    return { ...frame, result: withImages(frame["result"], images) };
   }
 
   /** The socket closed between an answer and its bytes: that answer fails (the request may be retried). */
   reset(): Record<string, unknown> | undefined {
     const held = this.held;
     this.held = undefined;
-    return held === undefined ? undefined : lostImage(held.frame, `The connection closed before the image of request ${String(held.frame["id"])} arrived`);
+    return held === undefined ? undefined : lostImage(held.frame, `The connection closed before the image${held.references.length > 1 ? "s" : ""} of request ${String(held.frame["id"])} arrived`);
   }
 }

@@ -124,10 +124,32 @@ export function isBridgeImage(value: unknown): value is BridgeImage {
 
 /**
  * The result of `method` as the SDK gives it: image methods answer a {@link BridgeImage} whichever way the bytes
- * came; other results are unchanged.
+ * came, and so does each image of `template:render`'s variants; other results are unchanged.
  */
 export function clientResult(method: string, result: unknown): unknown {
-  if (!IMAGE_METHOD_SET.has(method) || isBridgeImage(result)) return result;
+  if (method === TEMPLATE_RENDER) return templateResult(result);
+  if (!IMAGE_METHOD_SET.has(method)) return result;
+  return asImage(result);
+}
+
+const TEMPLATE_RENDER = "template:render";
+
+/** An `ImageResult` with a data URI as a {@link BridgeImage}; anything else (a `BridgeImage` already) unchanged. */
+function asImage(result: unknown): unknown {
+  if (isBridgeImage(result)) return result;
   const data = (result as { data?: unknown } | null)?.data;
   return typeof data === "string" && data.startsWith("data:") ? BridgeImage.fromResult(result as ImageResult & { data: string }) : result;
+}
+
+/** `template:render`'s answer with each variant's `image` a {@link BridgeImage}, as binary parts give it. */
+function templateResult(result: unknown): unknown {
+  const variants = (result as { variants?: unknown } | null)?.variants;
+  if (!Array.isArray(variants)) return result;
+  return {
+    ...(result as object),
+    variants: variants.map((variant: unknown) => {
+      const image = (variant as { image?: unknown } | null)?.image;
+      return image === undefined ? variant : { ...(variant as object), image: asImage(image) };
+    }),
+  };
 }

@@ -24,9 +24,16 @@ export type InvokeParams<M extends string> = M extends "layer:importImage"
 /** What a built-in method answers (an image method: a {@link BridgeImage}); plugin methods answer `unknown`. */
 export type InvokeResult<M extends string> = M extends ImageMethodName
   ? BridgeImage
-  : M extends BuiltinMethodName
+  : M extends "template:render"
+    ? TemplateRenderResult
+    : M extends BuiltinMethodName
     ? z.output<(typeof METHOD_SCHEMAS)[M]["result"]>
     : unknown;
+
+/** `template:render`'s answer: each variant answered inline carries its image as a {@link BridgeImage}. */
+export type TemplateRenderResult = {
+  variants: Array<Omit<z.output<(typeof METHOD_SCHEMAS)["template:render"]["result"]>["variants"][number], "image"> & { image?: BridgeImage }>;
+};
 
 /** Built-in names for autocompletion, plus any plugin method name. */
 export type MethodName = BuiltinMethodName | (string & {});

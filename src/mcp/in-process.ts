@@ -1,6 +1,6 @@
 import type { Observable } from "rxjs";
 import type { Dispatcher } from "../calls/dispatcher.js";
-import { allowedFor, isWireImage, type SerializedEvent } from "../methods/index.js";
+import { allowedFor, isWireImage, type SerializedEvent, withDataUris } from "../methods/index.js";
 import type { AccessScope, ServerInfo } from "../protocol/index.js";
 import type { McpBackend, McpCallResult, McpMethodInfo } from "./backend.js";
 
@@ -44,7 +44,7 @@ export function inProcessBackend(options: InProcessBackendOptions): McpBackend {
         cancel: callOptions.signal,
         progress: onProgress === undefined ? undefined : (progress, total, message) => onProgress({ progress, total, message }),
       });
-      return isWireImage(result) ? { kind: "image", image: result.image } : { kind: "json", value: result };
+      return isWireImage(result) ? { kind: "image", image: result.image } : { kind: "json", value: withDataUris(result) };
     },
     on(type, listener) {
       const subscription = options.events(type)?.subscribe((event) => listener(JSON.parse(event.json)));

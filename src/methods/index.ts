@@ -1,6 +1,6 @@
 export type { BridgeServices, CallCancelSignal, CallOthers, Caller, EventCursor, HttpBinding, MethodContext, MethodDefinition, MethodRoute, SerializedEvent, SubscribingClient, WebhookService } from "./define.js";
 export { allowedFor, defineMethod, outsideScope } from "./define.js";
-export { BinaryImageResponse, WireImage, imageResultJson, isWireImage, LARGE_IMAGE_BYTES } from "./image-result.js";
+export { BinaryImageResponse, type BinaryPart, holdsImages, WireImage, imageResultJson, isWireImage, LARGE_IMAGE_BYTES, withDataUris, withImages } from "./image-result.js";
 export { IMAGE_MIME, previewPayload } from "./_internal/images.js";
 export { BUILTIN_METHODS, methodTable } from "./table.js";
 export { encodingOf, keepEncoding } from "./encoded.js";

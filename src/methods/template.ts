@@ -1,7 +1,7 @@
 import { resolveClientPath } from "../files/index.js";
 import { BridgeError, toProtocolError, type HostLayer, type MethodParams, type TemplateVariant } from "../protocol/index.js";
 import { type CallCancelSignal, type CallOthers, defineMethod, type MethodContext, type MethodDefinition } from "./define.js";
-import { isWireImage } from "./image-result.js";
+import { withImages } from "./image-result.js";
 
 /*
  * `template:render` runs each variant as ordinary method calls, by name, through the bridge's own dispatch, as a
@@ -200,7 +200,8 @@ async function renderVariant(
       return { path: written.path };
     }
     const image = await call("image:exportDocument", { documentId, format: format === "tiff" ? undefined : (format ?? "png"), quality });
-    return { image: isWireImage(image) ? image.toJSON() : image };
+    // Kept as it is: a binary connection gets it as a binary part, everyone else as a data URI (see `withImages`).
+    return { image };
   } finally {
     // Closed even when cancelled: the copy is the job's own and nobody else will close it.
     await dispatch.call("document:close", { documentId }, { editorId }).catch(() => undefined);
@@ -248,7 +249,7 @@ async function render(ctx: MethodContext, params: Params): Promise<{ variants: V
     }
   };
   await Promise.all(lanes.slice(0, width).map(worker));
-  return { variants: outcomes };
+  return withImages({ variants: outcomes });
 }
 
 export const templateMethods: readonly MethodDefinition[] = [

@@ -1,7 +1,9 @@
 /*
  * Binary messages of a WebSocket connection that negotiated the `binary` feature (`?binary=1`): an image result's
- * bytes after its JSON response, and an image a request attaches (`{ "binary": n }` in its params) after the JSON
- * request. Each binary message starts with a short header naming the request, then the bytes as they are:
+ * bytes after its JSON response (a result holding several images, such as `template:render`'s variants, numbers
+ * them 0, 1, … in the JSON's order and sends them in that order), and an image a request attaches
+ * (`{ "binary": n }` in its params) after the JSON request. Each binary message starts with a short header naming
+ * the request, then the bytes as they are:
  *
  *   byte 0        layout version: 1
  *   byte 1        n, which binary part of that request this is (0 for the first)
@@ -23,6 +25,9 @@ export const BINARY_HEADER_FIXED_BYTES = 4;
 
 /** The part index is one byte. */
 export const MAX_BINARY_PART_INDEX = 255;
+
+/** Binary parts one request or answer can number (0 to {@link MAX_BINARY_PART_INDEX}). */
+export const MAX_BINARY_PARTS = MAX_BINARY_PART_INDEX + 1;
 
 /** A binary message split into what its header says and its payload (a view on the message, not a copy). */
 export interface BinaryFrame {

@@ -65,7 +65,7 @@ export const TemplateVariantResultSchema = z.object({
   ok: z.boolean(),
   /** The file written (output `path` given). */
   path: z.string().optional(),
-  /** The image (no output `path`): a data URI. */
+  /** The image (no output `path`): a data URI, or on a `binary` WebSocket a binary part's reference (`data: {binary: n, mime, bytes}`). */
   image: ImageResultSchema.optional(),
   error: ProtocolErrorSchema.optional(),
 });

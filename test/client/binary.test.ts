@@ -75,6 +75,86 @@ describe("client SDK and binary images", () => {
     expect(await rgba(layerBinary.bytes)).toBe(await rgba(layerText.bytes));
   });
 
+  it("template:render's variant images come as binary parts and are BridgeImages with a text connection's bytes", async () => {
+    const harness = await startOnSharedEditor();
+    const binaryWire = recordingSocket();
+    const binary = connect(harness.bridge.url, { WebSocket: binaryWire.WebSocket });
+    const text = connect(harness.bridge.url, { binary: false });
+    const doc = await binary.invoke("document:create", { width: 40, height: 20, name: "template" });
+    const sizes = [
+      [30, 20],
+      [50, 24],
+      [64, 10],
+    ] as const;
+    const params = {
+      template: { documentId: doc.id },
+      variants: sizes.map(([width, height], n) => ({ id: `v${n}`, edits: [{ method: "document:resize", params: { width, height } }] })),
+      output: { format: "png" as const },
+    };
+    const sentBefore = binaryWire.kinds.length;
+    const fromBinary = await binary.invoke("template:render", params);
+    // The answer, then one binary message per variant.
+    expect(binaryWire.kinds.slice(sentBefore)).toEqual(["text", "binary", "binary", "binary"]);
+    const fromText = await text.invoke("template:render", params);
+    await binary.invoke("document:close", { documentId: doc.id });
+    expect(fromBinary.variants.map((v) => [v.id, v.ok])).toEqual([
+      ["v0", true],
+      ["v1", true],
+      ["v2", true],
+    ]);
+    for (const [n, [width, height]] of sizes.entries()) {
+      const image = fromBinary.variants[n]!.image!;
+      const inline = fromText.variants[n]!.image!;
+      expect(isBridgeImage(image)).toBe(true);
+      expect(isBridgeImage(inline)).toBe(true); // a text connection's data URI, made an image by the SDK alike
+      expect({ width: image.width, height: image.height, mime: image.mime }).toEqual({ width, height, mime: "image/png" });
+      expect(Buffer.from(image.bytes).equals(Buffer.from(inline.bytes))).toBe(true);
+      expect((await sharp(image.bytes).metadata()).width).toBe(width);
+    }
+  });
+
+  it("an answer with several images waits for all its parts; a part missing or cut off fails that request only", async () => {
+    const server = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+    onCleanup(() => new Promise<void>((done) => server.close(() => done())));
+    await new Promise<void>((done) => server.once("listening", done));
+    let misbehave: "none" | "out-of-order" | "cut" = "none";
+    const reference = (n: number) => ({ data: { binary: n, mime: "image/png", bytes: n + 1 }, format: "png", width: n + 1, height: 1, bounds: { left: 0, top: 0, right: n + 1, bottom: 1 } });
+    server.on("connection", (socket) => {
+      socket.send(JSON.stringify({ type: "connected", data: { clientId: "c", resumed: false, protocolVersion: 1, server: { name: "stand-in", version: "0" }, features: ["binary"] } }));
+      socket.on("message", (data) => {
+        const { id, method } = JSON.parse(String(data)) as { id: string; method: string };
+        if (method !== "template:render") return socket.send(JSON.stringify({ id, ok: true, result: { name: "ok" } }));
+        const variants = [0, 1, 2].map((n) => ({ id: `v${n}`, ok: true, image: reference(n) }));
+        socket.send(JSON.stringify({ id, ok: true, result: { variants: [variants[0], { id: "bad", ok: false }, ...variants.slice(1)] } }));
+        const part = (n: number) => Buffer.concat([encodeBinaryHeader(id, n), Buffer.alloc(n + 1, n + 10)]);
+        socket.send(part(0));
+        if (misbehave === "cut") return socket.terminate();
+        socket.send(part(misbehave === "out-of-order" ? 2 : 1));
+        socket.send(part(misbehave === "out-of-order" ? 1 : 2));
+      });
+    });
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const client = connect(url, { reconnect: false });
+    await client.ready();
+    const params = { template: { documentId: 1 }, variants: [{}] };
+    const answer = (await client.invoke("template:render", params)) as { variants: Array<{ id: string; image?: unknown }> };
+    expect(answer.variants.map((v) => v.id)).toEqual(["v0", "bad", "v1", "v2"]);
+    for (const [at, n] of [
+      [0, 0],
+      [2, 1],
+      [3, 2],
+    ] as const) {
+      const image = answer.variants[at]!.image as BridgeImage;
+      expect(isBridgeImage(image)).toBe(true);
+      expect({ width: image.width, bytes: [...image.bytes] }).toEqual({ width: n + 1, bytes: new Array(n + 1).fill(n + 10) });
+    }
+    misbehave = "out-of-order";
+    await expect(client.invoke("template:render", params)).rejects.toMatchObject({ code: "CONNECTION_LOST", message: expect.stringMatching(/did not match/) });
+    expect(await client.invoke("document:current")).toEqual({ name: "ok" }); // the stray part is ignored, the connection carries on
+    misbehave = "cut";
+    await expect(client.invoke("template:render", params)).rejects.toMatchObject({ code: "CONNECTION_LOST", message: expect.stringMatching(/closed before the images/) });
+  });
+
   it("importImage takes bytes: a binary part on a binary connection, a data URI on a text one, a Blob on either", async () => {
     const harness = await startOnSharedEditor();
     const binaryWire = recordingSocket();

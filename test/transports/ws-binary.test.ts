@@ -1,3 +1,5 @@
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import sharp from "sharp";
 import { afterEach, describe, expect, it } from "vitest";
 import { decodeBinaryFrame, type BinaryFrame } from "../../src/protocol/index.js";
@@ -5,7 +7,7 @@ import type { Harness } from "../helpers/bridge.js";
 import { startOnSharedEditor } from "../helpers/shared-editor.js";
 import { BinaryTestClient } from "../helpers/binary-ws.js";
 import { ScriptedHost } from "../helpers/scripted-host.js";
-import { refusedUpgrade, waitForClient, type TestClient } from "../helpers/ws-client.js";
+import { type Frame, refusedUpgrade, waitForClient, type TestClient } from "../helpers/ws-client.js";
 
 /** The protocol 1.1 features every WebSocket connection announces. */
 const EVERYWHERE = ["cancel", "progress", "batch", "edit", "history"];
@@ -158,6 +160,105 @@ describe("binary images over WebSocket", () => {
     const layerId = (frame.result as { id: number }).id;
     const exported = await binaryExport(binary, "exp", "image:exportLayer", { layerId, format: "png" });
     expect(await pixels(exported.frame.payload)).toEqual(await pixels(png));
+  });
+
+  describe("template:render answers each variant's image as a binary part", () => {
+    const SIZES = [
+      [30, 20],
+      [50, 24],
+      [64, 10],
+    ] as const;
+
+    /** Variants of a document resized three ways; `extra` adds edits to the last one. */
+    function renderParams(documentId: number, extra: unknown[] = []): Record<string, unknown> {
+      const variants = SIZES.map(([width, height], n) => ({ id: `v${n}`, edits: [{ method: "document:resize", params: { width, height } }, ...(n === 2 ? extra : [])] }));
+      return { template: { documentId }, variants, output: { format: "png" } };
+    }
+
+    type Variant = { id: string; ok: boolean; image: { data: { binary: number; mime: string; bytes: number } | string; width: number; height: number } };
+
+    /** Checks the answer at message `at` and the three binary messages right after it; answers their payloads. */
+    async function partsAfter(client: BinaryTestClient, at: number, id: string): Promise<Buffer[]> {
+      await client.received(at + 4);
+      const answer = (client.messages[at] as { text: Frame }).text;
+      const variants = (answer.result as { variants: Variant[] }).variants;
+      expect(variants.map((v) => [v.id, v.ok, v.image.data, v.image.width])).toEqual(
+        SIZES.map(([width], n) => [`v${n}`, true, { binary: n, mime: "image/png", bytes: expect.any(Number) }, width]),
+      );
+      return [0, 1, 2].map((n) => {
+        const message = client.messages[at + 1 + n]!;
+        if (!("binary" in message)) throw new Error(`message ${at + 1 + n} is text: ${JSON.stringify(message.text)}`);
+        const decoded = decodeBinaryFrame(message.binary);
+        if (typeof decoded === "string") throw new Error(decoded);
+        expect([decoded.requestId, decoded.index, decoded.payload.byteLength]).toEqual([id, n, (variants[n]!.image.data as { bytes: number }).bytes]);
+        return Buffer.from(decoded.payload);
+      });
+    }
+
+    it("the JSON answer comes first, then parts 0, 1, 2 naming the request, with the bytes of a text socket's and HTTP's data URIs", async () => {
+      const harness = await startOnSharedEditor();
+      const text = await harness.connect("/ws");
+      const binary = await binaryClient(harness);
+      const { id: documentId } = await text.call<{ id: number }>("document:create", { width: 40, height: 20, name: "template" });
+      try {
+        const { at } = await binary.request("job", "template:render", renderParams(documentId));
+        const parts = await partsAfter(binary, at, "job");
+        const kinds = binary.messages.map((m) => ("binary" in m ? "binary" : m.text.type === "connected" ? "connected" : `answer:${m.text.id}`));
+        expect(kinds).toEqual(["connected", "answer:job", "binary", "binary", "binary"]);
+
+        const inline = await text.call<{ variants: Variant[] }>("template:render", renderParams(documentId));
+        const response = await harness.http("/template/render", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(renderParams(documentId)) });
+        const overHttp = (await response.json()) as { variants: Variant[] };
+        for (const [n, [width, height]] of SIZES.entries()) {
+          expect(dataUriBytes(inline.variants[n]!.image.data as string).equals(parts[n]!)).toBe(true);
+          expect(dataUriBytes(overHttp.variants[n]!.image.data as string).equals(parts[n]!)).toBe(true);
+          expect(await pixels(parts[n]!)).toMatchObject({ width, height });
+        }
+      } finally {
+        await text.call("document:close", { documentId });
+      }
+    });
+
+    it("an answer made while the client was away is replayed whole on a binary resume: the JSON and all three parts", async () => {
+      // The last variant imports an image from this server, which holds it until the client is gone.
+      let release: () => void = () => {};
+      let requested: () => void = () => {};
+      const fetched = new Promise<void>((resolve) => (requested = resolve));
+      const png = await solidPng(8, 8, "#3366cc");
+      const server = createServer((_request, response) => {
+        requested();
+        release = () => response.end(png);
+        response.writeHead(200, { "content-type": "image/png", "content-length": png.length });
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const harness = await startOnSharedEditor({ imports: { allowPrivateUrl: true } });
+      const observer = await harness.connect("/ws");
+      const { id: documentId } = await observer.call<{ id: number }>("document:create", { width: 40, height: 20, name: "template" });
+      try {
+        const first = await binaryClient(harness);
+        const clientId = first.hello["clientId"] as string;
+        const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/photo.png`;
+        first.ws.send(JSON.stringify({ id: "away", method: "template:render", params: renderParams(documentId, [{ method: "layer:importImage", params: { image: url } }]) }));
+        await fetched;
+        first.ws.terminate();
+        await waitForClient(observer, clientId, "detached");
+        release();
+        // Answered once the client has no call in flight: the answer is in its replay buffer.
+        for (;;) {
+          const { clients } = await observer.call<{ clients: Array<{ idPrefix: string; inFlight: number }> }>("server:clients");
+          if (clients.find((c) => clientId.startsWith(c.idPrefix))?.inFlight === 0) break;
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+        const resumed = await binaryClient(harness, `binary=1&resume=${clientId}`);
+        expect(resumed.hello).toMatchObject({ resumed: true, replayed: 4, lost: 0 });
+        const { at } = await resumed.answer("away");
+        const parts = await partsAfter(resumed, at, "away");
+        for (const [n, [width, height]] of SIZES.entries()) expect(await pixels(parts[n]!)).toMatchObject({ width, height });
+      } finally {
+        await observer.call("document:close", { documentId });
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      }
+    });
   });
 
   describe("a bad binary part fails its request only; the connection and other clients carry on", () => {

@@ -6156,7 +6156,7 @@ class _TemplateRenderResultVariantsItemRequired(TypedDict):
 class TemplateRenderResultVariantsItem(_TemplateRenderResultVariantsItemRequired, total=False):
     """The `TemplateRenderResultVariantsItem` object of the bridge's schema."""
     path: str
-    image: ImageResult
+    image: BridgeImage
     error: ProtocolError
 
 

@@ -202,10 +202,61 @@ def _is_binary_reference(value: object) -> bool:
     return isinstance(value, dict) and isinstance(value.get("binary"), int) and not isinstance(value.get("binary"), bool)
 
 
+def _is_image_reference(value: object) -> bool:
+    """`{"data": {"binary": n, "mime": …, "bytes": …}, "format": …}`: an image whose bytes come as binary part n."""
+    if not isinstance(value, dict):
+        return False
+    data = value.get("data")
+    return isinstance(data, dict) and _is_binary_reference(data) and isinstance(data.get("mime"), str) and isinstance(data.get("bytes"), int)
+
+
+def _image_references(value: Any, into: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The image references in a result, at any depth (the result itself, `variants[i].image`, …), in order."""
+    if _is_image_reference(value):
+        into.append(value)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _image_references(item, into)
+    elif isinstance(value, list):
+        for item in value:
+            _image_references(item, into)
+    return into
+
+
+def _with_images(value: Any, images: list[BridgeImage]) -> Any:
+    """A copy of a result with each image reference replaced by the image of its binary part."""
+    if _is_image_reference(value):
+        return images[value["data"]["binary"]]
+    if isinstance(value, dict):
+        return {key: _with_images(item, images) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_with_images(item, images) for item in value]
+    return value
+
+
+class _HeldAnswer:
+    """An answer waiting for its binary parts: `references[n]` is the image part n fills."""
+
+    def __init__(self, frame: dict[str, Any], references: list[dict[str, Any]]) -> None:
+        self.frame = frame
+        self.references = references
+        self.images: list[BridgeImage] = []
+
+
+def _as_image(value: Any) -> Any:
+    if isinstance(value, dict) and isinstance(value.get("data"), str) and value["data"].startswith("data:"):
+        return BridgeImage.from_data_uri(value)
+    return value
+
+
 def _image_result(method: str, result: Any) -> Any:
-    """An image method's result as a `BridgeImage` (a text connection's data URI decoded)."""
+    """An image method's result as a `BridgeImage` (a text connection's data URI decoded), and so each image of
+    `template:render`'s variants."""
     if method in IMAGE_METHODS and isinstance(result, dict) and isinstance(result.get("data"), str):
         return BridgeImage.from_data_uri(result)
+    if method == "template:render" and isinstance(result, dict) and isinstance(result.get("variants"), list):
+        variants = [{**v, "image": _as_image(v["image"])} if isinstance(v, dict) and "image" in v else v for v in result["variants"]]
+        return {**result, "variants": variants}
     return result
 
 
@@ -257,7 +308,7 @@ class Client(MethodGroups):
         self._in_flight = 0
         self._send_lock: asyncio.Lock | None = None
         self._flushing = False
-        self._held: tuple[dict[str, Any], dict[str, Any]] | None = None
+        self._held: _HeldAnswer | None = None
         self._sequence = _Sequence()
         self._subscriptions: dict[str, _Subscription] = {}
         self._local: dict[str, list[tuple[Listener, bool]]] = {}
@@ -418,7 +469,7 @@ class Client(MethodGroups):
             code, reason = await self._read(socket)
             self._socket = None
             if self._held is not None:
-                frame, _ = self._held
+                frame = self._held.frame
                 self._held = None
                 self._answer(_lost_image(frame, "The connection closed before the image arrived"))
             if self._state == "closed":
@@ -476,8 +527,16 @@ class Client(MethodGroups):
             return
         if "ok" in frame and "id" in frame:
             result = frame.get("result")
-            if frame.get("ok") is True and isinstance(result, dict) and _is_binary_reference(result.get("data")):
-                self._held = (frame, result["data"])
+            references = _image_references(result, []) if frame.get("ok") is True else []
+            if references:
+                by_part: list[dict[str, Any] | None] = [None] * len(references)
+                for reference in references:
+                    n = reference["data"]["binary"]
+                    if n >= len(by_part) or by_part[n] is not None:
+                        self._answer(_lost_image(frame, "The answer's binary part numbers are not 0, 1, … each once"))
+                        return
+                    by_part[n] = reference
+                self._held = _HeldAnswer(frame, [r for r in by_part if r is not None])
                 return
             if frame.get("ok") is True:
                 self._policy_closes = 0
@@ -486,16 +545,22 @@ class Client(MethodGroups):
             self._on_event(frame["type"], frame.get("data"), frame.get("seq"))
 
     def _on_binary(self, message: bytes) -> None:
-        held, self._held = self._held, None
+        held = self._held
         if held is None:
             return
-        frame, reference = held
+        frame = held.frame
+        n = len(held.images)
+        reference = held.references[n]
         decoded = _read_binary(message)
-        if decoded is None or decoded[0] != str(frame["id"]) or decoded[1] != reference["binary"] or len(decoded[2]) != reference.get("bytes"):
+        if decoded is None or decoded[0] != str(frame["id"]) or decoded[1] != n or len(decoded[2]) != reference["data"]["bytes"]:
+            self._held = None
             self._answer(_lost_image(frame, "The binary message did not match its answer"))
             return
-        image = BridgeImage.from_result(frame["result"], decoded[2], str(reference.get("mime", "application/octet-stream")))
-        self._answer({**frame, "result": image})
+        held.images.append(BridgeImage.from_result(reference, decoded[2], str(reference["data"]["mime"])))
+        if len(held.images) < len(held.references):
+            return
+        self._held = None
+        self._answer({**frame, "result": _with_images(frame["result"], held.images)})
 
     def _on_event(self, kind: str, data: Any, seq: Any) -> None:
         if not isinstance(seq, int):

@@ -16,7 +16,8 @@ import pytest
 from conftest import TOKEN, Bridge
 
 from image_editor_bridge import BridgeError, BridgeImage, Client, Event, Progress, ReconnectOptions
-from image_editor_bridge.client import _Sequence, endpoints
+from image_editor_bridge._generated import TemplateRenderVariantsItem
+from image_editor_bridge.client import _binary_header, _Pending, _Sequence, endpoints
 
 T = TypeVar("T")
 WAIT = 60.0
@@ -152,6 +153,69 @@ def test_binary_export_decodes_to_the_document_size(bridge: Bridge, tmp_path: Pa
             imported = await client.layer.import_image(document_id=doc["id"], image=image.data, name="copy")
             assert imported["name"] == "copy"
             await client.document.close(document_id=doc["id"])
+
+    run(scenario)
+
+
+def test_template_render_images_arrive_as_binary_parts(bridge: Bridge, tmp_path: Path) -> None:
+    """Three variants answered inline: over a binary socket each image is a binary part; the client puts a
+    BridgeImage where each reference was, with the bytes a text connection's data URIs decode to."""
+
+    async def scenario() -> None:
+        async with Client(bridge.url, token=TOKEN) as client, Client(bridge.url, token=TOKEN, binary=False) as text:
+            doc = await client.document.create(width=40, height=20, name="template")
+            sizes = [(30, 20), (50, 24), (64, 10)]
+            variants: list[TemplateRenderVariantsItem] = [
+                {"id": f"v{n}", "edits": [{"method": "document:resize", "params": {"width": w, "height": h}}]} for n, (w, h) in enumerate(sizes)
+            ]
+            params: dict[str, Any] = {"template": {"documentId": doc["id"]}, "variants": variants, "output": {"format": "png"}}
+            typed = await client.template.render(template={"documentId": doc["id"]}, variants=variants, output={"format": "png"})
+            binary = await client.invoke("template:render", params)
+            inline = await text.invoke("template:render", params)
+            await client.document.close(document_id=doc["id"])
+            assert [v["id"] for v in binary["variants"]] == ["v0", "v1", "v2"]
+            for (w, h), got, want in zip(sizes, binary["variants"], inline["variants"], strict=True):
+                image = got["image"]
+                assert got["ok"] is True and isinstance(image, BridgeImage) and image.mime == "image/png"
+                assert png_size(image.data) == (w, h) == (image.width, image.height)
+                assert isinstance(want["image"], BridgeImage) and want["image"].data == image.data
+            # The typed helper's result says what the client gives: a `BridgeImage` with `save`.
+            target = tmp_path / "v1.png"
+            typed["variants"][1]["image"].save(target)
+            assert target.read_bytes() == binary["variants"][1]["image"].data
+
+    run(scenario)
+
+
+def test_an_answer_waits_for_all_its_binary_parts() -> None:
+    """An answer naming parts 0..2 is held until the third binary message, then carries an image at each place; a
+    part out of order fails that request alone."""
+
+    def reference(n: int, size: int) -> dict[str, Any]:
+        return {"data": {"binary": n, "mime": "image/png", "bytes": size}, "format": "png", "width": n + 1, "height": 1, "bounds": {}}
+
+    async def scenario() -> None:
+        client = Client("http://127.0.0.1:9")  # never connected: frames are fed in as the reader would
+        loop = asyncio.get_running_loop()
+        pending = _Pending("r1", "template:render", None, loop.create_future(), None)
+        client._pending["r1"] = pending
+        variants = [{"id": str(n), "ok": True, "image": reference(n, 3 + n)} for n in range(3)]
+        client._on_text(json.dumps({"id": "r1", "ok": True, "result": {"variants": variants}}))
+        for n in range(3):
+            assert not pending.future.done(), f"answered before part {n}"
+            client._on_binary(_binary_header("r1", n) + bytes([n]) * (3 + n))
+        result = await pending.future
+        images = [variant["image"] for variant in result["variants"]]
+        assert all(isinstance(image, BridgeImage) for image in images)
+        assert [(image.data, image.width) for image in images] == [(bytes([n]) * (3 + n), n + 1) for n in range(3)]
+
+        wrong = _Pending("r2", "template:render", None, loop.create_future(), None)
+        client._pending["r2"] = wrong
+        client._on_text(json.dumps({"id": "r2", "ok": True, "result": {"variants": variants[:2]}}))
+        client._on_binary(_binary_header("r2", 1) + bytes([1]) * 4)  # part 1 where part 0 was due
+        with pytest.raises(BridgeError) as raised:
+            await wrong.future
+        assert raised.value.code == "CONNECTION_LOST"
 
     run(scenario)
 

@@ -69,9 +69,9 @@ export function frameBytes(frame: OutboundFrame): number {
 }
 
 /**
- * Writes a frame to a socket. An image answer goes as its JSON and then its binary message, back to back, on a
- * socket that negotiated binary; as one JSON frame with a data URI on one that did not (a resume without it).
- * Returns how many WebSocket messages it wrote.
+ * Writes a frame to a socket. An image answer goes as its JSON and then its binary messages (part 0, 1, …), back to
+ * back with nothing between them, on a socket that negotiated binary; as one JSON frame with data URIs on one that
+ * did not (a resume without it). Returns how many WebSocket messages it wrote.
  */
 export function sendFrame(socket: ClientSocket, frame: OutboundFrame): number {
   if (typeof frame === "string" || Buffer.isBuffer(frame)) {
@@ -83,12 +83,12 @@ export function sendFrame(socket: ClientSocket, frame: OutboundFrame): number {
     return 1;
   }
   socket.send(frame.json);
-  socket.sendBinary(frame.header, frame.payload);
-  return 2;
+  for (const part of frame.parts) socket.sendBinary(part.header, part.payload);
+  return 1 + frame.parts.length;
 }
 
 /** How many WebSocket messages `frames` take on `socket` (the `replayed` count of a resume). */
 export function messageCount(socket: ClientSocket, frames: readonly OutboundFrame[]): number {
-  return frames.reduce((count, frame) => count + (typeof frame === "string" || Buffer.isBuffer(frame) || !socket.binary ? 1 : 2), 0);
+  return frames.reduce((count, frame) => count + (typeof frame === "string" || Buffer.isBuffer(frame) || !socket.binary ? 1 : 1 + frame.parts.length), 0);
 }
 

@@ -211,7 +211,9 @@ export const WS_QUERY: ReadonlyArray<{ readonly name: string; readonly type: "st
 
 /** The layout of a binary message, as the contract describes it. */
 export const BINARY_LAYOUT =
-  "On a connection opened with `?binary=1`: an image result's bytes right after its JSON response (which names them `{binary: n, mime, bytes}`), or an import's bytes right after the JSON request naming `{binary: n}`. " +
+  "On a connection opened with `?binary=1`: an image result's bytes right after its JSON response (which names them `{binary: n, mime, bytes}` in place of the data URI), or an import's bytes right after the JSON request naming `{binary: n}`. " +
+  "A result that holds several images (`template:render` without `output.path`: each `variants[i].image`) names them parts 0, 1, … in the order the JSON text lists them, and their binary messages follow the response in that order, nothing else between; a resumed client is replayed the response with all its parts or none of it. " +
+  "HTTP, a connection without `binary`, and an entry of a `batch` carry data URIs instead, as does an answer with more images than binary parts can number (256). " +
   "Layout: byte 0 is the header version (1); byte 1 is n, the part index; bytes 2–3 are L, the length of the request id in bytes (unsigned, big-endian); bytes 4 to 4+L are the request id in UTF-8 (a numeric id as its digits); the rest is the payload. " +
   "Text messages carry JSON only and are limited to `maxTextFrameBytes` (4 MiB by default), far below binary ones (`maxPayloadBytes`, 96 MiB). This is a change: text messages used to be accepted up to `maxPayloadBytes`, and a big import inline as base64. " +
   "A larger text message is refused from its header, before it is read: `PAYLOAD_TOO_LARGE` as the answer on its request id when the message starts with `{\"id\":…` (as the SDK writes requests), else as an `error` event (`details: { limit: \"maxTextFrameBytes\", bytes, maxBytes, use: \"binary parts\" }`), then close 1009. " +

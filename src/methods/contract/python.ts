@@ -99,6 +99,8 @@ class PythonTypes {
   type(schema: JsonSchema | boolean | undefined, hint: string): string {
     if (schema === undefined || schema === true || schema === false) return "Any";
     const ref = schema["$ref"];
+    // The client gives every image of an answer (an image method's result, `template:render`'s variants) as a `BridgeImage`.
+    if (ref === IMAGE_RESULT_REF) return "BridgeImage";
     if (typeof ref === "string") return ref.startsWith(COMPONENT_SCHEMAS) ? ref.slice(COMPONENT_SCHEMAS.length) : "Any";
     if ("const" in schema) return `Literal[${pyLiteral(schema["const"])}]`;
     if (Array.isArray(schema["enum"])) return `Literal[${(schema["enum"] as unknown[]).map(pyLiteral).join(", ")}]`;

@@ -33,6 +33,10 @@ const timed = async (list, fn) => {
   await fn();
   list.push(performance.now() - t0);
 };
+// One untimed tick first: the first request of each kind opens its connection and finds the server's path cold (a
+// fresh bridge's first `/health` took 365 ms on a loaded machine with nothing else running), which is start-up, not
+// what a stall measurement is after.
+await Promise.all([fetch(healthUrl).then((r) => r.arrayBuffer()), rpc(), fetch(bareUrl).then((r) => r.arrayBuffer())]);
 parentPort.postMessage("ready");
 while (!stopped) {
   await Promise.all([

@@ -18,7 +18,11 @@ type Variant = {
   fills?: Record<string, string>;
   comp?: string;
   vars?: Record<string, string>;
+  edits?: Array<{ method: string; params?: Record<string, unknown> }>;
 };
+
+/** `--trim`: the last edit of every variant, so a comp that leaves part of the canvas empty gives a smaller file. */
+const TRIM = { method: "document:trim" } as const;
 
 type Outcome = { id: string; ok: boolean; path?: string; error?: { code: string; message: string } };
 
@@ -148,9 +152,19 @@ function progressWriter(io: RenderTemplateIo, total: number): { report: InvokeOp
 export async function renderTemplate(
   io: RenderTemplateIo,
   invoke: (method: string, params: unknown, options: InvokeOptions) => Promise<unknown>,
-  options: { template: string; data: string; output: string; comp?: string | undefined; concurrency?: number | undefined; invoke: InvokeOptions },
+  options: {
+    template: string;
+    data: string;
+    output: string;
+    comp?: string | undefined;
+    concurrency?: number | undefined;
+    /** Crop each variant's fully transparent edges before it is written (`document:trim`), after its own edits. */
+    trim?: boolean;
+    invoke: InvokeOptions;
+  },
 ): Promise<boolean> {
-  const variants = await readVariants(options.data, options.comp);
+  const rows = await readVariants(options.data, options.comp);
+  const variants = options.trim ? rows.map((v) => ({ ...v, edits: [...(v.edits ?? []), TRIM] })) : rows;
   if (variants.length === 0) throw new UsageError(`--data ${options.data} holds no rows`);
   const started = performance.now();
   const bar = progressWriter(io, variants.length);

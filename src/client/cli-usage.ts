@@ -37,11 +37,12 @@ export const CLIENT_USAGE = `Client commands (talk to a running bridge):
                                            made them (the active document by default)
   redo [--steps n] [--document-id n]       redo n undone steps (default 1)
   history [--document-id n]                the document's history: its steps, oldest first, and where it stands
-  render-template <file> --data <rows.csv|rows.json> -o <pattern> [--comp name] [--concurrency n]
+  render-template <file> --data <rows.csv|rows.json> -o <pattern> [--comp name] [--concurrency n] [--trim]
                                            render one variant of a template per row (columns text:<layer>,
                                            image:<layer>, visible:<layer or name pattern>, fill:<layer>, comp, id,
-                                           vars) to files named by the pattern (out/{id}.png); exits 1 when a
-                                           variant failed
+                                           vars) to files named by the pattern (out/{id}.png); --trim crops each
+                                           variant's transparent edges (a size per comp); exits 1 when a variant
+                                           failed
 Client options (a command refuses options it does not use):
   --url <url>          the bridge: http(s)://host:port or ws(s)://…  [BRIDGE_URL]   default ${DEFAULT_BRIDGE_URL}
   --token <token>      access token                                  [BRIDGE_TOKEN]

@@ -84,6 +84,7 @@ function parseFlags(argv: string[]) {
       data: { type: "string" },
       comp: { type: "string" },
       concurrency: { type: "string" },
+      trim: { type: "boolean" },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -107,7 +108,7 @@ const COMMAND_OPTIONS: Readonly<Record<ClientCommand, readonly Flag[]>> = {
   undo: ["name", "steps", "document-id"],
   redo: ["name", "steps", "document-id"],
   history: ["name", "document-id"],
-  "render-template": ["name", "output", "data", "comp", "concurrency"],
+  "render-template": ["name", "output", "data", "comp", "concurrency", "trim"],
 };
 
 /** Refuses an option the command does not use, rather than ignoring it silently. */
@@ -223,7 +224,7 @@ async function runRenderTemplate(ctx: Context): Promise<number> {
   const concurrency = ctx.values.concurrency === undefined ? undefined : positiveInt("--concurrency", ctx.values.concurrency);
   return withConnection(ctx, { reconnect: false }, async (connection) => {
     const io = { out: ctx.out, err: ctx.err as RenderTemplateIo["err"], json: ctx.json };
-    const options = { template, data, output, comp, concurrency, invoke: invokeOptions(ctx) };
+    const options = { template, data, output, comp, concurrency, trim: ctx.values.trim === true, invoke: invokeOptions(ctx) };
     const allDone = await renderTemplate(io, (method, params, invoke) => connection.invoke(method, params, invoke), options);
     return allDone ? EXIT_CODES.OK : EXIT_CODES.FAILED;
   });

@@ -31,4 +31,32 @@ export const PROMPTS: readonly McpPrompt[] = [
       `check the result with image_getPreview, then call document_export with format "png" and path "${args["path"] ?? "product.png"}" so that the longest edge is 1024 px ` +
       "(compute the scale from document_current's width and height). Report the file written and its size.",
   },
+  {
+    name: "fill_template",
+    title: "Fill a template from a table",
+    description: "Renders one file per row of a table from a layered template (text, photos, badges, layer comps) with template_render.",
+    arguments: [
+      { name: "template", description: "The template's path (a PSD inside the bridge's files roots).", required: true },
+      { name: "rows", description: "The table: a CSV's text, or where it is and what its columns mean.", required: true },
+      { name: "output", description: "The output file name pattern, e.g. out/{id}.png (inside the files roots).", required: false },
+    ],
+    text: (args) => {
+      const output = args["output"] ?? "out/{id}.png";
+      return (
+        `Fill the template ${args["template"] ?? "(ask the user for its path)"} once per row of this table and write each result to ${output}.\n\nThe table:\n${args["rows"] ?? "(ask the user for it)"}\n\n` +
+        "1. Learn the template: call document_open with its path, then document_layers (the layer names, which are text layers, which is a smart object or pixel layer " +
+        "that takes a photo) and document_layerComps (the comps by name), then document_close it. Variants address layers by name: a name the template lacks, " +
+        "or holds twice, fails that row.\n" +
+        "2. Map each column to a part of a variant: a new text by layer name (text), a photo path or URL by layer name (images; it takes the placeholder's " +
+        "frame), a layer shown or hidden (visible, true or false), a layer comp (comp), a solid fill colour (fills), and the values the output pattern names " +
+        "(vars; {id} is the variant's id). Say which column went where and ask when a column matches no layer.\n" +
+        `3. Call template_render with template {path}, the first row alone as its one variant, and output {path: "${output}"}; look at the file it wrote ` +
+        "(document_open it, image_getPreview, document_close) and fix the mapping if it is wrong.\n" +
+        "4. Call template_render with every row (comps that leave part of the canvas empty: add edits [{method: \"document:trim\"}] to each variant). " +
+        "The answer lists each row: ok with its path, or its error. Rows fail alone; do not retry a row whose error names a missing layer without fixing its " +
+        "column. The template file is never written.\n" +
+        "5. Report how many files were written, where, and each failed row with its error."
+      );
+    },
+  },
 ];

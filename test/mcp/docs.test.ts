@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { BUILTIN_METHODS } from "../../src/methods/index.js";
-import { EXCLUDED_METHODS, SCRIPT_METHODS, toolTable } from "../../src/mcp/index.js";
+import { EXCLUDED_METHODS, PROMPTS, SCRIPT_METHODS, toolTable } from "../../src/mcp/index.js";
 
 const DOC = readFileSync(new URL("../../docs/mcp.md", import.meta.url), "utf8");
 
@@ -24,5 +24,17 @@ describe("docs/mcp.md", () => {
 
   it("names every method left out", () => {
     for (const name of EXCLUDED_METHODS) expect(DOC).toContain(`\`${name}\``);
+  });
+
+  it("documents every prompt, and each prompt names only tools that exist", () => {
+    const prompts = /## Prompts\n([\s\S]*?)\n## /.exec(DOC)![1]!;
+    const tools = new Set([...toolTable(BUILTIN_METHODS, { allowScripts: false }).values()].map(({ tool }) => tool.name));
+    for (const prompt of PROMPTS) {
+      expect(prompts).toContain(`\`${prompt.name}\``);
+      const args = Object.fromEntries(prompt.arguments.map((a) => [a.name, `<${a.name}>`]));
+      const named = prompt.text(args).match(/\b[a-z]+_[a-zA-Z]+\b/g) ?? [];
+      expect(named.length, prompt.name).toBeGreaterThan(0);
+      for (const name of named) expect(tools.has(name), `${prompt.name} names ${name}`).toBe(true);
+    }
   });
 });

@@ -465,6 +465,40 @@ export const PLAN = {
     },
   ],
 
+  "examples/recipes/README.md": [
+    // The product-card recipe runs in test/docs/product-card.test.ts (a bridge on port 0, the folder its files root,
+    // each output checked). Here: the options the block uses are the ones the CLI documents, and the Python recipe
+    // takes the arguments the block gives it.
+    {
+      cmd: "node examples/recipes/product-card/make-template.mjs cards",
+      form: async () => {
+        const text = await readFile(new URL("../../../examples/recipes/product-card/make-template.mjs", import.meta.url), "utf8");
+        assert.match(text, /usage: make-template\.mjs <folder>/);
+      },
+    },
+    {
+      cmd: "image-editor-bridge serve --editors 2 --files-root cards &",
+      form: async (ctx) => {
+        const r = await ctx.run("image-editor-bridge help");
+        for (const option of ["--editors", "--files-root"]) assert.ok(r.stdout.includes(option), option);
+      },
+    },
+    {
+      cmd: "(cd cards && mkdir -p out && image-editor-bridge render-template card.psd --data ../examples/recipes/product-card/products.csv -o 'out/{id}.png' --trim)",
+      form: async (ctx) => {
+        const r = await ctx.run("image-editor-bridge help");
+        assert.match(r.stdout, /render-template <file> --data <rows\.csv\|rows\.json> -o <pattern> .*\[--trim\]/);
+      },
+    },
+    {
+      cmd: "python3 examples/recipes/product-card/render_products.py cards cards/py",
+      form: async () => {
+        const text = await readFile(new URL("../../../examples/recipes/product-card/render_products.py", import.meta.url), "utf8");
+        assert.match(text, /usage: render_products\.py <folder> <out-folder>/);
+      },
+    },
+  ],
+
   "docs/cluster.md": [
     {
       cmd: "nats-server -a 127.0.0.1 -p 4222 -js -sd /var/lib/nats",

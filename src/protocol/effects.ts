@@ -24,6 +24,14 @@ export const MAX_EFFECT_SIZE = 250;
 export const MAX_EFFECT_DISTANCE = 30_000;
 /** Most points of a contour. */
 export const MAX_CONTOUR_POINTS = 32;
+/**
+ * Most effects of one kind on a layer: Photoshop stacks up to ten drop shadows, inner shadows, colour overlays,
+ * gradient overlays and strokes (the other kinds come once).
+ */
+export const MAX_EFFECTS_OF_A_KIND = 10;
+
+/** An effect of a kind Photoshop stacks: one, or a list of them (the first drawn on top, as the Layer Style dialog lists them). */
+const stackable = <T extends z.ZodType>(effect: T) => z.union([effect, z.array(effect).min(1).max(MAX_EFFECTS_OF_A_KIND)]);
 
 /**
  * The curve an effect's falloff goes through, as Photoshop's contour editor: points `{x, y}` input → output, each
@@ -176,21 +184,26 @@ const StrokeSchema = z
   .strict()
   .refine((s) => s.color === undefined || s.gradient === undefined, { message: "pass color or gradient, not both", path: ["gradient"] });
 
-/** A layer's effects, each left out when the layer has none of it. */
+/**
+ * A layer's effects, each left out when the layer has none of it. Drop shadows, inner shadows, colour and gradient
+ * overlays and strokes may also be lists of up to {@link MAX_EFFECTS_OF_A_KIND}, the first drawn on top.
+ */
 export const EffectsSchema = z
   .object({
-    dropShadow: DropShadowSchema.optional(),
-    innerShadow: InnerShadowSchema.optional(),
+    dropShadow: stackable(DropShadowSchema).optional(),
+    innerShadow: stackable(InnerShadowSchema).optional(),
     outerGlow: OuterGlowSchema.optional(),
     innerGlow: InnerGlowSchema.optional(),
     bevel: BevelSchema.optional(),
     satin: SatinSchema.optional(),
-    colorOverlay: ColorOverlaySchema.optional(),
-    gradientOverlay: GradientOverlaySchema.optional(),
-    stroke: StrokeSchema.optional(),
+    colorOverlay: stackable(ColorOverlaySchema).optional(),
+    gradientOverlay: stackable(GradientOverlaySchema).optional(),
+    stroke: stackable(StrokeSchema).optional(),
   })
   .strict();
 export type EffectsInput = z.infer<typeof EffectsSchema>;
+/** One effect of a field of {@link EffectsInput}, whether the field holds one or a list. */
+export type OneEffect<K extends keyof EffectsInput> = NonNullable<EffectsInput[K]> extends infer T ? (T extends readonly (infer E)[] ? E : T) : never;
 export type EffectName = keyof EffectsInput;
 export const EFFECT_NAMES = ["dropShadow", "innerShadow", "outerGlow", "innerGlow", "bevel", "satin", "colorOverlay", "gradientOverlay", "stroke"] as const;
 
@@ -240,10 +253,13 @@ interface ResolvedGlow extends Blending {
   readonly jitter: number;
 }
 
-/** Effects as editors receive them: defaults filled in, colours parsed, angles of global-light effects resolved. */
+/**
+ * Effects as editors receive them: defaults filled in, colours parsed, angles of global-light effects resolved. The
+ * kinds Photoshop stacks are lists (one or more, the first on top).
+ */
 export interface ResolvedEffects {
-  readonly dropShadow?: ResolvedShadow & { readonly spread: number; readonly layerKnocksOut: boolean };
-  readonly innerShadow?: ResolvedShadow & { readonly choke: number };
+  readonly dropShadow?: readonly (ResolvedShadow & { readonly spread: number; readonly layerKnocksOut: boolean })[];
+  readonly innerShadow?: readonly (ResolvedShadow & { readonly choke: number })[];
   readonly outerGlow?: ResolvedGlow & { readonly spread: number };
   readonly innerGlow?: ResolvedGlow & { readonly source: "edge" | "center"; readonly choke: number };
   readonly bevel?: {
@@ -270,13 +286,13 @@ export interface ResolvedEffects {
     readonly antiAlias: boolean;
     readonly invert: boolean;
   };
-  readonly colorOverlay?: Blending & { readonly color: Rgba };
-  readonly gradientOverlay?: Blending & ResolvedGradient;
-  readonly stroke?: Blending & {
+  readonly colorOverlay?: readonly (Blending & { readonly color: Rgba })[];
+  readonly gradientOverlay?: readonly (Blending & ResolvedGradient)[];
+  readonly stroke?: readonly (Blending & {
     readonly size: number;
     readonly position: "outside" | "inside" | "center";
     readonly fill: { readonly type: "color"; readonly color: Rgba } | ({ readonly type: "gradient" } & ResolvedGradient);
-  };
+  })[];
 }
 
 /** The global light a call sets: its angle, and its altitude when given (else the document keeps its own). */

@@ -154,4 +154,49 @@ describe.each(EDIT_MATRIX)("layer effects over $label", ({ editor, transport: { 
     expect(reopened.effects).toMatchObject(EFFECTS);
     expect(reopened.effects?.["innerShadow"]).toMatchObject({ useGlobalLight: true, angle: 75 });
   });
+
+  it("effects Photoshop stacks take a list: each drawn, read back in order, saved as several, and past ten refused", async () => {
+    const shape = await start();
+    if (!supported) return;
+    // Two hard shadows far apart, both of their own light: each lands on its own side of the shape.
+    const shadows = [
+      { color: "#ff0000", opacity: 100, blendMode: "normal", distance: 8, size: 0, useGlobalLight: false, angle: 0 },
+      { color: "#0000ff", opacity: 100, blendMode: "normal", distance: 8, size: 0, useGlobalLight: false, angle: 180 },
+    ];
+    const strokes = [
+      { size: 2, position: "outside", color: "#00ff00" },
+      { size: 4, position: "outside", color: "#ffff00" },
+    ];
+    const made = expectResult("layer:setEffects", await s.call("layer:setEffects", { layerId: shape.id, effects: { dropShadow: shadows, stroke: strokes, colorOverlay: { color: "#ffffff" } } })) as Edited;
+    expect(made.effects?.["dropShadow"]).toMatchObject(shadows);
+    expect(made.effects?.["stroke"]).toMatchObject(strokes);
+    // One of a kind still reads back as an object.
+    expect(made.effects?.["colorOverlay"]).toMatchObject({ color: "#ffffff" });
+    if (editor.paints) {
+      // The shape covers x 10–29, y 10–21; the strokes reach 4 px out. A shadow falls away from its light: the red
+      // one (lit from the right) to the left of the shape, the blue one to its right.
+      const picture = await exportComposite(s);
+      expect(picture.at(3, 15)).toEqual([255, 0, 0, 255]);
+      expect(picture.at(36, 15)).toEqual([0, 0, 255, 255]);
+      // The first stroke is drawn over the second: green next to the shape, yellow beyond it.
+      expect(picture.at(30, 15)).toEqual([0, 255, 0, 255]);
+      expect(picture.at(32, 15)).toEqual([255, 255, 0, 255]);
+      const path = join(dir, `${editor.label.replace(" ×", "x")}-stacked-${Math.random().toString(36).slice(2)}.psd`);
+      expectResult("document:save", await s.call("document:save", { savePath: path }));
+      const psd = readPsd(await readFile(path), { skipLayerImageData: true, skipCompositeImageData: true, skipThumbnail: true });
+      const saved = (psd.children ?? []).find((l) => l.name === "Shape")!;
+      expect(saved.effects?.dropShadow?.map((e) => e.color)).toEqual([
+        { r: 255, g: 0, b: 0 },
+        { r: 0, g: 0, b: 255 },
+      ]);
+      expect(saved.effects?.stroke?.map((e) => e.size?.value)).toEqual([2, 4]);
+    }
+    const { revision } = await s.current();
+    const tooMany = await s.call("layer:setEffects", { layerId: shape.id, effects: { dropShadow: Array.from({ length: 11 }, () => ({})) } });
+    await expectRefused(s, tooMany, "BAD_REQUEST", revision!);
+    expect(JSON.stringify(tooMany.error)).toContain("dropShadow");
+    const badColour = await s.call("layer:setEffects", { layerId: shape.id, effects: { stroke: [{ color: "red" }, { color: "mauve-ish" }] } });
+    await expectRefused(s, badColour, "BAD_REQUEST", revision!);
+    expect(badColour.error?.details).toMatchObject({ "effects.stroke.1.color": "mauve-ish" });
+  });
 });

@@ -5408,19 +5408,19 @@ class LayerSetEffectsParams(_LayerSetEffectsParamsRequired, total=False):
 
 class LayerSetEffectsParamsEffects(TypedDict, total=False):
     """The `LayerSetEffectsParamsEffects` object of the bridge's schema."""
-    dropShadow: LayerSetEffectsParamsEffectsDropShadow
-    innerShadow: LayerSetEffectsParamsEffectsInnerShadow
+    dropShadow: LayerSetEffectsParamsEffectsDropShadow1 | list[LayerSetEffectsParamsEffectsDropShadow2Item]
+    innerShadow: LayerSetEffectsParamsEffectsInnerShadow1 | list[LayerSetEffectsParamsEffectsInnerShadow2Item]
     outerGlow: LayerSetEffectsParamsEffectsOuterGlow
     innerGlow: LayerSetEffectsParamsEffectsInnerGlow
     bevel: LayerSetEffectsParamsEffectsBevel
     satin: LayerSetEffectsParamsEffectsSatin
-    colorOverlay: LayerSetEffectsParamsEffectsColorOverlay
-    gradientOverlay: LayerSetEffectsParamsEffectsGradientOverlay
-    stroke: LayerSetEffectsParamsEffectsStroke
+    colorOverlay: LayerSetEffectsParamsEffectsColorOverlay1 | list[LayerSetEffectsParamsEffectsColorOverlay2Item]
+    gradientOverlay: LayerSetEffectsParamsEffectsGradientOverlay1 | list[LayerSetEffectsParamsEffectsGradientOverlay2Item]
+    stroke: LayerSetEffectsParamsEffectsStroke1 | list[LayerSetEffectsParamsEffectsStroke2Item]
 
 
-class LayerSetEffectsParamsEffectsDropShadow(TypedDict, total=False):
-    """The `LayerSetEffectsParamsEffectsDropShadow` object of the bridge's schema."""
+class LayerSetEffectsParamsEffectsDropShadow1(TypedDict, total=False):
+    """The `LayerSetEffectsParamsEffectsDropShadow1` object of the bridge's schema."""
     blendMode: str
     opacity: float
     color: str
@@ -5428,21 +5428,21 @@ class LayerSetEffectsParamsEffectsDropShadow(TypedDict, total=False):
     useGlobalLight: bool
     distance: float
     size: float
-    contour: list[LayerSetEffectsParamsEffectsDropShadowContourItem]
+    contour: list[LayerSetEffectsParamsEffectsDropShadow1ContourItem]
     antiAlias: bool
     noise: float
     spread: float
     layerKnocksOut: bool
 
 
-class LayerSetEffectsParamsEffectsDropShadowContourItem(TypedDict):
-    """The `LayerSetEffectsParamsEffectsDropShadowContourItem` object of the bridge's schema."""
+class LayerSetEffectsParamsEffectsDropShadow1ContourItem(TypedDict):
+    """The `LayerSetEffectsParamsEffectsDropShadow1ContourItem` object of the bridge's schema."""
     x: float
     y: float
 
 
-class LayerSetEffectsParamsEffectsInnerShadow(TypedDict, total=False):
-    """The `LayerSetEffectsParamsEffectsInnerShadow` object of the bridge's schema."""
+class LayerSetEffectsParamsEffectsDropShadow2Item(TypedDict, total=False):
+    """The `LayerSetEffectsParamsEffectsDropShadow2Item` object of the bridge's schema."""
     blendMode: str
     opacity: float
     color: str
@@ -5450,14 +5450,57 @@ class LayerSetEffectsParamsEffectsInnerShadow(TypedDict, total=False):
     useGlobalLight: bool
     distance: float
     size: float
-    contour: list[LayerSetEffectsParamsEffectsInnerShadowContourItem]
+    contour: list[LayerSetEffectsParamsEffectsDropShadow2ItemContourItem]
+    antiAlias: bool
+    noise: float
+    spread: float
+    layerKnocksOut: bool
+
+
+class LayerSetEffectsParamsEffectsDropShadow2ItemContourItem(TypedDict):
+    """The `LayerSetEffectsParamsEffectsDropShadow2ItemContourItem` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class LayerSetEffectsParamsEffectsInnerShadow1(TypedDict, total=False):
+    """The `LayerSetEffectsParamsEffectsInnerShadow1` object of the bridge's schema."""
+    blendMode: str
+    opacity: float
+    color: str
+    angle: float
+    useGlobalLight: bool
+    distance: float
+    size: float
+    contour: list[LayerSetEffectsParamsEffectsInnerShadow1ContourItem]
     antiAlias: bool
     noise: float
     choke: float
 
 
-class LayerSetEffectsParamsEffectsInnerShadowContourItem(TypedDict):
-    """The `LayerSetEffectsParamsEffectsInnerShadowContourItem` object of the bridge's schema."""
+class LayerSetEffectsParamsEffectsInnerShadow1ContourItem(TypedDict):
+    """The `LayerSetEffectsParamsEffectsInnerShadow1ContourItem` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class LayerSetEffectsParamsEffectsInnerShadow2Item(TypedDict, total=False):
+    """The `LayerSetEffectsParamsEffectsInnerShadow2Item` object of the bridge's schema."""
+    blendMode: str
+    opacity: float
+    color: str
+    angle: float
+    useGlobalLight: bool
+    distance: float
+    size: float
+    contour: list[LayerSetEffectsParamsEffectsInnerShadow2ItemContourItem]
+    antiAlias: bool
+    noise: float
+    choke: float
+
+
+class LayerSetEffectsParamsEffectsInnerShadow2ItemContourItem(TypedDict):
+    """The `LayerSetEffectsParamsEffectsInnerShadow2ItemContourItem` object of the bridge's schema."""
     x: float
     y: float
 
@@ -5561,19 +5604,26 @@ class LayerSetEffectsParamsEffectsSatinContourItem(TypedDict):
     y: float
 
 
-class LayerSetEffectsParamsEffectsColorOverlay(TypedDict, total=False):
-    """The `LayerSetEffectsParamsEffectsColorOverlay` object of the bridge's schema."""
+class LayerSetEffectsParamsEffectsColorOverlay1(TypedDict, total=False):
+    """The `LayerSetEffectsParamsEffectsColorOverlay1` object of the bridge's schema."""
     blendMode: str
     opacity: float
     color: str
 
 
-class _LayerSetEffectsParamsEffectsGradientOverlayRequired(TypedDict):
-    stops: list[LayerSetEffectsParamsEffectsGradientOverlayStopsItem]
+class LayerSetEffectsParamsEffectsColorOverlay2Item(TypedDict, total=False):
+    """The `LayerSetEffectsParamsEffectsColorOverlay2Item` object of the bridge's schema."""
+    blendMode: str
+    opacity: float
+    color: str
 
 
-class LayerSetEffectsParamsEffectsGradientOverlay(_LayerSetEffectsParamsEffectsGradientOverlayRequired, total=False):
-    """The `LayerSetEffectsParamsEffectsGradientOverlay` object of the bridge's schema."""
+class _LayerSetEffectsParamsEffectsGradientOverlay1Required(TypedDict):
+    stops: list[LayerSetEffectsParamsEffectsGradientOverlay1StopsItem]
+
+
+class LayerSetEffectsParamsEffectsGradientOverlay1(_LayerSetEffectsParamsEffectsGradientOverlay1Required, total=False):
+    """The `LayerSetEffectsParamsEffectsGradientOverlay1` object of the bridge's schema."""
     blendMode: str
     opacity: float
     style: Literal["linear", "radial", "angle", "reflected", "diamond"]
@@ -5581,67 +5631,145 @@ class LayerSetEffectsParamsEffectsGradientOverlay(_LayerSetEffectsParamsEffectsG
     scale: float
     reverse: bool
     align: bool
-    offset: LayerSetEffectsParamsEffectsGradientOverlayOffset
+    offset: LayerSetEffectsParamsEffectsGradientOverlay1Offset
     smoothness: float
     interpolation: Literal["classic", "perceptual", "linear", "smooth"]
     dither: bool
 
 
-class _LayerSetEffectsParamsEffectsGradientOverlayStopsItemRequired(TypedDict):
+class _LayerSetEffectsParamsEffectsGradientOverlay1StopsItemRequired(TypedDict):
     location: float
     color: str
 
 
-class LayerSetEffectsParamsEffectsGradientOverlayStopsItem(_LayerSetEffectsParamsEffectsGradientOverlayStopsItemRequired, total=False):
-    """The `LayerSetEffectsParamsEffectsGradientOverlayStopsItem` object of the bridge's schema."""
+class LayerSetEffectsParamsEffectsGradientOverlay1StopsItem(_LayerSetEffectsParamsEffectsGradientOverlay1StopsItemRequired, total=False):
+    """The `LayerSetEffectsParamsEffectsGradientOverlay1StopsItem` object of the bridge's schema."""
     midpoint: float
 
 
-class LayerSetEffectsParamsEffectsGradientOverlayOffset(TypedDict):
-    """The `LayerSetEffectsParamsEffectsGradientOverlayOffset` object of the bridge's schema."""
+class LayerSetEffectsParamsEffectsGradientOverlay1Offset(TypedDict):
+    """The `LayerSetEffectsParamsEffectsGradientOverlay1Offset` object of the bridge's schema."""
     x: float
     y: float
 
 
-class LayerSetEffectsParamsEffectsStroke(TypedDict, total=False):
-    """The `LayerSetEffectsParamsEffectsStroke` object of the bridge's schema."""
+class _LayerSetEffectsParamsEffectsGradientOverlay2ItemRequired(TypedDict):
+    stops: list[LayerSetEffectsParamsEffectsGradientOverlay2ItemStopsItem]
+
+
+class LayerSetEffectsParamsEffectsGradientOverlay2Item(_LayerSetEffectsParamsEffectsGradientOverlay2ItemRequired, total=False):
+    """The `LayerSetEffectsParamsEffectsGradientOverlay2Item` object of the bridge's schema."""
+    blendMode: str
+    opacity: float
+    style: Literal["linear", "radial", "angle", "reflected", "diamond"]
+    angle: float
+    scale: float
+    reverse: bool
+    align: bool
+    offset: LayerSetEffectsParamsEffectsGradientOverlay2ItemOffset
+    smoothness: float
+    interpolation: Literal["classic", "perceptual", "linear", "smooth"]
+    dither: bool
+
+
+class _LayerSetEffectsParamsEffectsGradientOverlay2ItemStopsItemRequired(TypedDict):
+    location: float
+    color: str
+
+
+class LayerSetEffectsParamsEffectsGradientOverlay2ItemStopsItem(_LayerSetEffectsParamsEffectsGradientOverlay2ItemStopsItemRequired, total=False):
+    """The `LayerSetEffectsParamsEffectsGradientOverlay2ItemStopsItem` object of the bridge's schema."""
+    midpoint: float
+
+
+class LayerSetEffectsParamsEffectsGradientOverlay2ItemOffset(TypedDict):
+    """The `LayerSetEffectsParamsEffectsGradientOverlay2ItemOffset` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class LayerSetEffectsParamsEffectsStroke1(TypedDict, total=False):
+    """The `LayerSetEffectsParamsEffectsStroke1` object of the bridge's schema."""
     blendMode: str
     opacity: float
     size: float
     position: Literal["outside", "inside", "center"]
     color: str
-    gradient: LayerSetEffectsParamsEffectsStrokeGradient
+    gradient: LayerSetEffectsParamsEffectsStroke1Gradient
 
 
-class _LayerSetEffectsParamsEffectsStrokeGradientRequired(TypedDict):
-    stops: list[LayerSetEffectsParamsEffectsStrokeGradientStopsItem]
+class _LayerSetEffectsParamsEffectsStroke1GradientRequired(TypedDict):
+    stops: list[LayerSetEffectsParamsEffectsStroke1GradientStopsItem]
 
 
-class LayerSetEffectsParamsEffectsStrokeGradient(_LayerSetEffectsParamsEffectsStrokeGradientRequired, total=False):
-    """The `LayerSetEffectsParamsEffectsStrokeGradient` object of the bridge's schema."""
+class LayerSetEffectsParamsEffectsStroke1Gradient(_LayerSetEffectsParamsEffectsStroke1GradientRequired, total=False):
+    """The `LayerSetEffectsParamsEffectsStroke1Gradient` object of the bridge's schema."""
     style: Literal["linear", "radial", "angle", "reflected", "diamond"]
     angle: float
     scale: float
     reverse: bool
     align: bool
-    offset: LayerSetEffectsParamsEffectsStrokeGradientOffset
+    offset: LayerSetEffectsParamsEffectsStroke1GradientOffset
     smoothness: float
     interpolation: Literal["classic", "perceptual", "linear", "smooth"]
     dither: bool
 
 
-class _LayerSetEffectsParamsEffectsStrokeGradientStopsItemRequired(TypedDict):
+class _LayerSetEffectsParamsEffectsStroke1GradientStopsItemRequired(TypedDict):
     location: float
     color: str
 
 
-class LayerSetEffectsParamsEffectsStrokeGradientStopsItem(_LayerSetEffectsParamsEffectsStrokeGradientStopsItemRequired, total=False):
-    """The `LayerSetEffectsParamsEffectsStrokeGradientStopsItem` object of the bridge's schema."""
+class LayerSetEffectsParamsEffectsStroke1GradientStopsItem(_LayerSetEffectsParamsEffectsStroke1GradientStopsItemRequired, total=False):
+    """The `LayerSetEffectsParamsEffectsStroke1GradientStopsItem` object of the bridge's schema."""
     midpoint: float
 
 
-class LayerSetEffectsParamsEffectsStrokeGradientOffset(TypedDict):
-    """The `LayerSetEffectsParamsEffectsStrokeGradientOffset` object of the bridge's schema."""
+class LayerSetEffectsParamsEffectsStroke1GradientOffset(TypedDict):
+    """The `LayerSetEffectsParamsEffectsStroke1GradientOffset` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class LayerSetEffectsParamsEffectsStroke2Item(TypedDict, total=False):
+    """The `LayerSetEffectsParamsEffectsStroke2Item` object of the bridge's schema."""
+    blendMode: str
+    opacity: float
+    size: float
+    position: Literal["outside", "inside", "center"]
+    color: str
+    gradient: LayerSetEffectsParamsEffectsStroke2ItemGradient
+
+
+class _LayerSetEffectsParamsEffectsStroke2ItemGradientRequired(TypedDict):
+    stops: list[LayerSetEffectsParamsEffectsStroke2ItemGradientStopsItem]
+
+
+class LayerSetEffectsParamsEffectsStroke2ItemGradient(_LayerSetEffectsParamsEffectsStroke2ItemGradientRequired, total=False):
+    """The `LayerSetEffectsParamsEffectsStroke2ItemGradient` object of the bridge's schema."""
+    style: Literal["linear", "radial", "angle", "reflected", "diamond"]
+    angle: float
+    scale: float
+    reverse: bool
+    align: bool
+    offset: LayerSetEffectsParamsEffectsStroke2ItemGradientOffset
+    smoothness: float
+    interpolation: Literal["classic", "perceptual", "linear", "smooth"]
+    dither: bool
+
+
+class _LayerSetEffectsParamsEffectsStroke2ItemGradientStopsItemRequired(TypedDict):
+    location: float
+    color: str
+
+
+class LayerSetEffectsParamsEffectsStroke2ItemGradientStopsItem(_LayerSetEffectsParamsEffectsStroke2ItemGradientStopsItemRequired, total=False):
+    """The `LayerSetEffectsParamsEffectsStroke2ItemGradientStopsItem` object of the bridge's schema."""
+    midpoint: float
+
+
+class LayerSetEffectsParamsEffectsStroke2ItemGradientOffset(TypedDict):
+    """The `LayerSetEffectsParamsEffectsStroke2ItemGradientOffset` object of the bridge's schema."""
     x: float
     y: float
 
@@ -5729,19 +5857,19 @@ class LayerSetEffectsResultFill(TypedDict):
 
 class LayerSetEffectsEffects(TypedDict, total=False):
     """The `LayerSetEffectsEffects` object of the bridge's schema."""
-    dropShadow: LayerSetEffectsEffectsDropShadow
-    innerShadow: LayerSetEffectsEffectsInnerShadow
+    dropShadow: LayerSetEffectsEffectsDropShadow1 | list[LayerSetEffectsEffectsDropShadow2Item]
+    innerShadow: LayerSetEffectsEffectsInnerShadow1 | list[LayerSetEffectsEffectsInnerShadow2Item]
     outerGlow: LayerSetEffectsEffectsOuterGlow
     innerGlow: LayerSetEffectsEffectsInnerGlow
     bevel: LayerSetEffectsEffectsBevel
     satin: LayerSetEffectsEffectsSatin
-    colorOverlay: LayerSetEffectsEffectsColorOverlay
-    gradientOverlay: LayerSetEffectsEffectsGradientOverlay
-    stroke: LayerSetEffectsEffectsStroke
+    colorOverlay: LayerSetEffectsEffectsColorOverlay1 | list[LayerSetEffectsEffectsColorOverlay2Item]
+    gradientOverlay: LayerSetEffectsEffectsGradientOverlay1 | list[LayerSetEffectsEffectsGradientOverlay2Item]
+    stroke: LayerSetEffectsEffectsStroke1 | list[LayerSetEffectsEffectsStroke2Item]
 
 
-class LayerSetEffectsEffectsDropShadow(TypedDict, total=False):
-    """The `LayerSetEffectsEffectsDropShadow` object of the bridge's schema."""
+class LayerSetEffectsEffectsDropShadow1(TypedDict, total=False):
+    """The `LayerSetEffectsEffectsDropShadow1` object of the bridge's schema."""
     blendMode: str
     opacity: float
     color: str
@@ -5749,21 +5877,21 @@ class LayerSetEffectsEffectsDropShadow(TypedDict, total=False):
     useGlobalLight: bool
     distance: float
     size: float
-    contour: list[LayerSetEffectsEffectsDropShadowContourItem]
+    contour: list[LayerSetEffectsEffectsDropShadow1ContourItem]
     antiAlias: bool
     noise: float
     spread: float
     layerKnocksOut: bool
 
 
-class LayerSetEffectsEffectsDropShadowContourItem(TypedDict):
-    """The `LayerSetEffectsEffectsDropShadowContourItem` object of the bridge's schema."""
+class LayerSetEffectsEffectsDropShadow1ContourItem(TypedDict):
+    """The `LayerSetEffectsEffectsDropShadow1ContourItem` object of the bridge's schema."""
     x: float
     y: float
 
 
-class LayerSetEffectsEffectsInnerShadow(TypedDict, total=False):
-    """The `LayerSetEffectsEffectsInnerShadow` object of the bridge's schema."""
+class LayerSetEffectsEffectsDropShadow2Item(TypedDict, total=False):
+    """The `LayerSetEffectsEffectsDropShadow2Item` object of the bridge's schema."""
     blendMode: str
     opacity: float
     color: str
@@ -5771,14 +5899,57 @@ class LayerSetEffectsEffectsInnerShadow(TypedDict, total=False):
     useGlobalLight: bool
     distance: float
     size: float
-    contour: list[LayerSetEffectsEffectsInnerShadowContourItem]
+    contour: list[LayerSetEffectsEffectsDropShadow2ItemContourItem]
+    antiAlias: bool
+    noise: float
+    spread: float
+    layerKnocksOut: bool
+
+
+class LayerSetEffectsEffectsDropShadow2ItemContourItem(TypedDict):
+    """The `LayerSetEffectsEffectsDropShadow2ItemContourItem` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class LayerSetEffectsEffectsInnerShadow1(TypedDict, total=False):
+    """The `LayerSetEffectsEffectsInnerShadow1` object of the bridge's schema."""
+    blendMode: str
+    opacity: float
+    color: str
+    angle: float
+    useGlobalLight: bool
+    distance: float
+    size: float
+    contour: list[LayerSetEffectsEffectsInnerShadow1ContourItem]
     antiAlias: bool
     noise: float
     choke: float
 
 
-class LayerSetEffectsEffectsInnerShadowContourItem(TypedDict):
-    """The `LayerSetEffectsEffectsInnerShadowContourItem` object of the bridge's schema."""
+class LayerSetEffectsEffectsInnerShadow1ContourItem(TypedDict):
+    """The `LayerSetEffectsEffectsInnerShadow1ContourItem` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class LayerSetEffectsEffectsInnerShadow2Item(TypedDict, total=False):
+    """The `LayerSetEffectsEffectsInnerShadow2Item` object of the bridge's schema."""
+    blendMode: str
+    opacity: float
+    color: str
+    angle: float
+    useGlobalLight: bool
+    distance: float
+    size: float
+    contour: list[LayerSetEffectsEffectsInnerShadow2ItemContourItem]
+    antiAlias: bool
+    noise: float
+    choke: float
+
+
+class LayerSetEffectsEffectsInnerShadow2ItemContourItem(TypedDict):
+    """The `LayerSetEffectsEffectsInnerShadow2ItemContourItem` object of the bridge's schema."""
     x: float
     y: float
 
@@ -5882,19 +6053,26 @@ class LayerSetEffectsEffectsSatinContourItem(TypedDict):
     y: float
 
 
-class LayerSetEffectsEffectsColorOverlay(TypedDict, total=False):
-    """The `LayerSetEffectsEffectsColorOverlay` object of the bridge's schema."""
+class LayerSetEffectsEffectsColorOverlay1(TypedDict, total=False):
+    """The `LayerSetEffectsEffectsColorOverlay1` object of the bridge's schema."""
     blendMode: str
     opacity: float
     color: str
 
 
-class _LayerSetEffectsEffectsGradientOverlayRequired(TypedDict):
-    stops: list[LayerSetEffectsEffectsGradientOverlayStopsItem]
+class LayerSetEffectsEffectsColorOverlay2Item(TypedDict, total=False):
+    """The `LayerSetEffectsEffectsColorOverlay2Item` object of the bridge's schema."""
+    blendMode: str
+    opacity: float
+    color: str
 
 
-class LayerSetEffectsEffectsGradientOverlay(_LayerSetEffectsEffectsGradientOverlayRequired, total=False):
-    """The `LayerSetEffectsEffectsGradientOverlay` object of the bridge's schema."""
+class _LayerSetEffectsEffectsGradientOverlay1Required(TypedDict):
+    stops: list[LayerSetEffectsEffectsGradientOverlay1StopsItem]
+
+
+class LayerSetEffectsEffectsGradientOverlay1(_LayerSetEffectsEffectsGradientOverlay1Required, total=False):
+    """The `LayerSetEffectsEffectsGradientOverlay1` object of the bridge's schema."""
     blendMode: str
     opacity: float
     style: Literal["linear", "radial", "angle", "reflected", "diamond"]
@@ -5902,67 +6080,145 @@ class LayerSetEffectsEffectsGradientOverlay(_LayerSetEffectsEffectsGradientOverl
     scale: float
     reverse: bool
     align: bool
-    offset: LayerSetEffectsEffectsGradientOverlayOffset
+    offset: LayerSetEffectsEffectsGradientOverlay1Offset
     smoothness: float
     interpolation: Literal["classic", "perceptual", "linear", "smooth"]
     dither: bool
 
 
-class _LayerSetEffectsEffectsGradientOverlayStopsItemRequired(TypedDict):
+class _LayerSetEffectsEffectsGradientOverlay1StopsItemRequired(TypedDict):
     location: float
     color: str
 
 
-class LayerSetEffectsEffectsGradientOverlayStopsItem(_LayerSetEffectsEffectsGradientOverlayStopsItemRequired, total=False):
-    """The `LayerSetEffectsEffectsGradientOverlayStopsItem` object of the bridge's schema."""
+class LayerSetEffectsEffectsGradientOverlay1StopsItem(_LayerSetEffectsEffectsGradientOverlay1StopsItemRequired, total=False):
+    """The `LayerSetEffectsEffectsGradientOverlay1StopsItem` object of the bridge's schema."""
     midpoint: float
 
 
-class LayerSetEffectsEffectsGradientOverlayOffset(TypedDict):
-    """The `LayerSetEffectsEffectsGradientOverlayOffset` object of the bridge's schema."""
+class LayerSetEffectsEffectsGradientOverlay1Offset(TypedDict):
+    """The `LayerSetEffectsEffectsGradientOverlay1Offset` object of the bridge's schema."""
     x: float
     y: float
 
 
-class LayerSetEffectsEffectsStroke(TypedDict, total=False):
-    """The `LayerSetEffectsEffectsStroke` object of the bridge's schema."""
+class _LayerSetEffectsEffectsGradientOverlay2ItemRequired(TypedDict):
+    stops: list[LayerSetEffectsEffectsGradientOverlay2ItemStopsItem]
+
+
+class LayerSetEffectsEffectsGradientOverlay2Item(_LayerSetEffectsEffectsGradientOverlay2ItemRequired, total=False):
+    """The `LayerSetEffectsEffectsGradientOverlay2Item` object of the bridge's schema."""
+    blendMode: str
+    opacity: float
+    style: Literal["linear", "radial", "angle", "reflected", "diamond"]
+    angle: float
+    scale: float
+    reverse: bool
+    align: bool
+    offset: LayerSetEffectsEffectsGradientOverlay2ItemOffset
+    smoothness: float
+    interpolation: Literal["classic", "perceptual", "linear", "smooth"]
+    dither: bool
+
+
+class _LayerSetEffectsEffectsGradientOverlay2ItemStopsItemRequired(TypedDict):
+    location: float
+    color: str
+
+
+class LayerSetEffectsEffectsGradientOverlay2ItemStopsItem(_LayerSetEffectsEffectsGradientOverlay2ItemStopsItemRequired, total=False):
+    """The `LayerSetEffectsEffectsGradientOverlay2ItemStopsItem` object of the bridge's schema."""
+    midpoint: float
+
+
+class LayerSetEffectsEffectsGradientOverlay2ItemOffset(TypedDict):
+    """The `LayerSetEffectsEffectsGradientOverlay2ItemOffset` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class LayerSetEffectsEffectsStroke1(TypedDict, total=False):
+    """The `LayerSetEffectsEffectsStroke1` object of the bridge's schema."""
     blendMode: str
     opacity: float
     size: float
     position: Literal["outside", "inside", "center"]
     color: str
-    gradient: LayerSetEffectsEffectsStrokeGradient
+    gradient: LayerSetEffectsEffectsStroke1Gradient
 
 
-class _LayerSetEffectsEffectsStrokeGradientRequired(TypedDict):
-    stops: list[LayerSetEffectsEffectsStrokeGradientStopsItem]
+class _LayerSetEffectsEffectsStroke1GradientRequired(TypedDict):
+    stops: list[LayerSetEffectsEffectsStroke1GradientStopsItem]
 
 
-class LayerSetEffectsEffectsStrokeGradient(_LayerSetEffectsEffectsStrokeGradientRequired, total=False):
-    """The `LayerSetEffectsEffectsStrokeGradient` object of the bridge's schema."""
+class LayerSetEffectsEffectsStroke1Gradient(_LayerSetEffectsEffectsStroke1GradientRequired, total=False):
+    """The `LayerSetEffectsEffectsStroke1Gradient` object of the bridge's schema."""
     style: Literal["linear", "radial", "angle", "reflected", "diamond"]
     angle: float
     scale: float
     reverse: bool
     align: bool
-    offset: LayerSetEffectsEffectsStrokeGradientOffset
+    offset: LayerSetEffectsEffectsStroke1GradientOffset
     smoothness: float
     interpolation: Literal["classic", "perceptual", "linear", "smooth"]
     dither: bool
 
 
-class _LayerSetEffectsEffectsStrokeGradientStopsItemRequired(TypedDict):
+class _LayerSetEffectsEffectsStroke1GradientStopsItemRequired(TypedDict):
     location: float
     color: str
 
 
-class LayerSetEffectsEffectsStrokeGradientStopsItem(_LayerSetEffectsEffectsStrokeGradientStopsItemRequired, total=False):
-    """The `LayerSetEffectsEffectsStrokeGradientStopsItem` object of the bridge's schema."""
+class LayerSetEffectsEffectsStroke1GradientStopsItem(_LayerSetEffectsEffectsStroke1GradientStopsItemRequired, total=False):
+    """The `LayerSetEffectsEffectsStroke1GradientStopsItem` object of the bridge's schema."""
     midpoint: float
 
 
-class LayerSetEffectsEffectsStrokeGradientOffset(TypedDict):
-    """The `LayerSetEffectsEffectsStrokeGradientOffset` object of the bridge's schema."""
+class LayerSetEffectsEffectsStroke1GradientOffset(TypedDict):
+    """The `LayerSetEffectsEffectsStroke1GradientOffset` object of the bridge's schema."""
+    x: float
+    y: float
+
+
+class LayerSetEffectsEffectsStroke2Item(TypedDict, total=False):
+    """The `LayerSetEffectsEffectsStroke2Item` object of the bridge's schema."""
+    blendMode: str
+    opacity: float
+    size: float
+    position: Literal["outside", "inside", "center"]
+    color: str
+    gradient: LayerSetEffectsEffectsStroke2ItemGradient
+
+
+class _LayerSetEffectsEffectsStroke2ItemGradientRequired(TypedDict):
+    stops: list[LayerSetEffectsEffectsStroke2ItemGradientStopsItem]
+
+
+class LayerSetEffectsEffectsStroke2ItemGradient(_LayerSetEffectsEffectsStroke2ItemGradientRequired, total=False):
+    """The `LayerSetEffectsEffectsStroke2ItemGradient` object of the bridge's schema."""
+    style: Literal["linear", "radial", "angle", "reflected", "diamond"]
+    angle: float
+    scale: float
+    reverse: bool
+    align: bool
+    offset: LayerSetEffectsEffectsStroke2ItemGradientOffset
+    smoothness: float
+    interpolation: Literal["classic", "perceptual", "linear", "smooth"]
+    dither: bool
+
+
+class _LayerSetEffectsEffectsStroke2ItemGradientStopsItemRequired(TypedDict):
+    location: float
+    color: str
+
+
+class LayerSetEffectsEffectsStroke2ItemGradientStopsItem(_LayerSetEffectsEffectsStroke2ItemGradientStopsItemRequired, total=False):
+    """The `LayerSetEffectsEffectsStroke2ItemGradientStopsItem` object of the bridge's schema."""
+    midpoint: float
+
+
+class LayerSetEffectsEffectsStroke2ItemGradientOffset(TypedDict):
+    """The `LayerSetEffectsEffectsStroke2ItemGradientOffset` object of the bridge's schema."""
     x: float
     y: float
 
@@ -7687,12 +7943,14 @@ class LayerMethods:
         on_progress: ProgressCallback | None = None,
     ) -> LayerSetEffectsResult:
         """`layer:setEffects`: Replaces a layer's effects (its layer style) with `effects` `{dropShadow?,
-        innerShadow?, outerGlow?, innerGlow?, bevel?, satin?, colorOverlay?, gradientOverlay?, stroke?}`:
-        effects left out are removed, `{}` clears them; settings left out take Photoshop's defaults.
-        Opacities, spreads, chokes, ranges in percent; sizes and distances in pixels; angles in degrees (0 =
-        light from the right); colours as strings. Shadows and the bevel use the document's global light
-        unless `useGlobalLight: false` (an `angle` given with it, or `globalLight {angle, altitude?}`, sets
-        the global light). See docs/editing.md. Answers the layer, whose `effects` reads them back.
+        innerShadow?, outerGlow?, innerGlow?, bevel?, satin?, colorOverlay?, gradientOverlay?, stroke?}` (drop
+        and inner shadows, overlays and strokes also as lists of up to 10, the first on top, as Photoshop
+        stacks them): effects left out are removed, `{}` clears them; settings left out take Photoshop's
+        defaults. Opacities, spreads, chokes, ranges in percent; sizes and distances in pixels; angles in
+        degrees (0 = light from the right); colours as strings. Shadows and the bevel use the document's
+        global light unless `useGlobalLight: false` (an `angle` given with it, or `globalLight {angle,
+        altitude?}`, sets the global light). See docs/editing.md. Answers the layer, whose `effects` reads
+        them back.
 
         Wire params: `LayerSetEffectsParams`.
         """
@@ -9344,12 +9602,14 @@ class SyncLayerMethods:
         on_progress: ProgressCallback | None = None,
     ) -> LayerSetEffectsResult:
         """`layer:setEffects`: Replaces a layer's effects (its layer style) with `effects` `{dropShadow?,
-        innerShadow?, outerGlow?, innerGlow?, bevel?, satin?, colorOverlay?, gradientOverlay?, stroke?}`:
-        effects left out are removed, `{}` clears them; settings left out take Photoshop's defaults.
-        Opacities, spreads, chokes, ranges in percent; sizes and distances in pixels; angles in degrees (0 =
-        light from the right); colours as strings. Shadows and the bevel use the document's global light
-        unless `useGlobalLight: false` (an `angle` given with it, or `globalLight {angle, altitude?}`, sets
-        the global light). See docs/editing.md. Answers the layer, whose `effects` reads them back.
+        innerShadow?, outerGlow?, innerGlow?, bevel?, satin?, colorOverlay?, gradientOverlay?, stroke?}` (drop
+        and inner shadows, overlays and strokes also as lists of up to 10, the first on top, as Photoshop
+        stacks them): effects left out are removed, `{}` clears them; settings left out take Photoshop's
+        defaults. Opacities, spreads, chokes, ranges in percent; sizes and distances in pixels; angles in
+        degrees (0 = light from the right); colours as strings. Shadows and the bevel use the document's
+        global light unless `useGlobalLight: false` (an `angle` given with it, or `globalLight {angle,
+        altitude?}`, sets the global light). See docs/editing.md. Answers the layer, whose `effects` reads
+        them back.
 
         Wire params: `LayerSetEffectsParams`.
         """

@@ -4,7 +4,7 @@
  * `protocol/effects.ts` for the units and ranges).
  */
 import { parseColor } from "../../hosts/_internal/color.js";
-import type { EffectsInput, ResolvedEffects, ResolvedGlobalLight } from "../../protocol/effects.js";
+import type { EffectsInput, OneEffect, ResolvedEffects, ResolvedGlobalLight } from "../../protocol/effects.js";
 import { BridgeError } from "../../protocol/index.js";
 import { EDIT_BLEND_MODES } from "./edits.js";
 
@@ -46,7 +46,22 @@ function blendModeOf(value: string | undefined, fallback: string, field: string)
   });
 }
 
-type GradientIn = NonNullable<EffectsInput["gradientOverlay"]>;
+type GradientIn = OneEffect<"gradientOverlay">;
+
+/**
+ * The effects of a kind Photoshop stacks, each with the name its fields are reported under: `dropShadow` when the
+ * call passed one, `dropShadow.2` for the third of a list.
+ */
+function eachOf<T>(value: T | readonly T[] | undefined, kind: string): Array<[T, string]> {
+  if (value === undefined) return [];
+  if (!Array.isArray(value)) return [[value as T, kind]];
+  return (value as readonly T[]).map((effect, i) => [effect, `${kind}.${i}`]);
+}
+
+/** The resolved list, or nothing for a kind the call left out. */
+function listOf<T>(items: T[]): T[] | undefined {
+  return items.length > 0 ? items : undefined;
+}
 type Light = { angle?: number | undefined; useGlobalLight?: boolean | undefined };
 
 function gradientOf(g: Omit<GradientIn, "blendMode" | "opacity">, field: string) {
@@ -102,7 +117,7 @@ export function resolveEffects(
   const D = EFFECT_DEFAULTS;
   const out: { -readonly [K in keyof ResolvedEffects]: ResolvedEffects[K] } = {};
   const { dropShadow: ds, innerShadow: is, outerGlow: og, innerGlow: ig, bevel: bv, satin: st, colorOverlay: co, gradientOverlay: go, stroke: sk } = input;
-  const shadow = (e: NonNullable<EffectsInput["innerShadow"]>, d: typeof D.dropShadow | typeof D.innerShadow, name: string) => ({
+  const shadow = (e: OneEffect<"innerShadow">, d: typeof D.dropShadow | typeof D.innerShadow, name: string) => ({
     ...blend(e, d, name),
     color: color(e.color, d.color, `effects.${name}.color`),
     ...lit(e, name),
@@ -112,11 +127,9 @@ export function resolveEffects(
     antiAlias: e.antiAlias ?? d.antiAlias,
     noise: e.noise ?? d.noise,
   });
-  if (ds) {
-    const d = D.dropShadow;
-    out.dropShadow = { ...shadow(ds, d, "dropShadow"), spread: ds.spread ?? d.spread, layerKnocksOut: ds.layerKnocksOut ?? d.layerKnocksOut };
-  }
-  if (is) out.innerShadow = { ...shadow(is, D.innerShadow, "innerShadow"), choke: is.choke ?? D.innerShadow.choke };
+  const d0 = D.dropShadow;
+  out.dropShadow = listOf(eachOf(ds, "dropShadow").map(([e, name]) => ({ ...shadow(e, d0, name), spread: e.spread ?? d0.spread, layerKnocksOut: e.layerKnocksOut ?? d0.layerKnocksOut })));
+  out.innerShadow = listOf(eachOf(is, "innerShadow").map(([e, name]) => ({ ...shadow(e, D.innerShadow, name), choke: e.choke ?? D.innerShadow.choke })));
   const glow = (g: NonNullable<EffectsInput["outerGlow"]>, d: typeof D.outerGlow | typeof D.innerGlow, name: string) => ({
     ...blend(g, d, name),
     color: color(g.color, d.color, `effects.${name}.color`),
@@ -164,20 +177,22 @@ export function resolveEffects(
       invert: st.invert ?? d.invert,
     };
   }
-  if (co) out.colorOverlay = { ...blend(co, D.colorOverlay, "colorOverlay"), color: color(co.color, D.colorOverlay.color, "effects.colorOverlay.color") };
-  if (go) out.gradientOverlay = { ...blend(go, D.gradientOverlay, "gradientOverlay"), ...gradientOf(go, "effects.gradientOverlay") };
-  if (sk) {
-    const d = D.stroke;
-    out.stroke = {
-      ...blend(sk, d, "stroke"),
-      size: sk.size ?? d.size,
-      position: sk.position ?? d.position,
+  out.colorOverlay = listOf(eachOf(co, "colorOverlay").map(([e, name]) => ({ ...blend(e, D.colorOverlay, name), color: color(e.color, D.colorOverlay.color, `effects.${name}.color`) })));
+  out.gradientOverlay = listOf(eachOf(go, "gradientOverlay").map(([e, name]) => ({ ...blend(e, D.gradientOverlay, name), ...gradientOf(e, `effects.${name}`) })));
+  const d1 = D.stroke;
+  out.stroke = listOf(
+    eachOf(sk, "stroke").map(([e, name]) => ({
+      ...blend(e, d1, name),
+      size: e.size ?? d1.size,
+      position: e.position ?? d1.position,
       fill:
-        sk.gradient !== undefined
-          ? { type: "gradient", ...gradientOf(sk.gradient, "effects.stroke.gradient") }
-          : { type: "color", color: color(sk.color, d.color, "effects.stroke.color") },
-    };
-  }
+        e.gradient !== undefined
+          ? { type: "gradient" as const, ...gradientOf(e.gradient, `effects.${name}.gradient`) }
+          : { type: "color" as const, color: color(e.color, d1.color, `effects.${name}.color`) },
+    })),
+  );
+  // A kind left out is not a key of the answer at all.
+  for (const key of Object.keys(out) as (keyof typeof out)[]) if (out[key] === undefined) delete out[key];
   if (light === undefined) return { effects: out };
   return { effects: out, globalLight: { angle: light.angle, ...(light.altitude !== undefined ? { altitude: light.altitude } : {}) } };
 }

@@ -36,14 +36,11 @@ const on = (e: On | undefined): boolean => e?.enabled === true && e.present !== 
 
 /** Why a style's effects have no whole typed form, or undefined when they do. */
 function untyped(info: LayerEffectsInfo): string | undefined {
-  for (const kind of ["dropShadow", "innerShadow", "solidFill", "stroke", "gradientOverlay"] as const) {
-    if ((info[kind] ?? []).filter(on).length > 1) return `several ${kind}`;
-  }
   if (on(info.patternOverlay)) return "a pattern overlay";
-  const stroke = info.stroke?.find(on);
-  if (stroke?.fillType === "pattern") return "a pattern stroke";
-  if (stroke?.fillType === "gradient" && stroke.gradient?.type === "noise") return "a noise gradient stroke";
-  if (info.gradientOverlay?.find(on)?.gradient?.type === "noise") return "a noise gradient overlay";
+  const strokes = (info.stroke ?? []).filter(on);
+  if (strokes.some((stroke) => stroke.fillType === "pattern")) return "a pattern stroke";
+  if (strokes.some((stroke) => stroke.fillType === "gradient" && stroke.gradient?.type === "noise")) return "a noise gradient stroke";
+  if ((info.gradientOverlay ?? []).filter(on).some((overlay) => overlay.gradient?.type === "noise")) return "a noise gradient overlay";
   return undefined;
 }
 

@@ -50,7 +50,7 @@ const invert = <K extends string, V extends string>(map: Readonly<Record<K, V>>)
 const BEVEL_STYLE_NAMES = invert(BEVEL_STYLES);
 const BEVEL_TECHNIQUE_NAMES = invert(BEVEL_TECHNIQUES);
 
-type Gradient = NonNullable<ResolvedEffects["gradientOverlay"]>;
+type Gradient = NonNullable<ResolvedEffects["gradientOverlay"]>[number];
 
 /** A typed gradient as a gradient record and how it lies (fill layers' gradients are written the same way). */
 function gradientParts(g: Omit<Gradient, "blendMode" | "opacity">): { gradient: EffectSolidGradient; layout: Omit<LayerEffectGradientOverlay, "gradient"> } {
@@ -93,39 +93,41 @@ export function effectsRecord(effects: ResolvedEffects, light: { readonly angle:
   const blend = (e: { blendMode: string; opacity: number }) => ({ blendMode: e.blendMode as BlendMode, opacity: e.opacity / 100 });
   const { dropShadow: ds, innerShadow: is, outerGlow: og, innerGlow: ig, bevel: bv, satin: st, colorOverlay: co, gradientOverlay: go, stroke: sk } = effects;
   if (ds) {
-    out.dropShadow = [
-      {
-        ...ON,
-        ...blend(ds),
-        color: rgb(ds.color),
-        useGlobalLight: ds.useGlobalLight,
-        angle: angleOf(ds),
-        distance: px(ds.distance),
-        choke: px(ds.spread),
-        size: px(ds.size),
-        noise: ds.noise / 100,
-        antialiased: ds.antiAlias,
-        contour: contourOf(ds.contour),
-        layerConceals: ds.layerKnocksOut,
-      } as LayerEffectShadow,
-    ];
+    out.dropShadow = ds.map(
+      (e) =>
+        ({
+          ...ON,
+          ...blend(e),
+          color: rgb(e.color),
+          useGlobalLight: e.useGlobalLight,
+          angle: angleOf(e),
+          distance: px(e.distance),
+          choke: px(e.spread),
+          size: px(e.size),
+          noise: e.noise / 100,
+          antialiased: e.antiAlias,
+          contour: contourOf(e.contour),
+          layerConceals: e.layerKnocksOut,
+        }) as LayerEffectShadow,
+    );
   }
   if (is) {
-    out.innerShadow = [
-      {
-        ...ON,
-        ...blend(is),
-        color: rgb(is.color),
-        useGlobalLight: is.useGlobalLight,
-        angle: angleOf(is),
-        distance: px(is.distance),
-        choke: px(is.choke),
-        size: px(is.size),
-        antialiased: is.antiAlias,
-        contour: contourOf(is.contour),
-        noise: is.noise / 100,
-      } as LayerEffectShadow,
-    ];
+    out.innerShadow = is.map(
+      (e) =>
+        ({
+          ...ON,
+          ...blend(e),
+          color: rgb(e.color),
+          useGlobalLight: e.useGlobalLight,
+          angle: angleOf(e),
+          distance: px(e.distance),
+          choke: px(e.choke),
+          size: px(e.size),
+          antialiased: e.antiAlias,
+          contour: contourOf(e.contour),
+          noise: e.noise / 100,
+        }) as LayerEffectShadow,
+    );
   }
   const glow = (g: NonNullable<ResolvedEffects["outerGlow"] | ResolvedEffects["innerGlow"]>) => ({
     ...ON,
@@ -178,21 +180,25 @@ export function effectsRecord(effects: ResolvedEffects, light: { readonly angle:
       invert: st.invert,
     };
   }
-  if (co) out.solidFill = [{ ...ON, ...blend(co), color: rgb(co.color) }];
+  if (co) out.solidFill = co.map((e) => ({ ...ON, ...blend(e), color: rgb(e.color) }));
   if (go) {
-    const { gradient, layout } = gradientParts(go);
-    out.gradientOverlay = [{ ...ON, ...blend(go), gradient, ...layout }];
+    out.gradientOverlay = go.map((e) => {
+      const { gradient, layout } = gradientParts(e);
+      return { ...ON, ...blend(e), gradient, ...layout };
+    });
   }
   if (sk) {
-    const fill: Partial<LayerEffectStroke> =
-      sk.fill.type === "color"
-        ? { fillType: "color", color: rgb(sk.fill.color) }
-        : (() => {
-            const { gradient, layout } = gradientParts(sk.fill);
-            const { type: style, ...rest } = layout;
-            return { fillType: "gradient" as const, gradient: { ...gradient, style, ...rest } };
-          })();
-    out.stroke = [{ ...ON, ...blend(sk), size: px(sk.size), position: sk.position, overprint: false, ...fill }];
+    out.stroke = sk.map((e) => {
+      const fill: Partial<LayerEffectStroke> =
+        e.fill.type === "color"
+          ? { fillType: "color", color: rgb(e.fill.color) }
+          : (() => {
+              const { gradient, layout } = gradientParts(e.fill);
+              const { type: style, ...rest } = layout;
+              return { fillType: "gradient" as const, gradient: { ...gradient, style, ...rest } };
+            })();
+      return { ...ON, ...blend(e), size: px(e.size), position: e.position, overprint: false, ...fill };
+    });
   }
   return out;
 }
@@ -220,15 +226,17 @@ function typedGradient(gradient: LayerEffectGradientOverlay["gradient"], layout:
 }
 
 /**
- * The effects of a style record that are on, as `layer:setEffects` takes them; undefined when none is. Of
- * several effects of one kind (Photoshop allows up to ten shadows, strokes and overlays) the first (top-most) is
- * read; a pattern overlay, a pattern stroke and noise gradients have no typed form and are left out. An effect
- * using the global light reads back the light's angle (`globalAngle`), the angle it is drawn with.
+ * The effects of a style record that are on, as `layer:setEffects` takes them; undefined when none is. Of the kinds
+ * Photoshop stacks (up to ten shadows, strokes and overlays) one that is on reads as an object and several as a
+ * list, top-most first; a pattern overlay, a pattern stroke and noise gradients have no typed form and are left
+ * out. An effect using the global light reads back the light's angle (`globalAngle`), the angle it is drawn with.
  */
 export function typedEffects(info: LayerEffectsInfo | undefined, globalAngle: number): Typed | undefined {
   if (info === undefined || info.disabled === true) return undefined;
   const out: Typed = {};
-  const first = <T extends { enabled?: boolean; present?: boolean }>(list: readonly T[] | undefined): T | undefined => list?.find(isOn);
+  const on = <T extends { enabled?: boolean; present?: boolean }>(list: readonly T[] | undefined): T[] => list?.filter(isOn) ?? [];
+  /** One typed effect as an object, several as a list; nothing when none has a typed form. */
+  const stacked = (typed: readonly Typed[]): Typed | Typed[] | undefined => (typed.length === 0 ? undefined : typed.length === 1 ? typed[0] : [...typed]);
   const light = (e: { useGlobalLight?: boolean | undefined; angle?: number | undefined }) => {
     const useGlobalLight = e.useGlobalLight !== false;
     return { angle: round(useGlobalLight ? globalAngle : finite(e.angle, globalAngle)), useGlobalLight };
@@ -243,10 +251,10 @@ export function typedEffects(info: LayerEffectsInfo | undefined, globalAngle: nu
     antiAlias: e.antialiased === true,
     ...pointsOf(e.contour),
   });
-  const ds = first(info.dropShadow);
-  if (ds) out.dropShadow = { ...shadow(ds), spread: pxOf(ds.choke), layerKnocksOut: ds.layerConceals !== false };
-  const is = first(info.innerShadow);
-  if (is) out.innerShadow = { ...shadow(is), choke: pxOf(is.choke) };
+  const ds = stacked(on(info.dropShadow).map((e) => ({ ...shadow(e), spread: pxOf(e.choke), layerKnocksOut: e.layerConceals !== false })));
+  if (ds) out.dropShadow = ds;
+  const is = stacked(on(info.innerShadow).map((e) => ({ ...shadow(e), choke: pxOf(e.choke) })));
+  if (is) out.innerShadow = is;
   const glow = (g: NonNullable<LayerEffectsInfo["outerGlow"] | LayerEffectsInfo["innerGlow"]>) => ({
     ...blendOf(g, "screen"),
     color: colorOf(g.color, "#ffffbe"),
@@ -292,24 +300,26 @@ export function typedEffects(info: LayerEffectsInfo | undefined, globalAngle: nu
       ...pointsOf(st.contour),
     };
   }
-  const co = first(info.solidFill);
-  if (co) out.colorOverlay = { ...blendOf(co, "normal"), color: colorOf(co.color, "#000000") };
-  const go = first(info.gradientOverlay);
-  if (go) {
-    const { gradient, ...layout } = go;
-    const typed = typedGradient(gradient, layout);
-    if (typed !== undefined) out.gradientOverlay = { ...blendOf(go, "normal"), ...typed };
-  }
-  const sk = first(info.stroke);
-  if (sk && sk.fillType !== "pattern") {
-    const common = { ...blendOf(sk, "normal"), size: pxOf(sk.size, 3), position: sk.position ?? "outside" };
-    if (sk.fillType === "gradient") {
-      const { style, angle, scale, reverse, align, offset, dither, interpolationMethod, ...gradient } = sk.gradient ?? ({} as NonNullable<LayerEffectStroke["gradient"]>);
+  const co = stacked(on(info.solidFill).map((e) => ({ ...blendOf(e, "normal"), color: colorOf(e.color, "#000000") })));
+  if (co) out.colorOverlay = co;
+  const go = stacked(
+    on(info.gradientOverlay).flatMap((e) => {
+      const { gradient, ...layout } = e;
+      const typed = typedGradient(gradient, layout);
+      return typed === undefined ? [] : [{ ...blendOf(e, "normal"), ...typed }];
+    }),
+  );
+  if (go) out.gradientOverlay = go;
+  const sk = stacked(
+    on(info.stroke).flatMap((e): Typed[] => {
+      if (e.fillType === "pattern") return [];
+      const common = { ...blendOf(e, "normal"), size: pxOf(e.size, 3), position: e.position ?? "outside" };
+      if (e.fillType !== "gradient") return [{ ...common, color: colorOf(e.color, "#000000") }];
+      const { style, angle, scale, reverse, align, offset, dither, interpolationMethod, ...gradient } = e.gradient ?? ({} as NonNullable<LayerEffectStroke["gradient"]>);
       const typed = typedGradient(gradient as LayerEffectGradientOverlay["gradient"], { type: style, angle, scale, reverse, align, offset, dither, interpolationMethod });
-      if (typed !== undefined) out.stroke = { ...common, gradient: typed };
-    } else {
-      out.stroke = { ...common, color: colorOf(sk.color, "#000000") };
-    }
-  }
+      return typed === undefined ? [] : [{ ...common, gradient: typed }];
+    }),
+  );
+  if (sk) out.stroke = sk;
   return Object.keys(out).length > 0 ? out : undefined;
 }

@@ -25,6 +25,23 @@ export interface FakeDocument {
   paths?: FakePath[];
   /** The names of the document's history states, oldest first (the History panel). */
   history?: string[];
+  /** The document's layer comps, in the Layer Comps panel's order. */
+  comps?: FakeComp[];
+}
+
+/**
+ * A layer comp: a snapshot of the layers' visibility, position and appearance (Photoshop JavaScript Reference,
+ * LayerComp: "A snapshot of a state of the layers in a document"), with what it uses of them and what it recorded
+ * of each layer by id (the model's layers have no style, so appearance records nothing).
+ */
+export interface FakeComp {
+  name: string;
+  comment: string;
+  appearance: boolean;
+  position: boolean;
+  visibility: boolean;
+  selected: boolean;
+  states: Record<number, { visible: boolean; left: number; top: number }>;
 }
 
 /**

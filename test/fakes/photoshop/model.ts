@@ -40,7 +40,6 @@ export interface FakeComp {
   appearance: boolean;
   position: boolean;
   visibility: boolean;
-  selected: boolean;
   states: Record<number, { visible: boolean; left: number; top: number }>;
 }
 
@@ -129,6 +128,11 @@ export class FakeModel {
 
   newLayerId(): number {
     return this.nextLayerId++;
+  }
+
+  /** New layer ids start above `id`: a file opened keeps its layers' ids. */
+  reserveLayerIds(id: number): void {
+    this.nextLayerId = Math.max(this.nextLayerId, id + 1);
   }
 
   private doc(id: unknown): FakeDocument {

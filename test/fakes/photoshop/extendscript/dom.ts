@@ -419,7 +419,7 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
    * The layer comps (Photoshop JavaScript Reference, LayerComps and LayerComp). LayerComps.add(name, comment,
    * appearance, position, visibility): "Adds a layer comp", recording the layers as they are now. LayerComp's name,
    * comment, appearance ("uses layer appearance (layer styles) settings"), position ("uses layer position") and
-   * visibility ("uses layer visibility") are read-write, selected ("currently selected") read-only. apply():
+   * visibility ("uses layer visibility") are read-write. apply():
    * "Applies the layer comp to the document": each layer it recorded takes back its visibility and position, as far
    * as the comp uses them (a layer made after the comp was recorded is left as it is). recapture(): "Recaptures the
    * current layer state(s) for this layer comp". remove(): "Deletes this object".
@@ -443,7 +443,6 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
       set name(v: string) { c.name = String(v); editStub.change(`comp.name = ${JSON.stringify(String(v))}`); },
       get comment() { return c.comment; },
       set comment(v: string) { c.comment = String(v); editStub.change(`comp ${JSON.stringify(c.name)}.comment = ${JSON.stringify(String(v))}`); },
-      get selected() { return c.selected; },
       apply() {
         for (const { layer } of layerEntries(d.layers)) {
           const state = c.states[layer.id];
@@ -474,7 +473,7 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
   const compsCollection = (d: FakeDocument): unknown =>
     collection("LayerComps", () => (d.comps ?? []).map((c) => compObject(d, c)), {
       add(name: string, comment: string, appearance: boolean, position: boolean, visibility: boolean) {
-        const c: FakeComp = { name: String(name), comment: String(comment ?? ""), appearance: appearance === true, position: position === true, visibility: visibility === true, selected: false, states: snapshot(d) };
+        const c: FakeComp = { name: String(name), comment: String(comment ?? ""), appearance: appearance === true, position: position === true, visibility: visibility === true, states: snapshot(d) };
         d.comps = [...(d.comps ?? []), c];
         editStub.change(`layerComps.add(${JSON.stringify(c.name)})`);
         return compObject(d, c);
@@ -497,6 +496,7 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
     let d: Omit<FakeDocument, "id">;
     if (extname(path).toLowerCase() === ".psd" || extname(path).toLowerCase() === ".psb") {
       const psd = readFakePsd(path, () => model.newLayerId());
+      model.reserveLayerIds(Math.max(0, ...layerEntries(psd.layers).map((e) => e.layer.id)));
       const first = layerEntries(psd.layers).find((e) => !e.layer.children)?.layer;
       d = { name: basename(path), ...psd, active: first ? [first.id] : [], selection: null, dirty: false, filePath: path, format: "psd" };
     } else {

@@ -182,6 +182,9 @@ describe("Photoshop layer comps", () => {
     expect(await s.refused("layerComp:create", { name: "Square" })).toMatchObject({ code: "BAD_REQUEST", details: { name: "Square", id: 1 } });
     expect(await s.refused("layerComp:apply", { name: "Wide" })).toMatchObject({ code: "NOT_FOUND", details: { comps: ["Square", "Story"] } });
     expect(await s.refused("layerComp:delete", { id: 3 })).toMatchObject({ code: "NOT_FOUND" });
+    // Each comp edit is a step of the History panel: undoing the last apply and the second comp leaves "Square".
+    await s.client.call("history:undo", { steps: 2 });
+    expect((await s.client.call<CompList>("document:layerComps")).comps.map((c) => c.name)).toEqual(["Square"]);
   });
 
   it("updates a comp's name, comment and captures, recapturing unless told not to; deletes one (the later ones move up); lastApplied is unknown", async () => {

@@ -45,19 +45,7 @@ function run(p) {
     } else {
       doc.selection.deselect();
     }
-    var src = app.open(new File(p.path)), from;
-    try {
-      // A layer's bounds skip transparent margins: remember where its pixels start inside the image.
-      from = src.activeLayer.bounds;
-      src.activeLayer.duplicate(doc, ElementPlacement.PLACEATBEGINNING);
-    } finally {
-      src.close(SaveOptions.DONOTSAVECHANGES);
-    }
-    app.activeDocument = doc;
-    var placed = doc.layers[0];
-    placed.move(layer, ElementPlacement.PLACEBEFORE);
-    var b = placed.bounds;
-    placed.translate(p.x + __px(from[0]) - __px(b[0]), p.y + __px(from[1]) - __px(b[1]));
+    var placed = __copyImageIn(doc, p.path, layer, p.x, p.y);
     // Merge Down needs the layer below shown; it is hidden again after.
     var hidden = layer.visible !== true;
     if (hidden) layer.visible = true;

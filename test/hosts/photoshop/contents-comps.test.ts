@@ -23,9 +23,9 @@ type CompList = { documentId: number; comps: Comp[]; lastApplied: number | null 
 
 const flat = (layers: readonly FakeLayer[]): FakeLayer[] => layers.flatMap((l) => [l, ...flat(l.children ?? [])]);
 
-async function session() {
+async function session(options: Parameters<typeof bridgeOn>[1] = {}) {
   const fake = await startFake();
-  const client: TestClient = await (await bridgeOn(fake)).connect();
+  const client: TestClient = await (await bridgeOn(fake, options)).connect();
   const doc = fake.model.docs[0]!;
   const layer = (name: string): FakeLayer => flat(doc.layers).find((l) => l.name === name)!;
   const edits = (): Run[] => fake.runs.filter((r) => r.op.startsWith("edit."));
@@ -101,6 +101,17 @@ describe("Photoshop layer:replaceContents on pixel layers", () => {
     const ran = s.edits().length;
     expect(await s.refused("layer:replaceContents", { layerId: s.layer("B").id, image: await png(10, 10, [1, 2, 3]) })).toMatchObject({ code: "BAD_REQUEST", details: { locked: true } });
     expect(s.edits().slice(ran).flatMap((r) => r.calls)).toEqual([]);
+  });
+});
+
+describe("Photoshop layer:replaceContents: the bridge's maxDocumentPixels", () => {
+  it("an image sized into a box past it is PAYLOAD_TOO_LARGE before any script runs", async () => {
+    const s = await session({ limits: { maxDocumentPixels: 100_000 } });
+    const image = await png(10, 10, [1, 2, 3]);
+    const error = await s.refused("layer:replaceContents", { layerId: s.layer("A").id, image, box: { x: 0, y: 0, width: 400, height: 400 }, fit: "fill" });
+    expect(error).toMatchObject({ code: "PAYLOAD_TOO_LARGE", details: { limit: "maxDocumentPixels", maxPixels: 100_000, width: 400, height: 400, what: "A" } });
+    expect(s.edits()).toEqual([]);
+    expect(await s.edit("layer:replaceContents", { layerId: s.layer("A").id, image, box: { x: 0, y: 0, width: 300, height: 300 }, fit: "fill" })).toMatchObject({ rect: { x: 0, y: 0, width: 300, height: 300 } });
   });
 });
 

@@ -128,7 +128,9 @@ export function editOps({ run, revisions, filesystem }: EditDeps): Required<Pick
       .sort((a, b) => a.family.localeCompare(b.family) || a.style.localeCompare(b.style));
   };
   return {
-    editCapabilities: PHOTOSHOP_EDIT_CAPABILITIES,
+    // Replacing contents hands Photoshop a temporary file of this machine: a Photoshop elsewhere cannot open it.
+    editCapabilities:
+      filesystem === "local" ? PHOTOSHOP_EDIT_CAPABILITIES : Object.fromEntries(Object.entries(PHOTOSHOP_EDIT_CAPABILITIES).filter(([name]) => name !== "layer:replaceContents")),
     listFonts,
     layerComps: (ctx, { documentId }) => run<LayerCompList>(ctx.signal, "document.comps", { documentId }),
 

@@ -431,6 +431,39 @@ try {
   });
   // What the history (and an atomic batch, which the bridge groups over its entries' states) relies on: a state set
   // active keeps the later ones until the next change discards them; states keep the names the bridge gave them.
+  await check("edit.comps: a layer comp made, applied back, changed, recaptured and deleted; one history state each (E8)", async () => {
+    const id = await scratch("bridge-checklist-comps");
+    const problems = [];
+    const { layerId } = await edit(id, "edit.layer", { op: "layer:create", kind: "pixel", name: "shown", fillColor: [0, 0, 255, 255], place: { to: "top" } });
+    const all = { visibility: true, position: true, appearance: true };
+    const { compId } = await edit(id, "edit.comps", { op: "layerComp:create", name: "Start", comment: "checklist", captures: all });
+    await edit(id, "edit.layer", { op: "layer:update", layerId, visible: false });
+    await edit(id, "edit.comps", { op: "layerComp:apply", compId });
+    expectSame(problems, "applied", (await layerOf(id, layerId)).visible, true);
+    const captures = { visibility: true, position: false, appearance: false };
+    await edit(id, "edit.comps", { op: "layerComp:update", compId, name: "Renamed", comment: null, captures, recapture: true });
+    expectSame(problems, "listed", (await call("document.comps", { documentId: id })).comps, [{ id: compId, name: "Renamed", comment: null, captures }]);
+    await edit(id, "edit.comps", { op: "layerComp:delete", compId });
+    expectSame(problems, "deleted", (await call("document.comps", { documentId: id })).comps, []);
+    return `${fails(problems)}comp ${compId} made, applied, renamed and deleted`;
+  });
+  if (!values.remote) {
+    await check("edit.contents: a PNG merged down into a pixel layer, which keeps its id, name, opacity and blend mode (E9)", async () => {
+      const id = await scratch("bridge-checklist-contents");
+      const problems = [];
+      const { layerId } = await edit(id, "edit.layer", { op: "layer:create", kind: "pixel", name: "slot", fillColor: [0, 0, 0, 255], place: { to: "top" } });
+      await edit(id, "edit.layer", { op: "layer:update", layerId, opacity: 60, blendMode: "multiply" });
+      const png = join(dir, "contents.png");
+      await sharp({ create: { width: 30, height: 10, channels: 4, background: "#00ff00" } }).png().toFile(png);
+      const before = await history(id);
+      await call("edit.contents", { documentId: id, edit: { op: "layer:replaceContents", layerId }, history: "layer:replaceContents", path: png, x: 20, y: 40 });
+      const after = await history(id);
+      if (after.count !== before.count + 1 || after.name !== "layer:replaceContents") problems.push(`${after.count - before.count} history states, the last "${after.name}"`);
+      const layer = await layerOf(id, layerId);
+      expectSame(problems, "layer", [layer.name, Math.round(layer.opacity), layer.blendMode, layer.kind, layer.rect], ["slot", 60, "multiply", "pixel", box(20, 40, 30, 10)]);
+      return `${fails(problems)}the image took the layer's place at 20, 40`;
+    });
+  }
   await check("history: going back keeps the later states until the next change; names as given (H1)", async () => {
     const id = await scratch("bridge-checklist-history");
     const problems = [];

@@ -1,7 +1,8 @@
 import { probeImage } from "../imports/index.js";
 import { BridgeError } from "../protocol/index.js";
 import { defineMethod, type MethodDefinition } from "./define.js";
-import { ANCHOR_FRACTIONS, editTarget, editedLayer, sendEdit, targetLayer } from "./_internal/edits.js";
+import { fitRect } from "../hosts/_internal/fit.js";
+import { ANCHOR_FRACTIONS, checkDocumentPixels, editTarget, editedLayer, sendEdit, targetLayer } from "./_internal/edits.js";
 import { importSource } from "./layer.js";
 
 /** Layer kinds whose content an image can replace: pixels, and what becomes pixels (text, shapes, fills), and smart objects. */
@@ -42,12 +43,19 @@ export const contentEditMethods: MethodDefinition[] = [
       }
       const source = await importSource(ctx, params.image);
       const image = await probeImage(source, ctx.bridge.imports.limits.maxPixels, undefined);
+      const fit = params.fit ?? DEFAULT_FIT;
+      const alignment = ANCHOR_FRACTIONS[params.alignment ?? "center"];
+      // A box of the caller's can be any size: the image sized into it must fit maxDocumentPixels on every editor.
+      if (params.box !== undefined) {
+        const sized = fitRect(image.width, image.height, params.box, fit, alignment);
+        checkDocumentPixels(ctx, layer.name, Math.max(1, Math.round(sized.width)), Math.max(1, Math.round(sized.height)));
+      }
       const outcome = await sendEdit(ctx, tree, {
         op: "layer:replaceContents",
         layerId: layer.id,
         image: { bytes: image.bytes, format: image.format, width: image.width, height: image.height },
-        fit: params.fit ?? DEFAULT_FIT,
-        alignment: ANCHOR_FRACTIONS[params.alignment ?? "center"],
+        fit,
+        alignment,
         box: params.box ?? null,
       });
       return editedLayer(ctx, tree.document.id, layer.id, outcome);

@@ -1,7 +1,9 @@
 import { fontNotFound, matchFont } from "../_internal/fonts.js";
 import { BridgeError, type FontInfo } from "../../protocol/index.js";
-import type { EditCapabilities, EditCapability, EditName, EditOp, EditOutcome } from "../edits.js";
+import type { Filesystem } from "../../files/index.js";
+import type { EditCapabilities, EditCapability, EditName, EditOp, EditOutcome, LayerCompList } from "../edits.js";
 import type { HostAdapter, HostCallContext } from "../host.js";
+import { replaceContents } from "./contents.js";
 import type { Operation, RunOperation } from "./operations.js";
 import type { Revisions } from "./revisions.js";
 
@@ -40,6 +42,11 @@ const SCRIPT_OF: Readonly<Partial<Record<EditName, Operation>>> = {
   "selection:fromColor": "edit.selection",
   "layer:adjust": "edit.filter",
   "filter:apply": "edit.filter",
+  "layer:replaceContents": "edit.contents",
+  "layerComp:apply": "edit.comps",
+  "layerComp:create": "edit.comps",
+  "layerComp:update": "edit.comps",
+  "layerComp:delete": "edit.comps",
 };
 
 /**
@@ -101,13 +108,17 @@ async function withFont(ctx: HostCallContext, edit: EditOp, fonts: (ctx: HostCal
 export interface EditDeps {
   readonly run: RunOperation;
   readonly revisions: Revisions;
+  /** Where Photoshop reads files: `layer:replaceContents` hands it a temporary file of this machine. */
+  readonly filesystem: Filesystem;
 }
 
 /**
  * Photoshop's edits: one script run each, one history state named after the method; the document's revision rises
- * and the host emits `documentChanged` `{documentId, revision, method}` after each.
+ * and the host emits `documentChanged` `{documentId, revision, method}` after each. Layer comps are the DOM's
+ * (`Document.layerComps`), which gives a comp no id: a comp's id is its 1-based place in the Layer Comps panel, so
+ * deleting a comp renumbers the comps after it.
  */
-export function editOps({ run, revisions }: EditDeps): Required<Pick<HostAdapter, "edit" | "editCapabilities" | "listFonts">> {
+export function editOps({ run, revisions, filesystem }: EditDeps): Required<Pick<HostAdapter, "edit" | "editCapabilities" | "listFonts" | "layerComps">> {
   // Photoshop's fonts are read for each text edit: fonts installed while it runs show up at once.
   const listFonts = async (ctx: HostCallContext): Promise<FontInfo[]> => {
     const { fonts } = await run<{ fonts: FontInfo[] }>(ctx.signal, "font.list");
@@ -117,17 +128,30 @@ export function editOps({ run, revisions }: EditDeps): Required<Pick<HostAdapter
       .sort((a, b) => a.family.localeCompare(b.family) || a.style.localeCompare(b.style));
   };
   return {
-    editCapabilities: PHOTOSHOP_EDIT_CAPABILITIES,
+    // Replacing contents hands Photoshop a temporary file of this machine: a Photoshop elsewhere cannot open it.
+    editCapabilities:
+      filesystem === "local" ? PHOTOSHOP_EDIT_CAPABILITIES : Object.fromEntries(Object.entries(PHOTOSHOP_EDIT_CAPABILITIES).filter(([name]) => name !== "layer:replaceContents")),
     listFonts,
+    layerComps: (ctx, { documentId }) => run<LayerCompList>(ctx.signal, "document.comps", { documentId }),
 
     async edit(ctx, { documentId, edit: asked }): Promise<EditOutcome> {
       const edit = await withFont(ctx, asked, listFonts);
-      const script = SCRIPT_OF[edit.op];
-      const { result, revision } = await revisions.change(documentId, () =>
-        run<{ layerId?: number; documentId?: number }>(ctx.signal, script!, { documentId, edit, history: edit.op }),
-      );
+      const script = SCRIPT_OF[edit.op]!;
+      type Outcome = Awaited<ReturnType<typeof revisions.change<{ layerId?: number; documentId?: number; compId?: number }>>>;
+      let outcome: Outcome | undefined;
+      const apply = async (params: Record<string, unknown>): Promise<void> => {
+        outcome = await revisions.change(documentId, () => run<{ layerId?: number; documentId?: number; compId?: number }>(ctx.signal, script, { documentId, history: edit.op, ...params }));
+      };
+      if (edit.op === "layer:replaceContents") {
+        // The image's bytes stay here: the script gets the file they were written to.
+        const { image: _bytes, ...rest } = edit;
+        await replaceContents(ctx, { run, filesystem }, documentId, edit, (where) => apply({ edit: rest, ...where }));
+      } else {
+        await apply({ edit });
+      }
+      const { result, revision } = outcome!;
       revisions.edited$.next({ documentId, revision, method: edit.op });
-      return { revision, ...result };
+      return { revision, ...(result as object) };
     },
   };
 }

@@ -77,7 +77,7 @@ export function createPhotoshopAdapter(options: PhotoshopAdapterOptions): HostAd
 
     ...documentOps({ run, filesystem, revisions }),
     ...layerOps({ run, filesystem, revisions }),
-    ...editOps({ run, revisions }),
+    ...editOps({ run, revisions, filesystem }),
     history,
     exportDocumentImage: images.exportDocumentImage,
     exportLayerImage: images.exportLayerImage,

@@ -17,7 +17,9 @@ export const OPERATIONS = [
   "document.open",
   "document.close",
   "document.save",
+  "document.comps",
   "layer.get",
+  "layer.placed",
   "layer.select",
   "layer.active",
   "layer.place",
@@ -34,6 +36,8 @@ export const OPERATIONS = [
   "edit.document",
   "edit.selection",
   "edit.filter",
+  "edit.comps",
+  "edit.contents",
   "history",
   "font.list",
 ] as const;

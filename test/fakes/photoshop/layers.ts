@@ -38,6 +38,27 @@ export interface FakeLayer {
   mask?: FakeMask;
   /** A text layer's TextItem, as scripts set it (dom-text.ts). */
   text?: FakeText;
+  /** A smart object's placed-layer record (its `smartObjectMore`). */
+  placed?: FakePlaced;
+}
+
+/**
+ * A smart object's placed-layer record, as a PSD keeps it (Adobe Photoshop File Formats Specification, "Placed Layer
+ * Data": the content's size and resolution, its transform as the frame's four corners, its non-affine transform, its
+ * warp) and the file it holds. The layer's rectangle is the box around the corners.
+ */
+export interface FakePlaced {
+  width: number;
+  height: number;
+  resolution: number;
+  /** x, y of the top-left, top-right, bottom-right and bottom-left corners, in document pixels. */
+  transform: number[];
+  /** The same corners when the layer has no perspective. @default transform */
+  nonAffineTransform?: number[];
+  /** The warp's style (`warpNone`, `warpArc`, `warpCustom`…). @default warpNone */
+  warp?: string;
+  /** The file it holds: the name of the last file put into it. */
+  file: string;
 }
 
 /** A text layer's settings, in the units the DOM takes them: points, pixels, thousandths of an em. */

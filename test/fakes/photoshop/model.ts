@@ -25,6 +25,22 @@ export interface FakeDocument {
   paths?: FakePath[];
   /** The names of the document's history states, oldest first (the History panel). */
   history?: string[];
+  /** The document's layer comps, in the Layer Comps panel's order. */
+  comps?: FakeComp[];
+}
+
+/**
+ * A layer comp: a snapshot of the layers' visibility, position and appearance (Photoshop JavaScript Reference,
+ * LayerComp: "A snapshot of a state of the layers in a document"), with what it uses of them and what it recorded
+ * of each layer by id (the model's layers have no style, so appearance records nothing).
+ */
+export interface FakeComp {
+  name: string;
+  comment: string;
+  appearance: boolean;
+  position: boolean;
+  visibility: boolean;
+  states: Record<number, { visible: boolean; left: number; top: number }>;
 }
 
 /**
@@ -112,6 +128,11 @@ export class FakeModel {
 
   newLayerId(): number {
     return this.nextLayerId++;
+  }
+
+  /** New layer ids start above `id`: a file opened keeps its layers' ids. */
+  reserveLayerIds(id: number): void {
+    this.nextLayerId = Math.max(this.nextLayerId, id + 1);
   }
 
   private doc(id: unknown): FakeDocument {

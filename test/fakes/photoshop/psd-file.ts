@@ -7,12 +7,14 @@
  * A colour fill layer is written and read as its fill record. Each layer's blend mode is written and read back
  * (the Layers panel's blending mode is part of the layer record Photoshop saves: "Adobe Photoshop File Formats
  * Specification", Layer records, "Blend mode key"). Text, shape and other kinds come back as pixel layers; masks are
- * not written.
+ * not written. A layer read keeps the id its record holds (the Layer ID additional information, `lyid`), and the
+ * file's layer comps are read (image resource 1065, Layer Comps: each comp's id, name, comment and what it captures;
+ * and each layer's comp settings in its metadata: the comps that show or hide it, and its offset from where it is).
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { type Layer, readPsd, writePsdBuffer } from "ag-psd";
 import { ensureCanvasFactory } from "../../../src/hosts/embedded/psd.js";
-import type { FakeDocument } from "./model.js";
+import type { FakeComp, FakeDocument } from "./model.js";
 import type { FakeLayer, Rgba } from "./layers.js";
 
 /**
@@ -46,12 +48,18 @@ export function writeFakePsd(d: FakeDocument, path: string, psb = false): void {
  * The document a PSD holds: its size and its layer tree, top-most first, with fresh ids. A bottom layer named
  * "Background" that covers the canvas is the Background layer (what Photoshop writes for one).
  */
-export function readFakePsd(path: string, newId: () => number): Pick<FakeDocument, "width" | "height" | "layers"> {
+export function readFakePsd(path: string, newId: () => number): Pick<FakeDocument, "width" | "height" | "layers" | "comps"> {
   // ag-psd wants a canvas factory even when it hands pixels out as ImageData.
   ensureCanvasFactory();
   const psd = readPsd(readFileSync(path), { skipCompositeImageData: true, skipThumbnail: true, useImageData: true });
+  const settings: Array<{ layer: FakeLayer; settings: NonNullable<Layer["comps"]>["settings"] }> = [];
   const layerOf = (r: Layer): FakeLayer => {
-    const base: Pick<FakeLayer, "id" | "name" | "visible" | "opacity" | "blendMode"> = { id: newId(), name: r.name ?? "Layer", visible: r.hidden !== true, opacity: Math.round((r.opacity ?? 1) * 100) };
+    const layer = recordLayer(r);
+    if (r.comps !== undefined) settings.push({ layer, settings: r.comps.settings });
+    return layer;
+  };
+  const recordLayer = (r: Layer): FakeLayer => {
+    const base: Pick<FakeLayer, "id" | "name" | "visible" | "opacity" | "blendMode"> = { id: r.id ?? newId(), name: r.name ?? "Layer", visible: r.hidden !== true, opacity: Math.round((r.opacity ?? 1) * 100) };
     // A record's blend mode comes back as the layer's; the default ones (normal, a group's pass through) stay unset.
     const mode = r.blendMode === undefined ? undefined : modelBlend(r.blendMode);
     if (mode !== undefined && mode !== (r.children ? "passThrough" : "normal")) base.blendMode = mode;
@@ -77,5 +85,15 @@ export function readFakePsd(path: string, newId: () => number): Pick<FakeDocumen
   if (bottom && bottom.kind === "pixel" && bottom.name === "Background" && bottom.left <= 0 && bottom.top <= 0 && bottom.right >= psd.width && bottom.bottom >= psd.height) {
     bottom.kind = "background";
   }
-  return { width: psd.width, height: psd.height, layers };
+  // Capture bits of a comp: 1 visibility, 2 position, 4 appearance.
+  const comps = (psd.imageResources?.layerComps?.list ?? []).map((c): FakeComp => {
+    const info = Number(c.capturedInfo);
+    const states: FakeComp["states"] = {};
+    for (const { layer, settings: list } of settings) {
+      const state = list.find((entry) => entry.compList.includes(c.id));
+      if (state !== undefined) states[layer.id] = { visible: state.enabled ?? layer.visible, left: layer.left + Math.round(state.offset?.x ?? 0), top: layer.top + Math.round(state.offset?.y ?? 0) };
+    }
+    return { name: c.name, comment: c.comment ?? "", visibility: (info & 1) !== 0, position: (info & 2) !== 0, appearance: (info & 4) !== 0, states };
+  });
+  return { width: psd.width, height: psd.height, layers, ...(comps.length > 0 ? { comps } : {}) };
 }

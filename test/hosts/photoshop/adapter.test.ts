@@ -114,10 +114,12 @@ describe("Photoshop layers", () => {
     expect((await host.getDocumentTree(ctx(), documentId)).layers[0]).toMatchObject({ id: top, name: "On top" });
   });
 
-  it("a Photoshop on another machine has no importLayer: it cannot read this machine's temporary files", () => {
+  it("a Photoshop on another machine has no importLayer and no layer:replaceContents: it cannot read this machine's temporary files", () => {
     const host = createPhotoshopHost({ host: "192.0.2.1", port: 49494, password: "unused" });
     expect(host.filesystem).toBe("remote");
     expect(host.importLayer).toBeUndefined();
+    expect(Object.keys(host.editCapabilities!)).not.toContain("layer:replaceContents");
+    expect(Object.keys(host.editCapabilities!)).toContain("layerComp:create");
   });
 });
 

@@ -72,10 +72,8 @@ describe("Photoshop edits: capabilities", () => {
   it("lists every edit of the vocabulary; selection:fromColor's color alone is NOT_SUPPORTED, naming the field", async () => {
     const s = await session();
     // layer:updateText is the text methods' (src/protocol/text.ts), layer:adjust and filter:apply the filters'
-    // (src/protocol/adjustments.ts), beside the editing vocabulary; replacing a placed layer's contents and layer
-    // comps are not wired to Photoshop yet (NOT_SUPPORTED, checked in test/conformance/replace-contents-comps).
-    const notYet = ["layer:replaceContents", "layerComp:apply", "layerComp:create", "layerComp:update", "layerComp:delete"];
-    const vocabulary = Object.keys(EDIT_METHOD_SCHEMAS).filter((name) => !notYet.includes(name));
+    // (src/protocol/adjustments.ts), beside the editing vocabulary.
+    const vocabulary = Object.keys(EDIT_METHOD_SCHEMAS);
     expect(Object.keys(PHOTOSHOP_EDIT_CAPABILITIES).sort()).toEqual([...vocabulary, "layer:updateText", "layer:adjust", "filter:apply"].sort());
     const error = await s.refused("selection:fromColor", { color: "#ffffff", tolerance: 0, sampleMerged: true });
     expect(error).toMatchObject({ code: "NOT_SUPPORTED", details: { editor: "photoshop", capability: "selection:fromColor", field: "color" } });

@@ -9,8 +9,9 @@ import { randomUUID } from "node:crypto";
 import sharp from "sharp";
 import type { PlacedLayer } from "ag-psd";
 import { BridgeError } from "../../../protocol/errors.js";
+import { fitRect } from "../../_internal/fit.js";
 import type { HostRect } from "../../../protocol/index.js";
-import type { EditImage, FitMode, ReplaceContents } from "../../edits.js";
+import type { EditImage, ReplaceContents } from "../../edits.js";
 import { decodeImage } from "../decode.js";
 import type { EmbeddedDocument, EmbeddedFile, PixelLayer } from "../document.js";
 import { rasterisedRecord } from "../psd-records.js";
@@ -25,25 +26,6 @@ const AFFINE_TOLERANCE = 0.5;
 
 /** Layer kinds whose content lives in their record and which become pixel layers of the new image. */
 const BECOMES_PIXELS = new Set(["text", "shape", "fill"]);
-
-/** A rectangle with fractional edges. */
-interface Rect {
-  readonly x: number;
-  readonly y: number;
-  readonly width: number;
-  readonly height: number;
-}
-
-/**
- * Where an image of `width` × `height` goes in `box` by `fit`, with the spare room (or the overflow) shared by
- * `alignment` (fractions: 0 left/top, ½ centre, 1 right/bottom).
- */
-export function fitRect(width: number, height: number, box: Rect, fit: FitMode, alignment: readonly [number, number]): Rect {
-  const scale = fit === "contain" ? Math.min(box.width / width, box.height / height) : fit === "cover" ? Math.max(box.width / width, box.height / height) : 1;
-  const w = fit === "fill" ? box.width : width * scale;
-  const h = fit === "fill" ? box.height : height * scale;
-  return { x: box.x + (box.width - w) * alignment[0], y: box.y + (box.height - h) * alignment[1], width: w, height: h };
-}
 
 /** @throws BridgeError `NOT_SUPPORTED` naming what of a smart object the embedded editor cannot carry over. */
 function unsupported(layer: PixelLayer, transform: string, why: string): BridgeError {

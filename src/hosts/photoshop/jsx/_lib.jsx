@@ -93,6 +93,26 @@ function __selectLayer(id) {
   executeAction(charIDToTypeID("slct"), desc, DialogModes.NO);
 }
 
+// Opens an image the bridge wrote (path) and copies its layer into `doc`, directly above `above` (in its group) or at
+// the top of the document when it is null, with the image's top-left at x, y; `doc` is the active document again
+// after. Answers the new layer.
+function __copyImageIn(doc, path, above, x, y) {
+  var src = app.open(new File(path)), from;
+  try {
+    // A layer's bounds skip transparent margins: remember where its pixels start inside the image.
+    from = src.activeLayer.bounds;
+    src.activeLayer.duplicate(doc, ElementPlacement.PLACEATBEGINNING);
+  } finally {
+    src.close(SaveOptions.DONOTSAVECHANGES);
+  }
+  app.activeDocument = doc;
+  var layer = doc.layers[0];
+  if (above) layer.move(above, ElementPlacement.PLACEBEFORE);
+  var b = layer.bounds;
+  layer.translate(x + __px(from[0]) - __px(b[0]), y + __px(from[1]) - __px(b[1]));
+  return layer;
+}
+
 // Ruler units are the user's preference (inches on a fresh install): plain numbers given to Photoshop and lengths
 // read back are in them, so every operation runs in pixels and puts the user's setting back.
 function __bridgeMain() {

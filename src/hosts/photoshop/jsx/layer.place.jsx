@@ -6,20 +6,8 @@
 function run(p) {
   var doc = __activate(__doc(p.documentId));
   var target = p.aboveLayerId === null ? null : __domLayer(doc, p.aboveLayerId);
-  var src = app.open(new File(p.path)), from;
-  try {
-    // A layer's bounds skip transparent margins: remember where its pixels start inside the image.
-    from = src.activeLayer.bounds;
-    src.activeLayer.duplicate(doc, ElementPlacement.PLACEATBEGINNING);
-  } finally {
-    src.close(SaveOptions.DONOTSAVECHANGES);
-  }
-  app.activeDocument = doc;
-  var layer = doc.layers[0];
-  if (target) layer.move(target, ElementPlacement.PLACEBEFORE);
+  var layer = __copyImageIn(doc, p.path, target, p.x, p.y);
   layer.name = p.name;
-  var b = layer.bounds;
-  layer.translate(p.x + __px(from[0]) - __px(b[0]), p.y + __px(from[1]) - __px(b[1]));
   doc.activeLayer = layer;
   return layer.id;
 }

@@ -11,6 +11,7 @@ import { type Bounds, type FakeLayer, layerBounds, layerEntries, parentList } fr
 import { combine, isEmpty, leaves, mapLayers, turn, union } from "../geometry.js";
 import type { StubActionDescriptor, StubActionReference, TypeIds } from "./action.js";
 import { wandBounds } from "./dom-edits.js";
+import type { DecodedImage } from "./dom.js";
 
 export interface ActionEditDeps {
   model: FakeModel;
@@ -18,16 +19,18 @@ export interface ActionEditDeps {
   fail: (message: string) => Error;
   activeDocument: () => FakeDocument;
   change: (call: string) => void;
+  /** The images the script may open, decoded before it ran (run.ts). */
+  images: Map<string, DecodedImage>;
 }
 
 type Mode = "replace" | "add" | "subtract" | "intersect";
 const WAND_MODES: Record<string, Mode> = { set: "replace", addTo: "add", subtractFrom: "subtract", intersectWith: "intersect" };
 const TRANSPARENCY_MODES: Record<string, [Mode, string]> = { add: ["add", "to"], subtract: ["subtract", "from"], intersect: ["intersect", "with"] };
-const EDIT_EVENTS = new Set(["make", "delete", "set", "add", "subtract", "intersect", "addTo", "subtractFrom", "intersectWith", "transform", "mergeLayersNew"]);
+const EDIT_EVENTS = new Set(["placedLayerReplaceContents", "make", "delete", "set", "add", "subtract", "intersect", "addTo", "subtractFrom", "intersectWith", "transform", "mergeLayersNew"]);
 const unavailable = (): Error => new Error("General Photoshop error occurred. The command is not currently available.");
 
 /** Handles an edit event; false for an event that is not one (the caller models the rest). */
-export function actionEdit({ model, ids, fail, activeDocument, change }: ActionEditDeps): (name: string, desc: StubActionDescriptor | undefined) => boolean {
+export function actionEdit({ model, ids, fail, activeDocument, change, images }: ActionEditDeps): (name: string, desc: StubActionDescriptor | undefined) => boolean {
   const s = (n: number): string => ids.typeIDToStringID(n);
   const k = (id: string): number => ids.stringIDToTypeID(id);
   const ref = (desc: StubActionDescriptor, key: string): StubActionReference | undefined => {
@@ -68,6 +71,30 @@ export function actionEdit({ model, ids, fail, activeDocument, change }: ActionE
   return (name, desc) => {
     if (!EDIT_EVENTS.has(name) || !desc) return false;
     const d = activeDocument();
+    // Layer > Smart Objects > Replace Contents (`placedLayerReplaceContents`, the file in `null`) of the active
+    // layer: the smart object's content becomes the file, and the layer keeps its transform (Photoshop User Guide,
+    // "Replace the contents of a Smart Object": "any scaling, warping, or effects that you applied to the first Smart
+    // Object are maintained").
+    // Content of the old content's size and resolution keeps the frame's corners; content of another size, which
+    // Photoshop would scale by its own rules, is not modelled.
+    if (name === "placedLayerReplaceContents") {
+      const file = desc.item(k("null"));
+      if (file?.type !== "path") throw fail("placedLayerReplaceContents: null must be a path");
+      const path = (file.value as { fsName: string }).fsName;
+      const l = active(d);
+      if (l.kind !== "smartObject" || !l.placed) throw unavailable();
+      const image = images.get(path);
+      if (!image) throw new Error(`File or folder does not exist: ${path}`);
+      if (image.width !== l.placed.width || image.height !== l.placed.height || image.resolution !== l.placed.resolution) {
+        throw fail(`placedLayerReplaceContents with ${image.width}×${image.height} at ${image.resolution} ppi into ${l.placed.width}×${l.placed.height} at ${l.placed.resolution} ppi is not modelled`);
+      }
+      const c = (Math.floor(image.height / 2) * image.width + Math.floor(image.width / 2)) * 4;
+      l.color = [image.data[c]!, image.data[c + 1]!, image.data[c + 2]!, image.data[c + 3]!];
+      l.placed.file = path.split(/[\\/]/).at(-1)!;
+      d.dirty = true;
+      change("placedLayerReplaceContents");
+      return true;
+    }
     // Layer > Layer Mask > Reveal All / Hide All / Reveal Selection: `make` a channel at the mask channel `using`
     // the userMaskEnabled enumeration. Reveal Selection uses the selection up (it is deselected).
     if (name === "make" && isMask(ref(desc, "at"))) {

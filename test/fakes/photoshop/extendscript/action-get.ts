@@ -169,6 +169,27 @@ export function actionGet({ model, ids, fail, activeDocument, quirks }: ActionGe
       const code = quirks.layerKind ?? SHEET_KIND[l.psKind ?? PS_KIND[l.kind]!];
       if (code === undefined) throw fail(`layerKind of ${l.psKind ?? l.kind} is not in the stub`);
       out.putInteger(k(key), code);
+    } else if (key === "smartObjectMore") {
+      // A smart object's placed-layer record (the placed layer data a PSD keeps, Adobe Photoshop File Formats
+      // Specification, "Placed Layer Data": `Sz  ` the content's size, `Rslt` its resolution, `Trnf` and
+      // `nonAffineTransform` the corners, `warp` with its `warpStyle`). Another kind of layer has none.
+      const p = l.placed;
+      if (l.kind !== "smartObject" || !p) throw missing();
+      const more = new StubActionDescriptor();
+      const size = new StubActionDescriptor();
+      size.putDouble(k("width"), p.width);
+      size.putDouble(k("height"), p.height);
+      more.putObject(k("size"), k("point"), size);
+      more.putUnitDouble(k("resolution"), k("densityUnit"), p.resolution);
+      for (const [name, corners] of [["transform", p.transform], ["nonAffineTransform", p.nonAffineTransform ?? p.transform]] as const) {
+        const list = new StubActionList();
+        for (const v of corners) list.putDouble(v);
+        more.putList(k(name), list);
+      }
+      const warp = new StubActionDescriptor();
+      warp.putEnumerated(k("warpStyle"), k("warpStyle"), k(p.warp ?? "warpNone"));
+      more.putObject(k("warp"), k("warp"), warp);
+      out.putObject(k(key), k("smartObjectMore"), more);
     } else if (key === "bounds") {
       // The rectangle of the layer's pixels, in pixels whatever the ruler units.
       const b = layerBounds(l);

@@ -124,6 +124,8 @@ export class StubActionList {
   get count(): number { return this.values.length; }
   putReference(v: StubActionReference): void { this.values.push(v); }
   putInteger(v: number): void { this.values.push(v); }
+  putDouble(v: number): void { this.values.push(v); }
+  getDouble(i: number): number { return this.values[i] as number; }
   putObject(classID: number, v: StubActionDescriptor): void { void classID; this.values.push(v); }
   getReference(i: number): StubActionReference { return this.values[i] as StubActionReference; }
   getInteger(i: number): number { return this.values[i] as number; }
@@ -141,6 +143,7 @@ function plainItem(item: Item, s: (n: number) => string): unknown {
   if (item.type === "unitDouble") return { _unit: s(item.classID!), _value: item.value };
   if (item.type === "enumerated") return { _enum: s(item.enumType!), _value: s(item.value as number) };
   if (item.type === "class") return { _class: s(item.value as number) };
+  if (item.type === "path") return { _path: (item.value as { fsName: string }).fsName };
   if (item.type === "reference") {
     return (item.value as StubActionReference).parts.map((p) => {
       const base = { _ref: s(p.desiredClass) };

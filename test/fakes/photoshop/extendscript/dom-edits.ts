@@ -112,6 +112,29 @@ export function layerEditMembers(s: EditStub, d: FakeDocument, l: FakeLayer): ob
       d.dirty = true;
       s.change(`${l.id}.remove()`);
     },
+    /**
+     * ArtLayer.merge(): "Merges the layer down. This removes the layer from the document. Returns a reference to the
+     * art layer that this layer is merged into." The layer below stays, with its id, name, mask, blend mode and
+     * opacity; its pixels take the merged layer's over them (the model's solid rectangles: the box around both, in
+     * the upper layer's colour where the lower one is empty). Only a shown layer over a shown layer is modelled.
+     */
+    merge() {
+      const list = parentList(d.layers, l);
+      const below = list[list.indexOf(l) + 1];
+      if (group || !below || below.children) throw s.fail("ArtLayer.merge: only a layer onto the layer directly below it is modelled");
+      if (!l.visible || !below.visible) throw s.fail("ArtLayer.merge with a hidden layer is not modelled");
+      if (below.locked) throw unavailable();
+      const [top, under] = [layerBounds({ ...l, mask: undefined }), layerBounds({ ...below, mask: undefined })];
+      if (!isEmpty(top)) {
+        const box = isEmpty(under) ? top : union(top, under);
+        Object.assign(below, box, { color: l.color });
+      }
+      list.splice(list.indexOf(l), 1);
+      d.active = [below.id];
+      d.dirty = true;
+      s.change(`${l.id}.merge()`);
+      return s.layerObject(d, below);
+    },
     // ArtLayer.rasterize(target): "Converts the targeted content in the layer into a flat, raster image" (ENTIRELAYER:
     // "Rasterizes all vector data on the layer"): the layer becomes a pixel layer (LayerKind.NORMAL) with the same
     // pixels. A fill layer's are its colour over the canvas (its bounds), so the pixel layer keeps both.

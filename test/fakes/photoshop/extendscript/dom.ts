@@ -8,7 +8,7 @@
 import { existsSync } from "node:fs";
 import { basename, extname, resolve } from "node:path";
 import type { Context } from "node:vm";
-import type { FakeDocument, FakeModel, FakePath } from "../model.js";
+import type { FakeComp, FakeDocument, FakeModel, FakePath } from "../model.js";
 import { type FakeLayer, layerBounds, layerEntries } from "../layers.js";
 import { StubActionDescriptor, StubActionList, StubActionReference, type TypeIds, plainDescriptor, typeIds } from "./action.js";
 import { actionEdit } from "./action-edit.js";
@@ -377,6 +377,8 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
       get selection() { return selectionObject(d); },
       // Document.historyStates: the snapshot and the states of the History panel (`history-panel.ts`).
       get historyStates() { return collection("HistoryStates", () => entries(d).map((entry) => historyStateObject(entry))); },
+      // Document.layerComps (LayerComps): the comps in the Layer Comps panel's order; add() appends one (compsCollection below).
+      get layerComps() { return compsCollection(d); },
       get pathItems() { return collection("PathItems", () => (d.paths ?? []).map((p) => pathObject(d, p))); },
       // Document.activeHistoryState: setting an earlier state undoes what came after it.
       // HistoryState.name is the state's name in the History panel.
@@ -413,6 +415,71 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
     return o;
   }
 
+  /**
+   * The layer comps (Photoshop JavaScript Reference, LayerComps and LayerComp). LayerComps.add(name, comment,
+   * appearance, position, visibility): "Adds a layer comp", recording the layers as they are now. LayerComp's name,
+   * comment, appearance ("uses layer appearance (layer styles) settings"), position ("uses layer position") and
+   * visibility ("uses layer visibility") are read-write. apply():
+   * "Applies the layer comp to the document": each layer it recorded takes back its visibility and position, as far
+   * as the comp uses them (a layer made after the comp was recorded is left as it is). recapture(): "Recaptures the
+   * current layer state(s) for this layer comp". remove(): "Deletes this object".
+   */
+  const compObjects = new WeakMap<FakeComp, object>();
+  const snapshot = (d: FakeDocument): FakeComp["states"] =>
+    Object.fromEntries(layerEntries(d.layers).map(({ layer }) => [layer.id, { visible: layer.visible, left: layer.left, top: layer.top }]));
+  const compObject = (d: FakeDocument, c: FakeComp): object => {
+    let o = compObjects.get(c);
+    if (o) return o;
+    const flag = (key: "appearance" | "position" | "visibility") => ({
+      get: () => c[key],
+      set: (v: unknown) => {
+        c[key] = v === true;
+        editStub.change(`comp ${JSON.stringify(c.name)}.${key} = ${v === true}`);
+      },
+    });
+    const props = {
+      typename: "LayerComp",
+      get name() { return c.name; },
+      set name(v: string) { c.name = String(v); editStub.change(`comp.name = ${JSON.stringify(String(v))}`); },
+      get comment() { return c.comment; },
+      set comment(v: string) { c.comment = String(v); editStub.change(`comp ${JSON.stringify(c.name)}.comment = ${JSON.stringify(String(v))}`); },
+      apply() {
+        for (const { layer } of layerEntries(d.layers)) {
+          const state = c.states[layer.id];
+          if (!state) continue;
+          if (c.visibility) layer.visible = state.visible;
+          if (c.position && !layer.children && (state.left !== layer.left || state.top !== layer.top)) {
+            const [dx, dy] = [state.left - layer.left, state.top - layer.top];
+            Object.assign(layer, { left: layer.left + dx, right: layer.right + dx, top: layer.top + dy, bottom: layer.bottom + dy });
+          }
+        }
+        d.dirty = true;
+        editStub.change(`comp ${JSON.stringify(c.name)}.apply()`);
+      },
+      recapture() {
+        c.states = snapshot(d);
+        editStub.change(`comp ${JSON.stringify(c.name)}.recapture()`);
+      },
+      remove() {
+        d.comps = (d.comps ?? []).filter((x) => x !== c);
+        editStub.change(`comp ${JSON.stringify(c.name)}.remove()`);
+      },
+    };
+    for (const key of ["appearance", "position", "visibility"] as const) Object.defineProperty(props, key, { ...flag(key), enumerable: true });
+    o = strict("LayerComp", props);
+    compObjects.set(c, o);
+    return o;
+  };
+  const compsCollection = (d: FakeDocument): unknown =>
+    collection("LayerComps", () => (d.comps ?? []).map((c) => compObject(d, c)), {
+      add(name: string, comment: string, appearance: boolean, position: boolean, visibility: boolean) {
+        const c: FakeComp = { name: String(name), comment: String(comment ?? ""), appearance: appearance === true, position: position === true, visibility: visibility === true, states: snapshot(d) };
+        d.comps = [...(d.comps ?? []), c];
+        editStub.change(`layerComps.add(${JSON.stringify(c.name)})`);
+        return compObject(d, c);
+      },
+    });
+
   // PhotoshopSaveOptions write PSD (version 1) whatever the extension; only the Large Document Format writes PSB.
   // The document's layer tree goes into the file and comes back from it (psd-file.ts).
   function writePsd(d: FakeDocument, path: string, psb = false): void {
@@ -429,6 +496,7 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
     let d: Omit<FakeDocument, "id">;
     if (extname(path).toLowerCase() === ".psd" || extname(path).toLowerCase() === ".psb") {
       const psd = readFakePsd(path, () => model.newLayerId());
+      model.reserveLayerIds(Math.max(0, ...layerEntries(psd.layers).map((e) => e.layer.id)));
       const first = layerEntries(psd.layers).find((e) => !e.layer.children)?.layer;
       d = { name: basename(path), ...psd, active: first ? [first.id] : [], selection: null, dirty: false, filePath: path, format: "psd" };
     } else {
@@ -496,7 +564,7 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
   const executeActionGet = actionGet({ model, ids, fail, activeDocument, quirks });
 
   const runAction = actionRun({ ids, fail, activeDocument, docById, effects, writePsd });
-  const editAction = actionEdit({ model, ids, fail, activeDocument, change: (call) => editStub.change(call) });
+  const editAction = actionEdit({ model, ids, fail, activeDocument, change: (call) => editStub.change(call), images });
   // executeAction(eventID, descriptor, displayDialogs): every event is recorded with its descriptor.
   const executeAction = (event: number, desc: StubActionDescriptor | undefined, mode?: unknown): StubActionDescriptor => {
     const name = ids.typeIDToStringID(event);

@@ -10,8 +10,8 @@ import type { FakeDocument } from "../model.js";
 /** Photoshop's default "History States" preference. */
 export const HISTORY_STATES = 50;
 
-/** What a state brings back. */
-type Kept = Pick<FakeDocument, "selection" | "paths" | "layers" | "active" | "width" | "height" | "resolution">;
+/** What a state brings back (the layer comps too: making, changing and deleting a comp are steps of the History panel). */
+type Kept = Pick<FakeDocument, "selection" | "paths" | "layers" | "active" | "width" | "height" | "resolution" | "comps">;
 
 export interface PanelState {
   readonly name: string;
@@ -30,7 +30,7 @@ const panels = new WeakMap<FakeDocument, Panel>();
 
 /** What the document holds now, as a state keeps it. */
 export function keep(d: FakeDocument): Kept {
-  return structuredClone({ selection: d.selection, paths: d.paths, layers: d.layers, active: d.active, width: d.width, height: d.height, resolution: d.resolution });
+  return structuredClone({ selection: d.selection, paths: d.paths, layers: d.layers, active: d.active, width: d.width, height: d.height, resolution: d.resolution, comps: d.comps });
 }
 
 /** The panel of a document: opened with its first state ("Open") and snapshot, from `opened` or the document now. */

@@ -177,6 +177,18 @@ export const EDIT_LAYER_SCHEME = `
   (br-with-mask img l)
   (br-edit img (lambda () (if (>= enabled 0) (gimp-layer-set-apply-mask l enabled)) l)))
 
+; A GIMP mask covers its layer: grown with it, the mask hides the new part. Where the layer had no pixels (outside
+; x y w h) its mask is made to reveal, as a Photoshop mask made by "reveal all" does outside its own bounds.
+; Runs with nothing selected.
+(define (br-reveal-outside img l x y w h)
+  (let ((mask (car (gimp-layer-get-mask l))))
+    (if (>= mask 0)
+        (begin
+          (gimp-image-select-rectangle img CHANNEL-OP-REPLACE x y w h)
+          (gimp-selection-invert img)
+          (gimp-drawable-edit-fill mask FILL-WHITE)
+          (gimp-selection-none img)))))
+
 ; JavaScript's Math.round (halves up): Script-Fu's round takes halves to the even neighbour.
 (define (br-round v) (inexact->exact (floor (+ v 0.5))))
 
@@ -189,7 +201,9 @@ export const EDIT_LAYER_SCHEME = `
   (br-unlocked (br-layer img l))
   (if (= (car (gimp-item-is-group l)) 1) (br-bad (string-append "Layer " (number->string l) " is a group")))
   (let* ((off (gimp-drawable-offsets l))
-         (box (if (>= bw 0) (list bx by bw bh) (list (car off) (cadr off) (car (gimp-drawable-width l)) (car (gimp-drawable-height l)))))
+         (ow (car (gimp-drawable-width l)))
+         (oh (car (gimp-drawable-height l)))
+         (box (if (>= bw 0) (list bx by bw bh) (list (car off) (cadr off) ow oh)))
          (x0 (car box)) (y0 (cadr box)) (w0 (caddr box)) (h0 (cadddr box))
          (scale (cond ((= fit 0) (min (/ w0 iw) (/ h0 ih))) ((= fit 1) (max (/ w0 iw) (/ h0 ih))) (else 1)))
          (fw (if (= fit 2) w0 (* iw scale)))
@@ -208,7 +222,7 @@ export const EDIT_LAYER_SCHEME = `
         (gimp-layer-add-alpha l)
         (if (or (< cw 1) (< ch 1))
             ; Nothing of the image falls in the box: the layer is left one clear pixel at the box's corner.
-            (begin (gimp-layer-resize l 1 1 (- (car off) cl) (- (cadr off) ct)) (gimp-drawable-edit-clear l))
+            (begin (gimp-layer-resize l 1 1 (- (car off) cl) (- (cadr off) ct)) (br-reveal-outside img l (car off) (cadr off) ow oh) (gimp-drawable-edit-clear l))
             (let ((src (car (gimp-file-load-layer RUN-NONINTERACTIVE img file))))
               (gimp-image-insert-layer img src 0 0)
               (if (or (not (= width (car (gimp-drawable-width src)))) (not (= height (car (gimp-drawable-height src)))))
@@ -216,6 +230,7 @@ export const EDIT_LAYER_SCHEME = `
               (gimp-layer-set-offsets src left top)
               (gimp-layer-resize src cw ch (- left cl) (- top ct))
               (gimp-layer-resize l cw ch (- (car off) cl) (- (cadr off) ct))
+              (br-reveal-outside img l (car off) (cadr off) ow oh)
               (gimp-drawable-edit-clear l)
               (let* ((buffer (car (gimp-edit-named-copy src "br-replace")))
                      (floating (car (gimp-edit-named-paste l buffer FALSE))))

@@ -113,7 +113,7 @@ describe.skipIf(GIMP_SKIP !== undefined)("layer:replaceContents: GIMP against th
     return { data, width: info.width, height: info.height };
   }
 
-  it.each(CASES)("$name: the same rectangle, pixels within the tolerance, the layer kept, one undo step", async ({ name, params, scaled }) => {
+  it.each(CASES)("$name: the same rectangle, pixels within the tolerance, the layer kept, one step", async ({ name, params, scaled }) => {
     const results = await Promise.all(
       [gimp, embedded].map(async ({ client }) => {
         const { documentId, layerId, revision } = await slot(client);

@@ -201,6 +201,7 @@ export const EDIT_LAYER_SCHEME = `
   (br-unlocked (br-layer img l))
   (if (= (car (gimp-item-is-group l)) 1) (br-bad (string-append "Layer " (number->string l) " is a group")))
   (let* ((off (gimp-drawable-offsets l))
+         (alpha-lock (car (gimp-layer-get-lock-alpha l)))
          (ow (car (gimp-drawable-width l)))
          (oh (car (gimp-drawable-height l)))
          (box (if (>= bw 0) (list bx by bw bh) (list (car off) (cadr off) ow oh)))
@@ -220,6 +221,8 @@ export const EDIT_LAYER_SCHEME = `
     (br-edit img (lambda ()
       (br-unselected img (lambda ()
         (gimp-layer-add-alpha l)
+        ; A layer's "lock alpha" would keep the old shape through the clear and the paste: off for the edit.
+        (gimp-layer-set-lock-alpha l FALSE)
         (if (or (< cw 1) (< ch 1))
             ; Nothing of the image falls in the box: the layer is left one clear pixel at the box's corner.
             (begin (gimp-layer-resize l 1 1 (- (car off) cl) (- (cadr off) ct)) (br-reveal-outside img l (car off) (cadr off) ow oh) (gimp-drawable-edit-clear l))
@@ -237,7 +240,8 @@ export const EDIT_LAYER_SCHEME = `
                 (gimp-layer-set-offsets floating cl ct)
                 (gimp-floating-sel-anchor floating)
                 (gimp-buffer-delete buffer))
-              (gimp-image-remove-layer img src)))))
+              (gimp-image-remove-layer img src)))
+        (gimp-layer-set-lock-alpha l alpha-lock)))
       (gimp-image-set-active-layer img l)
       l))))
 `;

@@ -53,6 +53,12 @@ export const OPEN_UNITS = 3;
  */
 export async function readDocumentFile(filePath: string, options: ReadDocumentOptions): Promise<OpenedFile> {
   const ext = extname(filePath).toLowerCase();
+  if (ext === ".xcf") {
+    // A GIMP template is the likeliest XCF to arrive here: say where it opens.
+    throw new BridgeError("BAD_REQUEST", `The embedded editor does not open GIMP's XCF files: open it on a GIMP editor, or save it from GIMP as PSD`, {
+      details: { path: filePath, extension: ext, editor: "embedded" },
+    });
+  }
   if (!OPENABLE_EXTENSIONS.includes(ext)) {
     throw new BridgeError("BAD_REQUEST", `Cannot open "${ext || "no extension"}" files; use ${OPENABLE_EXTENSIONS.join(", ")}`, {
       details: { path: filePath, extension: ext },

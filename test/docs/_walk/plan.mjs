@@ -463,6 +463,21 @@ export const PLAN = {
         assert.match(r.stdout, /render-template <file> --data <rows\.csv\|rows\.json> -o <pattern>/);
       },
     },
+    // GIMP's: a real GIMP renders an XCF it made through the same command in test/hosts/gimp/template.test.ts.
+    {
+      cmd: 'image-editor-bridge serve --editor gimp --files-root "$PWD" &',
+      form: async (ctx) => {
+        const r = await ctx.run("image-editor-bridge help");
+        for (const option of ["--editor", "gimp", "--files-root"]) assert.ok(r.stdout.includes(option), option);
+      },
+    },
+    {
+      cmd: "image-editor-bridge render-template card.xcf --data rows.csv -o 'out/{id}.png'",
+      form: async (ctx) => {
+        const r = await ctx.run("image-editor-bridge help");
+        assert.match(r.stdout, /render-template <file> --data <rows\.csv\|rows\.json> -o <pattern>/);
+      },
+    },
   ],
 
   "examples/recipes/README.md": [

@@ -3,16 +3,21 @@
  * library (`scheme-*.ts`), which checks its references, then changes the image as one undo step. Ids here are
  * GIMP's; `../stable-ids.ts` turns them into the adapter's, raises the document's revision and reports the change.
  */
+import { writeFile } from "node:fs/promises";
+import sharp from "sharp";
 import { BridgeError, type FontInfo } from "../../../protocol/index.js";
 import { fontNotFound, matchFont } from "../../_internal/fonts.js";
 import type {
   DocumentEdit,
   EditCapabilities,
   EditOp,
+  EditImage,
   EditPlace,
   FilterEdit,
+  FitMode,
   FlipDirection,
   LayerEdit,
+  ReplaceContents,
   ResampleMethod,
   SelectionEdit,
   SelectionMode,
@@ -49,6 +54,8 @@ export const GIMP_EDIT_CAPABILITIES: EditCapabilities = {
   "layer:deleteMask": {},
   "layer:applyMask": {},
   "layer:updateMask": { unsupported: ["linked", "density", "feather"] },
+  // GIMP 2.10 has no smart objects: every layer whose contents are replaced is (or becomes) a pixel layer.
+  "layer:replaceContents": {},
   "document:resize": {},
   "document:resizeCanvas": {},
   "document:crop": {},
@@ -223,8 +230,8 @@ function layerForm(img: string, edit: LayerEdit, limits: GimpEditLimits, fonts: 
     case "layer:updateMask":
       return `(br-mask-update ${img} ${int(edit.layerId)} ${flag(edit.enabled)})`;
     case "layer:replaceContents":
-      // Not among GIMP_EDIT_CAPABILITIES: the methods refuse it before anything is sent.
-      throw new BridgeError("NOT_SUPPORTED", "The gimp editor cannot do layer:replaceContents", { details: { editor: "gimp", capability: edit.op } });
+      // Its image goes through a file: `editOps` stages it and makes the form with `replaceForm`.
+      throw new Error("layer:replaceContents needs its image staged: use replaceForm");
   }
 }
 
@@ -275,6 +282,36 @@ function selectionForm(img: string, edit: SelectionEdit): string {
   }
 }
 
+/** `br-layer-replace`'s fits. */
+const FIT: Readonly<Record<FitMode, number>> = { contain: 0, cover: 1, fill: 2, none: 3 };
+
+/**
+ * How GIMP scales a replaced image: cubic, as close as GIMP comes to the embedded editor's (sharp's Lanczos) without
+ * NoHalo's or LoHalo's cost on large images.
+ */
+const REPLACE_INTERPOLATION = INTERPOLATION.bicubic;
+
+/** The `br-layer-replace` call putting the image staged at `file` (a PNG of the edit's image) into its layer. */
+export function replaceForm(documentId: number, edit: ReplaceContents, file: string, limits: GimpEditLimits): string {
+  const { image, box } = edit;
+  const placed = box === null ? "0 0 -1 -1" : [box.x, box.y, box.width, box.height].map(num).join(" ");
+  const fit = `${FIT[edit.fit]} ${num(edit.alignment[0])} ${num(edit.alignment[1])}`;
+  return `(br-layer-replace ${int(documentId)} ${int(edit.layerId)} ${lit(file)} ${int(image.width)} ${int(image.height)} ${fit} ${placed} ${REPLACE_INTERPOLATION} ${int(limits.maxDocumentPixels)})`;
+}
+
+/**
+ * The edit's image as the PNG GIMP loads (GIMP only ever loads a PNG sharp made): upright, sRGB, with alpha, at its
+ * own size (GIMP scales it into the box).
+ * @throws BridgeError `BAD_REQUEST` when the image cannot be decoded
+ */
+async function replacementPng(image: EditImage): Promise<Buffer> {
+  try {
+    return await sharp(image.bytes, { limitInputPixels: image.width * image.height }).rotate().toColourspace("srgb").ensureAlpha().png({ compressionLevel: 1 }).toBuffer();
+  } catch (cause) {
+    throw new BridgeError("BAD_REQUEST", "The image could not be decoded", { details: { format: image.format }, cause });
+  }
+}
+
 /** Whether an edit names a font (a text layer made or changed). */
 export const namesFont = (edit: EditOp): boolean => edit.op === "layer:updateText" || (edit.op === "layer:create" && edit.kind === "text");
 
@@ -299,14 +336,25 @@ export function editOps(
   return {
     async edit(ctx, documentId, edit) {
       // Refused before anything is sent when the form alone shows the result is too large or names no font GIMP has.
-      const form = editForm(documentId, edit, limits, namesFont(edit) ? await fonts(ctx) : []);
+      const send = async (form: string): Promise<Sexp> => {
+        try {
+          return await session.call(ctx, form);
+        } catch (error) {
+          // A PDB error inside the undo group ends the request with the group open: close it now.
+          await session.call(ctx, "(br-edit-repair)").catch(() => {});
+          throw error;
+        }
+      };
       let value: Sexp;
-      try {
-        value = await session.call(ctx, form);
-      } catch (error) {
-        // A PDB error inside the undo group ends the request with the group open: close it now.
-        await session.call(ctx, "(br-edit-repair)").catch(() => {});
-        throw error;
+      if (edit.op === "layer:replaceContents") {
+        // The image reaches GIMP as a file of the exchange folder, removed once GIMP has loaded it.
+        const png = await replacementPng(edit.image);
+        value = await session.scratch(".png", async (file) => {
+          await writeFile(file, png, { mode: 0o600, flag: "wx" });
+          return send(replaceForm(documentId, edit, file, limits));
+        });
+      } else {
+        value = await send(editForm(documentId, edit, limits, namesFont(edit) ? await fonts(ctx) : []));
       }
       if (MAKES_LAYER.has(edit.op)) return { layerId: asNumber(value, "new layer id") };
       if (edit.op === "document:duplicate") {

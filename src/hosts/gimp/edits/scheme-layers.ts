@@ -176,4 +176,72 @@ export const EDIT_LAYER_SCHEME = `
 (define (br-mask-update img l enabled)
   (br-with-mask img l)
   (br-edit img (lambda () (if (>= enabled 0) (gimp-layer-set-apply-mask l enabled)) l)))
+
+; A GIMP mask covers its layer: grown with it, the mask hides the new part. Where the layer had no pixels (outside
+; x y w h) its mask is made to reveal, as a Photoshop mask made by "reveal all" does outside its own bounds.
+; Runs with nothing selected.
+(define (br-reveal-outside img l x y w h)
+  (let ((mask (car (gimp-layer-get-mask l))))
+    (if (>= mask 0)
+        (begin
+          (gimp-image-select-rectangle img CHANNEL-OP-REPLACE x y w h)
+          (gimp-selection-invert img)
+          (gimp-drawable-edit-fill mask FILL-WHITE)
+          (gimp-selection-none img)))))
+
+; JavaScript's Math.round (halves up): Script-Fu's round takes halves to the even neighbour.
+(define (br-round v) (inexact->exact (floor (+ v 0.5))))
+
+; The image of file (iw x ih, a PNG the bridge made) into layer l, which keeps its name, place, mask, mode and
+; opacity (a text layer becomes a pixel layer). fit: 0 contain, 1 cover, 2 fill, 3 none; ax ay: where the spare
+; room goes (0 left/top, 1 right/bottom); bw < 0: the box is the layer's bounds, else bx by bw bh. The image is
+; scaled (interpolation) and placed, rounded to whole pixels, then cut to the box; the layer becomes that rectangle.
+; most: most pixels the scaled image may have.
+(define (br-layer-replace img l file iw ih fit ax ay bx by bw bh interpolation most)
+  (br-unlocked (br-layer img l))
+  (if (= (car (gimp-item-is-group l)) 1) (br-bad (string-append "Layer " (number->string l) " is a group")))
+  (let* ((off (gimp-drawable-offsets l))
+         (alpha-lock (car (gimp-layer-get-lock-alpha l)))
+         (ow (car (gimp-drawable-width l)))
+         (oh (car (gimp-drawable-height l)))
+         (box (if (>= bw 0) (list bx by bw bh) (list (car off) (cadr off) ow oh)))
+         (x0 (car box)) (y0 (cadr box)) (w0 (caddr box)) (h0 (cadddr box))
+         (scale (cond ((= fit 0) (min (/ w0 iw) (/ h0 ih))) ((= fit 1) (max (/ w0 iw) (/ h0 ih))) (else 1)))
+         (fw (if (= fit 2) w0 (* iw scale)))
+         (fh (if (= fit 2) h0 (* ih scale)))
+         (left (br-round (+ x0 (* (- w0 fw) ax))))
+         (top (br-round (+ y0 (* (- h0 fh) ay))))
+         (width (max 1 (br-round fw)))
+         (height (max 1 (br-round fh)))
+         (cl (max left (br-round x0)))
+         (ct (max top (br-round y0)))
+         (cw (- (min (+ left width) (br-round (+ x0 w0))) cl))
+         (ch (- (min (+ top height) (br-round (+ y0 h0))) ct)))
+    (br-fits width height most)
+    (br-edit img (lambda ()
+      (br-unselected img (lambda ()
+        (gimp-layer-add-alpha l)
+        ; A layer's "lock alpha" would keep the old shape through the clear and the paste: off for the edit.
+        (gimp-layer-set-lock-alpha l FALSE)
+        (if (or (< cw 1) (< ch 1))
+            ; Nothing of the image falls in the box: the layer is left one clear pixel at the box's corner.
+            (begin (gimp-layer-resize l 1 1 (- (car off) cl) (- (cadr off) ct)) (br-reveal-outside img l (car off) (cadr off) ow oh) (gimp-drawable-edit-clear l))
+            (let ((src (car (gimp-file-load-layer RUN-NONINTERACTIVE img file))))
+              (gimp-image-insert-layer img src 0 0)
+              (if (or (not (= width (car (gimp-drawable-width src)))) (not (= height (car (gimp-drawable-height src)))))
+                  (begin (gimp-context-set-interpolation interpolation) (gimp-layer-scale src width height FALSE)))
+              (gimp-layer-set-offsets src left top)
+              (gimp-layer-resize src cw ch (- left cl) (- top ct))
+              (gimp-layer-resize l cw ch (- (car off) cl) (- (cadr off) ct))
+              (br-reveal-outside img l (car off) (cadr off) ow oh)
+              (gimp-drawable-edit-clear l)
+              (let* ((buffer (car (gimp-edit-named-copy src "br-replace")))
+                     (floating (car (gimp-edit-named-paste l buffer FALSE))))
+                (gimp-layer-set-offsets floating cl ct)
+                (gimp-floating-sel-anchor floating)
+                (gimp-buffer-delete buffer))
+              (gimp-image-remove-layer img src)))
+        (gimp-layer-set-lock-alpha l alpha-lock)))
+      (gimp-image-set-active-layer img l)
+      l))))
 `;

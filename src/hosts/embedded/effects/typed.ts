@@ -92,43 +92,23 @@ export function effectsRecord(effects: ResolvedEffects, light: { readonly angle:
   const angleOf = (e: { useGlobalLight: boolean; angle?: number | undefined }) => (e.useGlobalLight ? light.angle : (e.angle ?? light.angle));
   const blend = (e: { blendMode: string; opacity: number }) => ({ blendMode: e.blendMode as BlendMode, opacity: e.opacity / 100 });
   const { dropShadow: ds, innerShadow: is, outerGlow: og, innerGlow: ig, bevel: bv, satin: st, colorOverlay: co, gradientOverlay: go, stroke: sk } = effects;
-  if (ds) {
-    out.dropShadow = ds.map(
-      (e) =>
-        ({
-          ...ON,
-          ...blend(e),
-          color: rgb(e.color),
-          useGlobalLight: e.useGlobalLight,
-          angle: angleOf(e),
-          distance: px(e.distance),
-          choke: px(e.spread),
-          size: px(e.size),
-          noise: e.noise / 100,
-          antialiased: e.antiAlias,
-          contour: contourOf(e.contour),
-          layerConceals: e.layerKnocksOut,
-        }) as LayerEffectShadow,
-    );
-  }
-  if (is) {
-    out.innerShadow = is.map(
-      (e) =>
-        ({
-          ...ON,
-          ...blend(e),
-          color: rgb(e.color),
-          useGlobalLight: e.useGlobalLight,
-          angle: angleOf(e),
-          distance: px(e.distance),
-          choke: px(e.choke),
-          size: px(e.size),
-          antialiased: e.antiAlias,
-          contour: contourOf(e.contour),
-          noise: e.noise / 100,
-        }) as LayerEffectShadow,
-    );
-  }
+  /** What drop and inner shadows record alike; `choke` is a drop shadow's spread or an inner shadow's choke. */
+  const shadow = (e: Omit<NonNullable<ResolvedEffects["innerShadow"]>[number], "choke">, choke: number): LayerEffectShadow =>
+    ({
+      ...ON,
+      ...blend(e),
+      color: rgb(e.color),
+      useGlobalLight: e.useGlobalLight,
+      angle: angleOf(e),
+      distance: px(e.distance),
+      choke: px(choke),
+      size: px(e.size),
+      noise: e.noise / 100,
+      antialiased: e.antiAlias,
+      contour: contourOf(e.contour),
+    }) as LayerEffectShadow;
+  if (ds) out.dropShadow = ds.map((e) => ({ ...shadow(e, e.spread), layerConceals: e.layerKnocksOut }));
+  if (is) out.innerShadow = is.map((e) => shadow(e, e.choke));
   const glow = (g: NonNullable<ResolvedEffects["outerGlow"] | ResolvedEffects["innerGlow"]>) => ({
     ...ON,
     ...blend(g),

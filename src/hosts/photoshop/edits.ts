@@ -3,6 +3,8 @@ import { BridgeError, type FontInfo } from "../../protocol/index.js";
 import type { Filesystem } from "../../files/index.js";
 import type { EditCapabilities, EditCapability, EditName, EditOp, EditOutcome, LayerCompList } from "../edits.js";
 import type { HostAdapter, HostCallContext } from "../host.js";
+import type { ResolvedAdjustment } from "../../protocol/adjustments.js";
+import type { ResolvedFill } from "../../protocol/fills.js";
 import { replaceContents } from "./contents.js";
 import type { Operation, RunOperation } from "./operations.js";
 import type { Revisions } from "./revisions.js";
@@ -58,19 +60,59 @@ export const PHOTOSHOP_UNSUPPORTED_ADJUSTMENTS = ["exposure", "hueSaturation", "
 export const PHOTOSHOP_UNSUPPORTED_FILTERS = ["boxBlur", "pixelate", "emboss"] as const;
 
 /**
+ * The adjustment types Photoshop's adjustment layers are made with here (`make` of an `adjustmentLayer` whose
+ * `type` is the adjustment's class). The others answer `NOT_SUPPORTED` `{editor, capability: "adjustment layers",
+ * field: "adjustment.type"}` until their descriptors are written and checked on a Photoshop.
+ */
+export const PHOTOSHOP_ADJUSTMENT_LAYER_TYPES = ["brightnessContrast", "hueSaturation", "invert", "posterize", "threshold"] as const;
+
+function notSupported(message: string, details: Record<string, unknown>): BridgeError {
+  return new BridgeError("NOT_SUPPORTED", message, { details: { editor: "photoshop", ...details } });
+}
+
+/**
+ * What of a fill or adjustment layer Photoshop is not asked to make here, refused before the script runs: pattern
+ * fills (the pattern would first have to become one of Photoshop's presets), a solid fill's alpha (a fill layer's
+ * colour is opaque: its opacity is the layer's), gradient interpolations other than classic, the adjustment types
+ * not in `PHOTOSHOP_ADJUSTMENT_LAYER_TYPES`, and Hue/Saturation's ranges and colorize.
+ * @throws BridgeError `NOT_SUPPORTED` `{editor, capability, field}`
+ */
+function checkContent(edit: EditOp): void {
+  if (edit.op !== "layer:create" && edit.op !== "layer:update") return;
+  if (edit.op === "layer:create" && edit.kind !== "fill" && edit.kind !== "adjustment") return;
+  const { fill, adjustment } = edit as { fill?: ResolvedFill; adjustment?: ResolvedAdjustment };
+  if (fill?.type === "pattern") throw notSupported("Photoshop's fill layers are made here with a colour or a gradient", { capability: "pattern fills", field: "fill.type" });
+  if (fill?.type === "solid" && fill.color[3] !== 255) {
+    throw notSupported("A fill layer's colour is opaque in Photoshop: set the layer's opacity instead", { capability: "fill layers", field: "fill.color" });
+  }
+  if (fill?.type === "gradient" && fill.interpolation !== "classic") {
+    throw notSupported("Photoshop's gradient fills are made here with classic interpolation", { capability: "fill layers", field: "fill.interpolation" });
+  }
+  if (adjustment === undefined) return;
+  if (!(PHOTOSHOP_ADJUSTMENT_LAYER_TYPES as readonly string[]).includes(adjustment.type)) {
+    throw notSupported(`Photoshop's adjustment layers are not made here with ${adjustment.type}`, { capability: "adjustment layers", field: "adjustment.type", type: adjustment.type });
+  }
+  if (adjustment.type === "hueSaturation") {
+    if (adjustment.colorize !== null) throw notSupported("Photoshop's Hue/Saturation layers are made here without colorize", { capability: "adjustment layers", field: "adjustment.colorize" });
+    if (Object.values(adjustment.ranges).some((r) => r !== null)) {
+      throw notSupported("Photoshop's Hue/Saturation layers are made here with the master change only", { capability: "adjustment layers", field: "adjustment.ranges" });
+    }
+  }
+}
+
+/**
  * What Photoshop cannot honour of each edit. `selection:fromColor`'s `color`: Photoshop selects by colour from a
  * point (the magic wand, which compares each channel with a 0–255 tolerance); its Color Range takes a fuzziness over
  * Lab colours, which is not the same selection, so a colour without a point is `NOT_SUPPORTED` rather than something
  * close to it. Text's `script` and `language`: the DOM's TextItem has no script, and its `language` is a list of
- * Photoshop's own dictionaries, not BCP 47 tags. Adjustment and fill layers are not made through the scripts yet
- * (ActionManager's `make` of an adjustment or content layer). The adjustment and filter types without a DOM method
- * are listed as `unsupportedTypes`.
+ * Photoshop's own dictionaries, not BCP 47 tags. Adjustment and fill layers are made through the ActionManager
+ * (`checkContent` says which settings are not). The adjustment and filter types without a DOM method are listed as
+ * `layer:adjust` and `filter:apply`'s `unsupportedTypes`.
  */
 const LIMITS: Partial<Record<EditName, EditCapability>> = {
   "selection:fromColor": { unsupported: ["color"] },
-  "layer:create": { unsupported: ["script", "language"], unsupportedTypes: ["adjustment", "fill"] },
+  "layer:create": { unsupported: ["script", "language"] },
   "layer:updateText": { unsupported: ["script", "language"] },
-  "layer:update": { unsupported: ["adjustment", "fill"] },
   "layer:adjust": { unsupportedTypes: PHOTOSHOP_UNSUPPORTED_ADJUSTMENTS },
   "filter:apply": { unsupportedTypes: PHOTOSHOP_UNSUPPORTED_FILTERS },
 };
@@ -135,6 +177,7 @@ export function editOps({ run, revisions, filesystem }: EditDeps): Required<Pick
     layerComps: (ctx, { documentId }) => run<LayerCompList>(ctx.signal, "document.comps", { documentId }),
 
     async edit(ctx, { documentId, edit: asked }): Promise<EditOutcome> {
+      checkContent(asked);
       const edit = await withFont(ctx, asked, listFonts);
       const script = SCRIPT_OF[edit.op]!;
       type Outcome = Awaited<ReturnType<typeof revisions.change<{ layerId?: number; documentId?: number; compId?: number }>>>;

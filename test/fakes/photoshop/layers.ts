@@ -38,6 +38,12 @@ export interface FakeLayer {
   mask?: FakeMask;
   /** A text layer's TextItem, as scripts set it (dom-text.ts). */
   text?: FakeText;
+  /**
+   * A fill, shape or adjustment layer's content as the script made or set it: the content's class
+   * (`solidColorLayer`, `gradientLayer`, `brightnessEvent`…) and its descriptor, read back as the layer's
+   * `adjustment` list (action-get.ts).
+   */
+  content?: { class: string; settings: unknown };
   /** A smart object's placed-layer record (its `smartObjectMore`). */
   placed?: FakePlaced;
 }

@@ -58,6 +58,7 @@ function __infoFrom(id, index, name, kind, visible, opacity, blendMode, b, clipp
   if (extras.fillOpacity !== undefined) info.fillOpacity = extras.fillOpacity;
   if (extras.mask) info.mask = extras.mask;
   if (extras.text) info.text = extras.text;
+  if (extras.content) info[extras.content.field] = extras.content.value;
   return info;
 }
 
@@ -85,6 +86,61 @@ function __maskOf(docId, id) {
   return { enabled: get("userMaskEnabled").getBoolean(k("userMaskEnabled")), linked: get("userMaskLinked").getBoolean(k("userMaskLinked")),
     density: Math.round(__amPercentOrPixels(get("userMaskDensity"), k("userMaskDensity"), true)),
     feather: __amPercentOrPixels(get("userMaskFeather"), k("userMaskFeather"), false) };
+}
+
+// ---- Fill and adjustment layers' settings ---------------------------------------------------------------------
+// A fill, shape or adjustment layer keeps its settings in the layer descriptor's `adjustment` list: one object whose
+// class is the content's (solidColorLayer, gradientLayer, brightnessEvent, invert, posterization,
+// thresholdClassEvent, hueSaturation, …), with the keys the `make` / `set` that made it passed (edit.layer.jsx
+// writes them). They read back as `layer:create` takes them; a class the bridge does not write reads as nothing.
+function __hex2(v) { var h = Math.max(0, Math.min(255, Math.round(v))).toString(16); return h.length < 2 ? "0" + h : h; }
+function __amHex(c, alpha) {
+  var k = stringIDToTypeID, out = "#" + __hex2(c.getDouble(k("red"))) + __hex2(c.getDouble(k("grain"))) + __hex2(c.getDouble(k("blue")));
+  return alpha === undefined || alpha >= 255 ? out : out + __hex2(alpha);
+}
+// Stop locations are 0-4096 along the gradient: percent to a tenth.
+function __amLocation(v) { return Math.round(v * 1000 / 4096) / 10; }
+
+function __amGradientFill(d) {
+  var k = stringIDToTypeID, g = d.getObjectValue(k("gradient")), colors = g.getList(k("colors")), alphas = g.getList(k("transparency")), stops = [];
+  for (var i = 0; i < colors.count; i++) {
+    var c = colors.getObjectValue(i), t = i < alphas.count ? alphas.getObjectValue(i) : null;
+    var alpha = t === null ? 255 : Math.round(t.getUnitDoubleValue(k("opacity")) * 255 / 100);
+    stops.push({ location: __amLocation(c.getInteger(k("location"))), color: __amHex(c.getObjectValue(k("color")), alpha), midpoint: c.getInteger(k("midpoint")) });
+  }
+  var offset = d.getObjectValue(k("offset"));
+  return { type: "gradient", style: typeIDToStringID(d.getEnumerationValue(k("type"))), stops: stops,
+    smoothness: Math.round(g.getDouble(k("interfaceIconFrameDimmed")) * 1000 / 4096) / 10, interpolation: "classic",
+    angle: d.getUnitDoubleValue(k("angle")), scale: d.getUnitDoubleValue(k("scale")), reverse: d.getBoolean(k("reverse")),
+    align: d.getBoolean(k("align")), offset: { x: offset.getUnitDoubleValue(k("horizontal")), y: offset.getUnitDoubleValue(k("vertical")) } };
+}
+
+function __amContentSettings(cls, d) {
+  var k = stringIDToTypeID;
+  if (cls === "solidColorLayer") return { field: "fill", value: { type: "solid", color: __amHex(d.getObjectValue(k("color"))) } };
+  if (cls === "gradientLayer") return { field: "fill", value: __amGradientFill(d) };
+  if (cls === "brightnessEvent") return { field: "adjustment", value: { type: "brightnessContrast", brightness: d.getInteger(k("brightness")), contrast: d.getInteger(k("center")), legacy: d.getBoolean(k("useLegacy")) } };
+  if (cls === "invert") return { field: "adjustment", value: { type: "invert" } };
+  if (cls === "posterization") return { field: "adjustment", value: { type: "posterize", levels: d.getInteger(k("levels")) } };
+  if (cls === "thresholdClassEvent") return { field: "adjustment", value: { type: "threshold", level: d.getInteger(k("level")) } };
+  if (cls === "hueSaturation") {
+    var master = d.getList(k("adjustment")).getObjectValue(0);
+    return { field: "adjustment", value: { type: "hueSaturation", hue: master.getInteger(k("hue")), saturation: master.getInteger(k("saturation")), lightness: master.getInteger(k("lightness")) } };
+  }
+  return undefined;
+}
+
+// {field: "fill" | "adjustment", value} of a fill, shape or adjustment layer by id, or undefined (another kind, or
+// a content the bridge does not read).
+function __contentOf(docId, id, kind) {
+  if (kind !== "fill" && kind !== "shape" && kind !== "adjustment") return undefined;
+  try {
+    var list = __amLayer("id", id, docId, "adjustment").getList(stringIDToTypeID("adjustment"));
+    if (list.count < 1) return undefined;
+    return __amContentSettings(typeIDToStringID(list.getObjectType(0)), list.getObjectValue(0));
+  } catch (e) {
+    return undefined;
+  }
 }
 
 // ---- The DOM walk -------------------------------------------------------------------------------------------
@@ -119,7 +175,7 @@ function __domInfo(entry) {
   var l = entry.layer, b = l.bounds, group = l.typename === "LayerSet";
   var kind = __kind(l);
   var extras = { locked: l.allLocked === true, fillOpacity: group ? undefined : Math.round(l.fillOpacity), mask: __maskOf(entry.doc.id, l.id),
-    text: kind === "text" ? __textOf(l) : undefined };
+    text: kind === "text" ? __textOf(l) : undefined, content: __contentOf(entry.doc.id, l.id, kind) };
   return __infoFrom(l.id, entry.index, l.name, kind, l.visible, Math.round(l.opacity),
     String(l.blendMode).replace("BlendMode.", "").toLowerCase(), [__px(b[0]), __px(b[1]), __px(b[2]), __px(b[3])],
     l.grouped === true, extras);
@@ -184,7 +240,8 @@ function __amInfo(entry) {
   // protectAll is Lock All.
   var extras = { locked: get("layerLocking").getObjectValue(k("layerLocking")).getBoolean(k("protectAll")) === true,
     fillOpacity: entry.children ? undefined : Math.round(get("fillOpacity").getInteger(k("fillOpacity")) * 100 / 255),
-    mask: __maskOf(entry.doc.id, entry.id), text: kind === "text" ? __amText(entry) : undefined };
+    mask: __maskOf(entry.doc.id, entry.id), text: kind === "text" ? __amText(entry) : undefined,
+    content: __contentOf(entry.doc.id, entry.id, kind) };
   return __infoFrom(entry.id, entry.index, get("name").getString(k("name")), kind, get("visible").getBoolean(k("visible")),
     Math.round(get("opacity").getInteger(k("opacity")) * 100 / 255),
     typeIDToStringID(get("mode").getEnumerationValue(k("mode"))).toLowerCase(),

@@ -2,7 +2,8 @@
 // biome-ignore-all lint: ExtendScript is ES3 (var-scoped, no JSON object), not modern JavaScript
 // The layer edits of the vocabulary (p.edit, every default decided by the bridge), each one history state named
 // p.history: create, update, delete, duplicate, move, group, ungroup, merge, rasterize, fill, clear, and text layers
-// made and changed (layer:create {kind: "text"}, layer:updateText). Layers are
+// made and changed (layer:create {kind: "text"}, layer:updateText), fill and adjustment layers made and changed
+// through the ActionManager (layer:create {kind: "fill" | "adjustment"}, layer:update {fill | adjustment}). Layers are
 // found by id and changed through the DOM; `layer.move(relativeObject, ElementPlacement)` places them
 // (PLACEBEFORE is above a layer, PLACEAFTER below it, INSIDE into an empty group). Answers {layerId?}.
 
@@ -89,10 +90,14 @@ function __update(doc, e) {
   if (__isBackground(layer) && (e.opacity !== undefined || e.blendMode !== undefined || e.fillOpacity !== undefined)) {
     __fail("BAD_REQUEST", "The Background layer has no opacity or blend mode of its own", { layerId: e.layerId });
   }
+  var fill = e.fill ? __fillContent(e.fill) : null, adjustment = e.adjustment ? __adjustmentContent(e.adjustment) : null;
   return __inHistory(doc, p_history, function () {
     // A fully locked layer takes no other change: it is unlocked first and locked again after, unless asked not to be.
     var wasLocked = layer.allLocked === true;
     if (wasLocked) layer.allLocked = false;
+    if (fill !== null || adjustment !== null) __selectLayer(e.layerId);
+    if (fill !== null) __setContent("contentLayer", fill);
+    if (adjustment !== null) __setContent("adjustmentLayer", adjustment);
     if (e.name !== undefined) layer.name = e.name;
     if (e.visible !== undefined) layer.visible = e.visible;
     if (e.opacity !== undefined) layer.opacity = e.opacity;
@@ -270,6 +275,138 @@ function __updateText(doc, e) {
   });
 }
 
+// ---- Fill and adjustment layers: the ActionManager (the DOM has no call that makes them) ------------------------
+// Layer > New Fill Layer and New Adjustment Layer are `make` of a `contentLayer` / `adjustmentLayer` class
+// reference `using` a descriptor of that class whose `type` is the content: solidColorLayer {color},
+// gradientLayer {gradient, type, angle, scale, reverse, align, offset}, or the adjustment's own class. Layer Content
+// Options (and Layer > Change Layer Content) is `set` of the target content or adjustment layer `to` the content.
+// The adapter refuses what Photoshop is not asked here (pattern fills, the adjustment types not below, solid fills
+// with alpha, gradients without classic interpolation, hue/saturation ranges and colorize) before the script runs.
+function __rgb(rgba) {
+  var d = new ActionDescriptor(), k = stringIDToTypeID;
+  d.putDouble(k("red"), rgba[0]);
+  d.putDouble(k("grain"), rgba[1]);
+  d.putDouble(k("blue"), rgba[2]);
+  return d;
+}
+
+// A gradient (Photoshop's `Grdn` class, gradientClassEvent): colour stops (`Clrs`) and opacity stops (`Trns`) at
+// the same locations, 0-4096 along the gradient; smoothness (`Intr`) 0-4096.
+function __gradient(f) {
+  var k = stringIDToTypeID, g = new ActionDescriptor(), colors = new ActionList(), alphas = new ActionList();
+  g.putString(k("name"), "Custom");
+  g.putEnumerated(k("gradientForm"), k("gradientForm"), k("customStops"));
+  g.putDouble(k("interfaceIconFrameDimmed"), Math.round(f.smoothness * 4096 / 100));
+  for (var i = 0; i < f.stops.length; i++) {
+    var stop = f.stops[i], at = Math.round(stop.location * 4096 / 100), c = new ActionDescriptor(), t = new ActionDescriptor();
+    c.putObject(k("color"), k("RGBColor"), __rgb(stop.color));
+    c.putEnumerated(k("type"), k("colorStopType"), k("userStop"));
+    c.putInteger(k("location"), at);
+    c.putInteger(k("midpoint"), Math.round(stop.midpoint));
+    colors.putObject(k("colorStop"), c);
+    t.putUnitDouble(k("opacity"), k("percentUnit"), stop.color[3] * 100 / 255);
+    t.putInteger(k("location"), at);
+    t.putInteger(k("midpoint"), Math.round(stop.midpoint));
+    alphas.putObject(k("transferSpec"), t);
+  }
+  g.putList(k("colors"), colors);
+  g.putList(k("transparency"), alphas);
+  return g;
+}
+
+// {cls, desc}: the content of a fill layer.
+function __fillContent(f) {
+  var k = stringIDToTypeID, d = new ActionDescriptor();
+  if (f.type === "solid") {
+    d.putObject(k("color"), k("RGBColor"), __rgb(f.color));
+    return { cls: "solidColorLayer", desc: d };
+  }
+  if (f.type !== "gradient") __fail("NOT_SUPPORTED", "Photoshop's scripting here makes solid and gradient fills", { editor: "photoshop", capability: "pattern fills", field: "fill.type" });
+  d.putObject(k("gradient"), k("gradientClassEvent"), __gradient(f));
+  d.putEnumerated(k("type"), k("gradientType"), k(f.style));
+  d.putUnitDouble(k("angle"), k("angleUnit"), f.angle);
+  d.putUnitDouble(k("scale"), k("percentUnit"), f.scale);
+  d.putBoolean(k("reverse"), f.reverse);
+  d.putBoolean(k("align"), f.align);
+  var offset = new ActionDescriptor();
+  offset.putUnitDouble(k("horizontal"), k("percentUnit"), f.offset.x);
+  offset.putUnitDouble(k("vertical"), k("percentUnit"), f.offset.y);
+  d.putObject(k("offset"), k("paint"), offset);
+  return { cls: "gradientLayer", desc: d };
+}
+
+// {cls, desc}: the content of an adjustment layer, whole numbers as Photoshop's dialogs take them.
+function __adjustmentContent(a) {
+  var k = stringIDToTypeID, d = new ActionDescriptor();
+  if (a.type === "brightnessContrast") {
+    d.putInteger(k("brightness"), Math.round(a.brightness));
+    d.putInteger(k("center"), Math.round(a.contrast));
+    d.putBoolean(k("useLegacy"), a.legacy);
+    return { cls: "brightnessEvent", desc: d };
+  }
+  if (a.type === "invert") return { cls: "invert", desc: d };
+  if (a.type === "posterize") {
+    d.putInteger(k("levels"), a.levels);
+    return { cls: "posterization", desc: d };
+  }
+  if (a.type === "threshold") {
+    d.putInteger(k("level"), a.level);
+    return { cls: "thresholdClassEvent", desc: d };
+  }
+  if (a.type === "hueSaturation") {
+    // The master change only: one hueSatAdjustmentV2 without a localRange.
+    var list = new ActionList(), master = new ActionDescriptor();
+    master.putInteger(k("hue"), Math.round(a.hue));
+    master.putInteger(k("saturation"), Math.round(a.saturation));
+    master.putInteger(k("lightness"), Math.round(a.lightness));
+    list.putObject(k("hueSatAdjustmentV2"), master);
+    d.putBoolean(k("colorize"), false);
+    d.putList(k("adjustment"), list);
+    return { cls: "hueSaturation", desc: d };
+  }
+  __fail("NOT_SUPPORTED", "Photoshop's adjustment layers here do not make " + a.type, { editor: "photoshop", capability: "adjustment layers", field: "adjustment.type", type: a.type });
+}
+
+// Photoshop gives a new fill or adjustment layer a mask revealing everything (unless the Adjustments panel's "Add
+// mask by default" is off): it is deleted, so the layer reads the same whatever that preference, and masks as any
+// layer does (layer:addMask).
+function __dropRevealAllMask(doc, id) {
+  var k = stringIDToTypeID, has = false;
+  try { has = __amLayer("id", id, doc.id, "hasUserMask").getBoolean(k("hasUserMask")) === true; } catch (e) {}
+  if (!has) return;
+  var desc = new ActionDescriptor(), ref = new ActionReference();
+  ref.putEnumerated(k("channel"), k("channel"), k("mask"));
+  desc.putReference(k("null"), ref);
+  executeAction(k("delete"), desc, DialogModes.NO);
+}
+
+function __createContent(doc, e) {
+  var to = __placeTarget(doc, e.place), fill = e.kind === "fill";
+  var content = fill ? __fillContent(e.fill) : __adjustmentContent(e.adjustment), cls = fill ? "contentLayer" : "adjustmentLayer";
+  return __inHistory(doc, p_history, function () {
+    var k = stringIDToTypeID, desc = new ActionDescriptor(), ref = new ActionReference(), using = new ActionDescriptor();
+    ref.putClass(k(cls));
+    desc.putReference(k("null"), ref);
+    using.putObject(k("type"), k(content.cls), content.desc);
+    desc.putObject(k("using"), k(cls), using);
+    executeAction(k("make"), desc, DialogModes.NO);
+    var layer = doc.activeLayer;
+    __dropRevealAllMask(doc, layer.id);
+    layer.name = e.name;
+    __place(doc, layer, to);
+    return { layerId: layer.id };
+  });
+}
+
+// The content of the active layer set to `content` (Layer Content Options).
+function __setContent(cls, content) {
+  var k = stringIDToTypeID, desc = new ActionDescriptor(), ref = new ActionReference();
+  ref.putEnumerated(k(cls), k("ordinal"), k("targetEnum"));
+  desc.putReference(k("null"), ref);
+  desc.putObject(k("to"), k(content.cls), content.desc);
+  executeAction(k("set"), desc, DialogModes.NO);
+}
+
 var p_history;
 function run(p) {
   var doc = __activate(__doc(p.documentId)), e = p.edit;
@@ -278,6 +415,7 @@ function run(p) {
     "layer:move": __moveLayer, "layer:group": __group, "layer:ungroup": __ungroup, "layer:merge": __merge,
     "layer:rasterize": __rasterize, "layer:fill": __fill, "layer:clear": __clear, "layer:updateText": __updateText };
   if (e.op === "layer:create" && e.kind === "text") return __createText(doc, e);
+  if (e.op === "layer:create" && (e.kind === "fill" || e.kind === "adjustment")) return __createContent(doc, e);
   if (!ops[e.op]) __fail("BAD_REQUEST", "edit.layer does not make " + e.op, { op: e.op });
   return ops[e.op](doc, e);
 }

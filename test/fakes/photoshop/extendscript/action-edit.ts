@@ -4,12 +4,13 @@
  * name them): a layer mask made, deleted, applied or set (`make` / `delete` / `set` on the `mask` channel and the
  * layer's userMask* keys), Free Transform (`transform`), Merge Layers (`mergeLayersNew`), a layer's transparency as
  * the selection (`set` / `add` / `subtract` / `intersect` with the `transparencyEnum` channel) and the magic wand
- * (`set` / `addTo` / `subtractFrom` / `intersectWith` the selection to a `paint` point).
+ * (`set` / `addTo` / `subtractFrom` / `intersectWith` the selection to a `paint` point), and fill and adjustment
+ * layers made (`make` of a `contentLayer` / `adjustmentLayer`) and changed (`set` of the target's content).
  */
 import type { FakeDocument, FakeModel } from "../model.js";
 import { type Bounds, type FakeLayer, layerBounds, layerEntries, parentList } from "../layers.js";
 import { combine, isEmpty, leaves, mapLayers, turn, union } from "../geometry.js";
-import type { StubActionDescriptor, StubActionReference, TypeIds } from "./action.js";
+import { loadDescriptor, type StoredDescriptor, storeDescriptor, type StubActionDescriptor, type StubActionReference, type TypeIds } from "./action.js";
 import { wandBounds } from "./dom-edits.js";
 import type { DecodedImage } from "./dom.js";
 
@@ -27,6 +28,21 @@ type Mode = "replace" | "add" | "subtract" | "intersect";
 const WAND_MODES: Record<string, Mode> = { set: "replace", addTo: "add", subtractFrom: "subtract", intersectWith: "intersect" };
 const TRANSPARENCY_MODES: Record<string, [Mode, string]> = { add: ["add", "to"], subtract: ["subtract", "from"], intersect: ["intersect", "with"] };
 const EDIT_EVENTS = new Set(["placedLayerReplaceContents", "make", "delete", "set", "add", "subtract", "intersect", "addTo", "subtractFrom", "intersectWith", "transform", "mergeLayersNew"]);
+/** The contents each layer class takes, as the scripts make them. */
+const CONTENT_CLASSES: Record<string, string[]> = {
+  contentLayer: ["solidColorLayer", "gradientLayer"],
+  adjustmentLayer: ["brightnessEvent", "hueSaturation", "invert", "posterization", "thresholdClassEvent"],
+};
+/** The LayerKind the DOM reports for each content (Photoshop JavaScript Reference, LayerKind). */
+const CONTENT_KINDS: Record<string, string> = {
+  solidColorLayer: "SOLIDFILL", gradientLayer: "GRADIENTFILL", brightnessEvent: "BRIGHTNESSCONTRAST", hueSaturation: "HUESATURATION",
+  invert: "INVERSION", posterization: "POSTERIZE", thresholdClassEvent: "THRESHOLD",
+};
+/** Photoshop's names of the new layers. */
+const CONTENT_NAMES: Record<string, string> = {
+  solidColorLayer: "Color Fill", gradientLayer: "Gradient Fill", brightnessEvent: "Brightness/Contrast", hueSaturation: "Hue/Saturation",
+  invert: "Invert", posterization: "Posterize", thresholdClassEvent: "Threshold",
+};
 const unavailable = (): Error => new Error("General Photoshop error occurred. The command is not currently available.");
 
 /** Handles an edit event; false for an event that is not one (the caller models the rest). */
@@ -68,6 +84,22 @@ export function actionEdit({ model, ids, fail, activeDocument, change, images }:
   // A layer's transparency as a box: its bounds (mask included).
   const opaque = (l: FakeLayer): Bounds | null => (isEmpty(layerBounds(l)) ? null : layerBounds(l));
 
+  // A content object, checked against the classes the layer class takes.
+  const contentOf = (layerClass: string, item: ReturnType<StubActionDescriptor["item"]>): { class: string; settings: StoredDescriptor } => {
+    if (item?.type !== "object") throw fail(`${layerClass}: the content must be an object`);
+    const cls = s(item.classID!);
+    if (!CONTENT_CLASSES[layerClass]!.includes(cls)) throw fail(`${layerClass}: ${cls} is not a content the stub models`);
+    return { class: cls, settings: storeDescriptor(item.value as StubActionDescriptor, s) };
+  };
+  // The model's layers are one colour: a solid fill's, a gradient's first stop, nothing for an adjustment.
+  const colorOf = (stored: { class: string; settings: StoredDescriptor }): [number, number, number, number] => {
+    const content = { class: stored.class, settings: loadDescriptor(stored.settings, k) };
+    const rgb = (c: StubActionDescriptor): [number, number, number, number] => [c.getDouble(k("red")), c.getDouble(k("grain")), c.getDouble(k("blue")), 255];
+    if (content.class === "solidColorLayer") return rgb(content.settings.getObjectValue(k("color")));
+    if (content.class === "gradientLayer") return rgb(content.settings.getObjectValue(k("gradient")).getList(k("colors")).getObjectValue(0).getObjectValue(k("color")));
+    return [0, 0, 0, 0];
+  };
+
   return (name, desc) => {
     if (!EDIT_EVENTS.has(name) || !desc) return false;
     const d = activeDocument();
@@ -93,6 +125,44 @@ export function actionEdit({ model, ids, fail, activeDocument, change, images }:
       l.placed.file = path.split(/[\\/]/).at(-1)!;
       d.dirty = true;
       change("placedLayerReplaceContents");
+      return true;
+    }
+    // Layer > New Fill Layer / New Adjustment Layer: `make` of a `contentLayer` / `adjustmentLayer` class reference
+    // `using` a descriptor of that class whose `type` object is the content (Photoshop User Guide, "Adjustment and
+    // fill layers"; the batchPlay page's "make adjustmentLayer" example). The new layer goes above the active layer
+    // and becomes the active one; it has a layer mask revealing everything ("By default, adjustment layers and fill
+    // layers have layer masks", same page). A fill layer covers the canvas; an adjustment layer has no pixels.
+    const contentRef = ref(desc, "null");
+    const contentClass = contentRef?.parts.length === 1 ? s(contentRef.parts[0]!.desiredClass) : "";
+    if (name === "make" && contentRef?.parts[0]?.form === "class" && CONTENT_CLASSES[contentClass]) {
+      const using = desc.item(k("using"));
+      if (using?.type !== "object" || s(using.classID!) !== contentClass) throw fail(`make ${contentClass}: using must be a ${contentClass} object`);
+      const content = contentOf(contentClass, (using.value as StubActionDescriptor).item(k("type")));
+      const fill = contentClass === "contentLayer";
+      const l: FakeLayer = {
+        id: model.newLayerId(), name: `${CONTENT_NAMES[content.class]} 1`, kind: fill ? "fill" : "adjustment", psKind: CONTENT_KINDS[content.class], visible: true, opacity: 100,
+        ...(fill ? { left: 0, top: 0, right: d.width, bottom: d.height } : { left: 0, top: 0, right: 0, bottom: 0 }),
+        color: colorOf(content), content, mask: { enabled: true, linked: true, density: 100, feather: 0, reveals: "all" },
+      };
+      const above = layerEntries(d.layers).find((e) => e.layer.id === d.active[0])?.layer;
+      const list = above ? parentList(d.layers, above) : d.layers;
+      list.splice(above ? list.indexOf(above) : 0, 0, l);
+      d.active = [l.id];
+      d.dirty = true;
+      change(`make ${contentClass} ${content.class}`);
+      return true;
+    }
+    // Layer Content Options / Layer > Change Layer Content: `set` the target content or adjustment layer `to` a new
+    // content. A fill goes on a fill layer only, an adjustment on an adjustment layer only.
+    if (name === "set" && contentRef?.parts[0]?.form === "enumerated" && s(contentRef.parts[0].value) === "targetEnum" && CONTENT_CLASSES[contentClass]) {
+      const l = active(d);
+      const content = contentOf(contentClass, desc.item(k("to")));
+      if (!l.content || l.kind !== (contentClass === "contentLayer" ? "fill" : "adjustment")) throw unavailable();
+      l.content = content;
+      l.psKind = CONTENT_KINDS[content.class];
+      l.color = colorOf(content);
+      d.dirty = true;
+      change(`set ${contentClass} ${content.class}`);
       return true;
     }
     // Layer > Layer Mask > Reveal All / Hide All / Reveal Selection: `make` a channel at the mask channel `using`

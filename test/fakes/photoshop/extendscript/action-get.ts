@@ -7,7 +7,7 @@
  */
 import type { FakeDocument, FakeModel } from "../model.js";
 import { type FakeLayer, layerBounds } from "../layers.js";
-import { StubActionDescriptor, StubActionList, StubActionReference, type RefPart, type TypeIds } from "./action.js";
+import { loadDescriptor, type StoredDescriptor, StubActionDescriptor, StubActionList, StubActionReference, type RefPart, type TypeIds } from "./action.js";
 
 /**
  * Ways a test can make the stub break an assumption the scripts make, to show that they notice and fall back.
@@ -39,6 +39,7 @@ export const DIVIDER_ID_BASE = 1_000_000;
 const SHEET_KIND: Record<string, number> = {
   NORMAL: 1, LEVELS: 2, CURVES: 2, TEXT: 3, SMARTOBJECT: 5, VIDEO: 6, GROUP: 7, LAYER3D: 8,
   GRADIENTFILL: 9, PATTERNFILL: 10, SOLIDFILL: 11, BACKGROUND: 12, DIVIDER: 13,
+  BRIGHTNESSCONTRAST: 2, HUESATURATION: 2, INVERSION: 2, POSTERIZE: 2, THRESHOLD: 2,
 };
 // A shape layer and a fill layer are both fill kinds to Photoshop (a shape is a fill drawn through a vector mask):
 // the model's are solid colour ones (SOLIDFILL); `hasVectorMask` tells them apart.
@@ -154,6 +155,14 @@ export function actionGet({ model, ids, fail, activeDocument, quirks }: ActionGe
     // Whether the layer has a vector mask, beside hasUserMask in a layer's descriptor: a shape layer draws its
     // fill through one, a fill layer (and every other kind in the model) has none.
     else if (key === "hasVectorMask") out.putBoolean(k(key), l.kind === "shape");
+    // A content or adjustment layer's settings: the `adjustment` list of its descriptor, one object of the
+    // content's class (as the batchPlay page's layer get shows for an adjustment layer). Other layers have no key.
+    else if (key === "adjustment") {
+      if (!l.content) throw missing();
+      const list = new StubActionList();
+      list.putObject(k(l.content.class), loadDescriptor(l.content.settings as StoredDescriptor, k));
+      out.putList(k(key), list);
+    }
     else if (key.startsWith("userMask")) {
       const m = l.mask;
       if (!m) throw missing();

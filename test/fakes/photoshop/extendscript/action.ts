@@ -101,7 +101,8 @@ export type RefPart =
   | { form: "enumerated"; desiredClass: number; enumType: number; value: number }
   | { form: "identifier"; desiredClass: number; id: number }
   | { form: "index"; desiredClass: number; index: number }
-  | { form: "name"; desiredClass: number; name: string };
+  | { form: "name"; desiredClass: number; name: string }
+  | { form: "class"; desiredClass: number };
 
 export class StubActionReference {
   readonly typename = "ActionReference";
@@ -111,6 +112,7 @@ export class StubActionReference {
   putIdentifier(desiredClass: number, id: number): void { this.parts.push({ form: "identifier", desiredClass, id }); }
   putIndex(desiredClass: number, index: number): void { this.parts.push({ form: "index", desiredClass, index }); }
   putName(desiredClass: number, name: string): void { this.parts.push({ form: "name", desiredClass, name }); }
+  putClass(desiredClass: number): void { this.parts.push({ form: "class", desiredClass }); }
   getIdentifier(): number {
     const part = this.parts[0];
     if (part?.form !== "identifier") throw new Error("the reference is not by identifier");
@@ -121,12 +123,27 @@ export class StubActionReference {
 export class StubActionList {
   readonly typename = "ActionList";
   readonly values: unknown[] = [];
+  /** The class of each object put in, by position. */
+  readonly classes = new Map<number, number>();
   get count(): number { return this.values.length; }
   putReference(v: StubActionReference): void { this.values.push(v); }
   putInteger(v: number): void { this.values.push(v); }
   putDouble(v: number): void { this.values.push(v); }
   getDouble(i: number): number { return this.values[i] as number; }
-  putObject(classID: number, v: StubActionDescriptor): void { void classID; this.values.push(v); }
+  putObject(classID: number, v: StubActionDescriptor): void {
+    this.classes.set(this.values.length, classID);
+    this.values.push(v);
+  }
+  getObjectValue(i: number): StubActionDescriptor {
+    const v = this.values[i];
+    if (!(v instanceof StubActionDescriptor)) throw new Error(`list item ${i} is not an object`);
+    return v;
+  }
+  getObjectType(i: number): number {
+    const c = this.classes.get(i);
+    if (c === undefined) throw new Error(`list item ${i} is not an object`);
+    return c;
+  }
   getReference(i: number): StubActionReference { return this.values[i] as StubActionReference; }
   getInteger(i: number): number { return this.values[i] as number; }
 }
@@ -144,6 +161,10 @@ function plainItem(item: Item, s: (n: number) => string): unknown {
   if (item.type === "enumerated") return { _enum: s(item.enumType!), _value: s(item.value as number) };
   if (item.type === "class") return { _class: s(item.value as number) };
   if (item.type === "path") return { _path: (item.value as { fsName: string }).fsName };
+  if (item.type === "list") {
+    const list = item.value as StubActionList;
+    return list.values.map((v, i) => (v instanceof StubActionDescriptor ? { _class: s(list.classes.get(i)!), ...plainDescriptor(v, s) } : v));
+  }
   if (item.type === "reference") {
     return (item.value as StubActionReference).parts.map((p) => {
       const base = { _ref: s(p.desiredClass) };
@@ -151,8 +172,60 @@ function plainItem(item: Item, s: (n: number) => string): unknown {
       if (p.form === "enumerated") return { ...base, _enum: s(p.enumType), _value: s(p.value) };
       if (p.form === "identifier") return { ...base, _id: p.id };
       if (p.form === "index") return { ...base, _index: p.index };
+      if (p.form === "class") return base;
       return { ...base, _name: p.name };
     });
   }
   return item.value;
+}
+
+/**
+ * A descriptor kept in the model (which must stay plain data, cloned for the History panel): every type id as its
+ * string id, so that a later script run, whose ids are numbered anew, reads it back as it was put.
+ */
+export type StoredItem = { type: string; value: unknown; cls?: string; enumType?: string };
+export type StoredDescriptor = { [key: string]: StoredItem };
+
+export function storeDescriptor(desc: StubActionDescriptor, s: (n: number) => string): StoredDescriptor {
+  const out: StoredDescriptor = {};
+  for (const [key, item] of desc.items) out[s(key)] = storeItem(item, s);
+  return out;
+}
+
+function storeItem(item: Item, s: (n: number) => string): StoredItem {
+  if (item.type === "object") return { type: "object", cls: s(item.classID!), value: storeDescriptor(item.value as StubActionDescriptor, s) };
+  if (item.type === "unitDouble") return { type: "unitDouble", cls: s(item.classID!), value: item.value };
+  if (item.type === "enumerated") return { type: "enumerated", enumType: s(item.enumType!), value: s(item.value as number) };
+  if (item.type === "class") return { type: "class", value: s(item.value as number) };
+  if (item.type === "list") {
+    const list = item.value as StubActionList;
+    return { type: "list", value: list.values.map((v, i) => (v instanceof StubActionDescriptor ? storeItem({ type: "object", value: v, classID: list.classes.get(i)! }, s) : { type: "number", value: v })) };
+  }
+  if (item.type === "reference" || item.type === "path") throw new Error(`a ${item.type} is not kept in the stub's model`);
+  return { type: item.type, value: item.value };
+}
+
+/** A kept descriptor as a descriptor of this run's type ids. */
+export function loadDescriptor(stored: StoredDescriptor, k: (id: string) => number): StubActionDescriptor {
+  const out = new StubActionDescriptor();
+  for (const [key, item] of Object.entries(stored)) {
+    const id = k(key);
+    if (item.type === "object") out.putObject(id, k(item.cls!), loadDescriptor(item.value as StoredDescriptor, k));
+    else if (item.type === "unitDouble") out.putUnitDouble(id, k(item.cls!), item.value as number);
+    else if (item.type === "enumerated") out.putEnumerated(id, k(item.enumType!), k(item.value as string));
+    else if (item.type === "class") out.putClass(id, k(item.value as string));
+    else if (item.type === "list") {
+      const list = new StubActionList();
+      for (const v of item.value as StoredItem[]) {
+        if (v.type === "object") list.putObject(k(v.cls!), loadDescriptor(v.value as StoredDescriptor, k));
+        else list.putDouble(v.value as number);
+      }
+      out.putList(id, list);
+    } else if (item.type === "boolean") out.putBoolean(id, item.value as boolean);
+    else if (item.type === "integer") out.putInteger(id, item.value as number);
+    else if (item.type === "double") out.putDouble(id, item.value as number);
+    else if (item.type === "string") out.putString(id, item.value as string);
+    else throw new Error(`a kept ${item.type} is not modelled`);
+  }
+  return out;
 }

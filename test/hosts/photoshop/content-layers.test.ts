@@ -1,0 +1,202 @@
+import { describe, expect, it } from "vitest";
+import type { HostLayer } from "../../../src/protocol/index.js";
+import { PHOTOSHOP_ADJUSTMENT_LAYER_TYPES } from "../../../src/hosts/photoshop/edits.js";
+import type { FakePhotoshop } from "../../fakes/photoshop/server.js";
+import type { TestClient } from "../../helpers/ws-client.js";
+import { bridgeOn, startFake } from "./_setup.js";
+
+/*
+ * Fill and adjustment layers on Photoshop (layer:create {kind: "fill" | "adjustment"}, layer:update {fill |
+ * adjustment}), through the bridge and the fake Photoshop: `edit.layer` plays the ActionManager's `make` of a
+ * contentLayer / adjustmentLayer and `set` of the target's content, which the DOM stub models (action-edit.ts) and
+ * reads back as the layer descriptor's `adjustment` list. Each case checks the descriptor played, that the edit was
+ * one history state, and that the layer reads back with its kind and settings.
+ *
+ * The sample: Title (text) · Group G [A · B] · Background; Title is active.
+ */
+
+type Edited = HostLayer & { revision: number };
+const flat = (layers: readonly HostLayer[]): HostLayer[] => layers.flatMap((l) => [l, ...flat(l.children ?? [])]);
+
+interface Session {
+  fake: FakePhotoshop;
+  client: TestClient;
+  id(name: string): number;
+  /** Calls the method; answers its result and the ActionManager events of its one edit script (one history state). */
+  edit(method: string, params: Record<string, unknown>): Promise<{ result: Edited; actions: Array<{ event: string; descriptor: Record<string, unknown> }> }>;
+  refused(method: string, params: Record<string, unknown>): Promise<{ code: string; message: string; details?: Record<string, unknown> }>;
+}
+
+async function session(): Promise<Session> {
+  const fake = await startFake();
+  const client = await (await bridgeOn(fake, {})).connect();
+  const ids = new Map(flat(fake.model.docs[0]!.layers as unknown as HostLayer[]).map((l) => [l.name, l.id]));
+  const editRuns = (): FakePhotoshop["runs"] => fake.runs.filter((r) => r.op.startsWith("edit."));
+  return {
+    fake,
+    client,
+    id: (name) => ids.get(name)!,
+    async edit(method, params) {
+      const before = editRuns().length;
+      const { revision } = await client.call<{ revision: number }>("document:current");
+      const result = await client.call<Edited>(method, params);
+      expect(result.revision).toBe(revision + 1);
+      const runs = editRuns().slice(before);
+      expect(runs, `${method} runs one edit script`).toHaveLength(1);
+      expect(runs[0]!.history, `${method} is one history state`).toEqual([method]);
+      return { result, actions: runs[0]!.actions as never };
+    },
+    async refused(method, params) {
+      const before = editRuns().length;
+      const frame = await client.send(method, params);
+      expect(frame.ok, `${method} is refused`).toBe(false);
+      expect(editRuns().slice(before).flatMap((r) => [...r.calls, ...r.history, ...r.actions])).toEqual([]);
+      return frame.error as never;
+    },
+  };
+}
+
+const made = (actions: Array<{ event: string; descriptor: Record<string, unknown> }>): Record<string, unknown> => {
+  const make = actions.find((a) => a.event === "make");
+  expect(make, "a make event").toBeDefined();
+  return make!.descriptor;
+};
+
+describe("Photoshop fill and adjustment layers", () => {
+  it("getServerInfo lists fill and adjustment layers as made (no unsupportedTypes on layer:create)", async () => {
+    const s = await session();
+      const info = await s.client.call<{ editors: Array<{ edits?: Record<string, { unsupportedTypes?: string[]; unsupported?: string[] }> }> }>("getServerInfo");
+      const edits = info.editors[0]!.edits!;
+      expect(edits["layer:create"]?.unsupportedTypes ?? []).not.toContain("fill");
+      expect(edits["layer:create"]?.unsupportedTypes ?? []).not.toContain("adjustment");
+      expect(edits["layer:update"]?.unsupported ?? []).toEqual([]);
+  });
+
+  it("a solid fill layer is a make of a contentLayer with a solidColorLayer, placed, named, without the default mask", async () => {
+    const s = await session();
+      const { result, actions } = await s.edit("layer:create", { kind: "fill", fill: { type: "solid", color: "#2050c0" }, above: s.id("A") });
+      expect(made(actions)).toEqual({
+        null: [{ _ref: "contentLayer" }],
+        using: { _class: "contentLayer", type: { _class: "solidColorLayer", color: { _class: "RGBColor", red: 0x20, grain: 0x50, blue: 0xc0 } } },
+      });
+      // The mask Photoshop adds by default is deleted in the same step.
+      expect(actions.map((a) => a.event)).toContain("delete");
+      expect(result).toMatchObject({ kind: "fill", name: "Color Fill 1", fill: { type: "solid", color: "#2050c0" } });
+      expect(result.mask).toBeUndefined();
+      const group = (await s.client.call<HostLayer[]>("document:layers")).find((l) => l.children?.some((c) => c.id === s.id("A")))!;
+      expect(group.children!.map((l) => l.name)).toEqual(["Color Fill 1", "A", "B"]);
+  });
+
+  it("a gradient fill writes its stops as Clrs and Trns at 0–4096 and reads back as it was asked", async () => {
+    const s = await session();
+      const fill = {
+        type: "gradient",
+        style: "radial",
+        stops: [{ location: 0, color: "#ffffff" }, { location: 60, color: "#00000080", midpoint: 30 }],
+        angle: 45,
+        scale: 80,
+        reverse: true,
+        align: false,
+        offset: { x: 10, y: -5 },
+        smoothness: 50,
+      };
+      const { result, actions } = await s.edit("layer:create", { kind: "fill", fill, to: "top", name: "Ramp" });
+      const type = (made(actions)["using"] as { type: Record<string, unknown> }).type;
+      expect(type).toMatchObject({
+        _class: "gradientLayer",
+        type: { _enum: "gradientType", _value: "radial" },
+        angle: { _unit: "angleUnit", _value: 45 },
+        scale: { _unit: "percentUnit", _value: 80 },
+        reverse: true,
+        align: false,
+        offset: { _class: "paint", horizontal: { _unit: "percentUnit", _value: 10 }, vertical: { _unit: "percentUnit", _value: -5 } },
+      });
+      const gradient = type["gradient"] as Record<string, unknown>;
+      expect(gradient).toMatchObject({ _class: "gradientClassEvent", interfaceIconFrameDimmed: 2048 });
+      expect(gradient["colors"]).toEqual([
+        { _class: "colorStop", color: { _class: "RGBColor", red: 255, grain: 255, blue: 255 }, type: { _enum: "colorStopType", _value: "userStop" }, location: 0, midpoint: 50 },
+        { _class: "colorStop", color: { _class: "RGBColor", red: 0, grain: 0, blue: 0 }, type: { _enum: "colorStopType", _value: "userStop" }, location: 2458, midpoint: 30 },
+      ]);
+      expect((gradient["transparency"] as Array<{ opacity: { _value: number } }>).map((t) => Math.round(t.opacity._value))).toEqual([100, 50]);
+      expect(result).toMatchObject({
+        kind: "fill",
+        name: "Ramp",
+        fill: { ...fill, stops: [{ location: 0, color: "#ffffff", midpoint: 50 }, { location: 60, color: "#00000080", midpoint: 30 }], interpolation: "classic" },
+      });
+  });
+
+  it("layer:update {fill} sets the target content layer's content in one step, even from solid to gradient", async () => {
+    const s = await session();
+      const { result: layer } = await s.edit("layer:create", { kind: "fill", fill: { type: "solid", color: "red" }, to: "top" });
+      const { result, actions } = await s.edit("layer:update", { layerId: layer.id, fill: { type: "solid", color: "#00ff00" }, opacity: 40 });
+      const set = actions.find((a) => a.event === "set")!;
+      expect(set.descriptor).toEqual({
+        null: [{ _ref: "contentLayer", _enum: "ordinal", _value: "targetEnum" }],
+        to: { _class: "solidColorLayer", color: { _class: "RGBColor", red: 0, grain: 255, blue: 0 } },
+      });
+      expect(result).toMatchObject({ id: layer.id, opacity: 40, fill: { type: "solid", color: "#00ff00" } });
+      const { result: ramp } = await s.edit("layer:update", { layerId: layer.id, fill: { type: "gradient", stops: [{ location: 0, color: "red" }, { location: 100, color: "blue" }] } });
+      expect(ramp.fill).toMatchObject({ type: "gradient", style: "linear", angle: 90, stops: [{ location: 0, color: "#ff0000" }, { location: 100, color: "#0000ff" }] });
+  });
+
+  it("each adjustment type made here is a make of an adjustmentLayer with the adjustment's class, read back", async () => {
+    const s = await session();
+      const cases: Array<[Record<string, unknown>, string, Record<string, unknown>]> = [
+        [{ type: "brightnessContrast", brightness: 40, contrast: 10 }, "brightnessEvent", { brightness: 40, center: 10, useLegacy: false }],
+        [{ type: "invert" }, "invert", {}],
+        [{ type: "posterize", levels: 3 }, "posterization", { levels: 3 }],
+        [{ type: "threshold", level: 100 }, "thresholdClassEvent", { level: 100 }],
+        [{ type: "hueSaturation", hue: 120, saturation: -20 }, "hueSaturation", { colorize: false, adjustment: [{ _class: "hueSatAdjustmentV2", hue: 120, saturation: -20, lightness: 0 }] }],
+      ];
+      expect(cases.map(([a]) => a["type"]).sort()).toEqual([...PHOTOSHOP_ADJUSTMENT_LAYER_TYPES].sort());
+      for (const [adjustment, cls, keys] of cases) {
+        const { result, actions } = await s.edit("layer:create", { kind: "adjustment", adjustment, above: s.id("A") });
+        expect(made(actions)).toEqual({ null: [{ _ref: "adjustmentLayer" }], using: { _class: "adjustmentLayer", type: { _class: cls, ...keys } } });
+        expect(result.kind).toBe("adjustment");
+        expect(result.adjustment).toMatchObject(adjustment);
+      }
+      const layers = flat(await s.client.call<HostLayer[]>("document:layers"));
+      expect(layers.filter((l) => l.kind === "adjustment").map((l) => l.name)).toEqual(["Brightness/Contrast 1", "Invert 1", "Posterize 1", "Threshold 1", "Hue/Saturation 1"]);
+  });
+
+  it("layer:update {adjustment} changes an adjustment layer's content, even to another type, in one step", async () => {
+    const s = await session();
+      const { result: layer } = await s.edit("layer:create", { kind: "adjustment", adjustment: { type: "invert" }, name: "Inv", to: "top" });
+      expect(layer.adjustment).toEqual({ type: "invert" });
+      const { result, actions } = await s.edit("layer:update", { layerId: layer.id, adjustment: { type: "hueSaturation", hue: 180 } });
+      expect(actions.find((a) => a.event === "set")!.descriptor).toMatchObject({
+        null: [{ _ref: "adjustmentLayer", _enum: "ordinal", _value: "targetEnum" }],
+        to: { _class: "hueSaturation" },
+      });
+      expect(result.adjustment).toEqual({ type: "hueSaturation", hue: 180, saturation: 0, lightness: 0 });
+      // Undone, it is the invert layer again.
+      await s.client.call("history:undo");
+      const back = flat(await s.client.call<HostLayer[]>("document:layers")).find((l) => l.name === "Inv")!;
+      expect(back.adjustment).toEqual({ type: "invert" });
+  });
+
+  it("what Photoshop is not asked to make answers NOT_SUPPORTED naming the capability and field, and nothing runs", async () => {
+    const s = await session();
+      const { result: fillLayer } = await s.edit("layer:create", { kind: "fill", fill: { type: "solid", color: "red" }, to: "top" });
+      const { result: adjustmentLayer } = await s.edit("layer:create", { kind: "adjustment", adjustment: { type: "invert" }, to: "top" });
+      const refusals: Array<[string, Record<string, unknown>, Record<string, unknown>]> = [
+        ["layer:create", { kind: "fill", fill: { type: "solid", color: "#ff000080" } }, { capability: "fill layers", field: "fill.color" }],
+        ["layer:create", { kind: "fill", fill: { type: "gradient", interpolation: "perceptual", stops: [{ location: 0, color: "red" }, { location: 100, color: "blue" }] } }, { capability: "fill layers", field: "fill.interpolation" }],
+        ["layer:create", { kind: "adjustment", adjustment: { type: "hueSaturation", ranges: { reds: { lightness: 10 } } } }, { capability: "adjustment layers", field: "adjustment.ranges" }],
+        ["layer:create", { kind: "adjustment", adjustment: { type: "hueSaturation", colorize: { hue: 30, saturation: 50 } } }, { capability: "adjustment layers", field: "adjustment.colorize" }],
+        ["layer:update", { layerId: fillLayer.id, fill: { type: "solid", color: "#00000000" } }, { capability: "fill layers", field: "fill.color" }],
+        ["layer:update", { layerId: adjustmentLayer.id, adjustment: { type: "levels", rgb: { gamma: 1.2 } } }, { capability: "adjustment layers", field: "adjustment.type", type: "levels" }],
+      ];
+      for (const type of ["levels", "curves", "exposure", "vibrance", "colorBalance", "blackAndWhite", "photoFilter", "channelMixer", "gradientMap", "selectiveColor"]) {
+        refusals.push(["layer:create", { kind: "adjustment", adjustment: { type } }, { capability: "adjustment layers", field: "adjustment.type", type }]);
+      }
+      for (const [method, params, details] of refusals) {
+        const error = await s.refused(method, params);
+        expect(error.code, JSON.stringify(params)).toBe("NOT_SUPPORTED");
+        expect(error.details).toMatchObject({ editor: "photoshop", ...details });
+      }
+      // A fill goes on a fill layer only.
+      const wrong = await s.refused("layer:update", { layerId: s.id("A"), fill: { type: "solid", color: "red" } });
+      expect(wrong).toMatchObject({ code: "BAD_REQUEST", details: { field: "fill" } });
+  });
+});

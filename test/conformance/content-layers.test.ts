@@ -48,7 +48,8 @@ type Edited = HostLayer & { revision: number };
  * Adjustment and fill layers (`layer:create {kind: "adjustment" | "fill"}`, `layer:update {adjustment | fill}`) on
  * every present editor, over WebSocket and HTTP: made and changed as one step each and read back, or, where the
  * editor's `getServerInfo` lists the kind in `layer:create`'s `unsupportedTypes`, `NOT_SUPPORTED` naming the editor
- * and `adjustment layers` / `fill layers` with nothing changed.
+ * and `adjustment layers` / `fill layers` with nothing changed. An editor that makes some adjustment types only
+ * refuses the others as `NOT_SUPPORTED` naming the field.
  */
 describe.each(EDIT_MATRIX)("adjustment and fill layers over $label", ({ editor, transport: { make } }) => {
   const it = itFor(editor);
@@ -87,9 +88,19 @@ describe.each(EDIT_MATRIX)("adjustment and fill layers over $label", ({ editor, 
     if (!kinds.includes("adjustment")) return;
     const base = await colourLayer();
     const before = await exportComposite(s);
+    const refused: string[] = [];
     for (const settings of ADJUSTMENTS) {
       const { revision } = await s.current();
-      const made = expectResult("layer:create", await s.call("layer:create", { kind: "adjustment", adjustment: settings, above: base.id })) as Edited;
+      const outcome = await s.call("layer:create", { kind: "adjustment", adjustment: settings, above: base.id });
+      // An editor that makes some types only (Photoshop here) refuses the others honestly, naming the field, and
+      // changes nothing; the embedded editor makes every one.
+      if (!outcome.ok && editor.name !== "embedded" && outcome.error?.code === "NOT_SUPPORTED") {
+        await expectRefused(s, outcome, "NOT_SUPPORTED", revision!);
+        expect(outcome.error?.details).toMatchObject({ editor: editor.name, capability: "adjustment layers", field: expect.stringMatching(/^adjustment\./) });
+        refused.push(settings["type"] as string);
+        continue;
+      }
+      const made = expectResult("layer:create", outcome) as Edited;
       expect(made).toMatchObject({ kind: "adjustment", revision: revision! + 1, adjustment: { type: settings["type"] } });
       for (const [key, value] of Object.entries(settings)) if (typeof value !== "object") expect(made.adjustment?.[key], `${settings["type"]}.${key}`).toEqual(value);
       const after = await exportComposite(s);
@@ -97,6 +108,7 @@ describe.each(EDIT_MATRIX)("adjustment and fill layers over $label", ({ editor, 
       // Hidden, it changes nothing: the next type starts from the colour layer alone.
       expectResult("layer:update", await s.call("layer:update", { layerId: made.id, visible: false }));
     }
+    expect(refused.length, `refused: ${refused.join(", ")}`).toBeLessThan(ADJUSTMENTS.length);
   });
 
   it("an adjustment layer updates, blends, masks and undoes like any layer, one step each", async () => {

@@ -429,6 +429,43 @@ try {
     }
     return `brightness +50 made grey 100 read ${bright} (Use Legacy gives 150: if it reads 150, the DOM call is the legacy one and layer:adjust's legacy: false is not what Photoshop ran); 10 adjustments and 7 filters, one state each`;
   });
+  // Fill and adjustment layers are ActionManager `make` / `set` descriptors written from Adobe's key names: a real
+  // Photoshop says whether it takes them and reads back the same settings from the layer's `adjustment` list.
+  await check("edit.layer: solid and gradient fill layers and each adjustment layer type made, changed and read back; one history state each (E10)", async () => {
+    const id = await scratch("bridge-checklist-content-layers");
+    const problems = [];
+    const content = async (layerId, field) => (await layerOf(id, layerId))[field];
+    const { layerId: solid } = await edit(id, "edit.layer", { op: "layer:create", kind: "fill", name: "solid", fill: { type: "solid", color: [32, 80, 192, 255] }, place: { to: "top" } });
+    expectSame(problems, "solid fill", await content(solid, "fill"), { type: "solid", color: "#2050c0" });
+    const mask = (await layerOf(id, solid)).mask;
+    if (mask !== undefined) problems.push(`the default mask stayed: ${JSON.stringify(mask)}`);
+    const gradient = {
+      type: "gradient", style: "radial", angle: 30, scale: 80, reverse: true, align: false, offset: { x: 10, y: -5 }, smoothness: 100, interpolation: "classic",
+      stops: [{ location: 0, color: [255, 0, 0, 255], midpoint: 50 }, { location: 60, color: [0, 0, 255, 128], midpoint: 30 }],
+    };
+    await edit(id, "edit.layer", { op: "layer:update", layerId: solid, fill: gradient });
+    const { type, style, smoothness, interpolation, angle, scale, reverse, align, offset } = gradient;
+    const stops = [{ location: 0, color: "#ff0000", midpoint: 50 }, { location: 60, color: "#0000ff80", midpoint: 30 }];
+    expectSame(problems, "gradient fill", await content(solid, "fill"), { type, style, stops, smoothness, interpolation, angle, scale, reverse, align, offset });
+    const adjustments = [
+      [{ type: "brightnessContrast", brightness: 40, contrast: 10, legacy: false }, { type: "brightnessContrast", brightness: 40, contrast: 10, legacy: false }],
+      [{ type: "invert" }, { type: "invert" }],
+      [{ type: "posterize", levels: 3 }, { type: "posterize", levels: 3 }],
+      [{ type: "threshold", level: 100 }, { type: "threshold", level: 100 }],
+      [
+        { type: "hueSaturation", hue: 120, saturation: -20, lightness: 5, colorize: null, ranges: { reds: null, yellows: null, greens: null, cyans: null, blues: null, magentas: null } },
+        { type: "hueSaturation", hue: 120, saturation: -20, lightness: 5 },
+      ],
+    ];
+    const { layerId: adjusting } = await edit(id, "edit.layer", { op: "layer:create", kind: "adjustment", name: "adjusting", adjustment: { type: "invert" }, place: { to: "top" } });
+    for (const [adjustment, readBack] of adjustments) {
+      const { layerId } = await edit(id, "edit.layer", { op: "layer:create", kind: "adjustment", name: adjustment.type, adjustment, place: { to: "top" } });
+      expectSame(problems, `${adjustment.type} layer`, await content(layerId, "adjustment"), readBack);
+      await edit(id, "edit.layer", { op: "layer:update", layerId: adjusting, adjustment });
+      expectSame(problems, `invert changed to ${adjustment.type}`, await content(adjusting, "adjustment"), readBack);
+    }
+    return `${fails(problems)}a solid fill changed to a gradient, ${adjustments.length} adjustment types made and set`;
+  });
   // What the history (and an atomic batch, which the bridge groups over its entries' states) relies on: a state set
   // active keeps the later ones until the next change discards them; states keep the names the bridge gave them.
   await check("edit.comps: a layer comp made, applied back, changed, recaptured and deleted; one history state each (E8)", async () => {

@@ -449,6 +449,18 @@ try {
     expectSame(problems, "gradient fill", await content(solid, "fill"), { type, style, stops, smoothness, interpolation, angle, scale, reverse, align, offset });
     const adjustments = [
       [{ type: "brightnessContrast", brightness: 40, contrast: 10, legacy: false }, { type: "brightnessContrast", brightness: 40, contrast: 10, legacy: false }],
+      [
+        { type: "levels", rgb: { inputBlack: 10, inputWhite: 200, gamma: 1.2, outputBlack: 0, outputWhite: 255 }, red: null, green: null, blue: null },
+        { type: "levels", rgb: { inputBlack: 10, inputWhite: 200, gamma: 1.2, outputBlack: 0, outputWhite: 255 }, red: null, green: null, blue: null },
+      ],
+      [
+        { type: "curves", rgb: null, red: null, green: [{ input: 0, output: 0 }, { input: 128, output: 190 }, { input: 255, output: 255 }], blue: null },
+        { type: "curves", rgb: null, red: null, green: [{ input: 0, output: 0 }, { input: 128, output: 190 }, { input: 255, output: 255 }], blue: null },
+      ],
+      [
+        { type: "colorBalance", shadows: { cyanRed: 0, magentaGreen: 0, yellowBlue: 0 }, midtones: { cyanRed: -60, magentaGreen: 0, yellowBlue: 10 }, highlights: { cyanRed: 0, magentaGreen: 0, yellowBlue: 0 }, preserveLuminosity: false },
+        { type: "colorBalance", shadows: { cyanRed: 0, magentaGreen: 0, yellowBlue: 0 }, midtones: { cyanRed: -60, magentaGreen: 0, yellowBlue: 10 }, highlights: { cyanRed: 0, magentaGreen: 0, yellowBlue: 0 }, preserveLuminosity: false },
+      ],
       [{ type: "invert" }, { type: "invert" }],
       [{ type: "posterize", levels: 3 }, { type: "posterize", levels: 3 }],
       [{ type: "threshold", level: 100 }, { type: "threshold", level: 100 }],

@@ -64,7 +64,7 @@ export const PHOTOSHOP_UNSUPPORTED_FILTERS = ["boxBlur", "pixelate", "emboss"] a
  * `type` is the adjustment's class). The others answer `NOT_SUPPORTED` `{editor, capability: "adjustment layers",
  * field: "adjustment.type"}` until their descriptors are written and checked on a Photoshop.
  */
-export const PHOTOSHOP_ADJUSTMENT_LAYER_TYPES = ["brightnessContrast", "hueSaturation", "invert", "posterize", "threshold"] as const;
+export const PHOTOSHOP_ADJUSTMENT_LAYER_TYPES = ["brightnessContrast", "levels", "curves", "colorBalance", "hueSaturation", "invert", "posterize", "threshold"] as const;
 
 function notSupported(message: string, details: Record<string, unknown>): BridgeError {
   return new BridgeError("NOT_SUPPORTED", message, { details: { editor: "photoshop", ...details } });

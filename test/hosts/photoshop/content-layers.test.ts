@@ -143,6 +143,38 @@ describe("Photoshop fill and adjustment layers", () => {
     const s = await session();
       const cases: Array<[Record<string, unknown>, string, Record<string, unknown>]> = [
         [{ type: "brightnessContrast", brightness: 40, contrast: 10 }, "brightnessEvent", { brightness: 40, center: 10, useLegacy: false }],
+        [
+          { type: "levels", rgb: { inputBlack: 10, inputWhite: 200, gamma: 1.2, outputBlack: 0, outputWhite: 255 }, red: { inputBlack: 0, inputWhite: 255, gamma: 1, outputBlack: 20, outputWhite: 235 } },
+          "levels",
+          {
+            adjustment: [
+              { _class: "levelsAdjustment", channel: [{ _ref: "channel", _enum: "channel", _value: "composite" }], input: [10, 200], gamma: 1.2, output: [0, 255] },
+              { _class: "levelsAdjustment", channel: [{ _ref: "channel", _enum: "channel", _value: "red" }], input: [0, 255], gamma: 1, output: [20, 235] },
+            ],
+          },
+        ],
+        [
+          { type: "curves", green: [{ input: 0, output: 0 }, { input: 128, output: 190 }, { input: 255, output: 255 }] },
+          "curves",
+          {
+            adjustment: [
+              {
+                _class: "curvesAdjustment",
+                channel: [{ _ref: "channel", _enum: "channel", _value: "green" }],
+                curve: [
+                  { _class: "paint", horizontal: 0, vertical: 0 },
+                  { _class: "paint", horizontal: 128, vertical: 190 },
+                  { _class: "paint", horizontal: 255, vertical: 255 },
+                ],
+              },
+            ],
+          },
+        ],
+        [
+          { type: "colorBalance", midtones: { cyanRed: -60, magentaGreen: 0, yellowBlue: 10 }, preserveLuminosity: false },
+          "colorBalance",
+          { shadowLevels: [0, 0, 0], midtoneLevels: [-60, 0, 10], highlightLevels: [0, 0, 0], preserveLuminosity: false },
+        ],
         [{ type: "invert" }, "invert", {}],
         [{ type: "posterize", levels: 3 }, "posterization", { levels: 3 }],
         [{ type: "threshold", level: 100 }, "thresholdClassEvent", { level: 100 }],
@@ -156,7 +188,16 @@ describe("Photoshop fill and adjustment layers", () => {
         expect(result.adjustment).toMatchObject(adjustment);
       }
       const layers = flat(await s.client.call<HostLayer[]>("document:layers"));
-      expect(layers.filter((l) => l.kind === "adjustment").map((l) => l.name)).toEqual(["Brightness/Contrast 1", "Invert 1", "Posterize 1", "Threshold 1", "Hue/Saturation 1"]);
+      expect(layers.filter((l) => l.kind === "adjustment").map((l) => l.name)).toEqual([
+        "Brightness/Contrast 1",
+        "Levels 1",
+        "Curves 1",
+        "Color Balance 1",
+        "Invert 1",
+        "Posterize 1",
+        "Threshold 1",
+        "Hue/Saturation 1",
+      ]);
   });
 
   it("layer:update {adjustment} changes an adjustment layer's content, even to another type, in one step", async () => {
@@ -185,9 +226,9 @@ describe("Photoshop fill and adjustment layers", () => {
         ["layer:create", { kind: "adjustment", adjustment: { type: "hueSaturation", ranges: { reds: { lightness: 10 } } } }, { capability: "adjustment layers", field: "adjustment.ranges" }],
         ["layer:create", { kind: "adjustment", adjustment: { type: "hueSaturation", colorize: { hue: 30, saturation: 50 } } }, { capability: "adjustment layers", field: "adjustment.colorize" }],
         ["layer:update", { layerId: fillLayer.id, fill: { type: "solid", color: "#00000000" } }, { capability: "fill layers", field: "fill.color" }],
-        ["layer:update", { layerId: adjustmentLayer.id, adjustment: { type: "levels", rgb: { gamma: 1.2 } } }, { capability: "adjustment layers", field: "adjustment.type", type: "levels" }],
+        ["layer:update", { layerId: adjustmentLayer.id, adjustment: { type: "exposure", exposure: 1 } }, { capability: "adjustment layers", field: "adjustment.type", type: "exposure" }],
       ];
-      for (const type of ["levels", "curves", "exposure", "vibrance", "colorBalance", "blackAndWhite", "photoFilter", "channelMixer", "gradientMap", "selectiveColor"]) {
+      for (const type of ["exposure", "vibrance", "blackAndWhite", "photoFilter", "channelMixer", "gradientMap", "selectiveColor"]) {
         refusals.push(["layer:create", { kind: "adjustment", adjustment: { type } }, { capability: "adjustment layers", field: "adjustment.type", type }]);
       }
       for (const [method, params, details] of refusals) {

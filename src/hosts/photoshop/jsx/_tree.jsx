@@ -90,8 +90,8 @@ function __maskOf(docId, id) {
 
 // ---- Fill and adjustment layers' settings ---------------------------------------------------------------------
 // A fill, shape or adjustment layer keeps its settings in the layer descriptor's `adjustment` list: one object whose
-// class is the content's (solidColorLayer, gradientLayer, brightnessEvent, invert, posterization,
-// thresholdClassEvent, hueSaturation, …), with the keys the `make` / `set` that made it passed (edit.layer.jsx
+// class is the content's (solidColorLayer, gradientLayer, brightnessEvent, levels, curves, colorBalance, invert,
+// posterization, thresholdClassEvent, hueSaturation), with the keys the `make` / `set` that made it passed (edit.layer.jsx
 // writes them). They read back as `layer:create` takes them; a class the bridge does not write reads as nothing.
 function __hex2(v) { var h = Math.max(0, Math.min(255, Math.round(v))).toString(16); return h.length < 2 ? "0" + h : h; }
 function __amHex(c, alpha) {
@@ -115,11 +115,33 @@ function __amGradientFill(d) {
     align: d.getBoolean(k("align")), offset: { x: offset.getUnitDoubleValue(k("horizontal")), y: offset.getUnitDoubleValue(k("vertical")) } };
 }
 
+var __AM_CHANNEL_NAMES = { composite: "rgb", red: "red", green: "green", blue: "blue" };
+
 function __amContentSettings(cls, d) {
   var k = stringIDToTypeID;
   if (cls === "solidColorLayer") return { field: "fill", value: { type: "solid", color: __amHex(d.getObjectValue(k("color"))) } };
   if (cls === "gradientLayer") return { field: "fill", value: __amGradientFill(d) };
   if (cls === "brightnessEvent") return { field: "adjustment", value: { type: "brightnessContrast", brightness: d.getInteger(k("brightness")), contrast: d.getInteger(k("center")), legacy: d.getBoolean(k("useLegacy")) } };
+  if (cls === "levels" || cls === "curves") {
+    var out = { type: cls, rgb: null, red: null, green: null, blue: null }, list = d.getList(k("adjustment"));
+    for (var i = 0; i < list.count; i++) {
+      var one = list.getObjectValue(i), channel = __AM_CHANNEL_NAMES[typeIDToStringID(one.getReference(k("channel")).getEnumeratedValue())];
+      if (cls === "levels") {
+        var input = one.getList(k("input")), output = one.getList(k("output"));
+        out[channel] = { inputBlack: input.getInteger(0), inputWhite: input.getInteger(1), gamma: one.getDouble(k("gamma")), outputBlack: output.getInteger(0), outputWhite: output.getInteger(1) };
+      } else {
+        var points = one.getList(k("curve")), curve = [];
+        for (var j = 0; j < points.count; j++) curve.push({ input: points.getObjectValue(j).getDouble(k("horizontal")), output: points.getObjectValue(j).getDouble(k("vertical")) });
+        out[channel] = curve;
+      }
+    }
+    return { field: "adjustment", value: out };
+  }
+  if (cls === "colorBalance") {
+    var shift = function (key) { var l = d.getList(k(key)); return { cyanRed: l.getInteger(0), magentaGreen: l.getInteger(1), yellowBlue: l.getInteger(2) }; };
+    return { field: "adjustment", value: { type: "colorBalance", shadows: shift("shadowLevels"), midtones: shift("midtoneLevels"), highlights: shift("highlightLevels"),
+      preserveLuminosity: d.getBoolean(k("preserveLuminosity")) } };
+  }
   if (cls === "invert") return { field: "adjustment", value: { type: "invert" } };
   if (cls === "posterization") return { field: "adjustment", value: { type: "posterize", levels: d.getInteger(k("levels")) } };
   if (cls === "thresholdClassEvent") return { field: "adjustment", value: { type: "threshold", level: d.getInteger(k("level")) } };

@@ -335,6 +335,14 @@ function __fillContent(f) {
   return { cls: "gradientLayer", desc: d };
 }
 
+var __AM_CHANNELS = { rgb: "composite", red: "red", green: "green", blue: "blue" };
+
+function __integers(values) {
+  var list = new ActionList();
+  for (var i = 0; i < values.length; i++) list.putInteger(Math.round(values[i]));
+  return list;
+}
+
 // {cls, desc}: the content of an adjustment layer, whole numbers as Photoshop's dialogs take them.
 function __adjustmentContent(a) {
   var k = stringIDToTypeID, d = new ActionDescriptor();
@@ -343,6 +351,42 @@ function __adjustmentContent(a) {
     d.putInteger(k("center"), Math.round(a.contrast));
     d.putBoolean(k("useLegacy"), a.legacy);
     return { cls: "brightnessEvent", desc: d };
+  }
+  if (a.type === "levels" || a.type === "curves") {
+    // One levelsAdjustment / curvesAdjustment per channel that changes, each naming its channel (composite, red,
+    // green, blue): input and output black and white points with the gamma, or the curve's points.
+    var levels = a.type === "levels", channels = new ActionList(), names = ["rgb", "red", "green", "blue"];
+    for (var i = 0; i < names.length; i++) {
+      var c = a[names[i]];
+      if (c === null) continue;
+      var one = new ActionDescriptor(), ref = new ActionReference();
+      ref.putEnumerated(k("channel"), k("channel"), k(__AM_CHANNELS[names[i]]));
+      one.putReference(k("channel"), ref);
+      if (levels) {
+        one.putList(k("input"), __integers([c.inputBlack, c.inputWhite]));
+        one.putDouble(k("gamma"), c.gamma);
+        one.putList(k("output"), __integers([c.outputBlack, c.outputWhite]));
+      } else {
+        var points = new ActionList();
+        for (var j = 0; j < c.length; j++) {
+          var point = new ActionDescriptor();
+          point.putDouble(k("horizontal"), c[j].input);
+          point.putDouble(k("vertical"), c[j].output);
+          points.putObject(k("paint"), point);
+        }
+        one.putList(k("curve"), points);
+      }
+      channels.putObject(k(levels ? "levelsAdjustment" : "curvesAdjustment"), one);
+    }
+    d.putList(k("adjustment"), channels);
+    return { cls: a.type, desc: d };
+  }
+  if (a.type === "colorBalance") {
+    // Each tonal range's cyan-red, magenta-green and yellow-blue shifts, -100 to 100.
+    var ranges = { shadowLevels: a.shadows, midtoneLevels: a.midtones, highlightLevels: a.highlights };
+    for (var key in ranges) if (ranges.hasOwnProperty(key)) d.putList(k(key), __integers([ranges[key].cyanRed, ranges[key].magentaGreen, ranges[key].yellowBlue]));
+    d.putBoolean(k("preserveLuminosity"), a.preserveLuminosity);
+    return { cls: "colorBalance", desc: d };
   }
   if (a.type === "invert") return { cls: "invert", desc: d };
   if (a.type === "posterize") {

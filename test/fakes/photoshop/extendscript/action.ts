@@ -113,6 +113,11 @@ export class StubActionReference {
   putIndex(desiredClass: number, index: number): void { this.parts.push({ form: "index", desiredClass, index }); }
   putName(desiredClass: number, name: string): void { this.parts.push({ form: "name", desiredClass, name }); }
   putClass(desiredClass: number): void { this.parts.push({ form: "class", desiredClass }); }
+  getEnumeratedValue(): number {
+    const part = this.parts[0];
+    if (part?.form !== "enumerated") throw new Error("the reference is not enumerated");
+    return part.value;
+  }
   getIdentifier(): number {
     const part = this.parts[0];
     if (part?.form !== "identifier") throw new Error("the reference is not by identifier");
@@ -163,7 +168,10 @@ function plainItem(item: Item, s: (n: number) => string): unknown {
   if (item.type === "path") return { _path: (item.value as { fsName: string }).fsName };
   if (item.type === "list") {
     const list = item.value as StubActionList;
-    return list.values.map((v, i) => (v instanceof StubActionDescriptor ? { _class: s(list.classes.get(i)!), ...plainDescriptor(v, s) } : v));
+    return list.values.map((v, i) => {
+      if (v instanceof StubActionDescriptor) return { _class: s(list.classes.get(i)!), ...plainDescriptor(v, s) };
+      return v instanceof StubActionReference ? plainItem({ type: "reference", value: v }, s) : v;
+    });
   }
   if (item.type === "reference") {
     return (item.value as StubActionReference).parts.map((p) => {
@@ -199,10 +207,44 @@ function storeItem(item: Item, s: (n: number) => string): StoredItem {
   if (item.type === "class") return { type: "class", value: s(item.value as number) };
   if (item.type === "list") {
     const list = item.value as StubActionList;
-    return { type: "list", value: list.values.map((v, i) => (v instanceof StubActionDescriptor ? storeItem({ type: "object", value: v, classID: list.classes.get(i)! }, s) : { type: "number", value: v })) };
+    return {
+      type: "list",
+      value: list.values.map((v, i) => {
+        if (v instanceof StubActionDescriptor) return storeItem({ type: "object", value: v, classID: list.classes.get(i)! }, s);
+        if (v instanceof StubActionReference) return storeItem({ type: "reference", value: v }, s);
+        return { type: "number", value: v };
+      }),
+    };
   }
-  if (item.type === "reference" || item.type === "path") throw new Error(`a ${item.type} is not kept in the stub's model`);
+  if (item.type === "reference") return { type: "reference", value: storeReference(item.value as StubActionReference, s) };
+  if (item.type === "path") throw new Error("a path is not kept in the stub's model");
   return { type: item.type, value: item.value };
+}
+
+type StoredPart = { form: string; desiredClass: string; value?: string; enumType?: string; id?: number; index?: number; name?: string };
+
+function storeReference(ref: StubActionReference, s: (n: number) => string): StoredPart[] {
+  return ref.parts.map((p) => {
+    if (p.form === "enumerated") return { form: p.form, desiredClass: s(p.desiredClass), enumType: s(p.enumType), value: s(p.value) };
+    if (p.form === "property") return { form: p.form, desiredClass: s(p.desiredClass), value: s(p.property) };
+    if (p.form === "identifier") return { form: p.form, desiredClass: s(p.desiredClass), id: p.id };
+    if (p.form === "index") return { form: p.form, desiredClass: s(p.desiredClass), index: p.index };
+    if (p.form === "name") return { form: p.form, desiredClass: s(p.desiredClass), name: p.name };
+    return { form: p.form, desiredClass: s(p.desiredClass) };
+  });
+}
+
+function loadReference(parts: StoredPart[], k: (id: string) => number): StubActionReference {
+  const ref = new StubActionReference();
+  for (const p of parts) {
+    if (p.form === "enumerated") ref.putEnumerated(k(p.desiredClass), k(p.enumType!), k(p.value!));
+    else if (p.form === "property") ref.putProperty(k(p.desiredClass), k(p.value!));
+    else if (p.form === "identifier") ref.putIdentifier(k(p.desiredClass), p.id!);
+    else if (p.form === "index") ref.putIndex(k(p.desiredClass), p.index!);
+    else if (p.form === "name") ref.putName(k(p.desiredClass), p.name!);
+    else ref.putClass(k(p.desiredClass));
+  }
+  return ref;
 }
 
 /** A kept descriptor as a descriptor of this run's type ids. */
@@ -218,10 +260,12 @@ export function loadDescriptor(stored: StoredDescriptor, k: (id: string) => numb
       const list = new StubActionList();
       for (const v of item.value as StoredItem[]) {
         if (v.type === "object") list.putObject(k(v.cls!), loadDescriptor(v.value as StoredDescriptor, k));
+        else if (v.type === "reference") list.putReference(loadReference(v.value as StoredPart[], k));
         else list.putDouble(v.value as number);
       }
       out.putList(id, list);
-    } else if (item.type === "boolean") out.putBoolean(id, item.value as boolean);
+    } else if (item.type === "reference") out.putReference(id, loadReference(item.value as StoredPart[], k));
+    else if (item.type === "boolean") out.putBoolean(id, item.value as boolean);
     else if (item.type === "integer") out.putInteger(id, item.value as number);
     else if (item.type === "double") out.putDouble(id, item.value as number);
     else if (item.type === "string") out.putString(id, item.value as string);

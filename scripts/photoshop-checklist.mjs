@@ -461,12 +461,28 @@ try {
         { type: "colorBalance", shadows: { cyanRed: 0, magentaGreen: 0, yellowBlue: 0 }, midtones: { cyanRed: -60, magentaGreen: 0, yellowBlue: 10 }, highlights: { cyanRed: 0, magentaGreen: 0, yellowBlue: 0 }, preserveLuminosity: false },
         { type: "colorBalance", shadows: { cyanRed: 0, magentaGreen: 0, yellowBlue: 0 }, midtones: { cyanRed: -60, magentaGreen: 0, yellowBlue: 10 }, highlights: { cyanRed: 0, magentaGreen: 0, yellowBlue: 0 }, preserveLuminosity: false },
       ],
+      [
+        { type: "exposure", exposure: 1, offset: 0.1, gamma: 0.8 },
+        { type: "exposure", exposure: 1, offset: 0.1, gamma: 0.8 },
+      ],
+      [
+        { type: "vibrance", vibrance: 30, saturation: 20 },
+        { type: "vibrance", vibrance: 30, saturation: 20 },
+      ],
+      [
+        { type: "channelMixer", red: { red: 20, green: 80, blue: 0, constant: 0 }, green: { red: 0, green: 100, blue: 0, constant: 0 }, blue: { red: 0, green: 0, blue: 100, constant: 0 }, monochrome: false },
+        { type: "channelMixer", red: { red: 20, green: 80, blue: 0, constant: 0 }, green: { red: 0, green: 100, blue: 0, constant: 0 }, blue: { red: 0, green: 0, blue: 100, constant: 0 } },
+      ],
+      [
+        { type: "gradientMap", stops: [{ location: 0, color: [0, 32, 96, 255] }, { location: 100, color: [255, 208, 128, 255] }], reverse: false },
+        { type: "gradientMap", stops: [{ location: 0, color: "#002060" }, { location: 100, color: "#ffd080" }], reverse: false },
+      ],
       [{ type: "invert" }, { type: "invert" }],
       [{ type: "posterize", levels: 3 }, { type: "posterize", levels: 3 }],
       [{ type: "threshold", level: 100 }, { type: "threshold", level: 100 }],
       [
-        { type: "hueSaturation", hue: 120, saturation: -20, lightness: 5, colorize: null, ranges: { reds: null, yellows: null, greens: null, cyans: null, blues: null, magentas: null } },
-        { type: "hueSaturation", hue: 120, saturation: -20, lightness: 5 },
+        { type: "hueSaturation", hue: 120, saturation: -20, lightness: 5, colorize: null, ranges: { reds: { hue: 0, saturation: 0, lightness: 10, bounds: null }, yellows: null, greens: null, cyans: null, blues: null, magentas: null } },
+        { type: "hueSaturation", hue: 120, saturation: -20, lightness: 5, ranges: { reds: { hue: 0, saturation: 0, lightness: 10 } } },
       ],
     ];
     const { layerId: adjusting } = await edit(id, "edit.layer", { op: "layer:create", kind: "adjustment", name: "adjusting", adjustment: { type: "invert" }, place: { to: "top" } });

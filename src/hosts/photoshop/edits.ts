@@ -64,7 +64,20 @@ export const PHOTOSHOP_UNSUPPORTED_FILTERS = ["boxBlur", "pixelate", "emboss"] a
  * `type` is the adjustment's class). The others answer `NOT_SUPPORTED` `{editor, capability: "adjustment layers",
  * field: "adjustment.type"}` until their descriptors are written and checked on a Photoshop.
  */
-export const PHOTOSHOP_ADJUSTMENT_LAYER_TYPES = ["brightnessContrast", "levels", "curves", "colorBalance", "hueSaturation", "invert", "posterize", "threshold"] as const;
+export const PHOTOSHOP_ADJUSTMENT_LAYER_TYPES = [
+  "brightnessContrast",
+  "levels",
+  "curves",
+  "exposure",
+  "hueSaturation",
+  "vibrance",
+  "colorBalance",
+  "channelMixer",
+  "invert",
+  "posterize",
+  "threshold",
+  "gradientMap",
+] as const;
 
 function notSupported(message: string, details: Record<string, unknown>): BridgeError {
   return new BridgeError("NOT_SUPPORTED", message, { details: { editor: "photoshop", ...details } });
@@ -74,7 +87,7 @@ function notSupported(message: string, details: Record<string, unknown>): Bridge
  * What of a fill or adjustment layer Photoshop is not asked to make here, refused before the script runs: pattern
  * fills (the pattern would first have to become one of Photoshop's presets), a solid fill's alpha (a fill layer's
  * colour is opaque: its opacity is the layer's), gradient interpolations other than classic, the adjustment types
- * not in `PHOTOSHOP_ADJUSTMENT_LAYER_TYPES`, and Hue/Saturation's ranges and colorize.
+ * not in `PHOTOSHOP_ADJUSTMENT_LAYER_TYPES`, and Hue/Saturation's colorize.
  * @throws BridgeError `NOT_SUPPORTED` `{editor, capability, field}`
  */
 function checkContent(edit: EditOp): void {
@@ -94,9 +107,6 @@ function checkContent(edit: EditOp): void {
   }
   if (adjustment.type === "hueSaturation") {
     if (adjustment.colorize !== null) throw notSupported("Photoshop's Hue/Saturation layers are made here without colorize", { capability: "adjustment layers", field: "adjustment.colorize" });
-    if (Object.values(adjustment.ranges).some((r) => r !== null)) {
-      throw notSupported("Photoshop's Hue/Saturation layers are made here with the master change only", { capability: "adjustment layers", field: "adjustment.ranges" });
-    }
   }
 }
 

@@ -175,15 +175,44 @@ describe("Photoshop fill and adjustment layers", () => {
           "colorBalance",
           { shadowLevels: [0, 0, 0], midtoneLevels: [-60, 0, 10], highlightLevels: [0, 0, 0], preserveLuminosity: false },
         ],
+        [{ type: "exposure", exposure: 1, offset: 0.1, gamma: 0.8 }, "exposure", { exposure: 1, offset: 0.1, gammaCorrection: 0.8 }],
+        [{ type: "vibrance", vibrance: 30, saturation: 20 }, "vibrance", { vibrance: 30, saturation: 20 }],
+        [
+          { type: "channelMixer", red: { red: 20, green: 80, blue: 0, constant: 0 } },
+          "channelMixer",
+          {
+            monochromatic: false,
+            red: { _class: "channelMatrix", red: { _unit: "percentUnit", _value: 20 }, grain: { _unit: "percentUnit", _value: 80 }, blue: { _unit: "percentUnit", _value: 0 }, constant: { _unit: "percentUnit", _value: 0 } },
+            grain: { _class: "channelMatrix", red: { _unit: "percentUnit", _value: 0 }, grain: { _unit: "percentUnit", _value: 100 }, blue: { _unit: "percentUnit", _value: 0 }, constant: { _unit: "percentUnit", _value: 0 } },
+            blue: { _class: "channelMatrix", red: { _unit: "percentUnit", _value: 0 }, grain: { _unit: "percentUnit", _value: 0 }, blue: { _unit: "percentUnit", _value: 100 }, constant: { _unit: "percentUnit", _value: 0 } },
+          },
+        ],
         [{ type: "invert" }, "invert", {}],
         [{ type: "posterize", levels: 3 }, "posterization", { levels: 3 }],
         [{ type: "threshold", level: 100 }, "thresholdClassEvent", { level: 100 }],
-        [{ type: "hueSaturation", hue: 120, saturation: -20 }, "hueSaturation", { colorize: false, adjustment: [{ _class: "hueSatAdjustmentV2", hue: 120, saturation: -20, lightness: 0 }] }],
+        [
+          { type: "hueSaturation", hue: 120, saturation: -20, ranges: { reds: { lightness: 10 }, blues: { hue: 5, bounds: [190, 220, 260, 290] } } },
+          "hueSaturation",
+          {
+            colorize: false,
+            adjustment: [
+              { _class: "hueSatAdjustmentV2", hue: 120, saturation: -20, lightness: 0 },
+              { _class: "hueSatAdjustmentV2", localRange: 1, beginRamp: 315, beginSustain: 345, endSustain: 15, endRamp: 45, hue: 0, saturation: 0, lightness: 10 },
+              { _class: "hueSatAdjustmentV2", localRange: 5, beginRamp: 190, beginSustain: 220, endSustain: 260, endRamp: 290, hue: 5, saturation: 0, lightness: 0 },
+            ],
+          },
+        ],
+        [
+          { type: "gradientMap", stops: [{ location: 0, color: "#002060" }, { location: 100, color: "#ffd080" }], reverse: true },
+          "gradientMapClass",
+          { reverse: true },
+        ],
       ];
       expect(cases.map(([a]) => a["type"]).sort()).toEqual([...PHOTOSHOP_ADJUSTMENT_LAYER_TYPES].sort());
       for (const [adjustment, cls, keys] of cases) {
         const { result, actions } = await s.edit("layer:create", { kind: "adjustment", adjustment, above: s.id("A") });
-        expect(made(actions)).toEqual({ null: [{ _ref: "adjustmentLayer" }], using: { _class: "adjustmentLayer", type: { _class: cls, ...keys } } });
+        expect(made(actions)).toMatchObject({ null: [{ _ref: "adjustmentLayer" }], using: { _class: "adjustmentLayer", type: { _class: cls, ...keys } } });
+        if (cls !== "gradientMapClass") expect(Object.keys((made(actions)["using"] as { type: object }).type).sort()).toEqual(["_class", ...Object.keys(keys)].sort());
         expect(result.kind).toBe("adjustment");
         expect(result.adjustment).toMatchObject(adjustment);
       }
@@ -193,10 +222,14 @@ describe("Photoshop fill and adjustment layers", () => {
         "Levels 1",
         "Curves 1",
         "Color Balance 1",
+        "Exposure 1",
+        "Vibrance 1",
+        "Channel Mixer 1",
         "Invert 1",
         "Posterize 1",
         "Threshold 1",
         "Hue/Saturation 1",
+        "Gradient Map 1",
       ]);
   });
 
@@ -223,12 +256,11 @@ describe("Photoshop fill and adjustment layers", () => {
       const refusals: Array<[string, Record<string, unknown>, Record<string, unknown>]> = [
         ["layer:create", { kind: "fill", fill: { type: "solid", color: "#ff000080" } }, { capability: "fill layers", field: "fill.color" }],
         ["layer:create", { kind: "fill", fill: { type: "gradient", interpolation: "perceptual", stops: [{ location: 0, color: "red" }, { location: 100, color: "blue" }] } }, { capability: "fill layers", field: "fill.interpolation" }],
-        ["layer:create", { kind: "adjustment", adjustment: { type: "hueSaturation", ranges: { reds: { lightness: 10 } } } }, { capability: "adjustment layers", field: "adjustment.ranges" }],
         ["layer:create", { kind: "adjustment", adjustment: { type: "hueSaturation", colorize: { hue: 30, saturation: 50 } } }, { capability: "adjustment layers", field: "adjustment.colorize" }],
         ["layer:update", { layerId: fillLayer.id, fill: { type: "solid", color: "#00000000" } }, { capability: "fill layers", field: "fill.color" }],
-        ["layer:update", { layerId: adjustmentLayer.id, adjustment: { type: "exposure", exposure: 1 } }, { capability: "adjustment layers", field: "adjustment.type", type: "exposure" }],
+        ["layer:update", { layerId: adjustmentLayer.id, adjustment: { type: "photoFilter" } }, { capability: "adjustment layers", field: "adjustment.type", type: "photoFilter" }],
       ];
-      for (const type of ["exposure", "vibrance", "blackAndWhite", "photoFilter", "channelMixer", "gradientMap", "selectiveColor"]) {
+      for (const type of ["blackAndWhite", "photoFilter", "selectiveColor"]) {
         refusals.push(["layer:create", { kind: "adjustment", adjustment: { type } }, { capability: "adjustment layers", field: "adjustment.type", type }]);
       }
       for (const [method, params, details] of refusals) {

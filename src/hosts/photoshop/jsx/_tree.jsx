@@ -91,7 +91,7 @@ function __maskOf(docId, id) {
 // ---- Fill and adjustment layers' settings ---------------------------------------------------------------------
 // A fill, shape or adjustment layer keeps its settings in the layer descriptor's `adjustment` list: one object whose
 // class is the content's (solidColorLayer, gradientLayer, brightnessEvent, levels, curves, colorBalance, invert,
-// posterization, thresholdClassEvent, hueSaturation), with the keys the `make` / `set` that made it passed (edit.layer.jsx
+// posterization, thresholdClassEvent, hueSaturation, exposure, vibrance, channelMixer, gradientMapClass), with the keys the `make` / `set` that made it passed (edit.layer.jsx
 // writes them). They read back as `layer:create` takes them; a class the bridge does not write reads as nothing.
 function __hex2(v) { var h = Math.max(0, Math.min(255, Math.round(v))).toString(16); return h.length < 2 ? "0" + h : h; }
 function __amHex(c, alpha) {
@@ -101,13 +101,20 @@ function __amHex(c, alpha) {
 // Stop locations are 0-4096 along the gradient: percent to a tenth.
 function __amLocation(v) { return Math.round(v * 1000 / 4096) / 10; }
 
-function __amGradientFill(d) {
-  var k = stringIDToTypeID, g = d.getObjectValue(k("gradient")), colors = g.getList(k("colors")), alphas = g.getList(k("transparency")), stops = [];
+// A gradient's stops, each colour stop with the opacity stop at the same place in the list (as edit.layer.jsx writes
+// them).
+function __amGradientStops(g) {
+  var k = stringIDToTypeID, colors = g.getList(k("colors")), alphas = g.getList(k("transparency")), stops = [];
   for (var i = 0; i < colors.count; i++) {
     var c = colors.getObjectValue(i), t = i < alphas.count ? alphas.getObjectValue(i) : null;
     var alpha = t === null ? 255 : Math.round(t.getUnitDoubleValue(k("opacity")) * 255 / 100);
     stops.push({ location: __amLocation(c.getInteger(k("location"))), color: __amHex(c.getObjectValue(k("color")), alpha), midpoint: c.getInteger(k("midpoint")) });
   }
+  return stops;
+}
+
+function __amGradientFill(d) {
+  var k = stringIDToTypeID, g = d.getObjectValue(k("gradient")), stops = __amGradientStops(g);
   var offset = d.getObjectValue(k("offset"));
   return { type: "gradient", style: typeIDToStringID(d.getEnumerationValue(k("type"))), stops: stops,
     smoothness: Math.round(g.getDouble(k("interfaceIconFrameDimmed")) * 1000 / 4096) / 10, interpolation: "classic",
@@ -116,6 +123,8 @@ function __amGradientFill(d) {
 }
 
 var __AM_CHANNEL_NAMES = { composite: "rgb", red: "red", green: "green", blue: "blue" };
+var __AM_HUE_RANGES = ["reds", "yellows", "greens", "cyans", "blues", "magentas"];
+var __AM_HUE_BOUNDS = [[315, 345, 15, 45], [15, 45, 75, 105], [75, 105, 135, 165], [135, 165, 195, 225], [195, 225, 255, 285], [255, 285, 315, 345]];
 
 function __amContentSettings(cls, d) {
   var k = stringIDToTypeID;
@@ -146,8 +155,36 @@ function __amContentSettings(cls, d) {
   if (cls === "posterization") return { field: "adjustment", value: { type: "posterize", levels: d.getInteger(k("levels")) } };
   if (cls === "thresholdClassEvent") return { field: "adjustment", value: { type: "threshold", level: d.getInteger(k("level")) } };
   if (cls === "hueSaturation") {
-    var master = d.getList(k("adjustment")).getObjectValue(0);
-    return { field: "adjustment", value: { type: "hueSaturation", hue: master.getInteger(k("hue")), saturation: master.getInteger(k("saturation")), lightness: master.getInteger(k("lightness")) } };
+    // The entry without a localRange is the master; the others are the ranges (their bounds when not the default).
+    var changes = d.getList(k("adjustment")), value = { type: "hueSaturation", hue: 0, saturation: 0, lightness: 0 }, ranges = null;
+    var hsl = function (c) { return { hue: c.getInteger(k("hue")), saturation: c.getInteger(k("saturation")), lightness: c.getInteger(k("lightness")) }; };
+    for (var h = 0; h < changes.count; h++) {
+      var change = changes.getObjectValue(h), at = 0;
+      try { at = change.getInteger(k("localRange")); } catch (e) {}
+      var read = hsl(change);
+      if (at === 0) {
+        value.hue = read.hue; value.saturation = read.saturation; value.lightness = read.lightness;
+        continue;
+      }
+      var bounds = [change.getInteger(k("beginRamp")), change.getInteger(k("beginSustain")), change.getInteger(k("endSustain")), change.getInteger(k("endRamp"))];
+      if (bounds.join() !== __AM_HUE_BOUNDS[at - 1].join()) read.bounds = bounds;
+      if (ranges === null) ranges = {};
+      ranges[__AM_HUE_RANGES[at - 1]] = read;
+    }
+    if (ranges !== null) value.ranges = ranges;
+    return { field: "adjustment", value: value };
+  }
+  if (cls === "exposure") return { field: "adjustment", value: { type: "exposure", exposure: d.getDouble(k("exposure")), offset: d.getDouble(k("offset")), gamma: d.getDouble(k("gammaCorrection")) } };
+  if (cls === "vibrance") return { field: "adjustment", value: { type: "vibrance", vibrance: d.getInteger(k("vibrance")), saturation: d.getInteger(k("saturation")) } };
+  if (cls === "channelMixer") {
+    var row = function (key) { var m = d.getObjectValue(k(key)); return { red: m.getUnitDoubleValue(k("red")), green: m.getUnitDoubleValue(k("grain")), blue: m.getUnitDoubleValue(k("blue")), constant: m.getUnitDoubleValue(k("constant")) }; };
+    if (d.getBoolean(k("monochromatic"))) return { field: "adjustment", value: { type: "channelMixer", monochrome: row("gray") } };
+    return { field: "adjustment", value: { type: "channelMixer", red: row("red"), green: row("grain"), blue: row("blue") } };
+  }
+  if (cls === "gradientMapClass") {
+    var map = __amGradientStops(d.getObjectValue(k("gradient"))), plain = [];
+    for (var m = 0; m < map.length; m++) plain.push({ location: map[m].location, color: map[m].color });
+    return { field: "adjustment", value: { type: "gradientMap", stops: plain, reverse: d.getBoolean(k("reverse")) } };
   }
   return undefined;
 }

@@ -343,6 +343,28 @@ function __integers(values) {
   return list;
 }
 
+// Hue/Saturation's ranges in localRange order, and the hues each covers by default (reds 315-345-15-45, each next
+// one 60 degrees on).
+var __HUE_RANGES = ["reds", "yellows", "greens", "cyans", "blues", "magentas"];
+var __HUE_BOUNDS = [[315, 345, 15, 45], [15, 45, 75, 105], [75, 105, 135, 165], [135, 165, 195, 225], [195, 225, 255, 285], [255, 285, 315, 345]];
+
+function __hsl(d, c) {
+  var k = stringIDToTypeID;
+  d.putInteger(k("hue"), Math.round(c.hue));
+  d.putInteger(k("saturation"), Math.round(c.saturation));
+  d.putInteger(k("lightness"), Math.round(c.lightness));
+  return d;
+}
+
+function __mixerRow(row) {
+  var d = new ActionDescriptor(), k = stringIDToTypeID;
+  d.putUnitDouble(k("red"), k("percentUnit"), row.red);
+  d.putUnitDouble(k("grain"), k("percentUnit"), row.green);
+  d.putUnitDouble(k("blue"), k("percentUnit"), row.blue);
+  d.putUnitDouble(k("constant"), k("percentUnit"), row.constant);
+  return d;
+}
+
 // {cls, desc}: the content of an adjustment layer, whole numbers as Photoshop's dialogs take them.
 function __adjustmentContent(a) {
   var k = stringIDToTypeID, d = new ActionDescriptor();
@@ -398,15 +420,50 @@ function __adjustmentContent(a) {
     return { cls: "thresholdClassEvent", desc: d };
   }
   if (a.type === "hueSaturation") {
-    // The master change only: one hueSatAdjustmentV2 without a localRange.
-    var list = new ActionList(), master = new ActionDescriptor();
-    master.putInteger(k("hue"), Math.round(a.hue));
-    master.putInteger(k("saturation"), Math.round(a.saturation));
-    master.putInteger(k("lightness"), Math.round(a.lightness));
-    list.putObject(k("hueSatAdjustmentV2"), master);
+    // The master change (a hueSatAdjustmentV2 without a localRange), then one per hue range that changes: its
+    // localRange (1 reds … 6 magentas) and the hues it covers (beginRamp, beginSustain, endSustain, endRamp).
+    var list = new ActionList();
+    list.putObject(k("hueSatAdjustmentV2"), __hsl(new ActionDescriptor(), a));
+    for (var r = 0; r < __HUE_RANGES.length; r++) {
+      var range = a.ranges[__HUE_RANGES[r]];
+      if (range === null) continue;
+      var one = new ActionDescriptor(), bounds = range.bounds === null ? __HUE_BOUNDS[r] : range.bounds;
+      one.putInteger(k("localRange"), r + 1);
+      one.putInteger(k("beginRamp"), Math.round(bounds[0]));
+      one.putInteger(k("beginSustain"), Math.round(bounds[1]));
+      one.putInteger(k("endSustain"), Math.round(bounds[2]));
+      one.putInteger(k("endRamp"), Math.round(bounds[3]));
+      list.putObject(k("hueSatAdjustmentV2"), __hsl(one, range));
+    }
     d.putBoolean(k("colorize"), false);
     d.putList(k("adjustment"), list);
     return { cls: "hueSaturation", desc: d };
+  }
+  if (a.type === "exposure") {
+    d.putDouble(k("exposure"), a.exposure);
+    d.putDouble(k("offset"), a.offset);
+    d.putDouble(k("gammaCorrection"), a.gamma);
+    return { cls: "exposure", desc: d };
+  }
+  if (a.type === "vibrance") {
+    d.putInteger(k("vibrance"), Math.round(a.vibrance));
+    d.putInteger(k("saturation"), Math.round(a.saturation));
+    return { cls: "vibrance", desc: d };
+  }
+  if (a.type === "channelMixer") {
+    // Each output channel's channelMatrix (percent of red, green and blue, and a constant); monochrome has one, gray.
+    d.putBoolean(k("monochromatic"), a.monochrome);
+    var rows = a.monochrome ? { gray: a.red } : { red: a.red, grain: a.green, blue: a.blue };
+    for (var out in rows) if (rows.hasOwnProperty(out)) d.putObject(k(out), k("channelMatrix"), __mixerRow(rows[out]));
+    return { cls: "channelMixer", desc: d };
+  }
+  if (a.type === "gradientMap") {
+    // The gradient as a fill's, each stop at midpoint 50.
+    var stops = [];
+    for (var g = 0; g < a.stops.length; g++) stops.push({ location: a.stops[g].location, color: a.stops[g].color, midpoint: 50 });
+    d.putObject(k("gradient"), k("gradientClassEvent"), __gradient({ stops: stops, smoothness: 100 }));
+    d.putBoolean(k("reverse"), a.reverse);
+    return { cls: "gradientMapClass", desc: d };
   }
   __fail("NOT_SUPPORTED", "Photoshop's adjustment layers here do not make " + a.type, { editor: "photoshop", capability: "adjustment layers", field: "adjustment.type", type: a.type });
 }

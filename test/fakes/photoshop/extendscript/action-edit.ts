@@ -31,18 +31,22 @@ const EDIT_EVENTS = new Set(["placedLayerReplaceContents", "make", "delete", "se
 /** The contents each layer class takes, as the scripts make them. */
 const CONTENT_CLASSES: Record<string, string[]> = {
   contentLayer: ["solidColorLayer", "gradientLayer"],
-  adjustmentLayer: ["brightnessEvent", "levels", "curves", "colorBalance", "hueSaturation", "invert", "posterization", "thresholdClassEvent"],
+  adjustmentLayer: ["brightnessEvent", "levels", "curves", "colorBalance", "hueSaturation", "invert", "posterization", "thresholdClassEvent",
+    "exposure", "vibrance", "channelMixer", "gradientMapClass",
+  ],
 };
 /** The LayerKind the DOM reports for each content (Photoshop JavaScript Reference, LayerKind). */
 const CONTENT_KINDS: Record<string, string> = {
   solidColorLayer: "SOLIDFILL", gradientLayer: "GRADIENTFILL", brightnessEvent: "BRIGHTNESSCONTRAST", hueSaturation: "HUESATURATION",
-  levels: "LEVELS", curves: "CURVES", colorBalance: "COLORBALANCE",
+  levels: "LEVELS", curves: "CURVES", colorBalance: "COLORBALANCE", exposure: "EXPOSURE", vibrance: "VIBRANCE", channelMixer: "CHANNELMIXER",
+  gradientMapClass: "GRADIENTMAP",
   invert: "INVERSION", posterization: "POSTERIZE", thresholdClassEvent: "THRESHOLD",
 };
 /** Photoshop's names of the new layers. */
 const CONTENT_NAMES: Record<string, string> = {
   solidColorLayer: "Color Fill", gradientLayer: "Gradient Fill", brightnessEvent: "Brightness/Contrast", hueSaturation: "Hue/Saturation",
-  levels: "Levels", curves: "Curves", colorBalance: "Color Balance",
+  levels: "Levels", curves: "Curves", colorBalance: "Color Balance", exposure: "Exposure", vibrance: "Vibrance", channelMixer: "Channel Mixer",
+  gradientMapClass: "Gradient Map",
   invert: "Invert", posterization: "Posterize", thresholdClassEvent: "Threshold",
 };
 const unavailable = (): Error => new Error("General Photoshop error occurred. The command is not currently available.");

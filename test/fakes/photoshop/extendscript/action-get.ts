@@ -39,7 +39,7 @@ export const DIVIDER_ID_BASE = 1_000_000;
 const SHEET_KIND: Record<string, number> = {
   NORMAL: 1, LEVELS: 2, CURVES: 2, TEXT: 3, SMARTOBJECT: 5, VIDEO: 6, GROUP: 7, LAYER3D: 8,
   GRADIENTFILL: 9, PATTERNFILL: 10, SOLIDFILL: 11, BACKGROUND: 12, DIVIDER: 13,
-  BRIGHTNESSCONTRAST: 2, COLORBALANCE: 2, HUESATURATION: 2, INVERSION: 2, POSTERIZE: 2, THRESHOLD: 2,
+  BRIGHTNESSCONTRAST: 2, CHANNELMIXER: 2, EXPOSURE: 2, GRADIENTMAP: 2, VIBRANCE: 2, COLORBALANCE: 2, HUESATURATION: 2, INVERSION: 2, POSTERIZE: 2, THRESHOLD: 2,
 };
 // A shape layer and a fill layer are both fill kinds to Photoshop (a shape is a fill drawn through a vector mask):
 // the model's are solid colour ones (SOLIDFILL); `hasVectorMask` tells them apart.

@@ -447,6 +447,8 @@ try {
     const { type, style, smoothness, interpolation, angle, scale, reverse, align, offset } = gradient;
     const stops = [{ location: 0, color: "#ff0000", midpoint: 50 }, { location: 60, color: "#0000ff80", midpoint: 30 }];
     expectSame(problems, "gradient fill", await content(solid, "fill"), { type, style, stops, smoothness, interpolation, angle, scale, reverse, align, offset });
+    const ink = (cyan, magenta, yellow, black) => ({ cyan, magenta, yellow, black });
+    const selective = { type: "selectiveColor", mode: "absolute", ...Object.fromEntries(["reds", "yellows", "greens", "cyans", "blues", "magentas", "whites", "neutrals", "blacks"].map((c) => [c, ink(0, 0, 0, 0)])), reds: ink(60, 0, -10, 30) };
     const adjustments = [
       [{ type: "brightnessContrast", brightness: 40, contrast: 10, legacy: false }, { type: "brightnessContrast", brightness: 40, contrast: 10, legacy: false }],
       [
@@ -477,6 +479,15 @@ try {
         { type: "gradientMap", stops: [{ location: 0, color: [0, 32, 96, 255] }, { location: 100, color: [255, 208, 128, 255] }], reverse: false },
         { type: "gradientMap", stops: [{ location: 0, color: "#002060" }, { location: 100, color: "#ffd080" }], reverse: false },
       ],
+      [
+        { type: "blackAndWhite", reds: 50, yellows: 60, greens: 40, cyans: 60, blues: 20, magentas: 80, tint: [224, 192, 128, 255] },
+        { type: "blackAndWhite", reds: 50, yellows: 60, greens: 40, cyans: 60, blues: 20, magentas: 80, tint: "#e0c080" },
+      ],
+      [
+        { type: "photoFilter", color: [0, 96, 255, 255], density: 80, preserveLuminosity: false },
+        { type: "photoFilter", color: "#0060ff", density: 80, preserveLuminosity: false },
+      ],
+      [selective, { ...selective }],
       [{ type: "invert" }, { type: "invert" }],
       [{ type: "posterize", levels: 3 }, { type: "posterize", levels: 3 }],
       [{ type: "threshold", level: 100 }, { type: "threshold", level: 100 }],

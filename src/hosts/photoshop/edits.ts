@@ -61,8 +61,9 @@ export const PHOTOSHOP_UNSUPPORTED_FILTERS = ["boxBlur", "pixelate", "emboss"] a
 
 /**
  * The adjustment types Photoshop's adjustment layers are made with here (`make` of an `adjustmentLayer` whose
- * `type` is the adjustment's class). The others answer `NOT_SUPPORTED` `{editor, capability: "adjustment layers",
- * field: "adjustment.type"}` until their descriptors are written and checked on a Photoshop.
+ * `type` is the adjustment's class): all of the vocabulary's today. A type added to the vocabulary later answers
+ * `NOT_SUPPORTED` `{editor, capability: "adjustment layers", field: "adjustment.type"}` until its descriptor is
+ * written in `edit.layer.jsx` and checked on a Photoshop (checklist row E10).
  */
 export const PHOTOSHOP_ADJUSTMENT_LAYER_TYPES = [
   "brightnessContrast",
@@ -77,6 +78,9 @@ export const PHOTOSHOP_ADJUSTMENT_LAYER_TYPES = [
   "posterize",
   "threshold",
   "gradientMap",
+  "blackAndWhite",
+  "photoFilter",
+  "selectiveColor",
 ] as const;
 
 function notSupported(message: string, details: Record<string, unknown>): BridgeError {
@@ -86,8 +90,9 @@ function notSupported(message: string, details: Record<string, unknown>): Bridge
 /**
  * What of a fill or adjustment layer Photoshop is not asked to make here, refused before the script runs: pattern
  * fills (the pattern would first have to become one of Photoshop's presets), a solid fill's alpha (a fill layer's
- * colour is opaque: its opacity is the layer's), gradient interpolations other than classic, the adjustment types
- * not in `PHOTOSHOP_ADJUSTMENT_LAYER_TYPES`, and Hue/Saturation's colorize.
+ * colour is opaque: its opacity is the layer's), gradient interpolations other than classic (their descriptor key is
+ * not one the bridge can cite), the adjustment types not in `PHOTOSHOP_ADJUSTMENT_LAYER_TYPES`, and Hue/Saturation's
+ * colorize (likewise).
  * @throws BridgeError `NOT_SUPPORTED` `{editor, capability, field}`
  */
 function checkContent(edit: EditOp): void {

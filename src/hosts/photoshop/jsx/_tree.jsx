@@ -91,7 +91,8 @@ function __maskOf(docId, id) {
 // ---- Fill and adjustment layers' settings ---------------------------------------------------------------------
 // A fill, shape or adjustment layer keeps its settings in the layer descriptor's `adjustment` list: one object whose
 // class is the content's (solidColorLayer, gradientLayer, brightnessEvent, levels, curves, colorBalance, invert,
-// posterization, thresholdClassEvent, hueSaturation, exposure, vibrance, channelMixer, gradientMapClass), with the keys the `make` / `set` that made it passed (edit.layer.jsx
+// posterization, thresholdClassEvent, hueSaturation, exposure, vibrance, channelMixer, gradientMapClass,
+// blackAndWhite, photoFilter, selectiveColor), with the keys the `make` / `set` that made it passed (edit.layer.jsx
 // writes them). They read back as `layer:create` takes them; a class the bridge does not write reads as nothing.
 function __hex2(v) { var h = Math.max(0, Math.min(255, Math.round(v))).toString(16); return h.length < 2 ? "0" + h : h; }
 function __amHex(c, alpha) {
@@ -173,6 +174,24 @@ function __amContentSettings(cls, d) {
     }
     if (ranges !== null) value.ranges = ranges;
     return { field: "adjustment", value: value };
+  }
+  if (cls === "blackAndWhite") {
+    var bw = { type: "blackAndWhite", reds: d.getInteger(k("red")), yellows: d.getInteger(k("yellow")), greens: d.getInteger(k("grain")), cyans: d.getInteger(k("cyan")),
+      blues: d.getInteger(k("blue")), magentas: d.getInteger(k("magenta")) };
+    if (d.getBoolean(k("useTint"))) bw.tint = __amHex(d.getObjectValue(k("tintColor")));
+    return { field: "adjustment", value: bw };
+  }
+  if (cls === "photoFilter") {
+    return { field: "adjustment", value: { type: "photoFilter", color: __amHex(d.getObjectValue(k("color"))), density: d.getInteger(k("density")), preserveLuminosity: d.getBoolean(k("preserveLuminosity")) } };
+  }
+  if (cls === "selectiveColor") {
+    var sel = { type: "selectiveColor", mode: typeIDToStringID(d.getEnumerationValue(k("method"))) }, corrections = d.getList(k("colorCorrection"));
+    for (var sc = 0; sc < corrections.count; sc++) {
+      var corr = corrections.getObjectValue(sc);
+      sel[typeIDToStringID(corr.getEnumerationValue(k("colors")))] = { cyan: corr.getUnitDoubleValue(k("cyan")), magenta: corr.getUnitDoubleValue(k("magenta")),
+        yellow: corr.getUnitDoubleValue(k("yellowColor")), black: corr.getUnitDoubleValue(k("black")) };
+    }
+    return { field: "adjustment", value: sel };
   }
   if (cls === "exposure") return { field: "adjustment", value: { type: "exposure", exposure: d.getDouble(k("exposure")), offset: d.getDouble(k("offset")), gamma: d.getDouble(k("gammaCorrection")) } };
   if (cls === "vibrance") return { field: "adjustment", value: { type: "vibrance", vibrance: d.getInteger(k("vibrance")), saturation: d.getInteger(k("saturation")) } };

@@ -348,6 +348,8 @@ function __integers(values) {
 var __HUE_RANGES = ["reds", "yellows", "greens", "cyans", "blues", "magentas"];
 var __HUE_BOUNDS = [[315, 345, 15, 45], [15, 45, 75, 105], [75, 105, 135, 165], [135, 165, 195, 225], [195, 225, 255, 285], [255, 285, 315, 345]];
 
+var __SELECTIVE_CLASSES = ["reds", "yellows", "greens", "cyans", "blues", "magentas", "whites", "neutrals", "blacks"];
+
 function __hsl(d, c) {
   var k = stringIDToTypeID;
   d.putInteger(k("hue"), Math.round(c.hue));
@@ -409,6 +411,36 @@ function __adjustmentContent(a) {
     for (var key in ranges) if (ranges.hasOwnProperty(key)) d.putList(k(key), __integers([ranges[key].cyanRed, ranges[key].magentaGreen, ranges[key].yellowBlue]));
     d.putBoolean(k("preserveLuminosity"), a.preserveLuminosity);
     return { cls: "colorBalance", desc: d };
+  }
+  if (a.type === "blackAndWhite") {
+    // Each hue sector's weight (percent), and the tint when there is one.
+    var weights = { red: a.reds, yellow: a.yellows, grain: a.greens, cyan: a.cyans, blue: a.blues, magenta: a.magentas };
+    for (var w in weights) if (weights.hasOwnProperty(w)) d.putInteger(k(w), Math.round(weights[w]));
+    d.putBoolean(k("useTint"), a.tint !== null);
+    if (a.tint !== null) d.putObject(k("tintColor"), k("RGBColor"), __rgb(a.tint));
+    return { cls: "blackAndWhite", desc: d };
+  }
+  if (a.type === "photoFilter") {
+    d.putObject(k("color"), k("RGBColor"), __rgb(a.color));
+    d.putInteger(k("density"), Math.round(a.density));
+    d.putBoolean(k("preserveLuminosity"), a.preserveLuminosity);
+    return { cls: "photoFilter", desc: d };
+  }
+  if (a.type === "selectiveColor") {
+    // One colorCorrection per colour class: the ink percentages added (relative) or set (absolute).
+    var corrections = new ActionList();
+    for (var sc = 0; sc < __SELECTIVE_CLASSES.length; sc++) {
+      var inks = a[__SELECTIVE_CLASSES[sc]], corr = new ActionDescriptor();
+      corr.putEnumerated(k("colors"), k("colors"), k(__SELECTIVE_CLASSES[sc]));
+      corr.putUnitDouble(k("cyan"), k("percentUnit"), inks.cyan);
+      corr.putUnitDouble(k("magenta"), k("percentUnit"), inks.magenta);
+      corr.putUnitDouble(k("yellowColor"), k("percentUnit"), inks.yellow);
+      corr.putUnitDouble(k("black"), k("percentUnit"), inks.black);
+      corrections.putObject(k("colorCorrection"), corr);
+    }
+    d.putList(k("colorCorrection"), corrections);
+    d.putEnumerated(k("method"), k("correctionMethod"), k(a.mode));
+    return { cls: "selectiveColor", desc: d };
   }
   if (a.type === "invert") return { cls: "invert", desc: d };
   if (a.type === "posterize") {

@@ -32,21 +32,21 @@ const EDIT_EVENTS = new Set(["placedLayerReplaceContents", "make", "delete", "se
 const CONTENT_CLASSES: Record<string, string[]> = {
   contentLayer: ["solidColorLayer", "gradientLayer"],
   adjustmentLayer: ["brightnessEvent", "levels", "curves", "colorBalance", "hueSaturation", "invert", "posterization", "thresholdClassEvent",
-    "exposure", "vibrance", "channelMixer", "gradientMapClass",
+    "exposure", "vibrance", "channelMixer", "gradientMapClass", "blackAndWhite", "photoFilter", "selectiveColor",
   ],
 };
 /** The LayerKind the DOM reports for each content (Photoshop JavaScript Reference, LayerKind). */
 const CONTENT_KINDS: Record<string, string> = {
   solidColorLayer: "SOLIDFILL", gradientLayer: "GRADIENTFILL", brightnessEvent: "BRIGHTNESSCONTRAST", hueSaturation: "HUESATURATION",
   levels: "LEVELS", curves: "CURVES", colorBalance: "COLORBALANCE", exposure: "EXPOSURE", vibrance: "VIBRANCE", channelMixer: "CHANNELMIXER",
-  gradientMapClass: "GRADIENTMAP",
+  gradientMapClass: "GRADIENTMAP", blackAndWhite: "BLACKANDWHITE", photoFilter: "PHOTOFILTER", selectiveColor: "SELECTIVECOLOR",
   invert: "INVERSION", posterization: "POSTERIZE", thresholdClassEvent: "THRESHOLD",
 };
 /** Photoshop's names of the new layers. */
 const CONTENT_NAMES: Record<string, string> = {
   solidColorLayer: "Color Fill", gradientLayer: "Gradient Fill", brightnessEvent: "Brightness/Contrast", hueSaturation: "Hue/Saturation",
   levels: "Levels", curves: "Curves", colorBalance: "Color Balance", exposure: "Exposure", vibrance: "Vibrance", channelMixer: "Channel Mixer",
-  gradientMapClass: "Gradient Map",
+  gradientMapClass: "Gradient Map", blackAndWhite: "Black & White", photoFilter: "Photo Filter", selectiveColor: "Selective Color",
   invert: "Invert", posterization: "Posterize", thresholdClassEvent: "Threshold",
 };
 const unavailable = (): Error => new Error("General Photoshop error occurred. The command is not currently available.");

@@ -123,7 +123,7 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
   const SaveOptions = enumeration("SaveOptions", ["DONOTSAVECHANGES", "SAVECHANGES", "PROMPTTOSAVECHANGES"]);
   const ElementPlacement = enumeration("ElementPlacement", ["PLACEATBEGINNING", "PLACEATEND", "PLACEBEFORE", "PLACEAFTER", "INSIDE"]);
   const LayerKind = enumeration("LayerKind", ["NORMAL", "TEXT", "SOLIDFILL", "GRADIENTFILL", "PATTERNFILL", "SMARTOBJECT", "LEVELS", "CURVES", "VIDEO", "LAYER3D",
-    "BRIGHTNESSCONTRAST", "CHANNELMIXER", "EXPOSURE", "GRADIENTMAP", "VIBRANCE", "COLORBALANCE", "HUESATURATION", "INVERSION", "POSTERIZE", "THRESHOLD"]);
+    "BRIGHTNESSCONTRAST", "BLACKANDWHITE", "PHOTOFILTER", "SELECTIVECOLOR", "CHANNELMIXER", "EXPOSURE", "GRADIENTMAP", "VIBRANCE", "COLORBALANCE", "HUESATURATION", "INVERSION", "POSTERIZE", "THRESHOLD"]);
   const PathKind = enumeration("PathKind", ["WORKPATH", "NORMALPATH", "CLIPPINGPATH", "VECTORMASK", "TEXTMASK"]);
   const BlendMode = enumeration("BlendMode", Object.keys(BLEND_IDS));
   const ColorBlendMode = enumeration("ColorBlendMode", COLOR_BLEND_MODES);

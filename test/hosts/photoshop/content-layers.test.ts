@@ -3,7 +3,7 @@ import type { HostLayer } from "../../../src/protocol/index.js";
 import { PHOTOSHOP_ADJUSTMENT_LAYER_TYPES } from "../../../src/hosts/photoshop/edits.js";
 import type { FakePhotoshop } from "../../fakes/photoshop/server.js";
 import type { TestClient } from "../../helpers/ws-client.js";
-import { bridgeOn, startFake } from "./_setup.js";
+import { editSessionOnFake } from "./_setup.js";
 
 /*
  * Fill and adjustment layers on Photoshop (layer:create {kind: "fill" | "adjustment"}, layer:update {fill |
@@ -28,30 +28,12 @@ interface Session {
 }
 
 async function session(): Promise<Session> {
-  const fake = await startFake();
-  const client = await (await bridgeOn(fake, {})).connect();
-  const ids = new Map(flat(fake.model.docs[0]!.layers as unknown as HostLayer[]).map((l) => [l.name, l.id]));
-  const editRuns = (): FakePhotoshop["runs"] => fake.runs.filter((r) => r.op.startsWith("edit."));
+  const s = await editSessionOnFake();
   return {
-    fake,
-    client,
-    id: (name) => ids.get(name)!,
+    ...s,
     async edit(method, params) {
-      const before = editRuns().length;
-      const { revision } = await client.call<{ revision: number }>("document:current");
-      const result = await client.call<Edited>(method, params);
-      expect(result.revision).toBe(revision + 1);
-      const runs = editRuns().slice(before);
-      expect(runs, `${method} runs one edit script`).toHaveLength(1);
-      expect(runs[0]!.history, `${method} is one history state`).toEqual([method]);
-      return { result, actions: runs[0]!.actions as never };
-    },
-    async refused(method, params) {
-      const before = editRuns().length;
-      const frame = await client.send(method, params);
-      expect(frame.ok, `${method} is refused`).toBe(false);
-      expect(editRuns().slice(before).flatMap((r) => [...r.calls, ...r.history, ...r.actions])).toEqual([]);
-      return frame.error as never;
+      const { result, run } = await s.oneEdit<Edited>(method, params);
+      return { result, actions: run.actions as never };
     },
   };
 }

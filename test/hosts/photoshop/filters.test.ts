@@ -3,7 +3,7 @@ import type { HostLayer } from "../../../src/protocol/index.js";
 import { PHOTOSHOP_UNSUPPORTED_ADJUSTMENTS, PHOTOSHOP_UNSUPPORTED_FILTERS } from "../../../src/hosts/photoshop/edits.js";
 import type { FakePhotoshop } from "../../fakes/photoshop/server.js";
 import type { TestClient } from "../../helpers/ws-client.js";
-import { bridgeOn, startFake } from "./_setup.js";
+import { editSessionOnFake } from "./_setup.js";
 
 /*
  * layer:adjust and filter:apply on Photoshop, through the bridge and the fake Photoshop: `edit.filter` runs as
@@ -23,38 +23,18 @@ interface Session {
   refused(method: string, params: Record<string, unknown>): Promise<{ code: string; message: string; details?: Record<string, unknown> }>;
 }
 
-const flat = (layers: readonly HostLayer[]): HostLayer[] => layers.flatMap((l) => [l, ...flat(l.children ?? [])]);
-
 async function session(): Promise<Session> {
-  const fake = await startFake();
-  const client = await (await bridgeOn(fake, {})).connect();
-  const ids = new Map(flat(fake.model.docs[0]!.layers as unknown as HostLayer[]).map((l) => [l.name, l.id]));
-  const editRuns = (): FakePhotoshop["runs"] => fake.runs.filter((r) => r.op.startsWith("edit."));
+  const s = await editSessionOnFake();
   return {
-    fake,
-    client,
-    id: (name) => ids.get(name)!,
+    ...s,
     async calls(method, params) {
-      const before = editRuns().length;
-      const { revision } = await client.call<{ revision: number }>("document:current");
-      const edited = await client.call<HostLayer & { revision: number }>(method, params);
-      expect(edited).toMatchObject({ id: params["layerId"], revision: revision + 1 });
-      const runs = editRuns().slice(before);
-      expect(runs, `${method} runs one edit script`).toHaveLength(1);
-      expect(runs[0]!.op).toBe("edit.filter");
-      expect(runs[0]!.history, `${method} is one history state`).toEqual([method]);
+      const { result, run } = await s.oneEdit<HostLayer & { revision: number }>(method, params);
+      expect(result).toMatchObject({ id: params["layerId"] });
+      expect(run.op).toBe("edit.filter");
       // The DOM's adjustments and filters act on the active layer: the script makes the target the active one.
-      expect(runs[0]!.actions.map((a) => a.event)).toEqual(["select"]);
-      expect(fake.model.docs[0]!.active).toEqual([params["layerId"]]);
-      return runs[0]!.calls;
-    },
-    async refused(method, params) {
-      const before = editRuns().length;
-      const frame = await client.send(method, params);
-      expect(frame.ok, `${method} is refused`).toBe(false);
-      // Nothing changed: no DOM call, no history state.
-      expect(editRuns().slice(before).flatMap((r) => [...r.calls, ...r.history])).toEqual([]);
-      return frame.error as never;
+      expect(run.actions.map((a) => a.event)).toEqual(["select"]);
+      expect(s.fake.model.docs[0]!.active).toEqual([params["layerId"]]);
+      return run.calls;
     },
   };
 }

@@ -75,10 +75,17 @@ export function paramsPrefix(params: unknown): string {
   return `var params = ${paramsLiteral(params)};\n`;
 }
 
-/** The complete, self-contained script of one operation with its params; the edits also get `_edit.jsx`. */
+/** The operations that build fill and adjustment contents (`_content.jsx`). */
+const CONTENT_OPERATIONS: ReadonlySet<Operation> = new Set(["edit.layer", "edit.filter"]);
+
+/**
+ * The complete, self-contained script of one operation with its params; the edits also get `_edit.jsx`, and those
+ * that build fill and adjustment contents `_content.jsx`.
+ */
 export function buildScript(op: Operation, params: Record<string, unknown>): string {
   const edit = op.startsWith("edit.") ? `${readJsx("_edit.jsx")}\n` : "";
-  return `${paramsPrefix(params)}${readJsx("_lib.jsx")}\n${readJsx("_tree.jsx")}\n${edit}${readJsx(`${op}.jsx`)}\n__bridgeMain();`;
+  const content = CONTENT_OPERATIONS.has(op) ? `${readJsx("_content.jsx")}\n` : "";
+  return `${paramsPrefix(params)}${readJsx("_lib.jsx")}\n${readJsx("_tree.jsx")}\n${edit}${content}${readJsx(`${op}.jsx`)}\n__bridgeMain();`;
 }
 
 /** Runs one operation in Photoshop and answers its envelope's result (or throws its error). */

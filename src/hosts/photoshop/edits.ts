@@ -52,14 +52,6 @@ const SCRIPT_OF: Readonly<Partial<Record<EditName, Operation>>> = {
 };
 
 /**
- * The adjustments and filters Photoshop's DOM has no ArtLayer method for. Each could be played as an ActionManager
- * event, but their descriptors' keys are not documented anywhere the bridge can cite, so they answer
- * `NOT_SUPPORTED` rather than a guessed descriptor.
- */
-export const PHOTOSHOP_UNSUPPORTED_ADJUSTMENTS = ["exposure", "hueSaturation", "vibrance", "blackAndWhite", "gradientMap"] as const;
-export const PHOTOSHOP_UNSUPPORTED_FILTERS = ["boxBlur", "pixelate", "emboss"] as const;
-
-/**
  * The adjustment types Photoshop's adjustment layers are made with here (`make` of an `adjustmentLayer` whose
  * `type` is the adjustment's class): all of the vocabulary's today. A type added to the vocabulary later answers
  * `NOT_SUPPORTED` `{editor, capability: "adjustment layers", field: "adjustment.type"}` until its descriptor is
@@ -90,9 +82,7 @@ function notSupported(message: string, details: Record<string, unknown>): Bridge
 /**
  * What of a fill or adjustment layer Photoshop is not asked to make here, refused before the script runs: pattern
  * fills (the pattern would first have to become one of Photoshop's presets), a solid fill's alpha (a fill layer's
- * colour is opaque: its opacity is the layer's), gradient interpolations other than classic (their descriptor key is
- * not one the bridge can cite), the adjustment types not in `PHOTOSHOP_ADJUSTMENT_LAYER_TYPES`, and Hue/Saturation's
- * colorize (likewise).
+ * colour is opaque: its opacity is the layer's), and the adjustment types not in `PHOTOSHOP_ADJUSTMENT_LAYER_TYPES`.
  * @throws BridgeError `NOT_SUPPORTED` `{editor, capability, field}`
  */
 function checkContent(edit: EditOp): void {
@@ -103,15 +93,9 @@ function checkContent(edit: EditOp): void {
   if (fill?.type === "solid" && fill.color[3] !== 255) {
     throw notSupported("A fill layer's colour is opaque in Photoshop: set the layer's opacity instead", { capability: "fill layers", field: "fill.color" });
   }
-  if (fill?.type === "gradient" && fill.interpolation !== "classic") {
-    throw notSupported("Photoshop's gradient fills are made here with classic interpolation", { capability: "fill layers", field: "fill.interpolation" });
-  }
   if (adjustment === undefined) return;
   if (!(PHOTOSHOP_ADJUSTMENT_LAYER_TYPES as readonly string[]).includes(adjustment.type)) {
     throw notSupported(`Photoshop's adjustment layers are not made here with ${adjustment.type}`, { capability: "adjustment layers", field: "adjustment.type", type: adjustment.type });
-  }
-  if (adjustment.type === "hueSaturation") {
-    if (adjustment.colorize !== null) throw notSupported("Photoshop's Hue/Saturation layers are made here without colorize", { capability: "adjustment layers", field: "adjustment.colorize" });
   }
 }
 
@@ -121,15 +105,13 @@ function checkContent(edit: EditOp): void {
  * Lab colours, which is not the same selection, so a colour without a point is `NOT_SUPPORTED` rather than something
  * close to it. Text's `script` and `language`: the DOM's TextItem has no script, and its `language` is a list of
  * Photoshop's own dictionaries, not BCP 47 tags. Adjustment and fill layers are made through the ActionManager
- * (`checkContent` says which settings are not). The adjustment and filter types without a DOM method are listed as
- * `layer:adjust` and `filter:apply`'s `unsupportedTypes`.
+ * (`checkContent` says which settings are not). Every adjustment and filter type is made: those without a DOM method
+ * as ActionManager events (`edit.filter.jsx`).
  */
 const LIMITS: Partial<Record<EditName, EditCapability>> = {
   "selection:fromColor": { unsupported: ["color"] },
   "layer:create": { unsupported: ["script", "language"] },
   "layer:updateText": { unsupported: ["script", "language"] },
-  "layer:adjust": { unsupportedTypes: PHOTOSHOP_UNSUPPORTED_ADJUSTMENTS },
-  "filter:apply": { unsupportedTypes: PHOTOSHOP_UNSUPPORTED_FILTERS },
 };
 
 /** Every edit of the vocabulary, with what Photoshop cannot honour of it. */

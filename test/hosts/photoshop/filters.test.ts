@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import type { HostLayer } from "../../../src/protocol/index.js";
-import { PHOTOSHOP_UNSUPPORTED_ADJUSTMENTS, PHOTOSHOP_UNSUPPORTED_FILTERS } from "../../../src/hosts/photoshop/edits.js";
 import type { FakePhotoshop } from "../../fakes/photoshop/server.js";
 import type { TestClient } from "../../helpers/ws-client.js";
 import { editSessionOnFake } from "./_setup.js";
@@ -8,8 +7,10 @@ import { editSessionOnFake } from "./_setup.js";
 /*
  * layer:adjust and filter:apply on Photoshop, through the bridge and the fake Photoshop: `edit.filter` runs as
  * ExtendScript against the DOM stub, whose ArtLayer adjustments and filters check their arguments against the
- * Photoshop JavaScript Reference's ranges and record each call (dom-filters.ts). Each case checks the exact DOM
- * calls and arguments, and that the edit was one history state named after the method.
+ * Photoshop JavaScript Reference's ranges and record each call (dom-filters.ts). The types without an ArtLayer
+ * method are played as ActionManager events, which the stub checks against their dialogs' ranges and records
+ * (action-filters.ts). Each case checks the exact DOM calls and arguments or the descriptor played, and that the
+ * edit was one history state named after the method.
  *
  * The sample: Title (text) · Group G [A (40,60–120,140) · B (100,80–200,180)] · Background; Title is active.
  */
@@ -20,6 +21,8 @@ interface Session {
   id(name: string): number;
   /** Calls the method and answers the DOM calls of its one edit script (one history state named after the method). */
   calls(method: "layer:adjust" | "filter:apply", params: Record<string, unknown>): Promise<string[]>;
+  /** Calls the method and answers the one ActionManager event its edit script played after selecting the layer. */
+  played(method: "layer:adjust" | "filter:apply", params: Record<string, unknown>): Promise<{ event: string; descriptor: Record<string, unknown> }>;
   refused(method: string, params: Record<string, unknown>): Promise<{ code: string; message: string; details?: Record<string, unknown> }>;
 }
 
@@ -36,8 +39,22 @@ async function session(): Promise<Session> {
       expect(s.fake.model.docs[0]!.active).toEqual([params["layerId"]]);
       return run.calls;
     },
+    async played(method, params) {
+      const { run } = await s.oneEdit<HostLayer & { revision: number }>(method, params);
+      expect(run.op).toBe("edit.filter");
+      expect(run.actions.map((a) => a.event)[0]).toBe("select");
+      expect(run.actions, "one event after the select").toHaveLength(2);
+      const played = run.actions[1]!;
+      // The event changed the active layer's pixels: one call on it, inside the one history state.
+      expect(run.calls).toEqual([`${params["layerId"]}.${played.event}`]);
+      expect(s.fake.model.docs[0]!.dirty).toBe(true);
+      return played as { event: string; descriptor: Record<string, unknown> };
+    },
   };
 }
+
+const custom = { _enum: "presetKindType", _value: "presetKindCustom" };
+const rgb = (red: number, grain: number, blue: number) => ({ _class: "RGBColor", red, grain, blue });
 
 describe("Photoshop layer:adjust", () => {
   it("makes each adjustment with its ArtLayer method and the resolved settings, on the layer made active", async () => {
@@ -71,12 +88,50 @@ describe("Photoshop layer:adjust", () => {
     // The target layer is made the active one inside the history state, before the adjustment.
   });
 
-  it("answers NOT_SUPPORTED naming the type for the adjustments the DOM has no method for, and the settings it cannot take naming the field", async () => {
+  it("plays the adjustments the DOM has no method for as Image > Adjustments events, with their adjustment layers' descriptors", async () => {
     const s = await session();
     const a = s.id("A");
-    for (const type of PHOTOSHOP_UNSUPPORTED_ADJUSTMENTS) {
-      expect(await s.refused("layer:adjust", { layerId: a, adjustment: { type } })).toMatchObject({ code: "NOT_SUPPORTED", details: { editor: "photoshop", capability: "layer:adjust", type } });
-    }
+    const am = (adjustment: Record<string, unknown>) => s.played("layer:adjust", { layerId: a, adjustment });
+    expect(await am({ type: "exposure", exposure: 1.5, offset: 0.1, gamma: 0.8 })).toEqual({
+      event: "exposure",
+      descriptor: { exposure: 1.5, offset: 0.1, gammaCorrection: 0.8, presetKind: custom },
+    });
+    const hue = await am({ type: "hueSaturation", hue: 30, saturation: -20, ranges: { reds: { lightness: 10 } } });
+    expect(hue).toEqual({
+      event: "hueSaturation",
+      descriptor: {
+        colorize: false,
+        adjustment: [
+          { _class: "hueSatAdjustmentV2", hue: 30, saturation: -20, lightness: 0 },
+          { _class: "hueSatAdjustmentV2", localRange: 1, beginRamp: 315, beginSustain: 345, endSustain: 15, endRamp: 45, hue: 0, saturation: 0, lightness: 10 },
+        ],
+        presetKind: custom,
+      },
+    });
+    // Colorize: the master entry alone holds the colour (hue 0–360, saturation 0–100).
+    expect((await am({ type: "hueSaturation", colorize: { hue: 200, saturation: 40, lightness: -5 } })).descriptor).toEqual({
+      colorize: true,
+      adjustment: [{ _class: "hueSatAdjustmentV2", hue: 200, saturation: 40, lightness: -5 }],
+      presetKind: custom,
+    });
+    expect(await am({ type: "vibrance", vibrance: 30 })).toEqual({ event: "vibrance", descriptor: { vibrance: 30, saturation: 0, presetKind: custom } });
+    expect(await am({ type: "blackAndWhite", reds: 50, tint: "#e0c080" })).toEqual({
+      event: "blackAndWhite",
+      descriptor: { red: 50, yellow: 60, grain: 40, cyan: 60, blue: 20, magenta: 80, useTint: true, tintColor: rgb(0xe0, 0xc0, 0x80), presetKind: custom },
+    });
+    // Gradient Map's event is GrMp; its gradient is the adjustment layer's, stops at 0–4096.
+    const map = await am({ type: "gradientMap", stops: [{ location: 0, color: "#002060" }, { location: 100, color: "#ffd080" }], reverse: true });
+    expect(map.event).toBe("gradientMapEvent");
+    expect(map.descriptor).toMatchObject({ reverse: true, gradient: { _class: "gradientClassEvent", interfaceIconFrameDimmed: 4096 } });
+    expect((map.descriptor["gradient"] as { colors: Array<{ location: number; color: unknown }> }).colors.map((c) => [c.location, c.color])).toEqual([
+      [0, rgb(0, 0x20, 0x60)],
+      [4096, rgb(0xff, 0xd0, 0x80)],
+    ]);
+  });
+
+  it("answers NOT_SUPPORTED for the settings the DOM cannot take, naming the field, and runs nothing", async () => {
+    const s = await session();
+    const a = s.id("A");
     for (const [adjustment, field] of [
       [{ type: "brightnessContrast", brightness: 20, legacy: true }, "adjustment.legacy"],
       [{ type: "brightnessContrast", brightness: 120 }, "adjustment.brightness"],
@@ -84,6 +139,10 @@ describe("Photoshop layer:adjust", () => {
     ] as const) {
       expect(await s.refused("layer:adjust", { layerId: a, adjustment })).toMatchObject({ code: "NOT_SUPPORTED", details: { editor: "photoshop", capability: "layer:adjust", field } });
     }
+    // Every adjustment type is made: none is listed as unsupported.
+    const info = await s.client.call<{ editors: Array<{ edits: Record<string, { unsupportedTypes?: string[] }> }> }>("getServerInfo");
+    expect(info.editors[0]!.edits["layer:adjust"]?.unsupportedTypes).toBeUndefined();
+    expect(info.editors[0]!.edits["filter:apply"]?.unsupportedTypes).toBeUndefined();
   });
 });
 
@@ -103,16 +162,26 @@ describe("Photoshop filter:apply", () => {
     expect(await dom({ type: "highPass" })).toEqual([`${b}.applyHighPass(10)`]);
   });
 
-  it("answers NOT_SUPPORTED for box blur, pixelate and emboss, and for a motion blur longer than the DOM's 999 pixels", async () => {
+  it("plays box blur, mosaic and emboss as Filter menu events, in pixels and whole degrees", async () => {
     const s = await session();
     const b = s.id("B");
-    for (const type of PHOTOSHOP_UNSUPPORTED_FILTERS) {
-      expect(await s.refused("filter:apply", { layerId: b, filter: { type } })).toMatchObject({ code: "NOT_SUPPORTED", details: { editor: "photoshop", capability: "filter:apply", type } });
+    const am = (filter: Record<string, unknown>) => s.played("filter:apply", { layerId: b, filter });
+    expect(await am({ type: "boxBlur", radius: 3 })).toEqual({ event: "boxblur", descriptor: { radius: { _unit: "pixelsUnit", _value: 3 } } });
+    expect(await am({ type: "pixelate", size: 12 })).toEqual({ event: "mosaic", descriptor: { cellSize: { _unit: "pixelsUnit", _value: 12 } } });
+    // Emboss: the azimuth is Photoshop's angle (−180–180), the depth its height; the amount is Photoshop's default.
+    expect(await am({ type: "emboss" })).toEqual({ event: "emboss", descriptor: { angle: 135, height: 3, amount: 100 } });
+    expect(await am({ type: "emboss", azimuth: 300.4, depth: 12 })).toEqual({ event: "emboss", descriptor: { angle: -60, height: 12, amount: 100 } });
+  });
+
+  it("answers NOT_SUPPORTED for an emboss elevation and a motion blur longer than the DOM's 999 pixels, naming the field", async () => {
+    const s = await session();
+    const b = s.id("B");
+    for (const [filter, field] of [
+      [{ type: "emboss", elevation: 30 }, "filter.elevation"],
+      [{ type: "motionBlur", distance: 1200 }, "filter.distance"],
+    ] as const) {
+      expect(await s.refused("filter:apply", { layerId: b, filter })).toMatchObject({ code: "NOT_SUPPORTED", details: { editor: "photoshop", capability: "filter:apply", field } });
     }
-    expect(await s.refused("filter:apply", { layerId: b, filter: { type: "motionBlur", distance: 1200 } })).toMatchObject({
-      code: "NOT_SUPPORTED",
-      details: { editor: "photoshop", capability: "filter:apply", field: "filter.distance" },
-    });
   });
 
   it("filters inside the selection, which stays, and refuses a locked layer or a group before anything changes", async () => {

@@ -56,6 +56,8 @@ function __fillContent(f) {
   offset.putUnitDouble(k("horizontal"), k("percentUnit"), f.offset.x);
   offset.putUnitDouble(k("vertical"), k("percentUnit"), f.offset.y);
   d.putObject(k("offset"), k("paint"), offset);
+  // The interpolation (Photoshop 2022's Method menu) only when it is not classic: older versions know classic only.
+  if (f.interpolation !== "classic") d.putEnumerated(k("gradientsInterpolationMethod"), k("gradientInterpolationMethodType"), k(f.interpolation));
   return { cls: "gradientLayer", desc: d };
 }
 
@@ -178,9 +180,10 @@ function __adjustmentContent(a) {
   if (a.type === "hueSaturation") {
     // The master change (a hueSatAdjustmentV2 without a localRange), then one per hue range that changes: its
     // localRange (1 reds … 6 magentas) and the hues it covers (beginRamp, beginSustain, endSustain, endRamp).
-    var list = new ActionList();
-    list.putObject(k("hueSatAdjustmentV2"), __hsl(new ActionDescriptor(), a));
-    for (var r = 0; r < __HUE_RANGES.length; r++) {
+    // Colorize (`Clrz`) is the master entry alone, holding the colour: hue 0-360, saturation 0-100, lightness.
+    var list = new ActionList(), colorize = a.colorize !== null;
+    list.putObject(k("hueSatAdjustmentV2"), __hsl(new ActionDescriptor(), colorize ? a.colorize : a));
+    for (var r = 0; r < __HUE_RANGES.length && !colorize; r++) {
       var range = a.ranges[__HUE_RANGES[r]];
       if (range === null) continue;
       var one = new ActionDescriptor(), bounds = range.bounds === null ? __HUE_BOUNDS[r] : range.bounds;
@@ -191,7 +194,7 @@ function __adjustmentContent(a) {
       one.putInteger(k("endRamp"), Math.round(bounds[3]));
       list.putObject(k("hueSatAdjustmentV2"), __hsl(one, range));
     }
-    d.putBoolean(k("colorize"), false);
+    d.putBoolean(k("colorize"), colorize);
     d.putList(k("adjustment"), list);
     return { cls: "hueSaturation", desc: d };
   }

@@ -114,11 +114,18 @@ function __amGradientStops(g) {
   return stops;
 }
 
+// A gradient's interpolation: gradientsInterpolationMethod when it is there, classic (the only one before Photoshop 2022)
+// when not.
+function __amInterpolation(d) {
+  var key = stringIDToTypeID("gradientsInterpolationMethod");
+  return d.hasKey(key) ? typeIDToStringID(d.getEnumerationValue(key)) : "classic";
+}
+
 function __amGradientFill(d) {
   var k = stringIDToTypeID, g = d.getObjectValue(k("gradient")), stops = __amGradientStops(g);
   var offset = d.getObjectValue(k("offset"));
   return { type: "gradient", style: typeIDToStringID(d.getEnumerationValue(k("type"))), stops: stops,
-    smoothness: Math.round(g.getDouble(k("interfaceIconFrameDimmed")) * 1000 / 4096) / 10, interpolation: "classic",
+    smoothness: Math.round(g.getDouble(k("interfaceIconFrameDimmed")) * 1000 / 4096) / 10, interpolation: __amInterpolation(d),
     angle: d.getUnitDoubleValue(k("angle")), scale: d.getUnitDoubleValue(k("scale")), reverse: d.getBoolean(k("reverse")),
     align: d.getBoolean(k("align")), offset: { x: offset.getUnitDoubleValue(k("horizontal")), y: offset.getUnitDoubleValue(k("vertical")) } };
 }
@@ -159,6 +166,8 @@ function __amContentSettings(cls, d) {
     // The entry without a localRange is the master; the others are the ranges (their bounds when not the default).
     var changes = d.getList(k("adjustment")), value = { type: "hueSaturation", hue: 0, saturation: 0, lightness: 0 }, ranges = null;
     var hsl = function (c) { return { hue: c.getInteger(k("hue")), saturation: c.getInteger(k("saturation")), lightness: c.getInteger(k("lightness")) }; };
+    // Colorize: the master entry is the colour.
+    if (d.getBoolean(k("colorize"))) return { field: "adjustment", value: { type: "hueSaturation", colorize: hsl(changes.getObjectValue(0)) } };
     for (var h = 0; h < changes.count; h++) {
       var change = changes.getObjectValue(h), at = 0;
       try { at = change.getInteger(k("localRange")); } catch (e) {}

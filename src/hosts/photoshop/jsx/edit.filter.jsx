@@ -5,7 +5,8 @@
 // it). p.edit carries the resolved settings (every default decided by the bridge). Each edit is one history state
 // named p.history; a setting the DOM method cannot take is refused before it starts. Answers {}.
 // The types the DOM has no method for (exposure, hue/saturation, vibrance, black & white, gradient map, box blur,
-// pixelate, emboss) never reach this script: the adapter's capability table answers NOT_SUPPORTED for them.
+// pixelate, emboss) are played as the ActionManager events Image > Adjustments and the Filter menu record, on the
+// active layer inside the selection as the DOM's methods act.
 
 // The DOM's ranges where they are narrower than the vocabulary's.
 var __DOM_BRIGHTNESS = 100, __DOM_MOTION_DISTANCE = 999, __DOM_CURVE_POINTS = 14;
@@ -37,9 +38,26 @@ function __row(r) { return [r.red, r.green, r.blue, r.constant]; }
 function __shift(s) { return [s.cyanRed, s.magentaGreen, s.yellowBlue]; }
 function __inks(k) { return [k.cyan, k.magenta, k.yellow, k.black]; }
 
+// Plays `event` with `desc` on the active layer.
+function __play(event, desc) {
+  return function () { executeAction(event, desc, DialogModes.NO); };
+}
+
+// Image > Adjustments for the types without an ArtLayer method: the event is the adjustment's class, with the
+// descriptor its adjustment layer takes (_content.jsx) and presetKind custom, as ScriptListener records them (Gradient
+// Map's event is `GrMp`, its layer's class gradientMapClass).
+var __AM_ADJUSTMENTS = { exposure: true, hueSaturation: true, vibrance: true, blackAndWhite: true, gradientMap: true };
+
+function __amAdjustment(a) {
+  var k = stringIDToTypeID, content = __adjustmentContent(a);
+  if (a.type !== "gradientMap") content.desc.putEnumerated(k("presetKind"), k("presetKindType"), k("presetKindCustom"));
+  return __play(a.type === "gradientMap" ? charIDToTypeID("GrMp") : k(content.cls), content.desc);
+}
+
 // What an adjustment does to `layer`, checked before the history state starts.
 function __adjustment(doc, a) {
   var cap = "layer:adjust";
+  if (__AM_ADJUSTMENTS[a.type] === true) return __amAdjustment(a);
   if (a.type === "brightnessContrast") {
     // ArtLayer.adjustBrightnessContrast(brightness, contrast) takes -100..100 each and has no Use Legacy switch.
     if (a.legacy) __unsupportedSetting(cap, "adjustment.legacy", "Photoshop's DOM Brightness/Contrast has no Use Legacy switch");
@@ -83,9 +101,35 @@ function __adjustment(doc, a) {
   __fail("NOT_SUPPORTED", "Photoshop's DOM has no " + a.type + " adjustment", { editor: "photoshop", capability: cap, type: a.type });
 }
 
+// Photoshop's Emboss has an angle, a height and an amount but no elevation: the vocabulary's default elevation is
+// taken as it, any other is refused. Its amount is Photoshop's default.
+var __EMBOSS_ELEVATION = 45, __EMBOSS_AMOUNT = 100;
+
+// Filter > Blur > Box Blur, Pixelate > Mosaic and Stylize > Emboss, as ScriptListener records them: `boxblur` with
+// its radius in pixels, `Msc ` with its cell size (`ClSz`) in pixels, `Embs` with its angle (`Angl`, degrees
+// -180..180 counter-clockwise from the right, whole), height (`Hght`, whole pixels) and amount (`Amnt`, percent).
+function __amFilter(f) {
+  var desc = new ActionDescriptor(), c = charIDToTypeID;
+  if (f.type === "boxBlur") {
+    desc.putUnitDouble(stringIDToTypeID("radius"), stringIDToTypeID("pixelsUnit"), f.radius);
+    return __play(stringIDToTypeID("boxblur"), desc);
+  }
+  if (f.type === "pixelate") {
+    desc.putUnitDouble(c("ClSz"), c("#Pxl"), f.size);
+    return __play(c("Msc "), desc);
+  }
+  if (f.elevation !== __EMBOSS_ELEVATION) __unsupportedSetting("filter:apply", "filter.elevation", "Photoshop's Emboss has no elevation: only the default 45 is taken");
+  var angle = Math.round(f.azimuth);
+  desc.putInteger(c("Angl"), angle > 180 ? angle - 360 : angle);
+  desc.putInteger(c("Hght"), f.depth);
+  desc.putInteger(c("Amnt"), __EMBOSS_AMOUNT);
+  return __play(c("Embs"), desc);
+}
+
 // What a filter does to `layer`, checked before the history state starts. Radii are pixels, as the DOM's.
 function __filter(f) {
   var cap = "filter:apply";
+  if (f.type === "boxBlur" || f.type === "pixelate" || f.type === "emboss") return __amFilter(f);
   if (f.type === "gaussianBlur") return function (layer) { layer.applyGaussianBlur(f.radius); };
   if (f.type === "motionBlur") {
     // ArtLayer.applyMotionBlur(angle, radius): angle -360..360 degrees, radius (the smear's length) 1..999 pixels.

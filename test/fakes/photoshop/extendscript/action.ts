@@ -10,6 +10,8 @@ export const CHAR_IDS: Record<string, string> = {
   Chnl: "channel", fsel: "selection", Elps: "ellipse", "T   ": "to", "Top ": "top", Left: "left", Btom: "bottom",
   Rght: "right", "#Pxl": "pixelsUnit", "Add ": "add", Sbtr: "subtract", Intr: "intersect", AntA: "antiAlias", MkVs: "makeVisible", Wdth: "width", Hght: "height",
   save: "save", "As  ": "as", "In  ": "in", Cpy: "copy", LwCs: "lowerCase", Prpr: "property",
+  // The Image > Adjustments and Filter events edit.filter plays (action-filters.ts).
+  GrMp: "gradientMapEvent", "Msc ": "mosaic", ClSz: "cellSize", Embs: "emboss", Angl: "angle", Amnt: "amount",
 };
 
 export interface TypeIds {

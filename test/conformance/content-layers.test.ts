@@ -32,6 +32,7 @@ const FILLS: ReadonlyArray<Record<string, unknown>> = [
   { type: "gradient", style: "linear", stops: [{ location: 0, color: "#ff0000" }, { location: 100, color: "#0000ff" }], angle: 0 },
   { type: "gradient", style: "radial", stops: [{ location: 0, color: "#ffffff" }, { location: 60, color: "#00000080" }], scale: 80 },
   { type: "gradient", style: "angle", stops: [{ location: 0, color: "#ffff00" }, { location: 100, color: "#00ffff" }], angle: 45, reverse: true },
+  { type: "gradient", style: "linear", stops: [{ location: 0, color: "#ff0000" }, { location: 100, color: "#00ff00" }], interpolation: "perceptual" },
 ];
 
 let dir: string;

@@ -10,6 +10,7 @@ const ADJUSTMENTS: ReadonlyArray<Record<string, unknown>> = [
   { type: "curves", rgb: [{ input: 0, output: 0 }, { input: 128, output: 160 }, { input: 255, output: 255 }] },
   { type: "exposure", exposure: 0.5 },
   { type: "hueSaturation", hue: 40, saturation: -20 },
+  { type: "hueSaturation", colorize: { hue: 200, saturation: 60 } },
   { type: "vibrance", vibrance: 30 },
   { type: "colorBalance", midtones: { cyanRed: 30 } },
   { type: "blackAndWhite" },
@@ -135,7 +136,7 @@ describe.each(EDIT_MATRIX)("adjustments and filters over $label", ({ editor, tra
     }
   });
 
-  it("Photoshop refuses the settings its DOM methods cannot take, naming the field", async () => {
+  it("Photoshop refuses the settings its DOM methods and events cannot take, naming the field", async () => {
     await start();
     if (editor.name !== "photoshop") return;
     const layer = await colourLayer();
@@ -144,6 +145,7 @@ describe.each(EDIT_MATRIX)("adjustments and filters over $label", ({ editor, tra
       ["layer:adjust", { adjustment: { type: "brightnessContrast", legacy: true } }, "adjustment.legacy"],
       ["layer:adjust", { adjustment: { type: "brightnessContrast", brightness: 140 } }, "adjustment.brightness"],
       ["filter:apply", { filter: { type: "motionBlur", distance: 1500 } }, "filter.distance"],
+      ["filter:apply", { filter: { type: "emboss", elevation: 60 } }, "filter.elevation"],
     ] as const) {
       const outcome = await s.call(method, { layerId: layer.id, ...params });
       await expectRefused(s, outcome, "NOT_SUPPORTED", revision!);

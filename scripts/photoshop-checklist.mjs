@@ -389,7 +389,9 @@ try {
     expectSame(problems, "magic wand on the image, added", await area(), box(0, 0, 200, 150));
     return `${fails(problems)}border of 8 px around 50,50 40×40: ${JSON.stringify(border)} (centred on the edge: 46,46 48×48)`;
   });
-  await check("edit.filter: every DOM adjustment and filter the bridge uses, one history state each; what DOM Brightness/Contrast does to grey 100 (E7)", async () => {
+  // The adjustments and filters without an ArtLayer method are ActionManager events written from ScriptListener
+  // recordings: a real Photoshop says whether it takes each descriptor as the bridge writes it.
+  await check("edit.filter: every DOM adjustment and filter and every ActionManager adjustment and filter event the bridge uses, one history state each; what DOM Brightness/Contrast does to grey 100 (E7)", async () => {
     const id = await scratch("bridge-checklist-filters");
     const { layerId } = await edit(id, "edit.layer", { op: "layer:create", kind: "pixel", name: "grey", fillColor: [100, 100, 100, 255], place: { to: "top" } });
     const level = async () => {
@@ -427,11 +429,23 @@ try {
     ]) {
       await filter(f);
     }
-    return `brightness +50 made grey 100 read ${bright} (Use Legacy gives 150: if it reads 150, the DOM call is the legacy one and layer:adjust's legacy: false is not what Photoshop ran); 10 adjustments and 7 filters, one state each`;
+    // The ActionManager ones: Exposure, Hue/Saturation (ranges, then colorize), Vibrance, Black & White, Gradient Map;
+    // Box Blur, Mosaic, Emboss.
+    const hueRanges = { reds: { hue: 0, saturation: 0, lightness: 10, bounds: null }, yellows: null, greens: null, cyans: null, blues: null, magentas: null };
+    await adjust({ type: "exposure", exposure: 0.5, offset: 0, gamma: 1 });
+    await adjust({ type: "hueSaturation", hue: 30, saturation: -20, lightness: 0, ranges: hueRanges, colorize: null });
+    await adjust({ type: "hueSaturation", hue: 0, saturation: 0, lightness: 0, ranges: { ...hueRanges, reds: null }, colorize: { hue: 200, saturation: 40, lightness: 0 } });
+    await adjust({ type: "vibrance", vibrance: 30, saturation: 0 });
+    await adjust({ type: "blackAndWhite", reds: 40, yellows: 60, greens: 40, cyans: 60, blues: 20, magentas: 80, tint: [224, 192, 128, 255] });
+    await adjust({ type: "gradientMap", stops: [{ location: 0, color: [0, 32, 96, 255] }, { location: 100, color: [255, 208, 128, 255] }], reverse: false });
+    await filter({ type: "boxBlur", radius: 3 });
+    await filter({ type: "pixelate", size: 10 });
+    await filter({ type: "emboss", azimuth: 135, elevation: 45, depth: 3 });
+    return `brightness +50 made grey 100 read ${bright} (Use Legacy gives 150: if it reads 150, the DOM call is the legacy one and layer:adjust's legacy: false is not what Photoshop ran); 10 DOM adjustments, 7 DOM filters, 6 adjustment and 3 filter events, one state each`;
   });
   // Fill and adjustment layers are ActionManager `make` / `set` descriptors written from Adobe's key names: a real
   // Photoshop says whether it takes them and reads back the same settings from the layer's `adjustment` list.
-  await check("edit.layer: solid and gradient fill layers and each adjustment layer type made, changed and read back; one history state each (E10)", async () => {
+  await check("edit.layer: solid and gradient fill layers (every interpolation) and each adjustment layer type (and a colorized Hue/Saturation) made, changed and read back; one history state each (E10)", async () => {
     const id = await scratch("bridge-checklist-content-layers");
     const problems = [];
     const content = async (layerId, field) => (await layerOf(id, layerId))[field];
@@ -447,6 +461,11 @@ try {
     const { type, style, smoothness, interpolation, angle, scale, reverse, align, offset } = gradient;
     const stops = [{ location: 0, color: "#ff0000", midpoint: 50 }, { location: 60, color: "#0000ff80", midpoint: 30 }];
     expectSame(problems, "gradient fill", await content(solid, "fill"), { type, style, stops, smoothness, interpolation, angle, scale, reverse, align, offset });
+    // The interpolations after classic (Photoshop 2022 and later): gradientsInterpolationMethod.
+    for (const method of ["perceptual", "linear", "smooth"]) {
+      await edit(id, "edit.layer", { op: "layer:update", layerId: solid, fill: { ...gradient, interpolation: method } });
+      expectSame(problems, `${method} gradient fill`, (await content(solid, "fill"))?.interpolation, method);
+    }
     const ink = (cyan, magenta, yellow, black) => ({ cyan, magenta, yellow, black });
     const selective = { type: "selectiveColor", mode: "absolute", ...Object.fromEntries(["reds", "yellows", "greens", "cyans", "blues", "magentas", "whites", "neutrals", "blacks"].map((c) => [c, ink(0, 0, 0, 0)])), reds: ink(60, 0, -10, 30) };
     const adjustments = [
@@ -494,6 +513,10 @@ try {
       [
         { type: "hueSaturation", hue: 120, saturation: -20, lightness: 5, colorize: null, ranges: { reds: { hue: 0, saturation: 0, lightness: 10, bounds: null }, yellows: null, greens: null, cyans: null, blues: null, magentas: null } },
         { type: "hueSaturation", hue: 120, saturation: -20, lightness: 5, ranges: { reds: { hue: 0, saturation: 0, lightness: 10 } } },
+      ],
+      [
+        { type: "hueSaturation", hue: 0, saturation: 0, lightness: 0, colorize: { hue: 200, saturation: 40, lightness: -10 }, ranges: { reds: null, yellows: null, greens: null, cyans: null, blues: null, magentas: null } },
+        { type: "hueSaturation", colorize: { hue: 200, saturation: 40, lightness: -10 } },
       ],
     ];
     const { layerId: adjusting } = await edit(id, "edit.layer", { op: "layer:create", kind: "adjustment", name: "adjusting", adjustment: { type: "invert" }, place: { to: "top" } });

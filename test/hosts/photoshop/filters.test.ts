@@ -190,6 +190,9 @@ describe("Photoshop filter:apply", () => {
     await s.client.call("selection:set", { rect: { x: 110, y: 90, width: 30, height: 30 } });
     expect(await s.calls("filter:apply", { layerId: b, filter: { type: "gaussianBlur", radius: 3 } })).toEqual([`${b}.applyGaussianBlur(3)`]);
     expect(await s.client.call("selection:getArea")).toEqual({ x: 110, y: 90, width: 30, height: 30 });
+    // An ActionManager filter leaves the selection as it was too.
+    expect((await s.played("filter:apply", { layerId: b, filter: { type: "boxBlur", radius: 2 } })).event).toBe("boxblur");
+    expect(await s.client.call("selection:getArea")).toEqual({ x: 110, y: 90, width: 30, height: 30 });
     await s.client.call("layer:update", { layerId: b, locked: true });
     expect(await s.refused("filter:apply", { layerId: b, filter: { type: "sharpen" } })).toMatchObject({ code: "BAD_REQUEST", details: { layerId: b, locked: true } });
     expect(await s.refused("layer:adjust", { layerId: s.id("Group G"), adjustment: { type: "invert" } })).toMatchObject({ code: "BAD_REQUEST", details: { kind: "group" } });

@@ -101,8 +101,8 @@ function __adjustment(doc, a) {
   __fail("NOT_SUPPORTED", "Photoshop's DOM has no " + a.type + " adjustment", { editor: "photoshop", capability: cap, type: a.type });
 }
 
-// Photoshop's Emboss has an angle, a height and an amount but no elevation: the vocabulary's default elevation is
-// taken as it, any other is refused. Its amount is Photoshop's default.
+// Photoshop's Emboss has an angle, a height and an amount but no elevation: only the vocabulary's default elevation
+// is taken, another is refused. The amount is Photoshop's default.
 var __EMBOSS_ELEVATION = 45, __EMBOSS_AMOUNT = 100;
 
 // Filter > Blur > Box Blur, Pixelate > Mosaic and Stylize > Emboss, as ScriptListener records them: `boxblur` with

@@ -40,6 +40,7 @@ export const TEXT_SETTINGS = {
   /** Thousandths of an em added between characters. */
   tracking: z.number().min(TEXT_TRACKING_RANGE[0]).max(TEXT_TRACKING_RANGE[1]).optional(),
   antiAlias: z.boolean().optional(),
+  /** The paragraphs' base direction; left out: the direction of each paragraph's first letter. */
   direction: z.enum(TEXT_DIRECTIONS).optional(),
   /** ISO 15924 script tag (`Latn`, `Arab`, `Deva`); left out: from the text. */
   script: z

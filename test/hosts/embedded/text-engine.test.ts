@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { readPsd } from "ag-psd";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureCanvasFactory } from "../../../src/hosts/embedded/psd.js";
+import { breakOpportunities } from "../../../src/hosts/embedded/text/breaks.js";
 import { FontCatalogue } from "../../../src/hosts/embedded/text/catalogue.js";
 import { layoutText } from "../../../src/hosts/embedded/text/layout.js";
 import { loadFace, shapeRun } from "../../../src/hosts/embedded/text/shaper.js";
@@ -70,6 +71,87 @@ describe("shaping equals hb-shape's", () => {
       catalogue,
     );
     expect(layout.fallbackFonts).toEqual(["NotoSansDevanagari-Regular"]);
+  });
+});
+
+describe("mixed directions and line breaks", () => {
+  const catalogue = new FontCatalogue();
+  const spec = { size: 20, color: [0, 0, 0, 255] as [number, number, number, number], alignment: "left" as const, tracking: 0, antiAlias: true };
+
+  /** The glyph id `font` draws `char` with, alone. */
+  async function glyphOf(font: string, char: string): Promise<number> {
+    const face = await loadFace(await catalogue.find(font));
+    return shapeRun(face, char, { direction: "ltr" }).glyphs[0]!.glyph;
+  }
+
+  /** The x of the one glyph of `char` (drawn in `font`) in `layout`. */
+  async function xOf(layout: { glyphs: ReadonlyArray<{ glyph: number; x: number }> }, font: string, char: string): Promise<number> {
+    const id = await glyphOf(font, char);
+    const placed = layout.glyphs.filter((g) => g.glyph === id);
+    expect(placed, char).toHaveLength(1);
+    return placed[0]!.x;
+  }
+
+  /** The glyphs of `layout` that are none of `chars` in `font`: the Arabic ones here. */
+  async function others(layout: { glyphs: ReadonlyArray<{ glyph: number; x: number }> }, font: string, chars: string): Promise<number[]> {
+    const known = new Set(await Promise.all([...chars].map((c) => glyphOf(font, c))));
+    return layout.glyphs.filter((g) => !known.has(g.glyph)).map((g) => g.x);
+  }
+
+  it("numbers and a Latin word inside Arabic read left to right, the Arabic right to left around them", async () => {
+    // Logical order: an Arabic word, a number, a Latin word. Shown from the left: "world", "123", then the Arabic
+    // word on the right.
+    const font = "DejaVu Sans";
+    const layout = await layoutText({ ...spec, text: "مرحبا 123 world", font, position: { x: 0, y: 30 } }, 72, catalogue);
+    const [w, d, one, two, three] = await Promise.all(["w", "d", "1", "2", "3"].map((c) => xOf(layout, font, c)));
+    const arabic = await others(layout, font, "123 world");
+    expect(arabic.length).toBeGreaterThan(0);
+    expect(w!).toBeLessThan(d!);
+    expect(d!).toBeLessThan(one!);
+    expect(one!).toBeLessThan(two!);
+    expect(two!).toBeLessThan(three!);
+    expect(three!).toBeLessThan(Math.min(...arabic));
+  });
+
+  it("an Arabic word inside English stays where it is written", async () => {
+    const font = "DejaVu Sans";
+    const layout = await layoutText({ ...spec, text: "say مرحبا now", font, position: { x: 0, y: 30 } }, 72, catalogue);
+    const [y, n] = await Promise.all(["y", "n"].map((c) => xOf(layout, font, c)));
+    const arabic = await others(layout, font, "say now");
+    expect(y!).toBeLessThan(Math.min(...arabic));
+    expect(Math.max(...arabic)).toBeLessThan(n!);
+  });
+
+  it("lines break at the Unicode line break opportunities: after spaces and hyphens, between ideographs but never before closing punctuation, and between Thai words", () => {
+    expect([...breakOpportunities("hello world-wide (x)")]).toEqual([6, 12, 17]);
+    const japanese = "東京都は日本の首都です。人口は多い。";
+    const cjk = breakOpportunities(japanese);
+    expect(cjk.has(japanese.indexOf("。"))).toBe(false);
+    expect(cjk.has(japanese.indexOf("。") + 1)).toBe(true);
+    expect(cjk.has(1)).toBe(true);
+    // สวัสดี ครับ ผม ชื่อ สมชาย: five words and no spaces.
+    expect([...breakOpportunities("สวัสดีครับผมชื่อสมชาย")].sort((a, b) => a - b)).toEqual([6, 10, 12, 16]);
+  });
+
+  it.skipIf(!existsSync(`${NOTO}/NotoSansThai-Regular.ttf`))("Thai in a box wraps between words, never inside one", async () => {
+    const words = ["สวัสดี", "ครับ", "ผม", "ชื่อ", "สมชาย"];
+    const text = words.join("");
+    const font = "Noto Sans Thai";
+    const whole = await layoutText({ ...spec, text, font, position: { x: 0, y: 30 } }, 72, catalogue);
+    const right = Math.max(...whole.glyphs.map((g) => g.x));
+    const layout = await layoutText({ ...spec, text, font, box: { x: 0, y: 0, width: right * 0.55, height: 400 } }, 72, catalogue);
+    expect(layout.lines).toBeGreaterThan(1);
+    // Each line starts with the first letter of a word.
+    const firsts = new Set(await Promise.all(words.map((w) => glyphOf(font, w[0]!))));
+    // Baselines are the auto leading apart (120 % of 20 px); marks sit a little off theirs.
+    const top = Math.min(...layout.glyphs.map((g) => g.y));
+    const lineOf = (y: number) => Math.round((y - top) / 24);
+    const lines = [...new Set(layout.glyphs.map((g) => lineOf(g.y)))];
+    expect(lines).toHaveLength(layout.lines);
+    for (const index of lines) {
+      const first = layout.glyphs.filter((g) => lineOf(g.y) === index).reduce((a, b) => (b.x < a.x ? b : a));
+      expect(firsts.has(first.glyph), `line ${index}`).toBe(true);
+    }
   });
 });
 

@@ -1,17 +1,19 @@
 /**
- * Laying text out: paragraphs (split at `\n`) cut into runs of one face and one direction (a character the face
- * lacks goes to a fallback face), each run shaped by HarfBuzz with its paragraph as context, lines broken after
- * spaces where a box is narrower than a paragraph (a word longer than the box is cut between letters), then each
- * line placed: aligned to the point or the box, baselines `leading` apart, `tracking` added after each character.
+ * Laying text out: paragraphs (split at `\n`) given their embedding levels by the Unicode bidirectional algorithm,
+ * cut into runs of one face and one level (a character the face lacks goes to a fallback face), each run shaped by
+ * HarfBuzz in its direction with its paragraph as context, lines broken at the Unicode line break opportunities
+ * where a box is narrower than a paragraph (a word longer than the box is cut between letters), then each line's
+ * clusters put in visual order by their levels and placed: aligned to the point or the box, baselines `leading`
+ * apart, `tracking` added after each character.
  *
- * Not done: the full Unicode bidirectional algorithm (a line's runs are ordered by the paragraph's direction, each
- * run keeping its own; numbers inside right-to-left text follow the run they sit in), hyphenation, and the line
- * breaking rules of scripts without spaces (Chinese, Japanese and Thai text breaks only where a box forces it).
+ * Not done: hyphenation.
  */
 import { POINTS_PER_INCH } from "../../../protocol/text.js";
 import type { TextSpec } from "../../edits.js";
+import { bidiLevels, visualOrder } from "./bidi.js";
+import { breakOpportunities } from "./breaks.js";
 import type { FontCatalogue, FontFace } from "./catalogue.js";
-import { isRtl, type LoadedFace, loadFace, shapeRun } from "./shaper.js";
+import { type LoadedFace, loadFace, shapeRun } from "./shaper.js";
 
 /** Automatic leading as a share of the type size: Photoshop's (120 %). */
 export const AUTO_LEADING = 1.2;
@@ -42,26 +44,24 @@ export interface TextLayout {
 interface Cluster {
   readonly start: number;
   readonly face: LoadedFace;
-  readonly rtl: boolean;
-  /** Run the cluster belongs to (runs keep their own order of glyphs). */
-  readonly run: number;
+  /** Embedding level of its run (odd: right to left). */
+  readonly level: number;
   readonly glyphs: ReadonlyArray<{ glyph: number; dx: number; x: number; y: number }>;
   /** Width in pixels, tracking included. */
   readonly width: number;
-  /** Whether the line may break after it (it is white space). */
+  /** Whether it is white space (which may hang past a box's edge and is not counted in a line's width). */
   readonly space: boolean;
+  /** Whether a line may break after it. */
+  readonly breakAfter: boolean;
 }
 
 /** Characters that take the face of the character before them: marks, joiners, variation selectors. */
 const STICKY = /^(?:\p{M}|\u200c|\u200d|[\ufe00-\ufe0f])$/u;
 const SPACE = /^\s+$/u;
-const STRONG_RTL = /[\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Syriac}\p{Script=Thaana}\p{Script=Nko}]/u;
-const STRONG = /\p{L}/u;
 
-/** A paragraph's runs: `[start, end)` UTF-16 ranges of one face and one direction. */
-async function itemize(paragraph: string, primary: FontFace, catalogue: FontCatalogue, spec: TextSpec): Promise<Array<{ start: number; end: number; face: FontFace; rtl: boolean }>> {
-  const runs: Array<{ start: number; end: number; face: FontFace; rtl: boolean }> = [];
-  const paragraphRtl = isRtl(paragraph, { direction: spec.direction === "rtl" || spec.direction === "ltr" ? spec.direction : undefined, script: spec.script });
+/** A paragraph's runs: `[start, end)` UTF-16 ranges of one face and one embedding level. */
+async function itemize(paragraph: string, levels: Uint8Array, primary: FontFace, catalogue: FontCatalogue): Promise<Array<{ start: number; end: number; face: FontFace; level: number }>> {
+  const runs: Array<{ start: number; end: number; face: FontFace; level: number }> = [];
   let index = 0;
   for (const char of paragraph) {
     const codePoint = char.codePointAt(0)!;
@@ -69,24 +69,26 @@ async function itemize(paragraph: string, primary: FontFace, catalogue: FontCata
     let face: FontFace = primary;
     if (last !== undefined && STICKY.test(char)) face = last.face;
     else if (!(await catalogue.covers(primary, codePoint)) && !SPACE.test(char)) face = (await catalogue.fallback(primary, codePoint)) ?? primary;
-    // A letter sets its run's direction; spaces, digits and punctuation go with the run they are in.
-    const rtl = spec.direction === "rtl" || spec.direction === "ltr" ? spec.direction === "rtl" : STRONG.test(char) ? STRONG_RTL.test(char) : (last?.rtl ?? paragraphRtl);
-    if (last !== undefined && last.face === face && last.rtl === rtl) last.end = index + char.length;
-    else runs.push({ start: index, end: index + char.length, face, rtl });
+    // A mark stays in the run of the letter it sits on, whatever level the algorithm gave it.
+    const level = last !== undefined && STICKY.test(char) ? last.level : levels[index]!;
+    if (last !== undefined && last.face === face && last.level === level) last.end = index + char.length;
+    else runs.push({ start: index, end: index + char.length, face, level });
     index += char.length;
   }
   return runs;
 }
 
-/** A paragraph shaped into clusters, in logical order. */
-async function shapeParagraph(paragraph: string, spec: TextSpec, primary: FontFace, catalogue: FontCatalogue, sizePixels: number, used: Set<FontFace>): Promise<Cluster[]> {
-  const runs = await itemize(paragraph, primary, catalogue, spec);
+/** A paragraph shaped into clusters, in logical order, and the paragraph's own embedding level. */
+async function shapeParagraph(paragraph: string, spec: TextSpec, primary: FontFace, catalogue: FontCatalogue, sizePixels: number, used: Set<FontFace>): Promise<{ clusters: Cluster[]; level: number }> {
+  const bidi = bidiLevels(paragraph, spec.direction === "rtl" || spec.direction === "ltr" ? spec.direction : undefined);
+  const runs = await itemize(paragraph, bidi.levels, primary, catalogue);
+  const breaks = breakOpportunities(paragraph, spec.language);
   const clusters: Cluster[] = [];
   const tracking = (spec.tracking / 1000) * sizePixels;
-  for (const [runIndex, run] of runs.entries()) {
+  for (const run of runs) {
     const face = await loadFace(run.face);
     if (run.face !== primary) used.add(run.face);
-    const shaped = shapeRun(face, paragraph.slice(run.start, run.end), { direction: run.rtl ? "rtl" : "ltr", script: spec.script, language: spec.language }, { paragraph, start: run.start });
+    const shaped = shapeRun(face, paragraph.slice(run.start, run.end), { direction: run.level % 2 === 1 ? "rtl" : "ltr", script: spec.script, language: spec.language }, { paragraph, start: run.start });
     const scale = sizePixels / face.upem;
     // Glyphs come in visual order; a cluster's glyphs stay together in it.
     const byCluster = new Map<number, Array<{ glyph: number; dx: number; x: number; y: number }>>();
@@ -101,10 +103,10 @@ async function shapeParagraph(paragraph: string, spec: TextSpec, primary: FontFa
       const end = starts[i + 1] ?? run.end;
       const text = paragraph.slice(start, end);
       const width = glyphs.reduce((sum, g) => sum + g.dx, 0) + tracking * [...text].length;
-      clusters.push({ start, face, rtl: run.rtl, run: runIndex, glyphs, width, space: SPACE.test(text) });
+      clusters.push({ start, face, level: run.level, glyphs, width, space: SPACE.test(text), breakAfter: breaks.has(end) });
     }
   }
-  return clusters;
+  return { clusters, level: bidi.level };
 }
 
 /** Cuts a paragraph's clusters into lines no wider than `width` (undefined: one line). */
@@ -124,10 +126,20 @@ function breakLines(clusters: readonly Cluster[], width: number | undefined): Cl
     }
     line.push(cluster);
     lineWidth += cluster.width;
-    if (cluster.space) lastBreak = line.length - 1;
+    if (cluster.breakAfter) lastBreak = line.length - 1;
   }
   lines.push(line);
   return lines;
+}
+
+/**
+ * The levels a line's clusters are ordered by: their runs' levels, except that the white space a line ends with
+ * takes the paragraph's level (rule L1), so it stays at the line's end in either direction.
+ */
+function lineLevels(line: readonly Cluster[], paragraph: number): number[] {
+  const levels = line.map((c) => c.level);
+  for (let i = line.length - 1; i >= 0 && line[i]!.space; i--) levels[i] = paragraph;
+  return levels;
 }
 
 /** The width a line shows: without the spaces it ends with. */
@@ -149,12 +161,11 @@ export async function layoutText(spec: TextSpec, resolution: number, catalogue: 
   const primaryFace = await loadFace(primary);
   const used = new Set<FontFace>();
   const box = spec.box;
-  const lines: Array<{ clusters: Cluster[]; rtl: boolean; last: boolean }> = [];
+  const lines: Array<{ clusters: Cluster[]; level: number; last: boolean }> = [];
   for (const paragraph of spec.text.replace(/\r\n?/g, "\n").split("\n")) {
-    const clusters = await shapeParagraph(paragraph, spec, primary, catalogue, sizePixels, used);
-    const rtl = isRtl(paragraph, { direction: spec.direction === "rtl" || spec.direction === "ltr" ? spec.direction : undefined, script: spec.script });
+    const { clusters, level } = await shapeParagraph(paragraph, spec, primary, catalogue, sizePixels, used);
     const broken = breakLines(clusters, box?.width);
-    for (const [i, line] of broken.entries()) lines.push({ clusters: line, rtl, last: i === broken.length - 1 });
+    for (const [i, line] of broken.entries()) lines.push({ clusters: line, level, last: i === broken.length - 1 });
   }
   const firstBaseline = box === undefined ? spec.position!.y : box.y + (primaryFace.ascender * sizePixels) / primaryFace.upem;
   const descent = (-primaryFace.descender * sizePixels) / primaryFace.upem;
@@ -174,25 +185,14 @@ export async function layoutText(spec: TextSpec, resolution: number, catalogue: 
     let x = align === "left" ? anchor : align === "center" ? anchor + (room - width) / 2 : anchor + room - width;
     if (box === undefined && align === "center") x = anchor - width / 2;
     if (box === undefined && align === "right") x = anchor - width;
-    // Visual order: runs left to right, or right to left in a right-to-left paragraph; a run's clusters in its own
-    // direction.
-    const runs: Cluster[][] = [];
-    for (const cluster of line.clusters) {
-      const current = runs.at(-1);
-      if (current !== undefined && current[0]!.run === cluster.run) current.push(cluster);
-      else runs.push([cluster]);
-    }
-    if (line.rtl) runs.reverse();
-    for (const run of runs) {
-      const ordered = run[0]!.rtl ? run.slice().reverse() : run;
-      for (const cluster of ordered) {
-        let pen = x;
-        for (const g of cluster.glyphs) {
-          glyphs.push({ face: cluster.face, glyph: g.glyph, x: pen + g.x, y: baseline - g.y });
-          pen += g.dx;
-        }
-        x += cluster.width + (cluster.space ? justify : 0);
+    for (const index of visualOrder(lineLevels(line.clusters, line.level))) {
+      const cluster = line.clusters[index]!;
+      let pen = x;
+      for (const g of cluster.glyphs) {
+        glyphs.push({ face: cluster.face, glyph: g.glyph, x: pen + g.x, y: baseline - g.y });
+        pen += g.dx;
       }
+      x += cluster.width + (cluster.space ? justify : 0);
     }
   }
   return {

@@ -192,6 +192,20 @@ describe("Photoshop layer effects", () => {
     expect(am.result.layers[0]!.effects).toEqual(result.effects);
   });
 
+  it("a kind Photoshop wrote otherwise (a noise gradient, a key of another type) is left out with a note; the rest reads", async () => {
+    const s = await session();
+    await s.set({ layerId: s.id("Title"), effects: { dropShadow: {}, colorOverlay: {}, gradientOverlay: { stops: [{ location: 0, color: "red" }, { location: 100, color: "blue" }] } } });
+    const title = s.fake.model.docs[0]!.layers[0]!;
+    type Stored = { [key: string]: { type: string; value: unknown } };
+    const style = title.effects as Stored;
+    // A noise gradient has no colour stops; an opacity kept as a boolean is not the unitDouble the read expects.
+    delete ((style["gradientFill"]!.value as Stored)["gradient"]!.value as Stored)["colors"];
+    (style["dropShadow"]!.value as Stored)["opacity"] = { type: "boolean", value: true };
+    const read = JSON.parse(runExtendScript(s.fake.model, buildScript("document.tree", {})).text) as { result: { layers: HostLayer[] }; notes?: string[] };
+    expect(read.result.layers[0]!.effects).toEqual({ colorOverlay: { blendMode: "normal", opacity: 100, color: "#ff0000" } });
+    expect(read.notes).toEqual([expect.stringMatching(/^layer \d+: its dropShadow effects were left out/)]);
+  });
+
   it("a new style replaces the old whole (cleared first), {} clears it, and each is one step undone as one", async () => {
     const s = await session();
     const { result: first } = await s.set({ layerId: s.id("A"), effects: { dropShadow: {}, stroke: { size: 5 } } });

@@ -79,9 +79,12 @@ function __fxOn(fx, key, multi) {
   return out;
 }
 
-// A gradient overlay's or gradient stroke's gradient as fill layers' gradients read (classic interpolation).
+// A gradient overlay's or gradient stroke's gradient as fill layers' gradients read (classic interpolation), or
+// undefined for a noise gradient, which has no colour stops and no typed form.
 function __fxGradientOf(d) {
-  var k = stringIDToTypeID, g = d.getObjectValue(k("gradient")), stops = __amGradientStops(g), plain = [];
+  var k = stringIDToTypeID, g = d.getObjectValue(k("gradient"));
+  if (!g.hasKey(k("colors"))) return undefined;
+  var stops = __amGradientStops(g), plain = [];
   for (var i = 0; i < stops.length; i++) {
     var stop = { location: stops[i].location, color: stops[i].color };
     if (stops[i].midpoint !== 50) stop.midpoint = stops[i].midpoint;
@@ -170,6 +173,7 @@ function __fxRead(name, d, globalAngle) {
   if (name === "gradientOverlay") {
     out = blend("normal");
     var gradient = __fxGradientOf(d);
+    if (gradient === undefined) return undefined;
     for (var key in gradient) if (gradient.hasOwnProperty(key)) out[key] = gradient[key];
     return out;
   }
@@ -179,8 +183,12 @@ function __fxRead(name, d, globalAngle) {
   out = blend("normal");
   out.size = __fxGet(d, "size", "unit", 3);
   out.position = __fxName(__FX_STROKE_POSITIONS, __fxGet(d, "style", "enum", "outsetFrame"));
-  if (paint === "solidColor") out.color = __fxGet(d, "color", "color", "#000000");
-  else out.gradient = __fxGradientOf(d);
+  if (paint === "solidColor") {
+    out.color = __fxGet(d, "color", "color", "#000000");
+  } else {
+    out.gradient = __fxGradientOf(d);
+    if (out.gradient === undefined) return undefined;
+  }
   return out;
 }
 
@@ -192,27 +200,34 @@ function __fxGlobalAngle(docId, id) {
 
 // The effects of the layer with this id that are on, or undefined: a layer without a style has no `layerEffects`,
 // and a style switched off (`masterFXSwitch` false) draws none. One effect of a kind reads as an object, several as
-// a list, top-most first.
+// a list, top-most first. A kind whose descriptor does not read as the keys above say is left out with a note, so
+// that a style Photoshop wrote otherwise never fails the layer's read.
 function __effectsOf(docId, id) {
   var k = stringIDToTypeID, fx;
   try {
     var got = __amLayer("id", id, docId, "layerEffects");
     if (!got.hasKey(k("layerEffects"))) return undefined;
     fx = got.getObjectValue(k("layerEffects"));
+    if (!__fxGet(fx, "masterFXSwitch", "bool", true)) return undefined;
   } catch (e) {
     return undefined;
   }
-  if (!__fxGet(fx, "masterFXSwitch", "bool", true)) return undefined;
   var angle = null, globalAngle = function () {
     if (angle === null) angle = __fxGlobalAngle(docId, id);
     return angle;
   };
   var out = {}, any = false;
   for (var i = 0; i < __FX_KINDS.length; i++) {
-    var kind = __FX_KINDS[i], on = __fxOn(fx, kind[1], kind[2]), read = [];
-    for (var j = 0; j < on.length; j++) {
-      var one = __fxRead(kind[0], on[j], globalAngle);
-      if (one !== undefined) read.push(one);
+    var kind = __FX_KINDS[i], read = [];
+    try {
+      var on = __fxOn(fx, kind[1], kind[2]);
+      for (var j = 0; j < on.length; j++) {
+        var one = __fxRead(kind[0], on[j], globalAngle);
+        if (one !== undefined) read.push(one);
+      }
+    } catch (e) {
+      __note("layer " + id + ": its " + kind[0] + " effects were left out (" + String(e) + ")");
+      continue;
     }
     if (read.length === 0) continue;
     out[kind[0]] = read.length === 1 ? read[0] : read;

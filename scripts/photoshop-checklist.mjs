@@ -20,6 +20,7 @@ const { RemoteLink } = await import(new URL("hosts/photoshop/remote-link.js", di
 const { buildScript, operationRunner } = await import(new URL("hosts/photoshop/operations.js", dist).href);
 const { resolvePhotoshopLimits } = await import(new URL("hosts/photoshop/limits.js", dist).href);
 const { silentLogger } = await import(new URL("logger.js", dist).href);
+const { resolveEffects } = await import(new URL("methods/_internal/effects.js", dist).href);
 
 const { values } = parseArgs({
   options: {
@@ -527,6 +528,51 @@ try {
       expectSame(problems, `invert changed to ${adjustment.type}`, await content(adjusting, "adjustment"), readBack);
     }
     return `${fails(problems)}a solid fill changed to a gradient, ${adjustments.length} adjustment types made and set`;
+  });
+  // Layer effects are `set` of the layer's layerEffects (after Clear Layer Style) and of the document's globalAngle,
+  // written from the keys ScriptListener records: a real Photoshop says whether it takes them, one object per kind
+  // and a Multi list for several, and reads back the same settings from the layer's `layerEffects`.
+  await check("edit.effects: every effect kind, stacked lists and the global light set, read back, replaced and cleared; one history state each (E11)", async () => {
+    const id = await scratch("bridge-checklist-effects");
+    const problems = [];
+    /** Each field `expected` names, at any depth, as `actual` has it (the read-back also has the defaults). */
+    const within = (label, actual, expected) => {
+      const pick = (a, e) => (e !== null && typeof e === "object" && a !== null && typeof a === "object" ? (Array.isArray(e) ? e.map((v, i) => pick(a[i], v)) : Object.fromEntries(Object.keys(e).map((k) => [k, pick(a[k], e[k])]))) : a);
+      expectSame(problems, label, pick(actual, expected), expected);
+    };
+    const setEffects = (layerId, asked, light) => {
+      const { effects, globalLight } = resolveEffects(asked, light);
+      return edit(id, "edit.effects", { op: "layer:setEffects", layerId, effects, ...(globalLight ? { globalLight } : {}) });
+    };
+    const { layerId } = await edit(id, "edit.layer", { op: "layer:create", kind: "pixel", name: "styled", fillColor: [192, 64, 32, 255], place: { to: "top" } });
+    await edit(id, "edit.layer", { op: "layer:update", layerId, fillOpacity: 40 });
+    const every = {
+      dropShadow: { color: "#102030", opacity: 60, distance: 6, spread: 10, size: 4, useGlobalLight: false, angle: 45 },
+      innerShadow: { color: "#400000", opacity: 50, distance: 3, choke: 20, size: 2 },
+      outerGlow: { color: "#ffcc00", opacity: 80, size: 8, spread: 5, technique: "precise", jitter: 10 },
+      innerGlow: { color: "#00ffcc", opacity: 40, size: 3, source: "center", range: 60 },
+      bevel: { style: "emboss", technique: "chiselHard", depth: 250, direction: "down", size: 6, altitude: 45, highlight: { color: "#fff0e0", opacity: 60 } },
+      satin: { color: "#202020", opacity: 30, angle: 30, distance: 5, size: 7, invert: false, contour: [{ x: 0, y: 0 }, { x: 128, y: 200 }, { x: 255, y: 255 }] },
+      colorOverlay: { color: "#3060a0", opacity: 70, blendMode: "multiply" },
+      gradientOverlay: { opacity: 50, stops: [{ location: 0, color: "#ff0000" }, { location: 100, color: "#0000ff80" }], angle: 30, style: "radial" },
+      stroke: { size: 2, position: "inside", color: "#00ff00", opacity: 90 },
+    };
+    await setEffects(layerId, every, { angle: 75, altitude: 40 });
+    const styled = await layerOf(id, layerId);
+    within("every effect", styled.effects, every);
+    within("the global light", styled.effects?.innerShadow, { useGlobalLight: true, angle: 75 });
+    expectSame(problems, "fill opacity kept", styled.fillOpacity, 40);
+    const stacked = {
+      dropShadow: [{ color: "#ff0000", distance: 8, useGlobalLight: false, angle: 0 }, { color: "#0000ff", distance: 8, useGlobalLight: false, angle: 180 }],
+      stroke: [{ size: 2, color: "#00ff00" }, { size: 4, gradient: { stops: [{ location: 0, color: "#ffff00" }, { location: 100, color: "#ff00ff" }] } }],
+    };
+    await setEffects(layerId, stacked);
+    const replaced = (await layerOf(id, layerId)).effects;
+    within("stacked", replaced, stacked);
+    expectSame(problems, "replaced whole", Object.keys(replaced ?? {}).sort(), ["dropShadow", "stroke"]);
+    await setEffects(layerId, {});
+    expectSame(problems, "cleared", (await layerOf(id, layerId)).effects, undefined);
+    return `${fails(problems)}9 effects with the global light, 2 stacked kinds, cleared: one named history state each`;
   });
   // What the history (and an atomic batch, which the bridge groups over its entries' states) relies on: a state set
   // active keeps the later ones until the next change discards them; states keep the names the bridge gave them.

@@ -20,6 +20,9 @@ const EFFECTS = {
   stroke: { size: 2, position: "inside", color: "#00ff00", opacity: 90 },
 } as const;
 
+/** Which editors make layer effects: GIMP 2.10 has none. */
+const MAKES_EFFECTS: Readonly<Record<"embedded" | "photoshop" | "gimp", boolean>> = { embedded: true, photoshop: true, gimp: false };
+
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "bridge-effects-"));
@@ -34,7 +37,8 @@ type Edited = HostLayer & { revision: number };
  * Layer effects (`layer:setEffects`) on every present editor, over WebSocket and HTTP: set and cleared as one step
  * each and read back in `HostLayer.effects`, saved to PSD as Photoshop's layer style; or, where the editor's
  * `getServerInfo` does not list `layer:setEffects` among its edits, `NOT_SUPPORTED {editor, capability: "layer
- * effects"}` with nothing changed. Bad settings are `BAD_REQUEST` naming the field on every editor.
+ * effects"}` with nothing changed (GIMP 2.10, which has none; the embedded editor and Photoshop make them). Bad
+ * settings are `BAD_REQUEST` naming the field on every editor.
  */
 describe.each(EDIT_MATRIX)("layer effects over $label", ({ editor, transport: { make } }) => {
   const it = itFor(editor);
@@ -46,6 +50,7 @@ describe.each(EDIT_MATRIX)("layer effects over $label", ({ editor, transport: { 
     const info = await (await s.harness.connect()).send("getServerInfo");
     const editors = (info.result as { editors?: Array<{ kind: string; edits?: Record<string, unknown> }> }).editors ?? [];
     supported = editors.find((e) => e.kind === editor.name)?.edits?.["layer:setEffects"] !== undefined;
+    expect(supported, `${editor.name} lists layer:setEffects`).toBe(MAKES_EFFECTS[editor.name]);
     const shape = expectResult("layer:create", await s.call("layer:create", { name: "Shape", to: "top" })) as HostLayer;
     expectResult("selection:set", await s.call("selection:set", { rect: { x: 10, y: 10, width: 20, height: 12 } }));
     expectResult("layer:fill", await s.call("layer:fill", { layerId: shape.id, color: "#c04020" }));

@@ -6,6 +6,7 @@ import type { HostAdapter, HostCallContext } from "../host.js";
 import type { ResolvedAdjustment } from "../../protocol/adjustments.js";
 import type { ResolvedFill } from "../../protocol/fills.js";
 import { replaceContents } from "./contents.js";
+import { checkEffects } from "./effects.js";
 import type { Operation, RunOperation } from "./operations.js";
 import type { Revisions } from "./revisions.js";
 
@@ -49,6 +50,7 @@ const SCRIPT_OF: Readonly<Partial<Record<EditName, Operation>>> = {
   "layerComp:create": "edit.comps",
   "layerComp:update": "edit.comps",
   "layerComp:delete": "edit.comps",
+  "layer:setEffects": "edit.effects",
 };
 
 /**
@@ -175,6 +177,7 @@ export function editOps({ run, revisions, filesystem }: EditDeps): Required<Pick
 
     async edit(ctx, { documentId, edit: asked }): Promise<EditOutcome> {
       checkContent(asked);
+      checkEffects(asked);
       const edit = await withFont(ctx, asked, listFonts);
       const script = SCRIPT_OF[edit.op]!;
       type Outcome = Awaited<ReturnType<typeof revisions.change<{ layerId?: number; documentId?: number; compId?: number }>>>;

@@ -38,6 +38,7 @@ export const OPERATIONS = [
   "edit.filter",
   "edit.comps",
   "edit.contents",
+  "edit.effects",
   "history",
   "font.list",
 ] as const;
@@ -79,13 +80,14 @@ export function paramsPrefix(params: unknown): string {
 const CONTENT_OPERATIONS: ReadonlySet<Operation> = new Set(["edit.layer", "edit.filter"]);
 
 /**
- * The complete, self-contained script of one operation with its params; the edits also get `_edit.jsx`, and those
- * that build fill and adjustment contents `_content.jsx`.
+ * The complete, self-contained script of one operation with its params: every one reads layers with their effects
+ * (`_tree.jsx`, `_effects.jsx`); the edits also get `_edit.jsx`, and those that build fill and adjustment contents
+ * `_content.jsx`.
  */
 export function buildScript(op: Operation, params: Record<string, unknown>): string {
   const edit = op.startsWith("edit.") ? `${readJsx("_edit.jsx")}\n` : "";
   const content = CONTENT_OPERATIONS.has(op) ? `${readJsx("_content.jsx")}\n` : "";
-  return `${paramsPrefix(params)}${readJsx("_lib.jsx")}\n${readJsx("_tree.jsx")}\n${edit}${content}${readJsx(`${op}.jsx`)}\n__bridgeMain();`;
+  return `${paramsPrefix(params)}${readJsx("_lib.jsx")}\n${readJsx("_tree.jsx")}\n${readJsx("_effects.jsx")}\n${edit}${content}${readJsx(`${op}.jsx`)}\n__bridgeMain();`;
 }
 
 /** Runs one operation in Photoshop and answers its envelope's result (or throws its error). */

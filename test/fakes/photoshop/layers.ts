@@ -1,3 +1,5 @@
+import type { StoredDescriptor } from "./extendscript/action.js";
+
 /*
  * The fake Photoshop's layers: solid-colour rectangles in a tree, walked in Photoshop's generator index space
  * (bottom-up, a group takes its own slot above its children and a divider slot below them), and
@@ -46,6 +48,8 @@ export interface FakeLayer {
   content?: { class: string; settings: unknown };
   /** A smart object's placed-layer record (its `smartObjectMore`). */
   placed?: FakePlaced;
+  /** The layer's style as the script set it: its `layerEffects` descriptor (action-effects.ts). */
+  effects?: StoredDescriptor;
 }
 
 /**

@@ -27,6 +27,8 @@ export interface FakeDocument {
   history?: string[];
   /** The document's layer comps, in the Layer Comps panel's order. */
   comps?: FakeComp[];
+  /** The global light layer effects share (degrees); Photoshop's 120° and 30° when absent. */
+  globalLight?: { angle: number; altitude: number };
 }
 
 /**

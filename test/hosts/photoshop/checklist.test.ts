@@ -30,7 +30,7 @@ describe("scripts/photoshop-checklist.mjs", () => {
       expect(rows.some((r) => r.check.includes(d)), d).toBe(true);
     }
     // One row per edit script and one for the history, each passing on the stub, which models the documentation.
-    for (const e of ["(E1)", "(E2)", "(E3)", "(E4)", "(E5)", "(E6)", "(E7)", "(E8)", "(E9)", "(E10)", "(H1)"]) {
+    for (const e of ["(E1)", "(E2)", "(E3)", "(E4)", "(E5)", "(E6)", "(E7)", "(E8)", "(E9)", "(E10)", "(E11)", "(H1)"]) {
       expect(rows.find((r) => r.check.includes(e))?.ok, e).toBe("ok");
     }
     expect(verdict["document.close"]).toBe("ok");

@@ -72,9 +72,9 @@ describe("Photoshop edits: capabilities", () => {
   it("lists every edit of the vocabulary; selection:fromColor's color alone is NOT_SUPPORTED, naming the field", async () => {
     const s = await session();
     // layer:updateText is the text methods' (src/protocol/text.ts), layer:adjust and filter:apply the filters'
-    // (src/protocol/adjustments.ts), beside the editing vocabulary.
+    // (src/protocol/adjustments.ts), layer:setEffects the effects' (src/protocol/effects.ts), beside the editing vocabulary.
     const vocabulary = Object.keys(EDIT_METHOD_SCHEMAS);
-    expect(Object.keys(PHOTOSHOP_EDIT_CAPABILITIES).sort()).toEqual([...vocabulary, "layer:updateText", "layer:adjust", "filter:apply"].sort());
+    expect(Object.keys(PHOTOSHOP_EDIT_CAPABILITIES).sort()).toEqual([...vocabulary, "layer:updateText", "layer:adjust", "filter:apply", "layer:setEffects"].sort());
     const error = await s.refused("selection:fromColor", { color: "#ffffff", tolerance: 0, sampleMerged: true });
     expect(error).toMatchObject({ code: "NOT_SUPPORTED", details: { editor: "photoshop", capability: "selection:fromColor", field: "color" } });
     expect(s.fake.runs.filter((r) => r.op.startsWith("edit."))).toEqual([]);

@@ -62,3 +62,36 @@ function __unlocked(doc, layer) {
   }
   return layer;
 }
+
+// ---- ActionManager colours and gradients (fill layers, adjustment layers, layer effects) -------------------
+function __rgb(rgba) {
+  var d = new ActionDescriptor(), k = stringIDToTypeID;
+  d.putDouble(k("red"), rgba[0]);
+  d.putDouble(k("grain"), rgba[1]);
+  d.putDouble(k("blue"), rgba[2]);
+  return d;
+}
+
+// A gradient (Photoshop's `Grdn` class, gradientClassEvent): colour stops (`Clrs`) and opacity stops (`Trns`) at
+// the same locations, 0-4096 along the gradient; smoothness (`Intr`) 0-4096.
+function __gradient(f) {
+  var k = stringIDToTypeID, g = new ActionDescriptor(), colors = new ActionList(), alphas = new ActionList();
+  g.putString(k("name"), "Custom");
+  g.putEnumerated(k("gradientForm"), k("gradientForm"), k("customStops"));
+  g.putDouble(k("interfaceIconFrameDimmed"), Math.round(f.smoothness * 4096 / 100));
+  for (var i = 0; i < f.stops.length; i++) {
+    var stop = f.stops[i], at = Math.round(stop.location * 4096 / 100), c = new ActionDescriptor(), t = new ActionDescriptor();
+    c.putObject(k("color"), k("RGBColor"), __rgb(stop.color));
+    c.putEnumerated(k("type"), k("colorStopType"), k("userStop"));
+    c.putInteger(k("location"), at);
+    c.putInteger(k("midpoint"), Math.round(stop.midpoint));
+    colors.putObject(k("colorStop"), c);
+    t.putUnitDouble(k("opacity"), k("percentUnit"), stop.color[3] * 100 / 255);
+    t.putInteger(k("location"), at);
+    t.putInteger(k("midpoint"), Math.round(stop.midpoint));
+    alphas.putObject(k("transferSpec"), t);
+  }
+  g.putList(k("colors"), colors);
+  g.putList(k("transparency"), alphas);
+  return g;
+}

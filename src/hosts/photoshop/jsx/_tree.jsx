@@ -59,6 +59,7 @@ function __infoFrom(id, index, name, kind, visible, opacity, blendMode, b, clipp
   if (extras.mask) info.mask = extras.mask;
   if (extras.text) info.text = extras.text;
   if (extras.content) info[extras.content.field] = extras.content.value;
+  if (extras.effects) info.effects = extras.effects;
   return info;
 }
 
@@ -262,7 +263,7 @@ function __domInfo(entry) {
   var l = entry.layer, b = l.bounds, group = l.typename === "LayerSet";
   var kind = __kind(l);
   var extras = { locked: l.allLocked === true, fillOpacity: group ? undefined : Math.round(l.fillOpacity), mask: __maskOf(entry.doc.id, l.id),
-    text: kind === "text" ? __textOf(l) : undefined, content: __contentOf(entry.doc.id, l.id, kind) };
+    text: kind === "text" ? __textOf(l) : undefined, content: __contentOf(entry.doc.id, l.id, kind), effects: __effectsOf(entry.doc.id, l.id) };
   return __infoFrom(l.id, entry.index, l.name, kind, l.visible, Math.round(l.opacity),
     String(l.blendMode).replace("BlendMode.", "").toLowerCase(), [__px(b[0]), __px(b[1]), __px(b[2]), __px(b[3])],
     l.grouped === true, extras);
@@ -328,7 +329,7 @@ function __amInfo(entry) {
   var extras = { locked: get("layerLocking").getObjectValue(k("layerLocking")).getBoolean(k("protectAll")) === true,
     fillOpacity: entry.children ? undefined : Math.round(get("fillOpacity").getInteger(k("fillOpacity")) * 100 / 255),
     mask: __maskOf(entry.doc.id, entry.id), text: kind === "text" ? __amText(entry) : undefined,
-    content: __contentOf(entry.doc.id, entry.id, kind) };
+    content: __contentOf(entry.doc.id, entry.id, kind), effects: __effectsOf(entry.doc.id, entry.id) };
   return __infoFrom(entry.id, entry.index, get("name").getString(k("name")), kind, get("visible").getBoolean(k("visible")),
     Math.round(get("opacity").getInteger(k("opacity")) * 100 / 255),
     typeIDToStringID(get("mode").getEnumerationValue(k("mode"))).toLowerCase(),

@@ -7,6 +7,7 @@
  */
 import type { FakeDocument, FakeModel } from "../model.js";
 import { type FakeLayer, layerBounds } from "../layers.js";
+import { FAKE_GLOBAL_LIGHT } from "./action-effects.js";
 import { loadDescriptor, type StoredDescriptor, StubActionDescriptor, StubActionList, StubActionReference, type RefPart, type TypeIds } from "./action.js";
 
 /**
@@ -130,7 +131,7 @@ export function actionGet({ model, ids, fail, activeDocument, quirks }: ActionGe
     }
   }
 
-  function layerKey(r: StackRecord, key: string, out: StubActionDescriptor): void {
+  function layerKey(d: FakeDocument, r: StackRecord, key: string, out: StubActionDescriptor): void {
     const l = r.layer;
     if (key === "layerID") out.putInteger(k(key), r.id);
     else if (key === "layerSection") out.putEnumerated(k(key), k("layerSectionType"), k(r.section));
@@ -163,6 +164,13 @@ export function actionGet({ model, ids, fail, activeDocument, quirks }: ActionGe
       list.putObject(k(l.content.class), loadDescriptor(l.content.settings as StoredDescriptor, k));
       out.putList(k(key), list);
     }
+    // The layer's style (action-effects.ts): its `layerEffects` descriptor as set; a layer without one has no key.
+    else if (key === "layerEffects") {
+      if (!l.effects) throw missing();
+      out.putObject(k(key), k("layerEffects"), loadDescriptor(l.effects, k));
+    }
+    // The document's global light angle, which every layer descriptor carries as a whole number of degrees.
+    else if (key === "globalAngle") out.putInteger(k(key), Math.round(d.globalLight?.angle ?? FAKE_GLOBAL_LIGHT.angle));
     else if (key.startsWith("userMask")) {
       const m = l.mask;
       if (!m) throw missing();
@@ -219,7 +227,8 @@ export function actionGet({ model, ids, fail, activeDocument, quirks }: ActionGe
     const key = s(prop.property);
     const out = new StubActionDescriptor();
     if (element && s(element.desiredClass) === "layer" && (container === undefined || s(container.desiredClass) === "document") && more.length === 0) {
-      layerKey(layerOf(documentOf(container), element), key, out);
+      const d = documentOf(container);
+      layerKey(d, layerOf(d, element), key, out);
     } else if (element && s(element.desiredClass) === "document" && container === undefined) {
       documentKey(documentOf(element), key, out);
     } else {

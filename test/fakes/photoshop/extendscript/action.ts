@@ -9,7 +9,7 @@ export const CHAR_IDS: Record<string, string> = {
   Dcmn: "document", "Lyr ": "layer", Ordn: "ordinal", Trgt: "targetEnum", null: "null", slct: "select", setd: "set",
   Chnl: "channel", fsel: "selection", Elps: "ellipse", "T   ": "to", "Top ": "top", Left: "left", Btom: "bottom",
   Rght: "right", "#Pxl": "pixelsUnit", "Add ": "add", Sbtr: "subtract", Intr: "intersect", AntA: "antiAlias", MkVs: "makeVisible", Wdth: "width", Hght: "height",
-  save: "save", "As  ": "as", "In  ": "in", Cpy: "copy", LwCs: "lowerCase", Prpr: "property",
+  save: "save", "As  ": "as", "In  ": "in", Cpy: "copy", LwCs: "lowerCase", Prpr: "property", dlfx: "disableLayerStyle",
   // The Image > Adjustments and Filter events edit.filter plays (action-filters.ts).
   GrMp: "gradientMapEvent", "Msc ": "mosaic", ClSz: "cellSize", Embs: "emboss", Angl: "angle", Amnt: "amount",
 };

@@ -12,6 +12,7 @@ import type { FakeComp, FakeDocument, FakeModel, FakePath } from "../model.js";
 import { type FakeLayer, layerBounds, layerEntries } from "../layers.js";
 import { StubActionDescriptor, StubActionList, StubActionReference, type TypeIds, plainDescriptor, typeIds } from "./action.js";
 import { actionEdit } from "./action-edit.js";
+import { actionEffects } from "./action-effects.js";
 import { actionFilter } from "./action-filters.js";
 import { BLEND_IDS, COLOR_BLEND_MODES, type EditStub, addMembers, documentEditMembers, layerEditMembers, selectionEditMembers } from "./dom-edits.js";
 import { layerFilterMembers } from "./dom-filters.js";
@@ -568,11 +569,12 @@ export function photoshopStub(model: FakeModel, realm: () => Context, images: Ma
   const runAction = actionRun({ ids, fail, activeDocument, docById, effects, writePsd });
   const editAction = actionEdit({ model, ids, fail, activeDocument, change: (call) => editStub.change(call), images });
   const filterAction = actionFilter({ ids, fail, activeDocument, change: (call) => editStub.change(call) });
+  const styleAction = actionEffects({ ids, fail, activeDocument, change: (call) => editStub.change(call) });
   // executeAction(eventID, descriptor, displayDialogs): every event is recorded with its descriptor.
   const executeAction = (event: number, desc: StubActionDescriptor | undefined, mode?: unknown): StubActionDescriptor => {
     const name = ids.typeIDToStringID(event);
     effects.actions.push({ event: name, descriptor: plainDescriptor(desc, ids.typeIDToStringID) });
-    if (editAction(name, desc) || filterAction(name, desc)) return new StubActionDescriptor();
+    if (styleAction(name, desc) || editAction(name, desc) || filterAction(name, desc)) return new StubActionDescriptor();
     return runAction(event, desc, mode);
   };
 

@@ -10,8 +10,11 @@ import type { FakeDocument } from "../model.js";
 /** Photoshop's default "History States" preference. */
 export const HISTORY_STATES = 50;
 
-/** What a state brings back (the layer comps too: making, changing and deleting a comp are steps of the History panel). */
-type Kept = Pick<FakeDocument, "selection" | "paths" | "layers" | "active" | "width" | "height" | "resolution" | "comps">;
+/**
+ * What a state brings back (the layer comps too: making, changing and deleting a comp are steps of the History panel;
+ * and the global light, which the Layer Style dialog changes in the same step as a style).
+ */
+type Kept = Pick<FakeDocument, "selection" | "paths" | "layers" | "active" | "width" | "height" | "resolution" | "comps" | "globalLight">;
 
 export interface PanelState {
   readonly name: string;
@@ -30,7 +33,7 @@ const panels = new WeakMap<FakeDocument, Panel>();
 
 /** What the document holds now, as a state keeps it. */
 export function keep(d: FakeDocument): Kept {
-  return structuredClone({ selection: d.selection, paths: d.paths, layers: d.layers, active: d.active, width: d.width, height: d.height, resolution: d.resolution, comps: d.comps });
+  return structuredClone({ selection: d.selection, paths: d.paths, layers: d.layers, active: d.active, width: d.width, height: d.height, resolution: d.resolution, comps: d.comps, globalLight: d.globalLight });
 }
 
 /** The panel of a document: opened with its first state ("Open") and snapshot, from `opened` or the document now. */

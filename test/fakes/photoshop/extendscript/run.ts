@@ -26,14 +26,14 @@ export function runExtendScript(model: FakeModel, script: string, images: Map<st
   let context: ReturnType<typeof es3Realm> | undefined;
   const { globals, effects } = photoshopStub(model, () => context!, images, quirks);
   context = es3Realm(globals);
-  const before = new Map(model.docs.map((d) => [d.id, JSON.stringify({ s: d.selection, l: d.layers, a: d.active })]));
+  const before = new Map(model.docs.map((d) => [d.id, JSON.stringify({ s: d.selection, l: d.layers, a: d.active, g: d.globalLight })]));
   const beforeSelection = new Map(model.docs.map((d) => [d.id, JSON.stringify(d.active)]));
   const beforeLayers = new Map(model.docs.map((d) => [d.id, JSON.stringify(d.layers)]));
   const value = runEs3(context, script, "photoshop.jsx", SCRIPT_TIMEOUT_MS);
   if (effects.failures.length > 0) throw new StubFailure(effects.failures.join("; "));
   for (const d of model.docs) {
     const was = before.get(d.id);
-    if (was === undefined || was === JSON.stringify({ s: d.selection, l: d.layers, a: d.active })) continue;
+    if (was === undefined || was === JSON.stringify({ s: d.selection, l: d.layers, a: d.active, g: d.globalLight })) continue;
     const extra: Record<string, unknown> = {};
     if (beforeSelection.get(d.id) !== JSON.stringify(d.active)) {
       const entries = layerEntries(d.layers);

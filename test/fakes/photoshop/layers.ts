@@ -81,6 +81,7 @@ export interface FakeText {
   useAutoLeading: boolean;
   leading: number;
   tracking: number;
+  baselineShift: number;
   antiAlias: string;
 }
 

@@ -2,7 +2,8 @@
  * Laying text out: paragraphs (split at `\n`) cut into runs of one face and one direction (a character the face
  * lacks goes to a fallback face), each run shaped by HarfBuzz with its paragraph as context, lines broken after
  * spaces where a box is narrower than a paragraph (a word longer than the box is cut between letters), then each
- * line placed: aligned to the point or the box, baselines `leading` apart, `tracking` added after each character.
+ * line placed: aligned to the point or the box, baselines `leading` apart, `tracking` added after each character,
+ * the glyphs moved up by the baseline shift.
  *
  * Not done: the full Unicode bidirectional algorithm (a line's runs are ordered by the paragraph's direction, each
  * run keeping its own; numbers inside right-to-left text follow the run they sit in), hyphenation, and the line
@@ -36,6 +37,17 @@ export interface TextLayout {
   /** Lines laid out, and how many of them fit in the box (all, for point text). */
   readonly lines: number;
   readonly shownLines: number;
+}
+
+/**
+ * How far below a box's top its first baseline sits, in font units: Adobe's "ascent" first baseline (Illustrator's
+ * default, and what Photoshop's paragraph text measured in the PSD corpus shows), the height of the letter d; for a
+ * font without a d, its ascender.
+ */
+function firstBaselineOffset(face: LoadedFace): number {
+  const d = shapeRun(face, "d", { direction: "ltr" }).glyphs[0];
+  const extents = d === undefined || d.glyph === 0 ? undefined : face.font.glyphExtents(d.glyph);
+  return extents === undefined || extents.yBearing <= 0 ? face.ascender : extents.yBearing;
 }
 
 /** One cluster of a paragraph (one or more characters shaped together), with its glyphs in visual order. */
@@ -156,14 +168,15 @@ export async function layoutText(spec: TextSpec, resolution: number, catalogue: 
     const broken = breakLines(clusters, box?.width);
     for (const [i, line] of broken.entries()) lines.push({ clusters: line, rtl, last: i === broken.length - 1 });
   }
-  const firstBaseline = box === undefined ? spec.position!.y : box.y + (primaryFace.ascender * sizePixels) / primaryFace.upem;
+  const shift = (spec.baselineShift ?? 0) * pixelsPerPoint;
+  const firstBaseline = (box === undefined ? spec.position!.y : box.y + (firstBaselineOffset(primaryFace) * sizePixels) / primaryFace.upem) - shift;
   const descent = (-primaryFace.descender * sizePixels) / primaryFace.upem;
   const glyphs: PlacedGlyph[] = [];
   let shownLines = 0;
   for (const [index, line] of lines.entries()) {
     const baseline = firstBaseline + index * leading;
-    // A box shows the lines that fit in it, as Photoshop's paragraph text does.
-    if (box !== undefined && baseline + descent > box.y + box.height + 0.5 && index > 0) break;
+    // A box shows the lines that fit in it, as Photoshop's paragraph text does (the shift does not count).
+    if (box !== undefined && baseline + shift + descent > box.y + box.height + 0.5 && index > 0) break;
     shownLines++;
     const width = shownWidth(line.clusters);
     const spaces = line.clusters.filter((c, i) => c.space && i < line.clusters.length - 1).length;

@@ -1,16 +1,17 @@
 /**
- * Laying text out: paragraphs (split at `\n`) cut into runs of one face and one direction (a character the face
- * lacks goes to a fallback face), each run shaped by HarfBuzz with its paragraph as context, lines broken after
- * spaces where a box is narrower than a paragraph (a word longer than the box is cut between letters), then each
- * line placed: aligned to the point or the box, baselines `leading` apart, `tracking` added after each character,
- * the glyphs moved up by the baseline shift.
+ * Laying text out: paragraphs (split at `\n`) cut into runs of one face and one embedding level of the Unicode
+ * bidirectional algorithm (`bidi.ts`; a character the face lacks goes to a fallback face), each run shaped by
+ * HarfBuzz with its paragraph as context, lines broken where a box is narrower than a paragraph (after spaces, and
+ * where `breaks.ts` allows in scripts without spaces; a word longer than the box is cut between letters), then each
+ * line put in visual order and placed: aligned to the point or the box, baselines `leading` apart, `tracking` added
+ * after each character, the glyphs moved up by the baseline shift.
  *
- * Not done: the full Unicode bidirectional algorithm (a line's runs are ordered by the paragraph's direction, each
- * run keeping its own; numbers inside right-to-left text follow the run they sit in), hyphenation, and the line
- * breaking rules of scripts without spaces (Chinese, Japanese and Thai text breaks only where a box forces it).
+ * Not done: hyphenation.
  */
 import { POINTS_PER_INCH } from "../../../protocol/text.js";
 import type { TextSpec } from "../../edits.js";
+import { embeddingLevels, visualOrder } from "./bidi.js";
+import { breakOpportunities } from "./breaks.js";
 import type { FontCatalogue, FontFace } from "./catalogue.js";
 import { isRtl, type LoadedFace, loadFace, shapeRun } from "./shaper.js";
 
@@ -54,26 +55,24 @@ function firstBaselineOffset(face: LoadedFace): number {
 interface Cluster {
   readonly start: number;
   readonly face: LoadedFace;
-  readonly rtl: boolean;
-  /** Run the cluster belongs to (runs keep their own order of glyphs). */
-  readonly run: number;
+  /** Its embedding level (odd: right to left). */
+  readonly level: number;
   readonly glyphs: ReadonlyArray<{ glyph: number; dx: number; x: number; y: number }>;
   /** Width in pixels, tracking included. */
   readonly width: number;
   /** Whether the line may break after it (it is white space). */
   readonly space: boolean;
+  /** Whether a line may start with it (a break in a script without spaces). */
+  readonly breakBefore: boolean;
 }
 
 /** Characters that take the face of the character before them: marks, joiners, variation selectors. */
 const STICKY = /^(?:\p{M}|\u200c|\u200d|[\ufe00-\ufe0f])$/u;
 const SPACE = /^\s+$/u;
-const STRONG_RTL = /[\p{Script=Arabic}\p{Script=Hebrew}\p{Script=Syriac}\p{Script=Thaana}\p{Script=Nko}]/u;
-const STRONG = /\p{L}/u;
 
-/** A paragraph's runs: `[start, end)` UTF-16 ranges of one face and one direction. */
-async function itemize(paragraph: string, primary: FontFace, catalogue: FontCatalogue, spec: TextSpec): Promise<Array<{ start: number; end: number; face: FontFace; rtl: boolean }>> {
-  const runs: Array<{ start: number; end: number; face: FontFace; rtl: boolean }> = [];
-  const paragraphRtl = isRtl(paragraph, { direction: spec.direction === "rtl" || spec.direction === "ltr" ? spec.direction : undefined, script: spec.script });
+/** A paragraph's runs: `[start, end)` UTF-16 ranges of one face and one embedding level. */
+async function itemize(paragraph: string, levels: Uint8Array, primary: FontFace, catalogue: FontCatalogue): Promise<Array<{ start: number; end: number; face: FontFace; level: number }>> {
+  const runs: Array<{ start: number; end: number; face: FontFace; level: number }> = [];
   let index = 0;
   for (const char of paragraph) {
     const codePoint = char.codePointAt(0)!;
@@ -81,24 +80,24 @@ async function itemize(paragraph: string, primary: FontFace, catalogue: FontCata
     let face: FontFace = primary;
     if (last !== undefined && STICKY.test(char)) face = last.face;
     else if (!(await catalogue.covers(primary, codePoint)) && !SPACE.test(char)) face = (await catalogue.fallback(primary, codePoint)) ?? primary;
-    // A letter sets its run's direction; spaces, digits and punctuation go with the run they are in.
-    const rtl = spec.direction === "rtl" || spec.direction === "ltr" ? spec.direction === "rtl" : STRONG.test(char) ? STRONG_RTL.test(char) : (last?.rtl ?? paragraphRtl);
-    if (last !== undefined && last.face === face && last.rtl === rtl) last.end = index + char.length;
-    else runs.push({ start: index, end: index + char.length, face, rtl });
+    const level = levels[index]!;
+    if (last !== undefined && last.face === face && last.level === level) last.end = index + char.length;
+    else runs.push({ start: index, end: index + char.length, face, level });
     index += char.length;
   }
   return runs;
 }
 
 /** A paragraph shaped into clusters, in logical order. */
-async function shapeParagraph(paragraph: string, spec: TextSpec, primary: FontFace, catalogue: FontCatalogue, sizePixels: number, used: Set<FontFace>): Promise<Cluster[]> {
-  const runs = await itemize(paragraph, primary, catalogue, spec);
+async function shapeParagraph(paragraph: string, rtl: boolean, spec: TextSpec, primary: FontFace, catalogue: FontCatalogue, sizePixels: number, used: Set<FontFace>): Promise<Cluster[]> {
+  const runs = await itemize(paragraph, embeddingLevels(paragraph, rtl), primary, catalogue);
+  const breaks = breakOpportunities(paragraph, spec.language);
   const clusters: Cluster[] = [];
   const tracking = (spec.tracking / 1000) * sizePixels;
-  for (const [runIndex, run] of runs.entries()) {
+  for (const run of runs) {
     const face = await loadFace(run.face);
     if (run.face !== primary) used.add(run.face);
-    const shaped = shapeRun(face, paragraph.slice(run.start, run.end), { direction: run.rtl ? "rtl" : "ltr", script: spec.script, language: spec.language }, { paragraph, start: run.start });
+    const shaped = shapeRun(face, paragraph.slice(run.start, run.end), { direction: run.level % 2 === 1 ? "rtl" : "ltr", script: spec.script, language: spec.language }, { paragraph, start: run.start });
     const scale = sizePixels / face.upem;
     // Glyphs come in visual order; a cluster's glyphs stay together in it.
     const byCluster = new Map<number, Array<{ glyph: number; dx: number; x: number; y: number }>>();
@@ -113,7 +112,7 @@ async function shapeParagraph(paragraph: string, spec: TextSpec, primary: FontFa
       const end = starts[i + 1] ?? run.end;
       const text = paragraph.slice(start, end);
       const width = glyphs.reduce((sum, g) => sum + g.dx, 0) + tracking * [...text].length;
-      clusters.push({ start, face, rtl: run.rtl, run: runIndex, glyphs, width, space: SPACE.test(text) });
+      clusters.push({ start, face, level: run.level, glyphs, width, space: SPACE.test(text), breakBefore: breaks.has(start) });
     }
   }
   return clusters;
@@ -128,15 +127,17 @@ function breakLines(clusters: readonly Cluster[], width: number | undefined): Cl
   let lastBreak = -1;
   for (const cluster of clusters) {
     if (line.length > 0 && !cluster.space && lineWidth + cluster.width > width) {
-      const cut = lastBreak >= 0 ? lastBreak + 1 : line.length;
+      const cut = cluster.breakBefore ? line.length : lastBreak > 0 ? lastBreak : line.length;
       lines.push(line.slice(0, cut));
       line = line.slice(cut);
       lineWidth = line.reduce((sum, c) => sum + c.width, 0);
       lastBreak = -1;
     }
+    // Where the next line may start: after white space, or before a cluster a line may start with.
+    if (cluster.breakBefore && line.length > 0) lastBreak = line.length;
     line.push(cluster);
     lineWidth += cluster.width;
-    if (cluster.space) lastBreak = line.length - 1;
+    if (cluster.space) lastBreak = line.length;
   }
   lines.push(line);
   return lines;
@@ -163,8 +164,8 @@ export async function layoutText(spec: TextSpec, resolution: number, catalogue: 
   const box = spec.box;
   const lines: Array<{ clusters: Cluster[]; rtl: boolean; last: boolean }> = [];
   for (const paragraph of spec.text.replace(/\r\n?/g, "\n").split("\n")) {
-    const clusters = await shapeParagraph(paragraph, spec, primary, catalogue, sizePixels, used);
     const rtl = isRtl(paragraph, { direction: spec.direction === "rtl" || spec.direction === "ltr" ? spec.direction : undefined, script: spec.script });
+    const clusters = await shapeParagraph(paragraph, rtl, spec, primary, catalogue, sizePixels, used);
     const broken = breakLines(clusters, box?.width);
     for (const [i, line] of broken.entries()) lines.push({ clusters: line, rtl, last: i === broken.length - 1 });
   }
@@ -187,25 +188,14 @@ export async function layoutText(spec: TextSpec, resolution: number, catalogue: 
     let x = align === "left" ? anchor : align === "center" ? anchor + (room - width) / 2 : anchor + room - width;
     if (box === undefined && align === "center") x = anchor - width / 2;
     if (box === undefined && align === "right") x = anchor - width;
-    // Visual order: runs left to right, or right to left in a right-to-left paragraph; a run's clusters in its own
-    // direction.
-    const runs: Cluster[][] = [];
-    for (const cluster of line.clusters) {
-      const current = runs.at(-1);
-      if (current !== undefined && current[0]!.run === cluster.run) current.push(cluster);
-      else runs.push([cluster]);
-    }
-    if (line.rtl) runs.reverse();
-    for (const run of runs) {
-      const ordered = run[0]!.rtl ? run.slice().reverse() : run;
-      for (const cluster of ordered) {
-        let pen = x;
-        for (const g of cluster.glyphs) {
-          glyphs.push({ face: cluster.face, glyph: g.glyph, x: pen + g.x, y: baseline - g.y });
-          pen += g.dx;
-        }
-        x += cluster.width + (cluster.space ? justify : 0);
+    // Visual order by the bidirectional algorithm; each cluster's glyphs are already in visual order.
+    for (const cluster of visualOrder(line.clusters, (c) => c.level, (c) => c.space, line.rtl ? 1 : 0)) {
+      let pen = x;
+      for (const g of cluster.glyphs) {
+        glyphs.push({ face: cluster.face, glyph: g.glyph, x: pen + g.x, y: baseline - g.y });
+        pen += g.dx;
       }
+      x += cluster.width + (cluster.space ? justify : 0);
     }
   }
   return {

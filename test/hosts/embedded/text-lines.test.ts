@@ -1,0 +1,73 @@
+/**
+ * The text engine's line rules: the visual order of mixed-direction text (the Unicode bidirectional algorithm's
+ * levels from `bidi-js`, reordered by rules L1 and L2), and where lines may break in scripts written without spaces
+ * (`Intl.Segmenter`'s words for Thai, any two ideographs or kana for Chinese and Japanese, with the kinsoku rules).
+ * The layout case uses DejaVu Sans (Debian's `fonts-dejavu-core`, which has Arabic) and says so when it is absent.
+ */
+import { describe, expect, it } from "vitest";
+import { embeddingLevels, visualOrder } from "../../../src/hosts/embedded/text/bidi.js";
+import { breakOpportunities } from "../../../src/hosts/embedded/text/breaks.js";
+import { FontCatalogue } from "../../../src/hosts/embedded/text/catalogue.js";
+import { layoutText } from "../../../src/hosts/embedded/text/layout.js";
+import type { TextSpec } from "../../../src/hosts/edits.js";
+
+describe("mixed directions", () => {
+  it("gives numbers and Latin words inside right-to-left text their own level", () => {
+    const text = "مرحبا 123 abc";
+    const levels = [...embeddingLevels(text, true)];
+    expect(levels.slice(0, 5)).toEqual([1, 1, 1, 1, 1]);
+    expect(levels.slice(6, 9)).toEqual([2, 2, 2]);
+    expect(levels.slice(10)).toEqual([2, 2, 2]);
+    expect([...embeddingLevels("abc", false)]).toEqual([0, 0, 0]);
+  });
+
+  it("orders a line's items by rules L1 and L2: higher levels reversed inside lower ones, trailing spaces at the base level", () => {
+    const items = [
+      { id: "a", level: 1 },
+      { id: "b", level: 1 },
+      { id: "1", level: 2 },
+      { id: "2", level: 2 },
+      { id: "c", level: 1 },
+      { id: " ", level: 2 },
+    ];
+    const order = visualOrder(items, (i) => i.level, (i) => i.id === " ", 1).map((i) => i.id);
+    expect(order).toEqual([" ", "c", "1", "2", "b", "a"]);
+    expect(visualOrder(items.slice(0, 2), (i) => i.level, () => false, 1).map((i) => i.id)).toEqual(["b", "a"]);
+    expect(visualOrder([{ level: 0 }, { level: 0 }], (i) => i.level, () => false, 0)).toEqual([{ level: 0 }, { level: 0 }]);
+  });
+
+  it("lays digits inside Arabic out left to right, to the left of the Arabic before them", async (ctx) => {
+    const catalogue = new FontCatalogue([], true);
+    if (!(await catalogue.list()).some((f) => f.postScriptName === "DejaVuSans")) return ctx.skip("DejaVu Sans is not installed (Debian: fonts-dejavu-core)");
+    const spec = (text: string): TextSpec => ({ text, font: "DejaVuSans", size: 20, color: [0, 0, 0, 255], position: { x: 400, y: 40 }, alignment: "right", tracking: 0, antiAlias: "smooth" });
+    const digits = (await layoutText(spec("123"), 72, catalogue)).glyphs.map((g) => g.glyph);
+    const arabic = new Set((await layoutText(spec("مرحبا"), 72, catalogue)).glyphs.map((g) => g.glyph));
+    const mixed = (await layoutText(spec("مرحبا 123"), 72, catalogue)).glyphs;
+    const at = digits.map((id) => mixed.find((g) => g.glyph === id)!.x);
+    expect(at[0]).toBeLessThan(at[1]!);
+    expect(at[1]).toBeLessThan(at[2]!);
+    const arabicLeft = Math.min(...mixed.filter((g) => arabic.has(g.glyph)).map((g) => g.x));
+    expect(at[2]).toBeLessThan(arabicLeft);
+  });
+});
+
+describe("line breaks in scripts without spaces", () => {
+  it("breaks Thai between the words ICU's dictionary finds, never inside one", () => {
+    const text = "สวัสดีครับยินดีต้อนรับ";
+    const breaks = breakOpportunities(text, "th");
+    const words = [...new Intl.Segmenter("th", { granularity: "word" }).segment(text)].map((s) => s.index).filter((i) => i > 0);
+    expect(words.length).toBeGreaterThan(1);
+    expect([...breaks].sort((a, b) => a - b)).toEqual(words);
+  });
+
+  it("breaks Chinese and Japanese between any two characters, but not before 。or small kana, nor after an opening bracket", () => {
+    const text = "東京「都」にっ行く。";
+    const breaks = breakOpportunities(text, "ja");
+    expect(breaks.has(1)).toBe(true);
+    expect(breaks.has(text.indexOf("。"))).toBe(false);
+    expect(breaks.has(text.indexOf("っ"))).toBe(false);
+    expect(breaks.has(text.indexOf("「") + 1)).toBe(false);
+    expect(breaks.has(text.indexOf("」"))).toBe(false);
+    expect(breakOpportunities("Latin words only", "en").size).toBe(0);
+  });
+});

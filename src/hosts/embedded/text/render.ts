@@ -50,9 +50,10 @@ type AntiAlias = (typeof TEXT_ANTI_ALIAS)[number];
 
 /**
  * How each anti-aliasing method draws, measured against the pixels Photoshop cached in the PSD corpus
- * (docs/editing.md "Photoshop as the referee"): `widen`, pixels the outline grows by on each edge (Photoshop fits
- * glyphs to a quarter-pixel grid, which rounds thin stems up: its `smooth` text at 13 px lays 21 % more ink than the
- * outline's area, its `strong` text at 12 px 31 %); `gain`, what coverage is multiplied by (saturating at full),
+ * (docs/editing.md "Photoshop as the referee"): `widen`, pixels the outline grows by on each edge, drawn as that
+ * much more coverage in every pixel an edge crosses, the ink such a band adds there (Photoshop fits glyphs to a
+ * quarter-pixel grid, which rounds thin stems up: its `smooth` text at 13 px lays 21 % more ink than the outline's
+ * area, its `strong` text at 12 px 31 %); `gain`, what coverage is multiplied by (saturating at full),
  * less `floor` first: `crisp` text's coverage comes in fifteenths where `smooth`'s comes in sixteenths; `rows`,
  * whether baselines sit on whole pixel rows (`crisp` text's do, `smooth` text's fall between rows). `sharp` has no
  * sample in the corpus: it is drawn as the hardest of the four, its coverage doubled around a quarter.
@@ -88,21 +89,20 @@ const cellKey = (face: number, glyph: number, fx: number, fy: number): string =>
  * sub-pixel position) rather than once per occurrence is what keeps a paragraph fast: librsvg has no glyph cache.
  */
 export function atlasSvg(cells: readonly Cell[], width: number, height: number, antiAlias: AntiAlias): string {
-  const { widen } = ANTI_ALIAS_METHODS[antiAlias];
-  // A stroke twice the widening, in font units, grows the outline by the widening on each side.
-  const stroke = (c: Cell): string => (widen === 0 ? "" : ` stroke-width="${round((2 * widen) / c.scale)}"`);
-  const paths = cells.map((c) => `<path transform="translate(${round(c.ax + c.ox)} ${round(c.ay + c.oy)}) scale(${round(c.scale)} ${round(-c.scale)})"${stroke(c)} d="${c.path}"/>`);
+  const paths = cells.map((c) => `<path transform="translate(${round(c.ax + c.ox)} ${round(c.ay + c.oy)}) scale(${round(c.scale)} ${round(-c.scale)})" d="${c.path}"/>`);
   return (
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" shape-rendering="${antiAlias === "none" ? "crispEdges" : "geometricPrecision"}">` +
-    `<g fill="#000"${widen === 0 ? "" : ` stroke="#000" stroke-linejoin="round"`}>${paths.join("")}</g></svg>`
+    `<g fill="#000">${paths.join("")}</g></svg>`
   );
 }
 
 /** A pixel's coverage (0–255) as `antiAlias` draws it. */
 function covered(ink: number, antiAlias: AntiAlias): number {
   if (antiAlias === "none") return ink >= 128 ? 255 : 0;
-  const { gain, floor } = ANTI_ALIAS_METHODS[antiAlias];
-  return gain === 1 ? ink : Math.max(0, Math.min(255, Math.round((ink - floor * 255) * gain)));
+  const { widen, gain, floor } = ANTI_ALIAS_METHODS[antiAlias];
+  // A pixel an edge crosses (partly covered) gains the band the widening adds along the edge.
+  const widened = ink > 0 && ink < 255 ? Math.min(255, ink + Math.round(255 * widen)) : ink;
+  return gain === 1 ? widened : Math.max(0, Math.min(255, Math.round((widened - floor * 255) * gain)));
 }
 
 /**

@@ -2,7 +2,8 @@
  * The text engine's line rules: the visual order of mixed-direction text (the Unicode bidirectional algorithm's
  * levels from `bidi-js`, reordered by rules L1 and L2), and where lines may break in scripts written without spaces
  * (`Intl.Segmenter`'s words for Thai, any two ideographs or kana for Chinese and Japanese, with the kinsoku rules).
- * The layout case uses DejaVu Sans (Debian's `fonts-dejavu-core`, which has Arabic) and says so when it is absent.
+ * The layout cases use DejaVu Sans (Debian's `fonts-dejavu-core`, which has Arabic) and Noto Sans Thai
+ * (`fonts-noto-core`), and say so when one is absent.
  */
 import { describe, expect, it } from "vitest";
 import { embeddingLevels, visualOrder } from "../../../src/hosts/embedded/text/bidi.js";
@@ -58,6 +59,28 @@ describe("line breaks in scripts without spaces", () => {
     const words = [...new Intl.Segmenter("th", { granularity: "word" }).segment(text)].map((s) => s.index).filter((i) => i > 0);
     expect(words.length).toBeGreaterThan(1);
     expect([...breaks].sort((a, b) => a - b)).toEqual(words);
+  });
+
+  it("wraps Thai in a box between words: the second line starts with the word that did not fit", async (ctx) => {
+    const catalogue = new FontCatalogue([], true);
+    if (!(await catalogue.list()).some((f) => f.postScriptName === "NotoSansThai-Regular")) return ctx.skip("Noto Sans Thai is not installed (Debian: fonts-noto-core)");
+    const spec = (text: string, box?: { x: number; y: number; width: number; height: number }): TextSpec => ({
+      text, font: "NotoSansThai-Regular", size: 20, color: [0, 0, 0, 255], ...(box === undefined ? { position: { x: 0, y: 40 } } : { box }), alignment: "left", tracking: 0, antiAlias: "smooth",
+    });
+    // Where a word's first glyph starts when it follows `before`: the width of `before`.
+    const widthBefore = async (before: string, word: string): Promise<number> => {
+      const own = (await layoutText(spec(word), 72, catalogue)).glyphs.map((g) => g.glyph);
+      const joined = (await layoutText(spec(before + word), 72, catalogue)).glyphs;
+      return joined.find((g, i) => i > 0 && joined.slice(i, i + own.length).every((h, k) => h.glyph === own[k]))!.x;
+    };
+    const [first, second, third] = ["สวัสดีครับ", "ยินดี", "ต้อนรับ"];
+    const next = (await layoutText(spec(second), 72, catalogue)).glyphs.map((g) => g.glyph);
+    // The box has room for the first word and half the second: the second goes whole to the next line.
+    const width = (await widthBefore(first, second)) + (await widthBefore(second, third)) / 2;
+    const wrapped = (await layoutText(spec(first + second + third, { x: 0, y: 0, width, height: 200 }), 72, catalogue)).glyphs;
+    const rows = [...new Set(wrapped.map((g) => g.y))].sort((a, b) => a - b);
+    expect(rows.length).toBeGreaterThan(1);
+    expect(wrapped.filter((g) => g.y === rows[1]).slice(0, next.length).map((g) => g.glyph)).toEqual(next);
   });
 
   it("breaks Chinese and Japanese between any two characters, but not before 。or small kana, nor after an opening bracket", () => {

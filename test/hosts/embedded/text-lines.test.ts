@@ -71,7 +71,7 @@ describe("line breaks in scripts without spaces", () => {
     const widthBefore = async (before: string, word: string): Promise<number> => {
       const own = (await layoutText(spec(word), 72, catalogue)).glyphs.map((g) => g.glyph);
       const joined = (await layoutText(spec(before + word), 72, catalogue)).glyphs;
-      return joined.find((g, i) => i > 0 && joined.slice(i, i + own.length).every((h, k) => h.glyph === own[k]))!.x;
+      return joined.find((_, i) => i > 0 && joined.slice(i, i + own.length).every((h, k) => h.glyph === own[k]))!.x;
     };
     const [first, second, third] = ["สวัสดีครับ", "ยินดี", "ต้อนรับ"];
     const next = (await layoutText(spec(second), 72, catalogue)).glyphs.map((g) => g.glyph);

@@ -17,7 +17,7 @@ const paragraph = Array.from({ length: WORDS }, (_, i) => VOCABULARY[(i * 7) % V
 
 const ctx = { signal: new AbortController().signal, caller: "bench" };
 
-const spec = { text: paragraph, font: "DejaVu Sans", size: 24, color: [20, 40, 60, 255], box: BOX, alignment: "left", tracking: 0, antiAlias: true };
+const spec = { text: paragraph, font: "DejaVu Sans", size: 24, color: [20, 40, 60, 255], box: BOX, alignment: "left", tracking: 0, antiAlias: "smooth" };
 
 async function pango() {
   const markup = `<span foreground="#14283c">${paragraph}</span>`;

@@ -346,10 +346,10 @@ try {
     const { fonts } = await call("font.list", {});
     const font = fonts.find((f) => /^(ArialMT|Arial-BoldMT|MyriadPro-Regular|DejaVuSans)$/.test(f.postScriptName)) ?? fonts[0];
     if (font === undefined) return "FAIL app.fonts is empty";
-    const spec = { text: "Bridge\ntext", font: font.postScriptName, size: 24, color: [192, 0, 0, 255], position: { x: 100, y: 60 }, alignment: "center", tracking: 0, antiAlias: true };
+    const spec = { text: "Bridge\ntext", font: font.postScriptName, size: 24, color: [192, 0, 0, 255], position: { x: 100, y: 60 }, alignment: "center", tracking: 0, antiAlias: "smooth" };
     const { layerId } = await edit(id, "edit.layer", { op: "layer:create", kind: "text", name: "text", text: spec, place: { to: "top" } });
     const made = await layerOf(id, layerId);
-    expectSame(problems, "made", made.text, { text: "Bridge\ntext", font: font.postScriptName, size: 24, color: "#c00000", alignment: "center", tracking: 0, antiAlias: true, direction: "ltr", position: { x: 100, y: 60 } });
+    expectSame(problems, "made", made.text, { text: "Bridge\ntext", font: font.postScriptName, size: 24, color: "#c00000", alignment: "center", tracking: 0, antiAlias: "smooth", direction: "ltr", position: { x: 100, y: 60 } });
     const box = { x: 10, y: 20, width: 150, height: 80 };
     await edit(id, "edit.layer", { op: "layer:updateText", layerId, text: { ...spec, position: undefined, box, leading: 30, alignment: "left" } });
     const changed = await layerOf(id, layerId);

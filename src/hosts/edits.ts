@@ -1,7 +1,7 @@
 import type { ResolvedAdjustment, ResolvedFilter } from "../protocol/adjustments.js";
 import type { ResolvedEffects, ResolvedGlobalLight } from "../protocol/effects.js";
 import type { ResolvedFill } from "../protocol/fills.js";
-import type { HostRect, TEXT_ALIGNMENTS, TEXT_DIRECTIONS } from "../protocol/index.js";
+import type { HostRect, TEXT_ALIGNMENTS, TEXT_ANTI_ALIAS, TEXT_DIRECTIONS } from "../protocol/index.js";
 
 /*
  * The editing vocabulary as editors receive it. The methods (`src/methods/edit-layer.ts`, `edit-document.ts`, `edit-selection.ts`) decide every default, check every
@@ -57,7 +57,9 @@ export interface TextSpec {
   readonly leading?: number | undefined;
   /** Thousandths of an em added after every character. */
   readonly tracking: number;
-  readonly antiAlias: boolean;
+  /** Points the glyphs move up from the baseline (down when negative); undefined: 0. */
+  readonly baselineShift?: number | undefined;
+  readonly antiAlias: (typeof TEXT_ANTI_ALIAS)[number];
   /** Undefined: from the text's script. Vertical directions are refused by editors that cannot set them. */
   readonly direction?: (typeof TEXT_DIRECTIONS)[number] | undefined;
   /** ISO 15924 tag; undefined: from the text. */

@@ -1,7 +1,7 @@
 import { parseColor } from "../hosts/_internal/color.js";
 import { type EditPlace, hasText, type TextSpec } from "../hosts/edits.js";
 import type { DocumentTree } from "../hosts/host.js";
-import { BridgeError, type LayerText, type MethodParams, POINTS_PER_INCH } from "../protocol/index.js";
+import { BridgeError, type LayerText, type MethodParams, POINTS_PER_INCH, type TEXT_ANTI_ALIAS } from "../protocol/index.js";
 import { defineMethod, type MethodContext, type MethodDefinition } from "./define.js";
 import { editTarget, editedLayer, sendEdit, targetLayer } from "./_internal/edits.js";
 import { requireOp } from "./_internal/support.js";
@@ -20,6 +20,11 @@ export function requireText(ctx: MethodContext): void {
   throw new BridgeError("NOT_SUPPORTED", `The ${ctx.host.kind} editor cannot make text layers yet`, {
     details: { editor: ctx.host.kind, capability: "text" },
   });
+}
+
+/** An anti-aliasing method from a call: a method's name, or `true` (`smooth`) / `false` (`none`). */
+function antiAliasMethod(value: boolean | (typeof TEXT_ANTI_ALIAS)[number]): (typeof TEXT_ANTI_ALIAS)[number] {
+  return value === true ? "smooth" : value === false ? "none" : value;
 }
 
 /** What a text layer is named when the caller gives no name: its first line, as Photoshop names one. */
@@ -57,7 +62,8 @@ export function textSpec(tree: DocumentTree, params: TextParams, base?: LayerTex
     alignment: params.alignment ?? base?.alignment ?? "left",
     leading: params.leading ?? base?.leading,
     tracking: params.tracking ?? base?.tracking ?? 0,
-    antiAlias: params.antiAlias ?? base?.antiAlias ?? true,
+    baselineShift: params.baselineShift ?? base?.baselineShift,
+    antiAlias: antiAliasMethod(params.antiAlias ?? base?.antiAlias ?? true),
     direction: params.direction ?? base?.direction,
     script: params.script ?? base?.script,
     language: params.language ?? base?.language,
@@ -76,7 +82,7 @@ export async function createTextLayer(ctx: MethodContext, tree: DocumentTree, pa
 export const textMethods: MethodDefinition[] = [
   defineMethod("layer:updateText", {
     description:
-      "Changes a text layer's `text` (`\\n` breaks lines), `font`, `size` (points), `color`, `position` or `box`, `alignment`, `leading` (points), `tracking` (1/1000 em), `antiAlias`, `direction`, `script` or `language`; fields left out stay as they are. The editor draws it again. An unknown font is `FONT_NOT_FOUND` with the closest names in `details.near`. Answers the layer with its bounds.",
+      "Changes a text layer's `text` (`\\n` breaks lines), `font`, `size` (points), `color`, `position` or `box`, `alignment`, `leading` (points), `tracking` (1/1000 em), `baselineShift` (points, up), `antiAlias` (`none`, `sharp`, `crisp`, `strong`, `smooth`; `true` is `smooth`, `false` `none`), `direction`, `script` or `language`; fields left out stay as they are. The editor draws it again. An unknown font is `FONT_NOT_FOUND` with the closest names in `details.near`. Answers the layer with its bounds.",
     examples: [{ layerId: 3, text: "Now 20% off" }, { layerId: 3, font: "NotoSans-Bold", size: 36, color: "#c00000" }],
     host: true,
     mutates: true,

@@ -111,13 +111,19 @@ export const TEXT_ALIGNMENTS = ["left", "center", "right", "justify"] as const;
  * sets yet (`NOT_SUPPORTED`). Left out: from the text's script.
  */
 export const TEXT_DIRECTIONS = ["ltr", "rtl", "ttb", "btt"] as const;
+/**
+ * Photoshop's anti-aliasing methods for text: `none` (hard edges), `sharp`, `crisp` (higher contrast), `strong`
+ * (heavier) and `smooth`. Calls may also pass `true` (`smooth`) or `false` (`none`).
+ */
+export const TEXT_ANTI_ALIAS = ["none", "sharp", "crisp", "strong", "smooth"] as const;
 
 /**
  * A text layer's text and type settings, as the editor reads them back. Sizes are points (1/72 inch, turned into
  * pixels with the document's resolution); `position` is where the first line's baseline starts (its left end for
  * left alignment, its middle for centre, its right end for right), `box` the paragraph box the lines wrap in;
  * exactly one of them. `tracking` is in thousandths of an em; `leading` absent is automatic (the font's own line
- * height). `fallbackFonts` names the fonts that drew characters `font` lacks.
+ * height); `baselineShift` (points, up) is absent when 0. `fallbackFonts` names the fonts that drew characters `font`
+ * lacks.
  */
 export const LayerTextSchema = z.object({
   text: z.string(),
@@ -131,7 +137,8 @@ export const LayerTextSchema = z.object({
   alignment: z.enum(TEXT_ALIGNMENTS),
   leading: z.number().positive().optional(),
   tracking: z.number(),
-  antiAlias: z.boolean(),
+  baselineShift: z.number().optional(),
+  antiAlias: z.enum(TEXT_ANTI_ALIAS),
   direction: z.enum(TEXT_DIRECTIONS).optional(),
   /** ISO 15924 script tag (`Arab`, `Deva`), when one was set. */
   script: z.string().optional(),

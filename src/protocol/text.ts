@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { EditedLayerSchema, HostRectSchema, PointSchema, TEXT_ALIGNMENTS, TEXT_DIRECTIONS } from "./resources.js";
+import { EditedLayerSchema, HostRectSchema, PointSchema, TEXT_ALIGNMENTS, TEXT_ANTI_ALIAS, TEXT_DIRECTIONS } from "./resources.js";
 
 /*
  * Text layers: the settings `layer:create {kind: "text"}` and `layer:updateText` take, and the editor's fonts. Sizes
@@ -39,7 +39,10 @@ export const TEXT_SETTINGS = {
   leading: points.optional(),
   /** Thousandths of an em added between characters. */
   tracking: z.number().min(TEXT_TRACKING_RANGE[0]).max(TEXT_TRACKING_RANGE[1]).optional(),
-  antiAlias: z.boolean().optional(),
+  /** Points the glyphs move up from the baseline (down when negative), as Photoshop's baseline shift. */
+  baselineShift: z.number().min(-MAX_TEXT_POINTS).max(MAX_TEXT_POINTS).optional(),
+  /** One of `TEXT_ANTI_ALIAS`, or `true` (`smooth`) / `false` (`none`). */
+  antiAlias: z.union([z.enum(TEXT_ANTI_ALIAS), z.boolean()]).optional(),
   /** The paragraphs' base direction; left out: the direction of each paragraph's first letter. */
   direction: z.enum(TEXT_DIRECTIONS).optional(),
   /** ISO 15924 script tag (`Latn`, `Arab`, `Deva`); left out: from the text. */

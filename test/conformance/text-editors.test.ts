@@ -88,6 +88,24 @@ describe.each(MATRIX)("text layers over $label", ({ editor, transport }) => {
     expect((await info(made.id)).text).toEqual(changed.text);
   });
 
+  it("anti-aliasing by method and a baseline shift: Photoshop sets each; GIMP, on or off only, refuses the rest naming the field", async () => {
+    await setup();
+    const made = expectResult("layer:create", await call("layer:create", { kind: "text", text: "Crisp", font: FAMILY, size: 18, antiAlias: true })) as TextLayer;
+    expect(made.text?.antiAlias).toBe("smooth");
+    const off = expectResult("layer:updateText", await call("layer:updateText", { layerId: made.id, antiAlias: false })) as TextLayer;
+    expect(off.text?.antiAlias).toBe("none");
+    const crisp = await call("layer:updateText", { layerId: made.id, antiAlias: "crisp" });
+    const shifted = await call("layer:updateText", { layerId: made.id, baselineShift: 4 });
+    if (editor.name === "gimp") {
+      expect(crisp.error).toMatchObject({ code: "NOT_SUPPORTED", details: { editor: "gimp", field: "antiAlias" } });
+      expect(shifted.error).toMatchObject({ code: "NOT_SUPPORTED", details: { editor: "gimp", field: "baselineShift" } });
+      expect((await info(made.id)).text).toEqual(off.text);
+      return;
+    }
+    expect((expectResult("layer:updateText", crisp) as TextLayer).text?.antiAlias).toBe("crisp");
+    expect((expectResult("layer:updateText", shifted) as TextLayer).text).toMatchObject({ antiAlias: "crisp", baselineShift: 4 });
+  });
+
   it("a font the editor lacks is FONT_NOT_FOUND with near names, and nothing changes", async () => {
     await setup();
     const before = await current();

@@ -38,7 +38,7 @@ describe.each(EDIT_MATRIX.filter(({ editor }) => editor.name === "embedded"))("t
     const before = await s.current();
     const made = text(await s.call("layer:create", { kind: "text", text: "Sale", font: FONT, size: 40, color: "#ff0000", position: { x: 50, y: 100 } }), "layer:create");
     expect(made).toMatchObject({ kind: "text", name: "Sale", revision: before.revision + 1 });
-    expect(made.text).toMatchObject({ text: "Sale", size: 40, color: "#ff0000", position: { x: 50, y: 100 }, alignment: "left", antiAlias: true });
+    expect(made.text).toMatchObject({ text: "Sale", size: 40, color: "#ff0000", position: { x: 50, y: 100 }, alignment: "left", antiAlias: "smooth" });
     expect(made.text?.font).toMatch(/^DejaVuSans$/);
     // The ink sits on the baseline at y 100, starting near x 50 (a 40 pt capital at 72 ppi is about 29 px tall).
     expect(made.bounds.left).toBeGreaterThanOrEqual(48);

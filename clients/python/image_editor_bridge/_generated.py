@@ -170,7 +170,7 @@ class _HostLayerTextRequired(TypedDict):
     color: str
     alignment: Literal["left", "center", "right", "justify"]
     tracking: float
-    antiAlias: bool
+    antiAlias: Literal["none", "sharp", "crisp", "strong", "smooth"]
 
 
 class HostLayerText(_HostLayerTextRequired, total=False):
@@ -178,6 +178,7 @@ class HostLayerText(_HostLayerTextRequired, total=False):
     position: HostLayerTextPosition
     box: HostRect
     leading: float
+    baselineShift: float
     direction: Literal["ltr", "rtl", "ttb", "btt"]
     script: str
     language: str
@@ -609,7 +610,8 @@ class LayerCreateParams(TypedDict, total=False):
     alignment: Literal["left", "center", "right", "justify"]
     leading: float
     tracking: float
-    antiAlias: bool
+    baselineShift: float
+    antiAlias: Literal["none", "sharp", "crisp", "strong", "smooth"] | bool
     direction: Literal["ltr", "rtl", "ttb", "btt"]
     script: str
     language: str
@@ -1141,7 +1143,7 @@ class _LayerCreateResultTextRequired(TypedDict):
     color: str
     alignment: Literal["left", "center", "right", "justify"]
     tracking: float
-    antiAlias: bool
+    antiAlias: Literal["none", "sharp", "crisp", "strong", "smooth"]
 
 
 class LayerCreateResultText(_LayerCreateResultTextRequired, total=False):
@@ -1149,6 +1151,7 @@ class LayerCreateResultText(_LayerCreateResultTextRequired, total=False):
     position: LayerCreateResultTextPosition
     box: HostRect
     leading: float
+    baselineShift: float
     direction: Literal["ltr", "rtl", "ttb", "btt"]
     script: str
     language: str
@@ -2191,7 +2194,7 @@ class _LayerUpdateResultTextRequired(TypedDict):
     color: str
     alignment: Literal["left", "center", "right", "justify"]
     tracking: float
-    antiAlias: bool
+    antiAlias: Literal["none", "sharp", "crisp", "strong", "smooth"]
 
 
 class LayerUpdateResultText(_LayerUpdateResultTextRequired, total=False):
@@ -2199,6 +2202,7 @@ class LayerUpdateResultText(_LayerUpdateResultTextRequired, total=False):
     position: LayerUpdateResultTextPosition
     box: HostRect
     leading: float
+    baselineShift: float
     direction: Literal["ltr", "rtl", "ttb", "btt"]
     script: str
     language: str
@@ -2770,7 +2774,7 @@ class _LayerDuplicateResultTextRequired(TypedDict):
     color: str
     alignment: Literal["left", "center", "right", "justify"]
     tracking: float
-    antiAlias: bool
+    antiAlias: Literal["none", "sharp", "crisp", "strong", "smooth"]
 
 
 class LayerDuplicateResultText(_LayerDuplicateResultTextRequired, total=False):
@@ -2778,6 +2782,7 @@ class LayerDuplicateResultText(_LayerDuplicateResultTextRequired, total=False):
     position: LayerDuplicateResultTextPosition
     box: HostRect
     leading: float
+    baselineShift: float
     direction: Literal["ltr", "rtl", "ttb", "btt"]
     script: str
     language: str
@@ -2854,7 +2859,7 @@ class _LayerMoveResultTextRequired(TypedDict):
     color: str
     alignment: Literal["left", "center", "right", "justify"]
     tracking: float
-    antiAlias: bool
+    antiAlias: Literal["none", "sharp", "crisp", "strong", "smooth"]
 
 
 class LayerMoveResultText(_LayerMoveResultTextRequired, total=False):
@@ -2862,6 +2867,7 @@ class LayerMoveResultText(_LayerMoveResultTextRequired, total=False):
     position: LayerMoveResultTextPosition
     box: HostRect
     leading: float
+    baselineShift: float
     direction: Literal["ltr", "rtl", "ttb", "btt"]
     script: str
     language: str
@@ -2937,7 +2943,7 @@ class _LayerGroupResultTextRequired(TypedDict):
     color: str
     alignment: Literal["left", "center", "right", "justify"]
     tracking: float
-    antiAlias: bool
+    antiAlias: Literal["none", "sharp", "crisp", "strong", "smooth"]
 
 
 class LayerGroupResultText(_LayerGroupResultTextRequired, total=False):
@@ -2945,6 +2951,7 @@ class LayerGroupResultText(_LayerGroupResultTextRequired, total=False):
     position: LayerGroupResultTextPosition
     box: HostRect
     leading: float
+    baselineShift: float
     direction: Literal["ltr", "rtl", "ttb", "btt"]
     script: str
     language: str
@@ -3033,7 +3040,7 @@ class _LayerMergeResultTextRequired(TypedDict):
     color: str
     alignment: Literal["left", "center", "right", "justify"]
     tracking: float
-    antiAlias: bool
+    antiAlias: Literal["none", "sharp", "crisp", "strong", "smooth"]
 
 
 class LayerMergeResultText(_LayerMergeResultTextRequired, total=False):
@@ -3041,6 +3048,7 @@ class LayerMergeResultText(_LayerMergeResultTextRequired, total=False):
     position: LayerMergeResultTextPosition
     box: HostRect
     leading: float
+    baselineShift: float
     direction: Literal["ltr", "rtl", "ttb", "btt"]
     script: str
     language: str
@@ -3113,7 +3121,7 @@ class _LayerRasterizeResultTextRequired(TypedDict):
     color: str
     alignment: Literal["left", "center", "right", "justify"]
     tracking: float
-    antiAlias: bool
+    antiAlias: Literal["none", "sharp", "crisp", "strong", "smooth"]
 
 
 class LayerRasterizeResultText(_LayerRasterizeResultTextRequired, total=False):
@@ -3121,6 +3129,7 @@ class LayerRasterizeResultText(_LayerRasterizeResultTextRequired, total=False):
     position: LayerRasterizeResultTextPosition
     box: HostRect
     leading: float
+    baselineShift: float
     direction: Literal["ltr", "rtl", "ttb", "btt"]
     script: str
     language: str
@@ -3199,7 +3208,7 @@ class _LayerFillResultTextRequired(TypedDict):
     color: str
     alignment: Literal["left", "center", "right", "justify"]
     tracking: float
-    antiAlias: bool
+    antiAlias: Literal["none", "sharp", "crisp", "strong", "smooth"]
 
 
 class LayerFillResultText(_LayerFillResultTextRequired, total=False):
@@ -3207,6 +3216,7 @@ class LayerFillResultText(_LayerFillResultTextRequired, total=False):
     position: LayerFillResultTextPosition
     box: HostRect
     leading: float
+    baselineShift: float
     direction: Literal["ltr", "rtl", "ttb", "btt"]
     script: str
     language: str
@@ -3279,7 +3289,7 @@ class _LayerClearResultTextRequired(TypedDict):
     color: str
     alignment: Literal["left", "center", "right", "justify"]
     tracking: float
-    antiAlias: bool
+    antiAlias: Literal["none", "sharp", "crisp", "strong", "smooth"]
 
 
 class LayerClearResultText(_LayerClearResultTextRequired, total=False):
@@ -3287,6 +3297,7 @@ class LayerClearResultText(_LayerClearResultTextRequired, total=False):
     position: LayerClearResultTextPosition
     box: HostRect
     leading: float
+    baselineShift: float
     direction: Literal["ltr", "rtl", "ttb", "btt"]
     script: str
     language: str
@@ -3373,7 +3384,7 @@ class _LayerTransformResultTextRequired(TypedDict):
     color: str
     alignment: Literal["left", "center", "right", "justify"]
     tracking: float
-    antiAlias: bool
+    antiAlias: Literal["none", "sharp", "crisp", "strong", "smooth"]
 
 
 class LayerTransformResultText(_LayerTransformResultTextRequired, total=False):
@@ -3381,6 +3392,7 @@ class LayerTransformResultText(_LayerTransformResultTextRequired, total=False):
     position: LayerTransformResultTextPosition
     box: HostRect
     leading: float
+    baselineShift: float
     direction: Literal["ltr", "rtl", "ttb", "btt"]
     script: str
     language: str
@@ -3462,7 +3474,7 @@ class _LayerAddMaskResultTextRequired(TypedDict):
     color: str
     alignment: Literal["left", "center", "right", "justify"]
     tracking: float
-    antiAlias: bool
+    antiAlias: Literal["none", "sharp", "crisp", "strong", "smooth"]
 
 
 class LayerAddMaskResultText(_LayerAddMaskResultTextRequired, total=False):
@@ -3470,6 +3482,7 @@ class LayerAddMaskResultText(_LayerAddMaskResultTextRequired, total=False):
     position: LayerAddMaskResultTextPosition
     box: HostRect
     leading: float
+    baselineShift: float
     direction: Literal["ltr", "rtl", "ttb", "btt"]
     script: str
     language: str
@@ -3542,7 +3555,7 @@ class _LayerDeleteMaskResultTextRequired(TypedDict):
     color: str
     alignment: Literal["left", "center", "right", "justify"]
     tracking: float
-    antiAlias: bool
+    antiAlias: Literal["none", "sharp", "crisp", "strong", "smooth"]
 
 
 class LayerDeleteMaskResultText(_LayerDeleteMaskResultTextRequired, total=False):
@@ -3550,6 +3563,7 @@ class LayerDeleteMaskResultText(_LayerDeleteMaskResultTextRequired, total=False)
     position: LayerDeleteMaskResultTextPosition
     box: HostRect
     leading: float
+    baselineShift: float
     direction: Literal["ltr", "rtl", "ttb", "btt"]
     script: str
     language: str
@@ -3622,7 +3636,7 @@ class _LayerApplyMaskResultTextRequired(TypedDict):
     color: str
     alignment: Literal["left", "center", "right", "justify"]
     tracking: float
-    antiAlias: bool
+    antiAlias: Literal["none", "sharp", "crisp", "strong", "smooth"]
 
 
 class LayerApplyMaskResultText(_LayerApplyMaskResultTextRequired, total=False):
@@ -3630,6 +3644,7 @@ class LayerApplyMaskResultText(_LayerApplyMaskResultTextRequired, total=False):
     position: LayerApplyMaskResultTextPosition
     box: HostRect
     leading: float
+    baselineShift: float
     direction: Literal["ltr", "rtl", "ttb", "btt"]
     script: str
     language: str
@@ -3706,7 +3721,7 @@ class _LayerUpdateMaskResultTextRequired(TypedDict):
     color: str
     alignment: Literal["left", "center", "right", "justify"]
     tracking: float
-    antiAlias: bool
+    antiAlias: Literal["none", "sharp", "crisp", "strong", "smooth"]
 
 
 class LayerUpdateMaskResultText(_LayerUpdateMaskResultTextRequired, total=False):
@@ -3714,6 +3729,7 @@ class LayerUpdateMaskResultText(_LayerUpdateMaskResultTextRequired, total=False)
     position: LayerUpdateMaskResultTextPosition
     box: HostRect
     leading: float
+    baselineShift: float
     direction: Literal["ltr", "rtl", "ttb", "btt"]
     script: str
     language: str
@@ -3798,7 +3814,7 @@ class _LayerReplaceContentsResultTextRequired(TypedDict):
     color: str
     alignment: Literal["left", "center", "right", "justify"]
     tracking: float
-    antiAlias: bool
+    antiAlias: Literal["none", "sharp", "crisp", "strong", "smooth"]
 
 
 class LayerReplaceContentsResultText(_LayerReplaceContentsResultTextRequired, total=False):
@@ -3806,6 +3822,7 @@ class LayerReplaceContentsResultText(_LayerReplaceContentsResultTextRequired, to
     position: LayerReplaceContentsResultTextPosition
     box: HostRect
     leading: float
+    baselineShift: float
     direction: Literal["ltr", "rtl", "ttb", "btt"]
     script: str
     language: str
@@ -4664,7 +4681,7 @@ class _LayerAdjustResultTextRequired(TypedDict):
     color: str
     alignment: Literal["left", "center", "right", "justify"]
     tracking: float
-    antiAlias: bool
+    antiAlias: Literal["none", "sharp", "crisp", "strong", "smooth"]
 
 
 class LayerAdjustResultText(_LayerAdjustResultTextRequired, total=False):
@@ -4672,6 +4689,7 @@ class LayerAdjustResultText(_LayerAdjustResultTextRequired, total=False):
     position: LayerAdjustResultTextPosition
     box: HostRect
     leading: float
+    baselineShift: float
     direction: Literal["ltr", "rtl", "ttb", "btt"]
     script: str
     language: str
@@ -5270,7 +5288,7 @@ class _FilterApplyResultTextRequired(TypedDict):
     color: str
     alignment: Literal["left", "center", "right", "justify"]
     tracking: float
-    antiAlias: bool
+    antiAlias: Literal["none", "sharp", "crisp", "strong", "smooth"]
 
 
 class FilterApplyResultText(_FilterApplyResultTextRequired, total=False):
@@ -5278,6 +5296,7 @@ class FilterApplyResultText(_FilterApplyResultTextRequired, total=False):
     position: FilterApplyResultTextPosition
     box: HostRect
     leading: float
+    baselineShift: float
     direction: Literal["ltr", "rtl", "ttb", "btt"]
     script: str
     language: str
@@ -5825,7 +5844,7 @@ class _LayerSetEffectsResultTextRequired(TypedDict):
     color: str
     alignment: Literal["left", "center", "right", "justify"]
     tracking: float
-    antiAlias: bool
+    antiAlias: Literal["none", "sharp", "crisp", "strong", "smooth"]
 
 
 class LayerSetEffectsResultText(_LayerSetEffectsResultTextRequired, total=False):
@@ -5833,6 +5852,7 @@ class LayerSetEffectsResultText(_LayerSetEffectsResultTextRequired, total=False)
     position: LayerSetEffectsResultTextPosition
     box: HostRect
     leading: float
+    baselineShift: float
     direction: Literal["ltr", "rtl", "ttb", "btt"]
     script: str
     language: str
@@ -6247,7 +6267,8 @@ class LayerUpdateTextParams(TypedDict, total=False):
     alignment: Literal["left", "center", "right", "justify"]
     leading: float
     tracking: float
-    antiAlias: bool
+    baselineShift: float
+    antiAlias: Literal["none", "sharp", "crisp", "strong", "smooth"] | bool
     direction: Literal["ltr", "rtl", "ttb", "btt"]
     script: str
     language: str
@@ -6301,7 +6322,7 @@ class _LayerUpdateTextResultTextRequired(TypedDict):
     color: str
     alignment: Literal["left", "center", "right", "justify"]
     tracking: float
-    antiAlias: bool
+    antiAlias: Literal["none", "sharp", "crisp", "strong", "smooth"]
 
 
 class LayerUpdateTextResultText(_LayerUpdateTextResultTextRequired, total=False):
@@ -6309,6 +6330,7 @@ class LayerUpdateTextResultText(_LayerUpdateTextResultTextRequired, total=False)
     position: LayerUpdateTextResultTextPosition
     box: HostRect
     leading: float
+    baselineShift: float
     direction: Literal["ltr", "rtl", "ttb", "btt"]
     script: str
     language: str
@@ -7546,7 +7568,8 @@ class LayerMethods:
         alignment: Literal["left", "center", "right", "justify"] | None = None,
         leading: float | None = None,
         tracking: float | None = None,
-        anti_alias: bool | None = None,
+        baseline_shift: float | None = None,
+        anti_alias: Literal["none", "sharp", "crisp", "strong", "smooth"] | bool | None = None,
         direction: Literal["ltr", "rtl", "ttb", "btt"] | None = None,
         script: str | None = None,
         language: str | None = None,
@@ -7556,16 +7579,16 @@ class LayerMethods:
         """`layer:create`: Makes a new pixel layer (`kind` `pixel`, the default; transparent, or filled with
         `fillColor`), an empty group, a text layer (`kind` `text`: `text`, `font`, `size` in points, and
         optionally `color`, `position` (where the first baseline starts) or `box` (a paragraph box the lines
-        wrap in), `alignment`, `leading`, `tracking`, `antiAlias`, `direction`, `script`, `language`; see
-        `layer:updateText`), an adjustment layer (`kind` `adjustment` with `adjustment` `{type, …settings}` as
-        `layer:adjust` takes) or a fill layer (`kind` `fill` with `fill` `{type: solid, color}` or `{type:
-        gradient, style, stops, angle?, scale?}`), named `Layer <n>` / `Group <n>` / after its text unless
-        `name` is given, above the active layer unless placed with `above`, `below`, `parent` or `to`; it
-        becomes the active layer. Answers the new layer with its bounds.
+        wrap in), `alignment`, `leading`, `tracking`, `baselineShift`, `antiAlias`, `direction`, `script`,
+        `language`; see `layer:updateText`), an adjustment layer (`kind` `adjustment` with `adjustment`
+        `{type, …settings}` as `layer:adjust` takes) or a fill layer (`kind` `fill` with `fill` `{type: solid,
+        color}` or `{type: gradient, style, stops, angle?, scale?}`), named `Layer <n>` / `Group <n>` / after
+        its text unless `name` is given, above the active layer unless placed with `above`, `below`, `parent`
+        or `to`; it becomes the active layer. Answers the new layer with its bounds.
 
         Wire params: `LayerCreateParams`.
         """
-        answer = await self._invoke_method("layer:create", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("kind", kind, False), ("name", name, False), ("fillColor", fill_color, False), ("adjustment", adjustment, False), ("fill", fill, False), ("above", above, False), ("below", below, False), ("parent", parent, False), ("to", to, False), ("text", text, False), ("font", font, False), ("size", size, False), ("color", color, False), ("position", position, False), ("box", box, False), ("alignment", alignment, False), ("leading", leading, False), ("tracking", tracking, False), ("antiAlias", anti_alias, False), ("direction", direction, False), ("script", script, False), ("language", language, False)), timeout, on_progress)
+        answer = await self._invoke_method("layer:create", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("kind", kind, False), ("name", name, False), ("fillColor", fill_color, False), ("adjustment", adjustment, False), ("fill", fill, False), ("above", above, False), ("below", below, False), ("parent", parent, False), ("to", to, False), ("text", text, False), ("font", font, False), ("size", size, False), ("color", color, False), ("position", position, False), ("box", box, False), ("alignment", alignment, False), ("leading", leading, False), ("tracking", tracking, False), ("baselineShift", baseline_shift, False), ("antiAlias", anti_alias, False), ("direction", direction, False), ("script", script, False), ("language", language, False)), timeout, on_progress)
         return cast("LayerCreateResult", answer)
 
     async def update(
@@ -7973,7 +7996,8 @@ class LayerMethods:
         alignment: Literal["left", "center", "right", "justify"] | None = None,
         leading: float | None = None,
         tracking: float | None = None,
-        anti_alias: bool | None = None,
+        baseline_shift: float | None = None,
+        anti_alias: Literal["none", "sharp", "crisp", "strong", "smooth"] | bool | None = None,
         direction: Literal["ltr", "rtl", "ttb", "btt"] | None = None,
         script: str | None = None,
         language: str | None = None,
@@ -7981,14 +8005,15 @@ class LayerMethods:
         on_progress: ProgressCallback | None = None,
     ) -> LayerUpdateTextResult:
         """`layer:updateText`: Changes a text layer's `text` (`\\n` breaks lines), `font`, `size` (points),
-        `color`, `position` or `box`, `alignment`, `leading` (points), `tracking` (1/1000 em), `antiAlias`,
-        `direction`, `script` or `language`; fields left out stay as they are. The editor draws it again. An
-        unknown font is `FONT_NOT_FOUND` with the closest names in `details.near`. Answers the layer with its
-        bounds.
+        `color`, `position` or `box`, `alignment`, `leading` (points), `tracking` (1/1000 em), `baselineShift`
+        (points, up), `antiAlias` (`none`, `sharp`, `crisp`, `strong`, `smooth`; `true` is `smooth`, `false`
+        `none`), `direction`, `script` or `language`; fields left out stay as they are. The editor draws it
+        again. An unknown font is `FONT_NOT_FOUND` with the closest names in `details.near`. Answers the layer
+        with its bounds.
 
         Wire params: `LayerUpdateTextParams`.
         """
-        answer = await self._invoke_method("layer:updateText", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("layerId", layer_id, False), ("layerIndex", layer_index, False), ("text", text, False), ("font", font, False), ("size", size, False), ("color", color, False), ("position", position, False), ("box", box, False), ("alignment", alignment, False), ("leading", leading, False), ("tracking", tracking, False), ("antiAlias", anti_alias, False), ("direction", direction, False), ("script", script, False), ("language", language, False)), timeout, on_progress)
+        answer = await self._invoke_method("layer:updateText", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("layerId", layer_id, False), ("layerIndex", layer_index, False), ("text", text, False), ("font", font, False), ("size", size, False), ("color", color, False), ("position", position, False), ("box", box, False), ("alignment", alignment, False), ("leading", leading, False), ("tracking", tracking, False), ("baselineShift", baseline_shift, False), ("antiAlias", anti_alias, False), ("direction", direction, False), ("script", script, False), ("language", language, False)), timeout, on_progress)
         return cast("LayerUpdateTextResult", answer)
 
 
@@ -9205,7 +9230,8 @@ class SyncLayerMethods:
         alignment: Literal["left", "center", "right", "justify"] | None = None,
         leading: float | None = None,
         tracking: float | None = None,
-        anti_alias: bool | None = None,
+        baseline_shift: float | None = None,
+        anti_alias: Literal["none", "sharp", "crisp", "strong", "smooth"] | bool | None = None,
         direction: Literal["ltr", "rtl", "ttb", "btt"] | None = None,
         script: str | None = None,
         language: str | None = None,
@@ -9215,16 +9241,16 @@ class SyncLayerMethods:
         """`layer:create`: Makes a new pixel layer (`kind` `pixel`, the default; transparent, or filled with
         `fillColor`), an empty group, a text layer (`kind` `text`: `text`, `font`, `size` in points, and
         optionally `color`, `position` (where the first baseline starts) or `box` (a paragraph box the lines
-        wrap in), `alignment`, `leading`, `tracking`, `antiAlias`, `direction`, `script`, `language`; see
-        `layer:updateText`), an adjustment layer (`kind` `adjustment` with `adjustment` `{type, …settings}` as
-        `layer:adjust` takes) or a fill layer (`kind` `fill` with `fill` `{type: solid, color}` or `{type:
-        gradient, style, stops, angle?, scale?}`), named `Layer <n>` / `Group <n>` / after its text unless
-        `name` is given, above the active layer unless placed with `above`, `below`, `parent` or `to`; it
-        becomes the active layer. Answers the new layer with its bounds.
+        wrap in), `alignment`, `leading`, `tracking`, `baselineShift`, `antiAlias`, `direction`, `script`,
+        `language`; see `layer:updateText`), an adjustment layer (`kind` `adjustment` with `adjustment`
+        `{type, …settings}` as `layer:adjust` takes) or a fill layer (`kind` `fill` with `fill` `{type: solid,
+        color}` or `{type: gradient, style, stops, angle?, scale?}`), named `Layer <n>` / `Group <n>` / after
+        its text unless `name` is given, above the active layer unless placed with `above`, `below`, `parent`
+        or `to`; it becomes the active layer. Answers the new layer with its bounds.
 
         Wire params: `LayerCreateParams`.
         """
-        answer = self._invoke_method("layer:create", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("kind", kind, False), ("name", name, False), ("fillColor", fill_color, False), ("adjustment", adjustment, False), ("fill", fill, False), ("above", above, False), ("below", below, False), ("parent", parent, False), ("to", to, False), ("text", text, False), ("font", font, False), ("size", size, False), ("color", color, False), ("position", position, False), ("box", box, False), ("alignment", alignment, False), ("leading", leading, False), ("tracking", tracking, False), ("antiAlias", anti_alias, False), ("direction", direction, False), ("script", script, False), ("language", language, False)), timeout, on_progress)
+        answer = self._invoke_method("layer:create", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("kind", kind, False), ("name", name, False), ("fillColor", fill_color, False), ("adjustment", adjustment, False), ("fill", fill, False), ("above", above, False), ("below", below, False), ("parent", parent, False), ("to", to, False), ("text", text, False), ("font", font, False), ("size", size, False), ("color", color, False), ("position", position, False), ("box", box, False), ("alignment", alignment, False), ("leading", leading, False), ("tracking", tracking, False), ("baselineShift", baseline_shift, False), ("antiAlias", anti_alias, False), ("direction", direction, False), ("script", script, False), ("language", language, False)), timeout, on_progress)
         return cast("LayerCreateResult", answer)
 
     def update(
@@ -9632,7 +9658,8 @@ class SyncLayerMethods:
         alignment: Literal["left", "center", "right", "justify"] | None = None,
         leading: float | None = None,
         tracking: float | None = None,
-        anti_alias: bool | None = None,
+        baseline_shift: float | None = None,
+        anti_alias: Literal["none", "sharp", "crisp", "strong", "smooth"] | bool | None = None,
         direction: Literal["ltr", "rtl", "ttb", "btt"] | None = None,
         script: str | None = None,
         language: str | None = None,
@@ -9640,14 +9667,15 @@ class SyncLayerMethods:
         on_progress: ProgressCallback | None = None,
     ) -> LayerUpdateTextResult:
         """`layer:updateText`: Changes a text layer's `text` (`\\n` breaks lines), `font`, `size` (points),
-        `color`, `position` or `box`, `alignment`, `leading` (points), `tracking` (1/1000 em), `antiAlias`,
-        `direction`, `script` or `language`; fields left out stay as they are. The editor draws it again. An
-        unknown font is `FONT_NOT_FOUND` with the closest names in `details.near`. Answers the layer with its
-        bounds.
+        `color`, `position` or `box`, `alignment`, `leading` (points), `tracking` (1/1000 em), `baselineShift`
+        (points, up), `antiAlias` (`none`, `sharp`, `crisp`, `strong`, `smooth`; `true` is `smooth`, `false`
+        `none`), `direction`, `script` or `language`; fields left out stay as they are. The editor draws it
+        again. An unknown font is `FONT_NOT_FOUND` with the closest names in `details.near`. Answers the layer
+        with its bounds.
 
         Wire params: `LayerUpdateTextParams`.
         """
-        answer = self._invoke_method("layer:updateText", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("layerId", layer_id, False), ("layerIndex", layer_index, False), ("text", text, False), ("font", font, False), ("size", size, False), ("color", color, False), ("position", position, False), ("box", box, False), ("alignment", alignment, False), ("leading", leading, False), ("tracking", tracking, False), ("antiAlias", anti_alias, False), ("direction", direction, False), ("script", script, False), ("language", language, False)), timeout, on_progress)
+        answer = self._invoke_method("layer:updateText", _pick(("documentId", document_id, False), ("ifRevision", if_revision, False), ("layerId", layer_id, False), ("layerIndex", layer_index, False), ("text", text, False), ("font", font, False), ("size", size, False), ("color", color, False), ("position", position, False), ("box", box, False), ("alignment", alignment, False), ("leading", leading, False), ("tracking", tracking, False), ("baselineShift", baseline_shift, False), ("antiAlias", anti_alias, False), ("direction", direction, False), ("script", script, False), ("language", language, False)), timeout, on_progress)
         return cast("LayerUpdateTextResult", answer)
 
 

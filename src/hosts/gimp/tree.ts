@@ -143,7 +143,7 @@ export function parseText(f: readonly Sexp[], x: number, y: number, width: numbe
     color: hex(asList(f[4] ?? [], "text colour").map((c) => asNumber(c, "colour channel"))),
     alignment: JUSTIFICATIONS[asNumber(f[5], "justification")] ?? "left",
     tracking: px > 0 ? settle((asNumber(f[7], "letter spacing") / px) * 1000) : 0,
-    antiAlias: asNumber(f[8], "antialias") === 1,
+    antiAlias: asNumber(f[8], "antialias") === 1 ? "smooth" : "none",
     direction: DIRECTIONS[asNumber(f[9], "text direction")] ?? "ltr",
   };
   if (lineSpacing !== 0) text.leading = points(asNumber(f[13], "line height") + lineSpacing);

@@ -85,6 +85,7 @@ export interface FakeText {
   useAutoLeading: boolean;
   leading: number;
   tracking: number;
+  baselineShift: number;
   antiAlias: string;
 }
 

@@ -10,6 +10,7 @@ import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readPsd } from "ag-psd";
+import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ensureCanvasFactory } from "../../../src/hosts/embedded/psd.js";
 import { breakOpportunities } from "../../../src/hosts/embedded/text/breaks.js";
@@ -55,7 +56,7 @@ describe("shaping equals hb-shape's", () => {
       expect(ours.glyphs.map((g) => [g.glyph, g.cluster, g.xAdvance, g.yAdvance, g.xOffset, g.yOffset])).toEqual(reference.map((g) => [g.g, g.cl, g.ax, g.ay, g.dx, g.dy]));
       // The engine lays out exactly those glyphs, in that order (one run: the font has every character).
       const layout = await layoutText(
-        { text: sample.text, font: sample.font, size: 20, color: [0, 0, 0, 255], position: { x: 0, y: 30 }, alignment: "left", tracking: 0, antiAlias: true, script: sample.script, language: sample.language },
+        { text: sample.text, font: sample.font, size: 20, color: [0, 0, 0, 255], position: { x: 0, y: 30 }, alignment: "left", tracking: 0, antiAlias: "smooth", script: sample.script, language: sample.language },
         72,
         catalogue,
       );
@@ -66,7 +67,7 @@ describe("shaping equals hb-shape's", () => {
 
   it.skipIf(!existsSync(`${NOTO}/NotoSansDevanagari-Regular.ttf`))("a character the font lacks is drawn with a fallback face, named", async () => {
     const layout = await layoutText(
-      { text: "Hello नमस्ते", font: "DejaVu Sans", size: 20, color: [0, 0, 0, 255], position: { x: 0, y: 30 }, alignment: "left", tracking: 0, antiAlias: true },
+      { text: "Hello नमस्ते", font: "DejaVu Sans", size: 20, color: [0, 0, 0, 255], position: { x: 0, y: 30 }, alignment: "left", tracking: 0, antiAlias: "smooth" },
       72,
       catalogue,
     );
@@ -76,7 +77,7 @@ describe("shaping equals hb-shape's", () => {
 
 describe("mixed directions and line breaks", () => {
   const catalogue = new FontCatalogue();
-  const spec = { size: 20, color: [0, 0, 0, 255] as [number, number, number, number], alignment: "left" as const, tracking: 0, antiAlias: true };
+  const spec = { size: 20, color: [0, 0, 0, 255] as [number, number, number, number], alignment: "left" as const, tracking: 0, antiAlias: "smooth" as const };
 
   /** The glyph id `font` draws `char` with, alone. */
   async function glyphOf(font: string, char: string): Promise<number> {
@@ -191,5 +192,53 @@ describe("text layers in PSD files", () => {
     const all = (list: readonly HostLayer[]): HostLayer[] => list.flatMap((l) => [l, ...all(l.children ?? [])]);
     const back = all(layers).find((l) => l.name === made.name);
     expect(back?.text).toMatchObject({ text: "Price: 9,99 €\nToday", font: "DejaVuSans-Bold", size: 30, color: "#336699" });
+  });
+  it("each anti-aliasing method draws its own way, and it and the baseline shift go into the PSD record and back", async () => {
+    const harness = await startOnSharedEditor();
+    const client = await harness.connect();
+    const created = await client.send("document:create", { width: 200, height: 60 });
+    expect(created.ok, JSON.stringify(created.error)).toBe(true);
+    const documentId = (created.result as { id: number }).id;
+    /** A text layer drawn with `settings`: its answer, and its alpha values where not 0. */
+    const draw = async (settings: Record<string, unknown>): Promise<{ layer: HostLayer; alpha: number[] }> => {
+      const answer = await client.send("layer:create", { documentId, kind: "text", text: "Hamburgefonts", font: "DejaVuSans", size: 13, position: { x: 10, y: 40 }, ...settings });
+      expect(answer.ok, JSON.stringify(answer.error)).toBe(true);
+      const layer = answer.result as HostLayer;
+      const png = (await client.send("image:exportLayer", { documentId, layerId: layer.id, format: "png" })).result as { data: string };
+      const { data } = await sharp(Buffer.from(png.data.split(",")[1]!, "base64")).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+      return { layer, alpha: [...data.filter((_, i) => i % 4 === 3)].filter((a) => a > 0) };
+    };
+    const ink = (alpha: readonly number[]): number => alpha.reduce((sum, a) => sum + a, 0);
+    const partial = (alpha: readonly number[]): number => alpha.filter((a) => a < 255).length;
+    const drawn = Object.fromEntries(await Promise.all(["none", "sharp", "crisp", "strong", "smooth"].map(async (m) => [m, await draw({ antiAlias: m })] as const)));
+    for (const [method, { layer }] of Object.entries(drawn)) expect(layer.text?.antiAlias).toBe(method);
+    expect((await draw({ antiAlias: true })).layer.text?.antiAlias).toBe("smooth");
+    expect((await draw({ antiAlias: false })).layer.text?.antiAlias).toBe("none");
+    // None has hard edges; sharp is harder than crisp and smooth; strong is heavier than smooth, which is heavier
+    // than the unwidened crisp.
+    expect(partial(drawn.none!.alpha)).toBe(0);
+    expect(partial(drawn.sharp!.alpha)).toBeLessThan(partial(drawn.crisp!.alpha));
+    expect(partial(drawn.sharp!.alpha)).toBeLessThan(partial(drawn.smooth!.alpha));
+    expect(ink(drawn.strong!.alpha)).toBeGreaterThan(ink(drawn.smooth!.alpha));
+    expect(ink(drawn.smooth!.alpha)).toBeGreaterThan(ink(drawn.crisp!.alpha));
+
+    // A baseline shift of 6 pt at 72 ppi lifts the glyphs 6 px.
+    const plain = await draw({ antiAlias: "crisp" });
+    const shifted = await draw({ antiAlias: "crisp", baselineShift: 6 });
+    expect(shifted.layer.bounds.bottom).toBe(plain.layer.bounds.bottom - 6);
+    expect(shifted.layer.text).toMatchObject({ baselineShift: 6, position: { x: 10, y: 40 } });
+    const strong = await draw({ antiAlias: "strong", baselineShift: -2.5, name: "strong shifted" });
+    const path = join(dir, "methods.psd");
+    const saved = await client.send("document:save", { documentId, savePath: path, allowLossy: true });
+    expect(saved.ok, JSON.stringify(saved.error)).toBe(true);
+    ensureCanvasFactory();
+    const psd = readPsd(await readFile(path), { skipCompositeImageData: true, skipLayerImageData: true, skipThumbnail: true, useImageData: true });
+    const record = (psd.children ?? []).find((l) => l.name === "strong shifted")?.text;
+    expect(record).toMatchObject({ antiAlias: "strong", style: { baselineShift: -2.5 } });
+    const reopened = await client.send("document:open", { path });
+    expect(reopened.ok, JSON.stringify(reopened.error)).toBe(true);
+    const layers = (await client.send("document:layers", { documentId: (reopened.result as { id: number }).id })).result as HostLayer[];
+    expect(layers.find((l) => l.name === "strong shifted")?.text).toMatchObject({ antiAlias: "strong", baselineShift: -2.5 });
+    expect(strong.layer.text).toMatchObject({ antiAlias: "strong", baselineShift: -2.5 });
   });
 });

@@ -9,7 +9,7 @@ import type { TextSpec } from "../../../src/hosts/edits.js";
 import { runExtendScript } from "../../fakes/photoshop/extendscript/run.js";
 import { FakeModel } from "../../fakes/photoshop/model.js";
 
-const SPEC: TextSpec = { text: "Summer\nsale", font: "DejaVuSans-Bold", size: 24, color: [192, 0, 0, 255], position: { x: 20, y: 40 }, alignment: "center", tracking: 50, antiAlias: true };
+const SPEC: TextSpec = { text: "Summer\nsale", font: "DejaVuSans-Bold", size: 24, color: [192, 0, 0, 255], position: { x: 20, y: 40 }, alignment: "center", tracking: 50, antiAlias: "smooth" };
 
 function run(model: FakeModel, edit: Record<string, unknown>, history: string) {
   const out = runExtendScript(model, buildScript("edit.layer", { documentId: model.docs[0]!.id, edit, history }));
@@ -41,7 +41,7 @@ describe("text layers through the DOM", () => {
     expect(made.history).toEqual(["layer:create"]);
     const read = JSON.parse(runExtendScript(model, buildScript("layer.get", { documentId: model.docs[0]!.id, layerId: id })).text) as { result: { text: unknown } };
     expect(read.result.text).toEqual({
-      text: "Summer\nsale", font: "DejaVuSans-Bold", size: 24, color: "#c00000", alignment: "center", tracking: 50, antiAlias: true, direction: "ltr", position: { x: 20, y: 40 },
+      text: "Summer\nsale", font: "DejaVuSans-Bold", size: 24, color: "#c00000", alignment: "center", tracking: 50, antiAlias: "smooth", direction: "ltr", position: { x: 20, y: 40 },
     });
   });
 
@@ -49,7 +49,7 @@ describe("text layers through the DOM", () => {
     const model = FakeModel.withSample(() => {});
     const id = run(model, { op: "layer:create", kind: "text", name: "T", text: SPEC, place: { to: "top" } }, "layer:create").result.layerId!;
     const box = { x: 10, y: 12, width: 200, height: 80 };
-    const spec: TextSpec = { ...SPEC, position: undefined, box, leading: 30, antiAlias: false, alignment: "justify" };
+    const spec: TextSpec = { ...SPEC, position: undefined, box, leading: 30, antiAlias: "none", alignment: "justify" };
     const changed = run(model, { op: "layer:updateText", layerId: id, text: spec }, "layer:updateText");
     expect(changed.calls).toEqual([
       `${id}.textItem.kind = TextType.PARAGRAPHTEXT`,
@@ -67,6 +67,16 @@ describe("text layers through the DOM", () => {
       `${id}.textItem.height = 80 px`,
     ]);
     expect(changed.history).toEqual(["layer:updateText"]);
+  });
+
+  it("layer:updateText: an anti-aliasing method by name and a baseline shift, read back as set", () => {
+    const model = FakeModel.withSample(() => {});
+    const id = run(model, { op: "layer:create", kind: "text", name: "T", text: SPEC, place: { to: "top" } }, "layer:create").result.layerId!;
+    const changed = run(model, { op: "layer:updateText", layerId: id, text: { ...SPEC, antiAlias: "crisp", baselineShift: -3 } }, "layer:updateText");
+    expect(changed.calls).toContain(`${id}.textItem.baselineShift = -3 pt`);
+    expect(changed.calls).toContain(`${id}.textItem.antiAliasMethod = AntiAlias.CRISP`);
+    const read = JSON.parse(runExtendScript(model, buildScript("layer.get", { documentId: model.docs[0]!.id, layerId: id })).text) as { result: { text: unknown } };
+    expect(read.result.text).toMatchObject({ antiAlias: "crisp", baselineShift: -3 });
   });
 
   it("font.list answers Application.fonts' family, style and PostScript name", () => {

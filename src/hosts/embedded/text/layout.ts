@@ -4,7 +4,7 @@
  * HarfBuzz in its direction with its paragraph as context, lines broken at the Unicode line break opportunities
  * where a box is narrower than a paragraph (a word longer than the box is cut between letters), then each line's
  * clusters put in visual order by their levels and placed: aligned to the point or the box, baselines `leading`
- * apart, `tracking` added after each character.
+ * apart, `tracking` added after each character, the glyphs moved up by the baseline shift.
  *
  * Not done: hyphenation.
  */
@@ -13,7 +13,7 @@ import type { TextSpec } from "../../edits.js";
 import { bidiLevels, visualOrder } from "./bidi.js";
 import { breakOpportunities } from "./breaks.js";
 import type { FontCatalogue, FontFace } from "./catalogue.js";
-import { type LoadedFace, loadFace, shapeRun } from "./shaper.js";
+import { isRtl, type LoadedFace, loadFace, shapeRun } from "./shaper.js";
 
 /** Automatic leading as a share of the type size: Photoshop's (120 %). */
 export const AUTO_LEADING = 1.2;
@@ -38,6 +38,17 @@ export interface TextLayout {
   /** Lines laid out, and how many of them fit in the box (all, for point text). */
   readonly lines: number;
   readonly shownLines: number;
+}
+
+/**
+ * How far below a box's top its first baseline sits, in font units: Adobe's "ascent" first baseline (Illustrator's
+ * default, and what Photoshop's paragraph text measured in the PSD corpus shows), the height of the letter d; for a
+ * font without a d, its ascender.
+ */
+function firstBaselineOffset(face: LoadedFace): number {
+  const d = shapeRun(face, "d", { direction: "ltr" }).glyphs[0];
+  const extents = d === undefined || d.glyph === 0 ? undefined : face.font.glyphExtents(d.glyph);
+  return extents === undefined || extents.yBearing <= 0 ? face.ascender : extents.yBearing;
 }
 
 /** One cluster of a paragraph (one or more characters shaped together), with its glyphs in visual order. */
@@ -80,7 +91,9 @@ async function itemize(paragraph: string, levels: Uint8Array, primary: FontFace,
 
 /** A paragraph shaped into clusters, in logical order, and the paragraph's own embedding level. */
 async function shapeParagraph(paragraph: string, spec: TextSpec, primary: FontFace, catalogue: FontCatalogue, sizePixels: number, used: Set<FontFace>): Promise<{ clusters: Cluster[]; level: number }> {
-  const bidi = bidiLevels(paragraph, spec.direction === "rtl" || spec.direction === "ltr" ? spec.direction : undefined);
+  // The base direction: the one asked, else the script's when one is given, else the first letter's.
+  const base = spec.direction === "rtl" || spec.direction === "ltr" ? spec.direction : spec.script !== undefined ? (isRtl("", { script: spec.script }) ? "rtl" : "ltr") : undefined;
+  const bidi = bidiLevels(paragraph, base);
   const runs = await itemize(paragraph, bidi.levels, primary, catalogue);
   const breaks = breakOpportunities(paragraph, spec.language);
   const clusters: Cluster[] = [];
@@ -167,14 +180,15 @@ export async function layoutText(spec: TextSpec, resolution: number, catalogue: 
     const broken = breakLines(clusters, box?.width);
     for (const [i, line] of broken.entries()) lines.push({ clusters: line, level, last: i === broken.length - 1 });
   }
-  const firstBaseline = box === undefined ? spec.position!.y : box.y + (primaryFace.ascender * sizePixels) / primaryFace.upem;
+  const shift = (spec.baselineShift ?? 0) * pixelsPerPoint;
+  const firstBaseline = (box === undefined ? spec.position!.y : box.y + (firstBaselineOffset(primaryFace) * sizePixels) / primaryFace.upem) - shift;
   const descent = (-primaryFace.descender * sizePixels) / primaryFace.upem;
   const glyphs: PlacedGlyph[] = [];
   let shownLines = 0;
   for (const [index, line] of lines.entries()) {
     const baseline = firstBaseline + index * leading;
-    // A box shows the lines that fit in it, as Photoshop's paragraph text does.
-    if (box !== undefined && baseline + descent > box.y + box.height + 0.5 && index > 0) break;
+    // A box shows the lines that fit in it, as Photoshop's paragraph text does (the shift does not count).
+    if (box !== undefined && baseline + shift + descent > box.y + box.height + 0.5 && index > 0) break;
     shownLines++;
     const width = shownWidth(line.clusters);
     const spaces = line.clusters.filter((c, i) => c.space && i < line.clusters.length - 1).length;

@@ -2,8 +2,9 @@
  * A text layer's settings and the PSD's text record (ag-psd's `LayerTextData`), both ways. A layer this editor drew
  * keeps the settings it was drawn with (`EngineText`, in its record beside the PSD text, left out of saves) and
  * writes a text record from them, so Photoshop opens the file with a text layer of the same text, font, size and
- * colour. A text layer opened from a PSD reads its settings from the record: its first style run's font, size and
- * colour, the paragraph's justification, and the transform's origin (point text) or box.
+ * colour. A text layer opened from a PSD reads its settings from the record: its first style run's font, size,
+ * colour, tracking, leading and baseline shift, the paragraph's justification, the anti-aliasing method, and the
+ * transform's origin (point text) or box.
  *
  * Sizes: Photoshop's text engine keeps sizes in pixels of the text's own space (points at 72 ppi), scaled by the
  * layer's transform; a size in points is that × the transform's vertical scale × 72 / the document's resolution.
@@ -39,7 +40,7 @@ export function textRecord(engine: EngineText, resolution: number): LayerTextDat
   return {
     text: spec.text.replace(/\n/g, "\r"),
     transform: [1, 0, 0, 1, origin.x, origin.y],
-    antiAlias: (spec.antiAlias ? "smooth" : "none") satisfies AntiAlias,
+    antiAlias: spec.antiAlias satisfies AntiAlias,
     orientation: "horizontal",
     shapeType: spec.box === undefined ? "point" : "box",
     ...(spec.box === undefined ? {} : { boxBounds: [0, 0, spec.box.width, spec.box.height] }),
@@ -48,6 +49,7 @@ export function textRecord(engine: EngineText, resolution: number): LayerTextDat
       fontSize: spec.size * pixelsPerPoint,
       fillColor: { r: spec.color[0], g: spec.color[1], b: spec.color[2] },
       tracking: spec.tracking,
+      ...(spec.baselineShift === undefined ? {} : { baselineShift: spec.baselineShift * pixelsPerPoint }),
       autoLeading: spec.leading === undefined,
       ...(spec.leading === undefined ? {} : { leading: spec.leading * pixelsPerPoint }),
     },
@@ -67,6 +69,7 @@ export function engineLayerText(engine: EngineText): LayerText {
     alignment: spec.alignment,
     ...(spec.leading === undefined ? {} : { leading: spec.leading }),
     tracking: spec.tracking,
+    ...(spec.baselineShift === undefined || spec.baselineShift === 0 ? {} : { baselineShift: spec.baselineShift }),
     antiAlias: spec.antiAlias,
     ...(spec.direction === undefined ? {} : { direction: spec.direction }),
     ...(spec.script === undefined ? {} : { script: spec.script }),
@@ -80,6 +83,9 @@ function rgba(color: Color | undefined): Rgba {
   if (color !== undefined && "fr" in color) return [color.fr * 255, color.fg * 255, color.fb * 255, 255];
   return [0, 0, 0, 255];
 }
+
+/** Photoshop's methods by their record names; the platform's own ("Windows", "Mac") are read as `smooth`. */
+const ANTI_ALIAS: Record<AntiAlias, LayerText["antiAlias"]> = { none: "none", sharp: "sharp", crisp: "crisp", strong: "strong", smooth: "smooth", platform: "smooth", platformLCD: "smooth" };
 
 const ALIGNMENT: Partial<Record<Justification, TextSpec["alignment"]>> = { left: "left", center: "center", right: "right" };
 
@@ -107,7 +113,8 @@ export function recordLayerText(record: LayerTextData | undefined, resolution: n
     alignment: ALIGNMENT[justification] ?? (justification.startsWith("justify") ? "justify" : "left"),
     ...(style.autoLeading === false && style.leading !== undefined ? { leading: style.leading * scale * pointsPerPixel } : {}),
     tracking: style.tracking ?? 0,
-    antiAlias: record.antiAlias !== "none",
+    ...(style.baselineShift ? { baselineShift: Math.round(style.baselineShift * scale * pointsPerPixel * 1000) / 1000 } : {}),
+    antiAlias: ANTI_ALIAS[record.antiAlias ?? "smooth"] ?? "smooth",
     ...(record.orientation === "vertical" ? { direction: "ttb" as const } : {}),
   };
 }

@@ -1,11 +1,12 @@
 /**
  * Drawing laid-out text: each glyph's HarfBuzz outline placed in one SVG, rasterised by sharp (librsvg: the same
  * rasteriser as the editor's other vector drawing), its coverage taken as the layer's alpha and the colour laid on
- * it. Anti-aliasing off draws with crisp edges and keeps only fully covered pixels.
+ * it. Each of Photoshop's anti-aliasing methods is a weight and a contrast (`ANTI_ALIAS_METHODS`); `none` draws with
+ * crisp edges and keeps only pixels at least half covered.
  */
 import sharp from "sharp";
 import type { Rgba } from "../../host.js";
-import type { HostRect } from "../../../protocol/index.js";
+import type { HostRect, TEXT_ANTI_ALIAS } from "../../../protocol/index.js";
 import { outline } from "./shaper.js";
 import type { TextLayout } from "./layout.js";
 
@@ -42,8 +43,28 @@ function inkBox(layout: TextLayout): HostRect | undefined {
   return { x: left, y: top, width: Math.ceil(x1) + 1 - left, height: Math.ceil(y1) + 1 - top };
 }
 
-/** Sub-pixel positions a glyph is drawn at across a pixel: a glyph is drawn once per position it takes. */
+/** Sub-pixel positions a glyph is drawn at across and down a pixel: a glyph is drawn once per position it takes. */
 export const GLYPH_SUBPIXELS = 4;
+
+type AntiAlias = (typeof TEXT_ANTI_ALIAS)[number];
+
+/**
+ * How each anti-aliasing method draws, measured against the pixels Photoshop cached in the PSD corpus
+ * (docs/editing.md "Photoshop as the referee"): `widen`, pixels the outline grows by on each edge, drawn as that
+ * much more coverage in every pixel an edge crosses, the ink such a band adds there (Photoshop fits glyphs to a
+ * quarter-pixel grid, which rounds thin stems up: its `smooth` text at 13 px lays 21 % more ink than the outline's
+ * area, its `strong` text at 12 px 31 %); `gain`, what coverage is multiplied by (saturating at full),
+ * less `floor` first: `crisp` text's coverage comes in fifteenths where `smooth`'s comes in sixteenths; `rows`,
+ * whether baselines sit on whole pixel rows (`crisp` text's do, `smooth` text's fall between rows). `sharp` has no
+ * sample in the corpus: it is drawn as the hardest of the four, its coverage doubled around a quarter.
+ */
+export const ANTI_ALIAS_METHODS: Readonly<Record<AntiAlias, { widen: number; gain: number; floor: number; rows: boolean }>> = {
+  none: { widen: 0, gain: 1, floor: 0, rows: true },
+  smooth: { widen: 0.1, gain: 1, floor: 0, rows: false },
+  strong: { widen: 0.15, gain: 1, floor: 0, rows: false },
+  crisp: { widen: 0, gain: 16 / 15, floor: 0, rows: true },
+  sharp: { widen: 0, gain: 2, floor: 0.25, rows: true },
+};
 
 /** One glyph at one sub-pixel position: its outline drawn once into the atlas, at `(ax, ay)`, `width × height`. */
 interface Cell {
@@ -67,12 +88,21 @@ const cellKey = (face: number, glyph: number, fx: number, fy: number): string =>
  * The atlas SVG: every cell's outline placed at its spot, drawn in one pass by librsvg. Drawing each glyph once (per
  * sub-pixel position) rather than once per occurrence is what keeps a paragraph fast: librsvg has no glyph cache.
  */
-export function atlasSvg(cells: readonly Cell[], width: number, height: number, antiAlias: boolean): string {
+export function atlasSvg(cells: readonly Cell[], width: number, height: number, antiAlias: AntiAlias): string {
   const paths = cells.map((c) => `<path transform="translate(${round(c.ax + c.ox)} ${round(c.ay + c.oy)}) scale(${round(c.scale)} ${round(-c.scale)})" d="${c.path}"/>`);
   return (
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" shape-rendering="${antiAlias ? "geometricPrecision" : "crispEdges"}">` +
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" shape-rendering="${antiAlias === "none" ? "crispEdges" : "geometricPrecision"}">` +
     `<g fill="#000">${paths.join("")}</g></svg>`
   );
+}
+
+/** A pixel's coverage (0–255) as `antiAlias` draws it. */
+function covered(ink: number, antiAlias: AntiAlias): number {
+  if (antiAlias === "none") return ink >= 128 ? 255 : 0;
+  const { widen, gain, floor } = ANTI_ALIAS_METHODS[antiAlias];
+  // A pixel an edge crosses (partly covered) gains the band the widening adds along the edge.
+  const widened = ink > 0 && ink < 255 ? Math.min(255, ink + Math.round(255 * widen)) : ink;
+  return gain === 1 ? widened : Math.max(0, Math.min(255, Math.round((widened - floor * 255) * gain)));
 }
 
 /**
@@ -80,7 +110,7 @@ export function atlasSvg(cells: readonly Cell[], width: number, height: number, 
  * size with `reserve` (the editor's memory and pixel limits) before drawing. Each glyph is drawn once per sub-pixel
  * position into an atlas, and the atlas's cells are added into the layer where the glyphs go.
  */
-export async function renderText(layout: TextLayout, color: Rgba, antiAlias: boolean, box: HostRect | undefined, reserve: (width: number, height: number) => { release(): void }): Promise<TextPixels> {
+export async function renderText(layout: TextLayout, color: Rgba, antiAlias: AntiAlias, box: HostRect | undefined, reserve: (width: number, height: number) => { release(): void }): Promise<TextPixels> {
   let area = inkBox(layout);
   if (area !== undefined && box !== undefined) {
     const [x0, y0] = [Math.max(area.x, Math.floor(box.x)), Math.max(area.y, Math.floor(box.y))];
@@ -102,11 +132,12 @@ export async function renderText(layout: TextLayout, color: Rgba, antiAlias: boo
         f = faces.size;
         faces.set(g.face, f);
       }
-      // Across, the position rounded to the nearest sub-pixel step (a whole pixel and a step within it); down, to the
-      // nearest whole pixel: baselines sit on pixel rows, as most renderers put them.
+      // The position rounded to the nearest sub-pixel step (a whole pixel and a step within it), across and, unless
+      // the method keeps baselines on whole pixel rows, down.
       const qx = Math.round(g.x * GLYPH_SUBPIXELS);
-      const [px, py] = [Math.floor(qx / GLYPH_SUBPIXELS), Math.round(g.y)];
-      const [fx, fy] = [qx - px * GLYPH_SUBPIXELS, 0];
+      const qy = ANTI_ALIAS_METHODS[antiAlias].rows ? Math.round(g.y) * GLYPH_SUBPIXELS : Math.round(g.y * GLYPH_SUBPIXELS);
+      const [px, py] = [Math.floor(qx / GLYPH_SUBPIXELS), Math.floor(qy / GLYPH_SUBPIXELS)];
+      const [fx, fy] = [qx - px * GLYPH_SUBPIXELS, qy - py * GLYPH_SUBPIXELS];
       const key = cellKey(f, g.glyph, fx, fy);
       let cell = cells.get(key);
       if (cell === undefined) {
@@ -158,8 +189,8 @@ export async function renderText(layout: TextLayout, color: Rgba, antiAlias: boo
     const data = new Uint8ClampedArray(area.width * area.height * 4);
     const [r, g, b, a] = color;
     for (let i = 0, o = 0; i < coverage.length; i++, o += 4) {
-      const covered = antiAlias ? coverage[i]! : coverage[i]! >= 128 ? 255 : 0;
-      if (covered === 0) continue;
+      const alpha = covered(coverage[i]!, antiAlias);
+      if (alpha === 0) continue;
       if (clip !== undefined) {
         const [px, py] = [i % area.width, Math.floor(i / area.width)];
         // A pixel is in the box when its centre is.
@@ -168,7 +199,7 @@ export async function renderText(layout: TextLayout, color: Rgba, antiAlias: boo
       data[o] = r;
       data[o + 1] = g;
       data[o + 2] = b;
-      data[o + 3] = Math.round((covered * a) / 255);
+      data[o + 3] = Math.round((alpha * a) / 255);
     }
     return trimmed({ left: area.x, top: area.y, width: area.width, height: area.height, data });
   } finally {

@@ -151,7 +151,8 @@ const TEXT_DIRECTION = { ltr: 0, rtl: 1 } as const;
  * `br-text-create`'s and `br-text-update`'s arguments after the layer: text, GIMP's name of the font, size, colour,
  * justification, leading (0: the font's own), tracking in ems, antialiasing, direction, language, then the
  * placement (`x y w h`, `w` 0 for a point).
- * @throws BridgeError `FONT_NOT_FOUND` `{font, near}`; `NOT_SUPPORTED` for vertical text or a colour that is not opaque
+ * @throws BridgeError `FONT_NOT_FOUND` `{font, near}`; `NOT_SUPPORTED` for vertical text, a colour that is not
+ * opaque, a baseline shift, or an anti-aliasing method other than `smooth` and `none`
  */
 function textArgs(edit: EditOp & { readonly text: TextSpec }, fonts: readonly FontInfo[]): string {
   const spec = edit.text;
@@ -162,6 +163,9 @@ function textArgs(edit: EditOp & { readonly text: TextSpec }, fonts: readonly Fo
   if (spec.direction === "ttb" || spec.direction === "btt") throw refuse("direction", "text layers run horizontally here", spec.direction);
   // A text layer's colour has no alpha in GIMP (the layer's opacity is a separate setting).
   if (spec.color[3] !== 255) throw refuse("color", "text colours are opaque: set the layer's opacity instead", spec.color[3]);
+  // GIMP's text layers are anti-aliased or not, and shift no baseline (only markup shifts characters).
+  if (spec.antiAlias !== "smooth" && spec.antiAlias !== "none") throw refuse("antiAlias", "anti-aliases text on or off only (smooth or none)", spec.antiAlias);
+  if ((spec.baselineShift ?? 0) !== 0) throw refuse("baselineShift", "text layers have no baseline shift", spec.baselineShift);
   const place = spec.box === undefined ? `${num(spec.position?.x ?? 0)} ${num(spec.position?.y ?? 0)} 0 0` : `${int(Math.round(spec.box.x))} ${int(Math.round(spec.box.y))} ${int(Math.max(1, Math.round(spec.box.width)))} ${int(Math.max(1, Math.round(spec.box.height)))}`;
   return [
     lit(spec.text),
@@ -171,7 +175,7 @@ function textArgs(edit: EditOp & { readonly text: TextSpec }, fonts: readonly Fo
     JUSTIFY[spec.alignment],
     num(spec.leading ?? 0),
     num(spec.tracking / 1000),
-    spec.antiAlias ? 1 : 0,
+    spec.antiAlias === "none" ? 0 : 1,
     TEXT_DIRECTION[spec.direction ?? "ltr"],
     lit(spec.language ?? ""),
     place,

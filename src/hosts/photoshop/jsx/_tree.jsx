@@ -44,7 +44,9 @@ var __ALIGNMENTS = { "Justification.LEFT": "left", "Justification.CENTER": "cent
 function __textOf(layer) {
   var t = layer.textItem, paragraph = String(t.kind) === "TextType.PARAGRAPHTEXT", at = t.position;
   var out = { text: String(t.contents).replace(/\r/g, "\n"), font: t.font, size: t.size.as("pt"), color: "#" + String(t.color.rgb.hexValue).toLowerCase(),
-    alignment: __ALIGNMENTS[String(t.justification)] || "justify", tracking: t.tracking, antiAlias: String(t.antiAliasMethod) !== "AntiAlias.NONE", direction: "ltr" };
+    alignment: __ALIGNMENTS[String(t.justification)] || "justify", tracking: t.tracking, antiAlias: String(t.antiAliasMethod).replace("AntiAlias.", "").toLowerCase(), direction: "ltr" };
+  var shift = t.baselineShift.as("pt");
+  if (shift !== 0) out.baselineShift = shift;
   if (t.useAutoLeading !== true) out.leading = t.leading.as("pt");
   if (paragraph) out.box = { x: __px(at[0]), y: __px(at[1]), width: __px(t.width), height: __px(t.height) };
   else out.position = { x: __px(at[0]), y: __px(at[1]) };

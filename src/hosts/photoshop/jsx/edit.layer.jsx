@@ -243,7 +243,8 @@ function __textSettings(item, s) {
     item.leading = new UnitValue(s.leading, "pt");
   }
   item.tracking = s.tracking;
-  item.antiAliasMethod = s.antiAlias ? AntiAlias.SMOOTH : AntiAlias.NONE;
+  if (s.baselineShift !== undefined && s.baselineShift !== null) item.baselineShift = new UnitValue(s.baselineShift, "pt");
+  item.antiAliasMethod = AntiAlias[s.antiAlias.toUpperCase()];
   if (box) {
     item.position = [new UnitValue(box.x, "px"), new UnitValue(box.y, "px")];
     item.width = new UnitValue(box.width, "px");

@@ -6,8 +6,8 @@
  * - TextItem: contents (lines broken by "\r"), font (the PostScript name), size (a UnitValue, points by default),
  *   color (SolidColor), kind (TextType.POINTTEXT or PARAGRAPHTEXT), position (the origin: the first baseline's start
  *   for point text, the box's top-left for paragraph text), width and height (paragraph text only), justification
- *   (Justification), useAutoLeading and leading (a UnitValue, points), tracking (thousandths of an em) and
- *   antiAliasMethod (AntiAlias).
+ *   (Justification), useAutoLeading and leading (a UnitValue, points), tracking (thousandths of an em),
+ *   baselineShift (a UnitValue, points, up) and antiAliasMethod (AntiAlias).
  * - Application.fonts: TextFonts of TextFont, each with family, name, postScriptName and style.
  * The stub draws no glyphs: a text layer's bounds stand in for them (a line is 0.6 em a character wide, its ascent
  * 0.8 em and descent 0.2 em above and below its baseline; a paragraph fills its box), in the text's colour.
@@ -40,7 +40,7 @@ export interface TextStub {
 
 /** A new text layer's TextItem, as Photoshop starts one (Layer > New > Text is empty, 12 pt, black, left). */
 export function newText(): FakeText {
-  return { contents: "", font: "DejaVuSans", size: 12, color: "000000", kind: "POINTTEXT", position: [0, 0], width: 0, height: 0, justification: "LEFT", useAutoLeading: true, leading: 14.4, tracking: 0, antiAlias: "SMOOTH" };
+  return { contents: "", font: "DejaVuSans", size: 12, color: "000000", kind: "POINTTEXT", position: [0, 0], width: 0, height: 0, justification: "LEFT", useAutoLeading: true, leading: 14.4, tracking: 0, baselineShift: 0, antiAlias: "SMOOTH" };
 }
 
 /** The bounds standing in for a text layer's glyphs. */
@@ -122,6 +122,8 @@ export function textItem(s: TextStub, d: FakeDocument, l: FakeLayer): object {
     set leading(v: unknown) { const pt = points(v, "leading"); set("leading", `${pt} pt`, () => { t.leading = pt; }); },
     get tracking() { return t.tracking; },
     set tracking(v: number) { set("tracking", String(v), () => { t.tracking = Number(v); }); },
+    get baselineShift() { return new StubUnitValue(t.baselineShift, "pt"); },
+    set baselineShift(v: unknown) { const pt = points(v, "baselineShift"); set("baselineShift", `${pt} pt`, () => { t.baselineShift = pt; }); },
     get antiAliasMethod() { return AntiAlias[t.antiAlias]!; },
     set antiAliasMethod(v: Enumerator) {
       const name = String(v).replace("AntiAlias.", "");

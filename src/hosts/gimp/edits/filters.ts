@@ -16,8 +16,8 @@ export const GIMP_UNSUPPORTED_ADJUSTMENTS = ["vibrance", "blackAndWhite", "selec
 /** Filters GIMP 2.10 has no procedure or exact combination for. */
 export const GIMP_UNSUPPORTED_FILTERS = ["boxBlur", "highPass"] as const;
 
-/** `plug-in-gauss`'s radius per pixel of σ: GIMP's radius is where the Gaussian falls to 1/255, √(2 ln 255) σ. */
-export const GIMP_GAUSS_RADIUS_PER_SIGMA = Math.sqrt(2 * Math.log(255));
+/** `plug-in-gauss`'s radius per pixel of σ: GIMP 2.10 hands `gegl:gaussian-blur` a standard deviation of 0.32 × its radius. */
+export const GIMP_GAUSS_RADIUS_PER_SIGMA = 1 / 0.32;
 /** `plug-in-rgb-noise`'s value per unit of standard deviation (of full scale): measured, σ = value / 2. */
 const RGB_NOISE_PER_SIGMA = 2;
 /** `plug-in-despeckle`'s largest radius. */
@@ -45,21 +45,27 @@ const srgbDecode = (v: number): number => (v <= 0.04045 ? v / 12.92 : ((v + 0.05
 const curveOf = (f: (v: number) => number): string => Array.from({ length: 256 }, (_, i) => fx(f(i / 255))).join(" ");
 
 /**
- * GIMP 2.10's channel mixer mixes linear light (a monochrome 0.3/0.59/0.11 mix of an 8-bit picture matched sRGB's
- * linear values to 0.5 level, and missed the mix of the stored values by up to 54 levels); Photoshop mixes the
- * stored (gamma-encoded) values. So the mix runs on the image made 32-bit float (gamma) for the moment: the
- * stored values are first encoded once more (`gimp-drawable-curves-explicit` of sRGB's encoding: the mixer's own
- * decoding gives them back), mixed, then `after` runs on the result, still encoded once, and the image gets its
- * precision back (8-bit values survive float exactly). In float nothing is rounded between the steps.
+ * Many of GIMP 2.10's procedures (the channel mixer, unsharp mask, motion blur, pixelize, emboss) work in linear
+ * light (a monochrome 0.3/0.59/0.11 mix of an 8-bit picture matched sRGB's linear values to 0.5 level, and missed the
+ * mix of the stored values by up to 54 levels); Photoshop works on the stored (gamma-encoded) values. So `body` runs
+ * on the image made 32-bit float (gamma) for the moment, its stored values first encoded once more
+ * (`gimp-drawable-curves-explicit` of sRGB's encoding): the procedure's own decoding gives them back, it works on
+ * them, and what it hands back is encoded once more. The image then gets its precision back (8-bit values survive
+ * float exactly). In float nothing is rounded or clipped between the steps.
  */
-function perceptualMix(l: string, mixer: string, after: string): string {
+function encodedOnceMore(l: string, body: string): string {
   const img = `(car (gimp-item-get-image ${l}))`;
   return (
     `(let ((precision (car (gimp-image-get-precision ${img})))) ` +
     `(if (not (= precision PRECISION-FLOAT-GAMMA)) (gimp-image-convert-precision ${img} PRECISION-FLOAT-GAMMA)) ` +
-    `(gimp-drawable-curves-explicit ${l} HISTOGRAM-VALUE 256 (vector ${curveOf(srgbEncode)})) ${mixer} ${after} ` +
+    `(gimp-drawable-curves-explicit ${l} HISTOGRAM-VALUE 256 (vector ${curveOf(srgbEncode)})) ${body} ` +
     `(if (not (= precision PRECISION-FLOAT-GAMMA)) (gimp-image-convert-precision ${img} precision)))`
   );
+}
+
+/** `body`, a procedure working in linear light, made to work on the stored values (see {@link encodedOnceMore}), its result decoded back to them. */
+function onStoredValues(l: string, body: string): string {
+  return encodedOnceMore(l, `${body} (gimp-drawable-curves-explicit ${l} HISTOGRAM-VALUE 256 (vector ${curveOf(srgbDecode)}))`);
 }
 
 /** Per-channel tables as `gimp-drawable-curves-explicit` calls (channels 1–3: red, green, blue): exact, the same tables the embedded editor applies. */
@@ -84,12 +90,12 @@ function adjustBody(l: string, a: ResolvedAdjustment): string {
       return `(gimp-drawable-invert ${l} FALSE)`;
     case "threshold":
       // Photoshop's grey (0.3 R + 0.59 G + 0.11 B of the stored values), then white from the level up: the grey is
-      // left encoded once more by perceptualMix, and gimp-drawable-threshold compares stored values, so the level
+      // left encoded once more by encodedOnceMore, and gimp-drawable-threshold compares stored values, so the level
       // is encoded too. A grey that rounds to the level is white (the embedded editor rounds the grey).
-      return perceptualMix(
+      return encodedOnceMore(
         l,
-        `(plug-in-colors-channel-mixer RUN-NONINTERACTIVE (car (gimp-item-get-image ${l})) ${l} TRUE 0.3 0.59 0.11 0 0 0 0 0 0)`,
-        `(gimp-drawable-threshold ${l} HISTOGRAM-VALUE ${fx(srgbEncode((a.level - 0.5) / 255))} 1.0)`,
+        `(plug-in-colors-channel-mixer RUN-NONINTERACTIVE (car (gimp-item-get-image ${l})) ${l} TRUE 0.3 0.59 0.11 0 0 0 0 0 0) ` +
+          `(gimp-drawable-threshold ${l} HISTOGRAM-VALUE ${fx(srgbEncode((a.level - 0.5) / 255))} 1.0)`,
       );
     case "hueSaturation": {
       if (a.colorize !== null) return `(gimp-drawable-colorize-hsl ${l} ${fx(a.colorize.hue)} ${fx(a.colorize.saturation)} ${fx(a.colorize.lightness)})`;
@@ -112,12 +118,8 @@ function adjustBody(l: string, a: ResolvedAdjustment): string {
         if (row.constant !== 0) refuse("layer:adjust", `adjustment.${a.monochrome ? "monochrome" : name}.constant`, "add a constant in its channel mixer");
       }
       const rows = [a.red, a.green, a.blue].flatMap((row) => [row.red, row.green, row.blue]).map((v) => fx(v / 100));
-      // Mixed as Photoshop mixes (the stored values, perceptualMix), then decoded back to them.
-      return perceptualMix(
-        l,
-        `(plug-in-colors-channel-mixer RUN-NONINTERACTIVE (car (gimp-item-get-image ${l})) ${l} ${a.monochrome ? "TRUE" : "FALSE"} ${rows.join(" ")})`,
-        `(gimp-drawable-curves-explicit ${l} HISTOGRAM-VALUE 256 (vector ${curveOf(srgbDecode)}))`,
-      );
+      // Mixed as Photoshop mixes: the stored values.
+      return onStoredValues(l, `(plug-in-colors-channel-mixer RUN-NONINTERACTIVE (car (gimp-item-get-image ${l})) ${l} ${a.monochrome ? "TRUE" : "FALSE"} ${rows.join(" ")})`);
     }
     case "gradientMap": {
       const stops = (a.reverse ? [...a.stops].reverse().map((s) => ({ ...s, location: 100 - s.location })) : a.stops).map(
@@ -140,12 +142,16 @@ function filterBody(l: string, f: ResolvedFilter): string {
       return `(plug-in-gauss RUN-NONINTERACTIVE ${img} ${l} ${radius} ${radius} 1)`;
     }
     case "motionBlur":
-      return `(plug-in-mblur RUN-NONINTERACTIVE ${img} ${l} 0 ${fx(f.distance)} ${fx(((f.angle % 360) + 360) % 360)} 0 0)`;
+      // gegl:motion-blur-linear: the mean of ceil(distance) + 1 bilinear samples along the segment centred on the
+      // pixel, as the embedded editor's; its angle turns clockwise on screen (y down), Photoshop's counter-clockwise.
+      return onStoredValues(l, `(plug-in-mblur RUN-NONINTERACTIVE ${img} ${l} 0 ${fx(f.distance)} ${fx((((-f.angle) % 360) + 360) % 360)} 0 0)`);
     case "unsharpMask":
-      return `(plug-in-unsharp-mask RUN-NONINTERACTIVE ${img} ${l} ${fx(f.radius)} ${fx(f.amount / 100)} ${int(f.threshold)})`;
+      // gegl:unsharp-mask: v + amount · (v − the Gaussian of σ = radius), in linear light.
+      return onStoredValues(l, `(plug-in-unsharp-mask RUN-NONINTERACTIVE ${img} ${l} ${fx(f.radius)} ${fx(f.amount / 100)} ${int(f.threshold)})`);
     case "sharpen":
-      // The same 3×3 kernel as the embedded editor, in the middle of convmatrix's 5×5, edges extended.
-      return `(plug-in-convmatrix RUN-NONINTERACTIVE ${img} ${l} 25 (vector 0 0 0 0 0 0 0 -1 0 0 0 -1 5 -1 0 0 0 -1 0 0 0 0 0 0 0) 0 1 0 5 (vector 1 1 1 0 0) 0)`;
+      // The same 3×3 kernel as the embedded editor, in the middle of convmatrix's 5×5, edges extended. The channel
+      // mask is grey, red, green, blue, alpha: all but alpha.
+      return `(plug-in-convmatrix RUN-NONINTERACTIVE ${img} ${l} 25 (vector 0 0 0 0 0 0 0 -1 0 0 0 -1 5 -1 0 0 0 -1 0 0 0 0 0 0 0) 0 1 0 5 (vector 1 1 1 1 0) 0)`;
     case "addNoise": {
       if (f.distribution !== "gaussian") refuse("filter:apply", "filter.distribution", "add uniform noise (its RGB noise is Gaussian)");
       const value = (f.amount / 100) * RGB_NOISE_PER_SIGMA;
@@ -157,7 +163,8 @@ function filterBody(l: string, f: ResolvedFilter): string {
       // Despeckle, neither adaptive nor recursive, every level taken: a plain median of the square.
       return `(plug-in-despeckle RUN-NONINTERACTIVE ${img} ${l} ${int(f.radius)} 0 -1 256)`;
     case "pixelate":
-      return `(plug-in-pixelize RUN-NONINTERACTIVE ${img} ${l} ${int(f.size)})`;
+      // gegl:pixelize: cells from the layer's top-left, each its mean in linear light.
+      return onStoredValues(l, `(plug-in-pixelize RUN-NONINTERACTIVE ${img} ${l} ${int(f.size)})`);
     case "emboss":
       return `(plug-in-emboss RUN-NONINTERACTIVE ${img} ${l} ${fx(f.azimuth)} ${fx(f.elevation)} ${int(f.depth)} TRUE)`;
     case "boxBlur":

@@ -134,6 +134,15 @@ function adjustBody(l: string, a: ResolvedAdjustment): string {
   }
 }
 
+/**
+ * `body` (of the drawable `d`) run on a copy of layer `l` grown by `m` pixels that repeat its edge, as the embedded
+ * editor's filters read past an edge (GEGL's filters read transparency there), the result pasted back onto `l`
+ * within the selection (`br-padded`).
+ */
+function padded(l: string, m: number, body: (d: string) => string): string {
+  return `(br-padded ${l} ${int(m)} (lambda (d) ${body("d")} d))`;
+}
+
 function filterBody(l: string, f: ResolvedFilter): string {
   const img = `(car (gimp-item-get-image ${l}))`;
   switch (f.type) {
@@ -144,7 +153,9 @@ function filterBody(l: string, f: ResolvedFilter): string {
     case "motionBlur":
       // gegl:motion-blur-linear: the mean of ceil(distance) + 1 bilinear samples along the segment centred on the
       // pixel, as the embedded editor's; its angle turns clockwise on screen (y down), Photoshop's counter-clockwise.
-      return onStoredValues(l, `(plug-in-mblur RUN-NONINTERACTIVE ${img} ${l} 0 ${fx(f.distance)} ${fx((((-f.angle) % 360) + 360) % 360)} 0 0)`);
+      return padded(l, Math.ceil(f.distance / 2) + 1, (d) =>
+        onStoredValues(d, `(plug-in-mblur RUN-NONINTERACTIVE (car (gimp-item-get-image ${d})) ${d} 0 ${fx(f.distance)} ${fx((((-f.angle) % 360) + 360) % 360)} 0 0)`),
+      );
     case "unsharpMask":
       // gegl:unsharp-mask: v + amount · (v − the Gaussian of σ = radius), in linear light.
       return onStoredValues(l, `(plug-in-unsharp-mask RUN-NONINTERACTIVE ${img} ${l} ${fx(f.radius)} ${fx(f.amount / 100)} ${int(f.threshold)})`);
@@ -160,8 +171,8 @@ function filterBody(l: string, f: ResolvedFilter): string {
     }
     case "median":
       if (f.radius > DESPECKLE_MAX_RADIUS) refuse("filter:apply", "filter.radius", `take a median over more than ${DESPECKLE_MAX_RADIUS} pixels around`);
-      // Despeckle, neither adaptive nor recursive, every level taken: a plain median of the square.
-      return `(plug-in-despeckle RUN-NONINTERACTIVE ${img} ${l} ${int(f.radius)} 0 -1 256)`;
+      // Despeckle alone takes the pixel of median luminance, not each channel's median: br-median runs it per channel.
+      return `(br-padded ${l} ${int(f.radius)} (lambda (d) (br-median d ${int(f.radius)})))`;
     case "pixelate":
       // gegl:pixelize: cells from the layer's top-left, each its mean in linear light.
       return onStoredValues(l, `(plug-in-pixelize RUN-NONINTERACTIVE ${img} ${l} ${int(f.size)})`);

@@ -189,9 +189,9 @@ function filterBody(l: string, f: ResolvedFilter): string {
       // gegl:pixelize: cells from the layer's top-left, each its mean in linear light.
       return onStoredValues(l, `(plug-in-pixelize RUN-NONINTERACTIVE ${img} ${l} ${int(f.size)})`);
     case "emboss": {
-      // GIMP's relief of lowered heights is not that of a greater depth (the heights are not proportional to the
-      // stored values there), so a depth past GIMP's largest is refused. Edge pixels see repeated ones past the edge
-      // (GEGL reads transparency there, and left the corners transparent).
+      // A depth past GIMP's largest would need the heights raised instead, past the 0–1 its curves can give, so it
+      // is refused. Edge pixels see repeated ones past the edge (GEGL reads transparency there, and left the corners
+      // transparent).
       const depth = f.depth * GIMP_EMBOSS_DEPTH_PER_DEPTH;
       if (depth > GIMP_EMBOSS_MAX_DEPTH) refuse("filter:apply", "filter.depth", `emboss deeper than ${Math.floor(GIMP_EMBOSS_MAX_DEPTH / GIMP_EMBOSS_DEPTH_PER_DEPTH)}`);
       return padded(l, 1, (d) => `(plug-in-emboss RUN-NONINTERACTIVE (car (gimp-item-get-image ${d})) ${d} ${fx(f.azimuth)} ${fx(f.elevation)} ${int(depth)} TRUE)`);

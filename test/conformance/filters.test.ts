@@ -129,6 +129,7 @@ describe.each(EDIT_MATRIX)("adjustments and filters over $label", ({ editor, tra
       ["filter:apply", { filter: { type: "addNoise" } }, "filter.distribution"],
       ["filter:apply", { filter: { type: "addNoise", amount: 60, distribution: "gaussian" } }, "filter.amount"],
       ["filter:apply", { filter: { type: "median", radius: 30 } }, "filter.radius"],
+      ["filter:apply", { filter: { type: "emboss", depth: 17 } }, "filter.depth"],
     ] as const) {
       const outcome = await s.call(method, { layerId: layer.id, ...params });
       await expectRefused(s, outcome, "NOT_SUPPORTED", revision!);

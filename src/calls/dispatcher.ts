@@ -1,5 +1,5 @@
 import { BATCH_METHOD, BridgeError, CANCEL_METHOD, isBridgeError, issuesOf, toProtocolError, type BatchRequest, type ProtocolError, type RequestId } from "../protocol/index.js";
-import { allowedFor, BinaryImageResponse, type CallOthers, encodingOf, imageResultJson, outsideScope, isWireImage, LARGE_IMAGE_BYTES, withDataUris, type BridgeServices, type MethodContext, type MethodDefinition } from "../methods/index.js";
+import { allowedFor, BinaryImageResponse, type CallOthers, imageResultJson, outsideScope, isWireImage, LARGE_IMAGE_BYTES, withDataUris, keptAnswerFrame, type BridgeServices, type MethodContext, type MethodDefinition } from "../methods/index.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import { laneLogName } from "../actors/clients/frames.js";
@@ -375,8 +375,8 @@ export class Dispatcher implements CallsPort {
       if (isWireImage(result)) {
         if (result.image.bytes.byteLength > LARGE_IMAGE_BYTES) return await imageResultJson(result, `{"id":${JSON.stringify(id)},"ok":true,"result":`, "}");
       }
-      const encoded = encodingOf(result);
-      if (encoded !== undefined) return `{"id":${JSON.stringify(id)},"ok":true,"result":${encoded}}`;
+      const kept = keptAnswerFrame(id, result);
+      if (kept !== undefined) return kept;
       return JSON.stringify({ id, ok: true, result: result === undefined ? null : result });
     } catch (error) {
       return this.failure(id, name, error, caller);

@@ -337,7 +337,7 @@ export class Dispatcher implements CallsPort {
   }
 
   /**
-   * Answers one WS request frame with the response frame's text (UTF-8 bytes for a large image). Never throws: every failure becomes a
+   * Answers one WS request frame with the response frame's text (UTF-8 bytes for a large image or a kept answer). Never throws: every failure becomes a
    * failure response carrying `requestId` and `method`. The response's `id` is the request's as sent (a number
    * stays a number); `error.requestId` is its text. On a `binary` connection an image result is a
    * {@link BinaryImageResponse} (JSON with a reference per image, then their bytes); `binaryParts` are the binary messages that

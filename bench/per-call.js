@@ -3,7 +3,8 @@
 // registry, the frame-rate bucket, params validated, the call counted in the metrics, the answer serialized), against
 // the same with one guarantee stubbed out at a time. CPU time per call (`process.cpuUsage`), median of alternating
 // rounds. The editor is a stand-in whose summary carries the embedded editor's edit capabilities, so the answer has
-// the bytes a real bridge's has.
+// the bytes a real bridge's has, and the answer is the bridge's own (`ServerInfoAnswer`: kept with its JSON text
+// while nothing in it changes).
 //
 //   node bench/per-call.js          (after `npm run build`)
 //
@@ -17,6 +18,7 @@ import { EMBEDDED_EDIT_CAPABILITIES } from "../dist/hosts/embedded/edits/index.j
 import { createNoEditorHost } from "../dist/hosts/none.js";
 import { resolveLimits } from "../dist/limits.js";
 import { methodTable } from "../dist/methods/table.js";
+import { ServerInfoAnswer } from "../dist/bridge/server-info.js";
 import { log as print, median, printIfMain, ROUNDS } from "./_lib.js";
 
 const CALLS = Number(process.env.BENCH_PER_CALL_CALLS ?? 100_000);
@@ -25,9 +27,9 @@ export async function run() {
   const limits = resolveLimits({}, 1);
   const log = pino({ level: "silent" });
   const pool = new EditorPool([{ ...createNoEditorHost(), kind: "embedded", editCapabilities: EMBEDDED_EDIT_CAPABILITIES }], limits, log);
-  // What `createBridge` answers, in the same shape (conditional fields spread in).
-  const hostVersion = "embedded 0.1.0";
-  const full = () => ({ name: "image-editor-bridge", version: "0.1.0", protocolVersion: 1, editor: "embedded", editors: pool.summaries(), plugins: [], filesRoots: null, ...(hostVersion !== undefined ? { hostVersion } : {}) });
+  // What `createBridge` answers: its own kept answer, over a bridge with no plugins and no files roots.
+  const answer = new ServerInfoAnswer({ pool, plugins: { list: () => [] }, files: { policy: { roots: null } }, cluster: undefined }, "embedded");
+  const full = () => answer.current();
   const small = () => ({ name: "bare", version: "1.0.0" });
   let serverInfo = full;
   const table = methodTable();

@@ -29,6 +29,7 @@ const BENCHMARKS = {
   "clients-10k": () => import("./clients-10k.js"),
   "ws-rpc": () => import("./ws-rpc.js"),
   "per-call": () => import("./per-call.js"),
+  "kept-answer": () => import("./kept-answer.js"),
   fanout: () => import("./fanout.js"),
   http: () => import("./http.js"),
   "idle-clients": () => import("./idle-clients.js"),

@@ -1,5 +1,5 @@
 import { BATCH_METHOD, BridgeError, CANCEL_METHOD, isBridgeError, issuesOf, toProtocolError, type BatchRequest, type ProtocolError, type RequestId } from "../protocol/index.js";
-import { allowedFor, BinaryImageResponse, type CallOthers, encodingOf, imageResultJson, outsideScope, isWireImage, LARGE_IMAGE_BYTES, withDataUris, type BridgeServices, type MethodContext, type MethodDefinition } from "../methods/index.js";
+import { allowedFor, BinaryImageResponse, type CallOthers, imageResultJson, outsideScope, isWireImage, LARGE_IMAGE_BYTES, withDataUris, keptAnswerFrame, type BridgeServices, type MethodContext, type MethodDefinition } from "../methods/index.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import { laneLogName } from "../actors/clients/frames.js";
@@ -337,7 +337,7 @@ export class Dispatcher implements CallsPort {
   }
 
   /**
-   * Answers one WS request frame with the response frame's text (UTF-8 bytes for a large image). Never throws: every failure becomes a
+   * Answers one WS request frame with the response frame's text (UTF-8 bytes for a large image or a kept answer). Never throws: every failure becomes a
    * failure response carrying `requestId` and `method`. The response's `id` is the request's as sent (a number
    * stays a number); `error.requestId` is its text. On a `binary` connection an image result is a
    * {@link BinaryImageResponse} (JSON with a reference per image, then their bytes); `binaryParts` are the binary messages that
@@ -375,8 +375,8 @@ export class Dispatcher implements CallsPort {
       if (isWireImage(result)) {
         if (result.image.bytes.byteLength > LARGE_IMAGE_BYTES) return await imageResultJson(result, `{"id":${JSON.stringify(id)},"ok":true,"result":`, "}");
       }
-      const encoded = encodingOf(result);
-      if (encoded !== undefined) return `{"id":${JSON.stringify(id)},"ok":true,"result":${encoded}}`;
+      const kept = keptAnswerFrame(id, result);
+      if (kept !== undefined) return kept;
       return JSON.stringify({ id, ok: true, result: result === undefined ? null : result });
     } catch (error) {
       return this.failure(id, name, error, caller);

@@ -97,10 +97,14 @@ class InboundWatcher {
     this.emit = socket.emit;
     const onData = this.onData;
     const emit = this.emit;
-    socket.emit = function (this: Duplex, event: string | symbol, ...args: unknown[]): boolean {
-      if (event !== "data") return emit.call(this, event, ...args);
-      onData(args[0] as Buffer);
-      return true;
+    // `arguments` rather than rest parameters: no array is gathered and spread again on every socket event.
+    socket.emit = function (this: Duplex, event: string | symbol, chunk?: unknown): boolean {
+      if (event === "data") {
+        onData(chunk as Buffer);
+        return true;
+      }
+      // biome-ignore lint/complexity/noArguments: passes the event's arguments on as they came, without copying them
+      return emit.apply(this, arguments as unknown as Parameters<Duplex["emit"]>);
     };
     ws.on("message", this.onMessage);
     ws.on("close", this.onClose); // emitted once; `once` would wrap it per socket
@@ -238,16 +242,26 @@ class InboundWatcher {
     if (message === undefined) return;
     // After the message's handlers have run: the frame's bytes are parsed by then, unless a handler handed them to
     // work that holds them longer (a parse on a worker thread), which keeps them counted until it settles.
-    queueMicrotask(() => {
+    if (this.emitted.push(message) === 1) queueMicrotask(this.releaseEmitted);
+  };
+
+  /** Messages `ws` emitted whose handlers have run, released in the order they came (one microtask for a read's). */
+  private readonly emitted: Message[] = [];
+
+  private readonly releaseEmitted = (): void => {
+    const emitted = this.emitted;
+    for (let i = 0; i < emitted.length; i++) {
+      const message = emitted[i]!;
       const held = holds.get(this.ws);
       if (held === undefined) {
         this.release(message);
-        return;
+        continue;
       }
       holds.delete(this.ws);
       const release = (): void => this.release(message);
       held.then(release, release);
-    });
+    }
+    emitted.length = 0;
   };
 
   private readonly onClose = (): void => {

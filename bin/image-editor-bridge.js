@@ -6,7 +6,7 @@ import { readFileSync } from "node:fs";
 // libraries, whose imports take seconds on a busy machine.
 
 /** The editor libraries, optional so that a client-only install (`npm install --omit=optional`) stays small. */
-const EDITOR_LIBRARIES = ["sharp", "ag-psd", "@techstark/opencv-js", "quickjs-emscripten-core", "@jitl/quickjs-wasmfile-release-sync"];
+const EDITOR_LIBRARIES = ["sharp", "ag-psd", "@techstark/opencv-js", "quickjs-emscripten-core", "@jitl/quickjs-wasmfile-release-sync", "bidi-js", "linebreak"];
 
 /** A client-only install cannot serve: say which library is missing and how to get it, in one line. */
 async function editorLibrariesMissing(error) {

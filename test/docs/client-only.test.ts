@@ -10,7 +10,7 @@ import { createBridge, type Bridge } from "../../src/bridge/bridge.js";
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const run = promisify(execFile);
 /** What a client-only install must leave out: the editor libraries (native sharp, OpenCV, QuickJS, the PSD codec). */
-const EDITOR_LIBRARIES = ["sharp", "ag-psd", "@techstark", "quickjs-emscripten-core", "@jitl", "@img"];
+const EDITOR_LIBRARIES = ["sharp", "ag-psd", "@techstark", "quickjs-emscripten-core", "@jitl", "@img", "bidi-js", "linebreak"];
 
 /** Runs a command in `cwd`; resolves with its exit code and output whatever the code. */
 async function exec(command: string, args: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {

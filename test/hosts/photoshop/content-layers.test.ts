@@ -1,9 +1,13 @@
 import { existsSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import type { HostLayer } from "../../../src/protocol/index.js";
 import { PHOTOSHOP_ADJUSTMENT_LAYER_TYPES } from "../../../src/hosts/photoshop/edits.js";
-import { runExtendScript } from "../../fakes/photoshop/extendscript/run.js";
+import { buildScript } from "../../../src/hosts/photoshop/operations.js";
+import { decodeImages, runExtendScript } from "../../fakes/photoshop/extendscript/run.js";
 import { FakeModel } from "../../fakes/photoshop/model.js";
 import type { FakePhotoshop } from "../../fakes/photoshop/server.js";
 import type { TestClient } from "../../helpers/ws-client.js";
@@ -398,5 +402,24 @@ describe("Photoshop fill and adjustment layers", () => {
     model.docs = [];
     model.activeDoc = undefined;
     expect(attempt(define("P"))).toMatch(/^failed: .*No such element/);
+  });
+
+  it("a preset Photoshop will not delete leaves the pattern fill made, and the script notes it", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "bridge-pattern-"));
+    try {
+      const path = join(dir, "tile.png");
+      await writeFile(path, await sharp({ create: { width: 2, height: 2, channels: 3, background: "#ff8000" } }).png().toBuffer());
+      const model = FakeModel.withSample(() => {});
+      // The delete looks the preset up by name (findIndex): here it finds none, so Photoshop's delete fails.
+      Object.defineProperty(model.patternPresets, "findIndex", { value: () => -1 });
+      const edit = { op: "layer:create", kind: "fill", name: "Tiles", place: { to: "top" }, fill: { type: "pattern", name: "Pattern", preset: "bridge pattern kept" } };
+      const params = { documentId: model.docs[0]!.id, edit, history: "layer:create", path };
+      const out = JSON.parse(runExtendScript(model, buildScript("edit.layer", params), await decodeImages(params)).text);
+      expect(out).toMatchObject({ ok: true, result: { layerId: expect.any(Number) }, notes: [expect.stringContaining('"bridge pattern kept" the fill was made from could not be deleted')] });
+      expect(model.docs[0]!.layers[0]).toMatchObject({ name: "Tiles", kind: "fill", psKind: "PATTERNFILL" });
+      expect(model.docs[0]!.history).toEqual(["layer:create"]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

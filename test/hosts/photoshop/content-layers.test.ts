@@ -365,10 +365,14 @@ describe("Photoshop fill and adjustment layers", () => {
     expect(solid.fill).toEqual({ type: "solid", color: "#00ff00" });
   });
 
-  it("a pattern whose image cannot be read is BAD_REQUEST naming it, and nothing runs", async () => {
+  it("a pattern whose image cannot be read or decoded is BAD_REQUEST, and nothing runs", async () => {
     const s = await session();
     const error = await s.refused("layer:create", { kind: "fill", fill: { type: "pattern", image: "data:image/png;base64,AAAAAAAA" } });
     expect(error.code).toBe("BAD_REQUEST");
+    // A PNG whose header reads but whose pixels are cut off fails when the bridge reads it, before Photoshop.
+    const whole = Buffer.from((await tile(16, 16, [1, 2, 3])).split(",")[1]!, "base64");
+    const cut = await s.refused("layer:create", { kind: "fill", fill: { type: "pattern", image: `data:image/png;base64,${whole.subarray(0, 40).toString("base64")}` } });
+    expect(cut).toMatchObject({ code: "BAD_REQUEST", details: { format: "png" } });
     expect(s.fake.model.patternPresets).toEqual([]);
     expect(s.fake.model.docs).toHaveLength(1);
   });

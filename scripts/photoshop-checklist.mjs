@@ -446,7 +446,7 @@ try {
   });
   // Fill and adjustment layers are ActionManager `make` / `set` descriptors written from Adobe's key names: a real
   // Photoshop says whether it takes them and reads back the same settings from the layer's `adjustment` list.
-  await check("edit.layer: solid and gradient fill layers (every interpolation) and each adjustment layer type (and a colorized Hue/Saturation) made, changed and read back; one history state each (E10)", async () => {
+  await check("edit.layer: solid, gradient (every interpolation) and pattern fill layers and each adjustment layer type (and a colorized Hue/Saturation) made, changed and read back; one history state each (E10)", async () => {
     const id = await scratch("bridge-checklist-content-layers");
     const problems = [];
     const content = async (layerId, field) => (await layerOf(id, layerId))[field];
@@ -527,7 +527,23 @@ try {
       await edit(id, "edit.layer", { op: "layer:update", layerId: adjusting, adjustment });
       expectSame(problems, `invert changed to ${adjustment.type}`, await content(adjusting, "adjustment"), readBack);
     }
-    return `${fails(problems)}a solid fill changed to a gradient, ${adjustments.length} adjustment types made and set`;
+    // A pattern fill (this machine's PNG: not with --remote): Define Pattern from the image opened as a temporary
+    // document, the layer naming the preset by name alone, the preset deleted again; one state in this document.
+    let pattern = "no pattern fill (--remote)";
+    if (!values.remote) {
+      const png = join(dir, "pattern.png");
+      await sharp({ create: { width: 4, height: 2, channels: 3, background: "#30a050" } }).png().toFile(png);
+      const preset = `bridge pattern checklist-${Date.now()}`;
+      const before = await history(id);
+      const docs = await evaluate("String(app.documents.length)");
+      const { layerId } = await call("edit.layer", { documentId: id, edit: { op: "layer:create", kind: "fill", name: "pattern", fill: { type: "pattern", name: "Pattern", preset }, place: { to: "top" } }, history: "layer:create", path: png });
+      const after = await history(id);
+      if (after.count !== before.count + 1 || after.name !== "layer:create") problems.push(`pattern fill: ${after.count - before.count} history states, the last "${after.name}"`);
+      expectSame(problems, "temporary document closed", await evaluate("String(app.documents.length)"), docs);
+      expectSame(problems, "pattern fill", await content(layerId, "fill"), { type: "pattern", name: preset });
+      pattern = `a pattern fill from a 4×2 PNG read back as ${JSON.stringify(await content(layerId, "fill"))} (check in the Patterns panel that no "${preset}" is left, and that the layer still draws the tiles)`;
+    }
+    return `${fails(problems)}a solid fill changed to a gradient, ${adjustments.length} adjustment types made and set; ${pattern}`;
   });
   // Layer effects are `set` of the layer's layerEffects (after Clear Layer Style) and of the document's globalAngle,
   // written from the keys ScriptListener records: a real Photoshop says whether it takes them, one object per kind

@@ -51,7 +51,10 @@ export const FillSchema = z.discriminatedUnion("type", [
     .object({
       type: z.literal("pattern"),
       image: z.string().min(1),
-      /** The pattern's name in the document (Photoshop's Patterns panel). @default "Pattern" */
+      /**
+       * The pattern's name in the document (Photoshop's Patterns panel). Photoshop itself names the pattern after the
+       * preset the bridge makes it from (`bridge pattern <id>`), which is what it reads back. @default "Pattern"
+       */
       name: z.string().min(1).max(255).optional(),
     })
     .strict(),

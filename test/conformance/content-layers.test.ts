@@ -214,6 +214,20 @@ describe.each(EDIT_MATRIX)("adjustment and fill layers over $label", ({ editor, 
     expect(named("Solid")).toMatchObject({ kind: "fill", fill: { type: "solid", color: "#2050c0" } });
   });
 
+  it("a pattern fill is made in one step, reads back as a pattern, and changes back to a colour", async () => {
+    await start();
+    if (!kinds.includes("fill")) return;
+    const png = await sharp({ create: { width: 4, height: 2, channels: 3, background: "#30a050" } }).png().toBuffer();
+    const { revision } = await s.current();
+    const made = expectResult("layer:create", await s.call("layer:create", { kind: "fill", fill: { type: "pattern", image: `data:image/png;base64,${png.toString("base64")}` }, to: "top" })) as Edited;
+    // The embedded editor keeps the name asked for (default "Pattern"); Photoshop names the pattern after the preset
+    // it made it from.
+    expect(made).toMatchObject({ kind: "fill", revision: revision! + 1, name: expect.stringMatching(/^Pattern Fill \d+$/), fill: { type: "pattern", name: expect.any(String) } });
+    expect((await s.layer(made.name)) as HostLayer).toMatchObject({ id: made.id, fill: made.fill });
+    const changed = expectResult("layer:update", await s.call("layer:update", { layerId: made.id, fill: { type: "solid", color: "#00ff00" } })) as Edited;
+    expect(changed).toMatchObject({ revision: revision! + 2, fill: { type: "solid", color: "#00ff00" } });
+  });
+
   it("a pattern fill tiles its image from the canvas's top-left, and saves with the tile among the document's patterns", async () => {
     await start();
     if (!kinds.includes("fill") || !editor.paints) return;

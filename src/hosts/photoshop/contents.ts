@@ -1,7 +1,3 @@
-import { randomUUID } from "node:crypto";
-import { rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import sharp from "sharp";
 import type { Filesystem } from "../../files/index.js";
 import { BridgeError, type HostDocument, type HostLayer } from "../../protocol/index.js";
@@ -9,6 +5,7 @@ import { fitRect } from "../_internal/fit.js";
 import type { ReplaceContents } from "../edits.js";
 import type { HostCallContext } from "../host.js";
 import type { RunOperation } from "./operations.js";
+import { withTempPng } from "./temp-file.js";
 
 /** How far (document pixels) a smart object's corners may sit from a parallelogram, or from its perspective corners. */
 const AFFINE_TOLERANCE = 0.5;
@@ -115,12 +112,5 @@ export async function replaceContents(
     png = content.png;
     where = { x: content.x, y: content.y };
   }
-  const path = join(tmpdir(), `bridge-contents-${randomUUID()}.png`);
-  // Readable by this user only, and never through a file someone placed at that name beforehand.
-  await writeFile(path, png, { mode: 0o600, flag: "wx" });
-  try {
-    await apply({ path, ...where });
-  } finally {
-    await rm(path, { force: true });
-  }
+  await withTempPng("contents", png, (path) => apply({ path, ...where }));
 }

@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import sharp from "sharp";
 import { fontNotFound, matchFont } from "../_internal/fonts.js";
 import { BridgeError, type FontInfo } from "../../protocol/index.js";
 import type { Filesystem } from "../../files/index.js";
@@ -9,6 +11,7 @@ import { replaceContents } from "./contents.js";
 import { checkEffects } from "./effects.js";
 import type { Operation, RunOperation } from "./operations.js";
 import type { Revisions } from "./revisions.js";
+import { withTempPng } from "./temp-file.js";
 
 /** The script that makes each edit (`jsx/edit.*.jsx`). */
 const SCRIPT_OF: Readonly<Partial<Record<EditName, Operation>>> = {
@@ -82,16 +85,15 @@ function notSupported(message: string, details: Record<string, unknown>): Bridge
 }
 
 /**
- * What of a fill or adjustment layer Photoshop is not asked to make here, refused before the script runs: pattern
- * fills (the pattern would first have to become one of Photoshop's presets), a solid fill's alpha (a fill layer's
- * colour is opaque: its opacity is the layer's), and the adjustment types not in `PHOTOSHOP_ADJUSTMENT_LAYER_TYPES`.
+ * What of a fill or adjustment layer Photoshop is not asked to make here, refused before the script runs: a solid
+ * fill's alpha (a fill layer's colour is opaque: its opacity is the layer's), and the adjustment types not in
+ * `PHOTOSHOP_ADJUSTMENT_LAYER_TYPES`.
  * @throws BridgeError `NOT_SUPPORTED` `{editor, capability, field}`
  */
 function checkContent(edit: EditOp): void {
   if (edit.op !== "layer:create" && edit.op !== "layer:update") return;
   if (edit.op === "layer:create" && edit.kind !== "fill" && edit.kind !== "adjustment") return;
   const { fill, adjustment } = edit as { fill?: ResolvedFill; adjustment?: ResolvedAdjustment };
-  if (fill?.type === "pattern") throw notSupported("Photoshop's fill layers are made here with a colour or a gradient", { capability: "pattern fills", field: "fill.type" });
   if (fill?.type === "solid" && fill.color[3] !== 255) {
     throw notSupported("A fill layer's colour is opaque in Photoshop: set the layer's opacity instead", { capability: "fill layers", field: "fill.color" });
   }
@@ -145,11 +147,41 @@ async function withFont(ctx: HostCallContext, edit: EditOp, fonts: (ctx: HostCal
   return { ...edit, text: { ...spec, font: font.postScriptName } };
 }
 
+type PatternFill = Extract<ResolvedFill, { type: "pattern" }>;
+
+/** The pattern fill a `layer:create` or `layer:update` makes, if any. */
+function patternFillOf(edit: EditOp): PatternFill | undefined {
+  if (edit.op !== "layer:create" && edit.op !== "layer:update") return undefined;
+  const { fill } = edit as { fill?: ResolvedFill };
+  return fill?.type === "pattern" ? fill : undefined;
+}
+
+/**
+ * A pattern fill on Photoshop: its layer names one of Photoshop's pattern presets, so the image goes to Photoshop as
+ * a temporary PNG that `edit.layer` defines as the preset `bridge pattern <uuid>`, makes the layer from, and deletes
+ * again (`_content.jsx`). The script gets the preset's name in place of the image's bytes.
+ * @throws BridgeError `NOT_SUPPORTED` when Photoshop runs elsewhere (it cannot open the file, as with
+ * `layer:importImage`); `BAD_REQUEST` `{field: "fill.image"}` for an image that does not decode
+ */
+async function withPatternFile(edit: EditOp, fill: PatternFill, filesystem: Filesystem, apply: (params: Record<string, unknown>) => Promise<void>): Promise<void> {
+  if (filesystem !== "local") {
+    throw notSupported("Photoshop runs on another machine: it cannot open the pattern's image the bridge would write", { capability: "pattern fills", field: "fill.image", filesystem });
+  }
+  const png = await sharp(fill.image.bytes)
+    .png()
+    .toBuffer()
+    .catch((e: unknown) => {
+      throw new BridgeError("BAD_REQUEST", `The pattern's image cannot be decoded: ${e instanceof Error ? e.message : String(e)}`, { details: { field: "fill.image" } });
+    });
+  const preset = `bridge pattern ${randomUUID()}`;
+  await withTempPng("pattern", png, (path) => apply({ edit: { ...edit, fill: { type: "pattern", name: fill.name, preset } }, path }));
+}
+
 /** What the edits need from the adapter. */
 export interface EditDeps {
   readonly run: RunOperation;
   readonly revisions: Revisions;
-  /** Where Photoshop reads files: `layer:replaceContents` hands it a temporary file of this machine. */
+  /** Where Photoshop reads files: `layer:replaceContents` and pattern fills hand it a temporary file of this machine. */
   readonly filesystem: Filesystem;
 }
 
@@ -185,7 +217,10 @@ export function editOps({ run, revisions, filesystem }: EditDeps): Required<Pick
       const apply = async (params: Record<string, unknown>): Promise<void> => {
         outcome = await revisions.change(documentId, () => run<{ layerId?: number; documentId?: number; compId?: number }>(ctx.signal, script, { documentId, history: edit.op, ...params }));
       };
-      if (edit.op === "layer:replaceContents") {
+      const pattern = patternFillOf(edit);
+      if (pattern !== undefined) {
+        await withPatternFile(edit, pattern, filesystem, apply);
+      } else if (edit.op === "layer:replaceContents") {
         // The image's bytes stay here: the script gets the file they were written to.
         const { image: _bytes, ...rest } = edit;
         await replaceContents(ctx, { run, filesystem }, documentId, edit, (where) => apply({ edit: rest, ...where }));

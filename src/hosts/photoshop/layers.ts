@@ -1,12 +1,9 @@
-import { randomUUID } from "node:crypto";
-import { rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import sharp from "sharp";
 import type { Filesystem } from "../../files/index.js";
 import type { HostAdapter, HostCallContext, ImportLayerOptions } from "../host.js";
 import type { RunOperation } from "./operations.js";
 import type { Revisions } from "./revisions.js";
+import { withTempPng } from "./temp-file.js";
 
 /** What the layer operations need from the adapter. */
 export interface LayerDeps {
@@ -27,17 +24,12 @@ async function importLayer(run: RunOperation, revisions: Revisions, ctx: HostCal
   let pixels = sharp(image.bytes);
   if (size.width !== image.width || size.height !== image.height) pixels = pixels.resize(size.width, size.height, { fit: "fill" });
   const png = await pixels.png().toBuffer();
-  const path = join(tmpdir(), `bridge-import-${randomUUID()}.png`);
-  // Readable by this user only, and never through a file someone placed at that name beforehand.
-  await writeFile(path, png, { mode: 0o600, flag: "wx" });
-  try {
+  return withTempPng("import", png, async (path) => {
     const placed = await revisions.change(documentId, () =>
       run<number>(ctx.signal, "layer.place", { documentId, path, name, x: position.x, y: position.y, aboveLayerId }),
     );
     return placed.result;
-  } finally {
-    await rm(path, { force: true });
-  }
+  });
 }
 
 /** Photoshop's layer operations; `importLayer` only when Photoshop reads this machine's files (`local`). */

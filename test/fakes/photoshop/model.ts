@@ -83,8 +83,21 @@ export type FakeSample = "fake" | "conformance";
 /** Anything the model wants the server to push: Photoshop events. */
 export type Emit = (event: string, data: string) => void;
 
+/**
+ * A pattern preset of the Patterns panel (Edit > Define Pattern adds one): its name and the tile's size and colour
+ * (the model's pixels are one colour per layer).
+ */
+export interface FakePatternPreset {
+  name: string;
+  width: number;
+  height: number;
+  color: [number, number, number, number];
+}
+
 export class FakeModel {
   docs: FakeDocument[] = [];
+  /** The user's pattern presets, in the Patterns panel's order; Photoshop's own are left out. */
+  patternPresets: FakePatternPreset[] = [];
   activeDoc: number | undefined;
   private nextDocId = 100;
   private nextLayerId = 1;

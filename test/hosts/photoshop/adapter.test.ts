@@ -114,12 +114,19 @@ describe("Photoshop layers", () => {
     expect((await host.getDocumentTree(ctx(), documentId)).layers[0]).toMatchObject({ id: top, name: "On top" });
   });
 
-  it("a Photoshop on another machine has no importLayer and no layer:replaceContents: it cannot read this machine's temporary files", () => {
+  it("a Photoshop on another machine has no importLayer, no layer:replaceContents and no pattern fills: it cannot read this machine's temporary files", async () => {
     const host = createPhotoshopHost({ host: "192.0.2.1", port: 49494, password: "unused" });
     expect(host.filesystem).toBe("remote");
     expect(host.importLayer).toBeUndefined();
     expect(Object.keys(host.editCapabilities!)).not.toContain("layer:replaceContents");
     expect(Object.keys(host.editCapabilities!)).toContain("layerComp:create");
+    // Refused before anything is sent to Photoshop.
+    const image = { bytes: await sharp({ create: { width: 2, height: 2, channels: 3, background: "#000" } }).png().toBuffer(), format: "png", width: 2, height: 2 };
+    const edit = { op: "layer:create", kind: "fill", name: "Pattern Fill 1", place: { to: "top" }, fill: { type: "pattern", name: "Pattern", image } };
+    await expect(host.edit!(ctx(), { documentId: 1, edit: edit as never })).rejects.toMatchObject({
+      code: "NOT_SUPPORTED",
+      details: { editor: "photoshop", capability: "pattern fills", field: "fill.image", filesystem: "remote" },
+    });
   });
 });
 

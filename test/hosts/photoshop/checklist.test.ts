@@ -33,6 +33,9 @@ describe("scripts/photoshop-checklist.mjs", () => {
     for (const e of ["(E1)", "(E2)", "(E3)", "(E4)", "(E5)", "(E6)", "(E7)", "(E8)", "(E9)", "(E10)", "(E11)", "(H1)"]) {
       expect(rows.find((r) => r.check.includes(e))?.ok, e).toBe("ok");
     }
+    // E10 makes a pattern fill from a small PNG and reads it back; the preset it defined is gone again.
+    expect(rows.find((r) => r.check.includes("(E10)"))?.note).toMatch(/a pattern fill from a 4×2 PNG read back as \{"type":"pattern","name":"bridge pattern checklist-\d+"\}/);
+    expect(fake.model.patternPresets).toEqual([]);
     expect(verdict["document.close"]).toBe("ok");
     expect(fake.model.docs.map((d) => d.name)).toEqual(["Sample"]);
   }, 70_000);

@@ -1,6 +1,14 @@
+import { existsSync } from "node:fs";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import sharp from "sharp";
 import { describe, expect, it } from "vitest";
 import type { HostLayer } from "../../../src/protocol/index.js";
 import { PHOTOSHOP_ADJUSTMENT_LAYER_TYPES } from "../../../src/hosts/photoshop/edits.js";
+import { buildScript } from "../../../src/hosts/photoshop/operations.js";
+import { decodeImages, runExtendScript } from "../../fakes/photoshop/extendscript/run.js";
+import { FakeModel } from "../../fakes/photoshop/model.js";
 import type { FakePhotoshop } from "../../fakes/photoshop/server.js";
 import type { TestClient } from "../../helpers/ws-client.js";
 import { editSessionOnFake } from "./_setup.js";
@@ -286,5 +294,136 @@ describe("Photoshop fill and adjustment layers", () => {
       // A fill goes on a fill layer only.
       const wrong = await s.refused("layer:update", { layerId: s.id("A"), fill: { type: "solid", color: "red" } });
       expect(wrong).toMatchObject({ code: "BAD_REQUEST", details: { field: "fill" } });
+  });
+
+  /** A `w`×`h` PNG of one colour, as a data URI. */
+  const tile = async (w: number, h: number, rgb: [number, number, number]): Promise<string> =>
+    `data:image/png;base64,${(await sharp({ create: { width: w, height: h, channels: 3, background: { r: rgb[0], g: rgb[1], b: rgb[2] } } }).png().toBuffer()).toString("base64")}`;
+  const PRESET = /^bridge pattern [0-9a-f-]{36}$/;
+
+  it("a pattern fill defines its image as a preset from a temporary document, makes the layer by the preset's name, deletes the preset: one state in the document", async () => {
+    const s = await session();
+    const doc = s.fake.model.docs[0]!;
+    const [docs, history] = [s.fake.model.docs.map((d) => d.id), [...(doc.history ?? [])]];
+    const { revision } = await s.client.call<{ revision: number }>("document:current");
+    const before = s.fake.runs.length;
+    const result = await s.client.call<Edited>("layer:create", { kind: "fill", fill: { type: "pattern", image: await tile(4, 2, [0x30, 0xa0, 0x50]), name: "Tiles" }, to: "top" });
+    const runs = s.fake.runs.slice(before).filter((r) => r.op.startsWith("edit."));
+    expect(runs).toHaveLength(1);
+    const run = runs[0]!;
+    const events = run.actions.map((a) => a.event);
+    const define = run.actions.find((a) => a.event === "make" && JSON.stringify(a.descriptor["null"]) === JSON.stringify([{ _ref: "pattern" }]))!;
+    expect(define.descriptor).toEqual({
+      null: [{ _ref: "pattern" }],
+      using: [{ _ref: "property", _property: "selection" }, { _ref: "document", _enum: "ordinal", _value: "targetEnum" }],
+      name: expect.stringMatching(PRESET),
+    });
+    const preset = define.descriptor["name"] as string;
+    const layer = run.actions.find((a) => a.event === "make" && a !== define)!;
+    expect(layer.descriptor).toEqual({
+      null: [{ _ref: "contentLayer" }],
+      using: { _class: "contentLayer", type: { _class: "patternLayer", pattern: { _class: "pattern", name: preset }, scale: { _unit: "percentUnit", _value: 100 } } },
+    });
+    const removed = run.actions.findIndex((a) => a.event === "delete" && JSON.stringify(a.descriptor) === JSON.stringify({ null: [{ _ref: "pattern", _name: preset }] }));
+    // Defined, then the layer made (and its default mask deleted), then the preset deleted.
+    expect(events.indexOf("make")).toBe(run.actions.indexOf(define));
+    expect(removed).toBeGreaterThan(run.actions.indexOf(layer));
+    expect(removed).toBe(events.length - 1);
+    // The temporary document took the whole image as the selection; it is closed without saving and never kept.
+    expect(run.calls).toContain("selection.selectAll()");
+    expect(s.fake.model.docs.map((d) => d.id)).toEqual(docs);
+    expect(s.fake.model.activeDoc).toBe(doc.id);
+    // One history state in the document edited; the user's presets are as they were; the image's file is gone.
+    expect(doc.history).toEqual([...history, "layer:create"]);
+    expect(s.fake.model.patternPresets).toEqual([]);
+    expect(existsSync((run.params as { path: string }).path)).toBe(false);
+    expect(result).toMatchObject({ revision: revision + 1, kind: "fill", name: "Pattern Fill 1", fill: { type: "pattern", name: preset } });
+    const back = flat(await s.client.call<HostLayer[]>("document:layers")).find((l) => l.id === result.id)!;
+    expect(back).toMatchObject({ kind: "fill", fill: { type: "pattern", name: preset } });
+    expect(back.rect).toEqual({ x: 0, y: 0, width: 320, height: 240 });
+  });
+
+  it("layer:update sets a fill layer to a pattern, and back to a colour, one state each, the presets left as they were", async () => {
+    const s = await session();
+    const { result: layer } = await s.edit("layer:create", { kind: "fill", fill: { type: "solid", color: "red" }, to: "top" });
+    const doc = s.fake.model.docs[0]!;
+    const history = [...(doc.history ?? [])];
+    const before = s.fake.runs.length;
+    const patterned = await s.client.call<Edited>("layer:update", { layerId: layer.id, fill: { type: "pattern", image: await tile(3, 3, [0, 0, 255]) } });
+    const run = s.fake.runs.slice(before).find((r) => r.op === "edit.layer")!;
+    const set = run.actions.find((a) => a.event === "set")!;
+    const preset = (run.actions.find((a) => a.event === "make")!.descriptor["name"]) as string;
+    expect(preset).toMatch(PRESET);
+    expect(set.descriptor).toEqual({
+      null: [{ _ref: "contentLayer", _enum: "ordinal", _value: "targetEnum" }],
+      to: { _class: "patternLayer", pattern: { _class: "pattern", name: preset }, scale: { _unit: "percentUnit", _value: 100 } },
+    });
+    expect(patterned).toMatchObject({ revision: layer.revision + 1, kind: "fill", fill: { type: "pattern", name: preset } });
+    expect(doc.history).toEqual([...history, "layer:update"]);
+    expect(s.fake.model.patternPresets).toEqual([]);
+    const { result: solid } = await s.edit("layer:update", { layerId: layer.id, fill: { type: "solid", color: "#00ff00" } });
+    expect(solid.fill).toEqual({ type: "solid", color: "#00ff00" });
+  });
+
+  it("a pattern whose image cannot be read or decoded is BAD_REQUEST, and nothing runs", async () => {
+    const s = await session();
+    const error = await s.refused("layer:create", { kind: "fill", fill: { type: "pattern", image: "data:image/png;base64,AAAAAAAA" } });
+    expect(error.code).toBe("BAD_REQUEST");
+    // A PNG whose header reads but whose pixels are cut off fails when the bridge reads it, before Photoshop.
+    const whole = Buffer.from((await tile(16, 16, [1, 2, 3])).split(",")[1]!, "base64");
+    const cut = await s.refused("layer:create", { kind: "fill", fill: { type: "pattern", image: `data:image/png;base64,${whole.subarray(0, 40).toString("base64")}` } });
+    expect(cut).toMatchObject({ code: "BAD_REQUEST", details: { format: "png" } });
+    expect(s.fake.model.patternPresets).toEqual([]);
+    expect(s.fake.model.docs).toHaveLength(1);
+  });
+
+  it("the fake models Define Pattern (a document and a selection needed), the presets, a pattern layer by a defined name, and a preset's delete", () => {
+    const model = FakeModel.withSample(() => {});
+    const attempt = (body: string): string =>
+      runExtendScript(model, `var k = stringIDToTypeID; try { ${body}; "done" } catch (e) { "failed: " + e.message }`).text;
+    const define = (name: string): string =>
+      `var d = new ActionDescriptor(), r = new ActionReference(), u = new ActionReference(); r.putClass(k("pattern")); d.putReference(k("null"), r);
+       u.putProperty(k("property"), k("selection")); u.putEnumerated(k("document"), k("ordinal"), k("targetEnum")); d.putReference(k("using"), u);
+       d.putString(k("name"), ${JSON.stringify(name)}); executeAction(k("make"), d, DialogModes.NO)`;
+    const fill = (name: string): string =>
+      `var p = new ActionDescriptor(); p.putString(k("name"), ${JSON.stringify(name)}); var t = new ActionDescriptor(); t.putObject(k("pattern"), k("pattern"), p);
+       var u = new ActionDescriptor(); u.putObject(k("type"), k("patternLayer"), t); var r = new ActionReference(); r.putClass(k("contentLayer"));
+       var d = new ActionDescriptor(); d.putReference(k("null"), r); d.putObject(k("using"), k("contentLayer"), u); executeAction(k("make"), d, DialogModes.NO)`;
+    const remove = (name: string): string =>
+      `var d = new ActionDescriptor(), r = new ActionReference(); r.putName(k("pattern"), ${JSON.stringify(name)}); d.putReference(k("null"), r); executeAction(k("delete"), d, DialogModes.NO)`;
+    // No selection: Define Pattern is not available.
+    expect(attempt(define("P"))).toMatch(/^failed: .*not currently available/);
+    expect(model.patternPresets).toEqual([]);
+    expect(attempt(`app.activeDocument.selection.selectAll(); ${define("P")}`)).toBe("done");
+    expect(model.patternPresets.map((p) => [p.name, p.width, p.height])).toEqual([["P", 320, 240]]);
+    expect(attempt(fill("Q"))).toMatch(/^failed: .*not currently available/);
+    expect(attempt(fill("P"))).toBe("done");
+    expect(model.docs[0]!.layers[0]).toMatchObject({ kind: "fill", psKind: "PATTERNFILL", name: "Pattern Fill 1" });
+    expect(attempt(remove("Q"))).toMatch(/^failed: .*not currently available/);
+    expect(attempt(remove("P"))).toBe("done");
+    expect(model.patternPresets).toEqual([]);
+    // With no document open there is nothing to define a pattern from.
+    model.docs = [];
+    model.activeDoc = undefined;
+    expect(attempt(define("P"))).toMatch(/^failed: .*No such element/);
+  });
+
+  it("a preset Photoshop will not delete leaves the pattern fill made, and the script notes it", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "bridge-pattern-"));
+    try {
+      const path = join(dir, "tile.png");
+      await writeFile(path, await sharp({ create: { width: 2, height: 2, channels: 3, background: "#ff8000" } }).png().toBuffer());
+      const model = FakeModel.withSample(() => {});
+      // The delete looks the preset up by name (findIndex): here it finds none, so Photoshop's delete fails.
+      Object.defineProperty(model.patternPresets, "findIndex", { value: () => -1 });
+      const edit = { op: "layer:create", kind: "fill", name: "Tiles", place: { to: "top" }, fill: { type: "pattern", name: "Pattern", preset: "bridge pattern kept" } };
+      const params = { documentId: model.docs[0]!.id, edit, history: "layer:create", path };
+      const out = JSON.parse(runExtendScript(model, buildScript("edit.layer", params), await decodeImages(params)).text);
+      expect(out).toMatchObject({ ok: true, result: { layerId: expect.any(Number) }, notes: [expect.stringContaining('"bridge pattern kept" the fill was made from could not be deleted')] });
+      expect(model.docs[0]!.layers[0]).toMatchObject({ name: "Tiles", kind: "fill", psKind: "PATTERNFILL" });
+      expect(model.docs[0]!.history).toEqual(["layer:create"]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

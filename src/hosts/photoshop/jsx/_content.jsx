@@ -2,10 +2,10 @@
 // The ActionManager descriptors of fill and adjustment contents (the DOM has none), shared by edit.layer and
 // edit.filter. Layer > New Fill Layer and New Adjustment Layer are `make` of a `contentLayer` / `adjustmentLayer`
 // class reference `using` a descriptor of that class whose `type` is the content: solidColorLayer {color},
-// gradientLayer {gradient, type, angle, scale, reverse, align, offset, gradientsInterpolationMethod}, or the
-// adjustment's own class. Image > Adjustments plays the same content as an event on the active layer's pixels
-// (edit.filter). The adapter refuses what Photoshop is not asked here (pattern fills, solid fills with alpha) before
-// the script runs.
+// gradientLayer {gradient, type, angle, scale, reverse, align, offset, gradientsInterpolationMethod}, patternLayer
+// {pattern {name}, scale}, or the adjustment's own class. Image > Adjustments plays the same content as an event on
+// the active layer's pixels (edit.filter). The adapter refuses what Photoshop is not asked here (solid fills with
+// alpha) before the script runs.
 // Colours and gradients (__rgb, __gradient) are _edit.jsx's, which every edit gets.
 
 // {cls, desc}: the content of a fill layer.
@@ -15,7 +15,14 @@ function __fillContent(f) {
     d.putObject(k("color"), k("RGBColor"), __rgb(f.color));
     return { cls: "solidColorLayer", desc: d };
   }
-  if (f.type !== "gradient") __fail("NOT_SUPPORTED", "Photoshop's scripting here makes solid and gradient fills", { editor: "photoshop", capability: "pattern fills", field: "fill.type" });
+  if (f.type === "pattern") {
+    // The pattern by its preset's name alone (__withPattern defined it), at its own size.
+    var pattern = new ActionDescriptor();
+    pattern.putString(k("name"), f.preset);
+    d.putObject(k("pattern"), k("pattern"), pattern);
+    d.putUnitDouble(k("scale"), k("percentUnit"), 100);
+    return { cls: "patternLayer", desc: d };
+  }
   d.putObject(k("gradient"), k("gradientClassEvent"), __gradient(f));
   d.putEnumerated(k("type"), k("gradientType"), k(f.style));
   d.putUnitDouble(k("angle"), k("angleUnit"), f.angle);
@@ -29,6 +36,52 @@ function __fillContent(f) {
   // The interpolation (Photoshop 2022's Method menu) only when it is not classic: older versions know classic only.
   if (f.interpolation !== "classic") d.putEnumerated(k("gradientsInterpolationMethod"), k("gradientInterpolationMethodType"), k(f.interpolation));
   return { cls: "gradientLayer", desc: d };
+}
+
+// ---- Pattern fills --------------------------------------------------------------------------------------------
+// A pattern fill layer names one of Photoshop's pattern presets. The image (a PNG the bridge wrote at `path`) is
+// opened as a temporary document, all of it selected, and made the preset `preset` by Edit > Define Pattern (`make`
+// of a `pattern` class reference `using` the document's selection, with a `name`); the temporary document is closed
+// without saving and `doc` made active again. After the edit the preset is deleted (`delete` of the pattern by
+// name), so the user's presets are left as they were; if that fails the edit still stands and a note says so.
+function __definePattern(doc, path, preset) {
+  if (!new File(path).exists) __fail("NOT_FOUND", "The pattern's image is gone: " + path, { path: path });
+  var k = stringIDToTypeID, src = app.open(new File(path));
+  try {
+    src.selection.selectAll();
+    var desc = new ActionDescriptor(), ref = new ActionReference(), using = new ActionReference();
+    ref.putClass(k("pattern"));
+    desc.putReference(k("null"), ref);
+    using.putProperty(k("property"), k("selection"));
+    using.putEnumerated(k("document"), k("ordinal"), k("targetEnum"));
+    desc.putReference(k("using"), using);
+    desc.putString(k("name"), preset);
+    executeAction(k("make"), desc, DialogModes.NO);
+  } finally {
+    src.close(SaveOptions.DONOTSAVECHANGES);
+    app.activeDocument = doc;
+  }
+}
+
+function __deletePattern(preset) {
+  var k = stringIDToTypeID, desc = new ActionDescriptor(), ref = new ActionReference();
+  ref.putName(k("pattern"), preset);
+  desc.putReference(k("null"), ref);
+  try {
+    executeAction(k("delete"), desc, DialogModes.NO);
+  } catch (e) {
+    __note("The pattern preset \"" + preset + "\" the fill was made from could not be deleted: " + String(e));
+  }
+}
+
+// Answers what `body` answers, run with the pattern preset `preset` defined from the image at `path`.
+function __withPattern(doc, path, preset, body) {
+  __definePattern(doc, path, preset);
+  try {
+    return body();
+  } finally {
+    __deletePattern(preset);
+  }
 }
 
 var __AM_CHANNELS = { rgb: "composite", red: "red", green: "green", blue: "blue" };

@@ -93,7 +93,7 @@ function __maskOf(docId, id) {
 
 // ---- Fill and adjustment layers' settings ---------------------------------------------------------------------
 // A fill, shape or adjustment layer keeps its settings in the layer descriptor's `adjustment` list: one object whose
-// class is the content's (solidColorLayer, gradientLayer, brightnessEvent, levels, curves, colorBalance, invert,
+// class is the content's (solidColorLayer, gradientLayer, patternLayer, brightnessEvent, levels, curves, colorBalance, invert,
 // posterization, thresholdClassEvent, hueSaturation, exposure, vibrance, channelMixer, gradientMapClass,
 // blackAndWhite, photoFilter, selectiveColor), with the keys the `make` / `set` that made it passed (edit.layer.jsx
 // writes them). They read back as `layer:create` takes them; a class the bridge does not write reads as nothing.
@@ -141,6 +141,7 @@ function __amContentSettings(cls, d) {
   var k = stringIDToTypeID;
   if (cls === "solidColorLayer") return { field: "fill", value: { type: "solid", color: __amHex(d.getObjectValue(k("color"))) } };
   if (cls === "gradientLayer") return { field: "fill", value: __amGradientFill(d) };
+  if (cls === "patternLayer") return { field: "fill", value: { type: "pattern", name: d.getObjectValue(k("pattern")).getString(k("name")) } };
   if (cls === "brightnessEvent") return { field: "adjustment", value: { type: "brightnessContrast", brightness: d.getInteger(k("brightness")), contrast: d.getInteger(k("center")), legacy: d.getBoolean(k("useLegacy")) } };
   if (cls === "levels" || cls === "curves") {
     var out = { type: cls, rgb: null, red: null, green: null, blue: null }, list = d.getList(k("adjustment"));

@@ -328,7 +328,12 @@ function run(p) {
     "layer:move": __moveLayer, "layer:group": __group, "layer:ungroup": __ungroup, "layer:merge": __merge,
     "layer:rasterize": __rasterize, "layer:fill": __fill, "layer:clear": __clear, "layer:updateText": __updateText };
   if (e.op === "layer:create" && e.kind === "text") return __createText(doc, e);
-  if (e.op === "layer:create" && (e.kind === "fill" || e.kind === "adjustment")) return __createContent(doc, e);
-  if (!ops[e.op]) __fail("BAD_REQUEST", "edit.layer does not make " + e.op, { op: e.op });
-  return ops[e.op](doc, e);
+  var edit = function () {
+    if (e.op === "layer:create" && (e.kind === "fill" || e.kind === "adjustment")) return __createContent(doc, e);
+    if (!ops[e.op]) __fail("BAD_REQUEST", "edit.layer does not make " + e.op, { op: e.op });
+    return ops[e.op](doc, e);
+  };
+  // A pattern fill's image (p.path) becomes a pattern preset first, deleted again after (_content.jsx).
+  if (e.fill && e.fill.type === "pattern") return __withPattern(doc, p.path, e.fill.preset, edit);
+  return edit();
 }

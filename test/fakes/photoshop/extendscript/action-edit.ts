@@ -5,9 +5,10 @@
  * layer's userMask* keys), Free Transform (`transform`), Merge Layers (`mergeLayersNew`), a layer's transparency as
  * the selection (`set` / `add` / `subtract` / `intersect` with the `transparencyEnum` channel) and the magic wand
  * (`set` / `addTo` / `subtractFrom` / `intersectWith` the selection to a `paint` point), and fill and adjustment
- * layers made (`make` of a `contentLayer` / `adjustmentLayer`) and changed (`set` of the target's content).
+ * layers made (`make` of a `contentLayer` / `adjustmentLayer`) and changed (`set` of the target's content), and
+ * pattern presets defined from the selection (`make` of a `pattern`) and deleted by name.
  */
-import type { FakeDocument, FakeModel } from "../model.js";
+import type { FakeDocument, FakeModel, FakePatternPreset } from "../model.js";
 import { type Bounds, type FakeLayer, layerBounds, layerEntries, parentList } from "../layers.js";
 import { combine, isEmpty, leaves, mapLayers, turn, union } from "../geometry.js";
 import { loadDescriptor, type StoredDescriptor, storeDescriptor, type StubActionDescriptor, type StubActionReference, type TypeIds } from "./action.js";
@@ -30,21 +31,21 @@ const TRANSPARENCY_MODES: Record<string, [Mode, string]> = { add: ["add", "to"],
 const EDIT_EVENTS = new Set(["placedLayerReplaceContents", "make", "delete", "set", "add", "subtract", "intersect", "addTo", "subtractFrom", "intersectWith", "transform", "mergeLayersNew"]);
 /** The contents each layer class takes, as the scripts make them. */
 const CONTENT_CLASSES: Record<string, string[]> = {
-  contentLayer: ["solidColorLayer", "gradientLayer"],
+  contentLayer: ["solidColorLayer", "gradientLayer", "patternLayer"],
   adjustmentLayer: ["brightnessEvent", "levels", "curves", "colorBalance", "hueSaturation", "invert", "posterization", "thresholdClassEvent",
     "exposure", "vibrance", "channelMixer", "gradientMapClass", "blackAndWhite", "photoFilter", "selectiveColor",
   ],
 };
 /** The LayerKind the DOM reports for each content (Photoshop JavaScript Reference, LayerKind). */
 const CONTENT_KINDS: Record<string, string> = {
-  solidColorLayer: "SOLIDFILL", gradientLayer: "GRADIENTFILL", brightnessEvent: "BRIGHTNESSCONTRAST", hueSaturation: "HUESATURATION",
+  solidColorLayer: "SOLIDFILL", gradientLayer: "GRADIENTFILL", patternLayer: "PATTERNFILL", brightnessEvent: "BRIGHTNESSCONTRAST", hueSaturation: "HUESATURATION",
   levels: "LEVELS", curves: "CURVES", colorBalance: "COLORBALANCE", exposure: "EXPOSURE", vibrance: "VIBRANCE", channelMixer: "CHANNELMIXER",
   gradientMapClass: "GRADIENTMAP", blackAndWhite: "BLACKANDWHITE", photoFilter: "PHOTOFILTER", selectiveColor: "SELECTIVECOLOR",
   invert: "INVERSION", posterization: "POSTERIZE", thresholdClassEvent: "THRESHOLD",
 };
 /** Photoshop's names of the new layers. */
 const CONTENT_NAMES: Record<string, string> = {
-  solidColorLayer: "Color Fill", gradientLayer: "Gradient Fill", brightnessEvent: "Brightness/Contrast", hueSaturation: "Hue/Saturation",
+  solidColorLayer: "Color Fill", gradientLayer: "Gradient Fill", patternLayer: "Pattern Fill", brightnessEvent: "Brightness/Contrast", hueSaturation: "Hue/Saturation",
   levels: "Levels", curves: "Curves", colorBalance: "Color Balance", exposure: "Exposure", vibrance: "Vibrance", channelMixer: "Channel Mixer",
   gradientMapClass: "Gradient Map", blackAndWhite: "Black & White", photoFilter: "Photo Filter", selectiveColor: "Selective Color",
   invert: "Invert", posterization: "Posterize", thresholdClassEvent: "Threshold",
@@ -103,11 +104,41 @@ export function actionEdit({ model, ids, fail, activeDocument, change, images }:
     const rgb = (c: StubActionDescriptor): [number, number, number, number] => [c.getDouble(k("red")), c.getDouble(k("grain")), c.getDouble(k("blue")), 255];
     if (content.class === "solidColorLayer") return rgb(content.settings.getObjectValue(k("color")));
     if (content.class === "gradientLayer") return rgb(content.settings.getObjectValue(k("gradient")).getList(k("colors")).getObjectValue(0).getObjectValue(k("color")));
+    if (content.class === "patternLayer") return [...presetOf(content.settings.getObjectValue(k("pattern"))).color];
     return [0, 0, 0, 0];
+  };
+  /**
+   * The preset a `pattern` object names. Scripts name it by `name` alone (no `ID`); Photoshop then looks the name up
+   * among the presets, and a name that is none fails as Photoshop's "not currently available".
+   */
+  const presetOf = (pattern: StubActionDescriptor): FakePatternPreset => {
+    const name = value(pattern, "name", "string") as string | undefined;
+    if (name === undefined) throw fail("pattern: only a pattern named by name is modelled");
+    const preset = model.patternPresets.find((p) => p.name === name);
+    if (!preset) throw unavailable();
+    return preset;
+  };
+  const isPatternClass = (r: StubActionReference | undefined): boolean => r?.parts.length === 1 && r.parts[0]!.form === "class" && s(r.parts[0]!.desiredClass) === "pattern";
+  /** `[selection property, document ordinal targetEnum]`: the active document's selection. */
+  const isDocumentSelection = (r: StubActionReference | undefined): boolean => {
+    const [prop, doc] = r?.parts ?? [];
+    return r?.parts.length === 2 && prop?.form === "property" && s(prop.property) === "selection" && doc?.form === "enumerated" && s(doc.desiredClass) === "document" && s(doc.value) === "targetEnum";
   };
 
   return (name, desc) => {
     if (!EDIT_EVENTS.has(name) || !desc) return false;
+    // Deleting a preset in the Patterns panel: `delete` of the pattern named (the first of that name). A name that is
+    // no preset's fails. Presets belong to Photoshop, not to a document: no document needs to be open.
+    if (name === "delete") {
+      const r = ref(desc, "null");
+      const part = r?.parts.length === 1 ? r.parts[0] : undefined;
+      if (part?.form === "name" && s(part.desiredClass) === "pattern") {
+        const at = model.patternPresets.findIndex((p) => p.name === part.name);
+        if (at < 0) throw unavailable();
+        model.patternPresets.splice(at, 1);
+        return true;
+      }
+    }
     const d = activeDocument();
     // Layer > Smart Objects > Replace Contents (`placedLayerReplaceContents`, the file in `null`) of the active
     // layer: the smart object's content becomes the file, and the layer keeps its transform (Photoshop User Guide,
@@ -131,6 +162,20 @@ export function actionEdit({ model, ids, fail, activeDocument, change, images }:
       l.placed.file = path.split(/[\\/]/).at(-1)!;
       d.dirty = true;
       change("placedLayerReplaceContents");
+      return true;
+    }
+    // Edit > Define Pattern: `make` of a `pattern` class reference `using` the target document's selection, with a
+    // `name`. Photoshop User Guide, "Create and manage patterns": "Select an area on any open image to use as a
+    // pattern" (the command is unavailable with no selection, and it takes a rectangular selection with no feather);
+    // the new pattern is added to the Patterns panel, the document itself unchanged (no history state).
+    if (name === "make" && isPatternClass(ref(desc, "null"))) {
+      if (!isDocumentSelection(ref(desc, "using"))) throw fail("make pattern: using must be the target document's selection");
+      const presetName = value(desc, "name", "string") as string | undefined;
+      if (presetName === undefined) throw fail("make pattern: a name is modelled only");
+      const sel = d.selection;
+      if (!sel || sel.ellipse || sel.width < 1 || sel.height < 1) throw unavailable();
+      const shown = leaves(d.layers).filter((l) => l.visible && !isEmpty(layerBounds(l)));
+      model.patternPresets.push({ name: presetName, width: sel.width, height: sel.height, color: [...(shown[0]?.color ?? [0, 0, 0, 0])] });
       return true;
     }
     // Layer > New Fill Layer / New Adjustment Layer: `make` of a `contentLayer` / `adjustmentLayer` class reference

@@ -9,9 +9,9 @@ type Rgba = readonly [number, number, number, number];
 
 /**
  * What of a layer's effects Photoshop's Layer Style descriptor does not take from the typed settings, refused before
- * the script runs: a colour with alpha (an effect's colour is opaque: its opacity is the effect's), and gradient
- * interpolations other than classic (their descriptor key is not one the bridge can cite, as for fill layers). A
- * field of a list is named with its place (`effects.stroke.1.color`) when the kind has several.
+ * the script runs: a colour with alpha (an effect's colour is opaque: its opacity is the effect's). A field of a list
+ * is named with its place (`effects.stroke.1.color`) when the kind has several. Gradients take every interpolation,
+ * as fill layers' do (`gradientsInterpolationMethod`, Photoshop 2022 and later; classic writes no key).
  * @throws BridgeError `NOT_SUPPORTED` `{editor: "photoshop", capability: "layer effects", field}`
  */
 export function checkEffects(edit: EditOp): void {
@@ -21,9 +21,6 @@ export function checkEffects(edit: EditOp): void {
   };
   const opaque = (color: Rgba, field: string): void => {
     if (color[3] !== 255) refuse(field, `An effect's colour is opaque in Photoshop: set the effect's opacity instead (${field})`);
-  };
-  const classic = (g: { interpolation: string }, field: string): void => {
-    if (g.interpolation !== "classic") refuse(field, `Photoshop's effect gradients are made here with classic interpolation (${field})`);
   };
   const effects: ResolvedEffects = edit.effects;
   for (const kind of EFFECT_NAMES) {
@@ -37,11 +34,10 @@ export function checkEffects(edit: EditOp): void {
         opaque(bevel.highlight.color, `${at}.highlight.color`);
         opaque(bevel.shadow.color, `${at}.shadow.color`);
       } else if (kind === "gradientOverlay") {
-        classic(e as { interpolation: string }, `${at}.interpolation`);
+        // Nothing refused: a gradient's colours carry their own opacity stops.
       } else if (kind === "stroke") {
         const { fill } = e as unknown as NonNullable<ResolvedEffects["stroke"]>[number];
         if (fill.type === "color") opaque(fill.color, `${at}.color`);
-        else classic(fill, `${at}.gradient.interpolation`);
       } else {
         opaque(e["color"] as Rgba, `${at}.color`);
       }

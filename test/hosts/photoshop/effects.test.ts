@@ -192,6 +192,24 @@ describe("Photoshop layer effects", () => {
     expect(am.result.layers[0]!.effects).toEqual(result.effects);
   });
 
+  it("a gradient's interpolation is written as fill layers' is, only when it is not classic, and reads back", async () => {
+    const s = await session();
+    const stops = [{ location: 0, color: "#ff0000" }, { location: 100, color: "#0000ff" }];
+    const { result, actions } = await s.set({
+      layerId: s.id("A"),
+      effects: { gradientOverlay: { stops, interpolation: "perceptual" }, stroke: [{ size: 2, gradient: { stops, interpolation: "smooth" } }, { size: 3, gradient: { stops } }] },
+    });
+    const to = style(actions);
+    expect(to["gradientFill"]).toMatchObject({ gradientsInterpolationMethod: { _enum: "gradientInterpolationMethodType", _value: "perceptual" } });
+    const strokes = to["frameFXMulti"] as Array<Record<string, unknown>>;
+    expect(strokes[0]).toMatchObject({ gradientsInterpolationMethod: { _enum: "gradientInterpolationMethodType", _value: "smooth" } });
+    // Classic, the default, writes no key: Photoshop before 2022 knows no other.
+    expect(strokes[1]).not.toHaveProperty("gradientsInterpolationMethod");
+    expect(result.effects?.["gradientOverlay"]).toMatchObject({ interpolation: "perceptual" });
+    expect(result.effects?.["stroke"]).toMatchObject([{ gradient: { interpolation: "smooth" } }, { gradient: { stops } }]);
+    expect((result.effects?.["stroke"] as Array<{ gradient: Record<string, unknown> }>)[1]!.gradient).not.toHaveProperty("interpolation");
+  });
+
   it("a kind Photoshop wrote otherwise (a noise gradient, a key of another type) is left out with a note; the rest reads", async () => {
     const s = await session();
     await s.set({ layerId: s.id("Title"), effects: { dropShadow: {}, colorOverlay: {}, gradientOverlay: { stops: [{ location: 0, color: "red" }, { location: 100, color: "blue" }] } } });
@@ -252,13 +270,10 @@ describe("Photoshop layer effects", () => {
 
   it("what Photoshop's descriptor cannot take, the Background layer and a locked layer are refused, and nothing runs", async () => {
     const s = await session();
-    const gradient = { stops: [{ location: 0, color: "red" }, { location: 100, color: "blue" }], interpolation: "perceptual" };
     const refusals: Array<[Record<string, unknown>, string, Record<string, unknown>]> = [
       [{ dropShadow: { color: "#00000080" } }, "NOT_SUPPORTED", { editor: "photoshop", capability: "layer effects", field: "effects.dropShadow.color" }],
       [{ stroke: [{ color: "red" }, { color: "#ff000010" }] }, "NOT_SUPPORTED", { capability: "layer effects", field: "effects.stroke.1.color" }],
       [{ bevel: { highlight: { color: "#ffffff00" } } }, "NOT_SUPPORTED", { capability: "layer effects", field: "effects.bevel.highlight.color" }],
-      [{ gradientOverlay: gradient }, "NOT_SUPPORTED", { capability: "layer effects", field: "effects.gradientOverlay.interpolation" }],
-      [{ stroke: { gradient } }, "NOT_SUPPORTED", { capability: "layer effects", field: "effects.stroke.gradient.interpolation" }],
     ];
     for (const [effects, code, details] of refusals) {
       const error = await s.refused("layer:setEffects", { layerId: s.id("A"), effects });

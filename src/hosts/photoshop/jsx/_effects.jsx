@@ -79,8 +79,8 @@ function __fxOn(fx, key, multi) {
   return out;
 }
 
-// A gradient overlay's or gradient stroke's gradient as fill layers' gradients read (classic interpolation), or
-// undefined for a noise gradient, which has no colour stops and no typed form.
+// A gradient overlay's or gradient stroke's gradient as fill layers' gradients read, or undefined for a noise
+// gradient, which has no colour stops and no typed form.
 function __fxGradientOf(d) {
   var k = stringIDToTypeID, g = d.getObjectValue(k("gradient"));
   if (!g.hasKey(k("colors"))) return undefined;
@@ -99,6 +99,8 @@ function __fxGradientOf(d) {
     if (x !== 0 || y !== 0) out.offset = { x: x, y: y };
   }
   if (__fxGet(d, "dither", "bool", false)) out.dither = true;
+  var interpolation = __amInterpolation(d);
+  if (interpolation !== "classic") out.interpolation = interpolation;
   return out;
 }
 

@@ -6,8 +6,7 @@
 // Layer Style > Clear Layer Style, `dlfx`: whether `set` replaces a style or merges into it is not documented); then
 // `set` of the target layer's `layerEffects` property `to` a layerEffects descriptor with one object per effect, or
 // the list of a kind Photoshop stacks when there are several (the keys _effects.jsx reads back). Settings arrive
-// resolved; the adapter refused what is not written here (colours with alpha, gradient interpolations other than
-// classic). Answers {}.
+// resolved; the adapter refused what is not written here (colours with alpha). Answers {}.
 
 function __fxEnum(d, key, type, value) {
   var k = stringIDToTypeID;
@@ -68,6 +67,8 @@ function __fxGradient(d, g) {
   d.putBoolean(k("reverse"), g.reverse);
   d.putBoolean(k("align"), g.align);
   d.putBoolean(k("dither"), g.dither);
+  // The interpolation (Photoshop 2022's Method menu) only when it is not classic, as for fill layers.
+  if (g.interpolation !== "classic") __fxEnum(d, "gradientsInterpolationMethod", "gradientInterpolationMethodType", g.interpolation);
   __fxUnit(offset, "horizontal", "percentUnit", g.offset.x);
   __fxUnit(offset, "vertical", "percentUnit", g.offset.y);
   d.putObject(k("offset"), k("paint"), offset);

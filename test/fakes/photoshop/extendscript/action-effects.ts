@@ -32,7 +32,18 @@ const SWITCHES = { enabled: "boolean", present: "boolean", showInDialog: "boolea
 const BLENDING = { ...SWITCHES, mode: BLEND, opacity: PERCENT };
 const SHADOW = { ...BLENDING, color: COLOR, useGlobalAngle: "boolean", localLightingAngle: ANGLE, distance: PIXELS, chokeMatte: PIXELS, blur: PIXELS, noise: PERCENT, antiAlias: "boolean", transferSpec: CONTOUR };
 const GLOW = { ...BLENDING, color: COLOR, glowTechnique: "enumerated:matteTechnique", chokeMatte: PIXELS, blur: PIXELS, noise: PERCENT, shadingNoise: PERCENT, antiAlias: "boolean", transferSpec: CONTOUR, inputRange: PERCENT };
-const GRADIENT = { gradient: "object:gradientClassEvent", type: "enumerated:gradientType", angle: ANGLE, scale: PERCENT, reverse: "boolean", align: "boolean", dither: "boolean", offset: "object:paint" };
+const GRADIENT = {
+  gradient: "object:gradientClassEvent",
+  type: "enumerated:gradientType",
+  angle: ANGLE,
+  scale: PERCENT,
+  reverse: "boolean",
+  align: "boolean",
+  dither: "boolean",
+  offset: "object:paint",
+  // Photoshop 2022's gradient Method menu; classic writes no key.
+  gradientsInterpolationMethod: "enumerated:gradientInterpolationMethodType",
+};
 
 /** Each effect's class and the keys (`type` or `type:class-or-enum-or-unit`) it takes. */
 const EFFECT_KEYS: Record<string, Record<string, string>> = {
@@ -58,6 +69,7 @@ const ENUM_VALUES: Record<string, string[]> = {
   bevelTechnique: ["softMatte", "preciseMatte", "slopeLimitMatte"],
   bevelEmbossStampStyle: ["in", "out"],
   gradientType: ["linear", "radial", "angle", "reflected", "diamond"],
+  gradientInterpolationMethodType: ["perceptual", "linear", "smooth"],
   frameStyle: ["outsetFrame", "insetFrame", "centeredFrame"],
   frameFill: ["solidColor", "gradientFill"],
 };

@@ -580,7 +580,8 @@ try {
     expectSame(problems, "fill opacity kept", styled.fillOpacity, 40);
     const stacked = {
       dropShadow: [{ color: "#ff0000", distance: 8, useGlobalLight: false, angle: 0 }, { color: "#0000ff", distance: 8, useGlobalLight: false, angle: 180 }],
-      stroke: [{ size: 2, color: "#00ff00" }, { size: 4, gradient: { stops: [{ location: 0, color: "#ffff00" }, { location: 100, color: "#ff00ff" }] } }],
+      // The second stroke's gradient in perceptual interpolation (Photoshop 2022 and later: gradientsInterpolationMethod).
+      stroke: [{ size: 2, color: "#00ff00" }, { size: 4, gradient: { stops: [{ location: 0, color: "#ffff00" }, { location: 100, color: "#ff00ff" }], interpolation: "perceptual" } }],
     };
     await setEffects(layerId, stacked);
     const replaced = (await layerOf(id, layerId)).effects;
@@ -588,7 +589,7 @@ try {
     expectSame(problems, "replaced whole", Object.keys(replaced ?? {}).sort(), ["dropShadow", "stroke"]);
     await setEffects(layerId, {});
     expectSame(problems, "cleared", (await layerOf(id, layerId)).effects, undefined);
-    return `${fails(problems)}9 effects with the global light, 2 stacked kinds, cleared: one named history state each`;
+    return `${fails(problems)}9 effects with the global light, 2 stacked kinds (a perceptual gradient among them), cleared: one named history state each`;
   });
   // What the history (and an atomic batch, which the bridge groups over its entries' states) relies on: a state set
   // active keeps the later ones until the next change discards them; states keep the names the bridge gave them.

@@ -89,9 +89,11 @@ async function open(served: BridgeProcess, path = "/ws"): Promise<TestClient> {
  * process when what the row fills lives there and the editor's work beside it (encoding images) is not the subject.
  */
 async function expectHeld(served: BridgeProcess, budget: number, where: "tree" | "bridge" = "tree"): Promise<void> {
+  // Three pings more after the abuse, so /health was also asked once it was over; a row whose abuse is over within one
+  // ping's interval (row 1 on a quiet machine) has exactly these three in its window.
   await served.morePings(3);
   const health = served.health();
-  expect(health.pings).toBeGreaterThan(3);
+  expect(health.pings).toBeGreaterThanOrEqual(3);
   expect(health.failures).toEqual([]);
   expect(health.worstMs).toBeLessThan(HEALTH_WORST_MS);
   const rss = served.rss();

@@ -456,7 +456,8 @@ function abusers({ rows: selected, wsUrl, port, files, target, state, seen }) {
       loop("4 big frames", state, seen, async () => {
         const ws = await openSocket(wsUrl);
         ws.on("close", (code) => state.stop || seen.add("4 big frames", `closed ${code}`));
-        for (let i = 0; i < 5 && !state.stop; i++) {
+        // A text frame over maxTextFrameBytes is refused and its socket closed (1009): the next one needs a new socket.
+        for (let i = 0; i < 5 && !state.stop && ws.readyState === ws.OPEN; i++) {
           const answered = new Promise((resolve) => {
             const onMessage = (data) => {
               if (!String(data).startsWith('{"id":"big"')) return;

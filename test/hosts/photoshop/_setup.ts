@@ -55,18 +55,21 @@ export async function waitForHostReady(harness: Harness): Promise<void> {
 /** The edit scripts a fake Photoshop ran. */
 type EditRun = FakePhotoshop["runs"][number];
 
-/**
- * A bridge on a fresh fake Photoshop and a client of it, for tests of one edit at a time: the sample document's
- * layer ids by name, `oneEdit` (the method's result and the one edit script it ran, checked to be one history
- * state named after the method and one revision), and `refused` (the error, checked to have run nothing).
- */
-export async function editSessionOnFake(): Promise<{
+/** What `editSessionOnFake` answers; a test file's own session adds its helpers to the rest. */
+export interface EditSession {
   fake: FakePhotoshop;
   client: TestClient;
   id(name: string): number;
   oneEdit<T extends { revision: number }>(method: string, params: Record<string, unknown>): Promise<{ result: T; run: EditRun }>;
   refused(method: string, params: Record<string, unknown>): Promise<{ code: string; message: string; details?: Record<string, unknown> }>;
-}> {
+}
+
+/**
+ * A bridge on a fresh fake Photoshop and a client of it, for tests of one edit at a time: the sample document's
+ * layer ids by name, `oneEdit` (the method's result and the one edit script it ran, checked to be one history
+ * state named after the method and one revision), and `refused` (the error, checked to have run nothing).
+ */
+export async function editSessionOnFake(): Promise<EditSession> {
   const fake = await startFake();
   const client = await (await bridgeOn(fake, {})).connect();
   const flat = (layers: readonly HostLayer[]): HostLayer[] => layers.flatMap((l) => [l, ...flat(l.children ?? [])]);

@@ -9,9 +9,7 @@ import { PHOTOSHOP_ADJUSTMENT_LAYER_TYPES } from "../../../src/hosts/photoshop/e
 import { buildScript } from "../../../src/hosts/photoshop/operations.js";
 import { decodeImages, runExtendScript } from "../../fakes/photoshop/extendscript/run.js";
 import { FakeModel } from "../../fakes/photoshop/model.js";
-import type { FakePhotoshop } from "../../fakes/photoshop/server.js";
-import type { TestClient } from "../../helpers/ws-client.js";
-import { editSessionOnFake } from "./_setup.js";
+import { type EditSession, editSessionOnFake } from "./_setup.js";
 
 /*
  * Fill and adjustment layers on Photoshop (layer:create {kind: "fill" | "adjustment"}, layer:update {fill |
@@ -26,13 +24,9 @@ import { editSessionOnFake } from "./_setup.js";
 type Edited = HostLayer & { revision: number };
 const flat = (layers: readonly HostLayer[]): HostLayer[] => layers.flatMap((l) => [l, ...flat(l.children ?? [])]);
 
-interface Session {
-  fake: FakePhotoshop;
-  client: TestClient;
-  id(name: string): number;
+interface Session extends Omit<EditSession, "oneEdit"> {
   /** Calls the method; answers its result and the ActionManager events of its one edit script (one history state). */
   edit(method: string, params: Record<string, unknown>): Promise<{ result: Edited; actions: Array<{ event: string; descriptor: Record<string, unknown> }> }>;
-  refused(method: string, params: Record<string, unknown>): Promise<{ code: string; message: string; details?: Record<string, unknown> }>;
 }
 
 async function session(): Promise<Session> {

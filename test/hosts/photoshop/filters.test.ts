@@ -1,8 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { HostLayer } from "../../../src/protocol/index.js";
-import type { FakePhotoshop } from "../../fakes/photoshop/server.js";
-import type { TestClient } from "../../helpers/ws-client.js";
-import { editSessionOnFake } from "./_setup.js";
+import { type EditSession, editSessionOnFake } from "./_setup.js";
 
 /*
  * layer:adjust and filter:apply on Photoshop, through the bridge and the fake Photoshop: `edit.filter` runs as
@@ -15,15 +13,11 @@ import { editSessionOnFake } from "./_setup.js";
  * The sample: Title (text) · Group G [A (40,60–120,140) · B (100,80–200,180)] · Background; Title is active.
  */
 
-interface Session {
-  fake: FakePhotoshop;
-  client: TestClient;
-  id(name: string): number;
+interface Session extends Omit<EditSession, "oneEdit"> {
   /** Calls the method and answers the DOM calls of its one edit script (one history state named after the method). */
   calls(method: "layer:adjust" | "filter:apply", params: Record<string, unknown>): Promise<string[]>;
   /** Calls the method and answers the one ActionManager event its edit script played after selecting the layer. */
   played(method: "layer:adjust" | "filter:apply", params: Record<string, unknown>): Promise<{ event: string; descriptor: Record<string, unknown> }>;
-  refused(method: string, params: Record<string, unknown>): Promise<{ code: string; message: string; details?: Record<string, unknown> }>;
 }
 
 async function session(): Promise<Session> {

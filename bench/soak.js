@@ -37,6 +37,7 @@ import { createServer, request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { isMainThread, parentPort, Worker, workerData } from "node:worker_threads";
 import { writePsdBuffer } from "ag-psd";
@@ -86,13 +87,15 @@ const RSS_EVERY_MS = 20;
 const PING_EVERY_MS = 20;
 const CALL_TIMEOUT_MS = 30_000;
 const BIN = fileURLToPath(new URL("../bin/image-editor-bridge.js", import.meta.url));
+/** Node's own options for the bridge's process, e.g. `--cpu-prof --cpu-prof-dir=/tmp/soak-prof` to see what holds its thread. */
+const BRIDGE_NODE_ARGS = (process.env.BENCH_SOAK_BRIDGE_NODE_ARGS ?? "").split(" ").filter(Boolean);
 const MiB = 1024 * 1024;
 
 // ---------------------------------------------------------------------------------------------------------
 // The bridge in a child process, and its memory
 
 async function serveChild(args, logLevel) {
-  const child = spawn(process.execPath, [BIN, "serve", "--listen", "0", "--log-level", logLevel, ...args], {
+  const child = spawn(process.execPath, [...BRIDGE_NODE_ARGS, BIN, "serve", "--listen", "0", "--log-level", logLevel, ...args], {
     env: { PATH: process.env.PATH ?? "" },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -169,11 +172,15 @@ const treeRss = (pid) => processTree(pid).reduce((sum, p) => sum + rssOf(p), 0);
 
 function getJson(port, path) {
   return new Promise((resolve, reject) => {
+    const started = performance.now();
+    let connectMs;
     const req = httpRequest({ host: "127.0.0.1", port, path, agent: false, timeout: 10_000 }, (res) => {
       let body = "";
       res.on("data", (c) => (body += c));
-      res.on("end", () => resolve({ status: res.statusCode, body }));
+      res.on("end", () => resolve({ status: res.statusCode, body, connectMs }));
     });
+    // How long the TCP connection took: a full accept queue shows here, a busy bridge thread after it.
+    req.once("socket", (socket) => socket.once("connect", () => (connectMs = performance.now() - started)));
     req.once("timeout", () => req.destroy(new Error("no answer within 10 s")));
     req.once("error", reject);
     req.end();
@@ -363,13 +370,17 @@ async function normalClient(wsUrl, target, state, stats) {
 async function healthPinger(port, state, stats) {
   while (!state.stop) {
     const started = performance.now();
+    let connectMs;
     try {
-      const { status } = await getJson(port, "/health");
-      if (status !== 200) stats.errors.push(`/health: ${status}`);
+      const answer = await getJson(port, "/health");
+      connectMs = answer.connectMs;
+      if (answer.status !== 200) stats.errors.push(`/health: ${answer.status}`);
     } catch (error) {
       stats.errors.push(`/health: ${error.message}`);
     }
-    stats.latencies.push(performance.now() - started);
+    const took = performance.now() - started;
+    stats.latencies.push(took);
+    if (stats.slowest === undefined || took > stats.slowest.took) stats.slowest = { took, connectMs, at: started - stats.since };
     await pause(PING_EVERY_MS);
   }
 }
@@ -737,8 +748,11 @@ function abusers({ rows: selected, wsUrl, port, files, target, state, seen }) {
 async function phase(bridge, target, seconds, abuse, files) {
   const wsUrl = `ws://127.0.0.1:${bridge.port}/ws`;
   const normal = { latencies: [], errors: [] };
-  const health = { latencies: [], errors: [] };
+  const health = { latencies: [], errors: [], since: performance.now(), slowest: undefined };
   const state = { stop: false };
+  // This process's own event loop: its delays would lengthen every latency it measures, the bridge's or not.
+  const ownDelay = monitorEventLoopDelay({ resolution: 10 });
+  ownDelay.enable();
   const seen = tally();
   const baseline = treeRss(bridge.child.pid);
   const loggedBefore = bridge.logged.bytes;
@@ -752,7 +766,8 @@ async function phase(bridge, target, seconds, abuse, files) {
   await Promise.all(running);
   for (const counts of (await answered) ?? []) for (const [key, n] of counts) seen.counts.set(key, n);
   clearInterval(sampler);
-  return { growth: peak - baseline, baseline, peak, normal, health, seen, logBytes: bridge.logged.bytes - loggedBefore };
+  ownDelay.disable();
+  return { growth: peak - baseline, baseline, peak, normal, health, seen, logBytes: bridge.logged.bytes - loggedBefore, ownDelayMs: ownDelay.max / 1e6 };
 }
 
 /** What each row's thread is given: row 12 alone carries the big frame's data URI. */
@@ -872,6 +887,11 @@ export async function run() {
         `  ${name}: ${r.normal.latencies.length} calls, p99 ${fmtMs(percentile(r.normal.latencies, 99))}, worst ${fmtMs(max(r.normal.latencies))}, ` +
           `${r.normal.errors.length} errors; /health worst ${fmtMs(max(r.health.latencies))} (${r.health.errors.length} failed); ` +
           `RSS ${fmtBytes(r.baseline)} → peak ${fmtBytes(r.peak)} (+${fmtBytes(r.growth)}); log ${fmtBytes(r.logBytes)}`,
+      );
+      const slow = r.health.slowest;
+      log(
+        `    the slowest /health: ${fmtMs(slow?.took ?? 0)} at +${((slow?.at ?? 0) / 1000).toFixed(1)} s, of it connecting ${slow?.connectMs === undefined ? "never done" : fmtMs(slow.connectMs)}; ` +
+          `this process's own event loop delayed by up to ${fmtMs(r.ownDelayMs)}`,
       );
     }
     const errorKinds = new Map();

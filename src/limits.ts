@@ -161,6 +161,12 @@ export const DEFAULT_LIMITS = {
    * clients cannot fill the mailbox and starve the next one.
    */
   mailboxDepthPerClient: 32,
+  /**
+   * How fast a client's editor time is forgiven: the mailbox runs next the waiting client that used the least
+   * editor time, counted with this half-life. Shorter lets a client whose calls take seconds back in sooner
+   * (taking more of the editor from the others); longer remembers it longer.
+   */
+  editorTimeHalfLifeMs: 10_000,
   /** Host-bound calls running at once; editors are single-threaded. */
   hostConcurrency: 1,
   /**

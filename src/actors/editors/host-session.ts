@@ -14,7 +14,7 @@ export type HostSessionState = "disconnected" | "connecting" | "backoff" | "read
 
 /**
  * The host session: the connection actor plus the mailbox in front of the editor. Calls run one at a time by
- * default, FIFO per lane and round-robin across lanes; the mailbox is bounded (`HOST_BUSY`), every call has a
+ * default, FIFO per lane and across lanes the one that used the least editor time lately first; the mailbox is bounded (`HOST_BUSY`), every call has a
  * deadline (`TIMEOUT`), and losing the editor fails queued and running calls with `HOST_UNAVAILABLE`.
  *
  * The per-call bookkeeping is plain code on purpose: it is the hot path of every request. The actor holds the
@@ -22,7 +22,7 @@ export type HostSessionState = "disconnected" | "connecting" | "backoff" | "read
  */
 export class HostSession {
   readonly actor: Actor<typeof hostSessionMachine>;
-  private readonly mailbox = new Mailbox<Job>();
+  private readonly mailbox: Mailbox<Job>;
   private readonly running = new Set<Job>();
   private lostSubscription: Subscription | undefined;
   /** The actor's top-level state and `degraded` flag, mirrored on change so the per-call path reads plain fields. */
@@ -42,6 +42,7 @@ export class HostSession {
     private readonly limits: Limits,
     private readonly log: Logger,
   ) {
+    this.mailbox = new Mailbox<Job>(limits.editorTimeHalfLifeMs);
     this.actor = createActor(hostSessionMachine, {
       input: {
         connect: () => this.connectHost(),
@@ -325,6 +326,8 @@ export class HostSession {
     job.released = true;
     clearTimeout(job.timer);
     this.running.delete(job);
+    // The editor was the call's until now: its lane waits that much longer behind lanes that used less.
+    if (job.startedAt > 0) this.mailbox.charge(job.lane, performance.now() - job.startedAt);
     this.pump();
     this.notifyIdle();
   }

@@ -1,7 +1,12 @@
 /**
- * The queue in front of the editor: FIFO within a lane (one lane per logical client), round-robin across lanes,
- * so one busy client cannot starve the others. Pure data structure; the host session
- * decides when to take the next job.
+ * The queue in front of the editor: FIFO within a lane (one lane per logical client), and across lanes the lane
+ * that used the least editor time lately goes next (equal use takes turns, oldest waiting first). Counting time,
+ * not turns, is what keeps one client from starving the others: taking turns, a client whose calls hold the editor
+ * for seconds (a huge import, a document made at the memory budget's edge) would hold it most of the time against
+ * clients whose calls take milliseconds, and every one of theirs would wait behind one of its calls. Use fades by
+ * half every `halfLifeMs`, so what a lane used long ago stops counting; a lane that starts waiting starts no lower
+ * than the least-used lane already waiting, so new lanes (new clients, HTTP connections) do not jump the queue.
+ * Pure data structure; the host session decides when to take the next job and says how long each ran.
  */
 export interface MailboxJob {
   readonly lane: string;
@@ -9,11 +14,33 @@ export interface MailboxJob {
   queued: boolean;
 }
 
+/** A lane's editor time: `ms` as of `at` (`now()`), fading by half every half-life since. */
+interface Use {
+  ms: number;
+  at: number;
+}
+
+/** Faded below this (milliseconds), a lane not waiting is forgotten. */
+const FORGOTTEN_BELOW_MS = 0.5;
+
 export class Mailbox<J extends MailboxJob> {
-  /** Lanes with waiting jobs, in turn order. */
+  /** Lanes with waiting jobs, longest waiting first: the order among lanes of equal use. */
   private readonly ring: string[] = [];
   private readonly lanes = new Map<string, J[]>();
   private count = 0;
+  /** Editor time per lane, for lanes waiting and lanes that ran lately. */
+  private readonly use = new Map<string, Use>();
+  /** `use`'s size that triggers the next sweep of forgotten lanes. */
+  private sweepAt = 64;
+
+  /**
+   * @param halfLifeMs how fast a lane's editor time fades (`Infinity`: never).
+   * @param now the clock, in milliseconds.
+   */
+  constructor(
+    private readonly halfLifeMs = Infinity,
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
   /** Jobs waiting (not running). */
   get depth(): number {
@@ -25,6 +52,11 @@ export class Mailbox<J extends MailboxJob> {
     return this.lanes.size;
   }
 
+  /** Lanes whose editor time is remembered: waiting, or ran lately. */
+  get lanesRemembered(): number {
+    return this.use.size;
+  }
+
   /** Jobs waiting in one lane. */
   laneDepth(lane: string): number {
     return this.lanes.get(lane)?.length ?? 0;
@@ -34,6 +66,12 @@ export class Mailbox<J extends MailboxJob> {
     let lane = this.lanes.get(job.lane);
     if (lane === undefined) {
       lane = [];
+      // Starts no lower than the least-used lane waiting: a new lane takes its turn after that one, not first.
+      if (this.ring.length > 0) {
+        const at = this.now();
+        const floor = this.used(this.ring[this.next(at)]!, at);
+        if (this.used(job.lane, at) < floor) this.use.set(job.lane, { ms: floor, at });
+      }
       this.lanes.set(job.lane, lane);
       this.ring.push(job.lane);
     }
@@ -44,21 +82,58 @@ export class Mailbox<J extends MailboxJob> {
 
   /** The job `take()` would return next, left in place. */
   peek(): J | undefined {
-    const laneId = this.ring[0];
-    return laneId === undefined ? undefined : this.lanes.get(laneId)![0];
+    if (this.ring.length === 0) return undefined;
+    return this.lanes.get(this.ring[this.next(this.now())]!)![0];
   }
 
-  /** The next job in round-robin order, or undefined when empty. */
+  /** The first job of the lane that used the least editor time lately, or undefined when empty. */
   take(): J | undefined {
-    const laneId = this.ring.shift();
-    if (laneId === undefined) return undefined;
+    if (this.ring.length === 0) return undefined;
+    const at = this.ring.length === 1 ? 0 : this.next(this.now());
+    const laneId = this.ring[at]!;
+    this.ring.splice(at, 1);
     const lane = this.lanes.get(laneId)!;
     const job = lane.shift()!;
     if (lane.length === 0) this.lanes.delete(laneId);
-    else this.ring.push(laneId); // its next job waits for every other lane's turn
+    else this.ring.push(laneId); // among lanes of equal use, its next job waits for the others' turns
     job.queued = false;
     this.count--;
     return job;
+  }
+
+  /** Counts `ms` of editor time to `lane` (a call of it ran that long). */
+  charge(lane: string, ms: number): void {
+    if (!(ms > 0)) return;
+    const at = this.now();
+    this.use.set(lane, { ms: this.used(lane, at) + ms, at });
+    if (this.use.size >= this.sweepAt) this.sweep(at);
+  }
+
+  /** A lane's editor time as of `at`. */
+  used(lane: string, at: number = this.now()): number {
+    const use = this.use.get(lane);
+    if (use === undefined) return 0;
+    return this.halfLifeMs === Infinity ? use.ms : use.ms * 2 ** ((use.at - at) / this.halfLifeMs);
+  }
+
+  /** Where in the ring the lane that used the least is (the longest waiting of equals). */
+  private next(at: number): number {
+    let best = 0;
+    let least = Infinity;
+    for (let i = 0; i < this.ring.length; i++) {
+      const used = this.used(this.ring[i]!, at);
+      if (used < least) {
+        least = used;
+        best = i;
+      }
+    }
+    return best;
+  }
+
+  /** Forgets lanes not waiting whose time has faded away; runs again once as many lanes are known again. */
+  private sweep(at: number): void {
+    for (const lane of this.use.keys()) if (!this.lanes.has(lane) && this.used(lane, at) < FORGOTTEN_BELOW_MS) this.use.delete(lane);
+    this.sweepAt = Math.max(64, this.use.size * 2);
   }
 
   /** Removes a queued job (its deadline passed or its caller went away). */

@@ -110,7 +110,7 @@ describe.each(TRANSPORTS)("shutdown over $name", ({ make }) => {
 });
 
 describe("mailbox fairness", () => {
-  it("calls run FIFO per client and round-robin across clients", async () => {
+  it("calls run FIFO per client, and the client that used the editor least goes next", async () => {
     const host = new ScriptedHost();
     const harness = await startBridge({ host });
     const [a, b] = [await harness.connect(), await harness.connect()];
@@ -123,7 +123,27 @@ describe("mailbox fairness", () => {
     host.release();
     await Promise.all(pending);
     const lanes = host.calls.map((c) => (c.lane === `client:${a.hello.clientId.slice(0, 8)}` ? "A" : "B")).join("");
-    expect(lanes).toBe("AABABABABB");
+    // A's first call held the editor while the others were sent and queued; B's calls are answered at once, so
+    // all five of them together use less editor time than that one call. Taking turns would have given AABABABABB.
+    expect(lanes).toBe("ABBBBBAAAA");
+  });
+
+  it("a client whose call held the editor long waits behind clients that used it little", async () => {
+    const host = new ScriptedHost();
+    const harness = await startBridge({ host });
+    const [heavy, x, y] = [await harness.connect(), await harness.connect(), await harness.connect()];
+    host.hold();
+    // The heavy client's call holds the editor while its own next calls and the others' are queued behind it.
+    const pending = [heavy.send("document:current")];
+    await host.whenStarted(1);
+    for (let i = 0; i < 3; i++) pending.push(heavy.send("document:current"));
+    for (let i = 0; i < 3; i++) pending.push(x.send("document:current"), y.send("document:current"));
+    await waitForQueued(harness, 9);
+    host.release();
+    for (const frame of await Promise.all(pending)) expect(frame.ok).toBe(true);
+    const heavyLane = `client:${heavy.hello.clientId.slice(0, 8)}`;
+    const who = host.calls.map((c) => (c.lane === heavyLane ? "H" : "L"));
+    expect(who.join("")).toBe("HLLLLLLHHH");
   });
 
   it("a client past its in-flight limit gets TOO_MANY_REQUESTS while others proceed", async () => {
@@ -148,7 +168,7 @@ describe("mailbox fairness", () => {
     const reads = [a.send("document:current"), b.send("document:current"), a.send("selection:getArea")];
     await host.whenStarted(3); // three reads run together
     const write = a.send("selection:set", { rect: null });
-    const after = b.send("document:current");
+    const after = a.send("document:current");
     await waitForQueued(harness, 2);
     expect(host.calls).toHaveLength(3); // the mutation waits for the reads, the read behind it waits too
     host.release();

@@ -839,7 +839,8 @@ export async function run() {
   };
   await writeFile(files.hollow, hollowPsd(22_000, 22_000, "huge"));
   await writeFile(files.deep, nestedPsd(150));
-  const args = ["--files-root", dir, "--allow-editor-scripts"];
+  // BENCH_BRIDGE_ARGS, as in the other benchmarks: e.g. `--limit editorTimeHalfLifeMs=1` to see the editor's queue take turns.
+  const args = ["--files-root", dir, "--allow-editor-scripts", ...(process.env.BENCH_BRIDGE_ARGS ?? "").split(" ").filter(Boolean)];
   // Row 9's receiver listens on loopback, which webhooks may target only with this flag.
   if (ABUSES.has("9")) args.push("--allow-private-webhooks");
   // Row 11's plugin is loaded only when that row runs, so the other rows measure the bridge without it.
@@ -884,7 +885,7 @@ export async function run() {
       ["abused", soak],
     ]) {
       log(
-        `  ${name}: ${r.normal.latencies.length} calls, p99 ${fmtMs(percentile(r.normal.latencies, 99))}, worst ${fmtMs(max(r.normal.latencies))}, ` +
+        `  ${name}: ${r.normal.latencies.length} calls, p50 ${fmtMs(percentile(r.normal.latencies, 50))}, p90 ${fmtMs(percentile(r.normal.latencies, 90))}, p99 ${fmtMs(percentile(r.normal.latencies, 99))}, worst ${fmtMs(max(r.normal.latencies))}, ` +
           `${r.normal.errors.length} errors; /health worst ${fmtMs(max(r.health.latencies))} (${r.health.errors.length} failed); ` +
           `RSS ${fmtBytes(r.baseline)} → peak ${fmtBytes(r.peak)} (+${fmtBytes(r.growth)}); log ${fmtBytes(r.logBytes)}`,
       );

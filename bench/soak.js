@@ -622,7 +622,13 @@ function abusers({ rows: selected, wsUrl, port, files, target, state, seen }) {
         (async () => {
           receiver.listen(0, "127.0.0.1");
           await once(receiver, "listening");
-          const ws = await openSocket(wsUrl);
+          // Connecting may time out when the bridge is slow to accept: counted, and tried again, as the loops do.
+          let ws;
+          while (ws === undefined && !state.stop) {
+            ws = await openSocket(wsUrl).catch((error) => seen.add("9 webhooks", `threw ${String(error.message).slice(0, 60)}`));
+            if (ws === undefined) await pause(50);
+          }
+          if (ws === undefined) return;
           for (let k = 0; k < WEBHOOKS; k++) {
             const added = await request(ws, `w${k}`, "webhook:add", { url: `http://127.0.0.1:${receiver.address().port}/r${k}`, types: ["selection:changed"] }, CALL_TIMEOUT_MS);
             seen.add("9 webhook:add", outcomeOf(added));

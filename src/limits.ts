@@ -322,6 +322,13 @@ export const DEFAULT_LIMITS = {
   /** Sockets kept, below `maxConnections`, for probes and the operator (`/health`, `/ready`, `/status`, `/metrics`). */
   connectionReserve: 64,
   /**
+   * Connections the system may hold for the bridge before the bridge accepts them (the listen backlog; the system
+   * caps it, at `net.core.somaxconn` on Linux). Past it new connections are not refused but dropped, and their
+   * clients try again only after one, three, seven seconds: a flood of connections while the bridge is busy made a
+   * `/health` probe wait ten seconds. Node's default is 511.
+   */
+  listenBacklog: 4096,
+  /**
    * Sockets one remote address may hold at once (loopback is exempt unless the bridge is told to count it); past it
    * a new socket is answered 429 TOO_MANY_REQUESTS and closed. Behind a trusted proxy (`--trust-proxy`) the
    * address the proxy forwards is counted.

@@ -56,7 +56,7 @@ export async function listen(host: string, port: number, ports: ListenerPorts): 
   );
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, host, () => {
+    server.listen({ port, host, backlog: limits.listenBacklog }, () => {
       server.off("error", reject);
       resolve();
     });

@@ -324,8 +324,9 @@ export const DEFAULT_LIMITS = {
   /**
    * Connections the system may hold for the bridge before the bridge accepts them (the listen backlog; the system
    * caps it, at `net.core.somaxconn` on Linux). Past it new connections are not refused but dropped, and their
-   * clients try again only after one, three, seven seconds: a flood of connections while the bridge is busy made a
-   * `/health` probe wait ten seconds. Node's default is 511.
+   * clients try again only after one, three, seven seconds. Node's default is 511: a burst of a thousand
+   * connections while the bridge's thread was busy for a moment had most of them dropped. A backlog absorbs bursts
+   * only: connections arriving faster than the bridge accepts them, for long, wait in it instead of being dropped.
    */
   listenBacklog: 4096,
   /**

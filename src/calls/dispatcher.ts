@@ -3,7 +3,7 @@ import { allowedFor, BinaryImageResponse, type CallOthers, imageResultJson, outs
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import { laneLogName } from "../actors/clients/frames.js";
-import { invalidParamsError, unknownMethodError } from "./method-hints.js";
+import { invalidParamsError, NameHints, unknownMethodError } from "./method-hints.js";
 import { isBatch, respondBatch, runBatch, type BatchOutcome } from "./batch.js";
 import { atomicEntries, runAtomic } from "./atomic-batch.js";
 import { cancelTarget, progressEvents, type CancelSignal, type RequestControl } from "../actors/clients/requests.js";
@@ -73,6 +73,8 @@ export class Dispatcher implements CallsPort {
    */
   readonly mistakes: SampledLog;
   private readonly methods: ReadonlyMap<string, MethodDefinition>;
+  /** "Did you mean" for unknown names, among this dispatcher's methods. */
+  private readonly hints: NameHints;
   private readonly pool: EditorPool;
   private readonly services: BridgeServices;
   private readonly limits: Limits;
@@ -85,6 +87,7 @@ export class Dispatcher implements CallsPort {
 
   constructor(options: DispatcherOptions) {
     this.methods = options.methods;
+    this.hints = new NameHints([...options.methods.keys()]);
     this.pool = options.pool;
     this.services = options.services;
     this.limits = options.services.limits;
@@ -256,7 +259,7 @@ export class Dispatcher implements CallsPort {
   private unknownMethod(endpoint: string, name: string): BridgeError {
     const pluginIds = endpoint === "root" ? (this.services.serverInfo().plugins ?? []).map((plugin) => plugin.id) : [];
     const servedBy = pluginIds.filter((id) => this.pluginMethod(id, name) !== undefined);
-    return unknownMethodError(name, endpoint, servedBy, this.methods.keys());
+    return unknownMethodError(name, endpoint, servedBy, this.hints);
   }
 
   /** Runs a host-bound call through one editor's mailbox. */

@@ -1,4 +1,4 @@
-import { BridgeError, CLOSE_CODES } from "../../protocol/index.js";
+import { BridgeError, CLOSE_CODES, withoutStack } from "../../protocol/index.js";
 import type { Limits } from "../../limits.js";
 import type { FrameAnswer } from "./port.js";
 
@@ -81,9 +81,12 @@ export class FrameRate {
     }
     const { clientFramesPerSecond: max, clientFrameBurst: burst } = this.limits;
     const retryAfterMs = verdict.retryAfterMs;
-    const error = new BridgeError("TOO_MANY_REQUESTS", `At most ${max} frames per second (bursts of ${burst}) per client; retry in ${retryAfterMs} ms`, {
-      details: { limit: "clientFramesPerSecond", max, burst, retryAfterMs },
-    });
+    const error = withoutStack(
+      () =>
+        new BridgeError("TOO_MANY_REQUESTS", `At most ${max} frames per second (bursts of ${burst}) per client; retry in ${retryAfterMs} ms`, {
+          details: { limit: "clientFramesPerSecond", max, burst, retryAfterMs },
+        }),
+    );
     this.refusedInARow++;
     let pauseMs: number | undefined;
     if (now >= this.pausedUntil && this.refusedInARow >= this.limits.clientFramePauseAfter && open) {

@@ -3,6 +3,7 @@ import { createActor, type Actor } from "xstate";
 import type { Observable, Subscription } from "rxjs";
 import {
   BridgeError,
+  withoutStack,
   CLOSE_CODES,
   EDITOR_CHANGED_EVENT,
   STATE_EVENTS,
@@ -288,7 +289,8 @@ export class LogicalClient implements ReplayHolder, ClientHandle {
   beginCall(id: RequestId | undefined): CallTicket | BridgeError {
     const limit = this.limits.maxInFlightPerClient;
     if (this.running >= limit) {
-      return new BridgeError("TOO_MANY_REQUESTS", `At most ${limit} requests may be in flight per client`, { details: { limit } });
+      // Made by the thousand when a client pipelines a flood: no stack (it would only point into the bridge).
+      return withoutStack(() => new BridgeError("TOO_MANY_REQUESTS", `At most ${limit} requests may be in flight per client`, { details: { limit } }));
     }
     this.running++;
     const registered = id === undefined ? undefined : this.requests.begin(id);

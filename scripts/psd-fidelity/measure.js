@@ -31,10 +31,17 @@ function flatLayers(layers) {
   return layers.flatMap((layer) => [layer, ...flatLayers(layer.children ?? [])]);
 }
 
+/** Encoded bytes, decoded once and only when asked (most comparisons are settled by the bytes). */
+function encoded(bytes) {
+  let decoded;
+  return { bytes, decode: () => (decoded ??= decodeRgba(bytes)) };
+}
+
+/** A document's full-size PNG export. */
 async function exportDocument(host, ctx, documentId) {
   const doc = await host.getDocument(ctx, documentId);
   const image = await host.exportDocumentImage(ctx, { documentId, format: "png", size: { width: doc.width, height: doc.height } });
-  return decodeRgba(image.bytes);
+  return encoded(image.bytes);
 }
 
 /** Every layer's own export at its rect, in panel order (an empty layer exports 1×1). */
@@ -43,19 +50,26 @@ async function exportLayers(host, ctx, documentId, layers) {
   for (const layer of flatLayers(layers)) {
     const size = layer.rect.width > 0 ? { width: layer.rect.width, height: layer.rect.height } : { width: 1, height: 1 };
     const image = await host.exportLayerImage(ctx, { documentId, layerId: layer.id, format: "png", size });
-    out.push({ name: layer.name, rect: layer.rect, image: await decodeRgba(image.bytes) });
+    out.push({ name: layer.name, rect: layer.rect, image: encoded(image.bytes) });
   }
   return out;
 }
 
-const samePixels = (a, b) => a.width === b.width && a.height === b.height && Buffer.compare(Buffer.from(a.rgba), Buffer.from(b.rgba)) === 0;
+/** Whether two exports hold the same pixels: the same bytes do; otherwise both are decoded and compared. */
+async function samePixels(a, b) {
+  if (Buffer.compare(a.bytes, b.bytes) === 0) return true;
+  const [x, y] = await Promise.all([a.decode(), b.decode()]);
+  return x.width === y.width && x.height === y.height && Buffer.compare(Buffer.from(x.rgba), Buffer.from(y.rgba)) === 0;
+}
 
 /**
  * Saves the open document next to `workDir` with the file's extension and reopens it, unless `saveLosses` lists
  * something (then `refused` with those kinds). `lossless` needs the same structure, the same document export and
  * the same export of every layer; anything else that saved is `changed`, a save or reopen that threw `failed`.
+ * `exported` is the document's export taken before, if any: a save does not change the pixels, so it is not made
+ * again.
  */
-async function roundTrip(host, ctx, doc, tree, source, workDir) {
+async function roundTrip(host, ctx, doc, tree, source, workDir, exported) {
   const path = join(workDir, `round-trip-${basename(source, extname(source))}${extname(source)}`);
   const losses = await host.saveLosses(ctx, { documentId: doc.id, path });
   if (losses.length > 0) return { status: "refused", wouldLose: losses.map((loss) => loss.kind) };
@@ -65,12 +79,17 @@ async function roundTrip(host, ctx, doc, tree, source, workDir) {
     reopened = await host.openDocument(ctx, path);
     const again = (await host.getDocumentTree(ctx, reopened.id)).layers;
     if (JSON.stringify(structureOf(again)) !== JSON.stringify(structureOf(tree))) return { status: "changed", problem: "the layer tree differs after reopening" };
-    if (!samePixels(await exportDocument(host, ctx, doc.id), await exportDocument(host, ctx, reopened.id))) {
+    if (!(await samePixels(exported ?? (await exportDocument(host, ctx, doc.id)), await exportDocument(host, ctx, reopened.id)))) {
       return { status: "changed", problem: "the document export differs after reopening" };
     }
     const before = await exportLayers(host, ctx, doc.id, tree);
     const after = await exportLayers(host, ctx, reopened.id, again);
-    const differing = before.find((layer, i) => JSON.stringify(layer.rect) !== JSON.stringify(after[i]?.rect) || !samePixels(layer.image, after[i].image));
+    let differing;
+    for (const [i, layer] of before.entries()) {
+      if (JSON.stringify(layer.rect) === JSON.stringify(after[i]?.rect) && (await samePixels(layer.image, after[i].image))) continue;
+      differing = layer;
+      break;
+    }
     if (differing) return { status: "changed", problem: `layer "${differing.name}" differs after reopening` };
     return { status: "lossless" };
   } catch (error) {
@@ -112,11 +131,13 @@ export async function measureFile(host, ctx, file, { workDir }) {
   }
   try {
     let composite;
+    let exported;
     if (reference.error) composite = { status: "n/a", problem: `no reference: ${reference.error}` };
     else if (reference.hasRealMergedData === false) composite = { status: "n/a", problem: "no reference: the file says its merged image is not a real composite" };
     else {
       try {
-        const comparison = compareImages(reference, await exportDocument(host, ctx, doc.id));
+        exported = await exportDocument(host, ctx, doc.id);
+        const comparison = compareImages(reference, await exported.decode());
         composite = { status: compositeStatus(comparison), ...round(comparison) };
       } catch (error) {
         const { code, reason } = refusalOf(error);
@@ -125,7 +146,7 @@ export async function measureFile(host, ctx, file, { workDir }) {
     }
     const layers = (await host.getDocumentTree(ctx, doc.id)).layers;
     const tree = Array.isArray(expectedTree) ? compareTrees(expectedTree, layers) : { error: expectedTree.error };
-    const trip = await roundTrip(host, ctx, doc, layers, file, workDir);
+    const trip = await roundTrip(host, ctx, doc, layers, file, workDir, exported);
     return { open: "opens", composite, tree, roundTrip: trip, reference: referenceInfo, ms: performance.now() - started };
   } finally {
     await host.closeDocument(ctx, doc.id).catch(() => {});

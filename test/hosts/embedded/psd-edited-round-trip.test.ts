@@ -192,6 +192,8 @@ async function applyEdits(host: HostAdapter, documentId: number, canvas: { width
   const touched: HostRect[] = [];
   const skipped: string[] = [];
   const used = new Set<number>();
+  // The script edits run as one script at the end, in this order: a sandbox per edit would cost more than the edits.
+  const script: string[] = [];
   // Grey: a grey or CMYK file saves a colour layer in its own mode, and the check is of the save, not of that.
   const square = await solidPng(IMPORT_EDGE, IMPORT_EDGE, [128, 128, 128, 255]);
 
@@ -225,7 +227,7 @@ async function applyEdits(host: HostAdapter, documentId: number, canvas: { width
     const first = deepest.group.children?.[0];
     const name = "Imported in group";
     const inner = await importBytes(host, square, { documentId, name, position: { x: IMPORT_EDGE, y: IMPORT_EDGE }, aboveLayerId: first?.id ?? null });
-    if (first === undefined) await runJs(host, `app.activeDocument.layerById(${inner}).move({ parent: ${deepest.group.id} });`);
+    if (first === undefined) script.push(`doc.layerById(${inner}).move({ parent: ${deepest.group.id} });`);
     model.insertInto({ id: inner, name, visible: true }, deepest.group.id);
     // Inside a group its pixels take the group's blending, mask and effects: the whole canvas may differ.
     touched.push({ x: 0, y: 0, ...canvas });
@@ -235,7 +237,7 @@ async function applyEdits(host: HostAdapter, documentId: number, canvas: { width
   const gone = pick(() => true);
   if (gone === undefined) skipped.push("delete");
   else {
-    await runJs(host, `app.activeDocument.layerById(${gone.id}).remove();`);
+    script.push(`doc.layerById(${gone.id}).remove();`);
     model.remove(gone.id);
   }
 
@@ -243,7 +245,7 @@ async function applyEdits(host: HostAdapter, documentId: number, canvas: { width
   const hidden = pick((layer) => layer.visible);
   if (hidden === undefined) skipped.push("hide");
   else {
-    await runJs(host, `app.activeDocument.layerById(${hidden.id}).visible = false;`);
+    script.push(`doc.layerById(${hidden.id}).visible = false;`);
     model.set(hidden.id, { visible: false });
   }
 
@@ -252,7 +254,7 @@ async function applyEdits(host: HostAdapter, documentId: number, canvas: { width
   if (renamed === undefined) skipped.push("rename");
   else {
     used.add(renamed.id);
-    await runJs(host, `app.activeDocument.layerById(${renamed.id}).name = "Renamed ✓";`);
+    script.push(`doc.layerById(${renamed.id}).name = "Renamed ✓";`);
     model.set(renamed.id, { name: "Renamed ✓" });
   }
 
@@ -261,12 +263,16 @@ async function applyEdits(host: HostAdapter, documentId: number, canvas: { width
   if (moved === undefined) skipped.push("move out of a group");
   else {
     const group = parentOf.get(moved.id)!;
-    await runJs(host, `app.activeDocument.layerById(${moved.id}).move({ above: ${group} });`);
+    script.push(`doc.layerById(${moved.id}).move({ above: ${group} });`);
     model.moveAbove(moved.id, group);
     touched.push({ x: 0, y: 0, ...canvas });
   }
+  if (script.length > 0) await runJs(host, `const doc = app.activeDocument;\n${script.join("\n")}`);
   return { touched, expected: model.tree(), skipped };
 }
+
+/** Whether a rectangle holds every pixel of an image. */
+const covers = (r: HostRect, image: { width: number; height: number }): boolean => r.x <= 0 && r.y <= 0 && r.x + r.width >= image.width && r.y + r.height >= image.height;
 
 /** Pixels outside every touched rectangle that differ by more than the tolerance. */
 function differingOutside(a: { data: Buffer; width: number; height: number }, b: { data: Buffer }, touched: readonly HostRect[]): number {
@@ -310,14 +316,17 @@ describe("edited PSDs of the corpus save as files every reader opens", () => {
   it.each(entries.map((entry: { path: string }) => [entry.path]))("%s", async (path: string) => {
     const source = corpusFile({ path });
     const doc = await host.openDocument!(ctx(), source);
-    const original = await rawPixels((await exportDocument(host, { documentId: doc.id })).bytes);
+    // An import into a group may change every pixel (see applyEdits): with a group, nothing of the original is
+    // left to compare, so it is neither exported nor decoded.
+    const grouped = deepestGroup((await host.getDocumentTree(ctx(), doc.id)).layers) !== undefined;
+    const original = grouped ? undefined : await rawPixels((await exportDocument(host, { documentId: doc.id })).bytes);
     const psb = extname(path).toLowerCase() === ".psb";
     const sourceBytes = await readFile(source);
     // psd.js referees a file only where it reads the unedited original as the bridge does.
     const psdJsReads = !psb && JSON.stringify(readWithPsdJs(sourceBytes, psb)) === JSON.stringify(fromHost((await host.getDocumentTree(ctx(), doc.id)).layers));
     if (!psb && !psdJsReads) psdJsBlind.push(path);
     const edits = await applyEdits(host, doc.id, doc, layersWithEffects(readWithAgPsd(sourceBytes)));
-    const edited = await rawPixels((await exportDocument(host, { documentId: doc.id })).bytes);
+    const edited = (await exportDocument(host, { documentId: doc.id })).bytes;
     expect(fromHost((await host.getDocumentTree(ctx(), doc.id)).layers), "the editor's own tree after the edits").toEqual(edits.expected);
 
     const ext = extname(path).toLowerCase();
@@ -334,9 +343,13 @@ describe("edited PSDs of the corpus save as files every reader opens", () => {
       expect(fromAgPsd(readWithAgPsd(bytes)), "ag-psd").toEqual(edits.expected);
       if (psdJsReads) expect(readWithPsdJs(bytes, psb), "psd.js").toEqual(edits.expected);
 
-      const saved = await rawPixels((await exportDocument(host, { documentId: reopened.id })).bytes);
-      expect(differingOutside(saved, original, edits.touched), "the reopened composite outside the edits").toBe(0);
-      expect(differingOutside(saved, edited, []), "the reopened composite against the edited one").toBe(0);
+      const savedBytes = (await exportDocument(host, { documentId: reopened.id })).bytes;
+      const saved = await rawPixels(savedBytes);
+      if (original === undefined) expect(edits.touched.some((r) => covers(r, saved)), "the edits touched the whole canvas").toBe(true);
+      else expect(differingOutside(saved, original, edits.touched), "the reopened composite outside the edits").toBe(0);
+      // The same encoder's same bytes are the same pixels: the edited composite is decoded only when they differ.
+      const editedPixels = Buffer.compare(savedBytes, edited) === 0 ? saved : await rawPixels(edited);
+      expect(differingOutside(saved, editedPixels, []), "the reopened composite against the edited one").toBe(0);
     } finally {
       await host.closeDocument!(ctx(), reopened.id);
     }

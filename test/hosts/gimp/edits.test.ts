@@ -7,7 +7,7 @@ import { createGimpHost, SAMPLE_SCRIPT } from "../../../src/hosts/gimp/index.js"
 import type { HostDocument, HostLayer, HostRect } from "../../../src/protocol/index.js";
 import { startSuiteBridge } from "../../helpers/bridge.js";
 import type { TestClient } from "../../helpers/ws-client.js";
-import { GIMP_BINARY, GIMP_SKIP } from "./_support.js";
+import { GIMP_BINARY, GIMP_SKIP, sharedGimpAttach } from "./_support.js";
 
 type Layer = HostLayer & { documentId: number; revision: number };
 type Doc = HostDocument & { revision: number };
@@ -26,8 +26,9 @@ const flatten = (layers: readonly HostLayer[]): HostLayer[] => layers.flatMap((l
 
 /**
  * Every edit of the vocabulary on a real GIMP 2.10, through a bridge and a WebSocket client, read back with the
- * reading methods and a pixel check of an export. One supervised GIMP serves the file; every case starts from a
- * freshly built sample document (`Label`; `Product` holding `Subject` and a multiplied `Shadow`; `Background`).
+ * reading methods and a pixel check of an export. The worker's shared GIMP serves the file (its start is not the
+ * subject); every case starts from a freshly built sample document (`Label`; `Product` holding `Subject` and a
+ * multiplied `Shadow`; `Background`).
  */
 describe.skipIf(GIMP_SKIP !== undefined)("edits on GIMP", () => {
   let harness: Awaited<ReturnType<typeof startSuiteBridge>>;
@@ -62,7 +63,7 @@ describe.skipIf(GIMP_SKIP !== undefined)("edits on GIMP", () => {
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), "gimp-edits-"));
-    harness = await startSuiteBridge({ host: createGimpHost({ binary: GIMP_BINARY, attach: undefined, sample: true }) });
+    harness = await startSuiteBridge({ host: createGimpHost({ binary: GIMP_BINARY, attach: await sharedGimpAttach(), sample: true }) });
     client = await harness.connect();
   });
   afterAll(async () => {

@@ -4,13 +4,13 @@ import { createGimpHost } from "../../../src/hosts/gimp/index.js";
 import type { HostDocument, HostLayer } from "../../../src/protocol/index.js";
 import { startSuiteBridge } from "../../helpers/bridge.js";
 import type { TestClient } from "../../helpers/ws-client.js";
-import { GIMP_BINARY, GIMP_SKIP } from "./_support.js";
+import { GIMP_BINARY, GIMP_SKIP, sharedGimpAttach } from "./_support.js";
 
 /**
  * Each filter (and the adjustments GIMP makes through a procedure), on a real GIMP 2.10 and on the embedded
  * editor, from the same test picture with the same settings: the two layers compared pixel by pixel (mean |Δ| ≤ 2
- * levels, max ≤ 8), each difference reported. Noise is random: its spread is compared instead. One GIMP and one
- * embedded editor for the file; a 48×36 picture.
+ * levels, max ≤ 8), each difference reported. Noise is random: its spread is compared instead. The worker's shared
+ * GIMP (its start is not the subject) and one embedded editor for the file; a 48×36 picture.
  */
 const W = 48;
 const H = 36;
@@ -55,7 +55,7 @@ describe.skipIf(GIMP_SKIP !== undefined)("filters: embedded against a real GIMP"
   }
 
   beforeAll(async () => {
-    [gimp, embedded] = await Promise.all([open({ host: createGimpHost({ binary: GIMP_BINARY, attach: undefined, sample: false }) }), open({})]);
+    [gimp, embedded] = await Promise.all([open({ host: createGimpHost({ binary: GIMP_BINARY, attach: await sharedGimpAttach(), sample: false }) }), open({})]);
     png = `data:image/png;base64,${(await sharp(testPicture(), { raw: { width: W, height: H, channels: 4 } }).png().toBuffer()).toString("base64")}`;
   }, 120_000);
   afterAll(async () => {

@@ -3,7 +3,7 @@ import { firstValueFrom, type Observable, ReplaySubject, take, toArray } from "r
 import type { HostCallContext } from "../../../src/hosts/host.js";
 import { createIsolatedEmbeddedHost, type IsolatedEmbeddedHostOptions, type IsolatedHost } from "../../../src/hosts/isolated/index.js";
 import { TEST_HOOKS_ENV } from "../../../src/hosts/isolated/test-hooks.js";
-import { afterEachTest } from "../../helpers/cleanups.js";
+import { afterEachFile, afterEachTest } from "../../helpers/cleanups.js";
 
 const MiB = 1024 * 1024;
 
@@ -16,6 +16,12 @@ afterEachTest(async () => {
   await Promise.all(running.splice(0).map((host) => host.close()));
 });
 
+const runningForFile: IsolatedHost[] = [];
+
+afterEachFile(async () => {
+  await Promise.all(runningForFile.splice(0).map((host) => host.close()));
+});
+
 /** A connected isolated editor, closed after the test. Crash output stays out of the test log. */
 export async function startIsolated(options: IsolatedEmbeddedHostOptions = {}): Promise<IsolatedHost> {
   // The editor process serves the test hooks: it inherits this environment (set for each file: a file's changes to
@@ -25,6 +31,24 @@ export async function startIsolated(options: IsolatedEmbeddedHostOptions = {}): 
   running.push(host);
   await host.connect();
   return host;
+}
+
+/**
+ * A connected isolated editor like {@link startIsolated}'s, closed after the test file instead: for cases that
+ * check what crosses the process boundary, not the process's own life. Started on first use.
+ */
+export function isolatedForFile(options: IsolatedEmbeddedHostOptions = {}): () => Promise<IsolatedHost> {
+  let started: Promise<IsolatedHost> | undefined;
+  return () => {
+    started ??= (async () => {
+      process.env[TEST_HOOKS_ENV] = "1";
+      const host = createIsolatedEmbeddedHost({ forwardStderr: false, ...options });
+      runningForFile.push(host);
+      await host.connect();
+      return host;
+    })();
+    return started;
+  };
 }
 
 /** A call context that never aborts, or aborts with `signal`. */

@@ -5,7 +5,8 @@ import { createEmbeddedHost } from "../../../src/hosts/embedded/index.js";
 import type { HostAdapter, PreviewEvent } from "../../../src/hosts/host.js";
 import { isBridgeError, type HostRect } from "../../../src/protocol/index.js";
 import { importBytes, rawPixels, pixelAt, solidPng } from "../embedded/helpers.js";
-import { ctx, record, startIsolated } from "./_support.js";
+import type { IsolatedHost } from "../../../src/hosts/isolated/index.js";
+import { ctx, isolatedForFile, record, startIsolated } from "./_support.js";
 
 const RED = [255, 0, 0, 255] as const;
 
@@ -17,8 +18,19 @@ async function redDocumentPng(host: HostAdapter): Promise<Uint8Array> {
 }
 
 describe("isolated embedded editor: calls through the proxy", () => {
+  const shared = isolatedForFile({ sample: false });
+  /**
+   * The file's editor process with no document open, as a new one with `sample: false` starts: the cases that check
+   * what crosses the process boundary share it (only one of them subscribes to a stream).
+   */
+  async function emptyEditor(): Promise<IsolatedHost> {
+    const host = await shared();
+    for (const doc of await host.listDocuments(ctx())) await host.closeDocument!(ctx(), doc.id);
+    return host;
+  }
+
   it("has the embedded editor's shape: kind, event types plus editor:restarted, script language, every operation", async () => {
-    const host = await startIsolated({ sample: false });
+    const host = await emptyEditor();
     const embedded = createEmbeddedHost({ sample: false });
     expect(host.kind).toBe(embedded.kind);
     expect(host.filesystem).toBe("local");
@@ -33,7 +45,7 @@ describe("isolated embedded editor: calls through the proxy", () => {
   });
 
   it("createDocument and exportDocumentImage answer what the in-process editor answers, byte for byte", async () => {
-    const host = await startIsolated({ sample: false });
+    const host = await emptyEditor();
     const bytes = await redDocumentPng(host);
     expect(Buffer.from(bytes).equals(Buffer.from(await redDocumentPng(createEmbeddedHost({ sample: false }))))).toBe(true);
     const pixels = await rawPixels(bytes);
@@ -43,7 +55,7 @@ describe("isolated embedded editor: calls through the proxy", () => {
   });
 
   it("image bytes travel to the editor too: an imported PNG comes back in the layer's export", async () => {
-    const host = await startIsolated({ sample: false });
+    const host = await emptyEditor();
     const doc = await host.createDocument!(ctx(), { width: 40, height: 40, name: "Doc", background: [255, 255, 255, 255] });
     const layerId = await importBytes(host, await solidPng(10, 20, [0, 0, 255, 255]), { documentId: doc.id, position: { x: 5, y: 5 } });
     const image = await host.exportLayerImage(ctx(), { documentId: doc.id, layerId, format: "png", size: { width: 10, height: 20 } });
@@ -70,7 +82,7 @@ describe("isolated embedded editor: calls through the proxy", () => {
   });
 
   it("a stream keeps delivering while any subscriber is left, and again after everyone left and came back", async () => {
-    const host = await startIsolated({ sample: false });
+    const host = await emptyEditor();
     const doc = await host.createDocument!(ctx(), { width: 20, height: 20, name: "Refs", background: RED });
     const select = (x: number) => host.setSelection!(ctx(), { documentId: doc.id, shape: { kind: "rect", rect: { x, y: 0, width: 2, height: 2 } } });
     const stream = host.events("selection:changed") as Observable<HostRect | null>;
@@ -85,7 +97,7 @@ describe("isolated embedded editor: calls through the proxy", () => {
   });
 
   it("errors come back as the editor threw them: a BridgeError with code and details, a script's failure as JSX_FAILED", async () => {
-    const host = await startIsolated({ sample: false });
+    const host = await emptyEditor();
     const missing = await host.getDocument(ctx(), 99).catch((error: unknown) => error);
     expect(isBridgeError(missing)).toBe(true);
     expect(missing).toMatchObject({ code: "DOCUMENT_NOT_FOUND", details: { documentId: 99 } });

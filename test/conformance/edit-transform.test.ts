@@ -4,7 +4,7 @@ import type { HostLayer } from "../../src/protocol/index.js";
 import { itFor } from "./_editors.js";
 import { EDIT_MATRIX, decodeExport, editSession, expectRefused, expectResult, exportComposite, type EditSession } from "./_edits.js";
 
-describe.each(EDIT_MATRIX)("layer:transform over $label", ({ editor, transport: { name, make } }) => {
+describe.each(EDIT_MATRIX)("layer:transform over $label", ({ editor, transport: { make } }) => {
   const it = itFor(editor);
   let s: EditSession;
   const transform = async (params: Record<string, unknown>): Promise<HostLayer & { revision: number }> =>
@@ -57,13 +57,21 @@ describe.each(EDIT_MATRIX)("layer:transform over $label", ({ editor, transport: 
     const [x, y] = [subject.rect.x + subject.rect.width / 2, subject.rect.y + subject.rect.height / 2];
     if (editor.paints) expect(moved.at(x + 20, y)).toEqual(image.at(x, y));
   });
+});
+
+// The refusals run after every other case: on the embedded editor, maxDocumentPixels makes an editor process of
+// its own, so grouping these cases lets each setting's process be started once rather than at every alternation.
+describe.each(EDIT_MATRIX)("layer:transform refusals over $label", ({ editor, transport: { name, make } }) => {
+  const it = itFor(editor);
+  let s: EditSession;
 
   it("a layer past maxDocumentPixels, a stale ifRevision, the background and an unknown layer are refused and change nothing", async () => {
     s = await editSession(editor, make, { limits: { maxDocumentPixels: 1_000_000 } });
     if (!(await s.supports("layer:transform", { dx: 1 }))) return;
     const label = await s.layer("Label");
     const { revision } = await s.current();
-    const huge = await s.call("layer:transform", { layerId: label.id, scaleX: 2000, scaleY: 2000 });
+    // 50 times the label's size: past a million pixels on every editor's sample.
+    const huge = await s.call("layer:transform", { layerId: label.id, scaleX: 5000, scaleY: 5000 });
     await expectRefused(s, huge, "PAYLOAD_TOO_LARGE", revision!);
     expect(huge.error?.details).toMatchObject({ limit: "maxDocumentPixels" });
     if (name === "http") expect(huge.status).toBe(413);

@@ -27,7 +27,7 @@ function hostOn(fake: FakePhotoshop): HostAdapter {
 
 /**
  * Photoshop over Remote Connections, against a fresh fake Photoshop per bridge (test/fakes/photoshop) showing the
- * suite's sample tree (`Label`, `Product` [`Subject`, `Shadow`], `Background`, 800×600) as the other editors do.
+ * suite's sample tree (`Label`, `Product` [`Subject`, `Shadow`], `Background`, 400×300) as the other editors do.
  */
 export const photoshop: ConformanceEditor = {
   name: "photoshop",

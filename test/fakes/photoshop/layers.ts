@@ -200,11 +200,17 @@ export function isInside(group: FakeLayer, layer: FakeLayer): boolean {
   return (group.children ?? []).some((c) => c === layer || isInside(c, layer));
 }
 
-/** The layers (top-most first) over `b`, scaled by `scale`. */
+/**
+ * The layers (top-most first) over `b`, scaled by `scale`, as they are now: each layer's box and colour are read once
+ * here, not for every pixel (an export reads every pixel of the canvas).
+ */
 export function render(b: Bounds, topFirst: FakeLayer[], scale: number): PixelSource {
   const width = Math.max(0, Math.round((b.right - b.left) * scale));
   const height = Math.max(0, Math.round((b.bottom - b.top) * scale));
-  const bottomUp = [...topFirst].reverse();
+  const painted = topFirst
+    .filter((l) => l.color[3] > 0)
+    .map((l) => ({ box: layerBounds(l), argb: [Math.round((l.color[3] * l.opacity) / 100), l.color[0], l.color[1], l.color[2]] as [number, number, number, number] }));
+  const transparent: [number, number, number, number] = [0, 0, 0, 0];
   return {
     bounds: b,
     width,
@@ -212,14 +218,9 @@ export function render(b: Bounds, topFirst: FakeLayer[], scale: number): PixelSo
     argbAt: (x, y) => {
       const dx = b.left + (x + 0.5) / scale;
       const dy = b.top + (y + 0.5) / scale;
-      let out: [number, number, number, number] = [0, 0, 0, 0];
-      for (const l of bottomUp) {
-        const m = layerBounds(l);
-        if (dx >= m.left && dx < m.right && dy >= m.top && dy < m.bottom && l.color[3] > 0) {
-          out = [Math.round((l.color[3] * l.opacity) / 100), l.color[0], l.color[1], l.color[2]];
-        }
-      }
-      return out;
+      // The top-most layer over the point shows.
+      for (const { box, argb } of painted) if (dx >= box.left && dx < box.right && dy >= box.top && dy < box.bottom) return argb;
+      return transparent;
     },
   };
 }

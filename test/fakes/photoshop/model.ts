@@ -120,17 +120,19 @@ export class FakeModel {
 
   /**
    * The sample the conformance suite expects of every editor (the embedded editor and GIMP build the same tree):
-   * 800×600, top to bottom `Label`, group `Product` (`Subject`, active; `Shadow` at 60 %), an opaque light grey
-   * `Background`; nothing selected. Layers are solid rectangles here: the boxes of the embedded sample's shapes.
+   * 400×300, top to bottom `Label`, group `Product` (`Subject`, active; `Shadow` at 60 %), an opaque light grey
+   * `Background`; nothing selected. Layers are solid rectangles here: the boxes of the embedded sample's shapes, at
+   * half its 800×600. The cases read sizes and places from the document (GIMP's sample is 320×240); every export
+   * sends each pixel through the wire's encryption twice, so a smaller canvas makes the Photoshop rows much faster.
    */
   private withConformanceSample(): FakeModel {
     const id = () => this.nextLayerId++;
-    const bg: FakeLayer = { id: id(), name: "Background", kind: "background", visible: true, opacity: 100, left: 0, top: 0, right: 800, bottom: 600, color: [238, 238, 238, 255] };
-    const shadow: FakeLayer = { id: id(), name: "Shadow", kind: "pixel", visible: true, opacity: 60, left: 240, top: 400, right: 560, bottom: 490, color: [0, 0, 0, 230] };
-    const subject: FakeLayer = { id: id(), name: "Subject", kind: "pixel", visible: true, opacity: 100, left: 290, top: 180, right: 510, bottom: 400, color: [229, 57, 53, 255] };
+    const bg: FakeLayer = { id: id(), name: "Background", kind: "background", visible: true, opacity: 100, left: 0, top: 0, right: 400, bottom: 300, color: [238, 238, 238, 255] };
+    const shadow: FakeLayer = { id: id(), name: "Shadow", kind: "pixel", visible: true, opacity: 60, left: 120, top: 200, right: 280, bottom: 245, color: [0, 0, 0, 230] };
+    const subject: FakeLayer = { id: id(), name: "Subject", kind: "pixel", visible: true, opacity: 100, left: 145, top: 90, right: 255, bottom: 200, color: [229, 57, 53, 255] };
     const product: FakeLayer = { id: id(), name: "Product", kind: "group", visible: true, opacity: 100, left: 0, top: 0, right: 0, bottom: 0, color: [0, 0, 0, 0], children: [subject, shadow] };
-    const label: FakeLayer = { id: id(), name: "Label", kind: "pixel", visible: true, opacity: 100, left: 40, top: 40, right: 260, bottom: 80, color: [37, 99, 235, 255] };
-    this.add({ name: SAMPLE_NAME, width: 800, height: 600, layers: [label, product, bg], active: [subject.id], selection: null, dirty: false });
+    const label: FakeLayer = { id: id(), name: "Label", kind: "pixel", visible: true, opacity: 100, left: 20, top: 20, right: 130, bottom: 40, color: [37, 99, 235, 255] };
+    this.add({ name: SAMPLE_NAME, width: 400, height: 300, layers: [label, product, bg], active: [subject.id], selection: null, dirty: false });
     return this;
   }
 

@@ -9,32 +9,9 @@ import { parse } from "acorn";
 
 const ES3 = { ecmaVersion: 3, sourceType: "script" } as const;
 
-/** Tails of scripts (what follows their first statement) already parsed as ES3, at most {@link PARSED_TAILS_MAX}. */
-const parsedTails = new Set<string>();
-const PARSED_TAILS_MAX = 256;
-
-/**
- * Throws a SyntaxError when `source` is not ECMAScript 3. An operation's script is its `var params = …;` and then
- * the same library and operation text, call after call: that tail is parsed once, not on every call (parsing it
- * was most of what a call cost). A statement that ends with its `;` leaves the parser where a script starts, so
- * after such a first statement the tail is ES3 alone exactly when the whole script is; anything else is parsed whole.
- */
+/** Throws a SyntaxError when `source` is not ECMAScript 3. */
 export function parseEs3(source: string): void {
-  const cut = source.indexOf(";\n") + 1;
-  if (cut > 0 && parsedTails.has(source.slice(cut)) && endsWithStatement(source.slice(0, cut))) return;
   parse(source, ES3);
-  if (cut === 0 || !endsWithStatement(source.slice(0, cut))) return;
-  if (parsedTails.size >= PARSED_TAILS_MAX) parsedTails.clear();
-  parsedTails.add(source.slice(cut));
-}
-
-/** Whether `head` is ES3 whose last statement ends at its last character (its `;`, not one in a comment). */
-function endsWithStatement(head: string): boolean {
-  try {
-    return (parse(head, ES3) as unknown as { body: Array<{ end: number }> }).body.at(-1)?.end === head.length;
-  } catch {
-    return false;
-  }
 }
 
 // ES5+ built-ins, removed from the realm before a script runs (ECMA-262 5th edition, annex E lists the additions).

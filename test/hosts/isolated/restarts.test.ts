@@ -1,8 +1,8 @@
 import { Writable } from "node:stream";
 import { pino } from "pino";
 import { firstValueFrom, merge, map, type Observable } from "rxjs";
-import { afterAll, describe, expect, it } from "vitest";
-import { createIsolatedEmbeddedHost, type EditorRestartedEvent, type IsolatedHost } from "../../../src/hosts/isolated/index.js";
+import { describe, expect, it } from "vitest";
+import { createIsolatedEmbeddedHost, type EditorRestartedEvent } from "../../../src/hosts/isolated/index.js";
 import { runTestHook } from "../../../src/hosts/isolated/test-hooks.js";
 import { eventually } from "../../helpers/gc.js";
 import { ctx, isRunning, record, startIsolated } from "./_support.js";
@@ -22,50 +22,22 @@ function announcements(host: { events(type: string): Observable<unknown> | undef
 }
 
 describe("isolated embedded editor: deadlines enforced from outside, restarts", () => {
-  /*
-   * The cases that leave the editor as they found it (a script cancelled at its checkpoint, a call refused before it
-   * is sent) share one editor process, started by the first.
-   */
-  describe("cases that leave the editor as it was", () => {
-    let calm: Promise<IsolatedHost> | undefined;
-    afterAll(async () => {
-      await (await calm)?.close();
+  it("a script stuck in for(;;){} stops at its checkpoint when its call is aborted: the editor lives on with its documents", async () => {
+    const host = await startIsolated({ sample: true, killGraceMs: KILL_GRACE_MS });
+    // Warm up: the first run compiles QuickJS; the stuck run must be inside its loop when the deadline passes.
+    await host.runScript!(ctx(), { source: "1", language: "javascript", params: undefined, timeoutMs: 5000 });
+    const pid = host.pid;
+    const stuck = host.runScript!(ctx(AbortSignal.timeout(CALL_DEADLINE_MS)), {
+      source: "for(;;){}",
+      language: "javascript",
+      params: undefined,
+      timeoutMs: 60_000,
     });
-    const calmEditor = (): Promise<IsolatedHost> => {
-      calm ??= (async () => {
-        const host = createIsolatedEmbeddedHost({ forwardStderr: false, sample: true, killGraceMs: KILL_GRACE_MS });
-        await host.connect();
-        return host;
-      })();
-      return calm;
-    };
-
-    it("a script stuck in for(;;){} stops at its checkpoint when its call is aborted: the editor lives on with its documents", async () => {
-      const host = await calmEditor();
-      // Warm up: the first run compiles QuickJS; the stuck run must be inside its loop when the deadline passes.
-      await host.runScript!(ctx(), { source: "1", language: "javascript", params: undefined, timeoutMs: 5000 });
-      const pid = host.pid;
-      const stuck = host.runScript!(ctx(AbortSignal.timeout(CALL_DEADLINE_MS)), {
-        source: "for(;;){}",
-        language: "javascript",
-        params: undefined,
-        timeoutMs: 60_000,
-      });
-      // The editor's thread never leaves the loop to read a message: the id on the cancel pipe stops it.
-      expect(await stuck.catch((caught: unknown) => caught)).toMatchObject({ code: "CANCELLED" });
-      expect(host.pid).toBe(pid);
-      expect(host.restarts).toBe(0);
-      expect((await host.listDocuments(ctx())).map((d) => d.id)).toEqual([1]);
-    });
-
-    it("a call whose signal already aborted answers TIMEOUT without reaching the editor", async () => {
-      const host = await calmEditor();
-      const controller = new AbortController();
-      controller.abort();
-      await expect(host.getDocument(ctx(controller.signal), 1)).rejects.toMatchObject({ code: "TIMEOUT" });
-      expect((await host.getDocument(ctx(), 1)).id).toBe(1);
-      expect(host.restarts).toBe(0);
-    });
+    // The editor's thread never leaves the loop to read a message: the id on the cancel pipe stops it.
+    expect(await stuck.catch((caught: unknown) => caught)).toMatchObject({ code: "CANCELLED" });
+    expect(host.pid).toBe(pid);
+    expect(host.restarts).toBe(0);
+    expect((await host.listDocuments(ctx())).map((d) => d.id)).toEqual([1]);
   });
 
   it("an editor stuck where no checkpoint reaches is killed after the grace; a fresh editor reports the lost documents and never reuses an id", async () => {
@@ -143,6 +115,15 @@ describe("isolated embedded editor: deadlines enforced from outside, restarts", 
       },
     ]);
     expect((await host.listDocuments(ctx())).map((doc) => [doc.id, doc.name])).toEqual([[small.id, "small"]]);
+  });
+
+  it("a call whose signal already aborted answers TIMEOUT without reaching the editor", async () => {
+    const host = await startIsolated({ sample: true, killGraceMs: KILL_GRACE_MS });
+    const controller = new AbortController();
+    controller.abort();
+    await expect(host.getDocument(ctx(controller.signal), 1)).rejects.toMatchObject({ code: "TIMEOUT" });
+    expect((await host.getDocument(ctx(), 1)).id).toBe(1);
+    expect(host.restarts).toBe(0);
   });
 
   it("close() ends the editor process without a loss, is idempotent, and a later connect() starts afresh", async () => {

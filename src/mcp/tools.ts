@@ -127,13 +127,25 @@ export function toolOf(method: McpMethodInfo): McpTool | undefined {
   };
 }
 
+/**
+ * Each method's tool, derived once: every MCP session builds its tool table, and deriving the JSON Schemas of some
+ * seventy methods costs a tenth of a second or more; a method definition does not change once made (a reloaded
+ * plugin's methods are new ones).
+ */
+const derivedTools = new WeakMap<McpMethodInfo, McpTool | undefined>();
+
+function derivedToolOf(method: McpMethodInfo): McpTool | undefined {
+  if (!derivedTools.has(method)) derivedTools.set(method, toolOf(method));
+  return derivedTools.get(method);
+}
+
 /** The tools of a method table, with the methods they call, by tool name. */
 export function toolTable(methods: readonly McpMethodInfo[], options: { readonly allowScripts: boolean }): Map<string, { tool: McpTool; method: McpMethodInfo }> {
   const table = new Map<string, { tool: McpTool; method: McpMethodInfo }>();
   for (const method of methods) {
     if (method.pluginId === undefined && EXCLUDED_METHODS.includes(method.name)) continue;
     if (!options.allowScripts && SCRIPT_METHODS.includes(method.name)) continue;
-    const tool = toolOf(method);
+    const tool = derivedToolOf(method);
     // Two methods may not share a tool name: the first (built-ins come first) keeps it.
     if (tool === undefined || table.has(tool.name) || !TOOL_NAME.test(tool.name)) continue;
     table.set(tool.name, { tool, method });

@@ -65,10 +65,12 @@ describe("--listen", () => {
   });
 
   it("image-editor-bridge serve --listen <port> serves on 127.0.0.1 without a token, and with one", async () => {
-    const plain = await runBin(["serve", "--listen", "0", "--log-level", "silent"]);
+    const [plain, withToken] = await Promise.all([
+      runBin(["serve", "--listen", "0", "--log-level", "silent"]),
+      runBin(["serve", "--listen", "0", "--token", "t", "--log-level", "silent"]),
+    ]);
     expect(plain.stdout).toMatch(/^image-editor-bridge \S+ · http:\/\/127\.0\.0\.1:\d+ · /);
     expect(plain.stderr).toBe("");
-    const withToken = await runBin(["serve", "--listen", "0", "--token", "t", "--log-level", "silent"]);
     expect(withToken.stdout).toMatch(/· http:\/\/127\.0\.0\.1:\d+ · /);
   });
 
@@ -90,12 +92,15 @@ describe("usage, help and version", () => {
   });
 
   it("help, --help, version and --version print and exit 0", async () => {
-    for (const args of [["help"], ["--help"], ["-h"]]) {
-      const run = await runBin(args);
+    const [helps, versions] = await Promise.all([
+      Promise.all([["help"], ["--help"], ["-h"]].map((args) => runBin(args))),
+      Promise.all([["version"], ["--version"], ["-v"]].map((args) => runBin(args))),
+    ]);
+    for (const run of helps) {
       expect(run.code).toBe(0);
       expect(run.stdout).toMatch(/^Usage: image-editor-bridge <command>/);
     }
-    for (const args of [["version"], ["--version"], ["-v"]]) expect(await runBin(args)).toEqual({ code: 0, stdout: `${PACKAGE.version}\n`, stderr: "" });
+    for (const run of versions) expect(run).toEqual({ code: 0, stdout: `${PACKAGE.version}\n`, stderr: "" });
   });
 
   it("serve stays explicit: options without a command are a usage error (exit 2) suggesting serve", async () => {
@@ -112,15 +117,17 @@ describe("usage, help and version", () => {
   });
 
   it("methods <name> shows the method's params, result and route; an unknown name is a usage error", async () => {
-    const run = await runBin(["methods", "layer:getInfoById"]);
+    const [run, image, unknown] = await Promise.all([
+      runBin(["methods", "layer:getInfoById"]),
+      runBin(["methods", "image:exportLayer"]),
+      runBin(["methods", "layer:nope"]),
+    ]);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain("params: {documentId?: integer, layerId: integer, getChildren?: boolean}");
     expect(run.stdout).toMatch(/result: \{id: integer, index: integer, name: string, kind: "pixel" \| "group"/);
     expect(run.stdout).toContain("http:   GET /layer/by-id/{layerId}");
-    const image = await runBin(["methods", "image:exportLayer"]);
     // `data` is a data URI, or on a binary WebSocket the reference to the binary message that carries the image.
     expect(image.stdout).toContain('result: {data: string (data URI) | {binary: integer 0..255, mime: string, bytes: integer ≥ 0}, format: "png" | "jpeg" | "webp"');
-    const unknown = await runBin(["methods", "layer:nope"]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('No built-in method "layer:nope"');
   });
@@ -133,8 +140,9 @@ describe("usage, help and version", () => {
   });
 
   it("methods and events refuse options; serve refuses the client commands' options", async () => {
-    expect(await runBin(["methods", "--json"])).toMatchObject({ code: 2, stderr: expect.stringContaining('methods takes no options, got "--json"') });
-    expect(await runBin(["events", "extra"])).toMatchObject({ code: 2, stderr: expect.stringContaining('events takes no arguments, got "extra"') });
+    const [methods, events] = await Promise.all([runBin(["methods", "--json"]), runBin(["events", "extra"])]);
+    expect(methods).toMatchObject({ code: 2, stderr: expect.stringContaining('methods takes no options, got "--json"') });
+    expect(events).toMatchObject({ code: 2, stderr: expect.stringContaining('events takes no arguments, got "extra"') });
     expect(() => parseServeArgs(["serve", "--url", "http://127.0.0.1:7700"], {})).toThrow(/^unknown option --url for serve; see serve --help$/);
   });
 
@@ -253,19 +261,22 @@ describe("file access on the command line", () => {
 
   it("the startup line says whether file access is confined, and to which folders", async () => {
     const dir = await realpath(await mkdtemp(join(tmpdir(), "bridge-cli-root-")));
-    for (const [args, expected] of [
+    const cases = [
       [[], /files: any path \(unconfined/],
       [["--files-root", dir], new RegExp(`files: ${dir}`)],
-    ] as const) {
-      let printed = "";
-      const bridge = await main(["serve", "--listen", "127.0.0.1:0", "--log-level", "silent", ...args], {
-        handleSignals: false,
-        env: {},
-        stdout: { write: (text: string) => (printed += text) },
-      });
-      await bridge!.close();
-      expect(printed).toMatch(expected);
-    }
+    ] as const;
+    await Promise.all(
+      cases.map(async ([args, expected]) => {
+        let printed = "";
+        const bridge = await main(["serve", "--listen", "127.0.0.1:0", "--log-level", "silent", ...args], {
+          handleSignals: false,
+          env: {},
+          stdout: { write: (text: string) => (printed += text) },
+        });
+        await bridge!.close();
+        expect(printed).toMatch(expected);
+      }),
+    );
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -306,15 +317,25 @@ describe("startup failures: one fatal line, exit 1, nothing after it", () => {
 
   it("a missing GIMP binary names the binary, the install hint and the flag, instead of retrying forever", async () => {
     const hint = "install GIMP 2.10 (Debian/Ubuntu: apt install gimp) or point --gimp-binary (BRIDGE_GIMP_BINARY) at it";
-    fatal(await runBin(["serve", "--listen", "0", "--editor", "gimp", "--gimp-binary", "/nonexistent/gimp"]), `the GIMP binary "/nonexistent/gimp" was not found; ${hint}`);
-    fatal(await runBin(["serve", "--listen", "0", "--editor", "gimp"], { BRIDGE_GIMP_BINARY: "no-such-gimp" }), `the GIMP binary "no-such-gimp" was not found; ${hint}`);
+    const [flag, env] = await Promise.all([
+      runBin(["serve", "--listen", "0", "--editor", "gimp", "--gimp-binary", "/nonexistent/gimp"]),
+      runBin(["serve", "--listen", "0", "--editor", "gimp"], { BRIDGE_GIMP_BINARY: "no-such-gimp" }),
+    ]);
+    fatal(flag, `the GIMP binary "/nonexistent/gimp" was not found; ${hint}`);
+    fatal(env, `the GIMP binary "no-such-gimp" was not found; ${hint}`);
   });
 
   it("--files-root, --plugin and --plugins-dir follow one rule: a folder that does not exist stops the bridge", async () => {
-    fatal(await runBin(["serve", "--listen", "0", "--files-root", "/nonexistent/root"]), "--files-root /nonexistent/root: no such folder");
-    fatal(await runBin(["serve", "--listen", "0"], { BRIDGE_FILES_ROOT: "/nonexistent/env" }), "--files-root /nonexistent/env: no such folder");
-    fatal(await runBin(["serve", "--listen", "0", "--plugin", "/nonexistent/one"]), "--plugin /nonexistent/one: no such folder");
-    fatal(await runBin(["serve", "--listen", "0", "--plugins-dir", "/nonexistent/all"]), "--plugins-dir /nonexistent/all: no such folder");
+    const [root, envRoot, plugin, pluginsDir] = await Promise.all([
+      runBin(["serve", "--listen", "0", "--files-root", "/nonexistent/root"]),
+      runBin(["serve", "--listen", "0"], { BRIDGE_FILES_ROOT: "/nonexistent/env" }),
+      runBin(["serve", "--listen", "0", "--plugin", "/nonexistent/one"]),
+      runBin(["serve", "--listen", "0", "--plugins-dir", "/nonexistent/all"]),
+    ]);
+    fatal(root, "--files-root /nonexistent/root: no such folder");
+    fatal(envRoot, "--files-root /nonexistent/env: no such folder");
+    fatal(plugin, "--plugin /nonexistent/one: no such folder");
+    fatal(pluginsDir, "--plugins-dir /nonexistent/all: no such folder");
   });
 });
 

@@ -74,12 +74,14 @@ describe.each(["worker", "process"] as const)("isolation %s", (isolation) => {
     // Long enough for every call here to cross and come back on a loaded machine; spin:wait alone waits it out.
     const h = await startOnSharedEditor({ plugins: [fixture("spinner")], pluginIsolation: isolation, limits: { pluginCallTimeoutMs: 3_000 } });
     const client = await h.connect("/ws/spinner");
+    // Sent first, it waits out its deadline while the calls below cross and come back.
+    const waiting = client.send("spin:wait");
     expect(await client.call("spin:echo", { n: 21 })).toBe(42);
     const bad = await client.send("spin:echo", { n: "x" });
     expect(bad.error).toMatchObject({ code: "BAD_REQUEST", details: { issues: [{ path: "n", message: "n must be a number" }] } });
     const layers = await (await h.connect()).call<unknown[]>("document:layers");
     expect(await client.call("spin:invoke")).toBe(layers.length);
-    const waited = await client.send("spin:wait");
+    const waited = await waiting;
     expect(waited.error).toMatchObject({ code: "TIMEOUT" });
     // A handler that honours its signal lets the worker answer pings: no restart.
     expect(await client.call("spin:echo", { n: 1 })).toBe(2);

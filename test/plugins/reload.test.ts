@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import type { BridgeOptions } from "../../src/bridge/options.js";
 import type { PluginHealth } from "../../src/protocol/index.js";
-import { startBridge } from "../helpers/bridge.js";
+import { startOnSharedEditor } from "../helpers/shared-editor.js";
 
 // The worker entry runs from dist/: build (`npm run build`) before running these tests.
 const folders: string[] = [];
@@ -38,7 +38,7 @@ async function pluginFolder(): Promise<string> {
 
 async function start(options: BridgeOptions = {}) {
   const dir = await pluginFolder();
-  const h = await startBridge({ plugins: [dir], ...options });
+  const h = await startOnSharedEditor({ plugins: [dir], ...options });
   return { h, dir, reload: () => h.http("/plugins/hot/reload", { method: "POST", headers: options.token ? { authorization: `Bearer ${options.token}` } : {} }) };
 }
 

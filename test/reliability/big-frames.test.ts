@@ -8,7 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import sharp from "sharp";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
 import { Connection } from "../../src/client/index.js";
 import { DEFAULT_LIMITS } from "../../src/limits.js";
@@ -26,7 +26,11 @@ const CHUNK = Buffer.alloc(1 * MiB, "x");
 const HEALTH_WORST_MS = 4_000;
 const RSS_GROWTH_BOUND = 128 * MiB;
 
-let bridge: BridgeProcess | undefined;
+/**
+ * One child bridge for the file, started by the first case: none of them ends or changes what another reads (the
+ * first, which bounds memory, runs on it fresh; the others take a baseline of their own or bound nothing).
+ */
+let bridge: Promise<BridgeProcess> | undefined;
 const raws: RawWsClient[] = [];
 const clients: TestClient[] = [];
 const sdks: Connection[] = [];
@@ -35,9 +39,16 @@ afterEach(async () => {
   for (const raw of raws.splice(0)) raw.destroy();
   for (const client of clients.splice(0)) client.ws.terminate();
   await Promise.all(sdks.splice(0).map((sdk) => sdk.close()));
-  await bridge?.stop();
+});
+afterAll(async () => {
+  await (await bridge)?.stop();
   bridge = undefined;
 });
+
+function sharedBridge(): Promise<BridgeProcess> {
+  bridge ??= startBridgeProcess();
+  return bridge;
+}
 
 /** A masked text-frame header announcing `length` bytes, with a zero mask key (the payload goes as written). */
 function textHeader(length: number): Buffer {
@@ -76,8 +87,7 @@ async function streamBigFrame(raw: RawWsClient, idFirst: boolean): Promise<void>
 
 describe("large text frames", () => {
   it("16 clients sending 90 MB text frames are each refused PAYLOAD_TOO_LARGE naming binary parts (on the request's id when the frame starts with it) and closed 1009, memory stays flat, /health answers", { timeout: 90_000 }, async () => {
-    bridge = await startBridgeProcess();
-    const served = bridge;
+    const served = await sharedBridge();
     const bystander = await TestClient.open(served.wsUrl);
     clients.push(bystander);
     await bystander.call("document:layers");
@@ -112,8 +122,7 @@ describe("large text frames", () => {
   });
 
   it("frames and bodies nested a million deep are refused naming maxJsonDepth, parsed off the bridge's thread; a large valid frame is answered; /health answers", { timeout: 90_000 }, async () => {
-    bridge = await startBridgeProcess();
-    const served = bridge;
+    const served = await sharedBridge();
     const bystander = await TestClient.open(served.wsUrl);
     clients.push(bystander);
     await bystander.call("document:layers");
@@ -142,7 +151,7 @@ describe("large text frames", () => {
   });
 
   it("the SDK imports an image given as a data URI larger than the text-frame limit: it goes as a binary part by itself", { timeout: 60_000 }, async () => {
-    bridge = await startBridgeProcess();
+    const served = await sharedBridge();
     // Noise does not compress: a 1400×1400 PNG of it is about 7.5 MiB, 10 MiB as base64.
     const side = 1400;
     const png = await sharp(randomBytes(side * side * 4), { raw: { width: side, height: side, channels: 4 } })
@@ -150,11 +159,11 @@ describe("large text frames", () => {
       .toBuffer();
     const dataUri = `data:image/png;base64,${png.toString("base64")}`;
     expect(dataUri.length).toBeGreaterThan(DEFAULT_LIMITS.maxTextFrameBytes);
-    const sdk = new Connection({ url: bridge.url, WebSocket: WebSocket as never });
+    const sdk = new Connection({ url: served.url, WebSocket: WebSocket as never });
     sdks.push(sdk);
     await sdk.ready();
     // Without binary messages the same call is one text frame too large: it fails at once, on its id, saying why.
-    const textOnly = new Connection({ url: bridge.url, WebSocket: WebSocket as never, binary: false });
+    const textOnly = new Connection({ url: served.url, WebSocket: WebSocket as never, binary: false });
     sdks.push(textOnly);
     await textOnly.ready();
     await expect(textOnly.invoke("layer:importImage", { image: dataUri })).rejects.toMatchObject({ code: "PAYLOAD_TOO_LARGE", details: { limit: "maxTextFrameBytes" } });

@@ -1,8 +1,8 @@
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { IsolatedHost } from "../../src/hosts/isolated/index.js";
 import { runTestHook, TEST_HOOKS_ENV } from "../../src/hosts/isolated/test-hooks.js";
 import { eventually } from "../helpers/gc.js";
-import { startBridge, type Harness } from "../helpers/bridge.js";
+import { startBridge, startSuiteBridge, type Harness } from "../helpers/bridge.js";
 import type { TestClient } from "../helpers/ws-client.js";
 import { until as untilRead } from "../helpers/until.js";
 
@@ -174,17 +174,34 @@ describe("the embedded editor in its own process", () => {
     expect(next.id).toBe(Math.max(doc.id, taken.id) + 1);
   });
 
-  for (const hook of ["crash", "heapOom", "nativeOom"] as const) {
-    it(`an editor that ${hook === "crash" ? "crashes natively" : hook === "heapOom" ? "runs out of V8 heap" : "runs out of native memory"} is restarted; the bridge keeps serving`, async () => {
-      const harness = await startBridge({ limits: { editorMaxMemoryBytes: 768 * 1024 * 1024 } });
-      const watch = await watcher(harness, "embedded-1");
-      const host = harness.bridge.host as IsolatedHost;
-      await runTestHook(host, hook).catch(() => {});
-      const restarted = await watch.next((f) => f.type === "editor:restarted");
-      expect(restarted.data).toMatchObject({ editorId: "embedded-1", restarts: 1 });
-      expect((await (await harness.http("/health")).json()) as object).toMatchObject({ status: "ok" });
-      await until(harness, (all) => all[0]!.state === "ready");
-      expect((await watch.call<{ id: number }>("document:create", { width: 4, height: 4 })).id).toBeGreaterThan(1);
+  /*
+   * One bridge for the three failures in turn, as an editor that fails again and again would meet them: each is
+   * restarted after the one before, and each restart is counted.
+   */
+  describe("an editor that fails in each way in turn", () => {
+    let shared: Promise<{ harness: Harness; watch: TestClient; close: () => Promise<void> }> | undefined;
+    afterAll(async () => {
+      await (await shared)?.close();
     });
-  }
+    const HOOKS = ["crash", "heapOom", "nativeOom"] as const;
+    for (const hook of HOOKS) {
+      it(`an editor that ${hook === "crash" ? "crashes natively" : hook === "heapOom" ? "runs out of V8 heap" : "runs out of native memory"} is restarted; the bridge keeps serving`, async () => {
+        shared ??= startSuiteBridge({ limits: { editorMaxMemoryBytes: 768 * 1024 * 1024 } }).then(async (harness) => ({
+          harness,
+          watch: await watcher(harness, "embedded-1"),
+          close: harness.close,
+        }));
+        const { harness, watch } = await shared;
+        const host = harness.bridge.host as IsolatedHost;
+        // The restarts before this one (none when the case runs alone).
+        const before = (await editors(harness))[0]!.restarts;
+        await runTestHook(host, hook).catch(() => {});
+        const restarted = await watch.next((f) => f.type === "editor:restarted" && (f.data as { restarts: number }).restarts === before + 1);
+        expect(restarted.data).toMatchObject({ editorId: "embedded-1", restarts: before + 1 });
+        expect((await (await harness.http("/health")).json()) as object).toMatchObject({ status: "ok" });
+        await until(harness, (all) => all[0]!.state === "ready");
+        expect((await watch.call<{ id: number }>("document:create", { width: 4, height: 4 })).id).toBeGreaterThan(1);
+      });
+    }
+  });
 });

@@ -5,7 +5,7 @@
  * every 10 ms) grows by little more than the cap, and another client's `/health` answers 200 throughout.
  */
 import { fileURLToPath } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { mib, startBridgeProcess, type BridgeProcess } from "../helpers/bridge-process.js";
 import { TestClient } from "../helpers/ws-client.js";
 
@@ -24,36 +24,42 @@ const RSS_SLACK_BYTES = 320 * MiB;
 const HEALTH_WORST_MS = 4_000;
 const ROW_TIMEOUT_MS = 60_000;
 
-let bridge: BridgeProcess | undefined;
 const clients: TestClient[] = [];
 
-afterEach(async () => {
+afterEach(() => {
   for (const client of clients.splice(0)) client.ws.terminate();
-  await bridge?.stop();
-  bridge = undefined;
 });
 
-async function start(isolation: "worker" | "process"): Promise<{ served: BridgeProcess; client: TestClient }> {
-  bridge = await startBridgeProcess({
-    args: ["--plugin", FIXTURE, "--plugin-isolation", isolation],
-    limits: { pluginMaxMemoryBytes: CAP_BYTES, pluginRestartBackoffMs: 10, pluginCallTimeoutMs: 60_000 },
-  });
-  const client = await TestClient.open(`${bridge.wsUrl}/buffer-hog`);
+interface Row {
+  served: BridgeProcess;
+  client: TestClient;
+  /** The plugin's restarts before the row: the rows of one bridge each restart it once. */
+  restarts: number;
+}
+
+async function pluginHealth(served: BridgeProcess): Promise<{ restarts?: number; lastCrash?: { reason: string } }> {
+  return (await (await fetch(`${served.url}/plugins/buffer-hog/health`)).json()) as { restarts?: number; lastCrash?: { reason: string } };
+}
+
+/** A row on `served`: a client of the plugin, subscribed to its restarts, and a new baseline for memory and /health. */
+async function row(served: BridgeProcess): Promise<Row> {
+  const client = await TestClient.open(`${served.wsUrl}/buffer-hog`);
   clients.push(client);
   expect(await client.call("hog:ok")).toBe("ok");
   expect(await client.call("event:subscribe", { type: "plugin:restarted" })).toBeDefined();
-  bridge.reset();
-  return { served: bridge, client };
+  const restarts = (await pluginHealth(served)).restarts ?? 0;
+  served.reset();
+  return { served, client, restarts };
 }
 
 /** The plugin was stopped for its memory, restarted and answers again; the bridge held its memory and kept answering. */
-async function expectStoppedAtCap(served: BridgeProcess, client: TestClient, answer: Awaited<ReturnType<TestClient["send"]>>): Promise<void> {
+async function expectStoppedAtCap({ served, client, restarts }: Row, answer: Awaited<ReturnType<TestClient["send"]>>): Promise<void> {
   expect(answer.error, JSON.stringify(answer)).toMatchObject({ code: "PLUGIN_UNAVAILABLE", retryable: true });
   expect(answer.error?.message).toMatch(/ran out of memory \(limits\.pluginMaxMemoryBytes: 134217728 bytes\)/);
   await client.next((f) => f.type === "plugin:restarted");
   expect(await client.call("hog:ok")).toBe("ok");
-  const health = (await (await fetch(`${served.url}/plugins/buffer-hog/health`)).json()) as { restarts?: number; lastCrash?: { reason: string } };
-  expect(health.restarts).toBe(1);
+  const health = await pluginHealth(served);
+  expect(health.restarts).toBe(restarts + 1);
   expect(health.lastCrash?.reason).toMatch(/limits\.pluginMaxMemoryBytes/);
   await served.morePings(3);
   const pings = served.health();
@@ -64,24 +70,39 @@ async function expectStoppedAtCap(served: BridgeProcess, client: TestClient, ans
   expect(rss.growth, `RSS grew ${mib(rss.growth)} over ${mib(rss.baseline)}; bound ${mib(CAP_BYTES + RSS_SLACK_BYTES)}`).toBeLessThan(CAP_BYTES + RSS_SLACK_BYTES);
 }
 
-describe.each(["worker", "process"] as const)("a %s plugin's native memory", (isolation) => {
-  it("a plugin filling Buffers between awaits is stopped at pluginMaxMemoryBytes and restarted; the bridge's tree stays near the cap", { timeout: ROW_TIMEOUT_MS }, async () => {
-    const { served, client } = await start(isolation);
-    const answer = await client.send("hog:fill", { maxBytes: WANTS_BYTES });
-    await expectStoppedAtCap(served, client, answer);
-    console.info(`${isolation}, Buffers between awaits: tree RSS peak growth ${mib(served.rss()?.growth ?? 0)}, /health worst ${served.health().worstMs.toFixed(0)} ms`);
-  });
-});
-
+/*
+ * One child bridge for each isolation, shared by its two rows: each row restarts the plugin once and measures from a
+ * baseline of its own. What a stopped plugin held is gone with it (its process, or its worker's 4 MiB Buffers, each
+ * a mapping of its own that is unmapped when freed), so a row does not start where the last one's growth left off.
+ */
 describe.each([
-  ["process", /its process was resident at \d+ MiB/],
   ["worker", /the bridge's process grew by \d+ MiB while the worker was blocked/],
-] as const)("a %s plugin blocked in a synchronous loop", (isolation, how) => {
-  it("filling Buffers without yielding, it is stopped at its cap, seen from outside it", { timeout: ROW_TIMEOUT_MS }, async () => {
-    const { served, client } = await start(isolation);
-    const answer = await client.send("hog:gulp", { maxBytes: WANTS_BYTES });
-    await expectStoppedAtCap(served, client, answer);
+  ["process", /its process was resident at \d+ MiB/],
+] as const)("a %s plugin's native memory", (isolation, how) => {
+  let served: Promise<BridgeProcess> | undefined;
+  afterAll(async () => {
+    await (await served)?.stop();
+  });
+  const start = async (): Promise<Row> => {
+    served ??= startBridgeProcess({
+      args: ["--plugin", FIXTURE, "--plugin-isolation", isolation],
+      limits: { pluginMaxMemoryBytes: CAP_BYTES, pluginRestartBackoffMs: 10, pluginCallTimeoutMs: 60_000 },
+    });
+    return row(await served);
+  };
+
+  it("a plugin filling Buffers between awaits is stopped at pluginMaxMemoryBytes and restarted; the bridge's tree stays near the cap", { timeout: ROW_TIMEOUT_MS }, async () => {
+    const current = await start();
+    const answer = await current.client.send("hog:fill", { maxBytes: WANTS_BYTES });
+    await expectStoppedAtCap(current, answer);
+    console.info(`${isolation}, Buffers between awaits: tree RSS peak growth ${mib(current.served.rss()?.growth ?? 0)}, /health worst ${current.served.health().worstMs.toFixed(0)} ms`);
+  });
+
+  it("blocked in a synchronous loop filling Buffers without yielding, it is stopped at its cap, seen from outside it", { timeout: ROW_TIMEOUT_MS }, async () => {
+    const current = await start();
+    const answer = await current.client.send("hog:gulp", { maxBytes: WANTS_BYTES });
+    await expectStoppedAtCap(current, answer);
     expect(answer.error?.message).toMatch(how);
-    console.info(`${isolation}, Buffers in a synchronous loop: tree RSS peak growth ${mib(served.rss()?.growth ?? 0)}`);
+    console.info(`${isolation}, Buffers in a synchronous loop: tree RSS peak growth ${mib(current.served.rss()?.growth ?? 0)}`);
   });
 });

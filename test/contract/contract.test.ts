@@ -37,6 +37,20 @@ async function openApiErrors(document: unknown): Promise<string> {
 
 const h3Path = (path: string): string => path.replace(/:(\w+)/g, "{$1}");
 
+/**
+ * For the cases that validate the whole table's AsyncAPI document: 40–80 s each was measured at load 12–16 on two
+ * cores. Only a stuck validator waits this out.
+ */
+const WHOLE_TABLE_TIMEOUT_MS = 300_000;
+
+/**
+ * A short method table, for cases whose subject is not the whole table. The AsyncAPI validator's time grows faster
+ * than the table (resolved, every operation carries its channel with all the channel's messages): at load 12 the
+ * whole table took 40–80 s to validate, this one 2–3 s. The whole table is validated as a bridge serves it, with and
+ * without a plugin.
+ */
+const FEW_METHODS = BUILTIN_METHODS.filter((m) => m.name === "document:current" || m.name === "layer:getInfoById");
+
 describe("the published contract", () => {
   it("a bridge serves a valid OpenAPI 3.1 document and a valid AsyncAPI 3.0 document", async () => {
     const harness = await startOnSharedEditor();
@@ -47,15 +61,17 @@ describe("the published contract", () => {
     expect(await asyncApiErrors(asyncapi)).toEqual([]);
     // The WebSocket server is named by the address the client reached.
     expect((asyncapi["servers"] as { bridge: { host: string } }).bridge.host).toBe(`127.0.0.1:${harness.bridge.port}`);
-  });
+  }, WHOLE_TABLE_TIMEOUT_MS);
 
   it("the validators reject a broken document, so a pass means something", async () => {
-    const { openapi, asyncapi } = await documents(await startOnSharedEditor());
+    const { openapi } = await documents(await startOnSharedEditor());
     const paths = openapi.paths as Record<string, Record<string, Record<string, unknown>>>;
     (paths["/layer/by-id/{layerId}"]!["get"]!["parameters"] as unknown[])[0] = { name: "layerId", required: true };
     expect(await openApiErrors(openapi)).not.toBe("");
+    // The AsyncAPI document of a short table, which validates in seconds: the error found must be the one made.
+    const asyncapi = createAsyncApi({ methods: FEW_METHODS, server: PACKAGE });
     (asyncapi.operations["documentCurrent"] as Record<string, unknown>)["action"] = "publish";
-    expect(await asyncApiErrors(asyncapi)).not.toEqual([]);
+    expect(await asyncApiErrors(asyncapi)).toEqual([expect.stringMatching(/"action" property must be equal to one of the allowed values.* at operations\/documentCurrent\/action$/)]);
   });
 
   it("every method of the table appears with its params, result and HTTP route, and every route answers", async () => {
@@ -131,11 +147,12 @@ describe("the published contract", () => {
     expect(docs).toContain("GET /plugins/stats/layers/{index}");
     expect(await openApiErrors(openapi)).toBe("");
     expect(await asyncApiErrors(asyncapi)).toEqual([]);
-  });
+  }, WHOLE_TABLE_TIMEOUT_MS);
 
   it("a plugin's methods, routes and events appear when the bridge knows them, and the documents stay valid", async () => {
+    // A short table beside the plugin: the whole table with a plugin is validated in the case above.
     const input = {
-      methods: BUILTIN_METHODS,
+      methods: FEW_METHODS,
       server: PACKAGE,
       plugins: [{ id: "stats", methods: [{ name: "stats:count", description: "Counts layers." }], routes: [{ verb: "GET", path: "/count/:n" }], events: ["stats:counted"] }],
     };

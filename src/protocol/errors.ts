@@ -158,12 +158,15 @@ export class BridgeError extends Error {
  * and is never sent or read. Capturing it was a fifth of the bridge's work under such a flood.
  */
 export function withoutStack<T>(make: () => T): T {
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
+  // V8's (Node's) setting; this module is also the browser client's, where it may not exist and changes nothing.
+  const errors = Error as { stackTraceLimit?: number };
+  const limit = errors.stackTraceLimit;
+  errors.stackTraceLimit = 0;
   try {
     return make();
   } finally {
-    Error.stackTraceLimit = limit;
+    if (limit === undefined) delete errors.stackTraceLimit;
+    else errors.stackTraceLimit = limit;
   }
 }
 

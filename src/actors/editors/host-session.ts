@@ -260,9 +260,8 @@ export class HostSession {
 
   private pump(): void {
     for (;;) {
-      const next = this.mailbox.peek();
-      if (next === undefined || !this.mayStart(next.options.mutates)) break;
-      const job = this.mailbox.take()!;
+      const job = this.mailbox.take((next) => this.mayStart(next.options.mutates));
+      if (job === undefined) break;
       if (!this.tooLateToStart(job)) this.startJob(job);
     }
   }

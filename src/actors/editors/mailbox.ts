@@ -86,13 +86,17 @@ export class Mailbox<J extends MailboxJob> {
     return this.lanes.get(this.ring[this.next(this.now())]!)![0];
   }
 
-  /** The first job of the lane that used the least editor time lately, or undefined when empty. */
-  take(): J | undefined {
+  /**
+   * The first job of the lane that used the least editor time lately, or undefined when empty or when `accept`
+   * turns that job down (it stays first): one search of the lanes for the caller's check and the taking.
+   */
+  take(accept?: (job: J) => boolean): J | undefined {
     if (this.ring.length === 0) return undefined;
     const at = this.ring.length === 1 ? 0 : this.next(this.now());
     const laneId = this.ring[at]!;
-    this.ring.splice(at, 1);
     const lane = this.lanes.get(laneId)!;
+    if (accept !== undefined && !accept(lane[0]!)) return undefined;
+    this.ring.splice(at, 1);
     const job = lane.shift()!;
     if (lane.length === 0) this.lanes.delete(laneId);
     else this.ring.push(laneId); // among lanes of equal use, its next job waits for the others' turns

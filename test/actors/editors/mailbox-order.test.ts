@@ -62,6 +62,16 @@ describe("the mailbox's order across lanes", () => {
     expect(box.take()).toBeUndefined();
   });
 
+  it("a job the caller turns down stays first, and nothing behind it is taken instead", () => {
+    const { box, put } = mailbox();
+    put("a");
+    put("b");
+    expect(box.take(() => false)).toBeUndefined();
+    expect(box.depth).toBe(2);
+    expect(box.take((job) => job.lane === "a")!.name).toBe("a1");
+    expect(box.take()!.name).toBe("b1");
+  });
+
   it("a lane that starts waiting starts at the least-used waiting lane's time, not below it", () => {
     const { box, put } = mailbox();
     put("a", 2);

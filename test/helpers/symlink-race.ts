@@ -11,17 +11,28 @@ import sharp from "sharp";
 export const INSIDE = 3;
 export const OUTSIDE = 7;
 
-/** Swaps `sub` for a symlink to `outside` and back (through `moved`), as fast as it can, until killed. */
+/**
+ * Swaps `sub` for a symlink to `outside` and back (through `moved`) until killed. With a dwell of 0 it swaps as fast
+ * as it can; otherwise the real folder and the link each stay in place for a random time up to the dwell.
+ */
 const SWAPPER = `
 const fs = require("node:fs");
-const [sub, moved, outside] = process.argv.slice(1);
+const [sub, moved, outside, dwell] = process.argv.slice(1);
+const dwellMs = Number(dwell);
+const cell = new Int32Array(new SharedArrayBuffer(4));
+const rest = () => { if (dwellMs > 0) Atomics.wait(cell, 0, 0, Math.random() * dwellMs); };
 for (;;) {
-  try { fs.renameSync(sub, moved); fs.symlinkSync(outside, sub); fs.unlinkSync(sub); fs.renameSync(moved, sub); } catch {}
+  try { fs.renameSync(sub, moved); fs.symlinkSync(outside, sub); rest(); fs.unlinkSync(sub); fs.renameSync(moved, sub); rest(); } catch {}
 }`;
 
-/** Starts the swapper on `sub` (moved aside as `moved` while the link stands in for it). */
-export function startSwapper(sub: string, moved: string, outside: string): ChildProcess {
-  return spawn(process.execPath, ["-e", SWAPPER, sub, moved, outside], { stdio: "ignore" });
+/**
+ * Starts the swapper on `sub` (moved aside as `moved` while the link stands in for it). A call that needs the real
+ * folder at two moments (a GIMP save: at the check, then again when the bridge copies GIMP's file in) almost never
+ * finds it twice in a swapper that swaps as fast as it can on a loaded machine; `dwellMs` keeps each state in place
+ * for a random while, so about half such calls go through and half meet the link, whatever the machine's speed.
+ */
+export function startSwapper(sub: string, moved: string, outside: string, dwellMs = 0): ChildProcess {
+  return spawn(process.execPath, ["-e", SWAPPER, sub, moved, outside, String(dwellMs)], { stdio: "ignore" });
 }
 
 /** Stops the swapper if it still runs; resolves once it has exited, so the folder is left as it was last swapped. */

@@ -23,6 +23,11 @@ const CALLS = 60;
 const MAX_CALLS = 600;
 /** Calls in flight at once per kind: GIMP runs one at a time, so a second one only keeps its queue full. */
 const CONCURRENCY = 2;
+/**
+ * Longest the real folder and the link each stay in place. A save needs the real folder twice (at the check and when
+ * the bridge copies GIMP's file in); against a swapper with no rest, 600 saves in a row once all met the link.
+ */
+const DWELL_MS = 3;
 
 describe.skipIf(GIMP_SKIP !== undefined)("--files-root with GIMP against a folder swapped for a symlink", () => {
   let bridge: Bridge;
@@ -59,7 +64,7 @@ describe.skipIf(GIMP_SKIP !== undefined)("--files-root with GIMP against a folde
     // The saved document, opened before the race (its path is inside the root, so nothing refuses it).
     const saved = await saver!.call<{ id: number }>("document:open", { path: "sub/a.png" });
 
-    swapper = startSwapper(join(root, "sub"), join(root, "sub-moved"), outside);
+    swapper = startSwapper(join(root, "sub"), join(root, "sub-moved"), outside, DWELL_MS);
 
     const escapes: string[] = [];
     const done = { opens: 0, saves: 0 };

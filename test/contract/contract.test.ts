@@ -6,6 +6,7 @@ import { compileErrors, validate } from "@readme/openapi-parser";
 import { describe, expect, it } from "vitest";
 import { BUILTIN_METHODS } from "../../src/methods/index.js";
 import { createAsyncApi, createOpenApi, referenceMarkdown, renderReferenceHtml, type AsyncApiDocument, type OpenApiDocument } from "../../src/methods/contract/index.js";
+import { EVENTS_CHANNEL, methodChannel, PLUGIN_CHANNEL } from "../../src/methods/contract/asyncapi.js";
 import { operationIdOf } from "../../src/methods/contract/catalog.js";
 import { BATCH_METHOD, CANCEL_METHOD, ERROR_RULES, EVENT_SCHEMAS, PROGRESS_EVENT } from "../../src/protocol/index.js";
 import { PACKAGE } from "../../src/version.js";
@@ -39,14 +40,15 @@ const h3Path = (path: string): string => path.replace(/:(\w+)/g, "{$1}");
 
 /**
  * For the cases that validate the whole table's AsyncAPI document: 40–80 s each was measured at load 12–16 on two
- * cores. Only a stuck validator waits this out.
+ * cores while `/ws` was one channel of every message (about 6 s on an idle core since each group of methods has its
+ * channel). Only a stuck validator waits this out.
  */
 const WHOLE_TABLE_TIMEOUT_MS = 300_000;
 
 /**
  * A short method table, for cases whose subject is not the whole table. The AsyncAPI validator's time grows faster
- * than the table (resolved, every operation carries its channel with all the channel's messages): at load 12 the
- * whole table took 40–80 s to validate, this one 2–3 s. The whole table is validated as a bridge serves it, with and
+ * than the table (resolved, every operation carries its channel with all the channel's messages): the whole table
+ * takes seconds to validate, this one a fraction of a second. The whole table is validated as a bridge serves it, with and
  * without a plugin.
  */
 const FEW_METHODS = BUILTIN_METHODS.filter((m) => m.name === "document:current" || m.name === "layer:getInfoById");
@@ -83,7 +85,10 @@ describe("the published contract", () => {
       expect(operation, name).toMatchObject({ action: "receive", title: name });
       const request = asyncapi.components.messages[`${operationIdOf(name)}.request`]!;
       expect((request["payload"] as { properties: { method: unknown } }).properties.method).toEqual({ type: "string", const: name });
-      expect(asyncapi.channels["root"]!.messages[`${operationIdOf(name)}.response`], name).toBeDefined();
+      // The operation's channel is its group's on /ws, and lists the response and the failure it answers with.
+      expect(operation!["channel"], name).toEqual({ $ref: `#/channels/${methodChannel(name)}` });
+      expect(asyncapi.channels[methodChannel(name)], name).toMatchObject({ address: "/ws" });
+      expect(Object.keys(asyncapi.channels[methodChannel(name)]!.messages), name).toEqual(expect.arrayContaining([`${operationIdOf(name)}.response`, "failure"]));
     }
     const statuses = new Set(Object.values(ERROR_RULES).map((rule) => rule.status));
     for (const method of BUILTIN_METHODS) {
@@ -124,9 +129,12 @@ describe("the published contract", () => {
       expect(operation, type).toMatchObject({ action: "send", title: type });
       expect(operation!["summary"], type).not.toBe("");
     }
-    const root = asyncapi.channels["root"]!;
-    expect(root["x-close-codes"]).toContainEqual(expect.objectContaining({ code: 4409, name: "CLIENT_ATTACHED" }));
-    expect(Object.keys((root["bindings"] as { ws: { query: { properties: object } } }).ws.query.properties)).toEqual(["resume", "takeover", "name", "binary", "editor"]);
+    expect(asyncapi.channels[EVENTS_CHANNEL]).toMatchObject({ address: "/ws", bindings: { $ref: "#/components/channelBindings/ws" } });
+    expect(asyncapi["x-close-codes"]).toContainEqual(expect.objectContaining({ code: 4409, name: "CLIENT_ATTACHED" }));
+    const bindings = asyncapi.components["channelBindings"] as { ws: { ws: { query: { properties: object } } } };
+    expect(Object.keys(bindings.ws.ws.query.properties)).toEqual(["resume", "takeover", "name", "binary", "editor"]);
+    // Every channel of /ws and the plugin's shares those bindings.
+    for (const [key, channel] of Object.entries(asyncapi.channels)) expect(channel["bindings"], key).toEqual({ $ref: "#/components/channelBindings/ws" });
     expect(asyncapi.components.messages["binaryPart"]).toMatchObject({ contentType: "application/octet-stream" });
   });
 
@@ -160,8 +168,9 @@ describe("the published contract", () => {
     const asyncapi = createAsyncApi(input);
     expect(openapi.paths["/plugins/stats/count/{n}"]?.["get"]).toMatchObject({ tags: ["plugin:stats"], parameters: [{ name: "n", in: "path" }] });
     expect(asyncapi.operations["plugin.stats.statsCount"]).toMatchObject({ action: "receive", title: "stats:count", summary: "Counts layers.", "x-plugin": "stats" });
-    expect(asyncapi.channels["plugin"]!.messages["plugin.stats.statsCount.request"]).toBeDefined();
-    expect(asyncapi.channels["root"]!.messages["plugin.stats.statsCount.request"]).toBeUndefined();
+    expect(asyncapi.channels[PLUGIN_CHANNEL]).toMatchObject({ address: "/ws/{pluginId}" });
+    expect(asyncapi.channels[PLUGIN_CHANNEL]!.messages["plugin.stats.statsCount.request"]).toBeDefined();
+    for (const [key, channel] of Object.entries(asyncapi.channels)) if (key !== PLUGIN_CHANNEL) expect(channel.messages["plugin.stats.statsCount.request"], key).toBeUndefined();
     expect(asyncapi.operations["plugin.stats.event.statsCounted"]).toMatchObject({ action: "send", title: "stats:counted" });
     expect(renderReferenceHtml(openapi, asyncapi)).toContain(
       "<td><code>stats</code></td><td><code>/ws/stats</code></td><td><code>stats:count</code></td><td><code>GET /plugins/stats/count/{n}</code></td>",

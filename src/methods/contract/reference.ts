@@ -1,4 +1,4 @@
-import type { AsyncApiDocument } from "./asyncapi.js";
+import { methodChannel, PLUGIN_CHANNEL, type AsyncApiDocument } from "./asyncapi.js";
 import type { OpenApiDocument } from "./openapi.js";
 import type { JsonSchema } from "./schemas.js";
 
@@ -178,15 +178,16 @@ function errorBlocks(openapi: OpenApiDocument): Block[] {
 }
 
 function connectionBlocks(asyncapi: AsyncApiDocument): Block[] {
-  const root = asyncapi.channels["root"]!;
-  const query = ((root["bindings"] as { ws: { query: JsonSchema } }).ws.query["properties"] ?? {}) as Record<string, JsonSchema>;
-  const codes = root["x-close-codes"] as Array<{ code: number; name: string; description: string }>;
+  const bindings = (asyncapi.components["channelBindings"] as Record<string, { ws: { query: JsonSchema } }>)["ws"]!;
+  const query = (bindings.ws.query["properties"] ?? {}) as Record<string, JsonSchema>;
+  const codes = asyncapi["x-close-codes"] as Array<{ code: number; name: string; description: string }>;
+  const root = asyncapi.channels[methodChannel("document:current")]!;
   const binary = asyncapi.components.messages["binaryPart"]!;
   const security = (asyncapi.components["securitySchemes"] as Record<string, { description: string }>)["bearer"]!;
   return [
     { kind: "heading", level: 2, text: "WebSocket connection", anchor: "websocket" },
     { kind: "text", text: String((asyncapi["info"] as { description: string }).description) },
-    { kind: "text", text: `Endpoints: ${code(root.address)} (the built-in methods) and ${code(asyncapi.channels["plugin"]!.address)} (a plugin's methods besides). Access: ${security.description}` },
+    { kind: "text", text: `Endpoints: ${code(root.address)} (the built-in methods) and ${code(asyncapi.channels[PLUGIN_CHANNEL]!.address)} (a plugin's methods besides). Access: ${security.description}` },
     { kind: "table", head: ["query parameter", "what it does"], rows: Object.entries(query).map(([name, schema]) => [code(name), String(schema["description"] ?? "")]) },
     { kind: "table", head: ["close code", "name", "why"], rows: codes.map((c) => [code(String(c.code)), code(c.name), c.description]) },
     { kind: "heading", level: 3, text: "Binary messages", anchor: "binary" },

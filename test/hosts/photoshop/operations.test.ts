@@ -6,7 +6,8 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { createPhotoshopHost } from "../../../src/hosts/photoshop/index.js";
-import { JSX_DIR, OPERATION_MARKER, OPERATIONS } from "../../../src/hosts/photoshop/operations.js";
+import { parse } from "acorn";
+import { buildScript, compactJsx, JSX_DIR, OPERATION_MARKER, OPERATIONS } from "../../../src/hosts/photoshop/operations.js";
 import { startBridge } from "../../helpers/bridge.js";
 import type { SelectionShape } from "../../../src/hosts/host.js";
 import { bridgeOn, ctx, hostOn, startFake } from "./_setup.js";
@@ -36,6 +37,30 @@ describe("Photoshop operations", () => {
       expect(text).toMatch(/function run\(/);
       expect(text).not.toMatch(/\balert\(|\bconfirm\(|\bprompt\(|DialogModes\.ALL/);
     }
+  });
+
+  it("sends each file compacted: the same ES3 program on the same lines, without its comment lines and indentation", () => {
+    /** The program's tree without positions: what the engine runs. */
+    const program = (text: string): string =>
+      JSON.stringify(parse(text, { ecmaVersion: 3, allowReturnOutsideFunction: true }), (key, value: unknown) => (["start", "end", "raw"].includes(key) ? undefined : value));
+    const files = ["_lib.jsx", "_tree.jsx", "_effects.jsx", "_edit.jsx", "_content.jsx", ...OPERATIONS.map((op) => `${op}.jsx`)];
+    let before = 0;
+    let after = 0;
+    for (const file of files) {
+      const text = readFileSync(new URL(file, JSX_DIR), "utf8");
+      const compact = compactJsx(text);
+      expect(program(compact), file).toBe(program(text));
+      expect(compact.split("\n").length, file).toBe(text.split("\n").length);
+      expect(compact, file).not.toMatch(/^\s*\/\/(?! @bridge-op )/m);
+      before += text.length;
+      after += compact.length;
+    }
+    // The saving is real: a quarter of the bytes at least (a third when this was written).
+    expect(after / before).toBeLessThan(0.75);
+    // What is sent is the compacted text, marker first.
+    const script = buildScript("document.get", {});
+    expect(script).toContain(compactJsx(readFileSync(new URL("_tree.jsx", JSX_DIR), "utf8")));
+    expect(script).toContain(`${OPERATION_MARKER}document.get\n`);
   });
 
   it("maps a missing document to NO_DOCUMENT and a missing layer to LAYER_NOT_FOUND", async () => {

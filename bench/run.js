@@ -16,7 +16,7 @@
 // BENCH_WEBHOOKS (10), BENCH_WEBHOOK_EVENTS (200), BENCH_PSD_RUNS (3), BENCH_PSD_WIDTH/HEIGHT (3508×4960), BENCH_EDIT_WIDTH/HEIGHT (4000×3000), BENCH_EDIT_REPEATS (1),
 // BENCH_SOAK_SECONDS (60), BENCH_SOAK_BASELINE_SECONDS (10),
 // BENCH_SOAK_CLIENTS (50), BENCH_SOAK_THINK_MS (20), BENCH_SOAK_ABUSES (1,2,3,4,5,6,7), BENCH_START_ROUNDS (5),
-// BENCH_COMPARE_ROUNDS (5), BENCH_COMPARE_NOISE (0.10), BENCH_TEMPLATE_VARIANTS (100).
+// BENCH_COMPARE_ROUNDS (5), BENCH_COMPARE_NOISE (0.10), BENCH_TEMPLATE_VARIANTS (100), BENCH_CONTRACT_ROUNDS (3).
 // Exit code 0 when every benchmark ran, whether or not it met its target; 1 when a benchmark crashed.
 import os from "node:os";
 import { DURATION_MS, log, printTable, ROUNDS, WARMUP_MS } from "./_lib.js";
@@ -58,6 +58,7 @@ const BENCHMARKS = {
   dashboard: () => import("./dashboard.js"),
   mcp: () => import("./mcp.js"),
   events: () => import("./events.js"),
+  contract: () => import("./contract.js"),
   soak: () => import("./soak.js"),
   start: () => import("./start.js"),
 };

@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { chromiumPresent, launchChromium } from "../helpers/chromium.js";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { keepForSuite, type Harness } from "../helpers/bridge.js";
+import { keepForSuite, startBridge, type Harness } from "../helpers/bridge.js";
 import { startOnSharedEditor } from "../helpers/shared-editor.js";
 import { CLOSE_CODES } from "../../src/protocol/index.js";
 
@@ -281,7 +281,8 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
   });
 
   it("with a pool of editors each gets a card, and each card follows its own editor's document and selection", async () => {
-    const harness = await startOnSharedEditor({ editors: 2 });
+    // The cards are the subject, not the editors' processes: they run inline, two processes fewer to start.
+    const harness = await startBridge({ editors: 2, embedded: { isolation: "inline" } });
     const failures: string[] = [];
     const page = await open(harness, failures);
     await expect.poll(() => page.locator("#editors tr").count()).toBe(2);

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { MAX_EDITORS } from "../../src/actors/editors/pool.js";
 import { parseServeArgs } from "../../src/cli/args.js";
 import { parseListen } from "../../src/cli/addresses.js";
-import { UsageError } from "../../src/cli/errors.js";
+import { StartupError, UsageError } from "../../src/cli/errors.js";
 import { main } from "../../src/cli/serve.js";
 import { PACKAGE } from "../../src/version.js";
 
@@ -133,9 +133,10 @@ describe("usage, help and version", () => {
   });
 
   it("a bad --log-level or BRIDGE_LOG_LEVEL is a usage error (exit 2) listing the levels", async () => {
-    const run = await runBin(["serve", "--log-level", "loud"]);
-    expect(run.code).toBe(2);
-    expect(run.stderr).toContain('--log-level expects one of trace, debug, info, warn, error, fatal, silent, got "loud"');
+    // The command prints a UsageError in one line and exits 2 (serve --listen 127.0.0.1 above runs it for that).
+    const refused = await main(["serve", "--log-level", "loud"], { handleSignals: false, env: {} }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(UsageError);
+    expect((refused as UsageError).message).toContain('--log-level expects one of trace, debug, info, warn, error, fatal, silent, got "loud"');
     expect(() => parseServeArgs(["serve"], { BRIDGE_LOG_LEVEL: "verbose" })).toThrow(UsageError);
   });
 
@@ -208,6 +209,8 @@ describe("command line", () => {
     try {
       expect(printed).toContain(bridge!.url);
       expect(printed).toMatch(/editor: embedded · document: Sample \(800×600\)/);
+      // Without --files-root it says file access is not confined (the case below has the confined line).
+      expect(printed).toMatch(/files: any path \(unconfined/);
       // The memory it may take, as the machine's size made it.
       expect(printed).toMatch(/ · memory: \d+\.\d GiB budget, \d+\.\d GiB cap \(--limit editorMaxMemoryBytes=4GiB lowers both\)\n$/);
       expect((await fetch(`${bridge!.url}/health`)).status).toBe(200);
@@ -260,23 +263,16 @@ describe("file access on the command line", () => {
   });
 
   it("the startup line says whether file access is confined, and to which folders", async () => {
+    // Unconfined, it says so: the line of "serve starts a bridge" above (no --files-root) is checked for that.
     const dir = await realpath(await mkdtemp(join(tmpdir(), "bridge-cli-root-")));
-    const cases = [
-      [[], /files: any path \(unconfined/],
-      [["--files-root", dir], new RegExp(`files: ${dir}`)],
-    ] as const;
-    await Promise.all(
-      cases.map(async ([args, expected]) => {
-        let printed = "";
-        const bridge = await main(["serve", "--listen", "127.0.0.1:0", "--log-level", "silent", ...args], {
-          handleSignals: false,
-          env: {},
-          stdout: { write: (text: string) => (printed += text) },
-        });
-        await bridge!.close();
-        expect(printed).toMatch(expected);
-      }),
-    );
+    let printed = "";
+    const bridge = await main(["serve", "--listen", "127.0.0.1:0", "--log-level", "silent", "--files-root", dir], {
+      handleSignals: false,
+      env: {},
+      stdout: { write: (text: string) => (printed += text) },
+    });
+    await bridge!.close();
+    expect(printed).toMatch(new RegExp(`files: ${dir}`));
     await rm(dir, { recursive: true, force: true });
   });
 
@@ -296,8 +292,27 @@ describe("startup failures: one fatal line, exit 1, nothing after it", () => {
     expect(run.stdout).not.toMatch(STARTUP_LINE);
   };
 
+  /**
+   * The message `serve` in this process stops with, before it printed anything: the StartupError the command prints
+   * as its one line. What is checked before anything starts fails the same way whatever the check: the command itself
+   * runs for one of them (a missing --files-root) and for a port in use, which fails after the editor started.
+   */
+  async function refusedStart(args: string[], env: Record<string, string> = {}): Promise<string> {
+    let printed = "";
+    const outcome = await main(["serve", "--listen", "127.0.0.1:0", ...args], { handleSignals: false, env: { PATH: process.env["PATH"] ?? "", ...env }, stdout: { write: (text: string) => (printed += text) } }).then(
+      async (bridge) => {
+        await bridge?.close();
+        return new Error("serve started");
+      },
+      (error: unknown) => error,
+    );
+    expect(outcome).toBeInstanceOf(StartupError);
+    expect(printed).toBe("");
+    return (outcome as StartupError).message;
+  }
+
   it("serve --open of a missing file names the flag and the file", async () => {
-    fatal(await runBin(["serve", "--listen", "0", "--open", "/nonexistent/file.psd"]), "--open /nonexistent/file.psd: no such file");
+    expect(await refusedStart(["--open", "/nonexistent/file.psd"])).toBe("--open /nonexistent/file.psd: no such file");
   });
 
   it("a port in use names the address, how to check for a running bridge and the flag to change it", async () => {
@@ -317,25 +332,15 @@ describe("startup failures: one fatal line, exit 1, nothing after it", () => {
 
   it("a missing GIMP binary names the binary, the install hint and the flag, instead of retrying forever", async () => {
     const hint = "install GIMP 2.10 (Debian/Ubuntu: apt install gimp) or point --gimp-binary (BRIDGE_GIMP_BINARY) at it";
-    const [flag, env] = await Promise.all([
-      runBin(["serve", "--listen", "0", "--editor", "gimp", "--gimp-binary", "/nonexistent/gimp"]),
-      runBin(["serve", "--listen", "0", "--editor", "gimp"], { BRIDGE_GIMP_BINARY: "no-such-gimp" }),
-    ]);
-    fatal(flag, `the GIMP binary "/nonexistent/gimp" was not found; ${hint}`);
-    fatal(env, `the GIMP binary "no-such-gimp" was not found; ${hint}`);
+    expect(await refusedStart(["--editor", "gimp", "--gimp-binary", "/nonexistent/gimp"])).toBe(`the GIMP binary "/nonexistent/gimp" was not found; ${hint}`);
+    expect(await refusedStart(["--editor", "gimp"], { BRIDGE_GIMP_BINARY: "no-such-gimp" })).toBe(`the GIMP binary "no-such-gimp" was not found; ${hint}`);
   });
 
   it("--files-root, --plugin and --plugins-dir follow one rule: a folder that does not exist stops the bridge", async () => {
-    const [root, envRoot, plugin, pluginsDir] = await Promise.all([
-      runBin(["serve", "--listen", "0", "--files-root", "/nonexistent/root"]),
-      runBin(["serve", "--listen", "0"], { BRIDGE_FILES_ROOT: "/nonexistent/env" }),
-      runBin(["serve", "--listen", "0", "--plugin", "/nonexistent/one"]),
-      runBin(["serve", "--listen", "0", "--plugins-dir", "/nonexistent/all"]),
-    ]);
-    fatal(root, "--files-root /nonexistent/root: no such folder");
-    fatal(envRoot, "--files-root /nonexistent/env: no such folder");
-    fatal(plugin, "--plugin /nonexistent/one: no such folder");
-    fatal(pluginsDir, "--plugins-dir /nonexistent/all: no such folder");
+    fatal(await runBin(["serve", "--listen", "0", "--files-root", "/nonexistent/root"]), "--files-root /nonexistent/root: no such folder");
+    expect(await refusedStart([], { BRIDGE_FILES_ROOT: "/nonexistent/env" })).toBe("--files-root /nonexistent/env: no such folder");
+    expect(await refusedStart(["--plugin", "/nonexistent/one"])).toBe("--plugin /nonexistent/one: no such folder");
+    expect(await refusedStart(["--plugins-dir", "/nonexistent/all"])).toBe("--plugins-dir /nonexistent/all: no such folder");
   });
 });
 

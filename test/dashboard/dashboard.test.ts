@@ -6,7 +6,7 @@ import { fileURLToPath } from "node:url";
 import { chromiumPresent, launchChromium } from "../helpers/chromium.js";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Harness } from "../helpers/bridge.js";
+import { keepForSuite, startBridge, type Harness } from "../helpers/bridge.js";
 import { startOnSharedEditor } from "../helpers/shared-editor.js";
 import { CLOSE_CODES } from "../../src/protocol/index.js";
 
@@ -138,125 +138,151 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
   /** The event types shown in the log's rendered rows. */
   const loggedTypes = (page: Page): Promise<string[]> => page.locator("#event-log .log-row .log-type").allTextContents();
 
-  it("shows the sample document's layers, its preview and the editor", async () => {
-    const harness = await startOnSharedEditor();
+  /**
+   * One page on one bridge with the defaults for the cases that only read it, then the ones that add clients,
+   * selections and events, each counting from what the one before left (each page load has the editor encode the
+   * preview and every layer's thumbnail again).
+   */
+  describe("one page of a bridge with the defaults", () => {
+    let harness: Harness;
+    let page: Page;
+    let closeBridge: (() => Promise<void>) | undefined;
     const failures: string[] = [];
-    const page = await open(harness, failures);
-    expect(await layerNames(page)).toEqual(SAMPLE_LAYERS);
-    // The sample is 800×600; the preview keeps its aspect within the 480 px cap.
-    expect(await previewSize(page)).toEqual({ width: 480, height: 360 });
-    await expect.poll(() => page.locator("#editors [data-editor='embedded-1']").textContent()).toContain("ready");
-    expect(await page.textContent(".editor-card h3")).toBe("embedded-1 · Sample");
-    expect(await page.textContent(".editor-card .active-layers")).toBe("active: Subject");
-    // Every layer got its thumbnail.
-    const thumbnails = (): Promise<number[]> =>
-      page.locator(".layer img.thumb").evaluateAll((images: Array<{ naturalWidth: number }>) => images.map((i) => i.naturalWidth));
-    await expect.poll(async () => (await thumbnails()).filter((width) => width > 0).length).toBe(SAMPLE_LAYERS.length);
-    await page.screenshot({ path: join(ARTIFACTS, "dashboard-sample.png"), fullPage: true });
-    expect(failures).toEqual([]);
-    await page.close();
-  });
+    /** The delivery logs the page read since it opened. */
+    const logReads: string[] = [];
 
-  it("a client that connects with ?name=from-test appears in the list, with its name", async () => {
-    const harness = await startOnSharedEditor();
-    const failures: string[] = [];
-    const page = await open(harness, failures);
-    const names = page.locator("#clients .client-name");
-    await expect.poll(() => names.allTextContents()).toEqual(["dashboard"]);
-    await harness.connect("/ws?name=from-test");
-    const started = Date.now();
-    await expect.poll(() => names.allTextContents(), { interval: 20 }).toContain("from-test");
-    expect(Date.now() - started).toBeLessThan(1_000);
-    expect(await page.textContent("#client-count")).toBe("2");
-    expect(failures).toEqual([]);
-    await page.close();
-  });
-
-  it("the clients list and the event log create elements only for the rows in view", { timeout: 60_000 }, async () => {
-    const harness = await startOnSharedEditor();
-    const failures: string[] = [];
-    const page = await open(harness, failures);
-    const many = 300;
-    for (let start = 0; start < many; start += 50) {
-      await Promise.all(Array.from({ length: 50 }, (_, i) => harness.connect(`/ws?name=many-${start + i}`)));
-    }
-    await expect.poll(() => page.locator("#client-count").textContent()).toBe(String(many + 1));
-    // The list is 264 px high with 22 px rows: 12 in view plus the margin, whatever the number of clients.
-    const rendered = await page.locator("#clients .client-row").count();
-    expect(rendered).toBeGreaterThan(10);
-    expect(rendered).toBeLessThan(40);
-    // Scrolling to the end draws the last clients instead of the first.
-    await page.locator("#clients").evaluate((list: { scrollTop: number; scrollHeight: number }) => {
-      list.scrollTop = list.scrollHeight;
-    });
-    await expect.poll(() => page.locator("#clients .client-name").allTextContents()).toContain("many-299");
-    expect(await page.locator("#clients .client-name").allTextContents()).not.toContain("dashboard");
-    expect(await page.locator("#clients .client-row").count()).toBeLessThan(40);
-    // The log (300 px, 20 px rows) likewise, after more events than fit.
-    const selector = await harness.connect("/ws?name=selector");
-    for (let i = 1; i <= 60; i++) await selector.call("selection:set", { rect: { x: i, y: i, width: 10, height: 10 } });
-    await expect.poll(async () => Number((await page.locator("#event-count").textContent())?.split(" ")[0])).toBeGreaterThanOrEqual(60);
-    expect(await page.locator("#event-log .log-row").count()).toBeLessThan(40);
-    // It follows the newest event.
-    await expect.poll(() => page.locator("#event-log .log-data").allTextContents()).toContain('{"x":60,"y":60,"width":10,"height":10}');
-    // Scrolled up, the reader stays where they are while events keep coming.
-    const log = page.locator("#event-log");
-    await log.evaluate((list: { scrollTop: number }) => {
-      list.scrollTop = 0;
-    });
-    const counted = async (): Promise<number> => Number((await page.locator("#event-count").textContent())?.split(" ")[0]);
-    const before = await counted();
-    await selector.call("selection:set", { rect: { x: 61, y: 61, width: 10, height: 10 } });
-    await expect.poll(counted).toBeGreaterThan(before);
-    expect(await log.evaluate((list: { scrollTop: number }) => list.scrollTop)).toBe(0);
-    expect(await page.locator("#event-log .log-type").first().textContent()).toBe("#ready");
-    expect(failures).toEqual([]);
-    await page.close();
-  });
-
-  it("a selection set by another client shows in the event log and as an outline over the preview", async () => {
-    const harness = await startOnSharedEditor();
-    const failures: string[] = [];
-    const page = await open(harness, failures);
-    await previewSize(page);
-    // The dashboard has subscribed once its own client lists its subscriptions.
-    await expect.poll(() => page.locator("#clients").textContent()).toContain("selection:changed");
-    const outline = page.locator(".selection-outline");
-    expect(await outline.getAttribute("d")).toBe("");
-    const other = await harness.connect("/ws?name=selector");
-    await other.call("selection:set", { rect: { x: 100, y: 150, width: 200, height: 120 } });
-    await expect.poll(() => loggedTypes(page)).toContain("selection:changed");
-    expect(await page.locator("#event-log .log-row", { hasText: "selection:changed" }).textContent()).toContain('{"x":100,"y":150,"width":200,"height":120}');
-    // The outline is drawn in document pixels over the preview: its box is the selection's.
-    const box = (): Promise<unknown> =>
-      outline.evaluate((path: { getBBox(): { x: number; y: number; width: number; height: number } }) => {
-        const { x, y, width, height } = path.getBBox();
-        return { x, y, width, height };
+    beforeAll(async () => {
+      harness = await startOnSharedEditor();
+      closeBridge = keepForSuite(harness);
+      page = await open(harness, failures);
+      page.on("request", (request) => {
+        if (request.url().includes("/webhooks/")) logReads.push(request.url());
       });
-    await expect.poll(box).toEqual({ x: 100, y: 150, width: 200, height: 120 });
-    expect(await page.locator(".selection-overlay").getAttribute("viewBox")).toBe("0 0 800 600");
-    await page.screenshot({ path: join(ARTIFACTS, "dashboard-selection.png"), fullPage: true });
-    // The filter hides a type; the pause freezes the view while events keep coming.
-    await page.uncheck("#event-filters input[data-type='selection:changed']");
-    await expect.poll(() => loggedTypes(page)).not.toContain("selection:changed");
-    await page.check("#event-filters input[data-type='selection:changed']");
-    await expect.poll(() => loggedTypes(page)).toContain("selection:changed");
-    await page.click("#event-pause");
-    await expect.poll(() => page.locator("#event-count").textContent()).toContain("paused");
-    const frozen = await page.locator("#event-log .log-row").count();
-    await other.call("selection:set", { rect: { x: 10, y: 10, width: 20, height: 20 } });
-    // The outline follows (the document view is not paused) while the log stays as it was.
-    await expect.poll(box).toEqual({ x: 10, y: 10, width: 20, height: 20 });
-    expect(await page.locator("#event-log .log-row").count()).toBe(frozen);
-    await page.click("#event-pause");
-    await expect.poll(() => page.locator("#event-log .log-row").count()).toBeGreaterThan(frozen);
-    await page.screenshot({ path: join(ARTIFACTS, "dashboard-events.png"), fullPage: true });
-    expect(failures).toEqual([]);
-    await page.close();
+    });
+
+    afterAll(async () => {
+      await page?.close();
+      await closeBridge?.();
+    });
+
+    it("shows the sample document's layers, its preview and the editor", async () => {
+      expect(await layerNames(page)).toEqual(SAMPLE_LAYERS);
+      // The sample is 800×600; the preview keeps its aspect within the 480 px cap.
+      expect(await previewSize(page)).toEqual({ width: 480, height: 360 });
+      await expect.poll(() => page.locator("#editors [data-editor='embedded-1']").textContent()).toContain("ready");
+      expect(await page.textContent(".editor-card h3")).toBe("embedded-1 · Sample");
+      expect(await page.textContent(".editor-card .active-layers")).toBe("active: Subject");
+      // Every layer got its thumbnail.
+      const thumbnails = (): Promise<number[]> =>
+        page.locator(".layer img.thumb").evaluateAll((images: Array<{ naturalWidth: number }>) => images.map((i) => i.naturalWidth));
+      await expect.poll(async () => (await thumbnails()).filter((width) => width > 0).length).toBe(SAMPLE_LAYERS.length);
+      await page.screenshot({ path: join(ARTIFACTS, "dashboard-sample.png"), fullPage: true });
+      expect(failures).toEqual([]);
+    });
+
+    it("with no webhook the section says none and reads no delivery log", async () => {
+      await expect.poll(() => page.locator("#editors tr").count()).toBe(1);
+      expect(await page.isVisible("#webhooks-none")).toBe(true);
+      expect(await page.isHidden("#webhooks-table")).toBe(true);
+      expect(await page.textContent("#webhook-totals")).toBe("");
+      expect(logReads).toEqual([]);
+      expect(failures).toEqual([]);
+    });
+
+    it("a client that connects with ?name=from-test appears in the list, with its name", async () => {
+      const names = page.locator("#clients .client-name");
+      await expect.poll(() => names.allTextContents()).toEqual(["dashboard"]);
+      await harness.connect("/ws?name=from-test");
+      const started = Date.now();
+      await expect.poll(() => names.allTextContents(), { interval: 20 }).toContain("from-test");
+      expect(Date.now() - started).toBeLessThan(1_000);
+      expect(await page.textContent("#client-count")).toBe("2");
+      expect(failures).toEqual([]);
+    });
+
+    it("a selection set by another client shows in the event log and as an outline over the preview", async () => {
+      await previewSize(page);
+      // The dashboard has subscribed once its own client lists its subscriptions.
+      await expect.poll(() => page.locator("#clients").textContent()).toContain("selection:changed");
+      const outline = page.locator(".selection-outline");
+      expect(await outline.getAttribute("d")).toBe("");
+      const other = await harness.connect("/ws?name=selector");
+      await other.call("selection:set", { rect: { x: 100, y: 150, width: 200, height: 120 } });
+      await expect.poll(() => loggedTypes(page)).toContain("selection:changed");
+      expect(await page.locator("#event-log .log-row", { hasText: "selection:changed" }).textContent()).toContain('{"x":100,"y":150,"width":200,"height":120}');
+      // The outline is drawn in document pixels over the preview: its box is the selection's.
+      const box = (): Promise<unknown> =>
+        outline.evaluate((path: { getBBox(): { x: number; y: number; width: number; height: number } }) => {
+          const { x, y, width, height } = path.getBBox();
+          return { x, y, width, height };
+        });
+      await expect.poll(box).toEqual({ x: 100, y: 150, width: 200, height: 120 });
+      expect(await page.locator(".selection-overlay").getAttribute("viewBox")).toBe("0 0 800 600");
+      await page.screenshot({ path: join(ARTIFACTS, "dashboard-selection.png"), fullPage: true });
+      // The filter hides a type; the pause freezes the view while events keep coming.
+      await page.uncheck("#event-filters input[data-type='selection:changed']");
+      await expect.poll(() => loggedTypes(page)).not.toContain("selection:changed");
+      await page.check("#event-filters input[data-type='selection:changed']");
+      await expect.poll(() => loggedTypes(page)).toContain("selection:changed");
+      await page.click("#event-pause");
+      await expect.poll(() => page.locator("#event-count").textContent()).toContain("paused");
+      const frozen = await page.locator("#event-log .log-row").count();
+      await other.call("selection:set", { rect: { x: 10, y: 10, width: 20, height: 20 } });
+      // The outline follows (the document view is not paused) while the log stays as it was.
+      await expect.poll(box).toEqual({ x: 10, y: 10, width: 20, height: 20 });
+      expect(await page.locator("#event-log .log-row").count()).toBe(frozen);
+      await page.click("#event-pause");
+      await expect.poll(() => page.locator("#event-log .log-row").count()).toBeGreaterThan(frozen);
+      await page.screenshot({ path: join(ARTIFACTS, "dashboard-events.png"), fullPage: true });
+      expect(failures).toEqual([]);
+    });
+
+    it("the clients list and the event log create elements only for the rows in view", { timeout: 60_000 }, async () => {
+      // The cases above left their clients connected: the dashboard's own, from-test and the selector.
+      const already = Number(await page.locator("#client-count").textContent());
+      // Enough that drawing every row would pass the bound below more than twice over (12 rows are in view).
+      const many = 100;
+      for (let start = 0; start < many; start += 50) {
+        await Promise.all(Array.from({ length: 50 }, (_, i) => harness.connect(`/ws?name=many-${start + i}`)));
+      }
+      await expect.poll(() => page.locator("#client-count").textContent()).toBe(String(already + many));
+      // The list is 264 px high with 22 px rows: 12 in view plus the margin, whatever the number of clients.
+      const rendered = await page.locator("#clients .client-row").count();
+      expect(rendered).toBeGreaterThan(10);
+      expect(rendered).toBeLessThan(40);
+      // Scrolling to the end draws the last clients instead of the first.
+      await page.locator("#clients").evaluate((list: { scrollTop: number; scrollHeight: number }) => {
+        list.scrollTop = list.scrollHeight;
+      });
+      await expect.poll(() => page.locator("#clients .client-name").allTextContents()).toContain(`many-${many - 1}`);
+      expect(await page.locator("#clients .client-name").allTextContents()).not.toContain("dashboard");
+      expect(await page.locator("#clients .client-row").count()).toBeLessThan(40);
+      // The log (300 px, 20 px rows) likewise, after more events than fit.
+      const selector = await harness.connect("/ws?name=selector");
+      const counted = async (): Promise<number> => Number((await page.locator("#event-count").textContent())?.split(" ")[0]);
+      const logged = await counted();
+      for (let i = 1; i <= 60; i++) await selector.call("selection:set", { rect: { x: i, y: i, width: 10, height: 10 } });
+      await expect.poll(counted).toBeGreaterThanOrEqual(logged + 60);
+      expect(await page.locator("#event-log .log-row").count()).toBeLessThan(40);
+      // It follows the newest event.
+      await expect.poll(() => page.locator("#event-log .log-data").allTextContents()).toContain('{"x":60,"y":60,"width":10,"height":10}');
+      // Scrolled up, the reader stays where they are while events keep coming.
+      const log = page.locator("#event-log");
+      await log.evaluate((list: { scrollTop: number }) => {
+        list.scrollTop = 0;
+      });
+      const before = await counted();
+      await selector.call("selection:set", { rect: { x: 61, y: 61, width: 10, height: 10 } });
+      await expect.poll(counted).toBeGreaterThan(before);
+      expect(await log.evaluate((list: { scrollTop: number }) => list.scrollTop)).toBe(0);
+      expect(await page.locator("#event-log .log-type").first().textContent()).toBe("#ready");
+      expect(failures).toEqual([]);
+    });
   });
 
   it("with a pool of editors each gets a card, and each card follows its own editor's document and selection", async () => {
-    const harness = await startOnSharedEditor({ editors: 2 });
+    // The cards are the subject, not the editors' processes: they run inline, two processes fewer to start.
+    const harness = await startBridge({ editors: 2, embedded: { isolation: "inline" } });
     const failures: string[] = [];
     const page = await open(harness, failures);
     await expect.poll(() => page.locator("#editors tr").count()).toBe(2);
@@ -378,23 +404,6 @@ describe.skipIf(!hasChromium || !built)("the dashboard in a browser", () => {
     } finally {
       await receiver.close();
     }
-  });
-
-  it("with no webhook the section says none and reads no delivery log", async () => {
-    const harness = await startOnSharedEditor();
-    const failures: string[] = [];
-    const page = await open(harness, failures);
-    const logReads: string[] = [];
-    page.on("request", (request) => {
-      if (request.url().includes("/webhooks/")) logReads.push(request.url());
-    });
-    await expect.poll(() => page.locator("#editors tr").count()).toBe(1);
-    expect(await page.isVisible("#webhooks-none")).toBe(true);
-    expect(await page.isHidden("#webhooks-table")).toBe(true);
-    expect(await page.textContent("#webhook-totals")).toBe("");
-    expect(logReads).toEqual([]);
-    expect(failures).toEqual([]);
-    await page.close();
   });
 
   it(

@@ -8,7 +8,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import { afterEach, describe, expect, it } from "vitest";
-import { startBridge } from "../helpers/bridge.js";
+import { startOnSharedEditor } from "../helpers/shared-editor.js";
 
 /*
  * `image-editor-bridge mcp` as MCP clients start it: a child process speaking JSON-RPC on stdin/stdout. Runs the
@@ -21,12 +21,11 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function stdioClient(args: string[], cwd?: string): Promise<Client> {
+async function stdioClient(args: string[]): Promise<Client> {
   const client = new Client({ name: "test", version: "1.0.0" });
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [BIN, "mcp", ...args],
-    ...(cwd ? { cwd } : {}),
     env: { PATH: process.env["PATH"] ?? "", BRIDGE_LOG_LEVEL: "silent" },
     stderr: "pipe",
   });
@@ -36,10 +35,21 @@ async function stdioClient(args: string[], cwd?: string): Promise<Client> {
 }
 
 describe("image-editor-bridge mcp (stdio)", () => {
-  it("--embedded starts a bridge whose tools work, with files confined to the folder it was started in", async () => {
+  it("--embedded starts a bridge whose tools work, with files confined to the folder it was started in; a client closing the session ends the process quietly: nothing on stderr", async () => {
     const folder = await mkdtemp(join(tmpdir(), "mcp-stdio-"));
     cleanups.push(() => rm(folder, { recursive: true, force: true }));
-    const client = await stdioClient(["--embedded"], folder);
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [BIN, "mcp", "--embedded"],
+      cwd: folder,
+      env: { PATH: process.env["PATH"] ?? "", BRIDGE_LOG_LEVEL: "silent" },
+      stderr: "pipe",
+    });
+    let stderr = "";
+    transport.stderr?.on("data", (chunk: Buffer) => (stderr += String(chunk)));
+    const client = new Client({ name: "test", version: "1.0.0" });
+    await client.connect(transport);
+    const pid = transport.pid!;
     const names = (await client.listTools()).tools.map((tool) => tool.name);
     expect(names).toContain("document_current");
     expect(names).not.toContain("jsx_run");
@@ -53,30 +63,7 @@ describe("image-editor-bridge mcp (stdio)", () => {
     const outside = CallToolResultSchema.parse(await client.callTool({ name: "document_export", arguments: { path: join(tmpdir(), "mcp-escape.png"), format: "png" } }));
     expect(outside.isError).toBe(true);
     expect((outside.content[0] as { text: string }).text).toMatch(/^FORBIDDEN: /);
-  });
-
-  it("--url drives a running bridge: a call there answers the same document", async () => {
-    const harness = await startBridge({ token: "stdio-token" });
-    const ws = await harness.connect("/ws", { protocols: ["bearer.stdio-token"] });
-    const expected = await ws.call<{ id: number; name: string }>("document:current");
-    const client = await stdioClient(["--url", harness.bridge.url, "--token", "stdio-token"]);
-    const result = CallToolResultSchema.parse(await client.callTool({ name: "document_current", arguments: {} }));
-    expect(result.structuredContent).toMatchObject({ id: expected.id, name: expected.name });
-  });
-
-  it("a client closing the session ends the process quietly: nothing on stderr", async () => {
-    const transport = new StdioClientTransport({
-      command: process.execPath,
-      args: [BIN, "mcp", "--embedded"],
-      env: { PATH: process.env["PATH"] ?? "", BRIDGE_LOG_LEVEL: "silent" },
-      stderr: "pipe",
-    });
-    let stderr = "";
-    transport.stderr?.on("data", (chunk: Buffer) => (stderr += String(chunk)));
-    const client = new Client({ name: "test", version: "1.0.0" });
-    await client.connect(transport);
-    const pid = transport.pid!;
-    await client.listTools();
+    // The client closes the session: the process ends, and says nothing on stderr.
     await client.close();
     const running = (): boolean => {
       try {
@@ -88,6 +75,15 @@ describe("image-editor-bridge mcp (stdio)", () => {
     };
     while (running()) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(stderr).toBe("");
+  });
+
+  it("--url drives a running bridge: a call there answers the same document", async () => {
+    const harness = await startOnSharedEditor({ token: "stdio-token" });
+    const ws = await harness.connect("/ws", { protocols: ["bearer.stdio-token"] });
+    const expected = await ws.call<{ id: number; name: string }>("document:current");
+    const client = await stdioClient(["--url", harness.bridge.url, "--token", "stdio-token"]);
+    const result = CallToolResultSchema.parse(await client.callTool({ name: "document_current", arguments: {} }));
+    expect(result.structuredContent).toMatchObject({ id: expected.id, name: expected.name });
   });
 
   it("--url of a bridge that is not running ends with one clear line and a non-zero status", async () => {

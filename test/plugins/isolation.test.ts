@@ -70,7 +70,7 @@ describe.each(["worker", "process"] as const)("isolation %s", (isolation) => {
     expect(Object.values(await client.call<Record<string, string>>("spin:clients"))).toEqual(["restart"]);
   });
 
-  it("the plugin API is the same off the bridge's thread: params validated there, invoke crosses back, signals abort", async () => {
+  it("the plugin API is the same off the bridge's thread: params validated there, invoke crosses back, signals abort; calls crossing together answer each on its own", async () => {
     // Long enough for every call here to cross and come back on a loaded machine; spin:wait alone waits it out.
     const h = await startOnSharedEditor({ plugins: [fixture("spinner")], pluginIsolation: isolation, limits: { pluginCallTimeoutMs: 3_000 } });
     const client = await h.connect("/ws/spinner");
@@ -86,11 +86,8 @@ describe.each(["worker", "process"] as const)("isolation %s", (isolation) => {
     // A handler that honours its signal lets the worker answer pings: no restart.
     expect(await client.call("spin:echo", { n: 1 })).toBe(2);
     expect((await health(h, "spinner")).restarts).toBeUndefined();
-  });
-
-  it("calls crossing together answer each on its own: a result that cannot cross fails alone", async () => {
-    const h = await startOnSharedEditor({ plugins: [fixture("spinner")], pluginIsolation: isolation });
-    const client = await h.connect("/ws/spinner");
+    // Calls crossing together answer each on its own: a result that cannot cross fails alone (on the same bridge: the
+    // plugin was not restarted above).
     // Sent in one turn, these cross to the plugin (and back) as one batch.
     const answers = await Promise.all([1, 2, 3].flatMap((n) => [client.send("spin:echo", { n }), client.send("spin:fn")]));
     expect(answers.filter((_, i) => i % 2 === 0).map((a) => a.result)).toEqual([2, 4, 6]);

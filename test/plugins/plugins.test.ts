@@ -4,7 +4,7 @@ import { pino } from "pino";
 import { afterAll, describe, expect, it } from "vitest";
 import type { BridgeOptions } from "../../src/bridge/options.js";
 import { PluginHealthSchema, ProtocolErrorSchema, type PluginHealth } from "../../src/protocol/index.js";
-import { keepForSuite, type Harness } from "../helpers/bridge.js";
+import { keepForSuite, startBridge, type Harness } from "../helpers/bridge.js";
 import { startOnSharedEditor } from "../helpers/shared-editor.js";
 import { until } from "../helpers/until.js";
 
@@ -314,11 +314,13 @@ describe("plugin failures are contained and diagnosable", () => {
   it("shutdown runs onDispose in reverse load order; a throwing or hanging onDispose cannot stop it", async () => {
     for (const failOn of ["onDispose", "hangOnDispose"]) {
       const { logger, lines } = capturingLogger();
-      const h = await startOnSharedEditor({
+      // A bridge with a logger of its own gets an editor of its own: inline here, the plugins' shutdown is the subject.
+      const h = await startBridge({
         plugins: [fixture("fragile"), fixture("stats")],
         pluginConfig: { fragile: { failOn: [failOn] } },
         limits: { pluginHookTimeoutMs: 200 },
         logger,
+        embedded: { isolation: "inline" },
       });
       await h.bridge.close();
       const statsDisposed = lines.findIndex((l) => l["actor"] === "plugin:stats" && l["msg"] === "stats disposed");

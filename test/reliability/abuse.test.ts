@@ -167,25 +167,33 @@ function nestedPsd(depth: number): Buffer {
 
 const isAnswer = (id: string) => (f: Frame) => f.id === id && f.type === undefined;
 
+/**
+ * One child bridge, started on first use, for the rows of a `describe` whose abuses leave nothing behind that the
+ * others read: each row takes a new baseline (memory, `/health`) on it. Stopped after the `describe`.
+ */
+function sharedBridge(options: BridgeProcessOptions): () => Promise<BridgeProcess> {
+  let shared: Promise<BridgeProcess> | undefined;
+  afterAll(async () => {
+    await (await shared)?.stop();
+  });
+  return async () => {
+    shared ??= launch(options);
+    const served = await shared;
+    served.reset();
+    return served;
+  };
+}
+
 describe("abuse of a bridge in its own process (one case per row of the table)", () => {
   /**
-   * Rows 1 and 7 leave nothing behind that the other reads (refused opens, a script stopped at its heap cap): they
-   * share one bridge, each row measured from a baseline of its own, and the file starts one child bridge fewer.
+   * Rows 1, 7 and 3 leave nothing behind that the others read (refused opens, a script stopped at its heap cap,
+   * detached clients holding previews of the sample only they subscribed to): they share one bridge with both rows'
+   * limits, each row measured from a baseline of its own, and the file starts two child bridges fewer.
    */
   describe("rows sharing one bridge", () => {
     /** Row 1's cap on a document's pixels; row 7's 1×1 document is far below it. */
     const MAX_DOCUMENT_PIXELS = 4_000_000;
-    let shared: Promise<BridgeProcess> | undefined;
-    afterAll(async () => {
-      await (await shared)?.stop();
-    });
-    /** The shared bridge, started on first use, with a new baseline for the calling row. */
-    const startShared = async (): Promise<BridgeProcess> => {
-      shared ??= launch({ limits: { maxDocumentPixels: MAX_DOCUMENT_PIXELS } });
-      const served = await shared;
-      served.reset();
-      return served;
-    };
+    const startShared = sharedBridge({ limits: { maxDocumentPixels: MAX_DOCUMENT_PIXELS, replayTotalBytes: "2MiB" } });
 
     it("1: a 1×1 PSD declaring a 22000×22000 layer is refused PAYLOAD_TOO_LARGE naming the layer, every time, without its pixels", { timeout: ROW_TIMEOUT_MS }, async () => {
       const served = await startShared();
@@ -219,125 +227,183 @@ describe("abuse of a bridge in its own process (one case per row of the table)",
       // The script's heap is capped; nothing else grows.
       await expectHeld(served, SCRIPT_MEMORY_LIMIT_BYTES);
     });
-  });
 
-  it.skipIf(!MEMORY_BUDGET_LANDED)(
-    `2: documents and imports past the editor's memory budget are refused PAYLOAD_TOO_LARGE, and closing one gives its share back${MEMORY_BUDGET_LANDED ? "" : ` (skipped: ${MEMORY_BUDGET_PENDING})`}`,
-    { timeout: ROW_TIMEOUT_MS },
-    async () => {
-      const budget = 64 * MiB;
-      const served = await start({ limits: { [MEMORY_BUDGET_LIMIT]: "64MiB" } });
-      const client = await open(served);
-      // 2000×2000 RGBA is 16 MB a layer: a few fit, then the budget is spent.
-      const created: number[] = [];
-      let refused: Frame | undefined;
-      for (let i = 0; i < 20 && refused === undefined; i++) {
-        const answer = await client.send("document:create", { width: 2000, height: 2000, name: `big-${i}` });
-        if (answer.ok) created.push((answer.result as { id: number }).id);
-        else refused = answer;
+    it("3: subscribed sockets dropped, then preview events: every detached client's replay together stays under replayTotalBytes", { timeout: ROW_TIMEOUT_MS }, async () => {
+      const replayTotalBytes = 2 * MiB;
+      const served = await startShared();
+      const driver = await open(served);
+      await driver.call("event:subscribe", { type: "layer:previewChange" });
+      const CLIENTS = 40;
+      const dropped: string[] = [];
+      await Promise.all(
+        Array.from({ length: CLIENTS }, async () => {
+          const client = await open(served);
+          await client.call("event:subscribe", { type: "layer:previewChange" });
+          dropped.push(client.hello.clientId);
+          client.ws.terminate();
+        }),
+      );
+      for (const id of dropped) await waitForClient(driver, id, "detached");
+      // Preview events, each a PNG of the newly active layer: alternate between two layers, one event at a time.
+      const layers = await driver.call<Array<{ id: number }>>("document:layers");
+      const ids = layers.slice(0, 2).map((l) => l.id);
+      const EVENTS = 60;
+      let eventBytes = 0;
+      for (let i = 1; i <= EVENTS; i++) {
+        await driver.call("layer:select", { ids: [ids[i % 2]!] });
+        const event = await driver.nth((f) => f.type === "layer:previewChange", i);
+        eventBytes = Math.max(eventBytes, Buffer.byteLength(JSON.stringify(event)));
       }
-      expect(created.length).toBeGreaterThan(0);
-      expect(refused?.error).toMatchObject({ code: "PAYLOAD_TOO_LARGE", details: { limit: MEMORY_BUDGET_LIMIT, budgetBytes: budget } });
-      const details = refused!.error!.details!;
-      expect(details["bytes"]).toBeGreaterThan(0);
-      expect((details["usedBytes"] as number) + (details["bytes"] as number)).toBeGreaterThan(budget);
-      // A 91-byte PNG asked to be imported at 3000×3000 (36 MB) is charged from its size, before it is decoded.
-      const png = await sharp({ create: { width: 1, height: 1, channels: 4, background: "#ff0000" } }).png().toBuffer();
-      const imported = await client.send("layer:importImage", { image: `data:image/png;base64,${png.toString("base64")}`, size: { width: 3000, height: 3000 } });
-      expect(imported.error).toMatchObject({ code: "PAYLOAD_TOO_LARGE", details: { limit: MEMORY_BUDGET_LIMIT } });
-      // The operator sees the use against the budget.
-      const memoryOf = async (): Promise<{ budgetBytes: number; usedBytes: number; documents: number }> => {
-        const status = (await (await fetch(`${served.url}/status`)).json()) as { editors: Array<{ memory: { budgetBytes: number; usedBytes: number; documents: number } }> };
-        return status.editors[0]!.memory;
-      };
-      const full = await memoryOf();
-      expect(full).toMatchObject({ budgetBytes: budget, documents: created.length + 1 });
-      expect(full.usedBytes).toBeLessThanOrEqual(budget);
-      // Closing a document gives its share back: creating works again.
-      expect(await client.call("document:close", { documentId: created.at(-1) })).toMatchObject({ closed: true });
-      expect((await memoryOf()).usedBytes).toBeLessThan(full.usedBytes);
-      expect((await client.send("document:create", { width: 2000, height: 2000, name: "again" })).ok).toBe(true);
-      await expectHeld(served, budget);
-    },
-  );
-
-  it("3: subscribed sockets dropped, then preview events: every detached client's replay together stays under replayTotalBytes", { timeout: ROW_TIMEOUT_MS }, async () => {
-    const replayTotalBytes = 2 * MiB;
-    const served = await start({ limits: { replayTotalBytes: "2MiB" } });
-    const driver = await open(served);
-    await driver.call("event:subscribe", { type: "layer:previewChange" });
-    const CLIENTS = 40;
-    const dropped: string[] = [];
-    await Promise.all(
-      Array.from({ length: CLIENTS }, async () => {
-        const client = await open(served);
-        await client.call("event:subscribe", { type: "layer:previewChange" });
-        dropped.push(client.hello.clientId);
-        client.ws.terminate();
-      }),
-    );
-    for (const id of dropped) await waitForClient(driver, id, "detached");
-    // Preview events, each a PNG of the newly active layer: alternate between two layers, one event at a time.
-    const layers = await driver.call<Array<{ id: number }>>("document:layers");
-    const ids = layers.slice(0, 2).map((l) => l.id);
-    const EVENTS = 60;
-    let eventBytes = 0;
-    for (let i = 1; i <= EVENTS; i++) {
-      await driver.call("layer:select", { ids: [ids[i % 2]!] });
-      const event = await driver.nth((f) => f.type === "layer:previewChange", i);
-      eventBytes = Math.max(eventBytes, Buffer.byteLength(JSON.stringify(event)));
-    }
-    // Unbounded, each detached client would keep every event.
-    expect(CLIENTS * EVENTS * eventBytes).toBeGreaterThan(4 * replayTotalBytes);
-    // Each resumes: what is replayed to all of them together fits the total, the rest is reported lost.
-    let replayedBytes = 0;
-    let lost = 0;
-    await Promise.all(
-      dropped.map(async (id) => {
-        const back = await open(served, `/ws?resume=${id}`);
-        const { replayed, lost: missed } = back.hello;
-        expect(back.hello.resumed).toBe(true);
-        if (replayed! > 0) await back.nth((f) => f.type === "layer:previewChange", replayed!);
-        const events = back.events("layer:previewChange");
-        expect(events.length + missed!).toBe(EVENTS);
-        replayedBytes += events.reduce((n, f) => n + Buffer.byteLength(JSON.stringify(f)), 0);
-        lost += missed!;
-        back.ws.terminate();
-      }),
-    );
-    expect(replayedBytes).toBeLessThanOrEqual(replayTotalBytes);
-    expect(lost).toBeGreaterThan(0);
-    // The replay buffers live in the bridge's process; the editor's PNG encoding of 60 previews is not this row's subject
-    // (a CI run saw the pair grow 71 MiB with the replay held at 2 MiB).
-    await expectHeld(served, replayTotalBytes, "bridge");
+      // Unbounded, each detached client would keep every event.
+      expect(CLIENTS * EVENTS * eventBytes).toBeGreaterThan(4 * replayTotalBytes);
+      // Each resumes: what is replayed to all of them together fits the total, the rest is reported lost.
+      let replayedBytes = 0;
+      let lost = 0;
+      await Promise.all(
+        dropped.map(async (id) => {
+          const back = await open(served, `/ws?resume=${id}`);
+          const { replayed, lost: missed } = back.hello;
+          expect(back.hello.resumed).toBe(true);
+          if (replayed! > 0) await back.nth((f) => f.type === "layer:previewChange", replayed!);
+          const events = back.events("layer:previewChange");
+          expect(events.length + missed!).toBe(EVENTS);
+          replayedBytes += events.reduce((n, f) => n + Buffer.byteLength(JSON.stringify(f)), 0);
+          lost += missed!;
+          back.ws.terminate();
+        }),
+      );
+      expect(replayedBytes).toBeLessThanOrEqual(replayTotalBytes);
+      expect(lost).toBeGreaterThan(0);
+      // The replay buffers live in the bridge's process; the editor's PNG encoding of 60 previews is not this row's subject
+      // (a CI run saw the pair grow 71 MiB with the replay held at 2 MiB).
+      await expectHeld(served, replayTotalBytes, "bridge");
+    });
   });
 
-  it.skipIf(!INBOUND_LANDED)(
-    `4: several clients sending big frames at once are all answered, and the bytes in flight stay under the inbound cap${INBOUND_LANDED ? "" : ` (skipped: ${INBOUND_PENDING})`}`,
-    { timeout: ROW_TIMEOUT_MS },
-    async () => {
-      const inbound = 32 * MiB;
-      const FRAME_BYTES = 12 * MiB;
-      // Text frames this large are refused by default (maxTextFrameBytes); raised here, this row is about the inbound cap.
-      // They are parsed on the bridge's thread here (jsonOffThreadBytes above them): the parse worker's isolate keeps
-      // the heap it grew for 12 MiB texts after it is done (this row's growth was seen at 170–300 MiB with it), which
-      // is the worker's own retention, not bytes in flight; the off-thread path is bounded in big-frames.test.ts.
-      const served = await start({
-        limits: { [INBOUND_LIMIT]: inbound, inboundBytesPerAddress: inbound, maxPayloadBytes: "16MiB", maxTextFrameBytes: "16MiB", jsonOffThreadBytes: "16MiB" },
+  /**
+   * Rows 2, 4 and 6 likewise: the documents row 2 leaves open count against a budget the other two never reach, and
+   * the big frames of row 4 and the flood of row 6 are gone once answered. One bridge with the three rows' limits.
+   */
+  describe("rows sharing a second bridge", () => {
+    const ROW_6_LIMITS = { clientFramesPerSecond: 100, clientFrameBurst: 100, clientFrameAbuseRejections: 1_000, clientMistakeLogLines: 5 };
+    const startShared = sharedBridge({
+      logLevel: "info",
+      limits: {
+        ...(MEMORY_BUDGET_LANDED ? { [MEMORY_BUDGET_LIMIT]: "64MiB" } : {}),
+        ...(INBOUND_LANDED ? { [INBOUND_LIMIT]: 32 * MiB, inboundBytesPerAddress: 32 * MiB } : {}),
+        // Text frames this large are refused by default (maxTextFrameBytes); raised here, row 4 is about the inbound cap.
+        // They are parsed on the bridge's thread here (jsonOffThreadBytes above them): the parse worker's isolate keeps
+        // the heap it grew for 12 MiB texts after it is done (row 4's growth was seen at 170–300 MiB with it), which
+        // is the worker's own retention, not bytes in flight; the off-thread path is bounded in big-frames.test.ts.
+        maxPayloadBytes: "16MiB",
+        maxTextFrameBytes: "16MiB",
+        jsonOffThreadBytes: "16MiB",
+        ...ROW_6_LIMITS,
+        clientFrameAbuseWindowMs: "10s",
+        clientMistakeLogIntervalMs: "60s",
+      },
+    });
+
+    it.skipIf(!MEMORY_BUDGET_LANDED)(
+      `2: documents and imports past the editor's memory budget are refused PAYLOAD_TOO_LARGE, and closing one gives its share back${MEMORY_BUDGET_LANDED ? "" : ` (skipped: ${MEMORY_BUDGET_PENDING})`}`,
+      { timeout: ROW_TIMEOUT_MS },
+      async () => {
+        const budget = 64 * MiB;
+        const served = await startShared();
+        const client = await open(served);
+        // 2000×2000 RGBA is 16 MB a layer: a few fit, then the budget is spent.
+        const created: number[] = [];
+        let refused: Frame | undefined;
+        for (let i = 0; i < 20 && refused === undefined; i++) {
+          const answer = await client.send("document:create", { width: 2000, height: 2000, name: `big-${i}` });
+          if (answer.ok) created.push((answer.result as { id: number }).id);
+          else refused = answer;
+        }
+        expect(created.length).toBeGreaterThan(0);
+        expect(refused?.error).toMatchObject({ code: "PAYLOAD_TOO_LARGE", details: { limit: MEMORY_BUDGET_LIMIT, budgetBytes: budget } });
+        const details = refused!.error!.details!;
+        expect(details["bytes"]).toBeGreaterThan(0);
+        expect((details["usedBytes"] as number) + (details["bytes"] as number)).toBeGreaterThan(budget);
+        // A 91-byte PNG asked to be imported at 3000×3000 (36 MB) is charged from its size, before it is decoded.
+        const png = await sharp({ create: { width: 1, height: 1, channels: 4, background: "#ff0000" } }).png().toBuffer();
+        const imported = await client.send("layer:importImage", { image: `data:image/png;base64,${png.toString("base64")}`, size: { width: 3000, height: 3000 } });
+        expect(imported.error).toMatchObject({ code: "PAYLOAD_TOO_LARGE", details: { limit: MEMORY_BUDGET_LIMIT } });
+        // The operator sees the use against the budget.
+        const memoryOf = async (): Promise<{ budgetBytes: number; usedBytes: number; documents: number }> => {
+          const status = (await (await fetch(`${served.url}/status`)).json()) as { editors: Array<{ memory: { budgetBytes: number; usedBytes: number; documents: number } }> };
+          return status.editors[0]!.memory;
+        };
+        const full = await memoryOf();
+        expect(full).toMatchObject({ budgetBytes: budget, documents: created.length + 1 });
+        expect(full.usedBytes).toBeLessThanOrEqual(budget);
+        // Closing a document gives its share back: creating works again.
+        expect(await client.call("document:close", { documentId: created.at(-1) })).toMatchObject({ closed: true });
+        expect((await memoryOf()).usedBytes).toBeLessThan(full.usedBytes);
+        expect((await client.send("document:create", { width: 2000, height: 2000, name: "again" })).ok).toBe(true);
+        await expectHeld(served, budget);
+      },
+    );
+
+    it.skipIf(!INBOUND_LANDED)(
+      `4: several clients sending big frames at once are all answered, and the bytes in flight stay under the inbound cap${INBOUND_LANDED ? "" : ` (skipped: ${INBOUND_PENDING})`}`,
+      { timeout: ROW_TIMEOUT_MS },
+      async () => {
+        const inbound = 32 * MiB;
+        const FRAME_BYTES = 12 * MiB;
+        const served = await startShared();
+        // A zero masking key: the test's thread would otherwise mask 288 MiB in JavaScript, seconds of CPU the bridge
+        // beside it on two cores would lose. The bridge unmasks what it reads as before.
+        const senders = await Promise.all(Array.from({ length: 24 }, () => open(served, "/ws", { generateMask: (mask: Buffer) => mask.fill(0) })));
+        const frame = JSON.stringify({ id: "big", method: "getServerInfo", params: { pad: "x".repeat(FRAME_BYTES) } });
+        for (const sender of senders) sender.sendRaw(frame);
+        // Every frame is read and answered (whatever the answer): past the cap they wait, they are not refused.
+        const answers = await Promise.all(senders.map((sender) => sender.next(isAnswer("big"))));
+        expect(answers).toHaveLength(senders.length);
+        for (const sender of senders) expect((await sender.call<{ name: string }>("getServerInfo")).name).toBe("image-editor-bridge");
+        // Unbounded, 24 frames of 12 MiB read at once grow it by ~400 MiB.
+        await expectHeld(served, inbound * PARSE_AMPLIFICATION);
+      },
+    );
+
+    it("6: a flood of unknown-method frames is refused TOO_MANY_REQUESTS with retryAfterMs, then closed 1008, writing a few log lines", { timeout: ROW_TIMEOUT_MS }, async () => {
+      const limits = ROW_6_LIMITS;
+      const served = await startShared();
+      // What rows 2 and 4 logged on this bridge is not this row's.
+      const from = served.lines.length;
+      const flooder = await open(served);
+      const bystander = await open(served);
+      const FRAMES = 5_000;
+      const flooded = performance.now();
+      for (let i = 0; i < FRAMES; i++) flooder.sendRaw(JSON.stringify({ id: `f${i}`, method: "no:such-method" }));
+      expect(await flooder.closed).toEqual({ code: 1008, reason: "too many frames" });
+      const answers = flooder.frames.filter((f) => f.id !== undefined && f.type === undefined);
+      const refused = answers.filter((f) => f.error?.details?.["limit"] === "clientFramesPerSecond");
+      const dispatched = answers.filter((f) => !refused.includes(f));
+      // Only the burst was dispatched (unknown methods, or past the in-flight limit; their answers may be cut by the
+      // close), the rest refused for the rate.
+      expect(dispatched.length).toBeLessThanOrEqual(limits.clientFrameBurst + limits.clientFramesPerSecond * ((performance.now() - flooded) / 1000));
+      expect(dispatched.every((f) => f.error?.code === "UNKNOWN_METHOD" || f.error?.code === "TOO_MANY_REQUESTS")).toBe(true);
+      expect(refused.length).toBeGreaterThanOrEqual(limits.clientFrameAbuseRejections - 1);
+      for (const f of refused) {
+        expect(f.error).toMatchObject({ code: "TOO_MANY_REQUESTS", retryable: true, details: { max: limits.clientFramesPerSecond } });
+        expect(f.error!.details!["retryAfterMs"]).toBeGreaterThan(0);
+      }
+      // Another client is served meanwhile.
+      expect((await bystander.call<{ name: string }>("getServerInfo")).name).toBe("image-editor-bridge");
+      // Log lines about the flood are sampled: a few per kind, not one per frame.
+      const logged = served.lines.slice(from).flatMap((line) => {
+        try {
+          return [JSON.parse(line) as Record<string, unknown>];
+        } catch {
+          return [];
+        }
       });
-      // A zero masking key: the test's thread would otherwise mask 288 MiB in JavaScript, seconds of CPU the bridge
-      // beside it on two cores would lose. The bridge unmasks what it reads as before.
-      const senders = await Promise.all(Array.from({ length: 24 }, () => open(served, "/ws", { generateMask: (mask: Buffer) => mask.fill(0) })));
-      const frame = JSON.stringify({ id: "big", method: "getServerInfo", params: { pad: "x".repeat(FRAME_BYTES) } });
-      for (const sender of senders) sender.sendRaw(frame);
-      // Every frame is read and answered (whatever the answer): past the cap they wait, they are not refused.
-      const answers = await Promise.all(senders.map((sender) => sender.next(isAnswer("big"))));
-      expect(answers).toHaveLength(senders.length);
-      for (const sender of senders) expect((await sender.call<{ name: string }>("getServerInfo")).name).toBe("image-editor-bridge");
-      // Unbounded, 24 frames of 12 MiB read at once grow it by ~400 MiB.
-      await expectHeld(served, inbound * PARSE_AMPLIFICATION);
-    },
-  );
+      expect(logged.filter((l) => l["code"] === "UNKNOWN_METHOD").length).toBeLessThanOrEqual(limits.clientMistakeLogLines);
+      expect(logged.filter((l) => l["code"] === "TOO_MANY_REQUESTS").length).toBeLessThanOrEqual(limits.clientMistakeLogLines);
+      expect(logged.length).toBeLessThan(100);
+      await expectHeld(served, 0);
+    });
+  });
 
   it("5: silent TCP connections are closed after idleConnectionMs, WS clients past the cap less its reserve are refused at once, /health answers", { timeout: ROW_TIMEOUT_MS }, async () => {
     // A reserve as large as the clients' share: past the cap the oldest silent socket is evicted, and a burst of
@@ -385,46 +451,6 @@ describe("abuse of a bridge in its own process (one case per row of the table)",
     // The admitted clients were never touched.
     for (const client of admitted) expect(client.ws.readyState).toBe(client.ws.OPEN);
     expect((await admitted[0]!.call<{ name: string }>("getServerInfo")).name).toBe("image-editor-bridge");
-    await expectHeld(served, 0);
-  });
-
-  it("6: a flood of unknown-method frames is refused TOO_MANY_REQUESTS with retryAfterMs, then closed 1008, writing a few log lines", { timeout: ROW_TIMEOUT_MS }, async () => {
-    const limits = { clientFramesPerSecond: 100, clientFrameBurst: 100, clientFrameAbuseRejections: 1_000, clientMistakeLogLines: 5 };
-    const served = await start({
-      logLevel: "info",
-      limits: { ...limits, clientFrameAbuseWindowMs: "10s", clientMistakeLogIntervalMs: "60s" },
-    });
-    const flooder = await open(served);
-    const bystander = await open(served);
-    const FRAMES = 5_000;
-    const flooded = performance.now();
-    for (let i = 0; i < FRAMES; i++) flooder.sendRaw(JSON.stringify({ id: `f${i}`, method: "no:such-method" }));
-    expect(await flooder.closed).toEqual({ code: 1008, reason: "too many frames" });
-    const answers = flooder.frames.filter((f) => f.id !== undefined && f.type === undefined);
-    const refused = answers.filter((f) => f.error?.details?.["limit"] === "clientFramesPerSecond");
-    const dispatched = answers.filter((f) => !refused.includes(f));
-    // Only the burst was dispatched (unknown methods, or past the in-flight limit; their answers may be cut by the
-    // close), the rest refused for the rate.
-    expect(dispatched.length).toBeLessThanOrEqual(limits.clientFrameBurst + limits.clientFramesPerSecond * ((performance.now() - flooded) / 1000));
-    expect(dispatched.every((f) => f.error?.code === "UNKNOWN_METHOD" || f.error?.code === "TOO_MANY_REQUESTS")).toBe(true);
-    expect(refused.length).toBeGreaterThanOrEqual(limits.clientFrameAbuseRejections - 1);
-    for (const f of refused) {
-      expect(f.error).toMatchObject({ code: "TOO_MANY_REQUESTS", retryable: true, details: { max: limits.clientFramesPerSecond } });
-      expect(f.error!.details!["retryAfterMs"]).toBeGreaterThan(0);
-    }
-    // Another client is served meanwhile.
-    expect((await bystander.call<{ name: string }>("getServerInfo")).name).toBe("image-editor-bridge");
-    // Log lines about the flood are sampled: a few per kind, not one per frame.
-    const logged = served.lines.flatMap((line) => {
-      try {
-        return [JSON.parse(line) as Record<string, unknown>];
-      } catch {
-        return [];
-      }
-    });
-    expect(logged.filter((l) => l["code"] === "UNKNOWN_METHOD").length).toBeLessThanOrEqual(limits.clientMistakeLogLines);
-    expect(logged.filter((l) => l["code"] === "TOO_MANY_REQUESTS").length).toBeLessThanOrEqual(limits.clientMistakeLogLines);
-    expect(logged.length).toBeLessThan(100);
     await expectHeld(served, 0);
   });
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { createIsolatedEmbeddedHost, type EditorRestartedEvent } from "../../../src/hosts/isolated/index.js";
 import { runTestHook } from "../../../src/hosts/isolated/test-hooks.js";
 import { eventually } from "../../helpers/gc.js";
-import { ctx, isRunning, record, startIsolated } from "./_support.js";
+import { ctx, isolatedForFile, isRunning, record, startIsolated } from "./_support.js";
 
 /** Short, so the kill follows the cancel quickly; the rule does not depend on its size. */
 const KILL_GRACE_MS = 300;
@@ -22,8 +22,11 @@ function announcements(host: { events(type: string): Observable<unknown> | undef
 }
 
 describe("isolated embedded editor: deadlines enforced from outside, restarts", () => {
+  /** One editor for the cases after which it must still be the same process, with its sample, never restarted. */
+  const unbroken = isolatedForFile({ sample: true, killGraceMs: KILL_GRACE_MS });
+
   it("a script stuck in for(;;){} stops at its checkpoint when its call is aborted: the editor lives on with its documents", async () => {
-    const host = await startIsolated({ sample: true, killGraceMs: KILL_GRACE_MS });
+    const host = await unbroken();
     // Warm up: the first run compiles QuickJS; the stuck run must be inside its loop when the deadline passes.
     await host.runScript!(ctx(), { source: "1", language: "javascript", params: undefined, timeoutMs: 5000 });
     const pid = host.pid;
@@ -118,7 +121,7 @@ describe("isolated embedded editor: deadlines enforced from outside, restarts", 
   });
 
   it("a call whose signal already aborted answers TIMEOUT without reaching the editor", async () => {
-    const host = await startIsolated({ sample: true, killGraceMs: KILL_GRACE_MS });
+    const host = await unbroken();
     const controller = new AbortController();
     controller.abort();
     await expect(host.getDocument(ctx(controller.signal), 1)).rejects.toMatchObject({ code: "TIMEOUT" });

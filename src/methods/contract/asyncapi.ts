@@ -101,7 +101,10 @@ export function createAsyncApi(input: ContractInput, host: string = DEFAULT_CONT
   /** Lists the component message `key` in `channel`, and answers the operation's reference to it there. */
   const listed = (channel: string, key: string): Record<string, string> => {
     let listing = channelMessages.get(channel);
-    if (listing === undefined) channelMessages.set(channel, (listing = {}));
+    if (listing === undefined) {
+      listing = {};
+      channelMessages.set(channel, listing);
+    }
     listing[key] = { $ref: `#/components/messages/${key}` };
     return ref(channel, key);
   };

@@ -33,6 +33,8 @@ export interface EditSession {
   current(): Promise<HostDocument>;
   /** Every layer of the active document, by name. */
   layer(name: string): Promise<HostLayer>;
+  /** What the editor says it edits (`getServerInfo`'s `editors[].edits`), by method. */
+  readonly edits: Readonly<Record<string, { unsupported?: string[]; unsupportedTypes?: string[] } | undefined>>;
   /**
    * Whether the editor makes `method`; when it does not, checks that a call answers `NOT_SUPPORTED` naming the
    * editor and the capability (the honest case of an editor whose edits land later).
@@ -56,11 +58,12 @@ export async function editSession(
   // What the editor says it edits, as any client reads it.
   const info = await (await harness.connect()).send("getServerInfo");
   const summaries = (info.result as { editors?: Array<{ kind: string; edits?: Record<string, unknown> }> }).editors ?? [];
-  const edits = (summaries.find((e) => e.kind === editor.name)?.edits ?? {}) as Record<string, { unsupported?: string[] } | undefined>;
+  const edits = (summaries.find((e) => e.kind === editor.name)?.edits ?? {}) as EditSession["edits"];
   return {
     harness,
     t,
     call,
+    edits,
     current: async () => expectResult("document:current", await call("document:current")) as HostDocument,
     layer: async (name) => {
       const found = flatten(expectResult("document:layers", await call("document:layers")) as HostLayer[]).find((l) => l.name === name);

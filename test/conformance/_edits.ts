@@ -28,6 +28,8 @@ export function flatten(layers: readonly HostLayer[]): HostLayer[] {
 export interface EditSession {
   readonly harness: Harness;
   readonly t: ConformanceTransport;
+  /** Whether the editor's exports show what edits paint (`ConformanceEditor.paints`). */
+  readonly paints: boolean;
   call(method: BuiltinMethodName, params?: Record<string, unknown>): Promise<Outcome>;
   /** The document as `document:current` reads it. */
   current(): Promise<HostDocument>;
@@ -62,6 +64,7 @@ export async function editSession(
   return {
     harness,
     t,
+    paints: editor.paints,
     call,
     edits,
     current: async () => expectResult("document:current", await call("document:current")) as HostDocument,
@@ -97,6 +100,17 @@ export async function decodeExport(result: unknown): Promise<{ data: Buffer; wid
 /** The composite of the active document, decoded. */
 export async function exportComposite(s: EditSession): ReturnType<typeof decodeExport> {
   return decodeExport(expectResult("image:exportDocument", await s.call("image:exportDocument", { format: "png" })));
+}
+
+/** What `paintedComposite` answers on an editor that paints nothing: no pixels, none of them read. */
+const UNPAINTED: Awaited<ReturnType<typeof decodeExport>> = { data: Buffer.alloc(0), width: 0, height: 0, at: () => [] };
+
+/**
+ * The composite for pixel checks that only run where the editor paints (`if (s.paints) …`): on an editor that
+ * paints nothing (the fake Photoshop) no pixel of it is compared, so it is not exported.
+ */
+export async function paintedComposite(s: EditSession): ReturnType<typeof decodeExport> {
+  return s.paints ? exportComposite(s) : UNPAINTED;
 }
 
 /** Expects a refused call with `code`, and the document left at `revision`. */

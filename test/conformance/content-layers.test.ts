@@ -59,9 +59,7 @@ describe.each(EDIT_MATRIX)("adjustment and fill layers over $label", ({ editor, 
 
   const start = async (): Promise<void> => {
     s = await editSession(editor, make);
-    const info = await (await s.harness.connect()).send("getServerInfo");
-    const editors = (info.result as { editors?: Array<{ kind: string; edits?: Record<string, { unsupportedTypes?: string[] }> }> }).editors ?? [];
-    const unsupported = editors.find((e) => e.kind === editor.name)?.edits?.["layer:create"]?.unsupportedTypes ?? [];
+    const unsupported = s.edits["layer:create"]?.unsupportedTypes ?? [];
     kinds = ["adjustment", "fill"].filter((k) => !unsupported.includes(k));
   };
   const colourLayer = async (): Promise<HostLayer> => expectResult("layer:create", await s.call("layer:create", { name: "Colour", fillColor: "#c05030", to: "top" })) as HostLayer;
@@ -87,6 +85,8 @@ describe.each(EDIT_MATRIX)("adjustment and fill layers over $label", ({ editor, 
   it("every adjustment type makes an adjustment layer in one step, read back with its settings, changing the composite", async () => {
     await start();
     if (!kinds.includes("adjustment")) return;
+    // A small new document: the composite is read at one point only, and rendered after every type.
+    expectResult("document:create", await s.call("document:create", { width: 64, height: 48, name: "Small" }));
     const base = await colourLayer();
     const before = await paintedComposite(s);
     const refused: string[] = [];

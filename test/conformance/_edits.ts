@@ -28,11 +28,15 @@ export function flatten(layers: readonly HostLayer[]): HostLayer[] {
 export interface EditSession {
   readonly harness: Harness;
   readonly t: ConformanceTransport;
+  /** Whether the editor's exports show what edits paint (`ConformanceEditor.paints`). */
+  readonly paints: boolean;
   call(method: BuiltinMethodName, params?: Record<string, unknown>): Promise<Outcome>;
   /** The document as `document:current` reads it. */
   current(): Promise<HostDocument>;
   /** Every layer of the active document, by name. */
   layer(name: string): Promise<HostLayer>;
+  /** What the editor says it edits (`getServerInfo`'s `editors[].edits`), by method. */
+  readonly edits: Readonly<Record<string, { unsupported?: string[]; unsupportedTypes?: string[] } | undefined>>;
   /**
    * Whether the editor makes `method`; when it does not, checks that a call answers `NOT_SUPPORTED` naming the
    * editor and the capability (the honest case of an editor whose edits land later).
@@ -56,11 +60,13 @@ export async function editSession(
   // What the editor says it edits, as any client reads it.
   const info = await (await harness.connect()).send("getServerInfo");
   const summaries = (info.result as { editors?: Array<{ kind: string; edits?: Record<string, unknown> }> }).editors ?? [];
-  const edits = (summaries.find((e) => e.kind === editor.name)?.edits ?? {}) as Record<string, { unsupported?: string[] } | undefined>;
+  const edits = (summaries.find((e) => e.kind === editor.name)?.edits ?? {}) as EditSession["edits"];
   return {
     harness,
     t,
+    paints: editor.paints,
     call,
+    edits,
     current: async () => expectResult("document:current", await call("document:current")) as HostDocument,
     layer: async (name) => {
       const found = flatten(expectResult("document:layers", await call("document:layers")) as HostLayer[]).find((l) => l.name === name);
@@ -94,6 +100,17 @@ export async function decodeExport(result: unknown): Promise<{ data: Buffer; wid
 /** The composite of the active document, decoded. */
 export async function exportComposite(s: EditSession): ReturnType<typeof decodeExport> {
   return decodeExport(expectResult("image:exportDocument", await s.call("image:exportDocument", { format: "png" })));
+}
+
+/** What `paintedComposite` answers on an editor that paints nothing: no pixels, none of them read. */
+const UNPAINTED: Awaited<ReturnType<typeof decodeExport>> = { data: Buffer.alloc(0), width: 0, height: 0, at: () => [] };
+
+/**
+ * The composite for pixel checks that only run where the editor paints (`if (s.paints) …`): on an editor that
+ * paints nothing (the fake Photoshop) no pixel of it is compared, so it is not exported.
+ */
+export async function paintedComposite(s: EditSession): ReturnType<typeof decodeExport> {
+  return s.paints ? exportComposite(s) : UNPAINTED;
 }
 
 /** Expects a refused call with `code`, and the document left at `revision`. */

@@ -6,7 +6,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import type { HostLayer } from "../../src/protocol/index.js";
 import { itFor } from "./_editors.js";
-import { EDIT_MATRIX, editSession, expectRefused, expectResult, exportComposite, flatten, type EditSession } from "./_edits.js";
+import { EDIT_MATRIX, editSession, expectRefused, expectResult, exportComposite, flatten, paintedComposite, type EditSession } from "./_edits.js";
 
 /** Every adjustment type, as an adjustment layer's settings. */
 const ADJUSTMENTS: ReadonlyArray<Record<string, unknown>> = [
@@ -59,9 +59,7 @@ describe.each(EDIT_MATRIX)("adjustment and fill layers over $label", ({ editor, 
 
   const start = async (): Promise<void> => {
     s = await editSession(editor, make);
-    const info = await (await s.harness.connect()).send("getServerInfo");
-    const editors = (info.result as { editors?: Array<{ kind: string; edits?: Record<string, { unsupportedTypes?: string[] }> }> }).editors ?? [];
-    const unsupported = editors.find((e) => e.kind === editor.name)?.edits?.["layer:create"]?.unsupportedTypes ?? [];
+    const unsupported = s.edits["layer:create"]?.unsupportedTypes ?? [];
     kinds = ["adjustment", "fill"].filter((k) => !unsupported.includes(k));
   };
   const colourLayer = async (): Promise<HostLayer> => expectResult("layer:create", await s.call("layer:create", { name: "Colour", fillColor: "#c05030", to: "top" })) as HostLayer;
@@ -87,8 +85,10 @@ describe.each(EDIT_MATRIX)("adjustment and fill layers over $label", ({ editor, 
   it("every adjustment type makes an adjustment layer in one step, read back with its settings, changing the composite", async () => {
     await start();
     if (!kinds.includes("adjustment")) return;
+    // A small new document: the composite is read at one point only, and rendered after every type.
+    expectResult("document:create", await s.call("document:create", { width: 64, height: 48, name: "Small" }));
     const base = await colourLayer();
-    const before = await exportComposite(s);
+    const before = await paintedComposite(s);
     const refused: string[] = [];
     for (const settings of ADJUSTMENTS) {
       const { revision } = await s.current();
@@ -104,7 +104,7 @@ describe.each(EDIT_MATRIX)("adjustment and fill layers over $label", ({ editor, 
       const made = expectResult("layer:create", outcome) as Edited;
       expect(made).toMatchObject({ kind: "adjustment", revision: revision! + 1, adjustment: { type: settings["type"] } });
       for (const [key, value] of Object.entries(settings)) if (typeof value !== "object") expect(made.adjustment?.[key], `${settings["type"]}.${key}`).toEqual(value);
-      const after = await exportComposite(s);
+      const after = await paintedComposite(s);
       if (editor.paints) expect(after.at(10, 10), JSON.stringify(settings)).not.toEqual(before.at(10, 10));
       // Hidden, it changes nothing: the next type starts from the colour layer alone.
       expectResult("layer:update", await s.call("layer:update", { layerId: made.id, visible: false }));
@@ -116,10 +116,10 @@ describe.each(EDIT_MATRIX)("adjustment and fill layers over $label", ({ editor, 
     await start();
     if (!kinds.includes("adjustment")) return;
     const base = await colourLayer();
-    const plain = (await exportComposite(s)).at(10, 10);
+    const plain = (await paintedComposite(s)).at(10, 10);
     const made = expectResult("layer:create", await s.call("layer:create", { kind: "adjustment", adjustment: { type: "invert" }, name: "Inv", above: base.id })) as Edited;
     expect(made.name).toBe("Inv");
-    const inverted = (await exportComposite(s)).at(10, 10);
+    const inverted = (await paintedComposite(s)).at(10, 10);
     if (editor.paints) expect(inverted.slice(0, 3)).toEqual(plain.slice(0, 3).map((v) => 255 - v!));
     const updated = expectResult("layer:update", await s.call("layer:update", { layerId: made.id, adjustment: { type: "hueSaturation", hue: 180 }, opacity: 40 })) as Edited;
     expect(updated).toMatchObject({ revision: made.revision + 1, opacity: 40, adjustment: { type: "hueSaturation", hue: 180 } });

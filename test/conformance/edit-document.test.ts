@@ -6,7 +6,7 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import type { HostDocument, HostLayer } from "../../src/protocol/index.js";
 import { itFor } from "./_editors.js";
-import { EDIT_MATRIX, editSession, expectRefused, expectResult, exportComposite, flatten, type EditSession } from "./_edits.js";
+import { EDIT_MATRIX, editSession, expectRefused, expectResult, exportComposite, flatten, paintedComposite, type EditSession } from "./_edits.js";
 
 const WHITE = [255, 255, 255, 255];
 
@@ -34,7 +34,7 @@ describe.each(EDIT_MATRIX)("document edits over $label", ({ editor, transport: {
     if (!(await s.supports("document:resize", { percent: 50 }))) return;
     const before = await s.current();
     // The sample's background, as this editor shows it.
-    const grey = (await exportComposite(s)).at(2, before.height - 2);
+    const grey = (await paintedComposite(s)).at(2, before.height - 2);
     const label = await s.layer("Label");
     const half = doc(await s.call("document:resize", { percent: 50 }), "document:resize");
     expect(half).toMatchObject({ width: before.width / 2, height: before.height / 2, revision: before.revision! + 1, resolution: before.resolution });
@@ -55,19 +55,19 @@ describe.each(EDIT_MATRIX)("document edits over $label", ({ editor, transport: {
     if (await s.supports("document:resizeCanvas", { width: 1000, height: 800 })) {
       const label = await s.layer("Label");
       const { width, height } = await s.current();
-      const grey = (await exportComposite(s)).at(5, height - 5);
+      const grey = (await paintedComposite(s)).at(5, height - 5);
       const grown = doc(await s.call("document:resizeCanvas", { width: 1000, height: 800 }), "document:resizeCanvas");
       expect([grown.width, grown.height]).toEqual([1000, 800]);
       // Centred: the old canvas lands at (dx, dy).
       const [dx, dy] = [Math.round((1000 - width) / 2), Math.round((800 - height) / 2)];
       expect((await s.layer("Label")).bounds).toMatchObject({ left: label.bounds.left + dx, top: label.bounds.top + dy });
       expect((await s.layer("Background")).rect).toEqual({ x: 0, y: 0, width: 1000, height: 800 });
-      let image = await exportComposite(s);
+      let image = await paintedComposite(s);
       if (editor.paints) expect(image.at(5, 5)).toEqual(WHITE);
       if (editor.paints) expect(image.at(dx + 5, dy + height - 5)).toEqual(grey);
       const wider = doc(await s.call("document:resizeCanvas", { width: 1100, height: 800, anchor: "topLeft", fillColor: "#ff0000" }), "document:resizeCanvas");
       expect(wider.width).toBe(1100);
-      image = await exportComposite(s);
+      image = await paintedComposite(s);
       if (editor.paints) expect(image.at(1050, 400)).toEqual([255, 0, 0, 255]);
       if (editor.paints) expect(image.at(5, 5)).toEqual(WHITE);
     }
@@ -94,7 +94,7 @@ describe.each(EDIT_MATRIX)("document edits over $label", ({ editor, transport: {
       expectResult("layer:importImage", await s.call("layer:importImage", { image: `data:image/png;base64,${pixels.toString("base64")}`, position: { x: 40, y: 50 } }));
       const trimmed = doc(await s.call("document:trim"), "document:trim");
       expect([trimmed.width, trimmed.height]).toEqual([30, 20]);
-      const image = await exportComposite(s);
+      const image = await paintedComposite(s);
       if (editor.paints) expect(image.at(0, 0)).toEqual([0, 255, 0, 255]);
     }
   });
@@ -110,11 +110,11 @@ describe.each(EDIT_MATRIX)("document edits over $label", ({ editor, transport: {
       expect((await s.layer("Label")).rect).toEqual({ x: height - label.rect.y - label.rect.height, y: label.rect.x, width: label.rect.height, height: label.rect.width });
       expectResult("document:rotate", await s.call("document:rotate", { angle: -90 }));
       expect((await s.layer("Label")).rect).toEqual(label.rect);
-      const upright = await exportComposite(s);
+      const upright = await paintedComposite(s);
       const tilted = doc(await s.call("document:rotate", { angle: 30 }), "document:rotate");
       const r = Math.PI / 6;
       expect([tilted.width, tilted.height]).toEqual([Math.ceil(width * Math.cos(r) + height * Math.sin(r)), Math.ceil(width * Math.sin(r) + height * Math.cos(r))]);
-      const image = await exportComposite(s);
+      const image = await paintedComposite(s);
       if (editor.paints) expect(image.at(0, 0)).toEqual(WHITE);
       // The centre stays the centre.
       const [a, b] = [image.at(Math.floor(tilted.width / 2), Math.floor(tilted.height / 2)), upright.at(width / 2, height / 2)];
@@ -124,10 +124,10 @@ describe.each(EDIT_MATRIX)("document edits over $label", ({ editor, transport: {
       const label = await s.layer("Label");
       const size = await s.current();
       const { width } = size;
-      const before = await exportComposite(s);
+      const before = await paintedComposite(s);
       expectResult("document:flip", await s.call("document:flip", { direction: "horizontal" }));
       expect((await s.layer("Label")).rect).toMatchObject({ x: width - label.rect.x - label.rect.width, y: label.rect.y });
-      const after = await exportComposite(s);
+      const after = await paintedComposite(s);
       if (editor.paints) for (const [x, y] of [scaled(size, 50, 60), scaled(size, 400, 300), scaled(size, 700, 450)]) expect(after.at(width - 1 - x, y)).toEqual(before.at(x, y));
     }
   });
@@ -153,12 +153,12 @@ describe.each(EDIT_MATRIX)("document edits over $label", ({ editor, transport: {
       expect(again.map((l) => l.name)).toEqual(source.map((l) => l.name));
     }
     if (await s.supports("document:flatten")) {
-      const before = await exportComposite(s);
+      const before = await paintedComposite(s);
       const flat = doc(await s.call("document:flatten"), "document:flatten");
       const layers = expectResult("document:layers", await s.call("document:layers")) as HostLayer[];
       expect(layers).toHaveLength(1);
       expect(layers[0]).toMatchObject({ kind: "background", rect: { x: 0, y: 0, width: flat.width, height: flat.height } });
-      const after = await exportComposite(s);
+      const after = await paintedComposite(s);
       for (const [x, y] of editor.paints ? [scaled(flat, 50, 60), scaled(flat, 400, 300), scaled(flat, 300, 430)] : []) {
         const [a, b] = [after.at(x, y), before.at(x, y)];
         for (let c = 0; c < 4; c++) expect(Math.abs(a[c]! - b[c]!)).toBeLessThanOrEqual(1);

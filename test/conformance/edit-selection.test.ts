@@ -1,7 +1,7 @@
 import { describe, expect } from "vitest";
 import type { HostRect } from "../../src/protocol/index.js";
 import { itFor } from "./_editors.js";
-import { EDIT_MATRIX, editSession, expectRefused, expectResult, exportComposite, type EditSession } from "./_edits.js";
+import { EDIT_MATRIX, editSession, expectRefused, expectResult, exportComposite, paintedComposite, type EditSession } from "./_edits.js";
 
 /** The whole canvas of a document. */
 const canvasOf = ({ width, height }: { width: number; height: number }): HostRect => ({ x: 0, y: 0, width, height });
@@ -103,7 +103,7 @@ describe.each(EDIT_MATRIX)("selection edits over $label", ({ editor, transport: 
       await edit("selection:fromColor", { color: hex(labelColor), tolerance: 16, sampleMerged: true });
       if ((await s.supports("document:crop", { rect: { x: 0, y: 0, width: 1, height: 1 } })) === true) {
         expectResult("document:crop", await s.call("document:crop"));
-        const image = await exportComposite(s);
+        const image = await paintedComposite(s);
         if (editor.paints) expect(image.at(Math.floor(image.width / 2), Math.floor(image.height / 2))).toEqual(labelColor);
       }
     }

@@ -2,7 +2,7 @@ import sharp from "sharp";
 import { describe, expect } from "vitest";
 import type { HostLayer } from "../../src/protocol/index.js";
 import { itFor } from "./_editors.js";
-import { EDIT_MATRIX, decodeExport, editSession, expectRefused, expectResult, exportComposite, type EditSession } from "./_edits.js";
+import { EDIT_MATRIX, decodeExport, editSession, expectRefused, expectResult, paintedComposite, type EditSession } from "./_edits.js";
 
 describe.each(EDIT_MATRIX)("layer:transform over $label", ({ editor, transport: { make } }) => {
   const it = itFor(editor);
@@ -49,11 +49,11 @@ describe.each(EDIT_MATRIX)("layer:transform over $label", ({ editor, transport: 
     if (editor.paints) expect(after.data.equals(expected)).toBe(true);
     const shadow = await s.layer("Shadow");
     const product = await s.layer("Product");
-    const image = await exportComposite(s);
+    const image = await paintedComposite(s);
     expectResult("layer:transform", await s.call("layer:transform", { layerId: product.id, dx: 20 }));
     expect((await s.layer("Subject")).rect.x).toBe(subject.rect.x + 20);
     expect((await s.layer("Shadow")).rect.x).toBe(shadow.rect.x + 20);
-    const moved = await exportComposite(s);
+    const moved = await paintedComposite(s);
     const [x, y] = [subject.rect.x + subject.rect.width / 2, subject.rect.y + subject.rect.height / 2];
     if (editor.paints) expect(moved.at(x + 20, y)).toEqual(image.at(x, y));
   });

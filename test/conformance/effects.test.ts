@@ -5,7 +5,7 @@ import { readPsd, type Layer } from "ag-psd";
 import { afterAll, beforeAll, describe, expect } from "vitest";
 import type { HostLayer } from "../../src/protocol/index.js";
 import { itFor } from "./_editors.js";
-import { EDIT_MATRIX, editSession, expectRefused, expectResult, exportComposite, flatten, type EditSession } from "./_edits.js";
+import { EDIT_MATRIX, editSession, expectRefused, expectResult, exportComposite, flatten, paintedComposite, type EditSession } from "./_edits.js";
 
 /** One of each effect, with settings away from the defaults. */
 const EFFECTS = {
@@ -70,7 +70,7 @@ describe.each(EDIT_MATRIX)("layer effects over $label", ({ editor, transport: { 
   it("every effect is set in one step, read back with its settings, drawn, undone and cleared", async () => {
     const shape = await start();
     if (!supported) return;
-    const before = await exportComposite(s);
+    const before = await paintedComposite(s);
     const { revision } = await s.current();
     const made = expectResult("layer:setEffects", await s.call("layer:setEffects", { layerId: shape.id, effects: EFFECTS })) as Edited;
     expect(made.revision).toBe(revision! + 1);
@@ -79,7 +79,7 @@ describe.each(EDIT_MATRIX)("layer effects over $label", ({ editor, transport: { 
     // Defaults filled in and read back: a drop shadow's blend mode, a glow's range.
     expect(made.effects?.["dropShadow"]).toMatchObject({ blendMode: "multiply", useGlobalLight: false, layerKnocksOut: true });
     expect(made.effects?.["outerGlow"]).toMatchObject({ blendMode: "screen", range: 50 });
-    const after = await exportComposite(s);
+    const after = await paintedComposite(s);
     if (editor.paints) {
       // The colour overlay and stroke change the shape; the shadow and glow reach outside it.
       expect(after.at(20, 15)).not.toEqual(before.at(20, 15));

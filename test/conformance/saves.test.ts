@@ -113,6 +113,8 @@ describe.each(MATRIX)("saving without losing data over $label", ({ editor, trans
 
   it("backupOnOverwrite: false replaces the file without keeping a .bak", async () => {
     await setup();
+    // A small new document: what is saved does not matter here, and each of the three saves writes all of it.
+    ok(await t.call("document:create", { width: 16, height: 12 }));
     ok(await t.call("document:save", { savePath: "plain.psd" }));
     ok(await t.call("document:save", { backupOnOverwrite: false }));
     await expect(stat(join(dir, "plain.psd.bak"))).rejects.toThrow();

@@ -39,22 +39,27 @@ export function decodeMerged(bytes) {
   const transparentIndex = mode === "indexed" ? resources.get(RESOURCE.transparencyIndex) : undefined;
   if (mode === "duotone") notes.push("duotone shown as its grayscale channel (inks not applied)");
   if (mode === "multichannel") notes.push(o.channels >= 3 ? "multichannel read as the inks cyan, magenta, yellow of its first three channels" : "multichannel read as its first channel in gray");
+  const gray = mode === "grayscale" || mode === "duotone" || (mode === "multichannel" && o.channels < 3);
+  // White is no ink in every channel, except Lab's a and b, whose white is their middle (128 of 255).
+  const unit = (ch, i, a) => unmatte(sample.unit(ch, i), a, mode === "lab" && ch > 0 ? labMiddle : 1);
   for (let i = 0; i < pixels; i++) {
     const a = alphaIndex === undefined ? 1 : clamp01(sample.unit(alphaIndex, i));
-    // White is no ink in every channel, except Lab's a and b, whose white is their middle (128 of 255).
-    const unit = (ch) => unmatte(sample.unit(ch, i), a, mode === "lab" && ch > 0 ? labMiddle : 1);
     let r;
     let g;
     let b;
-    if (mode === "rgb") [r, g, b] = [0, 1, 2].map((ch) => sample.to8(unit(ch)));
-    else if (mode === "grayscale" || mode === "duotone" || (mode === "multichannel" && o.channels < 3)) r = g = b = sample.to8(unit(0));
+    // No array or function made per pixel: this loop is most of the decoding.
+    if (mode === "rgb") {
+      r = sample.to8(unit(0, i, a));
+      g = sample.to8(unit(1, i, a));
+      b = sample.to8(unit(2, i, a));
+    } else if (gray) r = g = b = sample.to8(unit(0, i, a));
     else if (mode === "bitmap") r = g = b = fromBitmapBit(sample.bit(i));
     else if (mode === "indexed") {
       const index = planes[0][i];
       [r, g, b] = [palette[index] ?? 0, palette[256 + index] ?? 0, palette[512 + index] ?? 0];
-    } else if (mode === "cmyk") [r, g, b] = cmykStoredToRgb(unit(0), unit(1), unit(2), unit(3));
-    else if (mode === "multichannel") [r, g, b] = cmykStoredToRgb(unit(0), unit(1), unit(2), 1);
-    else [r, g, b] = labStoredToRgb(unit(0), unit(1), unit(2));
+    } else if (mode === "cmyk") [r, g, b] = cmykStoredToRgb(unit(0, i, a), unit(1, i, a), unit(2, i, a), unit(3, i, a));
+    else if (mode === "multichannel") [r, g, b] = cmykStoredToRgb(unit(0, i, a), unit(1, i, a), unit(2, i, a), 1);
+    else [r, g, b] = labStoredToRgb(unit(0, i, a), unit(1, i, a), unit(2, i, a));
     let alpha = o.depth === 32 ? fromFloatAlpha(a) : Math.round(a * 255);
     if (transparentIndex !== undefined && transparentIndex.length >= 2 && planes[0][i] === ((transparentIndex[0] << 8) | transparentIndex[1])) alpha = 0;
     rgba[i * 4] = r;

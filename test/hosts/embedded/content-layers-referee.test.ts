@@ -65,10 +65,12 @@ describe("adjustment and fill layers re-made by method against Photoshop's compo
       const reference = decodeMerged(await readFile(path));
       const first = (await ok("document:open", { path })) as { id: number };
       const names = [...new Set(flat((await ok("document:layers", { documentId: first.id })) as HostLayer[]).filter(remakeable).map((l) => l.name))];
-      await ok("document:close", { documentId: first.id });
-      // One layer remade per opening: a file that no longer matches names its layer.
+      // One layer remade per opening: a file that no longer matches names its layer. The first opening, only read
+      // so far, serves the first layer.
+      let unused: { id: number } | undefined = first;
       for (const name of names) {
-        const doc = (await ok("document:open", { path })) as { id: number };
+        const doc = unused ?? ((await ok("document:open", { path })) as { id: number });
+        unused = undefined;
         const layer = flat((await ok("document:layers", { documentId: doc.id })) as HostLayer[]).find((l) => l.name === name && remakeable(l))!;
         const field = layer.kind === "adjustment" ? "adjustment" : "fill";
         const settings = layer[field]!;
@@ -93,6 +95,7 @@ describe("adjustment and fill layers re-made by method against Photoshop's compo
         rows.push(row);
         await ok("document:close", { documentId: doc.id });
       }
+      if (unused !== undefined) await ok("document:close", { documentId: unused.id });
     }
     const table = summarise(rows);
     console.log(`Adjustment and fill layers re-made by method (kind, files, layers, layers whose file still matches):\n${table}`);

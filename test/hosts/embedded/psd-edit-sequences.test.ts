@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { readPsd, writePsdBuffer } from "ag-psd";
-import type { Layer } from "ag-psd";
+import type { Layer, Psd } from "ag-psd";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { HostAdapter } from "../../../src/hosts/host.js";
@@ -88,16 +88,28 @@ const genEdit: fc.Arbitrary<Edit> = fc.oneof(
   }),
 );
 
-/** ag-psd layers (bottom first) of generated ones (top first); the text record is the real file's. */
-function toAgPsd(layers: readonly GenLayer[], text: Layer): Layer[] {
+/**
+ * Marks a text layer's record (its `lyid`, at or above this) where ag-psd writes it without its text: the text
+ * block, the same for every text layer, is written once and put in by {@link asPhotoshopWrites}.
+ */
+const TEXT_MARK = 1_000_000;
+
+/**
+ * ag-psd layers (bottom first) of generated ones (top first). With `text`, ag-psd writes the real file's text
+ * record in each text layer; without, it leaves the text block out and marks the layer for `asPhotoshopWrites`.
+ */
+function toAgPsd(layers: readonly GenLayer[], text?: Layer, marks = { next: TEXT_MARK }): Layer[] {
   return layers
     .map((layer, i): Layer => {
       const common: Layer = { name: layer.name, hidden: layer.hidden };
-      if (layer.kind === "group") return { ...common, opened: true, children: toAgPsd(layer.children, text) };
+      if (layer.kind === "group") return { ...common, opened: true, children: toAgPsd(layer.children, text, marks) };
       // Clipping onto the layer below it, when there is one in the same list.
       const clipping = layer.clipped && i < layers.length - 1;
       const mask = layer.masked ? { mask: { top: 1, left: 1, bottom: 4, right: 4, defaultColor: 0, imageData: solid(3, 3, [255, 255, 255, 255]) } } : {};
-      if (layer.kind === "text") return { ...common, clipping, text: text.text, left: 0, top: 0, imageData: solid(EDGE, 2, [0, 0, 0, 255]), ...mask };
+      if (layer.kind === "text") {
+        const record = text === undefined ? { id: marks.next++ } : { text: text.text };
+        return { ...common, clipping, ...record, left: 0, top: 0, imageData: solid(EDGE, 2, [0, 0, 0, 255]), ...mask };
+      }
       return { ...common, clipping, left: i % 3, top: 1, imageData: solid(EDGE - 2, EDGE - 2, [40 * i, 90, 200, 255]), ...mask };
     })
     .reverse();
@@ -105,9 +117,11 @@ function toAgPsd(layers: readonly GenLayer[], text: Layer): Layer[] {
 
 /**
  * ag-psd gives no id to the hidden record that closes a group; Photoshop gives every record one, those included.
- * Numbered here after the layers', as a file whose groups were made last has them.
+ * Numbered here after the layers', as a file whose groups were made last has them. A record marked by `toAgPsd`
+ * gets `textBlock` first, where ag-psd writes a text layer's (ag-psd encodes the text's engine data again for
+ * every layer: most of the time spent making a document).
  */
-function asPhotoshopWrites(bytes: Uint8Array): Uint8Array {
+function asPhotoshopWrites(bytes: Uint8Array, textBlock?: InfoBlock): Uint8Array {
   const file = readPsdFile(bytes);
   const closing = (layer: LayerRecord): boolean => layer.blocks.some((block) => block.key === "lsct" && block.data[3] === 3);
   const records = file.layers.layers;
@@ -120,9 +134,16 @@ function asPhotoshopWrites(bytes: Uint8Array): Uint8Array {
     new DataView(data.buffer).setUint32(0, id);
     return { signature: "8BIM", key: "lyid", data };
   };
-  const layers = records.map((layer) => withBlocks(layer, [...layer.blocks.filter((block) => block.key !== "lyid"), lyid(ids.get(layer)!)], false));
+  const marked = (layer: LayerRecord): boolean => layer.blocks.some((block) => block.key === "lyid" && new DataView(block.data.buffer, block.data.byteOffset).getUint32(0) >= TEXT_MARK);
+  const layers = records.map((layer) => {
+    const text = marked(layer) ? [textBlock!] : [];
+    return withBlocks(layer, [...text, ...layer.blocks.filter((block) => block.key !== "lyid"), lyid(ids.get(layer)!)], false);
+  });
   return writePsdFile({ ...file, layers: { ...file.layers, layers } });
 }
+
+/** The ag-psd document of generated layers on a white background (see `toAgPsd` for `text`). */
+const psdOf = (layers: readonly GenLayer[], text?: Layer): Psd => ({ width: EDGE, height: EDGE, imageData: solid(EDGE, EDGE, [255, 255, 255, 255]), children: toAgPsd(layers, text) });
 
 const fromHost = (layers: readonly HostLayer[]): Node[] =>
   layers.map((layer) => ({ id: layer.id, name: layer.name, visible: layer.visible, group: layer.kind === "group", children: fromHost(layer.children ?? []) }));
@@ -170,6 +191,7 @@ describe("random edit sequences on layered documents save as the tree they made"
   let host: HostAdapter;
   let dir: string;
   let text: Layer;
+  let textBlock: InfoBlock;
   let square: Buffer;
 
   beforeAll(async () => {
@@ -183,6 +205,16 @@ describe("random edit sequences on layered documents save as the tree they made"
     const all = (layers: readonly Layer[]): Layer[] => layers.flatMap((layer) => [layer, ...all(layer.children ?? [])]);
     text = all(real.children ?? []).find((layer) => layer.text !== undefined)!;
     expect(text, "a text layer in the real file").toBeDefined();
+    textBlock = readPsdFile(writePsdBuffer(psdOf([{ kind: "text", name: "t", hidden: false, clipped: false, masked: false, children: [] }], text))).layers.layers[0]!.blocks.find(
+      (block) => block.key === "TySh",
+    )!;
+    // The file with the text block put in is the very file ag-psd writes with the text.
+    const both: GenLayer[] = [
+      { kind: "group", name: "g", hidden: false, clipped: false, masked: false, children: [{ kind: "text", name: "a", hidden: true, clipped: true, masked: true, children: [] }] },
+      { kind: "text", name: "b", hidden: false, clipped: false, masked: false, children: [] },
+      { kind: "pixel", name: "c", hidden: false, clipped: false, masked: true, children: [] },
+    ];
+    expect(Buffer.from(asPhotoshopWrites(writePsdBuffer(psdOf(both)), textBlock))).toEqual(Buffer.from(asPhotoshopWrites(writePsdBuffer(psdOf(both, text)))));
     square = await solidPng(2, 2, [255, 0, 0, 255]);
   });
   afterAll(async () => {
@@ -196,7 +228,7 @@ describe("random edit sequences on layered documents save as the tree they made"
       fc.asyncProperty(fc.array(genLayer(3), { minLength: 1, maxLength: 4 }), fc.array(genEdit, { minLength: 1, maxLength: MAX_EDITS }), async (layers, edits) => {
         run++;
         const source = join(dir, `source-${run}.psd`);
-        await writeFile(source, asPhotoshopWrites(writePsdBuffer({ width: EDGE, height: EDGE, imageData: solid(EDGE, EDGE, [255, 255, 255, 255]), children: toAgPsd(layers, text) })));
+        await writeFile(source, asPhotoshopWrites(writePsdBuffer(psdOf(layers)), textBlock));
         const doc = await host.openDocument!(ctx(), source);
         try {
           const model = new Model(fromHost((await host.getDocumentTree(ctx(), doc.id)).layers));

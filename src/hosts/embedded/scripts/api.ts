@@ -22,6 +22,61 @@ import { SCRIPT_MAX_PROGRESS_MESSAGE_CHARS } from "./limits.js";
 
 import type { ScriptEnv } from "./env.js";
 
+/*
+ * The operations' argument schemas, made once: a schema made per call was built, and compiled by zod on its first
+ * parse, at every host call of every script.
+ */
+
+/** Arguments of `script.progress`. */
+const ScriptProgressArgs = z
+  .object({ progress: z.number().min(0).max(1), message: z.string().max(SCRIPT_MAX_PROGRESS_MESSAGE_CHARS).optional() })
+  .strict();
+/** Arguments of `app.createDocument`. */
+const AppCreateDocumentArgs = z
+  .object({
+    width: z.number().int().positive(),
+    height: z.number().int().positive(),
+    name: z.string().min(1).max(255).optional(),
+    background: ColorArg.optional(),
+  })
+  .strict();
+/** Arguments of `doc.layers`. */
+const DocLayersArgs = z.object({ doc: docId, parent: layerId.optional(), flat: z.boolean().optional() }).strict();
+/** Arguments of `doc.addLayer`. */
+const DocAddLayerArgs = z.object({ doc: docId, kind: z.enum(["pixel", "group"]), name: z.string().min(1).max(255).optional() }).strict();
+/** Arguments of `selection.set`. */
+const SelectionSetArgs = z
+  .object({
+    doc: docId,
+    rect: RectArg.nullable().optional(),
+    ellipse: RectArg.optional(),
+    polygon: z.array(z.tuple([z.number(), z.number()])).min(3).optional(),
+  })
+  .strict();
+/** Arguments of `layer.set`. */
+const LayerSetArgs = z
+  .object({
+    doc: docId,
+    layer: layerId,
+    name: z.string().min(1).max(255).optional(),
+    visible: z.boolean().optional(),
+    opacity: z.number().min(0).max(100).optional(),
+    blendMode: z.string().max(32).optional(),
+  })
+  .strict();
+/** Arguments of `layer.translate`. */
+const LayerTranslateArgs = z.object({ doc: docId, layer: layerId, dx: coordinate, dy: coordinate }).strict();
+/** Arguments of `layer.duplicate`. */
+const LayerDuplicateArgs = z.object({ doc: docId, layer: layerId, name: z.string().min(1).max(255).optional() }).strict();
+/** Arguments of `layer.move`. */
+const LayerMoveArgs = z.union([
+  z.object({ doc: docId, layer: layerId, above: layerId }).strict(),
+  z.object({ doc: docId, layer: layerId, below: layerId }).strict(),
+  z.object({ doc: docId, layer: layerId, parent: layerId }).strict(),
+  z.object({ doc: docId, layer: layerId, to: z.enum(["top", "bottom"]) }).strict(),
+]);
+/** Arguments of `layer.fill`. */
+const LayerFillArgs = z.object({ doc: docId, layer: layerId, color: ColorArg, clear: z.boolean().optional() }).strict();
 
 export interface ScriptApi {
   call(op: string, args: unknown): unknown;
@@ -64,11 +119,7 @@ export function createScriptApi(env: ScriptEnv, ctx: HostCallContext): ScriptApi
 
   const sync: Record<string, (args: unknown, op: string) => unknown> = {
     "script.progress": (args, op) => {
-      const { progress, message } = parse(
-        z.object({ progress: z.number().min(0).max(1), message: z.string().max(SCRIPT_MAX_PROGRESS_MESSAGE_CHARS).optional() }).strict(),
-        op,
-        args,
-      );
+      const { progress, message } = parse(ScriptProgressArgs, op, args);
       ctx.progress?.(progress, 1, message);
       return null;
     },
@@ -79,18 +130,7 @@ export function createScriptApi(env: ScriptEnv, ctx: HostCallContext): ScriptApi
       return null;
     },
     "app.createDocument": (args, op) => {
-      const { width, height, name, background } = parse(
-        z
-          .object({
-            width: z.number().int().positive(),
-            height: z.number().int().positive(),
-            name: z.string().min(1).max(255).optional(),
-            background: ColorArg.optional(),
-          })
-          .strict(),
-        op,
-        args,
-      );
+      const { width, height, name, background } = parse(AppCreateDocumentArgs, op, args);
       if (width * height > env.maxDocumentPixels) {
         throw new BridgeError("PAYLOAD_TOO_LARGE", `Document of ${width}×${height} exceeds ${env.maxDocumentPixels} pixels`, {
           details: { width, height, maxPixels: env.maxDocumentPixels },
@@ -104,11 +144,7 @@ export function createScriptApi(env: ScriptEnv, ctx: HostCallContext): ScriptApi
     },
     "doc.info": (args, op) => toHostDocument(store.get(parse(DocArgs, op, args).doc)),
     "doc.layers": (args, op) => {
-      const { doc: id, parent, flat } = parse(
-        z.object({ doc: docId, parent: layerId.optional(), flat: z.boolean().optional() }).strict(),
-        op,
-        args,
-      );
+      const { doc: id, parent, flat } = parse(DocLayersArgs, op, args);
       const doc = store.get(id);
       if (flat) return flattenLayers(doc.layers).map((entry) => layerSummary(entry.layer));
       if (parent === undefined) return doc.layers.map(layerSummary);
@@ -129,11 +165,7 @@ export function createScriptApi(env: ScriptEnv, ctx: HostCallContext): ScriptApi
       return null;
     },
     "doc.addLayer": (args, op) => {
-      const { doc: id, kind, name } = parse(
-        z.object({ doc: docId, kind: z.enum(["pixel", "group"]), name: z.string().min(1).max(255).optional() }).strict(),
-        op,
-        args,
-      );
+      const { doc: id, kind, name } = parse(DocAddLayerArgs, op, args);
       const doc = store.get(id);
       const layer = addLayer(doc, kind, name);
       changed(doc, { layers: true, activeLayers: true });
@@ -161,18 +193,7 @@ export function createScriptApi(env: ScriptEnv, ctx: HostCallContext): ScriptApi
       return selection ? { left: selection.x, top: selection.y, right: selection.x + selection.width, bottom: selection.y + selection.height } : null;
     },
     "selection.set": (args, op) => {
-      const { doc: id, rect, ellipse, polygon } = parse(
-        z
-          .object({
-            doc: docId,
-            rect: RectArg.nullable().optional(),
-            ellipse: RectArg.optional(),
-            polygon: z.array(z.tuple([z.number(), z.number()])).min(3).optional(),
-          })
-          .strict(),
-        op,
-        args,
-      );
+      const { doc: id, rect, ellipse, polygon } = parse(SelectionSetArgs, op, args);
       const doc = store.get(id);
       if (polygon !== undefined) selectShape(doc, { kind: "polygon", points: polygon.map(([x, y]) => ({ x, y })) }, check);
       else if (ellipse !== undefined) selectShape(doc, { kind: "ellipse", rect: ellipse }, check);
@@ -190,20 +211,7 @@ export function createScriptApi(env: ScriptEnv, ctx: HostCallContext): ScriptApi
       return { ...toHostLayer(entry, entries, false), parentId: parent?.layer.id ?? null, hasMask: entry.layer.kind !== "group" && entry.layer.mask !== undefined };
     },
     "layer.set": (args, op) => {
-      const { doc: id, layer, name, visible, opacity, blendMode } = parse(
-        z
-          .object({
-            doc: docId,
-            layer: layerId,
-            name: z.string().min(1).max(255).optional(),
-            visible: z.boolean().optional(),
-            opacity: z.number().min(0).max(100).optional(),
-            blendMode: z.string().max(32).optional(),
-          })
-          .strict(),
-        op,
-        args,
-      );
+      const { doc: id, layer, name, visible, opacity, blendMode } = parse(LayerSetArgs, op, args);
       const doc = store.get(id);
       const target = entryOf(doc, layer).layer;
       if (blendMode !== undefined) {
@@ -220,14 +228,14 @@ export function createScriptApi(env: ScriptEnv, ctx: HostCallContext): ScriptApi
       return null;
     },
     "layer.translate": (args, op) => {
-      const { doc: id, layer, dx, dy } = parse(z.object({ doc: docId, layer: layerId, dx: coordinate, dy: coordinate }).strict(), op, args);
+      const { doc: id, layer, dx, dy } = parse(LayerTranslateArgs, op, args);
       const doc = store.get(id);
       translateLayer(entryOf(doc, layer).layer, dx, dy);
       changed(doc, { pixels: true });
       return null;
     },
     "layer.duplicate": (args, op) => {
-      const { doc: id, layer, name } = parse(z.object({ doc: docId, layer: layerId, name: z.string().min(1).max(255).optional() }).strict(), op, args);
+      const { doc: id, layer, name } = parse(LayerDuplicateArgs, op, args);
       const doc = store.get(id);
       const copy = duplicateLayer(doc, entryOf(doc, layer), name);
       changed(doc, { layers: true, pixels: true });
@@ -242,27 +250,14 @@ export function createScriptApi(env: ScriptEnv, ctx: HostCallContext): ScriptApi
       return null;
     },
     "layer.move": (args, op) => {
-      const { doc: id, layer, ...place } = parse(
-        z.union([
-          z.object({ doc: docId, layer: layerId, above: layerId }).strict(),
-          z.object({ doc: docId, layer: layerId, below: layerId }).strict(),
-          z.object({ doc: docId, layer: layerId, parent: layerId }).strict(),
-          z.object({ doc: docId, layer: layerId, to: z.enum(["top", "bottom"]) }).strict(),
-        ]),
-        op,
-        args,
-      );
+      const { doc: id, layer, ...place } = parse(LayerMoveArgs, op, args);
       const doc = store.get(id);
       moveLayer(doc, entryOf(doc, layer), place);
       changed(doc, { layers: true, pixels: true });
       return null;
     },
     "layer.fill": (args, op) => {
-      const { doc: id, layer, color, clear } = parse(
-        z.object({ doc: docId, layer: layerId, color: ColorArg, clear: z.boolean().optional() }).strict(),
-        op,
-        args,
-      );
+      const { doc: id, layer, color, clear } = parse(LayerFillArgs, op, args);
       const doc = store.get(id);
       const target = pixelLayer(entryOf(doc, layer), op);
       fillLayer(doc, target, clear ? [0, 0, 0, 0] : toRgba(color), selectionMask(doc), {

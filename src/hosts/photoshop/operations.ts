@@ -67,8 +67,9 @@ export function compactJsx(text: string): string {
 }
 
 /**
- * Synchronous on purpose: each operation script is a few KiB shipped inside the package, read once on its first use
- * and cached for the life of the process, so the event loop pays for it at most once per operation.
+ * Synchronous on purpose: each script file is a few KiB shipped inside the package, read and compacted once, on its
+ * first use, and cached for the life of the process (about forty files in all), so the thread that serves clients
+ * pays for each file once, never per call.
  */
 function readJsx(file: string): string {
   let text = cache.get(file);

@@ -37,12 +37,12 @@ export class ServerInfoAnswer {
   /** The answer as of now: the kept one when nothing in it changed, else a new one. */
   current(): ServerInfo {
     const { pool, plugins, files, cluster } = this.sources;
-    const editors = pool.summaries();
     const loaded = plugins.list();
     const roots = files.policy.roots;
     const kept = this.kept;
     // A cluster's view of its members changes without the bridge noticing: made anew on every call.
-    if (kept !== undefined && cluster === undefined && kept.roots === roots && sameRecords(kept.editors, editors) && sameRecords(kept.plugins, loaded)) return kept.info;
+    if (kept !== undefined && cluster === undefined && kept.roots === roots && sameRecords(kept.plugins, loaded) && pool.summariesMatch(kept.editors)) return kept.info;
+    const editors = pool.summaries();
     const hostVersion = pool.first.session.hostVersion;
     const info: ServerInfo = {
       name: PACKAGE.name,

@@ -237,16 +237,13 @@ export class Dispatcher implements CallsPort {
 
   /** What a method that runs others calls them through: this dispatcher, as the same caller, on its lane. */
   private callOthers(caller: DispatchCaller, control: RequestControl): CallOthers {
-    return {
-      call: (name, params, options = {}) =>
-        this.call(options.editorId === undefined ? caller : { ...caller, editorId: options.editorId }, name, params, [], { cancel: options.cancel }),
-      editors: () => {
-        const ready = this.pool.editors.filter((editor) => editor.session.isReady);
-        return (ready.length > 0 ? ready : this.pool.editors).map((editor) => editor.id);
-      },
-      cancel: control.cancel,
-      progress: control.progress,
-    };
+    return new OtherCalls(this, caller, control);
+  }
+
+  /** The ids of the editors that take calls now (all of them when none does yet): where a method's calls may go. */
+  readyEditorIds(): readonly string[] {
+    const ready = this.pool.editors.filter((editor) => editor.session.isReady);
+    return (ready.length > 0 ? ready : this.pool.editors).map((editor) => editor.id);
   }
 
   /** What runs `remote` routes. @throws BridgeError `INTERNAL` when the router hands one out and nothing runs it. */
@@ -453,5 +450,34 @@ export class Dispatcher implements CallsPort {
 
   private failure(id: RequestId, method: string, error: unknown, caller: DispatchCaller): string {
     return JSON.stringify({ id, ok: false, error: this.toWireError(error, { requestId: id, method, caller }) });
+  }
+}
+
+/**
+ * `MethodContext.dispatch` for one call: made for every call of a method that is not host-bound, and used only by the
+ * few that run others, so it is one small object rather than closures made per call.
+ */
+class OtherCalls implements CallOthers {
+  constructor(
+    private readonly dispatcher: Dispatcher,
+    private readonly caller: DispatchCaller,
+    private readonly control: RequestControl,
+  ) {}
+
+  call(name: string, params: unknown, options: { readonly editorId?: string | undefined; readonly cancel?: CancelSignal | undefined } = {}): Promise<unknown> {
+    const caller = options.editorId === undefined ? this.caller : { ...this.caller, editorId: options.editorId };
+    return this.dispatcher.call(caller, name, params, [], { cancel: options.cancel });
+  }
+
+  editors(): readonly string[] {
+    return this.dispatcher.readyEditorIds();
+  }
+
+  get cancel(): CancelSignal | undefined {
+    return this.control.cancel;
+  }
+
+  get progress(): RequestControl["progress"] {
+    return this.control.progress;
   }
 }

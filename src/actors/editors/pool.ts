@@ -352,6 +352,32 @@ export class EditorPool {
     });
   }
 
+  /**
+   * Whether `kept`, made by `summaries()` earlier, still shows every editor as it is: each field is compared with
+   * where `summaries()` read it, so `getServerInfo` checks its kept answer without making new summaries per call.
+   * Kind, edits and history are fixed per editor and its host, and a new host counts a restart.
+   */
+  summariesMatch(kept: readonly EditorSummary[]): boolean {
+    if (kept.length !== this.editors.length) return false;
+    for (let i = 0; i < kept.length; i++) {
+      const editor = this.editors[i]!;
+      const summary = kept[i]!;
+      const status = editor.session.status();
+      if (
+        summary.id !== editor.id ||
+        summary.state !== status.state ||
+        summary.hostVersion !== editor.session.hostVersion ||
+        summary.queued !== status.queued ||
+        summary.running !== status.running ||
+        summary.restarts !== editor.host.restarts ||
+        summary.documents !== this.ids.count(editor.id) ||
+        summary.clients !== editor.clients
+      )
+        return false;
+    }
+    return true;
+  }
+
   /** Starts every editor; resolves with whether at least one is ready. */
   async start(): Promise<boolean> {
     const ready = await Promise.all(this.editors.map((editor) => editor.session.start()));

@@ -10,6 +10,7 @@ import { cancelTarget, progressEvents, type CancelSignal, type RequestControl } 
 
 import { answerHttpCall } from "./answer.js";
 import type { CallsPort, DispatchCaller, HttpAnswer, HttpCall } from "./port.js";
+import type { OutboundFrame } from "../actors/clients/port.js";
 import { NOT_AT_HAND, type ProgressReporter } from "../hosts/host.js";
 import { noEditorHere } from "../hosts/none.js";
 import type { EditorPool, PoolEditor } from "../actors/editors/pool.js";
@@ -29,6 +30,11 @@ function transportOf(caller: DispatchCaller): CallTransport {
 
 /** A call that never reaches the editor still gets a context; its signal never aborts. */
 const IDLE_SIGNAL = new AbortController().signal;
+
+/** Whether a method's outcome is a promise still to settle rather than its result. */
+function isPromise(value: unknown): value is Promise<unknown> {
+  return value instanceof Promise;
+}
 
 /** The control of a call nobody can cancel or follow. */
 const NO_CONTROL: RequestControl = {};
@@ -123,20 +129,43 @@ export class Dispatcher implements CallsPort {
     binaryParts: readonly Uint8Array[] = [],
     control: RequestControl = {},
   ): Promise<unknown> {
+    return this.callNow(caller, name, rawParams, binaryParts, control);
+  }
+
+  /**
+   * Runs one call: its result at once when the method answers without waiting (a method the bridge answers itself
+   * whose `run` returns a value), else a promise of it. Throws, or rejects, with a `BridgeError` (or anything a host
+   * threw). Counted in the metrics either way, once it is done.
+   */
+  private callNow(caller: DispatchCaller, name: string, rawParams: unknown, binaryParts: readonly Uint8Array[], control: RequestControl): unknown {
     const started = performance.now();
     const method = (caller.endpoint === "root" ? undefined : this.pluginMethod(caller.endpoint, name)) ?? this.methods.get(name);
     // One shape for every call (`editor` is noted later): adding the property to a copy made a new shape per call.
     const routed: RoutedControl = { cancel: control.cancel, progress: control.progress, started: control.started, editor: undefined };
-    try {
-      const result = await this.invoke(caller, name, method, rawParams, binaryParts, routed);
-      if (this.checkResults && method !== undefined) this.checkResult(method, result);
-      this.record(caller, name, method, routed, started, undefined);
-      return result;
-    } catch (error) {
+    const failed = (error: unknown): never => {
       const code = (error as { code?: unknown }).code;
       this.record(caller, name, method, routed, started, typeof code === "string" ? code : "INTERNAL");
       throw error;
+    };
+    const done = (result: unknown): unknown => {
+      if (this.checkResults && method !== undefined) this.checkResult(method, result);
+      this.record(caller, name, method, routed, started, undefined);
+      return result;
+    };
+    let outcome: unknown;
+    try {
+      outcome = this.invoke(caller, name, method, rawParams, binaryParts, routed);
+      if (!isPromise(outcome)) return done(outcome);
+    } catch (error) {
+      return failed(error);
     }
+    return outcome.then((result) => {
+      try {
+        return done(result);
+      } catch (error) {
+        return failed(error);
+      }
+    }, failed);
   }
 
   /**
@@ -170,14 +199,18 @@ export class Dispatcher implements CallsPort {
     return this.methods.get(name) === method ? name : `${caller.endpoint}/${name}`;
   }
 
-  private async invoke(
+  /**
+   * Checks a call and runs it: what a method the bridge answers itself returns, as it returns it (a value or a
+   * promise); a host-bound call's promise. Throws the refusals (unknown method, scope, params) at once.
+   */
+  private invoke(
     caller: DispatchCaller,
     name: string,
     method: MethodDefinition | undefined,
     rawParams: unknown,
     binaryParts: readonly Uint8Array[],
     control: RequestControl,
-  ): Promise<unknown> {
+  ): unknown {
     if (!this.accepting()) throw new BridgeError("SHUTTING_DOWN", "The bridge is shutting down");
     if (method === undefined) throw this.unknownMethod(caller.endpoint, name);
     if (!allowedFor(caller.scope, method)) throw outsideScope(caller.scope!, name);
@@ -199,6 +232,19 @@ export class Dispatcher implements CallsPort {
       };
       return method.run(ctx, params);
     }
+    return this.invokeOnEditors(caller, name, method, params, rawParams, binaryParts, control);
+  }
+
+  /** Runs a checked host-bound call where the router sends it: an editor here, another bridge, or every one. */
+  private async invokeOnEditors(
+    caller: DispatchCaller,
+    name: string,
+    method: MethodDefinition,
+    params: unknown,
+    rawParams: unknown,
+    binaryParts: readonly Uint8Array[],
+    control: RequestControl,
+  ): Promise<unknown> {
     const route = method.route ?? "document";
     const documentId = (params as { documentId?: unknown }).documentId;
     const named = typeof documentId === "number" ? documentId : undefined;
@@ -343,46 +389,76 @@ export class Dispatcher implements CallsPort {
    * {@link BinaryImageResponse} (JSON with a reference per image, then their bytes); `binaryParts` are the binary messages that
    * followed the request.
    */
-  async respond(
+  respond(
     caller: DispatchCaller,
     id: RequestId,
     name: string,
     params: unknown,
     binaryParts: readonly Uint8Array[] = [],
     options: { readonly progress?: boolean } = {},
-  ): Promise<string | Buffer | BinaryImageResponse> {
+  ): OutboundFrame | Promise<OutboundFrame> {
     const client = caller.client;
     // A batch is not itself in flight: each of its calls counts while it runs (./batch.ts). Cancelling its id stops it.
-    if (isBatch(name)) {
-      const registered = client?.register(id);
-      registered?.control.started?.();
-      try {
-        return await respondBatch(this, this.limits, caller, id, params, binaryParts, registered?.control.cancel);
-      } finally {
-        registered?.end();
-      }
-    }
+    if (isBatch(name)) return this.respondToBatch(caller, id, params, binaryParts);
     // Cancelling is not itself in flight either: a client at its limit must still be able to cancel.
     if (name === CANCEL_METHOD) return this.respondCancel(caller, id, params);
     const ticket = client?.beginCall(id);
     if (isBridgeError(ticket)) return this.failure(id, name, ticket, caller);
     const progress = options.progress === true && client !== null ? progressEvents(id, this.limits.progressIntervalMs, (frame) => client.deliverNotice(frame)) : undefined;
+    const finish = (): void => {
+      progress?.close();
+      ticket?.end();
+    };
+    let outcome: unknown;
     try {
       const control = progress === undefined ? (ticket?.control ?? NO_CONTROL) : { ...ticket?.control, progress: progress.report };
-      const result = await this.call(caller, name, params, binaryParts, control);
+      outcome = this.callNow(caller, name, params, binaryParts, control);
+    } catch (error) {
+      finish();
+      return this.failure(id, name, error, caller);
+    }
+    // The call stays in flight until its frame is made (a large image's data URI is written out of the turn).
+    const answered = (result: unknown): OutboundFrame | Promise<OutboundFrame> => {
+      const frame = this.resultFrame(caller, id, name, result);
+      if (isPromise(frame)) return frame.finally(finish);
+      finish();
+      return frame;
+    };
+    // A method the bridge answers itself is answered in the turn its request arrived: no promise, no later turn.
+    if (!isPromise(outcome)) return answered(outcome);
+    return outcome.then(answered, (error: unknown) => {
+      finish();
+      return this.failure(id, name, error, caller);
+    });
+  }
+
+  /** A `batch` request's answer; the batch is registered for `request:cancel` under its id while it runs. */
+  private async respondToBatch(caller: DispatchCaller, id: RequestId, params: unknown, binaryParts: readonly Uint8Array[]): Promise<OutboundFrame> {
+    const registered = caller.client?.register(id);
+    registered?.control.started?.();
+    try {
+      return await respondBatch(this, this.limits, caller, id, params, binaryParts, registered?.control.cancel);
+    } finally {
+      registered?.end();
+    }
+  }
+
+  /**
+   * The response frame of a call that succeeded: on a `binary` connection an image goes as binary parts; a large
+   * image's data URI is written out of the turn (a promise); a kept answer is copied from its bytes.
+   */
+  private resultFrame(caller: DispatchCaller, id: RequestId, name: string, result: unknown): OutboundFrame | Promise<OutboundFrame> {
+    try {
       const binary = caller.binary === true ? BinaryImageResponse.of(id, result) : undefined;
       if (binary !== undefined) return binary;
-      if (isWireImage(result)) {
-        if (result.image.bytes.byteLength > LARGE_IMAGE_BYTES) return await imageResultJson(result, `{"id":${JSON.stringify(id)},"ok":true,"result":`, "}");
+      if (isWireImage(result) && result.image.bytes.byteLength > LARGE_IMAGE_BYTES) {
+        return imageResultJson(result, `{"id":${JSON.stringify(id)},"ok":true,"result":`, "}").catch((error: unknown) => this.failure(id, name, error, caller));
       }
       const kept = keptAnswerFrame(id, result);
       if (kept !== undefined) return kept;
       return JSON.stringify({ id, ok: true, result: result === undefined ? null : result });
     } catch (error) {
       return this.failure(id, name, error, caller);
-    } finally {
-      progress?.close();
-      ticket?.end();
     }
   }
 

@@ -47,7 +47,10 @@ export interface MistakeLog {
 export interface CallsPort {
   /** The method table served: HTTP routes, the published schema and contract are derived from it. */
   readonly table: ReadonlyMap<string, MethodDefinition>;
-  /** Answers one WebSocket request frame with its response frame. Never rejects. */
+  /**
+   * Answers one WebSocket request frame with its response frame: at once for a method the bridge answers itself
+   * without waiting, else a promise of it. Never throws or rejects.
+   */
   respond(
     caller: DispatchCaller,
     id: RequestId,
@@ -55,7 +58,7 @@ export interface CallsPort {
     params: unknown,
     binaryParts?: readonly Uint8Array[],
     options?: { readonly progress?: boolean },
-  ): Promise<OutboundFrame>;
+  ): OutboundFrame | Promise<OutboundFrame>;
   /** Answers one HTTP method call (the router's and the fast path's alike). Never rejects. */
   answer(call: HttpCall): Promise<HttpAnswer>;
   /** Runs a `batch`'s calls for HTTP's `POST /batch`; rejects with BAD_REQUEST for an invalid batch. */

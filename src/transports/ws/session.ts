@@ -64,7 +64,9 @@ export class WsSession implements DispatchCaller {
 
   private run(request: PartRequest, parts: Uint8Array[]): void {
     const client = this.client;
-    void this.ports.calls.respond(this, request.id, request.method, request.params, parts, { progress: request.progress === true }).then((text) => client.deliverResponse(text));
+    const frame = this.ports.calls.respond(this, request.id, request.method, request.params, parts, { progress: request.progress === true });
+    if (frame instanceof Promise) void frame.then((text) => client.deliverResponse(text));
+    else client.deliverResponse(frame);
   }
 
   private answerError(request: PartRequest, error: BridgeError): void {

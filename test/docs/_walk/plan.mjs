@@ -138,8 +138,14 @@ export const PLAN = {
       covered: "npm ci: CI's own npm ci (the walk runs after it; the copy links its node_modules)",
       run: "npm start",
       serve: { ready: 200 },
-      // The line comes once the editor names its document, which may be just after /ready answers: waited for.
-      check: (ctx) => printed(ctx.server, /editor: embedded · document: Sample \(800×600\)/, BANNER_WAIT_MS),
+      check: async (ctx) => {
+        // The line comes once the editor names its document, which may be just after /ready answers: waited for.
+        await printed(ctx.server, /editor: embedded · document: Sample \(800×600\)/, BANNER_WAIT_MS);
+        // The copy's dist/ is the one its sources were built into, so this start builds nothing (a build would also
+        // repeat at every page's npm start, seconds of CPU each).
+        const built = /^image-editor-bridge: building .*$/m.exec(ctx.server.out)?.[0];
+        assert.equal(built, undefined, "the working tree's build is stale (node scripts/build.mjs), or one of the build's inputs is not in the walk's copy");
+      },
     },
     { cmd: "npm ci && npm test", covered: "CI runs npm ci && npm test itself, and this walk is one of those tests" },
     {

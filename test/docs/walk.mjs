@@ -136,6 +136,13 @@ export async function walkPage(page, machine, paths) {
     server: undefined,
     cwd: machine.repo,
     run: (command) => runCommand(machine, command, { cwd: ctx.cwd }),
+    // For form checks that read what a command prints about itself (its usage, the names it knows): the same output
+    // for every step of the page, so the command runs once per page and folder.
+    printedBy: (command) => {
+      const key = `${ctx.cwd}\0${command}`;
+      if (!printedOnce.has(key)) printedOnce.set(key, ctx.run(command));
+      return printedOnce.get(key);
+    },
     serve: async (command, status) => {
       await stopServer();
       ctx.server = start(machine, command, { cwd: ctx.cwd });
@@ -143,8 +150,12 @@ export async function walkPage(page, machine, paths) {
       await printed(ctx.server, /http:\/\/127\.0\.0\.1:7700\b/);
       await ready(status);
     },
-    scriptFuServers: (ports) => Promise.all(ports.map((port) => scriptFuServer(machine, port))),
+    // One after the other: a later GIMP starts with the plug-in registry the first wrote.
+    scriptFuServers: async (ports) => {
+      for (const port of ports) await scriptFuServer(machine, port);
+    },
   };
+  const printedOnce = new Map();
   const results = [];
   let owner; // the result of the step that started the server: a failure to stop is that step's
   const stopServer = async () => {

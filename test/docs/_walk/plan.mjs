@@ -138,8 +138,14 @@ export const PLAN = {
       covered: "npm ci: CI's own npm ci (the walk runs after it; the copy links its node_modules)",
       run: "npm start",
       serve: { ready: 200 },
-      // The line comes once the editor names its document, which may be just after /ready answers: waited for.
-      check: (ctx) => printed(ctx.server, /editor: embedded · document: Sample \(800×600\)/, BANNER_WAIT_MS),
+      check: async (ctx) => {
+        // The line comes once the editor names its document, which may be just after /ready answers: waited for.
+        await printed(ctx.server, /editor: embedded · document: Sample \(800×600\)/, BANNER_WAIT_MS);
+        // The copy's dist/ is the one its sources were built into, so this start builds nothing (a build would also
+        // repeat at every page's npm start, seconds of CPU each).
+        const built = /^image-editor-bridge: building .*$/m.exec(ctx.server.out)?.[0];
+        assert.equal(built, undefined, "the working tree's build is stale (node scripts/build.mjs), or one of the build's inputs is not in the walk's copy");
+      },
     },
     { cmd: "npm ci && npm test", covered: "CI runs npm ci && npm test itself, and this walk is one of those tests" },
     {
@@ -361,8 +367,8 @@ export const PLAN = {
     {
       cmd: "npm start -- --editor gimp --gimp-attach 127.0.0.1:10008",
       needs: needsGimp,
-      why: "the Script-Fu servers on 10008 and 10009 are GIMPs the walk starts, as someone else would",
-      before: (ctx) => ctx.scriptFuServers([10008, 10009]),
+      why: "the Script-Fu server on 10008 is a GIMP the walk starts, as someone else would",
+      before: (ctx) => ctx.scriptFuServers([10008]),
       serve: { ready: 200 },
       check: async () => assert.deepEqual(await editors(), ["gimp-1"]),
     },
@@ -389,6 +395,8 @@ export const PLAN = {
     {
       cmd: "npm start -- --editor gimp --gimp-attach 127.0.0.1:10008 --gimp-attach 127.0.0.1:10009",
       needs: needsGimp,
+      why: "the Script-Fu servers on 10008 (still running) and 10009 are GIMPs the walk starts, as someone else would",
+      before: (ctx) => ctx.scriptFuServers([10008, 10009]),
       serve: { ready: 200 },
       check: async () => assert.deepEqual(await editors(), ["gimp-1", "gimp-2"]),
     },
@@ -459,14 +467,14 @@ export const PLAN = {
     {
       cmd: 'image-editor-bridge serve --editors 2 --files-root "$PWD" &',
       form: async (ctx) => {
-        const r = await ctx.run("image-editor-bridge help");
+        const r = await ctx.printedBy("image-editor-bridge help");
         for (const option of ["--editors", "--files-root"]) assert.ok(r.stdout.includes(option), option);
       },
     },
     {
       cmd: "image-editor-bridge render-template card.psd --data rows.csv -o 'out/{id}.png'",
       form: async (ctx) => {
-        const r = await ctx.run("image-editor-bridge help");
+        const r = await ctx.printedBy("image-editor-bridge help");
         assert.match(r.stdout, /render-template <file> --data <rows\.csv\|rows\.json> -o <pattern>/);
       },
     },
@@ -474,14 +482,14 @@ export const PLAN = {
     {
       cmd: 'image-editor-bridge serve --editor gimp --files-root "$PWD" &',
       form: async (ctx) => {
-        const r = await ctx.run("image-editor-bridge help");
+        const r = await ctx.printedBy("image-editor-bridge help");
         for (const option of ["--editor", "gimp", "--files-root"]) assert.ok(r.stdout.includes(option), option);
       },
     },
     {
       cmd: "image-editor-bridge render-template card.xcf --data rows.csv -o 'out/{id}.png'",
       form: async (ctx) => {
-        const r = await ctx.run("image-editor-bridge help");
+        const r = await ctx.printedBy("image-editor-bridge help");
         assert.match(r.stdout, /render-template <file> --data <rows\.csv\|rows\.json> -o <pattern>/);
       },
     },
@@ -501,14 +509,14 @@ export const PLAN = {
     {
       cmd: "image-editor-bridge serve --editors 2 --files-root cards &",
       form: async (ctx) => {
-        const r = await ctx.run("image-editor-bridge help");
+        const r = await ctx.printedBy("image-editor-bridge help");
         for (const option of ["--editors", "--files-root"]) assert.ok(r.stdout.includes(option), option);
       },
     },
     {
       cmd: "(cd cards && mkdir -p out && image-editor-bridge render-template card.psd --data ../examples/recipes/product-card/products.csv -o 'out/{id}.png' --trim)",
       form: async (ctx) => {
-        const r = await ctx.run("image-editor-bridge help");
+        const r = await ctx.printedBy("image-editor-bridge help");
         assert.match(r.stdout, /render-template <file> --data <rows\.csv\|rows\.json> -o <pattern> .*\[--trim\]/);
       },
     },
@@ -608,7 +616,7 @@ export const PLAN = {
       cmd: "node bench/run.js ws-rpc http",
       form: async (ctx) => {
         // An unknown name lists the known ones and exits 2 before anything runs.
-        const r = await ctx.run("node bench/run.js no-such-benchmark");
+        const r = await ctx.printedBy("node bench/run.js no-such-benchmark");
         assert.equal(r.code, 2);
         for (const name of ["ws-rpc", "http"]) assert.match(r.stderr, new RegExp(`\\b${name}\\b`));
       },
@@ -620,7 +628,7 @@ export const PLAN = {
     {
       cmd: "npm run bench -- limit fanout-saturate clients-10k",
       form: async (ctx) => {
-        const r = await ctx.run("node bench/run.js no-such-benchmark");
+        const r = await ctx.printedBy("node bench/run.js no-such-benchmark");
         assert.equal(r.code, 2);
         for (const name of ["limit", "fanout-saturate", "clients-10k"]) assert.match(r.stderr, new RegExp(`\\b${name}\\b`));
       },

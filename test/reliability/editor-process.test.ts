@@ -79,15 +79,16 @@ describe("the embedded editor in its own process", () => {
   });
 
   it("exports whose deadline passes mid-encode do not get the editor killed: another client's unsaved document is still there", async () => {
-    // A kill grace of the old default and a short export deadline: a WebP encode of 8000×8000 runs in sharp's own
-    // threads for seconds past both. Slots are freed only when the editor really answers (abortGraceMs), so the
-    // holder's next change runs after every export is back. Recovery copies off: the document must survive because
+    // A kill grace of the old default and a short export deadline: a WebP encode of 4000×4000 runs in sharp's own
+    // threads for seconds past both (both encodes were back 5.4 s after the call at load 5: three times the deadline
+    // and the grace together, as 8000×8000 was with a 1.5 s deadline, for 0.6 times the CPU). Slots are freed only
+    // when the editor really answers (abortGraceMs), so the holder's next change runs after every export is back. Recovery copies off: the document must survive because
     // the editor does, not because a restarted one reopened it.
     const harness = await startBridge({
-      limits: { longCallTimeoutMs: 1_500, editorKillGraceMs: 1_000, abortGraceMs: 120_000, callTimeoutMs: 120_000, editorRecoveryMaxBytes: 0 },
+      limits: { longCallTimeoutMs: 800, editorKillGraceMs: 1_000, abortGraceMs: 120_000, callTimeoutMs: 120_000, editorRecoveryMaxBytes: 0 },
     });
     const owner = await harness.connect();
-    const big = await owner.call<{ id: number }>("document:create", { width: 8000, height: 8000, name: "big" });
+    const big = await owner.call<{ id: number }>("document:create", { width: 4000, height: 4000, name: "big" });
     const holder = await harness.connect();
     const kept = await holder.call<{ id: number }>("document:create", { width: 32, height: 32, name: "unsaved" });
     await holder.call("jsx:run", { script: 'app.activeDocument.artLayers.add("unsaved change").fill("#ff0000ff");' });

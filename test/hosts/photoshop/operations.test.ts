@@ -59,8 +59,30 @@ describe("Photoshop operations", () => {
     expect(after / before).toBeLessThan(0.75);
     // What is sent is the compacted text, marker first.
     const script = buildScript("document.get", {});
-    expect(script).toContain(compactJsx(readFileSync(new URL("_tree.jsx", JSX_DIR), "utf8")));
     expect(script).toContain(`${OPERATION_MARKER}document.get\n`);
+  });
+
+  it("sends each operation with the library declarations it reaches, on the lines they have in the whole libraries", () => {
+    const compact = (file: string): string => compactJsx(readFileSync(new URL(file, JSX_DIR), "utf8"));
+    const libraries = (op: string): string[] => ["_lib.jsx", "_tree.jsx", "_effects.jsx", ...(op.startsWith("edit.") ? ["_edit.jsx"] : []), ...(["edit.layer", "edit.filter"].includes(op) ? ["_content.jsx"] : [])];
+    let whole = 0;
+    let sent = 0;
+    for (const op of OPERATIONS) {
+      const full = ["var params = {};", ...libraries(op).map(compact), compact(`${op}.jsx`), "__bridgeMain();"].join("\n").split("\n");
+      const lines = buildScript(op, {}).split("\n");
+      // Line for line the whole text, some declarations' lines emptied: an error's line number means the same line.
+      expect(lines.length, op).toBe(full.length);
+      lines.forEach((line, i) => {
+        if (line !== full[i]) expect([op, i, line], full[i]).toEqual([op, i, ""]);
+      });
+      whole += full.join("\n").length;
+      sent += lines.join("\n").length;
+    }
+    // A read of one document's facts needs no layer tree: a fifth of a tree read or less.
+    expect(buildScript("document.get", {}).length).toBeLessThan(buildScript("document.tree", {}).length / 5);
+    expect(sent / whole).toBeLessThan(0.75);
+    // A declaration reached only by name in a string is sent too: suspendHistory runs "__editStep()".
+    expect(buildScript("edit.mask", {})).toMatch(/\nfunction __editStep\(/);
   });
 
   it("maps a missing document to NO_DOCUMENT and a missing layer to LAYER_NOT_FOUND", async () => {

@@ -1,7 +1,8 @@
 // biome-ignore-all lint: ExtendScript is ES3 (var-scoped, no JSON object), not modern JavaScript
 // Shared ExtendScript prelude of every bridge operation (ES3: no JSON object, no Array.prototype.map).
-// The bridge sends `var params = <JSON literal>;` + this prelude + `_tree.jsx` + one operation file +
-// `__bridgeMain();`, so each script Photoshop runs is self-contained (nothing says globals survive between calls).
+// The bridge sends `var params = <JSON literal>;` + the declarations of this prelude, `_tree.jsx` and the other
+// shared files that the operation reaches + one operation file + `__bridgeMain();`, so each script Photoshop runs is
+// self-contained (nothing says globals survive between calls).
 // Failures come back as data in the envelope, never as dialogs or error frames, which carry no code the bridge
 // could act on. Notes (`__note`) ride along in the envelope for the bridge's log: what a script fell back on.
 

@@ -69,7 +69,10 @@ describe("Photoshop operations", () => {
     let sent = 0;
     for (const op of OPERATIONS) {
       const full = ["var params = {};", ...libraries(op).map(compact), compact(`${op}.jsx`), "__bridgeMain();"].join("\n").split("\n");
-      const lines = buildScript(op, {}).split("\n");
+      const script = buildScript(op, {});
+      // What is left out is whole declarations: the rest is still a program Photoshop's ES3 engine parses.
+      expect(() => parse(script, { ecmaVersion: 3, allowReturnOutsideFunction: true }), op).not.toThrow();
+      const lines = script.split("\n");
       // Line for line the whole text, some declarations' lines emptied: an error's line number means the same line.
       expect(lines.length, op).toBe(full.length);
       lines.forEach((line, i) => {

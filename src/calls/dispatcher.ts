@@ -9,6 +9,7 @@ import { atomicEntries, runAtomic } from "./atomic-batch.js";
 import { cancelTarget, progressEvents, type CancelSignal, type RequestControl } from "../actors/clients/requests.js";
 
 import { answerHttpCall } from "./answer.js";
+import { OtherCalls } from "./other-calls.js";
 import type { CallsPort, DispatchCaller, HttpAnswer, HttpCall } from "./port.js";
 import type { OutboundFrame } from "../actors/clients/port.js";
 import { NOT_AT_HAND, type ProgressReporter } from "../hosts/host.js";
@@ -526,34 +527,5 @@ export class Dispatcher implements CallsPort {
 
   private failure(id: RequestId, method: string, error: unknown, caller: DispatchCaller): string {
     return JSON.stringify({ id, ok: false, error: this.toWireError(error, { requestId: id, method, caller }) });
-  }
-}
-
-/**
- * `MethodContext.dispatch` for one call: made for every call of a method that is not host-bound, and used only by the
- * few that run others, so it is one small object rather than closures made per call.
- */
-class OtherCalls implements CallOthers {
-  constructor(
-    private readonly dispatcher: Dispatcher,
-    private readonly caller: DispatchCaller,
-    private readonly control: RequestControl,
-  ) {}
-
-  call(name: string, params: unknown, options: { readonly editorId?: string | undefined; readonly cancel?: CancelSignal | undefined } = {}): Promise<unknown> {
-    const caller = options.editorId === undefined ? this.caller : { ...this.caller, editorId: options.editorId };
-    return this.dispatcher.call(caller, name, params, [], { cancel: options.cancel });
-  }
-
-  editors(): readonly string[] {
-    return this.dispatcher.readyEditorIds();
-  }
-
-  get cancel(): CancelSignal | undefined {
-    return this.control.cancel;
-  }
-
-  get progress(): RequestControl["progress"] {
-    return this.control.progress;
   }
 }

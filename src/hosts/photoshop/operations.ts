@@ -166,6 +166,7 @@ export function buildScript(op: Operation, params: Record<string, unknown>): str
   let body = bodies.get(op);
   if (body === undefined) {
     const files = ["_lib.jsx", "_tree.jsx", "_effects.jsx", ...(op.startsWith("edit.") ? ["_edit.jsx"] : []), ...(CONTENT_OPERATIONS.has(op) ? ["_content.jsx"] : [])];
+    // Synchronous, as the libraries are read: once per operation per process (a few KiB from the package), never per call.
     const main = `${compactJsx(readFileSync(new URL(`${op}.jsx`, JSX_DIR), "utf8"))}\n__bridgeMain();`;
     body = `${reachedLibraries(files, main)}\n${main}`;
     bodies.set(op, body);

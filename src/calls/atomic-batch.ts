@@ -4,11 +4,11 @@
  * one fails, the steps the earlier ones made are undone. Checked before anything runs: every entry a method acting
  * on one document, all of them on the same one, an editor with a history.
  */
-import { BridgeError, issuesOf, ROLLED_BACK_CODE, type BatchRequest, type ProtocolError, type RequestId } from "../protocol/index.js";
+import { BridgeError, ROLLED_BACK_CODE, type BatchRequest, type ProtocolError, type RequestId } from "../protocol/index.js";
 import type { HostAdapter, HostCallContext } from "../hosts/host.js";
 import type { BridgeServices, Caller, MethodDefinition } from "../methods/index.js";
 import type { BatchOutcome } from "./batch.js";
-import { invalidParamsError } from "./method-hints.js";
+import { checkedParams } from "./params.js";
 
 /**
  * Methods an atomic batch refuses though they act on one document: closing it ends its history, a copy is a
@@ -91,9 +91,8 @@ export async function runAtomic(run: AtomicRun, call: HostCallContext, entries: 
     try {
       // A cancelled batch stops here, and what it did is undone.
       call.checkpoint?.();
-      const parsed = method.params.safeParse(request.params ?? {});
-      if (!parsed.success) throw invalidParamsError(request.method, issuesOf(parsed.error));
-      const result = await method.run({ host, caller: run.caller, bridge: run.bridge, call: entryCall, binaryParts: [] }, parsed.data);
+      const params = checkedParams(request.method, method, request.params);
+      const result = await method.run({ host, caller: run.caller, bridge: run.bridge, call: entryCall, binaryParts: [] }, params);
       outcomes.push({ ...echo, ok: true, result: result === undefined ? null : result });
     } catch (error) {
       const { rolledBack } = await host.history(call, { op: "rollback", documentId });

@@ -3,13 +3,14 @@ import { allowedFor, BinaryImageResponse, type CallOthers, imageResultJson, outs
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import { laneLogName } from "../actors/clients/frames.js";
-import { invalidParamsError, NameHints, unknownMethodError } from "./method-hints.js";
+import { NameHints, unknownMethodError } from "./method-hints.js";
 import { isBatch, respondBatch, runBatch, type BatchOutcome } from "./batch.js";
 import { atomicEntries, runAtomic } from "./atomic-batch.js";
 import { cancelTarget, progressEvents, type CancelSignal, type RequestControl } from "../actors/clients/requests.js";
 
 import { answerHttpCall } from "./answer.js";
 import { OtherCalls } from "./other-calls.js";
+import { checkedParams } from "./params.js";
 import type { CallsPort, DispatchCaller, HttpAnswer, HttpCall } from "./port.js";
 import type { OutboundFrame } from "../actors/clients/port.js";
 import { NOT_AT_HAND, type ProgressReporter } from "../hosts/host.js";
@@ -215,9 +216,7 @@ export class Dispatcher implements CallsPort {
     if (!this.accepting()) throw new BridgeError("SHUTTING_DOWN", "The bridge is shutting down");
     if (method === undefined) throw this.unknownMethod(caller.endpoint, name);
     if (!allowedFor(caller.scope, method)) throw outsideScope(caller.scope!, name);
-    const parsed = method.params.safeParse(rawParams === undefined || rawParams === null ? {} : rawParams);
-    if (!parsed.success) throw invalidParamsError(name, issuesOf(parsed.error));
-    const params = parsed.data;
+    const params = checkedParams(name, method, rawParams);
     if (!method.host) {
       control.started?.();
       // Another bridge's editor (a cluster): what the bridge itself answers comes from here.

@@ -5,8 +5,8 @@ import { invalidParamsError } from "./method-hints.js";
 /**
  * Per method: whether its params schema takes `{}` and answers an object with nothing in it (no defaults filled
  * in). Such a method called without params gets a new `{}` without running the schema: most calls of
- * `getServerInfo`, `document:list` and the other readers send none, and validating nothing was a tenth of what
- * the bridge spent on one of them.
+ * `getServerInfo`, `document:list` and the other readers send none, and validating nothing took 3 % of the
+ * bridge's CPU answering `getServerInfo` over WebSocket.
  */
 const TAKES_NOTHING = new WeakMap<MethodDefinition, boolean>();
 

@@ -71,6 +71,12 @@ const STEPS = [
     run: compile,
   },
   {
+    // After the compiler, from its output; the packages it takes in are inputs too (an `npm ci` may change them).
+    name: "editor process bundle",
+    files: () => [...sources(), "package-lock.json", "scripts/bundle-editor.mjs", "dist/hosts/isolated/editor/child.js"],
+    run: () => node("scripts/bundle-editor.mjs"),
+  },
+  {
     name: "dashboard files",
     files: () => filesUnder("src/dashboard", (name) => !isTypeScript(name)).flatMap((path) => [path, path.replace(/^src/, "dist")]),
     run: () => node("scripts/copy-dashboard.mjs"),

@@ -30,15 +30,17 @@ function wrapperScript(limitKiB: number): string {
 }
 
 /**
- * Where the editor process's JavaScript is: `child.js` beside this module once built; when this module runs from
- * `src/` (tests and vitest load TypeScript), the built `<repo>/dist/hosts/isolated/child.js`.
+ * Where the editor process's JavaScript is: the one-file bundle the build makes (`editor/child.js` beside this
+ * module, which starts in about half the CPU time), else the compiled `child.js` beside this module; when this
+ * module runs from `src/` (tests and vitest load TypeScript), the same two under `<repo>/dist/hosts/isolated/`.
  *
  * @throws BridgeError `HOST_UNAVAILABLE` naming the missing file and how to build it.
  */
 export function resolveChildEntry(moduleUrl: string = import.meta.url): string {
-  const entry = moduleUrl.endsWith(".ts")
-    ? fileURLToPath(new URL("../../../dist/hosts/isolated/child.js", moduleUrl))
-    : fileURLToPath(new URL("./child.js", moduleUrl));
+  const dir = moduleUrl.endsWith(".ts") ? new URL("../../../dist/hosts/isolated/", moduleUrl) : new URL("./", moduleUrl);
+  const bundle = fileURLToPath(new URL("editor/child.js", dir));
+  if (existsSync(bundle)) return bundle;
+  const entry = fileURLToPath(new URL("child.js", dir));
   if (!existsSync(entry)) {
     throw new BridgeError("HOST_UNAVAILABLE", `The editor process entry ${entry} is missing; build it with \`npm run build\``, {
       details: { entry },

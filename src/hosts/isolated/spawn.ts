@@ -31,7 +31,7 @@ function wrapperScript(limitKiB: number): string {
 
 /**
  * Where the editor process's JavaScript is: the one-file bundle the build makes (`editor/child.js` beside this
- * module, which starts in about half the CPU time), else the compiled `child.js` beside this module; when this
+ * module, which loads in some 0.6 of the CPU time), else the compiled `child.js` beside this module; when this
  * module runs from `src/` (tests and vitest load TypeScript), the same two under `<repo>/dist/hosts/isolated/`.
  *
  * @throws BridgeError `HOST_UNAVAILABLE` naming the missing file and how to build it.

@@ -2,7 +2,9 @@
 // direct Script-Fu call to the same GIMP (one TCP connection per call, the wire protocol only). Sequential calls,
 // one in flight; medians per round, rounds alternate which side goes first. Skips when GIMP is not installed.
 import { existsSync } from "node:fs";
-import { delimiter, join } from "node:path";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join } from "node:path";
 import { createBridge } from "../dist/index.js";
 import { createGimpHost, exchange, GimpSupervisor } from "../dist/hosts/gimp/index.js";
 import { closeAll, fmtMs, fmtRatio, log, max, median, min, now, openSocket, printIfMain, request, ROUNDS } from "./_lib.js";
@@ -34,6 +36,7 @@ export async function run() {
   const bridge = createBridge({ host, listen: { host: "127.0.0.1", port: 0 } });
   await bridge.start();
   const ws = await openSocket(bridge.wsUrl);
+  const scratch = join(await mkdtemp(join(tmpdir(), "bench-gimp-")), "direct.png");
   try {
     const doc = (await request(ws, "doc", "document:current")).result;
     const figures = [
@@ -57,20 +60,35 @@ export async function run() {
             `(let loop ((ls (vector->list (cadr (gimp-image-get-layers ${doc.id})))) (out '())) (if (null? ls) out (let ((l (car ls))) (loop (append (cdr ls) (if (= 1 (car (gimp-item-is-group l))) (vector->list (cadr (gimp-item-get-children l))) '())) (cons (list l (gimp-item-get-name l) (gimp-item-get-visible l) (gimp-layer-get-opacity l) (gimp-layer-get-mode l) (gimp-drawable-offsets l) (gimp-drawable-width l) (gimp-drawable-height l)) out)))))`,
           ),
       },
+      {
+        // GIMP's composite as PNG: the bridge has GIMP write XCF (its core) and encodes the PNG with sharp; the
+        // direct side is what glue code does, GIMP's own PNG export (the file-png plug-in, a process per save).
+        name: "gimp: image:exportDocument png (320×240)",
+        calls: Number(process.env.BENCH_GIMP_EXPORTS ?? 10),
+        bridge: (i) => request(ws, `e${i}`, "image:exportDocument", { documentId: doc.id, format: "png" }),
+        direct: async () => {
+          await exchange(
+            endpoint,
+            `(let* ((dup (car (gimp-image-duplicate ${doc.id}))) (m (car (gimp-image-merge-visible-layers dup CLIP-TO-IMAGE)))) (file-png-save2 RUN-NONINTERACTIVE dup m "${scratch}" "${scratch}" 0 3 0 0 0 1 0 0 0) (gimp-image-delete dup))`,
+          );
+          await readFile(scratch);
+        },
+      },
     ];
     const rows = [];
     for (const figure of figures) {
-      await timeEach(10, figure.bridge); // warm-up: library load, JIT
-      await timeEach(10, figure.direct);
+      const calls = figure.calls ?? CALLS;
+      await timeEach(Math.min(10, calls), figure.bridge); // warm-up: library load, JIT
+      await timeEach(Math.min(10, calls), figure.direct);
       const bridgeRounds = [];
       const directRounds = [];
       for (let round = 0; round < ROUNDS; round++) {
         if (round % 2 === 0) {
-          bridgeRounds.push(await timeEach(CALLS, figure.bridge));
-          directRounds.push(await timeEach(CALLS, figure.direct));
+          bridgeRounds.push(await timeEach(calls, figure.bridge));
+          directRounds.push(await timeEach(calls, figure.direct));
         } else {
-          directRounds.push(await timeEach(CALLS, figure.direct));
-          bridgeRounds.push(await timeEach(CALLS, figure.bridge));
+          directRounds.push(await timeEach(calls, figure.direct));
+          bridgeRounds.push(await timeEach(calls, figure.bridge));
         }
       }
       const b = median(bridgeRounds);
@@ -83,6 +101,7 @@ export async function run() {
     }
     return rows;
   } finally {
+    await rm(dirname(scratch), { recursive: true, force: true });
     await closeAll([ws]);
     await bridge.close();
     await gimp.stop();

@@ -1,11 +1,12 @@
 import { readFile } from "node:fs/promises";
 import sharp from "sharp";
 import type { FileFormat, HostBounds } from "../../protocol/index.js";
-import { withFormat } from "../_internal/file-format.js";
+import { encodeImage, withFormat } from "../_internal/file-format.js";
 import { outlineOverlay } from "../_internal/outline.js";
 import type { EncodedImage, HostAdapter, HostCallContext, OutlineStroke, PixelSize } from "../host.js";
 import type { GimpSession } from "./connection.js";
 import { asList, asNumber, int, lit } from "./scheme.js";
+import { isXcf, readXcfLayer, type XcfPixels } from "./xcf.js";
 
 type ImageOps = Pick<HostAdapter, "exportDocumentImage" | "exportLayerImage">;
 
@@ -24,18 +25,37 @@ export interface LayerExport {
 }
 
 /**
- * GIMP's PNG in the wanted format (JPEG flattened on white, TIFF lossless), with the outline stroked over it
- * first when there is one. `bounds` is the document region the image shows.
+ * What GIMP wrote (`br-save-pixels`: XCF for 8-bit images, PNG otherwise) in the wanted format (JPEG flattened on
+ * white, TIFF lossless), with the outline stroked over it first when there is one. `bounds` is the document region
+ * the image shows. A PNG without an outline is answered as GIMP wrote it.
  */
 async function encode(
-  png: Buffer,
+  written: Buffer,
   options: { format: FileFormat; quality?: number | undefined; outline?: OutlineStroke | undefined },
   bounds: HostBounds,
   size: PixelSize,
 ): Promise<Uint8Array> {
   const overlay = options.outline ? outlineOverlay(options.outline, bounds, size) : null;
-  const drawn = overlay ? await sharp(png).composite([overlay]).png().toBuffer() : png;
+  if (isXcf(written)) {
+    const layer = readXcfLayer(written);
+    const pixels = sharp(withoutHiddenColour(layer), { raw: { width: layer.width, height: layer.height, channels: layer.channels } });
+    return encodeImage(overlay ? pixels.composite([overlay]) : pixels, options.format, options.quality, { dpi: layer.dpi });
+  }
+  const drawn = overlay ? await sharp(written).composite([overlay]).png().toBuffer() : written;
   return options.format === "png" ? drawn : withFormat(sharp(drawn), options.format, options.quality).toBuffer();
+}
+
+/**
+ * The layer's pixels with the colour of fully transparent ones set to 0, as GIMP's PNG export leaves it: what a
+ * pixel nobody sees once was stays out of the file (and out of its size).
+ */
+function withoutHiddenColour(layer: XcfPixels): Buffer {
+  const { data, channels } = layer;
+  if (channels !== 2 && channels !== 4) return data;
+  for (let alpha = channels - 1; alpha < data.length; alpha += channels) {
+    if (data[alpha] === 0) data.fill(0, alpha - channels + 1, alpha);
+  }
+  return data;
 }
 
 /**
@@ -58,7 +78,7 @@ export async function exportLayer(session: GimpSession, ctx: HostCallContext | u
   });
 }
 
-/** Document and layer exports, rendered by GIMP as PNG at the size the methods chose and converted with sharp. */
+/** Document and layer exports, rendered by GIMP at the size the methods chose and encoded with sharp. */
 export function imageOps(session: GimpSession): ImageOps {
   return {
     async exportDocumentImage(ctx, { documentId, format, quality, size }): Promise<EncodedImage> {

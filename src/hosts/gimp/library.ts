@@ -157,8 +157,19 @@ export const LIBRARY_SOURCE = `(begin
 (define (br-png img drawable file)
   (file-png-save2 RUN-NONINTERACTIVE img drawable file file 0 3 0 0 0 1 0 0 0))
 
-; A layer (or a group's composite) with its opacity applied, scaled to w×h, as PNG; answers its place
-; (x y width height), or () for an empty group (nothing is written).
+; A scratch image's rendered layer into file for the bridge to read: as XCF, which GIMP writes itself, when the
+; image is 8-bit and not indexed (the bridge reads those); else as PNG, through the file-png plug-in, a process
+; GIMP starts for every save. The image's other top-level layers are dropped first: the XCF must hold only this one.
+(define (br-save-pixels img drawable file)
+  (if (and (= (car (gimp-image-get-precision img)) PRECISION-U8-GAMMA) (not (= (car (gimp-image-base-type img)) INDEXED)))
+      (begin
+        (for-each (lambda (other) (if (not (= other drawable)) (gimp-image-remove-layer img other)))
+                  (vector->list (cadr (gimp-image-get-layers img))))
+        (gimp-xcf-save 0 img drawable file file))
+      (br-png img drawable file)))
+
+; A layer (or a group's composite) with its opacity applied, scaled to w×h, into file (br-save-pixels); answers
+; its place (x y width height), or () for an empty group (nothing is written).
 (define (br-export-layer img l w h file)
   (br-layer img l)
   (if (br-empty-group? l) '() (br-export-pixels img l w h file)))
@@ -166,19 +177,22 @@ export const LIBRARY_SOURCE = `(begin
 (define (br-export-pixels img l w h file)
   (let* ((off (gimp-drawable-offsets l))
          (lw (car (gimp-drawable-width l))) (lh (car (gimp-drawable-height l)))
-         (tmp (car (gimp-image-new lw lh (car (gimp-image-base-type img)))))
+         ; An indexed layer goes into an RGB image: a new indexed image has no colour map to copy it into.
+         (base (car (gimp-image-base-type img)))
+         (tmp (car (gimp-image-new lw lh (if (= base INDEXED) RGB base))))
          (c (car (gimp-layer-new-from-drawable l tmp))))
     (gimp-image-insert-layer tmp c 0 0)
+    (let ((res (gimp-image-get-resolution img))) (gimp-image-set-resolution tmp (car res) (cadr res)))
     (gimp-item-set-visible c TRUE)
     (gimp-layer-set-offsets c 0 0)
     (let ((m (car (gimp-image-merge-visible-layers tmp CLIP-TO-IMAGE))))
       (gimp-layer-resize-to-image-size m)
       (if (not (and (= w lw) (= h lh))) (gimp-image-scale tmp w h))
-      (br-png tmp m file))
+      (br-save-pixels tmp m file))
     (gimp-image-delete tmp)
     (list (car off) (cadr off) lw lh)))
 
-; The visible composite of the whole canvas, scaled to w×h, as PNG; answers (img width height).
+; The visible composite of the whole canvas, scaled to w×h, into file (br-save-pixels); answers (img width height).
 (define (br-export-doc img w h file)
   (br-image img)
   (let* ((dup (car (gimp-image-duplicate img))))
@@ -187,7 +201,7 @@ export const LIBRARY_SOURCE = `(begin
     (let ((m (car (gimp-image-merge-visible-layers dup CLIP-TO-IMAGE))))
       (gimp-layer-resize-to-image-size m)
       (if (not (and (= w (car (gimp-image-width dup))) (= h (car (gimp-image-height dup))))) (gimp-image-scale dup w h))
-      (br-png dup m file))
+      (br-save-pixels dup m file))
     (gimp-image-delete dup)
     (list img (car (gimp-image-width img)) (car (gimp-image-height img)))))
 

@@ -103,6 +103,44 @@ describe.skipIf(GIMP_SKIP !== undefined)("the GIMP host", () => {
     }
   });
 
+  it("exports carry the document's resolution, and 16-bit and indexed documents (saved as PNG, not XCF) the same pixels", async () => {
+    const host = await sampleHost();
+    const { document } = await host.getDocumentTree(ctx, undefined);
+    const script = (source: string) => host.runScript!(ctx, { source, language: "script-fu", params: undefined, timeoutMs: 10_000 });
+    await script(`(gimp-image-set-resolution ${document.id} 150 150)`);
+    const size = { width: 320, height: 240 };
+    const label = await layerNamed(host, "Label");
+    const exports = async () => ({
+      png: await host.exportDocumentImage(ctx, { documentId: document.id, format: "png", size }),
+      jpeg: await host.exportDocumentImage(ctx, { documentId: document.id, format: "jpeg", quality: 90, size }),
+      layer: await host.exportLayerImage(ctx, { documentId: document.id, layerId: label.id, format: "png", size: { width: 200, height: 40 } }),
+    });
+    const eight = await exports();
+    for (const image of Object.values(eight)) expect((await sharp(image.bytes).metadata()).density).toBe(150);
+    const rgba = async (bytes: Uint8Array) => sharp(bytes).ensureAlpha().toColourspace("srgb").raw().toBuffer();
+    const reference = { png: await rgba(eight.png.bytes), layer: await rgba(eight.layer.bytes) };
+    // The same picture in what the bridge leaves to GIMP's PNG export, as near as the conversion allows: indexing
+    // moves colours to the palette's (about 5 on average here), 16-bit composites round differently where layers
+    // blend (about 2), so the mean difference is what is bounded. Rows or pixels out of place are off by tens.
+    for (const convert of [
+      // GIMP indexes no image with layer groups: the sample's group is merged first (the picture stays the same).
+      `(begin (gimp-image-merge-layer-group ${document.id} (car (gimp-image-get-layer-by-name ${document.id} "Product")))
+        (gimp-image-convert-indexed ${document.id} CONVERT-DITHER-NONE CONVERT-PALETTE-GENERATE 255 FALSE FALSE ""))`,
+      `(gimp-image-convert-precision ${document.id} PRECISION-U16-GAMMA)`,
+    ]) {
+      await script(convert);
+      const other = await exports();
+      for (const key of ["png", "layer"] as const) {
+        const pixels = await rgba(other[key].bytes);
+        expect(pixels.length, `${convert}: ${key}`).toBe(reference[key].length);
+        const total = pixels.reduce((sum, value, i) => sum + Math.abs(value - reference[key][i]!), 0);
+        expect(total / pixels.length, `${convert}: ${key}`).toBeLessThan(8);
+      }
+      expect((await sharp(other.png.bytes).metadata()).density, convert).toBe(150);
+      if (convert.includes("indexed")) await script(`(gimp-image-convert-rgb ${document.id})`);
+    }
+  });
+
   it("saves XCF and PSD that reopen with the same layers, and refuses other layered formats", async () => {
     const host = await sampleHost();
     const documentId = (await host.getDocument(ctx, undefined)).id;

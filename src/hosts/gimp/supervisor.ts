@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { killOnExit } from "../_internal/exit-kill.js";
@@ -14,6 +14,7 @@ import {
   READINESS_POLL_MS,
 } from "./limits.js";
 import { claimPort, releasePort } from "./ports.js";
+import { gimpStartCacheDir, keepGimpStart, seedGimpStart } from "./start-cache.js";
 import { lit, parseSexp } from "./scheme.js";
 import { canConnect, exchange, type Endpoint } from "./wire.js";
 
@@ -23,17 +24,14 @@ export interface GimpSupervisorOptions {
   readonly binary?: string | undefined;
   /** How long GIMP may take to open its Script-Fu port. @default DEFAULT_GIMP_START_TIMEOUT_MS */
   readonly startTimeoutMs?: number | undefined;
+  /**
+   * The folder of the start files GIMPs share (the plug-in registry, babl's conversion table), so that a GIMP in a
+   * new profile starts as fast as in a used one; `false` keeps none. @default the user's cache folder
+   * (`$XDG_CACHE_HOME` or `~/.cache`) `/image-editor-bridge/gimp/<install>`; docs/gimp.md, "Start files"
+   */
+  readonly startCache?: string | false | undefined;
   readonly logger?: Logger | undefined;
 }
-
-
-/**
- * The plug-in registry (`pluginrc`) the first GIMP this process started wrote into its profile, per binary. A GIMP
- * started in a new profile queries every plug-in and writes the registry; given one, it skips that (a new
- * profile's start took 22–30 s with it against 41–50 s without, measured alternately at load 8–12). GIMP queries
- * again any plug-in whose file changed since the registry was written.
- */
-const pluginRegistries = new Map<string, Buffer>();
 
 /**
  * Runs one headless GIMP with its Script-Fu server on loopback, in a private profile (temp dir, capped tile
@@ -51,6 +49,8 @@ export class GimpSupervisor {
   private child: ChildProcess | undefined;
   private exited: Promise<void> | undefined;
   private root: string | undefined;
+  /** The folder of start files this supervisor's GIMPs share with later ones (`start-cache.ts`), if any. */
+  private startCache: string | undefined;
   private current: Endpoint | undefined;
   private starting: Promise<Endpoint> | undefined;
   private readonly binary: string;
@@ -110,8 +110,8 @@ export class GimpSupervisor {
     await mkdir(join(root, "cache"), { recursive: true });
     await mkdir(join(root, "swap"), { recursive: true });
     await writeFile(join(profile, "gimprc"), `(tile-cache-size ${GIMP_TILE_CACHE})\n(swap-path ${lit(join(root, "swap"))})\n`);
-    const registry = pluginRegistries.get(this.binary);
-    if (registry !== undefined) await writeFile(join(profile, "pluginrc"), registry);
+    this.startCache = this.options.startCache === false ? undefined : (this.options.startCache ?? (await gimpStartCacheDir(this.binary)));
+    if (this.startCache !== undefined) await seedGimpStart(this.startCache, root);
     this.root = root;
     return root;
   }
@@ -146,10 +146,7 @@ export class GimpSupervisor {
       if (await canConnect(endpoint)) {
         if (!(await isServedBy(endpoint, join(root, "profile")))) break;
         this.current = endpoint;
-        if (!pluginRegistries.has(this.binary)) {
-          const registry = await readFile(join(root, "profile", "pluginrc")).catch(() => undefined);
-          if (registry !== undefined) pluginRegistries.set(this.binary, registry);
-        }
+        if (this.startCache !== undefined) await keepGimpStart(this.startCache, root);
         this.options.logger?.info({ actor: "host", editor: "gimp", pid: run.child.pid, port }, "GIMP started");
         return endpoint;
       }
@@ -255,6 +252,8 @@ export class GimpSupervisor {
       clearTimeout(hard);
     }
     if (this.root) {
+      // babl writes its table when GIMP quits.
+      if (this.startCache !== undefined) await keepGimpStart(this.startCache, this.root);
       await rm(this.root, { recursive: true, force: true }).catch(() => {});
       this.root = undefined;
     }

@@ -4,6 +4,7 @@ import { BridgeError } from "../../protocol/index.js";
 import type { HostAdapter } from "../host.js";
 import type { GimpSession } from "./connection.js";
 import { asNumber, int, lit } from "./scheme.js";
+import { writeXcfLayer } from "./xcf.js";
 
 type LayerOps = Required<Pick<HostAdapter, "selectLayers" | "importLayer">>;
 
@@ -22,15 +23,21 @@ export function layerOps(session: GimpSession): LayerOps {
     },
 
     async importLayer(ctx, { documentId, image, size, position, name, aboveLayerId }): Promise<number> {
-      // GIMP only ever loads a PNG sharp made: decoded, of exactly the layer's size, with alpha.
-      let png: Buffer;
+      // GIMP only ever loads pixels sharp decoded, of exactly the layer's size, with alpha, as XCF (GIMP's core
+      // loads it; a PNG would start the file-png plug-in, a process per load).
+      let xcf: Buffer;
       try {
-        png = await sharp(image.bytes).ensureAlpha().resize(size.width, size.height, { fit: "fill" }).png({ compressionLevel: 1 }).toBuffer();
+        const { data, info } = await sharp(image.bytes)
+          .ensureAlpha()
+          .resize(size.width, size.height, { fit: "fill" })
+          .raw()
+          .toBuffer({ resolveWithObject: true });
+        xcf = writeXcfLayer({ width: info.width, height: info.height, data });
       } catch (cause) {
         throw new BridgeError("BAD_REQUEST", "The image could not be decoded", { details: { format: image.format }, cause });
       }
-      return session.scratch(".png", async (file) => {
-        await writeFile(file, png);
+      return session.scratch(".xcf", async (file) => {
+        await writeFile(file, xcf);
         const [x, y] = [Math.round(position.x), Math.round(position.y)];
         const form = `(br-import ${int(documentId)} ${lit(file)} ${int(aboveLayerId ?? -1)} ${lit(name)} ${int(x)} ${int(y)})`;
         return asNumber(await session.call(ctx, form, "BAD_REQUEST"), "layer id");

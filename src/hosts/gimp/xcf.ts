@@ -208,3 +208,78 @@ function unpackRle(bytes: Buffer, start: number, out: Buffer, pixels: number, bp
     }
   }
 }
+
+/** Layer properties the writer sets: opacity, visibility and offsets (XCF's property numbers). */
+const PROP_OPACITY = 6;
+const PROP_VISIBLE = 8;
+const PROP_OFFSETS = 15;
+/** The layer type of 8-bit RGBA pixels. */
+const RGBA_LAYER = 1;
+
+/**
+ * An XCF file of one RGBA layer: how the bridge hands GIMP an image to place (imports, replaced
+ * contents), which GIMP's core then loads without starting a plug-in. The oldest layout (version 0: 32-bit offsets,
+ * 8-bit pixels, no precision field), uncompressed tiles: every GIMP reads it, and writing it is a copy.
+ */
+export function writeXcfLayer(pixels: { readonly width: number; readonly height: number; readonly data: Buffer }, name = "Image"): Buffer {
+  const { width, height, data } = pixels;
+  const bpp = 4;
+  if (data.length !== width * height * bpp) throw new BridgeError("INTERNAL", `${data.length} bytes are not a ${width}×${height} RGBA image`);
+  const columns = Math.ceil(width / TILE_EDGE);
+  const rows = Math.ceil(height / TILE_EDGE);
+  const label = Buffer.from(`${name}\0`, "utf8");
+  const property = (type: number, ...values: number[]): number[] => [type, values.length * 4, ...values];
+  // The magic, the canvas (width, height, RGB), PROP_COMPRESSION with its one byte (none), PROP_END.
+  const headerBytes = 14 + 4 * 3 + 8 + 1 + 8;
+  const layerAt = headerBytes + 3 * 4; // one layer pointer, its list's end, the channel list's end
+  const layerProps = [...property(PROP_OPACITY, 255), ...property(PROP_VISIBLE, 1), ...property(PROP_OFFSETS, 0, 0), 0, 0];
+  const hierarchyAt = layerAt + 12 + 4 + label.length + layerProps.length * 4 + 8;
+  const levelAt = hierarchyAt + 12 + 8;
+  const firstTileAt = levelAt + 8 + (columns * rows + 1) * 4;
+  const out = Buffer.alloc(firstTileAt + data.length);
+  let at = out.write("gimp xcf file\0", 0, "latin1");
+  const word = (value: number): void => {
+    out.writeUInt32BE(value >>> 0, at);
+    at += 4;
+  };
+  word(width);
+  word(height);
+  word(0);
+  word(PROP_COMPRESSION);
+  word(1);
+  out[at++] = COMPRESSION.none;
+  word(PROP_END);
+  word(0);
+  word(layerAt);
+  word(0);
+  word(0);
+  word(width);
+  word(height);
+  word(RGBA_LAYER);
+  word(label.length);
+  at += label.copy(out, at);
+  for (const value of layerProps) word(value);
+  word(hierarchyAt);
+  word(0); // no mask
+  word(width);
+  word(height);
+  word(bpp);
+  word(levelAt);
+  word(0);
+  word(width);
+  word(height);
+  let tileAt = firstTileAt;
+  for (let row = 0; row < rows; row++) {
+    for (let column = 0; column < columns; column++) {
+      word(tileAt);
+      const tw = Math.min(TILE_EDGE, width - column * TILE_EDGE);
+      const th = Math.min(TILE_EDGE, height - row * TILE_EDGE);
+      for (let y = 0; y < th; y++) {
+        const from = ((row * TILE_EDGE + y) * width + column * TILE_EDGE) * bpp;
+        tileAt += data.copy(out, tileAt, from, from + tw * bpp);
+      }
+    }
+  }
+  word(0);
+  return out;
+}

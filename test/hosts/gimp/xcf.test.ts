@@ -1,6 +1,6 @@
 import { deflateSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
-import { isXcf, readXcfLayer } from "../../../src/hosts/gimp/xcf.js";
+import { isXcf, readXcfLayer, writeXcfLayer } from "../../../src/hosts/gimp/xcf.js";
 
 /*
  * The XCF reader against files written here by the layout GIMP uses (the GIMP suites and the conformance matrix
@@ -232,5 +232,17 @@ describe("the XCF reader", () => {
     const bad = Buffer.from(good);
     bad[tileAt] = 99;
     expect(() => readXcfLayer(bad)).toThrow(expect.objectContaining({ code: "INTERNAL", message: expect.stringMatching(/overflows its tile/) }));
+  });
+
+  it("writes one RGBA layer as GIMP reads it (the version 0 layout, uncompressed) and reads it back the same", () => {
+    for (const [width, height] of [[1, 1], [64, 64], [130, 70], [300, 129]] as const) {
+      const data = pixels(width, height, 4);
+      const file = writeXcfLayer({ width, height, data }, "Imported Layer");
+      expect(file.toString("latin1", 0, 14)).toBe("gimp xcf file\0");
+      const read = readXcfLayer(file);
+      expect([read.width, read.height, read.channels], `${width}×${height}`).toEqual([width, height, 4]);
+      expect(read.data.equals(data), `${width}×${height}`).toBe(true);
+    }
+    expect(() => writeXcfLayer({ width: 2, height: 2, data: Buffer.alloc(15) })).toThrow(expect.objectContaining({ code: "INTERNAL" }));
   });
 });

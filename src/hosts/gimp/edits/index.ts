@@ -26,6 +26,7 @@ import type {
 import type { HostCallContext, Rgba } from "../../host.js";
 import type { GimpSession } from "../connection.js";
 import { asNumber, int, lit, num, type Sexp } from "../scheme.js";
+import { writeXcfLayer } from "../xcf.js";
 import { filterForm, GIMP_UNSUPPORTED_ADJUSTMENTS, GIMP_UNSUPPORTED_FILTERS } from "./filters.js";
 import { GIMP_LAYER_MODES, NOT_PAINT_MODES } from "./modes.js";
 import { exactTurn, layerMatrix } from "./transform.js";
@@ -304,13 +305,19 @@ export function replaceForm(documentId: number, edit: ReplaceContents, file: str
 }
 
 /**
- * The edit's image as the PNG GIMP loads (GIMP only ever loads a PNG sharp made): upright, sRGB, with alpha, at its
- * own size (GIMP scales it into the box).
+ * The edit's image as the XCF GIMP loads (GIMP only ever loads pixels sharp decoded): upright, sRGB, with alpha, at
+ * its own size (GIMP scales it into the box).
  * @throws BridgeError `BAD_REQUEST` when the image cannot be decoded
  */
-async function replacementPng(image: EditImage): Promise<Buffer> {
+async function replacementXcf(image: EditImage): Promise<Buffer> {
   try {
-    return await sharp(image.bytes, { limitInputPixels: image.width * image.height }).rotate().toColourspace("srgb").ensureAlpha().png({ compressionLevel: 1 }).toBuffer();
+    const { data, info } = await sharp(image.bytes, { limitInputPixels: image.width * image.height })
+      .rotate()
+      .toColourspace("srgb")
+      .ensureAlpha()
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    return writeXcfLayer({ width: info.width, height: info.height, data });
   } catch (cause) {
     throw new BridgeError("BAD_REQUEST", "The image could not be decoded", { details: { format: image.format }, cause });
   }
@@ -351,10 +358,11 @@ export function editOps(
       };
       let value: Sexp;
       if (edit.op === "layer:replaceContents") {
-        // The image reaches GIMP as a file of the exchange folder, removed once GIMP has loaded it.
-        const png = await replacementPng(edit.image);
-        value = await session.scratch(".png", async (file) => {
-          await writeFile(file, png, { mode: 0o600, flag: "wx" });
+        // The image reaches GIMP as an XCF file of the exchange folder (GIMP's core loads it, no plug-in starts),
+        // removed once GIMP has loaded it.
+        const xcf = await replacementXcf(edit.image);
+        value = await session.scratch(".xcf", async (file) => {
+          await writeFile(file, xcf, { mode: 0o600, flag: "wx" });
           return send(replaceForm(documentId, edit, file, limits));
         });
       } else {

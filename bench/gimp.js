@@ -2,9 +2,10 @@
 // direct Script-Fu call to the same GIMP (one TCP connection per call, the wire protocol only). Sequential calls,
 // one in flight; medians per round, rounds alternate which side goes first. Skips when GIMP is not installed.
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
+import sharp from "sharp";
 import { createBridge } from "../dist/index.js";
 import { createGimpHost, exchange, GimpSupervisor } from "../dist/hosts/gimp/index.js";
 import { closeAll, fmtMs, fmtRatio, log, max, median, min, now, openSocket, printIfMain, request, ROUNDS } from "./_lib.js";
@@ -39,6 +40,9 @@ export async function run() {
   const scratch = join(await mkdtemp(join(tmpdir(), "bench-gimp-")), "direct.png");
   try {
     const doc = (await request(ws, "doc", "document:current")).result;
+    const importPng = await sharp({ create: { width: 200, height: 150, channels: 4, background: { r: 200, g: 80, b: 40, alpha: 0.8 } } }).png().toBuffer();
+    const importFile = join(dirname(scratch), "import.png");
+    await writeFile(importFile, importPng);
     const figures = [
       {
         name: "gimp: jsx:run (+ 1 2)",
@@ -73,6 +77,15 @@ export async function run() {
           );
           await readFile(scratch);
         },
+      },
+      {
+        // A 200×150 PNG placed as a new layer: the bridge decodes it and hands GIMP an XCF (its core loads it); the
+        // direct side has GIMP load the PNG itself (the file-png plug-in, a process per load).
+        name: "gimp: layer:importImage png (200×150)",
+        calls: Number(process.env.BENCH_GIMP_EXPORTS ?? 10),
+        bridge: (i) => request(ws, `i${i}`, "layer:importImage", { documentId: doc.id, image: `data:image/png;base64,${importPng.toString("base64")}` }),
+        direct: () =>
+          exchange(endpoint, `(let ((l (car (gimp-file-load-layer RUN-NONINTERACTIVE ${doc.id} "${importFile}")))) (gimp-image-insert-layer ${doc.id} l 0 0))`),
       },
     ];
     const rows = [];

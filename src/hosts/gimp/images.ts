@@ -6,7 +6,7 @@ import { outlineOverlay } from "../_internal/outline.js";
 import type { EncodedImage, HostAdapter, HostCallContext, OutlineStroke, PixelSize } from "../host.js";
 import type { GimpSession } from "./connection.js";
 import { asList, asNumber, int, lit } from "./scheme.js";
-import { isXcf, readXcfLayer, type XcfPixels } from "./xcf.js";
+import { isXcf, readXcfLayer } from "./xcf.js";
 
 type ImageOps = Pick<HostAdapter, "exportDocumentImage" | "exportLayerImage">;
 
@@ -37,25 +37,12 @@ async function encode(
 ): Promise<Uint8Array> {
   const overlay = options.outline ? outlineOverlay(options.outline, bounds, size) : null;
   if (isXcf(written)) {
-    const layer = readXcfLayer(written);
-    const pixels = sharp(withoutHiddenColour(layer), { raw: { width: layer.width, height: layer.height, channels: layer.channels } });
+    const layer = await readXcfLayer(written, { clearHiddenColour: true });
+    const pixels = sharp(layer.data, { raw: { width: layer.width, height: layer.height, channels: layer.channels } });
     return encodeImage(overlay ? pixels.composite([overlay]) : pixels, options.format, options.quality, { dpi: layer.dpi });
   }
   const drawn = overlay ? await sharp(written).composite([overlay]).png().toBuffer() : written;
   return options.format === "png" ? drawn : withFormat(sharp(drawn), options.format, options.quality).toBuffer();
-}
-
-/**
- * The layer's pixels with the colour of fully transparent ones set to 0, as GIMP's PNG export leaves it: what a
- * pixel nobody sees once was stays out of the file (and out of its size).
- */
-function withoutHiddenColour(layer: XcfPixels): Buffer {
-  const { data, channels } = layer;
-  if (channels !== 2 && channels !== 4) return data;
-  for (let alpha = channels - 1; alpha < data.length; alpha += channels) {
-    if (data[alpha] === 0) data.fill(0, alpha - channels + 1, alpha);
-  }
-  return data;
 }
 
 /**

@@ -32,7 +32,7 @@ export function layerOps(session: GimpSession): LayerOps {
           .resize(size.width, size.height, { fit: "fill" })
           .raw()
           .toBuffer({ resolveWithObject: true });
-        xcf = writeXcfLayer({ width: info.width, height: info.height, data });
+        xcf = await writeXcfLayer({ width: info.width, height: info.height, data });
       } catch (cause) {
         throw new BridgeError("BAD_REQUEST", "The image could not be decoded", { details: { format: image.format }, cause });
       }

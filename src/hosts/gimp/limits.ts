@@ -48,3 +48,9 @@ export const GIMP_PORT_ATTEMPTS = 3;
 
 /** Deadline of the check that the server on a picked port is our GIMP (one trivial evaluation, ~1 ms). */
 export const GIMP_IDENTITY_TIMEOUT_MS = 10_000;
+
+/**
+ * The longest the bridge's thread reads or writes an XCF file (GIMP's exports, the images handed to it) before it
+ * lets other clients' work run: a 100-megapixel export is seconds of tiles, done in slices of this length.
+ */
+export const XCF_SLICE_MS = 4;

@@ -1,5 +1,6 @@
 import { inflateSync } from "node:zlib";
 import { BridgeError } from "../../protocol/errors.js";
+import { XCF_SLICE_MS } from "./limits.js";
 
 /**
  * Reads the pixels of an XCF file's first layer: how GIMP hands the bridge a rendered export. GIMP writes XCF in its
@@ -97,12 +98,13 @@ class Reader {
 }
 
 /**
- * The first layer of an 8-bit XCF file, with the image's resolution.
+ * The first layer of an 8-bit XCF file, with the image's resolution. With `clearHiddenColour`, pixels of alpha 0
+ * come out with colour 0 too, as GIMP's PNG export writes them: what nobody sees stays out of the encoded file.
  *
  * @throws BridgeError `INTERNAL` when the file is not XCF, is cut short, or holds what this reader does not read
  * (more than 8 bits per channel, indexed colours, an unknown compression).
  */
-export function readXcfLayer(bytes: Buffer): XcfPixels {
+export async function readXcfLayer(bytes: Buffer, options: { readonly clearHiddenColour?: boolean; readonly sliceMs?: number } = {}): Promise<XcfPixels> {
   if (!isXcf(bytes)) throw unreadable("it is not an XCF file");
   const tag = bytes.toString("latin1", MAGIC.length, HEADER_BYTES - 1);
   const version = tag === "file" ? 0 : /^v\d{3}$/.test(tag) ? Number(tag.slice(1)) : Number.NaN;
@@ -152,7 +154,9 @@ export function readXcfLayer(bytes: Buffer): XcfPixels {
   if (tiles.length !== columns * rows) throw unreadable(`${tiles.length} tiles for a ${width}×${height} layer`);
 
   const tile = Buffer.alloc(TILE_EDGE * TILE_EDGE * bpp);
-  tiles.forEach((start, index) => {
+  const turn = slices(options.sliceMs);
+  for (const [index, start] of tiles.entries()) {
+    await turn();
     const left = (index % columns) * TILE_EDGE;
     const top = Math.floor(index / columns) * TILE_EDGE;
     const tw = Math.min(TILE_EDGE, width - left);
@@ -161,6 +165,7 @@ export function readXcfLayer(bytes: Buffer): XcfPixels {
     if (compression === COMPRESSION.rle) unpackRle(bytes, start, tile, tw * th, bpp);
     else if (compression === COMPRESSION.zlib) {
       // The next tile's offset ends this one; the last runs to the file's end (inflate stops at its stream's end).
+      // Synchronous on purpose: one tile inflates to at most 16 KiB, and tiles are read in slices (`slices`).
       const end = tiles[index + 1] ?? bytes.length;
       let raw: Buffer;
       try {
@@ -174,8 +179,11 @@ export function readXcfLayer(bytes: Buffer): XcfPixels {
       if (start + size > bytes.length) throw unreadable(`tile ${index} runs past the file's end`);
       bytes.copy(tile, 0, start, start + size);
     }
+    if (options.clearHiddenColour === true && (bpp === 2 || bpp === 4)) {
+      for (let alpha = bpp - 1; alpha < tw * th * bpp; alpha += bpp) if (tile[alpha] === 0) tile.fill(0, alpha - bpp + 1, alpha);
+    }
     for (let y = 0; y < th; y++) tile.copy(data, ((top + y) * width + left) * bpp, y * tw * bpp, (y + 1) * tw * bpp);
-  });
+  }
   return { width, height, channels, data, dpi };
 }
 
@@ -221,13 +229,16 @@ const RGBA_LAYER = 1;
  * contents), which GIMP's core then loads without starting a plug-in. The oldest layout (version 0: 32-bit offsets,
  * 8-bit pixels, no precision field), uncompressed tiles: every GIMP reads it, and writing it is a copy.
  */
-export function writeXcfLayer(pixels: { readonly width: number; readonly height: number; readonly data: Buffer }, name = "Image"): Buffer {
+export async function writeXcfLayer(
+  pixels: { readonly width: number; readonly height: number; readonly data: Buffer },
+  options: { readonly name?: string; readonly sliceMs?: number } = {},
+): Promise<Buffer> {
   const { width, height, data } = pixels;
   const bpp = 4;
   if (data.length !== width * height * bpp) throw new BridgeError("INTERNAL", `${data.length} bytes are not a ${width}×${height} RGBA image`);
   const columns = Math.ceil(width / TILE_EDGE);
   const rows = Math.ceil(height / TILE_EDGE);
-  const label = Buffer.from(`${name}\0`, "utf8");
+  const label = Buffer.from(`${options.name ?? "Image"}\0`, "utf8");
   const property = (type: number, ...values: number[]): number[] => [type, values.length * 4, ...values];
   // The magic, the canvas (width, height, RGB), PROP_COMPRESSION with its one byte (none), PROP_END.
   const headerBytes = 14 + 4 * 3 + 8 + 1 + 8;
@@ -269,8 +280,10 @@ export function writeXcfLayer(pixels: { readonly width: number; readonly height:
   word(width);
   word(height);
   let tileAt = firstTileAt;
+  const turn = slices(options.sliceMs);
   for (let row = 0; row < rows; row++) {
     for (let column = 0; column < columns; column++) {
+      await turn();
       word(tileAt);
       const tw = Math.min(TILE_EDGE, width - column * TILE_EDGE);
       const th = Math.min(TILE_EDGE, height - row * TILE_EDGE);
@@ -282,4 +295,17 @@ export function writeXcfLayer(pixels: { readonly width: number; readonly height:
   }
   word(0);
   return out;
+}
+
+/**
+ * A turn for the event loop once `sliceMs` of work ran since the last: awaited between tiles, so reading or writing
+ * a large file never holds the bridge's thread (every client's calls) for longer than a slice.
+ */
+function slices(sliceMs: number = XCF_SLICE_MS): () => Promise<void> {
+  let since = performance.now();
+  return async () => {
+    if (performance.now() - since < sliceMs) return;
+    await new Promise((resolve) => setImmediate(resolve));
+    since = performance.now();
+  };
 }

@@ -171,12 +171,12 @@ describe("the XCF reader", () => {
     ["RGBA, zlib", { type: 1, compression: "zlib" as const }],
     ["RGBA, uncompressed", { type: 1, compression: "none" as const }],
     ["RGBA, 32-bit offsets (version 3, no precision field)", { type: 1, compression: "rle" as const, version: 3 }],
-  ])("reads %s pixel for pixel, edge tiles included", (_, variant) => {
+  ])("reads %s pixel for pixel, edge tiles included", async (_, variant) => {
     // 300 wide: flat halves 150 long (long runs); 130 high: a bottom row of 2-pixel-high tiles.
     const width = 300;
     const height = 130;
     const source = pixels(width, height, BPP[variant.type]!);
-    const read = readXcfLayer(writeXcf({ width, height, pixels: source, dpi: 240, ...variant }));
+    const read = await readXcfLayer(writeXcf({ width, height, pixels: source, dpi: 240, ...variant }));
     expect({ width: read.width, height: read.height, channels: read.channels, dpi: read.dpi }).toEqual({
       width,
       height,
@@ -186,10 +186,39 @@ describe("the XCF reader", () => {
     expect(read.data.equals(source)).toBe(true);
   });
 
-  it("reads a one-pixel layer and a layer of one flat colour (runs longer than a tile row)", () => {
-    expect(readXcfLayer(writeXcf({ width: 1, height: 1, type: 1, pixels: Buffer.from([1, 2, 3, 4]) })).data).toEqual(Buffer.from([1, 2, 3, 4]));
+  it("reads a one-pixel layer and a layer of one flat colour (runs longer than a tile row)", async () => {
+    expect((await readXcfLayer(writeXcf({ width: 1, height: 1, type: 1, pixels: Buffer.from([1, 2, 3, 4]) }))).data).toEqual(Buffer.from([1, 2, 3, 4]));
     const flat = Buffer.alloc(200 * 90 * 4, 9);
-    expect(readXcfLayer(writeXcf({ width: 200, height: 90, type: 1, pixels: flat })).data.equals(flat)).toBe(true);
+    expect((await readXcfLayer(writeXcf({ width: 200, height: 90, type: 1, pixels: flat }))).data.equals(flat)).toBe(true);
+  });
+
+  it("clears the colour of fully transparent pixels when asked, and only theirs", async () => {
+    const source = Buffer.from([10, 20, 30, 0, 40, 50, 60, 1, 70, 80, 90, 255]);
+    const file = writeXcf({ width: 3, height: 1, type: 1, pixels: source });
+    expect((await readXcfLayer(file)).data).toEqual(source);
+    expect((await readXcfLayer(file, { clearHiddenColour: true })).data).toEqual(Buffer.from([0, 0, 0, 0, 40, 50, 60, 1, 70, 80, 90, 255]));
+  });
+
+  it("reads and writes in slices, letting other work run between them (slices of 0 ms: a turn after every tile)", async () => {
+    const width = 640;
+    const height = 256;
+    const data = pixels(width, height, 4);
+    // Counts turns of the event loop: another task that runs once per turn.
+    let turns = 0;
+    let ticker = setImmediate(function tick() {
+      turns++;
+      ticker = setImmediate(tick);
+    });
+    try {
+      const file = await writeXcfLayer({ width, height, data }, { sliceMs: 0 });
+      const written = turns;
+      expect((await readXcfLayer(file, { sliceMs: 0 })).data.equals(data)).toBe(true);
+      // The other task ran while each was under way: neither held the thread for the whole file.
+      expect(written).toBeGreaterThan(0);
+      expect(turns).toBeGreaterThan(written);
+    } finally {
+      clearImmediate(ticker);
+    }
   });
 
   it("tells XCF from other files", () => {
@@ -198,51 +227,48 @@ describe("the XCF reader", () => {
     expect(isXcf(Buffer.from("gimp"))).toBe(false);
   });
 
-  it("refuses what it does not read with INTERNAL naming why: other files, indexed layers, more than 8 bits", () => {
-    const refusal = (bytes: Buffer): unknown => {
-      try {
-        readXcfLayer(bytes);
-      } catch (error) {
-        return error;
-      }
-      throw new Error("read without complaint");
-    };
-    expect(refusal(Buffer.from("\x89PNG\r\n\x1a\n\0\0\0\0\0\0", "latin1"))).toMatchObject({ code: "INTERNAL", message: expect.stringMatching(/not an XCF file/) });
-    expect(refusal(writeXcf({ width: 2, height: 2, type: 4, pixels: Buffer.alloc(4) }))).toMatchObject({ code: "INTERNAL", message: expect.stringMatching(/indexed/) });
-    expect(refusal(writeXcf({ width: 2, height: 2, type: 1, pixels: Buffer.alloc(16), precision: 250 }))).toMatchObject({
+  it("refuses what it does not read with INTERNAL naming why: other files, indexed layers, more than 8 bits", async () => {
+    const refusal = (bytes: Buffer): Promise<unknown> =>
+      readXcfLayer(bytes).then(
+        () => {
+          throw new Error("read without complaint");
+        },
+        (error: unknown) => error,
+      );
+    expect(await refusal(Buffer.from("\x89PNG\r\n\x1a\n\0\0\0\0\0\0", "latin1"))).toMatchObject({ code: "INTERNAL", message: expect.stringMatching(/not an XCF file/) });
+    expect(await refusal(writeXcf({ width: 2, height: 2, type: 4, pixels: Buffer.alloc(4) }))).toMatchObject({ code: "INTERNAL", message: expect.stringMatching(/indexed/) });
+    expect(await refusal(writeXcf({ width: 2, height: 2, type: 1, pixels: Buffer.alloc(16), precision: 250 }))).toMatchObject({
       code: "INTERNAL",
       message: expect.stringMatching(/precision 250 .* not 8-bit/),
     });
   });
 
-  it("refuses a file cut anywhere with INTERNAL, never reading past its end", () => {
+  it("refuses a file cut anywhere with INTERNAL, never reading past its end", async () => {
     const whole = writeXcf({ width: 70, height: 66, type: 1, pixels: pixels(70, 66, 4) });
     for (let length = 0; length < whole.length; length += 7) {
-      expect(() => readXcfLayer(whole.subarray(0, length)), `cut at ${length} of ${whole.length}`).toThrow(
-        expect.objectContaining({ code: "INTERNAL" }),
-      );
+      await expect(readXcfLayer(whole.subarray(0, length)), `cut at ${length} of ${whole.length}`).rejects.toMatchObject({ code: "INTERNAL" });
     }
   });
 
-  it("refuses an RLE run that overflows its tile", () => {
+  it("refuses an RLE run that overflows its tile", async () => {
     const good = writeXcf({ width: 2, height: 1, type: 0, pixels: Buffer.from([5, 5, 5, 5, 5, 5]) });
     // The first plane's run says 2 pixels (byte 1, then the value); make it 100.
     const tileAt = good.length - 6;
     expect(good.subarray(tileAt)).toEqual(Buffer.from([1, 5, 1, 5, 1, 5]));
     const bad = Buffer.from(good);
     bad[tileAt] = 99;
-    expect(() => readXcfLayer(bad)).toThrow(expect.objectContaining({ code: "INTERNAL", message: expect.stringMatching(/overflows its tile/) }));
+    await expect(readXcfLayer(bad)).rejects.toMatchObject({ code: "INTERNAL", message: expect.stringMatching(/overflows its tile/) });
   });
 
-  it("writes one RGBA layer as GIMP reads it (the version 0 layout, uncompressed) and reads it back the same", () => {
+  it("writes one RGBA layer as GIMP reads it (the version 0 layout, uncompressed) and reads it back the same", async () => {
     for (const [width, height] of [[1, 1], [64, 64], [130, 70], [300, 129]] as const) {
       const data = pixels(width, height, 4);
-      const file = writeXcfLayer({ width, height, data }, "Imported Layer");
+      const file = await writeXcfLayer({ width, height, data }, { name: "Imported Layer" });
       expect(file.toString("latin1", 0, 14)).toBe("gimp xcf file\0");
-      const read = readXcfLayer(file);
+      const read = await readXcfLayer(file);
       expect([read.width, read.height, read.channels], `${width}×${height}`).toEqual([width, height, 4]);
       expect(read.data.equals(data), `${width}×${height}`).toBe(true);
     }
-    expect(() => writeXcfLayer({ width: 2, height: 2, data: Buffer.alloc(15) })).toThrow(expect.objectContaining({ code: "INTERNAL" }));
+    await expect(writeXcfLayer({ width: 2, height: 2, data: Buffer.alloc(15) })).rejects.toMatchObject({ code: "INTERNAL" });
   });
 });

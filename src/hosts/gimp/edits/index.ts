@@ -317,7 +317,7 @@ async function replacementXcf(image: EditImage): Promise<Buffer> {
       .ensureAlpha()
       .raw()
       .toBuffer({ resolveWithObject: true });
-    return writeXcfLayer({ width: info.width, height: info.height, data });
+    return await writeXcfLayer({ width: info.width, height: info.height, data });
   } catch (cause) {
     throw new BridgeError("BAD_REQUEST", "The image could not be decoded", { details: { format: image.format }, cause });
   }

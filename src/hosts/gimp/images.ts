@@ -37,7 +37,7 @@ async function encode(
 ): Promise<Uint8Array> {
   const overlay = options.outline ? outlineOverlay(options.outline, bounds, size) : null;
   if (isXcf(written)) {
-    const layer = await readXcfLayer(written, { clearHiddenColour: true });
+    const layer = await readXcfLayer(written, { clearHiddenColour: true, size });
     const pixels = sharp(layer.data, { raw: { width: layer.width, height: layer.height, channels: layer.channels } });
     return encodeImage(overlay ? pixels.composite([overlay]) : pixels, options.format, options.quality, { dpi: layer.dpi });
   }

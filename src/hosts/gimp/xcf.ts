@@ -101,10 +101,14 @@ class Reader {
  * The first layer of an 8-bit XCF file, with the image's resolution. With `clearHiddenColour`, pixels of alpha 0
  * come out with colour 0 too, as GIMP's PNG export writes them: what nobody sees stays out of the encoded file.
  *
- * @throws BridgeError `INTERNAL` when the file is not XCF, is cut short, or holds what this reader does not read
- * (more than 8 bits per channel, indexed colours, an unknown compression).
+ * @throws BridgeError `INTERNAL` when the file is not XCF, is cut short, holds what this reader does not read
+ * (more than 8 bits per channel, indexed colours, an unknown compression), or has a layer of another `size` than
+ * the one given.
  */
-export async function readXcfLayer(bytes: Buffer, options: { readonly clearHiddenColour?: boolean; readonly sliceMs?: number } = {}): Promise<XcfPixels> {
+export async function readXcfLayer(
+  bytes: Buffer,
+  options: { readonly clearHiddenColour?: boolean; readonly sliceMs?: number; readonly size?: { readonly width: number; readonly height: number } } = {},
+): Promise<XcfPixels> {
   if (!isXcf(bytes)) throw unreadable("it is not an XCF file");
   const tag = bytes.toString("latin1", MAGIC.length, HEADER_BYTES - 1);
   const version = tag === "file" ? 0 : /^v\d{3}$/.test(tag) ? Number(tag.slice(1)) : Number.NaN;
@@ -146,6 +150,10 @@ export async function readXcfLayer(bytes: Buffer, options: { readonly clearHidde
   reader.at = reader.offset(); // the first level is the full-size one
   const width = reader.u32();
   const height = reader.u32();
+  // Checked before the pixels are allocated: a file of another size is not the one asked for.
+  if (options.size !== undefined && (width !== options.size.width || height !== options.size.height)) {
+    throw unreadable(`the layer is ${width}×${height}, not the ${options.size.width}×${options.size.height} asked for`);
+  }
   const data = Buffer.alloc(width * height * bpp);
   const columns = Math.ceil(width / TILE_EDGE);
   const rows = Math.ceil(height / TILE_EDGE);

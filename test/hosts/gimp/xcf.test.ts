@@ -243,6 +243,15 @@ describe("the XCF reader", () => {
     });
   });
 
+  it("refuses a layer of another size than the one asked for, before allocating its pixels", async () => {
+    const file = writeXcf({ width: 3, height: 2, type: 1, pixels: pixels(3, 2, 4) });
+    expect((await readXcfLayer(file, { size: { width: 3, height: 2 } })).width).toBe(3);
+    await expect(readXcfLayer(file, { size: { width: 2, height: 3 } })).rejects.toMatchObject({
+      code: "INTERNAL",
+      message: expect.stringMatching(/the layer is 3×2, not the 2×3 asked for/),
+    });
+  });
+
   it("refuses a file cut anywhere with INTERNAL, never reading past its end", async () => {
     const whole = writeXcf({ width: 70, height: 66, type: 1, pixels: pixels(70, 66, 4) });
     for (let length = 0; length < whole.length; length += 7) {

@@ -91,7 +91,9 @@ describe("the embedded editor in its own process", () => {
     const big = await owner.call<{ id: number }>("document:create", { width: 4000, height: 4000, name: "big" });
     const holder = await harness.connect();
     const kept = await holder.call<{ id: number }>("document:create", { width: 32, height: 32, name: "unsaved" });
-    await holder.call("jsx:run", { script: 'app.activeDocument.artLayers.add("unsaved change").fill("#ff0000ff");' });
+    // An edit, not a script: a script is a long call, held to this case's 800 ms long-call deadline, which a loaded
+    // machine (two copies of the suite at once) overran before the exports began.
+    await holder.call("layer:create", { documentId: kept.id, name: "unsaved change", fillColor: "#ff0000" });
     const exports = await Promise.all([1, 2].map(() => owner.send("image:exportDocument", { documentId: big.id, format: "webp" })));
     for (const answer of exports) expect(answer.error, JSON.stringify(answer.error)).toMatchObject({ code: "TIMEOUT" });
     // A change runs alone: it starts once both encodes have come back from the editor.

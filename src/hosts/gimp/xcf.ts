@@ -1,4 +1,5 @@
-import { inflateSync } from "node:zlib";
+import { promisify } from "node:util";
+import { inflate } from "node:zlib";
 import { BridgeError } from "../../protocol/errors.js";
 import { XCF_SLICE_MS } from "./limits.js";
 
@@ -27,6 +28,7 @@ export interface XcfPixels {
 }
 
 const MAGIC = "gimp xcf ";
+const inflateTile = promisify(inflate);
 const HEADER_BYTES = 14;
 const TILE_EDGE = 64;
 /** Image properties this reader looks at; the others are skipped by their length. */
@@ -173,11 +175,11 @@ export async function readXcfLayer(
     if (compression === COMPRESSION.rle) unpackRle(bytes, start, tile, tw * th, bpp);
     else if (compression === COMPRESSION.zlib) {
       // The next tile's offset ends this one; the last runs to the file's end (inflate stops at its stream's end).
-      // Synchronous on purpose: one tile inflates to at most 16 KiB, and tiles are read in slices (`slices`).
+      // Inflated on libuv's threads, off the thread that serves clients.
       const end = tiles[index + 1] ?? bytes.length;
       let raw: Buffer;
       try {
-        raw = inflateSync(bytes.subarray(start, end));
+        raw = await inflateTile(bytes.subarray(start, end));
       } catch (error) {
         throw unreadable(`tile ${index} does not inflate (${error instanceof Error ? error.message : String(error)})`);
       }

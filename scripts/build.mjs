@@ -72,9 +72,9 @@ const STEPS = [
   },
   {
     // After the compiler, from its output; the packages it takes in are inputs too (an `npm ci` may change them).
-    name: "editor process bundle",
-    files: () => [...sources(), "package-lock.json", "scripts/bundle-editor.mjs", "dist/hosts/isolated/editor/child.js"],
-    run: () => node("scripts/bundle-editor.mjs"),
+    name: "bundles",
+    files: () => [...sources(), "package-lock.json", "scripts/bundle.mjs", "dist/hosts/isolated/editor/child.js", "dist/cli/serve-bundle.js"],
+    run: () => node("scripts/bundle.mjs"),
   },
   {
     name: "dashboard files",

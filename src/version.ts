@@ -1,7 +1,9 @@
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { packageRoot } from "./package-root.js";
 
-/** Name and version of this package, read once from package.json (one level above both `src/` and `dist/`). */
+/** Name and version of this package, read once from its package.json. */
 export const PACKAGE: { readonly name: string; readonly version: string } = (() => {
-  const pkg = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { name: string; version: string };
+  const pkg = JSON.parse(readFileSync(join(packageRoot(), "package.json"), "utf8")) as { name: string; version: string };
   return { name: pkg.name, version: pkg.version };
 })();

@@ -1,7 +1,8 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
 import { setPriority } from "node:os";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { packageRoot } from "../../package-root.js";
 import { BridgeError } from "../../protocol/index.js";
 import { killOnExit } from "../_internal/exit-kill.js";
 import { EDITOR_HEAP_SHARE, EDITOR_MIN_HEAP_BYTES, EDITOR_NICENESS } from "./limits.js";
@@ -30,17 +31,18 @@ function wrapperScript(limitKiB: number): string {
 }
 
 /**
- * Where the editor process's JavaScript is: the one-file bundle the build makes (`editor/child.js` beside this
- * module, which loads in some 0.6 of the CPU time), else the compiled `child.js` beside this module; when this
- * module runs from `src/` (tests and vitest load TypeScript), the same two under `<repo>/dist/hosts/isolated/`.
+ * Where the editor process's JavaScript is, in the package at `root`: the one-file bundle the build makes
+ * (`dist/hosts/isolated/editor/child.js`, which loads in some 0.6 of the CPU time), else the compiled
+ * `dist/hosts/isolated/child.js`. The same whether this module runs from `dist/`, from a bundle, or from `src/`
+ * (tests and vitest load TypeScript).
  *
  * @throws BridgeError `HOST_UNAVAILABLE` naming the missing file and how to build it.
  */
-export function resolveChildEntry(moduleUrl: string = import.meta.url): string {
-  const dir = moduleUrl.endsWith(".ts") ? new URL("../../../dist/hosts/isolated/", moduleUrl) : new URL("./", moduleUrl);
-  const bundle = fileURLToPath(new URL("editor/child.js", dir));
+export function resolveChildEntry(root: string = packageRoot()): string {
+  const dir = join(root, "dist", "hosts", "isolated");
+  const bundle = join(dir, "editor", "child.js");
   if (existsSync(bundle)) return bundle;
-  const entry = fileURLToPath(new URL("child.js", dir));
+  const entry = join(dir, "child.js");
   if (!existsSync(entry)) {
     throw new BridgeError("HOST_UNAVAILABLE", `The editor process entry ${entry} is missing; build it with \`npm run build\``, {
       details: { entry },

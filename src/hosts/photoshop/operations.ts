@@ -1,12 +1,12 @@
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { packageRoot } from "../../package-root.js";
 import { type NotesHandler, readEnvelope } from "./envelope.js";
 import type { PhotoshopLink } from "./link.js";
 
-/**
- * The operation scripts (`jsx/*.jsx`). The URL climbs to the package root and back into `src/`, so it resolves
- * the same from `src/hosts/photoshop/` (vitest) and `dist/hosts/photoshop/` (the build): both are three levels deep.
- */
-export const JSX_DIR: URL = new URL("../../../src/hosts/photoshop/jsx/", import.meta.url);
+/** The operation scripts (`jsx/*.jsx`), shipped as sources in the package's `src/hosts/photoshop/jsx/`. */
+export const JSX_DIR: URL = pathToFileURL(`${join(packageRoot(), "src", "hosts", "photoshop", "jsx")}/`);
 
 export const OPERATIONS = [
   "app.info",

@@ -1,6 +1,8 @@
 import { existsSync } from "node:fs";
 import { register } from "node:module";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { packageRoot } from "../../package-root.js";
 
 /** The names a plugin may import without installing them next to itself. */
 const SHARED_SPECIFIERS = ["image-editor-bridge", "image-editor-bridge/plugin", "image-editor-bridge/protocol", "image-editor-bridge/client", "zod"];
@@ -16,9 +18,8 @@ let registered = false;
 export function shareBridgeModules(): void {
   if (registered) return;
   registered = true;
-  const here = import.meta.url;
-  const hook = here.endsWith(".ts") ? new URL("../../../dist/plugins/_internal/resolve-hook.js", here) : new URL("./resolve-hook.js", here);
-  if (!existsSync(fileURLToPath(hook))) return;
+  const hook = join(packageRoot(), "dist", "plugins", "_internal", "resolve-hook.js");
+  if (!existsSync(hook)) return;
   const fallbacks: Record<string, string> = {};
   for (const specifier of SHARED_SPECIFIERS) {
     try {
@@ -27,5 +28,5 @@ export function shareBridgeModules(): void {
       // Not resolvable from the bridge either (e.g. run from sources without a build): plugins resolve it themselves.
     }
   }
-  register(hook, { data: { fallbacks } });
+  register(pathToFileURL(hook), { data: { fallbacks } });
 }

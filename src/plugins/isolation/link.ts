@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { packageRoot } from "../../package-root.js";
 import type { Limits } from "../../limits.js";
 import { BridgeError } from "../../protocol/index.js";
 import type { InvokeOptions } from "../api.js";
@@ -27,13 +28,11 @@ export interface WorkerLinkOptions {
 }
 
 /**
- * Where the worker's JavaScript is: `worker-entry.js` beside this module once built; when this module runs from
- * `src/` (vitest loads TypeScript), the built `<repo>/dist/plugins/isolation/worker-entry.js`.
+ * Where the worker's JavaScript is: the built `dist/plugins/isolation/worker-entry.js` of the package at `root`,
+ * whether this module runs from `dist/`, from a bundle, or from `src/` (vitest loads TypeScript).
  */
-export function resolveWorkerEntry(moduleUrl: string = import.meta.url): string | undefined {
-  const entry = moduleUrl.endsWith(".ts")
-    ? fileURLToPath(new URL("../../../dist/plugins/isolation/worker-entry.js", moduleUrl))
-    : fileURLToPath(new URL("./worker-entry.js", moduleUrl));
+export function resolveWorkerEntry(root: string = packageRoot()): string | undefined {
+  const entry = join(root, "dist", "plugins", "isolation", "worker-entry.js");
   return existsSync(entry) ? entry : undefined;
 }
 

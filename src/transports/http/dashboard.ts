@@ -5,8 +5,8 @@
  * everything through the API and the WebSocket with the token the user enters.
  */
 import { readFile } from "node:fs/promises";
-import { basename, dirname, extname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { extname, join } from "node:path";
+import { packageRoot } from "../../package-root.js";
 import { BridgeError } from "../../protocol/index.js";
 import { PUBLIC_DASHBOARD_ASSET, PUBLIC_DASHBOARD_PAGES } from "../security.js";
 import { HttpResponse } from "./respond.js";
@@ -33,11 +33,8 @@ const PAGE_HEADERS: Readonly<Record<string, string>> = {
   "cache-control": "no-cache",
 };
 
-/** The compiled package: `dist/` beside `src/` when the bridge runs from its TypeScript sources (tests). */
-function distRoot(): string {
-  const above = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-  return basename(above) === "src" ? join(above, "..", "dist") : above;
-}
+/** The compiled package's `dist/`, whether the bridge runs from it or from its TypeScript sources (tests). */
+const distRoot = (): string => join(packageRoot(), "dist");
 
 type Get = (path: string, handler: (event: { req: Request }) => Response | Promise<Response>) => void;
 

@@ -1,7 +1,6 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { resolveChildEntry } from "../../../src/hosts/isolated/spawn.js";
 
@@ -16,29 +15,31 @@ describe("the editor process's entry", () => {
     dir = undefined;
   });
 
-  /** A built `isolated` folder holding `files`, and the URL its `spawn.js` would have. */
+  /** A package folder whose `dist/hosts/isolated/` holds `files`; returns that `isolated` folder. */
   function built(files: string[]): string {
     dir = mkdtempSync(join(tmpdir(), "bridge-entry-"));
+    const isolated = join(dir, "dist", "hosts", "isolated");
+    mkdirSync(isolated, { recursive: true });
     for (const file of files) {
-      mkdirSync(join(dir, file, ".."), { recursive: true });
-      writeFileSync(join(dir, file), "");
+      mkdirSync(join(isolated, file, ".."), { recursive: true });
+      writeFileSync(join(isolated, file), "");
     }
-    return pathToFileURL(join(dir, "spawn.js")).href;
+    return isolated;
   }
 
   it("is the bundle when the build made one", () => {
-    const url = built(["child.js", "editor/child.js"]);
-    expect(resolveChildEntry(url)).toBe(join(dir!, "editor", "child.js"));
+    const isolated = built(["child.js", "editor/child.js"]);
+    expect(resolveChildEntry(dir)).toBe(join(isolated, "editor", "child.js"));
   });
 
   it("is the compiled module when there is no bundle", () => {
-    const url = built(["child.js"]);
-    expect(resolveChildEntry(url)).toBe(join(dir!, "child.js"));
+    const isolated = built(["child.js"]);
+    expect(resolveChildEntry(dir)).toBe(join(isolated, "child.js"));
   });
 
   it("is HOST_UNAVAILABLE, naming the file and the build, when neither is there", () => {
-    const url = built([]);
-    expect(() => resolveChildEntry(url)).toThrow(expect.objectContaining({ code: "HOST_UNAVAILABLE", details: { entry: join(dir!, "child.js") } }));
+    const isolated = built([]);
+    expect(() => resolveChildEntry(dir)).toThrow(expect.objectContaining({ code: "HOST_UNAVAILABLE", details: { entry: join(isolated, "child.js") } }));
   });
 
   it("from the sources (tests), is this repository's built bundle", () => {

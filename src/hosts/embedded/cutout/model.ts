@@ -1,8 +1,9 @@
 import { createHash } from "node:crypto";
 import { readFile } from "node:fs/promises";
 import { availableParallelism } from "node:os";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import sharp from "sharp";
+import { packageRoot } from "../../../package-root.js";
 import { BridgeError } from "../../../protocol/errors.js";
 import type { Raster } from "../raster.js";
 import { rasterBuffer } from "../raster.js";
@@ -21,8 +22,8 @@ import { forEachBox } from "./box.js";
  *   3. the result is scaled to full size.
  */
 
-/** The model file, relative to this module in `src/` and in `dist/`. */
-const MODEL_URL = new URL("../../../../models/u2netp.onnx", import.meta.url);
+/** The model file, shipped in the package's `models/`. */
+const modelPath = (): string => join(packageRoot(), "models", "u2netp.onnx");
 /** sha256 of the shipped `u2netp.onnx`: a different file is refused rather than run. */
 export const MODEL_SHA256 = "309c8469258dda742793dce0ebea8e6dd393174f89934733ecc8b14c76f4ddd8";
 /** The model's input edge: it was trained at 320², and larger inputs make it worse, not sharper. */
@@ -83,7 +84,7 @@ function runtime(): Promise<Runtime> {
         cause: error,
       });
     }
-    const bytes = await readFile(fileURLToPath(MODEL_URL)).catch((error: unknown) => {
+    const bytes = await readFile(modelPath()).catch((error: unknown) => {
       throw new BridgeError("NOT_SUPPORTED", "The segmentation model's weights (models/u2netp.onnx) are missing", { details: { capability: "cutout:model" }, cause: error });
     });
     const digest = createHash("sha256").update(bytes).digest("hex");

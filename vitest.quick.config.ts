@@ -14,6 +14,7 @@ export default defineConfig({
       [
         "test/architecture.test.ts",
         "test/logger.test.ts",
+        "test/package-root.test.ts",
         "test/protocol/**/*.test.ts",
         "test/methods/**/*.test.ts",
         "test/files/**/*.test.ts",

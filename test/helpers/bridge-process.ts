@@ -16,7 +16,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 
-/** The CLI entry point as installed (`bin` runs `dist/cli/serve.js`). */
+/** The CLI entry point as installed (`bin` runs the build's `dist/cli/serve-bundle.js`, or `dist/cli/serve.js` without it). */
 const BIN = fileURLToPath(new URL("../../bin/image-editor-bridge.js", import.meta.url));
 /** The `/health` pinger, run on a thread of its own. */
 const PINGER = new URL("./health-pinger.mjs", import.meta.url);

@@ -13,6 +13,9 @@ let found: string | undefined;
  * `src/`, the compiled module under `dist/`, or a one-file bundle the build made of many modules (where a path
  * climbing a fixed number of levels from the module would land somewhere else for each module it holds).
  *
+ * Synchronous on purpose: the first call, at startup (the package's version is read as the modules load), reads a
+ * package.json or two; the folder is kept, so later calls (an editor process or a plugin worker started) read nothing.
+ *
  * @throws Error when no folder above `from` holds this package's package.json (a broken install).
  */
 export function packageRoot(from: string = import.meta.url): string {

@@ -57,7 +57,7 @@ describe("the command line's bridge", () => {
     const bin = await packageWithoutBundle();
     await writeFile(
       join(dir!, "dist", "cli", "serve-bundle.js"),
-      'export class UsageError extends Error {}\nexport class StartupError extends Error {}\nexport async function main(argv) { process.stdout.write(`the bundle ran ${argv.join(" ")}\\n`); }\n',
+      'export class UsageError extends Error {}\nexport class StartupError extends Error {}\nexport async function main(argv) { process.stdout.write("the bundle ran " + argv.join(" ") + "\\n"); }\n',
     );
     expect(await serve(bin, ["--listen", "0"])).toEqual({ stdout: "the bundle ran serve --listen 0\n", code: 0 });
   });

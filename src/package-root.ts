@@ -31,6 +31,7 @@ export function packageRoot(from: string = import.meta.url): string {
   }
 }
 
+/** Synchronous: only `packageRoot`'s first climb reads, at startup (see there). */
 function isThisPackage(manifest: string): boolean {
   try {
     return (JSON.parse(readFileSync(manifest, "utf8")) as { name?: unknown }).name === PACKAGE_NAME;

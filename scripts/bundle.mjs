@@ -26,8 +26,8 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const LOADS_FILES = ["sharp", "pino", "ag-psd", "harfbuzzjs", "@techstark/opencv-js", "quickjs-emscripten-core", "@jitl/quickjs-wasmfile-release-sync", "onnxruntime-node"];
 
 const BUNDLES = [
-  { name: "editor process", input: "dist/hosts/isolated/child.js", output: "dist/hosts/isolated/editor/child.js", outside: LOADS_FILES },
-  { name: "command-line bridge", input: "dist/cli/serve.js", output: "dist/cli/serve-bundle.js", outside: [...LOADS_FILES, "zod"] },
+  { input: "dist/hosts/isolated/child.js", output: "dist/hosts/isolated/editor/child.js", outside: LOADS_FILES },
+  { input: "dist/cli/serve.js", output: "dist/cli/serve-bundle.js", outside: [...LOADS_FILES, "zod"] },
 ];
 
 // A bundle of an older build must never outlive a failed one.

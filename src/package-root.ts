@@ -5,7 +5,13 @@ import { fileURLToPath } from "node:url";
 /** The `name` in this package's package.json: how its folder is told from the folders above and below it. */
 const PACKAGE_NAME = "image-editor-bridge";
 
-let found: string | undefined;
+/** What the package's package.json says that the bridge reads. */
+export interface PackageManifest {
+  readonly name: string;
+  readonly version: string;
+}
+
+let found: { dir: string; manifest: PackageManifest } | undefined;
 
 /**
  * This package's folder (where its package.json is), found by climbing from `from` (a module's URL) to the first
@@ -19,23 +25,36 @@ let found: string | undefined;
  * @throws Error when no folder above `from` holds this package's package.json (a broken install).
  */
 export function packageRoot(from: string = import.meta.url): string {
-  if (from === import.meta.url && found !== undefined) return found;
+  return from === import.meta.url ? ownPackage().dir : climb(from).dir;
+}
+
+/** This package's name and version, from the package.json `packageRoot` found (read once, with the folder). */
+export function packageManifest(): PackageManifest {
+  return ownPackage().manifest;
+}
+
+/** The package this module belongs to, found on the first call and kept. */
+function ownPackage(): { dir: string; manifest: PackageManifest } {
+  found ??= climb(import.meta.url);
+  return found;
+}
+
+function climb(from: string): { dir: string; manifest: PackageManifest } {
   const start = dirname(fileURLToPath(from));
   for (let dir = start; ; dir = dirname(dir)) {
-    const manifest = join(dir, "package.json");
-    if (existsSync(manifest) && isThisPackage(manifest)) {
-      if (from === import.meta.url) found = dir;
-      return dir;
-    }
+    const file = join(dir, "package.json");
+    const manifest = existsSync(file) ? thisPackage(file) : undefined;
+    if (manifest !== undefined) return { dir, manifest };
     if (dirname(dir) === dir) throw new Error(`no package.json of ${PACKAGE_NAME} in ${start} or any folder above it`);
   }
 }
 
-/** Synchronous: only `packageRoot`'s first climb reads, at startup (see there). */
-function isThisPackage(manifest: string): boolean {
+/** The manifest at `file` when it is this package's. Synchronous: only the first climb reads, at startup (see `packageRoot`). */
+function thisPackage(file: string): PackageManifest | undefined {
   try {
-    return (JSON.parse(readFileSync(manifest, "utf8")) as { name?: unknown }).name === PACKAGE_NAME;
+    const manifest = JSON.parse(readFileSync(file, "utf8")) as { name?: unknown; version?: unknown };
+    return manifest.name === PACKAGE_NAME ? { name: PACKAGE_NAME, version: String(manifest.version) } : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }

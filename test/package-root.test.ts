@@ -1,9 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { packageRoot } from "../src/package-root.js";
+import { packageManifest, packageRoot } from "../src/package-root.js";
 
 /*
  * Where the package's own files are found from a module (the editor's bundle, the dashboard, the Photoshop scripts,
@@ -30,6 +30,8 @@ describe("the package's folder", () => {
 
   it("from this module's sources is this repository", () => {
     expect(packageRoot()).toBe(fileURLToPath(new URL("..", import.meta.url)).replace(/[/\\]$/, ""));
+    const { name, version } = JSON.parse(readFileSync(new URL("../package.json", import.meta.url), "utf8")) as { name: string; version: string };
+    expect(packageManifest()).toEqual({ name, version });
   });
 
   it("is found from a module at any depth under it, a bundle's or a compiled module's", () => {

@@ -41,16 +41,24 @@ describe("the command line's bridge", () => {
   }
 
   /** Runs `bin serve …` until it prints its startup line (then stops it) or exits; its output and exit. */
-  async function serve(bin: string, args: string[]): Promise<{ stdout: string; code: number | null }> {
+  async function serve(bin: string, args: string[]): Promise<{ stdout: string; code: number | null; stderr: string }> {
     const child = spawn(process.execPath, [bin, "serve", ...args], { stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
+    let stopped = false;
     child.stdout.on("data", (chunk: Buffer) => {
       stdout += String(chunk);
-      if (STARTUP_LINE.test(stdout)) child.kill("SIGTERM");
+      // Once: the bridge logs its shutdown to stdout too, and a second signal means "exit now" (status 1).
+      if (!stopped && STARTUP_LINE.test(stdout)) {
+        stopped = true;
+        child.kill("SIGTERM");
+      }
     });
-    child.stderr.resume();
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => {
+      stderr += String(chunk);
+    });
     const [code] = (await once(child, "exit")) as [number | null];
-    return { stdout, code };
+    return { stdout, code, stderr };
   }
 
   it("runs the bundle when the build made one", async () => {
@@ -59,14 +67,14 @@ describe("the command line's bridge", () => {
       join(dir!, "dist", "cli", "serve-bundle.js"),
       'export class UsageError extends Error {}\nexport class StartupError extends Error {}\nexport async function main(argv) { process.stdout.write("the bundle ran " + argv.join(" ") + "\\n"); }\n',
     );
-    expect(await serve(bin, ["--listen", "0"])).toEqual({ stdout: "the bundle ran serve --listen 0\n", code: 0 });
+    expect(await serve(bin, ["--listen", "0"])).toMatchObject({ stdout: "the bundle ran serve --listen 0\n", code: 0 });
   });
 
   it("serves from the compiled modules when the build made no bundle", async () => {
     const bin = await packageWithoutBundle();
     // Photoshop, not found here: the bridge listens without an editor process to start.
-    const { stdout, code } = await serve(bin, ["--listen", "127.0.0.1:0", "--editor", "photoshop"]);
-    expect(stdout).toMatch(STARTUP_LINE);
-    expect(code).toBe(0);
+    const { stdout, code, stderr } = await serve(bin, ["--listen", "127.0.0.1:0", "--editor", "photoshop"]);
+    expect(stdout, stderr).toMatch(STARTUP_LINE);
+    expect(code, stderr).toBe(0);
   });
 });

@@ -16,9 +16,14 @@ const STARTUP_LINE = /^image-editor-bridge \S+ · .*\n/m;
 async function serveLogs(args: string[], env: Record<string, string>): Promise<Array<{ level: number; msg: string }>> {
   const child = spawn(process.execPath, [BIN, "serve", "--listen", "0", ...args], { env: { PATH: process.env["PATH"] ?? "", ...env }, stdio: "pipe" });
   let stdout = "";
+  let stopped = false;
   child.stdout.on("data", (chunk: Buffer) => {
     stdout += chunk.toString();
-    if (STARTUP_LINE.test(stdout)) child.kill("SIGTERM");
+    // Once: a second signal means "exit now", which would cut the log short.
+    if (!stopped && STARTUP_LINE.test(stdout)) {
+      stopped = true;
+      child.kill("SIGTERM");
+    }
   });
   await once(child, "exit");
   expect(stdout).toMatch(STARTUP_LINE);

@@ -31,9 +31,14 @@ async function runBin(args: string[], env: Record<string, string> = {}): Promise
   const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env["PATH"] ?? "", ...env }, stdio: "pipe" });
   let stdout = "";
   let stderr = "";
+  let stopped = false;
   child.stdout.on("data", (chunk: Buffer) => {
     stdout += chunk.toString();
-    if (args[0] === "serve" && STARTUP_LINE.test(stdout)) child.kill("SIGTERM");
+    // Once: the bridge logs its shutdown to stdout too, and a second signal means "exit now" (status 1).
+    if (!stopped && args[0] === "serve" && STARTUP_LINE.test(stdout)) {
+      stopped = true;
+      child.kill("SIGTERM");
+    }
   });
   child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const [code] = (await once(child, "exit")) as [number | null];

@@ -25,18 +25,15 @@ export const ISOLATED_FILES = [
 /**
  * The suite's two projects: every file but `isolated` in workers that run file after file on one module registry
  * (`isolate: false`: the bridge's modules are evaluated once per worker, not once per file), and `isolated` each
- * in a new worker. The isolated files run first (`groupOrder`), then the shared ones: run side by side, vitest ended
- * a shared worker to make room for an isolated file's, and the next shared file paid for a new worker that evaluated
- * the bridge's modules again (13 shared workers in one run instead of 2). Both take the rest of their settings from
- * the root config.
+ * in a new worker. Both take the rest of their settings from the root config.
  */
 export function projects(include: string[], exclude: string[], isolated: string[]): TestProjectInlineConfiguration[] {
   const shared: TestProjectInlineConfiguration = {
     extends: true,
-    test: { name: "shared", include, exclude: [...exclude, ...isolated], isolate: false, sequence: { groupOrder: 1 } },
+    test: { name: "shared", include, exclude: [...exclude, ...isolated], isolate: false },
   };
   if (isolated.length === 0) return [shared];
-  return [{ extends: true, test: { name: "isolated", include: isolated, exclude, isolate: true, sequence: { groupOrder: 0 } } }, shared];
+  return [shared, { extends: true, test: { name: "isolated", include: isolated, exclude, isolate: true } }];
 }
 
 export default defineConfig({

@@ -1,5 +1,5 @@
 import { afterAll, afterEach } from "vitest";
-import { outcomeOf, runAfterFile, runAfterTest } from "./cleanups.js";
+import { runAfterFile, runAfterTest } from "./cleanups.js";
 
 /*
  * vitest's setup file (`setupFiles`), evaluated again before every test file, also when files share a worker
@@ -16,14 +16,10 @@ const signalListeners = SIGNALS.map((signal) => process.listenerCount(signal));
 
 afterEach(runAfterTest);
 
-// vitest reads the hook's first parameter for the fixtures it asks for (an object pattern, none here); the file is
-// the second.
-// biome-ignore lint/correctness/noEmptyPattern: the pattern is how vitest knows no fixture is asked for
-afterAll(async ({}, file) => {
-  await runAfterFile(outcomeOf(file));
+afterAll(async () => {
+  await runAfterFile();
   for (const name of Object.keys(process.env)) if (!(name in environment)) delete process.env[name];
   Object.assign(process.env, environment);
   const left = SIGNALS.filter((signal, i) => process.listenerCount(signal) > signalListeners[i]!);
   if (left.length > 0) throw new Error(`the file left ${left.join(" and ")} listeners on the worker's process`);
 });
-

@@ -14,7 +14,7 @@ const FIXTURE = fileURLToPath(new URL("../plugins/fixtures/buffer-hog/", import.
 /** The plugin's cap: room for a Node process of its own (about 50 MiB resident) and some buffers. */
 const CAP_BYTES = 128 * MiB;
 /** What the plugin tries to hold; unbounded, the whole of it stays resident in the bridge's process tree. */
-const WANTS_BYTES = 2048 * MiB;
+const WANTS_BYTES = 4096 * MiB;
 /** The bridge's memory sample interval (`pluginMemorySampleMs`, its default). */
 const SAMPLE_MS = 100;
 /**

@@ -242,19 +242,23 @@ export class ClusterNode {
     };
   }
 
-  /** Leaves the cluster: its slot is given back and the connection drained. */
+  /**
+   * Leaves the cluster: its slot is given back, then it stops answering, and the connection is drained. In that
+   * order: a peer that asked this bridge something between the two and found no one answering would take it for
+   * dead (its editors and documents listed as lost) rather than gone on purpose.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.heartbeat);
     await this.beating?.catch(() => undefined);
     const { nc, kv, slot } = this;
     this.state = "closed";
+    if (nc !== undefined && kv !== undefined && slot !== undefined && !nc.isClosed()) await kv.delete(keyOf(slot)).catch(() => undefined);
     this.calls?.stop();
     this.events?.stop();
     this.sessions?.stop();
     this.transfers?.stop();
     if (nc === undefined) return;
-    if (kv !== undefined && slot !== undefined && !nc.isClosed()) await kv.delete(keyOf(slot)).catch(() => undefined);
     await nc.drain().catch(() => nc.close());
   }
 

@@ -1,10 +1,10 @@
 import { spawn } from "node:child_process";
-import { once } from "node:events";
 import { copyFile, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { runToExit } from "../helpers/until-started.js";
 
 /*
  * Which file `image-editor-bridge serve` runs: the build's one-file bundle of the bridge when it is there, the
@@ -13,8 +13,8 @@ import { afterEach, describe, expect, it } from "vitest";
  * rest of dist/ and node_modules are links to this repository's.
  */
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-/** The line `serve` prints once it listens. */
-const STARTUP_LINE = /^image-editor-bridge \S+ · http:\/\/127\.0\.0\.1:\d+ .*\n/m;
+/** The startup line of a bridge listening on loopback (stricter than the helper's, which only decides when to stop). */
+const LOOPBACK_STARTUP_LINE = /^image-editor-bridge \S+ · http:\/\/127\.0\.0\.1:\d+ .*\n/m;
 
 describe("the command line's bridge", () => {
   let dir: string | undefined;
@@ -41,25 +41,10 @@ describe("the command line's bridge", () => {
   }
 
   /** Runs `bin serve …` until it prints its startup line (then stops it) or exits; its output and exit. */
-  async function serve(bin: string, args: string[]): Promise<{ stdout: string; code: number | null; stderr: string }> {
-    const child = spawn(process.execPath, [bin, "serve", ...args], { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stopped = false;
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += String(chunk);
-      // Once: the bridge logs its shutdown to stdout too, and a second signal means "exit now" (status 1).
-      if (!stopped && STARTUP_LINE.test(stdout)) {
-        stopped = true;
-        child.kill("SIGTERM");
-      }
-    });
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += String(chunk);
-    });
-    const [code] = (await once(child, "exit")) as [number | null];
-    return { stdout, code, stderr };
+  function serve(bin: string, args: string[]): Promise<{ stdout: string; code: number | null; stderr: string }> {
+    return runToExit(spawn(process.execPath, [bin, "serve", ...args], { stdio: ["ignore", "pipe", "pipe"] }), true);
   }
+
 
   it("runs the bundle when the build made one", async () => {
     const bin = await packageWithoutBundle();
@@ -74,7 +59,7 @@ describe("the command line's bridge", () => {
     const bin = await packageWithoutBundle();
     // Photoshop, not found here: the bridge listens without an editor process to start.
     const { stdout, code, stderr } = await serve(bin, ["--listen", "127.0.0.1:0", "--editor", "photoshop"]);
-    expect(stdout, stderr).toMatch(STARTUP_LINE);
+    expect(stdout, stderr).toMatch(LOOPBACK_STARTUP_LINE);
     expect(code, stderr).toBe(0);
   });
 });

@@ -3,29 +3,18 @@ import { once } from "node:events";
 import { createServer, type AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { runToExit, STARTUP_LINE } from "../helpers/until-started.js";
 import WebSocket from "ws";
 import { eventually } from "../helpers/gc.js";
 import { parseServeArgs, startupWarnings, type ServeOptions } from "../../src/cli/args.js";
 import { UsageError } from "../../src/cli/errors.js";
 
 const BIN = fileURLToPath(new URL("../../bin/image-editor-bridge.js", import.meta.url));
-/** The line `serve` prints once it listens. */
-const STARTUP_LINE = /^image-editor-bridge \S+ · .*\n/m;
 
 /** Runs `image-editor-bridge serve …` configured by the environment, until its startup line; returns its JSON log lines. */
 async function serveLogs(args: string[], env: Record<string, string>): Promise<Array<{ level: number; msg: string }>> {
   const child = spawn(process.execPath, [BIN, "serve", "--listen", "0", ...args], { env: { PATH: process.env["PATH"] ?? "", ...env }, stdio: "pipe" });
-  let stdout = "";
-  let stopped = false;
-  child.stdout.on("data", (chunk: Buffer) => {
-    stdout += chunk.toString();
-    // Once: a second signal means "exit now", which would cut the log short.
-    if (!stopped && STARTUP_LINE.test(stdout)) {
-      stopped = true;
-      child.kill("SIGTERM");
-    }
-  });
-  await once(child, "exit");
+  const { stdout } = await runToExit(child, true);
   expect(stdout).toMatch(STARTUP_LINE);
   // Not a terminal: the log is JSON lines.
   return stdout

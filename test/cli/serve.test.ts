@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { runToExit, STARTUP_LINE } from "../helpers/until-started.js";
 import { MAX_EDITORS } from "../../src/actors/editors/pool.js";
 import { parseServeArgs } from "../../src/cli/args.js";
 import { parseListen } from "../../src/cli/addresses.js";
@@ -15,7 +16,6 @@ import { PACKAGE } from "../../src/version.js";
 
 const BIN = fileURLToPath(new URL("../../bin/image-editor-bridge.js", import.meta.url));
 /** The line `serve` prints once it listens: `image-editor-bridge 0.1.0 · http://…`. */
-const STARTUP_LINE = /^image-editor-bridge \S+ · .*\n/m;
 
 interface BinRun {
   code: number | null;
@@ -29,20 +29,7 @@ interface BinRun {
  */
 async function runBin(args: string[], env: Record<string, string> = {}): Promise<BinRun> {
   const child = spawn(process.execPath, [BIN, ...args], { env: { PATH: process.env["PATH"] ?? "", ...env }, stdio: "pipe" });
-  let stdout = "";
-  let stderr = "";
-  let stopped = false;
-  child.stdout.on("data", (chunk: Buffer) => {
-    stdout += chunk.toString();
-    // Once: the bridge logs its shutdown to stdout too, and a second signal means "exit now" (status 1).
-    if (!stopped && args[0] === "serve" && STARTUP_LINE.test(stdout)) {
-      stopped = true;
-      child.kill("SIGTERM");
-    }
-  });
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const [code] = (await once(child, "exit")) as [number | null];
-  return { code, stdout, stderr };
+  return runToExit(child, args[0] === "serve");
 }
 
 describe("--listen", () => {

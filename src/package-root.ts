@@ -52,6 +52,7 @@ function climb(from: string): { dir: string; manifest: PackageManifest } {
 /** The manifest at `file` when it is this package's. Synchronous: only the first climb reads, at startup (see `packageRoot`). */
 function thisPackage(file: string): PackageManifest | undefined {
   try {
+    // Synchronous, and safe: every caller in the bridge climbs from this module, once per process, as the modules load.
     const manifest = JSON.parse(readFileSync(file, "utf8")) as { name?: unknown; version?: unknown };
     return manifest.name === PACKAGE_NAME ? { name: PACKAGE_NAME, version: String(manifest.version) } : undefined;
   } catch {

@@ -10,7 +10,7 @@ import { encodeFrame, decodeFrame } from "../../src/cluster/wire.js";
 import type { ClusterStatus } from "../../src/cluster/members.js";
 import { startBridgeProcess, type BridgeProcess } from "../helpers/bridge-process.js";
 import { hasNatsServer, startNatsServer, type NatsServer } from "../helpers/nats-server.js";
-import { clusterOf, until } from "../helpers/until.js";
+import { clusterOf, seesReadyPeers, until, untilCluster } from "../helpers/until.js";
 
 const CLUSTER = "t38";
 const TOKEN = "bridge-token-38";
@@ -95,15 +95,13 @@ describe.skipIf(!hasNatsServer)("a bridge and a NATS that lets anyone in", () =>
     const flags = ["--cluster-allow-anonymous", "--cluster-secret", secret];
     const [a, b] = await Promise.all([serve([...flags, "--cluster-bridge", "a"], cluster), serve([...flags, "--cluster-bridge", "b"], cluster)]);
     await Promise.all([joined(a), joined(b)]);
-    // The rogue listens to what is sent to b, as anyone on an open NATS can.
+    // The rogue listens to what is sent to b, as anyone on an open NATS can. The flush is answered once the server
+    // has the subscription: a call forwarded before that would pass unheard, and the wait below would never end.
     const heard = rogue.subscribe(`${cluster}.call.b`, { max: 1 });
-    // Bridge a's client works on b's editor: the call crosses signed and runs.
-    let forwarded: Response | undefined;
-    for (;;) {
-      forwarded = await fetch(`${a.url}/document/current`, { headers: { "x-bridge-editor": "embedded-1@b" } });
-      if (forwarded.status !== 400) break; // b's editor not announced to a yet
-      await forwarded.arrayBuffer();
-    }
+    await rogue.flush();
+    // Bridge a's client works on b's editor once a has seen it announced: the call crosses signed and runs.
+    await untilCluster(a.url, (view) => seesReadyPeers(view, ["b"]), "b's editor, ready, in a's view of the cluster");
+    const forwarded = await fetch(`${a.url}/document/current`, { headers: { "x-bridge-editor": "embedded-1@b" } });
     expect(forwarded.status).toBe(200);
     expect(((await forwarded.json()) as { editorId: string }).editorId).toBe("embedded-1@b");
     let recorded: Uint8Array | undefined;

@@ -35,6 +35,8 @@ describe.skipIf(!hasNatsServer)("a cluster of bridges over NATS: calls between b
     nats = await startNatsServer();
     snoop = await connect({ servers: nats.url });
     for (const subject of ["t2.>", "$KV.>", "_INBOX.>"]) snoop.subscribe(subject, { callback: (_e, msg) => void crossed.push(Buffer.from(msg.data).toString("latin1")) });
+    // Answered once the server holds the subscriptions: nothing the bridges send below passes unseen.
+    await snoop.flush();
     a = await startSuiteBridge({ cluster: { servers: [nats.url], name: "t2", bridge: "a" }, limits });
     b = await startSuiteBridge({ cluster: { servers: [nats.url], name: "t2", bridge: "b" }, limits });
     await seesPeers(a.bridge.url, ["b"]);

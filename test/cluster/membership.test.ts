@@ -1,6 +1,7 @@
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Bucket } from "@nats-io/kv";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { Readiness } from "../../src/protocol/index.js";
 import { startBridge, startSuiteBridge, type Harness } from "../helpers/bridge.js";
 import { hasNatsServer, startNatsServer, type NatsServer } from "../helpers/nats-server.js";
@@ -96,10 +97,35 @@ describe.skipIf(!hasNatsServer)("a cluster of three bridges over NATS: membershi
     }
   }, RECOVERY_CASE_TIMEOUT_MS);
 
-  it("a bridge that leaves gives its slot back: the others stop listing it", async () => {
+  it("a bridge that leaves gives its slot back, answering calls until it has: the others stop listing it and list nothing as lost", async () => {
     const leaving = bridges.pop()!;
-    const name = (await clusterOf(leaving)).bridge;
-    await leaving.close();
+    const { bridge: name, slot } = await clusterOf(leaving);
+    // The leaving bridge's delete of its member entry is held until a peer has called it: a call that finds no
+    // responder marks the bridge lost, with its editors and documents, so it must still answer while it is listed.
+    let entered!: () => void;
+    const deleting = new Promise<void>((resolve) => (entered = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const remove = Bucket.prototype.delete;
+    const held = vi.spyOn(Bucket.prototype, "delete").mockImplementation(async function (this: Bucket, key, options) {
+      if (key === `slot-${slot}`) {
+        entered();
+        await released;
+      }
+      return remove.call(this, key, options);
+    });
+    const closed = leaving.close();
+    try {
+      await deleting;
+      const answer = await bridges[0]!.http("/document/current", { headers: { "x-bridge-editor": `embedded-1@${name}` } });
+      // Its editors have closed (they close before the cluster is left), so the call is refused, by the bridge itself.
+      expect(answer.status).not.toBe(200);
+      expect((await clusterOf(bridges[0]!)).lost).toEqual([]);
+    } finally {
+      release();
+      await closed;
+      held.mockRestore();
+    }
     for (const h of bridges) await until(h, (c) => c.peers.every((p) => p.bridge !== name) && c.peers.length === 1);
     // Leaving is not dying: nothing was lost, the others stay ready.
     for (const h of bridges) {

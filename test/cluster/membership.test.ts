@@ -2,6 +2,7 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { connect } from "@nats-io/transport-node";
 import { Bucket } from "@nats-io/kv";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { keyOf } from "../../src/cluster/members.js";
 import type { Readiness } from "../../src/protocol/index.js";
 import { startBridge, startSuiteBridge, type Harness } from "../helpers/bridge.js";
 import { hasNatsServer, startNatsServer, type NatsServer } from "../helpers/nats-server.js";
@@ -108,7 +109,7 @@ describe.skipIf(!hasNatsServer)("a cluster of three bridges over NATS: membershi
     const released = new Promise<void>((resolve) => (release = resolve));
     const remove = Bucket.prototype.delete;
     const held = vi.spyOn(Bucket.prototype, "delete").mockImplementation(async function (this: Bucket, key, options) {
-      if (key === `slot-${slot}`) {
+      if (key === keyOf(slot!)) {
         entered();
         await released;
       }

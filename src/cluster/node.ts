@@ -387,14 +387,31 @@ export class ClusterNode {
     }
   }
 
+  /**
+   * Reads every member's entry. The listing of the keys ends when the server says it sent the last one; a consumer
+   * lost with NATS mid-listing never says so, and the beat waiting on it would hold every later beat back (the bridge
+   * then stayed "unreachable" after NATS came back). So the listing is stopped after `clusterMemberTtlMs`, by which
+   * time the entries it would read have expired anyway, and the beat fails: the roster keeps what it had.
+   */
   private async readPeers(kv: KV): Promise<void> {
     const entries: ClusterMember[] = [];
-    for await (const key of await kv.keys()) {
-      const entry = await kv.get(key);
-      if (entry === null || entry.operation !== "PUT") continue;
-      const member = parseMember(entry.string());
-      if (member !== undefined && member.slot !== this.slot) entries.push(member);
+    const keys = await kv.keys();
+    let stalled = false;
+    const timer = setTimeout(() => {
+      stalled = true;
+      keys.stop();
+    }, this.limits.clusterMemberTtlMs);
+    try {
+      for await (const key of keys) {
+        const entry = await kv.get(key);
+        if (entry === null || entry.operation !== "PUT") continue;
+        const member = parseMember(entry.string());
+        if (member !== undefined && member.slot !== this.slot) entries.push(member);
+      }
+    } finally {
+      clearTimeout(timer);
     }
+    if (stalled) throw new BridgeError("HOST_UNAVAILABLE", `the members bucket's keys did not all arrive within ${this.limits.clusterMemberTtlMs} ms; reading them again`);
     this.roster.update(entries);
   }
 

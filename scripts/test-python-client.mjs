@@ -4,9 +4,9 @@
 // import websockets, pytest and mypy. Without one it says why and exits 0, unless `--require` (CI) makes that a
 // failure. `npm run test:python`; `.ci/run` passes --require.
 import { spawnSync } from "node:child_process";
-import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { projectCacheDir } from "../dist/cache-dir.js";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const client = join(root, "clients", "python");
@@ -32,7 +32,8 @@ if (python === undefined) {
  * only what changed. The docs examples' check in the pytest suite reads the same cache. mypy checks each cached
  * entry against its source and its own version, so a stale entry is analysed again, never trusted.
  */
-const MYPY_CACHE_DIR = process.env["MYPY_CACHE_DIR"] ?? join(process.env["XDG_CACHE_HOME"] || join(homedir(), ".cache"), "image-editor-bridge", "mypy");
+const cacheDir = projectCacheDir();
+const MYPY_CACHE_DIR = process.env["MYPY_CACHE_DIR"] ?? (cacheDir === undefined ? join(client, ".mypy_cache") : join(cacheDir, "mypy"));
 
 function run(args) {
   process.stdout.write(`test-python-client: ${python} ${args.join(" ")}\n`);

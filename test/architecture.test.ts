@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 const SRC = resolve(import.meta.dirname, "../src");
 
 const LAYERS: ReadonlyArray<readonly [number, RegExp]> = [
-  [0, /^(protocol\/|logger\.ts$|loopback\.ts$|version\.ts$|package-root\.ts$)/],
+  [0, /^(protocol\/|logger\.ts$|loopback\.ts$|version\.ts$|package-root\.ts$|cache-dir\.ts$)/],
   [1, /^files\//],
   [2, /^(limits\.ts$|imports\/)/],
   [3, /^hosts\//],

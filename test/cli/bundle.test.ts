@@ -45,7 +45,6 @@ describe("the command line's bridge", () => {
     return runToExit(spawn(process.execPath, [bin, "serve", ...args], { stdio: ["ignore", "pipe", "pipe"] }), true);
   }
 
-
   it("runs the bundle when the build made one", async () => {
     const bin = await packageWithoutBundle();
     await writeFile(

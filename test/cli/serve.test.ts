@@ -15,7 +15,6 @@ import { main } from "../../src/cli/serve.js";
 import { PACKAGE } from "../../src/version.js";
 
 const BIN = fileURLToPath(new URL("../../bin/image-editor-bridge.js", import.meta.url));
-/** The line `serve` prints once it listens: `image-editor-bridge 0.1.0 · http://…`. */
 
 interface BinRun {
   code: number | null;

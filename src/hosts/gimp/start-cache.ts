@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from "node:crypto";
 import { copyFile, mkdir, readFile, realpath, rename, rm, stat, writeFile } from "node:fs/promises";
-import { homedir } from "node:os";
 import { delimiter, dirname, isAbsolute, join } from "node:path";
+import { projectCacheDir } from "../../cache-dir.js";
 
 /**
  * What a GIMP start builds that a later start in a new profile can reuse, kept per user and per GIMP install:
@@ -32,12 +32,11 @@ const remembered = new Map<string, Buffer>();
 
 /** The folder of a GIMP install's start files, or undefined when there is no home to keep them in. */
 export async function gimpStartCacheDir(binary: string, env: NodeJS.ProcessEnv = process.env): Promise<string | undefined> {
-  const home = env["HOME"] || homedir();
-  const base = env["XDG_CACHE_HOME"] || (home ? join(home, ".cache") : undefined);
+  const base = projectCacheDir(env);
   if (base === undefined) return undefined;
   const found = await locate(binary, env);
   const identity = found === undefined ? binary : await stat(found).then((s) => `${found}\0${s.size}\0${s.mtimeMs}`, () => found);
-  return join(base, "image-editor-bridge", "gimp", createHash("sha256").update(identity).digest("hex").slice(0, 16));
+  return join(base, "gimp", createHash("sha256").update(identity).digest("hex").slice(0, 16));
 }
 
 /** The binary's real path: as given when it has a slash, else the first match on PATH. */

@@ -22,8 +22,9 @@ export interface GimpHostOptions extends GimpConnectOptions {
   /** Event poll period while a client subscribes. @default DEFAULT_POLL_INTERVAL_MS */
   pollIntervalMs?: number | undefined;
   /**
-   * On every `connect()`, close all images and build the sample document (tests, demos). Destroys unsaved work in
-   * an attached GIMP, hence off by default.
+   * Close all images and build the sample document (tests, demos): at every `connect()` of a GIMP the bridge
+   * starts, and at the first `connect()` only of an attached one, whose images a reconnect keeps. Destroys unsaved
+   * work in an attached GIMP, hence off by default.
    * `"empty"` only closes every image (a second editor of a test pool).
    * @default false
    */

@@ -173,6 +173,19 @@ describe.skipIf(GIMP_SKIP !== undefined)("the GIMP host", () => {
     expect((await host.listDocuments(ctx)).map((d) => d.name)).toEqual(["Sample", "Red"]);
   });
 
+  it("a reconnect to an attached GIMP keeps its images: the sample resets it at the host's first connect only", async () => {
+    const host = await sampleHost();
+    const kept = await host.createDocument!(ctx, { width: 20, height: 10, name: "Kept", background: [0, 0, 255, 255] });
+    // What the bridge does after a call ran out its deadline or the socket dropped: connect again to the same GIMP.
+    await host.connect();
+    expect((await host.listDocuments(ctx)).map((d) => [d.id, d.name])).toEqual([
+      [expect.any(Number), "Sample"],
+      [kept.id, "Kept"],
+    ]);
+    // A new host on the same GIMP is a new start: its first connect resets it.
+    expect((await (await sampleHost()).listDocuments(ctx)).map((d) => d.name)).toEqual(["Sample"]);
+  });
+
   it("answers the right codes for unknown documents and layers, and one active layer only", async () => {
     const host = await sampleHost();
     const { document, layers } = await host.getDocumentTree(ctx, undefined);

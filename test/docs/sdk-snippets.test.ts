@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const TSC = join(ROOT, "node_modules", ".bin", "tsc");
@@ -43,13 +43,26 @@ async function typeCheck(snippets: string[]): Promise<{ code: number; output: st
   }
 }
 
+/** A snippet with a wrong option, checked in the same tsc run as the documented ones: the check can fail. */
+const WRONG = 'import WebSocket from "ws";\nimport { Connection } from "image-editor-bridge/client";\nnew Connection({ url: 7700, WebSocket });';
+
 describe("the documented SDK setup type-checks with ws and @types/ws", () => {
+  // One tsc run for the documented snippets and the wrong one (each a file of its own): a run costs seconds of CPU.
+  let documented: string[];
+  let checked: Promise<{ code: number; output: string }>;
+  /** tsc's error lines about `snippet-<i>.ts` (the continuation lines of a long message are indented). */
+  const errorsOf = (output: string, i: number): string[] => output.split("\n").filter((line) => line.includes(`snippet-${i}.ts(`));
+
+  beforeAll(async () => {
+    documented = [...(await nodeSnippets("README.md")), ...(await nodeSnippets("docs/client.md")), ...(await nodeSnippets("docs/editing.md"))];
+    checked = typeCheck([...documented, WRONG]);
+    await checked;
+  }, 60_000);
+
   it("README and docs/client.md, as written", async () => {
-    const snippets = [...(await nodeSnippets("README.md")), ...(await nodeSnippets("docs/client.md")), ...(await nodeSnippets("docs/editing.md"))];
-    expect(snippets.length).toBeGreaterThanOrEqual(2);
-    const result = await typeCheck(snippets);
-    expect(result.output).toBe("");
-    expect(result.code).toBe(0);
+    expect(documented.length).toBeGreaterThanOrEqual(2);
+    const { output } = await checked;
+    expect(documented.flatMap((_, i) => errorsOf(output, i))).toEqual([]);
   });
 
   it("the README's snippet ends by closing its client, so a program copied from it exits", async () => {
@@ -58,8 +71,10 @@ describe("the documented SDK setup type-checks with ws and @types/ws", () => {
   });
 
   it("can fail: a wrong option is reported", async () => {
-    const result = await typeCheck(['import WebSocket from "ws";\nimport { Connection } from "image-editor-bridge/client";\nnew Connection({ url: 7700, WebSocket });']);
-    expect(result.code).not.toBe(0);
-    expect(result.output).toMatch(/TS2322/);
+    const { code, output } = await checked;
+    expect(code).not.toBe(0);
+    expect(errorsOf(output, documented.length).join("\n")).toMatch(/TS2322/);
+    // Nothing else: every error line names one of the snippets' files.
+    expect(output.split("\n").filter((line) => /error TS\d+/.test(line) && !line.includes(`snippet-${documented.length}.ts(`))).toEqual([]);
   });
 });

@@ -1,8 +1,9 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, type RunnerTask } from "vitest";
 import { ISOLATED_FILES } from "../../vitest.config.js";
+import { outcomeOf } from "./cleanups.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -34,5 +35,20 @@ describe("test files sharing a worker", () => {
     const mocking = files.filter((file) => /\bvi\.(do)?[mM]ock\(/.test(readFileSync(join(ROOT, file), "utf8")));
     expect(mocking).toContain("test/reliability/token-compare.test.ts");
     expect(mocking.filter((file) => !ISOLATED_FILES.includes(file))).toEqual([]);
+  });
+});
+
+describe("a test file's outcome, which decides whether the worker's editor process is kept for its next file", () => {
+  const task = (state: "pass" | "fail" | "skip" | undefined, tasks?: unknown[]): RunnerTask =>
+    ({ type: tasks === undefined ? "test" : "suite", result: state === undefined ? undefined : { state }, ...(tasks === undefined ? {} : { tasks }) }) as unknown as RunnerTask;
+
+  it("is failed when a test deep inside it failed, though its suites are still running", () => {
+    expect(outcomeOf(task(undefined, [task("pass"), task(undefined, [task("skip"), task("fail")])]))).toEqual({ failed: true });
+  });
+
+  it("is failed when a hook failed the file itself or a suite, and not failed when every test passed or was skipped", () => {
+    expect(outcomeOf(task("fail", [task("pass")]))).toEqual({ failed: true });
+    expect(outcomeOf(task(undefined, [task("fail", [])]))).toEqual({ failed: true });
+    expect(outcomeOf(task(undefined, [task("pass"), task(undefined, [task("skip"), task("pass")])]))).toEqual({ failed: false });
   });
 });

@@ -1,3 +1,5 @@
+import type { RunnerTask } from "vitest";
+
 /*
  * What helper modules clean up after each test and after each test file.
  *
@@ -10,8 +12,25 @@
 
 type Cleanup = () => unknown;
 
+/** How the test file that just ended went, for cleanups that keep something for the next file. */
+export interface FileOutcome {
+  /** Whether a test or hook of the file failed (a case that timed out may have left work running). */
+  readonly failed: boolean;
+}
+
+type FileCleanup = (outcome: FileOutcome) => unknown;
+
+/** How `file` went so far: failed when it, or any suite, test or hook inside it, has. */
+export function outcomeOf(file: Readonly<RunnerTask>): FileOutcome {
+  return { failed: failedWithin(file) };
+}
+
+function failedWithin(task: Readonly<RunnerTask>): boolean {
+  return task.result?.state === "fail" || ("tasks" in task && task.tasks.some(failedWithin));
+}
+
 const afterTest: Cleanup[] = [];
-const afterFile: Cleanup[] = [];
+const afterFile: FileCleanup[] = [];
 
 /** Runs `cleanup` after every test of every file, from now on (register once, at a helper's top level). */
 export function afterEachTest(cleanup: Cleanup): void {
@@ -19,7 +38,7 @@ export function afterEachTest(cleanup: Cleanup): void {
 }
 
 /** Runs `cleanup` after every test file, from now on (register once, at a helper's top level). */
-export function afterEachFile(cleanup: Cleanup): void {
+export function afterEachFile(cleanup: FileCleanup): void {
   afterFile.push(cleanup);
 }
 
@@ -28,16 +47,16 @@ export function runAfterTest(): Promise<void> {
   return runAll(afterTest);
 }
 
-/** The cleanups due after a test file, in the same way. */
-export function runAfterFile(): Promise<void> {
-  return runAll(afterFile);
+/** The cleanups due after a test file, in the same way, each told how the file went. */
+export function runAfterFile(outcome: FileOutcome): Promise<void> {
+  return runAll(afterFile, outcome);
 }
 
-async function runAll(cleanups: readonly Cleanup[]): Promise<void> {
+async function runAll(cleanups: readonly FileCleanup[], outcome: FileOutcome = { failed: false }): Promise<void> {
   const errors: unknown[] = [];
   for (const cleanup of [...cleanups].reverse()) {
     try {
-      await cleanup();
+      await cleanup(outcome);
     } catch (error) {
       errors.push(error);
     }

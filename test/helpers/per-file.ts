@@ -1,5 +1,5 @@
 import { afterAll, afterEach } from "vitest";
-import { runAfterFile, runAfterTest } from "./cleanups.js";
+import { outcomeOf, runAfterFile, runAfterTest } from "./cleanups.js";
 
 /*
  * vitest's setup file (`setupFiles`), evaluated again before every test file, also when files share a worker
@@ -16,8 +16,11 @@ const signalListeners = SIGNALS.map((signal) => process.listenerCount(signal));
 
 afterEach(runAfterTest);
 
-afterAll(async () => {
-  await runAfterFile();
+// vitest reads the hook's first parameter for the fixtures it asks for (an object pattern, none here); the file is
+// the second.
+// biome-ignore lint/correctness/noEmptyPattern: the pattern is how vitest knows no fixture is asked for
+afterAll(async ({}, file) => {
+  await runAfterFile(outcomeOf(file));
   for (const name of Object.keys(process.env)) if (!(name in environment)) delete process.env[name];
   Object.assign(process.env, environment);
   const left = SIGNALS.filter((signal, i) => process.listenerCount(signal) > signalListeners[i]!);

@@ -35,15 +35,17 @@ const BRIDGE_OPTIONS = new Set([
   "webhooks",
 ]);
 
-/** The editor process the test file's bridges share, and the options it was made for. */
-let shared: { key: string; host: IsolatedHost } | undefined;
+/** The editor process the worker's bridges share, what it was made for, and how many bridges use it now. */
+let shared: { key: string; host: IsolatedHost; bridges: number } | undefined;
 
-// Ended after each test file, also when files share a worker (`isolate: false`): a case that timed out may have left
-// the editor busy with its call, and the next file would pay for it; a file's first case starts a fresh one.
-afterEachFile(retire);
+// Kept from one test file to the next of the worker (`isolate: false`), reset as after every case, unless the file
+// failed (a case that timed out may have left the editor busy with its call, and the next file would pay for it) or
+// left a bridge on it open; the next file's first case then starts a fresh one. It ends with the worker: the
+// process exits when its channel to the worker closes.
+afterEachFile(({ failed }) => (failed || (shared?.bridges ?? 0) > 0 ? retire() : undefined));
 
 /**
- * Starts a bridge (closed after the test, as `startBridge`'s) on the test file's one embedded editor process instead
+ * Starts a bridge (closed after the test, as `startBridge`'s) on the test worker's one embedded editor process instead
  * of a new one: starting an editor process costs seconds on a loaded two-core machine, and most cases check what a
  * method does, not how the process starts. Closing the bridge resets the editor as a fresh process starts (every
  * document closed, the sample made again; document ids keep increasing, as after any restart) instead of ending it.
@@ -56,10 +58,21 @@ export async function startOnSharedEditor(options: BridgeOptions = {}): Promise<
   if (!Object.keys(options).every((key) => EDITOR_OPTIONS.has(key) || BRIDGE_OPTIONS.has(key))) return startBridge(options);
   const editorLimits = Object.fromEntries(Object.entries(options.limits ?? {}).filter(([name]) => EDITOR_LIMITS.test(name)));
   const editorOptions: BridgeOptions = { ...(options.files === undefined ? {} : { files: options.files }), limits: editorLimits };
-  const key = JSON.stringify(editorOptions);
+  const key = JSON.stringify([editorOptions, inheritedEnvironment()]);
   if (shared !== undefined && shared.key !== key) await retire();
-  shared ??= { key, host: await editorFor(editorOptions) };
+  shared ??= { key, host: await editorFor(editorOptions), bridges: 0 };
+  shared.bridges += 1;
   return startBridge({ ...options, host: resettingOnClose(shared.host) });
+}
+
+/**
+ * The environment an editor process started now would inherit, less vitest's own variables and the test-hook
+ * switch `editorFor` sets: a file that changed a variable the editor reads gets an editor started with it.
+ */
+function inheritedEnvironment(): [string, string | undefined][] {
+  return Object.entries(process.env)
+    .filter(([name]) => !name.startsWith("VITEST") && name !== TEST_HOOKS_ENV)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
 }
 
 /** The embedded editor a bridge with `options` runs, made as the bridge makes it. */
@@ -78,8 +91,11 @@ async function editorFor(options: BridgeOptions): Promise<IsolatedHost> {
 
 /** `host`, except that `close()` resets the editor for the next bridge (or ends it when it cannot be reused). */
 function resettingOnClose(host: IsolatedHost): HostAdapter {
+  let closed = false;
   const close = async (): Promise<void> => {
     if (shared?.host !== host) return host.close();
+    if (!closed) shared.bridges -= 1;
+    closed = true;
     if (host.restarts > 0) return retire();
     await runTestHook(host, "reset").catch(retire);
   };

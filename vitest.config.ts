@@ -16,10 +16,6 @@ export const ISOLATED_FILES = [
   "test/hosts/embedded/memory-budget.test.ts",
   "test/hosts/embedded/history.test.ts",
   "test/hosts/embedded/effects.test.ts",
-  // Bridges joined over NATS: after other files in the same worker, the forwarding file's bridges did not see each
-  // other's editors (a new client asking for the peer's editor was refused, 400), while it passes in a worker of its
-  // own every time. Not yet explained; isolated until it is.
-  "test/cluster/**/*.test.ts",
 ];
 
 /**

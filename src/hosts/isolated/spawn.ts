@@ -113,13 +113,21 @@ export interface ExitFacts {
   readonly stderrTail: string;
 }
 
+/**
+ * What V8 writes when the JavaScript heap meets its own cap (`--max-old-space-size`). Which of them depends on the
+ * machine's speed: "Reached heap limit" when a collection cannot make room, "Ineffective mark-compacts near heap
+ * limit" when the last collections took most of the time and freed little (measured in time, so a loaded machine
+ * gets it first), "young object promotion failed" when the old space has no room for what a scavenge promotes.
+ */
+const V8_HEAP_LIMIT = /Reached heap limit|Ineffective mark-compacts near heap limit|young object promotion failed/;
+
 /** The cause of an editor's end, as `lost$` and `editor:restarted` report it. */
 export function describeExit({ code, signal, killedFor, stderrTail }: ExitFacts): string {
   if (killedFor !== undefined) return killedFor;
   const how = signal !== null ? `signal ${signal}` : `exit code ${code}`;
-  // V8 says "Reached heap limit" when its own cap (`--max-old-space-size`) is reached; any other failed allocation
-  // ("Committing semi space failed", `std::bad_alloc`) is memory the OS refused, under `RLIMIT_DATA` or not.
-  if (/Reached heap limit/.test(stderrTail)) return `editor ran out of memory (JavaScript heap limit; ${how})`;
+  // Any other failed allocation ("Committing semi space failed", `std::bad_alloc`) is memory the OS refused, under
+  // `RLIMIT_DATA` or not.
+  if (V8_HEAP_LIMIT.test(stderrTail)) return `editor ran out of memory (JavaScript heap limit; ${how})`;
   if (/out of memory|bad_alloc|allocation failed|Cannot allocate memory/i.test(stderrTail)) {
     return `editor ran out of memory (an allocation was refused; ${how})`;
   }

@@ -49,19 +49,18 @@ const WRONG = 'import WebSocket from "ws";\nimport { Connection } from "image-ed
 describe("the documented SDK setup type-checks with ws and @types/ws", () => {
   // One tsc run for the documented snippets and the wrong one (each a file of its own): a run costs seconds of CPU.
   let documented: string[];
-  let checked: Promise<{ code: number; output: string }>;
+  let checked: { code: number; output: string };
   /** tsc's error lines about `snippet-<i>.ts` (the continuation lines of a long message are indented). */
   const errorsOf = (output: string, i: number): string[] => output.split("\n").filter((line) => line.includes(`snippet-${i}.ts(`));
 
   beforeAll(async () => {
     documented = [...(await nodeSnippets("README.md")), ...(await nodeSnippets("docs/client.md")), ...(await nodeSnippets("docs/editing.md"))];
-    checked = typeCheck([...documented, WRONG]);
-    await checked;
+    checked = await typeCheck([...documented, WRONG]);
   }, 60_000);
 
-  it("README and docs/client.md, as written", async () => {
+  it("README and docs/client.md, as written", () => {
     expect(documented.length).toBeGreaterThanOrEqual(2);
-    const { output } = await checked;
+    const { output } = checked;
     expect(documented.flatMap((_, i) => errorsOf(output, i))).toEqual([]);
   });
 
@@ -70,8 +69,8 @@ describe("the documented SDK setup type-checks with ws and @types/ws", () => {
     expect(first!.trimEnd().split("\n").at(-1)).toMatch(/^await client\.close\(\);/);
   });
 
-  it("can fail: a wrong option is reported", async () => {
-    const { code, output } = await checked;
+  it("can fail: a wrong option is reported", () => {
+    const { code, output } = checked;
     expect(code).not.toBe(0);
     expect(errorsOf(output, documented.length).join("\n")).toMatch(/TS2322/);
     // Nothing else: every error line names one of the snippets' files.

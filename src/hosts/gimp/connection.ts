@@ -106,8 +106,8 @@ export function createGimpConnection(options: GimpHostOptions): GimpConnection {
   const ids: GimpIds = { images: new IdSpace(), layers: new IdSpace() };
   /** The image the bridge treated as active when GIMP was lost (adapter id), to be made active again. */
   let activeAtLoss: number | undefined;
-  /** Whether an attached GIMP was given its `sample` state already: a reconnect keeps its images. */
-  let attachedReset = false;
+  /** Whether `connect()` succeeded before: an attached GIMP is then the same one, with its images. */
+  let connectedBefore = false;
 
   const goneAway = (reason: string): void => {
     if (!connected) return;
@@ -236,10 +236,10 @@ export function createGimpConnection(options: GimpHostOptions): GimpConnection {
       // A supervised GIMP is a new process at every connect. An attached one is the same GIMP after a reconnect (a
       // call that ran out its deadline, a dropped socket), still holding the images its clients are working on: it
       // is only reset on its first connect.
-      const reset = supervisor !== undefined || !attachedReset;
+      const reset = supervisor !== undefined || !connectedBefore;
       if (reset && options.sample === true) await client.call(SAMPLE_SCRIPT, { timeoutMs: callTimeoutMs });
       else if (reset && options.sample === "empty") await client.call(CLOSE_ALL_SCRIPT, { timeoutMs: callTimeoutMs });
-      attachedReset = true;
+      connectedBefore = true;
       session.activeImage = undefined;
       if (recovery) {
         try {

@@ -117,6 +117,9 @@ describe.each(TRANSPORTS)("shutdown over $name", ({ make }) => {
  */
 const HELD_AT_LEAST_MS = 1_000;
 
+/** Waits while a heavy call is held: three times what the quick calls cost (`quickMs`), and at least HELD_AT_LEAST_MS. */
+const holdAgainst = (quickMs: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, Math.max(3 * quickMs, HELD_AT_LEAST_MS)));
+
 describe("mailbox fairness", () => {
   it("calls run FIFO per client, and the client that used the editor least goes next", async () => {
     const host = new ScriptedHost();
@@ -135,7 +138,7 @@ describe("mailbox fairness", () => {
     for (let i = 0; i < 4; i++) pending.push(a.send("document:current"));
     for (let i = 0; i < 5; i++) pending.push(b.send("document:current"));
     await waitForQueued(harness, 9);
-    await new Promise((resolve) => setTimeout(resolve, Math.max(3 * fiveQuickMs, HELD_AT_LEAST_MS)));
+    await holdAgainst(fiveQuickMs);
     host.release();
     await Promise.all(pending);
     const lanes = host.calls
@@ -165,7 +168,7 @@ describe("mailbox fairness", () => {
     for (let i = 0; i < 3; i++) pending.push(heavy.send("document:current"));
     for (let i = 0; i < 3; i++) pending.push(x.send("document:current"), y.send("document:current"));
     await waitForQueued(harness, 9);
-    await new Promise((resolve) => setTimeout(resolve, Math.max(3 * sixQuickMs, HELD_AT_LEAST_MS)));
+    await holdAgainst(sixQuickMs);
     host.release();
     for (const frame of await Promise.all(pending)) expect(frame.ok).toBe(true);
     const heavyLane = `client:${heavy.hello.clientId.slice(0, 8)}`;

@@ -1,12 +1,13 @@
 import type { Writable } from "node:stream";
 import { Worker } from "node:worker_threads";
+import { CANCEL_READER_AFTER_MS } from "./limits.js";
 
 /*
  * Cancellation that reaches an editor whose thread is busy. The editor process runs a call's loops on its only
  * JavaScript thread, so a `cancel` message on the channel waits until the loop ends. Beside the channel, the bridge
  * writes the ids of cancelled calls to a pipe (fd 4) that a small thread of the editor reads; that thread marks
  * them in memory shared with the editor's thread (`SharedArrayBuffer` + `Atomics`), and the loops' checkpoints read
- * the mark between rows.
+ * the mark between rows. The thread starts the first time a call has been busy for `CANCEL_READER_AFTER_MS`.
  */
 
 /** The pipe's file descriptor in the editor process: the fifth entry of the parent's `stdio`. */
@@ -34,18 +35,31 @@ export function cancelWriter(pipe: Writable | null | undefined): (id: number) =>
 
 /** The editor's side: whether a call was cancelled, answered from the shared marks without a message. */
 export interface CancelFlags {
-  cancelled(id: number): boolean;
+  /** Whether call `id`, running since `since` (`performance.now()`), was cancelled. */
+  cancelled(id: number, since: number): boolean;
 }
 
-/** Starts the thread that reads the pipe (when the bridge gave one) and answers from the marks it sets. */
-export function watchCancels(fd: number = CANCEL_FD): CancelFlags {
+/**
+ * Answers from the marks of the thread that reads the pipe (when the bridge gave one). The thread is started by the
+ * first check of a call that has run for `readerAfterMs`: a check finds its call's id marked only from then on.
+ */
+export function watchCancels(fd: number = CANCEL_FD, readerAfterMs: number = CANCEL_READER_AFTER_MS): CancelFlags {
   const marks = new Int32Array(new SharedArrayBuffer(CANCEL_SLOTS * Int32Array.BYTES_PER_ELEMENT));
-  try {
-    new Worker(READER_SOURCE, { eval: true, workerData: { fd, marks, slots: CANCEL_SLOTS, idBytes: ID_BYTES } }).unref();
-  } catch {
-    // No thread: cancellation still arrives as a message between the editor's awaits.
-  }
-  return { cancelled: (id) => Atomics.load(marks, id % CANCEL_SLOTS) === (id | 0) };
+  let reading = false;
+  const startReader = (): void => {
+    reading = true;
+    try {
+      new Worker(READER_SOURCE, { eval: true, workerData: { fd, marks, slots: CANCEL_SLOTS, idBytes: ID_BYTES } }).unref();
+    } catch {
+      // No thread: cancellation still arrives as a message between the editor's awaits.
+    }
+  };
+  return {
+    cancelled: (id, since) => {
+      if (!reading && performance.now() - since >= readerAfterMs) startReader();
+      return Atomics.load(marks, id % CANCEL_SLOTS) === (id | 0);
+    },
+  };
 }
 
 /** The reader thread: bytes from the pipe, ids out of them, a mark per id. */

@@ -129,8 +129,9 @@ function serve(channel: Channel<ParentMessage, ChildMessage>, flags: CancelFlags
   async function call(id: number, op: string, args: unknown[], caller: string, method: string | undefined, wantsProgress: boolean): Promise<void> {
     const controller = new AbortController();
     running.set(id, controller);
+    const since = performance.now();
     const checkpoint = (): void => {
-      if (!controller.signal.aborted && flags.cancelled(id)) controller.abort(stopped());
+      if (!controller.signal.aborted && flags.cancelled(id, since)) controller.abort(stopped());
       if (controller.signal.aborted) throw controller.signal.reason;
     };
     const ctx: HostCallContext = {

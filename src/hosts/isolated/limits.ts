@@ -66,3 +66,11 @@ export const EDITOR_HEARTBEAT_MS = 250;
 
 /** Bytes of a recovery copy written per turn of the editor's event loop (a large copy never holds it long). @default 4 MiB */
 export const RECOVERY_WRITE_SLICE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * How long a call runs before its checkpoints start the editor's cancel-reader thread (`cancel-flags.ts`). Most
+ * calls end sooner, or wait on native work and read a `cancel` message between awaits; starting the thread only when
+ * a call has been busy this long keeps its start (some 50 ms of CPU) off every editor start. A cancel written
+ * before the thread runs waits in the pipe and is read when it starts. @default 100
+ */
+export const CANCEL_READER_AFTER_MS = 100;

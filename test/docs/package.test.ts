@@ -43,23 +43,18 @@ interface Packed {
   files: Set<string>;
 }
 
-let packing: Promise<Packed> | undefined;
+let pack: Packed;
 
-function packed(): Promise<Packed> {
-  packing ??= (async () => {
-    const dir = await mkdtemp(join(tmpdir(), "client-only-"));
-    // dist/ is built by `npm test`'s pretest; no scripts run here.
-    const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
-    const [pack] = JSON.parse(stdout) as [{ filename: string; files: Array<{ path: string }> }];
-    return { dir, filename: pack.filename, files: new Set(pack.files.map((f) => f.path)) };
-  })();
-  return packing;
-}
+beforeAll(async () => {
+  const dir = await mkdtemp(join(tmpdir(), "client-only-"));
+  // dist/ is built by `npm test`'s pretest; no scripts run here.
+  const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
+  const [packed] = JSON.parse(stdout) as [{ filename: string; files: Array<{ path: string }> }];
+  pack = { dir, filename: packed.filename, files: new Set(packed.files.map((f) => f.path)) };
+}, 120_000);
 
 afterAll(async () => {
-  const done = await packing?.catch(() => undefined);
-  packing = undefined;
-  if (done !== undefined) await rm(done.dir, { recursive: true, force: true });
+  if (pack !== undefined) await rm(pack.dir, { recursive: true, force: true });
 });
 
 /** Relative link targets of a Markdown file (no URLs, no in-page anchors), as paths from the package root. */
@@ -73,7 +68,7 @@ async function relativeLinks(doc: string): Promise<string[]> {
 
 describe("the npm package", () => {
   it("ships the licence, the docs, the examples and the service recipes, and every link of the README and docs resolves inside it", async () => {
-    const { files } = await packed();
+    const { files } = pack;
     for (const needed of ["LICENSE", "README.md", "SECURITY.md", "docs/editors.md", "examples/recipes/batch-export.mjs", "deploy/Dockerfile", "dist/index.js"]) {
       expect(files.has(needed), needed).toBe(true);
     }
@@ -92,11 +87,9 @@ describe("a client-only install (npm install --omit=optional), as the README say
   let bridge: Bridge;
 
   beforeAll(async () => {
-    const pack = await packed();
     dir = pack.dir;
-    const filename = pack.filename;
     await writeFile(join(dir, "package.json"), JSON.stringify({ name: "client-only-user", version: "1.0.0", type: "module" }));
-    const installed = await exec("npm", ["install", "--omit=optional", "--no-audit", "--no-fund", join(dir, filename)], dir);
+    const installed = await exec("npm", ["install", "--omit=optional", "--no-audit", "--no-fund", join(dir, pack.filename)], dir);
     expect(installed.code, installed.stderr).toBe(0);
     // Its own bridge for the whole file (the shared helper closes bridges after each test).
     bridge = createBridge({ listen: { host: "127.0.0.1", port: 0 } });

@@ -47,8 +47,10 @@ export default defineConfig({
     expect: { poll: { timeout: 55_000 } },
     // Two cores: two workers keep the suite fast without starving the servers under test.
     maxWorkers: 2,
-    // Starts GIMPs on request and keeps each worker's for its next test files (`test/helpers/gimp-broker.ts`).
-    globalSetup: ["test/helpers/gimp-broker.ts"],
+    // The run's temp files on the memory file system where there is room (`test/helpers/temp-dir.ts`), first so
+    // that everything after it writes there; then GIMPs started on request, each worker's kept for its next test
+    // files (`test/helpers/gimp-broker.ts`).
+    globalSetup: ["test/helpers/temp-dir.ts", "test/helpers/gimp-broker.ts"],
     // The slowest files first (`test/timings.json`), so the two workers end together.
     sequence: { sequencer: SlowestFirst },
   },

@@ -12,8 +12,8 @@
  * and each layer's comp settings in its metadata: the comps that show or hide it, and its offset from where it is).
  */
 import { readFileSync, writeFileSync } from "node:fs";
-import { type Layer, readPsd, writePsdBuffer } from "ag-psd";
-import { ensureCanvasFactory } from "../../../src/hosts/embedded/psd.js";
+import type { Layer } from "ag-psd";
+import { agPsd, ensureCanvasFactory } from "../../../src/hosts/embedded/psd.js";
 import type { FakeComp, FakeDocument } from "./model.js";
 import type { FakeLayer, Rgba } from "./layers.js";
 
@@ -41,7 +41,7 @@ function recordOf(l: FakeLayer): Layer {
 
 /** Writes the document's layer tree as a PSD (a PSB with `psb`). */
 export function writeFakePsd(d: FakeDocument, path: string, psb = false): void {
-  writeFileSync(path, writePsdBuffer({ width: d.width, height: d.height, children: d.layers.map(recordOf).reverse() }, { psb }));
+  writeFileSync(path, agPsd().writePsdBuffer({ width: d.width, height: d.height, children: d.layers.map(recordOf).reverse() }, { psb }));
 }
 
 /**
@@ -49,9 +49,11 @@ export function writeFakePsd(d: FakeDocument, path: string, psb = false): void {
  * "Background" that covers the canvas is the Background layer (what Photoshop writes for one).
  */
 export function readFakePsd(path: string, newId: () => number): Pick<FakeDocument, "width" | "height" | "layers" | "comps"> {
-  // ag-psd wants a canvas factory even when it hands pixels out as ImageData.
+  // ag-psd wants a canvas factory even when it hands pixels out as ImageData. The factory is set on the module the
+  // editor's code loads (`agPsd()`), and the fake reads through that same module, so the two cannot part. (Once, in
+  // a whole run, a read through this file's own import of ag-psd found no factory after this call.)
   ensureCanvasFactory();
-  const psd = readPsd(readFileSync(path), { skipCompositeImageData: true, skipThumbnail: true, useImageData: true });
+  const psd = agPsd().readPsd(readFileSync(path), { skipCompositeImageData: true, skipThumbnail: true, useImageData: true });
   const settings: Array<{ layer: FakeLayer; settings: NonNullable<Layer["comps"]>["settings"] }> = [];
   const layerOf = (r: Layer): FakeLayer => {
     const layer = recordLayer(r);

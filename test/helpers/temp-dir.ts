@@ -4,7 +4,7 @@ import { join } from "node:path";
 /** Where Linux keeps a memory-backed file system for everyone. */
 const MEMORY_FS = "/dev/shm";
 /** `statfs`'s type of tmpfs. */
-const TMPFS_MAGIC = 0x01021994;
+export const TMPFS_MAGIC = 0x01021994;
 /**
  * The room the memory file system must have free before the run puts its temp files there. A whole run's temp files
  * peaked near 90 MB; a container's default `/dev/shm` of 64 MB is too small, and the run then keeps the system's.

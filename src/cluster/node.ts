@@ -57,6 +57,10 @@ export class ClusterNode {
   private readonly roster: Roster;
   private heartbeat: NodeJS.Timeout | undefined;
   private beating: Promise<void> | undefined;
+  /** The members being read, which later beats do not wait for. */
+  private reading: Promise<void> | undefined;
+  /** Whether the last beat rewrote this bridge's entry: only then does a good read clear the problem. */
+  private refreshed = false;
   private stopped = false;
   private calls: ClusterCalls | undefined;
   private events: ClusterEvents | undefined;
@@ -290,7 +294,7 @@ export class ClusterNode {
     try {
       const { Kvm } = await import("@nats-io/kv");
       this.kv = await new Kvm(nc).create(`${this.name}-members`, { history: 1, ttl: this.limits.clusterMemberTtlMs });
-      await this.beat();
+      await this.beat(true);
       const sessions = new ClusterSessions(nc, this.name, this.bridge, this.limits, this.log, this.transfers, (bridge) => this.roster.has(bridge), () => this.clients(), (bridge) => this.roster.noResponders(bridge));
       await sessions.start();
       this.sessions = sessions;
@@ -321,20 +325,35 @@ export class ClusterNode {
     }
   }
 
-  /** Claims a slot the first time, then refreshes this bridge's entry and reads everyone else's. */
-  private async beat(): Promise<void> {
+  /**
+   * Claims a slot the first time, then refreshes this bridge's entry, and reads everyone else's unless a read is
+   * still running. A beat waits for the read only when `waitForPeers` (the first, so a joined bridge knows its peers):
+   * a listing of the members may take up to `clusterMemberTtlMs` before it is given up, and a rewrite waiting behind
+   * it would let this bridge's own entry expire, so that the others took a live bridge for dead.
+   */
+  private async beat(waitForPeers = false): Promise<void> {
     const kv = this.kv;
     if (kv === undefined || this.stopped || this.state !== "connected") return;
     this.events?.heartbeat();
     this.sessions?.repairStream();
+    const failed = (error: unknown): void => {
+      this.problem = error instanceof BridgeError ? error.message : `the members bucket failed: ${String(error)}`;
+    };
     try {
       if (this.slot === undefined) await this.claim(kv);
       else await this.refresh(kv, this.slot);
-      await this.readPeers(kv);
-      this.problem = undefined;
+      this.refreshed = true;
     } catch (error) {
-      this.problem = error instanceof BridgeError ? error.message : `the members bucket failed: ${String(error)}`;
+      this.refreshed = false;
+      failed(error);
+      return;
     }
+    this.reading ??= this.readPeers(kv)
+      .then(() => {
+        if (this.refreshed) this.problem = undefined;
+      }, failed)
+      .finally(() => (this.reading = undefined));
+    if (waitForPeers) await this.reading;
   }
 
   private member(slot: number): Uint8Array {

@@ -85,12 +85,27 @@ describe.skipIf(!hasNatsServer)("a cluster of three bridges over NATS: membershi
     // machine can miss.
     const keys = Bucket.prototype.keys;
     let stalling: Bucket | undefined;
+    let givenUp = false;
     const stalled = vi.spyOn(Bucket.prototype, "keys").mockImplementation(async function (this: Bucket, filter) {
       stalling ??= this;
-      if (stalling === this) return neverEnding();
-      return keys.call(this, filter);
+      if (stalling !== this) return keys.call(this, filter);
+      const listing = neverEnding();
+      const stop = listing.stop.bind(listing);
+      listing.stop = () => {
+        givenUp = true;
+        stop();
+      };
+      return listing;
     });
     try {
+      // While its listing hangs (before the bridge gives it up), every bridge keeps rewriting its own entry, the
+      // stalled one too: an entry left alone for the time to live expires, and the others take a live bridge for dead.
+      const slots = await Promise.all(bridges.map(async (h) => (await clusterOf(h)).slot!));
+      const revisions = async (): Promise<number[]> => Promise.all(slots.map(async (slot) => (await stalling!.get(keyOf(slot)))?.revision ?? 0));
+      await waitFor(async () => stalling, (bucket) => bucket !== undefined, { what: "a bridge's listing of the members stalled" });
+      const before = await revisions();
+      const advanced = await waitFor(revisions, (now) => givenUp || now.every((revision, i) => revision >= before[i]! + 2), { what: "every member entry rewritten twice" });
+      expect(givenUp, `the stalled listing was given up before every entry was rewritten twice: ${before} → ${advanced}`).toBe(false);
       const said = await waitFor(
         () => Promise.all(bridges.map((h) => clusterOf(h))),
         (views) => views.some((view) => view.problem?.includes("did not all arrive") === true),

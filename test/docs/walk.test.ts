@@ -37,15 +37,16 @@ const NAMESPACE_SKIP = await run("unshare", ["-rn", "--pid", "--fork", "--mount-
   (error: Error) => `unshare -rn --pid --mount-proc with ip (util-linux, iproute2) is not available here: ${error.message.split("\n")[0]}`,
 );
 
-/** The page whose steps install the packed package offline from npm's cache. */
-const INSTALLS_PACKAGE = "README.md";
+/** The pages with a step that installs offline from npm's cache (`needsNpmCache` in the plan). */
+const NEEDS_NPM_CACHE = new Set(Object.keys(PLAN).filter((page) => PLAN[page]!.some((step) => step.needsNpmCache === true)));
 
 /**
  * Fills npm's cache with what installing the packed package needs, as a machine that has installed it before holds:
  * the registry's index of every dependency (a packed package's dependencies are ranges, which npm resolves from the
  * index) and the tarballs of the versions those ranges resolve to today. CI's `npm ci` leaves only the lockfile's
- * tarballs there, so without this the README's offline install could not run there. It needs the registry, as `npm ci`
- * does; where there is none it gives up (resolving false), and that step is skipped with npm's reason.
+ * tarballs there, so without this the README's offline install could not run there (its step says `needsNpmCache`).
+ * It needs the registry, as `npm ci` does; where there is none it gives up (resolving false), and that step is
+ * skipped with npm's reason.
  */
 async function fillNpmCache(): Promise<boolean> {
   const dir = await mkdtemp(join(tmpdir(), "walk-npm-cache-"));
@@ -158,12 +159,12 @@ describe.skipIf(NAMESPACE_SKIP !== undefined)(`a fresh-machine walk through ever
     const queue = Object.keys(PLAN).sort((a, b) => rank(a) - rank(b));
     // Asked once for every page: npm itself takes a second or two to start on a loaded machine.
     const npmCache = (await run("npm", ["config", "get", "cache"], { cwd: tmpdir() })).stdout.trim();
-    // Filled while the first pages walk; only the page that installs the package waits for it.
+    // Filled while the first pages walk; only a page that installs from the cache waits for it.
     const filled = fillNpmCache();
     await Promise.all(
       Array.from({ length: PAGES_AT_ONCE }, async () => {
         for (let page = queue.shift(); page !== undefined; page = queue.shift()) {
-          if (page === INSTALLS_PACKAGE) await filled;
+          if (NEEDS_NPM_CACHE.has(page)) await filled;
           results.set(page, await walk(page, npmCache));
         }
       }),

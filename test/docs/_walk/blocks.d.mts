@@ -17,6 +17,8 @@ export interface PlanStep {
   readonly cmd?: string;
   readonly setup?: string;
   readonly form?: unknown;
+  /** The step installs from npm's cache offline: its page walks after the runner has filled the cache. */
+  readonly needsNpmCache?: boolean;
   readonly [key: string]: unknown;
 }
 export declare function shellBlocks(text: string): ShellBlock[];

@@ -259,6 +259,7 @@ export const PLAN = {
       // The packed package's dependencies are ranges: npm resolves them from the registry's index. The walk's runner
       // (test/docs/walk.test.ts) fills npm's cache with it, and with the tarballs it resolves to, before this page;
       // where no registry can be reached it cannot, and this step is skipped with npm's reason.
+      needsNpmCache: true,
       skipWhen: (r) => (r.code !== 0 && /\bENOTCACHED\b/.test(r.stderr) ? `npm's cache cannot resolve the package's dependencies offline: ${/request to \S+/.exec(r.stderr)?.[0] ?? "ENOTCACHED"}` : undefined),
       check: async (_r, ctx) => {
         const installed = join(ctx.cwd, "node_modules", "image-editor-bridge");

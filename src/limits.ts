@@ -500,6 +500,11 @@ export const DEFAULT_LIMITS = {
   webhookRetryMaxMs: 5 * 60_000,
   /** Failed attempts in a row after which a webhook is disabled (shown in `/status`) until re-enabled. */
   webhookDisableAfterFailures: 10,
+  /**
+   * How much lower than the bridge's thread the webhook delivery thread runs (added to its niceness, at most 19; 0
+   * keeps them equal): on a machine whose cores are busy, serving clients goes before calling receivers.
+   */
+  webhookThreadNice: 10,
 } as const;
 
 export type Limits = { -readonly [K in keyof typeof DEFAULT_LIMITS]: number };

@@ -6,8 +6,8 @@ import { DEFAULT_LIMITS, type Limits } from "../limits.js";
  * `maxPayloadBytes=64MiB` and `callTimeoutMs=2min` read as they mean.
  */
 
-/** Limits that may be 0: no redirects followed, the first malformed frame closes the socket. */
-const ZERO_ALLOWED: ReadonlySet<keyof Limits> = new Set(["importMaxRedirects", "maxMalformedFrames"]);
+/** Limits that may be 0: no redirects followed, the first malformed frame closes the socket, webhooks sent at the bridge's own priority. */
+const ZERO_ALLOWED: ReadonlySet<keyof Limits> = new Set(["importMaxRedirects", "maxMalformedFrames", "webhookThreadNice"]);
 
 const BYTE_UNITS: Record<string, number> = { "": 1, B: 1, KiB: 1024, MiB: 1024 ** 2, GiB: 1024 ** 3 };
 const TIME_UNITS: Record<string, number> = { "": 1, ms: 1, s: 1000, min: 60_000, h: 3_600_000 };

@@ -1,8 +1,8 @@
 import { createHmac } from "node:crypto";
 import { request as httpRequest, type ClientRequest } from "node:http";
 import { request as httpsRequest } from "node:https";
-import { guardedLookup } from "../imports/index.js";
-import { BridgeError, type WebhookDelivery as DeliveryRecord } from "../protocol/index.js";
+import { guardedLookup } from "../imports/address.js";
+import type { WebhookDelivery as DeliveryRecord } from "../protocol/index.js";
 
 /* One webhook delivery on the wire: its headers, its signature, and the HTTP request that carries it. */
 
@@ -23,11 +23,9 @@ export interface Pending {
   attempt: number;
 }
 
-/** The refusal of a non-public target, at the URL check and after each DNS lookup. */
-export function privateTarget(host: string, address: string): BridgeError {
-  return new BridgeError("FORBIDDEN", `Refusing webhook target ${host}: it is a non-public address (${address}); start the bridge with --allow-private-webhooks to allow it`, {
-    details: { capability: "webhook:private-url", host, address },
-  });
+/** What refusing a non-public target says, at the URL check (a `FORBIDDEN` answer) and after each DNS lookup (the attempt's error). */
+export function privateTargetMessage(host: string, address: string): string {
+  return `Refusing webhook target ${host}: it is a non-public address (${address}); start the bridge with --allow-private-webhooks to allow it`;
 }
 
 /** The signature a receiver recomputes: `sha256=` and the hex HMAC-SHA256 of `<timestamp>.<body>`. */
@@ -52,6 +50,25 @@ export interface PostOutcome {
 }
 
 /**
+ * The delivery log's record of one attempt that began at `started` (`performance.now()`): ok for a 2xx status and
+ * no error; a status outside 2xx is its own error.
+ */
+export function attemptRecord(pending: Pending, started: number, status: number | null, error?: string, answer?: { text: string; cut: boolean }): DeliveryRecord {
+  return {
+    deliveryId: pending.deliveryId,
+    type: pending.type,
+    attempt: pending.attempt,
+    status,
+    ok: error === undefined && status !== null && status >= 200 && status < 300,
+    durationMs: Math.round(performance.now() - started),
+    ...(error !== undefined ? { error } : status !== null && (status < 200 || status >= 300) ? { error: `HTTP ${status}` } : {}),
+    ...(answer !== undefined && answer.text !== "" ? { responseBody: answer.text } : {}),
+    ...(answer?.cut === true ? { responseBodyCut: true } : {}),
+    at: new Date().toISOString(),
+  };
+}
+
+/**
  * POSTs one attempt of a delivery, signed; resolves with its record, never rejects. A non-2xx answer, a redirect
  * (never followed), no answer within `timeoutMs`, or a connection error is a failed attempt. Of the answer, the
  * status and at most `maxBodyBytes` of the body are kept; a body that goes on past them is cut and its connection
@@ -63,18 +80,7 @@ export function postDelivery(target: PostTarget, pending: Pending, inFlight: Set
   const timestamp = String(Math.floor(Date.now() / 1000));
   const body = `{"id":${JSON.stringify(pending.deliveryId)},"type":${JSON.stringify(pending.type)},"timestamp":${timestamp},"data":${pending.json}}`;
   const started = performance.now();
-  const record = (status: number | null, error?: string, answer?: { text: string; cut: boolean }): DeliveryRecord => ({
-    deliveryId: pending.deliveryId,
-    type: pending.type,
-    attempt: pending.attempt,
-    status,
-    ok: error === undefined && status !== null && status >= 200 && status < 300,
-    durationMs: Math.round(performance.now() - started),
-    ...(error !== undefined ? { error } : status !== null && (status < 200 || status >= 300) ? { error: `HTTP ${status}` } : {}),
-    ...(answer !== undefined && answer.text !== "" ? { responseBody: answer.text } : {}),
-    ...(answer?.cut === true ? { responseBodyCut: true } : {}),
-    at: new Date().toISOString(),
-  });
+  const record = (status: number | null, error?: string, answer?: { text: string; cut: boolean }): DeliveryRecord => attemptRecord(pending, started, status, error, answer);
   const request = target.url.protocol === "https:" ? httpsRequest : httpRequest;
   return new Promise((resolve) => {
     let settled = false;
@@ -85,7 +91,7 @@ export function postDelivery(target: PostTarget, pending: Pending, inFlight: Set
     };
     const req = request(target.url, {
       method: "POST",
-      lookup: guardedLookup(target.allowPrivate, privateTarget),
+      lookup: guardedLookup(target.allowPrivate, (host, address) => new Error(privateTargetMessage(host, address))),
       headers: {
         "content-type": "application/json",
         "content-length": Buffer.byteLength(body),

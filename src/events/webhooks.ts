@@ -1,5 +1,4 @@
 import { randomBytes, randomUUID } from "node:crypto";
-import type { ClientRequest } from "node:http";
 import { isIP } from "node:net";
 import type { Observable, Subscription } from "rxjs";
 import { isPrivateAddress } from "../imports/index.js";
@@ -7,10 +6,16 @@ import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
 import type { SerializedEvent } from "../methods/index.js";
 import { BridgeError, type WebhookDelivery as DeliveryRecord, type WebhookView } from "../protocol/index.js";
-import { type Pending, postDelivery, privateTarget } from "./webhook-post.js";
+import { DeliveryPoster } from "./webhook-poster.js";
+import { type Pending, privateTargetMessage } from "./webhook-post.js";
 import { readWebhooksFile, type StoredWebhook, writeWebhooksFile } from "./webhook-file.js";
 
 
+
+/** The refusal of a non-public target when a webhook is added. */
+function privateTarget(host: string): BridgeError {
+  return new BridgeError("FORBIDDEN", privateTargetMessage(host, host), { details: { capability: "webhook:private-url", host, address: host } });
+}
 
 /** What an operator or a client asks for. */
 export interface WebhookSpec {
@@ -89,19 +94,22 @@ export interface WebhookCounts {
  * disabled (its queue kept, bounded) until `enable`. Each queue holds at most `webhookQueueEvents`; the oldest is
  * dropped and counted. Of each answer the status and at most `webhookResponseBodyBytes` of body are read (kept in
  * the delivery log); a longer body is cut there and counted. Deliveries are at least once: a receiver that answered too late gets the same delivery id again.
+ * The attempts are made on a thread of their own, below the bridge's priority (`webhook-poster.ts`).
  */
 export class WebhookRegistry {
   private readonly hooks = new Map<string, Hook>();
   readonly counts: WebhookCounts = { delivered: 0, failed: 0, dropped: 0, bodiesCut: 0 };
   private closed = false;
-  /** The attempts in flight: ended when the bridge closes, so none holds the process open until its deadline. */
-  private readonly inFlight = new Set<ClientRequest>();
+  /** Makes the attempts, on a thread of its own; closing the bridge ends those in flight, so none holds the process open until its deadline. */
+  private readonly poster: DeliveryPoster;
 
   constructor(
     private readonly sources: WebhookSources,
     private readonly limits: Limits,
     private readonly log: Logger,
-  ) {}
+  ) {
+    this.poster = new DeliveryPoster(limits.webhookThreadNice);
+  }
 
   /**
    * Adds a webhook and keeps it in the webhooks file (when persistent and there is one); answers its view and its
@@ -225,7 +233,7 @@ export class WebhookRegistry {
 
   close(): void {
     this.closed = true;
-    for (const req of this.inFlight) req.destroy(new Error("the bridge closed"));
+    this.poster.close();
     for (const hook of this.hooks.values()) this.stop(hook);
   }
 
@@ -272,7 +280,7 @@ export class WebhookRegistry {
     if (url.username !== "" || url.password !== "") throw new BridgeError("BAD_REQUEST", "A webhook URL must not carry credentials; use the secret");
     const host = url.hostname.replace(/^\[|\]$/g, "");
     // Names are checked again at each delivery, after DNS resolution.
-    if (!this.sources.allowPrivate && (isIP(host) ? isPrivateAddress(host) : host === "localhost" || host.endsWith(".localhost"))) throw privateTarget(host, host);
+    if (!this.sources.allowPrivate && (isIP(host) ? isPrivateAddress(host) : host === "localhost" || host.endsWith(".localhost"))) throw privateTarget(host);
     return url;
   }
 
@@ -304,7 +312,7 @@ export class WebhookRegistry {
     hook.sending = true;
     head.attempt++;
     const target = { url: hook.url, secret: hook.secret, allowPrivate: this.sources.allowPrivate, timeoutMs: this.limits.webhookTimeoutMs, maxBodyBytes: this.limits.webhookResponseBodyBytes };
-    void postDelivery(target, head, this.inFlight, () => this.closed).then(({ record, bodyCut }) => {
+    void this.poster.post(target, head).then(({ record, bodyCut }) => {
       if (this.closed) return;
       if (bodyCut) this.counts.bodiesCut++;
       hook.sending = false;

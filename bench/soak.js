@@ -58,8 +58,9 @@ const P99_TARGET_RATIO = 1.5;
 const WORST_TARGET_RATIO = 2;
 /** Row 8: never-reading SSE readers held at once (the audit held 1,000). */
 const SSE_READERS = 1_000;
-/** Row 9: webhooks pointing at the endless-body receiver (the audit used 30). */
-const WEBHOOKS = 30;
+/** Row 9: webhooks pointing at the endless-body receiver (the audit used 30; `BENCH_SOAK_WEBHOOKS`, 0 to see what the
+ * selection changes alone cost). */
+const WEBHOOKS = Number(process.env.BENCH_SOAK_WEBHOOKS ?? 30);
 /** Row 10: pause between two abandoned MCP sessions. */
 const MCP_EVERY_MS = 50;
 /** Row 11: the plugin's id, and how much native memory it holds at most, so a bridge without a cap cannot exhaust a

@@ -21,7 +21,7 @@ import { FrameRate } from "./frame-rate.js";
 import { ReplayBudget, type ReplayHolder } from "./replay-budget.js";
 import { ReplayBuffer, type ReplayBatch } from "./replay.js";
 import type { ClientSession, CursorPosition, HandedOverSession } from "./session.js";
-import { clientIdPrefix, clientLogName, eventFrameBytes, sendFrame } from "./frames.js";
+import { clientIdPrefix, clientLogName, eventFrameBytes, KeptEventFrame, type KeptFrame, sendFrame } from "./frames.js";
 import type { ChurnLog } from "./churn-log.js";
 import type { CallTicket, ClientHandle, ClientSocket, FrameAnswer, OutboundFrame } from "./port.js";
 
@@ -417,12 +417,13 @@ export class LogicalClient implements ReplayHolder, ClientHandle {
     this.sessionDirty = true;
   }
 
-  private eventFrame(event: SerializedEvent): Buffer {
+  /** The event's frame with the next `seq`: its bytes for a socket, the event itself while there is none. */
+  private eventFrame(event: SerializedEvent): KeptFrame {
     this.delivery.delivered++;
-    return eventFrameBytes(event, ++this.seq);
+    return this.socket === null ? new KeptEventFrame(event, ++this.seq) : eventFrameBytes(event, ++this.seq);
   }
 
-  private write(frame: OutboundFrame): void {
+  private write(frame: KeptFrame): void {
     const socket = this.socket;
     if (socket === null) {
       this.replayBuffer().push(frame);

@@ -41,11 +41,8 @@ const MAX_FRAME_HEADS = 1_024;
 /** `,"data":<json>}` of each event as UTF-8, made once for all its subscribers (an event is one object for all). */
 const frameTails = new WeakMap<SerializedEvent, Buffer>();
 
-/**
- * An event's frame for one client: `{"type":…,"seq":<seq>,"data":…}` as UTF-8 bytes. Only the `seq` is the client's
- * own; the rest is encoded once per event and copied, so a delivery writes bytes that need no conversion.
- */
-export function eventFrameBytes(event: SerializedEvent, seq: number): Buffer {
+/** The parts of an event's frame that are the same for every subscriber: before the `seq`, and after it. */
+function frameEnds(event: SerializedEvent): { head: Buffer; tail: Buffer } {
   let head = frameHeads.get(event.type);
   if (head === undefined) {
     head = Buffer.from(`{"type":${JSON.stringify(event.type)},"seq":`);
@@ -56,6 +53,15 @@ export function eventFrameBytes(event: SerializedEvent, seq: number): Buffer {
     tail = Buffer.from(`,"data":${event.json}}`);
     frameTails.set(event, tail);
   }
+  return { head, tail };
+}
+
+/**
+ * An event's frame for one client: `{"type":…,"seq":<seq>,"data":…}` as UTF-8 bytes. Only the `seq` is the client's
+ * own; the rest is encoded once per event and copied, so a delivery writes bytes that need no conversion.
+ */
+export function eventFrameBytes(event: SerializedEvent, seq: number): Buffer {
+  const { head, tail } = frameEnds(event);
   const digits = String(seq);
   const frame = Buffer.allocUnsafe(head.length + digits.length + tail.length);
   head.copy(frame, 0);
@@ -64,7 +70,37 @@ export function eventFrameBytes(event: SerializedEvent, seq: number): Buffer {
   return frame;
 }
 
-export function frameBytes(frame: OutboundFrame): number {
+/**
+ * An event's frame kept for a client without a socket: the event and the client's `seq`, made into bytes only when
+ * it is sent (on a resume). Every detached subscriber keeps the same event, so a preview owed to hundreds of them is
+ * held once, not copied once per client; each is still charged its frame's whole size against the replay caps.
+ */
+export class KeptEventFrame {
+  /** The frame's size in bytes, as sent. */
+  readonly byteLength: number;
+
+  constructor(
+    readonly event: SerializedEvent,
+    readonly seq: number,
+  ) {
+    const { head, tail } = frameEnds(event);
+    this.byteLength = head.length + String(seq).length + tail.length;
+  }
+
+  bytes(): Buffer {
+    return eventFrameBytes(this.event, this.seq);
+  }
+
+  /** The frame's text, as a socket would receive it. */
+  toString(): string {
+    return this.bytes().toString();
+  }
+}
+
+/** A frame a client writes now or keeps for a resume. */
+export type KeptFrame = OutboundFrame | KeptEventFrame;
+
+export function frameBytes(frame: KeptFrame): number {
   return typeof frame === "string" || Buffer.isBuffer(frame) ? Buffer.byteLength(frame) : frame.byteLength;
 }
 
@@ -73,9 +109,13 @@ export function frameBytes(frame: OutboundFrame): number {
  * back with nothing between them, on a socket that negotiated binary; as one JSON frame with data URIs on one that
  * did not (a resume without it). Returns how many WebSocket messages it wrote.
  */
-export function sendFrame(socket: ClientSocket, frame: OutboundFrame): number {
+export function sendFrame(socket: ClientSocket, frame: KeptFrame): number {
   if (typeof frame === "string" || Buffer.isBuffer(frame)) {
     socket.send(frame);
+    return 1;
+  }
+  if (frame instanceof KeptEventFrame) {
+    socket.send(frame.bytes());
     return 1;
   }
   if (!socket.binary) {
@@ -88,7 +128,7 @@ export function sendFrame(socket: ClientSocket, frame: OutboundFrame): number {
 }
 
 /** How many WebSocket messages `frames` take on `socket` (the `replayed` count of a resume). */
-export function messageCount(socket: ClientSocket, frames: readonly OutboundFrame[]): number {
-  return frames.reduce((count, frame) => count + (typeof frame === "string" || Buffer.isBuffer(frame) || !socket.binary ? 1 : 1 + frame.parts.length), 0);
+export function messageCount(socket: ClientSocket, frames: readonly KeptFrame[]): number {
+  return frames.reduce((count, frame) => count + (typeof frame === "string" || Buffer.isBuffer(frame) || frame instanceof KeptEventFrame || !socket.binary ? 1 : 1 + frame.parts.length), 0);
 }
 

@@ -1,10 +1,9 @@
-import { frameBytes } from "./frames.js";
-import type { OutboundFrame } from "./port.js";
+import { frameBytes, KeptEventFrame, type KeptFrame } from "./frames.js";
 import type { ReplayBudget } from "./replay-budget.js";
 
 /** What a resumed client is sent before anything new: the frames kept for it, and how many could not be kept. */
 export interface ReplayBatch {
-  frames: OutboundFrame[];
+  frames: KeptFrame[];
   lost: number;
 }
 
@@ -14,7 +13,7 @@ export interface ReplayBatch {
  * the budget has dropped the buffer, nothing more is kept until it is taken by a resume.
  */
 export class ReplayBuffer {
-  private frames: OutboundFrame[] = [];
+  private frames: KeptFrame[] = [];
   /** UTF-8 size of `frames`. */
   private bytes = 0;
   private lost = 0;
@@ -28,7 +27,7 @@ export class ReplayBuffer {
   ) {}
 
   /** Keeps one frame, dropping the oldest past the bounds; a frame larger than the whole cap is dropped too. */
-  push(frame: OutboundFrame): void {
+  push(frame: KeptFrame): void {
     if (this.dropped) {
       this.lost++;
       return;
@@ -70,7 +69,7 @@ export class ReplayBuffer {
 
   /** The frames kept, as text (a hand-over to another bridge), and the lost count; the buffer is unchanged. */
   texts(): { frames: string[]; lost: number } {
-    const frames = this.frames.map((f) => (typeof f === "string" ? f : Buffer.isBuffer(f) ? f.toString() : f.textForm()));
+    const frames = this.frames.map((f) => (typeof f === "string" ? f : Buffer.isBuffer(f) ? f.toString() : f instanceof KeptEventFrame ? f.toString() : f.textForm()));
     return { frames, lost: this.lost };
   }
 

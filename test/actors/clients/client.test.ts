@@ -1,6 +1,7 @@
 import { Subject } from "rxjs";
 import { afterEach, describe, expect, it } from "vitest";
 import { LogicalClient } from "../../../src/actors/clients/client.js";
+import { ReplayBudget } from "../../../src/actors/clients/replay-budget.js";
 import { CLOSE_CODES } from "../../../src/protocol/index.js";
 import type { ClientSocket } from "../../../src/actors/clients/port.js";
 import type { SerializedEvent } from "../../../src/methods/index.js";
@@ -99,6 +100,35 @@ describe("a logical client's outbound policy", () => {
     const batch = client.attach(new FakeSocket());
     expect(batch.lost).toBe(2);
     expect(batch.frames.map((f) => JSON.parse(String(f)).seq)).toEqual([3, 4, 5]);
+  });
+
+  it("keeps one copy of an event owed to many detached clients, and replays to each the frame its socket would have had", () => {
+    const MiB = 1024 * 1024;
+    // Room for one 1 MiB frame per client, 200 MiB in all: only the copies, not the caps, can tell the two apart.
+    const roomy = resolveLimits({ replayBufferBytes: 2 * MiB, replayTotalBytes: 256 * MiB });
+    const budget = new ReplayBudget(roomy.replayTotalBytes);
+    const detached = Array.from({ length: 200 }, (_, i) => {
+      const socket = new FakeSocket();
+      const client = new LogicalClient(`d${i}`, "root", socket, roomy, () => {}, undefined, undefined, budget);
+      clients.push(client);
+      // Some clients had an event before, so their seqs differ.
+      if (i % 2 === 1) client.deliverEvent(event("custom:thing", i));
+      client.detach(socket);
+      return client;
+    });
+    const preview = event("layer:previewChange", { layerId: 3, data: "x".repeat(MiB) });
+    const before = process.memoryUsage().arrayBuffers;
+    for (const client of detached) client.deliverEvent(preview);
+    const grew = process.memoryUsage().arrayBuffers - before;
+    // One copy of the event's JSON (1 MiB); a copy per client held 200 MiB.
+    expect(grew, `${(grew / MiB).toFixed(1)} MiB held for 200 detached clients of one 1 MiB event`).toBeLessThan(8 * MiB);
+    expect(budget.used).toBeGreaterThan(200 * MiB);
+
+    for (const i of [0, 1]) {
+      const batch = detached[i]!.attach(new FakeSocket());
+      expect(batch.lost).toBe(0);
+      expect(JSON.parse(String(batch.frames.at(-1)))).toEqual({ type: "layer:previewChange", seq: i + 1, data: { layerId: 3, data: "x".repeat(MiB) } });
+    }
   });
 
   it("delivers nothing after it is disposed", () => {

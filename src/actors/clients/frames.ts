@@ -62,7 +62,10 @@ function frameEnds(event: SerializedEvent): { head: Buffer; tail: Buffer } {
  */
 export function eventFrameBytes(event: SerializedEvent, seq: number): Buffer {
   const { head, tail } = frameEnds(event);
-  const digits = String(seq);
+  return joinFrame(head, String(seq), tail);
+}
+
+function joinFrame(head: Buffer, digits: string, tail: Buffer): Buffer {
   const frame = Buffer.allocUnsafe(head.length + digits.length + tail.length);
   head.copy(frame, 0);
   frame.write(digits, head.length, "latin1");
@@ -71,24 +74,26 @@ export function eventFrameBytes(event: SerializedEvent, seq: number): Buffer {
 }
 
 /**
- * An event's frame kept for a client without a socket: the event and the client's `seq`, made into bytes only when
- * it is sent (on a resume). Every detached subscriber keeps the same event, so a preview owed to hundreds of them is
- * held once, not copied once per client; each is still charged its frame's whole size against the replay caps.
+ * An event's frame kept for a client without a socket: the event's encoded ends, shared with every other subscriber,
+ * and the client's `seq`, made into one frame only when it is sent (on a resume). A preview owed to hundreds of
+ * detached clients is held once, not copied once per client; each is still charged the frame's whole size against
+ * the replay caps, so they bound the memory from above. The event's text itself is not kept, only its bytes.
  */
 export class KeptEventFrame {
   /** The frame's size in bytes, as sent. */
   readonly byteLength: number;
+  private readonly head: Buffer;
+  private readonly tail: Buffer;
+  private readonly digits: string;
 
-  constructor(
-    readonly event: SerializedEvent,
-    readonly seq: number,
-  ) {
-    const { head, tail } = frameEnds(event);
-    this.byteLength = head.length + String(seq).length + tail.length;
+  constructor(event: SerializedEvent, seq: number) {
+    ({ head: this.head, tail: this.tail } = frameEnds(event));
+    this.digits = String(seq);
+    this.byteLength = this.head.length + this.digits.length + this.tail.length;
   }
 
   bytes(): Buffer {
-    return eventFrameBytes(this.event, this.seq);
+    return joinFrame(this.head, this.digits, this.tail);
   }
 
   /** The frame's text, as a socket would receive it. */

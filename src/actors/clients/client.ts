@@ -417,7 +417,7 @@ export class LogicalClient implements ReplayHolder, ClientHandle {
     this.sessionDirty = true;
   }
 
-  /** The event's frame with the next `seq`: its bytes for a socket, the event itself while there is none. */
+  /** The event's frame with the next `seq`: its bytes for a socket; while there is none, kept as the event's shared bytes and the `seq`. */
   private eventFrame(event: SerializedEvent): KeptFrame {
     this.delivery.delivered++;
     return this.socket === null ? new KeptEventFrame(event, ++this.seq) : eventFrameBytes(event, ++this.seq);

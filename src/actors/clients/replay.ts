@@ -69,7 +69,7 @@ export class ReplayBuffer {
 
   /** The frames kept, as text (a hand-over to another bridge), and the lost count; the buffer is unchanged. */
   texts(): { frames: string[]; lost: number } {
-    const frames = this.frames.map((f) => (typeof f === "string" ? f : Buffer.isBuffer(f) ? f.toString() : f instanceof KeptEventFrame ? f.toString() : f.textForm()));
+    const frames = this.frames.map((f) => (typeof f === "string" ? f : Buffer.isBuffer(f) || f instanceof KeptEventFrame ? f.toString() : f.textForm()));
     return { frames, lost: this.lost };
   }
 

@@ -2,7 +2,7 @@ import { BATCH_METHOD, BridgeError, CANCEL_METHOD, isBridgeError, issuesOf, toPr
 import { allowedFor, BinaryImageResponse, type CallOthers, imageResultJson, outsideScope, isWireImage, LARGE_IMAGE_BYTES, withDataUris, keptAnswerFrame, type BridgeServices, type MethodContext, type MethodDefinition } from "../methods/index.js";
 import type { Limits } from "../limits.js";
 import type { Logger } from "../logger.js";
-import { laneLogName } from "../actors/clients/frames.js";
+import { laneLogName } from "../actors/clients/names.js";
 import { NameHints, unknownMethodError } from "./method-hints.js";
 import { isBatch, respondBatch, runBatch, type BatchOutcome } from "./batch.js";
 import { atomicEntries, runAtomic } from "./atomic-batch.js";

@@ -7,7 +7,7 @@
  */
 import { createHash } from "node:crypto";
 import type { NatsConnection, Subscription } from "@nats-io/transport-node";
-import { isClientIdLane } from "../actors/clients/frames.js";
+import { isClientIdLane } from "../actors/clients/names.js";
 import type { Logger } from "../logger.js";
 import type { CancelSignal } from "../actors/clients/requests.js";
 import { isWireImage, WireImage } from "../methods/index.js";

@@ -1,5 +1,5 @@
 import { WebSocket } from "ws";
-import { clientIdPrefix } from "../../src/actors/clients/frames.js";
+import { clientIdPrefix } from "../../src/actors/clients/names.js";
 import { Connection, type ConnectionOptions } from "../../src/client/index.js";
 import type { LocalEventName, LocalEvents } from "../../src/client/types.js";
 import { afterEachTest } from "../helpers/cleanups.js";

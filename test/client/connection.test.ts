@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isBridgeError as isProtocolBridgeError } from "../../src/protocol/index.js";
 import { WebSocket } from "ws";
-import { clientIdPrefix } from "../../src/actors/clients/frames.js";
+import { clientIdPrefix } from "../../src/actors/clients/names.js";
 import { BridgeError, type Connection, type ConnectionOptions } from "../../src/client/index.js";
 import type { Harness } from "../helpers/bridge.js";
 import { startOnSharedEditor } from "../helpers/shared-editor.js";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { WebSocketServer, type WebSocket } from "ws";
-import { clientIdPrefix } from "../../src/actors/clients/frames.js";
+import { clientIdPrefix } from "../../src/actors/clients/names.js";
 import { CLOSE_CODES, MAX_CLIENT_NAME_LENGTH } from "../../src/protocol/constants.js";
 import { startBridge } from "../helpers/bridge.js";
 import { connect, onCleanup, record } from "./_support.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { clientIdPrefix } from "../../src/actors/clients/frames.js";
+import { clientIdPrefix } from "../../src/actors/clients/names.js";
 import { CLOSE_CODES, ERROR_RULES, METHOD_SCHEMAS, MIN_CLIENT_ID_PREFIX_CHARS, ProtocolErrorSchema } from "../../src/protocol/index.js";
 import { connect, record, waitForServerState } from "../client/_support.js";
 import type { Harness } from "../helpers/bridge.js";

@@ -1,5 +1,5 @@
 import { WebSocket } from "ws";
-import { clientIdPrefix } from "../../src/actors/clients/frames.js";
+import { clientIdPrefix } from "../../src/actors/clients/names.js";
 
 export interface Frame {
   type?: string;

@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { connect, type Socket } from "node:net";
 import { describe, expect, it } from "vitest";
 import { WebSocket } from "ws";
-import { clientIdPrefix } from "../../src/actors/clients/frames.js";
+import { clientIdPrefix } from "../../src/actors/clients/names.js";
 import { waitForQueued, type Harness } from "../helpers/bridge.js";
 import { startOnSharedEditor } from "../helpers/shared-editor.js";
 import { eventually } from "../helpers/gc.js";

@@ -2,7 +2,7 @@ import { fileURLToPath } from "node:url";
 import { pino } from "pino";
 import { describe, expect, it } from "vitest";
 import { WebSocket, type RawData } from "ws";
-import { CLIENT_ID_PREFIX_LENGTH, clientIdPrefix } from "../../src/actors/clients/frames.js";
+import { CLIENT_ID_PREFIX_LENGTH, clientIdPrefix } from "../../src/actors/clients/names.js";
 import { CLOSE_CODES } from "../../src/protocol/index.js";
 import { ErrorEventDataSchema, METHOD_SCHEMAS } from "../../src/protocol/index.js";
 import { MAX_CLIENT_NAME_LENGTH } from "../../src/protocol/index.js";

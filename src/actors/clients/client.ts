@@ -21,7 +21,8 @@ import { FrameRate } from "./frame-rate.js";
 import { ReplayBudget, type ReplayHolder } from "./replay-budget.js";
 import { ReplayBuffer, type ReplayBatch } from "./replay.js";
 import type { ClientSession, CursorPosition, HandedOverSession } from "./session.js";
-import { clientIdPrefix, clientLogName, eventFrameBytes, KeptEventFrame, type KeptFrame, sendFrame } from "./frames.js";
+import { eventFrameBytes, KeptEventFrame, type KeptFrame, sendFrame } from "./frames.js";
+import { clientIdPrefix, clientLogName } from "./names.js";
 import type { ChurnLog } from "./churn-log.js";
 import type { CallTicket, ClientHandle, ClientSocket, FrameAnswer, OutboundFrame } from "./port.js";
 

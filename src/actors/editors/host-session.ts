@@ -6,7 +6,7 @@ import type { Limits } from "../../limits.js";
 import type { Logger } from "../../logger.js";
 import { callContext, cancelledError, newJob, type CallOptions, type Job } from "./call-job.js";
 import { Mailbox } from "./mailbox.js";
-import { laneLogName } from "../clients/frames.js";
+import { laneLogName } from "../clients/names.js";
 import { hostSessionMachine } from "./host-session.machine.js";
 
 
